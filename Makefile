@@ -1,0 +1,31 @@
+# Entry points (see README.md):
+#   make        build build/teebench
+#   make run    install what is missing, build, run the main job on this machine
+#   make test   install what is missing, build, run every test (release, ASan+UBSan, fuzz smoke)
+JOBS ?= $(shell nproc)
+CMAKE ?= cmake
+
+.PHONY: all teebench setup run test test-release test-sanitize test-fuzz format clean
+
+all: teebench
+
+teebench:
+	@$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@$(CMAKE) --build build -j $(JOBS)
+
+setup:
+	@bash scripts/setup.sh
+
+run: setup
+	@$(MAKE) --no-print-directory teebench
+	@bash scripts/run-main.sh
+
+test: setup
+	@$(MAKE) --no-print-directory teebench
+	@bash scripts/test-all.sh
+
+format:
+	@clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build build-asan build-fuzz

@@ -1,0 +1,16 @@
+/* clock: the time sources teebench measures with.
+ * tb_mono_ns is CLOCK_MONOTONIC (all durations); tb_wall_ns is CLOCK_REALTIME
+ * (timestamps in result files only, never durations). */
+#ifndef TB_BASE_CLOCK_H
+#define TB_BASE_CLOCK_H
+
+#include <stdint.h>
+
+uint64_t tb_mono_ns(void);
+uint64_t tb_wall_ns(void);
+/* Sleeps for ns nanoseconds, resuming after signals. */
+void tb_sleep_ns(uint64_t ns);
+/* Formats a wall-clock time (seconds since the epoch) as "%Y%m%dT%H%M%SZ" (UTC) into out[17]. */
+void tb_utc_stamp(int64_t unix_s, char out[17]);
+
+#endif

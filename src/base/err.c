@@ -1,0 +1,81 @@
+/* err: formatting of one-line error messages. Invariant: msg is always
+ * NUL-terminated and never contains a newline. */
+#include "base/err.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <openssl/err.h>
+
+static void strip_newlines(char *s)
+{
+    for (; *s; s++)
+        if (*s == '\n' || *s == '\r')
+            *s = ' ';
+}
+
+int tb_errf(tb_err *e, const char *fmt, ...)
+{
+    if (!e)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    strip_newlines(e->msg);
+    return -1;
+}
+
+int tb_errno(tb_err *e, const char *fmt, ...)
+{
+    int saved = errno;
+    if (!e)
+        return -1;
+    char head[TB_ERR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(head, sizeof head, fmt, ap);
+    va_end(ap);
+    snprintf(e->msg, sizeof e->msg, "%s: %s", head, strerror(saved));
+    strip_newlines(e->msg);
+    return -1;
+}
+
+int tb_err_wrap(tb_err *e, const char *fmt, ...)
+{
+    if (!e)
+        return -1;
+    char head[TB_ERR_MAX], old[TB_ERR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(head, sizeof head, fmt, ap);
+    va_end(ap);
+    memcpy(old, e->msg, sizeof old);
+    snprintf(e->msg, sizeof e->msg, "%s: %s", head, old);
+    strip_newlines(e->msg);
+    return -1;
+}
+
+int tb_err_ssl(tb_err *e, const char *fmt, ...)
+{
+    unsigned long code = ERR_get_error();
+    ERR_clear_error();
+    if (!e)
+        return -1;
+    char head[TB_ERR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(head, sizeof head, fmt, ap);
+    va_end(ap);
+    if (code) {
+        char why[256];
+        ERR_error_string_n(code, why, sizeof why);
+        snprintf(e->msg, sizeof e->msg, "%s: %s", head, why);
+    } else {
+        snprintf(e->msg, sizeof e->msg, "%s", head);
+    }
+    strip_newlines(e->msg);
+    return -1;
+}

@@ -1,0 +1,100 @@
+/* file: see file.h. No partial file is ever left at the final path. */
+#include "base/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int tb_file_read(const char *path, size_t max, tb_buf *out, tb_err *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return tb_errno(err, "%s", path);
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        close(fd);
+        return tb_errf(err, "%s: is a directory", path);
+    }
+    size_t start = out->len;
+    for (;;) {
+        if (tb_buf_reserve(out, 65536) < 0) {
+            close(fd);
+            return tb_errf(err, "%s: out of memory", path);
+        }
+        ssize_t n = read(fd, out->p + out->len, out->cap - out->len - 1);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            close(fd);
+            return tb_errno(err, "%s", path);
+        }
+        if (n == 0)
+            break;
+        out->len += (size_t)n;
+        out->p[out->len] = 0;
+        if (out->len - start > max) {
+            close(fd);
+            return tb_errf(err, "%s: larger than %zu bytes", path, max);
+        }
+    }
+    close(fd);
+    return 0;
+}
+
+int tb_file_write_atomic(const char *path, const void *data, size_t len, tb_err *err)
+{
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return tb_errf(err, "%s: path too long", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return tb_errno(err, "%s", path);
+    const uint8_t *p = data;
+    size_t left = len;
+    while (left) {
+        ssize_t n = write(fd, p, left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            tb_errno(err, "%s", path);
+            close(fd);
+            unlink(tmp);
+            return -1;
+        }
+        p += n;
+        left -= (size_t)n;
+    }
+    if (fsync(fd) < 0 || close(fd) < 0) {
+        tb_errno(err, "%s", path);
+        unlink(tmp);
+        return -1;
+    }
+    if (rename(tmp, path) < 0) {
+        tb_errno(err, "%s", path);
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int tb_mkdirs(const char *path, tb_err *err)
+{
+    char p[PATH_MAX];
+    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p)
+        return tb_errf(err, "%s: path too long", path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = 0;
+        if (mkdir(p, 0755) < 0 && errno != EEXIST)
+            return tb_errno(err, "mkdir %s", p);
+        *s = '/';
+    }
+    if (mkdir(p, 0755) < 0 && errno != EEXIST)
+        return tb_errno(err, "mkdir %s", p);
+    return 0;
+}

@@ -1,0 +1,20 @@
+/* file: whole-file reads, atomic writes and directory creation.
+ * Atomic write = write "<path>.tmp.<pid>", fsync, rename over path: a reader
+ * (or a crash) sees the old file or the new one, never a torn one. */
+#ifndef TB_BASE_FILE_H
+#define TB_BASE_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+
+/* Reads all of path into out (appended). Fails above max bytes. */
+int tb_file_read(const char *path, size_t max, tb_buf *out, tb_err *err);
+/* Writes data to path atomically (mode 0644). */
+int tb_file_write_atomic(const char *path, const void *data, size_t len, tb_err *err);
+/* mkdir -p with mode 0755. */
+int tb_mkdirs(const char *path, tb_err *err);
+
+#endif

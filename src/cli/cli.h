@@ -1,0 +1,26 @@
+/* cli: one file per subcommand. Each cmd_<name> parses its own flags (argv[0]
+ * is the subcommand name), calls the library and prints. Errors are printed as
+ * "teebench: <command>: <what failed>: <why>" on stderr via cli_fail. */
+#ifndef TB_CLI_H
+#define TB_CLI_H
+
+#include "base/err.h"
+
+int cmd_http(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+int cmd_nginx(int argc, char **argv);
+int cmd_syscall(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_env(int argc, char **argv);
+int cmd_attest(int argc, char **argv);
+int cmd_notary(int argc, char **argv);
+int cmd_notarize(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+/* Prints "teebench: <cmd>: <formatted message>" to stderr; returns exit code 1. */
+int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Same, with an exit code of the caller's choice (returns code). */
+int cli_fail_code(int code, const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

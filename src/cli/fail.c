@@ -1,0 +1,30 @@
+/* cli_fail: the single place where error lines are printed. */
+#include "cli/cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static void vfail(const char *cmd, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "teebench: %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+int cli_fail(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(cmd, fmt, ap);
+    va_end(ap);
+    return 1;
+}
+
+int cli_fail_code(int code, const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(cmd, fmt, ap);
+    va_end(ap);
+    return code;
+}

@@ -1,0 +1,57 @@
+/* teebench: entry point. Dispatches argv[1] to a subcommand in src/cli/.
+ * The only global state of the program lives in main's call frame and the
+ * subcommands it calls. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    {"http", cmd_http, "wrk-compatible HTTP/1.1 load generator (HTTPS, constant rate, JSON)"},
+    {"serve", cmd_serve, "fixture server (HTTP/HTTPS) and fixture PKI generation"},
+    {"nginx", cmd_nginx, "start/stop a real nginx with a generated config"},
+    {"syscall", cmd_syscall, "UnixBench-compatible System Call Overhead"},
+    {"probe", cmd_probe, "TEE-sensitive microbenchmarks (cpuid, page faults, IPIs, timers)"},
+    {"env", cmd_env, "what this machine is: bare metal, VM, TDX guest, SEV-SNP guest"},
+    {"attest", cmd_attest, "TDX quotes: get, show, verify, collateral"},
+    {"notary", cmd_notary, "the TEE notary service (serve, check)"},
+    {"notarize", cmd_notarize, "the notary client"},
+    {"bench", cmd_bench, "benchmark harness (notary, summarize)"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: teebench <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nteebench <command> --help shows a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("teebench %s\n", TEEBENCH_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "teebench: unknown command '%s' (teebench --help lists them)\n", argv[1]);
+    return 2;
+}

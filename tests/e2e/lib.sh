@@ -1,0 +1,59 @@
+# Shared helpers for end-to-end tests (sourced, not a test itself: ctest only runs
+# tests/e2e/*.sh files that do not start with "lib").
+# Every test: `source "$(dirname "$0")/lib.sh"`, then use $TB (the binary), $TESTDATA,
+# $WORK (a fresh temp dir removed at exit), free_port, wait_port, spawn, fail, pass.
+set -euo pipefail
+TB=${TEEBENCH:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/teebench}
+TESTDATA=${TEEBENCH_TESTDATA:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/testdata}
+WORK=$(mktemp -d /tmp/tb-e2e.XXXXXX)
+_TB_PIDS=()
+
+_tb_cleanup() {
+  local pid
+  for pid in "${_TB_PIDS[@]}"; do
+    kill -TERM "$pid" 2>/dev/null || true
+  done
+  for pid in "${_TB_PIDS[@]}"; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  rm -rf "$WORK"
+}
+trap _tb_cleanup EXIT
+
+# free_port: prints a TCP port on 127.0.0.1 that nothing listens on now.
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# wait_port PORT [SECONDS]: waits until something accepts on 127.0.0.1:PORT.
+wait_port() {
+  local port=$1 limit=${2:-10} i
+  for i in $(seq $((limit * 20))); do
+    if (exec 3<>/dev/tcp/127.0.0.1/"$port") 2>/dev/null; then return 0; fi
+    sleep 0.05
+  done
+  fail "nothing listens on 127.0.0.1:$port after ${limit}s"
+}
+
+# spawn CMD...: runs CMD in the background, remembers it for cleanup, sets SPAWNED_PID.
+spawn() {
+  "$@" &
+  SPAWNED_PID=$!
+  _TB_PIDS+=("$SPAWNED_PID")
+}
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+pass() { echo "PASS: $*"; }
+
+# expect_fail CODE CMD...: runs CMD, expects exit CODE (or any non-zero when CODE is "nz"),
+# and stderr of exactly one line starting with "teebench:". Stdout goes to $WORK/out.
+expect_fail() {
+  local want=$1; shift
+  local rc=0
+  "$@" >"$WORK/out" 2>"$WORK/err" || rc=$?
+  if [ "$want" = nz ]; then [ "$rc" -ne 0 ] || fail "expected failure: $*"
+  else [ "$rc" -eq "$want" ] || fail "expected exit $want, got $rc: $* ($(cat "$WORK/err"))"; fi
+  [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "expected one error line from: $* -- got: $(cat "$WORK/err")"
+  grep -q '^teebench: ' "$WORK/err" || fail "error line lacks 'teebench:' prefix: $(cat "$WORK/err")"
+}

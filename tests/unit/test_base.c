@@ -1,0 +1,101 @@
+/* Unit tests for src/base: err, buf, file, clock. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/err.h"
+#include "base/file.h"
+
+static void test_err_format_and_wrap(void **state)
+{
+    (void)state;
+    tb_err e;
+    assert_int_equal(tb_errf(&e, "bad %s\nline", "thing"), -1);
+    assert_string_equal(e.msg, "bad thing line");
+    tb_err_wrap(&e, "reading %d", 3);
+    assert_string_equal(e.msg, "reading 3: bad thing line");
+    assert_int_equal(tb_errf(NULL, "ignored"), -1);
+}
+
+static void test_buf_append_printf_consume(void **state)
+{
+    (void)state;
+    tb_buf b = {0};
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(tb_buf_printf(&b, "%d,", i), 0);
+    assert_true(b.len > 1000);
+    assert_memory_equal(b.p, "0,1,2,", 6);
+    assert_int_equal(b.p[b.len], 0);
+    size_t before = b.len;
+    tb_buf_consume(&b, 2);
+    assert_int_equal(b.len, before - 2);
+    assert_memory_equal(b.p, "1,2,", 4);
+    tb_buf_consume(&b, b.len + 10);
+    assert_int_equal(b.len, 0);
+    tb_buf_free(&b);
+    assert_null(b.p);
+}
+
+static void test_file_atomic_roundtrip(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tb-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char sub[256], path[300];
+    snprintf(sub, sizeof sub, "%s/a/b/c", dir);
+    tb_err e;
+    assert_int_equal(tb_mkdirs(sub, &e), 0);
+    snprintf(path, sizeof path, "%s/x.txt", sub);
+    assert_int_equal(tb_file_write_atomic(path, "hello", 5, &e), 0);
+    tb_buf b = {0};
+    assert_int_equal(tb_file_read(path, 100, &b, &e), 0);
+    assert_int_equal(b.len, 5);
+    assert_string_equal((char *)b.p, "hello");
+    tb_buf_reset(&b);
+    assert_int_equal(tb_file_read(path, 3, &b, &e), -1);
+    assert_non_null(strstr(e.msg, "larger than 3 bytes"));
+    assert_int_equal(tb_file_read(sub, 3, &b, &e), -1);
+    assert_non_null(strstr(e.msg, "is a directory"));
+    snprintf(path, sizeof path, "%s/missing", dir);
+    assert_int_equal(tb_file_read(path, 3, &b, &e), -1);
+    assert_non_null(strstr(e.msg, "No such file"));
+    tb_buf_free(&b);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void test_clock(void **state)
+{
+    (void)state;
+    uint64_t a = tb_mono_ns();
+    tb_sleep_ns(2000000);
+    uint64_t b = tb_mono_ns();
+    assert_true(b - a >= 2000000);
+    char s[17];
+    tb_utc_stamp(0, s);
+    assert_string_equal(s, "19700101T000000Z");
+    tb_utc_stamp(1739419232, s);
+    assert_string_equal(s, "20250213T040032Z");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_err_format_and_wrap),
+        cmocka_unit_test(test_buf_append_printf_consume),
+        cmocka_unit_test(test_file_atomic_roundtrip),
+        cmocka_unit_test(test_clock),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
