@@ -4,7 +4,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static void vfail(const char *cmd, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void vfail(const char *cmd, const char *fmt,
+                                                        va_list ap)
 {
     fprintf(stderr, "teebench: %s: ", cmd);
     vfprintf(stderr, fmt, ap);
