@@ -1,0 +1,74 @@
+/* summary: descriptive statistics and paired comparisons of small samples
+ * (benchmark runs: tens to thousands of values).
+ *
+ * Definitions (chosen to match Python's statistics module, so figures can be
+ * checked with python3):
+ * - quantiles use the "inclusive" method of statistics.quantiles: the i-th of m
+ *   cut points of sorted x[0..n-1] is linear interpolation at position i*(n-1)/m;
+ *   median = the 1st of 2 (statistics.median), P90 = the 9th of 10
+ *   (statistics.quantiles(x, n=10, method="inclusive")[8]), Q1/Q3 = 1st/3rd of 4.
+ *   With n == 1 every quantile is the value itself.
+ * - outliers: values above Q3 + 3 * IQR (IQR = Q3 - Q1), the high-side "far out"
+ *   fence; benchmark latencies only have a long upper tail.
+ * - bootstrap: percentile bootstrap of median(b) - median(a), each sample
+ *   resampled independently with replacement; randomness from a caller-given
+ *   seed (splitmix64, state local to the call): same inputs + seed = same CI.
+ * - Wilcoxon signed-rank test of paired differences d: zeros are dropped
+ *   (Wilcoxon's original method), |d| ranked with mid-ranks for ties. For
+ *   n <= TB_WILCOXON_EXACT_MAX non-zero differences the two-sided p-value is
+ *   exact: the permutation distribution of W+ over all 2^n sign assignments of
+ *   the observed ranks (exact also with ties). Beyond that it is the normal
+ *   approximation with the tie-corrected variance
+ *   n(n+1)(2n+1)/24 - sum(t^3 - t)/48 and no continuity correction.
+ * All functions are pure: no global state. Those that allocate scratch memory
+ * free it before returning and return -1 only when out of memory. */
+#ifndef TB_STATS_SUMMARY_H
+#define TB_STATS_SUMMARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TB_WILCOXON_EXACT_MAX 50
+
+/* Sorts x[0..n-1] ascending in place. */
+void tb_stats_sort(double *x, size_t n);
+
+/* The i-th of m inclusive-method cut points of sorted[0..n-1] (1 <= i < m, n >= 1). */
+double tb_stats_quantile_sorted(const double *sorted, size_t n, int i, int m);
+
+/* Arithmetic mean (n >= 1). */
+double tb_stats_mean(const double *x, size_t n);
+
+typedef struct tb_stats_desc {
+    size_t n;
+    double mean, median, p90, min, max, q1, q3;
+    double outlier_fence; /* q3 + 3 * (q3 - q1) */
+} tb_stats_desc;
+
+/* Describes x[0..n-1] (unsorted; not modified). n == 0 gives all zeros. */
+int tb_stats_describe(const double *x, size_t n, tb_stats_desc *out);
+
+/* Median of x (unsorted; not modified); -1 when out of memory or n == 0. */
+int tb_stats_median(const double *x, size_t n, double *out);
+
+/* 100*level % bootstrap CI of median(b) - median(a) from `resamples` resamples.
+ * na, nb >= 1; 0 < level < 1. */
+int tb_stats_bootstrap_median_diff(const double *a, size_t na, const double *b, size_t nb,
+                                   unsigned resamples, uint64_t seed, double level, double *lo,
+                                   double *hi);
+
+typedef struct tb_wilcoxon {
+    size_t n;       /* non-zero differences used */
+    size_t zeros;   /* differences equal to zero (dropped) */
+    double w_plus;  /* sum of ranks of positive differences */
+    double w_minus; /* sum of ranks of negative differences */
+    double p_value; /* two-sided; 1 when n == 0 */
+    int exact;      /* 1: exact permutation p-value, 0: normal approximation */
+} tb_wilcoxon;
+
+int tb_stats_wilcoxon(const double *d, size_t n, tb_wilcoxon *out);
+
+/* splitmix64: the deterministic generator used by the bootstrap (exposed for tests). */
+uint64_t tb_stats_splitmix64(uint64_t *state);
+
+#endif

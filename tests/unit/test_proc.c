@@ -1,0 +1,210 @@
+/* Unit tests for src/base/proc: exit codes, output files, environment, timeouts
+ * that kill the whole process group (124), cancellation, graceful stop. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/file.h"
+#include "base/proc.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/tb-proc-XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void path(char *out, size_t n, const char *name)
+{
+    snprintf(out, n, "%s/%s", dir, name);
+}
+
+static char *slurp(const char *p, tb_buf *b)
+{
+    tb_err e;
+    tb_buf_reset(b);
+    assert_int_equal(tb_file_read(p, 1 << 20, b, &e), 0);
+    return b->len ? (char *)b->p : "";
+}
+
+static void test_exit_code_and_outputs(void **state)
+{
+    (void)state;
+    char out[128], err[128];
+    path(out, sizeof out, "o.log");
+    path(err, sizeof err, "e.log");
+    char *argv[] = {"sh", "-c", "echo out-$FOO; echo err >&2; exit 3", NULL};
+    char *env[] = {"FOO=bar", NULL};
+    tb_proc_opts o = {.argv = argv, .env_set = env, .stdout_path = out, .stderr_path = err};
+    tb_proc_result r;
+    tb_err e;
+    assert_int_equal(tb_proc_run(&o, 5000, NULL, &r, &e), 0);
+    assert_int_equal(r.exit_code, 3);
+    assert_false(r.timed_out);
+    assert_false(r.cancelled);
+    assert_true(r.wall_ns > 0);
+    tb_buf b = {0};
+    assert_string_equal(slurp(out, &b), "out-bar\n");
+    assert_string_equal(slurp(err, &b), "err\n");
+    tb_buf_free(&b);
+}
+
+static void test_signal_exit_code(void **state)
+{
+    (void)state;
+    char *argv[] = {"sh", "-c", "kill -9 $$", NULL};
+    tb_proc_opts o = {.argv = argv};
+    tb_proc_result r;
+    tb_err e;
+    assert_int_equal(tb_proc_run(&o, 5000, NULL, &r, &e), 0);
+    assert_int_equal(r.exit_code, 128 + 9);
+}
+
+static void test_exec_failure(void **state)
+{
+    (void)state;
+    char *argv[] = {"/nonexistent/teebench-client", NULL};
+    tb_proc_opts o = {.argv = argv};
+    tb_proc_result r;
+    tb_err e;
+    assert_int_equal(tb_proc_run(&o, 5000, NULL, &r, &e), -1);
+    assert_non_null(strstr(e.msg, "cannot run /nonexistent/teebench-client"));
+    assert_non_null(strstr(e.msg, "No such file"));
+    char bad[128];
+    path(bad, sizeof bad, "no/such/dir/o.log");
+    char *ok[] = {"true", NULL};
+    tb_proc_opts o2 = {.argv = ok, .stdout_path = bad};
+    assert_int_equal(tb_proc_run(&o2, 5000, NULL, &r, &e), -1);
+    assert_non_null(strstr(e.msg, "o.log"));
+}
+
+static int gone(pid_t pid)
+{
+    for (int i = 0; i < 200; i++) {
+        if (kill(pid, 0) < 0 && errno == ESRCH)
+            return 1;
+        tb_sleep_ns(10000000);
+    }
+    return 0;
+}
+
+static void test_timeout_kills_group(void **state)
+{
+    (void)state;
+    char pidfile[128], cmd[256];
+    path(pidfile, sizeof pidfile, "grandchild.pid");
+    snprintf(cmd, sizeof cmd, "sleep 30 & echo $! > %s; wait", pidfile);
+    char *argv[] = {"sh", "-c", cmd, NULL};
+    tb_proc_opts o = {.argv = argv};
+    tb_proc_result r;
+    tb_err e;
+    uint64_t t0 = tb_mono_ns();
+    assert_int_equal(tb_proc_run(&o, 300, NULL, &r, &e), 0);
+    uint64_t took = tb_mono_ns() - t0;
+    assert_int_equal(r.exit_code, TB_PROC_TIMEOUT_CODE);
+    assert_true(r.timed_out);
+    assert_true(took >= 300000000ull);
+    assert_true(took < 5000000000ull);
+    tb_buf b = {0};
+    long gpid = atol(slurp(pidfile, &b));
+    tb_buf_free(&b);
+    assert_true(gpid > 0);
+    assert_true(gone((pid_t)gpid)); /* the background sleep died with its group */
+}
+
+static void test_normal_exit_kills_leftovers(void **state)
+{
+    (void)state;
+    char pidfile[128], cmd[256];
+    path(pidfile, sizeof pidfile, "leftover.pid");
+    snprintf(cmd, sizeof cmd, "sleep 30 >/dev/null 2>&1 & echo $! > %s; exit 0", pidfile);
+    char *argv[] = {"sh", "-c", cmd, NULL};
+    tb_proc_opts o = {.argv = argv};
+    tb_proc_result r;
+    tb_err e;
+    assert_int_equal(tb_proc_run(&o, 5000, NULL, &r, &e), 0);
+    assert_int_equal(r.exit_code, 0);
+    tb_buf b = {0};
+    long gpid = atol(slurp(pidfile, &b));
+    tb_buf_free(&b);
+    assert_true(gpid > 0 && gone((pid_t)gpid));
+}
+
+static void test_cancel(void **state)
+{
+    (void)state;
+    char *argv[] = {"sleep", "30", NULL};
+    tb_proc_opts o = {.argv = argv};
+    tb_proc_result r;
+    tb_err e;
+    volatile sig_atomic_t cancel = 1;
+    uint64_t t0 = tb_mono_ns();
+    assert_int_equal(tb_proc_run(&o, 10000, &cancel, &r, &e), 0);
+    assert_true(r.cancelled);
+    assert_false(r.timed_out);
+    assert_true(tb_mono_ns() - t0 < 2000000000ull);
+}
+
+static void test_stop_graceful_and_forced(void **state)
+{
+    (void)state;
+    tb_err e;
+    tb_proc p;
+    char *argv[] = {"sleep", "30", NULL};
+    tb_proc_opts o = {.argv = argv};
+    assert_int_equal(tb_proc_spawn(&o, &p, &e), 0);
+    assert_int_equal(tb_proc_alive(&p), 1);
+    assert_int_equal(tb_proc_wait(&p, 50, NULL, &e), TB_PROC_TIMEDOUT);
+    assert_int_equal(tb_proc_stop(&p, 2000), 128 + SIGTERM);
+    assert_int_equal(tb_proc_alive(&p), 0);
+
+    char *stubborn[] = {"sh", "-c", "trap '' TERM; while :; do sleep 0.05; done", NULL};
+    tb_proc_opts o2 = {.argv = stubborn};
+    assert_int_equal(tb_proc_spawn(&o2, &p, &e), 0);
+    tb_sleep_ns(100000000);
+    uint64_t t0 = tb_mono_ns();
+    assert_int_equal(tb_proc_stop(&p, 200), 128 + SIGKILL);
+    assert_true(tb_mono_ns() - t0 < 3000000000ull);
+
+    char *quick[] = {"true", NULL};
+    tb_proc_opts o3 = {.argv = quick};
+    assert_int_equal(tb_proc_spawn(&o3, &p, &e), 0);
+    assert_int_equal(tb_proc_wait(&p, 5000, NULL, &e), TB_PROC_EXITED);
+    assert_int_equal(p.code, 0);
+    assert_int_equal(tb_proc_alive(&p), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exit_code_and_outputs),
+        cmocka_unit_test(test_signal_exit_code),
+        cmocka_unit_test(test_exec_failure),
+        cmocka_unit_test(test_timeout_kills_group),
+        cmocka_unit_test(test_normal_exit_kills_leftovers),
+        cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_stop_graceful_and_forced),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,181 @@
+/* Unit tests for src/stats/summary. Expected values were computed with python3's
+ * statistics module (mean, median, quantiles(method="inclusive")) and, for the
+ * Wilcoxon test, by brute-force enumeration of all sign assignments in python3
+ * (exact) or its normal-approximation formula (n = 60), at test-writing time. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "stats/summary.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static void test_describe_odd(void **state)
+{
+    (void)state;
+    const double x[] = {1091, 1203.5, 980, 1500, 1100, 1050, 2000, 1099, 1120, 1010, 995};
+    tb_stats_desc d;
+    assert_int_equal(tb_stats_describe(x, N(x), &d), 0);
+    assert_int_equal(d.n, 11);
+    assert_float_equal(d.mean, 1195.3181818181818, 1e-9);
+    assert_float_equal(d.median, 1099, 0);
+    assert_float_equal(d.p90, 1500.0, 1e-12);
+    assert_float_equal(d.q1, 1030.0, 1e-12);
+    assert_float_equal(d.q3, 1161.75, 1e-12);
+    assert_float_equal(d.min, 980, 0);
+    assert_float_equal(d.max, 2000, 0);
+    assert_float_equal(d.outlier_fence, 1161.75 + 3 * (1161.75 - 1030.0), 1e-9);
+    assert_true(x[6] > d.outlier_fence); /* 2000 is far out */
+    assert_true(x[3] <= d.outlier_fence);
+}
+
+static void test_describe_even_interpolates(void **state)
+{
+    (void)state;
+    const double y[] = {3, 1, 4, 1, 5, 9, 2, 6};
+    tb_stats_desc d;
+    assert_int_equal(tb_stats_describe(y, N(y), &d), 0);
+    assert_float_equal(d.mean, 3.875, 1e-12);
+    assert_float_equal(d.median, 3.5, 1e-12);
+    assert_float_equal(d.p90, 6.9, 1e-12);
+    assert_float_equal(d.q1, 1.75, 1e-12);
+    assert_float_equal(d.q3, 5.25, 1e-12);
+    assert_float_equal(y[0], 3, 0); /* input untouched */
+    const double z[] = {7.5, 7.0};
+    assert_int_equal(tb_stats_describe(z, 2, &d), 0);
+    assert_float_equal(d.p90, 7.45, 1e-12);
+    assert_float_equal(d.median, 7.25, 1e-12);
+}
+
+static void test_describe_small(void **state)
+{
+    (void)state;
+    tb_stats_desc d;
+    const double one[] = {42.5};
+    assert_int_equal(tb_stats_describe(one, 1, &d), 0);
+    assert_float_equal(d.median, 42.5, 0);
+    assert_float_equal(d.p90, 42.5, 0);
+    assert_float_equal(d.mean, 42.5, 0);
+    assert_int_equal(tb_stats_describe(one, 0, &d), 0);
+    assert_int_equal(d.n, 0);
+    double m;
+    assert_int_equal(tb_stats_median(one, 0, &m), -1);
+    const double big[] = {1e15 + 1, 1e15 + 2, 1e15 + 3};
+    assert_float_equal(tb_stats_mean(big, 3), 1e15 + 2, 0);
+}
+
+static void test_wilcoxon_exact(void **state)
+{
+    (void)state;
+    tb_wilcoxon w;
+    const double all_pos[] = {1, 2, 3, 4, 5};
+    assert_int_equal(tb_stats_wilcoxon(all_pos, N(all_pos), &w), 0);
+    assert_int_equal(w.n, 5);
+    assert_true(w.exact);
+    assert_float_equal(w.w_plus, 15, 0);
+    assert_float_equal(w.p_value, 0.0625, 1e-15); /* 2 / 2^5 */
+
+    const double mixed[] = {-1, 2, 3, -4, 5, 6};
+    assert_int_equal(tb_stats_wilcoxon(mixed, N(mixed), &w), 0);
+    assert_float_equal(w.w_plus, 16, 0);
+    assert_float_equal(w.w_minus, 5, 0);
+    assert_float_equal(w.p_value, 0.3125, 1e-15); /* 2 * 10 / 64 */
+
+    const double ties[] = {1, 1, 2, -3};
+    assert_int_equal(tb_stats_wilcoxon(ties, N(ties), &w), 0);
+    assert_float_equal(w.w_plus, 6, 0);
+    assert_float_equal(w.p_value, 0.75, 1e-15);
+
+    const double zeros[] = {0, 2, -2, 3, 3, 3, -1, 4, 0, 5, 6, -7};
+    assert_int_equal(tb_stats_wilcoxon(zeros, N(zeros), &w), 0);
+    assert_int_equal(w.zeros, 2);
+    assert_int_equal(w.n, 10);
+    assert_float_equal(w.w_plus, 41.5, 0);
+    assert_float_equal(w.p_value, 0.16796875, 1e-15);
+
+    const double none[] = {0, 0};
+    assert_int_equal(tb_stats_wilcoxon(none, N(none), &w), 0);
+    assert_int_equal(w.n, 0);
+    assert_float_equal(w.p_value, 1.0, 0);
+    /* Symmetric: flipping every sign keeps p. */
+    const double flipped[] = {1, -2, -3, 4, -5, -6};
+    assert_int_equal(tb_stats_wilcoxon(flipped, N(flipped), &w), 0);
+    assert_float_equal(w.p_value, 0.3125, 1e-15);
+}
+
+static void test_wilcoxon_normal_approx(void **state)
+{
+    (void)state;
+    const double d[] = {0,  1,  -2, 3,  4,  -1, -2, -2, -3, 3, 5, 1,  -3, 0,  5, 5, 2,  1,
+                        -1, -2, 1,  0,  -3, 1,  1,  0,  -1, 1, 1, 2,  -2, 2,  3, 5, 0,  -1,
+                        0,  4,  1,  -2, 5,  1,  -3, 1,  1,  5, 0, 3,  3,  1,  3, 4, -1, 0,
+                        1,  1,  -3, -2, -3, 4,  1,  5,  5,  4, 2, -1, 0,  -2, 3, 0};
+    assert_int_equal(N(d), 70);
+    tb_wilcoxon w;
+    assert_int_equal(tb_stats_wilcoxon(d, N(d), &w), 0);
+    assert_int_equal(w.n, 60);
+    assert_int_equal(w.zeros, 10);
+    assert_false(w.exact);
+    assert_float_equal(w.w_plus, 1287.0, 0);
+    assert_float_equal(w.p_value, 0.005740592780574937, 1e-12);
+}
+
+static void fill(double *x, size_t n, double base, uint64_t seed)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = base + (double)(tb_stats_splitmix64(&seed) % 1000) / 10.0;
+}
+
+static void test_bootstrap_ci(void **state)
+{
+    (void)state;
+    double a[25], b[25];
+    fill(a, 25, 1000, 1);
+    for (size_t i = 0; i < 25; i++)
+        b[i] = a[i] + 278; /* true median difference: exactly 278 */
+    double lo, hi, lo2, hi2;
+    assert_int_equal(tb_stats_bootstrap_median_diff(a, 25, b, 25, 2000, 7, 0.95, &lo, &hi), 0);
+    assert_true(lo <= 278 && 278 <= hi);
+    assert_true(lo < hi);
+    assert_true(hi - lo < 100); /* spread of the data is 100: the CI is narrower */
+    /* Deterministic for a fixed seed, different for another one. */
+    assert_int_equal(tb_stats_bootstrap_median_diff(a, 25, b, 25, 2000, 7, 0.95, &lo2, &hi2), 0);
+    assert_float_equal(lo, lo2, 0);
+    assert_float_equal(hi, hi2, 0);
+    assert_int_equal(tb_stats_bootstrap_median_diff(a, 25, b, 25, 2000, 8, 0.95, &lo2, &hi2), 0);
+    assert_true(lo != lo2 || hi != hi2);
+    /* A single value per side: the CI collapses to the difference. */
+    assert_int_equal(tb_stats_bootstrap_median_diff(a, 1, b, 1, 100, 1, 0.95, &lo, &hi), 0);
+    assert_float_equal(lo, 278, 1e-9);
+    assert_float_equal(hi, 278, 1e-9);
+    assert_int_equal(tb_stats_bootstrap_median_diff(a, 0, b, 1, 100, 1, 0.95, &lo, &hi), -1);
+    assert_int_equal(tb_stats_bootstrap_median_diff(a, 1, b, 1, 100, 1, 1.5, &lo, &hi), -1);
+}
+
+static void test_splitmix_known_values(void **state)
+{
+    (void)state;
+    /* Reference values of splitmix64 from seed 0 (Vigna's published generator). */
+    uint64_t s = 0;
+    assert_true(tb_stats_splitmix64(&s) == 0xe220a8397b1dcdafull);
+    assert_true(tb_stats_splitmix64(&s) == 0x6e789e6aa1b965f4ull);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_describe_odd),
+        cmocka_unit_test(test_describe_even_interpolates),
+        cmocka_unit_test(test_describe_small),
+        cmocka_unit_test(test_wilcoxon_exact),
+        cmocka_unit_test(test_wilcoxon_normal_approx),
+        cmocka_unit_test(test_bootstrap_ci),
+        cmocka_unit_test(test_splitmix_known_values),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
