@@ -1,9 +1,119 @@
-/* cli/env: `teebench env` (not built yet). */
+/* cli/env: `teebench env [--json]` -- prints what this machine is, each fact with
+ * where it came from (sys/env does the detection). */
 #include "cli/cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sys/env.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: teebench env [--json]\n\n"
+               "Tells what this machine is: bare metal, a VM (hypervisor vendor from CPUID\n"
+               "0x40000000), a TDX guest, an SEV / SEV-ES / SEV-SNP guest; whether it can host\n"
+               "TDs or SNP guests; CPU, cores, memory, kernel, clock source, vulnerability\n"
+               "mitigations, /dev/kvm. Every fact says where it came from; a fact that could\n"
+               "not be read is \"unknown\".\n\n"
+               "  --json     print the JSON document (the one results files embed)\n"
+               "  -h, --help this text\n");
+}
+
+static void print_value(const json_t *v)
+{
+    if (json_is_string(v))
+        fputs(json_string_value(v), stdout);
+    else if (json_is_true(v))
+        fputs("yes", stdout);
+    else if (json_is_false(v))
+        fputs("no", stdout);
+    else if (json_is_integer(v))
+        printf("%lld", (long long)json_integer_value(v));
+    else
+        fputs("unknown", stdout);
+}
+
+static void print_bytes(const json_t *v)
+{
+    if (!json_is_integer(v)) {
+        print_value(v);
+        return;
+    }
+    double gib = (double)json_integer_value(v) / (1024.0 * 1024 * 1024);
+    printf("%.1f GiB (%lld bytes)", gib, (long long)json_integer_value(v));
+}
+
+static void print_text(const json_t *doc)
+{
+    const char *key;
+    json_t *f;
+    json_object_foreach((json_t *)doc, key, f)
+    {
+        if (!json_is_object(f))
+            continue;
+        const json_t *v = json_object_get(f, "value");
+        const char *src = json_string_value(json_object_get(f, "source"));
+        if (!strcmp(key, "vulnerabilities") && json_is_object(v)) {
+            printf("%-18s (from %s)\n", key, src ? src : "?");
+            const char *vk;
+            json_t *vv;
+            json_object_foreach((json_t *)v, vk, vv)
+            {
+                printf("  %-26s %s\n", vk, json_string_value(vv) ? json_string_value(vv) : "?");
+            }
+            continue;
+        }
+        printf("%-18s ", key);
+        if (!strcmp(key, "memory_bytes"))
+            print_bytes(v);
+        else
+            print_value(v);
+        const char *sig = json_string_value(json_object_get(f, "signature"));
+        if (sig)
+            printf(" (signature \"%s\")", sig);
+        printf("  [%s]\n", src ? src : "?");
+    }
+}
 
 int cmd_env(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return cli_fail_code(2, "env", "not implemented yet");
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    int json = 0, c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            json = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            return cli_fail_code(2, "env", "%s: unknown option (teebench env --help)",
+                                 argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_fail_code(2, "env", "%s: unexpected argument", argv[optind]);
+    tb_err err = {{0}};
+    json_t *doc = tb_env_json(&err);
+    if (!doc)
+        return cli_fail("env", "detecting the environment: %s", err.msg);
+    if (json) {
+        char *s = json_dumps(doc, JSON_INDENT(2));
+        if (!s) {
+            json_decref(doc);
+            return cli_fail("env", "encoding JSON: out of memory");
+        }
+        puts(s);
+        free(s);
+    } else {
+        print_text(doc);
+    }
+    json_decref(doc);
+    return 0;
 }

@@ -1,0 +1,769 @@
+/* env: detection of the machine teebench runs on (see env.h).
+ *
+ * Owns: the pure parsers of cpuinfo, kernel-log, meminfo and sysfs text; the
+ * platform decision; and tb_env_json, which reads the live sources (CPUID,
+ * /proc, /sys, the kernel log through klogctl, device nodes, configfs-tsm) and
+ * builds the document. Every fact is {"value": ..., "source": "..."}; an
+ * unreadable fact has value "unknown" and its source says why. */
+#include "sys/env.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/klog.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#define TB_HAVE_CPUID 1
+#else
+#define TB_HAVE_CPUID 0
+#endif
+
+#include "base/buf.h"
+#include "base/file.h"
+
+#define CLOCKSOURCE_PATH "/sys/devices/system/clocksource/clocksource0/current_clocksource"
+#define VULN_DIR "/sys/devices/system/cpu/vulnerabilities"
+
+/* ---------- small text helpers ---------- */
+
+static void copy_trim(char *dst, size_t dst_len, const char *src, size_t n)
+{
+    while (n && isspace((unsigned char)*src)) {
+        src++;
+        n--;
+    }
+    while (n && isspace((unsigned char)src[n - 1]))
+        n--;
+    if (n >= dst_len)
+        n = dst_len - 1;
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
+/* Does the space-separated word list [p, p+n) contain word? */
+static int has_word(const char *p, size_t n, const char *word)
+{
+    size_t wl = strlen(word);
+    const char *end = p + n;
+    while (p < end) {
+        while (p < end && isspace((unsigned char)*p))
+            p++;
+        const char *s = p;
+        while (p < end && !isspace((unsigned char)*p))
+            p++;
+        if ((size_t)(p - s) == wl && !memcmp(s, word, wl))
+            return 1;
+    }
+    return 0;
+}
+
+/* Finds needle in [p, p+n) (not NUL-bounded). */
+static const char *find_in(const char *p, size_t n, const char *needle)
+{
+    size_t nl = strlen(needle);
+    if (nl > n)
+        return NULL;
+    for (size_t i = 0; i + nl <= n; i++)
+        if (p[i] == needle[0] && !memcmp(p + i, needle, nl))
+            return p + i;
+    return NULL;
+}
+
+/* ---------- /proc/cpuinfo ---------- */
+
+#define MAX_PAIRS 4096
+
+int tb_env_parse_cpuinfo(const char *text, tb_cpuinfo *out)
+{
+    memset(out, 0, sizeof *out);
+    static const int none = -1;
+    int phys = none, core = none;
+    /* distinct (physical id, core id) pairs and physical ids */
+    long *pairs = calloc(MAX_PAIRS, sizeof *pairs);
+    long *socks = calloc(MAX_PAIRS, sizeof *socks);
+    int npairs = 0, nsocks = 0, first_flags = 1;
+    const char *line = text;
+    while (line && *line) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        const char *colon = memchr(line, ':', len);
+        if (colon) {
+            char key[64];
+            copy_trim(key, sizeof key, line, (size_t)(colon - line));
+            const char *val = colon + 1;
+            size_t vlen = len - (size_t)(val - line);
+            if (!strcmp(key, "processor")) {
+                out->logical++;
+                phys = core = none;
+            } else if (!strcmp(key, "vendor_id") && !out->vendor[0]) {
+                copy_trim(out->vendor, sizeof out->vendor, val, vlen);
+            } else if (!strcmp(key, "model name") && !out->model[0]) {
+                copy_trim(out->model, sizeof out->model, val, vlen);
+            } else if (!strcmp(key, "physical id")) {
+                phys = atoi(val);
+            } else if (!strcmp(key, "core id")) {
+                core = atoi(val);
+            } else if (!strcmp(key, "flags") && first_flags) {
+                first_flags = 0;
+                out->hypervisor = has_word(val, vlen, "hypervisor");
+                out->tdx_guest = has_word(val, vlen, "tdx_guest");
+                out->tdx_host = has_word(val, vlen, "tdx_host_platform");
+                out->sev = has_word(val, vlen, "sev");
+                out->sev_es = has_word(val, vlen, "sev_es");
+                out->sev_snp = has_word(val, vlen, "sev_snp");
+                out->vmx = has_word(val, vlen, "vmx");
+                out->svm = has_word(val, vlen, "svm");
+            }
+            if (phys != none && core != none && pairs && socks) {
+                long pk = (long)phys * 65536 + core;
+                int seen = 0;
+                for (int i = 0; i < npairs && !seen; i++)
+                    seen = pairs[i] == pk;
+                if (!seen && npairs < MAX_PAIRS)
+                    pairs[npairs++] = pk;
+                seen = 0;
+                for (int i = 0; i < nsocks && !seen; i++)
+                    seen = socks[i] == phys;
+                if (!seen && nsocks < MAX_PAIRS)
+                    socks[nsocks++] = phys;
+                phys = core = none;
+            }
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    free(pairs);
+    free(socks);
+    out->cores = npairs;
+    out->sockets = nsocks;
+    return out->logical > 0 ? 0 : -1;
+}
+
+/* ---------- kernel log ---------- */
+
+static void parse_me_line(const char *p, size_t n, tb_klog *out)
+{
+    out->mem_encrypt_line = 1;
+    out->me_tdx = out->me_tdx || find_in(p, n, "Intel TDX") != NULL;
+    out->me_sme = out->me_sme || has_word(p, n, "SME");
+    out->me_sev = out->me_sev || has_word(p, n, "SEV");
+    out->me_sev_es = out->me_sev_es || has_word(p, n, "SEV-ES");
+    out->me_sev_snp = out->me_sev_snp || has_word(p, n, "SEV-SNP");
+}
+
+static void parse_tdx_version(const char *p, size_t n, tb_klog *out)
+{
+    /* Newer kernels: "Initializing TDX module: 1.5.06.00.0744 (build_date ...". */
+    const char *v = find_in(p, n, "Initializing TDX module: ");
+    if (v) {
+        v += strlen("Initializing TDX module: ");
+        size_t k = 0;
+        while (v + k < p + n && (isdigit((unsigned char)v[k]) || v[k] == '.'))
+            k++;
+        if (k)
+            copy_trim(out->tdx_module, sizeof out->tdx_module, v, k);
+        return;
+    }
+    /* Older: "TDX module: attributes 0x0, vendor_id 0x8086, major_version 1,
+       minor_version 5, build_date 20230323, build_num 481". */
+    const char *ma = find_in(p, n, "major_version ");
+    const char *mi = find_in(p, n, "minor_version ");
+    const char *bn = find_in(p, n, "build_num ");
+    if (ma && mi) {
+        char tmp[64];
+        int major = atoi(ma + strlen("major_version "));
+        int minor = atoi(mi + strlen("minor_version "));
+        if (bn)
+            snprintf(tmp, sizeof tmp, "%d.%d build %d", major, minor,
+                     atoi(bn + strlen("build_num ")));
+        else
+            snprintf(tmp, sizeof tmp, "%d.%d", major, minor);
+        snprintf(out->tdx_module, sizeof out->tdx_module, "%s", tmp);
+    }
+}
+
+static void parse_klog_line(const char *p, size_t n, tb_klog *out)
+{
+    const char *m;
+    if (find_in(p, n, "Linux version "))
+        out->boot_seen = 1;
+    if ((m = find_in(p, n, "Hypervisor detected: ")) != NULL) {
+        m += strlen("Hypervisor detected: ");
+        copy_trim(out->hypervisor, sizeof out->hypervisor, m, (size_t)(p + n - m));
+    }
+    if ((m = find_in(p, n, "Memory Encryption Features active:")) != NULL) {
+        m += strlen("Memory Encryption Features active:");
+        parse_me_line(m, (size_t)(p + n - m), out);
+    }
+    if (find_in(p, n, "tdx: Guest detected"))
+        out->tdx_guest = 1;
+    if ((m = find_in(p, n, "SEV: Status:")) != NULL) {
+        m += strlen("SEV: Status:");
+        size_t k = (size_t)(p + n - m);
+        out->sev_status_line = 1;
+        out->st_sev = out->st_sev || has_word(m, k, "SEV");
+        out->st_sev_es = out->st_sev_es || has_word(m, k, "SEV-ES");
+        out->st_sev_snp = out->st_sev_snp || has_word(m, k, "SEV-SNP");
+    }
+    if (find_in(p, n, "tdx: BIOS enabled"))
+        out->tdx_bios_enabled = 1;
+    if (find_in(p, n, "tdx: module initialized") || find_in(p, n, "TDX module initialized"))
+        out->tdx_module_init = 1;
+    if (find_in(p, n, "tdx: module initialization failed") ||
+        find_in(p, n, "TDX module initialization failed"))
+        out->tdx_module_failed = 1;
+    if (find_in(p, n, "TDX module"))
+        parse_tdx_version(p, n, out);
+}
+
+void tb_env_parse_klog(const char *text, tb_klog *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *line = text;
+    while (line && *line) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        parse_klog_line(line, len, out);
+        line = nl ? nl + 1 : NULL;
+    }
+}
+
+/* ---------- small sysfs / procfs values ---------- */
+
+int tb_env_parse_bool(const char *text)
+{
+    char v[8];
+    copy_trim(v, sizeof v, text, strlen(text));
+    if (!strcmp(v, "Y") || !strcmp(v, "y") || !strcmp(v, "1"))
+        return 1;
+    if (!strcmp(v, "N") || !strcmp(v, "n") || !strcmp(v, "0"))
+        return 0;
+    return -1;
+}
+
+long long tb_env_parse_meminfo_total(const char *text)
+{
+    const char *m = strstr(text, "MemTotal:");
+    if (!m || (m != text && m[-1] != '\n'))
+        return -1;
+    m += strlen("MemTotal:");
+    char *end;
+    errno = 0;
+    long long kb = strtoll(m, &end, 10);
+    if (errno || end == m || kb < 0 || kb > (1LL << 50))
+        return -1;
+    while (*end == ' ' || *end == '\t')
+        end++;
+    if (strncmp(end, "kB", 2))
+        return -1;
+    return kb * 1024;
+}
+
+const char *tb_env_hypervisor_name(const char sig[12])
+{
+    static const struct {
+        const char sig[13];
+        const char *name;
+    } known[] = {
+        {"KVMKVMKVM\0\0\0", "KVM"},
+        {"Microsoft Hv", "Microsoft Hyper-V"},
+        {"VMwareVMware", "VMware"},
+        {"XenVMMXenVMM", "Xen"},
+        {"TCGTCGTCGTCG", "QEMU TCG"},
+        {"VBoxVBoxVBox", "VirtualBox"},
+        {" lrpepyh  vr", "Parallels"},
+        {"ACRNACRNACRN", "ACRN"},
+        {"bhyve bhyve ", "bhyve"},
+        {"QNXQVMBSQG\0\0", "QNX"},
+        {"Linux KVM Hv", "KVM (Hyper-V enlightenments)"},
+        {"EVMMEVMMEVMM", "Intel EVMM"},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (!memcmp(sig, known[i].sig, 12))
+            return known[i].name;
+    return "unrecognised";
+}
+
+/* ---------- platform decision ---------- */
+
+static void add_why(char *why, size_t len, const char *item)
+{
+    size_t used = strlen(why);
+    if (used + 3 >= len)
+        return;
+    snprintf(why + used, len - used, "%s%s", used ? "; " : "", item);
+}
+
+static void classify_tdx(const tb_env_evidence *ev, tb_platform *out)
+{
+    if (ev->have_cpuinfo && ev->cpu.tdx_guest)
+        add_why(out->why, sizeof out->why, "cpuinfo flag tdx_guest");
+    if (ev->cpuid_tdx == 1)
+        add_why(out->why, sizeof out->why, "CPUID 0x21 \"IntelTDX    \"");
+    if (ev->dev_tdx_guest == 1)
+        add_why(out->why, sizeof out->why, "/dev/tdx_guest");
+    if (!strcmp(ev->tsm_provider, "tdx_guest"))
+        add_why(out->why, sizeof out->why, "configfs-tsm provider tdx_guest");
+    if (ev->have_klog && (ev->klog.tdx_guest || ev->klog.me_tdx))
+        add_why(out->why, sizeof out->why, "kernel log: TDX guest");
+    out->tdx = out->why[0] != 0;
+}
+
+static void classify_sev(const tb_env_evidence *ev, tb_platform *out)
+{
+    int level = 0; /* 0 none, 1 sev, 2 sev-es, 3 sev-snp */
+    char *w = out->sev_why;
+    size_t wl = sizeof out->sev_why;
+    if (ev->have_klog && ev->klog.mem_encrypt_line &&
+        (ev->klog.me_sev || ev->klog.me_sev_es || ev->klog.me_sev_snp)) {
+        int l = ev->klog.me_sev_snp ? 3 : ev->klog.me_sev_es ? 2 : 1;
+        level = l > level ? l : level;
+        add_why(w, wl, "kernel log: Memory Encryption Features active");
+    }
+    if (ev->have_klog && ev->klog.sev_status_line &&
+        (ev->klog.st_sev || ev->klog.st_sev_es || ev->klog.st_sev_snp)) {
+        int l = ev->klog.st_sev_snp ? 3 : ev->klog.st_sev_es ? 2 : 1;
+        level = l > level ? l : level;
+        add_why(w, wl, "kernel log: SEV: Status");
+    }
+    if (ev->sev_msr > 0 && (ev->sev_msr & 7)) {
+        int l = (ev->sev_msr & 4) ? 3 : (ev->sev_msr & 2) ? 2 : 1;
+        level = l > level ? l : level;
+        add_why(w, wl, "SEV status MSR 0xc0010131");
+    }
+    if (ev->dev_sev_guest == 1) {
+        level = 3;
+        add_why(w, wl, "/dev/sev-guest");
+    }
+    if (!strcmp(ev->tsm_provider, "sev_guest")) {
+        level = 3;
+        add_why(w, wl, "configfs-tsm provider sev_guest");
+    }
+    static const char *const names[] = {"none", "sev", "sev-es", "sev-snp"};
+    if (level) {
+        out->sev = names[level];
+        return;
+    }
+    /* No positive evidence. Absence is evidence only if a source that would
+       show SEV was readable: the boot log, or the MSR. */
+    if (ev->sev_msr == 0) {
+        out->sev = "none";
+        add_why(w, wl, "SEV status MSR 0xc0010131 is 0");
+    } else if (ev->have_klog && ev->klog.boot_seen) {
+        out->sev = "none";
+        add_why(w, wl, "kernel boot log has no SEV line");
+    } else if (ev->have_cpuinfo && strcmp(ev->cpu.vendor, "AuthenticAMD") && ev->cpu.vendor[0]) {
+        out->sev = "none";
+        add_why(w, wl, "cpuinfo: not an AMD CPU");
+    } else {
+        out->sev = "unknown";
+        add_why(w, wl, "boot kernel log and SEV status MSR unreadable");
+    }
+}
+
+void tb_env_classify(const tb_env_evidence *ev, tb_platform *out)
+{
+    memset(out, 0, sizeof *out);
+    classify_tdx(ev, out);
+    classify_sev(ev, out);
+    if (out->tdx) {
+        out->platform = "tdx-guest";
+        return;
+    }
+    if (!strcmp(out->sev, "sev-snp") || !strcmp(out->sev, "sev-es") || !strcmp(out->sev, "sev")) {
+        out->platform = !strcmp(out->sev, "sev-snp")  ? "sev-snp-guest"
+                        : !strcmp(out->sev, "sev-es") ? "sev-es-guest"
+                                                      : "sev-guest";
+        snprintf(out->why, sizeof out->why, "%s", out->sev_why);
+        return;
+    }
+    int hv = ev->cpuid_hv_bit == 1 || (ev->have_cpuinfo && ev->cpu.hypervisor);
+    if (hv) {
+        out->platform = "vm";
+        if (ev->cpuid_hv_bit == 1)
+            add_why(out->why, sizeof out->why, "CPUID.1:ECX[31] hypervisor bit set");
+        if (ev->have_cpuinfo && ev->cpu.hypervisor)
+            add_why(out->why, sizeof out->why, "cpuinfo flag hypervisor");
+        if (ev->have_klog && ev->klog.hypervisor[0])
+            add_why(out->why, sizeof out->why, "kernel log: Hypervisor detected");
+        return;
+    }
+    if (ev->cpuid_hv_bit == 0 || ev->have_cpuinfo) {
+        out->platform = "bare-metal";
+        add_why(out->why, sizeof out->why,
+                ev->cpuid_hv_bit == 0 ? "CPUID.1:ECX[31] hypervisor bit clear"
+                                      : "cpuinfo has no hypervisor flag");
+        return;
+    }
+    out->platform = "unknown";
+    add_why(out->why, sizeof out->why, "neither CPUID nor /proc/cpuinfo readable");
+}
+
+/* ---------- live readers ---------- */
+
+/* Reads a small text file into out (trimmed); 0 or -1 with err. */
+static int read_small(const char *path, char *out, size_t out_len, tb_err *err)
+{
+    tb_buf b = {0};
+    if (tb_file_read(path, 1 << 20, &b, err) < 0) {
+        tb_buf_free(&b);
+        return -1;
+    }
+    copy_trim(out, out_len, b.p ? (const char *)b.p : "", b.len);
+    tb_buf_free(&b);
+    return 0;
+}
+
+int tb_env_clocksource(char *out, size_t out_len, tb_err *err)
+{
+    if (read_small(CLOCKSOURCE_PATH, out, out_len, err) < 0)
+        return -1;
+    if (!out[0])
+        return tb_errf(err, "%s: empty", CLOCKSOURCE_PATH);
+    return 0;
+}
+
+static void read_cpuid(tb_env_evidence *ev)
+{
+    ev->cpuid_hv_bit = -1;
+    ev->cpuid_tdx = -1;
+#if TB_HAVE_CPUID
+    unsigned a, b, c, d;
+    unsigned max = __get_cpuid_max(0, NULL);
+    if (max < 1)
+        return;
+    __cpuid(1, a, b, c, d);
+    ev->cpuid_hv_bit = (c >> 31) & 1;
+    if (ev->cpuid_hv_bit) {
+        __cpuid(0x40000000, a, b, c, d);
+        memcpy(ev->hv_sig, &b, 4);
+        memcpy(ev->hv_sig + 4, &c, 4);
+        memcpy(ev->hv_sig + 8, &d, 4);
+        ev->hv_sig[12] = 0;
+    }
+    ev->cpuid_tdx = 0;
+    if (max >= 0x21) {
+        __cpuid_count(0x21, 0, a, b, c, d);
+        char sig[12];
+        memcpy(sig, &b, 4);
+        memcpy(sig + 4, &d, 4);
+        memcpy(sig + 8, &c, 4);
+        ev->cpuid_tdx = !memcmp(sig, "IntelTDX    ", 12);
+    }
+#endif
+}
+
+static int path_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 ? 1 : 0;
+}
+
+/* configfs-tsm: creating a report entry and reading its provider is the
+   kernel's documented way to learn which TSM backs it; the entry is removed. */
+static void read_tsm_provider(char *out, size_t out_len)
+{
+    out[0] = 0;
+    const char *base = "/sys/kernel/config/tsm/report";
+    if (!path_exists(base))
+        return;
+    char dir[128], file[160];
+    snprintf(dir, sizeof dir, "%s/teebench-env-%ld", base, (long)getpid());
+    if (mkdir(dir, 0700) < 0)
+        return;
+    snprintf(file, sizeof file, "%s/provider", dir);
+    tb_err e;
+    if (read_small(file, out, out_len, &e) < 0)
+        out[0] = 0;
+    rmdir(dir);
+}
+
+/* The kernel log through klogctl (no external dmesg). 0, or -1 with err. */
+static int read_klog(tb_buf *out, tb_err *err)
+{
+    int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+    if (size <= 0)
+        return tb_errno(err, "klogctl(SIZE_BUFFER)");
+    if (tb_buf_reserve(out, (size_t)size + 1) < 0)
+        return tb_errf(err, "kernel log: out of memory");
+    int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, (char *)out->p, size);
+    if (n < 0)
+        return tb_errno(err, "klogctl(READ_ALL)");
+    out->len = (size_t)n;
+    out->p[n] = 0;
+    return 0;
+}
+
+static long long read_sev_msr(void)
+{
+    int fd = open("/dev/cpu/0/msr", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    unsigned long long v;
+    ssize_t n = pread(fd, &v, sizeof v, 0xc0010131);
+    close(fd);
+    return n == (ssize_t)sizeof v ? (long long)(v & 0x7fffffffffffffffULL) : -1;
+}
+
+/* ---------- JSON facts ---------- */
+
+static void fact(json_t *o, const char *key, json_t *value, const char *source)
+{
+    json_t *f = json_object();
+    json_object_set_new(f, "value", value ? value : json_string("unknown"));
+    json_object_set_new(f, "source", json_string(source));
+    json_object_set_new(o, key, f);
+}
+
+static void fact_str(json_t *o, const char *key, const char *value, const char *source)
+{
+    fact(o, key, value ? json_string(value) : NULL, source);
+}
+
+static void fact_unknown(json_t *o, const char *key, const char *why)
+{
+    fact(o, key, NULL, why);
+}
+
+/* A kvm module parameter: true/false, false when the module or parameter is absent
+   (this kernel cannot host such guests now), unknown when unreadable. */
+static void add_sysfs_bool(json_t *o, const char *key, const char *module, const char *param)
+{
+    char path[256], mod[128], v[16];
+    snprintf(mod, sizeof mod, "/sys/module/%s", module);
+    snprintf(path, sizeof path, "%s/parameters/%s", mod, param);
+    if (!path_exists(mod)) {
+        char why[200];
+        snprintf(why, sizeof why, "%s absent (module %s not loaded)", mod, module);
+        fact(o, key, json_false(), why);
+        return;
+    }
+    if (!path_exists(path)) {
+        char why[300];
+        snprintf(why, sizeof why, "%s absent (kernel without this support)", path);
+        fact(o, key, json_false(), why);
+        return;
+    }
+    tb_err e;
+    if (read_small(path, v, sizeof v, &e) < 0) {
+        fact_unknown(o, key, e.msg);
+        return;
+    }
+    int b = tb_env_parse_bool(v);
+    fact(o, key, b < 0 ? NULL : json_boolean(b), path);
+}
+
+/* Vulnerability files, in name order (readdir order is arbitrary). */
+static void add_vulnerabilities(json_t *o)
+{
+    struct dirent **list = NULL;
+    int n = scandir(VULN_DIR, &list, NULL, alphasort);
+    if (n < 0) {
+        char why[300];
+        snprintf(why, sizeof why, "%s: %s", VULN_DIR, strerror(errno));
+        fact_unknown(o, "vulnerabilities", why);
+        return;
+    }
+    json_t *v = json_object();
+    for (int i = 0; i < n; i++) {
+        const char *name = list[i]->d_name;
+        if (name[0] != '.') {
+            char path[512], val[256];
+            snprintf(path, sizeof path, "%s/%s", VULN_DIR, name);
+            tb_err e;
+            if (read_small(path, val, sizeof val, &e) == 0)
+                json_object_set_new(v, name, json_string(val));
+            else
+                json_object_set_new(v, name, json_string("unknown"));
+        }
+        free(list[i]);
+    }
+    free(list);
+    fact(o, "vulnerabilities", v, VULN_DIR);
+}
+
+static void add_kvm(json_t *o)
+{
+    int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        char why[128];
+        snprintf(why, sizeof why, "/dev/kvm: %s", strerror(errno));
+        if (errno == ENOENT)
+            fact(o, "kvm", json_string("absent"), why);
+        else
+            fact(o, "kvm", json_string("not usable"), why);
+        return;
+    }
+    int api = ioctl(fd, _IO(0xAE, 0x00) /* KVM_GET_API_VERSION */, 0);
+    close(fd);
+    char val[64];
+    if (api == 12)
+        snprintf(val, sizeof val, "usable (API %d)", api);
+    else
+        snprintf(val, sizeof val, "not usable (API %d)", api);
+    fact(o, "kvm", json_string(val), "/dev/kvm ioctl KVM_GET_API_VERSION");
+}
+
+static void add_platform(json_t *o, const tb_env_evidence *ev, const char *klog_src)
+{
+    tb_platform p;
+    tb_env_classify(ev, &p);
+    fact_str(o, "platform", p.platform, p.why);
+    if (ev->hv_sig[0] || ev->cpuid_hv_bit == 1) {
+        char sig[13];
+        memcpy(sig, ev->hv_sig, sizeof sig);
+        json_t *h = json_object();
+        json_object_set_new(h, "value", json_string(tb_env_hypervisor_name(ev->hv_sig)));
+        for (int i = 0; i < 12; i++)
+            if (!isprint((unsigned char)sig[i]))
+                sig[i] = sig[i] ? '?' : ' ';
+        json_object_set_new(h, "signature", json_string(sig));
+        json_object_set_new(h, "source", json_string("CPUID 0x40000000"));
+        json_object_set_new(o, "hypervisor", h);
+    } else if (ev->cpuid_hv_bit == 0) {
+        fact_str(o, "hypervisor", "none", "CPUID.1:ECX[31] clear");
+    } else {
+        fact_unknown(o, "hypervisor", "CPUID not available");
+    }
+    fact(o, "tdx_guest", json_boolean(p.tdx),
+         p.tdx ? p.why
+               : "no tdx_guest flag, no CPUID 0x21 IntelTDX, no /dev/tdx_guest, no TDX "
+                 "configfs-tsm provider");
+    fact_str(o, "sev_guest", p.sev, p.sev_why);
+    if (ev->tsm_provider[0])
+        fact_str(o, "tsm_provider", ev->tsm_provider, "/sys/kernel/config/tsm/report/*/provider");
+    else
+        fact_str(o, "tsm_provider", "none", "/sys/kernel/config/tsm/report absent or no provider");
+    (void)klog_src;
+}
+
+static void add_tdx_host(json_t *o, const tb_env_evidence *ev, const char *klog_why)
+{
+    add_sysfs_bool(o, "tdx_host", "kvm_intel", "tdx");
+    if (ev->have_cpuinfo && ev->cpu.tdx_host)
+        fact(o, "tdx_bios_enabled", json_true(), "/proc/cpuinfo flag tdx_host_platform");
+    else if (ev->have_klog && ev->klog.tdx_bios_enabled)
+        fact(o, "tdx_bios_enabled", json_true(), "kernel log: virt/tdx: BIOS enabled");
+    else if (ev->have_cpuinfo && ev->have_klog && ev->klog.boot_seen)
+        fact(o, "tdx_bios_enabled", json_false(),
+             "no tdx_host_platform flag, no virt/tdx BIOS line in the boot log");
+    else
+        fact_unknown(o, "tdx_bios_enabled", klog_why);
+    if (ev->have_klog && ev->klog.tdx_module[0])
+        fact_str(o, "tdx_module", ev->klog.tdx_module, "kernel log (virt/tdx)");
+    else if (ev->have_klog && ev->klog.boot_seen)
+        fact_str(o, "tdx_module", "none", "kernel boot log has no TDX module line");
+    else
+        fact_unknown(o, "tdx_module", klog_why);
+    add_sysfs_bool(o, "sev_host", "kvm_amd", "sev");
+    add_sysfs_bool(o, "sev_es_host", "kvm_amd", "sev_es");
+    add_sysfs_bool(o, "sev_snp_host", "kvm_amd", "sev_snp");
+}
+
+static void add_cpu_mem(json_t *o, const tb_env_evidence *ev, const char *cpu_why)
+{
+    if (ev->have_cpuinfo) {
+        fact_str(o, "cpu_vendor", ev->cpu.vendor[0] ? ev->cpu.vendor : NULL, "/proc/cpuinfo");
+        fact_str(o, "cpu_model", ev->cpu.model[0] ? ev->cpu.model : NULL, "/proc/cpuinfo");
+        fact(o, "cpus", json_integer(ev->cpu.logical), "/proc/cpuinfo processor entries");
+        fact(o, "cores", ev->cpu.cores ? json_integer(ev->cpu.cores) : NULL,
+             "/proc/cpuinfo distinct (physical id, core id)");
+        fact(o, "sockets", ev->cpu.sockets ? json_integer(ev->cpu.sockets) : NULL,
+             "/proc/cpuinfo distinct physical id");
+    } else {
+        fact_unknown(o, "cpu_vendor", cpu_why);
+        fact_unknown(o, "cpu_model", cpu_why);
+        fact_unknown(o, "cpus", cpu_why);
+        fact_unknown(o, "cores", cpu_why);
+        fact_unknown(o, "sockets", cpu_why);
+    }
+    long on = sysconf(_SC_NPROCESSORS_ONLN);
+    fact(o, "cpus_online", on > 0 ? json_integer(on) : NULL, "sysconf(_SC_NPROCESSORS_ONLN)");
+    tb_buf b = {0};
+    tb_err e;
+    if (tb_file_read("/proc/meminfo", 1 << 20, &b, &e) == 0) {
+        long long mt = tb_env_parse_meminfo_total((const char *)b.p);
+        fact(o, "memory_bytes", mt >= 0 ? json_integer(mt) : NULL, "/proc/meminfo MemTotal");
+    } else {
+        fact_unknown(o, "memory_bytes", e.msg);
+    }
+    tb_buf_free(&b);
+}
+
+static void add_kernel(json_t *o)
+{
+    struct utsname u;
+    if (uname(&u) == 0) {
+        fact_str(o, "kernel_release", u.release, "uname");
+        fact_str(o, "kernel_version", u.version, "uname");
+        fact_str(o, "machine", u.machine, "uname");
+        fact_str(o, "hostname", u.nodename, "uname");
+    } else {
+        fact_unknown(o, "kernel_release", "uname failed");
+        fact_unknown(o, "kernel_version", "uname failed");
+        fact_unknown(o, "machine", "uname failed");
+        fact_unknown(o, "hostname", "uname failed");
+    }
+    char line[4096];
+    tb_err e;
+    if (read_small("/proc/cmdline", line, sizeof line, &e) == 0)
+        fact_str(o, "kernel_cmdline", line, "/proc/cmdline");
+    else
+        fact_unknown(o, "kernel_cmdline", e.msg);
+    char cs[64];
+    if (tb_env_clocksource(cs, sizeof cs, &e) == 0)
+        fact_str(o, "clocksource", cs, CLOCKSOURCE_PATH);
+    else
+        fact_unknown(o, "clocksource", e.msg);
+}
+
+json_t *tb_env_json(tb_err *err)
+{
+    tb_env_evidence *ev = calloc(1, sizeof *ev);
+    json_t *o = json_object();
+    if (!ev || !o) {
+        free(ev);
+        json_decref(o);
+        tb_errf(err, "env: out of memory");
+        return NULL;
+    }
+    read_cpuid(ev);
+    ev->dev_tdx_guest = path_exists("/dev/tdx_guest");
+    ev->dev_sev_guest = path_exists("/dev/sev-guest");
+    read_tsm_provider(ev->tsm_provider, sizeof ev->tsm_provider);
+    ev->sev_msr = read_sev_msr();
+
+    char cpu_why[TB_ERR_MAX] = "/proc/cpuinfo", klog_why[TB_ERR_MAX] = "kernel log";
+    tb_buf b = {0};
+    tb_err e;
+    if (tb_file_read("/proc/cpuinfo", 64u << 20, &b, &e) == 0 && b.p)
+        ev->have_cpuinfo = tb_env_parse_cpuinfo((const char *)b.p, &ev->cpu) == 0;
+    else
+        snprintf(cpu_why, sizeof cpu_why, "%s", e.msg);
+    tb_buf_free(&b);
+    if (read_klog(&b, &e) == 0 && b.p) {
+        ev->have_klog = 1;
+        tb_env_parse_klog((const char *)b.p, &ev->klog);
+    } else {
+        snprintf(klog_why, sizeof klog_why, "kernel log unreadable: %.400s", e.msg);
+    }
+    tb_buf_free(&b);
+
+    json_object_set_new(o, "schema", json_string("teebench-env/1"));
+    add_platform(o, ev, klog_why);
+    add_tdx_host(o, ev, klog_why);
+    add_cpu_mem(o, ev, cpu_why);
+    add_kernel(o);
+    add_vulnerabilities(o);
+    add_kvm(o);
+    free(ev);
+    return o;
+}

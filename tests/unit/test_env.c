@@ -1,0 +1,295 @@
+/* Unit tests for src/sys/env: the parsers on recorded samples of a TD, an SNP
+ * guest, a TDX host and bare metal (tests/data/env/), the platform decision,
+ * and the live document's shape on this machine. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/file.h"
+#include "sys/env.h"
+
+/* Reads tests/data/env/<rel>; the test fails when it is missing. Caller frees. */
+static char *sample(const char *rel)
+{
+    const char *root = getenv("TEEBENCH_SOURCE_DIR");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/data/env/%s", root ? root : TEEBENCH_SOURCE_DIR, rel);
+    tb_buf b = {0};
+    tb_err e;
+    if (tb_file_read(path, 1 << 20, &b, &e) < 0)
+        fail_msg("%s", e.msg);
+    return (char *)b.p;
+}
+
+/* Builds the evidence a machine would give from its samples. */
+static void evidence_from(const char *dir, tb_env_evidence *ev)
+{
+    char rel[64];
+    memset(ev, 0, sizeof *ev);
+    ev->cpuid_hv_bit = -1;
+    ev->cpuid_tdx = -1;
+    ev->dev_tdx_guest = -1;
+    ev->dev_sev_guest = -1;
+    ev->sev_msr = -1;
+    snprintf(rel, sizeof rel, "%s/cpuinfo", dir);
+    char *t = sample(rel);
+    ev->have_cpuinfo = tb_env_parse_cpuinfo(t, &ev->cpu) == 0;
+    free(t);
+    snprintf(rel, sizeof rel, "%s/dmesg", dir);
+    t = sample(rel);
+    tb_env_parse_klog(t, &ev->klog);
+    ev->have_klog = 1;
+    free(t);
+}
+
+static void test_cpuinfo_td(void **state)
+{
+    (void)state;
+    char *t = sample("td/cpuinfo");
+    tb_cpuinfo c;
+    assert_int_equal(tb_env_parse_cpuinfo(t, &c), 0);
+    free(t);
+    assert_string_equal(c.vendor, "GenuineIntel");
+    assert_string_equal(c.model, "Intel(R) Xeon(R) Platinum 8480+");
+    assert_int_equal(c.logical, 2);
+    assert_int_equal(c.cores, 2);
+    assert_int_equal(c.sockets, 1);
+    assert_true(c.hypervisor);
+    assert_true(c.tdx_guest);
+    assert_false(c.sev);
+    assert_false(c.vmx);
+}
+
+static void test_cpuinfo_hosts(void **state)
+{
+    (void)state;
+    tb_cpuinfo c;
+    char *t = sample("tdx-host/cpuinfo");
+    assert_int_equal(tb_env_parse_cpuinfo(t, &c), 0);
+    free(t);
+    assert_int_equal(c.logical, 4);
+    assert_int_equal(c.cores, 2); /* two sockets, one core each, two threads per core */
+    assert_int_equal(c.sockets, 2);
+    assert_false(c.hypervisor);
+    assert_true(c.tdx_host);
+    assert_true(c.vmx);
+    assert_false(c.tdx_guest);
+
+    t = sample("bare/cpuinfo");
+    assert_int_equal(tb_env_parse_cpuinfo(t, &c), 0);
+    free(t);
+    assert_string_equal(c.model, "12th Gen Intel(R) Core(TM) i7-1260P");
+    assert_int_equal(c.logical, 4);
+    assert_int_equal(c.cores, 2);
+    assert_false(c.hypervisor);
+    assert_false(c.tdx_host);
+
+    t = sample("snp/cpuinfo");
+    assert_int_equal(tb_env_parse_cpuinfo(t, &c), 0);
+    free(t);
+    assert_string_equal(c.vendor, "AuthenticAMD");
+    assert_int_equal(c.logical, 4);
+    assert_int_equal(c.cores, 4);
+    assert_true(c.sev && c.sev_es && c.sev_snp && c.hypervisor);
+}
+
+static void test_cpuinfo_garbage(void **state)
+{
+    (void)state;
+    tb_cpuinfo c;
+    assert_int_equal(tb_env_parse_cpuinfo("", &c), -1);
+    assert_int_equal(tb_env_parse_cpuinfo("no colon here\n\n:::\nflags", &c), -1);
+    /* a flag that merely contains "sev" is not "sev" */
+    assert_int_equal(tb_env_parse_cpuinfo("processor : 0\nflags : sev_foo xsev tdx_guestx\n", &c),
+                     0);
+    assert_false(c.sev);
+    assert_false(c.tdx_guest);
+    assert_int_equal(c.cores, 0);
+}
+
+static void test_klog_samples(void **state)
+{
+    (void)state;
+    tb_klog k;
+    char *t = sample("td/dmesg");
+    tb_env_parse_klog(t, &k);
+    free(t);
+    assert_true(k.boot_seen);
+    assert_true(k.tdx_guest);
+    assert_true(k.mem_encrypt_line);
+    assert_true(k.me_tdx);
+    assert_false(k.me_sev);
+    assert_string_equal(k.hypervisor, "KVM");
+
+    t = sample("snp/dmesg");
+    tb_env_parse_klog(t, &k);
+    free(t);
+    assert_true(k.mem_encrypt_line);
+    assert_true(k.me_sev && k.me_sev_es && k.me_sev_snp);
+    assert_false(k.me_tdx);
+    assert_true(k.sev_status_line && k.st_sev_snp);
+    assert_false(k.tdx_guest);
+
+    t = sample("tdx-host/dmesg");
+    tb_env_parse_klog(t, &k);
+    free(t);
+    assert_true(k.tdx_bios_enabled);
+    assert_true(k.tdx_module_init);
+    assert_false(k.tdx_module_failed);
+    assert_string_equal(k.tdx_module, "1.5 build 698");
+    assert_false(k.mem_encrypt_line);
+    assert_string_equal(k.hypervisor, "");
+
+    t = sample("bare/dmesg");
+    tb_env_parse_klog(t, &k);
+    free(t);
+    assert_true(k.boot_seen);
+    assert_false(k.mem_encrypt_line || k.tdx_guest || k.tdx_bios_enabled);
+    assert_string_equal(k.tdx_module, "");
+}
+
+static void test_klog_variants(void **state)
+{
+    (void)state;
+    tb_klog k;
+    /* newer kernels print the module version in one dotted string */
+    tb_env_parse_klog("<6>[   12.1] virt/tdx: Initializing TDX module: 1.5.06.00.0744 "
+                      "(build_date 20240319, Production module), TDX_FEATURES0 0x1fa\n",
+                      &k);
+    assert_string_equal(k.tdx_module, "1.5.06.00.0744");
+    /* SEV (not ES) with SME listed: words, not substrings */
+    tb_env_parse_klog("Memory Encryption Features active: AMD SEV", &k);
+    assert_true(k.me_sev);
+    assert_false(k.me_sev_es || k.me_sev_snp || k.me_sme);
+    tb_env_parse_klog("virt/tdx: module initialization failed (-5)\n", &k);
+    assert_true(k.tdx_module_failed);
+    assert_false(k.tdx_module_init);
+    tb_env_parse_klog("", &k);
+    assert_false(k.boot_seen);
+}
+
+static void test_small_values(void **state)
+{
+    (void)state;
+    char *t = sample("tdx-host/kvm_intel_tdx");
+    assert_int_equal(tb_env_parse_bool(t), 1);
+    free(t);
+    assert_int_equal(tb_env_parse_bool("N\n"), 0);
+    assert_int_equal(tb_env_parse_bool("0"), 0);
+    assert_int_equal(tb_env_parse_bool("maybe"), -1);
+    assert_int_equal(tb_env_parse_bool(""), -1);
+    t = sample("tdx-host/meminfo");
+    assert_true(tb_env_parse_meminfo_total(t) == 1056497628LL * 1024);
+    free(t);
+    t = sample("td/meminfo");
+    assert_true(tb_env_parse_meminfo_total(t) == 8131860LL * 1024);
+    free(t);
+    assert_true(tb_env_parse_meminfo_total("MemFree: 5 kB\n") == -1);
+    assert_true(tb_env_parse_meminfo_total("MemTotal: lots\n") == -1);
+    assert_true(tb_env_parse_meminfo_total("XMemTotal: 5 kB\n") == -1);
+    assert_string_equal(tb_env_hypervisor_name("KVMKVMKVM\0\0\0"), "KVM");
+    assert_string_equal(tb_env_hypervisor_name("Microsoft Hv"), "Microsoft Hyper-V");
+    assert_string_equal(tb_env_hypervisor_name("NotAHypervsr"), "unrecognised");
+}
+
+static void test_classify_samples(void **state)
+{
+    (void)state;
+    tb_env_evidence ev;
+    tb_platform p;
+
+    evidence_from("td", &ev);
+    tb_env_classify(&ev, &p);
+    assert_string_equal(p.platform, "tdx-guest");
+    assert_true(p.tdx);
+    assert_string_equal(p.sev, "none");
+    assert_non_null(strstr(p.why, "tdx_guest"));
+
+    evidence_from("snp", &ev);
+    tb_env_classify(&ev, &p);
+    assert_string_equal(p.platform, "sev-snp-guest");
+    assert_false(p.tdx);
+    assert_string_equal(p.sev, "sev-snp");
+
+    evidence_from("tdx-host", &ev);
+    tb_env_classify(&ev, &p);
+    assert_string_equal(p.platform, "bare-metal");
+    assert_false(p.tdx);
+
+    evidence_from("bare", &ev);
+    tb_env_classify(&ev, &p);
+    assert_string_equal(p.platform, "bare-metal");
+    assert_string_equal(p.sev, "none");
+}
+
+static void test_classify_partial_evidence(void **state)
+{
+    (void)state;
+    tb_env_evidence ev;
+    tb_platform p;
+    memset(&ev, 0, sizeof ev);
+    ev.sev_msr = -1;
+    ev.cpuid_hv_bit = 1;
+    memcpy(ev.hv_sig, "KVMKVMKVM\0\0\0", 13);
+    /* a VM whose kernel log and MSR are unreadable: SEV state is unknown, not "none" */
+    ev.have_cpuinfo = 1;
+    strcpy(ev.cpu.vendor, "AuthenticAMD");
+    tb_env_classify(&ev, &p);
+    assert_string_equal(p.platform, "vm");
+    assert_string_equal(p.sev, "unknown");
+    /* the same VM with the SEV status MSR saying SEV-ES */
+    ev.sev_msr = 3;
+    tb_env_classify(&ev, &p);
+    assert_string_equal(p.platform, "sev-es-guest");
+    /* CPUID 0x21 alone identifies a TD */
+    ev.sev_msr = 0;
+    ev.cpuid_tdx = 1;
+    tb_env_classify(&ev, &p);
+    assert_string_equal(p.platform, "tdx-guest");
+    /* nothing readable at all */
+    memset(&ev, 0, sizeof ev);
+    ev.cpuid_hv_bit = -1;
+    ev.sev_msr = -1;
+    tb_env_classify(&ev, &p);
+    assert_string_equal(p.platform, "unknown");
+}
+
+static void test_live_document(void **state)
+{
+    (void)state;
+    tb_err e;
+    json_t *doc = tb_env_json(&e);
+    assert_non_null(doc);
+    static const char *const keys[] = {"platform",     "hypervisor",      "tdx_guest",
+                                       "sev_guest",    "tdx_host",        "tdx_module",
+                                       "sev_snp_host", "cpu_model",       "cpus",
+                                       "memory_bytes", "kernel_release",  "kernel_cmdline",
+                                       "clocksource",  "vulnerabilities", "kvm"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        json_t *f = json_object_get(doc, keys[i]);
+        if (!f)
+            fail_msg("missing fact %s", keys[i]);
+        assert_non_null(json_object_get(f, "value"));
+        assert_true(json_is_string(json_object_get(f, "source")));
+    }
+    json_decref(doc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cpuinfo_td),       cmocka_unit_test(test_cpuinfo_hosts),
+        cmocka_unit_test(test_cpuinfo_garbage),  cmocka_unit_test(test_klog_samples),
+        cmocka_unit_test(test_klog_variants),    cmocka_unit_test(test_small_values),
+        cmocka_unit_test(test_classify_samples), cmocka_unit_test(test_classify_partial_evidence),
+        cmocka_unit_test(test_live_document),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
