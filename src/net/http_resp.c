@@ -1,0 +1,519 @@
+/* http_resp: byte-at-a-time state machine for HTTP/1.x responses, with bulk
+ * skipping of body bytes. See http_resp.h. Every state is resumable at any
+ * byte boundary: nothing is ever looked ahead at. */
+#include "net/http_resp.h"
+
+#include <string.h>
+
+enum {
+    S_VER,
+    S_MINOR,
+    S_SP1,
+    S_CODE,
+    S_CODE_END,
+    S_REASON,
+    S_LINE_LF,
+    S_HDR_START,
+    S_NAME,
+    S_VAL_WS,
+    S_VAL,
+    S_VAL_LF,
+    S_END_LF,
+    S_BODY_CL,
+    S_BODY_EOF,
+    S_CHUNK_SIZE,
+    S_CHUNK_SIZE_MORE,
+    S_CHUNK_EXT,
+    S_CHUNK_SIZE_LF,
+    S_CHUNK_DATA,
+    S_CHUNK_DATA_CR,
+    S_CHUNK_DATA_LF,
+    S_TRAILER_START,
+    S_TRAILER_LINE,
+    S_TRAILER_END_LF,
+    S_DONE,
+    S_ERROR,
+};
+
+enum { H_NONE = 0, H_CL = 1, H_TE = 2, H_CONN = 4 };
+
+static const char *const known[3] = {"content-length", "transfer-encoding", "connection"};
+static const uint8_t known_len[3] = {14, 17, 10};
+
+#define CHUNK_EXT_MAX 4096
+
+void tb_http_resp_init(tb_http_resp *p)
+{
+    memset(p, 0, sizeof *p);
+    p->content_length = -1;
+    p->state = S_VER;
+}
+
+bool tb_http_resp_started(const tb_http_resp *p)
+{
+    return p->header_bytes > 0 || p->state != S_VER;
+}
+
+static int fail(tb_http_resp *p, const char *why)
+{
+    p->error = why;
+    p->state = S_ERROR;
+    return TB_HTTP_ERROR;
+}
+
+static bool is_tchar(uint8_t c)
+{
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+        return true;
+    return c && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+}
+
+static uint8_t lower(uint8_t c)
+{
+    return (c >= 'A' && c <= 'Z') ? (uint8_t)(c + 32) : c;
+}
+
+static int hexval(uint8_t c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = lower(c);
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+/* Compares the comma-separated token list in v[0..n) for tok (case-insensitive);
+ * last: only the last token counts. */
+static bool has_token(const char *v, size_t n, const char *tok, bool last)
+{
+    size_t tl = strlen(tok), i = 0;
+    bool found = false;
+    while (i < n) {
+        while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
+            i++;
+        size_t s = i;
+        while (i < n && v[i] != ',')
+            i++;
+        size_t e = i;
+        while (e > s && (v[e - 1] == ' ' || v[e - 1] == '\t'))
+            e--;
+        if (e == s)
+            continue;
+        bool eq = e - s == tl;
+        for (size_t k = 0; eq && k < tl; k++)
+            eq = lower((uint8_t)v[s + k]) == (uint8_t)tok[k];
+        found = last ? eq : (found || eq);
+    }
+    return found;
+}
+
+static int end_value(tb_http_resp *p)
+{
+    size_t n = p->val_len;
+    while (n > 0 && (p->val[n - 1] == ' ' || p->val[n - 1] == '\t'))
+        n--;
+    switch (p->hdr) {
+    case H_CL: {
+        if (p->val_overflow || n == 0 || n > 18)
+            return fail(p, "bad Content-Length");
+        int64_t v = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (p->val[i] < '0' || p->val[i] > '9')
+                return fail(p, "bad Content-Length");
+            v = v * 10 + (p->val[i] - '0');
+        }
+        if (p->content_length >= 0 && p->content_length != v)
+            return fail(p, "conflicting Content-Length headers");
+        p->content_length = v;
+        break;
+    }
+    case H_TE:
+        if (p->val_overflow)
+            return fail(p, "Transfer-Encoding too long");
+        p->chunked = has_token(p->val, n, "chunked", true);
+        if (!p->chunked)
+            p->content_length = -2; /* other codings: the body ends with the connection */
+        break;
+    case H_CONN:
+        if (has_token(p->val, n, "close", false))
+            p->conn_close = true;
+        if (has_token(p->val, n, "keep-alive", false))
+            p->conn_keep = true;
+        break;
+    default:
+        break;
+    }
+    return TB_HTTP_MORE;
+}
+
+/* Headers are complete: decide how the body is delimited. */
+static int headers_done(tb_http_resp *p)
+{
+    if (p->status >= 100 && p->status < 200) { /* interim response: the real one follows */
+        uint32_t hb = p->header_bytes;
+        tb_http_resp_init(p);
+        p->header_bytes = hb;
+        return TB_HTTP_MORE;
+    }
+    p->keep_alive = p->minor >= 1 ? !p->conn_close : (p->conn_keep && !p->conn_close);
+    if (p->status == 204 || p->status == 304) {
+        p->state = S_DONE;
+        return TB_HTTP_DONE;
+    }
+    if (p->chunked) {
+        p->state = S_CHUNK_SIZE;
+        return TB_HTTP_MORE;
+    }
+    if (p->content_length == -2)
+        p->content_length = -1;
+    else if (p->content_length >= 0) {
+        if (p->content_length == 0) {
+            p->state = S_DONE;
+            return TB_HTTP_DONE;
+        }
+        p->remaining = (uint64_t)p->content_length;
+        p->state = S_BODY_CL;
+        return TB_HTTP_MORE;
+    }
+    p->keep_alive = false;
+    p->state = S_BODY_EOF;
+    return TB_HTTP_MORE;
+}
+
+static void name_char(tb_http_resp *p, uint8_t c)
+{
+    uint8_t lc = lower(c);
+    for (int k = 0; k < 3; k++)
+        if ((p->match & (1 << k)) &&
+            (p->name_len >= known_len[k] || (uint8_t)known[k][p->name_len] != lc))
+            p->match &= (uint8_t) ~(1 << k);
+    if (p->name_len < 255)
+        p->name_len++;
+}
+
+static int chunk_size_done(tb_http_resp *p)
+{
+    if (p->remaining == 0) {
+        p->state = S_TRAILER_START;
+    } else {
+        p->state = S_CHUNK_DATA;
+    }
+    return TB_HTTP_MORE;
+}
+
+int tb_http_resp_feed(tb_http_resp *p, const uint8_t *buf, size_t len, size_t *used)
+{
+    size_t i = 0;
+    int rc = TB_HTTP_MORE;
+    if (p->state == S_DONE) {
+        *used = 0;
+        return TB_HTTP_DONE;
+    }
+    if (p->state == S_ERROR) {
+        *used = 0;
+        return TB_HTTP_ERROR;
+    }
+    while (i < len && rc == TB_HTTP_MORE) {
+        uint8_t c = buf[i];
+        if (p->state <= S_END_LF) {
+            if (++p->header_bytes > TB_HTTP_HEADER_MAX) {
+                rc = fail(p, "response headers too large");
+                break;
+            }
+        }
+        switch (p->state) {
+        case S_VER:
+            if (c != (uint8_t) "HTTP/1."[p->digits]) {
+                rc = fail(p, "not an HTTP/1.x status line");
+                break;
+            }
+            if (++p->digits == 7) {
+                p->digits = 0;
+                p->state = S_MINOR;
+            }
+            i++;
+            break;
+        case S_MINOR:
+            if (c < '0' || c > '9') {
+                rc = fail(p, "bad HTTP version");
+                break;
+            }
+            p->minor = c - '0';
+            p->state = S_SP1;
+            i++;
+            break;
+        case S_SP1:
+            if (c != ' ') {
+                rc = fail(p, "bad status line");
+                break;
+            }
+            p->state = S_CODE;
+            i++;
+            break;
+        case S_CODE:
+            if (c < '0' || c > '9') {
+                rc = fail(p, "bad status code");
+                break;
+            }
+            p->status = p->status * 10 + (c - '0');
+            if (++p->digits == 3) {
+                p->digits = 0;
+                p->state = S_CODE_END;
+            }
+            i++;
+            break;
+        case S_CODE_END:
+            if (p->status < 100) {
+                rc = fail(p, "bad status code");
+                break;
+            }
+            if (c == ' ')
+                p->state = S_REASON;
+            else if (c == '\r')
+                p->state = S_LINE_LF;
+            else if (c == '\n')
+                p->state = S_HDR_START;
+            else {
+                rc = fail(p, "bad status code");
+                break;
+            }
+            i++;
+            break;
+        case S_REASON:
+            if (c == '\r')
+                p->state = S_LINE_LF;
+            else if (c == '\n')
+                p->state = S_HDR_START;
+            else if ((c < 0x20 && c != '\t') || c == 0x7f) {
+                rc = fail(p, "control byte in status line");
+                break;
+            }
+            i++;
+            break;
+        case S_LINE_LF:
+        case S_VAL_LF:
+            if (c != '\n') {
+                rc = fail(p, "CR without LF");
+                break;
+            }
+            if (p->state == S_VAL_LF && (rc = end_value(p)) != TB_HTTP_MORE)
+                break;
+            p->state = S_HDR_START;
+            i++;
+            break;
+        case S_HDR_START:
+            i++;
+            if (c == '\r') {
+                p->state = S_END_LF;
+            } else if (c == '\n') {
+                rc = headers_done(p);
+            } else if (is_tchar(c)) {
+                p->match = 7;
+                p->name_len = 0;
+                p->val_len = 0;
+                p->val_overflow = false;
+                p->hdr = H_NONE;
+                p->state = S_NAME;
+                name_char(p, c);
+            } else {
+                rc = fail(p, "bad header line");
+            }
+            break;
+        case S_NAME:
+            if (c == ':') {
+                p->hdr = H_NONE;
+                for (int k = 0; k < 3; k++)
+                    if ((p->match & (1 << k)) && p->name_len == known_len[k])
+                        p->hdr = (uint8_t)(1 << k);
+                p->state = S_VAL_WS;
+            } else if (is_tchar(c)) {
+                name_char(p, c);
+            } else {
+                rc = fail(p, "bad header name");
+                break;
+            }
+            i++;
+            break;
+        case S_VAL_WS:
+            if (c == ' ' || c == '\t') {
+                i++;
+                break;
+            }
+            p->state = S_VAL;
+            /* fall through */
+        case S_VAL:
+            if (c == '\r') {
+                p->state = S_VAL_LF;
+            } else if (c == '\n') {
+                if ((rc = end_value(p)) != TB_HTTP_MORE)
+                    break;
+                p->state = S_HDR_START;
+            } else if ((c < 0x20 && c != '\t') || c == 0x7f) {
+                rc = fail(p, "control byte in header value");
+                break;
+            } else if (p->hdr != H_NONE) {
+                if (p->val_len < sizeof p->val)
+                    p->val[p->val_len++] = (char)c;
+                else
+                    p->val_overflow = true;
+            }
+            i++;
+            break;
+        case S_END_LF:
+            if (c != '\n') {
+                rc = fail(p, "CR without LF");
+                break;
+            }
+            i++;
+            rc = headers_done(p);
+            break;
+        case S_BODY_CL: {
+            size_t take = len - i;
+            if (take > p->remaining)
+                take = (size_t)p->remaining;
+            p->remaining -= take;
+            p->body_bytes += take;
+            i += take;
+            if (p->remaining == 0) {
+                p->state = S_DONE;
+                rc = TB_HTTP_DONE;
+            }
+            break;
+        }
+        case S_BODY_EOF:
+            p->body_bytes += len - i;
+            i = len;
+            break;
+        case S_CHUNK_SIZE:
+        case S_CHUNK_SIZE_MORE: {
+            int v = hexval(c);
+            if (v >= 0) {
+                if (p->state == S_CHUNK_SIZE) {
+                    p->remaining = 0;
+                    p->digits = 0;
+                    p->state = S_CHUNK_SIZE_MORE;
+                }
+                if (++p->digits > 15) {
+                    rc = fail(p, "chunk size too large");
+                    break;
+                }
+                p->remaining = p->remaining * 16 + (uint64_t)v;
+            } else if (p->state == S_CHUNK_SIZE) {
+                rc = fail(p, "bad chunk size");
+                break;
+            } else if (c == ';' || c == ' ' || c == '\t') {
+                p->digits = 0;
+                p->state = S_CHUNK_EXT;
+            } else if (c == '\r') {
+                p->state = S_CHUNK_SIZE_LF;
+            } else if (c == '\n') {
+                chunk_size_done(p);
+            } else {
+                rc = fail(p, "bad chunk size");
+                break;
+            }
+            i++;
+            break;
+        }
+        case S_CHUNK_EXT:
+            if (c == '\r')
+                p->state = S_CHUNK_SIZE_LF;
+            else if (c == '\n')
+                chunk_size_done(p);
+            else if (++p->digits > CHUNK_EXT_MAX) {
+                rc = fail(p, "chunk extension too long");
+                break;
+            }
+            i++;
+            break;
+        case S_CHUNK_SIZE_LF:
+            if (c != '\n') {
+                rc = fail(p, "CR without LF");
+                break;
+            }
+            chunk_size_done(p);
+            i++;
+            break;
+        case S_CHUNK_DATA: {
+            size_t take = len - i;
+            if (take > p->remaining)
+                take = (size_t)p->remaining;
+            p->remaining -= take;
+            p->body_bytes += take;
+            i += take;
+            if (p->remaining == 0)
+                p->state = S_CHUNK_DATA_CR;
+            break;
+        }
+        case S_CHUNK_DATA_CR:
+            if (c == '\r')
+                p->state = S_CHUNK_DATA_LF;
+            else if (c == '\n')
+                p->state = S_CHUNK_SIZE;
+            else {
+                rc = fail(p, "chunk data longer than its size");
+                break;
+            }
+            i++;
+            break;
+        case S_CHUNK_DATA_LF:
+            if (c != '\n') {
+                rc = fail(p, "CR without LF");
+                break;
+            }
+            p->state = S_CHUNK_SIZE;
+            i++;
+            break;
+        case S_TRAILER_START:
+            i++;
+            if (c == '\r') {
+                p->state = S_TRAILER_END_LF;
+            } else if (c == '\n') {
+                p->state = S_DONE;
+                rc = TB_HTTP_DONE;
+            } else {
+                p->digits = 0;
+                p->state = S_TRAILER_LINE;
+            }
+            break;
+        case S_TRAILER_LINE:
+            if (c == '\n')
+                p->state = S_TRAILER_START;
+            else if (++p->digits > TB_HTTP_HEADER_MAX) {
+                rc = fail(p, "trailer too large");
+                break;
+            }
+            i++;
+            break;
+        case S_TRAILER_END_LF:
+            if (c != '\n') {
+                rc = fail(p, "CR without LF");
+                break;
+            }
+            i++;
+            p->state = S_DONE;
+            rc = TB_HTTP_DONE;
+            break;
+        default:
+            rc = fail(p, "parser misuse");
+            break;
+        }
+    }
+    *used = i;
+    return rc;
+}
+
+int tb_http_resp_eof(tb_http_resp *p)
+{
+    if (p->state == S_BODY_EOF) {
+        p->state = S_DONE;
+        return TB_HTTP_DONE;
+    }
+    if (p->state == S_DONE)
+        return TB_HTTP_DONE;
+    if (p->state == S_ERROR)
+        return TB_HTTP_ERROR;
+    return fail(p, tb_http_resp_started(p) ? "connection closed mid-response"
+                                           : "connection closed before a response");
+}

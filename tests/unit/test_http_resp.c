@@ -1,0 +1,195 @@
+/* Unit tests for src/net/http_resp: framing by Content-Length, chunked and
+ * close, keep-alive rules, interim responses, errors, and every split point. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "net/http_resp.h"
+
+struct want {
+    int status;
+    bool keep_alive;
+    uint64_t body;
+    bool needs_eof; /* close-delimited */
+};
+
+/* Feeds msg in pieces [0,k) and [k,n) and checks the result, for every k. Also
+ * byte by byte. Bytes after the response (extra) must be left unused. */
+static void check_all_splits(const char *msg, size_t extra, struct want w)
+{
+    size_t n = strlen(msg);
+    size_t end = n - extra;
+    for (size_t k = 0; k <= n; k++) {
+        tb_http_resp p;
+        tb_http_resp_init(&p);
+        size_t used = 0, total = 0;
+        int rc = tb_http_resp_feed(&p, (const uint8_t *)msg, k, &used);
+        total += used;
+        if (rc == TB_HTTP_MORE) {
+            assert_int_equal(used, k);
+            rc = tb_http_resp_feed(&p, (const uint8_t *)msg + k, n - k, &used);
+            total += used;
+        }
+        if (w.needs_eof) {
+            assert_int_equal(rc, TB_HTTP_MORE);
+            assert_int_equal(tb_http_resp_eof(&p), TB_HTTP_DONE);
+        } else {
+            assert_int_equal(rc, TB_HTTP_DONE);
+        }
+        assert_int_equal(total, end);
+        assert_int_equal(p.status, w.status);
+        assert_int_equal(p.keep_alive, w.keep_alive);
+        assert_int_equal(p.body_bytes, w.body);
+    }
+    tb_http_resp p;
+    tb_http_resp_init(&p);
+    size_t used, total = 0;
+    int rc = TB_HTTP_MORE;
+    for (size_t i = 0; i < n && rc == TB_HTTP_MORE; i++) {
+        rc = tb_http_resp_feed(&p, (const uint8_t *)msg + i, 1, &used);
+        total += used;
+    }
+    if (w.needs_eof)
+        rc = tb_http_resp_eof(&p);
+    assert_int_equal(rc, TB_HTTP_DONE);
+    assert_int_equal(total, end);
+    assert_int_equal(p.body_bytes, w.body);
+}
+
+static void test_content_length(void **state)
+{
+    (void)state;
+    check_all_splits("HTTP/1.1 200 OK\r\nServer: x\r\nContent-Length: 5\r\n\r\nhello", 0,
+                     (struct want){200, true, 5, false});
+    /* a following response's bytes are not consumed */
+    check_all_splits("HTTP/1.1 200 OK\r\ncontent-length:3\r\n\r\nabcHTTP/1.1 200", 12,
+                     (struct want){200, true, 3, false});
+    check_all_splits("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", 0,
+                     (struct want){404, true, 0, false});
+}
+
+static void test_chunked(void **state)
+{
+    (void)state;
+    check_all_splits("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     "5\r\nhello\r\n1a;ext=1\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\n\r\n",
+                     0, (struct want){200, true, 31, false});
+    check_all_splits("HTTP/1.1 200 OK\r\nTRANSFER-ENCODING:  gzip, chunked \r\n\r\n"
+                     "A\r\n0123456789\r\n0\r\nX-Trailer: 1\r\n\r\nNEXT",
+                     4, (struct want){200, true, 10, false});
+    /* chunked wins over Content-Length */
+    check_all_splits("HTTP/1.1 200 OK\r\nContent-Length: 99\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     "3\r\nabc\r\n0\r\n\r\n",
+                     0, (struct want){200, true, 3, false});
+}
+
+static void test_close_and_keepalive(void **state)
+{
+    (void)state;
+    check_all_splits("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nhi", 0,
+                     (struct want){200, false, 2, false});
+    check_all_splits("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nhi", 0,
+                     (struct want){200, false, 2, false});
+    check_all_splits("HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 2\r\n\r\nhi", 0,
+                     (struct want){200, true, 2, false});
+    /* no length: the body runs to the end of the connection */
+    check_all_splits("HTTP/1.1 200 OK\r\nServer: y\r\n\r\nuntil the end", 0,
+                     (struct want){200, false, 13, true});
+    /* 204/304 have no body; bare LF line endings are tolerated */
+    check_all_splits("HTTP/1.1 204 No Content\nX: y\n\n", 0, (struct want){204, true, 0, false});
+    check_all_splits("HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n", 0,
+                     (struct want){304, true, 0, false});
+}
+
+static void test_interim_response(void **state)
+{
+    (void)state;
+    check_all_splits(
+        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 1\r\n\r\nx", 0,
+        (struct want){201, true, 1, false});
+}
+
+static int feed_all(const char *msg, tb_http_resp *p)
+{
+    size_t used;
+    tb_http_resp_init(p);
+    return tb_http_resp_feed(p, (const uint8_t *)msg, strlen(msg), &used);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    tb_http_resp p;
+    const char *bad[] = {
+        "GARBAGE\r\n\r\n",
+        "HTTP/2 200 OK\r\n\r\n",
+        "HTTP/1.1 2x0 OK\r\n\r\n",
+        "HTTP/1.1 099 Low\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nBad Header: x\r\n\r\n",
+        "HTTP/1.1 200 OK\r\n folded: x\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nX: a\rb\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nab\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffff1\r\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(feed_all(bad[i], &p), TB_HTTP_ERROR);
+        assert_non_null(p.error);
+        size_t used;
+        assert_int_equal(tb_http_resp_feed(&p, (const uint8_t *)"x", 1, &used), TB_HTTP_ERROR);
+    }
+    /* closed mid-response, mid-body, before anything */
+    assert_int_equal(feed_all("HTTP/1.1 200 OK\r\nContent-Le", &p), TB_HTTP_MORE);
+    assert_int_equal(tb_http_resp_eof(&p), TB_HTTP_ERROR);
+    assert_string_equal(p.error, "connection closed mid-response");
+    assert_int_equal(feed_all("HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nabc", &p), TB_HTTP_MORE);
+    assert_int_equal(tb_http_resp_eof(&p), TB_HTTP_ERROR);
+    tb_http_resp_init(&p);
+    assert_false(tb_http_resp_started(&p));
+    assert_int_equal(tb_http_resp_eof(&p), TB_HTTP_ERROR);
+    assert_string_equal(p.error, "connection closed before a response");
+}
+
+static void test_header_limit(void **state)
+{
+    (void)state;
+    static char big[TB_HTTP_HEADER_MAX + 100];
+    strcpy(big, "HTTP/1.1 200 OK\r\nX: ");
+    size_t n = strlen(big);
+    memset(big + n, 'a', sizeof big - n - 1);
+    big[sizeof big - 1] = 0;
+    tb_http_resp p;
+    assert_int_equal(feed_all(big, &p), TB_HTTP_ERROR);
+    assert_string_equal(p.error, "response headers too large");
+}
+
+static void test_header_bytes_counted(void **state)
+{
+    (void)state;
+    const char *m = "HTTP/1.1 200 OK\r\nA: b\r\nContent-Length: 1\r\n\r\nZ";
+    tb_http_resp p;
+    assert_int_equal(feed_all(m, &p), TB_HTTP_DONE);
+    assert_int_equal(p.header_bytes, strlen(m) - 1);
+    assert_int_equal(p.content_length, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_content_length),
+        cmocka_unit_test(test_chunked),
+        cmocka_unit_test(test_close_and_keepalive),
+        cmocka_unit_test(test_interim_response),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_header_limit),
+        cmocka_unit_test(test_header_bytes_counted),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
