@@ -1,0 +1,374 @@
+/* http_req: incremental HTTP/1.1 request head parser; see http_req.h for the
+ * contract. One byte-at-a-time state machine whose whole state lives in the
+ * tb_http_req struct, so a request split at any byte boundary parses exactly as
+ * if it had arrived in one read. Tight inner loops cover the long runs (target,
+ * header values) so the common case costs a few comparisons per byte. */
+#include "net/http_req.h"
+
+#include <string.h>
+#include <strings.h>
+
+enum {
+    S_START,
+    S_METHOD,
+    S_TARGET_START,
+    S_TARGET,
+    S_VERSION,
+    S_RL_LF,
+    S_LINE_START,
+    S_NAME,
+    S_OWS,
+    S_VALUE,
+    S_HDR_LF,
+    S_END_LF,
+    S_FINISHED,
+};
+
+#define VERSION_LEN 8 /* "HTTP/1.1" */
+
+/* tchar from RFC 9110 section 5.6.2. */
+static int is_tchar(uint8_t c)
+{
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+        return 1;
+    return c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+}
+
+/* A byte allowed in a field value other than SP/HTAB: VCHAR or obs-text. */
+static int is_value_char(uint8_t c)
+{
+    return c > 0x20 && c != 0x7f;
+}
+
+void tb_http_req_init(tb_http_req *r, size_t max_head)
+{
+    memset(r, 0, sizeof *r);
+    if (max_head > UINT32_MAX)
+        max_head = UINT32_MAX;
+    r->max_head = max_head;
+}
+
+void tb_http_req_reset(tb_http_req *r)
+{
+    tb_http_req_init(r, r->max_head);
+}
+
+static int name_is(const uint8_t *name, size_t len, const char *want)
+{
+    return strlen(want) == len && strncasecmp((const char *)name, want, len) == 0;
+}
+
+/* Parses a Content-Length value: 1*DIGIT, at most 18 digits (no overflow). */
+static int parse_length(const uint8_t *v, size_t n, uint64_t *out)
+{
+    if (n == 0 || n > 18)
+        return -1;
+    uint64_t x = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] < '0' || v[i] > '9')
+            return -1;
+        x = x * 10 + (uint64_t)(v[i] - '0');
+    }
+    *out = x;
+    return 0;
+}
+
+/* Reads the comma-separated tokens of a Connection field. */
+static void parse_connection(tb_http_req *r, const uint8_t *v, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
+            i++;
+        size_t start = i;
+        while (i < n && v[i] != ',')
+            i++;
+        size_t end = i;
+        while (end > start && (v[end - 1] == ' ' || v[end - 1] == '\t'))
+            end--;
+        if (name_is(v + start, end - start, "close"))
+            r->conn_close = 1;
+        else if (name_is(v + start, end - start, "keep-alive"))
+            r->conn_keep_alive = 1;
+    }
+}
+
+/* Interprets the header line just finished. Returns 0 or a negative result. */
+static int end_header(tb_http_req *r, const uint8_t *buf)
+{
+    if (++r->nheaders > TB_HREQ_MAX_HEADERS)
+        return TB_HREQ_TOO_LARGE;
+    const uint8_t *name = buf + r->line_off;
+    const uint8_t *val = buf + r->value_off;
+    size_t vlen = r->value_end > r->value_off ? r->value_end - r->value_off : 0;
+    if (name_is(name, r->name_len, "host")) {
+        if (r->has_host)
+            return TB_HREQ_BAD;
+        r->has_host = 1;
+    } else if (name_is(name, r->name_len, "content-length")) {
+        uint64_t cl;
+        if (parse_length(val, vlen, &cl) < 0)
+            return TB_HREQ_BAD;
+        if (r->has_cl && cl != r->content_length)
+            return TB_HREQ_BAD;
+        r->has_cl = 1;
+        r->content_length = cl;
+    } else if (name_is(name, r->name_len, "transfer-encoding")) {
+        return TB_HREQ_BAD;
+    } else if (name_is(name, r->name_len, "connection")) {
+        parse_connection(r, val, vlen);
+    }
+    return 0;
+}
+
+static int finish(tb_http_req *r)
+{
+    if (r->minor == 1 && !r->has_host)
+        return TB_HREQ_BAD;
+    if (r->minor == 1)
+        r->keep_alive = !r->conn_close;
+    else
+        r->keep_alive = r->conn_keep_alive && !r->conn_close;
+    r->body_left = r->content_length;
+    r->head_len = r->pos;
+    return TB_HREQ_DONE;
+}
+
+static void set_method(tb_http_req *r, const uint8_t *buf)
+{
+    const uint8_t *m = buf + r->method_off;
+    if (r->method_len == 3 && !memcmp(m, "GET", 3))
+        r->method = TB_HREQ_GET;
+    else if (r->method_len == 4 && !memcmp(m, "HEAD", 4))
+        r->method = TB_HREQ_HEAD;
+    else
+        r->method = TB_HREQ_OTHER;
+}
+
+/* The version string "HTTP/1.x" one byte at a time; returns 0 or a result. */
+static int version_byte(tb_http_req *r, uint8_t c)
+{
+    static const char prefix[] = "HTTP/";
+    uint32_t i = r->name_len; /* reused as the index into "HTTP/1.x" */
+    if (i < 5) {
+        if (c != (uint8_t)prefix[i])
+            return TB_HREQ_BAD;
+    } else if (i == 5) {
+        if (c < '0' || c > '9')
+            return TB_HREQ_BAD;
+        if (c != '1')
+            r->minor = -1; /* remembered: valid syntax, unsupported version */
+    } else if (i == 6) {
+        if (c != '.')
+            return TB_HREQ_BAD;
+    } else if (i == 7) {
+        if (c < '0' || c > '9')
+            return TB_HREQ_BAD;
+        if (r->minor != -1)
+            r->minor = c == '0' ? 0 : c == '1' ? 1 : -1;
+    } else {
+        return TB_HREQ_BAD;
+    }
+    r->name_len = i + 1;
+    return 0;
+}
+
+static int end_request_line(tb_http_req *r)
+{
+    if (r->name_len != VERSION_LEN)
+        return TB_HREQ_BAD;
+    if (r->minor < 0)
+        return TB_HREQ_VERSION;
+    r->name_len = 0;
+    return 0;
+}
+
+static int step(tb_http_req *r, const uint8_t *buf, size_t len)
+{
+    while (r->pos < len) {
+        if (r->pos >= r->max_head)
+            return TB_HREQ_TOO_LARGE;
+        size_t p = r->pos;
+        uint8_t c = buf[p];
+        int rc = 0;
+        switch (r->state) {
+        case S_START:
+            if (c == '\r' || c == '\n')
+                break;
+            if (!is_tchar(c))
+                return TB_HREQ_BAD;
+            r->method_off = (uint32_t)p;
+            r->method_len = 1;
+            r->state = S_METHOD;
+            break;
+        case S_METHOD:
+            if (c == ' ') {
+                set_method(r, buf);
+                r->state = S_TARGET_START;
+            } else if (!is_tchar(c) || ++r->method_len > TB_HREQ_MAX_METHOD) {
+                return TB_HREQ_BAD;
+            }
+            break;
+        case S_TARGET_START:
+            if (!is_value_char(c))
+                return TB_HREQ_BAD;
+            r->target_off = (uint32_t)p;
+            r->target_len = 1;
+            r->state = S_TARGET;
+            break;
+        case S_TARGET: {
+            size_t end = len < r->max_head ? len : r->max_head;
+            while (p < end && is_value_char(buf[p]))
+                p++;
+            r->target_len = (uint32_t)(p - r->target_off);
+            if (p == end) {
+                r->pos = p;
+                continue;
+            }
+            if (buf[p] != ' ')
+                return TB_HREQ_BAD;
+            r->name_len = 0;
+            r->minor = 0;
+            r->state = S_VERSION;
+            r->pos = p + 1;
+            continue;
+        }
+        case S_VERSION:
+            if (c == '\r' || c == '\n') {
+                if ((rc = end_request_line(r)) != 0)
+                    return rc;
+                r->state = c == '\r' ? S_RL_LF : S_LINE_START;
+            } else if ((rc = version_byte(r, c)) != 0) {
+                return rc;
+            }
+            break;
+        case S_RL_LF:
+        case S_HDR_LF:
+            if (c != '\n')
+                return TB_HREQ_BAD;
+            if (r->state == S_HDR_LF && (rc = end_header(r, buf)) != 0)
+                return rc;
+            r->state = S_LINE_START;
+            break;
+        case S_LINE_START:
+            if (c == '\r') {
+                r->state = S_END_LF;
+            } else if (c == '\n') {
+                r->pos = p + 1;
+                r->state = S_FINISHED;
+                return finish(r);
+            } else if (is_tchar(c)) {
+                r->line_off = (uint32_t)p;
+                r->name_len = 1;
+                r->state = S_NAME;
+            } else {
+                return TB_HREQ_BAD; /* includes obs-fold (SP/HTAB) */
+            }
+            break;
+        case S_NAME:
+            if (c == ':') {
+                r->value_off = r->value_end = (uint32_t)(p + 1);
+                r->state = S_OWS;
+            } else if (is_tchar(c)) {
+                r->name_len++;
+            } else {
+                return TB_HREQ_BAD;
+            }
+            break;
+        case S_OWS:
+            if (c == ' ' || c == '\t') {
+                r->value_off = r->value_end = (uint32_t)(p + 1);
+                break;
+            }
+            r->state = S_VALUE;
+            continue; /* same byte, as a value byte */
+        case S_VALUE: {
+            size_t end = len < r->max_head ? len : r->max_head;
+            while (p < end && (is_value_char(buf[p]) || buf[p] == ' ' || buf[p] == '\t')) {
+                if (buf[p] != ' ' && buf[p] != '\t')
+                    r->value_end = (uint32_t)(p + 1);
+                p++;
+            }
+            if (p == end) {
+                r->pos = p;
+                continue;
+            }
+            if (buf[p] == '\r') {
+                r->state = S_HDR_LF;
+            } else if (buf[p] == '\n') {
+                if ((rc = end_header(r, buf)) != 0)
+                    return rc;
+                r->state = S_LINE_START;
+            } else {
+                return TB_HREQ_BAD;
+            }
+            r->pos = p + 1;
+            continue;
+        }
+        case S_END_LF:
+            if (c != '\n')
+                return TB_HREQ_BAD;
+            r->pos = p + 1;
+            r->state = S_FINISHED;
+            return finish(r);
+        default:
+            return TB_HREQ_BAD;
+        }
+        r->pos = p + 1;
+    }
+    if (r->pos >= r->max_head)
+        return TB_HREQ_TOO_LARGE;
+    return TB_HREQ_MORE;
+}
+
+int tb_http_req_parse(tb_http_req *r, const uint8_t *buf, size_t len)
+{
+    if (r->result != TB_HREQ_MORE)
+        return r->result;
+    r->result = step(r, buf, len);
+    return r->result;
+}
+
+size_t tb_http_req_skip_body(tb_http_req *r, size_t avail)
+{
+    size_t n = avail < r->body_left ? avail : (size_t)r->body_left;
+    r->body_left -= n;
+    return n;
+}
+
+void tb_http_req_split_target(const tb_http_req *r, const uint8_t *buf, const char **path,
+                              size_t *path_len, const char **query, size_t *query_len)
+{
+    const char *t = (const char *)buf + r->target_off;
+    const char *q = memchr(t, '?', r->target_len);
+    *path = t;
+    if (q) {
+        *path_len = (size_t)(q - t);
+        *query = q + 1;
+        *query_len = r->target_len - *path_len - 1;
+    } else {
+        *path_len = r->target_len;
+        *query = NULL;
+        *query_len = 0;
+    }
+}
+
+int tb_http_query_get(const char *query, size_t query_len, const char *key, const char **val,
+                      size_t *val_len)
+{
+    size_t klen = strlen(key), i = 0;
+    while (query && i <= query_len) {
+        size_t start = i;
+        while (i < query_len && query[i] != '&')
+            i++;
+        const char *pair = query + start;
+        size_t plen = i - start;
+        if (plen >= klen && !memcmp(pair, key, klen) && (plen == klen || pair[klen] == '=')) {
+            *val = plen == klen ? pair + plen : pair + klen + 1;
+            *val_len = plen == klen ? 0 : plen - klen - 1;
+            return 1;
+        }
+        i++;
+    }
+    return 0;
+}
