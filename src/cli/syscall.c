@@ -1,9 +1,217 @@
-/* cli/syscall: `teebench syscall` (not built yet). */
+/* cli/syscall: `teebench syscall` -- UnixBench's System Call Overhead (sys/syscall
+ * runs the passes and scores them). Text output prints each pass as it ends,
+ * then UnixBench's result and index lines; --json prints one document (with
+ * the env document embedded) at the end. */
 #include "cli/cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/sys_opt.h"
+#include "sys/env.h"
+#include "sys/syscall_bench.h"
+
+typedef struct sc_args {
+    tb_sc_mode mode;
+    double duration;
+    long passes;
+    long copies;
+    int json;
+} sc_args;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: teebench syscall [--mode mix|close|getpid|exec] [--duration S] [--passes N]\n"
+            "                        [--copies N] [--json]\n\n"
+            "UnixBench's \"System Call Overhead\": each pass runs the loop for S seconds and\n"
+            "counts loops per second (lps); the lowest third of the passes (by count) are\n"
+            "dropped and the score is the geometric mean of the rest; index = score / 15000\n"
+            "* 10 (15000 lps: UnixBench's baseline machine). Same as UnixBench 6's\n"
+            "`syscall S mode` under its Run script.\n\n"
+            "  --mode M       mix (default): close(dup(fd)); syscall(SYS_getpid); getuid();\n"
+            "                 umask(022);  close: close(dup(fd));  getpid:\n"
+            "                 syscall(SYS_getpid);  exec: fork, exec /bin/true, wait\n"
+            "  --duration S   seconds per pass (default 10)\n"
+            "  --passes N     passes (default 10)\n"
+            "  --copies N     processes run at once per pass, counts summed (default 1)\n"
+            "  --json         print one JSON document (includes `teebench env --json`)\n"
+            "  -h, --help     this text\n");
+}
+
+/* Parses flags into a; returns -1 when done (continue), or an exit code. */
+static int parse_args(int argc, char **argv, sc_args *a)
+{
+    static const struct option opts[] = {{"mode", required_argument, NULL, 'm'},
+                                         {"duration", required_argument, NULL, 'd'},
+                                         {"passes", required_argument, NULL, 'p'},
+                                         {"copies", required_argument, NULL, 'c'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    tb_err err = {{0}};
+    int c, rc = 0;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":m:d:p:c:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'm':
+            rc = tb_sc_mode_parse(optarg, &a->mode, &err);
+            break;
+        case 'd':
+            rc = cli_sys_opt_double("--duration", optarg, 0.001, 86400, &a->duration, &err);
+            break;
+        case 'p':
+            rc = cli_sys_opt_long("--passes", optarg, 1, 1000, &a->passes, &err);
+            break;
+        case 'c':
+            rc = cli_sys_opt_long("--copies", optarg, 1, 4096, &a->copies, &err);
+            break;
+        case 'j':
+            a->json = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case ':':
+            return cli_fail_code(2, "syscall", "%s: needs a value", argv[optind - 1]);
+        default:
+            return cli_fail_code(2, "syscall", "%s: unknown option (teebench syscall --help)",
+                                 argv[optind - 1]);
+        }
+        if (rc < 0)
+            return cli_fail_code(2, "syscall", "%s", err.msg);
+    }
+    if (optind < argc)
+        return cli_fail_code(2, "syscall", "%s: unexpected argument", argv[optind]);
+    return -1;
+}
+
+static double ns_per_loop(const tb_sc_pass *p, long copies)
+{
+    return p->seconds * 1e9 * (double)copies / (double)p->count;
+}
+
+static void print_pass(size_t i, const tb_sc_pass *p, long copies)
+{
+    printf("pass %2zu: %12llu loops in %7.3f s = %12.1f lps  (%.1f ns per loop)\n", i + 1,
+           (unsigned long long)p->count, p->seconds, p->lps, ns_per_loop(p, copies));
+    fflush(stdout);
+}
+
+static void print_text_result(const sc_args *a, const tb_sc_pass *passes, double score)
+{
+    size_t kept = 0, dropped = 0;
+    double tsum = 0;
+    for (long i = 0; i < a->passes; i++) {
+        if (passes[i].kept) {
+            kept++;
+            tsum += passes[i].seconds;
+        } else {
+            dropped++;
+        }
+    }
+    printf("dropped (lowest third by count):");
+    if (!dropped)
+        printf(" none");
+    for (long i = 0; i < a->passes; i++)
+        if (!passes[i].kept)
+            printf(" pass %ld", i + 1);
+    printf("\n\n");
+    const char *msg = "System Call Overhead";
+    char label[64];
+    if (a->mode != TB_SC_MIX) {
+        snprintf(label, sizeof label, "System Call Overhead (%s)", tb_sc_mode_name(a->mode));
+        msg = label;
+    }
+    printf("%-40s %12.1f %-5s (%.1f s, %zu samples)\n\n", msg, score, "lps", tsum / (double)kept,
+           kept);
+    printf("%-40s %12s %12s %8s\n", "System Benchmarks Index Values", "BASELINE", "RESULT",
+           "INDEX");
+    if (a->mode == TB_SC_MIX)
+        printf("%-40s %12.1f %12.1f %8.1f\n", msg, TB_SC_BASELINE_LPS, score, tb_sc_index(score));
+    else
+        printf("%-40s %12s %12.1f %8s\n", msg, "---", score, "---");
+    printf("\nscore %.1f lps = %.1f ns per loop per copy (%ld %s); index baseline 15000 lps%s\n",
+           score, 1e9 * (double)a->copies / score, a->copies, a->copies == 1 ? "copy" : "copies",
+           a->mode == TB_SC_MIX ? "" : " applies to mode mix only");
+}
+
+static int print_json(const sc_args *a, const tb_sc_pass *passes, double score)
+{
+    tb_err err = {{0}};
+    json_t *o = json_object();
+    json_object_set_new(o, "schema", json_string("teebench-syscall/1"));
+    json_object_set_new(o, "test", json_string("System Call Overhead"));
+    json_object_set_new(o, "mode", json_string(tb_sc_mode_name(a->mode)));
+    json_object_set_new(o, "loop", json_string(tb_sc_mode_loop(a->mode)));
+    json_object_set_new(o, "duration_s", json_real(a->duration));
+    json_object_set_new(o, "copies", json_integer(a->copies));
+    json_t *arr = json_array();
+    for (long i = 0; i < a->passes; i++) {
+        json_t *p = json_object();
+        json_object_set_new(p, "count", json_integer((json_int_t)passes[i].count));
+        json_object_set_new(p, "seconds", json_real(passes[i].seconds));
+        json_object_set_new(p, "lps", json_real(passes[i].lps));
+        json_object_set_new(p, "ns_per_loop", json_real(ns_per_loop(&passes[i], a->copies)));
+        json_object_set_new(p, "kept", json_boolean(passes[i].kept));
+        json_array_append_new(arr, p);
+    }
+    json_object_set_new(o, "passes", arr);
+    json_object_set_new(o, "score_lps", json_real(score));
+    json_object_set_new(o, "ns_per_loop", json_real(1e9 * (double)a->copies / score));
+    json_object_set_new(o, "baseline_lps", json_real(TB_SC_BASELINE_LPS));
+    json_object_set_new(o, "index",
+                        a->mode == TB_SC_MIX ? json_real(tb_sc_index(score)) : json_null());
+    json_t *env = tb_env_json(&err);
+    json_object_set_new(o, "env", env ? env : json_null());
+    char *s = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    json_decref(o);
+    if (!s)
+        return cli_fail("syscall", "encoding JSON: out of memory");
+    puts(s);
+    free(s);
+    return 0;
+}
 
 int cmd_syscall(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return cli_fail_code(2, "syscall", "not implemented yet");
+    sc_args a = {TB_SC_MIX, 10.0, 10, 1, 0};
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    rc = 0;
+    tb_sc_pass *passes = calloc((size_t)a.passes, sizeof *passes);
+    if (!passes)
+        return cli_fail("syscall", "out of memory");
+    if (!a.json) {
+        printf("System Call Overhead, mode %s: %s\n%ld %s of %g s, %ld %s (UnixBench `syscall "
+               "%g %s` semantics)\n",
+               tb_sc_mode_name(a.mode), tb_sc_mode_loop(a.mode), a.passes,
+               a.passes == 1 ? "pass" : "passes", a.duration, a.copies,
+               a.copies == 1 ? "copy" : "parallel copies", a.duration, tb_sc_mode_name(a.mode));
+        fflush(stdout);
+    }
+    tb_err err = {{0}};
+    for (long i = 0; i < a.passes; i++) {
+        if (tb_sc_run_pass(a.mode, a.duration, (int)a.copies, &passes[i], &err) < 0) {
+            free(passes);
+            return cli_fail("syscall", "pass %ld: %s", i + 1, err.msg);
+        }
+        if (!a.json)
+            print_pass((size_t)i, &passes[i], a.copies);
+    }
+    double score;
+    if (tb_sc_score(passes, (size_t)a.passes, &score, &err) < 0) {
+        free(passes);
+        return cli_fail("syscall", "scoring: %s", err.msg);
+    }
+    if (a.json)
+        rc = print_json(&a, passes, score);
+    else
+        print_text_result(&a, passes, score);
+    free(passes);
+    return rc;
 }
