@@ -1,9 +1,348 @@
-/* cli/notarize: `teebench notarize` (not built yet). */
+/* cli/notarize: `teebench notarize`, the notary client. Options come from the
+ * same environment variables as the source benchmark's client (NOTARY_*,
+ * TARGET_*, MAX_SENT_DATA, MAX_RECV_DATA, USE_FIXTURE_CA, ENABLE_TEE_ATTESTATION)
+ * and from flags, which win. It prints the source client's KEY=value lines:
+ *   NOTARIZATION_MS=<ms> ENABLE_TEE_ATTESTATION=<true|false>
+ *   TDX_VERIFY_MS=<ms>          (only with --verify and TEE attestation)
+ *   TOTAL_E2E_MS=<ms>
+ * All durations are CLOCK_MONOTONIC milliseconds with microsecond resolution.
+ * NOTARIZATION_MS covers session creation, the notarization, and checking the
+ * document (signature, fields, server chain); TDX_VERIFY_MS the quote
+ * verification and its binding; TOTAL_E2E_MS the whole command after option
+ * parsing (including loading trust stores and saving files). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <curl/curl.h>
+
+#include "base/clock.h"
+#include "base/file.h"
 #include "cli/cli.h"
+#include "notary/client.h"
+#include "notary/doc.h"
+#include "notary/evidence.h"
+#include "notary/tee.h"
+
+static const char *CMD = "notarize";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: teebench notarize [options]      (environment variable in brackets)\n"
+            "  --notary URL             notary base URL (default from the three below)\n"
+            "  --notary-scheme S        http or https [NOTARY_SCHEME, default http]\n"
+            "  --notary-host H          [NOTARY_HOST, default 127.0.0.1]\n"
+            "  --notary-port N          [NOTARY_PORT, default 7047]\n"
+            "  --notary-ca FILE         CA for an https notary [NOTARY_CA]\n"
+            "  --target-host H          address the notary connects to [TARGET_HOST, 127.0.0.1]\n"
+            "  --target-port N          [TARGET_PORT, default 4000]\n"
+            "  --server-name NAME       SNI, certificate name, Host [TARGET_SERVER_NAME,\n"
+            "                           default test-server.io]\n"
+            "  --uri URI                [TARGET_URI, default /formats/json?size=4]\n"
+            "  --max-sent BYTES         [MAX_SENT_DATA, default 4096]\n"
+            "  --max-recv BYTES         [MAX_RECV_DATA, default 16384]\n"
+            "  --use-fixture-ca BOOL    check the chain against the fixture CA [USE_FIXTURE_CA,\n"
+            "                           default true]; otherwise against the system store\n"
+            "  --fixture-ca FILE        the fixture CA certificate [FIXTURE_CA]\n"
+            "  --tee BOOL               ask for TEE attestation [ENABLE_TEE_ATTESTATION, false]\n"
+            "  --verify                 verify the quote and its binding [VERIFY_ATTESTATION]\n"
+            "  --collateral FILE        collateral for --verify (dcap-qvl JSON or PCS folder)\n"
+            "  --pccs URL               PCCS for --verify (collateral cached on disk)\n"
+            "  --sim-dir DIR            simulated TEE PKI (for SIMULATED quotes)\n"
+            "  --out PREFIX             save PREFIX.tbnd (document) and PREFIX.evidence.json\n"
+            "  --timeout MS             per notary request (default 30000)\n");
+}
+
+static int parse_bool(const char *s, int *out)
+{
+    if (!strcasecmp(s, "true") || !strcmp(s, "1") || !strcasecmp(s, "yes")) {
+        *out = 1;
+        return 0;
+    }
+    if (!strcasecmp(s, "false") || !strcmp(s, "0") || !strcasecmp(s, "no") || !*s) {
+        *out = 0;
+        return 0;
+    }
+    return -1;
+}
+
+static int parse_num(const char *s, unsigned long long max, unsigned long long *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-' || v < 1 || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+typedef struct opts {
+    const char *url, *scheme, *nhost, *nport, *notary_ca;
+    const char *thost, *tport, *server_name, *uri, *max_sent, *max_recv;
+    const char *use_fixture_ca, *fixture_ca, *tee, *verify, *out, *timeout;
+    tb_verifier_opts vo;
+} opts;
+
+static const char *env_or(const char *name, const char *dflt)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : dflt;
+}
+
+static int parse_opts(int argc, char **argv, opts *o)
+{
+    static const struct option lo[] = {{"notary", required_argument, 0, 'U'},
+                                       {"notary-scheme", required_argument, 0, 'm'},
+                                       {"notary-host", required_argument, 0, 'H'},
+                                       {"notary-port", required_argument, 0, 'P'},
+                                       {"notary-ca", required_argument, 0, 'N'},
+                                       {"target-host", required_argument, 0, 'a'},
+                                       {"target-port", required_argument, 0, 'p'},
+                                       {"server-name", required_argument, 0, 'n'},
+                                       {"uri", required_argument, 0, 'u'},
+                                       {"max-sent", required_argument, 0, 's'},
+                                       {"max-recv", required_argument, 0, 'r'},
+                                       {"use-fixture-ca", required_argument, 0, 'F'},
+                                       {"fixture-ca", required_argument, 0, 'f'},
+                                       {"tee", required_argument, 0, 't'},
+                                       {"verify", no_argument, 0, 'v'},
+                                       {"collateral", required_argument, 0, 'C'},
+                                       {"pccs", required_argument, 0, 'X'},
+                                       {"sim-dir", required_argument, 0, 'S'},
+                                       {"out", required_argument, 0, 'o'},
+                                       {"timeout", required_argument, 0, 'T'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    o->url = getenv("NOTARY_URL");
+    o->scheme = env_or("NOTARY_SCHEME", "http");
+    o->nhost = env_or("NOTARY_HOST", "127.0.0.1");
+    o->nport = env_or("NOTARY_PORT", "7047");
+    o->notary_ca = env_or("NOTARY_CA", NULL);
+    o->thost = env_or("TARGET_HOST", "127.0.0.1");
+    o->tport = env_or("TARGET_PORT", "4000");
+    o->server_name = env_or("TARGET_SERVER_NAME", "test-server.io");
+    o->uri = env_or("TARGET_URI", "/formats/json?size=4");
+    o->max_sent = env_or("MAX_SENT_DATA", "4096");
+    o->max_recv = env_or("MAX_RECV_DATA", "16384");
+    o->use_fixture_ca = env_or("USE_FIXTURE_CA", "true");
+    o->fixture_ca = env_or("FIXTURE_CA", NULL);
+    o->tee = env_or("ENABLE_TEE_ATTESTATION", "false");
+    o->verify = env_or("VERIFY_ATTESTATION", "false");
+    o->timeout = "30000";
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'U':
+            o->url = optarg;
+            break;
+        case 'm':
+            o->scheme = optarg;
+            break;
+        case 'H':
+            o->nhost = optarg;
+            break;
+        case 'P':
+            o->nport = optarg;
+            break;
+        case 'N':
+            o->notary_ca = optarg;
+            break;
+        case 'a':
+            o->thost = optarg;
+            break;
+        case 'p':
+            o->tport = optarg;
+            break;
+        case 'n':
+            o->server_name = optarg;
+            break;
+        case 'u':
+            o->uri = optarg;
+            break;
+        case 's':
+            o->max_sent = optarg;
+            break;
+        case 'r':
+            o->max_recv = optarg;
+            break;
+        case 'F':
+            o->use_fixture_ca = optarg;
+            break;
+        case 'f':
+            o->fixture_ca = optarg;
+            break;
+        case 't':
+            o->tee = optarg;
+            break;
+        case 'v':
+            o->verify = "true";
+            break;
+        case 'C':
+            o->vo.collateral = optarg;
+            break;
+        case 'X':
+            o->vo.pccs = optarg;
+            break;
+        case 'S':
+            o->vo.sim_dir = optarg;
+            break;
+        case 'o':
+            o->out = optarg;
+            break;
+        case 'T':
+            o->timeout = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            return cli_fail_code(2, CMD, "bad option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_fail_code(2, CMD, "unexpected argument '%s'", argv[optind]);
+    return -1;
+}
+
+/* Saves the document and evidence next to each other. */
+static int save(const char *prefix, const tb_notarize_result *res, tb_err *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s.tbnd", prefix);
+    if (tb_file_write_atomic(path, res->document.p, res->document.len, err) < 0)
+        return -1;
+    if (!res->has_evidence)
+        return 0;
+    snprintf(path, sizeof path, "%s.evidence.json", prefix);
+    return tb_file_write_atomic(path, res->evidence_json.p, res->evidence_json.len, err);
+}
+
+static double ms_since(uint64_t t0)
+{
+    return (double)(tb_mono_ns() - t0) / 1e6;
+}
 
 int cmd_notarize(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return cli_fail_code(2, "notarize", "not implemented yet");
+    opts o;
+    int prc = parse_opts(argc, argv, &o);
+    if (prc >= 0)
+        return prc;
+    uint64_t t_start = tb_mono_ns();
+    int tee = 0, verify = 0, use_fixture = 0;
+    unsigned long long tport, max_sent, max_recv, timeout, nport;
+    if (parse_bool(o.tee, &tee) < 0)
+        return cli_fail_code(2, CMD, "ENABLE_TEE_ATTESTATION/--tee: want true or false, got '%s'",
+                             o.tee);
+    if (parse_bool(o.verify, &verify) < 0)
+        return cli_fail_code(2, CMD, "VERIFY_ATTESTATION: want true or false, got '%s'", o.verify);
+    if (parse_bool(o.use_fixture_ca, &use_fixture) < 0)
+        return cli_fail_code(2, CMD, "USE_FIXTURE_CA: want true or false, got '%s'",
+                             o.use_fixture_ca);
+    if (parse_num(o.tport, 65535, &tport) < 0)
+        return cli_fail_code(2, CMD, "TARGET_PORT: want 1..65535, got '%s'", o.tport);
+    if (parse_num(o.max_sent, TB_DOC_MAX_DATA, &max_sent) < 0 ||
+        parse_num(o.max_recv, TB_DOC_MAX_DATA, &max_recv) < 0)
+        return cli_fail_code(2, CMD, "MAX_SENT_DATA/MAX_RECV_DATA: want 1..%u bytes",
+                             TB_DOC_MAX_DATA);
+    if (parse_num(o.timeout, 3600000, &timeout) < 0)
+        return cli_fail_code(2, CMD, "--timeout: want milliseconds, got '%s'", o.timeout);
+    if (use_fixture && !o.fixture_ca)
+        return cli_fail_code(2, CMD,
+                             "USE_FIXTURE_CA is true: give --fixture-ca FILE (or "
+                             "FIXTURE_CA), or set USE_FIXTURE_CA=false");
+    char url[1024];
+    if (!o.url) {
+        if (strcmp(o.scheme, "http") && strcmp(o.scheme, "https"))
+            return cli_fail_code(2, CMD, "NOTARY_SCHEME: want http or https, got '%s'", o.scheme);
+        if (parse_num(o.nport, 65535, &nport) < 0)
+            return cli_fail_code(2, CMD, "NOTARY_PORT: want 1..65535, got '%s'", o.nport);
+        int v6 = strchr(o.nhost, ':') != NULL;
+        snprintf(url, sizeof url, "%s://%s%s%s:%llu", o.scheme, v6 ? "[" : "", o.nhost,
+                 v6 ? "]" : "", nport);
+        o.url = url;
+    }
+    if (verify && !tee)
+        verify = 0; /* nothing to verify without TEE attestation (as the source client) */
+
+    tb_err err;
+    int rc = 1, have_qv = 0;
+    tb_notarize_result res;
+    memset(&res, 0, sizeof res);
+    tb_quote_verifier qv;
+    memset(&qv, 0, sizeof qv);
+    X509_STORE *store = tb_notary_trust_store(use_fixture ? o.fixture_ca : NULL, &err);
+    if (!store)
+        return cli_fail(CMD, "%s", err.msg);
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    tb_notarize_opts no = {
+        .notary_url = o.url,
+        .notary_ca = o.notary_ca,
+        .host = o.thost,
+        .port = (uint16_t)tport,
+        .server_name = o.server_name,
+        .uri = o.uri,
+        .max_sent = max_sent,
+        .max_recv = max_recv,
+        .tee = tee,
+        .timeout_ms = (long)timeout,
+    };
+    uint64_t t_not = tb_mono_ns();
+    if (tb_notary_client_run(&no, &res, &err) < 0) {
+        cli_fail(CMD, "%s", err.msg);
+        goto out;
+    }
+    if (tb_doc_verify_chain(&res.doc, store, &err) < 0) {
+        cli_fail(CMD, "%s%s", err.msg, use_fixture ? " (fixture CA)" : " (system store)");
+        goto out;
+    }
+    double notarization_ms = ms_since(t_not);
+    double verify_ms = -1;
+    if (verify) {
+        uint64_t t_ver = tb_mono_ns();
+        o.vo.simulated = res.evidence.simulated;
+        if (tb_notary_verifier_open(&o.vo, &qv, &err) < 0) {
+            cli_fail(CMD, "%s", err.msg);
+            goto out;
+        }
+        have_qv = 1;
+        if (tb_evidence_check(&res.evidence, res.doc.notary_key.p, res.doc.notary_key.len,
+                              res.nonce, sizeof res.nonce, &qv, &err) < 0) {
+            cli_fail(CMD, "%s", err.msg);
+            goto out;
+        }
+        verify_ms = ms_since(t_ver);
+    } else if (tee && tb_evidence_check(&res.evidence, res.doc.notary_key.p, res.doc.notary_key.len,
+                                        res.nonce, sizeof res.nonce, NULL, &err) < 0) {
+        cli_fail(CMD, "%s", err.msg);
+        goto out;
+    }
+    if (o.out && save(o.out, &res, &err) < 0) {
+        cli_fail(CMD, "--out: %s", err.msg);
+        goto out;
+    }
+    printf("NOTARIZATION_MS=%.3f ENABLE_TEE_ATTESTATION=%s\n", notarization_ms,
+           tee ? "true" : "false");
+    if (tee)
+        printf("NOTARY_TEE=%s SIMULATED=%s\n", res.evidence.tee,
+               res.evidence.simulated ? "true" : "false");
+    if (verify_ms >= 0)
+        printf("TDX_VERIFY_MS=%.3f\n", verify_ms);
+    printf("TOTAL_E2E_MS=%.3f\n", ms_since(t_start));
+    rc = 0;
+out:
+    if (have_qv)
+        tb_notary_verifier_close(&qv);
+    tb_notarize_result_free(&res);
+    X509_STORE_free(store);
+    curl_global_cleanup();
+    return rc;
 }

@@ -1,9 +1,467 @@
-/* cli/notary: `teebench notary` (not built yet). */
+/* cli/notary: `teebench notary serve` (the notary service) and
+ * `teebench notary check FILE` (offline check of a saved attestation document).
+ * serve blocks SIGINT/SIGTERM in every thread and waits for them with sigwait
+ * in the main thread, so no signal flag (global state) is needed. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/sha.h>
+
+#include "base/buf.h"
+#include "base/file.h"
 #include "cli/cli.h"
+#include "notary/client.h"
+#include "notary/codec.h"
+#include "notary/doc.h"
+#include "notary/evidence.h"
+#include "notary/server.h"
+#include "notary/target.h"
+#include "notary/tee.h"
+
+#define MAX_CA 16
+
+static void serve_usage(FILE *f)
+{
+    fprintf(
+        f, "usage: teebench notary serve [options]\n"
+           "  --addr ADDR            listen address (default 127.0.0.1)\n"
+           "  --port N               listen port (default 7047; 0 = any free port)\n"
+           "  --tee none|tdx|sim     TEE evidence: none, configfs-tsm quotes, or SIMULATED quotes\n"
+           "  --sim-dir DIR          simulated TEE state (default: the attest module's)\n"
+           "  --key FILE             PEM P-256 signing key (default: a fresh key each start)\n"
+           "  --save-key FILE        write the signing key used to FILE (PEM, mode 0600)\n"
+           "  --trust-ca FILE        CA certificates trusted for targets (repeatable)\n"
+           "  --no-system-ca         trust only --trust-ca, not the system store\n"
+           "  --allow-target SPEC    HOST:PORT or CIDR the notary may connect to (repeatable;\n"
+           "                         default: loopback only, 127.0.0.0/8 and ::1/128)\n"
+           "  --max-sent BYTES       largest request a session may send (default 4096)\n"
+           "  --max-recv BYTES       largest response a session may receive (default 16384)\n"
+           "  --concurrency N        worker threads (default 64)\n"
+           "  --session-timeout S    seconds a session stays valid (default 60)\n"
+           "  --io-timeout MS        deadline to read a request / write a reply (default 5000)\n"
+           "  --target-timeout MS    deadline for the target exchange (default 10000)\n"
+           "  --quiet                no per-request log lines on stderr\n");
+}
+
+static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static void log_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    char ts[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fprintf(stderr, "%s notary: %s\n", ts, line);
+}
+
+typedef struct serve_opts {
+    const char *addr, *tee, *sim_dir, *key, *save_key;
+    const char *ca[MAX_CA];
+    size_t n_ca;
+    int system_ca, quiet;
+    tb_allowlist allow;
+    int allow_given;
+    uint64_t port, max_sent, max_recv, concurrency, session_s, io_ms, target_ms;
+} serve_opts;
+
+static int parse_serve(int argc, char **argv, serve_opts *o)
+{
+    static const struct option opts[] = {{"addr", required_argument, 0, 'a'},
+                                         {"port", required_argument, 0, 'p'},
+                                         {"tee", required_argument, 0, 't'},
+                                         {"sim-dir", required_argument, 0, 'S'},
+                                         {"key", required_argument, 0, 'k'},
+                                         {"save-key", required_argument, 0, 'K'},
+                                         {"trust-ca", required_argument, 0, 'c'},
+                                         {"no-system-ca", no_argument, 0, 'n'},
+                                         {"allow-target", required_argument, 0, 'A'},
+                                         {"max-sent", required_argument, 0, 's'},
+                                         {"max-recv", required_argument, 0, 'r'},
+                                         {"concurrency", required_argument, 0, 'j'},
+                                         {"session-timeout", required_argument, 0, 'T'},
+                                         {"io-timeout", required_argument, 0, 'i'},
+                                         {"target-timeout", required_argument, 0, 'o'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    o->addr = "127.0.0.1";
+    o->tee = "none";
+    o->system_ca = 1;
+    o->port = 7047;
+    o->max_sent = 4096;
+    o->max_recv = 16384;
+    o->concurrency = 64;
+    o->session_s = 60;
+    o->io_ms = 5000;
+    o->target_ms = 10000;
+    tb_err err;
+    opterr = 0;
+    optind = 1;
+    int c, li = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, &li)) != -1) {
+        int bad = 0;
+        switch (c) {
+        case 'a':
+            o->addr = optarg;
+            break;
+        case 'p':
+            bad = parse_u64(optarg, 0, 65535, &o->port);
+            break;
+        case 't':
+            o->tee = optarg;
+            bad = strcmp(optarg, "none") && strcmp(optarg, "tdx") && strcmp(optarg, "sim");
+            break;
+        case 'S':
+            o->sim_dir = optarg;
+            break;
+        case 'k':
+            o->key = optarg;
+            break;
+        case 'K':
+            o->save_key = optarg;
+            break;
+        case 'c':
+            if (o->n_ca == MAX_CA)
+                return cli_fail_code(2, "notary serve", "--trust-ca: at most %d files", MAX_CA);
+            o->ca[o->n_ca++] = optarg;
+            break;
+        case 'n':
+            o->system_ca = 0;
+            break;
+        case 'A':
+            if (!o->allow_given)
+                memset(&o->allow, 0, sizeof o->allow);
+            o->allow_given = 1;
+            if (tb_allowlist_add(&o->allow, optarg, &err) < 0)
+                return cli_fail_code(2, "notary serve", "%s", err.msg);
+            break;
+        case 's':
+            bad = parse_u64(optarg, 1, TB_DOC_MAX_DATA, &o->max_sent);
+            break;
+        case 'r':
+            bad = parse_u64(optarg, 1, TB_DOC_MAX_DATA, &o->max_recv);
+            break;
+        case 'j':
+            bad = parse_u64(optarg, 1, 1024, &o->concurrency);
+            break;
+        case 'T':
+            bad = parse_u64(optarg, 1, 86400, &o->session_s);
+            break;
+        case 'i':
+            bad = parse_u64(optarg, 10, 600000, &o->io_ms);
+            break;
+        case 'o':
+            bad = parse_u64(optarg, 10, 600000, &o->target_ms);
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case 'h':
+            serve_usage(stdout);
+            return 0;
+        default:
+            return cli_fail_code(2, "notary serve", "bad option '%s' (see --help)",
+                                 argv[optind - 1]);
+        }
+        if (bad)
+            return cli_fail_code(2, "notary serve", "--%s: bad value '%s'", opts[li].name, optarg);
+    }
+    if (optind < argc)
+        return cli_fail_code(2, "notary serve", "unexpected argument '%s'", argv[optind]);
+    if (!o->allow_given)
+        tb_allowlist_loopback(&o->allow);
+    return -1; /* parsed; go on */
+}
+
+static int cmd_serve_notary(int argc, char **argv)
+{
+    serve_opts o;
+    int prc = parse_serve(argc, argv, &o);
+    if (prc >= 0)
+        return prc;
+    const char *cmd = "notary serve";
+    tb_err err;
+    tb_notary_key key;
+    if ((o.key ? tb_notary_key_load(&key, o.key, &err) : tb_notary_key_generate(&key, &err)) < 0)
+        return cli_fail(cmd, "signing key: %s", err.msg);
+    int rc = 1;
+    tb_target target = {0};
+    tb_quote_source tee;
+    memset(&tee, 0, sizeof tee);
+    int have_tee = strcmp(o.tee, "none") != 0;
+    tb_notary_server *srv = NULL;
+    if (o.save_key && tb_notary_key_save(&key, o.save_key, &err) < 0) {
+        cli_fail(cmd, "--save-key: %s", err.msg);
+        goto out;
+    }
+    if (tb_target_init(&target, o.ca, o.n_ca, o.system_ca, &o.allow, (int)o.target_ms, &err) < 0) {
+        cli_fail(cmd, "%s", err.msg);
+        goto out;
+    }
+    if (have_tee && tb_notary_tee_open(o.tee, o.sim_dir, &tee, &err) < 0) {
+        cli_fail(cmd, "%s", err.msg);
+        have_tee = 0;
+        goto out;
+    }
+    tb_notary_config cfg = {
+        .addr = o.addr,
+        .port = (uint16_t)o.port,
+        .key = &key,
+        .tee = have_tee ? &tee : NULL,
+        .target = &target,
+        .max_sent = o.max_sent,
+        .max_recv = o.max_recv,
+        .concurrency = (int)o.concurrency,
+        .session_ttl_ns = o.session_s * 1000000000ull,
+        .max_sessions = 4096,
+        .io_timeout_ms = (int)o.io_ms,
+        .log = o.quiet ? NULL : log_line,
+    };
+    /* Block the stop signals before any thread starts, so they all inherit it. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    if (tb_notary_server_start(&cfg, &srv, &err) < 0) {
+        cli_fail(cmd, "%s", err.msg);
+        goto out;
+    }
+    printf("teebench notary: listening on http://%s:%u (tee %s%s, key sha256 ", o.addr,
+           tb_notary_server_port(srv), o.tee, have_tee && tee.simulated ? ", SIMULATED" : "");
+    for (int i = 0; i < 32; i++)
+        printf("%02x", key.spki_sha256[i]);
+    printf(")\n");
+    fflush(stdout);
+    int sig = 0;
+    sigwait(&set, &sig);
+    tb_notary_server_stop(srv);
+    printf("teebench notary: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    rc = 0;
+out:
+    if (have_tee)
+        tb_notary_tee_close(&tee);
+    tb_target_free(&target);
+    tb_notary_key_free(&key);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ check */
+
+static void check_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: teebench notary check FILE [options]\n"
+            "  FILE                   a saved attestation document (teebench notarize --out)\n"
+            "  --ca FILE              also check the server chain leads to this CA\n"
+            "  --system-ca            also check the server chain against the system store\n"
+            "  --notary-key-sha256 H  require this notary key (hex SHA-256 of its SPKI)\n"
+            "  --evidence FILE        check the TEE evidence binds the document's key and nonce\n"
+            "  --verify               with --evidence: verify the quote too\n"
+            "  --collateral FILE      collateral for --verify (dcap-qvl JSON or PCS folder)\n"
+            "  --pccs URL             fetch collateral for --verify from a PCCS (cached)\n"
+            "  --sim-dir DIR          simulated TEE PKI for SIMULATED evidence\n");
+}
+
+static void print_doc(const char *path, const tb_doc *d)
+{
+    char s[TB_DOC_MAX_NAME + 1], h[TB_DOC_MAX_NAME + 1], tee[8], id[33], kh[65], rq[65], rs[65];
+    uint8_t sha[32];
+    tb_view_str(d->server_name, s, sizeof s);
+    tb_view_str(d->target_host, h, sizeof h);
+    tb_view_str(d->tee, tee, sizeof tee);
+    tb_notary_hex(d->session_id, 16, id);
+    SHA256(d->notary_key.p, d->notary_key.len, sha);
+    tb_notary_hex(sha, 32, kh);
+    SHA256(d->request.p, d->request.len, sha);
+    tb_notary_hex(sha, 32, rq);
+    SHA256(d->response.p, d->response.len, sha);
+    tb_notary_hex(sha, 32, rs);
+    time_t t = (time_t)(d->time_ms / 1000);
+    struct tm tm;
+    char ts[32];
+    gmtime_r(&t, &tm);
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
+    printf("document: %s\n", path);
+    printf("format version: %u\n", d->version);
+    printf("session id: %s\n", id);
+    printf("time: %s.%03uZ\n", ts, (unsigned)(d->time_ms % 1000));
+    printf("server name: %s\n", s);
+    printf("target: %s:%u\n", h, d->target_port);
+    printf("tee: %s%s\n", tee, !strcmp(tee, "sim") ? " (SIMULATED)" : "");
+    printf("server certificates: %zu\n", d->n_certs);
+    printf("request: %zu bytes, sha256 %s\n", d->request.len, rq);
+    printf("response: %zu bytes, sha256 %s\n", d->response.len, rs);
+    printf("notary key sha256: %s\n", kh);
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    static const struct option opts[] = {{"ca", required_argument, 0, 'c'},
+                                         {"system-ca", no_argument, 0, 's'},
+                                         {"notary-key-sha256", required_argument, 0, 'k'},
+                                         {"evidence", required_argument, 0, 'e'},
+                                         {"verify", no_argument, 0, 'v'},
+                                         {"collateral", required_argument, 0, 'C'},
+                                         {"pccs", required_argument, 0, 'P'},
+                                         {"sim-dir", required_argument, 0, 'S'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *cmd = "notary check", *ca = NULL, *keyhex = NULL, *evpath = NULL;
+    tb_verifier_opts vo;
+    memset(&vo, 0, sizeof vo);
+    int system_ca = 0, verify = 0, c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c':
+            ca = optarg;
+            break;
+        case 's':
+            system_ca = 1;
+            break;
+        case 'k':
+            keyhex = optarg;
+            break;
+        case 'e':
+            evpath = optarg;
+            break;
+        case 'v':
+            verify = 1;
+            break;
+        case 'C':
+            vo.collateral = optarg;
+            break;
+        case 'P':
+            vo.pccs = optarg;
+            break;
+        case 'S':
+            vo.sim_dir = optarg;
+            break;
+        case 'h':
+            check_usage(stdout);
+            return 0;
+        default:
+            return cli_fail_code(2, cmd, "bad option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (optind + 1 != argc)
+        return cli_fail_code(2, cmd, "want exactly one document FILE (see --help)");
+    if (verify && !evpath)
+        return cli_fail_code(2, cmd, "--verify needs --evidence FILE");
+    const char *path = argv[optind];
+    tb_err err;
+    tb_buf buf = {0};
+    tb_evidence ev;
+    memset(&ev, 0, sizeof ev);
+    tb_quote_verifier qv;
+    memset(&qv, 0, sizeof qv);
+    int have_qv = 0, rc = 1;
+    tb_doc d;
+    if (tb_file_read(path, TB_DOC_MAX_SIZE, &buf, &err) < 0) {
+        cli_fail(cmd, "%s", err.msg);
+        goto out;
+    }
+    if (tb_doc_verify(buf.p, buf.len, &d, &err) < 0) {
+        cli_fail(cmd, "%s: %s", path, err.msg);
+        goto out;
+    }
+    if (keyhex) {
+        uint8_t want[32], got[32];
+        if (tb_notary_unhex(keyhex, strlen(keyhex), want, 32) != 32) {
+            cli_fail_code(2, cmd, "--notary-key-sha256: want 64 hex digits");
+            rc = 2;
+            goto out;
+        }
+        SHA256(d.notary_key.p, d.notary_key.len, got);
+        if (memcmp(want, got, 32)) {
+            cli_fail(cmd, "%s: signed by another notary key", path);
+            goto out;
+        }
+    }
+    if (ca || system_ca) {
+        X509_STORE *st = tb_notary_trust_store(ca, &err);
+        int ok = st && tb_doc_verify_chain(&d, st, &err) == 0;
+        X509_STORE_free(st);
+        if (!ok) {
+            cli_fail(cmd, "%s: %s", path, err.msg);
+            goto out;
+        }
+    }
+    if (evpath) {
+        tb_buf eb = {0};
+        int ok = tb_file_read(evpath, 64u << 20, &eb, &err) == 0 &&
+                 tb_evidence_parse((const char *)eb.p, eb.len, &ev, &err) == 0;
+        tb_buf_free(&eb);
+        if (!ok) {
+            cli_fail(cmd, "%s: %s", evpath, err.msg);
+            goto out;
+        }
+        if (d.tee.len != strlen(ev.tee) || memcmp(d.tee.p, ev.tee, d.tee.len)) {
+            cli_fail(cmd, "%s: the document's tee is not the evidence's (%s)", evpath, ev.tee);
+            goto out;
+        }
+        if (verify) {
+            vo.simulated = ev.simulated;
+            if (tb_notary_verifier_open(&vo, &qv, &err) < 0) {
+                cli_fail(cmd, "%s", err.msg);
+                goto out;
+            }
+            have_qv = 1;
+        }
+        if (tb_evidence_check(&ev, d.notary_key.p, d.notary_key.len, d.nonce.p, d.nonce.len,
+                              have_qv ? &qv : NULL, &err) < 0) {
+            cli_fail(cmd, "%s: %s", evpath, err.msg);
+            goto out;
+        }
+    }
+    print_doc(path, &d);
+    printf("signature: valid\n");
+    if (ca || system_ca)
+        printf("server chain: valid for the server name (%s)\n", ca ? ca : "system store");
+    if (evpath)
+        printf("evidence: binds this notary key and nonce (%s%s)%s\n", ev.tee,
+               ev.simulated ? ", SIMULATED" : "", have_qv ? "; quote verified" : "");
+    rc = 0;
+out:
+    if (have_qv)
+        tb_notary_verifier_close(&qv);
+    tb_evidence_free(&ev);
+    tb_buf_free(&buf);
+    return rc;
+}
 
 int cmd_notary(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return cli_fail_code(2, "notary", "not implemented yet");
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        FILE *f = argc < 2 ? stderr : stdout;
+        fprintf(f, "usage: teebench notary serve [options] | teebench notary check FILE "
+                   "[options]\n(each has --help)\n");
+        return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "serve"))
+        return cmd_serve_notary(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "check"))
+        return cmd_check(argc - 1, argv + 1);
+    return cli_fail_code(2, "notary", "unknown subcommand '%s' (serve, check)", argv[1]);
 }

@@ -1,0 +1,126 @@
+/* notary/codec: hex and base64 (see codec.h). Hand-written because the rules
+ * (strict, canonical, no whitespace) are part of the notary's wire format; the
+ * OpenSSL EVP_Decode* functions accept whitespace and are lenient on padding. */
+#include "notary/codec.h"
+
+static const char HEX[] = "0123456789abcdef";
+static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+void tb_notary_hex(const uint8_t *p, size_t n, char *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = HEX[p[i] >> 4];
+        out[2 * i + 1] = HEX[p[i] & 15];
+    }
+    out[2 * n] = 0;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+long tb_notary_unhex(const char *s, size_t slen, uint8_t *out, size_t cap)
+{
+    if (slen % 2 || slen / 2 > cap)
+        return -1;
+    for (size_t i = 0; i < slen / 2; i++) {
+        int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return -1;
+        out[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return (long)(slen / 2);
+}
+
+int tb_notary_b64_append(tb_buf *out, const uint8_t *p, size_t n)
+{
+    size_t need = (n + 2) / 3 * 4;
+    if (tb_buf_reserve(out, need) < 0)
+        return -1;
+    char *o = (char *)out->p + out->len;
+    size_t i = 0, j = 0;
+    for (; i + 3 <= n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+        o[j++] = B64[v >> 18];
+        o[j++] = B64[(v >> 12) & 63];
+        o[j++] = B64[(v >> 6) & 63];
+        o[j++] = B64[v & 63];
+    }
+    if (n - i == 1) {
+        uint32_t v = (uint32_t)p[i] << 16;
+        o[j++] = B64[v >> 18];
+        o[j++] = B64[(v >> 12) & 63];
+        o[j++] = '=';
+        o[j++] = '=';
+    } else if (n - i == 2) {
+        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8;
+        o[j++] = B64[v >> 18];
+        o[j++] = B64[(v >> 12) & 63];
+        o[j++] = B64[(v >> 6) & 63];
+        o[j++] = '=';
+    }
+    out->len += j;
+    out->p[out->len] = 0;
+    return 0;
+}
+
+static int b64val(char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    if (c == '+')
+        return 62;
+    if (c == '/')
+        return 63;
+    return -1;
+}
+
+int tb_notary_unb64_append(tb_buf *out, const char *s, size_t slen)
+{
+    if (slen % 4)
+        return -1;
+    if (tb_buf_reserve(out, slen / 4 * 3) < 0)
+        return -1;
+    size_t start = out->len;
+    for (size_t i = 0; i < slen; i += 4) {
+        int last = i + 4 == slen;
+        int v[4], pad = 0;
+        for (int k = 0; k < 4; k++) {
+            char c = s[i + k];
+            if (c == '=' && last && k >= 2) {
+                v[k] = 0;
+                pad++;
+                continue;
+            }
+            if (pad || (v[k] = b64val(c)) < 0)
+                goto bad;
+        }
+        uint32_t w =
+            (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
+        /* canonical: the unused low bits before padding must be zero */
+        if ((pad == 1 && (w & 0xff)) || (pad == 2 && (w & 0xffff)))
+            goto bad;
+        out->p[out->len++] = (uint8_t)(w >> 16);
+        if (pad < 2)
+            out->p[out->len++] = (uint8_t)(w >> 8);
+        if (pad < 1)
+            out->p[out->len++] = (uint8_t)w;
+    }
+    out->p[out->len] = 0;
+    return 0;
+bad:
+    out->len = start;
+    out->p[out->len] = 0;
+    return -1;
+}

@@ -1,0 +1,42 @@
+/* notary/key: the notary's ECDSA P-256 signing key and signature checks.
+ *
+ * A tb_notary_key owns an EVP_PKEY (private) plus its public key as DER
+ * SubjectPublicKeyInfo ("SPKI"), its PEM text and SHA-256(SPKI). It is read-only
+ * after creation, so one key may sign from many threads at once (OpenSSL 3
+ * EVP_PKEY objects are safe for concurrent use when not modified).
+ * Signatures are ECDSA over SHA-256, DER-encoded (X9.62 ECDSA-Sig-Value). */
+#ifndef TB_NOTARY_KEY_H
+#define TB_NOTARY_KEY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <openssl/evp.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+
+typedef struct tb_notary_key {
+    EVP_PKEY *pkey;
+    tb_buf spki; /* DER SubjectPublicKeyInfo */
+    tb_buf pem;  /* public key PEM text */
+    uint8_t spki_sha256[32];
+} tb_notary_key;
+
+/* A fresh P-256 key. Free with tb_notary_key_free. */
+int tb_notary_key_generate(tb_notary_key *k, tb_err *err);
+/* Loads a PEM private key (must be EC P-256). */
+int tb_notary_key_load(tb_notary_key *k, const char *path, tb_err *err);
+/* Writes the private key as PEM to path (mode 0600, atomically). */
+int tb_notary_key_save(const tb_notary_key *k, const char *path, tb_err *err);
+void tb_notary_key_free(tb_notary_key *k);
+
+/* Appends the DER signature of data to sig. */
+int tb_notary_sign(const tb_notary_key *k, const uint8_t *data, size_t len, tb_buf *sig,
+                   tb_err *err);
+/* Verifies a DER ECDSA-SHA256 signature with a P-256 public key given as SPKI DER.
+ * Returns 0 when valid, -1 (err says why) otherwise. */
+int tb_notary_verify_sig(const uint8_t *spki, size_t spki_len, const uint8_t *data, size_t len,
+                         const uint8_t *sig, size_t sig_len, tb_err *err);
+
+#endif

@@ -1,0 +1,561 @@
+/* notary/server: listener, worker threads, request routing and the
+ * notarization itself (see server.h). Invariants: every socket operation on a
+ * client connection is bounded by the request deadline; a session is claimed
+ * (made unusable) only once its request body has been fully validated; a
+ * document is signed only for a complete response within the session limits. */
+#include "notary/server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "notary/codec.h"
+#include "notary/doc.h"
+#include "notary/proto.h"
+#include "notary/session.h"
+
+struct tb_notary_server {
+    tb_notary_config cfg;
+    int lfd;
+    int stop_pipe[2];
+    uint16_t port;
+    pthread_t *threads;
+    int n_threads;
+    tb_session_table sessions;
+    tb_buf info; /* the GET /info body, built at start */
+    size_t max_body;
+};
+
+/* One response being built by a handler. */
+typedef struct reply {
+    int status;
+    tb_buf body;
+} reply;
+
+static const char *reason(int status)
+{
+    switch (status) {
+    case 200:
+        return "OK";
+    case 400:
+        return "Bad Request";
+    case 403:
+        return "Forbidden";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 408:
+        return "Request Timeout";
+    case 409:
+        return "Conflict";
+    case 410:
+        return "Gone";
+    case 413:
+        return "Payload Too Large";
+    case 414:
+        return "URI Too Long";
+    case 422:
+        return "Unprocessable Content";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 500:
+        return "Internal Server Error";
+    case 501:
+        return "Not Implemented";
+    case 502:
+        return "Bad Gateway";
+    case 503:
+        return "Service Unavailable";
+    case 504:
+        return "Gateway Timeout";
+    case 505:
+        return "HTTP Version Not Supported";
+    default:
+        return "Error";
+    }
+}
+
+static void reply_error(reply *r, int status, const char *msg)
+{
+    r->status = status;
+    tb_buf_reset(&r->body);
+    json_t *o = json_pack("{s:s, s:i}", "error", msg, "status", status);
+    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    if (s)
+        tb_buf_puts(&r->body, s);
+    else
+        tb_buf_puts(&r->body, "{\"error\":\"internal error\"}");
+    free(s);
+    json_decref(o);
+}
+
+/* ------------------------------------------------------------ socket I/O */
+
+static int remaining_ms(uint64_t deadline)
+{
+    uint64_t now = tb_mono_ns();
+    return now >= deadline ? 0 : (int)((deadline - now) / 1000000u) + 1;
+}
+
+/* Reads one request (head + body) into in. Returns 0, or -1 with r set (or
+ * r->status 0 when the peer went away and no answer is possible). */
+static int read_request(tb_notary_server *s, int fd, uint64_t deadline, tb_buf *in, tb_nreq *req,
+                        reply *r)
+{
+    tb_err err;
+    int status = 0;
+    size_t need = 0;
+    for (;;) {
+        if (!need) {
+            int pr = tb_nreq_parse(in->p, in->len, s->max_body, req, &status, &err);
+            if (pr < 0) {
+                reply_error(r, status, err.msg);
+                return -1;
+            }
+            if (pr == 1)
+                need = req->head_len + req->content_length;
+        }
+        if (need && in->len >= need)
+            return 0;
+        int ms = remaining_ms(deadline);
+        struct pollfd p = {fd, POLLIN, 0};
+        if (ms == 0 || poll(&p, 1, ms) <= 0) {
+            reply_error(r, 408, "request not received in time");
+            return -1;
+        }
+        if (tb_buf_reserve(in, 4096) < 0) {
+            reply_error(r, 500, "out of memory");
+            return -1;
+        }
+        ssize_t n = recv(fd, in->p + in->len, in->cap - in->len - 1, 0);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n <= 0) {
+            r->status = 0; /* the client left */
+            return -1;
+        }
+        in->len += (size_t)n;
+        in->p[in->len] = 0;
+        if (need && in->len > need) {
+            reply_error(r, 400, "more bytes than Content-Length (pipelining is not supported)");
+            return -1;
+        }
+    }
+}
+
+static void write_all(int fd, const void *p, size_t len, uint64_t deadline)
+{
+    const uint8_t *b = p;
+    while (len) {
+        ssize_t n = send(fd, b, len, MSG_NOSIGNAL);
+        if (n > 0) {
+            b += n;
+            len -= (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        int ms = remaining_ms(deadline);
+        struct pollfd pf = {fd, POLLOUT, 0};
+        if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) || ms == 0 || poll(&pf, 1, ms) <= 0)
+            return;
+    }
+}
+
+static void send_reply(int fd, const reply *r, uint64_t deadline, int drain)
+{
+    char head[256];
+    int n = snprintf(head, sizeof head,
+                     "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+                     r->status, reason(r->status), r->body.len);
+    write_all(fd, head, (size_t)n, deadline);
+    write_all(fd, r->body.p, r->body.len, deadline);
+    if (!drain)
+        return;
+    /* After an error the client may still be sending: read a little of it so
+     * that close() does not reset the connection before our answer arrives. */
+    shutdown(fd, SHUT_WR);
+    uint64_t until = tb_mono_ns() + 200000000u;
+    char sink[4096];
+    for (int i = 0; i < 64; i++) {
+        struct pollfd pf = {fd, POLLIN, 0};
+        int ms = remaining_ms(until < deadline ? until : deadline);
+        if (ms == 0 || poll(&pf, 1, ms) <= 0 || recv(fd, sink, sizeof sink, 0) <= 0)
+            break;
+    }
+}
+
+/* -------------------------------------------------------------- handlers */
+
+static void handle_session(tb_notary_server *s, const char *body, size_t len, reply *r)
+{
+    tb_err err;
+    tb_session_req q;
+    if (tb_session_req_parse(body, len, &q, &err) < 0) {
+        reply_error(r, 400, err.msg);
+        return;
+    }
+    char msg[256];
+    if (q.max_sent > s->cfg.max_sent || q.max_recv > s->cfg.max_recv) {
+        int sent = q.max_sent > s->cfg.max_sent;
+        snprintf(msg, sizeof msg, "%s %llu exceeds this notary's limit of %llu bytes",
+                 sent ? "maxSentData" : "maxRecvData",
+                 (unsigned long long)(sent ? q.max_sent : q.max_recv),
+                 (unsigned long long)(sent ? s->cfg.max_sent : s->cfg.max_recv));
+        reply_error(r, 400, msg);
+        return;
+    }
+    if (q.tee && !s->cfg.tee) {
+        reply_error(r, 400, "teeAttestation requested but this notary runs without a TEE");
+        return;
+    }
+    tb_session ss;
+    memset(&ss, 0, sizeof ss);
+    ss.max_sent = q.max_sent ? q.max_sent : s->cfg.max_sent;
+    ss.max_recv = q.max_recv ? q.max_recv : s->cfg.max_recv;
+    ss.tee = q.tee;
+    memcpy(ss.nonce, q.nonce, q.nonce_len);
+    ss.nonce_len = q.nonce_len;
+    if (tb_session_create(&s->sessions, &ss, tb_mono_ns(), &err) < 0) {
+        reply_error(r, 503, err.msg);
+        return;
+    }
+    char id[33];
+    tb_notary_hex(ss.id, 16, id);
+    r->status = 200;
+    tb_buf_printf(&r->body,
+                  "{\"sessionId\":\"%s\",\"maxSentData\":%llu,\"maxRecvData\":%llu,"
+                  "\"teeAttestation\":%s,\"expiresInMs\":%llu}",
+                  id, (unsigned long long)ss.max_sent, (unsigned long long)ss.max_recv,
+                  ss.tee ? "true" : "false", (unsigned long long)(s->sessions.ttl_ns / 1000000u));
+}
+
+/* Signs the document for a finished fetch and, in TEE sessions, adds evidence. */
+static void notarize_reply(tb_notary_server *s, const tb_session *ss, const tb_notarize_req *q,
+                           tb_fetch *f, reply *r)
+{
+    tb_err err;
+    const uint8_t *nonce = ss->nonce_len ? ss->nonce : ss->id;
+    size_t nonce_len = ss->nonce_len ? ss->nonce_len : 16;
+    tb_doc d;
+    memset(&d, 0, sizeof d);
+    memcpy(d.session_id, ss->id, 16);
+    d.time_ms = tb_wall_ns() / 1000000u;
+    d.server_name = (tb_view){(const uint8_t *)q->server_name, strlen(q->server_name)};
+    d.target_host = (tb_view){(const uint8_t *)q->host, strlen(q->host)};
+    d.target_port = q->port;
+    const char *tee = ss->tee ? s->cfg.tee->kind : "none";
+    d.tee = (tb_view){(const uint8_t *)tee, strlen(tee)};
+    if (ss->tee)
+        d.nonce = (tb_view){nonce, nonce_len};
+    d.notary_key = (tb_view){s->cfg.key->spki.p, s->cfg.key->spki.len};
+    d.n_certs = f->n_certs;
+    for (size_t i = 0; i < f->n_certs; i++)
+        d.certs[i] = (tb_view){f->certs.p + f->cert_off[i], f->cert_len[i]};
+    d.request = (tb_view){q->request.p, q->request.len};
+    d.response = (tb_view){f->response.p, f->response.len};
+    tb_buf doc = {0};
+    tb_evidence ev;
+    memset(&ev, 0, sizeof ev);
+    if (tb_doc_encode_sign(&d, s->cfg.key, &doc, &err) < 0) {
+        reply_error(r, 500, err.msg);
+        goto out;
+    }
+    if (ss->tee &&
+        tb_evidence_make(s->cfg.tee, nonce, nonce_len, s->cfg.key->spki_sha256, &ev, &err) < 0) {
+        reply_error(r, 500, err.msg);
+        goto out;
+    }
+    r->status = 200;
+    int rc = tb_buf_puts(&r->body, "{\"document\":\"") |
+             tb_notary_b64_append(&r->body, doc.p, doc.len) | tb_buf_puts(&r->body, "\"");
+    if (ss->tee)
+        rc |= tb_buf_puts(&r->body, ",\"evidence\":") | tb_evidence_to_json(&ev, &r->body, &err);
+    rc |= tb_buf_puts(&r->body, "}");
+    if (rc)
+        reply_error(r, 500, "out of memory");
+out:
+    tb_buf_free(&doc);
+    tb_evidence_free(&ev);
+}
+
+static void handle_notarize(tb_notary_server *s, const tb_nreq *req, const char *body, size_t len,
+                            reply *r)
+{
+    tb_err err;
+    char idhex[64];
+    uint8_t id[16];
+    if (tb_nreq_query(req->query, "sessionId", idhex, sizeof idhex) < 0 ||
+        tb_notary_unhex(idhex, strlen(idhex), id, sizeof id) != 16) {
+        reply_error(r, 400, "sessionId query parameter missing or not 32 hex digits");
+        return;
+    }
+    tb_notarize_req q;
+    if (tb_notarize_req_parse(body, len, &q, &err) < 0) {
+        reply_error(r, 400, err.msg);
+        return;
+    }
+    tb_session ss;
+    tb_fetch f;
+    memset(&f, 0, sizeof f);
+    switch (tb_session_claim(&s->sessions, id, tb_mono_ns(), &ss)) {
+    case TB_CLAIM_OK:
+        break;
+    case TB_CLAIM_USED:
+        reply_error(r, 409, "session already used (a session notarizes once)");
+        goto out;
+    case TB_CLAIM_EXPIRED:
+        reply_error(r, 410, "session expired");
+        goto out;
+    default:
+        reply_error(r, 404, "unknown session");
+        goto out;
+    }
+    if (q.request.len > ss.max_sent) {
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "request of %zu bytes exceeds the session's maxSentData (%llu bytes)",
+                 q.request.len, (unsigned long long)ss.max_sent);
+        reply_error(r, 422, msg);
+        goto out;
+    }
+    int status = 502;
+    if (tb_target_fetch(s->cfg.target, q.host, q.port, q.server_name, q.request.p, q.request.len,
+                        ss.max_recv, &f, &status, &err) < 0) {
+        reply_error(r, status, err.msg);
+        goto out;
+    }
+    notarize_reply(s, &ss, &q, &f, r);
+out:
+    tb_fetch_free(&f);
+    tb_notarize_req_free(&q);
+}
+
+static void route(tb_notary_server *s, const tb_nreq *req, const char *body, size_t len, reply *r)
+{
+    int get = !strcmp(req->method, "GET"), post = !strcmp(req->method, "POST");
+    const char *p = req->path;
+    int want_get = !strcmp(p, "/healthcheck") || !strcmp(p, "/info");
+    int want_post = !strcmp(p, "/session") || !strcmp(p, "/notarize");
+    if (!want_get && !want_post)
+        reply_error(r, 404, "no such endpoint (see GET /info)");
+    else if (want_get && !get)
+        reply_error(r, 405, "use GET");
+    else if (want_post && !post)
+        reply_error(r, 405, "use POST");
+    else if (!strcmp(p, "/healthcheck")) {
+        r->status = 200;
+        tb_buf_puts(&r->body, "{\"status\":\"ok\"}");
+    } else if (!strcmp(p, "/info")) {
+        r->status = 200;
+        tb_buf_append(&r->body, s->info.p, s->info.len);
+    } else if (!strcmp(p, "/session"))
+        handle_session(s, body, len, r);
+    else
+        handle_notarize(s, req, body, len, r);
+}
+
+static void serve_conn(tb_notary_server *s, int fd, tb_buf *in, reply *r)
+{
+    uint64_t t0 = tb_mono_ns();
+    uint64_t deadline = t0 + (uint64_t)s->cfg.io_timeout_ms * 1000000u;
+    tb_nreq req;
+    memset(&req, 0, sizeof req);
+    tb_buf_reset(in);
+    tb_buf_reset(&r->body);
+    r->status = 0;
+    int bad = read_request(s, fd, deadline, in, &req, r) < 0;
+    if (!bad)
+        route(s, &req, (const char *)in->p + req.head_len, req.content_length, r);
+    if (r->status) {
+        /* writing gets its own deadline: notarizing may have used the first */
+        send_reply(fd, r, tb_mono_ns() + (uint64_t)s->cfg.io_timeout_ms * 1000000u,
+                   bad || r->status >= 400);
+    }
+    if (s->cfg.log) {
+        char line[TB_ERR_MAX + 128];
+        snprintf(line, sizeof line, "%s %s -> %d (%.3f ms)%s%.*s", req.method[0] ? req.method : "-",
+                 req.path[0] ? req.path : "-", r->status, (double)(tb_mono_ns() - t0) / 1e6,
+                 r->status >= 400 ? ": " : "", r->status >= 400 ? (int)r->body.len : 0,
+                 (const char *)r->body.p);
+        s->cfg.log(s->cfg.log_ctx, line);
+    }
+}
+
+static void *worker(void *arg)
+{
+    tb_notary_server *s = arg;
+    tb_buf in = {0};
+    reply r = {0, {0}};
+    for (;;) {
+        struct pollfd p[2] = {{s->lfd, POLLIN, 0}, {s->stop_pipe[0], POLLIN, 0}};
+        if (poll(p, 2, -1) < 0 && errno != EINTR)
+            break;
+        if (p[1].revents)
+            break;
+        if (!(p[0].revents & POLLIN))
+            continue;
+        int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0)
+            continue; /* another worker took it, or a transient error */
+        serve_conn(s, fd, &in, &r);
+        close(fd);
+    }
+    tb_buf_free(&in);
+    tb_buf_free(&r.body);
+    return NULL;
+}
+
+/* ------------------------------------------------------------- lifecycle */
+
+static int build_info(tb_notary_server *s, tb_err *err)
+{
+    const tb_notary_config *c = &s->cfg;
+    char kh[65];
+    tb_notary_hex(c->key->spki_sha256, 32, kh);
+    json_t *o =
+        json_pack("{s:s, s:s, s:s, s:b, s:s, s:s, s:i, s:I, s:I, s:I}", "name", "teebench-notary",
+                  "version", TEEBENCH_VERSION, "tee", c->tee ? c->tee->kind : "none", "simulated",
+                  c->tee ? c->tee->simulated : 0, "publicKey", (const char *)c->key->pem.p,
+                  "publicKeySha256", kh, "documentVersion", TB_DOC_VERSION, "maxSentData",
+                  (json_int_t)c->max_sent, "maxRecvData", (json_int_t)c->max_recv,
+                  "sessionTimeoutMs", (json_int_t)(c->session_ttl_ns / 1000000u));
+    if (!o)
+        return tb_errf(err, "building /info: out of memory");
+    if (c->tee) {
+        tb_evidence ev;
+        tb_buf j = {0};
+        if (tb_evidence_make(c->tee, NULL, 0, c->key->spki_sha256, &ev, err) < 0 ||
+            tb_evidence_to_json(&ev, &j, err) < 0) {
+            tb_evidence_free(&ev);
+            tb_buf_free(&j);
+            json_decref(o);
+            return tb_err_wrap(err, "TEE quote for /info");
+        }
+        json_object_set_new(o, "evidence", json_loadb((const char *)j.p, j.len, 0, NULL));
+        tb_evidence_free(&ev);
+        tb_buf_free(&j);
+    }
+    char *txt = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    int rc = txt ? tb_buf_puts(&s->info, txt) : -1;
+    free(txt);
+    return rc < 0 ? tb_errf(err, "building /info: out of memory") : 0;
+}
+
+static int listen_on(tb_notary_server *s, tb_err *err)
+{
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV;
+    char ps[8];
+    snprintf(ps, sizeof ps, "%u", s->cfg.port);
+    int gai = getaddrinfo(s->cfg.addr, ps, &hints, &res);
+    if (gai)
+        return tb_errf(err, "listen address %s: %s", s->cfg.addr, gai_strerror(gai));
+    int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int one = 1;
+    if (fd >= 0)
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, 512) < 0) {
+        tb_errno(err, "listening on %s:%u", s->cfg.addr, s->cfg.port);
+        if (fd >= 0)
+            close(fd);
+        freeaddrinfo(res);
+        return -1;
+    }
+    freeaddrinfo(res);
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    getsockname(fd, (struct sockaddr *)&ss, &sl);
+    s->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                             : ((struct sockaddr_in *)&ss)->sin_port);
+    s->lfd = fd;
+    return 0;
+}
+
+int tb_notary_server_start(const tb_notary_config *cfg, tb_notary_server **out, tb_err *err)
+{
+    if (cfg->concurrency < 1 || cfg->concurrency > 1024)
+        return tb_errf(err, "concurrency must be 1..1024");
+    if (cfg->max_sent < 1 || cfg->max_recv < 1 || cfg->max_sent > TB_DOC_MAX_DATA ||
+        cfg->max_recv > TB_DOC_MAX_DATA)
+        return tb_errf(err, "limits must be 1..%u bytes", TB_DOC_MAX_DATA);
+    tb_notary_server *s = calloc(1, sizeof *s);
+    if (!s)
+        return tb_errf(err, "out of memory");
+    s->cfg = *cfg;
+    if (s->cfg.io_timeout_ms <= 0)
+        s->cfg.io_timeout_ms = 5000;
+    s->lfd = -1;
+    s->stop_pipe[0] = s->stop_pipe[1] = -1;
+    /* the body holds the base64 request plus a little JSON */
+    s->max_body = (size_t)cfg->max_sent / 3 * 4 + 8 + 4096;
+    if (tb_session_table_init(&s->sessions, cfg->max_sessions ? cfg->max_sessions : 4096,
+                              cfg->session_ttl_ns ? cfg->session_ttl_ns : 60000000000ull,
+                              err) < 0 ||
+        build_info(s, err) < 0 || listen_on(s, err) < 0 || pipe2(s->stop_pipe, O_CLOEXEC) < 0) {
+        if (s->lfd >= 0 && s->stop_pipe[0] < 0)
+            tb_errno(err, "pipe");
+        tb_notary_server_stop(s);
+        return -1;
+    }
+    s->threads = calloc((size_t)cfg->concurrency, sizeof *s->threads);
+    if (!s->threads) {
+        tb_notary_server_stop(s);
+        return tb_errf(err, "out of memory");
+    }
+    for (int i = 0; i < cfg->concurrency; i++) {
+        int e = pthread_create(&s->threads[i], NULL, worker, s);
+        if (e) {
+            errno = e;
+            tb_errno(err, "starting worker threads");
+            tb_notary_server_stop(s);
+            return -1;
+        }
+        s->n_threads++;
+    }
+    *out = s;
+    return 0;
+}
+
+uint16_t tb_notary_server_port(const tb_notary_server *s)
+{
+    return s->port;
+}
+
+void tb_notary_server_stop(tb_notary_server *s)
+{
+    if (!s)
+        return;
+    if (s->stop_pipe[1] >= 0 && write(s->stop_pipe[1], "x", 1) < 0) {
+        /* nothing to do: the workers then stop when the pipe closes */
+    }
+    for (int i = 0; i < s->n_threads; i++)
+        pthread_join(s->threads[i], NULL);
+    free(s->threads);
+    if (s->lfd >= 0)
+        close(s->lfd);
+    for (int i = 0; i < 2; i++)
+        if (s->stop_pipe[i] >= 0)
+            close(s->stop_pipe[i]);
+    tb_session_table_free(&s->sessions);
+    tb_buf_free(&s->info);
+    free(s);
+}
