@@ -1,0 +1,125 @@
+/* Unit tests for src/sys/probe: the summary statistics against hand-computed values,
+ * the probe table, CPU pinning (and its restoration), and short real runs of every
+ * probe with plausibility checks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <sched.h>
+#include <string.h>
+
+#include "sys/probe.h"
+
+static void test_summarize(void **state)
+{
+    (void)state;
+    /* 1..100 shuffled: median 50.5; p99 inclusive = x[98] + 0.01*(x[99]-x[98]) = 99.01 */
+    double x[100];
+    for (int i = 0; i < 100; i++)
+        x[i] = (double)((i * 37) % 100 + 1);
+    tb_probe_result r;
+    memset(&r, 0, sizeof r);
+    tb_probe_summarize(x, 100, &r);
+    assert_int_equal(r.samples, 100);
+    assert_true(fabs(r.median_ns - 50.5) < 1e-9);
+    assert_true(fabs(r.p99_ns - 99.01) < 1e-9);
+    assert_true(fabs(r.min_ns - 1) < 1e-12);
+    assert_true(fabs(r.mean_ns - 50.5) < 1e-9);
+    double one[1] = {7};
+    tb_probe_summarize(one, 1, &r);
+    assert_true(r.median_ns == 7 && r.p99_ns == 7 && r.min_ns == 7 && r.mean_ns == 7);
+}
+
+static void test_table(void **state)
+{
+    (void)state;
+    size_t n;
+    const tb_probe_info *all = tb_probe_all(&n);
+    assert_int_equal(n, 11);
+    static const char *const want[] = {"cpuid",       "rdtsc",         "rdtscp",   "clock_gettime",
+                                       "getpid",      "page-4k",       "page-2m",  "mmap",
+                                       "sched_yield", "pipe-pingpong", "nanosleep"};
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(all[i].name, want[i]);
+        assert_ptr_equal(tb_probe_find(want[i]), &all[i]);
+        assert_true(strlen(all[i].what) > 10 && strlen(all[i].what) < 90);
+        assert_true(all[i].batch >= 1 && all[i].default_reps <= all[i].max_reps);
+    }
+    assert_null(tb_probe_find("nope"));
+}
+
+static tb_probe_result run1(const char *name, unsigned reps)
+{
+    tb_probe_opts o = {reps, 5, -1};
+    tb_probe_result r;
+    tb_err e;
+    if (tb_probe_run(tb_probe_find(name), &o, &r, &e) < 0)
+        fail_msg("%s: %s", name, e.msg);
+    return r;
+}
+
+static void test_every_probe_runs(void **state)
+{
+    (void)state;
+    size_t n;
+    const tb_probe_info *all = tb_probe_all(&n);
+    cpu_set_t before, after;
+    assert_int_equal(sched_getaffinity(0, sizeof before, &before), 0);
+    for (size_t i = 0; i < n; i++) {
+        tb_probe_result r = run1(all[i].name, 20);
+        assert_string_equal(r.name, all[i].name);
+        if (!r.available) {
+            assert_true(r.note[0] != 0); /* says why */
+            continue;
+        }
+        assert_int_equal(r.samples, 20);
+        assert_true(r.median_ns >= 0 && r.p99_ns >= r.median_ns && r.min_ns <= r.median_ns);
+        assert_true(r.cpu >= 0);
+    }
+    assert_int_equal(sched_getaffinity(0, sizeof after, &after), 0);
+    assert_true(CPU_EQUAL(&before, &after)); /* pinning is undone */
+}
+
+static void test_plausible_order(void **state)
+{
+    (void)state;
+    tb_probe_result tsc = run1("rdtsc", 200), pid = run1("getpid", 200);
+    tb_probe_result pipe = run1("pipe-pingpong", 200), page = run1("page-4k", 200);
+    assert_true(tsc.median_ns > 0 && pid.median_ns > 0);
+    /* reading the TSC is cheaper than a system call, which is cheaper than a
+       round trip through two processes */
+    assert_true(tsc.median_ns < pid.median_ns);
+    assert_true(pid.median_ns < pipe.median_ns);
+    assert_true(page.median_ns > 0);
+    tb_probe_result clk = run1("clock_gettime", 200);
+    assert_non_null(strstr(clk.note, "clock source"));
+}
+
+static void test_reps_capped_and_bad_cpu(void **state)
+{
+    (void)state;
+    tb_probe_result r;
+    tb_err e;
+    const tb_probe_info *p = tb_probe_find("page-2m");
+    assert_int_equal(tb_probe_reps(p, 100000), p->max_reps);
+    assert_int_equal(tb_probe_reps(p, 0), p->default_reps);
+    assert_int_equal(tb_probe_reps(p, 3), 3);
+    tb_probe_opts bad = {10, 1, 60000};
+    assert_int_equal(tb_probe_run(tb_probe_find("getpid"), &bad, &r, &e), -1);
+    assert_non_null(strstr(e.msg, "CPU 60000"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_summarize),
+        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_every_probe_runs),
+        cmocka_unit_test(test_plausible_order),
+        cmocka_unit_test(test_reps_capped_and_bad_cpu),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
