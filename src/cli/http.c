@@ -1,9 +1,574 @@
-/* cli/http: `teebench http` (not built yet). */
+/* cli/http: `teebench http`, the wrk-compatible load generator.
+ *
+ * Parses wrk's flags (plus -R/--rate, --u-latency, --json, --server-name,
+ * --cacert, --connect, --server-log), builds the request bytes once, checks that
+ * the target accepts connections, runs the engine (load/load.h) and prints wrk
+ * 4.x's text layout line for line, or one JSON document with --json.
+ * Global state: `interrupted`, the SIGINT flag (volatile sig_atomic_t, set by the
+ * handler, read by the engine's threads every 100 ms). */
+#include <getopt.h>
+#include <jansson.h>
+#include <openssl/crypto.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
 #include "cli/cli.h"
+#include "load/load.h"
+#include "load/logcount.h"
+#include "net/sock.h"
+#include "net/tls.h"
+#include "net/url.h"
+#include "stats/hist.h"
+#include "stats/units.h"
+#include "sys/env.h"
+
+#define CMD "http"
+#define MAX_HEADERS 64
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+struct http_opts {
+    uint64_t threads, connections, duration_ms, timeout_ms;
+    double rate;
+    bool latency, u_latency, json;
+    const char *headers[MAX_HEADERS];
+    int nheaders;
+    const char *url_text;
+    const char *server_name, *cacert, *connect, *server_log;
+    tb_url url;
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "Usage: teebench http <options> <url>\n"
+               "  Options:\n"
+               "    -c, --connections <N>  Connections to keep open (default 10)\n"
+               "    -d, --duration    <T>  Duration of test (default 10s)\n"
+               "    -t, --threads     <N>  Number of threads to use (default 2)\n"
+               "\n"
+               "    -H, --header      <H>  Add header to request (repeatable)\n"
+               "        --latency          Print latency statistics\n"
+               "        --timeout     <T>  Socket/request timeout (default 2s)\n"
+               "    -v, --version          Print version details\n"
+               "\n"
+               "    -R, --rate        <N>  Constant rate: N requests/s in total; latency is\n"
+               "                           measured from each request's intended send time\n"
+               "        --u-latency        With -R: also print the uncorrected latency\n"
+               "        --json             Print one JSON document instead of text\n"
+               "        --server-name <S>  TLS server name (SNI and verified name)\n"
+               "        --cacert      <F>  Verify the server certificate against CA file F\n"
+               "        --connect  <H:P>   Connect to H:P instead of the URL's host and port\n"
+               "        --server-log  <F>  Compare the lines the server appends to its\n"
+               "                           access log F with the requests completed\n"
+               "\n"
+               "  Numeric arguments may include a SI unit (1k, 1M, 1G)\n"
+               "  Time arguments may include a time unit (2s, 2m, 2h, 500ms)\n");
+}
+
+enum {
+    OPT_LATENCY = 256,
+    OPT_TIMEOUT,
+    OPT_ULAT,
+    OPT_JSON,
+    OPT_SNI,
+    OPT_CACERT,
+    OPT_CONNECT,
+    OPT_SERVER_LOG,
+};
+
+static const struct option longopts[] = {
+    {"connections", required_argument, NULL, 'c'},
+    {"duration", required_argument, NULL, 'd'},
+    {"threads", required_argument, NULL, 't'},
+    {"header", required_argument, NULL, 'H'},
+    {"latency", no_argument, NULL, OPT_LATENCY},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"version", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"rate", required_argument, NULL, 'R'},
+    {"u-latency", no_argument, NULL, OPT_ULAT},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"server-name", required_argument, NULL, OPT_SNI},
+    {"cacert", required_argument, NULL, OPT_CACERT},
+    {"connect", required_argument, NULL, OPT_CONNECT},
+    {"server-log", required_argument, NULL, OPT_SERVER_LOG},
+    {NULL, 0, NULL, 0},
+};
+
+/* Returns 0 to run, 1 to exit 0 (help/version), or an exit code > 1 after an error line. */
+static int parse(int argc, char **argv, struct http_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->threads = 2;
+    o->connections = 10;
+    o->duration_ms = 10000;
+    o->timeout_ms = 2000;
+    bool version = false;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":t:c:d:H:R:Lvh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            if (tb_scan_metric(optarg, &o->threads) < 0 || o->threads > 10000)
+                return cli_fail_code(2, CMD, "invalid thread count: %s", optarg);
+            break;
+        case 'c':
+            if (tb_scan_metric(optarg, &o->connections) < 0 || o->connections > 1000000)
+                return cli_fail_code(2, CMD, "invalid connection count: %s", optarg);
+            break;
+        case 'd':
+            if (tb_scan_time_ms(optarg, &o->duration_ms) < 0 || o->duration_ms > 86400000ULL * 7)
+                return cli_fail_code(2, CMD, "invalid duration: %s", optarg);
+            break;
+        case OPT_TIMEOUT:
+            if (tb_scan_time_ms(optarg, &o->timeout_ms) < 0 || o->timeout_ms == 0 ||
+                o->timeout_ms > 86400000ULL)
+                return cli_fail_code(2, CMD, "invalid timeout: %s", optarg);
+            break;
+        case 'H':
+            if (o->nheaders == MAX_HEADERS)
+                return cli_fail_code(2, CMD, "too many headers (at most %d)", MAX_HEADERS);
+            if (!strchr(optarg, ':') || optarg[0] == ':' || strpbrk(optarg, "\r\n"))
+                return cli_fail_code(2, CMD, "invalid header (want \"Name: value\"): %s", optarg);
+            o->headers[o->nheaders++] = optarg;
+            break;
+        case 'R': {
+            char *end;
+            o->rate = strtod(optarg, &end);
+            if (end == optarg || *end || !(o->rate > 0) || o->rate > 1e9)
+                return cli_fail_code(2, CMD, "invalid rate (requests/s > 0): %s", optarg);
+            break;
+        }
+        case 'L':
+        case OPT_LATENCY:
+            o->latency = true;
+            break;
+        case OPT_ULAT:
+            o->u_latency = true;
+            break;
+        case OPT_JSON:
+            o->json = true;
+            break;
+        case OPT_SNI:
+            o->server_name = optarg;
+            break;
+        case OPT_CACERT:
+            o->cacert = optarg;
+            break;
+        case OPT_CONNECT:
+            o->connect = optarg;
+            break;
+        case OPT_SERVER_LOG:
+            o->server_log = optarg;
+            break;
+        case 'v':
+            version = true;
+            break;
+        case 'h':
+            usage(stdout);
+            return 1;
+        case ':':
+            return cli_fail_code(2, CMD, "option %s needs a value", argv[optind - 1]);
+        default:
+            return cli_fail_code(2, CMD, "unknown option %s (teebench http --help lists them)",
+                                 argv[optind - 1]);
+        }
+    }
+    if (version) {
+        printf("teebench http %s (wrk 4.x compatible) [epoll] %s\n", TEEBENCH_VERSION,
+               OpenSSL_version(OPENSSL_VERSION));
+        if (optind == argc)
+            return 1;
+    }
+    if (optind == argc)
+        return cli_fail_code(2, CMD, "missing URL (usage: teebench http <options> <url>)");
+    if (optind + 1 < argc)
+        return cli_fail_code(2, CMD, "unexpected argument: %s", argv[optind + 1]);
+    if (o->threads == 0 || o->duration_ms == 0)
+        return cli_fail_code(2, CMD, "threads and duration must be > 0");
+    if (o->connections == 0 || o->connections < o->threads)
+        return cli_fail_code(2, CMD, "number of connections must be >= threads");
+    if (o->u_latency && o->rate == 0)
+        return cli_fail_code(2, CMD, "--u-latency needs -R/--rate");
+    tb_err e;
+    o->url_text = argv[optind];
+    if (tb_url_parse(o->url_text, &o->url, &e) < 0)
+        return cli_fail_code(2, CMD, "%s", e.msg);
+    if (!o->url.tls && (o->cacert || o->server_name))
+        return cli_fail_code(2, CMD, "--cacert and --server-name need an https:// URL");
+    return 0;
+}
+
+/* GET <path> HTTP/1.1, Host (unless -H gives one), the -H headers, blank line. */
+static int build_request(const struct http_opts *o, tb_buf *req)
+{
+    bool has_host = false;
+    for (int i = 0; i < o->nheaders; i++)
+        if (!strncasecmp(o->headers[i], "host:", 5))
+            has_host = true;
+    char host[TB_URL_HOST_MAX + 16];
+    if (tb_url_host_header(&o->url, host, sizeof host) < 0)
+        return -1;
+    if (tb_buf_printf(req, "GET %s HTTP/1.1\r\n", o->url.path) < 0)
+        return -1;
+    if (!has_host && tb_buf_printf(req, "Host: %s\r\n", host) < 0)
+        return -1;
+    for (int i = 0; i < o->nheaders; i++)
+        if (tb_buf_printf(req, "%s\r\n", o->headers[i]) < 0)
+            return -1;
+    return tb_buf_puts(req, "\r\n");
+}
+
+/* --connect HOST:PORT ([v6]:port accepted). */
+static int resolve_target(const struct http_opts *o, tb_addr *a, tb_err *e)
+{
+    if (!o->connect)
+        return tb_addr_resolve(o->url.host, o->url.port, a, e);
+    char host[300];
+    const char *colon = strrchr(o->connect, ':');
+    if (!colon || colon == o->connect || !colon[1] || strlen(o->connect) >= sizeof host)
+        return tb_errf(e, "--connect: want HOST:PORT, got %s", o->connect);
+    size_t hl = (size_t)(colon - o->connect);
+    memcpy(host, o->connect, hl);
+    host[hl] = 0;
+    if (host[0] == '[' && hl > 2 && host[hl - 1] == ']') {
+        memmove(host, host + 1, hl - 2);
+        host[hl - 2] = 0;
+    }
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    if (*end || port <= 0 || port > 65535)
+        return tb_errf(e, "--connect: bad port in %s", o->connect);
+    return tb_addr_resolve(host, colon + 1, a, e);
+}
+
+static void raise_fd_limit(uint64_t need)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need) {
+        rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+/* ---- text output, wrk 4.x layout ---- */
+
+typedef char *(*fmt_fn)(long double, char *);
+
+/* wrk's print_units: the value right-aligned in width, unit suffixes eat the padding. */
+static void print_units(long double n, fmt_fn fmt, int width)
+{
+    char msg[TB_UNITS_MAX];
+    fmt(n, msg);
+    int len = (int)strlen(msg), pad = 2;
+    if (len > 0 && ((msg[len - 1] >= 'a' && msg[len - 1] <= 'z') ||
+                    (msg[len - 1] >= 'A' && msg[len - 1] <= 'Z')))
+        pad--;
+    if (len > 1 && ((msg[len - 2] >= 'a' && msg[len - 2] <= 'z') ||
+                    (msg[len - 2] >= 'A' && msg[len - 2] <= 'Z')))
+        pad--;
+    width -= pad;
+    printf("%*.*s%.*s", width, width, msg, pad, "  ");
+}
+
+/* scale converts the histogram's unit to the printed one (ns -> us: 1e-3). */
+static void print_stats(const char *name, const tb_hist *h, fmt_fn fmt, double scale)
+{
+    double mean = tb_hist_mean(h), sd = tb_hist_stdev(h, mean);
+    printf("    %-10s", name);
+    print_units((long double)mean * scale, fmt, 8);
+    print_units((long double)sd * scale, fmt, 10);
+    print_units((long double)h->max * scale, fmt, 9);
+    printf("%8.2Lf%%\n", (long double)tb_hist_within(h, mean, sd, 1));
+}
+
+static void print_distribution(const char *title, const tb_hist *h)
+{
+    static const double ps[] = {50, 75, 90, 99};
+    printf("  %s\n", title);
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
+        printf("%7.0Lf%%", (long double)ps[i]);
+        print_units((long double)tb_hist_percentile(h, ps[i]) / 1000.0L, tb_fmt_time_us, 10);
+        printf("\n");
+    }
+}
+
+struct log_check {
+    bool on;
+    uint64_t before, after;
+    bool ok;
+};
+
+static void print_text(const struct http_opts *o, const tb_load_result *r,
+                       const struct log_check *lc)
+{
+    char b1[TB_UNITS_MAX], b2[TB_UNITS_MAX];
+    long double runtime_s = (long double)r->runtime_ns / 1e9L;
+    printf("  Thread Stats%6s%11s%8s%12s\n", "Avg", "Stdev", "Max", "+/- Stdev");
+    print_stats("Latency", &r->latency, tb_fmt_time_us, 1e-3);
+    print_stats("Req/Sec", &r->rate, tb_fmt_metric, 1.0);
+    if (o->latency)
+        print_distribution("Latency Distribution", &r->latency);
+    if (o->u_latency) {
+        printf("  Uncorrected Latency (from the actual send time, not the intended one)\n");
+        print_stats("Latency", &r->latency_uncorrected, tb_fmt_time_us, 1e-3);
+        print_distribution("Uncorrected Latency Distribution", &r->latency_uncorrected);
+    }
+    printf("  %llu requests in %s, %sB read\n", (unsigned long long)r->completed,
+           tb_fmt_time_us((long double)r->runtime_ns / 1000.0L, b1),
+           tb_fmt_binary((long double)r->bytes, b2));
+    const tb_load_errors *e = &r->errors;
+    if (e->connect || e->read || e->write || e->timeout)
+        printf("  Socket errors: connect %llu, read %llu, write %llu, timeout %llu\n",
+               (unsigned long long)e->connect, (unsigned long long)e->read,
+               (unsigned long long)e->write, (unsigned long long)e->timeout);
+    if (e->status)
+        printf("  Non-2xx or 3xx responses: %llu\n", (unsigned long long)e->status);
+    printf("Requests/sec: %9.2Lf\n", runtime_s > 0 ? (long double)r->completed / runtime_s : 0.0L);
+    printf("Transfer/sec: %10sB\n",
+           tb_fmt_binary(runtime_s > 0 ? (long double)r->bytes / runtime_s : 0.0L, b1));
+    if (lc->on)
+        printf("Server log: %llu new lines for %llu completed requests (%llu within the run, "
+               "%llu after it) - %s\n",
+               (unsigned long long)(lc->after - lc->before),
+               (unsigned long long)(r->completed + r->drained), (unsigned long long)r->completed,
+               (unsigned long long)r->drained, lc->ok ? "match" : "MISMATCH");
+}
+
+/* ---- JSON output ---- */
+
+static json_t *hist_json(const tb_hist *h)
+{
+    static const struct {
+        const char *key;
+        double p;
+    } ps[] = {{"p50", 50},     {"p75", 75},       {"p90", 90},         {"p95", 95},  {"p99", 99},
+              {"p99.9", 99.9}, {"p99.99", 99.99}, {"p99.999", 99.999}, {"p100", 100}};
+    double mean = tb_hist_mean(h), sd = tb_hist_stdev(h, mean);
+    json_t *pj = json_object();
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
+        json_object_set_new(pj, ps[i].key, json_real(tb_hist_percentile(h, ps[i].p) / 1000.0));
+    return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:o}", "count", (json_int_t)h->count,
+                     "mean_us", mean / 1000.0, "stdev_us", sd / 1000.0, "min_us",
+                     h->count ? h->min / 1000.0 : 0.0, "max_us", h->max / 1000.0,
+                     "within_stdev_pct", tb_hist_within(h, mean, sd, 1), "percentiles_us", pj);
+}
+
+static json_t *rate_json(const tb_hist *h)
+{
+    double mean = tb_hist_mean(h), sd = tb_hist_stdev(h, mean);
+    return json_pack("{s:I, s:f, s:f, s:I, s:f}", "samples", (json_int_t)h->count, "mean_rps", mean,
+                     "stdev_rps", sd, "max_rps", (json_int_t)h->max, "within_stdev_pct",
+                     tb_hist_within(h, mean, sd, 1));
+}
+
+static json_t *opt_str(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+static int print_json(const struct http_opts *o, const tb_load_result *r, const tb_hist *raw,
+                      uint64_t wrk_interval_ns, const struct log_check *lc, const char *started,
+                      const char *target)
+{
+    double rt = (double)r->runtime_ns / 1e9;
+    json_t *hdrs = json_array();
+    for (int i = 0; i < o->nheaders; i++)
+        json_array_append_new(hdrs, json_string(o->headers[i]));
+    json_t *opts = json_pack(
+        "{s:s, s:I, s:I, s:f, s:f, s:f, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:s, s:b}", "url",
+        o->url_text, "threads", (json_int_t)o->threads, "connections", (json_int_t)o->connections,
+        "duration_s", o->duration_ms / 1000.0, "timeout_s", o->timeout_ms / 1000.0, "rate_rps",
+        o->rate, "headers", hdrs, "latency", o->latency, "u_latency", o->u_latency, "server_name",
+        opt_str(o->server_name), "cacert", opt_str(o->cacert), "connect", opt_str(o->connect),
+        "server_log", opt_str(o->server_log), "target_address", target, "tls", o->url.tls);
+    json_t *doc = json_pack(
+        "{s:s, s:s, s:s, s:o, s:f, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:f}, s:{s:I, s:f}, "
+        "s:I, s:{s:I, s:I, s:I, s:I, s:I}, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
+        "tool", "teebench http", "version", TEEBENCH_VERSION, "started_at", started, "options",
+        opts, "runtime_s", rt, "stopped_early", r->stopped_early, "requests", "sent",
+        (json_int_t)r->sent, "completed", (json_int_t)r->completed, "drained_after_end",
+        (json_int_t)r->drained, "failed", (json_int_t)r->failed, "unfinished",
+        (json_int_t)r->unfinished, "per_second", rt > 0 ? r->completed / rt : 0.0, "bytes", "read",
+        (json_int_t)r->bytes, "per_second", rt > 0 ? r->bytes / rt : 0.0, "connections_opened",
+        (json_int_t)r->connects, "errors", "connect", (json_int_t)r->errors.connect, "read",
+        (json_int_t)r->errors.read, "write", (json_int_t)r->errors.write, "timeout",
+        (json_int_t)r->errors.timeout, "status", (json_int_t)r->errors.status, "first_error",
+        r->first_error[0] ? json_string(r->first_error) : json_null(), "responses_by_status", "1xx",
+        (json_int_t)r->status_class[1], "2xx", (json_int_t)r->status_class[2], "3xx",
+        (json_int_t)r->status_class[3], "4xx", (json_int_t)r->status_class[4], "5xx",
+        (json_int_t)r->status_class[5], "other", (json_int_t)r->status_class[0]);
+    if (!doc)
+        return -1;
+    json_object_set_new(doc, "latency", hist_json(&r->latency));
+    if (o->rate > 0) {
+        json_object_set_new(doc, "latency_measured_from", json_string("intended send time"));
+        json_object_set_new(doc, "latency_uncorrected", hist_json(&r->latency_uncorrected));
+    } else {
+        json_object_set_new(doc, "latency_measured_from",
+                            json_string("send time, with wrk's closed-loop correction"));
+        json_object_set_new(doc, "wrk_correction_interval_us", json_real(wrk_interval_ns / 1000.0));
+        json_object_set_new(doc, "latency_uncorrected", hist_json(raw));
+    }
+    json_object_set_new(doc, "req_per_sec_per_thread", rate_json(&r->rate));
+    if (lc->on)
+        json_object_set_new(doc, "server_log",
+                            json_pack("{s:s, s:I, s:I, s:I, s:I, s:b}", "file", o->server_log,
+                                      "lines_before", (json_int_t)lc->before, "lines_after",
+                                      (json_int_t)lc->after, "new_lines",
+                                      (json_int_t)(lc->after - lc->before), "requests_completed",
+                                      (json_int_t)(r->completed + r->drained), "match", lc->ok));
+    tb_err e;
+    json_t *env = tb_env_json(&e);
+    json_object_set_new(doc, "environment", env ? env : json_null());
+    char *s = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    json_decref(doc);
+    if (!s)
+        return -1;
+    printf("%s\n", s);
+    free(s);
+    return 0;
+}
+
+/* The server writes its log line when it sends the response: wait until the
+ * count stops moving (at most ~1 s) so late lines are not missed. */
+static int count_settled(const char *path, uint64_t *n, tb_err *e)
+{
+    uint64_t prev = UINT64_MAX;
+    for (int i = 0; i < 20; i++) {
+        if (tb_log_count_lines(path, n, e) < 0)
+            return -1;
+        if (*n == prev)
+            return 0;
+        prev = *n;
+        tb_sleep_ns(50000000);
+    }
+    return 0;
+}
 
 int cmd_http(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return cli_fail_code(2, "http", "not implemented yet");
+    struct http_opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc == 1)
+        return 0;
+    if (rc != 0)
+        return rc;
+    tb_err e;
+    tb_load_opts lo = {0};
+    if (resolve_target(&o, &lo.addr, &e) < 0)
+        return cli_fail(CMD, "%s", e.msg);
+    char target[80];
+    tb_addr_format(&lo.addr, target, sizeof target);
+    tb_buf req = {0};
+    if (build_request(&o, &req) < 0) {
+        tb_buf_free(&req);
+        return cli_fail(CMD, "building the request: out of memory");
+    }
+    tb_tls_ctx *tls = NULL;
+    if (o.url.tls && !(tls = tb_tls_client_ctx_new(o.cacert, &e))) {
+        tb_buf_free(&req);
+        return cli_fail(CMD, "%s", e.msg);
+    }
+    raise_fd_limit(o.connections + o.threads * 2 + 256);
+    if (tb_sock_connect_wait(&lo.addr, o.timeout_ms > 5000 ? 5000 : (int)o.timeout_ms, &e) < 0) {
+        tb_tls_ctx_free(tls);
+        tb_buf_free(&req);
+        return cli_fail(CMD, "connect %s", e.msg);
+    }
+    struct log_check lc = {.on = o.server_log != NULL};
+    if (lc.on && tb_log_count_lines(o.server_log, &lc.before, &e) < 0) {
+        tb_tls_ctx_free(tls);
+        tb_buf_free(&req);
+        return cli_fail(CMD, "--server-log: %s", e.msg);
+    }
+    lo.tls = tls;
+    lo.sni = o.server_name ? o.server_name : o.url.host;
+    lo.request = req.p;
+    lo.request_len = req.len;
+    lo.threads = (uint32_t)o.threads;
+    lo.connections = (uint32_t)o.connections;
+    lo.duration_ns = o.duration_ms * 1000000ULL;
+    lo.timeout_ns = o.timeout_ms * 1000000ULL;
+    lo.drain_ns = lo.timeout_ns < 2000000000ULL ? lo.timeout_ns : 2000000000ULL;
+    lo.rate = o.rate;
+    lo.stop_flag = &interrupted;
+
+    char started[32];
+    time_t now = time(NULL);
+    strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    char dur[TB_UNITS_MAX];
+    if (!o.json) {
+        printf("Running %s test @ %s\n", tb_fmt_time_s((long double)o.duration_ms / 1000.0L, dur),
+               o.url_text);
+        printf("  %llu threads and %llu connections\n", (unsigned long long)o.threads,
+               (unsigned long long)o.connections);
+        fflush(stdout);
+    }
+    struct sigaction sa = {.sa_handler = on_sigint};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    tb_load_result r;
+    rc = tb_load_run(&lo, &r, &e);
+    signal(SIGINT, SIG_DFL);
+    tb_tls_ctx_free(tls);
+    tb_buf_free(&req);
+    if (rc < 0)
+        return cli_fail(CMD, "%s", e.msg);
+
+    /* wrk's closed-loop correction (see stats/hist.h), keeping the raw copy for --json */
+    tb_hist raw;
+    uint64_t interval = 0;
+    if (tb_hist_init(&raw, TB_HIST_DEFAULT_MAX, &e) < 0) {
+        tb_load_result_free(&r);
+        return cli_fail(CMD, "%s", e.msg);
+    }
+    tb_hist_merge(&raw, &r.latency, NULL);
+    if (o.rate == 0 && r.completed / o.connections > 0) {
+        interval = r.runtime_ns / (r.completed / o.connections);
+        tb_hist_correct(&r.latency, interval);
+    }
+    if (lc.on) {
+        if (count_settled(o.server_log, &lc.after, &e) < 0) {
+            tb_hist_free(&raw);
+            tb_load_result_free(&r);
+            return cli_fail(CMD, "--server-log: %s", e.msg);
+        }
+        lc.ok = lc.after >= lc.before && lc.after - lc.before == r.completed + r.drained;
+    }
+    if (o.json) {
+        if (print_json(&o, &r, &raw, interval, &lc, started, target) < 0)
+            rc = cli_fail(CMD, "writing JSON: out of memory");
+    } else {
+        print_text(&o, &r, &lc);
+    }
+    fflush(stdout);
+    if (rc == 0 && r.completed + r.drained == 0 && r.sent + r.errors.connect > 0)
+        rc = cli_fail(CMD, "no request completed%s%s", r.first_error[0] ? ": " : "", r.first_error);
+    else if (rc == 0 && r.unfinished > 0 && !o.json)
+        fprintf(stderr,
+                "teebench: http: note: %llu requests were still in flight %.1f s after "
+                "the end (not counted)\n",
+                (unsigned long long)r.unfinished, (double)lo.drain_ns / 1e9);
+    else if (rc == 0 && lc.on && !lc.ok)
+        rc = cli_fail(CMD, "server log: %llu new lines for %llu completed requests",
+                      (unsigned long long)(lc.after - lc.before),
+                      (unsigned long long)(r.completed + r.drained));
+    tb_hist_free(&raw);
+    tb_load_result_free(&r);
+    return rc;
 }

@@ -1,0 +1,607 @@
+/* load: the load generator engine. See load.h for the model.
+ *
+ * Connection states: IDLE (no socket; maybe a reconnect timer pending),
+ * CONNECTING (TCP connect in progress, watching writable), HANDSHAKE (TLS),
+ * READY (connected, no request in flight; in rate mode maybe a send timer
+ * pending), BUSY (a request is being written or its response awaited).
+ * Invariants: in_flight == number of BUSY connections; a connection has at most
+ * one pending timer (c->timer); a READY/BUSY connection always watches readable. */
+#include "load/load.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "net/ev.h"
+#include "net/http_resp.h"
+
+#define RECVBUF (64 * 1024)
+#define TICK_NS UINT64_C(100000000)          /* rate samples, timeouts, stop flag */
+#define RECONNECT_DELAY_NS UINT64_C(1000000) /* after a failed connect */
+
+enum { C_IDLE, C_CONNECTING, C_HANDSHAKE, C_READY, C_BUSY };
+
+struct thread;
+
+struct conn {
+    struct thread *t;
+    tb_sock s;
+    int state;
+    size_t written;
+    uint64_t intended; /* when the current request should have been sent */
+    uint64_t sent_at;  /* when it was sent */
+    uint64_t connect_at;
+    uint64_t next_intended; /* rate mode: the next slot of this connection's schedule */
+    uint64_t timer;
+    tb_http_resp p;
+};
+
+struct run {
+    const tb_load_opts *o;
+    uint64_t start;
+    volatile sig_atomic_t abort_run;
+};
+
+struct thread {
+    struct run *run;
+    const tb_load_opts *o;
+    tb_ev_loop *loop;
+    struct conn *cs;
+    uint32_t nconns;
+    uint32_t first_conn; /* global index of cs[0] */
+    uint8_t *buf;
+    uint64_t deadline, end_ns, interval_ns;
+    bool stopping, stopped_early;
+    uint64_t in_flight;
+    uint64_t sent, completed, drained, failed, bytes, connects;
+    uint64_t status_class[6];
+    tb_load_errors errors;
+    uint64_t sample_requests, sample_start;
+    tb_hist lat, ulat, rate;
+    char first_error[TB_ERR_MAX];
+    int loop_failed;
+    tb_err loop_err;
+    pthread_t tid;
+};
+
+static void conn_open(struct conn *c);
+static void on_writable(tb_ev_loop *l, int fd, void *data, int mask);
+static void on_readable(tb_ev_loop *l, int fd, void *data, int mask);
+
+static void note_error(struct thread *t, const char *msg)
+{
+    if (!t->first_error[0] && msg && *msg)
+        snprintf(t->first_error, sizeof t->first_error, "%s", msg);
+}
+
+static void cancel_timer(struct conn *c)
+{
+    if (c->timer) {
+        tb_ev_timer_del(c->t->loop, c->timer);
+        c->timer = 0;
+    }
+}
+
+static void maybe_finish(struct thread *t)
+{
+    if (t->stopping && t->in_flight == 0)
+        tb_ev_stop(t->loop);
+}
+
+static void conn_close(struct conn *c)
+{
+    cancel_timer(c);
+    if (c->state != C_IDLE) {
+        tb_ev_del(c->t->loop, c->s.fd, TB_EV_READABLE | TB_EV_WRITABLE);
+        c->s.ops->close(&c->s);
+    }
+    if (c->state == C_BUSY)
+        c->t->in_flight--;
+    c->state = C_IDLE;
+}
+
+/* The request in flight (if any) is lost; the connection is replaced. */
+static void conn_fail(struct conn *c)
+{
+    struct thread *t = c->t;
+    if (c->state == C_BUSY)
+        t->failed++;
+    conn_close(c);
+    if (!t->stopping)
+        conn_open(c);
+    maybe_finish(t);
+}
+
+static int64_t on_reconnect_timer(tb_ev_loop *l, uint64_t id, void *data)
+{
+    struct conn *c = data;
+    c->timer = 0;
+    if (!c->t->stopping)
+        conn_open(c);
+    return TB_EV_NOMORE;
+}
+
+static void connect_failed(struct conn *c, const char *msg)
+{
+    struct thread *t = c->t;
+    t->errors.connect++;
+    note_error(t, msg);
+    conn_close(c);
+    if (!t->stopping)
+        c->timer = tb_ev_timer_add(t->loop, RECONNECT_DELAY_NS, on_reconnect_timer, c);
+}
+
+static void do_write(struct conn *c)
+{
+    const tb_load_opts *o = c->t->o;
+    while (c->written < o->request_len) {
+        size_t n = 0;
+        tb_sock_status st =
+            c->s.ops->write(&c->s, o->request + c->written, o->request_len - c->written, &n);
+        if (st == TB_SOCK_OK) {
+            c->written += n;
+            continue;
+        }
+        if (st == TB_SOCK_RETRY) {
+            if (tb_ev_add(c->t->loop, c->s.fd, TB_EV_WRITABLE, on_writable, c, NULL) == 0)
+                return;
+        }
+        c->t->errors.write++;
+        note_error(c->t, c->s.err.msg);
+        conn_fail(c);
+        return;
+    }
+    if (tb_ev_mask(c->t->loop, c->s.fd) & TB_EV_WRITABLE)
+        tb_ev_del(c->t->loop, c->s.fd, TB_EV_WRITABLE);
+}
+
+static void send_request(struct conn *c, uint64_t intended, uint64_t now)
+{
+    struct thread *t = c->t;
+    c->state = C_BUSY;
+    c->intended = intended;
+    c->sent_at = now;
+    c->written = 0;
+    tb_http_resp_init(&c->p);
+    t->sent++;
+    t->in_flight++;
+    if (t->interval_ns)
+        c->next_intended += t->interval_ns;
+    do_write(c);
+}
+
+static int64_t on_send_timer(tb_ev_loop *l, uint64_t id, void *data)
+{
+    struct conn *c = data;
+    c->timer = 0;
+    if (c->state == C_READY && !c->t->stopping)
+        send_request(c, c->next_intended, tb_mono_ns());
+    return TB_EV_NOMORE;
+}
+
+/* The connection is free: send now (closed loop) or at its next slot (rate). */
+static void next_request(struct conn *c, uint64_t now)
+{
+    struct thread *t = c->t;
+    if (t->stopping)
+        return;
+    if (!t->interval_ns) {
+        send_request(c, now, now);
+    } else if (c->next_intended <= now) {
+        send_request(c, c->next_intended, now);
+    } else {
+        c->timer = tb_ev_timer_at(t->loop, c->next_intended, on_send_timer, c);
+        if (!c->timer) /* cannot happen: one timer per connection is reserved */
+            send_request(c, c->next_intended, now);
+    }
+}
+
+static void do_handshake(struct conn *c)
+{
+    struct thread *t = c->t;
+    tb_sock_status st = c->s.ops->handshake(&c->s);
+    if (st == TB_SOCK_ERROR) {
+        connect_failed(c, c->s.err.msg);
+        return;
+    }
+    int want = st == TB_SOCK_OK ? TB_EV_READABLE : c->s.want;
+    int other = want == TB_EV_READABLE ? TB_EV_WRITABLE : TB_EV_READABLE;
+    tb_ev_del(t->loop, c->s.fd, other);
+    if (tb_ev_add(t->loop, c->s.fd, want, want == TB_EV_READABLE ? on_readable : on_writable, c,
+                  NULL) < 0) {
+        connect_failed(c, "event loop registration failed");
+        return;
+    }
+    if (st == TB_SOCK_OK) {
+        t->connects++;
+        c->state = C_READY;
+        next_request(c, tb_mono_ns());
+    }
+}
+
+static void on_connected(struct conn *c)
+{
+    struct thread *t = c->t;
+    tb_err e;
+    int fd = c->s.fd;
+    if (tb_sock_connect_result(fd, &e) < 0) {
+        connect_failed(c, e.msg);
+        return;
+    }
+    if (t->o->tls) {
+        tb_ev_del(t->loop, fd, TB_EV_READABLE | TB_EV_WRITABLE);
+        if (tb_tls_sock_init_client(&c->s, t->o->tls, fd, t->o->sni, &e) < 0) {
+            c->state = C_IDLE; /* the fd is closed already */
+            c->s.fd = -1;
+            t->errors.connect++;
+            note_error(t, e.msg);
+            if (!t->stopping)
+                c->timer = tb_ev_timer_add(t->loop, RECONNECT_DELAY_NS, on_reconnect_timer, c);
+            return;
+        }
+    }
+    c->state = C_HANDSHAKE;
+    do_handshake(c);
+}
+
+static void on_writable(tb_ev_loop *l, int fd, void *data, int mask)
+{
+    struct conn *c = data;
+    if (c->state == C_CONNECTING)
+        on_connected(c);
+    else if (c->state == C_HANDSHAKE)
+        do_handshake(c);
+    else if (c->state == C_BUSY)
+        do_write(c);
+    else
+        tb_ev_del(l, fd, TB_EV_WRITABLE);
+}
+
+static void conn_open(struct conn *c)
+{
+    struct thread *t = c->t;
+    tb_err e;
+    int fd;
+    if (tb_sock_connect_start(&t->o->addr, &fd, &e) < 0) {
+        t->errors.connect++;
+        note_error(t, e.msg);
+        c->timer = tb_ev_timer_add(t->loop, RECONNECT_DELAY_NS, on_reconnect_timer, c);
+        return;
+    }
+    tb_sock_init_plain(&c->s, fd);
+    c->state = C_CONNECTING;
+    c->connect_at = tb_mono_ns();
+    if (tb_ev_add(t->loop, fd, TB_EV_WRITABLE, on_writable, c, &e) < 0)
+        connect_failed(c, e.msg);
+}
+
+static void response_done(struct conn *c, uint64_t now)
+{
+    struct thread *t = c->t;
+    int st = c->p.status;
+    t->status_class[st >= 100 && st < 600 ? st / 100 : 0]++;
+    if (st > 399)
+        t->errors.status++;
+    c->state = C_READY;
+    t->in_flight--;
+    if (t->stopping) {
+        t->drained++;
+        return;
+    }
+    t->completed++;
+    t->sample_requests++;
+    tb_hist_record(&t->lat, now - c->intended);
+    if (t->interval_ns)
+        tb_hist_record(&t->ulat, now - c->sent_at);
+}
+
+static void read_failed(struct conn *c, const char *why)
+{
+    c->t->errors.read++;
+    note_error(c->t, why);
+    conn_fail(c);
+}
+
+/* Parses n bytes of c's stream. Returns 0 to keep reading, -1 when the
+ * connection was replaced (or the next request sent: nothing more to read now). */
+static int consume(struct conn *c, const uint8_t *buf, size_t n)
+{
+    if (c->state != C_BUSY) {
+        read_failed(c, "response bytes without a request");
+        return -1;
+    }
+    size_t used = 0;
+    int rc = tb_http_resp_feed(&c->p, buf, n, &used);
+    if (rc == TB_HTTP_ERROR) {
+        read_failed(c, c->p.error);
+        return -1;
+    }
+    if (rc == TB_HTTP_MORE)
+        return 0;
+    uint64_t now = tb_mono_ns();
+    bool keep = c->p.keep_alive;
+    response_done(c, now);
+    if (used < n) {
+        read_failed(c, "bytes after the end of a response");
+        return -1;
+    }
+    if (!keep) {
+        conn_close(c);
+        if (!c->t->stopping)
+            conn_open(c);
+        maybe_finish(c->t);
+        return -1;
+    }
+    maybe_finish(c->t);
+    next_request(c, now);
+    return -1;
+}
+
+static void on_eof(struct conn *c)
+{
+    struct thread *t = c->t;
+    if (c->state == C_BUSY) {
+        if (tb_http_resp_eof(&c->p) == TB_HTTP_DONE) {
+            response_done(c, tb_mono_ns());
+        } else {
+            read_failed(c, c->p.error);
+            return;
+        }
+    }
+    conn_close(c);
+    if (!t->stopping)
+        conn_open(c);
+    maybe_finish(t);
+}
+
+static void on_readable(tb_ev_loop *l, int fd, void *data, int mask)
+{
+    struct conn *c = data;
+    struct thread *t = c->t;
+    if (c->state == C_HANDSHAKE) {
+        do_handshake(c);
+        return;
+    }
+    for (;;) {
+        size_t n = 0;
+        tb_sock_status st = c->s.ops->read(&c->s, t->buf, RECVBUF, &n);
+        if (st == TB_SOCK_RETRY)
+            return;
+        if (st == TB_SOCK_ERROR) {
+            read_failed(c, c->s.err.msg);
+            return;
+        }
+        if (n == 0) {
+            on_eof(c);
+            return;
+        }
+        if (!t->stopping)
+            t->bytes += n;
+        if (consume(c, t->buf, n) < 0)
+            return;
+        if (n < RECVBUF && !(c->s.ssl && c->s.ops->readable(&c->s)))
+            return;
+    }
+}
+
+static void begin_stop(struct thread *t, uint64_t now)
+{
+    if (t->stopping)
+        return;
+    t->stopping = true;
+    t->end_ns = now;
+    for (uint32_t i = 0; i < t->nconns; i++) {
+        struct conn *c = &t->cs[i];
+        if (c->state != C_BUSY)
+            conn_close(c); /* pending send/reconnect timers and idle sockets go */
+    }
+    maybe_finish(t);
+}
+
+static int64_t on_deadline(tb_ev_loop *l, uint64_t id, void *data)
+{
+    struct thread *t = data;
+    begin_stop(t, tb_mono_ns());
+    return TB_EV_NOMORE;
+}
+
+static int64_t on_tick(tb_ev_loop *l, uint64_t id, void *data)
+{
+    struct thread *t = data;
+    uint64_t now = tb_mono_ns();
+    if (t->stopping) {
+        if (now >= t->end_ns + t->o->drain_ns)
+            tb_ev_stop(l);
+        return (int64_t)TICK_NS;
+    }
+    if (t->sample_requests > 0) { /* wrk's record_rate: requests per elapsed ms */
+        uint64_t elapsed_ms = (now - t->sample_start) / 1000000;
+        if (elapsed_ms > 0)
+            tb_hist_record(&t->rate,
+                           (uint64_t)((double)t->sample_requests / (double)elapsed_ms * 1000.0));
+        t->sample_requests = 0;
+        t->sample_start = now;
+    }
+    for (uint32_t i = 0; i < t->nconns; i++) {
+        struct conn *c = &t->cs[i];
+        if (c->state == C_BUSY && now - c->sent_at > t->o->timeout_ns) {
+            t->errors.timeout++;
+            conn_fail(c);
+        } else if ((c->state == C_CONNECTING || c->state == C_HANDSHAKE) &&
+                   now - c->connect_at > t->o->timeout_ns) {
+            connect_failed(c, "connect timed out");
+        }
+    }
+    if ((t->o->stop_flag && *t->o->stop_flag) || t->run->abort_run) {
+        t->stopped_early = true;
+        begin_stop(t, now);
+    }
+    return (int64_t)TICK_NS;
+}
+
+static void *thread_main(void *arg)
+{
+    struct thread *t = arg;
+    uint64_t start = t->run->start;
+    t->sample_start = tb_mono_ns();
+    for (uint32_t i = 0; i < t->nconns; i++) {
+        struct conn *c = &t->cs[i];
+        c->t = t;
+        c->s.fd = -1;
+        c->state = C_IDLE;
+        if (t->interval_ns) /* stagger the connections' schedules over one interval */
+            c->next_intended = start + (uint64_t)((double)t->interval_ns * (t->first_conn + i) /
+                                                  t->o->connections);
+        conn_open(c);
+    }
+    tb_ev_timer_at(t->loop, t->deadline, on_deadline, t);
+    tb_ev_timer_add(t->loop, TICK_NS, on_tick, t);
+    if (tb_ev_run(t->loop, &t->loop_err) < 0)
+        t->loop_failed = 1;
+    if (!t->stopping)
+        t->end_ns = tb_mono_ns();
+    for (uint32_t i = 0; i < t->nconns; i++)
+        conn_close(&t->cs[i]);
+    return NULL;
+}
+
+static void thread_free(struct thread *t)
+{
+    tb_ev_free(t->loop);
+    free(t->cs);
+    free(t->buf);
+    tb_hist_free(&t->lat);
+    tb_hist_free(&t->ulat);
+    tb_hist_free(&t->rate);
+}
+
+static int thread_init(struct thread *t, struct run *run, uint32_t nconns, uint32_t first,
+                       tb_err *err)
+{
+    const tb_load_opts *o = run->o;
+    t->run = run;
+    t->o = o;
+    t->nconns = nconns;
+    t->first_conn = first;
+    t->deadline = run->start + o->duration_ns;
+    if (o->rate > 0)
+        t->interval_ns = (uint64_t)((double)o->connections / o->rate * 1e9);
+    if (o->rate > 0 && t->interval_ns == 0)
+        t->interval_ns = 1;
+    t->cs = calloc(nconns, sizeof *t->cs);
+    t->buf = malloc(RECVBUF);
+    /* fds are process-wide: room for every connection of every thread plus slack */
+    t->loop = tb_ev_new((int)o->connections * 2 + (int)o->threads * 2 + 256, (int)nconns + 4, err);
+    if (!t->cs || !t->buf || !t->loop)
+        return t->loop ? tb_errf(err, "load: out of memory") : -1;
+    if (tb_hist_init(&t->lat, TB_HIST_DEFAULT_MAX, err) < 0 ||
+        tb_hist_init(&t->ulat, TB_HIST_DEFAULT_MAX, err) < 0 ||
+        tb_hist_init(&t->rate, TB_HIST_DEFAULT_MAX, err) < 0)
+        return -1;
+    return 0;
+}
+
+static int check_opts(const tb_load_opts *o, tb_err *err)
+{
+    if (o->threads == 0 || o->connections == 0)
+        return tb_errf(err, "threads and connections must be > 0");
+    if (o->connections < o->threads)
+        return tb_errf(err, "number of connections must be >= threads");
+    if (o->connections > 1000000)
+        return tb_errf(err, "too many connections (%u)", o->connections);
+    if (!o->request || o->request_len == 0)
+        return tb_errf(err, "no request to send");
+    if (o->duration_ns == 0)
+        return tb_errf(err, "duration must be > 0");
+    if (o->rate < 0)
+        return tb_errf(err, "rate must be >= 0");
+    return 0;
+}
+
+static void merge(tb_load_result *r, struct thread *t, uint64_t start)
+{
+    r->sent += t->sent;
+    r->completed += t->completed;
+    r->drained += t->drained;
+    r->failed += t->failed;
+    r->unfinished += t->in_flight;
+    r->bytes += t->bytes;
+    r->connects += t->connects;
+    for (int k = 0; k < 6; k++)
+        r->status_class[k] += t->status_class[k];
+    r->errors.connect += t->errors.connect;
+    r->errors.read += t->errors.read;
+    r->errors.write += t->errors.write;
+    r->errors.timeout += t->errors.timeout;
+    r->errors.status += t->errors.status;
+    if (t->end_ns - start > r->runtime_ns)
+        r->runtime_ns = t->end_ns - start;
+    if (t->stopped_early)
+        r->stopped_early = true;
+    if (!r->first_error[0] && t->first_error[0])
+        memcpy(r->first_error, t->first_error, sizeof r->first_error);
+    tb_hist_merge(&r->latency, &t->lat, NULL);
+    tb_hist_merge(&r->latency_uncorrected, &t->ulat, NULL);
+    tb_hist_merge(&r->rate, &t->rate, NULL);
+}
+
+int tb_load_run(const tb_load_opts *o, tb_load_result *r, tb_err *err)
+{
+    memset(r, 0, sizeof *r);
+    if (check_opts(o, err) < 0)
+        return -1;
+    if (tb_hist_init(&r->latency, TB_HIST_DEFAULT_MAX, err) < 0 ||
+        tb_hist_init(&r->latency_uncorrected, TB_HIST_DEFAULT_MAX, err) < 0 ||
+        tb_hist_init(&r->rate, TB_HIST_DEFAULT_MAX, err) < 0) {
+        tb_load_result_free(r);
+        return -1;
+    }
+    struct run run = {.o = o};
+    struct thread *ts = calloc(o->threads, sizeof *ts);
+    if (!ts) {
+        tb_load_result_free(r);
+        return tb_errf(err, "load: out of memory");
+    }
+    run.start = tb_mono_ns();
+    int rc = 0;
+    uint32_t first = 0, created = 0;
+    for (uint32_t i = 0; i < o->threads && rc == 0; i++) {
+        uint32_t n = o->connections / o->threads + (i < o->connections % o->threads ? 1 : 0);
+        rc = thread_init(&ts[i], &run, n, first, err);
+        first += n;
+    }
+    run.start = tb_mono_ns();
+    for (uint32_t i = 0; i < o->threads && rc == 0; i++) {
+        ts[i].deadline = run.start + o->duration_ns;
+        if (pthread_create(&ts[i].tid, NULL, thread_main, &ts[i]) != 0) {
+            rc = tb_errf(err, "load: cannot create thread %u", i);
+            run.abort_run = 1;
+            break;
+        }
+        created++;
+    }
+    for (uint32_t i = 0; i < created; i++)
+        pthread_join(ts[i].tid, NULL);
+    for (uint32_t i = 0; i < created && rc == 0; i++) {
+        if (ts[i].loop_failed) {
+            rc = -1;
+            *err = ts[i].loop_err;
+        }
+        merge(r, &ts[i], run.start);
+    }
+    for (uint32_t i = 0; i < o->threads; i++)
+        thread_free(&ts[i]);
+    free(ts);
+    if (rc < 0)
+        tb_load_result_free(r);
+    return rc;
+}
+
+void tb_load_result_free(tb_load_result *r)
+{
+    tb_hist_free(&r->latency);
+    tb_hist_free(&r->latency_uncorrected);
+    tb_hist_free(&r->rate);
+}

@@ -1,0 +1,90 @@
+/* load: the HTTP/1.1 load generator engine behind `teebench http`.
+ *
+ * Threads each run their own event loop (net/ev) over their own connections
+ * (connections / threads each, the remainder spread over the first threads);
+ * nothing is shared on the hot path: every thread records into its own
+ * histograms and counters, merged after the threads are joined.
+ *
+ * Modes:
+ * - closed loop (rate == 0), like wrk: each connection sends its next request as
+ *   soon as the previous response is complete (no pipelining). Latency = response
+ *   complete - request sent.
+ * - constant rate (rate > 0 requests/s in total), like wrk2: connection i of a
+ *   thread has a schedule of intended send times, one every connections/rate s,
+ *   staggered over the connections. A request is sent at its intended time, or,
+ *   if the connection is still busy then, as soon as it is free. `latency` is
+ *   measured from the intended time (coordinated-omission corrected),
+ *   `latency_uncorrected` from the actual send time.
+ *
+ * At the end of the duration (or when *stop_flag becomes non-zero; checked every
+ * 100 ms) no new request is sent; responses still in flight are awaited for up
+ * to drain_ns (counted as `drained`, not as `completed`), then the threads stop.
+ * Accounting: sent = completed + drained + failed + unfinished.
+ *
+ * Hot path: the request bytes are precomputed by the caller and written with one
+ * write per request; responses are read into one fixed buffer per thread and
+ * parsed in place (net/http_resp); no allocation and no epoll_ctl per request.
+ *
+ * Ownership: the caller owns everything in tb_load_opts (request bytes, TLS ctx)
+ * for the duration of tb_load_run; tb_load_run fills a tb_load_result whose
+ * histograms the caller frees with tb_load_result_free. */
+#ifndef TB_LOAD_LOAD_H
+#define TB_LOAD_LOAD_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "net/sock.h"
+#include "net/tls.h"
+#include "stats/hist.h"
+
+typedef struct tb_load_opts {
+    tb_addr addr;           /* where to connect */
+    tb_tls_ctx *tls;        /* NULL for plain HTTP */
+    const char *sni;        /* TLS server name (and verified name), may be NULL */
+    const uint8_t *request; /* the complete request bytes, sent as is */
+    size_t request_len;
+    uint32_t threads;
+    uint32_t connections; /* >= threads */
+    uint64_t duration_ns;
+    uint64_t timeout_ns; /* a request without a response for this long is a timeout */
+    uint64_t drain_ns;   /* how long to await in-flight responses at the end */
+    double rate;         /* total requests/s; 0 = closed loop */
+    const volatile sig_atomic_t *stop_flag; /* optional early stop (e.g. SIGINT) */
+} tb_load_opts;
+
+typedef struct tb_load_errors {
+    uint64_t connect; /* connects (or TLS handshakes) that failed */
+    uint64_t read;    /* read failures, malformed responses, closes mid-response */
+    uint64_t write;   /* write failures */
+    uint64_t timeout; /* requests without a response within timeout_ns */
+    uint64_t status;  /* responses with status >= 400 (wrk's "Non-2xx or 3xx") */
+} tb_load_errors;
+
+typedef struct tb_load_result {
+    uint64_t sent;            /* requests whose write began */
+    uint64_t completed;       /* responses completed within the duration */
+    uint64_t drained;         /* responses completed after the end, while draining */
+    uint64_t failed;          /* requests lost to a read/write error or timeout */
+    uint64_t unfinished;      /* requests still in flight when the drain ended */
+    uint64_t bytes;           /* bytes read within the duration (headers and bodies) */
+    uint64_t connects;        /* connections established */
+    uint64_t status_class[6]; /* responses by status class: [1]=1xx .. [5]=5xx, [0]=other */
+    tb_load_errors errors;
+    uint64_t runtime_ns; /* start to the end of the duration (or early stop) */
+    bool stopped_early;
+    tb_hist latency;              /* ns; in rate mode from the intended send time */
+    tb_hist latency_uncorrected;  /* ns; from the actual send time (rate mode only) */
+    tb_hist rate;                 /* per-thread requests/s, one sample per 100 ms (wrk's Req/Sec) */
+    char first_error[TB_ERR_MAX]; /* the first connect/read/write error message, "" if none */
+} tb_load_result;
+
+/* Runs the load. Returns 0 (the run happened; errors are counted in r), or -1
+ * with err when it could not start (bad options, out of memory, threads). */
+int tb_load_run(const tb_load_opts *o, tb_load_result *r, tb_err *err);
+void tb_load_result_free(tb_load_result *r);
+
+#endif
