@@ -1,9 +1,668 @@
-/* cli/attest: `teebench attest` (not built yet). */
+/* cli/attest: `teebench attest show|verify|collateral|quote|sim-collateral`.
+ *
+ * Exit codes (documented in README.md and --help):
+ *   0  accepted (verify) / success
+ *   1  runtime error (unreadable file, fetch failed, provider unavailable)
+ *   2  usage error
+ *   3  the quote is valid, but the policy refuses it (TCB status, DEBUG, values)
+ *   4  the quote is invalid (verification failed at a step)
+ * Anything involving the simulated provider says "SIMULATED" in its output. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "attest/attest.h"
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/file.h"
 #include "cli/cli.h"
+
+#define EXIT_REFUSED 3
+#define EXIT_INVALID 4
+
+static const char USAGE[] =
+    "usage: teebench attest <subcommand> [options]\n"
+    "\n"
+    "  show QUOTE [--json]\n"
+    "      print every field of a TDX quote (v4/v5; binary, hex or base64 file)\n"
+    "  verify QUOTE (--collateral FILE|DIR|sim[:DIR] | --pccs URL) [--now UNIX_TIME]\n"
+    "         [--root CA_FILE] [--allow-debug] [--policy FILE] [--json]\n"
+    "         [--no-cache] [--cache-dir DIR] [--timeout MS]\n"
+    "      full DCAP verification in Intel QVL's order; prints the verdict, the TCB\n"
+    "      status, advisories and the fetch and verify times\n"
+    "  collateral QUOTE --pccs URL [-o FILE] [--timeout MS]\n"
+    "      fetch the quote's collateral from a PCS/PCCS (v4 API), write dcap-qvl JSON\n"
+    "  quote (--report-data HEX | --report-data-file FILE) [-o OUT] [--provider tsm|sim]\n"
+    "        [--sim-dir DIR] [--debug]\n"
+    "      get a quote from configfs-tsm (default) or the SIMULATED provider;\n"
+    "      without -o the quote is printed as hex\n"
+    "  sim-collateral DIR [--sim-dir DIR] [--now UNIX_TIME] [--revoke-pck]\n"
+    "      write SIMULATED collateral (DIR/collateral.json) and root (DIR/sim-root.pem)\n"
+    "\n"
+    "exit codes: 0 accepted, 1 error, 2 usage, 3 valid but refused by the policy,\n"
+    "            4 invalid quote\n";
+
+static int usage_fail(const char *cmd, const char *msg)
+{
+    return cli_fail_code(2, cmd, "%s (teebench attest --help)", msg);
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int64_t wall_now(void)
+{
+    return (int64_t)(tb_wall_ns() / 1000000000ull);
+}
+
+static int is_simulated_quote(const tb_quote *q)
+{
+    return !memcmp(q->user_data, "teebench SIMULATED", 18);
+}
+
+/* ------------------------------------------------------------------ show */
+
+static json_t *hexj(const uint8_t *p, size_t n)
+{
+    char buf[2 * 648 + 1];
+    tb_hex_encode(p, n, buf);
+    return json_string(buf);
+}
+
+static void chain_info(const tb_quote *q, json_t *o)
+{
+    char fmspc[13];
+    const char *ca;
+    tb_err e;
+    if (tb_quote_fmspc_ca(q, fmspc, &ca, &e) == 0) {
+        json_object_set_new(o, "fmspc", json_string(fmspc));
+        json_object_set_new(o, "pck_ca", json_string(ca));
+    } else {
+        json_object_set_new(o, "pck_error", json_string(e.msg));
+    }
+}
+
+static json_t *quote_json(const tb_quote *q)
+{
+    json_t *o = json_object(), *h = json_object(), *b = json_object(), *s = json_object(),
+           *r = json_object();
+    json_object_set_new(o, "simulated", json_boolean(is_simulated_quote(q)));
+    json_object_set_new(h, "version", json_integer(q->version));
+    json_object_set_new(h, "att_key_type", json_integer(q->att_key_type));
+    json_object_set_new(h, "tee_type", json_integer(q->tee_type));
+    json_object_set_new(h, "qe_svn", json_integer(q->qe_svn));
+    json_object_set_new(h, "pce_svn", json_integer(q->pce_svn));
+    json_object_set_new(h, "qe_vendor_id", hexj(q->qe_vendor_id, 16));
+    json_object_set_new(h, "user_data", hexj(q->user_data, 20));
+    json_object_set_new(o, "header", h);
+    const tb_td_report *t = &q->td;
+    json_object_set_new(b, "body_type", json_integer(q->body_type));
+    json_object_set_new(b, "tee_tcb_svn", hexj(t->tee_tcb_svn, 16));
+    json_object_set_new(b, "mrseam", hexj(t->mrseam, 48));
+    json_object_set_new(b, "mrsignerseam", hexj(t->mrsignerseam, 48));
+    json_object_set_new(b, "seam_attributes", hexj(t->seam_attributes, 8));
+    json_object_set_new(b, "td_attributes", hexj(t->td_attributes, 8));
+    json_object_set_new(b, "debug", json_boolean(tb_quote_is_debug(q)));
+    json_object_set_new(b, "xfam", hexj(t->xfam, 8));
+    json_object_set_new(b, "mrtd", hexj(t->mrtd, 48));
+    json_object_set_new(b, "mrconfigid", hexj(t->mrconfigid, 48));
+    json_object_set_new(b, "mrowner", hexj(t->mrowner, 48));
+    json_object_set_new(b, "mrownerconfig", hexj(t->mrownerconfig, 48));
+    for (int i = 0; i < 4; i++) {
+        char k[8];
+        snprintf(k, sizeof k, "rtmr%d", i);
+        json_object_set_new(b, k, hexj(t->rtmr[i], 48));
+    }
+    json_object_set_new(b, "report_data", hexj(t->reportdata, 64));
+    if (q->body_type == 3) {
+        json_object_set_new(b, "tee_tcb_svn2", hexj(t->tee_tcb_svn2, 16));
+        json_object_set_new(b, "mrservicetd", hexj(t->mrservicetd, 48));
+    }
+    json_object_set_new(o, "td_report", b);
+    json_object_set_new(s, "signature_data_bytes", json_integer(q->sig_data_len));
+    json_object_set_new(s, "signature", hexj(q->signature, 64));
+    json_object_set_new(s, "attestation_key", hexj(q->att_key, 64));
+    json_object_set_new(s, "certification_data_type", json_integer(q->cert_type));
+    const tb_sgx_report *e = &q->qe_report;
+    json_object_set_new(r, "cpusvn", hexj(e->cpusvn, 16));
+    json_object_set_new(r, "miscselect", json_integer(e->miscselect));
+    json_object_set_new(r, "attributes", hexj(e->attributes, 16));
+    json_object_set_new(r, "mrenclave", hexj(e->mrenclave, 32));
+    json_object_set_new(r, "mrsigner", hexj(e->mrsigner, 32));
+    json_object_set_new(r, "isvprodid", json_integer(e->isvprodid));
+    json_object_set_new(r, "isvsvn", json_integer(e->isvsvn));
+    json_object_set_new(r, "report_data", hexj(e->reportdata, 64));
+    json_object_set_new(s, "qe_report", r);
+    json_object_set_new(s, "qe_report_signature", hexj(q->qe_report_sig, 64));
+    json_object_set_new(s, "qe_auth_data_bytes", json_integer(q->qe_auth_len));
+    json_object_set_new(s, "pck_cert_data_type", json_integer(q->pck_cert_type));
+    json_object_set_new(s, "pck_chain_bytes", json_integer((json_int_t)q->pck_chain_len));
+    json_t *subjects = json_array();
+    char subj[4][256];
+    tb_err err;
+    int n = tb_quote_pck_subjects(q, subj, 4, &err);
+    for (int i = 0; i < n; i++)
+        json_array_append_new(subjects, json_string(subj[i]));
+    json_object_set_new(s, "pck_subjects", subjects);
+    chain_info(q, s);
+    json_object_set_new(o, "signature_data", s);
+    json_object_set_new(o, "trailing_bytes", json_integer((json_int_t)q->trailing));
+    return o;
+}
+
+/* Prints the JSON object as "name: value" lines, nested objects indented. */
+static void print_text(json_t *o, int indent)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v)
+    {
+        if (json_is_object(v)) {
+            printf("%*s%s:\n", indent, "", key);
+            print_text(v, indent + 2);
+        } else if (json_is_array(v)) {
+            printf("%*s%-22s", indent, "", key);
+            size_t i;
+            json_t *x;
+            json_array_foreach(v, i, x)
+            {
+                printf("%s%s", i ? "\n" : "", i ? "                        " : "");
+                printf("%s", json_is_string(x) ? json_string_value(x) : "?");
+            }
+            printf("%s\n", json_array_size(v) ? "" : "(none)");
+        } else if (json_is_string(v)) {
+            printf("%*s%-22s%s\n", indent, "", key, json_string_value(v));
+        } else if (json_is_integer(v)) {
+            printf("%*s%-22s%lld\n", indent, "", key, (long long)json_integer_value(v));
+        } else if (json_is_boolean(v)) {
+            printf("%*s%-22s%s\n", indent, "", key, json_is_true(v) ? "yes" : "no");
+        }
+    }
+}
+
+static int cmd_show(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int json = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+        if (c == 'j')
+            json = 1;
+        else if (c == 'h')
+            return fputs(USAGE, stdout), 0;
+        else
+            return usage_fail("attest show", "unknown option");
+    }
+    if (optind != argc - 1)
+        return usage_fail("attest show", "want exactly one QUOTE file");
+    tb_quote *q;
+    tb_err e;
+    if (tb_quote_load(argv[optind], &q, &e) < 0)
+        return cli_fail("attest show", "%s: %s", argv[optind], e.msg);
+    json_t *o = quote_json(q);
+    if (json) {
+        char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        printf("%s\n", s);
+        free(s);
+    } else {
+        if (is_simulated_quote(q))
+            printf("SIMULATED quote (teebench simulated provider, not a real TDX module)\n");
+        printf("TDX quote v%u, body type %u (%s), %zu bytes\n", q->version, q->body_type,
+               q->body_type == 3 ? "TDX 1.5" : "TDX 1.0", q->raw_len);
+        printf("td_attributes debug: %s\n", tb_quote_is_debug(q) ? "DEBUG (bit 0 set)" : "off");
+        print_text(o, 0);
+    }
+    json_decref(o);
+    tb_quote_free(q);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ verify */
+
+static const char *result_name(tb_verdict_result r)
+{
+    return r == TB_VERDICT_ACCEPTED ? "ACCEPTED" : r == TB_VERDICT_REFUSED ? "REFUSED" : "INVALID";
+}
+
+static void print_verdict(const char *path, const tb_quote *q, const tb_verdict *v,
+                          const tb_verify_timing *t, const char *source, int json)
+{
+    int sim = v->simulated || is_simulated_quote(q);
+    const char *how = t->from_cache ? "cache" : (!strncmp(source, "http", 4) ? "network" : "file");
+    if (json) {
+        json_t *o = json_object(), *adv = json_array();
+        json_object_set_new(o, "quote", json_string(path));
+        json_object_set_new(o, "simulated", json_boolean(sim));
+        json_object_set_new(o, "verdict", json_string(result_name(v->result)));
+        json_object_set_new(o, "step", json_string(tb_verify_step_name(v->step)));
+        json_object_set_new(o, "step_number",
+                            json_integer(v->step >= TB_STEP_HEADER && v->step <= TB_STEP_TCB_LEVEL
+                                             ? v->step - TB_STEP_HEADER + 1
+                                             : 0));
+        json_object_set_new(o, "reason", json_string(v->reason));
+        if (v->status_known) {
+            json_object_set_new(o, "tcb_status", json_string(tb_tcb_status_name(v->status)));
+            json_object_set_new(o, "platform_tcb_status",
+                                json_string(tb_tcb_status_name(v->platform_status)));
+            json_object_set_new(o, "tdx_module_tcb_status",
+                                json_string(tb_tcb_status_name(v->module_status)));
+            json_object_set_new(o, "qe_tcb_status", json_string(tb_tcb_status_name(v->qe_status)));
+            json_object_set_new(o, "tcb_date", json_string(v->tcb_date));
+        }
+        for (int i = 0; i < v->n_advisories; i++)
+            json_array_append_new(adv, json_string(v->advisories[i]));
+        json_object_set_new(o, "advisory_ids", adv);
+        json_object_set_new(o, "fmspc", json_string(v->fmspc));
+        json_object_set_new(o, "debug", json_boolean(v->debug));
+        json_object_set_new(o, "collateral_source", json_string(how));
+        json_object_set_new(o, "fetch_ms", json_real((double)t->fetch_ns / 1e6));
+        json_object_set_new(o, "verify_ms", json_real((double)t->verify_ns / 1e6));
+        char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        printf("%s\n", s);
+        free(s);
+        json_decref(o);
+        return;
+    }
+    printf("quote:        %s (TDX v%u)%s\n", path, q->version,
+           sim ? " [SIMULATED: teebench simulated provider/root, not Intel]" : "");
+    printf("verdict:      %s\n", result_name(v->result));
+    if (v->result != TB_VERDICT_ACCEPTED) {
+        if (v->step >= TB_STEP_HEADER && v->step <= TB_STEP_TCB_LEVEL)
+            printf("failed step:  %d (%s): %s\n", v->step - TB_STEP_HEADER + 1,
+                   tb_verify_step_name(v->step), v->reason);
+        else
+            printf("failed step:  %s: %s\n", tb_verify_step_name(v->step), v->reason);
+    }
+    if (v->status_known) {
+        printf("tcb status:   %s (platform %s, TDX module %s, QE %s)\n",
+               tb_tcb_status_name(v->status), tb_tcb_status_name(v->platform_status),
+               tb_tcb_status_name(v->module_status), tb_tcb_status_name(v->qe_status));
+        printf("tcb date:     %s\n", v->tcb_date);
+        printf("advisories:   ");
+        for (int i = 0; i < v->n_advisories; i++)
+            printf("%s%s", i ? ", " : "", v->advisories[i]);
+        printf("%s\n", v->n_advisories ? "" : "none");
+    }
+    if (v->fmspc[0])
+        printf("fmspc:        %s\n", v->fmspc);
+    printf("debug TD:     %s\n", v->debug ? "yes" : "no");
+    printf("fetch time:   %.3f ms (collateral from %s)\n", (double)t->fetch_ns / 1e6, how);
+    printf("verify time:  %.3f ms\n", (double)t->verify_ns / 1e6);
+}
+
+static int cmd_verify(int argc, char **argv)
+{
+    static const struct option opts[] = {{"collateral", required_argument, 0, 'c'},
+                                         {"pccs", required_argument, 0, 'p'},
+                                         {"now", required_argument, 0, 'n'},
+                                         {"root", required_argument, 0, 'r'},
+                                         {"allow-debug", no_argument, 0, 'd'},
+                                         {"policy", required_argument, 0, 'P'},
+                                         {"json", no_argument, 0, 'j'},
+                                         {"no-cache", no_argument, 0, 'N'},
+                                         {"cache-dir", required_argument, 0, 'C'},
+                                         {"timeout", required_argument, 0, 't'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *cmd = "attest verify", *collateral = NULL, *pccs = NULL, *root = NULL,
+               *policy_path = NULL;
+    int json = 0, allow_debug = 0, c;
+    int64_t now = -1, timeout = 10000;
+    tb_fetch_opts fo = {0};
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c':
+            collateral = optarg;
+            break;
+        case 'p':
+            pccs = optarg;
+            break;
+        case 'n':
+            if (parse_i64(optarg, &now) < 0)
+                return usage_fail(cmd, "--now wants a UNIX time in seconds");
+            break;
+        case 'r':
+            root = optarg;
+            break;
+        case 'd':
+            allow_debug = 1;
+            break;
+        case 'P':
+            policy_path = optarg;
+            break;
+        case 'j':
+            json = 1;
+            break;
+        case 'N':
+            fo.no_cache = 1;
+            break;
+        case 'C':
+            fo.cache_dir = optarg;
+            break;
+        case 't':
+            if (parse_i64(optarg, &timeout) < 0 || timeout == 0)
+                return usage_fail(cmd, "--timeout wants milliseconds > 0");
+            break;
+        case 'h':
+            return fputs(USAGE, stdout), 0;
+        default:
+            return usage_fail(cmd, "unknown option or missing value");
+        }
+    }
+    if (optind != argc - 1)
+        return usage_fail(cmd, "want exactly one QUOTE file");
+    if (!!collateral == !!pccs)
+        return usage_fail(cmd, "want one of --collateral FILE or --pccs URL");
+    if (pccs && strncmp(pccs, "http://", 7) && strncmp(pccs, "https://", 8))
+        return usage_fail(cmd, "--pccs wants an http:// or https:// URL");
+    fo.timeout_ms = (long)timeout;
+    if (now < 0)
+        now = wall_now();
+    tb_policy pol;
+    tb_err e;
+    if (policy_path) {
+        if (tb_policy_load(policy_path, &pol, &e) < 0)
+            return cli_fail(cmd, "%s", e.msg);
+    } else {
+        tb_policy_default(&pol);
+    }
+    if (allow_debug)
+        pol.allow_debug = 1;
+    const char *path = argv[optind];
+    tb_quote *q;
+    if (tb_quote_load(path, &q, &e) < 0) {
+        /* An unparsable quote is an invalid quote. */
+        return cli_fail_code(EXIT_INVALID, cmd, "%s: invalid quote: %s", path, e.msg);
+    }
+    tb_verdict v;
+    tb_verify_timing t;
+    const char *source = collateral ? collateral : pccs;
+    int rc = tb_attest_verify_quote(q->raw, q->raw_len, source, root, now, &pol, &fo, &v, &t, &e);
+    if (rc < 0 && v.step == TB_STEP_NONE && v.result == TB_VERDICT_INVALID) {
+        tb_quote_free(q);
+        return cli_fail(cmd, "%s", e.msg); /* collateral / root not loadable */
+    }
+    print_verdict(path, q, &v, &t, source, json);
+    fflush(stdout);
+    int sim = v.simulated || is_simulated_quote(q);
+    tb_quote_free(q);
+    if (v.result == TB_VERDICT_ACCEPTED)
+        return 0;
+    if (v.result == TB_VERDICT_REFUSED)
+        return cli_fail_code(EXIT_REFUSED, cmd, "%s%s: refused by the policy: %s", path,
+                             sim ? " (SIMULATED)" : "", v.reason);
+    return cli_fail_code(EXIT_INVALID, cmd, "%s%s: invalid: step %s: %s", path,
+                         sim ? " (SIMULATED)" : "", tb_verify_step_name(v.step), v.reason);
+}
+
+/* --------------------------------------------------------------- collateral */
+
+static int cmd_collateral(int argc, char **argv)
+{
+    static const struct option opts[] = {{"pccs", required_argument, 0, 'p'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"timeout", required_argument, 0, 't'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *cmd = "attest collateral", *pccs = NULL, *out = NULL;
+    int64_t timeout = 10000;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            pccs = optarg;
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        case 't':
+            if (parse_i64(optarg, &timeout) < 0 || timeout == 0)
+                return usage_fail(cmd, "--timeout wants milliseconds > 0");
+            break;
+        case 'h':
+            return fputs(USAGE, stdout), 0;
+        default:
+            return usage_fail(cmd, "unknown option or missing value");
+        }
+    }
+    if (optind != argc - 1 || !pccs)
+        return usage_fail(cmd, "want QUOTE and --pccs URL");
+    tb_quote *q;
+    tb_err e;
+    if (tb_quote_load(argv[optind], &q, &e) < 0)
+        return cli_fail(cmd, "%s: %s", argv[optind], e.msg);
+    char fmspc[13];
+    const char *ca;
+    int rc = tb_quote_fmspc_ca(q, fmspc, &ca, &e);
+    tb_quote_free(q);
+    if (rc < 0)
+        return cli_fail(cmd, "%s: %s", argv[optind], e.msg);
+    tb_collateral col;
+    uint64_t t0 = tb_mono_ns();
+    if (tb_pccs_fetch(pccs, fmspc, ca, (long)timeout, &col, &e) < 0)
+        return cli_fail(cmd, "%s", e.msg);
+    uint64_t dt = tb_mono_ns() - t0;
+    char *json;
+    if (tb_collateral_to_json(&col, &json, &e) < 0) {
+        tb_collateral_free(&col);
+        return cli_fail(cmd, "%s", e.msg);
+    }
+    tb_collateral_free(&col);
+    rc = 0;
+    if (out) {
+        if (tb_file_write_atomic(out, json, strlen(json), &e) < 0)
+            rc = cli_fail(cmd, "%s", e.msg);
+        else
+            fprintf(stderr, "fetched collateral for FMSPC %s (%s CA) in %.3f ms -> %s\n", fmspc, ca,
+                    (double)dt / 1e6, out);
+    } else {
+        printf("%s\n", json);
+        fprintf(stderr, "fetched collateral for FMSPC %s (%s CA) in %.3f ms\n", fmspc, ca,
+                (double)dt / 1e6);
+    }
+    free(json);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ quote */
+
+static int cmd_quote(int argc, char **argv)
+{
+    static const struct option opts[] = {{"report-data", required_argument, 0, 'r'},
+                                         {"report-data-file", required_argument, 0, 'f'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"provider", required_argument, 0, 'p'},
+                                         {"sim-dir", required_argument, 0, 's'},
+                                         {"debug", no_argument, 0, 'd'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *cmd = "attest quote", *hex = NULL, *file = NULL, *out = NULL;
+    tb_quote_opts qo = {0};
+    tb_provider_kind kind = TB_PROVIDER_TSM;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            hex = optarg;
+            break;
+        case 'f':
+            file = optarg;
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        case 'p':
+            if (tb_provider_parse(optarg, &kind) < 0)
+                return usage_fail(cmd, "--provider wants tsm or sim");
+            break;
+        case 's':
+            qo.sim_dir = optarg;
+            break;
+        case 'd':
+            qo.sim_debug = 1;
+            break;
+        case 'h':
+            return fputs(USAGE, stdout), 0;
+        default:
+            return usage_fail(cmd, "unknown option or missing value");
+        }
+    }
+    if (optind != argc)
+        return usage_fail(cmd, "unexpected argument");
+    if (!!hex == !!file)
+        return usage_fail(cmd, "want one of --report-data HEX or --report-data-file FILE");
+    if (qo.sim_debug && kind != TB_PROVIDER_SIM)
+        return usage_fail(cmd, "--debug is for the simulated provider only");
+    uint8_t rd[64] = {0};
+    tb_err e;
+    if (hex) {
+        size_t n = strlen(hex);
+        if (n == 0 || n > 128 || n % 2 || tb_hex_decode(hex, n, rd, n / 2) < 0)
+            return usage_fail(cmd, "--report-data wants 1..64 bytes of hex (zero-padded)");
+    } else {
+        tb_buf b = {0};
+        if (tb_file_read(file, 4096, &b, &e) < 0)
+            return cli_fail(cmd, "%s", e.msg);
+        if (b.len > 64) {
+            tb_buf_free(&b);
+            return cli_fail(cmd, "%s: report data is %zu bytes (at most 64)", file, b.len);
+        }
+        memcpy(rd, b.p, b.len);
+        tb_buf_free(&b);
+    }
+    uint8_t *quote;
+    size_t len;
+    uint64_t t0 = tb_mono_ns();
+    if (tb_attest_get_quote(kind, rd, &qo, &quote, &len, &e) < 0)
+        return cli_fail(cmd, "%s", e.msg);
+    uint64_t dt = tb_mono_ns() - t0;
+    const char *label = kind == TB_PROVIDER_SIM ? "SIMULATED quote (teebench sim provider)"
+                                                : "TDX quote (configfs-tsm)";
+    int rc = 0;
+    if (out) {
+        if (tb_file_write_atomic(out, quote, len, &e) < 0)
+            rc = cli_fail(cmd, "%s", e.msg);
+        else
+            fprintf(stderr, "%s: %zu bytes in %.3f ms -> %s\n", label, len, (double)dt / 1e6, out);
+    } else {
+        char *h = malloc(2 * len + 1);
+        if (!h) {
+            free(quote);
+            return cli_fail(cmd, "out of memory");
+        }
+        tb_hex_encode(quote, len, h);
+        printf("%s\n", h);
+        free(h);
+        fprintf(stderr, "%s: %zu bytes in %.3f ms\n", label, len, (double)dt / 1e6);
+    }
+    free(quote);
+    return rc;
+}
+
+/* ---------------------------------------------------------- sim-collateral */
+
+static int cmd_sim_collateral(int argc, char **argv)
+{
+    static const struct option opts[] = {{"sim-dir", required_argument, 0, 's'},
+                                         {"now", required_argument, 0, 'n'},
+                                         {"revoke-pck", no_argument, 0, 'R'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *cmd = "attest sim-collateral", *simdir = NULL;
+    int64_t now = -1;
+    int revoke = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            simdir = optarg;
+            break;
+        case 'n':
+            if (parse_i64(optarg, &now) < 0)
+                return usage_fail(cmd, "--now wants a UNIX time in seconds");
+            break;
+        case 'R':
+            revoke = 1;
+            break;
+        case 'h':
+            return fputs(USAGE, stdout), 0;
+        default:
+            return usage_fail(cmd, "unknown option or missing value");
+        }
+    }
+    if (optind != argc - 1)
+        return usage_fail(cmd, "want exactly one output DIR");
+    if (now < 0)
+        now = wall_now();
+    const char *outdir = argv[optind];
+    char dir[4096], path[4200];
+    tb_err e;
+    if (tb_sim_dir(simdir, dir, sizeof dir, &e) < 0 || tb_mkdirs(outdir, &e) < 0)
+        return cli_fail(cmd, "%s", e.msg);
+    tb_collateral col;
+    if (tb_sim_collateral(dir, now, revoke, &col, NULL, &e) < 0)
+        return cli_fail(cmd, "%s", e.msg);
+    char *json = NULL, root[4096];
+    int rc = tb_collateral_to_json(&col, &json, &e);
+    tb_collateral_free(&col);
+    if (rc == 0)
+        rc = tb_sim_root_path(dir, root, sizeof root, &e);
+    tb_buf rb = {0};
+    if (rc == 0)
+        rc = tb_file_read(root, 1 << 16, &rb, &e);
+    snprintf(path, sizeof path, "%s/collateral.json", outdir);
+    if (rc == 0)
+        rc = tb_file_write_atomic(path, json, strlen(json), &e);
+    snprintf(path, sizeof path, "%s/sim-root.pem", outdir);
+    if (rc == 0)
+        rc = tb_file_write_atomic(path, rb.p, rb.len, &e);
+    free(json);
+    tb_buf_free(&rb);
+    if (rc < 0)
+        return cli_fail(cmd, "%s", e.msg);
+    printf("wrote SIMULATED collateral %s/collateral.json and root %s/sim-root.pem "
+           "(sim PKI %s%s)\n",
+           outdir, outdir, dir, revoke ? "; the PCK certificate is revoked" : "");
+    return 0;
+}
 
 int cmd_attest(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return cli_fail_code(2, "attest", "not implemented yet");
+    if (argc < 2)
+        return fputs(USAGE, stderr), 2;
+    const char *sub = argv[1];
+    if (!strcmp(sub, "-h") || !strcmp(sub, "--help") || !strcmp(sub, "help"))
+        return fputs(USAGE, stdout), 0;
+    if (!strcmp(sub, "show"))
+        return cmd_show(argc - 1, argv + 1);
+    if (!strcmp(sub, "verify"))
+        return cmd_verify(argc - 1, argv + 1);
+    if (!strcmp(sub, "collateral"))
+        return cmd_collateral(argc - 1, argv + 1);
+    if (!strcmp(sub, "quote"))
+        return cmd_quote(argc - 1, argv + 1);
+    if (!strcmp(sub, "sim-collateral"))
+        return cmd_sim_collateral(argc - 1, argv + 1);
+    return cli_fail_code(2, "attest", "unknown subcommand '%s' (teebench attest --help)", sub);
 }

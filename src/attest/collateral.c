@@ -1,0 +1,403 @@
+/* attest/collateral: the four pieces of DCAP collateral, loaded and saved.
+ *
+ * Formats:
+ *  - dcap-qvl JSON: {"pck_crl_issuer_chain": PEM, "root_ca_crl": hex DER (or PEM),
+ *    "pck_crl": hex DER (or PEM), "tcb_info_issuer_chain": PEM, "tcb_info": the signed
+ *    JSON text, "tcb_info_signature": hex r||s, "qe_identity_issuer_chain": PEM,
+ *    "qe_identity": JSON text, "qe_identity_signature": hex r||s}.
+ *  - a folder of Intel PCS responses, with these names:
+ *      tcb_info.json          {"tcbInfo": {...}, "signature": hex}  (as PCS sends it)
+ *      qe_identity.json       {"enclaveIdentity": {...}, "signature": hex}
+ *      pck_crl.der|.pem|.hex, root_ca_crl.der|.pem|.hex
+ *      tcb_info_issuer_chain.pem, qe_identity_issuer_chain.pem, pck_crl_issuer_chain.pem
+ *    The signed bytes are the exact byte span of the tcbInfo / enclaveIdentity value
+ *    (tb_json_value_span), never a re-serialization.
+ * Invariant: a loaded tb_collateral has every field set (non-NULL, non-empty). */
+#include "attest/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "base/buf.h"
+#include "base/file.h"
+
+#define COLLATERAL_MAX (8u << 20)
+
+void tb_collateral_free(tb_collateral *c)
+{
+    if (!c)
+        return;
+    free(c->pck_crl_issuer_chain);
+    free(c->root_ca_crl);
+    free(c->pck_crl);
+    free(c->tcb_info_issuer_chain);
+    free(c->tcb_info);
+    free(c->qe_identity_issuer_chain);
+    free(c->qe_identity);
+    memset(c, 0, sizeof *c);
+}
+
+static char *dupn(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+static int get_str(json_t *o, const char *key, char **out, size_t *len, tb_err *err)
+{
+    json_t *v = json_object_get(o, key);
+    if (!json_is_string(v) || json_string_length(v) == 0)
+        return tb_errf(err, "collateral: missing \"%s\"", key);
+    *out = dupn(json_string_value(v), json_string_length(v));
+    if (!*out)
+        return tb_errf(err, "out of memory");
+    if (len)
+        *len = json_string_length(v);
+    return 0;
+}
+
+static int get_crl(json_t *o, const char *key, uint8_t **der, size_t *len, tb_err *err)
+{
+    json_t *v = json_object_get(o, key);
+    if (json_is_array(v)) { /* some dcap-qvl versions: an array of byte values */
+        size_t n = json_array_size(v);
+        *der = malloc(n ? n : 1);
+        if (!*der)
+            return tb_errf(err, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+            json_int_t b = json_integer_value(json_array_get(v, i));
+            if (!json_is_integer(json_array_get(v, i)) || b < 0 || b > 255)
+                return tb_errf(err, "collateral: \"%s\" has a non-byte element", key);
+            (*der)[i] = (uint8_t)b;
+        }
+        *len = n;
+        return n ? 0 : tb_errf(err, "collateral: \"%s\" is empty", key);
+    }
+    if (!json_is_string(v) || json_string_length(v) == 0)
+        return tb_errf(err, "collateral: missing \"%s\"", key);
+    if (tb_crl_to_der((const uint8_t *)json_string_value(v), json_string_length(v), der, len, err) <
+        0)
+        return tb_err_wrap(err, "collateral: \"%s\"", key);
+    return 0;
+}
+
+static int get_sig(json_t *o, const char *key, uint8_t sig[64], tb_err *err)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    if (!s || tb_hex_decode(s, strlen(s), sig, 64) < 0)
+        return tb_errf(err, "collateral: \"%s\" is not 64 bytes of hex", key);
+    return 0;
+}
+
+int tb_collateral_parse_json(const char *text, size_t n, tb_collateral *c, tb_err *err)
+{
+    memset(c, 0, sizeof *c);
+    json_error_t je;
+    json_t *o = json_loadb(text, n, 0, &je);
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return tb_errf(err, "collateral: not a JSON object (line %d: %s)", je.line, je.text);
+    }
+    int rc = -1;
+    if (get_str(o, "pck_crl_issuer_chain", &c->pck_crl_issuer_chain, NULL, err) < 0 ||
+        get_crl(o, "root_ca_crl", &c->root_ca_crl, &c->root_ca_crl_len, err) < 0 ||
+        get_crl(o, "pck_crl", &c->pck_crl, &c->pck_crl_len, err) < 0 ||
+        get_str(o, "tcb_info_issuer_chain", &c->tcb_info_issuer_chain, NULL, err) < 0 ||
+        get_str(o, "tcb_info", &c->tcb_info, &c->tcb_info_len, err) < 0 ||
+        get_sig(o, "tcb_info_signature", c->tcb_info_sig, err) < 0 ||
+        get_str(o, "qe_identity_issuer_chain", &c->qe_identity_issuer_chain, NULL, err) < 0 ||
+        get_str(o, "qe_identity", &c->qe_identity, &c->qe_identity_len, err) < 0 ||
+        get_sig(o, "qe_identity_signature", c->qe_identity_sig, err) < 0)
+        goto out;
+    rc = 0;
+out:
+    json_decref(o);
+    if (rc < 0)
+        tb_collateral_free(c);
+    return rc;
+}
+
+int tb_collateral_to_json(const tb_collateral *c, char **out, tb_err *err)
+{
+    *out = NULL;
+    char *rc_hex = malloc(2 * c->root_ca_crl_len + 1), *pc_hex = malloc(2 * c->pck_crl_len + 1);
+    char ts[129], qs[129];
+    json_t *o = json_object();
+    if (!rc_hex || !pc_hex || !o) {
+        free(rc_hex);
+        free(pc_hex);
+        json_decref(o);
+        return tb_errf(err, "out of memory");
+    }
+    tb_hex_encode(c->root_ca_crl, c->root_ca_crl_len, rc_hex);
+    tb_hex_encode(c->pck_crl, c->pck_crl_len, pc_hex);
+    tb_hex_encode(c->tcb_info_sig, 64, ts);
+    tb_hex_encode(c->qe_identity_sig, 64, qs);
+    json_object_set_new(o, "pck_crl_issuer_chain", json_string(c->pck_crl_issuer_chain));
+    json_object_set_new(o, "root_ca_crl", json_string(rc_hex));
+    json_object_set_new(o, "pck_crl", json_string(pc_hex));
+    json_object_set_new(o, "tcb_info_issuer_chain", json_string(c->tcb_info_issuer_chain));
+    json_object_set_new(o, "tcb_info", json_stringn(c->tcb_info, c->tcb_info_len));
+    json_object_set_new(o, "tcb_info_signature", json_string(ts));
+    json_object_set_new(o, "qe_identity_issuer_chain", json_string(c->qe_identity_issuer_chain));
+    json_object_set_new(o, "qe_identity", json_stringn(c->qe_identity, c->qe_identity_len));
+    json_object_set_new(o, "qe_identity_signature", json_string(qs));
+    free(rc_hex);
+    free(pc_hex);
+    *out = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    if (!*out)
+        return tb_errf(err, "collateral: cannot serialize (bad UTF-8 in a field?)");
+    return 0;
+}
+
+/* ------------------------------------------------------ raw JSON value spans */
+
+static size_t skip_ws(const char *s, size_t n, size_t i)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+        i++;
+    return i;
+}
+
+/* Skips a JSON string starting at s[i] == '"'; returns the index after it or 0. */
+static size_t skip_string(const char *s, size_t n, size_t i)
+{
+    for (i++; i < n; i++) {
+        if (s[i] == '\\')
+            i++;
+        else if (s[i] == '"')
+            return i + 1;
+    }
+    return 0;
+}
+
+/* Skips any JSON value at s[i]; returns the index after it or 0 when malformed. */
+static size_t skip_value(const char *s, size_t n, size_t i)
+{
+    if (i >= n)
+        return 0;
+    if (s[i] == '"')
+        return skip_string(s, n, i);
+    if (s[i] == '{' || s[i] == '[') {
+        int depth = 0;
+        for (; i < n; i++) {
+            if (s[i] == '"') {
+                size_t j = skip_string(s, n, i);
+                if (!j)
+                    return 0;
+                i = j - 1;
+            } else if (s[i] == '{' || s[i] == '[') {
+                if (++depth > 64)
+                    return 0;
+            } else if (s[i] == '}' || s[i] == ']') {
+                if (--depth == 0)
+                    return i + 1;
+            }
+        }
+        return 0;
+    }
+    while (i < n && !strchr(",}] \t\r\n", s[i]))
+        i++;
+    return i;
+}
+
+int tb_json_value_span(const char *s, size_t n, const char *key, size_t *off, size_t *len,
+                       tb_err *err)
+{
+    size_t klen = strlen(key), i = skip_ws(s, n, 0);
+    if (i >= n || s[i] != '{')
+        return tb_errf(err, "not a JSON object");
+    i++;
+    for (;;) {
+        i = skip_ws(s, n, i);
+        if (i >= n || s[i] != '"')
+            break;
+        size_t kend = skip_string(s, n, i);
+        if (!kend)
+            break;
+        int match = kend - i - 2 == klen && !memcmp(s + i + 1, key, klen);
+        i = skip_ws(s, n, kend);
+        if (i >= n || s[i] != ':')
+            break;
+        i = skip_ws(s, n, i + 1);
+        size_t vend = skip_value(s, n, i);
+        if (!vend || vend == i)
+            break;
+        if (match) {
+            *off = i;
+            *len = vend - i;
+            return 0;
+        }
+        i = skip_ws(s, n, vend);
+        if (i < n && s[i] == ',') {
+            i++;
+            continue;
+        }
+        break;
+    }
+    return tb_errf(err, "no top-level \"%s\" value", key);
+}
+
+/* A PCS response body {"<key>": {...}, "signature": hex} -> exact bytes + signature. */
+static int pcs_body(const char *text, size_t n, const char *key, char **body, size_t *bodylen,
+                    uint8_t sig[64], tb_err *err)
+{
+    size_t off, len;
+    if (tb_json_value_span(text, n, key, &off, &len, err) < 0)
+        return -1;
+    json_error_t je;
+    json_t *o = json_loadb(text, n, 0, &je);
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return tb_errf(err, "not JSON: %s", je.text);
+    }
+    int rc = get_sig(o, "signature", sig, err);
+    json_decref(o);
+    if (rc < 0)
+        return -1;
+    *body = dupn(text + off, len);
+    if (!*body)
+        return tb_errf(err, "out of memory");
+    *bodylen = len;
+    return 0;
+}
+
+int tb_collateral_from_pcs(const char *tcb_resp, size_t tcb_len, const char *qe_resp, size_t qe_len,
+                           tb_collateral *c, tb_err *err)
+{
+    if (pcs_body(tcb_resp, tcb_len, "tcbInfo", &c->tcb_info, &c->tcb_info_len, c->tcb_info_sig,
+                 err) < 0)
+        return tb_err_wrap(err, "TCB info response");
+    if (pcs_body(qe_resp, qe_len, "enclaveIdentity", &c->qe_identity, &c->qe_identity_len,
+                 c->qe_identity_sig, err) < 0)
+        return tb_err_wrap(err, "QE identity response");
+    return 0;
+}
+
+/* ------------------------------------------------------------------ folder */
+
+static int read_piece(const char *dir, const char *name, tb_buf *b, tb_err *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return tb_file_read(path, COLLATERAL_MAX, b, err);
+}
+
+static int read_text(const char *dir, const char *name, char **out, tb_err *err)
+{
+    tb_buf b = {0};
+    if (read_piece(dir, name, &b, err) < 0)
+        return -1;
+    *out = dupn((const char *)b.p, b.len);
+    tb_buf_free(&b);
+    return *out ? 0 : tb_errf(err, "out of memory");
+}
+
+static int read_crl(const char *dir, const char *base, uint8_t **der, size_t *len, tb_err *err)
+{
+    static const char *const ext[] = {".der", ".pem", ".hex", ".crl"};
+    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+        char name[256], path[4096];
+        snprintf(name, sizeof name, "%s%s", base, ext[i]);
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        struct stat st;
+        if (stat(path, &st) < 0)
+            continue;
+        tb_buf b = {0};
+        if (read_piece(dir, name, &b, err) < 0)
+            return -1;
+        size_t n = b.len;
+        while (i == 2 && n && (b.p[n - 1] == '\n' || b.p[n - 1] == '\r'))
+            n--;
+        int rc = tb_crl_to_der(b.p, n, der, len, err);
+        tb_buf_free(&b);
+        return rc < 0 ? tb_err_wrap(err, "%s", path) : 0;
+    }
+    return tb_errf(err, "%s: no %s.der, .pem or .hex", dir, base);
+}
+
+static int load_folder(const char *dir, tb_collateral *c, tb_err *err)
+{
+    tb_buf tcb = {0}, qe = {0};
+    int rc = -1;
+    if (read_piece(dir, "tcb_info.json", &tcb, err) < 0 ||
+        read_piece(dir, "qe_identity.json", &qe, err) < 0)
+        goto out;
+    if (tb_collateral_from_pcs((const char *)tcb.p, tcb.len, (const char *)qe.p, qe.len, c, err) <
+        0)
+        goto out;
+    if (read_crl(dir, "pck_crl", &c->pck_crl, &c->pck_crl_len, err) < 0 ||
+        read_crl(dir, "root_ca_crl", &c->root_ca_crl, &c->root_ca_crl_len, err) < 0 ||
+        read_text(dir, "tcb_info_issuer_chain.pem", &c->tcb_info_issuer_chain, err) < 0 ||
+        read_text(dir, "qe_identity_issuer_chain.pem", &c->qe_identity_issuer_chain, err) < 0 ||
+        read_text(dir, "pck_crl_issuer_chain.pem", &c->pck_crl_issuer_chain, err) < 0)
+        goto out;
+    rc = 0;
+out:
+    tb_buf_free(&tcb);
+    tb_buf_free(&qe);
+    return rc;
+}
+
+int tb_collateral_load(const char *path, tb_collateral *c, tb_err *err)
+{
+    memset(c, 0, sizeof *c);
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return tb_errno(err, "%s", path);
+    if (S_ISDIR(st.st_mode)) {
+        if (load_folder(path, c, err) < 0) {
+            tb_collateral_free(c);
+            return -1;
+        }
+        return 0;
+    }
+    tb_buf b = {0};
+    if (tb_file_read(path, COLLATERAL_MAX, &b, err) < 0)
+        return -1;
+    int rc = tb_collateral_parse_json((const char *)b.p, b.len, c, err);
+    tb_buf_free(&b);
+    if (rc < 0)
+        tb_err_wrap(err, "%s", path);
+    return rc;
+}
+
+static int crl_next(const uint8_t *der, size_t n, int64_t *next)
+{
+    const unsigned char *p = der;
+    X509_CRL *crl = d2i_X509_CRL(NULL, &p, (long)n);
+    int rc = crl ? tb_asn1_time_unix(X509_CRL_get0_nextUpdate(crl), next) : -1;
+    X509_CRL_free(crl);
+    return rc;
+}
+
+int tb_collateral_next_update(const tb_collateral *c, int64_t *next, tb_err *err)
+{
+    int64_t t[4];
+    json_t *a = json_loadb(c->tcb_info, c->tcb_info_len, 0, NULL);
+    json_t *b = json_loadb(c->qe_identity, c->qe_identity_len, 0, NULL);
+    const char *sa = json_string_value(json_object_get(a, "nextUpdate"));
+    const char *sb = json_string_value(json_object_get(b, "nextUpdate"));
+    int ok = sa && sb && tb_iso8601_parse(sa, &t[0]) == 0 && tb_iso8601_parse(sb, &t[1]) == 0;
+    json_decref(a);
+    json_decref(b);
+    if (!ok)
+        return tb_errf(err, "collateral: no nextUpdate in TCB info or QE identity");
+    if (crl_next(c->root_ca_crl, c->root_ca_crl_len, &t[2]) < 0 ||
+        crl_next(c->pck_crl, c->pck_crl_len, &t[3]) < 0)
+        return tb_errf(err, "collateral: a CRL has no nextUpdate");
+    *next = t[0];
+    for (int i = 1; i < 4; i++)
+        if (t[i] < *next)
+            *next = t[i];
+    return 0;
+}

@@ -1,0 +1,93 @@
+/* attest/internal: helpers shared by the attest module's files (not a public API).
+ * Ownership as stated per function; structs with pointers have a _free. */
+#ifndef TB_ATTEST_INTERNAL_H
+#define TB_ATTEST_INTERNAL_H
+
+#include <stdint.h>
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/x509.h>
+
+#include "attest/attest.h"
+
+struct tb_root {
+    X509 *cert;
+    int simulated;
+};
+
+/* "2025-02-13T03:50:41Z" (fractional seconds allowed) -> unix seconds. */
+int tb_iso8601_parse(const char *s, int64_t *out);
+/* unix seconds -> "2025-02-13T03:50:41Z" (out: 21+ bytes). */
+void tb_iso8601_format(int64_t t, char *out, size_t outlen);
+/* ASN1_TIME -> unix seconds. */
+int tb_asn1_time_unix(const ASN1_TIME *t, int64_t *out);
+
+typedef struct tb_adv_list {
+    int n;
+    char id[TB_MAX_ADVISORIES][24];
+} tb_adv_list;
+
+typedef struct tb_tcb_level {
+    uint8_t sgx[16];
+    uint16_t pcesvn;
+    uint8_t tdx[16];
+    uint16_t isvsvn; /* QE identity / TDX module levels */
+    char date[32];
+    tb_tcb_status status;
+    tb_adv_list adv;
+} tb_tcb_level;
+
+typedef struct tb_module_identity {
+    char id[16];
+    uint8_t mrsigner[48];
+    uint8_t attributes[8], attributes_mask[8];
+    int n_levels;
+    tb_tcb_level *levels;
+} tb_module_identity;
+
+typedef struct tb_tcb_info {
+    int version;
+    int64_t issue, next;
+    uint8_t fmspc[6];
+    uint8_t pceid[2];
+    int has_module;
+    tb_module_identity module; /* tdxModule (no levels) */
+    int n_ids;
+    tb_module_identity *ids; /* tdxModuleIdentities */
+    int n_levels;
+    tb_tcb_level *levels;
+} tb_tcb_info;
+
+typedef struct tb_qe_identity {
+    int version;
+    int64_t issue, next;
+    uint32_t miscselect, miscselect_mask;
+    uint8_t attributes[16], attributes_mask[16];
+    uint8_t mrsigner[32];
+    uint16_t isvprodid;
+    int n_levels;
+    tb_tcb_level *levels;
+} tb_qe_identity;
+
+/* Parse the signed JSON bodies (the tcbInfo / enclaveIdentity values). */
+int tb_tcb_info_parse(const char *text, size_t n, tb_tcb_info *out, tb_err *err);
+void tb_tcb_info_free(tb_tcb_info *t);
+int tb_qe_identity_parse(const char *text, size_t n, tb_qe_identity *out, tb_err *err);
+void tb_qe_identity_free(tb_qe_identity *q);
+
+/* PEM certificates -> a new stack (caller frees with sk_X509_pop_free(s, X509_free)). */
+int tb_x509_chain_from_pem(const char *pem, size_t n, STACK_OF(X509) * *out, tb_err *err);
+/* DER / PEM / hex text CRL bytes -> DER (malloc'd). */
+int tb_crl_to_der(const uint8_t *p, size_t n, uint8_t **der, size_t *derlen, tb_err *err);
+/* A P-256 public key from x || y. Caller frees. */
+EVP_PKEY *tb_p256_from_xy(const uint8_t xy[64]);
+/* 1: the raw r||s signature over SHA-256(data) verifies with key; 0 otherwise. */
+int tb_ecdsa_verify_raw(EVP_PKEY *key, const void *data, size_t n, const uint8_t sig[64]);
+/* Signs SHA-256(data) into raw r||s. */
+int tb_ecdsa_sign_raw(EVP_PKEY *key, const void *data, size_t n, uint8_t sig[64]);
+
+/* The Intel SGX Root CA, PEM. */
+extern const char tb_intel_root_pem[];
+
+#endif

@@ -1,0 +1,203 @@
+/* attest/pccs: collateral from an Intel PCS or a PCCS, with libcurl (v4 API).
+ *
+ *   GET <base>/sgx/certification/v4/pckcrl?ca=<processor|platform>&encoding=der
+ *       body: the PCK CRL (DER; PEM or hex accepted), header SGX-PCK-CRL-Issuer-Chain
+ *   GET <base>/tdx/certification/v4/tcb?fmspc=<FMSPC>
+ *       body: {"tcbInfo": {...}, "signature": hex}, header TCB-Info-Issuer-Chain
+ *   GET <base>/tdx/certification/v4/qe/identity
+ *       body: {"enclaveIdentity": {...}, "signature": hex},
+ *       header SGX-Enclave-Identity-Issuer-Chain
+ *   GET <base>/sgx/certification/v4/rootcacrl
+ *       body: the root CA CRL (DER, PEM or hex)
+ * Issuer chains arrive URL-encoded (PEM). Any status other than 200, a missing
+ * header, a timeout or a malformed body is an error naming the URL. */
+#include "attest/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <curl/curl.h>
+
+#include "base/buf.h"
+
+#define PCCS_MAX_BODY (16u << 20)
+
+typedef struct resp {
+    tb_buf body;
+    const char *want; /* header name to capture, or NULL */
+    char *header;     /* its raw value (malloc'd) */
+    int too_big;
+} resp;
+
+static size_t on_body(char *p, size_t size, size_t n, void *ud)
+{
+    resp *r = ud;
+    size_t k = size * n;
+    if (r->body.len + k > PCCS_MAX_BODY) {
+        r->too_big = 1;
+        return 0;
+    }
+    return tb_buf_append(&r->body, p, k) < 0 ? 0 : k;
+}
+
+static size_t on_header(char *p, size_t size, size_t n, void *ud)
+{
+    resp *r = ud;
+    size_t k = size * n, wl = r->want ? strlen(r->want) : 0;
+    if (wl && k > wl + 1 && !strncasecmp(p, r->want, wl) && p[wl] == ':') {
+        const char *v = p + wl + 1;
+        size_t vl = k - wl - 1;
+        while (vl && (*v == ' ' || *v == '\t'))
+            v++, vl--;
+        while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n' || v[vl - 1] == ' '))
+            vl--;
+        free(r->header);
+        r->header = malloc(vl + 1);
+        if (r->header) {
+            memcpy(r->header, v, vl);
+            r->header[vl] = '\0';
+        }
+    }
+    return k;
+}
+
+static int get(CURL *c, const char *url, const char *want, long timeout_ms, resp *r, tb_err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->want = want;
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(c, CURLOPT_MAXREDIRS, 3L);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "teebench/" TEEBENCH_VERSION);
+    CURLcode rc = curl_easy_perform(c);
+    if (rc != CURLE_OK)
+        return tb_errf(err, "GET %s: %s", url,
+                       r->too_big ? "response too large" : curl_easy_strerror(rc));
+    long status = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    if (status != 200)
+        return tb_errf(err, "GET %s: HTTP status %ld%s", url, status,
+                       status == 404 ? " (not found: unknown FMSPC or CA?)" : "");
+    if (want && !r->header)
+        return tb_errf(err, "GET %s: response lacks the %s header", url, want);
+    return 0;
+}
+
+static void resp_free(resp *r)
+{
+    tb_buf_free(&r->body);
+    free(r->header);
+    memset(r, 0, sizeof *r);
+}
+
+static char *unescape(CURL *c, const char *s)
+{
+    int n = 0;
+    char *u = curl_easy_unescape(c, s, 0, &n);
+    if (!u)
+        return NULL;
+    char *d = malloc((size_t)n + 1);
+    if (d) {
+        memcpy(d, u, (size_t)n);
+        d[n] = '\0';
+    }
+    curl_free(u);
+    return d;
+}
+
+static int unesc_to(CURL *c, const char *s, char **out, tb_err *err)
+{
+    *out = unescape(c, s);
+    return *out ? 0 : tb_errf(err, "cannot decode the issuer chain header");
+}
+
+static int valid_fmspc(const char *f)
+{
+    uint8_t b[6];
+    return f && strlen(f) == 12 && tb_hex_decode(f, 12, b, 6) == 0;
+}
+
+int tb_pccs_fetch(const char *base_url, const char *fmspc, const char *ca, long timeout_ms,
+                  tb_collateral *out, tb_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!valid_fmspc(fmspc))
+        return tb_errf(err, "bad FMSPC \"%s\" (want 12 hex digits)", fmspc ? fmspc : "");
+    if (strcmp(ca, "processor") && strcmp(ca, "platform"))
+        return tb_errf(err, "bad PCK CA \"%s\" (want processor or platform)", ca);
+    if (timeout_ms <= 0)
+        timeout_ms = 10000;
+    char base[2048];
+    size_t bl = (size_t)snprintf(base, sizeof base, "%s", base_url);
+    if (bl >= sizeof base)
+        return tb_errf(err, "PCCS URL too long");
+    while (bl && base[bl - 1] == '/')
+        base[--bl] = '\0';
+    CURL *c = curl_easy_init();
+    if (!c)
+        return tb_errf(err, "libcurl initialization failed");
+    char url[2300];
+    resp r = {0};
+    int rc = -1;
+
+    snprintf(url, sizeof url, "%s/sgx/certification/v4/pckcrl?ca=%s&encoding=der", base, ca);
+    if (get(c, url, "SGX-PCK-CRL-Issuer-Chain", timeout_ms, &r, err) < 0)
+        goto out;
+    if (tb_crl_to_der(r.body.p, r.body.len, &out->pck_crl, &out->pck_crl_len, err) < 0 ||
+        unesc_to(c, r.header, &out->pck_crl_issuer_chain, err) < 0)
+        goto bad;
+    resp_free(&r);
+
+    snprintf(url, sizeof url, "%s/tdx/certification/v4/tcb?fmspc=%s", base, fmspc);
+    if (get(c, url, "TCB-Info-Issuer-Chain", timeout_ms, &r, err) < 0)
+        goto out;
+    if (unesc_to(c, r.header, &out->tcb_info_issuer_chain, err) < 0)
+        goto bad;
+    tb_buf tcb = r.body;
+    r.body = (tb_buf){0};
+    resp_free(&r);
+
+    snprintf(url, sizeof url, "%s/tdx/certification/v4/qe/identity", base);
+    if (get(c, url, "SGX-Enclave-Identity-Issuer-Chain", timeout_ms, &r, err) < 0) {
+        tb_buf_free(&tcb);
+        goto out;
+    }
+    if (unesc_to(c, r.header, &out->qe_identity_issuer_chain, err) < 0) {
+        tb_buf_free(&tcb);
+        goto bad;
+    }
+    int prc = tb_collateral_from_pcs((const char *)tcb.p, tcb.len, (const char *)r.body.p,
+                                     r.body.len, out, err);
+    tb_buf_free(&tcb);
+    if (prc < 0)
+        goto bad;
+    resp_free(&r);
+
+    snprintf(url, sizeof url, "%s/sgx/certification/v4/rootcacrl", base);
+    if (get(c, url, NULL, timeout_ms, &r, err) < 0)
+        goto out;
+    size_t n = r.body.len;
+    while (n && (r.body.p[n - 1] == '\n' || r.body.p[n - 1] == '\r'))
+        n--;
+    if (tb_crl_to_der(r.body.p, n, &out->root_ca_crl, &out->root_ca_crl_len, err) < 0)
+        goto bad;
+    rc = 0;
+    goto out;
+bad:
+    tb_err_wrap(err, "GET %s: bad response", url);
+out:
+    resp_free(&r);
+    curl_easy_cleanup(c);
+    if (rc < 0)
+        tb_collateral_free(out);
+    return rc;
+}

@@ -1,0 +1,113 @@
+/* attest/policy: what a verifier accepts beyond "the quote is genuine".
+ * Default: UpToDate only, DEBUG TDs refused, no measurement requirements.
+ * Invariant: a loaded policy holds only well-formed values (hex lengths checked). */
+#include "attest/internal.h"
+
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/buf.h"
+#include "base/file.h"
+
+void tb_policy_default(tb_policy *p)
+{
+    memset(p, 0, sizeof *p);
+    p->accept = 1u << TB_TCB_UP_TO_DATE;
+}
+
+static int want_hex(json_t *o, const char *key, uint8_t *out, size_t n, int *flag, tb_err *err)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v)
+        return 0;
+    const char *s = json_string_value(v);
+    if (!s || tb_hex_decode(s, strlen(s), out, n) < 0)
+        return tb_errf(err, "policy: \"%s\" is not %zu bytes of hex", key, n);
+    *flag = 1;
+    return 0;
+}
+
+static int parse_obj(json_t *o, tb_policy *p, tb_err *err)
+{
+    static const char *const known[] = {
+        "allow_debug", "tcb_statuses", "mrtd",  "mrconfigid",  "rtmr0",
+        "rtmr1",       "rtmr2",        "rtmr3", "report_data", "report_data_prefix"};
+    const char *key;
+    json_t *val;
+    json_object_foreach(o, key, val)
+    {
+        int ok = 0;
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+            ok |= !strcmp(key, known[i]);
+        if (!ok)
+            return tb_errf(err, "policy: unknown field \"%s\"", key);
+    }
+    json_t *d = json_object_get(o, "allow_debug");
+    if (d) {
+        if (!json_is_boolean(d))
+            return tb_errf(err, "policy: \"allow_debug\" is not a boolean");
+        p->allow_debug = json_is_true(d);
+    }
+    json_t *st = json_object_get(o, "tcb_statuses");
+    if (st) {
+        if (!json_is_array(st))
+            return tb_errf(err, "policy: \"tcb_statuses\" is not an array");
+        p->accept = 0;
+        for (size_t i = 0; i < json_array_size(st); i++) {
+            const char *s = json_string_value(json_array_get(st, i));
+            tb_tcb_status t;
+            if (!s || tb_tcb_status_parse(s, &t) < 0)
+                return tb_errf(err, "policy: unknown TCB status \"%s\"", s ? s : "(not a string)");
+            p->accept |= 1u << t;
+        }
+    }
+    if (want_hex(o, "mrtd", p->mrtd, 48, &p->want_mrtd, err) < 0 ||
+        want_hex(o, "mrconfigid", p->mrconfigid, 48, &p->want_mrconfigid, err) < 0)
+        return -1;
+    for (int i = 0; i < 4; i++) {
+        char k[8];
+        snprintf(k, sizeof k, "rtmr%d", i);
+        if (want_hex(o, k, p->rtmr[i], 48, &p->want_rtmr[i], err) < 0)
+            return -1;
+    }
+    int f = 0;
+    if (want_hex(o, "report_data", p->report_data, 64, &f, err) < 0)
+        return -1;
+    if (f)
+        p->report_data_len = 64;
+    const char *pre = json_string_value(json_object_get(o, "report_data_prefix"));
+    if (json_object_get(o, "report_data_prefix")) {
+        size_t n = pre ? strlen(pre) / 2 : 0;
+        if (!pre || n == 0 || n > 64 || tb_hex_decode(pre, strlen(pre), p->report_data, n) < 0)
+            return tb_errf(err, "policy: \"report_data_prefix\" is not 1..64 bytes of hex");
+        p->report_data_len = n;
+    }
+    return 0;
+}
+
+int tb_policy_parse(const char *text, size_t n, tb_policy *p, tb_err *err)
+{
+    tb_policy_default(p);
+    json_error_t je;
+    json_t *o = json_loadb(text, n, JSON_REJECT_DUPLICATES, &je);
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return tb_errf(err, "policy: not a JSON object (line %d: %s)", je.line, je.text);
+    }
+    int rc = parse_obj(o, p, err);
+    json_decref(o);
+    return rc;
+}
+
+int tb_policy_load(const char *path, tb_policy *p, tb_err *err)
+{
+    tb_buf b = {0};
+    if (tb_file_read(path, 1 << 20, &b, err) < 0)
+        return -1;
+    int rc = tb_policy_parse((const char *)b.p, b.len, p, err);
+    tb_buf_free(&b);
+    if (rc < 0)
+        tb_err_wrap(err, "%s", path);
+    return rc;
+}

@@ -1,0 +1,725 @@
+/* attest/provider_sim: SIMULATED TDX quotes, for machines without TDX.
+ *
+ * A simulated quote has the real v4 layout and passes every DCAP check, but it is
+ * signed by a local PKI that teebench generates, never by Intel: it verifies with
+ * the simulated root (`sim-root.pem`) and never with the Intel SGX Root CA. Every
+ * certificate subject says "SIMULATED", the quote header's user data says
+ * "teebench SIMULATED", and the collateral's advisory IDs start with "SIMULATED".
+ *
+ * State directory (tb_sim_dir): root, PCK CA, PCK (with the SGX extension), TCB
+ * signing certificates and their P-256 keys, plus the attestation key. It is created
+ * on first use in a temporary directory that is renamed into place, so two
+ * processes starting at once agree on one PKI. Collateral (tb_sim_collateral) is
+ * made fresh on demand: valid from now - 1 h to now + 30 days.
+ *
+ * The simulated platform: FMSPC feeb00000000, PCE-ID 0000, SGX TCB components
+ * {3,3,2,2,4,1,0,5,0...}, PCESVN 13, TEE_TCB_SVN {5,1,3,0...} (module TDX_01 SVN 5),
+ * QE ISVSVN 4. The collateral lists it as UpToDate. */
+#include "attest/internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/pem.h>
+#include <openssl/rand.h>
+#include <openssl/x509v3.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/file.h"
+
+static const uint8_t SIM_FMSPC[6] = {0xfe, 0xeb, 0x00, 0x00, 0x00, 0x00};
+static const uint8_t SIM_SGX[16] = {3, 3, 2, 2, 4, 1, 0, 5};
+static const uint16_t SIM_PCESVN = 13;
+static const uint8_t SIM_TEE_TCB_SVN[16] = {5, 1, 3};
+static const uint16_t SIM_QE_ISVSVN = 4;
+static const uint8_t INTEL_QE_VENDOR[16] = {0x93, 0x9a, 0x72, 0x33, 0xf7, 0x9c, 0x4c, 0xa9,
+                                            0x94, 0x0a, 0x0d, 0xb3, 0x95, 0x7f, 0x06, 0x07};
+
+typedef struct sim {
+    EVP_PKEY *root_k, *ca_k, *pck_k, *tcb_k, *ak;
+    X509 *root, *ca, *pck, *tcb;
+} sim;
+
+static void sim_free(sim *s)
+{
+    EVP_PKEY_free(s->root_k);
+    EVP_PKEY_free(s->ca_k);
+    EVP_PKEY_free(s->pck_k);
+    EVP_PKEY_free(s->tcb_k);
+    EVP_PKEY_free(s->ak);
+    X509_free(s->root);
+    X509_free(s->ca);
+    X509_free(s->pck);
+    X509_free(s->tcb);
+    memset(s, 0, sizeof *s);
+}
+
+int tb_sim_dir(const char *override, char *out, size_t outlen, tb_err *err)
+{
+    const char *env = getenv("TEEBENCH_SIM_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
+               *home = getenv("HOME");
+    int n;
+    if (override && *override)
+        n = snprintf(out, outlen, "%s", override);
+    else if (env && *env)
+        n = snprintf(out, outlen, "%s", env);
+    else if (xdg && *xdg)
+        n = snprintf(out, outlen, "%s/teebench/sim", xdg);
+    else if (home && *home)
+        n = snprintf(out, outlen, "%s/.cache/teebench/sim", home);
+    else
+        return tb_errf(err, "no simulated-TDX state directory: set TEEBENCH_SIM_DIR, "
+                            "XDG_CACHE_HOME or HOME");
+    if (n < 0 || (size_t)n >= outlen)
+        return tb_errf(err, "simulated-TDX state directory path too long");
+    return 0;
+}
+
+/* ---------------------------------------------------------------- DER bits */
+
+static int der_tlv(tb_buf *out, uint8_t tag, const void *p, size_t n)
+{
+    uint8_t h[6];
+    size_t hl = 0;
+    h[hl++] = tag;
+    if (n < 128) {
+        h[hl++] = (uint8_t)n;
+    } else if (n < 256) {
+        h[hl++] = 0x81;
+        h[hl++] = (uint8_t)n;
+    } else {
+        h[hl++] = 0x82;
+        h[hl++] = (uint8_t)(n >> 8);
+        h[hl++] = (uint8_t)n;
+    }
+    return tb_buf_append(out, h, hl) < 0 || tb_buf_append(out, p, n) < 0 ? -1 : 0;
+}
+
+static const uint8_t SGX_OID[] = {0x2a, 0x86, 0x48, 0x86, 0xf8, 0x4d, 0x01, 0x0d, 0x01};
+
+/* SEQUENCE { OID SGX.arc1[.arc2], <value TLV> } appended to out. */
+static int der_entry(tb_buf *out, int arc1, int arc2, const tb_buf *value)
+{
+    uint8_t oid[16];
+    size_t on = sizeof SGX_OID;
+    memcpy(oid, SGX_OID, on);
+    oid[on++] = (uint8_t)arc1;
+    if (arc2)
+        oid[on++] = (uint8_t)arc2;
+    tb_buf seq = {0};
+    int rc = der_tlv(&seq, 0x06, oid, on) < 0 || tb_buf_append(&seq, value->p, value->len) < 0 ||
+                     der_tlv(out, 0x30, seq.p, seq.len) < 0
+                 ? -1
+                 : 0;
+    tb_buf_free(&seq);
+    return rc;
+}
+
+static int der_int(tb_buf *out, unsigned v)
+{
+    uint8_t b[5];
+    size_t n = 0;
+    for (int shift = 24; shift >= 0; shift -= 8)
+        if (n || (v >> shift) & 0xff || shift == 0)
+            b[n++] = (uint8_t)(v >> shift);
+    if (b[0] & 0x80) { /* keep it positive: prepend a zero byte */
+        memmove(b + 1, b, n++);
+        b[0] = 0;
+    }
+    return der_tlv(out, 0x02, b, n);
+}
+
+static int sgx_extension_der(tb_buf *out)
+{
+    tb_buf tcb = {0}, v = {0}, all = {0};
+    uint8_t ppid[16], cpusvn[16];
+    memset(ppid, 0x5e, sizeof ppid);
+    memcpy(cpusvn, SIM_SGX, 16);
+    int rc = -1;
+    for (int i = 1; i <= 18; i++) {
+        tb_buf_reset(&v);
+        if (i <= 16   ? der_int(&v, SIM_SGX[i - 1])
+            : i == 17 ? der_int(&v, SIM_PCESVN)
+                      : der_tlv(&v, 0x04, cpusvn, 16))
+            goto out;
+        if (der_entry(&tcb, 2, i, &v) < 0)
+            goto out;
+    }
+    tb_buf_reset(&v);
+    if (der_tlv(&v, 0x04, ppid, 16) < 0 || der_entry(&all, 1, 0, &v) < 0)
+        goto out;
+    tb_buf_reset(&v);
+    if (der_tlv(&v, 0x30, tcb.p, tcb.len) < 0 || der_entry(&all, 2, 0, &v) < 0)
+        goto out;
+    tb_buf_reset(&v);
+    if (der_tlv(&v, 0x04, "\0\0", 2) < 0 || der_entry(&all, 3, 0, &v) < 0)
+        goto out;
+    tb_buf_reset(&v);
+    if (der_tlv(&v, 0x04, SIM_FMSPC, 6) < 0 || der_entry(&all, 4, 0, &v) < 0)
+        goto out;
+    tb_buf_reset(&v);
+    if (der_tlv(&v, 0x0a, "\0", 1) < 0 || der_entry(&all, 5, 0, &v) < 0)
+        goto out;
+    rc = der_tlv(out, 0x30, all.p, all.len);
+out:
+    tb_buf_free(&tcb);
+    tb_buf_free(&v);
+    tb_buf_free(&all);
+    return rc;
+}
+
+/* ------------------------------------------------------------ PKI creation */
+
+static int add_ext(X509 *x, X509 *issuer, int nid, const char *value)
+{
+    X509V3_CTX ctx;
+    X509V3_set_ctx_nodb(&ctx);
+    X509V3_set_ctx(&ctx, issuer, x, NULL, NULL, 0);
+    X509_EXTENSION *e = X509V3_EXT_conf_nid(NULL, &ctx, nid, value);
+    int ok = e && X509_add_ext(x, e, -1);
+    X509_EXTENSION_free(e);
+    return ok ? 0 : -1;
+}
+
+static X509 *make_cert(const char *cn, EVP_PKEY *key, X509 *issuer, EVP_PKEY *issuer_key, int ca,
+                       int64_t now, int sgx_ext)
+{
+    X509 *x = X509_new();
+    X509_NAME *name = X509_NAME_new();
+    uint8_t serial[16];
+    BIGNUM *bn = NULL;
+    if (!x || !name || RAND_bytes(serial, sizeof serial) != 1)
+        goto fail;
+    serial[0] &= 0x7f;
+    bn = BN_bin2bn(serial, sizeof serial, NULL);
+    if (!bn || !BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(x)))
+        goto fail;
+    X509_set_version(x, 2);
+    X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)cn, -1, -1, 0);
+    X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC,
+                               (const unsigned char *)"teebench SIMULATED TDX", -1, -1, 0);
+    X509_set_subject_name(x, name);
+    X509_set_issuer_name(x, issuer ? X509_get_subject_name(issuer) : name);
+    if (!ASN1_TIME_set(X509_getm_notBefore(x), (time_t)(now - 86400)) ||
+        !ASN1_TIME_set(X509_getm_notAfter(x), (time_t)(now + 20LL * 365 * 86400)))
+        goto fail;
+    X509_set_pubkey(x, key);
+    X509 *iss = issuer ? issuer : x;
+    if (add_ext(x, iss, NID_basic_constraints, ca ? "critical,CA:TRUE" : "critical,CA:FALSE") ||
+        add_ext(x, iss, NID_key_usage,
+                ca ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature,nonRepudiation") ||
+        add_ext(x, iss, NID_subject_key_identifier, "hash") ||
+        add_ext(x, iss, NID_authority_key_identifier, "keyid:always"))
+        goto fail;
+    if (sgx_ext) {
+        tb_buf d = {0};
+        ASN1_OBJECT *obj = OBJ_txt2obj("1.2.840.113741.1.13.1", 1);
+        ASN1_OCTET_STRING *os = ASN1_OCTET_STRING_new();
+        X509_EXTENSION *e = NULL;
+        int ok = obj && os && sgx_extension_der(&d) == 0 &&
+                 ASN1_OCTET_STRING_set(os, d.p, (int)d.len) &&
+                 (e = X509_EXTENSION_create_by_OBJ(NULL, obj, 0, os)) && X509_add_ext(x, e, -1);
+        X509_EXTENSION_free(e);
+        ASN1_OCTET_STRING_free(os);
+        ASN1_OBJECT_free(obj);
+        tb_buf_free(&d);
+        if (!ok)
+            goto fail;
+    }
+    if (!X509_sign(x, issuer_key, EVP_sha256()))
+        goto fail;
+    BN_free(bn);
+    X509_NAME_free(name);
+    return x;
+fail:
+    BN_free(bn);
+    X509_NAME_free(name);
+    X509_free(x);
+    return NULL;
+}
+
+static int write_pem(const char *dir, const char *name, X509 *x, EVP_PKEY *k, tb_err *err)
+{
+    BIO *b = BIO_new(BIO_s_mem());
+    if (!b || (x && !PEM_write_bio_X509(b, x)) ||
+        (k && !PEM_write_bio_PrivateKey(b, k, NULL, NULL, 0, NULL, NULL))) {
+        BIO_free(b);
+        return tb_err_ssl(err, "cannot encode %s", name);
+    }
+    char *p;
+    long n = BIO_get_mem_data(b, &p);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int rc = tb_file_write_atomic(path, p, (size_t)n, err);
+    if (rc == 0 && k)
+        chmod(path, 0600);
+    BIO_free(b);
+    return rc;
+}
+
+static int sim_generate(sim *s, int64_t now, tb_err *err)
+{
+    s->root_k = EVP_EC_gen("P-256");
+    s->ca_k = EVP_EC_gen("P-256");
+    s->pck_k = EVP_EC_gen("P-256");
+    s->tcb_k = EVP_EC_gen("P-256");
+    s->ak = EVP_EC_gen("P-256");
+    if (!s->root_k || !s->ca_k || !s->pck_k || !s->tcb_k || !s->ak)
+        return tb_err_ssl(err, "generating simulated keys");
+    s->root = make_cert("teebench SIMULATED SGX Root CA", s->root_k, NULL, s->root_k, 1, now, 0);
+    s->ca = s->root ? make_cert("teebench SIMULATED SGX PCK Processor CA", s->ca_k, s->root,
+                                s->root_k, 1, now, 0)
+                    : NULL;
+    s->pck = s->ca ? make_cert("teebench SIMULATED SGX PCK Certificate", s->pck_k, s->ca, s->ca_k,
+                               0, now, 1)
+                   : NULL;
+    s->tcb = s->root ? make_cert("teebench SIMULATED SGX TCB Signing", s->tcb_k, s->root, s->root_k,
+                                 0, now, 0)
+                     : NULL;
+    if (!s->pck || !s->tcb)
+        return tb_err_ssl(err, "creating simulated certificates");
+    return 0;
+}
+
+static int sim_write(const sim *s, const char *dir, tb_err *err)
+{
+    static const char note[] = "teebench SIMULATED TDX attestation state: a local PKI, not "
+                               "Intel's. Quotes made with it verify only with sim-root.pem.\n";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/SIMULATED.txt", dir);
+    if (write_pem(dir, "sim-root.pem", s->root, NULL, err) < 0 ||
+        write_pem(dir, "root.key", NULL, s->root_k, err) < 0 ||
+        write_pem(dir, "pck-ca.pem", s->ca, NULL, err) < 0 ||
+        write_pem(dir, "pck-ca.key", NULL, s->ca_k, err) < 0 ||
+        write_pem(dir, "pck.pem", s->pck, NULL, err) < 0 ||
+        write_pem(dir, "pck.key", NULL, s->pck_k, err) < 0 ||
+        write_pem(dir, "tcb-signing.pem", s->tcb, NULL, err) < 0 ||
+        write_pem(dir, "tcb-signing.key", NULL, s->tcb_k, err) < 0 ||
+        write_pem(dir, "attestation.key", NULL, s->ak, err) < 0 ||
+        tb_file_write_atomic(path, note, sizeof note - 1, err) < 0)
+        return -1;
+    return 0;
+}
+
+static int read_pem(const char *dir, const char *name, X509 **x, EVP_PKEY **k, tb_err *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    tb_buf b = {0};
+    if (tb_file_read(path, 1 << 16, &b, err) < 0)
+        return -1;
+    BIO *bio = BIO_new_mem_buf(b.p, (int)b.len);
+    if (x)
+        *x = bio ? PEM_read_bio_X509(bio, NULL, NULL, NULL) : NULL;
+    if (k)
+        *k = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
+    BIO_free(bio);
+    tb_buf_free(&b);
+    if ((x && !*x) || (k && !*k))
+        return tb_err_ssl(err, "%s: bad PEM", path);
+    return 0;
+}
+
+static int sim_read(sim *s, const char *dir, tb_err *err)
+{
+    if (read_pem(dir, "sim-root.pem", &s->root, NULL, err) < 0 ||
+        read_pem(dir, "root.key", NULL, &s->root_k, err) < 0 ||
+        read_pem(dir, "pck-ca.pem", &s->ca, NULL, err) < 0 ||
+        read_pem(dir, "pck-ca.key", NULL, &s->ca_k, err) < 0 ||
+        read_pem(dir, "pck.pem", &s->pck, NULL, err) < 0 ||
+        read_pem(dir, "pck.key", NULL, &s->pck_k, err) < 0 ||
+        read_pem(dir, "tcb-signing.pem", &s->tcb, NULL, err) < 0 ||
+        read_pem(dir, "tcb-signing.key", NULL, &s->tcb_k, err) < 0 ||
+        read_pem(dir, "attestation.key", NULL, &s->ak, err) < 0) {
+        tb_err_wrap(err, "simulated-TDX state");
+        sim_free(s);
+        return -1;
+    }
+    return 0;
+}
+
+static void rm_tree_flat(const char *dir)
+{
+    static const char *const names[] = {
+        "sim-root.pem", "root.key",        "pck-ca.pem",      "pck-ca.key",      "pck.pem",
+        "pck.key",      "tcb-signing.pem", "tcb-signing.key", "attestation.key", "SIMULATED.txt"};
+    char path[4096];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+/* Loads the sim state, creating it (atomically) when the directory does not exist. */
+static int sim_open(const char *dir, sim *s, tb_err *err)
+{
+    memset(s, 0, sizeof *s);
+    char root[4096];
+    snprintf(root, sizeof root, "%s/sim-root.pem", dir);
+    struct stat st;
+    if (stat(root, &st) == 0)
+        return sim_read(s, dir, err);
+    char parent[4096];
+    snprintf(parent, sizeof parent, "%s", dir);
+    char *slash = strrchr(parent, '/');
+    if (slash && slash != parent) {
+        *slash = '\0';
+        if (tb_mkdirs(parent, err) < 0)
+            return -1;
+    }
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%llu", dir, (long)getpid(),
+             (unsigned long long)tb_mono_ns());
+    if (mkdir(tmp, 0700) < 0)
+        return tb_errno(err, "%s", tmp);
+    int64_t now = (int64_t)(tb_wall_ns() / 1000000000ull);
+    if (sim_generate(s, now, err) < 0 || sim_write(s, tmp, err) < 0) {
+        sim_free(s);
+        rm_tree_flat(tmp);
+        return -1;
+    }
+    sim_free(s);
+    if (rename(tmp, dir) < 0) {
+        int e = errno;
+        rm_tree_flat(tmp);
+        if (e != EEXIST && e != ENOTEMPTY) {
+            errno = e;
+            return tb_errno(err, "creating %s", dir);
+        }
+        /* Another process won the race: use its PKI. */
+    }
+    return sim_read(s, dir, err);
+}
+
+int tb_sim_root_path(const char *dir, char *out, size_t outlen, tb_err *err)
+{
+    sim s;
+    if (sim_open(dir, &s, err) < 0)
+        return -1;
+    sim_free(&s);
+    if ((size_t)snprintf(out, outlen, "%s/sim-root.pem", dir) >= outlen)
+        return tb_errf(err, "path too long");
+    return 0;
+}
+
+/* ---------------------------------------------------------------- quotes */
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void digest(const EVP_MD *md, const char *label, uint8_t *out)
+{
+    unsigned n = 0;
+    EVP_Digest(label, strlen(label), out, &n, md, NULL);
+}
+
+static int pem_of(X509 *x, tb_buf *out)
+{
+    BIO *b = BIO_new(BIO_s_mem());
+    if (!b || !PEM_write_bio_X509(b, x)) {
+        BIO_free(b);
+        return -1;
+    }
+    char *p;
+    long n = BIO_get_mem_data(b, &p);
+    int rc = tb_buf_append(out, p, (size_t)n);
+    BIO_free(b);
+    return rc;
+}
+
+static int ak_xy(EVP_PKEY *k, uint8_t xy[64])
+{
+    uint8_t pt[65];
+    size_t n = 0;
+    if (EVP_PKEY_get_octet_string_param(k, "pub", pt, sizeof pt, &n) != 1 || n != 65 || pt[0] != 4)
+        return -1;
+    memcpy(xy, pt + 1, 64);
+    return 0;
+}
+
+static int build_quote(const sim *s, const uint8_t rd[64], int debug, tb_buf *q, tb_err *err)
+{
+    uint8_t hdr[TB_QUOTE_HEADER_LEN] = {0}, body[TB_TD10_BODY_LEN] = {0};
+    put16(hdr, 4);
+    put16(hdr + 2, 2);
+    put32(hdr + 4, TB_TDX_TEE_TYPE);
+    put16(hdr + 8, SIM_QE_ISVSVN);
+    put16(hdr + 10, SIM_PCESVN);
+    memcpy(hdr + 12, INTEL_QE_VENDOR, 16);
+    memcpy(hdr + 28, "teebench SIMULATED", 18);
+    /* TD report body (see tb_td_report for the offsets). */
+    memcpy(body, SIM_TEE_TCB_SVN, 16);
+    digest(EVP_sha384(), "teebench SIMULATED TDX module", body + 16);
+    /* mrsignerseam (64..112) and seam attributes (112..120) stay zero. */
+    body[120] = debug ? 1 : 0; /* td_attributes bit 0: DEBUG */
+    static const uint8_t xfam[8] = {0xe7, 0x02, 0x06, 0, 0, 0, 0, 0};
+    memcpy(body + 128, xfam, 8);
+    digest(EVP_sha384(), "teebench SIMULATED TD", body + 136); /* MRTD */
+    for (int i = 0; i < 4; i++) {
+        char label[48];
+        snprintf(label, sizeof label, "teebench SIMULATED RTMR%d", i);
+        digest(EVP_sha384(), label, body + 328 + 48 * i);
+    }
+    memcpy(body + 520, rd, 64);
+
+    /* QE report. */
+    uint8_t qe[TB_SGX_REPORT_LEN] = {0}, ak[64], auth[32], qe_sig[64], sig[64];
+    memcpy(qe, SIM_SGX, 16);
+    qe[48] = 0x11;
+    digest(EVP_sha256(), "teebench SIMULATED QE enclave", qe + 64);
+    digest(EVP_sha256(), "teebench SIMULATED QE signer", qe + 128);
+    put16(qe + 256, 2);
+    put16(qe + 258, SIM_QE_ISVSVN);
+    for (int i = 0; i < 32; i++)
+        auth[i] = (uint8_t)i;
+    if (ak_xy(s->ak, ak) < 0)
+        return tb_errf(err, "simulated attestation key is not P-256");
+    uint8_t cat[96];
+    memcpy(cat, ak, 64);
+    memcpy(cat + 64, auth, 32);
+    unsigned hl = 0;
+    EVP_Digest(cat, sizeof cat, qe + 320, &hl, EVP_sha256(), NULL);
+    if (tb_ecdsa_sign_raw(s->pck_k, qe, sizeof qe, qe_sig) < 0)
+        return tb_err_ssl(err, "signing the simulated QE report");
+
+    tb_buf chain = {0};
+    if (pem_of(s->pck, &chain) < 0 || pem_of(s->ca, &chain) < 0 || pem_of(s->root, &chain) < 0 ||
+        tb_buf_append(&chain, "", 1) < 0) { /* trailing NUL, like real quotes */
+        tb_buf_free(&chain);
+        return tb_errf(err, "out of memory");
+    }
+    /* header || body, then sign. */
+    int rc = -1;
+    if (tb_buf_append(q, hdr, sizeof hdr) < 0 || tb_buf_append(q, body, sizeof body) < 0)
+        goto out;
+    if (tb_ecdsa_sign_raw(s->ak, q->p, q->len, sig) < 0) {
+        tb_err_ssl(err, "signing the simulated quote");
+        goto out;
+    }
+    size_t inner = TB_SGX_REPORT_LEN + 64 + 2 + sizeof auth + 6 + chain.len;
+    size_t sig_len = 64 + 64 + 6 + inner;
+    uint8_t b4[4], b2[2];
+    put32(b4, (uint32_t)sig_len);
+    if (tb_buf_append(q, b4, 4) < 0 || tb_buf_append(q, sig, 64) < 0 ||
+        tb_buf_append(q, ak, 64) < 0)
+        goto out;
+    put16(b2, 6);
+    put32(b4, (uint32_t)inner);
+    if (tb_buf_append(q, b2, 2) < 0 || tb_buf_append(q, b4, 4) < 0 ||
+        tb_buf_append(q, qe, sizeof qe) < 0 || tb_buf_append(q, qe_sig, 64) < 0)
+        goto out;
+    put16(b2, sizeof auth);
+    if (tb_buf_append(q, b2, 2) < 0 || tb_buf_append(q, auth, sizeof auth) < 0)
+        goto out;
+    put16(b2, 5);
+    put32(b4, (uint32_t)chain.len);
+    if (tb_buf_append(q, b2, 2) < 0 || tb_buf_append(q, b4, 4) < 0 ||
+        tb_buf_append(q, chain.p, chain.len) < 0)
+        goto out;
+    rc = 0;
+out:
+    if (rc < 0 && err && !err->msg[0])
+        tb_errf(err, "out of memory");
+    tb_buf_free(&chain);
+    return rc;
+}
+
+int tb_sim_get_quote(const char *dir, const uint8_t rd[64], int debug, uint8_t **quote, size_t *len,
+                     tb_err *err)
+{
+    *quote = NULL;
+    *len = 0;
+    sim s;
+    if (sim_open(dir, &s, err) < 0)
+        return -1;
+    tb_buf q = {0};
+    if (err)
+        err->msg[0] = '\0';
+    int rc = build_quote(&s, rd, debug, &q, err);
+    sim_free(&s);
+    if (rc < 0) {
+        tb_buf_free(&q);
+        return tb_err_wrap(err, "simulated quote");
+    }
+    *quote = q.p;
+    *len = q.len;
+    return 0;
+}
+
+/* ------------------------------------------------------------- collateral */
+
+static int make_crl(X509 *issuer, EVP_PKEY *key, int64_t now, X509 *revoked, uint8_t **der,
+                    size_t *len)
+{
+    X509_CRL *c = X509_CRL_new();
+    ASN1_TIME *t1 = ASN1_TIME_set(NULL, (time_t)(now - 3600));
+    ASN1_TIME *t2 = ASN1_TIME_set(NULL, (time_t)(now + 30LL * 86400));
+    int ok = c && t1 && t2 && X509_CRL_set_version(c, 1) &&
+             X509_CRL_set_issuer_name(c, X509_get_subject_name(issuer)) &&
+             X509_CRL_set1_lastUpdate(c, t1) && X509_CRL_set1_nextUpdate(c, t2);
+    if (ok && revoked) {
+        X509_REVOKED *r = X509_REVOKED_new();
+        ok = r && X509_REVOKED_set_serialNumber(r, X509_get_serialNumber(revoked)) &&
+             X509_REVOKED_set_revocationDate(r, t1) && X509_CRL_add0_revoked(c, r);
+        if (!ok)
+            X509_REVOKED_free(r);
+    }
+    ok = ok && X509_CRL_sort(c) && X509_CRL_sign(c, key, EVP_sha256());
+    unsigned char *out = NULL;
+    int n = ok ? i2d_X509_CRL(c, &out) : -1;
+    ASN1_TIME_free(t1);
+    ASN1_TIME_free(t2);
+    X509_CRL_free(c);
+    if (n <= 0)
+        return -1;
+    *der = out;
+    *len = (size_t)n;
+    return 0;
+}
+
+static char *chain_pem(X509 *a, X509 *b)
+{
+    tb_buf t = {0};
+    if (pem_of(a, &t) < 0 || pem_of(b, &t) < 0) {
+        tb_buf_free(&t);
+        return NULL;
+    }
+    return (char *)t.p;
+}
+
+static int sim_tcb_info(int64_t now, tb_buf *out)
+{
+    char iss[32], nxt[32], date[32], old[32], fm[13], sgx[16][64], comps[2][1024];
+    tb_iso8601_format(now - 3600, iss, sizeof iss);
+    tb_iso8601_format(now + 30LL * 86400, nxt, sizeof nxt);
+    tb_iso8601_format(now - 86400 * 30 - (now % 86400), date, sizeof date);
+    snprintf(old, sizeof old, "2023-01-01T00:00:00Z");
+    tb_hex_encode(SIM_FMSPC, 6, fm);
+    for (int lvl = 0; lvl < 2; lvl++) {
+        size_t k = 0;
+        for (int i = 0; i < 16; i++) {
+            int v = SIM_SGX[i] > 0 && lvl ? SIM_SGX[i] - 1 : SIM_SGX[i];
+            snprintf(sgx[i], sizeof sgx[i], "{\"svn\":%d}", v);
+            k += (size_t)snprintf(comps[lvl] + k, sizeof comps[lvl] - k, "%s%s", i ? "," : "",
+                                  sgx[i]);
+        }
+    }
+    static const char *const zeros96 =
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+        "000000000000";
+    tb_buf_reset(out);
+    return tb_buf_printf(
+        out,
+        "{\"id\":\"TDX\",\"version\":3,\"issueDate\":\"%s\",\"nextUpdate\":\"%s\",\"fmspc\":"
+        "\"%s\",\"pceId\":\"0000\",\"tcbType\":0,\"tcbEvaluationDataNumber\":1,"
+        "\"tdxModule\":{\"mrsigner\":\"%s\",\"attributes\":\"0000000000000000\","
+        "\"attributesMask\":\"FFFFFFFFFFFFFFFF\"},"
+        "\"tdxModuleIdentities\":[{\"id\":\"TDX_01\",\"mrsigner\":\"%s\",\"attributes\":"
+        "\"0000000000000000\",\"attributesMask\":\"FFFFFFFFFFFFFFFF\",\"tcbLevels\":["
+        "{\"tcb\":{\"isvsvn\":%d},\"tcbDate\":\"%s\",\"tcbStatus\":\"UpToDate\"},"
+        "{\"tcb\":{\"isvsvn\":1},\"tcbDate\":\"%s\",\"tcbStatus\":\"OutOfDate\","
+        "\"advisoryIDs\":[\"SIMULATED-SA-00002\"]}]}],"
+        "\"tcbLevels\":[{\"tcb\":{\"sgxtcbcomponents\":[%s],\"pcesvn\":%d,"
+        "\"tdxtcbcomponents\":[{\"svn\":%d},{\"svn\":0},{\"svn\":%d},{\"svn\":0},{\"svn\":0},"
+        "{\"svn\":0},{\"svn\":0},{\"svn\":0},{\"svn\":0},{\"svn\":0},{\"svn\":0},{\"svn\":0},"
+        "{\"svn\":0},{\"svn\":0},{\"svn\":0},{\"svn\":0}]},\"tcbDate\":\"%s\",\"tcbStatus\":"
+        "\"UpToDate\"},"
+        "{\"tcb\":{\"sgxtcbcomponents\":[%s],\"pcesvn\":5,"
+        "\"tdxtcbcomponents\":[{\"svn\":1},{\"svn\":0},{\"svn\":1},{\"svn\":0},{\"svn\":0},"
+        "{\"svn\":0},{\"svn\":0},{\"svn\":0},{\"svn\":0},{\"svn\":0},{\"svn\":0},{\"svn\":0},"
+        "{\"svn\":0},{\"svn\":0},{\"svn\":0},{\"svn\":0}]},\"tcbDate\":\"%s\",\"tcbStatus\":"
+        "\"OutOfDate\",\"advisoryIDs\":[\"SIMULATED-SA-00001\"]}]}",
+        iss, nxt, fm, zeros96, zeros96, SIM_TEE_TCB_SVN[0], date, old, comps[0], SIM_PCESVN,
+        SIM_TEE_TCB_SVN[0], SIM_TEE_TCB_SVN[2], date, comps[1], old);
+}
+
+static int sim_qe_identity(int64_t now, tb_buf *out)
+{
+    char iss[32], nxt[32], date[32], signer[65];
+    uint8_t mr[32];
+    tb_iso8601_format(now - 3600, iss, sizeof iss);
+    tb_iso8601_format(now + 30LL * 86400, nxt, sizeof nxt);
+    tb_iso8601_format(now - 86400 * 30 - (now % 86400), date, sizeof date);
+    digest(EVP_sha256(), "teebench SIMULATED QE signer", mr);
+    tb_hex_encode(mr, 32, signer);
+    tb_buf_reset(out);
+    return tb_buf_printf(
+        out,
+        "{\"id\":\"TD_QE\",\"version\":2,\"issueDate\":\"%s\",\"nextUpdate\":\"%s\","
+        "\"tcbEvaluationDataNumber\":1,\"miscselect\":\"00000000\",\"miscselectMask\":"
+        "\"FFFFFFFF\",\"attributes\":\"11000000000000000000000000000000\",\"attributesMask\":"
+        "\"FBFFFFFFFFFFFFFF0000000000000000\",\"mrsigner\":\"%s\",\"isvprodid\":2,"
+        "\"tcbLevels\":[{\"tcb\":{\"isvsvn\":%d},\"tcbDate\":\"%s\",\"tcbStatus\":\"UpToDate\"}]}",
+        iss, nxt, signer, SIM_QE_ISVSVN, date);
+}
+
+int tb_sim_collateral(const char *dir, int64_t now, int revoke_pck, tb_collateral *c,
+                      tb_root **root, tb_err *err)
+{
+    memset(c, 0, sizeof *c);
+    if (root)
+        *root = NULL;
+    sim s;
+    if (sim_open(dir, &s, err) < 0)
+        return -1;
+    tb_buf tcb = {0}, qe = {0};
+    int rc = -1;
+    if (make_crl(s.root, s.root_k, now, NULL, &c->root_ca_crl, &c->root_ca_crl_len) < 0 ||
+        make_crl(s.ca, s.ca_k, now, revoke_pck ? s.pck : NULL, &c->pck_crl, &c->pck_crl_len) < 0) {
+        tb_err_ssl(err, "simulated CRLs");
+        goto out;
+    }
+    c->pck_crl_issuer_chain = chain_pem(s.ca, s.root);
+    c->tcb_info_issuer_chain = chain_pem(s.tcb, s.root);
+    c->qe_identity_issuer_chain = chain_pem(s.tcb, s.root);
+    if (!c->pck_crl_issuer_chain || !c->tcb_info_issuer_chain || !c->qe_identity_issuer_chain ||
+        sim_tcb_info(now, &tcb) < 0 || sim_qe_identity(now, &qe) < 0) {
+        tb_errf(err, "out of memory");
+        goto out;
+    }
+    if (tb_ecdsa_sign_raw(s.tcb_k, tcb.p, tcb.len, c->tcb_info_sig) < 0 ||
+        tb_ecdsa_sign_raw(s.tcb_k, qe.p, qe.len, c->qe_identity_sig) < 0) {
+        tb_err_ssl(err, "signing simulated collateral");
+        goto out;
+    }
+    c->tcb_info = (char *)tcb.p;
+    c->tcb_info_len = tcb.len;
+    c->qe_identity = (char *)qe.p;
+    c->qe_identity_len = qe.len;
+    tcb = (tb_buf){0};
+    qe = (tb_buf){0};
+    if (root) {
+        tb_root *r = calloc(1, sizeof *r);
+        if (!r) {
+            tb_errf(err, "out of memory");
+            goto out;
+        }
+        X509_up_ref(s.root);
+        r->cert = s.root;
+        r->simulated = 1;
+        *root = r;
+    }
+    rc = 0;
+out:
+    tb_buf_free(&tcb);
+    tb_buf_free(&qe);
+    sim_free(&s);
+    if (rc < 0)
+        tb_collateral_free(c);
+    return rc;
+}

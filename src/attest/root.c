@@ -1,0 +1,228 @@
+/* attest/root: trusted roots (the built-in Intel SGX Root CA, PEM/DER files) and the
+ * small crypto helpers of the module: PEM chains, CRL encodings, raw P-256 keys and
+ * raw r||s ECDSA signatures (the form Intel's quotes and collateral use).
+ * Invariant: a tb_root always holds one parsed certificate. */
+#include "attest/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/ecdsa.h>
+#include <openssl/param_build.h>
+#include <openssl/pem.h>
+
+#include "base/buf.h"
+#include "base/file.h"
+
+/* The Intel SGX Root CA (testdata/tdx/intel-sgx-root-ca.pem). */
+const char tb_intel_root_pem[] =
+    "-----BEGIN CERTIFICATE-----\n"
+    "MIICjzCCAjSgAwIBAgIUImUM1lqdNInzg7SVUr9QGzknBqwwCgYIKoZIzj0EAwIw\n"
+    "aDEaMBgGA1UEAwwRSW50ZWwgU0dYIFJvb3QgQ0ExGjAYBgNVBAoMEUludGVsIENv\n"
+    "cnBvcmF0aW9uMRQwEgYDVQQHDAtTYW50YSBDbGFyYTELMAkGA1UECAwCQ0ExCzAJ\n"
+    "BgNVBAYTAlVTMB4XDTE4MDUyMTEwNDUxMFoXDTQ5MTIzMTIzNTk1OVowaDEaMBgG\n"
+    "A1UEAwwRSW50ZWwgU0dYIFJvb3QgQ0ExGjAYBgNVBAoMEUludGVsIENvcnBvcmF0\n"
+    "aW9uMRQwEgYDVQQHDAtTYW50YSBDbGFyYTELMAkGA1UECAwCQ0ExCzAJBgNVBAYT\n"
+    "AlVTMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEC6nEwMDIYZOj/iPWsCzaEKi7\n"
+    "1OiOSLRFhWGjbnBVJfVnkY4u3IjkDYYL0MxO4mqsyYjlBalTVYxFP2sJBK5zlKOB\n"
+    "uzCBuDAfBgNVHSMEGDAWgBQiZQzWWp00ifODtJVSv1AbOScGrDBSBgNVHR8ESzBJ\n"
+    "MEegRaBDhkFodHRwczovL2NlcnRpZmljYXRlcy50cnVzdGVkc2VydmljZXMuaW50\n"
+    "ZWwuY29tL0ludGVsU0dYUm9vdENBLmRlcjAdBgNVHQ4EFgQUImUM1lqdNInzg7SV\n"
+    "Ur9QGzknBqwwDgYDVR0PAQH/BAQDAgEGMBIGA1UdEwEB/wQIMAYBAf8CAQEwCgYI\n"
+    "KoZIzj0EAwIDSQAwRgIhAOW/5QkR+S9CiSDcNoowLuPRLsWGf/Yi7GSX94BgwTwg\n"
+    "AiEA4J0lrHoMs+Xo5o/sX6O9QWxHRAvZUGOdRQ7cvqRXaqI=\n"
+    "-----END CERTIFICATE-----\n";
+
+static int root_wrap(X509 *x, tb_root **out, tb_err *err)
+{
+    tb_root *r = calloc(1, sizeof *r);
+    if (!r) {
+        X509_free(x);
+        return tb_errf(err, "out of memory");
+    }
+    r->cert = x;
+    char cn[256] = "";
+    X509_NAME_get_text_by_NID(X509_get_subject_name(x), NID_commonName, cn, sizeof cn);
+    r->simulated = strstr(cn, "SIMULATED") != NULL;
+    *out = r;
+    return 0;
+}
+
+int tb_root_from_pem(const char *pem, size_t n, tb_root **out, tb_err *err)
+{
+    *out = NULL;
+    BIO *b = BIO_new_mem_buf(pem, (int)n);
+    X509 *x = b ? PEM_read_bio_X509(b, NULL, NULL, NULL) : NULL;
+    BIO_free(b);
+    if (!x)
+        return tb_err_ssl(err, "root CA: not a PEM certificate");
+    return root_wrap(x, out, err);
+}
+
+int tb_root_intel(tb_root **out, tb_err *err)
+{
+    return tb_root_from_pem(tb_intel_root_pem, strlen(tb_intel_root_pem), out, err);
+}
+
+int tb_root_load(const char *path, tb_root **out, tb_err *err)
+{
+    tb_buf b = {0};
+    *out = NULL;
+    if (tb_file_read(path, 1 << 20, &b, err) < 0)
+        return -1;
+    int rc;
+    if (b.len >= 10 && memmem(b.p, b.len, "-----BEGIN", 10)) {
+        rc = tb_root_from_pem((const char *)b.p, b.len, out, err);
+    } else {
+        const unsigned char *p = b.p;
+        X509 *x = d2i_X509(NULL, &p, (long)b.len);
+        rc = x ? root_wrap(x, out, err) : tb_errf(err, "root CA: neither PEM nor DER X.509");
+    }
+    tb_buf_free(&b);
+    if (rc < 0)
+        tb_err_wrap(err, "%s", path);
+    return rc;
+}
+
+void tb_root_free(tb_root *r)
+{
+    if (!r)
+        return;
+    X509_free(r->cert);
+    free(r);
+}
+
+int tb_root_is_simulated(const tb_root *r)
+{
+    return r->simulated;
+}
+
+int tb_x509_chain_from_pem(const char *pem, size_t n, STACK_OF(X509) * *out, tb_err *err)
+{
+    *out = NULL;
+    if (n > (1u << 20))
+        return tb_errf(err, "certificate chain too large");
+    BIO *b = BIO_new_mem_buf(pem, (int)n);
+    STACK_OF(X509) *s = sk_X509_new_null();
+    if (!b || !s) {
+        BIO_free(b);
+        sk_X509_free(s);
+        return tb_errf(err, "out of memory");
+    }
+    X509 *x;
+    while ((x = PEM_read_bio_X509(b, NULL, NULL, NULL)) != NULL) {
+        if (!sk_X509_push(s, x)) {
+            X509_free(x);
+            break;
+        }
+    }
+    ERR_clear_error();
+    BIO_free(b);
+    if (sk_X509_num(s) == 0) {
+        sk_X509_free(s);
+        return tb_errf(err, "no PEM certificate found");
+    }
+    *out = s;
+    return 0;
+}
+
+int tb_crl_to_der(const uint8_t *p, size_t n, uint8_t **der, size_t *derlen, tb_err *err)
+{
+    *der = NULL;
+    *derlen = 0;
+    if (n >= 10 && memmem(p, n, "-----BEGIN", 10)) {
+        BIO *b = BIO_new_mem_buf(p, (int)n);
+        X509_CRL *c = b ? PEM_read_bio_X509_CRL(b, NULL, NULL, NULL) : NULL;
+        BIO_free(b);
+        if (!c)
+            return tb_err_ssl(err, "CRL: bad PEM");
+        unsigned char *out = NULL;
+        int len = i2d_X509_CRL(c, &out);
+        X509_CRL_free(c);
+        if (len <= 0)
+            return tb_errf(err, "CRL: cannot re-encode");
+        *der = out; /* OPENSSL_malloc'd == malloc with the default allocator */
+        *derlen = (size_t)len;
+        return 0;
+    }
+    int hex = n > 0 && n % 2 == 0;
+    for (size_t i = 0; hex && i < n; i++)
+        if (!strchr("0123456789abcdefABCDEF", p[i]) || !p[i])
+            hex = 0;
+    *der = malloc(n ? n : 1);
+    if (!*der)
+        return tb_errf(err, "out of memory");
+    if (hex) {
+        tb_hex_decode((const char *)p, n, *der, n / 2);
+        *derlen = n / 2;
+    } else {
+        memcpy(*der, p, n);
+        *derlen = n;
+    }
+    return 0;
+}
+
+EVP_PKEY *tb_p256_from_xy(const uint8_t xy[64])
+{
+    uint8_t pt[65];
+    pt[0] = 0x04;
+    memcpy(pt + 1, xy, 64);
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)"prime256v1", 0),
+        OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, pt, sizeof pt),
+        OSSL_PARAM_construct_end(),
+    };
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
+    EVP_PKEY *key = NULL;
+    if (!ctx || EVP_PKEY_fromdata_init(ctx) <= 0 ||
+        EVP_PKEY_fromdata(ctx, &key, EVP_PKEY_PUBLIC_KEY, params) <= 0)
+        key = NULL;
+    EVP_PKEY_CTX_free(ctx);
+    ERR_clear_error();
+    return key;
+}
+
+int tb_ecdsa_verify_raw(EVP_PKEY *key, const void *data, size_t n, const uint8_t sig[64])
+{
+    ECDSA_SIG *s = ECDSA_SIG_new();
+    BIGNUM *r = BN_bin2bn(sig, 32, NULL), *ss = BN_bin2bn(sig + 32, 32, NULL);
+    unsigned char *der = NULL;
+    int derlen = -1, ok = 0;
+    if (s && r && ss && ECDSA_SIG_set0(s, r, ss)) {
+        r = ss = NULL;
+        derlen = i2d_ECDSA_SIG(s, &der);
+    }
+    BN_free(r);
+    BN_free(ss);
+    ECDSA_SIG_free(s);
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    if (derlen > 0 && md && EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL, key) == 1)
+        ok = EVP_DigestVerify(md, der, (size_t)derlen, data, n) == 1;
+    EVP_MD_CTX_free(md);
+    OPENSSL_free(der);
+    ERR_clear_error();
+    return ok;
+}
+
+int tb_ecdsa_sign_raw(EVP_PKEY *key, const void *data, size_t n, uint8_t sig[64])
+{
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    unsigned char der[80];
+    size_t derlen = sizeof der;
+    int rc = -1;
+    if (md && EVP_DigestSignInit(md, NULL, EVP_sha256(), NULL, key) == 1 &&
+        EVP_DigestSign(md, der, &derlen, data, n) == 1) {
+        const unsigned char *p = der;
+        ECDSA_SIG *s = d2i_ECDSA_SIG(NULL, &p, (long)derlen);
+        if (s) {
+            const BIGNUM *r, *ss;
+            ECDSA_SIG_get0(s, &r, &ss);
+            if (BN_bn2binpad(r, sig, 32) == 32 && BN_bn2binpad(ss, sig + 32, 32) == 32)
+                rc = 0;
+            ECDSA_SIG_free(s);
+        }
+    }
+    EVP_MD_CTX_free(md);
+    return rc;
+}

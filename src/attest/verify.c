@@ -1,0 +1,736 @@
+/* attest/verify: the pure DCAP verifier for TDX quotes.
+ *
+ *   verify(quote, collateral, now, policy, trusted root) -> verdict
+ *
+ * No network, no clock, no globals: `now` is a parameter and everything else is
+ * an argument. The steps follow Intel's Quote Verification Library (QVL):
+ *   1 header: version 4/5, ECDSA-256 key, TEE type TDX, Intel QE vendor ID
+ *   2 PCK chain (quote's type 6 -> 5 PEM chain) to the trusted root, validity times,
+ *     root CA CRL and PCK CRL (signatures checked, revoked certificates rejected)
+ *   3 TCB info: id TDX v3, signature over the exact tcbInfo bytes by the TCB signing
+ *     chain, validity window, FMSPC and PCE-ID equal to the PCK certificate's
+ *   4 QE identity: id TD_QE v2, signature, chain, window, MRSIGNER, ISVPRODID,
+ *     masked MISCSELECT and ATTRIBUTES, QE TCB status from ISVSVN
+ *   5 QE report signature by the PCK key; QE report data[0..32) =
+ *     SHA-256(attestation key || QE auth data)
+ *   6 quote signature by the attestation key over header and body
+ *   7 TDX module identity (tdxModule when TEE_TCB_SVN[1] == 0, else the
+ *     tdxModuleIdentities entry "TDX_%02X" of that major version and its TCB level)
+ *   8 platform TCB level: SGX components and PCESVN from the PCK certificate, TDX
+ *     components from TEE_TCB_SVN (bytes 0-1 skipped when byte 1 != 0), the first
+ *     matching level wins; then combined with the module and QE statuses
+ *     (OutOfDate turns UpToDate/SWHardeningNeeded into OutOfDate and the
+ *     Configuration* statuses into OutOfDateConfigurationNeeded; Revoked wins).
+ * Then the policy (DEBUG, measurements, REPORTDATA, acceptable statuses).
+ *
+ * Collateral is "prepared" once (tb_prepare: CRL and collateral signatures, chains,
+ * parsed JSON, validity windows) and checked against `now` per quote, so that a
+ * prepared collateral gives the same verdict as verifying from scratch. A failure
+ * found while preparing is recorded with its step and reported in step order. */
+#include "attest/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const uint8_t INTEL_QE_VENDOR[16] = {0x93, 0x9a, 0x72, 0x33, 0xf7, 0x9c, 0x4c, 0xa9,
+                                            0x94, 0x0a, 0x0d, 0xb3, 0x95, 0x7f, 0x06, 0x07};
+
+/* A validity window and what bounds it (for the error message). */
+typedef struct window {
+    int64_t from, until;
+    char from_what[64], until_what[64];
+} window;
+
+struct tb_prepared {
+    X509 *root;
+    int simulated;
+    X509_CRL *root_crl, *pck_crl;
+    X509 *pck_crl_ca; /* the PCK CRL's issuer, already verified against the root */
+    tb_tcb_info tcb;
+    tb_qe_identity qe;
+    window crl_win, tcb_win, qe_win;
+    tb_verify_step fail_step;
+    char fail_reason[TB_ERR_MAX];
+};
+
+static const char *const STEP_NAMES[] = {
+    "none",      "parse",           "header",     "pck-chain", "tcb-info", "qe-identity",
+    "qe-report", "quote-signature", "tdx-module", "tcb-level", "policy",
+};
+
+const char *tb_verify_step_name(tb_verify_step s)
+{
+    return (unsigned)s <= TB_STEP_POLICY ? STEP_NAMES[s] : "unknown";
+}
+
+static void win_init(window *w)
+{
+    w->from = INT64_MIN;
+    w->until = INT64_MAX;
+    w->from_what[0] = w->until_what[0] = '\0';
+}
+
+static void win_add(window *w, int64_t from, int64_t until, const char *what)
+{
+    if (from > w->from) {
+        w->from = from;
+        snprintf(w->from_what, sizeof w->from_what, "%s", what);
+    }
+    if (until < w->until) {
+        w->until = until;
+        snprintf(w->until_what, sizeof w->until_what, "%s", what);
+    }
+}
+
+static int win_check(const window *w, int64_t now, const char *what, tb_err *err)
+{
+    char a[32], b[32];
+    tb_iso8601_format(now, a, sizeof a);
+    if (now < w->from) {
+        tb_iso8601_format(w->from, b, sizeof b);
+        return tb_errf(err, "%s not yet valid at %s: %s starts %s", what, a, w->from_what, b);
+    }
+    if (now > w->until) {
+        tb_iso8601_format(w->until, b, sizeof b);
+        return tb_errf(err, "%s expired at %s: %s ended %s", what, a, w->until_what, b);
+    }
+    return 0;
+}
+
+static int cert_window(X509 *x, window *w, const char *what, tb_err *err)
+{
+    int64_t nb, na;
+    if (tb_asn1_time_unix(X509_get0_notBefore(x), &nb) < 0 ||
+        tb_asn1_time_unix(X509_get0_notAfter(x), &na) < 0)
+        return tb_errf(err, "%s: unreadable validity times", what);
+    win_add(w, nb, na, what);
+    return 0;
+}
+
+static int crl_window(X509_CRL *c, window *w, const char *what, tb_err *err)
+{
+    int64_t tu, nu;
+    if (tb_asn1_time_unix(X509_CRL_get0_lastUpdate(c), &tu) < 0 ||
+        tb_asn1_time_unix(X509_CRL_get0_nextUpdate(c), &nu) < 0)
+        return tb_errf(err, "%s: unreadable thisUpdate/nextUpdate", what);
+    win_add(w, tu, nu, what);
+    return 0;
+}
+
+static int is_revoked(X509_CRL *crl, X509 *x)
+{
+    X509_REVOKED *rev = NULL;
+    return X509_CRL_get0_by_serial(crl, &rev, (ASN1_INTEGER *)X509_get0_serialNumber(x)) == 1;
+}
+
+/* cert is issued and signed by issuer. */
+static int check_issued(X509 *issuer, X509 *cert, const char *what, tb_err *err)
+{
+    if (X509_NAME_cmp(X509_get_issuer_name(cert), X509_get_subject_name(issuer)) != 0)
+        return tb_errf(err, "%s: issuer name does not match its issuer's subject", what);
+    EVP_PKEY *k = X509_get0_pubkey(issuer);
+    if (!k || X509_verify(cert, k) != 1) {
+        ERR_clear_error();
+        return tb_errf(err, "%s: signature does not verify with its issuer's key", what);
+    }
+    return 0;
+}
+
+/* A collateral signing chain (PEM: signer[, root]) verified against the root and the
+ * root CA CRL. Returns the signer (borrowed from *chain, which the caller frees). */
+static int signer_chain(const char *pem, const char *what, const tb_root *root, X509_CRL *root_crl,
+                        window *w, STACK_OF(X509) * *chain, X509 **signer, tb_err *err)
+{
+    if (tb_x509_chain_from_pem(pem, strlen(pem), chain, err) < 0)
+        return tb_err_wrap(err, "%s issuer chain", what);
+    int n = sk_X509_num(*chain);
+    X509 *last = sk_X509_value(*chain, n - 1);
+    if (n > 1 && X509_cmp(last, root->cert) != 0)
+        return tb_errf(err, "%s issuer chain ends in a root that is not the trusted root", what);
+    if (n > 2)
+        return tb_errf(err, "%s issuer chain has %d certificates (want signer and root)", what, n);
+    *signer = sk_X509_value(*chain, 0);
+    char label[96];
+    snprintf(label, sizeof label, "%s signing certificate", what);
+    if (check_issued(root->cert, *signer, label, err) < 0)
+        return -1;
+    if (is_revoked(root_crl, *signer))
+        return tb_errf(err, "%s is revoked by the root CA CRL", label);
+    if (cert_window(*signer, w, label, err) < 0 || cert_window(root->cert, w, "root CA", err) < 0)
+        return -1;
+    return 0;
+}
+
+static int check_crl_sig(X509_CRL *crl, X509 *issuer, const char *what, tb_err *err)
+{
+    if (X509_NAME_cmp(X509_CRL_get_issuer(crl), X509_get_subject_name(issuer)) != 0)
+        return tb_errf(err, "%s: issuer is not its signing certificate's subject", what);
+    if (X509_CRL_verify(crl, X509_get0_pubkey(issuer)) != 1) {
+        ERR_clear_error();
+        return tb_errf(err, "%s: signature does not verify", what);
+    }
+    return 0;
+}
+
+static X509_CRL *crl_parse(const uint8_t *der, size_t n)
+{
+    const unsigned char *p = der;
+    X509_CRL *c = d2i_X509_CRL(NULL, &p, (long)n);
+    ERR_clear_error();
+    if (c && p != der + n) { /* trailing garbage */
+        X509_CRL_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* Step 2's collateral part: the two CRLs and the PCK CRL's issuer chain. */
+static int prep_crls(tb_prepared *p, const tb_collateral *c, const tb_root *root, tb_err *err)
+{
+    win_init(&p->crl_win);
+    p->root_crl = crl_parse(c->root_ca_crl, c->root_ca_crl_len);
+    if (!p->root_crl)
+        return tb_errf(err, "root CA CRL: not a DER CRL");
+    if (check_crl_sig(p->root_crl, root->cert, "root CA CRL", err) < 0 ||
+        crl_window(p->root_crl, &p->crl_win, "root CA CRL", err) < 0)
+        return -1;
+    p->pck_crl = crl_parse(c->pck_crl, c->pck_crl_len);
+    if (!p->pck_crl)
+        return tb_errf(err, "PCK CRL: not a DER CRL");
+    STACK_OF(X509) *chain = NULL;
+    if (tb_x509_chain_from_pem(c->pck_crl_issuer_chain, strlen(c->pck_crl_issuer_chain), &chain,
+                               err) < 0)
+        return tb_err_wrap(err, "PCK CRL issuer chain");
+    int rc = -1, n = sk_X509_num(chain);
+    X509 *ca = sk_X509_value(chain, 0);
+    if (n > 1 && X509_cmp(sk_X509_value(chain, n - 1), root->cert) != 0) {
+        tb_errf(err, "PCK CRL issuer chain ends in a root that is not the trusted root");
+        goto out;
+    }
+    if (check_issued(root->cert, ca, "PCK CA certificate (PCK CRL issuer)", err) < 0)
+        goto out;
+    if (is_revoked(p->root_crl, ca)) {
+        tb_errf(err, "PCK CA certificate is revoked by the root CA CRL");
+        goto out;
+    }
+    if (check_crl_sig(p->pck_crl, ca, "PCK CRL", err) < 0 ||
+        crl_window(p->pck_crl, &p->crl_win, "PCK CRL", err) < 0 ||
+        cert_window(ca, &p->crl_win, "PCK CA certificate", err) < 0 ||
+        cert_window(root->cert, &p->crl_win, "root CA", err) < 0)
+        goto out;
+    X509_up_ref(ca);
+    p->pck_crl_ca = ca;
+    rc = 0;
+out:
+    sk_X509_pop_free(chain, X509_free);
+    return rc;
+}
+
+static int prep_signed(const char *pem, const char *what, const char *body, size_t len,
+                       const uint8_t sig[64], const tb_root *root, X509_CRL *root_crl, window *w,
+                       tb_err *err)
+{
+    STACK_OF(X509) *chain = NULL;
+    X509 *signer = NULL;
+    int rc = -1;
+    if (signer_chain(pem, what, root, root_crl, w, &chain, &signer, err) < 0)
+        goto out;
+    if (!tb_ecdsa_verify_raw(X509_get0_pubkey(signer), body, len, sig)) {
+        tb_errf(err, "%s signature does not verify over its exact bytes", what);
+        goto out;
+    }
+    rc = 0;
+out:
+    sk_X509_pop_free(chain, X509_free);
+    return rc;
+}
+
+static tb_prepared *prepare(const tb_collateral *c, const tb_root *root)
+{
+    tb_prepared *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    tb_err e;
+    X509_up_ref(root->cert);
+    p->root = root->cert;
+    p->simulated = root->simulated;
+    win_init(&p->tcb_win);
+    win_init(&p->qe_win);
+    if (prep_crls(p, c, root, &e) < 0) {
+        p->fail_step = TB_STEP_PCK_CHAIN;
+        goto fail;
+    }
+    if (prep_signed(c->tcb_info_issuer_chain, "TCB info", c->tcb_info, c->tcb_info_len,
+                    c->tcb_info_sig, root, p->root_crl, &p->tcb_win, &e) < 0 ||
+        tb_tcb_info_parse(c->tcb_info, c->tcb_info_len, &p->tcb, &e) < 0) {
+        p->fail_step = TB_STEP_TCB_INFO;
+        goto fail;
+    }
+    win_add(&p->tcb_win, p->tcb.issue, p->tcb.next, "TCB info issueDate/nextUpdate");
+    if (prep_signed(c->qe_identity_issuer_chain, "QE identity", c->qe_identity, c->qe_identity_len,
+                    c->qe_identity_sig, root, p->root_crl, &p->qe_win, &e) < 0 ||
+        tb_qe_identity_parse(c->qe_identity, c->qe_identity_len, &p->qe, &e) < 0) {
+        p->fail_step = TB_STEP_QE_IDENTITY;
+        goto fail;
+    }
+    win_add(&p->qe_win, p->qe.issue, p->qe.next, "QE identity issueDate/nextUpdate");
+    return p;
+fail:
+    snprintf(p->fail_reason, sizeof p->fail_reason, "%s", e.msg);
+    return p;
+}
+
+void tb_prepared_free(tb_prepared *p)
+{
+    if (!p)
+        return;
+    X509_free(p->root);
+    X509_CRL_free(p->root_crl);
+    X509_CRL_free(p->pck_crl);
+    X509_free(p->pck_crl_ca);
+    tb_tcb_info_free(&p->tcb);
+    tb_qe_identity_free(&p->qe);
+    free(p);
+}
+
+static void verdict_init(tb_verdict *v, int simulated)
+{
+    memset(v, 0, sizeof *v);
+    v->result = TB_VERDICT_INVALID;
+    v->simulated = simulated;
+}
+
+static int fail(tb_verdict *v, tb_verify_step step, const char *reason)
+{
+    v->result = TB_VERDICT_INVALID;
+    v->step = step;
+    snprintf(v->reason, sizeof v->reason, "%s", reason);
+    return -1;
+}
+
+int tb_prepare(const tb_collateral *c, int64_t now, const tb_root *root, tb_prepared **out,
+               tb_verdict *v, tb_err *err)
+{
+    *out = NULL;
+    verdict_init(v, root->simulated);
+    tb_prepared *p = prepare(c, root);
+    if (!p) {
+        fail(v, TB_STEP_NONE, "out of memory");
+        return tb_errf(err, "out of memory");
+    }
+    tb_err e = {{0}};
+    if (p->fail_step) {
+        fail(v, p->fail_step, p->fail_reason);
+        tb_errf(err, "%s", p->fail_reason);
+        tb_prepared_free(p);
+        return -1;
+    }
+    tb_verify_step step = TB_STEP_PCK_CHAIN;
+    if (win_check(&p->crl_win, now, "CRLs", &e) < 0 ||
+        (step = TB_STEP_TCB_INFO, win_check(&p->tcb_win, now, "TCB info", &e) < 0) ||
+        (step = TB_STEP_QE_IDENTITY, win_check(&p->qe_win, now, "QE identity", &e) < 0)) {
+        fail(v, step, e.msg);
+        tb_errf(err, "%s", e.msg);
+        tb_prepared_free(p);
+        return -1;
+    }
+    *out = p;
+    return 0;
+}
+
+/* ------------------------------------------------------------- the steps */
+
+static int step_header(const tb_quote *q, tb_err *e)
+{
+    if (q->version != 4 && q->version != 5)
+        return tb_errf(e, "quote version %u (want 4 or 5)", q->version);
+    if (q->att_key_type != 2)
+        return tb_errf(e, "attestation key type %u (want 2, ECDSA-256 with P-256)",
+                       q->att_key_type);
+    if (q->tee_type != TB_TDX_TEE_TYPE)
+        return tb_errf(e, "TEE type 0x%x (want 0x81, TDX)", q->tee_type);
+    if (memcmp(q->qe_vendor_id, INTEL_QE_VENDOR, 16))
+        return tb_errf(e, "QE vendor ID is not Intel's (939a7233f79c4ca9940a0db3957f0607)");
+    return 0;
+}
+
+/* Step 2: the quote's PCK chain. On success *leaf is a new reference (caller frees). */
+static int step_pck_chain(const tb_quote *q, const tb_prepared *p, int64_t now, X509 **leaf,
+                          tb_pck_info *pck, tb_err *e)
+{
+    STACK_OF(X509) *chain = NULL;
+    if (tb_x509_chain_from_pem(q->pck_chain, q->pck_chain_len, &chain, e) < 0)
+        return tb_err_wrap(e, "PCK certificate chain");
+    int rc = -1, n = sk_X509_num(chain);
+    if (n < 2) {
+        tb_errf(e, "PCK certificate chain has %d certificate(s) (want PCK, PCK CA, root)", n);
+        goto out;
+    }
+    X509 *pk = sk_X509_value(chain, 0), *ca = sk_X509_value(chain, 1);
+    X509 *last = sk_X509_value(chain, n - 1);
+    if (n > 2 && X509_cmp(last, p->root) != 0) {
+        tb_errf(e, "PCK certificate chain ends in a root that is not the trusted root");
+        goto out;
+    }
+    if (n > 3) {
+        tb_errf(e, "PCK certificate chain has %d certificates (want 3)", n);
+        goto out;
+    }
+    window w;
+    win_init(&w);
+    /* The PCK CA: already verified when it is the PCK CRL's issuer. */
+    if (!(p->pck_crl_ca && X509_cmp(ca, p->pck_crl_ca) == 0)) {
+        if (check_issued(p->root, ca, "PCK CA certificate", e) < 0)
+            goto out;
+    }
+    if (is_revoked(p->root_crl, ca)) {
+        tb_errf(e, "PCK CA certificate is revoked (root CA CRL)");
+        goto out;
+    }
+    if (check_issued(ca, pk, "PCK certificate", e) < 0)
+        goto out;
+    if (X509_NAME_cmp(X509_CRL_get_issuer(p->pck_crl), X509_get_subject_name(ca)) != 0) {
+        tb_errf(e, "the PCK CRL is not issued by this quote's PCK CA (wrong CA kind?)");
+        goto out;
+    }
+    if (is_revoked(p->pck_crl, pk)) {
+        tb_errf(e, "PCK certificate is revoked (PCK CRL)");
+        goto out;
+    }
+    if (cert_window(p->root, &w, "root CA", e) < 0 || cert_window(ca, &w, "PCK CA", e) < 0 ||
+        cert_window(pk, &w, "PCK certificate", e) < 0 ||
+        win_check(&w, now, "PCK certificate chain", e) < 0)
+        goto out;
+    unsigned char *der = NULL;
+    int dlen = i2d_X509(pk, &der);
+    if (dlen <= 0 || tb_pck_info_from_der(der, (size_t)dlen, pck, e) < 0) {
+        OPENSSL_free(der);
+        if (dlen <= 0)
+            tb_errf(e, "PCK certificate: cannot encode");
+        goto out;
+    }
+    OPENSSL_free(der);
+    char cn[256] = "";
+    X509_NAME_get_text_by_NID(X509_get_subject_name(ca), NID_commonName, cn, sizeof cn);
+    pck->ca_platform = strstr(cn, "Platform") != NULL;
+    X509_up_ref(pk);
+    *leaf = pk;
+    rc = 0;
+out:
+    sk_X509_pop_free(chain, X509_free);
+    return rc;
+}
+
+static int step_tcb_info(const tb_prepared *p, const tb_pck_info *pck, tb_err *e)
+{
+    char a[13], b[13];
+    if (memcmp(p->tcb.fmspc, pck->fmspc, 6)) {
+        tb_hex_encode(p->tcb.fmspc, 6, a);
+        tb_hex_encode(pck->fmspc, 6, b);
+        return tb_errf(e, "TCB info is for FMSPC %s, the PCK certificate says %s", a, b);
+    }
+    if (memcmp(p->tcb.pceid, pck->pceid, 2)) {
+        tb_hex_encode(p->tcb.pceid, 2, a);
+        tb_hex_encode(pck->pceid, 2, b);
+        return tb_errf(e, "TCB info is for PCE-ID %s, the PCK certificate says %s", a, b);
+    }
+    return 0;
+}
+
+static int step_qe_identity(const tb_quote *q, const tb_prepared *p, const tb_tcb_level **lvl,
+                            tb_err *e)
+{
+    const tb_sgx_report *r = &q->qe_report;
+    const tb_qe_identity *id = &p->qe;
+    if (memcmp(r->mrsigner, id->mrsigner, 32))
+        return tb_errf(e, "QE MRSIGNER differs from the QE identity's");
+    if (r->isvprodid != id->isvprodid)
+        return tb_errf(e, "QE ISVPRODID %u differs from the QE identity's %u", r->isvprodid,
+                       id->isvprodid);
+    if ((r->miscselect & id->miscselect_mask) != id->miscselect)
+        return tb_errf(e, "QE MISCSELECT 0x%08x (masked) differs from the QE identity's 0x%08x",
+                       r->miscselect & id->miscselect_mask, id->miscselect);
+    for (int i = 0; i < 16; i++)
+        if ((r->attributes[i] & id->attributes_mask[i]) != id->attributes[i])
+            return tb_errf(e, "QE ATTRIBUTES (masked) differ from the QE identity's");
+    *lvl = NULL;
+    for (int i = 0; i < id->n_levels; i++)
+        if (id->levels[i].isvsvn <= r->isvsvn) {
+            *lvl = &id->levels[i];
+            break;
+        }
+    return 0;
+}
+
+static int step_qe_report(const tb_quote *q, X509 *leaf, tb_err *e)
+{
+    if (!tb_ecdsa_verify_raw(X509_get0_pubkey(leaf), q->qe_report_raw, TB_SGX_REPORT_LEN,
+                             q->qe_report_sig))
+        return tb_errf(e, "QE report signature does not verify with the PCK key");
+    uint8_t h[32];
+    unsigned hl = 0;
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    int ok = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1 &&
+             EVP_DigestUpdate(md, q->att_key, 64) == 1 &&
+             EVP_DigestUpdate(md, q->qe_auth, q->qe_auth_len) == 1 &&
+             EVP_DigestFinal_ex(md, h, &hl) == 1;
+    EVP_MD_CTX_free(md);
+    if (!ok)
+        return tb_errf(e, "SHA-256 failed");
+    if (memcmp(h, q->qe_report.reportdata, 32))
+        return tb_errf(e, "QE report data is not SHA-256(attestation key || QE auth data)");
+    return 0;
+}
+
+static int step_quote_sig(const tb_quote *q, tb_err *e)
+{
+    EVP_PKEY *k = tb_p256_from_xy(q->att_key);
+    if (!k)
+        return tb_errf(e, "attestation key is not a P-256 point");
+    int ok = tb_ecdsa_verify_raw(k, q->raw, q->signed_len, q->signature);
+    EVP_PKEY_free(k);
+    return ok ? 0 : tb_errf(e, "quote signature does not verify with the attestation key");
+}
+
+static int step_module(const tb_quote *q, const tb_prepared *p, const tb_tcb_level **lvl, tb_err *e)
+{
+    uint8_t major = q->td.tee_tcb_svn[1], svn = q->td.tee_tcb_svn[0];
+    const tb_module_identity *m = NULL;
+    *lvl = NULL;
+    if (major == 0) {
+        if (!p->tcb.has_module)
+            return tb_errf(e, "TCB info has no tdxModule");
+        m = &p->tcb.module;
+    } else {
+        char id[16];
+        snprintf(id, sizeof id, "TDX_%02X", major);
+        for (int i = 0; i < p->tcb.n_ids; i++)
+            if (!strcmp(p->tcb.ids[i].id, id))
+                m = &p->tcb.ids[i];
+        if (!m)
+            return tb_errf(e,
+                           "TCB info has no tdxModuleIdentities entry %s (TDX module major "
+                           "version %u)",
+                           id, major);
+        for (int i = 0; i < m->n_levels; i++)
+            if (m->levels[i].isvsvn <= svn) {
+                *lvl = &m->levels[i];
+                break;
+            }
+        if (!*lvl)
+            return tb_errf(e,
+                           "TDX module SVN %u is below every TCB level of %s (Intel: "
+                           "TCB_NOT_SUPPORTED)",
+                           svn, id);
+    }
+    if (memcmp(q->td.mrsignerseam, m->mrsigner, 48))
+        return tb_errf(e, "MRSIGNERSEAM differs from the TDX module identity's");
+    for (int i = 0; i < 8; i++)
+        if ((q->td.seam_attributes[i] & m->attributes_mask[i]) != m->attributes[i])
+            return tb_errf(e, "SEAMATTRIBUTES (masked) differ from the TDX module identity's");
+    return 0;
+}
+
+static const tb_tcb_level *match_level(const tb_quote *q, const tb_prepared *p,
+                                       const tb_pck_info *pck)
+{
+    int start = q->td.tee_tcb_svn[1] != 0 ? 2 : 0;
+    for (int i = 0; i < p->tcb.n_levels; i++) {
+        const tb_tcb_level *l = &p->tcb.levels[i];
+        int ok = pck->pcesvn >= l->pcesvn;
+        for (int k = 0; ok && k < 16; k++)
+            ok = pck->sgx_comp[k] >= l->sgx[k];
+        for (int k = start; ok && k < 16; k++)
+            ok = q->td.tee_tcb_svn[k] >= l->tdx[k];
+        if (ok)
+            return l;
+    }
+    return NULL;
+}
+
+static tb_tcb_status converge(tb_tcb_status s, tb_tcb_status other)
+{
+    if (other == TB_TCB_REVOKED || s == TB_TCB_REVOKED)
+        return TB_TCB_REVOKED;
+    if (other == TB_TCB_OUT_OF_DATE) {
+        if (s == TB_TCB_UP_TO_DATE || s == TB_TCB_SW_HARDENING_NEEDED)
+            return TB_TCB_OUT_OF_DATE;
+        if (s == TB_TCB_CONFIGURATION_NEEDED || s == TB_TCB_CONFIGURATION_AND_SW_HARDENING_NEEDED)
+            return TB_TCB_OUT_OF_DATE_CONFIGURATION_NEEDED;
+    }
+    return s;
+}
+
+static void add_advisories(tb_verdict *v, const tb_adv_list *a)
+{
+    for (int i = 0; i < a->n; i++) {
+        int dup = 0;
+        for (int k = 0; k < v->n_advisories && !dup; k++)
+            dup = !strcmp(v->advisories[k], a->id[i]);
+        if (!dup && v->n_advisories < TB_MAX_ADVISORIES)
+            strcpy(v->advisories[v->n_advisories++], a->id[i]);
+    }
+}
+
+static void earlier_date(tb_verdict *v, const tb_tcb_level *l)
+{
+    if (l && strcmp(l->date, v->tcb_date) < 0) /* same format: compares as time */
+        snprintf(v->tcb_date, sizeof v->tcb_date, "%s", l->date);
+}
+
+static int apply_policy(const tb_quote *q, const tb_policy *pol, tb_verdict *v)
+{
+    tb_policy def;
+    if (!pol) {
+        tb_policy_default(&def);
+        pol = &def;
+    }
+    const tb_td_report *t = &q->td;
+    char why[TB_ERR_MAX] = "";
+    if (v->debug && !pol->allow_debug)
+        snprintf(why, sizeof why, "the TD has the DEBUG attribute (--allow-debug accepts it)");
+    else if (pol->want_mrtd && memcmp(t->mrtd, pol->mrtd, 48))
+        snprintf(why, sizeof why, "MRTD differs from the policy's");
+    else if (pol->want_mrconfigid && memcmp(t->mrconfigid, pol->mrconfigid, 48))
+        snprintf(why, sizeof why, "MRCONFIGID differs from the policy's");
+    else if (pol->report_data_len && memcmp(t->reportdata, pol->report_data, pol->report_data_len))
+        snprintf(why, sizeof why, "REPORTDATA differs from the policy's");
+    for (int i = 0; i < 4 && !why[0]; i++)
+        if (pol->want_rtmr[i] && memcmp(t->rtmr[i], pol->rtmr[i], 48))
+            snprintf(why, sizeof why, "RTMR%d differs from the policy's", i);
+    if (!why[0] && !(pol->accept & (1u << v->status))) {
+        size_t k = 0;
+        char list[256] = "";
+        for (int s = 0; s < TB_TCB_STATUS_COUNT; s++)
+            if (pol->accept & (1u << s))
+                k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", k ? ", " : "",
+                                      tb_tcb_status_name((tb_tcb_status)s));
+        snprintf(why, sizeof why, "TCB status %s is not acceptable (the policy accepts: %s)",
+                 tb_tcb_status_name(v->status), k ? list : "nothing");
+    }
+    if (why[0]) {
+        v->result = TB_VERDICT_REFUSED;
+        v->step = TB_STEP_POLICY;
+        snprintf(v->reason, sizeof v->reason, "%s", why);
+        return -1;
+    }
+    v->result = TB_VERDICT_ACCEPTED;
+    v->step = TB_STEP_NONE;
+    return 0;
+}
+
+static int verify_quote(const tb_quote *q, const tb_prepared *p, int64_t now, const tb_policy *pol,
+                        tb_verdict *v)
+{
+    tb_err e = {{0}};
+    v->debug = tb_quote_is_debug(q);
+    if (step_header(q, &e) < 0)
+        return fail(v, TB_STEP_HEADER, e.msg);
+    /* 2 */
+    if (p->fail_step == TB_STEP_PCK_CHAIN)
+        return fail(v, TB_STEP_PCK_CHAIN, p->fail_reason);
+    if (win_check(&p->crl_win, now, "CRLs", &e) < 0)
+        return fail(v, TB_STEP_PCK_CHAIN, e.msg);
+    X509 *leaf = NULL;
+    tb_pck_info pck;
+    if (step_pck_chain(q, p, now, &leaf, &pck, &e) < 0)
+        return fail(v, TB_STEP_PCK_CHAIN, e.msg);
+    tb_hex_encode(pck.fmspc, 6, v->fmspc);
+    int rc = -1;
+    const tb_tcb_level *qe_lvl = NULL, *mod_lvl = NULL, *lvl = NULL;
+    /* 3 */
+    if (p->fail_step == TB_STEP_TCB_INFO) {
+        fail(v, TB_STEP_TCB_INFO, p->fail_reason);
+        goto out;
+    }
+    if (win_check(&p->tcb_win, now, "TCB info", &e) < 0 || step_tcb_info(p, &pck, &e) < 0) {
+        fail(v, TB_STEP_TCB_INFO, e.msg);
+        goto out;
+    }
+    /* 4 */
+    if (p->fail_step == TB_STEP_QE_IDENTITY) {
+        fail(v, TB_STEP_QE_IDENTITY, p->fail_reason);
+        goto out;
+    }
+    if (win_check(&p->qe_win, now, "QE identity", &e) < 0 ||
+        step_qe_identity(q, p, &qe_lvl, &e) < 0) {
+        fail(v, TB_STEP_QE_IDENTITY, e.msg);
+        goto out;
+    }
+    /* 5, 6, 7 */
+    if (step_qe_report(q, leaf, &e) < 0) {
+        fail(v, TB_STEP_QE_REPORT, e.msg);
+        goto out;
+    }
+    if (step_quote_sig(q, &e) < 0) {
+        fail(v, TB_STEP_QUOTE_SIGNATURE, e.msg);
+        goto out;
+    }
+    if (step_module(q, p, &mod_lvl, &e) < 0) {
+        fail(v, TB_STEP_TDX_MODULE, e.msg);
+        goto out;
+    }
+    /* 8 */
+    lvl = match_level(q, p, &pck);
+    if (!lvl) {
+        fail(v, TB_STEP_TCB_LEVEL, "no TCB level matches the platform (Intel: TCB_NOT_SUPPORTED)");
+        goto out;
+    }
+    v->status_known = 1;
+    v->platform_status = lvl->status;
+    v->module_status = mod_lvl ? mod_lvl->status : TB_TCB_UP_TO_DATE;
+    v->qe_status = qe_lvl ? qe_lvl->status : TB_TCB_REVOKED; /* QVL: no QE level = revoked */
+    v->status = converge(converge(lvl->status, v->module_status), v->qe_status);
+    snprintf(v->tcb_date, sizeof v->tcb_date, "%s", lvl->date);
+    earlier_date(v, mod_lvl);
+    earlier_date(v, qe_lvl);
+    add_advisories(v, &lvl->adv);
+    if (mod_lvl)
+        add_advisories(v, &mod_lvl->adv);
+    if (qe_lvl)
+        add_advisories(v, &qe_lvl->adv);
+    rc = apply_policy(q, pol, v);
+out:
+    X509_free(leaf);
+    return rc;
+}
+
+int tb_verify_prepared(const uint8_t *quote, size_t len, const tb_prepared *p, int64_t now,
+                       const tb_policy *policy, tb_verdict *v)
+{
+    verdict_init(v, p->simulated);
+    tb_quote *q = NULL;
+    tb_err e = {{0}};
+    if (tb_quote_parse(quote, len, &q, &e) < 0)
+        return fail(v, TB_STEP_PARSE, e.msg);
+    int rc = verify_quote(q, p, now, policy, v);
+    tb_quote_free(q);
+    return rc;
+}
+
+int tb_verify(const uint8_t *quote, size_t len, const tb_collateral *c, int64_t now,
+              const tb_policy *policy, const tb_root *root, tb_verdict *v)
+{
+    verdict_init(v, root->simulated);
+    tb_quote *q = NULL;
+    tb_err e = {{0}};
+    if (tb_quote_parse(quote, len, &q, &e) < 0)
+        return fail(v, TB_STEP_PARSE, e.msg);
+    /* Step 1 before touching the collateral, as QVL does. */
+    if (step_header(q, &e) < 0) {
+        tb_quote_free(q);
+        return fail(v, TB_STEP_HEADER, e.msg);
+    }
+    tb_prepared *p = prepare(c, root);
+    int rc;
+    if (!p) {
+        rc = fail(v, TB_STEP_NONE, "out of memory");
+    } else {
+        rc = verify_quote(q, p, now, policy, v);
+        v->simulated = p->simulated;
+    }
+    tb_prepared_free(p);
+    tb_quote_free(q);
+    return rc;
+}
