@@ -1,0 +1,379 @@
+/* nginx: run-directory config, start/stop of a daemonized nginx, log counting;
+ * see nginx.h.
+ *
+ * Start runs "nginx -p DIR/ -c DIR/nginx.conf -e DIR/error.log" with stderr in
+ * DIR/start.log; with "daemon on" that process exits once the master is forked
+ * (after binding its sockets), so its exit code tells whether the bind and the
+ * config worked, and its [emerg] line is the reason when they did not. The
+ * process is spawned directly (posix_spawn, not base/proc) because base/proc
+ * kills the child's process group when it exits, which would race with the
+ * daemon's setsid. A pid counts as our nginx only while /proc/<pid> shows a
+ * live (non-zombie) process whose command is nginx. */
+#include "serve/nginx.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/file.h"
+#include "net/sock.h"
+#include "serve/fixture.h"
+
+extern char **environ;
+
+int tb_nginx_path(const char *dir, const char *name, char *out, size_t size, tb_err *err)
+{
+    int n = snprintf(out, size, "%s/%s", dir, name);
+    if (n < 0 || (size_t)n >= size)
+        return tb_errf(err, "%.200s/%s: path too long", dir, name);
+    return 0;
+}
+
+/* nginx.conf takes a path in double quotes; these bytes cannot be in one. */
+static int check_conf_path(const char *what, const char *p, tb_err *err)
+{
+    if (p[0] != '/')
+        return tb_errf(err, "%s %s: not an absolute path", what, p);
+    if (strpbrk(p, "\"\\$\n\r;{}"))
+        return tb_errf(err, "%s %s: contains a character nginx.conf cannot quote", what, p);
+    return 0;
+}
+
+int tb_nginx_config(const tb_nginx_opts *o, tb_buf *b, tb_err *err)
+{
+    const char *addr = o->addr ? o->addr : "127.0.0.1";
+    char root[PATH_MAX];
+    if (!o->dir || check_conf_path("run directory", o->dir, err) < 0)
+        return o->dir ? -1 : tb_errf(err, "no run directory");
+    if (o->port < 1 || o->port > 65535)
+        return tb_errf(err, "port %d: not in 1..65535", o->port);
+    if (o->workers < 1 || o->workers > 1024)
+        return tb_errf(err, "workers %d: not in 1..1024", o->workers);
+    if (strpbrk(addr, "\"\\$\n\r;{} "))
+        return tb_errf(err, "address %s: not an address", addr);
+    if (o->root)
+        snprintf(root, sizeof root, "%s", o->root);
+    else if (tb_nginx_path(o->dir, "html", root, sizeof root, err) < 0)
+        return -1;
+    if (check_conf_path("root", root, err) < 0)
+        return -1;
+    if (o->tls && (!o->cert || !o->key))
+        return tb_errf(err, "TLS needs a certificate and a key");
+    if (o->tls && (check_conf_path("certificate", o->cert, err) < 0 ||
+                   check_conf_path("key", o->key, err) < 0))
+        return -1;
+    const char *d = o->dir;
+    int ok = tb_buf_printf(b,
+                           "# nginx.conf written by teebench nginx: every path nginx writes is "
+                           "in \"%s\".\n",
+                           d) == 0;
+    if (geteuid() == 0) {
+        /* Workers run as the current user (root) rather than nginx's default nobody. */
+        struct passwd *pw = getpwuid(0);
+        struct group *gr = getgrgid(getegid());
+        ok = ok && tb_buf_printf(b, "user %s %s;\n", pw ? pw->pw_name : "root",
+                                 gr ? gr->gr_name : "root") == 0;
+    }
+    ok = ok &&
+         tb_buf_printf(b,
+                       "worker_processes %d;\n"
+                       "daemon on;\n"
+                       "master_process on;\n"
+                       "pid \"%s/nginx.pid\";\n"
+                       "error_log \"%s/error.log\" warn;\n"
+                       "events {\n    worker_connections 4096;\n}\n"
+                       "http {\n"
+                       "    types {\n        text/html html htm;\n        application/json json;\n"
+                       "        text/plain txt;\n    }\n"
+                       "    default_type application/octet-stream;\n"
+                       "    access_log \"%s/access.log\";\n"
+                       "    client_body_temp_path \"%s/tmp/body\";\n"
+                       "    proxy_temp_path \"%s/tmp/proxy\";\n"
+                       "    fastcgi_temp_path \"%s/tmp/fastcgi\";\n"
+                       "    uwsgi_temp_path \"%s/tmp/uwsgi\";\n"
+                       "    scgi_temp_path \"%s/tmp/scgi\";\n"
+                       "    sendfile on;\n"
+                       "    tcp_nopush on;\n"
+                       "    keepalive_timeout 65s;\n"
+                       "    keepalive_requests 1000000;\n"
+                       "    server {\n"
+                       "        listen %s%s%s:%d%s;\n"
+                       "        server_name test-server.io localhost;\n",
+                       o->workers, d, d, d, d, d, d, d, d, strchr(addr, ':') ? "[" : "", addr,
+                       strchr(addr, ':') ? "]" : "", o->port, o->tls ? " ssl" : "") == 0;
+    if (o->tls)
+        ok = ok && tb_buf_printf(b,
+                                 "        ssl_certificate \"%s\";\n"
+                                 "        ssl_certificate_key \"%s\";\n",
+                                 o->cert, o->key) == 0;
+    ok = ok && tb_buf_printf(b,
+                             "        root \"%s\";\n"
+                             "        index index.html;\n"
+                             "    }\n"
+                             "}\n",
+                             root) == 0;
+    return ok ? 0 : tb_errf(err, "nginx.conf: out of memory");
+}
+
+/* 1 if pid is a live (not zombie) nginx process. */
+static int is_live_nginx(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    /* "<pid> (<comm>) <state> ..." */
+    char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+    if (!open || !close || close[1] != ' ')
+        return 0;
+    *close = 0;
+    return close[2] != 'Z' && close[2] != 'X' && strstr(open + 1, "nginx") != NULL;
+}
+
+pid_t tb_nginx_pid(const char *dir, tb_err *err)
+{
+    char path[PATH_MAX];
+    tb_buf b = {0};
+    if (tb_nginx_path(dir, "nginx.pid", path, sizeof path, err) < 0)
+        return -1;
+    if (tb_file_read(path, 64, &b, err) < 0) {
+        tb_buf_free(&b);
+        return tb_errf(err, "no nginx runs from %s (no readable %s)", dir, path);
+    }
+    long pid = b.p ? strtol((const char *)b.p, NULL, 10) : 0;
+    tb_buf_free(&b);
+    if (pid <= 0 || pid > INT_MAX || !is_live_nginx((pid_t)pid))
+        return tb_errf(err, "no nginx runs from %s (stale pid file %s)", dir, path);
+    return (pid_t)pid;
+}
+
+static int write_index(const char *html_dir, tb_err *err)
+{
+    char path[PATH_MAX];
+    tb_buf page = {0};
+    if (tb_nginx_path(html_dir, "index.html", path, sizeof path, err) < 0)
+        return -1;
+    /* nginx's own welcome page when installed, else ours of the same size. */
+    tb_err ignore;
+    if (tb_file_read("/usr/share/nginx/html/index.html", 1 << 20, &page, &ignore) < 0) {
+        tb_buf_reset(&page);
+        tb_blob w = tb_fixture_welcome();
+        if (tb_buf_append(&page, w.p, w.len) < 0) {
+            tb_buf_free(&page);
+            return tb_errf(err, "out of memory");
+        }
+    }
+    int rc = tb_file_write_atomic(path, page.p, page.len, err);
+    tb_buf_free(&page);
+    return rc;
+}
+
+/* The first "[emerg]" (or else the last) line nginx wrote to log, without its
+ * "nginx: [emerg] " prefix, into out. */
+static void start_failure(const char *log, char *out, size_t size)
+{
+    tb_buf b = {0};
+    tb_err ignore;
+    snprintf(out, size, "no message");
+    if (tb_file_read(log, 1 << 16, &b, &ignore) < 0 || !b.len) {
+        tb_buf_free(&b);
+        return;
+    }
+    char *s = (char *)b.p, *best = NULL, *last = NULL;
+    for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+        last = line;
+        if (!best && strstr(line, "[emerg]"))
+            best = line;
+    }
+    char *msg = best ? best : last;
+    if (msg) {
+        char *tag = strstr(msg, "] ");
+        snprintf(out, size, "%s", tag ? tag + 2 : msg);
+    }
+    tb_buf_free(&b);
+}
+
+static int spawn_nginx(const tb_nginx_opts *o, const char *conf, const char *errlog,
+                       const char *startlog, int timeout_ms, tb_err *err)
+{
+    char prefix[PATH_MAX];
+    snprintf(prefix, sizeof prefix, "%s/", o->dir);
+    const char *bin = o->nginx ? o->nginx : TB_NGINX_BIN;
+    char *argv[] = {(char *)bin, "-p", prefix, "-c", (char *)conf, "-e", (char *)errlog, NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, startlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid;
+    int rc = posix_spawn(&pid, bin, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+        errno = rc;
+        return tb_errno(err, "cannot run %s", bin);
+    }
+    int status = 0;
+    uint64_t deadline = tb_mono_ns() + (uint64_t)timeout_ms * 1000000;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid)
+            break;
+        if (w < 0 && errno != EINTR)
+            return tb_errno(err, "waiting for %s", bin);
+        if (tb_mono_ns() > deadline) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            return tb_errf(err, "%s did not daemonize within %d ms", bin, timeout_ms);
+        }
+        tb_sleep_ns(2000000);
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    char why[300];
+    start_failure(startlog, why, sizeof why);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        return tb_errf(err, "cannot run %s: %s", bin, why);
+    return tb_errf(err, "nginx failed to start: %s (see %s)", why, startlog);
+}
+
+/* Waits until nginx wrote its pid and accepts on addr:port. */
+static int wait_ready(const tb_nginx_opts *o, int timeout_ms, tb_err *err)
+{
+    char port[16];
+    tb_addr a;
+    snprintf(port, sizeof port, "%d", o->port);
+    if (tb_addr_resolve(o->addr ? o->addr : "127.0.0.1", port, &a, err) < 0)
+        return -1;
+    uint64_t deadline = tb_mono_ns() + (uint64_t)timeout_ms * 1000000;
+    for (;;) {
+        tb_err e;
+        if (tb_nginx_pid(o->dir, &e) > 0 && tb_sock_connect_wait(&a, 200, &e) == 0)
+            return 0;
+        if (tb_mono_ns() > deadline)
+            return tb_errf(err, "nginx does not answer on %s:%d after %d ms: %s",
+                           o->addr ? o->addr : "127.0.0.1", o->port, timeout_ms, e.msg);
+        tb_sleep_ns(10000000);
+    }
+}
+
+static int make_dirs(const tb_nginx_opts *o, tb_err *err)
+{
+    static const char *const subdirs[] = {"tmp/body", "tmp/proxy", "tmp/fastcgi", "tmp/uwsgi",
+                                          "tmp/scgi"};
+    char p[PATH_MAX];
+    if (tb_mkdirs(o->dir, err) < 0)
+        return -1;
+    if (access(o->dir, W_OK) < 0)
+        return tb_errno(err, "run directory %s", o->dir);
+    for (size_t i = 0; i < sizeof subdirs / sizeof subdirs[0]; i++)
+        if (tb_nginx_path(o->dir, subdirs[i], p, sizeof p, err) < 0 || tb_mkdirs(p, err) < 0)
+            return -1;
+    if (!o->root) {
+        if (tb_nginx_path(o->dir, "html", p, sizeof p, err) < 0 || tb_mkdirs(p, err) < 0 ||
+            write_index(p, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int tb_nginx_start(const tb_nginx_opts *o, int timeout_ms, tb_err *err)
+{
+    char conf[PATH_MAX], errlog[PATH_MAX], startlog[PATH_MAX], pidf[PATH_MAX];
+    tb_buf text = {0};
+    tb_err e;
+    if (tb_nginx_config(o, &text, err) < 0) {
+        tb_buf_free(&text);
+        return -1;
+    }
+    pid_t running = tb_nginx_pid(o->dir, &e);
+    if (running > 0) {
+        tb_buf_free(&text);
+        return tb_errf(err, "nginx already runs from %s (pid %d)", o->dir, (int)running);
+    }
+    int rc = -1;
+    if (tb_nginx_path(o->dir, "nginx.conf", conf, sizeof conf, err) < 0 ||
+        tb_nginx_path(o->dir, "error.log", errlog, sizeof errlog, err) < 0 ||
+        tb_nginx_path(o->dir, "start.log", startlog, sizeof startlog, err) < 0 ||
+        tb_nginx_path(o->dir, "nginx.pid", pidf, sizeof pidf, err) < 0 || make_dirs(o, err) < 0 ||
+        tb_file_write_atomic(conf, text.p, text.len, err) < 0)
+        goto out;
+    unlink(pidf); /* stale: tb_nginx_pid said nothing lives there */
+    if (spawn_nginx(o, conf, errlog, startlog, timeout_ms, err) < 0)
+        goto out;
+    if (wait_ready(o, timeout_ms, err) < 0) {
+        tb_nginx_stop(o->dir, timeout_ms, &e);
+        goto out;
+    }
+    rc = 0;
+out:
+    tb_buf_free(&text);
+    return rc;
+}
+
+int tb_nginx_stop(const char *dir, int timeout_ms, tb_err *err)
+{
+    pid_t pid = tb_nginx_pid(dir, err);
+    if (pid < 0)
+        return -1;
+    if (kill(pid, SIGTERM) < 0 && errno != ESRCH)
+        return tb_errno(err, "stopping nginx (pid %d)", (int)pid);
+    uint64_t deadline = tb_mono_ns() + (uint64_t)timeout_ms * 1000000;
+    while (is_live_nginx(pid)) {
+        if (tb_mono_ns() > deadline) {
+            /* The master leads its own process group (setsid): kill it and its workers. */
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            for (int i = 0; i < 100 && is_live_nginx(pid); i++)
+                tb_sleep_ns(10000000);
+            break;
+        }
+        tb_sleep_ns(5000000);
+    }
+    if (is_live_nginx(pid))
+        return tb_errf(err, "nginx (pid %d) does not stop", (int)pid);
+    char pidf[PATH_MAX];
+    if (tb_nginx_path(dir, "nginx.pid", pidf, sizeof pidf, err) == 0)
+        unlink(pidf);
+    return 0;
+}
+
+int tb_log_count_lines(const char *path, uint64_t *lines, tb_err *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return tb_errno(err, "%s", path);
+    char buf[65536];
+    uint64_t n = 0;
+    for (;;) {
+        ssize_t r = read(fd, buf, sizeof buf);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            tb_errno(err, "%s", path);
+            close(fd);
+            return -1;
+        }
+        if (r == 0)
+            break;
+        for (char *p = buf, *end = buf + r; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+            n++;
+    }
+    close(fd);
+    *lines = n;
+    return 0;
+}

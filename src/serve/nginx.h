@@ -1,0 +1,62 @@
+/* nginx: drives a real nginx (Debian's /usr/sbin/nginx) as a benchmark target,
+ * with a configuration of our own in a run directory, and counts its access log.
+ *
+ * The run directory holds everything nginx touches: nginx.conf, nginx.pid,
+ * access.log, error.log, tmp/ (body and proxy temp paths) and, unless a root is
+ * given, html/ (index.html: nginx's own 615-byte welcome page when installed,
+ * else the fixture server's page of the same size). No system file is read or
+ * written besides the nginx binary and mime-less built-ins; nginx runs as the
+ * current user (with "user <me>;" when that is root) and daemonizes
+ * ("daemon on"): tb_nginx_start returns once it answers on its port, and
+ * tb_nginx_stop signals the pid in nginx.pid and waits for it to be gone.
+ * The access log is on (one line per request, written unbuffered).
+ *
+ * Nothing here prints; errors fill tb_err. */
+#ifndef TB_SERVE_NGINX_H
+#define TB_SERVE_NGINX_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+
+#define TB_NGINX_BIN "/usr/sbin/nginx"
+
+typedef struct tb_nginx_opts {
+    const char *dir;  /* run directory (created if missing); required */
+    const char *addr; /* listen address (default 127.0.0.1) */
+    int port;         /* 1..65535 */
+    const char *root; /* document root; NULL: <dir>/html with index.html */
+    int workers;      /* worker_processes (>= 1) */
+    int tls;          /* listen with ssl (cert and key required) */
+    const char *cert; /* PEM chain, e.g. the fixture PKI's server.pem */
+    const char *key;
+    const char *nginx; /* binary (default TB_NGINX_BIN) */
+} tb_nginx_opts;
+
+/* The nginx.conf text for o (appended to out, caller-owned). Pure: touches no file. */
+int tb_nginx_config(const tb_nginx_opts *o, tb_buf *out, tb_err *err);
+
+/* Writes the run directory and config, starts nginx, and waits up to timeout_ms
+ * until it accepts connections. Fails if nginx already runs from this dir, if
+ * it cannot start (its own error message is included: port in use, bad cert),
+ * or if it does not answer in time (then it is stopped again). */
+int tb_nginx_start(const tb_nginx_opts *o, int timeout_ms, tb_err *err);
+
+/* Stops the nginx whose pid is in <dir>/nginx.pid (SIGTERM, then SIGKILL after
+ * timeout_ms) and waits until it is gone. Fails if none runs from dir. */
+int tb_nginx_stop(const char *dir, int timeout_ms, tb_err *err);
+
+/* The pid of the nginx running from dir, or -1 with err if none. */
+pid_t tb_nginx_pid(const char *dir, tb_err *err);
+
+/* Paths inside a run directory ("<dir>/access.log", ...); -1 if too long. */
+int tb_nginx_path(const char *dir, const char *name, char *out, size_t size, tb_err *err);
+
+/* Counts the complete lines ('\n'-terminated) of a log file, e.g. nginx's
+ * access log (one line per request). Read in blocks, no size limit. Take the
+ * count before and after a run: the difference is the requests logged by it. */
+int tb_log_count_lines(const char *path, uint64_t *lines, tb_err *err);
+
+#endif
