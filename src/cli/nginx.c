@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "load/logcount.h"
 #include "serve/nginx.h"
 #include "serve/pki.h"
 

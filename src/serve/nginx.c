@@ -351,29 +351,3 @@ int tb_nginx_stop(const char *dir, int timeout_ms, tb_err *err)
         unlink(pidf);
     return 0;
 }
-
-int tb_log_count_lines(const char *path, uint64_t *lines, tb_err *err)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return tb_errno(err, "%s", path);
-    char buf[65536];
-    uint64_t n = 0;
-    for (;;) {
-        ssize_t r = read(fd, buf, sizeof buf);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            tb_errno(err, "%s", path);
-            close(fd);
-            return -1;
-        }
-        if (r == 0)
-            break;
-        for (char *p = buf, *end = buf + r; (p = memchr(p, '\n', (size_t)(end - p))); p++)
-            n++;
-    }
-    close(fd);
-    *lines = n;
-    return 0;
-}

@@ -9,7 +9,8 @@
  * current user (with "user <me>;" when that is root) and daemonizes
  * ("daemon on"): tb_nginx_start returns once it answers on its port, and
  * tb_nginx_stop signals the pid in nginx.pid and waits for it to be gone.
- * The access log is on (one line per request, written unbuffered).
+ * The access log is on (one line per request, written unbuffered; count it
+ * with tb_log_count_lines from load/logcount.h).
  *
  * Nothing here prints; errors fill tb_err. */
 #ifndef TB_SERVE_NGINX_H
@@ -54,9 +55,7 @@ pid_t tb_nginx_pid(const char *dir, tb_err *err);
 /* Paths inside a run directory ("<dir>/access.log", ...); -1 if too long. */
 int tb_nginx_path(const char *dir, const char *name, char *out, size_t size, tb_err *err);
 
-/* Counts the complete lines ('\n'-terminated) of a log file, e.g. nginx's
- * access log (one line per request). Read in blocks, no size limit. Take the
- * count before and after a run: the difference is the requests logged by it. */
-int tb_log_count_lines(const char *path, uint64_t *lines, tb_err *err);
+/* The access log's line count (one line per request) is tb_log_count_lines in
+ * load/logcount.h; <dir>/access.log is its path (tb_nginx_path(dir, "access.log")). */
 
 #endif
