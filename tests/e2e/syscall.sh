@@ -48,4 +48,7 @@ expect_fail 2 "$TB" syscall --copies -3
 expect_fail 2 "$TB" syscall --duration
 expect_fail 2 "$TB" syscall --bogus
 "$TB" syscall --help | grep -q -- '--copies' || fail "--help"
+# the comparison script says what it needs when no UnixBench is given
+rc=0; env -u UNIXBENCH_DIR TEEBENCH="$TB" bash "$(dirname "$0")/../../bench/syscall-vs-unixbench.sh" 2>"$WORK/b.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q 'UNIXBENCH_DIR' "$WORK/b.err" || fail "bench script without UnixBench: rc $rc $(cat "$WORK/b.err")"
 pass syscall
