@@ -476,7 +476,7 @@ static void read_tsm_provider(char *out, size_t out_len)
     if (!path_exists(base))
         return;
     char dir[128], file[160];
-    snprintf(dir, sizeof dir, "%s/teebench-env-%ld", base, (long)getpid());
+    snprintf(dir, sizeof dir, "%s/teebench-env-%ld-%ld", base, (long)getpid(), (long)gettid());
     if (mkdir(dir, 0700) < 0)
         return;
     snprintf(file, sizeof file, "%s/provider", dir);
@@ -645,6 +645,34 @@ static void add_platform(json_t *o, const tb_env_evidence *ev, const char *klog_
     (void)klog_src;
 }
 
+/* CPUID 0x8000001F EAX: the SEV features the CPU (or the hypervisor) reports. A
+   capability, not proof that this kernel runs encrypted. */
+static void add_sev_cpuid(json_t *o)
+{
+#if TB_HAVE_CPUID
+    unsigned a, b, c, d;
+    if (__get_cpuid_max(0x80000000, NULL) < 0x8000001F) {
+        fact_str(o, "sev_cpuid", "none", "CPUID: no leaf 0x8000001F");
+        return;
+    }
+    __cpuid(0x8000001F, a, b, c, d);
+    char v[64] = "";
+    if (a & (1u << 1))
+        strcat(v, "SEV ");
+    if (a & (1u << 3))
+        strcat(v, "SEV-ES ");
+    if (a & (1u << 4))
+        strcat(v, "SEV-SNP ");
+    size_t n = strlen(v);
+    if (n)
+        v[n - 1] = 0;
+    fact_str(o, "sev_cpuid", n ? v : "none",
+             "CPUID 0x8000001F EAX (capability reported, not proof of an encrypted guest)");
+#else
+    fact_unknown(o, "sev_cpuid", "not an x86 CPU");
+#endif
+}
+
 static void add_tdx_host(json_t *o, const tb_env_evidence *ev, const char *klog_why)
 {
     add_sysfs_bool(o, "tdx_host", "kvm_intel", "tdx");
@@ -666,6 +694,7 @@ static void add_tdx_host(json_t *o, const tb_env_evidence *ev, const char *klog_
     add_sysfs_bool(o, "sev_host", "kvm_amd", "sev");
     add_sysfs_bool(o, "sev_es_host", "kvm_amd", "sev_es");
     add_sysfs_bool(o, "sev_snp_host", "kvm_amd", "sev_snp");
+    add_sev_cpuid(o);
 }
 
 static void add_cpu_mem(json_t *o, const tb_env_evidence *ev, const char *cpu_why)
