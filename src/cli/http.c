@@ -488,7 +488,7 @@ int cmd_http(int argc, char **argv)
     if (tb_sock_connect_wait(&lo.addr, o.timeout_ms > 5000 ? 5000 : (int)o.timeout_ms, &e) < 0) {
         tb_tls_ctx_free(tls);
         tb_buf_free(&req);
-        return cli_fail(CMD, "connect %s", e.msg);
+        return cli_fail(CMD, "%s", e.msg);
     }
     struct log_check lc = {.on = o.server_log != NULL};
     if (lc.on && tb_log_count_lines(o.server_log, &lc.before, &e) < 0) {

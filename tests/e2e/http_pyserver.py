@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""A tiny misbehaving HTTP/1.1 server for the `teebench http` end-to-end tests.
+
+usage: http_pyserver.py PORT MODE [ARG]
+modes:
+  ok        keep-alive responses with a 5-byte body
+  chunked   keep-alive chunked responses
+  stall N   like ok, but the N-th request overall waits 1 s before its response
+  garbage   answers every request with bytes that are not HTTP
+  midclose  sends half a response, then closes the connection
+  silent    reads requests and never answers
+On SIGTERM it exits; it prints "served N" (complete responses sent) to stdout.
+"""
+import signal
+import socket
+import sys
+import threading
+import time
+
+port, mode = int(sys.argv[1]), sys.argv[2]
+arg = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+lock = threading.Lock()
+count = {"requests": 0, "served": 0}
+
+OK = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Type: text/plain\r\n\r\nhello"
+CHUNKED = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x=1\r\nde\r\n0\r\n\r\n"
+
+
+def handle(conn):
+    buf = b""
+    try:
+        while True:
+            while b"\r\n\r\n" not in buf:
+                data = conn.recv(65536)
+                if not data:
+                    return
+                buf += data
+            _, buf = buf.split(b"\r\n\r\n", 1)
+            with lock:
+                count["requests"] += 1
+                n = count["requests"]
+            if mode == "silent":
+                continue
+            if mode == "garbage":
+                conn.sendall(b"\x00\x01garbage that is not HTTP\r\n\r\n")
+                continue
+            if mode == "midclose":
+                conn.sendall(OK[:30])
+                return
+            if mode == "stall" and n == arg:
+                time.sleep(1.0)
+            conn.sendall(CHUNKED if mode == "chunked" else OK)
+            with lock:
+                count["served"] += 1
+    except OSError:
+        pass
+    finally:
+        conn.close()
+
+
+def main():
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", port))
+    srv.listen(512)
+
+    def stop(*_):
+        print("served %d" % count["served"], flush=True)
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    while True:
+        conn, _ = srv.accept()
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        threading.Thread(target=handle, args=(conn,), daemon=True).start()
+
+
+main()
