@@ -1,9 +1,214 @@
-/* cli/bench: `teebench bench` (not built yet). */
+/* cli/bench: `teebench bench notary` (the notarization benchmark harness) and
+ * `teebench bench summarize DIR|results.csv`.
+ * Options come from the environment (the source benchmark script's variable
+ * names), overridden by flags (the same names, lower case, dashes: --iterations,
+ * --benchmark-modes, ...). SIGINT/SIGTERM during a run set `interrupted` (the
+ * one piece of mutable static state here, a volatile sig_atomic_t written only
+ * by the handler): the current client is killed, the servers stopped, the rows
+ * done so far stay in results.csv, the summary is written, and the exit code is
+ * 130. */
 #include "cli/cli.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "bench/run.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static void usage_notary(FILE *f)
+{
+    fprintf(
+        f,
+        "usage: teebench bench notary [options]\n"
+        "Runs the notarization benchmark: for each iteration, each mode, one client process.\n"
+        "Every option is also read from the environment variable of the same name in upper\n"
+        "case with underscores (ITERATIONS, BENCHMARK_MODES, ...); flags win.\n"
+        "  --iterations N            runs per mode (25)\n"
+        "  --benchmark-modes LIST    modes, space-separated (\"no_tee tee_no_verify tee_verify\")\n"
+        "  --start-fixture 0|1       start a local fixture server (1)\n"
+        "  --fixture-addr ADDR       its address (127.0.0.1)\n"
+        "  --fixture-port PORT       its port (4000; 0 = a free port)\n"
+        "  --start-notary 0|1        start a local notary (1)\n"
+        "  --notary-tee none|sim|tdx|auto  its TEE (auto: tdx on a TDX guest, else sim)\n"
+        "  --notary-scheme http|https, --notary-host HOST, --notary-port PORT\n"
+        "                            the notary (local one: http, 127.0.0.1, a free port)\n"
+        "  --target-host HOST        TCP target of the notary (127.0.0.1)\n"
+        "  --target-port PORT        (the fixture port)\n"
+        "  --target-server-name NAME TLS SNI and Host (test-server.io)\n"
+        "  --target-uri URI          (/formats/json?size=4)\n"
+        "  --use-fixture-ca 0|1      trust the fixture CA (1); --fixture-ca FILE (generated)\n"
+        "  --max-sent-data N, --max-recv-data N  (4096, 16384)\n"
+        "  --run-timeout-seconds N   per-run timeout; the run's process group is killed,\n"
+        "                            exit code 124 (300)\n"
+        "  --retries N               reruns of a failed run (2)\n"
+        "  --client-cmd CMD          shell command instead of `teebench notarize`; it gets\n"
+        "                            the variables above plus ENABLE_TEE_ATTESTATION,\n"
+        "                            VERIFY_ATTESTATION, BENCHMARK_MODE, BENCHMARK_ITERATION\n"
+        "                            and prints NOTARIZATION_MS=, TOTAL_E2E_MS=, TDX_VERIFY_MS=\n"
+        "  --results-dir DIR         parent of the run directory (benchmark-results)\n"
+        "Writes DIR/<UTC %%Y%%m%%dT%%H%%M%%SZ>/results.csv, retries.csv, logs/, env.json,\n"
+        "run.json, summary.txt (also printed). Exit 1 if a run still failed after retries.\n");
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: teebench bench notary [options]   (--help for options)\n"
+               "       teebench bench summarize DIR|results.csv\n");
+}
+
+/* "ITERATIONS" -> "--iterations" */
+static void flag_of(const char *name, char *out, size_t n)
+{
+    size_t k = 0;
+    out[k++] = '-';
+    out[k++] = '-';
+    for (const char *p = name; *p && k + 1 < n; p++)
+        out[k++] = *p == '_' ? '-' : (char)tolower((unsigned char)*p);
+    out[k] = 0;
+}
+
+static void on_progress(const tb_bench_event *ev, void *ctx)
+{
+    int iterations = *(const int *)ctx;
+    if (!strcmp(ev->kind, "info")) {
+        printf("bench: %s\n", ev->text);
+    } else {
+        const tb_result_row *r = ev->row;
+        printf("[%s %ld/%d] attempt %d: exit %d", r->mode, r->iteration, iterations, ev->attempt,
+               r->exit_code);
+        if (r->has & TB_HAS_NOTARIZATION)
+            printf(", notarization %.2f ms", r->notarization_ms);
+        if (r->has & TB_HAS_TDX_VERIFY)
+            printf(", tdx verify %.2f ms", r->tdx_verify_ms);
+        printf(", wall %.2f ms%s%s\n", r->wall_ms, tb_result_ok(r) ? "" : " FAILED",
+               ev->will_retry ? ", retrying" : "");
+    }
+    fflush(stdout);
+}
+
+static int cmd_bench_notary(int argc, char **argv)
+{
+    tb_bench_config c;
+    tb_err err;
+    tb_bench_config_defaults(&c);
+    for (const char *const *n = tb_bench_config_names; *n; n++) {
+        const char *v = getenv(*n);
+        if (v && tb_bench_config_set(&c, *n, v, &err) < 0)
+            return cli_fail("bench", "environment: %s", err.msg);
+    }
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage_notary(stdout);
+            return 0;
+        }
+        const char *a = argv[i], *eq = strchr(a, '=');
+        size_t alen = eq ? (size_t)(eq - a) : strlen(a);
+        const char *name = NULL;
+        for (const char *const *n = tb_bench_config_names; *n && !name; n++) {
+            char flag[64];
+            flag_of(*n, flag, sizeof flag);
+            if (strlen(flag) == alen && !strncmp(flag, a, alen))
+                name = *n;
+        }
+        if (!name)
+            return cli_fail_code(2, "bench", "unknown option '%s' (teebench bench notary --help)",
+                                 a);
+        const char *v = eq ? eq + 1 : NULL;
+        if (!v) {
+            if (i + 1 >= argc)
+                return cli_fail_code(2, "bench", "option %s needs a value", a);
+            v = argv[++i];
+        }
+        if (tb_bench_config_set(&c, name, v, &err) < 0)
+            return cli_fail_code(2, "bench", "%s", err.msg);
+    }
+    ssize_t n = readlink("/proc/self/exe", c.self_exe, sizeof c.self_exe - 1);
+    if (n <= 0)
+        return cli_fail("bench", "cannot find the teebench binary (/proc/self/exe)");
+    c.self_exe[n] = 0;
+
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: waits wake up */
+    sigemptyset(&sa.sa_mask);
+    interrupted = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    tb_bench_outcome oc;
+    int rc = tb_bench_run(&c, &interrupted, on_progress, &c.iterations, &oc, &err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (oc.run_dir[0]) {
+        char path[PATH_MAX + 16];
+        snprintf(path, sizeof path, "%s/summary.txt", oc.run_dir);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            char line[1024];
+            printf("\n");
+            while (fgets(line, sizeof line, f))
+                fputs(line, stdout);
+            fclose(f);
+        }
+        printf("\nresults: %s/results.csv\n", oc.run_dir);
+        fflush(stdout);
+    }
+    if (rc < 0)
+        return cli_fail("bench", "notary: %s", err.msg);
+    if (oc.interrupted)
+        return cli_fail_code(130, "bench",
+                             "notary: interrupted after %d runs (rows so far are in %s)",
+                             oc.completed, oc.run_dir);
+    if (oc.failed)
+        return cli_fail("bench", "notary: %d run(s) still failed after %d retries (see %s)",
+                        oc.failed, c.retries, oc.run_dir);
+    return 0;
+}
+
+static int cmd_bench_summarize(int argc, char **argv)
+{
+    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        printf("usage: teebench bench summarize DIR|results.csv\n"
+               "Recomputes summary.txt's text from a results.csv (also one written by the\n"
+               "source benchmark script) and prints it; the file is not changed.\n");
+        return 0;
+    }
+    if (argc != 2)
+        return cli_fail_code(2, "bench", "summarize: expected one argument, DIR or results.csv");
+    tb_buf out = {0};
+    tb_err err;
+    if (tb_bench_summarize(argv[1], &out, &err) < 0) {
+        tb_buf_free(&out);
+        return cli_fail("bench", "summarize: %s", err.msg);
+    }
+    fwrite(out.p, 1, out.len, stdout);
+    tb_buf_free(&out);
+    return 0;
+}
 
 int cmd_bench(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return cli_fail_code(2, "bench", "not implemented yet");
+    if (argc < 2)
+        return cli_fail_code(2, "bench", "expected a subcommand: notary or summarize");
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "notary"))
+        return cmd_bench_notary(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "summarize"))
+        return cmd_bench_summarize(argc - 1, argv + 1);
+    return cli_fail_code(2, "bench", "unknown subcommand '%s' (notary, summarize)", argv[1]);
 }

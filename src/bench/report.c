@@ -1,0 +1,381 @@
+/* report: summary.txt from results rows. See report.h for what it contains.
+ * Layout: header, per-mode statistics, overheads, paired comparisons, outliers,
+ * failed and retried runs, then the three headline lines. */
+#include "bench/report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/summary.h"
+
+#define BASE_MODE "no_tee"
+
+enum { M_NOT, M_TDX, M_NPV, M_COUNT };
+static const char *const metric_name[M_COUNT] = {"notarization_ms", "tdx_verify_ms",
+                                                 "notarization_plus_verify_ms"};
+
+/* The row's value of metric m, if it has one. notarization_plus_verify_ms falls
+ * back to notarization_ms (+ tdx_verify_ms) when the column is empty. */
+static int metric_value(const tb_result_row *r, int m, double *v)
+{
+    switch (m) {
+    case M_NOT:
+        *v = r->notarization_ms;
+        return (r->has & TB_HAS_NOTARIZATION) != 0;
+    case M_TDX:
+        *v = r->tdx_verify_ms;
+        return (r->has & TB_HAS_TDX_VERIFY) != 0;
+    default:
+        if (r->has & TB_HAS_NOTARIZATION_PLUS_VERIFY) {
+            *v = r->notarization_plus_verify_ms;
+            return 1;
+        }
+        if (!(r->has & TB_HAS_NOTARIZATION))
+            return 0;
+        *v = r->notarization_ms + ((r->has & TB_HAS_TDX_VERIFY) ? r->tdx_verify_ms : 0);
+        return 1;
+    }
+}
+
+/* Working memory of one report: the sample of one (mode, metric) at a time. */
+typedef struct sample {
+    double *v;
+    long *iter;
+    size_t n;
+} sample;
+
+static void gather(const tb_results *rs, const char *mode, int m, sample *s)
+{
+    s->n = 0;
+    for (size_t i = 0; i < rs->n; i++) {
+        const tb_result_row *r = &rs->rows[i];
+        double v;
+        if (strcmp(r->mode, mode) || !tb_result_ok(r) || !metric_value(r, m, &v))
+            continue;
+        s->v[s->n] = v;
+        s->iter[s->n] = r->iteration;
+        s->n++;
+    }
+}
+
+static int mode_verifies(const tb_results *rs, const char *mode)
+{
+    for (size_t i = 0; i < rs->n; i++)
+        if (!strcmp(rs->rows[i].mode, mode) && rs->rows[i].verify)
+            return 1;
+    return 0;
+}
+
+/* Distinct modes in order of first appearance (pointers into rs). */
+static size_t list_modes(const tb_results *rs, const char **modes)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < rs->n; i++) {
+        size_t k = 0;
+        while (k < n && strcmp(modes[k], rs->rows[i].mode))
+            k++;
+        if (k == n)
+            modes[n++] = rs->rows[i].mode;
+    }
+    return n;
+}
+
+static const char *exit_why(int code)
+{
+    if (code == 124)
+        return " (timeout)";
+    if (code == 127)
+        return " (command not found)";
+    if (code > 128 && code < 160)
+        return " (killed by a signal)";
+    return "";
+}
+
+static int print_pct(tb_buf *out, double diff, double base)
+{
+    if (base > 0)
+        return tb_buf_printf(out, "%+.2f%%", 100.0 * diff / base);
+    return tb_buf_puts(out, "n/a %");
+}
+
+typedef struct ctx {
+    const tb_results *rs;
+    const tb_report_opts *o;
+    tb_buf *out;
+    sample a, b;     /* scratch samples */
+    double *scratch; /* paired differences */
+    int rc;
+} ctx;
+
+static void section_modes(ctx *c, const char **modes, size_t nm)
+{
+    c->rc |= tb_buf_puts(c->out, "\nper mode (successful runs):\n");
+    for (size_t k = 0; k < nm; k++) {
+        for (int m = 0; m < M_COUNT; m++) {
+            if (m == M_NPV && !mode_verifies(c->rs, modes[k]))
+                continue;
+            gather(c->rs, modes[k], m, &c->a);
+            if (m == M_TDX && c->a.n == 0)
+                continue;
+            tb_stats_desc d;
+            if (tb_stats_describe(c->a.v, c->a.n, &d) < 0) {
+                c->rc = -1;
+                return;
+            }
+            if (d.n == 0) {
+                c->rc |= tb_buf_printf(c->out, "  %-14s %-28s n=0\n", modes[k], metric_name[m]);
+                continue;
+            }
+            c->rc |=
+                tb_buf_printf(c->out,
+                              "  %-14s %-28s n=%-4zu mean=%.2f ms  median=%.2f ms  "
+                              "p90=%.2f ms  min=%.2f ms  max=%.2f ms\n",
+                              modes[k], metric_name[m], d.n, d.mean, d.median, d.p90, d.min, d.max);
+        }
+    }
+}
+
+/* Overhead of mode over the base for metric m (base uses notarization_plus_verify
+ * too: for a mode that does not verify it equals notarization_ms). */
+static void overhead_line(ctx *c, const char *mode, int m)
+{
+    gather(c->rs, BASE_MODE, m, &c->a);
+    gather(c->rs, mode, m, &c->b);
+    c->rc |= tb_buf_printf(c->out, "  %s %s: ", mode, metric_name[m]);
+    if (c->a.n == 0 || c->b.n == 0) {
+        c->rc |= tb_buf_puts(c->out, "n/a (no successful runs to compare)\n");
+        return;
+    }
+    double ma, mb, lo, hi;
+    if (tb_stats_median(c->a.v, c->a.n, &ma) < 0 || tb_stats_median(c->b.v, c->b.n, &mb) < 0 ||
+        tb_stats_bootstrap_median_diff(
+            c->a.v, c->a.n, c->b.v, c->b.n, c->o->resamples ? c->o->resamples : TB_REPORT_RESAMPLES,
+            c->o->seed ? c->o->seed : TB_REPORT_SEED, 0.95, &lo, &hi) < 0) {
+        c->rc = -1;
+        return;
+    }
+    double mean_a = tb_stats_mean(c->a.v, c->a.n), mean_b = tb_stats_mean(c->b.v, c->b.n);
+    c->rc |= tb_buf_printf(c->out, "median %+.2f ms (", mb - ma);
+    c->rc |= print_pct(c->out, mb - ma, ma);
+    c->rc |= tb_buf_printf(c->out, "), 95%% bootstrap CI [%+.2f ms, %+.2f ms]; mean %+.2f ms (", lo,
+                           hi, mean_b - mean_a);
+    c->rc |= print_pct(c->out, mean_b - mean_a, mean_a);
+    c->rc |= tb_buf_puts(c->out, ")\n");
+}
+
+static void paired_line(ctx *c, const char *mode, int m)
+{
+    gather(c->rs, BASE_MODE, m, &c->a);
+    gather(c->rs, mode, m, &c->b);
+    size_t np = 0;
+    for (size_t i = 0; i < c->b.n; i++)
+        for (size_t j = 0; j < c->a.n; j++)
+            if (c->a.iter[j] == c->b.iter[i]) {
+                c->scratch[np++] = c->b.v[i] - c->a.v[j];
+                break;
+            }
+    c->rc |= tb_buf_printf(c->out, "  %s %s: ", mode, metric_name[m]);
+    if (np == 0) {
+        c->rc |= tb_buf_puts(c->out, "n/a (no iteration where both succeeded)\n");
+        return;
+    }
+    double med;
+    tb_wilcoxon w;
+    if (tb_stats_median(c->scratch, np, &med) < 0 || tb_stats_wilcoxon(c->scratch, np, &w) < 0) {
+        c->rc = -1;
+        return;
+    }
+    c->rc |= tb_buf_printf(c->out,
+                           "pairs=%zu mean diff %+.2f ms, median diff %+.2f ms; Wilcoxon "
+                           "signed-rank p=%.4g (%s, %zu zero diffs dropped)\n",
+                           np, tb_stats_mean(c->scratch, np), med, w.p_value,
+                           w.exact ? "exact" : "normal approx.", w.zeros);
+}
+
+static void section_outliers(ctx *c, const char **modes, size_t nm)
+{
+    c->rc |= tb_buf_puts(c->out, "\noutlier runs (above Q3 + 3 x IQR of their mode):\n");
+    size_t count = 0;
+    for (size_t k = 0; k < nm; k++) {
+        for (int m = 0; m < M_COUNT; m++) {
+            if (m == M_NPV && !mode_verifies(c->rs, modes[k]))
+                continue;
+            gather(c->rs, modes[k], m, &c->a);
+            tb_stats_desc d;
+            if (tb_stats_describe(c->a.v, c->a.n, &d) < 0) {
+                c->rc = -1;
+                return;
+            }
+            for (size_t i = 0; d.n >= 4 && i < c->a.n; i++) {
+                if (c->a.v[i] <= d.outlier_fence)
+                    continue;
+                count++;
+                c->rc |= tb_buf_printf(
+                    c->out, "  OUTLIER %s iteration %ld: %s=%.2f ms (fence %.2f ms)\n", modes[k],
+                    c->a.iter[i], metric_name[m], c->a.v[i], d.outlier_fence);
+            }
+        }
+    }
+    if (!count)
+        c->rc |= tb_buf_puts(c->out, "  none\n");
+}
+
+static void section_failures(ctx *c)
+{
+    size_t failed = 0;
+    c->rc |= tb_buf_puts(c->out, "\nfailed runs (after retries):\n");
+    for (size_t i = 0; i < c->rs->n; i++) {
+        const tb_result_row *r = &c->rs->rows[i];
+        if (tb_result_ok(r))
+            continue;
+        failed++;
+        c->rc |=
+            tb_buf_printf(c->out, "  FAILED %s iteration %ld: exit %d%s%s\n", r->mode, r->iteration,
+                          r->exit_code, exit_why(r->exit_code),
+                          r->exit_code == 0 ? " but no NOTARIZATION_MS (or TDX_VERIFY_MS)" : "");
+    }
+    if (!failed)
+        c->rc |= tb_buf_puts(c->out, "  none\n");
+    if (!c->o->retries)
+        return;
+    c->rc |= tb_buf_puts(c->out, "\nretried attempts (superseded, see retries.csv):\n");
+    for (size_t i = 0; i < c->o->retries->n; i++) {
+        const tb_retry_row *t = &c->o->retries->rows[i];
+        c->rc |= tb_buf_printf(c->out, "  RETRY %s iteration %ld attempt %d: exit %d%s, %.2f ms\n",
+                               t->mode, t->iteration, t->attempt, t->exit_code,
+                               exit_why(t->exit_code), t->wall_ms);
+    }
+    if (!c->o->retries->n)
+        c->rc |= tb_buf_puts(c->out, "  none\n");
+}
+
+static int median_of(ctx *c, const char *mode, int m, double *v)
+{
+    gather(c->rs, mode, m, &c->a);
+    return c->a.n ? tb_stats_median(c->a.v, c->a.n, v) == 0 : 0;
+}
+
+static void section_headline(ctx *c, tb_headline *h)
+{
+    memset(h, 0, sizeof *h);
+    double base, x;
+    int have_base = median_of(c, BASE_MODE, M_NOT, &base);
+    c->rc |= tb_buf_puts(c->out, "\n");
+    if (have_base && median_of(c, "tee_no_verify", M_NOT, &x) && base > 0) {
+        h->tee_overhead_ok = 1;
+        h->tee_overhead_ms = x - base;
+        h->tee_overhead_pct = 100.0 * (x - base) / base;
+        c->rc |=
+            tb_buf_printf(c->out, "tee_no_verify median overhead over no_tee: %+.2f ms (%+.2f%%)\n",
+                          h->tee_overhead_ms, h->tee_overhead_pct);
+    } else {
+        c->rc |= tb_buf_puts(c->out, "tee_no_verify median overhead over no_tee: n/a (needs "
+                                     "successful no_tee and tee_no_verify runs)\n");
+    }
+    if (have_base && median_of(c, "tee_verify", M_NPV, &x) && base > 0) {
+        h->verify_overhead_ok = 1;
+        h->verify_overhead_ms = x - base;
+        h->verify_overhead_pct = 100.0 * (x - base) / base;
+        c->rc |= tb_buf_printf(c->out,
+                               "tee_verify median notarization+verify overhead over no_tee: "
+                               "%+.2f ms (%+.2f%%)\n",
+                               h->verify_overhead_ms, h->verify_overhead_pct);
+    } else {
+        c->rc |= tb_buf_puts(c->out, "tee_verify median notarization+verify overhead over no_tee: "
+                                     "n/a (needs successful no_tee and tee_verify runs)\n");
+    }
+    if (median_of(c, "tee_verify", M_TDX, &x)) {
+        h->verify_median_ok = 1;
+        h->verify_median_ms = x;
+        c->rc |= tb_buf_printf(c->out, "tdx verify median: %.2f ms\n", x);
+    } else {
+        c->rc |= tb_buf_puts(c->out, "tdx verify median: n/a (no successful tee_verify runs)\n");
+    }
+}
+
+static void section_header(ctx *c)
+{
+    size_t ok = 0;
+    for (size_t i = 0; i < c->rs->n; i++)
+        ok += (size_t)tb_result_ok(&c->rs->rows[i]);
+    c->rc |= tb_buf_puts(c->out, "teebench notary benchmark summary\n");
+    if (c->o->source)
+        c->rc |= tb_buf_printf(c->out, "results: %s\n", c->o->source);
+    const char *tee = c->o->notary_tee;
+    if (!tee)
+        c->rc |= tb_buf_puts(c->out, "notary tee: unknown (not recorded with these results)\n");
+    else if (!strcmp(tee, "sim"))
+        c->rc |=
+            tb_buf_puts(c->out, "notary tee: sim -- SIMULATED TEE: quotes come from a software "
+                                "provider, not from TDX hardware; TEE figures are simulated\n");
+    else if (!strcmp(tee, "external"))
+        c->rc |= tb_buf_puts(c->out, "notary tee: unknown (an external notary; set NOTARY_TEE to "
+                                     "record its kind)\n");
+    else
+        c->rc |= tb_buf_printf(c->out, "notary tee: %s\n", tee);
+    c->rc |= tb_buf_printf(c->out, "runs: %zu rows, %zu successful, %zu failed", c->rs->n, ok,
+                           c->rs->n - ok);
+    if (c->o->retries)
+        c->rc |= tb_buf_printf(c->out, ", %zu retried attempts", c->o->retries->n);
+    c->rc |= tb_buf_puts(c->out, "\n");
+}
+
+int tb_report_summary(const tb_results *rs, const tb_report_opts *o, tb_buf *out, tb_headline *head,
+                      tb_err *err)
+{
+    size_t n = rs->n ? rs->n : 1;
+    ctx c = {.rs = rs, .o = o, .out = out};
+    const char **modes = malloc(n * sizeof *modes);
+    c.a.v = malloc(n * sizeof(double));
+    c.a.iter = malloc(n * sizeof(long));
+    c.b.v = malloc(n * sizeof(double));
+    c.b.iter = malloc(n * sizeof(long));
+    c.scratch = malloc(n * sizeof(double));
+    tb_headline h;
+    if (!modes || !c.a.v || !c.a.iter || !c.b.v || !c.b.iter || !c.scratch) {
+        c.rc = -1;
+        goto done;
+    }
+    size_t nm = list_modes(rs, modes);
+    section_header(&c);
+    section_modes(&c, modes, nm);
+    int have_base = 0;
+    for (size_t k = 0; k < nm; k++)
+        have_base |= !strcmp(modes[k], BASE_MODE);
+    if (have_base && nm > 1) {
+        c.rc |= tb_buf_puts(out, "\noverhead over no_tee (medians and means of each mode):\n");
+        for (size_t k = 0; k < nm; k++) {
+            if (strcmp(modes[k], BASE_MODE) == 0)
+                continue;
+            overhead_line(&c, modes[k], M_NOT);
+            if (mode_verifies(rs, modes[k]))
+                overhead_line(&c, modes[k], M_NPV);
+        }
+        c.rc |= tb_buf_puts(out, "\npaired by iteration (mode - no_tee, same iteration):\n");
+        for (size_t k = 0; k < nm; k++) {
+            if (strcmp(modes[k], BASE_MODE) == 0)
+                continue;
+            paired_line(&c, modes[k], M_NOT);
+            if (mode_verifies(rs, modes[k]))
+                paired_line(&c, modes[k], M_NPV);
+        }
+    } else {
+        c.rc |= tb_buf_puts(out, "\noverhead over no_tee: n/a (no no_tee rows or no other mode)\n");
+    }
+    section_outliers(&c, modes, nm);
+    section_failures(&c);
+    section_headline(&c, &h);
+    if (head)
+        *head = h;
+done:
+    free(modes);
+    free(c.a.v);
+    free(c.a.iter);
+    free(c.b.v);
+    free(c.b.iter);
+    free(c.scratch);
+    if (c.rc)
+        return tb_errf(err, "summary: out of memory");
+    return 0;
+}

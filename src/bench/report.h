@@ -1,0 +1,50 @@
+/* report: the text of summary.txt, computed from results.csv rows.
+ *
+ * Over successful rows (tb_result_ok) of each mode: n, mean, median and P90
+ * (stats/summary.h definitions) of notarization_ms, of tdx_verify_ms where
+ * present and of notarization_plus_verify_ms for modes that verify; overhead of
+ * every other mode over the base mode "no_tee" by median (with a 95 % bootstrap
+ * CI) and by mean, in ms and %; paired by iteration (mean and median of the
+ * per-iteration differences, Wilcoxon signed-rank p-value); outlier runs (above
+ * Q3 + 3 x IQR of their mode and metric); failed and retried runs; and the three
+ * headline lines, formatted exactly as the source benchmark's:
+ *   tee_no_verify median overhead over no_tee: +278.00 ms (+25.48%)
+ *   tee_verify median notarization+verify overhead over no_tee: +573.00 ms (+52.52%)
+ *   tdx verify median: 326.00 ms
+ * A simulated notary TEE is labelled "SIMULATED" in the text. Pure: the same
+ * rows and options always give the same text. */
+#ifndef TB_BENCH_REPORT_H
+#define TB_BENCH_REPORT_H
+
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "bench/results.h"
+
+#define TB_REPORT_SEED 0x7eeb3e9c2026ull
+#define TB_REPORT_RESAMPLES 10000u
+
+typedef struct tb_report_opts {
+    const char *source;        /* where the rows came from (printed); may be NULL */
+    const char *notary_tee;    /* "none", "sim", "tdx", "external", or NULL: unknown */
+    const tb_retries *retries; /* superseded attempts; may be NULL */
+    uint64_t seed;             /* bootstrap seed (0: TB_REPORT_SEED) */
+    unsigned resamples;        /* bootstrap resamples (0: TB_REPORT_RESAMPLES) */
+} tb_report_opts;
+
+/* The headline figures (each valid only when its ok flag is set). */
+typedef struct tb_headline {
+    int tee_overhead_ok;
+    double tee_overhead_ms, tee_overhead_pct; /* tee_no_verify - no_tee, notarization medians */
+    int verify_overhead_ok;
+    double verify_overhead_ms, verify_overhead_pct; /* tee_verify n+v median - no_tee median */
+    int verify_median_ok;
+    double verify_median_ms; /* median tdx_verify_ms of tee_verify */
+} tb_headline;
+
+/* Appends the summary text to out; fills *head when head is not NULL. */
+int tb_report_summary(const tb_results *rs, const tb_report_opts *o, tb_buf *out, tb_headline *head,
+                      tb_err *err);
+
+#endif

@@ -1,0 +1,565 @@
+/* results: results.csv / retries.csv rows and client output lines. See results.h.
+ * The CSV reader is a small RFC 4180 record splitter (quoted fields, "" escapes,
+ * CRLF or LF) that never reads past len and bounds every field. */
+#include "bench/results.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "base/file.h"
+
+#define CSV_MAX_FIELDS 12
+
+static const char *const result_fields[] = {"mode",
+                                            "iteration",
+                                            "enable_tee",
+                                            "verify_attestation",
+                                            "exit_code",
+                                            "notarization_ms",
+                                            "total_e2e_ms",
+                                            "tdx_verify_ms",
+                                            "notarization_plus_verify_ms",
+                                            "wall_ms",
+                                            "stdout_log",
+                                            "stderr_log"};
+static const char *const retry_fields[] = {"mode",    "iteration",  "attempt",   "exit_code",
+                                           "wall_ms", "stdout_log", "stderr_log"};
+
+/* ---- growable arrays ---- */
+
+static int grow(void **p, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    size_t nc = *cap ? *cap * 2 : 32;
+    if (nc > SIZE_MAX / elem)
+        return -1;
+    void *q = realloc(*p, nc * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = nc;
+    return 0;
+}
+
+int tb_results_push(tb_results *rs, const tb_result_row *row, tb_err *err)
+{
+    if (grow((void **)&rs->rows, &rs->cap, rs->n, sizeof *rs->rows) < 0)
+        return tb_errf(err, "out of memory");
+    rs->rows[rs->n++] = *row;
+    return 0;
+}
+
+void tb_results_free(tb_results *rs)
+{
+    free(rs->rows);
+    memset(rs, 0, sizeof *rs);
+}
+
+int tb_retries_push(tb_retries *rs, const tb_retry_row *row, tb_err *err)
+{
+    if (grow((void **)&rs->rows, &rs->cap, rs->n, sizeof *rs->rows) < 0)
+        return tb_errf(err, "out of memory");
+    rs->rows[rs->n++] = *row;
+    return 0;
+}
+
+void tb_retries_free(tb_retries *rs)
+{
+    free(rs->rows);
+    memset(rs, 0, sizeof *rs);
+}
+
+int tb_result_ok(const tb_result_row *row)
+{
+    if (row->exit_code != 0 || !(row->has & TB_HAS_NOTARIZATION))
+        return 0;
+    return !row->verify || (row->has & TB_HAS_TDX_VERIFY);
+}
+
+/* ---- writing ---- */
+
+int tb_format_ms(double ms, char *out, size_t n)
+{
+    int k = snprintf(out, n, "%.3f", ms);
+    if (k < 0 || (size_t)k >= n)
+        return -1;
+    char *dot = strchr(out, '.');
+    if (dot) {
+        char *end = out + k - 1;
+        while (end > dot && *end == '0')
+            *end-- = 0;
+        if (end == dot)
+            *end = 0;
+    }
+    return 0;
+}
+
+static int put_field(tb_buf *out, const char *s, int last)
+{
+    int rc = 0;
+    if (strpbrk(s, ",\"\r\n")) {
+        rc |= tb_buf_puts(out, "\"");
+        for (const char *p = s; *p; p++)
+            rc |= *p == '"' ? tb_buf_puts(out, "\"\"") : tb_buf_append(out, p, 1);
+        rc |= tb_buf_puts(out, "\"");
+    } else {
+        rc |= tb_buf_puts(out, s);
+    }
+    rc |= tb_buf_puts(out, last ? "\n" : ",");
+    return rc ? -1 : 0;
+}
+
+static int put_ms(tb_buf *out, unsigned has, unsigned bit, double v)
+{
+    char s[64] = "";
+    if ((has & bit) && tb_format_ms(v, s, sizeof s) < 0)
+        return -1;
+    return put_field(out, s, 0);
+}
+
+int tb_results_format_row(const tb_result_row *r, tb_buf *out)
+{
+    char s[64];
+    int rc = put_field(out, r->mode, 0);
+    snprintf(s, sizeof s, "%ld", r->iteration);
+    rc |= put_field(out, s, 0);
+    rc |= put_field(out, r->enable_tee ? "true" : "false", 0);
+    rc |= put_field(out, r->verify ? "true" : "false", 0);
+    snprintf(s, sizeof s, "%d", r->exit_code);
+    rc |= put_field(out, s, 0);
+    rc |= put_ms(out, r->has, TB_HAS_NOTARIZATION, r->notarization_ms);
+    rc |= put_ms(out, r->has, TB_HAS_TOTAL_E2E, r->total_e2e_ms);
+    rc |= put_ms(out, r->has, TB_HAS_TDX_VERIFY, r->tdx_verify_ms);
+    rc |= put_ms(out, r->has, TB_HAS_NOTARIZATION_PLUS_VERIFY, r->notarization_plus_verify_ms);
+    rc |= put_ms(out, r->has, TB_HAS_WALL, r->wall_ms);
+    rc |= put_field(out, r->stdout_log, 0);
+    rc |= put_field(out, r->stderr_log, 1);
+    return rc ? -1 : 0;
+}
+
+int tb_retries_format_row(const tb_retry_row *r, tb_buf *out)
+{
+    char s[64];
+    int rc = put_field(out, r->mode, 0);
+    snprintf(s, sizeof s, "%ld", r->iteration);
+    rc |= put_field(out, s, 0);
+    snprintf(s, sizeof s, "%d", r->attempt);
+    rc |= put_field(out, s, 0);
+    snprintf(s, sizeof s, "%d", r->exit_code);
+    rc |= put_field(out, s, 0);
+    rc |= put_ms(out, TB_HAS_WALL, TB_HAS_WALL, r->wall_ms);
+    rc |= put_field(out, r->stdout_log, 0);
+    rc |= put_field(out, r->stderr_log, 1);
+    return rc ? -1 : 0;
+}
+
+int tb_csv_create(const char *path, const char *header, tb_err *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return tb_errno(err, "%s", path);
+    size_t len = strlen(header);
+    char *line = malloc(len + 2);
+    if (!line) {
+        close(fd);
+        return tb_errf(err, "%s: out of memory", path);
+    }
+    memcpy(line, header, len);
+    line[len] = '\n';
+    int rc = tb_csv_append_line(fd, line, len + 1, err);
+    free(line);
+    if (rc < 0) {
+        close(fd);
+        return tb_err_wrap(err, "%s", path);
+    }
+    return fd;
+}
+
+int tb_csv_append_line(int fd, const char *line, size_t len, tb_err *err)
+{
+    ssize_t n;
+    do
+        n = write(fd, line, len);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return tb_errno(err, "write");
+    if ((size_t)n != len)
+        return tb_errf(err, "short write (%zd of %zu bytes)", n, len);
+    return 0;
+}
+
+/* ---- reading ---- */
+
+typedef struct csv_reader {
+    const char *p;
+    size_t len, pos;
+    long line;     /* 1-based line at pos */
+    long rec_line; /* line where the last record read started */
+} csv_reader;
+
+typedef char csv_field[TB_LOG_PATH_MAX];
+
+static int field_char(csv_field f, size_t *k, char c, long line, tb_err *err)
+{
+    if (c == 0)
+        return tb_errf(err, "line %ld: contains a NUL byte", line);
+    if (*k + 1 >= sizeof(csv_field))
+        return tb_errf(err, "line %ld: field longer than %zu bytes", line, sizeof(csv_field) - 1);
+    f[(*k)++] = c;
+    return 0;
+}
+
+/* Reads one record into fields; *nf = count. Returns 1 for a record, 0 at the
+ * end of data, -1 on a syntax error. Blank lines are skipped. */
+static int csv_next(csv_reader *r, csv_field *fields, int max, int *nf, tb_err *err)
+{
+    while (r->pos < r->len && (r->p[r->pos] == '\n' || r->p[r->pos] == '\r')) {
+        if (r->p[r->pos] == '\n')
+            r->line++;
+        r->pos++;
+    }
+    if (r->pos >= r->len)
+        return 0;
+    long start_line = r->line;
+    r->rec_line = start_line;
+    int n = 0;
+    for (;;) {
+        if (n == max)
+            return tb_errf(err, "line %ld: more than %d fields", start_line, max);
+        size_t k = 0;
+        char *f = fields[n];
+        if (r->pos < r->len && r->p[r->pos] == '"') {
+            r->pos++;
+            for (;;) {
+                if (r->pos >= r->len)
+                    return tb_errf(err, "line %ld: unterminated quoted field", start_line);
+                char c = r->p[r->pos++];
+                if (c == '"') {
+                    if (r->pos < r->len && r->p[r->pos] == '"') {
+                        r->pos++;
+                    } else {
+                        break;
+                    }
+                } else if (c == '\n') {
+                    r->line++;
+                }
+                if (field_char(f, &k, c, start_line, err) < 0)
+                    return -1;
+            }
+            if (r->pos < r->len && r->p[r->pos] != ',' && r->p[r->pos] != '\n' &&
+                !(r->p[r->pos] == '\r'))
+                return tb_errf(err, "line %ld: text after a closing quote", start_line);
+        } else {
+            while (r->pos < r->len) {
+                char c = r->p[r->pos];
+                if (c == ',' || c == '\n' || c == '\r')
+                    break;
+                if (c == '"')
+                    return tb_errf(err, "line %ld: quote inside an unquoted field", start_line);
+                if (field_char(f, &k, c, start_line, err) < 0)
+                    return -1;
+                r->pos++;
+            }
+        }
+        f[k] = 0;
+        n++;
+        if (r->pos >= r->len)
+            break;
+        char c = r->p[r->pos++];
+        if (c == ',')
+            continue;
+        if (c == '\r') {
+            if (r->pos < r->len && r->p[r->pos] == '\n')
+                r->pos++;
+            else
+                return tb_errf(err, "line %ld: carriage return without line feed", start_line);
+        }
+        r->line++;
+        break;
+    }
+    *nf = n;
+    return 1;
+}
+
+static int check_header(csv_reader *r, const char *const *names, int count, const char *header,
+                        tb_err *err)
+{
+    csv_field fields[CSV_MAX_FIELDS];
+    int nf = 0;
+    if (r->len >= 3 && !memcmp(r->p, "\xEF\xBB\xBF", 3))
+        r->pos = 3;
+    int rc = csv_next(r, fields, CSV_MAX_FIELDS, &nf, err);
+    if (rc == 0)
+        return tb_errf(err, "empty file (expected the header %s)", header);
+    if (rc < 0)
+        return tb_err_wrap(err, "not a results file (expected the header %s)", header);
+    int same = nf == count;
+    for (int i = 0; same && i < count; i++)
+        same = !strcmp(fields[i], names[i]);
+    if (!same)
+        return tb_errf(err, "line 1: not the expected header %s", header);
+    return 0;
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+    if (!*s || isspace((unsigned char)*s))
+        return -1;
+    errno = 0;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_bool(const char *s, int *out)
+{
+    if (!strcasecmp(s, "true") || !strcmp(s, "1"))
+        *out = 1;
+    else if (!strcasecmp(s, "false") || !strcmp(s, "0"))
+        *out = 0;
+    else
+        return -1;
+    return 0;
+}
+
+/* A finite, non-negative decimal number of ms (no hex, inf or nan) below
+ * TB_MS_MAX, so that every value parsed can be written back (tb_format_ms). */
+static int parse_ms(const char *s, double *out)
+{
+    if (!*s)
+        return -1;
+    for (const char *p = s; *p; p++)
+        if (!isdigit((unsigned char)*p) && !strchr(".eE+-", *p))
+            return -1;
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v) || v < 0 || v > TB_MS_MAX)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int valid_mode(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && !strchr("_-.", *s))
+            return 0;
+    return 1;
+}
+
+static int bad_field(tb_err *err, long line, const char *name, const char *what, const char *v)
+{
+    return tb_errf(err, "line %ld: %s: %s: '%.60s'", line, name, what, v);
+}
+
+static int row_ms(csv_field *f, int i, long line, unsigned bit, unsigned *has, double *v,
+                  tb_err *err)
+{
+    if (!f[i][0])
+        return 0;
+    if (parse_ms(f[i], v) < 0)
+        return bad_field(err, line, result_fields[i], "not a non-negative number of ms", f[i]);
+    *has |= bit;
+    return 0;
+}
+
+static int parse_row(csv_field *f, long line, tb_result_row *r, tb_err *err)
+{
+    memset(r, 0, sizeof *r);
+    if (!valid_mode(f[0]) || strlen(f[0]) >= TB_MODE_MAX)
+        return bad_field(err, line, "mode", "not a mode name", f[0]);
+    strcpy(r->mode, f[0]);
+    if (parse_long(f[1], 0, 100000000, &r->iteration) < 0)
+        return bad_field(err, line, "iteration", "not an iteration number", f[1]);
+    if (parse_bool(f[2], &r->enable_tee) < 0)
+        return bad_field(err, line, "enable_tee", "not true or false", f[2]);
+    if (parse_bool(f[3], &r->verify) < 0)
+        return bad_field(err, line, "verify_attestation", "not true or false", f[3]);
+    long code;
+    if (parse_long(f[4], INT_MIN, INT_MAX, &code) < 0)
+        return bad_field(err, line, "exit_code", "not an integer", f[4]);
+    r->exit_code = (int)code;
+    if (row_ms(f, 5, line, TB_HAS_NOTARIZATION, &r->has, &r->notarization_ms, err) < 0 ||
+        row_ms(f, 6, line, TB_HAS_TOTAL_E2E, &r->has, &r->total_e2e_ms, err) < 0 ||
+        row_ms(f, 7, line, TB_HAS_TDX_VERIFY, &r->has, &r->tdx_verify_ms, err) < 0 ||
+        row_ms(f, 8, line, TB_HAS_NOTARIZATION_PLUS_VERIFY, &r->has,
+               &r->notarization_plus_verify_ms, err) < 0 ||
+        row_ms(f, 9, line, TB_HAS_WALL, &r->has, &r->wall_ms, err) < 0)
+        return -1;
+    strcpy(r->stdout_log, f[10]);
+    strcpy(r->stderr_log, f[11]);
+    return 0;
+}
+
+int tb_results_parse(const char *data, size_t len, tb_results *out, tb_err *err)
+{
+    csv_reader r = {.p = data, .len = len, .pos = 0, .line = 1};
+    if (check_header(&r, result_fields, 12, TB_RESULTS_HEADER, err) < 0)
+        return -1;
+    csv_field *f = malloc(sizeof(csv_field) * CSV_MAX_FIELDS);
+    if (!f)
+        return tb_errf(err, "out of memory");
+    int rc = 0;
+    for (;;) {
+        int nf = 0;
+        int got = csv_next(&r, f, CSV_MAX_FIELDS, &nf, err);
+        if (got <= 0) {
+            rc = got;
+            break;
+        }
+        long line = r.rec_line;
+        if (nf != 12) {
+            rc = tb_errf(err, "line %ld: %d fields, expected 12", line, nf);
+            break;
+        }
+        tb_result_row row;
+        if (parse_row(f, line, &row, err) < 0 || tb_results_push(out, &row, err) < 0) {
+            rc = -1;
+            break;
+        }
+    }
+    free(f);
+    return rc;
+}
+
+int tb_results_load(const char *path, tb_results *out, tb_err *err)
+{
+    tb_buf b = {0};
+    if (tb_file_read(path, TB_RESULTS_MAX_BYTES, &b, err) < 0) {
+        tb_buf_free(&b);
+        return -1;
+    }
+    int rc = tb_results_parse((const char *)b.p, b.len, out, err);
+    tb_buf_free(&b);
+    if (rc < 0)
+        return tb_err_wrap(err, "%s", path);
+    return 0;
+}
+
+static int parse_retry(csv_field *f, long line, tb_retry_row *r, tb_err *err)
+{
+    memset(r, 0, sizeof *r);
+    if (!valid_mode(f[0]) || strlen(f[0]) >= TB_MODE_MAX)
+        return bad_field(err, line, "mode", "not a mode name", f[0]);
+    strcpy(r->mode, f[0]);
+    long v;
+    if (parse_long(f[1], 0, 100000000, &r->iteration) < 0)
+        return bad_field(err, line, "iteration", "not an iteration number", f[1]);
+    if (parse_long(f[2], 1, 1000000, &v) < 0)
+        return bad_field(err, line, "attempt", "not an attempt number", f[2]);
+    r->attempt = (int)v;
+    if (parse_long(f[3], INT_MIN, INT_MAX, &v) < 0)
+        return bad_field(err, line, "exit_code", "not an integer", f[3]);
+    r->exit_code = (int)v;
+    if (f[4][0] && parse_ms(f[4], &r->wall_ms) < 0)
+        return bad_field(err, line, "wall_ms", "not a non-negative number of ms", f[4]);
+    strcpy(r->stdout_log, f[5]);
+    strcpy(r->stderr_log, f[6]);
+    return 0;
+}
+
+int tb_retries_parse(const char *data, size_t len, tb_retries *out, tb_err *err)
+{
+    csv_reader r = {.p = data, .len = len, .pos = 0, .line = 1};
+    if (check_header(&r, retry_fields, 7, TB_RETRIES_HEADER, err) < 0)
+        return -1;
+    csv_field *f = malloc(sizeof(csv_field) * CSV_MAX_FIELDS);
+    if (!f)
+        return tb_errf(err, "out of memory");
+    int rc = 0;
+    for (;;) {
+        int nf = 0;
+        int got = csv_next(&r, f, CSV_MAX_FIELDS, &nf, err);
+        if (got <= 0) {
+            rc = got;
+            break;
+        }
+        tb_retry_row row;
+        if (nf != 7) {
+            rc = tb_errf(err, "line %ld: %d fields, expected 7", r.rec_line, nf);
+            break;
+        }
+        if (parse_retry(f, r.rec_line, &row, err) < 0 || tb_retries_push(out, &row, err) < 0) {
+            rc = -1;
+            break;
+        }
+    }
+    free(f);
+    return rc;
+}
+
+/* ---- client output ---- */
+
+static int key_is(const char *tok, size_t klen, const char *key)
+{
+    return strlen(key) == klen && !memcmp(tok, key, klen);
+}
+
+void tb_client_output_parse(const char *text, size_t len, tb_client_output *out)
+{
+    memset(out, 0, sizeof *out);
+    out->enable_tee = -1;
+    size_t i = 0;
+    while (i < len) {
+        while (i < len && (isspace((unsigned char)text[i]) || text[i] == 0))
+            i++;
+        size_t start = i;
+        while (i < len && !isspace((unsigned char)text[i]) && text[i] != 0)
+            i++;
+        const char *tok = text + start;
+        size_t tlen = i - start;
+        const char *eq = memchr(tok, '=', tlen);
+        if (!eq)
+            continue;
+        size_t klen = (size_t)(eq - tok);
+        char val[64];
+        size_t vlen = tlen - klen - 1;
+        int fits = vlen < sizeof val;
+        if (fits) {
+            memcpy(val, eq + 1, vlen);
+            val[vlen] = 0;
+        }
+        double v = 0;
+        int num_ok = fits && parse_ms(val, &v) == 0;
+        unsigned bit = 0;
+        double *slot = NULL;
+        if (key_is(tok, klen, "NOTARIZATION_MS")) {
+            bit = TB_HAS_NOTARIZATION;
+            slot = &out->notarization_ms;
+        } else if (key_is(tok, klen, "TOTAL_E2E_MS")) {
+            bit = TB_HAS_TOTAL_E2E;
+            slot = &out->total_e2e_ms;
+        } else if (key_is(tok, klen, "TDX_VERIFY_MS")) {
+            bit = TB_HAS_TDX_VERIFY;
+            slot = &out->tdx_verify_ms;
+        } else if (key_is(tok, klen, "ENABLE_TEE_ATTESTATION")) {
+            int b;
+            out->enable_tee = fits && parse_bool(val, &b) == 0 ? b : -1;
+            continue;
+        } else {
+            continue;
+        }
+        if (num_ok) {
+            out->has |= bit;
+            *slot = v;
+        } else {
+            out->has &= ~bit;
+            *slot = 0;
+        }
+    }
+}

@@ -1,0 +1,852 @@
+/* run: the benchmark run matrix. See run.h. Owns the run directory layout, the
+ * client's command line and environment, the local fixture server and notary
+ * it may start, and retries. */
+#include "bench/run.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/file.h"
+#include "base/proc.h"
+#include "bench/report.h"
+
+/* Paths here are bounded: the run directory is at most PATH_MAX - 64 bytes
+ * (make_run_dir) and in_dir reports truncation, so GCC's truncation analysis
+ * only adds noise. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
+
+const char *const tb_bench_config_names[] = {"ITERATIONS",
+                                             "BENCHMARK_MODES",
+                                             "START_FIXTURE",
+                                             "FIXTURE_ADDR",
+                                             "FIXTURE_PORT",
+                                             "START_NOTARY",
+                                             "NOTARY_TEE",
+                                             "NOTARY_SCHEME",
+                                             "NOTARY_HOST",
+                                             "NOTARY_PORT",
+                                             "TARGET_HOST",
+                                             "TARGET_PORT",
+                                             "TARGET_SERVER_NAME",
+                                             "TARGET_URI",
+                                             "USE_FIXTURE_CA",
+                                             "FIXTURE_CA",
+                                             "MAX_SENT_DATA",
+                                             "MAX_RECV_DATA",
+                                             "RUN_TIMEOUT_SECONDS",
+                                             "RETRIES",
+                                             "CLIENT_CMD",
+                                             "RESULTS_DIR",
+                                             NULL};
+
+void tb_bench_config_defaults(tb_bench_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->iterations = 25;
+    c->n_modes = 3;
+    strcpy(c->modes[0], "no_tee");
+    strcpy(c->modes[1], "tee_no_verify");
+    strcpy(c->modes[2], "tee_verify");
+    c->start_fixture = 1;
+    strcpy(c->fixture_addr, "127.0.0.1");
+    c->fixture_port = 4000;
+    c->start_notary = 1;
+    strcpy(c->notary_scheme, "http");
+    strcpy(c->notary_host, "127.0.0.1");
+    c->notary_port = 0;
+    strcpy(c->target_host, "127.0.0.1");
+    c->target_port = 0;
+    strcpy(c->target_server_name, "test-server.io");
+    strcpy(c->target_uri, "/formats/json?size=4");
+    c->use_fixture_ca = 1;
+    c->max_sent_data = 4096;
+    c->max_recv_data = 16384;
+    c->run_timeout_s = 300;
+    c->retries = 2;
+    strcpy(c->out_root, "benchmark-results");
+}
+
+static int set_long(const char *name, const char *v, long lo, long hi, long *out, tb_err *err)
+{
+    errno = 0;
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (!*v || isspace((unsigned char)*v) || *end || errno || x < lo || x > hi)
+        return tb_errf(err, "%s: '%s' is not an integer in [%ld, %ld]", name, v, lo, hi);
+    *out = x;
+    return 0;
+}
+
+static int set_int(const char *name, const char *v, long lo, long hi, int *out, tb_err *err)
+{
+    long x;
+    if (set_long(name, v, lo, hi, &x, err) < 0)
+        return -1;
+    *out = (int)x;
+    return 0;
+}
+
+static int set_bool(const char *name, const char *v, int *out, tb_err *err)
+{
+    if (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes"))
+        *out = 1;
+    else if (!strcmp(v, "0") || !strcmp(v, "false") || !strcmp(v, "no"))
+        *out = 0;
+    else
+        return tb_errf(err, "%s: '%s' is not a boolean (1/0, true/false)", name, v);
+    return 0;
+}
+
+static int set_str(const char *name, const char *v, char *out, size_t n, int allow_empty,
+                   tb_err *err)
+{
+    if (!allow_empty && !*v)
+        return tb_errf(err, "%s: empty", name);
+    if (strlen(v) >= n)
+        return tb_errf(err, "%s: longer than %zu bytes", name, n - 1);
+    for (const char *p = v; *p; p++)
+        if ((unsigned char)*p < 0x20 && *p != '\t')
+            return tb_errf(err, "%s: contains a control character", name);
+    strcpy(out, v);
+    return 0;
+}
+
+int tb_bench_mode_flags(const char *mode, int *enable_tee, int *verify)
+{
+    if (!strcmp(mode, "no_tee"))
+        *enable_tee = 0, *verify = 0;
+    else if (!strcmp(mode, "tee_no_verify"))
+        *enable_tee = 1, *verify = 0;
+    else if (!strcmp(mode, "tee_verify"))
+        *enable_tee = 1, *verify = 1;
+    else
+        return -1;
+    return 0;
+}
+
+static int set_modes(tb_bench_config *c, const char *v, tb_err *err)
+{
+    char buf[1024];
+    char modes[TB_BENCH_MAX_MODES][TB_MODE_MAX];
+    if (strlen(v) >= sizeof buf)
+        return tb_errf(err, "BENCHMARK_MODES: too long");
+    strcpy(buf, v);
+    int n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(buf, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+        int a, b;
+        if (tb_bench_mode_flags(t, &a, &b) < 0)
+            return tb_errf(err,
+                           "BENCHMARK_MODES: unknown mode '%.40s' (modes: no_tee tee_no_verify "
+                           "tee_verify)",
+                           t);
+        for (int k = 0; k < n; k++)
+            if (!strcmp(modes[k], t))
+                return tb_errf(err, "BENCHMARK_MODES: mode '%s' listed twice", t);
+        if (n == TB_BENCH_MAX_MODES)
+            return tb_errf(err, "BENCHMARK_MODES: too many modes");
+        strcpy(modes[n++], t);
+    }
+    if (n == 0)
+        return tb_errf(err, "BENCHMARK_MODES: no mode given");
+    memcpy(c->modes, modes, sizeof modes);
+    c->n_modes = n;
+    return 0;
+}
+
+int tb_bench_config_set(tb_bench_config *c, const char *name, const char *v, tb_err *err)
+{
+    if (!strcmp(name, "ITERATIONS"))
+        return set_int(name, v, 1, 1000000, &c->iterations, err);
+    if (!strcmp(name, "BENCHMARK_MODES"))
+        return set_modes(c, v, err);
+    if (!strcmp(name, "START_FIXTURE"))
+        return set_bool(name, v, &c->start_fixture, err);
+    if (!strcmp(name, "FIXTURE_ADDR"))
+        return set_str(name, v, c->fixture_addr, sizeof c->fixture_addr, 0, err);
+    if (!strcmp(name, "FIXTURE_PORT"))
+        return set_int(name, v, 0, 65535, &c->fixture_port, err);
+    if (!strcmp(name, "START_NOTARY"))
+        return set_bool(name, v, &c->start_notary, err);
+    if (!strcmp(name, "NOTARY_TEE")) {
+        if (strcmp(v, "none") && strcmp(v, "sim") && strcmp(v, "tdx") && strcmp(v, "auto"))
+            return tb_errf(err, "NOTARY_TEE: '%.40s' is not none, sim, tdx or auto", v);
+        strcpy(c->notary_tee, strcmp(v, "auto") ? v : "");
+        return 0;
+    }
+    if (!strcmp(name, "NOTARY_SCHEME")) {
+        if (strcmp(v, "http") && strcmp(v, "https"))
+            return tb_errf(err, "NOTARY_SCHEME: '%.40s' is not http or https", v);
+        strcpy(c->notary_scheme, v);
+        return 0;
+    }
+    if (!strcmp(name, "NOTARY_HOST"))
+        return set_str(name, v, c->notary_host, sizeof c->notary_host, 0, err);
+    if (!strcmp(name, "NOTARY_PORT"))
+        return set_int(name, v, 0, 65535, &c->notary_port, err);
+    if (!strcmp(name, "TARGET_HOST"))
+        return set_str(name, v, c->target_host, sizeof c->target_host, 0, err);
+    if (!strcmp(name, "TARGET_PORT"))
+        return set_int(name, v, 0, 65535, &c->target_port, err);
+    if (!strcmp(name, "TARGET_SERVER_NAME"))
+        return set_str(name, v, c->target_server_name, sizeof c->target_server_name, 0, err);
+    if (!strcmp(name, "TARGET_URI")) {
+        if (v[0] != '/')
+            return tb_errf(err, "TARGET_URI: '%.60s' does not start with /", v);
+        return set_str(name, v, c->target_uri, sizeof c->target_uri, 0, err);
+    }
+    if (!strcmp(name, "USE_FIXTURE_CA"))
+        return set_bool(name, v, &c->use_fixture_ca, err);
+    if (!strcmp(name, "FIXTURE_CA"))
+        return set_str(name, v, c->fixture_ca, sizeof c->fixture_ca, 1, err);
+    if (!strcmp(name, "MAX_SENT_DATA"))
+        return set_long(name, v, 1, 1L << 30, &c->max_sent_data, err);
+    if (!strcmp(name, "MAX_RECV_DATA"))
+        return set_long(name, v, 1, 1L << 30, &c->max_recv_data, err);
+    if (!strcmp(name, "RUN_TIMEOUT_SECONDS"))
+        return set_int(name, v, 1, 86400, &c->run_timeout_s, err);
+    if (!strcmp(name, "RETRIES"))
+        return set_int(name, v, 0, 100, &c->retries, err);
+    if (!strcmp(name, "CLIENT_CMD"))
+        return set_str(name, v, c->client_cmd, sizeof c->client_cmd, 1, err);
+    if (!strcmp(name, "RESULTS_DIR"))
+        return set_str(name, v, c->out_root, sizeof c->out_root, 0, err);
+    return tb_errf(err, "unknown option %s", name);
+}
+
+/* ---- the run directory ---- */
+
+typedef struct run_state {
+    const tb_bench_config *c;
+    char dir[PATH_MAX];
+    char notary_tee[16];
+    char fixture_ca[PATH_MAX];
+    int fixture_port, target_port, notary_port;
+    tb_proc fixture, notary;
+    int results_fd, retries_fd;
+    tb_bench_progress progress;
+    void *ctx;
+} run_state;
+
+static void info(run_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void info(run_state *s, const char *fmt, ...)
+{
+    if (!s->progress)
+        return;
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    tb_bench_event ev = {.kind = "info", .text = text};
+    s->progress(&ev, s->ctx);
+}
+
+static int make_run_dir(run_state *s, tb_err *err)
+{
+    if (tb_mkdirs(s->c->out_root, err) < 0)
+        return -1;
+    char stamp[17];
+    tb_utc_stamp((int64_t)(tb_wall_ns() / 1000000000ull), stamp);
+    for (int k = 0; k < 100; k++) {
+        int n = k ? snprintf(s->dir, sizeof s->dir, "%s/%s-%d", s->c->out_root, stamp, k + 1)
+                  : snprintf(s->dir, sizeof s->dir, "%s/%s", s->c->out_root, stamp);
+        if (n < 0 || (size_t)n >= sizeof s->dir - 64)
+            return tb_errf(err, "%s: path too long", s->c->out_root);
+        if (mkdir(s->dir, 0755) == 0) {
+            char logs[PATH_MAX];
+            snprintf(logs, sizeof logs, "%s/logs", s->dir);
+            return tb_mkdirs(logs, err);
+        }
+        if (errno != EEXIST)
+            return tb_errno(err, "mkdir %s", s->dir);
+    }
+    return tb_errf(err, "%s/%s: too many runs in the same second", s->c->out_root, stamp);
+}
+
+static int in_dir(const run_state *s, char *out, size_t n, const char *rel)
+{
+    int k = snprintf(out, n, "%s/%s", s->dir, rel);
+    return k < 0 || (size_t)k >= n ? -1 : 0;
+}
+
+static int write_json(run_state *s, const char *rel, json_t *j, tb_err *err)
+{
+    char path[PATH_MAX];
+    char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+    if (!text)
+        return tb_errf(err, "%s: cannot encode JSON", rel);
+    tb_buf b = {0};
+    int rc = tb_buf_printf(&b, "%s\n", text) < 0 ? tb_errf(err, "%s: out of memory", rel) : 0;
+    if (rc == 0 && in_dir(s, path, sizeof path, rel) < 0)
+        rc = tb_errf(err, "%s: path too long", rel);
+    if (rc == 0)
+        rc = tb_file_write_atomic(path, b.p, b.len, err);
+    tb_buf_free(&b);
+    free(text);
+    return rc;
+}
+
+/* Whether this machine is a TDX guest (the notary then uses real quotes). */
+static int on_tdx_guest(void)
+{
+    if (access("/dev/tdx_guest", F_OK) == 0)
+        return 1;
+    tb_buf b = {0};
+    tb_err e;
+    int yes = 0;
+    if (tb_file_read("/proc/cpuinfo", 16u << 20, &b, &e) == 0 && b.len)
+        yes = strstr((char *)b.p, " tdx_guest") != NULL;
+    tb_buf_free(&b);
+    return yes;
+}
+
+static json_t *host_json(void)
+{
+    struct utsname u;
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    json_t *j = json_object();
+    json_object_set_new(j, "hostname", json_string(host));
+    if (uname(&u) == 0) {
+        json_object_set_new(j, "kernel", json_string(u.release));
+        json_object_set_new(j, "kernel_version", json_string(u.version));
+        json_object_set_new(j, "machine", json_string(u.machine));
+    }
+    json_object_set_new(j, "cpus_online", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+    json_object_set_new(j, "tdx_guest", json_boolean(on_tdx_guest()));
+    json_object_set_new(j, "source", json_string("teebench bench (host description)"));
+    return j;
+}
+
+static int write_run_json(run_state *s, const char *status, tb_err *err)
+{
+    const tb_bench_config *c = s->c;
+    json_t *j = json_object();
+    json_t *modes = json_array();
+    for (int k = 0; k < c->n_modes; k++)
+        json_array_append_new(modes, json_string(c->modes[k]));
+    json_object_set_new(j, "teebench_version", json_string(TEEBENCH_VERSION));
+    json_object_set_new(j, "status", json_string(status));
+    json_object_set_new(j, "benchmark_modes", modes);
+    json_object_set_new(j, "iterations", json_integer(c->iterations));
+    json_object_set_new(j, "notary_tee", json_string(s->notary_tee));
+    json_object_set_new(j, "simulated", json_boolean(!strcmp(s->notary_tee, "sim")));
+    json_object_set_new(j, "start_notary", json_boolean(c->start_notary));
+    json_object_set_new(j, "start_fixture", json_boolean(c->start_fixture));
+    json_object_set_new(j, "notary_scheme", json_string(c->notary_scheme));
+    json_object_set_new(j, "notary_host", json_string(c->notary_host));
+    json_object_set_new(j, "notary_port", json_integer(s->notary_port));
+    json_object_set_new(j, "fixture_addr", json_string(c->fixture_addr));
+    json_object_set_new(j, "fixture_port", json_integer(s->fixture_port));
+    json_object_set_new(j, "target_host", json_string(c->target_host));
+    json_object_set_new(j, "target_port", json_integer(s->target_port));
+    json_object_set_new(j, "target_server_name", json_string(c->target_server_name));
+    json_object_set_new(j, "target_uri", json_string(c->target_uri));
+    json_object_set_new(j, "use_fixture_ca", json_boolean(c->use_fixture_ca));
+    json_object_set_new(j, "max_sent_data", json_integer(c->max_sent_data));
+    json_object_set_new(j, "max_recv_data", json_integer(c->max_recv_data));
+    json_object_set_new(j, "run_timeout_seconds", json_integer(c->run_timeout_s));
+    json_object_set_new(j, "retries", json_integer(c->retries));
+    json_object_set_new(j, "client_cmd",
+                        json_string(c->client_cmd[0] ? c->client_cmd : "teebench notarize"));
+    int rc = write_json(s, "run.json", j, err);
+    json_decref(j);
+    return rc;
+}
+
+/* ---- local servers ---- */
+
+static int pick_free_port(tb_err *err)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return tb_errno(err, "socket");
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
+        tb_errno(err, "picking a free port");
+        close(fd);
+        return -1;
+    }
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
+static int try_connect(const char *host, int port)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    char ps[16];
+    snprintf(ps, sizeof ps, "%d", port);
+    if (!strcmp(host, "0.0.0.0") || !strcmp(host, "::") || !*host)
+        host = "127.0.0.1";
+    if (getaddrinfo(host, ps, &hints, &res) != 0)
+        return -1;
+    int ok = -1;
+    for (struct addrinfo *ai = res; ai && ok < 0; ai = ai->ai_next) {
+        int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0)
+            continue;
+        if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+            ok = 0;
+        close(fd);
+    }
+    freeaddrinfo(res);
+    return ok;
+}
+
+/* Waits until p accepts connections on host:port (or exits, or 15 s pass). */
+static int wait_listening(run_state *s, tb_proc *p, const char *what, const char *host, int port,
+                          const volatile sig_atomic_t *cancel, tb_err *err)
+{
+    uint64_t deadline = tb_mono_ns() + 15000000000ull;
+    while (tb_mono_ns() < deadline) {
+        if (cancel && *cancel)
+            return tb_errf(err, "interrupted while starting the %s", what);
+        if (!tb_proc_alive(p))
+            return tb_errf(
+                err, "%s exited with code %d before listening on %s:%d (see %s/logs/%s.stderr.log)",
+                what, p->code, host, port, s->dir, what);
+        if (try_connect(host, port) == 0)
+            return 0;
+        tb_sleep_ns(20000000);
+    }
+    return tb_errf(err, "%s not listening on %s:%d after 15 s (see %s/logs/%s.stderr.log)", what,
+                   host, port, s->dir, what);
+}
+
+static int spawn_logged(run_state *s, const char *name, char **argv, tb_proc *p, tb_err *err)
+{
+    char out[PATH_MAX], errp[PATH_MAX], rel[128];
+    snprintf(rel, sizeof rel, "logs/%s.stdout.log", name);
+    in_dir(s, out, sizeof out, rel);
+    snprintf(rel, sizeof rel, "logs/%s.stderr.log", name);
+    in_dir(s, errp, sizeof errp, rel);
+    tb_proc_opts o = {.argv = argv, .stdout_path = out, .stderr_path = errp};
+    return tb_proc_spawn(&o, p, err);
+}
+
+static int start_fixture(run_state *s, const volatile sig_atomic_t *cancel, tb_err *err)
+{
+    const tb_bench_config *c = s->c;
+    char pki[PATH_MAX], port[16];
+    in_dir(s, pki, sizeof pki, "pki");
+    snprintf(port, sizeof port, "%d", s->fixture_port);
+    char *gen[] = {(char *)c->self_exe, "serve", "--gen-pki", pki, NULL};
+    tb_proc p;
+    if (spawn_logged(s, "pki", gen, &p, err) < 0)
+        return tb_err_wrap(err, "fixture PKI");
+    if (tb_proc_wait(&p, 60000, cancel, err) != TB_PROC_EXITED) {
+        tb_proc_kill(&p);
+        return tb_errf(err, "fixture PKI: generation did not finish");
+    }
+    if (p.code != 0)
+        return tb_errf(err,
+                       "fixture PKI: `teebench serve --gen-pki` exited with code %d (see "
+                       "%s/logs/pki.stderr.log)",
+                       p.code, s->dir);
+    char *argv[] = {(char *)c->self_exe,     "serve",  "--tls", "--pki", pki, "--addr",
+                    (char *)c->fixture_addr, "--port", port,    NULL};
+    if (spawn_logged(s, "fixture", argv, &s->fixture, err) < 0)
+        return tb_err_wrap(err, "fixture server");
+    if (wait_listening(s, &s->fixture, "fixture", c->fixture_addr, s->fixture_port, cancel, err) <
+        0)
+        return -1;
+    if (!s->fixture_ca[0])
+        snprintf(s->fixture_ca, sizeof s->fixture_ca, "%s/ca.pem", pki);
+    return 0;
+}
+
+static int start_notary(run_state *s, const volatile sig_atomic_t *cancel, tb_err *err)
+{
+    const tb_bench_config *c = s->c;
+    char port[16];
+    snprintf(port, sizeof port, "%d", s->notary_port);
+    char *argv[12] = {(char *)c->self_exe,    "notary", "serve", "--addr",
+                      (char *)c->notary_host, "--port", port,    "--tee",
+                      s->notary_tee};
+    int n = 9;
+    if (s->fixture_ca[0]) {
+        argv[n++] = "--trust-ca";
+        argv[n++] = s->fixture_ca;
+    }
+    argv[n] = NULL;
+    if (spawn_logged(s, "notary", argv, &s->notary, err) < 0)
+        return tb_err_wrap(err, "notary");
+    return wait_listening(s, &s->notary, "notary", c->notary_host, s->notary_port, cancel, err);
+}
+
+static void stop_servers(run_state *s)
+{
+    if (s->notary.pid > 0)
+        tb_proc_stop(&s->notary, 3000);
+    if (s->fixture.pid > 0)
+        tb_proc_stop(&s->fixture, 3000);
+}
+
+/* ---- one run ---- */
+
+/* The client's environment: the source script's variables plus the mode. */
+typedef struct client_env {
+    char vars[20][PATH_MAX + 64];
+    char *ptrs[21];
+} client_env;
+
+static void build_env(const run_state *s, const char *mode, long iteration, int tee, int verify,
+                      client_env *e)
+{
+    const tb_bench_config *c = s->c;
+    int n = 0;
+#define ENV(...) snprintf(e->vars[n++], sizeof e->vars[0], __VA_ARGS__)
+    ENV("NOTARY_SCHEME=%s", c->notary_scheme);
+    ENV("NOTARY_HOST=%s", c->notary_host);
+    ENV("NOTARY_PORT=%d", s->notary_port);
+    ENV("TARGET_HOST=%s", c->target_host);
+    ENV("TARGET_PORT=%d", s->target_port);
+    ENV("TARGET_SERVER_NAME=%s", c->target_server_name);
+    ENV("TARGET_URI=%s", c->target_uri);
+    ENV("MAX_SENT_DATA=%ld", c->max_sent_data);
+    ENV("MAX_RECV_DATA=%ld", c->max_recv_data);
+    ENV("USE_FIXTURE_CA=%s", c->use_fixture_ca ? "true" : "false");
+    ENV("FIXTURE_CA=%s", s->fixture_ca);
+    ENV("ENABLE_TEE_ATTESTATION=%s", tee ? "true" : "false");
+    ENV("VERIFY_ATTESTATION=%s", verify ? "true" : "false");
+    ENV("BENCHMARK_MODE=%s", mode);
+    ENV("BENCHMARK_ITERATION=%ld", iteration);
+    ENV("NOTARY_TEE=%s", s->notary_tee);
+#undef ENV
+    for (int i = 0; i < n; i++)
+        e->ptrs[i] = e->vars[i];
+    e->ptrs[n] = NULL;
+}
+
+static void log_names(const char *mode, long it, int attempt, const char *stream, char *rel,
+                      size_t n)
+{
+    if (attempt)
+        snprintf(rel, n, "logs/%s-%ld.attempt%d.%s.log", mode, it, attempt, stream);
+    else
+        snprintf(rel, n, "logs/%s-%ld.%s.log", mode, it, stream);
+}
+
+/* Runs the client once; fills row (logs under their final names). Returns -1
+ * only when the client could not be started at all or cancellation hit. */
+static int run_once(run_state *s, const char *mode, long it, const volatile sig_atomic_t *cancel,
+                    tb_result_row *row, int *cancelled, tb_err *err)
+{
+    const tb_bench_config *c = s->c;
+    memset(row, 0, sizeof *row);
+    snprintf(row->mode, sizeof row->mode, "%s", mode);
+    row->iteration = it;
+    tb_bench_mode_flags(mode, &row->enable_tee, &row->verify);
+    log_names(mode, it, 0, "stdout", row->stdout_log, sizeof row->stdout_log);
+    log_names(mode, it, 0, "stderr", row->stderr_log, sizeof row->stderr_log);
+    char out[PATH_MAX], errp[PATH_MAX];
+    in_dir(s, out, sizeof out, row->stdout_log);
+    in_dir(s, errp, sizeof errp, row->stderr_log);
+
+    client_env *env = malloc(sizeof *env);
+    if (!env)
+        return tb_errf(err, "out of memory");
+    build_env(s, mode, it, row->enable_tee, row->verify, env);
+    char *argv[8];
+    int n = 0;
+    if (c->client_cmd[0]) {
+        argv[n++] = "/bin/sh";
+        argv[n++] = "-c";
+        argv[n++] = (char *)c->client_cmd;
+    } else {
+        argv[n++] = (char *)c->self_exe;
+        argv[n++] = "notarize";
+        if (row->verify)
+            argv[n++] = "--verify";
+        if (c->use_fixture_ca && s->fixture_ca[0]) {
+            argv[n++] = "--fixture-ca";
+            argv[n++] = s->fixture_ca;
+        }
+    }
+    argv[n] = NULL;
+    tb_proc_opts o = {.argv = argv, .env_set = env->ptrs, .stdout_path = out, .stderr_path = errp};
+    tb_proc_result r;
+    int prc = tb_proc_run(&o, (int64_t)c->run_timeout_s * 1000, cancel, &r, err);
+    free(env);
+    if (prc < 0)
+        return tb_err_wrap(err, "%s iteration %ld: client", mode, it);
+    *cancelled = r.cancelled;
+    row->exit_code = r.exit_code;
+    row->wall_ms = (double)r.wall_ns / 1e6;
+    row->has |= TB_HAS_WALL;
+    tb_buf b = {0};
+    tb_err rerr;
+    if (tb_file_read(out, 64u << 20, &b, &rerr) == 0) {
+        tb_client_output co;
+        tb_client_output_parse((const char *)b.p, b.len, &co);
+        row->has |= co.has;
+        row->notarization_ms = co.notarization_ms;
+        row->total_e2e_ms = co.total_e2e_ms;
+        row->tdx_verify_ms = co.tdx_verify_ms;
+        if (co.has & TB_HAS_NOTARIZATION) {
+            row->has |= TB_HAS_NOTARIZATION_PLUS_VERIFY;
+            row->notarization_plus_verify_ms =
+                co.notarization_ms + ((co.has & TB_HAS_TDX_VERIFY) ? co.tdx_verify_ms : 0);
+        }
+    }
+    tb_buf_free(&b);
+    return 0;
+}
+
+static int append_row(run_state *s, const tb_result_row *row, tb_err *err)
+{
+    tb_buf b = {0};
+    int rc = tb_results_format_row(row, &b) < 0
+                 ? tb_errf(err, "out of memory")
+                 : tb_csv_append_line(s->results_fd, (const char *)b.p, b.len, err);
+    tb_buf_free(&b);
+    return rc < 0 ? tb_err_wrap(err, "%s/results.csv", s->dir) : 0;
+}
+
+/* Moves a failed attempt's logs aside and records it in retries.csv. */
+static int record_retry(run_state *s, const tb_result_row *row, int attempt, tb_err *err)
+{
+    tb_retry_row t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.mode, sizeof t.mode, "%s", row->mode);
+    t.iteration = row->iteration;
+    t.attempt = attempt;
+    t.exit_code = row->exit_code;
+    t.wall_ms = row->wall_ms;
+    log_names(row->mode, row->iteration, attempt, "stdout", t.stdout_log, sizeof t.stdout_log);
+    log_names(row->mode, row->iteration, attempt, "stderr", t.stderr_log, sizeof t.stderr_log);
+    char from[PATH_MAX], to[PATH_MAX];
+    const char *pairs[2][2] = {{row->stdout_log, t.stdout_log}, {row->stderr_log, t.stderr_log}};
+    for (int i = 0; i < 2; i++) {
+        in_dir(s, from, sizeof from, pairs[i][0]);
+        in_dir(s, to, sizeof to, pairs[i][1]);
+        if (rename(from, to) < 0)
+            return tb_errno(err, "rename %s", from);
+    }
+    tb_buf b = {0};
+    int rc = tb_retries_format_row(&t, &b) < 0
+                 ? tb_errf(err, "out of memory")
+                 : tb_csv_append_line(s->retries_fd, (const char *)b.p, b.len, err);
+    tb_buf_free(&b);
+    return rc < 0 ? tb_err_wrap(err, "%s/retries.csv", s->dir) : 0;
+}
+
+static int run_matrix(run_state *s, const volatile sig_atomic_t *cancel, tb_bench_outcome *oc,
+                      tb_err *err)
+{
+    const tb_bench_config *c = s->c;
+    for (long it = 1; it <= c->iterations; it++) {
+        for (int m = 0; m < c->n_modes; m++) {
+            for (int attempt = 1;; attempt++) {
+                if (cancel && *cancel) {
+                    oc->interrupted = 1;
+                    return 0;
+                }
+                tb_result_row row;
+                int cancelled = 0;
+                if (run_once(s, c->modes[m], it, cancel, &row, &cancelled, err) < 0)
+                    return -1;
+                if (cancelled) {
+                    oc->interrupted = 1;
+                    return 0;
+                }
+                int ok = tb_result_ok(&row);
+                int retry = !ok && attempt <= c->retries;
+                if (s->progress) {
+                    tb_bench_event ev = {
+                        .kind = "attempt", .row = &row, .attempt = attempt, .will_retry = retry};
+                    s->progress(&ev, s->ctx);
+                }
+                if (retry) {
+                    if (record_retry(s, &row, attempt, err) < 0)
+                        return -1;
+                    oc->retried++;
+                    continue;
+                }
+                if (append_row(s, &row, err) < 0)
+                    return -1;
+                oc->completed++;
+                oc->failed += !ok;
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+static int write_summary(run_state *s, tb_err *err)
+{
+    tb_buf text = {0};
+    char path[PATH_MAX];
+    in_dir(s, path, sizeof path, "summary.txt");
+    int rc = tb_bench_summarize(s->dir, &text, err);
+    if (rc == 0)
+        rc = tb_file_write_atomic(path, text.p, text.len, err);
+    tb_buf_free(&text);
+    return rc;
+}
+
+int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
+                 tb_bench_progress progress, void *ctx, tb_bench_outcome *oc, tb_err *err)
+{
+    memset(oc, 0, sizeof *oc);
+    run_state s = {.c = c, .results_fd = -1, .retries_fd = -1, .progress = progress, .ctx = ctx};
+    s.fixture.pid = s.notary.pid = -1;
+    s.fixture.pidfd = s.notary.pidfd = -1;
+    /* The notary's TEE: as configured; for a notary the harness starts, auto-detected
+     * (tdx on a TDX guest, else sim); for an external one, unknown unless given. */
+    const char *tee = c->notary_tee[0]   ? c->notary_tee
+                      : !c->start_notary ? "external"
+                      : on_tdx_guest()   ? "tdx"
+                                         : "sim";
+    snprintf(s.notary_tee, sizeof s.notary_tee, "%s", tee);
+    snprintf(s.fixture_ca, sizeof s.fixture_ca, "%s", c->fixture_ca);
+    if (make_run_dir(&s, err) < 0)
+        return -1;
+    snprintf(oc->run_dir, sizeof oc->run_dir, "%s", s.dir);
+    int rc = -1;
+    s.fixture_port = c->fixture_port;
+    if (c->start_fixture && s.fixture_port == 0 && (s.fixture_port = pick_free_port(err)) < 0)
+        goto out;
+    s.target_port = c->target_port ? c->target_port : s.fixture_port;
+    s.notary_port = c->notary_port;
+    if (c->start_notary && s.notary_port == 0 && (s.notary_port = pick_free_port(err)) < 0)
+        goto out;
+    if (!c->start_notary && s.notary_port == 0)
+        s.notary_port = !strcmp(c->notary_scheme, "https") ? 443 : 7047;
+    json_t *env = host_json();
+    rc = write_json(&s, "env.json", env, err);
+    json_decref(env);
+    if (rc < 0 || (rc = write_run_json(&s, "running", err)) < 0)
+        goto out;
+    rc = -1;
+    char path[PATH_MAX];
+    in_dir(&s, path, sizeof path, "results.csv");
+    if ((s.results_fd = tb_csv_create(path, TB_RESULTS_HEADER, err)) < 0)
+        goto out;
+    in_dir(&s, path, sizeof path, "retries.csv");
+    if ((s.retries_fd = tb_csv_create(path, TB_RETRIES_HEADER, err)) < 0)
+        goto out;
+    if (c->start_fixture) {
+        info(&s, "starting fixture server (teebench serve --tls) on %s:%d", c->fixture_addr,
+             s.fixture_port);
+        if (start_fixture(&s, cancel, err) < 0)
+            goto out;
+    }
+    if (c->start_notary) {
+        info(&s, "starting notary (teebench notary serve --tee %s%s) on %s:%d", s.notary_tee,
+             !strcmp(s.notary_tee, "sim") ? ", SIMULATED TEE" : "", c->notary_host, s.notary_port);
+        if (start_notary(&s, cancel, err) < 0)
+            goto out;
+    }
+    info(&s, "%d iterations x %d modes, timeout %d s per run, %d retries; results in %s",
+         c->iterations, c->n_modes, c->run_timeout_s, c->retries, s.dir);
+    if (run_matrix(&s, cancel, oc, err) < 0)
+        goto out;
+    rc = 0;
+out:
+    stop_servers(&s);
+    if (s.results_fd >= 0)
+        close(s.results_fd);
+    if (s.retries_fd >= 0)
+        close(s.retries_fd);
+    if (s.dir[0] && s.results_fd >= 0) {
+        tb_err e2;
+        write_run_json(&s, rc < 0 ? "failed" : oc->interrupted ? "interrupted" : "complete", &e2);
+        if (write_summary(&s, &e2) < 0 && rc == 0) {
+            *err = e2;
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+/* ---- summarize ---- */
+
+static int read_notary_tee(const char *dir, char *tee, size_t n)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    if (!j)
+        return -1;
+    const char *t = json_string_value(json_object_get(j, "notary_tee"));
+    int rc = -1;
+    if (t &&
+        (!strcmp(t, "none") || !strcmp(t, "sim") || !strcmp(t, "tdx") || !strcmp(t, "external"))) {
+        snprintf(tee, n, "%s", t);
+        rc = 0;
+    }
+    json_decref(j);
+    return rc;
+}
+
+int tb_bench_summarize(const char *path, tb_buf *out, tb_err *err)
+{
+    char dir[PATH_MAX], csv[PATH_MAX];
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return tb_errno(err, "%s", path);
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(dir, sizeof dir, "%s", path);
+        if (snprintf(csv, sizeof csv, "%s/results.csv", path) >= (int)sizeof csv)
+            return tb_errf(err, "%s: path too long", path);
+    } else {
+        snprintf(csv, sizeof csv, "%s", path);
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = 0;
+        else
+            strcpy(dir, ".");
+    }
+    tb_results rs = {0};
+    tb_retries rt = {0};
+    int have_retries = 0;
+    int rc = tb_results_load(csv, &rs, err);
+    if (rc == 0) {
+        char rpath[PATH_MAX];
+        snprintf(rpath, sizeof rpath, "%s/retries.csv", dir);
+        tb_buf b = {0};
+        tb_err e2;
+        if (access(rpath, F_OK) == 0) {
+            if (tb_file_read(rpath, TB_RESULTS_MAX_BYTES, &b, err) < 0 ||
+                tb_retries_parse((const char *)b.p, b.len, &rt, err) < 0) {
+                tb_err_wrap(err, "%s", rpath);
+                rc = -1;
+            }
+            have_retries = 1;
+        }
+        (void)e2;
+        tb_buf_free(&b);
+    }
+    if (rc == 0) {
+        char tee[16];
+        tb_report_opts o = {.source = csv,
+                            .notary_tee = read_notary_tee(dir, tee, sizeof tee) == 0 ? tee : NULL,
+                            .retries = have_retries ? &rt : NULL};
+        rc = tb_report_summary(&rs, &o, out, NULL, err);
+    }
+    tb_results_free(&rs);
+    tb_retries_free(&rt);
+    return rc;
+}

@@ -1,0 +1,100 @@
+/* run: the notarization benchmark's run matrix (`teebench bench notary`).
+ *
+ * One run directory <out_root>/<UTC %Y%m%dT%H%M%SZ>/ holding results.csv,
+ * retries.csv, logs/<mode>-<iteration>.stdout.log/.stderr.log, env.json,
+ * run.json (the configuration, including the notary's TEE kind) and summary.txt.
+ * Order is iteration-major: for each iteration, each mode. Each run is a
+ * separate client process (base/proc) in its own process group with its own
+ * timeout; a timed-out run is recorded with exit code 124. A failed run is
+ * retried up to `retries` times at once: the superseded attempt's logs are
+ * renamed logs/<mode>-<iteration>.attempt<k>.*.log and listed in retries.csv,
+ * and results.csv keeps one row per (mode, iteration): the last attempt.
+ * Rows are appended one write() each, so an interrupted run leaves only
+ * complete rows. Log paths in the CSVs are relative to the run directory.
+ *
+ * With start_fixture/start_notary the harness starts `teebench serve --tls`
+ * (with a fixture PKI generated in <run dir>/pki) and `teebench notary serve`
+ * itself, and stops them (whole process group) at the end, on failure and on
+ * cancellation. Progress is reported through a callback; nothing here prints. */
+#ifndef TB_BENCH_RUN_H
+#define TB_BENCH_RUN_H
+
+#include <limits.h>
+#include <signal.h>
+
+#include "base/err.h"
+#include "bench/results.h"
+
+#define TB_BENCH_MAX_MODES 8
+#define TB_BENCH_STR 256
+
+typedef struct tb_bench_config {
+    int iterations;
+    int n_modes;
+    char modes[TB_BENCH_MAX_MODES][TB_MODE_MAX];
+    int start_fixture;
+    char fixture_addr[TB_BENCH_STR];
+    int fixture_port; /* 0: pick a free port */
+    int start_notary;
+    char notary_tee[8]; /* none | sim | tdx (for the notary the harness starts) */
+    char notary_scheme[16];
+    char notary_host[TB_BENCH_STR];
+    int notary_port; /* 0 with start_notary: pick a free port */
+    char target_host[TB_BENCH_STR];
+    int target_port; /* 0: the fixture port */
+    char target_server_name[TB_BENCH_STR];
+    char target_uri[1024];
+    int use_fixture_ca;
+    char fixture_ca[PATH_MAX]; /* CA file for the client; empty: the generated one */
+    long max_sent_data, max_recv_data;
+    int run_timeout_s;
+    int retries;
+    char client_cmd[4096]; /* empty: the built-in client (`teebench notarize`) */
+    char out_root[PATH_MAX];
+    char self_exe[PATH_MAX]; /* the teebench binary, for the built-in client and servers */
+} tb_bench_config;
+
+/* The defaults of the source benchmark script (NOTARY_* for a local notary). */
+void tb_bench_config_defaults(tb_bench_config *c);
+
+/* Sets one option by its environment-variable name (ITERATIONS, BENCHMARK_MODES,
+ * START_FIXTURE, ..., RETRIES, CLIENT_CMD, NOTARY_TEE, RESULTS_DIR). Returns 0,
+ * or -1 with "<NAME>: <why>" for a bad value or an unknown name. */
+int tb_bench_config_set(tb_bench_config *c, const char *name, const char *value, tb_err *err);
+
+/* Names accepted by tb_bench_config_set, NULL-terminated. */
+extern const char *const tb_bench_config_names[];
+
+/* Mode -> client flags: no_tee (0,0), tee_no_verify (1,0), tee_verify (1,1). */
+int tb_bench_mode_flags(const char *mode, int *enable_tee, int *verify);
+
+/* Progress of one attempt (for the cli to print). */
+typedef struct tb_bench_event {
+    const char *kind; /* "info", "attempt" */
+    const char *text; /* for "info" */
+    const tb_result_row *row;
+    int attempt;
+    int will_retry;
+} tb_bench_event;
+typedef void (*tb_bench_progress)(const tb_bench_event *ev, void *ctx);
+
+typedef struct tb_bench_outcome {
+    char run_dir[PATH_MAX];
+    int failed;      /* runs that still failed after their retries */
+    int retried;     /* attempts that were retried */
+    int completed;   /* rows written */
+    int interrupted; /* cancelled before the end */
+} tb_bench_outcome;
+
+/* Runs the whole matrix and writes summary.txt. Returns 0 when the run directory
+ * was completed (even with failed runs, see outcome->failed) or interrupted
+ * (outcome->interrupted), -1 when it could not run (servers did not start, the
+ * directory could not be written...). outcome->run_dir is set as soon as known. */
+int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
+                 tb_bench_progress progress, void *ctx, tb_bench_outcome *outcome, tb_err *err);
+
+/* Summarizes an existing run: path is a run directory or a results.csv. Reads
+ * retries.csv and run.json beside it when present. Appends the text to out. */
+int tb_bench_summarize(const char *path, tb_buf *out, tb_err *err);
+
+#endif

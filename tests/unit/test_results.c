@@ -1,0 +1,237 @@
+/* Unit tests for src/bench/results: CSV row format/parse round trips, strict
+ * parsing errors, retries.csv, client KEY=value output (last occurrence wins),
+ * append-only writing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/file.h"
+#include "bench/results.h"
+
+static const char *H = TB_RESULTS_HEADER "\n";
+
+static int parse(const char *body, tb_results *rs, tb_err *e)
+{
+    char text[8192];
+    snprintf(text, sizeof text, "%s%s", H, body);
+    return tb_results_parse(text, strlen(text), rs, e);
+}
+
+static void test_format_parse_roundtrip(void **state)
+{
+    (void)state;
+    tb_result_row r;
+    memset(&r, 0, sizeof r);
+    strcpy(r.mode, "tee_verify");
+    r.iteration = 7;
+    r.enable_tee = 1;
+    r.verify = 1;
+    r.exit_code = 0;
+    r.has = TB_HAS_NOTARIZATION | TB_HAS_TDX_VERIFY | TB_HAS_NOTARIZATION_PLUS_VERIFY | TB_HAS_WALL;
+    r.notarization_ms = 1091.25;
+    r.tdx_verify_ms = 326;
+    r.notarization_plus_verify_ms = 1417.25;
+    r.wall_ms = 1500.0004;
+    strcpy(r.stdout_log, "logs/a,b \"q\".log");
+    strcpy(r.stderr_log, "logs/x.log");
+    tb_buf b = {0};
+    assert_int_equal(tb_buf_puts(&b, H), 0);
+    assert_int_equal(tb_results_format_row(&r, &b), 0);
+    assert_non_null(strstr((char *)b.p, "tee_verify,7,true,true,0,1091.25,,326,1417.25,1500,"
+                                        "\"logs/a,b \"\"q\"\".log\",logs/x.log\n"));
+    tb_results rs = {0};
+    tb_err e;
+    assert_int_equal(tb_results_parse((char *)b.p, b.len, &rs, &e), 0);
+    assert_int_equal(rs.n, 1);
+    const tb_result_row *p = &rs.rows[0];
+    assert_string_equal(p->mode, "tee_verify");
+    assert_int_equal(p->iteration, 7);
+    assert_true(p->enable_tee && p->verify);
+    assert_int_equal(p->has, r.has);
+    assert_float_equal(p->notarization_ms, 1091.25, 0);
+    assert_float_equal(p->tdx_verify_ms, 326, 0);
+    assert_float_equal(p->wall_ms, 1500, 0);
+    assert_string_equal(p->stdout_log, r.stdout_log);
+    assert_true(tb_result_ok(p));
+    tb_results_free(&rs);
+    tb_buf_free(&b);
+}
+
+static void test_parse_source_style(void **state)
+{
+    (void)state;
+    tb_results rs = {0};
+    tb_err e;
+    /* CRLF, BOM-less, empty fields, blank lines, no final newline, a failed row. */
+    const char *body = "no_tee,1,false,false,0,1091,1100,,1091,,/x/o.log,/x/e.log\r\n"
+                       "\r\n"
+                       "tee_verify,1,true,true,124,,,,,,o,e\r\n"
+                       "tee_verify,2,TRUE,1,0,1400,,300,,,o,e";
+    assert_int_equal(parse(body, &rs, &e), 0);
+    assert_int_equal(rs.n, 3);
+    assert_true(tb_result_ok(&rs.rows[0]));
+    assert_false(tb_result_ok(&rs.rows[1]));
+    assert_int_equal(rs.rows[1].exit_code, 124);
+    assert_int_equal(rs.rows[1].has, 0);
+    assert_true(rs.rows[2].verify);
+    assert_true(tb_result_ok(&rs.rows[2]));
+    tb_results_free(&rs);
+}
+
+static void expect_error(const char *body, const char *want)
+{
+    tb_results rs = {0};
+    tb_err e;
+    assert_int_equal(parse(body, &rs, &e), -1);
+    if (!strstr(e.msg, want))
+        fail_msg("error '%s' lacks '%s'", e.msg, want);
+    tb_results_free(&rs);
+}
+
+static void test_parse_errors(void **state)
+{
+    (void)state;
+    expect_error("no_tee,1,false,false,0,1,,,,,o\n", "line 2: 11 fields, expected 12");
+    expect_error("no_tee,1,false,false,0,1,,,,,o,e,extra\n", "line 2: more than 12 fields");
+    expect_error("no_tee,x,false,false,0,1,,,,,o,e\n", "line 2: iteration");
+    expect_error("no_tee,1,maybe,false,0,1,,,,,o,e\n", "enable_tee: not true or false");
+    expect_error("no_tee,1,false,false,0,-1,,,,,o,e\n", "notarization_ms");
+    expect_error("no_tee,1,false,false,0,inf,,,,,o,e\n", "notarization_ms");
+    expect_error("no_tee,1,false,false,0,0x10,,,,,o,e\n", "notarization_ms");
+    expect_error("no_tee,1,false,false,0,1e999,,,,,o,e\n", "notarization_ms");
+    /* Fuzzer regression: a 200-digit value parsed but could not be written back. */
+    expect_error("no_tee,1,false,false,0,1e200,,,,,o,e\n", "notarization_ms");
+    expect_error("no_tee,1,false,false,0,1000000000000001,,,,,o,e\n", "notarization_ms");
+    expect_error("no_tee,1,false,false,99999999999,1,,,,,o,e\n", "exit_code");
+    expect_error("\nno_tee,1,false,false,0,1,,,,,\"o\"x,e\n", "line 3: text after a closing quote");
+    expect_error("no_tee,1,false,false,0,1,,,,,o\"x,e\n", "quote inside an unquoted field");
+    expect_error("no_tee,1,false,false,0,1,,,,,o,e\rx\n", "carriage return without line feed");
+    expect_error(",1,false,false,0,1,,,,,o,e\n", "mode: not a mode name");
+    char big[3000];
+    memset(big, 'a', sizeof big);
+    big[sizeof big - 1] = 0;
+    char body[4000];
+    snprintf(body, sizeof body, "no_tee,1,false,false,0,1,,,,,%s,e\n", big);
+    expect_error(body, "field longer than");
+    tb_results rs = {0};
+    tb_err e;
+    assert_int_equal(tb_results_parse("", 0, &rs, &e), -1);
+    assert_non_null(strstr(e.msg, "empty file"));
+    assert_int_equal(tb_results_parse("mode,iteration\n", 15, &rs, &e), -1);
+    assert_non_null(strstr(e.msg, "not the expected header"));
+    const char nul[] = "mode\0x";
+    assert_int_equal(tb_results_parse(nul, sizeof nul, &rs, &e), -1);
+    tb_results_free(&rs);
+}
+
+static void test_retries_roundtrip(void **state)
+{
+    (void)state;
+    tb_retry_row t;
+    memset(&t, 0, sizeof t);
+    strcpy(t.mode, "no_tee");
+    t.iteration = 3;
+    t.attempt = 2;
+    t.exit_code = 124;
+    t.wall_ms = 300000.5;
+    strcpy(t.stdout_log, "logs/no_tee-3.attempt2.stdout.log");
+    strcpy(t.stderr_log, "logs/no_tee-3.attempt2.stderr.log");
+    tb_buf b = {0};
+    tb_buf_puts(&b, TB_RETRIES_HEADER "\n");
+    assert_int_equal(tb_retries_format_row(&t, &b), 0);
+    tb_retries rs = {0};
+    tb_err e;
+    assert_int_equal(tb_retries_parse((char *)b.p, b.len, &rs, &e), 0);
+    assert_int_equal(rs.n, 1);
+    assert_int_equal(rs.rows[0].attempt, 2);
+    assert_int_equal(rs.rows[0].exit_code, 124);
+    assert_float_equal(rs.rows[0].wall_ms, 300000.5, 0);
+    assert_int_equal(tb_retries_parse("mode\n", 5, &rs, &e), -1);
+    tb_retries_free(&rs);
+    tb_buf_free(&b);
+}
+
+static void test_client_output(void **state)
+{
+    (void)state;
+    tb_client_output o;
+    const char *text = "starting\nNOTARIZATION_MS=999 ENABLE_TEE_ATTESTATION=true\n"
+                       "NOTARIZATION_MS=12.5 ENABLE_TEE_ATTESTATION=false\nTOTAL_E2E_MS=20\n"
+                       "TDX_VERIFY_MS=3\tOTHER=1 =5 NOEQUALS\n";
+    tb_client_output_parse(text, strlen(text), &o);
+    assert_int_equal(o.has, TB_HAS_NOTARIZATION | TB_HAS_TOTAL_E2E | TB_HAS_TDX_VERIFY);
+    assert_float_equal(o.notarization_ms, 12.5, 0);
+    assert_float_equal(o.total_e2e_ms, 20, 0);
+    assert_float_equal(o.tdx_verify_ms, 3, 0);
+    assert_int_equal(o.enable_tee, 0);
+    /* The last occurrence wins even when it is garbage: the key is then absent. */
+    const char *bad = "NOTARIZATION_MS=5\nNOTARIZATION_MS=abc\nTDX_VERIFY_MS=-1\nTOTAL_E2E_MS=";
+    tb_client_output_parse(bad, strlen(bad), &o);
+    assert_int_equal(o.has, 0);
+    assert_int_equal(o.enable_tee, -1);
+    /* Not NUL-terminated, embedded NUL, prefix keys do not match. */
+    const char raw[] = {'X', 'N', 'O', 'T', 'A', 'R', 'I', 'Z', 'A', 'T', 'I', 'O',
+                        'N', '_', 'M', 'S', '=', '1', 0,   'T', 'D', 'X', '_', 'V',
+                        'E', 'R', 'I', 'F', 'Y', '_', 'M', 'S', '=', '2'};
+    tb_client_output_parse(raw, sizeof raw, &o);
+    assert_int_equal(o.has, TB_HAS_TDX_VERIFY);
+    assert_float_equal(o.tdx_verify_ms, 2, 0);
+}
+
+static void test_format_ms(void **state)
+{
+    (void)state;
+    char s[32];
+    assert_int_equal(tb_format_ms(1091, s, sizeof s), 0);
+    assert_string_equal(s, "1091");
+    tb_format_ms(3.4120, s, sizeof s);
+    assert_string_equal(s, "3.412");
+    tb_format_ms(0.0004, s, sizeof s);
+    assert_string_equal(s, "0");
+    tb_format_ms(2.5, s, sizeof s);
+    assert_string_equal(s, "2.5");
+    assert_int_equal(tb_format_ms(1e20, s, 4), -1);
+}
+
+static void test_csv_append_is_line_atomic(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tb-results-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/results.csv", dir);
+    tb_err e;
+    int fd = tb_csv_create(path, TB_RESULTS_HEADER, &e);
+    assert_true(fd >= 0);
+    assert_int_equal(tb_csv_create(path, TB_RESULTS_HEADER, &e), -1); /* never clobbers */
+    const char *line = "no_tee,1,false,false,0,5,,,5,1,o,e\n";
+    assert_int_equal(tb_csv_append_line(fd, line, strlen(line), &e), 0);
+    close(fd);
+    tb_results rs = {0};
+    assert_int_equal(tb_results_load(path, &rs, &e), 0);
+    assert_int_equal(rs.n, 1);
+    tb_results_free(&rs);
+    unlink(path);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_format_parse_roundtrip),
+        cmocka_unit_test(test_parse_source_style),
+        cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_retries_roundtrip),
+        cmocka_unit_test(test_client_output),
+        cmocka_unit_test(test_format_ms),
+        cmocka_unit_test(test_csv_append_is_line_atomic),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
