@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib_http.sh"
 
 port=$(free_port)
 start_nginx "$port"
-"$TB" http -t2 -c8 -d1s --server-log "$WORK/nginx/access.log" "http://127.0.0.1:$port/" >"$WORK/out" ||
+"$TB" http -t2 -c8 -d1s --server-log "$NGINX_LOG" "http://127.0.0.1:$port/" >"$WORK/out" ||
   fail "http run against nginx: $(cat "$WORK/out")"
 grep -q '^Server log: .* - match$' "$WORK/out" || fail "access log does not match: $(cat "$WORK/out")"
 grep -q "Non-2xx" "$WORK/out" && fail "error statuses: $(cat "$WORK/out")"
@@ -15,7 +15,7 @@ completed=$(awk '/requests in/ {print $1}' "$WORK/out")
 [ "$completed" -gt 100 ] || fail "too few requests: $completed"
 
 # JSON: the counts add up, and the log line count equals completed + drained
-"$TB" http -t1 -c4 -d1s --json --server-log "$WORK/nginx/access.log" "http://127.0.0.1:$port/" >"$WORK/j"
+"$TB" http -t1 -c4 -d1s --json --server-log "$NGINX_LOG" "http://127.0.0.1:$port/" >"$WORK/j"
 python3 - "$WORK/j" <<'PY' || fail "json accounting"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -28,12 +28,12 @@ assert 0 < p["p50"] <= p["p99"] <= p["p99.999"] <= p["p100"] == d["latency"]["ma
 assert d["runtime_s"] > 0.99 and d["options"]["connections"] == 4
 assert "environment" in d
 PY
-kill -TERM "$SPAWNED_PID"; sleep 0.3
+stop_nginx
 
 tport=$(free_port)
 start_nginx "$tport" tls
 "$TB" http -t1 -c4 -d1s --cacert "$WORK/pki/ca.pem" --connect "127.0.0.1:$tport" \
-  --server-log "$WORK/nginx/access.log" "https://test-server.io/" >"$WORK/out" ||
+  --server-log "$NGINX_LOG" "https://test-server.io/" >"$WORK/out" ||
   fail "https with --cacert: $(cat "$WORK/out")"
 grep -q ' - match$' "$WORK/out" || fail "https access log: $(cat "$WORK/out")"
 grep -q 'Socket errors' "$WORK/out" && fail "https socket errors: $(cat "$WORK/out")"

@@ -19,7 +19,7 @@ assert abs(got - want) <= 0.05 * want, got
 assert d["errors"]["status"] == 0 and d["errors"]["connect"] == 0
 PY
 done
-kill -TERM "$SPAWNED_PID"
+stop_nginx
 
 sport=$(free_port)
 start_pyserver "$sport" stall 150

@@ -1,8 +1,8 @@
 # Helpers for the `teebench http` end-to-end tests (sourced after lib.sh).
 # start_pyserver PORT MODE [ARG]: the misbehaving test server (http_pyserver.py).
-# start_nginx PORT [tls]: a real nginx, one worker, own config in $WORK/nginx
-#   (access log at $WORK/nginx/access.log; with tls a CA-signed certificate for
-#   test-server.io and 127.0.0.1, CA at $WORK/pki/ca.pem).
+# start_nginx PORT [tls] / stop_nginx: a real nginx via `teebench nginx` (stopped at exit).
+# start_serve PORT [flags] / stop_serve: the fixture server `teebench serve`.
+# make_pki: the fixture PKI in $WORK/pki.
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 start_pyserver() {
@@ -10,43 +10,49 @@ start_pyserver() {
   wait_port "$1"
 }
 
-make_pki() {
-  mkdir -p "$WORK/pki"
-  (cd "$WORK/pki" &&
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=e2e-ca \
-      -days 1 -keyout ca.key -out ca.pem 2>/dev/null &&
-    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=test-server.io \
-      -keyout server.key -out server.csr 2>/dev/null &&
-    printf 'subjectAltName=DNS:test-server.io,IP:127.0.0.1\n' >ext &&
-    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 1 \
-      -extfile ext -out server.pem 2>/dev/null) || fail "cannot make the test PKI"
+make_pki() { # the fixture PKI of `teebench serve --gen-pki` in $WORK/pki (ca.pem, server.pem)
+  [ -f "$WORK/pki/ca.pem" ] || "$TB" serve --gen-pki "$WORK/pki" >/dev/null || fail "teebench serve --gen-pki"
 }
 
+_NGINX_DIRS=()
+_http_cleanup() {
+  local d
+  for d in "${_NGINX_DIRS[@]}"; do "$TB" nginx stop --dir "$d" >/dev/null 2>&1 || true; done
+  _tb_cleanup
+}
+trap _http_cleanup EXIT
+
+# start_nginx PORT [tls]: `teebench nginx start` with one worker in $WORK/nginx-PORT;
+# sets NGINX_LOG (its access log) and NGINX_DIR.
 start_nginx() {
-  local port=$1 tls=${2:-} d="$WORK/nginx" listen
-  command -v nginx >/dev/null || fail "nginx is not installed"
-  mkdir -p "$d/html" "$d/tmp"
-  chmod 755 "$WORK" "$d" "$d/html"  # workers run as an unprivileged user
-  head -c 615 /dev/zero | tr '\0' 'n' >"$d/html/index.html"
-  listen="listen 127.0.0.1:$port;"
+  local port=$1 tls=${2:-}
+  NGINX_DIR="$WORK/nginx-$port"
+  chmod 755 "$WORK"  # nginx workers may run as an unprivileged user
   if [ -n "$tls" ]; then
     make_pki
-    listen="listen 127.0.0.1:$port ssl; ssl_certificate $WORK/pki/server.pem; ssl_certificate_key $WORK/pki/server.key;"
+    "$TB" nginx start --port "$port" --dir "$NGINX_DIR" --workers 1 --tls --pki "$WORK/pki" >/dev/null ||
+      fail "teebench nginx start --tls"
+  else
+    "$TB" nginx start --port "$port" --dir "$NGINX_DIR" --workers 1 >/dev/null || fail "teebench nginx start"
   fi
-  cat >"$d/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-pid $d/nginx.pid;
-error_log $d/error.log;
-events { worker_connections 4096; }
-http {
-  access_log $d/access.log;
-  keepalive_requests 1000000;
-  client_body_temp_path $d/tmp; proxy_temp_path $d/tmp; fastcgi_temp_path $d/tmp;
-  uwsgi_temp_path $d/tmp; scgi_temp_path $d/tmp;
-  server { $listen root $d/html; }
+  _NGINX_DIRS+=("$NGINX_DIR")
+  NGINX_LOG="$NGINX_DIR/access.log"
 }
-CONF
-  spawn nginx -c "$d/nginx.conf" -p "$d"
+
+stop_nginx() { "$TB" nginx stop --dir "$NGINX_DIR" >/dev/null || fail "teebench nginx stop"; }
+
+# start_serve PORT [serve flags...]: `teebench serve` in the background, its exit
+# summary in $WORK/serve.out (after stop_serve).
+start_serve() {
+  local port=$1; shift
+  spawn "$TB" serve --port "$port" "$@" >"$WORK/serve.out" 2>&1
+  SERVE_PID=$SPAWNED_PID
   wait_port "$port"
+}
+
+# stop_serve: SIGTERM, wait, and print the number of requests it served.
+stop_serve() {
+  kill -TERM "$SERVE_PID"
+  wait "$SERVE_PID" 2>/dev/null || true
+  awk '/^served: / {print $2}' "$WORK/serve.out"
 }
