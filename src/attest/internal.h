@@ -78,6 +78,21 @@ void tb_qe_identity_free(tb_qe_identity *q);
 
 /* PEM certificates -> a new stack (caller frees with sk_X509_pop_free(s, X509_free)). */
 int tb_x509_chain_from_pem(const char *pem, size_t n, STACK_OF(X509) * *out, tb_err *err);
+/* The DER bytes of up to TB_DER_MAX PEM certificates (no X.509 parsing: OpenSSL 3's
+ * d2i_X509 costs ~100 us, so the verifier compares raw DER with what it has already
+ * checked before parsing anything). Free with tb_der_list_free. */
+#define TB_DER_MAX 4
+typedef struct tb_der_list {
+    int n;
+    uint8_t *der[TB_DER_MAX];
+    size_t len[TB_DER_MAX];
+} tb_der_list;
+int tb_pem_certs_to_der(const char *pem, size_t n, tb_der_list *out, tb_err *err);
+void tb_der_list_free(tb_der_list *l);
+/* d2i_X509 that rejects trailing bytes; NULL on error. */
+X509 *tb_x509_from_der(const uint8_t *der, size_t n);
+/* The SGX extension of a parsed PCK certificate (see tb_pck_info_from_der). */
+int tb_pck_info_from_x509(X509 *x, tb_pck_info *out, tb_err *err);
 /* DER / PEM / hex text CRL bytes -> DER (malloc'd). */
 int tb_crl_to_der(const uint8_t *p, size_t n, uint8_t **der, size_t *derlen, tb_err *err);
 /* A P-256 public key from x || y. Caller frees. */

@@ -7,7 +7,7 @@
  *   .1.13.1.4  FMSPC  OCTET STRING (6)
  * A tiny bounds-checked DER walker does this (OpenSSL has no template for it).
  * The CA kind comes from the issuer's common name ("... Platform CA" / "... Processor CA"). */
-#include "attest/attest.h"
+#include "attest/internal.h"
 
 #include <string.h>
 
@@ -147,30 +147,31 @@ static int parse_ext(der d, tb_pck_info *out, tb_err *err)
     return 0;
 }
 
-int tb_pck_info_from_der(const uint8_t *dercert, size_t n, tb_pck_info *out, tb_err *err)
+int tb_pck_info_from_x509(X509 *x, tb_pck_info *out, tb_err *err)
 {
     memset(out, 0, sizeof *out);
-    const unsigned char *p = dercert;
-    X509 *x = d2i_X509(NULL, &p, (long)n);
-    if (!x)
-        return tb_errf(err, "PCK certificate: not DER X.509");
-    int rc = -1;
     ASN1_OBJECT *obj = OBJ_txt2obj("1.2.840.113741.1.13.1", 1);
     int idx = obj ? X509_get_ext_by_OBJ(x, obj, -1) : -1;
-    if (idx < 0) {
-        tb_errf(err, "PCK certificate has no SGX extension (1.2.840.113741.1.13.1)");
-        goto out;
-    }
+    ASN1_OBJECT_free(obj);
+    if (idx < 0)
+        return tb_errf(err, "PCK certificate has no SGX extension (1.2.840.113741.1.13.1)");
     ASN1_OCTET_STRING *os = X509_EXTENSION_get_data(X509_get_ext(x, idx));
     der d = {ASN1_STRING_get0_data(os), (size_t)ASN1_STRING_length(os)};
     if (parse_ext(d, out, err) < 0)
-        goto out;
+        return -1;
     char cn[256] = "";
     X509_NAME_get_text_by_NID(X509_get_issuer_name(x), NID_commonName, cn, sizeof cn);
     out->ca_platform = strstr(cn, "Platform") != NULL;
-    rc = 0;
-out:
-    ASN1_OBJECT_free(obj);
+    return 0;
+}
+
+int tb_pck_info_from_der(const uint8_t *dercert, size_t n, tb_pck_info *out, tb_err *err)
+{
+    memset(out, 0, sizeof *out);
+    X509 *x = tb_x509_from_der(dercert, n);
+    if (!x)
+        return tb_errf(err, "PCK certificate: not DER X.509");
+    int rc = tb_pck_info_from_x509(x, out, err);
     X509_free(x);
     return rc;
 }

@@ -127,6 +127,85 @@ int tb_x509_chain_from_pem(const char *pem, size_t n, STACK_OF(X509) * *out, tb_
     return 0;
 }
 
+X509 *tb_x509_from_der(const uint8_t *der, size_t n)
+{
+    const unsigned char *p = der;
+    X509 *x = d2i_X509(NULL, &p, (long)n);
+    if (x && p != der + n) {
+        X509_free(x);
+        x = NULL;
+    }
+    ERR_clear_error();
+    return x;
+}
+
+void tb_der_list_free(tb_der_list *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->der[i]);
+    memset(l, 0, sizeof *l);
+}
+
+int tb_pem_certs_to_der(const char *pem, size_t n, tb_der_list *out, tb_err *err)
+{
+    static const char BEGIN[] = "-----BEGIN CERTIFICATE-----", END[] = "-----END CERTIFICATE-----";
+    memset(out, 0, sizeof *out);
+    const char *p = pem, *end = pem + n;
+    for (;;) {
+        const char *b = memmem(p, (size_t)(end - p), BEGIN, sizeof BEGIN - 1);
+        if (!b)
+            break;
+        b += sizeof BEGIN - 1;
+        const char *e = memmem(b, (size_t)(end - b), END, sizeof END - 1);
+        if (!e) {
+            tb_der_list_free(out);
+            return tb_errf(err, "PEM certificate without an END line");
+        }
+        if (out->n == TB_DER_MAX) {
+            tb_der_list_free(out);
+            return tb_errf(err, "more than %d certificates", TB_DER_MAX);
+        }
+        size_t k = 0, blen = (size_t)(e - b);
+        uint8_t *t = malloc(blen + 4), *d = malloc(blen / 4 * 3 + 4);
+        if (!t || !d) {
+            free(t);
+            free(d);
+            tb_der_list_free(out);
+            return tb_errf(err, "out of memory");
+        }
+        for (const char *c = b; c < e; c++)
+            if (*c != '\n' && *c != '\r' && *c != ' ' && *c != '\t')
+                t[k++] = (uint8_t)*c;
+        int m = k % 4 == 0 && k > 0 ? EVP_DecodeBlock(d, t, (int)k) : -1;
+        if (m > 0) {
+            if (t[k - 1] == '=')
+                m--;
+            if (t[k - 2] == '=')
+                m--;
+        }
+        free(t);
+        if (m <= 0) {
+            free(d);
+            tb_der_list_free(out);
+            return tb_errf(err, "PEM certificate %d: bad base64", out->n + 1);
+        }
+        out->der[out->n] = d;
+        out->len[out->n++] = (size_t)m;
+        p = e + sizeof END - 1;
+    }
+    if (out->n == 0)
+        return tb_errf(err, "no PEM certificate found");
+    return 0;
+}
+
+static int hexv(int c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
 int tb_crl_to_der(const uint8_t *p, size_t n, uint8_t **der, size_t *derlen, tb_err *err)
 {
     *der = NULL;
@@ -148,7 +227,7 @@ int tb_crl_to_der(const uint8_t *p, size_t n, uint8_t **der, size_t *derlen, tb_
     }
     int hex = n > 0 && n % 2 == 0;
     for (size_t i = 0; hex && i < n; i++)
-        if (!strchr("0123456789abcdefABCDEF", p[i]) || !p[i])
+        if (hexv(p[i]) < 0)
             hex = 0;
     *der = malloc(n ? n : 1);
     if (!*der)

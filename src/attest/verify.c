@@ -46,7 +46,11 @@ struct tb_prepared {
     X509 *root;
     int simulated;
     X509_CRL *root_crl, *pck_crl;
-    X509 *pck_crl_ca; /* the PCK CRL's issuer, already verified against the root */
+    X509 *pck_crl_ca;       /* the PCK CRL's issuer, already verified against the root */
+    tb_der_list root_der;   /* the trusted root's DER (n == 1) */
+    tb_der_list pck_ca_der; /* pck_crl_ca's DER */
+    X509 *tcb_signer;       /* the TCB info signer (reused for the QE identity) */
+    tb_der_list tcb_signer_der;
     tb_tcb_info tcb;
     tb_qe_identity qe;
     window crl_win, tcb_win, qe_win;
@@ -137,29 +141,77 @@ static int check_issued(X509 *issuer, X509 *cert, const char *what, tb_err *err)
     return 0;
 }
 
-/* A collateral signing chain (PEM: signer[, root]) verified against the root and the
- * root CA CRL. Returns the signer (borrowed from *chain, which the caller frees). */
-static int signer_chain(const char *pem, const char *what, const tb_root *root, X509_CRL *root_crl,
-                        window *w, STACK_OF(X509) * *chain, X509 **signer, tb_err *err)
+static int der_eq(const tb_der_list *l, int i, const tb_der_list *m)
 {
-    if (tb_x509_chain_from_pem(pem, strlen(pem), chain, err) < 0)
+    return m->n > 0 && l->len[i] == m->len[0] && !memcmp(l->der[i], m->der[0], m->len[0]);
+}
+
+static int der_keep(tb_der_list *dst, const uint8_t *der, size_t n)
+{
+    dst->der[0] = malloc(n ? n : 1);
+    if (!dst->der[0])
+        return -1;
+    memcpy(dst->der[0], der, n);
+    dst->len[0] = n;
+    dst->n = 1;
+    return 0;
+}
+
+/* A collateral signing chain (PEM: signer[, root]) verified against the root and the
+ * root CA CRL. *signer is a new reference. The TCB info's signer, once checked, is
+ * reused for the QE identity when the DER bytes are the same. */
+static int signer_chain(const char *pem, const char *what, tb_prepared *p, window *w, X509 **signer,
+                        tb_err *err)
+{
+    tb_der_list l;
+    *signer = NULL;
+    if (tb_pem_certs_to_der(pem, strlen(pem), &l, err) < 0)
         return tb_err_wrap(err, "%s issuer chain", what);
-    int n = sk_X509_num(*chain);
-    X509 *last = sk_X509_value(*chain, n - 1);
-    if (n > 1 && X509_cmp(last, root->cert) != 0)
-        return tb_errf(err, "%s issuer chain ends in a root that is not the trusted root", what);
-    if (n > 2)
-        return tb_errf(err, "%s issuer chain has %d certificates (want signer and root)", what, n);
-    *signer = sk_X509_value(*chain, 0);
+    int rc = -1;
     char label[96];
     snprintf(label, sizeof label, "%s signing certificate", what);
-    if (check_issued(root->cert, *signer, label, err) < 0)
-        return -1;
-    if (is_revoked(root_crl, *signer))
-        return tb_errf(err, "%s is revoked by the root CA CRL", label);
-    if (cert_window(*signer, w, label, err) < 0 || cert_window(root->cert, w, "root CA", err) < 0)
-        return -1;
-    return 0;
+    if (l.n > 2) {
+        tb_errf(err, "%s issuer chain has %d certificates (want signer and root)", what, l.n);
+        goto out;
+    }
+    if (l.n == 2 && !der_eq(&l, 1, &p->root_der)) {
+        tb_errf(err, "%s issuer chain ends in a root that is not the trusted root", what);
+        goto out;
+    }
+    if (p->tcb_signer && der_eq(&l, 0, &p->tcb_signer_der)) {
+        X509_up_ref(p->tcb_signer);
+        *signer = p->tcb_signer;
+    } else {
+        *signer = tb_x509_from_der(l.der[0], l.len[0]);
+        if (!*signer) {
+            tb_errf(err, "%s: not an X.509 certificate", label);
+            goto out;
+        }
+        if (check_issued(p->root, *signer, label, err) < 0)
+            goto out;
+        if (is_revoked(p->root_crl, *signer)) {
+            tb_errf(err, "%s is revoked by the root CA CRL", label);
+            goto out;
+        }
+    }
+    if (cert_window(*signer, w, label, err) < 0 || cert_window(p->root, w, "root CA", err) < 0)
+        goto out;
+    if (!p->tcb_signer) {
+        if (der_keep(&p->tcb_signer_der, l.der[0], l.len[0]) < 0) {
+            tb_errf(err, "out of memory");
+            goto out;
+        }
+        X509_up_ref(*signer);
+        p->tcb_signer = *signer;
+    }
+    rc = 0;
+out:
+    if (rc < 0) {
+        X509_free(*signer);
+        *signer = NULL;
+    }
+    tb_der_list_free(&l);
+    return rc;
 }
 
 static int check_crl_sig(X509_CRL *crl, X509 *issuer, const char *what, tb_err *err)
@@ -186,29 +238,33 @@ static X509_CRL *crl_parse(const uint8_t *der, size_t n)
 }
 
 /* Step 2's collateral part: the two CRLs and the PCK CRL's issuer chain. */
-static int prep_crls(tb_prepared *p, const tb_collateral *c, const tb_root *root, tb_err *err)
+static int prep_crls(tb_prepared *p, const tb_collateral *c, tb_err *err)
 {
     win_init(&p->crl_win);
     p->root_crl = crl_parse(c->root_ca_crl, c->root_ca_crl_len);
     if (!p->root_crl)
         return tb_errf(err, "root CA CRL: not a DER CRL");
-    if (check_crl_sig(p->root_crl, root->cert, "root CA CRL", err) < 0 ||
+    if (check_crl_sig(p->root_crl, p->root, "root CA CRL", err) < 0 ||
         crl_window(p->root_crl, &p->crl_win, "root CA CRL", err) < 0)
         return -1;
     p->pck_crl = crl_parse(c->pck_crl, c->pck_crl_len);
     if (!p->pck_crl)
         return tb_errf(err, "PCK CRL: not a DER CRL");
-    STACK_OF(X509) *chain = NULL;
-    if (tb_x509_chain_from_pem(c->pck_crl_issuer_chain, strlen(c->pck_crl_issuer_chain), &chain,
-                               err) < 0)
+    tb_der_list l;
+    if (tb_pem_certs_to_der(c->pck_crl_issuer_chain, strlen(c->pck_crl_issuer_chain), &l, err) < 0)
         return tb_err_wrap(err, "PCK CRL issuer chain");
-    int rc = -1, n = sk_X509_num(chain);
-    X509 *ca = sk_X509_value(chain, 0);
-    if (n > 1 && X509_cmp(sk_X509_value(chain, n - 1), root->cert) != 0) {
-        tb_errf(err, "PCK CRL issuer chain ends in a root that is not the trusted root");
+    int rc = -1;
+    X509 *ca = NULL;
+    if (l.n > 2 || (l.n == 2 && !der_eq(&l, 1, &p->root_der))) {
+        tb_errf(err, "PCK CRL issuer chain is not a PCK CA followed by the trusted root");
         goto out;
     }
-    if (check_issued(root->cert, ca, "PCK CA certificate (PCK CRL issuer)", err) < 0)
+    ca = tb_x509_from_der(l.der[0], l.len[0]);
+    if (!ca) {
+        tb_errf(err, "PCK CRL issuer: not an X.509 certificate");
+        goto out;
+    }
+    if (check_issued(p->root, ca, "PCK CA certificate (PCK CRL issuer)", err) < 0)
         goto out;
     if (is_revoked(p->root_crl, ca)) {
         tb_errf(err, "PCK CA certificate is revoked by the root CA CRL");
@@ -217,33 +273,30 @@ static int prep_crls(tb_prepared *p, const tb_collateral *c, const tb_root *root
     if (check_crl_sig(p->pck_crl, ca, "PCK CRL", err) < 0 ||
         crl_window(p->pck_crl, &p->crl_win, "PCK CRL", err) < 0 ||
         cert_window(ca, &p->crl_win, "PCK CA certificate", err) < 0 ||
-        cert_window(root->cert, &p->crl_win, "root CA", err) < 0)
+        cert_window(p->root, &p->crl_win, "root CA", err) < 0)
         goto out;
-    X509_up_ref(ca);
+    if (der_keep(&p->pck_ca_der, l.der[0], l.len[0]) < 0) {
+        tb_errf(err, "out of memory");
+        goto out;
+    }
     p->pck_crl_ca = ca;
+    ca = NULL;
     rc = 0;
 out:
-    sk_X509_pop_free(chain, X509_free);
+    X509_free(ca);
+    tb_der_list_free(&l);
     return rc;
 }
 
 static int prep_signed(const char *pem, const char *what, const char *body, size_t len,
-                       const uint8_t sig[64], const tb_root *root, X509_CRL *root_crl, window *w,
-                       tb_err *err)
+                       const uint8_t sig[64], tb_prepared *p, window *w, tb_err *err)
 {
-    STACK_OF(X509) *chain = NULL;
     X509 *signer = NULL;
-    int rc = -1;
-    if (signer_chain(pem, what, root, root_crl, w, &chain, &signer, err) < 0)
-        goto out;
-    if (!tb_ecdsa_verify_raw(X509_get0_pubkey(signer), body, len, sig)) {
-        tb_errf(err, "%s signature does not verify over its exact bytes", what);
-        goto out;
-    }
-    rc = 0;
-out:
-    sk_X509_pop_free(chain, X509_free);
-    return rc;
+    if (signer_chain(pem, what, p, w, &signer, err) < 0)
+        return -1;
+    int ok = tb_ecdsa_verify_raw(X509_get0_pubkey(signer), body, len, sig);
+    X509_free(signer);
+    return ok ? 0 : tb_errf(err, "%s signature does not verify over its exact bytes", what);
 }
 
 static tb_prepared *prepare(const tb_collateral *c, const tb_root *root)
@@ -257,19 +310,27 @@ static tb_prepared *prepare(const tb_collateral *c, const tb_root *root)
     p->simulated = root->simulated;
     win_init(&p->tcb_win);
     win_init(&p->qe_win);
-    if (prep_crls(p, c, root, &e) < 0) {
+    unsigned char *rd = NULL;
+    int rl = i2d_X509(root->cert, &rd);
+    if (rl <= 0 || der_keep(&p->root_der, rd, (size_t)rl) < 0) {
+        OPENSSL_free(rd);
+        tb_prepared_free(p);
+        return NULL;
+    }
+    OPENSSL_free(rd);
+    if (prep_crls(p, c, &e) < 0) {
         p->fail_step = TB_STEP_PCK_CHAIN;
         goto fail;
     }
     if (prep_signed(c->tcb_info_issuer_chain, "TCB info", c->tcb_info, c->tcb_info_len,
-                    c->tcb_info_sig, root, p->root_crl, &p->tcb_win, &e) < 0 ||
+                    c->tcb_info_sig, p, &p->tcb_win, &e) < 0 ||
         tb_tcb_info_parse(c->tcb_info, c->tcb_info_len, &p->tcb, &e) < 0) {
         p->fail_step = TB_STEP_TCB_INFO;
         goto fail;
     }
     win_add(&p->tcb_win, p->tcb.issue, p->tcb.next, "TCB info issueDate/nextUpdate");
     if (prep_signed(c->qe_identity_issuer_chain, "QE identity", c->qe_identity, c->qe_identity_len,
-                    c->qe_identity_sig, root, p->root_crl, &p->qe_win, &e) < 0 ||
+                    c->qe_identity_sig, p, &p->qe_win, &e) < 0 ||
         tb_qe_identity_parse(c->qe_identity, c->qe_identity_len, &p->qe, &e) < 0) {
         p->fail_step = TB_STEP_QE_IDENTITY;
         goto fail;
@@ -289,6 +350,10 @@ void tb_prepared_free(tb_prepared *p)
     X509_CRL_free(p->root_crl);
     X509_CRL_free(p->pck_crl);
     X509_free(p->pck_crl_ca);
+    X509_free(p->tcb_signer);
+    tb_der_list_free(&p->root_der);
+    tb_der_list_free(&p->pck_ca_der);
+    tb_der_list_free(&p->tcb_signer_der);
     tb_tcb_info_free(&p->tcb);
     tb_qe_identity_free(&p->qe);
     free(p);
@@ -355,37 +420,47 @@ static int step_header(const tb_quote *q, tb_err *e)
     return 0;
 }
 
-/* Step 2: the quote's PCK chain. On success *leaf is a new reference (caller frees). */
+/* Step 2: the quote's PCK chain. On success *leaf is a new reference (caller frees).
+ * The PCK CA is parsed and checked only when it is not the PCK CRL's issuer that
+ * tb_prepare already checked (compared as DER bytes). */
 static int step_pck_chain(const tb_quote *q, const tb_prepared *p, int64_t now, X509 **leaf,
                           tb_pck_info *pck, tb_err *e)
 {
-    STACK_OF(X509) *chain = NULL;
-    if (tb_x509_chain_from_pem(q->pck_chain, q->pck_chain_len, &chain, e) < 0)
+    tb_der_list l;
+    *leaf = NULL;
+    if (tb_pem_certs_to_der(q->pck_chain, q->pck_chain_len, &l, e) < 0)
         return tb_err_wrap(e, "PCK certificate chain");
-    int rc = -1, n = sk_X509_num(chain);
-    if (n < 2) {
-        tb_errf(e, "PCK certificate chain has %d certificate(s) (want PCK, PCK CA, root)", n);
+    int rc = -1;
+    X509 *ca = NULL, *pk = NULL;
+    if (l.n < 2 || l.n > 3) {
+        tb_errf(e, "PCK certificate chain has %d certificate(s) (want PCK, PCK CA, root)", l.n);
         goto out;
     }
-    X509 *pk = sk_X509_value(chain, 0), *ca = sk_X509_value(chain, 1);
-    X509 *last = sk_X509_value(chain, n - 1);
-    if (n > 2 && X509_cmp(last, p->root) != 0) {
+    if (l.n == 3 && !der_eq(&l, 2, &p->root_der)) {
         tb_errf(e, "PCK certificate chain ends in a root that is not the trusted root");
-        goto out;
-    }
-    if (n > 3) {
-        tb_errf(e, "PCK certificate chain has %d certificates (want 3)", n);
         goto out;
     }
     window w;
     win_init(&w);
-    /* The PCK CA: already verified when it is the PCK CRL's issuer. */
-    if (!(p->pck_crl_ca && X509_cmp(ca, p->pck_crl_ca) == 0)) {
+    if (p->pck_crl_ca && der_eq(&l, 1, &p->pck_ca_der)) {
+        X509_up_ref(p->pck_crl_ca);
+        ca = p->pck_crl_ca;
+    } else {
+        ca = tb_x509_from_der(l.der[1], l.len[1]);
+        if (!ca) {
+            tb_errf(e, "PCK CA certificate: not an X.509 certificate");
+            goto out;
+        }
         if (check_issued(p->root, ca, "PCK CA certificate", e) < 0)
             goto out;
     }
     if (is_revoked(p->root_crl, ca)) {
         tb_errf(e, "PCK CA certificate is revoked (root CA CRL)");
+        goto out;
+    }
+    pk = tb_x509_from_der(l.der[0], l.len[0]);
+    if (!pk) {
+        tb_errf(e, "PCK certificate: not an X.509 certificate");
         goto out;
     }
     if (check_issued(ca, pk, "PCK certificate", e) < 0)
@@ -402,23 +477,18 @@ static int step_pck_chain(const tb_quote *q, const tb_prepared *p, int64_t now, 
         cert_window(pk, &w, "PCK certificate", e) < 0 ||
         win_check(&w, now, "PCK certificate chain", e) < 0)
         goto out;
-    unsigned char *der = NULL;
-    int dlen = i2d_X509(pk, &der);
-    if (dlen <= 0 || tb_pck_info_from_der(der, (size_t)dlen, pck, e) < 0) {
-        OPENSSL_free(der);
-        if (dlen <= 0)
-            tb_errf(e, "PCK certificate: cannot encode");
+    if (tb_pck_info_from_x509(pk, pck, e) < 0)
         goto out;
-    }
-    OPENSSL_free(der);
     char cn[256] = "";
     X509_NAME_get_text_by_NID(X509_get_subject_name(ca), NID_commonName, cn, sizeof cn);
     pck->ca_platform = strstr(cn, "Platform") != NULL;
-    X509_up_ref(pk);
     *leaf = pk;
+    pk = NULL;
     rc = 0;
 out:
-    sk_X509_pop_free(chain, X509_free);
+    X509_free(pk);
+    X509_free(ca);
+    tb_der_list_free(&l);
     return rc;
 }
 
