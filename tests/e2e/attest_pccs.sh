@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# teebench attest collateral / verify --pccs against a local PCCS-like server
+# (tests/e2e/pccs_server.py): v4 paths, URL-encoded issuer-chain headers, DER CRLs,
+# 404 for an unknown FMSPC, a slow and a broken response, the on-disk cache.
+source "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+CASE=$TESTDATA/tdx/qvl-v4-uptodate
+NOW=$(python3 -c "import json;print(json.load(open('$CASE/case.json'))['now'])")
+PORT=$(free_port)
+LOG=$WORK/requests.log
+: >"$LOG"
+spawn python3 "$HERE/pccs_server.py" --port "$PORT" --case "$CASE" --log "$LOG" --slow-seconds 3
+wait_port "$PORT"
+URL=http://127.0.0.1:$PORT
+export XDG_CACHE_HOME=$WORK/cache
+
+# collateral: fetch the four pieces, write dcap-qvl JSON with the exact signed bytes.
+"$TB" attest collateral "$CASE/quote.bin" --pccs "$URL" -o "$WORK/col.json" 2>"$WORK/err" \
+  || fail "collateral fetch: $(cat "$WORK/err")"
+grep -q 'fetched collateral for FMSPC b0c06f000000 (platform CA) in [0-9.]* ms' "$WORK/err" \
+  || fail "collateral fetch message: $(cat "$WORK/err")"
+python3 - "$CASE/collateral.json" "$WORK/col.json" <<'PY' || fail "fetched collateral differs from the served pieces"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for k in a:
+    assert a[k].lower() == b[k].lower() if k.endswith(("crl", "signature")) else a[k] == b[k], k
+PY
+[ "$(grep -c . "$LOG")" -eq 4 ] || fail "collateral: want 4 requests, got $(cat "$LOG")"
+grep -q '^/sgx/certification/v4/pckcrl?ca=platform&encoding=der$' "$LOG" || fail "pckcrl path"
+grep -q '^/tdx/certification/v4/tcb?fmspc=b0c06f000000$' "$LOG" || fail "tcb path"
+"$TB" attest verify "$CASE/quote.bin" --collateral "$WORK/col.json" --now "$NOW" >/dev/null \
+  || fail "verify with the fetched collateral"
+pass "collateral fetch"
+
+# verify --pccs: first a fetch (network), then the cache, then --no-cache fetches again.
+: >"$LOG"
+"$TB" attest verify "$CASE/quote.bin" --pccs "$URL" --now "$NOW" >"$WORK/out" || fail "verify --pccs"
+grep -q '^verdict: *ACCEPTED' "$WORK/out" || fail "verdict: $(cat "$WORK/out")"
+grep -Eq '^fetch time: *[0-9.]+ ms \(collateral from network\)' "$WORK/out" || fail "network fetch: $(cat "$WORK/out")"
+grep -Eq '^verify time: *[0-9.]+ ms$' "$WORK/out" || fail "verify time"
+[ "$(grep -c . "$LOG")" -eq 4 ] || fail "first verify: want 4 requests"
+ls "$XDG_CACHE_HOME/teebench/collateral/B0C06F000000-platform.json" >/dev/null || fail "cache entry"
+"$TB" attest verify "$CASE/quote.bin" --pccs "$URL" --now "$NOW" --json >"$WORK/out" || fail "cached verify"
+grep -q '"collateral_source": "cache"' "$WORK/out" || fail "second verify from the cache: $(cat "$WORK/out")"
+[ "$(grep -c . "$LOG")" -eq 4 ] || fail "cached verify made requests"
+"$TB" attest verify "$CASE/quote.bin" --pccs "$URL" --now "$NOW" --no-cache >"$WORK/out" || fail "--no-cache"
+grep -q 'collateral from network' "$WORK/out" || fail "--no-cache fetches"
+[ "$(grep -c . "$LOG")" -eq 8 ] || fail "--no-cache: want 4 more requests"
+# After the collateral's nextUpdate the cache entry is stale: fetched again (and then
+# the collateral itself has expired: invalid, exit 4).
+expect_fail 4 "$TB" attest verify "$CASE/quote.bin" --pccs "$URL" --now $((NOW + 86400 * 40))
+[ "$(grep -c . "$LOG")" -eq 12 ] || fail "stale cache entry was not refetched"
+grep -q 'expired' "$WORK/err" || fail "expired collateral message: $(cat "$WORK/err")"
+pass "verify --pccs with cache"
+
+# Unknown FMSPC: 404, one clear error line, exit 1.
+OTHER=$TESTDATA/tdx/qvl-v5-notcb
+expect_fail 1 "$TB" attest verify "$OTHER/quote.bin" --pccs "$URL" --no-cache
+grep -q 'HTTP status 404' "$WORK/err" || fail "404 message: $(cat "$WORK/err")"
+expect_fail 1 "$TB" attest collateral "$OTHER/quote.bin" --pccs "$URL"
+grep -q 'tcb?fmspc=90c06f000000: HTTP status 404' "$WORK/err" || fail "404 names the URL: $(cat "$WORK/err")"
+pass "unknown FMSPC"
+
+# Slow server: the timeout fires, quickly and clearly.
+start=$(date +%s%N)
+expect_fail 1 "$TB" attest verify "$CASE/quote.bin" --pccs "$URL/slow" --no-cache --timeout 500
+el=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$el" -lt 2500 ] || fail "timeout took ${el} ms"
+grep -qi 'timeout\|timed out' "$WORK/err" || fail "timeout message: $(cat "$WORK/err")"
+pass "slow PCCS times out (${el} ms)"
+
+# Broken server: truncated body, missing header.
+expect_fail 1 "$TB" attest verify "$CASE/quote.bin" --pccs "$URL/broken" --no-cache
+grep -q 'broken/sgx/certification/v4/pckcrl' "$WORK/err" || fail "broken message: $(cat "$WORK/err")"
+# Nothing listens: connection refused.
+DEAD=$(free_port)
+expect_fail 1 "$TB" attest collateral "$CASE/quote.bin" --pccs "http://127.0.0.1:$DEAD" --timeout 1000
+pass "broken PCCS"
+pass attest_pccs
