@@ -14,3 +14,12 @@ echo "== teebench syscall: UnixBench System Call Overhead (short: 3 passes of 2 
 echo
 echo "== teebench probe: where a confidential VM pays (ns per operation)"
 "$TB" probe
+echo
+echo "== teebench http against nginx (one worker, loopback): a short wrk-style run"
+ngdir=$(mktemp -d /tmp/tb-run-nginx.XXXXXX)
+chmod 755 "$ngdir"
+ngport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$TB" nginx start --port "$ngport" --dir "$ngdir/nginx" --workers 1
+trap '"$TB" nginx stop --dir "$ngdir/nginx" >/dev/null 2>&1 || true; rm -rf "$ngdir"' EXIT
+"$TB" http -t1 -c50 -d5s --latency --server-log "$ngdir/nginx/access.log" "http://127.0.0.1:$ngport/"
+"$TB" nginx stop --dir "$ngdir/nginx"

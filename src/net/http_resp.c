@@ -61,11 +61,39 @@ static int fail(tb_http_resp *p, const char *why)
     return TB_HTTP_ERROR;
 }
 
+/* byte classes: 1 = token character (header names), 2 = text allowed in a
+ * reason phrase or header value (HTAB, SP, VCHAR, obs-text). */
+static const uint8_t cls[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    2, 3, 2, 3, 3, 3, 3, 3, 2, 2, 3, 3, 2, 3, 3, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2,
+    2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 3, 3,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 3, 2, 3, 0,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+};
+
 static bool is_tchar(uint8_t c)
 {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
-        return true;
-    return c && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+    return cls[c] & 1;
+}
+
+/* The end of a run of class-k bytes in buf[i..len), at most max bytes long. */
+static size_t run_end(const uint8_t *buf, size_t i, size_t len, size_t max, uint8_t k)
+{
+    size_t end = len - i > max ? i + max : len;
+    while (i < end && (cls[buf[i]] & k))
+        i++;
+    return i;
+}
+
+/* Consumes a run of text bytes starting at buf[i] (already counted once). */
+static size_t skip_run(tb_http_resp *p, const uint8_t *buf, size_t i, size_t len, uint8_t k)
+{
+    size_t j = run_end(buf, i + 1, len, TB_HTTP_HEADER_MAX + 1, k);
+    p->header_bytes += (uint32_t)(j - i - 1);
+    return j;
 }
 
 static uint8_t lower(uint8_t c)
@@ -281,6 +309,12 @@ int tb_http_resp_feed(tb_http_resp *p, const uint8_t *buf, size_t len, size_t *u
             i++;
             break;
         case S_REASON:
+            if (cls[c] & 2) {
+                i = skip_run(p, buf, i, len, 2);
+                if (p->header_bytes > TB_HTTP_HEADER_MAX)
+                    rc = fail(p, "response headers too large");
+                break;
+            }
             if (c == '\r')
                 p->state = S_LINE_LF;
             else if (c == '\n')
@@ -328,6 +362,12 @@ int tb_http_resp_feed(tb_http_resp *p, const uint8_t *buf, size_t len, size_t *u
                         p->hdr = (uint8_t)(1 << k);
                 p->state = S_VAL_WS;
             } else if (is_tchar(c)) {
+                if (p->match == 0) { /* not a header we look at: skip the name */
+                    i = skip_run(p, buf, i, len, 1);
+                    if (p->header_bytes > TB_HTTP_HEADER_MAX)
+                        rc = fail(p, "response headers too large");
+                    break;
+                }
                 name_char(p, c);
             } else {
                 rc = fail(p, "bad header name");
@@ -343,6 +383,12 @@ int tb_http_resp_feed(tb_http_resp *p, const uint8_t *buf, size_t len, size_t *u
             p->state = S_VAL;
             /* fall through */
         case S_VAL:
+            if (p->hdr == H_NONE && (cls[c] & 2)) { /* a value we ignore: skip it */
+                i = skip_run(p, buf, i, len, 2);
+                if (p->header_bytes > TB_HTTP_HEADER_MAX)
+                    rc = fail(p, "response headers too large");
+                break;
+            }
             if (c == '\r') {
                 p->state = S_VAL_LF;
             } else if (c == '\n') {
