@@ -19,16 +19,16 @@ PY
 port=$(free_port)
 start_serve "$port" -t1
 "$TB" http -t2 -c8 -d1s --json "http://127.0.0.1:$port/" >"$WORK/j" || fail "http run"
-served=$(stop_serve)
-check "$WORK/j" "$served" || fail "HTTP counts differ"
+stop_serve
+check "$WORK/j" "$SERVED" || fail "HTTP counts differ"
 
 make_pki
 port=$(free_port)
 start_serve "$port" -t1 --tls --pki "$WORK/pki"
 "$TB" http -t1 -c4 -d1s --json --cacert "$WORK/pki/ca.pem" --connect "127.0.0.1:$port" \
   "https://test-server.io/formats/json?size=4" >"$WORK/j" || fail "https run"
-served=$(stop_serve)
-check "$WORK/j" "$served" || fail "HTTPS counts differ"
+stop_serve
+check "$WORK/j" "$SERVED" || fail "HTTPS counts differ"
 python3 -c "
 import json,sys; d=json.load(open('$WORK/j'))
 # 3111-byte body per response: the bytes read cover at least the bodies

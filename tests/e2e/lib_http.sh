@@ -50,9 +50,11 @@ start_serve() {
   wait_port "$port"
 }
 
-# stop_serve: SIGTERM, wait, and print the number of requests it served.
+# stop_serve: SIGTERM, wait; sets SERVED to the number of requests it served.
+# (Call it directly, not in $(...): a subshell cannot wait for the server.)
 stop_serve() {
   kill -TERM "$SERVE_PID"
   wait "$SERVE_PID" 2>/dev/null || true
-  awk '/^served: / {print $2}' "$WORK/serve.out"
+  SERVED=$(awk '/^served: / {print $2}' "$WORK/serve.out")
+  [ -n "$SERVED" ] || fail "teebench serve printed no served count: $(cat "$WORK/serve.out")"
 }
