@@ -25,6 +25,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
 #include "net/ev.h"
 #include "net/http_req.h"
 #include "net/sock.h"
@@ -116,10 +119,15 @@ static void conn_close(conn *c)
 
 /* Closes after a reply that ends the connection: stop sending, discard what
  * the client already sent (so the close is not a reset that could destroy the
- * reply in flight), then close. */
+ * reply in flight), then close. Over TLS, send close_notify instead. */
 static void conn_finish(conn *c)
 {
-    if (!c->sock.ssl) {
+    if (c->sock.ssl) {
+        /* close_notify, best effort (non-blocking): a clean TLS end for the client. */
+        ERR_clear_error();
+        SSL_shutdown((SSL *)c->sock.ssl);
+        ERR_clear_error();
+    } else {
         char sink[4096];
         shutdown(c->sock.fd, SHUT_WR);
         for (int i = 0; i < 16 && read(c->sock.fd, sink, sizeof sink) > 0; i++)

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# teebench nginx start/stop: the generated config keeps everything in the run
+# directory, nginx answers, the access log has one line per request, stop waits
+# until it is gone, and bad input (port in use, running twice, not running,
+# unwritable dir) gives one clear error line.
+source "$(dirname "$0")/lib.sh"
+[ -x /usr/sbin/nginx ] || { echo "SKIP: /usr/sbin/nginx is not installed"; exit 0; }
+run="$WORK/run"
+stop_nginx() { "$TB" nginx stop --dir "$run" >/dev/null 2>&1 || true; _tb_cleanup; }
+trap stop_nginx EXIT
+port=$(free_port)
+"$TB" nginx start --port "$port" --dir "$run" >"$WORK/start.out" || fail "nginx start"
+grep -q "^nginx started: pid [0-9]*, http://127.0.0.1:$port/ with 1 worker$" "$WORK/start.out" || fail "start output: $(cat "$WORK/start.out")"
+grep -q "^access log: $run/access.log$" "$WORK/start.out" || fail "access log line"
+pid=$(cat "$run/nginx.pid")
+kill -0 "$pid" || fail "nginx pid $pid not running"
+# Everything nginx writes is in the run directory.
+grep -E '^(pid|error_log|    access_log|    [a-z_]+temp_path) ' "$run/nginx.conf" | grep -v "\"$run/" && fail "a path outside the run dir"
+size=$(curl -sS -o /dev/null -w '%{size_download}' "http://127.0.0.1:$port/")
+[ "$size" = 615 ] || fail "/ is $size bytes, not 615"
+for i in $(seq 24); do printf 'url = "http://127.0.0.1:%s/"\noutput = "/dev/null"\n' "$port"; done >"$WORK/urls"
+curl -sS -K "$WORK/urls" || fail "curl x24"
+code=$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/missing")
+[ "$code" = 404 ] || fail "missing is $code"
+"$TB" nginx log-lines --dir "$run" >"$WORK/lines" || fail "log-lines"
+grep -q "^$run/access.log: 26 lines$" "$WORK/lines" || fail "log lines: $(cat "$WORK/lines")"
+[ "$(wc -l <"$run/access.log")" -eq 26 ] || fail "access.log has $(wc -l <"$run/access.log") lines"
+
+# Errors.
+expect_fail nz "$TB" nginx start --port "$port" --dir "$run"
+grep -q 'already runs' "$WORK/err" || fail "second start: $(cat "$WORK/err")"
+expect_fail nz "$TB" nginx start --port "$port" --dir "$WORK/other"
+grep -q 'Address already in use' "$WORK/err" || fail "port in use: $(cat "$WORK/err")"
+[ ! -e "$WORK/other/nginx.pid" ] || fail "failed start left a pid file"
+expect_fail 2 "$TB" nginx start --port 0 --dir "$WORK/x"
+expect_fail 2 "$TB" nginx start --dir "$WORK/x"
+expect_fail 2 "$TB" nginx start --port "$port" --workers zero
+expect_fail 2 "$TB" nginx restart
+touch "$WORK/file"
+expect_fail nz "$TB" nginx start --port "$(free_port)" --dir "$WORK/file/run"
+
+"$TB" nginx stop --dir "$run" >"$WORK/stop.out" || fail "nginx stop"
+grep -q "^nginx stopped (pid $pid" "$WORK/stop.out" || fail "stop output: $(cat "$WORK/stop.out")"
+! kill -0 "$pid" 2>/dev/null || grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null || fail "nginx still runs after stop"
+(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && fail "port still open after stop"
+expect_fail nz "$TB" nginx stop --dir "$run"
+grep -q 'no nginx runs' "$WORK/err" || fail "stop twice: $(cat "$WORK/err")"
+
+# A custom root and two workers.
+mkdir -p "$WORK/root"
+echo hello >"$WORK/root/index.html"
+port2=$(free_port)
+"$TB" nginx start --port "$port2" --dir "$run" --root "$WORK/root" --workers 2 >/dev/null || fail "start with root"
+[ "$(curl -sS "http://127.0.0.1:$port2/")" = hello ] || fail "custom root"
+[ "$(pgrep -P "$(cat "$run/nginx.pid")" | wc -l)" -eq 2 ] || fail "two workers"
+"$TB" nginx stop --dir "$run" >/dev/null || fail "stop 2"
+pass nginx_basic
