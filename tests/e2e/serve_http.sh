@@ -8,6 +8,7 @@ spawn "$TB" serve --port "$port" --threads 2 >"$WORK/serve.out" 2>"$WORK/serve.e
 srv=$SPAWNED_PID
 wait_port "$port"
 base="http://127.0.0.1:$port"
+for _ in $(seq 100); do grep -q '^listening' "$WORK/serve.out" && break; sleep 0.05; done
 grep -q "^listening on http://127.0.0.1:$port with 2 threads$" "$WORK/serve.out" || fail "listening line: $(cat "$WORK/serve.out")"
 
 get() { # get PATH OUTFILE -> prints the status code

@@ -18,6 +18,7 @@ port=$(free_port)
 spawn "$TB" serve --tls --pki "$pki" --port "$port" --json >"$WORK/serve.json" 2>"$WORK/serve.err"
 srv=$SPAWNED_PID
 wait_port "$port"
+for _ in $(seq 100); do grep -q '^listening' "$WORK/serve.err" && break; sleep 0.05; done
 grep -q "^listening on https://127.0.0.1:$port" "$WORK/serve.err" || fail "listening line: $(cat "$WORK/serve.err")"
 url="https://test-server.io:$port"
 curl -sS --cacert "$pki/ca.pem" --resolve "test-server.io:$port:127.0.0.1" -o "$WORK/j4" \
