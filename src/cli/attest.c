@@ -42,6 +42,10 @@ static const char USAGE[] =
     "      without -o the quote is printed as hex\n"
     "  sim-collateral DIR [--sim-dir DIR] [--now UNIX_TIME] [--revoke-pck]\n"
     "      write SIMULATED collateral (DIR/collateral.json) and root (DIR/sim-root.pem)\n"
+    "  bench QUOTE --collateral FILE [--now UNIX_TIME] [--root CA_FILE] [--iterations N]\n"
+    "        [--json]\n"
+    "      time verification per quote: from scratch (collateral JSON parsed and checked\n"
+    "      every time) and with prepared collateral (checked once)\n"
     "\n"
     "exit codes: 0 accepted, 1 error, 2 usage, 3 valid but refused by the policy,\n"
     "            4 invalid quote\n";
@@ -647,6 +651,140 @@ static int cmd_sim_collateral(int argc, char **argv)
     return 0;
 }
 
+/* ------------------------------------------------------------------ bench */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median over 5 rounds of the mean time per quote (ns). mode 0: from scratch, 1: prepared. */
+static int bench_mode(int mode, const tb_buf *qb, const tb_buf *cb, const tb_root *root,
+                      int64_t now, int iters, uint64_t *ns_per_quote, tb_verdict *v, tb_err *e)
+{
+    uint64_t rounds[5];
+    tb_prepared *p = NULL;
+    tb_collateral c;
+    if (mode == 1) {
+        if (tb_collateral_parse_json((const char *)cb->p, cb->len, &c, e) < 0)
+            return -1;
+        int rc = tb_prepare(&c, now, root, &p, v, e);
+        tb_collateral_free(&c);
+        if (rc < 0)
+            return -1;
+    }
+    int per = iters / 5 > 0 ? iters / 5 : 1;
+    for (int r = -1; r < 5; r++) { /* round -1 warms up */
+        uint64_t t0 = tb_mono_ns();
+        for (int i = 0; i < (r < 0 ? 10 : per); i++) {
+            if (mode == 1) {
+                tb_verify_prepared(qb->p, qb->len, p, now, NULL, v);
+                continue;
+            }
+            if (tb_collateral_parse_json((const char *)cb->p, cb->len, &c, e) < 0) {
+                tb_prepared_free(p);
+                return -1;
+            }
+            tb_verify(qb->p, qb->len, &c, now, NULL, root, v);
+            tb_collateral_free(&c);
+        }
+        if (r >= 0)
+            rounds[r] = (tb_mono_ns() - t0) / (uint64_t)per;
+    }
+    tb_prepared_free(p);
+    qsort(rounds, 5, sizeof rounds[0], cmp_u64);
+    *ns_per_quote = rounds[2];
+    return 0;
+}
+
+static int cmd_attest_bench(int argc, char **argv)
+{
+    static const struct option opts[] = {{"collateral", required_argument, 0, 'c'},
+                                         {"now", required_argument, 0, 'n'},
+                                         {"root", required_argument, 0, 'r'},
+                                         {"iterations", required_argument, 0, 'i'},
+                                         {"json", no_argument, 0, 'j'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *cmd = "attest bench", *col = NULL, *rootp = NULL;
+    int64_t now = -1, iters = 1000;
+    int json = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c':
+            col = optarg;
+            break;
+        case 'n':
+            if (parse_i64(optarg, &now) < 0)
+                return usage_fail(cmd, "--now wants a UNIX time in seconds");
+            break;
+        case 'r':
+            rootp = optarg;
+            break;
+        case 'i':
+            if (parse_i64(optarg, &iters) < 0 || iters < 5 || iters > 10000000)
+                return usage_fail(cmd, "--iterations wants 5..10000000");
+            break;
+        case 'j':
+            json = 1;
+            break;
+        case 'h':
+            return fputs(USAGE, stdout), 0;
+        default:
+            return usage_fail(cmd, "unknown option or missing value");
+        }
+    }
+    if (optind != argc - 1 || !col)
+        return usage_fail(cmd, "want QUOTE and --collateral FILE");
+    if (now < 0)
+        now = wall_now();
+    tb_err e;
+    tb_quote *q;
+    tb_buf cb = {0}, qb = {0};
+    tb_root *root = NULL;
+    if (tb_quote_load(argv[optind], &q, &e) < 0)
+        return cli_fail(cmd, "%s: %s", argv[optind], e.msg);
+    int rc = tb_buf_append(&qb, q->raw, q->raw_len);
+    int sim = is_simulated_quote(q);
+    tb_quote_free(q);
+    if (rc < 0 || tb_file_read(col, 16u << 20, &cb, &e) < 0 ||
+        (rootp ? tb_root_load(rootp, &root, &e) : tb_root_intel(&root, &e)) < 0) {
+        tb_buf_free(&qb);
+        tb_buf_free(&cb);
+        return cli_fail(cmd, "%s", rc < 0 ? "out of memory" : e.msg);
+    }
+    uint64_t scratch = 0, prepared = 0;
+    tb_verdict v1, v2;
+    rc = bench_mode(0, &qb, &cb, root, now, (int)iters, &scratch, &v1, &e) < 0 ||
+                 bench_mode(1, &qb, &cb, root, now, (int)iters, &prepared, &v2, &e) < 0
+             ? -1
+             : 0;
+    tb_root_free(root);
+    tb_buf_free(&qb);
+    tb_buf_free(&cb);
+    if (rc < 0)
+        return cli_fail(cmd, "%s", e.msg);
+    const char *verdict = v1.status_known ? tb_tcb_status_name(v1.status) : v1.reason;
+    if (json)
+        printf("{\"scratch_ms\": %.4f, \"prepared_ms\": %.4f, \"iterations\": %lld, "
+               "\"verdict\": \"%s\", \"status\": \"%s\", \"simulated\": %s}\n",
+               (double)scratch / 1e6, (double)prepared / 1e6, (long long)iters,
+               result_name(v1.result), v1.status_known ? tb_tcb_status_name(v1.status) : "",
+               sim || v1.simulated ? "true" : "false");
+    else
+        printf("%s%s: from scratch %.4f ms/quote, prepared collateral %.4f ms/quote "
+               "(%lld iterations each; verdict %s: %s)\n",
+               argv[optind], sim || v1.simulated ? " [SIMULATED]" : "", (double)scratch / 1e6,
+               (double)prepared / 1e6, (long long)iters, result_name(v1.result), verdict);
+    if (v1.result != v2.result || strcmp(v1.reason, v2.reason))
+        return cli_fail(cmd, "prepared and from-scratch verdicts differ: \"%s\" vs \"%s\"",
+                        v1.reason, v2.reason);
+    return 0;
+}
+
 int cmd_attest(int argc, char **argv)
 {
     if (argc < 2)
@@ -664,5 +802,7 @@ int cmd_attest(int argc, char **argv)
         return cmd_quote(argc - 1, argv + 1);
     if (!strcmp(sub, "sim-collateral"))
         return cmd_sim_collateral(argc - 1, argv + 1);
+    if (!strcmp(sub, "bench"))
+        return cmd_attest_bench(argc - 1, argv + 1);
     return cli_fail_code(2, "attest", "unknown subcommand '%s' (teebench attest --help)", sub);
 }
