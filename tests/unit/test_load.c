@@ -1,0 +1,226 @@
+/* Unit tests for src/load: the engine against an in-process poll() server that
+ * answers each request with a fixed response (or garbage, or nothing): closed
+ * loop accounting, constant rate, error counters, option checks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <poll.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "load/load.h"
+#include "net/sock.h"
+
+#define MAXC 64
+
+struct server {
+    int lfd;
+    tb_addr addr;
+    const char *reply; /* NULL: never answer */
+    volatile int stop;
+    uint64_t served;
+    pthread_t tid;
+};
+
+static void *serve(void *arg)
+{
+    struct server *s = arg;
+    struct pollfd p[MAXC + 1];
+    char pend[MAXC + 1][4]; /* last bytes seen, to find "\r\n\r\n" across reads */
+    int n = 1;
+    p[0].fd = s->lfd;
+    p[0].events = POLLIN;
+    while (!s->stop) {
+        if (poll(p, (nfds_t)n, 20) <= 0)
+            continue;
+        for (int i = n - 1; i >= 1; i--) {
+            if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            char buf[4096];
+            ssize_t r = read(p[i].fd, buf, sizeof buf);
+            if (r <= 0) {
+                close(p[i].fd);
+                p[i] = p[n - 1];
+                memcpy(pend[i], pend[n - 1], 4);
+                n--;
+                continue;
+            }
+            for (ssize_t k = 0; k < r; k++) {
+                memmove(pend[i], pend[i] + 1, 3);
+                pend[i][3] = buf[k];
+                if (!memcmp(pend[i], "\r\n\r\n", 4) && s->reply) {
+                    if (write(p[i].fd, s->reply, strlen(s->reply)) > 0)
+                        __atomic_add_fetch(&s->served, 1, __ATOMIC_SEQ_CST);
+                }
+            }
+        }
+        if ((p[0].revents & POLLIN) && n <= MAXC) {
+            int fd;
+            tb_err e;
+            if (tb_sock_accept(s->lfd, &fd, &e) == 0) {
+                p[n].fd = fd;
+                p[n].events = POLLIN;
+                memset(pend[n], 0, 4);
+                n++;
+            }
+        }
+    }
+    for (int i = 0; i < n; i++)
+        close(p[i].fd);
+    return NULL;
+}
+
+static void server_start(struct server *s, const char *reply)
+{
+    tb_err e;
+    memset(s, 0, sizeof *s);
+    s->reply = reply;
+    assert_int_equal(tb_sock_listen("127.0.0.1", "0", 64, 0, &s->lfd, &e), 0);
+    struct sockaddr_in sa;
+    socklen_t len = sizeof sa;
+    getsockname(s->lfd, (struct sockaddr *)&sa, &len);
+    memcpy(&s->addr.ss, &sa, len);
+    s->addr.len = len;
+    assert_int_equal(pthread_create(&s->tid, NULL, serve, s), 0);
+}
+
+static void server_stop(struct server *s)
+{
+    s->stop = 1;
+    pthread_join(s->tid, NULL);
+}
+
+static const char REQ[] = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+static const char OK[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi";
+
+static tb_load_opts opts(const struct server *s, uint32_t t, uint32_t c, uint64_t ms)
+{
+    tb_load_opts o = {0};
+    o.addr = s->addr;
+    o.request = (const uint8_t *)REQ;
+    o.request_len = sizeof REQ - 1;
+    o.threads = t;
+    o.connections = c;
+    o.duration_ns = ms * 1000000ULL;
+    o.timeout_ns = 1000000000ULL;
+    o.drain_ns = 500000000ULL;
+    return o;
+}
+
+static void test_closed_loop(void **state)
+{
+    (void)state;
+    struct server s;
+    server_start(&s, OK);
+    tb_load_opts o = opts(&s, 2, 5, 300);
+    tb_load_result r;
+    tb_err e;
+    assert_int_equal(tb_load_run(&o, &r, &e), 0);
+    server_stop(&s);
+    assert_true(r.completed > 100);
+    assert_int_equal(r.sent, r.completed + r.drained + r.failed + r.unfinished);
+    assert_int_equal(r.completed + r.drained, s.served);
+    assert_int_equal(r.failed + r.unfinished, 0);
+    assert_int_equal(r.connects, 5);
+    assert_int_equal(r.latency.count, r.completed);
+    assert_int_equal(r.status_class[2], r.completed + r.drained);
+    assert_int_equal(r.bytes % (sizeof OK - 1), 0);
+    assert_true(r.runtime_ns >= 300000000ULL && r.runtime_ns < 600000000ULL);
+    assert_true(r.rate.count > 0);
+    tb_load_result_free(&r);
+}
+
+static void test_rate(void **state)
+{
+    (void)state;
+    struct server s;
+    server_start(&s, OK);
+    tb_load_opts o = opts(&s, 1, 4, 1000);
+    o.rate = 400;
+    tb_load_result r;
+    tb_err e;
+    assert_int_equal(tb_load_run(&o, &r, &e), 0);
+    server_stop(&s);
+    double rps = (double)r.completed / ((double)r.runtime_ns / 1e9);
+    assert_true(rps > 380 && rps < 420);
+    assert_int_equal(r.latency_uncorrected.count, r.completed);
+    /* latency from the intended time is never below the one from the send time */
+    assert_true(r.latency.sum >= r.latency_uncorrected.sum);
+    tb_load_result_free(&r);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    struct server s;
+    tb_load_result r;
+    tb_err e;
+    server_start(&s, "NOT HTTP\r\n\r\n");
+    tb_load_opts o = opts(&s, 1, 2, 200);
+    assert_int_equal(tb_load_run(&o, &r, &e), 0);
+    server_stop(&s);
+    assert_int_equal(r.completed, 0);
+    assert_true(r.errors.read > 0);
+    assert_int_equal(r.sent, r.failed + r.unfinished);
+    assert_non_null(strstr(r.first_error, "status line"));
+    tb_load_result_free(&r);
+
+    server_start(&s, "HTTP/1.1 503 Busy\r\nContent-Length: 0\r\n\r\n");
+    o = opts(&s, 1, 2, 200);
+    assert_int_equal(tb_load_run(&o, &r, &e), 0);
+    server_stop(&s);
+    assert_true(r.completed > 0);
+    assert_int_equal(r.errors.status, r.completed + r.drained);
+    assert_int_equal(r.status_class[5], r.completed + r.drained);
+    tb_load_result_free(&r);
+
+    server_start(&s, NULL); /* silent */
+    o = opts(&s, 1, 2, 400);
+    o.timeout_ns = 150000000ULL;
+    o.drain_ns = 0;
+    assert_int_equal(tb_load_run(&o, &r, &e), 0);
+    server_stop(&s);
+    assert_true(r.errors.timeout >= 2);
+    assert_int_equal(r.completed, 0);
+    tb_load_result_free(&r);
+
+    close(s.lfd); /* nothing listens: connect errors */
+    o = opts(&s, 1, 1, 100);
+    assert_int_equal(tb_load_run(&o, &r, &e), 0);
+    assert_true(r.errors.connect > 0);
+    assert_int_equal(r.sent, 0);
+    assert_non_null(strstr(r.first_error, "refused"));
+    tb_load_result_free(&r);
+}
+
+static void test_bad_options(void **state)
+{
+    (void)state;
+    struct server s = {0};
+    tb_load_result r;
+    tb_err e;
+    tb_load_opts o = opts(&s, 4, 2, 100);
+    assert_int_equal(tb_load_run(&o, &r, &e), -1);
+    assert_non_null(strstr(e.msg, "connections must be >= threads"));
+    o = opts(&s, 1, 1, 0);
+    assert_int_equal(tb_load_run(&o, &r, &e), -1);
+    o = opts(&s, 1, 1, 100);
+    o.request_len = 0;
+    assert_int_equal(tb_load_run(&o, &r, &e), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_closed_loop),
+        cmocka_unit_test(test_rate),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_bad_options),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
