@@ -142,7 +142,7 @@ static int is_live_nginx(pid_t pid)
     if (!open || !close || close[1] != ' ')
         return 0;
     *close = 0;
-    return close[2] != 'Z' && close[2] != 'X' && strstr(open + 1, "nginx") != NULL;
+    return close[2] != 'Z' && close[2] != 'X' && strcmp(open + 1, "nginx") == 0;
 }
 
 pid_t tb_nginx_pid(const char *dir, tb_err *err)
