@@ -23,3 +23,22 @@ ngport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); 
 trap '"$TB" nginx stop --dir "$ngdir/nginx" >/dev/null 2>&1 || true; rm -rf "$ngdir"' EXIT
 "$TB" http -t1 -c50 -d5s --latency --server-log "$ngdir/nginx/access.log" "http://127.0.0.1:$ngport/"
 "$TB" nginx stop --dir "$ngdir/nginx"
+
+echo
+echo "== teebench http against teebench serve over HTTPS (fixture PKI, SNI test-server.io): a short run"
+svdir=$(mktemp -d /tmp/tb-run-serve.XXXXXX)
+svport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$TB" serve --gen-pki "$svdir/pki"
+"$TB" serve --tls --pki "$svdir/pki" --port "$svport" >"$svdir/serve.out" &
+svpid=$!
+# (also does what the nginx step's trap did: remove its directory)
+trap 'kill -TERM '"$svpid"' 2>/dev/null || true; rm -rf "'"$svdir"'" "${ngdir:-}"' EXIT
+for _ in $(seq 100); do grep -q '^listening' "$svdir/serve.out" && break; sleep 0.05; done
+"$TB" http -t1 -c20 -d3s --cacert "$svdir/pki/ca.pem" --connect "127.0.0.1:$svport" \
+  "https://test-server.io:$svport/formats/json?size=4"
+kill -TERM "$svpid"
+wait "$svpid" || true
+echo "teebench serve's own count:"
+cat "$svdir/serve.out"
+rm -rf "$svdir" "${ngdir:-}"
+trap - EXIT

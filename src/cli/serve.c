@@ -272,8 +272,10 @@ static int serve(const struct opts *o)
         goto out;
     }
     FILE *info = o->json ? stderr : stdout;
-    fprintf(info, "listening on %s://%s:%d with %d thread%s\n", tls ? "https" : "http", o->addr,
-            tb_server_port(srv), o->threads, o->threads == 1 ? "" : "s");
+    int v6 = strchr(o->addr, ':') != NULL;
+    fprintf(info, "listening on %s://%s%s%s:%d with %d thread%s\n", tls ? "https" : "http",
+            v6 ? "[" : "", o->addr, v6 ? "]" : "", tb_server_port(srv), o->threads,
+            o->threads == 1 ? "" : "s");
     fflush(info);
     wait_for_signal(srv, &set);
     tb_server_stop(srv);
