@@ -53,6 +53,8 @@ static void usage(FILE *f)
             "  --collateral FILE        collateral for --verify (dcap-qvl JSON or PCS folder)\n"
             "  --pccs URL               PCCS for --verify (collateral cached on disk)\n"
             "  --sim-dir DIR            simulated TEE PKI (for SIMULATED quotes)\n"
+            "  --policy FILE            attestation policy JSON (default: UpToDate, no DEBUG)\n"
+            "  --root FILE              trusted root CA PEM (default: Intel's; sim: the sim root)\n"
             "  --out PREFIX             save PREFIX.tbnd (document) and PREFIX.evidence.json\n"
             "  --timeout MS             per notary request (default 30000)\n");
 }
@@ -114,6 +116,8 @@ static int parse_opts(int argc, char **argv, opts *o)
                                        {"collateral", required_argument, 0, 'C'},
                                        {"pccs", required_argument, 0, 'X'},
                                        {"sim-dir", required_argument, 0, 'S'},
+                                       {"policy", required_argument, 0, 'Y'},
+                                       {"root", required_argument, 0, 'R'},
                                        {"out", required_argument, 0, 'o'},
                                        {"timeout", required_argument, 0, 'T'},
                                        {"help", no_argument, 0, 'h'},
@@ -193,6 +197,12 @@ static int parse_opts(int argc, char **argv, opts *o)
             break;
         case 'S':
             o->vo.sim_dir = optarg;
+            break;
+        case 'Y':
+            o->vo.policy = optarg;
+            break;
+        case 'R':
+            o->vo.root = optarg;
             break;
         case 'o':
             o->out = optarg;

@@ -279,7 +279,9 @@ static void check_usage(FILE *f)
             "  --verify               with --evidence: verify the quote too\n"
             "  --collateral FILE      collateral for --verify (dcap-qvl JSON or PCS folder)\n"
             "  --pccs URL             fetch collateral for --verify from a PCCS (cached)\n"
-            "  --sim-dir DIR          simulated TEE PKI for SIMULATED evidence\n");
+            "  --sim-dir DIR          simulated TEE PKI for SIMULATED evidence\n"
+            "  --policy FILE          attestation policy JSON (default: UpToDate, no DEBUG)\n"
+            "  --root FILE            trusted root CA PEM (default: Intel's; sim: the sim root)\n");
 }
 
 static void print_doc(const char *path, const tb_doc *d)
@@ -324,6 +326,8 @@ static int cmd_check(int argc, char **argv)
                                          {"collateral", required_argument, 0, 'C'},
                                          {"pccs", required_argument, 0, 'P'},
                                          {"sim-dir", required_argument, 0, 'S'},
+                                         {"policy", required_argument, 0, 'Y'},
+                                         {"root", required_argument, 0, 'R'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *cmd = "notary check", *ca = NULL, *keyhex = NULL, *evpath = NULL;
@@ -357,6 +361,12 @@ static int cmd_check(int argc, char **argv)
             break;
         case 'S':
             vo.sim_dir = optarg;
+            break;
+        case 'Y':
+            vo.policy = optarg;
+            break;
+        case 'R':
+            vo.root = optarg;
             break;
         case 'h':
             check_usage(stdout);

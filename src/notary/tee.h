@@ -5,7 +5,12 @@
  * in sim_dir or its default). tb_notary_verifier_open gives the
  * tb_quote_verifier for the client's --verify: collateral from a file
  * (--collateral), a PCCS URL through the on-disk cache (--pccs), or, for
- * SIMULATED quotes, the simulated PKI's own collateral and root.
+ * SIMULATED quotes, the simulated PKI's own collateral and root (kept in the
+ * attest module's collateral cache, so later runs reuse it while it is valid).
+ * A verifier accepts a quote only when the attest module's full verification
+ * returns ACCEPTED under the policy; it then hands back the quote's REPORTDATA.
+ * A SIMULATED quote is verified only when the evidence says simulated, and
+ * then only against the simulated root.
  * Ownership: both allocate ctx; free with the matching _close. */
 #ifndef TB_NOTARY_TEE_H
 #define TB_NOTARY_TEE_H
@@ -21,6 +26,7 @@ typedef struct tb_verifier_opts {
     const char *pccs;       /* PCCS/PCS base URL (cached) */
     const char *sim_dir;    /* simulated PKI directory (NULL: default) */
     const char *root;       /* trusted root PEM (NULL: Intel's, or the sim root for sim) */
+    const char *policy;     /* policy JSON file (NULL: the default policy, UpToDate only) */
     int simulated;          /* the evidence says SIMULATED: verify against the sim PKI */
 } tb_verifier_opts;
 
