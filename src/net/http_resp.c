@@ -209,6 +209,21 @@ static int headers_done(tb_http_resp *p)
     return TB_HTTP_MORE;
 }
 
+/* Which known header a complete name is (case-insensitive). */
+static uint8_t known_header(const uint8_t *name, size_t n)
+{
+    for (int k = 0; k < 3; k++) {
+        if (n != known_len[k])
+            continue;
+        size_t m = 0;
+        while (m < n && lower(name[m]) == (uint8_t)known[k][m])
+            m++;
+        if (m == n)
+            return (uint8_t)(1 << k);
+    }
+    return H_NONE;
+}
+
 static void name_char(tb_http_resp *p, uint8_t c)
 {
     uint8_t lc = lower(c);
@@ -252,6 +267,19 @@ int tb_http_resp_feed(tb_http_resp *p, const uint8_t *buf, size_t len, size_t *u
         }
         switch (p->state) {
         case S_VER:
+            if (p->digits == 0 && len - i >= 13 && !memcmp(buf + i, "HTTP/1.", 7) &&
+                buf[i + 7] >= '0' && buf[i + 7] <= '9' && buf[i + 8] == ' ' && buf[i + 9] >= '1' &&
+                buf[i + 9] <= '9' && buf[i + 10] >= '0' && buf[i + 10] <= '9' &&
+                buf[i + 11] >= '0' && buf[i + 11] <= '9') {
+                /* fast path: "HTTP/1.x NNN" in one piece */
+                p->minor = buf[i + 7] - '0';
+                p->status =
+                    (buf[i + 9] - '0') * 100 + (buf[i + 10] - '0') * 10 + (buf[i + 11] - '0');
+                p->header_bytes += 11;
+                i += 12;
+                p->state = S_CODE_END;
+                break;
+            }
             if (c != (uint8_t) "HTTP/1."[p->digits]) {
                 rc = fail(p, "not an HTTP/1.x status line");
                 break;
@@ -343,11 +371,23 @@ int tb_http_resp_feed(tb_http_resp *p, const uint8_t *buf, size_t len, size_t *u
             } else if (c == '\n') {
                 rc = headers_done(p);
             } else if (is_tchar(c)) {
-                p->match = 7;
-                p->name_len = 0;
                 p->val_len = 0;
                 p->val_overflow = false;
                 p->hdr = H_NONE;
+                size_t j = run_end(buf, i, len, 255, 1);
+                if (j < len && buf[j] == ':') { /* fast path: the whole name is here */
+                    p->hdr = known_header(buf + i - 1, j - i + 1);
+                    p->header_bytes += (uint32_t)(j + 1 - i);
+                    if (p->header_bytes > TB_HTTP_HEADER_MAX) {
+                        rc = fail(p, "response headers too large");
+                        break;
+                    }
+                    i = j + 1;
+                    p->state = S_VAL_WS;
+                    break;
+                }
+                p->match = 7;
+                p->name_len = 0;
                 p->state = S_NAME;
                 name_char(p, c);
             } else {
