@@ -1,0 +1,211 @@
+/* Unit tests for attest/provider_sim, attest/provider_tsm, attest/root and attest/pck:
+ * the simulated PKI (created once, atomically, reused across calls), its quotes and
+ * collateral, the sim helpers of tb_attest_verify_quote ("sim" sources), configfs-tsm
+ * errors, roots from files, the PCK certificate's SGX extension. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <openssl/evp.h>
+
+#include "attest_test_util.h"
+
+static void test_sim_state_created_once(void **state)
+{
+    (void)state;
+    char dir[256], sim[300], root[512];
+    make_tmpdir(dir, sizeof dir);
+    snprintf(sim, sizeof sim, "%s/a/b/sim", dir);
+    tb_err e;
+    /* Two processes racing to create the PKI agree on one root. */
+    pid_t kids[2];
+    for (int i = 0; i < 2; i++) {
+        kids[i] = fork();
+        if (kids[i] == 0) {
+            uint8_t rd[64] = {0}, *q;
+            size_t n;
+            _exit(tb_sim_get_quote(sim, rd, 0, &q, &n, &e) == 0 ? 0 : 1);
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        int st;
+        waitpid(kids[i], &st, 0);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
+    assert_int_equal(tb_sim_root_path(sim, root, sizeof root, &e), 0);
+    tb_root *r;
+    assert_int_equal(tb_root_load(root, &r, &e), 0);
+    assert_true(tb_root_is_simulated(r));
+    /* Quotes made now verify with collateral made now with this root. */
+    uint8_t rd[64], *q;
+    size_t n;
+    memset(rd, 0xab, sizeof rd);
+    assert_int_equal(tb_sim_get_quote(sim, rd, 0, &q, &n, &e), 0);
+    tb_collateral c;
+    long long now = (long long)time(NULL);
+    assert_int_equal(tb_sim_collateral(sim, now, 0, &c, NULL, &e), 0);
+    tb_verdict v;
+    assert_int_equal(tb_verify(q, n, &c, now, NULL, r, &v), 0);
+    assert_true(v.simulated);
+    /* The quote says SIMULATED in its header user data and certificate subjects. */
+    tb_quote *pq;
+    assert_int_equal(tb_quote_parse(q, n, &pq, &e), 0);
+    assert_memory_equal(pq->user_data, "teebench SIMULATED", 18);
+    char subj[4][256];
+    assert_int_equal(tb_quote_pck_subjects(pq, subj, 4, &e), 3);
+    for (int i = 0; i < 3; i++)
+        assert_non_null(strstr(subj[i], "SIMULATED"));
+    tb_pck_info pck;
+    char fmspc[13];
+    const char *ca;
+    assert_int_equal(tb_quote_fmspc_ca(pq, fmspc, &ca, &e), 0);
+    assert_string_equal(fmspc, "feeb00000000");
+    assert_string_equal(ca, "processor");
+    (void)pck;
+    tb_quote_free(pq);
+    /* The one-call helper with a "sim:DIR" source defaults to the sim root. */
+    char src[400];
+    snprintf(src, sizeof src, "sim:%s", sim);
+    tb_verify_timing t;
+    assert_int_equal(tb_attest_verify_quote(q, n, src, NULL, now, NULL, NULL, &v, &t, &e), 0);
+    assert_true(v.simulated);
+    /* ... and refuses it with the Intel root given explicitly. */
+    char intel[1024];
+    snprintf(intel, sizeof intel, "%s/tdx/intel-sgx-root-ca.pem", testdata());
+    assert_int_equal(tb_attest_verify_quote(q, n, src, intel, now, NULL, NULL, &v, &t, &e), -1);
+    assert_int_equal(v.step, TB_STEP_PCK_CHAIN);
+    /* tb_attest_get_quote with options. */
+    tb_quote_opts qo = {.sim_dir = sim, .sim_debug = 1};
+    uint8_t *q2;
+    size_t n2;
+    assert_int_equal(tb_attest_get_quote(TB_PROVIDER_SIM, rd, &qo, &q2, &n2, &e), 0);
+    assert_int_equal(tb_quote_parse(q2, n2, &pq, &e), 0);
+    assert_true(tb_quote_is_debug(pq));
+    tb_quote_free(pq);
+    free(q2);
+    free(q);
+    tb_collateral_free(&c);
+    tb_root_free(r);
+    rm_rf(dir);
+}
+
+static void test_sim_dir_resolution(void **state)
+{
+    (void)state;
+    char out[512];
+    tb_err e;
+    setenv("TEEBENCH_SIM_DIR", "/tmp/sim-env", 1);
+    assert_int_equal(tb_sim_dir("/tmp/over", out, sizeof out, &e), 0);
+    assert_string_equal(out, "/tmp/over");
+    assert_int_equal(tb_sim_dir(NULL, out, sizeof out, &e), 0);
+    assert_string_equal(out, "/tmp/sim-env");
+    unsetenv("TEEBENCH_SIM_DIR");
+    setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
+    assert_int_equal(tb_sim_dir(NULL, out, sizeof out, &e), 0);
+    assert_string_equal(out, "/tmp/xdg/teebench/sim");
+    unsetenv("XDG_CACHE_HOME");
+    setenv("HOME", "/home/u", 1);
+    assert_int_equal(tb_sim_dir(NULL, out, sizeof out, &e), 0);
+    assert_string_equal(out, "/home/u/.cache/teebench/sim");
+}
+
+static void test_tsm_errors(void **state)
+{
+    (void)state;
+    uint8_t rd[64] = {0}, *q;
+    size_t n;
+    tb_err e;
+    assert_int_equal(tb_tsm_get_quote("/nonexistent/tsm/report", rd, &q, &n, &e), -1);
+    assert_non_null(strstr(e.msg, "no configfs-tsm at /nonexistent/tsm/report"));
+    assert_null(q);
+    /* A plain directory is not configfs: the entry has no provider; it is removed. */
+    char dir[256];
+    make_tmpdir(dir, sizeof dir);
+    assert_int_equal(tb_tsm_get_quote(dir, rd, &q, &n, &e), -1);
+    assert_non_null(strstr(e.msg, "provider"));
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s')\"", dir);
+    assert_int_equal(system(cmd), 0); /* the entry was removed */
+    rm_rf(dir);
+    tb_provider_kind k;
+    assert_int_equal(tb_provider_parse("sim", &k), 0);
+    assert_int_equal(k, TB_PROVIDER_SIM);
+    assert_int_equal(tb_provider_parse("tsm", &k), 0);
+    assert_int_equal(k, TB_PROVIDER_TSM);
+    assert_int_equal(tb_provider_parse("sev", &k), -1);
+}
+
+static void test_roots(void **state)
+{
+    (void)state;
+    tb_root *a, *b;
+    tb_err e;
+    char p[1024];
+    assert_int_equal(tb_root_intel(&a, &e), 0);
+    assert_false(tb_root_is_simulated(a));
+    snprintf(p, sizeof p, "%s/tdx/intel-sgx-root-ca.der", testdata());
+    assert_int_equal(tb_root_load(p, &b, &e), 0); /* DER */
+    tb_root_free(b);
+    snprintf(p, sizeof p, "%s/tdx/intel-sgx-root-ca.pem", testdata());
+    assert_int_equal(tb_root_load(p, &b, &e), 0); /* PEM */
+    tb_root_free(b);
+    case_path("qvl-v4-uptodate", "case.json", p, sizeof p);
+    assert_int_equal(tb_root_load(p, &b, &e), -1);
+    assert_int_equal(tb_root_load("/nonexistent.pem", &b, &e), -1);
+    tb_root_free(a);
+}
+
+static void test_pck_extension(void **state)
+{
+    (void)state;
+    char p[1024];
+    case_path("qvl-v5-notcb", "quote.bin", p, sizeof p);
+    tb_buf b = read_all(p);
+    tb_quote *q;
+    tb_err e;
+    assert_int_equal(tb_quote_parse(b.p, b.len, &q, &e), 0);
+    /* The leaf's DER: decode the first PEM block with the quote's own reader. */
+    const char *s = strstr(q->pck_chain, "-----BEGIN CERTIFICATE-----") + 27;
+    const char *end = strstr(s, "-----END");
+    unsigned char *der = malloc((size_t)(end - s));
+    char *clean = malloc((size_t)(end - s) + 1);
+    size_t k = 0;
+    for (const char *c = s; c < end; c++)
+        if (*c != '\n')
+            clean[k++] = *c;
+    int n = EVP_DecodeBlock(der, (unsigned char *)clean, (int)k);
+    while (clean[k - 1] == '=') {
+        n--;
+        k--;
+    }
+    tb_pck_info pck;
+    assert_int_equal(tb_pck_info_from_der(der, (size_t)n, &pck, &e), 0);
+    assert_int_equal(pck.fmspc[0], 0x90);
+    assert_int_equal(pck.fmspc[1], 0xc0);
+    assert_int_equal(pck.sgx_comp[7], 3); /* component 8, as case.json notes */
+    assert_true(pck.pcesvn > 0);
+    assert_int_equal(tb_pck_info_from_der(der, (size_t)n - 1, &pck, &e), -1);
+    assert_int_equal(tb_pck_info_from_der((const uint8_t *)"junk", 4, &pck, &e), -1);
+    free(der);
+    free(clean);
+    tb_quote_free(q);
+    tb_buf_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sim_state_created_once),
+        cmocka_unit_test(test_sim_dir_resolution),
+        cmocka_unit_test(test_tsm_errors),
+        cmocka_unit_test(test_roots),
+        cmocka_unit_test(test_pck_extension),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
