@@ -42,3 +42,8 @@ echo "teebench serve's own count:"
 cat "$svdir/serve.out"
 rm -rf "$svdir" "${ngdir:-}"
 trap - EXIT
+echo
+echo "== teebench bench notary: \"TEE vs No TEE\" notarization benchmark (5 iterations x 3 modes;"
+echo "   local fixture server and notary, SIMULATED TEE unless this is a TDX guest)"
+"$TB" bench notary --iterations 5 --fixture-port 0 --results-dir benchmark-results \
+  || echo "(teebench bench notary exited $?: see the failed runs above)"

@@ -22,6 +22,8 @@
 #include "base/file.h"
 #include "base/proc.h"
 #include "bench/report.h"
+#include "serve/pki.h"
+#include "sys/env.h"
 
 /* Paths here are bounded: the run directory is at most PATH_MAX - 64 bytes
  * (make_run_dir) and in_dir reports truncation, so GCC's truncation analysis
@@ -236,6 +238,7 @@ typedef struct run_state {
     char dir[PATH_MAX];
     char notary_tee[16];
     char fixture_ca[PATH_MAX];
+    char sim_env[PATH_MAX + 32]; /* TEEBENCH_SIM_DIR=<run dir>/sim, for notary and client */
     int fixture_port, target_port, notary_port;
     tb_proc fixture, notary;
     int results_fd, retries_fd;
@@ -302,35 +305,29 @@ static int write_json(run_state *s, const char *rel, json_t *j, tb_err *err)
     return rc;
 }
 
-/* Whether this machine is a TDX guest (the notary then uses real quotes). */
-static int on_tdx_guest(void)
+/* Whether env.json says this machine is a TDX guest (the notary then uses
+ * real quotes). */
+static int on_tdx_guest(json_t *env)
 {
-    if (access("/dev/tdx_guest", F_OK) == 0)
-        return 1;
-    tb_buf b = {0};
-    tb_err e;
-    int yes = 0;
-    if (tb_file_read("/proc/cpuinfo", 16u << 20, &b, &e) == 0 && b.len)
-        yes = strstr((char *)b.p, " tdx_guest") != NULL;
-    tb_buf_free(&b);
-    return yes;
+    return json_is_true(json_object_get(json_object_get(env, "tdx_guest"), "value"));
 }
 
+/* env.json: `teebench env --json` (sys/env). If that fails (out of memory), a
+ * minimal host description so the run still records where it ran. */
 static json_t *host_json(void)
 {
+    tb_err e;
+    json_t *j = tb_env_json(&e);
+    if (j)
+        return j;
     struct utsname u;
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    json_t *j = json_object();
+    j = json_object();
     json_object_set_new(j, "hostname", json_string(host));
-    if (uname(&u) == 0) {
+    if (uname(&u) == 0)
         json_object_set_new(j, "kernel", json_string(u.release));
-        json_object_set_new(j, "kernel_version", json_string(u.version));
-        json_object_set_new(j, "machine", json_string(u.machine));
-    }
-    json_object_set_new(j, "cpus_online", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
-    json_object_set_new(j, "tdx_guest", json_boolean(on_tdx_guest()));
-    json_object_set_new(j, "source", json_string("teebench bench (host description)"));
+    json_object_set_new(j, "note", json_string(e.msg));
     return j;
 }
 
@@ -389,6 +386,34 @@ static int pick_free_port(tb_err *err)
     return ntohs(a.sin_port);
 }
 
+/* Fails when something already listens on host:port (the server to start would
+ * not get the port, and connecting would reach the other program). */
+static int check_port_free(const char *what, const char *host, int port, tb_err *err)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE},
+                    *res = NULL;
+    char ps[16];
+    snprintf(ps, sizeof ps, "%d", port);
+    int gai = getaddrinfo(host, ps, &hints, &res);
+    if (gai != 0)
+        return tb_errf(err, "%s address %s: %s", what, host, gai_strerror(gai));
+    int rc = 0;
+    for (struct addrinfo *ai = res; ai && rc == 0; ai = ai->ai_next) {
+        int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0)
+            continue;
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0)
+            rc = tb_errno(err, "%s port %s:%d is not available", what, host, port);
+        close(fd);
+    }
+    freeaddrinfo(res);
+    return rc;
+}
+
 static int try_connect(const char *host, int port)
 {
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
@@ -438,55 +463,63 @@ static int spawn_logged(run_state *s, const char *name, char **argv, tb_proc *p,
     in_dir(s, out, sizeof out, rel);
     snprintf(rel, sizeof rel, "logs/%s.stderr.log", name);
     in_dir(s, errp, sizeof errp, rel);
-    tb_proc_opts o = {.argv = argv, .stdout_path = out, .stderr_path = errp};
+    char *env[] = {s->sim_env[0] ? s->sim_env : NULL, NULL};
+    tb_proc_opts o = {.argv = argv, .env_set = env, .stdout_path = out, .stderr_path = errp};
     return tb_proc_spawn(&o, p, err);
 }
 
+/* The fixture PKI is generated in-process (serve/pki) into <run dir>/pki; the
+ * fixture server is `teebench serve --tls --pki <run dir>/pki`. */
 static int start_fixture(run_state *s, const volatile sig_atomic_t *cancel, tb_err *err)
 {
     const tb_bench_config *c = s->c;
     char pki[PATH_MAX], port[16];
     in_dir(s, pki, sizeof pki, "pki");
     snprintf(port, sizeof port, "%d", s->fixture_port);
-    char *gen[] = {(char *)c->self_exe, "serve", "--gen-pki", pki, NULL};
-    tb_proc p;
-    if (spawn_logged(s, "pki", gen, &p, err) < 0)
+    if (check_port_free("fixture", c->fixture_addr, s->fixture_port, err) < 0)
+        return -1;
+    if (tb_pki_generate(pki, err) < 0)
         return tb_err_wrap(err, "fixture PKI");
-    if (tb_proc_wait(&p, 60000, cancel, err) != TB_PROC_EXITED) {
-        tb_proc_kill(&p);
-        return tb_errf(err, "fixture PKI: generation did not finish");
-    }
-    if (p.code != 0)
-        return tb_errf(err,
-                       "fixture PKI: `teebench serve --gen-pki` exited with code %d (see "
-                       "%s/logs/pki.stderr.log)",
-                       p.code, s->dir);
+    if (!s->fixture_ca[0] &&
+        tb_pki_path(pki, TB_PKI_CA_CERT, s->fixture_ca, sizeof s->fixture_ca, err) < 0)
+        return tb_err_wrap(err, "fixture PKI");
     char *argv[] = {(char *)c->self_exe,     "serve",  "--tls", "--pki", pki, "--addr",
                     (char *)c->fixture_addr, "--port", port,    NULL};
     if (spawn_logged(s, "fixture", argv, &s->fixture, err) < 0)
         return tb_err_wrap(err, "fixture server");
-    if (wait_listening(s, &s->fixture, "fixture", c->fixture_addr, s->fixture_port, cancel, err) <
-        0)
-        return -1;
-    if (!s->fixture_ca[0])
-        snprintf(s->fixture_ca, sizeof s->fixture_ca, "%s/ca.pem", pki);
-    return 0;
+    return wait_listening(s, &s->fixture, "fixture", c->fixture_addr, s->fixture_port, cancel, err);
 }
 
+/* `teebench notary serve` on notary_host:notary_port, trusting the fixture CA,
+ * with its simulated TEE state (if any) in <run dir>/sim. */
 static int start_notary(run_state *s, const volatile sig_atomic_t *cancel, tb_err *err)
 {
     const tb_bench_config *c = s->c;
-    char port[16];
+    char port[16], sent[32], recv[32];
     snprintf(port, sizeof port, "%d", s->notary_port);
-    char *argv[12] = {(char *)c->self_exe,    "notary", "serve", "--addr",
-                      (char *)c->notary_host, "--port", port,    "--tee",
-                      s->notary_tee};
-    int n = 9;
+    snprintf(sent, sizeof sent, "%ld", c->max_sent_data);
+    snprintf(recv, sizeof recv, "%ld", c->max_recv_data);
+    char *argv[16] = {(char *)c->self_exe,
+                      "notary",
+                      "serve",
+                      "--addr",
+                      (char *)c->notary_host,
+                      "--port",
+                      port,
+                      "--tee",
+                      s->notary_tee,
+                      "--max-sent",
+                      sent,
+                      "--max-recv",
+                      recv};
+    int n = 13;
     if (s->fixture_ca[0]) {
         argv[n++] = "--trust-ca";
         argv[n++] = s->fixture_ca;
     }
     argv[n] = NULL;
+    if (check_port_free("notary", c->notary_host, s->notary_port, err) < 0)
+        return -1;
     if (spawn_logged(s, "notary", argv, &s->notary, err) < 0)
         return tb_err_wrap(err, "notary");
     return wait_listening(s, &s->notary, "notary", c->notary_host, s->notary_port, cancel, err);
@@ -530,6 +563,8 @@ static void build_env(const run_state *s, const char *mode, long iteration, int 
     ENV("BENCHMARK_MODE=%s", mode);
     ENV("BENCHMARK_ITERATION=%ld", iteration);
     ENV("NOTARY_TEE=%s", s->notary_tee);
+    if (s->sim_env[0])
+        ENV("%s", s->sim_env);
 #undef ENV
     for (int i = 0; i < n; i++)
         e->ptrs[i] = e->vars[i];
@@ -713,15 +748,20 @@ int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
     s.fixture.pidfd = s.notary.pidfd = -1;
     /* The notary's TEE: as configured; for a notary the harness starts, auto-detected
      * (tdx on a TDX guest, else sim); for an external one, unknown unless given. */
-    const char *tee = c->notary_tee[0]   ? c->notary_tee
-                      : !c->start_notary ? "external"
-                      : on_tdx_guest()   ? "tdx"
-                                         : "sim";
+    json_t *env = host_json();
+    const char *tee = c->notary_tee[0]    ? c->notary_tee
+                      : !c->start_notary  ? "external"
+                      : on_tdx_guest(env) ? "tdx"
+                                          : "sim";
     snprintf(s.notary_tee, sizeof s.notary_tee, "%s", tee);
     snprintf(s.fixture_ca, sizeof s.fixture_ca, "%s", c->fixture_ca);
-    if (make_run_dir(&s, err) < 0)
+    if (make_run_dir(&s, err) < 0) {
+        json_decref(env);
         return -1;
+    }
     snprintf(oc->run_dir, sizeof oc->run_dir, "%s", s.dir);
+    if (c->start_notary)
+        snprintf(s.sim_env, sizeof s.sim_env, "TEEBENCH_SIM_DIR=%s/sim", s.dir);
     int rc = -1;
     s.fixture_port = c->fixture_port;
     if (c->start_fixture && s.fixture_port == 0 && (s.fixture_port = pick_free_port(err)) < 0)
@@ -732,9 +772,7 @@ int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
         goto out;
     if (!c->start_notary && s.notary_port == 0)
         s.notary_port = !strcmp(c->notary_scheme, "https") ? 443 : 7047;
-    json_t *env = host_json();
     rc = write_json(&s, "env.json", env, err);
-    json_decref(env);
     if (rc < 0 || (rc = write_run_json(&s, "running", err)) < 0)
         goto out;
     rc = -1;
@@ -763,6 +801,7 @@ int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
         goto out;
     rc = 0;
 out:
+    json_decref(env);
     stop_servers(&s);
     if (s.results_fd >= 0)
         close(s.results_fd);
