@@ -57,7 +57,7 @@ static void usage(FILE *f)
 
 struct opts {
     const char *addr, *port, *cert, *key, *pki, *gen_pki;
-    int threads, tls, json;
+    int threads, tls, json, idle_timeout_s;
     uint64_t bytes_cap;
 };
 
@@ -95,6 +95,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
                        .port = "8080",
                        .threads = 1,
                        .pki = env_pki && *env_pki ? env_pki : "fixture-pki",
+                       .idle_timeout_s = 60,
                        .bytes_cap = TB_BYTES_CAP_DEFAULT};
     uint64_t v;
     int c;
@@ -138,6 +139,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
             break;
         case 'j':
             o->json = 1;
+            break;
+        case 'I':
+            if (parse_uint(optarg, 86400, &v) < 0)
+                return cli_fail_code(
+                    2, CMD, "--idle-timeout %s: not a number of seconds (0..86400)", optarg);
+            o->idle_timeout_s = (int)v;
             break;
         case 'h':
             usage(stdout);
@@ -255,7 +262,8 @@ static int serve(const struct opts *o)
                          .port = o->port,
                          .threads = o->threads,
                          .tls = tls,
-                         .max_fds = fd_budget()};
+                         .max_fds = fd_budget(),
+                         .idle_timeout_s = o->idle_timeout_s};
     if (!(srv = tb_server_new(&so, &site, &err))) {
         cli_fail(CMD, "%s", err.msg);
         goto out;

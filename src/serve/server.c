@@ -50,6 +50,7 @@ struct conn {
     uint64_t skip;     /* request body bytes still to discard */
     tb_http_req req;
     tb_reply reply;
+    uint64_t last;      /* the worker's tick at the last progress */
     size_t sent;        /* bytes of reply.head sent */
     uint64_t fill_sent; /* bytes of the fill sent */
     char scratch[TB_REPLY_SCRATCH];
@@ -68,6 +69,7 @@ struct worker {
     tb_err err;
     int failed;
     uint64_t accept_timer; /* pending re-arm of the listen fd after EMFILE */
+    uint64_t tick;         /* seconds since the worker started (idle sweep clock) */
 };
 
 struct tb_server {
@@ -215,6 +217,7 @@ static int do_read(conn *c)
         return -1;
     }
     c->len += n;
+    c->last = c->w->tick;
     return 1;
 }
 
@@ -238,6 +241,8 @@ static int do_write(conn *c)
             st = write_some(c, site->fill, left < TB_FILL_LEN ? (size_t)left : TB_FILL_LEN, &n);
             c->fill_sent += n;
         }
+        if (n)
+            c->last = c->w->tick;
         if (st == TB_SOCK_RETRY)
             return wait_for(c, c->sock.want);
         if (st == TB_SOCK_ERROR) {
@@ -308,6 +313,7 @@ static conn *conn_get(worker *w)
         w->active->prev = c;
     w->active = c;
     c->mask = 0;
+    c->last = w->tick;
     c->start = c->len = 0;
     c->skip = 0;
     tb_http_req_init(&c->req, TB_SERVER_INBUF);
@@ -368,6 +374,22 @@ static void on_accept(tb_ev_loop *l, int lfd, void *data, int mask)
     }
 }
 
+/* Once a second: advance the tick, close connections idle for the timeout. */
+static int64_t idle_sweep(tb_ev_loop *l, uint64_t id, void *data)
+{
+    (void)l;
+    (void)id;
+    worker *w = data;
+    uint64_t limit = (uint64_t)w->srv->o.idle_timeout_s;
+    w->tick++;
+    for (conn *c = w->active, *next; c; c = next) {
+        next = c->next;
+        if (w->tick - c->last > limit)
+            conn_close(c);
+    }
+    return 1000000000;
+}
+
 static void on_stop(tb_ev_loop *l, int fd, void *data, int mask)
 {
     (void)fd;
@@ -382,6 +404,12 @@ static void *worker_main(void *arg)
 {
     worker *w = arg;
     tb_server *srv = w->srv;
+    if (srv->o.idle_timeout_s > 0 && !tb_ev_timer_add(w->loop, 1000000000, idle_sweep, w)) {
+        tb_errf(&w->err, "idle timer: no timer slot");
+        w->failed = 1;
+        atomic_store(&srv->failed, 1);
+        return NULL;
+    }
     if (tb_ev_add(w->loop, w->lfd, TB_EV_READABLE, on_accept, w, &w->err) < 0 ||
         tb_ev_add(w->loop, srv->stop_fd, TB_EV_READABLE, on_stop, w, &w->err) < 0 ||
         tb_ev_run(w->loop, &w->err) < 0) {

@@ -9,6 +9,8 @@
  * TLS session). Each thread counts what it served by route and status in its
  * own tb_counts; tb_server_counts merges them once the threads have stopped.
  * A request counts as served when its whole response has been written.
+ * Idle connections (no byte read or written for idle_timeout_s, checked once a
+ * second against a per-thread tick, so the hot path reads no clock) are closed.
  *
  * Lifecycle: tb_server_new binds the listening sockets (so "port in use" is
  * reported before anything runs), tb_server_start starts the threads,
@@ -29,11 +31,12 @@
 #define TB_SERVER_INBUF 8192 /* per connection: the largest request head */
 
 typedef struct tb_server_opts {
-    const char *addr; /* e.g. "127.0.0.1" or "0.0.0.0" */
-    const char *port; /* decimal; "0" picks a free port (see tb_server_port) */
-    int threads;      /* 1..TB_SERVER_MAX_THREADS */
-    tb_tls_ctx *tls;  /* NULL: plain HTTP */
-    int max_fds;      /* per thread: the largest fd + 1 it serves (0: 65536) */
+    const char *addr;   /* e.g. "127.0.0.1" or "0.0.0.0" */
+    const char *port;   /* decimal; "0" picks a free port (see tb_server_port) */
+    int threads;        /* 1..TB_SERVER_MAX_THREADS */
+    tb_tls_ctx *tls;    /* NULL: plain HTTP */
+    int max_fds;        /* per thread: the largest fd + 1 it serves (0: 65536) */
+    int idle_timeout_s; /* close connections without progress for this long (0: never) */
 } tb_server_opts;
 
 typedef struct tb_server tb_server;

@@ -263,6 +263,39 @@ static void test_tls(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+static void test_idle_timeout(void **state)
+{
+    (void)state;
+    tb_err err;
+    tb_server_opts o = {.addr = "127.0.0.1", .port = "0", .threads = 1, .idle_timeout_s = 1};
+    tb_server *s = tb_server_new(&o, &site, &err);
+    assert_non_null(s);
+    assert_int_equal(tb_server_start(s, &err), 0);
+    client *idle = calloc(1, sizeof *idle), *busy = calloc(1, sizeof *busy);
+    idle->fd = dial(tb_server_port(s));
+    busy->fd = dial(tb_server_port(s));
+    /* The busy connection makes progress every 300 ms for 2.7 s and stays open;
+     * the idle one is closed after 1-2 s. */
+    for (int i = 0; i < 9; i++) {
+        size_t len;
+        int closes;
+        cl_send(busy, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+        assert_int_equal(cl_response(busy, &len, &closes), 200);
+        usleep(300000);
+    }
+    assert_true(at_eof(idle)); /* read() returns 0 (closed), not the 5 s timeout */
+    size_t len;
+    int closes;
+    cl_send(busy, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert_int_equal(cl_response(busy, &len, &closes), 200);
+    close(idle->fd);
+    close(busy->fd);
+    free(idle);
+    free(busy);
+    tb_counts c = stop(s);
+    assert_int_equal(tb_counts_total(&c), 10);
+}
+
 static void test_port_in_use(void **state)
 {
     (void)state;
@@ -286,6 +319,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plain),
         cmocka_unit_test(test_tls),
+        cmocka_unit_test(test_idle_timeout),
         cmocka_unit_test(test_port_in_use),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
