@@ -298,6 +298,15 @@ int tb_sim_dir(const char *override, char *out, size_t outlen, tb_err *err);
 /* A SIMULATED quote: creates the sim PKI under dir on first use (atomically). */
 int tb_sim_get_quote(const char *dir, const uint8_t report_data[64], int debug, uint8_t **quote,
                      size_t *len, tb_err *err);
+/* The SIMULATED provider opened once, for callers that make many quotes (the
+ * notary makes one per notarization): tb_sim_get_quote reads the PKI's nine PEM
+ * files on every call, tb_sim_open once. *out is new (free with tb_sim_close);
+ * tb_sim_quote may be called from many threads at once (read-only keys). */
+typedef struct tb_sim tb_sim;
+int tb_sim_open(const char *dir, tb_sim **out, tb_err *err);
+int tb_sim_quote(const tb_sim *s, const uint8_t report_data[64], int debug, uint8_t **quote,
+                 size_t *len, tb_err *err);
+void tb_sim_close(tb_sim *s);
 /* SIMULATED collateral matching the sim quotes, valid from now - 1 h to now + 30 days,
  * signed by the sim PKI; revoke_pck puts the sim PCK certificate in the PCK CRL.
  * *root (if non-NULL) receives the sim root (free with tb_root_free). */

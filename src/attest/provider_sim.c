@@ -561,6 +561,48 @@ int tb_sim_get_quote(const char *dir, const uint8_t rd[64], int debug, uint8_t *
     return 0;
 }
 
+/* tb_sim: an opened simulated provider (see attest.h). */
+struct tb_sim {
+    sim s;
+};
+
+int tb_sim_open(const char *dir, tb_sim **out, tb_err *err)
+{
+    *out = NULL;
+    tb_sim *h = calloc(1, sizeof *h);
+    if (!h)
+        return tb_errf(err, "out of memory");
+    if (sim_open(dir, &h->s, err) < 0) {
+        free(h);
+        return -1;
+    }
+    *out = h;
+    return 0;
+}
+
+int tb_sim_quote(const tb_sim *h, const uint8_t rd[64], int debug, uint8_t **quote, size_t *len,
+                 tb_err *err)
+{
+    *quote = NULL;
+    *len = 0;
+    tb_buf q = {0};
+    if (build_quote(&h->s, rd, debug, &q, err) < 0) {
+        tb_buf_free(&q);
+        return tb_err_wrap(err, "simulated quote");
+    }
+    *quote = q.p;
+    *len = q.len;
+    return 0;
+}
+
+void tb_sim_close(tb_sim *h)
+{
+    if (!h)
+        return;
+    sim_free(&h->s);
+    free(h);
+}
+
 /* ------------------------------------------------------------- collateral */
 
 static int make_crl(X509 *issuer, EVP_PKEY *key, int64_t now, X509 *revoked, uint8_t **der,

@@ -1,7 +1,7 @@
 /* notary/tee: tb_quote_source and tb_quote_verifier over src/attest (see
- * tee.h). Quote sources serialize their calls with a mutex: configfs-tsm
- * report entries are not safe for concurrent use, and the simulated provider
- * reads its PKI from files. */
+ * tee.h). The simulated provider is opened once (its PKI read at start) and
+ * used from every worker thread; configfs-tsm reports are serialized with a
+ * mutex (a report entry is not safe for concurrent use). */
 #include "notary/tee.h"
 
 #include <pthread.h>
@@ -15,17 +15,21 @@
 #include "base/file.h"
 
 typedef struct src_ctx {
-    tb_provider_kind kind;
-    tb_quote_opts opts;
-    char sim_dir[4096];
-    pthread_mutex_t mu;
+    tb_sim *sim;        /* sim: the provider opened once (thread-safe) */
+    pthread_mutex_t mu; /* tdx: one configfs-tsm report at a time */
 } src_ctx;
 
-static int get_quote(void *ctx, const uint8_t rd[64], uint8_t **quote, size_t *len, tb_err *err)
+static int get_sim_quote(void *ctx, const uint8_t rd[64], uint8_t **quote, size_t *len, tb_err *err)
+{
+    src_ctx *c = ctx;
+    return tb_sim_quote(c->sim, rd, 0, quote, len, err);
+}
+
+static int get_tsm_quote(void *ctx, const uint8_t rd[64], uint8_t **quote, size_t *len, tb_err *err)
 {
     src_ctx *c = ctx;
     pthread_mutex_lock(&c->mu);
-    int rc = tb_attest_get_quote(c->kind, rd, &c->opts, quote, len, err);
+    int rc = tb_tsm_get_quote(NULL, rd, quote, len, err);
     pthread_mutex_unlock(&c->mu);
     return rc;
 }
@@ -37,24 +41,23 @@ int tb_notary_tee_open(const char *kind, const char *sim_dir, tb_quote_source *o
     if (!c)
         return tb_errf(err, "out of memory");
     if (!strcmp(kind, "sim")) {
-        c->kind = TB_PROVIDER_SIM;
-        if (tb_sim_dir(sim_dir, c->sim_dir, sizeof c->sim_dir, err) < 0) {
+        char dir[4096];
+        if (tb_sim_dir(sim_dir, dir, sizeof dir, err) < 0 || tb_sim_open(dir, &c->sim, err) < 0) {
             free(c);
             return tb_err_wrap(err, "simulated TEE");
         }
-        c->opts.sim_dir = c->sim_dir;
         out->kind = "sim";
         out->simulated = 1;
+        out->get_quote = get_sim_quote;
     } else if (!strcmp(kind, "tdx")) {
-        c->kind = TB_PROVIDER_TSM;
         out->kind = "tdx";
+        out->get_quote = get_tsm_quote;
     } else {
         free(c);
         return tb_errf(err, "unknown TEE '%s' (want tdx or sim)", kind);
     }
     pthread_mutex_init(&c->mu, NULL);
     out->ctx = c;
-    out->get_quote = get_quote;
     return 0;
 }
 
@@ -62,6 +65,7 @@ void tb_notary_tee_close(tb_quote_source *src)
 {
     src_ctx *c = src->ctx;
     if (c) {
+        tb_sim_close(c->sim);
         pthread_mutex_destroy(&c->mu);
         free(c);
     }
