@@ -53,6 +53,8 @@ const char *const tb_bench_config_names[] = {"ITERATIONS",
                                              "RUN_TIMEOUT_SECONDS",
                                              "RETRIES",
                                              "CLIENT_CMD",
+                                             "PCCS_URL",
+                                             "COLLATERAL",
                                              "RESULTS_DIR",
                                              NULL};
 
@@ -226,6 +228,10 @@ int tb_bench_config_set(tb_bench_config *c, const char *name, const char *v, tb_
         return set_int(name, v, 0, 100, &c->retries, err);
     if (!strcmp(name, "CLIENT_CMD"))
         return set_str(name, v, c->client_cmd, sizeof c->client_cmd, 1, err);
+    if (!strcmp(name, "PCCS_URL"))
+        return set_str(name, v, c->pccs_url, sizeof c->pccs_url, 1, err);
+    if (!strcmp(name, "COLLATERAL"))
+        return set_str(name, v, c->collateral, sizeof c->collateral, 1, err);
     if (!strcmp(name, "RESULTS_DIR"))
         return set_str(name, v, c->out_root, sizeof c->out_root, 0, err);
     return tb_errf(err, "unknown option %s", name);
@@ -537,8 +543,8 @@ static void stop_servers(run_state *s)
 
 /* The client's environment: the source script's variables plus the mode. */
 typedef struct client_env {
-    char vars[20][PATH_MAX + 64];
-    char *ptrs[21];
+    char vars[24][PATH_MAX + 64];
+    char *ptrs[25];
 } client_env;
 
 static void build_env(const run_state *s, const char *mode, long iteration, int tee, int verify,
@@ -563,6 +569,8 @@ static void build_env(const run_state *s, const char *mode, long iteration, int 
     ENV("BENCHMARK_MODE=%s", mode);
     ENV("BENCHMARK_ITERATION=%ld", iteration);
     ENV("NOTARY_TEE=%s", s->notary_tee);
+    ENV("PCCS_URL=%s", c->pccs_url);
+    ENV("COLLATERAL=%s", c->collateral);
     if (s->sim_env[0])
         ENV("%s", s->sim_env);
 #undef ENV
@@ -600,7 +608,7 @@ static int run_once(run_state *s, const char *mode, long it, const volatile sig_
     if (!env)
         return tb_errf(err, "out of memory");
     build_env(s, mode, it, row->enable_tee, row->verify, env);
-    char *argv[8];
+    char *argv[12];
     int n = 0;
     if (c->client_cmd[0]) {
         argv[n++] = "/bin/sh";
@@ -609,8 +617,17 @@ static int run_once(run_state *s, const char *mode, long it, const volatile sig_
     } else {
         argv[n++] = (char *)c->self_exe;
         argv[n++] = "notarize";
-        if (row->verify)
+        if (row->verify) {
             argv[n++] = "--verify";
+            if (c->pccs_url[0]) {
+                argv[n++] = "--pccs";
+                argv[n++] = (char *)c->pccs_url;
+            }
+            if (c->collateral[0]) {
+                argv[n++] = "--collateral";
+                argv[n++] = (char *)c->collateral;
+            }
+        }
         if (c->use_fixture_ca && s->fixture_ca[0]) {
             argv[n++] = "--fixture-ca";
             argv[n++] = s->fixture_ca;

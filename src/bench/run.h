@@ -49,7 +49,9 @@ typedef struct tb_bench_config {
     long max_sent_data, max_recv_data;
     int run_timeout_s;
     int retries;
-    char client_cmd[4096]; /* empty: the built-in client (`teebench notarize`) */
+    char client_cmd[4096];     /* empty: the built-in client (`teebench notarize`) */
+    char pccs_url[1024];       /* tee_verify: the built-in client's --pccs (empty: its default) */
+    char collateral[PATH_MAX]; /* tee_verify: the built-in client's --collateral */
     char out_root[PATH_MAX];
     char self_exe[PATH_MAX]; /* the teebench binary, for the built-in client and servers */
 } tb_bench_config;
@@ -58,7 +60,8 @@ typedef struct tb_bench_config {
 void tb_bench_config_defaults(tb_bench_config *c);
 
 /* Sets one option by its environment-variable name (ITERATIONS, BENCHMARK_MODES,
- * START_FIXTURE, ..., RETRIES, CLIENT_CMD, NOTARY_TEE, RESULTS_DIR). Returns 0,
+ * START_FIXTURE, ..., RETRIES, CLIENT_CMD, NOTARY_TEE, PCCS_URL, COLLATERAL,
+ * RESULTS_DIR). Returns 0,
  * or -1 with "<NAME>: <why>" for a bad value or an unknown name. */
 int tb_bench_config_set(tb_bench_config *c, const char *name, const char *value, tb_err *err);
 

@@ -58,6 +58,8 @@ static void usage_notary(FILE *f)
         "                            the variables above plus ENABLE_TEE_ATTESTATION,\n"
         "                            VERIFY_ATTESTATION, BENCHMARK_MODE, BENCHMARK_ITERATION\n"
         "                            and prints NOTARIZATION_MS=, TOTAL_E2E_MS=, TDX_VERIFY_MS=\n"
+        "  --pccs-url URL, --collateral FILE  passed to `teebench notarize --verify`\n"
+        "                            (tee_verify against a real TDX notary)\n"
         "  --results-dir DIR         parent of the run directory (benchmark-results)\n"
         "Writes DIR/<UTC %%Y%%m%%dT%%H%%M%%SZ>/results.csv, retries.csv, logs/, env.json,\n"
         "run.json, summary.txt (also printed). Exit 1 if a run still failed after retries.\n");

@@ -52,6 +52,10 @@ static void test_set_options(void **state)
     assert_int_equal(tb_bench_config_set(&c, "NOTARY_TEE", "tdx", &e), 0);
     assert_string_equal(c.notary_tee, "tdx");
     assert_int_equal(tb_bench_config_set(&c, "CLIENT_CMD", "", &e), 0);
+    assert_int_equal(tb_bench_config_set(&c, "PCCS_URL", "https://pccs.example:8081", &e), 0);
+    assert_string_equal(c.pccs_url, "https://pccs.example:8081");
+    assert_int_equal(tb_bench_config_set(&c, "COLLATERAL", "/tmp/c.json", &e), 0);
+    assert_string_equal(c.collateral, "/tmp/c.json");
     for (const char *const *n = tb_bench_config_names; *n; n++)
         assert_true(strlen(*n) > 0);
 
