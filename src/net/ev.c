@@ -35,6 +35,7 @@ struct tb_ev_loop {
     int epfd;
     int setsize;
     int stop;
+    int no_pwait2; /* the kernel lacks epoll_pwait2 (< 5.11): ms timeouts via epoll_wait */
     struct fev *fevs;
     struct tslot *slots;
     int *heap;
@@ -277,7 +278,18 @@ int tb_ev_poll(tb_ev_loop *l, int64_t timeout_ns, tb_err *err)
         ts.tv_nsec = timeout_ns % 1000000000;
         tsp = &ts;
     }
-    int n = epoll_pwait2(l->epfd, l->events, EV_BATCH, tsp, NULL);
+    int n = -1;
+    if (!l->no_pwait2) {
+        n = epoll_pwait2(l->epfd, l->events, EV_BATCH, tsp, NULL);
+        if (n < 0 && errno == ENOSYS)
+            l->no_pwait2 = 1;
+    }
+    if (l->no_pwait2) {
+        /* round up: waking early would spin until the timer is due */
+        int64_t msl = tsp ? (timeout_ns + 999999) / 1000000 : -1;
+        int ms = msl > 86400000 ? 86400000 : (int)msl;
+        n = epoll_wait(l->epfd, l->events, EV_BATCH, ms);
+    }
     if (n < 0) {
         if (errno != EINTR)
             return tb_errno(err, "epoll_pwait2");

@@ -4,7 +4,8 @@
  * File events: per fd, a readable and/or writable callback sharing one data
  * pointer. The epoll registration changes only when the fd's mask changes, so
  * a connection that stays readable costs no epoll_ctl per request.
- * Timers: one-shot or periodic, nanosecond resolution (epoll_pwait2), kept in a
+ * Timers: one-shot or periodic, nanosecond resolution (epoll_pwait2; whole
+ * milliseconds on kernels before 5.11, which lack it), kept in a
  * binary min-heap over a fixed slot table (no allocation after tb_ev_new).
  * Invariants: fds are < setsize; a callback may add/delete any event, including
  * its own, and may stop the loop. Level-triggered semantics.
