@@ -6,7 +6,8 @@
  * every other mode over the base mode "no_tee" by median (with a 95 % bootstrap
  * CI) and by mean, in ms and %; paired by iteration (mean and median of the
  * per-iteration differences, Wilcoxon signed-rank p-value); outlier runs (above
- * Q3 + 3 x IQR of their mode and metric); failed and retried runs; and the three
+ * Q3 + 3 x IQR of their mode and metric, for samples of at least 4); failed and
+ * retried runs; and the three
  * headline lines, formatted exactly as the source benchmark's:
  *   tee_no_verify median overhead over no_tee: +278.00 ms (+25.48%)
  *   tee_verify median notarization+verify overhead over no_tee: +573.00 ms (+52.52%)

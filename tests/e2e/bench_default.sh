@@ -12,7 +12,7 @@ probe=$!; sleep 0.5
 if ! kill -0 "$probe" 2>/dev/null; then modes="no_tee"; tee=none; echo "note: notary --tee sim unavailable ($(cat "$WORK/probe.err")); no_tee only"; fi
 kill "$probe" 2>/dev/null || true; wait "$probe" 2>/dev/null || true
 
-fport=$(free_port); nport=$(free_port)
+fport=$(free_port); nport=$(free_port); while [ "$nport" = "$fport" ]; do nport=$(free_port); done
 rc=0
 "$TB" bench notary --iterations 3 --benchmark-modes "$modes" --notary-tee "$tee" \
   --fixture-port "$fport" --notary-port "$nport" --results-dir "$WORK/res" >"$WORK/out.txt" 2>"$WORK/err.txt" || rc=$?
@@ -39,7 +39,7 @@ done
 
 # SIGTERM while a run hangs: exit 130, servers stopped, no leftover processes.
 mkdir -p "$WORK/state"
-fport=$(free_port); nport=$(free_port)
+fport=$(free_port); nport=$(free_port); while [ "$nport" = "$fport" ]; do nport=$(free_port); done
 FAKE_STATE_DIR=$WORK/state FAKE_ALL=hang "$TB" bench notary --iterations 2 --benchmark-modes no_tee \
   --notary-tee none --fixture-port "$fport" --notary-port "$nport" --client-cmd "$FAKE" \
   --results-dir "$WORK/term" >"$WORK/term.out" 2>"$WORK/term.err" &
@@ -58,7 +58,7 @@ for _ in $(seq 50); do kill -0 "$gpid" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$gpid" 2>/dev/null && fail "client child survived SIGTERM"
 
 # A fixture port already taken: a clear error, exit 1, notary never left running.
-fport=$(free_port); nport=$(free_port)
+fport=$(free_port); nport=$(free_port); while [ "$nport" = "$fport" ]; do nport=$(free_port); done
 spawn python3 -c 'import socket,time,sys; s=socket.socket(); s.bind(("127.0.0.1",int(sys.argv[1]))); s.listen(); time.sleep(30)' "$fport"
 wait_port "$fport"
 expect_fail 1 "$TB" bench notary --iterations 1 --notary-tee none --benchmark-modes no_tee \
