@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attest/attest.h"
+#include "attest/internal.h"
 
 static tb_prepared *prepared; /* fuzz harness state, built once */
 static const int64_t NOW = 1752919234;
@@ -57,6 +57,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();     /* impossible: a valid quote is longer */
     tb_pck_info pck; /* the input as a DER PCK certificate: the SGX extension walker */
     (void)tb_pck_info_from_der(data, size, &pck, &e);
+    tb_cert c; /* ... and through the lean certificate / CRL reader */
+    if (tb_cert_parse(data, size, &c, &e) == 0) {
+        if (c.tbs < data || c.tbs + c.tbs_len > data + size)
+            abort();
+        if (c.sgx_ext)
+            (void)tb_pck_info_from_ext(c.sgx_ext, c.sgx_ext_len, &pck, &e);
+        (void)tb_cert_cn_contains(&c, "Platform");
+    }
+    tb_crl_info crl;
+    if (tb_crl_parse(data, size, &crl, &e) == 0)
+        (void)tb_crl_is_revoked(&crl, data, size < 8 ? size : 8);
     uint8_t *dec = NULL;
     size_t n = 0;
     if (tb_quote_decode_text(data, size, &dec, &n, &e) == 1) {

@@ -97,7 +97,7 @@ static int get_sig(json_t *o, const char *key, uint8_t sig[64], tb_err *err)
     return 0;
 }
 
-int tb_collateral_parse_json(const char *text, size_t n, tb_collateral *c, tb_err *err)
+static int parse_json_jansson(const char *text, size_t n, tb_collateral *c, tb_err *err)
 {
     memset(c, 0, sizeof *c);
     json_error_t je;
@@ -123,6 +123,162 @@ out:
     if (rc < 0)
         tb_collateral_free(c);
     return rc;
+}
+
+/* ------------------------------------------------- the fast path (no DOM) */
+
+static size_t skip_ws(const char *s, size_t n, size_t i);
+static size_t skip_string(const char *s, size_t n, size_t i);
+static size_t skip_value(const char *s, size_t n, size_t i);
+
+/* Decodes the JSON string at s[i] == '"' into a new buffer. Returns the index after the
+ * closing quote, or 0 when the string is malformed or uses an escape this decoder
+ * leaves to jansson (then the caller falls back). */
+static size_t decode_string(const char *s, size_t n, size_t i, char **out, size_t *outlen)
+{
+    size_t start = ++i, k = 0;
+    while (i < n && s[i] != '"') { /* find the end first: the output is never longer */
+        if ((unsigned char)s[i] < 0x20)
+            return 0;
+        i += s[i] == '\\' ? 2 : 1;
+    }
+    if (i >= n)
+        return 0;
+    size_t end = i;
+    char *d = malloc(end - start + 1);
+    if (!d)
+        return 0;
+    for (i = start; i < end; i++) {
+        char ch = s[i];
+        if (ch != '\\') {
+            d[k++] = ch;
+            continue;
+        }
+        switch (s[++i]) {
+        case '"':
+            d[k++] = '"';
+            break;
+        case '\\':
+            d[k++] = '\\';
+            break;
+        case '/':
+            d[k++] = '/';
+            break;
+        case 'b':
+            d[k++] = '\b';
+            break;
+        case 'f':
+            d[k++] = '\f';
+            break;
+        case 'n':
+            d[k++] = '\n';
+            break;
+        case 'r':
+            d[k++] = '\r';
+            break;
+        case 't':
+            d[k++] = '\t';
+            break;
+        default:
+            free(d);
+            return 0; /* \uXXXX and anything else: jansson decides */
+        }
+    }
+    d[k] = '\0';
+    *out = d;
+    *outlen = k;
+    return end + 1;
+}
+
+static const char *const FIELDS[] = {
+    "pck_crl_issuer_chain",     "root_ca_crl", "pck_crl",
+    "tcb_info_issuer_chain",    "tcb_info",    "tcb_info_signature",
+    "qe_identity_issuer_chain", "qe_identity", "qe_identity_signature"};
+#define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
+
+/* One pass over the top-level object: every value of the nine fields must be a string.
+ * Returns 0 with vals[] filled, or -1 (the caller then uses jansson, which also
+ * produces the error message). */
+static int fast_scan(const char *s, size_t n, char *vals[NFIELDS], size_t lens[NFIELDS])
+{
+    size_t i = skip_ws(s, n, 0);
+    if (i >= n || s[i] != '{')
+        return -1;
+    i = skip_ws(s, n, i + 1);
+    if (i < n && s[i] == '}')
+        return -1;
+    for (;;) {
+        if (i >= n || s[i] != '"')
+            return -1;
+        size_t kend = skip_string(s, n, i);
+        if (!kend)
+            return -1;
+        const char *key = s + i + 1;
+        size_t klen = kend - i - 2;
+        i = skip_ws(s, n, kend);
+        if (i >= n || s[i] != ':')
+            return -1;
+        i = skip_ws(s, n, i + 1);
+        int f = -1;
+        for (size_t k = 0; k < NFIELDS; k++)
+            if (strlen(FIELDS[k]) == klen && !memcmp(FIELDS[k], key, klen))
+                f = (int)k;
+        size_t vend;
+        if (f >= 0) {
+            if (i >= n || s[i] != '"' || vals[f]) /* not a string, or a duplicate */
+                return -1;
+            vend = decode_string(s, n, i, &vals[f], &lens[f]);
+        } else {
+            vend = skip_value(s, n, i);
+        }
+        if (!vend || vend == i)
+            return -1;
+        i = skip_ws(s, n, vend);
+        if (i < n && s[i] == ',') {
+            i = skip_ws(s, n, i + 1);
+            continue;
+        }
+        if (i < n && s[i] == '}' && skip_ws(s, n, i + 1) == n)
+            break;
+        return -1;
+    }
+    for (size_t k = 0; k < NFIELDS; k++)
+        if (!vals[k] || lens[k] == 0)
+            return -1;
+    return 0;
+}
+
+static int sig_hex(const char *s, size_t n, uint8_t sig[64])
+{
+    return tb_hex_decode(s, n, sig, 64);
+}
+
+int tb_collateral_parse_json(const char *text, size_t n, tb_collateral *c, tb_err *err)
+{
+    char *v[NFIELDS] = {0};
+    size_t l[NFIELDS] = {0};
+    memset(c, 0, sizeof *c);
+    int ok = fast_scan(text, n, v, l) == 0 && sig_hex(v[5], l[5], c->tcb_info_sig) == 0 &&
+             sig_hex(v[8], l[8], c->qe_identity_sig) == 0 &&
+             tb_crl_to_der((const uint8_t *)v[1], l[1], &c->root_ca_crl, &c->root_ca_crl_len,
+                           NULL) == 0 &&
+             tb_crl_to_der((const uint8_t *)v[2], l[2], &c->pck_crl, &c->pck_crl_len, NULL) == 0;
+    if (ok) {
+        c->pck_crl_issuer_chain = v[0];
+        c->tcb_info_issuer_chain = v[3];
+        c->tcb_info = v[4];
+        c->tcb_info_len = l[4];
+        c->qe_identity_issuer_chain = v[6];
+        c->qe_identity = v[7];
+        c->qe_identity_len = l[7];
+        v[0] = v[3] = v[4] = v[6] = v[7] = NULL;
+    }
+    for (size_t k = 0; k < NFIELDS; k++)
+        free(v[k]);
+    if (ok)
+        return 0;
+    tb_collateral_free(c);
+    return parse_json_jansson(text, n, c, err); /* the reference path, with its errors */
 }
 
 int tb_collateral_to_json(const tb_collateral *c, char **out, tb_err *err)

@@ -93,6 +93,38 @@ void tb_der_list_free(tb_der_list *l);
 X509 *tb_x509_from_der(const uint8_t *der, size_t n);
 /* The SGX extension of a parsed PCK certificate (see tb_pck_info_from_der). */
 int tb_pck_info_from_x509(X509 *x, tb_pck_info *out, tb_err *err);
+/* A certificate read by cert.c (pointers into the caller's DER). */
+typedef struct tb_cert {
+    const uint8_t *tbs, *issuer, *subject, *serial, *sgx_ext;
+    size_t tbs_len, issuer_len, subject_len, serial_len, sgx_ext_len;
+    int64_t not_before, not_after;
+    uint8_t pub[65]; /* uncompressed P-256 point */
+    uint8_t sig[64]; /* r || s */
+    int is_ca;
+} tb_cert;
+typedef struct tb_crl_info {
+    const uint8_t *tbs, *issuer, *revoked; /* revoked: the entries' SEQUENCE content */
+    size_t tbs_len, issuer_len, revoked_len;
+    int64_t this_update, next_update;
+    uint8_t sig[64];
+} tb_crl_info;
+int tb_cert_parse(const uint8_t *der, size_t n, tb_cert *c, tb_err *err);
+int tb_crl_parse(const uint8_t *der, size_t n, tb_crl_info *c, tb_err *err);
+/* 1: c's issuer name is issuer's subject (DER) and issuer's key verifies c's signature. */
+int tb_cert_signed_by(const tb_cert *c, const tb_cert *issuer);
+/* 1 when the serial (INTEGER content bytes) is listed in the CRL. */
+int tb_crl_is_revoked(const tb_crl_info *c, const uint8_t *serial, size_t n);
+int tb_cert_cn_contains(const tb_cert *c, const char *needle);
+/* 1: sig (r || s) over SHA-256(data) verifies with the uncompressed P-256 point pub. */
+int tb_p256_verify(const uint8_t pub[65], const void *data, size_t n, const uint8_t sig[64]);
+/* The same with a reusable context (a P-256 EC_KEY: creating the curve costs as much as a
+ * verification). A context is used by one thread at a time. */
+void *tb_p256_ctx_new(void);
+void tb_p256_ctx_free(void *ctx);
+int tb_p256_verify_ctx(void *ctx, const uint8_t pub[65], const void *data, size_t n,
+                       const uint8_t sig[64]);
+/* The SGX extension's value (the OCTET STRING content) -> PCK info (ca_platform unset). */
+int tb_pck_info_from_ext(const uint8_t *ext, size_t n, tb_pck_info *out, tb_err *err);
 /* DER / PEM / hex text CRL bytes -> DER (malloc'd). */
 int tb_crl_to_der(const uint8_t *p, size_t n, uint8_t **der, size_t *derlen, tb_err *err);
 /* A P-256 public key from x || y. Caller frees. */

@@ -147,6 +147,13 @@ static int parse_ext(der d, tb_pck_info *out, tb_err *err)
     return 0;
 }
 
+int tb_pck_info_from_ext(const uint8_t *ext, size_t n, tb_pck_info *out, tb_err *err)
+{
+    memset(out, 0, sizeof *out);
+    der d = {ext, n};
+    return parse_ext(d, out, err);
+}
+
 int tb_pck_info_from_x509(X509 *x, tb_pck_info *out, tb_err *err)
 {
     memset(out, 0, sizeof *out);

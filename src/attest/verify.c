@@ -43,19 +43,24 @@ typedef struct window {
 } window;
 
 struct tb_prepared {
-    X509 *root;
     int simulated;
-    X509_CRL *root_crl, *pck_crl;
-    X509 *pck_crl_ca;       /* the PCK CRL's issuer, already verified against the root */
-    tb_der_list root_der;   /* the trusted root's DER (n == 1) */
-    tb_der_list pck_ca_der; /* pck_crl_ca's DER */
-    X509 *tcb_signer;       /* the TCB info signer (reused for the QE identity) */
-    tb_der_list tcb_signer_der;
+    uint8_t *root_der; /* the trusted root (root_c points into it) */
+    size_t root_len;
+    tb_cert root_c;
+    uint8_t *root_crl_der, *pck_crl_der; /* copies: root_ci and pck_ci point into them */
+    tb_crl_info root_ci, pck_ci;
+    uint8_t *pck_ca_der; /* the PCK CRL's issuer, checked against the root */
+    size_t pck_ca_len;
+    tb_cert pck_ca;
+    uint8_t *signer_der[2]; /* [0] the TCB info signer, [1] the QE identity's if different */
+    size_t signer_len[2];
+    tb_cert signer[2];
     tb_tcb_info tcb;
     tb_qe_identity qe;
     window crl_win, tcb_win, qe_win;
     tb_verify_step fail_step;
     char fail_reason[TB_ERR_MAX];
+    void *ec; /* P-256 context, only while preparing */
 };
 
 static const char *const STEP_NAMES[] = {
@@ -102,188 +107,149 @@ static int win_check(const window *w, int64_t now, const char *what, tb_err *err
     return 0;
 }
 
-static int cert_window(X509 *x, window *w, const char *what, tb_err *err)
+static void cert_window(const tb_cert *c, window *w, const char *what)
 {
-    int64_t nb, na;
-    if (tb_asn1_time_unix(X509_get0_notBefore(x), &nb) < 0 ||
-        tb_asn1_time_unix(X509_get0_notAfter(x), &na) < 0)
-        return tb_errf(err, "%s: unreadable validity times", what);
-    win_add(w, nb, na, what);
-    return 0;
+    win_add(w, c->not_before, c->not_after, what);
 }
 
-static int crl_window(X509_CRL *c, window *w, const char *what, tb_err *err)
+static int is_revoked(const tb_crl_info *crl, const tb_cert *c)
 {
-    int64_t tu, nu;
-    if (tb_asn1_time_unix(X509_CRL_get0_lastUpdate(c), &tu) < 0 ||
-        tb_asn1_time_unix(X509_CRL_get0_nextUpdate(c), &nu) < 0)
-        return tb_errf(err, "%s: unreadable thisUpdate/nextUpdate", what);
-    win_add(w, tu, nu, what);
-    return 0;
+    return tb_crl_is_revoked(crl, c->serial, c->serial_len);
 }
 
-static int is_revoked(X509_CRL *crl, X509 *x)
-{
-    X509_REVOKED *rev = NULL;
-    return X509_CRL_get0_by_serial(crl, &rev, (ASN1_INTEGER *)X509_get0_serialNumber(x)) == 1;
-}
-
-/* cert is issued and signed by issuer. */
-static int check_issued(X509 *issuer, X509 *cert, const char *what, tb_err *err)
-{
-    if (X509_NAME_cmp(X509_get_issuer_name(cert), X509_get_subject_name(issuer)) != 0)
-        return tb_errf(err, "%s: issuer name does not match its issuer's subject", what);
-    EVP_PKEY *k = X509_get0_pubkey(issuer);
-    if (!k || X509_verify(cert, k) != 1) {
-        ERR_clear_error();
-        return tb_errf(err, "%s: signature does not verify with its issuer's key", what);
-    }
-    return 0;
-}
-
-static int der_eq(const tb_der_list *l, int i, const tb_der_list *m)
-{
-    return m->n > 0 && l->len[i] == m->len[0] && !memcmp(l->der[i], m->der[0], m->len[0]);
-}
-
-static int der_keep(tb_der_list *dst, const uint8_t *der, size_t n)
-{
-    dst->der[0] = malloc(n ? n : 1);
-    if (!dst->der[0])
-        return -1;
-    memcpy(dst->der[0], der, n);
-    dst->len[0] = n;
-    dst->n = 1;
-    return 0;
-}
-
-/* A collateral signing chain (PEM: signer[, root]) verified against the root and the
- * root CA CRL. *signer is a new reference. The TCB info's signer, once checked, is
- * reused for the QE identity when the DER bytes are the same. */
-static int signer_chain(const char *pem, const char *what, tb_prepared *p, window *w, X509 **signer,
+static int check_issued(void *ec, const tb_cert *issuer, const tb_cert *cert, const char *what,
                         tb_err *err)
 {
+    if (cert->issuer_len != issuer->subject_len ||
+        memcmp(cert->issuer, issuer->subject, cert->issuer_len))
+        return tb_errf(err, "%s: issuer name does not match its issuer's subject", what);
+    if (!tb_p256_verify_ctx(ec, issuer->pub, cert->tbs, cert->tbs_len, cert->sig))
+        return tb_errf(err, "%s: signature does not verify with its issuer's key", what);
+    return 0;
+}
+
+static int der_eq(const tb_der_list *l, int i, const uint8_t *der, size_t n)
+{
+    return der && l->len[i] == n && !memcmp(l->der[i], der, n);
+}
+
+static uint8_t *dup_bytes(const uint8_t *p, size_t n)
+{
+    uint8_t *d = malloc(n ? n : 1);
+    if (d)
+        memcpy(d, p, n);
+    return d;
+}
+
+/* A CRL (a copy of der is kept in *keep): signature by `issuer`, issuer name, window. */
+static int check_crl(void *ec, const uint8_t *der, size_t n, const tb_cert *issuer,
+                     const char *what, window *w, tb_crl_info *ci, uint8_t **keep, tb_err *err)
+{
+    *keep = dup_bytes(der, n);
+    if (!*keep)
+        return tb_errf(err, "out of memory");
+    if (tb_crl_parse(*keep, n, ci, err) < 0)
+        return tb_err_wrap(err, "%s", what);
+    if (ci->issuer_len != issuer->subject_len ||
+        memcmp(ci->issuer, issuer->subject, ci->issuer_len))
+        return tb_errf(err, "%s: issuer is not its signing certificate's subject", what);
+    if (!tb_p256_verify_ctx(ec, issuer->pub, ci->tbs, ci->tbs_len, ci->sig))
+        return tb_errf(err, "%s: signature does not verify", what);
+    win_add(w, ci->this_update, ci->next_update, what);
+    return 0;
+}
+
+/* A collateral signing chain (PEM: signer[, root]) checked against the root and the root
+ * CA CRL. The TCB info's signer (slot 0) is reused for the QE identity when its DER is
+ * the same; otherwise slot 1 holds the QE identity's. *signer points into p. */
+static int signer_chain(const char *pem, const char *what, tb_prepared *p, window *w,
+                        const tb_cert **signer, tb_err *err)
+{
     tb_der_list l;
-    *signer = NULL;
     if (tb_pem_certs_to_der(pem, strlen(pem), &l, err) < 0)
         return tb_err_wrap(err, "%s issuer chain", what);
-    int rc = -1;
+    int rc = -1, slot = p->signer_der[0] ? 1 : 0;
     char label[96];
     snprintf(label, sizeof label, "%s signing certificate", what);
     if (l.n > 2) {
         tb_errf(err, "%s issuer chain has %d certificates (want signer and root)", what, l.n);
         goto out;
     }
-    if (l.n == 2 && !der_eq(&l, 1, &p->root_der)) {
+    if (l.n == 2 && !der_eq(&l, 1, p->root_der, p->root_len)) {
         tb_errf(err, "%s issuer chain ends in a root that is not the trusted root", what);
         goto out;
     }
-    if (p->tcb_signer && der_eq(&l, 0, &p->tcb_signer_der)) {
-        X509_up_ref(p->tcb_signer);
-        *signer = p->tcb_signer;
+    if (slot == 1 && der_eq(&l, 0, p->signer_der[0], p->signer_len[0])) {
+        slot = 0; /* already checked */
     } else {
-        *signer = tb_x509_from_der(l.der[0], l.len[0]);
-        if (!*signer) {
-            tb_errf(err, "%s: not an X.509 certificate", label);
+        p->signer_der[slot] = dup_bytes(l.der[0], l.len[0]);
+        p->signer_len[slot] = l.len[0];
+        if (!p->signer_der[slot]) {
+            tb_errf(err, "out of memory");
             goto out;
         }
-        if (check_issued(p->root, *signer, label, err) < 0)
+        if (tb_cert_parse(p->signer_der[slot], p->signer_len[slot], &p->signer[slot], err) < 0) {
+            tb_err_wrap(err, "%s", label);
             goto out;
-        if (is_revoked(p->root_crl, *signer)) {
+        }
+        if (check_issued(p->ec, &p->root_c, &p->signer[slot], label, err) < 0)
+            goto out;
+        if (is_revoked(&p->root_ci, &p->signer[slot])) {
             tb_errf(err, "%s is revoked by the root CA CRL", label);
             goto out;
         }
     }
-    if (cert_window(*signer, w, label, err) < 0 || cert_window(p->root, w, "root CA", err) < 0)
-        goto out;
-    if (!p->tcb_signer) {
-        if (der_keep(&p->tcb_signer_der, l.der[0], l.len[0]) < 0) {
-            tb_errf(err, "out of memory");
-            goto out;
-        }
-        X509_up_ref(*signer);
-        p->tcb_signer = *signer;
-    }
+    cert_window(&p->signer[slot], w, label);
+    cert_window(&p->root_c, w, "root CA");
+    *signer = &p->signer[slot];
     rc = 0;
 out:
-    if (rc < 0) {
-        X509_free(*signer);
-        *signer = NULL;
-    }
     tb_der_list_free(&l);
     return rc;
-}
-
-static int check_crl_sig(X509_CRL *crl, X509 *issuer, const char *what, tb_err *err)
-{
-    if (X509_NAME_cmp(X509_CRL_get_issuer(crl), X509_get_subject_name(issuer)) != 0)
-        return tb_errf(err, "%s: issuer is not its signing certificate's subject", what);
-    if (X509_CRL_verify(crl, X509_get0_pubkey(issuer)) != 1) {
-        ERR_clear_error();
-        return tb_errf(err, "%s: signature does not verify", what);
-    }
-    return 0;
-}
-
-static X509_CRL *crl_parse(const uint8_t *der, size_t n)
-{
-    const unsigned char *p = der;
-    X509_CRL *c = d2i_X509_CRL(NULL, &p, (long)n);
-    ERR_clear_error();
-    if (c && p != der + n) { /* trailing garbage */
-        X509_CRL_free(c);
-        return NULL;
-    }
-    return c;
 }
 
 /* Step 2's collateral part: the two CRLs and the PCK CRL's issuer chain. */
 static int prep_crls(tb_prepared *p, const tb_collateral *c, tb_err *err)
 {
     win_init(&p->crl_win);
-    p->root_crl = crl_parse(c->root_ca_crl, c->root_ca_crl_len);
-    if (!p->root_crl)
-        return tb_errf(err, "root CA CRL: not a DER CRL");
-    if (check_crl_sig(p->root_crl, p->root, "root CA CRL", err) < 0 ||
-        crl_window(p->root_crl, &p->crl_win, "root CA CRL", err) < 0)
+    if (check_crl(p->ec, c->root_ca_crl, c->root_ca_crl_len, &p->root_c, "root CA CRL", &p->crl_win,
+                  &p->root_ci, &p->root_crl_der, err) < 0)
         return -1;
-    p->pck_crl = crl_parse(c->pck_crl, c->pck_crl_len);
-    if (!p->pck_crl)
-        return tb_errf(err, "PCK CRL: not a DER CRL");
     tb_der_list l;
     if (tb_pem_certs_to_der(c->pck_crl_issuer_chain, strlen(c->pck_crl_issuer_chain), &l, err) < 0)
         return tb_err_wrap(err, "PCK CRL issuer chain");
     int rc = -1;
-    X509 *ca = NULL;
-    if (l.n > 2 || (l.n == 2 && !der_eq(&l, 1, &p->root_der))) {
+    if (l.n > 2 || (l.n == 2 && !der_eq(&l, 1, p->root_der, p->root_len))) {
         tb_errf(err, "PCK CRL issuer chain is not a PCK CA followed by the trusted root");
         goto out;
     }
-    ca = tb_x509_from_der(l.der[0], l.len[0]);
-    if (!ca) {
-        tb_errf(err, "PCK CRL issuer: not an X.509 certificate");
-        goto out;
-    }
-    if (check_issued(p->root, ca, "PCK CA certificate (PCK CRL issuer)", err) < 0)
-        goto out;
-    if (is_revoked(p->root_crl, ca)) {
-        tb_errf(err, "PCK CA certificate is revoked by the root CA CRL");
-        goto out;
-    }
-    if (check_crl_sig(p->pck_crl, ca, "PCK CRL", err) < 0 ||
-        crl_window(p->pck_crl, &p->crl_win, "PCK CRL", err) < 0 ||
-        cert_window(ca, &p->crl_win, "PCK CA certificate", err) < 0 ||
-        cert_window(p->root, &p->crl_win, "root CA", err) < 0)
-        goto out;
-    if (der_keep(&p->pck_ca_der, l.der[0], l.len[0]) < 0) {
+    p->pck_ca_der = dup_bytes(l.der[0], l.len[0]);
+    p->pck_ca_len = l.len[0];
+    if (!p->pck_ca_der) {
         tb_errf(err, "out of memory");
         goto out;
     }
-    p->pck_crl_ca = ca;
-    ca = NULL;
+    if (tb_cert_parse(p->pck_ca_der, p->pck_ca_len, &p->pck_ca, err) < 0) {
+        tb_err_wrap(err, "PCK CA certificate (PCK CRL issuer)");
+        goto out;
+    }
+    if (check_issued(p->ec, &p->root_c, &p->pck_ca, "PCK CA certificate (PCK CRL issuer)", err) < 0)
+        goto out;
+    if (!p->pck_ca.is_ca) {
+        tb_errf(err, "PCK CA certificate (PCK CRL issuer) is not a CA certificate");
+        goto out;
+    }
+    if (is_revoked(&p->root_ci, &p->pck_ca)) {
+        tb_errf(err, "PCK CA certificate is revoked by the root CA CRL");
+        goto out;
+    }
+    if (check_crl(p->ec, c->pck_crl, c->pck_crl_len, &p->pck_ca, "PCK CRL", &p->crl_win, &p->pck_ci,
+                  &p->pck_crl_der, err) < 0)
+        goto out;
+    cert_window(&p->pck_ca, &p->crl_win, "PCK CA certificate");
+    cert_window(&p->root_c, &p->crl_win, "root CA");
     rc = 0;
 out:
-    X509_free(ca);
     tb_der_list_free(&l);
     return rc;
 }
@@ -291,12 +257,12 @@ out:
 static int prep_signed(const char *pem, const char *what, const char *body, size_t len,
                        const uint8_t sig[64], tb_prepared *p, window *w, tb_err *err)
 {
-    X509 *signer = NULL;
+    const tb_cert *signer = NULL;
     if (signer_chain(pem, what, p, w, &signer, err) < 0)
         return -1;
-    int ok = tb_ecdsa_verify_raw(X509_get0_pubkey(signer), body, len, sig);
-    X509_free(signer);
-    return ok ? 0 : tb_errf(err, "%s signature does not verify over its exact bytes", what);
+    if (!tb_p256_verify_ctx(p->ec, signer->pub, body, len, sig))
+        return tb_errf(err, "%s signature does not verify over its exact bytes", what);
+    return 0;
 }
 
 static tb_prepared *prepare(const tb_collateral *c, const tb_root *root)
@@ -305,19 +271,28 @@ static tb_prepared *prepare(const tb_collateral *c, const tb_root *root)
     if (!p)
         return NULL;
     tb_err e;
-    X509_up_ref(root->cert);
-    p->root = root->cert;
     p->simulated = root->simulated;
+    p->ec = tb_p256_ctx_new();
+    if (!p->ec) {
+        free(p);
+        return NULL;
+    }
     win_init(&p->tcb_win);
     win_init(&p->qe_win);
     unsigned char *rd = NULL;
     int rl = i2d_X509(root->cert, &rd);
-    if (rl <= 0 || der_keep(&p->root_der, rd, (size_t)rl) < 0) {
+    if (rl <= 0 || !(p->root_der = dup_bytes(rd, (size_t)rl))) {
         OPENSSL_free(rd);
         tb_prepared_free(p);
         return NULL;
     }
     OPENSSL_free(rd);
+    p->root_len = (size_t)rl;
+    if (tb_cert_parse(p->root_der, p->root_len, &p->root_c, &e) < 0) {
+        tb_err_wrap(&e, "trusted root");
+        p->fail_step = TB_STEP_PCK_CHAIN;
+        goto fail;
+    }
     if (prep_crls(p, c, &e) < 0) {
         p->fail_step = TB_STEP_PCK_CHAIN;
         goto fail;
@@ -336,9 +311,13 @@ static tb_prepared *prepare(const tb_collateral *c, const tb_root *root)
         goto fail;
     }
     win_add(&p->qe_win, p->qe.issue, p->qe.next, "QE identity issueDate/nextUpdate");
+    tb_p256_ctx_free(p->ec);
+    p->ec = NULL;
     return p;
 fail:
     snprintf(p->fail_reason, sizeof p->fail_reason, "%s", e.msg);
+    tb_p256_ctx_free(p->ec);
+    p->ec = NULL;
     return p;
 }
 
@@ -346,14 +325,13 @@ void tb_prepared_free(tb_prepared *p)
 {
     if (!p)
         return;
-    X509_free(p->root);
-    X509_CRL_free(p->root_crl);
-    X509_CRL_free(p->pck_crl);
-    X509_free(p->pck_crl_ca);
-    X509_free(p->tcb_signer);
-    tb_der_list_free(&p->root_der);
-    tb_der_list_free(&p->pck_ca_der);
-    tb_der_list_free(&p->tcb_signer_der);
+    tb_p256_ctx_free(p->ec);
+    free(p->root_crl_der);
+    free(p->root_der);
+    free(p->pck_crl_der);
+    free(p->pck_ca_der);
+    free(p->signer_der[0]);
+    free(p->signer_der[1]);
     tb_tcb_info_free(&p->tcb);
     tb_qe_identity_free(&p->qe);
     free(p);
@@ -420,76 +398,54 @@ static int step_header(const tb_quote *q, tb_err *e)
     return 0;
 }
 
-/* Step 2: the quote's PCK chain. On success *leaf is a new reference (caller frees).
+/* Step 2: the quote's PCK chain. *leaf points into *ders (caller frees the list).
  * The PCK CA is parsed and checked only when it is not the PCK CRL's issuer that
  * tb_prepare already checked (compared as DER bytes). */
-static int step_pck_chain(const tb_quote *q, const tb_prepared *p, int64_t now, X509 **leaf,
-                          tb_pck_info *pck, tb_err *e)
+static int step_pck_chain(void *ec, const tb_quote *q, const tb_prepared *p, int64_t now,
+                          tb_der_list *l, tb_cert *leaf, tb_pck_info *pck, tb_err *e)
 {
-    tb_der_list l;
-    *leaf = NULL;
-    if (tb_pem_certs_to_der(q->pck_chain, q->pck_chain_len, &l, e) < 0)
+    if (tb_pem_certs_to_der(q->pck_chain, q->pck_chain_len, l, e) < 0)
         return tb_err_wrap(e, "PCK certificate chain");
-    int rc = -1;
-    X509 *ca = NULL, *pk = NULL;
-    if (l.n < 2 || l.n > 3) {
-        tb_errf(e, "PCK certificate chain has %d certificate(s) (want PCK, PCK CA, root)", l.n);
-        goto out;
-    }
-    if (l.n == 3 && !der_eq(&l, 2, &p->root_der)) {
-        tb_errf(e, "PCK certificate chain ends in a root that is not the trusted root");
-        goto out;
-    }
+    if (l->n < 2 || l->n > 3)
+        return tb_errf(e, "PCK certificate chain has %d certificate(s) (want PCK, PCK CA, root)",
+                       l->n);
+    if (l->n == 3 && !der_eq(l, 2, p->root_der, p->root_len))
+        return tb_errf(e, "PCK certificate chain ends in a root that is not the trusted root");
     window w;
     win_init(&w);
-    if (p->pck_crl_ca && der_eq(&l, 1, &p->pck_ca_der)) {
-        X509_up_ref(p->pck_crl_ca);
-        ca = p->pck_crl_ca;
-    } else {
-        ca = tb_x509_from_der(l.der[1], l.len[1]);
-        if (!ca) {
-            tb_errf(e, "PCK CA certificate: not an X.509 certificate");
-            goto out;
-        }
-        if (check_issued(p->root, ca, "PCK CA certificate", e) < 0)
-            goto out;
+    tb_cert ca_own;
+    const tb_cert *ca = &p->pck_ca;
+    if (!der_eq(l, 1, p->pck_ca_der, p->pck_ca_len)) {
+        if (tb_cert_parse(l->der[1], l->len[1], &ca_own, e) < 0)
+            return tb_err_wrap(e, "PCK CA certificate");
+        if (check_issued(ec, &p->root_c, &ca_own, "PCK CA certificate", e) < 0)
+            return -1;
+        if (!ca_own.is_ca)
+            return tb_errf(e, "PCK CA certificate is not a CA certificate");
+        ca = &ca_own;
     }
-    if (is_revoked(p->root_crl, ca)) {
-        tb_errf(e, "PCK CA certificate is revoked (root CA CRL)");
-        goto out;
-    }
-    pk = tb_x509_from_der(l.der[0], l.len[0]);
-    if (!pk) {
-        tb_errf(e, "PCK certificate: not an X.509 certificate");
-        goto out;
-    }
-    if (check_issued(ca, pk, "PCK certificate", e) < 0)
-        goto out;
-    if (X509_NAME_cmp(X509_CRL_get_issuer(p->pck_crl), X509_get_subject_name(ca)) != 0) {
-        tb_errf(e, "the PCK CRL is not issued by this quote's PCK CA (wrong CA kind?)");
-        goto out;
-    }
-    if (is_revoked(p->pck_crl, pk)) {
-        tb_errf(e, "PCK certificate is revoked (PCK CRL)");
-        goto out;
-    }
-    if (cert_window(p->root, &w, "root CA", e) < 0 || cert_window(ca, &w, "PCK CA", e) < 0 ||
-        cert_window(pk, &w, "PCK certificate", e) < 0 ||
-        win_check(&w, now, "PCK certificate chain", e) < 0)
-        goto out;
-    if (tb_pck_info_from_x509(pk, pck, e) < 0)
-        goto out;
-    char cn[256] = "";
-    X509_NAME_get_text_by_NID(X509_get_subject_name(ca), NID_commonName, cn, sizeof cn);
-    pck->ca_platform = strstr(cn, "Platform") != NULL;
-    *leaf = pk;
-    pk = NULL;
-    rc = 0;
-out:
-    X509_free(pk);
-    X509_free(ca);
-    tb_der_list_free(&l);
-    return rc;
+    if (is_revoked(&p->root_ci, ca))
+        return tb_errf(e, "PCK CA certificate is revoked (root CA CRL)");
+    if (tb_cert_parse(l->der[0], l->len[0], leaf, e) < 0)
+        return tb_err_wrap(e, "PCK certificate");
+    if (check_issued(ec, ca, leaf, "PCK certificate", e) < 0)
+        return -1;
+    if (p->pck_ci.issuer_len != ca->subject_len ||
+        memcmp(p->pck_ci.issuer, ca->subject, ca->subject_len))
+        return tb_errf(e, "the PCK CRL is not issued by this quote's PCK CA (wrong CA kind?)");
+    if (is_revoked(&p->pck_ci, leaf))
+        return tb_errf(e, "PCK certificate is revoked (PCK CRL)");
+    cert_window(&p->root_c, &w, "root CA");
+    cert_window(ca, &w, "PCK CA");
+    cert_window(leaf, &w, "PCK certificate");
+    if (win_check(&w, now, "PCK certificate chain", e) < 0)
+        return -1;
+    if (!leaf->sgx_ext)
+        return tb_errf(e, "PCK certificate has no SGX extension (1.2.840.113741.1.13.1)");
+    if (tb_pck_info_from_ext(leaf->sgx_ext, leaf->sgx_ext_len, pck, e) < 0)
+        return tb_err_wrap(e, "PCK certificate");
+    pck->ca_platform = tb_cert_cn_contains(ca, "Platform");
+    return 0;
 }
 
 static int step_tcb_info(const tb_prepared *p, const tb_pck_info *pck, tb_err *e)
@@ -533,10 +489,9 @@ static int step_qe_identity(const tb_quote *q, const tb_prepared *p, const tb_tc
     return 0;
 }
 
-static int step_qe_report(const tb_quote *q, X509 *leaf, tb_err *e)
+static int step_qe_report(void *ec, const tb_quote *q, const tb_cert *leaf, tb_err *e)
 {
-    if (!tb_ecdsa_verify_raw(X509_get0_pubkey(leaf), q->qe_report_raw, TB_SGX_REPORT_LEN,
-                             q->qe_report_sig))
+    if (!tb_p256_verify_ctx(ec, leaf->pub, q->qe_report_raw, TB_SGX_REPORT_LEN, q->qe_report_sig))
         return tb_errf(e, "QE report signature does not verify with the PCK key");
     uint8_t h[32];
     unsigned hl = 0;
@@ -553,14 +508,14 @@ static int step_qe_report(const tb_quote *q, X509 *leaf, tb_err *e)
     return 0;
 }
 
-static int step_quote_sig(const tb_quote *q, tb_err *e)
+static int step_quote_sig(void *ec, const tb_quote *q, tb_err *e)
 {
-    EVP_PKEY *k = tb_p256_from_xy(q->att_key);
-    if (!k)
-        return tb_errf(e, "attestation key is not a P-256 point");
-    int ok = tb_ecdsa_verify_raw(k, q->raw, q->signed_len, q->signature);
-    EVP_PKEY_free(k);
-    return ok ? 0 : tb_errf(e, "quote signature does not verify with the attestation key");
+    uint8_t pub[65];
+    pub[0] = 0x04;
+    memcpy(pub + 1, q->att_key, 64);
+    if (!tb_p256_verify_ctx(ec, pub, q->raw, q->signed_len, q->signature))
+        return tb_errf(e, "quote signature does not verify with the attestation key");
+    return 0;
 }
 
 static int step_module(const tb_quote *q, const tb_prepared *p, const tb_tcb_level **lvl, tb_err *e)
@@ -702,10 +657,17 @@ static int verify_quote(const tb_quote *q, const tb_prepared *p, int64_t now, co
         return fail(v, TB_STEP_PCK_CHAIN, p->fail_reason);
     if (win_check(&p->crl_win, now, "CRLs", &e) < 0)
         return fail(v, TB_STEP_PCK_CHAIN, e.msg);
-    X509 *leaf = NULL;
+    void *ec = tb_p256_ctx_new();
+    if (!ec)
+        return fail(v, TB_STEP_NONE, "out of memory");
+    tb_der_list chain = {0};
+    tb_cert leaf;
     tb_pck_info pck;
-    if (step_pck_chain(q, p, now, &leaf, &pck, &e) < 0)
+    if (step_pck_chain(ec, q, p, now, &chain, &leaf, &pck, &e) < 0) {
+        tb_der_list_free(&chain);
+        tb_p256_ctx_free(ec);
         return fail(v, TB_STEP_PCK_CHAIN, e.msg);
+    }
     tb_hex_encode(pck.fmspc, 6, v->fmspc);
     int rc = -1;
     const tb_tcb_level *qe_lvl = NULL, *mod_lvl = NULL, *lvl = NULL;
@@ -729,11 +691,11 @@ static int verify_quote(const tb_quote *q, const tb_prepared *p, int64_t now, co
         goto out;
     }
     /* 5, 6, 7 */
-    if (step_qe_report(q, leaf, &e) < 0) {
+    if (step_qe_report(ec, q, &leaf, &e) < 0) {
         fail(v, TB_STEP_QE_REPORT, e.msg);
         goto out;
     }
-    if (step_quote_sig(q, &e) < 0) {
+    if (step_quote_sig(ec, q, &e) < 0) {
         fail(v, TB_STEP_QUOTE_SIGNATURE, e.msg);
         goto out;
     }
@@ -762,7 +724,8 @@ static int verify_quote(const tb_quote *q, const tb_prepared *p, int64_t now, co
         add_advisories(v, &qe_lvl->adv);
     rc = apply_policy(q, pol, v);
 out:
-    X509_free(leaf);
+    tb_der_list_free(&chain);
+    tb_p256_ctx_free(ec);
     return rc;
 }
 
