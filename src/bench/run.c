@@ -237,6 +237,20 @@ int tb_bench_config_set(tb_bench_config *c, const char *name, const char *v, tb_
     return tb_errf(err, "unknown option %s", name);
 }
 
+int tb_bench_config_check(const tb_bench_config *c, tb_err *err)
+{
+    if (!c->client_cmd[0] && c->use_fixture_ca && !c->start_fixture && !c->fixture_ca[0])
+        return tb_errf(err, "USE_FIXTURE_CA=true with START_FIXTURE=0 needs FIXTURE_CA (the "
+                            "fixture CA certificate file) or USE_FIXTURE_CA=false");
+    if (c->fixture_ca[0] && access(c->fixture_ca, R_OK) != 0)
+        return tb_errno(err, "FIXTURE_CA %s", c->fixture_ca);
+    if (c->collateral[0] && access(c->collateral, R_OK) != 0)
+        return tb_errno(err, "COLLATERAL %s", c->collateral);
+    if (c->start_notary && c->start_fixture && c->notary_port && c->notary_port == c->fixture_port)
+        return tb_errf(err, "NOTARY_PORT and FIXTURE_PORT are both %d", c->notary_port);
+    return 0;
+}
+
 /* ---- the run directory ---- */
 
 typedef struct run_state {

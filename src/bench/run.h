@@ -65,6 +65,10 @@ void tb_bench_config_defaults(tb_bench_config *c);
  * or -1 with "<NAME>: <why>" for a bad value or an unknown name. */
 int tb_bench_config_set(tb_bench_config *c, const char *name, const char *value, tb_err *err);
 
+/* Checks that the options make sense together (e.g. the built-in client with
+ * USE_FIXTURE_CA=true and no fixture started needs FIXTURE_CA). */
+int tb_bench_config_check(const tb_bench_config *c, tb_err *err);
+
 /* Names accepted by tb_bench_config_set, NULL-terminated. */
 extern const char *const tb_bench_config_names[];
 

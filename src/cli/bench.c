@@ -137,6 +137,8 @@ static int cmd_bench_notary(int argc, char **argv)
         if (tb_bench_config_set(&c, name, v, &err) < 0)
             return cli_fail_code(2, "bench", "%s", err.msg);
     }
+    if (tb_bench_config_check(&c, &err) < 0)
+        return cli_fail_code(2, "bench", "%s", err.msg);
     ssize_t n = readlink("/proc/self/exe", c.self_exe, sizeof c.self_exe - 1);
     if (n <= 0)
         return cli_fail("bench", "cannot find the teebench binary (/proc/self/exe)");

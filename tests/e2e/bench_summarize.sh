@@ -105,6 +105,11 @@ expect_fail 2 "$TB" bench notary --retries
 expect_fail 2 "$TB" bench notary --notary-tee maybe
 expect_fail 1 env ITERATIONS=-3 "$TB" bench notary
 grep -q 'environment: ITERATIONS' "$WORK/err" || fail "env error"
+expect_fail 2 env START_FIXTURE=0 "$TB" bench notary
+grep -q 'needs FIXTURE_CA' "$WORK/err" || fail "fixture CA check: $(cat "$WORK/err")"
+expect_fail 2 "$TB" bench notary --start-fixture 0 --fixture-ca "$WORK/no-ca.pem"
+grep -q 'FIXTURE_CA .*no-ca.pem: No such file' "$WORK/err" || fail "fixture CA file: $(cat "$WORK/err")"
+expect_fail 2 "$TB" bench notary --fixture-port 5000 --notary-port 5000
 expect_fail 2 "$TB" bench bogus
 expect_fail 2 "$TB" bench
 "$TB" bench notary --help | grep -q -- '--run-timeout-seconds' || fail "help"

@@ -88,6 +88,30 @@ static void test_set_options(void **state)
     assert_string_equal(c.modes[1], "no_tee");
 }
 
+static void test_config_check(void **state)
+{
+    (void)state;
+    tb_bench_config c;
+    tb_err e;
+    tb_bench_config_defaults(&c);
+    assert_int_equal(tb_bench_config_check(&c, &e), 0);
+    c.start_fixture = 0; /* built-in client, fixture CA wanted, none given */
+    assert_int_equal(tb_bench_config_check(&c, &e), -1);
+    assert_non_null(strstr(e.msg, "needs FIXTURE_CA"));
+    c.use_fixture_ca = 0;
+    assert_int_equal(tb_bench_config_check(&c, &e), 0);
+    c.use_fixture_ca = 1;
+    strcpy(c.client_cmd, "./client.sh"); /* another client finds its own CA */
+    assert_int_equal(tb_bench_config_check(&c, &e), 0);
+    strcpy(c.fixture_ca, "/nonexistent/ca.pem");
+    assert_int_equal(tb_bench_config_check(&c, &e), -1);
+    assert_non_null(strstr(e.msg, "FIXTURE_CA /nonexistent/ca.pem"));
+    tb_bench_config_defaults(&c);
+    c.notary_port = c.fixture_port;
+    assert_int_equal(tb_bench_config_check(&c, &e), -1);
+    assert_non_null(strstr(e.msg, "both 4000"));
+}
+
 static void test_mode_flags(void **state)
 {
     (void)state;
@@ -106,6 +130,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_set_options),
+        cmocka_unit_test(test_config_check),
         cmocka_unit_test(test_mode_flags),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
