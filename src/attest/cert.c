@@ -272,6 +272,26 @@ void *tb_p256_ctx_new(void)
     return EC_KEY_new_by_curve_name(NID_X9_62_prime256v1);
 }
 
+void *tb_p256_group_new(void)
+{
+    return EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
+}
+
+void tb_p256_group_free(void *group)
+{
+    EC_GROUP_free(group);
+}
+
+void *tb_p256_ctx_from(const void *group)
+{
+    EC_KEY *k = EC_KEY_new();
+    if (k && !EC_KEY_set_group(k, group)) {
+        EC_KEY_free(k);
+        k = NULL;
+    }
+    return k;
+}
+
 void tb_p256_ctx_free(void *ctx)
 {
     EC_KEY_free(ctx);

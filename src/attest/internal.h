@@ -120,6 +120,11 @@ int tb_p256_verify(const uint8_t pub[65], const void *data, size_t n, const uint
 /* The same with a reusable context (a P-256 EC_KEY: creating the curve costs as much as a
  * verification). A context is used by one thread at a time. */
 void *tb_p256_ctx_new(void);
+/* A P-256 group (read-only once made; may be shared by threads) and a context made
+ * from it (~20x cheaper than tb_p256_ctx_new). */
+void *tb_p256_group_new(void);
+void tb_p256_group_free(void *group);
+void *tb_p256_ctx_from(const void *group);
 void tb_p256_ctx_free(void *ctx);
 int tb_p256_verify_ctx(void *ctx, const uint8_t pub[65], const void *data, size_t n,
                        const uint8_t sig[64]);
@@ -127,10 +132,6 @@ int tb_p256_verify_ctx(void *ctx, const uint8_t pub[65], const void *data, size_
 int tb_pck_info_from_ext(const uint8_t *ext, size_t n, tb_pck_info *out, tb_err *err);
 /* DER / PEM / hex text CRL bytes -> DER (malloc'd). */
 int tb_crl_to_der(const uint8_t *p, size_t n, uint8_t **der, size_t *derlen, tb_err *err);
-/* A P-256 public key from x || y. Caller frees. */
-EVP_PKEY *tb_p256_from_xy(const uint8_t xy[64]);
-/* 1: the raw r||s signature over SHA-256(data) verifies with key; 0 otherwise. */
-int tb_ecdsa_verify_raw(EVP_PKEY *key, const void *data, size_t n, const uint8_t sig[64]);
 /* Signs SHA-256(data) into raw r||s. */
 int tb_ecdsa_sign_raw(EVP_PKEY *key, const void *data, size_t n, uint8_t sig[64]);
 

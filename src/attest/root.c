@@ -1,15 +1,14 @@
 /* attest/root: trusted roots (the built-in Intel SGX Root CA, PEM/DER files) and the
- * small crypto helpers of the module: PEM chains, CRL encodings, raw P-256 keys and
- * raw r||s ECDSA signatures (the form Intel's quotes and collateral use).
+ * small helpers of the module: PEM chains (parsed, or as DER without parsing), CRL
+ * encodings (DER, PEM, hex) and raw r||s ECDSA signing (the form Intel's quotes and
+ * collateral use; the simulated provider signs with it).
  * Invariant: a tb_root always holds one parsed certificate. */
 #include "attest/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/core_names.h>
 #include <openssl/ecdsa.h>
-#include <openssl/param_build.h>
 #include <openssl/pem.h>
 
 #include "base/buf.h"
@@ -240,48 +239,6 @@ int tb_crl_to_der(const uint8_t *p, size_t n, uint8_t **der, size_t *derlen, tb_
         *derlen = n;
     }
     return 0;
-}
-
-EVP_PKEY *tb_p256_from_xy(const uint8_t xy[64])
-{
-    uint8_t pt[65];
-    pt[0] = 0x04;
-    memcpy(pt + 1, xy, 64);
-    OSSL_PARAM params[] = {
-        OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)"prime256v1", 0),
-        OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, pt, sizeof pt),
-        OSSL_PARAM_construct_end(),
-    };
-    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
-    EVP_PKEY *key = NULL;
-    if (!ctx || EVP_PKEY_fromdata_init(ctx) <= 0 ||
-        EVP_PKEY_fromdata(ctx, &key, EVP_PKEY_PUBLIC_KEY, params) <= 0)
-        key = NULL;
-    EVP_PKEY_CTX_free(ctx);
-    ERR_clear_error();
-    return key;
-}
-
-int tb_ecdsa_verify_raw(EVP_PKEY *key, const void *data, size_t n, const uint8_t sig[64])
-{
-    ECDSA_SIG *s = ECDSA_SIG_new();
-    BIGNUM *r = BN_bin2bn(sig, 32, NULL), *ss = BN_bin2bn(sig + 32, 32, NULL);
-    unsigned char *der = NULL;
-    int derlen = -1, ok = 0;
-    if (s && r && ss && ECDSA_SIG_set0(s, r, ss)) {
-        r = ss = NULL;
-        derlen = i2d_ECDSA_SIG(s, &der);
-    }
-    BN_free(r);
-    BN_free(ss);
-    ECDSA_SIG_free(s);
-    EVP_MD_CTX *md = EVP_MD_CTX_new();
-    if (derlen > 0 && md && EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL, key) == 1)
-        ok = EVP_DigestVerify(md, der, (size_t)derlen, data, n) == 1;
-    EVP_MD_CTX_free(md);
-    OPENSSL_free(der);
-    ERR_clear_error();
-    return ok;
 }
 
 int tb_ecdsa_sign_raw(EVP_PKEY *key, const void *data, size_t n, uint8_t sig[64])

@@ -60,7 +60,8 @@ struct tb_prepared {
     window crl_win, tcb_win, qe_win;
     tb_verify_step fail_step;
     char fail_reason[TB_ERR_MAX];
-    void *ec; /* P-256 context, only while preparing */
+    void *group; /* the P-256 group, shared read-only by tb_verify_prepared calls */
+    void *ec;    /* P-256 context, only while preparing */
 };
 
 static const char *const STEP_NAMES[] = {
@@ -272,8 +273,10 @@ static tb_prepared *prepare(const tb_collateral *c, const tb_root *root)
         return NULL;
     tb_err e;
     p->simulated = root->simulated;
-    p->ec = tb_p256_ctx_new();
+    p->group = tb_p256_group_new();
+    p->ec = p->group ? tb_p256_ctx_from(p->group) : NULL;
     if (!p->ec) {
+        tb_p256_group_free(p->group);
         free(p);
         return NULL;
     }
@@ -326,6 +329,7 @@ void tb_prepared_free(tb_prepared *p)
     if (!p)
         return;
     tb_p256_ctx_free(p->ec);
+    tb_p256_group_free(p->group);
     free(p->root_crl_der);
     free(p->root_der);
     free(p->pck_crl_der);
@@ -657,7 +661,7 @@ static int verify_quote(const tb_quote *q, const tb_prepared *p, int64_t now, co
         return fail(v, TB_STEP_PCK_CHAIN, p->fail_reason);
     if (win_check(&p->crl_win, now, "CRLs", &e) < 0)
         return fail(v, TB_STEP_PCK_CHAIN, e.msg);
-    void *ec = tb_p256_ctx_new();
+    void *ec = tb_p256_ctx_from(p->group);
     if (!ec)
         return fail(v, TB_STEP_NONE, "out of memory");
     tb_der_list chain = {0};
