@@ -715,6 +715,24 @@ static int record_retry(run_state *s, const tb_result_row *row, int attempt, tb_
     return rc < 0 ? tb_err_wrap(err, "%s/retries.csv", s->dir) : 0;
 }
 
+/* A server the harness started that exited ends the run: every later run would
+ * fail against it. */
+static int servers_dead(run_state *s, tb_err *err)
+{
+    const struct {
+        tb_proc *p;
+        int started;
+        const char *name;
+    } srv[] = {{&s->fixture, s->c->start_fixture, "fixture"},
+               {&s->notary, s->c->start_notary, "notary"}};
+    for (int i = 0; i < 2; i++)
+        if (srv[i].started && !tb_proc_alive(srv[i].p))
+            return tb_errf(
+                err, "the %s server exited with code %d during the run (see %s/logs/%s.stderr.log)",
+                srv[i].name, srv[i].p->code, s->dir, srv[i].name);
+    return 0;
+}
+
 static int run_matrix(run_state *s, const volatile sig_atomic_t *cancel, tb_bench_outcome *oc,
                       tb_err *err)
 {
@@ -726,6 +744,8 @@ static int run_matrix(run_state *s, const volatile sig_atomic_t *cancel, tb_benc
                     oc->interrupted = 1;
                     return 0;
                 }
+                if (servers_dead(s, err) < 0)
+                    return -1;
                 tb_result_row row;
                 int cancelled = 0;
                 if (run_once(s, c->modes[m], it, cancel, &row, &cancelled, err) < 0)
@@ -823,19 +843,25 @@ int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
         info(&s, "starting fixture server (teebench serve --tls) on %s:%d", c->fixture_addr,
              s.fixture_port);
         if (start_fixture(&s, cancel, err) < 0)
-            goto out;
+            goto start_failed;
     }
     if (c->start_notary) {
         info(&s, "starting notary (teebench notary serve --tee %s%s) on %s:%d", s.notary_tee,
              !strcmp(s.notary_tee, "sim") ? ", SIMULATED TEE" : "", c->notary_host, s.notary_port);
         if (start_notary(&s, cancel, err) < 0)
-            goto out;
+            goto start_failed;
     }
     info(&s, "%d iterations x %d modes, timeout %d s per run, %d retries; results in %s",
          c->iterations, c->n_modes, c->run_timeout_s, c->retries, s.dir);
     if (run_matrix(&s, cancel, oc, err) < 0)
         goto out;
     rc = 0;
+    goto out;
+start_failed:
+    if (cancel && *cancel) { /* interrupted while a server was starting: not an error */
+        oc->interrupted = 1;
+        rc = 0;
+    }
 out:
     json_decref(env);
     stop_servers(&s);

@@ -57,6 +57,26 @@ gpid=$(cat "$WORK/state/no_tee-1.grandchild")
 for _ in $(seq 50); do kill -0 "$gpid" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$gpid" 2>/dev/null && fail "client child survived SIGTERM"
 
+# The notary dying during the run ends it with a clear error (no pointless runs).
+rm -f "$WORK/state"/*
+fport=$(free_port); nport=$(free_port); while [ "$nport" = "$fport" ]; do nport=$(free_port); done
+FAKE_STATE_DIR=$WORK/state FAKE_PLAN="no_tee:1=hang" "$TB" bench notary --iterations 3 --benchmark-modes no_tee \
+  --notary-tee none --fixture-port "$fport" --notary-port "$nport" --client-cmd "$FAKE" --run-timeout-seconds 2 \
+  --results-dir "$WORK/dead" >"$WORK/dead.out" 2>"$WORK/dead.err" &
+hpid=$!
+for _ in $(seq 100); do [ -f "$WORK/state/no_tee-1.grandchild" ] && break; sleep 0.1; done
+notary_pid=""
+for d in /proc/[0-9]*; do
+  cmd=$(tr '\0' ' ' 2>/dev/null <"$d/cmdline") || continue
+  case $cmd in *"notary serve --addr 127.0.0.1 --port $nport "*) notary_pid=${d#/proc/} ;; esac
+done
+[ -n "$notary_pid" ] || fail "could not find the harness's notary"
+kill -KILL "$notary_pid"
+rc=0; wait "$hpid" || rc=$?
+[ "$rc" -eq 1 ] || fail "notary death: exit $rc"
+grep -q 'the notary server exited with code 137 during the run' "$WORK/dead.err" || fail "notary death message: $(cat "$WORK/dead.err")"
+(exec 3<>/dev/tcp/127.0.0.1/"$fport") 2>/dev/null && fail "fixture left running after the notary died"
+
 # A fixture port already taken: a clear error, exit 1, notary never left running.
 fport=$(free_port); nport=$(free_port); while [ "$nport" = "$fport" ]; do nport=$(free_port); done
 spawn python3 -c 'import socket,time,sys; s=socket.socket(); s.bind(("127.0.0.1",int(sys.argv[1]))); s.listen(); time.sleep(30)' "$fport"
