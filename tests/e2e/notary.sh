@@ -103,7 +103,20 @@ expect_fail 1 "$TB" notarize --notary-port "$N2"
 grep -q "is not allowed by this notary" "$WORK/err" || fail "allow-list: $(cat "$WORK/err")"
 pass "disallowed target refused"
 
-# 8. a stalling client holds one worker only; 32 concurrent sessions all succeed
+# 8. --save-key / --key: a notary restarted with its saved key signs with the same key
+N3=$(free_port)
+start_notary "$N3" --trust-ca "$PKI/ca.pem" --save-key "$WORK/notary.key"
+KEY3=$(curl -s "http://127.0.0.1:$N3/info" | python3 -c 'import json,sys; print(json.load(sys.stdin)["publicKeySha256"])')
+[ "$(stat -c %a "$WORK/notary.key")" = 600 ] || fail "saved key mode"
+N4=$(free_port)
+start_notary "$N4" --trust-ca "$PKI/ca.pem" --key "$WORK/notary.key"
+"$TB" notarize --notary-port "$N4" --out "$WORK/k" >/dev/null || fail "notarize with --key"
+"$TB" notary check "$WORK/k.tbnd" --notary-key-sha256 "$KEY3" >/dev/null || fail "restarted notary has another key"
+expect_fail 1 "$TB" notary serve --port "$(free_port)" --key "$WORK/nonexistent.key"
+grep -q "signing key: .*nonexistent.key" "$WORK/err" || fail "missing key: $(cat "$WORK/err")"
+pass "--save-key and --key keep the notary key across restarts"
+
+# 9. a stalling client holds one worker only; 32 concurrent sessions all succeed
 exec 7<>/dev/tcp/127.0.0.1/"$NPORT"
 printf 'POST /session HTTP/1.1\r\nContent-Length: 100\r\n\r\n{' >&7
 "$TB" notarize >/dev/null 2>"$WORK/err" || fail "notarize beside a staller: $(cat "$WORK/err")"
