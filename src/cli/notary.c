@@ -47,6 +47,8 @@ static void serve_usage(FILE *f)
            "  --session-timeout S    seconds a session stays valid (default 60)\n"
            "  --io-timeout MS        deadline to read a request / write a reply (default 5000)\n"
            "  --target-timeout MS    deadline for the target exchange (default 10000)\n"
+           "  --tls-cert FILE        serve HTTPS with this PEM certificate chain\n"
+           "  --tls-key FILE         its PEM private key (default: in --tls-cert)\n"
            "  --quiet                no per-request log lines on stderr\n");
 }
 
@@ -73,7 +75,7 @@ static void log_line(void *ctx, const char *line)
 }
 
 typedef struct serve_opts {
-    const char *addr, *tee, *sim_dir, *key, *save_key;
+    const char *addr, *tee, *sim_dir, *key, *save_key, *tls_cert, *tls_key;
     const char *ca[MAX_CA];
     size_t n_ca;
     int system_ca, quiet;
@@ -100,6 +102,8 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
                                          {"io-timeout", required_argument, 0, 'i'},
                                          {"target-timeout", required_argument, 0, 'o'},
                                          {"quiet", no_argument, 0, 'q'},
+                                         {"tls-cert", required_argument, 0, 'C'},
+                                         {"tls-key", required_argument, 0, 'Y'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
@@ -175,6 +179,12 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
         case 'q':
             o->quiet = 1;
             break;
+        case 'C':
+            o->tls_cert = optarg;
+            break;
+        case 'Y':
+            o->tls_key = optarg;
+            break;
         case 'h':
             serve_usage(stdout);
             return 0;
@@ -187,6 +197,8 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
     }
     if (optind < argc)
         return cli_fail_code(2, "notary serve", "unexpected argument '%s'", argv[optind]);
+    if (o->tls_key && !o->tls_cert)
+        return cli_fail_code(2, "notary serve", "--tls-key needs --tls-cert");
     if (!o->allow_given)
         tb_allowlist_loopback(&o->allow);
     return -1; /* parsed; go on */
@@ -235,6 +247,8 @@ static int cmd_serve_notary(int argc, char **argv)
         .max_sessions = 4096,
         .io_timeout_ms = (int)o.io_ms,
         .log = o.quiet ? NULL : log_line,
+        .tls_cert = o.tls_cert,
+        .tls_key = o.tls_key,
     };
     /* Block the stop signals before any thread starts, so they all inherit it. */
     sigset_t set;
@@ -246,7 +260,9 @@ static int cmd_serve_notary(int argc, char **argv)
         cli_fail(cmd, "%s", err.msg);
         goto out;
     }
-    printf("teebench notary: listening on http://%s:%u (tee %s%s, key sha256 ", o.addr,
+    int v6 = strchr(o.addr, ':') != NULL;
+    printf("teebench notary: listening on %s://%s%s%s:%u (tee %s%s, key sha256 ",
+           o.tls_cert ? "https" : "http", v6 ? "[" : "", o.addr, v6 ? "]" : "",
            tb_notary_server_port(srv), o.tee, have_tee && tee.simulated ? ", SIMULATED" : "");
     for (int i = 0; i < 32; i++)
         printf("%02x", key.spki_sha256[i]);

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 
 #include "base/buf.h"
 #include "base/clock.h"
@@ -35,7 +37,8 @@ struct tb_notary_server {
     pthread_t *threads;
     int n_threads;
     tb_session_table sessions;
-    tb_buf info; /* the GET /info body, built at start */
+    tb_buf info;  /* the GET /info body, built at start */
+    SSL_CTX *tls; /* server TLS context (NULL: plain HTTP) */
     size_t max_body;
 };
 
@@ -111,9 +114,57 @@ static int remaining_ms(uint64_t deadline)
     return now >= deadline ? 0 : (int)((deadline - now) / 1000000u) + 1;
 }
 
+/* A client connection: a non-blocking socket, with TLS when the notary has a
+ * certificate. conn_io moves bytes one way, waiting with poll until deadline. */
+typedef struct conn {
+    int fd;
+    SSL *ssl;
+} conn;
+
+enum { IO_EOF = 0, IO_ERROR = -1, IO_TIMEOUT = -2 };
+
+/* Returns the byte count (> 0), IO_EOF, IO_ERROR or IO_TIMEOUT. op: 'r', 'w' or
+ * 'h' (TLS handshake; returns 1 when done). */
+static ssize_t conn_io(conn *c, int op, void *buf, size_t n, uint64_t deadline)
+{
+    for (;;) {
+        short want;
+        if (c->ssl) {
+            size_t done = 0;
+            int ok = op == 'h'   ? SSL_accept(c->ssl)
+                     : op == 'w' ? SSL_write_ex(c->ssl, buf, n, &done)
+                                 : SSL_read_ex(c->ssl, buf, n, &done);
+            if (ok == 1)
+                return op == 'h' ? 1 : (ssize_t)done;
+            int e = SSL_get_error(c->ssl, ok);
+            if (e == SSL_ERROR_WANT_READ)
+                want = POLLIN;
+            else if (e == SSL_ERROR_WANT_WRITE)
+                want = POLLOUT;
+            else {
+                ERR_clear_error();
+                return e == SSL_ERROR_ZERO_RETURN ? IO_EOF : IO_ERROR;
+            }
+        } else {
+            ssize_t r = op == 'w' ? send(c->fd, buf, n, MSG_NOSIGNAL) : recv(c->fd, buf, n, 0);
+            if (r >= 0)
+                return r;
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                return IO_ERROR;
+            want = op == 'w' ? POLLOUT : POLLIN;
+        }
+        int ms = remaining_ms(deadline);
+        struct pollfd p = {c->fd, want, 0};
+        if (ms == 0 || poll(&p, 1, ms) <= 0)
+            return IO_TIMEOUT;
+    }
+}
+
 /* Reads one request (head + body) into in. Returns 0, or -1 with r set (or
  * r->status 0 when the peer went away and no answer is possible). */
-static int read_request(tb_notary_server *s, int fd, uint64_t deadline, tb_buf *in, tb_nreq *req,
+static int read_request(tb_notary_server *s, conn *c, uint64_t deadline, tb_buf *in, tb_nreq *req,
                         reply *r)
 {
     tb_err err;
@@ -131,19 +182,15 @@ static int read_request(tb_notary_server *s, int fd, uint64_t deadline, tb_buf *
         }
         if (need && in->len >= need)
             return 0;
-        int ms = remaining_ms(deadline);
-        struct pollfd p = {fd, POLLIN, 0};
-        if (ms == 0 || poll(&p, 1, ms) <= 0) {
-            reply_error(r, 408, "request not received in time");
-            return -1;
-        }
         if (tb_buf_reserve(in, 4096) < 0) {
             reply_error(r, 500, "out of memory");
             return -1;
         }
-        ssize_t n = recv(fd, in->p + in->len, in->cap - in->len - 1, 0);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN))
-            continue;
+        ssize_t n = conn_io(c, 'r', in->p + in->len, in->cap - in->len - 1, deadline);
+        if (n == IO_TIMEOUT) {
+            reply_error(r, 408, "request not received in time");
+            return -1;
+        }
         if (n <= 0) {
             r->status = 0; /* the client left */
             return -1;
@@ -157,45 +204,46 @@ static int read_request(tb_notary_server *s, int fd, uint64_t deadline, tb_buf *
     }
 }
 
-static void write_all(int fd, const void *p, size_t len, uint64_t deadline)
+static void write_all(conn *c, const void *p, size_t len, uint64_t deadline)
 {
     const uint8_t *b = p;
     while (len) {
-        ssize_t n = send(fd, b, len, MSG_NOSIGNAL);
-        if (n > 0) {
-            b += n;
-            len -= (size_t)n;
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        int ms = remaining_ms(deadline);
-        struct pollfd pf = {fd, POLLOUT, 0};
-        if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) || ms == 0 || poll(&pf, 1, ms) <= 0)
+        ssize_t n = conn_io(c, 'w', (void *)b, len, deadline);
+        if (n <= 0)
             return;
+        b += n;
+        len -= (size_t)n;
     }
 }
 
-static void send_reply(int fd, const reply *r, uint64_t deadline, int drain)
+static void send_reply(conn *c, const reply *r, uint64_t deadline, int drain)
 {
     char head[256];
     int n = snprintf(head, sizeof head,
                      "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
                      "Content-Length: %zu\r\nConnection: close\r\n\r\n",
                      r->status, reason(r->status), r->body.len);
-    write_all(fd, head, (size_t)n, deadline);
-    write_all(fd, r->body.p, r->body.len, deadline);
+    tb_buf all = {0};
+    /* one write (one TLS record for small replies) */
+    if (tb_buf_append(&all, head, (size_t)n) == 0 &&
+        tb_buf_append(&all, r->body.p, r->body.len) == 0)
+        write_all(c, all.p, all.len, deadline);
+    tb_buf_free(&all);
+    if (c->ssl) {
+        SSL_shutdown(c->ssl); /* close_notify; do not wait for the peer's */
+        ERR_clear_error();
+    }
     if (!drain)
         return;
     /* After an error the client may still be sending: read a little of it so
      * that close() does not reset the connection before our answer arrives. */
-    shutdown(fd, SHUT_WR);
+    shutdown(c->fd, SHUT_WR);
     uint64_t until = tb_mono_ns() + 200000000u;
     char sink[4096];
     for (int i = 0; i < 64; i++) {
-        struct pollfd pf = {fd, POLLIN, 0};
+        struct pollfd pf = {c->fd, POLLIN, 0};
         int ms = remaining_ms(until < deadline ? until : deadline);
-        if (ms == 0 || poll(&pf, 1, ms) <= 0 || recv(fd, sink, sizeof sink, 0) <= 0)
+        if (ms == 0 || poll(&pf, 1, ms) <= 0 || recv(c->fd, sink, sizeof sink, 0) <= 0)
             break;
     }
 }
@@ -379,14 +427,24 @@ static void serve_conn(tb_notary_server *s, int fd, tb_buf *in, reply *r)
     tb_buf_reset(in);
     tb_buf_reset(&r->body);
     r->status = 0;
-    int bad = read_request(s, fd, deadline, in, &req, r) < 0;
+    conn c = {fd, NULL};
+    if (s->tls) {
+        c.ssl = SSL_new(s->tls);
+        if (!c.ssl || !SSL_set_fd(c.ssl, fd) || conn_io(&c, 'h', NULL, 0, deadline) != 1) {
+            SSL_free(c.ssl);
+            ERR_clear_error();
+            return; /* no TLS, no answer */
+        }
+    }
+    int bad = read_request(s, &c, deadline, in, &req, r) < 0;
     if (!bad)
         route(s, &req, (const char *)in->p + req.head_len, req.content_length, r);
     if (r->status) {
         /* writing gets its own deadline: notarizing may have used the first */
-        send_reply(fd, r, tb_mono_ns() + (uint64_t)s->cfg.io_timeout_ms * 1000000u,
+        send_reply(&c, r, tb_mono_ns() + (uint64_t)s->cfg.io_timeout_ms * 1000000u,
                    bad || r->status >= 400);
     }
+    SSL_free(c.ssl);
     if (s->cfg.log) {
         char line[TB_ERR_MAX + 128];
         snprintf(line, sizeof line, "%s %s -> %d (%.3f ms)%s%.*s", req.method[0] ? req.method : "-",
@@ -490,6 +548,22 @@ static int listen_on(tb_notary_server *s, tb_err *err)
     return 0;
 }
 
+static int tls_setup(tb_notary_server *s, tb_err *err)
+{
+    const char *cert = s->cfg.tls_cert, *key = s->cfg.tls_key ? s->cfg.tls_key : s->cfg.tls_cert;
+    s->tls = SSL_CTX_new(TLS_server_method());
+    if (!s->tls)
+        return tb_err_ssl(err, "TLS server context");
+    SSL_CTX_set_min_proto_version(s->tls, TLS1_2_VERSION);
+    if (SSL_CTX_use_certificate_chain_file(s->tls, cert) != 1)
+        return tb_err_ssl(err, "--tls-cert %s", cert);
+    if (SSL_CTX_use_PrivateKey_file(s->tls, key, SSL_FILETYPE_PEM) != 1)
+        return tb_err_ssl(err, "--tls-key %s", key);
+    if (SSL_CTX_check_private_key(s->tls) != 1)
+        return tb_err_ssl(err, "--tls-key %s does not match --tls-cert", key);
+    return 0;
+}
+
 int tb_notary_server_start(const tb_notary_config *cfg, tb_notary_server **out, tb_err *err)
 {
     if (cfg->concurrency < 1 || cfg->concurrency > 1024)
@@ -513,6 +587,10 @@ int tb_notary_server_start(const tb_notary_config *cfg, tb_notary_server **out, 
         build_info(s, err) < 0 || listen_on(s, err) < 0 || pipe2(s->stop_pipe, O_CLOEXEC) < 0) {
         if (s->lfd >= 0 && s->stop_pipe[0] < 0)
             tb_errno(err, "pipe");
+        tb_notary_server_stop(s);
+        return -1;
+    }
+    if (cfg->tls_cert && tls_setup(s, err) < 0) {
         tb_notary_server_stop(s);
         return -1;
     }
@@ -557,5 +635,6 @@ void tb_notary_server_stop(tb_notary_server *s)
             close(s->stop_pipe[i]);
     tb_session_table_free(&s->sessions);
     tb_buf_free(&s->info);
+    SSL_CTX_free(s->tls);
     free(s);
 }

@@ -5,7 +5,8 @@
  * and closes it. Every read and write has a deadline (io_timeout_ms for the
  * whole request), so a stalling client holds one worker for at most that long
  * and the others keep serving. Request heads are limited to 8 KiB and 32
- * headers, bodies to what the largest allowed request needs.
+ * headers, bodies to what the largest allowed request needs. With a TLS
+ * certificate the notary serves HTTPS (the handshake is inside the deadline).
  *
  * API (JSON; docs/NOTARY.md): GET /healthcheck, GET /info, POST /session,
  * POST /notarize?sessionId=<32 hex>.
@@ -34,7 +35,9 @@ typedef struct tb_notary_config {
     int concurrency;             /* worker threads, 1..1024 */
     uint64_t session_ttl_ns;
     size_t max_sessions;
-    int io_timeout_ms; /* reading one request / writing one response */
+    int io_timeout_ms;    /* reading one request / writing one response */
+    const char *tls_cert; /* PEM chain: serve HTTPS (NULL: plain HTTP) */
+    const char *tls_key;  /* its PEM private key (NULL: in tls_cert) */
     /* optional: called (from worker threads) with one line per request */
     void (*log)(void *ctx, const char *line);
     void *log_ctx;

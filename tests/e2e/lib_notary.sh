@@ -1,7 +1,8 @@
 # Helpers for the notary end-to-end tests (sourced after lib.sh; not a test).
 # make_pki DIR: a test CA (ca.pem), a server certificate for test-server.io
 # signed by it (server.pem + server.key, chain in server-chain.pem), a second
-# unrelated CA (other-ca.pem) and a certificate for another name (wrong.pem).
+# unrelated CA (other-ca.pem), a certificate for another name (wrong.pem) and
+# one for the notary itself at 127.0.0.1 (notary.pem + notary.key).
 make_pki() {
   local d=$1
   mkdir -p "$d"
@@ -12,13 +13,14 @@ make_pki() {
       -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout other-ca.key \
       -out other-ca.pem -days 30 -subj "/CN=other CA" -addext basicConstraints=critical,CA:TRUE
-    for name in test-server.io wrong.example; do
-      local f=server
-      [ "$name" = wrong.example ] && f=wrong
+    for f in server wrong notary; do
+      local san=DNS:test-server.io name=test-server.io
+      [ $f = wrong ] && san=DNS:wrong.example name=wrong.example
+      [ $f = notary ] && san=IP:127.0.0.1 name=notary
       openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout $f.key -out $f.csr \
         -subj "/CN=$name"
-      printf 'subjectAltName=DNS:%s\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' \
-        "$name" >$f.ext
+      printf 'subjectAltName=%s\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' \
+        "$san" >$f.ext
       openssl x509 -req -in $f.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 30 \
         -extfile $f.ext -out $f.pem
     done

@@ -116,7 +116,17 @@ expect_fail 1 "$TB" notary serve --port "$(free_port)" --key "$WORK/nonexistent.
 grep -q "signing key: .*nonexistent.key" "$WORK/err" || fail "missing key: $(cat "$WORK/err")"
 pass "--save-key and --key keep the notary key across restarts"
 
-# 9. a stalling client holds one worker only; 32 concurrent sessions all succeed
+# 9. an HTTPS notary (--tls-cert): NOTARY_SCHEME=https with the CA in NOTARY_CA
+N5=$(free_port)
+start_notary "$N5" --trust-ca "$PKI/ca.pem" --tls-cert "$PKI/notary.pem" --tls-key "$PKI/notary.key"
+NOTARY_SCHEME=https NOTARY_CA=$PKI/ca.pem "$TB" notarize --notary-port "$N5" >"$WORK/out" 2>"$WORK/err" \
+  || fail "https notary: $(cat "$WORK/err")"
+grep -q '^NOTARIZATION_MS=' "$WORK/out" || fail "https notary output"
+expect_fail 1 env NOTARY_SCHEME=https "$TB" notarize --notary-port "$N5"
+grep -q "POST /session" "$WORK/err" || fail "https without the CA: $(cat "$WORK/err")"
+pass "HTTPS notary"
+
+# 10. a stalling client holds one worker only; 32 concurrent sessions all succeed
 exec 7<>/dev/tcp/127.0.0.1/"$NPORT"
 printf 'POST /session HTTP/1.1\r\nContent-Length: 100\r\n\r\n{' >&7
 "$TB" notarize >/dev/null 2>"$WORK/err" || fail "notarize beside a staller: $(cat "$WORK/err")"

@@ -44,7 +44,7 @@ typedef struct fx {
     char url[64];
 } fx;
 
-static int start(fx *f, int with_tee, int concurrency, int tls_conns)
+static int start_tls(fx *f, int with_tee, int concurrency, int tls_conns, int https)
 {
     tb_err err;
     memset(f, 0, sizeof *f);
@@ -68,13 +68,21 @@ static int start(fx *f, int with_tee, int concurrency, int tls_conns)
         .session_ttl_ns = 60000000000ull,
         .max_sessions = 64,
         .io_timeout_ms = 400,
+        .tls_cert = https ? f->pki.cert : NULL,
+        .tls_key = https ? f->pki.key : NULL,
     };
     if (tb_notary_server_start(&cfg, &f->srv, &err) < 0) {
         fprintf(stderr, "%s\n", err.msg);
         return -1;
     }
-    snprintf(f->url, sizeof f->url, "http://127.0.0.1:%u", tb_notary_server_port(f->srv));
+    snprintf(f->url, sizeof f->url, "%s://127.0.0.1:%u", https ? "https" : "http",
+             tb_notary_server_port(f->srv));
     return 0;
+}
+
+static int start(fx *f, int with_tee, int concurrency, int tls_conns)
+{
+    return start_tls(f, with_tee, concurrency, tls_conns, 0);
 }
 
 static void stop(fx *f)
@@ -282,14 +290,40 @@ static void test_stalling_client(void **state)
     stop(&f);
 }
 
+static void test_https_notary(void **state)
+{
+    (void)state;
+    fx f;
+    assert_int_equal(start_tls(&f, 1, 2, 1, 1), 0);
+    tb_err err;
+    tb_notarize_result res;
+    tb_notarize_opts o = opts(&f, 1);
+    /* without the CA that signed the notary's certificate: refused */
+    assert_int_equal(tb_notary_client_run(&o, &res, &err), -1);
+    assert_non_null(strstr(err.msg, "POST /session"));
+    tb_notarize_result_free(&res);
+    /* a client that stalls in the TLS handshake does not block the other worker */
+    int stalled = dial(&f);
+    o.notary_ca = f.pki.ca;
+    assert_int_equal(tb_notary_client_run(&o, &res, &err), 0);
+    assert_int_equal(res.has_evidence, 1);
+    assert_int_equal(res.doc.response.len, strlen(RESP));
+    tb_notarize_result_free(&res);
+    close(stalled);
+    /* plain HTTP to the HTTPS notary gets no answer, and the notary goes on */
+    tb_buf r = {0};
+    assert_int_equal(raw(&f, "GET /healthcheck HTTP/1.1\r\n\r\n", 29, &r), 0);
+    tb_buf_free(&r);
+    stop(&f);
+}
+
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_notarize_no_tee),
-        cmocka_unit_test(test_notarize_tee),
-        cmocka_unit_test(test_api_errors),
-        cmocka_unit_test(test_stalling_client),
+        cmocka_unit_test(test_notarize_no_tee), cmocka_unit_test(test_notarize_tee),
+        cmocka_unit_test(test_api_errors),      cmocka_unit_test(test_stalling_client),
+        cmocka_unit_test(test_https_notary),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();
