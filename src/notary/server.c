@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,7 @@
 struct tb_notary_server {
     tb_notary_config cfg;
     int lfd;
-    int stop_pipe[2];
+    atomic_int stopping; /* set by tb_notary_server_stop before it wakes the workers */
     uint16_t port;
     pthread_t *threads;
     int n_threads;
@@ -460,17 +461,15 @@ static void *worker(void *arg)
     tb_notary_server *s = arg;
     tb_buf in = {0};
     reply r = {0, {0}};
-    for (;;) {
-        struct pollfd p[2] = {{s->lfd, POLLIN, 0}, {s->stop_pipe[0], POLLIN, 0}};
-        if (poll(p, 2, -1) < 0 && errno != EINTR)
-            break;
-        if (p[1].revents)
-            break;
-        if (!(p[0].revents & POLLIN))
-            continue;
+    /* A blocking accept wakes one worker per connection (no thundering herd);
+     * tb_notary_server_stop shuts the listening socket down to wake them all. */
+    while (!atomic_load(&s->stopping)) {
         int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-        if (fd < 0)
-            continue; /* another worker took it, or a transient error */
+        if (fd < 0) {
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                tb_sleep_ns(10000000); /* out of descriptors: back off, do not spin */
+            continue;
+        }
         serve_conn(s, fd, &in, &r);
         close(fd);
     }
@@ -527,7 +526,7 @@ static int listen_on(tb_notary_server *s, tb_err *err)
     int gai = getaddrinfo(s->cfg.addr, ps, &hints, &res);
     if (gai)
         return tb_errf(err, "listen address %s: %s", s->cfg.addr, gai_strerror(gai));
-    int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int one = 1;
     if (fd >= 0)
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -578,15 +577,12 @@ int tb_notary_server_start(const tb_notary_config *cfg, tb_notary_server **out, 
     if (s->cfg.io_timeout_ms <= 0)
         s->cfg.io_timeout_ms = 5000;
     s->lfd = -1;
-    s->stop_pipe[0] = s->stop_pipe[1] = -1;
     /* the body holds the base64 request plus a little JSON */
     s->max_body = (size_t)cfg->max_sent / 3 * 4 + 8 + 4096;
     if (tb_session_table_init(&s->sessions, cfg->max_sessions ? cfg->max_sessions : 4096,
                               cfg->session_ttl_ns ? cfg->session_ttl_ns : 60000000000ull,
                               err) < 0 ||
-        build_info(s, err) < 0 || listen_on(s, err) < 0 || pipe2(s->stop_pipe, O_CLOEXEC) < 0) {
-        if (s->lfd >= 0 && s->stop_pipe[0] < 0)
-            tb_errno(err, "pipe");
+        build_info(s, err) < 0 || listen_on(s, err) < 0) {
         tb_notary_server_stop(s);
         return -1;
     }
@@ -622,17 +618,14 @@ void tb_notary_server_stop(tb_notary_server *s)
 {
     if (!s)
         return;
-    if (s->stop_pipe[1] >= 0 && write(s->stop_pipe[1], "x", 1) < 0) {
-        /* nothing to do: the workers then stop when the pipe closes */
-    }
+    atomic_store(&s->stopping, 1);
+    if (s->lfd >= 0)
+        shutdown(s->lfd, SHUT_RDWR); /* wakes every worker blocked in accept */
     for (int i = 0; i < s->n_threads; i++)
         pthread_join(s->threads[i], NULL);
     free(s->threads);
     if (s->lfd >= 0)
         close(s->lfd);
-    for (int i = 0; i < 2; i++)
-        if (s->stop_pipe[i] >= 0)
-            close(s->stop_pipe[i]);
     tb_session_table_free(&s->sessions);
     tb_buf_free(&s->info);
     SSL_CTX_free(s->tls);
