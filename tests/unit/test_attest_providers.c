@@ -95,6 +95,38 @@ static void test_sim_state_created_once(void **state)
     rm_rf(dir);
 }
 
+static void test_sim_open_once(void **state)
+{
+    (void)state;
+    char dir[256], sim[300];
+    make_tmpdir(dir, sizeof dir);
+    snprintf(sim, sizeof sim, "%s/sim", dir);
+    tb_sim *s;
+    tb_err e;
+    assert_int_equal(tb_sim_open(sim, &s, &e), 0); /* creates the PKI */
+    uint8_t rd[64], *q;
+    size_t n;
+    memset(rd, 7, sizeof rd);
+    assert_int_equal(tb_sim_quote(s, rd, 0, &q, &n, &e), 0);
+    tb_collateral c;
+    tb_root *root;
+    long long now = (long long)time(NULL);
+    assert_int_equal(tb_sim_collateral(sim, now, 0, &c, &root, &e), 0);
+    tb_verdict v;
+    assert_int_equal(tb_verify(q, n, &c, now, NULL, root, &v), 0);
+    assert_true(v.simulated);
+    free(q);
+    /* The DEBUG flag goes through too. */
+    assert_int_equal(tb_sim_quote(s, rd, 1, &q, &n, &e), 0);
+    assert_int_equal(tb_verify(q, n, &c, now, NULL, root, &v), -1);
+    assert_int_equal(v.result, TB_VERDICT_REFUSED);
+    free(q);
+    tb_sim_close(s);
+    tb_collateral_free(&c);
+    tb_root_free(root);
+    rm_rf(dir);
+}
+
 static void test_sim_dir_resolution(void **state)
 {
     (void)state;
@@ -202,6 +234,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sim_state_created_once),
+        cmocka_unit_test(test_sim_open_once),
         cmocka_unit_test(test_sim_dir_resolution),
         cmocka_unit_test(test_tsm_errors),
         cmocka_unit_test(test_roots),
