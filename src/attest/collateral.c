@@ -131,58 +131,70 @@ static size_t skip_ws(const char *s, size_t n, size_t i);
 static size_t skip_string(const char *s, size_t n, size_t i);
 static size_t skip_value(const char *s, size_t n, size_t i);
 
-/* Decodes the JSON string at s[i] == '"' into a new buffer. Returns the index after the
- * closing quote, or 0 when the string is malformed or uses an escape this decoder
- * leaves to jansson (then the caller falls back). */
+/* Decodes the JSON string at s[i] == '"' into a new buffer (memchr-driven: the long
+ * PEM and hex values have few escapes). Returns the index after the closing quote, or 0
+ * when the string is malformed or uses an escape this decoder leaves to jansson
+ * (\\uXXXX): the caller then falls back to jansson. Raw control characters inside the
+ * string are not rejected here (only the signature over the decoded bytes matters). */
 static size_t decode_string(const char *s, size_t n, size_t i, char **out, size_t *outlen)
 {
-    size_t start = ++i, k = 0;
-    while (i < n && s[i] != '"') { /* find the end first: the output is never longer */
-        if ((unsigned char)s[i] < 0x20)
+    size_t start = ++i, end;
+    for (;;) { /* the closing quote: one not preceded by an odd number of backslashes */
+        const char *q = i < n ? memchr(s + i, '"', n - i) : NULL;
+        if (!q)
             return 0;
-        i += s[i] == '\\' ? 2 : 1;
+        end = (size_t)(q - s);
+        size_t bs = 0;
+        while (end - bs > start && s[end - bs - 1] == '\\')
+            bs++;
+        if (bs % 2 == 0)
+            break;
+        i = end + 1;
     }
-    if (i >= n)
-        return 0;
-    size_t end = i;
     char *d = malloc(end - start + 1);
     if (!d)
         return 0;
-    for (i = start; i < end; i++) {
-        char ch = s[i];
-        if (ch != '\\') {
-            d[k++] = ch;
-            continue;
-        }
-        switch (s[++i]) {
+    size_t k = 0;
+    for (i = start; i < end;) {
+        const char *bsl = memchr(s + i, '\\', end - i);
+        size_t seg = bsl ? (size_t)(bsl - (s + i)) : end - i;
+        memcpy(d + k, s + i, seg);
+        k += seg;
+        i += seg;
+        if (i >= end)
+            break;
+        char e = s[i + 1], c;
+        switch (e) {
         case '"':
-            d[k++] = '"';
+            c = '"';
             break;
         case '\\':
-            d[k++] = '\\';
+            c = '\\';
             break;
         case '/':
-            d[k++] = '/';
+            c = '/';
             break;
         case 'b':
-            d[k++] = '\b';
+            c = '\b';
             break;
         case 'f':
-            d[k++] = '\f';
+            c = '\f';
             break;
         case 'n':
-            d[k++] = '\n';
+            c = '\n';
             break;
         case 'r':
-            d[k++] = '\r';
+            c = '\r';
             break;
         case 't':
-            d[k++] = '\t';
+            c = '\t';
             break;
         default:
             free(d);
-            return 0; /* \uXXXX and anything else: jansson decides */
+            return 0; /* \\uXXXX and anything else: jansson decides */
         }
+        d[k++] = c;
+        i += 2;
     }
     d[k] = '\0';
     *out = d;

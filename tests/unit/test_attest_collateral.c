@@ -54,6 +54,45 @@ static void test_json_errors(void **state)
     assert_non_null(strstr(e.msg, "root_ca_crl"));
 }
 
+static void test_fast_path_and_fallback(void **state)
+{
+    (void)state;
+    const char *sig = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+                      "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+    char doc[2048];
+    tb_collateral c;
+    tb_err e;
+    /* Escapes the fast path decodes itself, with whitespace and an unknown field. */
+    snprintf(doc, sizeof doc,
+             "{ \"pck_crl_issuer_chain\": \"a\\nb\", \"x\": [1, {\"y\": \"}\"}], "
+             "\"root_ca_crl\": \"3000\", \"pck_crl\": \"3001\", "
+             "\"tcb_info_issuer_chain\": \"c\", \"tcb_info\": \"{\\\"id\\\":\\\\1}\", "
+             "\"tcb_info_signature\": \"%s\", \"qe_identity_issuer_chain\": \"d\", "
+             "\"qe_identity\": \"q\\/r\", \"qe_identity_signature\": \"%s\" }\n",
+             sig, sig);
+    assert_int_equal(tb_collateral_parse_json(doc, strlen(doc), &c, &e), 0);
+    assert_string_equal(c.pck_crl_issuer_chain, "a\nb");
+    assert_string_equal(c.tcb_info, "{\"id\":\\1}");
+    assert_string_equal(c.qe_identity, "q/r");
+    assert_int_equal(c.pck_crl_len, 2);
+    assert_int_equal(c.pck_crl[1], 0x01);
+    assert_int_equal(c.tcb_info_sig[1], 0x11);
+    tb_collateral_free(&c);
+    /* \u escapes go to jansson, with the same result. */
+    char *u = strstr(doc, "\"q\\/r\"");
+    memmove(u + 8, u + 6, strlen(u + 6) + 1);
+    memcpy(u, "\"\\u0041\"", 8);
+    assert_int_equal(tb_collateral_parse_json(doc, strlen(doc), &c, &e), 0);
+    assert_string_equal(c.qe_identity, "A");
+    tb_collateral_free(&c);
+    /* Not strings, or trailing garbage: errors from jansson. */
+    const char *bad = "{\"pck_crl_issuer_chain\": 1}";
+    assert_int_equal(tb_collateral_parse_json(bad, strlen(bad), &c, &e), -1);
+    size_t n = strlen(doc);
+    doc[n - 1] = 'x';
+    assert_int_equal(tb_collateral_parse_json(doc, n, &c, &e), -1);
+}
+
 static void test_value_span(void **state)
 {
     (void)state;
@@ -230,6 +269,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dcap_qvl_json_round_trip),
         cmocka_unit_test(test_json_errors),
+        cmocka_unit_test(test_fast_path_and_fallback),
         cmocka_unit_test(test_value_span),
         cmocka_unit_test(test_pcs_folder),
         cmocka_unit_test(test_tcb_info_parse),
