@@ -512,9 +512,12 @@ int cmd_http(int argc, char **argv)
     time_t now = time(NULL);
     strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     char dur[TB_UNITS_MAX];
+    if (o.duration_ms < 1000) /* wrk has no sub-second durations: say it exactly */
+        snprintf(dur, sizeof dur, "%llums", (unsigned long long)o.duration_ms);
+    else
+        tb_fmt_time_s((long double)o.duration_ms / 1000.0L, dur);
     if (!o.json) {
-        printf("Running %s test @ %s\n", tb_fmt_time_s((long double)o.duration_ms / 1000.0L, dur),
-               o.url_text);
+        printf("Running %s test @ %s\n", dur, o.url_text);
         printf("  %llu threads and %llu connections\n", (unsigned long long)o.threads,
                (unsigned long long)o.connections);
         fflush(stdout);

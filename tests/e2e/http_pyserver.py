@@ -9,6 +9,7 @@ modes:
   garbage   answers every request with bytes that are not HTTP
   midclose  sends half a response, then closes the connection
   silent    reads requests and never answers
+  flaky     like ok, but every 10th request overall gets garbage
 On SIGTERM it exits; it prints "served N" (complete responses sent) to stdout.
 """
 import signal
@@ -41,7 +42,7 @@ def handle(conn):
                 n = count["requests"]
             if mode == "silent":
                 continue
-            if mode == "garbage":
+            if mode == "garbage" or (mode == "flaky" and n % 10 == 0):
                 conn.sendall(b"\x00\x01garbage that is not HTTP\r\n\r\n")
                 continue
             if mode == "midclose":

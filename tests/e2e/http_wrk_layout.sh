@@ -29,4 +29,11 @@ compare -t2 -c10 -d1s "http://127.0.0.1:$port/"
 compare -t1 -c4 -d1s --latency "http://127.0.0.1:$port/"
 compare -t1 -c4 -d1s --latency "http://127.0.0.1:$port/no-such-page" # Non-2xx line
 grep -q '^  Non-2xx or 3xx responses: [0-9]' "$WORK/tb.out" || fail "Non-2xx line missing"
+stop_nginx
+# the Socket errors line: a server that answers every 10th request with garbage
+port=$(free_port)
+start_pyserver "$port" flaky
+compare -t1 -c2 -d1s "http://127.0.0.1:$port/"
+grep -q '^  Socket errors: connect 0, read [1-9][0-9]*, write 0, timeout 0$' "$WORK/tb.out" ||
+  fail "Socket errors line: $(cat "$WORK/tb.out")"
 pass http_wrk_layout
