@@ -53,6 +53,26 @@ static int name_is(const uint8_t *p, size_t n, const char *want)
     return strlen(want) == n && !strncasecmp((const char *)p, want, n);
 }
 
+/* 1 when the comma-separated header value v[0..n) holds token (any case). */
+static int has_token(const uint8_t *v, size_t n, const char *token)
+{
+    size_t tl = strlen(token), i = 0;
+    while (i < n) {
+        while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
+            i++;
+        size_t e = i;
+        while (e < n && v[e] != ',')
+            e++;
+        size_t t = e;
+        while (t > i && (v[t - 1] == ' ' || v[t - 1] == '\t'))
+            t--;
+        if (t - i == tl && !strncasecmp((const char *)v + i, token, tl))
+            return 1;
+        i = e;
+    }
+    return 0;
+}
+
 /* Parses a decimal length (digits only, at most 15 of them). */
 static int parse_len(const uint8_t *p, size_t n, size_t *out)
 {
@@ -104,6 +124,7 @@ static int parse_request_line(const uint8_t *p, size_t n, tb_nreq *req, int *sta
         return refuse(status, 400, err, "malformed HTTP version");
     if (p[i + 7] != '1' && p[i + 7] != '0')
         return refuse(status, 505, err, "unsupported HTTP version");
+    req->keep_alive = p[i + 7] == '1';
     return 0;
 }
 
@@ -148,6 +169,12 @@ int tb_nreq_parse(const uint8_t *p, size_t len, size_t max_body, tb_nreq *req, i
             if (name_is(p + pos, nl, "Transfer-Encoding"))
                 return refuse(status, 501, err,
                               "Transfer-Encoding is not supported (send Content-Length)");
+            if (name_is(p + pos, nl, "Connection")) {
+                if (has_token(v, vl, "close"))
+                    req->keep_alive = 0;
+                else if (has_token(v, vl, "keep-alive"))
+                    req->keep_alive = 1;
+            }
             if (name_is(p + pos, nl, "Content-Length")) {
                 size_t cl;
                 if (parse_len(v, vl, &cl) < 0)

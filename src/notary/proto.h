@@ -26,6 +26,7 @@ typedef struct tb_nreq {
     char query[384]; /* after '?', may be empty */
     size_t content_length;
     size_t head_len; /* bytes of request line + headers, including the blank line */
+    int keep_alive;  /* HTTP/1.1 without "Connection: close", or 1.0 with keep-alive */
 } tb_nreq;
 
 /* Parses a request head from p[0..len). Returns 1 when the head is complete and

@@ -163,10 +163,12 @@ static ssize_t conn_io(conn *c, int op, void *buf, size_t n, uint64_t deadline)
     }
 }
 
-/* Reads one request (head + body) into in. Returns 0, or -1 with r set (or
- * r->status 0 when the peer went away and no answer is possible). */
-static int read_request(tb_notary_server *s, conn *c, uint64_t deadline, tb_buf *in, tb_nreq *req,
-                        reply *r)
+/* Reads one request (head + body) into in, which may already hold bytes of it
+ * (pipelined after the previous request). Returns 0, or -1 with r set (or
+ * r->status 0 when the peer went away or, on an idle kept-alive connection
+ * (idle_deadline != 0), sent nothing before idle_deadline: no answer then). */
+static int read_request(tb_notary_server *s, conn *c, uint64_t deadline, uint64_t idle_deadline,
+                        tb_buf *in, tb_nreq *req, reply *r)
 {
     tb_err err;
     int status = 0;
@@ -187,7 +189,13 @@ static int read_request(tb_notary_server *s, conn *c, uint64_t deadline, tb_buf 
             reply_error(r, 500, "out of memory");
             return -1;
         }
-        ssize_t n = conn_io(c, 'r', in->p + in->len, in->cap - in->len - 1, deadline);
+        int idle = idle_deadline && in->len == 0;
+        ssize_t n = conn_io(c, 'r', in->p + in->len, in->cap - in->len - 1,
+                            idle ? idle_deadline : deadline);
+        if (n == IO_TIMEOUT && idle) {
+            r->status = 0;
+            return -1;
+        }
         if (n == IO_TIMEOUT) {
             reply_error(r, 408, "request not received in time");
             return -1;
@@ -198,10 +206,6 @@ static int read_request(tb_notary_server *s, conn *c, uint64_t deadline, tb_buf 
         }
         in->len += (size_t)n;
         in->p[in->len] = 0;
-        if (need && in->len > need) {
-            reply_error(r, 400, "more bytes than Content-Length (pipelining is not supported)");
-            return -1;
-        }
     }
 }
 
@@ -217,19 +221,23 @@ static void write_all(conn *c, const void *p, size_t len, uint64_t deadline)
     }
 }
 
-static void send_reply(conn *c, const reply *r, uint64_t deadline, int drain)
+/* Sends the reply; unless keep, then closes the TLS session and, after an
+ * error (drain), reads what the client still sends for a moment. */
+static void send_reply(conn *c, const reply *r, uint64_t deadline, int drain, int keep)
 {
     char head[256];
     int n = snprintf(head, sizeof head,
                      "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
-                     "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-                     r->status, reason(r->status), r->body.len);
+                     "Content-Length: %zu\r\nConnection: %s\r\n\r\n",
+                     r->status, reason(r->status), r->body.len, keep ? "keep-alive" : "close");
     tb_buf all = {0};
     /* one write (one TLS record for small replies) */
     if (tb_buf_append(&all, head, (size_t)n) == 0 &&
         tb_buf_append(&all, r->body.p, r->body.len) == 0)
         write_all(c, all.p, all.len, deadline);
     tb_buf_free(&all);
+    if (keep)
+        return;
     if (c->ssl) {
         SSL_shutdown(c->ssl); /* close_notify; do not wait for the peer's */
         ERR_clear_error();
@@ -419,41 +427,56 @@ static void route(tb_notary_server *s, const tb_nreq *req, const char *body, siz
         handle_notarize(s, req, body, len, r);
 }
 
+static void log_request(tb_notary_server *s, const tb_nreq *req, const reply *r, uint64_t t0)
+{
+    char line[TB_ERR_MAX + 128];
+    snprintf(line, sizeof line, "%s %s -> %d (%.3f ms)%s%.*s", req->method[0] ? req->method : "-",
+             req->path[0] ? req->path : "-", r->status, (double)(tb_mono_ns() - t0) / 1e6,
+             r->status >= 400 ? ": " : "", r->status >= 400 ? (int)r->body.len : 0,
+             (const char *)r->body.p);
+    s->cfg.log(s->cfg.log_ctx, line);
+}
+
+/* Serves one connection: up to MAX_KEEPALIVE requests while the client keeps
+ * it alive and every answer is a success; an idle connection is closed after
+ * IDLE_MS without a new request (so a stop never waits long for it). */
+#define MAX_KEEPALIVE 100
+#define IDLE_MS 500
 static void serve_conn(tb_notary_server *s, int fd, tb_buf *in, reply *r)
 {
-    uint64_t t0 = tb_mono_ns();
-    uint64_t deadline = t0 + (uint64_t)s->cfg.io_timeout_ms * 1000000u;
-    tb_nreq req;
-    memset(&req, 0, sizeof req);
-    tb_buf_reset(in);
-    tb_buf_reset(&r->body);
-    r->status = 0;
+    uint64_t io_ns = (uint64_t)s->cfg.io_timeout_ms * 1000000u;
     conn c = {fd, NULL};
     if (s->tls) {
         c.ssl = SSL_new(s->tls);
-        if (!c.ssl || !SSL_set_fd(c.ssl, fd) || conn_io(&c, 'h', NULL, 0, deadline) != 1) {
+        if (!c.ssl || !SSL_set_fd(c.ssl, fd) ||
+            conn_io(&c, 'h', NULL, 0, tb_mono_ns() + io_ns) != 1) {
             SSL_free(c.ssl);
             ERR_clear_error();
             return; /* no TLS, no answer */
         }
     }
-    int bad = read_request(s, &c, deadline, in, &req, r) < 0;
-    if (!bad)
-        route(s, &req, (const char *)in->p + req.head_len, req.content_length, r);
-    if (r->status) {
-        /* writing gets its own deadline: notarizing may have used the first */
-        send_reply(&c, r, tb_mono_ns() + (uint64_t)s->cfg.io_timeout_ms * 1000000u,
-                   bad || r->status >= 400);
+    tb_buf_reset(in);
+    for (int i = 0; i < MAX_KEEPALIVE; i++) {
+        uint64_t t0 = tb_mono_ns();
+        tb_nreq req;
+        memset(&req, 0, sizeof req);
+        tb_buf_reset(&r->body);
+        r->status = 0;
+        uint64_t idle = i ? t0 + (uint64_t)IDLE_MS * 1000000u : 0;
+        int bad = read_request(s, &c, t0 + io_ns, idle, in, &req, r) < 0;
+        if (!bad)
+            route(s, &req, (const char *)in->p + req.head_len, req.content_length, r);
+        int keep = !bad && r->status < 400 && req.keep_alive && i + 1 < MAX_KEEPALIVE &&
+                   !atomic_load(&s->stopping);
+        if (r->status) /* writing gets its own deadline: notarizing may have used the first */
+            send_reply(&c, r, tb_mono_ns() + io_ns, bad || r->status >= 400, keep);
+        if (s->cfg.log && (r->status || !idle))
+            log_request(s, &req, r, t0);
+        if (!keep)
+            break;
+        tb_buf_consume(in, req.head_len + req.content_length);
     }
     SSL_free(c.ssl);
-    if (s->cfg.log) {
-        char line[TB_ERR_MAX + 128];
-        snprintf(line, sizeof line, "%s %s -> %d (%.3f ms)%s%.*s", req.method[0] ? req.method : "-",
-                 req.path[0] ? req.path : "-", r->status, (double)(tb_mono_ns() - t0) / 1e6,
-                 r->status >= 400 ? ": " : "", r->status >= 400 ? (int)r->body.len : 0,
-                 (const char *)r->body.p);
-        s->cfg.log(s->cfg.log_ctx, line);
-    }
 }
 
 static void *worker(void *arg)

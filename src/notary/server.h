@@ -1,10 +1,11 @@
 /* notary/server: the notary HTTP service (`teebench notary serve`).
  *
  * Model: one listening socket and `concurrency` worker threads; each worker
- * accepts a connection, serves exactly one request on it (Connection: close)
- * and closes it. Every read and write has a deadline (io_timeout_ms for the
- * whole request), so a stalling client holds one worker for at most that long
- * and the others keep serving. Request heads are limited to 8 KiB and 32
+ * accepts a connection and serves its requests (kept alive while the client
+ * asks and every answer is a success, at most 100, 500 ms idle), then closes
+ * it. Every read and write has a deadline (io_timeout_ms for each request), so
+ * a stalling client holds one worker for at most that long and the others
+ * keep serving. Request heads are limited to 8 KiB and 32
  * headers, bodies to what the largest allowed request needs. With a TLS
  * certificate the notary serves HTTPS (the handshake is inside the deadline).
  *

@@ -17,6 +17,7 @@
 #include "base/clock.h"
 #include "notary/client.h"
 #include "notary/codec.h"
+#include "notary/proto.h"
 #include "notary/server.h"
 #include "notary_util.h"
 
@@ -112,8 +113,14 @@ static int raw(fx *f, const char *req, size_t len, tb_buf *reply)
     tb_buf_reset(reply);
     char b[4096];
     ssize_t n;
-    while ((n = recv(fd, b, sizeof b, 0)) > 0)
+    size_t total;
+    tb_err err;
+    /* until one complete response (the connection may be kept alive) or close */
+    while ((n = recv(fd, b, sizeof b, 0)) > 0) {
         tb_buf_append(reply, b, (size_t)n);
+        if (tb_http_response_complete(reply->p, reply->len, 0, 0, &total, &err) == 1)
+            break;
+    }
     close(fd);
     int status = 0;
     if (reply->len > 12)
@@ -262,6 +269,43 @@ static void test_api_errors(void **state)
     stop(&f);
 }
 
+static void test_keep_alive_and_pipelining(void **state)
+{
+    (void)state;
+    fx f;
+    assert_int_equal(start(&f, 0, 2, 1), 0);
+    /* two pipelined requests, then one with Connection: close: three answers, then EOF */
+    const char *reqs = "GET /healthcheck HTTP/1.1\r\n\r\n"
+                       "POST /session HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}"
+                       "GET /info HTTP/1.1\r\nConnection: close\r\n\r\n";
+    int fd = dial(&f);
+    assert_int_equal(send(fd, reqs, strlen(reqs), 0), (ssize_t)strlen(reqs));
+    tb_buf all = {0};
+    char b[4096];
+    ssize_t n;
+    while ((n = recv(fd, b, sizeof b, 0)) > 0)
+        tb_buf_append(&all, b, (size_t)n);
+    close(fd);
+    const char *p = (const char *)all.p;
+    assert_non_null(strstr(p, "{\"status\":\"ok\"}"));
+    assert_non_null(strstr(p, "\"sessionId\""));
+    assert_non_null(strstr(p, "BEGIN PUBLIC KEY"));
+    assert_non_null(strstr(p, "Connection: keep-alive"));
+    assert_non_null(strstr(p, "Connection: close"));
+    /* an error closes the connection: the request after it gets no answer */
+    const char *bad = "GET /nope HTTP/1.1\r\n\r\nGET /healthcheck HTTP/1.1\r\n\r\n";
+    fd = dial(&f);
+    assert_int_equal(send(fd, bad, strlen(bad), 0), (ssize_t)strlen(bad));
+    tb_buf_reset(&all);
+    while ((n = recv(fd, b, sizeof b, 0)) > 0)
+        tb_buf_append(&all, b, (size_t)n);
+    close(fd);
+    assert_non_null(strstr((char *)all.p, "404"));
+    assert_null(strstr((char *)all.p, "\"status\":\"ok\""));
+    tb_buf_free(&all);
+    stop(&f);
+}
+
 static void test_stalling_client(void **state)
 {
     (void)state;
@@ -322,8 +366,8 @@ int main(void)
     curl_global_init(CURL_GLOBAL_DEFAULT);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_notarize_no_tee), cmocka_unit_test(test_notarize_tee),
-        cmocka_unit_test(test_api_errors),      cmocka_unit_test(test_stalling_client),
-        cmocka_unit_test(test_https_notary),
+        cmocka_unit_test(test_api_errors),      cmocka_unit_test(test_keep_alive_and_pipelining),
+        cmocka_unit_test(test_stalling_client), cmocka_unit_test(test_https_notary),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();
