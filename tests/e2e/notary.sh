@@ -96,6 +96,15 @@ code=$(curl -s -o "$WORK/r.json" -w '%{http_code}' -X POST -d "$body" "$N/notari
 [ "$code" = 409 ] && grep -q "already used" "$WORK/r.json" || fail "replay: $code"
 pass "unknown and replayed sessions refused"
 
+# sessions expire (--session-timeout 1)
+N6=$(free_port)
+start_notary "$N6" --trust-ca "$PKI/ca.pem" --session-timeout 1
+sid=$(curl -s -X POST -d '{}' "http://127.0.0.1:$N6/session" | python3 -c 'import json,sys; print(json.load(sys.stdin)["sessionId"])')
+sleep 1.3
+code=$(curl -s -o "$WORK/r.json" -w '%{http_code}' -X POST -d "$body" "http://127.0.0.1:$N6/notarize?sessionId=$sid")
+[ "$code" = 410 ] && grep -q "session expired" "$WORK/r.json" || fail "expired session: $code $(cat "$WORK/r.json")"
+pass "expired sessions refused"
+
 # 7. a disallowed target: a notary that may only reach 10.0.0.0/8
 N2=$(free_port)
 start_notary "$N2" --trust-ca "$PKI/ca.pem" --allow-target 10.0.0.0/8
