@@ -107,6 +107,11 @@ int tb_evidence_parse(const char *text, size_t len, tb_evidence *ev, tb_err *err
         goto out;
     }
     ev->simulated = json_is_true(sim);
+    if (ev->simulated != !strcmp(ev->tee, "sim")) {
+        tb_errf(err, "evidence: tee %s cannot be simulated=%s", ev->tee,
+                ev->simulated ? "true" : "false");
+        goto out;
+    }
     if (hex_field(o, "nonce", ev->nonce, sizeof ev->nonce, 0, &ev->nonce_len, err) < 0 ||
         hex_field(o, "reportData", ev->report_data, 64, 64, &n, err) < 0)
         goto out;
