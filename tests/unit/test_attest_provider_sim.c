@@ -1,7 +1,6 @@
-/* Unit tests for attest/provider_sim, attest/provider_tsm, attest/root and attest/pck:
- * the simulated PKI (created once, atomically, reused across calls), its quotes and
- * collateral, the sim helpers of tb_attest_verify_quote ("sim" sources), configfs-tsm
- * errors, roots from files, the PCK certificate's SGX extension. */
+/* Unit tests for attest/provider_sim: the simulated PKI (created once, atomically, reused
+ * across processes and by the open-once API), its quotes and collateral, the "sim"
+ * sources of tb_attest_verify_quote, the state directory's resolution. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -147,98 +146,12 @@ static void test_sim_dir_resolution(void **state)
     assert_string_equal(out, "/home/u/.cache/teebench/sim");
 }
 
-static void test_tsm_errors(void **state)
-{
-    (void)state;
-    uint8_t rd[64] = {0}, *q;
-    size_t n;
-    tb_err e;
-    assert_int_equal(tb_tsm_get_quote("/nonexistent/tsm/report", rd, &q, &n, &e), -1);
-    assert_non_null(strstr(e.msg, "no configfs-tsm at /nonexistent/tsm/report"));
-    assert_null(q);
-    /* A plain directory is not configfs: the entry has no provider; it is removed. */
-    char dir[256];
-    make_tmpdir(dir, sizeof dir);
-    assert_int_equal(tb_tsm_get_quote(dir, rd, &q, &n, &e), -1);
-    assert_non_null(strstr(e.msg, "provider"));
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s')\"", dir);
-    assert_int_equal(system(cmd), 0); /* the entry was removed */
-    rm_rf(dir);
-    tb_provider_kind k;
-    assert_int_equal(tb_provider_parse("sim", &k), 0);
-    assert_int_equal(k, TB_PROVIDER_SIM);
-    assert_int_equal(tb_provider_parse("tsm", &k), 0);
-    assert_int_equal(k, TB_PROVIDER_TSM);
-    assert_int_equal(tb_provider_parse("sev", &k), -1);
-}
-
-static void test_roots(void **state)
-{
-    (void)state;
-    tb_root *a, *b;
-    tb_err e;
-    char p[1024];
-    assert_int_equal(tb_root_intel(&a, &e), 0);
-    assert_false(tb_root_is_simulated(a));
-    snprintf(p, sizeof p, "%s/tdx/intel-sgx-root-ca.der", testdata());
-    assert_int_equal(tb_root_load(p, &b, &e), 0); /* DER */
-    tb_root_free(b);
-    snprintf(p, sizeof p, "%s/tdx/intel-sgx-root-ca.pem", testdata());
-    assert_int_equal(tb_root_load(p, &b, &e), 0); /* PEM */
-    tb_root_free(b);
-    case_path("qvl-v4-uptodate", "case.json", p, sizeof p);
-    assert_int_equal(tb_root_load(p, &b, &e), -1);
-    assert_int_equal(tb_root_load("/nonexistent.pem", &b, &e), -1);
-    tb_root_free(a);
-}
-
-static void test_pck_extension(void **state)
-{
-    (void)state;
-    char p[1024];
-    case_path("qvl-v5-notcb", "quote.bin", p, sizeof p);
-    tb_buf b = read_all(p);
-    tb_quote *q;
-    tb_err e;
-    assert_int_equal(tb_quote_parse(b.p, b.len, &q, &e), 0);
-    /* The leaf's DER: decode the first PEM block with the quote's own reader. */
-    const char *s = strstr(q->pck_chain, "-----BEGIN CERTIFICATE-----") + 27;
-    const char *end = strstr(s, "-----END");
-    unsigned char *der = malloc((size_t)(end - s));
-    char *clean = malloc((size_t)(end - s) + 1);
-    size_t k = 0;
-    for (const char *c = s; c < end; c++)
-        if (*c != '\n')
-            clean[k++] = *c;
-    int n = EVP_DecodeBlock(der, (unsigned char *)clean, (int)k);
-    while (clean[k - 1] == '=') {
-        n--;
-        k--;
-    }
-    tb_pck_info pck;
-    assert_int_equal(tb_pck_info_from_der(der, (size_t)n, &pck, &e), 0);
-    assert_int_equal(pck.fmspc[0], 0x90);
-    assert_int_equal(pck.fmspc[1], 0xc0);
-    assert_int_equal(pck.sgx_comp[7], 3); /* component 8, as case.json notes */
-    assert_true(pck.pcesvn > 0);
-    assert_int_equal(tb_pck_info_from_der(der, (size_t)n - 1, &pck, &e), -1);
-    assert_int_equal(tb_pck_info_from_der((const uint8_t *)"junk", 4, &pck, &e), -1);
-    free(der);
-    free(clean);
-    tb_quote_free(q);
-    tb_buf_free(&b);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sim_state_created_once),
         cmocka_unit_test(test_sim_open_once),
         cmocka_unit_test(test_sim_dir_resolution),
-        cmocka_unit_test(test_tsm_errors),
-        cmocka_unit_test(test_roots),
-        cmocka_unit_test(test_pck_extension),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,49 @@
+/* Unit tests for attest/pccs: argument checks and network errors (the full PCCS protocol
+ * is tested end to end in tests/e2e/attest_pccs.sh against tests/e2e/pccs_server.py). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "attest_test_util.h"
+
+/* A port on 127.0.0.1 where nothing listens (bound, then closed). */
+static int dead_port(void)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t l = sizeof a;
+    assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(getsockname(s, (struct sockaddr *)&a, &l), 0);
+    close(s);
+    return ntohs(a.sin_port);
+}
+
+static void test_pccs_errors(void **state)
+{
+    (void)state;
+    tb_collateral c;
+    tb_err e;
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", dead_port());
+    assert_int_equal(tb_pccs_fetch(url, "b0c06f000000", "platform", 2000, &c, &e), -1);
+    assert_non_null(strstr(e.msg, "GET http://127.0.0.1:"));
+    assert_non_null(strstr(e.msg, "/sgx/certification/v4/pckcrl?ca=platform&encoding=der"));
+    assert_int_equal(tb_pccs_fetch(url, "zz", "platform", 2000, &c, &e), -1);
+    assert_non_null(strstr(e.msg, "bad FMSPC"));
+    assert_int_equal(tb_pccs_fetch(url, "b0c06f000000", "nope", 2000, &c, &e), -1);
+    assert_non_null(strstr(e.msg, "bad PCK CA"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pccs_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
