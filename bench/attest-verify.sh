@@ -32,6 +32,7 @@ echo "attest-verify: teebench $("$TB" --version | cut -d' ' -f2) vs @phala/dcap-
 printf '%-22s %14s %14s %14s %9s  %s\n' case "scratch ms" "prepared ms" "dcap-qvl ms" ratio "verdicts (teebench | dcap-qvl)"
 worst_ratio=""
 for dir in "$ROOT"/testdata/tdx/*/; do
+  dir=${dir%/}
   name=$(basename "$dir")
   now=$(python3 -c "import json,sys;print(json.load(open(sys.argv[1]))['now'])" "$dir/case.json")
   tb=$("$TB" attest bench "$dir/quote.bin" --collateral "$dir/collateral.json" --now "$now" \

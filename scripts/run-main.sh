@@ -47,3 +47,17 @@ echo "== teebench bench notary: \"TEE vs No TEE\" notarization benchmark (5 iter
 echo "   local fixture server and notary, SIMULATED TEE unless this is a TDX guest)"
 "$TB" bench notary --iterations 5 --fixture-port 0 --results-dir benchmark-results \
   || echo "(teebench bench notary exited $?: see the failed runs above)"
+
+echo
+echo "== teebench attest: the real TDX quotes of testdata, verified at their times (exit 0 accepted,"
+echo "   3 valid but refused by the default policy, 4 invalid: each case's expectation is in its case.json)"
+for d in testdata/tdx/*/; do
+  d=${d%/}
+  now=$(python3 -c "import json,sys;print(json.load(open(sys.argv[1]))['now'])" "$d/case.json")
+  rc=0
+  "$TB" attest verify "$d/quote.bin" --collateral "$d/collateral.json" --now "$now" 2>&1 || rc=$?
+  echo "(exit $rc; expected: $(python3 -c "import json,sys;print(json.load(open(sys.argv[1]))['expect'])" "$d/case.json"))"
+  "$TB" attest bench "$d/quote.bin" --collateral "$d/collateral.json" --now "$now" --iterations 500
+  echo
+done
+echo "(bench/attest-verify.sh compares these times with @phala/dcap-qvl; it installs the peer with npm)"
