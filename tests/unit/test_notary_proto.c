@@ -36,7 +36,7 @@ static void test_request_ok(void **state)
     assert_string_equal(v, "1");
     assert_int_equal(tb_nreq_query(r.query, "session", v, sizeof v), -1);
     assert_int_equal(tb_nreq_query(r.query, "sessionId", v, 4), -1); /* too long for out */
-    assert_int_equal(r.keep_alive, 1); /* HTTP/1.1 default */
+    assert_int_equal(r.keep_alive, 1);                               /* HTTP/1.1 default */
     assert_int_equal(parse("GET /info HTTP/1.0\r\n\r\n", 0, &r, &st), 1);
     assert_int_equal(r.content_length, 0);
     assert_string_equal(r.query, "");
