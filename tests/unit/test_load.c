@@ -237,23 +237,28 @@ static void test_no_allocation_per_request(void **state)
     struct server s;
     server_start(&s, OK);
     uint64_t counts[2], done[2];
-    const uint64_t ms[2] = {150, 450};
-    for (int k = 0; k < 2; k++) {
-        tb_load_opts o = opts(&s, 1, 4, ms[k]);
-        tb_load_result r;
-        tb_err e;
-        uint64_t before = __atomic_load_n(&allocs, __ATOMIC_SEQ_CST);
-        assert_int_equal(tb_load_run(&o, &r, &e), 0);
-        counts[k] = __atomic_load_n(&allocs, __ATOMIC_SEQ_CST) - before;
-        done[k] = r.completed;
-        tb_load_result_free(&r);
+    const uint64_t ms[2] = {200, 600};
+    /* On a starved machine a run may complete nothing, or as many in 3x the time:
+     * retry then, the claim needs two different request counts. */
+    for (int attempt = 0; attempt < 5; attempt++) {
+        for (int k = 0; k < 2; k++) {
+            tb_load_opts o = opts(&s, 1, 4, ms[k]);
+            tb_load_result r;
+            tb_err e;
+            uint64_t before = __atomic_load_n(&allocs, __ATOMIC_SEQ_CST);
+            assert_int_equal(tb_load_run(&o, &r, &e), 0);
+            counts[k] = __atomic_load_n(&allocs, __ATOMIC_SEQ_CST) - before;
+            done[k] = r.completed;
+            tb_load_result_free(&r);
+        }
+        print_message("allocations: %llu and %llu for %llu and %llu requests\n",
+                      (unsigned long long)counts[0], (unsigned long long)counts[1],
+                      (unsigned long long)done[0], (unsigned long long)done[1]);
+        if (done[0] > 0 && done[1] > 0 && done[1] != done[0])
+            break;
     }
     server_stop(&s);
-    assert_true(done[0] > 0 &&
-                done[1] != done[0]); /* (under load 3x the time may not be 3x the requests) */
-    print_message("allocations: %llu and %llu for %llu and %llu requests\n",
-                  (unsigned long long)counts[0], (unsigned long long)counts[1],
-                  (unsigned long long)done[0], (unsigned long long)done[1]);
+    assert_true(done[0] > 0 && done[1] > 0 && done[1] != done[0]);
     assert_true(counts[0] > 0); /* the wrappers are in use */
     assert_int_equal(counts[0], counts[1]);
 }
