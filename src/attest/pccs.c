@@ -8,7 +8,9 @@
  *       body: {"enclaveIdentity": {...}, "signature": hex},
  *       header SGX-Enclave-Identity-Issuer-Chain
  *   GET <base>/sgx/certification/v4/rootcacrl
- *       body: the root CA CRL (DER, PEM or hex)
+ *       body: the root CA CRL (DER, PEM or hex). Intel's PCS itself has no such path:
+ *       for https://api.trustedservices.intel.com the CRL comes from its distribution
+ *       point, https://certificates.trustedservices.intel.com/IntelSGXRootCA.der
  * Issuer chains arrive URL-encoded (PEM). Any status other than 200, a missing
  * header, a timeout or a malformed body is an error naming the URL. */
 #include "attest/internal.h"
@@ -182,7 +184,11 @@ int tb_pccs_fetch(const char *base_url, const char *fmspc, const char *ca, long 
         goto bad;
     resp_free(&r);
 
-    snprintf(url, sizeof url, "%s/sgx/certification/v4/rootcacrl", base);
+    if (strstr(base, "://api.trustedservices.intel.com"))
+        snprintf(url, sizeof url,
+                 "https://certificates.trustedservices.intel.com/IntelSGXRootCA.der");
+    else
+        snprintf(url, sizeof url, "%s/sgx/certification/v4/rootcacrl", base);
     if (get(c, url, NULL, timeout_ms, &r, err) < 0)
         goto out;
     size_t n = r.body.len;
