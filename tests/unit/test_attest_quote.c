@@ -68,6 +68,30 @@ static void test_v5_body_type_3(void **state)
     tb_buf_free(&b);
 }
 
+static void test_pem_chain_with_and_without_nul(void **state)
+{
+    (void)state;
+    /* qvl-v5-notcb's PEM chain ends with a NUL inside its declared size; gotdx-v4-notcb's
+     * does not. Both parse, and the chain text excludes the NUL. */
+    const char *names[] = {"qvl-v5-notcb", "gotdx-v4-notcb"};
+    int had_nul[2];
+    for (int i = 0; i < 2; i++) {
+        tb_buf b = load(names[i]);
+        tb_quote *q;
+        tb_err e;
+        assert_int_equal(tb_quote_parse(b.p, b.len, &q, &e), 0);
+        const char *end = q->pck_chain + q->pck_chain_len;
+        had_nul[i] = end < (const char *)q->raw + q->raw_len && *end == '\0';
+        assert_memory_equal(end - 26, "-----END CERTIFICATE-----\n", 26);
+        char subj[4][256];
+        assert_int_equal(tb_quote_pck_subjects(q, subj, 4, &e), 3);
+        tb_quote_free(q);
+        tb_buf_free(&b);
+    }
+    assert_true(had_nul[0]);
+    assert_false(had_nul[1]);
+}
+
 static void test_truncation_every_length(void **state)
 {
     (void)state;
@@ -178,6 +202,7 @@ int main(void)
         cmocka_unit_test(test_v4_fields),
         cmocka_unit_test(test_v5_body_type_3),
         cmocka_unit_test(test_truncation_every_length),
+        cmocka_unit_test(test_pem_chain_with_and_without_nul),
         cmocka_unit_test(test_bad_fields),
         cmocka_unit_test(test_text_input),
         cmocka_unit_test(test_hex_helpers),
