@@ -58,19 +58,24 @@ grep -q 'timeout [1-9]' "$WORK/out" || fail "silent timeouts: $(cat "$WORK/out")
 [ $(($(date +%s) - start)) -le 5 ] || fail "silent server run took too long"
 kill -TERM "$SPAWNED_PID"
 
-# chunked responses are fine; served == completed + drained
-port=$(free_port)
-start_pyserver "$port" chunked
-"$TB" http -t1 -c3 -d1s --json "http://127.0.0.1:$port/" >"$WORK/j" || fail "chunked run"
-kill -TERM "$SPAWNED_PID"; wait "$SPAWNED_PID" 2>/dev/null || true
-served=$(awk '/^served/ {print $2}' "$WORK/pyserver.out")
-python3 - "$WORK/j" "$served" <<'PY' || fail "chunked accounting"
+# chunked, close-delimited and Connection: close responses: no errors, and
+# served == completed + drained
+for mode in chunked close eof; do
+  port=$(free_port)
+  start_pyserver "$port" "$mode"
+  "$TB" http -t1 -c3 -d1s --json "http://127.0.0.1:$port/" >"$WORK/j" || fail "$mode run"
+  kill -TERM "$SPAWNED_PID"; wait "$SPAWNED_PID" 2>/dev/null || true
+  served=$(awk '/^served/ {print $2}' "$WORK/pyserver.out")
+  python3 - "$WORK/j" "$served" "$mode" <<'PY' || fail "$mode accounting"
 import json, sys
 d = json.load(open(sys.argv[1])); r = d["requests"]
+print("%s: completed %d + drained %d, served %s, connections %d" % (sys.argv[3], r["completed"], r["drained_after_end"], sys.argv[2], d["connections_opened"]))
 assert r["completed"] > 0 and sum(d["errors"].values()) == 0, d["errors"]
 assert r["completed"] + r["drained_after_end"] == int(sys.argv[2]), (r, sys.argv[2])
-assert d["bytes"]["read"] > 0
+if sys.argv[3] != "chunked":  # one connection per response
+    assert d["connections_opened"] >= r["completed"], d["connections_opened"]
 PY
+done
 
 # SIGINT stops early and still prints the results
 port=$(free_port)

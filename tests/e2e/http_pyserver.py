@@ -10,6 +10,8 @@ modes:
   midclose  sends half a response, then closes the connection
   silent    reads requests and never answers
   flaky     like ok, but every 10th request overall gets garbage
+  close     "Connection: close" responses, then the server closes
+  eof       HTTP/1.0 responses without a length: the body ends when the server closes
 On SIGTERM it exits; it prints "served N" (complete responses sent) to stdout.
 """
 import signal
@@ -50,9 +52,17 @@ def handle(conn):
                 return
             if mode == "stall" and n == arg:
                 time.sleep(1.0)
-            conn.sendall(CHUNKED if mode == "chunked" else OK)
+            if mode == "close":
+                conn.sendall(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 5\r\n\r\nhello")
+            elif mode == "eof":
+                conn.sendall(b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the end")
+            else:
+                conn.sendall(CHUNKED if mode == "chunked" else OK)
             with lock:
                 count["served"] += 1
+            if mode in ("close", "eof"):
+                conn.shutdown(socket.SHUT_WR)
+                return
     except OSError:
         pass
     finally:
