@@ -1,6 +1,7 @@
 /* libFuzzer target: the collateral loaders -- the dcap-qvl JSON format, PCS response
  * bodies (exact value spans), TCB info / QE identity JSON, policy JSON -- and the
- * collateral checks of tb_prepare (CRL and certificate parsing, signature checks).
+ * collateral checks of tb_prepare (CRL and certificate parsing, signature checks), and
+ * the JSON tokenizer with its accessors.
  * Invariant checked: no crash, no leak, no UB; spans stay inside the input. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -49,6 +50,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tb_qe_identity q;
     if (tb_qe_identity_parse(s, size, &q, &e) == 0)
         tb_qe_identity_free(&q);
+    tb_jdoc d; /* the tokenizer alone, and a walk over every token */
+    if (tb_json_tokenize(s, size, &d, &e) == 0) {
+        for (int i = 0; i < d.count; i++) {
+            if (d.t[i].end > size || d.t[i].next <= (uint32_t)i || d.t[i].next > (uint32_t)d.count)
+                abort();
+            const char *p;
+            size_t n;
+            long v;
+            (void)tb_jstr(&d, i, &p, &n);
+            (void)tb_juint(&d, i, 1000000, &v);
+            (void)tb_jobj_get(&d, i, "tcbLevels");
+            (void)tb_jarr_get(&d, i, 3);
+        }
+        tb_json_doc_free(&d);
+    }
     tb_policy pol;
     (void)tb_policy_parse(s, size, &pol, &e);
     uint8_t *der = NULL;

@@ -70,6 +70,31 @@ typedef struct tb_qe_identity {
     tb_tcb_level *levels;
 } tb_qe_identity;
 
+/* jsontok.c: a strict JSON tokenizer (no DOM) for the signed bodies. */
+enum { TB_JOBJ = 1, TB_JARR, TB_JSTR, TB_JNUM, TB_JTRUE, TB_JFALSE, TB_JNULL };
+typedef struct tb_jtok {
+    uint8_t type, escaped; /* escaped: a string with backslash escapes */
+    uint32_t start, end;   /* byte span (strings: the content between the quotes) */
+    uint32_t next;         /* index of the token after this one's subtree */
+    uint32_t count;        /* objects: members; arrays: elements */
+} tb_jtok;
+typedef struct tb_jdoc {
+    const char *s; /* the input (not owned) */
+    tb_jtok *t;    /* owned */
+    int count;
+} tb_jdoc;
+/* Tokenizes a whole document (token 0 is the top-level value). Free with tb_json_doc_free. */
+int tb_json_tokenize(const char *s, size_t n, tb_jdoc *doc, tb_err *err);
+void tb_json_doc_free(tb_jdoc *doc);
+/* The value token of key in object obj: -1 absent (or obj not an object), -2 duplicate. */
+int tb_jobj_get(const tb_jdoc *d, int obj, const char *key);
+/* Element i of array arr, or -1. */
+int tb_jarr_get(const tb_jdoc *d, int arr, uint32_t i);
+/* A string without escapes (not NUL-terminated), or -1. */
+int tb_jstr(const tb_jdoc *d, int k, const char **p, size_t *n);
+/* A non-negative integer <= max, or -1. */
+int tb_juint(const tb_jdoc *d, int k, long max, long *out);
+
 /* Parse the signed JSON bodies (the tcbInfo / enclaveIdentity values). */
 int tb_tcb_info_parse(const char *text, size_t n, tb_tcb_info *out, tb_err *err);
 void tb_tcb_info_free(tb_tcb_info *t);

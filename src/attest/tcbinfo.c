@@ -1,6 +1,7 @@
 /* attest/tcbinfo: Intel's TDX TCB info (v3) and TD QE identity (v2) JSON -> structs,
- * plus the time and status spellings they use. Pure parsing: no signature checks
- * here (verify.c checks the signature over the exact bytes first). Invariant: a
+ * plus the time and status spellings they use. The JSON is read with jsontok.c (strict,
+ * duplicate keys refused) rather than a DOM: this runs for every collateral check. Pure parsing: no
+ * signature checks here (verify.c checks the signature over the exact bytes first). Invariant: a
  * parsed struct holds only validated values (hex of the right length, known
  * status names, sane counts). */
 #include "attest/internal.h"
@@ -9,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include <jansson.h>
 
 static const char *const STATUS_NAMES[TB_TCB_STATUS_COUNT] = {
     "UpToDate",
@@ -81,169 +80,235 @@ int tb_asn1_time_unix(const ASN1_TIME *t, int64_t *out)
 
 /* ---------------------------------------------------------------- helpers */
 
-static int get_hex(json_t *o, const char *key, uint8_t *out, size_t n, tb_err *err)
+/* The token of key in obj, with "missing" / "duplicate" errors. */
+static int field(const tb_jdoc *d, int obj, const char *key, tb_err *err)
 {
-    const char *s = json_string_value(json_object_get(o, key));
-    if (!s)
+    int k = tb_jobj_get(d, obj, key);
+    if (k == -2)
+        return tb_errf(err, "duplicate \"%s\"", key);
+    if (k < 0)
         return tb_errf(err, "missing \"%s\"", key);
-    if (tb_hex_decode(s, strlen(s), out, n) < 0)
+    return k;
+}
+
+static int get_str(const tb_jdoc *d, int obj, const char *key, char *out, size_t outlen,
+                   tb_err *err)
+{
+    const char *p;
+    size_t n;
+    int k = field(d, obj, key, err);
+    if (k < 0)
+        return -1;
+    if (tb_jstr(d, k, &p, &n) < 0 || n >= outlen)
+        return tb_errf(err, "bad \"%s\"", key);
+    memcpy(out, p, n);
+    out[n] = '\0';
+    return 0;
+}
+
+static int get_hex(const tb_jdoc *d, int obj, const char *key, uint8_t *out, size_t n, tb_err *err)
+{
+    const char *p;
+    size_t l;
+    int k = field(d, obj, key, err);
+    if (k < 0)
+        return -1;
+    if (tb_jstr(d, k, &p, &l) < 0 || tb_hex_decode(p, l, out, n) < 0)
         return tb_errf(err, "\"%s\" is not %zu bytes of hex", key, n);
     return 0;
 }
 
-static int get_date(json_t *o, const char *key, int64_t *out, tb_err *err)
+static int get_date(const tb_jdoc *d, int obj, const char *key, int64_t *out, tb_err *err)
 {
-    const char *s = json_string_value(json_object_get(o, key));
-    if (!s || tb_iso8601_parse(s, out) < 0)
+    char buf[40];
+    if (get_str(d, obj, key, buf, sizeof buf, err) < 0 || tb_iso8601_parse(buf, out) < 0)
         return tb_errf(err, "missing or bad \"%s\"", key);
     return 0;
 }
 
-static int get_uint(json_t *o, const char *key, long max, long *out, tb_err *err)
+static int get_uint(const tb_jdoc *d, int obj, const char *key, long max, long *out, tb_err *err)
 {
-    json_t *v = json_object_get(o, key);
-    if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > max)
+    int k = field(d, obj, key, err);
+    if (k < 0)
+        return -1;
+    if (tb_juint(d, k, max, out) < 0)
         return tb_errf(err, "missing or bad \"%s\"", key);
-    *out = (long)json_integer_value(v);
     return 0;
 }
 
-static int parse_components(json_t *arr, const char *key, uint8_t out[16], tb_err *err)
+static int parse_components(const tb_jdoc *d, int arr, const char *key, uint8_t out[16],
+                            tb_err *err)
 {
-    if (!json_is_array(arr) || json_array_size(arr) != 16)
+    if (arr < 0 || d->t[arr].type != TB_JARR || d->t[arr].count != 16)
         return tb_errf(err, "\"%s\" is not an array of 16", key);
-    for (size_t i = 0; i < 16; i++) {
+    int k = arr + 1;
+    for (int i = 0; i < 16; i++) {
         long v;
-        if (get_uint(json_array_get(arr, i), "svn", 255, &v, err) < 0)
-            return tb_err_wrap(err, "%s[%zu]", key, i);
+        if (d->t[k].type != TB_JOBJ || get_uint(d, k, "svn", 255, &v, err) < 0)
+            return tb_err_wrap(err, "%s[%d]", key, i);
         out[i] = (uint8_t)v;
+        k = (int)d->t[k].next;
     }
     return 0;
 }
 
 /* One level: {"tcb": {...}, "tcbDate": ..., "tcbStatus": ..., "advisoryIDs": [...]}.
  * kind 0: platform level (sgx/tdx components, pcesvn); 1: isvsvn level. */
-static int parse_level(json_t *l, int kind, tb_tcb_level *out, tb_err *err)
+static int parse_level(const tb_jdoc *d, int l, int kind, tb_tcb_level *out, tb_err *err)
 {
-    json_t *tcb = json_object_get(l, "tcb");
-    if (!json_is_object(tcb))
+    int tcb = tb_jobj_get(d, l, "tcb");
+    if (tcb < 0 || d->t[tcb].type != TB_JOBJ)
         return tb_errf(err, "missing \"tcb\"");
     long v;
     if (kind == 0) {
-        if (parse_components(json_object_get(tcb, "sgxtcbcomponents"), "sgxtcbcomponents", out->sgx,
-                             err) < 0 ||
-            parse_components(json_object_get(tcb, "tdxtcbcomponents"), "tdxtcbcomponents", out->tdx,
-                             err) < 0 ||
-            get_uint(tcb, "pcesvn", 65535, &v, err) < 0)
+        if (parse_components(d, tb_jobj_get(d, tcb, "sgxtcbcomponents"), "sgxtcbcomponents",
+                             out->sgx, err) < 0 ||
+            parse_components(d, tb_jobj_get(d, tcb, "tdxtcbcomponents"), "tdxtcbcomponents",
+                             out->tdx, err) < 0 ||
+            get_uint(d, tcb, "pcesvn", 65535, &v, err) < 0)
             return -1;
         out->pcesvn = (uint16_t)v;
     } else {
-        if (get_uint(tcb, "isvsvn", 65535, &v, err) < 0)
+        if (get_uint(d, tcb, "isvsvn", 65535, &v, err) < 0)
             return -1;
         out->isvsvn = (uint16_t)v;
     }
-    const char *date = json_string_value(json_object_get(l, "tcbDate"));
     int64_t t;
-    if (!date || tb_iso8601_parse(date, &t) < 0 || strlen(date) >= sizeof out->date)
+    if (get_str(d, l, "tcbDate", out->date, sizeof out->date, err) < 0 ||
+        tb_iso8601_parse(out->date, &t) < 0)
         return tb_errf(err, "missing or bad \"tcbDate\"");
-    strcpy(out->date, date);
-    const char *st = json_string_value(json_object_get(l, "tcbStatus"));
-    if (!st || tb_tcb_status_parse(st, &out->status) < 0)
-        return tb_errf(err, "unknown tcbStatus \"%s\"", st ? st : "(missing)");
-    json_t *adv = json_object_get(l, "advisoryIDs");
-    if (adv) {
-        if (!json_is_array(adv) || json_array_size(adv) > TB_MAX_ADVISORIES)
+    char st[48];
+    if (get_str(d, l, "tcbStatus", st, sizeof st, err) < 0)
+        return tb_errf(err, "missing or bad \"tcbStatus\"");
+    if (tb_tcb_status_parse(st, &out->status) < 0)
+        return tb_errf(err, "unknown tcbStatus \"%s\"", st);
+    int adv = tb_jobj_get(d, l, "advisoryIDs");
+    if (adv == -2)
+        return tb_errf(err, "duplicate \"advisoryIDs\"");
+    if (adv >= 0) {
+        if (d->t[adv].type != TB_JARR || d->t[adv].count > TB_MAX_ADVISORIES)
             return tb_errf(err, "bad \"advisoryIDs\"");
-        for (size_t i = 0; i < json_array_size(adv); i++) {
-            const char *a = json_string_value(json_array_get(adv, i));
-            if (!a || strlen(a) >= sizeof out->adv.id[0])
+        int k = adv + 1;
+        for (uint32_t i = 0; i < d->t[adv].count; i++) {
+            const char *p;
+            size_t n;
+            if (tb_jstr(d, k, &p, &n) < 0 || n >= sizeof out->adv.id[0])
                 return tb_errf(err, "bad advisory ID");
-            strcpy(out->adv.id[out->adv.n++], a);
+            memcpy(out->adv.id[out->adv.n], p, n);
+            out->adv.id[out->adv.n++][n] = '\0';
+            k = (int)d->t[k].next;
         }
     }
     return 0;
 }
 
-static int parse_levels(json_t *arr, int kind, tb_tcb_level **out, int *n, tb_err *err)
+static int parse_levels(const tb_jdoc *d, int arr, int kind, tb_tcb_level **out, int *n,
+                        tb_err *err)
 {
-    if (!json_is_array(arr) || json_array_size(arr) == 0 || json_array_size(arr) > 1024)
+    if (arr < 0 || d->t[arr].type != TB_JARR || d->t[arr].count == 0 || d->t[arr].count > 1024)
         return tb_errf(err, "missing or bad \"tcbLevels\"");
-    *n = (int)json_array_size(arr);
+    *n = (int)d->t[arr].count;
     *out = calloc((size_t)*n, sizeof **out);
     if (!*out)
         return tb_errf(err, "out of memory");
-    for (int i = 0; i < *n; i++)
-        if (parse_level(json_array_get(arr, (size_t)i), kind, &(*out)[i], err) < 0)
+    int k = arr + 1;
+    for (int i = 0; i < *n; i++) {
+        if (d->t[k].type != TB_JOBJ || parse_level(d, k, kind, &(*out)[i], err) < 0)
             return tb_err_wrap(err, "tcbLevels[%d]", i);
+        k = (int)d->t[k].next;
+    }
     return 0;
 }
 
-static int parse_module(json_t *m, int with_levels, tb_module_identity *out, tb_err *err)
+static int parse_module(const tb_jdoc *d, int m, int with_levels, tb_module_identity *out,
+                        tb_err *err)
 {
-    if (!json_is_object(m))
+    if (m < 0 || d->t[m].type != TB_JOBJ)
         return tb_errf(err, "not an object");
-    if (get_hex(m, "mrsigner", out->mrsigner, 48, err) < 0 ||
-        get_hex(m, "attributes", out->attributes, 8, err) < 0 ||
-        get_hex(m, "attributesMask", out->attributes_mask, 8, err) < 0)
+    if (get_hex(d, m, "mrsigner", out->mrsigner, 48, err) < 0 ||
+        get_hex(d, m, "attributes", out->attributes, 8, err) < 0 ||
+        get_hex(d, m, "attributesMask", out->attributes_mask, 8, err) < 0)
         return -1;
     if (!with_levels)
         return 0;
-    const char *id = json_string_value(json_object_get(m, "id"));
-    if (!id || strlen(id) >= sizeof out->id)
+    if (get_str(d, m, "id", out->id, sizeof out->id, err) < 0)
         return tb_errf(err, "missing or bad \"id\"");
-    strcpy(out->id, id);
-    return parse_levels(json_object_get(m, "tcbLevels"), 1, &out->levels, &out->n_levels, err);
+    return parse_levels(d, tb_jobj_get(d, m, "tcbLevels"), 1, &out->levels, &out->n_levels, err);
+}
+
+static int check_id_version(const tb_jdoc *d, const char *want_id, long want_version, int *version,
+                            tb_err *err)
+{
+    char id[16];
+    if (get_str(d, 0, "id", id, sizeof id, err) < 0 || strcmp(id, want_id))
+        return tb_errf(err, "id is not \"%s\"", want_id);
+    long v;
+    if (get_uint(d, 0, "version", 1000, &v, err) < 0)
+        return -1;
+    *version = (int)v;
+    if (v != want_version)
+        return tb_errf(err, "version %ld (want %ld)", v, want_version);
+    return 0;
 }
 
 /* ------------------------------------------------------------- TCB info */
 
-static int tcb_info_fill(json_t *o, tb_tcb_info *t, tb_err *err)
+static int tcb_info_fill(const tb_jdoc *d, tb_tcb_info *t, tb_err *err)
 {
-    const char *id = json_string_value(json_object_get(o, "id"));
-    if (!id || strcmp(id, "TDX"))
-        return tb_errf(err, "id is \"%s\", not \"TDX\"", id ? id : "(missing)");
-    long v;
-    if (get_uint(o, "version", 1000, &v, err) < 0)
+    if (check_id_version(d, "TDX", 3, &t->version, err) < 0)
         return -1;
-    t->version = (int)v;
-    if (t->version != 3)
-        return tb_errf(err, "version %d (want 3)", t->version);
-    if (get_date(o, "issueDate", &t->issue, err) < 0 ||
-        get_date(o, "nextUpdate", &t->next, err) < 0 || get_hex(o, "fmspc", t->fmspc, 6, err) < 0 ||
-        get_hex(o, "pceId", t->pceid, 2, err) < 0)
+    if (get_date(d, 0, "issueDate", &t->issue, err) < 0 ||
+        get_date(d, 0, "nextUpdate", &t->next, err) < 0 ||
+        get_hex(d, 0, "fmspc", t->fmspc, 6, err) < 0 ||
+        get_hex(d, 0, "pceId", t->pceid, 2, err) < 0)
         return -1;
-    json_t *mod = json_object_get(o, "tdxModule");
-    if (mod) {
-        if (parse_module(mod, 0, &t->module, err) < 0)
+    int mod = tb_jobj_get(d, 0, "tdxModule");
+    if (mod == -2)
+        return tb_errf(err, "duplicate \"tdxModule\"");
+    if (mod >= 0) {
+        if (parse_module(d, mod, 0, &t->module, err) < 0)
             return tb_err_wrap(err, "tdxModule");
         t->has_module = 1;
     }
-    json_t *ids = json_object_get(o, "tdxModuleIdentities");
-    if (ids) {
-        if (!json_is_array(ids) || json_array_size(ids) > 64)
+    int ids = tb_jobj_get(d, 0, "tdxModuleIdentities");
+    if (ids == -2)
+        return tb_errf(err, "duplicate \"tdxModuleIdentities\"");
+    if (ids >= 0) {
+        if (d->t[ids].type != TB_JARR || d->t[ids].count > 64)
             return tb_errf(err, "bad \"tdxModuleIdentities\"");
-        t->n_ids = (int)json_array_size(ids);
+        t->n_ids = (int)d->t[ids].count;
         t->ids = calloc((size_t)t->n_ids + 1, sizeof *t->ids);
         if (!t->ids)
             return tb_errf(err, "out of memory");
-        for (int i = 0; i < t->n_ids; i++)
-            if (parse_module(json_array_get(ids, (size_t)i), 1, &t->ids[i], err) < 0)
+        int k = ids + 1;
+        for (int i = 0; i < t->n_ids; i++) {
+            if (parse_module(d, k, 1, &t->ids[i], err) < 0)
                 return tb_err_wrap(err, "tdxModuleIdentities[%d]", i);
+            k = (int)d->t[k].next;
+        }
     }
-    return parse_levels(json_object_get(o, "tcbLevels"), 0, &t->levels, &t->n_levels, err);
+    return parse_levels(d, tb_jobj_get(d, 0, "tcbLevels"), 0, &t->levels, &t->n_levels, err);
+}
+
+static int parse_doc(const char *text, size_t n, tb_jdoc *d, const char *what, tb_err *err)
+{
+    if (tb_json_tokenize(text, n, d, err) < 0)
+        return tb_err_wrap(err, "%s", what);
+    if (d->t[0].type != TB_JOBJ) {
+        tb_json_doc_free(d);
+        return tb_errf(err, "%s: not a JSON object", what);
+    }
+    return 0;
 }
 
 int tb_tcb_info_parse(const char *text, size_t n, tb_tcb_info *t, tb_err *err)
 {
     memset(t, 0, sizeof *t);
-    json_error_t je;
-    json_t *o = json_loadb(text, n, JSON_REJECT_DUPLICATES, &je);
-    if (!json_is_object(o)) {
-        json_decref(o);
-        return tb_errf(err, "TCB info: not a JSON object: %s", je.text);
-    }
-    int rc = tcb_info_fill(o, t, err);
-    json_decref(o);
+    tb_jdoc d;
+    if (parse_doc(text, n, &d, "TCB info", err) < 0)
+        return -1;
+    int rc = tcb_info_fill(&d, t, err);
+    tb_json_doc_free(&d);
     if (rc < 0) {
         tb_err_wrap(err, "TCB info");
         tb_tcb_info_free(t);
@@ -264,44 +329,36 @@ void tb_tcb_info_free(tb_tcb_info *t)
 
 /* ----------------------------------------------------------- QE identity */
 
-static int qe_identity_fill(json_t *o, tb_qe_identity *q, tb_err *err)
+static int qe_identity_fill(const tb_jdoc *d, tb_qe_identity *q, tb_err *err)
 {
-    const char *id = json_string_value(json_object_get(o, "id"));
-    if (!id || strcmp(id, "TD_QE"))
-        return tb_errf(err, "id is \"%s\", not \"TD_QE\"", id ? id : "(missing)");
-    long v;
-    if (get_uint(o, "version", 1000, &v, err) < 0)
+    if (check_id_version(d, "TD_QE", 2, &q->version, err) < 0)
         return -1;
-    q->version = (int)v;
-    if (q->version != 2)
-        return tb_errf(err, "version %d (want 2)", q->version);
     uint8_t ms[4], mm[4];
-    if (get_date(o, "issueDate", &q->issue, err) < 0 ||
-        get_date(o, "nextUpdate", &q->next, err) < 0 || get_hex(o, "miscselect", ms, 4, err) < 0 ||
-        get_hex(o, "miscselectMask", mm, 4, err) < 0 ||
-        get_hex(o, "attributes", q->attributes, 16, err) < 0 ||
-        get_hex(o, "attributesMask", q->attributes_mask, 16, err) < 0 ||
-        get_hex(o, "mrsigner", q->mrsigner, 32, err) < 0 ||
-        get_uint(o, "isvprodid", 65535, &v, err) < 0)
+    long v;
+    if (get_date(d, 0, "issueDate", &q->issue, err) < 0 ||
+        get_date(d, 0, "nextUpdate", &q->next, err) < 0 ||
+        get_hex(d, 0, "miscselect", ms, 4, err) < 0 ||
+        get_hex(d, 0, "miscselectMask", mm, 4, err) < 0 ||
+        get_hex(d, 0, "attributes", q->attributes, 16, err) < 0 ||
+        get_hex(d, 0, "attributesMask", q->attributes_mask, 16, err) < 0 ||
+        get_hex(d, 0, "mrsigner", q->mrsigner, 32, err) < 0 ||
+        get_uint(d, 0, "isvprodid", 65535, &v, err) < 0)
         return -1;
     q->isvprodid = (uint16_t)v;
     q->miscselect = (uint32_t)ms[0] << 24 | (uint32_t)ms[1] << 16 | (uint32_t)ms[2] << 8 | ms[3];
     q->miscselect_mask =
         (uint32_t)mm[0] << 24 | (uint32_t)mm[1] << 16 | (uint32_t)mm[2] << 8 | mm[3];
-    return parse_levels(json_object_get(o, "tcbLevels"), 1, &q->levels, &q->n_levels, err);
+    return parse_levels(d, tb_jobj_get(d, 0, "tcbLevels"), 1, &q->levels, &q->n_levels, err);
 }
 
 int tb_qe_identity_parse(const char *text, size_t n, tb_qe_identity *q, tb_err *err)
 {
     memset(q, 0, sizeof *q);
-    json_error_t je;
-    json_t *o = json_loadb(text, n, JSON_REJECT_DUPLICATES, &je);
-    if (!json_is_object(o)) {
-        json_decref(o);
-        return tb_errf(err, "QE identity: not a JSON object: %s", je.text);
-    }
-    int rc = qe_identity_fill(o, q, err);
-    json_decref(o);
+    tb_jdoc d;
+    if (parse_doc(text, n, &d, "QE identity", err) < 0)
+        return -1;
+    int rc = qe_identity_fill(&d, q, err);
+    tb_json_doc_free(&d);
     if (rc < 0) {
         tb_err_wrap(err, "QE identity");
         tb_qe_identity_free(q);

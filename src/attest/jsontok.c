@@ -1,0 +1,291 @@
+/* attest/jsontok: a strict JSON tokenizer without a DOM, for the signed TCB info and QE
+ * identity bodies on the verifier's hot path (jansson builds a hash table per object:
+ * a TCB info has hundreds of small objects, and that cost as much as two ECDSA checks).
+ *
+ * It accepts exactly RFC 8259 JSON (structure, string escapes, numbers, literals; no
+ * trailing garbage; nesting at most 32 deep) and produces a flat token array in document
+ * order. Each token records its byte span and the index of the token that follows its
+ * subtree, so objects and arrays are walked without recursion. Lookups reject duplicate
+ * keys (as jansson's JSON_REJECT_DUPLICATES does) and keys or strings with escapes are
+ * compared raw (the values read here never contain escapes; one that does is refused).
+ * Invariant: token spans lie inside the input; next > own index; count is exact. */
+#include "attest/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 32
+
+typedef struct tctx {
+    const char *s;
+    size_t n, i;
+    tb_jtok *t;
+    int cap, count;
+} tctx;
+
+static void ws(tctx *c)
+{
+    while (c->i < c->n &&
+           (c->s[c->i] == ' ' || c->s[c->i] == '\n' || c->s[c->i] == '\r' || c->s[c->i] == '\t'))
+        c->i++;
+}
+
+static int add(tctx *c, int type, size_t start)
+{
+    if (c->count == c->cap)
+        return -1;
+    tb_jtok *t = &c->t[c->count];
+    t->type = (uint8_t)type;
+    t->start = (uint32_t)start;
+    t->end = (uint32_t)start;
+    t->count = 0;
+    t->next = 0;
+    t->escaped = 0;
+    return c->count++;
+}
+
+static int hex4(const char *p)
+{
+    for (int k = 0; k < 4; k++) {
+        char h = p[k];
+        if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F')))
+            return -1;
+    }
+    return 0;
+}
+
+static int string(tctx *c)
+{
+    int k = add(c, TB_JSTR, ++c->i);
+    if (k < 0)
+        return -1;
+    while (c->i < c->n) {
+        unsigned char ch = (unsigned char)c->s[c->i];
+        if (ch == '"') {
+            c->t[k].end = (uint32_t)c->i++;
+            return k;
+        }
+        if (ch < 0x20)
+            return -1;
+        if (ch == '\\') {
+            c->t[k].escaped = 1;
+            if (c->i + 1 >= c->n)
+                return -1;
+            char e = c->s[c->i + 1];
+            if (e == 'u') {
+                if (c->i + 6 > c->n || hex4(c->s + c->i + 2) < 0)
+                    return -1;
+                c->i += 6;
+                continue;
+            }
+            if (!strchr("\"\\/bfnrt", e) || e == '\0')
+                return -1;
+            c->i += 2;
+            continue;
+        }
+        c->i++;
+    }
+    return -1;
+}
+
+static int digits(tctx *c)
+{
+    size_t s = c->i;
+    while (c->i < c->n && c->s[c->i] >= '0' && c->s[c->i] <= '9')
+        c->i++;
+    return c->i > s ? 0 : -1;
+}
+
+static int number(tctx *c)
+{
+    int k = add(c, TB_JNUM, c->i);
+    if (k < 0)
+        return -1;
+    if (c->s[c->i] == '-')
+        c->i++;
+    if (c->i < c->n && c->s[c->i] == '0')
+        c->i++;
+    else if (digits(c) < 0)
+        return -1;
+    if (c->i < c->n && c->s[c->i] == '.') {
+        c->i++;
+        if (digits(c) < 0)
+            return -1;
+    }
+    if (c->i < c->n && (c->s[c->i] == 'e' || c->s[c->i] == 'E')) {
+        c->i++;
+        if (c->i < c->n && (c->s[c->i] == '+' || c->s[c->i] == '-'))
+            c->i++;
+        if (digits(c) < 0)
+            return -1;
+    }
+    c->t[k].end = (uint32_t)c->i;
+    return k;
+}
+
+static int literal(tctx *c, const char *word, int type)
+{
+    size_t l = strlen(word);
+    if (c->n - c->i < l || memcmp(c->s + c->i, word, l))
+        return -1;
+    int k = add(c, type, c->i);
+    if (k < 0)
+        return -1;
+    c->i += l;
+    c->t[k].end = (uint32_t)c->i;
+    return k;
+}
+
+static int value(tctx *c, int depth);
+
+static int container(tctx *c, int depth, int obj)
+{
+    if (depth >= MAX_DEPTH)
+        return -1;
+    int k = add(c, obj ? TB_JOBJ : TB_JARR, c->i++);
+    if (k < 0)
+        return -1;
+    ws(c);
+    char close = obj ? '}' : ']';
+    if (c->i < c->n && c->s[c->i] == close) {
+        c->i++;
+    } else {
+        for (;;) {
+            if (obj) {
+                if (c->i >= c->n || c->s[c->i] != '"' || string(c) < 0)
+                    return -1;
+                ws(c);
+                if (c->i >= c->n || c->s[c->i] != ':')
+                    return -1;
+                c->i++;
+            }
+            if (value(c, depth + 1) < 0)
+                return -1;
+            c->t[k].count++;
+            ws(c);
+            if (c->i < c->n && c->s[c->i] == ',') {
+                c->i++;
+                ws(c);
+                continue;
+            }
+            if (c->i < c->n && c->s[c->i] == close) {
+                c->i++;
+                break;
+            }
+            return -1;
+        }
+    }
+    c->t[k].end = (uint32_t)c->i;
+    return k;
+}
+
+static int value(tctx *c, int depth)
+{
+    ws(c);
+    if (c->i >= c->n)
+        return -1;
+    char ch = c->s[c->i];
+    int k;
+    if (ch == '{' || ch == '[')
+        k = container(c, depth, ch == '{');
+    else if (ch == '"')
+        k = string(c);
+    else if (ch == '-' || (ch >= '0' && ch <= '9'))
+        k = number(c);
+    else if (ch == 't')
+        k = literal(c, "true", TB_JTRUE);
+    else if (ch == 'f')
+        k = literal(c, "false", TB_JFALSE);
+    else if (ch == 'n')
+        k = literal(c, "null", TB_JNULL);
+    else
+        return -1;
+    if (k >= 0)
+        c->t[k].next = (uint32_t)c->count;
+    return k;
+}
+
+int tb_json_tokenize(const char *s, size_t n, tb_jdoc *doc, tb_err *err)
+{
+    memset(doc, 0, sizeof *doc);
+    if (n > (1u << 24))
+        return tb_errf(err, "JSON document too large");
+    int cap = (int)(n / 2 + 8); /* every token but the last consumes >= 2 bytes */
+    tctx c = {s, n, 0, malloc((size_t)cap * sizeof(tb_jtok)), cap, 0};
+    if (!c.t)
+        return tb_errf(err, "out of memory");
+    int k = value(&c, 0);
+    ws(&c);
+    if (k != 0 || c.i != n) {
+        free(c.t);
+        return tb_errf(err, "not well-formed JSON (at byte %zu)", c.i);
+    }
+    doc->s = s;
+    doc->t = c.t;
+    doc->count = c.count;
+    return 0;
+}
+
+void tb_json_doc_free(tb_jdoc *doc)
+{
+    free(doc->t);
+    memset(doc, 0, sizeof *doc);
+}
+
+int tb_jobj_get(const tb_jdoc *d, int obj, const char *key)
+{
+    if (obj < 0 || d->t[obj].type != TB_JOBJ)
+        return -1;
+    size_t kl = strlen(key);
+    int found = -1, k = obj + 1;
+    for (uint32_t i = 0; i < d->t[obj].count; i++) {
+        const tb_jtok *kt = &d->t[k];
+        int v = k + 1;
+        if (kt->end - kt->start == kl && !memcmp(d->s + kt->start, key, kl)) {
+            if (found >= 0)
+                return -2; /* duplicate key */
+            found = v;
+        }
+        k = (int)d->t[v].next;
+    }
+    return found;
+}
+
+int tb_jarr_get(const tb_jdoc *d, int arr, uint32_t i)
+{
+    if (arr < 0 || d->t[arr].type != TB_JARR || i >= d->t[arr].count)
+        return -1;
+    int k = arr + 1;
+    while (i--)
+        k = (int)d->t[k].next;
+    return k;
+}
+
+int tb_jstr(const tb_jdoc *d, int k, const char **p, size_t *n)
+{
+    if (k < 0 || d->t[k].type != TB_JSTR || d->t[k].escaped)
+        return -1;
+    *p = d->s + d->t[k].start;
+    *n = d->t[k].end - d->t[k].start;
+    return 0;
+}
+
+int tb_juint(const tb_jdoc *d, int k, long max, long *out)
+{
+    if (k < 0 || d->t[k].type != TB_JNUM)
+        return -1;
+    const char *p = d->s + d->t[k].start;
+    size_t n = d->t[k].end - d->t[k].start;
+    if (n == 0 || n > 9)
+        return -1;
+    long v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return -1; /* negative, fraction or exponent */
+        v = v * 10 + (p[i] - '0');
+    }
+    if (v > max)
+        return -1;
+    *out = v;
+    return 0;
+}

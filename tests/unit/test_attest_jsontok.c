@@ -1,0 +1,95 @@
+/* Unit tests for attest/jsontok: well-formed documents and their tokens, every kind of
+ * malformed input refused, duplicate keys, escaped strings, the accessors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "attest/internal.h"
+#include "attest_test_util.h"
+
+static int ok(const char *s)
+{
+    tb_jdoc d;
+    tb_err e;
+    int rc = tb_json_tokenize(s, strlen(s), &d, &e);
+    if (rc == 0)
+        tb_json_doc_free(&d);
+    return rc == 0;
+}
+
+static void test_accepts_and_refuses(void **state)
+{
+    (void)state;
+    const char *good[] = {"{}",
+                          "[]",
+                          " {\"a\" : [1, -2.5e+3, true, false, null, \"x\\u00e9\\n\"]} ",
+                          "0",
+                          "\"s\"",
+                          "[[[]]]",
+                          "{\"a\":{\"b\":{}}}",
+                          "-0.0E1"};
+    const char *bad[] = {"",       "{",       "{\"a\"}",   "{\"a\":}", "[1,]", "{\"a\":1,}",
+                         "[1 2]",  "01",      "1.",        ".5",       "-",    "tru",
+                         "nul",    "\"\\x\"", "\"\\u12\"", "\"a\nb\"", "{} x", "{\"a\":1}}",
+                         "[\"a\"", "{1:2}",   "1e",        "+1",       "'a'"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        assert_true(ok(good[i]));
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (ok(bad[i]))
+            fprintf(stderr, "accepted: %s\n", bad[i]);
+        assert_false(ok(bad[i]));
+    }
+    /* Nesting deeper than 32 is refused. */
+    char deep[100];
+    memset(deep, '[', 40);
+    memset(deep + 40, ']', 40);
+    deep[80] = '\0';
+    assert_false(ok(deep));
+    memset(deep, '[', 20);
+    memset(deep + 20, ']', 20);
+    deep[40] = '\0';
+    assert_true(ok(deep));
+}
+
+static void test_tokens_and_accessors(void **state)
+{
+    (void)state;
+    const char *s = "{\"id\":\"TDX\",\"n\":[{\"svn\":1},{\"svn\":22}],\"e\":\"a\\\"b\",\"big\":-1,"
+                    "\"d\":1,\"d\":2}";
+    tb_jdoc d;
+    tb_err e;
+    assert_int_equal(tb_json_tokenize(s, strlen(s), &d, &e), 0);
+    assert_int_equal(d.t[0].type, TB_JOBJ);
+    assert_int_equal(d.t[0].count, 6);
+    assert_int_equal(d.t[0].next, (uint32_t)d.count);
+    const char *p;
+    size_t n;
+    int k = tb_jobj_get(&d, 0, "id");
+    assert_int_equal(tb_jstr(&d, k, &p, &n), 0);
+    assert_int_equal(n, 3);
+    assert_memory_equal(p, "TDX", 3);
+    int arr = tb_jobj_get(&d, 0, "n");
+    assert_int_equal(d.t[arr].count, 2);
+    long v;
+    assert_int_equal(tb_juint(&d, tb_jobj_get(&d, tb_jarr_get(&d, arr, 1), "svn"), 255, &v), 0);
+    assert_int_equal(v, 22);
+    assert_int_equal(tb_juint(&d, tb_jobj_get(&d, tb_jarr_get(&d, arr, 1), "svn"), 9, &v), -1);
+    assert_int_equal(tb_jarr_get(&d, arr, 2), -1);
+    assert_int_equal(tb_jstr(&d, tb_jobj_get(&d, 0, "e"), &p, &n), -1);     /* escaped */
+    assert_int_equal(tb_juint(&d, tb_jobj_get(&d, 0, "big"), 100, &v), -1); /* negative */
+    assert_int_equal(tb_jobj_get(&d, 0, "d"), -2);                          /* duplicate */
+    assert_int_equal(tb_jobj_get(&d, 0, "missing"), -1);
+    assert_int_equal(tb_jobj_get(&d, arr, "svn"), -1); /* not an object */
+    tb_json_doc_free(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_accepts_and_refuses),
+        cmocka_unit_test(test_tokens_and_accessors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
