@@ -152,8 +152,10 @@ static int container(tctx *c, int depth, int obj)
     } else {
         for (;;) {
             if (obj) {
-                if (c->i >= c->n || c->s[c->i] != '"' || string(c) < 0)
+                int key = c->i < c->n && c->s[c->i] == '"' ? string(c) : -1;
+                if (key < 0)
                     return -1;
+                c->t[key].next = (uint32_t)c->count; /* keys are leaves too */
                 ws(c);
                 if (c->i >= c->n || c->s[c->i] != ':')
                     return -1;

@@ -53,6 +53,22 @@ static void test_accepts_and_refuses(void **state)
     assert_true(ok(deep));
 }
 
+/* Regression (fuzz_collateral): key tokens had no `next`, breaking a walk over all tokens. */
+static void test_every_token_has_next(void **state)
+{
+    (void)state;
+    const char *s = "{\"Qgf\": \"0011\", \"a\": {\"b\": [1, {\"c\": null}]}}";
+    tb_jdoc d;
+    tb_err e;
+    assert_int_equal(tb_json_tokenize(s, strlen(s), &d, &e), 0);
+    for (int i = 0; i < d.count; i++) {
+        assert_true(d.t[i].next > (uint32_t)i);
+        assert_true(d.t[i].next <= (uint32_t)d.count);
+    }
+    assert_int_equal(d.t[1].next, 2); /* the key "Qgf" */
+    tb_json_doc_free(&d);
+}
+
 static void test_tokens_and_accessors(void **state)
 {
     (void)state;
@@ -90,6 +106,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_accepts_and_refuses),
         cmocka_unit_test(test_tokens_and_accessors),
+        cmocka_unit_test(test_every_token_has_next),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
