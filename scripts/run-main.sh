@@ -23,6 +23,8 @@ ngport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); 
 trap '"$TB" nginx stop --dir "$ngdir/nginx" >/dev/null 2>&1 || true; rm -rf "$ngdir"' EXIT
 "$TB" http -t1 -c50 -d5s --latency --server-log "$ngdir/nginx/access.log" "http://127.0.0.1:$ngport/"
 "$TB" nginx stop --dir "$ngdir/nginx"
+rm -rf "$ngdir"
+trap - EXIT
 
 echo
 echo "== teebench http against teebench serve over HTTPS (fixture PKI, SNI test-server.io): a short run"
