@@ -7,6 +7,8 @@
  *   collateral.c    collateral: the dcap-qvl JSON format, a folder of PCS responses,
  *                   the exact byte spans of tcbInfo / enclaveIdentity for signatures.
  *   tcbinfo.c       TCB info v3 (TDX) and QE identity v2 (TD_QE) JSON -> structs.
+ *   jsontok.c       strict DOM-free JSON tokenizer used by tcbinfo.c (internal.h).
+ *   cert.c          lean X.509 / CRL reader and P-256 ECDSA checks for verify.c.
  *   verify.c        the PURE verifier: (quote, collateral, now, policy, root) -> verdict,
  *                   in Intel QVL's order and semantics; no network, clock or globals.
  *   policy.c        policy JSON (measurements, REPORTDATA, acceptable statuses).
@@ -20,7 +22,9 @@
  * Ownership: every function that returns allocated memory says who frees it.
  * Errors: functions return 0 / -1 and fill a tb_err (base/err.h). Nothing prints.
  * Thread safety: no shared mutable state; distinct objects may be used from
- * distinct threads. */
+ * distinct threads, and one tb_prepared may be used by many threads at once.
+ * Exit codes of `teebench attest verify` (cli): 0 accepted, 3 valid but refused by the
+ * policy (TB_VERDICT_REFUSED), 4 invalid (TB_VERDICT_INVALID), 1 error, 2 usage. */
 #ifndef TB_ATTEST_H
 #define TB_ATTEST_H
 
