@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <time.h>
 
 #include "attest_test_util.h"
@@ -335,6 +336,47 @@ static void test_sim_quotes(void **state)
     rm_rf(dir);
 }
 
+typedef struct shared {
+    const loaded *l;
+    const tb_prepared *p;
+    int accepted;
+} shared;
+
+static void *verify_many(void *arg)
+{
+    shared *sh = arg;
+    for (int i = 0; i < 20; i++) {
+        tb_verdict v;
+        if (tb_verify_prepared(sh->l->quote.p, sh->l->quote.len, sh->p, sh->l->now, NULL, &v) == 0)
+            sh->accepted++;
+    }
+    return NULL;
+}
+
+/* One prepared collateral used by four threads at once: every verdict is the same. */
+static void test_prepared_shared_by_threads(void **state)
+{
+    (void)state;
+    loaded l;
+    load_case("qvl-v4-uptodate", &l);
+    tb_prepared *p;
+    tb_verdict v;
+    tb_err e;
+    assert_int_equal(tb_prepare(&l.col, l.now, l.root, &p, &v, &e), 0);
+    pthread_t th[4];
+    shared sh[4];
+    for (int i = 0; i < 4; i++) {
+        sh[i] = (shared){&l, p, 0};
+        assert_int_equal(pthread_create(&th[i], NULL, verify_many, &sh[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(sh[i].accepted, 20);
+    }
+    tb_prepared_free(p);
+    free_case(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -347,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_time_window),
         cmocka_unit_test(test_sim_root_refuses_intel_quote),
         cmocka_unit_test(test_sim_quotes),
+        cmocka_unit_test(test_prepared_shared_by_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
