@@ -20,10 +20,10 @@
 
 /* Allocation counting (not under sanitizers, which own malloc): every malloc and
  * calloc of the process goes through these wrappers around glibc's own. */
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define COUNT_ALLOCS 0
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define COUNT_ALLOCS 0
 #endif
 #endif
@@ -50,7 +50,7 @@ struct server {
     int lfd;
     tb_addr addr;
     const char *reply; /* NULL: never answer */
-    volatile int stop;
+    int stop;          /* __atomic: written by the test, read by the server thread */
     uint64_t served;
     pthread_t tid;
 };
@@ -63,7 +63,7 @@ static void *serve(void *arg)
     int n = 1;
     p[0].fd = s->lfd;
     p[0].events = POLLIN;
-    while (!s->stop) {
+    while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
         if (poll(p, (nfds_t)n, 20) <= 0)
             continue;
         for (int i = n - 1; i >= 1; i--) {
@@ -119,7 +119,7 @@ static void server_start(struct server *s, const char *reply)
 
 static void server_stop(struct server *s)
 {
-    s->stop = 1;
+    __atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
     pthread_join(s->tid, NULL);
 }
 
