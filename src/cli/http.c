@@ -37,7 +37,7 @@ static volatile sig_atomic_t interrupted;
 static void on_sigint(int sig)
 {
     (void)sig;
-    interrupted = 1;
+    __atomic_store_n(&interrupted, 1, __ATOMIC_RELAXED); /* load threads read it */
 }
 
 struct http_opts {

@@ -434,7 +434,9 @@ static int64_t on_tick(tb_ev_loop *l, uint64_t id, void *data)
             connect_failed(c, "connect timed out");
         }
     }
-    if ((t->o->stop_flag && *t->o->stop_flag) || t->run->abort_run) {
+    /* atomic loads: the flags are written by another thread (or a signal handler in it) */
+    if ((t->o->stop_flag && __atomic_load_n(t->o->stop_flag, __ATOMIC_RELAXED)) ||
+        __atomic_load_n(&t->run->abort_run, __ATOMIC_RELAXED)) {
         t->stopped_early = true;
         begin_stop(t, now);
     }
@@ -577,7 +579,7 @@ int tb_load_run(const tb_load_opts *o, tb_load_result *r, tb_err *err)
         ts[i].deadline = run.start + o->duration_ns;
         if (pthread_create(&ts[i].tid, NULL, thread_main, &ts[i]) != 0) {
             rc = tb_errf(err, "load: cannot create thread %u", i);
-            run.abort_run = 1;
+            __atomic_store_n(&run.abort_run, 1, __ATOMIC_RELAXED);
             break;
         }
         created++;
