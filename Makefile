@@ -1,7 +1,7 @@
 # Entry points (see README.md):
 #   make        build build/teebench
 #   make run    install what is missing, build, run the main job on this machine
-#   make test   install what is missing, build, run every test (release, ASan+UBSan, fuzz smoke)
+#   make test   install what is missing, build, run every test (release, ASan+UBSan, TSan, fuzz smoke)
 JOBS ?= $(shell nproc)
 CMAKE ?= cmake
 
@@ -28,4 +28,4 @@ format:
 	@clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-tsan build-fuzz

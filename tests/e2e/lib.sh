@@ -8,6 +8,33 @@ TESTDATA=${TEEBENCH_TESTDATA:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd
 WORK=$(mktemp -d /tmp/tb-e2e.XXXXXX)
 _TB_PIDS=()
 
+# Sanitizer builds (TEEBENCH_SANITIZER=asan|tsan, set by CMake for build-asan/ and
+# build-tsan/): every sanitizer report of every process the test starts -- foreground
+# commands and background servers alike, whose stderr nobody reads -- is written to
+# $WORK/san/<tool>.<pid> (log_path) instead of stderr, and the test fails at exit if
+# any report exists, whatever its own checks said. Tests that expect a failing exit
+# would otherwise accept a sanitizer abort as "failed as expected".
+TB_SANITIZER=${TEEBENCH_SANITIZER:-}
+if [ -n "$TB_SANITIZER" ]; then
+  mkdir -p "$WORK/san"
+  export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$WORK/san/asan"
+  export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$WORK/san/ubsan"
+  export TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}log_path=$WORK/san/tsan"
+fi
+
+# _tb_sanitizer_check: prints every sanitizer report to stderr; returns 1 if any.
+_tb_sanitizer_check() {
+  [ -n "$TB_SANITIZER" ] && [ -d "$WORK/san" ] || return 0
+  local f found=0
+  for f in "$WORK/san"/*; do
+    [ -s "$f" ] || continue
+    echo "FAIL: sanitizer report ($(basename "$f")):" >&2
+    cat "$f" >&2
+    found=1
+  done
+  return $found
+}
+
 _tb_cleanup() {
   local pid
   for pid in "${_TB_PIDS[@]}"; do
@@ -17,7 +44,10 @@ _tb_cleanup() {
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$pid" 2>/dev/null || true
   done
+  local rc=0
+  _tb_sanitizer_check || rc=1
   rm -rf "$WORK"
+  if [ $rc -ne 0 ]; then exit 1; fi
 }
 trap _tb_cleanup EXIT
 
