@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/hex.h"
 
 int tb_attest_get_quote(tb_provider_kind kind, const uint8_t rd[64], const tb_quote_opts *opts,
                         uint8_t **quote, size_t *len, tb_err *err)

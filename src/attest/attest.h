@@ -371,8 +371,4 @@ int tb_attest_verify_quote(const uint8_t *quote, size_t len, const char *source,
                            const tb_fetch_opts *fetch, tb_verdict *v, tb_verify_timing *t,
                            tb_err *err);
 
-/* Hex helpers (lowercase output). */
-void tb_hex_encode(const uint8_t *p, size_t n, char *out);                  /* out: 2n+1 bytes */
-int tb_hex_decode(const char *s, size_t slen, uint8_t *out, size_t outlen); /* exact length */
-
 #endif

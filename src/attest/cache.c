@@ -16,6 +16,7 @@
 
 #include "base/clock.h"
 #include "base/file.h"
+#include "base/hex.h"
 
 int tb_cache_dir(const char *override, char *out, size_t outlen, tb_err *err)
 {

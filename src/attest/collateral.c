@@ -24,6 +24,7 @@
 
 #include "base/buf.h"
 #include "base/file.h"
+#include "base/hex.h"
 
 #define COLLATERAL_MAX (8u << 20)
 
@@ -260,18 +261,13 @@ static int fast_scan(const char *s, size_t n, char *vals[NFIELDS], size_t lens[N
     return 0;
 }
 
-static int sig_hex(const char *s, size_t n, uint8_t sig[64])
-{
-    return tb_hex_decode(s, n, sig, 64);
-}
-
 int tb_collateral_parse_json(const char *text, size_t n, tb_collateral *c, tb_err *err)
 {
     char *v[NFIELDS] = {0};
     size_t l[NFIELDS] = {0};
     memset(c, 0, sizeof *c);
-    int ok = fast_scan(text, n, v, l) == 0 && sig_hex(v[5], l[5], c->tcb_info_sig) == 0 &&
-             sig_hex(v[8], l[8], c->qe_identity_sig) == 0 &&
+    int ok = fast_scan(text, n, v, l) == 0 && tb_hex_decode(v[5], l[5], c->tcb_info_sig, 64) == 0 &&
+             tb_hex_decode(v[8], l[8], c->qe_identity_sig, 64) == 0 &&
              tb_crl_to_der((const uint8_t *)v[1], l[1], &c->root_ca_crl, &c->root_ca_crl_len,
                            NULL) == 0 &&
              tb_crl_to_der((const uint8_t *)v[2], l[2], &c->pck_crl, &c->pck_crl_len, NULL) == 0;

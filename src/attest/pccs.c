@@ -23,6 +23,7 @@
 #include <curl/curl.h>
 
 #include "base/buf.h"
+#include "base/hex.h"
 
 #define PCCS_MAX_BODY (16u << 20)
 

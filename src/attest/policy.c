@@ -9,6 +9,7 @@
 
 #include "base/buf.h"
 #include "base/file.h"
+#include "base/hex.h"
 
 void tb_policy_default(tb_policy *p)
 {

@@ -31,6 +31,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
+#include "base/hex.h"
 
 static const uint8_t SIM_FMSPC[6] = {0xfe, 0xeb, 0x00, 0x00, 0x00, 0x00};
 static const uint8_t SIM_SGX[16] = {3, 3, 2, 2, 4, 1, 0, 5};

@@ -21,6 +21,7 @@
 
 #include "base/buf.h"
 #include "base/file.h"
+#include "base/hex.h"
 
 #define TB_QUOTE_MAX (1u << 20)
 
@@ -241,40 +242,6 @@ int tb_quote_is_debug(const tb_quote *q)
 
 /* ------------------------------------------------------------ text input */
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-void tb_hex_encode(const uint8_t *p, size_t n, char *out)
-{
-    static const char d[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = d[p[i] >> 4];
-        out[2 * i + 1] = d[p[i] & 15];
-    }
-    out[2 * n] = '\0';
-}
-
-int tb_hex_decode(const char *s, size_t slen, uint8_t *out, size_t outlen)
-{
-    if (slen != 2 * outlen)
-        return -1;
-    for (size_t i = 0; i < outlen; i++) {
-        int a = hexval((unsigned char)s[2 * i]), b = hexval((unsigned char)s[2 * i + 1]);
-        if (a < 0 || b < 0)
-            return -1;
-        out[i] = (uint8_t)(a << 4 | b);
-    }
-    return 0;
-}
-
 int tb_quote_decode_text(const uint8_t *in, size_t n, uint8_t **out, size_t *outlen, tb_err *err)
 {
     *out = NULL;
@@ -293,7 +260,7 @@ int tb_quote_decode_text(const uint8_t *in, size_t n, uint8_t **out, size_t *out
             free(t);
             return 0;
         }
-        if (hexval(c) < 0)
+        if (tb_hex_val(c) < 0)
             all_hex = 0;
         t[k++] = (char)c;
     }
@@ -307,7 +274,7 @@ int tb_quote_decode_text(const uint8_t *in, size_t n, uint8_t **out, size_t *out
     if (hs) {
         hex = 1;
         for (size_t i = 2; i < k; i++)
-            if (hexval((unsigned char)t[i]) < 0)
+            if (tb_hex_val((unsigned char)t[i]) < 0)
                 hex = 0;
     }
     if (hex && (k - hs) % 2 == 0) {

@@ -13,6 +13,7 @@
 
 #include "base/buf.h"
 #include "base/file.h"
+#include "base/hex.h"
 
 /* The Intel SGX Root CA (testdata/tdx/intel-sgx-root-ca.pem). */
 const char tb_intel_root_pem[] =
@@ -197,14 +198,6 @@ int tb_pem_certs_to_der(const char *pem, size_t n, tb_der_list *out, tb_err *err
     return 0;
 }
 
-static int hexv(int c)
-{
-    return c >= '0' && c <= '9'   ? c - '0'
-           : c >= 'a' && c <= 'f' ? c - 'a' + 10
-           : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                  : -1;
-}
-
 int tb_crl_to_der(const uint8_t *p, size_t n, uint8_t **der, size_t *derlen, tb_err *err)
 {
     *der = NULL;
@@ -226,7 +219,7 @@ int tb_crl_to_der(const uint8_t *p, size_t n, uint8_t **der, size_t *derlen, tb_
     }
     int hex = n > 0 && n % 2 == 0;
     for (size_t i = 0; hex && i < n; i++)
-        if (hexv(p[i]) < 0)
+        if (tb_hex_val(p[i]) < 0)
             hex = 0;
     *der = malloc(n ? n : 1);
     if (!*der)

@@ -5,6 +5,7 @@
  * parsed struct holds only validated values (hex of the right length, known
  * status names, sane counts). */
 #include "attest/internal.h"
+#include "base/hex.h"
 
 #include <stdio.h>
 #include <stdlib.h>

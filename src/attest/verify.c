@@ -28,6 +28,7 @@
  * prepared collateral gives the same verdict as verifying from scratch. A failure
  * found while preparing is recorded with its step and reported in step order. */
 #include "attest/internal.h"
+#include "base/hex.h"
 
 #include <stdio.h>
 #include <stdlib.h>

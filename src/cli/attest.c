@@ -20,6 +20,7 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "cli/cli.h"
+#include "base/hex.h"
 
 #define EXIT_REFUSED 3
 #define EXIT_INVALID 4

@@ -18,12 +18,12 @@
 #include "base/file.h"
 #include "cli/cli.h"
 #include "notary/client.h"
-#include "notary/codec.h"
 #include "notary/doc.h"
 #include "notary/evidence.h"
 #include "notary/server.h"
 #include "notary/target.h"
 #include "notary/tee.h"
+#include "base/hex.h"
 
 #define MAX_CA 16
 
@@ -261,12 +261,11 @@ static int cmd_serve_notary(int argc, char **argv)
         goto out;
     }
     int v6 = strchr(o.addr, ':') != NULL;
-    printf("teebench notary: listening on %s://%s%s%s:%u (tee %s%s, key sha256 ",
+    char kh[65];
+    tb_hex_encode(key.spki_sha256, 32, kh);
+    printf("teebench notary: listening on %s://%s%s%s:%u (tee %s%s, key sha256 %s)\n",
            o.tls_cert ? "https" : "http", v6 ? "[" : "", o.addr, v6 ? "]" : "",
-           tb_notary_server_port(srv), o.tee, have_tee && tee.simulated ? ", SIMULATED" : "");
-    for (int i = 0; i < 32; i++)
-        printf("%02x", key.spki_sha256[i]);
-    printf(")\n");
+           tb_notary_server_port(srv), o.tee, have_tee && tee.simulated ? ", SIMULATED" : "", kh);
     fflush(stdout);
     int sig = 0;
     sigwait(&set, &sig);
@@ -307,13 +306,13 @@ static void print_doc(const char *path, const tb_doc *d)
     tb_view_str(d->server_name, s, sizeof s);
     tb_view_str(d->target_host, h, sizeof h);
     tb_view_str(d->tee, tee, sizeof tee);
-    tb_notary_hex(d->session_id, 16, id);
+    tb_hex_encode(d->session_id, 16, id);
     SHA256(d->notary_key.p, d->notary_key.len, sha);
-    tb_notary_hex(sha, 32, kh);
+    tb_hex_encode(sha, 32, kh);
     SHA256(d->request.p, d->request.len, sha);
-    tb_notary_hex(sha, 32, rq);
+    tb_hex_encode(sha, 32, rq);
     SHA256(d->response.p, d->response.len, sha);
-    tb_notary_hex(sha, 32, rs);
+    tb_hex_encode(sha, 32, rs);
     time_t t = (time_t)(d->time_ms / 1000);
     struct tm tm;
     char ts[32];
@@ -414,7 +413,7 @@ static int cmd_check(int argc, char **argv)
     }
     if (keyhex) {
         uint8_t want[32], got[32];
-        if (tb_notary_unhex(keyhex, strlen(keyhex), want, 32) != 32) {
+        if (tb_hex_decode_upto(keyhex, strlen(keyhex), want, 32) != 32) {
             cli_fail_code(2, cmd, "--notary-key-sha256: want 64 hex digits");
             rc = 2;
             goto out;

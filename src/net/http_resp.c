@@ -2,6 +2,7 @@
  * skipping of body bytes. See http_resp.h. Every state is resumable at any
  * byte boundary: nothing is ever looked ahead at. */
 #include "net/http_resp.h"
+#include "base/hex.h"
 
 #include <string.h>
 
@@ -99,16 +100,6 @@ static size_t skip_run(tb_http_resp *p, const uint8_t *buf, size_t i, size_t len
 static uint8_t lower(uint8_t c)
 {
     return (c >= 'A' && c <= 'Z') ? (uint8_t)(c + 32) : c;
-}
-
-static int hexval(uint8_t c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = lower(c);
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
 }
 
 /* Compares the comma-separated token list in v[0..n) for tok (case-insensitive);
@@ -473,7 +464,7 @@ int tb_http_resp_feed(tb_http_resp *p, const uint8_t *buf, size_t len, size_t *u
             break;
         case S_CHUNK_SIZE:
         case S_CHUNK_SIZE_MORE: {
-            int v = hexval(c);
+            int v = tb_hex_val(c);
             if (v >= 0) {
                 if (p->state == S_CHUNK_SIZE) {
                     p->remaining = 0;

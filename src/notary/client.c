@@ -14,6 +14,7 @@
 #include <openssl/rand.h>
 
 #include "notary/codec.h"
+#include "base/hex.h"
 
 #define MAX_REPLY (64u << 20)
 
@@ -184,7 +185,7 @@ int tb_notary_client_run(const tb_notarize_opts *o, tb_notarize_result *res, tb_
     size_t ul = strlen(o->notary_url);
     while (ul && o->notary_url[ul - 1] == '/')
         ul--;
-    tb_notary_hex(res->nonce, sizeof res->nonce, nonce);
+    tb_hex_encode(res->nonce, sizeof res->nonce, nonce);
     tb_buf_printf(&body, "{\"maxSentData\":%llu,\"maxRecvData\":%llu,\"teeAttestation\":%s",
                   (unsigned long long)o->max_sent, (unsigned long long)o->max_recv,
                   o->tee ? "true" : "false");
@@ -196,8 +197,8 @@ int tb_notary_client_run(const tb_notarize_opts *o, tb_notarize_result *res, tb_
     if (!r)
         goto out;
     json_t *sid = json_object_get(r, "sessionId");
-    if (!json_is_string(sid) || tb_notary_unhex(json_string_value(sid), json_string_length(sid),
-                                                res->session_id, 16) != 16) {
+    if (!json_is_string(sid) || tb_hex_decode_upto(json_string_value(sid), json_string_length(sid),
+                                                   res->session_id, 16) != 16) {
         tb_errf(err, "POST /session: reply has no 32-hex-digit sessionId");
         goto out;
     }

@@ -1,43 +1,9 @@
-/* notary/codec: hex and base64 (see codec.h). Hand-written because the rules
+/* notary/codec: base64 (see codec.h; hex is base/hex). Hand-written because the rules
  * (strict, canonical, no whitespace) are part of the notary's wire format; the
  * OpenSSL EVP_Decode* functions accept whitespace and are lenient on padding. */
 #include "notary/codec.h"
 
-static const char HEX[] = "0123456789abcdef";
 static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-void tb_notary_hex(const uint8_t *p, size_t n, char *out)
-{
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = HEX[p[i] >> 4];
-        out[2 * i + 1] = HEX[p[i] & 15];
-    }
-    out[2 * n] = 0;
-}
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-long tb_notary_unhex(const char *s, size_t slen, uint8_t *out, size_t cap)
-{
-    if (slen % 2 || slen / 2 > cap)
-        return -1;
-    for (size_t i = 0; i < slen / 2; i++) {
-        int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return -1;
-        out[i] = (uint8_t)(hi << 4 | lo);
-    }
-    return (long)(slen / 2);
-}
 
 int tb_notary_b64_append(tb_buf *out, const uint8_t *p, size_t n)
 {

@@ -11,6 +11,7 @@
 #include <openssl/sha.h>
 
 #include "notary/codec.h"
+#include "base/hex.h"
 
 void tb_evidence_report_data(const uint8_t *nonce, size_t nonce_len, const uint8_t key_sha256[32],
                              uint8_t out[64])
@@ -51,8 +52,8 @@ int tb_evidence_make(const tb_quote_source *src, const uint8_t *nonce, size_t no
 int tb_evidence_to_json(const tb_evidence *ev, tb_buf *out, tb_err *err)
 {
     char nonce[129], rd[129];
-    tb_notary_hex(ev->nonce, ev->nonce_len, nonce);
-    tb_notary_hex(ev->report_data, 64, rd);
+    tb_hex_encode(ev->nonce, ev->nonce_len, nonce);
+    tb_hex_encode(ev->report_data, 64, rd);
     int rc = tb_buf_printf(out,
                            "{\"format\":\"teebench-notary-evidence\",\"version\":1,\"tee\":\"%s\","
                            "\"simulated\":%s,\"nonce\":\"%s\",\"reportData\":\"%s\",\"quote\":\"",
@@ -67,7 +68,7 @@ static int hex_field(json_t *o, const char *key, uint8_t *out, size_t cap, size_
 {
     json_t *v = json_object_get(o, key);
     const char *s = json_string_value(v);
-    long n = s ? tb_notary_unhex(s, json_string_length(v), out, cap) : -1;
+    long n = s ? tb_hex_decode_upto(s, json_string_length(v), out, cap) : -1;
     if (n < 0 || (size_t)n < min)
         return tb_errf(err, "evidence: %s must be hex of %zu to %zu bytes", key, min, cap);
     *got = (size_t)n;

@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "notary/codec.h"
+#include "base/hex.h"
 
 /* Finds "\r\n\r\n" in p[0..len); returns the offset after it, or 0. */
 static size_t head_end(const uint8_t *p, size_t len)
@@ -267,7 +268,7 @@ int tb_session_req_parse(const char *body, size_t len, tb_session_req *out, tb_e
     if (n) {
         const char *s = json_string_value(n);
         size_t sl = s ? json_string_length(n) : 0;
-        long got = s && sl >= 2 ? tb_notary_unhex(s, sl, out->nonce, sizeof out->nonce) : -1;
+        long got = s && sl >= 2 ? tb_hex_decode_upto(s, sl, out->nonce, sizeof out->nonce) : -1;
         if (got < 1) {
             tb_errf(err, "nonce must be hex of 1 to 64 bytes");
             goto out;

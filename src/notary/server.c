@@ -29,6 +29,7 @@
 #include "notary/doc.h"
 #include "notary/proto.h"
 #include "notary/session.h"
+#include "base/hex.h"
 
 struct tb_notary_server {
     tb_notary_config cfg;
@@ -293,7 +294,7 @@ static void handle_session(tb_notary_server *s, const char *body, size_t len, re
         return;
     }
     char id[33];
-    tb_notary_hex(ss.id, 16, id);
+    tb_hex_encode(ss.id, 16, id);
     r->status = 200;
     tb_buf_printf(&r->body,
                   "{\"sessionId\":\"%s\",\"maxSentData\":%llu,\"maxRecvData\":%llu,"
@@ -358,7 +359,7 @@ static void handle_notarize(tb_notary_server *s, const tb_nreq *req, const char 
     char idhex[64];
     uint8_t id[16];
     if (tb_nreq_query(req->query, "sessionId", idhex, sizeof idhex) < 0 ||
-        tb_notary_unhex(idhex, strlen(idhex), id, sizeof id) != 16) {
+        tb_hex_decode_upto(idhex, strlen(idhex), id, sizeof id) != 16) {
         reply_error(r, 400, "sessionId query parameter missing or not 32 hex digits");
         return;
     }
@@ -507,7 +508,7 @@ static int build_info(tb_notary_server *s, tb_err *err)
 {
     const tb_notary_config *c = &s->cfg;
     char kh[65];
-    tb_notary_hex(c->key->spki_sha256, 32, kh);
+    tb_hex_encode(c->key->spki_sha256, 32, kh);
     json_t *o =
         json_pack("{s:s, s:s, s:s, s:b, s:s, s:s, s:i, s:I, s:I, s:I}", "name", "teebench-notary",
                   "version", TEEBENCH_VERSION, "tee", c->tee ? c->tee->kind : "none", "simulated",

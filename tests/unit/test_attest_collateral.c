@@ -8,6 +8,7 @@
 
 #include "attest/internal.h"
 #include "attest_test_util.h"
+#include "base/hex.h"
 
 static void load(const char *name, tb_collateral *c)
 {

@@ -9,6 +9,7 @@
 #include <openssl/evp.h>
 
 #include "attest_test_util.h"
+#include "base/hex.h"
 
 static tb_buf load(const char *name)
 {
@@ -183,19 +184,6 @@ static void test_text_input(void **state)
     tb_buf_free(&b);
 }
 
-static void test_hex_helpers(void **state)
-{
-    (void)state;
-    uint8_t b[3] = {0x00, 0xab, 0xff}, d[3];
-    char h[7];
-    tb_hex_encode(b, 3, h);
-    assert_string_equal(h, "00abff");
-    assert_int_equal(tb_hex_decode("00ABff", 6, d, 3), 0);
-    assert_memory_equal(b, d, 3);
-    assert_int_equal(tb_hex_decode("00abf", 5, d, 3), -1);
-    assert_int_equal(tb_hex_decode("00abfg", 6, d, 3), -1);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -205,7 +193,6 @@ int main(void)
         cmocka_unit_test(test_pem_chain_with_and_without_nul),
         cmocka_unit_test(test_bad_fields),
         cmocka_unit_test(test_text_input),
-        cmocka_unit_test(test_hex_helpers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

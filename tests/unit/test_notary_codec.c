@@ -1,4 +1,4 @@
-/* Unit tests for src/notary/codec: hex and strict base64. */
+/* Unit tests for src/notary/codec: strict base64 (hex: test_hex.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,21 +8,6 @@
 #include <string.h>
 
 #include "notary/codec.h"
-
-static void test_hex_roundtrip(void **state)
-{
-    (void)state;
-    uint8_t in[4] = {0x00, 0xab, 0x7f, 0xff}, out[4];
-    char s[9];
-    tb_notary_hex(in, 4, s);
-    assert_string_equal(s, "00ab7fff");
-    assert_int_equal(tb_notary_unhex("00AB7fff", 8, out, 4), 4);
-    assert_memory_equal(in, out, 4);
-    assert_int_equal(tb_notary_unhex("abc", 3, out, 4), -1);         /* odd */
-    assert_int_equal(tb_notary_unhex("zz", 2, out, 4), -1);          /* bad digit */
-    assert_int_equal(tb_notary_unhex("0011223344", 10, out, 4), -1); /* too long */
-    assert_int_equal(tb_notary_unhex("", 0, out, 4), 0);
-}
 
 static void test_b64_known_vectors(void **state)
 {
@@ -78,7 +63,6 @@ static void test_b64_all_bytes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hex_roundtrip),
         cmocka_unit_test(test_b64_known_vectors),
         cmocka_unit_test(test_b64_rejects_non_canonical),
         cmocka_unit_test(test_b64_all_bytes),
