@@ -256,9 +256,7 @@ static int write_pem(const char *dir, const char *name, X509 *x, EVP_PKEY *k, tb
     long n = BIO_get_mem_data(b, &p);
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    int rc = tb_file_write_atomic(path, p, (size_t)n, err);
-    if (rc == 0 && k)
-        chmod(path, 0600);
+    int rc = tb_file_write_atomic_mode(path, p, (size_t)n, k ? 0600 : 0644, err);
     BIO_free(b);
     return rc;
 }

@@ -47,10 +47,16 @@ int tb_file_read(const char *path, size_t max, tb_buf *out, tb_err *err)
 
 int tb_file_write_atomic(const char *path, const void *data, size_t len, tb_err *err)
 {
+    return tb_file_write_atomic_mode(path, data, len, 0644, err);
+}
+
+int tb_file_write_atomic_mode(const char *path, const void *data, size_t len, mode_t mode,
+                              tb_err *err)
+{
     char tmp[PATH_MAX];
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
         return tb_errf(err, "%s: path too long", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
     if (fd < 0)
         return tb_errno(err, "%s", path);
     const uint8_t *p = data;

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "base/buf.h"
 #include "base/err.h"
@@ -14,6 +15,10 @@
 int tb_file_read(const char *path, size_t max, tb_buf *out, tb_err *err);
 /* Writes data to path atomically (mode 0644). */
 int tb_file_write_atomic(const char *path, const void *data, size_t len, tb_err *err);
+/* The same with the new file's mode (before the umask, as open(2)): 0600 for keys,
+ * so a private key is never readable by others, not even for a moment. */
+int tb_file_write_atomic_mode(const char *path, const void *data, size_t len, mode_t mode,
+                              tb_err *err);
 /* mkdir -p with mode 0755. */
 int tb_mkdirs(const char *path, tb_err *err);
 

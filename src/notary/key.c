@@ -92,9 +92,7 @@ int tb_notary_key_save(const tb_notary_key *k, const char *path, tb_err *err)
     }
     char *p;
     long len = BIO_get_mem_data(bio, &p);
-    mode_t old = umask(077);
-    int rc = tb_file_write_atomic(path, p, (size_t)len, err);
-    umask(old);
+    int rc = tb_file_write_atomic_mode(path, p, (size_t)len, 0600, err);
     if (rc == 0 && chmod(path, 0600) < 0)
         rc = tb_errno(err, "chmod %s", path);
     OPENSSL_cleanse(p, (size_t)len);

@@ -1,7 +1,7 @@
 /* pki: fixture CA and server certificate with the OpenSSL 3 APIs; see pki.h.
  * Certificates are built with X509_* and X509V3 extension strings (the same
  * syntax as openssl.cnf), keys with EVP_EC_gen. PEM text goes to memory BIOs,
- * then to files via an atomic write (0644 for certificates, 0600 for keys). */
+ * then to files via base/file's atomic write (0644 for certificates, 0600 for keys). */
 #include "serve/pki.h"
 
 #include <errno.h>
@@ -26,37 +26,6 @@ int tb_pki_path(const char *dir, const char *file, char *out, size_t size, tb_er
     int n = snprintf(out, size, "%s/%s", dir, file);
     if (n < 0 || (size_t)n >= size)
         return tb_errf(err, "%.200s/%s: path too long", dir, file);
-    return 0;
-}
-
-/* Atomic write with a chosen mode (the base helper writes 0644). */
-static int write_file(const char *path, const void *data, size_t len, mode_t mode, tb_err *err)
-{
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return tb_errf(err, "%s: path too long", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    if (fd < 0)
-        return tb_errno(err, "%s", path);
-    const char *p = data;
-    while (len) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            tb_errno(err, "%s", path);
-            close(fd);
-            unlink(tmp);
-            return -1;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    if (fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
-        tb_errno(err, "%s", path);
-        unlink(tmp);
-        return -1;
-    }
     return 0;
 }
 
@@ -150,7 +119,7 @@ static int write_pem(const char *dir, const char *file, X509 *cert, EVP_PKEY *ke
     }
     char *data;
     long len = BIO_get_mem_data(b, &data);
-    int rc = write_file(path, data, (size_t)len, cert ? 0644 : 0600, err);
+    int rc = tb_file_write_atomic_mode(path, data, (size_t)len, cert ? 0644 : 0600, err);
     BIO_free(b);
     return rc;
 }

@@ -75,6 +75,38 @@ static void test_file_atomic_roundtrip(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+static void test_file_atomic_mode(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tb-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[300];
+    snprintf(path, sizeof path, "%s/key.pem", dir);
+    tb_err e;
+    mode_t old = umask(022);
+    assert_int_equal(tb_file_write_atomic_mode(path, "secret", 6, 0600, &e), 0);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(st.st_size, 6);
+    /* Over an existing file: replaced, with the new mode. */
+    assert_int_equal(tb_file_write_atomic_mode(path, "public", 6, 0644, &e), 0);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0644);
+    umask(old);
+    /* No temporary file is left behind. */
+    char tmp[400];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    assert_int_equal(access(tmp, F_OK), -1);
+    /* A missing directory: an error naming the path, nothing created. */
+    snprintf(path, sizeof path, "%s/no/key.pem", dir);
+    assert_int_equal(tb_file_write_atomic_mode(path, "x", 1, 0600, &e), -1);
+    assert_non_null(strstr(e.msg, "no/key.pem"));
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_clock(void **state)
 {
     (void)state;
@@ -95,6 +127,7 @@ int main(void)
         cmocka_unit_test(test_err_format_and_wrap),
         cmocka_unit_test(test_buf_append_printf_consume),
         cmocka_unit_test(test_file_atomic_roundtrip),
+        cmocka_unit_test(test_file_atomic_mode),
         cmocka_unit_test(test_clock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
