@@ -406,10 +406,16 @@ static int parse_row(csv_field *f, long line, tb_result_row *r, tb_err *err)
     return 0;
 }
 
-int tb_results_parse(const char *data, size_t len, tb_results *out, tb_err *err)
+/* Called with each data record's fields (nfields of them) and its first line number. */
+typedef int (*csv_row_fn)(csv_field *f, long line, void *out, tb_err *err);
+
+/* Reads a whole CSV file with the exact header: every record must have nfields
+ * fields; each is handed to add. Stops at the first error (returns -1). */
+static int parse_csv(const char *data, size_t len, const char *const *names, int nfields,
+                     const char *header, csv_row_fn add, void *out, tb_err *err)
 {
     csv_reader r = {.p = data, .len = len, .pos = 0, .line = 1};
-    if (check_header(&r, result_fields, 12, TB_RESULTS_HEADER, err) < 0)
+    if (check_header(&r, names, nfields, header, err) < 0)
         return -1;
     csv_field *f = malloc(sizeof(csv_field) * CSV_MAX_FIELDS);
     if (!f)
@@ -422,19 +428,30 @@ int tb_results_parse(const char *data, size_t len, tb_results *out, tb_err *err)
             rc = got;
             break;
         }
-        long line = r.rec_line;
-        if (nf != 12) {
-            rc = tb_errf(err, "line %ld: %d fields, expected 12", line, nf);
+        if (nf != nfields) {
+            rc = tb_errf(err, "line %ld: %d fields, expected %d", r.rec_line, nf, nfields);
             break;
         }
-        tb_result_row row;
-        if (parse_row(f, line, &row, err) < 0 || tb_results_push(out, &row, err) < 0) {
+        if (add(f, r.rec_line, out, err) < 0) {
             rc = -1;
             break;
         }
     }
     free(f);
     return rc;
+}
+
+static int add_result(csv_field *f, long line, void *out, tb_err *err)
+{
+    tb_result_row row;
+    if (parse_row(f, line, &row, err) < 0)
+        return -1;
+    return tb_results_push(out, &row, err);
+}
+
+int tb_results_parse(const char *data, size_t len, tb_results *out, tb_err *err)
+{
+    return parse_csv(data, len, result_fields, 12, TB_RESULTS_HEADER, add_result, out, err);
 }
 
 int tb_results_load(const char *path, tb_results *out, tb_err *err)
@@ -473,34 +490,17 @@ static int parse_retry(csv_field *f, long line, tb_retry_row *r, tb_err *err)
     return 0;
 }
 
+static int add_retry(csv_field *f, long line, void *out, tb_err *err)
+{
+    tb_retry_row row;
+    if (parse_retry(f, line, &row, err) < 0)
+        return -1;
+    return tb_retries_push(out, &row, err);
+}
+
 int tb_retries_parse(const char *data, size_t len, tb_retries *out, tb_err *err)
 {
-    csv_reader r = {.p = data, .len = len, .pos = 0, .line = 1};
-    if (check_header(&r, retry_fields, 7, TB_RETRIES_HEADER, err) < 0)
-        return -1;
-    csv_field *f = malloc(sizeof(csv_field) * CSV_MAX_FIELDS);
-    if (!f)
-        return tb_errf(err, "out of memory");
-    int rc = 0;
-    for (;;) {
-        int nf = 0;
-        int got = csv_next(&r, f, CSV_MAX_FIELDS, &nf, err);
-        if (got <= 0) {
-            rc = got;
-            break;
-        }
-        tb_retry_row row;
-        if (nf != 7) {
-            rc = tb_errf(err, "line %ld: %d fields, expected 7", r.rec_line, nf);
-            break;
-        }
-        if (parse_retry(f, r.rec_line, &row, err) < 0 || tb_retries_push(out, &row, err) < 0) {
-            rc = -1;
-            break;
-        }
-    }
-    free(f);
-    return rc;
+    return parse_csv(data, len, retry_fields, 7, TB_RETRIES_HEADER, add_retry, out, err);
 }
 
 /* ---- client output ---- */
