@@ -5,12 +5,13 @@
  * parsed struct holds only validated values (hex of the right length, known
  * status names, sane counts). */
 #include "attest/internal.h"
-#include "base/hex.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "base/hex.h"
 
 static const char *const STATUS_NAMES[TB_TCB_STATUS_COUNT] = {
     "UpToDate",

@@ -28,11 +28,12 @@
  * prepared collateral gives the same verdict as verifying from scratch. A failure
  * found while preparing is recorded with its step and reported in step order. */
 #include "attest/internal.h"
-#include "base/hex.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/hex.h"
 
 static const uint8_t INTEL_QE_VENDOR[16] = {0x93, 0x9a, 0x72, 0x33, 0xf7, 0x9c, 0x4c, 0xa9,
                                             0x94, 0x0a, 0x0d, 0xb3, 0x95, 0x7f, 0x06, 0x07};

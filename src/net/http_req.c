@@ -6,7 +6,8 @@
 #include "net/http_req.h"
 
 #include <string.h>
-#include <strings.h>
+
+#include "net/http_field.h"
 
 enum {
     S_START,
@@ -53,46 +54,6 @@ void tb_http_req_reset(tb_http_req *r)
     tb_http_req_init(r, r->max_head);
 }
 
-static int name_is(const uint8_t *name, size_t len, const char *want)
-{
-    return strlen(want) == len && strncasecmp((const char *)name, want, len) == 0;
-}
-
-/* Parses a Content-Length value: 1*DIGIT, at most 18 digits (no overflow). */
-static int parse_length(const uint8_t *v, size_t n, uint64_t *out)
-{
-    if (n == 0 || n > 18)
-        return -1;
-    uint64_t x = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (v[i] < '0' || v[i] > '9')
-            return -1;
-        x = x * 10 + (uint64_t)(v[i] - '0');
-    }
-    *out = x;
-    return 0;
-}
-
-/* Reads the comma-separated tokens of a Connection field. */
-static void parse_connection(tb_http_req *r, const uint8_t *v, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
-            i++;
-        size_t start = i;
-        while (i < n && v[i] != ',')
-            i++;
-        size_t end = i;
-        while (end > start && (v[end - 1] == ' ' || v[end - 1] == '\t'))
-            end--;
-        if (name_is(v + start, end - start, "close"))
-            r->conn_close = 1;
-        else if (name_is(v + start, end - start, "keep-alive"))
-            r->conn_keep_alive = 1;
-    }
-}
-
 /* Interprets the header line just finished. Returns 0 or a negative result. */
 static int end_header(tb_http_req *r, const uint8_t *buf)
 {
@@ -101,22 +62,25 @@ static int end_header(tb_http_req *r, const uint8_t *buf)
     const uint8_t *name = buf + r->line_off;
     const uint8_t *val = buf + r->value_off;
     size_t vlen = r->value_end > r->value_off ? r->value_end - r->value_off : 0;
-    if (name_is(name, r->name_len, "host")) {
+    if (tb_http_name_is(name, r->name_len, "host")) {
         if (r->has_host)
             return TB_HREQ_BAD;
         r->has_host = 1;
-    } else if (name_is(name, r->name_len, "content-length")) {
+    } else if (tb_http_name_is(name, r->name_len, "content-length")) {
         uint64_t cl;
-        if (parse_length(val, vlen, &cl) < 0)
+        if (tb_http_digits(val, vlen, 18, &cl) < 0)
             return TB_HREQ_BAD;
         if (r->has_cl && cl != r->content_length)
             return TB_HREQ_BAD;
         r->has_cl = 1;
         r->content_length = cl;
-    } else if (name_is(name, r->name_len, "transfer-encoding")) {
+    } else if (tb_http_name_is(name, r->name_len, "transfer-encoding")) {
         return TB_HREQ_BAD;
-    } else if (name_is(name, r->name_len, "connection")) {
-        parse_connection(r, val, vlen);
+    } else if (tb_http_name_is(name, r->name_len, "connection")) {
+        if (tb_http_has_token(val, vlen, "close", false))
+            r->conn_close = 1;
+        if (tb_http_has_token(val, vlen, "keep-alive", false))
+            r->conn_keep_alive = 1;
     }
     return 0;
 }

@@ -2,9 +2,11 @@
  * skipping of body bytes. See http_resp.h. Every state is resumable at any
  * byte boundary: nothing is ever looked ahead at. */
 #include "net/http_resp.h"
-#include "base/hex.h"
 
 #include <string.h>
+
+#include "base/hex.h"
+#include "net/http_field.h"
 
 enum {
     S_VER,
@@ -102,31 +104,6 @@ static uint8_t lower(uint8_t c)
     return (c >= 'A' && c <= 'Z') ? (uint8_t)(c + 32) : c;
 }
 
-/* Compares the comma-separated token list in v[0..n) for tok (case-insensitive);
- * last: only the last token counts. */
-static bool has_token(const char *v, size_t n, const char *tok, bool last)
-{
-    size_t tl = strlen(tok), i = 0;
-    bool found = false;
-    while (i < n) {
-        while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
-            i++;
-        size_t s = i;
-        while (i < n && v[i] != ',')
-            i++;
-        size_t e = i;
-        while (e > s && (v[e - 1] == ' ' || v[e - 1] == '\t'))
-            e--;
-        if (e == s)
-            continue;
-        bool eq = e - s == tl;
-        for (size_t k = 0; eq && k < tl; k++)
-            eq = lower((uint8_t)v[s + k]) == (uint8_t)tok[k];
-        found = last ? eq : (found || eq);
-    }
-    return found;
-}
-
 static int end_value(tb_http_resp *p)
 {
     size_t n = p->val_len;
@@ -134,14 +111,10 @@ static int end_value(tb_http_resp *p)
         n--;
     switch (p->hdr) {
     case H_CL: {
-        if (p->val_overflow || n == 0 || n > 18)
+        uint64_t u;
+        if (p->val_overflow || tb_http_digits(p->val, n, 18, &u) < 0)
             return fail(p, "bad Content-Length");
-        int64_t v = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (p->val[i] < '0' || p->val[i] > '9')
-                return fail(p, "bad Content-Length");
-            v = v * 10 + (p->val[i] - '0');
-        }
+        int64_t v = (int64_t)u;
         if (p->content_length >= 0 && p->content_length != v)
             return fail(p, "conflicting Content-Length headers");
         p->content_length = v;
@@ -150,14 +123,14 @@ static int end_value(tb_http_resp *p)
     case H_TE:
         if (p->val_overflow)
             return fail(p, "Transfer-Encoding too long");
-        p->chunked = has_token(p->val, n, "chunked", true);
+        p->chunked = tb_http_has_token(p->val, n, "chunked", true);
         if (!p->chunked)
             p->content_length = -2; /* other codings: the body ends with the connection */
         break;
     case H_CONN:
-        if (has_token(p->val, n, "close", false))
+        if (tb_http_has_token(p->val, n, "close", false))
             p->conn_close = true;
-        if (has_token(p->val, n, "keep-alive", false))
+        if (tb_http_has_token(p->val, n, "keep-alive", false))
             p->conn_keep = true;
         break;
     default:

@@ -10,6 +10,7 @@
 
 #include "notary/codec.h"
 #include "base/hex.h"
+#include "net/http_field.h"
 
 /* Finds "\r\n\r\n" in p[0..len); returns the offset after it, or 0. */
 static size_t head_end(const uint8_t *p, size_t len)
@@ -46,46 +47,6 @@ static int split_header(const uint8_t *p, size_t n, size_t *name_len, const uint
             return -1;
     *val = p + i;
     *val_len = e - i;
-    return 0;
-}
-
-static int name_is(const uint8_t *p, size_t n, const char *want)
-{
-    return strlen(want) == n && !strncasecmp((const char *)p, want, n);
-}
-
-/* 1 when the comma-separated header value v[0..n) holds token (any case). */
-static int has_token(const uint8_t *v, size_t n, const char *token)
-{
-    size_t tl = strlen(token), i = 0;
-    while (i < n) {
-        while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
-            i++;
-        size_t e = i;
-        while (e < n && v[e] != ',')
-            e++;
-        size_t t = e;
-        while (t > i && (v[t - 1] == ' ' || v[t - 1] == '\t'))
-            t--;
-        if (t - i == tl && !strncasecmp((const char *)v + i, token, tl))
-            return 1;
-        i = e;
-    }
-    return 0;
-}
-
-/* Parses a decimal length (digits only, at most 15 of them). */
-static int parse_len(const uint8_t *p, size_t n, size_t *out)
-{
-    if (n == 0 || n > 15)
-        return -1;
-    size_t v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] < '0' || p[i] > '9')
-            return -1;
-        v = v * 10 + (size_t)(p[i] - '0');
-    }
-    *out = v;
     return 0;
 }
 
@@ -167,18 +128,18 @@ int tb_nreq_parse(const uint8_t *p, size_t len, size_t max_body, tb_nreq *req, i
             const uint8_t *v;
             if (split_header(p + pos, n, &nl, &v, &vl) < 0)
                 return refuse(status, 400, err, "malformed header line");
-            if (name_is(p + pos, nl, "Transfer-Encoding"))
+            if (tb_http_name_is(p + pos, nl, "Transfer-Encoding"))
                 return refuse(status, 501, err,
                               "Transfer-Encoding is not supported (send Content-Length)");
-            if (name_is(p + pos, nl, "Connection")) {
-                if (has_token(v, vl, "close"))
+            if (tb_http_name_is(p + pos, nl, "Connection")) {
+                if (tb_http_has_token(v, vl, "close", false))
                     req->keep_alive = 0;
-                else if (has_token(v, vl, "keep-alive"))
+                else if (tb_http_has_token(v, vl, "keep-alive", false))
                     req->keep_alive = 1;
             }
-            if (name_is(p + pos, nl, "Content-Length")) {
-                size_t cl;
-                if (parse_len(v, vl, &cl) < 0)
+            if (tb_http_name_is(p + pos, nl, "Content-Length")) {
+                uint64_t cl;
+                if (tb_http_digits(v, vl, 15, &cl) < 0)
                     return refuse(status, 400, err, "bad Content-Length");
                 if (have_len && cl != req->content_length)
                     return refuse(status, 400, err, "conflicting Content-Length headers");
@@ -439,13 +400,13 @@ static int response_head(const uint8_t *p, size_t len, size_t start, size_t *bod
             const uint8_t *v;
             if (split_header(p + pos, n, &nl, &v, &vl) < 0)
                 return tb_errf(err, "malformed response header");
-            if (name_is(p + pos, nl, "Transfer-Encoding")) {
+            if (tb_http_name_is(p + pos, nl, "Transfer-Encoding")) {
                 *chunked = vl >= 7 && !strncasecmp((const char *)v + vl - 7, "chunked", 7);
                 if (!*chunked)
                     return tb_errf(err, "unsupported Transfer-Encoding");
-            } else if (name_is(p + pos, nl, "Content-Length")) {
-                size_t cl;
-                if (parse_len(v, vl, &cl) < 0 || (*has_len && cl != *clen))
+            } else if (tb_http_name_is(p + pos, nl, "Content-Length")) {
+                uint64_t cl;
+                if (tb_http_digits(v, vl, 15, &cl) < 0 || (*has_len && cl != *clen))
                     return tb_errf(err, "bad Content-Length in the response");
                 *has_len = 1;
                 *clen = cl;

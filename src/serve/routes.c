@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "net/http_field.h"
 #include "serve/fixture.h"
 
 static const char *const route_names[TB_ROUTE_COUNT] = {
@@ -183,21 +184,6 @@ static int path_is(const char *p, size_t n, const char *want)
     return strlen(want) == n && !memcmp(p, want, n);
 }
 
-/* Parses 1*DIGIT into *out; -1 if empty, not digits, or above 10^18. */
-static int parse_u64(const char *v, size_t n, uint64_t *out)
-{
-    if (n == 0 || n > 18)
-        return -1;
-    uint64_t x = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (v[i] < '0' || v[i] > '9')
-            return -1;
-        x = x * 10 + (uint64_t)(v[i] - '0');
-    }
-    *out = x;
-    return 0;
-}
-
 static int status_of(int resp_id)
 {
     switch (resp_id) {
@@ -235,7 +221,7 @@ static void answer_bytes(const tb_site *s, const char *q, size_t qlen, int varia
     const char *v;
     size_t vlen;
     uint64_t n;
-    if (!tb_http_query_get(q, qlen, "size", &v, &vlen) || parse_u64(v, vlen, &n) < 0) {
+    if (!tb_http_query_get(q, qlen, "size", &v, &vlen) || tb_http_digits(v, vlen, 18, &n) < 0) {
         set_prebuilt(s, TB_RESP_BYTES_BAD_SIZE, variant, head_only, out);
         return;
     }
