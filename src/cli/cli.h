@@ -22,5 +22,9 @@ int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf
 /* Same, with an exit code of the caller's choice (returns code). */
 int cli_fail_code(int code, const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* After getopt_long returned c == ':' (a missing value) or '?' (an unknown option):
+ * prints "<option>: needs a value" or "<option>: unknown option (teebench <cmd>
+ * --help)", naming argv[optind - 1], and returns exit code 2. */
+int cli_bad_option(const char *cmd, int c, char **argv);
 
 #endif

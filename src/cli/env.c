@@ -93,8 +93,7 @@ int cmd_env(int argc, char **argv)
             usage(stdout);
             return 0;
         default:
-            return cli_fail_code(2, "env", "%s: unknown option (teebench env --help)",
-                                 argv[optind - 1]);
+            return cli_bad_option("env", c, argv);
         }
     }
     if (optind < argc)

@@ -102,11 +102,8 @@ static int parse_args(int argc, char **argv, probe_args *a)
         case 'h':
             usage(stdout);
             return 0;
-        case ':':
-            return cli_fail_code(2, "probe", "%s: needs a value", argv[optind - 1]);
         default:
-            return cli_fail_code(2, "probe", "%s: unknown option (teebench probe --help)",
-                                 argv[optind - 1]);
+            return cli_bad_option("probe", c, argv);
         }
         if (rc < 0)
             return cli_fail_code(2, "probe", "%s", err.msg);

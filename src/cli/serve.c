@@ -149,11 +149,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case 'h':
             usage(stdout);
             return 1;
-        case ':':
-            return cli_fail_code(2, CMD, "%s: needs a value", argv[optind - 1]);
         default:
-            return cli_fail_code(2, CMD, "%s: unknown option (teebench serve --help)",
-                                 argv[optind - 1]);
+            return cli_bad_option(CMD, c, argv);
         }
     }
     if (optind < argc)

@@ -75,11 +75,8 @@ static int parse_args(int argc, char **argv, sc_args *a)
         case 'h':
             usage(stdout);
             return 0;
-        case ':':
-            return cli_fail_code(2, "syscall", "%s: needs a value", argv[optind - 1]);
         default:
-            return cli_fail_code(2, "syscall", "%s: unknown option (teebench syscall --help)",
-                                 argv[optind - 1]);
+            return cli_bad_option("syscall", c, argv);
         }
         if (rc < 0)
             return cli_fail_code(2, "syscall", "%s", err.msg);
