@@ -2,9 +2,12 @@
 #ifndef TB_ATTEST_TEST_UTIL_H
 #define TB_ATTEST_TEST_UTIL_H
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -60,6 +63,20 @@ static inline void rm_rf(const char *dir)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+/* A port on 127.0.0.1 where nothing listens (bound, then closed). Aborts (fails
+ * the test) when the socket calls fail. */
+static inline int dead_port(void)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t l = sizeof a;
+    if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) != 0 ||
+        getsockname(s, (struct sockaddr *)&a, &l) != 0)
+        abort();
+    close(s);
+    return ntohs(a.sin_port);
 }
 
 #endif

@@ -12,18 +12,6 @@
 
 #include "attest_test_util.h"
 
-/* A port on 127.0.0.1 where nothing listens (bound, then closed). */
-static int dead_port(void)
-{
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t l = sizeof a;
-    assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(getsockname(s, (struct sockaddr *)&a, &l), 0);
-    close(s);
-    return ntohs(a.sin_port);
-}
-
 static void test_pccs_errors(void **state)
 {
     (void)state;
