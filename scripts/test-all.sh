@@ -35,9 +35,11 @@ stage() {
 }
 
 configure() { # DIR CMAKE-ARGS...: configure and build quietly (build errors shown)
-  local dir=$1; shift
+  local dir=$1 t0; shift
+  t0=$(date +%s)
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug "$@" >/dev/null
   cmake --build "$dir" -j "$JOBS" >"$dir/build.log" 2>&1 || { cat "$dir/build.log"; return 1; }
+  summary+=("$(printf '%-40s %s %4ds' "  build $dir" "done" $(($(date +%s) - t0)))")
 }
 
 echo "== release build: unit + end-to-end tests"

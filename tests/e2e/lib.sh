@@ -2,6 +2,8 @@
 # tests/e2e/*.sh files that do not start with "lib").
 # Every test: `source "$(dirname "$0")/lib.sh"`, then use $TB (the binary), $TESTDATA,
 # $WORK (a fresh temp dir removed at exit), free_port, wait_port, spawn, fail, pass.
+# A test that sets its own EXIT trap must call _tb_cleanup from it (it stops what
+# spawn started and, in sanitizer builds, fails the test on a sanitizer report).
 set -euo pipefail
 TB=${TEEBENCH:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/teebench}
 TESTDATA=${TEEBENCH_TESTDATA:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/testdata}
