@@ -16,6 +16,17 @@ static void strip_newlines(char *s)
             *s = ' ';
 }
 
+/* e->msg = "<head>: <why>", or head alone when why is NULL; newlines folded. */
+static int set_msg(tb_err *e, const char *head, const char *why)
+{
+    if (why)
+        snprintf(e->msg, sizeof e->msg, "%s: %s", head, why);
+    else
+        snprintf(e->msg, sizeof e->msg, "%s", head);
+    strip_newlines(e->msg);
+    return -1;
+}
+
 int tb_errf(tb_err *e, const char *fmt, ...)
 {
     if (!e)
@@ -38,9 +49,7 @@ int tb_errno(tb_err *e, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(head, sizeof head, fmt, ap);
     va_end(ap);
-    snprintf(e->msg, sizeof e->msg, "%s: %s", head, strerror(saved));
-    strip_newlines(e->msg);
-    return -1;
+    return set_msg(e, head, strerror(saved));
 }
 
 int tb_err_wrap(tb_err *e, const char *fmt, ...)
@@ -53,9 +62,7 @@ int tb_err_wrap(tb_err *e, const char *fmt, ...)
     vsnprintf(head, sizeof head, fmt, ap);
     va_end(ap);
     memcpy(old, e->msg, sizeof old);
-    snprintf(e->msg, sizeof e->msg, "%s: %s", head, old);
-    strip_newlines(e->msg);
-    return -1;
+    return set_msg(e, head, old);
 }
 
 int tb_err_ssl(tb_err *e, const char *fmt, ...)
@@ -69,13 +76,8 @@ int tb_err_ssl(tb_err *e, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(head, sizeof head, fmt, ap);
     va_end(ap);
-    if (code) {
-        char why[256];
+    char why[256] = "";
+    if (code)
         ERR_error_string_n(code, why, sizeof why);
-        snprintf(e->msg, sizeof e->msg, "%s: %s", head, why);
-    } else {
-        snprintf(e->msg, sizeof e->msg, "%s", head);
-    }
-    strip_newlines(e->msg);
-    return -1;
+    return set_msg(e, head, code ? why : NULL);
 }
