@@ -22,6 +22,7 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "cli/cli.h"
+#include "cli/opt.h"
 #include "notary/client.h"
 #include "notary/doc.h"
 #include "notary/evidence.h"
@@ -70,17 +71,6 @@ static int parse_bool(const char *s, int *out)
         return 0;
     }
     return -1;
-}
-
-static int parse_num(const char *s, unsigned long long max, unsigned long long *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || v < 1 || v > max)
-        return -1;
-    *out = v;
-    return 0;
 }
 
 typedef struct opts {
@@ -248,7 +238,7 @@ int cmd_notarize(int argc, char **argv)
         return prc;
     uint64_t t_start = tb_mono_ns();
     int tee = 0, verify = 0, use_fixture = 0;
-    unsigned long long tport, max_sent, max_recv, timeout, nport;
+    uint64_t tport, max_sent, max_recv, timeout, nport;
     if (parse_bool(o.tee, &tee) < 0)
         return cli_fail_code(2, CMD, "ENABLE_TEE_ATTESTATION/--tee: want true or false, got '%s'",
                              o.tee);
@@ -257,13 +247,13 @@ int cmd_notarize(int argc, char **argv)
     if (parse_bool(o.use_fixture_ca, &use_fixture) < 0)
         return cli_fail_code(2, CMD, "USE_FIXTURE_CA: want true or false, got '%s'",
                              o.use_fixture_ca);
-    if (parse_num(o.tport, 65535, &tport) < 0)
+    if (cli_opt_u64(o.tport, 1, 65535, &tport) < 0)
         return cli_fail_code(2, CMD, "TARGET_PORT: want 1..65535, got '%s'", o.tport);
-    if (parse_num(o.max_sent, TB_DOC_MAX_DATA, &max_sent) < 0 ||
-        parse_num(o.max_recv, TB_DOC_MAX_DATA, &max_recv) < 0)
+    if (cli_opt_u64(o.max_sent, 1, TB_DOC_MAX_DATA, &max_sent) < 0 ||
+        cli_opt_u64(o.max_recv, 1, TB_DOC_MAX_DATA, &max_recv) < 0)
         return cli_fail_code(2, CMD, "MAX_SENT_DATA/MAX_RECV_DATA: want 1..%u bytes",
                              TB_DOC_MAX_DATA);
-    if (parse_num(o.timeout, 3600000, &timeout) < 0)
+    if (cli_opt_u64(o.timeout, 1, 3600000, &timeout) < 0)
         return cli_fail_code(2, CMD, "--timeout: want milliseconds, got '%s'", o.timeout);
     if (use_fixture && !o.fixture_ca)
         return cli_fail_code(2, CMD,
@@ -273,11 +263,11 @@ int cmd_notarize(int argc, char **argv)
     if (!o.url) {
         if (strcmp(o.scheme, "http") && strcmp(o.scheme, "https"))
             return cli_fail_code(2, CMD, "NOTARY_SCHEME: want http or https, got '%s'", o.scheme);
-        if (parse_num(o.nport, 65535, &nport) < 0)
+        if (cli_opt_u64(o.nport, 1, 65535, &nport) < 0)
             return cli_fail_code(2, CMD, "NOTARY_PORT: want 1..65535, got '%s'", o.nport);
         int v6 = strchr(o.nhost, ':') != NULL;
         snprintf(url, sizeof url, "%s://%s%s%s:%llu", o.scheme, v6 ? "[" : "", o.nhost,
-                 v6 ? "]" : "", nport);
+                 v6 ? "]" : "", (unsigned long long)nport);
         o.url = url;
     }
     if (verify && !tee)

@@ -17,6 +17,7 @@
 #include "base/buf.h"
 #include "base/file.h"
 #include "cli/cli.h"
+#include "cli/opt.h"
 #include "notary/client.h"
 #include "notary/doc.h"
 #include "notary/evidence.h"
@@ -50,17 +51,6 @@ static void serve_usage(FILE *f)
            "  --tls-cert FILE        serve HTTPS with this PEM certificate chain\n"
            "  --tls-key FILE         its PEM private key (default: in --tls-cert)\n"
            "  --quiet                no per-request log lines on stderr\n");
-}
-
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
 }
 
 static void log_line(void *ctx, const char *line)
@@ -128,7 +118,7 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
             o->addr = optarg;
             break;
         case 'p':
-            bad = parse_u64(optarg, 0, 65535, &o->port);
+            bad = cli_opt_u64(optarg, 0, 65535, &o->port);
             break;
         case 't':
             o->tee = optarg;
@@ -159,22 +149,22 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
                 return cli_fail_code(2, "notary serve", "%s", err.msg);
             break;
         case 's':
-            bad = parse_u64(optarg, 1, TB_DOC_MAX_DATA, &o->max_sent);
+            bad = cli_opt_u64(optarg, 1, TB_DOC_MAX_DATA, &o->max_sent);
             break;
         case 'r':
-            bad = parse_u64(optarg, 1, TB_DOC_MAX_DATA, &o->max_recv);
+            bad = cli_opt_u64(optarg, 1, TB_DOC_MAX_DATA, &o->max_recv);
             break;
         case 'j':
-            bad = parse_u64(optarg, 1, 1024, &o->concurrency);
+            bad = cli_opt_u64(optarg, 1, 1024, &o->concurrency);
             break;
         case 'T':
-            bad = parse_u64(optarg, 1, 86400, &o->session_s);
+            bad = cli_opt_u64(optarg, 1, 86400, &o->session_s);
             break;
         case 'i':
-            bad = parse_u64(optarg, 10, 600000, &o->io_ms);
+            bad = cli_opt_u64(optarg, 10, 600000, &o->io_ms);
             break;
         case 'o':
-            bad = parse_u64(optarg, 10, 600000, &o->target_ms);
+            bad = cli_opt_u64(optarg, 10, 600000, &o->target_ms);
             break;
         case 'q':
             o->quiet = 1;

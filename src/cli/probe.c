@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/sys_opt.h"
+#include "cli/opt.h"
 #include "sys/env.h"
 #include "sys/probe.h"
 
@@ -85,15 +85,15 @@ static int parse_args(int argc, char **argv, probe_args *a)
             rc = 0;
             break;
         case 'r':
-            rc = cli_sys_opt_long("--reps", optarg, 1, 1000000, &v, &err);
+            rc = cli_opt_long("--reps", optarg, 1, 1000000, &v, &err);
             a->opts.reps = (unsigned)v;
             break;
         case 'w':
-            rc = cli_sys_opt_long("--warmup", optarg, 1, 1000000, &v, &err);
+            rc = cli_opt_long("--warmup", optarg, 1, 1000000, &v, &err);
             a->opts.warmup = (unsigned)v;
             break;
         case 'C':
-            rc = cli_sys_opt_long("--cpu", optarg, 0, 65535, &v, &err);
+            rc = cli_opt_long("--cpu", optarg, 0, 65535, &v, &err);
             a->opts.cpu = (int)v;
             break;
         case 'j':

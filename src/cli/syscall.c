@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/sys_opt.h"
+#include "cli/opt.h"
 #include "sys/env.h"
 #include "sys/syscall_bench.h"
 
@@ -61,13 +61,13 @@ static int parse_args(int argc, char **argv, sc_args *a)
             rc = tb_sc_mode_parse(optarg, &a->mode, &err);
             break;
         case 'd':
-            rc = cli_sys_opt_double("--duration", optarg, 0.001, 86400, &a->duration, &err);
+            rc = cli_opt_double("--duration", optarg, 0.001, 86400, &a->duration, &err);
             break;
         case 'p':
-            rc = cli_sys_opt_long("--passes", optarg, 1, 1000, &a->passes, &err);
+            rc = cli_opt_long("--passes", optarg, 1, 1000, &a->passes, &err);
             break;
         case 'c':
-            rc = cli_sys_opt_long("--copies", optarg, 1, 4096, &a->copies, &err);
+            rc = cli_opt_long("--copies", optarg, 1, 4096, &a->copies, &err);
             break;
         case 'j':
             a->json = 1;

@@ -1,0 +1,18 @@
+/* cli/opt: strict number parsing for command-line flags, shared by the cli files
+ * (syscall, probe, notary, notarize). The whole string must be the number. */
+#ifndef TB_CLI_OPT_H
+#define TB_CLI_OPT_H
+
+#include <stdint.h>
+
+#include "base/err.h"
+
+/* A decimal number in [lo, hi]. Returns 0, or -1 with err naming the flag. */
+int cli_opt_double(const char *flag, const char *s, double lo, double hi, double *out, tb_err *err);
+/* A decimal integer in [lo, hi]. Returns 0, or -1 with err naming the flag. */
+int cli_opt_long(const char *flag, const char *s, long lo, long hi, long *out, tb_err *err);
+/* An unsigned decimal integer (strtoull: no '-') in [min, max]. Returns 0, or -1
+ * (the caller words the error). */
+int cli_opt_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+#endif
