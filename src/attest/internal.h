@@ -18,8 +18,7 @@ struct tb_root {
 
 /* "2025-02-13T03:50:41Z" (fractional seconds allowed) -> unix seconds. */
 int tb_iso8601_parse(const char *s, int64_t *out);
-/* unix seconds -> "2025-02-13T03:50:41Z" (out: 21+ bytes). */
-void tb_iso8601_format(int64_t t, char *out, size_t outlen);
+/* (unix seconds -> "2025-02-13T03:50:41Z" is tb_utc_iso8601 in base/clock.) */
 /* ASN1_TIME -> unix seconds. */
 int tb_asn1_time_unix(const ASN1_TIME *t, int64_t *out);
 

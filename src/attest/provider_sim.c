@@ -646,9 +646,9 @@ static char *chain_pem(X509 *a, X509 *b)
 static int sim_tcb_info(int64_t now, tb_buf *out)
 {
     char iss[32], nxt[32], date[32], old[32], fm[13], sgx[16][64], comps[2][1024];
-    tb_iso8601_format(now - 3600, iss, sizeof iss);
-    tb_iso8601_format(now + 30LL * 86400, nxt, sizeof nxt);
-    tb_iso8601_format(now - 86400 * 30 - (now % 86400), date, sizeof date);
+    tb_utc_iso8601(now - 3600, iss, sizeof iss);
+    tb_utc_iso8601(now + 30LL * 86400, nxt, sizeof nxt);
+    tb_utc_iso8601(now - 86400 * 30 - (now % 86400), date, sizeof date);
     snprintf(old, sizeof old, "2023-01-01T00:00:00Z");
     tb_hex_encode(SIM_FMSPC, 6, fm);
     for (int lvl = 0; lvl < 2; lvl++) {
@@ -693,9 +693,9 @@ static int sim_qe_identity(int64_t now, tb_buf *out)
 {
     char iss[32], nxt[32], date[32], signer[65];
     uint8_t mr[32];
-    tb_iso8601_format(now - 3600, iss, sizeof iss);
-    tb_iso8601_format(now + 30LL * 86400, nxt, sizeof nxt);
-    tb_iso8601_format(now - 86400 * 30 - (now % 86400), date, sizeof date);
+    tb_utc_iso8601(now - 3600, iss, sizeof iss);
+    tb_utc_iso8601(now + 30LL * 86400, nxt, sizeof nxt);
+    tb_utc_iso8601(now - 86400 * 30 - (now % 86400), date, sizeof date);
     digest(EVP_sha256(), "teebench SIMULATED QE signer", mr);
     tb_hex_encode(mr, 32, signer);
     tb_buf_reset(out);

@@ -63,14 +63,6 @@ int tb_iso8601_parse(const char *s, int64_t *out)
     return 0;
 }
 
-void tb_iso8601_format(int64_t t, char *out, size_t outlen)
-{
-    time_t tt = (time_t)t;
-    struct tm tm;
-    gmtime_r(&tt, &tm);
-    strftime(out, outlen, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 int tb_asn1_time_unix(const ASN1_TIME *t, int64_t *out)
 {
     struct tm tm;

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/hex.h"
 
 static const uint8_t INTEL_QE_VENDOR[16] = {0x93, 0x9a, 0x72, 0x33, 0xf7, 0x9c, 0x4c, 0xa9,
@@ -98,13 +99,13 @@ static void win_add(window *w, int64_t from, int64_t until, const char *what)
 static int win_check(const window *w, int64_t now, const char *what, tb_err *err)
 {
     char a[32], b[32];
-    tb_iso8601_format(now, a, sizeof a);
+    tb_utc_iso8601(now, a, sizeof a);
     if (now < w->from) {
-        tb_iso8601_format(w->from, b, sizeof b);
+        tb_utc_iso8601(w->from, b, sizeof b);
         return tb_errf(err, "%s not yet valid at %s: %s starts %s", what, a, w->from_what, b);
     }
     if (now > w->until) {
-        tb_iso8601_format(w->until, b, sizeof b);
+        tb_utc_iso8601(w->until, b, sizeof b);
         return tb_errf(err, "%s expired at %s: %s ended %s", what, a, w->until_what, b);
     }
     return 0;

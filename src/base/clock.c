@@ -23,7 +23,8 @@ uint64_t tb_wall_ns(void)
 
 void tb_sleep_ns(uint64_t ns)
 {
-    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull)};
+    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000ull),
+                          .tv_nsec = (long)(ns % 1000000000ull)};
     while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
         ;
 }
@@ -34,4 +35,12 @@ void tb_utc_stamp(int64_t unix_s, char out[17])
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(out, 17, "%Y%m%dT%H%M%SZ", &tm);
+}
+
+void tb_utc_iso8601(int64_t unix_s, char *out, size_t outlen)
+{
+    time_t t = (time_t)unix_s;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, outlen, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }

@@ -4,6 +4,7 @@
 #ifndef TB_BASE_CLOCK_H
 #define TB_BASE_CLOCK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 uint64_t tb_mono_ns(void);
@@ -12,5 +13,7 @@ uint64_t tb_wall_ns(void);
 void tb_sleep_ns(uint64_t ns);
 /* Formats a wall-clock time (seconds since the epoch) as "%Y%m%dT%H%M%SZ" (UTC) into out[17]. */
 void tb_utc_stamp(int64_t unix_s, char out[17]);
+/* Formats it as ISO 8601 UTC, "2025-02-13T03:50:41Z", into out (outlen >= 21). */
+void tb_utc_iso8601(int64_t unix_s, char *out, size_t outlen);
 
 #endif

@@ -509,8 +509,7 @@ int cmd_http(int argc, char **argv)
     lo.stop_flag = &interrupted;
 
     char started[32];
-    time_t now = time(NULL);
-    strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    tb_utc_iso8601((int64_t)time(NULL), started, sizeof started);
     char dur[TB_UNITS_MAX];
     if (o.duration_ms < 1000) /* wrk has no sub-second durations: say it exactly */
         snprintf(dur, sizeof dur, "%llums", (unsigned long long)o.duration_ms);

@@ -15,6 +15,7 @@
 #include <openssl/sha.h>
 
 #include "base/buf.h"
+#include "base/clock.h"
 #include "base/file.h"
 #include "cli/cli.h"
 #include "cli/opt.h"
@@ -57,10 +58,7 @@ static void log_line(void *ctx, const char *line)
 {
     (void)ctx;
     char ts[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    tb_utc_iso8601((int64_t)time(NULL), ts, sizeof ts);
     fprintf(stderr, "%s notary: %s\n", ts, line);
 }
 

@@ -8,6 +8,7 @@
 
 #include "attest/internal.h"
 #include "attest_test_util.h"
+#include "base/clock.h"
 
 static void load(const char *name, tb_collateral *c)
 {
@@ -80,7 +81,7 @@ static void test_status_and_dates(void **state)
     assert_int_equal(tb_iso8601_parse("2025-07-19 10:16:03", &t), -1);
     assert_int_equal(tb_iso8601_parse("2025-13-19T10:16:03Z", &t), -1);
     char out[32];
-    tb_iso8601_format(1752920163, out, sizeof out);
+    tb_utc_iso8601(1752920163, out, sizeof out);
     assert_string_equal(out, "2025-07-19T10:16:03Z");
 }
 

@@ -119,6 +119,11 @@ static void test_clock(void **state)
     assert_string_equal(s, "19700101T000000Z");
     tb_utc_stamp(1739419232, s);
     assert_string_equal(s, "20250213T040032Z");
+    char iso[21];
+    tb_utc_iso8601(0, iso, sizeof iso);
+    assert_string_equal(iso, "1970-01-01T00:00:00Z");
+    tb_utc_iso8601(1739419232, iso, sizeof iso);
+    assert_string_equal(iso, "2025-02-13T04:00:32Z");
 }
 
 int main(void)
