@@ -1,6 +1,6 @@
 /* http_field: the small pieces of HTTP field syntax that every parser of HTTP in
- * the tree needs the same way: case-insensitive names, 1*DIGIT lengths and
- * comma-separated token lists (Connection, Transfer-Encoding). Used by http_req
+ * the tree needs the same way: token characters, case-insensitive names,
+ * 1*DIGIT lengths and comma-separated token lists (Connection, Transfer-Encoding). Used by http_req
  * (the fixture server), http_resp (the load generator), serve/routes (the
  * /bytes?size=N query) and notary/proto (the notary's requests and the target's
  * responses). Pure, allocation-free functions over caller-owned bytes (not
@@ -11,6 +11,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+/* 1 when c is a tchar (RFC 9110 section 5.6.2: the bytes of a token such as a
+ * method or a field name): ASCII letters, digits and !#$%&'*+-.^_`|~. Inline:
+ * http_req calls it per byte. (http_resp classifies with its own byte table.) */
+static inline int tb_http_is_tchar(uint8_t c)
+{
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+        return 1;
+    return c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+}
 
 /* 1 when p[0..n) equals want (a NUL-terminated ASCII string), ignoring case. */
 int tb_http_name_is(const void *p, size_t n, const char *want);

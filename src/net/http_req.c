@@ -27,14 +27,6 @@ enum {
 
 #define VERSION_LEN 8 /* "HTTP/1.1" */
 
-/* tchar from RFC 9110 section 5.6.2. */
-static int is_tchar(uint8_t c)
-{
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
-        return 1;
-    return c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL;
-}
-
 /* A byte allowed in a field value other than SP/HTAB: VCHAR or obs-text. */
 static int is_value_char(uint8_t c)
 {
@@ -159,7 +151,7 @@ static int step(tb_http_req *r, const uint8_t *buf, size_t len)
         case S_START:
             if (c == '\r' || c == '\n')
                 break;
-            if (!is_tchar(c))
+            if (!tb_http_is_tchar(c))
                 return TB_HREQ_BAD;
             r->method_off = (uint32_t)p;
             r->method_len = 1;
@@ -169,7 +161,7 @@ static int step(tb_http_req *r, const uint8_t *buf, size_t len)
             if (c == ' ') {
                 set_method(r, buf);
                 r->state = S_TARGET_START;
-            } else if (!is_tchar(c) || ++r->method_len > TB_HREQ_MAX_METHOD) {
+            } else if (!tb_http_is_tchar(c) || ++r->method_len > TB_HREQ_MAX_METHOD) {
                 return TB_HREQ_BAD;
             }
             break;
@@ -221,7 +213,7 @@ static int step(tb_http_req *r, const uint8_t *buf, size_t len)
                 r->pos = p + 1;
                 r->state = S_FINISHED;
                 return finish(r);
-            } else if (is_tchar(c)) {
+            } else if (tb_http_is_tchar(c)) {
                 r->line_off = (uint32_t)p;
                 r->name_len = 1;
                 r->state = S_NAME;
@@ -233,7 +225,7 @@ static int step(tb_http_req *r, const uint8_t *buf, size_t len)
             if (c == ':') {
                 r->value_off = r->value_end = (uint32_t)(p + 1);
                 r->state = S_OWS;
-            } else if (is_tchar(c)) {
+            } else if (tb_http_is_tchar(c)) {
                 r->name_len++;
             } else {
                 return TB_HREQ_BAD;

@@ -21,17 +21,12 @@ static size_t head_end(const uint8_t *p, size_t len)
     return 0;
 }
 
-static int is_tchar(int c)
-{
-    return isalnum(c) || (c && strchr("!#$%&'*+-.^_`|~", c));
-}
-
 /* A line p[0..n) (without CRLF) is "Name: value"; splits it. */
 static int split_header(const uint8_t *p, size_t n, size_t *name_len, const uint8_t **val,
                         size_t *val_len)
 {
     size_t i = 0;
-    while (i < n && is_tchar(p[i]))
+    while (i < n && tb_http_is_tchar(p[i]))
         i++;
     if (i == 0 || i == n || p[i] != ':')
         return -1;
@@ -59,7 +54,7 @@ static int refuse(int *status, int code, tb_err *err, const char *msg)
 static int parse_request_line(const uint8_t *p, size_t n, tb_nreq *req, int *status, tb_err *err)
 {
     size_t i = 0;
-    while (i < n && is_tchar(p[i]))
+    while (i < n && tb_http_is_tchar(p[i]))
         i++;
     if (i == 0 || i >= sizeof req->method || i == n || p[i] != ' ')
         return refuse(status, 400, err, "malformed request line");
@@ -333,10 +328,7 @@ static int chunked_end(const uint8_t *p, size_t len, size_t pos, size_t *total, 
             return tb_errf(err, "chunk size line not ended by CRLF");
         size_t size = 0, digits = 0, i = pos;
         for (; i < pos + n - 1; i++) {
-            int c = p[i], d = isdigit(c)               ? c - '0'
-                              : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-                              : (c >= 'A' && c <= 'F') ? c - 'A' + 10
-                                                       : -1;
+            int d = tb_hex_val(p[i]);
             if (d < 0)
                 break;
             if (++digits > 12)

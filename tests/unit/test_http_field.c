@@ -1,4 +1,4 @@
-/* Unit tests for net/http_field: case-insensitive names, 1*DIGIT lengths with a
+/* Unit tests for net/http_field: token characters, case-insensitive names, 1*DIGIT lengths with a
  * digit limit, and comma-separated token lists (any element / last element). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,6 +9,24 @@
 #include <string.h>
 
 #include "net/http_field.h"
+
+static void test_is_tchar(void **state)
+{
+    (void)state;
+    const char *yes = "!#$%&'*+-.^_`|~09azAZ";
+    for (const char *c = yes; *c; c++)
+        assert_true(tb_http_is_tchar((uint8_t)*c));
+    const char *no = " \t\r\n\"(),/:;<=>?@[\\]{}\x7f";
+    for (const char *c = no; *c; c++)
+        assert_false(tb_http_is_tchar((uint8_t)*c));
+    assert_false(tb_http_is_tchar(0));
+    assert_false(tb_http_is_tchar(0x80));
+    assert_false(tb_http_is_tchar(0xff));
+    int n = 0;
+    for (int c = 0; c < 256; c++)
+        n += tb_http_is_tchar((uint8_t)c);
+    assert_int_equal(n, 62 + 15);
+}
 
 static int name(const char *s, const char *want)
 {
@@ -97,6 +115,7 @@ static void test_has_token(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_is_tchar),
         cmocka_unit_test(test_name_is),
         cmocka_unit_test(test_digits),
         cmocka_unit_test(test_has_token),
