@@ -9,6 +9,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Undoes a failed read: out as it was before (a buffer without storage then is
+ * freed again, so callers need no cleanup on failure). Returns -1. */
+static int read_failed(int fd, tb_buf *out, size_t start, int had_storage)
+{
+    close(fd);
+    if (!had_storage) {
+        tb_buf_free(out);
+    } else {
+        out->len = start;
+        out->p[start] = 0;
+    }
+    return -1;
+}
+
 int tb_file_read(const char *path, size_t max, tb_buf *out, tb_err *err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -20,25 +34,26 @@ int tb_file_read(const char *path, size_t max, tb_buf *out, tb_err *err)
         return tb_errf(err, "%s: is a directory", path);
     }
     size_t start = out->len;
+    int had = out->p != NULL;
     for (;;) {
         if (tb_buf_reserve(out, 65536) < 0) {
-            close(fd);
-            return tb_errf(err, "%s: out of memory", path);
+            tb_errf(err, "%s: out of memory", path);
+            return read_failed(fd, out, start, had);
         }
         ssize_t n = read(fd, out->p + out->len, out->cap - out->len - 1);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            close(fd);
-            return tb_errno(err, "%s", path);
+            tb_errno(err, "%s", path);
+            return read_failed(fd, out, start, had);
         }
         if (n == 0)
             break;
         out->len += (size_t)n;
         out->p[out->len] = 0;
         if (out->len - start > max) {
-            close(fd);
-            return tb_errf(err, "%s: larger than %zu bytes", path, max);
+            tb_errf(err, "%s: larger than %zu bytes", path, max);
+            return read_failed(fd, out, start, had);
         }
     }
     close(fd);

@@ -11,7 +11,9 @@
 #include "base/buf.h"
 #include "base/err.h"
 
-/* Reads all of path into out (appended). Fails above max bytes. */
+/* Reads all of path into out (appended). Fails above max bytes. On failure out is
+ * as it was: its length restored, and a buffer that had no storage freed again,
+ * so a caller with a fresh tb_buf has nothing to clean up. */
 int tb_file_read(const char *path, size_t max, tb_buf *out, tb_err *err);
 /* Writes data to path atomically (mode 0644). */
 int tb_file_write_atomic(const char *path, const void *data, size_t len, tb_err *err);

@@ -64,6 +64,15 @@ static void test_file_atomic_roundtrip(void **state)
     tb_buf_reset(&b);
     assert_int_equal(tb_file_read(path, 3, &b, &e), -1);
     assert_non_null(strstr(e.msg, "larger than 3 bytes"));
+    assert_int_equal(b.len, 0); /* failure leaves out as it was */
+    tb_buf_free(&b);
+    assert_int_equal(tb_file_read(path, 3, &b, &e), -1);
+    assert_null(b.p); /* a fresh buffer needs no cleanup after a failure */
+    assert_int_equal(tb_buf_append(&b, "ab", 2), 0);
+    assert_int_equal(tb_file_read(path, 3, &b, &e), -1);
+    assert_int_equal(b.len, 2);
+    assert_string_equal((char *)b.p, "ab");
+    tb_buf_reset(&b);
     assert_int_equal(tb_file_read(sub, 3, &b, &e), -1);
     assert_non_null(strstr(e.msg, "is a directory"));
     snprintf(path, sizeof path, "%s/missing", dir);
