@@ -393,7 +393,7 @@ static int response_head(const uint8_t *p, size_t len, size_t start, size_t *bod
             if (split_header(p + pos, n, &nl, &v, &vl) < 0)
                 return tb_errf(err, "malformed response header");
             if (tb_http_name_is(p + pos, nl, "Transfer-Encoding")) {
-                *chunked = vl >= 7 && !strncasecmp((const char *)v + vl - 7, "chunked", 7);
+                *chunked = tb_http_has_token(v, vl, "chunked", true);
                 if (!*chunked)
                     return tb_errf(err, "unsupported Transfer-Encoding");
             } else if (tb_http_name_is(p + pos, nl, "Content-Length")) {

@@ -219,6 +219,15 @@ static void test_response_framing(void **state)
                               "2\r\nhelo\r\n",
                               0, 0, &t),
                      -1);
+    /* chunked must be the final coding, as a whole token: "xchunked" is not chunked */
+    assert_int_equal(complete("HTTP/1.1 200 OK\r\nTransfer-Encoding: xchunked\r\n\r\n"
+                              "0\r\n\r\n",
+                              0, 0, &t),
+                     -1);
+    assert_int_equal(complete("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+                              "0\r\n\r\n",
+                              0, 0, &t),
+                     1);
     /* until close */
     assert_int_equal(complete("HTTP/1.0 200 OK\r\n\r\nbody", 0, 0, &t), 0);
     assert_int_equal(complete("HTTP/1.0 200 OK\r\n\r\nbody", 1, 0, &t), 1);
