@@ -17,6 +17,8 @@ cd "$(dirname "$0")/.."
 JOBS=$(nproc)
 status=0
 summary=()
+passed=0
+failed=0
 t_all=$(date +%s)
 
 # Every sanitizer stops at its first report with a failing exit; LSan checks at exit.
@@ -29,8 +31,17 @@ export TSAN_OPTIONS=halt_on_error=1:abort_on_error=1:second_deadlock_stack=1:his
 stage() {
   local name=$1 dir=$2 t0 rc=0; shift 2
   t0=$(date +%s)
-  (cd "$dir" && ctest --output-on-failure -j "$JOBS" "$@") || rc=1
+  (cd "$dir" && ctest --output-on-failure -j "$JOBS" "$@" | tee ctest.log) || rc=1
   [ $rc -eq 0 ] || status=1
+  # ctest's closing line: "NN% tests passed, F tests failed out of T"
+  local line f t
+  line=$(grep -E 'tests failed out of [0-9]+' "$dir/ctest.log" | tail -n 1 || true)
+  if [ -n "$line" ]; then
+    f=$(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\1/' <<<"$line")
+    t=$(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\2/' <<<"$line")
+    passed=$((passed + t - f))
+    failed=$((failed + f))
+  fi
   summary+=("$(printf '%-40s %s %4ds' "$name" "$([ $rc -eq 0 ] && echo PASS || echo FAIL)" $(($(date +%s) - t0)))")
 }
 
@@ -63,4 +74,5 @@ else status=1; summary+=("fuzz: build FAILED"); fi
 echo "== summary"
 printf '%s\n' "${summary[@]}"
 echo "total $(($(date +%s) - t_all))s: $([ $status -eq 0 ] && echo PASS || echo FAIL)"
+echo "tests: $passed passed, $failed failed"
 exit $status
