@@ -5,22 +5,25 @@
 JOBS ?= $(shell nproc)
 CMAKE ?= cmake
 
-.PHONY: all teebench setup run test test-release test-sanitize test-fuzz format clean
+.PHONY: all teebench setup setup-test run test test-release test-sanitize test-fuzz format clean
 
 all: teebench
 
 teebench:
 	@$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-	@$(CMAKE) --build build -j $(JOBS)
+	@$(CMAKE) --build build -j $(JOBS) --target teebench
 
 setup:
 	@bash scripts/setup.sh
+
+setup-test:
+	@bash scripts/setup.sh --test
 
 run: setup
 	@$(MAKE) --no-print-directory teebench
 	@bash scripts/run-main.sh
 
-test: setup
+test: setup-test
 	@$(MAKE) --no-print-directory teebench
 	@bash scripts/test-all.sh
 

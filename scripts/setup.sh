@@ -1,17 +1,30 @@
 #!/usr/bin/env bash
-# Installs the Debian packages that teebench's build, tests and main job need,
-# skipping those already present. Needs root (or sudo) only when something is missing.
+# Installs the Debian packages that teebench needs, skipping those already present.
+# Needs root (or sudo) only when something is missing.
+#   scripts/setup.sh          what the build and the main job (`make run`) need
+#   scripts/setup.sh --test   that, plus what only the tests need (`make test`):
+#                             cmocka, clang + sanitizer runtimes, wrk, sshd, Ansible,
+#                             Chromium, QEMU and the guest kernel/initramfs tools
 set -euo pipefail
 
-PACKAGES=(
+RUN_PACKAGES=(
   build-essential cmake pkg-config git
-  libssl-dev openssl libcurl4-openssl-dev libjansson-dev libsqlite3-dev libcmocka-dev
-  clang libclang-rt-14-dev clang-format
-  nginx-light wrk curl python3 iproute2 procps util-linux ca-certificates
+  libssl-dev openssl libcurl4-openssl-dev libjansson-dev libsqlite3-dev
+  nginx-light curl python3 iproute2 procps util-linux ca-certificates
+  openssh-client
+)
+TEST_PACKAGES=(
+  libcmocka-dev clang libclang-rt-14-dev clang-format wrk
+  openssh-server ansible
+  chromium
+  qemu-system-x86 qemu-utils busybox-static cpio
 )
 
+packages=("${RUN_PACKAGES[@]}")
+if [ "${1:-}" = "--test" ]; then packages+=("${TEST_PACKAGES[@]}"); fi
+
 missing=()
-for p in "${PACKAGES[@]}"; do
+for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
     missing+=("$p")
   fi
@@ -25,6 +38,9 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-# Debian starts nginx on install; teebench runs its own instances and needs port 80 free of surprises.
-if command -v systemctl >/dev/null 2>&1; then $SUDO systemctl disable --now nginx >/dev/null 2>&1 || true; fi
-$SUDO service nginx stop >/dev/null 2>&1 || true
+# Debian starts nginx and sshd on install; teebench runs its own instances (tests start
+# sshd in network namespaces they create) and needs nothing global running.
+for svc in nginx ssh; do
+  if command -v systemctl >/dev/null 2>&1; then $SUDO systemctl disable --now "$svc" >/dev/null 2>&1 || true; fi
+  $SUDO service "$svc" stop >/dev/null 2>&1 || true
+done

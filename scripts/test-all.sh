@@ -48,13 +48,15 @@ stage() {
 configure() { # DIR CMAKE-ARGS...: configure and build quietly (build errors shown)
   local dir=$1 t0; shift
   t0=$(date +%s)
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug "$@" >/dev/null
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DTEEBENCH_WERROR=ON "$@" >/dev/null
   cmake --build "$dir" -j "$JOBS" >"$dir/build.log" 2>&1 || { cat "$dir/build.log"; return 1; }
   summary+=("$(printf '%-40s %s %4ds' "  build $dir" "done" $(($(date +%s) - t0)))")
 }
 
 echo "== release build: unit + end-to-end tests"
-stage "release: unit + e2e" build
+if configure build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTEEBENCH_WERROR=ON; then
+  stage "release: unit + e2e" build
+else status=1; summary+=("release: build FAILED"); fi
 
 echo "== ASan+UBSan build: unit + end-to-end tests"
 if configure build-asan -DTEEBENCH_SANITIZE=ON -DTEEBENCH_E2E=ON; then

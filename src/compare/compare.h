@@ -1,0 +1,96 @@
+/* compare: environments side by side -- statistics over the samples of stored
+ * records (pure: no I/O, no clock, no global state).
+ *
+ * For each metric name found in any record, one row; for each record, one cell:
+ * the median of its samples, a distribution-free 95 % confidence interval of the
+ * median (order statistics, as benchstat does; "too few samples" below 6), the
+ * ratio of the cell's median to the baseline's with a 95 % interval (percentile
+ * bootstrap of the ratio of medians, fixed seed: same input, same interval), and a
+ * two-sided Mann-Whitney U test against the baseline's samples (exact for small
+ * samples, normal approximation with tie correction above). A difference is
+ * "significant" when p < alpha (default 0.05); otherwise the cell says "~".
+ * The coefficient of variation (stdev / mean) above TB_COMPARE_NOISY_CV marks a
+ * cell noisy. Geometric-mean rows summarise the ratios per direction.
+ *
+ * Ownership: a tb_compare borrows the records it was built from (they must
+ * outlive it) and owns its rows; tb_compare_clear frees the rows. */
+#ifndef TB_COMPARE_COMPARE_H
+#define TB_COMPARE_COMPARE_H
+
+#include <stddef.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "record/record.h"
+
+#define TB_COMPARE_NOISY_CV 0.05
+#define TB_COMPARE_ALPHA 0.05
+
+typedef struct tb_compare_cell {
+    int present;      /* the record has this metric */
+    size_t n;         /* samples */
+    double median;    /* in the metric's unit */
+    double lo, hi;    /* 95 % CI of the median; NAN when too few samples */
+    double cv;        /* stdev / mean; NAN when n < 2 */
+    int noisy;        /* cv > TB_COMPARE_NOISY_CV */
+    double ratio;     /* median / baseline median; NAN for the baseline or when absent */
+    double ratio_lo;  /* 95 % interval of the ratio; NAN when too few samples */
+    double ratio_hi;
+    double p_value;   /* Mann-Whitney U vs the baseline; NAN when not computable */
+    int significant;  /* p_value < alpha */
+    int too_few;      /* too few samples for an interval or a test */
+} tb_compare_cell;
+
+typedef struct tb_compare_row {
+    const char *name; /* borrowed from a record */
+    const char *unit;
+    const char *workload;
+    const char *note; /* may be NULL */
+    int better;       /* TB_BETTER_HIGHER / TB_BETTER_LOWER */
+    int simulated;    /* any cell measured with a simulated TEE */
+    tb_compare_cell *cells; /* n_records cells, in record order */
+} tb_compare_row;
+
+typedef struct tb_compare {
+    const tb_record *const *records; /* borrowed */
+    size_t n_records;
+    size_t baseline; /* index into records */
+    double alpha;
+    tb_compare_row *rows; /* sorted by metric name */
+    size_t n_rows;
+    /* geometric mean of the ratios to the baseline over the rows present in both,
+       per record, per direction; NAN where there is none. Arrays of n_records. */
+    double *geomean_higher, *geomean_lower;
+    size_t *geomean_higher_n, *geomean_lower_n;
+} tb_compare;
+
+/* Builds the comparison. n_records >= 1, baseline < n_records, 0 < alpha < 1.
+   0, or -1 with err filled (out of memory, bad arguments). */
+int tb_compare_build(const tb_record *const *records, size_t n_records, size_t baseline,
+                     double alpha, tb_compare *out, tb_err *err);
+void tb_compare_clear(tb_compare *c);
+
+/* The row of a metric, or NULL. */
+const tb_compare_row *tb_compare_find(const tb_compare *c, const char *name);
+
+enum tb_compare_format { TB_COMPARE_TEXT, TB_COMPARE_MARKDOWN, TB_COMPARE_CSV, TB_COMPARE_JSON };
+/* Parses "text", "markdown", "csv", "json". 0 or -1. */
+int tb_compare_format_parse(const char *s, enum tb_compare_format *out);
+/* Appends the formatted table to out. 0, or -1 (OOM). */
+int tb_compare_format(const tb_compare *c, enum tb_compare_format fmt, tb_buf *out, tb_err *err);
+
+/* A regression gate: "<metric> <op> <number>" where op is <, <=, >, >=, and the
+   number is compared with the ratio to the baseline ("http.nginx.rps < 0.9"
+   fails when some record's ratio is below 0.9). */
+typedef struct tb_compare_gate {
+    char metric[129];
+    char op[3];
+    double threshold;
+} tb_compare_gate;
+int tb_compare_gate_parse(const char *expr, tb_compare_gate *out, tb_err *err);
+/* Evaluates a gate on every non-baseline record. Returns the number of records that
+   trip it (0 = passes); a metric that no record has is an error (-1). Describes
+   each failure as one line appended to why (may be NULL). */
+int tb_compare_gate_eval(const tb_compare *c, const tb_compare_gate *g, tb_buf *why, tb_err *err);
+
+#endif

@@ -1,0 +1,106 @@
+/* record: one suite run in one environment -- the unit that teebench stores,
+ * exports, imports, compares and reports.
+ *
+ * A record is a label (the environment's name, e.g. "tdx-guest"), the facts of
+ * that environment (`teebench env --json`, embedded verbatim), the exact
+ * commands and tool versions used, and a list of metrics. A metric is a named
+ * series of samples with a unit and a direction (higher or lower is better);
+ * every sample of every repetition is kept, never only a mean.
+ *
+ * Invariants:
+ * - id is a UUID (v4, lowercase text) made once when the run starts and kept
+ *   through export and import, so importing the same file twice gives one run.
+ * - metric names are unique within a record and look like
+ *   "<workload>.<target>.<quantity>" (lowercase, [a-z0-9_.-]); samples are finite.
+ * - simulated is 1 on the record when any metric was measured with a simulated
+ *   TEE, and on each such metric; every output that shows them says "SIMULATED".
+ * - The JSON form (tb_record_to_json) is schema "teebench-result" version
+ *   TB_RECORD_SCHEMA_VERSION; a reader refuses any other schema or version with
+ *   one clear line, and a truncated or malformed file, instead of guessing.
+ *
+ * Ownership: a tb_record owns everything it points to; tb_record_free frees it
+ * and all of its metrics. json_t members are owned references. */
+#ifndef TB_RECORD_RECORD_H
+#define TB_RECORD_RECORD_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "base/err.h"
+
+#define TB_RECORD_SCHEMA "teebench-result"
+#define TB_RECORD_SCHEMA_VERSION 1
+
+enum { TB_BETTER_LOWER = -1, TB_BETTER_HIGHER = 1 };
+
+typedef struct tb_metric {
+    char *name;     /* "http.nginx.rps" */
+    char *unit;     /* "req/s", "ms", "us", "ns", "index", "lps", "s", "B", ... */
+    int better;     /* TB_BETTER_HIGHER or TB_BETTER_LOWER */
+    char *workload; /* "http", "syscall", "probe", "attest", "notary", "vm", ... */
+    char *note;     /* optional one line: what it measures / why it matters in a TD; NULL */
+    int simulated;  /* measured with a simulated TEE */
+    double *samples;
+    size_t n, cap;
+} tb_metric;
+
+typedef struct tb_record {
+    char id[40];            /* UUID text */
+    char *label;            /* environment label */
+    char *status;           /* "complete", "interrupted" or "failed" */
+    char *profile;          /* "quick", "standard", "seed", "custom", "imported" */
+    char started[40];       /* ISO 8601 UTC, e.g. 2026-11-30T18:55:32Z */
+    char finished[40];      /* ISO 8601 UTC; "" while running */
+    char *teebench_version; /* version of the teebench that measured it */
+    int simulated;          /* any metric measured with a simulated TEE */
+    json_t *env;            /* `teebench env --json` document; JSON null if unknown */
+    json_t *commands;       /* array of strings: the exact command lines run */
+    json_t *versions;       /* object: tool name -> version string (nginx, openssl, kernel) */
+    json_t *extra;          /* object: anything else (source of an import, notes); never NULL */
+    tb_metric *metrics;
+    size_t n_metrics, cap_metrics;
+} tb_record;
+
+/* A new empty record with a fresh random id, status "complete", started = now,
+   teebench_version = this build, env = JSON null, empty commands/versions/extra.
+   Caller frees with tb_record_free. NULL (err filled) when out of memory. */
+tb_record *tb_record_new(tb_err *err);
+void tb_record_free(tb_record *r);
+
+/* Sets a string member (label, status, profile) to a copy of s. 0 or -1 (OOM). */
+int tb_record_set_str(char **member, const char *s, tb_err *err);
+
+/* The metric called name, created (with the given unit, direction and workload) if
+   absent. An existing metric with another unit or direction is an error. Returns
+   a pointer into r (valid until the next metric is added), NULL with err filled. */
+tb_metric *tb_record_metric(tb_record *r, const char *name, const char *unit, int better,
+                            const char *workload, tb_err *err);
+/* Appends one sample (must be finite). 0, or -1 with err filled. */
+int tb_metric_add(tb_metric *m, double value, tb_err *err);
+/* Sets m->note to a copy of note. 0 or -1 (OOM). */
+int tb_metric_set_note(tb_metric *m, const char *note, tb_err *err);
+/* The metric called name, or NULL. */
+const tb_metric *tb_record_find(const tb_record *r, const char *name);
+
+/* Checks a metric name: 1..128 bytes of [a-z0-9_.-], not starting or ending with '.'. */
+int tb_record_name_valid(const char *name);
+
+/* The record as a new JSON object (caller json_decref()s); NULL when out of memory. */
+json_t *tb_record_to_json(const tb_record *r);
+/* Parses and validates a result document; *out is a new record (caller frees).
+   Any other schema, another version, a missing or mistyped member, a non-finite
+   sample or a duplicate metric is an error with one line in err. */
+int tb_record_from_json(const json_t *doc, tb_record **out, tb_err *err);
+
+/* Reads a result JSON file (tb_record_from_json of its content). */
+int tb_record_read_file(const char *path, tb_record **out, tb_err *err);
+/* Writes the record's JSON to path atomically (never a half-written file);
+   "-" writes to stdout (for a remote suite streaming its result back). */
+int tb_record_write_file(const tb_record *r, const char *path, tb_err *err);
+
+/* The default environment label from `teebench env --json` facts: "tdx-guest",
+   "sev-snp-guest", "sev-es-guest", "sev-guest", "vm-<hypervisor>" (lowercase,
+   e.g. "vm-kvm", "vm-tcg"), "bare-metal", or "unknown". Writes into out. */
+void tb_record_default_label(const json_t *env, char *out, size_t out_len);
+
+#endif
