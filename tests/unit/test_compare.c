@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "compare/compare.h"
+#include "stats/rank.h"
 #include "stats/summary.h"
 
 /* n samples around center, uniform within +-spread (relative), from seed. */
@@ -128,6 +129,15 @@ static void test_rows_and_cells(void **state)
     assert_float_equal(td->ratio, td->median / base->median, 1e-15);
     assert_true(td->ratio_lo < td->ratio && td->ratio < td->ratio_hi);
     assert_true(td->ratio_lo > 0.2 && td->ratio_hi < 0.23);
+    double lo, hi; /* the interval of stats/rank's bootstrap with compare's constants */
+    const tb_metric *mb = tb_record_find(f->r[0], "http.nginx.rps");
+    const tb_metric *mt = tb_record_find(f->r[1], "http.nginx.rps");
+    assert_int_equal(tb_stats_bootstrap_median_ratio(mb->samples, mb->n, mt->samples, mt->n,
+                                                     TB_COMPARE_RESAMPLES, TB_COMPARE_SEED,
+                                                     TB_COMPARE_LEVEL, &lo, &hi),
+                     0);
+    assert_float_equal(td->ratio_lo, lo, 0);
+    assert_float_equal(td->ratio_hi, hi, 0);
     assert_true(td->significant && td->p_value < 1e-9);
     assert_int_equal(td->verdict, TB_COMPARE_WORSE);
     assert_true(tb_compare_find(c, "attest.quote.get_ms")->simulated);
