@@ -593,8 +593,8 @@ int tb_store_rm(tb_store *s, const char *id, tb_err *err)
         "DELETE FROM samples WHERE metric_id IN (SELECT id FROM metrics WHERE run_id = ?1)",
         "DELETE FROM metrics WHERE run_id = ?1",
         "DELETE FROM runs WHERE id = ?1",
-        "DELETE FROM environments WHERE id = ?2"
-        " AND NOT EXISTS (SELECT 1 FROM runs WHERE env_id = ?2)",
+        ("DELETE FROM environments WHERE id = ?2"
+         " AND NOT EXISTS (SELECT 1 FROM runs WHERE env_id = ?2)"),
     };
     for (size_t i = 0; i < sizeof del / sizeof del[0]; i++) {
         st = prepare(s, del[i], err);
