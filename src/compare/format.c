@@ -42,7 +42,7 @@ static void fmt_num(double v, char *out, size_t len)
     }
     double a = fabs(v);
     if (a != 0 && a < 1) {
-        snprintf(out, len, "%.4g", v);
+        snprintf(out, len, "%#.4g", v); /* '#': 0.6000, the digits kept */
         return;
     }
     int dec = a >= 1000 ? 0 : a >= 100 ? 1 : a >= 10 ? 2 : a == 0 ? 0 : 3;

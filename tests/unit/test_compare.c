@@ -573,6 +573,7 @@ static void test_numbers_and_titles(void **state)
     add(r[0], "n.big", "B", TB_BETTER_LOWER, 1234567, 0, 6, 1);
     add(r[1], "n.big", "B", TB_BETTER_LOWER, 999.96, 0, 6, 1);
     add(r[2], "n.big", "B", TB_BETTER_LOWER, 0.0123456, 0, 6, 1);
+    add(r[0], "n.small", "s", TB_BETTER_LOWER, 0.6, 0, 6, 1);
     tb_compare c;
     tb_err err = {{0}};
     assert_int_equal(tb_compare_build((const tb_record *const *)r, 3, 0, 0.05, &c, &err), 0);
@@ -586,6 +587,7 @@ static void test_numbers_and_titles(void **state)
                               "0.0%"));
     assert_non_null(strstr(t, "1,000.0 \xc2\xb1"));
     assert_non_null(strstr(t, "0.01235 \xc2\xb1"));
+    assert_non_null(strstr(t, " 0.6000 \xc2\xb1")); /* 4 significant digits, zeros kept */
     free(t);
     t = format(&c, TB_COMPARE_MARKDOWN);
     assert_non_null(strstr(t, "x\\|y")); /* a pipe in a label is escaped */
