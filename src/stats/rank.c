@@ -422,7 +422,6 @@ void tb_stats_boot_free(tb_stats_boot *b)
     free(b->tail);
     free(b->bucket);
     free(b->val);
-    free(b->scratch);
     memset(b, 0, sizeof *b);
 }
 
@@ -441,19 +440,48 @@ static const tb_stats_medlaw *law_for(tb_stats_boot *b, size_t n)
     return b->laws[n];
 }
 
-/* A resample's median drawn value by value (samples above TB_STATS_MEDLAW_MAX). */
-static double draw_direct(const double *x, size_t n, double *scratch, uint64_t *state)
+/* A uniform double in (0, 1). */
+static double uniform01(uint64_t *state)
 {
-    for (size_t i = 0; i < n; i++)
-        scratch[i] = x[((unsigned __int128)splitmix(state) * n) >> 64];
-    double hi = tb_stats_select(scratch, n, n / 2);
-    if (n % 2)
-        return hi;
-    double lo = scratch[0]; /* the largest of the lower half */
-    for (size_t i = 1; i < n / 2; i++)
-        if (scratch[i] > lo)
-            lo = scratch[i];
-    return 0.5 * (lo + hi);
+    return ((double)(splitmix(state) >> 11) + 0.5) * 0x1p-53;
+}
+
+/* A standard normal variate (Marsaglia's polar method, one of the pair). */
+static double normal01(uint64_t *state)
+{
+    for (;;) {
+        double u = 2 * uniform01(state) - 1, v = 2 * uniform01(state) - 1, s = u * u + v * v;
+        if (s > 0 && s < 1)
+            return u * sqrt(-2 * log(s) / s);
+    }
+}
+
+/* Gamma(a, 1) for a >= 1 (Marsaglia and Tsang, 2000). */
+static double gamma_ge1(double a, uint64_t *state)
+{
+    double d = a - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
+    for (;;) {
+        double x = normal01(state), v = 1 + c * x;
+        if (v <= 0)
+            continue;
+        v = v * v * v;
+        double u = uniform01(state);
+        if (u < 1 - 0.0331 * x * x * x * x || log(u) < 0.5 * x * x + d * (1 - v + log(v)))
+            return d * v;
+    }
+}
+
+void tb_stats_median_positions(size_t n, uint64_t *state, size_t *lo, size_t *hi)
+{
+    size_t k = (n + 1) / 2; /* the lower median is the k-th smallest (1-based) */
+    double fn = (double)n, g1 = gamma_ge1((double)k, state);
+    double u = g1 / (g1 + gamma_ge1(fn + 1 - (double)k, state)); /* U_(k) ~ Beta(k, n+1-k) */
+    double un = u;
+    if (n % 2 == 0) /* U_(k+1): the least of the n-k draws above U_(k) */
+        un = u + (1 - u) * -expm1(log(uniform01(state)) / (fn - (double)k));
+    double l = floor(fn * u), h = floor(fn * un);
+    *lo = l < fn - 1 ? (size_t)l : n - 1;
+    *hi = h < fn - 1 ? (size_t)h : n - 1;
 }
 
 typedef struct drawer {
@@ -469,13 +497,6 @@ static int drawer_init(tb_stats_boot *b, drawer *d, const double *x, size_t n)
     d->law = NULL;
     if (n <= TB_STATS_MEDLAW_MAX)
         return (d->law = law_for(b, n)) ? 0 : -1;
-    if (b->scratch_cap < n) {
-        double *s = realloc(b->scratch, n * sizeof *s);
-        if (!s)
-            return -1;
-        b->scratch = s;
-        b->scratch_cap = n;
-    }
     return 0;
 }
 
@@ -510,8 +531,11 @@ int tb_stats_boot_medians(tb_stats_boot *bt, const double *sorted, size_t n, uin
         return -1;
     uint64_t state = seed;
     if (!d.law) {
-        for (unsigned i = 0; i < bt->resamples; i++)
-            out[i] = draw_direct(sorted, n, bt->scratch, &state);
+        for (unsigned i = 0; i < bt->resamples; i++) {
+            size_t lo, hi;
+            tb_stats_median_positions(n, &state, &lo, &hi);
+            out[i] = 0.5 * (sorted[lo] + sorted[hi]);
+        }
         return 0;
     }
     const uint16_t *point = picks_for(bt, d.law, seed);

@@ -40,7 +40,8 @@
  *   as an alias table (Vose), so one resample costs O(1) instead of n draws and a
  *   sort -- the same bootstrap distribution (checked against enumeration of all
  *   n^n resamples in test_rank.c). Above TB_STATS_MEDLAW_MAX values the
- *   resamples are drawn value by value.
+ *   positions come from the order statistics of uniforms instead
+ *   (tb_stats_median_positions: Beta variates, O(1) per resample, any n).
  * All functions are pure (no global state); scratch memory is freed before they
  * return, and -1 means out of memory unless a function says otherwise. */
 #ifndef TB_STATS_RANK_H
@@ -102,6 +103,14 @@ int tb_stats_medlaw_init(tb_stats_medlaw *law, size_t n);
 void tb_stats_medlaw_free(tb_stats_medlaw *law);
 /* One resample's median of sorted[0..law->n-1]. */
 double tb_stats_medlaw_draw(const tb_stats_medlaw *law, const double *sorted, uint64_t *state);
+/* The positions of one resample's median for any n >= 1, without a table: drawing
+   n indices uniformly is floor(n * U) of n uniforms, and floor keeps order, so the
+   lower median's position is floor(n * U_(k)) with U_(k) ~ Beta(k, n+1-k), k =
+   ceil(n/2) (Beta from two Marsaglia-Tsang gammas); for even n the upper one is
+   floor(n * U_(k+1)), U_(k+1) = U_(k) + (1 - U_(k)) * (1 - V^(1/(n-k))) (the least
+   of the n-k draws above U_(k)). O(1) per resample; the law of the positions is
+   tb_stats_medlaw's (checked in test_rank.c). Used above TB_STATS_MEDLAW_MAX. */
+void tb_stats_median_positions(size_t n, uint64_t *state, size_t *lo, size_t *hi);
 
 /* A bootstrap context: the laws built so far (by n) and scratch space, reused
  * across calls. Not shared between threads. Free with tb_stats_boot_free. */
@@ -111,8 +120,6 @@ typedef struct tb_stats_boot {
     double *ma, *mb;                                /* resamples medians each */
     double *ratio, *tail;                           /* resamples values each */
     uint16_t *bucket;                               /* resamples values */
-    double *scratch;                                /* value-by-value resampling */
-    size_t scratch_cap;
     double *val; /* a law's median values for the sample being drawn from */
     size_t val_cap;
     /* The points a law picks for resamples 0..resamples-1 depend on n and the seed
