@@ -9,7 +9,8 @@
  * - Mann-Whitney U: U1 = R1 - nx(nx+1)/2, R1 the sum of x's mid-ranks in the
  *   pooled sample (= the pairs x_i > y_j plus half the pairs x_i == y_j);
  *   U2 = nx*ny - U1, U = max(U1, U2).
- *   Exact when min(nx, ny) <= TB_MWU_EXACT_MAX and there are no ties:
+ *   Exact when min(nx, ny) <= TB_MWU_EXACT_MAX and there are no ties (and, unlike
+ *   scipy, nx*ny <= TB_MWU_EXACT_CELLS, which bounds the memory of the counts):
  *   p = 2 * P(U' >= U) under the null (all C(nx+ny, nx) arrangements equally
  *   likely; the counts are the Gaussian binomial coefficients, built as
  *   prod_{i=1..m} (1 - q^(n'+i)) / (1 - q^i) with m = min, n' = max), capped at 1.
@@ -52,6 +53,7 @@
 
 /* scipy's method="auto": exact when the smaller sample has at most 8 values (and no ties). */
 #define TB_MWU_EXACT_MAX 8
+#define TB_MWU_EXACT_CELLS 1000000
 /* Largest sample size whose resample-median law is tabulated (n(n+1)/2 points). */
 #define TB_STATS_MEDLAW_MAX 256
 

@@ -65,6 +65,14 @@ static void test_mwu_exact(void **state)
     assert_float_equal(r.u1, 11, 0);
     assert_true(r.exact);
     assert_float_equal(r.p_value, 0.031118881118881118, 1e-14);
+    /* a huge second sample: the normal approximation (bounded memory) */
+    double *h = malloc(200000 * sizeof *h);
+    for (int i = 0; i < 200000; i++)
+        h[i] = 10 + i * 1e-5;
+    assert_int_equal(tb_stats_mwu(c, N(c), h, 200000, &r), 0);
+    assert_false(r.exact);
+    assert_true(r.p_value < 1e-4);
+    free(h);
     /* identical samples: U at the centre, p capped at 1 */
     assert_int_equal(tb_stats_mwu(c, N(c), c, N(c), &r), 0);
     assert_false(r.exact); /* every value tied with its copy */
@@ -151,6 +159,15 @@ static void test_median_ci(void **state)
     tb_stats_median_ci_sorted(x, 1000, 0.95, &ci); /* 2^-1000 does not underflow the sum */
     assert_int_equal(ci.k, 469);
     assert_float_equal(ci.coverage, 0.9537088026395019, 1e-10);
+    double *big = malloc(4000000 * sizeof *big); /* the sum starts near the middle */
+    for (int i = 0; i < 4000000; i++)
+        big[i] = i;
+    tb_stats_median_ci_sorted(big, 4000000, 0.95, &ci);
+    /* python3 (math.lgamma, summing the pmf in log space): k = 1998040, coverage
+       0.9500626353781659; the normal approximation puts k near 2000000 - 1960 */
+    assert_int_equal(ci.k, 1998040);
+    assert_float_equal(ci.coverage, 0.9500626353781659, 1e-9);
+    free(big);
     assert_int_equal(tb_stats_median_ci_min_n(0.95), 6);
     assert_int_equal(tb_stats_median_ci_min_n(0.99), 8);
     tb_stats_median_ci_sorted(x, 0, 0.95, &ci);
