@@ -731,8 +731,7 @@ static int marker(tb_buf *out, const char *cls, size_t series, int hollow, doubl
     return rc ? -1 : 0;
 }
 
-/* "µs" for "us"; other units as they are. */
-static const char *unit_disp(const char *unit)
+const char *tb_svg_unit(const char *unit)
 {
     if (!unit)
         return "";
@@ -740,18 +739,18 @@ static const char *unit_disp(const char *unit)
 }
 
 /* "1,091 ms", "850 ns" (times keep their unit: the axis is in it), "0.215" (no unit) */
-static void value_text(double v, const char *unit, char *out, size_t len)
+void tb_svg_fmt_value(double v, const char *unit, char *out, size_t len)
 {
     char num[48];
     tb_svg_fmt_num(v, num, sizeof num);
-    const char *u = unit_disp(unit);
+    const char *u = tb_svg_unit(unit);
     join3(out, len, num, *u ? " " : "", u);
 }
 
 /* The axis title: "req/s", "ns, log scale", "ms". */
 static void axis_title(const char *title, const char *unit, int log, char *out, size_t len)
 {
-    const char *u = unit_disp(unit);
+    const char *u = tb_svg_unit(unit);
     snprintf(out, len, "%s%s%s%s%s%s", title ? title : "", title && *u ? " (" : "", u,
              title && *u ? ")" : "", log && (title || *u) ? ", " : "", log ? "log scale" : "");
 }
@@ -844,8 +843,8 @@ static int bar_group(tb_buf *out, const char *id, const tb_svg_series *s, const 
     tb_svg_scale_fit(&sc, g->log ? TB_SVG_LOG : TB_SVG_LINEAR, lo, hi, 1, px0, px1);
     int rc = text_at(out, 8, y0 + 15, "tb-t", "start", g->title, 60);
     char sub[160];
-    snprintf(sub, sizeof sub, "%s%s%s", unit_disp(g->unit),
-             g->sub && *unit_disp(g->unit) ? " \xc2\xb7 " : "", g->sub ? g->sub : "");
+    snprintf(sub, sizeof sub, "%s%s%s", tb_svg_unit(g->unit),
+             g->sub && *tb_svg_unit(g->unit) ? " \xc2\xb7 " : "", g->sub ? g->sub : "");
     rc |= text_at(out, TB_SVG_WIDTH - 8, y0 + 15, "tb-m", "end", sub, 0);
     double top = y0 + BAR_TITLE_H, rows = g->n ? (double)g->n : 1;
     double axis_y = top + rows * BAR_ROW_H + 2;
@@ -868,7 +867,7 @@ static int bar_group(tb_buf *out, const char *id, const tb_svg_series *s, const 
         }
         double xv = tb_svg_scale_map(&sc, b->value);
         double x0 = fmin(xb, xv), x1 = fmax(xb, xv);
-        value_text(b->value, g->unit, val, sizeof val);
+        tb_svg_fmt_value(b->value, g->unit, val, sizeof val);
         int has_ci = isfinite(b->lo) && isfinite(b->hi);
         char lo_s[48], hi_s[48];
         tb_svg_fmt_num(b->lo, lo_s, sizeof lo_s);
@@ -980,7 +979,7 @@ static void x_label(enum tb_svg_kind k, double x, const char *unit, char *out, s
         join3(out, len, "p", p, NULL);
         return;
     }
-    value_text(x, unit, out, len);
+    tb_svg_fmt_value(x, unit, out, len);
 }
 
 int tb_svg_lines(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
@@ -1043,7 +1042,7 @@ int tb_svg_lines(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
                 continue;
             char xl[48], yl[64], tip[512];
             x_label(c->xkind, cv->x[k], c->xunit, xl, sizeof xl);
-            value_text(cv->y[k], c->yunit, yl, sizeof yl);
+            tb_svg_fmt_value(cv->y[k], c->yunit, yl, sizeof yl);
             snprintf(tip, sizeof tip, "%s: %s = %s", name, xl, yl);
             rc |= marker(out, "tb-pt", cv->series, cv->dashed, tb_svg_scale_map(&xs, cv->x[k]),
                          tb_svg_scale_map(&ys, cv->y[k]), 3.5, cv->y[k], tip);
@@ -1126,7 +1125,7 @@ static int box_row(tb_buf *out, const tb_svg_series *s, const tb_svg_dist *d,
     double xq1 = tb_svg_scale_map(sc, b.q1), xq3 = tb_svg_scale_map(sc, b.q3);
     double xm = tb_svg_scale_map(sc, b.med);
     char med[64], tip[512], q1s[48], q3s[48];
-    value_text(b.med, unit, med, sizeof med);
+    tb_svg_fmt_value(b.med, unit, med, sizeof med);
     tb_svg_fmt_num(b.q1, q1s, sizeof q1s);
     tb_svg_fmt_num(b.q3, q3s, sizeof q3s);
     snprintf(tip, sizeof tip, "%s: median %s, quartiles %s to %s, n=%zu", label, med, q1s, q3s, n);

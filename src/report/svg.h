@@ -89,6 +89,11 @@ void tb_svg_fmt_num(double v, char *out, size_t len);
 /* A duration given in unit ("ns", "us", "ms", "s") in the unit that suits it,
    3 significant digits: "850 ns", "12.3 us", "1.09 s". Other units: fmt_num + unit. */
 void tb_svg_fmt_time(double v, const char *unit, char *out, size_t len);
+/* A value with its unit as shown on a chart: fmt_num, a space and the unit ("us" shown
+   as "µs"): "34,952 req/s", "0.215" (no unit). */
+void tb_svg_fmt_value(double v, const char *unit, char *out, size_t len);
+/* The unit as shown: "µs" for "us", others as they are, "" for NULL. */
+const char *tb_svg_unit(const char *unit);
 /* 1 when unit is a time unit this module converts ("ns", "us", "ms", "s"). */
 int tb_svg_is_time(const char *unit);
 
