@@ -579,7 +579,7 @@ static void card(ctx *x, size_t i)
 
     char target[160], words[256];
     const tb_compare_row *rps = http_rps_row(c, target, sizeof target);
-    const tb_compare_row *sys = tb_compare_find(c, "syscall.cN.index");
+    const tb_compare_row *sys = tb_compare_find(c, "syscall.cn.index");
     if (!sys)
         sys = tb_compare_find(c, "syscall.c1.index");
     if (rps) {
@@ -589,7 +589,7 @@ static void card(ctx *x, size_t i)
     }
     if (sys) {
         snprintf(words, sizeof words, "System Call Overhead index%s",
-                 ends(sys->name, "cN.index") ? " (N copies)" : " (1 copy)");
+                 ends(sys->name, "cn.index") ? " (N copies)" : " (1 copy)");
         if (is_base ? value_line(x, sys, i, words, &l) : ratio_line(x, sys, i, words, &l))
             put_line(x, &l), lines++;
     }
@@ -1064,11 +1064,25 @@ static void cell_html(ctx *x, const tb_compare_row *row, size_t i)
             text(x, b);
             put(x, "</span>");
         }
-        const tb_compare_cell *base = &row->cells[x->c->baseline];
-        verdict_words(cell, base, b, sizeof b);
+        char p[48];
+        fmt_p(cell->p_value, p, sizeof p);
+        switch (cell->verdict) {
+        case TB_COMPARE_SAME:
+            snprintf(b, sizeof b, "~ same (%s)", p);
+            break;
+        case TB_COMPARE_BETTER:
+        case TB_COMPARE_WORSE:
+            snprintf(b, sizeof b, "%s (%s)", tb_compare_verdict_name(cell->verdict), p);
+            break;
+        case TB_COMPARE_UNTESTABLE:
+            snprintf(b, sizeof b, "too few to test");
+            break;
+        default:
+            b[0] = 0;
+        }
         if (b[0]) {
             put(x, "<br><span class=\"v\">");
-            text(x, cell->verdict == TB_COMPARE_SAME ? "~ no significant difference" : b);
+            text(x, b);
             put(x, "</span>");
         }
     }
@@ -1143,8 +1157,10 @@ static void compare_table(ctx *x)
     }
     put(x, "</tbody></table></div>\n");
     note(x, "Each cell: median [95 % interval of the median]; then, against the baseline, the "
-            "ratio of medians [95 % percentile-bootstrap interval] and the Mann-Whitney U "
-            "verdict. noisy: coefficient of variation above 5 %. SIMULATED: measured with a "
+            "ratio of medians [95 % percentile-bootstrap interval] and the verdict of a "
+            "two-sided Mann-Whitney U test (~ same: no significant difference; better or "
+            "worse in the metric's direction). noisy: coefficient of variation above 5 %. "
+            "SIMULATED: measured with a "
             "simulated TEE, not real TEE hardware.");
     section_end(x);
 }

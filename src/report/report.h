@@ -6,7 +6,7 @@
  * What the page holds, in order:
  * - headline: one card per environment with the few numbers that matter -- against
  *   the baseline, the HTTP req/s ratio (target "nginx", else the first) and the
- *   System Call Overhead index ratio (syscall.cN.index, else syscall.c1.index), each
+ *   System Call Overhead index ratio (syscall.cn.index: N copies, else syscall.c1.index), each
  *   with its 95 % interval and a plain-words verdict from the rank test ("no
  *   significant difference" where p >= alpha); within the environment, the notary's
  *   TEE overhead in ms and % of the no_tee notarization, and the quote verification

@@ -15,7 +15,7 @@
 #define N_COLOURS 8
 #define N_PATTERNS 8
 #define N_SHAPES 6
-#define LABEL_MAX_CHARS 30
+#define LABEL_MAX_CHARS 34
 #define CHAR_W 6.6    /* average width of a 12 px sans-serif character, for layout */
 #define STRIP_MAX 400 /* samples drawn as dots per box row (evenly picked above) */
 
@@ -1059,8 +1059,11 @@ int tb_svg_lines(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
     spread_labels(ends, n_ends, 13, 12, LINE_H - 4);
     for (size_t i = 0; i < n_ends; i++) {
         const tb_svg_curve *cv = &c->curves[ends[i].curve];
-        rc |= text_at(out, px1 + 8, ends[i].y, cv->dashed ? "tb-m" : "", "start",
-                      cv->label ? cv->label : series_name(s, cv->series), 24);
+        /* the series' marker before its name ties the name to its curve without colour */
+        rc |= marker(out, "tb-key", cv->series, cv->dashed, px1 + 12, ends[i].y - 4, 3.5, NAN,
+                     cv->label ? cv->label : series_name(s, cv->series));
+        rc |= text_at(out, px1 + 20, ends[i].y, cv->dashed ? "tb-m" : "", "start",
+                      cv->label ? cv->label : series_name(s, cv->series), 22);
     }
     free(ends);
     rc |= frame_end(out);
