@@ -124,7 +124,7 @@ static void md_text(ctx *x, const char *s)
     x->rc |= tb_svg_escape(&tmp, s);
     for (size_t i = 0; i < tmp.len; i++) {
         char ch = (char)tmp.p[i];
-        if (strchr("\\`*_[]|~!#", ch))
+        if (ch && strchr("\\`*_[]|~", ch))
             x->rc |= tb_buf_append(x->out, "\\", 1);
         x->rc |= tb_buf_append(x->out, &ch, 1);
     }

@@ -15,64 +15,9 @@
 #include <string.h>
 
 #include "report/svg.h"
+#include "svg_test_util.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-
-/* ---- helpers ---- */
-
-static size_t count(const char *hay, const char *needle)
-{
-    size_t n = 0;
-    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-        n++;
-    return n;
-}
-
-/* Tags balance (names match, self-closing allowed), no text outside the root element,
-   no raw '<' inside text, attribute values quoted without '<'. */
-static int well_formed(const char *s)
-{
-    char stack[64][32];
-    size_t depth = 0;
-    const char *p = s;
-    int seen_root = 0;
-    while (*p) {
-        if (*p != '<') {
-            if (!depth && *p != '\n' && *p != ' ')
-                return 0;
-            p++;
-            continue;
-        }
-        const char *end = strchr(p, '>');
-        if (!end)
-            return 0;
-        for (const char *q = p + 1; q < end; q++)
-            if (*q == '<')
-                return 0;
-        if (p[1] == '/') {
-            if (!depth)
-                return 0;
-            size_t n = strlen(stack[depth - 1]);
-            if (strncmp(p + 2, stack[depth - 1], n) || p[2 + n] != '>')
-                return 0;
-            depth--;
-        } else if (end[-1] != '/') {
-            if (depth == 64)
-                return 0;
-            if (!depth && seen_root)
-                return 0;
-            seen_root = 1;
-            size_t n = strcspn(p + 1, " >/");
-            if (n >= 32)
-                return 0;
-            memcpy(stack[depth], p + 1, n);
-            stack[depth][n] = 0;
-            depth++;
-        }
-        p = end + 1;
-    }
-    return depth == 0 && seen_root;
-}
 
 static void no_bad_numbers(const char *s)
 {
@@ -452,9 +397,8 @@ static void test_lines_percentiles(void **state)
     const double td[] = {1.2, 2.5, 4.4, NAN, 12.5, 20.1};
     const double td_u[] = {1.1, 2.2, 3.9, 7.5, 9.9, 15.0};
     tb_svg_series s = {names20, 3};
-    tb_svg_curve c[] = {{0, NULL, 0, p, host, 6},
-                        {2, NULL, 0, p, td, 6},
-                        {2, "tdx-guest (uncorrected)", 1, p, td_u, 6}};
+    tb_svg_curve c[] = {
+        {0, NULL, 0, p, host, 6}, {2, NULL, 0, p, td, 6}, {2, "tdx (uncorrected)", 1, p, td_u, 6}};
     tb_svg_line_chart lc = {TB_SVG_PCTL, "percentile",          NULL, "latency", "ms",
                             -1,          "dashed: uncorrected", c,    3};
     tb_svg_frame f = {"c3", "latency", "HTTP latency", NULL, 0};
@@ -468,7 +412,7 @@ static void test_lines_percentiles(void **state)
     assert_non_null(strstr(o, ">99.999%</text>"));
     assert_non_null(strstr(o, ">50%</text>"));
     assert_non_null(strstr(o, "latency (ms)"));
-    assert_non_null(strstr(o, ">tdx-guest (uncorrected)</text>"));
+    assert_non_null(strstr(o, ">tdx (uncorrected)</text>"));
     assert_non_null(strstr(o, "p99.9 = 1.80 ms"));
     assert_null(strstr(o, "log scale")); /* 20.1 / 0.9 < 30: linear */
     tb_buf_reset(&b);
