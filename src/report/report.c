@@ -679,36 +679,40 @@ static void bars_section(ctx *x)
         return;
     }
     size_t gi = 0;
-    for (size_t k = 0; k < c->n_rows; k++) {
-        const tb_compare_row *row = &c->rows[k];
-        if (category(row) != CAT_BARS)
-            continue;
-        tb_svg_bar *b = bars + gi * c->n_records;
-        for (size_t i = 0; i < c->n_records; i++) {
-            const tb_compare_cell *cell = &row->cells[i];
-            b[i].series = i;
-            b[i].value = cell->present && cell->n ? cell->median : NAN;
-            b[i].lo = cell->lo;
-            b[i].hi = cell->hi;
-            char r[48] = "";
-            if (i == c->baseline && c->n_records > 1)
-                snprintf(r, sizeof r, "baseline");
-            else if (isfinite(cell->ratio)) {
-                tb_svg_fmt_num(cell->ratio, r, sizeof r - 8);
-                strcat(r, "\xc3\x97");
-                if (cell->verdict == TB_COMPARE_SAME)
-                    strcat(r, " ~");
+    /* the workloads people ask about first: HTTP, system calls, then the rest */
+    for (int pass = 0; pass < 3; pass++)
+        for (size_t k = 0; k < c->n_rows; k++) {
+            const tb_compare_row *row = &c->rows[k];
+            int rank = starts(row->name, "http.") ? 0 : starts(row->name, "syscall.") ? 1 : 2;
+            if (category(row) != CAT_BARS || rank != pass)
+                continue;
+            tb_svg_bar *b = bars + gi * c->n_records;
+            for (size_t i = 0; i < c->n_records; i++) {
+                const tb_compare_cell *cell = &row->cells[i];
+                b[i].series = i;
+                b[i].value = cell->present && cell->n ? cell->median : NAN;
+                b[i].lo = cell->lo;
+                b[i].hi = cell->hi;
+                char r[48] = "";
+                if (i == c->baseline && c->n_records > 1)
+                    snprintf(r, sizeof r, "baseline");
+                else if (isfinite(cell->ratio)) {
+                    tb_svg_fmt_num(cell->ratio, r, sizeof r - 8);
+                    strcat(r, "\xc3\x97");
+                    if (cell->verdict == TB_COMPARE_SAME)
+                        strcat(r, " ~");
+                }
+                b[i].note =
+                    pooled(x, "%s%s%s", r, cell->noisy ? (r[0] ? " noisy" : "noisy") : "",
+                           cell->simulated && !x->c->records[i]->simulated ? " SIMULATED" : "");
             }
-            b[i].note = pooled(x, "%s%s%s", r, cell->noisy ? (r[0] ? " noisy" : "noisy") : "",
-                               cell->simulated && !x->c->records[i]->simulated ? " SIMULATED" : "");
+            g[gi].title = row->name;
+            g[gi].unit = row->unit;
+            g[gi].sub = row->better == TB_BETTER_HIGHER ? "higher is better" : "lower is better";
+            g[gi].bars = b;
+            g[gi].n = c->n_records;
+            gi++;
         }
-        g[gi].title = row->name;
-        g[gi].unit = row->unit;
-        g[gi].sub = row->better == TB_BETTER_HIGHER ? "higher is better" : "lower is better";
-        g[gi].bars = b;
-        g[gi].n = c->n_records;
-        gi++;
-    }
     tb_svg_frame f;
     char id[16];
     frame_for(x, &f, id, sizeof id, "throughput", "Medians per metric and environment",
