@@ -171,7 +171,7 @@ static void fmt_interval(double lo, double hi, const char *unit, int sign, char 
         out[0] = 0;
         return;
     }
-    char a[64], b[64];
+    char a[40], b[40];
     tb_svg_fmt_num(lo, a, sizeof a);
     tb_svg_fmt_num(hi, b, sizeof b);
     const char *u = tb_svg_unit(unit);

@@ -239,6 +239,10 @@ static void fmt_sig(double v, int strip, char *out, size_t len)
     int e = (int)floor(log10(a));
     if (floor(a / pow(10, e - 2) + 0.5) >= 1000)
         e++;
+    if (e >= 15) { /* past a quadrillion, digits stop helping anyone */
+        snprintf(out, len, "%.3g", v);
+        return;
+    }
     if (e >= 3) {
         char digits[48];
         snprintf(digits, sizeof digits, "%.0f", v);
@@ -313,6 +317,10 @@ static void fmt_compact(double v, double step, char *out, size_t len)
         double div;
         const char *suffix;
     } si[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}};
+    if (fabs(v) >= 1e15) {
+        snprintf(out, len, "%.3g", v);
+        return;
+    }
     size_t k = 0;
     while (k + 1 < sizeof si / sizeof si[0] && fabs(v) < si[k].div)
         k++;

@@ -84,7 +84,8 @@ int tb_svg_escape_cut(tb_buf *out, const char *s, size_t max_chars);
 /* Characters (UTF-8 code points) in s. */
 size_t tb_svg_strlen(const char *s);
 /* A number for people: thousands separators from 1000 ("162,588"), else 3 significant
-   digits ("34.9", "0.215", "1.00"), "0" for zero, "-" when not finite. */
+   digits ("34.9", "0.215", "1.00"); from 1e15 on "%.3g" ("1e+300"); "0" for zero,
+   "-" when not finite. */
 void tb_svg_fmt_num(double v, char *out, size_t len);
 /* A duration given in unit ("ns", "us", "ms", "s") in the unit that suits it,
    3 significant digits: "850 ns", "12.3 us", "1.09 s". Other units: fmt_num + unit. */

@@ -222,6 +222,8 @@ static void test_fmt_num(void **state)
         {278, "278"},
         {25.48, "25.5"},
         {1234567890123.0, "1,234,567,890,123"},
+        {1e300, "1e+300"},
+        {-2.5e17, "-2.5e+17"},
     };
     for (size_t i = 0; i < N(cases); i++) {
         tb_svg_fmt_num(cases[i].v, b, sizeof b);
