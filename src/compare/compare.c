@@ -37,6 +37,8 @@ typedef struct builder {
     double *sorted;
     size_t sorted_cap;
     const double **cell_sorted; /* n_records pointers into sorted */
+    double *base_meds;          /* 1 / the baseline's resample medians, once per row */
+    int have_base_meds;
 } builder;
 
 static const char *label_of(const tb_record *r)
@@ -87,11 +89,13 @@ static int versus_baseline(builder *b, const tb_compare_row *row, tb_compare_cel
     }
     if (base->median > 0 && cell->median > 0)
         cell->ratio = cell->median / base->median;
-    if (base->n >= b->min_n && cell->n >= b->min_n && !isnan(cell->ratio) && bs[0] > 0 &&
-        s[0] > 0) {
-        if (tb_stats_boot_median_ratio(&b->boot, bs, base->n, s, cell->n, TB_COMPARE_SEED,
-                                       TB_COMPARE_LEVEL, &cell->ratio_lo, &cell->ratio_hi) < 0)
+    if (b->have_base_meds && cell->n >= b->min_n && !isnan(cell->ratio) && s[0] > 0) {
+        /* = tb_stats_boot_median_ratio(bs, s, TB_COMPARE_SEED), the baseline's half shared */
+        if (tb_stats_boot_medians(&b->boot, s, cell->n, TB_COMPARE_SEED ^ TB_STATS_BOOT_SEED_B,
+                                  b->boot.mb) < 0)
             return tb_errf(err, "comparing %s: out of memory", row->name);
+        tb_stats_boot_ratio_interval(&b->boot, b->base_meds, b->boot.mb, TB_COMPARE_LEVEL,
+                                     &cell->ratio_lo, &cell->ratio_hi);
     }
     tb_mwu u;
     if (tb_stats_mwu_sorted(bs, base->n, s, cell->n, &u) < 0)
@@ -184,6 +188,13 @@ static int build_row(builder *b, tb_compare_row *row, const entry *e, size_t k, 
     const tb_compare_cell *base = &row->cells[c->baseline];
     if (!base->present)
         row->cells[c->baseline].verdict = TB_COMPARE_ABSENT;
+    const double *bs = b->cell_sorted[c->baseline];
+    b->have_base_meds = base->present && base->n >= b->min_n && bs[0] > 0 && k > 1;
+    if (b->have_base_meds) {
+        if (tb_stats_boot_medians(&b->boot, bs, base->n, TB_COMPARE_SEED, b->base_meds) < 0)
+            return tb_errf(err, "comparing %s: out of memory", row->name);
+        tb_stats_reciprocals(b->base_meds, TB_COMPARE_RESAMPLES, b->base_meds);
+    }
     for (size_t i = 0; i < k; i++) {
         size_t r = e[i].rec;
         if (r == c->baseline)
@@ -256,13 +267,14 @@ int tb_compare_build(const tb_record *const *records, size_t n_records, size_t b
         n_all += records[r]->n_metrics;
     builder b = {.c = out, .min_n = tb_stats_median_ci_min_n(TB_COMPARE_LEVEL)};
     entry *all = malloc((n_all ? n_all : 1) * sizeof *all);
+    b.base_meds = malloc(TB_COMPARE_RESAMPLES * sizeof *b.base_meds);
     b.cell_sorted = malloc(n_records * sizeof *b.cell_sorted);
     out->geomean_higher = malloc(n_records * sizeof *out->geomean_higher);
     out->geomean_lower = malloc(n_records * sizeof *out->geomean_lower);
     out->geomean_higher_n = malloc(n_records * sizeof *out->geomean_higher_n);
     out->geomean_lower_n = malloc(n_records * sizeof *out->geomean_lower_n);
     int rc = -1;
-    if (!all || !b.cell_sorted || !out->geomean_higher || !out->geomean_lower ||
+    if (!all || !b.base_meds || !b.cell_sorted || !out->geomean_higher || !out->geomean_lower ||
         !out->geomean_higher_n || !out->geomean_lower_n ||
         tb_stats_boot_init(&b.boot, TB_COMPARE_RESAMPLES) < 0) {
         tb_errf(err, "out of memory");
@@ -281,6 +293,7 @@ done:
     tb_stats_boot_free(&b.boot);
     free(b.sorted);
     free(b.cell_sorted);
+    free(b.base_meds);
     free(all);
     if (rc < 0)
         tb_compare_clear(out);

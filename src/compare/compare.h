@@ -108,7 +108,7 @@ int tb_compare_format_parse(const char *s, enum tb_compare_format *out);
    markdown: a GitHub table and the same legend; csv: a header line, then one line
    per (metric, record) in row order with every cell field; json: one object,
    schema "teebench-compare" schema_version 1 (members in docs/ARCHITECTURE.md,
-   compare module), numbers rounded to 7 significant digits, null for NAN. */
+   compare module), numbers with 7 significant digits, null for NAN. */
 int tb_compare_format(const tb_compare *c, enum tb_compare_format fmt, tb_buf *out, tb_err *err);
 
 /* A regression gate: "<metric> <op> <number>" where op is <, <=, >, >=, and the

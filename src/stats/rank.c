@@ -206,6 +206,15 @@ double tb_stats_cv(const double *x, size_t n)
 
 /* ---- the law of a resample's median ------------------------------------ */
 
+/* summary.h's tb_stats_splitmix64, inlined into the draw loops. */
+static inline uint64_t splitmix(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
 /* P(S = t), S ~ Binomial(n, q). */
 static double binom_pmf(size_t n, size_t t, double q)
 {
@@ -333,7 +342,7 @@ void tb_stats_medlaw_free(tb_stats_medlaw *law)
 
 double tb_stats_medlaw_draw(const tb_stats_medlaw *law, const double *sorted, uint64_t *state)
 {
-    uint64_t r = tb_stats_splitmix64(state);
+    uint64_t r = splitmix(state);
     size_t i = (size_t)(((r >> 32) * (uint64_t)law->k) >> 32);
     double u = (double)(r & 0xffffffffu) * 0x1p-32;
     if (u >= law->cut[i])
@@ -380,29 +389,21 @@ double tb_stats_select(double *x, size_t n, size_t k)
     return x[kk];
 }
 
-/* The q-quantile of x[0..n-1] by linear interpolation at q*(n-1) (reorders x). */
-static double quantile_select(double *x, size_t n, double q)
-{
-    double pos = q * (double)(n - 1);
-    size_t j = (size_t)pos;
-    double frac = pos - (double)j, v = tb_stats_select(x, n, j);
-    if (frac == 0 || j + 1 >= n)
-        return v;
-    double next = x[j + 1];
-    for (size_t i = j + 2; i < n; i++)
-        if (x[i] < next)
-            next = x[i];
-    return v + (next - v) * frac;
-}
-
 int tb_stats_boot_init(tb_stats_boot *b, unsigned resamples)
 {
     memset(b, 0, sizeof *b);
     if (resamples == 0)
         return -1;
     b->resamples = resamples;
-    b->stat = malloc(resamples * sizeof *b->stat);
-    return b->stat ? 0 : -1;
+    b->ma = malloc(resamples * sizeof *b->ma);
+    b->mb = malloc(resamples * sizeof *b->mb);
+    b->ratio = malloc(resamples * sizeof *b->ratio);
+    b->tail = malloc(resamples * sizeof *b->tail);
+    b->bucket = malloc(resamples * sizeof *b->bucket);
+    if (b->ma && b->mb && b->ratio && b->tail && b->bucket)
+        return 0;
+    tb_stats_boot_free(b);
+    return -1;
 }
 
 void tb_stats_boot_free(tb_stats_boot *b)
@@ -413,7 +414,14 @@ void tb_stats_boot_free(tb_stats_boot *b)
             free(b->laws[i]);
         }
     }
-    free(b->stat);
+    free(b->ma);
+    free(b->mb);
+    for (size_t i = 0; i < sizeof b->picks / sizeof b->picks[0]; i++)
+        free(b->picks[i].point);
+    free(b->ratio);
+    free(b->tail);
+    free(b->bucket);
+    free(b->val);
     free(b->scratch);
     memset(b, 0, sizeof *b);
 }
@@ -437,7 +445,7 @@ static const tb_stats_medlaw *law_for(tb_stats_boot *b, size_t n)
 static double draw_direct(const double *x, size_t n, double *scratch, uint64_t *state)
 {
     for (size_t i = 0; i < n; i++)
-        scratch[i] = x[((unsigned __int128)tb_stats_splitmix64(state) * n) >> 64];
+        scratch[i] = x[((unsigned __int128)splitmix(state) * n) >> 64];
     double hi = tb_stats_select(scratch, n, n / 2);
     if (n % 2)
         return hi;
@@ -471,11 +479,152 @@ static int drawer_init(tb_stats_boot *b, drawer *d, const double *x, size_t n)
     return 0;
 }
 
-static double drawer_draw(tb_stats_boot *b, const drawer *d, uint64_t *state)
+/* The law's points for resamples 0..resamples-1 from seed (tb_stats_medlaw_draw's
+   choice), from the cache or drawn now. NULL when out of memory. */
+static const uint16_t *picks_for(tb_stats_boot *bt, const tb_stats_medlaw *law, uint64_t seed)
 {
-    if (d->law)
-        return tb_stats_medlaw_draw(d->law, d->x, state);
-    return draw_direct(d->x, d->n, b->scratch, state);
+    size_t slots = sizeof bt->picks / sizeof bt->picks[0];
+    for (size_t i = 0; i < slots; i++)
+        if (bt->picks[i].point && bt->picks[i].n == law->n && bt->picks[i].seed == seed)
+            return bt->picks[i].point;
+    struct tb_stats_boot_picks *p = &bt->picks[bt->next_pick++ % slots];
+    if (!p->point && !(p->point = malloc(bt->resamples * sizeof *p->point)))
+        return NULL;
+    p->n = law->n;
+    p->seed = seed;
+    uint64_t state = seed, k = law->k;
+    for (unsigned i = 0; i < bt->resamples; i++) {
+        uint64_t r = splitmix(&state);
+        size_t j = (size_t)(((r >> 32) * k) >> 32);
+        double u = (double)(r & 0xffffffffu) * 0x1p-32;
+        p->point[i] = (uint16_t)(u < law->cut[j] ? j : law->alias[j]);
+    }
+    return p->point;
+}
+
+int tb_stats_boot_medians(tb_stats_boot *bt, const double *sorted, size_t n, uint64_t seed,
+                          double *out)
+{
+    drawer d;
+    if (n == 0 || drawer_init(bt, &d, sorted, n) < 0)
+        return -1;
+    uint64_t state = seed;
+    if (!d.law) {
+        for (unsigned i = 0; i < bt->resamples; i++)
+            out[i] = draw_direct(sorted, n, bt->scratch, &state);
+        return 0;
+    }
+    const uint16_t *point = picks_for(bt, d.law, seed);
+    if (!point)
+        return -1;
+    const tb_stats_medlaw *law = d.law;
+    if (bt->val_cap < law->k) {
+        double *v = realloc(bt->val, law->k * sizeof *v);
+        if (!v)
+            return -1;
+        bt->val = v;
+        bt->val_cap = law->k;
+    }
+    double *val = bt->val;
+    for (size_t i = 0; i < law->k; i++)
+        val[i] = 0.5 * (sorted[law->lo[i]] + sorted[law->hi[i]]);
+    for (unsigned i = 0; i < bt->resamples; i++)
+        out[i] = val[point[i]];
+    return 0;
+}
+
+/* The interval's ends without a sort: a histogram of TAIL_BUCKETS equal-width
+   buckets over [min, max] of the ratios tells which buckets hold the wanted ranks;
+   only the values in the buckets up to the one holding rank lo_j + 1 (and from
+   the one holding rank hi_j on) are collected and selected among -- a few dozen
+   values when the tails are thin. A bucket is a monotone function of the value,
+   so the collected values are exactly the smallest (largest) ones. */
+enum { TAIL_BUCKETS = 1024 };
+
+/* Statistics k and k+1 (the same when k + 1 == c) of w[0..c-1], which it reorders. */
+static void select_pair(double *w, size_t c, size_t k, double *a, double *b)
+{
+    *a = tb_stats_select(w, c, k);
+    *b = *a;
+    if (k + 1 < c) {
+        *b = w[k + 1];
+        for (size_t i = k + 2; i < c; i++)
+            if (w[i] < *b)
+                *b = w[i];
+    }
+}
+
+/* Order statistics lo_j, lo_j + 1, hi_j, hi_j + 1 of v[0..n-1] (lo_j < hi_j) into
+   out[0..3], v kept as it is; mn, mx its minimum and maximum. w: n doubles and
+   bucket: n uint16 of scratch. */
+static void tail_stats(const double *v, size_t n, double mn, double mx, size_t lo_j, size_t hi_j,
+                       double *w, uint16_t *bucket, double out[4])
+{
+    if (!(mx > mn)) {
+        out[0] = out[1] = out[2] = out[3] = mn;
+        return;
+    }
+    size_t b_lo = 0, b_hi = 0, below_hi = 0;
+    if (isfinite(mx - mn)) {
+        uint32_t count[TAIL_BUCKETS] = {0};
+        double scale = (TAIL_BUCKETS - 1) / (mx - mn);
+        for (size_t i = 0; i < n; i++) {
+            int b = (int)((v[i] - mn) * scale);
+            bucket[i] = (uint16_t)b;
+            count[b]++;
+        }
+        /* b_lo: the bucket holding rank lo_j + 1; b_hi: the one holding rank hi_j */
+        size_t want_lo = lo_j + 1 < n ? lo_j + 1 : n - 1, below = 0;
+        while (below + count[b_lo] <= want_lo)
+            below += count[b_lo++];
+        while (below_hi + count[b_hi] <= hi_j)
+            below_hi += count[b_hi++];
+    }
+    if (b_lo >= b_hi) { /* no histogram, or the tails share a bucket: all values */
+        memcpy(w, v, n * sizeof *w);
+        select_pair(w, n, lo_j, &out[0], &out[1]);
+        select_pair(w, n, hi_j, &out[2], &out[3]);
+        return;
+    }
+    /* one pass: the low tail (buckets <= b_lo: ranks 0..) fills w from the front,
+       the high tail (buckets >= b_hi: ranks below_hi..) from the back; the tails are
+       disjoint, so before value i at most i slots are taken and no write lands on
+       a kept value */
+    size_t c_lo = 0, c_hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        w[c_lo] = v[i];
+        c_lo += bucket[i] <= b_lo;
+        w[n - 1 - c_hi] = v[i];
+        c_hi += bucket[i] >= b_hi;
+    }
+    select_pair(w, c_lo, lo_j, &out[0], &out[1]);
+    select_pair(w + n - c_hi, c_hi, hi_j - below_hi, &out[2], &out[3]);
+}
+
+void tb_stats_reciprocals(const double *x, size_t n, double *out)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = 1.0 / x[i];
+}
+
+void tb_stats_boot_ratio_interval(tb_stats_boot *bt, const double *inv_ma, const double *mb,
+                                  double level, double *lo, double *hi)
+{
+    size_t r = bt->resamples;
+    double *v = bt->ratio, mn = mb[0] * inv_ma[0], mx = mn;
+    for (size_t i = 0; i < r; i++) {
+        double x = mb[i] * inv_ma[i];
+        v[i] = x;
+        mn = x < mn ? x : mn;
+        mx = x > mx ? x : mx;
+    }
+    double q = (1.0 - level) / 2.0;
+    double pos_lo = q * (double)(r - 1), pos_hi = (1.0 - q) * (double)(r - 1);
+    size_t j_lo = (size_t)pos_lo, j_hi = (size_t)pos_hi;
+    double st[4];
+    tail_stats(v, r, mn, mx, j_lo, j_hi, bt->tail, bt->bucket, st);
+    *lo = st[0] + (st[1] - st[0]) * (pos_lo - (double)j_lo);
+    *hi = st[2] + (st[3] - st[2]) * (pos_hi - (double)j_hi);
 }
 
 int tb_stats_boot_median_ratio(tb_stats_boot *bt, const double *a_sorted, size_t na,
@@ -485,19 +634,11 @@ int tb_stats_boot_median_ratio(tb_stats_boot *bt, const double *a_sorted, size_t
     *lo = *hi = NAN;
     if (na == 0 || nb == 0 || !(a_sorted[0] > 0) || !(level > 0 && level < 1))
         return 0;
-    drawer da, db;
-    if (drawer_init(bt, &da, a_sorted, na) < 0 || drawer_init(bt, &db, b_sorted, nb) < 0)
+    if (tb_stats_boot_medians(bt, a_sorted, na, seed, bt->ma) < 0 ||
+        tb_stats_boot_medians(bt, b_sorted, nb, seed ^ TB_STATS_BOOT_SEED_B, bt->mb) < 0)
         return -1;
-    uint64_t state = seed;
-    unsigned r = bt->resamples;
-    for (unsigned i = 0; i < r; i++) {
-        double ma = drawer_draw(bt, &da, &state);
-        double mb = drawer_draw(bt, &db, &state);
-        bt->stat[i] = mb / ma;
-    }
-    double tail = (1.0 - level) / 2.0;
-    *lo = quantile_select(bt->stat, r, tail);
-    *hi = quantile_select(bt->stat, r, 1.0 - tail);
+    tb_stats_reciprocals(bt->ma, bt->resamples, bt->ma);
+    tb_stats_boot_ratio_interval(bt, bt->ma, bt->mb, level, lo, hi);
     return 0;
 }
 

@@ -108,17 +108,47 @@ double tb_stats_medlaw_draw(const tb_stats_medlaw *law, const double *sorted, ui
 typedef struct tb_stats_boot {
     unsigned resamples;
     tb_stats_medlaw *laws[TB_STATS_MEDLAW_MAX + 1]; /* built on first use */
-    double *stat;                                   /* resamples values */
+    double *ma, *mb;                                /* resamples medians each */
+    double *ratio, *tail;                           /* resamples values each */
+    uint16_t *bucket;                               /* resamples values */
     double *scratch;                                /* value-by-value resampling */
     size_t scratch_cap;
+    double *val; /* a law's median values for the sample being drawn from */
+    size_t val_cap;
+    /* The points a law picks for resamples 0..resamples-1 depend on n and the seed
+       alone (not on the values): the last few (n, seed) sequences are kept, so a
+       sample's medians are a gather. */
+    struct tb_stats_boot_picks {
+        size_t n;
+        uint64_t seed;
+        uint16_t *point;
+    } picks[4];
+    unsigned next_pick;
 } tb_stats_boot;
 
 /* resamples >= 1. 0, or -1 (out of memory). */
 int tb_stats_boot_init(tb_stats_boot *b, unsigned resamples);
 void tb_stats_boot_free(tb_stats_boot *b);
+/* The medians of bt->resamples bootstrap resamples of sorted[0..n-1] (n >= 1),
+ * randomness from splitmix64 starting at seed: out[0..resamples-1]. A pure
+ * function of (sorted, seed): a baseline's medians can be drawn once and paired
+ * with several samples' medians. 0 or -1 (OOM). */
+int tb_stats_boot_medians(tb_stats_boot *bt, const double *sorted, size_t n, uint64_t seed,
+                          double *out);
+/* 1 / x[i] into out[i] (out may be x): the inv_ma of tb_stats_boot_ratio_interval. */
+void tb_stats_reciprocals(const double *x, size_t n, double *out);
+/* The percentile interval of mb[i] * inv_ma[i] over the resamples (inv_ma[i] =
+ * 1 / ma[i], every ma[i] > 0: one reciprocal per baseline resample, then a product),
+ * with linear interpolation between order statistics (see above). No sort: a
+ * histogram of the ratios finds the buckets that hold the wanted ranks, and the
+ * order statistics are selected among the values of the tail buckets only. */
+void tb_stats_boot_ratio_interval(tb_stats_boot *bt, const double *inv_ma, const double *mb,
+                                  double level, double *lo, double *hi);
 /* 100*level % percentile-bootstrap interval of median(b) / median(a) from sorted
- * samples (na, nb >= 1). Every call starts from seed, so a result does not depend
- * on the calls before it. lo = hi = NAN when a has a value <= 0. 0 or -1 (OOM). */
+ * samples (na, nb >= 1): a's medians drawn from seed, b's from seed ^
+ * TB_STATS_BOOT_SEED_B, paired (ratio = mb * (1 / ma)). lo = hi = NAN when a has a value <= 0. 0 or
+ * -1 (OOM). */
+#define TB_STATS_BOOT_SEED_B 0x5851f42d4c957f2dull
 int tb_stats_boot_median_ratio(tb_stats_boot *bt, const double *a_sorted, size_t na,
                                const double *b_sorted, size_t nb, uint64_t seed, double level,
                                double *lo, double *hi);

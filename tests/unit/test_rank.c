@@ -337,6 +337,80 @@ static void test_bootstrap_ratio(void **state)
     assert_true(isnan(lo) && isnan(hi));
 }
 
+/* tb_stats_boot_medians is tb_stats_medlaw_draw repeated (cached picks or not). */
+static void test_boot_medians_are_draws(void **state)
+{
+    (void)state;
+    tb_stats_boot bt;
+    assert_int_equal(tb_stats_boot_init(&bt, 500), 0);
+    double x[30], y[30], out[500];
+    for (int i = 0; i < 30; i++) {
+        x[i] = 100 + i * 1.5;
+        y[i] = 7 + i * i;
+    }
+    tb_stats_medlaw law;
+    assert_int_equal(tb_stats_medlaw_init(&law, 30), 0);
+    for (int round = 0; round < 2; round++) { /* the second round uses the cache */
+        for (int k = 0; k < 2; k++) {
+            const double *v = k ? y : x;
+            assert_int_equal(tb_stats_boot_medians(&bt, v, 30, 77 + (uint64_t)k, out), 0);
+            uint64_t s = 77 + (uint64_t)k;
+            for (int i = 0; i < 500; i++)
+                assert_float_equal(out[i], tb_stats_medlaw_draw(&law, v, &s), 0);
+        }
+    }
+    tb_stats_medlaw_free(&law);
+    tb_stats_boot_free(&bt);
+}
+
+/* The percentile of linear interpolation at q*(n-1) over a sorted copy. */
+static double sorted_quantile(const double *v, size_t n, double q)
+{
+    double *s = malloc(n * sizeof *s);
+    memcpy(s, v, n * sizeof *s);
+    tb_stats_sort(s, n);
+    double pos = q * (double)(n - 1);
+    size_t j = (size_t)pos;
+    double r = j + 1 < n ? s[j] + (s[j + 1] - s[j]) * (pos - (double)j) : s[j];
+    free(s);
+    return r;
+}
+
+/* The histogram-and-select interval ends equal the sort-based ones, whatever the
+   shape: uniform, one huge outlier (one coarse bucket), few distinct values (tails
+   sharing a bucket), all equal, tiny resample counts. */
+static void test_ratio_interval_vs_sort(void **state)
+{
+    (void)state;
+    const unsigned sizes[] = {2000, 700, 40, 3, 1};
+    uint64_t s = 5;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        unsigned r = sizes[si];
+        tb_stats_boot bt;
+        assert_int_equal(tb_stats_boot_init(&bt, r), 0);
+        double *one = malloc(r * sizeof *one), *mb = malloc(r * sizeof *mb);
+        for (int shape = 0; shape < 4; shape++) {
+            for (unsigned i = 0; i < r; i++) {
+                one[i] = 1;
+                double u = (double)(tb_stats_splitmix64(&s) >> 11) * 0x1p-53;
+                mb[i] = shape == 0   ? 0.2 + u * 0.02
+                        : shape == 1 ? (i == r / 2 ? 1e12 : 3 + u)
+                        : shape == 2 ? (double)(tb_stats_splitmix64(&s) % 3)
+                                     : 4.25;
+            }
+            for (double level = 0.5; level < 1; level += 0.225) {
+                double lo, hi, q = (1 - level) / 2;
+                tb_stats_boot_ratio_interval(&bt, one, mb, level, &lo, &hi);
+                assert_float_equal(lo, sorted_quantile(mb, r, q), 0);
+                assert_float_equal(hi, sorted_quantile(mb, r, 1 - q), 0);
+            }
+        }
+        free(one);
+        free(mb);
+        tb_stats_boot_free(&bt);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -350,6 +424,8 @@ int main(void)
         cmocka_unit_test(test_medlaw_draw_frequencies),
         cmocka_unit_test(test_select),
         cmocka_unit_test(test_bootstrap_ratio),
+        cmocka_unit_test(test_boot_medians_are_draws),
+        cmocka_unit_test(test_ratio_interval_vs_sort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
