@@ -24,6 +24,7 @@ static const struct command commands[] = {
     {"notary", cmd_notary, "the TEE notary service (serve, check)"},
     {"notarize", cmd_notarize, "the notary client"},
     {"bench", cmd_bench, "benchmark harness (notary, summarize)"},
+    {"results", cmd_results, "the results store: list, show, export, import, rm runs"},
 };
 
 static void usage(FILE *f)
