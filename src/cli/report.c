@@ -1,18 +1,18 @@
-/* cli/report: `teebench report RESULT... [-o FILE] [--format html|markdown]
- * [--baseline LABEL|#N] [--title T]` -- reads stored runs, compares them (compare)
- * and writes one page (report/report): a self-contained HTML file, or markdown with
- * its charts as SVG files beside it. Prints the path it wrote.
+/* cli/report: `teebench report RUN|LABEL|FILE... [-o FILE] [--format html|markdown]
+ * [--baseline LABEL|#N] [--title T] [--db PATH]` -- reads stored runs, compares them
+ * (compare) and writes one page (report/report): a self-contained HTML file, or
+ * markdown with its charts as SVG files beside it. Prints the path it wrote.
  *
- * resolve() is the one place that turns an argument into a record: today a result
- * file (teebench-result JSON); run ids and labels from the results store go there
- * too. Files are written atomically (SVGs first, the page last), so a failed run
- * leaves no half-written page. */
+ * resolve() is the one place that turns an argument into a record: a file (read, not
+ * stored) or a run id / label / id prefix in the results store. Files are written
+ * atomically (SVGs first, the page last), so a failed run leaves no half-written page. */
 #include "cli/cli.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "base/buf.h"
@@ -21,37 +21,58 @@
 #include "compare/compare.h"
 #include "record/record.h"
 #include "report/report.h"
+#include "store/store.h"
 
 #define CMD "report"
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: teebench report RESULT... [-o FILE] [--format html|markdown]\n"
-               "                       [--baseline LABEL|#N] [--title TEXT]\n\n"
+    fprintf(f, "usage: teebench report RUN|LABEL|FILE... [-o FILE] [--format html|markdown]\n"
+               "                       [--baseline LABEL|#N] [--title TEXT] [--db PATH]\n\n"
                "Writes one page that shows stored runs side by side: a headline per\n"
                "environment (ratios to the baseline with 95 %% intervals and plain-words\n"
                "verdicts), SVG charts (bars with intervals, HTTP latency percentiles, notary\n"
                "modes, probes on a log axis), the comparison table, each environment's facts\n"
                "and the exact commands. The HTML page has no script and loads nothing: it\n"
                "works offline, prints, and can be attached to a ticket.\n\n"
-               "  RESULT            a result file (teebench-result JSON); the first is the\n"
+               "  RUN|LABEL|FILE    a run id (or a unique prefix of one) or a label (its\n"
+               "                    latest run) in the results store, or a file: a result\n"
+               "                    (teebench-result JSON), an http/syscall/probe --json\n"
+               "                    output, a bench notary folder. The first is the\n"
                "                    baseline unless --baseline says otherwise\n"
                "  -o, --output FILE where to write (default report.html, or report.md for\n"
                "                    markdown; '-' writes HTML to stdout)\n"
                "  -f, --format FMT  html (default) or markdown: tables and links to SVG files\n"
                "                    written beside it (<name>-throughput.svg, ...)\n"
-               "  -b, --baseline X  the baseline: a label, or #N for the N-th RESULT\n"
+               "  -b, --baseline X  the baseline: a label, or #N for the N-th argument\n"
                "  -t, --title TEXT  the page title (default \"teebench report\")\n"
+               "      --db PATH     the results store (default $TEEBENCH_DB, else\n"
+               "                    ~/.local/share/teebench/results.db)\n"
                "  -h, --help        this text\n");
 }
 
-/* The record an argument names. The single place to teach `report` new kinds of
-   names (store run ids, labels). 0, or -1 with err filled. */
-static int resolve(const char *arg, tb_record **out, tb_err *err)
+/* The record an argument names (caller frees *out): the single place to teach
+   `report` new kinds of names. An existing path is read as a file (a result, an
+   http/syscall/probe --json output, a bench folder: record/import), without touching
+   any store; anything else is a run id, a label (its latest run) or a unique id
+   prefix in the results store (db: --db, else $TEEBENCH_DB, else the default path),
+   opened once on first need and never created by a report. 0, or -1 with err. */
+static int resolve(const char *db, tb_store **store, const char *arg, tb_record **out, tb_err *err)
 {
-    if (tb_record_read_file(arg, out, err) < 0)
-        return tb_err_wrap(err, "%s", arg);
-    return 0;
+    struct stat st;
+    if (stat(arg, &st) == 0)
+        return tb_store_resolve(NULL, arg, out, NULL, err);
+    if (!*store) {
+        char path[4096];
+        if (tb_store_path(db, path, sizeof path, err) < 0)
+            return -1;
+        if (stat(path, &st) != 0)
+            return tb_errf(err, "%s: no such file, and no results store at %s to look it up in",
+                           arg, path);
+        if (tb_store_open(path, store, err) < 0)
+            return -1;
+    }
+    return tb_store_resolve(*store, arg, out, NULL, err);
 }
 
 /* The index of the baseline named by spec among n records, or -1. */
@@ -109,6 +130,7 @@ static void split_path(const char *path, char *dir, size_t dlen, char *stem, siz
 }
 
 typedef struct report_args {
+    const char *db;
     const char *output;
     const char *baseline;
     const char *title;
@@ -117,10 +139,13 @@ typedef struct report_args {
 
 static int parse_args(int argc, char **argv, report_args *a)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},   {"format", required_argument, NULL, 'f'},
-        {"baseline", required_argument, NULL, 'b'}, {"title", required_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"format", required_argument, NULL, 'f'},
+                                         {"baseline", required_argument, NULL, 'b'},
+                                         {"title", required_argument, NULL, 't'},
+                                         {"db", required_argument, NULL, 'd'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     optind = 1;
@@ -138,6 +163,9 @@ static int parse_args(int argc, char **argv, report_args *a)
             break;
         case 't':
             a->title = optarg;
+            break;
+        case 'd':
+            a->db = optarg;
             break;
         case 'h':
             usage(stdout);
@@ -187,12 +215,13 @@ int cmd_report(int argc, char **argv)
     tb_buf cmdline = {0};
     tb_compare cmp = {0};
     tb_page page = {0};
+    tb_store *store = NULL;
     tb_err err = {{0}};
     if (!recs)
         return cli_fail(CMD, "out of memory");
     rc = 0;
     for (size_t i = 0; i < n && !rc; i++)
-        if (resolve(argv[optind + (int)i], &recs[i], &err) < 0)
+        if (resolve(a.db, &store, argv[optind + (int)i], &recs[i], &err) < 0)
             rc = cli_fail(CMD, "%s", err.msg);
     long base = 0;
     if (!rc && a.baseline && (base = find_baseline(a.baseline, recs, n)) < 0)
@@ -225,6 +254,7 @@ int cmd_report(int argc, char **argv)
         }
     }
     tb_page_free(&page);
+    tb_store_close(store);
     tb_compare_clear(&cmp);
     tb_buf_free(&cmdline);
     for (size_t i = 0; i < n; i++)

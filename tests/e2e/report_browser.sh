@@ -15,8 +15,8 @@
 # mark per environment and metric, and no request but the page itself, no console
 # message, no log entry.
 # The screenshot is copied beside the binary (build/report-screenshot.png) to look at.
-# Also: bad invocations fail with one line and leave no file; --format markdown writes
-# the page and its SVG files.
+# Also: bad invocations fail with one line and leave no file; runs named by label and
+# id prefix in a results store; --format markdown writes the page and its SVG files.
 source "$(dirname "$0")/lib.sh"
 
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
@@ -52,6 +52,19 @@ done
 grep -q '](page-probes.svg)' "$WORK/md/page.md" || fail "markdown: no link to its SVG"
 if grep -q '<script' "$WORK/md/page.md" "$WORK"/md/*.svg; then fail "markdown: raw <script"; fi
 pass "markdown: page.md and four SVG files"
+
+# runs named by label and by id prefix in a results store; a missing name is one line
+export TEEBENCH_DB="$WORK/db/results.db"
+"$TB" results import "${R[0]}" "${R[2]}" >/dev/null
+id=$("$TB" results list | awk '$3 == "tdx-guest" {print $1}')
+[ -n "$id" ] || fail "results list shows no tdx-guest run"
+"$TB" report host "${id:0:6}" -o "$WORK/store.html" >"$WORK/out" || fail "report from the store"
+grep -q "2 environments" "$WORK/out" || fail "report from the store: $(cat "$WORK/out")"
+grep -q '<b class="env">tdx-guest \[SIMULATED\]</b>' "$WORK/store.html" || fail "store: no tdx-guest"
+expect_fail 1 "$TB" report host no-such-label -o "$WORK/x.html"
+[ ! -e "$WORK/x.html" ] || fail "a failed report left a file"
+unset TEEBENCH_DB
+pass "runs from the store by label and id prefix"
 
 "$TB" report "${R[@]}" -o "$WORK/report.html" --title "e2e report" >"$WORK/out"
 grep -q "^wrote $WORK/report.html (" "$WORK/out" || fail "no 'wrote' line: $(cat "$WORK/out")"
