@@ -493,8 +493,11 @@ static void put_line(ctx *x, const hl_line *l)
         text(x, l->lead);
         put(x, "<b class=\"big\">");
         text(x, l->big);
-        put(x, "</b> ");
-        text(x, l->what);
+        put(x, "</b>");
+        if (l->what[0]) {
+            put(x, " ");
+            text(x, l->what);
+        }
         if (l->ci[0]) {
             put(x, " <span class=\"ci\">");
             text(x, l->ci);
@@ -521,8 +524,11 @@ static void put_line(ctx *x, const hl_line *l)
     md_text(x, l->lead);
     put(x, "**");
     md_text(x, l->big);
-    put(x, "** ");
-    md_text(x, l->what);
+    put(x, "**");
+    if (l->what[0]) {
+        put(x, " ");
+        md_text(x, l->what);
+    }
     if (l->ci[0]) {
         put(x, " ");
         md_text(x, l->ci);
@@ -1460,7 +1466,7 @@ static void page_head(ctx *x, const char *title)
     if (html(x)) {
         put(x, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-               "style-src 'unsafe-inline'; img-src data:\">\n"
+               "style-src 'unsafe-inline'\">\n"
                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                "<meta name=\"color-scheme\" content=\"light dark\">\n"
                "<meta name=\"generator\" content=\"teebench " TEEBENCH_VERSION "\">\n<title>");
