@@ -4,6 +4,7 @@
  * that knows where records come from (today: result files). */
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,8 +191,8 @@ static int run(char **refs, size_t n, const opts *o, tb_record **recs)
     if (gates < 2) {
         if (tb_compare_format(&c, o->format, &out, &err) < 0) {
             gates = cli_fail("compare", "%s", err.msg);
-        } else if (out.len && fwrite(out.p, 1, out.len, stdout) != out.len) {
-            gates = cli_fail("compare", "writing the table: short write");
+        } else if (out.len && (fwrite(out.p, 1, out.len, stdout) != out.len || fflush(stdout))) {
+            gates = cli_fail("compare", "writing the table: %s", strerror(errno));
         } else if (gates == 1) {
             fflush(stdout);
             print_gate_failures(&why);

@@ -93,7 +93,7 @@ int tb_stats_mwu_sorted(const double *xs, size_t nx, const double *ys, size_t ny
     double u = out->u1 > u2 ? out->u1 : u2;
     size_t small = nx < ny ? nx : ny, large = nx < ny ? ny : nx;
     double p;
-    if (small <= TB_MWU_EXACT_MAX && !out->ties) {
+    if (small <= TB_MWU_EXACT_MAX && !out->ties && fx * fy <= TB_MWU_EXACT_CELLS) {
         /* P(U' >= U) = P(U' <= nx*ny - U) by symmetry: sum the small tail. */
         double cdf;
         if (exact_cdf(small, large, (size_t)llround(fx * fy - u), &cdf) < 0)
@@ -146,14 +146,22 @@ double tb_stats_mwu_min_p(size_t nx, size_t ny)
 /* ---- median interval, spread ------------------------------------------- */
 
 /* The largest k >= 1 with 2 * P(B <= k-1) <= 1 - level, B ~ Binomial(n, 1/2), and
-   its coverage; k = 0 when there is none. Sums the pmf from 0 in log space (no
-   underflow of 2^-n for large n). */
+   its coverage; k = 0 when there is none. Sums the pmf in log space (no underflow
+   of 2^-n); above 400 values from 12 standard deviations below n/2 on, where the
+   mass left out is below 1e-30 (O(sqrt(n)) terms instead of n/2). */
 static size_t ci_rank(size_t n, double level, double *coverage)
 {
-    double tail = 1.0 - level, cdf = 0, lp = -(double)n * M_LN2;
-    size_t k = 0;
+    double tail = 1.0 - level, cdf = 0, fn = (double)n, lp = -fn * M_LN2;
+    size_t k = 0, j0 = 0;
     *coverage = NAN;
-    for (size_t j = 0; 2 * j < n; j++) {
+    if (n > 400) {
+        j0 = (size_t)(fn / 2 - 6 * sqrt(fn));
+        double fj = (double)j0;
+        lp = lgamma(fn + 1) - lgamma(fj + 1) - lgamma(fn - fj + 1) - fn * M_LN2;
+        k = j0; /* P(B <= j0 - 1) < 1e-30: [x_(j0), x_(n+1-j0)] covers */
+        *coverage = 1;
+    }
+    for (size_t j = j0; 2 * j < n; j++) {
         double next = cdf + exp(lp);
         if (2.0 * next > tail * (1 + 1e-12))
             break;
@@ -422,7 +430,6 @@ void tb_stats_boot_free(tb_stats_boot *b)
     free(b->tail);
     free(b->bucket);
     free(b->val);
-    free(b->scratch);
     memset(b, 0, sizeof *b);
 }
 
@@ -441,19 +448,48 @@ static const tb_stats_medlaw *law_for(tb_stats_boot *b, size_t n)
     return b->laws[n];
 }
 
-/* A resample's median drawn value by value (samples above TB_STATS_MEDLAW_MAX). */
-static double draw_direct(const double *x, size_t n, double *scratch, uint64_t *state)
+/* A uniform double in (0, 1). */
+static double uniform01(uint64_t *state)
 {
-    for (size_t i = 0; i < n; i++)
-        scratch[i] = x[((unsigned __int128)splitmix(state) * n) >> 64];
-    double hi = tb_stats_select(scratch, n, n / 2);
-    if (n % 2)
-        return hi;
-    double lo = scratch[0]; /* the largest of the lower half */
-    for (size_t i = 1; i < n / 2; i++)
-        if (scratch[i] > lo)
-            lo = scratch[i];
-    return 0.5 * (lo + hi);
+    return ((double)(splitmix(state) >> 11) + 0.5) * 0x1p-53;
+}
+
+/* A standard normal variate (Marsaglia's polar method, one of the pair). */
+static double normal01(uint64_t *state)
+{
+    for (;;) {
+        double u = 2 * uniform01(state) - 1, v = 2 * uniform01(state) - 1, s = u * u + v * v;
+        if (s > 0 && s < 1)
+            return u * sqrt(-2 * log(s) / s);
+    }
+}
+
+/* Gamma(a, 1) for a >= 1 (Marsaglia and Tsang, 2000). */
+static double gamma_ge1(double a, uint64_t *state)
+{
+    double d = a - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
+    for (;;) {
+        double x = normal01(state), v = 1 + c * x;
+        if (v <= 0)
+            continue;
+        v = v * v * v;
+        double u = uniform01(state);
+        if (u < 1 - 0.0331 * x * x * x * x || log(u) < 0.5 * x * x + d * (1 - v + log(v)))
+            return d * v;
+    }
+}
+
+void tb_stats_median_positions(size_t n, uint64_t *state, size_t *lo, size_t *hi)
+{
+    size_t k = (n + 1) / 2; /* the lower median is the k-th smallest (1-based) */
+    double fn = (double)n, g1 = gamma_ge1((double)k, state);
+    double u = g1 / (g1 + gamma_ge1(fn + 1 - (double)k, state)); /* U_(k) ~ Beta(k, n+1-k) */
+    double un = u;
+    if (n % 2 == 0) /* U_(k+1): the least of the n-k draws above U_(k) */
+        un = u + (1 - u) * -expm1(log(uniform01(state)) / (fn - (double)k));
+    double l = floor(fn * u), h = floor(fn * un);
+    *lo = l < fn - 1 ? (size_t)l : n - 1;
+    *hi = h < fn - 1 ? (size_t)h : n - 1;
 }
 
 typedef struct drawer {
@@ -469,13 +505,6 @@ static int drawer_init(tb_stats_boot *b, drawer *d, const double *x, size_t n)
     d->law = NULL;
     if (n <= TB_STATS_MEDLAW_MAX)
         return (d->law = law_for(b, n)) ? 0 : -1;
-    if (b->scratch_cap < n) {
-        double *s = realloc(b->scratch, n * sizeof *s);
-        if (!s)
-            return -1;
-        b->scratch = s;
-        b->scratch_cap = n;
-    }
     return 0;
 }
 
@@ -510,8 +539,11 @@ int tb_stats_boot_medians(tb_stats_boot *bt, const double *sorted, size_t n, uin
         return -1;
     uint64_t state = seed;
     if (!d.law) {
-        for (unsigned i = 0; i < bt->resamples; i++)
-            out[i] = draw_direct(sorted, n, bt->scratch, &state);
+        for (unsigned i = 0; i < bt->resamples; i++) {
+            size_t lo, hi;
+            tb_stats_median_positions(n, &state, &lo, &hi);
+            out[i] = 0.5 * (sorted[lo] + sorted[hi]);
+        }
         return 0;
     }
     const uint16_t *point = picks_for(bt, d.law, seed);

@@ -9,7 +9,8 @@
  * - Mann-Whitney U: U1 = R1 - nx(nx+1)/2, R1 the sum of x's mid-ranks in the
  *   pooled sample (= the pairs x_i > y_j plus half the pairs x_i == y_j);
  *   U2 = nx*ny - U1, U = max(U1, U2).
- *   Exact when min(nx, ny) <= TB_MWU_EXACT_MAX and there are no ties:
+ *   Exact when min(nx, ny) <= TB_MWU_EXACT_MAX and there are no ties (and, unlike
+ *   scipy, nx*ny <= TB_MWU_EXACT_CELLS, which bounds the memory of the counts):
  *   p = 2 * P(U' >= U) under the null (all C(nx+ny, nx) arrangements equally
  *   likely; the counts are the Gaussian binomial coefficients, built as
  *   prod_{i=1..m} (1 - q^(n'+i)) / (1 - q^i) with m = min, n' = max), capped at 1.
@@ -40,7 +41,8 @@
  *   as an alias table (Vose), so one resample costs O(1) instead of n draws and a
  *   sort -- the same bootstrap distribution (checked against enumeration of all
  *   n^n resamples in test_rank.c). Above TB_STATS_MEDLAW_MAX values the
- *   resamples are drawn value by value.
+ *   positions come from the order statistics of uniforms instead
+ *   (tb_stats_median_positions: Beta variates, O(1) per resample, any n).
  * All functions are pure (no global state); scratch memory is freed before they
  * return, and -1 means out of memory unless a function says otherwise. */
 #ifndef TB_STATS_RANK_H
@@ -51,6 +53,7 @@
 
 /* scipy's method="auto": exact when the smaller sample has at most 8 values (and no ties). */
 #define TB_MWU_EXACT_MAX 8
+#define TB_MWU_EXACT_CELLS 1000000
 /* Largest sample size whose resample-median law is tabulated (n(n+1)/2 points). */
 #define TB_STATS_MEDLAW_MAX 256
 
@@ -102,6 +105,14 @@ int tb_stats_medlaw_init(tb_stats_medlaw *law, size_t n);
 void tb_stats_medlaw_free(tb_stats_medlaw *law);
 /* One resample's median of sorted[0..law->n-1]. */
 double tb_stats_medlaw_draw(const tb_stats_medlaw *law, const double *sorted, uint64_t *state);
+/* The positions of one resample's median for any n >= 1, without a table: drawing
+   n indices uniformly is floor(n * U) of n uniforms, and floor keeps order, so the
+   lower median's position is floor(n * U_(k)) with U_(k) ~ Beta(k, n+1-k), k =
+   ceil(n/2) (Beta from two Marsaglia-Tsang gammas); for even n the upper one is
+   floor(n * U_(k+1)), U_(k+1) = U_(k) + (1 - U_(k)) * (1 - V^(1/(n-k))) (the least
+   of the n-k draws above U_(k)). O(1) per resample; the law of the positions is
+   tb_stats_medlaw's (checked in test_rank.c). Used above TB_STATS_MEDLAW_MAX. */
+void tb_stats_median_positions(size_t n, uint64_t *state, size_t *lo, size_t *hi);
 
 /* A bootstrap context: the laws built so far (by n) and scratch space, reused
  * across calls. Not shared between threads. Free with tb_stats_boot_free. */
@@ -111,8 +122,6 @@ typedef struct tb_stats_boot {
     double *ma, *mb;                                /* resamples medians each */
     double *ratio, *tail;                           /* resamples values each */
     uint16_t *bucket;                               /* resamples values */
-    double *scratch;                                /* value-by-value resampling */
-    size_t scratch_cap;
     double *val; /* a law's median values for the sample being drawn from */
     size_t val_cap;
     /* The points a law picks for resamples 0..resamples-1 depend on n and the seed

@@ -65,6 +65,14 @@ static void test_mwu_exact(void **state)
     assert_float_equal(r.u1, 11, 0);
     assert_true(r.exact);
     assert_float_equal(r.p_value, 0.031118881118881118, 1e-14);
+    /* a huge second sample: the normal approximation (bounded memory) */
+    double *h = malloc(200000 * sizeof *h);
+    for (int i = 0; i < 200000; i++)
+        h[i] = 10 + i * 1e-5;
+    assert_int_equal(tb_stats_mwu(c, N(c), h, 200000, &r), 0);
+    assert_false(r.exact);
+    assert_true(r.p_value < 1e-4);
+    free(h);
     /* identical samples: U at the centre, p capped at 1 */
     assert_int_equal(tb_stats_mwu(c, N(c), c, N(c), &r), 0);
     assert_false(r.exact); /* every value tied with its copy */
@@ -151,6 +159,15 @@ static void test_median_ci(void **state)
     tb_stats_median_ci_sorted(x, 1000, 0.95, &ci); /* 2^-1000 does not underflow the sum */
     assert_int_equal(ci.k, 469);
     assert_float_equal(ci.coverage, 0.9537088026395019, 1e-10);
+    double *big = malloc(4000000 * sizeof *big); /* the sum starts near the middle */
+    for (int i = 0; i < 4000000; i++)
+        big[i] = i;
+    tb_stats_median_ci_sorted(big, 4000000, 0.95, &ci);
+    /* python3 (math.lgamma, summing the pmf in log space): k = 1998040, coverage
+       0.9500626353781659; the normal approximation puts k near 2000000 - 1960 */
+    assert_int_equal(ci.k, 1998040);
+    assert_float_equal(ci.coverage, 0.9500626353781659, 1e-9);
+    free(big);
     assert_int_equal(tb_stats_median_ci_min_n(0.95), 6);
     assert_int_equal(tb_stats_median_ci_min_n(0.99), 8);
     tb_stats_median_ci_sorted(x, 0, 0.95, &ci);
@@ -246,6 +263,37 @@ static void test_medlaw_draw_frequencies(void **state)
     tb_stats_medlaw_free(&law);
 }
 
+/* The positions from order statistics of uniforms follow the tabulated law. */
+static void test_median_positions_law(void **state)
+{
+    (void)state;
+    const size_t ns[] = {1, 2, 7, 30};
+    for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {
+        size_t n = ns[t];
+        tb_stats_medlaw law;
+        assert_int_equal(tb_stats_medlaw_init(&law, n), 0);
+        double *freq = calloc(n * n, sizeof *freq);
+        uint64_t s = 1234;
+        const int draws = 200000;
+        for (int i = 0; i < draws; i++) {
+            size_t lo, hi;
+            tb_stats_median_positions(n, &s, &lo, &hi);
+            assert_true(lo <= hi && hi < n);
+            assert_true(n % 2 == 0 || lo == hi);
+            freq[lo * n + hi] += 1.0 / draws;
+        }
+        for (size_t i = 0; i < law.k; i++) { /* within 5 standard errors or 3 draws */
+            double p = law.p[i], se = sqrt(p * (1 - p) / draws);
+            assert_float_equal(freq[law.lo[i] * n + law.hi[i]], p, 5 * se + 3.0 / draws);
+            freq[law.lo[i] * n + law.hi[i]] = 0;
+        }
+        for (size_t i = 0; i < n * n; i++)
+            assert_true(freq[i] < 2e-5); /* nothing (or next to nothing) outside the law */
+        free(freq);
+        tb_stats_medlaw_free(&law);
+    }
+}
+
 static void test_select(void **state)
 {
     (void)state;
@@ -314,7 +362,7 @@ static void test_bootstrap_ratio(void **state)
     assert_true(lo < ratio && ratio < hi);
     assert_float_equal(lo, nlo, 0.002 * ratio);
     assert_float_equal(hi, nhi, 0.002 * ratio);
-    /* above TB_STATS_MEDLAW_MAX: drawn value by value */
+    /* above TB_STATS_MEDLAW_MAX: positions from Beta variates */
     assert_int_equal(tb_stats_bootstrap_median_ratio(c, 300, d, 300, 4000, 5, 0.95, &lo, &hi), 0);
     naive_ratio_ci(c, 300, d, 300, 4000, &nlo, &nhi);
     assert_float_equal(lo, nlo, 0.003);
@@ -422,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_stdev_cv),
         cmocka_unit_test(test_medlaw_matches_enumeration),
         cmocka_unit_test(test_medlaw_draw_frequencies),
+        cmocka_unit_test(test_median_positions_law),
         cmocka_unit_test(test_select),
         cmocka_unit_test(test_bootstrap_ratio),
         cmocka_unit_test(test_boot_medians_are_draws),
