@@ -25,6 +25,8 @@ static const struct command commands[] = {
     {"notarize", cmd_notarize, "the notary client"},
     {"bench", cmd_bench, "benchmark harness (notary, summarize)"},
     {"compare", cmd_compare, "environments side by side: medians, intervals, ratios, significance"},
+    {"report", cmd_report, "one HTML page (SVG charts, tables) of stored runs side by side"},
+    {"results", cmd_results, "the results store: list, show, export, import, rm runs"},
 };
 
 static void usage(FILE *f)

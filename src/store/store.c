@@ -180,10 +180,13 @@ static int stored_same(tb_store *s, const char *id, const char *doc, tb_err *err
         res = 2;
     } else if (rc == SQLITE_ROW) {
         const char *old = (const char *)sqlite3_column_text(st, 0);
-        json_t *a = old ? json_loads(old, 0, NULL) : NULL, *b = json_loads(doc, 0, NULL);
-        res = old && (!strcmp(old, doc) || (a && b && json_equal(a, b)));
-        json_decref(a);
-        json_decref(b);
+        res = old && !strcmp(old, doc);
+        if (old && !res) { /* the same JSON written differently (another writer) */
+            json_t *a = json_loads(old, 0, NULL), *b = json_loads(doc, 0, NULL);
+            res = a && b && json_equal(a, b);
+            json_decref(a);
+            json_decref(b);
+        }
     } else {
         res = tb_store_sqlerr(s, "looking up the run", err);
     }
