@@ -5,6 +5,8 @@
 #define TB_CLI_H
 
 #include "base/err.h"
+#include "record/record.h"
+#include "store/store.h"
 
 int cmd_http(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
@@ -29,5 +31,13 @@ int cli_fail_code(int code, const char *cmd, const char *fmt, ...)
  * prints "<option>: needs a value" or "<option>: unknown option (teebench <cmd>
  * --help)", naming argv[optind - 1], and returns exit code 2. */
 int cli_bad_option(const char *cmd, int c, char **argv);
+
+/* A RUN|LABEL|FILE argument (cli/ref.c): an existing path is read as a result or
+ * importable file; anything else is a run id, a label (latest run) or a unique id
+ * prefix in the store of db (--db; NULL: TEEBENCH_DB, then the default path),
+ * opened into *store on first use (the caller closes it). Never creates a store.
+ * 0 and a new record in *out (caller frees), or -1 with err. */
+int cli_resolve_ref(const char *db, tb_store **store, const char *ref, tb_record **out,
+                    tb_err *err);
 
 #endif

@@ -1,7 +1,7 @@
 /* cli/compare: `teebench compare RUN|LABEL|FILE ...` -- environments side by
  * side (src/compare does the statistics and the formatting), with regression
- * gates for CI (--fail-if). Every reference goes through resolve(), the one place
- * that knows where records come from (today: result files). */
+ * gates for CI (--fail-if). Every reference goes through cli_resolve_ref (cli/ref.c):
+ * a result file, or a run id, label or id prefix in the results store. */
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -32,16 +32,6 @@ static void usage(FILE *f)
                "  --db PATH        the results store that RUN ids and LABELs are looked up in\n"
                "  -h, --help       this text\n\n"
                "Exit status: 0; 1 when a gate fails or an input cannot be read; 2 on bad flags.\n");
-}
-
-/* The one place that turns a command-line reference into a record (caller frees
- * *out). Today a reference is a result JSON file (`teebench-result`); the store
- * (db, NULL = the default store) will add run ids and labels. err must name the
- * reference (tb_record_read_file's messages start with the path). */
-static int resolve(const char *db, const char *ref, tb_record **out, tb_err *err)
-{
-    (void)db;
-    return tb_record_read_file(ref, out, err);
 }
 
 typedef struct opts {
@@ -176,9 +166,13 @@ static void print_gate_failures(const tb_buf *why)
 static int run(char **refs, size_t n, const opts *o, tb_record **recs)
 {
     tb_err err = {{0}};
+    tb_store *store = NULL;
     for (size_t i = 0; i < n; i++)
-        if (resolve(o->db, refs[i], &recs[i], &err) < 0)
+        if (cli_resolve_ref(o->db, &store, refs[i], &recs[i], &err) < 0) {
+            tb_store_close(store);
             return cli_fail("compare", "%s", err.msg);
+        }
+    tb_store_close(store);
     size_t baseline;
     int rc = find_baseline(o->baseline, refs, recs, n, &baseline);
     if (rc >= 0)

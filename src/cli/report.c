@@ -3,7 +3,7 @@
  * (compare) and writes one page (report/report): a self-contained HTML file, or
  * markdown with its charts as SVG files beside it. Prints the path it wrote.
  *
- * resolve() is the one place that turns an argument into a record: a file (read, not
+ * cli_resolve_ref() is the one place that turns an argument into a record: a file (read, not
  * stored) or a run id / label / id prefix in the results store. Files are written
  * atomically (SVGs first, the page last), so a failed run leaves no half-written page. */
 #include "cli/cli.h"
@@ -57,24 +57,6 @@ static void usage(FILE *f)
    any store; anything else is a run id, a label (its latest run) or a unique id
    prefix in the results store (db: --db, else $TEEBENCH_DB, else the default path),
    opened once on first need and never created by a report. 0, or -1 with err. */
-static int resolve(const char *db, tb_store **store, const char *arg, tb_record **out, tb_err *err)
-{
-    struct stat st;
-    if (stat(arg, &st) == 0)
-        return tb_store_resolve(NULL, arg, out, NULL, err);
-    if (!*store) {
-        char path[4096];
-        if (tb_store_path(db, path, sizeof path, err) < 0)
-            return -1;
-        if (stat(path, &st) != 0)
-            return tb_errf(err, "%s: no such file, and no results store at %s to look it up in",
-                           arg, path);
-        if (tb_store_open(path, store, err) < 0)
-            return -1;
-    }
-    return tb_store_resolve(*store, arg, out, NULL, err);
-}
-
 /* The index of the baseline named by spec among n records, or -1. */
 static long find_baseline(const char *spec, tb_record **r, size_t n)
 {
@@ -221,7 +203,7 @@ int cmd_report(int argc, char **argv)
         return cli_fail(CMD, "out of memory");
     rc = 0;
     for (size_t i = 0; i < n && !rc; i++)
-        if (resolve(a.db, &store, argv[optind + (int)i], &recs[i], &err) < 0)
+        if (cli_resolve_ref(a.db, &store, argv[optind + (int)i], &recs[i], &err) < 0)
             rc = cli_fail(CMD, "%s", err.msg);
     long base = 0;
     if (!rc && a.baseline && (base = find_baseline(a.baseline, recs, n)) < 0)
