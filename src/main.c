@@ -24,6 +24,7 @@ static const struct command commands[] = {
     {"notary", cmd_notary, "the TEE notary service (serve, check)"},
     {"notarize", cmd_notarize, "the notary client"},
     {"bench", cmd_bench, "benchmark harness (notary, summarize)"},
+    {"vm", cmd_vm, "start a regular VM, a TDX trust domain or an SEV-SNP guest (QEMU)"},
 };
 
 static void usage(FILE *f)
