@@ -491,7 +491,7 @@ static int append_word(tb_buf *b, const char *w)
 char *tb_vm_argv_shell(char *const *argv)
 {
     tb_buf b = {0};
-    int rc = tb_buf_reserve(&b, 256);
+    int rc = tb_buf_puts(&b, ""); /* "" for an empty argv, not NULL */
     for (size_t i = 0; argv[i] && rc == 0; i++) {
         if (i)
             rc |= tb_buf_puts(&b, argv[i][0] == '-' ? " \\\n  " : " ");
