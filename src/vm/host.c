@@ -101,7 +101,7 @@ static void probe_cpuid(tb_vm_host *h)
     h->cbitpos = h->reduced_phys_bits = -1;
 #if TB_HAVE_CPUID
     unsigned a, b, c, d;
-    if (__get_cpuid_max(0x80000000, NULL) < 0x8000001F)
+    if ((unsigned)__get_cpuid_max(0x80000000, NULL) < 0x8000001Fu)
         return;
     __cpuid(0x8000001F, a, b, c, d);
     if (!(a & (1u << 1))) /* no SEV: EBX is not defined */
