@@ -701,10 +701,10 @@ static void test_state_malformed(void **state)
         "{\"schema\":\"teebench-vm\",\"version\":2}",
         "{\"schema\":\"teebench-vm\",\"version\":1,\"name\":\"a\",\"kind\":\"sgx\"}",
         "{\"schema\":\"teebench-vm\",\"version\":1,\"name\":\"a\",\"kind\":\"tdx\",\"tcg\":0}",
-        "{\"schema\":\"teebench-vm\",\"version\":1,\"name\":\"a\",\"kind\":\"tdx\",\"tcg\":false,"
-        "\"pid\":-5}",
-        "{\"schema\":\"teebench-vm\",\"version\":1,\"name\":\"a\",\"kind\":\"tdx\",\"tcg\":false,"
-        "\"pid\":5,\"ssh\":[],\"paths\":{}}",
+        ("{\"schema\":\"teebench-vm\",\"version\":1,\"name\":\"a\",\"kind\":\"tdx\",\"tcg\":false,"
+         "\"pid\":-5}"),
+        ("{\"schema\":\"teebench-vm\",\"version\":1,\"name\":\"a\",\"kind\":\"tdx\",\"tcg\":false,"
+         "\"pid\":5,\"ssh\":[],\"paths\":{}}"),
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(tb_vm_state_parse(bad[i], strlen(bad[i]), &st, &e), -1);

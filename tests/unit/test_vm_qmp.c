@@ -120,8 +120,8 @@ static void test_cpu_threads(void **state)
                          "[{\"thread-id\": 5}]",
                          "[{\"thread-id\": \"5\", \"cpu-index\": 0}]",
                          "[{\"thread-id\": 5, \"cpu-index\": 1}]",
-                         "[{\"thread-id\": 5, \"cpu-index\": 0}, {\"thread-id\": 6, "
-                         "\"cpu-index\": 0}]",
+                         ("[{\"thread-id\": 5, \"cpu-index\": 0}, {\"thread-id\": 6, "
+                          "\"cpu-index\": 0}]"),
                          "[{\"thread-id\": 0, \"cpu-index\": 0}]",
                          "[{\"thread-id\": -3, \"cpu-index\": 0}]",
                          "[{\"thread-id\": 5, \"cpu-index\": -1}]",
