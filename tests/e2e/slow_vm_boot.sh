@@ -139,7 +139,9 @@ grep -Eq "^booted in [0-9]+\.[0-9] s \(first SSH answer\)$" "$WORK/start.out" ||
 grep -q '"tcg": true' "$WORK/show.json" || fail "state lacks tcg: true"
 grep -Eq '"boot_ns": [1-9][0-9]{8,},' "$WORK/show.json" || fail "state lacks boot_ns"
 grep -q '"running": true' "$WORK/show.json" || fail "vm show: not running"
-"$TB" vm list --dir "$RUN" | grep -Eq "^g1 +regular +TCG +running " || fail "vm list"
+"$TB" vm list --dir "$RUN" >"$WORK/list.out"
+cat "$WORK/list.out"
+grep -Eq "^g1 +regular +TCG +running " "$WORK/list.out" || fail "vm list: $(cat "$WORK/list.out")"
 pass "booted under TCG"
 
 "$TB" vm ssh g1 --dir "$RUN" -- teebench env --json >"$WORK/env.json" 2>"$WORK/ssh.err" ||
