@@ -397,12 +397,14 @@ static int do_start(const vm_args *a, const char *base)
         return do_dry_run(a, base);
     if (tb_vm_spec_check(s, &e) < 0)
         return cli_fail_code(2, CMD, "start: %s", e.msg);
-    if (tb_vm_preflight(s, base, &e) < 0)
-        return cli_fail(CMD, "start: %s", e.msg);
+    /* what the host lacks first (the most useful line for a TD on a machine without
+       TDX), then the files and the port; the notes only once nothing is refused */
     tb_vm_host h;
     tb_vm_plan p;
     host_probe(s, &h);
     if (tb_vm_plan_make(s, &h, 0, &p, &e) < 0)
+        return cli_fail(CMD, "start: %s", e.msg);
+    if (tb_vm_preflight(s, base, &e) < 0)
         return cli_fail(CMD, "start: %s", e.msg);
     print_notes(&p);
     fflush(stderr);

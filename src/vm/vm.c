@@ -203,6 +203,8 @@ static void remove_runtime_files(const tb_vm_paths *p)
 /* SIGKILL for a start that failed: nothing stays running, no vm.json. */
 static void abort_start(tb_vm_state *st)
 {
+    if (st->pid <= 0) /* QEMU may have written its pid file before failing */
+        st->pid = read_pidfile(st->paths.pidfile);
     if (tb_vm_alive(st)) {
         kill(st->pid, SIGKILL);
         wait_gone(st, 5000);

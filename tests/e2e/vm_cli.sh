@@ -66,6 +66,17 @@ fi
 pass "snp dry run on any host"
 
 # ---- bad input: one line each, exit 2 for flags, 1 for the host ----
+# A fake QEMU that reports 7.2 and records any launch: the checks below then depend on
+# neither this machine's QEMU nor its KVM/TDX/SNP (a start never gets to run it).
+FAKEQ=$WORK/fake-qemu
+cat >"$FAKEQ" <<EOF
+#!/bin/sh
+if [ "\$1" = --version ]; then echo "QEMU emulator version 7.2.0 (fake)"; exit 0; fi
+touch "$WORK/fake-qemu-launched"
+echo "qemu-system-x86_64: -netdev user,id=net0: Could not set up host forwarding rule" >&2
+exit 1
+EOF
+chmod +x "$FAKEQ"
 K=$WORK/vmlinuz
 echo kernel >"$K"
 expect_fail 2 "$TB" vm start x --kind sgx --kernel "$K" --dir "$RUN"
@@ -73,10 +84,10 @@ grep -q -- "--kind sgx: unknown kind" "$WORK/err" || fail "unknown kind: $(cat "
 expect_fail 2 "$TB" vm start x --dir "$RUN"
 grep -q "nothing to boot" "$WORK/err" || fail "nothing to boot: $(cat "$WORK/err")"
 expect_fail 2 "$TB" vm start x --initrd "$K" --dir "$RUN"
-expect_fail 1 "$TB" vm start x --kernel "$WORK/missing-vmlinuz" --firmware none --dir "$RUN"
+expect_fail 1 "$TB" vm start x --kernel "$WORK/missing-vmlinuz" --firmware none --qemu "$FAKEQ" --dir "$RUN"
 grep -q "missing-vmlinuz: No such file" "$WORK/err" || fail "missing kernel: $(cat "$WORK/err")"
-expect_fail 1 "$TB" vm start x --image "$WORK/missing.qcow2" --firmware none --dir "$RUN"
-expect_fail 1 "$TB" vm start x --kernel "$K" --firmware "$WORK/no-OVMF.fd" --dir "$RUN"
+expect_fail 1 "$TB" vm start x --image "$WORK/missing.qcow2" --firmware none --qemu "$FAKEQ" --dir "$RUN"
+expect_fail 1 "$TB" vm start x --kernel "$K" --firmware "$WORK/no-OVMF.fd" --qemu "$FAKEQ" --dir "$RUN"
 grep -q "install Debian's ovmf" "$WORK/err" || fail "missing firmware: $(cat "$WORK/err")"
 expect_fail 2 "$TB" vm start x --kind tdx --accel tcg --kernel "$K" --dir "$RUN"
 grep -q "cannot run under TCG" "$WORK/err" || fail "tdx under tcg: $(cat "$WORK/err")"
@@ -99,22 +110,12 @@ PORT=$(free_port)
 spawn "$TB" serve --port "$PORT"
 LISTENER=$SPAWNED_PID
 wait_port "$PORT"
-expect_fail 1 "$TB" vm start x --kernel "$K" --firmware none --ssh-port "$PORT" --dir "$RUN"
+expect_fail 1 "$TB" vm start x --kernel "$K" --firmware none --ssh-port "$PORT" --qemu "$FAKEQ" --dir "$RUN"
 grep -q "127.0.0.1:$PORT is in use" "$WORK/err" || fail "port in use: $(cat "$WORK/err")"
 kill "$LISTENER"
 [ ! -e "$RUN/x/vm.json" ] || fail "a refused start left vm.json"
 pass "port in use"
 
-# A host without TDX/SNP: a fake QEMU that reports 7.2 and records any launch.
-FAKEQ=$WORK/fake-qemu
-cat >"$FAKEQ" <<EOF
-#!/bin/sh
-if [ "\$1" = --version ]; then echo "QEMU emulator version 7.2.0 (fake)"; exit 0; fi
-touch "$WORK/fake-qemu-launched"
-echo "qemu-system-x86_64: -netdev user,id=net0: Could not set up host forwarding rule" >&2
-exit 1
-EOF
-chmod +x "$FAKEQ"
 echo ovmf >"$WORK/OVMF.fd"
 expect_fail 1 "$TB" vm start td --kind tdx --kernel "$K" --firmware "$WORK/OVMF.fd" \
   --qemu "$FAKEQ" --dir "$RUN"
@@ -124,6 +125,10 @@ expect_fail 1 "$TB" vm start sn --kind snp --kernel "$K" --firmware "$WORK/OVMF.
   --qemu "$FAKEQ" --dir "$RUN"
 grep -q -- "--kind snp: this host lacks QEMU >= 9.1 with SEV-SNP (found 7.2.0)" "$WORK/err" ||
   fail "snp on a QEMU 7.2 host: $(cat "$WORK/err")"
+# the host's lack comes first, before missing files
+expect_fail 1 "$TB" vm start td --kind tdx --kernel "$K" --firmware "$WORK/no-OVMF.fd" \
+  --qemu "$FAKEQ" --dir "$RUN"
+grep -q -- "--kind tdx: this host lacks" "$WORK/err" || fail "tdx, no firmware: $(cat "$WORK/err")"
 [ ! -e "$WORK/fake-qemu-launched" ] || fail "a refused TD start launched QEMU"
 pass "tdx/snp refused on a host without them"
 
@@ -159,7 +164,7 @@ cat >"$D/vm.json" <<EOF
  "cpus": 1, "memory_bytes": 1073741824, "started_at": "2025-01-01T00:00:00Z",
  "boot_ns": 12300000000, "boot_s": 12.3, "argv": ["qemu-system-x86_64"]}
 EOF
-expect_fail 1 "$TB" vm start busy --kernel "$K" --firmware none --dir "$RUN"
+expect_fail 1 "$TB" vm start busy --kernel "$K" --firmware none --qemu "$FAKEQ" --dir "$RUN"
 grep -q "VM busy is already running (QEMU pid $BUSY" "$WORK/err" ||
   fail "name already running: $(cat "$WORK/err")"
 "$TB" vm list --dir "$RUN" >"$WORK/out"
