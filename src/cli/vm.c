@@ -367,6 +367,9 @@ static int do_dry_run(const vm_args *a, const char *base)
         return cli_fail(CMD, "start: out of memory");
     }
     print_notes(&p);
+    if (!s->ssh_port)
+        fprintf(stderr, "teebench: vm: NOTE: the line shows SSH port 2222; a real start picks a "
+                        "free port (--ssh-port to choose)\n");
     printf("%s\n", text);
     free(text);
     if (a->why)

@@ -85,6 +85,15 @@ int tb_vm_preflight(const tb_vm_spec *s, const char *base, tb_err *err)
             return tb_errf(err, "VM %s is already running (QEMU pid %d; teebench vm stop %s)",
                            s->name, (int)pid, s->name);
     }
+    if (s->npin) {
+        cpu_set_t allowed;
+        if (sched_getaffinity(0, sizeof allowed, &allowed) < 0)
+            return tb_errno(err, "--pin: sched_getaffinity");
+        for (int i = 0; i < s->npin; i++)
+            if (!CPU_ISSET(s->pin[i], &allowed))
+                return tb_errf(err, "--pin: CPU %d is not online or not allowed to this process",
+                               s->pin[i]);
+    }
     if (s->ssh_port && port_free(s->ssh_port) < 0)
         return tb_errf(err, "--ssh-port %d: 127.0.0.1:%d is in use", s->ssh_port, s->ssh_port);
     if (s->image && readable("--image", s->image, "", err) < 0)

@@ -59,6 +59,8 @@ pass "the three kinds differ only in the TEE's options"
 # A dry run without the host values still shows an SNP line, marked as placeholder.
 "$TB" vm start s1 --kind snp --kernel /k --dir "$RUN" --dry-run --why >"$WORK/out" 2>"$WORK/err" ||
   fail "snp dry run without --cbitpos failed"
+grep -q "NOTE: the line shows SSH port 2222; a real start picks a free port" "$WORK/err" ||
+  fail "dry run without --ssh-port does not say the port is a stand-in"
 if ! grep -q 'cbitpos=' "$WORK/out"; then fail "snp dry run lacks cbitpos"; fi
 if grep -q 'PLACEHOLDER' "$WORK/err"; then
   grep -q '^\[TEE\] -object cbitpos=51: PLACEHOLDER' "$WORK/out" || fail "placeholder not marked"

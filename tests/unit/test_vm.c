@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -834,6 +835,19 @@ static void test_preflight(void **state)
     assert_int_equal(tb_vm_preflight(&s, base, &e), -1);
     assert_non_null(strstr(e.msg, "firmware /nonexistent/OVMF.fd"));
     s.firmware = "none";
+
+    /* a CPU this process may not use */
+    s.npin = 2;
+    s.cpus = 2;
+    cpu_set_t mine;
+    assert_int_equal(sched_getaffinity(0, sizeof mine, &mine), 0);
+    s.pin[0] = 0;
+    while (!CPU_ISSET(s.pin[0], &mine)) /* the first CPU this test may use */
+        s.pin[0]++;
+    s.pin[1] = 1023;
+    assert_int_equal(tb_vm_preflight(&s, base, &e), -1);
+    assert_non_null(strstr(e.msg, "CPU 1023 is not online"));
+    s.npin = 0;
 
     /* a port something listens on */
     int fd = socket(AF_INET, SOCK_STREAM, 0);
