@@ -17,7 +17,7 @@ TEST_PACKAGES=(
   libcmocka-dev clang libclang-rt-14-dev clang-format wrk
   openssh-server ansible
   chromium
-  qemu-system-x86 qemu-utils busybox-static cpio
+  qemu-system-x86 qemu-utils busybox-static cpio dropbear-bin
 )
 
 packages=("${RUN_PACKAGES[@]}")

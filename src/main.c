@@ -27,6 +27,7 @@ static const struct command commands[] = {
     {"compare", cmd_compare, "environments side by side: medians, intervals, ratios, significance"},
     {"report", cmd_report, "one HTML page (SVG charts, tables) of stored runs side by side"},
     {"results", cmd_results, "the results store: list, show, export, import, rm runs"},
+    {"vm", cmd_vm, "start a regular VM, a TDX trust domain or an SEV-SNP guest (QEMU)"},
 };
 
 static void usage(FILE *f)

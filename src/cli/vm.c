@@ -1,0 +1,587 @@
+/* cli/vm: `teebench vm start|stop|list|ssh|show` -- a regular VM, a TDX trust
+ * domain or an SEV-SNP guest started from one description (src/vm), so that
+ * they differ only in the TEE. This file parses flags and prints; src/vm
+ * decides, builds the command line and runs QEMU. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/opt.h"
+#include "vm/vm.h"
+
+#define CMD "vm"
+
+static void usage(FILE *f)
+{
+    fprintf(
+        f,
+        "usage: teebench vm start NAME --kind regular|tdx|snp\n"
+        "                (--image DISK | --kernel K [--initrd I] [--append ARGS]) [options]\n"
+        "       teebench vm stop NAME [--timeout S]\n"
+        "       teebench vm list\n"
+        "       teebench vm ssh NAME [-- CMD...]\n"
+        "       teebench vm show NAME [--json]\n\n"
+        "Starts a regular VM, a TDX trust domain or an SEV-SNP guest with QEMU from one\n"
+        "description: the three share every option except the TEE's own (same machine,\n"
+        "CPU model, irqchip, memory backend, devices, firmware, pinning). start waits for\n"
+        "the first SSH answer and prints the boot time. Each VM lives in RUNDIR/NAME/\n"
+        "(state vm.json, QMP socket, serial log, SSH key, known_hosts).\n\n"
+        "start options:\n"
+        "  --kind K             regular, tdx or snp (default regular)\n"
+        "  --image DISK         disk image (qcow2 by its .qcow2 name, else raw)\n"
+        "  --kernel K, --initrd I, --append ARGS   direct kernel boot (console=ttyS0 is added)\n"
+        "  --cpus N             vCPUs (default 2)\n"
+        "  --memory SIZE        guest memory, e.g. 4G, 512M (default 4G)\n"
+        "  --pin CPULIST        vCPU i runs only on the i-th listed host CPU (e.g. 2,3 or 4-7);\n"
+        "                       QEMU's other threads are kept off them\n"
+        "  --prealloc           allocate all guest memory before the guest starts\n"
+        "  --ssh-port P         host port on 127.0.0.1 forwarded to the guest's 22 (default: "
+        "free)\n"
+        "  --ssh-user U         user to log in as (default root)\n"
+        "  --ssh-key K          private key the guest accepts (default: a new one in the run dir,\n"
+        "                       offered to the guest through fw_cfg opt/teebench/authorized_keys)\n"
+        "  --firmware F         OVMF file (default " TB_VM_DEFAULT_FIRMWARE "); 'none': QEMU's\n"
+        "                       own BIOS (--kind regular only)\n"
+        "  --accel A            auto (KVM, else TCG for regular), kvm or tcg (regular only)\n"
+        "  --vsock V            vhost-vsock-pci: auto (when /dev/vhost-vsock exists), on, off\n"
+        "  --cid N              guest vsock CID (default: the SSH port)\n"
+        "  --cbitpos N, --reduced-phys-bits N   SNP values (default: the host's CPUID 0x8000001F)\n"
+        "  --policy P           SNP guest policy (default 0x30000)\n"
+        "  --snapshot           image writes go to a temporary overlay\n"
+        "  --boot-timeout S     seconds to wait for SSH (default 300)\n"
+        "  --qemu BIN           QEMU binary (default " TB_VM_DEFAULT_QEMU ")\n"
+        "  --dry-run            print the QEMU command line and exit (works on any host)\n"
+        "  --why                with --dry-run: the reason for every option\n\n"
+        "common options:\n"
+        "  --dir RUNDIR         run directory (default $XDG_RUNTIME_DIR/teebench/vm, else\n"
+        "                       ~/.local/state/teebench/vm)\n"
+        "  --timeout S          stop: seconds for the guest to power off before QEMU is\n"
+        "                       told to quit, then killed (default 60)\n"
+        "  --json               show: the state document\n"
+        "  -h, --help           this text\n\n"
+        "Minimum versions: QEMU 10.1 and Linux 6.16 on the host for TDX (upstream), QEMU\n"
+        "9.1 and Linux 6.11 for SEV-SNP. Without KVM, --kind regular runs under TCG\n"
+        "emulation (said loudly; no performance figure from it means anything); tdx and\n"
+        "snp never do.\n");
+}
+
+enum {
+    O_KIND = 256,
+    O_IMAGE,
+    O_KERNEL,
+    O_INITRD,
+    O_APPEND,
+    O_CPUS,
+    O_MEMORY,
+    O_PIN,
+    O_PREALLOC,
+    O_SSH_PORT,
+    O_SSH_USER,
+    O_SSH_KEY,
+    O_FIRMWARE,
+    O_ACCEL,
+    O_VSOCK,
+    O_CID,
+    O_CBITPOS,
+    O_RPB,
+    O_POLICY,
+    O_SNAPSHOT,
+    O_BOOT_TIMEOUT,
+    O_QEMU,
+    O_DRY_RUN,
+    O_WHY,
+    O_DIR,
+    O_TIMEOUT,
+    O_JSON
+};
+
+typedef struct vm_args {
+    tb_vm_spec spec;
+    const char *dir;
+    int dry_run, why, json, timeout_s;
+    char **rest; /* positional arguments */
+    int nrest;
+} vm_args;
+
+static int parse_long(const char *flag, const char *v, long lo, long hi, long *out)
+{
+    tb_err e;
+    if (cli_opt_long(flag, v, lo, hi, out, &e) < 0)
+        return cli_fail_code(2, CMD, "%s", e.msg);
+    return 0;
+}
+
+/* One option of start/stop/show/list/ssh into a. Returns 0 or an exit code. */
+static int take_option(int c, const char *v, vm_args *a)
+{
+    tb_vm_spec *s = &a->spec;
+    tb_err e;
+    long n;
+    int rc = 0;
+    switch (c) {
+    case O_KIND:
+        if (tb_vm_kind_parse(v, &s->kind) < 0)
+            return cli_fail_code(2, CMD, "--kind %s: unknown kind (regular, tdx or snp)", v);
+        break;
+    case O_IMAGE:
+        s->image = v;
+        break;
+    case O_KERNEL:
+        s->kernel = v;
+        break;
+    case O_INITRD:
+        s->initrd = v;
+        break;
+    case O_APPEND:
+        s->append = v;
+        break;
+    case O_CPUS:
+        if ((rc = parse_long("--cpus", v, 1, TB_VM_MAX_CPUS, &n)) == 0)
+            s->cpus = (int)n;
+        break;
+    case O_MEMORY:
+        if (tb_vm_parse_size(v, &s->memory, &e) < 0)
+            return cli_fail_code(2, CMD, "--memory %s", e.msg);
+        break;
+    case O_PIN:
+        if (tb_vm_parse_cpulist(v, s->pin, TB_VM_MAX_CPUS, &s->npin, &e) < 0)
+            return cli_fail_code(2, CMD, "--pin %s", e.msg);
+        break;
+    case O_PREALLOC:
+        s->prealloc = 1;
+        break;
+    case O_SSH_PORT:
+        if ((rc = parse_long("--ssh-port", v, 1, 65535, &n)) == 0)
+            s->ssh_port = (int)n;
+        break;
+    case O_SSH_USER:
+        s->ssh_user = v;
+        break;
+    case O_SSH_KEY:
+        s->ssh_key = v;
+        break;
+    case O_FIRMWARE:
+        s->firmware = v;
+        break;
+    case O_ACCEL:
+        if (tb_vm_accel_parse(v, &s->accel) < 0)
+            return cli_fail_code(2, CMD, "--accel %s: not auto, kvm or tcg", v);
+        break;
+    case O_VSOCK:
+        if (!strcmp(v, "auto"))
+            s->vsock = TB_VM_VSOCK_AUTO;
+        else if (!strcmp(v, "on"))
+            s->vsock = TB_VM_VSOCK_ON;
+        else if (!strcmp(v, "off"))
+            s->vsock = TB_VM_VSOCK_OFF;
+        else
+            return cli_fail_code(2, CMD, "--vsock %s: not auto, on or off", v);
+        break;
+    case O_CID:
+        if ((rc = parse_long("--cid", v, 3, 0xfffffffe, &n)) == 0)
+            s->vsock_cid = (unsigned)n;
+        break;
+    case O_CBITPOS:
+        if ((rc = parse_long("--cbitpos", v, 32, 63, &n)) == 0)
+            s->cbitpos = (int)n;
+        break;
+    case O_RPB:
+        if ((rc = parse_long("--reduced-phys-bits", v, 0, 63, &n)) == 0)
+            s->reduced_phys_bits = (int)n;
+        break;
+    case O_POLICY: {
+        char *end;
+        errno = 0;
+        unsigned long p = strtoul(v, &end, 0);
+        if (!*v || *end || errno || p > 0xffffffffUL || v[0] == '-')
+            return cli_fail_code(2, CMD, "--policy %s: not a 32-bit number", v);
+        s->snp_policy = (uint32_t)p;
+        break;
+    }
+    case O_SNAPSHOT:
+        s->snapshot = 1;
+        break;
+    case O_BOOT_TIMEOUT:
+        if ((rc = parse_long("--boot-timeout", v, 1, 86400, &n)) == 0)
+            s->boot_timeout_s = (int)n;
+        break;
+    case O_QEMU:
+        s->qemu = v;
+        break;
+    case O_DRY_RUN:
+        a->dry_run = 1;
+        break;
+    case O_WHY:
+        a->why = 1;
+        break;
+    case O_DIR:
+        a->dir = v;
+        break;
+    case O_TIMEOUT:
+        if ((rc = parse_long("--timeout", v, 1, 3600, &n)) == 0)
+            a->timeout_s = (int)n;
+        break;
+    case O_JSON:
+        a->json = 1;
+        break;
+    }
+    return rc;
+}
+
+/* Parses argv (argv[0] = the action). Returns 0, an exit code, or -1 for --help. */
+static int parse_args(int argc, char **argv, vm_args *a)
+{
+    static const struct option longs[] = {{"kind", required_argument, NULL, O_KIND},
+                                          {"image", required_argument, NULL, O_IMAGE},
+                                          {"kernel", required_argument, NULL, O_KERNEL},
+                                          {"initrd", required_argument, NULL, O_INITRD},
+                                          {"append", required_argument, NULL, O_APPEND},
+                                          {"cpus", required_argument, NULL, O_CPUS},
+                                          {"memory", required_argument, NULL, O_MEMORY},
+                                          {"pin", required_argument, NULL, O_PIN},
+                                          {"prealloc", no_argument, NULL, O_PREALLOC},
+                                          {"ssh-port", required_argument, NULL, O_SSH_PORT},
+                                          {"ssh-user", required_argument, NULL, O_SSH_USER},
+                                          {"ssh-key", required_argument, NULL, O_SSH_KEY},
+                                          {"firmware", required_argument, NULL, O_FIRMWARE},
+                                          {"accel", required_argument, NULL, O_ACCEL},
+                                          {"vsock", required_argument, NULL, O_VSOCK},
+                                          {"cid", required_argument, NULL, O_CID},
+                                          {"cbitpos", required_argument, NULL, O_CBITPOS},
+                                          {"reduced-phys-bits", required_argument, NULL, O_RPB},
+                                          {"policy", required_argument, NULL, O_POLICY},
+                                          {"snapshot", no_argument, NULL, O_SNAPSHOT},
+                                          {"boot-timeout", required_argument, NULL, O_BOOT_TIMEOUT},
+                                          {"qemu", required_argument, NULL, O_QEMU},
+                                          {"dry-run", no_argument, NULL, O_DRY_RUN},
+                                          {"why", no_argument, NULL, O_WHY},
+                                          {"dir", required_argument, NULL, O_DIR},
+                                          {"timeout", required_argument, NULL, O_TIMEOUT},
+                                          {"json", no_argument, NULL, O_JSON},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+        if (c == 'h')
+            return -1;
+        if (c == ':' || c == '?')
+            return cli_bad_option(CMD, c, argv);
+        int rc = take_option(c, optarg, a);
+        if (rc)
+            return rc;
+    }
+    a->rest = argv + optind;
+    a->nrest = argc - optind;
+    return 0;
+}
+
+static int base_dir(const vm_args *a, char *out, size_t len)
+{
+    tb_err e;
+    if (!a->dir) {
+        if (tb_vm_default_dir(out, len, &e) < 0)
+            return cli_fail(CMD, "%s", e.msg);
+        return 0;
+    }
+    if (a->dir[0] == '/') {
+        if ((size_t)snprintf(out, len, "%s", a->dir) >= len)
+            return cli_fail_code(2, CMD, "--dir %s: path too long", a->dir);
+        return 0;
+    }
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        return cli_fail(CMD, "--dir %s: cannot resolve the working directory", a->dir);
+    if ((size_t)snprintf(out, len, "%s/%s", cwd, a->dir) >= len)
+        return cli_fail_code(2, CMD, "--dir %s: path too long", a->dir);
+    return 0;
+}
+
+/* The VM name (the one positional argument of start/stop/show). */
+static int one_name(const vm_args *a, const char *action, const char **name)
+{
+    if (a->nrest < 1)
+        return cli_fail_code(2, CMD, "%s: needs a VM name (teebench vm %s NAME)", action, action);
+    if (a->nrest > 1)
+        return cli_fail_code(2, CMD, "%s: unexpected argument '%s'", action, a->rest[1]);
+    *name = a->rest[0];
+    return 0;
+}
+
+static void print_why(const tb_vm_cmd *cmd)
+{
+    printf("\n# why each option is there ([TEE]: only this kind has it)\n");
+    for (int i = 0; i < cmd->nopts; i++) {
+        const tb_vm_opt *o = &cmd->opts[i];
+        if (o->nprops == 0)
+            printf("%s%s: %s\n", o->tee ? "[TEE] " : "", o->flag, o->reason);
+        for (int j = 0; j < o->nprops; j++)
+            printf("%s%s %s: %s\n", o->tee || o->props[j].tee ? "[TEE] " : "", o->flag,
+                   o->props[j].text, o->props[j].reason);
+    }
+}
+
+static void print_notes(const tb_vm_plan *p)
+{
+    for (int i = 0; i < p->nnotes; i++)
+        fprintf(stderr, "teebench: vm: NOTE: %s\n", p->notes[i]);
+}
+
+static void host_probe(const tb_vm_spec *s, tb_vm_host *h)
+{
+    const char *tmp = getenv("TMPDIR");
+    tb_vm_host_probe(s->qemu, tmp && tmp[0] == '/' ? tmp : "/tmp", h);
+}
+
+static int do_dry_run(const vm_args *a, const char *base)
+{
+    const tb_vm_spec *s = &a->spec;
+    tb_vm_host h;
+    tb_vm_plan p;
+    tb_vm_paths paths;
+    tb_vm_cmd cmd;
+    tb_err e;
+    host_probe(s, &h);
+    if (tb_vm_plan_make(s, &h, 1, &p, &e) < 0)
+        return cli_fail_code(2, CMD, "start: %s", e.msg);
+    if (tb_vm_paths_make(base, s->name, &paths, &e) < 0)
+        return cli_fail_code(2, CMD, "start: %s", e.msg);
+    tb_vm_spec shown = *s;
+    if (!shown.ssh_port)
+        shown.ssh_port = 2222; /* a real start picks a free port */
+    if (tb_vm_cmdline(&shown, &p, &paths, &cmd, &e) < 0)
+        return cli_fail(CMD, "start: %s", e.msg);
+    char **argv = tb_vm_cmd_argv(&cmd);
+    char *text = argv ? tb_vm_argv_shell(argv) : NULL;
+    tb_vm_argv_free(argv);
+    if (!text) {
+        tb_vm_cmd_free(&cmd);
+        return cli_fail(CMD, "start: out of memory");
+    }
+    print_notes(&p);
+    if (!s->ssh_port)
+        fprintf(stderr, "teebench: vm: NOTE: the line shows SSH port 2222; a real start picks a "
+                        "free port (--ssh-port to choose)\n");
+    printf("%s\n", text);
+    free(text);
+    if (a->why)
+        print_why(&cmd);
+    tb_vm_cmd_free(&cmd);
+    return 0;
+}
+
+static void print_started(const tb_vm_state *st)
+{
+    char url[128];
+    tb_vm_ssh_url(st, url, sizeof url);
+    printf("vm %s (%s%s): QEMU pid %d, %s\n", st->name, tb_vm_kind_name(st->kind),
+           st->tcg ? ", TCG EMULATION" : ", KVM", (int)st->pid, url);
+    printf("booted in %.1f s (first SSH answer)\n", (double)st->boot_ns / 1e9);
+    printf("  ssh:        teebench vm ssh %s [-- CMD]  (key %s, known_hosts %s)\n", st->name,
+           st->ssh_key, st->paths.known_hosts);
+    printf("  serial log: %s\n  QMP socket: %s\n", st->paths.serial, st->paths.qmp);
+}
+
+static int do_start(const vm_args *a, const char *base)
+{
+    const tb_vm_spec *s = &a->spec;
+    tb_err e;
+    if (a->why && !a->dry_run)
+        return cli_fail_code(2, CMD, "--why: only with --dry-run");
+    if (a->dry_run)
+        return do_dry_run(a, base);
+    if (tb_vm_spec_check(s, &e) < 0)
+        return cli_fail_code(2, CMD, "start: %s", e.msg);
+    /* what the host lacks first (the most useful line for a TD on a machine without
+       TDX), then the files and the port; the notes only once nothing is refused */
+    tb_vm_host h;
+    tb_vm_plan p;
+    host_probe(s, &h);
+    if (tb_vm_plan_make(s, &h, 0, &p, &e) < 0)
+        return cli_fail(CMD, "start: %s", e.msg);
+    if (tb_vm_preflight(s, base, &e) < 0)
+        return cli_fail(CMD, "start: %s", e.msg);
+    print_notes(&p);
+    fflush(stderr);
+    tb_vm_state st;
+    if (tb_vm_start(s, &p, base, &st, &e) < 0)
+        return cli_fail(CMD, "start %s: %s", s->name, e.msg);
+    print_started(&st);
+    tb_vm_state_free(&st);
+    return 0;
+}
+
+static int do_stop(const vm_args *a, const char *base, const char *name)
+{
+    tb_vm_state st;
+    tb_err e;
+    if (tb_vm_load(base, name, &st, &e) < 0)
+        return cli_fail(CMD, "stop: %s", e.msg);
+    pid_t pid = st.pid;
+    tb_vm_stop_how how;
+    int rc = tb_vm_stop(&st, a->timeout_s * 1000, &how, &e);
+    tb_vm_state_free(&st);
+    if (rc < 0)
+        return cli_fail(CMD, "stop %s: %s", name, e.msg);
+    static const char *const said[] = {
+        "was not running", "stopped: the guest powered off (QMP system_powerdown)",
+        "stopped: QMP quit after the guest did not power off in time",
+        "stopped: SIGKILL (QMP did not answer)"};
+    if (how == TB_VM_STOP_NOT_RUNNING)
+        printf("vm %s %s\n", name, said[how]);
+    else
+        printf("vm %s (QEMU pid %d) %s\n", name, (int)pid, said[how]);
+    return 0;
+}
+
+static int do_list(const char *base)
+{
+    char **names;
+    tb_err e;
+    if (tb_vm_list(base, &names, &e) < 0)
+        return cli_fail(CMD, "list: %s", e.msg);
+    if (!names[0])
+        printf("no VMs in %s\n", base);
+    else
+        printf("%-16s %-8s %-5s %-8s %-8s %-30s %s\n", "NAME", "KIND", "ACCEL", "STATE", "PID",
+               "SSH", "BOOT");
+    for (char **n = names; *n; n++) {
+        tb_vm_state st;
+        if (tb_vm_load(base, *n, &st, &e) < 0) {
+            printf("%-16s (unreadable: %s)\n", *n, e.msg);
+            continue;
+        }
+        char url[128], boot[32] = "-";
+        tb_vm_ssh_url(&st, url, sizeof url);
+        if (st.boot_ns)
+            snprintf(boot, sizeof boot, "%.1f s", (double)st.boot_ns / 1e9);
+        int alive = tb_vm_alive(&st);
+        printf("%-16s %-8s %-5s %-8s %-8d %-30s %s\n", st.name, tb_vm_kind_name(st.kind),
+               st.tcg ? "TCG" : "KVM", alive ? "running" : "stopped", alive ? (int)st.pid : 0, url,
+               boot);
+        tb_vm_state_free(&st);
+    }
+    tb_vm_argv_free(names);
+    return 0;
+}
+
+static int do_show(const vm_args *a, const char *base, const char *name)
+{
+    tb_vm_state st;
+    tb_err e;
+    if (tb_vm_load(base, name, &st, &e) < 0)
+        return cli_fail(CMD, "show: %s", e.msg);
+    int alive = tb_vm_alive(&st);
+    if (a->json) {
+        json_t *o = tb_vm_state_json(&st);
+        json_object_set_new(o, "running", json_boolean(alive));
+        char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        json_decref(o);
+        tb_vm_state_free(&st);
+        if (!text)
+            return cli_fail(CMD, "show: out of memory");
+        printf("%s\n", text);
+        free(text);
+        return 0;
+    }
+    char url[128];
+    tb_vm_ssh_url(&st, url, sizeof url);
+    printf("name        %s\n", st.name);
+    printf("kind        %s, %s\n", tb_vm_kind_name(st.kind),
+           st.tcg ? "TCG EMULATION (no performance figure from it means anything)" : "KVM");
+    if (alive)
+        printf("state       running (QEMU pid %d)\n", (int)st.pid);
+    else
+        printf("state       stopped\n");
+    printf("ssh         %s (key %s, known_hosts %s)\n", url, st.ssh_key, st.paths.known_hosts);
+    if (st.boot_ns)
+        printf("boot time   %.1f s (vm start to the first SSH answer)\n", (double)st.boot_ns / 1e9);
+    printf("started at  %s\n", st.started_at);
+    printf("cpus        %d\nmemory      %" PRIu64 " MiB\n", st.cpus, st.memory >> 20);
+    printf("serial log  %s\nQMP socket  %s\nqemu log    %s\nrun dir     %s\n", st.paths.serial,
+           st.paths.qmp, st.paths.qemu_log, st.paths.dir);
+    char *text = st.argv ? tb_vm_argv_shell(st.argv) : NULL;
+    printf("command line:\n%s\n", text ? text : "(none)");
+    free(text);
+    tb_vm_state_free(&st);
+    return 0;
+}
+
+static int do_ssh(const vm_args *a, const char *base)
+{
+    if (a->nrest < 1)
+        return cli_fail_code(2, CMD, "ssh: needs a VM name (teebench vm ssh NAME [-- CMD])");
+    tb_vm_state st;
+    tb_err e;
+    if (tb_vm_load(base, a->rest[0], &st, &e) < 0)
+        return cli_fail(CMD, "ssh: %s", e.msg);
+    if (!tb_vm_alive(&st)) {
+        tb_vm_state_free(&st);
+        return cli_fail(CMD, "ssh: VM %s is not running", a->rest[0]);
+    }
+    char **argv = tb_vm_ssh_argv(&st, a->rest + 1);
+    tb_vm_state_free(&st);
+    if (!argv)
+        return cli_fail(CMD, "ssh: out of memory");
+    fflush(stdout);
+    execvp(argv[0], argv);
+    int err = errno;
+    tb_vm_argv_free(argv);
+    return cli_fail(CMD, "ssh: cannot run ssh: %s (install openssh-client)", strerror(err));
+}
+
+int cmd_vm(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *action = argv[1];
+    if (!strcmp(action, "-h") || !strcmp(action, "--help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(action, "start") && strcmp(action, "stop") && strcmp(action, "list") &&
+        strcmp(action, "ssh") && strcmp(action, "show"))
+        return cli_fail_code(2, CMD, "%s: unknown action (start, stop, list, ssh or show)", action);
+    vm_args a = {.timeout_s = 60};
+    tb_vm_spec_init(&a.spec);
+    int rc = parse_args(argc - 1, argv + 1, &a);
+    if (rc == -1) {
+        usage(stdout);
+        return 0;
+    }
+    if (rc)
+        return rc;
+    char base[PATH_MAX];
+    if ((rc = base_dir(&a, base, sizeof base)) != 0)
+        return rc;
+    const char *name = NULL;
+    if (!strcmp(action, "list")) {
+        if (a.nrest)
+            return cli_fail_code(2, CMD, "list: unexpected argument '%s'", a.rest[0]);
+        return do_list(base);
+    }
+    if (!strcmp(action, "ssh"))
+        return do_ssh(&a, base);
+    if ((rc = one_name(&a, action, &name)) != 0)
+        return rc;
+    if (!strcmp(action, "start")) {
+        if (strlen(name) > TB_VM_NAME_MAX)
+            return cli_fail_code(2, CMD, "start: '%s': a VM name has at most %d characters", name,
+                                 TB_VM_NAME_MAX);
+        snprintf(a.spec.name, sizeof a.spec.name, "%s", name);
+        return do_start(&a, base);
+    }
+    if (!strcmp(action, "stop"))
+        return do_stop(&a, base, name);
+    return do_show(&a, base, name);
+}

@@ -1,0 +1,501 @@
+/* vm/vm: the lifecycle of one VM -- preflight checks, start (run dir, SSH key,
+ * QEMU -daemonize, pinning through QMP, waiting for the first SSH answer),
+ * stop (system_powerdown, then quit, then SIGKILL) and the ssh argv that
+ * reaches it. QEMU is not our child once it daemonized: it is watched through
+ * its pid file and /proc (tb_vm_alive), never waited for with waitpid. */
+#include "vm/vm.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/file.h"
+#include "base/proc.h"
+#include "vm/qmp.h"
+
+#define MS 1000000ull
+
+/* 0 when 127.0.0.1:port can be bound now (nothing listens), else -1. */
+static int port_free(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+    close(fd);
+    return rc;
+}
+
+/* A port the kernel picks on 127.0.0.1, or -1. */
+static int pick_port(tb_err *err)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return tb_errno(err, "socket");
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof sa;
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+        getsockname(fd, (struct sockaddr *)&sa, &len) < 0) {
+        tb_errno(err, "picking a free port on 127.0.0.1");
+        close(fd);
+        return -1;
+    }
+    close(fd);
+    return ntohs(sa.sin_port);
+}
+
+static int readable(const char *what, const char *path, const char *hint, tb_err *err)
+{
+    if (access(path, R_OK) == 0)
+        return 0;
+    return tb_errno(err, "%s %s%s", what, path, hint);
+}
+
+int tb_vm_preflight(const tb_vm_spec *s, const char *base, tb_err *err)
+{
+    if (tb_vm_spec_check(s, err) < 0)
+        return -1;
+    tb_vm_paths p;
+    if (tb_vm_paths_make(base, s->name, &p, err) < 0)
+        return -1;
+    tb_vm_state st;
+    tb_err ignored;
+    if (tb_vm_load(base, s->name, &st, &ignored) == 0) {
+        int alive = tb_vm_alive(&st);
+        pid_t pid = st.pid;
+        tb_vm_state_free(&st);
+        if (alive)
+            return tb_errf(err, "VM %s is already running (QEMU pid %d; teebench vm stop %s)",
+                           s->name, (int)pid, s->name);
+    }
+    if (s->npin) {
+        cpu_set_t allowed;
+        if (sched_getaffinity(0, sizeof allowed, &allowed) < 0)
+            return tb_errno(err, "--pin: sched_getaffinity");
+        for (int i = 0; i < s->npin; i++)
+            if (!CPU_ISSET(s->pin[i], &allowed))
+                return tb_errf(err, "--pin: CPU %d is not online or not allowed to this process",
+                               s->pin[i]);
+    }
+    if (s->ssh_port && port_free(s->ssh_port) < 0)
+        return tb_errf(err, "--ssh-port %d: 127.0.0.1:%d is in use", s->ssh_port, s->ssh_port);
+    if (s->image && readable("--image", s->image, "", err) < 0)
+        return -1;
+    if (s->kernel && readable("--kernel", s->kernel, "", err) < 0)
+        return -1;
+    if (s->initrd && readable("--initrd", s->initrd, "", err) < 0)
+        return -1;
+    if (s->firmware && strcmp(s->firmware, "none") &&
+        readable("firmware", s->firmware,
+                 " (install Debian's ovmf, or --firmware FILE; --firmware none boots QEMU's own "
+                 "BIOS, --kind regular only)",
+                 err) < 0)
+        return -1;
+    if (s->ssh_key) {
+        char pub[1200];
+        snprintf(pub, sizeof pub, "%s.pub", s->ssh_key);
+        if (readable("--ssh-key", s->ssh_key, "", err) < 0 ||
+            readable("--ssh-key: public key", pub, " (ssh-keygen -y -f KEY > KEY.pub)", err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Creates base (0700 when new) and base/name (0700). */
+static int make_dirs(const char *base, const tb_vm_paths *p, tb_err *err)
+{
+    struct stat sb;
+    if (stat(base, &sb) < 0) {
+        if (tb_mkdirs(base, err) < 0)
+            return -1;
+        if (chmod(base, 0700) < 0)
+            return tb_errno(err, "chmod %s", base);
+    } else if (!S_ISDIR(sb.st_mode)) {
+        return tb_errf(err, "%s: not a directory", base);
+    }
+    if (mkdir(p->dir, 0700) < 0 && errno != EEXIST)
+        return tb_errno(err, "mkdir %s", p->dir);
+    return 0;
+}
+
+static int make_key(const char *name, const char *key, const char *dir, tb_err *err)
+{
+    char pub[1200], comment[64], log[1100];
+    snprintf(pub, sizeof pub, "%s.pub", key);
+    snprintf(comment, sizeof comment, "teebench-vm-%s", name);
+    snprintf(log, sizeof log, "%s/ssh-keygen.log", dir);
+    unlink(key);
+    unlink(pub);
+    char *argv[] = {"ssh-keygen", "-q",    "-t", "ed25519",   "-N", "",
+                    "-C",         comment, "-f", (char *)key, NULL};
+    tb_proc_opts o = {.argv = argv, .stderr_path = log};
+    tb_proc_result r;
+    if (tb_proc_run(&o, 30000, NULL, &r, err) < 0)
+        return tb_err_wrap(err, "making the VM's SSH key (install openssh-client)");
+    if (r.exit_code != 0)
+        return tb_errf(err, "ssh-keygen exited with %d (see %s)", r.exit_code, log);
+    unlink(log);
+    return 0;
+}
+
+/* The first non-empty line of a file, for error messages ("" when none). */
+static void first_line(const char *path, char *out, size_t len)
+{
+    out[0] = 0;
+    tb_buf b = {0};
+    tb_err e;
+    if (tb_file_read(path, 1 << 16, &b, &e) < 0)
+        return;
+    const char *p = (const char *)b.p;
+    while (p && *p) {
+        size_t n = strcspn(p, "\n");
+        if (n) {
+            snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), p);
+            break;
+        }
+        p += n + (p[n] == '\n');
+    }
+    tb_buf_free(&b);
+}
+
+static pid_t read_pidfile(const char *path)
+{
+    char buf[32];
+    tb_buf b = {0};
+    tb_err e;
+    if (tb_file_read(path, 64, &b, &e) < 0)
+        return -1;
+    snprintf(buf, sizeof buf, "%s", (const char *)b.p);
+    tb_buf_free(&b);
+    char *end;
+    long v = strtol(buf, &end, 10);
+    if (end == buf || v <= 1 || v > 0x3fffffff)
+        return -1;
+    return (pid_t)v;
+}
+
+/* Waits up to timeout_ms for this VM's QEMU to be gone. 1: gone. */
+static int wait_gone(const tb_vm_state *st, int timeout_ms)
+{
+    uint64_t deadline = tb_mono_ns() + (uint64_t)timeout_ms * MS;
+    while (tb_vm_alive(st)) {
+        if (tb_mono_ns() >= deadline)
+            return 0;
+        tb_sleep_ns(20 * MS);
+    }
+    return 1;
+}
+
+static void remove_runtime_files(const tb_vm_paths *p)
+{
+    unlink(p->qmp);
+    unlink(p->pidfile);
+}
+
+/* SIGKILL for a start that failed: nothing stays running, no vm.json. */
+static void abort_start(tb_vm_state *st)
+{
+    if (st->pid <= 0) /* QEMU may have written its pid file before failing */
+        st->pid = read_pidfile(st->paths.pidfile);
+    if (tb_vm_alive(st)) {
+        kill(st->pid, SIGKILL);
+        wait_gone(st, 5000);
+    }
+    remove_runtime_files(&st->paths);
+    unlink(st->paths.state);
+}
+
+/* One try: connect to 127.0.0.1:port and read an "SSH-" banner within ms. */
+static int ssh_answers(int port, int ms)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return 0;
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int ok = 0;
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 && errno != EINPROGRESS)
+        goto out;
+    uint64_t deadline = tb_mono_ns() + (uint64_t)ms * MS;
+    char buf[8];
+    size_t got = 0;
+    while (got < 4) {
+        uint64_t now = tb_mono_ns();
+        if (now >= deadline)
+            goto out;
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int r = poll(&pfd, 1, (int)((deadline - now) / MS) + 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            goto out;
+        ssize_t n = read(fd, buf + got, 4 - got);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n <= 0)
+            goto out;
+        got += (size_t)n;
+    }
+    ok = !memcmp(buf, "SSH-", 4);
+out:
+    close(fd);
+    return ok;
+}
+
+static int pin_others(pid_t pid, const int *tids, int n, const cpu_set_t *pinned, tb_err *err)
+{
+    cpu_set_t others;
+    if (sched_getaffinity(pid, sizeof others, &others) < 0)
+        return tb_errno(err, "sched_getaffinity of QEMU (pid %d)", (int)pid);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, pinned))
+            CPU_CLR(c, &others);
+    if (CPU_COUNT(&others) == 0)
+        return 0; /* every CPU QEMU may use is pinned: its other threads share them */
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(dir);
+    if (!d)
+        return tb_errno(err, "%s", dir);
+    struct dirent *e;
+    int rc = 0;
+    while ((e = readdir(d)) != NULL && rc == 0) {
+        int tid = atoi(e->d_name);
+        if (tid <= 0)
+            continue;
+        int vcpu = 0;
+        for (int i = 0; i < n; i++)
+            vcpu |= tids[i] == tid;
+        if (!vcpu && sched_setaffinity(tid, sizeof others, &others) < 0 && errno != ESRCH)
+            rc = tb_errno(err, "moving QEMU thread %d off the pinned CPUs", tid);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* vCPU i's thread to CPU pin[i], the other threads off those CPUs, then cont. */
+static int pin_vcpus(const tb_vm_spec *s, const tb_vm_state *st, tb_err *err)
+{
+    tb_qmp q;
+    if (tb_qmp_open(&q, st->paths.qmp, 10000, err) < 0)
+        return -1;
+    json_t *ret = NULL;
+    int tids[TB_VM_MAX_CPUS], n = 0, rc = -1;
+    if (tb_qmp_exec(&q, "query-cpus-fast", NULL, &ret, err) < 0 ||
+        tb_qmp_cpu_threads(ret, tids, TB_VM_MAX_CPUS, &n, err) < 0)
+        goto out;
+    if (n != s->cpus) {
+        tb_errf(err, "query-cpus-fast lists %d vCPUs, expected %d", n, s->cpus);
+        goto out;
+    }
+    cpu_set_t pinned;
+    CPU_ZERO(&pinned);
+    for (int i = 0; i < n; i++) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(s->pin[i], &one);
+        CPU_SET(s->pin[i], &pinned);
+        if (sched_setaffinity(tids[i], sizeof one, &one) < 0) {
+            tb_errno(err, "pinning vCPU %d (thread %d) to CPU %d", i, tids[i], s->pin[i]);
+            goto out;
+        }
+    }
+    if (pin_others(st->pid, tids, n, &pinned, err) < 0)
+        goto out;
+    rc = tb_qmp_exec(&q, "cont", NULL, NULL, err);
+out:
+    json_decref(ret);
+    tb_qmp_close(&q);
+    return rc;
+}
+
+static int spawn_qemu(char **argv, const tb_vm_paths *paths, int timeout_s, tb_err *err)
+{
+    tb_proc_opts o = {.argv = argv, .stderr_path = paths->qemu_log};
+    tb_proc_result r;
+    if (tb_proc_run(&o, (int64_t)timeout_s * 1000, NULL, &r, err) < 0)
+        return -1;
+    if (r.exit_code != 0) {
+        char line[300];
+        first_line(paths->qemu_log, line, sizeof line);
+        if (r.timed_out)
+            return tb_errf(err, "QEMU did not finish setting up within %d s (%s)", timeout_s,
+                           paths->qemu_log);
+        return tb_errf(err, "QEMU exited with %d: %s", r.exit_code,
+                       line[0] ? line : "(no message; see qemu.log)");
+    }
+    return 0;
+}
+
+static int wait_ssh(const tb_vm_spec *s, tb_vm_state *st, uint64_t t0, tb_err *err)
+{
+    uint64_t deadline = t0 + (uint64_t)s->boot_timeout_s * 1000 * MS;
+    for (;;) {
+        if (!tb_vm_alive(st)) {
+            char line[300];
+            first_line(st->paths.qemu_log, line, sizeof line);
+            return tb_errf(err, "QEMU exited during boot%s%s (serial log: %s)", line[0] ? ": " : "",
+                           line, st->paths.serial);
+        }
+        if (ssh_answers(st->ssh_port, 1500)) {
+            st->boot_ns = tb_mono_ns() - t0;
+            return 0;
+        }
+        if (tb_mono_ns() >= deadline)
+            return tb_errf(err, "no SSH answer on 127.0.0.1:%d within %d s (serial log: %s)",
+                           st->ssh_port, s->boot_timeout_s, st->paths.serial);
+        tb_sleep_ns(200 * MS);
+    }
+}
+
+int tb_vm_start(const tb_vm_spec *spec, const tb_vm_plan *plan, const char *base, tb_vm_state *st,
+                tb_err *err)
+{
+    uint64_t t0 = tb_mono_ns();
+    memset(st, 0, sizeof *st);
+    if (tb_vm_preflight(spec, base, err) < 0)
+        return -1;
+    tb_vm_spec s = *spec;
+    tb_vm_paths *paths = &st->paths;
+    if (tb_vm_paths_make(base, s.name, paths, err) < 0 || make_dirs(base, paths, err) < 0)
+        return -1;
+    if (!s.ssh_port && (s.ssh_port = pick_port(err)) < 0)
+        return -1;
+    if (!s.ssh_key && make_key(s.name, paths->key, paths->dir, err) < 0)
+        return -1;
+    if (tb_file_write_atomic_mode(paths->known_hosts, "", 0, 0600, err) < 0)
+        return -1;
+    remove_runtime_files(paths);
+    unlink(paths->state);
+
+    tb_vm_cmd cmd;
+    if (tb_vm_cmdline(&s, plan, paths, &cmd, err) < 0)
+        return -1;
+    st->argv = tb_vm_cmd_argv(&cmd);
+    tb_vm_cmd_free(&cmd);
+    if (!st->argv)
+        return tb_errf(err, "out of memory");
+    snprintf(st->name, sizeof st->name, "%s", s.name);
+    st->kind = s.kind;
+    st->tcg = plan->tcg;
+    st->ssh_port = s.ssh_port;
+    snprintf(st->ssh_user, sizeof st->ssh_user, "%s", s.ssh_user);
+    snprintf(st->ssh_key, sizeof st->ssh_key, "%s", s.ssh_key ? s.ssh_key : paths->key);
+    st->cpus = s.cpus;
+    st->memory = s.memory;
+    tb_utc_iso8601((int64_t)(tb_wall_ns() / 1000000000ull), st->started_at, sizeof st->started_at);
+
+    int setup_s = s.boot_timeout_s > 120 ? s.boot_timeout_s : 120;
+    if (spawn_qemu(st->argv, paths, setup_s, err) < 0)
+        goto fail;
+    st->pid = read_pidfile(paths->pidfile);
+    if (st->pid < 0 || !tb_vm_alive(st)) {
+        tb_errf(err, "QEMU reported success but %s names no running QEMU", paths->pidfile);
+        goto fail;
+    }
+    if (tb_vm_state_save(st, err) < 0)
+        goto fail;
+    if (s.npin && pin_vcpus(&s, st, err) < 0)
+        goto fail;
+    if (wait_ssh(&s, st, t0, err) < 0 || tb_vm_state_save(st, err) < 0)
+        goto fail;
+    return 0;
+fail:
+    abort_start(st);
+    tb_vm_state_free(st);
+    return -1;
+}
+
+int tb_vm_stop(tb_vm_state *st, int timeout_ms, tb_vm_stop_how *how, tb_err *err)
+{
+    *how = TB_VM_STOP_NOT_RUNNING;
+    if (tb_vm_alive(st)) {
+        tb_qmp q;
+        int have_qmp = tb_qmp_open(&q, st->paths.qmp, 5000, err) == 0;
+        if (have_qmp && tb_qmp_exec(&q, "system_powerdown", NULL, NULL, err) == 0 &&
+            wait_gone(st, timeout_ms)) {
+            *how = TB_VM_STOP_POWERDOWN;
+        } else if (have_qmp && tb_vm_alive(st) && tb_qmp_exec(&q, "quit", NULL, NULL, err) == 0 &&
+                   wait_gone(st, 5000)) {
+            *how = TB_VM_STOP_QUIT;
+        } else if (tb_vm_alive(st)) {
+            kill(st->pid, SIGKILL);
+            *how = TB_VM_STOP_KILLED;
+            if (!wait_gone(st, 5000)) {
+                if (have_qmp)
+                    tb_qmp_close(&q);
+                return tb_errf(err, "QEMU (pid %d) is still there after SIGKILL", (int)st->pid);
+            }
+        } else {
+            *how = TB_VM_STOP_POWERDOWN; /* gone while we asked */
+        }
+        if (have_qmp)
+            tb_qmp_close(&q);
+    }
+    remove_runtime_files(&st->paths);
+    st->pid = 0;
+    return tb_vm_state_save(st, err);
+}
+
+char **tb_vm_ssh_argv(const tb_vm_state *st, char *const *cmd)
+{
+    char port[16], id[1200], kh[1200], dest[128];
+    snprintf(port, sizeof port, "%d", st->ssh_port);
+    snprintf(id, sizeof id, "%s", st->ssh_key);
+    snprintf(kh, sizeof kh, "UserKnownHostsFile=%s", st->paths.known_hosts);
+    snprintf(dest, sizeof dest, "%s@127.0.0.1", st->ssh_user);
+    const char *head[] = {"ssh",
+                          "-F",
+                          "none",
+                          "-p",
+                          port,
+                          "-i",
+                          id,
+                          "-o",
+                          "IdentitiesOnly=yes",
+                          "-o",
+                          "BatchMode=yes",
+                          "-o",
+                          "StrictHostKeyChecking=accept-new",
+                          "-o",
+                          kh,
+                          "-o",
+                          "GlobalKnownHostsFile=/dev/null",
+                          "-o",
+                          "ConnectTimeout=20",
+                          "-o",
+                          "LogLevel=ERROR",
+                          "--",
+                          dest};
+    size_t nh = sizeof head / sizeof head[0], nc = 0;
+    while (cmd && cmd[nc])
+        nc++;
+    char **argv = calloc(nh + nc + 1, sizeof *argv);
+    if (!argv)
+        return NULL;
+    for (size_t i = 0; i < nh + nc; i++) {
+        argv[i] = strdup(i < nh ? head[i] : cmd[i - nh]);
+        if (!argv[i]) {
+            tb_vm_argv_free(argv);
+            return NULL;
+        }
+    }
+    return argv;
+}

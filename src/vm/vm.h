@@ -1,0 +1,269 @@
+/* vm: start a regular VM, an Intel TDX trust domain or an AMD SEV-SNP guest with
+ * QEMU from one description, so that they differ only in the TEE.
+ *
+ * Layers (one file each):
+ * - spec.c     the description (tb_vm_spec): kinds, sizes, CPU lists, names;
+ * - host.c     what the host can do (tb_vm_host: QEMU version, KVM, TDX/SNP host
+ *              support from sys/env, /dev/vhost-vsock, CPUID 0x8000001F) and the
+ *              pure decision tb_vm_plan_make (accelerator, refusals, notes);
+ * - cmdline.c  the pure command line tb_vm_cmdline(spec, plan, paths): every
+ *              option with the reason it is there;
+ * - qmp.c      a small QMP client (qmp.h);
+ * - state.c    the run directory and its state file (vm.json);
+ * - vm.c       start (QEMU -daemonize, pinning, wait for SSH), stop, ssh argv.
+ *
+ * Invariants:
+ * - The three kinds share every option except the TEE's own: tdx adds the
+ *   tdx-guest object and confidential-guest-support, snp the sev-snp-guest
+ *   object and confidential-guest-support. Everything else (machine, CPU model,
+ *   irqchip, HPET, SMM, memory backend and size, firmware, devices, SSH
+ *   forwarding, pinning) comes from the same code path for every kind.
+ * - tdx and snp never run under TCG; regular falls back to TCG only when KVM is
+ *   unusable (or --accel tcg), and then the plan carries a loud note and the
+ *   state says "tcg": true, so no figure from such a guest passes for real.
+ * - Everything a VM touches is under its run directory <dir>/<name>/ (state,
+ *   QMP socket, serial log, QEMU's own log, pid file, SSH key, known_hosts);
+ *   nothing global is written. The base dir is created 0700.
+ * - A failed start leaves nothing running (QEMU is killed) and no vm.json.
+ * - A pid counts as this VM's QEMU only while /proc/<pid>/cmdline holds the
+ *   VM's own pid file path (pid reuse never makes us signal a stranger).
+ * Nothing here prints; errors fill tb_err. */
+#ifndef TB_VM_VM_H
+#define TB_VM_VM_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/err.h"
+
+typedef enum { TB_VM_REGULAR = 0, TB_VM_TDX = 1, TB_VM_SNP = 2 } tb_vm_kind;
+typedef enum { TB_VM_ACCEL_AUTO = 0, TB_VM_ACCEL_KVM = 1, TB_VM_ACCEL_TCG = 2 } tb_vm_accel;
+typedef enum { TB_VM_VSOCK_AUTO = -1, TB_VM_VSOCK_OFF = 0, TB_VM_VSOCK_ON = 1 } tb_vm_vsock;
+
+#define TB_VM_MAX_CPUS 256
+#define TB_VM_NAME_MAX 32
+#define TB_VM_DEFAULT_FIRMWARE "/usr/share/ovmf/OVMF.fd"
+#define TB_VM_DEFAULT_QEMU "qemu-system-x86_64"
+#define TB_VM_SNP_DEFAULT_POLICY 0x30000u /* bit 17 must be one, bit 16 allows SMT */
+/* Minimum versions (README "teebench vm"): QEMU with upstream TDX 10.1, with SNP 9.1. */
+#define TB_VM_QEMU_MIN_TDX 10, 1
+#define TB_VM_QEMU_MIN_SNP 9, 1
+#define TB_VM_QEMU_MIN_REGULAR 5, 0 /* -machine memory-backend= */
+
+/* The description of one VM. Strings are borrowed: they must outlive every call
+ * that receives the spec. tb_vm_spec_init sets the defaults. */
+typedef struct tb_vm_spec {
+    char name[TB_VM_NAME_MAX + 1]; /* [A-Za-z0-9_.-], not starting with '.' or '-' */
+    tb_vm_kind kind;
+    tb_vm_accel accel;
+    const char *qemu;        /* binary (default TB_VM_DEFAULT_QEMU, looked up in PATH) */
+    const char *image;       /* disk image (qcow2 or raw), or NULL */
+    const char *kernel;      /* direct kernel boot, or NULL (image or kernel required) */
+    const char *initrd;      /* only with kernel */
+    const char *append;      /* extra kernel command line, only with kernel */
+    const char *firmware;    /* default TB_VM_DEFAULT_FIRMWARE; "none": QEMU's own BIOS */
+    int cpus;                /* vCPUs, default 2 */
+    uint64_t memory;         /* bytes, a multiple of 1 MiB; default 4 GiB */
+    int pin[TB_VM_MAX_CPUS]; /* host CPU of vCPU i, when npin == cpus */
+    int npin;                /* 0: no pinning */
+    int prealloc;            /* preallocate guest memory (prealloc=on) */
+    int snapshot;            /* image writes go to a temporary overlay (snapshot=on) */
+    int ssh_port;            /* host port forwarded to the guest's 22; 0: pick a free one */
+    const char *ssh_user;    /* default "root" */
+    const char *ssh_key;     /* private key the guest accepts; NULL: a fresh one in the run dir */
+    tb_vm_vsock vsock;       /* vhost-vsock-pci: auto = when the host has /dev/vhost-vsock */
+    unsigned vsock_cid;      /* guest CID; 0: the SSH port (unique on this host) */
+    int cbitpos;             /* SNP C-bit position; -1: from the host's CPUID 0x8000001F */
+    int reduced_phys_bits;   /* SNP; -1: from CPUID */
+    uint32_t snp_policy;     /* default TB_VM_SNP_DEFAULT_POLICY */
+    int boot_timeout_s;      /* wait for the first SSH answer; default 300 */
+} tb_vm_spec;
+
+void tb_vm_spec_init(tb_vm_spec *s);
+/* 1 when name is a valid VM name (it is also a directory name under the run dir). */
+int tb_vm_name_ok(const char *name);
+/* Checks the spec alone (no host access): name, kind/accel combination, boot
+ * source, sizes, pin list length. Returns 0, or -1 with one line in err. */
+int tb_vm_spec_check(const tb_vm_spec *s, tb_err *err);
+
+const char *tb_vm_kind_name(tb_vm_kind k); /* "regular", "tdx", "snp" */
+int tb_vm_kind_parse(const char *s, tb_vm_kind *out);
+int tb_vm_accel_parse(const char *s, tb_vm_accel *out); /* "auto", "kvm", "tcg" */
+/* "4G", "512M", "1073741824B", "4096" (bare: MiB, like QEMU's -m). */
+int tb_vm_parse_size(const char *s, uint64_t *out, tb_err *err);
+/* "2,3", "4-7", "0,2-3": into cpus (at most max); duplicates refused. */
+int tb_vm_parse_cpulist(const char *s, int *cpus, int max, int *n, tb_err *err);
+/* The size as QEMU reads it back: "4G", "1536M". out needs 32 bytes. */
+void tb_vm_size_text(uint64_t bytes, char *out, size_t len);
+
+/* ---- the host ---- */
+
+/* What the host offers. -1 means unknown. Gathered by tb_vm_host_probe, or
+ * filled by hand (tests, --dry-run goldens). */
+typedef struct tb_vm_host {
+    int qemu_major, qemu_minor, qemu_micro; /* 0.0.0: not found */
+    char qemu_why[160];                     /* why the version is unknown */
+    int kvm;                                /* /dev/kvm usable: 1/0 */
+    char kvm_why[160];                      /* e.g. "/dev/kvm: No such file or directory" */
+    int tdx;                                /* KVM can host TDs (kvm_intel tdx=Y): 1/0/-1 */
+    char tdx_why[200];
+    int snp; /* KVM can host SNP guests (kvm_amd sev_snp=Y) */
+    char snp_why[200];
+    int cbitpos, reduced_phys_bits; /* CPUID 0x8000001F EBX, -1: no such leaf */
+    int vhost_vsock;                /* /dev/vhost-vsock exists: 1/0 */
+} tb_vm_host;
+
+/* "QEMU emulator version 7.2.22 (Debian ...)" -> 7, 2, 22. -1 when not found. */
+int tb_vm_parse_qemu_version(const char *text, int *major, int *minor, int *micro);
+/* Fills kvm/tdx/snp (and their reasons) from a `teebench env --json` document
+ * (sys/env's tb_env_json): facts "kvm", "tdx_host", "sev_snp_host". Pure. */
+void tb_vm_host_from_env(const json_t *env, tb_vm_host *h);
+/* The live host: sys/env, `<qemu> --version` (its output goes to tmpdir), CPUID,
+ * /dev/vhost-vsock. Never fails hard: what cannot be read is unknown. */
+void tb_vm_host_probe(const char *qemu, const char *tmpdir, tb_vm_host *h);
+
+/* The decision for one spec on one host. */
+typedef struct tb_vm_plan {
+    int tcg;                        /* run under TCG (never for tdx/snp) */
+    int vsock;                      /* include vhost-vsock-pci */
+    int cbitpos, reduced_phys_bits; /* the values used for snp */
+    int cbit_placeholder; /* 1: no CPUID 0x8000001F and no flag: placeholders (dry run only) */
+    char notes[4][320];   /* loud notes the cli prints on stderr (TCG, vsock left out) */
+    int nnotes;
+} tb_vm_plan;
+
+/* Pure. With dry_run, missing host support is not an error (the command line is
+ * still made, e.g. to show a TD's on any machine); without it, a tdx/snp spec on
+ * a host without KVM, without TDX/SNP host support or with too old a QEMU is
+ * refused with one line naming everything that is missing, and --accel kvm
+ * without KVM likewise. tdx/snp with --accel tcg is refused either way. */
+int tb_vm_plan_make(const tb_vm_spec *s, const tb_vm_host *h, int dry_run, tb_vm_plan *p,
+                    tb_err *err);
+
+/* ---- the command line ---- */
+
+/* Paths of one VM's run directory (<dir>/<name>/...). */
+typedef struct tb_vm_paths {
+    char dir[1024];         /* <base>/<name> */
+    char state[1100];       /* vm.json */
+    char qmp[108];          /* qmp.sock (sun_path limit) */
+    char serial[1100];      /* serial.log */
+    char qemu_log[1100];    /* qemu.log: QEMU's stderr until it daemonizes */
+    char pidfile[1100];     /* qemu.pid */
+    char key[1100];         /* id_ed25519 (when teebench makes the key) */
+    char known_hosts[1100]; /* known_hosts */
+} tb_vm_paths;
+/* Fails when a path would be too long (the QMP socket must fit in 107 bytes). */
+int tb_vm_paths_make(const char *base, const char *name, tb_vm_paths *p, tb_err *err);
+
+/* One option: flag and the properties of its value, each with a reason. The
+ * value is the properties joined with ','; a flag without value has none. */
+typedef struct tb_vm_prop {
+    char *text;         /* "kernel-irqchip=split" (owned) */
+    const char *reason; /* static text: why this is here */
+    int tee;            /* 1: only the TEE kind has it */
+} tb_vm_prop;
+typedef struct tb_vm_opt {
+    const char *flag; /* "-machine" (static) */
+    tb_vm_prop props[8];
+    int nprops;
+    const char *reason; /* for flags without value, or for the option as a whole */
+    int tee;            /* 1: the whole option exists only for the TEE kind */
+} tb_vm_opt;
+typedef struct tb_vm_cmd {
+    char *qemu; /* argv[0] (owned) */
+    tb_vm_opt *opts;
+    int nopts, cap;
+} tb_vm_cmd;
+
+/* Pure: the QEMU command line of spec under plan, with paths of its run dir.
+ * The ssh key's public half is <key>.pub (spec->ssh_key or paths->key). On
+ * success the caller owns cmd (tb_vm_cmd_free). */
+int tb_vm_cmdline(const tb_vm_spec *s, const tb_vm_plan *p, const tb_vm_paths *paths,
+                  tb_vm_cmd *cmd, tb_err *err);
+void tb_vm_cmd_free(tb_vm_cmd *cmd);
+/* A NULL-terminated argv (caller frees with tb_vm_argv_free). NULL when out of memory. */
+char **tb_vm_cmd_argv(const tb_vm_cmd *cmd);
+void tb_vm_argv_free(char **argv);
+/* argv as one shell line, each word quoted when needed, options on their own
+ * continuation lines ("\\\n  "); NUL-terminated into a new string (caller frees). */
+char *tb_vm_argv_shell(char *const *argv);
+
+/* ---- state ---- */
+
+/* What vm.json says about one VM. Owns argv. */
+typedef struct tb_vm_state {
+    char name[TB_VM_NAME_MAX + 1];
+    tb_vm_kind kind;
+    int tcg;
+    pid_t pid; /* QEMU's pid (0 when it never ran) */
+    int ssh_port;
+    char ssh_user[64];
+    char ssh_key[1100]; /* private key path */
+    tb_vm_paths paths;
+    int cpus;
+    uint64_t memory;
+    char started_at[32]; /* ISO 8601 UTC */
+    uint64_t boot_ns;    /* vm start to the first SSH answer; 0 when unknown */
+    char **argv;         /* QEMU's argv (owned, NULL-terminated) or NULL */
+} tb_vm_state;
+
+void tb_vm_state_free(tb_vm_state *st);
+/* The state as JSON (new reference). */
+json_t *tb_vm_state_json(const tb_vm_state *st);
+/* Reads <base>/<name>/vm.json. Fails with one line when absent or malformed. */
+int tb_vm_load(const char *base, const char *name, tb_vm_state *st, tb_err *err);
+/* Parses a state document (pure; strict: wrong types and missing keys fail). */
+int tb_vm_state_parse(const char *text, size_t len, tb_vm_state *st, tb_err *err);
+/* Writes st to its paths.state atomically. */
+int tb_vm_state_save(const tb_vm_state *st, tb_err *err);
+/* Names of the VMs under base (directories with a vm.json), sorted; *names is a
+ * NULL-terminated array the caller frees with tb_vm_argv_free. A missing base
+ * gives an empty list. */
+int tb_vm_list(const char *base, char ***names, tb_err *err);
+/* 1 when st->pid is alive and is this VM's QEMU, else 0. */
+int tb_vm_alive(const tb_vm_state *st);
+/* The default base dir: $XDG_RUNTIME_DIR/teebench/vm, else
+ * $HOME/.local/state/teebench/vm. */
+int tb_vm_default_dir(char *out, size_t len, tb_err *err);
+
+/* ---- lifecycle ---- */
+
+/* Checks that need the host but start nothing: the name is not running, the
+ * SSH port is free on 127.0.0.1 (when given), boot files and firmware are
+ * readable, the run dir paths fit. */
+int tb_vm_preflight(const tb_vm_spec *s, const char *base, tb_err *err);
+
+/* Starts the VM: run dir, SSH key (unless given), QEMU -daemonize with the
+ * command line, pinning (vCPU threads one-to-one to spec->pin through QMP
+ * query-cpus-fast, QEMU's other threads off those CPUs; QEMU starts paused
+ * with -S and continues after pinning), then waits for the first SSH answer
+ * (an "SSH-" banner through the forwarded port) up to spec->boot_timeout_s.
+ * st->boot_ns is the time from the call to that answer. On failure QEMU is
+ * killed and vm.json removed; err says why (QEMU's own first error line, or
+ * where the serial log is). On success st is filled and saved (caller frees). */
+int tb_vm_start(const tb_vm_spec *s, const tb_vm_plan *p, const char *base, tb_vm_state *st,
+                tb_err *err);
+
+/* How tb_vm_stop ended the VM. */
+typedef enum {
+    TB_VM_STOP_NOT_RUNNING = 0, /* it was not running */
+    TB_VM_STOP_POWERDOWN = 1,   /* the guest powered off after system_powerdown */
+    TB_VM_STOP_QUIT = 2,        /* QMP quit after the timeout */
+    TB_VM_STOP_KILLED = 3       /* SIGKILL */
+} tb_vm_stop_how;
+/* QMP system_powerdown, up to timeout_ms for QEMU to exit, then QMP quit, then
+ * SIGKILL. Removes the QMP socket and pid file; vm.json stays (pid 0). */
+int tb_vm_stop(tb_vm_state *st, int timeout_ms, tb_vm_stop_how *how, tb_err *err);
+
+/* "ssh://root@127.0.0.1:PORT" into out. */
+int tb_vm_ssh_url(const tb_vm_state *st, char *out, size_t len);
+/* The ssh(1) argv to run cmd (NULL-terminated, may be empty: a login shell) in
+ * the VM: BatchMode, the VM's key (IdentitiesOnly), its own known_hosts with
+ * StrictHostKeyChecking=accept-new (the first answer pins the guest's key).
+ * Caller frees with tb_vm_argv_free; NULL when out of memory. */
+char **tb_vm_ssh_argv(const tb_vm_state *st, char *const *cmd);
+
+#endif

@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# teebench vm without booting anything: the golden --dry-run command lines of the
+# three kinds (one description, only --kind differs; every option's reason
+# pinned), the exact difference between them, and bad input -- unknown kind,
+# nothing to boot, missing files, a port in use, a name already running, a host
+# without TDX/SNP (a fake QEMU that reports 7.2, so the refusal does not depend
+# on this machine) -- each one clear line with nothing left running.
+# TB_UPDATE_GOLDEN=1 rewrites tests/data/vm/*.txt from the current output.
+source "$(dirname "$0")/lib.sh"
+GOLDEN=$(cd "$(dirname "$0")/../data/vm" && pwd)
+RUN=$WORK/run
+
+# ---- golden command lines ----
+desc=(--kernel /guest/vmlinuz --initrd /guest/initrd.img --append quiet --cpus 4 --memory 16G
+      --pin 2-5 --prealloc --ssh-port 10022 --accel kvm --vsock on --cbitpos 51
+      --reduced-phys-bits 1 --dir "$RUN" --dry-run)
+for kind in regular tdx snp; do
+  "$TB" vm start vm1 --kind "$kind" "${desc[@]}" --why >"$WORK/$kind.raw" 2>"$WORK/$kind.err" ||
+    fail "--dry-run --kind $kind failed: $(cat "$WORK/$kind.err")"
+  [ ! -s "$WORK/$kind.err" ] || fail "--dry-run --kind $kind printed notes: $(cat "$WORK/$kind.err")"
+  sed "s|$RUN|@RUNDIR@|g" "$WORK/$kind.raw" >"$WORK/$kind.txt"
+  if [ -n "${TB_UPDATE_GOLDEN:-}" ]; then cp "$WORK/$kind.txt" "$GOLDEN/$kind.txt"; fi
+  diff -u "$GOLDEN/$kind.txt" "$WORK/$kind.txt" ||
+    fail "--kind $kind: the command line differs from tests/data/vm/$kind.txt (TB_UPDATE_GOLDEN=1 to accept)"
+  # the copy-pastable part is a valid shell word list; --dry-run starts nothing
+  sed '/^$/,$d' "$WORK/$kind.raw" >"$WORK/$kind.cmd"
+  bash -n "$WORK/$kind.cmd" || fail "--kind $kind: the printed command line is not valid shell"
+done
+[ ! -e "$RUN" ] || fail "--dry-run created $RUN"
+pass "golden command lines of regular, tdx and snp"
+
+# The kinds differ in the TEE's options only: one -machine property and one -object.
+diff <(sed '/^$/,$d' "$WORK/regular.txt") <(sed '/^$/,$d' "$WORK/tdx.txt") >"$WORK/d.tdx" || true
+cat >"$WORK/want.tdx" <<'EOF'
+7c7
+<   -machine q35,kernel-irqchip=split,hpet=off,smm=off,memory-backend=ram0 \
+---
+>   -machine q35,kernel-irqchip=split,hpet=off,smm=off,memory-backend=ram0,confidential-guest-support=tdx0 \
+11a12
+>   -object '{"qom-type":"tdx-guest","id":"tdx0","sept-ve-disable":true,"quote-generation-socket":{"type":"vsock","cid":"2","port":"4050"}}' \
+EOF
+diff -u "$WORK/want.tdx" "$WORK/d.tdx" || fail "regular and tdx differ in more than the TEE"
+diff <(sed '/^$/,$d' "$WORK/regular.txt") <(sed '/^$/,$d' "$WORK/snp.txt") >"$WORK/d.snp" || true
+cat >"$WORK/want.snp" <<'EOF'
+7c7
+<   -machine q35,kernel-irqchip=split,hpet=off,smm=off,memory-backend=ram0 \
+---
+>   -machine q35,kernel-irqchip=split,hpet=off,smm=off,memory-backend=ram0,confidential-guest-support=sev0 \
+11a12
+>   -object sev-snp-guest,id=sev0,cbitpos=51,reduced-phys-bits=1,policy=0x30000 \
+EOF
+diff -u "$WORK/want.snp" "$WORK/d.snp" || fail "regular and snp differ in more than the TEE"
+grep -q '^\[TEE\] -machine confidential-guest-support=tdx0: .*tdx.rst' "$WORK/tdx.txt" ||
+  fail "tdx: confidential-guest-support lacks its reason"
+grep -q '^-machine kernel-irqchip=split: .*must be split' "$WORK/tdx.txt" ||
+  fail "tdx: kernel-irqchip=split lacks QEMU's documented requirement"
+pass "the three kinds differ only in the TEE's options"
+
+# A dry run without the host values still shows an SNP line, marked as placeholder.
+"$TB" vm start s1 --kind snp --kernel /k --dir "$RUN" --dry-run --why >"$WORK/out" 2>"$WORK/err" ||
+  fail "snp dry run without --cbitpos failed"
+grep -q "NOTE: the line shows SSH port 2222; a real start picks a free port" "$WORK/err" ||
+  fail "dry run without --ssh-port does not say the port is a stand-in"
+if ! grep -q 'cbitpos=' "$WORK/out"; then fail "snp dry run lacks cbitpos"; fi
+if grep -q 'PLACEHOLDER' "$WORK/err"; then
+  grep -q '^\[TEE\] -object cbitpos=51: PLACEHOLDER' "$WORK/out" || fail "placeholder not marked"
+fi
+pass "snp dry run on any host"
+
+# ---- bad input: one line each, exit 2 for flags, 1 for the host ----
+# A fake QEMU that reports 7.2 and records any launch: the checks below then depend on
+# neither this machine's QEMU nor its KVM/TDX/SNP (a start never gets to run it).
+FAKEQ=$WORK/fake-qemu
+cat >"$FAKEQ" <<EOF
+#!/bin/sh
+if [ "\$1" = --version ]; then echo "QEMU emulator version 7.2.0 (fake)"; exit 0; fi
+touch "$WORK/fake-qemu-launched"
+echo "qemu-system-x86_64: -netdev user,id=net0: Could not set up host forwarding rule" >&2
+exit 1
+EOF
+chmod +x "$FAKEQ"
+K=$WORK/vmlinuz
+echo kernel >"$K"
+expect_fail 2 "$TB" vm start x --kind sgx --kernel "$K" --dir "$RUN"
+grep -q -- "--kind sgx: unknown kind" "$WORK/err" || fail "unknown kind: $(cat "$WORK/err")"
+expect_fail 2 "$TB" vm start x --dir "$RUN"
+grep -q "nothing to boot" "$WORK/err" || fail "nothing to boot: $(cat "$WORK/err")"
+expect_fail 2 "$TB" vm start x --initrd "$K" --dir "$RUN"
+expect_fail 1 "$TB" vm start x --kernel "$WORK/missing-vmlinuz" --firmware none --qemu "$FAKEQ" --dir "$RUN"
+grep -q "missing-vmlinuz: No such file" "$WORK/err" || fail "missing kernel: $(cat "$WORK/err")"
+expect_fail 1 "$TB" vm start x --image "$WORK/missing.qcow2" --firmware none --qemu "$FAKEQ" --dir "$RUN"
+expect_fail 1 "$TB" vm start x --kernel "$K" --firmware "$WORK/no-OVMF.fd" --qemu "$FAKEQ" --dir "$RUN"
+grep -q "install Debian's ovmf" "$WORK/err" || fail "missing firmware: $(cat "$WORK/err")"
+expect_fail 2 "$TB" vm start x --kind tdx --accel tcg --kernel "$K" --dir "$RUN"
+grep -q "cannot run under TCG" "$WORK/err" || fail "tdx under tcg: $(cat "$WORK/err")"
+expect_fail 2 "$TB" vm start x --kind snp --firmware none --kernel "$K" --dir "$RUN"
+expect_fail 2 "$TB" vm start x --cpus 2 --pin 1 --kernel "$K" --dir "$RUN"
+grep -q "one-to-one" "$WORK/err" || fail "pin count: $(cat "$WORK/err")"
+expect_fail 2 "$TB" vm start x --memory 4Q --kernel "$K" --dir "$RUN"
+expect_fail 2 "$TB" vm start x --pin 3-1 --kernel "$K" --dir "$RUN"
+expect_fail 2 "$TB" vm start ../x --kernel "$K" --dir "$RUN"
+expect_fail 2 "$TB" vm start x --kernel "$K" --why --dir "$RUN"
+expect_fail 2 "$TB" vm start --kernel "$K" --dir "$RUN"
+expect_fail 2 "$TB" vm start x y --kernel "$K" --dir "$RUN"
+expect_fail 2 "$TB" vm start x --ssh-port 70000 --kernel "$K" --dir "$RUN"
+expect_fail 2 "$TB" vm start x --bogus --dir "$RUN"
+expect_fail 2 "$TB" vm frobnicate
+pass "bad flags: one line, exit 2"
+
+# A port in use.
+PORT=$(free_port)
+spawn "$TB" serve --port "$PORT"
+LISTENER=$SPAWNED_PID
+wait_port "$PORT"
+expect_fail 1 "$TB" vm start x --kernel "$K" --firmware none --ssh-port "$PORT" --qemu "$FAKEQ" --dir "$RUN"
+grep -q "127.0.0.1:$PORT is in use" "$WORK/err" || fail "port in use: $(cat "$WORK/err")"
+kill "$LISTENER"
+[ ! -e "$RUN/x/vm.json" ] || fail "a refused start left vm.json"
+pass "port in use"
+
+echo ovmf >"$WORK/OVMF.fd"
+expect_fail 1 "$TB" vm start td --kind tdx --kernel "$K" --firmware "$WORK/OVMF.fd" \
+  --qemu "$FAKEQ" --dir "$RUN"
+grep -q -- "--kind tdx: this host lacks QEMU >= 10.1 with upstream TDX (found 7.2.0)" "$WORK/err" ||
+  fail "tdx on a QEMU 7.2 host: $(cat "$WORK/err")"
+expect_fail 1 "$TB" vm start sn --kind snp --kernel "$K" --firmware "$WORK/OVMF.fd" \
+  --qemu "$FAKEQ" --dir "$RUN"
+grep -q -- "--kind snp: this host lacks QEMU >= 9.1 with SEV-SNP (found 7.2.0)" "$WORK/err" ||
+  fail "snp on a QEMU 7.2 host: $(cat "$WORK/err")"
+# the host's lack comes first, before missing files
+expect_fail 1 "$TB" vm start td --kind tdx --kernel "$K" --firmware "$WORK/no-OVMF.fd" \
+  --qemu "$FAKEQ" --dir "$RUN"
+grep -q -- "--kind tdx: this host lacks" "$WORK/err" || fail "tdx, no firmware: $(cat "$WORK/err")"
+[ ! -e "$WORK/fake-qemu-launched" ] || fail "a refused TD start launched QEMU"
+pass "tdx/snp refused on a host without them"
+
+# QEMU failing to start: its own message, no state left behind (the lines before it are
+# the loud notes, e.g. TCG emulation).
+rc=0
+"$TB" vm start r1 --kernel "$K" --firmware none --accel tcg --qemu "$FAKEQ" --dir "$RUN" \
+  >"$WORK/out" 2>"$WORK/err" || rc=$?
+[ "$rc" -eq 1 ] || fail "failing QEMU: exit $rc"
+tail -n 1 "$WORK/err" | grep -q "^teebench: vm: start r1: QEMU exited with 1: qemu-system-x86_64: -netdev user,id=net0: Could not set up host forwarding rule$" ||
+  fail "failing QEMU: $(cat "$WORK/err")"
+grep -q "NOTE: TCG EMULATION (--accel tcg)" "$WORK/err" || fail "no TCG note: $(cat "$WORK/err")"
+[ "$(grep -vc '^teebench: vm: NOTE: ' "$WORK/err")" -eq 1 ] || fail "more than one error line"
+[ ! -e "$RUN/r1/vm.json" ] || fail "a failed start left vm.json"
+[ ! -e "$RUN/r1/qmp.sock" ] || fail "a failed start left qmp.sock"
+[ "$(stat -c %a "$RUN")" = 700 ] || fail "run dir is not 0700"
+pass "QEMU failing to start"
+
+# A name already running: a state whose pid is a process holding the VM's pid file path
+# in its command line (as QEMU does with -pidfile).
+mkdir -p "$RUN/busy"
+mkfifo "$WORK/fifo" # opened read-write: never an EOF, and no writer process to clean up
+sh -c 'read x' -pidfile "$RUN/busy/qemu.pid" <>"$WORK/fifo" &
+BUSY=$!
+_TB_PIDS+=("$BUSY")
+D=$RUN/busy
+cat >"$D/vm.json" <<EOF
+{"schema": "teebench-vm", "version": 1, "name": "busy", "kind": "regular", "tcg": true,
+ "pid": $BUSY, "ssh": {"url": "ssh://root@127.0.0.1:1", "port": 1, "user": "root",
+ "key": "$D/id_ed25519", "known_hosts": "$D/known_hosts"},
+ "paths": {"dir": "$D", "qmp": "$D/qmp.sock", "serial_log": "$D/serial.log",
+           "qemu_log": "$D/qemu.log", "pidfile": "$D/qemu.pid"},
+ "cpus": 1, "memory_bytes": 1073741824, "started_at": "2025-01-01T00:00:00Z",
+ "boot_ns": 12300000000, "boot_s": 12.3, "argv": ["qemu-system-x86_64"]}
+EOF
+expect_fail 1 "$TB" vm start busy --kernel "$K" --firmware none --qemu "$FAKEQ" --dir "$RUN"
+grep -q "VM busy is already running (QEMU pid $BUSY" "$WORK/err" ||
+  fail "name already running: $(cat "$WORK/err")"
+"$TB" vm list --dir "$RUN" >"$WORK/out"
+grep -Eq "^busy +regular +TCG +running +$BUSY " "$WORK/out" || fail "vm list: $(cat "$WORK/out")"
+"$TB" vm show busy --dir "$RUN" >"$WORK/out"
+grep -q "boot time   12.3 s" "$WORK/out" || fail "vm show: $(cat "$WORK/out")"
+grep -q "TCG EMULATION" "$WORK/out" || fail "vm show hides TCG: $(cat "$WORK/out")"
+"$TB" vm show busy --json --dir "$RUN" >"$WORK/out"
+grep -q '"running": true' "$WORK/out" && grep -q '"tcg": true' "$WORK/out" &&
+  grep -q '"boot_ns": 12300000000,' "$WORK/out" || fail "vm show --json: $(cat "$WORK/out")"
+kill "$BUSY"
+wait "$BUSY" 2>/dev/null || true
+"$TB" vm list --dir "$RUN" >"$WORK/out"
+grep -Eq "^busy +regular +TCG +stopped " "$WORK/out" || fail "vm list after exit: $(cat "$WORK/out")"
+expect_fail 1 "$TB" vm ssh busy --dir "$RUN" -- true
+grep -q "VM busy is not running" "$WORK/err" || fail "ssh to a stopped VM: $(cat "$WORK/err")"
+"$TB" vm stop busy --dir "$RUN" >"$WORK/out" || fail "stop of a stopped VM failed"
+grep -q "vm busy was not running" "$WORK/out" || fail "stop: $(cat "$WORK/out")"
+pass "name already running, list, show, stop of a stopped VM"
+
+expect_fail 1 "$TB" vm stop nosuch --dir "$RUN"
+grep -q "no VM named nosuch" "$WORK/err" || fail "stop unknown: $(cat "$WORK/err")"
+expect_fail 1 "$TB" vm show nosuch --dir "$RUN"
+"$TB" vm list --dir "$WORK/empty" | grep -q "^no VMs in $WORK/empty$" || fail "empty list"
+pass "unknown names"

@@ -1,0 +1,971 @@
+/* Unit tests for src/vm: the spec parsers and checks, the host decision on
+ * recorded hosts (a nested VM without KVM and Debian 12's QEMU 7.2, a TDX host,
+ * an SNP host), the command lines of the three kinds (identical but for the
+ * TEE's options, each option's reason, QEMU's documented requirements), the
+ * state file, the run-dir list, pid ownership and the preflight refusals. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <sched.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/file.h"
+#include "vm/vm.h"
+
+/* ---- helpers ---- */
+
+static void spec_kernel(tb_vm_spec *s, tb_vm_kind kind)
+{
+    tb_vm_spec_init(s);
+    snprintf(s->name, sizeof s->name, "t1");
+    s->kind = kind;
+    s->kernel = "/boot/vmlinuz";
+    s->initrd = "/boot/initrd.img";
+    s->append = "quiet";
+    s->ssh_port = 40022;
+    s->vsock = TB_VM_VSOCK_ON;
+}
+
+/* A nested VM like the development machines: no /dev/kvm, QEMU 7.2, no TDX/SNP. */
+static void host_nested(tb_vm_host *h)
+{
+    memset(h, 0, sizeof *h);
+    h->qemu_major = 7, h->qemu_minor = 2, h->qemu_micro = 22;
+    h->kvm = 0;
+    snprintf(h->kvm_why, sizeof h->kvm_why, "absent: /dev/kvm: No such file or directory");
+    h->tdx = 0;
+    snprintf(h->tdx_why, sizeof h->tdx_why, "/sys/module/kvm_intel absent");
+    h->snp = 0;
+    snprintf(h->snp_why, sizeof h->snp_why, "/sys/module/kvm_amd absent");
+    h->cbitpos = h->reduced_phys_bits = -1;
+    h->vhost_vsock = 0;
+}
+
+static void host_tdx(tb_vm_host *h)
+{
+    host_nested(h);
+    h->qemu_major = 10, h->qemu_minor = 1, h->qemu_micro = 0;
+    h->kvm = 1;
+    h->tdx = 1;
+    h->vhost_vsock = 1;
+}
+
+static void host_snp(tb_vm_host *h)
+{
+    host_nested(h);
+    h->qemu_major = 9, h->qemu_minor = 1, h->qemu_micro = 2;
+    h->kvm = 1;
+    h->snp = 1;
+    h->cbitpos = 51;
+    h->reduced_phys_bits = 1;
+    h->vhost_vsock = 1;
+}
+
+static void paths(tb_vm_paths *p)
+{
+    tb_err e;
+    assert_int_equal(tb_vm_paths_make("/run/user/1000/teebench/vm", "t1", p, &e), 0);
+}
+
+/* Builds the command line of s on h (not a dry run unless asked). */
+static void build(const tb_vm_spec *s, const tb_vm_host *h, int dry, tb_vm_cmd *cmd,
+                  tb_vm_plan *plan)
+{
+    tb_vm_paths p;
+    tb_err e;
+    paths(&p);
+    if (tb_vm_plan_make(s, h, dry, plan, &e) < 0)
+        fail_msg("plan: %s", e.msg);
+    if (tb_vm_cmdline(s, plan, &p, cmd, &e) < 0)
+        fail_msg("cmdline: %s", e.msg);
+}
+
+/* The option whose flag is flag and which has a property starting with prefix. */
+static const tb_vm_opt *find_opt(const tb_vm_cmd *c, const char *flag, const char *prefix)
+{
+    for (int i = 0; i < c->nopts; i++) {
+        if (strcmp(c->opts[i].flag, flag))
+            continue;
+        if (!prefix)
+            return &c->opts[i];
+        for (int j = 0; j < c->opts[i].nprops; j++)
+            if (!strncmp(c->opts[i].props[j].text, prefix, strlen(prefix)))
+                return &c->opts[i];
+    }
+    return NULL;
+}
+
+static const tb_vm_prop *find_prop(const tb_vm_cmd *c, const char *flag, const char *prefix)
+{
+    const tb_vm_opt *o = find_opt(c, flag, prefix);
+    if (!o)
+        return NULL;
+    for (int j = 0; j < o->nprops; j++)
+        if (!strncmp(o->props[j].text, prefix, strlen(prefix)))
+            return &o->props[j];
+    return NULL;
+}
+
+/* "flag prop" of every option/property that is not the TEE's, one per line. */
+static char *shared_part(const tb_vm_cmd *c)
+{
+    tb_buf b = {0};
+    for (int i = 0; i < c->nopts; i++) {
+        const tb_vm_opt *o = &c->opts[i];
+        if (o->tee)
+            continue;
+        if (o->nprops == 0)
+            tb_buf_printf(&b, "%s\n", o->flag);
+        for (int j = 0; j < o->nprops; j++)
+            if (!o->props[j].tee)
+                tb_buf_printf(&b, "%s %s\n", o->flag, o->props[j].text);
+    }
+    return (char *)b.p;
+}
+
+/* ---- spec ---- */
+
+static void test_sizes(void **state)
+{
+    (void)state;
+    uint64_t v;
+    tb_err e;
+    assert_int_equal(tb_vm_parse_size("4G", &v, &e), 0);
+    assert_true(v == 4ull << 30);
+    assert_int_equal(tb_vm_parse_size("512M", &v, &e), 0);
+    assert_true(v == 512ull << 20);
+    assert_int_equal(tb_vm_parse_size("1024", &v, &e), 0); /* bare: MiB, like -m */
+    assert_true(v == 1ull << 30);
+    assert_int_equal(tb_vm_parse_size("1t", &v, &e), 0);
+    assert_true(v == 1ull << 40);
+    const char *bad[] = {"", "0", "G", "-1G", "4GB", "4X", "99999999999999999999", "17179869184T"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(tb_vm_parse_size(bad[i], &v, &e), -1);
+    char t[32];
+    tb_vm_size_text(4ull << 30, t, sizeof t);
+    assert_string_equal(t, "4G");
+    tb_vm_size_text(1536ull << 20, t, sizeof t);
+    assert_string_equal(t, "1536M");
+    tb_vm_size_text(2ull << 40, t, sizeof t);
+    assert_string_equal(t, "2T");
+}
+
+static void test_cpulist(void **state)
+{
+    (void)state;
+    int cpus[16], n;
+    tb_err e;
+    assert_int_equal(tb_vm_parse_cpulist("2,3", cpus, 16, &n, &e), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(cpus[0], 2);
+    assert_int_equal(cpus[1], 3);
+    assert_int_equal(tb_vm_parse_cpulist("0,4-6", cpus, 16, &n, &e), 0);
+    assert_int_equal(n, 4);
+    assert_int_equal(cpus[3], 6);
+    const char *bad[] = {"", ",", "1,", "3-1", "1,1", "0-2,2", "a", "1-", "-1", "1024", "1 2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(tb_vm_parse_cpulist(bad[i], cpus, 16, &n, &e), -1);
+    assert_int_equal(tb_vm_parse_cpulist("0-16", cpus, 16, &n, &e), -1); /* 17 > max */
+}
+
+static void test_spec_check(void **state)
+{
+    (void)state;
+    tb_vm_spec s;
+    tb_err e;
+    spec_kernel(&s, TB_VM_REGULAR);
+    assert_int_equal(tb_vm_spec_check(&s, &e), 0);
+    snprintf(s.name, sizeof s.name, "../x");
+    assert_int_equal(tb_vm_spec_check(&s, &e), -1);
+    assert_non_null(strstr(e.msg, "not a VM name"));
+    snprintf(s.name, sizeof s.name, "-x");
+    assert_int_equal(tb_vm_spec_check(&s, &e), -1);
+    s.name[0] = 0;
+    assert_int_equal(tb_vm_spec_check(&s, &e), -1);
+
+    spec_kernel(&s, TB_VM_TDX);
+    s.accel = TB_VM_ACCEL_TCG;
+    assert_int_equal(tb_vm_spec_check(&s, &e), -1);
+    assert_non_null(strstr(e.msg, "cannot run under TCG"));
+
+    spec_kernel(&s, TB_VM_REGULAR);
+    s.kernel = NULL;
+    assert_int_equal(tb_vm_spec_check(&s, &e), -1);
+    assert_non_null(strstr(e.msg, "nothing to boot"));
+
+    spec_kernel(&s, TB_VM_SNP);
+    s.firmware = "none";
+    assert_int_equal(tb_vm_spec_check(&s, &e), -1);
+    assert_non_null(strstr(e.msg, "--firmware none"));
+
+    spec_kernel(&s, TB_VM_REGULAR);
+    s.cpus = 2;
+    s.npin = 3;
+    assert_int_equal(tb_vm_spec_check(&s, &e), -1);
+    assert_non_null(strstr(e.msg, "one-to-one"));
+
+    spec_kernel(&s, TB_VM_REGULAR);
+    s.memory = (64ull << 20) + 1;
+    assert_int_equal(tb_vm_spec_check(&s, &e), -1);
+
+    tb_vm_kind k;
+    assert_int_equal(tb_vm_kind_parse("tdx", &k), 0);
+    assert_int_equal(k, TB_VM_TDX);
+    assert_int_equal(tb_vm_kind_parse("sev", &k), -1);
+    assert_string_equal(tb_vm_kind_name(TB_VM_SNP), "snp");
+}
+
+/* ---- host ---- */
+
+static void test_qemu_version(void **state)
+{
+    (void)state;
+    int a, b, c;
+    assert_int_equal(tb_vm_parse_qemu_version("QEMU emulator version 7.2.22 (Debian "
+                                              "1:7.2+dfsg-7+deb12u18+b3)\nCopyright (c) 2003",
+                                              &a, &b, &c),
+                     0);
+    assert_int_equal(a, 7);
+    assert_int_equal(b, 2);
+    assert_int_equal(c, 22);
+    assert_int_equal(tb_vm_parse_qemu_version("QEMU emulator version 10.1.0\n", &a, &b, &c), 0);
+    assert_int_equal(a, 10);
+    assert_int_equal(b, 1);
+    assert_int_equal(tb_vm_parse_qemu_version("QEMU emulator version 9.1\n", &a, &b, &c), 0);
+    assert_int_equal(c, 0);
+    assert_int_equal(tb_vm_parse_qemu_version("qemu-system-x86_64: not found", &a, &b, &c), -1);
+    assert_int_equal(tb_vm_parse_qemu_version("version x.y", &a, &b, &c), -1);
+    assert_int_equal(tb_vm_parse_qemu_version(NULL, &a, &b, &c), -1);
+}
+
+static void test_host_from_env(void **state)
+{
+    (void)state;
+    json_error_t je;
+    json_t *env = json_loads(
+        "{\"kvm\":{\"value\":\"usable (API 12)\",\"source\":\"/dev/kvm ioctl\"},"
+        "\"tdx_host\":{\"value\":true,\"source\":\"/sys/module/kvm_intel/parameters/tdx\"},"
+        "\"sev_snp_host\":{\"value\":false,\"source\":\"/sys/module/kvm_amd absent\"}}",
+        0, &je);
+    assert_non_null(env);
+    tb_vm_host h;
+    memset(&h, 0, sizeof h);
+    tb_vm_host_from_env(env, &h);
+    json_decref(env);
+    assert_int_equal(h.kvm, 1);
+    assert_int_equal(h.tdx, 1);
+    assert_int_equal(h.snp, 0);
+    assert_non_null(strstr(h.snp_why, "kvm_amd absent"));
+
+    env = json_loads("{\"kvm\":{\"value\":\"absent\",\"source\":\"/dev/kvm: No such file\"},"
+                     "\"tdx_host\":{\"value\":\"unknown\",\"source\":\"unreadable\"}}",
+                     0, &je);
+    tb_vm_host_from_env(env, &h);
+    json_decref(env);
+    assert_int_equal(h.kvm, 0);
+    assert_non_null(strstr(h.kvm_why, "absent"));
+    assert_int_equal(h.tdx, -1);
+    assert_int_equal(h.snp, -1); /* missing fact: unknown */
+}
+
+static void test_plan_nested_host(void **state)
+{
+    (void)state;
+    tb_vm_host h;
+    host_nested(&h);
+    tb_vm_spec s;
+    tb_vm_plan p;
+    tb_err e;
+
+    /* regular: TCG with a loud note, never silently */
+    spec_kernel(&s, TB_VM_REGULAR);
+    s.vsock = TB_VM_VSOCK_AUTO;
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), 0);
+    assert_int_equal(p.tcg, 1);
+    assert_int_equal(p.vsock, 0);
+    assert_true(p.nnotes >= 2);
+    assert_non_null(strstr(p.notes[0], "TCG EMULATION"));
+    assert_non_null(strstr(p.notes[0], "no performance figure"));
+    assert_non_null(strstr(p.notes[0], "/dev/kvm"));
+
+    /* --accel kvm without KVM: refused, except in a dry run */
+    s.accel = TB_VM_ACCEL_KVM;
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
+    assert_non_null(strstr(e.msg, "/dev/kvm"));
+    assert_int_equal(tb_vm_plan_make(&s, &h, 1, &p, &e), 0);
+    assert_int_equal(p.tcg, 0);
+
+    /* tdx: refused with one line naming everything that is missing */
+    spec_kernel(&s, TB_VM_TDX);
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
+    assert_null(strchr(e.msg, '\n'));
+    assert_non_null(strstr(e.msg, "--kind tdx: this host lacks"));
+    assert_non_null(strstr(e.msg, "QEMU >= 10.1 with upstream TDX (found 7.2.22)"));
+    assert_non_null(strstr(e.msg, "a usable /dev/kvm"));
+    assert_non_null(strstr(e.msg, "KVM TDX host support"));
+    assert_null(strstr(e.msg, "SEV-SNP"));
+    /* never a TCG fallback, even in a dry run */
+    assert_int_equal(tb_vm_plan_make(&s, &h, 1, &p, &e), 0);
+    assert_int_equal(p.tcg, 0);
+    s.accel = TB_VM_ACCEL_TCG;
+    assert_int_equal(tb_vm_plan_make(&s, &h, 1, &p, &e), -1);
+
+    /* snp: the same, plus the missing CPUID leaf */
+    spec_kernel(&s, TB_VM_SNP);
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
+    assert_non_null(strstr(e.msg, "--kind snp: this host lacks"));
+    assert_non_null(strstr(e.msg, "QEMU >= 9.1 with SEV-SNP (found 7.2.22)"));
+    assert_non_null(strstr(e.msg, "KVM SEV-SNP host support"));
+    assert_non_null(strstr(e.msg, "CPUID 0x8000001F"));
+    /* a dry run uses marked placeholders */
+    assert_int_equal(tb_vm_plan_make(&s, &h, 1, &p, &e), 0);
+    assert_int_equal(p.cbit_placeholder, 1);
+    assert_int_equal(p.cbitpos, 51);
+    int placeholder_noted = 0;
+    for (int i = 0; i < p.nnotes; i++)
+        placeholder_noted |= strstr(p.notes[i], "PLACEHOLDER") != NULL;
+    assert_true(placeholder_noted);
+    /* explicit values are no placeholders */
+    s.cbitpos = 47;
+    s.reduced_phys_bits = 5;
+    assert_int_equal(tb_vm_plan_make(&s, &h, 1, &p, &e), 0);
+    assert_int_equal(p.cbit_placeholder, 0);
+    assert_int_equal(p.cbitpos, 47);
+    assert_int_equal(p.reduced_phys_bits, 5);
+
+    /* QEMU missing altogether */
+    h.qemu_major = h.qemu_minor = h.qemu_micro = 0;
+    snprintf(h.qemu_why, sizeof h.qemu_why, "cannot run qemu-system-x86_64: No such file");
+    spec_kernel(&s, TB_VM_REGULAR);
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
+    assert_non_null(strstr(e.msg, "cannot run qemu-system-x86_64"));
+}
+
+static void test_plan_tee_hosts(void **state)
+{
+    (void)state;
+    tb_vm_host h;
+    tb_vm_spec s;
+    tb_vm_plan p;
+    tb_err e;
+    host_tdx(&h);
+    spec_kernel(&s, TB_VM_TDX);
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), 0);
+    assert_int_equal(p.tcg, 0);
+    assert_int_equal(p.nnotes, 0);
+    spec_kernel(&s, TB_VM_REGULAR);
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), 0);
+    assert_int_equal(p.tcg, 0);
+    spec_kernel(&s, TB_VM_SNP); /* an Intel TDX host is no SNP host */
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
+    assert_non_null(strstr(e.msg, "SEV-SNP host support"));
+    h.qemu_minor = 0; /* QEMU 10.0: only the version is missing */
+    spec_kernel(&s, TB_VM_TDX);
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
+    assert_non_null(strstr(e.msg, "QEMU >= 10.1 with upstream TDX (found 10.0.0)"));
+    assert_null(strstr(e.msg, ";"));
+    /* --vsock on without the device */
+    host_tdx(&h);
+    h.vhost_vsock = 0;
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
+    assert_non_null(strstr(e.msg, "/dev/vhost-vsock"));
+
+    host_snp(&h);
+    spec_kernel(&s, TB_VM_SNP);
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), 0);
+    assert_int_equal(p.cbitpos, 51);
+    assert_int_equal(p.reduced_phys_bits, 1);
+    assert_int_equal(p.cbit_placeholder, 0);
+    spec_kernel(&s, TB_VM_TDX);
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
+    assert_non_null(strstr(e.msg, "QEMU >= 10.1"));
+    assert_non_null(strstr(e.msg, "KVM TDX host support"));
+}
+
+/* ---- command lines ---- */
+
+static void test_kinds_differ_only_in_tee(void **state)
+{
+    (void)state;
+    tb_vm_host tdx_h, snp_h;
+    host_tdx(&tdx_h);
+    host_snp(&snp_h);
+    tb_vm_spec s;
+    tb_vm_cmd reg, tdx, snp;
+    tb_vm_plan p;
+    spec_kernel(&s, TB_VM_REGULAR);
+    s.npin = 2;
+    s.pin[0] = 2, s.pin[1] = 3;
+    s.prealloc = 1;
+    build(&s, &tdx_h, 0, &reg, &p);
+    s.kind = TB_VM_TDX;
+    build(&s, &tdx_h, 0, &tdx, &p);
+    s.kind = TB_VM_SNP;
+    build(&s, &snp_h, 0, &snp, &p);
+
+    char *a = shared_part(&reg), *b = shared_part(&tdx), *c = shared_part(&snp);
+    assert_string_equal(a, b);
+    assert_string_equal(a, c);
+    free(a);
+    free(b);
+    free(c);
+    /* the regular VM has no TEE part at all */
+    for (int i = 0; i < reg.nopts; i++) {
+        assert_int_equal(reg.opts[i].tee, 0);
+        for (int j = 0; j < reg.opts[i].nprops; j++)
+            assert_int_equal(reg.opts[i].props[j].tee, 0);
+    }
+    /* every option and property says why it is there */
+    const tb_vm_cmd *all[] = {&reg, &tdx, &snp};
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < all[k]->nopts; i++) {
+            const tb_vm_opt *o = &all[k]->opts[i];
+            if (o->nprops == 0)
+                assert_true(o->reason && strlen(o->reason) > 10);
+            for (int j = 0; j < o->nprops; j++)
+                assert_true(o->props[j].reason && strlen(o->props[j].reason) > 10);
+        }
+    /* the shared options the issue names */
+    assert_non_null(find_prop(&reg, "-machine", "q35"));
+    assert_non_null(find_prop(&reg, "-machine", "kernel-irqchip=split"));
+    assert_non_null(find_prop(&reg, "-machine", "hpet=off"));
+    assert_non_null(find_prop(&reg, "-cpu", "host"));
+    assert_non_null(find_prop(&reg, "-cpu", "pmu=off"));
+    assert_non_null(find_prop(&reg, "-object", "memory-backend-memfd"));
+    assert_non_null(find_prop(&reg, "-object", "prealloc=on"));
+    assert_non_null(find_prop(&reg, "-device", "virtio-net-pci"));
+    assert_non_null(find_prop(&reg, "-netdev", "hostfwd=tcp:127.0.0.1:40022-:22"));
+    assert_non_null(find_prop(&reg, "-device", "vhost-vsock-pci"));
+    assert_non_null(find_prop(&reg, "-device", "guest-cid=40022"));
+    assert_non_null(find_opt(&reg, "-S", NULL)); /* --pin: paused until pinned */
+    const tb_vm_prop *ap = find_prop(&reg, "-append", "console=ttyS0");
+    assert_non_null(ap);
+    assert_string_equal(ap->text, "console=ttyS0 quiet");
+    tb_vm_cmd_free(&reg);
+    tb_vm_cmd_free(&tdx);
+    tb_vm_cmd_free(&snp);
+}
+
+static void test_tdx_requirements(void **state)
+{
+    (void)state;
+    tb_vm_host h;
+    host_tdx(&h);
+    tb_vm_spec s;
+    tb_vm_cmd c;
+    tb_vm_plan p;
+    spec_kernel(&s, TB_VM_TDX);
+    build(&s, &h, 0, &c, &p);
+    /* tdx.rst: -accel kvm, -cpu host, split irqchip, tdx-guest + confidential-guest-support,
+       -bios OVMF (TDVF) */
+    assert_non_null(find_prop(&c, "-accel", "kvm"));
+    assert_non_null(find_prop(&c, "-cpu", "host"));
+    const tb_vm_prop *irq = find_prop(&c, "-machine", "kernel-irqchip=split");
+    assert_non_null(irq);
+    assert_non_null(strstr(irq->reason, "tdx.rst"));
+    assert_non_null(strstr(irq->reason, "must be split"));
+    const tb_vm_prop *cgs = find_prop(&c, "-machine", "confidential-guest-support=");
+    assert_non_null(cgs);
+    assert_int_equal(cgs->tee, 1);
+    assert_string_equal(cgs->text, "confidential-guest-support=tdx0");
+    const tb_vm_prop *obj = find_prop(&c, "-object", "{");
+    assert_non_null(obj);
+    assert_non_null(strstr(obj->reason, "tdx.rst"));
+    json_error_t je;
+    json_t *j = json_loads(obj->text, 0, &je);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "qom-type")), "tdx-guest");
+    assert_string_equal(json_string_value(json_object_get(j, "id")), "tdx0");
+    assert_true(json_is_true(json_object_get(j, "sept-ve-disable")));
+    json_t *qgs = json_object_get(j, "quote-generation-socket");
+    assert_string_equal(json_string_value(json_object_get(qgs, "type")), "vsock");
+    assert_string_equal(json_string_value(json_object_get(qgs, "cid")), "2");
+    assert_string_equal(json_string_value(json_object_get(qgs, "port")), "4050");
+    json_decref(j);
+    const tb_vm_prop *bios = find_prop(&c, "-bios", "/");
+    assert_non_null(bios);
+    assert_string_equal(bios->text, TB_VM_DEFAULT_FIRMWARE);
+    assert_non_null(strstr(bios->reason, "TDVF"));
+    /* the machine's memory backend is the memfd object */
+    assert_non_null(find_prop(&c, "-machine", "memory-backend=ram0"));
+    assert_non_null(find_prop(&c, "-object", "id=ram0"));
+    tb_vm_cmd_free(&c);
+}
+
+static void test_snp_requirements(void **state)
+{
+    (void)state;
+    tb_vm_host h;
+    host_snp(&h);
+    h.cbitpos = 51;
+    h.reduced_phys_bits = 1;
+    tb_vm_spec s;
+    tb_vm_cmd c;
+    tb_vm_plan p;
+    spec_kernel(&s, TB_VM_SNP);
+    build(&s, &h, 0, &c, &p);
+    const tb_vm_opt *o = find_opt(&c, "-object", "sev-snp-guest");
+    assert_non_null(o);
+    assert_int_equal(o->tee, 1);
+    assert_non_null(strstr(o->props[0].reason, "amd-memory-encryption.rst"));
+    const tb_vm_prop *cb = find_prop(&c, "-object", "cbitpos=");
+    assert_string_equal(cb->text, "cbitpos=51");
+    assert_non_null(strstr(cb->reason, "CPUID 0x8000001F"));
+    assert_null(strstr(cb->reason, "PLACEHOLDER"));
+    assert_string_equal(find_prop(&c, "-object", "reduced-phys-bits=")->text,
+                        "reduced-phys-bits=1");
+    assert_string_equal(find_prop(&c, "-object", "policy=")->text, "policy=0x30000");
+    assert_string_equal(find_prop(&c, "-machine", "confidential-guest-support=")->text,
+                        "confidential-guest-support=sev0");
+    assert_non_null(find_prop(&c, "-object", "memory-backend-memfd"));
+    assert_non_null(find_opt(&c, "-bios", NULL));
+    assert_null(find_opt(&c, "-S", NULL));
+    tb_vm_cmd_free(&c);
+
+    /* a dry run on a host without the leaf: placeholders, marked in the reason */
+    host_nested(&h);
+    build(&s, &h, 1, &c, &p);
+    cb = find_prop(&c, "-object", "cbitpos=");
+    assert_string_equal(cb->text, "cbitpos=51");
+    assert_non_null(strstr(cb->reason, "PLACEHOLDER"));
+    tb_vm_cmd_free(&c);
+}
+
+static void test_tcg_and_escapes(void **state)
+{
+    (void)state;
+    tb_vm_host h;
+    host_nested(&h);
+    tb_vm_spec s;
+    tb_vm_cmd c;
+    tb_vm_plan p;
+    spec_kernel(&s, TB_VM_REGULAR);
+    s.kernel = NULL;
+    s.initrd = NULL;
+    s.append = NULL;
+    s.image = "/img/a,b.qcow2";
+    s.firmware = "none";
+    s.vsock = TB_VM_VSOCK_OFF;
+    build(&s, &h, 0, &c, &p);
+    assert_int_equal(p.tcg, 1);
+    assert_non_null(find_prop(&c, "-accel", "tcg"));
+    assert_non_null(strstr(find_prop(&c, "-accel", "tcg")->reason, "no performance figure"));
+    assert_non_null(find_prop(&c, "-cpu", "max"));
+    assert_null(find_prop(&c, "-cpu", "host"));
+    assert_non_null(find_prop(&c, "-cpu", "pmu=off"));
+    assert_null(find_opt(&c, "-bios", NULL));
+    assert_null(find_opt(&c, "-kernel", NULL));
+    assert_null(find_prop(&c, "-device", "vhost-vsock-pci"));
+    assert_non_null(find_prop(&c, "-drive", "file=/img/a,,b.qcow2"));
+    assert_non_null(find_prop(&c, "-drive", "format=qcow2"));
+    assert_non_null(find_prop(&c, "-device", "virtio-blk-pci"));
+    /* argv: value = properties joined with ',' */
+    char **argv = tb_vm_cmd_argv(&c);
+    assert_non_null(argv);
+    assert_string_equal(argv[0], TB_VM_DEFAULT_QEMU);
+    int found = 0;
+    for (int i = 1; argv[i]; i++)
+        if (!strcmp(argv[i], "-cpu")) {
+            assert_string_equal(argv[i + 1], "max,pmu=off");
+            found = 1;
+        }
+    assert_true(found);
+    tb_vm_argv_free(argv);
+    tb_vm_cmd_free(&c);
+
+    tb_err e;
+    tb_vm_paths ps;
+    paths(&ps);
+    spec_kernel(&s, TB_VM_TDX);
+    p.tcg = 1; /* a hand-made plan cannot put a TD under TCG either */
+    assert_int_equal(tb_vm_cmdline(&s, &p, &ps, &c, &e), -1);
+}
+
+static void test_argv_shell(void **state)
+{
+    (void)state;
+    char *argv[] = {"qemu", "-name", "a b",     "-object",        "{\"x\":1}", "-append",
+                    "it's", "-S",    "-fw_cfg", "name=x,file=/p", NULL};
+    char *t = tb_vm_argv_shell(argv);
+    assert_string_equal(t, "qemu \\\n  -name 'a b' \\\n  -object '{\"x\":1}' \\\n  -append "
+                           "'it'\\''s' \\\n  -S \\\n  -fw_cfg name=x,file=/p");
+    free(t);
+    char *empty[] = {NULL};
+    t = tb_vm_argv_shell(empty);
+    assert_string_equal(t, "");
+    free(t);
+}
+
+/* ---- state, list, ownership ---- */
+
+static char *tmpdir(void)
+{
+    char tpl[] = "/tmp/tb-test-vm.XXXXXX";
+    char *d = mkdtemp(tpl);
+    assert_non_null(d);
+    return strdup(d);
+}
+
+static void rmtree(const char *d)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void fill_state(tb_vm_state *st, const char *base, const char *name)
+{
+    tb_err e;
+    memset(st, 0, sizeof *st);
+    snprintf(st->name, sizeof st->name, "%s", name);
+    st->kind = TB_VM_SNP;
+    st->tcg = 0;
+    st->pid = 4242;
+    st->ssh_port = 40022;
+    snprintf(st->ssh_user, sizeof st->ssh_user, "root");
+    assert_int_equal(tb_vm_paths_make(base, name, &st->paths, &e), 0);
+    snprintf(st->ssh_key, sizeof st->ssh_key, "%s", st->paths.key);
+    st->cpus = 4;
+    st->memory = 16ull << 30;
+    snprintf(st->started_at, sizeof st->started_at, "2025-02-13T03:50:41Z");
+    st->boot_ns = 23400000000ull;
+    st->argv = calloc(4, sizeof *st->argv);
+    st->argv[0] = strdup("qemu-system-x86_64");
+    st->argv[1] = strdup("-object");
+    st->argv[2] = strdup("{\"qom-type\":\"tdx-guest\"}");
+}
+
+static void test_state_roundtrip(void **state)
+{
+    (void)state;
+    char *base = tmpdir();
+    tb_vm_state st, back;
+    tb_err e;
+    fill_state(&st, base, "snp1");
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/snp1", base);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    assert_int_equal(tb_vm_state_save(&st, &e), 0);
+    struct stat sb;
+    assert_int_equal(stat(st.paths.state, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0600);
+    assert_int_equal(tb_vm_load(base, "snp1", &back, &e), 0);
+    assert_string_equal(back.name, "snp1");
+    assert_int_equal(back.kind, TB_VM_SNP);
+    assert_int_equal(back.pid, 4242);
+    assert_int_equal(back.ssh_port, 40022);
+    assert_true(back.boot_ns == 23400000000ull);
+    assert_true(back.memory == 16ull << 30);
+    assert_string_equal(back.paths.qmp, st.paths.qmp);
+    assert_string_equal(back.paths.known_hosts, st.paths.known_hosts);
+    assert_string_equal(back.argv[2], "{\"qom-type\":\"tdx-guest\"}");
+    assert_null(back.argv[3]);
+    char url[128];
+    assert_int_equal(tb_vm_ssh_url(&back, url, sizeof url), 0);
+    assert_string_equal(url, "ssh://root@127.0.0.1:40022");
+    /* the document has the boot time as a number */
+    json_t *j = tb_vm_state_json(&back);
+    assert_true(json_integer_value(json_object_get(j, "boot_ns")) == 23400000000ll);
+    assert_true(json_real_value(json_object_get(j, "boot_s")) > 23.39);
+    json_decref(j);
+    tb_vm_state_free(&back);
+    tb_vm_state_free(&st);
+
+    assert_int_equal(tb_vm_load(base, "nope", &back, &e), -1);
+    assert_non_null(strstr(e.msg, "no VM named nope"));
+    assert_int_equal(tb_vm_load(base, "../etc", &back, &e), -1);
+    rmtree(base);
+    free(base);
+}
+
+static void test_state_malformed(void **state)
+{
+    (void)state;
+    tb_vm_state st;
+    tb_err e;
+    const char *bad[] = {
+        "",
+        "[]",
+        "{\"schema\":\"other\",\"version\":1}",
+        "{\"schema\":\"teebench-vm\",\"version\":2}",
+        "{\"schema\":\"teebench-vm\",\"version\":1,\"name\":\"a\",\"kind\":\"sgx\"}",
+        "{\"schema\":\"teebench-vm\",\"version\":1,\"name\":\"a\",\"kind\":\"tdx\",\"tcg\":0}",
+        ("{\"schema\":\"teebench-vm\",\"version\":1,\"name\":\"a\",\"kind\":\"tdx\",\"tcg\":false,"
+         "\"pid\":-5}"),
+        ("{\"schema\":\"teebench-vm\",\"version\":1,\"name\":\"a\",\"kind\":\"tdx\",\"tcg\":false,"
+         "\"pid\":5,\"ssh\":[],\"paths\":{}}"),
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(tb_vm_state_parse(bad[i], strlen(bad[i]), &st, &e), -1);
+        assert_null(st.argv);
+    }
+    /* a good document with one argv entry of the wrong type frees what it built */
+    tb_vm_state good;
+    fill_state(&good, "/tmp/x", "a");
+    json_t *j = tb_vm_state_json(&good);
+    tb_vm_state_free(&good);
+    json_array_append_new(json_object_get(j, "argv"), json_integer(3));
+    char *t = json_dumps(j, 0);
+    json_decref(j);
+    assert_int_equal(tb_vm_state_parse(t, strlen(t), &st, &e), -1);
+    assert_non_null(strstr(e.msg, "argv"));
+    free(t);
+}
+
+static void test_list(void **state)
+{
+    (void)state;
+    char *base = tmpdir();
+    const char *names[] = {"zeta", "alpha", "mid"};
+    for (int i = 0; i < 3; i++) {
+        tb_vm_state st;
+        tb_err e;
+        fill_state(&st, base, names[i]);
+        assert_int_equal(mkdir(st.paths.dir, 0700), 0);
+        assert_int_equal(tb_vm_state_save(&st, &e), 0);
+        tb_vm_state_free(&st);
+    }
+    char other[600];
+    snprintf(other, sizeof other, "%s/not-a-vm", base);
+    assert_int_equal(mkdir(other, 0700), 0);
+    char **list;
+    tb_err e;
+    assert_int_equal(tb_vm_list(base, &list, &e), 0);
+    assert_string_equal(list[0], "alpha");
+    assert_string_equal(list[1], "mid");
+    assert_string_equal(list[2], "zeta");
+    assert_null(list[3]);
+    tb_vm_argv_free(list);
+    char missing[700];
+    snprintf(missing, sizeof missing, "%s/none", base);
+    assert_int_equal(tb_vm_list(missing, &list, &e), 0);
+    assert_null(list[0]);
+    tb_vm_argv_free(list);
+    rmtree(base);
+    free(base);
+}
+
+/* A child whose /proc cmdline holds path (as QEMU's holds its -pidfile): a shell
+   blocked in its builtin read on a pipe nobody writes to (no grandchild that
+   would outlive it). */
+static int child_stdin = -1;
+
+static pid_t child_with_arg(const char *path)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(p[0], 0);
+        close(p[0]);
+        close(p[1]);
+        execl("/bin/sh", "sh", "-c", "read x", "-pidfile", path, (char *)NULL);
+        _exit(127);
+    }
+    close(p[0]);
+    child_stdin = p[1];
+    return pid;
+}
+
+static void reap(pid_t pid)
+{
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    close(child_stdin);
+    child_stdin = -1;
+}
+
+static void test_alive_is_ownership(void **state)
+{
+    (void)state;
+    tb_vm_state st;
+    fill_state(&st, "/tmp/tb-vm-alive", "a");
+    st.pid = getpid(); /* alive, but not this VM's QEMU */
+    assert_int_equal(tb_vm_alive(&st), 0);
+    pid_t pid = child_with_arg(st.paths.pidfile);
+    st.pid = pid;
+    int alive = 0;
+    for (int i = 0; i < 200 && !alive; i++) { /* until the child has exec'd */
+        alive = tb_vm_alive(&st);
+        if (!alive)
+            usleep(10000);
+    }
+    assert_int_equal(alive, 1);
+    reap(pid);
+    assert_int_equal(tb_vm_alive(&st), 0);
+    st.pid = 0;
+    assert_int_equal(tb_vm_alive(&st), 0);
+    tb_vm_state_free(&st);
+}
+
+static void test_preflight(void **state)
+{
+    (void)state;
+    char *base = tmpdir();
+    tb_vm_spec s;
+    tb_err e;
+    char kernel[600];
+    snprintf(kernel, sizeof kernel, "%s/vmlinuz", base);
+    assert_int_equal(tb_file_write_atomic(kernel, "k", 1, &e), 0);
+    spec_kernel(&s, TB_VM_REGULAR);
+    s.kernel = kernel;
+    s.initrd = NULL;
+    s.firmware = "none";
+    s.ssh_port = 0;
+    assert_int_equal(tb_vm_preflight(&s, base, &e), 0);
+
+    s.initrd = "/nonexistent/initrd";
+    assert_int_equal(tb_vm_preflight(&s, base, &e), -1);
+    assert_non_null(strstr(e.msg, "--initrd /nonexistent/initrd"));
+    s.initrd = NULL;
+    s.firmware = "/nonexistent/OVMF.fd";
+    assert_int_equal(tb_vm_preflight(&s, base, &e), -1);
+    assert_non_null(strstr(e.msg, "firmware /nonexistent/OVMF.fd"));
+    s.firmware = "none";
+
+    /* a CPU this process may not use */
+    s.npin = 2;
+    s.cpus = 2;
+    cpu_set_t mine;
+    assert_int_equal(sched_getaffinity(0, sizeof mine, &mine), 0);
+    s.pin[0] = 0;
+    while (!CPU_ISSET(s.pin[0], &mine)) /* the first CPU this test may use */
+        s.pin[0]++;
+    s.pin[1] = 1023;
+    assert_int_equal(tb_vm_preflight(&s, base, &e), -1);
+    assert_non_null(strstr(e.msg, "CPU 1023 is not online"));
+    s.npin = 0;
+
+    /* a port something listens on */
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof sa;
+    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(listen(fd, 1), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+    s.ssh_port = ntohs(sa.sin_port);
+    assert_int_equal(tb_vm_preflight(&s, base, &e), -1);
+    assert_non_null(strstr(e.msg, "is in use"));
+    close(fd);
+    s.ssh_port = 0;
+
+    /* a VM of that name that runs */
+    tb_vm_state st;
+    fill_state(&st, base, "t1");
+    assert_int_equal(mkdir(st.paths.dir, 0700), 0);
+    pid_t pid = child_with_arg(st.paths.pidfile);
+    st.pid = pid;
+    assert_int_equal(tb_vm_state_save(&st, &e), 0);
+    for (int i = 0; i < 200 && !tb_vm_alive(&st); i++)
+        usleep(10000);
+    assert_int_equal(tb_vm_preflight(&s, base, &e), -1);
+    assert_non_null(strstr(e.msg, "already running"));
+    reap(pid);
+    assert_int_equal(tb_vm_preflight(&s, base, &e), 0); /* a stale state is no obstacle */
+    tb_vm_state_free(&st);
+
+    /* a run dir too deep for the QMP socket path */
+    char deep[300];
+    memset(deep, 'd', sizeof deep);
+    deep[0] = '/';
+    deep[sizeof deep - 1] = 0;
+    assert_int_equal(tb_vm_preflight(&s, deep, &e), -1);
+    assert_non_null(strstr(e.msg, "107"));
+    rmtree(base);
+    free(base);
+}
+
+static void test_ssh_argv(void **state)
+{
+    (void)state;
+    tb_vm_state st;
+    fill_state(&st, "/run/vm", "g1");
+    char *cmd[] = {"teebench", "env", "--json", NULL};
+    char **a = tb_vm_ssh_argv(&st, cmd);
+    assert_non_null(a);
+    assert_string_equal(a[0], "ssh");
+    tb_buf b = {0};
+    for (char **p = a; *p; p++)
+        tb_buf_printf(&b, "%s|", *p);
+    const char *t = (const char *)b.p;
+    assert_non_null(strstr(t, "|-p|40022|"));
+    assert_non_null(strstr(t, "|-i|/run/vm/g1/id_ed25519|"));
+    assert_non_null(strstr(t, "|BatchMode=yes|"));
+    assert_non_null(strstr(t, "|StrictHostKeyChecking=accept-new|"));
+    assert_non_null(strstr(t, "|UserKnownHostsFile=/run/vm/g1/known_hosts|"));
+    assert_non_null(strstr(t, "|IdentitiesOnly=yes|"));
+    assert_non_null(strstr(t, "|--|root@127.0.0.1|teebench|env|--json|"));
+    tb_buf_free(&b);
+    tb_vm_argv_free(a);
+    a = tb_vm_ssh_argv(&st, NULL);
+    int n = 0;
+    while (a[n])
+        n++;
+    assert_string_equal(a[n - 1], "root@127.0.0.1");
+    tb_vm_argv_free(a);
+    tb_vm_state_free(&st);
+}
+
+static void test_default_dir(void **state)
+{
+    (void)state;
+    char d[512];
+    tb_err e;
+    char *xdg = getenv("XDG_RUNTIME_DIR") ? strdup(getenv("XDG_RUNTIME_DIR")) : NULL;
+    setenv("XDG_RUNTIME_DIR", "/run/user/1000", 1);
+    assert_int_equal(tb_vm_default_dir(d, sizeof d, &e), 0);
+    assert_string_equal(d, "/run/user/1000/teebench/vm");
+    unsetenv("XDG_RUNTIME_DIR");
+    char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+    setenv("HOME", "/home/u", 1);
+    assert_int_equal(tb_vm_default_dir(d, sizeof d, &e), 0);
+    assert_string_equal(d, "/home/u/.local/state/teebench/vm");
+    unsetenv("HOME");
+    assert_int_equal(tb_vm_default_dir(d, sizeof d, &e), -1);
+    if (home)
+        setenv("HOME", home, 1);
+    if (xdg)
+        setenv("XDG_RUNTIME_DIR", xdg, 1);
+    free(home);
+    free(xdg);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_cpulist),
+        cmocka_unit_test(test_spec_check),
+        cmocka_unit_test(test_qemu_version),
+        cmocka_unit_test(test_host_from_env),
+        cmocka_unit_test(test_plan_nested_host),
+        cmocka_unit_test(test_plan_tee_hosts),
+        cmocka_unit_test(test_kinds_differ_only_in_tee),
+        cmocka_unit_test(test_tdx_requirements),
+        cmocka_unit_test(test_snp_requirements),
+        cmocka_unit_test(test_tcg_and_escapes),
+        cmocka_unit_test(test_argv_shell),
+        cmocka_unit_test(test_state_roundtrip),
+        cmocka_unit_test(test_state_malformed),
+        cmocka_unit_test(test_list),
+        cmocka_unit_test(test_alive_is_ownership),
+        cmocka_unit_test(test_preflight),
+        cmocka_unit_test(test_ssh_argv),
+        cmocka_unit_test(test_default_dir),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
