@@ -31,7 +31,7 @@ static int code_of(int status)
 
 /* In the child after fork: own group, files on fd 1 and 2, default signals, exec.
  * On failure, writes errno to report_fd and exits 127. */
-__attribute__((noreturn)) static void child_exec(const tb_proc_opts *o, int out, int errfd,
+__attribute__((noreturn)) static void child_exec(const tb_proc_opts *o, int in, int out, int errfd,
                                                  int report_fd)
 {
     setpgid(0, 0);
@@ -41,10 +41,15 @@ __attribute__((noreturn)) static void child_exec(const tb_proc_opts *o, int out,
     signal(SIGPIPE, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
-    int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0 && devnull != 0) {
-        dup2(devnull, 0);
-        close(devnull);
+    if (in >= 0) {
+        if (dup2(in, 0) < 0)
+            goto fail;
+    } else {
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0 && devnull != 0) {
+            dup2(devnull, 0);
+            close(devnull);
+        }
     }
     if (dup2(out, 1) < 0 || dup2(errfd, 2) < 0)
         goto fail;
@@ -60,38 +65,72 @@ fail:;
     _exit(127);
 }
 
+void tb_proc_close_pipes(tb_proc *p)
+{
+    int *fds[] = {&p->in, &p->out, &p->err};
+    for (size_t i = 0; i < 3; i++)
+        if (*fds[i] >= 0) {
+            close(*fds[i]);
+            *fds[i] = -1;
+        }
+}
+
+/* The child's end (*child) and the parent's end (*parent) of one stream: a pipe when
+   piped, else the file (or /dev/null) for stdout/stderr, or -1 for stdin (/dev/null). */
+static int stream_fds(int piped, int is_input, const char *path, int *child, int *parent,
+                      tb_err *err)
+{
+    *child = *parent = -1;
+    if (piped) {
+        int fds[2];
+        if (pipe2(fds, O_CLOEXEC) < 0)
+            return tb_errno(err, "spawn: pipe");
+        *child = is_input ? fds[0] : fds[1];
+        *parent = is_input ? fds[1] : fds[0];
+        return 0;
+    }
+    if (is_input)
+        return 0;
+    *child = open_out(path);
+    return *child < 0 ? tb_errno(err, "%s", path ? path : "/dev/null") : 0;
+}
+
+static void close_fd(int fd)
+{
+    if (fd >= 0)
+        close(fd);
+}
+
 int tb_proc_spawn(const tb_proc_opts *o, tb_proc *p, tb_err *err)
 {
     p->pid = -1;
     p->pidfd = -1;
     p->code = -1;
+    p->in = p->out = p->err = -1;
     if (!o->argv || !o->argv[0])
         return tb_errf(err, "spawn: empty command");
-    int out = open_out(o->stdout_path);
-    if (out < 0)
-        return tb_errno(err, "%s", o->stdout_path ? o->stdout_path : "/dev/null");
-    int errfd = open_out(o->stderr_path);
-    if (errfd < 0) {
-        tb_errno(err, "%s", o->stderr_path ? o->stderr_path : "/dev/null");
-        close(out);
-        return -1;
-    }
-    int report[2];
-    if (pipe2(report, O_CLOEXEC) < 0) {
-        tb_errno(err, "spawn %s: pipe", o->argv[0]);
-        close(out);
-        close(errfd);
+    int in = -1, out = -1, errfd = -1, report[2] = {-1, -1};
+    if (stream_fds(o->pipes & TB_PROC_PIPE_IN, 1, NULL, &in, &p->in, err) < 0 ||
+        stream_fds(o->pipes & TB_PROC_PIPE_OUT, 0, o->stdout_path, &out, &p->out, err) < 0 ||
+        stream_fds(o->pipes & TB_PROC_PIPE_ERR, 0, o->stderr_path, &errfd, &p->err, err) < 0 ||
+        (pipe2(report, O_CLOEXEC) < 0 && tb_errno(err, "spawn %s: pipe", o->argv[0]))) {
+        close_fd(in);
+        close_fd(out);
+        close_fd(errfd);
+        tb_proc_close_pipes(p);
         return -1;
     }
     pid_t pid = fork();
     if (pid == 0)
-        child_exec(o, out, errfd, report[1]);
+        child_exec(o, in, out, errfd, report[1]);
     int fork_errno = errno;
+    close_fd(in);
     close(out);
     close(errfd);
     close(report[1]);
     if (pid < 0) {
         close(report[0]);
+        tb_proc_close_pipes(p);
         errno = fork_errno;
         return tb_errno(err, "spawn %s: fork", o->argv[0]);
     }
@@ -105,6 +144,7 @@ int tb_proc_spawn(const tb_proc_opts *o, tb_proc *p, tb_err *err)
     if (n == (ssize_t)sizeof child_errno) {
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
             ;
+        tb_proc_close_pipes(p);
         errno = child_errno;
         return tb_errno(err, "cannot run %s", o->argv[0]);
     }

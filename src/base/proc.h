@@ -28,13 +28,24 @@ typedef struct tb_proc_opts {
     char *const *env_set;    /* NULL, or NULL-terminated "KEY=VALUE" strings set in the child */
     const char *stdout_path; /* NULL: /dev/null; otherwise created/truncated, mode 0644 */
     const char *stderr_path; /* NULL: /dev/null */
+    int pipes;               /* TB_PROC_PIPE_* bits: these streams are pipes to the parent
+                                instead (the *_path of a piped stream is ignored) */
 } tb_proc_opts;
+
+enum { TB_PROC_PIPE_IN = 1, TB_PROC_PIPE_OUT = 2, TB_PROC_PIPE_ERR = 4 };
 
 typedef struct tb_proc {
     pid_t pid; /* -1 once reaped */
     int pidfd; /* -1 when the kernel has no pidfd_open (then waits poll waitpid) */
     int code;  /* exit code once reaped */
+    /* The parent's ends of the pipes asked for in tb_proc_opts.pipes (close-on-exec),
+       -1 otherwise: in is written to the child's stdin, out and err read from its
+       stdout and stderr. The caller closes them (tb_proc_close_pipes). */
+    int in, out, err;
 } tb_proc;
+
+/* Closes the pipe ends of p that are still open (sets them to -1). */
+void tb_proc_close_pipes(tb_proc *p);
 
 /* Starts the child described by o. Fails (and leaves no child behind) when the
  * output files cannot be opened or argv[0] cannot be executed. */

@@ -166,6 +166,42 @@ static void test_cancel(void **state)
     assert_true(tb_mono_ns() - t0 < 2000000000ull);
 }
 
+/* Piped streams: what the parent writes reaches stdin; stdout and stderr come back
+   apart; closing stdin ends a child that reads to EOF. */
+static void test_pipes(void **state)
+{
+    (void)state;
+    char *argv[] = {"sh", "-c", "read x; echo \"out:$x\"; echo err >&2; cat >/dev/null; exit 3",
+                    NULL};
+    tb_proc_opts o = {.argv = argv, .pipes = TB_PROC_PIPE_IN | TB_PROC_PIPE_OUT | TB_PROC_PIPE_ERR};
+    tb_proc p;
+    tb_err e;
+    assert_int_equal(tb_proc_spawn(&o, &p, &e), 0);
+    assert_true(p.in >= 0 && p.out >= 0 && p.err >= 0);
+    assert_int_equal(write(p.in, "hello\n", 6), 6);
+    char buf[64];
+    ssize_t n = read(p.out, buf, sizeof buf - 1);
+    assert_true(n > 0);
+    buf[n] = 0;
+    assert_string_equal(buf, "out:hello\n");
+    n = read(p.err, buf, sizeof buf - 1);
+    assert_true(n > 0);
+    buf[n] = 0;
+    assert_string_equal(buf, "err\n");
+    close(p.in); /* EOF: cat ends, the child exits */
+    p.in = -1;
+    assert_int_equal(tb_proc_wait(&p, 5000, NULL, &e), TB_PROC_EXITED);
+    assert_int_equal(p.code, 3);
+    tb_proc_close_pipes(&p);
+    assert_int_equal(p.out, -1);
+    /* without pipes the fields stay -1 */
+    char *t[] = {"true", NULL};
+    tb_proc_opts o2 = {.argv = t};
+    assert_int_equal(tb_proc_spawn(&o2, &p, &e), 0);
+    assert_true(p.in == -1 && p.out == -1 && p.err == -1);
+    assert_int_equal(tb_proc_wait(&p, 5000, NULL, &e), TB_PROC_EXITED);
+}
+
 static void test_stop_graceful_and_forced(void **state)
 {
     (void)state;
@@ -205,6 +241,7 @@ int main(void)
         cmocka_unit_test(test_normal_exit_kills_leftovers),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_stop_graceful_and_forced),
+        cmocka_unit_test(test_pipes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
