@@ -24,6 +24,7 @@ static const struct command commands[] = {
     {"notary", cmd_notary, "the TEE notary service (serve, check)"},
     {"notarize", cmd_notarize, "the notary client"},
     {"bench", cmd_bench, "benchmark harness (notary, summarize)"},
+    {"suite", cmd_suite, "every workload in this environment, one stored result"},
 };
 
 static void usage(FILE *f)

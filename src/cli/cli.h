@@ -16,6 +16,7 @@ int cmd_attest(int argc, char **argv);
 int cmd_notary(int argc, char **argv);
 int cmd_notarize(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_suite(int argc, char **argv);
 
 /* Prints "teebench: <cmd>: <formatted message>" to stderr; returns exit code 1. */
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
