@@ -103,4 +103,10 @@ int tb_record_write_file(const tb_record *r, const char *path, tb_err *err);
    e.g. "vm-kvm", "vm-tcg"), "bare-metal", or "unknown". Writes into out. */
 void tb_record_default_label(const json_t *env, char *out, size_t out_len);
 
+/* The record's JSON text (tb_record_to_json), reals with the fewest digits that
+   read back exactly: indented with a final newline (what files hold), or compact
+   on one line without a newline (compact != 0; what the store keeps). A C string;
+   *len (may be NULL) is its length. Caller free()s. NULL when out of memory. */
+char *tb_record_dumps(const tb_record *r, int compact, size_t *len);
+
 #endif

@@ -1,0 +1,669 @@
+/* Unit tests for src/record: a new record's defaults, metrics (names, units,
+ * directions, finite samples), the JSON round trip, strict validation of result
+ * documents (other schema or version, truncation, wrong types, duplicates,
+ * invalid names, unknown members), atomic file writing and "-" to stdout, and the
+ * default label from `teebench env --json` facts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/file.h"
+#include "record/record.h"
+#include "sys/env.h"
+
+static int uuid_shape(const char *s)
+{
+    if (strlen(s) != 36)
+        return 0;
+    for (int i = 0; i < 36; i++) {
+        if (i == 8 || i == 13 || i == 18 || i == 23) {
+            if (s[i] != '-')
+                return 0;
+        } else if (!strchr("0123456789abcdef", s[i])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void test_new_defaults(void **state)
+{
+    (void)state;
+    tb_err e;
+    tb_record *a = tb_record_new(&e), *b = tb_record_new(&e);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_true(uuid_shape(a->id));
+    assert_int_equal(a->id[14], '4');           /* version 4 */
+    assert_non_null(strchr("89ab", a->id[19])); /* RFC variant */
+    assert_string_not_equal(a->id, b->id);
+    assert_string_equal(a->status, "complete");
+    assert_string_equal(a->teebench_version, TEEBENCH_VERSION);
+    assert_int_equal(strlen(a->started), 20);
+    assert_int_equal(a->started[10], 'T');
+    assert_int_equal(a->started[19], 'Z');
+    assert_string_equal(a->finished, "");
+    assert_true(json_is_null(a->env));
+    assert_true(json_is_array(a->commands) && json_array_size(a->commands) == 0);
+    assert_true(json_is_object(a->versions) && json_object_size(a->versions) == 0);
+    assert_true(json_is_object(a->extra) && json_object_size(a->extra) == 0);
+    assert_int_equal(a->n_metrics, 0);
+    assert_int_equal(a->simulated, 0);
+    tb_record_free(a);
+    tb_record_free(b);
+    tb_record_free(NULL);
+}
+
+static void test_name_valid(void **state)
+{
+    (void)state;
+    char long_name[200];
+    memset(long_name, 'a', 128);
+    long_name[128] = '\0';
+    assert_true(tb_record_name_valid(long_name));
+    long_name[128] = 'a';
+    long_name[129] = '\0';
+    assert_false(tb_record_name_valid(long_name));
+    assert_true(tb_record_name_valid("http.nginx.rps"));
+    assert_true(tb_record_name_valid("http.nginx.latency.p99.9"));
+    assert_true(tb_record_name_valid("probe.page_fault-4k.ns"));
+    assert_true(tb_record_name_valid("syscall.index"));
+    assert_true(tb_record_name_valid("x"));
+    assert_false(tb_record_name_valid(""));
+    assert_false(tb_record_name_valid(NULL));
+    assert_false(tb_record_name_valid(".http.rps"));
+    assert_false(tb_record_name_valid("http.rps."));
+    assert_false(tb_record_name_valid("Http.rps"));
+    assert_false(tb_record_name_valid("http rps"));
+    assert_false(tb_record_name_valid("http/rps"));
+    assert_false(tb_record_name_valid("http.rps\n"));
+    assert_false(tb_record_name_valid("caf\xc3\xa9"));
+}
+
+static void test_metrics(void **state)
+{
+    (void)state;
+    tb_err e;
+    tb_record *r = tb_record_new(&e);
+    assert_non_null(r);
+    tb_metric *m = tb_record_metric(r, "http.nginx.rps", "req/s", TB_BETTER_HIGHER, "http", &e);
+    assert_non_null(m);
+    assert_int_equal(tb_metric_add(m, 34952.5, &e), 0);
+    assert_int_equal(tb_metric_add(m, 35001, &e), 0);
+    /* Same name, unit and direction: the same metric. */
+    tb_metric *again = tb_record_metric(r, "http.nginx.rps", "req/s", TB_BETTER_HIGHER, "http", &e);
+    assert_ptr_equal(again, m);
+    assert_int_equal(r->n_metrics, 1);
+    /* Another unit or direction is an error. */
+    assert_null(tb_record_metric(r, "http.nginx.rps", "ms", TB_BETTER_HIGHER, "http", &e));
+    assert_non_null(strstr(e.msg, "http.nginx.rps"));
+    assert_null(tb_record_metric(r, "http.nginx.rps", "req/s", TB_BETTER_LOWER, "http", &e));
+    assert_null(tb_record_metric(r, "Bad Name", "ms", TB_BETTER_LOWER, "http", &e));
+    assert_non_null(strstr(e.msg, "not valid"));
+    assert_null(tb_record_metric(r, "x.y", "", TB_BETTER_LOWER, "http", &e));
+    assert_null(tb_record_metric(r, "x.y", "ms", 0, "http", &e));
+    assert_null(tb_record_metric(r, "x.y", "ms", TB_BETTER_LOWER, NULL, &e));
+    assert_int_equal(r->n_metrics, 1);
+    /* Non-finite samples are refused and not added. */
+    assert_int_equal(tb_metric_add(m, NAN, &e), -1);
+    assert_non_null(strstr(e.msg, "finite"));
+    assert_int_equal(tb_metric_add(m, INFINITY, &e), -1);
+    assert_int_equal(tb_metric_add(m, -INFINITY, &e), -1);
+    assert_int_equal(m->n, 2);
+    /* Many metrics (the array grows; pointers are looked up again). */
+    for (int i = 0; i < 50; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "probe.p%d.ns", i);
+        tb_metric *p = tb_record_metric(r, name, "ns", TB_BETTER_LOWER, "probe", &e);
+        assert_non_null(p);
+        for (int j = 0; j < 20; j++)
+            assert_int_equal(tb_metric_add(p, i * 100 + j, &e), 0);
+    }
+    assert_int_equal(r->n_metrics, 51);
+    const tb_metric *f = tb_record_find(r, "probe.p17.ns");
+    assert_non_null(f);
+    assert_int_equal(f->n, 20);
+    assert_float_equal(f->samples[19], 1719, 0);
+    assert_null(tb_record_find(r, "probe.p99.ns"));
+    f = tb_record_find(r, "http.nginx.rps");
+    assert_float_equal(f->samples[0], 34952.5, 0);
+    assert_int_equal(tb_metric_set_note(&r->metrics[1], "one cpuid: a VM exit in a TD", &e), 0);
+    assert_string_equal(r->metrics[1].note, "one cpuid: a VM exit in a TD");
+    assert_int_equal(tb_metric_set_note(&r->metrics[1], NULL, &e), 0);
+    assert_null(r->metrics[1].note);
+    tb_record_free(r);
+}
+
+/* A record with everything set, for round trips. */
+static tb_record *full_record(void)
+{
+    tb_err e;
+    tb_record *r = tb_record_new(&e);
+    assert_non_null(r);
+    assert_int_equal(tb_record_set_str(&r->label, "tdx-guest", &e), 0);
+    assert_int_equal(tb_record_set_str(&r->profile, "quick", &e), 0);
+    assert_int_equal(tb_record_set_str(&r->status, "interrupted", &e), 0);
+    snprintf(r->finished, sizeof r->finished, "2026-11-30T19:01:02Z");
+    json_decref(r->env);
+    r->env = json_pack("{s:s, s:{s:s, s:s}, s:{s:s, s:s}, s:{s:f, s:s}}", "schema",
+                       "teebench-env/1", "platform", "value", "tdx-guest", "source", "cpuinfo",
+                       "hypervisor", "value", "KVM", "source", "CPUID", "ratio", "value", 0.1 + 0.2,
+                       "source", "a real that needs 17 digits");
+    assert_non_null(r->env);
+    json_array_append_new(r->commands, json_string("teebench http -t4 -c100 -d30s http://x/"));
+    json_object_set_new(r->versions, "nginx", json_string("1.22.1"));
+    json_object_set_new(r->extra, "note", json_string("caf\xc3\xa9 \"quoted\""));
+    tb_metric *m = tb_record_metric(r, "http.nginx.rps", "req/s", TB_BETTER_HIGHER, "http", &e);
+    assert_non_null(m);
+    double v[] = {34952.5, 0.1, 1e-300, 1e300, -0.0, 3, 162588};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        assert_int_equal(tb_metric_add(m, v[i], &e), 0);
+    m = tb_record_metric(r, "notary.tee_verify.notarization_ms", "ms", TB_BETTER_LOWER, "notary",
+                         &e);
+    assert_non_null(m);
+    m->simulated = 1;
+    assert_int_equal(tb_metric_set_note(m, "SIMULATED quote", &e), 0);
+    assert_int_equal(tb_metric_add(m, 1091.25, &e), 0);
+    assert_non_null(tb_record_metric(r, "probe.cpuid.ns", "ns", TB_BETTER_LOWER, "probe", &e));
+    return r;
+}
+
+static void assert_same_record(const tb_record *a, const tb_record *b)
+{
+    assert_string_equal(a->id, b->id);
+    assert_string_equal(a->label, b->label);
+    assert_string_equal(a->status, b->status);
+    assert_string_equal(a->profile, b->profile);
+    assert_string_equal(a->started, b->started);
+    assert_string_equal(a->finished, b->finished);
+    assert_string_equal(a->teebench_version, b->teebench_version);
+    assert_true(json_equal(a->env, b->env));
+    assert_true(json_equal(a->commands, b->commands));
+    assert_true(json_equal(a->versions, b->versions));
+    assert_true(json_equal(a->extra, b->extra));
+    assert_int_equal(a->n_metrics, b->n_metrics);
+    for (size_t i = 0; i < a->n_metrics; i++) {
+        const tb_metric *x = &a->metrics[i], *y = &b->metrics[i];
+        assert_string_equal(x->name, y->name);
+        assert_string_equal(x->unit, y->unit);
+        assert_string_equal(x->workload, y->workload);
+        assert_int_equal(x->better, y->better);
+        assert_int_equal(x->simulated, y->simulated);
+        assert_true((x->note == NULL) == (y->note == NULL));
+        if (x->note)
+            assert_string_equal(x->note, y->note);
+        assert_int_equal(x->n, y->n);
+        for (size_t j = 0; j < x->n; j++)
+            assert_memory_equal(&x->samples[j], &y->samples[j], sizeof(double));
+    }
+}
+
+static void test_json_roundtrip(void **state)
+{
+    (void)state;
+    tb_err e;
+    tb_record *r = full_record();
+    /* A simulated metric makes the record simulated in its JSON. */
+    assert_int_equal(r->simulated, 0);
+    json_t *doc = tb_record_to_json(r);
+    assert_non_null(doc);
+    assert_string_equal(json_string_value(json_object_get(doc, "schema")), TB_RECORD_SCHEMA);
+    assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")),
+                     TB_RECORD_SCHEMA_VERSION);
+    assert_true(json_is_true(json_object_get(doc, "simulated")));
+    tb_record *back = NULL;
+    assert_int_equal(tb_record_from_json(doc, &back, &e), 0);
+    assert_non_null(back);
+    assert_int_equal(back->simulated, 1);
+    r->simulated = 1;
+    assert_same_record(r, back);
+    /* Text form: read back from text gives the same document, the exact same text. */
+    size_t n1, n2;
+    char *t1 = tb_record_dumps(r, 0, &n1), *t2 = tb_record_dumps(back, 0, &n2);
+    assert_non_null(t1);
+    assert_non_null(t2);
+    assert_int_equal(n1, strlen(t1));
+    assert_string_equal(t1, t2);
+    assert_int_equal(t1[n1 - 1], '\n');
+    json_error_t je;
+    json_t *reread = json_loads(t1, 0, &je);
+    assert_non_null(reread);
+    assert_true(json_equal(reread, doc));
+    /* 0.1 + 0.2 in env needs 17 digits and reads back exactly. */
+    assert_non_null(strstr(t1, "0.30000000000000004"));
+    char *c = tb_record_dumps(r, 1, &n2);
+    assert_non_null(c);
+    assert_null(strchr(c, '\n'));
+    json_t *reread2 = json_loads(c, 0, &je);
+    assert_true(json_equal(reread2, doc));
+    free(t1);
+    free(t2);
+    free(c);
+    json_decref(reread);
+    json_decref(reread2);
+    json_decref(doc);
+    tb_record_free(back);
+    tb_record_free(r);
+}
+
+/* Reals are written with the fewest digits that read back exactly (jansson's
+   default writes 0.1 as 0.10000000000000001). */
+static void test_short_reals(void **state)
+{
+    (void)state;
+    tb_err e;
+    tb_record *r = tb_record_new(&e);
+    tb_metric *m = tb_record_metric(r, "x.y", "ms", TB_BETTER_LOWER, "x", &e);
+    assert_non_null(m);
+    assert_int_equal(tb_metric_add(m, 0.1, &e), 0);
+    assert_int_equal(tb_metric_add(m, 1091.25, &e), 0);
+    assert_int_equal(tb_metric_add(m, 12500.3, &e), 0);
+    char *t = tb_record_dumps(r, 1, NULL);
+    assert_non_null(t);
+    assert_non_null(strstr(t, "[0.1,1091.25,12500.3]"));
+    free(t);
+    tb_record_free(r);
+}
+
+/* Parses doc text (must be JSON) with tb_record_from_json; expects failure with
+   `want` in the message. */
+static void expect_bad(const char *text, const char *want)
+{
+    json_error_t je;
+    json_t *doc = json_loads(text, JSON_ALLOW_NUL, &je);
+    if (!doc)
+        fail_msg("test input is not JSON: %s: %s", je.text, text);
+    tb_record *r = (tb_record *)1;
+    tb_err e = {{0}};
+    int rc = tb_record_from_json(doc, &r, &e);
+    json_decref(doc);
+    if (rc != -1 || r != NULL || !strstr(e.msg, want))
+        fail_msg("want an error with \"%s\", got rc %d msg \"%s\" for %s", want, rc, e.msg, text);
+    assert_null(strchr(e.msg, '\n'));
+}
+
+/* A valid document's text with member key's value replaced by value (JSON text);
+   value NULL removes the member. */
+static char *with_member(const char *key, const char *value)
+{
+    tb_record *r = full_record();
+    json_t *doc = tb_record_to_json(r);
+    tb_record_free(r);
+    if (value) {
+        json_error_t je;
+        json_t *v = json_loads(value, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+        assert_non_null(v);
+        json_object_set_new(doc, key, v);
+    } else {
+        json_object_del(doc, key);
+    }
+    char *s = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    return s;
+}
+
+/* The same for member key of the first metric. */
+static char *with_metric_member(const char *key, const char *value)
+{
+    tb_record *r = full_record();
+    json_t *doc = tb_record_to_json(r);
+    tb_record_free(r);
+    json_t *m = json_array_get(json_object_get(doc, "metrics"), 0);
+    if (value) {
+        json_error_t je;
+        json_t *v = json_loads(value, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+        assert_non_null(v);
+        json_object_set_new(m, key, v);
+    } else {
+        json_object_del(m, key);
+    }
+    char *s = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    return s;
+}
+
+static void bad_member(const char *key, const char *value, const char *want)
+{
+    char *s = with_member(key, value);
+    expect_bad(s, want);
+    free(s);
+}
+
+static void bad_metric_member(const char *key, const char *value, const char *want)
+{
+    char *s = with_metric_member(key, value);
+    expect_bad(s, want);
+    free(s);
+}
+
+static void test_validation(void **state)
+{
+    (void)state;
+    /* Sanity: the unmodified document is accepted. */
+    char *ok = with_member("label", "\"vm-kvm\"");
+    json_t *doc = json_loads(ok, 0, NULL);
+    tb_record *r = NULL;
+    tb_err e;
+    assert_int_equal(tb_record_from_json(doc, &r, &e), 0);
+    assert_string_equal(r->label, "vm-kvm");
+    tb_record_free(r);
+    json_decref(doc);
+    free(ok);
+
+    /* Another schema, another version. */
+    expect_bad("[1,2]", "not a teebench result");
+    expect_bad("{\"schema\":\"teebench-env/1\"}",
+               "not a teebench result (schema \"teebench-env/1\"");
+    expect_bad("{\"platform\":{}}", "no \"schema\" member");
+    expect_bad("{\"schema\":7}", "not a teebench result");
+    bad_member("schema_version", "2",
+               "schema version 2 is not supported by this teebench (reads 1)");
+    bad_member("schema_version", "0", "schema version 0 is not supported");
+    bad_member("schema_version", "\"1\"", "\"schema_version\" must be an integer");
+    bad_member("schema_version", "1.0", "\"schema_version\" must be an integer");
+    bad_member("schema_version", NULL, "missing member \"schema_version\"");
+
+    /* Missing and mistyped members. */
+    bad_member("id", NULL, "missing member \"id\"");
+    bad_member("id", "\"not-a-uuid\"", "\"id\" must be a lowercase UUID");
+    bad_member("id", "\"6F9619FF-8B86-4011-B42D-00C04FC964FF\"", "lowercase UUID");
+    bad_member("label", "42", "\"label\" must be a string");
+    bad_member("label", "\"\"", "\"label\" must be 1..");
+    bad_member("label", "\"a\\nb\"", "without control characters");
+    bad_member("label", "\"a\\u0000b\"", "NUL");
+    bad_member("status", "\"done\"", "\"status\" must be");
+    bad_member("profile", "null", "\"profile\" must be a string");
+    bad_member("started", "\"2026-11-30 18:55:32\"", "\"started\" must be an ISO 8601");
+    bad_member("started", "\"2026-13-30T18:55:32Z\"", "\"started\" must be an ISO 8601");
+    bad_member("finished", "\"yesterday\"", "\"finished\" must be");
+    bad_member("teebench_version", "1", "must be a string");
+    bad_member("simulated", "1", "\"simulated\" must be true or false");
+    bad_member("simulated", "false", "is simulated but the record says");
+    bad_member("env", "\"bare-metal\"", "\"env\" must be an object or null");
+    bad_member("env", NULL, "\"env\" must be");
+    bad_member("commands", "[\"a\", 1]", "\"commands\" must be an array of strings");
+    bad_member("commands", "{}", "\"commands\" must be an array");
+    bad_member("versions", "{\"nginx\": 1}", "\"versions\" must be an object of strings");
+    bad_member("extra", "[]", "\"extra\" must be an object");
+    bad_member("metrics", "{}", "\"metrics\" must be an array");
+    bad_member("metrics", "[1]", "metrics[0]: must be an object");
+    bad_member("surprise", "1", "unknown member \"surprise\"");
+
+    /* Metrics: names, types, samples, duplicates. */
+    bad_metric_member("name", "\"HTTP.rps\"", "not a valid metric name");
+    bad_metric_member("name", "\"http..rps.\"", "not a valid metric name");
+    bad_metric_member("name", "3", "\"name\" must be a string");
+    bad_metric_member("name", "\"probe.cpuid.ns\"", "appears twice");
+    bad_metric_member("unit", NULL, "missing member \"unit\"");
+    bad_metric_member("better", "\"up\"", "\"better\" must be \"higher\" or \"lower\"");
+    bad_metric_member("better", "1", "\"better\" must be a string");
+    bad_metric_member("workload", "\"\"", "\"workload\" must be 1..");
+    bad_metric_member("note", "5", "\"note\" must be a string");
+    bad_metric_member("simulated", "\"no\"", "must be true or false");
+    bad_metric_member("samples", "\"1,2\"", "\"samples\" must be an array of numbers");
+    bad_metric_member("samples", "[1, \"2\"]", "sample 1 is not a number");
+    bad_metric_member("samples", "[1, null]", "sample 1 is not a number");
+    bad_metric_member("samples", NULL, "missing member \"samples\"");
+    bad_metric_member("extra", "1", "unknown member \"extra\"");
+
+    /* A note absent or null-free is fine; integer samples are numbers too. */
+    char *s = with_metric_member("samples", "[1, 2.5, 30000000000]");
+    doc = json_loads(s, 0, NULL);
+    assert_int_equal(tb_record_from_json(doc, &r, &e), 0);
+    assert_float_equal(r->metrics[0].samples[2], 3e10, 0);
+    tb_record_free(r);
+    json_decref(doc);
+    free(s);
+}
+
+static char tmpdir[64];
+
+static int setup_dir(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/tb_record_XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown_dir(void **state)
+{
+    (void)state;
+    DIR *d = opendir(tmpdir);
+    if (d) {
+        struct dirent *de;
+        char p[512];
+        while ((de = readdir(d)))
+            if (de->d_name[0] != '.') {
+                snprintf(p, sizeof p, "%s/%s", tmpdir, de->d_name);
+                unlink(p);
+            }
+        closedir(d);
+    }
+    rmdir(tmpdir);
+    return 0;
+}
+
+static void write_text(const char *path, const char *text, size_t n)
+{
+    tb_err e;
+    assert_int_equal(tb_file_write_atomic(path, text, n, &e), 0);
+}
+
+static void expect_read_fails(const char *path, const char *want)
+{
+    tb_record *r = (tb_record *)1;
+    tb_err e = {{0}};
+    int rc = tb_record_read_file(path, &r, &e);
+    if (rc != -1 || r != NULL || !strstr(e.msg, want))
+        fail_msg("read %s: want \"%s\", got rc %d \"%s\"", path, want, rc, e.msg);
+    assert_non_null(strstr(e.msg, path));
+}
+
+static void test_files(void **state)
+{
+    (void)state;
+    tb_err e;
+    char path[128], bad[128];
+    snprintf(path, sizeof path, "%s/run.json", tmpdir);
+    tb_record *r = full_record();
+    assert_int_equal(tb_record_write_file(r, path, &e), 0);
+    /* Atomic: only the file, no temporary left behind. */
+    DIR *d = opendir(tmpdir);
+    int files = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        files += de->d_name[0] != '.';
+    closedir(d);
+    assert_int_equal(files, 1);
+    tb_record *back = NULL;
+    assert_int_equal(tb_record_read_file(path, &back, &e), 0);
+    r->simulated = 1;
+    assert_same_record(r, back);
+    tb_record_free(back);
+
+    /* A write into a missing directory fails and says where. */
+    snprintf(bad, sizeof bad, "%s/no/such/dir/run.json", tmpdir);
+    assert_int_equal(tb_record_write_file(r, bad, &e), -1);
+    assert_non_null(strstr(e.msg, "run.json"));
+
+    /* Truncated at several lengths: one clear line, never a record. */
+    tb_buf text = {0};
+    assert_int_equal(tb_file_read(path, 1 << 20, &text, &e), 0);
+    snprintf(bad, sizeof bad, "%s/truncated.json", tmpdir);
+    size_t cuts[] = {0, 1, 10, text.len / 2, text.len - 3};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        write_text(bad, (const char *)text.p, cuts[i]);
+        expect_read_fails(bad, "not valid JSON");
+    }
+    /* The full text minus its final newline and brace. */
+    write_text(bad, (const char *)text.p, text.len - 2);
+    expect_read_fails(bad, "not valid JSON");
+    tb_buf_free(&text);
+    /* Duplicate JSON keys are refused, not resolved silently. */
+    const char *dup = "{\"schema\":\"teebench-result\",\"schema\":\"teebench-result\"}";
+    write_text(bad, dup, strlen(dup));
+    expect_read_fails(bad, "duplicate");
+    /* Numbers too large for a double. */
+    const char *huge = "{\"schema\":\"teebench-result\",\"x\":1e999}";
+    write_text(bad, huge, strlen(huge));
+    expect_read_fails(bad, "not valid JSON");
+    /* A result of a newer schema version, from a file. */
+    char *v2 = with_member("schema_version", "2");
+    write_text(bad, v2, strlen(v2));
+    free(v2);
+    expect_read_fails(bad, "schema version 2 is not supported by this teebench (reads 1)");
+    /* Missing file. */
+    snprintf(bad, sizeof bad, "%s/missing.json", tmpdir);
+    expect_read_fails(bad, "No such file");
+    unlink(path);
+    snprintf(bad, sizeof bad, "%s/truncated.json", tmpdir);
+    unlink(bad);
+    tb_record_free(r);
+}
+
+static void test_write_stdout(void **state)
+{
+    (void)state;
+    tb_err e;
+    char path[128];
+    snprintf(path, sizeof path, "%s/stdout.json", tmpdir);
+    tb_record *r = full_record();
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, STDOUT_FILENO);
+    close(fd);
+    int rc = tb_record_write_file(r, "-", &e);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    assert_int_equal(rc, 0);
+    tb_record *back = NULL;
+    assert_int_equal(tb_record_read_file(path, &back, &e), 0);
+    assert_string_equal(back->id, r->id);
+    assert_int_equal(back->n_metrics, r->n_metrics);
+    tb_record_free(back);
+    tb_record_free(r);
+    unlink(path);
+}
+
+static void label_of(const char *env_text, const char *want)
+{
+    json_t *env = env_text ? json_loads(env_text, JSON_DECODE_ANY, NULL) : NULL;
+    if (env_text)
+        assert_non_null(env);
+    char out[64];
+    memset(out, 'x', sizeof out);
+    tb_record_default_label(env, out, sizeof out);
+    if (strcmp(out, want))
+        fail_msg("env %s: label \"%s\", want \"%s\"", env_text ? env_text : "NULL", out, want);
+    json_decref(env);
+}
+
+static void test_default_label(void **state)
+{
+    (void)state;
+    const char *plain[] = {"tdx-guest", "sev-snp-guest", "sev-es-guest", "sev-guest", "bare-metal"};
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
+        char env[256];
+        snprintf(env, sizeof env,
+                 "{\"platform\":{\"value\":\"%s\",\"source\":\"x\"},"
+                 "\"hypervisor\":{\"value\":\"KVM\",\"source\":\"CPUID\"}}",
+                 plain[i]);
+        label_of(env, plain[i]);
+    }
+    struct {
+        const char *hv, *label;
+    } vms[] = {
+        {"KVM", "vm-kvm"},
+        {"QEMU TCG", "vm-tcg"},
+        {"TCG", "vm-tcg"},
+        {"Microsoft Hyper-V", "vm-hyperv"},
+        {"Microsoft Hv", "vm-hyperv"},
+        {"KVM (Hyper-V enlightenments)", "vm-kvm"},
+        {"bhyve", "vm-bhyve"},
+        {"VMware", "vm-vmware"},
+        {"Xen", "vm-xen"},
+        {"ACRN", "vm-acrn"},
+        {"Some New HV 2.0", "vm-some-new-hv-2-0"},
+        {"unrecognised", "vm"},
+        {"unknown", "vm"},
+        {"none", "vm"},
+        {"!!!", "vm"},
+    };
+    for (size_t i = 0; i < sizeof vms / sizeof vms[0]; i++) {
+        char env[256];
+        snprintf(env, sizeof env,
+                 "{\"platform\":{\"value\":\"vm\",\"source\":\"x\"},"
+                 "\"hypervisor\":{\"value\":\"%s\",\"source\":\"CPUID\"}}",
+                 vms[i].hv);
+        label_of(env, vms[i].label);
+    }
+    label_of("{\"platform\":{\"value\":\"vm\",\"source\":\"x\"}}", "vm");
+    label_of("{\"platform\":{\"value\":\"unknown\",\"source\":\"x\"}}", "unknown");
+    label_of("{\"platform\":{\"value\":\"something-else\",\"source\":\"x\"}}", "unknown");
+    label_of("{\"platform\":{\"value\":7,\"source\":\"x\"}}", "unknown");
+    label_of("{\"platform\":\"tdx-guest\"}", "tdx-guest");
+    label_of("{}", "unknown");
+    label_of("null", "unknown");
+    label_of("[1]", "unknown");
+    label_of(NULL, "unknown");
+    /* A small buffer is truncated, still a C string. */
+    json_t *env = json_loads("{\"platform\":{\"value\":\"sev-snp-guest\"}}", 0, NULL);
+    char small[4];
+    tb_record_default_label(env, small, sizeof small);
+    assert_string_equal(small, "sev");
+    json_decref(env);
+}
+
+/* The label of this machine's live `teebench env --json` document is one of the
+   documented forms (whatever this machine is). */
+static void test_default_label_live(void **state)
+{
+    (void)state;
+    tb_err e;
+    json_t *env = tb_env_json(&e);
+    assert_non_null(env);
+    char out[64];
+    tb_record_default_label(env, out, sizeof out);
+    const char *platform =
+        json_string_value(json_object_get(json_object_get(env, "platform"), "value"));
+    assert_non_null(platform);
+    if (!strcmp(platform, "vm"))
+        assert_true(!strcmp(out, "vm") || !strncmp(out, "vm-", 3));
+    else if (!strcmp(platform, "unknown"))
+        assert_string_equal(out, "unknown");
+    else
+        assert_string_equal(out, platform);
+    json_decref(env);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_new_defaults),
+        cmocka_unit_test(test_name_valid),
+        cmocka_unit_test(test_metrics),
+        cmocka_unit_test(test_json_roundtrip),
+        cmocka_unit_test(test_short_reals),
+        cmocka_unit_test(test_validation),
+        cmocka_unit_test_setup_teardown(test_files, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_write_stdout, setup_dir, teardown_dir),
+        cmocka_unit_test(test_default_label),
+        cmocka_unit_test(test_default_label_live),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
