@@ -180,7 +180,7 @@ int tb_suite_summary(const tb_record *r, tb_buf *out, tb_err *err)
                         r->label ? r->label : "?", r->profile ? r->profile : "?",
                         r->status ? r->status : "?",
                         r->simulated ? " -- TEE figures are SIMULATED (no TDX here)" : "");
-    rc |= tb_buf_printf(out, "%-34s %5s %14s %-6s %8s\n", "metric", "n", "median", "unit", "CV");
+    rc |= tb_buf_printf(out, "%-37s %5s %14s %-6s %8s\n", "metric", "n", "median", "unit", "CV");
     for (size_t i = 0; i < r->n_metrics; i++) {
         const tb_metric *m = &r->metrics[i];
         double med, cv;
@@ -193,7 +193,7 @@ int tb_suite_summary(const tb_record *r, tb_buf *out, tb_err *err)
         else
             snprintf(cvs, sizeof cvs, "%.1f %%", 100 * cv);
         int noisy = !isnan(cv) && cv > TB_SUITE_NOISY_CV;
-        rc |= tb_buf_printf(out, "%-34s %5zu %14s %-6s %8s%s%s\n", m->name, m->n, mv, m->unit, cvs,
+        rc |= tb_buf_printf(out, "%-37s %5zu %14s %-6s %8s%s%s\n", m->name, m->n, mv, m->unit, cvs,
                             noisy ? "  noisy" : "", m->simulated ? "  SIMULATED" : "");
     }
     if (r->n_metrics == 0)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/file.h"
+#include "serve/nginx.h"
 #include "sys/probe.h"
 
 static const char *const wl_names[TB_WL_COUNT] = {"env",  "syscall", "probe",
@@ -49,6 +50,7 @@ static void base_plan(tb_suite_plan *p)
     p->http.threads = 2;
     p->http.timeout_s = 2;
     p->http.nginx = p->http.serve_tls = 1;
+    snprintf(p->http.nginx_bin, sizeof p->http.nginx_bin, "%s", TB_NGINX_BIN);
     snprintf(p->syscall.mode, sizeof p->syscall.mode, "mix");
     p->syscall.c1 = p->syscall.cn = 1;
     snprintf(p->attest.provider, sizeof p->attest.provider, "auto");
@@ -263,6 +265,7 @@ const tb_suite_key tb_suite_plan_keys[] = {
     {"http.timeout", "request timeout"},
     {"http.server_threads", "nginx workers and fixture server threads (0: the CPUs online)"},
     {"http.targets", "nginx and/or serve-tls"},
+    {"http.nginx_bin", "the nginx binary (default " TB_NGINX_BIN ")"},
     {"syscall.mode", "mix (UnixBench's), close, getpid or exec"},
     {"syscall.duration", "seconds per pass"},
     {"syscall.passes", "passes per run (the lowest third is dropped)"},
@@ -302,6 +305,11 @@ static int set_param(tb_suite_plan *p, const char *key, const char *v, tb_err *e
             return -1;
         p->http = h;
         return 0;
+    }
+    if (!strcmp(key, "http.nginx_bin")) {
+        if (v[0] != '/')
+            return tb_errf(err, "%s: '%.60s' is not an absolute path", key, v);
+        return parse_str(key, v, p->http.nginx_bin, sizeof p->http.nginx_bin, err);
     }
     if (!strcmp(key, "syscall.mode")) {
         if (strcmp(v, "mix") && strcmp(v, "close") && strcmp(v, "getpid") && strcmp(v, "exec"))
@@ -386,7 +394,9 @@ int tb_suite_plan_set(tb_suite_plan *p, const char *key, const char *value, tb_e
         return tb_errf(err, "http.connections (%d) must be >= http.threads (%d)",
                        q.http.connections, q.http.threads);
     *p = q;
-    snprintf(p->profile, sizeof p->profile, "custom");
+    /* where the tools are is not how much is measured: the profile stays */
+    if (strcmp(key, "http.nginx_bin") && strcmp(key, "attest.pccs") && strcmp(key, "notary.pccs"))
+        snprintf(p->profile, sizeof p->profile, "custom");
     return 0;
 }
 
@@ -539,7 +549,7 @@ size_t tb_suite_plan_steps(const tb_suite_plan *p, tb_suite_step *st)
 {
     size_t n = 0;
 #define STEP(w, t, e) (st[n++] = (tb_suite_step){(w), (t), (e)})
-    double pass = p->syscall.passes * p->syscall.duration_s + 0.1;
+    double pass = p->syscall.passes * (p->syscall.duration_s + 0.02) + 0.15;
     if (p->enabled[TB_WL_SYSCALL] && p->syscall.c1)
         STEP(TB_WL_SYSCALL, "c1", pass);
     if (p->enabled[TB_WL_SYSCALL] && p->syscall.cn)
@@ -547,13 +557,13 @@ size_t tb_suite_plan_steps(const tb_suite_plan *p, tb_suite_step *st)
     if (p->enabled[TB_WL_PROBE])
         STEP(TB_WL_PROBE, "", probe_estimate(&p->probe));
     if (p->enabled[TB_WL_HTTP] && p->http.nginx)
-        STEP(TB_WL_HTTP, "nginx", p->http.duration_s + 0.1);
+        STEP(TB_WL_HTTP, "nginx", p->http.duration_s + 0.2);
     if (p->enabled[TB_WL_HTTP] && p->http.serve_tls)
         STEP(TB_WL_HTTP, "serve-tls", p->http.duration_s + 0.1);
     if (p->enabled[TB_WL_ATTEST])
         STEP(TB_WL_ATTEST, "", 0.05 + p->attest.quotes * 0.005 + p->attest.iterations * 0.0025);
     if (p->enabled[TB_WL_NOTARY])
-        STEP(TB_WL_NOTARY, "", 0.3 + p->notary.iterations * p->notary.n_modes * 0.07);
+        STEP(TB_WL_NOTARY, "", 0.5 + p->notary.iterations * p->notary.n_modes * 0.1);
 #undef STEP
     return n;
 }
@@ -609,18 +619,19 @@ json_t *tb_suite_plan_json(const tb_suite_plan *p)
     for (int i = 0; i < p->notary.n_modes; i++)
         json_array_append_new(modes, json_string(p->notary.modes[i]));
     return json_pack(
-        "{s:s, s:s, s:i, s:o, s:f, s:{s:{s:f, s:f, s:i, s:i, s:f, s:i, s:o}, s:{s:s, s:f, s:i, "
+        "{s:s, s:s, s:i, s:o, s:f, s:{s:{s:f, s:f, s:i, s:i, s:f, s:i, s:o, s:s}, s:{s:s, s:f, "
+        "s:i, "
         "s:o}, s:{s:i, s:o}, s:{s:s, s:i, s:i, s:s}, s:{s:i, s:o, s:i, s:i, s:s}}}",
         "profile", p->profile, "base_profile", p->base_profile, "repeat", p->repeat, "order", wl,
         "estimate_s", tb_suite_plan_estimate(p), "workloads", "http", "duration",
         p->http.duration_s, "warmup", p->http.warmup_s, "threads", p->http.threads, "connections",
         p->http.connections, "timeout", p->http.timeout_s, "server_threads", p->http.server_threads,
-        "targets", targets, "syscall", "mode", p->syscall.mode, "duration", p->syscall.duration_s,
-        "passes", p->syscall.passes, "copies", copies, "probe", "max_reps", (int)p->probe.max_reps,
-        "probes", probes, "attest", "provider", p->attest.provider, "quotes", p->attest.quotes,
-        "iterations", p->attest.iterations, "pccs", p->attest.pccs, "notary", "iterations",
-        p->notary.iterations, "modes", modes, "run_timeout", p->notary.run_timeout_s, "retries",
-        p->notary.retries, "pccs", p->notary.pccs);
+        "targets", targets, "nginx_bin", p->http.nginx_bin, "syscall", "mode", p->syscall.mode,
+        "duration", p->syscall.duration_s, "passes", p->syscall.passes, "copies", copies, "probe",
+        "max_reps", (int)p->probe.max_reps, "probes", probes, "attest", "provider",
+        p->attest.provider, "quotes", p->attest.quotes, "iterations", p->attest.iterations, "pccs",
+        p->attest.pccs, "notary", "iterations", p->notary.iterations, "modes", modes, "run_timeout",
+        p->notary.run_timeout_s, "retries", p->notary.retries, "pccs", p->notary.pccs);
 }
 
 /* Appends the spec of metric "<a><b><c>". */
@@ -744,7 +755,8 @@ int tb_suite_plan_describe(const tb_suite_plan *p, tb_buf *out, tb_err *err)
                         strcmp(p->profile, p->base_profile) ? p->base_profile : "",
                         strcmp(p->profile, p->base_profile) ? ")" : "", p->repeat,
                         p->repeat == 1 ? "" : "s", n, n == 1 ? "" : "s", est);
-    rc |= tb_buf_printf(out, "  env        the environment facts (teebench env --json), once\n");
+    rc |= tb_buf_printf(
+        out, "  env                  the environment facts (teebench env --json), once\n");
     for (size_t i = 0; i < n; i++) {
         char what[256] = "";
         switch (st[i].workload) {
@@ -798,7 +810,7 @@ int tb_suite_plan_describe(const tb_suite_plan *p, tb_buf *out, tb_err *err)
         return -1;
     rc |= tb_buf_printf(out, "metrics (%zu):\n", nm);
     for (size_t i = 0; i < nm; i++)
-        rc |= tb_buf_printf(out, "  %-34s %-6s %s is better%s\n", ms[i].name, ms[i].unit,
+        rc |= tb_buf_printf(out, "  %-37s %-6s %s is better%s\n", ms[i].name, ms[i].unit,
                             ms[i].better == TB_BETTER_HIGHER ? "higher" : "lower",
                             ms[i].tee ? " (TEE; SIMULATED outside a TD)" : "");
     free(ms);

@@ -217,9 +217,10 @@ static void nginx_version(suite_ctx *c, char *out, size_t n)
     out[0] = 0;
     char path[PATH_MAX];
     tb_err e;
-    if (access(TB_NGINX_BIN, X_OK) < 0 || suite_path(c, "nginx-version.txt", path, sizeof path, &e))
+    if (access(c->p->http.nginx_bin, X_OK) < 0 ||
+        suite_path(c, "nginx-version.txt", path, sizeof path, &e))
         return;
-    char *argv[] = {TB_NGINX_BIN, "-v", NULL};
+    char *argv[] = {(char *)c->p->http.nginx_bin, "-v", NULL};
     tb_proc_opts o = {.argv = argv, .stdout_path = path, .stderr_path = path};
     tb_proc_result r;
     if (tb_proc_run(&o, 5000, NULL, &r, &e) < 0 || r.exit_code != 0)
@@ -333,12 +334,12 @@ static int start_fixture(suite_ctx *c, tb_err *err)
 
 static int start_nginx(suite_ctx *c, tb_err *err)
 {
-    if (access(TB_NGINX_BIN, X_OK) < 0) {
+    if (access(c->p->http.nginx_bin, X_OK) < 0) {
         c->nginx_skip = 1;
         return tb_errf(err,
-                       "nginx is not installed (%s missing; Debian package nginx-light or "
-                       "nginx)",
-                       TB_NGINX_BIN);
+                       "nginx is not installed (%s: %s; install the Debian package "
+                       "nginx-light or nginx)",
+                       c->p->http.nginx_bin, strerror(errno));
     }
     if (suite_path(c, "nginx", c->nginx_dir, sizeof c->nginx_dir, err) < 0)
         return -1;
@@ -349,7 +350,8 @@ static int start_nginx(suite_ctx *c, tb_err *err)
         tb_nginx_opts o = {.dir = c->nginx_dir,
                            .addr = "127.0.0.1",
                            .port = c->nginx_port,
-                           .workers = c->server_threads};
+                           .workers = c->server_threads,
+                           .nginx = c->p->http.nginx_bin};
         rc = tb_nginx_start(&o, 10000, err);
     }
     if (rc < 0)

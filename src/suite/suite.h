@@ -66,14 +66,15 @@ const char *tb_suite_workload_name(tb_suite_workload w);
 int tb_suite_workload_parse(const char *name, tb_suite_workload *out, tb_err *err);
 
 typedef struct tb_suite_http {
-    double duration_s;  /* one measured run per target and round */
-    double warmup_s;    /* once per target before round 1; 0: none */
-    int threads;        /* load generator threads */
-    int connections;    /* >= threads */
-    double timeout_s;   /* a request without a response for this long is a timeout */
-    int server_threads; /* nginx workers / fixture server threads; 0: the CPUs online */
-    int nginx;          /* target: nginx (teebench nginx), plain HTTP */
-    int serve_tls;      /* target: the fixture server (teebench serve --tls), HTTPS */
+    double duration_s;   /* one measured run per target and round */
+    double warmup_s;     /* once per target before round 1; 0: none */
+    int threads;         /* load generator threads */
+    int connections;     /* >= threads */
+    double timeout_s;    /* a request without a response for this long is a timeout */
+    int server_threads;  /* nginx workers / fixture server threads; 0: the CPUs online */
+    int nginx;           /* target: nginx (teebench nginx), plain HTTP */
+    int serve_tls;       /* target: the fixture server (teebench serve --tls), HTTPS */
+    char nginx_bin[256]; /* the nginx binary (default TB_NGINX_BIN, Debian's) */
 } tb_suite_http;
 
 typedef struct tb_suite_syscall {
