@@ -1,0 +1,67 @@
+/* import: other teebench outputs as records -- what `teebench results import`
+ * and a FILE reference (`results show FILE`, `compare FILE ...`) read.
+ *
+ * Formats, detected from the content (never from the file name):
+ *   TB_IMPORT_RESULT    a teebench result document (schema "teebench-result"),
+ *                       taken as it is (its own id, label, profile);
+ *   TB_IMPORT_HTTP      `teebench http --json`;
+ *   TB_IMPORT_SYSCALL   `teebench syscall --json`;
+ *   TB_IMPORT_PROBE     `teebench probe --json`;
+ *   TB_IMPORT_BENCH_DIR a `teebench bench notary` results folder (results.csv
+ *                       and run.json, env.json when present);
+ *   TB_IMPORT_BENCH_CSV a results.csv alone (teebench's or the source document's
+ *                       benchmark-tee-impact.sh: the same header).
+ *
+ * Metric names (what suite, compare and report agree on):
+ *   http.<target>.rps (req/s, higher), http.<target>.latency.pNN (ms, lower; the
+ *   latency as printed -- corrected in constant-rate mode), http.<target>.latency_u.pNN
+ *   (ms, lower; uncorrected, when present), http.<target>.transfer (B/s, higher)
+ *   with pNN in p50 p90 p99 p99.9 p99.99 p99.999 and <target> "local" for a
+ *   loopback URL, else the host name made a metric-name part;
+ *   syscall.<mode>.lps (lps, higher), syscall.index or syscall.c1.index /
+ *   syscall.cN.index (index, higher);
+ *   probe.<name>.ns (ns, lower; note = the probe's description);
+ *   notary.<mode>.notarization_ms, .total_e2e_ms, .wall_ms,
+ *   notary.tee_verify.verify_ms, notary.<mode>.overhead_ms (ms, lower; the
+ *   overhead is paired by iteration against no_tee).
+ *
+ * An imported record has profile "imported", status "complete", the label given
+ * (or the default label of the embedded env facts, else "unknown"), extra.source
+ * = {"format": ..., "path": ...}, and an id derived from the content (a UUID made
+ * from SHA-256 of the format, the bytes and the label): importing the same file
+ * again gives the same id, so the store keeps one run.
+ *
+ * Ownership: *out is a new record (caller tb_record_free()s); NULL on failure. */
+#ifndef TB_RECORD_IMPORT_H
+#define TB_RECORD_IMPORT_H
+
+#include <stddef.h>
+
+#include "base/err.h"
+#include "record/record.h"
+
+enum tb_import_format {
+    TB_IMPORT_RESULT,
+    TB_IMPORT_HTTP,
+    TB_IMPORT_SYSCALL,
+    TB_IMPORT_PROBE,
+    TB_IMPORT_BENCH_DIR,
+    TB_IMPORT_BENCH_CSV,
+};
+
+/* "result", "http", "syscall", "probe", "bench-dir", "bench-csv". */
+const char *tb_import_format_name(enum tb_import_format f);
+
+/* Reads path (a file, or a bench results folder) as a record. label: the label
+   to give an imported record, or NULL for the default; for a teebench result
+   document it replaces the document's label when not NULL. fmt (may be NULL)
+   says which format it was. 0 or -1 with one line in err ("<path>: ..."). */
+int tb_record_import_file(const char *path, const char *label, tb_record **out,
+                          enum tb_import_format *fmt, tb_err *err);
+
+/* The same for the bytes of a file (data need not be NUL-terminated); name is
+   the path recorded in extra.source. A folder's formats are not read from bytes. */
+int tb_record_import_bytes(const char *data, size_t len, const char *name, const char *label,
+                           tb_record **out, enum tb_import_format *fmt, tb_err *err);
+
+#endif

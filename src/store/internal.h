@@ -1,0 +1,31 @@
+/* store/internal: what schema.c and store.c share (and the store's unit test,
+ * which sets connection limits such as PRAGMA max_page_count to make a full
+ * disk). Not for other modules: they use store.h. */
+#ifndef TB_STORE_INTERNAL_H
+#define TB_STORE_INTERNAL_H
+
+#include <limits.h>
+#include <sqlite3.h>
+
+#include "store/store.h"
+
+struct tb_store {
+    sqlite3 *db;
+    char path[PATH_MAX];
+};
+
+/* Runs SQL without results (one or more statements). 0, or -1 with
+   "<path>: <what>: <sqlite's message>" in err. */
+int tb_store_exec(tb_store *s, const char *sql, const char *what, tb_err *err);
+/* Fills err with "<path>: <what>: <sqlite's message for the last error>"; returns -1. */
+int tb_store_sqlerr(tb_store *s, const char *what, tb_err *err);
+/* BEGIN IMMEDIATE (the write lock now, so that a busy store waits in the busy
+   handler instead of failing at the first write). */
+int tb_store_begin(tb_store *s, tb_err *err);
+/* ROLLBACK when a transaction is open (SQLite may have rolled back already). */
+void tb_store_rollback(tb_store *s);
+
+/* Opens, checks the file is a teebench store, migrates (schema.c). */
+int tb_store_schema_open(tb_store *s, tb_err *err);
+
+#endif
