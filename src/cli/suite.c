@@ -26,6 +26,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "record/record.h"
+#include "store/store.h"
 #include "suite/suite.h"
 
 #define CMD "suite"
@@ -41,7 +42,8 @@ static void on_signal(int sig)
 enum { PROG_AUTO, PROG_TTY, PROG_PLAIN, PROG_JSONL, PROG_NONE };
 
 typedef struct suite_args {
-    const char *profile, *workloads, *suite_file, *label, *output, *work_dir, *repeat;
+    const char *profile, *workloads, *suite_file, *label, *output, *work_dir, *repeat, *db;
+    int no_store;
     const char *sets[64];
     int n_sets;
     int progress;
@@ -121,7 +123,9 @@ static int parse_args(int argc, char **argv, suite_args *a)
         O_LABEL,
         O_PROGRESS,
         O_WORK,
-        O_JSON
+        O_JSON,
+        O_DB,
+        O_NO_STORE
     };
     static const struct option opts[] = {{"profile", required_argument, NULL, O_PROFILE},
                                          {"workloads", required_argument, NULL, O_WORKLOADS},
@@ -133,6 +137,8 @@ static int parse_args(int argc, char **argv, suite_args *a)
                                          {"progress", required_argument, NULL, O_PROGRESS},
                                          {"work-dir", required_argument, NULL, O_WORK},
                                          {"json", no_argument, NULL, O_JSON},
+                                         {"db", required_argument, NULL, O_DB},
+                                         {"no-store", no_argument, NULL, O_NO_STORE},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     int c;
@@ -186,6 +192,12 @@ static int parse_args(int argc, char **argv, suite_args *a)
             break;
         case O_JSON:
             a->json = 1;
+            break;
+        case O_DB:
+            a->db = optarg;
+            break;
+        case O_NO_STORE:
+            a->no_store = 1;
             break;
         case 'h':
             usage(stdout);
@@ -375,8 +387,8 @@ static void on_event(const tb_suite_event *ev, void *ctx)
     snprintf(tgt, sizeof tgt, "%s%s%s", ev->workload, ev->target[0] ? " " : "", ev->target);
     switch (ev->kind) {
     case TB_SUITE_EV_BEGIN:
-        line(pr, "suite: profile %s, %d steps in %d round%s, about %s", ev->text, ev->steps,
-             ev->rounds, ev->rounds == 1 ? "" : "s", eta);
+        line(pr, "suite: profile %s, %d step%s in %d round%s, about %s", ev->text, ev->steps,
+             ev->steps == 1 ? "" : "s", ev->rounds, ev->rounds == 1 ? "" : "s", eta);
         break;
     case TB_SUITE_EV_INFO:
         line(pr, "suite: %s", ev->text);
@@ -414,6 +426,25 @@ static void raise_fd_limit(int connections)
         rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
+}
+
+/* Stores the run (whatever its status: finished samples of an interrupted run
+   count). -1 after printing the error. */
+static int store(const suite_args *a, const tb_record *r, int progress)
+{
+    char path[PATH_MAX];
+    tb_store *st = NULL;
+    tb_err err;
+    int k = -1;
+    if (tb_store_path(a->db, path, sizeof path, &err) == 0 && tb_store_open(path, &st, &err) == 0)
+        k = tb_store_put(st, r, &err);
+    tb_store_close(st);
+    if (k < 0)
+        return cli_fail(CMD, "storing the result: %s%s", err.msg,
+                        a->output ? "" : " (the result is lost: use -o FILE)");
+    if (progress != PROG_JSONL && progress != PROG_NONE)
+        fprintf(stderr, "suite: stored as run %s in %s\n", r->id, path);
+    return 0;
 }
 
 static int cmd_run(const suite_args *a, tb_suite_plan *p, int argc, char **argv)
@@ -474,6 +505,8 @@ static int cmd_run(const suite_args *a, tb_suite_plan *p, int argc, char **argv)
     int code = 0;
     if (a->output && tb_record_write_file(r, a->output, &err) < 0)
         code = cli_fail(CMD, "-o %s: %s", a->output, err.msg);
+    if (!a->no_store)
+        code = store(a, r, pr.mode) < 0 && code == 0 ? 1 : code;
     tb_buf sum = {0};
     FILE *sf = a->output && !strcmp(a->output, "-") ? stderr : stdout;
     if (tb_suite_summary(r, &sum, &err) == 0) {
