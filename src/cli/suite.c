@@ -368,7 +368,8 @@ static void on_event(const tb_suite_event *ev, void *ctx)
         return;
     if (pr->mode == PROG_JSONL) {
         json_t *j = tb_suite_event_to_json(ev);
-        char *s = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        char *s =
+            j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9)) : NULL;
         if (s) {
             fprintf(stderr, "%s\n", s);
             fflush(stderr);
