@@ -45,6 +45,9 @@ typedef struct suite_ctx {
     char nginx_reason[TB_ERR_MAX]; /* why it is not up, when wanted */
     int server_threads;
 
+    /* probe (wl_sys.c) */
+    unsigned char probe_skip_seen[64]; /* by index in tb_probe_all: reported as skipped */
+
     /* http (wl_http.c) */
     tb_tls_ctx *tls;
     int warmed[2];

@@ -171,10 +171,12 @@ int suite_probe_step(suite_ctx *c, int round, tb_err *err)
             rc = ST_FAILED;
             continue;
         }
-        if (!res.available) {
-            if (round == 1)
-                suite_problem(c->skipped, "probe", all[i].name, 0,
+        if (!res.available) { /* reported once, the first round it happens */
+            if (i < sizeof c->probe_skip_seen && !c->probe_skip_seen[i]) {
+                c->probe_skip_seen[i] = 1;
+                suite_problem(c->skipped, "probe", all[i].name, round,
                               res.note[0] ? res.note : "not measurable here");
+            }
             continue;
         }
         char name[96];

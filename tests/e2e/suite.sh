@@ -77,7 +77,11 @@ probes = [n for n in m if n.startswith("probe.")]
 skipped = r["extra"]["skipped"]
 check(len(probes) >= 1, "probe metrics")
 for n in probes:
-    check(m[n]["unit"] == "ns" and m[n]["better"] == L and len(m[n]["samples"]) == 3, n)
+    # a probe may be unmeasurable in some round (page-2m: no huge page free): then skipped says why
+    k = len(m[n]["samples"])
+    check(m[n]["unit"] == "ns" and m[n]["better"] == L and 1 <= k <= 3, n)
+    if k < 3:
+        check(any(s["workload"] == "probe" and s["target"] == n.split(".")[1] for s in skipped), n + " skipped")
 check(r["simulated"] == (not td), "record simulated")
 check(("SIMULATED" in out.splitlines()[0]) == (not td), "summary header says SIMULATED")
 if not nginx_ok:
