@@ -56,8 +56,8 @@ static void print_profiles(FILE *f)
     static const char *const what[] = {
         "for tests and smoke runs",
         "the default",
-        "the source documents' parameters: wrk -t4 -c100 -d30s, UnixBench's 10 passes of 10 s, "
-        "25 notarizations x 3 modes",
+        ("the source documents' parameters: wrk -t4 -c100 -d30s, UnixBench's 10 passes of 10 s, "
+         "25 notarizations x 3 modes"),
     };
     fprintf(f, "profiles (planned time of the whole suite):\n");
     for (int i = 0; i < 3; i++) {
