@@ -11,7 +11,9 @@
  * the suite (a volatile sig_atomic_t, as in cli/bench.c). */
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -448,6 +450,27 @@ static int store(const suite_args *a, const tb_record *r, int progress)
     return 0;
 }
 
+/* -o FILE must be writable before a run of minutes starts: its directory exists
+   and may be written to. 0, or the exit code after the error line. */
+static int check_output(const char *path)
+{
+    if (!path || !strcmp(path, "-"))
+        return 0;
+    char dir[PATH_MAX];
+    if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
+        return cli_fail_code(2, CMD, "-o %s: path too long", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = 0;
+    else
+        *slash = 0;
+    if (access(dir, W_OK) < 0)
+        return cli_fail_code(2, CMD, "-o %s: cannot write into %s: %s", path, dir, strerror(errno));
+    return 0;
+}
+
 static int cmd_run(const suite_args *a, tb_suite_plan *p, int argc, char **argv)
 {
     ssize_t n = readlink("/proc/self/exe", p->self_exe, sizeof p->self_exe - 1);
@@ -551,5 +574,7 @@ int cmd_suite(int argc, char **argv)
         return rc;
     if (!strcmp(sub, "plan"))
         return cmd_plan(&a, &p);
+    if ((rc = check_output(a.output)) != 0)
+        return rc;
     return cmd_run(&a, &p, argc, argv);
 }

@@ -33,6 +33,8 @@ printf '{"workloads": {"web": {}}}\n' >"$WORK/web.json"
 expect_fail 2 "$TB" suite run --suite "$WORK/web.json"
 printf '{"profile": "fastest"}\n' >"$WORK/prof.json"
 expect_fail 2 "$TB" suite run --suite "$WORK/prof.json"
+expect_fail 2 "$TB" suite run --workloads attest -o "$WORK/nodir/r.json"
+grep -q "cannot write into" "$WORK/err" || fail "unwritable -o: $(cat "$WORK/err")"
 [ ! -e "$WORK/x.json" ] || fail "a result was written for bad input"
 
 # ---- plan and help ----
