@@ -667,13 +667,18 @@ int tb_suite_plan_metrics(const tb_suite_plan *p, tb_suite_metric_spec **out, si
 #define SPEC(w, tee, unit, better, a, b, c)                                                        \
     rc |= add_spec(&v, &n, &cap, w, tee, unit, better, a, b, c)
     if (p->enabled[TB_WL_SYSCALL]) {
+        /* mode mix: syscall.c1.*; other modes (no index): syscall.<mode>.c1.lps, as import.h */
         int mix = !strcmp(p->syscall.mode, "mix");
+        char pre[32];
+        snprintf(pre, sizeof pre, "syscall.%s%s", mix ? "" : p->syscall.mode, mix ? "" : ".");
         if (p->syscall.c1 && mix)
             SPEC(TB_WL_SYSCALL, 0, "index", H, "syscall.c1.index", "", "");
         if (p->syscall.cn && mix)
             SPEC(TB_WL_SYSCALL, 0, "index", H, "syscall.cn.index", "", "");
         if (p->syscall.c1)
-            SPEC(TB_WL_SYSCALL, 0, "lps", H, "syscall.c1.lps", "", "");
+            SPEC(TB_WL_SYSCALL, 0, "lps", H, pre, "c1.lps", "");
+        if (p->syscall.cn)
+            SPEC(TB_WL_SYSCALL, 0, "lps", H, pre, "cn.lps", "");
     }
     if (p->enabled[TB_WL_PROBE]) {
         size_t np;
@@ -712,6 +717,7 @@ int tb_suite_plan_metrics(const tb_suite_plan *p, tb_suite_metric_spec **out, si
             int tee = strcmp(mode, "no_tee") != 0;
             SPEC(TB_WL_NOTARY, tee, "ms", L, "notary.", mode, ".notarization_ms");
             SPEC(TB_WL_NOTARY, tee, "ms", L, "notary.", mode, ".total_e2e_ms");
+            SPEC(TB_WL_NOTARY, tee, "ms", L, "notary.", mode, ".wall_ms");
             if (!strcmp(mode, "tee_verify"))
                 SPEC(TB_WL_NOTARY, 1, "ms", L, "notary.", mode, ".verify_ms");
             if (tee && have_base)

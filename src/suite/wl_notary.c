@@ -122,6 +122,14 @@ static int add_rows(suite_ctx *c, const tb_results *rs, int complete, tb_err *er
             if (suite_sample(c, name, r->total_e2e_ms, tee && sim, note, err) < 0)
                 return -1;
         }
+        if (r->has & TB_HAS_WALL) {
+            snprintf(name, sizeof name, "notary.%s.wall_ms", r->mode);
+            snprintf(note, sizeof note,
+                     "life of one client process as the harness saw it (results.csv wall_ms)%s",
+                     tee ? tag : "");
+            if (suite_sample(c, name, r->wall_ms, tee && sim, note, err) < 0)
+                return -1;
+        }
         if ((r->has & TB_HAS_TDX_VERIFY) && !strcmp(r->mode, "tee_verify")) {
             snprintf(note, sizeof note,
                      "time the client spends verifying the notary's quote (TDX_VERIFY_MS)%s", tag);

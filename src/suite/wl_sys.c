@@ -83,18 +83,23 @@ int suite_syscall_step(suite_ctx *c, const char *target, int round, tb_err *err)
         snprintf(name, sizeof name, "syscall.%s.index", target);
         rc = suite_sample(c, name, json_number_value(index), 0, note, err);
     }
-    if (one && rc == 0) {
+    if (rc == 0) {
+        int mix = !strcmp(s->mode, "mix");
+        char name[64];
+        snprintf(name, sizeof name, "syscall.%s%s%s.lps", mix ? "" : s->mode, mix ? "" : ".",
+                 target);
         snprintf(note, sizeof note,
                  "loops per second of each pass UnixBench's scoring kept (lowest third by count "
-                 "dropped), mode %s, 1 copy",
-                 s->mode);
+                 "dropped), mode %s, %d cop%s%s",
+                 s->mode, copies, copies == 1 ? "y" : "ies",
+                 one ? "" : " (the CPUs online), loops summed over the copies");
         size_t i;
         json_t *pass;
         json_array_foreach(arr, i, pass)
         {
             json_t *lps = json_object_get(pass, "lps");
             if (rc == 0 && json_is_true(json_object_get(pass, "kept")) && json_is_number(lps))
-                rc = suite_sample(c, "syscall.c1.lps", json_number_value(lps), 0, note, err);
+                rc = suite_sample(c, name, json_number_value(lps), 0, note, err);
         }
     }
     json_decref(doc);

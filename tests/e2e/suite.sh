@@ -45,6 +45,8 @@ want = {
     "notary.tee_verify.notarization_ms": ("ms", L, 9, 1),
     "notary.tee_verify.total_e2e_ms": ("ms", L, 9, 1),
     "notary.tee_verify.verify_ms": ("ms", L, 9, 1),
+    "notary.no_tee.wall_ms": ("ms", L, 9, 0), "notary.tee_no_verify.wall_ms": ("ms", L, 9, 1),
+    "notary.tee_verify.wall_ms": ("ms", L, 9, 1),
     "notary.tee_no_verify.overhead_ms": ("ms", L, 3, 1),
     "notary.tee_verify.overhead_ms": ("ms", L, 3, 1),
 }
@@ -70,8 +72,9 @@ for name, (unit, better, n, tee) in want.items():
     check(len(row) == 1 and unit in row[0], "summary row of " + name)
     if row:
         check(("SIMULATED" in row[0]) == x["simulated"], "summary SIMULATED tag of " + name)
-c1 = m.get("syscall.c1.lps")
-check(c1 and c1["unit"] == "lps" and len(c1["samples"]) >= 3, "syscall.c1.lps")
+for c in ("c1", "cn"):
+    x = m.get("syscall.%s.lps" % c)  # passes kept: 2 of 3 per round
+    check(x and x["unit"] == "lps" and x["better"] == H and len(x["samples"]) == 6, "syscall.%s.lps" % c)
 check("CPUs online" in m.get("syscall.cn.index", {}).get("note", ""), "cn note says how many")
 probes = [n for n in m if n.startswith("probe.")]
 skipped = r["extra"]["skipped"]

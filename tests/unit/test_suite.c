@@ -284,6 +284,7 @@ static const struct {
     {"syscall.c1.index", "index", 1, 0},
     {"syscall.cn.index", "index", 1, 0},
     {"syscall.c1.lps", "lps", 1, 0},
+    {"syscall.cn.lps", "lps", 1, 0},
     {"probe.cpuid.ns", "ns", -1, 0},
     {"probe.page-4k.ns", "ns", -1, 0},
     {"attest.quote_get.ms", "ms", -1, 1},
@@ -296,6 +297,8 @@ static const struct {
     {"notary.tee_verify.notarization_ms", "ms", -1, 1},
     {"notary.tee_verify.total_e2e_ms", "ms", -1, 1},
     {"notary.tee_verify.verify_ms", "ms", -1, 1},
+    {"notary.no_tee.wall_ms", "ms", -1, 0},
+    {"notary.tee_verify.wall_ms", "ms", -1, 1},
     {"notary.tee_no_verify.overhead_ms", "ms", -1, 1},
     {"notary.tee_verify.overhead_ms", "ms", -1, 1},
 };
@@ -319,8 +322,8 @@ static void test_metric_names(void **state)
     assert_int_equal(tb_suite_plan_metrics(&p, &v, &n, &e), 0);
     size_t nprobes;
     tb_probe_all(&nprobes);
-    /* 3 syscall + probes + 2 x 8 http + 3 attest + 2 + 2 + 2 + 1 + 2 notary */
-    assert_int_equal(n, 3 + nprobes + 16 + 3 + 9);
+    /* 4 syscall + probes + 2 x 8 http + 3 attest + 3 x 3 + 1 verify + 2 overheads notary */
+    assert_int_equal(n, 4 + nprobes + 16 + 3 + 12);
     for (size_t i = 0; i < n; i++) {
         assert_true(tb_record_name_valid(v[i].name));
         for (size_t k = i + 1; k < n; k++)
@@ -348,7 +351,9 @@ static void test_metric_names(void **state)
     assert_null(spec(v, n, "notary.tee_verify.overhead_ms")); /* no no_tee to pair with */
     assert_non_null(spec(v, n, "notary.tee_verify.verify_ms"));
     assert_null(spec(v, n, "syscall.c1.index")); /* the index is mix's only */
-    assert_non_null(spec(v, n, "syscall.c1.lps"));
+    assert_null(spec(v, n, "syscall.c1.lps"));
+    assert_non_null(spec(v, n, "syscall.close.c1.lps")); /* other modes: import.h's names */
+    assert_non_null(spec(v, n, "syscall.close.cn.lps"));
     assert_null(spec(v, n, "http.nginx.rps"));
     free(v);
     tb_suite_plan_select(&p, "env", &e);
