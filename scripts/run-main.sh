@@ -63,3 +63,21 @@ for d in testdata/tdx/*/; do
   echo
 done
 echo "(bench/attest-verify.sh compares these times with @phala/dcap-qvl; it installs the peer with npm)"
+
+echo
+echo "== teebench report: one page of the runs this job stored"
+# The job's runs are stored as result files in results/<UTC stamp>/ (by teebench suite,
+# where this build has it: the quick profile); the page goes beside them, and its path
+# is the job's last line.
+rdir=results/$(date -u +%Y%m%dT%H%M%SZ)
+mkdir -p "$rdir"
+if "$TB" suite plan --profile quick >/dev/null 2>&1; then
+  "$TB" suite run --profile quick -o "$rdir/result.json" --progress plain ||
+    echo "(teebench suite exited $?)"
+fi
+if compgen -G "$rdir/*.json" >/dev/null; then
+  "$TB" report "$rdir"/*.json -o "$rdir/report.html" --title "teebench report: $(hostname)"
+  echo "report: $PWD/$rdir/report.html"
+else
+  echo "(no stored run to report: this build has no teebench suite)"
+fi

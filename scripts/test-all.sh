@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test (`make test`), in four stages, and prints each stage's result and time:
 #   1. the release build (build/): unit + end-to-end tests;
+#   (tests labelled "slow" -- e2e tests named slow_*, e.g. booting a VM under TCG -- run
+#   only in stage 1: they exercise no code path the other stages would see differently)
 #   2. AddressSanitizer+UndefinedBehaviorSanitizer (build-asan/): unit + end-to-end tests
 #      (the e2e tests drive build-asan/teebench; lib.sh fails a test if any process it
 #      started, foreground or background, wrote a sanitizer report);
@@ -19,6 +21,7 @@ status=0
 summary=()
 passed=0
 failed=0
+skipped=0
 t_all=$(date +%s)
 
 # Every sanitizer stops at its first report with a failing exit; LSan checks at exit.
@@ -39,8 +42,12 @@ stage() {
   if [ -n "$line" ]; then
     f=$(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\1/' <<<"$line")
     t=$(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\2/' <<<"$line")
-    passed=$((passed + t - f))
+    # skipped tests (exit 77: "skipped: why") are listed as "(Skipped)"; they never count as passed
+    local sk
+    sk=$(grep -cE '^[[:space:]]*[0-9]+ - .*\(Skipped\)' "$dir/ctest.log" || true)
+    passed=$((passed + t - f - sk))
     failed=$((failed + f))
+    skipped=$((skipped + sk))
   fi
   summary+=("$(printf '%-40s %s %4ds' "$name" "$([ $rc -eq 0 ] && echo PASS || echo FAIL)" $(($(date +%s) - t0)))")
 }
@@ -60,12 +67,12 @@ else status=1; summary+=("release: build FAILED"); fi
 
 echo "== ASan+UBSan build: unit + end-to-end tests"
 if configure build-asan -DTEEBENCH_SANITIZE=ON -DTEEBENCH_E2E=ON; then
-  stage "asan+ubsan: unit + e2e" build-asan
+  stage "asan+ubsan: unit + e2e" build-asan -LE slow
 else status=1; summary+=("asan+ubsan: build FAILED"); fi
 
 echo "== ThreadSanitizer build: unit + end-to-end tests"
 if configure build-tsan -DTEEBENCH_TSAN=ON -DTEEBENCH_E2E=ON; then
-  stage "tsan: unit + e2e" build-tsan
+  stage "tsan: unit + e2e" build-tsan -LE slow
 else status=1; summary+=("tsan: build FAILED"); fi
 
 echo "== libFuzzer targets: smoke run"
@@ -76,5 +83,5 @@ else status=1; summary+=("fuzz: build FAILED"); fi
 echo "== summary"
 printf '%s\n' "${summary[@]}"
 echo "total $(($(date +%s) - t_all))s: $([ $status -eq 0 ] && echo PASS || echo FAIL)"
-echo "tests: $passed passed, $failed failed"
+echo "tests: $passed passed, $skipped skipped, $failed failed"
 exit $status

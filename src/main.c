@@ -24,6 +24,9 @@ static const struct command commands[] = {
     {"notary", cmd_notary, "the TEE notary service (serve, check)"},
     {"notarize", cmd_notarize, "the notary client"},
     {"bench", cmd_bench, "benchmark harness (notary, summarize)"},
+    {"compare", cmd_compare, "environments side by side: medians, intervals, ratios, significance"},
+    {"report", cmd_report, "one HTML page (SVG charts, tables) of stored runs side by side"},
+    {"results", cmd_results, "the results store: list, show, export, import, rm runs"},
     {"suite", cmd_suite, "every workload in this environment, one stored result"},
 };
 

@@ -106,7 +106,9 @@ int tb_attest_verify_quote(const uint8_t *quote, size_t len, const char *source,
     tb_root *simroot = NULL, *root = NULL;
     uint64_t t0 = tb_mono_ns();
     if (load_source(quote, len, source, now, fetch, &c, &simroot, &tt.from_cache, err) < 0) {
-        snprintf(v->reason, sizeof v->reason, "collateral: %s", err ? err->msg : "");
+        if (snprintf(v->reason, sizeof v->reason, "collateral: %s", err ? err->msg : "") >=
+            (int)sizeof v->reason)
+            v->reason[sizeof v->reason - 1] = 0; /* a reason is cut, not a path */
         if (t)
             *t = tt;
         return -1;
@@ -120,7 +122,9 @@ int tb_attest_verify_quote(const uint8_t *quote, size_t len, const char *source,
     else
         rc = tb_root_intel(&root, err);
     if (rc < 0) {
-        snprintf(v->reason, sizeof v->reason, "root: %s", err ? err->msg : "");
+        if (snprintf(v->reason, sizeof v->reason, "root: %s", err ? err->msg : "") >=
+            (int)sizeof v->reason)
+            v->reason[sizeof v->reason - 1] = 0;
     } else {
         uint64_t t1 = tb_mono_ns();
         rc = tb_verify(quote, len, &c, now, policy, root, v);

@@ -290,7 +290,8 @@ static int sim_write(const sim *s, const char *dir, tb_err *err)
     static const char note[] = "teebench SIMULATED TDX attestation state: a local PKI, not "
                                "Intel's. Quotes made with it verify only with sim-root.pem.\n";
     char path[4096];
-    snprintf(path, sizeof path, "%s/SIMULATED.txt", dir);
+    if (tb_path_join(path, sizeof path, dir, "SIMULATED.txt", err) < 0)
+        return -1;
     if (write_pem(dir, "sim-root.pem", s->root, NULL, err) < 0 ||
         write_pem(dir, "root.key", NULL, s->root_k, err) < 0 ||
         write_pem(dir, "pck-ca.pem", s->ca, NULL, err) < 0 ||
@@ -349,8 +350,9 @@ static void rm_tree_flat(const char *dir)
         "pck.key",      "tcb-signing.pem", "tcb-signing.key", "attestation.key", "SIMULATED.txt"};
     char path[4096];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        unlink(path);
+        tb_err e;
+        if (tb_path_join(path, sizeof path, dir, names[i], &e) == 0)
+            unlink(path);
     }
     rmdir(dir);
 }

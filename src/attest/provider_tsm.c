@@ -41,7 +41,8 @@ static int read_small(const char *dir, const char *name, char *out, size_t outle
 static int write_blob(const char *dir, const uint8_t rd[64], tb_err *err)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/inblob", dir);
+    if (tb_path_join(path, sizeof path, dir, "inblob", err) < 0)
+        return -1;
     int fd = open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return tb_errno(err, "%s", path);
@@ -68,7 +69,8 @@ static int tsm_run(const char *entry, const uint8_t rd[64], uint8_t **quote, siz
     if (write_blob(entry, rd, err) < 0 || read_small(entry, "generation", g1, sizeof g1, err) < 0)
         return -1;
     char path[4096];
-    snprintf(path, sizeof path, "%s/outblob", entry);
+    if (tb_path_join(path, sizeof path, entry, "outblob", err) < 0)
+        return -1;
     tb_buf b = {0};
     if (tb_file_read(path, 1 << 20, &b, err) < 0)
         return tb_err_wrap(err, "reading the quote");

@@ -88,11 +88,13 @@ static void win_add(window *w, int64_t from, int64_t until, const char *what)
 {
     if (from > w->from) {
         w->from = from;
-        snprintf(w->from_what, sizeof w->from_what, "%s", what);
+        if (snprintf(w->from_what, sizeof w->from_what, "%s", what) >= (int)sizeof w->from_what)
+            w->from_what[sizeof w->from_what - 1] = 0; /* a label, cut to fit */
     }
     if (until < w->until) {
         w->until = until;
-        snprintf(w->until_what, sizeof w->until_what, "%s", what);
+        if (snprintf(w->until_what, sizeof w->until_what, "%s", what) >= (int)sizeof w->until_what)
+            w->until_what[sizeof w->until_what - 1] = 0;
     }
 }
 

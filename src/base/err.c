@@ -19,10 +19,11 @@ static void strip_newlines(char *s)
 /* e->msg = "<head>: <why>", or head alone when why is NULL; newlines folded. */
 static int set_msg(tb_err *e, const char *head, const char *why)
 {
-    if (why)
-        snprintf(e->msg, sizeof e->msg, "%s: %s", head, why);
-    else
-        snprintf(e->msg, sizeof e->msg, "%s", head);
+    /* a message longer than TB_ERR_MAX is cut (a one-line error, not data) */
+    int n = why ? snprintf(e->msg, sizeof e->msg, "%s: %s", head, why)
+                : snprintf(e->msg, sizeof e->msg, "%s", head);
+    if (n < 0)
+        e->msg[0] = 0;
     strip_newlines(e->msg);
     return -1;
 }

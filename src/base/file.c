@@ -119,3 +119,24 @@ int tb_mkdirs(const char *path, tb_err *err)
         return tb_errno(err, "mkdir %s", p);
     return 0;
 }
+
+int tb_path_join(char *out, size_t out_len, const char *dir, const char *name, tb_err *err)
+{
+    size_t dl = strlen(dir);
+    if (name) {
+        while (dl > 1 && dir[dl - 1] == '/')
+            dl--;
+        while (*name == '/')
+            name++;
+    }
+    int n = name ? snprintf(out, out_len, "%.*s%s%s", (int)dl, dir,
+                            (dl && dir[dl - 1] == '/') ? "" : "/", name)
+                 : snprintf(out, out_len, "%s", dir);
+    if (n < 0 || (size_t)n >= out_len) {
+        if (out_len)
+            out[0] = 0;
+        return tb_errf(err, "path too long: %.60s%s%.60s...", dir, name ? "/" : "",
+                       name ? name : "");
+    }
+    return 0;
+}

@@ -21,6 +21,11 @@ int tb_file_write_atomic(const char *path, const void *data, size_t len, tb_err 
  * so a private key is never readable by others, not even for a moment. */
 int tb_file_write_atomic_mode(const char *path, const void *data, size_t len, mode_t mode,
                               tb_err *err);
+/* Joins dir and name with one '/' between them (name may start with '/', which is
+   then not doubled; a NULL name copies dir alone) into out[out_len]. The one checked
+   path join of the tree: a result that does not fit is an error ("path too long"),
+   never a silently truncated path. 0, or -1 with err filled. */
+int tb_path_join(char *out, size_t out_len, const char *dir, const char *name, tb_err *err);
 /* mkdir -p with mode 0755. */
 int tb_mkdirs(const char *path, tb_err *err);
 

@@ -16,6 +16,9 @@ int cmd_attest(int argc, char **argv);
 int cmd_notary(int argc, char **argv);
 int cmd_notarize(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_results(int argc, char **argv);
 int cmd_suite(int argc, char **argv);
 
 /* Prints "teebench: <cmd>: <formatted message>" to stderr; returns exit code 1. */

@@ -11,14 +11,17 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: teebench env [--json]\n\n"
+    fprintf(f, "usage: teebench env [--json] [--from DIR | --record DIR]\n\n"
                "Tells what this machine is: bare metal, a VM (hypervisor vendor from CPUID\n"
                "0x40000000), a TDX guest, an SEV / SEV-ES / SEV-SNP guest; whether it can host\n"
                "TDs or SNP guests; CPU, cores, memory, kernel, clock source, vulnerability\n"
                "mitigations, /dev/kvm. Every fact says where it came from; a fact that could\n"
                "not be read is \"unknown\".\n\n"
-               "  --json     print the JSON document (the one results files embed)\n"
-               "  -h, --help this text\n");
+               "  --json         print the JSON document (the one results files embed)\n"
+               "  --record DIR   save this machine's inputs (cpuinfo, kernel log, CPUID leaves,\n"
+               "                 sysfs values, ...) into DIR, for a bug report or a test\n"
+               "  --from DIR     describe the machine recorded in DIR instead of this one\n"
+               "  -h, --help     this text\n");
 }
 
 static void print_value(const json_t *v)
@@ -51,6 +54,8 @@ static void print_text(const json_t *doc)
     json_t *f;
     json_object_foreach((json_t *)doc, key, f)
     {
+        if (!strcmp(key, "recorded") && json_is_string(f))
+            printf("%-18s %s (a recorded machine, not this one)\n", key, json_string_value(f));
         if (!json_is_object(f))
             continue;
         const json_t *v = json_object_get(f, "value");
@@ -79,15 +84,25 @@ static void print_text(const json_t *doc)
 
 int cmd_env(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+                                         {"from", required_argument, NULL, 'f'},
+                                         {"record", required_argument, NULL, 'r'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     int json = 0, c;
+    const char *from = NULL, *record = NULL;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'j':
             json = 1;
+            break;
+        case 'f':
+            from = optarg;
+            break;
+        case 'r':
+            record = optarg;
             break;
         case 'h':
             usage(stdout);
@@ -98,10 +113,19 @@ int cmd_env(int argc, char **argv)
     }
     if (optind < argc)
         return cli_fail_code(2, "env", "%s: unexpected argument", argv[optind]);
+    if (from && record)
+        return cli_fail_code(2, "env", "--from and --record: choose one");
     tb_err err = {{0}};
-    json_t *doc = tb_env_json(&err);
+    if (record) {
+        if (tb_env_record(record, &err) < 0)
+            return cli_fail("env", "recording into %s: %s", record, err.msg);
+        fprintf(stderr, "teebench: env: recorded this machine's inputs in %s\n", record);
+        return 0;
+    }
+    json_t *doc = from ? tb_env_json_recorded(from, &err) : tb_env_json(&err);
     if (!doc)
-        return cli_fail("env", "detecting the environment: %s", err.msg);
+        return cli_fail("env", "%s: %s",
+                        from ? "reading the recording" : "detecting the environment", err.msg);
     if (json) {
         char *s = json_dumps(doc, JSON_INDENT(2));
         if (!s) {

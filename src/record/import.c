@@ -1,8 +1,39 @@
-/* import: other teebench outputs as records (see import.h). */
+/* import: other teebench outputs as records (formats and metric names in
+ * import.h).
+ *
+ * Invariants:
+ * - The format is decided by the content: a JSON object's "schema" (or "tool"
+ *   for `teebench http --json`), or the exact results.csv header; a folder must
+ *   hold results.csv. Anything else is refused with one line naming the file.
+ * - Every number taken into a metric is checked (present, a finite number of the
+ *   right sign); a missing or mistyped member is an error naming it, never a
+ *   metric with a made-up value.
+ * - The id of an imported record is derived from the format, the bytes read
+ *   (every file of a folder that goes into the record), the label and the http
+ *   target, so importing the same input twice gives the same id; a teebench
+ *   result document keeps its own id.
+ * - Nothing here writes: import reads files and returns a record. */
 #include "record/import.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <openssl/evp.h>
+
 #include "base/buf.h"
+#include "base/clock.h"
 #include "base/file.h"
+#include "base/hex.h"
+#include "bench/results.h"
+#include "stats/summary.h"
+
+#define IMPORT_FILE_MAX (256u << 20)
 
 const char *tb_import_format_name(enum tb_import_format f)
 {
@@ -23,31 +54,787 @@ const char *tb_import_format_name(enum tb_import_format f)
     return "?";
 }
 
-int tb_record_import_bytes(const char *data, size_t len, const char *name, const char *label,
-                           tb_record **out, enum tb_import_format *fmt, tb_err *err)
+/* ---------- ids, names, times ---------- */
+
+/* The id: SHA-256 over the parts (each preceded by its length), as an RFC 9562
+   version 8 (custom) UUID. */
+typedef struct idhash {
+    EVP_MD_CTX *ctx;
+} idhash;
+
+static int id_begin(idhash *h, enum tb_import_format f, const tb_import_opts *o, tb_err *err)
 {
-    *out = NULL;
-    json_error_t je;
-    json_t *doc = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
-    if (!doc)
-        return tb_errf(err, "%s: not valid JSON", name);
-    int rc = tb_record_from_json(doc, out, err);
-    json_decref(doc);
-    if (rc == 0 && label && tb_record_set_str(&(*out)->label, label, err) < 0)
-        rc = -1;
-    if (rc == 0 && fmt)
-        *fmt = TB_IMPORT_RESULT;
+    h->ctx = EVP_MD_CTX_new();
+    if (!h->ctx || EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1)
+        return tb_err_ssl(err, "SHA-256");
+    const char *parts[] = {"teebench-import", tb_import_format_name(f),
+                           o && o->label ? o->label : "", o && o->target ? o->target : ""};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        uint64_t n = strlen(parts[i]);
+        if (EVP_DigestUpdate(h->ctx, &n, sizeof n) != 1 ||
+            EVP_DigestUpdate(h->ctx, parts[i], n) != 1)
+            return tb_err_ssl(err, "SHA-256");
+    }
+    return 0;
+}
+
+static int id_add(idhash *h, const void *p, size_t len, tb_err *err)
+{
+    uint64_t n = len;
+    if (EVP_DigestUpdate(h->ctx, &n, sizeof n) != 1 || EVP_DigestUpdate(h->ctx, p, len) != 1)
+        return tb_err_ssl(err, "SHA-256");
+    return 0;
+}
+
+static int id_end(idhash *h, char out[40], tb_err *err)
+{
+    unsigned char md[32];
+    unsigned int n = 0;
+    int ok = EVP_DigestFinal_ex(h->ctx, md, &n) == 1;
+    EVP_MD_CTX_free(h->ctx);
+    h->ctx = NULL;
+    if (!ok)
+        return tb_err_ssl(err, "SHA-256");
+    md[6] = (unsigned char)((md[6] & 0x0f) | 0x80); /* version 8: custom */
+    md[8] = (unsigned char)((md[8] & 0x3f) | 0x80); /* RFC 9562 variant */
+    char hex[33];
+    tb_hex_encode(md, 16, hex);
+    snprintf(out, 40, "%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12, hex + 16, hex + 20);
+    return 0;
+}
+
+static void id_free(idhash *h)
+{
+    EVP_MD_CTX_free(h->ctx);
+    h->ctx = NULL;
+}
+
+/* A metric-name part from free text: lowercase [a-z0-9_-]; anything else, '.'
+   included (it separates parts), becomes '_'. Empty text gives "x". */
+static void name_part(const char *s, char *out, size_t n)
+{
+    size_t o = 0;
+    for (; *s && o + 1 < n; s++) {
+        char c = *s;
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        out[o++] = ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-') ? c : '_';
+    }
+    if (o == 0 && n > 1)
+        out[o++] = 'x';
+    out[o] = '\0';
+}
+
+/* "2026-11-30T19:16:38Z" from "20261130T191638Z" (a bench folder's name). */
+static int stamp_to_iso(const char *stamp, char *out, size_t n)
+{
+    if (strlen(stamp) != 16 || stamp[8] != 'T' || stamp[15] != 'Z')
+        return -1;
+    for (int i = 0; i < 15; i++)
+        if (i != 8 && (stamp[i] < '0' || stamp[i] > '9'))
+            return -1;
+    snprintf(out, n, "%.4s-%.2s-%.2sT%.2s:%.2s:%.2sZ", stamp, stamp + 4, stamp + 6, stamp + 9,
+             stamp + 11, stamp + 13);
+    return 0;
+}
+
+#define LAST_SECOND 253402300799LL /* 9999-12-31T23:59:59Z: four-digit years only */
+
+/* "YYYY-MM-DDTHH:MM:SSZ" as seconds since the epoch, or -1. */
+static long long iso_to_unix(const char *s)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    const char *end = strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (!end || *end)
+        return -1;
+    long long t = (long long)timegm(&tm);
+    return t >= 0 && t <= LAST_SECOND ? t : -1;
+}
+
+static void file_time(const char *path, char *out, size_t n)
+{
+    struct stat st;
+    int64_t t = stat(path, &st) == 0 ? (int64_t)st.st_mtime : 0;
+    if (t < 0 || t > LAST_SECOND)
+        t = 0;
+    tb_utc_iso8601(t, out, n);
+}
+
+int tb_import_label_valid(const char *label)
+{
+    size_t n = strlen(label);
+    if (n == 0 || n > 128)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)label[i] < 0x20 || label[i] == 0x7f)
+            return 0;
+    return 1;
+}
+
+/* ---------- building the record ---------- */
+
+typedef struct importer {
+    tb_record *r;
+    const char *path;
+    enum tb_import_format fmt;
+    tb_err *err;
+} importer;
+
+/* One metric with the given samples (none added when n == 0 and the values are
+   absent); note may be NULL. */
+static int add(importer *im, const char *name, const char *unit, int better, const char *workload,
+               const char *note, int simulated, const double *v, size_t n)
+{
+    tb_metric *m = tb_record_metric(im->r, name, unit, better, workload, im->err);
+    if (!m)
+        return -1;
+    m->simulated |= simulated;
+    if (note && !m->note && tb_metric_set_note(m, note, im->err) < 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (tb_metric_add(m, v[i], im->err) < 0)
+            return -1;
+    if (simulated)
+        im->r->simulated = 1;
+    return 0;
+}
+
+/* The common part of every imported record: profile, status, label, env, source. */
+static int finish(importer *im, const tb_import_opts *o, json_t *env, const char *started,
+                  const char *finished, const char *version)
+{
+    tb_record *r = im->r;
+    tb_err *err = im->err;
+    if (o && o->label && !tb_import_label_valid(o->label))
+        return tb_errf(err,
+                       "label '%.64s' is not valid (1..128 characters, no control "
+                       "characters)",
+                       o->label);
+    if (env && json_is_object(env)) {
+        json_decref(r->env);
+        r->env = json_deep_copy(env);
+        if (!r->env)
+            return tb_errf(err, "out of memory");
+    }
+    char label[64];
+    tb_record_default_label(r->env, label, sizeof label);
+    if (tb_record_set_str(&r->label, o && o->label ? o->label : label, err) < 0 ||
+        tb_record_set_str(&r->profile, "imported", err) < 0 ||
+        (version && tb_import_label_valid(version) &&
+         tb_record_set_str(&r->teebench_version, version, err) < 0))
+        return -1;
+    snprintf(r->started, sizeof r->started, "%s", started);
+    snprintf(r->finished, sizeof r->finished, "%s", finished ? finished : started);
+    json_t *src =
+        json_pack("{s:s, s:s}", "format", tb_import_format_name(im->fmt), "path", im->path);
+    if (!src || json_object_set_new(r->extra, "source", src) < 0)
+        return tb_errf(err, "out of memory");
+    return 0;
+}
+
+/* A finite number >= 0 at a path of object keys ("a", "b" = doc.a.b). */
+static int num_at(importer *im, const json_t *doc, const char *what, double *out, const char *k1,
+                  const char *k2)
+{
+    const json_t *v = json_object_get(doc, k1);
+    if (k2)
+        v = json_object_get(v, k2);
+    if (!v)
+        return tb_errf(im->err, "%s: %s: missing \"%s%s%s\"", im->path, what, k1, k2 ? "." : "",
+                       k2 ? k2 : "");
+    if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
+        return tb_errf(im->err, "%s: %s: \"%s%s%s\" is not a number >= 0", im->path, what, k1,
+                       k2 ? "." : "", k2 ? k2 : "");
+    *out = json_number_value(v);
+    return 0;
+}
+
+/* ---------- teebench http --json ---------- */
+
+static const char *const pct_names[] = {"p50", "p90", "p99", "p99.9", "p99.99", "p99.999"};
+
+/* kind: "latency" (as printed, corrected) or "latency_uncorrected". */
+static int latency_metrics(importer *im, const json_t *lat, const char *target, const char *kind)
+{
+    int corrected = !strcmp(kind, "latency");
+    const json_t *pct = json_object_get(lat, "percentiles_us");
+    if (!json_is_object(pct))
+        return tb_errf(im->err, "%s: http JSON: \"%s\" has no \"percentiles_us\" object", im->path,
+                       kind);
+    for (size_t i = 0; i < sizeof pct_names / sizeof pct_names[0]; i++) {
+        const json_t *v = json_object_get(pct, pct_names[i]);
+        if (!v)
+            continue; /* an older writer without this percentile */
+        if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
+            return tb_errf(im->err, "%s: http JSON: %s.percentiles_us.%s is not a number >= 0",
+                           im->path, kind, pct_names[i]);
+        char name[160], note[160];
+        double ms = json_number_value(v) / 1000.0;
+        snprintf(name, sizeof name, "http.%s.%s.%s", target, corrected ? "latency" : "latency_u",
+                 pct_names[i]);
+        if (corrected)
+            snprintf(note, sizeof note,
+                     "%s latency of a request as teebench http prints it (with the "
+                     "coordinated-omission correction)",
+                     pct_names[i]);
+        else
+            snprintf(note, sizeof note, "%s latency from the actual send time (uncorrected)",
+                     pct_names[i]);
+        if (add(im, name, "ms", TB_BETTER_LOWER, "http", note, 0, &ms, 1) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int import_http(importer *im, const json_t *doc, const tb_import_opts *o)
+{
+    char target[64];
+    name_part(o && o->target ? o->target : "imported", target, sizeof target);
+    double rps, bps;
+    if (num_at(im, doc, "http JSON", &rps, "requests", "per_second") < 0 ||
+        num_at(im, doc, "http JSON", &bps, "bytes", "per_second") < 0)
+        return -1;
+    const json_t *lat = json_object_get(doc, "latency"),
+                 *ulat = json_object_get(doc, "latency_uncorrected");
+    if (!json_is_object(lat))
+        return tb_errf(im->err, "%s: http JSON: missing \"latency\"", im->path);
+    char name[160];
+    snprintf(name, sizeof name, "http.%s.rps", target);
+    if (add(im, name, "req/s", TB_BETTER_HIGHER, "http",
+            "completed requests per second (teebench http --json requests.per_second)", 0, &rps,
+            1) < 0)
+        return -1;
+    if (latency_metrics(im, lat, target, "latency") < 0)
+        return -1;
+    if (json_is_object(ulat) && latency_metrics(im, ulat, target, "latency_uncorrected") < 0)
+        return -1;
+    snprintf(name, sizeof name, "http.%s.transfer", target);
+    if (add(im, name, "B/s", TB_BETTER_HIGHER, "http",
+            "bytes read per second (headers and bodies), wrk's Transfer/sec", 0, &bps, 1) < 0)
+        return -1;
+    const char *url = json_string_value(json_object_get(json_object_get(doc, "options"), "url"));
+    if (url && json_object_set_new(im->r->extra, "url", json_string(url)) < 0)
+        return tb_errf(im->err, "out of memory");
+    const char *st = json_string_value(json_object_get(doc, "started_at"));
+    char started[40], finished[40];
+    long long t0 = st ? iso_to_unix(st) : -1;
+    if (t0 < 0)
+        file_time(im->path, started, sizeof started);
+    else
+        tb_utc_iso8601(t0, started, sizeof started);
+    double runtime = 0;
+    const json_t *rt = json_object_get(doc, "runtime_s");
+    if (json_is_number(rt) && isfinite(json_number_value(rt)) && json_number_value(rt) >= 0 &&
+        json_number_value(rt) < 1e9)
+        runtime = json_number_value(rt);
+    if (t0 >= 0 && t0 + (long long)ceil(runtime) <= LAST_SECOND)
+        tb_utc_iso8601(t0 + (int64_t)ceil(runtime), finished, sizeof finished);
+    else
+        snprintf(finished, sizeof finished, "%s", started);
+    return finish(im, o, json_object_get(doc, "environment"), started, finished,
+                  json_string_value(json_object_get(doc, "version")));
+}
+
+/* ---------- teebench syscall --json ---------- */
+
+static int import_syscall(importer *im, const json_t *doc, const tb_import_opts *o)
+{
+    const char *mode = json_string_value(json_object_get(doc, "mode"));
+    const json_t *passes = json_object_get(doc, "passes"), *copies = json_object_get(doc, "copies");
+    if (!mode)
+        return tb_errf(im->err, "%s: syscall JSON: missing \"mode\"", im->path);
+    if (!json_is_array(passes) || json_array_size(passes) == 0)
+        return tb_errf(im->err, "%s: syscall JSON: \"passes\" must be a non-empty array", im->path);
+    if (!json_is_integer(copies) || json_integer_value(copies) < 1)
+        return tb_errf(im->err, "%s: syscall JSON: \"copies\" must be an integer >= 1", im->path);
+    long long nc = json_integer_value(copies);
+    const char *cp = nc == 1 ? "c1" : "cn";
+    double baseline = 15000;
+    const json_t *b = json_object_get(doc, "baseline_lps");
+    if (json_is_number(b) && json_number_value(b) > 0 && isfinite(json_number_value(b)))
+        baseline = json_number_value(b);
+    size_t n = json_array_size(passes), k = 0;
+    double *lps = calloc(n, sizeof *lps);
+    if (!lps)
+        return tb_errf(im->err, "out of memory");
+    size_t i;
+    const json_t *p;
+    json_array_foreach(passes, i, p)
+    {
+        const json_t *v = json_object_get(p, "lps"), *kept = json_object_get(p, "kept");
+        if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0 ||
+            !json_is_boolean(kept)) {
+            free(lps);
+            return tb_errf(im->err,
+                           "%s: syscall JSON: passes[%zu] needs \"lps\" (a number >= 0) and "
+                           "\"kept\" (true or false)",
+                           im->path, i);
+        }
+        if (json_is_true(kept))
+            lps[k++] = json_number_value(v);
+    }
+    char m[72], name[160], note[256];
+    name_part(mode, m, sizeof m);
+    int is_mix = !strcmp(mode, "mix");
+    if (is_mix)
+        snprintf(name, sizeof name, "syscall.%s.lps", cp);
+    else
+        snprintf(name, sizeof name, "syscall.%s.%s.lps", m, cp);
+    snprintf(note, sizeof note,
+             "loops per second of each pass UnixBench's scoring kept (lowest third by count "
+             "dropped), mode %.32s, %lld cop%s%s",
+             mode, nc, nc == 1 ? "y" : "ies", nc == 1 ? "" : ", loops summed over the copies");
+    int rc = add(im, name, "lps", TB_BETTER_HIGHER, "syscall", note, 0, lps, k);
+    free(lps);
+    if (rc < 0)
+        return -1;
+    const json_t *index = json_object_get(doc, "index");
+    if (is_mix && !json_is_null(index)) {
+        double x;
+        if (num_at(im, doc, "syscall JSON", &x, "index", NULL) < 0)
+            return -1;
+        snprintf(name, sizeof name, "syscall.%s.index", cp);
+        snprintf(note, sizeof note,
+                 "UnixBench System Call Overhead index (score / %g lps x 10), mode mix, %lld "
+                 "cop%s",
+                 baseline, nc, nc == 1 ? "y" : "ies");
+        if (add(im, name, "index", TB_BETTER_HIGHER, "syscall", note, 0, &x, 1) < 0)
+            return -1;
+    }
+    char started[40];
+    file_time(im->path, started, sizeof started);
+    return finish(im, o, json_object_get(doc, "env"), started, NULL, NULL);
+}
+
+/* ---------- teebench probe --json ---------- */
+
+static int import_probe(importer *im, const json_t *doc, const tb_import_opts *o)
+{
+    const json_t *probes = json_object_get(doc, "probes");
+    if (!json_is_array(probes))
+        return tb_errf(im->err, "%s: probe JSON: \"probes\" must be an array", im->path);
+    size_t i;
+    const json_t *p;
+    json_array_foreach(probes, i, p)
+    {
+        const char *name = json_string_value(json_object_get(p, "name"));
+        const json_t *avail = json_object_get(p, "available");
+        if (!name || !json_is_boolean(avail))
+            return tb_errf(im->err, "%s: probe JSON: probes[%zu] needs \"name\" and \"available\"",
+                           im->path, i);
+        if (!json_is_true(avail))
+            continue;
+        char what[48], part[72], metric[160];
+        snprintf(what, sizeof what, "probe JSON: probes[%zu]", i);
+        double median;
+        if (num_at(im, p, what, &median, "median_ns", NULL) < 0)
+            return -1;
+        name_part(name, part, sizeof part);
+        snprintf(metric, sizeof metric, "probe.%s.ns", part);
+        if (add(im, metric, "ns", TB_BETTER_LOWER, "probe",
+                json_string_value(json_object_get(p, "what")), 0, &median, 1) < 0)
+            return -1;
+    }
+    char started[40];
+    file_time(im->path, started, sizeof started);
+    return finish(im, o, json_object_get(doc, "env"), started, NULL, NULL);
+}
+
+/* ---------- results.csv (teebench bench notary or benchmark-tee-impact.sh) ---------- */
+
+static int find_ok(const tb_results *rs, const char *mode, long it)
+{
+    for (size_t i = 0; i < rs->n; i++)
+        if (rs->rows[i].iteration == it && !strcmp(rs->rows[i].mode, mode) &&
+            tb_result_ok(&rs->rows[i]))
+            return (int)i;
+    return -1;
+}
+
+/* notary.<mode>.overhead_ms: the median over iterations of (mode - no_tee), paired by
+   iteration (notarization_plus_verify_ms for tee_verify), as the suite records it. */
+static int overhead(importer *im, const tb_results *rs, const char *mode, const char *part,
+                    int simulated)
+{
+    double *d = calloc(rs->n ? rs->n : 1, sizeof *d);
+    if (!d)
+        return tb_errf(im->err, "out of memory");
+    size_t n = 0;
+    int verify = !strcmp(mode, "tee_verify");
+    for (size_t i = 0; i < rs->n; i++) {
+        const tb_result_row *m = &rs->rows[i];
+        if (strcmp(m->mode, mode) || !tb_result_ok(m))
+            continue;
+        int b = find_ok(rs, "no_tee", m->iteration);
+        if (b < 0)
+            continue;
+        double x = verify && (m->has & TB_HAS_NOTARIZATION_PLUS_VERIFY)
+                       ? m->notarization_plus_verify_ms
+                       : m->notarization_ms;
+        d[n++] = x - rs->rows[b].notarization_ms;
+    }
+    int rc = 0;
+    double med;
+    if (n && tb_stats_median(d, n, &med) == 0) {
+        char name[160], note[256];
+        snprintf(name, sizeof name, "notary.%s.overhead_ms", part);
+        snprintf(note, sizeof note,
+                 "median over iterations of %s - no_tee notarization_ms, paired by iteration%s",
+                 verify ? "(notarization_ms + verify_ms) of tee_verify" : mode,
+                 simulated ? " (SIMULATED TEE)" : "");
+        rc = add(im, name, "ms", TB_BETTER_LOWER, "notary", note, simulated, &med, 1);
+    }
+    free(d);
     return rc;
 }
 
-int tb_record_import_file(const char *path, const char *label, tb_record **out,
+static int notary_metrics(importer *im, const tb_results *rs, int simulated)
+{
+    if (rs->n == 0)
+        return tb_errf(im->err, "%s: results.csv has no rows", im->path);
+    const char *tag = simulated ? " (SIMULATED TEE)" : "";
+    for (size_t i = 0; i < rs->n; i++) {
+        const tb_result_row *r = &rs->rows[i];
+        if (!tb_result_ok(r))
+            continue;
+        int sim = simulated && r->enable_tee;
+        char part[72], name[160], note[256];
+        name_part(r->mode, part, sizeof part);
+        snprintf(name, sizeof name, "notary.%s.notarization_ms", part);
+        snprintf(note, sizeof note,
+                 "notarization time the client reports (NOTARIZATION_MS), one sample per run%s",
+                 sim ? tag : "");
+        if (add(im, name, "ms", TB_BETTER_LOWER, "notary", note, sim, &r->notarization_ms, 1) < 0)
+            return -1;
+        if (r->has & TB_HAS_TOTAL_E2E) {
+            snprintf(name, sizeof name, "notary.%s.total_e2e_ms", part);
+            snprintf(note, sizeof note,
+                     "end-to-end time of one client run (TOTAL_E2E_MS), one sample per run%s",
+                     sim ? tag : "");
+            if (add(im, name, "ms", TB_BETTER_LOWER, "notary", note, sim, &r->total_e2e_ms, 1) < 0)
+                return -1;
+        }
+        if (r->has & TB_HAS_WALL) {
+            snprintf(name, sizeof name, "notary.%s.wall_ms", part);
+            snprintf(note, sizeof note,
+                     "the client process's life as the harness saw it, one sample per run%s",
+                     sim ? tag : "");
+            if (add(im, name, "ms", TB_BETTER_LOWER, "notary", note, sim, &r->wall_ms, 1) < 0)
+                return -1;
+        }
+        if (r->verify && (r->has & TB_HAS_TDX_VERIFY)) {
+            snprintf(name, sizeof name, "notary.%s.verify_ms", part);
+            snprintf(note, sizeof note,
+                     "time the client spends verifying the notary's quote (TDX_VERIFY_MS)%s",
+                     sim ? tag : "");
+            if (add(im, name, "ms", TB_BETTER_LOWER, "notary", note, sim, &r->tdx_verify_ms, 1) < 0)
+                return -1;
+        }
+    }
+    /* Overheads over no_tee, for each other mode (in order of first appearance). */
+    int has_base = 0;
+    for (size_t i = 0; i < rs->n && !has_base; i++)
+        has_base = !strcmp(rs->rows[i].mode, "no_tee") && tb_result_ok(&rs->rows[i]);
+    if (!has_base)
+        return 0;
+    for (size_t i = 0; i < rs->n; i++) {
+        const char *mode = rs->rows[i].mode;
+        int seen = !strcmp(mode, "no_tee");
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(rs->rows[j].mode, mode);
+        if (seen)
+            continue;
+        char part[72];
+        name_part(mode, part, sizeof part);
+        if (overhead(im, rs, mode, part, simulated && rs->rows[i].enable_tee) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int import_csv(importer *im, const char *data, size_t len, const tb_import_opts *o)
+{
+    tb_results rs = {0};
+    tb_err e;
+    if (tb_results_parse(data, len, &rs, &e) < 0) {
+        tb_results_free(&rs);
+        return tb_errf(im->err, "%s: %s", im->path, e.msg);
+    }
+    int rc = notary_metrics(im, &rs, 0);
+    tb_results_free(&rs);
+    if (rc < 0)
+        return -1;
+    char started[40];
+    file_time(im->path, started, sizeof started);
+    return finish(im, o, NULL, started, NULL, NULL);
+}
+
+/* ---------- detection ---------- */
+
+static int starts_with_header(const char *data, size_t len)
+{
+    static const char bom[] = "\xef\xbb\xbf";
+    if (len >= 3 && !memcmp(data, bom, 3)) {
+        data += 3;
+        len -= 3;
+    }
+    static const char h[] = "mode,iteration,";
+    return len >= sizeof h - 1 && !memcmp(data, h, sizeof h - 1);
+}
+
+static int new_importer(importer *im, const char *path, tb_err *err)
+{
+    im->path = path;
+    im->err = err;
+    im->r = tb_record_new(err);
+    return im->r ? 0 : -1;
+}
+
+static int import_json(importer *im, const char *data, size_t len, const tb_import_opts *o)
+{
+    json_error_t je;
+    json_t *doc = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
+    if (!doc)
+        return tb_errf(im->err, "%s: not valid JSON (line %d, column %d: %s)", im->path, je.line,
+                       je.column, je.text);
+    int rc = -1;
+    const char *schema = json_string_value(json_object_get(doc, "schema"));
+    const char *tool = json_string_value(json_object_get(doc, "tool"));
+    if (!json_is_object(doc)) {
+        tb_errf(im->err,
+                "%s: not a format teebench imports (a JSON document that is not an "
+                "object)",
+                im->path);
+    } else if (schema && !strcmp(schema, TB_RECORD_SCHEMA)) {
+        tb_record *r = NULL;
+        im->fmt = TB_IMPORT_RESULT;
+        rc = tb_record_from_json(doc, &r, im->err);
+        if (rc < 0) {
+            tb_err_wrap(im->err, "%s", im->path);
+        } else {
+            tb_record_free(im->r);
+            im->r = r;
+            if (o && o->label && !tb_import_label_valid(o->label))
+                rc = tb_errf(im->err,
+                             "label '%.64s' is not valid (1..128 characters, no "
+                             "control characters)",
+                             o->label);
+            else if (o && o->label && tb_record_set_str(&r->label, o->label, im->err) < 0)
+                rc = -1;
+        }
+    } else if (schema && !strcmp(schema, "teebench-syscall/1")) {
+        im->fmt = TB_IMPORT_SYSCALL;
+        rc = import_syscall(im, doc, o);
+    } else if (schema && !strcmp(schema, "teebench-probe/1")) {
+        im->fmt = TB_IMPORT_PROBE;
+        rc = import_probe(im, doc, o);
+    } else if (!schema && tool && !strcmp(tool, "teebench http")) {
+        im->fmt = TB_IMPORT_HTTP;
+        rc = import_http(im, doc, o);
+    } else if (schema) {
+        tb_errf(im->err,
+                "%s: not a format teebench imports (schema \"%.64s\"; it reads teebench-result, "
+                "teebench-syscall/1, teebench-probe/1, teebench http --json, results.csv)",
+                im->path, schema);
+    } else {
+        tb_errf(im->err,
+                "%s: not a format teebench imports (a JSON object without \"schema\" that is "
+                "not teebench http --json output)",
+                im->path);
+    }
+    json_decref(doc);
+    return rc;
+}
+
+/* The record must read back as a valid result document (the invariant every
+   importer keeps; a check, so that a hostile input that slips past a member
+   check is an error here, not a stored document nobody can read). */
+static int check_valid(importer *im)
+{
+    json_t *doc = tb_record_to_json(im->r);
+    tb_record *back = NULL;
+    if (!doc)
+        return tb_errf(im->err, "out of memory");
+    int rc = tb_record_from_json(doc, &back, im->err);
+    json_decref(doc);
+    tb_record_free(back);
+    if (rc < 0)
+        return tb_err_wrap(im->err, "%s: the imported record is not valid", im->path);
+    return 0;
+}
+
+/* Sets the id from the content unless the record brought its own (a result). */
+static int set_id(importer *im, const char *data, size_t len, const tb_import_opts *o)
+{
+    if (im->fmt == TB_IMPORT_RESULT)
+        return 0;
+    idhash h = {0};
+    if (id_begin(&h, im->fmt, o, im->err) < 0 || id_add(&h, data, len, im->err) < 0) {
+        id_free(&h);
+        return -1;
+    }
+    return id_end(&h, im->r->id, im->err);
+}
+
+int tb_record_import_bytes(const char *data, size_t len, const char *name,
+                           const tb_import_opts *opts, tb_record **out, enum tb_import_format *fmt,
+                           tb_err *err)
+{
+    *out = NULL;
+    importer im = {0};
+    if (new_importer(&im, name, err) < 0)
+        return -1;
+    size_t i = 0;
+    while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n'))
+        i++;
+    int rc;
+    if (i < len && (data[i] == '{' || data[i] == '[')) {
+        rc = import_json(&im, data, len, opts);
+    } else if (starts_with_header(data, len)) {
+        im.fmt = TB_IMPORT_BENCH_CSV;
+        rc = import_csv(&im, data, len, opts);
+    } else {
+        rc = tb_errf(err,
+                     "%s: not a format teebench imports (neither JSON nor a results.csv with "
+                     "the header mode,iteration,...)",
+                     name);
+    }
+    if (rc == 0)
+        rc = set_id(&im, data, len, opts);
+    if (rc == 0 && im.fmt != TB_IMPORT_RESULT)
+        rc = check_valid(&im);
+    if (rc < 0) {
+        tb_record_free(im.r);
+        return -1;
+    }
+    if (fmt)
+        *fmt = im.fmt;
+    *out = im.r;
+    return 0;
+}
+
+/* ---------- a bench notary folder ---------- */
+
+static int read_into(const char *dir, const char *file, tb_buf *b, int optional, tb_err *err)
+{
+    char p[4096];
+    if (snprintf(p, sizeof p, "%s/%s", dir, file) >= (int)sizeof p)
+        return tb_errf(err, "%s: path too long", dir);
+    struct stat st;
+    if (optional && stat(p, &st) < 0 && errno == ENOENT)
+        return 1;
+    return tb_file_read(p, IMPORT_FILE_MAX, b, err);
+}
+
+static int import_dir(importer *im, const tb_import_opts *o)
+{
+    tb_buf csv = {0}, run = {0}, env = {0};
+    tb_err *err = im->err;
+    int rc = -1;
+    json_t *runj = NULL, *envj = NULL;
+    tb_results rs = {0};
+    im->fmt = TB_IMPORT_BENCH_DIR;
+    int has_run = 0, has_env = 0;
+    int got = read_into(im->path, "results.csv", &csv, 1, err);
+    if (got != 0) {
+        if (got > 0)
+            tb_errf(err, "%s: a folder without results.csv (not a teebench bench results folder)",
+                    im->path);
+        goto out;
+    }
+    if ((has_run = read_into(im->path, "run.json", &run, 1, err)) < 0 ||
+        (has_env = read_into(im->path, "env.json", &env, 1, err)) < 0)
+        goto out;
+    has_run = has_run == 0;
+    has_env = has_env == 0;
+    json_error_t je;
+    if (has_run && !(runj = json_loadb((const char *)run.p, run.len, 0, &je))) {
+        tb_errf(err, "%s/run.json: not valid JSON (%s)", im->path, je.text);
+        goto out;
+    }
+    if (has_env && !(envj = json_loadb((const char *)env.p, env.len, 0, &je))) {
+        tb_errf(err, "%s/env.json: not valid JSON (%s)", im->path, je.text);
+        goto out;
+    }
+    tb_err e;
+    if (tb_results_parse(csv.p ? (const char *)csv.p : "", csv.len, &rs, &e) < 0) {
+        tb_errf(err, "%s/results.csv: %s", im->path, e.msg);
+        goto out;
+    }
+    int simulated = json_is_true(json_object_get(runj, "simulated"));
+    if (notary_metrics(im, &rs, simulated) < 0)
+        goto out;
+    const char *status = json_string_value(json_object_get(runj, "status"));
+    if (status &&
+        (!strcmp(status, "complete") || !strcmp(status, "interrupted") ||
+         !strcmp(status, "failed")) &&
+        tb_record_set_str(&im->r->status, status, err) < 0)
+        goto out;
+    /* Started: the folder's name (the harness's UTC stamp), else its mtime. */
+    char started[40];
+    char trimmed[4096];
+    snprintf(trimmed, sizeof trimmed, "%s", im->path);
+    size_t ln = strlen(trimmed);
+    while (ln > 1 && trimmed[ln - 1] == '/')
+        trimmed[--ln] = '\0';
+    const char *base = strrchr(trimmed, '/');
+    if (stamp_to_iso(base ? base + 1 : trimmed, started, sizeof started) < 0) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/results.csv", im->path);
+        file_time(p, started, sizeof started);
+    }
+    if (runj && json_object_set(im->r->extra, "bench", runj) < 0) {
+        tb_errf(err, "out of memory");
+        goto out;
+    }
+    if (finish(im, o, envj, started, NULL,
+               json_string_value(json_object_get(runj, "teebench_version"))) < 0)
+        goto out;
+    idhash h = {0};
+    if (id_begin(&h, im->fmt, o, err) < 0 || id_add(&h, csv.p, csv.len, err) < 0 ||
+        id_add(&h, run.p ? (const void *)run.p : "", run.len, err) < 0 ||
+        id_add(&h, env.p ? (const void *)env.p : "", env.len, err) < 0) {
+        id_free(&h);
+        goto out;
+    }
+    if (id_end(&h, im->r->id, err) < 0 || check_valid(im) < 0)
+        goto out;
+    rc = 0;
+out:
+    tb_results_free(&rs);
+    json_decref(runj);
+    json_decref(envj);
+    tb_buf_free(&csv);
+    tb_buf_free(&run);
+    tb_buf_free(&env);
+    return rc;
+}
+
+int tb_record_import_file(const char *path, const tb_import_opts *opts, tb_record **out,
                           enum tb_import_format *fmt, tb_err *err)
 {
-    tb_buf b = {0};
     *out = NULL;
-    if (tb_file_read(path, 256u << 20, &b, err) < 0)
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return tb_errno(err, "%s", path);
+    if (S_ISDIR(st.st_mode)) {
+        importer im = {0};
+        if (new_importer(&im, path, err) < 0)
+            return -1;
+        if (import_dir(&im, opts) < 0) {
+            tb_record_free(im.r);
+            return -1;
+        }
+        if (fmt)
+            *fmt = im.fmt;
+        *out = im.r;
+        return 0;
+    }
+    tb_buf b = {0};
+    if (tb_file_read(path, IMPORT_FILE_MAX, &b, err) < 0)
         return -1;
-    int rc = tb_record_import_bytes((const char *)b.p, b.len, path, label, out, fmt, err);
+    int rc = tb_record_import_bytes(b.p ? (const char *)b.p : "", b.len, path, opts, out, fmt, err);
     tb_buf_free(&b);
     return rc;
 }

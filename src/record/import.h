@@ -14,22 +14,30 @@
  *
  * Metric names (what suite, compare and report agree on):
  *   http.<target>.rps (req/s, higher), http.<target>.latency.pNN (ms, lower; the
- *   latency as printed -- corrected in constant-rate mode), http.<target>.latency_u.pNN
- *   (ms, lower; uncorrected, when present), http.<target>.transfer (B/s, higher)
- *   with pNN in p50 p90 p99 p99.9 p99.99 p99.999 and <target> "local" for a
- *   loopback URL, else the host name made a metric-name part;
- *   syscall.<mode>.lps (lps, higher), syscall.index or syscall.c1.index /
- *   syscall.cN.index (index, higher);
+ *   latency as printed, with the coordinated-omission correction),
+ *   http.<target>.latency_u.pNN (ms, lower; uncorrected, when present),
+ *   http.<target>.transfer (B/s, higher), with pNN in p50 p90 p99 p99.9 p99.99
+ *   p99.999 and <target> the caller's (tb_import_opts.target), else "imported"
+ *   (the JSON does not say whether the server was nginx or teebench serve; the
+ *   URL's host differs between environments, so it is not used);
+ *   syscall.c1.lps / syscall.cn.lps (lps, higher; the passes UnixBench's scoring
+ *   kept; c1 = one copy, cn = several) and syscall.c1.index / syscall.cn.index
+ *   (index, higher) for mode mix, as `teebench suite` names them;
+ *   syscall.<mode>.c1.lps / .cn.lps for the other modes (no index);
  *   probe.<name>.ns (ns, lower; note = the probe's description);
- *   notary.<mode>.notarization_ms, .total_e2e_ms, .wall_ms,
- *   notary.tee_verify.verify_ms, notary.<mode>.overhead_ms (ms, lower; the
- *   overhead is paired by iteration against no_tee).
+ *   notary.<mode>.notarization_ms, .total_e2e_ms, .wall_ms, .verify_ms (rows
+ *   that verified: notary.tee_verify.verify_ms), notary.<mode>.overhead_ms (ms,
+ *   lower; one sample: the median over iterations of the mode's time minus
+ *   no_tee's, paired by iteration; notarization + verification for tee_verify);
+ *   failed rows are left out; TEE modes of a SIMULATED run are simulated.
  *
  * An imported record has profile "imported", status "complete", the label given
  * (or the default label of the embedded env facts, else "unknown"), extra.source
- * = {"format": ..., "path": ...}, and an id derived from the content (a UUID made
- * from SHA-256 of the format, the bytes and the label): importing the same file
- * again gives the same id, so the store keeps one run.
+ * = {"format": ..., "path": ...}, and an id derived from the content (a version 8
+ * UUID made from SHA-256 of the format, the bytes, the label and the target):
+ * importing the same file again gives the same id, so the store keeps one run.
+ * Times: http's started_at; a bench folder's name (its UTC stamp); otherwise the
+ * file's modification time.
  *
  * Ownership: *out is a new record (caller tb_record_free()s); NULL on failure. */
 #ifndef TB_RECORD_IMPORT_H
@@ -52,16 +60,25 @@ enum tb_import_format {
 /* "result", "http", "syscall", "probe", "bench-dir", "bench-csv". */
 const char *tb_import_format_name(enum tb_import_format f);
 
-/* Reads path (a file, or a bench results folder) as a record. label: the label
-   to give an imported record, or NULL for the default; for a teebench result
-   document it replaces the document's label when not NULL. fmt (may be NULL)
+/* What the caller may choose; a NULL tb_import_opts means all defaults. */
+typedef struct tb_import_opts {
+    const char *label;  /* the label to give the record; NULL: the default label of its
+                           env facts ("unknown" without). Replaces a result document's. */
+    const char *target; /* the <target> of http metrics; NULL: "imported" */
+} tb_import_opts;
+
+/* A label a caller may give: 1..128 bytes without control characters. */
+int tb_import_label_valid(const char *label);
+
+/* Reads path (a file, or a bench results folder) as a record. fmt (may be NULL)
    says which format it was. 0 or -1 with one line in err ("<path>: ..."). */
-int tb_record_import_file(const char *path, const char *label, tb_record **out,
+int tb_record_import_file(const char *path, const tb_import_opts *opts, tb_record **out,
                           enum tb_import_format *fmt, tb_err *err);
 
 /* The same for the bytes of a file (data need not be NUL-terminated); name is
-   the path recorded in extra.source. A folder's formats are not read from bytes. */
-int tb_record_import_bytes(const char *data, size_t len, const char *name, const char *label,
-                           tb_record **out, enum tb_import_format *fmt, tb_err *err);
+   the path recorded in extra.source. A folder's format is not read from bytes. */
+int tb_record_import_bytes(const char *data, size_t len, const char *name,
+                           const tb_import_opts *opts, tb_record **out, enum tb_import_format *fmt,
+                           tb_err *err);
 
 #endif

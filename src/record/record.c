@@ -638,7 +638,13 @@ static int doc_precision(const json_t *j, int best)
     if (best >= 17)
         return best;
     if (json_is_real(j)) {
-        int p = shortest_digits(json_real_value(j));
+        /* Most reals are covered by the precision so far: one check, not a search. */
+        char t[40];
+        double v = json_real_value(j);
+        snprintf(t, sizeof t, "%.*g", best, v);
+        if (strtod(t, NULL) == v)
+            return best;
+        int p = shortest_digits(v);
         return p > best ? p : best;
     }
     if (json_is_array(j)) {

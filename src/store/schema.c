@@ -20,6 +20,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/clock.h"
+
 /* ---------- migrations ---------- */
 
 static const char *const migrations[TB_STORE_SCHEMA_VERSION] = {
@@ -117,6 +119,7 @@ static int read_int(tb_store *s, const char *sql, long long *out, int *rc)
     return *rc == SQLITE_OK ? 0 : -1;
 }
 
+/* Call inside a transaction, so that all three come from one snapshot. */
 static int read_identity(tb_store *s, identity *id, tb_err *err)
 {
     int rc;
@@ -182,6 +185,37 @@ static int migrate(tb_store *s, tb_err *err)
     return 0;
 }
 
+/* PRAGMA journal_mode = WAL. Changing the mode needs the database to itself and
+   does not wait in the busy handler: two processes opening a new store at once
+   would see "database is locked". So: retry for up to the busy timeout. */
+static int set_wal(tb_store *s, tb_err *err)
+{
+    uint64_t deadline = tb_mono_ns() + (uint64_t)TB_STORE_BUSY_MS * 1000000u;
+    for (;;) {
+        sqlite3_stmt *st = NULL;
+        int rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
+        int wal = 0;
+        if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+            const char *mode = (const char *)sqlite3_column_text(st, 0);
+            wal = mode && !strcmp(mode, "wal");
+            rc = SQLITE_OK;
+        }
+        sqlite3_finalize(st);
+        if (wal)
+            return 0;
+        int busy = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+        if (!busy || tb_mono_ns() > deadline) {
+            if (rc == SQLITE_OK)
+                return tb_errf(err,
+                               "%s: setting WAL mode: the store stays in another journal "
+                               "mode",
+                               s->path);
+            return tb_store_sqlerr(s, "setting WAL mode", err);
+        }
+        tb_sleep_ns(10 * 1000000u);
+    }
+}
+
 int tb_store_schema_open(tb_store *s, tb_err *err)
 {
     struct stat st;
@@ -197,8 +231,15 @@ int tb_store_schema_open(tb_store *s, tb_err *err)
     }
     sqlite3_extended_result_codes(s->db, 1);
     sqlite3_busy_timeout(s->db, TB_STORE_BUSY_MS);
+    /* One read transaction: the three values from one snapshot (another process may
+       be creating the store right now: its tables without its version would look
+       like another application's database). */
     identity id;
-    if (read_identity(s, &id, err) < 0)
+    if (tb_store_exec(s, "BEGIN", "reading the store", err) < 0)
+        return -1;
+    int bad = read_identity(s, &id, err) < 0;
+    tb_store_rollback(s);
+    if (bad)
         return -1;
     int fresh = check_identity(s, &id, err);
     if (fresh < 0)
@@ -207,7 +248,7 @@ int tb_store_schema_open(tb_store *s, tb_err *err)
        one writer work at once; NORMAL sync in WAL mode never corrupts and never
        loses a committed transaction to a process crash (only, at worst, the last
        ones to a power loss). */
-    if (tb_store_exec(s, "PRAGMA journal_mode = WAL", "setting WAL mode", err) < 0 ||
+    if (set_wal(s, err) < 0 ||
         tb_store_exec(s, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON", "setting pragmas",
                       err) < 0)
         return -1;

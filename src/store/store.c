@@ -180,10 +180,13 @@ static int stored_same(tb_store *s, const char *id, const char *doc, tb_err *err
         res = 2;
     } else if (rc == SQLITE_ROW) {
         const char *old = (const char *)sqlite3_column_text(st, 0);
-        json_t *a = old ? json_loads(old, 0, NULL) : NULL, *b = json_loads(doc, 0, NULL);
-        res = old && (!strcmp(old, doc) || (a && b && json_equal(a, b)));
-        json_decref(a);
-        json_decref(b);
+        res = old && !strcmp(old, doc);
+        if (old && !res) { /* the same JSON written differently (another writer) */
+            json_t *a = json_loads(old, 0, NULL), *b = json_loads(doc, 0, NULL);
+            res = a && b && json_equal(a, b);
+            json_decref(a);
+            json_decref(b);
+        }
     } else {
         res = tb_store_sqlerr(s, "looking up the run", err);
     }
@@ -593,8 +596,8 @@ int tb_store_rm(tb_store *s, const char *id, tb_err *err)
         "DELETE FROM samples WHERE metric_id IN (SELECT id FROM metrics WHERE run_id = ?1)",
         "DELETE FROM metrics WHERE run_id = ?1",
         "DELETE FROM runs WHERE id = ?1",
-        "DELETE FROM environments WHERE id = ?2"
-        " AND NOT EXISTS (SELECT 1 FROM runs WHERE env_id = ?2)",
+        ("DELETE FROM environments WHERE id = ?2"
+         " AND NOT EXISTS (SELECT 1 FROM runs WHERE env_id = ?2)"),
     };
     for (size_t i = 0; i < sizeof del / sizeof del[0]; i++) {
         st = prepare(s, del[i], err);

@@ -407,19 +407,64 @@ void tb_env_classify(const tb_env_evidence *ev, tb_platform *out)
     add_why(out->why, sizeof out->why, "neither CPUID nor /proc/cpuinfo readable");
 }
 
-/* ---------- live readers ---------- */
+/* ---------- inputs: the live machine or a recording ----------
+ *
+ * Every input is read through env_src: live (root NULL) it is the real path or
+ * call; from a recording (root = a directory) a file path P is read as root/P (a
+ * sysroot: root/proc/cpuinfo, root/sys/module/kvm_intel/parameters/tdx, ...),
+ * and inputs that are not files live in named files at the top:
+ *   dmesg        the kernel log, as dmesg prints it
+ *   cpuid        "LEAF SUBLEAF EAX EBX ECX EDX" lines, hex (leaves 0, 1,
+ *                0x21, 0x40000000, 0x80000000, 0x8000001f)
+ *   uname        release=, version=, machine=, nodename= lines
+ *   cpus_online  sysconf(_SC_NPROCESSORS_ONLN)
+ *   kvm          the /dev/kvm verdict text ("absent", "usable (API 12)", ...)
+ *   tsm_provider the configfs-tsm provider name, "" or absent for none
+ *   msr_c0010131 the SEV status MSR in hex
+ * `teebench env --record DIR` writes exactly this layout, so a machine can be
+ * described to another teebench (and to the tests) without being there. A
+ * missing recorded input is "unknown", as an unreadable live one is. */
+
+typedef struct env_src {
+    const char *root; /* NULL: live */
+} env_src;
+
+/* The path to read for live path p: p itself, or root + p. */
+static int src_path(const env_src *s, const char *p, char *out, size_t out_len, tb_err *err)
+{
+    if (!s->root)
+        return tb_path_join(out, out_len, p, NULL, err);
+    return tb_path_join(out, out_len, s->root, p, err);
+}
 
 /* Reads a small text file into out (trimmed); 0 or -1 with err. */
 static int read_small(const char *path, char *out, size_t out_len, tb_err *err)
 {
     tb_buf b = {0};
-    if (tb_file_read(path, 1 << 20, &b, err) < 0) {
-        tb_buf_free(&b);
+    if (tb_file_read(path, 1 << 20, &b, err) < 0)
         return -1;
-    }
     copy_trim(out, out_len, b.p ? (const char *)b.p : "", b.len);
     tb_buf_free(&b);
     return 0;
+}
+
+/* Reads live path p (or its recording) into out; where receives the path read. */
+static int src_read_small(const env_src *s, const char *p, char *out, size_t out_len, char *where,
+                          size_t where_len, tb_err *err)
+{
+    if (src_path(s, p, where, where_len, err) < 0)
+        return -1;
+    return read_small(where, out, out_len, err);
+}
+
+static int src_exists(const env_src *s, const char *p)
+{
+    char path[4096];
+    tb_err e;
+    struct stat st;
+    if (src_path(s, p, path, sizeof path, &e) < 0)
+        return 0;
+    return stat(path, &st) == 0 ? 1 : 0;
 }
 
 int tb_env_clocksource(char *out, size_t out_len, tb_err *err)
@@ -431,64 +476,149 @@ int tb_env_clocksource(char *out, size_t out_len, tb_err *err)
     return 0;
 }
 
-static void read_cpuid(tb_env_evidence *ev)
+/* CPUID leaves the detection uses, live or recorded. */
+typedef struct env_cpuid {
+    int have;              /* CPUID readable (live x86, or a recorded cpuid file) */
+    unsigned max, ext_max; /* leaf 0 EAX, leaf 0x80000000 EAX */
+    unsigned l1[4], hv[4], l21[4], l8000001f[4];
+    int have_hv, have_21, have_8000001f;
+} env_cpuid;
+
+static const unsigned cpuid_leaves[] = {0, 1, 0x21, 0x40000000, 0x80000000, 0x8000001f};
+
+static void cpuid_store(env_cpuid *c, unsigned leaf, const unsigned r[4])
 {
-    ev->cpuid_hv_bit = -1;
-    ev->cpuid_tdx = -1;
-#if TB_HAVE_CPUID
-    unsigned a, b, c, d;
-    unsigned max = __get_cpuid_max(0, NULL);
-    if (max < 1)
-        return;
-    __cpuid(1, a, b, c, d);
-    ev->cpuid_hv_bit = (c >> 31) & 1;
-    if (ev->cpuid_hv_bit) {
-        __cpuid(0x40000000, a, b, c, d);
-        memcpy(ev->hv_sig, &b, 4);
-        memcpy(ev->hv_sig + 4, &c, 4);
-        memcpy(ev->hv_sig + 8, &d, 4);
-        ev->hv_sig[12] = 0;
+    switch (leaf) {
+    case 0:
+        c->max = r[0];
+        break;
+    case 1:
+        memcpy(c->l1, r, sizeof c->l1);
+        break;
+    case 0x21:
+        memcpy(c->l21, r, sizeof c->l21);
+        c->have_21 = 1;
+        break;
+    case 0x40000000:
+        memcpy(c->hv, r, sizeof c->hv);
+        c->have_hv = 1;
+        break;
+    case 0x80000000:
+        c->ext_max = r[0];
+        break;
+    case 0x8000001f:
+        memcpy(c->l8000001f, r, sizeof c->l8000001f);
+        c->have_8000001f = 1;
+        break;
     }
-    ev->cpuid_tdx = 0;
-    if (max >= 0x21) {
-        __cpuid_count(0x21, 0, a, b, c, d);
-        char sig[12];
-        memcpy(sig, &b, 4);
-        memcpy(sig + 4, &d, 4);
-        memcpy(sig + 8, &c, 4);
-        ev->cpuid_tdx = !memcmp(sig, "IntelTDX    ", 12);
+}
+
+static void cpuid_live(env_cpuid *c)
+{
+    memset(c, 0, sizeof *c);
+#if TB_HAVE_CPUID
+    unsigned r[4];
+    c->have = __get_cpuid_max(0, NULL) >= 1;
+    if (!c->have)
+        return;
+    for (size_t i = 0; i < sizeof cpuid_leaves / sizeof cpuid_leaves[0]; i++) {
+        unsigned leaf = cpuid_leaves[i];
+        if (leaf == 0x21 && (unsigned)__get_cpuid_max(0, NULL) < 0x21u)
+            continue;
+        if (leaf == 0x8000001f && (unsigned)__get_cpuid_max(0x80000000, NULL) < 0x8000001fu)
+            continue;
+        __cpuid_count(leaf, 0, r[0], r[1], r[2], r[3]);
+        if (leaf == 0x40000000 && !((c->l1[2] >> 31) & 1))
+            continue; /* no hypervisor: leaf 0x40000000 means nothing */
+        cpuid_store(c, leaf, r);
     }
 #endif
 }
 
-static int path_exists(const char *p)
+/* Parses a recorded cpuid file; leaves it absent ("have" 0) when unreadable. */
+static void cpuid_recorded(const env_src *s, env_cpuid *c)
 {
-    struct stat st;
-    return stat(p, &st) == 0 ? 1 : 0;
+    memset(c, 0, sizeof *c);
+    char path[4096];
+    tb_err e;
+    tb_buf b = {0};
+    if (tb_path_join(path, sizeof path, s->root, "cpuid", &e) < 0 ||
+        tb_file_read(path, 1 << 16, &b, &e) < 0 || !b.p)
+        return;
+    const char *p = (const char *)b.p;
+    while (*p) {
+        unsigned leaf, sub, r[4];
+        if (sscanf(p, "%x %x %x %x %x %x", &leaf, &sub, &r[0], &r[1], &r[2], &r[3]) == 6 &&
+            sub == 0) {
+            cpuid_store(c, leaf, r);
+            c->have = 1;
+        }
+        p += strcspn(p, "\n");
+        p += *p == '\n';
+    }
+    tb_buf_free(&b);
+}
+
+static void evidence_cpuid(const env_cpuid *c, tb_env_evidence *ev)
+{
+    ev->cpuid_hv_bit = -1;
+    ev->cpuid_tdx = -1;
+    if (!c->have)
+        return;
+    ev->cpuid_hv_bit = (c->l1[2] >> 31) & 1;
+    if (ev->cpuid_hv_bit && c->have_hv) {
+        memcpy(ev->hv_sig, &c->hv[1], 4);
+        memcpy(ev->hv_sig + 4, &c->hv[2], 4);
+        memcpy(ev->hv_sig + 8, &c->hv[3], 4);
+        ev->hv_sig[12] = 0;
+    }
+    ev->cpuid_tdx = 0;
+    if (c->have_21) {
+        char sig[12];
+        memcpy(sig, &c->l21[1], 4);
+        memcpy(sig + 4, &c->l21[3], 4);
+        memcpy(sig + 8, &c->l21[2], 4);
+        ev->cpuid_tdx = !memcmp(sig, "IntelTDX    ", 12);
+    }
 }
 
 /* configfs-tsm: creating a report entry and reading its provider is the
-   kernel's documented way to learn which TSM backs it; the entry is removed. */
-static void read_tsm_provider(char *out, size_t out_len)
+   kernel's documented way to learn which TSM backs it; the entry is removed.
+   Recorded: the tsm_provider file. */
+static void read_tsm_provider(const env_src *s, char *out, size_t out_len)
 {
     out[0] = 0;
+    tb_err e;
+    if (s->root) {
+        char path[4096];
+        if (tb_path_join(path, sizeof path, s->root, "tsm_provider", &e) == 0 &&
+            read_small(path, out, out_len, &e) < 0)
+            out[0] = 0;
+        return;
+    }
     const char *base = "/sys/kernel/config/tsm/report";
-    if (!path_exists(base))
+    if (!src_exists(s, base))
         return;
     char dir[128], file[160];
     snprintf(dir, sizeof dir, "%s/teebench-env-%ld-%ld", base, (long)getpid(), (long)gettid());
     if (mkdir(dir, 0700) < 0)
         return;
-    snprintf(file, sizeof file, "%s/provider", dir);
-    tb_err e;
-    if (read_small(file, out, out_len, &e) < 0)
+    if (tb_path_join(file, sizeof file, dir, "provider", &e) < 0 ||
+        read_small(file, out, out_len, &e) < 0)
         out[0] = 0;
     rmdir(dir);
 }
 
-/* The kernel log through klogctl (no external dmesg). 0, or -1 with err. */
-static int read_klog(tb_buf *out, tb_err *err)
+/* The kernel log through klogctl (no external dmesg), or the recorded dmesg file.
+   0, or -1 with err. */
+static int read_klog(const env_src *s, tb_buf *out, tb_err *err)
 {
+    if (s->root) {
+        char path[4096];
+        if (tb_path_join(path, sizeof path, s->root, "dmesg", err) < 0)
+            return -1;
+        return tb_file_read(path, 64u << 20, out, err);
+    }
     int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
     if (size <= 0)
         return tb_errno(err, "klogctl(SIZE_BUFFER)");
@@ -502,8 +632,18 @@ static int read_klog(tb_buf *out, tb_err *err)
     return 0;
 }
 
-static long long read_sev_msr(void)
+static long long read_sev_msr(const env_src *s)
 {
+    if (s->root) {
+        char path[4096], v[64];
+        tb_err e;
+        if (tb_path_join(path, sizeof path, s->root, "msr_c0010131", &e) < 0 ||
+            read_small(path, v, sizeof v, &e) < 0)
+            return -1;
+        char *end;
+        unsigned long long x = strtoull(v, &end, 16);
+        return end != v && !*end ? (long long)(x & 0x7fffffffffffffffULL) : -1;
+    }
     int fd = open("/dev/cpu/0/msr", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
@@ -535,51 +675,55 @@ static void fact_unknown(json_t *o, const char *key, const char *why)
 
 /* A kvm module parameter: true/false, false when the module or parameter is absent
    (this kernel cannot host such guests now), unknown when unreadable. */
-static void add_sysfs_bool(json_t *o, const char *key, const char *module, const char *param)
+static void add_sysfs_bool(const env_src *s, json_t *o, const char *key, const char *module,
+                           const char *param)
 {
-    char path[256], mod[128], v[16];
+    char path[512], mod[128], where[4096], v[16], why[600];
+    tb_err e;
     snprintf(mod, sizeof mod, "/sys/module/%s", module);
     snprintf(path, sizeof path, "%s/parameters/%s", mod, param);
-    if (!path_exists(mod)) {
-        char why[200];
+    if (!src_exists(s, mod)) {
         snprintf(why, sizeof why, "%s absent (module %s not loaded)", mod, module);
         fact(o, key, json_false(), why);
         return;
     }
-    if (!path_exists(path)) {
-        char why[300];
+    if (!src_exists(s, path)) {
         snprintf(why, sizeof why, "%s absent (kernel without this support)", path);
         fact(o, key, json_false(), why);
         return;
     }
-    tb_err e;
-    if (read_small(path, v, sizeof v, &e) < 0) {
+    if (src_read_small(s, path, v, sizeof v, where, sizeof where, &e) < 0) {
         fact_unknown(o, key, e.msg);
         return;
     }
     int b = tb_env_parse_bool(v);
-    fact(o, key, b < 0 ? NULL : json_boolean(b), path);
+    fact(o, key, b < 0 ? NULL : json_boolean(b), where);
 }
 
 /* Vulnerability files, in name order (readdir order is arbitrary). */
-static void add_vulnerabilities(json_t *o)
+static void add_vulnerabilities(const env_src *s, json_t *o)
 {
+    char dir[4096];
+    tb_err e;
+    if (src_path(s, VULN_DIR, dir, sizeof dir, &e) < 0) {
+        fact_unknown(o, "vulnerabilities", e.msg);
+        return;
+    }
     struct dirent **list = NULL;
-    int n = scandir(VULN_DIR, &list, NULL, alphasort);
+    int n = scandir(dir, &list, NULL, alphasort);
     if (n < 0) {
-        char why[300];
-        snprintf(why, sizeof why, "%s: %s", VULN_DIR, strerror(errno));
+        char why[4200];
+        snprintf(why, sizeof why, "%s: %s", dir, strerror(errno));
         fact_unknown(o, "vulnerabilities", why);
         return;
     }
     json_t *v = json_object();
     for (int i = 0; i < n; i++) {
         const char *name = list[i]->d_name;
+        char path[4096], val[256];
         if (name[0] != '.') {
-            char path[512], val[256];
-            snprintf(path, sizeof path, "%s/%s", VULN_DIR, name);
-            tb_err e;
-            if (read_small(path, val, sizeof val, &e) == 0)
+            if (tb_path_join(path, sizeof path, dir, name, &e) == 0 &&
+                read_small(path, val, sizeof val, &e) == 0)
                 json_object_set_new(v, name, json_string(val));
             else
                 json_object_set_new(v, name, json_string("unknown"));
@@ -587,32 +731,36 @@ static void add_vulnerabilities(json_t *o)
         free(list[i]);
     }
     free(list);
-    fact(o, "vulnerabilities", v, VULN_DIR);
+    fact(o, "vulnerabilities", v, dir);
 }
 
-static void add_kvm(json_t *o)
+/* /dev/kvm: opened and asked its API version; recorded: the verdict text. */
+static void add_kvm(const env_src *s, json_t *o)
 {
+    char val[64], why[4200];
+    if (s->root) {
+        char path[4096];
+        tb_err e;
+        if (tb_path_join(path, sizeof path, s->root, "kvm", &e) < 0 ||
+            read_small(path, val, sizeof val, &e) < 0 || !val[0])
+            fact_unknown(o, "kvm", "not recorded");
+        else
+            fact_str(o, "kvm", val, path);
+        return;
+    }
     int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
     if (fd < 0) {
-        char why[128];
         snprintf(why, sizeof why, "/dev/kvm: %s", strerror(errno));
-        if (errno == ENOENT)
-            fact(o, "kvm", json_string("absent"), why);
-        else
-            fact(o, "kvm", json_string("not usable"), why);
+        fact(o, "kvm", json_string(errno == ENOENT ? "absent" : "not usable"), why);
         return;
     }
     int api = ioctl(fd, _IO(0xAE, 0x00) /* KVM_GET_API_VERSION */, 0);
     close(fd);
-    char val[64];
-    if (api == 12)
-        snprintf(val, sizeof val, "usable (API %d)", api);
-    else
-        snprintf(val, sizeof val, "not usable (API %d)", api);
+    snprintf(val, sizeof val, "%s (API %d)", api == 12 ? "usable" : "not usable", api);
     fact(o, "kvm", json_string(val), "/dev/kvm ioctl KVM_GET_API_VERSION");
 }
 
-static void add_platform(json_t *o, const tb_env_evidence *ev, const char *klog_src)
+static void add_platform(json_t *o, const tb_env_evidence *ev)
 {
     tb_platform p;
     tb_env_classify(ev, &p);
@@ -630,6 +778,8 @@ static void add_platform(json_t *o, const tb_env_evidence *ev, const char *klog_
         json_object_set_new(o, "hypervisor", h);
     } else if (ev->cpuid_hv_bit == 0) {
         fact_str(o, "hypervisor", "none", "CPUID.1:ECX[31] clear");
+    } else if (ev->have_cpuinfo && ev->cpu.hypervisor && ev->have_klog && ev->klog.hypervisor[0]) {
+        fact_str(o, "hypervisor", ev->klog.hypervisor, "kernel log: Hypervisor detected");
     } else {
         fact_unknown(o, "hypervisor", "CPUID not available");
     }
@@ -642,20 +792,21 @@ static void add_platform(json_t *o, const tb_env_evidence *ev, const char *klog_
         fact_str(o, "tsm_provider", ev->tsm_provider, "/sys/kernel/config/tsm/report/*/provider");
     else
         fact_str(o, "tsm_provider", "none", "/sys/kernel/config/tsm/report absent or no provider");
-    (void)klog_src;
 }
 
 /* CPUID 0x8000001F EAX: the SEV features the CPU (or the hypervisor) reports. A
    capability, not proof that this kernel runs encrypted. */
-static void add_sev_cpuid(json_t *o)
+static void add_sev_cpuid(json_t *o, const env_cpuid *c)
 {
-#if TB_HAVE_CPUID
-    unsigned a, b, c, d;
-    if (__get_cpuid_max(0x80000000, NULL) < 0x8000001F) {
+    if (!c->have) {
+        fact_unknown(o, "sev_cpuid", "CPUID not available");
+        return;
+    }
+    if (!c->have_8000001f) {
         fact_str(o, "sev_cpuid", "none", "CPUID: no leaf 0x8000001F");
         return;
     }
-    __cpuid(0x8000001F, a, b, c, d);
+    unsigned a = c->l8000001f[0];
     char v[64] = "";
     if (a & (1u << 1))
         strcat(v, "SEV ");
@@ -668,14 +819,12 @@ static void add_sev_cpuid(json_t *o)
         v[n - 1] = 0;
     fact_str(o, "sev_cpuid", n ? v : "none",
              "CPUID 0x8000001F EAX (capability reported, not proof of an encrypted guest)");
-#else
-    fact_unknown(o, "sev_cpuid", "not an x86 CPU");
-#endif
 }
 
-static void add_tdx_host(json_t *o, const tb_env_evidence *ev, const char *klog_why)
+static void add_tdx_host(const env_src *s, json_t *o, const tb_env_evidence *ev, const env_cpuid *c,
+                         const char *klog_why)
 {
-    add_sysfs_bool(o, "tdx_host", "kvm_intel", "tdx");
+    add_sysfs_bool(s, o, "tdx_host", "kvm_intel", "tdx");
     if (ev->have_cpuinfo && ev->cpu.tdx_host)
         fact(o, "tdx_bios_enabled", json_true(), "/proc/cpuinfo flag tdx_host_platform");
     else if (ev->have_klog && ev->klog.tdx_bios_enabled)
@@ -691,22 +840,41 @@ static void add_tdx_host(json_t *o, const tb_env_evidence *ev, const char *klog_
         fact_str(o, "tdx_module", "none", "kernel boot log has no TDX module line");
     else
         fact_unknown(o, "tdx_module", klog_why);
-    add_sysfs_bool(o, "sev_host", "kvm_amd", "sev");
-    add_sysfs_bool(o, "sev_es_host", "kvm_amd", "sev_es");
-    add_sysfs_bool(o, "sev_snp_host", "kvm_amd", "sev_snp");
-    add_sev_cpuid(o);
+    add_sysfs_bool(s, o, "sev_host", "kvm_amd", "sev");
+    add_sysfs_bool(s, o, "sev_es_host", "kvm_amd", "sev_es");
+    add_sysfs_bool(s, o, "sev_snp_host", "kvm_amd", "sev_snp");
+    add_sev_cpuid(o, c);
 }
 
-static void add_cpu_mem(json_t *o, const tb_env_evidence *ev, const char *cpu_why)
+static long read_cpus_online(const env_src *s, char *where, size_t where_len)
 {
+    if (!s->root) {
+        snprintf(where, where_len, "sysconf(_SC_NPROCESSORS_ONLN)");
+        return sysconf(_SC_NPROCESSORS_ONLN);
+    }
+    char v[32];
+    tb_err e;
+    if (tb_path_join(where, where_len, s->root, "cpus_online", &e) < 0 ||
+        read_small(where, v, sizeof v, &e) < 0)
+        return -1;
+    char *end;
+    long n = strtol(v, &end, 10);
+    return end != v && !*end ? n : -1;
+}
+
+static void add_cpu_mem(const env_src *s, json_t *o, const tb_env_evidence *ev, const char *cpu_src,
+                        const char *cpu_why)
+{
+    char src[4200];
     if (ev->have_cpuinfo) {
-        fact_str(o, "cpu_vendor", ev->cpu.vendor[0] ? ev->cpu.vendor : NULL, "/proc/cpuinfo");
-        fact_str(o, "cpu_model", ev->cpu.model[0] ? ev->cpu.model : NULL, "/proc/cpuinfo");
-        fact(o, "cpus", json_integer(ev->cpu.logical), "/proc/cpuinfo processor entries");
-        fact(o, "cores", ev->cpu.cores ? json_integer(ev->cpu.cores) : NULL,
-             "/proc/cpuinfo distinct (physical id, core id)");
-        fact(o, "sockets", ev->cpu.sockets ? json_integer(ev->cpu.sockets) : NULL,
-             "/proc/cpuinfo distinct physical id");
+        fact_str(o, "cpu_vendor", ev->cpu.vendor[0] ? ev->cpu.vendor : NULL, cpu_src);
+        fact_str(o, "cpu_model", ev->cpu.model[0] ? ev->cpu.model : NULL, cpu_src);
+        snprintf(src, sizeof src, "%s processor entries", cpu_src);
+        fact(o, "cpus", json_integer(ev->cpu.logical), src);
+        snprintf(src, sizeof src, "%s distinct (physical id, core id)", cpu_src);
+        fact(o, "cores", ev->cpu.cores ? json_integer(ev->cpu.cores) : NULL, src);
+        snprintf(src, sizeof src, "%s distinct physical id", cpu_src);
+        fact(o, "sockets", ev->cpu.sockets ? json_integer(ev->cpu.sockets) : NULL, src);
     } else {
         fact_unknown(o, "cpu_vendor", cpu_why);
         fact_unknown(o, "cpu_model", cpu_why);
@@ -714,85 +882,319 @@ static void add_cpu_mem(json_t *o, const tb_env_evidence *ev, const char *cpu_wh
         fact_unknown(o, "cores", cpu_why);
         fact_unknown(o, "sockets", cpu_why);
     }
-    long on = sysconf(_SC_NPROCESSORS_ONLN);
-    fact(o, "cpus_online", on > 0 ? json_integer(on) : NULL, "sysconf(_SC_NPROCESSORS_ONLN)");
+    long on = read_cpus_online(s, src, sizeof src);
+    fact(o, "cpus_online", on > 0 ? json_integer(on) : NULL, on > 0 ? src : "not recorded");
     tb_buf b = {0};
     tb_err e;
-    if (tb_file_read("/proc/meminfo", 1 << 20, &b, &e) == 0) {
+    if (src_path(s, "/proc/meminfo", src, sizeof src, &e) == 0 &&
+        tb_file_read(src, 1 << 20, &b, &e) == 0 && b.p) {
         long long mt = tb_env_parse_meminfo_total((const char *)b.p);
-        fact(o, "memory_bytes", mt >= 0 ? json_integer(mt) : NULL, "/proc/meminfo MemTotal");
+        char msrc[4300];
+        snprintf(msrc, sizeof msrc, "%s MemTotal", src);
+        fact(o, "memory_bytes", mt >= 0 ? json_integer(mt) : NULL, msrc);
     } else {
-        fact_unknown(o, "memory_bytes", e.msg);
+        fact_unknown(o, "memory_bytes", b.p ? e.msg : "meminfo empty");
     }
     tb_buf_free(&b);
 }
 
-static void add_kernel(json_t *o)
+/* uname(2), or the recorded uname file's key=value lines. */
+typedef struct env_uname {
+    char release[256], version[256], machine[64], nodename[256];
+    char source[4096];
+    int ok;
+} env_uname;
+
+static void uname_recorded_line(env_uname *u, const char *line, size_t n)
 {
-    struct utsname u;
-    if (uname(&u) == 0) {
-        fact_str(o, "kernel_release", u.release, "uname");
-        fact_str(o, "kernel_version", u.version, "uname");
-        fact_str(o, "machine", u.machine, "uname");
-        fact_str(o, "hostname", u.nodename, "uname");
-    } else {
-        fact_unknown(o, "kernel_release", "uname failed");
-        fact_unknown(o, "kernel_version", "uname failed");
-        fact_unknown(o, "machine", "uname failed");
-        fact_unknown(o, "hostname", "uname failed");
+    static const struct {
+        const char *key;
+        size_t off, len;
+    } keys[] = {
+        {"release=", offsetof(env_uname, release), sizeof u->release},
+        {"version=", offsetof(env_uname, version), sizeof u->version},
+        {"machine=", offsetof(env_uname, machine), sizeof u->machine},
+        {"nodename=", offsetof(env_uname, nodename), sizeof u->nodename},
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        size_t kl = strlen(keys[i].key);
+        if (n >= kl && !memcmp(line, keys[i].key, kl)) {
+            copy_trim((char *)u + keys[i].off, keys[i].len, line + kl, n - kl);
+            u->ok = 1;
+        }
     }
-    char line[4096];
+}
+
+static void read_uname(const env_src *s, env_uname *u)
+{
+    memset(u, 0, sizeof *u);
+    if (!s->root) {
+        struct utsname x;
+        if (uname(&x) == 0) {
+            copy_trim(u->release, sizeof u->release, x.release, strlen(x.release));
+            copy_trim(u->version, sizeof u->version, x.version, strlen(x.version));
+            copy_trim(u->machine, sizeof u->machine, x.machine, strlen(x.machine));
+            copy_trim(u->nodename, sizeof u->nodename, x.nodename, strlen(x.nodename));
+            u->ok = 1;
+        }
+        snprintf(u->source, sizeof u->source, "uname");
+        return;
+    }
     tb_err e;
-    if (read_small("/proc/cmdline", line, sizeof line, &e) == 0)
-        fact_str(o, "kernel_cmdline", line, "/proc/cmdline");
+    tb_buf b = {0};
+    if (tb_path_join(u->source, sizeof u->source, s->root, "uname", &e) < 0 ||
+        tb_file_read(u->source, 1 << 16, &b, &e) < 0 || !b.p)
+        return;
+    const char *p = (const char *)b.p;
+    while (*p) {
+        size_t n = strcspn(p, "\n");
+        uname_recorded_line(u, p, n);
+        p += n + (p[n] == '\n');
+    }
+    tb_buf_free(&b);
+}
+
+static void add_kernel(const env_src *s, json_t *o)
+{
+    env_uname u;
+    read_uname(s, &u);
+    const char *why = u.ok ? u.source : "uname unreadable";
+    fact_str(o, "kernel_release", u.ok && u.release[0] ? u.release : NULL, why);
+    fact_str(o, "kernel_version", u.ok && u.version[0] ? u.version : NULL, why);
+    fact_str(o, "machine", u.ok && u.machine[0] ? u.machine : NULL, why);
+    fact_str(o, "hostname", u.ok && u.nodename[0] ? u.nodename : NULL, why);
+    char line[4096], where[4096];
+    tb_err e;
+    if (src_read_small(s, "/proc/cmdline", line, sizeof line, where, sizeof where, &e) == 0)
+        fact_str(o, "kernel_cmdline", line, where);
     else
         fact_unknown(o, "kernel_cmdline", e.msg);
     char cs[64];
-    if (tb_env_clocksource(cs, sizeof cs, &e) == 0)
-        fact_str(o, "clocksource", cs, CLOCKSOURCE_PATH);
+    if (src_read_small(s, CLOCKSOURCE_PATH, cs, sizeof cs, where, sizeof where, &e) == 0 && cs[0])
+        fact_str(o, "clocksource", cs, where);
     else
-        fact_unknown(o, "clocksource", e.msg);
+        fact_unknown(o, "clocksource", cs[0] ? e.msg : "clock source empty");
 }
 
-json_t *tb_env_json(tb_err *err)
+/* Builds the document from one source. */
+static json_t *env_json(const env_src *s, tb_err *err)
 {
     tb_env_evidence *ev = calloc(1, sizeof *ev);
+    env_cpuid *c = calloc(1, sizeof *c);
     json_t *o = json_object();
-    if (!ev || !o) {
+    if (!ev || !c || !o) {
         free(ev);
+        free(c);
         json_decref(o);
         tb_errf(err, "env: out of memory");
         return NULL;
     }
-    read_cpuid(ev);
-    ev->dev_tdx_guest = path_exists("/dev/tdx_guest");
-    ev->dev_sev_guest = path_exists("/dev/sev-guest");
-    read_tsm_provider(ev->tsm_provider, sizeof ev->tsm_provider);
-    ev->sev_msr = read_sev_msr();
+    if (s->root)
+        cpuid_recorded(s, c);
+    else
+        cpuid_live(c);
+    evidence_cpuid(c, ev);
+    ev->dev_tdx_guest = src_exists(s, "/dev/tdx_guest");
+    ev->dev_sev_guest = src_exists(s, "/dev/sev-guest");
+    read_tsm_provider(s, ev->tsm_provider, sizeof ev->tsm_provider);
+    ev->sev_msr = read_sev_msr(s);
 
-    char cpu_why[TB_ERR_MAX] = "/proc/cpuinfo", klog_why[TB_ERR_MAX] = "kernel log";
+    char cpu_src[4096] = "/proc/cpuinfo", cpu_why[TB_ERR_MAX] = "/proc/cpuinfo",
+         klog_why[TB_ERR_MAX] = "kernel log";
     tb_buf b = {0};
     tb_err e;
-    if (tb_file_read("/proc/cpuinfo", 64u << 20, &b, &e) == 0 && b.p)
+    if (src_path(s, "/proc/cpuinfo", cpu_src, sizeof cpu_src, &e) == 0 &&
+        tb_file_read(cpu_src, 64u << 20, &b, &e) == 0 && b.p)
         ev->have_cpuinfo = tb_env_parse_cpuinfo((const char *)b.p, &ev->cpu) == 0;
     else
-        snprintf(cpu_why, sizeof cpu_why, "%s", e.msg);
+        snprintf(cpu_why, sizeof cpu_why, "%s", b.p || e.msg[0] ? e.msg : "cpuinfo empty");
     tb_buf_free(&b);
-    if (read_klog(&b, &e) == 0 && b.p) {
+    e.msg[0] = 0;
+    if (read_klog(s, &b, &e) == 0 && b.p) {
         ev->have_klog = 1;
         tb_env_parse_klog((const char *)b.p, &ev->klog);
     } else {
-        snprintf(klog_why, sizeof klog_why, "kernel log unreadable: %.400s", e.msg);
+        snprintf(klog_why, sizeof klog_why, "kernel log unreadable: %.400s",
+                 e.msg[0] ? e.msg : "empty");
     }
     tb_buf_free(&b);
 
     json_object_set_new(o, "schema", json_string("teebench-env/1"));
-    add_platform(o, ev, klog_why);
-    add_tdx_host(o, ev, klog_why);
-    add_cpu_mem(o, ev, cpu_why);
-    add_kernel(o);
-    add_vulnerabilities(o);
-    add_kvm(o);
+    if (s->root)
+        json_object_set_new(o, "recorded", json_string(s->root));
+    add_platform(o, ev);
+    add_tdx_host(s, o, ev, c, klog_why);
+    add_cpu_mem(s, o, ev, cpu_src, cpu_why);
+    add_kernel(s, o);
+    add_vulnerabilities(s, o);
+    add_kvm(s, o);
     free(ev);
+    free(c);
     return o;
+}
+
+json_t *tb_env_json(tb_err *err)
+{
+    env_src s = {NULL};
+    return env_json(&s, err);
+}
+
+json_t *tb_env_json_recorded(const char *dir, tb_err *err)
+{
+    struct stat st;
+    if (stat(dir, &st) < 0)
+        return tb_errno(err, "%s", dir), NULL;
+    if (!S_ISDIR(st.st_mode))
+        return tb_errf(err, "%s: not a directory (a recording made by `teebench env --record`)",
+                       dir),
+               NULL;
+    env_src s = {dir};
+    return env_json(&s, err);
+}
+
+/* ---------- recording the live inputs ---------- */
+
+/* Copies live file p to dir + p (missing or unreadable files are skipped: they are
+   "unknown" when the recording is read, as they were here). */
+static int record_copy(const char *dir, const char *p, tb_err *err)
+{
+    tb_buf b = {0};
+    tb_err ignore;
+    if (tb_file_read(p, 64u << 20, &b, &ignore) < 0)
+        return 0;
+    char dst[4096], parent[4096];
+    int rc = -1;
+    if (tb_path_join(dst, sizeof dst, dir, p, err) == 0) {
+        snprintf(parent, sizeof parent, "%s", dst);
+        char *slash = strrchr(parent, '/');
+        if (slash)
+            *slash = 0;
+        rc = tb_mkdirs(parent, err) < 0
+                 ? -1
+                 : tb_file_write_atomic(dst, b.p ? (const char *)b.p : "", b.len, err);
+    }
+    tb_buf_free(&b);
+    return rc;
+}
+
+static int record_text(const char *dir, const char *name, const char *text, tb_err *err)
+{
+    char dst[4096];
+    if (tb_path_join(dst, sizeof dst, dir, name, err) < 0)
+        return -1;
+    return tb_file_write_atomic(dst, text, strlen(text), err);
+}
+
+static int record_cpuid(const char *dir, tb_err *err)
+{
+    env_cpuid c;
+    cpuid_live(&c);
+    if (!c.have)
+        return 0;
+    tb_buf b = {0};
+    const unsigned *regs[] = {NULL,
+                              c.l1,
+                              c.have_21 ? c.l21 : NULL,
+                              c.have_hv ? c.hv : NULL,
+                              NULL,
+                              c.have_8000001f ? c.l8000001f : NULL};
+    for (size_t i = 0; i < sizeof cpuid_leaves / sizeof cpuid_leaves[0]; i++) {
+        unsigned zero[4] = {0, 0, 0, 0}, r[4];
+        const unsigned *x = regs[i];
+        if (cpuid_leaves[i] == 0 || cpuid_leaves[i] == 0x80000000) {
+            memcpy(r, zero, sizeof r);
+            r[0] = cpuid_leaves[i] == 0 ? c.max : c.ext_max;
+            x = r;
+        }
+        if (x)
+            tb_buf_printf(&b, "0x%08x 0 0x%08x 0x%08x 0x%08x 0x%08x\n", cpuid_leaves[i], x[0], x[1],
+                          x[2], x[3]);
+    }
+    int rc = record_text(dir, "cpuid", b.p ? (const char *)b.p : "", err);
+    tb_buf_free(&b);
+    return rc;
+}
+
+static int record_dir(const char *dir, const char *live_dir, tb_err *err)
+{
+    struct dirent **list = NULL;
+    int n = scandir(live_dir, &list, NULL, alphasort), rc = 0;
+    for (int i = 0; i < n; i++) {
+        char p[4096];
+        tb_err e;
+        if (rc == 0 && list[i]->d_name[0] != '.' &&
+            tb_path_join(p, sizeof p, live_dir, list[i]->d_name, &e) == 0)
+            rc = record_copy(dir, p, err);
+        free(list[i]);
+    }
+    free(list);
+    return rc;
+}
+
+int tb_env_record(const char *dir, tb_err *err)
+{
+    static const char *const files[] = {
+        "/proc/cpuinfo",
+        "/proc/meminfo",
+        "/proc/cmdline",
+        CLOCKSOURCE_PATH,
+        "/sys/module/kvm_intel/parameters/tdx",
+        "/sys/module/kvm_amd/parameters/sev",
+        "/sys/module/kvm_amd/parameters/sev_es",
+        "/sys/module/kvm_amd/parameters/sev_snp",
+    };
+    env_src live = {NULL};
+    if (tb_mkdirs(dir, err) < 0)
+        return -1;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        if (record_copy(dir, files[i], err) < 0)
+            return -1;
+    char sub[4096];
+    static const char *const mods[] = {"/sys/module/kvm_intel", "/sys/module/kvm_amd"};
+    for (size_t i = 0; i < 2; i++)
+        if (src_exists(&live, mods[i]) &&
+            (tb_path_join(sub, sizeof sub, dir, mods[i], err) < 0 || tb_mkdirs(sub, err) < 0))
+            return -1;
+    static const char *const devs[] = {"/dev/tdx_guest", "/dev/sev-guest"};
+    for (size_t i = 0; i < 2; i++)
+        if (src_exists(&live, devs[i])) {
+            if (tb_path_join(sub, sizeof sub, dir, "dev", err) < 0 || tb_mkdirs(sub, err) < 0 ||
+                tb_path_join(sub, sizeof sub, dir, devs[i], err) < 0 ||
+                tb_file_write_atomic(sub, "", 0, err) < 0)
+                return -1;
+        }
+    if (record_dir(dir, VULN_DIR, err) < 0 || record_cpuid(dir, err) < 0)
+        return -1;
+    tb_buf b = {0};
+    tb_err e;
+    int rc = 0;
+    if (read_klog(&live, &b, &e) == 0)
+        rc = record_text(dir, "dmesg", b.p ? (const char *)b.p : "", err);
+    tb_buf_free(&b);
+    if (rc < 0)
+        return -1;
+    env_uname u;
+    read_uname(&live, &u);
+    char text[2048];
+    snprintf(text, sizeof text, "release=%s\nversion=%s\nmachine=%s\nnodename=%s\n", u.release,
+             u.version, u.machine, u.nodename);
+    char tsm[64];
+    read_tsm_provider(&live, tsm, sizeof tsm);
+    snprintf(sub, sizeof sub, "%ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+    json_t *kvm = json_object();
+    add_kvm(&live, kvm);
+    const char *kv = json_string_value(json_object_get(json_object_get(kvm, "kvm"), "value"));
+    char kvm_text[80];
+    snprintf(kvm_text, sizeof kvm_text, "%s\n", kv ? kv : "unknown");
+    json_decref(kvm);
+    long long msr = read_sev_msr(&live);
+    char msr_text[32];
+    snprintf(msr_text, sizeof msr_text, "%llx\n", msr);
+    if (record_text(dir, "uname", text, err) < 0 ||
+        record_text(dir, "tsm_provider", tsm, err) < 0 ||
+        record_text(dir, "cpus_online", sub, err) < 0 ||
+        record_text(dir, "kvm", kvm_text, err) < 0 ||
+        (msr >= 0 && record_text(dir, "msr_c0010131", msr_text, err) < 0))
+        return -1;
+    return 0;
 }

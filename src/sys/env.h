@@ -20,6 +20,17 @@
    Returns NULL (with err filled) only when out of memory. */
 json_t *tb_env_json(tb_err *err);
 
+/* The same document for a recorded machine: dir holds the inputs that
+   `teebench env --record` writes (a sysroot -- dir/proc/cpuinfo, dir/sys/... --
+   plus dmesg, cpuid, uname, cpus_online, kvm, tsm_provider, msr_c0010131 files;
+   see env.c). Inputs missing from the recording are "unknown". The document gets
+   "recorded": dir. Caller json_decref()s. NULL with err when dir is no directory. */
+json_t *tb_env_json_recorded(const char *dir, tb_err *err);
+
+/* Records this machine's inputs into dir (created), in the layout above, so that
+   tb_env_json_recorded(dir) says what tb_env_json says here. 0, or -1 with err. */
+int tb_env_record(const char *dir, tb_err *err);
+
 /* ---- parsers (pure; exposed for tests) ---- */
 
 /* What /proc/cpuinfo says. Counts are 0 when absent. */

@@ -4,7 +4,7 @@
 # until it is gone, and bad input (port in use, running twice, not running,
 # unwritable dir) gives one clear error line.
 source "$(dirname "$0")/lib.sh"
-[ -x /usr/sbin/nginx ] || { echo "SKIP: /usr/sbin/nginx is not installed"; exit 0; }
+[ -x /usr/sbin/nginx ] || skip "/usr/sbin/nginx is not installed (scripts/setup.sh installs nginx-light)"
 run="$WORK/run"
 stop_nginx() { "$TB" nginx stop --dir "$run" >/dev/null 2>&1 || true; _tb_cleanup; }
 trap stop_nginx EXIT

@@ -2,7 +2,7 @@
 # teebench nginx start --tls with the fixture PKI: a client trusting only the
 # fixture CA reaches test-server.io on 127.0.0.1; requests are logged.
 source "$(dirname "$0")/lib.sh"
-[ -x /usr/sbin/nginx ] || { echo "SKIP: /usr/sbin/nginx is not installed"; exit 0; }
+[ -x /usr/sbin/nginx ] || skip "/usr/sbin/nginx is not installed (scripts/setup.sh installs nginx-light)"
 run="$WORK/run"
 stop_nginx() { "$TB" nginx stop --dir "$run" >/dev/null 2>&1 || true; _tb_cleanup; }
 trap stop_nginx EXIT

@@ -21,7 +21,11 @@ for p in d["probes"]:
     assert p["median_ns"] < 1e9, p
 for n in ("cpuid", "getpid", "page-4k", "mmap", "pipe-pingpong", "sched_yield"):
     assert by[n]["median_ns"] > 0, by[n]
-assert by["rdtsc"]["median_ns"] < by["getpid"]["median_ns"] < by["pipe-pingpong"]["median_ns"]
+# a system call is cheaper than a round trip through two processes on any machine;
+# rdtsc vs getpid is not asserted: where the hypervisor traps RDTSC (the very thing
+# the probe exists to show) reading the TSC costs more than a system call.
+assert by["rdtsc"]["median_ns"] > 0
+assert by["getpid"]["median_ns"] < by["pipe-pingpong"]["median_ns"]
 assert "clock source" in by["clock_gettime"]["note"]
 assert "cpu2" in by["pipe-pingpong"]
 assert d["env"]["platform"]["value"] == "vm"

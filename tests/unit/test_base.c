@@ -46,6 +46,27 @@ static void test_buf_append_printf_consume(void **state)
     assert_null(b.p);
 }
 
+static void test_path_join(void **state)
+{
+    (void)state;
+    char out[16];
+    tb_err e;
+    assert_int_equal(tb_path_join(out, sizeof out, "/a/b", "c", &e), 0);
+    assert_string_equal(out, "/a/b/c");
+    assert_int_equal(tb_path_join(out, sizeof out, "/a/b/", "/c", &e), 0);
+    assert_string_equal(out, "/a/b/c");
+    assert_int_equal(tb_path_join(out, sizeof out, "/", "proc", &e), 0);
+    assert_string_equal(out, "/proc");
+    assert_int_equal(tb_path_join(out, sizeof out, "rel", NULL, &e), 0);
+    assert_string_equal(out, "rel");
+    /* exactly 15 characters fit in 16 bytes; 16 do not, and nothing truncated is left */
+    assert_int_equal(tb_path_join(out, sizeof out, "/0123456789", "abc", &e), 0);
+    assert_string_equal(out, "/0123456789/abc");
+    assert_int_equal(tb_path_join(out, sizeof out, "/0123456789", "abcd", &e), -1);
+    assert_string_equal(out, "");
+    assert_non_null(strstr(e.msg, "path too long"));
+}
+
 static void test_file_atomic_roundtrip(void **state)
 {
     (void)state;
@@ -141,6 +162,7 @@ int main(void)
         cmocka_unit_test(test_err_format_and_wrap),
         cmocka_unit_test(test_buf_append_printf_consume),
         cmocka_unit_test(test_file_atomic_roundtrip),
+        cmocka_unit_test(test_path_join),
         cmocka_unit_test(test_file_atomic_mode),
         cmocka_unit_test(test_clock),
     };

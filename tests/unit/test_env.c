@@ -38,7 +38,7 @@ static void evidence_from(const char *dir, tb_env_evidence *ev)
     ev->dev_tdx_guest = -1;
     ev->dev_sev_guest = -1;
     ev->sev_msr = -1;
-    snprintf(rel, sizeof rel, "%s/cpuinfo", dir);
+    snprintf(rel, sizeof rel, "%s/proc/cpuinfo", dir);
     char *t = sample(rel);
     ev->have_cpuinfo = tb_env_parse_cpuinfo(t, &ev->cpu) == 0;
     free(t);
@@ -52,7 +52,7 @@ static void evidence_from(const char *dir, tb_env_evidence *ev)
 static void test_cpuinfo_td(void **state)
 {
     (void)state;
-    char *t = sample("td/cpuinfo");
+    char *t = sample("td/proc/cpuinfo");
     tb_cpuinfo c;
     assert_int_equal(tb_env_parse_cpuinfo(t, &c), 0);
     free(t);
@@ -71,7 +71,7 @@ static void test_cpuinfo_hosts(void **state)
 {
     (void)state;
     tb_cpuinfo c;
-    char *t = sample("tdx-host/cpuinfo");
+    char *t = sample("tdx-host/proc/cpuinfo");
     assert_int_equal(tb_env_parse_cpuinfo(t, &c), 0);
     free(t);
     assert_int_equal(c.logical, 4);
@@ -82,7 +82,7 @@ static void test_cpuinfo_hosts(void **state)
     assert_true(c.vmx);
     assert_false(c.tdx_guest);
 
-    t = sample("bare/cpuinfo");
+    t = sample("bare/proc/cpuinfo");
     assert_int_equal(tb_env_parse_cpuinfo(t, &c), 0);
     free(t);
     assert_string_equal(c.model, "12th Gen Intel(R) Core(TM) i7-1260P");
@@ -91,7 +91,7 @@ static void test_cpuinfo_hosts(void **state)
     assert_false(c.hypervisor);
     assert_false(c.tdx_host);
 
-    t = sample("snp/cpuinfo");
+    t = sample("snp/proc/cpuinfo");
     assert_int_equal(tb_env_parse_cpuinfo(t, &c), 0);
     free(t);
     assert_string_equal(c.vendor, "AuthenticAMD");
@@ -178,17 +178,17 @@ static void test_klog_variants(void **state)
 static void test_small_values(void **state)
 {
     (void)state;
-    char *t = sample("tdx-host/kvm_intel_tdx");
+    char *t = sample("tdx-host/sys/module/kvm_intel/parameters/tdx");
     assert_int_equal(tb_env_parse_bool(t), 1);
     free(t);
     assert_int_equal(tb_env_parse_bool("N\n"), 0);
     assert_int_equal(tb_env_parse_bool("0"), 0);
     assert_int_equal(tb_env_parse_bool("maybe"), -1);
     assert_int_equal(tb_env_parse_bool(""), -1);
-    t = sample("tdx-host/meminfo");
+    t = sample("tdx-host/proc/meminfo");
     assert_true(tb_env_parse_meminfo_total(t) == 1056497628LL * 1024);
     free(t);
-    t = sample("td/meminfo");
+    t = sample("td/proc/meminfo");
     assert_true(tb_env_parse_meminfo_total(t) == 8131860LL * 1024);
     free(t);
     assert_true(tb_env_parse_meminfo_total("MemFree: 5 kB\n") == -1);
@@ -261,6 +261,43 @@ static void test_classify_partial_evidence(void **state)
     assert_string_equal(p.platform, "unknown");
 }
 
+/* The whole document from each recorded machine (tb_env_json_recorded). */
+static void test_recorded_documents(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *dir, *platform, *hypervisor;
+        int tdx_host;
+    } cases[] = {
+        {"td", "tdx-guest", "KVM", 0},     {"snp", "sev-snp-guest", "KVM", 0},
+        {"vm-kvm", "vm", "KVM", 0},        {"tdx-host", "bare-metal", "none", 1},
+        {"bare", "bare-metal", "none", 0},
+    };
+    const char *root = getenv("TEEBENCH_SOURCE_DIR");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s/tests/data/env/%s", root ? root : TEEBENCH_SOURCE_DIR,
+                 cases[i].dir);
+        tb_err e;
+        json_t *d = tb_env_json_recorded(dir, &e);
+        if (!d)
+            fail_msg("%s: %s", cases[i].dir, e.msg);
+        const char *plat =
+            json_string_value(json_object_get(json_object_get(d, "platform"), "value"));
+        const char *hv =
+            json_string_value(json_object_get(json_object_get(d, "hypervisor"), "value"));
+        if (!plat || strcmp(plat, cases[i].platform) || !hv || strcmp(hv, cases[i].hypervisor))
+            fail_msg("%s: platform %s hypervisor %s", cases[i].dir, plat ? plat : "?",
+                     hv ? hv : "?");
+        assert_int_equal(json_is_true(json_object_get(json_object_get(d, "tdx_host"), "value")),
+                         cases[i].tdx_host);
+        json_decref(d);
+    }
+    tb_err e;
+    assert_null(tb_env_json_recorded("/nonexistent/recording", &e));
+    assert_non_null(strstr(e.msg, "/nonexistent/recording"));
+}
+
 static void test_live_document(void **state)
 {
     (void)state;
@@ -285,11 +322,11 @@ static void test_live_document(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cpuinfo_td),       cmocka_unit_test(test_cpuinfo_hosts),
-        cmocka_unit_test(test_cpuinfo_garbage),  cmocka_unit_test(test_klog_samples),
-        cmocka_unit_test(test_klog_variants),    cmocka_unit_test(test_small_values),
-        cmocka_unit_test(test_classify_samples), cmocka_unit_test(test_classify_partial_evidence),
-        cmocka_unit_test(test_live_document),
+        cmocka_unit_test(test_cpuinfo_td),         cmocka_unit_test(test_cpuinfo_hosts),
+        cmocka_unit_test(test_cpuinfo_garbage),    cmocka_unit_test(test_klog_samples),
+        cmocka_unit_test(test_klog_variants),      cmocka_unit_test(test_small_values),
+        cmocka_unit_test(test_classify_samples),   cmocka_unit_test(test_classify_partial_evidence),
+        cmocka_unit_test(test_recorded_documents), cmocka_unit_test(test_live_document),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

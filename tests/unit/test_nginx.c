@@ -121,10 +121,6 @@ static void test_pid_file(void **state)
 static void test_start_stop(void **state)
 {
     (void)state;
-    if (access(TB_NGINX_BIN, X_OK) < 0) {
-        fprintf(stderr, "SKIP: %s is not installed\n", TB_NGINX_BIN);
-        return;
-    }
     char dir[] = "/tmp/tb-nginx-test.XXXXXX", run[300], log[320];
     tb_err err;
     assert_non_null(mkdtemp(dir));
@@ -190,7 +186,17 @@ int main(void)
         cmocka_unit_test(test_config),
         cmocka_unit_test(test_config_rejects),
         cmocka_unit_test(test_pid_file),
-        cmocka_unit_test(test_start_stop),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const struct CMUnitTest live[] = {cmocka_unit_test(test_start_stop)};
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    if (failed)
+        return failed;
+    /* The start/stop test needs a real nginx: without one the program has not
+       checked everything, so it says why and exits 77 (ctest: skipped, not passed). */
+    if (access(TB_NGINX_BIN, X_OK) < 0) {
+        printf("skipped: %s is not installed (scripts/setup.sh installs nginx-light)\n",
+               TB_NGINX_BIN);
+        return 77;
+    }
+    return cmocka_run_group_tests(live, NULL, NULL);
 }

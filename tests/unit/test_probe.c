@@ -89,9 +89,9 @@ static void test_plausible_order(void **state)
     tb_probe_result tsc = run1("rdtsc", 200), pid = run1("getpid", 200);
     tb_probe_result pipe = run1("pipe-pingpong", 200), page = run1("page-4k", 200);
     assert_true(tsc.median_ns > 0 && pid.median_ns > 0);
-    /* reading the TSC is cheaper than a system call, which is cheaper than a
-       round trip through two processes */
-    assert_true(tsc.median_ns < pid.median_ns);
+    /* a system call is cheaper than a round trip through two processes on any
+       machine; the TSC is not compared: a hypervisor that traps RDTSC makes it cost
+       more than a system call (what the probe is there to show) */
     assert_true(pid.median_ns < pipe.median_ns);
     assert_true(page.median_ns > 0);
     tb_probe_result clk = run1("clock_gettime", 200);

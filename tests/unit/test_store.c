@@ -484,11 +484,10 @@ static void test_disk_full(void **state)
     tb_record_free(big);
 }
 
-/* Two processes open a new store at once and put runs at once: all land. */
-static void test_concurrent_writers(void **state)
+/* Two child processes open the store at path at once (a new one: both race to
+   create it) and put per_child runs each. */
+static void two_writers(const char *path, int per_child)
 {
-    (void)state;
-    enum { PER_CHILD = 30 };
     pid_t pids[2];
     for (int c = 0; c < 2; c++) {
         pids[c] = fork();
@@ -496,11 +495,11 @@ static void test_concurrent_writers(void **state)
         if (pids[c] == 0) {
             tb_err e;
             tb_store *s = NULL;
-            if (tb_store_open(dbpath, &s, &e) != 0) {
+            if (tb_store_open(path, &s, &e) != 0) {
                 fprintf(stderr, "child open: %s\n", e.msg);
                 _exit(1);
             }
-            for (int i = 0; i < PER_CHILD; i++) {
+            for (int i = 0; i < per_child; i++) {
                 char label[16];
                 snprintf(label, sizeof label, "child%d", c);
                 tb_record *r = make(label, "2026-01-01T00:00:00Z", 3, 20, i % 3);
@@ -521,6 +520,15 @@ static void test_concurrent_writers(void **state)
         assert_true(WIFEXITED(st));
         assert_int_equal(WEXITSTATUS(st), 0);
     }
+}
+
+/* Two processes create a new store at once and put runs at once: all land. Several
+   rounds on new stores, because the creation race is narrow. */
+static void test_concurrent_writers(void **state)
+{
+    (void)state;
+    enum { PER_CHILD = 30, ROUNDS = 8 };
+    two_writers(dbpath, PER_CHILD);
     tb_store *s = open_ok(dbpath);
     assert_int_equal(n_runs(s), 2 * PER_CHILD);
     tb_store_runs l;
@@ -531,6 +539,14 @@ static void test_concurrent_writers(void **state)
     assert_int_equal(count(s, "SELECT count(*) FROM samples"), 2 * PER_CHILD * 3 * 20);
     assert_int_equal(count(s, "SELECT count(*) FROM environments"), 3);
     tb_store_close(s);
+    for (int round = 0; round < ROUNDS; round++) {
+        char path[160];
+        snprintf(path, sizeof path, "%s/new%d.db", dir, round);
+        two_writers(path, 2);
+        s = open_ok(path);
+        assert_int_equal(n_runs(s), 4);
+        tb_store_close(s);
+    }
 }
 
 /* A writer killed at an arbitrary moment leaves whole runs only. */

@@ -1,0 +1,221 @@
+/* cli/compare: `teebench compare RUN|LABEL|FILE ...` -- environments side by
+ * side (src/compare does the statistics and the formatting), with regression
+ * gates for CI (--fail-if). Every reference goes through resolve(), the one place
+ * that knows where records come from (today: result files). */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/opt.h"
+#include "compare/compare.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: teebench compare [options] RUN|LABEL|FILE ...\n\n"
+               "Environments side by side: one row per metric, one column per environment, the\n"
+               "first (or --baseline) the reference. Each cell: the median with its 95 %%\n"
+               "interval (order statistics; 6 samples or more), against the baseline the ratio\n"
+               "of medians with a 95 %% bootstrap interval and a Mann-Whitney U test (~ = no\n"
+               "significant difference). Noisy metrics (CV > 5 %%) are flagged; geometric means\n"
+               "of the ratios per direction close the table. Simulated TEEs say SIMULATED.\n\n"
+               "  --baseline X     the reference: an argument as given, a label, or a position\n"
+               "                   (1 = the first argument)\n"
+               "  --format F       text (default), markdown, csv or json\n"
+               "  --fail-if EXPR   a regression gate, repeatable: '<metric> <op> <ratio>' with op\n"
+               "                   <, <=, > or >=; fails when an environment's ratio to the\n"
+               "                   baseline satisfies it ('http.nginx.rps < 0.9'), or has none\n"
+               "  --alpha A        significance level of the test (default 0.05)\n"
+               "  --db PATH        the results store that RUN ids and LABELs are looked up in\n"
+               "  -h, --help       this text\n\n"
+               "Exit status: 0; 1 when a gate fails or an input cannot be read; 2 on bad flags.\n");
+}
+
+/* The one place that turns a command-line reference into a record (caller frees
+ * *out). Today a reference is a result JSON file (`teebench-result`); the store
+ * (db, NULL = the default store) will add run ids and labels. err must name the
+ * reference (tb_record_read_file's messages start with the path). */
+static int resolve(const char *db, const char *ref, tb_record **out, tb_err *err)
+{
+    (void)db;
+    return tb_record_read_file(ref, out, err);
+}
+
+typedef struct opts {
+    const char *baseline, *db;
+    enum tb_compare_format format;
+    double alpha;
+    tb_compare_gate *gates;
+    size_t n_gates;
+} opts;
+
+/* Parses the flags; returns -1 to go on, or an exit code. */
+static int parse_flags(int argc, char **argv, opts *o)
+{
+    static const struct option lo[] = {{"baseline", required_argument, NULL, 'b'},
+                                       {"format", required_argument, NULL, 'f'},
+                                       {"fail-if", required_argument, NULL, 'g'},
+                                       {"alpha", required_argument, NULL, 'a'},
+                                       {"db", required_argument, NULL, 'd'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+    tb_err err = {{0}};
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            o->baseline = optarg;
+            break;
+        case 'f':
+            if (tb_compare_format_parse(optarg, &o->format) < 0)
+                return cli_fail_code(2, "compare",
+                                     "--format %s: unknown (text, markdown, csv, json)", optarg);
+            break;
+        case 'g': {
+            tb_compare_gate *g = realloc(o->gates, (o->n_gates + 1) * sizeof *g);
+            if (!g)
+                return cli_fail("compare", "out of memory");
+            o->gates = g;
+            if (tb_compare_gate_parse(optarg, &o->gates[o->n_gates], &err) < 0)
+                return cli_fail_code(2, "compare", "--fail-if: %s", err.msg);
+            o->n_gates++;
+            break;
+        }
+        case 'a':
+            if (cli_opt_double("--alpha", optarg, 0, 1, &o->alpha, &err) < 0)
+                return cli_fail_code(2, "compare", "%s", err.msg);
+            if (!(o->alpha > 0 && o->alpha < 1))
+                return cli_fail_code(2, "compare", "--alpha %s: must be above 0 and below 1",
+                                     optarg);
+            break;
+        case 'd':
+            o->db = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            return cli_bad_option("compare", c, argv);
+        }
+    }
+    if (optind >= argc)
+        return cli_fail_code(2, "compare",
+                             "nothing to compare: give RUN ids, LABELs or result "
+                             "FILEs (teebench compare --help)");
+    return -1;
+}
+
+/* The baseline's index: an argument as given, else a unique label, else a
+   position 1..n. Returns -1 to go on, or an exit code. */
+static int find_baseline(const char *x, char **refs, tb_record **recs, size_t n, size_t *out)
+{
+    *out = 0;
+    if (!x)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(refs[i], x)) {
+            *out = i;
+            return -1;
+        }
+    }
+    size_t hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (recs[i]->label && !strcmp(recs[i]->label, x)) {
+            *out = i;
+            hits++;
+        }
+    }
+    if (hits > 1)
+        return cli_fail_code(2, "compare",
+                             "--baseline %s: %zu environments have that label (give the "
+                             "argument or its position)",
+                             x, hits);
+    if (hits == 1)
+        return -1;
+    long pos;
+    tb_err err;
+    if (cli_opt_long("--baseline", x, 1, (long)n, &pos, &err) == 0) {
+        *out = (size_t)pos - 1;
+        return -1;
+    }
+    return cli_fail_code(2, "compare",
+                         "--baseline %s: not an argument, a label or a position 1..%zu", x, n);
+}
+
+/* Evaluates every gate; failures go to stderr. Returns 0 (all pass), 1 (some
+   failed) or 2 (a gate cannot be evaluated: printed, nothing else is). */
+static int check_gates(const tb_compare *c, const opts *o, tb_buf *why)
+{
+    tb_err err = {{0}};
+    int failed = 0;
+    for (size_t i = 0; i < o->n_gates; i++) {
+        int n = tb_compare_gate_eval(c, &o->gates[i], why, &err);
+        if (n < 0)
+            return cli_fail_code(2, "compare", "--fail-if: %s", err.msg);
+        failed |= n > 0;
+    }
+    return failed;
+}
+
+static void print_gate_failures(const tb_buf *why)
+{
+    const char *s = (const char *)why->p;
+    for (size_t i = 0; i < why->len;) {
+        const char *nl = memchr(s + i, '\n', why->len - i);
+        size_t len = nl ? (size_t)(nl - (s + i)) : why->len - i;
+        cli_fail("compare", "gate failed: %.*s", (int)len, s + i);
+        i += len + 1;
+    }
+}
+
+static int run(char **refs, size_t n, const opts *o, tb_record **recs)
+{
+    tb_err err = {{0}};
+    for (size_t i = 0; i < n; i++)
+        if (resolve(o->db, refs[i], &recs[i], &err) < 0)
+            return cli_fail("compare", "%s", err.msg);
+    size_t baseline;
+    int rc = find_baseline(o->baseline, refs, recs, n, &baseline);
+    if (rc >= 0)
+        return rc;
+    tb_compare c;
+    if (tb_compare_build((const tb_record *const *)recs, n, baseline, o->alpha, &c, &err) < 0)
+        return cli_fail("compare", "%s", err.msg);
+    tb_buf why = {0}, out = {0};
+    int gates = check_gates(&c, o, &why);
+    if (gates < 2) {
+        if (tb_compare_format(&c, o->format, &out, &err) < 0) {
+            gates = cli_fail("compare", "%s", err.msg);
+        } else if (out.len && (fwrite(out.p, 1, out.len, stdout) != out.len || fflush(stdout))) {
+            gates = cli_fail("compare", "writing the table: %s", strerror(errno));
+        } else if (gates == 1) {
+            fflush(stdout);
+            print_gate_failures(&why);
+        }
+    }
+    tb_buf_free(&why);
+    tb_buf_free(&out);
+    tb_compare_clear(&c);
+    return gates;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    opts o = {.format = TB_COMPARE_TEXT, .alpha = TB_COMPARE_ALPHA};
+    int rc = parse_flags(argc, argv, &o);
+    if (rc < 0) {
+        size_t n = (size_t)(argc - optind);
+        tb_record **recs = calloc(n, sizeof *recs);
+        rc = recs ? run(argv + optind, n, &o, recs) : cli_fail("compare", "out of memory");
+        for (size_t i = 0; recs && i < n; i++)
+            tb_record_free(recs[i]);
+        free(recs);
+    }
+    free(o.gates);
+    return rc;
+}

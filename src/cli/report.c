@@ -1,0 +1,264 @@
+/* cli/report: `teebench report RUN|LABEL|FILE... [-o FILE] [--format html|markdown]
+ * [--baseline LABEL|#N] [--title T] [--db PATH]` -- reads stored runs, compares them
+ * (compare) and writes one page (report/report): a self-contained HTML file, or
+ * markdown with its charts as SVG files beside it. Prints the path it wrote.
+ *
+ * resolve() is the one place that turns an argument into a record: a file (read, not
+ * stored) or a run id / label / id prefix in the results store. Files are written
+ * atomically (SVGs first, the page last), so a failed run leaves no half-written page. */
+#include "cli/cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/file.h"
+#include "compare/compare.h"
+#include "record/record.h"
+#include "report/report.h"
+#include "store/store.h"
+
+#define CMD "report"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: teebench report RUN|LABEL|FILE... [-o FILE] [--format html|markdown]\n"
+               "                       [--baseline LABEL|#N] [--title TEXT] [--db PATH]\n\n"
+               "Writes one page that shows stored runs side by side: a headline per\n"
+               "environment (ratios to the baseline with 95 %% intervals and plain-words\n"
+               "verdicts), SVG charts (bars with intervals, HTTP latency percentiles, notary\n"
+               "modes, probes on a log axis), the comparison table, each environment's facts\n"
+               "and the exact commands. The HTML page has no script and loads nothing: it\n"
+               "works offline, prints, and can be attached to a ticket.\n\n"
+               "  RUN|LABEL|FILE    a run id (or a unique prefix of one) or a label (its\n"
+               "                    latest run) in the results store, or a file: a result\n"
+               "                    (teebench-result JSON), an http/syscall/probe --json\n"
+               "                    output, a bench notary folder. The first is the\n"
+               "                    baseline unless --baseline says otherwise\n"
+               "  -o, --output FILE where to write (default report.html, or report.md for\n"
+               "                    markdown; '-' writes HTML to stdout)\n"
+               "  -f, --format FMT  html (default) or markdown: tables and links to SVG files\n"
+               "                    written beside it (<name>-throughput.svg, ...)\n"
+               "  -b, --baseline X  the baseline: a label, or #N for the N-th argument\n"
+               "  -t, --title TEXT  the page title (default \"teebench report\")\n"
+               "      --db PATH     the results store (default $TEEBENCH_DB, else\n"
+               "                    ~/.local/share/teebench/results.db)\n"
+               "  -h, --help        this text\n");
+}
+
+/* The record an argument names (caller frees *out): the single place to teach
+   `report` new kinds of names. An existing path is read as a file (a result, an
+   http/syscall/probe --json output, a bench folder: record/import), without touching
+   any store; anything else is a run id, a label (its latest run) or a unique id
+   prefix in the results store (db: --db, else $TEEBENCH_DB, else the default path),
+   opened once on first need and never created by a report. 0, or -1 with err. */
+static int resolve(const char *db, tb_store **store, const char *arg, tb_record **out, tb_err *err)
+{
+    struct stat st;
+    if (stat(arg, &st) == 0)
+        return tb_store_resolve(NULL, arg, out, NULL, err);
+    if (!*store) {
+        char path[4096];
+        if (tb_store_path(db, path, sizeof path, err) < 0)
+            return -1;
+        if (stat(path, &st) != 0)
+            return tb_errf(err, "%s: no such file, and no results store at %s to look it up in",
+                           arg, path);
+        if (tb_store_open(path, store, err) < 0)
+            return -1;
+    }
+    return tb_store_resolve(*store, arg, out, NULL, err);
+}
+
+/* The index of the baseline named by spec among n records, or -1. */
+static long find_baseline(const char *spec, tb_record **r, size_t n)
+{
+    if (spec[0] == '#') {
+        char *end = NULL;
+        long k = strtol(spec + 1, &end, 10);
+        if (end == spec + 1 || *end || k < 1 || (size_t)k > n)
+            return -1;
+        return k - 1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (r[i]->label && !strcmp(r[i]->label, spec))
+            return (long)i;
+    return -1;
+}
+
+/* argv as one shell-readable line: arguments with other than [A-Za-z0-9_./=:,@%+-]
+   in single quotes. */
+static int command_line(int argc, char **argv, tb_buf *out)
+{
+    int rc = tb_buf_puts(out, "teebench");
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        int plain = *a != 0;
+        for (const char *p = a; *p && plain; p++)
+            plain = strchr("_./=:,@%+-", *p) || (*p >= 'a' && *p <= 'z') ||
+                    (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9');
+        rc |= tb_buf_puts(out, " ");
+        if (plain) {
+            rc |= tb_buf_puts(out, a);
+            continue;
+        }
+        rc |= tb_buf_puts(out, "'");
+        for (const char *p = a; *p; p++)
+            rc |= *p == '\'' ? tb_buf_puts(out, "'\\''") : tb_buf_append(out, p, 1);
+        rc |= tb_buf_puts(out, "'");
+    }
+    return rc ? -1 : 0;
+}
+
+/* "dir/name.md" -> dir "dir/" and stem "name". */
+static void split_path(const char *path, char *dir, size_t dlen, char *stem, size_t slen)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t dl = (size_t)(base - path);
+    snprintf(dir, dlen, "%.*s", (int)(dl < dlen ? dl : dlen - 1), path);
+    const char *dot = strrchr(base, '.');
+    size_t sl = dot && dot > base ? (size_t)(dot - base) : strlen(base);
+    snprintf(stem, slen, "%.*s", (int)(sl < slen ? sl : slen - 1), base);
+    if (!stem[0])
+        snprintf(stem, slen, "report");
+}
+
+typedef struct report_args {
+    const char *db;
+    const char *output;
+    const char *baseline;
+    const char *title;
+    enum tb_page_format fmt;
+} report_args;
+
+static int parse_args(int argc, char **argv, report_args *a)
+{
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"format", required_argument, NULL, 'f'},
+                                         {"baseline", required_argument, NULL, 'b'},
+                                         {"title", required_argument, NULL, 't'},
+                                         {"db", required_argument, NULL, 'd'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":ho:f:b:t:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            a->output = optarg;
+            break;
+        case 'f':
+            if (tb_page_format_parse(optarg, &a->fmt) < 0)
+                return cli_fail_code(2, CMD, "--format %s: expected html or markdown", optarg);
+            break;
+        case 'b':
+            a->baseline = optarg;
+            break;
+        case 't':
+            a->title = optarg;
+            break;
+        case 'd':
+            a->db = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return -1;
+        default:
+            return cli_bad_option(CMD, c, argv);
+        }
+    }
+    if (optind >= argc)
+        return cli_fail_code(2, CMD, "no RESULT given (teebench report --help)");
+    if (!a->output)
+        a->output = a->fmt == TB_PAGE_MARKDOWN ? "report.md" : "report.html";
+    if (!a->output[0])
+        return cli_fail_code(2, CMD, "--output: empty file name");
+    if (!strcmp(a->output, "-") && a->fmt == TB_PAGE_MARKDOWN)
+        return cli_fail_code(2, CMD, "--output -: markdown needs a file (its SVGs go beside it)");
+    return 0;
+}
+
+/* Writes the page's files: the SVGs beside the page, then the page. */
+static int write_page(const report_args *a, const tb_page *p, const char *dir, tb_err *err)
+{
+    for (size_t i = 0; i < p->n_files; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s%s", dir, p->files[i].name);
+        if (tb_file_write_atomic(path, p->files[i].data.p, p->files[i].data.len, err) < 0)
+            return tb_err_wrap(err, "writing %s", path);
+    }
+    if (!strcmp(a->output, "-")) {
+        if (fwrite(p->doc.p, 1, p->doc.len, stdout) != p->doc.len || fflush(stdout) != 0)
+            return tb_errno(err, "writing to stdout");
+        return 0;
+    }
+    if (tb_file_write_atomic(a->output, p->doc.p, p->doc.len, err) < 0)
+        return tb_err_wrap(err, "writing %s", a->output);
+    return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    report_args a = {0};
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    size_t n = (size_t)(argc - optind);
+    tb_record **recs = calloc(n, sizeof *recs);
+    tb_buf cmdline = {0};
+    tb_compare cmp = {0};
+    tb_page page = {0};
+    tb_store *store = NULL;
+    tb_err err = {{0}};
+    if (!recs)
+        return cli_fail(CMD, "out of memory");
+    rc = 0;
+    for (size_t i = 0; i < n && !rc; i++)
+        if (resolve(a.db, &store, argv[optind + (int)i], &recs[i], &err) < 0)
+            rc = cli_fail(CMD, "%s", err.msg);
+    long base = 0;
+    if (!rc && a.baseline && (base = find_baseline(a.baseline, recs, n)) < 0)
+        rc = cli_fail_code(2, CMD, "--baseline %s: no such label or position among the results",
+                           a.baseline);
+    if (!rc && tb_compare_build((const tb_record *const *)recs, n, (size_t)base, TB_COMPARE_ALPHA,
+                                &cmp, &err) < 0)
+        rc = cli_fail(CMD, "comparing: %s", err.msg);
+    if (!rc && command_line(argc, argv, &cmdline) < 0)
+        rc = cli_fail(CMD, "out of memory");
+    if (!rc) {
+        char when[32];
+        const char *epoch = getenv("SOURCE_DATE_EPOCH"); /* reproducible pages */
+        tb_utc_iso8601(epoch && *epoch ? strtoll(epoch, NULL, 10) : (int64_t)time(NULL), when,
+                       sizeof when);
+        char dir[4096], stem[512];
+        split_path(a.output, dir, sizeof dir, stem, sizeof stem);
+        tb_page_opts o = {a.title, when, (const char *)cmdline.p, stem};
+        if (tb_page_build(&cmp, a.fmt, &o, &page, &err) < 0)
+            rc = cli_fail(CMD, "%s", err.msg);
+        else if (write_page(&a, &page, dir, &err) < 0)
+            rc = cli_fail(CMD, "%s", err.msg);
+        else if (strcmp(a.output, "-")) {
+            printf("wrote %s (%.1f KiB; %zu environment%s, %zu metric%s", a.output,
+                   (double)page.doc.len / 1024, n, n == 1 ? "" : "s", cmp.n_rows,
+                   cmp.n_rows == 1 ? "" : "s");
+            if (page.n_files)
+                printf("; %zu SVG file%s beside it", page.n_files, page.n_files == 1 ? "" : "s");
+            printf(")\n");
+        }
+    }
+    tb_page_free(&page);
+    tb_store_close(store);
+    tb_compare_clear(&cmp);
+    tb_buf_free(&cmdline);
+    for (size_t i = 0; i < n; i++)
+        tb_record_free(recs[i]);
+    free(recs);
+    return rc;
+}

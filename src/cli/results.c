@@ -1,0 +1,541 @@
+/* cli/results: `teebench results list|show|export|import|rm` -- the results
+ * store from the command line.
+ *
+ * The store is --db FILE (anywhere on the line), else $TEEBENCH_DB, else the
+ * default path (store/store.h). A RUN is a reference as tb_store_resolve reads
+ * it: a result or importable file, a full id, a label (its latest run), or a
+ * unique id prefix of 4 or more characters. show and export read files even
+ * when the store cannot be opened. Exit codes: 0; 1 when something failed (for
+ * import: any file); 2 for bad flags or arguments. */
+#include "cli/cli.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/file.h"
+#include "record/import.h"
+#include "stats/summary.h"
+#include "store/store.h"
+
+static const char *const CMD = "results";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: teebench results [--db FILE] list [--label LABEL] [--json]\n"
+            "       teebench results [--db FILE] show RUN [--json]\n"
+            "       teebench results [--db FILE] export RUN... [--format json|csv] [-o FILE]\n"
+            "       teebench results [--db FILE] import [--label LABEL] [--target NAME] FILE...\n"
+            "       teebench results [--db FILE] rm RUN\n\n"
+            "The results store: every run of every environment, all samples, in one SQLite\n"
+            "file (--db FILE, else $TEEBENCH_DB, else $XDG_DATA_HOME/teebench/results.db or\n"
+            "~/.local/share/teebench/results.db).\n\n"
+            "RUN is a result file (or any file import reads), a run id, a label (its latest\n"
+            "run) or a unique prefix of an id (4 characters or more).\n\n"
+            "  list            stored runs, oldest first (--label: only that label)\n"
+            "  show RUN        a run: its environment and each metric's n, median, unit\n"
+            "  export RUN...   json: the result document (an array for several runs);\n"
+            "                  csv: run_id,label,metric,unit,better,idx,value (one row a sample)\n"
+            "  import FILE...  result documents, `teebench http|syscall|probe --json` output,\n"
+            "                  `teebench bench notary` folders, results.csv files; the same\n"
+            "                  input twice is stored once. --label names the environment\n"
+            "                  (default: from the file's env facts); --target names the http\n"
+            "                  target in metric names (default: imported)\n"
+            "  rm RUN          remove a run and its samples\n\n"
+            "  --db FILE       the store to use\n"
+            "  --json          machine-readable output (list, show)\n"
+            "  --format F      json (default) or csv (export)\n"
+            "  -o, --output F  write the export to F (atomically) instead of stdout\n"
+            "  -h, --help      this text\n");
+}
+
+typedef struct opts {
+    const char *db, *label, *target, *format, *output;
+    int json;
+    char **args; /* operands after the subcommand */
+    int nargs;
+    const char *sub;
+} opts;
+
+/* ---------- helpers ---------- */
+
+static int open_store(const opts *o, tb_store **s, tb_err *err)
+{
+    char path[PATH_MAX];
+    if (tb_store_path(o->db, path, sizeof path, err) < 0)
+        return -1;
+    return tb_store_open(path, s, err);
+}
+
+/* Shortest %g text that reads back as exactly v. */
+static void fmt_num(double v, char *out, size_t n)
+{
+    for (int p = 1; p <= 17; p++) {
+        snprintf(out, n, "%.*g", p, v);
+        if (strtod(out, NULL) == v)
+            return;
+    }
+}
+
+/* A short id width: 8 characters, more when two listed ids share them. */
+static int id_width(const tb_store_runs *l)
+{
+    int w = 8;
+    for (size_t i = 0; i < l->n; i++)
+        for (size_t j = i + 1; j < l->n; j++)
+            while (w < 36 && !strncmp(l->runs[i].id, l->runs[j].id, (size_t)w))
+                w++;
+    return w;
+}
+
+/* Resolves ref with the store when it opened, else files only (s NULL). */
+static int resolve(tb_store *s, const tb_err *open_err, const char *ref, tb_record **r)
+{
+    tb_err e;
+    if (tb_store_resolve(s, ref, r, NULL, &e) == 0)
+        return 0;
+    if (!s && open_err)
+        return cli_fail(CMD, "%s", open_err->msg);
+    return cli_fail(CMD, "%s", e.msg);
+}
+
+/* ---------- list ---------- */
+
+static int do_list(const opts *o)
+{
+    if (o->nargs)
+        return cli_fail_code(2, CMD, "list takes no arguments ('%s')", o->args[0]);
+    tb_store *s;
+    tb_err e;
+    if (open_store(o, &s, &e) < 0)
+        return cli_fail(CMD, "%s", e.msg);
+    tb_store_runs l;
+    if (tb_store_list(s, o->label, &l, &e) < 0) {
+        tb_store_runs_free(&l);
+        tb_store_close(s);
+        return cli_fail(CMD, "%s", e.msg);
+    }
+    if (o->json) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < l.n; i++) {
+            const tb_store_run *x = &l.runs[i];
+            json_array_append_new(
+                a, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:b,s:I,s:I}", "id", x->id, "label",
+                             x->label, "status", x->status, "profile", x->profile, "started",
+                             x->started, "finished", x->finished, "teebench_version",
+                             x->teebench_version, "simulated", x->simulated, "metrics",
+                             (json_int_t)x->n_metrics, "samples", (json_int_t)x->n_samples));
+        }
+        char *t = a ? json_dumps(a, JSON_INDENT(2)) : NULL;
+        if (t)
+            printf("%s\n", t);
+        free(t);
+        json_decref(a);
+    } else if (l.n == 0) {
+        printf("no runs%s%s%s in %s\n", o->label ? " labelled '" : "", o->label ? o->label : "",
+               o->label ? "'" : "", tb_store_file(s));
+    } else {
+        int w = id_width(&l), lw = 5;
+        for (size_t i = 0; i < l.n; i++)
+            if ((int)strlen(l.runs[i].label) > lw)
+                lw = (int)strlen(l.runs[i].label);
+        if (lw > 40)
+            lw = 40;
+        printf("%-*s  %-20s  %-*s  %-9s  %-11s  %7s  %7s\n", w, "ID", "STARTED (UTC)", lw, "LABEL",
+               "PROFILE", "STATUS", "METRICS", "SAMPLES");
+        for (size_t i = 0; i < l.n; i++) {
+            const tb_store_run *x = &l.runs[i];
+            printf("%-*.*s  %-20s  %-*s  %-9s  %-11s  %7zu  %7zu%s\n", w, w, x->id, x->started, lw,
+                   x->label, x->profile, x->status, x->n_metrics, x->n_samples,
+                   x->simulated ? "  SIMULATED" : "");
+        }
+    }
+    tb_store_runs_free(&l);
+    tb_store_close(s);
+    return 0;
+}
+
+/* ---------- show ---------- */
+
+static const char *fact(const json_t *env, const char *key)
+{
+    const json_t *v = json_object_get(json_object_get(env, key), "value");
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static void print_env(const json_t *env)
+{
+    if (!json_is_object(env)) {
+        printf("env         unknown (no environment facts)\n");
+        return;
+    }
+    const char *platform = fact(env, "platform"), *hv = fact(env, "hypervisor");
+    const char *cpu = fact(env, "cpu_model"), *kernel = fact(env, "kernel_release");
+    const json_t *cpus = json_object_get(json_object_get(env, "cpus"), "value");
+    const json_t *mem = json_object_get(json_object_get(env, "memory_bytes"), "value");
+    printf("env         %s", platform ? platform : "unknown");
+    if (hv && strcmp(hv, "none") && strcmp(hv, "unknown"))
+        printf(" (hypervisor %s)", hv);
+    if (cpu)
+        printf(", %s", cpu);
+    if (json_is_integer(cpus))
+        printf(", %lld CPUs", (long long)json_integer_value(cpus));
+    if (json_is_integer(mem))
+        printf(", %.1f GiB memory", (double)json_integer_value(mem) / (1024.0 * 1024 * 1024));
+    if (kernel)
+        printf(", kernel %s", kernel);
+    printf("\n");
+}
+
+static int show_text(const tb_record *r)
+{
+    int sim = r->simulated;
+    for (size_t i = 0; i < r->n_metrics; i++)
+        sim |= r->metrics[i].simulated;
+    printf("run         %s\n", r->id);
+    printf("label       %s%s\n", r->label, sim ? "  SIMULATED" : "");
+    printf("status      %s (profile %s)\n", r->status, r->profile);
+    printf("started     %s%s%s\n", r->started, *r->finished ? "  finished " : "", r->finished);
+    printf("teebench    %s\n", r->teebench_version);
+    print_env(r->env);
+    const json_t *src = json_object_get(r->extra, "source");
+    if (json_is_object(src))
+        printf("imported    from %s (%s)\n",
+               json_string_value(json_object_get(src, "path"))
+                   ? json_string_value(json_object_get(src, "path"))
+                   : "?",
+               json_string_value(json_object_get(src, "format"))
+                   ? json_string_value(json_object_get(src, "format"))
+                   : "?");
+    size_t i;
+    const json_t *c;
+    json_array_foreach(r->commands, i, c)
+    {
+        printf("%s %s\n", i ? "           " : "commands   ", json_string_value(c));
+    }
+    if (r->n_metrics == 0) {
+        printf("\nno metrics\n");
+        return 0;
+    }
+    int nw = 6;
+    for (size_t k = 0; k < r->n_metrics; k++)
+        if ((int)strlen(r->metrics[k].name) > nw)
+            nw = (int)strlen(r->metrics[k].name);
+    printf("\n%-*s  %5s  %14s  %-8s  %s\n", nw, "METRIC", "N", "MEDIAN", "UNIT", "BETTER");
+    for (size_t k = 0; k < r->n_metrics; k++) {
+        const tb_metric *m = &r->metrics[k];
+        char med[40] = "-";
+        double v;
+        if (m->n && tb_stats_median(m->samples, m->n, &v) == 0)
+            snprintf(med, sizeof med, fabs(v) >= 1e5 ? "%.0f" : "%.6g", v);
+        printf("%-*s  %5zu  %14s  %-8s  %-6s%s\n", nw, m->name, m->n, med, m->unit,
+               m->better > 0 ? "higher" : "lower", m->simulated ? "  SIMULATED" : "");
+    }
+    return 0;
+}
+
+static int do_show(const opts *o)
+{
+    if (o->nargs != 1)
+        return cli_fail_code(2, CMD, "show takes one RUN (teebench results --help)");
+    tb_store *s = NULL;
+    tb_err oe, e;
+    int opened = open_store(o, &s, &oe) == 0;
+    tb_record *r = NULL;
+    int rc = resolve(opened ? s : NULL, opened ? NULL : &oe, o->args[0], &r);
+    if (rc == 0) {
+        if (o->json) {
+            char *t = tb_record_dumps(r, 0, NULL);
+            if (!t)
+                rc = cli_fail(CMD, "out of memory");
+            else
+                fputs(t, stdout);
+            free(t);
+        } else {
+            rc = show_text(r);
+        }
+    }
+    (void)e;
+    tb_record_free(r);
+    tb_store_close(s);
+    return rc;
+}
+
+/* ---------- export ---------- */
+
+static int csv_field(tb_buf *b, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n"))
+        return tb_buf_puts(b, s);
+    int rc = tb_buf_puts(b, "\"");
+    for (const char *p = s; *p && rc == 0; p++)
+        rc = *p == '"' ? tb_buf_puts(b, "\"\"") : tb_buf_append(b, p, 1);
+    return rc == 0 ? tb_buf_puts(b, "\"") : -1;
+}
+
+static int export_csv(tb_record **rs, size_t n, tb_buf *out)
+{
+    int rc = tb_buf_puts(out, "run_id,label,metric,unit,better,idx,value\n");
+    for (size_t i = 0; i < n && rc == 0; i++)
+        for (size_t k = 0; k < rs[i]->n_metrics && rc == 0; k++) {
+            const tb_metric *m = &rs[i]->metrics[k];
+            for (size_t j = 0; j < m->n && rc == 0; j++) {
+                char v[40];
+                fmt_num(m->samples[j], v, sizeof v);
+                rc = tb_buf_printf(out, "%s,", rs[i]->id);
+                rc = rc ? rc : csv_field(out, rs[i]->label);
+                rc = rc ? rc : tb_buf_puts(out, ",");
+                rc = rc ? rc : csv_field(out, m->name);
+                rc = rc ? rc : tb_buf_puts(out, ",");
+                rc = rc ? rc : csv_field(out, m->unit);
+                rc = rc ? rc
+                        : tb_buf_printf(out, ",%s,%zu,%s\n", m->better > 0 ? "higher" : "lower", j,
+                                        v);
+            }
+        }
+    return rc;
+}
+
+static int export_json(tb_record **rs, size_t n, tb_buf *out)
+{
+    if (n == 1) {
+        size_t len;
+        char *t = tb_record_dumps(rs[0], 0, &len);
+        int rc = t ? tb_buf_append(out, t, len) : -1;
+        free(t);
+        return rc;
+    }
+    int rc = tb_buf_puts(out, "[\n");
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        size_t len;
+        char *t = tb_record_dumps(rs[i], 0, &len);
+        if (!t)
+            return -1;
+        rc = tb_buf_append(out, t, len - 1); /* without its newline */
+        free(t);
+        if (rc == 0)
+            rc = tb_buf_puts(out, i + 1 < n ? ",\n" : "\n");
+    }
+    return rc ? rc : tb_buf_puts(out, "]\n");
+}
+
+static int do_export(const opts *o)
+{
+    const char *fmt = o->format ? o->format : "json";
+    int csv = !strcmp(fmt, "csv");
+    if (!csv && strcmp(fmt, "json"))
+        return cli_fail_code(2, CMD, "--format %s: json or csv", fmt);
+    if (o->nargs < 1)
+        return cli_fail_code(2, CMD, "export takes one or more RUNs (teebench results --help)");
+    tb_store *s = NULL;
+    tb_err oe, e;
+    int opened = open_store(o, &s, &oe) == 0;
+    tb_record **rs = calloc((size_t)o->nargs, sizeof *rs);
+    int rc = rs ? 0 : cli_fail(CMD, "out of memory");
+    for (int i = 0; i < o->nargs && rc == 0; i++)
+        rc = resolve(opened ? s : NULL, opened ? NULL : &oe, o->args[i], &rs[i]);
+    tb_buf out = {0};
+    if (rc == 0 && (csv ? export_csv(rs, (size_t)o->nargs, &out)
+                        : export_json(rs, (size_t)o->nargs, &out)) < 0)
+        rc = cli_fail(CMD, "out of memory");
+    if (rc == 0) {
+        if (o->output && strcmp(o->output, "-")) {
+            if (tb_file_write_atomic(o->output, out.p ? (const char *)out.p : "", out.len, &e) < 0)
+                rc = cli_fail(CMD, "export: %s", e.msg);
+        } else if (out.len && (fwrite(out.p, 1, out.len, stdout) != out.len || fflush(stdout))) {
+            rc = cli_fail(CMD, "export: writing standard output failed");
+        }
+    }
+    tb_buf_free(&out);
+    for (int i = 0; rs && i < o->nargs; i++)
+        tb_record_free(rs[i]);
+    free(rs);
+    tb_store_close(s);
+    return rc;
+}
+
+/* ---------- import ---------- */
+
+/* One file: 0 imported or already stored, 1 failed (reported). */
+static int import_one(tb_store *s, const char *path, const tb_import_opts *io)
+{
+    tb_record *r = NULL;
+    enum tb_import_format fmt;
+    tb_err e;
+    if (tb_record_import_file(path, io, &r, &fmt, &e) < 0) {
+        cli_fail(CMD, "%s", e.msg);
+        return 1;
+    }
+    int rc;
+    tb_record *have = NULL;
+    /* An id derived from the input is the same input: stored once, whatever path. */
+    if (fmt != TB_IMPORT_RESULT && tb_store_get(s, r->id, &have, &e) == 0)
+        rc = 1;
+    else
+        rc = tb_store_put(s, r, &e);
+    tb_record_free(have);
+    if (rc == 0)
+        printf("imported %s %s (%zu metric%s)%s\n", r->id, r->label, r->n_metrics,
+               r->n_metrics == 1 ? "" : "s", r->simulated ? " SIMULATED" : "");
+    else if (rc == 1)
+        printf("already stored %s %s (%s)\n", r->id, r->label, path);
+    else
+        cli_fail(CMD, "%s: %s", path, e.msg);
+    tb_record_free(r);
+    return rc < 0;
+}
+
+static int do_import(const opts *o)
+{
+    if (o->nargs < 1)
+        return cli_fail_code(2, CMD, "import takes one or more FILEs (teebench results --help)");
+    if (o->label && !tb_import_label_valid(o->label))
+        return cli_fail_code(2, CMD, "--label: 1..128 characters without control characters");
+    tb_store *s;
+    tb_err e;
+    if (open_store(o, &s, &e) < 0)
+        return cli_fail(CMD, "%s", e.msg);
+    tb_import_opts io = {.label = o->label, .target = o->target};
+    int failed = 0;
+    for (int i = 0; i < o->nargs; i++)
+        failed += import_one(s, o->args[i], &io);
+    tb_store_close(s);
+    if (failed && o->nargs > 1)
+        fprintf(stderr, "teebench: results: %d of %d inputs not imported\n", failed, o->nargs);
+    return failed ? 1 : 0;
+}
+
+/* ---------- rm ---------- */
+
+static int do_rm(const opts *o)
+{
+    if (o->nargs != 1)
+        return cli_fail_code(2, CMD, "rm takes one RUN (teebench results --help)");
+    tb_store *s;
+    tb_err e;
+    if (open_store(o, &s, &e) < 0)
+        return cli_fail(CMD, "%s", e.msg);
+    tb_record *r = NULL;
+    enum tb_store_ref how;
+    int rc = 0;
+    if (tb_store_resolve(s, o->args[0], &r, &how, &e) < 0)
+        rc = cli_fail(CMD, "%s", e.msg);
+    else if (how == TB_STORE_REF_FILE)
+        rc = cli_fail(CMD, "rm: '%s' is a file, not a stored run (give its id)", o->args[0]);
+    else if (tb_store_rm(s, r->id, &e) < 0)
+        rc = cli_fail(CMD, "%s", e.msg);
+    else
+        printf("removed %s %s\n", r->id, r->label);
+    tb_record_free(r);
+    tb_store_close(s);
+    return rc;
+}
+
+/* ---------- flags ---------- */
+
+/* Which subcommands accept which flag. */
+static int flag_ok(const char *sub, int c)
+{
+    switch (c) {
+    case 'j':
+        return !strcmp(sub, "list") || !strcmp(sub, "show");
+    case 'l':
+        return !strcmp(sub, "list") || !strcmp(sub, "import");
+    case 't':
+        return !strcmp(sub, "import");
+    case 'f':
+    case 'o':
+        return !strcmp(sub, "export");
+    }
+    return 1;
+}
+
+static const char *flag_name(int c)
+{
+    switch (c) {
+    case 'j':
+        return "--json";
+    case 'l':
+        return "--label";
+    case 't':
+        return "--target";
+    case 'f':
+        return "--format";
+    case 'o':
+        return "--output";
+    }
+    return "?";
+}
+
+int cmd_results(int argc, char **argv)
+{
+    static const struct option lo[] = {
+        {"db", required_argument, NULL, 'd'},     {"json", no_argument, NULL, 'j'},
+        {"label", required_argument, NULL, 'l'},  {"target", required_argument, NULL, 't'},
+        {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    };
+    opts o = {0};
+    int seen[128] = {0}, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            o.db = optarg;
+            break;
+        case 'j':
+            o.json = 1;
+            break;
+        case 'l':
+            o.label = optarg;
+            break;
+        case 't':
+            o.target = optarg;
+            break;
+        case 'f':
+            o.format = optarg;
+            break;
+        case 'o':
+            o.output = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            return cli_bad_option(CMD, c, argv);
+        }
+        if (c > 0 && c < 128)
+            seen[c] = 1;
+    }
+    if (optind >= argc) {
+        usage(stderr);
+        return 2;
+    }
+    o.sub = argv[optind];
+    o.args = argv + optind + 1;
+    o.nargs = argc - optind - 1;
+    static const struct {
+        const char *name;
+        int (*run)(const opts *);
+    } subs[] = {{"list", do_list},
+                {"show", do_show},
+                {"export", do_export},
+                {"import", do_import},
+                {"rm", do_rm}};
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+        if (strcmp(o.sub, subs[i].name))
+            continue;
+        const int flags[] = {'j', 'l', 't', 'f', 'o'};
+        for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+            if (seen[flags[k]] && !flag_ok(o.sub, flags[k]))
+                return cli_fail_code(2, CMD, "%s: not an option of results %s", flag_name(flags[k]),
+                                     o.sub);
+        return subs[i].run(&o);
+    }
+    return cli_fail_code(2, CMD, "unknown subcommand '%s' (list, show, export, import, rm)", o.sub);
+}

@@ -1,0 +1,1602 @@
+/* report: builds the page (see report.h) section by section into one buffer; charts
+ * come from report/svg. In HTML they are inline; in markdown each is a standalone SVG
+ * file of the tb_page and the text links to it. Appends are OR-ed into ctx.rc (any
+ * -1 = out of memory), checked once at the end. Strings made for charts (labels) live
+ * in a pool freed with the context. */
+#include "report/report.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/svg.h"
+
+#define TITLE_MAX 512
+
+typedef struct ctx {
+    const tb_compare *c;
+    enum tb_page_format fmt;
+    const tb_page_opts *o;
+    tb_page *page;
+    tb_buf *out;
+    char (*titles)[TITLE_MAX]; /* per record: tb_compare_title ("label [SIMULATED]") */
+    char (*names)[TITLE_MAX];  /* per record: the title without " [SIMULATED]" */
+    const char **title_ptrs;   /* titles as the charts' series names */
+    char **pool;               /* strings made for charts */
+    size_t n_pool, cap_pool;
+    int charts;
+    int rc;
+} ctx;
+
+int tb_page_format_parse(const char *s, enum tb_page_format *out)
+{
+    if (!strcmp(s, "html"))
+        *out = TB_PAGE_HTML;
+    else if (!strcmp(s, "markdown") || !strcmp(s, "md"))
+        *out = TB_PAGE_MARKDOWN;
+    else
+        return -1;
+    return 0;
+}
+
+void tb_page_free(tb_page *p)
+{
+    if (!p)
+        return;
+    tb_buf_free(&p->doc);
+    for (size_t i = 0; i < p->n_files; i++) {
+        free(p->files[i].name);
+        tb_buf_free(&p->files[i].data);
+    }
+    free(p->files);
+    memset(p, 0, sizeof *p);
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+static int starts(const char *s, const char *p)
+{
+    return !strncmp(s, p, strlen(p));
+}
+
+static int ends(const char *s, const char *p)
+{
+    size_t n = strlen(s), m = strlen(p);
+    return n >= m && !strcmp(s + n - m, p);
+}
+
+static int html(const ctx *x)
+{
+    return x->fmt == TB_PAGE_HTML;
+}
+
+static void put(ctx *x, const char *s)
+{
+    x->rc |= tb_buf_puts(x->out, s);
+}
+
+static void putf(ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(ctx *x, const char *fmt, ...)
+{
+    char tmp[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        x->rc = -1;
+        return;
+    }
+    if ((size_t)n < sizeof tmp) {
+        put(x, tmp);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        x->rc = -1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    put(x, big);
+    free(big);
+}
+
+/* Text from a result: HTML-escaped (in markdown too: markdown passes HTML through). */
+static void text(ctx *x, const char *s)
+{
+    x->rc |= tb_svg_escape(x->out, s);
+}
+
+/* Text for markdown prose: HTML-escaped, and the characters that start markdown
+   formatting backslash-escaped. */
+static void md_text(ctx *x, const char *s)
+{
+    if (html(x)) {
+        text(x, s);
+        return;
+    }
+    tb_buf tmp = {0};
+    x->rc |= tb_svg_escape(&tmp, s);
+    for (size_t i = 0; i < tmp.len; i++) {
+        char ch = (char)tmp.p[i];
+        if (ch && strchr("\\`*_[]|~", ch))
+            x->rc |= tb_buf_append(x->out, "\\", 1);
+        x->rc |= tb_buf_append(x->out, &ch, 1);
+    }
+    tb_buf_free(&tmp);
+}
+
+/* A string that lives as long as the context. */
+static const char *pooled(ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *pooled(ctx *x, const char *fmt, ...)
+{
+    if (x->n_pool == x->cap_pool) {
+        size_t cap = x->cap_pool ? x->cap_pool * 2 : 64;
+        char **p = realloc(x->pool, cap * sizeof *p);
+        if (!p) {
+            x->rc = -1;
+            return "";
+        }
+        x->pool = p;
+        x->cap_pool = cap;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !s) {
+        x->rc = -1;
+        return "";
+    }
+    x->pool[x->n_pool++] = s;
+    return s;
+}
+
+static void fmt_signed(double v, const char *unit, char *out, size_t len)
+{
+    char num[48];
+    tb_svg_fmt_value(v, unit, num, sizeof num);
+    snprintf(out, len, "%s%s", v > 0 ? "+" : "", num);
+}
+
+static void fmt_interval(double lo, double hi, const char *unit, int sign, char *out, size_t len)
+{
+    if (!isfinite(lo) || !isfinite(hi)) {
+        out[0] = 0;
+        return;
+    }
+    char a[40], b[40];
+    tb_svg_fmt_num(lo, a, sizeof a);
+    tb_svg_fmt_num(hi, b, sizeof b);
+    const char *u = tb_svg_unit(unit);
+    snprintf(out, len, "[%s%s, %s%s%s%s]", sign && lo > 0 ? "+" : "", a, sign && hi > 0 ? "+" : "",
+             b, *u ? " " : "", u);
+}
+
+static void fmt_p(double p, char *out, size_t len)
+{
+    if (!isfinite(p))
+        snprintf(out, len, "p not computable");
+    else if (p < 0.001)
+        snprintf(out, len, "p < 0.001");
+    else {
+        char num[32];
+        tb_svg_fmt_num(p, num, sizeof num);
+        snprintf(out, len, "p = %s", num);
+    }
+}
+
+static const tb_metric *metric_of(const tb_record *r, const char *name)
+{
+    return tb_record_find(r, name);
+}
+
+/* The target of "http.<target>.<rest>" into out; 0, or -1 when name is not so. */
+static int http_target(const char *name, const char *rest, char *out, size_t len)
+{
+    if (!starts(name, "http."))
+        return -1;
+    const char *t = name + 5, *e = strstr(t, rest);
+    if (!e || e == t || (size_t)(e - t) >= len)
+        return -1;
+    memcpy(out, t, (size_t)(e - t));
+    out[e - t] = 0;
+    return 0;
+}
+
+/* http.<target>.latency.p<pct> (uncorrected: latency_u): 0 or -1. */
+static int latency_parse(const char *name, char *target, size_t len, int *uncorrected, double *pct)
+{
+    const char *key = strstr(name, ".latency_u.p");
+    *uncorrected = key != NULL;
+    if (!key)
+        key = strstr(name, ".latency.p");
+    if (!key || http_target(name, *uncorrected ? ".latency_u.p" : ".latency.p", target, len) < 0)
+        return -1;
+    const char *num = key + (*uncorrected ? 12 : 10);
+    char *end = NULL;
+    double p = strtod(num, &end);
+    if (end == num || *end || !(p > 0 && p < 100))
+        return -1;
+    *pct = p;
+    return 0;
+}
+
+/* The middle part of "<prefix><middle>.<last>": "probe.page-4k.ns" -> "page-4k". */
+static void middle(const char *name, const char *prefix, char *out, size_t len)
+{
+    const char *s = name + strlen(prefix), *dot = strrchr(s, '.');
+    size_t n = dot && dot > s ? (size_t)(dot - s) : strlen(s);
+    if (n >= len)
+        n = len - 1;
+    memcpy(out, s, n);
+    out[n] = 0;
+}
+
+enum cat { CAT_BARS, CAT_LATENCY, CAT_NOTARY, CAT_PROBE };
+
+static enum cat category(const tb_compare_row *r)
+{
+    char t[160];
+    int u;
+    double p;
+    if (latency_parse(r->name, t, sizeof t, &u, &p) == 0)
+        return CAT_LATENCY;
+    if (starts(r->name, "notary."))
+        return CAT_NOTARY;
+    if (starts(r->name, "probe.") && tb_svg_is_time(r->unit))
+        return CAT_PROBE;
+    return CAT_BARS;
+}
+
+static double to_ns(double v, const char *unit)
+{
+    if (!strcmp(unit, "us"))
+        return v * 1e3;
+    if (!strcmp(unit, "ms"))
+        return v * 1e6;
+    if (!strcmp(unit, "s"))
+        return v * 1e9;
+    return v;
+}
+
+static void badge(ctx *x, const char *cls, const char *word)
+{
+    if (html(x))
+        putf(x, " <span class=\"badge %s\">%s</span>", cls, word);
+    else
+        putf(x, " **[%s]**", word);
+}
+
+/* Puts a chart: inline (HTML) or as a file beside the page with a link (markdown). */
+static void place_chart(ctx *x, const char *stem, const char *alt, tb_buf *svg)
+{
+    if (html(x)) {
+        put(x, "<figure>");
+        x->rc |= tb_buf_append(x->out, svg->p, svg->len);
+        put(x, "</figure>\n");
+        tb_buf_free(svg);
+        return;
+    }
+    tb_page *p = x->page;
+    tb_page_file *f = realloc(p->files, (p->n_files + 1) * sizeof *f);
+    if (!f) {
+        x->rc = -1;
+        tb_buf_free(svg);
+        return;
+    }
+    p->files = f;
+    char *name = NULL;
+    if (asprintf(&name, "%s-%s.svg", x->o->svg_prefix ? x->o->svg_prefix : "report", stem) < 0) {
+        x->rc = -1;
+        tb_buf_free(svg);
+        return;
+    }
+    f[p->n_files].name = name;
+    f[p->n_files].data = *svg;
+    p->n_files++;
+    memset(svg, 0, sizeof *svg);
+    put(x, "![");
+    md_text(x, alt);
+    put(x, "](");
+    text(x, name);
+    put(x, ")\n\n");
+}
+
+static void frame_for(ctx *x, tb_svg_frame *f, char *id, size_t id_len, const char *section,
+                      const char *title, const char *desc)
+{
+    snprintf(id, id_len, "c%d", ++x->charts);
+    f->id = id;
+    f->section = section;
+    f->title = title;
+    f->desc = desc;
+    f->standalone = !html(x);
+}
+
+static void section_head(ctx *x, const char *id, const char *title)
+{
+    if (html(x))
+        putf(x, "<section id=\"%s\" data-section=\"%s\"><h2>%s</h2>\n", id, id, title);
+    else
+        putf(x, "## %s\n\n", title);
+}
+
+static void section_end(ctx *x)
+{
+    if (html(x))
+        put(x, "</section>\n");
+}
+
+static void note(ctx *x, const char *s)
+{
+    if (html(x)) {
+        put(x, "<p class=\"note\">");
+        text(x, s);
+        put(x, "</p>\n");
+    } else {
+        put(x, "_");
+        md_text(x, s);
+        put(x, "_\n\n");
+    }
+}
+
+static tb_svg_series series_of(const ctx *x)
+{
+    tb_svg_series s = {x->title_ptrs, x->c->n_records};
+    return s;
+}
+
+/* ------------------------------------------------------------------ headline */
+
+typedef struct hl_line {
+    const char *metric;
+    const char *kind; /* "ratio", "value", "overhead" */
+    double value;     /* the big number, exactly */
+    double pct;       /* overhead in % of the no_tee notarization; NAN: none */
+    char lead[128], big[64], what[256], ci[128], extra[160], verdict[192];
+    int simulated, noisy;
+} hl_line;
+
+static void verdict_words(const tb_compare_cell *cell, const tb_compare_cell *base, char *out,
+                          size_t len)
+{
+    char p[48];
+    fmt_p(cell->p_value, p, sizeof p);
+    switch (cell->verdict) {
+    case TB_COMPARE_SAME:
+        snprintf(out, len, "no significant difference (%s)", p);
+        break;
+    case TB_COMPARE_BETTER:
+    case TB_COMPARE_WORSE:
+        snprintf(out, len, "significantly %s: %s (%s)",
+                 cell->median > base->median ? "higher" : "lower",
+                 cell->verdict == TB_COMPARE_BETTER ? "better" : "worse", p);
+        break;
+    case TB_COMPARE_UNTESTABLE:
+        snprintf(out, len, "too few samples to test a difference");
+        break;
+    default:
+        out[0] = 0;
+    }
+}
+
+/* "the host's nginx throughput": ratio of record i to the baseline. 0: no line. */
+static int ratio_line(ctx *x, const tb_compare_row *row, size_t i, const char *words, hl_line *l)
+{
+    const tb_compare_cell *cell = &row->cells[i], *base = &row->cells[x->c->baseline];
+    if (!cell->present || !base->present || !isfinite(cell->ratio))
+        return 0;
+    memset(l, 0, sizeof *l);
+    l->metric = row->name;
+    l->kind = "ratio";
+    l->value = cell->ratio;
+    l->pct = NAN;
+    char num[32], a[32], b[64];
+    tb_svg_fmt_num(cell->ratio, num, sizeof num);
+    snprintf(l->big, sizeof l->big, "%s\xc3\x97", num);
+    snprintf(l->what, sizeof l->what, "the %s's %s", x->names[x->c->baseline], words);
+    if (isfinite(cell->ratio_lo) && isfinite(cell->ratio_hi)) {
+        tb_svg_fmt_num(cell->ratio_lo, a, sizeof a);
+        tb_svg_fmt_num(cell->ratio_hi, b, sizeof b);
+        snprintf(l->ci, sizeof l->ci, "[%s, %s]", a, b);
+    } else {
+        snprintf(l->ci, sizeof l->ci, "(too few samples for an interval)");
+    }
+    tb_svg_fmt_num(cell->median, a, sizeof a);
+    tb_svg_fmt_value(base->median, row->unit, b, sizeof b);
+    snprintf(l->extra, sizeof l->extra, "(%s vs %s)", a, b);
+    verdict_words(cell, base, l->verdict, sizeof l->verdict);
+    l->simulated = cell->simulated || base->simulated;
+    l->noisy = cell->noisy || base->noisy;
+    return 1;
+}
+
+/* "nginx throughput: 162,588 req/s [..]": record i's own median. 0: no line. */
+static int value_line(ctx *x, const tb_compare_row *row, size_t i, const char *words, hl_line *l)
+{
+    const tb_compare_cell *cell = &row->cells[i];
+    if (!cell->present || cell->n == 0)
+        return 0;
+    (void)x;
+    memset(l, 0, sizeof *l);
+    l->metric = row->name;
+    l->kind = "value";
+    l->value = cell->median;
+    l->pct = NAN;
+    snprintf(l->lead, sizeof l->lead, "%s: ", words);
+    tb_svg_fmt_value(cell->median, row->unit, l->big, sizeof l->big);
+    fmt_interval(cell->lo, cell->hi, row->unit, 0, l->ci, sizeof l->ci);
+    if (!l->ci[0])
+        snprintf(l->ci, sizeof l->ci, "(too few samples for an interval)");
+    snprintf(l->extra, sizeof l->extra, "(median of %zu)", cell->n);
+    l->simulated = cell->simulated;
+    l->noisy = cell->noisy;
+    return 1;
+}
+
+/* "+278 ms (+25.5 %) to a notarization": an overhead metric of record i, in % of
+   the median of `of` (the no_tee notarization) where that exists. 0: no line. */
+static int overhead_line(ctx *x, const tb_compare_row *row, const tb_compare_row *of, size_t i,
+                         const char *words, hl_line *l)
+{
+    const tb_compare_cell *cell = &row->cells[i];
+    if (!cell->present || cell->n == 0)
+        return 0;
+    (void)x;
+    memset(l, 0, sizeof *l);
+    l->metric = row->name;
+    l->kind = "overhead";
+    l->value = cell->median;
+    l->pct = NAN;
+    if (of && of->cells[i].present && of->cells[i].median > 0 && !strcmp(of->unit, row->unit))
+        l->pct = cell->median / of->cells[i].median * 100;
+    fmt_signed(cell->median, row->unit, l->big, sizeof l->big);
+    char pct[64] = "";
+    if (isfinite(l->pct)) {
+        char num[48];
+        tb_svg_fmt_num(l->pct, num, sizeof num);
+        snprintf(pct, sizeof pct, "(%s%s %%) ", l->pct > 0 ? "+" : "", num);
+    }
+    snprintf(l->what, sizeof l->what, "%s%s", pct, words);
+    fmt_interval(cell->lo, cell->hi, row->unit, 1, l->ci, sizeof l->ci);
+    if (!l->ci[0])
+        snprintf(l->verdict, sizeof l->verdict, "too few samples for an interval");
+    else if (cell->lo > 0)
+        snprintf(l->verdict, sizeof l->verdict, "a real cost: its interval excludes 0");
+    else if (cell->hi < 0)
+        snprintf(l->verdict, sizeof l->verdict, "a saving: its interval excludes 0");
+    else
+        snprintf(l->verdict, sizeof l->verdict,
+                 "no significant difference: its interval "
+                 "includes 0");
+    l->simulated = cell->simulated;
+    l->noisy = cell->noisy;
+    return 1;
+}
+
+static void put_line(ctx *x, const hl_line *l)
+{
+    if (html(x)) {
+        putf(x, "<li class=\"hl\" data-metric=\"");
+        text(x, l->metric);
+        putf(x, "\" data-kind=\"%s\" data-value=\"%.17g\"", l->kind, l->value);
+        if (isfinite(l->pct))
+            putf(x, " data-pct=\"%.17g\"", l->pct);
+        put(x, ">");
+        text(x, l->lead);
+        put(x, "<b class=\"big\">");
+        text(x, l->big);
+        put(x, "</b>");
+        if (l->what[0]) {
+            put(x, " ");
+            text(x, l->what);
+        }
+        if (l->ci[0]) {
+            put(x, " <span class=\"ci\">");
+            text(x, l->ci);
+            put(x, "</span>");
+        }
+        if (l->extra[0]) {
+            put(x, " <span class=\"ex\">");
+            text(x, l->extra);
+            put(x, "</span>");
+        }
+        if (l->simulated)
+            badge(x, "sim", "SIMULATED");
+        if (l->noisy)
+            badge(x, "noisy", "noisy");
+        if (l->verdict[0]) {
+            put(x, "<span class=\"v\">");
+            text(x, l->verdict);
+            put(x, "</span>");
+        }
+        put(x, "</li>\n");
+        return;
+    }
+    put(x, "- ");
+    md_text(x, l->lead);
+    put(x, "**");
+    md_text(x, l->big);
+    put(x, "**");
+    if (l->what[0]) {
+        put(x, " ");
+        md_text(x, l->what);
+    }
+    if (l->ci[0]) {
+        put(x, " ");
+        md_text(x, l->ci);
+    }
+    if (l->extra[0]) {
+        put(x, " ");
+        md_text(x, l->extra);
+    }
+    if (l->simulated)
+        badge(x, "sim", "SIMULATED");
+    if (l->noisy)
+        badge(x, "noisy", "noisy");
+    if (l->verdict[0]) {
+        put(x, " \xe2\x80\x94 ");
+        md_text(x, l->verdict);
+    }
+    put(x, "\n");
+}
+
+/* The HTTP row of the headline: target nginx, else the first http.<t>.rps. */
+static const tb_compare_row *http_rps_row(const tb_compare *c, char *target, size_t len)
+{
+    const tb_compare_row *r = tb_compare_find(c, "http.nginx.rps");
+    if (r) {
+        snprintf(target, len, "nginx");
+        return r;
+    }
+    for (size_t k = 0; k < c->n_rows; k++)
+        if (http_target(c->rows[k].name, ".rps", target, len) == 0 && ends(c->rows[k].name, ".rps"))
+            return &c->rows[k];
+    return NULL;
+}
+
+static void card(ctx *x, size_t i)
+{
+    const tb_compare *c = x->c;
+    int is_base = i == c->baseline, single = c->n_records == 1;
+    hl_line l;
+    size_t lines = 0;
+    if (html(x)) {
+        put(x, "<div class=\"card\" data-env=\"");
+        text(x, c->records[i]->label ? c->records[i]->label : "");
+        put(x, "\"><h3>");
+        text(x, x->names[i]);
+    } else {
+        put(x, "### ");
+        md_text(x, x->names[i]);
+    }
+    if (is_base && !single)
+        badge(x, "base", "baseline");
+    if (c->records[i]->simulated)
+        badge(x, "sim", "SIMULATED");
+    put(x, html(x) ? "</h3><ul>\n" : "\n\n");
+
+    char target[160], words[256];
+    const tb_compare_row *rps = http_rps_row(c, target, sizeof target);
+    const tb_compare_row *sys = tb_compare_find(c, "syscall.cn.index");
+    if (!sys)
+        sys = tb_compare_find(c, "syscall.c1.index");
+    if (rps) {
+        snprintf(words, sizeof words, "%s throughput", target);
+        if (is_base ? value_line(x, rps, i, words, &l) : ratio_line(x, rps, i, words, &l))
+            put_line(x, &l), lines++;
+    }
+    if (sys) {
+        snprintf(words, sizeof words, "System Call Overhead index%s",
+                 ends(sys->name, "cn.index") ? " (N copies)" : " (1 copy)");
+        if (is_base ? value_line(x, sys, i, words, &l) : ratio_line(x, sys, i, words, &l))
+            put_line(x, &l), lines++;
+    }
+    const tb_compare_row *base_notary = tb_compare_find(c, "notary.no_tee.notarization_ms");
+    static const struct {
+        const char *metric, *words;
+    } over[] = {
+        {"notary.tee_no_verify.overhead_ms", "to a notarization with TEE attestation"},
+        {"notary.tee_verify.overhead_ms", "with attestation and quote verification"},
+    };
+    for (size_t k = 0; k < 2; k++) {
+        const tb_compare_row *r = tb_compare_find(c, over[k].metric);
+        if (r && overhead_line(x, r, base_notary, i, over[k].words, &l))
+            put_line(x, &l), lines++;
+    }
+    static const struct {
+        const char *metric, *words;
+    } verify[] = {
+        {"notary.tee_verify.verify_ms", "quote verification in the notary client"},
+        {"attest.verify_scratch.ms", "quote verification from scratch"},
+        {"attest.verify_prepared.us", "quote verification, collateral prepared"},
+    };
+    for (size_t k = 0; k < 3; k++) {
+        const tb_compare_row *r = tb_compare_find(c, verify[k].metric);
+        if (r && value_line(x, r, i, verify[k].words, &l))
+            put_line(x, &l), lines++;
+    }
+    if (!lines) {
+        if (html(x))
+            put(x, "<li class=\"note\">none of the headline metrics was measured here</li>\n");
+        else
+            put(x, "- _none of the headline metrics was measured here_\n");
+    }
+    put(x, html(x) ? "</ul></div>\n" : "\n");
+}
+
+static void headline(ctx *x)
+{
+    section_head(x, "headline", "Headline");
+    const tb_compare *c = x->c;
+    if (c->n_records > 1) {
+        char p[256];
+        snprintf(p, sizeof p,
+                 "Each environment against the baseline, %s: medians, ratios of medians with "
+                 "95 %% intervals, and a two-sided Mann-Whitney U test at alpha = %g.",
+                 x->names[c->baseline], c->alpha);
+        if (html(x)) {
+            put(x, "<p class=\"meta\">");
+            text(x, p);
+            put(x, "</p>\n");
+        } else {
+            md_text(x, p);
+            put(x, "\n\n");
+        }
+    }
+    if (html(x))
+        put(x, "<div class=\"cards\">\n");
+    card(x, c->baseline);
+    for (size_t i = 0; i < c->n_records; i++)
+        if (i != c->baseline)
+            card(x, i);
+    if (html(x))
+        put(x, "</div>\n");
+    section_end(x);
+}
+
+/* ------------------------------------------------------------------ charts */
+
+static void bars_section(ctx *x)
+{
+    const tb_compare *c = x->c;
+    section_head(x, "throughput", "Throughput, indices and times");
+    size_t n = 0;
+    for (size_t k = 0; k < c->n_rows; k++)
+        n += category(&c->rows[k]) == CAT_BARS;
+    if (!n) {
+        note(x, "No throughput, syscall or attestation metrics in these runs.");
+        section_end(x);
+        return;
+    }
+    tb_svg_bar_group *g = calloc(n, sizeof *g);
+    tb_svg_bar *bars = calloc(n * c->n_records, sizeof *bars);
+    if (!g || !bars) {
+        free(g);
+        free(bars);
+        x->rc = -1;
+        return;
+    }
+    size_t gi = 0;
+    /* the workloads people ask about first: HTTP, system calls, then the rest */
+    for (int pass = 0; pass < 3; pass++)
+        for (size_t k = 0; k < c->n_rows; k++) {
+            const tb_compare_row *row = &c->rows[k];
+            int rank = starts(row->name, "http.") ? 0 : starts(row->name, "syscall.") ? 1 : 2;
+            if (category(row) != CAT_BARS || rank != pass)
+                continue;
+            tb_svg_bar *b = bars + gi * c->n_records;
+            for (size_t i = 0; i < c->n_records; i++) {
+                const tb_compare_cell *cell = &row->cells[i];
+                b[i].series = i;
+                b[i].value = cell->present && cell->n ? cell->median : NAN;
+                b[i].lo = cell->lo;
+                b[i].hi = cell->hi;
+                char r[48] = "";
+                if (i == c->baseline && c->n_records > 1)
+                    snprintf(r, sizeof r, "baseline");
+                else if (isfinite(cell->ratio)) {
+                    tb_svg_fmt_num(cell->ratio, r, sizeof r - 8);
+                    strcat(r, "\xc3\x97");
+                    if (cell->verdict == TB_COMPARE_SAME)
+                        strcat(r, " ~");
+                }
+                b[i].note =
+                    pooled(x, "%s%s%s", r, cell->noisy ? (r[0] ? " noisy" : "noisy") : "",
+                           cell->simulated && !x->c->records[i]->simulated ? " SIMULATED" : "");
+            }
+            g[gi].title = row->name;
+            g[gi].unit = row->unit;
+            g[gi].sub = row->better == TB_BETTER_HIGHER ? "higher is better" : "lower is better";
+            g[gi].bars = b;
+            g[gi].n = c->n_records;
+            gi++;
+        }
+    tb_svg_frame f;
+    char id[16];
+    frame_for(x, &f, id, sizeof id, "throughput", "Medians per metric and environment",
+              "One panel per metric; one bar per environment (median) with its 95 % interval "
+              "as a whisker; ratios to the baseline after the values.");
+    tb_buf svg = {0};
+    tb_svg_series s = series_of(x);
+    x->rc |= tb_svg_bars(&svg, &f, &s, g, n);
+    free(g);
+    free(bars);
+    place_chart(x, "throughput", "Medians per metric and environment", &svg);
+    note(x, "Bars: medians; whiskers: 95 % intervals of the median; after each value, the "
+            "ratio to the baseline (~: no significant difference).");
+    section_end(x);
+}
+
+typedef struct pct_row {
+    double pct;
+    const tb_compare_row *row;
+    int uncorrected;
+} pct_row;
+
+static int cmp_pct_row(const void *a, const void *b)
+{
+    const pct_row *p = a, *q = b;
+    if (p->uncorrected != q->uncorrected)
+        return p->uncorrected - q->uncorrected;
+    return (p->pct > q->pct) - (p->pct < q->pct);
+}
+
+static void latency_chart(ctx *x, const char *target, pct_row *rows, size_t n)
+{
+    const tb_compare *c = x->c;
+    qsort(rows, n, sizeof *rows, cmp_pct_row);
+    size_t n_c = 0;
+    while (n_c < n && !rows[n_c].uncorrected)
+        n_c++;
+    size_t n_u = n - n_c, nr = c->n_records;
+    tb_svg_curve *cv = calloc(2 * nr, sizeof *cv);
+    double *xs = calloc(2 * nr * n + 1, sizeof *xs), *ys = calloc(2 * nr * n + 1, sizeof *ys);
+    if (!cv || !xs || !ys) {
+        free(cv);
+        free(xs);
+        free(ys);
+        x->rc = -1;
+        return;
+    }
+    size_t ncv = 0, used = 0;
+    for (size_t i = 0; i < nr; i++) {
+        for (int u = 0; u < 2; u++) {
+            size_t from = u ? n_c : 0, count = u ? n_u : n_c, pts = 0;
+            for (size_t k = 0; k < count; k++) {
+                const tb_compare_cell *cell = &rows[from + k].row->cells[i];
+                if (!cell->present || !cell->n)
+                    continue;
+                xs[used + pts] = rows[from + k].pct;
+                ys[used + pts] = cell->median;
+                pts++;
+            }
+            if (!pts)
+                continue;
+            cv[ncv].series = i;
+            cv[ncv].dashed = u && n_c > 0;
+            cv[ncv].label = u ? pooled(x, "%s (uncorrected)", x->titles[i]) : NULL;
+            cv[ncv].x = xs + used;
+            cv[ncv].y = ys + used;
+            cv[ncv].n = pts;
+            used += pts;
+            ncv++;
+        }
+    }
+    const char *unit = n ? rows[0].row->unit : "ms";
+    tb_svg_line_chart lc = {TB_SVG_PCTL,
+                            "percentile",
+                            NULL,
+                            "latency",
+                            unit,
+                            -1,
+                            n_c && n_u ? "solid: corrected for coordinated omission; dashed: "
+                                         "uncorrected (as measured)"
+                                       : NULL,
+                            cv,
+                            ncv};
+    const char *title = pooled(x, "HTTP latency by percentile: %s", target);
+    tb_svg_frame f;
+    char id[16];
+    frame_for(x, &f, id, sizeof id, "latency", title,
+              "Latency (median over runs) at each percentile, per environment; the x axis "
+              "spreads the tail as HdrHistogram's plots do.");
+    tb_buf svg = {0};
+    tb_svg_series s = series_of(x);
+    x->rc |= tb_svg_lines(&svg, &f, &s, &lc);
+    char stem[200];
+    snprintf(stem, sizeof stem, "latency-%s", target);
+    for (char *p = stem; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
+            *p = '_';
+    if (html(x)) {
+        put(x, "<h3>");
+        text(x, target);
+        put(x, "</h3>\n");
+    } else {
+        put(x, "### ");
+        md_text(x, target);
+        put(x, "\n\n");
+    }
+    place_chart(x, stem, title, &svg);
+    free(cv);
+    free(xs);
+    free(ys);
+}
+
+static void latency_section(ctx *x)
+{
+    const tb_compare *c = x->c;
+    section_head(x, "latency", "HTTP latency percentiles");
+    pct_row *rows = calloc(c->n_rows + 1, sizeof *rows);
+    char(*done)[160] = calloc(c->n_rows + 1, sizeof *done);
+    if (!rows || !done) {
+        free(rows);
+        free(done);
+        x->rc = -1;
+        return;
+    }
+    size_t n_done = 0;
+    for (size_t k = 0; k < c->n_rows; k++) {
+        char target[160], t2[160];
+        int u;
+        double p;
+        if (latency_parse(c->rows[k].name, target, sizeof target, &u, &p) < 0)
+            continue;
+        int seen = 0;
+        for (size_t d = 0; d < n_done && !seen; d++)
+            seen = !strcmp(done[d], target);
+        if (seen)
+            continue;
+        snprintf(done[n_done++], sizeof done[0], "%s", target);
+        size_t n = 0;
+        for (size_t j = k; j < c->n_rows; j++) {
+            if (latency_parse(c->rows[j].name, t2, sizeof t2, &u, &p) < 0 || strcmp(t2, target))
+                continue;
+            rows[n].pct = p;
+            rows[n].row = &c->rows[j];
+            rows[n].uncorrected = u;
+            n++;
+        }
+        latency_chart(x, target, rows, n);
+    }
+    if (!n_done)
+        note(x, "No HTTP latency percentiles (http.<target>.latency.pNN) in these runs.");
+    else
+        note(x, "Each point is the median over runs of that percentile's latency. Solid "
+                "lines are corrected for coordinated omission where the run did so; dashed "
+                "lines are the uncorrected latencies.");
+    free(rows);
+    free(done);
+    section_end(x);
+}
+
+/* The rows of one notary box group: every environment x every mode whose metric name
+   ends in suffix. */
+static size_t notary_group(ctx *x, const char *suffix, tb_svg_dist *d)
+{
+    const tb_compare *c = x->c;
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_records; i++) {
+        for (size_t k = 0; k < c->n_rows; k++) {
+            const tb_compare_row *row = &c->rows[k];
+            if (!starts(row->name, "notary.") || !ends(row->name, suffix))
+                continue;
+            const tb_metric *m = metric_of(c->records[i], row->name);
+            if (!m)
+                continue;
+            char mode[128];
+            middle(row->name, "notary.", mode, sizeof mode);
+            char *dot = strchr(mode, '.');
+            if (dot)
+                *dot = 0;
+            d[n].series = i;
+            d[n].label = pooled(x, "%s \xc2\xb7 %s", x->titles[i], mode);
+            d[n].samples = m->samples;
+            d[n].n = m->n;
+            n++;
+        }
+    }
+    return n;
+}
+
+static void notary_section(ctx *x)
+{
+    const tb_compare *c = x->c;
+    section_head(x, "notary", "Notary: TEE vs no TEE");
+    size_t cap = c->n_records * (c->n_rows + 1);
+    tb_svg_dist *d = calloc(3 * cap + 1, sizeof *d);
+    if (!d) {
+        x->rc = -1;
+        return;
+    }
+    static const struct {
+        const char *suffix, *title;
+    } kinds[] = {{".notarization_ms", "notarization"},
+                 {".verify_ms", "quote verification"},
+                 {".total_e2e_ms", "notarization + verify, end to end"}};
+    tb_svg_dist_group g[3];
+    size_t ng = 0, used = 0;
+    for (size_t k = 0; k < 3; k++) {
+        size_t n = notary_group(x, kinds[k].suffix, d + used);
+        if (!n)
+            continue;
+        g[ng].title = kinds[k].title;
+        g[ng].unit = "ms";
+        g[ng].rows = d + used;
+        g[ng].n = n;
+        used += n;
+        ng++;
+    }
+    if (!ng) {
+        note(x, "No notary metrics (notary.<mode>.notarization_ms) in these runs.");
+    } else {
+        tb_svg_frame f;
+        char id[16];
+        frame_for(x, &f, id, sizeof id, "notary", "Notary modes per environment",
+                  "Box plots (quartiles, median, whiskers to 1.5 IQR) with every run as a "
+                  "dot, per environment and mode.");
+        tb_buf svg = {0};
+        tb_svg_series s = series_of(x);
+        x->rc |= tb_svg_boxes(&svg, &f, &s, g, ng);
+        place_chart(x, "notary", "Notary modes per environment", &svg);
+        note(x, "Boxes: quartiles with the median as a thick line; whiskers reach the furthest "
+                "run within 1.5 IQR; dots: every run. Modes: no_tee (no attestation), "
+                "tee_no_verify (a TDX quote is made), tee_verify (the client also verifies it).");
+    }
+    free(d);
+    section_end(x);
+}
+
+static void probes_section(ctx *x)
+{
+    const tb_compare *c = x->c;
+    section_head(x, "probes", "Probes: where a confidential VM pays");
+    size_t n = 0;
+    for (size_t k = 0; k < c->n_rows; k++)
+        n += category(&c->rows[k]) == CAT_PROBE;
+    if (!n) {
+        note(x, "No probe metrics (probe.<name>.ns) in these runs.");
+        section_end(x);
+        return;
+    }
+    tb_svg_dot_row *rows = calloc(n, sizeof *rows);
+    tb_svg_dot *dots = calloc(n * c->n_records, sizeof *dots);
+    if (!rows || !dots) {
+        free(rows);
+        free(dots);
+        x->rc = -1;
+        return;
+    }
+    size_t r = 0;
+    for (size_t k = 0; k < c->n_rows; k++) {
+        const tb_compare_row *row = &c->rows[k];
+        if (category(row) != CAT_PROBE)
+            continue;
+        char name[160];
+        middle(row->name, "probe.", name, sizeof name);
+        tb_svg_dot *d = dots + r * c->n_records;
+        size_t nd = 0;
+        for (size_t i = 0; i < c->n_records; i++) {
+            const tb_compare_cell *cell = &row->cells[i];
+            if (!cell->present || !cell->n)
+                continue;
+            d[nd].series = i;
+            d[nd].value = to_ns(cell->median, row->unit);
+            d[nd].lo = to_ns(cell->lo, row->unit);
+            d[nd].hi = to_ns(cell->hi, row->unit);
+            nd++;
+        }
+        rows[r].label = pooled(x, "%s", name);
+        rows[r].dots = d;
+        rows[r].n = nd;
+        r++;
+    }
+    tb_svg_dot_chart dc = {"time per operation", "ns", 1, rows, n};
+    tb_svg_frame f;
+    char id[16];
+    frame_for(x, &f, id, sizeof id, "probes", "Probes: time per operation",
+              "One row per probe, one marker per environment (median, with its 95 % interval), "
+              "on a log time axis.");
+    tb_buf svg = {0};
+    tb_svg_series s = series_of(x);
+    x->rc |= tb_svg_dots(&svg, &f, &s, &dc);
+    place_chart(x, "probes", "Probes: time per operation", &svg);
+    free(rows);
+    free(dots);
+    /* why each probe matters in a TD */
+    put(x, html(x) ? "<dl class=\"why\">\n" : "");
+    for (size_t k = 0; k < c->n_rows; k++) {
+        const tb_compare_row *row = &c->rows[k];
+        if (category(row) != CAT_PROBE || !row->note || !row->note[0])
+            continue;
+        char name[160];
+        middle(row->name, "probe.", name, sizeof name);
+        if (html(x)) {
+            put(x, "<dt>");
+            text(x, name);
+            put(x, "</dt><dd>");
+            text(x, row->note);
+            put(x, "</dd>\n");
+        } else {
+            put(x, "- **");
+            md_text(x, name);
+            put(x, "**: ");
+            md_text(x, row->note);
+            put(x, "\n");
+        }
+    }
+    put(x, html(x) ? "</dl>\n" : "\n");
+    section_end(x);
+}
+
+/* ------------------------------------------------------------------ tables */
+
+static void cell_html(ctx *x, const tb_compare_row *row, size_t i)
+{
+    const tb_compare_cell *cell = &row->cells[i];
+    char a[160], b[160];
+    if (!cell->present) {
+        put(x, "<td class=\"n\">-</td>");
+        return;
+    }
+    putf(x, "<td class=\"n\" data-value=\"%.17g\">", cell->median);
+    if (!cell->n) {
+        put(x, "(no samples)</td>");
+        return;
+    }
+    tb_svg_fmt_num(cell->median, a, sizeof a);
+    text(x, a);
+    fmt_interval(cell->lo, cell->hi, NULL, 0, b, sizeof b);
+    put(x, " <span class=\"ci\">");
+    if (b[0])
+        text(x, b);
+    else
+        putf(x, "(n=%zu)", cell->n);
+    put(x, "</span>");
+    if (cell->noisy)
+        badge(x, "noisy", "noisy");
+    if (cell->simulated && !x->c->records[i]->simulated)
+        badge(x, "sim", "SIMULATED");
+    if (i != x->c->baseline && isfinite(cell->ratio)) {
+        tb_svg_fmt_num(cell->ratio, a, sizeof a);
+        putf(x, "<br>%s\xc3\x97", a);
+        if (isfinite(cell->ratio_lo)) {
+            fmt_interval(cell->ratio_lo, cell->ratio_hi, NULL, 0, b, sizeof b);
+            put(x, " <span class=\"ci\">");
+            text(x, b);
+            put(x, "</span>");
+        }
+        char p[48];
+        fmt_p(cell->p_value, p, sizeof p);
+        switch (cell->verdict) {
+        case TB_COMPARE_SAME:
+            snprintf(b, sizeof b, "~ same (%s)", p);
+            break;
+        case TB_COMPARE_BETTER:
+        case TB_COMPARE_WORSE:
+            snprintf(b, sizeof b, "%s (%s)", tb_compare_verdict_name(cell->verdict), p);
+            break;
+        case TB_COMPARE_UNTESTABLE:
+            snprintf(b, sizeof b, "too few to test");
+            break;
+        default:
+            b[0] = 0;
+        }
+        if (b[0]) {
+            put(x, "<br><span class=\"v\">");
+            text(x, b);
+            put(x, "</span>");
+        }
+    }
+    put(x, "</td>");
+}
+
+static void compare_table(ctx *x)
+{
+    const tb_compare *c = x->c;
+    section_head(x, "comparison", "All metrics");
+    if (!html(x)) {
+        tb_buf md = {0};
+        tb_err e;
+        x->rc |= tb_compare_format(c, TB_COMPARE_MARKDOWN, &md, &e);
+        if (md.p)
+            text(x, (const char *)md.p); /* labels may hold markup: escaped */
+        tb_buf_free(&md);
+        put(x, "\n");
+        return;
+    }
+    put(x, "<div class=\"tw\"><table class=\"cmp\"><thead><tr><th>metric</th><th>unit</th>"
+           "<th>better</th>");
+    for (size_t i = 0; i < c->n_records; i++) {
+        put(x, "<th>");
+        text(x, x->titles[i]);
+        if (i == c->baseline && c->n_records > 1)
+            put(x, " (baseline)");
+        put(x, "</th>");
+    }
+    put(x, "</tr></thead><tbody>\n");
+    for (size_t k = 0; k < c->n_rows; k++) {
+        const tb_compare_row *row = &c->rows[k];
+        put(x, "<tr data-metric=\"");
+        text(x, row->name);
+        put(x, "\"><td>");
+        text(x, row->name);
+        if (row->simulated)
+            badge(x, "sim", "SIMULATED");
+        if (row->note && row->note[0]) {
+            put(x, "<br><span class=\"ex\">");
+            text(x, row->note);
+            put(x, "</span>");
+        }
+        put(x, "</td><td>");
+        text(x, tb_svg_unit(row->unit));
+        putf(x, "</td><td>%s</td>", row->better == TB_BETTER_HIGHER ? "higher" : "lower");
+        for (size_t i = 0; i < c->n_records; i++)
+            cell_html(x, row, i);
+        put(x, "</tr>\n");
+    }
+    for (int dir = 0; dir < 2 && c->n_records > 1; dir++) {
+        const double *gm = dir ? c->geomean_lower : c->geomean_higher;
+        const size_t *gn = dir ? c->geomean_lower_n : c->geomean_higher_n;
+        int any = 0;
+        for (size_t i = 0; i < c->n_records; i++)
+            any |= gn[i] > 0;
+        if (!any)
+            continue;
+        putf(x, "<tr class=\"gm\"><td>geometric mean of ratios</td><td>ratio</td><td>%s</td>",
+             dir ? "lower" : "higher");
+        for (size_t i = 0; i < c->n_records; i++) {
+            if (i == c->baseline || !gn[i] || !isfinite(gm[i])) {
+                put(x, "<td class=\"n\">-</td>");
+                continue;
+            }
+            char a[64];
+            tb_svg_fmt_num(gm[i], a, sizeof a);
+            putf(x, "<td class=\"n\">%s\xc3\x97 <span class=\"ci\">(%zu metric%s)</span></td>", a,
+                 gn[i], gn[i] == 1 ? "" : "s");
+        }
+        put(x, "</tr>\n");
+    }
+    put(x, "</tbody></table></div>\n");
+    note(x, "Each cell: median [95 % interval of the median]; then, against the baseline, the "
+            "ratio of medians [95 % percentile-bootstrap interval] and the verdict of a "
+            "two-sided Mann-Whitney U test (~ same: no significant difference; better or "
+            "worse in the metric's direction). noisy: coefficient of variation above 5 %. "
+            "SIMULATED: measured with a "
+            "simulated TEE, not real TEE hardware.");
+    section_end(x);
+}
+
+/* A fact of a `teebench env --json` document as text ("unknown" when absent). */
+static void fact(const json_t *env, const char *key, char *out, size_t len)
+{
+    const json_t *f = json_is_object(env) ? json_object_get(env, key) : NULL;
+    const json_t *v = json_is_object(f) ? json_object_get(f, "value") : f;
+    if (json_is_string(v))
+        snprintf(out, len, "%s", json_string_value(v));
+    else if (json_is_integer(v))
+        snprintf(out, len, "%lld", (long long)json_integer_value(v));
+    else if (json_is_real(v))
+        snprintf(out, len, "%g", json_real_value(v));
+    else if (json_is_boolean(v))
+        snprintf(out, len, "%s", json_is_true(v) ? "yes" : "no");
+    else
+        snprintf(out, len, "unknown");
+}
+
+static void mitigations(const json_t *env, char *out, size_t len)
+{
+    const json_t *f = json_is_object(env) ? json_object_get(env, "vulnerabilities") : NULL;
+    const json_t *v = json_is_object(f) ? json_object_get(f, "value") : NULL;
+    char cmd[1024] = "", mit[160] = "";
+    fact(env, "kernel_cmdline", cmd, sizeof cmd);
+    char *save = NULL;
+    for (char *t = strtok_r(cmd, " ", &save); t; t = strtok_r(NULL, " ", &save))
+        if (starts(t, "mitigations="))
+            snprintf(mit, sizeof mit, "%s; ", t);
+    if (!json_is_object(v)) {
+        snprintf(out, len, "%sunknown", mit);
+        return;
+    }
+    size_t vuln = 0, mitig = 0, fine = 0;
+    char names[512] = "";
+    const char *key;
+    const json_t *val;
+    json_object_foreach((json_t *)v, key, val)
+    {
+        const char *s = json_is_string(val) ? json_string_value(val) : "";
+        if (starts(s, "Vulnerable")) {
+            vuln++;
+            size_t o = strlen(names);
+            snprintf(names + o, sizeof names - o, "%s%s", o ? ", " : "", key);
+        } else if (starts(s, "Mitigation")) {
+            mitig++;
+        } else if (starts(s, "Not affected")) {
+            fine++;
+        }
+    }
+    snprintf(out, len, "%s%zu mitigated, %zu vulnerable%s%s%s, %zu not affected", mit, mitig, vuln,
+             vuln ? " (" : "", names, vuln ? ")" : "", fine);
+}
+
+static void env_row(ctx *x, const char *name, char (*vals)[1024])
+{
+    const tb_compare *c = x->c;
+    if (html(x)) {
+        put(x, "<tr><th>");
+        text(x, name);
+        put(x, "</th>");
+        for (size_t i = 0; i < c->n_records; i++) {
+            put(x, "<td>");
+            text(x, vals[i]);
+            put(x, "</td>");
+        }
+        put(x, "</tr>\n");
+        return;
+    }
+    put(x, "| ");
+    md_text(x, name);
+    for (size_t i = 0; i < c->n_records; i++) {
+        put(x, " | ");
+        for (char *p = vals[i]; *p; p++)
+            if (*p == '\n' || *p == '\r')
+                *p = ' ';
+        md_text(x, vals[i]);
+    }
+    put(x, " |\n");
+}
+
+static void env_table(ctx *x)
+{
+    const tb_compare *c = x->c;
+    section_head(x, "environments", "Environments");
+    char(*vals)[1024] = calloc(c->n_records, sizeof *vals);
+    if (!vals) {
+        x->rc = -1;
+        return;
+    }
+    if (html(x)) {
+        put(x, "<div class=\"tw\"><table class=\"env\"><thead><tr><th></th>");
+        for (size_t i = 0; i < c->n_records; i++) {
+            put(x, "<th>");
+            text(x, x->titles[i]);
+            put(x, "</th>");
+        }
+        put(x, "</tr></thead><tbody>\n");
+    } else {
+        put(x, "| fact |");
+        for (size_t i = 0; i < c->n_records; i++) {
+            put(x, " ");
+            md_text(x, x->titles[i]);
+            put(x, " |");
+        }
+        put(x, "\n|---|");
+        for (size_t i = 0; i < c->n_records; i++)
+            put(x, "---|");
+        put(x, "\n");
+    }
+    static const struct {
+        const char *key, *name;
+    } facts[] = {
+        {"platform", "platform"},   {"hypervisor", "hypervisor"}, {"tdx_module", "TDX module"},
+        {"sev_guest", "SEV guest"}, {"cpu_vendor", "CPU vendor"}, {"cpu_model", "CPU"},
+        {"cpus", "CPUs"},           {"kernel_release", "kernel"}, {"clocksource", "clock source"},
+    };
+    for (size_t k = 0; k < sizeof facts / sizeof facts[0]; k++) {
+        for (size_t i = 0; i < c->n_records; i++)
+            fact(c->records[i]->env, facts[k].key, vals[i], sizeof vals[i]);
+        env_row(x, facts[k].name, vals);
+    }
+    for (size_t i = 0; i < c->n_records; i++) {
+        char m[64];
+        fact(c->records[i]->env, "memory_bytes", m, sizeof m);
+        char *end = NULL;
+        double b = strtod(m, &end);
+        if (end != m && !*end && b > 0)
+            snprintf(vals[i], sizeof vals[i], "%.1f GiB", b / (1024.0 * 1024 * 1024));
+        else
+            snprintf(vals[i], sizeof vals[i], "unknown");
+    }
+    env_row(x, "memory", vals);
+    for (size_t i = 0; i < c->n_records; i++)
+        mitigations(c->records[i]->env, vals[i], sizeof vals[i]);
+    env_row(x, "mitigations", vals);
+    /* the run itself */
+    for (size_t i = 0; i < c->n_records; i++) {
+        const tb_record *r = c->records[i];
+        snprintf(vals[i], sizeof vals[i], "%s%s%s", r->started, r->finished[0] ? " to " : "",
+                 r->finished);
+    }
+    env_row(x, "run", vals);
+    for (size_t i = 0; i < c->n_records; i++) {
+        const tb_record *r = c->records[i];
+        snprintf(vals[i], sizeof vals[i], "%s, profile %s", r->status ? r->status : "unknown",
+                 r->profile ? r->profile : "unknown");
+    }
+    env_row(x, "status", vals);
+    for (size_t i = 0; i < c->n_records; i++)
+        snprintf(vals[i], sizeof vals[i], "%s",
+                 c->records[i]->teebench_version ? c->records[i]->teebench_version : "unknown");
+    env_row(x, "teebench", vals);
+    for (size_t i = 0; i < c->n_records; i++)
+        snprintf(vals[i], sizeof vals[i], "%s", c->records[i]->id);
+    env_row(x, "run id", vals);
+    for (size_t i = 0; i < c->n_records; i++)
+        snprintf(vals[i], sizeof vals[i], "%s",
+                 c->records[i]->simulated ? "SIMULATED (no real TEE hardware)" : "no");
+    env_row(x, "simulated TEE", vals);
+    /* tool versions: the union of the records' keys, in first-seen order */
+    for (size_t i = 0; i < c->n_records; i++) {
+        const char *key;
+        const json_t *v;
+        json_object_foreach(c->records[i]->versions, key, v)
+        {
+            int seen = 0;
+            for (size_t j = 0; j < i && !seen; j++)
+                seen = json_object_get(c->records[j]->versions, key) != NULL;
+            if (seen)
+                continue;
+            for (size_t j = 0; j < c->n_records; j++) {
+                const json_t *w = json_object_get(c->records[j]->versions, key);
+                snprintf(vals[j], sizeof vals[j], "%s",
+                         json_is_string(w) ? json_string_value(w) : "-");
+            }
+            char name[160];
+            snprintf(name, sizeof name, "%s version", key);
+            env_row(x, name, vals);
+        }
+    }
+    free(vals);
+    put(x, html(x) ? "</tbody></table></div>\n" : "\n");
+    section_end(x);
+}
+
+static size_t longest_backticks(const char *s)
+{
+    size_t best = 0, run = 0;
+    for (; *s; s++) {
+        run = *s == '`' ? run + 1 : 0;
+        best = run > best ? run : best;
+    }
+    return best;
+}
+
+static void commands(ctx *x)
+{
+    const tb_compare *c = x->c;
+    section_head(x, "commands", "Exact commands");
+    for (size_t i = 0; i < c->n_records; i++) {
+        const json_t *cmds = c->records[i]->commands;
+        if (html(x)) {
+            put(x, "<h3>");
+            text(x, x->titles[i]);
+            put(x, "</h3>\n");
+        } else {
+            put(x, "### ");
+            md_text(x, x->titles[i]);
+            put(x, "\n\n");
+        }
+        if (!json_is_array(cmds) || !json_array_size(cmds)) {
+            note(x, "no commands recorded");
+            continue;
+        }
+        size_t fence = 3, k;
+        const json_t *cmd;
+        json_array_foreach(cmds, k, cmd)
+        {
+            size_t b = json_is_string(cmd) ? longest_backticks(json_string_value(cmd)) : 0;
+            fence = b + 1 > fence ? b + 1 : fence;
+        }
+        if (html(x))
+            put(x, "<pre><code>");
+        else {
+            for (size_t f = 0; f < fence; f++)
+                put(x, "`");
+            put(x, "sh\n");
+        }
+        json_array_foreach(cmds, k, cmd)
+        {
+            if (!json_is_string(cmd))
+                continue;
+            if (html(x))
+                text(x, json_string_value(cmd));
+            else
+                put(x, json_string_value(cmd)); /* inside a fence: verbatim */
+            put(x, "\n");
+        }
+        if (html(x))
+            put(x, "</code></pre>\n");
+        else {
+            for (size_t f = 0; f < fence; f++)
+                put(x, "`");
+            put(x, "\n\n");
+        }
+    }
+    section_end(x);
+}
+
+/* ------------------------------------------------------------------ page */
+
+static const char page_css[] =
+    ":root{--tb-sim:#b3261e;--tb-noisy:#8a5a00}\n"
+    "@media (prefers-color-scheme:dark){:root{--tb-sim:#ff8a80;--tb-noisy:#e6b422}}\n"
+    "@media print{:root{--tb-sim:#b3261e;--tb-noisy:#8a5a00}}\n"
+    "html{color-scheme:light dark}\n"
+    "body{margin:0;background:var(--tb-bg);color:var(--tb-fg);"
+    "font:15px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif}\n"
+    "main{max-width:1000px;margin:0 auto;padding:16px 20px 40px}\n"
+    "h1{font-size:1.6em;margin:.3em 0}h2{font-size:1.25em;margin-top:1.8em;"
+    "border-bottom:1px solid var(--tb-grid);padding-bottom:.2em}h3{font-size:1.05em}\n"
+    ".meta,.note,.ci,.ex{color:var(--tb-muted)}.note{font-size:.92em}\n"
+    ".cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(310px,1fr));gap:12px}\n"
+    ".card{border:1px solid var(--tb-grid);border-radius:8px;padding:8px 14px}\n"
+    ".card h3{margin:.2em 0 .4em}.card ul{margin:0;padding-left:1.1em}"
+    ".card li{margin:.45em 0}\n"
+    ".big{font-size:1.15em}.v{display:block;font-size:.92em}\n"
+    ".badge{display:inline-block;font-size:.72em;font-weight:700;letter-spacing:.04em;"
+    "border:1.5px solid currentColor;border-radius:4px;padding:0 .35em;margin-left:.4em;"
+    "vertical-align:middle}\n"
+    ".badge.sim{color:var(--tb-sim)}.badge.noisy{color:var(--tb-noisy)}"
+    ".badge.base{color:var(--tb-muted)}\n"
+    "figure{margin:.8em 0}figure svg{display:block;width:100%;height:auto}\n"
+    ".tw{overflow-x:auto}table{border-collapse:collapse;font-size:.86em;"
+    "font-variant-numeric:tabular-nums}\n"
+    "th,td{border:1px solid var(--tb-grid);padding:3px 7px;text-align:left;vertical-align:top}"
+    "td.n{text-align:right;white-space:nowrap}\n"
+    "tbody tr:nth-child(even){background:rgba(127,127,127,.07)}\n"
+    "pre{white-space:pre-wrap;word-break:break-all;background:rgba(127,127,127,.1);"
+    "padding:8px;border-radius:6px;font-size:.85em}\n"
+    "dl.why dt{font-weight:600;margin-top:.3em}dl.why dd{margin-left:1.2em;"
+    "color:var(--tb-muted)}\n"
+    "footer{margin-top:2em;color:var(--tb-muted);font-size:.88em}\n"
+    "@media print{main{max-width:none;padding:0}.card,figure,tr{break-inside:avoid}"
+    ".tw{overflow:visible}}\n";
+
+static void page_head(ctx *x, const char *title)
+{
+    const tb_compare *c = x->c;
+    if (html(x)) {
+        put(x, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+               "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+               "style-src 'unsafe-inline'\">\n"
+               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+               "<meta name=\"color-scheme\" content=\"light dark\">\n"
+               "<meta name=\"generator\" content=\"teebench " TEEBENCH_VERSION "\">\n<title>");
+        text(x, title);
+        put(x, "</title>\n<style>\n");
+        put(x, tb_svg_css());
+        put(x, page_css);
+        put(x, "</style></head>\n<body><main>\n<h1>");
+        text(x, title);
+        put(x, "</h1>\n<p class=\"meta\">");
+    } else {
+        put(x, "# ");
+        md_text(x, title);
+        put(x, "\n\n");
+    }
+    char line[256];
+    snprintf(line, sizeof line, "%zu environment%s: ", c->n_records, c->n_records == 1 ? "" : "s");
+    md_text(x, line);
+    for (size_t i = 0; i < c->n_records; i++) {
+        if (i)
+            put(x, ", ");
+        if (html(x))
+            put(x, "<b class=\"env\">");
+        md_text(x, x->titles[i]);
+        if (html(x))
+            put(x, "</b>");
+        if (i == c->baseline && c->n_records > 1)
+            put(x, " (baseline)");
+    }
+    put(x, ". ");
+    if (x->o->generated) {
+        md_text(x, "Made ");
+        md_text(x, x->o->generated);
+        put(x, " ");
+    }
+    md_text(x, "by teebench " TEEBENCH_VERSION ".");
+    int sim = 0;
+    for (size_t i = 0; i < c->n_records; i++)
+        sim |= c->records[i]->simulated;
+    if (sim)
+        badge(x, "sim", "SIMULATED TEE in some runs");
+    put(x, html(x) ? "</p>\n" : "\n\n");
+}
+
+static void page_foot(ctx *x)
+{
+    if (html(x))
+        put(x, "<footer>");
+    md_text(x, "teebench " TEEBENCH_VERSION);
+    if (x->o->generated) {
+        md_text(x, ", ");
+        md_text(x, x->o->generated);
+    }
+    if (x->o->command) {
+        put(x, html(x) ? ": <code>" : ": `");
+        if (html(x))
+            text(x, x->o->command);
+        else /* inline code: backticks cannot be escaped in it, so drop them */
+            for (const char *p = x->o->command; *p; p++)
+                if (*p != '`' && *p != '\n')
+                    x->rc |= tb_buf_append(x->out, p, 1);
+        put(x, html(x) ? "</code>" : "`");
+    }
+    put(x, html(x) ? "</footer>\n</main></body></html>\n" : "\n");
+}
+
+static int ctx_init(ctx *x, const tb_compare *c, enum tb_page_format fmt, const tb_page_opts *o,
+                    tb_page *out)
+{
+    memset(x, 0, sizeof *x);
+    x->c = c;
+    x->fmt = fmt;
+    x->o = o;
+    x->page = out;
+    x->out = &out->doc;
+    x->titles = calloc(c->n_records, sizeof *x->titles);
+    x->names = calloc(c->n_records, sizeof *x->names);
+    x->title_ptrs = calloc(c->n_records, sizeof *x->title_ptrs);
+    if (!x->titles || !x->names || !x->title_ptrs)
+        return -1;
+    for (size_t i = 0; i < c->n_records; i++) {
+        tb_compare_title(c, i, x->titles[i], TITLE_MAX);
+        snprintf(x->names[i], TITLE_MAX, "%s", x->titles[i]);
+        if (c->records[i]->simulated && ends(x->names[i], " [SIMULATED]"))
+            x->names[i][strlen(x->names[i]) - strlen(" [SIMULATED]")] = 0;
+        x->title_ptrs[i] = x->titles[i];
+    }
+    return 0;
+}
+
+static void ctx_free(ctx *x)
+{
+    for (size_t i = 0; i < x->n_pool; i++)
+        free(x->pool[i]);
+    free(x->pool);
+    free(x->titles);
+    free(x->names);
+    free(x->title_ptrs);
+}
+
+int tb_page_build(const tb_compare *c, enum tb_page_format fmt, const tb_page_opts *o, tb_page *out,
+                  tb_err *err)
+{
+    static const tb_page_opts none = {0};
+    memset(out, 0, sizeof *out);
+    if (!o)
+        o = &none;
+    if (!c || !c->n_records || c->baseline >= c->n_records)
+        return tb_errf(err, "report: nothing to report (no runs)");
+    ctx x;
+    if (ctx_init(&x, c, fmt, o, out) < 0) {
+        ctx_free(&x);
+        return tb_errf(err, "report: out of memory");
+    }
+    const char *title = o->title && *o->title ? o->title : "teebench report";
+    page_head(&x, title);
+    headline(&x);
+    bars_section(&x);
+    latency_section(&x);
+    notary_section(&x);
+    probes_section(&x);
+    compare_table(&x);
+    env_table(&x);
+    commands(&x);
+    page_foot(&x);
+    int rc = x.rc;
+    ctx_free(&x);
+    if (rc) {
+        tb_page_free(out);
+        return tb_errf(err, "report: out of memory");
+    }
+    return 0;
+}

@@ -1,0 +1,1321 @@
+/* svg: scales, ticks, escaping and the four chart kinds of the report (see svg.h).
+ * Layout is computed before anything is written (the <svg> element's height is in
+ * its first line); coordinates are written with one decimal. Appends are OR-ed into
+ * one status per chart: any -1 (out of memory) makes the chart's result -1. */
+#include "report/svg.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/summary.h"
+
+#define N_COLOURS 8
+#define N_PATTERNS 8
+#define N_SHAPES 6
+#define LABEL_MAX_CHARS 34
+#define CHAR_W 6.6    /* average width of a 12 px sans-serif character, for layout */
+#define STRIP_MAX 400 /* samples drawn as dots per box row (evenly picked above) */
+
+/* ---------------------------------------------------------------- scales */
+
+double tb_svg_nice_step(double span, int target)
+{
+    if (!(span > 0) || !isfinite(span) || target < 1)
+        return 1;
+    double raw = span / target;
+    double mag = pow(10, floor(log10(raw)));
+    double f = raw / mag;
+    double nice = f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10;
+    return nice * mag;
+}
+
+static double pctl_x(double p)
+{
+    if (p >= 100)
+        return INFINITY;
+    if (p <= 0)
+        return 0;
+    return -log10(1 - p / 100);
+}
+
+/* percent with k nines: 1 -> 90, 2 -> 99, 3 -> 99.9 */
+static double nines_pct(int k)
+{
+    return 100 - 100 * pow(10, -k);
+}
+
+static void fit_linear(tb_svg_scale *s, double lo, double hi, int include_zero)
+{
+    int has_lo = isfinite(lo), has_hi = isfinite(hi);
+    if (!has_lo && !has_hi) {
+        lo = 0;
+        hi = 1;
+    } else if (!has_lo) {
+        lo = hi;
+    } else if (!has_hi) {
+        hi = lo;
+    }
+    if (lo > hi) {
+        double t = lo;
+        lo = hi;
+        hi = t;
+    }
+    if (include_zero) {
+        lo = fmin(lo, 0);
+        hi = fmax(hi, 0);
+    }
+    if (hi - lo <= fabs(hi) * 1e-12) { /* one value (or equal ones) */
+        double pad = lo == 0 ? 1 : fabs(lo) * 0.1;
+        if (include_zero && lo == 0)
+            hi = 1;
+        else if (include_zero && lo > 0)
+            lo = 0;
+        else if (include_zero)
+            hi = 0;
+        else {
+            lo -= pad;
+            hi += pad;
+        }
+    }
+    double step = tb_svg_nice_step(hi - lo, 5);
+    s->d0 = floor(lo / step + 1e-9) * step;
+    s->d1 = ceil(hi / step - 1e-9) * step;
+    if (s->d1 <= s->d0)
+        s->d1 = s->d0 + step;
+}
+
+static void fit_log(tb_svg_scale *s, double lo, double hi)
+{
+    int has_lo = isfinite(lo) && lo > 0, has_hi = isfinite(hi) && hi > 0;
+    if (!has_lo && !has_hi) {
+        s->d0 = 1;
+        s->d1 = 10;
+        return;
+    }
+    if (!has_lo)
+        lo = hi;
+    if (!has_hi)
+        hi = lo;
+    if (lo > hi) {
+        double t = lo;
+        lo = hi;
+        hi = t;
+    }
+    /* a value exactly on a power of ten gets the decade below it, so a bar or a dot
+       never sits on the axis' left end */
+    double a = floor(log10(lo) - 1e-9), b = ceil(log10(hi) - 1e-9);
+    if (b <= a)
+        b = a + 1;
+    if (a < -300)
+        a = -300;
+    if (b > 300)
+        b = 300;
+    s->d0 = pow(10, a);
+    s->d1 = pow(10, b);
+}
+
+static void fit_pctl(tb_svg_scale *s, double lo, double hi)
+{
+    if (!isfinite(lo) || lo < 0)
+        lo = 50;
+    if (!isfinite(hi))
+        hi = 99;
+    if (lo > hi) {
+        double t = lo;
+        lo = hi;
+        hi = t;
+    }
+    s->d0 = lo >= 50 ? 50 : 0;
+    int k = hi >= 100 ? 7 : (int)ceil(pctl_x(hi) - 1e-9);
+    if (k < 1)
+        k = 1;
+    if (k > 7)
+        k = 7;
+    s->d1 = nines_pct(k);
+}
+
+void tb_svg_scale_fit(tb_svg_scale *s, enum tb_svg_kind kind, double lo, double hi,
+                      int include_zero, double r0, double r1)
+{
+    s->kind = kind;
+    s->r0 = r0;
+    s->r1 = r1;
+    if (kind == TB_SVG_LOG)
+        fit_log(s, lo, hi);
+    else if (kind == TB_SVG_PCTL)
+        fit_pctl(s, lo, hi);
+    else
+        fit_linear(s, lo, hi, include_zero);
+}
+
+double tb_svg_scale_map(const tb_svg_scale *s, double v)
+{
+    double t;
+    if (s->kind == TB_SVG_LOG) {
+        if (!(v > 0))
+            return s->r0;
+        t = (log10(v) - log10(s->d0)) / (log10(s->d1) - log10(s->d0));
+    } else if (s->kind == TB_SVG_PCTL) {
+        double x0 = pctl_x(s->d0), x1 = pctl_x(s->d1), x = pctl_x(v);
+        t = isinf(x) ? 1 : (x - x0) / (x1 - x0);
+    } else {
+        t = (v - s->d0) / (s->d1 - s->d0);
+    }
+    if (!(t >= 0)) /* also NAN */
+        t = 0;
+    if (t > 1)
+        t = 1;
+    return s->r0 + t * (s->r1 - s->r0);
+}
+
+/* ---------------------------------------------------------------- numbers */
+
+static const char *time_units[] = {"ns", "us", "ms", "s"};
+
+int tb_svg_is_time(const char *unit)
+{
+    if (!unit)
+        return 0;
+    for (size_t i = 0; i < 4; i++)
+        if (!strcmp(unit, time_units[i]))
+            return 1;
+    return 0;
+}
+
+/* out = a b c, cut to len - 1 bytes (labels are short; a cut is only cosmetic). */
+static void join3(char *out, size_t len, const char *a, const char *b, const char *c)
+{
+    size_t o = 0;
+    const char *parts[3] = {a, b, c};
+    for (size_t i = 0; i < 3; i++)
+        for (const char *p = parts[i]; p && *p && o + 1 < len; p++)
+            out[o++] = *p;
+    if (len)
+        out[o] = 0;
+}
+
+static void strip_zeros(char *s)
+{
+    char *dot = strchr(s, '.');
+    if (!dot)
+        return;
+    char *end = s + strlen(s);
+    while (end > dot + 1 && end[-1] == '0')
+        *--end = 0;
+    if (end == dot + 1)
+        *dot = 0;
+}
+
+static void group_thousands(const char *digits, char *out, size_t len)
+{
+    /* digits: optional '-' then decimal digits */
+    size_t o = 0, n = strlen(digits), start = digits[0] == '-';
+    if (start && o + 1 < len)
+        out[o++] = '-';
+    for (size_t i = start; i < n && o + 1 < len; i++) {
+        out[o++] = digits[i];
+        size_t left = n - i - 1;
+        if (left && left % 3 == 0 && o + 1 < len)
+            out[o++] = ',';
+    }
+    out[o] = 0;
+}
+
+/* 3 significant digits; strip: drop trailing zeros ("1.00" -> "1"). */
+static void fmt_sig(double v, int strip, char *out, size_t len)
+{
+    if (!isfinite(v)) {
+        snprintf(out, len, "-");
+        return;
+    }
+    if (v == 0) {
+        snprintf(out, len, "0");
+        return;
+    }
+    double a = fabs(v);
+    int e = (int)floor(log10(a));
+    if (floor(a / pow(10, e - 2) + 0.5) >= 1000)
+        e++;
+    if (e >= 15) { /* past a quadrillion, digits stop helping anyone */
+        snprintf(out, len, "%.3g", v);
+        return;
+    }
+    if (e >= 3) {
+        char digits[48];
+        snprintf(digits, sizeof digits, "%.0f", v);
+        group_thousands(digits, out, len);
+        return;
+    }
+    int dec = 2 - e;
+    if (dec > 12) {
+        snprintf(out, len, "%.3g", v);
+        return;
+    }
+    snprintf(out, len, "%.*f", dec, v);
+    if (strip)
+        strip_zeros(out);
+}
+
+void tb_svg_fmt_num(double v, char *out, size_t len)
+{
+    fmt_sig(v, 0, out, len);
+}
+
+static double to_ns(double v, const char *unit)
+{
+    if (!strcmp(unit, "us"))
+        return v * 1e3;
+    if (!strcmp(unit, "ms"))
+        return v * 1e6;
+    if (!strcmp(unit, "s"))
+        return v * 1e9;
+    return v;
+}
+
+static void fmt_time(double v, const char *unit, int strip, char *out, size_t len)
+{
+    if (!tb_svg_is_time(unit) || !isfinite(v)) {
+        char num[48];
+        fmt_sig(v, strip, num, sizeof num);
+        join3(out, len, num, unit && *unit ? " " : "", unit);
+        return;
+    }
+    double ns = to_ns(v, unit), a = fabs(ns);
+    static const char *const shown[] = {"ns", "\xc2\xb5s", "ms", "s"};
+    int u = 0;
+    double div = 1;
+    /* round to 3 significant digits first, so 999.7 ns is "1.00 us", not "1,000 ns" */
+    if (a > 0) {
+        int e = (int)floor(log10(a));
+        double r = floor(a / pow(10, e - 2) + 0.5) * pow(10, e - 2);
+        while (u < 3 && r >= div * 1000) {
+            div *= 1000;
+            u++;
+        }
+    }
+    char num[48];
+    fmt_sig(ns / div, strip, num, sizeof num);
+    join3(out, len, num, " ", shown[u]);
+}
+
+void tb_svg_fmt_time(double v, const char *unit, char *out, size_t len)
+{
+    fmt_time(v, unit, 0, out, len);
+}
+
+/* A tick label: compact, decimals enough for the step, SI suffix from 1000. */
+static void fmt_compact(double v, double step, char *out, size_t len)
+{
+    if (fabs(v) < fabs(step) * 1e-9 || v == 0) {
+        snprintf(out, len, "0");
+        return;
+    }
+    static const struct {
+        double div;
+        const char *suffix;
+    } si[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}};
+    if (fabs(v) >= 1e15) {
+        snprintf(out, len, "%.3g", v);
+        return;
+    }
+    size_t k = 0;
+    while (k + 1 < sizeof si / sizeof si[0] && fabs(v) < si[k].div)
+        k++;
+    double sv = v / si[k].div, st = fabs(step) / si[k].div;
+    if (!(st > 0) || st < 1e-6) {
+        snprintf(out, len, "%.3g%s", sv, si[k].suffix);
+        return;
+    }
+    int dec = 1 - (int)floor(log10(st));
+    if (dec < 0)
+        dec = 0;
+    if (dec > 6)
+        dec = 6;
+    char num[48];
+    snprintf(num, sizeof num, "%.*f", dec, sv);
+    strip_zeros(num);
+    join3(out, len, num, si[k].suffix, NULL);
+}
+
+static void pctl_label(double p, char *out, size_t len)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%.6f", p);
+    strip_zeros(num);
+    join3(out, len, num, "%", NULL);
+}
+
+size_t tb_svg_ticks(const tb_svg_scale *s, const char *unit, tb_svg_tick *out, size_t max)
+{
+    if (max > TB_SVG_TICK_MAX)
+        max = TB_SVG_TICK_MAX;
+    if (max < 2)
+        return 0;
+    size_t n = 0;
+    if (s->kind == TB_SVG_PCTL) {
+        if (s->d0 < 50 && n < max) {
+            out[n].v = 0;
+            pctl_label(0, out[n].label, sizeof out[n].label);
+            n++;
+        }
+        if (n < max) {
+            out[n].v = 50;
+            pctl_label(50, out[n].label, sizeof out[n].label);
+            n++;
+        }
+        for (int k = 1; k <= 7 && n < max; k++) {
+            double p = nines_pct(k);
+            if (p > s->d1 * (1 + 1e-12))
+                break;
+            out[n].v = p;
+            pctl_label(p, out[n].label, sizeof out[n].label);
+            n++;
+        }
+        return n;
+    }
+    if (s->kind == TB_SVG_LOG) {
+        int a = (int)lround(log10(s->d0)), b = (int)lround(log10(s->d1));
+        int decades = b - a, every = 1;
+        int time = tb_svg_is_time(unit);
+        if (decades == 1) { /* 1, 2, 5, 10 */
+            static const double m[] = {1, 2, 5, 10};
+            for (size_t i = 0; i < 4 && n < max; i++, n++) {
+                out[n].v = m[i] * s->d0;
+                if (time)
+                    fmt_time(out[n].v, unit, 1, out[n].label, sizeof out[n].label);
+                else
+                    fmt_compact(out[n].v, out[n].v, out[n].label, sizeof out[n].label);
+            }
+            return n;
+        }
+        while ((decades + every - 1) / every + 1 > (int)max)
+            every++;
+        /* every k-th power down from the top end, listed in ascending order */
+        int first = b - (decades / every) * every;
+        for (int e = first; e <= b && n < max; e += every, n++) {
+            out[n].v = pow(10, e);
+            if (time)
+                fmt_time(out[n].v, unit, 1, out[n].label, sizeof out[n].label);
+            else
+                fmt_compact(out[n].v, out[n].v, out[n].label, sizeof out[n].label);
+        }
+        return n;
+    }
+    double span = s->d1 - s->d0, step = 0;
+    for (int target = 5; target >= 1; target--) {
+        step = tb_svg_nice_step(span, target);
+        if (floor(s->d1 / step + 1e-9) - ceil(s->d0 / step - 1e-9) + 1 <= (double)max)
+            break;
+    }
+    double first = ceil(s->d0 / step - 1e-9);
+    for (double i = first; n < max; i++) {
+        double v = i * step;
+        if (v > s->d1 + step * 1e-9)
+            break;
+        if (fabs(v) < step * 1e-9)
+            v = 0;
+        out[n].v = v;
+        fmt_compact(v, step, out[n].label, sizeof out[n].label);
+        n++;
+    }
+    return n;
+}
+
+/* ---------------------------------------------------------------- text */
+
+/* Length of the valid UTF-8 sequence at s (1..4) and its code point, or 0 when the
+   bytes there are not valid UTF-8 (overlong, surrogate, beyond U+10FFFF, cut). */
+static size_t utf8_seq(const unsigned char *s, size_t avail, uint32_t *cp)
+{
+    unsigned char c = s[0];
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    size_t n;
+    uint32_t v;
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+        v = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        v = c & 0x0f;
+        if (c == 0xe0)
+            lo = 0xa0;
+        if (c == 0xed)
+            hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        v = c & 0x07;
+        if (c == 0xf0)
+            lo = 0x90;
+        if (c == 0xf4)
+            hi = 0x8f;
+    } else {
+        return 0;
+    }
+    if (avail < n)
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        unsigned char d = s[i];
+        if (d < (i == 1 ? lo : 0x80) || d > (i == 1 ? hi : 0xbf))
+            return 0;
+        v = v << 6 | (d & 0x3f);
+    }
+    *cp = v;
+    return n;
+}
+
+static int escape_n(tb_buf *out, const char *str, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0, run = 0; /* run: bytes since i that need no change */
+    int rc = 0;
+    while (i + run < len) {
+        const unsigned char *p = s + i + run;
+        uint32_t cp = 0;
+        size_t n = utf8_seq(p, len - i - run, &cp);
+        const char *rep = NULL;
+        if (n == 0 || (cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0x7f || cp == 0xfffe ||
+            cp == 0xffff)
+            rep = "\xef\xbf\xbd";
+        else if (cp == '&')
+            rep = "&amp;";
+        else if (cp == '<')
+            rep = "&lt;";
+        else if (cp == '>')
+            rep = "&gt;";
+        else if (cp == '"')
+            rep = "&quot;";
+        else if (cp == '\'')
+            rep = "&#39;";
+        if (!rep) {
+            run += n;
+            continue;
+        }
+        rc |= tb_buf_append(out, s + i, run);
+        rc |= tb_buf_puts(out, rep);
+        i += run + (n ? n : 1);
+        run = 0;
+    }
+    rc |= tb_buf_append(out, s + i, run);
+    return rc ? -1 : 0;
+}
+
+int tb_svg_escape(tb_buf *out, const char *s)
+{
+    return s ? escape_n(out, s, strlen(s)) : 0;
+}
+
+/* Byte offset after the first k characters of s (an invalid byte counts as one). */
+static size_t utf8_prefix(const char *s, size_t len, size_t k, size_t *chars)
+{
+    size_t i = 0, c = 0;
+    while (i < len && c < k) {
+        uint32_t cp;
+        size_t n = utf8_seq((const unsigned char *)s + i, len - i, &cp);
+        i += n ? n : 1;
+        c++;
+    }
+    if (chars)
+        *chars = c;
+    return i;
+}
+
+size_t tb_svg_strlen(const char *s)
+{
+    size_t chars = 0;
+    if (s)
+        utf8_prefix(s, strlen(s), SIZE_MAX, &chars);
+    return chars;
+}
+
+int tb_svg_escape_cut(tb_buf *out, const char *s, size_t max_chars)
+{
+    if (!s)
+        return 0;
+    size_t len = strlen(s);
+    if (max_chars == 0 || tb_svg_strlen(s) <= max_chars)
+        return escape_n(out, s, len);
+    size_t cut = utf8_prefix(s, len, max_chars - 1, NULL);
+    int rc = escape_n(out, s, cut);
+    rc |= tb_buf_puts(out, "\xe2\x80\xa6");
+    return rc ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- style */
+
+const char *tb_svg_css(void)
+{
+    return ":root{--tb-fg:#1b1d21;--tb-bg:#ffffff;--tb-muted:#5a5f69;--tb-grid:#d5d8de;"
+           "--tb-c0:#0072b2;--tb-c1:#d55e00;--tb-c2:#009e73;--tb-c3:#cc79a7;--tb-c4:#b07d00;"
+           "--tb-c5:#3e9bd1;--tb-c6:#6f6f6f;--tb-c7:#8f5bb0}\n"
+           "@media (prefers-color-scheme:dark){:root{--tb-fg:#e4e6ea;--tb-bg:#17191d;"
+           "--tb-muted:#a3a8b3;--tb-grid:#3b3f47;--tb-c0:#4aa8e8;--tb-c1:#f08a3e;"
+           "--tb-c2:#2fc39a;--tb-c3:#e596c3;--tb-c4:#e6b422;--tb-c5:#7cc4f0;--tb-c6:#b0b0b0;"
+           "--tb-c7:#b58ad6}}\n"
+           "@media print{:root{--tb-fg:#000;--tb-bg:#fff;--tb-muted:#333;--tb-grid:#bbb;"
+           "--tb-c0:#0072b2;--tb-c1:#d55e00;--tb-c2:#009e73;--tb-c3:#cc79a7;--tb-c4:#b07d00;"
+           "--tb-c5:#3e9bd1;--tb-c6:#6f6f6f;--tb-c7:#8f5bb0}}\n"
+           ".tb-chart{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;font-size:12px;"
+           "max-width:100%;height:auto}\n"
+           ".tb-chart text{fill:var(--tb-fg)}\n"
+           ".tb-chart .tb-t{font-weight:600;font-size:13px}\n"
+           ".tb-chart .tb-m{fill:var(--tb-muted)}\n"
+           ".tb-chart .tb-sm{font-size:11px}\n"
+           ".tb-ax{stroke:var(--tb-fg);stroke-width:1;fill:none}\n"
+           ".tb-gr{stroke:var(--tb-grid);stroke-width:1;fill:none}\n"
+           ".tb-wk{stroke:var(--tb-fg);stroke-width:1.4;fill:none}\n"
+           ".tb-med{stroke:var(--tb-fg);stroke-width:2.5}\n"
+           ".tb-ln{fill:none;stroke-width:2}\n"
+           ".tb-dash{stroke-dasharray:6 4}\n"
+           ".tb-hol{fill:var(--tb-bg)}\n"
+           ".tb-h{stroke:var(--tb-bg);stroke-width:1.5;fill:none}\n"
+           ".tb-hd{fill:var(--tb-bg)}\n"
+           ".tb-box{fill-opacity:0.3}\n"
+           ".tb-f0{fill:var(--tb-c0)}.tb-f1{fill:var(--tb-c1)}.tb-f2{fill:var(--tb-c2)}"
+           ".tb-f3{fill:var(--tb-c3)}.tb-f4{fill:var(--tb-c4)}.tb-f5{fill:var(--tb-c5)}"
+           ".tb-f6{fill:var(--tb-c6)}.tb-f7{fill:var(--tb-c7)}\n"
+           ".tb-s0{stroke:var(--tb-c0)}.tb-s1{stroke:var(--tb-c1)}.tb-s2{stroke:var(--tb-c2)}"
+           ".tb-s3{stroke:var(--tb-c3)}.tb-s4{stroke:var(--tb-c4)}.tb-s5{stroke:var(--tb-c5)}"
+           ".tb-s6{stroke:var(--tb-c6)}.tb-s7{stroke:var(--tb-c7)}\n";
+}
+
+/* ---------------------------------------------------------------- frame and shapes */
+
+static size_t colour_of(size_t series)
+{
+    return series % N_COLOURS;
+}
+
+static size_t pattern_of(size_t series)
+{
+    return (series + series / N_COLOURS) % N_PATTERNS;
+}
+
+static size_t shape_of(size_t series)
+{
+    return series % N_SHAPES;
+}
+
+static const char *series_name(const tb_svg_series *s, size_t i)
+{
+    return s && i < s->n && s->names && s->names[i] ? s->names[i] : "?";
+}
+
+static int frame_begin(tb_buf *out, const tb_svg_frame *f, double h)
+{
+    int rc = tb_buf_printf(out,
+                           "<svg class=\"tb-chart\"%s role=\"img\" viewBox=\"0 0 %.0f %.0f\" "
+                           "width=\"%.0f\" height=\"%.0f\" data-section=\"",
+                           f->standalone ? " xmlns=\"http://www.w3.org/2000/svg\"" : "",
+                           TB_SVG_WIDTH, h, TB_SVG_WIDTH, h);
+    rc |= tb_svg_escape(out, f->section ? f->section : "");
+    rc |= tb_buf_puts(out, "\" aria-labelledby=\"");
+    rc |= tb_svg_escape(out, f->id);
+    rc |= tb_buf_puts(out, "-t\">");
+    if (f->standalone)
+        rc |= tb_buf_printf(out, "<style>%s</style>", tb_svg_css());
+    rc |= tb_buf_puts(out, "<title id=\"");
+    rc |= tb_svg_escape(out, f->id);
+    rc |= tb_buf_puts(out, "-t\">");
+    rc |= tb_svg_escape(out, f->title ? f->title : "");
+    rc |= tb_buf_puts(out, "</title>");
+    if (f->desc) {
+        rc |= tb_buf_puts(out, "<desc>");
+        rc |= tb_svg_escape(out, f->desc);
+        rc |= tb_buf_puts(out, "</desc>");
+    }
+    rc |= tb_buf_puts(out, "\n");
+    return rc ? -1 : 0;
+}
+
+static int frame_end(tb_buf *out)
+{
+    return tb_buf_puts(out, "</svg>\n");
+}
+
+/* <text x y class anchor>escaped s (cut to max_chars when > 0)</text> */
+static int text_at(tb_buf *out, double x, double y, const char *cls, const char *anchor,
+                   const char *s, size_t max_chars)
+{
+    int rc = tb_buf_printf(out, "<text x=\"%.1f\" y=\"%.1f\"", x, y);
+    if (cls && *cls)
+        rc |= tb_buf_printf(out, " class=\"%s\"", cls);
+    if (anchor && strcmp(anchor, "start"))
+        rc |= tb_buf_printf(out, " text-anchor=\"%s\"", anchor);
+    rc |= tb_buf_puts(out, ">");
+    rc |= max_chars ? tb_svg_escape_cut(out, s, max_chars) : tb_svg_escape(out, s);
+    if (max_chars && tb_svg_strlen(s) > max_chars) { /* the full text on hover */
+        rc |= tb_buf_puts(out, "<title>");
+        rc |= tb_svg_escape(out, s);
+        rc |= tb_buf_puts(out, "</title>");
+    }
+    rc |= tb_buf_puts(out, "</text>");
+    return rc ? -1 : 0;
+}
+
+/* The fill patterns of the series, one per series: the series' colour with light
+   hatching of a kind that differs between neighbours (so bars read in grey print). */
+static int pattern_defs(tb_buf *out, const char *id, size_t n_series)
+{
+    static const char *const hatch[N_PATTERNS] = {
+        "",                                                          /* solid */
+        "<path class=\"tb-h\" d=\"M-1,1l2,-2M0,8l8,-8M7,9l2,-2\"/>", /* / */
+        "<path class=\"tb-h\" d=\"M-1,7l2,2M0,0l8,8M7,-1l2,2\"/>",   /* \ */
+        "<path class=\"tb-h\" d=\"M0,4h8\"/>",                       /* - */
+        "<path class=\"tb-h\" d=\"M4,0v8\"/>",                       /* | */
+        "<path class=\"tb-h\" d=\"M0,4h8M4,0v8\"/>",                 /* + */
+        "<circle class=\"tb-hd\" cx=\"4\" cy=\"4\" r=\"1.6\"/>",     /* dots */
+        "<path class=\"tb-h\" d=\"M0,0l8,8M8,0l-8,8\"/>",            /* x */
+    };
+    int rc = tb_buf_puts(out, "<defs>");
+    for (size_t i = 0; i < n_series; i++) {
+        rc |= tb_buf_puts(out, "<pattern id=\"");
+        rc |= tb_svg_escape(out, id);
+        rc |= tb_buf_printf(out,
+                            "-p%zu\" patternUnits=\"userSpaceOnUse\" width=\"8\" height=\"8\">"
+                            "<rect class=\"tb-f%zu\" width=\"8\" height=\"8\"/>%s</pattern>",
+                            i, colour_of(i), hatch[pattern_of(i)]);
+    }
+    rc |= tb_buf_puts(out, "</defs>\n");
+    return rc ? -1 : 0;
+}
+
+/* A marker of the series' shape centred on (x, y), radius r, as a path's d. */
+static int marker_d(tb_buf *out, size_t shape, double x, double y, double r)
+{
+    switch (shape) {
+    case 0: /* circle */
+        return tb_buf_printf(out, "M%.1f,%.1fa%.1f,%.1f 0 1,0 %.1f,0a%.1f,%.1f 0 1,0 %.1f,0z",
+                             x - r, y, r, r, 2 * r, r, r, -2 * r);
+    case 1: /* square */
+        return tb_buf_printf(out, "M%.1f,%.1fh%.1fv%.1fh%.1fz", x - r * 0.9, y - r * 0.9, 1.8 * r,
+                             1.8 * r, -1.8 * r);
+    case 2: /* triangle up */
+        return tb_buf_printf(out, "M%.1f,%.1fL%.1f,%.1fL%.1f,%.1fz", x, y - 1.2 * r, x + 1.1 * r,
+                             y + 0.8 * r, x - 1.1 * r, y + 0.8 * r);
+    case 3: /* diamond */
+        return tb_buf_printf(out, "M%.1f,%.1fL%.1f,%.1fL%.1f,%.1fL%.1f,%.1fz", x, y - 1.3 * r,
+                             x + 1.3 * r, y, x, y + 1.3 * r, x - 1.3 * r, y);
+    case 4: /* triangle down */
+        return tb_buf_printf(out, "M%.1f,%.1fL%.1f,%.1fL%.1f,%.1fz", x, y + 1.2 * r, x + 1.1 * r,
+                             y - 0.8 * r, x - 1.1 * r, y - 0.8 * r);
+    default: /* cross (a plus of width r/1.5) */
+    {
+        double w = r * 0.45, l = r * 1.2;
+        return tb_buf_printf(out,
+                             "M%.1f,%.1fh%.1fv%.1fh%.1fv%.1fh%.1fv%.1fh%.1fv%.1fh%.1fv%.1fh%."
+                             "1fz",
+                             x - w, y - l, 2 * w, l - w, l - w, 2 * w, -(l - w), l - w, -2 * w,
+                             -(l - w), -(l - w), -2 * w, l - w);
+    }
+    }
+}
+
+/* <path class="cls tb-f? tb-s?" d=marker data-series data-value><title>tip</title></path>;
+   hollow markers (a second curve of the same series) are filled with the background. */
+static int marker(tb_buf *out, const char *cls, size_t series, int hollow, double x, double y,
+                  double r, double value, const char *tip)
+{
+    char fill[16];
+    if (hollow)
+        snprintf(fill, sizeof fill, "tb-hol");
+    else
+        snprintf(fill, sizeof fill, "tb-f%zu", colour_of(series));
+    int rc = tb_buf_printf(out, "<path class=\"%s %s tb-s%zu\" stroke-width=\"1.4\" d=\"", cls,
+                           fill, colour_of(series));
+    rc |= marker_d(out, shape_of(series), x, y, r);
+    rc |= tb_buf_printf(out, "\" data-series=\"%zu\"", series);
+    if (isfinite(value))
+        rc |= tb_buf_printf(out, " data-value=\"%.17g\"", value);
+    rc |= tb_buf_puts(out, "><title>");
+    rc |= tb_svg_escape(out, tip);
+    rc |= tb_buf_puts(out, "</title></path>");
+    return rc ? -1 : 0;
+}
+
+const char *tb_svg_unit(const char *unit)
+{
+    if (!unit)
+        return "";
+    return strcmp(unit, "us") ? unit : "\xc2\xb5s";
+}
+
+/* "1,091 ms", "850 ns" (times keep their unit: the axis is in it), "0.215" (no unit) */
+void tb_svg_fmt_value(double v, const char *unit, char *out, size_t len)
+{
+    char num[48];
+    tb_svg_fmt_num(v, num, sizeof num);
+    const char *u = tb_svg_unit(unit);
+    join3(out, len, num, *u ? " " : "", u);
+}
+
+/* The axis title: "req/s", "ns, log scale", "ms". */
+static void axis_title(const char *title, const char *unit, int log, char *out, size_t len)
+{
+    const char *u = tb_svg_unit(unit);
+    snprintf(out, len, "%s%s%s%s%s%s", title ? title : "", title && *u ? " (" : "", u,
+             title && *u ? ")" : "", log && (title || *u) ? ", " : "", log ? "log scale" : "");
+}
+
+/* An x axis for s: grid lines from top to y, the axis line at y, ticks and their
+   labels below, and the title under them. */
+static int x_axis(tb_buf *out, const tb_svg_scale *s, const char *unit, double top, double y,
+                  const char *title)
+{
+    tb_svg_tick t[TB_SVG_TICK_MAX];
+    size_t n = tb_svg_ticks(s, unit, t, s->kind == TB_SVG_PCTL ? 9 : 7);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x = tb_svg_scale_map(s, t[i].v);
+        rc |= tb_buf_printf(out, "<path class=\"tb-gr\" d=\"M%.1f,%.1fV%.1f\"/>", x, top, y);
+        rc |= tb_buf_printf(out, "<path class=\"tb-ax\" d=\"M%.1f,%.1fv4\"/>", x, y);
+        rc |= text_at(out, x, y + 15, "tb-sm", "middle", t[i].label, 0);
+    }
+    if (s->kind == TB_SVG_LINEAR && s->d0 < 0 && s->d1 > 0) { /* the zero line */
+        double x0 = tb_svg_scale_map(s, 0);
+        rc |= tb_buf_printf(out, "<path class=\"tb-ax\" d=\"M%.1f,%.1fV%.1f\"/>", x0, top, y);
+    }
+    rc |= tb_buf_printf(out, "<path class=\"tb-ax\" d=\"M%.1f,%.1fH%.1f\"/>", s->r0, y, s->r1);
+    rc |= text_at(out, (s->r0 + s->r1) / 2, y + 31, "tb-m", "middle", title, 0);
+    rc |= tb_buf_puts(out, "\n");
+    return rc ? -1 : 0;
+}
+
+static int y_axis(tb_buf *out, const tb_svg_scale *s, const char *unit, double left, double right,
+                  const char *title)
+{
+    tb_svg_tick t[TB_SVG_TICK_MAX];
+    size_t n = tb_svg_ticks(s, unit, t, 8);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        double y = tb_svg_scale_map(s, t[i].v);
+        rc |= tb_buf_printf(out, "<path class=\"tb-gr\" d=\"M%.1f,%.1fH%.1f\"/>", left, y, right);
+        rc |= text_at(out, left - 6, y + 4, "tb-sm", "end", t[i].label, 0);
+    }
+    rc |= tb_buf_printf(out, "<path class=\"tb-ax\" d=\"M%.1f,%.1fV%.1f\"/>", left, s->r0, s->r1);
+    double mid = (s->r0 + s->r1) / 2;
+    rc |= tb_buf_printf(out,
+                        "<text class=\"tb-m\" text-anchor=\"middle\" "
+                        "transform=\"translate(14,%.1f) rotate(-90)\">",
+                        mid);
+    rc |= tb_svg_escape(out, title);
+    rc |= tb_buf_puts(out, "</text>\n");
+    return rc ? -1 : 0;
+}
+
+/* Width of the left label column for labels of up to `chars` characters. */
+static double label_col(size_t chars)
+{
+    if (chars > LABEL_MAX_CHARS)
+        chars = LABEL_MAX_CHARS;
+    double w = 14 + CHAR_W * (double)chars;
+    return w < 90 ? 90 : w;
+}
+
+/* ---------------------------------------------------------------- bars */
+
+#define BAR_TITLE_H 24.0
+#define BAR_ROW_H 22.0
+#define BAR_H 14.0
+#define AXIS_H 40.0
+#define GROUP_GAP 14.0
+#define RIGHT_TEXT_W 170.0
+
+static const char *bar_label(const tb_svg_series *s, const tb_svg_bar *b)
+{
+    return b->label ? b->label : series_name(s, b->series);
+}
+
+static int bar_group(tb_buf *out, const char *id, const tb_svg_series *s, const tb_svg_bar_group *g,
+                     double y0, double lw)
+{
+    double px0 = lw + 8, px1 = TB_SVG_WIDTH - RIGHT_TEXT_W;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < g->n; i++) {
+        const tb_svg_bar *b = &g->bars[i];
+        double v[3] = {b->value, b->lo, b->hi};
+        for (size_t k = 0; k < 3; k++) {
+            if (!isfinite(v[k]) || (g->log && v[k] <= 0))
+                continue;
+            lo = fmin(lo, v[k]);
+            hi = fmax(hi, v[k]);
+        }
+    }
+    tb_svg_scale sc;
+    tb_svg_scale_fit(&sc, g->log ? TB_SVG_LOG : TB_SVG_LINEAR, lo, hi, 1, px0, px1);
+    int rc = text_at(out, 8, y0 + 15, "tb-t", "start", g->title, 60);
+    char sub[160];
+    snprintf(sub, sizeof sub, "%s%s%s", tb_svg_unit(g->unit),
+             g->sub && *tb_svg_unit(g->unit) ? " \xc2\xb7 " : "", g->sub ? g->sub : "");
+    rc |= text_at(out, TB_SVG_WIDTH - 8, y0 + 15, "tb-m", "end", sub, 0);
+    double top = y0 + BAR_TITLE_H, rows = g->n ? (double)g->n : 1;
+    double axis_y = top + rows * BAR_ROW_H + 2;
+    char at[96];
+    axis_title(NULL, g->unit, g->log, at, sizeof at);
+    rc |= x_axis(out, &sc, g->unit, top, axis_y, at);
+    double base = g->log ? sc.d0 : fmin(fmax(0, sc.d0), sc.d1);
+    double xb = tb_svg_scale_map(&sc, base);
+    if (!g->n)
+        rc |= text_at(out, px0 + 4, top + 15, "tb-m", "start", "no data", 0);
+    for (size_t i = 0; i < g->n; i++) {
+        const tb_svg_bar *b = &g->bars[i];
+        double ry = top + (double)i * BAR_ROW_H, yc = ry + BAR_ROW_H / 2;
+        rc |= text_at(out, lw, yc + 4, "", "end", bar_label(s, b), LABEL_MAX_CHARS);
+        char val[96], tip[512];
+        if (!isfinite(b->value) || (g->log && b->value <= 0)) {
+            rc |= text_at(out, px0 + 4, yc + 4, "tb-m", "start",
+                          isfinite(b->value) ? "not on a log axis" : "no data", 0);
+            continue;
+        }
+        double xv = tb_svg_scale_map(&sc, b->value);
+        double x0 = fmin(xb, xv), x1 = fmax(xb, xv);
+        tb_svg_fmt_value(b->value, g->unit, val, sizeof val);
+        int has_ci = isfinite(b->lo) && isfinite(b->hi);
+        char lo_s[48], hi_s[48];
+        tb_svg_fmt_num(b->lo, lo_s, sizeof lo_s);
+        tb_svg_fmt_num(b->hi, hi_s, sizeof hi_s);
+        snprintf(tip, sizeof tip, "%s: %s%s%s%s%s%s%s%s", bar_label(s, b), val, has_ci ? " [" : "",
+                 has_ci ? lo_s : "", has_ci ? ", " : "", has_ci ? hi_s : "", has_ci ? "]" : "",
+                 b->note ? " " : "", b->note ? b->note : "");
+        rc |= tb_buf_printf(out,
+                            "<rect class=\"tb-bar tb-s%zu\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                            "height=\"%.1f\" fill=\"url(#",
+                            colour_of(b->series), x0, yc - BAR_H / 2, fmax(x1 - x0, 0.5), BAR_H);
+        rc |= tb_svg_escape(out, id);
+        rc |= tb_buf_printf(out, "-p%zu)\" data-series=\"%zu\" data-value=\"%.17g\"><title>",
+                            b->series, b->series, b->value);
+        rc |= tb_svg_escape(out, tip);
+        rc |= tb_buf_puts(out, "</title></rect>");
+        double xt = x1;
+        if (has_ci) {
+            double a = tb_svg_scale_map(&sc, b->lo), z = tb_svg_scale_map(&sc, b->hi);
+            rc |= tb_buf_printf(out,
+                                "<path class=\"tb-wk\" d=\"M%.1f,%.1fH%.1fM%.1f,%.1fv8M%.1f,%."
+                                "1fv8\"/>",
+                                a, yc, z, a, yc - 4, z, yc - 4);
+            xt = fmax(xt, z);
+        }
+        rc |= tb_buf_printf(out, "<text x=\"%.1f\" y=\"%.1f\">", xt + 6, yc + 4);
+        rc |= tb_svg_escape(out, val);
+        if (b->note) {
+            rc |= tb_buf_puts(out, " <tspan class=\"tb-m\">");
+            rc |= tb_svg_escape(out, b->note);
+            rc |= tb_buf_puts(out, "</tspan>");
+        }
+        rc |= tb_buf_puts(out, "</text>\n");
+    }
+    return rc ? -1 : 0;
+}
+
+static double bar_group_h(const tb_svg_bar_group *g)
+{
+    return BAR_TITLE_H + (g->n ? (double)g->n : 1) * BAR_ROW_H + AXIS_H + GROUP_GAP;
+}
+
+int tb_svg_bars(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
+                const tb_svg_bar_group *groups, size_t n_groups)
+{
+    double h = 8;
+    size_t chars = 0;
+    for (size_t g = 0; g < n_groups; g++) {
+        h += bar_group_h(&groups[g]);
+        for (size_t i = 0; i < groups[g].n; i++) {
+            size_t c = tb_svg_strlen(bar_label(s, &groups[g].bars[i]));
+            chars = c > chars ? c : chars;
+        }
+    }
+    double lw = label_col(chars);
+    int rc = frame_begin(out, f, h);
+    rc |= pattern_defs(out, f->id, s ? s->n : 0);
+    double y = 8;
+    for (size_t g = 0; g < n_groups; g++) {
+        rc |= bar_group(out, f->id, s, &groups[g], y, lw);
+        y += bar_group_h(&groups[g]);
+    }
+    rc |= frame_end(out);
+    return rc ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- lines */
+
+#define LINE_H 380.0
+#define LINE_TOP 40.0
+#define LINE_BOTTOM 52.0
+#define LINE_LEFT 74.0
+#define LINE_RIGHT 170.0
+
+typedef struct end_label {
+    double y;
+    size_t curve;
+} end_label;
+
+static int cmp_end_label(const void *a, const void *b)
+{
+    double x = ((const end_label *)a)->y, y = ((const end_label *)b)->y;
+    return (x > y) - (x < y);
+}
+
+/* Spreads sorted label positions at least gap apart within [top, bottom]. */
+static void spread_labels(end_label *l, size_t n, double gap, double top, double bottom)
+{
+    for (size_t i = 1; i < n; i++)
+        if (l[i].y < l[i - 1].y + gap)
+            l[i].y = l[i - 1].y + gap;
+    if (n && l[n - 1].y > bottom) {
+        l[n - 1].y = bottom;
+        for (size_t i = n - 1; i > 0; i--)
+            if (l[i - 1].y > l[i].y - gap)
+                l[i - 1].y = l[i].y - gap;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (l[i].y < top)
+            l[i].y = top;
+}
+
+static void x_label(enum tb_svg_kind k, double x, const char *unit, char *out, size_t len)
+{
+    if (k == TB_SVG_PCTL) {
+        char p[24];
+        pctl_label(x, p, sizeof p);
+        p[strlen(p) - 1] = 0; /* "99.9" */
+        join3(out, len, "p", p, NULL);
+        return;
+    }
+    tb_svg_fmt_value(x, unit, out, len);
+}
+
+int tb_svg_lines(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
+                 const tb_svg_line_chart *c)
+{
+    double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY, ypos = INFINITY;
+    for (size_t i = 0; i < c->n; i++) {
+        const tb_svg_curve *cv = &c->curves[i];
+        for (size_t k = 0; k < cv->n; k++) {
+            if (!isfinite(cv->x[k]) || !isfinite(cv->y[k]))
+                continue;
+            xlo = fmin(xlo, cv->x[k]);
+            xhi = fmax(xhi, cv->x[k]);
+            ylo = fmin(ylo, cv->y[k]);
+            yhi = fmax(yhi, cv->y[k]);
+            if (cv->y[k] > 0)
+                ypos = fmin(ypos, cv->y[k]);
+        }
+    }
+    int ylog = c->ylog;
+    if (ylog < 0)
+        ylog = isfinite(ypos) && ylo > 0 && yhi / ypos > 30;
+    double px0 = LINE_LEFT, px1 = TB_SVG_WIDTH - LINE_RIGHT;
+    double py0 = LINE_H - LINE_BOTTOM, py1 = LINE_TOP;
+    tb_svg_scale xs, ys;
+    tb_svg_scale_fit(&xs, c->xkind, xlo, xhi, 0, px0, px1);
+    tb_svg_scale_fit(&ys, ylog ? TB_SVG_LOG : TB_SVG_LINEAR, ylog ? ypos : ylo, yhi, 1, py0, py1);
+    int rc = frame_begin(out, f, LINE_H);
+    if (c->dash_note)
+        rc |= text_at(out, px0, 18, "tb-m", "start", c->dash_note, 0);
+    if (!c->n)
+        rc |= text_at(out, px0 + 8, (py0 + py1) / 2, "tb-m", "start", "no data", 0);
+    char title[128];
+    axis_title(c->ytitle, c->yunit, ylog, title, sizeof title);
+    rc |= y_axis(out, &ys, c->yunit, px0, px1, title);
+    axis_title(c->xtitle, c->xunit, 0, title, sizeof title);
+    rc |= x_axis(out, &xs, c->xunit, py1, py0, title);
+    end_label *ends = calloc(c->n ? c->n : 1, sizeof *ends);
+    if (!ends)
+        return -1;
+    size_t n_ends = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const tb_svg_curve *cv = &c->curves[i];
+        const char *name = cv->label ? cv->label : series_name(s, cv->series);
+        rc |= tb_buf_printf(out, "<path class=\"tb-ln tb-s%zu%s\" d=\"", colour_of(cv->series),
+                            cv->dashed ? " tb-dash" : "");
+        int first = 1;
+        double lx = 0, ly = 0;
+        for (size_t k = 0; k < cv->n; k++) {
+            if (!isfinite(cv->x[k]) || !isfinite(cv->y[k]))
+                continue;
+            lx = tb_svg_scale_map(&xs, cv->x[k]);
+            ly = tb_svg_scale_map(&ys, cv->y[k]);
+            rc |= tb_buf_printf(out, "%s%.1f,%.1f", first ? "M" : "L", lx, ly);
+            first = 0;
+        }
+        rc |= tb_buf_puts(out, "\"/>");
+        for (size_t k = 0; k < cv->n; k++) {
+            if (!isfinite(cv->x[k]) || !isfinite(cv->y[k]))
+                continue;
+            char xl[48], yl[64], tip[512];
+            x_label(c->xkind, cv->x[k], c->xunit, xl, sizeof xl);
+            tb_svg_fmt_value(cv->y[k], c->yunit, yl, sizeof yl);
+            snprintf(tip, sizeof tip, "%s: %s = %s", name, xl, yl);
+            rc |= marker(out, "tb-pt", cv->series, cv->dashed, tb_svg_scale_map(&xs, cv->x[k]),
+                         tb_svg_scale_map(&ys, cv->y[k]), 3.5, cv->y[k], tip);
+        }
+        rc |= tb_buf_puts(out, "\n");
+        if (!first) {
+            ends[n_ends].y = ly + 4;
+            ends[n_ends].curve = i;
+            n_ends++;
+            (void)lx;
+        }
+    }
+    qsort(ends, n_ends, sizeof *ends, cmp_end_label);
+    spread_labels(ends, n_ends, 13, 12, LINE_H - 4);
+    for (size_t i = 0; i < n_ends; i++) {
+        const tb_svg_curve *cv = &c->curves[ends[i].curve];
+        /* the series' marker before its name ties the name to its curve without colour */
+        rc |= marker(out, "tb-key", cv->series, cv->dashed, px1 + 12, ends[i].y - 4, 3.5, NAN,
+                     cv->label ? cv->label : series_name(s, cv->series));
+        rc |= text_at(out, px1 + 20, ends[i].y, cv->dashed ? "tb-m" : "", "start",
+                      cv->label ? cv->label : series_name(s, cv->series), 22);
+    }
+    free(ends);
+    rc |= frame_end(out);
+    return rc ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- boxes */
+
+#define BOX_ROW_H 24.0
+
+typedef struct box_stats {
+    double q1, med, q3, wlo, whi, min, max;
+} box_stats;
+
+/* Quartiles (inclusive method) and Tukey whiskers of sorted[0..n-1], n >= 1. */
+static void box_of(const double *sorted, size_t n, box_stats *b)
+{
+    b->q1 = tb_stats_quantile_sorted(sorted, n, 1, 4);
+    b->med = tb_stats_quantile_sorted(sorted, n, 1, 2);
+    b->q3 = tb_stats_quantile_sorted(sorted, n, 3, 4);
+    double iqr = b->q3 - b->q1, lo = b->q1 - 1.5 * iqr, hi = b->q3 + 1.5 * iqr;
+    b->min = sorted[0];
+    b->max = sorted[n - 1];
+    b->wlo = b->q1;
+    b->whi = b->q3;
+    for (size_t i = 0; i < n; i++)
+        if (sorted[i] >= lo) {
+            b->wlo = fmin(sorted[i], b->q1);
+            break;
+        }
+    for (size_t i = n; i > 0; i--)
+        if (sorted[i - 1] <= hi) {
+            b->whi = fmax(sorted[i - 1], b->q3);
+            break;
+        }
+}
+
+static size_t finite_sorted(const double *x, size_t n, double *out)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(x[i]))
+            out[m++] = x[i];
+    tb_stats_sort(out, m);
+    return m;
+}
+
+static int box_row(tb_buf *out, const tb_svg_series *s, const tb_svg_dist *d,
+                   const tb_svg_scale *sc, const char *unit, double ry, double lw, double *scratch)
+{
+    double yc = ry + BOX_ROW_H / 2;
+    const char *label = d->label ? d->label : series_name(s, d->series);
+    int rc = text_at(out, lw, yc + 4, "", "end", label, LABEL_MAX_CHARS);
+    size_t n = finite_sorted(d->samples, d->n, scratch);
+    if (!n) {
+        rc |= text_at(out, sc->r0 + 4, yc + 4, "tb-m", "start", "no data", 0);
+        return rc ? -1 : 0;
+    }
+    box_stats b;
+    box_of(scratch, n, &b);
+    size_t c = colour_of(d->series);
+    double xq1 = tb_svg_scale_map(sc, b.q1), xq3 = tb_svg_scale_map(sc, b.q3);
+    double xm = tb_svg_scale_map(sc, b.med);
+    char med[64], tip[512], q1s[48], q3s[48];
+    tb_svg_fmt_value(b.med, unit, med, sizeof med);
+    tb_svg_fmt_num(b.q1, q1s, sizeof q1s);
+    tb_svg_fmt_num(b.q3, q3s, sizeof q3s);
+    snprintf(tip, sizeof tip, "%s: median %s, quartiles %s to %s, n=%zu", label, med, q1s, q3s, n);
+    rc |= tb_buf_printf(
+        out,
+        "<path class=\"tb-wk\" d=\"M%.1f,%.1fH%.1fM%.1f,%.1fH%.1fM%.1f,%.1fv10M%.1f,%.1fv10\"/>",
+        tb_svg_scale_map(sc, b.wlo), yc, xq1, xq3, yc, tb_svg_scale_map(sc, b.whi),
+        tb_svg_scale_map(sc, b.wlo), yc - 5, tb_svg_scale_map(sc, b.whi), yc - 5);
+    rc |= tb_buf_printf(out,
+                        "<rect class=\"tb-box tb-f%zu tb-s%zu\" x=\"%.1f\" y=\"%.1f\" "
+                        "width=\"%.1f\" height=\"16\" data-series=\"%zu\" data-value=\"%.17g\" "
+                        "data-n=\"%zu\"><title>",
+                        c, c, xq1, yc - 8, fmax(xq3 - xq1, 1), d->series, b.med, n);
+    rc |= tb_svg_escape(out, tip);
+    rc |= tb_buf_puts(out, "</title></rect>");
+    rc |= tb_buf_printf(out, "<path class=\"tb-med\" d=\"M%.1f,%.1fv16\"/>", xm, yc - 8);
+    /* the strip: every sample (evenly picked above STRIP_MAX), deterministic jitter */
+    size_t stride = n > STRIP_MAX ? (n + STRIP_MAX - 1) / STRIP_MAX : 1;
+    rc |= tb_buf_printf(out, "<g class=\"tb-f%zu\">", c);
+    for (size_t i = 0; i < d->n; i += stride) {
+        if (!isfinite(d->samples[i]))
+            continue;
+        double jitter = (double)((i * 7919u) % 11u) - 5.0;
+        rc |= tb_buf_printf(out, "<circle class=\"tb-sample\" cx=\"%.1f\" cy=\"%.1f\" r=\"1.8\"/>",
+                            tb_svg_scale_map(sc, d->samples[i]), yc + jitter);
+    }
+    rc |= tb_buf_puts(out, "</g>");
+    char right[128];
+    snprintf(right, sizeof right, "median %s, n=%zu", med, n);
+    rc |= text_at(out, fmax(tb_svg_scale_map(sc, b.max), xq3) + 8, yc + 4, "", "start", right, 0);
+    rc |= tb_buf_puts(out, "\n");
+    return rc ? -1 : 0;
+}
+
+static double dist_group_h(const tb_svg_dist_group *g)
+{
+    return BAR_TITLE_H + (g->n ? (double)g->n : 1) * BOX_ROW_H + AXIS_H + GROUP_GAP;
+}
+
+int tb_svg_boxes(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
+                 const tb_svg_dist_group *groups, size_t n_groups)
+{
+    double h = 8;
+    size_t chars = 0, most = 1;
+    for (size_t g = 0; g < n_groups; g++) {
+        h += dist_group_h(&groups[g]);
+        for (size_t i = 0; i < groups[g].n; i++) {
+            const tb_svg_dist *d = &groups[g].rows[i];
+            size_t c = tb_svg_strlen(d->label ? d->label : series_name(s, d->series));
+            chars = c > chars ? c : chars;
+            most = d->n > most ? d->n : most;
+        }
+    }
+    double *scratch = malloc(most * sizeof *scratch);
+    if (!scratch)
+        return -1;
+    double lw = label_col(chars), y = 8;
+    int rc = frame_begin(out, f, h);
+    for (size_t gi = 0; gi < n_groups; gi++) {
+        const tb_svg_dist_group *g = &groups[gi];
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t i = 0; i < g->n; i++)
+            for (size_t k = 0; k < g->rows[i].n; k++)
+                if (isfinite(g->rows[i].samples[k])) {
+                    lo = fmin(lo, g->rows[i].samples[k]);
+                    hi = fmax(hi, g->rows[i].samples[k]);
+                }
+        tb_svg_scale sc;
+        tb_svg_scale_fit(&sc, TB_SVG_LINEAR, lo, hi, 0, lw + 8, TB_SVG_WIDTH - RIGHT_TEXT_W);
+        rc |= text_at(out, 8, y + 15, "tb-t", "start", g->title, 60);
+        double top = y + BAR_TITLE_H, axis_y = top + (g->n ? (double)g->n : 1) * BOX_ROW_H + 2;
+        char at[96];
+        axis_title(NULL, g->unit, 0, at, sizeof at);
+        rc |= x_axis(out, &sc, g->unit, top, axis_y, at);
+        if (!g->n)
+            rc |= text_at(out, sc.r0 + 4, top + 15, "tb-m", "start", "no data", 0);
+        for (size_t i = 0; i < g->n; i++)
+            rc |= box_row(out, s, &g->rows[i], &sc, g->unit, top + (double)i * BOX_ROW_H, lw,
+                          scratch);
+        y += dist_group_h(g);
+    }
+    free(scratch);
+    rc |= frame_end(out);
+    return rc ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- dots */
+
+#define DOT_ROW_H 28.0
+#define LEGEND_ROW_H 20.0
+
+/* Lays out the legend entries (marker + name) in rows; returns the number of rows and,
+   when out is not NULL, draws them starting at y. */
+static size_t legend(tb_buf *out, const tb_svg_series *s, double x0, double y, int *rc)
+{
+    double x = x0;
+    size_t rows = s && s->n ? 1 : 0;
+    for (size_t i = 0; s && i < s->n; i++) {
+        const char *name = series_name(s, i);
+        size_t chars = tb_svg_strlen(name);
+        if (chars > 24)
+            chars = 24;
+        double w = 26 + CHAR_W * (double)chars + 14;
+        if (x + w > TB_SVG_WIDTH - 8 && x > x0) {
+            x = x0;
+            rows++;
+            y += LEGEND_ROW_H;
+        }
+        if (out) {
+            *rc |= marker(out, "tb-key", i, 0, x + 8, y - 4, 4.5, NAN, name);
+            *rc |= text_at(out, x + 18, y, "", "start", name, 24);
+        }
+        x += w;
+    }
+    return rows;
+}
+
+int tb_svg_dots(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
+                const tb_svg_dot_chart *c)
+{
+    size_t chars = 0;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t r = 0; r < c->n; r++) {
+        size_t k = tb_svg_strlen(c->rows[r].label);
+        chars = k > chars ? k : chars;
+        for (size_t i = 0; i < c->rows[r].n; i++) {
+            const tb_svg_dot *d = &c->rows[r].dots[i];
+            double v[3] = {d->value, d->lo, d->hi};
+            for (size_t j = 0; j < 3; j++) {
+                if (!isfinite(v[j]) || (c->log && v[j] <= 0))
+                    continue;
+                lo = fmin(lo, v[j]);
+                hi = fmax(hi, v[j]);
+            }
+        }
+    }
+    int rc = 0;
+    double lw = label_col(chars);
+    size_t lrows = legend(NULL, s, 8, 0, &rc);
+    double top = 10 + (double)lrows * LEGEND_ROW_H + 6;
+    double rows_h = (c->n ? (double)c->n : 1) * DOT_ROW_H;
+    double h = top + rows_h + AXIS_H + 8;
+    tb_svg_scale sc;
+    tb_svg_scale_fit(&sc, c->log ? TB_SVG_LOG : TB_SVG_LINEAR, lo, hi, !c->log, lw + 8,
+                     TB_SVG_WIDTH - 24);
+    rc |= frame_begin(out, f, h);
+    legend(out, s, 8, 24, &rc);
+    char at[128];
+    axis_title(c->xtitle, c->unit, c->log, at, sizeof at);
+    rc |= x_axis(out, &sc, c->unit, top, top + rows_h + 2, at);
+    if (!c->n)
+        rc |= text_at(out, sc.r0 + 4, top + 16, "tb-m", "start", "no data", 0);
+    for (size_t r = 0; r < c->n; r++) {
+        const tb_svg_dot_row *row = &c->rows[r];
+        double ry = top + (double)r * DOT_ROW_H, yc = ry + DOT_ROW_H / 2;
+        if (r)
+            rc |= tb_buf_printf(out, "<path class=\"tb-gr\" d=\"M8,%.1fH%.1f\"/>", ry, sc.r1);
+        rc |= text_at(out, lw, yc + 4, "", "end", row->label, LABEL_MAX_CHARS);
+        double spacing = row->n > 1 ? fmin(4, 18.0 / (double)row->n) : 0;
+        for (size_t i = 0; i < row->n; i++) {
+            const tb_svg_dot *d = &row->dots[i];
+            if (!isfinite(d->value) || (c->log && d->value <= 0))
+                continue;
+            double y = yc + ((double)i - (double)(row->n - 1) / 2) * spacing;
+            if (isfinite(d->lo) && isfinite(d->hi))
+                rc |= tb_buf_printf(out,
+                                    "<path class=\"tb-ln tb-s%zu\" stroke-width=\"1.2\" "
+                                    "d=\"M%.1f,%.1fH%.1f\"/>",
+                                    colour_of(d->series), tb_svg_scale_map(&sc, d->lo), y,
+                                    tb_svg_scale_map(&sc, d->hi));
+            char val[64], tip[512];
+            tb_svg_fmt_time(d->value, c->unit, val, sizeof val);
+            snprintf(tip, sizeof tip, "%s, %s: %s", row->label ? row->label : "",
+                     series_name(s, d->series), val);
+            rc |= marker(out, "tb-dot", d->series, 0, tb_svg_scale_map(&sc, d->value), y, 4.5,
+                         d->value, tip);
+        }
+        rc |= tb_buf_puts(out, "\n");
+    }
+    rc |= frame_end(out);
+    return rc ? -1 : 0;
+}

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# `teebench compare`: result files crafted here (schema teebench-result 1) for the
+# article's three environments; text, markdown, csv and json outputs; --baseline by
+# label, position and argument; --fail-if exit codes; bad input is one line.
+source "$(dirname "$0")/lib.sh"
+
+python3 - "$WORK" <<'PY'
+import json, random, sys, uuid
+work = sys.argv[1]
+
+def record(label, metrics, simulated=False):
+    return {
+        "schema": "teebench-result", "schema_version": 1, "id": str(uuid.UUID(int=random.getrandbits(128), version=4)),
+        "label": label, "status": "complete", "profile": "custom",
+        "started": "2026-11-30T18:55:32Z", "finished": "2026-11-30T19:05:32Z",
+        "teebench_version": "0.1.0", "simulated": simulated, "env": None,
+        "commands": ["teebench suite"], "versions": {}, "extra": {},
+        "metrics": [dict(name=n, unit=u, better=b, workload=n.split(".")[0], simulated=s, samples=x)
+                    for (n, u, b, s, x) in metrics],
+    }
+
+def around(rng, center, rel, n):
+    return [round(center * (1 + rng.uniform(-rel, rel)), 3) for _ in range(n)]
+
+rng = random.Random(20261130)
+random.seed(1)
+syscall = around(rng, 13212.1, 0.01, 30)
+host = record("bare-metal", [
+    ("http.nginx.rps", "req/s", "higher", False, around(rng, 162588, 0.01, 30)),
+    ("syscall.overhead.index", "index", "higher", False, syscall),
+    ("http.nginx.latency_p50", "ms", "lower", False, around(rng, 0.61, 0.02, 30)),
+    ("probe.cpuid.ns", "ns", "lower", False, around(rng, 40, 0.01, 3)),
+])
+td = record("tdx-guest", [
+    ("http.nginx.rps", "req/s", "higher", False, around(rng, 34952, 0.012, 30)),
+    ("syscall.overhead.index", "index", "higher", False, around(rng, 12500.3, 0.01, 30)),
+    ("http.nginx.latency_p50", "ms", "lower", False, around(rng, 2.85, 0.3, 30)),
+    ("probe.cpuid.ns", "ns", "lower", False, around(rng, 1500, 0.01, 3)),
+    ("attest.quote.get_ms", "ms", "lower", True, around(rng, 2.1, 0.01, 10)),
+], simulated=True)
+vm = record("vm-kvm", [
+    ("http.nginx.rps", "req/s", "higher", False, around(rng, 150000, 0.01, 30)),
+    ("syscall.overhead.index", "index", "higher", False, list(reversed(syscall))),
+    ("http.nginx.latency_p50", "ms", "lower", False, around(rng, 0.55, 0.02, 30)),
+])
+for name, doc in (("host", host), ("td", td), ("vm", vm)):
+    json.dump(doc, open(f"{work}/{name}.json", "w"), indent=1)
+other = dict(host, schema="teebench-compare")
+json.dump(other, open(f"{work}/other-schema.json", "w"))
+open(f"{work}/truncated.json", "w").write(json.dumps(host)[:200])
+PY
+H=$WORK/host.json T=$WORK/td.json V=$WORK/vm.json
+
+# text: header, the rps row of the article, "~" for the identical syscall samples
+"$TB" compare "$H" "$T" "$V" >"$WORK/text" || fail "compare exits 0"
+head -1 "$WORK/text" | grep -q 'bare-metal (baseline) .*|  tdx-guest \[SIMULATED\] .*|  vm-kvm' ||
+  fail "header names the environments: $(head -1 "$WORK/text")"
+grep -E '^http\.nginx\.rps +req/s +higher +1[56][0-9],[0-9]{3} ±[0-9.]+%  \|  +3[45],[0-9]{3} ±[0-9.]+%  0\.2[0-9]{2}x \[0\.2[0-9]{2}, 0\.2[0-9]{2}\]  worse \(p=0\.000\)' \
+  "$WORK/text" >/dev/null || fail "rps row: $(grep '^http.nginx.rps' "$WORK/text")"
+grep -E '^syscall\.overhead\.index .*\|.*\| +1[0-9],[0-9]{3} ±[0-9.]+%  1\.000x \[[0-9.]+, [0-9.]+\]  ~ \(p=1\.000\)$' \
+  "$WORK/text" >/dev/null || fail "identical samples say ~: $(grep '^syscall' "$WORK/text")"
+grep -q '(n=3, too few)' "$WORK/text" || fail "too few samples are said"
+grep -q 'too few to test' "$WORK/text" || fail "an untestable difference is said"
+grep -q '^attest\.quote\.get_ms \[SIMULATED\]' "$WORK/text" || fail "simulated row labelled"
+grep -Eq '^geomean +ratio +higher' "$WORK/text" || fail "geomean row (higher)"
+grep -Eq '^geomean +ratio +lower' "$WORK/text" || fail "geomean row (lower)"
+grep -q '^! noisy: coefficient of variation above 5 %' "$WORK/text" || fail "noisy legend"
+grep -q '^SIMULATED: ' "$WORK/text" || fail "SIMULATED legend"
+
+# markdown: a GitHub table, 3 + 3 columns on every line
+"$TB" compare --format markdown "$H" "$T" "$V" >"$WORK/md" || fail "markdown exits 0"
+python3 - "$WORK/md" <<'PY' || fail "markdown table"
+import sys
+lines = [l.rstrip("\n") for l in open(sys.argv[1]) if l.startswith("|")]
+assert len(lines) == 2 + 5 + 2, lines
+for l in lines:
+    assert l.endswith("|") and l.replace("\\|", "").count("|") == 7, l
+assert lines[1] == "|---|---|---|---:|---:|---:|", lines[1]
+PY
+
+# csv: one line per (metric, environment) with every field
+"$TB" compare --format csv "$H" "$T" "$V" >"$WORK/csv" || fail "csv exits 0"
+python3 - "$WORK/csv" <<'PY' || fail "csv content"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 5 * 3, len(rows)
+r = {(x["metric"], x["environment"]): x for x in rows}
+td = r[("http.nginx.rps", "tdx-guest [SIMULATED]")]
+assert td["verdict"] == "worse" and td["significant"] == "1", td
+assert 0.2 < float(td["ratio_lo"]) < float(td["ratio"]) < float(td["ratio_hi"]) < 0.23, td
+assert r[("syscall.overhead.index", "vm-kvm")]["verdict"] == "same"
+assert r[("attest.quote.get_ms", "bare-metal")]["present"] == "0"
+assert r[("probe.cpuid.ns", "bare-metal")]["ci_lo"] == ""
+PY
+
+# json: the documented object
+"$TB" compare --format json "$H" "$T" "$V" >"$WORK/json" || fail "json exits 0"
+python3 - "$WORK/json" <<'PY' || fail "json content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "teebench-compare" and d["schema_version"] == 1
+assert [e["label"] for e in d["environments"]] == ["bare-metal", "tdx-guest", "vm-kvm"]
+assert d["environments"][1]["simulated"] is True
+m = {x["name"]: x for x in d["metrics"]}
+assert len(m) == 5
+c = m["http.nginx.rps"]["cells"]
+assert c[0]["verdict"] == "baseline" and c[0]["ratio"] is None
+assert c[1]["ci"][0] <= c[1]["median"] <= c[1]["ci"][1]
+assert c[1]["p_value"] < 0.001 and c[1]["significant"] is True
+assert m["probe.cpuid.ns"]["cells"][1]["ci"] is None and m["probe.cpuid.ns"]["cells"][1]["verdict"] == "untestable"
+assert m["attest.quote.get_ms"]["simulated"] is True
+assert d["geomean"]["higher"][1]["n"] == 2 and d["geomean"]["higher"][0]["ratio"] is None
+PY
+
+# --baseline: a label, a position, an argument as given
+for b in tdx-guest 2 "$T"; do
+  "$TB" compare --baseline "$b" "$H" "$T" "$V" >"$WORK/b" || fail "--baseline $b"
+  head -1 "$WORK/b" | grep -q 'tdx-guest \[SIMULATED\] (baseline)' || fail "--baseline $b: $(head -1 "$WORK/b")"
+done
+expect_fail 2 "$TB" compare --baseline nope "$H" "$T"
+expect_fail 2 "$TB" compare --baseline 3 "$H" "$T"
+
+# gates: exit 1 when one trips (table still printed, one line per failure), else 0
+rc=0; "$TB" compare --fail-if 'http.nginx.rps < 0.9' "$H" "$T" "$V" >"$WORK/out" 2>"$WORK/err" || rc=$?
+[ "$rc" -eq 1 ] || fail "a tripped gate exits 1, got $rc"
+grep -q '^http\.nginx\.rps ' "$WORK/out" || fail "the table is printed with a failing gate"
+[ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "one line per failure: $(cat "$WORK/err")"
+grep -q '^teebench: compare: gate failed: http.nginx.rps < 0.9: tdx-guest \[SIMULATED\] is 0\.2' "$WORK/err" ||
+  fail "gate line: $(cat "$WORK/err")"
+"$TB" compare --fail-if 'http.nginx.rps < 0.5' "$H" "$V" >/dev/null || fail "a gate that does not trip exits 0"
+"$TB" compare --fail-if 'http.nginx.rps<0.5' --fail-if 'http.nginx.latency_p50 >= 10' "$H" "$V" >/dev/null ||
+  fail "gates that do not trip exit 0"
+rc=0; "$TB" compare --fail-if 'http.nginx.rps < 0.5' --fail-if 'http.nginx.latency_p50 > 2' "$H" "$T" "$V" \
+  >/dev/null 2>"$WORK/err" || rc=$?
+[ "$rc" -eq 1 ] || fail "the second of two gates trips: exit $rc"
+grep -q 'latency_p50 > 2: tdx-guest' "$WORK/err" || fail "names the tripped gate: $(cat "$WORK/err")"
+rc=0; "$TB" compare --fail-if 'attest.quote.get_ms > 1000' "$H" "$T" >/dev/null 2>"$WORK/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q 'not in the baseline' "$WORK/err" || fail "no ratio fails closed: $rc $(cat "$WORK/err")"
+
+# one environment: medians only
+"$TB" compare "$H" >"$WORK/one" || fail "one environment exits 0"
+grep -q 'geomean' "$WORK/one" && fail "no geomean for one environment"
+grep -Eq '^http\.nginx\.rps +req/s +higher +1[56][0-9],[0-9]{3} ±' "$WORK/one" || fail "one environment: $(cat "$WORK/one")"
+
+# bad input: one line each
+expect_fail 2 "$TB" compare
+expect_fail 2 "$TB" compare --format xml "$H"
+grep -q 'format xml' "$WORK/err" || fail "names the format"
+expect_fail 2 "$TB" compare --fail-if 'http.nginx.rps' "$H" "$T"
+expect_fail 2 "$TB" compare --fail-if 'http.nginx.rps < lots' "$H" "$T"
+expect_fail 2 "$TB" compare --fail-if 'no.such.metric < 1' "$H" "$T"
+[ -s "$WORK/out" ] && fail "nothing on stdout when a gate cannot be evaluated"
+expect_fail 2 "$TB" compare --fail-if 'http.nginx.rps < 1' "$H"
+expect_fail 2 "$TB" compare --alpha 0 "$H" "$T"
+expect_fail 2 "$TB" compare --alpha x "$H" "$T"
+expect_fail 2 "$TB" compare --bogus "$H"
+expect_fail 2 "$TB" compare --format
+expect_fail 1 "$TB" compare "$H" "$WORK/other-schema.json"
+grep -q 'other-schema.json: .*schema' "$WORK/err" || fail "wrong schema named: $(cat "$WORK/err")"
+expect_fail 1 "$TB" compare "$H" "$WORK/truncated.json"
+expect_fail 1 "$TB" compare "$H" "$WORK/missing.json"
+"$TB" compare --help | grep -q -- '--fail-if' || fail "--help lists --fail-if"
+pass compare

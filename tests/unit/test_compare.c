@@ -1,0 +1,618 @@
+/* Unit tests for src/compare: rows and cells built from records made with the
+ * record API, intervals, ratios, significance both ways, too few samples, absent
+ * metrics, one environment, geometric means, gates, and every output format
+ * parsed back (JSON with jansson, CSV with a quoting-aware splitter, markdown
+ * pipes). Expected statistics are recomputed here from the samples with
+ * stats/summary (medians) or are exact by construction (constant samples). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "compare/compare.h"
+#include "stats/rank.h"
+#include "stats/summary.h"
+
+/* n samples around center, uniform within +-spread (relative), from seed. */
+static void add(tb_record *r, const char *name, const char *unit, int better, double center,
+                double spread, size_t n, uint64_t seed)
+{
+    tb_err err = {{0}};
+    tb_metric *m = tb_record_metric(r, name, unit, better, "test", &err);
+    assert_non_null(m);
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++) {
+        double u = (double)(tb_stats_splitmix64(&s) >> 11) * 0x1p-53;
+        assert_int_equal(tb_metric_add(m, center * (1 + spread * (2 * u - 1)), &err), 0);
+    }
+}
+
+static tb_record *rec(const char *label)
+{
+    tb_err err = {{0}};
+    tb_record *r = tb_record_new(&err);
+    assert_non_null(r);
+    assert_int_equal(tb_record_set_str(&r->label, label, &err), 0);
+    return r;
+}
+
+static double median_of(const tb_record *r, const char *name)
+{
+    const tb_metric *m = tb_record_find(r, name);
+    double v;
+    assert_int_equal(tb_stats_median(m->samples, m->n, &v), 0);
+    return v;
+}
+
+/* The article's three environments: host, TD, VM. */
+typedef struct fixture {
+    tb_record *r[3];
+    tb_compare c;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    f->r[0] = rec("bare-metal");
+    f->r[1] = rec("tdx-guest");
+    f->r[2] = rec("vm-kvm");
+    add(f->r[0], "http.nginx.rps", "req/s", TB_BETTER_HIGHER, 162588, 0.01, 30, 1);
+    add(f->r[1], "http.nginx.rps", "req/s", TB_BETTER_HIGHER, 34952, 0.015, 30, 2);
+    add(f->r[2], "http.nginx.rps", "req/s", TB_BETTER_HIGHER, 150000, 0.01, 30, 3);
+    /* syscall: the VM draws from the host's distribution (same seed family, other seed) */
+    add(f->r[0], "syscall.overhead.index", "index", TB_BETTER_HIGHER, 13212.1, 0.01, 30, 4);
+    add(f->r[1], "syscall.overhead.index", "index", TB_BETTER_HIGHER, 12500.3, 0.01, 30, 5);
+    add(f->r[2], "syscall.overhead.index", "index", TB_BETTER_HIGHER, 13212.1, 0.01, 30, 6);
+    /* latency: lower is better; the TD is slower and noisy (CV > 5 %) */
+    add(f->r[0], "http.nginx.latency_p50", "ms", TB_BETTER_LOWER, 0.61, 0.02, 30, 7);
+    add(f->r[1], "http.nginx.latency_p50", "ms", TB_BETTER_LOWER, 2.85, 0.3, 30, 8);
+    add(f->r[2], "http.nginx.latency_p50", "ms", TB_BETTER_LOWER, 0.55, 0.02, 30, 9);
+    /* only in the TD, simulated */
+    add(f->r[1], "attest.quote.get_ms", "ms", TB_BETTER_LOWER, 2.1, 0.01, 10, 10);
+    f->r[1]->metrics[f->r[1]->n_metrics - 1].simulated = 1;
+    f->r[1]->simulated = 1;
+    /* three samples each: too few for an interval or a test */
+    add(f->r[0], "probe.cpuid.ns", "ns", TB_BETTER_LOWER, 40, 0.01, 3, 11);
+    add(f->r[1], "probe.cpuid.ns", "ns", TB_BETTER_LOWER, 1500, 0.01, 3, 12);
+    add(f->r[2], "probe.cpuid.ns", "ns", TB_BETTER_LOWER, 1200, 0.01, 3, 13);
+    tb_err err = {{0}};
+    assert_int_equal(
+        tb_compare_build((const tb_record *const *)f->r, 3, 0, TB_COMPARE_ALPHA, &f->c, &err), 0);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    tb_compare_clear(&f->c);
+    for (int i = 0; i < 3; i++)
+        tb_record_free(f->r[i]);
+    free(f);
+    return 0;
+}
+
+static void test_rows_and_cells(void **state)
+{
+    fixture *f = *state;
+    const tb_compare *c = &f->c;
+    assert_int_equal(c->n_rows, 5);
+    for (size_t i = 1; i < c->n_rows; i++) /* sorted by name */
+        assert_true(strcmp(c->rows[i - 1].name, c->rows[i].name) < 0);
+    const tb_compare_row *row = tb_compare_find(c, "http.nginx.rps");
+    assert_non_null(row);
+    assert_null(tb_compare_find(c, "no.such.metric"));
+    assert_string_equal(row->unit, "req/s");
+    assert_int_equal(row->better, TB_BETTER_HIGHER);
+    for (int i = 0; i < 3; i++) {
+        const tb_compare_cell *cell = &row->cells[i];
+        assert_true(cell->present);
+        assert_int_equal(cell->n, 30);
+        assert_float_equal(cell->median, median_of(f->r[i], "http.nginx.rps"), 0);
+        assert_true(cell->lo <= cell->median && cell->median <= cell->hi);
+        assert_true(cell->hi - cell->lo < 0.02 * cell->median);
+        assert_true(cell->cv > 0 && cell->cv < 0.01);
+        assert_false(cell->noisy);
+        assert_false(cell->too_few);
+    }
+    const tb_compare_cell *base = &row->cells[0], *td = &row->cells[1];
+    assert_true(isnan(base->ratio) && isnan(base->p_value));
+    assert_int_equal(base->verdict, TB_COMPARE_IS_BASELINE);
+    assert_float_equal(td->ratio, td->median / base->median, 1e-15);
+    assert_true(td->ratio_lo < td->ratio && td->ratio < td->ratio_hi);
+    assert_true(td->ratio_lo > 0.2 && td->ratio_hi < 0.23);
+    double lo, hi; /* the interval of stats/rank's bootstrap with compare's constants */
+    const tb_metric *mb = tb_record_find(f->r[0], "http.nginx.rps");
+    const tb_metric *mt = tb_record_find(f->r[1], "http.nginx.rps");
+    assert_int_equal(tb_stats_bootstrap_median_ratio(mb->samples, mb->n, mt->samples, mt->n,
+                                                     TB_COMPARE_RESAMPLES, TB_COMPARE_SEED,
+                                                     TB_COMPARE_LEVEL, &lo, &hi),
+                     0);
+    assert_float_equal(td->ratio_lo, lo, 0);
+    assert_float_equal(td->ratio_hi, hi, 0);
+    assert_true(td->significant && td->p_value < 1e-9);
+    assert_int_equal(td->verdict, TB_COMPARE_WORSE);
+    assert_true(tb_compare_find(c, "attest.quote.get_ms")->simulated);
+    assert_false(row->simulated);
+}
+
+static void test_significance_both_ways(void **state)
+{
+    fixture *f = *state;
+    const tb_compare_row *sys = tb_compare_find(&f->c, "syscall.overhead.index");
+    assert_int_equal(sys->cells[1].verdict, TB_COMPARE_WORSE); /* 12500 vs 13212 */
+    assert_true(sys->cells[1].significant);
+    assert_int_equal(sys->cells[2].verdict, TB_COMPARE_SAME); /* the same distribution */
+    assert_false(sys->cells[2].significant);
+    assert_true(sys->cells[2].p_value >= 0.05);
+    assert_true(sys->cells[2].ratio_lo < 1 && 1 < sys->cells[2].ratio_hi);
+    const tb_compare_row *lat = tb_compare_find(&f->c, "http.nginx.latency_p50");
+    assert_int_equal(lat->cells[1].verdict, TB_COMPARE_WORSE);  /* slower: lower is better */
+    assert_int_equal(lat->cells[2].verdict, TB_COMPARE_BETTER); /* faster */
+    assert_true(lat->cells[1].noisy);
+    assert_true(lat->cells[1].cv > TB_COMPARE_NOISY_CV);
+}
+
+static void test_too_few_and_absent(void **state)
+{
+    fixture *f = *state;
+    const tb_compare_row *p = tb_compare_find(&f->c, "probe.cpuid.ns");
+    for (int i = 0; i < 3; i++) {
+        assert_true(p->cells[i].too_few);
+        assert_true(isnan(p->cells[i].lo) && isnan(p->cells[i].hi));
+    }
+    assert_true(isnan(p->cells[1].ratio_lo));
+    assert_false(isnan(p->cells[1].ratio)); /* the ratio itself is known */
+    assert_int_equal(p->cells[1].verdict, TB_COMPARE_UNTESTABLE);
+    assert_false(p->cells[1].significant);
+    const tb_compare_row *q = tb_compare_find(&f->c, "attest.quote.get_ms");
+    assert_false(q->cells[0].present);
+    assert_int_equal(q->cells[0].verdict, TB_COMPARE_ABSENT);
+    assert_true(q->cells[1].present);
+    assert_true(q->cells[1].simulated);
+    assert_int_equal(q->cells[1].verdict, TB_COMPARE_ABSENT); /* no baseline to compare with */
+    assert_true(isnan(q->cells[1].ratio));
+    assert_false(q->cells[2].present);
+}
+
+static void test_geomean(void **state)
+{
+    (void)state;
+    /* constant samples: ratios exact by construction */
+    tb_record *r[2] = {rec("a"), rec("b")};
+    add(r[0], "x.h1", "req/s", TB_BETTER_HIGHER, 100, 0, 8, 1);
+    add(r[1], "x.h1", "req/s", TB_BETTER_HIGHER, 50, 0, 8, 1);
+    add(r[0], "x.h2", "req/s", TB_BETTER_HIGHER, 100, 0, 8, 1);
+    add(r[1], "x.h2", "req/s", TB_BETTER_HIGHER, 800, 0, 8, 1);
+    add(r[0], "x.l1", "ms", TB_BETTER_LOWER, 2, 0, 8, 1);
+    add(r[1], "x.l1", "ms", TB_BETTER_LOWER, 8, 0, 8, 1);
+    add(r[0], "x.only", "ms", TB_BETTER_LOWER, 2, 0, 8, 1); /* not in b: not counted */
+    tb_compare c;
+    tb_err err = {{0}};
+    assert_int_equal(tb_compare_build((const tb_record *const *)r, 2, 0, 0.05, &c, &err), 0);
+    assert_float_equal(c.geomean_higher[1], 2.0, 1e-12); /* sqrt(0.5 * 8) */
+    assert_int_equal(c.geomean_higher_n[1], 2);
+    assert_float_equal(c.geomean_lower[1], 4.0, 1e-12);
+    assert_int_equal(c.geomean_lower_n[1], 1);
+    assert_true(isnan(c.geomean_higher[0]));
+    assert_int_equal(c.geomean_higher_n[0], 0);
+    const tb_compare_cell *h1 = &tb_compare_find(&c, "x.h1")->cells[1];
+    assert_float_equal(h1->ratio_lo, 0.5, 0); /* no spread, no width */
+    assert_float_equal(h1->ratio_hi, 0.5, 0);
+    assert_float_equal(h1->cv, 0, 0);
+    /* the other record as the baseline: the reciprocal */
+    tb_compare_clear(&c);
+    assert_int_equal(tb_compare_build((const tb_record *const *)r, 2, 1, 0.05, &c, &err), 0);
+    assert_float_equal(c.geomean_higher[0], 0.5, 1e-12);
+    assert_float_equal(c.geomean_lower[0], 0.25, 1e-12);
+    tb_compare_clear(&c);
+    tb_record_free(r[0]);
+    tb_record_free(r[1]);
+}
+
+static void test_single_and_errors(void **state)
+{
+    (void)state;
+    tb_record *r[2] = {rec("only"), rec("other")};
+    add(r[0], "x.a", "ms", TB_BETTER_LOWER, 5, 0.01, 10, 1);
+    tb_compare c;
+    tb_err err = {{0}};
+    assert_int_equal(tb_compare_build((const tb_record *const *)r, 1, 0, 0.05, &c, &err), 0);
+    assert_int_equal(c.n_rows, 1);
+    assert_false(c.rows[0].cells[0].too_few);
+    tb_compare_gate g;
+    assert_int_equal(tb_compare_gate_parse("x.a > 1", &g, &err), 0);
+    assert_int_equal(tb_compare_gate_eval(&c, &g, NULL, &err), -1);
+    assert_non_null(strstr(err.msg, "two environments"));
+    tb_buf out = {0};
+    assert_int_equal(tb_compare_format(&c, TB_COMPARE_TEXT, &out, &err), 0);
+    assert_null(strstr((char *)out.p, "ratio")); /* nothing to compare with */
+    assert_null(strstr((char *)out.p, "geomean"));
+    assert_non_null(strstr((char *)out.p, "only"));
+    tb_buf_free(&out);
+    tb_compare_clear(&c);
+    /* the same metric in another unit: refused with both sides named */
+    add(r[1], "x.a", "us", TB_BETTER_LOWER, 5000, 0.01, 10, 2);
+    assert_int_equal(tb_compare_build((const tb_record *const *)r, 2, 0, 0.05, &c, &err), -1);
+    assert_non_null(strstr(err.msg, "x.a"));
+    assert_non_null(strstr(err.msg, "\"us\""));
+    assert_int_equal(c.n_rows, 0);
+    /* bad arguments */
+    assert_int_equal(tb_compare_build((const tb_record *const *)r, 1, 1, 0.05, &c, &err), -1);
+    assert_int_equal(tb_compare_build((const tb_record *const *)r, 1, 0, 1.0, &c, &err), -1);
+    tb_record_free(r[0]);
+    tb_record_free(r[1]);
+}
+
+static void test_deterministic(void **state)
+{
+    fixture *f = *state;
+    tb_compare again;
+    tb_err err = {{0}};
+    assert_int_equal(
+        tb_compare_build((const tb_record *const *)f->r, 3, 0, TB_COMPARE_ALPHA, &again, &err), 0);
+    for (size_t k = 0; k < f->c.n_rows; k++) {
+        for (int i = 0; i < 3; i++) {
+            const tb_compare_cell *a = &f->c.rows[k].cells[i], *b = &again.rows[k].cells[i];
+            assert_memory_equal(&a->ratio_lo, &b->ratio_lo, sizeof(double));
+            assert_memory_equal(&a->ratio_hi, &b->ratio_hi, sizeof(double));
+        }
+    }
+    tb_compare_clear(&again);
+}
+
+static void test_gates(void **state)
+{
+    fixture *f = *state;
+    tb_compare_gate g;
+    tb_err err = {{0}};
+    assert_int_equal(tb_compare_gate_parse("http.nginx.rps < 0.9", &g, &err), 0);
+    assert_string_equal(g.metric, "http.nginx.rps");
+    assert_string_equal(g.op, "<");
+    assert_float_equal(g.threshold, 0.9, 0);
+    assert_int_equal(tb_compare_gate_parse("  a.b>=1e-2 ", &g, &err), 0);
+    assert_string_equal(g.op, ">=");
+    assert_float_equal(g.threshold, 0.01, 0);
+    const char *bad[] = {"",         "http.nginx.rps", "http.nginx.rps < ", "http.nginx.rps == 1",
+                         "< 0.9",    "Http.Rps < 0.9", "a.b < 0.9x",        "a.b < nan",
+                         "a.b <> 1", "a.b < 1 2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err.msg[0] = '\0';
+        assert_int_equal(tb_compare_gate_parse(bad[i], &g, &err), -1);
+        assert_true(err.msg[0] != '\0');
+    }
+    tb_buf why = {0};
+    /* the TD (0.215x) trips "< 0.9", the VM (0.92x) does not */
+    assert_int_equal(tb_compare_gate_parse("http.nginx.rps < 0.9", &g, &err), 0);
+    assert_int_equal(tb_compare_gate_eval(&f->c, &g, &why, &err), 1);
+    assert_non_null(strstr((char *)why.p, "tdx-guest [SIMULATED] is 0.21"));
+    assert_null(strstr((char *)why.p, "vm-kvm"));
+    tb_buf_reset(&why);
+    assert_int_equal(tb_compare_gate_parse("http.nginx.rps < 0.95", &g, &err), 0);
+    assert_int_equal(tb_compare_gate_eval(&f->c, &g, &why, &err), 2);
+    assert_int_equal(tb_compare_gate_parse("http.nginx.rps >= 0.1", &g, &err), 0);
+    assert_int_equal(tb_compare_gate_eval(&f->c, &g, NULL, &err), 2);
+    assert_int_equal(tb_compare_gate_parse("http.nginx.rps < 0.1", &g, &err), 0);
+    assert_int_equal(tb_compare_gate_eval(&f->c, &g, NULL, &err), 0);
+    /* latency ratio 4.7x for the TD */
+    assert_int_equal(tb_compare_gate_parse("http.nginx.latency_p50 > 1.5", &g, &err), 0);
+    assert_int_equal(tb_compare_gate_eval(&f->c, &g, NULL, &err), 1);
+    /* absent in the baseline: both others trip (fail closed) */
+    tb_buf_reset(&why);
+    assert_int_equal(tb_compare_gate_parse("attest.quote.get_ms > 100", &g, &err), 0);
+    assert_int_equal(tb_compare_gate_eval(&f->c, &g, &why, &err), 2);
+    assert_non_null(strstr((char *)why.p, "not in the baseline"));
+    assert_int_equal(tb_compare_gate_parse("no.such.metric < 1", &g, &err), 0);
+    assert_int_equal(tb_compare_gate_eval(&f->c, &g, NULL, &err), -1);
+    assert_non_null(strstr(err.msg, "no.such.metric"));
+    tb_buf_free(&why);
+}
+
+static char *format(const tb_compare *c, enum tb_compare_format fmt)
+{
+    tb_buf out = {0};
+    tb_err err = {{0}};
+    assert_int_equal(tb_compare_format(c, fmt, &out, &err), 0);
+    assert_non_null(out.p);
+    return (char *)out.p; /* caller frees */
+}
+
+static void test_format_parse(void **state)
+{
+    (void)state;
+    enum tb_compare_format f;
+    assert_int_equal(tb_compare_format_parse("markdown", &f), 0);
+    assert_int_equal(f, TB_COMPARE_MARKDOWN);
+    assert_int_equal(tb_compare_format_parse("json", &f), 0);
+    assert_int_equal(f, TB_COMPARE_JSON);
+    assert_int_equal(tb_compare_format_parse("xml", &f), -1);
+    assert_int_equal(tb_compare_format_parse("", &f), -1);
+}
+
+static void test_text(void **state)
+{
+    fixture *f = *state;
+    char *t = format(&f->c, TB_COMPARE_TEXT);
+    /* header with every title, the baseline named, SIMULATED badge */
+    const char *nl = strchr(t, '\n');
+    assert_non_null(nl);
+    char header[512];
+    snprintf(header, sizeof header, "%.*s", (int)(nl - t), t);
+    assert_non_null(strstr(header, "bare-metal (baseline)"));
+    assert_non_null(strstr(header, "tdx-guest [SIMULATED]"));
+    assert_non_null(strstr(header, "vm-kvm"));
+    /* the rps row: thousands separators, spread, ratio with interval, verdict */
+    char want[64];
+    const tb_compare_row *row = tb_compare_find(&f->c, "http.nginx.rps");
+    snprintf(want, sizeof want, "%.3fx [%.3f, %.3f]", row->cells[1].ratio, row->cells[1].ratio_lo,
+             row->cells[1].ratio_hi);
+    const char *line = strstr(t, "\nhttp.nginx.rps ");
+    assert_non_null(line);
+    const char *end = strchr(line + 1, '\n');
+    char l[1024];
+    snprintf(l, sizeof l, "%.*s", (int)(end - line - 1), line + 1);
+    assert_non_null(strstr(l, want));
+    for (int i = 0; i < 2; i++) { /* thousands separators, no decimals above 1000 */
+        long v = lround(row->cells[i].median);
+        snprintf(want, sizeof want, " %ld,%03ld \xc2\xb1", v / 1000, v % 1000);
+        assert_non_null(strstr(l, want));
+    }
+    assert_non_null(strstr(l, "\xc2\xb1"));
+    assert_non_null(strstr(l, "worse (p=0.000)"));
+    assert_non_null(strstr(l, "  |  "));
+    assert_non_null(strstr(l, "req/s"));
+    /* the same distribution says ~ */
+    line = strstr(t, "\nsyscall.overhead.index ");
+    assert_non_null(line);
+    end = strchr(line + 1, '\n');
+    snprintf(l, sizeof l, "%.*s", (int)(end - line - 1), line + 1);
+    assert_non_null(strstr(l, "~ (p="));
+    /* too few, absent, noisy, simulated, geomeans, legend */
+    assert_non_null(strstr(t, "(n=3, too few)"));
+    assert_non_null(strstr(t, "too few to test"));
+    assert_non_null(strstr(t, "attest.quote.get_ms [SIMULATED]"));
+    assert_non_null(strstr(t, "%!"));
+    assert_non_null(strstr(t, "! noisy: coefficient of variation above 5 %"));
+    assert_non_null(strstr(t, "SIMULATED: measured with a simulated TEE"));
+    const char *gm = strstr(t, "\ngeomean ");
+    assert_non_null(gm);
+    end = strchr(gm + 1, '\n');
+    snprintf(l, sizeof l, "%.*s", (int)(end - gm - 1), gm + 1);
+    assert_non_null(strstr(l, " ratio "));
+    assert_non_null(strstr(l, " higher "));
+    snprintf(want, sizeof want, "%.3fx", f->c.geomean_higher[1]);
+    assert_non_null(strstr(l, want));
+    assert_non_null(strstr(l, "(2 metrics)"));
+    assert_non_null(strstr(end, "\ngeomean "));
+    assert_non_null(strstr(t, "alpha = 0.05"));
+    /* columns line up: every table line puts its first '|' at the same place */
+    size_t bar = (size_t)-1;
+    for (const char *p = t; *p;) {
+        const char *e = strchr(p, '\n');
+        if (e == p) /* the blank line before the legend ends the table */
+            break;
+        const char *b = memchr(p, '|', (size_t)(e - p));
+        assert_non_null(b);
+        if (bar == (size_t)-1)
+            bar = (size_t)(b - p);
+        /* the same display column (the '±' is two bytes) */
+        size_t cols = 0;
+        for (const char *q = p; q < b; q++)
+            cols += ((unsigned char)*q & 0xc0) != 0x80;
+        assert_int_equal(cols, bar);
+        p = e + 1;
+    }
+    for (const char *p = t; (p = strchr(p, '\n')); p++)
+        assert_true(p == t || p[-1] != ' '); /* no trailing spaces */
+    free(t);
+}
+
+static void test_markdown(void **state)
+{
+    fixture *f = *state;
+    char *t = format(&f->c, TB_COMPARE_MARKDOWN);
+    int lines = 0;
+    for (char *p = t; *p == '|';) {
+        char *e = strchr(p, '\n');
+        assert_non_null(e);
+        assert_true(e[-1] == '|');
+        int pipes = 0;
+        for (char *q = p; q < e; q++)
+            pipes += *q == '|' && (q == p || q[-1] != '\\');
+        assert_int_equal(pipes, 3 + 3 + 1); /* metric, unit, better + 3 environments */
+        lines++;
+        p = e + 1;
+    }
+    assert_int_equal(lines, 2 + 5 + 2); /* header, separator, 5 metrics, 2 geomeans */
+    assert_non_null(strstr(t, "|---|---|---|---:|---:|---:|\n"));
+    assert_non_null(strstr(t, "- ratio: median / median of bare-metal"));
+    free(t);
+}
+
+/* Splits one CSV line (RFC 4180 quotes) into fields; returns their number. */
+static int csv_fields(const char *line, char fields[][128], int max)
+{
+    int n = 0;
+    const char *p = line;
+    for (;;) {
+        char *o = fields[n];
+        if (*p == '"') {
+            for (p++; *p && !(*p == '"' && p[1] != '"'); p++) {
+                if (*p == '"')
+                    p++;
+                *o++ = *p;
+            }
+            p++;
+        } else {
+            while (*p && *p != ',' && *p != '\n')
+                *o++ = *p++;
+        }
+        *o = '\0';
+        n++;
+        if (*p != ',' || n == max)
+            return n;
+        p++;
+    }
+}
+
+static void test_csv(void **state)
+{
+    fixture *f = *state;
+    /* a label with a comma and a quote is quoted */
+    char *old = f->r[2]->label;
+    f->r[2]->label = strdup("vm, \"kvm\"");
+    char *t = format(&f->c, TB_COMPARE_CSV);
+    free(f->r[2]->label);
+    f->r[2]->label = old;
+    int lines = 0;
+    char fields[32][128];
+    for (char *p = t; *p; p = strchr(p, '\n') + 1) {
+        int n = csv_fields(p, fields, 32);
+        assert_int_equal(n, 23);
+        if (lines > 0) {
+            int env = atoi(fields[5]) - 1;
+            const tb_compare_row *row = tb_compare_find(&f->c, fields[0]);
+            assert_non_null(row);
+            const tb_compare_cell *cell = &row->cells[env];
+            if (cell->present && cell->n > 0)
+                assert_float_equal(strtod(fields[10], NULL), cell->median,
+                                   1e-6 * fabs(cell->median));
+            assert_string_equal(fields[22], tb_compare_verdict_name(cell->verdict));
+            if (env == 2)
+                assert_string_equal(fields[4], "vm, \"kvm\"");
+        } else {
+            assert_string_equal(fields[0], "metric");
+            assert_string_equal(fields[22], "verdict");
+        }
+        lines++;
+    }
+    assert_int_equal(lines, 1 + 5 * 3);
+    free(t);
+}
+
+static void test_json(void **state)
+{
+    fixture *f = *state;
+    char *t = format(&f->c, TB_COMPARE_JSON);
+    json_error_t je;
+    json_t *doc = json_loads(t, 0, &je);
+    assert_non_null(doc);
+    assert_string_equal(json_string_value(json_object_get(doc, "schema")), "teebench-compare");
+    assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), 1);
+    assert_int_equal(json_integer_value(json_object_get(doc, "baseline")), 0);
+    json_t *envs = json_object_get(doc, "environments");
+    assert_int_equal(json_array_size(envs), 3);
+    assert_true(json_is_true(json_object_get(json_array_get(envs, 1), "simulated")));
+    json_t *ms = json_object_get(doc, "metrics");
+    assert_int_equal(json_array_size(ms), 5);
+    size_t i;
+    json_t *m;
+    json_array_foreach(ms, i, m)
+    {
+        const tb_compare_row *row = &f->c.rows[i];
+        assert_string_equal(json_string_value(json_object_get(m, "name")), row->name);
+        json_t *cells = json_object_get(m, "cells");
+        assert_int_equal(json_array_size(cells), 3);
+        for (size_t k = 0; k < 3; k++) {
+            json_t *cj = json_array_get(cells, k);
+            const tb_compare_cell *cell = &row->cells[k];
+            assert_int_equal(json_is_true(json_object_get(cj, "present")), cell->present);
+            assert_string_equal(json_string_value(json_object_get(cj, "verdict")),
+                                tb_compare_verdict_name(cell->verdict));
+            if (!cell->present)
+                continue;
+            assert_float_equal(json_number_value(json_object_get(cj, "median")), cell->median,
+                               1e-6 * fabs(cell->median));
+            assert_int_equal(json_is_null(json_object_get(cj, "ratio")), isnan(cell->ratio));
+            assert_int_equal(json_is_null(json_object_get(cj, "ci")), isnan(cell->lo));
+        }
+    }
+    json_t *gh = json_object_get(json_object_get(doc, "geomean"), "higher");
+    assert_int_equal(json_array_size(gh), 3);
+    assert_true(json_is_null(json_object_get(json_array_get(gh, 0), "ratio")));
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(gh, 1), "n")), 2);
+    json_decref(doc);
+    /* no float noise: every number outside strings has at most 7 significant digits
+       (jansson writes integral reals with ".0") */
+    int in_str = 0, numbers = 0;
+    for (const char *p = t; *p; p++) {
+        if (*p == '"' && p[-1] != '\\')
+            in_str = !in_str;
+        if (in_str || !(*p == '-' || (*p >= '0' && *p <= '9')))
+            continue;
+        const char *e = p + strspn(p, "-0123456789.");
+        int sig = 0, lead = 1;
+        for (const char *q = p; q < e; q++) {
+            if (*q == '.' && q[1] == '0' && q + 2 == e)
+                break;
+            if (*q < '0' || *q > '9' || (lead && *q == '0'))
+                continue;
+            lead = 0;
+            sig++;
+        }
+        assert_true(sig <= 7);
+        numbers++;
+        p = e + strspn(e, "e+-0123456789") - 1;
+    }
+    assert_true(numbers > 100);
+    free(t);
+}
+
+static void test_numbers_and_titles(void **state)
+{
+    (void)state;
+    tb_record *r[3] = {rec("same"), rec("same"), rec("x|y")};
+    add(r[0], "n.big", "B", TB_BETTER_LOWER, 1234567, 0, 6, 1);
+    add(r[1], "n.big", "B", TB_BETTER_LOWER, 999.96, 0, 6, 1);
+    add(r[2], "n.big", "B", TB_BETTER_LOWER, 0.0123456, 0, 6, 1);
+    add(r[0], "n.small", "s", TB_BETTER_LOWER, 0.6, 0, 6, 1);
+    tb_compare c;
+    tb_err err = {{0}};
+    assert_int_equal(tb_compare_build((const tb_record *const *)r, 3, 0, 0.05, &c, &err), 0);
+    char title[64];
+    tb_compare_title(&c, 0, title, sizeof title);
+    assert_string_equal(title, "same #1"); /* duplicate labels get their position */
+    tb_compare_title(&c, 2, title, sizeof title);
+    assert_string_equal(title, "x|y");
+    char *t = format(&c, TB_COMPARE_TEXT);
+    assert_non_null(strstr(t, "1,234,567 \xc2\xb1"
+                              "0.0%"));
+    assert_non_null(strstr(t, "1,000.0 \xc2\xb1"));
+    assert_non_null(strstr(t, "0.01235 \xc2\xb1"));
+    assert_non_null(strstr(t, " 0.6000 \xc2\xb1")); /* 4 significant digits, zeros kept */
+    free(t);
+    t = format(&c, TB_COMPARE_MARKDOWN);
+    assert_non_null(strstr(t, "x\\|y")); /* a pipe in a label is escaped */
+    free(t);
+    tb_compare_clear(&c);
+    for (int i = 0; i < 3; i++)
+        tb_record_free(r[i]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_rows_and_cells, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_significance_both_ways, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_too_few_and_absent, setup, teardown),
+        cmocka_unit_test(test_geomean),
+        cmocka_unit_test(test_single_and_errors),
+        cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gates, setup, teardown),
+        cmocka_unit_test(test_format_parse),
+        cmocka_unit_test_setup_teardown(test_text, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_markdown, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_csv, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_json, setup, teardown),
+        cmocka_unit_test(test_numbers_and_titles),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

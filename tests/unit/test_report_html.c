@@ -1,0 +1,334 @@
+/* Unit tests for src/report/report (the page of `teebench report`; test_report.c is
+ * bench/report's). Records are built with the record API from samples whose medians
+ * are known by construction; the page is checked for what a reader sees: the
+ * headline numbers (data-value equal to the medians and ratios computed here), the
+ * verdict words, badges, one chart per section with one mark per environment and
+ * metric, notes for missing sections, escaping of labels, no external reference,
+ * markdown files, and the same bytes for the same input. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare/compare.h"
+#include "record/record.h"
+#include "report/report.h"
+#include "svg_test_util.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static void add(tb_record *r, const char *name, const char *unit, int better, const char *wl,
+                const double *v, size_t n, double scale, int simulated, const char *note)
+{
+    tb_err e;
+    tb_metric *m = tb_record_metric(r, name, unit, better, wl, &e);
+    assert_non_null(m);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(tb_metric_add(m, v[i] * scale, &e), 0);
+    m->simulated = simulated;
+    if (simulated)
+        r->simulated = 1;
+    if (note)
+        assert_int_equal(tb_metric_set_note(m, note, &e), 0);
+}
+
+/* 10 samples with median exactly 1.0 (1.0 is the mean of the 5th and 6th of 0.97..1.03) */
+static const double unit10[] = {0.97, 1.03, 0.99, 1.01, 0.98, 1.02, 0.995, 1.005, 0.985, 1.015};
+/* 25 samples (notary), median 1.0 */
+static const double unit25[] = {0.9,  0.91,  0.92,  0.93, 0.94,  0.95,  0.96, 0.97, 0.98,
+                                0.99, 0.995, 0.999, 1.0,  1.001, 1.005, 1.01, 1.02, 1.03,
+                                1.04, 1.05,  1.06,  1.07, 1.08,  1.09,  1.1};
+
+/* A record for environment `label`, `slow` times slower than the host. */
+static tb_record *env_record(const char *label, double slow, int simulated, int full)
+{
+    tb_err e;
+    tb_record *r = tb_record_new(&e);
+    assert_non_null(r);
+    assert_int_equal(tb_record_set_str(&r->label, label, &e), 0);
+    json_array_append_new(r->commands, json_string("teebench http -t4 -c100 -d30s <url>"));
+    json_object_set_new(r->versions, "nginx", json_string("1.22.1"));
+    json_decref(r->env);
+    r->env = json_pack("{s:{s:s},s:{s:s},s:{s:s},s:{s:I},s:{s:{s:s,s:s}}}", "platform", "value",
+                       "tdx-guest", "tdx_module", "value", "1.5.06", "clocksource", "value", "tsc",
+                       "memory_bytes", "value", (json_int_t)34359738368, "vulnerabilities", "value",
+                       "meltdown", "Not affected", "spec_store_bypass", "Vulnerable");
+    assert_non_null(r->env);
+    add(r, "http.nginx.rps", "req/s", TB_BETTER_HIGHER, "http", unit10, 10, 160000 / slow, 0, NULL);
+    add(r, "syscall.cn.index", "index", TB_BETTER_HIGHER, "syscall", unit10, 10, 50000, 0, NULL);
+    if (!full)
+        return r;
+    static const char *const pct[] = {"50", "90", "99", "99.9", "99.99", "99.999"};
+    for (size_t k = 0; k < N(pct); k++) {
+        char name[64];
+        snprintf(name, sizeof name, "http.nginx.latency.p%s", pct[k]);
+        add(r, name, "ms", TB_BETTER_LOWER, "http", unit10, 10, 0.4 * (k + 1) * slow, 0, NULL);
+        if (k < 4) { /* uncorrected only up to p99.9 */
+            snprintf(name, sizeof name, "http.nginx.latency_u.p%s", pct[k]);
+            add(r, name, "ms", TB_BETTER_LOWER, "http", unit10, 10, 0.3 * (k + 1) * slow, 0, NULL);
+        }
+    }
+    add(r, "probe.cpuid.ns", "ns", TB_BETTER_LOWER, "probe", unit10, 10, 40 * slow * slow, 0,
+        "CPUID: a #VE and a TDX-module call in a TD <why>");
+    add(r, "probe.rdtsc.ns", "ns", TB_BETTER_LOWER, "probe", unit10, 10, 9, 0, NULL);
+    add(r, "notary.no_tee.notarization_ms", "ms", TB_BETTER_LOWER, "notary", unit25, 25, 1000, 0,
+        NULL);
+    add(r, "notary.tee_no_verify.notarization_ms", "ms", TB_BETTER_LOWER, "notary", unit25, 25,
+        1250, simulated, NULL);
+    add(r, "notary.tee_verify.verify_ms", "ms", TB_BETTER_LOWER, "notary", unit25, 25, 300,
+        simulated, NULL);
+    add(r, "notary.tee_no_verify.overhead_ms", "ms", TB_BETTER_LOWER, "notary", unit25, 25, 250,
+        simulated, NULL);
+    add(r, "attest.verify_prepared.us", "us", TB_BETTER_LOWER, "attest", unit10, 10, 900, simulated,
+        NULL);
+    return r;
+}
+
+typedef struct fixture {
+    tb_record *r[3];
+    size_t n;
+    tb_compare c;
+    tb_page page;
+} fixture;
+
+static void build(fixture *f, enum tb_page_format fmt, const char *prefix)
+{
+    tb_err e;
+    assert_int_equal(
+        tb_compare_build((const tb_record *const *)f->r, f->n, 0, TB_COMPARE_ALPHA, &f->c, &e), 0);
+    tb_page_opts o = {"TDX vs host", "2026-11-30T19:00:00Z", "teebench report a b", prefix};
+    assert_int_equal(tb_page_build(&f->c, fmt, &o, &f->page, &e), 0);
+}
+
+static void fixture_free(fixture *f)
+{
+    tb_page_free(&f->page);
+    tb_compare_clear(&f->c);
+    for (size_t i = 0; i < f->n; i++)
+        tb_record_free(f->r[i]);
+}
+
+/* The value of attribute attr in the first element after `after` that has it. */
+static double attr_after(const char *doc, const char *after, const char *attr)
+{
+    const char *p = strstr(doc, after);
+    assert_non_null(p);
+    char key[64];
+    snprintf(key, sizeof key, "%s=\"", attr);
+    p = strstr(p, key);
+    assert_non_null(p);
+    return strtod(p + strlen(key), NULL);
+}
+
+/* The text of the section with data-section="id" (to its </section>). */
+static char *section(const char *doc, const char *id)
+{
+    char key[64];
+    snprintf(key, sizeof key, "<section id=\"%s\"", id);
+    const char *s = strstr(doc, key);
+    assert_non_null(s);
+    const char *e = strstr(s, "</section>");
+    assert_non_null(e);
+    return strndup(s, (size_t)(e - s));
+}
+
+static void check_svgs_well_formed(const char *doc)
+{
+    for (const char *p = strstr(doc, "<svg"); p; p = strstr(p + 1, "<svg")) {
+        const char *e = strstr(p, "</svg>");
+        assert_non_null(e);
+        char *svg = strndup(p, (size_t)(e + 6 - p));
+        assert_true(well_formed(svg));
+        free(svg);
+    }
+}
+
+static void test_html_page(void **state)
+{
+    (void)state;
+    fixture f = {.r = {env_record("host", 1, 0, 1), env_record("vm", 1.25, 0, 1),
+                       env_record("<script>alert(1)</script>", 4, 1, 1)},
+                 .n = 3};
+    build(&f, TB_PAGE_HTML, NULL);
+    const char *doc = (const char *)f.page.doc.p;
+    assert_int_equal(f.page.n_files, 0);
+    assert_int_equal(strncmp(doc, "<!DOCTYPE html>", 15), 0);
+    assert_non_null(strstr(doc, "Content-Security-Policy\" content=\"default-src 'none'"));
+    assert_non_null(strstr(doc, "<title>TDX vs host</title>"));
+    /* the label is text everywhere, never markup; nothing is loaded from anywhere */
+    assert_null(strstr(doc, "<script"));
+    assert_true(count(doc, "&lt;script&gt;alert(1)&lt;/script&gt;") >= 8);
+    assert_null(strstr(doc, "src="));
+    assert_null(strstr(doc, "href="));
+    assert_null(strstr(doc, "@import"));
+    assert_int_equal(count(doc, "url("), count(doc, "url(#"));
+    assert_null(strstr(doc, "nan"));
+    check_svgs_well_formed(doc);
+
+    /* headline: ratios of medians, as computed here; verdicts in words */
+    double r_vm = attr_after(doc, "data-env=\"vm\"", "data-value");
+    assert_float_equal(r_vm, 1 / 1.25, 1e-12);
+    assert_non_null(strstr(doc, "<b class=\"big\">0.800\xc3\x97</b> the host&#39;s nginx "
+                                "throughput"));
+    assert_non_null(strstr(doc, "<b class=\"big\">0.250\xc3\x97</b> the host&#39;s nginx"));
+    assert_non_null(strstr(doc, "significantly lower: worse (p &lt; 0.001)"));
+    /* the syscall index is the same everywhere: no significant difference */
+    assert_non_null(strstr(doc, "<b class=\"big\">1.00\xc3\x97</b> the host&#39;s System Call "
+                                "Overhead index (N copies)"));
+    assert_true(count(doc, "no significant difference (p = 1.00)") >= 2);
+    /* the baseline's own numbers, the notary overhead in ms and %, the verify time */
+    assert_non_null(strstr(doc, "nginx throughput: <b class=\"big\">160,000 req/s</b>"));
+    assert_non_null(strstr(doc, "<b class=\"big\">+250 ms</b> (+25.0 %) to a notarization"));
+    assert_float_equal(
+        attr_after(doc, "data-metric=\"notary.tee_no_verify.overhead_ms\"", "data-pct"), 25.0,
+        1e-9);
+    assert_non_null(strstr(doc, "<b class=\"big\">300 ms</b>"));
+    assert_non_null(strstr(doc, "<b class=\"big\">900 \xc2\xb5s</b>"));
+    assert_non_null(strstr(doc, "a real cost: its interval excludes 0"));
+    /* SIMULATED: the record's card, its lines, the table */
+    char *head = section(doc, "headline");
+    assert_int_equal(count(head, "class=\"card\""), 3);
+    assert_true(count(head, ">SIMULATED</span>") >= 4);
+    free(head);
+
+    /* charts: one per section, one mark per environment and metric */
+    char *bars = section(doc, "throughput");
+    assert_int_equal(count(bars, "<svg"), 1);
+    assert_int_equal(count(bars, "class=\"tb-bar "), 3 * 3); /* rps, index, verify_prepared */
+    assert_non_null(strstr(bars, "0.800\xc3\x97"));
+    free(bars);
+    char *lat = section(doc, "latency");
+    assert_int_equal(count(lat, "<svg"), 1);
+    assert_int_equal(count(lat, "class=\"tb-pt "), 3 * (6 + 4));
+    assert_int_equal(count(lat, "tb-dash"), 3);
+    assert_non_null(strstr(lat, ">99.999%</text>"));
+    free(lat);
+    char *no = section(doc, "notary");
+    assert_int_equal(count(no, "<svg"), 1);
+    assert_int_equal(count(no, "class=\"tb-box "), 3 * 3); /* 2 notarization + 1 verify each */
+    assert_int_equal(count(no, "class=\"tb-sample\""), 3 * 3 * 25);
+    free(no);
+    char *pr = section(doc, "probes");
+    assert_int_equal(count(pr, "<svg"), 1);
+    assert_int_equal(count(pr, "class=\"tb-dot "), 2 * 3);
+    assert_non_null(strstr(pr, "log scale"));
+    assert_non_null(strstr(pr, "a TDX-module call in a TD &lt;why&gt;</dd>"));
+    free(pr);
+    /* tables: every metric; env facts; commands */
+    char *cmp = section(doc, "comparison");
+    assert_int_equal(count(cmp, "<tr data-metric="), (int)f.c.n_rows);
+    free(cmp);
+    char *env = section(doc, "environments");
+    assert_non_null(strstr(env, "1.5.06"));
+    assert_non_null(strstr(env, "32.0 GiB"));
+    assert_non_null(strstr(env, "1 vulnerable (spec_store_bypass)"));
+    assert_non_null(strstr(env, "nginx version"));
+    free(env);
+    assert_non_null(strstr(doc, "teebench http -t4 -c100 -d30s &lt;url&gt;"));
+    assert_non_null(strstr(doc, "<code>teebench report a b</code>"));
+
+    /* the same input gives the same bytes */
+    tb_page again;
+    tb_err e;
+    tb_page_opts o = {"TDX vs host", "2026-11-30T19:00:00Z", "teebench report a b", NULL};
+    assert_int_equal(tb_page_build(&f.c, TB_PAGE_HTML, &o, &again, &e), 0);
+    assert_int_equal(again.doc.len, f.page.doc.len);
+    assert_memory_equal(again.doc.p, f.page.doc.p, again.doc.len);
+    tb_page_free(&again);
+    fixture_free(&f);
+}
+
+static void test_missing_sections_and_one_env(void **state)
+{
+    (void)state;
+    fixture f = {.r = {env_record("host", 1, 0, 0)}, .n = 1};
+    build(&f, TB_PAGE_HTML, NULL);
+    const char *doc = (const char *)f.page.doc.p;
+    assert_non_null(strstr(doc, "No HTTP latency percentiles"));
+    assert_non_null(strstr(doc, "No notary metrics"));
+    assert_non_null(strstr(doc, "No probe metrics"));
+    assert_int_equal(count(doc, "<svg"), 1); /* the bars only */
+    assert_int_equal(count(doc, "class=\"tb-bar "), 2);
+    assert_null(strstr(doc, "\xc3\x97</b>")); /* no ratios without a second environment */
+    assert_null(strstr(doc, ">baseline</span>"));
+    assert_non_null(strstr(doc, "System Call Overhead index (N copies): <b class=\"big\">50,000 "
+                                "index</b>"));
+    check_svgs_well_formed(doc);
+    fixture_free(&f);
+
+    /* an empty record: every section says it has nothing */
+    tb_err e;
+    fixture g = {.r = {tb_record_new(&e)}, .n = 1};
+    build(&g, TB_PAGE_HTML, NULL);
+    doc = (const char *)g.page.doc.p;
+    assert_non_null(strstr(doc, "No throughput, syscall or attestation metrics"));
+    assert_non_null(strstr(doc, "none of the headline metrics was measured here"));
+    assert_int_equal(count(doc, "<svg"), 0);
+    fixture_free(&g);
+}
+
+static void test_markdown(void **state)
+{
+    (void)state;
+    fixture f = {.r = {env_record("host", 1, 0, 1), env_record("a|b_*<i>", 2, 1, 1)}, .n = 2};
+    build(&f, TB_PAGE_MARKDOWN, "out");
+    const char *doc = (const char *)f.page.doc.p;
+    assert_int_equal(f.page.n_files, 4);
+    const char *want[] = {"out-throughput.svg", "out-latency-nginx.svg", "out-notary.svg",
+                          "out-probes.svg"};
+    for (size_t i = 0; i < 4; i++) {
+        assert_string_equal(f.page.files[i].name, want[i]);
+        const char *svg = (const char *)f.page.files[i].data.p;
+        assert_int_equal(strncmp(svg, "<svg", 4), 0);
+        assert_non_null(strstr(svg, "xmlns=\"http://www.w3.org/2000/svg\""));
+        assert_non_null(strstr(svg, "<style>"));
+        assert_true(well_formed(svg));
+        char link[64];
+        snprintf(link, sizeof link, "](%s)", want[i]);
+        assert_non_null(strstr(doc, link));
+    }
+    assert_int_equal(strncmp(doc, "# TDX vs host", 13), 0);
+    assert_null(strstr(doc, "<svg"));
+    assert_null(strstr(doc, "<i>"));
+    assert_non_null(strstr(doc, "### a\\|b\\_\\*&lt;i&gt; **[SIMULATED]**"));
+    assert_non_null(strstr(doc, "**0.500\xc3\x97** the host&#39;s nginx throughput"));
+    assert_non_null(strstr(doc, "| metric |")); /* the comparison table */
+    assert_non_null(strstr(doc, "```sh\nteebench http -t4 -c100 -d30s <url>\n```"));
+    fixture_free(&f);
+}
+
+static void test_format_parse(void **state)
+{
+    (void)state;
+    enum tb_page_format fmt;
+    assert_int_equal(tb_page_format_parse("html", &fmt), 0);
+    assert_int_equal(fmt, TB_PAGE_HTML);
+    assert_int_equal(tb_page_format_parse("markdown", &fmt), 0);
+    assert_int_equal(fmt, TB_PAGE_MARKDOWN);
+    assert_int_equal(tb_page_format_parse("md", &fmt), 0);
+    assert_int_equal(tb_page_format_parse("pdf", &fmt), -1);
+    tb_page p;
+    tb_err e;
+    tb_compare empty = {0};
+    assert_int_equal(tb_page_build(&empty, TB_PAGE_HTML, NULL, &p, &e), -1);
+    assert_non_null(strstr(e.msg, "nothing to report"));
+    tb_page_free(&p);
+    tb_page_free(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_html_page),
+        cmocka_unit_test(test_missing_sections_and_one_env),
+        cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_format_parse),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
