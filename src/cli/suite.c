@@ -68,8 +68,11 @@ static void print_profiles(FILE *f)
         if (tb_suite_plan_init(&p, names[i], &e) < 0)
             continue;
         double s = tb_suite_plan_estimate(&p);
-        fprintf(f, "  %-9s ~%3.0f s, %d round%s: %s\n", names[i], ceil(s), p.repeat,
-                p.repeat == 1 ? " " : "s", what[i]);
+        char mins[32] = "";
+        if (s >= 90)
+            snprintf(mins, sizeof mins, " (%.1f min)", s / 60);
+        fprintf(f, "  %-9s ~%3.0f s%s, %d round%s: %s\n", names[i], ceil(s), mins, p.repeat,
+                p.repeat == 1 ? "" : "s", what[i]);
     }
 }
 

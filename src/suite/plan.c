@@ -81,8 +81,9 @@ int tb_suite_plan_init(tb_suite_plan *p, const char *profile, tb_err *err)
         p->notary.run_timeout_s = 60;
         p->notary.retries = 1;
     } else if (!strcmp(profile, "standard")) {
-        /* the default: enough samples for intervals, within 10 minutes */
-        p->repeat = 5;
+        /* the default: 6 rounds, the fewest samples compare/ gives a median's interval
+           for, within 10 minutes */
+        p->repeat = 6;
         p->http.duration_s = 10;
         p->http.warmup_s = 1;
         p->http.connections = 100;
