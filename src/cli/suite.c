@@ -474,7 +474,7 @@ static int check_output(const char *path)
     return 0;
 }
 
-static int cmd_run(const suite_args *a, tb_suite_plan *p, int argc, char **argv)
+static int cmd_run(const suite_args *a, tb_suite_plan *p, char **argv)
 {
     ssize_t n = readlink("/proc/self/exe", p->self_exe, sizeof p->self_exe - 1);
     if (n <= 0)
@@ -485,7 +485,6 @@ static int cmd_run(const suite_args *a, tb_suite_plan *p, int argc, char **argv)
         tb_buf_free(&inv);
         return cli_fail(CMD, "out of memory");
     }
-    (void)argc;
     p->invocation = (const char *)inv.p;
     raise_fd_limit(p->http.connections);
 
@@ -579,5 +578,5 @@ int cmd_suite(int argc, char **argv)
         return cmd_plan(&a, &p);
     if ((rc = check_output(a.output)) != 0)
         return rc;
-    return cmd_run(&a, &p, argc, argv);
+    return cmd_run(&a, &p, argv);
 }

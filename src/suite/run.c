@@ -433,8 +433,8 @@ static const char *status_name(int st)
     return n[st];
 }
 
-/* A step's problem goes into extra once per step (the first round it happened),
-   not once per round, when it is the same every round. */
+/* A skipped step goes into extra once (its reason is the same every round); a
+   failure each round it happens, with the round. */
 static void record_problem(suite_ctx *c, const tb_suite_step *s, int round, int st, const char *why,
                            int *seen)
 {
@@ -458,7 +458,7 @@ static void run_rounds(suite_ctx *c, progress *g, const tb_suite_step *st, size_
             uint64_t t0 = tb_mono_ns();
             tb_err err = {{0}};
             int rc = run_step(c, &st[i], round, &err);
-            if (rc != ST_CANCELLED && suite_stopped(c))
+            if (rc == ST_FAILED && suite_stopped(c)) /* failed because it was stopped */
                 rc = ST_CANCELLED;
             double dt = (double)(tb_mono_ns() - t0) / 1e9;
             g->est_done += st[i].estimate_s;
