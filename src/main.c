@@ -28,6 +28,7 @@ static const struct command commands[] = {
     {"report", cmd_report, "one HTML page (SVG charts, tables) of stored runs side by side"},
     {"results", cmd_results, "the results store: list, show, export, import, rm runs"},
     {"vm", cmd_vm, "start a regular VM, a TDX trust domain or an SEV-SNP guest (QEMU)"},
+    {"suite", cmd_suite, "every workload in this environment, one stored result"},
 };
 
 static void usage(FILE *f)

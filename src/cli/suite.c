@@ -1,0 +1,582 @@
+/* cli/suite: `teebench suite run|plan` -- every workload in this environment,
+ * one result (suite/suite.h runs it; this file parses flags, prints progress and
+ * the summary, writes the result).
+ *
+ * Progress goes to stderr: on a terminal one live line (step, round, elapsed,
+ * ETA; redrawn on each event and once a second by a ticker thread that sleeps
+ * otherwise -- at most 4 draws a second), plain lines otherwise, or one JSON
+ * object per event (--progress=jsonl, for a remote caller). The summary table
+ * goes to stdout, or to stderr when the result JSON goes to stdout (-o -).
+ * Global state: `interrupted`, set by the SIGINT/SIGTERM handler and read by
+ * the suite (a volatile sig_atomic_t, as in cli/bench.c). */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "record/record.h"
+#include "store/store.h"
+#include "suite/suite.h"
+
+#define CMD "suite"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    __atomic_store_n(&interrupted, 1, __ATOMIC_RELAXED); /* load threads read it */
+}
+
+enum { PROG_AUTO, PROG_TTY, PROG_PLAIN, PROG_JSONL, PROG_NONE };
+
+typedef struct suite_args {
+    const char *profile, *workloads, *suite_file, *label, *output, *work_dir, *repeat, *db;
+    int no_store;
+    const char *sets[64];
+    int n_sets;
+    int progress;
+    int json; /* plan --json */
+} suite_args;
+
+static void print_profiles(FILE *f)
+{
+    static const char *const names[] = {"quick", "standard", "seed"};
+    static const char *const what[] = {
+        "for tests and smoke runs",
+        "the default",
+        ("the source documents' parameters: wrk -t4 -c100 -d30s, UnixBench's 10 passes of 10 s, "
+         "25 notarizations x 3 modes"),
+    };
+    fprintf(f, "profiles (planned time of the whole suite):\n");
+    for (int i = 0; i < 3; i++) {
+        tb_suite_plan p;
+        tb_err e;
+        if (tb_suite_plan_init(&p, names[i], &e) < 0)
+            continue;
+        double s = tb_suite_plan_estimate(&p);
+        char mins[32] = "";
+        if (s >= 90)
+            snprintf(mins, sizeof mins, " (%.1f min)", s / 60);
+        fprintf(f, "  %-9s ~%3.0f s%s, %d round%s: %s\n", names[i], ceil(s), mins, p.repeat,
+                p.repeat == 1 ? "" : "s", what[i]);
+    }
+}
+
+static void usage(FILE *f)
+{
+    fprintf(
+        f,
+        "usage: teebench suite run [options]     run every workload here, store one result\n"
+        "       teebench suite plan [options] [--json]   what run would do, and how long\n\n"
+        "Workloads: env (always), syscall (UnixBench System Call Overhead, 1 copy and one per\n"
+        "CPU), probe (TEE-sensitive microbenchmarks), http (load on nginx and on teebench\n"
+        "serve --tls), attest (quotes and their verification; SIMULATED outside a TD),\n"
+        "notary (bench notary: no_tee, tee_no_verify, tee_verify).\n"
+        "With --repeat N the suite runs N rounds, each running every workload once, so\n"
+        "each metric gets N samples (or more) measured interleaved with the others.\n\n"
+        "  --profile P        quick, standard (default) or seed\n"
+        "  --workloads LIST   comma-separated workloads (default: all)\n"
+        "  --repeat N         rounds\n"
+        "  --suite FILE       suite file: {\"profile\": P, \"repeat\": N, \"workloads\":\n"
+        "                     {\"http\": {\"duration\": \"5s\", ...}, ...}} (only the workloads\n"
+        "                     listed run)\n"
+        "  --set KEY=VALUE    one parameter (repeatable; keys below)\n"
+        "  --label NAME       environment label (default from teebench env: tdx-guest,\n"
+        "                     vm-kvm, bare-metal ...)\n"
+        "  -o, --output FILE  write the result (JSON) to FILE; - writes it to stdout and\n"
+        "                     the summary to stderr\n"
+        "  --progress MODE    auto (a live line on a terminal, else plain lines), tty,\n"
+        "                     plain, jsonl (one JSON object per event) or none; on stderr\n"
+        "  --work-dir DIR     servers' files and logs in DIR, kept (default: a temporary\n"
+        "                     directory, removed unless a workload failed)\n"
+        "  --json             (plan) print the plan as JSON\n"
+        "  -h, --help         this text\n\n");
+    print_profiles(f);
+    fprintf(f,
+            "\nkeys for --set and suite files (suite files nest them: workloads.http.duration):\n");
+    for (const tb_suite_key *k = tb_suite_plan_keys; k->key; k++)
+        fprintf(f, "  %-20s %s\n", k->key, k->help);
+    fprintf(f,
+            "\nA workload whose package is missing (nginx) is skipped with the reason; one that\n"
+            "fails is listed and the result's status is \"failed\" (exit 1); Ctrl-C stops the\n"
+            "current workload, keeps every finished sample, writes the result with status\n"
+            "\"interrupted\" and exits 130.\n");
+}
+
+static int parse_args(int argc, char **argv, suite_args *a)
+{
+    enum {
+        O_PROFILE = 256,
+        O_WORKLOADS,
+        O_REPEAT,
+        O_SUITE,
+        O_SET,
+        O_LABEL,
+        O_PROGRESS,
+        O_WORK,
+        O_JSON,
+        O_DB,
+        O_NO_STORE
+    };
+    static const struct option opts[] = {{"profile", required_argument, NULL, O_PROFILE},
+                                         {"workloads", required_argument, NULL, O_WORKLOADS},
+                                         {"repeat", required_argument, NULL, O_REPEAT},
+                                         {"suite", required_argument, NULL, O_SUITE},
+                                         {"set", required_argument, NULL, O_SET},
+                                         {"label", required_argument, NULL, O_LABEL},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"progress", required_argument, NULL, O_PROGRESS},
+                                         {"work-dir", required_argument, NULL, O_WORK},
+                                         {"json", no_argument, NULL, O_JSON},
+                                         {"db", required_argument, NULL, O_DB},
+                                         {"no-store", no_argument, NULL, O_NO_STORE},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_PROFILE:
+            a->profile = optarg;
+            break;
+        case O_WORKLOADS:
+            a->workloads = optarg;
+            break;
+        case O_REPEAT:
+            a->repeat = optarg;
+            break;
+        case O_SUITE:
+            a->suite_file = optarg;
+            break;
+        case O_SET:
+            if (a->n_sets == (int)(sizeof a->sets / sizeof a->sets[0]))
+                return cli_fail_code(2, CMD, "--set: at most 64");
+            a->sets[a->n_sets++] = optarg;
+            break;
+        case O_LABEL:
+            if (!tb_record_name_valid(optarg) || strlen(optarg) >= 64)
+                return cli_fail_code(2, CMD, "--label %s: want 1..63 characters of [a-z0-9_.-]",
+                                     optarg);
+            a->label = optarg;
+            break;
+        case 'o':
+            a->output = optarg;
+            break;
+        case O_PROGRESS:
+            if (!strcmp(optarg, "auto"))
+                a->progress = PROG_AUTO;
+            else if (!strcmp(optarg, "tty"))
+                a->progress = PROG_TTY;
+            else if (!strcmp(optarg, "plain"))
+                a->progress = PROG_PLAIN;
+            else if (!strcmp(optarg, "jsonl"))
+                a->progress = PROG_JSONL;
+            else if (!strcmp(optarg, "none"))
+                a->progress = PROG_NONE;
+            else
+                return cli_fail_code(2, CMD, "--progress %s: want auto, tty, plain, jsonl or none",
+                                     optarg);
+            break;
+        case O_WORK:
+            a->work_dir = optarg;
+            break;
+        case O_JSON:
+            a->json = 1;
+            break;
+        case O_DB:
+            a->db = optarg;
+            break;
+        case O_NO_STORE:
+            a->no_store = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            return cli_bad_option(CMD, c, argv);
+        }
+    }
+    if (optind < argc)
+        return cli_fail_code(2, CMD, "%s: unexpected argument", argv[optind]);
+    return -1;
+}
+
+/* profile -> suite file -> --set -> --repeat -> --workloads; exit code 2 on bad input. */
+static int build_plan(const suite_args *a, tb_suite_plan *p)
+{
+    tb_err err;
+    json_t *doc = NULL;
+    char file_profile[32] = "";
+    if (a->suite_file &&
+        tb_suite_plan_load_file(a->suite_file, &doc, file_profile, sizeof file_profile, &err) < 0)
+        return cli_fail_code(2, CMD, "--suite %s", err.msg);
+    const char *profile = a->profile ? a->profile : file_profile[0] ? file_profile : "standard";
+    if (tb_suite_plan_init(p, profile, &err) < 0) {
+        json_decref(doc);
+        return cli_fail_code(2, CMD, "%s%s", a->profile ? "--profile: " : "--suite: ", err.msg);
+    }
+    int rc = doc ? tb_suite_plan_apply_json(p, doc, &err) : 0;
+    json_decref(doc);
+    if (rc < 0)
+        return cli_fail_code(2, CMD, "--suite %s: %s", a->suite_file, err.msg);
+    for (int i = 0; i < a->n_sets; i++) {
+        char key[128];
+        const char *eq = strchr(a->sets[i], '=');
+        if (!eq || eq == a->sets[i] || (size_t)(eq - a->sets[i]) >= sizeof key)
+            return cli_fail_code(2, CMD, "--set %s: want KEY=VALUE", a->sets[i]);
+        snprintf(key, sizeof key, "%.*s", (int)(eq - a->sets[i]), a->sets[i]);
+        if (tb_suite_plan_set(p, key, eq + 1, &err) < 0)
+            return cli_fail_code(2, CMD, "--set: %s", err.msg);
+    }
+    if (a->repeat && tb_suite_plan_set(p, "repeat", a->repeat, &err) < 0)
+        return cli_fail_code(2, CMD, "--repeat: %s", err.msg);
+    if (a->workloads && tb_suite_plan_select(p, a->workloads, &err) < 0)
+        return cli_fail_code(2, CMD, "--workloads: %s", err.msg);
+    if (a->label)
+        snprintf(p->label, sizeof p->label, "%s", a->label);
+    if (a->work_dir &&
+        snprintf(p->work_dir, sizeof p->work_dir, "%s", a->work_dir) >= (int)sizeof p->work_dir)
+        return cli_fail_code(2, CMD, "--work-dir: path too long");
+    return 0;
+}
+
+static int cmd_plan(const suite_args *a, const tb_suite_plan *p)
+{
+    tb_err err;
+    if (a->json) {
+        json_t *j = tb_suite_plan_json(p);
+        tb_suite_metric_spec *ms = NULL;
+        size_t n = 0;
+        if (!j || tb_suite_plan_metrics(p, &ms, &n, &err) < 0) {
+            json_decref(j);
+            return cli_fail(CMD, "plan: out of memory");
+        }
+        json_t *arr = json_array();
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(
+                arr,
+                json_pack("{s:s, s:s, s:s, s:s, s:b}", "name", ms[i].name, "unit", ms[i].unit,
+                          "better", ms[i].better == TB_BETTER_HIGHER ? "higher" : "lower",
+                          "workload", tb_suite_workload_name(ms[i].workload), "tee", ms[i].tee));
+        free(ms);
+        json_object_set_new(j, "metrics", arr);
+        char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        json_decref(j);
+        if (!s)
+            return cli_fail(CMD, "plan: out of memory");
+        puts(s);
+        free(s);
+        return 0;
+    }
+    tb_buf b = {0};
+    if (tb_suite_plan_describe(p, &b, &err) < 0) {
+        tb_buf_free(&b);
+        return cli_fail(CMD, "plan: %s", err.msg);
+    }
+    fwrite(b.p, 1, b.len, stdout);
+    tb_buf_free(&b);
+    return 0;
+}
+
+/* ---- progress ---- */
+
+typedef struct printer {
+    int mode;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int quit;
+    int live;       /* a live line is on the terminal */
+    char what[160]; /* the live line's step description */
+    double el, eta; /* at the last event */
+    uint64_t at;    /* tb_mono_ns() of the last event */
+    uint64_t drawn; /* when the live line was last drawn */
+} printer;
+
+static void fmt_clock(double s, char *out, size_t n)
+{
+    if (s < 0) {
+        snprintf(out, n, "?");
+        return;
+    }
+    long t = (long)(s + 0.5);
+    if (t >= 3600)
+        snprintf(out, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(out, n, "%ld:%02ld", t / 60, t % 60);
+}
+
+/* Draws the live line (mutex held). */
+static void draw(printer *pr, int force)
+{
+    uint64_t now = tb_mono_ns();
+    if (!pr->live || (!force && now - pr->drawn < 250000000ull))
+        return;
+    double since = (double)(now - pr->at) / 1e9;
+    char el[32], eta[32];
+    fmt_clock(pr->el + since, el, sizeof el);
+    fmt_clock(pr->eta < 0 ? -1 : (pr->eta > since ? pr->eta - since : 0), eta, sizeof eta);
+    fprintf(stderr, "\r\033[K%s  elapsed %s  ETA %s", pr->what, el, eta);
+    fflush(stderr);
+    pr->drawn = now;
+}
+
+/* Prints a whole line above the live line (mutex held). */
+static void line(printer *pr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line(printer *pr, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (pr->mode == PROG_TTY)
+        fputs("\r\033[K", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    draw(pr, 1);
+    fflush(stderr);
+}
+
+static void *ticker(void *arg)
+{
+    printer *pr = arg;
+    pthread_mutex_lock(&pr->mu);
+    while (!pr->quit) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_sec += 1;
+        pthread_cond_timedwait(&pr->cv, &pr->mu, &ts);
+        if (!pr->quit)
+            draw(pr, 0);
+    }
+    pthread_mutex_unlock(&pr->mu);
+    return NULL;
+}
+
+static void on_event(const tb_suite_event *ev, void *ctx)
+{
+    printer *pr = ctx;
+    if (pr->mode == PROG_NONE)
+        return;
+    if (pr->mode == PROG_JSONL) {
+        json_t *j = tb_suite_event_to_json(ev);
+        char *s =
+            j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9)) : NULL;
+        if (s) {
+            fprintf(stderr, "%s\n", s);
+            fflush(stderr);
+        }
+        free(s);
+        json_decref(j);
+        return;
+    }
+    pthread_mutex_lock(&pr->mu);
+    pr->el = ev->elapsed_s;
+    pr->eta = ev->eta_s;
+    pr->at = tb_mono_ns();
+    char el[32], eta[32], tgt[64];
+    fmt_clock(ev->elapsed_s, el, sizeof el);
+    fmt_clock(ev->eta_s, eta, sizeof eta);
+    snprintf(tgt, sizeof tgt, "%s%s%s", ev->workload, ev->target[0] ? " " : "", ev->target);
+    switch (ev->kind) {
+    case TB_SUITE_EV_BEGIN:
+        line(pr, "suite: profile %s, %d step%s in %d round%s, about %s", ev->text, ev->steps,
+             ev->steps == 1 ? "" : "s", ev->rounds, ev->rounds == 1 ? "" : "s", eta);
+        break;
+    case TB_SUITE_EV_INFO:
+        line(pr, "suite: %s", ev->text);
+        break;
+    case TB_SUITE_EV_STEP:
+        snprintf(pr->what, sizeof pr->what, "suite [%d/%d] round %d/%d: %s", ev->step, ev->steps,
+                 ev->round, ev->rounds, tgt);
+        if (pr->mode == PROG_TTY) {
+            pr->live = 1;
+            draw(pr, 1);
+        }
+        break;
+    case TB_SUITE_EV_STEP_DONE:
+        if (pr->mode == PROG_PLAIN || strcmp(ev->status, "ok"))
+            line(pr, "suite [%d/%d] round %d/%d: %s: %s in %.1f s%s%s (elapsed %s, ETA %s)",
+                 ev->step, ev->steps, ev->round, ev->rounds, tgt, ev->status, ev->step_s,
+                 ev->text[0] ? ": " : "", ev->text, el, eta);
+        break;
+    case TB_SUITE_EV_END:
+        if (pr->mode == PROG_TTY && pr->live)
+            fputs("\r\033[K", stderr);
+        pr->live = 0;
+        line(pr, "suite: %s after %s", ev->status, el);
+        break;
+    }
+    pthread_mutex_unlock(&pr->mu);
+}
+
+/* Enough open files for the load generator's connections. */
+static void raise_fd_limit(int connections)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)connections * 2 + 512;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need) {
+        rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+/* Stores the run (whatever its status: finished samples of an interrupted run
+   count). -1 after printing the error. */
+static int store(const suite_args *a, const tb_record *r, int progress)
+{
+    char path[PATH_MAX];
+    tb_store *st = NULL;
+    tb_err err;
+    int k = -1;
+    if (tb_store_path(a->db, path, sizeof path, &err) == 0 && tb_store_open(path, &st, &err) == 0)
+        k = tb_store_put(st, r, &err);
+    tb_store_close(st);
+    if (k < 0)
+        return cli_fail(CMD, "storing the result: %s%s", err.msg,
+                        a->output ? "" : " (the result is lost: use -o FILE)");
+    if (progress != PROG_JSONL && progress != PROG_NONE)
+        fprintf(stderr, "suite: stored as run %s in %s\n", r->id, path);
+    return 0;
+}
+
+/* -o FILE must be writable before a run of minutes starts: its directory exists
+   and may be written to. 0, or the exit code after the error line. */
+static int check_output(const char *path)
+{
+    if (!path || !strcmp(path, "-"))
+        return 0;
+    char dir[PATH_MAX];
+    if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
+        return cli_fail_code(2, CMD, "-o %s: path too long", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = 0;
+    else
+        *slash = 0;
+    if (access(dir, W_OK) < 0)
+        return cli_fail_code(2, CMD, "-o %s: cannot write into %s: %s", path, dir, strerror(errno));
+    return 0;
+}
+
+static int cmd_run(const suite_args *a, tb_suite_plan *p, char **argv)
+{
+    ssize_t n = readlink("/proc/self/exe", p->self_exe, sizeof p->self_exe - 1);
+    if (n <= 0)
+        return cli_fail(CMD, "cannot find the teebench binary (/proc/self/exe)");
+    p->self_exe[n] = 0;
+    tb_buf inv = {0};
+    if (tb_buf_puts(&inv, "teebench ") < 0 || tb_suite_shell_join(argv, &inv) < 0) {
+        tb_buf_free(&inv);
+        return cli_fail(CMD, "out of memory");
+    }
+    p->invocation = (const char *)inv.p;
+    raise_fd_limit(p->http.connections);
+
+    printer pr = {.mode = a->progress};
+    if (pr.mode == PROG_AUTO)
+        pr.mode = isatty(STDERR_FILENO) ? PROG_TTY : PROG_PLAIN;
+    pthread_mutex_init(&pr.mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&pr.cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_t tick;
+    int ticking = pr.mode == PROG_TTY && pthread_create(&tick, NULL, ticker, &pr) == 0;
+
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: waits wake up */
+    sigemptyset(&sa.sa_mask);
+    interrupted = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    tb_suite_hooks hooks = {.progress = on_event, .ctx = &pr, .stop = &interrupted};
+    tb_record *r = NULL;
+    tb_err err;
+    int rc = tb_suite_run(p, &hooks, &r, &err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+
+    if (ticking) {
+        pthread_mutex_lock(&pr.mu);
+        pr.quit = 1;
+        pthread_cond_signal(&pr.cv);
+        pthread_mutex_unlock(&pr.mu);
+        pthread_join(tick, NULL);
+    }
+    pthread_cond_destroy(&pr.cv);
+    pthread_mutex_destroy(&pr.mu);
+    tb_buf_free(&inv);
+    p->invocation = NULL;
+    if (rc < 0)
+        return cli_fail(CMD, "%s", err.msg);
+
+    int code = 0;
+    if (a->output && tb_record_write_file(r, a->output, &err) < 0)
+        code = cli_fail(CMD, "-o %s: %s", a->output, err.msg);
+    if (!a->no_store)
+        code = store(a, r, pr.mode) < 0 && code == 0 ? 1 : code;
+    tb_buf sum = {0};
+    FILE *sf = a->output && !strcmp(a->output, "-") ? stderr : stdout;
+    if (tb_suite_summary(r, &sum, &err) == 0) {
+        fputs(sf == stdout ? "" : "\n", sf);
+        fwrite(sum.p, 1, sum.len, sf);
+        fflush(sf);
+    }
+    tb_buf_free(&sum);
+    if (code == 0 && !strcmp(r->status, "interrupted"))
+        code = cli_fail_code(130, CMD, "interrupted: the %zu metrics measured so far are kept%s%s",
+                             r->n_metrics, a->output ? " in " : "",
+                             a->output ? (strcmp(a->output, "-") ? a->output : "stdout") : "");
+    else if (code == 0 && !strcmp(r->status, "failed"))
+        code = cli_fail(CMD, "%zu workload run(s) failed (listed in the summary)",
+                        json_array_size(json_object_get(r->extra, "failures")));
+    tb_record_free(r);
+    return code;
+}
+
+int cmd_suite(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *sub = argv[1];
+    if (!strcmp(sub, "-h") || !strcmp(sub, "--help") || !strcmp(sub, "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(sub, "run") && strcmp(sub, "plan"))
+        return cli_fail_code(2, CMD, "unknown subcommand '%s' (run, plan)", sub);
+    suite_args a = {0};
+    int rc = parse_args(argc - 1, argv + 1, &a);
+    if (rc >= 0)
+        return rc;
+    if (!strcmp(sub, "run") && a.json)
+        return cli_fail_code(2, CMD, "--json: only for suite plan (run writes JSON with -o)");
+    tb_suite_plan p;
+    if ((rc = build_plan(&a, &p)) != 0)
+        return rc;
+    if (!strcmp(sub, "plan"))
+        return cmd_plan(&a, &p);
+    if ((rc = check_output(a.output)) != 0)
+        return rc;
+    return cmd_run(&a, &p, argv);
+}

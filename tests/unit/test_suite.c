@@ -1,0 +1,692 @@
+/* Unit tests for src/suite: profiles (the source documents' parameters for seed),
+ * workload selection, --set keys and their errors, suite documents and files,
+ * steps and estimates (quick within 90 s, standard within 10 min), the metric
+ * names a plan produces (the names agreed with the importer and the report, each
+ * valid for record/), event JSON round trips, median/CV, the summary table, shell
+ * quoting, and tb_suite_run itself on in-process workloads: an attest-only run
+ * (samples, SIMULATED labels, env, commands, events), an interrupted one and one
+ * whose servers cannot start (failures recorded, status "failed"). The workloads
+ * that need servers are covered end to end by tests/e2e/suite*.sh. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/file.h"
+#include "record/record.h"
+#include "suite/suite.h"
+#include "sys/probe.h"
+
+static void test_profiles(void **state)
+{
+    (void)state;
+    tb_suite_plan p;
+    tb_err e;
+    assert_int_equal(tb_suite_plan_init(&p, "seed", &e), 0);
+    assert_string_equal(p.profile, "seed");
+    assert_int_equal(p.repeat, 1);
+    /* wrk -t4 -c100 -d30s */
+    assert_int_equal(p.http.threads, 4);
+    assert_int_equal(p.http.connections, 100);
+    assert_true(p.http.duration_s == 30);
+    assert_true(p.http.warmup_s == 0);
+    /* UnixBench: 10 passes of 10 s, one copy and one per CPU */
+    assert_int_equal(p.syscall.passes, 10);
+    assert_true(p.syscall.duration_s == 10);
+    assert_true(p.syscall.c1 && p.syscall.cn);
+    assert_string_equal(p.syscall.mode, "mix");
+    /* 25 notarizations x 3 modes */
+    assert_int_equal(p.notary.iterations, 25);
+    assert_int_equal(p.notary.n_modes, 3);
+    assert_string_equal(p.notary.modes[0], "no_tee");
+    assert_string_equal(p.notary.modes[1], "tee_no_verify");
+    assert_string_equal(p.notary.modes[2], "tee_verify");
+    for (int w = 0; w < TB_WL_COUNT; w++)
+        assert_true(p.enabled[w]);
+
+    assert_int_equal(tb_suite_plan_init(&p, "quick", &e), 0);
+    assert_true(p.repeat >= 2);
+    assert_true(tb_suite_plan_estimate(&p) <= 90); /* the bound on 2 cores */
+    assert_int_equal(tb_suite_plan_init(&p, "standard", &e), 0);
+    assert_true(p.repeat >= 3);
+    assert_true(tb_suite_plan_estimate(&p) <= 600);
+
+    assert_int_equal(tb_suite_plan_init(&p, "fast", &e), -1);
+    assert_non_null(strstr(e.msg, "unknown profile 'fast'"));
+    assert_non_null(strstr(e.msg, "quick, standard, seed"));
+}
+
+static void test_select(void **state)
+{
+    (void)state;
+    tb_suite_plan p;
+    tb_err e;
+    tb_suite_plan_init(&p, "quick", &e);
+    assert_int_equal(tb_suite_plan_select(&p, "http, attest", &e), 0);
+    assert_true(p.enabled[TB_WL_ENV]); /* always */
+    assert_true(p.enabled[TB_WL_HTTP] && p.enabled[TB_WL_ATTEST]);
+    assert_false(p.enabled[TB_WL_SYSCALL] || p.enabled[TB_WL_PROBE] || p.enabled[TB_WL_NOTARY]);
+    tb_suite_step st[TB_SUITE_MAX_STEPS];
+    size_t n = tb_suite_plan_steps(&p, st);
+    assert_int_equal(n, 3);
+    assert_int_equal(st[0].workload, TB_WL_HTTP);
+    assert_string_equal(st[0].target, "nginx");
+    assert_string_equal(st[1].target, "serve-tls");
+    assert_int_equal(st[2].workload, TB_WL_ATTEST);
+    assert_string_equal(p.profile, "quick"); /* a selection keeps the profile */
+
+    assert_int_equal(tb_suite_plan_select(&p, "http,bogus", &e), -1);
+    assert_non_null(strstr(e.msg, "unknown workload 'bogus'"));
+    assert_true(p.enabled[TB_WL_ATTEST]); /* unchanged on error */
+    assert_int_equal(tb_suite_plan_select(&p, " , ", &e), -1);
+    assert_int_equal(tb_suite_plan_select(&p, "all", &e), 0);
+    n = tb_suite_plan_steps(&p, st);
+    assert_int_equal(n, 7); /* c1, cn, probe, nginx, serve-tls, attest, notary */
+    assert_string_equal(st[0].target, "c1");
+    assert_string_equal(st[1].target, "cn");
+    assert_int_equal(st[6].workload, TB_WL_NOTARY);
+    for (size_t i = 0; i < n; i++)
+        assert_true(st[i].estimate_s > 0);
+}
+
+static void test_set(void **state)
+{
+    (void)state;
+    tb_suite_plan p;
+    tb_err e;
+    tb_suite_plan_init(&p, "standard", &e);
+    assert_int_equal(tb_suite_plan_set(&p, "repeat", "7", &e), 0);
+    assert_int_equal(p.repeat, 7);
+    assert_string_equal(p.profile, "standard"); /* repeat is not a parameter change */
+    assert_int_equal(tb_suite_plan_set(&p, "http.nginx_bin", "/opt/nginx/sbin/nginx", &e), 0);
+    assert_string_equal(p.profile, "standard");
+    assert_int_equal(tb_suite_plan_set(&p, "http.duration", "5s", &e), 0);
+    assert_true(p.http.duration_s == 5);
+    assert_string_equal(p.profile, "custom");
+    assert_string_equal(p.base_profile, "standard");
+    assert_int_equal(tb_suite_plan_set(&p, "http.duration", "500ms", &e), 0);
+    assert_true(fabs(p.http.duration_s - 0.5) < 1e-12);
+    assert_int_equal(tb_suite_plan_set(&p, "http.duration", "2m", &e), 0);
+    assert_true(p.http.duration_s == 120);
+    assert_int_equal(tb_suite_plan_set(&p, "http.duration", "3", &e), 0);
+    assert_true(p.http.duration_s == 3);
+    assert_int_equal(tb_suite_plan_set(&p, "http.duration", "5x", &e), -1);
+    assert_non_null(strstr(e.msg, "http.duration"));
+    assert_int_equal(tb_suite_plan_set(&p, "http.duration", "0", &e), -1);
+    assert_int_equal(tb_suite_plan_set(&p, "http.duration", "", &e), -1);
+    assert_true(p.http.duration_s == 3);
+    assert_int_equal(tb_suite_plan_set(&p, "http.targets", "nginx", &e), 0);
+    assert_true(p.http.nginx && !p.http.serve_tls);
+    assert_int_equal(tb_suite_plan_set(&p, "http.targets", "apache", &e), -1);
+    assert_true(p.http.nginx && !p.http.serve_tls);
+    assert_int_equal(tb_suite_plan_set(&p, "http.threads", "8", &e), 0);
+    assert_int_equal(tb_suite_plan_set(&p, "http.connections", "4", &e), -1);
+    assert_non_null(strstr(e.msg, ">= http.threads"));
+    assert_int_equal(p.http.connections, 100);
+    assert_int_equal(tb_suite_plan_set(&p, "http.threads", "two", &e), -1);
+    assert_int_equal(tb_suite_plan_set(&p, "http.nginx_bin", "nginx", &e), -1);
+    assert_int_equal(tb_suite_plan_set(&p, "syscall.copies", "n", &e), 0);
+    assert_true(!p.syscall.c1 && p.syscall.cn);
+    assert_int_equal(tb_suite_plan_set(&p, "syscall.copies", "3", &e), -1);
+    assert_int_equal(tb_suite_plan_set(&p, "syscall.mode", "fork", &e), -1);
+    assert_int_equal(tb_suite_plan_set(&p, "syscall.mode", "getpid", &e), 0);
+    assert_int_equal(tb_suite_plan_set(&p, "probe.probes", "cpuid,page-4k,cpuid", &e), 0);
+    assert_int_equal(p.probe.n, 2);
+    assert_int_equal(tb_suite_plan_set(&p, "probe.probes", "cpuid,warp", &e), -1);
+    assert_non_null(strstr(e.msg, "unknown probe 'warp'"));
+    assert_int_equal(p.probe.n, 2);
+    assert_int_equal(tb_suite_plan_set(&p, "notary.modes", "tee_verify,no_tee", &e), 0);
+    assert_int_equal(p.notary.n_modes, 2);
+    assert_string_equal(p.notary.modes[0], "no_tee"); /* canonical order */
+    assert_string_equal(p.notary.modes[1], "tee_verify");
+    assert_int_equal(tb_suite_plan_set(&p, "notary.modes", "tee", &e), -1);
+    assert_int_equal(tb_suite_plan_set(&p, "attest.provider", "tdx", &e), -1);
+    assert_int_equal(tb_suite_plan_set(&p, "attest.pccs", "ftp://x", &e), -1);
+    assert_int_equal(tb_suite_plan_set(&p, "attest.iterations", "4", &e), -1);
+    assert_int_equal(tb_suite_plan_set(&p, "repeat", "0", &e), -1);
+    assert_int_equal(tb_suite_plan_set(&p, "http.speed", "1", &e), -1);
+    assert_non_null(strstr(e.msg, "unknown setting 'http.speed'"));
+    /* every documented key is accepted with a sensible value */
+    for (const tb_suite_key *k = tb_suite_plan_keys; k->key; k++)
+        assert_non_null(k->help);
+}
+
+static void test_apply_json(void **state)
+{
+    (void)state;
+    tb_suite_plan p;
+    tb_err e;
+    json_error_t je;
+    tb_suite_plan_init(&p, "quick", &e);
+    json_t *doc = json_loads("{\"profile\": \"quick\", \"repeat\": 2, \"workloads\": {\"http\": "
+                             "{\"duration\": \"2s\", \"connections\": 20, \"targets\": "
+                             "[\"serve-tls\"]}, \"probe\": {\"probes\": [\"cpuid\", \"rdtsc\"], "
+                             "\"max_reps\": 100}, \"notary\": {}}}",
+                             0, &je);
+    assert_non_null(doc);
+    assert_int_equal(tb_suite_plan_apply_json(&p, doc, &e), 0);
+    json_decref(doc);
+    assert_int_equal(p.repeat, 2);
+    assert_true(p.http.duration_s == 2);
+    assert_int_equal(p.http.connections, 20);
+    assert_true(!p.http.nginx && p.http.serve_tls);
+    assert_int_equal(p.probe.n, 2);
+    assert_int_equal(p.probe.max_reps, 100);
+    assert_true(p.enabled[TB_WL_HTTP] && p.enabled[TB_WL_PROBE] && p.enabled[TB_WL_NOTARY]);
+    assert_false(p.enabled[TB_WL_SYSCALL] || p.enabled[TB_WL_ATTEST]);
+    assert_string_equal(p.profile, "custom");
+
+    static const char *const bad[] = {
+        "[]",
+        "{\"workloads\": {\"http\": {\"conections\": 5}}}",
+        "{\"workloads\": {\"web\": {}}}",
+        "{\"workloads\": {\"http\": 5}}",
+        "{\"workloads\": []}",
+        "{\"repeat\": \"3\"}",
+        "{\"repeat\": 0}",
+        "{\"rounds\": 3}",
+        "{\"profile\": 1}",
+        "{\"workloads\": {\"http\": {\"duration\": true}}}",
+        "{\"workloads\": {\"http\": {\"targets\": [[\"nginx\"]]}}}",
+        "{\"workloads\": {\"http\": {\"targets\": []}}}",
+        "{\"workloads\": {\"syscall\": {\"passes\": 2.5}}}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tb_suite_plan q;
+        tb_suite_plan_init(&q, "quick", &e);
+        doc = json_loads(bad[i], 0, &je);
+        assert_non_null(doc);
+        e.msg[0] = 0;
+        assert_int_equal(tb_suite_plan_apply_json(&q, doc, &e), -1);
+        assert_true(strlen(e.msg) > 0);
+        assert_null(strchr(e.msg, '\n'));
+        json_decref(doc);
+        /* the plan is unchanged by a rejected document */
+        tb_suite_plan r;
+        tb_suite_plan_init(&r, "quick", &e);
+        assert_memory_equal(&q, &r, sizeof q);
+    }
+}
+
+static char *tmp_file(const char *text)
+{
+    char *path = strdup("/tmp/tb-test-suite.XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return path;
+}
+
+static void test_load_file(void **state)
+{
+    (void)state;
+    tb_err e;
+    json_t *doc;
+    char profile[32];
+    char *ok = tmp_file("{\"profile\": \"seed\", \"workloads\": {\"syscall\": {}}}\n");
+    assert_int_equal(tb_suite_plan_load_file(ok, &doc, profile, sizeof profile, &e), 0);
+    assert_string_equal(profile, "seed");
+    tb_suite_plan p;
+    tb_suite_plan_init(&p, profile, &e);
+    assert_int_equal(tb_suite_plan_apply_json(&p, doc, &e), 0);
+    assert_true(p.enabled[TB_WL_SYSCALL] && !p.enabled[TB_WL_HTTP]);
+    assert_string_equal(p.profile, "seed"); /* only a selection */
+    json_decref(doc);
+    unlink(ok);
+    free(ok);
+
+    char *broken = tmp_file("{\"workloads\": {\n  \"http\": {\"duration\": }}}\n");
+    assert_int_equal(tb_suite_plan_load_file(broken, &doc, profile, sizeof profile, &e), -1);
+    assert_null(doc);
+    assert_non_null(strstr(e.msg, "line 2"));
+    unlink(broken);
+    free(broken);
+    char *dup = tmp_file("{\"repeat\": 2, \"repeat\": 3}");
+    assert_int_equal(tb_suite_plan_load_file(dup, &doc, profile, sizeof profile, &e), -1);
+    unlink(dup);
+    free(dup);
+    char *arr = tmp_file("[1, 2]");
+    assert_int_equal(tb_suite_plan_load_file(arr, &doc, profile, sizeof profile, &e), -1);
+    assert_non_null(strstr(e.msg, "JSON object"));
+    unlink(arr);
+    free(arr);
+    assert_int_equal(
+        tb_suite_plan_load_file("/nonexistent/suite.json", &doc, profile, sizeof profile, &e), -1);
+}
+
+/* The metric names agreed with the importer and the report. */
+static const struct {
+    const char *name, *unit;
+    int better, tee;
+} agreed[] = {
+    {"http.nginx.rps", "req/s", 1, 0},
+    {"http.nginx.latency.p50", "ms", -1, 0},
+    {"http.nginx.latency.p90", "ms", -1, 0},
+    {"http.nginx.latency.p99", "ms", -1, 0},
+    {"http.nginx.latency.p99.9", "ms", -1, 0},
+    {"http.nginx.latency.p99.99", "ms", -1, 0},
+    {"http.nginx.latency.p99.999", "ms", -1, 0},
+    {"http.nginx.transfer", "B/s", 1, 0},
+    {"http.serve-tls.rps", "req/s", 1, 0},
+    {"http.serve-tls.latency.p50", "ms", -1, 0},
+    {"http.serve-tls.latency.p99.999", "ms", -1, 0},
+    {"http.serve-tls.transfer", "B/s", 1, 0},
+    {"syscall.c1.index", "index", 1, 0},
+    {"syscall.cn.index", "index", 1, 0},
+    {"syscall.c1.lps", "lps", 1, 0},
+    {"syscall.cn.lps", "lps", 1, 0},
+    {"probe.cpuid.ns", "ns", -1, 0},
+    {"probe.page-4k.ns", "ns", -1, 0},
+    {"attest.quote_get.ms", "ms", -1, 1},
+    {"attest.verify_prepared.us", "us", -1, 1},
+    {"attest.verify_scratch.ms", "ms", -1, 1},
+    {"notary.no_tee.notarization_ms", "ms", -1, 0},
+    {"notary.no_tee.total_e2e_ms", "ms", -1, 0},
+    {"notary.tee_no_verify.notarization_ms", "ms", -1, 1},
+    {"notary.tee_no_verify.total_e2e_ms", "ms", -1, 1},
+    {"notary.tee_verify.notarization_ms", "ms", -1, 1},
+    {"notary.tee_verify.total_e2e_ms", "ms", -1, 1},
+    {"notary.tee_verify.verify_ms", "ms", -1, 1},
+    {"notary.no_tee.wall_ms", "ms", -1, 0},
+    {"notary.tee_verify.wall_ms", "ms", -1, 1},
+    {"notary.tee_no_verify.overhead_ms", "ms", -1, 1},
+    {"notary.tee_verify.overhead_ms", "ms", -1, 1},
+};
+
+static const tb_suite_metric_spec *spec(const tb_suite_metric_spec *v, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i].name, name))
+            return &v[i];
+    return NULL;
+}
+
+static void test_metric_names(void **state)
+{
+    (void)state;
+    tb_suite_plan p;
+    tb_err e;
+    tb_suite_plan_init(&p, "standard", &e);
+    tb_suite_metric_spec *v;
+    size_t n;
+    assert_int_equal(tb_suite_plan_metrics(&p, &v, &n, &e), 0);
+    size_t nprobes;
+    tb_probe_all(&nprobes);
+    /* 4 syscall + probes + 2 x 8 http + 3 attest + 3 x 3 + 1 verify + 2 overheads notary */
+    assert_int_equal(n, 4 + nprobes + 16 + 3 + 12);
+    for (size_t i = 0; i < n; i++) {
+        assert_true(tb_record_name_valid(v[i].name));
+        for (size_t k = i + 1; k < n; k++)
+            assert_string_not_equal(v[i].name, v[k].name);
+        assert_true(v[i].better == TB_BETTER_HIGHER || v[i].better == TB_BETTER_LOWER);
+    }
+    for (size_t i = 0; i < sizeof agreed / sizeof agreed[0]; i++) {
+        const tb_suite_metric_spec *s = spec(v, n, agreed[i].name);
+        if (!s)
+            fail_msg("missing metric %s", agreed[i].name);
+        assert_string_equal(s->unit, agreed[i].unit);
+        assert_int_equal(s->better, agreed[i].better);
+        assert_int_equal(s->tee, agreed[i].tee);
+    }
+    free(v);
+
+    /* selections shape the list */
+    tb_suite_plan_set(&p, "probe.probes", "rdtsc", &e);
+    tb_suite_plan_set(&p, "notary.modes", "tee_no_verify,tee_verify", &e);
+    tb_suite_plan_set(&p, "syscall.mode", "close", &e);
+    tb_suite_plan_set(&p, "http.targets", "serve-tls", &e);
+    assert_int_equal(tb_suite_plan_metrics(&p, &v, &n, &e), 0);
+    assert_non_null(spec(v, n, "probe.rdtsc.ns"));
+    assert_null(spec(v, n, "probe.cpuid.ns"));
+    assert_null(spec(v, n, "notary.tee_verify.overhead_ms")); /* no no_tee to pair with */
+    assert_non_null(spec(v, n, "notary.tee_verify.verify_ms"));
+    assert_null(spec(v, n, "syscall.c1.index")); /* the index is mix's only */
+    assert_null(spec(v, n, "syscall.c1.lps"));
+    assert_non_null(spec(v, n, "syscall.close.c1.lps")); /* other modes: import.h's names */
+    assert_non_null(spec(v, n, "syscall.close.cn.lps"));
+    assert_null(spec(v, n, "http.nginx.rps"));
+    free(v);
+    tb_suite_plan_select(&p, "env", &e);
+    assert_int_equal(tb_suite_plan_metrics(&p, &v, &n, &e), 0);
+    assert_int_equal(n, 0);
+    free(v);
+}
+
+static void test_plan_text_json(void **state)
+{
+    (void)state;
+    tb_suite_plan p;
+    tb_err e;
+    tb_suite_plan_init(&p, "seed", &e);
+    tb_buf b = {0};
+    assert_int_equal(tb_suite_plan_describe(&p, &b, &e), 0);
+    const char *t = (const char *)b.p;
+    assert_non_null(strstr(t, "profile seed, 1 round of 7 steps"));
+    assert_non_null(strstr(t, "-t4 -c100 -d30s"));
+    assert_non_null(strstr(t, "10 x 10 s"));
+    assert_non_null(strstr(t, "25 iterations"));
+    assert_non_null(strstr(t, "notary.tee_verify.overhead_ms"));
+    tb_buf_free(&b);
+    json_t *j = tb_suite_plan_json(&p);
+    assert_non_null(j);
+    json_t *http = json_object_get(json_object_get(j, "workloads"), "http");
+    assert_int_equal(json_integer_value(json_object_get(http, "connections")), 100);
+    assert_true(json_real_value(json_object_get(http, "duration")) == 30);
+    assert_int_equal(json_integer_value(json_object_get(j, "repeat")), 1);
+    assert_true(json_number_value(json_object_get(j, "estimate_s")) > 200);
+    json_decref(j);
+}
+
+static void test_events(void **state)
+{
+    (void)state;
+    tb_suite_event ev = {.kind = TB_SUITE_EV_STEP_DONE,
+                         .workload = "http",
+                         .target = "serve-tls",
+                         .round = 2,
+                         .rounds = 3,
+                         .step = 9,
+                         .steps = 21,
+                         .elapsed_s = 12.5,
+                         .eta_s = 7.25,
+                         .step_s = 1.5,
+                         .status = "failed",
+                         .text = "no request completed"};
+    json_t *j = tb_suite_event_to_json(&ev);
+    assert_non_null(j);
+    char *s = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    assert_null(strchr(s, '\n')); /* one line per event */
+    json_error_t je;
+    json_t *back = json_loads(s, 0, &je);
+    free(s);
+    tb_suite_event ev2;
+    tb_err e;
+    assert_int_equal(tb_suite_event_from_json(back, &ev2, &e), 0);
+    assert_int_equal(ev2.kind, TB_SUITE_EV_STEP_DONE);
+    assert_string_equal(ev2.workload, "http");
+    assert_string_equal(ev2.target, "serve-tls");
+    assert_int_equal(ev2.round, 2);
+    assert_int_equal(ev2.rounds, 3);
+    assert_int_equal(ev2.step, 9);
+    assert_int_equal(ev2.steps, 21);
+    assert_true(ev2.elapsed_s == 12.5 && ev2.eta_s == 7.25 && ev2.step_s == 1.5);
+    assert_string_equal(ev2.status, "failed");
+    assert_string_equal(ev2.text, "no request completed");
+    json_decref(back);
+
+    static const char *const bad[] = {
+        "[]",
+        "{\"event\": \"jump\"}",
+        "{\"event\": \"info\"}",
+        "{\"event\": \"info\", \"workload\": \"\", \"target\": \"\", \"round\": \"1\", \"rounds\": "
+        "1, \"step\": 0, \"steps\": 1, \"elapsed_s\": 0, \"eta_s\": 0, \"step_s\": 0, \"status\": "
+        "\"\", \"text\": \"\"}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *d = json_loads(bad[i], 0, &je);
+        assert_non_null(d);
+        assert_int_equal(tb_suite_event_from_json(d, &ev2, &e), -1);
+        json_decref(d);
+    }
+}
+
+static void test_describe(void **state)
+{
+    (void)state;
+    double x[] = {4, 1, 3, 2}, med, cv;
+    assert_int_equal(tb_suite_describe(x, 4, &med, &cv), 0);
+    assert_true(med == 2.5);
+    /* sample stdev of 1..4 = sqrt(5/3); mean 2.5 */
+    assert_true(fabs(cv - sqrt(5.0 / 3.0) / 2.5) < 1e-12);
+    assert_true(x[0] == 4); /* not modified */
+    assert_int_equal(tb_suite_describe(x, 1, &med, &cv), 0);
+    assert_true(med == 4 && isnan(cv));
+    double z[] = {0, 0};
+    assert_int_equal(tb_suite_describe(z, 2, &med, &cv), 0);
+    assert_true(med == 0 && isnan(cv));
+}
+
+static void test_summary(void **state)
+{
+    (void)state;
+    tb_err e;
+    tb_record *r = tb_record_new(&e);
+    assert_non_null(r);
+    tb_record_set_str(&r->label, "vm-kvm", &e);
+    tb_record_set_str(&r->profile, "quick", &e);
+    tb_metric *m = tb_record_metric(r, "http.nginx.rps", "req/s", TB_BETTER_HIGHER, "http", &e);
+    tb_metric_add(m, 1000, &e);
+    tb_metric_add(m, 1010, &e);
+    tb_metric_add(m, 990, &e);
+    m = tb_record_metric(r, "attest.quote_get.ms", "ms", TB_BETTER_LOWER, "attest", &e);
+    m->simulated = 1;
+    r->simulated = 1;
+    tb_metric_add(m, 1, &e);
+    tb_metric_add(m, 2, &e);
+    json_t *sk = json_array();
+    json_array_append_new(sk, json_pack("{s:s, s:s, s:s}", "workload", "http", "target", "nginx",
+                                        "reason", "nginx is not installed"));
+    json_object_set_new(r->extra, "skipped", sk);
+    tb_buf b = {0};
+    assert_int_equal(tb_suite_summary(r, &b, &e), 0);
+    const char *t = (const char *)b.p;
+    assert_non_null(strstr(t, "vm-kvm"));
+    assert_non_null(strstr(t, "SIMULATED (no TDX here)"));
+    const char *row = strstr(t, "http.nginx.rps");
+    assert_non_null(row);
+    assert_non_null(strstr(row, "1000.0 req/s"));
+    assert_non_null(strstr(row, "1.0 %"));
+    const char *eol = strchr(row, '\n'), *nz = strstr(row, "noisy");
+    assert_true(!nz || nz > eol); /* CV 1 % */
+    row = strstr(t, "attest.quote_get.ms");
+    assert_non_null(row);
+    eol = strchr(row, '\n');
+    const char *noisy = strstr(row, "noisy"), *sim = strstr(row, "SIMULATED");
+    assert_true(noisy && noisy < eol); /* CV 47 % */
+    assert_true(sim && sim < eol);
+    assert_non_null(strstr(t, "http nginx: nginx is not installed"));
+    tb_buf_free(&b);
+    tb_record_free(r);
+}
+
+static void test_shell_join(void **state)
+{
+    (void)state;
+    char *argv[] = {"teebench", "bench", "--benchmark-modes", "no_tee tee_verify", "it's",
+                    "",         NULL};
+    tb_buf b = {0};
+    assert_int_equal(tb_suite_shell_join(argv, &b), 0);
+    assert_string_equal((char *)b.p,
+                        "teebench bench --benchmark-modes 'no_tee tee_verify' 'it'\\''s' ''");
+    tb_buf_free(&b);
+}
+
+/* ---- tb_suite_run ---- */
+
+typedef struct events {
+    int n, begin, end, steps, done_ok, done_failed;
+    int last_kind;
+    char end_status[32];
+} events;
+
+static void on_event(const tb_suite_event *ev, void *ctx)
+{
+    events *s = ctx;
+    if (s->n == 0)
+        assert_int_equal(ev->kind, TB_SUITE_EV_BEGIN);
+    s->n++;
+    s->last_kind = ev->kind;
+    s->begin += ev->kind == TB_SUITE_EV_BEGIN;
+    s->end += ev->kind == TB_SUITE_EV_END;
+    s->steps += ev->kind == TB_SUITE_EV_STEP;
+    s->done_ok += ev->kind == TB_SUITE_EV_STEP_DONE && !strcmp(ev->status, "ok");
+    s->done_failed += ev->kind == TB_SUITE_EV_STEP_DONE && !strcmp(ev->status, "failed");
+    if (ev->kind == TB_SUITE_EV_END)
+        snprintf(s->end_status, sizeof s->end_status, "%s", ev->status);
+    assert_true(ev->elapsed_s >= 0);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+    (void)st;
+    (void)f;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void attest_plan(tb_suite_plan *p)
+{
+    tb_err e;
+    tb_suite_plan_init(p, "quick", &e);
+    assert_int_equal(tb_suite_plan_select(p, "attest", &e), 0);
+    assert_int_equal(tb_suite_plan_set(p, "repeat", "2", &e), 0);
+    assert_int_equal(tb_suite_plan_set(p, "attest.provider", "sim", &e), 0);
+    assert_int_equal(tb_suite_plan_set(p, "attest.quotes", "3", &e), 0);
+    assert_int_equal(tb_suite_plan_set(p, "attest.iterations", "10", &e), 0);
+    snprintf(p->self_exe, sizeof p->self_exe, "/nonexistent/teebench");
+    snprintf(p->label, sizeof p->label, "unit-test");
+}
+
+static void test_run_attest(void **state)
+{
+    (void)state;
+    tb_suite_plan p;
+    attest_plan(&p);
+    p.invocation = "teebench suite run --workloads attest";
+    events ev = {0};
+    tb_suite_hooks h = {.progress = on_event, .ctx = &ev};
+    tb_record *r = NULL;
+    tb_err e;
+    assert_int_equal(tb_suite_run(&p, &h, &r, &e), 0);
+    assert_non_null(r);
+    assert_string_equal(r->status, "complete");
+    assert_string_equal(r->label, "unit-test");
+    assert_string_equal(r->profile, "custom");
+    assert_true(r->finished[0]);
+    assert_true(json_is_object(r->env));
+    assert_non_null(json_object_get(r->env, "platform"));
+    assert_true(json_is_string(json_object_get(r->versions, "openssl")));
+    assert_true(json_is_string(json_object_get(r->versions, "kernel")));
+    assert_string_equal(json_string_value(json_array_get(r->commands, 0)), p.invocation);
+    int attest_cmd = 0;
+    for (size_t i = 0; i < json_array_size(r->commands); i++)
+        attest_cmd |= !strncmp(json_string_value(json_array_get(r->commands, i)),
+                               "teebench attest bench ", 22);
+    assert_true(attest_cmd);
+    const tb_metric *q = tb_record_find(r, "attest.quote_get.ms");
+    const tb_metric *vp = tb_record_find(r, "attest.verify_prepared.us");
+    const tb_metric *vs = tb_record_find(r, "attest.verify_scratch.ms");
+    assert_non_null(q);
+    assert_non_null(vp);
+    assert_non_null(vs);
+    assert_int_equal(q->n, 6);   /* 3 quotes x 2 rounds */
+    assert_int_equal(vp->n, 10); /* 5 batches x 2 rounds */
+    assert_int_equal(vs->n, 10);
+    assert_true(q->simulated && vp->simulated && vs->simulated && r->simulated);
+    assert_string_equal(vp->unit, "us");
+    assert_int_equal(vp->better, TB_BETTER_LOWER);
+    assert_non_null(strstr(q->note, "SIMULATED"));
+    for (size_t i = 0; i < vs->n; i++)
+        assert_true(vs->samples[i] > 0 && vs->samples[i] < 10000);
+    assert_int_equal(r->n_metrics, 3);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(r->extra, "attest"), "verdict")),
+        "ACCEPTED");
+    assert_int_equal(json_array_size(json_object_get(r->extra, "failures")), 0);
+    assert_int_equal(ev.begin, 1);
+    assert_int_equal(ev.end, 1);
+    assert_int_equal(ev.last_kind, TB_SUITE_EV_END);
+    assert_int_equal(ev.steps, 2);
+    assert_int_equal(ev.done_ok, 2);
+    assert_string_equal(ev.end_status, "complete");
+    /* the record is valid for record/'s reader */
+    json_t *j = tb_record_to_json(r);
+    tb_record *back = NULL;
+    assert_int_equal(tb_record_from_json(j, &back, &e), 0);
+    tb_record_free(back);
+    json_decref(j);
+    tb_record_free(r);
+}
+
+static void test_run_interrupted(void **state)
+{
+    (void)state;
+    tb_suite_plan p;
+    attest_plan(&p);
+    volatile sig_atomic_t stop = 1;
+    events ev = {0};
+    tb_suite_hooks h = {.progress = on_event, .ctx = &ev, .stop = &stop};
+    tb_record *r = NULL;
+    tb_err e;
+    assert_int_equal(tb_suite_run(&p, &h, &r, &e), 0);
+    assert_string_equal(r->status, "interrupted");
+    assert_int_equal(r->n_metrics, 0);
+    assert_int_equal(ev.steps, 0);
+    assert_string_equal(ev.end_status, "interrupted");
+    tb_record_free(r);
+}
+
+static void test_run_failures(void **state)
+{
+    (void)state;
+    tb_suite_plan p;
+    tb_err e;
+    attest_plan(&p);
+    /* the notary needs the fixture server, `<self_exe> serve`: it cannot start */
+    assert_int_equal(tb_suite_plan_select(&p, "attest,notary", &e), 0);
+    char dir[] = "/tmp/tb-test-suite-work.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    snprintf(p.work_dir, sizeof p.work_dir, "%s", dir);
+    events ev = {0};
+    tb_suite_hooks h = {.progress = on_event, .ctx = &ev};
+    tb_record *r = NULL;
+    assert_int_equal(tb_suite_run(&p, &h, &r, &e), 0);
+    assert_string_equal(r->status, "failed");
+    json_t *f = json_object_get(r->extra, "failures");
+    assert_int_equal(json_array_size(f), 2); /* once per round */
+    json_t *f0 = json_array_get(f, 0);
+    assert_string_equal(json_string_value(json_object_get(f0, "workload")), "notary");
+    assert_int_equal(json_integer_value(json_object_get(f0, "round")), 1);
+    assert_true(strlen(json_string_value(json_object_get(f0, "reason"))) > 0);
+    assert_non_null(tb_record_find(r, "attest.quote_get.ms")); /* the rest still ran */
+    assert_int_equal(ev.done_failed, 2);
+    assert_int_equal(ev.done_ok, 2);
+    assert_string_equal(ev.end_status, "failed");
+    tb_buf b = {0};
+    assert_int_equal(tb_suite_summary(r, &b, &e), 0);
+    assert_non_null(strstr((char *)b.p, "FAILED:\n  notary (round 1): "));
+    tb_buf_free(&b);
+    tb_record_free(r);
+    assert_int_equal(nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_profiles),
+        cmocka_unit_test(test_select),
+        cmocka_unit_test(test_set),
+        cmocka_unit_test(test_apply_json),
+        cmocka_unit_test(test_load_file),
+        cmocka_unit_test(test_metric_names),
+        cmocka_unit_test(test_plan_text_json),
+        cmocka_unit_test(test_events),
+        cmocka_unit_test(test_describe),
+        cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_shell_join),
+        cmocka_unit_test(test_run_attest),
+        cmocka_unit_test(test_run_interrupted),
+        cmocka_unit_test(test_run_failures),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
