@@ -27,9 +27,13 @@
 
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/file.h"
 #include "record/record.h"
 #include "store/store.h"
+#include "compare/compare.h"
+#include "suite/remote.h"
 #include "suite/suite.h"
+#include "vm/vm.h"
 
 #define CMD "suite"
 
@@ -43,9 +47,14 @@ static void on_signal(int sig)
 
 enum { PROG_AUTO, PROG_TTY, PROG_PLAIN, PROG_JSONL, PROG_NONE };
 
+#define MAX_TARGETS 16
+
 typedef struct suite_args {
     const char *profile, *workloads, *suite_file, *label, *output, *work_dir, *repeat, *db;
     int no_store;
+    const char *targets[MAX_TARGETS]; /* --target NAME=URL */
+    int n_targets;
+    const char *ssh_config, *remote_binary, *vm_dir;
     const char *sets[64];
     int n_sets;
     int progress;
@@ -104,6 +113,19 @@ static void usage(FILE *f)
         "  --work-dir DIR     servers' files and logs in DIR, kept (default: a temporary\n"
         "                     directory, removed unless a workload failed)\n"
         "  --json             (plan) print the plan as JSON\n"
+        "  --db FILE          the results store (default: $TEEBENCH_DB, else\n"
+        "                     $XDG_DATA_HOME/teebench/results.db); --no-store: none\n\n"
+        "Other environments (each stored, then compared; the first is the baseline):\n"
+        "  --target NAME=ssh://[user@]host[:port]   run there through OpenSSH (repeatable):\n"
+        "                     BatchMode, a control master per target, your ssh config and\n"
+        "                     keys; this teebench is copied to ~/.cache/teebench there when\n"
+        "                     that host has none of this build\n"
+        "  --target NAME=vm:VM  a VM started by `teebench vm start VM`\n"
+        "  --target NAME=local  this machine\n"
+        "  --ssh-config FILE  ssh -F FILE\n"
+        "  --remote-binary P  run P there instead of copying this teebench\n"
+        "  --vm-dir DIR       where `teebench vm` keeps its VMs (vm:VM targets)\n"
+        "  with targets, -o DIR writes one result per target: DIR/NAME.json\n"
         "  -h, --help         this text\n\n");
     print_profiles(f);
     fprintf(f,
@@ -130,22 +152,31 @@ static int parse_args(int argc, char **argv, suite_args *a)
         O_WORK,
         O_JSON,
         O_DB,
-        O_NO_STORE
+        O_NO_STORE,
+        O_TARGET,
+        O_SSH_CONFIG,
+        O_REMOTE_BINARY,
+        O_VM_DIR
     };
-    static const struct option opts[] = {{"profile", required_argument, NULL, O_PROFILE},
-                                         {"workloads", required_argument, NULL, O_WORKLOADS},
-                                         {"repeat", required_argument, NULL, O_REPEAT},
-                                         {"suite", required_argument, NULL, O_SUITE},
-                                         {"set", required_argument, NULL, O_SET},
-                                         {"label", required_argument, NULL, O_LABEL},
-                                         {"output", required_argument, NULL, 'o'},
-                                         {"progress", required_argument, NULL, O_PROGRESS},
-                                         {"work-dir", required_argument, NULL, O_WORK},
-                                         {"json", no_argument, NULL, O_JSON},
-                                         {"db", required_argument, NULL, O_DB},
-                                         {"no-store", no_argument, NULL, O_NO_STORE},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"profile", required_argument, NULL, O_PROFILE},
+        {"workloads", required_argument, NULL, O_WORKLOADS},
+        {"repeat", required_argument, NULL, O_REPEAT},
+        {"suite", required_argument, NULL, O_SUITE},
+        {"set", required_argument, NULL, O_SET},
+        {"label", required_argument, NULL, O_LABEL},
+        {"output", required_argument, NULL, 'o'},
+        {"progress", required_argument, NULL, O_PROGRESS},
+        {"work-dir", required_argument, NULL, O_WORK},
+        {"json", no_argument, NULL, O_JSON},
+        {"db", required_argument, NULL, O_DB},
+        {"no-store", no_argument, NULL, O_NO_STORE},
+        {"target", required_argument, NULL, O_TARGET},
+        {"ssh-config", required_argument, NULL, O_SSH_CONFIG},
+        {"remote-binary", required_argument, NULL, O_REMOTE_BINARY},
+        {"vm-dir", required_argument, NULL, O_VM_DIR},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     optind = 1;
@@ -203,6 +234,30 @@ static int parse_args(int argc, char **argv, suite_args *a)
             break;
         case O_NO_STORE:
             a->no_store = 1;
+            break;
+        case O_TARGET: {
+            tb_remote_target t;
+            tb_err e;
+            if (a->n_targets == MAX_TARGETS)
+                return cli_fail_code(2, CMD, "--target: at most %d", MAX_TARGETS);
+            if (tb_remote_target_parse(optarg, &t, &e) < 0)
+                return cli_fail_code(2, CMD, "--target %s", e.msg);
+            for (int i = 0; i < a->n_targets; i++)
+                if (!strncmp(a->targets[i], optarg, strlen(t.name)) &&
+                    a->targets[i][strlen(t.name)] == '=')
+                    return cli_fail_code(2, CMD, "--target %s: the name %s is used twice", optarg,
+                                         t.name);
+            a->targets[a->n_targets++] = optarg;
+            break;
+        }
+        case O_SSH_CONFIG:
+            a->ssh_config = optarg;
+            break;
+        case O_REMOTE_BINARY:
+            a->remote_binary = optarg;
+            break;
+        case O_VM_DIR:
+            a->vm_dir = optarg;
             break;
         case 'h':
             usage(stdout);
@@ -297,6 +352,7 @@ static int cmd_plan(const suite_args *a, const tb_suite_plan *p)
 
 typedef struct printer {
     int mode;
+    char tag[80]; /* "suite", or "suite[NAME]" while a target runs */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int quit;
@@ -393,15 +449,16 @@ static void on_event(const tb_suite_event *ev, void *ctx)
     snprintf(tgt, sizeof tgt, "%s%s%s", ev->workload, ev->target[0] ? " " : "", ev->target);
     switch (ev->kind) {
     case TB_SUITE_EV_BEGIN:
-        line(pr, "suite: profile %s, %d step%s in %d round%s, about %s", ev->text, ev->steps,
+        line(pr, "%s: profile %s, %d step%s in %d round%s, about %s", pr->tag, ev->text, ev->steps,
              ev->steps == 1 ? "" : "s", ev->rounds, ev->rounds == 1 ? "" : "s", eta);
         break;
     case TB_SUITE_EV_INFO:
-        line(pr, "suite: %s", ev->text);
+        line(pr, "%s: %s", pr->tag, ev->text);
         break;
     case TB_SUITE_EV_STEP:
-        snprintf(pr->what, sizeof pr->what, "suite [%d/%d] round %d/%d: %s", ev->step, ev->steps,
-                 ev->round, ev->rounds, tgt);
+        if (snprintf(pr->what, sizeof pr->what, "%s [%d/%d] round %d/%d: %s", pr->tag, ev->step,
+                     ev->steps, ev->round, ev->rounds, tgt) >= (int)sizeof pr->what)
+            pr->what[sizeof pr->what - 1] = 0; /* a status line, cut to fit */
         if (pr->mode == PROG_TTY) {
             pr->live = 1;
             draw(pr, 1);
@@ -409,7 +466,7 @@ static void on_event(const tb_suite_event *ev, void *ctx)
         break;
     case TB_SUITE_EV_STEP_DONE:
         if (pr->mode == PROG_PLAIN || strcmp(ev->status, "ok"))
-            line(pr, "suite [%d/%d] round %d/%d: %s: %s in %.1f s%s%s (elapsed %s, ETA %s)",
+            line(pr, "%s [%d/%d] round %d/%d: %s: %s in %.1f s%s%s (elapsed %s, ETA %s)", pr->tag,
                  ev->step, ev->steps, ev->round, ev->rounds, tgt, ev->status, ev->step_s,
                  ev->text[0] ? ": " : "", ev->text, el, eta);
         break;
@@ -417,7 +474,7 @@ static void on_event(const tb_suite_event *ev, void *ctx)
         if (pr->mode == PROG_TTY && pr->live)
             fputs("\r\033[K", stderr);
         pr->live = 0;
-        line(pr, "suite: %s after %s", ev->status, el);
+        line(pr, "%s: %s after %s", pr->tag, ev->status, el);
         break;
     }
     pthread_mutex_unlock(&pr->mu);
@@ -474,6 +531,264 @@ static int check_output(const char *path)
     return 0;
 }
 
+/* The progress printer and the signal handlers around the runs. */
+typedef struct session {
+    printer pr;
+    pthread_t tick;
+    int ticking;
+    struct sigaction old_int, old_term;
+    tb_suite_hooks hooks;
+} session;
+
+static void session_begin(session *ss, int progress)
+{
+    memset(ss, 0, sizeof *ss);
+    ss->pr.mode =
+        progress == PROG_AUTO ? (isatty(STDERR_FILENO) ? PROG_TTY : PROG_PLAIN) : progress;
+    snprintf(ss->pr.tag, sizeof ss->pr.tag, "suite");
+    pthread_mutex_init(&ss->pr.mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&ss->pr.cv, &ca);
+    pthread_condattr_destroy(&ca);
+    ss->ticking = ss->pr.mode == PROG_TTY && pthread_create(&ss->tick, NULL, ticker, &ss->pr) == 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: waits wake up */
+    sigemptyset(&sa.sa_mask);
+    interrupted = 0;
+    sigaction(SIGINT, &sa, &ss->old_int);
+    sigaction(SIGTERM, &sa, &ss->old_term);
+    ss->hooks = (tb_suite_hooks){.progress = on_event, .ctx = &ss->pr, .stop = &interrupted};
+}
+
+static void session_tag(session *ss, const char *name)
+{
+    pthread_mutex_lock(&ss->pr.mu);
+    if (name)
+        snprintf(ss->pr.tag, sizeof ss->pr.tag, "suite[%s]", name);
+    else
+        snprintf(ss->pr.tag, sizeof ss->pr.tag, "suite");
+    pthread_mutex_unlock(&ss->pr.mu);
+}
+
+static void session_end(session *ss)
+{
+    sigaction(SIGINT, &ss->old_int, NULL);
+    sigaction(SIGTERM, &ss->old_term, NULL);
+    if (ss->ticking) {
+        pthread_mutex_lock(&ss->pr.mu);
+        ss->pr.quit = 1;
+        pthread_cond_signal(&ss->pr.cv);
+        pthread_mutex_unlock(&ss->pr.mu);
+        pthread_join(ss->tick, NULL);
+    }
+    pthread_cond_destroy(&ss->pr.cv);
+    pthread_mutex_destroy(&ss->pr.mu);
+}
+
+/* What happens to one environment's record: -o, the store, the summary. Returns
+   the exit code of this environment (0, 1 failed, 130 interrupted). */
+static int finish_record(const suite_args *a, const char *output, const tb_record *r, int mode,
+                         int summary)
+{
+    tb_err err;
+    int code = 0;
+    if (output && tb_record_write_file(r, output, &err) < 0)
+        code = cli_fail(CMD, "-o %s: %s", output, err.msg);
+    if (!a->no_store)
+        code = store(a, r, mode) < 0 && code == 0 ? 1 : code;
+    tb_buf sum = {0};
+    FILE *sf = output && !strcmp(output, "-") ? stderr : stdout;
+    if (summary && tb_suite_summary(r, &sum, &err) == 0) {
+        fputs(sf == stdout ? "" : "\n", sf);
+        fwrite(sum.p, 1, sum.len, sf);
+        fflush(sf);
+    }
+    tb_buf_free(&sum);
+    if (code == 0 && !strcmp(r->status, "interrupted"))
+        code =
+            cli_fail_code(130, CMD, "%s: interrupted: the %zu metrics measured so far are kept%s%s",
+                          r->label, r->n_metrics, output ? " in " : "",
+                          output ? (strcmp(output, "-") ? output : "stdout") : "");
+    else if (code == 0 && !strcmp(r->status, "failed"))
+        code = cli_fail(CMD, "%s: %zu workload run(s) failed (listed in the summary)", r->label,
+                        json_array_size(json_object_get(r->extra, "failures")));
+    return code;
+}
+
+/* The arguments a remote `suite run` gets (the plan's choices, not how to run it).
+   argv entries point into a (borrowed) or are the static strings. */
+static int remote_args(const suite_args *a, const char **out, int cap)
+{
+    int n = 0;
+#define ARG(x)                                                                                     \
+    do {                                                                                           \
+        if (n + 1 >= cap)                                                                          \
+            return -1;                                                                             \
+        out[n++] = (x);                                                                            \
+    } while (0)
+    if (a->profile) {
+        ARG("--profile");
+        ARG(a->profile);
+    }
+    if (a->workloads) {
+        ARG("--workloads");
+        ARG(a->workloads);
+    }
+    if (a->repeat) {
+        ARG("--repeat");
+        ARG(a->repeat);
+    }
+    for (int i = 0; i < a->n_sets; i++) {
+        ARG("--set");
+        ARG(a->sets[i]);
+    }
+#undef ARG
+    out[n] = NULL;
+    return n;
+}
+
+/* A vm:NAME target becomes an ssh target from the VM's state. */
+static int resolve_vm_target(const suite_args *a, tb_remote_target *t, tb_err *err)
+{
+    char base[1024];
+    if (a->vm_dir)
+        snprintf(base, sizeof base, "%s", a->vm_dir);
+    else if (tb_vm_default_dir(base, sizeof base, err) < 0)
+        return -1;
+    tb_vm_state st;
+    if (tb_vm_load(base, t->vm, &st, err) < 0)
+        return tb_err_wrap(err, "vm:%s", t->vm);
+    int alive = tb_vm_alive(&st);
+    snprintf(t->host, sizeof t->host, "127.0.0.1");
+    t->port = st.ssh_port;
+    snprintf(t->user, sizeof t->user, "%s", st.ssh_user[0] ? st.ssh_user : "root");
+    snprintf(t->identity, sizeof t->identity, "%s", st.ssh_key);
+    snprintf(t->known_hosts, sizeof t->known_hosts, "%s", st.paths.known_hosts);
+    int tcg = st.tcg;
+    tb_vm_state_free(&st);
+    if (!alive)
+        return tb_errf(err, "vm:%s is not running (teebench vm start %s ...)", t->vm, t->vm);
+    if (tcg)
+        fprintf(stderr,
+                "teebench: suite: NOTE: vm:%s runs under TCG (emulation): no performance "
+                "figure from it means anything\n",
+                t->vm);
+    return 0;
+}
+
+/* Reads the suite file for a remote run (its text goes along). */
+static int load_suite_doc(const suite_args *a, tb_buf *doc)
+{
+    tb_err err;
+    if (!a->suite_file)
+        return 0;
+    if (tb_file_read(a->suite_file, 1 << 20, doc, &err) < 0)
+        return cli_fail_code(2, CMD, "--suite %s", err.msg);
+    return 0;
+}
+
+/* One environment: here (t NULL or local) or remote. 0 and *out, or -1 after err. */
+static int run_env(const suite_args *a, tb_suite_plan *p, const tb_remote_target *t,
+                   const char *control_dir, const tb_buf *suite_doc, session *ss, tb_record **out,
+                   tb_err *err)
+{
+    if (!t || t->kind == TB_TARGET_LOCAL) {
+        if (t)
+            snprintf(p->label, sizeof p->label, "%s", t->name);
+        return tb_suite_run(p, &ss->hooks, out, err);
+    }
+    tb_remote_target rt = *t;
+    if (rt.kind == TB_TARGET_VM && resolve_vm_target(a, &rt, err) < 0)
+        return -1;
+    const char *args[160];
+    if (remote_args(a, args, 160) < 0)
+        return tb_errf(err, "too many suite arguments for a remote run");
+    tb_remote_opts o = {.local_binary = p->self_exe,
+                        .remote_binary = a->remote_binary,
+                        .ssh_config = a->ssh_config,
+                        .control_dir = control_dir,
+                        .suite_args = (char *const *)args,
+                        .suite_doc = suite_doc->len ? (const char *)suite_doc->p : NULL};
+    return tb_remote_run(&rt, &o, &ss->hooks, out, err);
+}
+
+/* The side-by-side table of the records measured now (first = baseline). */
+static void print_comparison(tb_record **recs, size_t n)
+{
+    tb_compare c;
+    tb_err err;
+    if (n < 2)
+        return;
+    if (tb_compare_build((const tb_record *const *)recs, n, 0, TB_COMPARE_ALPHA, &c, &err) < 0) {
+        cli_fail(CMD, "comparing: %s", err.msg);
+        return;
+    }
+    tb_buf b = {0};
+    if (tb_compare_format(&c, TB_COMPARE_TEXT, &b, &err) == 0) {
+        printf("\n== comparison (baseline %s)\n", recs[0]->label);
+        fwrite(b.p, 1, b.len, stdout);
+        fflush(stdout);
+    }
+    tb_buf_free(&b);
+    tb_compare_clear(&c);
+}
+
+/* --target: each environment in turn, stored, then compared. */
+static int run_targets(const suite_args *a, tb_suite_plan *p, session *ss)
+{
+    char control_dir[] = "/tmp/teebench-ssh-XXXXXX"; /* short: socket paths are limited */
+    if (!mkdtemp(control_dir))
+        return cli_fail(CMD, "control socket directory: %s", strerror(errno));
+    tb_buf doc = {0};
+    int code = load_suite_doc(a, &doc);
+    if (code)
+        return rmdir(control_dir), code;
+    if (a->output && tb_mkdirs(a->output, &(tb_err){{0}}) < 0) {
+        tb_buf_free(&doc);
+        rmdir(control_dir);
+        return cli_fail_code(2, CMD, "-o %s: with --target, -o names a directory", a->output);
+    }
+    tb_record *recs[MAX_TARGETS];
+    size_t n = 0;
+    int failed = 0;
+    for (int i = 0; i < a->n_targets && !interrupted; i++) {
+        tb_remote_target t;
+        tb_err err;
+        tb_remote_target_parse(a->targets[i], &t, &err); /* checked by parse_args */
+        session_tag(ss, t.name);
+        if (ss->pr.mode != PROG_NONE && ss->pr.mode != PROG_JSONL)
+            fprintf(stderr, "suite[%s]: %s\n", t.name, strchr(a->targets[i], '=') + 1);
+        tb_record *r = NULL;
+        if (run_env(a, p, &t, control_dir, &doc, ss, &r, &err) < 0) {
+            cli_fail(CMD, "%s: %s", t.name, err.msg);
+            failed = 1;
+            continue;
+        }
+        char path[PATH_MAX];
+        if (a->output &&
+            snprintf(path, sizeof path, "%s/%s.json", a->output, t.name) >= (int)sizeof path)
+            code = cli_fail(CMD, "-o %s: path too long", a->output);
+        int c = finish_record(a, a->output ? path : NULL, r, ss->pr.mode, 1);
+        if (c == 130)
+            code = 130;
+        else if (c)
+            failed = 1;
+        recs[n++] = r;
+    }
+    session_tag(ss, NULL);
+    print_comparison(recs, n);
+    for (size_t i = 0; i < n; i++)
+        tb_record_free(recs[i]);
+    tb_buf_free(&doc);
+    rmdir(control_dir);
+    if (interrupted && code != 130)
+        code = cli_fail_code(130, CMD, "interrupted");
+    return code ? code : failed;
+}
+
 static int cmd_run(const suite_args *a, tb_suite_plan *p, char **argv)
 {
     ssize_t n = readlink("/proc/self/exe", p->self_exe, sizeof p->self_exe - 1);
@@ -488,67 +803,25 @@ static int cmd_run(const suite_args *a, tb_suite_plan *p, char **argv)
     p->invocation = (const char *)inv.p;
     raise_fd_limit(p->http.connections);
 
-    printer pr = {.mode = a->progress};
-    if (pr.mode == PROG_AUTO)
-        pr.mode = isatty(STDERR_FILENO) ? PROG_TTY : PROG_PLAIN;
-    pthread_mutex_init(&pr.mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&pr.cv, &ca);
-    pthread_condattr_destroy(&ca);
-    pthread_t tick;
-    int ticking = pr.mode == PROG_TTY && pthread_create(&tick, NULL, ticker, &pr) == 0;
-
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal; /* no SA_RESTART: waits wake up */
-    sigemptyset(&sa.sa_mask);
-    interrupted = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    tb_suite_hooks hooks = {.progress = on_event, .ctx = &pr, .stop = &interrupted};
-    tb_record *r = NULL;
-    tb_err err;
-    int rc = tb_suite_run(p, &hooks, &r, &err);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-
-    if (ticking) {
-        pthread_mutex_lock(&pr.mu);
-        pr.quit = 1;
-        pthread_cond_signal(&pr.cv);
-        pthread_mutex_unlock(&pr.mu);
-        pthread_join(tick, NULL);
+    session ss;
+    session_begin(&ss, a->progress);
+    int code;
+    if (a->n_targets) {
+        code = run_targets(a, p, &ss);
+        session_end(&ss);
+    } else {
+        tb_record *r = NULL;
+        tb_err err;
+        int rc = tb_suite_run(p, &ss.hooks, &r, &err);
+        session_end(&ss);
+        /* a machine reader (-o - with jsonl progress: a remote run) has the record */
+        int summary = !(a->output && !strcmp(a->output, "-") && ss.pr.mode == PROG_JSONL);
+        code = rc < 0 ? cli_fail(CMD, "%s", err.msg)
+                      : finish_record(a, a->output, r, ss.pr.mode, summary);
+        tb_record_free(r);
     }
-    pthread_cond_destroy(&pr.cv);
-    pthread_mutex_destroy(&pr.mu);
     tb_buf_free(&inv);
     p->invocation = NULL;
-    if (rc < 0)
-        return cli_fail(CMD, "%s", err.msg);
-
-    int code = 0;
-    if (a->output && tb_record_write_file(r, a->output, &err) < 0)
-        code = cli_fail(CMD, "-o %s: %s", a->output, err.msg);
-    if (!a->no_store)
-        code = store(a, r, pr.mode) < 0 && code == 0 ? 1 : code;
-    tb_buf sum = {0};
-    FILE *sf = a->output && !strcmp(a->output, "-") ? stderr : stdout;
-    if (tb_suite_summary(r, &sum, &err) == 0) {
-        fputs(sf == stdout ? "" : "\n", sf);
-        fwrite(sum.p, 1, sum.len, sf);
-        fflush(sf);
-    }
-    tb_buf_free(&sum);
-    if (code == 0 && !strcmp(r->status, "interrupted"))
-        code = cli_fail_code(130, CMD, "interrupted: the %zu metrics measured so far are kept%s%s",
-                             r->n_metrics, a->output ? " in " : "",
-                             a->output ? (strcmp(a->output, "-") ? a->output : "stdout") : "");
-    else if (code == 0 && !strcmp(r->status, "failed"))
-        code = cli_fail(CMD, "%zu workload run(s) failed (listed in the summary)",
-                        json_array_size(json_object_get(r->extra, "failures")));
-    tb_record_free(r);
     return code;
 }
 
@@ -576,7 +849,10 @@ int cmd_suite(int argc, char **argv)
         return rc;
     if (!strcmp(sub, "plan"))
         return cmd_plan(&a, &p);
-    if ((rc = check_output(a.output)) != 0)
+    if (!a.n_targets && (rc = check_output(a.output)) != 0)
         return rc;
+    if (a.n_targets && a.label)
+        return cli_fail_code(2, CMD,
+                             "--label: with --target each environment is named by its target");
     return cmd_run(&a, &p, argv);
 }

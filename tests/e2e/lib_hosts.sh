@@ -100,7 +100,7 @@ CFG
     _TB_SSHD_PIDS+=($!)
     echo "198.18.$n.2 $(cut -d' ' -f1-2 "$WORK/ssh/host_key.pub")" >>"$WORK/ssh/known_hosts"
     cat >>"$SSH_CONFIG" <<CFG
-Host $name
+Host $name 198.18.$n.2
   HostName 198.18.$n.2
   User root
   Port 22

@@ -1,0 +1,638 @@
+/* suite/remote: see remote.h. The one loop here, pump(), moves bytes between a
+ * child ssh and this process with poll(2): stdin fed from memory or a file,
+ * stdout collected, stderr split into lines as they arrive. It never blocks on
+ * one stream while another is full, and it checks the stop flag at least every
+ * 100 ms. */
+#include "suite/remote.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/file.h"
+#include "base/proc.h"
+
+#define ERR_KEEP (64u << 10) /* stderr kept for messages */
+#define OUT_MAX (256u << 20) /* a result larger than this is refused */
+#define EXIT_ABSENT 201      /* the probe's "no such binary there" */
+
+/* ---------- targets ---------- */
+
+static int label_ok(const char *s, size_t n)
+{
+    if (n == 0 || n > 63)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && !strchr("_.-", s[i]))
+            return 0;
+    return 1;
+}
+
+static int parse_port(const char *s, int *port)
+{
+    if (!*s || strlen(s) > 5)
+        return -1;
+    int v = 0;
+    for (const char *p = s; *p; p++) {
+        if (!isdigit((unsigned char)*p))
+            return -1;
+        v = v * 10 + (*p - '0');
+    }
+    if (v < 1 || v > 65535 || s[0] == '0')
+        return -1;
+    *port = v;
+    return 0;
+}
+
+/* host[:port] or [v6][:port] of an ssh:// URL (without user and path). */
+static int parse_hostport(const char *hp, tb_remote_target *t, tb_err *err)
+{
+    const char *host = hp, *colon = NULL;
+    size_t hl;
+    if (hp[0] == '[') {
+        const char *close = strchr(hp, ']');
+        if (!close)
+            return tb_errf(err, "%s: unclosed '[' in the host", hp);
+        host = hp + 1;
+        hl = (size_t)(close - host);
+        if (close[1] == ':')
+            colon = close + 1;
+        else if (close[1])
+            return tb_errf(err, "%s: unexpected text after ']'", hp);
+    } else {
+        colon = strchr(hp, ':');
+        hl = colon ? (size_t)(colon - hp) : strlen(hp);
+    }
+    if (hl == 0 || hl >= sizeof t->host)
+        return tb_errf(err, "ssh URL: %s host", hl ? "too long a" : "no");
+    for (size_t i = 0; i < hl; i++)
+        if (!isalnum((unsigned char)host[i]) && !strchr("-._:%", host[i]))
+            return tb_errf(err, "ssh URL: '%.*s' is not a host name or address", (int)hl, host);
+    if (host[0] == '-')
+        return tb_errf(err, "ssh URL: a host may not start with '-'");
+    memcpy(t->host, host, hl);
+    t->host[hl] = 0;
+    if (colon && parse_port(colon + 1, &t->port) < 0)
+        return tb_errf(err, "ssh URL: '%s' is not a port (1-65535)", colon + 1);
+    return 0;
+}
+
+int tb_remote_target_parse(const char *spec, tb_remote_target *out, tb_err *err)
+{
+    memset(out, 0, sizeof *out);
+    const char *eq = strchr(spec, '=');
+    if (!eq)
+        return tb_errf(err,
+                       "%s: a target is NAME=ssh://[user@]host[:port], NAME=vm:VM or "
+                       "NAME=local",
+                       spec);
+    if (!label_ok(spec, (size_t)(eq - spec)))
+        return tb_errf(err, "%s: the name must be 1-63 of [A-Za-z0-9_.-]", spec);
+    memcpy(out->name, spec, (size_t)(eq - spec));
+    const char *u = eq + 1;
+    if (!strcmp(u, "local")) {
+        out->kind = TB_TARGET_LOCAL;
+        return 0;
+    }
+    if (!strncmp(u, "vm:", 3)) {
+        out->kind = TB_TARGET_VM;
+        if (!label_ok(u + 3, strlen(u + 3)))
+            return tb_errf(err, "%s: the VM name must be 1-63 of [A-Za-z0-9_.-]", spec);
+        snprintf(out->vm, sizeof out->vm, "%s", u + 3);
+        return 0;
+    }
+    if (strncmp(u, "ssh://", 6))
+        return tb_errf(err,
+                       "%s: not an ssh:// URL (targets: NAME=ssh://[user@]host[:port], "
+                       "NAME=vm:VM, NAME=local)",
+                       spec);
+    out->kind = TB_TARGET_SSH;
+    char rest[512];
+    if (snprintf(rest, sizeof rest, "%s", u + 6) >= (int)sizeof rest)
+        return tb_errf(err, "%s: URL too long", spec);
+    size_t rl = strlen(rest);
+    if (rl && rest[rl - 1] == '/')
+        rest[--rl] = 0;
+    if (strchr(rest, '/') || strchr(rest, '?') || strchr(rest, '#'))
+        return tb_errf(err, "%s: an ssh:// target has no path or query", spec);
+    char *hp = rest, *at = strrchr(rest, '@');
+    if (at) {
+        *at = 0;
+        size_t ul = strlen(rest);
+        if (!ul || ul >= sizeof out->user || rest[0] == '-')
+            return tb_errf(err, "%s: bad user name", spec);
+        for (size_t i = 0; i < ul; i++)
+            if (!isalnum((unsigned char)rest[i]) && !strchr("_.-", rest[i]))
+                return tb_errf(err, "%s: bad user name", spec);
+        memcpy(out->user, rest, ul + 1);
+        hp = at + 1;
+    }
+    return parse_hostport(hp, out, err) < 0 ? tb_err_wrap(err, "%s", spec) : 0;
+}
+
+/* ---------- ssh command lines ---------- */
+
+void tb_remote_argv_free(char **argv)
+{
+    if (!argv)
+        return;
+    for (char **a = argv; *a; a++)
+        free(*a);
+    free(argv);
+}
+
+typedef struct argv_b {
+    char **v;
+    size_t n, cap;
+    int oom;
+} argv_b;
+
+static void add(argv_b *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(argv_b *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    if (b->n + 2 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 32;
+        char **v = realloc(b->v, cap * sizeof *v);
+        if (!v) {
+            b->oom = 1;
+            return;
+        }
+        b->v = v;
+        b->cap = cap;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&b->v[b->n], fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->oom = 1;
+        return;
+    }
+    b->v[++b->n] = NULL;
+}
+
+/* ssh and its options, up to (not including) the host. */
+static void ssh_options(argv_b *b, const tb_remote_target *t, const tb_remote_opts *o)
+{
+    add(b, "ssh");
+    if (o->ssh_config)
+        add(b, "-F"), add(b, "%s", o->ssh_config);
+    add(b, "-o"), add(b, "BatchMode=yes");
+    add(b, "-o"), add(b, "ConnectTimeout=%d", o->connect_timeout_s > 0 ? o->connect_timeout_s : 10);
+    add(b, "-o"), add(b, "ServerAliveInterval=15");
+    if (o->control_dir) {
+        add(b, "-o"), add(b, "ControlMaster=auto");
+        add(b, "-o"), add(b, "ControlPath=%s/%%C", o->control_dir);
+        add(b, "-o"), add(b, "ControlPersist=60");
+    }
+    if (t->identity[0])
+        add(b, "-i"), add(b, "%s", t->identity), add(b, "-o"), add(b, "IdentitiesOnly=yes");
+    if (t->known_hosts[0]) {
+        add(b, "-o"), add(b, "UserKnownHostsFile=%s", t->known_hosts);
+        add(b, "-o"), add(b, "StrictHostKeyChecking=accept-new");
+    }
+    if (t->port)
+        add(b, "-p"), add(b, "%d", t->port);
+    if (t->user[0])
+        add(b, "-l"), add(b, "%s", t->user);
+}
+
+char **tb_remote_ssh_argv(const tb_remote_target *t, const tb_remote_opts *o, const char *cmd)
+{
+    argv_b b = {0};
+    ssh_options(&b, t, o);
+    add(&b, "--");
+    add(&b, "%s", t->host);
+    add(&b, "%s", cmd);
+    if (b.oom) {
+        b.v ? b.v[b.n] = NULL : 0;
+        tb_remote_argv_free(b.v);
+        return NULL;
+    }
+    return b.v;
+}
+
+/* ssh -O exit: closes the control master of t (errors ignored: there may be none). */
+static void close_master(const tb_remote_target *t, const tb_remote_opts *o)
+{
+    if (!o->control_dir)
+        return;
+    argv_b b = {0};
+    ssh_options(&b, t, o);
+    add(&b, "-O");
+    add(&b, "exit");
+    add(&b, "--");
+    add(&b, "%s", t->host);
+    if (!b.oom) {
+        tb_proc_opts po = {.argv = b.v};
+        tb_proc_result r;
+        tb_err e;
+        tb_proc_run(&po, 10000, NULL, &r, &e);
+    }
+    if (b.v)
+        b.v[b.n] = NULL;
+    tb_remote_argv_free(b.v);
+}
+
+int tb_remote_shell_quote(const char *word, tb_buf *out)
+{
+    int rc = tb_buf_puts(out, "'");
+    for (const char *p = word; *p && rc == 0; p++)
+        rc = *p == '\'' ? tb_buf_puts(out, "'\\''") : tb_buf_append(out, p, 1);
+    return rc == 0 ? tb_buf_puts(out, "'") : -1;
+}
+
+int tb_remote_binary_name(const char *path, char *out, size_t out_len, tb_err *err)
+{
+    tb_buf b = {0};
+    if (tb_file_read(path, 1u << 30, &b, err) < 0)
+        return tb_err_wrap(err, "reading this teebench to copy it");
+    unsigned char md[32];
+    unsigned mdlen = 0;
+    int ok = EVP_Digest(b.p, b.len, md, &mdlen, EVP_sha256(), NULL);
+    tb_buf_free(&b);
+    if (!ok)
+        return tb_errf(err, "sha256 of %s failed", path);
+    if (snprintf(out, out_len, "teebench-%s-%02x%02x%02x%02x%02x%02x", TEEBENCH_VERSION, md[0],
+                 md[1], md[2], md[3], md[4], md[5]) >= (int)out_len)
+        return tb_errf(err, "binary name too long");
+    return 0;
+}
+
+const char *tb_remote_package_of(const char *text, char *lib, size_t lib_len)
+{
+    static const struct {
+        const char *soname, *package;
+    } map[] = {
+        {"libssl.so.3", "libssl3"},
+        {"libcrypto.so.3", "libssl3"},
+        {"libcurl.so.4", "libcurl4"},
+        {"libjansson.so.4", "libjansson4"},
+        {"libsqlite3.so.0", "libsqlite3-0"},
+        {"libm.so.6", "libc6"},
+        {"libc.so.6", "libc6"},
+    };
+    const char *k = strstr(text, "error while loading shared libraries: ");
+    if (!k)
+        return NULL;
+    k += strlen("error while loading shared libraries: ");
+    size_t n = strcspn(k, ": \n");
+    if (lib_len)
+        snprintf(lib, lib_len, "%.*s", (int)n, k);
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strlen(map[i].soname) == n && !memcmp(k, map[i].soname, n))
+            return map[i].package;
+    return "";
+}
+
+/* ---------- moving bytes ---------- */
+
+typedef void (*line_fn)(const char *line, size_t len, void *ctx);
+
+typedef struct pump_io {
+    const uint8_t *in; /* fed to stdin, then stdin is closed; NULL: stdin stays open
+                          until *stop (or the child ends) */
+    size_t in_len;
+    tb_buf *out; /* stdout (NULL: discarded) */
+    tb_buf *err; /* the last ERR_KEEP bytes of stderr */
+    line_fn on_line;
+    void *ctx;
+    const volatile sig_atomic_t *stop;
+    int64_t timeout_ms; /* < 0: none */
+} pump_io;
+
+/* Splits new stderr bytes into lines for on_line; keeps a partial line in pend. */
+static void feed_lines(pump_io *io, tb_buf *pend, const char *p, size_t n)
+{
+    tb_buf_append(pend, p, n);
+    size_t start = 0;
+    for (size_t i = 0; i < pend->len; i++)
+        if (pend->p[i] == '\n') {
+            if (io->on_line)
+                io->on_line((const char *)pend->p + start, i - start, io->ctx);
+            start = i + 1;
+        }
+    tb_buf_consume(pend, start);
+    if (io->err) {
+        tb_buf_append(io->err, p, n);
+        if (io->err->len > ERR_KEEP)
+            tb_buf_consume(io->err, io->err->len - ERR_KEEP);
+    }
+}
+
+/* Reads one chunk of fd into the right place; 0 at EOF (fd closed, set to -1). */
+static int pump_read(int *fd, pump_io *io, tb_buf *pend, int is_err, tb_err *err)
+{
+    char chunk[16384];
+    ssize_t r = read(*fd, chunk, sizeof chunk);
+    if (r < 0)
+        return errno == EINTR || errno == EAGAIN ? 1 : tb_errno(err, "reading from ssh");
+    if (r == 0) {
+        close(*fd);
+        *fd = -1;
+        return 0;
+    }
+    if (is_err)
+        feed_lines(io, pend, chunk, (size_t)r);
+    else if (io->out) {
+        if (io->out->len + (size_t)r > OUT_MAX)
+            return tb_errf(err, "the remote sent more than %u MiB", OUT_MAX >> 20);
+        if (tb_buf_append(io->out, chunk, (size_t)r) < 0)
+            return tb_errf(err, "out of memory");
+    }
+    return 1;
+}
+
+/* Runs argv to its end, moving bytes as io says. *code = its exit code. */
+static int pump(char **argv, pump_io *io, int *code, tb_err *err)
+{
+    tb_proc_opts po = {.argv = argv,
+                       .pipes = TB_PROC_PIPE_IN | TB_PROC_PIPE_OUT | TB_PROC_PIPE_ERR};
+    tb_proc p;
+    if (tb_proc_spawn(&po, &p, err) < 0)
+        return -1;
+    fcntl(p.in, F_SETFL, O_NONBLOCK);
+    size_t sent = 0;
+    tb_buf pend = {0};
+    int rc = 0;
+    uint64_t t0 = tb_mono_ns();
+    if (io->in && io->in_len == 0) {
+        close(p.in); /* nothing to send: EOF at once */
+        p.in = -1;
+    }
+    while (p.out >= 0 || p.err >= 0) {
+        if (io->stop && *io->stop && p.in >= 0) {
+            close(p.in); /* the remote wrapper interrupts the suite */
+            p.in = -1;
+        }
+        if (io->timeout_ms >= 0 && (int64_t)((tb_mono_ns() - t0) / 1000000) > io->timeout_ms) {
+            rc = tb_errf(err, "no answer within %lld s", (long long)(io->timeout_ms / 1000));
+            break;
+        }
+        struct pollfd f[3] = {{p.out, POLLIN, 0}, {p.err, POLLIN, 0}, {-1, POLLOUT, 0}};
+        if (io->in && p.in >= 0 && sent < io->in_len)
+            f[2].fd = p.in;
+        int n = poll(f, 3, 100);
+        if (n < 0 && errno != EINTR) {
+            rc = tb_errno(err, "poll");
+            break;
+        }
+        if (n <= 0)
+            continue;
+        if (f[0].revents && pump_read(&p.out, io, &pend, 0, err) < 0) {
+            rc = -1;
+            break;
+        }
+        if (f[1].revents && pump_read(&p.err, io, &pend, 1, err) < 0) {
+            rc = -1;
+            break;
+        }
+        if (f[2].revents & (POLLOUT | POLLERR | POLLHUP)) {
+            ssize_t w = write(p.in, io->in + sent, io->in_len - sent);
+            if (w > 0)
+                sent += (size_t)w;
+            if ((w < 0 && errno != EAGAIN && errno != EINTR) || sent == io->in_len) {
+                close(p.in);
+                p.in = -1;
+            }
+        }
+    }
+    if (pend.len && io->on_line)
+        io->on_line((const char *)pend.p, pend.len, io->ctx);
+    tb_buf_free(&pend);
+    tb_proc_close_pipes(&p);
+    if (rc < 0) {
+        tb_proc_kill(&p);
+        return -1;
+    }
+    if (tb_proc_wait(&p, 30000, NULL, err) != TB_PROC_EXITED) {
+        tb_proc_kill(&p);
+        return tb_errf(err, "ssh did not exit after closing its output");
+    }
+    *code = p.code;
+    return 0;
+}
+
+/* Runs one shell command there; out/errb may be NULL. */
+static int ssh_cmd(const tb_remote_target *t, const tb_remote_opts *o, const char *cmd,
+                   const tb_buf *in, tb_buf *out, tb_buf *errb, int64_t timeout_ms, int *code,
+                   tb_err *err)
+{
+    char **argv = tb_remote_ssh_argv(t, o, cmd);
+    if (!argv)
+        return tb_errf(err, "out of memory");
+    static const uint8_t nothing[1];
+    pump_io io = {.in = in ? in->p : nothing,
+                  .in_len = in ? in->len : 0,
+                  .out = out,
+                  .err = errb,
+                  .timeout_ms = timeout_ms};
+    int rc = pump(argv, &io, code, err);
+    tb_remote_argv_free(argv);
+    return rc;
+}
+
+/* The last non-empty line of text, for a message. */
+static void last_line(const tb_buf *b, char *out, size_t len)
+{
+    out[0] = 0;
+    if (!b->len)
+        return;
+    const char *s = (const char *)b->p;
+    size_t end = b->len;
+    while (end && (s[end - 1] == '\n' || s[end - 1] == '\r'))
+        end--;
+    size_t start = end;
+    while (start && s[start - 1] != '\n')
+        start--;
+    snprintf(out, len, "%.*s", (int)(end - start), s + start);
+}
+
+/* ---------- the steps ---------- */
+
+/* The shell expression of the remote binary's path. */
+static int remote_path_expr(const tb_remote_opts *o, const char *bin_name, tb_buf *cmd)
+{
+    if (o->remote_binary)
+        return tb_buf_puts(cmd, "f=") < 0 || tb_remote_shell_quote(o->remote_binary, cmd) < 0 ||
+                       tb_buf_puts(cmd, "; ") < 0
+                   ? -1
+                   : 0;
+    return tb_buf_printf(cmd, "d=\"${XDG_CACHE_HOME:-$HOME/.cache}/teebench\"; f=\"$d/%s\"; ",
+                         bin_name);
+}
+
+/* Step 1 and 2: a teebench of this build runs there. */
+static int ensure_binary(const tb_remote_target *t, const tb_remote_opts *o, tb_err *err)
+{
+    char name[96];
+    if (!o->remote_binary && tb_remote_binary_name(o->local_binary, name, sizeof name, err) < 0)
+        return -1;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        tb_buf cmd = {0}, out = {0}, errb = {0};
+        int code = -1, rc = remote_path_expr(o, name, &cmd);
+        rc = rc < 0 ? -1
+                    : tb_buf_printf(&cmd,
+                                    "if [ -e \"$f\" ]; then exec \"$f\" --version; "
+                                    "else exit %d; fi",
+                                    EXIT_ABSENT);
+        if (rc == 0)
+            rc = ssh_cmd(t, o, (const char *)cmd.p, NULL, &out, &errb, 120000, &code, err);
+        char line[300], lib[64];
+        last_line(&errb, line, sizeof line);
+        const char *pkg = tb_remote_package_of(errb.p ? (const char *)errb.p : "", lib, sizeof lib);
+        int ok = rc == 0 && code == 0 && out.p &&
+                 !strncmp((const char *)out.p, "teebench " TEEBENCH_VERSION,
+                          9 + strlen(TEEBENCH_VERSION));
+        tb_buf_free(&cmd);
+        tb_buf_free(&out);
+        tb_buf_free(&errb);
+        if (rc < 0)
+            return tb_err_wrap(err, "reaching %s", t->host);
+        if (ok)
+            return 0;
+        if (code == 255)
+            return tb_errf(err, "ssh to %s failed: %s", t->host, line[0] ? line : "exit 255");
+        if (pkg)
+            return tb_errf(err, "teebench cannot run on %s: %s is missing (Debian package %s)",
+                           t->host, lib, pkg[0] ? pkg : "unknown");
+        if (code != EXIT_ABSENT || o->remote_binary || attempt)
+            return tb_errf(err, "teebench on %s does not run (exit %d): %s", t->host, code,
+                           line[0] ? line : "no message");
+        /* absent: copy this build there */
+        tb_buf bin = {0};
+        if (tb_file_read(o->local_binary, 1u << 30, &bin, err) < 0)
+            return tb_err_wrap(err, "reading this teebench to copy it");
+        cmd = (tb_buf){0};
+        errb = (tb_buf){0};
+        rc = remote_path_expr(o, name, &cmd);
+        if (rc == 0)
+            rc = tb_buf_puts(&cmd, "umask 077; mkdir -p \"$d\" && t=\"$d/.upload.$$\" && "
+                                   "cat >\"$t\" && chmod 755 \"$t\" && mv -f \"$t\" \"$f\"");
+        if (rc == 0)
+            rc = ssh_cmd(t, o, (const char *)cmd.p, &bin, NULL, &errb, 600000, &code, err);
+        last_line(&errb, line, sizeof line);
+        tb_buf_free(&bin);
+        tb_buf_free(&cmd);
+        tb_buf_free(&errb);
+        if (rc < 0)
+            return tb_err_wrap(err, "copying teebench to %s", t->host);
+        if (code != 0)
+            return tb_errf(err, "copying teebench to %s failed (exit %d): %s", t->host, code,
+                           line[0] ? line : "no message");
+    }
+    return tb_errf(err, "teebench on %s: still absent after the copy", t->host);
+}
+
+typedef struct progress_ctx {
+    tb_suite_hooks *hooks;
+    const tb_remote_target *t;
+} progress_ctx;
+
+/* One stderr line of the remote suite: a progress event (re-delivered) or text. */
+static void on_line(const char *line, size_t len, void *vctx)
+{
+    progress_ctx *c = vctx;
+    if (!c->hooks || !c->hooks->progress || len == 0)
+        return;
+    json_error_t je;
+    json_t *doc = line[0] == '{' ? json_loadb(line, len, 0, &je) : NULL;
+    tb_suite_event ev;
+    tb_err e;
+    if (doc && tb_suite_event_from_json(doc, &ev, &e) == 0) {
+        c->hooks->progress(&ev, c->hooks->ctx);
+    } else {
+        char text[1024];
+        snprintf(text, sizeof text, "%.*s", (int)len, line);
+        tb_suite_event info = {.kind = TB_SUITE_EV_INFO,
+                               .workload = "",
+                               .target = "",
+                               .status = "",
+                               .text = text,
+                               .eta_s = -1};
+        c->hooks->progress(&info, c->hooks->ctx);
+    }
+    json_decref(doc);
+}
+
+/* Step 3: the command that runs the suite there and interrupts it when stdin closes. */
+static int suite_cmd(const tb_remote_target *t, const tb_remote_opts *o, const char *bin_name,
+                     tb_buf *cmd)
+{
+    if (remote_path_expr(o, bin_name, cmd) < 0 || tb_buf_puts(cmd, "s=; ") < 0)
+        return -1;
+    if (o->suite_doc && (tb_buf_puts(cmd, "s=$(mktemp) || exit 1; printf '%s' ") < 0 ||
+                         tb_remote_shell_quote(o->suite_doc, cmd) < 0 ||
+                         tb_buf_puts(cmd, " >\"$s\" || exit 1; ") < 0))
+        return -1;
+    if (tb_buf_puts(cmd, "exec 3<&0; \"$f\" suite run") < 0)
+        return -1;
+    if (o->suite_doc && tb_buf_puts(cmd, " --suite \"$s\"") < 0)
+        return -1;
+    for (char *const *a = o->suite_args; a && *a; a++)
+        if (tb_buf_puts(cmd, " ") < 0 || tb_remote_shell_quote(*a, cmd) < 0)
+            return -1;
+    if (tb_buf_puts(cmd, " --label ") < 0 || tb_remote_shell_quote(t->name, cmd) < 0)
+        return -1;
+    /* stdin closed (this end stopped) -> SIGINT: the suite stops, keeps what it finished */
+    return tb_buf_puts(
+        cmd, " --no-store -o - --progress=jsonl </dev/null & p=$!; "
+             "{ cat <&3; kill -INT $p; } >/dev/null 2>&1 & w=$!; "
+             "wait $p; rc=$?; kill $w 2>/dev/null; [ -z \"$s\" ] || rm -f \"$s\"; exit $rc");
+}
+
+int tb_remote_run(const tb_remote_target *t, const tb_remote_opts *o, tb_suite_hooks *hooks,
+                  tb_record **out, tb_err *err)
+{
+    *out = NULL;
+    if (t->kind == TB_TARGET_LOCAL)
+        return tb_errf(err, "%s: a local target runs here, not over ssh", t->name);
+    int rc = ensure_binary(t, o, err);
+    char name[96] = "";
+    if (rc == 0 && !o->remote_binary)
+        rc = tb_remote_binary_name(o->local_binary, name, sizeof name, err);
+    tb_buf cmd = {0}, res = {0}, errb = {0};
+    int code = -1;
+    if (rc == 0 && suite_cmd(t, o, name, &cmd) < 0)
+        rc = tb_errf(err, "out of memory");
+    if (rc == 0) {
+        char **argv = tb_remote_ssh_argv(t, o, (const char *)cmd.p);
+        progress_ctx pc = {hooks, t};
+        pump_io io = {.in = NULL,
+                      .out = &res,
+                      .err = &errb,
+                      .on_line = on_line,
+                      .ctx = &pc,
+                      .stop = hooks ? hooks->stop : NULL,
+                      .timeout_ms = -1};
+        rc = argv ? pump(argv, &io, &code, err) : tb_errf(err, "out of memory");
+        tb_remote_argv_free(argv);
+    }
+    if (rc == 0) {
+        json_error_t je;
+        json_t *doc = res.len ? json_loadb((const char *)res.p, res.len, 0, &je) : NULL;
+        char line[300];
+        last_line(&errb, line, sizeof line);
+        if (!doc)
+            rc = tb_errf(err, "the suite on %s exited %d without a result%s%s", t->host, code,
+                         line[0] ? ": " : "", line);
+        else if (tb_record_from_json(doc, out, err) < 0)
+            rc = tb_err_wrap(err, "the result from %s", t->host);
+        json_decref(doc);
+    }
+    tb_buf_free(&cmd);
+    tb_buf_free(&res);
+    tb_buf_free(&errb);
+    close_master(t, o);
+    return rc;
+}

@@ -1,0 +1,79 @@
+/* suite/remote: the suite in another environment, reached with OpenSSH.
+ *
+ * A target is NAME=ssh://[user@]host[:port] (or NAME=vm:VM, a VM that `teebench
+ * vm start` runs, or NAME=local for this machine). tb_remote_run runs
+ * `teebench suite run` there through the system ssh -- BatchMode, one control
+ * master per target (ControlMaster/ControlPath under a caller-made directory), the
+ * user's ssh config and keys (or -F FILE) -- and returns the record it measured:
+ *   1. the remote's teebench is ~/.cache/teebench/teebench-<version>-<sha256/12 of
+ *      this binary>; when that file is absent (or does not run) this binary is
+ *      streamed there (ssh ... 'cat > tmp && chmod && mv'): a remote runs exactly
+ *      the build that runs here, or an explicit --remote-binary;
+ *   2. `teebench --version` there proves it runs; a missing shared library is
+ *      named with the Debian package that has it;
+ *   3. `teebench suite run ... --no-store -o - --progress=jsonl` runs there: the
+ *      result comes back on stdout, each progress event as one JSON line on stderr,
+ *      re-delivered to hooks->progress as it arrives; other stderr lines become
+ *      INFO events. stdin stays open: when *hooks->stop is set it is closed, and a
+ *      small sh wrapper there sends the suite SIGINT, so an interrupted remote run
+ *      still returns what it finished ("interrupted").
+ * Nothing here prints. Children are stopped on every path; the control master is
+ * closed (ssh -O exit) at the end. */
+#ifndef TB_SUITE_REMOTE_H
+#define TB_SUITE_REMOTE_H
+
+#include "base/err.h"
+#include "record/record.h"
+#include "suite/suite.h"
+
+typedef enum { TB_TARGET_LOCAL, TB_TARGET_SSH, TB_TARGET_VM } tb_target_kind;
+
+typedef struct tb_remote_target {
+    tb_target_kind kind;
+    char name[64]; /* the environment's label */
+    char user[64]; /* "": ssh's default (config or the local user) */
+    char host[256];
+    int port;    /* 0: ssh's default */
+    char vm[64]; /* TB_TARGET_VM: the VM's name */
+    /* set for VMs (from the VM's state), "" otherwise: */
+    char identity[1100];
+    char known_hosts[1100];
+} tb_remote_target;
+
+/* Parses NAME=ssh://[user@]host[:port][/], NAME=vm:VM or NAME=local. NAME is a
+   label ([A-Za-z0-9_.-], 1..63). IPv6 hosts in brackets. 0, or -1 with err. */
+int tb_remote_target_parse(const char *spec, tb_remote_target *out, tb_err *err);
+
+typedef struct tb_remote_opts {
+    const char *local_binary;  /* this teebench (to copy) */
+    const char *remote_binary; /* run this path there instead of copying; NULL: copy */
+    const char *ssh_config;    /* ssh -F FILE; NULL: the user's */
+    const char *control_dir;   /* existing private directory for control sockets */
+    char *const *suite_args;   /* NULL-terminated args after `suite run` (profile, ...) */
+    const char *suite_doc;     /* a suite file's text, sent along (--suite); NULL: none */
+    int connect_timeout_s;     /* ssh ConnectTimeout; 0: 10 */
+} tb_remote_opts;
+
+/* The ssh argv (NULL-terminated, malloc'd; free with tb_remote_argv_free) that runs
+   the shell command cmd on target t. Pure. NULL when out of memory. */
+char **tb_remote_ssh_argv(const tb_remote_target *t, const tb_remote_opts *o, const char *cmd);
+void tb_remote_argv_free(char **argv);
+
+/* The remote file name of this build: "teebench-<version>-<first 12 hex of the
+   SHA-256 of path>". 0, or -1 with err (unreadable binary). */
+int tb_remote_binary_name(const char *path, char *out, size_t out_len, tb_err *err);
+
+/* One word quoted for a POSIX shell (single quotes; ' as '\''), appended to out. */
+int tb_remote_shell_quote(const char *word, tb_buf *out);
+
+/* What "error while loading shared libraries: X: ..." on stderr means: the Debian
+   package that has X (libjansson.so.4 -> libjansson4, ...), or NULL. Pure. */
+const char *tb_remote_package_of(const char *stderr_text, char *lib, size_t lib_len);
+
+/* Runs the suite on t (see above). On 0, *out is the record (caller frees) with
+   label t->name. -1 with err when the target cannot be reached, the binary cannot
+   be put there or run, or no result came back. */
+int tb_remote_run(const tb_remote_target *t, const tb_remote_opts *o, tb_suite_hooks *hooks,
+                  tb_record **out, tb_err *err);
+
+#endif
