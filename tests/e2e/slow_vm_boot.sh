@@ -6,118 +6,15 @@
 # guest off through QMP. Slow (tens of seconds): its name starts with slow_ so that
 # sanitizer stages can leave it out.
 #
-# The guest is built here from Debian packages, nothing installed on the host:
-# - the kernel: Debian's cloud kernel package (apt-get download + dpkg-deb -x), with
-#   the virtio, fw_cfg and ACPI button modules it needs; cached in the build dir
-#   (vm-guest/) so repeated runs skip the download;
-# - the initramfs (made fresh each run, in $WORK): busybox-static, dropbear (SSH
-#   server) and this build's teebench, each with the shared libraries ldd names, and
-#   an /init that links busybox's applets, loads the modules, configures user-mode networking, takes the SSH
-#   key teebench offers through fw_cfg, runs busybox acpid (power button ->
-#   poweroff) and dropbear.
-# Skipped (exit 77) where QEMU, busybox-static, dropbear or ssh is missing or the
-# Debian kernel package cannot be downloaded.
+# The guest (a Debian cloud kernel, an initramfs with busybox, dropbear and this
+# teebench) is built by tests/e2e/lib_vmguest.sh; skipped (exit 77) where QEMU,
+# busybox-static, dropbear or ssh is missing or the Debian kernel package cannot be
+# downloaded.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_vmguest.sh"
 T0=$(date +%s)
-
-skip() { echo "skipped: $*"; exit 77; }
-QEMU=qemu-system-x86_64
-command -v "$QEMU" >/dev/null || skip "$QEMU not installed (scripts/setup.sh --test)"
-"$QEMU" --version >/dev/null 2>&1 || skip "$QEMU does not run here"
-BUSYBOX=/bin/busybox
-[ -x "$BUSYBOX" ] || skip "busybox-static not installed"
-DROPBEAR=$(command -v dropbear || true)
-[ -n "$DROPBEAR" ] || DROPBEAR=/usr/sbin/dropbear
-[ -x "$DROPBEAR" ] || skip "dropbear-bin not installed (scripts/setup.sh --test)"
-command -v ssh >/dev/null && command -v ssh-keygen >/dev/null || skip "openssh-client missing"
-command -v dpkg-deb >/dev/null && command -v apt-get >/dev/null || skip "not a Debian system"
-
-# ---- the kernel (cached: any cloud kernel will do, so a cached one is used as is) ----
-CACHE=${TEEBENCH_VM_CACHE:-$(dirname "$TB")/vm-guest}
-MODULES="virtio_pci virtio_net qemu_fw_cfg button evdev"
-PKG=$(cat "$CACHE/package" 2>/dev/null || true)
-if [ -z "$PKG" ] || [ ! -s "$CACHE/$PKG/vmlinuz" ] || [ ! -s "$CACHE/$PKG/modules.order" ]; then
-  PKG=$(apt-cache depends linux-image-cloud-amd64 2>/dev/null |
-    awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
-  [ -n "$PKG" ] || skip "no Debian package lists for linux-image-cloud-amd64 (apt-get update)"
-  mkdir -p "$WORK/deb" "$CACHE"
-  (cd "$WORK/deb" && apt-get download "$PKG" >"$WORK/apt.log" 2>&1) ||
-    skip "cannot download $PKG: $(tail -n 1 "$WORK/apt.log")"
-  dpkg-deb -x "$WORK/deb"/"$PKG"_*.deb "$WORK/deb/x"
-  KDIR=$(echo "$WORK"/deb/x/lib/modules/*)
-  NEW=$WORK/deb/cache
-  mkdir -p "$NEW"
-  cp "$WORK"/deb/x/boot/vmlinuz-* "$NEW/vmlinuz"
-  # each module after the modules it depends on (their "depends=" modinfo field)
-  order=""
-  add_module() {
-    local m=$1 f d x
-    case " $order " in *" $m "*) return ;; esac
-    f=$(find "$KDIR" -name "$m.ko" | head -n 1)
-    [ -n "$f" ] || fail "module $m not in $PKG"
-    d=$(grep -a -o -m 1 'depends=[a-z0-9_,-]*' "$f" | head -n 1 | cut -d= -f2)
-    for x in ${d//,/ }; do add_module "$x"; done
-    cp "$f" "$NEW/"
-    order="$order $m"
-  }
-  for m in $MODULES; do add_module "$m"; done
-  echo "$order" >"$NEW/modules.order"
-  rm -rf "${CACHE:?}/$PKG.tmp"
-  mv "$NEW" "$CACHE/$PKG.tmp" && rm -rf "${CACHE:?}/$PKG" && mv "$CACHE/$PKG.tmp" "$CACHE/$PKG"
-  echo "$PKG" >"$CACHE/package"
-  rm -rf "$WORK/deb"
-fi
-KERNEL=$CACHE/$PKG/vmlinuz
-
-# ---- the initramfs ----
-R=$WORK/root
-mkdir -p "$R"/{bin,sbin,etc/dropbear,etc/acpi/PWRF,proc,sys,dev,tmp,run,root/.ssh,lib/modules,var/log}
-# copy_bin SRC DST: a binary and the shared libraries ldd names, at their own paths
-copy_bin() {
-  local lib
-  mkdir -p "$(dirname "$R$2")"
-  cp -L "$1" "$R$2"
-  for lib in $(ldd "$1" 2>/dev/null | grep -o '/[^ ]*'); do
-    mkdir -p "$(dirname "$R$lib")"
-    [ -e "$R$lib" ] || cp -L "$lib" "$R$lib"
-  done
-}
-copy_bin "$BUSYBOX" /bin/busybox # /init links the applets (one process instead of 400 ln)
-ln -s busybox "$R/bin/sh"
-copy_bin "$DROPBEAR" /sbin/dropbear
-copy_bin "$TB" /bin/teebench
-cp "$CACHE/$PKG"/*.ko "$R/lib/modules/"
-cp "$CACHE/$PKG/modules.order" "$R/etc/modules"
-echo 'root:x:0:0:root:/root:/bin/sh' >"$R/etc/passwd"
-echo 'root:x:0:' >"$R/etc/group"
-echo /bin/sh >"$R/etc/shells"
-printf '#!/bin/sh\n/bin/poweroff -f\n' >"$R/etc/acpi/PWRF/00000080"
-cat >"$R/init" <<'EOF'
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-export PATH=/bin:/sbin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mkdir -p /dev/pts
-mount -t devpts devpts /dev/pts
-mount -t tmpfs tmp /tmp
-for m in $(cat /etc/modules); do insmod /lib/modules/$m.ko; done
-ip link set lo up
-ip link set eth0 up
-ip addr add 10.0.2.15/24 dev eth0
-ip route add default via 10.0.2.2
-k=/sys/firmware/qemu_fw_cfg/by_name/opt/teebench/authorized_keys/raw
-cat $k >/root/.ssh/authorized_keys
-chmod 700 /root /root/.ssh
-chmod 600 /root/.ssh/authorized_keys
-acpid
-dropbear -R -s -p 22
-echo "teebench-guest: ready"
-while :; do sleep 3600; done
-EOF
-chmod +x "$R/init" "$R/etc/acpi/PWRF/00000080"
-(cd "$R" && find . | cpio -o -H newc --quiet) >"$WORK/initrd.cpio" # uncompressed: boots as fast
+vmguest_build
+KERNEL=$GUEST_KERNEL
 T_BUILD=$(date +%s)
 
 # ---- boot, run, stop ----
@@ -127,7 +24,7 @@ stop_vm() {
   _tb_cleanup
 }
 trap stop_vm EXIT
-"$TB" vm start g1 --kernel "$KERNEL" --initrd "$WORK/initrd.cpio" --append quiet \
+"$TB" vm start g1 --kernel "$KERNEL" --initrd "$GUEST_INITRD" --append quiet \
   --cpus 1 --memory 1G --accel tcg --firmware none --vsock off --boot-timeout 240 \
   --dir "$RUN" >"$WORK/start.out" 2>"$WORK/start.err" ||
   fail "vm start: $(cat "$WORK/start.err"); serial log: $(tail -n 20 "$RUN/g1/serial.log" 2>/dev/null)"
