@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/opt.h"
+#include "cli/vm_flags.h"
 #include "vm/vm.h"
 
 #define CMD "vm"
@@ -72,35 +73,7 @@ static void usage(FILE *f)
         "snp never do.\n");
 }
 
-enum {
-    O_KIND = 256,
-    O_IMAGE,
-    O_KERNEL,
-    O_INITRD,
-    O_APPEND,
-    O_CPUS,
-    O_MEMORY,
-    O_PIN,
-    O_PREALLOC,
-    O_SSH_PORT,
-    O_SSH_USER,
-    O_SSH_KEY,
-    O_FIRMWARE,
-    O_ACCEL,
-    O_VSOCK,
-    O_CID,
-    O_CBITPOS,
-    O_RPB,
-    O_POLICY,
-    O_SNAPSHOT,
-    O_BOOT_TIMEOUT,
-    O_QEMU,
-    O_DRY_RUN,
-    O_WHY,
-    O_DIR,
-    O_TIMEOUT,
-    O_JSON
-};
+enum { O_DRY_RUN = 256, O_WHY, O_DIR, O_TIMEOUT, O_JSON };
 
 typedef struct vm_args {
     tb_vm_spec spec;
@@ -118,103 +91,15 @@ static int parse_long(const char *flag, const char *v, long lo, long hi, long *o
     return 0;
 }
 
-/* One option of start/stop/show/list/ssh into a. Returns 0 or an exit code. */
+/* One option of start/stop/show/list/ssh into a (the VM's description through
+   cli/vm_flags). Returns 0 or an exit code. */
 static int take_option(int c, const char *v, vm_args *a)
 {
-    tb_vm_spec *s = &a->spec;
-    tb_err e;
     long n;
     int rc = 0;
+    if (cli_vm_flag_is(c))
+        return cli_vm_flag_take(CMD, cli_vm_flags_start, c, v, &a->spec);
     switch (c) {
-    case O_KIND:
-        if (tb_vm_kind_parse(v, &s->kind) < 0)
-            return cli_fail_code(2, CMD, "--kind %s: unknown kind (regular, tdx or snp)", v);
-        break;
-    case O_IMAGE:
-        s->image = v;
-        break;
-    case O_KERNEL:
-        s->kernel = v;
-        break;
-    case O_INITRD:
-        s->initrd = v;
-        break;
-    case O_APPEND:
-        s->append = v;
-        break;
-    case O_CPUS:
-        if ((rc = parse_long("--cpus", v, 1, TB_VM_MAX_CPUS, &n)) == 0)
-            s->cpus = (int)n;
-        break;
-    case O_MEMORY:
-        if (tb_vm_parse_size(v, &s->memory, &e) < 0)
-            return cli_fail_code(2, CMD, "--memory %s", e.msg);
-        break;
-    case O_PIN:
-        if (tb_vm_parse_cpulist(v, s->pin, TB_VM_MAX_CPUS, &s->npin, &e) < 0)
-            return cli_fail_code(2, CMD, "--pin %s", e.msg);
-        break;
-    case O_PREALLOC:
-        s->prealloc = 1;
-        break;
-    case O_SSH_PORT:
-        if ((rc = parse_long("--ssh-port", v, 1, 65535, &n)) == 0)
-            s->ssh_port = (int)n;
-        break;
-    case O_SSH_USER:
-        s->ssh_user = v;
-        break;
-    case O_SSH_KEY:
-        s->ssh_key = v;
-        break;
-    case O_FIRMWARE:
-        s->firmware = v;
-        break;
-    case O_ACCEL:
-        if (tb_vm_accel_parse(v, &s->accel) < 0)
-            return cli_fail_code(2, CMD, "--accel %s: not auto, kvm or tcg", v);
-        break;
-    case O_VSOCK:
-        if (!strcmp(v, "auto"))
-            s->vsock = TB_VM_VSOCK_AUTO;
-        else if (!strcmp(v, "on"))
-            s->vsock = TB_VM_VSOCK_ON;
-        else if (!strcmp(v, "off"))
-            s->vsock = TB_VM_VSOCK_OFF;
-        else
-            return cli_fail_code(2, CMD, "--vsock %s: not auto, on or off", v);
-        break;
-    case O_CID:
-        if ((rc = parse_long("--cid", v, 3, 0xfffffffe, &n)) == 0)
-            s->vsock_cid = (unsigned)n;
-        break;
-    case O_CBITPOS:
-        if ((rc = parse_long("--cbitpos", v, 32, 63, &n)) == 0)
-            s->cbitpos = (int)n;
-        break;
-    case O_RPB:
-        if ((rc = parse_long("--reduced-phys-bits", v, 0, 63, &n)) == 0)
-            s->reduced_phys_bits = (int)n;
-        break;
-    case O_POLICY: {
-        char *end;
-        errno = 0;
-        unsigned long p = strtoul(v, &end, 0);
-        if (!*v || *end || errno || p > 0xffffffffUL || v[0] == '-')
-            return cli_fail_code(2, CMD, "--policy %s: not a 32-bit number", v);
-        s->snp_policy = (uint32_t)p;
-        break;
-    }
-    case O_SNAPSHOT:
-        s->snapshot = 1;
-        break;
-    case O_BOOT_TIMEOUT:
-        if ((rc = parse_long("--boot-timeout", v, 1, 86400, &n)) == 0)
-            s->boot_timeout_s = (int)n;
-        break;
-    case O_QEMU:
-        s->qemu = v;
-        break;
     case O_DRY_RUN:
         a->dry_run = 1;
         break;
@@ -238,35 +123,18 @@ static int take_option(int c, const char *v, vm_args *a)
 /* Parses argv (argv[0] = the action). Returns 0, an exit code, or -1 for --help. */
 static int parse_args(int argc, char **argv, vm_args *a)
 {
-    static const struct option longs[] = {{"kind", required_argument, NULL, O_KIND},
-                                          {"image", required_argument, NULL, O_IMAGE},
-                                          {"kernel", required_argument, NULL, O_KERNEL},
-                                          {"initrd", required_argument, NULL, O_INITRD},
-                                          {"append", required_argument, NULL, O_APPEND},
-                                          {"cpus", required_argument, NULL, O_CPUS},
-                                          {"memory", required_argument, NULL, O_MEMORY},
-                                          {"pin", required_argument, NULL, O_PIN},
-                                          {"prealloc", no_argument, NULL, O_PREALLOC},
-                                          {"ssh-port", required_argument, NULL, O_SSH_PORT},
-                                          {"ssh-user", required_argument, NULL, O_SSH_USER},
-                                          {"ssh-key", required_argument, NULL, O_SSH_KEY},
-                                          {"firmware", required_argument, NULL, O_FIRMWARE},
-                                          {"accel", required_argument, NULL, O_ACCEL},
-                                          {"vsock", required_argument, NULL, O_VSOCK},
-                                          {"cid", required_argument, NULL, O_CID},
-                                          {"cbitpos", required_argument, NULL, O_CBITPOS},
-                                          {"reduced-phys-bits", required_argument, NULL, O_RPB},
-                                          {"policy", required_argument, NULL, O_POLICY},
-                                          {"snapshot", no_argument, NULL, O_SNAPSHOT},
-                                          {"boot-timeout", required_argument, NULL, O_BOOT_TIMEOUT},
-                                          {"qemu", required_argument, NULL, O_QEMU},
-                                          {"dry-run", no_argument, NULL, O_DRY_RUN},
-                                          {"why", no_argument, NULL, O_WHY},
-                                          {"dir", required_argument, NULL, O_DIR},
-                                          {"timeout", required_argument, NULL, O_TIMEOUT},
-                                          {"json", no_argument, NULL, O_JSON},
-                                          {"help", no_argument, NULL, 'h'},
-                                          {NULL, 0, NULL, 0}};
+    static const struct option own[] = {{"dry-run", no_argument, NULL, O_DRY_RUN},
+                                        {"why", no_argument, NULL, O_WHY},
+                                        {"dir", required_argument, NULL, O_DIR},
+                                        {"timeout", required_argument, NULL, O_TIMEOUT},
+                                        {"json", no_argument, NULL, O_JSON},
+                                        {"help", no_argument, NULL, 'h'},
+                                        {NULL, 0, NULL, 0}};
+    struct option longs[48];
+    int nlongs = 0;
+    if (cli_opt_append(longs, &nlongs, 48, cli_vm_flags_start) < 0 ||
+        cli_opt_append(longs, &nlongs, 48, own) < 0)
+        return cli_fail(CMD, "internal error: option table too small");
     int c;
     optind = 1;
     opterr = 0;
