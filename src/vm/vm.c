@@ -326,12 +326,15 @@ out:
     return rc;
 }
 
-static int spawn_qemu(char **argv, const tb_vm_paths *paths, int timeout_s, tb_err *err)
+static int spawn_qemu(char **argv, const tb_vm_paths *paths, int timeout_s,
+                      const volatile sig_atomic_t *stop, tb_err *err)
 {
     tb_proc_opts o = {.argv = argv, .stderr_path = paths->qemu_log};
     tb_proc_result r;
-    if (tb_proc_run(&o, (int64_t)timeout_s * 1000, NULL, &r, err) < 0)
+    if (tb_proc_run(&o, (int64_t)timeout_s * 1000, stop, &r, err) < 0)
         return -1;
+    if (r.cancelled)
+        return tb_errf(err, "interrupted while QEMU was starting");
     if (r.exit_code != 0) {
         char line[300];
         first_line(paths->qemu_log, line, sizeof line);
@@ -348,6 +351,8 @@ static int wait_ssh(const tb_vm_spec *s, tb_vm_state *st, uint64_t t0, tb_err *e
 {
     uint64_t deadline = t0 + (uint64_t)s->boot_timeout_s * 1000 * MS;
     for (;;) {
+        if (s->stop && *s->stop)
+            return tb_errf(err, "interrupted while waiting for the first SSH answer");
         if (!tb_vm_alive(st)) {
             char line[300];
             first_line(st->paths.qemu_log, line, sizeof line);
@@ -403,7 +408,7 @@ int tb_vm_start(const tb_vm_spec *spec, const tb_vm_plan *plan, const char *base
     tb_utc_iso8601((int64_t)(tb_wall_ns() / 1000000000ull), st->started_at, sizeof st->started_at);
 
     int setup_s = s.boot_timeout_s > 120 ? s.boot_timeout_s : 120;
-    if (spawn_qemu(st->argv, paths, setup_s, err) < 0)
+    if (spawn_qemu(st->argv, paths, setup_s, s.stop, err) < 0)
         goto fail;
     st->pid = read_pidfile(paths->pidfile);
     if (st->pid < 0 || !tb_vm_alive(st)) {

@@ -32,6 +32,7 @@
 #define TB_VM_VM_H
 
 #include <jansson.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -79,6 +80,9 @@ typedef struct tb_vm_spec {
     int reduced_phys_bits;   /* SNP; -1: from CPUID */
     uint32_t snp_policy;     /* default TB_VM_SNP_DEFAULT_POLICY */
     int boot_timeout_s;      /* wait for the first SSH answer; default 300 */
+    /* NULL, or a caller's flag (a signal handler sets it): once *stop is non-zero a
+       tb_vm_start in progress gives up like any failed start (QEMU killed). */
+    const volatile sig_atomic_t *stop;
 } tb_vm_spec;
 
 void tb_vm_spec_init(tb_vm_spec *s);
@@ -241,9 +245,10 @@ int tb_vm_preflight(const tb_vm_spec *s, const char *base, tb_err *err);
  * query-cpus-fast, QEMU's other threads off those CPUs; QEMU starts paused
  * with -S and continues after pinning), then waits for the first SSH answer
  * (an "SSH-" banner through the forwarded port) up to spec->boot_timeout_s.
- * st->boot_ns is the time from the call to that answer. On failure QEMU is
- * killed and vm.json removed; err says why (QEMU's own first error line, or
- * where the serial log is). On success st is filled and saved (caller frees). */
+ * st->boot_ns is the time from the call to that answer. On failure -- also
+ * when *spec->stop becomes non-zero ("interrupted") -- QEMU is killed and
+ * vm.json removed; err says why (QEMU's own first error line, or where the
+ * serial log is). On success st is filled and saved (caller frees). */
 int tb_vm_start(const tb_vm_spec *s, const tb_vm_plan *p, const char *base, tb_vm_state *st,
                 tb_err *err);
 
