@@ -1,0 +1,102 @@
+/* suite/vmenv: see vmenv.h. Pure: parsing, labels, and additions to a record. */
+#include "suite/vmenv.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "suite/suite.h"
+
+/* One item "KIND" or "LABEL=KIND" of len bytes. */
+static int parse_item(const char *item, size_t len, tb_suite_vm_env *e, tb_err *err)
+{
+    char text[128];
+    if (len == 0)
+        return tb_errf(err, "an empty entry (want KIND or LABEL=KIND, e.g. regular,tdx)");
+    if (len >= sizeof text)
+        return tb_errf(err, "'%.40s...': entry too long", item);
+    memcpy(text, item, len);
+    text[len] = 0;
+    char *eq = strchr(text, '=');
+    const char *kind = eq ? eq + 1 : text;
+    if (tb_vm_kind_parse(kind, &e->kind) < 0)
+        return tb_errf(err, "%s: unknown kind '%s' (regular, tdx or snp)", text, kind);
+    e->named = eq != NULL;
+    if (!eq) {
+        snprintf(e->label, sizeof e->label, "vm-%s", tb_vm_kind_name(e->kind));
+        return 0;
+    }
+    *eq = 0;
+    /* a label (lowercase) that is also a VM name, with room for nothing more */
+    if (!tb_record_name_valid(text) || !tb_vm_name_ok(text))
+        return tb_errf(err,
+                       "%s=%s: the label must be 1..%d of [a-z0-9_.-], not starting with "
+                       ". or - (it also names the VM)",
+                       text, kind, TB_VM_NAME_MAX);
+    memcpy(e->label, text, strlen(text) + 1); /* tb_vm_name_ok: it fits */
+    return 0;
+}
+
+int tb_suite_vm_kinds_parse(const char *list, tb_suite_vm_env *out, int max, int *n, tb_err *err)
+{
+    *n = 0;
+    if (!list || !*list)
+        return tb_errf(err, "no kinds (want e.g. regular,tdx)");
+    const char *p = list;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        if (*n == max)
+            return tb_errf(err, "at most %d VMs", max);
+        tb_suite_vm_env *e = &out[*n];
+        if (parse_item(p, len, e, err) < 0)
+            return -1;
+        for (int i = 0; i < *n; i++)
+            if (!strcmp(out[i].label, e->label))
+                return tb_errf(err,
+                               "%s twice (give each its own label: LABEL=KIND, e.g. "
+                               "a=regular,b=regular)",
+                               e->label);
+        (*n)++;
+        if (!p[len])
+            return 0;
+        p += len + 1;
+    }
+}
+
+void tb_suite_vm_label(const tb_suite_vm_env *e, int tcg, char *out, size_t len)
+{
+    snprintf(out, len, "%s%s", e->label, tcg && !e->named ? "-tcg" : "");
+}
+
+int tb_suite_vm_annotate(tb_record *r, const tb_vm_state *st, const char *qemu_version, tb_err *err)
+{
+    double boot_s = (double)st->boot_ns / 1e9;
+    if (st->boot_ns) {
+        tb_metric *m =
+            tb_record_metric(r, TB_SUITE_VM_BOOT_METRIC, "s", TB_BETTER_LOWER, "vm", err);
+        if (!m || tb_metric_add(m, boot_s, err) < 0 ||
+            tb_metric_set_note(m,
+                               st->tcg ? "vm start to the first SSH answer (TCG emulation)"
+                                       : "vm start to the first SSH answer",
+                               err) < 0)
+            return -1;
+    }
+    json_t *vm = json_pack("{s:s, s:s, s:s, s:i, s:I, s:o}", "name", st->name, "kind",
+                           tb_vm_kind_name(st->kind), "accel", st->tcg ? "tcg" : "kvm", "cpus",
+                           st->cpus, "memory_mib", (json_int_t)(st->memory >> 20), "boot_s",
+                           st->boot_ns ? json_real(boot_s) : json_null());
+    if (!vm || (st->tcg && json_object_set_new(vm, "note", json_string(TB_SUITE_VM_TCG_NOTE))) ||
+        json_object_set_new(r->extra, "vm", vm) < 0)
+        return tb_errf(err, "out of memory");
+    if (st->argv) {
+        tb_buf b = {0};
+        int rc = tb_suite_shell_join(st->argv, &b) < 0 ||
+                 json_array_append_new(r->commands, json_stringn((const char *)b.p, b.len)) < 0;
+        tb_buf_free(&b);
+        if (rc)
+            return tb_errf(err, "out of memory");
+    }
+    if (qemu_version && json_object_set_new(r->versions, "qemu", json_string(qemu_version)) < 0)
+        return tb_errf(err, "out of memory");
+    return 0;
+}
