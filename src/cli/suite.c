@@ -31,6 +31,8 @@
 #include "record/record.h"
 #include "store/store.h"
 #include "compare/compare.h"
+#include "cli/suite_vm.h"
+#include "cli/vm_flags.h"
 #include "suite/remote.h"
 #include "suite/suite.h"
 #include "vm/vm.h"
@@ -48,6 +50,7 @@ static void on_signal(int sig)
 enum { PROG_AUTO, PROG_TTY, PROG_PLAIN, PROG_JSONL, PROG_NONE };
 
 #define MAX_TARGETS 16
+#define MAX_ENVS (1 + TB_SUITE_VM_MAX + MAX_TARGETS) /* host, --vm-kinds, --target */
 
 typedef struct suite_args {
     const char *profile, *workloads, *suite_file, *label, *output, *work_dir, *repeat, *db;
@@ -55,6 +58,7 @@ typedef struct suite_args {
     const char *targets[MAX_TARGETS]; /* --target NAME=URL */
     int n_targets;
     const char *ssh_config, *remote_binary, *vm_dir;
+    cli_suite_vms vms; /* --vm-kinds and the VM flags (cli/suite_vm.h) */
     const char *sets[64];
     int n_sets;
     int progress;
@@ -124,8 +128,21 @@ static void usage(FILE *f)
         "  --target NAME=local  this machine\n"
         "  --ssh-config FILE  ssh -F FILE\n"
         "  --remote-binary P  run P there instead of copying this teebench\n"
-        "  --vm-dir DIR       where `teebench vm` keeps its VMs (vm:VM targets)\n"
-        "  with targets, -o DIR writes one result per target: DIR/NAME.json\n"
+        "  --vm-dir DIR       where `teebench vm` keeps its VMs (vm:VM targets, --vm-kinds)\n"
+        "  with targets, -o DIR writes one result per target: DIR/NAME.json\n\n"
+        "This machine and VMs it starts, in one command (host, then each kind):\n"
+        "  --vm-kinds LIST    e.g. regular,tdx (labels vm-regular, vm-tdx) or td=tdx,vm=regular:\n"
+        "                     each VM is started from the same description, the suite runs\n"
+        "                     inside over SSH, the boot time (vm start to the first SSH answer)\n"
+        "                     is the metric vm.boot.s, and the VM is stopped; a kind this host\n"
+        "                     cannot run is refused with one line and the others still run.\n"
+        "                     Under TCG emulation a label gets -tcg (no figure from it means\n"
+        "                     anything). --label names this machine (default host)\n"
+        "  --image DISK | --kernel K [--initrd I] [--append ARGS]   what the VMs boot\n"
+        "  --vm-cpus N, --vm-memory SIZE, --vm-pin CPULIST, --prealloc, --snapshot,\n"
+        "  --accel auto|kvm|tcg, --firmware F, --vsock auto|on|off, --boot-timeout S,\n"
+        "  --vm-ssh-key K, --vm-ssh-user U, --qemu BIN, --cbitpos N, --reduced-phys-bits N,\n"
+        "  --vm-snp-policy P  as for teebench vm start (--cpus, --memory, ... there)\n"
         "  -h, --help         this text\n\n");
     print_profiles(f);
     fprintf(f,
@@ -156,7 +173,8 @@ static int parse_args(int argc, char **argv, suite_args *a)
         O_TARGET,
         O_SSH_CONFIG,
         O_REMOTE_BINARY,
-        O_VM_DIR
+        O_VM_DIR,
+        O_VM_KINDS
     };
     static const struct option opts[] = {
         {"profile", required_argument, NULL, O_PROFILE},
@@ -175,12 +193,23 @@ static int parse_args(int argc, char **argv, suite_args *a)
         {"ssh-config", required_argument, NULL, O_SSH_CONFIG},
         {"remote-binary", required_argument, NULL, O_REMOTE_BINARY},
         {"vm-dir", required_argument, NULL, O_VM_DIR},
+        {"vm-kinds", required_argument, NULL, O_VM_KINDS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    int c;
+    struct option all[64];
+    int n_all = 0, c;
+    if (cli_opt_append(all, &n_all, 64, opts) < 0 ||
+        cli_opt_append(all, &n_all, 64, cli_vm_flags_suite) < 0)
+        return cli_fail(CMD, "internal error: option table too small");
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:h", all, NULL)) != -1) {
+        if (cli_vm_flag_is(c)) {
+            int rc = cli_suite_vms_flag(&a->vms, c, optarg);
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (c) {
         case O_PROFILE:
             a->profile = optarg;
@@ -258,6 +287,9 @@ static int parse_args(int argc, char **argv, suite_args *a)
             break;
         case O_VM_DIR:
             a->vm_dir = optarg;
+            break;
+        case O_VM_KINDS:
+            a->vms.kinds = optarg;
             break;
         case 'h':
             usage(stdout);
@@ -654,9 +686,7 @@ static int remote_args(const suite_args *a, const char **out, int cap)
 static int resolve_vm_target(const suite_args *a, tb_remote_target *t, tb_err *err)
 {
     char base[1024];
-    if (a->vm_dir)
-        snprintf(base, sizeof base, "%s", a->vm_dir);
-    else if (tb_vm_default_dir(base, sizeof base, err) < 0)
+    if (cli_suite_vm_base(a->vm_dir, base, sizeof base, err) < 0)
         return -1;
     tb_vm_state st;
     if (tb_vm_load(base, t->vm, &st, err) < 0)
@@ -736,8 +766,79 @@ static void print_comparison(tb_record **recs, size_t n)
     tb_compare_clear(&c);
 }
 
-/* --target: each environment in turn, stored, then compared. */
-static int run_targets(const suite_args *a, tb_suite_plan *p, session *ss)
+/* Environment i of a multi-environment run: with --vm-kinds this machine, then
+   each VM, then the --targets. Fills t and where (what the progress line says);
+   returns the VM's index in a->vms, or -1 for anything else. */
+static int env_at(const suite_args *a, int i, tb_remote_target *t, char *where, size_t len)
+{
+    tb_err err;
+    int nv = a->vms.n ? 1 + a->vms.n : 0;
+    if (i >= nv) {
+        tb_remote_target_parse(a->targets[i - nv], t, &err); /* checked by parse_args */
+        snprintf(where, len, "%s", strchr(a->targets[i - nv], '=') + 1);
+        return -1;
+    }
+    memset(t, 0, sizeof *t);
+    if (i == 0) {
+        t->kind = TB_TARGET_LOCAL;
+        snprintf(t->name, sizeof t->name, "%s", a->label ? a->label : "host");
+        snprintf(where, len, "this machine");
+        return -1;
+    }
+    const cli_suite_vms *v = &a->vms;
+    t->kind = TB_TARGET_VM;
+    snprintf(t->name, sizeof t->name, "%s", v->labels[i - 1]);
+    snprintf(t->vm, sizeof t->vm, "%s", v->labels[i - 1]);
+    snprintf(where, len, "a %s VM started here (vm:%s)", tb_vm_kind_name(v->envs[i - 1].kind),
+             v->labels[i - 1]);
+    return i - 1;
+}
+
+/* One environment with VMs around it: ours started before and stopped after (on
+   every path; a VM that cannot be stopped is one more line and sets *failed), any
+   VM's facts added to its record. 0 and *out, or -1 after err. */
+static int run_env_vm(suite_args *a, tb_suite_plan *p, const tb_remote_target *t, int vm,
+                      const char *control_dir, const tb_buf *doc, session *ss, tb_record **out,
+                      int *failed, tb_err *err)
+{
+    int rc = vm >= 0 ? cli_suite_vms_start(&a->vms, vm, &ss->hooks, err) : 0;
+    if (rc == 0)
+        rc = run_env(a, p, t, control_dir, doc, ss, out, err);
+    char base[1024];
+    tb_err e;
+    if (rc == 0 && t->kind == TB_TARGET_VM &&
+        (cli_suite_vm_base(a->vm_dir, base, sizeof base, &e) < 0 ||
+         cli_suite_vm_annotate(base, t->vm, vm >= 0 ? a->vms.qemu_version : NULL, *out, &e) < 0))
+        cli_fail(CMD, "%s: the VM's facts are not in the record: %s", t->name, e.msg);
+    if (vm >= 0 && cli_suite_vms_stop(&a->vms, &ss->hooks, interrupted, &e) < 0) {
+        cli_fail(CMD, "%s: %s", t->name, e.msg);
+        *failed = 1;
+    }
+    return rc;
+}
+
+/* Every environment's name once (the VMs' final labels are known after
+   cli_suite_vms_prepare). 0, or exit code 2. */
+static int check_env_names(const suite_args *a)
+{
+    int n = (a->vms.n ? 1 + a->vms.n : 0) + a->n_targets;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++) {
+            tb_remote_target ti, tj;
+            char w[600];
+            env_at(a, i, &ti, w, sizeof w);
+            env_at(a, j, &tj, w, sizeof w);
+            if (!strcmp(ti.name, tj.name))
+                return cli_fail_code(2, CMD,
+                                     "%s names two environments (--label, --vm-kinds "
+                                     "and --target names must differ)",
+                                     ti.name);
+        }
+    return 0;
+}
+
+/* --target / --vm-kinds: each environment in turn, stored, then compared. */
+static int run_targets(suite_args *a, tb_suite_plan *p, session *ss)
 {
     char control_dir[] = "/tmp/teebench-ssh-XXXXXX"; /* short: socket paths are limited */
     if (!mkdtemp(control_dir))
@@ -751,18 +852,23 @@ static int run_targets(const suite_args *a, tb_suite_plan *p, session *ss)
         rmdir(control_dir);
         return cli_fail_code(2, CMD, "-o %s: with --target, -o names a directory", a->output);
     }
-    tb_record *recs[MAX_TARGETS];
+    tb_record *recs[MAX_ENVS];
     size_t n = 0;
-    int failed = 0;
-    for (int i = 0; i < a->n_targets && !interrupted; i++) {
+    int failed = 0, n_envs = (a->vms.n ? 1 + a->vms.n : 0) + a->n_targets;
+    for (int i = 0; i < n_envs && !interrupted; i++) {
         tb_remote_target t;
         tb_err err;
-        tb_remote_target_parse(a->targets[i], &t, &err); /* checked by parse_args */
+        char where[600];
+        int vm = env_at(a, i, &t, where, sizeof where);
+        if (vm >= 0 && a->vms.refused[vm]) { /* said before the first environment ran */
+            failed = 1;
+            continue;
+        }
         session_tag(ss, t.name);
         if (ss->pr.mode != PROG_NONE && ss->pr.mode != PROG_JSONL)
-            fprintf(stderr, "suite[%s]: %s\n", t.name, strchr(a->targets[i], '=') + 1);
+            fprintf(stderr, "suite[%s]: %s\n", t.name, where);
         tb_record *r = NULL;
-        if (run_env(a, p, &t, control_dir, &doc, ss, &r, &err) < 0) {
+        if (run_env_vm(a, p, &t, vm, control_dir, &doc, ss, &r, &failed, &err) < 0) {
             cli_fail(CMD, "%s: %s", t.name, err.msg);
             failed = 1;
             continue;
@@ -789,7 +895,7 @@ static int run_targets(const suite_args *a, tb_suite_plan *p, session *ss)
     return code ? code : failed;
 }
 
-static int cmd_run(const suite_args *a, tb_suite_plan *p, char **argv)
+static int cmd_run(suite_args *a, tb_suite_plan *p, char **argv)
 {
     ssize_t n = readlink("/proc/self/exe", p->self_exe, sizeof p->self_exe - 1);
     if (n <= 0)
@@ -806,7 +912,7 @@ static int cmd_run(const suite_args *a, tb_suite_plan *p, char **argv)
     session ss;
     session_begin(&ss, a->progress);
     int code;
-    if (a->n_targets) {
+    if (a->n_targets || a->vms.n) {
         code = run_targets(a, p, &ss);
         session_end(&ss);
     } else {
@@ -839,9 +945,14 @@ int cmd_suite(int argc, char **argv)
     if (strcmp(sub, "run") && strcmp(sub, "plan"))
         return cli_fail_code(2, CMD, "unknown subcommand '%s' (run, plan)", sub);
     suite_args a = {0};
+    cli_suite_vms_init(&a.vms);
     int rc = parse_args(argc - 1, argv + 1, &a);
     if (rc >= 0)
         return rc;
+    if ((rc = cli_suite_vms_check(&a.vms)) != 0)
+        return rc;
+    if (a.vms.n && !strcmp(sub, "plan"))
+        return cli_fail_code(2, CMD, "--vm-kinds: only for suite run");
     if (!strcmp(sub, "run") && a.json)
         return cli_fail_code(2, CMD, "--json: only for suite plan (run writes JSON with -o)");
     tb_suite_plan p;
@@ -849,10 +960,12 @@ int cmd_suite(int argc, char **argv)
         return rc;
     if (!strcmp(sub, "plan"))
         return cmd_plan(&a, &p);
-    if (!a.n_targets && (rc = check_output(a.output)) != 0)
+    if (!a.n_targets && !a.vms.n && (rc = check_output(a.output)) != 0)
         return rc;
-    if (a.n_targets && a.label)
+    if (a.n_targets && a.label && !a.vms.n)
         return cli_fail_code(2, CMD,
                              "--label: with --target each environment is named by its target");
+    if ((rc = cli_suite_vms_prepare(&a.vms, a.vm_dir)) != 0 || (rc = check_env_names(&a)) != 0)
+        return rc;
     return cmd_run(&a, &p, argv);
 }
