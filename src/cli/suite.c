@@ -818,7 +818,7 @@ static int run_env_vm(suite_args *a, tb_suite_plan *p, const tb_remote_target *t
 }
 
 /* Every environment's name once (the VMs' final labels are known after
-   cli_suite_vms_prepare). 0, or exit code 2. */
+   cli_suite_vms_plan). 0, or exit code 2. */
 static int check_env_names(const suite_args *a)
 {
     int n = (a->vms.n ? 1 + a->vms.n : 0) + a->n_targets;
@@ -965,7 +965,8 @@ int cmd_suite(int argc, char **argv)
     if (a.n_targets && a.label && !a.vms.n)
         return cli_fail_code(2, CMD,
                              "--label: with --target each environment is named by its target");
-    if ((rc = cli_suite_vms_prepare(&a.vms, a.vm_dir)) != 0 || (rc = check_env_names(&a)) != 0)
+    if ((rc = cli_suite_vms_plan(&a.vms, a.vm_dir)) != 0 || (rc = check_env_names(&a)) != 0 ||
+        (rc = cli_suite_vms_preflight(&a.vms)) != 0)
         return rc;
     return cmd_run(&a, &p, argv);
 }

@@ -72,7 +72,7 @@ int cli_suite_vm_base(const char *vm_dir, char *out, size_t len, tb_err *err)
     return 0;
 }
 
-int cli_suite_vms_prepare(cli_suite_vms *v, const char *vm_dir)
+int cli_suite_vms_plan(cli_suite_vms *v, const char *vm_dir)
 {
     tb_err e;
     if (!v->n)
@@ -88,20 +88,28 @@ int cli_suite_vms_prepare(cli_suite_vms *v, const char *vm_dir)
     for (int i = 0; i < v->n; i++) {
         tb_vm_spec s;
         spec_of(v, i, v->envs[i].label, &s);
-        if (tb_vm_plan_make(&s, &h, 0, &v->plans[i], &e) < 0) {
-            v->refused[i] = 1;
-            snprintf(v->labels[i], sizeof v->labels[i], "%s", v->envs[i].label);
-            cli_fail(CMD, "%s: refused: %s", v->envs[i].label, e.msg);
-            continue;
-        }
-        tb_suite_vm_label(&v->envs[i], v->plans[i].tcg, v->labels[i], sizeof v->labels[i]);
-        for (int j = 0; j < i; j++)
-            if (!v->refused[j] && !strcmp(v->labels[j], v->labels[i]))
-                return cli_fail_code(2, CMD, "--vm-kinds: %s twice", v->labels[i]);
+        v->refused[i] = tb_vm_plan_make(&s, &h, 0, &v->plans[i], &e) < 0;
+        if (v->refused[i])
+            snprintf(v->why[i], sizeof v->why[i], "%s", e.msg);
+        tb_suite_vm_label(&v->envs[i], !v->refused[i] && v->plans[i].tcg, v->labels[i],
+                          sizeof v->labels[i]);
+    }
+    return 0;
+}
+
+int cli_suite_vms_preflight(cli_suite_vms *v)
+{
+    tb_err e;
+    for (int i = 0; i < v->n; i++) {
+        tb_vm_spec s;
         spec_of(v, i, v->labels[i], &s);
-        if (tb_vm_preflight(&s, v->base, &e) < 0)
+        if (!v->refused[i] && tb_vm_preflight(&s, v->base, &e) < 0)
             return cli_fail(CMD, "%s: %s", v->labels[i], e.msg);
-        for (int k = 0; k < v->plans[i].nnotes; k++)
+    }
+    for (int i = 0; i < v->n; i++) {
+        if (v->refused[i])
+            cli_fail(CMD, "%s: refused: %s", v->labels[i], v->why[i]);
+        for (int k = 0; !v->refused[i] && k < v->plans[i].nnotes; k++)
             fprintf(stderr, "teebench: suite: %s: NOTE: %s\n", v->labels[i], v->plans[i].notes[k]);
     }
     fflush(stderr);

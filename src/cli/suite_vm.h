@@ -30,12 +30,13 @@ typedef struct cli_suite_vms {
     int flag;          /* the first VM flag given (a CLI_VM_* code), 0: none */
     tb_suite_vm_env envs[TB_SUITE_VM_MAX];
     int n;
-    /* after cli_suite_vms_prepare: */
+    /* after cli_suite_vms_plan: */
     char labels[TB_SUITE_VM_MAX][TB_VM_NAME_MAX + 1]; /* final labels (-tcg) */
     tb_vm_plan plans[TB_SUITE_VM_MAX];
-    int refused[TB_SUITE_VM_MAX]; /* 1: refused on this host (said on stderr) */
-    char base[1024];              /* the VM run directory */
-    char qemu_version[32];        /* "7.2.22", "" when unknown */
+    int refused[TB_SUITE_VM_MAX];          /* 1: refused on this host */
+    char why[TB_SUITE_VM_MAX][TB_ERR_MAX]; /* the refusal */
+    char base[1024];                       /* the VM run directory */
+    char qemu_version[32];                 /* "7.2.22", "" when unknown */
     /* the VM running now: */
     tb_vm_state st;
     int running; /* index into envs, -1: none */
@@ -53,11 +54,15 @@ int cli_suite_vms_check(cli_suite_vms *v);
 /* The absolute VM run directory: vm_dir (made absolute) or vm/'s default. */
 int cli_suite_vm_base(const char *vm_dir, char *out, size_t len, tb_err *err);
 
-/* Before any environment runs: the host (QEMU version, KVM, TDX/SNP), each kind's
-   plan (refusals printed, one line each; the plan's notes printed), each planned
-   VM's preflight. 0 when every kind was planned or refused, or the exit code of a
-   preflight failure (printed). */
-int cli_suite_vms_prepare(cli_suite_vms *v, const char *vm_dir);
+/* Before any environment runs, first: the host (QEMU version, KVM, TDX/SNP) and
+   each kind's plan, hence its final label; a refusal is kept in why[i]. Prints
+   nothing; 0, or exit code 2 (a bad --vm-dir). */
+int cli_suite_vms_plan(cli_suite_vms *v, const char *vm_dir);
+
+/* Then (once the names are known to differ): each planned VM's preflight -- exit
+   code 1 after its line when one fails, before anything ran --, then one line per
+   refusal and the plans' notes on stderr. 0 or the exit code. */
+int cli_suite_vms_preflight(cli_suite_vms *v);
 
 /* Starts VM i (stop: the caller's interrupt flag). 0: running (v->st); -1 with err
    (refused -- already said -- or the start failed; nothing left running). */
