@@ -623,8 +623,11 @@ static void session_end(session *ss)
 /* What happens to one environment's record: -o, the store, the summary. Returns
    the exit code of this environment (0, 1 failed, 130 interrupted). */
 static int finish_record(const suite_args *a, const char *output, const tb_record *r, int mode,
-                         int summary)
+                         const char *who)
 {
+    char pre[80] = "";
+    if (who)
+        snprintf(pre, sizeof pre, "%s: ", who);
     tb_err err;
     int code = 0;
     if (output && tb_record_write_file(r, output, &err) < 0)
@@ -633,7 +636,7 @@ static int finish_record(const suite_args *a, const char *output, const tb_recor
         code = store(a, r, mode) < 0 && code == 0 ? 1 : code;
     tb_buf sum = {0};
     FILE *sf = output && !strcmp(output, "-") ? stderr : stdout;
-    if (summary && tb_suite_summary(r, &sum, &err) == 0) {
+    if (tb_suite_summary(r, &sum, &err) == 0) {
         fputs(sf == stdout ? "" : "\n", sf);
         fwrite(sum.p, 1, sum.len, sf);
         fflush(sf);
@@ -641,11 +644,11 @@ static int finish_record(const suite_args *a, const char *output, const tb_recor
     tb_buf_free(&sum);
     if (code == 0 && !strcmp(r->status, "interrupted"))
         code =
-            cli_fail_code(130, CMD, "%s: interrupted: the %zu metrics measured so far are kept%s%s",
-                          r->label, r->n_metrics, output ? " in " : "",
+            cli_fail_code(130, CMD, "%sinterrupted: the %zu metrics measured so far are kept%s%s",
+                          pre, r->n_metrics, output ? " in " : "",
                           output ? (strcmp(output, "-") ? output : "stdout") : "");
     else if (code == 0 && !strcmp(r->status, "failed"))
-        code = cli_fail(CMD, "%s: %zu workload run(s) failed (listed in the summary)", r->label,
+        code = cli_fail(CMD, "%s%zu workload run(s) failed (listed in the summary)", pre,
                         json_array_size(json_object_get(r->extra, "failures")));
     return code;
 }
@@ -877,7 +880,7 @@ static int run_targets(suite_args *a, tb_suite_plan *p, session *ss)
         if (a->output &&
             snprintf(path, sizeof path, "%s/%s.json", a->output, t.name) >= (int)sizeof path)
             code = cli_fail(CMD, "-o %s: path too long", a->output);
-        int c = finish_record(a, a->output ? path : NULL, r, ss->pr.mode, 1);
+        int c = finish_record(a, a->output ? path : NULL, r, ss->pr.mode, t.name);
         if (c == 130)
             code = 130;
         else if (c)
@@ -920,10 +923,8 @@ static int cmd_run(suite_args *a, tb_suite_plan *p, char **argv)
         tb_err err;
         int rc = tb_suite_run(p, &ss.hooks, &r, &err);
         session_end(&ss);
-        /* a machine reader (-o - with jsonl progress: a remote run) has the record */
-        int summary = !(a->output && !strcmp(a->output, "-") && ss.pr.mode == PROG_JSONL);
         code = rc < 0 ? cli_fail(CMD, "%s", err.msg)
-                      : finish_record(a, a->output, r, ss.pr.mode, summary);
+                      : finish_record(a, a->output, r, ss.pr.mode, NULL);
         tb_record_free(r);
     }
     tb_buf_free(&inv);
