@@ -7,7 +7,7 @@
 # VM started with `teebench vm start` (its boot time from its state, the VM left
 # running: it is the user's), and Ctrl-C twice: while the guest boots (QEMU killed at
 # once, nothing left) and while the suite runs inside (the interrupted record comes
-# back with the boot time, the VM is stopped). Slow (about two minutes): its name
+# back with the boot time, the VM is stopped). Slow (one to two minutes): its name
 # starts with slow_ so that sanitizer stages leave it out. The guest is built by
 # tests/e2e/lib_vmguest.sh; skipped (exit 77) where it cannot be.
 source "$(dirname "$0")/lib.sh"
