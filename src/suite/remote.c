@@ -537,6 +537,7 @@ static int ensure_binary(const tb_remote_target *t, const tb_remote_opts *o, tb_
 typedef struct progress_ctx {
     tb_suite_hooks *hooks;
     const tb_remote_target *t;
+    int ended; /* the END event came: the remote's summary follows (the record has it) */
 } progress_ctx;
 
 /* One stderr line of the remote suite: a progress event (re-delivered) or text. */
@@ -550,8 +551,9 @@ static void on_line(const char *line, size_t len, void *vctx)
     tb_suite_event ev;
     tb_err e;
     if (doc && tb_suite_event_from_json(doc, &ev, &e) == 0) {
+        c->ended |= ev.kind == TB_SUITE_EV_END;
         c->hooks->progress(&ev, c->hooks->ctx);
-    } else {
+    } else if (!c->ended || !strncmp(line, "teebench:", 9)) {
         char text[1024];
         snprintf(text, sizeof text, "%.*s", (int)len, line);
         tb_suite_event info = {.kind = TB_SUITE_EV_INFO,
