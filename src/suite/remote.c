@@ -609,7 +609,7 @@ int tb_remote_run(const tb_remote_target *t, const tb_remote_opts *o, tb_suite_h
         rc = tb_errf(err, "out of memory");
     if (rc == 0) {
         char **argv = tb_remote_ssh_argv(t, o, (const char *)cmd.p);
-        progress_ctx pc = {hooks, t};
+        progress_ctx pc = {.hooks = hooks, .t = t};
         pump_io io = {.in = NULL,
                       .out = &res,
                       .err = &errb,
