@@ -40,6 +40,7 @@ typedef struct suite_ctx {
     tb_proc fixture;
     char fixture_reason[TB_ERR_MAX]; /* why it is not up, when wanted */
     int nginx_up, nginx_port;
+    int nginx_remote; /* plan's http.nginx_url: nginx runs elsewhere */
     char nginx_dir[PATH_MAX];
     int nginx_skip;                /* 1: skipped (missing package), 0: failed */
     char nginx_reason[TB_ERR_MAX]; /* why it is not up, when wanted */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/file.h"
+#include "net/url.h"
 #include "serve/nginx.h"
 #include "sys/probe.h"
 
@@ -267,6 +268,7 @@ const tb_suite_key tb_suite_plan_keys[] = {
     {"http.server_threads", "nginx workers and fixture server threads (0: the CPUs online)"},
     {"http.targets", "nginx and/or serve-tls"},
     {"http.nginx_bin", "the nginx binary (default " TB_NGINX_BIN ")"},
+    {"http.nginx_url", "load an nginx elsewhere (http://HOST:PORT/) instead of starting one"},
     {"syscall.mode", "mix (UnixBench's), close, getpid or exec"},
     {"syscall.duration", "seconds per pass"},
     {"syscall.passes", "passes per run (the lowest third is dropped)"},
@@ -311,6 +313,14 @@ static int set_param(tb_suite_plan *p, const char *key, const char *v, tb_err *e
         if (v[0] != '/')
             return tb_errf(err, "%s: '%.60s' is not an absolute path", key, v);
         return parse_str(key, v, p->http.nginx_bin, sizeof p->http.nginx_bin, err);
+    }
+    if (!strcmp(key, "http.nginx_url")) {
+        tb_url u;
+        if (v[0] && (tb_url_parse(v, &u, err) < 0 || u.tls))
+            return u.tls ? tb_errf(err, "%s: '%.60s' is https (nginx is loaded over plain HTTP)",
+                                   key, v)
+                         : tb_err_wrap(err, "%s", key);
+        return parse_str(key, v, p->http.nginx_url, sizeof p->http.nginx_url, err);
     }
     if (!strcmp(key, "syscall.mode")) {
         if (strcmp(v, "mix") && strcmp(v, "close") && strcmp(v, "getpid") && strcmp(v, "exec"))
@@ -396,7 +406,8 @@ int tb_suite_plan_set(tb_suite_plan *p, const char *key, const char *value, tb_e
                        q.http.connections, q.http.threads);
     *p = q;
     /* where the tools are is not how much is measured: the profile stays */
-    if (strcmp(key, "http.nginx_bin") && strcmp(key, "attest.pccs") && strcmp(key, "notary.pccs"))
+    if (strcmp(key, "http.nginx_bin") && strcmp(key, "http.nginx_url") &&
+        strcmp(key, "attest.pccs") && strcmp(key, "notary.pccs"))
         snprintf(p->profile, sizeof p->profile, "custom");
     return 0;
 }

@@ -371,7 +371,12 @@ static void start_servers(suite_ctx *c, progress *g)
     const tb_suite_plan *p = c->p;
     tb_err e;
     int http = p->enabled[TB_WL_HTTP];
-    if (http && p->http.nginx) {
+    if (http && p->http.nginx && p->http.nginx_url[0]) {
+        c->nginx_remote = 1; /* somebody else's nginx: loaded, not started or stopped here */
+        c->nginx_up = 1;
+        info(g, "nginx at %s (not started here: the load generator is this machine)",
+             p->http.nginx_url);
+    } else if (http && p->http.nginx) {
         if (start_nginx(c, &e) < 0)
             snprintf(c->nginx_reason, sizeof c->nginx_reason, "%s", e.msg);
         else
@@ -390,7 +395,7 @@ static void start_servers(suite_ctx *c, progress *g)
 static void stop_servers(suite_ctx *c)
 {
     tb_err e;
-    if (c->nginx_up && tb_nginx_stop(c->nginx_dir, 5000, &e) < 0)
+    if (c->nginx_up && !c->nginx_remote && tb_nginx_stop(c->nginx_dir, 5000, &e) < 0)
         suite_problem(c->warnings, "http", "nginx", 0, e.msg);
     c->nginx_up = 0;
     if (c->fixture_up || c->fixture.pid > 0)

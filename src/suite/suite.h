@@ -75,6 +75,8 @@ typedef struct tb_suite_http {
     int nginx;           /* target: nginx (teebench nginx), plain HTTP */
     int serve_tls;       /* target: the fixture server (teebench serve --tls), HTTPS */
     char nginx_bin[256]; /* the nginx binary (default TB_NGINX_BIN, Debian's) */
+    char nginx_url[256]; /* "": start nginx here; else load this nginx elsewhere
+                            (http://HOST:PORT/, the server side of --http-client local) */
 } tb_suite_http;
 
 typedef struct tb_suite_syscall {

@@ -15,6 +15,7 @@
 #include "base/clock.h"
 #include "load/load.h"
 #include "load/logcount.h"
+#include "net/url.h"
 #include "net/sock.h"
 #include "serve/nginx.h"
 #include "serve/pki.h"
@@ -70,7 +71,8 @@ static void http_command(suite_ctx *c, int tls, const char *url)
     suite_command(c, tls ? https : plain);
 }
 
-static int add_samples(suite_ctx *c, const char *target, tb_load_result *r, tb_err *err)
+static int add_samples(suite_ctx *c, const char *target, const char *where, tb_load_result *r,
+                       tb_err *err)
 {
     static const struct {
         const char *name;
@@ -82,8 +84,8 @@ static int add_samples(suite_ctx *c, const char *target, tb_load_result *r, tb_e
     char name[96], note[256];
     snprintf(note, sizeof note,
              "completed requests per second, -t%d -c%d for %g s (closed loop, like wrk), load "
-             "generator on the same machine",
-             h->threads, h->connections, h->duration_s);
+             "generator %s",
+             h->threads, h->connections, h->duration_s, where);
     snprintf(name, sizeof name, "http.%s.rps", target);
     if (suite_sample(c, name, (double)r->completed / rt, 0, note, err) < 0)
         return -1;
@@ -106,18 +108,35 @@ int suite_http_step(suite_ctx *c, const char *target, int round, tb_err *err)
 {
     const tb_suite_http *h = &c->p->http;
     int tls = !strcmp(target, "serve-tls");
+    int remote = !tls && c->nginx_remote; /* the plan's http.nginx_url */
     int port = tls ? c->fixture_port : c->nginx_port;
-    char ps[16], url[128];
-    snprintf(ps, sizeof ps, "%d", port);
-    snprintf(url, sizeof url, "%s://127.0.0.1:%d/", tls ? "https" : "http", port);
+    char ps[16], url[300], host[300], hosthdr[300];
+    tb_url u;
+    if (remote) {
+        if (tb_url_parse(c->p->http.nginx_url, &u, err) < 0)
+            return ST_FAILED;
+        if (tb_url_host_header(&u, hosthdr, sizeof hosthdr) < 0) {
+            tb_errf(err, "http.nginx_url: host too long");
+            return ST_FAILED;
+        }
+        snprintf(ps, sizeof ps, "%s", u.port);
+        snprintf(host, sizeof host, "%s", u.host);
+        snprintf(url, sizeof url, "%s", c->p->http.nginx_url);
+    } else {
+        snprintf(ps, sizeof ps, "%d", port);
+        snprintf(host, sizeof host, "127.0.0.1");
+        snprintf(hosthdr, sizeof hosthdr, "127.0.0.1:%d", port);
+        snprintf(url, sizeof url, "%s://127.0.0.1:%d/", tls ? "https" : "http", port);
+    }
     http_command(c, tls, url);
     tb_load_opts lo = {0};
-    if (tb_addr_resolve("127.0.0.1", ps, &lo.addr, err) < 0)
+    if (tb_addr_resolve(host, ps, &lo.addr, err) < 0)
         return ST_FAILED;
     if (tls && !c->tls && !(c->tls = tb_tls_client_ctx_new(c->ca, err)))
         return ST_FAILED;
     tb_buf req = {0};
-    if (tb_buf_printf(&req, "GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", port) < 0) {
+    if (tb_buf_printf(&req, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", remote ? u.path : "/", hosthdr) <
+        0) {
         tb_errf(err, "out of memory");
         return ST_FAILED;
     }
@@ -147,7 +166,7 @@ int suite_http_step(suite_ctx *c, const char *target, int round, tb_err *err)
     }
     char logpath[PATH_MAX];
     uint64_t before = 0, after = 0;
-    int check_log = !tls &&
+    int check_log = !tls && !remote &&
                     tb_nginx_path(c->nginx_dir, "access.log", logpath, sizeof logpath, err) == 0 &&
                     log_settled(logpath, &before, err) == 0;
     lo.duration_ns = (uint64_t)(h->duration_s * 1e9);
@@ -167,7 +186,10 @@ int suite_http_step(suite_ctx *c, const char *target, int round, tb_err *err)
     /* wrk's closed-loop correction, as teebench http applies it */
     if (r.completed / h->connections > 0)
         tb_hist_correct(&r.latency, r.runtime_ns / (r.completed / h->connections));
-    if (add_samples(c, target, &r, err) < 0)
+    if (add_samples(c, target,
+                    remote ? "on another machine than the server (over the network)"
+                           : "on the same machine",
+                    &r, err) < 0)
         st = ST_FAILED;
     const tb_load_errors *e = &r.errors;
     if (st == ST_OK && (e->connect || e->read || e->write || e->timeout || e->status)) {
