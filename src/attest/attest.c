@@ -11,29 +11,29 @@
 #include "base/clock.h"
 #include "base/hex.h"
 
-int tb_attest_get_quote(tb_provider_kind kind, const uint8_t rd[64], const tb_quote_opts *opts,
-                        uint8_t **quote, size_t *len, tb_err *err)
+int tb_attest_get_quote(tb_attest_provider kind, const uint8_t rd[64],
+                        const tb_attest_quote_opts *opts, uint8_t **quote, size_t *len, tb_err *err)
 {
-    tb_quote_opts def = {0};
+    tb_attest_quote_opts def = {0};
     if (!opts)
         opts = &def;
-    if (kind == TB_PROVIDER_TSM)
-        return tb_tsm_get_quote(opts->tsm_root, rd, quote, len, err);
+    if (kind == TB_ATTEST_PROVIDER_TSM)
+        return tb_attest_tsm_get_quote(opts->tsm_root, rd, quote, len, err);
     char dir[4096];
-    if (tb_sim_dir(opts->sim_dir, dir, sizeof dir, err) < 0)
+    if (tb_attest_sim_dir(opts->sim_dir, dir, sizeof dir, err) < 0)
         return -1;
-    return tb_sim_get_quote(dir, rd, opts->sim_debug, quote, len, err);
+    return tb_attest_sim_get_quote(dir, rd, opts->sim_debug, quote, len, err);
 }
 
-int tb_quote_fmspc_ca(const tb_quote *q, char fmspc[13], const char **ca, tb_err *err)
+int tb_attest_quote_fmspc_ca(const tb_attest_quote *q, char fmspc[13], const char **ca, tb_err *err)
 {
     STACK_OF(X509) *chain = NULL;
-    if (tb_x509_chain_from_pem(q->pck_chain, q->pck_chain_len, &chain, err) < 0)
+    if (tb_attest_x509_chain_from_pem(q->pck_chain, q->pck_chain_len, &chain, err) < 0)
         return tb_err_wrap(err, "quote's PCK chain");
     unsigned char *der = NULL;
     int n = i2d_X509(sk_X509_value(chain, 0), &der);
-    tb_pck_info pck;
-    int rc = n > 0 ? tb_pck_info_from_der(der, (size_t)n, &pck, err)
+    tb_attest_pck_info pck;
+    int rc = n > 0 ? tb_attest_pck_info_from_der(der, (size_t)n, &pck, err)
                    : tb_errf(err, "PCK certificate: cannot encode");
     OPENSSL_free(der);
     if (rc == 0 && sk_X509_num(chain) > 1) {
@@ -50,10 +50,11 @@ int tb_quote_fmspc_ca(const tb_quote *q, char fmspc[13], const char **ca, tb_err
     return 0;
 }
 
-int tb_quote_pck_subjects(const tb_quote *q, char subjects[][256], int max, tb_err *err)
+int tb_attest_quote_pck_subjects(const tb_attest_quote *q, char subjects[][256], int max,
+                                 tb_err *err)
 {
     STACK_OF(X509) *chain = NULL;
-    if (tb_x509_chain_from_pem(q->pck_chain, q->pck_chain_len, &chain, err) < 0)
+    if (tb_attest_x509_chain_from_pem(q->pck_chain, q->pck_chain_len, &chain, err) < 0)
         return -1;
     int n = sk_X509_num(chain) < max ? sk_X509_num(chain) : max;
     for (int i = 0; i < n; i++)
@@ -69,41 +70,41 @@ static int is_url(const char *s)
 
 /* Loads collateral from the source; *simroot gets the sim root for "sim" sources. */
 static int load_source(const uint8_t *quote, size_t len, const char *source, int64_t now,
-                       const tb_fetch_opts *fetch, tb_collateral *c, tb_root **simroot,
-                       int *from_cache, tb_err *err)
+                       const tb_attest_fetch_opts *fetch, tb_attest_collateral *c,
+                       tb_attest_root **simroot, int *from_cache, tb_err *err)
 {
     *simroot = NULL;
     *from_cache = 0;
     if (!strcmp(source, "sim") || !strncmp(source, "sim:", 4)) {
         char dir[4096];
-        if (tb_sim_dir(source[3] ? source + 4 : NULL, dir, sizeof dir, err) < 0)
+        if (tb_attest_sim_dir(source[3] ? source + 4 : NULL, dir, sizeof dir, err) < 0)
             return -1;
-        return tb_sim_collateral(dir, now, 0, c, simroot, err);
+        return tb_attest_sim_collateral(dir, now, 0, c, simroot, err);
     }
     if (!is_url(source))
-        return tb_collateral_load(source, c, err);
-    tb_quote *q = NULL;
-    if (tb_quote_parse(quote, len, &q, err) < 0)
+        return tb_attest_collateral_load(source, c, err);
+    tb_attest_quote *q = NULL;
+    if (tb_attest_quote_parse(quote, len, &q, err) < 0)
         return tb_err_wrap(err, "quote");
     char fmspc[13];
     const char *ca;
-    int rc = tb_quote_fmspc_ca(q, fmspc, &ca, err);
-    tb_quote_free(q);
+    int rc = tb_attest_quote_fmspc_ca(q, fmspc, &ca, err);
+    tb_attest_quote_free(q);
     if (rc < 0)
         return -1;
-    return tb_collateral_fetch_cached(source, fmspc, ca, now, fetch, c, from_cache, err);
+    return tb_attest_collateral_fetch_cached(source, fmspc, ca, now, fetch, c, from_cache, err);
 }
 
 int tb_attest_verify_quote(const uint8_t *quote, size_t len, const char *source,
-                           const char *root_path, int64_t now, const tb_policy *policy,
-                           const tb_fetch_opts *fetch, tb_verdict *v, tb_verify_timing *t,
-                           tb_err *err)
+                           const char *root_path, int64_t now, const tb_attest_policy *policy,
+                           const tb_attest_fetch_opts *fetch, tb_attest_verdict *v,
+                           tb_attest_timing *t, tb_err *err)
 {
-    tb_verify_timing tt = {0};
+    tb_attest_timing tt = {0};
     memset(v, 0, sizeof *v);
-    v->result = TB_VERDICT_INVALID;
-    tb_collateral c = {0};
-    tb_root *simroot = NULL, *root = NULL;
+    v->result = TB_ATTEST_INVALID;
+    tb_attest_collateral c = {0};
+    tb_attest_root *simroot = NULL, *root = NULL;
     uint64_t t0 = tb_mono_ns();
     if (load_source(quote, len, source, now, fetch, &c, &simroot, &tt.from_cache, err) < 0) {
         if (snprintf(v->reason, sizeof v->reason, "collateral: %s", err ? err->msg : "") >=
@@ -116,25 +117,25 @@ int tb_attest_verify_quote(const uint8_t *quote, size_t len, const char *source,
     tt.fetch_ns = tb_mono_ns() - t0;
     int rc;
     if (root_path)
-        rc = tb_root_load(root_path, &root, err);
+        rc = tb_attest_root_load(root_path, &root, err);
     else if (simroot)
         rc = (root = simroot, simroot = NULL, 0);
     else
-        rc = tb_root_intel(&root, err);
+        rc = tb_attest_root_intel(&root, err);
     if (rc < 0) {
         if (snprintf(v->reason, sizeof v->reason, "root: %s", err ? err->msg : "") >=
             (int)sizeof v->reason)
             v->reason[sizeof v->reason - 1] = 0;
     } else {
         uint64_t t1 = tb_mono_ns();
-        rc = tb_verify(quote, len, &c, now, policy, root, v);
+        rc = tb_attest_verify(quote, len, &c, now, policy, root, v);
         tt.verify_ns = tb_mono_ns() - t1;
         if (rc < 0)
-            tb_errf(err, "%s: %s", tb_verify_step_name(v->step), v->reason);
+            tb_errf(err, "%s: %s", tb_attest_step_name(v->step), v->reason);
     }
-    tb_root_free(root);
-    tb_root_free(simroot);
-    tb_collateral_free(&c);
+    tb_attest_root_free(root);
+    tb_attest_root_free(simroot);
+    tb_attest_collateral_clear(&c);
     if (t)
         *t = tt;
     return rc;

@@ -18,7 +18,7 @@
 #include "base/file.h"
 #include "base/hex.h"
 
-int tb_cache_dir(const char *override, char *out, size_t outlen, tb_err *err)
+int tb_attest_cache_dir(const char *override, char *out, size_t outlen, tb_err *err)
 {
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     int n;
@@ -52,8 +52,8 @@ static int entry_path(const char *dir, const char *fmspc, const char *ca, char *
     return 0;
 }
 
-int tb_cache_get(const char *dir, const char *fmspc, const char *ca, int64_t now,
-                 tb_collateral *out, tb_err *err)
+int tb_attest_cache_get(const char *dir, const char *fmspc, const char *ca, int64_t now,
+                        tb_attest_collateral *out, tb_err *err)
 {
     char path[4096];
     memset(out, 0, sizeof *out);
@@ -64,17 +64,17 @@ int tb_cache_get(const char *dir, const char *fmspc, const char *ca, int64_t now
         return 0;
     tb_err ignored;
     int64_t next;
-    if (tb_collateral_load(path, out, &ignored) < 0) /* a corrupt entry is a miss */
+    if (tb_attest_collateral_load(path, out, &ignored) < 0) /* a corrupt entry is a miss */
         return 0;
-    if (tb_collateral_next_update(out, &next, &ignored) < 0 || now >= next) {
-        tb_collateral_free(out);
+    if (tb_attest_collateral_next_update(out, &next, &ignored) < 0 || now >= next) {
+        tb_attest_collateral_clear(out);
         return 0;
     }
     return 1;
 }
 
-int tb_cache_put(const char *dir, const char *fmspc, const char *ca, const tb_collateral *c,
-                 tb_err *err)
+int tb_attest_cache_put(const char *dir, const char *fmspc, const char *ca,
+                        const tb_attest_collateral *c, tb_err *err)
 {
     char path[4096], sub[4096];
     if (entry_path(dir, fmspc, ca, path, sizeof path, err) < 0)
@@ -83,26 +83,26 @@ int tb_cache_put(const char *dir, const char *fmspc, const char *ca, const tb_co
     if (tb_mkdirs(sub, err) < 0)
         return -1;
     char *json = NULL;
-    if (tb_collateral_to_json(c, &json, err) < 0)
+    if (tb_attest_collateral_to_json(c, &json, err) < 0)
         return -1;
     int rc = tb_file_write_atomic(path, json, strlen(json), err);
     free(json);
     return rc;
 }
 
-int tb_collateral_fetch_cached(const char *base_url, const char *fmspc, const char *ca, int64_t now,
-                               const tb_fetch_opts *opts, tb_collateral *out, int *from_cache,
-                               tb_err *err)
+int tb_attest_collateral_fetch_cached(const char *base_url, const char *fmspc, const char *ca,
+                                      int64_t now, const tb_attest_fetch_opts *opts,
+                                      tb_attest_collateral *out, int *from_cache, tb_err *err)
 {
-    tb_fetch_opts def = {0};
+    tb_attest_fetch_opts def = {0};
     if (!opts)
         opts = &def;
     char dir[4096];
     *from_cache = 0;
     memset(out, 0, sizeof *out);
-    int have_dir = tb_cache_dir(opts->cache_dir, dir, sizeof dir, err) == 0;
+    int have_dir = tb_attest_cache_dir(opts->cache_dir, dir, sizeof dir, err) == 0;
     if (have_dir && !opts->no_cache) {
-        int hit = tb_cache_get(dir, fmspc, ca, now, out, err);
+        int hit = tb_attest_cache_get(dir, fmspc, ca, now, out, err);
         if (hit < 0)
             return -1;
         if (hit) {
@@ -110,11 +110,11 @@ int tb_collateral_fetch_cached(const char *base_url, const char *fmspc, const ch
             return 0;
         }
     }
-    if (tb_pccs_fetch(base_url, fmspc, ca, opts->timeout_ms, out, err) < 0)
+    if (tb_attest_pccs_fetch(base_url, fmspc, ca, opts->timeout_ms, out, err) < 0)
         return -1;
     if (have_dir) {
         tb_err ignored; /* a read-only cache must not stop verification */
-        tb_cache_put(dir, fmspc, ca, out, &ignored);
+        tb_attest_cache_put(dir, fmspc, ca, out, &ignored);
     }
     return 0;
 }

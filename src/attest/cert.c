@@ -8,7 +8,7 @@
  * This file extracts exactly those with a bounds-checked DER walker and rejects
  * everything that is not ECDSA-with-SHA256 over P-256 (all DCAP certificates and CRLs
  * are). Signatures are checked with OpenSSL's ECDSA (SHA-256 + P-256 verify).
- * Invariant: a parsed tb_cert's pointers point into the DER it was parsed from, which
+ * Invariant: a parsed tb_attest_cert's pointers point into the DER it was parsed from, which
  * the caller keeps alive; every length was checked against its container. */
 #define OPENSSL_SUPPRESS_DEPRECATED /* EC_KEY/ECDSA_do_verify: no provider fetch per call */
 #include "attest/internal.h"
@@ -164,7 +164,7 @@ static int parse_spki(der spki, uint8_t pub[65])
     return 0;
 }
 
-static int parse_extensions(der exts, tb_cert *c)
+static int parse_extensions(der exts, tb_attest_cert *c)
 {
     der seq;
     if (expect(&exts, 0x30, &seq) < 0 || exts.n != 0)
@@ -194,7 +194,7 @@ static int parse_extensions(der exts, tb_cert *c)
     return 0;
 }
 
-int tb_cert_parse(const uint8_t *p, size_t n, tb_cert *c, tb_err *err)
+int tb_attest_cert_parse(const uint8_t *p, size_t n, tb_attest_cert *c, tb_err *err)
 {
     memset(c, 0, sizeof *c);
     der d = {p, n}, cert, tbs_whole, alg, bits;
@@ -246,7 +246,7 @@ int tb_cert_parse(const uint8_t *p, size_t n, tb_cert *c, tb_err *err)
     return 0;
 }
 
-int tb_cert_cn_contains(const tb_cert *c, const char *needle)
+int tb_attest_cert_cn_contains(const tb_attest_cert *c, const char *needle)
 {
     der name = {c->subject, c->subject_len}, rdns;
     if (expect(&name, 0x30, &rdns) < 0)
@@ -267,22 +267,22 @@ int tb_cert_cn_contains(const tb_cert *c, const char *needle)
     return 0;
 }
 
-void *tb_p256_ctx_new(void)
+void *tb_attest_p256_ctx_new(void)
 {
     return EC_KEY_new_by_curve_name(NID_X9_62_prime256v1);
 }
 
-void *tb_p256_group_new(void)
+void *tb_attest_p256_group_new(void)
 {
     return EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
 }
 
-void tb_p256_group_free(void *group)
+void tb_attest_p256_group_free(void *group)
 {
     EC_GROUP_free(group);
 }
 
-void *tb_p256_ctx_from(const void *group)
+void *tb_attest_p256_ctx_from(const void *group)
 {
     EC_KEY *k = EC_KEY_new();
     if (k && !EC_KEY_set_group(k, group)) {
@@ -292,13 +292,13 @@ void *tb_p256_ctx_from(const void *group)
     return k;
 }
 
-void tb_p256_ctx_free(void *ctx)
+void tb_attest_p256_ctx_free(void *ctx)
 {
     EC_KEY_free(ctx);
 }
 
-int tb_p256_verify_ctx(void *ctx, const uint8_t pub[65], const void *data, size_t n,
-                       const uint8_t sig[64])
+int tb_attest_p256_verify_ctx(void *ctx, const uint8_t pub[65], const void *data, size_t n,
+                              const uint8_t sig[64])
 {
     EC_KEY *k = ctx;
     uint8_t h[32];
@@ -318,22 +318,22 @@ int tb_p256_verify_ctx(void *ctx, const uint8_t pub[65], const void *data, size_
     return ok;
 }
 
-int tb_p256_verify(const uint8_t pub[65], const void *data, size_t n, const uint8_t sig[64])
+int tb_attest_p256_verify(const uint8_t pub[65], const void *data, size_t n, const uint8_t sig[64])
 {
-    void *ctx = tb_p256_ctx_new();
-    int ok = ctx && tb_p256_verify_ctx(ctx, pub, data, n, sig);
-    tb_p256_ctx_free(ctx);
+    void *ctx = tb_attest_p256_ctx_new();
+    int ok = ctx && tb_attest_p256_verify_ctx(ctx, pub, data, n, sig);
+    tb_attest_p256_ctx_free(ctx);
     return ok;
 }
 
-int tb_cert_signed_by(const tb_cert *c, const tb_cert *issuer)
+int tb_attest_cert_signed_by(const tb_attest_cert *c, const tb_attest_cert *issuer)
 {
     return c->issuer_len == issuer->subject_len &&
            !memcmp(c->issuer, issuer->subject, c->issuer_len) &&
-           tb_p256_verify(issuer->pub, c->tbs, c->tbs_len, c->sig);
+           tb_attest_p256_verify(issuer->pub, c->tbs, c->tbs_len, c->sig);
 }
 
-int tb_crl_parse(const uint8_t *p, size_t n, tb_crl_info *c, tb_err *err)
+int tb_attest_crl_parse(const uint8_t *p, size_t n, tb_attest_crl *c, tb_err *err)
 {
     memset(c, 0, sizeof *c);
     der d = {p, n}, crl, tbs_whole, alg, bits, tbs, t;
@@ -379,13 +379,13 @@ int tb_crl_parse(const uint8_t *p, size_t n, tb_crl_info *c, tb_err *err)
     return 0;
 }
 
-int tb_crl_is_revoked(const tb_crl_info *c, const uint8_t *serial, size_t n)
+int tb_attest_crl_is_revoked(const tb_attest_crl *c, const uint8_t *serial, size_t n)
 {
     der walk = {c->revoked, c->revoked_len};
     while (walk.n) {
         der entry, s;
         if (expect(&walk, 0x30, &entry) < 0 || expect(&entry, 0x02, &s) < 0)
-            return 1; /* cannot happen after tb_crl_parse; fail closed */
+            return 1; /* cannot happen after tb_attest_crl_parse; fail closed */
         if (s.n == n && !memcmp(s.p, serial, n))
             return 1;
     }

@@ -11,8 +11,8 @@
  *      pck_crl.der|.pem|.hex, root_ca_crl.der|.pem|.hex
  *      tcb_info_issuer_chain.pem, qe_identity_issuer_chain.pem, pck_crl_issuer_chain.pem
  *    The signed bytes are the exact byte span of the tcbInfo / enclaveIdentity value
- *    (tb_json_value_span), never a re-serialization.
- * Invariant: a loaded tb_collateral has every field set (non-NULL, non-empty). */
+ *    (tb_attest_json_value_span), never a re-serialization.
+ * Invariant: a loaded tb_attest_collateral has every field set (non-NULL, non-empty). */
 #include "attest/internal.h"
 
 #include <stdio.h>
@@ -28,7 +28,7 @@
 
 #define COLLATERAL_MAX (8u << 20)
 
-void tb_collateral_free(tb_collateral *c)
+void tb_attest_collateral_clear(tb_attest_collateral *c)
 {
     if (!c)
         return;
@@ -84,8 +84,8 @@ static int get_crl(json_t *o, const char *key, uint8_t **der, size_t *len, tb_er
     }
     if (!json_is_string(v) || json_string_length(v) == 0)
         return tb_errf(err, "collateral: missing \"%s\"", key);
-    if (tb_crl_to_der((const uint8_t *)json_string_value(v), json_string_length(v), der, len, err) <
-        0)
+    if (tb_attest_crl_to_der((const uint8_t *)json_string_value(v), json_string_length(v), der, len,
+                             err) < 0)
         return tb_err_wrap(err, "collateral: \"%s\"", key);
     return 0;
 }
@@ -98,7 +98,7 @@ static int get_sig(json_t *o, const char *key, uint8_t sig[64], tb_err *err)
     return 0;
 }
 
-static int parse_json_jansson(const char *text, size_t n, tb_collateral *c, tb_err *err)
+static int parse_json_jansson(const char *text, size_t n, tb_attest_collateral *c, tb_err *err)
 {
     memset(c, 0, sizeof *c);
     json_error_t je;
@@ -122,7 +122,7 @@ static int parse_json_jansson(const char *text, size_t n, tb_collateral *c, tb_e
 out:
     json_decref(o);
     if (rc < 0)
-        tb_collateral_free(c);
+        tb_attest_collateral_clear(c);
     return rc;
 }
 
@@ -261,16 +261,18 @@ static int fast_scan(const char *s, size_t n, char *vals[NFIELDS], size_t lens[N
     return 0;
 }
 
-int tb_collateral_parse_json(const char *text, size_t n, tb_collateral *c, tb_err *err)
+int tb_attest_collateral_parse_json(const char *text, size_t n, tb_attest_collateral *c,
+                                    tb_err *err)
 {
     char *v[NFIELDS] = {0};
     size_t l[NFIELDS] = {0};
     memset(c, 0, sizeof *c);
-    int ok = fast_scan(text, n, v, l) == 0 && tb_hex_decode(v[5], l[5], c->tcb_info_sig, 64) == 0 &&
-             tb_hex_decode(v[8], l[8], c->qe_identity_sig, 64) == 0 &&
-             tb_crl_to_der((const uint8_t *)v[1], l[1], &c->root_ca_crl, &c->root_ca_crl_len,
-                           NULL) == 0 &&
-             tb_crl_to_der((const uint8_t *)v[2], l[2], &c->pck_crl, &c->pck_crl_len, NULL) == 0;
+    int ok =
+        fast_scan(text, n, v, l) == 0 && tb_hex_decode(v[5], l[5], c->tcb_info_sig, 64) == 0 &&
+        tb_hex_decode(v[8], l[8], c->qe_identity_sig, 64) == 0 &&
+        tb_attest_crl_to_der((const uint8_t *)v[1], l[1], &c->root_ca_crl, &c->root_ca_crl_len,
+                             NULL) == 0 &&
+        tb_attest_crl_to_der((const uint8_t *)v[2], l[2], &c->pck_crl, &c->pck_crl_len, NULL) == 0;
     if (ok) {
         c->pck_crl_issuer_chain = v[0];
         c->tcb_info_issuer_chain = v[3];
@@ -285,11 +287,11 @@ int tb_collateral_parse_json(const char *text, size_t n, tb_collateral *c, tb_er
         free(v[k]);
     if (ok)
         return 0;
-    tb_collateral_free(c);
+    tb_attest_collateral_clear(c);
     return parse_json_jansson(text, n, c, err); /* the reference path, with its errors */
 }
 
-int tb_collateral_to_json(const tb_collateral *c, char **out, tb_err *err)
+int tb_attest_collateral_to_json(const tb_attest_collateral *c, char **out, tb_err *err)
 {
     *out = NULL;
     char *rc_hex = malloc(2 * c->root_ca_crl_len + 1), *pc_hex = malloc(2 * c->pck_crl_len + 1);
@@ -374,8 +376,8 @@ static size_t skip_value(const char *s, size_t n, size_t i)
     return i;
 }
 
-int tb_json_value_span(const char *s, size_t n, const char *key, size_t *off, size_t *len,
-                       tb_err *err)
+int tb_attest_json_value_span(const char *s, size_t n, const char *key, size_t *off, size_t *len,
+                              tb_err *err)
 {
     size_t klen = strlen(key), i = skip_ws(s, n, 0);
     if (i >= n || s[i] != '{')
@@ -416,7 +418,7 @@ static int pcs_body(const char *text, size_t n, const char *key, char **body, si
                     uint8_t sig[64], tb_err *err)
 {
     size_t off, len;
-    if (tb_json_value_span(text, n, key, &off, &len, err) < 0)
+    if (tb_attest_json_value_span(text, n, key, &off, &len, err) < 0)
         return -1;
     json_error_t je;
     json_t *o = json_loadb(text, n, 0, &je);
@@ -435,8 +437,8 @@ static int pcs_body(const char *text, size_t n, const char *key, char **body, si
     return 0;
 }
 
-int tb_collateral_from_pcs(const char *tcb_resp, size_t tcb_len, const char *qe_resp, size_t qe_len,
-                           tb_collateral *c, tb_err *err)
+int tb_attest_collateral_from_pcs(const char *tcb_resp, size_t tcb_len, const char *qe_resp,
+                                  size_t qe_len, tb_attest_collateral *c, tb_err *err)
 {
     if (pcs_body(tcb_resp, tcb_len, "tcbInfo", &c->tcb_info, &c->tcb_info_len, c->tcb_info_sig,
                  err) < 0)
@@ -482,22 +484,22 @@ static int read_crl(const char *dir, const char *base, uint8_t **der, size_t *le
         size_t n = b.len;
         while (i == 2 && n && (b.p[n - 1] == '\n' || b.p[n - 1] == '\r'))
             n--;
-        int rc = tb_crl_to_der(b.p, n, der, len, err);
+        int rc = tb_attest_crl_to_der(b.p, n, der, len, err);
         tb_buf_free(&b);
         return rc < 0 ? tb_err_wrap(err, "%s", path) : 0;
     }
     return tb_errf(err, "%s: no %s.der, .pem or .hex", dir, base);
 }
 
-static int load_folder(const char *dir, tb_collateral *c, tb_err *err)
+static int load_folder(const char *dir, tb_attest_collateral *c, tb_err *err)
 {
     tb_buf tcb = {0}, qe = {0};
     int rc = -1;
     if (read_piece(dir, "tcb_info.json", &tcb, err) < 0 ||
         read_piece(dir, "qe_identity.json", &qe, err) < 0)
         goto out;
-    if (tb_collateral_from_pcs((const char *)tcb.p, tcb.len, (const char *)qe.p, qe.len, c, err) <
-        0)
+    if (tb_attest_collateral_from_pcs((const char *)tcb.p, tcb.len, (const char *)qe.p, qe.len, c,
+                                      err) < 0)
         goto out;
     if (read_crl(dir, "pck_crl", &c->pck_crl, &c->pck_crl_len, err) < 0 ||
         read_crl(dir, "root_ca_crl", &c->root_ca_crl, &c->root_ca_crl_len, err) < 0 ||
@@ -512,7 +514,7 @@ out:
     return rc;
 }
 
-int tb_collateral_load(const char *path, tb_collateral *c, tb_err *err)
+int tb_attest_collateral_load(const char *path, tb_attest_collateral *c, tb_err *err)
 {
     memset(c, 0, sizeof *c);
     struct stat st;
@@ -520,7 +522,7 @@ int tb_collateral_load(const char *path, tb_collateral *c, tb_err *err)
         return tb_errno(err, "%s", path);
     if (S_ISDIR(st.st_mode)) {
         if (load_folder(path, c, err) < 0) {
-            tb_collateral_free(c);
+            tb_attest_collateral_clear(c);
             return -1;
         }
         return 0;
@@ -528,7 +530,7 @@ int tb_collateral_load(const char *path, tb_collateral *c, tb_err *err)
     tb_buf b = {0};
     if (tb_file_read(path, COLLATERAL_MAX, &b, err) < 0)
         return -1;
-    int rc = tb_collateral_parse_json((const char *)b.p, b.len, c, err);
+    int rc = tb_attest_collateral_parse_json((const char *)b.p, b.len, c, err);
     tb_buf_free(&b);
     if (rc < 0)
         tb_err_wrap(err, "%s", path);
@@ -539,19 +541,20 @@ static int crl_next(const uint8_t *der, size_t n, int64_t *next)
 {
     const unsigned char *p = der;
     X509_CRL *crl = d2i_X509_CRL(NULL, &p, (long)n);
-    int rc = crl ? tb_asn1_time_unix(X509_CRL_get0_nextUpdate(crl), next) : -1;
+    int rc = crl ? tb_attest_asn1_time_unix(X509_CRL_get0_nextUpdate(crl), next) : -1;
     X509_CRL_free(crl);
     return rc;
 }
 
-int tb_collateral_next_update(const tb_collateral *c, int64_t *next, tb_err *err)
+int tb_attest_collateral_next_update(const tb_attest_collateral *c, int64_t *next, tb_err *err)
 {
     int64_t t[4];
     json_t *a = json_loadb(c->tcb_info, c->tcb_info_len, 0, NULL);
     json_t *b = json_loadb(c->qe_identity, c->qe_identity_len, 0, NULL);
     const char *sa = json_string_value(json_object_get(a, "nextUpdate"));
     const char *sb = json_string_value(json_object_get(b, "nextUpdate"));
-    int ok = sa && sb && tb_iso8601_parse(sa, &t[0]) == 0 && tb_iso8601_parse(sb, &t[1]) == 0;
+    int ok = sa && sb && tb_attest_iso8601_parse(sa, &t[0]) == 0 &&
+             tb_attest_iso8601_parse(sb, &t[1]) == 0;
     json_decref(a);
     json_decref(b);
     if (!ok)

@@ -19,7 +19,7 @@
 typedef struct tctx {
     const char *s;
     size_t n, i;
-    tb_jtok *t;
+    tb_attest_jtok *t;
     int cap, count;
 } tctx;
 
@@ -34,7 +34,7 @@ static int add(tctx *c, int type, size_t start)
 {
     if (c->count == c->cap)
         return -1;
-    tb_jtok *t = &c->t[c->count];
+    tb_attest_jtok *t = &c->t[c->count];
     t->type = (uint8_t)type;
     t->start = (uint32_t)start;
     t->end = (uint32_t)start;
@@ -56,7 +56,7 @@ static int hex4(const char *p)
 
 static int string(tctx *c)
 {
-    int k = add(c, TB_JSTR, ++c->i);
+    int k = add(c, TB_ATTEST_JSTR, ++c->i);
     if (k < 0)
         return -1;
     while (c->i < c->n) {
@@ -98,7 +98,7 @@ static int digits(tctx *c)
 
 static int number(tctx *c)
 {
-    int k = add(c, TB_JNUM, c->i);
+    int k = add(c, TB_ATTEST_JNUM, c->i);
     if (k < 0)
         return -1;
     if (c->s[c->i] == '-')
@@ -142,7 +142,7 @@ static int container(tctx *c, int depth, int obj)
 {
     if (depth >= MAX_DEPTH)
         return -1;
-    int k = add(c, obj ? TB_JOBJ : TB_JARR, c->i++);
+    int k = add(c, obj ? TB_ATTEST_JOBJ : TB_ATTEST_JARR, c->i++);
     if (k < 0)
         return -1;
     ws(c);
@@ -195,11 +195,11 @@ static int value(tctx *c, int depth)
     else if (ch == '-' || (ch >= '0' && ch <= '9'))
         k = number(c);
     else if (ch == 't')
-        k = literal(c, "true", TB_JTRUE);
+        k = literal(c, "true", TB_ATTEST_JTRUE);
     else if (ch == 'f')
-        k = literal(c, "false", TB_JFALSE);
+        k = literal(c, "false", TB_ATTEST_JFALSE);
     else if (ch == 'n')
-        k = literal(c, "null", TB_JNULL);
+        k = literal(c, "null", TB_ATTEST_JNULL);
     else
         return -1;
     if (k >= 0)
@@ -207,13 +207,13 @@ static int value(tctx *c, int depth)
     return k;
 }
 
-int tb_json_tokenize(const char *s, size_t n, tb_jdoc *doc, tb_err *err)
+int tb_attest_json_tokenize(const char *s, size_t n, tb_attest_jdoc *doc, tb_err *err)
 {
     memset(doc, 0, sizeof *doc);
     if (n > (1u << 24))
         return tb_errf(err, "JSON document too large");
     int cap = (int)(n / 2 + 8); /* every token but the last consumes >= 2 bytes */
-    tctx c = {s, n, 0, malloc((size_t)cap * sizeof(tb_jtok)), cap, 0};
+    tctx c = {s, n, 0, malloc((size_t)cap * sizeof(tb_attest_jtok)), cap, 0};
     if (!c.t)
         return tb_errf(err, "out of memory");
     int k = value(&c, 0);
@@ -228,20 +228,20 @@ int tb_json_tokenize(const char *s, size_t n, tb_jdoc *doc, tb_err *err)
     return 0;
 }
 
-void tb_json_doc_free(tb_jdoc *doc)
+void tb_attest_json_clear(tb_attest_jdoc *doc)
 {
     free(doc->t);
     memset(doc, 0, sizeof *doc);
 }
 
-int tb_jobj_get(const tb_jdoc *d, int obj, const char *key)
+int tb_attest_jobj_get(const tb_attest_jdoc *d, int obj, const char *key)
 {
-    if (obj < 0 || d->t[obj].type != TB_JOBJ)
+    if (obj < 0 || d->t[obj].type != TB_ATTEST_JOBJ)
         return -1;
     size_t kl = strlen(key);
     int found = -1, k = obj + 1;
     for (uint32_t i = 0; i < d->t[obj].count; i++) {
-        const tb_jtok *kt = &d->t[k];
+        const tb_attest_jtok *kt = &d->t[k];
         int v = k + 1;
         if (kt->end - kt->start == kl && !memcmp(d->s + kt->start, key, kl)) {
             if (found >= 0)
@@ -253,9 +253,9 @@ int tb_jobj_get(const tb_jdoc *d, int obj, const char *key)
     return found;
 }
 
-int tb_jarr_get(const tb_jdoc *d, int arr, uint32_t i)
+int tb_attest_jarr_get(const tb_attest_jdoc *d, int arr, uint32_t i)
 {
-    if (arr < 0 || d->t[arr].type != TB_JARR || i >= d->t[arr].count)
+    if (arr < 0 || d->t[arr].type != TB_ATTEST_JARR || i >= d->t[arr].count)
         return -1;
     int k = arr + 1;
     while (i--)
@@ -263,18 +263,18 @@ int tb_jarr_get(const tb_jdoc *d, int arr, uint32_t i)
     return k;
 }
 
-int tb_jstr(const tb_jdoc *d, int k, const char **p, size_t *n)
+int tb_attest_jstr(const tb_attest_jdoc *d, int k, const char **p, size_t *n)
 {
-    if (k < 0 || d->t[k].type != TB_JSTR || d->t[k].escaped)
+    if (k < 0 || d->t[k].type != TB_ATTEST_JSTR || d->t[k].escaped)
         return -1;
     *p = d->s + d->t[k].start;
     *n = d->t[k].end - d->t[k].start;
     return 0;
 }
 
-int tb_juint(const tb_jdoc *d, int k, long max, long *out)
+int tb_attest_juint(const tb_attest_jdoc *d, int k, long max, long *out)
 {
-    if (k < 0 || d->t[k].type != TB_JNUM)
+    if (k < 0 || d->t[k].type != TB_ATTEST_JNUM)
         return -1;
     const char *p = d->s + d->t[k].start;
     size_t n = d->t[k].end - d->t[k].start;

@@ -129,8 +129,8 @@ static int valid_fmspc(const char *f)
     return f && strlen(f) == 12 && tb_hex_decode(f, 12, b, 6) == 0;
 }
 
-int tb_pccs_fetch(const char *base_url, const char *fmspc, const char *ca, long timeout_ms,
-                  tb_collateral *out, tb_err *err)
+int tb_attest_pccs_fetch(const char *base_url, const char *fmspc, const char *ca, long timeout_ms,
+                         tb_attest_collateral *out, tb_err *err)
 {
     memset(out, 0, sizeof *out);
     if (!valid_fmspc(fmspc))
@@ -155,7 +155,7 @@ int tb_pccs_fetch(const char *base_url, const char *fmspc, const char *ca, long 
     snprintf(url, sizeof url, "%s/sgx/certification/v4/pckcrl?ca=%s&encoding=der", base, ca);
     if (get(c, url, "SGX-PCK-CRL-Issuer-Chain", timeout_ms, &r, err) < 0)
         goto out;
-    if (tb_crl_to_der(r.body.p, r.body.len, &out->pck_crl, &out->pck_crl_len, err) < 0 ||
+    if (tb_attest_crl_to_der(r.body.p, r.body.len, &out->pck_crl, &out->pck_crl_len, err) < 0 ||
         unesc_to(c, r.header, &out->pck_crl_issuer_chain, err) < 0)
         goto bad;
     resp_free(&r);
@@ -178,8 +178,8 @@ int tb_pccs_fetch(const char *base_url, const char *fmspc, const char *ca, long 
         tb_buf_free(&tcb);
         goto bad;
     }
-    int prc = tb_collateral_from_pcs((const char *)tcb.p, tcb.len, (const char *)r.body.p,
-                                     r.body.len, out, err);
+    int prc = tb_attest_collateral_from_pcs((const char *)tcb.p, tcb.len, (const char *)r.body.p,
+                                            r.body.len, out, err);
     tb_buf_free(&tcb);
     if (prc < 0)
         goto bad;
@@ -195,7 +195,7 @@ int tb_pccs_fetch(const char *base_url, const char *fmspc, const char *ca, long 
     size_t n = r.body.len;
     while (n && (r.body.p[n - 1] == '\n' || r.body.p[n - 1] == '\r'))
         n--;
-    if (tb_crl_to_der(r.body.p, n, &out->root_ca_crl, &out->root_ca_crl_len, err) < 0)
+    if (tb_attest_crl_to_der(r.body.p, n, &out->root_ca_crl, &out->root_ca_crl_len, err) < 0)
         goto bad;
     rc = 0;
     goto out;
@@ -205,6 +205,6 @@ out:
     resp_free(&r);
     curl_easy_cleanup(c);
     if (rc < 0)
-        tb_collateral_free(out);
+        tb_attest_collateral_clear(out);
     return rc;
 }

@@ -75,7 +75,7 @@ static int der_uint(der v, unsigned max, unsigned *out)
     return 0;
 }
 
-static int parse_tcb(der seq, tb_pck_info *out, unsigned *seen, tb_err *err)
+static int parse_tcb(der seq, tb_attest_pck_info *out, unsigned *seen, tb_err *err)
 {
     while (seq.n) {
         int tag, arcs[2];
@@ -106,7 +106,7 @@ static int parse_tcb(der seq, tb_pck_info *out, unsigned *seen, tb_err *err)
     return 0;
 }
 
-static int parse_ext(der d, tb_pck_info *out, tb_err *err)
+static int parse_ext(der d, tb_attest_pck_info *out, tb_err *err)
 {
     int tag;
     der seq;
@@ -147,14 +147,14 @@ static int parse_ext(der d, tb_pck_info *out, tb_err *err)
     return 0;
 }
 
-int tb_pck_info_from_ext(const uint8_t *ext, size_t n, tb_pck_info *out, tb_err *err)
+int tb_attest_pck_info_from_ext(const uint8_t *ext, size_t n, tb_attest_pck_info *out, tb_err *err)
 {
     memset(out, 0, sizeof *out);
     der d = {ext, n};
     return parse_ext(d, out, err);
 }
 
-int tb_pck_info_from_x509(X509 *x, tb_pck_info *out, tb_err *err)
+int tb_attest_pck_info_from_x509(X509 *x, tb_attest_pck_info *out, tb_err *err)
 {
     memset(out, 0, sizeof *out);
     ASN1_OBJECT *obj = OBJ_txt2obj("1.2.840.113741.1.13.1", 1);
@@ -172,13 +172,14 @@ int tb_pck_info_from_x509(X509 *x, tb_pck_info *out, tb_err *err)
     return 0;
 }
 
-int tb_pck_info_from_der(const uint8_t *dercert, size_t n, tb_pck_info *out, tb_err *err)
+int tb_attest_pck_info_from_der(const uint8_t *dercert, size_t n, tb_attest_pck_info *out,
+                                tb_err *err)
 {
     memset(out, 0, sizeof *out);
-    X509 *x = tb_x509_from_der(dercert, n);
+    X509 *x = tb_attest_x509_from_der(dercert, n);
     if (!x)
         return tb_errf(err, "PCK certificate: not DER X.509");
-    int rc = tb_pck_info_from_x509(x, out, err);
+    int rc = tb_attest_pck_info_from_x509(x, out, err);
     X509_free(x);
     return rc;
 }

@@ -72,7 +72,7 @@ static int64_t wall_now(void)
     return (int64_t)(tb_wall_ns() / 1000000000ull);
 }
 
-static int is_simulated_quote(const tb_quote *q)
+static int is_simulated_quote(const tb_attest_quote *q)
 {
     return !memcmp(q->user_data, "teebench SIMULATED", 18);
 }
@@ -86,12 +86,12 @@ static json_t *hexj(const uint8_t *p, size_t n)
     return json_string(buf);
 }
 
-static void chain_info(const tb_quote *q, json_t *o)
+static void chain_info(const tb_attest_quote *q, json_t *o)
 {
     char fmspc[13];
     const char *ca;
     tb_err e;
-    if (tb_quote_fmspc_ca(q, fmspc, &ca, &e) == 0) {
+    if (tb_attest_quote_fmspc_ca(q, fmspc, &ca, &e) == 0) {
         json_object_set_new(o, "fmspc", json_string(fmspc));
         json_object_set_new(o, "pck_ca", json_string(ca));
     } else {
@@ -99,7 +99,7 @@ static void chain_info(const tb_quote *q, json_t *o)
     }
 }
 
-static json_t *quote_json(const tb_quote *q)
+static json_t *quote_json(const tb_attest_quote *q)
 {
     json_t *o = json_object(), *h = json_object(), *b = json_object(), *s = json_object(),
            *r = json_object();
@@ -112,14 +112,14 @@ static json_t *quote_json(const tb_quote *q)
     json_object_set_new(h, "qe_vendor_id", hexj(q->qe_vendor_id, 16));
     json_object_set_new(h, "user_data", hexj(q->user_data, 20));
     json_object_set_new(o, "header", h);
-    const tb_td_report *t = &q->td;
+    const tb_attest_td_report *t = &q->td;
     json_object_set_new(b, "body_type", json_integer(q->body_type));
     json_object_set_new(b, "tee_tcb_svn", hexj(t->tee_tcb_svn, 16));
     json_object_set_new(b, "mrseam", hexj(t->mrseam, 48));
     json_object_set_new(b, "mrsignerseam", hexj(t->mrsignerseam, 48));
     json_object_set_new(b, "seam_attributes", hexj(t->seam_attributes, 8));
     json_object_set_new(b, "td_attributes", hexj(t->td_attributes, 8));
-    json_object_set_new(b, "debug", json_boolean(tb_quote_is_debug(q)));
+    json_object_set_new(b, "debug", json_boolean(tb_attest_quote_is_debug(q)));
     json_object_set_new(b, "xfam", hexj(t->xfam, 8));
     json_object_set_new(b, "mrtd", hexj(t->mrtd, 48));
     json_object_set_new(b, "mrconfigid", hexj(t->mrconfigid, 48));
@@ -140,7 +140,7 @@ static json_t *quote_json(const tb_quote *q)
     json_object_set_new(s, "signature", hexj(q->signature, 64));
     json_object_set_new(s, "attestation_key", hexj(q->att_key, 64));
     json_object_set_new(s, "certification_data_type", json_integer(q->cert_type));
-    const tb_sgx_report *e = &q->qe_report;
+    const tb_attest_sgx_report *e = &q->qe_report;
     json_object_set_new(r, "cpusvn", hexj(e->cpusvn, 16));
     json_object_set_new(r, "miscselect", json_integer(e->miscselect));
     json_object_set_new(r, "attributes", hexj(e->attributes, 16));
@@ -157,7 +157,7 @@ static json_t *quote_json(const tb_quote *q)
     json_t *subjects = json_array();
     char subj[4][256];
     tb_err err;
-    int n = tb_quote_pck_subjects(q, subj, 4, &err);
+    int n = tb_attest_quote_pck_subjects(q, subj, 4, &err);
     for (int i = 0; i < n; i++)
         json_array_append_new(subjects, json_string(subj[i]));
     json_object_set_new(s, "pck_subjects", subjects);
@@ -214,9 +214,9 @@ static int cmd_show(int argc, char **argv)
     }
     if (optind != argc - 1)
         return usage_fail("attest show", "want exactly one QUOTE file");
-    tb_quote *q;
+    tb_attest_quote *q;
     tb_err e;
-    if (tb_quote_load(argv[optind], &q, &e) < 0)
+    if (tb_attest_quote_load(argv[optind], &q, &e) < 0)
         return cli_fail("attest show", "%s: %s", argv[optind], e.msg);
     json_t *o = quote_json(q);
     if (json) {
@@ -228,23 +228,24 @@ static int cmd_show(int argc, char **argv)
             printf("SIMULATED quote (teebench simulated provider, not a real TDX module)\n");
         printf("TDX quote v%u, body type %u (%s), %zu bytes\n", q->version, q->body_type,
                q->body_type == 3 ? "TDX 1.5" : "TDX 1.0", q->raw_len);
-        printf("td_attributes debug: %s\n", tb_quote_is_debug(q) ? "DEBUG (bit 0 set)" : "off");
+        printf("td_attributes debug: %s\n",
+               tb_attest_quote_is_debug(q) ? "DEBUG (bit 0 set)" : "off");
         print_text(o, 0);
     }
     json_decref(o);
-    tb_quote_free(q);
+    tb_attest_quote_free(q);
     return 0;
 }
 
 /* ------------------------------------------------------------------ verify */
 
-static const char *result_name(tb_verdict_result r)
+static const char *result_name(tb_attest_result r)
 {
-    return r == TB_VERDICT_ACCEPTED ? "ACCEPTED" : r == TB_VERDICT_REFUSED ? "REFUSED" : "INVALID";
+    return r == TB_ATTEST_ACCEPTED ? "ACCEPTED" : r == TB_ATTEST_REFUSED ? "REFUSED" : "INVALID";
 }
 
-static void print_verdict(const char *path, const tb_quote *q, const tb_verdict *v,
-                          const tb_verify_timing *t, const char *source, int json)
+static void print_verdict(const char *path, const tb_attest_quote *q, const tb_attest_verdict *v,
+                          const tb_attest_timing *t, const char *source, int json)
 {
     int sim = v->simulated || is_simulated_quote(q);
     const char *how = t->from_cache ? "cache" : (!strncmp(source, "http", 4) ? "network" : "file");
@@ -253,19 +254,21 @@ static void print_verdict(const char *path, const tb_quote *q, const tb_verdict 
         json_object_set_new(o, "quote", json_string(path));
         json_object_set_new(o, "simulated", json_boolean(sim));
         json_object_set_new(o, "verdict", json_string(result_name(v->result)));
-        json_object_set_new(o, "step", json_string(tb_verify_step_name(v->step)));
-        json_object_set_new(o, "step_number",
-                            json_integer(v->step >= TB_STEP_HEADER && v->step <= TB_STEP_TCB_LEVEL
-                                             ? v->step - TB_STEP_HEADER + 1
-                                             : 0));
+        json_object_set_new(o, "step", json_string(tb_attest_step_name(v->step)));
+        json_object_set_new(
+            o, "step_number",
+            json_integer(v->step >= TB_ATTEST_STEP_HEADER && v->step <= TB_ATTEST_STEP_TCB_LEVEL
+                             ? v->step - TB_ATTEST_STEP_HEADER + 1
+                             : 0));
         json_object_set_new(o, "reason", json_string(v->reason));
         if (v->status_known) {
-            json_object_set_new(o, "tcb_status", json_string(tb_tcb_status_name(v->status)));
+            json_object_set_new(o, "tcb_status", json_string(tb_attest_tcb_status_name(v->status)));
             json_object_set_new(o, "platform_tcb_status",
-                                json_string(tb_tcb_status_name(v->platform_status)));
+                                json_string(tb_attest_tcb_status_name(v->platform_status)));
             json_object_set_new(o, "tdx_module_tcb_status",
-                                json_string(tb_tcb_status_name(v->module_status)));
-            json_object_set_new(o, "qe_tcb_status", json_string(tb_tcb_status_name(v->qe_status)));
+                                json_string(tb_attest_tcb_status_name(v->module_status)));
+            json_object_set_new(o, "qe_tcb_status",
+                                json_string(tb_attest_tcb_status_name(v->qe_status)));
             json_object_set_new(o, "tcb_date", json_string(v->tcb_date));
         }
         for (int i = 0; i < v->n_advisories; i++)
@@ -285,17 +288,18 @@ static void print_verdict(const char *path, const tb_quote *q, const tb_verdict 
     printf("quote:        %s (TDX v%u)%s\n", path, q->version,
            sim ? " [SIMULATED: teebench simulated provider/root, not Intel]" : "");
     printf("verdict:      %s\n", result_name(v->result));
-    if (v->result != TB_VERDICT_ACCEPTED) {
-        if (v->step >= TB_STEP_HEADER && v->step <= TB_STEP_TCB_LEVEL)
-            printf("failed step:  %d (%s): %s\n", v->step - TB_STEP_HEADER + 1,
-                   tb_verify_step_name(v->step), v->reason);
+    if (v->result != TB_ATTEST_ACCEPTED) {
+        if (v->step >= TB_ATTEST_STEP_HEADER && v->step <= TB_ATTEST_STEP_TCB_LEVEL)
+            printf("failed step:  %d (%s): %s\n", v->step - TB_ATTEST_STEP_HEADER + 1,
+                   tb_attest_step_name(v->step), v->reason);
         else
-            printf("failed step:  %s: %s\n", tb_verify_step_name(v->step), v->reason);
+            printf("failed step:  %s: %s\n", tb_attest_step_name(v->step), v->reason);
     }
     if (v->status_known) {
         printf("tcb status:   %s (platform %s, TDX module %s, QE %s)\n",
-               tb_tcb_status_name(v->status), tb_tcb_status_name(v->platform_status),
-               tb_tcb_status_name(v->module_status), tb_tcb_status_name(v->qe_status));
+               tb_attest_tcb_status_name(v->status), tb_attest_tcb_status_name(v->platform_status),
+               tb_attest_tcb_status_name(v->module_status),
+               tb_attest_tcb_status_name(v->qe_status));
         printf("tcb date:     %s\n", v->tcb_date);
         printf("advisories:   ");
         for (int i = 0; i < v->n_advisories; i++)
@@ -327,7 +331,7 @@ static int cmd_verify(int argc, char **argv)
                *policy_path = NULL;
     int json = 0, allow_debug = 0, c;
     int64_t now = -1, timeout = 10000;
-    tb_fetch_opts fo = {0};
+    tb_attest_fetch_opts fo = {0};
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -379,41 +383,41 @@ static int cmd_verify(int argc, char **argv)
     fo.timeout_ms = (long)timeout;
     if (now < 0)
         now = wall_now();
-    tb_policy pol;
+    tb_attest_policy pol;
     tb_err e;
     if (policy_path) {
-        if (tb_policy_load(policy_path, &pol, &e) < 0)
+        if (tb_attest_policy_load(policy_path, &pol, &e) < 0)
             return cli_fail(cmd, "%s", e.msg);
     } else {
-        tb_policy_default(&pol);
+        tb_attest_policy_default(&pol);
     }
     if (allow_debug)
         pol.allow_debug = 1;
     const char *path = argv[optind];
-    tb_quote *q;
-    if (tb_quote_load(path, &q, &e) < 0) {
+    tb_attest_quote *q;
+    if (tb_attest_quote_load(path, &q, &e) < 0) {
         /* An unparsable quote is an invalid quote. */
         return cli_fail_code(EXIT_INVALID, cmd, "%s: invalid quote: %s", path, e.msg);
     }
-    tb_verdict v;
-    tb_verify_timing t;
+    tb_attest_verdict v;
+    tb_attest_timing t;
     const char *source = collateral ? collateral : pccs;
     int rc = tb_attest_verify_quote(q->raw, q->raw_len, source, root, now, &pol, &fo, &v, &t, &e);
-    if (rc < 0 && v.step == TB_STEP_NONE && v.result == TB_VERDICT_INVALID) {
-        tb_quote_free(q);
+    if (rc < 0 && v.step == TB_ATTEST_STEP_NONE && v.result == TB_ATTEST_INVALID) {
+        tb_attest_quote_free(q);
         return cli_fail(cmd, "%s", e.msg); /* collateral / root not loadable */
     }
     print_verdict(path, q, &v, &t, source, json);
     fflush(stdout);
     int sim = v.simulated || is_simulated_quote(q);
-    tb_quote_free(q);
-    if (v.result == TB_VERDICT_ACCEPTED)
+    tb_attest_quote_free(q);
+    if (v.result == TB_ATTEST_ACCEPTED)
         return 0;
-    if (v.result == TB_VERDICT_REFUSED)
+    if (v.result == TB_ATTEST_REFUSED)
         return cli_fail_code(EXIT_REFUSED, cmd, "%s%s: refused by the policy: %s", path,
                              sim ? " (SIMULATED)" : "", v.reason);
     return cli_fail_code(EXIT_INVALID, cmd, "%s%s: invalid: step %s: %s", path,
-                         sim ? " (SIMULATED)" : "", tb_verify_step_name(v.step), v.reason);
+                         sim ? " (SIMULATED)" : "", tb_attest_step_name(v.step), v.reason);
 }
 
 /* --------------------------------------------------------------- collateral */
@@ -450,27 +454,27 @@ static int cmd_collateral(int argc, char **argv)
     }
     if (optind != argc - 1 || !pccs)
         return usage_fail(cmd, "want QUOTE and --pccs URL");
-    tb_quote *q;
+    tb_attest_quote *q;
     tb_err e;
-    if (tb_quote_load(argv[optind], &q, &e) < 0)
+    if (tb_attest_quote_load(argv[optind], &q, &e) < 0)
         return cli_fail(cmd, "%s: %s", argv[optind], e.msg);
     char fmspc[13];
     const char *ca;
-    int rc = tb_quote_fmspc_ca(q, fmspc, &ca, &e);
-    tb_quote_free(q);
+    int rc = tb_attest_quote_fmspc_ca(q, fmspc, &ca, &e);
+    tb_attest_quote_free(q);
     if (rc < 0)
         return cli_fail(cmd, "%s: %s", argv[optind], e.msg);
-    tb_collateral col;
+    tb_attest_collateral col;
     uint64_t t0 = tb_mono_ns();
-    if (tb_pccs_fetch(pccs, fmspc, ca, (long)timeout, &col, &e) < 0)
+    if (tb_attest_pccs_fetch(pccs, fmspc, ca, (long)timeout, &col, &e) < 0)
         return cli_fail(cmd, "%s", e.msg);
     uint64_t dt = tb_mono_ns() - t0;
     char *json;
-    if (tb_collateral_to_json(&col, &json, &e) < 0) {
-        tb_collateral_free(&col);
+    if (tb_attest_collateral_to_json(&col, &json, &e) < 0) {
+        tb_attest_collateral_clear(&col);
         return cli_fail(cmd, "%s", e.msg);
     }
-    tb_collateral_free(&col);
+    tb_attest_collateral_clear(&col);
     rc = 0;
     if (out) {
         if (tb_file_write_atomic(out, json, strlen(json), &e) < 0)
@@ -500,8 +504,8 @@ static int cmd_quote(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *cmd = "attest quote", *hex = NULL, *file = NULL, *out = NULL;
-    tb_quote_opts qo = {0};
-    tb_provider_kind kind = TB_PROVIDER_TSM;
+    tb_attest_quote_opts qo = {0};
+    tb_attest_provider kind = TB_ATTEST_PROVIDER_TSM;
     int c;
     optind = 1;
     opterr = 0;
@@ -517,7 +521,7 @@ static int cmd_quote(int argc, char **argv)
             out = optarg;
             break;
         case 'p':
-            if (tb_provider_parse(optarg, &kind) < 0)
+            if (tb_attest_provider_parse(optarg, &kind) < 0)
                 return usage_fail(cmd, "--provider wants tsm or sim");
             break;
         case 's':
@@ -536,7 +540,7 @@ static int cmd_quote(int argc, char **argv)
         return usage_fail(cmd, "unexpected argument");
     if (!!hex == !!file)
         return usage_fail(cmd, "want one of --report-data HEX or --report-data-file FILE");
-    if (qo.sim_debug && kind != TB_PROVIDER_SIM)
+    if (qo.sim_debug && kind != TB_ATTEST_PROVIDER_SIM)
         return usage_fail(cmd, "--debug is for the simulated provider only");
     uint8_t rd[64] = {0};
     tb_err e;
@@ -561,8 +565,8 @@ static int cmd_quote(int argc, char **argv)
     if (tb_attest_get_quote(kind, rd, &qo, &quote, &len, &e) < 0)
         return cli_fail(cmd, "%s", e.msg);
     uint64_t dt = tb_mono_ns() - t0;
-    const char *label = kind == TB_PROVIDER_SIM ? "SIMULATED quote (teebench sim provider)"
-                                                : "TDX quote (configfs-tsm)";
+    const char *label = kind == TB_ATTEST_PROVIDER_SIM ? "SIMULATED quote (teebench sim provider)"
+                                                       : "TDX quote (configfs-tsm)";
     int rc = 0;
     if (out) {
         if (tb_file_write_atomic(out, quote, len, &e) < 0)
@@ -623,16 +627,16 @@ static int cmd_sim_collateral(int argc, char **argv)
     const char *outdir = argv[optind];
     char dir[4096], path[4200];
     tb_err e;
-    if (tb_sim_dir(simdir, dir, sizeof dir, &e) < 0 || tb_mkdirs(outdir, &e) < 0)
+    if (tb_attest_sim_dir(simdir, dir, sizeof dir, &e) < 0 || tb_mkdirs(outdir, &e) < 0)
         return cli_fail(cmd, "%s", e.msg);
-    tb_collateral col;
-    if (tb_sim_collateral(dir, now, revoke, &col, NULL, &e) < 0)
+    tb_attest_collateral col;
+    if (tb_attest_sim_collateral(dir, now, revoke, &col, NULL, &e) < 0)
         return cli_fail(cmd, "%s", e.msg);
     char *json = NULL, root[4096];
-    int rc = tb_collateral_to_json(&col, &json, &e);
-    tb_collateral_free(&col);
+    int rc = tb_attest_collateral_to_json(&col, &json, &e);
+    tb_attest_collateral_clear(&col);
     if (rc == 0)
-        rc = tb_sim_root_path(dir, root, sizeof root, &e);
+        rc = tb_attest_sim_root_path(dir, root, sizeof root, &e);
     tb_buf rb = {0};
     if (rc == 0)
         rc = tb_file_read(root, 1 << 16, &rb, &e);
@@ -661,17 +665,18 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Median over 5 rounds of the mean time per quote (ns). mode 0: from scratch, 1: prepared. */
-static int bench_mode(int mode, const tb_buf *qb, const tb_buf *cb, const tb_root *root,
-                      int64_t now, int iters, uint64_t *ns_per_quote, tb_verdict *v, tb_err *e)
+static int bench_mode(int mode, const tb_buf *qb, const tb_buf *cb, const tb_attest_root *root,
+                      int64_t now, int iters, uint64_t *ns_per_quote, tb_attest_verdict *v,
+                      tb_err *e)
 {
     uint64_t rounds[5];
-    tb_prepared *p = NULL;
-    tb_collateral c;
+    tb_attest_prepared *p = NULL;
+    tb_attest_collateral c;
     if (mode == 1) {
-        if (tb_collateral_parse_json((const char *)cb->p, cb->len, &c, e) < 0)
+        if (tb_attest_collateral_parse_json((const char *)cb->p, cb->len, &c, e) < 0)
             return -1;
-        int rc = tb_prepare(&c, now, root, &p, v, e);
-        tb_collateral_free(&c);
+        int rc = tb_attest_prepare(&c, now, root, &p, v, e);
+        tb_attest_collateral_clear(&c);
         if (rc < 0)
             return -1;
     }
@@ -680,20 +685,20 @@ static int bench_mode(int mode, const tb_buf *qb, const tb_buf *cb, const tb_roo
         uint64_t t0 = tb_mono_ns();
         for (int i = 0; i < (r < 0 ? 10 : per); i++) {
             if (mode == 1) {
-                tb_verify_prepared(qb->p, qb->len, p, now, NULL, v);
+                tb_attest_verify_prepared(qb->p, qb->len, p, now, NULL, v);
                 continue;
             }
-            if (tb_collateral_parse_json((const char *)cb->p, cb->len, &c, e) < 0) {
-                tb_prepared_free(p);
+            if (tb_attest_collateral_parse_json((const char *)cb->p, cb->len, &c, e) < 0) {
+                tb_attest_prepared_free(p);
                 return -1;
             }
-            tb_verify(qb->p, qb->len, &c, now, NULL, root, v);
-            tb_collateral_free(&c);
+            tb_attest_verify(qb->p, qb->len, &c, now, NULL, root, v);
+            tb_attest_collateral_clear(&c);
         }
         if (r >= 0)
             rounds[r] = (tb_mono_ns() - t0) / (uint64_t)per;
     }
-    tb_prepared_free(p);
+    tb_attest_prepared_free(p);
     qsort(rounds, 5, sizeof rounds[0], cmp_u64);
     *ns_per_quote = rounds[2];
     return 0;
@@ -743,37 +748,37 @@ static int cmd_attest_bench(int argc, char **argv)
     if (now < 0)
         now = wall_now();
     tb_err e;
-    tb_quote *q;
+    tb_attest_quote *q;
     tb_buf cb = {0}, qb = {0};
-    tb_root *root = NULL;
-    if (tb_quote_load(argv[optind], &q, &e) < 0)
+    tb_attest_root *root = NULL;
+    if (tb_attest_quote_load(argv[optind], &q, &e) < 0)
         return cli_fail(cmd, "%s: %s", argv[optind], e.msg);
     int rc = tb_buf_append(&qb, q->raw, q->raw_len);
     int sim = is_simulated_quote(q);
-    tb_quote_free(q);
+    tb_attest_quote_free(q);
     if (rc < 0 || tb_file_read(col, 16u << 20, &cb, &e) < 0 ||
-        (rootp ? tb_root_load(rootp, &root, &e) : tb_root_intel(&root, &e)) < 0) {
+        (rootp ? tb_attest_root_load(rootp, &root, &e) : tb_attest_root_intel(&root, &e)) < 0) {
         tb_buf_free(&qb);
         tb_buf_free(&cb);
         return cli_fail(cmd, "%s", rc < 0 ? "out of memory" : e.msg);
     }
     uint64_t scratch = 0, prepared = 0;
-    tb_verdict v1, v2;
+    tb_attest_verdict v1, v2;
     rc = bench_mode(0, &qb, &cb, root, now, (int)iters, &scratch, &v1, &e) < 0 ||
                  bench_mode(1, &qb, &cb, root, now, (int)iters, &prepared, &v2, &e) < 0
              ? -1
              : 0;
-    tb_root_free(root);
+    tb_attest_root_free(root);
     tb_buf_free(&qb);
     tb_buf_free(&cb);
     if (rc < 0)
         return cli_fail(cmd, "%s", e.msg);
-    const char *verdict = v1.status_known ? tb_tcb_status_name(v1.status) : v1.reason;
+    const char *verdict = v1.status_known ? tb_attest_tcb_status_name(v1.status) : v1.reason;
     if (json)
         printf("{\"scratch_ms\": %.4f, \"prepared_ms\": %.4f, \"iterations\": %lld, "
                "\"verdict\": \"%s\", \"status\": \"%s\", \"simulated\": %s}\n",
                (double)scratch / 1e6, (double)prepared / 1e6, (long long)iters,
-               result_name(v1.result), v1.status_known ? tb_tcb_status_name(v1.status) : "",
+               result_name(v1.result), v1.status_known ? tb_attest_tcb_status_name(v1.status) : "",
                sim || v1.simulated ? "true" : "false");
     else
         printf("%s%s: from scratch %.4f ms/quote, prepared collateral %.4f ms/quote "

@@ -11,11 +11,11 @@
 
 static int ok(const char *s)
 {
-    tb_jdoc d;
+    tb_attest_jdoc d;
     tb_err e;
-    int rc = tb_json_tokenize(s, strlen(s), &d, &e);
+    int rc = tb_attest_json_tokenize(s, strlen(s), &d, &e);
     if (rc == 0)
-        tb_json_doc_free(&d);
+        tb_attest_json_clear(&d);
     return rc == 0;
 }
 
@@ -58,15 +58,15 @@ static void test_every_token_has_next(void **state)
 {
     (void)state;
     const char *s = "{\"Qgf\": \"0011\", \"a\": {\"b\": [1, {\"c\": null}]}}";
-    tb_jdoc d;
+    tb_attest_jdoc d;
     tb_err e;
-    assert_int_equal(tb_json_tokenize(s, strlen(s), &d, &e), 0);
+    assert_int_equal(tb_attest_json_tokenize(s, strlen(s), &d, &e), 0);
     for (int i = 0; i < d.count; i++) {
         assert_true(d.t[i].next > (uint32_t)i);
         assert_true(d.t[i].next <= (uint32_t)d.count);
     }
     assert_int_equal(d.t[1].next, 2); /* the key "Qgf" */
-    tb_json_doc_free(&d);
+    tb_attest_json_clear(&d);
 }
 
 static void test_tokens_and_accessors(void **state)
@@ -74,31 +74,36 @@ static void test_tokens_and_accessors(void **state)
     (void)state;
     const char *s = "{\"id\":\"TDX\",\"n\":[{\"svn\":1},{\"svn\":22}],\"e\":\"a\\\"b\",\"big\":-1,"
                     "\"d\":1,\"d\":2}";
-    tb_jdoc d;
+    tb_attest_jdoc d;
     tb_err e;
-    assert_int_equal(tb_json_tokenize(s, strlen(s), &d, &e), 0);
-    assert_int_equal(d.t[0].type, TB_JOBJ);
+    assert_int_equal(tb_attest_json_tokenize(s, strlen(s), &d, &e), 0);
+    assert_int_equal(d.t[0].type, TB_ATTEST_JOBJ);
     assert_int_equal(d.t[0].count, 6);
     assert_int_equal(d.t[0].next, (uint32_t)d.count);
     const char *p;
     size_t n;
-    int k = tb_jobj_get(&d, 0, "id");
-    assert_int_equal(tb_jstr(&d, k, &p, &n), 0);
+    int k = tb_attest_jobj_get(&d, 0, "id");
+    assert_int_equal(tb_attest_jstr(&d, k, &p, &n), 0);
     assert_int_equal(n, 3);
     assert_memory_equal(p, "TDX", 3);
-    int arr = tb_jobj_get(&d, 0, "n");
+    int arr = tb_attest_jobj_get(&d, 0, "n");
     assert_int_equal(d.t[arr].count, 2);
     long v;
-    assert_int_equal(tb_juint(&d, tb_jobj_get(&d, tb_jarr_get(&d, arr, 1), "svn"), 255, &v), 0);
+    assert_int_equal(
+        tb_attest_juint(&d, tb_attest_jobj_get(&d, tb_attest_jarr_get(&d, arr, 1), "svn"), 255, &v),
+        0);
     assert_int_equal(v, 22);
-    assert_int_equal(tb_juint(&d, tb_jobj_get(&d, tb_jarr_get(&d, arr, 1), "svn"), 9, &v), -1);
-    assert_int_equal(tb_jarr_get(&d, arr, 2), -1);
-    assert_int_equal(tb_jstr(&d, tb_jobj_get(&d, 0, "e"), &p, &n), -1);     /* escaped */
-    assert_int_equal(tb_juint(&d, tb_jobj_get(&d, 0, "big"), 100, &v), -1); /* negative */
-    assert_int_equal(tb_jobj_get(&d, 0, "d"), -2);                          /* duplicate */
-    assert_int_equal(tb_jobj_get(&d, 0, "missing"), -1);
-    assert_int_equal(tb_jobj_get(&d, arr, "svn"), -1); /* not an object */
-    tb_json_doc_free(&d);
+    assert_int_equal(
+        tb_attest_juint(&d, tb_attest_jobj_get(&d, tb_attest_jarr_get(&d, arr, 1), "svn"), 9, &v),
+        -1);
+    assert_int_equal(tb_attest_jarr_get(&d, arr, 2), -1);
+    assert_int_equal(tb_attest_jstr(&d, tb_attest_jobj_get(&d, 0, "e"), &p, &n), -1); /* escaped */
+    assert_int_equal(tb_attest_juint(&d, tb_attest_jobj_get(&d, 0, "big"), 100, &v),
+                     -1);                                 /* negative */
+    assert_int_equal(tb_attest_jobj_get(&d, 0, "d"), -2); /* duplicate */
+    assert_int_equal(tb_attest_jobj_get(&d, 0, "missing"), -1);
+    assert_int_equal(tb_attest_jobj_get(&d, arr, "svn"), -1); /* not an object */
+    tb_attest_json_clear(&d);
 }
 
 int main(void)

@@ -20,9 +20,9 @@ static void test_pck_extension(void **state)
     char p[1024];
     case_path("qvl-v5-notcb", "quote.bin", p, sizeof p);
     tb_buf b = read_all(p);
-    tb_quote *q;
+    tb_attest_quote *q;
     tb_err e;
-    assert_int_equal(tb_quote_parse(b.p, b.len, &q, &e), 0);
+    assert_int_equal(tb_attest_quote_parse(b.p, b.len, &q, &e), 0);
     /* The leaf's DER: decode the first PEM block with the quote's own reader. */
     const char *s = strstr(q->pck_chain, "-----BEGIN CERTIFICATE-----") + 27;
     const char *end = strstr(s, "-----END");
@@ -37,17 +37,17 @@ static void test_pck_extension(void **state)
         n--;
         k--;
     }
-    tb_pck_info pck;
-    assert_int_equal(tb_pck_info_from_der(der, (size_t)n, &pck, &e), 0);
+    tb_attest_pck_info pck;
+    assert_int_equal(tb_attest_pck_info_from_der(der, (size_t)n, &pck, &e), 0);
     assert_int_equal(pck.fmspc[0], 0x90);
     assert_int_equal(pck.fmspc[1], 0xc0);
     assert_int_equal(pck.sgx_comp[7], 3); /* component 8, as case.json notes */
     assert_true(pck.pcesvn > 0);
-    assert_int_equal(tb_pck_info_from_der(der, (size_t)n - 1, &pck, &e), -1);
-    assert_int_equal(tb_pck_info_from_der((const uint8_t *)"junk", 4, &pck, &e), -1);
+    assert_int_equal(tb_attest_pck_info_from_der(der, (size_t)n - 1, &pck, &e), -1);
+    assert_int_equal(tb_attest_pck_info_from_der((const uint8_t *)"junk", 4, &pck, &e), -1);
     free(der);
     free(clean);
-    tb_quote_free(q);
+    tb_attest_quote_free(q);
     tb_buf_free(&b);
 }
 
