@@ -1,14 +1,17 @@
-/* attest: Intel TDX quotes -- the public API of the attest module.
+/* attest: Intel TDX quotes -- the public API of the attest module: what the cli
+ * (src/cli/attest.c) and the notary (src/notary/tee.c) use. Everything else, and the
+ * entry points only tests and fuzz targets call, is in attest/internal.h.
  *
  * Layers (one file each, after go-tdx-guest's split):
  *   quote.c         bytes <-> structs: TDX quote v4/v5 (body types 2 and 3), the
  *                   ECDSA signature data, QE report, PCK chain; hex/base64 text input.
+ *   der.c           the one DER walker (strict DER) for cert.c and pck.c.
+ *   cert.c          lean X.509 / CRL reader and P-256 ECDSA checks for verify.c.
  *   pck.c           the SGX extension of a PCK certificate (FMSPC, PCE-ID, TCB).
+ *   jsontok.c       the one JSON reader of collateral: a strict DOM-free tokenizer.
  *   collateral.c    collateral: the dcap-qvl JSON format, a folder of PCS responses,
  *                   the exact byte spans of tcbInfo / enclaveIdentity for signatures.
  *   tcbinfo.c       TCB info v3 (TDX) and QE identity v2 (TD_QE) JSON -> structs.
- *   jsontok.c       strict DOM-free JSON tokenizer used by tcbinfo.c (internal.h).
- *   cert.c          lean X.509 / CRL reader and P-256 ECDSA checks for verify.c.
  *   verify.c        the PURE verifier: (quote, collateral, now, policy, root) -> verdict,
  *                   in Intel QVL's order and semantics; no network, clock or globals.
  *   policy.c        policy JSON (measurements, REPORTDATA, acceptable statuses).
@@ -16,10 +19,12 @@
  *   provider_tsm.c  quotes from Linux configfs-tsm (a real TD).
  *   provider_sim.c  SIMULATED quotes and matching collateral from a local PKI.
  *   pccs.c          collateral from an Intel PCS / PCCS (v4 API) with libcurl.
- *   cache.c         on-disk collateral cache keyed by FMSPC and CA.
+ *   cache.c         on-disk cache of verified collateral, keyed by source, FMSPC and CA.
  *   attest.c        one-call helpers (get a quote, verify against a file / PCCS / sim).
  *
- * Ownership: every function that returns allocated memory says who frees it.
+ * Ownership: every function that returns allocated memory says who frees it. A _free
+ * function frees an object it was handed a pointer to; a _clear function releases what
+ * a caller-owned struct holds and zeroes it (the struct itself is the caller's).
  * Errors: functions return 0 / -1 and fill a tb_err (base/err.h). Nothing prints.
  * Thread safety: no shared mutable state; distinct objects may be used from
  * distinct threads, and one tb_attest_prepared may be used by many threads at once.
@@ -107,35 +112,29 @@ typedef struct tb_attest_quote {
 /* Parses a binary quote. On success *out is a new quote (free with tb_attest_quote_free). */
 int tb_attest_quote_parse(const uint8_t *p, size_t n, tb_attest_quote **out, tb_err *err);
 void tb_attest_quote_free(tb_attest_quote *q);
-/* When `in` is hex or base64 text (whitespace allowed), decodes it into *out
- * (malloc'd, caller frees) and returns 1; returns 0 when it is not text (binary
- * input: use as is), -1 on allocation failure. */
-int tb_attest_quote_decode_text(const uint8_t *in, size_t n, uint8_t **out, size_t *outlen,
-                                tb_err *err);
-/* Reads a quote file (binary, hex or base64) and parses it. */
+/* Reads a quote file: binary, or hex / base64 text (decoded). *out is malloc'd (caller
+ * frees). Fails only when the file cannot be read (the message names the path once). */
+int tb_attest_quote_read(const char *path, uint8_t **out, size_t *len, tb_err *err);
+/* tb_attest_quote_read + tb_attest_quote_parse; every message names the path once. */
 int tb_attest_quote_load(const char *path, tb_attest_quote **out, tb_err *err);
 /* Accessors. */
 const uint8_t *tb_attest_quote_report_data(const tb_attest_quote *q); /* 64 bytes */
 int tb_attest_quote_is_debug(const tb_attest_quote *q);
-
-/* ----------------------------------------------------------- PCK extension */
-
-typedef struct tb_attest_pck_info {
-    uint8_t fmspc[6];
-    uint8_t pceid[2];
-    uint8_t sgx_comp[16]; /* SGX TCB components 1..16 */
-    uint16_t pcesvn;
-    uint8_t cpusvn[16];
-    int ca_platform; /* 1: issued by the Platform CA, 0: the Processor CA */
-} tb_attest_pck_info;
-
-/* Reads the SGX extension (OID 1.2.840.113741.1.13.1) from a DER certificate. */
-int tb_attest_pck_info_from_der(const uint8_t *der, size_t n, tb_attest_pck_info *out, tb_err *err);
+/* 1 when the header's user data carries the marker the SIMULATED provider writes. */
+int tb_attest_quote_is_simulated(const tb_attest_quote *q);
+/* The FMSPC (hex, 13 bytes with NUL) and PCK CA ("processor"/"platform") of a quote,
+ * from its PCK certificate's SGX extension and issuer. */
+int tb_attest_quote_fmspc_ca(const tb_attest_quote *q, char fmspc[13], const char **ca,
+                             tb_err *err);
+/* Subjects (one-line form) of the quote's PCK chain, leaf first; returns how many
+ * (<= max) or -1. */
+int tb_attest_quote_pck_subjects(const tb_attest_quote *q, char subjects[][256], int max,
+                                 tb_err *err);
 
 /* ---------------------------------------------------------------- collateral */
 
 /* The four pieces of collateral, as Intel serves them (the dcap-qvl format's
- * fields). All fields are owned (malloc'd); free with tb_attest_collateral_clear. */
+ * fields). All fields are owned (malloc'd); release with tb_attest_collateral_clear. */
 typedef struct tb_attest_collateral {
     char *pck_crl_issuer_chain; /* PEM */
     uint8_t *root_ca_crl;       /* DER */
@@ -153,23 +152,12 @@ typedef struct tb_attest_collateral {
 } tb_attest_collateral;
 
 void tb_attest_collateral_clear(tb_attest_collateral *c);
-/* Parses the dcap-qvl collateral JSON (CRLs as hex DER or PEM, signatures hex). */
+/* Parses the dcap-qvl collateral JSON (CRLs as hex DER, PEM or an array of byte values;
+ * signatures hex). Strict JSON (jsontok.c); duplicate fields are refused. */
 int tb_attest_collateral_parse_json(const char *text, size_t n, tb_attest_collateral *out,
                                     tb_err *err);
-/* Loads a dcap-qvl JSON file, or a folder of PCS responses (see collateral.c). */
-int tb_attest_collateral_load(const char *path, tb_attest_collateral *out, tb_err *err);
-/* Fills the TCB info and QE identity fields from two PCS response bodies
- * ({"tcbInfo": ..., "signature": ...} and {"enclaveIdentity": ..., "signature": ...}). */
-int tb_attest_collateral_from_pcs(const char *tcb_resp, size_t tcb_len, const char *qe_resp,
-                                  size_t qe_len, tb_attest_collateral *c, tb_err *err);
 /* Serializes to the dcap-qvl JSON format; *out is malloc'd (caller frees). */
 int tb_attest_collateral_to_json(const tb_attest_collateral *c, char **out, tb_err *err);
-/* Finds the raw byte span of the value of top-level `key` in a JSON object
- * (for signature checks over the exact bytes). Returns 0 and the span, or -1. */
-int tb_attest_json_value_span(const char *text, size_t n, const char *key, size_t *off, size_t *len,
-                              tb_err *err);
-/* Earliest nextUpdate of TCB info and QE identity (unix seconds), for caching. */
-int tb_attest_collateral_next_update(const tb_attest_collateral *c, int64_t *next, tb_err *err);
 
 /* --------------------------------------------------------------- trusted root */
 
@@ -178,10 +166,7 @@ typedef struct tb_attest_root tb_attest_root; /* an X.509 root certificate (opaq
 int tb_attest_root_intel(tb_attest_root **out, tb_err *err);
 /* A root from a PEM or DER file. */
 int tb_attest_root_load(const char *path, tb_attest_root **out, tb_err *err);
-int tb_attest_root_from_pem(const char *pem, size_t n, tb_attest_root **out, tb_err *err);
 void tb_attest_root_free(tb_attest_root *r);
-/* 1 when the root is a teebench SIMULATED root (its subject says so). */
-int tb_attest_root_is_simulated(const tb_attest_root *r);
 
 /* ------------------------------------------------------------------ policy */
 
@@ -196,9 +181,8 @@ typedef enum tb_attest_tcb_status {
     TB_ATTEST_TCB_STATUS_COUNT
 } tb_attest_tcb_status;
 
+/* Intel's spelling ("UpToDate", ...). */
 const char *tb_attest_tcb_status_name(tb_attest_tcb_status s);
-/* Parses Intel's spelling ("UpToDate", ...). Returns 0 or -1. */
-int tb_attest_tcb_status_parse(const char *s, tb_attest_tcb_status *out);
 
 typedef struct tb_attest_policy {
     int allow_debug; /* accept a TD with the DEBUG attribute */
@@ -215,7 +199,6 @@ void tb_attest_policy_default(tb_attest_policy *p);
  * "mrtd": hex, "mrconfigid": hex, "rtmr0".."rtmr3": hex, "report_data": hex (64 bytes),
  * "report_data_prefix": hex}. Fields absent keep the defaults. */
 int tb_attest_policy_load(const char *path, tb_attest_policy *p, tb_err *err);
-int tb_attest_policy_parse(const char *text, size_t n, tb_attest_policy *p, tb_err *err);
 
 /* ------------------------------------------------------------------ verify */
 
@@ -300,19 +283,18 @@ int tb_attest_provider_parse(const char *name, tb_attest_provider *out);
 int tb_attest_get_quote(tb_attest_provider kind, const uint8_t report_data[64],
                         const tb_attest_quote_opts *opts, uint8_t **quote, size_t *len,
                         tb_err *err);
+/* A quote from configfs-tsm under tsm_root (NULL: /sys/kernel/config/tsm/report). */
 int tb_attest_tsm_get_quote(const char *tsm_root, const uint8_t report_data[64], uint8_t **quote,
                             size_t *len, tb_err *err);
 
 /* The simulated provider's state directory (resolved as in tb_attest_quote_opts).
  * Writes the path into out; returns 0 or -1 (no home / too long). */
 int tb_attest_sim_dir(const char *override, char *out, size_t outlen, tb_err *err);
-/* A SIMULATED quote: creates the sim PKI under dir on first use (atomically). */
-int tb_attest_sim_get_quote(const char *dir, const uint8_t report_data[64], int debug,
-                            uint8_t **quote, size_t *len, tb_err *err);
 /* The SIMULATED provider opened once, for callers that make many quotes (the
- * notary makes one per notarization): tb_attest_sim_get_quote reads the PKI's nine PEM
- * files on every call, tb_attest_sim_open once. *out is new (free with tb_attest_sim_close);
- * tb_attest_sim_quote may be called from many threads at once (read-only keys). */
+ * notary makes one per notarization): it reads the PKI's nine PEM files once (creating
+ * the PKI under dir on first use, atomically). *out is new (free with
+ * tb_attest_sim_close); tb_attest_sim_quote may be called from many threads at once
+ * (read-only keys). *quote is malloc'd (caller frees). */
 typedef struct tb_attest_sim tb_attest_sim;
 int tb_attest_sim_open(const char *dir, tb_attest_sim **out, tb_err *err);
 int tb_attest_sim_quote(const tb_attest_sim *s, const uint8_t report_data[64], int debug,
@@ -331,53 +313,85 @@ int tb_attest_sim_root_path(const char *dir, char *out, size_t outlen, tb_err *e
 typedef struct tb_attest_fetch_opts {
     long timeout_ms;       /* per request; 0 = 10000 */
     const char *cache_dir; /* NULL: $XDG_CACHE_HOME/teebench (or ~/.cache/teebench) */
-    int no_cache;          /* always fetch (the result still refreshes the cache) */
+    int no_cache;          /* always fetch (verified collateral still refreshes the cache) */
 } tb_attest_fetch_opts;
 
 /* Fetches the four pieces for (fmspc hex, ca "processor"|"platform") from a PCS
- * or PCCS base URL with the v4 paths. Fills *out (free with tb_attest_collateral_clear). */
+ * or PCCS base URL with the v4 paths. Fills *out (release with tb_attest_collateral_clear). */
 int tb_attest_pccs_fetch(const char *base_url, const char *fmspc, const char *ca, long timeout_ms,
                          tb_attest_collateral *out, tb_err *err);
-/* Cache: <dir>/collateral/<FMSPC>-<ca>.json (dcap-qvl format). tb_attest_cache_get returns
- * 1 (hit: *out filled) when the entry exists and every nextUpdate is after now, 0 on miss. */
-int tb_attest_cache_dir(const char *override, char *out, size_t outlen, tb_err *err);
-int tb_attest_cache_get(const char *dir, const char *fmspc, const char *ca, int64_t now,
-                        tb_attest_collateral *out, tb_err *err);
-int tb_attest_cache_put(const char *dir, const char *fmspc, const char *ca,
+/* The collateral cache: <dir>/collateral/<FMSPC>-<ca>-<source hash>.json (dcap-qvl
+ * format), keyed by where the collateral came from (source: a PCCS base URL, trailing
+ * '/' ignored; "sim" for simulated collateral), the FMSPC (hex) and the PCK CA. Only
+ * collateral that verified a quote may be put (tb_attest_verify_quote does so).
+ * tb_attest_cache_get returns 1 (hit: *out filled) when the entry exists and every
+ * nextUpdate is after now; 0 on a miss (absent, unreadable or stale); -1 on a bad key. */
+int tb_attest_cache_get(const char *dir, const char *source, const char *fmspc, const char *ca,
+                        int64_t now, tb_attest_collateral *out, tb_err *err);
+int tb_attest_cache_put(const char *dir, const char *source, const char *fmspc, const char *ca,
                         const tb_attest_collateral *c, tb_err *err);
-/* Fetch through the cache. *from_cache tells whether the network was used. */
-int tb_attest_collateral_fetch_cached(const char *base_url, const char *fmspc, const char *ca,
-                                      int64_t now, const tb_attest_fetch_opts *opts,
-                                      tb_attest_collateral *out, int *from_cache, tb_err *err);
-
-/* The FMSPC (hex, 13 bytes with NUL) and PCK CA ("processor"/"platform") of a quote. */
-int tb_attest_quote_fmspc_ca(const tb_attest_quote *q, char fmspc[13], const char **ca,
-                             tb_err *err);
-
-/* Subjects (one-line form) of the quote's PCK chain, leaf first; returns how many
- * (<= max) or -1. */
-int tb_attest_quote_pck_subjects(const tb_attest_quote *q, char subjects[][256], int max,
-                                 tb_err *err);
 
 /* ------------------------------------------------------------ one-call helper */
 
 typedef struct tb_attest_timing {
     uint64_t fetch_ns;  /* loading / fetching collateral (0 when none) */
-    uint64_t verify_ns; /* the pure verification */
-    int from_cache;
+    uint64_t verify_ns; /* the pure verification(s) */
+    int from_cache;     /* the verdict came from cached collateral */
+    int refetched;      /* cached collateral failed verification; it was fetched again */
 } tb_attest_timing;
 
 /* "Verify this quote against this collateral with this root at time now":
  * source is a collateral file or folder path, an "http://" / "https://" PCCS base
- * URL (fetched through the cache unless fetch->no_cache), or "sim" / "sim:DIR"
- * (SIMULATED collateral generated in process from the sim PKI; the root then
- * defaults to the sim root). root_path NULL = built-in Intel root (or sim root
- * for "sim"). policy NULL = default policy. Returns 0 when ACCEPTED; -1 otherwise:
- * *v says why when verification ran (v->result INVALID/REFUSED), else err
- * (collateral could not be loaded; then v->result is INVALID, step NONE). */
+ * URL, or "sim" / "sim:DIR" (SIMULATED collateral generated in process from the sim
+ * PKI; the root then defaults to the sim root). root_path NULL = built-in Intel root
+ * (or sim root for "sim"). policy NULL = default policy. fetch NULL = defaults.
+ * A PCCS source goes through the cache (keyed by the URL, the quote's FMSPC and CA):
+ * a hit is verified like a fetch; when cached collateral gives an INVALID verdict it is
+ * fetched again once and the fresh verdict counts; fetched collateral is cached only
+ * after it verified the quote (ACCEPTED or REFUSED), never before.
+ * Returns 0 when ACCEPTED; -1 otherwise: *v says why when verification ran (v->result
+ * INVALID/REFUSED; bytes that are no quote: INVALID at TB_ATTEST_STEP_PARSE), else err
+ * (collateral or root could not be loaded; then v->result is INVALID, step NONE). */
 int tb_attest_verify_quote(const uint8_t *quote, size_t len, const char *source,
                            const char *root_path, int64_t now, const tb_attest_policy *policy,
                            const tb_attest_fetch_opts *fetch, tb_attest_verdict *v,
                            tb_attest_timing *t, tb_err *err);
+
+/* ------------------------------------------------ deprecated names (issue 12) */
+
+/* The names before issue 12 ("one clean house"), for code written against them
+ * (notary/tee.c on branches older than the rename). Nothing in this tree uses them;
+ * delete this block once no branch does. tb_cache_get/put keep their old arguments:
+ * their entries are keyed by the source "" (distinct from every PCCS URL). */
+typedef tb_attest_quote tb_quote;
+typedef tb_attest_collateral tb_collateral;
+typedef tb_attest_root tb_root;
+typedef tb_attest_policy tb_policy;
+typedef tb_attest_verdict tb_verdict;
+typedef tb_attest_sim tb_sim;
+typedef tb_attest_fetch_opts tb_fetch_opts;
+typedef tb_attest_timing tb_verify_timing;
+#define tb_quote_parse tb_attest_quote_parse
+#define tb_quote_free tb_attest_quote_free
+#define tb_quote_report_data tb_attest_quote_report_data
+#define tb_quote_fmspc_ca tb_attest_quote_fmspc_ca
+#define tb_collateral_free tb_attest_collateral_clear
+#define tb_root_load tb_attest_root_load
+#define tb_root_free tb_attest_root_free
+#define tb_policy_default tb_attest_policy_default
+#define tb_policy_load tb_attest_policy_load
+#define tb_verify tb_attest_verify
+#define tb_verify_step_name tb_attest_step_name
+#define tb_tsm_get_quote tb_attest_tsm_get_quote
+#define tb_sim_dir tb_attest_sim_dir
+#define tb_sim_open tb_attest_sim_open
+#define tb_sim_quote tb_attest_sim_quote
+#define tb_sim_close tb_attest_sim_close
+#define tb_sim_collateral tb_attest_sim_collateral
+#define tb_sim_root_path tb_attest_sim_root_path
+#define tb_cache_get(dir, fmspc, ca, now, out, err)                                                \
+    tb_attest_cache_get((dir), "", (fmspc), (ca), (now), (out), (err))
+#define tb_cache_put(dir, fmspc, ca, c, err)                                                       \
+    tb_attest_cache_put((dir), "", (fmspc), (ca), (c), (err))
 
 #endif

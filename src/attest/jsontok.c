@@ -1,13 +1,17 @@
-/* attest/jsontok: a strict JSON tokenizer without a DOM, for the signed TCB info and QE
- * identity bodies on the verifier's hot path (jansson builds a hash table per object:
+/* attest/jsontok: the attest module's one JSON reader for collateral -- a strict JSON
+ * tokenizer without a DOM. It reads the dcap-qvl collateral file, the PCS response
+ * bodies (whose signed values are byte spans of the input) and the signed TCB info and
+ * QE identity bodies on the verifier's hot path (jansson builds a hash table per object:
  * a TCB info has hundreds of small objects, and that cost as much as two ECDSA checks).
+ * (The only other JSON the module reads is the user's policy file: jansson, policy.c.)
  *
- * It accepts exactly RFC 8259 JSON (structure, string escapes, numbers, literals; no
- * trailing garbage; nesting at most 32 deep) and produces a flat token array in document
- * order. Each token records its byte span and the index of the token that follows its
- * subtree, so objects and arrays are walked without recursion. Lookups reject duplicate
- * keys (as jansson's JSON_REJECT_DUPLICATES does) and keys or strings with escapes are
- * compared raw (the values read here never contain escapes; one that does is refused).
+ * It accepts exactly RFC 8259 JSON (structure, string escapes, numbers, literals, UTF-8
+ * without overlong forms or surrogates; no trailing garbage; nesting at most 32 deep)
+ * and produces a flat token array in document order. Each token records its byte span
+ * and the index of the token that follows its subtree, so objects and arrays are walked
+ * without recursion. Lookups reject duplicate keys (as jansson's JSON_REJECT_DUPLICATES
+ * does); keys are compared raw (a key with escapes matches nothing). tb_attest_jstr hands
+ * out strings without escapes in place; tb_attest_jstr_dup decodes any string.
  * Invariant: token spans lie inside the input; next > own index; count is exact. */
 #include "attest/internal.h"
 
@@ -54,6 +58,32 @@ static int hex4(const char *p)
     return 0;
 }
 
+/* The length of the UTF-8 sequence at p[0..n) (p[0] >= 0x80), or 0 when it is not
+ * well-formed (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF). */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+    size_t k;
+    unsigned lo = 0x80, hi = 0xbf;
+    if (p[0] >= 0xc2 && p[0] <= 0xdf)
+        k = 2;
+    else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+        k = 3;
+        lo = p[0] == 0xe0 ? 0xa0 : 0x80;
+        hi = p[0] == 0xed ? 0x9f : 0xbf;
+    } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+        k = 4;
+        lo = p[0] == 0xf0 ? 0x90 : 0x80;
+        hi = p[0] == 0xf4 ? 0x8f : 0xbf;
+    } else
+        return 0;
+    if (n < k || p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < k; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    return k;
+}
+
 static int string(tctx *c)
 {
     int k = add(c, TB_ATTEST_JSTR, ++c->i);
@@ -67,6 +97,13 @@ static int string(tctx *c)
         }
         if (ch < 0x20)
             return -1;
+        if (ch >= 0x80) {
+            size_t u = utf8_len((const unsigned char *)c->s + c->i, c->n - c->i);
+            if (!u)
+                return -1;
+            c->i += u;
+            continue;
+        }
         if (ch == '\\') {
             c->t[k].escaped = 1;
             if (c->i + 1 >= c->n)
@@ -269,6 +306,106 @@ int tb_attest_jstr(const tb_attest_jdoc *d, int k, const char **p, size_t *n)
         return -1;
     *p = d->s + d->t[k].start;
     *n = d->t[k].end - d->t[k].start;
+    return 0;
+}
+
+static int hexval4(const char *p)
+{
+    int v = 0;
+    for (int k = 0; k < 4; k++) {
+        char h = p[k];
+        v = v << 4 | (h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
+    }
+    return v;
+}
+
+static size_t put_utf8(char *d, unsigned cp)
+{
+    if (cp < 0x80) {
+        d[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        d[0] = (char)(0xc0 | cp >> 6);
+        d[1] = (char)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        d[0] = (char)(0xe0 | cp >> 12);
+        d[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+        d[2] = (char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    d[0] = (char)(0xf0 | cp >> 18);
+    d[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+    d[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+    d[3] = (char)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+/* Decodes the escaped string s[0..n) (validated by the tokenizer) into d (>= n bytes:
+ * no escape decodes longer than itself). Returns the length, or -1 for \u0000 or a
+ * lone surrogate. */
+static long unescape(const char *s, size_t n, char *d)
+{
+    size_t i = 0, k = 0;
+    while (i < n) {
+        const char *b = memchr(s + i, '\\', n - i);
+        size_t seg = b ? (size_t)(b - (s + i)) : n - i;
+        memcpy(d + k, s + i, seg);
+        k += seg;
+        i += seg;
+        if (i >= n)
+            break;
+        char e = s[i + 1];
+        i += 2;
+        if (e != 'u') {
+            static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+            d[k++] = to[strchr(from, e) - from];
+            continue;
+        }
+        unsigned cp = (unsigned)hexval4(s + i);
+        i += 4;
+        if (cp >= 0xdc00 && cp <= 0xdfff)
+            return -1; /* a low surrogate first */
+        if (cp >= 0xd800 && cp <= 0xdbff) {
+            if (n - i < 6 || s[i] != '\\' || s[i + 1] != 'u')
+                return -1;
+            unsigned lo = (unsigned)hexval4(s + i + 2);
+            if (lo < 0xdc00 || lo > 0xdfff)
+                return -1;
+            cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+            i += 6;
+        }
+        if (cp == 0)
+            return -1;
+        k += put_utf8(d + k, cp);
+    }
+    return (long)k;
+}
+
+int tb_attest_jstr_dup(const tb_attest_jdoc *d, int k, char **out, size_t *n)
+{
+    *out = NULL;
+    if (k < 0 || d->t[k].type != TB_ATTEST_JSTR)
+        return -1;
+    const char *s = d->s + d->t[k].start;
+    size_t len = d->t[k].end - d->t[k].start;
+    char *b = malloc(len + 1);
+    if (!b)
+        return -1;
+    long m = (long)len;
+    if (d->t[k].escaped)
+        m = unescape(s, len, b);
+    else
+        memcpy(b, s, len);
+    if (m < 0) {
+        free(b);
+        return -1;
+    }
+    b[m] = '\0';
+    *out = b;
+    *n = (size_t)m;
     return 0;
 }
 

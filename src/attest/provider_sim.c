@@ -462,7 +462,7 @@ static int build_quote(const sim *s, const uint8_t rd[64], int debug, tb_buf *q,
     put16(hdr + 8, SIM_QE_ISVSVN);
     put16(hdr + 10, SIM_PCESVN);
     memcpy(hdr + 12, INTEL_QE_VENDOR, 16);
-    memcpy(hdr + 28, "teebench SIMULATED", 18);
+    memcpy(hdr + 28, TB_ATTEST_SIM_MARKER, TB_ATTEST_SIM_MARKER_LEN);
     /* TD report body (see tb_attest_td_report for the offsets). */
     memcpy(body, SIM_TEE_TCB_SVN, 16);
     digest(EVP_sha384(), "teebench SIMULATED TDX module", body + 16);

@@ -11,7 +11,7 @@
  *   then any number of trailing bytes (real quotes are padded).
  * Invariants: every length is bounds-checked before use; a parsed quote owns a
  * copy of its bytes and all its pointers point into that copy. */
-#include "attest/attest.h"
+#include "attest/internal.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -240,6 +240,11 @@ int tb_attest_quote_is_debug(const tb_attest_quote *q)
     return q->td.td_attributes[0] & 1;
 }
 
+int tb_attest_quote_is_simulated(const tb_attest_quote *q)
+{
+    return !memcmp(q->user_data, TB_ATTEST_SIM_MARKER, TB_ATTEST_SIM_MARKER_LEN);
+}
+
 /* ------------------------------------------------------------ text input */
 
 int tb_attest_quote_decode_text(const uint8_t *in, size_t n, uint8_t **out, size_t *outlen,
@@ -322,10 +327,11 @@ int tb_attest_quote_decode_text(const uint8_t *in, size_t n, uint8_t **out, size
     return 1;
 }
 
-int tb_attest_quote_load(const char *path, tb_attest_quote **out, tb_err *err)
+int tb_attest_quote_read(const char *path, uint8_t **out, size_t *len, tb_err *err)
 {
     tb_buf b = {0};
     *out = NULL;
+    *len = 0;
     if (tb_file_read(path, 4u * TB_QUOTE_MAX, &b, err) < 0)
         return -1;
     uint8_t *dec = NULL;
@@ -335,9 +341,29 @@ int tb_attest_quote_load(const char *path, tb_attest_quote **out, tb_err *err)
         tb_buf_free(&b);
         return -1;
     }
-    rc = rc == 1 ? tb_attest_quote_parse(dec, declen, out, err)
-                 : tb_attest_quote_parse(b.p, b.len, out, err);
-    free(dec);
-    tb_buf_free(&b);
+    if (rc == 1) {
+        tb_buf_free(&b);
+        *out = dec;
+        *len = declen;
+    } else {
+        *out = b.p ? b.p : malloc(1); /* an empty file: a (zero-length) quote all the same */
+        *len = b.len;
+        if (!*out)
+            return tb_errf(err, "out of memory");
+    }
+    return 0;
+}
+
+int tb_attest_quote_load(const char *path, tb_attest_quote **out, tb_err *err)
+{
+    uint8_t *b;
+    size_t n;
+    *out = NULL;
+    if (tb_attest_quote_read(path, &b, &n, err) < 0)
+        return -1;
+    int rc = tb_attest_quote_parse(b, n, out, err);
+    free(b);
+    if (rc < 0)
+        tb_err_wrap(err, "%s", path);
     return rc;
 }

@@ -49,7 +49,7 @@ static int root_wrap(X509 *x, tb_attest_root **out, tb_err *err)
     return 0;
 }
 
-int tb_attest_root_from_pem(const char *pem, size_t n, tb_attest_root **out, tb_err *err)
+static int root_from_pem(const char *pem, size_t n, tb_attest_root **out, tb_err *err)
 {
     *out = NULL;
     BIO *b = BIO_new_mem_buf(pem, (int)n);
@@ -62,8 +62,7 @@ int tb_attest_root_from_pem(const char *pem, size_t n, tb_attest_root **out, tb_
 
 int tb_attest_root_intel(tb_attest_root **out, tb_err *err)
 {
-    return tb_attest_root_from_pem(tb_attest_intel_root_pem, strlen(tb_attest_intel_root_pem), out,
-                                   err);
+    return root_from_pem(tb_attest_intel_root_pem, strlen(tb_attest_intel_root_pem), out, err);
 }
 
 int tb_attest_root_load(const char *path, tb_attest_root **out, tb_err *err)
@@ -74,7 +73,7 @@ int tb_attest_root_load(const char *path, tb_attest_root **out, tb_err *err)
         return -1;
     int rc;
     if (b.len >= 10 && memmem(b.p, b.len, "-----BEGIN", 10)) {
-        rc = tb_attest_root_from_pem((const char *)b.p, b.len, out, err);
+        rc = root_from_pem((const char *)b.p, b.len, out, err);
     } else {
         const unsigned char *p = b.p;
         X509 *x = d2i_X509(NULL, &p, (long)b.len);
@@ -92,52 +91,6 @@ void tb_attest_root_free(tb_attest_root *r)
         return;
     X509_free(r->cert);
     free(r);
-}
-
-int tb_attest_root_is_simulated(const tb_attest_root *r)
-{
-    return r->simulated;
-}
-
-int tb_attest_x509_chain_from_pem(const char *pem, size_t n, STACK_OF(X509) * *out, tb_err *err)
-{
-    *out = NULL;
-    if (n > (1u << 20))
-        return tb_errf(err, "certificate chain too large");
-    BIO *b = BIO_new_mem_buf(pem, (int)n);
-    STACK_OF(X509) *s = sk_X509_new_null();
-    if (!b || !s) {
-        BIO_free(b);
-        sk_X509_free(s);
-        return tb_errf(err, "out of memory");
-    }
-    X509 *x;
-    while ((x = PEM_read_bio_X509(b, NULL, NULL, NULL)) != NULL) {
-        if (!sk_X509_push(s, x)) {
-            X509_free(x);
-            break;
-        }
-    }
-    ERR_clear_error();
-    BIO_free(b);
-    if (sk_X509_num(s) == 0) {
-        sk_X509_free(s);
-        return tb_errf(err, "no PEM certificate found");
-    }
-    *out = s;
-    return 0;
-}
-
-X509 *tb_attest_x509_from_der(const uint8_t *der, size_t n)
-{
-    const unsigned char *p = der;
-    X509 *x = d2i_X509(NULL, &p, (long)n);
-    if (x && p != der + n) {
-        X509_free(x);
-        x = NULL;
-    }
-    ERR_clear_error();
-    return x;
 }
 
 void tb_attest_der_list_clear(tb_attest_der_list *l)

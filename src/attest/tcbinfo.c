@@ -63,15 +63,6 @@ int tb_attest_iso8601_parse(const char *s, int64_t *out)
     return 0;
 }
 
-int tb_attest_asn1_time_unix(const ASN1_TIME *t, int64_t *out)
-{
-    struct tm tm;
-    if (!t || !ASN1_TIME_to_tm(t, &tm))
-        return -1;
-    *out = (int64_t)timegm(&tm);
-    return 0;
-}
-
 /* ---------------------------------------------------------------- helpers */
 
 /* The token of key in obj, with "missing" / "duplicate" errors. */

@@ -456,7 +456,7 @@ static int step_pck_chain(void *ec, const tb_attest_quote *q, const tb_attest_pr
         return tb_errf(e, "PCK certificate has no SGX extension (1.2.840.113741.1.13.1)");
     if (tb_attest_pck_info_from_ext(leaf->sgx_ext, leaf->sgx_ext_len, pck, e) < 0)
         return tb_err_wrap(e, "PCK certificate");
-    pck->ca_platform = tb_attest_cert_cn_contains(ca, "Platform");
+    pck->ca_platform = tb_attest_name_cn_contains(ca->subject, ca->subject_len, "Platform");
     return 0;
 }
 

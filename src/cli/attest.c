@@ -19,8 +19,9 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
-#include "cli/cli.h"
 #include "base/hex.h"
+#include "cli/cli.h"
+#include "stats/summary.h"
 
 #define EXIT_REFUSED 3
 #define EXIT_INVALID 4
@@ -72,11 +73,6 @@ static int64_t wall_now(void)
     return (int64_t)(tb_wall_ns() / 1000000000ull);
 }
 
-static int is_simulated_quote(const tb_attest_quote *q)
-{
-    return !memcmp(q->user_data, "teebench SIMULATED", 18);
-}
-
 /* ------------------------------------------------------------------ show */
 
 static json_t *hexj(const uint8_t *p, size_t n)
@@ -103,7 +99,7 @@ static json_t *quote_json(const tb_attest_quote *q)
 {
     json_t *o = json_object(), *h = json_object(), *b = json_object(), *s = json_object(),
            *r = json_object();
-    json_object_set_new(o, "simulated", json_boolean(is_simulated_quote(q)));
+    json_object_set_new(o, "simulated", json_boolean(tb_attest_quote_is_simulated(q)));
     json_object_set_new(h, "version", json_integer(q->version));
     json_object_set_new(h, "att_key_type", json_integer(q->att_key_type));
     json_object_set_new(h, "tee_type", json_integer(q->tee_type));
@@ -217,14 +213,14 @@ static int cmd_show(int argc, char **argv)
     tb_attest_quote *q;
     tb_err e;
     if (tb_attest_quote_load(argv[optind], &q, &e) < 0)
-        return cli_fail("attest show", "%s: %s", argv[optind], e.msg);
+        return cli_fail("attest show", "%s", e.msg);
     json_t *o = quote_json(q);
     if (json) {
         char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         printf("%s\n", s);
         free(s);
     } else {
-        if (is_simulated_quote(q))
+        if (tb_attest_quote_is_simulated(q))
             printf("SIMULATED quote (teebench simulated provider, not a real TDX module)\n");
         printf("TDX quote v%u, body type %u (%s), %zu bytes\n", q->version, q->body_type,
                q->body_type == 3 ? "TDX 1.5" : "TDX 1.0", q->raw_len);
@@ -247,7 +243,7 @@ static const char *result_name(tb_attest_result r)
 static void print_verdict(const char *path, const tb_attest_quote *q, const tb_attest_verdict *v,
                           const tb_attest_timing *t, const char *source, int json)
 {
-    int sim = v->simulated || is_simulated_quote(q);
+    int sim = v->simulated || tb_attest_quote_is_simulated(q);
     const char *how = t->from_cache ? "cache" : (!strncmp(source, "http", 4) ? "network" : "file");
     if (json) {
         json_t *o = json_object(), *adv = json_array();
@@ -277,6 +273,7 @@ static void print_verdict(const char *path, const tb_attest_quote *q, const tb_a
         json_object_set_new(o, "fmspc", json_string(v->fmspc));
         json_object_set_new(o, "debug", json_boolean(v->debug));
         json_object_set_new(o, "collateral_source", json_string(how));
+        json_object_set_new(o, "collateral_refetched", json_boolean(t->refetched));
         json_object_set_new(o, "fetch_ms", json_real((double)t->fetch_ns / 1e6));
         json_object_set_new(o, "verify_ms", json_real((double)t->verify_ns / 1e6));
         char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -309,7 +306,8 @@ static void print_verdict(const char *path, const tb_attest_quote *q, const tb_a
     if (v->fmspc[0])
         printf("fmspc:        %s\n", v->fmspc);
     printf("debug TD:     %s\n", v->debug ? "yes" : "no");
-    printf("fetch time:   %.3f ms (collateral from %s)\n", (double)t->fetch_ns / 1e6, how);
+    printf("fetch time:   %.3f ms (collateral from %s%s)\n", (double)t->fetch_ns / 1e6, how,
+           t->refetched ? "; the cached collateral failed and was fetched again" : "");
     printf("verify time:  %.3f ms\n", (double)t->verify_ns / 1e6);
 }
 
@@ -394,22 +392,27 @@ static int cmd_verify(int argc, char **argv)
     if (allow_debug)
         pol.allow_debug = 1;
     const char *path = argv[optind];
+    uint8_t *qb;
+    size_t qn;
+    if (tb_attest_quote_read(path, &qb, &qn, &e) < 0)
+        return cli_fail(cmd, "%s", e.msg); /* unreadable: an error, not an invalid quote */
     tb_attest_quote *q;
-    if (tb_attest_quote_load(path, &q, &e) < 0) {
-        /* An unparsable quote is an invalid quote. */
-        return cli_fail_code(EXIT_INVALID, cmd, "%s: invalid quote: %s", path, e.msg);
-    }
+    int rc = tb_attest_quote_parse(qb, qn, &q, &e);
+    free(qb);
+    if (rc < 0) /* bytes that are no quote: invalid (the verifier's parse step) */
+        return cli_fail_code(EXIT_INVALID, cmd, "%s: invalid: step %s: %s", path,
+                             tb_attest_step_name(TB_ATTEST_STEP_PARSE), e.msg);
     tb_attest_verdict v;
     tb_attest_timing t;
     const char *source = collateral ? collateral : pccs;
-    int rc = tb_attest_verify_quote(q->raw, q->raw_len, source, root, now, &pol, &fo, &v, &t, &e);
+    rc = tb_attest_verify_quote(q->raw, q->raw_len, source, root, now, &pol, &fo, &v, &t, &e);
     if (rc < 0 && v.step == TB_ATTEST_STEP_NONE && v.result == TB_ATTEST_INVALID) {
         tb_attest_quote_free(q);
-        return cli_fail(cmd, "%s", e.msg); /* collateral / root not loadable */
+        return cli_fail(cmd, "%s", v.reason); /* collateral / root not loadable */
     }
     print_verdict(path, q, &v, &t, source, json);
     fflush(stdout);
-    int sim = v.simulated || is_simulated_quote(q);
+    int sim = v.simulated || tb_attest_quote_is_simulated(q);
     tb_attest_quote_free(q);
     if (v.result == TB_ATTEST_ACCEPTED)
         return 0;
@@ -457,7 +460,7 @@ static int cmd_collateral(int argc, char **argv)
     tb_attest_quote *q;
     tb_err e;
     if (tb_attest_quote_load(argv[optind], &q, &e) < 0)
-        return cli_fail(cmd, "%s: %s", argv[optind], e.msg);
+        return cli_fail(cmd, "%s", e.msg);
     char fmspc[13];
     const char *ca;
     int rc = tb_attest_quote_fmspc_ca(q, fmspc, &ca, &e);
@@ -658,18 +661,12 @@ static int cmd_sim_collateral(int argc, char **argv)
 
 /* ------------------------------------------------------------------ bench */
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Median over 5 rounds of the mean time per quote (ns). mode 0: from scratch, 1: prepared. */
+/* Median (stats/summary) over 5 rounds of the mean time per quote (ms).
+ * mode 0: from scratch, 1: prepared. */
 static int bench_mode(int mode, const tb_buf *qb, const tb_buf *cb, const tb_attest_root *root,
-                      int64_t now, int iters, uint64_t *ns_per_quote, tb_attest_verdict *v,
-                      tb_err *e)
+                      int64_t now, int iters, double *ms_per_quote, tb_attest_verdict *v, tb_err *e)
 {
-    uint64_t rounds[5];
+    double rounds[5];
     tb_attest_prepared *p = NULL;
     tb_attest_collateral c;
     if (mode == 1) {
@@ -696,11 +693,11 @@ static int bench_mode(int mode, const tb_buf *qb, const tb_buf *cb, const tb_att
             tb_attest_collateral_clear(&c);
         }
         if (r >= 0)
-            rounds[r] = (tb_mono_ns() - t0) / (uint64_t)per;
+            rounds[r] = (double)(tb_mono_ns() - t0) / 1e6 / per;
     }
     tb_attest_prepared_free(p);
-    qsort(rounds, 5, sizeof rounds[0], cmp_u64);
-    *ns_per_quote = rounds[2];
+    if (tb_stats_median(rounds, 5, ms_per_quote) < 0)
+        return tb_errf(e, "out of memory");
     return 0;
 }
 
@@ -752,17 +749,25 @@ static int cmd_attest_bench(int argc, char **argv)
     tb_buf cb = {0}, qb = {0};
     tb_attest_root *root = NULL;
     if (tb_attest_quote_load(argv[optind], &q, &e) < 0)
-        return cli_fail(cmd, "%s: %s", argv[optind], e.msg);
+        return cli_fail(cmd, "%s", e.msg);
     int rc = tb_buf_append(&qb, q->raw, q->raw_len);
-    int sim = is_simulated_quote(q);
+    int sim = tb_attest_quote_is_simulated(q);
     tb_attest_quote_free(q);
+    tb_attest_collateral checked;
     if (rc < 0 || tb_file_read(col, 16u << 20, &cb, &e) < 0 ||
         (rootp ? tb_attest_root_load(rootp, &root, &e) : tb_attest_root_intel(&root, &e)) < 0) {
         tb_buf_free(&qb);
         tb_buf_free(&cb);
         return cli_fail(cmd, "%s", rc < 0 ? "out of memory" : e.msg);
     }
-    uint64_t scratch = 0, prepared = 0;
+    if (tb_attest_collateral_parse_json((const char *)cb.p, cb.len, &checked, &e) < 0) {
+        tb_attest_root_free(root);
+        tb_buf_free(&qb);
+        tb_buf_free(&cb);
+        return cli_fail(cmd, "%s: %s", col, e.msg);
+    }
+    tb_attest_collateral_clear(&checked);
+    double scratch = 0, prepared = 0;
     tb_attest_verdict v1, v2;
     rc = bench_mode(0, &qb, &cb, root, now, (int)iters, &scratch, &v1, &e) < 0 ||
                  bench_mode(1, &qb, &cb, root, now, (int)iters, &prepared, &v2, &e) < 0
@@ -777,14 +782,14 @@ static int cmd_attest_bench(int argc, char **argv)
     if (json)
         printf("{\"scratch_ms\": %.4f, \"prepared_ms\": %.4f, \"iterations\": %lld, "
                "\"verdict\": \"%s\", \"status\": \"%s\", \"simulated\": %s}\n",
-               (double)scratch / 1e6, (double)prepared / 1e6, (long long)iters,
-               result_name(v1.result), v1.status_known ? tb_attest_tcb_status_name(v1.status) : "",
+               scratch, prepared, (long long)iters, result_name(v1.result),
+               v1.status_known ? tb_attest_tcb_status_name(v1.status) : "",
                sim || v1.simulated ? "true" : "false");
     else
         printf("%s%s: from scratch %.4f ms/quote, prepared collateral %.4f ms/quote "
                "(%lld iterations each; verdict %s: %s)\n",
-               argv[optind], sim || v1.simulated ? " [SIMULATED]" : "", (double)scratch / 1e6,
-               (double)prepared / 1e6, (long long)iters, result_name(v1.result), verdict);
+               argv[optind], sim || v1.simulated ? " [SIMULATED]" : "", scratch, prepared,
+               (long long)iters, result_name(v1.result), verdict);
     if (v1.result != v2.result || strcmp(v1.reason, v2.reason))
         return cli_fail(cmd, "prepared and from-scratch verdicts differ: \"%s\" vs \"%s\"",
                         v1.reason, v2.reason);

@@ -105,7 +105,7 @@ static int sim_refresh(ver_ctx *c, const char *fmspc, const char *ca, int64_t no
     tb_buf pem = {0};
     tb_err ignored; /* a cache that cannot be written only costs time */
     snprintf(dst, sizeof dst, "%s/sim-root.pem", c->cache);
-    if (tb_attest_cache_put(c->cache, fmspc, ca, col, &ignored) == 0 &&
+    if (tb_attest_cache_put(c->cache, "sim", fmspc, ca, col, &ignored) == 0 &&
         tb_attest_sim_root_path(c->sim_dir, src, sizeof src, &ignored) == 0 &&
         tb_file_read(src, 1 << 20, &pem, &ignored) == 0)
         tb_file_write_atomic(dst, pem.p, pem.len, &ignored);
@@ -135,7 +135,7 @@ static int verify_sim(ver_ctx *c, const uint8_t *quote, size_t len, tb_attest_ve
     char rootpath[4300];
     snprintf(rootpath, sizeof rootpath, "%s/sim-root.pem", c->cache);
     rc = -1;
-    if (tb_attest_cache_get(c->cache, fmspc, ca, now, &col, &ignored) == 1) {
+    if (tb_attest_cache_get(c->cache, "sim", fmspc, ca, now, &col, &ignored) == 1) {
         if (tb_attest_root_load(c->root ? c->root : rootpath, &root, &ignored) == 0)
             rc = tb_attest_verify(quote, len, &col, now, &c->policy, root, v);
         tb_attest_root_free(root);

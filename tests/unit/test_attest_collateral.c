@@ -1,5 +1,6 @@
-/* Unit tests for attest/collateral: the dcap-qvl JSON format (round trip, fast path and
- * jansson fallback), a folder of PCS responses, exact value spans. */
+/* Unit tests for attest/collateral: the dcap-qvl JSON format (round trip, every string
+ * escape decoded by the one reader, strictness), PEM CRLs inside JSON strings, a folder
+ * of PCS responses, exact value spans of PCS bodies. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,8 @@
 #include "attest/internal.h"
 #include "attest_test_util.h"
 #include "base/hex.h"
+
+#include <openssl/evp.h>
 
 static void load(const char *name, tb_attest_collateral *c)
 {
@@ -54,57 +57,134 @@ static void test_json_errors(void **state)
     assert_non_null(strstr(e.msg, "root_ca_crl"));
 }
 
-static void test_fast_path_and_fallback(void **state)
+#define SIG                                                                                        \
+    "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"                             \
+    "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+
+/* A dcap-qvl document with qe_identity's JSON string value given raw (quotes included). */
+static void doc_with(char *doc, size_t n, const char *qe_identity)
+{
+    snprintf(doc, n,
+             "{ \"pck_crl_issuer_chain\": \"a\\nb\", \"x\": [1, {\"y\": \"}\"}], "
+             "\"root_ca_crl\": \"3000\", \"pck_crl\": [48, 1], "
+             "\"tcb_info_issuer_chain\": \"c\", \"tcb_info\": \"{\\\"id\\\":\\\\1}\", "
+             "\"tcb_info_signature\": \"%s\", \"qe_identity_issuer_chain\": \"d\", "
+             "\"qe_identity\": %s, \"qe_identity_signature\": \"%s\" }\n",
+             SIG, qe_identity, SIG);
+}
+
+/* The one reader (jsontok) decodes every JSON string escape itself: no fallback. */
+static void test_strings_and_escapes(void **state)
 {
     (void)state;
-    const char *sig = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
-                      "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
     char doc[2048];
     tb_attest_collateral c;
     tb_err e;
-    /* Escapes the fast path decodes itself, with whitespace and an unknown field. */
-    snprintf(doc, sizeof doc,
-             "{ \"pck_crl_issuer_chain\": \"a\\nb\", \"x\": [1, {\"y\": \"}\"}], "
-             "\"root_ca_crl\": \"3000\", \"pck_crl\": \"3001\", "
-             "\"tcb_info_issuer_chain\": \"c\", \"tcb_info\": \"{\\\"id\\\":\\\\1}\", "
-             "\"tcb_info_signature\": \"%s\", \"qe_identity_issuer_chain\": \"d\", "
-             "\"qe_identity\": \"q\\/r\", \"qe_identity_signature\": \"%s\" }\n",
-             sig, sig);
+    /* Escapes, whitespace, an unknown field, a CRL as an array of byte values. */
+    doc_with(doc, sizeof doc, "\"q\\/r\\t\\u0041\\u00e9\\ud83d\\ude00\"");
     assert_int_equal(tb_attest_collateral_parse_json(doc, strlen(doc), &c, &e), 0);
     assert_string_equal(c.pck_crl_issuer_chain, "a\nb");
     assert_string_equal(c.tcb_info, "{\"id\":\\1}");
-    assert_string_equal(c.qe_identity, "q/r");
+    assert_string_equal(c.qe_identity, "q/r\tA\xc3\xa9\xf0\x9f\x98\x80");
+    assert_int_equal(c.qe_identity_len, strlen(c.qe_identity));
     assert_int_equal(c.pck_crl_len, 2);
+    assert_int_equal(c.pck_crl[0], 48);
     assert_int_equal(c.pck_crl[1], 0x01);
+    assert_int_equal(c.root_ca_crl_len, 2);
     assert_int_equal(c.tcb_info_sig[1], 0x11);
     tb_attest_collateral_clear(&c);
-    /* \u escapes go to jansson, with the same result. */
-    char *u = strstr(doc, "\"q\\/r\"");
-    memmove(u + 8, u + 6, strlen(u + 6) + 1);
-    memcpy(u, "\"\\u0041\"", 8);
-    assert_int_equal(tb_attest_collateral_parse_json(doc, strlen(doc), &c, &e), 0);
-    assert_string_equal(c.qe_identity, "A");
-    tb_attest_collateral_clear(&c);
-    /* Not strings, or trailing garbage: errors from jansson. */
-    const char *bad = "{\"pck_crl_issuer_chain\": 1}";
-    assert_int_equal(tb_attest_collateral_parse_json(bad, strlen(bad), &c, &e), -1);
+    /* Refused: \u0000, lone surrogates, raw control characters, malformed UTF-8, a
+     * non-string, a non-byte array element, a duplicate field, trailing garbage. */
+    static const char *const bad_values[] = {
+        "\"a\\u0000b\"", "\"\\ud83d\"",  "\"\\ude00x\"",     "\"\\ud83d\\u0041\"",   "\"a\tb\"",
+        "\"\xc3\"",      "\"\xc0\xaf\"", "\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"", "7",
+        "\"\"",          "\"\\x\""};
+    for (size_t i = 0; i < sizeof bad_values / sizeof bad_values[0]; i++) {
+        doc_with(doc, sizeof doc, bad_values[i]);
+        assert_int_equal(tb_attest_collateral_parse_json(doc, strlen(doc), &c, &e), -1);
+    }
+    doc_with(doc, sizeof doc, "\"q\"");
+    char *arr = strstr(doc, "[48, 1]");
+    memcpy(arr, "[48,-1]", 7);
+    assert_int_equal(tb_attest_collateral_parse_json(doc, strlen(doc), &c, &e), -1);
+    assert_non_null(strstr(e.msg, "non-byte"));
+    doc_with(doc, sizeof doc, "\"q\", \"pck_crl\": \"3001\"");
+    assert_int_equal(tb_attest_collateral_parse_json(doc, strlen(doc), &c, &e), -1);
+    assert_non_null(strstr(e.msg, "duplicate \"pck_crl\""));
+    doc_with(doc, sizeof doc, "\"q\"");
     size_t n = strlen(doc);
     doc[n - 1] = 'x';
     assert_int_equal(tb_attest_collateral_parse_json(doc, n, &c, &e), -1);
+    assert_non_null(strstr(e.msg, "not well-formed JSON"));
+    const char *bad = "{\"pck_crl_issuer_chain\": 1}";
+    assert_int_equal(tb_attest_collateral_parse_json(bad, strlen(bad), &c, &e), -1);
 }
 
-static void test_value_span(void **state)
+/* A CRL given as PEM inside a JSON string (its newlines escaped) is decoded first. */
+static void test_pem_crl_in_json(void **state)
 {
     (void)state;
-    const char *s = " { \"a\" : [1, {\"tcbInfo\": 2}], \"tcbInfo\" : {\"x\":\"}\\\"\"} , \"b\":1}";
-    size_t off, len;
+    tb_attest_collateral c, d;
     tb_err e;
-    assert_int_equal(tb_attest_json_value_span(s, strlen(s), "tcbInfo", &off, &len, &e), 0);
-    assert_int_equal(len, strlen("{\"x\":\"}\\\"\"}"));
-    assert_memory_equal(s + off, "{\"x\":\"}\\\"\"}", len);
-    assert_int_equal(tb_attest_json_value_span(s, strlen(s), "nope", &off, &len, &e), -1);
-    assert_int_equal(tb_attest_json_value_span("{\"tcbInfo\": {", 13, "tcbInfo", &off, &len, &e),
-                     -1);
+    load("qvl-v4-uptodate", &c);
+    size_t b64n = 4 * ((c.pck_crl_len + 2) / 3);
+    char *b64 = malloc(b64n + 1);
+    EVP_EncodeBlock((unsigned char *)b64, c.pck_crl, (int)c.pck_crl_len);
+    tb_buf pem = {0};
+    tb_buf_puts(&pem, "-----BEGIN X509 CRL-----\\n");
+    for (size_t i = 0; i < b64n; i += 64)
+        tb_buf_printf(&pem, "%.*s\\n", (int)(b64n - i < 64 ? b64n - i : 64), b64 + i);
+    tb_buf_puts(&pem, "-----END X509 CRL-----\\n");
+    char *json;
+    assert_int_equal(tb_attest_collateral_to_json(&c, &json, &e), 0);
+    char *v = strstr(json, "\"pck_crl\": \"") + 12;
+    tb_buf doc = {0};
+    tb_buf_append(&doc, json, (size_t)(v - json));
+    tb_buf_append(&doc, pem.p, pem.len);
+    tb_buf_puts(&doc, strchr(v, '"'));
+    assert_int_equal(tb_attest_collateral_parse_json((const char *)doc.p, doc.len, &d, &e), 0);
+    assert_int_equal(d.pck_crl_len, c.pck_crl_len);
+    assert_memory_equal(d.pck_crl, c.pck_crl, c.pck_crl_len);
+    tb_attest_collateral_clear(&d);
+    tb_attest_collateral_clear(&c);
+    tb_buf_free(&doc);
+    tb_buf_free(&pem);
+    free(json);
+    free(b64);
+}
+
+/* A PCS response body: the signed value is the exact byte span of the top-level key's
+ * object (whitespace, escapes and all), never a nested key of the same name. */
+static void test_pcs_body_span(void **state)
+{
+    (void)state;
+    const char *body = " { \"a\" : [1, {\"tcbInfo\": 2}], \"tcbInfo\" : {\"x\":\"}\\\"\"} ,"
+                       " \"signature\": \"" SIG "\", \"b\":1}";
+    const char *qe = "{\"enclaveIdentity\":{\"k\":[]},\"signature\":\"" SIG "\"}";
+    tb_attest_collateral c = {0};
+    tb_err e;
+    assert_int_equal(tb_attest_collateral_from_pcs(body, strlen(body), qe, strlen(qe), &c, &e), 0);
+    assert_int_equal(c.tcb_info_len, strlen("{\"x\":\"}\\\"\"}"));
+    assert_memory_equal(c.tcb_info, "{\"x\":\"}\\\"\"}", c.tcb_info_len);
+    assert_string_equal(c.qe_identity, "{\"k\":[]}");
+    assert_int_equal(c.qe_identity_sig[63], 0xff);
+    tb_attest_collateral_clear(&c);
+    static const char *const bad[] = {
+        "{\"tcbInfo\": {",                                                /* truncated */
+        "{\"tcbInfo\": 2, \"signature\": \"" SIG "\"}",                   /* not an object */
+        "{\"tcbInfo\": {}, \"tcbInfo\": {}, \"signature\": \"" SIG "\"}", /* duplicate */
+        "{\"tcbInfo\": {}, \"signature\": \"00\"}",                       /* short signature */
+        "{\"tcbInfo\": {}}",                                              /* no signature */
+        "{\"a\": {\"tcbInfo\": {}}, \"signature\": \"" SIG "\"}",         /* not top level */
+        "{\"tcbInfo\": {}, \"signature\": \"" SIG "\"} x",                /* trailing bytes */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memset(&c, 0, sizeof c);
+        assert_int_equal(
+            tb_attest_collateral_from_pcs(bad[i], strlen(bad[i]), qe, strlen(qe), &c, &e), -1);
+        assert_non_null(strstr(e.msg, "TCB info response"));
+        tb_attest_collateral_clear(&c);
+    }
 }
 
 static void write_file(const char *dir, const char *name, const void *p, size_t n)
@@ -176,8 +256,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dcap_qvl_json_round_trip),
         cmocka_unit_test(test_json_errors),
-        cmocka_unit_test(test_fast_path_and_fallback),
-        cmocka_unit_test(test_value_span),
+        cmocka_unit_test(test_strings_and_escapes),
+        cmocka_unit_test(test_pem_crl_in_json),
+        cmocka_unit_test(test_pcs_body_span),
         cmocka_unit_test(test_pcs_folder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

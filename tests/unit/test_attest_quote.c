@@ -39,6 +39,7 @@ static void test_v4_fields(void **state)
     assert_int_equal(q->pck_chain[q->pck_chain_len - 1], '\n'); /* NUL stripped */
     assert_ptr_equal(tb_attest_quote_report_data(q), q->td.reportdata);
     assert_int_equal(tb_attest_quote_is_debug(q), 0);
+    assert_int_equal(tb_attest_quote_is_simulated(q), 0); /* a real quote */
     char fmspc[13];
     const char *ca;
     assert_int_equal(tb_attest_quote_fmspc_ca(q, fmspc, &ca, &e), 0);
@@ -175,8 +176,28 @@ static void test_text_input(void **state)
     assert_int_equal(tb_attest_quote_load(path, &q, &e), 0);
     assert_int_equal(q->raw_len, b.len);
     tb_attest_quote_free(q);
-    snprintf(path, sizeof path, "%s/nope", dir);
+    /* tb_attest_quote_read: the decoded bytes; fails only when the file cannot be read. */
+    uint8_t *rb;
+    size_t rn;
+    assert_int_equal(tb_attest_quote_read(path, &rb, &rn, &e), 0);
+    assert_int_equal(rn, b.len);
+    assert_memory_equal(rb, b.p, rn);
+    free(rb);
+    snprintf(path, sizeof path, "%s/junk", dir);
+    assert_int_equal(tb_file_write_atomic(path, "\x01\x02junk", 6, &e), 0);
+    assert_int_equal(tb_attest_quote_read(path, &rb, &rn, &e), 0); /* readable, not a quote */
+    assert_int_equal(rn, 6);
+    free(rb);
+    /* Every message names the path exactly once. */
     assert_int_equal(tb_attest_quote_load(path, &q, &e), -1);
+    assert_non_null(strstr(e.msg, path));
+    assert_null(strstr(strstr(e.msg, path) + strlen(path), path));
+    assert_non_null(strstr(e.msg, "truncated"));
+    snprintf(path, sizeof path, "%s/nope", dir);
+    assert_int_equal(tb_attest_quote_read(path, &rb, &rn, &e), -1);
+    assert_int_equal(tb_attest_quote_load(path, &q, &e), -1);
+    assert_non_null(strstr(e.msg, path));
+    assert_null(strstr(strstr(e.msg, path) + strlen(path), path));
     rm_rf(dir);
     free(b64);
     free(hex);
