@@ -1,8 +1,11 @@
 /* libFuzzer target: the TDX quote parser and everything downstream of it that reads
  * quote bytes -- text decoding (hex/base64), the PCK chain's PEM -> DER -> X.509, the
  * SGX extension, and the whole verifier with real prepared collateral (qvl-v4-uptodate
- * at its time, Intel root). Invariant checked: no crash, no leak, no UB; a parsed
- * quote's pointers stay inside its bytes. */
+ * at its time, Intel root) -- and the module's one DER walker (der.c) on its own, through
+ * the certificate / CRL reader and the SGX extension reader.
+ * Invariants checked: no crash, no leak, no UB; a parsed quote's pointers stay inside
+ * its bytes; every span the DER walker hands out lies inside its input and is minimal
+ * DER (re-encoding its header gives the same bytes). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +38,24 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
+/* Walks every TLV (descending into constructed ones) and checks what the walker says. */
+static void walk(const uint8_t *p, size_t n, int depth)
+{
+    tb_attest_der d = {p, n}, c, w;
+    int tag;
+    while (depth < 16 && tb_attest_der_next(&d, &tag, &c, &w) == 0) {
+        if (w.p < p || w.p + w.n > p + n || c.p < w.p || c.p + c.n != w.p + w.n)
+            abort();
+        size_t hl = (size_t)(c.p - w.p); /* the header: minimal for its length */
+        if (hl != (c.n < 128 ? 2 : c.n < 256 ? 3 : c.n < 65536 ? 4 : c.n < (1u << 24) ? 5 : 6))
+            abort();
+        if (tag & 0x20)
+            walk(c.p, c.n, depth + 1);
+        else if (tag == 0x02)
+            (void)tb_attest_der_int(c);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     tb_err e;
@@ -63,8 +84,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         if (c.sgx_ext)
             (void)tb_attest_pck_info_from_ext(c.sgx_ext, c.sgx_ext_len, &pck, &e);
-        (void)tb_attest_cert_cn_contains(&c, "Platform");
+        (void)tb_attest_name_cn_contains(c.subject, c.subject_len, "Platform");
+        (void)tb_attest_name_cn_contains(c.issuer, c.issuer_len, "Platform");
     }
+    (void)tb_attest_pck_info_from_ext(data, size, &pck, &e); /* the input as an extension */
+    walk(data, size, 0);
     tb_attest_crl crl;
     if (tb_attest_crl_parse(data, size, &crl, &e) == 0)
         (void)tb_attest_crl_is_revoked(&crl, data, size < 8 ? size : 8);

@@ -59,9 +59,9 @@ static int field(const tb_attest_jdoc *d, const char *key, tb_err *err)
 {
     int k = tb_attest_jobj_get(d, 0, key);
     if (k == -2)
-        return tb_errf(err, "collateral: duplicate \"%s\"", key);
+        return tb_errf(err, "duplicate \"%s\"", key);
     if (k < 0)
-        return tb_errf(err, "collateral: missing \"%s\"", key);
+        return tb_errf(err, "missing \"%s\"", key);
     return k;
 }
 
@@ -71,10 +71,17 @@ static int get_str(const tb_attest_jdoc *d, const char *key, char **out, size_t 
     int k = field(d, key, err);
     if (k < 0)
         return -1;
-    if (tb_attest_jstr_dup(d, k, out, &n) < 0 || n == 0) {
+    if (d->t[k].type != TB_ATTEST_JSTR)
+        return tb_errf(err, "\"%s\" is not a string", key);
+    if (tb_attest_jstr_dup(d, k, out, &n) < 0)
+        return tb_errf(err,
+                       "\"%s\" has an escape that is no character (\\u0000 or a lone "
+                       "surrogate)",
+                       key);
+    if (n == 0) {
         free(*out);
         *out = NULL;
-        return tb_errf(err, "collateral: \"%s\" is not a non-empty string", key);
+        return tb_errf(err, "\"%s\" is empty", key);
     }
     if (len)
         *len = n;
@@ -92,7 +99,7 @@ static int get_crl(const tb_attest_jdoc *d, const char *key, uint8_t **der, size
     if (d->t[k].type == TB_ATTEST_JARR) {
         size_t n = d->t[k].count;
         if (n == 0)
-            return tb_errf(err, "collateral: \"%s\" is empty", key);
+            return tb_errf(err, "\"%s\" is empty", key);
         *der = malloc(n);
         if (!*der)
             return tb_errf(err, "out of memory");
@@ -100,7 +107,7 @@ static int get_crl(const tb_attest_jdoc *d, const char *key, uint8_t **der, size
         for (size_t i = 0; i < n; i++, e = (int)d->t[e].next) {
             long b;
             if (tb_attest_juint(d, e, 255, &b) < 0)
-                return tb_errf(err, "collateral: \"%s\" has a non-byte element", key);
+                return tb_errf(err, "\"%s\" has a non-byte element", key);
             (*der)[i] = (uint8_t)b;
         }
         *len = n;
@@ -110,11 +117,11 @@ static int get_crl(const tb_attest_jdoc *d, const char *key, uint8_t **der, size
     size_t n;
     if (tb_attest_jstr_dup(d, k, &s, &n) < 0 || n == 0) {
         free(s);
-        return tb_errf(err, "collateral: \"%s\" is not a CRL (hex, PEM or bytes)", key);
+        return tb_errf(err, "\"%s\" is not a CRL (hex, PEM or bytes)", key);
     }
     int rc = tb_attest_crl_to_der((const uint8_t *)s, n, der, len, err);
     free(s);
-    return rc < 0 ? tb_err_wrap(err, "collateral: \"%s\"", key) : 0;
+    return rc < 0 ? tb_err_wrap(err, "\"%s\"", key) : 0;
 }
 
 static int get_sig(const tb_attest_jdoc *d, int obj, const char *key, uint8_t sig[64], tb_err *err)
@@ -146,7 +153,7 @@ int tb_attest_collateral_parse_json(const char *text, size_t n, tb_attest_collat
     memset(c, 0, sizeof *c);
     tb_attest_jdoc d;
     if (parse_doc(text, n, &d, err) < 0)
-        return tb_err_wrap(err, "collateral");
+        return -1;
     int rc = -1;
     if (get_str(&d, "pck_crl_issuer_chain", &c->pck_crl_issuer_chain, NULL, err) < 0 ||
         get_crl(&d, "root_ca_crl", &c->root_ca_crl, &c->root_ca_crl_len, err) < 0 ||
@@ -157,10 +164,8 @@ int tb_attest_collateral_parse_json(const char *text, size_t n, tb_attest_collat
         get_str(&d, "qe_identity", &c->qe_identity, &c->qe_identity_len, err) < 0)
         goto out;
     if (get_sig(&d, 0, "tcb_info_signature", c->tcb_info_sig, err) < 0 ||
-        get_sig(&d, 0, "qe_identity_signature", c->qe_identity_sig, err) < 0) {
-        tb_err_wrap(err, "collateral");
+        get_sig(&d, 0, "qe_identity_signature", c->qe_identity_sig, err) < 0)
         goto out;
-    }
     rc = 0;
 out:
     tb_attest_json_clear(&d);

@@ -122,8 +122,6 @@ int tb_attest_json_tokenize(const char *s, size_t n, tb_attest_jdoc *doc, tb_err
 void tb_attest_json_clear(tb_attest_jdoc *doc);
 /* The value token of key in object obj: -1 absent (or obj not an object), -2 duplicate. */
 int tb_attest_jobj_get(const tb_attest_jdoc *d, int obj, const char *key);
-/* Element i of array arr, or -1. */
-int tb_attest_jarr_get(const tb_attest_jdoc *d, int arr, uint32_t i);
 /* A string without escapes (not NUL-terminated, points into the input), or -1. */
 int tb_attest_jstr(const tb_attest_jdoc *d, int k, const char **p, size_t *n);
 /* Any string, unescaped (\uXXXX as UTF-8) into a new NUL-terminated buffer (malloc'd,

@@ -290,16 +290,6 @@ int tb_attest_jobj_get(const tb_attest_jdoc *d, int obj, const char *key)
     return found;
 }
 
-int tb_attest_jarr_get(const tb_attest_jdoc *d, int arr, uint32_t i)
-{
-    if (arr < 0 || d->t[arr].type != TB_ATTEST_JARR || i >= d->t[arr].count)
-        return -1;
-    int k = arr + 1;
-    while (i--)
-        k = (int)d->t[k].next;
-    return k;
-}
-
 int tb_attest_jstr(const tb_attest_jdoc *d, int k, const char **p, size_t *n)
 {
     if (k < 0 || d->t[k].type != TB_ATTEST_JSTR || d->t[k].escaped)
