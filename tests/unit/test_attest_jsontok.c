@@ -101,13 +101,11 @@ static void test_tokens_and_accessors(void **state)
     int arr = tb_attest_jobj_get(&d, 0, "n");
     assert_int_equal(d.t[arr].count, 2);
     long v;
-    assert_int_equal(
-        tb_attest_juint(&d, tb_attest_jobj_get(&d, elem(&d, arr, 1), "svn"), 255, &v),
-        0);
+    assert_int_equal(tb_attest_juint(&d, tb_attest_jobj_get(&d, elem(&d, arr, 1), "svn"), 255, &v),
+                     0);
     assert_int_equal(v, 22);
-    assert_int_equal(
-        tb_attest_juint(&d, tb_attest_jobj_get(&d, elem(&d, arr, 1), "svn"), 9, &v),
-        -1);
+    assert_int_equal(tb_attest_juint(&d, tb_attest_jobj_get(&d, elem(&d, arr, 1), "svn"), 9, &v),
+                     -1);
     assert_int_equal(d.t[arr].count, 2);
     assert_int_equal(tb_attest_jstr(&d, tb_attest_jobj_get(&d, 0, "e"), &p, &n), -1); /* escaped */
     assert_int_equal(tb_attest_juint(&d, tb_attest_jobj_get(&d, 0, "big"), 100, &v),
