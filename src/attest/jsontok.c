@@ -84,13 +84,70 @@ static size_t utf8_len(const unsigned char *p, size_t n)
     return k;
 }
 
+/* 1 for the bytes a string holds as they are: printable ASCII but '"' and '\\'. */
+static const unsigned char PLAIN[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+/* 1 when the 8 bytes at p are all PLAIN (word-at-a-time: no byte below 0x20, none
+ * above 0x7f, no '"', no '\\'; "haszero" of Hacker's Delight / Bit Twiddling Hacks). */
+static int plain8(const unsigned char *p)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t x, q, b;
+    memcpy(&x, p, 8);
+    q = x ^ (ones * '"');
+    b = x ^ (ones * '\\');
+    return !(((x - ones * 0x20) & ~x & highs) | (x & highs) | ((q - ones) & ~q & highs) |
+             ((b - ones) & ~b & highs));
+}
+
+/* The character an escape letter stands for ("\\n" -> '\n'), or -1 when it is none. */
+static int escaped_char(char e)
+{
+    switch (e) {
+    case '"':
+    case '\\':
+    case '/':
+        return e;
+    case 'b':
+        return '\b';
+    case 'f':
+        return '\f';
+    case 'n':
+        return '\n';
+    case 'r':
+        return '\r';
+    case 't':
+        return '\t';
+    default:
+        return -1;
+    }
+}
+
 static int string(tctx *c)
 {
     int k = add(c, TB_ATTEST_JSTR, ++c->i);
     if (k < 0)
         return -1;
+    const unsigned char *s = (const unsigned char *)c->s;
     while (c->i < c->n) {
-        unsigned char ch = (unsigned char)c->s[c->i];
+        size_t i = c->i, n = c->n; /* the fast path: printable ASCII but '"' and '\\' */
+        while (n - i >= 8 && plain8(s + i))
+            i += 8;
+        while (i < n && PLAIN[s[i]])
+            i++;
+        c->i = i;
+        if (i >= n)
+            break;
+        unsigned char ch = s[i];
         if (ch == '"') {
             c->t[k].end = (uint32_t)c->i++;
             return k;
@@ -115,12 +172,11 @@ static int string(tctx *c)
                 c->i += 6;
                 continue;
             }
-            if (!strchr("\"\\/bfnrt", e) || e == '\0')
+            if (escaped_char(e) < 0)
                 return -1;
             c->i += 2;
             continue;
         }
-        c->i++;
     }
     return -1;
 }
@@ -350,8 +406,7 @@ static long unescape(const char *s, size_t n, char *d)
         char e = s[i + 1];
         i += 2;
         if (e != 'u') {
-            static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
-            d[k++] = to[strchr(from, e) - from];
+            d[k++] = (char)escaped_char(e); /* the tokenizer checked it */
             continue;
         }
         unsigned cp = (unsigned)hexval4(s + i);
