@@ -2,7 +2,8 @@
  * bodies (exact value spans), TCB info / QE identity JSON, policy JSON -- and the
  * collateral checks of tb_attest_prepare (CRL and certificate parsing, signature checks),
  * and the module's one JSON reader (jsontok) with its accessors and string decoder.
- * Invariants checked: no crash, no leak, no UB; spans stay inside the input; a decoded
+ * Invariants checked: no crash, no leak, no UB; spans stay inside the input; every document
+ * jansson reads (nesting within the tokenizer's 32) tokenizes too; a decoded
  * string is never longer than its escaped form, holds no NUL and is valid UTF-8 (it
  * re-serializes with jansson); a parsed collateral round-trips through its JSON form. */
 #include <stdint.h>
@@ -61,7 +62,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (tb_attest_qe_identity_parse(s, size, &q, &e) == 0)
         tb_attest_qe_identity_clear(&q);
     tb_attest_jdoc d; /* the tokenizer alone, and a walk over every token */
-    if (tb_attest_json_tokenize(s, size, &d, &e) == 0) {
+    int tok = tb_attest_json_tokenize(s, size, &d, &e);
+    json_t *ref = json_loadb(s, size, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+    if (ref) { /* what jansson accepts, the (stricter) tokenizer accepts within its depth */
+        size_t opens = 0;
+        for (size_t i = 0; i < size; i++)
+            opens += s[i] == '[' || s[i] == '{';
+        if (tok < 0 && opens <= 32)
+            abort();
+        json_decref(ref);
+    }
+    if (tok == 0) {
         for (int i = 0; i < d.count; i++) {
             if (d.t[i].end > size || d.t[i].next <= (uint32_t)i || d.t[i].next > (uint32_t)d.count)
                 abort();
