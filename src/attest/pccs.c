@@ -95,7 +95,7 @@ static int get(CURL *c, const char *url, const char *want, long timeout_ms, resp
     return 0;
 }
 
-static void resp_free(resp *r)
+static void resp_clear(resp *r)
 {
     tb_buf_free(&r->body);
     free(r->header);
@@ -158,7 +158,7 @@ int tb_attest_pccs_fetch(const char *base_url, const char *fmspc, const char *ca
     if (tb_attest_crl_to_der(r.body.p, r.body.len, &out->pck_crl, &out->pck_crl_len, err) < 0 ||
         unesc_to(c, r.header, &out->pck_crl_issuer_chain, err) < 0)
         goto bad;
-    resp_free(&r);
+    resp_clear(&r);
 
     snprintf(url, sizeof url, "%s/tdx/certification/v4/tcb?fmspc=%s", base, fmspc);
     if (get(c, url, "TCB-Info-Issuer-Chain", timeout_ms, &r, err) < 0)
@@ -167,7 +167,7 @@ int tb_attest_pccs_fetch(const char *base_url, const char *fmspc, const char *ca
         goto bad;
     tb_buf tcb = r.body;
     r.body = (tb_buf){0};
-    resp_free(&r);
+    resp_clear(&r);
 
     snprintf(url, sizeof url, "%s/tdx/certification/v4/qe/identity", base);
     if (get(c, url, "SGX-Enclave-Identity-Issuer-Chain", timeout_ms, &r, err) < 0) {
@@ -183,7 +183,7 @@ int tb_attest_pccs_fetch(const char *base_url, const char *fmspc, const char *ca
     tb_buf_free(&tcb);
     if (prc < 0)
         goto bad;
-    resp_free(&r);
+    resp_clear(&r);
 
     if (strstr(base, "://api.trustedservices.intel.com"))
         snprintf(url, sizeof url,
@@ -202,7 +202,7 @@ int tb_attest_pccs_fetch(const char *base_url, const char *fmspc, const char *ca
 bad:
     tb_err_wrap(err, "GET %s: bad response", url);
 out:
-    resp_free(&r);
+    resp_clear(&r);
     curl_easy_cleanup(c);
     if (rc < 0)
         tb_attest_collateral_clear(out);

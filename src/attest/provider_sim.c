@@ -46,7 +46,7 @@ typedef struct sim {
     X509 *root, *ca, *pck, *tcb;
 } sim;
 
-static void sim_free(sim *s)
+static void sim_clear(sim *s)
 {
     EVP_PKEY_free(s->root_k);
     EVP_PKEY_free(s->ca_k);
@@ -337,7 +337,7 @@ static int sim_read(sim *s, const char *dir, tb_err *err)
         read_pem(dir, "tcb-signing.key", NULL, &s->tcb_k, err) < 0 ||
         read_pem(dir, "attestation.key", NULL, &s->ak, err) < 0) {
         tb_err_wrap(err, "simulated-TDX state");
-        sim_free(s);
+        sim_clear(s);
         return -1;
     }
     return 0;
@@ -381,11 +381,11 @@ static int sim_open(const char *dir, sim *s, tb_err *err)
         return tb_errno(err, "%s", tmp);
     int64_t now = (int64_t)(tb_wall_ns() / 1000000000ull);
     if (sim_generate(s, now, err) < 0 || sim_write(s, tmp, err) < 0) {
-        sim_free(s);
+        sim_clear(s);
         rm_tree_flat(tmp);
         return -1;
     }
-    sim_free(s);
+    sim_clear(s);
     if (rename(tmp, dir) < 0) {
         int e = errno;
         rm_tree_flat(tmp);
@@ -403,7 +403,7 @@ int tb_attest_sim_root_path(const char *dir, char *out, size_t outlen, tb_err *e
     sim s;
     if (sim_open(dir, &s, err) < 0)
         return -1;
-    sim_free(&s);
+    sim_clear(&s);
     if ((size_t)snprintf(out, outlen, "%s/sim-root.pem", dir) >= outlen)
         return tb_errf(err, "path too long");
     return 0;
@@ -552,7 +552,7 @@ int tb_attest_sim_get_quote(const char *dir, const uint8_t rd[64], int debug, ui
     if (err)
         err->msg[0] = '\0';
     int rc = build_quote(&s, rd, debug, &q, err);
-    sim_free(&s);
+    sim_clear(&s);
     if (rc < 0) {
         tb_buf_free(&q);
         return tb_err_wrap(err, "simulated quote");
@@ -600,7 +600,7 @@ void tb_attest_sim_close(tb_attest_sim *h)
 {
     if (!h)
         return;
-    sim_free(&h->s);
+    sim_clear(&h->s);
     free(h);
 }
 
@@ -761,7 +761,7 @@ int tb_attest_sim_collateral(const char *dir, int64_t now, int revoke_pck, tb_at
 out:
     tb_buf_free(&tcb);
     tb_buf_free(&qe);
-    sim_free(&s);
+    sim_clear(&s);
     if (rc < 0)
         tb_attest_collateral_clear(c);
     return rc;
