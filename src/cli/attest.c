@@ -5,7 +5,9 @@
  *   1  runtime error (unreadable file, fetch failed, provider unavailable)
  *   2  usage error
  *   3  the quote is valid, but the policy refuses it (TCB status, DEBUG, values)
- *   4  the quote is invalid (verification failed at a step)
+ *   4  the quote is invalid (verification failed at a step; bytes that are no quote fail
+ *      the parse step -- a quote file that cannot be read is 1)
+ * Messages name each path once: the module's errors already carry it.
  * Anything involving the simulated provider says "SIMULATED" in its output. */
 #include <errno.h>
 #include <getopt.h>
@@ -49,8 +51,9 @@ static const char USAGE[] =
     "      time verification per quote: from scratch (collateral JSON parsed and checked\n"
     "      every time) and with prepared collateral (checked once)\n"
     "\n"
-    "exit codes: 0 accepted, 1 error, 2 usage, 3 valid but refused by the policy,\n"
-    "            4 invalid quote\n";
+    "exit codes: 0 accepted, 1 error (a file that cannot be read, a failed fetch), 2 usage,\n"
+    "            3 valid but refused by the policy, 4 invalid quote (bytes that are no\n"
+    "            quote included)\n";
 
 static int usage_fail(const char *cmd, const char *msg)
 {
