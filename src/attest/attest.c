@@ -1,7 +1,10 @@
 /* attest/attest: the one-call helpers other modules use (the notary): get a quote
  * from a provider, and verify a quote against a collateral file, a PCCS URL or the
- * simulated PKI. They only glue the layers: the clock and the network stay here
- * and in pccs/cache, never in verify.c. */
+ * simulated PKI; plus the quote's FMSPC, CA and chain subjects. They only glue the
+ * layers: the clock and the network stay here and in pccs/cache, never in verify.c.
+ * Invariant (the cache): collateral from a PCCS is put into the cache only after it
+ * verified the quote, under that PCCS's URL; a cache hit that gives INVALID is fetched
+ * again once, so a bad entry costs one fetch and is never served as valid. */
 #include "attest/internal.h"
 
 #include <stdio.h>
