@@ -3,7 +3,7 @@
 # collateral, same time, same machine, same run. For each case in testdata/tdx:
 #   teebench from scratch  collateral JSON parsed, its signatures/chains/CRLs checked,
 #                          then the quote verified -- every time
-#   teebench prepared      collateral checked once (tb_prepare), then each quote verified
+#   teebench prepared      collateral checked once (tb_attest_prepare), then each quote verified
 #   dcap-qvl               @phala/dcap-qvl verify() with the collateral parsed each time
 # and the ratio dcap-qvl / teebench-from-scratch. Targets (issue 3): <= 1.5 ms from
 # scratch, <= 0.5 ms prepared, >= 20x faster than dcap-qvl.

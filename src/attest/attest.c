@@ -1,7 +1,10 @@
 /* attest/attest: the one-call helpers other modules use (the notary): get a quote
  * from a provider, and verify a quote against a collateral file, a PCCS URL or the
- * simulated PKI. They only glue the layers: the clock and the network stay here
- * and in pccs/cache, never in verify.c. */
+ * simulated PKI; plus the quote's FMSPC, CA and chain subjects. They only glue the
+ * layers: the clock and the network stay here and in pccs/cache, never in verify.c.
+ * Invariant (the cache): collateral from a PCCS is put into the cache only after it
+ * verified the quote, under that PCCS's URL; a cache hit that gives INVALID is fetched
+ * again once, so a bad entry costs one fetch and is never served as valid. */
 #include "attest/internal.h"
 
 #include <stdio.h>
@@ -11,38 +14,28 @@
 #include "base/clock.h"
 #include "base/hex.h"
 
-int tb_attest_get_quote(tb_provider_kind kind, const uint8_t rd[64], const tb_quote_opts *opts,
-                        uint8_t **quote, size_t *len, tb_err *err)
+int tb_attest_get_quote(tb_attest_provider kind, const uint8_t rd[64],
+                        const tb_attest_quote_opts *opts, uint8_t **quote, size_t *len, tb_err *err)
 {
-    tb_quote_opts def = {0};
+    tb_attest_quote_opts def = {0};
     if (!opts)
         opts = &def;
-    if (kind == TB_PROVIDER_TSM)
-        return tb_tsm_get_quote(opts->tsm_root, rd, quote, len, err);
+    if (kind == TB_ATTEST_PROVIDER_TSM)
+        return tb_attest_tsm_get_quote(opts->tsm_root, rd, quote, len, err);
     char dir[4096];
-    if (tb_sim_dir(opts->sim_dir, dir, sizeof dir, err) < 0)
+    if (tb_attest_sim_dir(opts->sim_dir, dir, sizeof dir, err) < 0)
         return -1;
-    return tb_sim_get_quote(dir, rd, opts->sim_debug, quote, len, err);
+    return tb_attest_sim_get_quote(dir, rd, opts->sim_debug, quote, len, err);
 }
 
-int tb_quote_fmspc_ca(const tb_quote *q, char fmspc[13], const char **ca, tb_err *err)
+int tb_attest_quote_fmspc_ca(const tb_attest_quote *q, char fmspc[13], const char **ca, tb_err *err)
 {
-    STACK_OF(X509) *chain = NULL;
-    if (tb_x509_chain_from_pem(q->pck_chain, q->pck_chain_len, &chain, err) < 0)
+    tb_attest_der_list l;
+    if (tb_attest_pem_certs_to_der(q->pck_chain, q->pck_chain_len, &l, err) < 0)
         return tb_err_wrap(err, "quote's PCK chain");
-    unsigned char *der = NULL;
-    int n = i2d_X509(sk_X509_value(chain, 0), &der);
-    tb_pck_info pck;
-    int rc = n > 0 ? tb_pck_info_from_der(der, (size_t)n, &pck, err)
-                   : tb_errf(err, "PCK certificate: cannot encode");
-    OPENSSL_free(der);
-    if (rc == 0 && sk_X509_num(chain) > 1) {
-        char cn[256] = "";
-        X509_NAME_get_text_by_NID(X509_get_subject_name(sk_X509_value(chain, 1)), NID_commonName,
-                                  cn, sizeof cn);
-        pck.ca_platform = strstr(cn, "Platform") != NULL;
-    }
-    sk_X509_pop_free(chain, X509_free);
+    tb_attest_pck_info pck;
+    int rc = tb_attest_pck_info_from_der(l.der[0], l.len[0], &pck, err);
+    tb_attest_der_list_clear(&l);
     if (rc < 0)
         return -1;
     tb_hex_encode(pck.fmspc, 6, fmspc);
@@ -50,15 +43,24 @@ int tb_quote_fmspc_ca(const tb_quote *q, char fmspc[13], const char **ca, tb_err
     return 0;
 }
 
-int tb_quote_pck_subjects(const tb_quote *q, char subjects[][256], int max, tb_err *err)
+int tb_attest_quote_pck_subjects(const tb_attest_quote *q, char subjects[][256], int max,
+                                 tb_err *err)
 {
-    STACK_OF(X509) *chain = NULL;
-    if (tb_x509_chain_from_pem(q->pck_chain, q->pck_chain_len, &chain, err) < 0)
+    tb_attest_der_list l;
+    if (tb_attest_pem_certs_to_der(q->pck_chain, q->pck_chain_len, &l, err) < 0)
         return -1;
-    int n = sk_X509_num(chain) < max ? sk_X509_num(chain) : max;
-    for (int i = 0; i < n; i++)
-        X509_NAME_oneline(X509_get_subject_name(sk_X509_value(chain, i)), subjects[i], 256);
-    sk_X509_pop_free(chain, X509_free);
+    int n = l.n < max ? l.n : max;
+    for (int i = 0; i < n; i++) {
+        const unsigned char *p = l.der[i];
+        X509 *x = d2i_X509(NULL, &p, (long)l.len[i]);
+        if (x)
+            X509_NAME_oneline(X509_get_subject_name(x), subjects[i], 256);
+        else
+            snprintf(subjects[i], 256, "(certificate %d: not DER X.509)", i + 1);
+        X509_free(x);
+    }
+    ERR_clear_error();
+    tb_attest_der_list_clear(&l);
     return n;
 }
 
@@ -67,74 +69,137 @@ static int is_url(const char *s)
     return !strncmp(s, "http://", 7) || !strncmp(s, "https://", 8);
 }
 
-/* Loads collateral from the source; *simroot gets the sim root for "sim" sources. */
-static int load_source(const uint8_t *quote, size_t len, const char *source, int64_t now,
-                       const tb_fetch_opts *fetch, tb_collateral *c, tb_root **simroot,
-                       int *from_cache, tb_err *err)
+/* Sets an INVALID verdict at step (NONE: nothing was verified) with a reason. */
+static int invalid(tb_attest_verdict *v, tb_attest_step step, const char *what, const char *why)
 {
-    *simroot = NULL;
-    *from_cache = 0;
-    if (!strcmp(source, "sim") || !strncmp(source, "sim:", 4)) {
-        char dir[4096];
-        if (tb_sim_dir(source[3] ? source + 4 : NULL, dir, sizeof dir, err) < 0)
-            return -1;
-        return tb_sim_collateral(dir, now, 0, c, simroot, err);
+    v->result = TB_ATTEST_INVALID;
+    v->step = step;
+    if (snprintf(v->reason, sizeof v->reason, "%s%s", what, why) >= (int)sizeof v->reason)
+        v->reason[sizeof v->reason - 1] = 0; /* a reason is cut, not a path */
+    return -1;
+}
+
+/* The root: root_path, else the sim root (taken over from *simroot), else Intel's. */
+static int load_root(const char *root_path, tb_attest_root **simroot, tb_attest_root **root,
+                     tb_err *err)
+{
+    if (root_path)
+        return tb_attest_root_load(root_path, root, err);
+    if (*simroot) {
+        *root = *simroot;
+        *simroot = NULL;
+        return 0;
     }
-    if (!is_url(source))
-        return tb_collateral_load(source, c, err);
-    tb_quote *q = NULL;
-    if (tb_quote_parse(quote, len, &q, err) < 0)
-        return tb_err_wrap(err, "quote");
-    char fmspc[13];
+    return tb_attest_root_intel(root, err);
+}
+
+static int timed_verify(const uint8_t *quote, size_t len, const tb_attest_collateral *c,
+                        int64_t now, const tb_attest_policy *policy, const tb_attest_root *root,
+                        tb_attest_verdict *v, tb_attest_timing *t)
+{
+    uint64_t t0 = tb_mono_ns();
+    int rc = tb_attest_verify(quote, len, c, now, policy, root, v);
+    t->verify_ns += tb_mono_ns() - t0;
+    return rc;
+}
+
+/* A PCCS source, through the cache: a hit is verified like a fetch; a hit that gives an
+ * INVALID verdict is fetched again once (it may be stale, or was written by something
+ * else); fetched collateral is cached only after it verified the quote. */
+static int verify_pccs(const uint8_t *quote, size_t len, const char *url,
+                       const tb_attest_root *root, int64_t now, const tb_attest_policy *policy,
+                       const tb_attest_fetch_opts *fetch, tb_attest_verdict *v, tb_attest_timing *t,
+                       tb_err *err)
+{
+    tb_attest_quote *q = NULL;
+    if (tb_attest_quote_parse(quote, len, &q, err) < 0)
+        return invalid(v, TB_ATTEST_STEP_PARSE, "", err->msg);
+    char fmspc[13], dir[4096];
     const char *ca;
-    int rc = tb_quote_fmspc_ca(q, fmspc, &ca, err);
-    tb_quote_free(q);
+    int rc = tb_attest_quote_fmspc_ca(q, fmspc, &ca, err);
+    tb_attest_quote_free(q);
     if (rc < 0)
+        return invalid(v, TB_ATTEST_STEP_PCK_CHAIN, "", err->msg);
+    tb_err ignored; /* a cache that cannot be read or written only costs time */
+    int have_dir = tb_attest_cache_dir(fetch->cache_dir, dir, sizeof dir, &ignored) == 0;
+    tb_attest_collateral c;
+    uint64_t t0 = tb_mono_ns();
+    int hit = have_dir && !fetch->no_cache &&
+              tb_attest_cache_get(dir, url, fmspc, ca, now, &c, &ignored) == 1;
+    t->fetch_ns += tb_mono_ns() - t0;
+    if (hit) {
+        t->from_cache = 1;
+        rc = timed_verify(quote, len, &c, now, policy, root, v, t);
+        tb_attest_collateral_clear(&c);
+        if (v->result != TB_ATTEST_INVALID)
+            return rc;
+    }
+    t0 = tb_mono_ns();
+    rc = tb_attest_pccs_fetch(url, fmspc, ca, fetch->timeout_ms, &c, err);
+    t->fetch_ns += tb_mono_ns() - t0;
+    if (rc < 0) {
+        if (!hit)
+            return invalid(v, TB_ATTEST_STEP_NONE, "collateral: ", err->msg);
+        size_t k = strlen(v->reason); /* the cached verdict stands; say why */
+        snprintf(v->reason + k, sizeof v->reason - k,
+                 " (with cached collateral; fetching it again failed: %s)", err->msg);
         return -1;
-    return tb_collateral_fetch_cached(source, fmspc, ca, now, fetch, c, from_cache, err);
+    }
+    t->from_cache = 0;
+    t->refetched = hit;
+    rc = timed_verify(quote, len, &c, now, policy, root, v, t);
+    if (v->result != TB_ATTEST_INVALID && have_dir)
+        tb_attest_cache_put(dir, url, fmspc, ca, &c, &ignored);
+    tb_attest_collateral_clear(&c);
+    return rc;
 }
 
 int tb_attest_verify_quote(const uint8_t *quote, size_t len, const char *source,
-                           const char *root_path, int64_t now, const tb_policy *policy,
-                           const tb_fetch_opts *fetch, tb_verdict *v, tb_verify_timing *t,
-                           tb_err *err)
+                           const char *root_path, int64_t now, const tb_attest_policy *policy,
+                           const tb_attest_fetch_opts *fetch, tb_attest_verdict *v,
+                           tb_attest_timing *t, tb_err *err)
 {
-    tb_verify_timing tt = {0};
+    tb_err local;
+    tb_attest_fetch_opts def = {0};
+    if (!err)
+        err = &local;
+    if (!fetch)
+        fetch = &def;
+    tb_attest_timing tt = {0};
     memset(v, 0, sizeof *v);
-    v->result = TB_VERDICT_INVALID;
-    tb_collateral c = {0};
-    tb_root *simroot = NULL, *root = NULL;
-    uint64_t t0 = tb_mono_ns();
-    if (load_source(quote, len, source, now, fetch, &c, &simroot, &tt.from_cache, err) < 0) {
-        if (snprintf(v->reason, sizeof v->reason, "collateral: %s", err ? err->msg : "") >=
-            (int)sizeof v->reason)
-            v->reason[sizeof v->reason - 1] = 0; /* a reason is cut, not a path */
-        if (t)
-            *t = tt;
-        return -1;
-    }
-    tt.fetch_ns = tb_mono_ns() - t0;
+    v->result = TB_ATTEST_INVALID;
+    tb_attest_collateral c = {0};
+    tb_attest_root *simroot = NULL, *root = NULL;
     int rc;
-    if (root_path)
-        rc = tb_root_load(root_path, &root, err);
-    else if (simroot)
-        rc = (root = simroot, simroot = NULL, 0);
-    else
-        rc = tb_root_intel(&root, err);
-    if (rc < 0) {
-        if (snprintf(v->reason, sizeof v->reason, "root: %s", err ? err->msg : "") >=
-            (int)sizeof v->reason)
-            v->reason[sizeof v->reason - 1] = 0;
-    } else {
-        uint64_t t1 = tb_mono_ns();
-        rc = tb_verify(quote, len, &c, now, policy, root, v);
-        tt.verify_ns = tb_mono_ns() - t1;
+    if (is_url(source)) {
+        rc = load_root(root_path, &simroot, &root, err);
         if (rc < 0)
-            tb_errf(err, "%s: %s", tb_verify_step_name(v->step), v->reason);
+            invalid(v, TB_ATTEST_STEP_NONE, "root: ", err->msg);
+        else
+            rc = verify_pccs(quote, len, source, root, now, policy, fetch, v, &tt, err);
+    } else {
+        uint64_t t0 = tb_mono_ns();
+        if (!strcmp(source, "sim") || !strncmp(source, "sim:", 4)) {
+            char dir[4096];
+            rc = tb_attest_sim_dir(source[3] ? source + 4 : NULL, dir, sizeof dir, err);
+            if (rc == 0)
+                rc = tb_attest_sim_collateral(dir, now, 0, &c, &simroot, err);
+        } else {
+            rc = tb_attest_collateral_load(source, &c, err);
+        }
+        tt.fetch_ns = tb_mono_ns() - t0;
+        if (rc < 0)
+            invalid(v, TB_ATTEST_STEP_NONE, "collateral: ", err->msg);
+        else if ((rc = load_root(root_path, &simroot, &root, err)) < 0)
+            invalid(v, TB_ATTEST_STEP_NONE, "root: ", err->msg);
+        else
+            rc = timed_verify(quote, len, &c, now, policy, root, v, &tt);
     }
-    tb_root_free(root);
-    tb_root_free(simroot);
-    tb_collateral_free(&c);
+    if (rc < 0 && v->step != TB_ATTEST_STEP_NONE)
+        tb_errf(err, "%s: %s", tb_attest_step_name(v->step), v->reason);
+    tb_attest_root_free(root);
+    tb_attest_root_free(simroot);
+    tb_attest_collateral_clear(&c);
     if (t)
         *t = tt;
     return rc;

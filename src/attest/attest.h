@@ -1,14 +1,17 @@
-/* attest: Intel TDX quotes -- the public API of the attest module.
+/* attest: Intel TDX quotes -- the public API of the attest module: what the cli
+ * (src/cli/attest.c) and the notary (src/notary/tee.c) use. Everything else, and the
+ * entry points only tests and fuzz targets call, is in attest/internal.h.
  *
  * Layers (one file each, after go-tdx-guest's split):
  *   quote.c         bytes <-> structs: TDX quote v4/v5 (body types 2 and 3), the
  *                   ECDSA signature data, QE report, PCK chain; hex/base64 text input.
+ *   der.c           the one DER walker (strict DER) for cert.c and pck.c.
+ *   cert.c          lean X.509 / CRL reader and P-256 ECDSA checks for verify.c.
  *   pck.c           the SGX extension of a PCK certificate (FMSPC, PCE-ID, TCB).
+ *   jsontok.c       the one JSON reader of collateral: a strict DOM-free tokenizer.
  *   collateral.c    collateral: the dcap-qvl JSON format, a folder of PCS responses,
  *                   the exact byte spans of tcbInfo / enclaveIdentity for signatures.
  *   tcbinfo.c       TCB info v3 (TDX) and QE identity v2 (TD_QE) JSON -> structs.
- *   jsontok.c       strict DOM-free JSON tokenizer used by tcbinfo.c (internal.h).
- *   cert.c          lean X.509 / CRL reader and P-256 ECDSA checks for verify.c.
  *   verify.c        the PURE verifier: (quote, collateral, now, policy, root) -> verdict,
  *                   in Intel QVL's order and semantics; no network, clock or globals.
  *   policy.c        policy JSON (measurements, REPORTDATA, acceptable statuses).
@@ -16,15 +19,17 @@
  *   provider_tsm.c  quotes from Linux configfs-tsm (a real TD).
  *   provider_sim.c  SIMULATED quotes and matching collateral from a local PKI.
  *   pccs.c          collateral from an Intel PCS / PCCS (v4 API) with libcurl.
- *   cache.c         on-disk collateral cache keyed by FMSPC and CA.
+ *   cache.c         on-disk cache of verified collateral, keyed by source, FMSPC and CA.
  *   attest.c        one-call helpers (get a quote, verify against a file / PCCS / sim).
  *
- * Ownership: every function that returns allocated memory says who frees it.
+ * Ownership: every function that returns allocated memory says who frees it. A _free
+ * function frees an object it was handed a pointer to; a _clear function releases what
+ * a caller-owned struct holds and zeroes it (the struct itself is the caller's).
  * Errors: functions return 0 / -1 and fill a tb_err (base/err.h). Nothing prints.
  * Thread safety: no shared mutable state; distinct objects may be used from
- * distinct threads, and one tb_prepared may be used by many threads at once.
+ * distinct threads, and one tb_attest_prepared may be used by many threads at once.
  * Exit codes of `teebench attest verify` (cli): 0 accepted, 3 valid but refused by the
- * policy (TB_VERDICT_REFUSED), 4 invalid (TB_VERDICT_INVALID), 1 error, 2 usage. */
+ * policy (TB_ATTEST_REFUSED), 4 invalid (TB_ATTEST_INVALID), 1 error, 2 usage. */
 #ifndef TB_ATTEST_H
 #define TB_ATTEST_H
 
@@ -35,14 +40,14 @@
 
 /* ------------------------------------------------------------------ quote */
 
-#define TB_TDX_TEE_TYPE 0x81u
-#define TB_QUOTE_HEADER_LEN 48
-#define TB_TD10_BODY_LEN 584
-#define TB_TD15_BODY_LEN 648
-#define TB_SGX_REPORT_LEN 384
+#define TB_ATTEST_TDX_TEE_TYPE 0x81u
+#define TB_ATTEST_HEADER_LEN 48
+#define TB_ATTEST_TD10_BODY_LEN 584
+#define TB_ATTEST_TD15_BODY_LEN 648
+#define TB_ATTEST_SGX_REPORT_LEN 384
 
 /* The SGX enclave report body (here: the Quoting Enclave's report). */
-typedef struct tb_sgx_report {
+typedef struct tb_attest_sgx_report {
     uint8_t cpusvn[16];
     uint32_t miscselect;
     uint8_t attributes[16];
@@ -51,10 +56,10 @@ typedef struct tb_sgx_report {
     uint16_t isvprodid;
     uint16_t isvsvn;
     uint8_t reportdata[64];
-} tb_sgx_report;
+} tb_attest_sgx_report;
 
 /* The TD report body (TDX 1.0 = body type 2; TDX 1.5 = type 3 adds the last two). */
-typedef struct tb_td_report {
+typedef struct tb_attest_td_report {
     uint8_t tee_tcb_svn[16];
     uint8_t mrseam[48];
     uint8_t mrsignerseam[48];
@@ -69,11 +74,11 @@ typedef struct tb_td_report {
     uint8_t reportdata[64];
     uint8_t tee_tcb_svn2[16]; /* body type 3 only (else zero) */
     uint8_t mrservicetd[48];  /* body type 3 only (else zero) */
-} tb_td_report;
+} tb_attest_td_report;
 
 /* A parsed quote. It owns `raw` (a copy of the input); every pointer below
- * points into raw. Free with tb_quote_free. */
-typedef struct tb_quote {
+ * points into raw. Free with tb_attest_quote_free. */
+typedef struct tb_attest_quote {
     uint8_t *raw;
     size_t raw_len;
     /* header */
@@ -86,15 +91,15 @@ typedef struct tb_quote {
     /* body */
     uint16_t body_type; /* 2 (TDX 1.0) or 3 (TDX 1.5); v4 is always 2 */
     uint32_t body_len;
-    tb_td_report td;
+    tb_attest_td_report td;
     size_t signed_len; /* raw[0..signed_len) is signed by the attestation key */
     /* signature data */
     uint32_t sig_data_len;
     uint8_t signature[64];        /* r || s */
     uint8_t att_key[64];          /* x || y (P-256) */
     uint16_t cert_type;           /* outer certification data type: 6 */
-    const uint8_t *qe_report_raw; /* TB_SGX_REPORT_LEN bytes */
-    tb_sgx_report qe_report;
+    const uint8_t *qe_report_raw; /* TB_ATTEST_SGX_REPORT_LEN bytes */
+    tb_attest_sgx_report qe_report;
     uint8_t qe_report_sig[64];
     const uint8_t *qe_auth;
     uint16_t qe_auth_len;
@@ -102,40 +107,35 @@ typedef struct tb_quote {
     const char *pck_chain;  /* PEM text, not NUL-terminated */
     size_t pck_chain_len;
     size_t trailing; /* bytes after the signature data (padding) */
-} tb_quote;
+} tb_attest_quote;
 
-/* Parses a binary quote. On success *out is a new quote (free with tb_quote_free). */
-int tb_quote_parse(const uint8_t *p, size_t n, tb_quote **out, tb_err *err);
-void tb_quote_free(tb_quote *q);
-/* When `in` is hex or base64 text (whitespace allowed), decodes it into *out
- * (malloc'd, caller frees) and returns 1; returns 0 when it is not text (binary
- * input: use as is), -1 on allocation failure. */
-int tb_quote_decode_text(const uint8_t *in, size_t n, uint8_t **out, size_t *outlen, tb_err *err);
-/* Reads a quote file (binary, hex or base64) and parses it. */
-int tb_quote_load(const char *path, tb_quote **out, tb_err *err);
+/* Parses a binary quote. On success *out is a new quote (free with tb_attest_quote_free). */
+int tb_attest_quote_parse(const uint8_t *p, size_t n, tb_attest_quote **out, tb_err *err);
+void tb_attest_quote_free(tb_attest_quote *q);
+/* Reads a quote file: binary, or hex / base64 text (decoded). *out is malloc'd (caller
+ * frees). Fails only when the file cannot be read (the message names the path once). */
+int tb_attest_quote_read(const char *path, uint8_t **out, size_t *len, tb_err *err);
+/* tb_attest_quote_read + tb_attest_quote_parse; every message names the path once. */
+int tb_attest_quote_load(const char *path, tb_attest_quote **out, tb_err *err);
 /* Accessors. */
-const uint8_t *tb_quote_report_data(const tb_quote *q); /* 64 bytes */
-int tb_quote_is_debug(const tb_quote *q);
-
-/* ----------------------------------------------------------- PCK extension */
-
-typedef struct tb_pck_info {
-    uint8_t fmspc[6];
-    uint8_t pceid[2];
-    uint8_t sgx_comp[16]; /* SGX TCB components 1..16 */
-    uint16_t pcesvn;
-    uint8_t cpusvn[16];
-    int ca_platform; /* 1: issued by the Platform CA, 0: the Processor CA */
-} tb_pck_info;
-
-/* Reads the SGX extension (OID 1.2.840.113741.1.13.1) from a DER certificate. */
-int tb_pck_info_from_der(const uint8_t *der, size_t n, tb_pck_info *out, tb_err *err);
+const uint8_t *tb_attest_quote_report_data(const tb_attest_quote *q); /* 64 bytes */
+int tb_attest_quote_is_debug(const tb_attest_quote *q);
+/* 1 when the header's user data carries the marker the SIMULATED provider writes. */
+int tb_attest_quote_is_simulated(const tb_attest_quote *q);
+/* The FMSPC (hex, 13 bytes with NUL) and PCK CA ("processor"/"platform") of a quote,
+ * from its PCK certificate's SGX extension and issuer. */
+int tb_attest_quote_fmspc_ca(const tb_attest_quote *q, char fmspc[13], const char **ca,
+                             tb_err *err);
+/* Subjects (one-line form) of the quote's PCK chain, leaf first; returns how many
+ * (<= max) or -1. */
+int tb_attest_quote_pck_subjects(const tb_attest_quote *q, char subjects[][256], int max,
+                                 tb_err *err);
 
 /* ---------------------------------------------------------------- collateral */
 
 /* The four pieces of collateral, as Intel serves them (the dcap-qvl format's
- * fields). All fields are owned (malloc'd); free with tb_collateral_free. */
-typedef struct tb_collateral {
+ * fields). All fields are owned (malloc'd); release with tb_attest_collateral_clear. */
+typedef struct tb_attest_collateral {
     char *pck_crl_issuer_chain; /* PEM */
     uint8_t *root_ca_crl;       /* DER */
     size_t root_ca_crl_len;
@@ -149,226 +149,249 @@ typedef struct tb_collateral {
     char *qe_identity;              /* the exact bytes of the enclaveIdentity value */
     size_t qe_identity_len;
     uint8_t qe_identity_sig[64];
-} tb_collateral;
+} tb_attest_collateral;
 
-void tb_collateral_free(tb_collateral *c);
-/* Parses the dcap-qvl collateral JSON (CRLs as hex DER or PEM, signatures hex). */
-int tb_collateral_parse_json(const char *text, size_t n, tb_collateral *out, tb_err *err);
-/* Loads a dcap-qvl JSON file, or a folder of PCS responses (see collateral.c). */
-int tb_collateral_load(const char *path, tb_collateral *out, tb_err *err);
-/* Fills the TCB info and QE identity fields from two PCS response bodies
- * ({"tcbInfo": ..., "signature": ...} and {"enclaveIdentity": ..., "signature": ...}). */
-int tb_collateral_from_pcs(const char *tcb_resp, size_t tcb_len, const char *qe_resp, size_t qe_len,
-                           tb_collateral *c, tb_err *err);
+void tb_attest_collateral_clear(tb_attest_collateral *c);
+/* Parses the dcap-qvl collateral JSON (CRLs as hex DER, PEM or an array of byte values;
+ * signatures hex). Strict JSON (jsontok.c); duplicate fields are refused. */
+int tb_attest_collateral_parse_json(const char *text, size_t n, tb_attest_collateral *out,
+                                    tb_err *err);
 /* Serializes to the dcap-qvl JSON format; *out is malloc'd (caller frees). */
-int tb_collateral_to_json(const tb_collateral *c, char **out, tb_err *err);
-/* Finds the raw byte span of the value of top-level `key` in a JSON object
- * (for signature checks over the exact bytes). Returns 0 and the span, or -1. */
-int tb_json_value_span(const char *text, size_t n, const char *key, size_t *off, size_t *len,
-                       tb_err *err);
-/* Earliest nextUpdate of TCB info and QE identity (unix seconds), for caching. */
-int tb_collateral_next_update(const tb_collateral *c, int64_t *next, tb_err *err);
+int tb_attest_collateral_to_json(const tb_attest_collateral *c, char **out, tb_err *err);
 
 /* --------------------------------------------------------------- trusted root */
 
-typedef struct tb_root tb_root; /* an X.509 root certificate (opaque) */
-/* The built-in Intel SGX Root CA. Caller frees with tb_root_free. */
-int tb_root_intel(tb_root **out, tb_err *err);
+typedef struct tb_attest_root tb_attest_root; /* an X.509 root certificate (opaque) */
+/* The built-in Intel SGX Root CA. Caller frees with tb_attest_root_free. */
+int tb_attest_root_intel(tb_attest_root **out, tb_err *err);
 /* A root from a PEM or DER file. */
-int tb_root_load(const char *path, tb_root **out, tb_err *err);
-int tb_root_from_pem(const char *pem, size_t n, tb_root **out, tb_err *err);
-void tb_root_free(tb_root *r);
-/* 1 when the root is a teebench SIMULATED root (its subject says so). */
-int tb_root_is_simulated(const tb_root *r);
+int tb_attest_root_load(const char *path, tb_attest_root **out, tb_err *err);
+void tb_attest_root_free(tb_attest_root *r);
 
 /* ------------------------------------------------------------------ policy */
 
-typedef enum tb_tcb_status {
-    TB_TCB_UP_TO_DATE = 0,
-    TB_TCB_SW_HARDENING_NEEDED,
-    TB_TCB_CONFIGURATION_NEEDED,
-    TB_TCB_CONFIGURATION_AND_SW_HARDENING_NEEDED,
-    TB_TCB_OUT_OF_DATE,
-    TB_TCB_OUT_OF_DATE_CONFIGURATION_NEEDED,
-    TB_TCB_REVOKED,
-    TB_TCB_STATUS_COUNT
-} tb_tcb_status;
+typedef enum tb_attest_tcb_status {
+    TB_ATTEST_TCB_UP_TO_DATE = 0,
+    TB_ATTEST_TCB_SW_HARDENING_NEEDED,
+    TB_ATTEST_TCB_CONFIGURATION_NEEDED,
+    TB_ATTEST_TCB_CONFIGURATION_AND_SW_HARDENING_NEEDED,
+    TB_ATTEST_TCB_OUT_OF_DATE,
+    TB_ATTEST_TCB_OUT_OF_DATE_CONFIGURATION_NEEDED,
+    TB_ATTEST_TCB_REVOKED,
+    TB_ATTEST_TCB_STATUS_COUNT
+} tb_attest_tcb_status;
 
-const char *tb_tcb_status_name(tb_tcb_status s);
-/* Parses Intel's spelling ("UpToDate", ...). Returns 0 or -1. */
-int tb_tcb_status_parse(const char *s, tb_tcb_status *out);
+/* Intel's spelling ("UpToDate", ...). */
+const char *tb_attest_tcb_status_name(tb_attest_tcb_status s);
 
-typedef struct tb_policy {
+typedef struct tb_attest_policy {
     int allow_debug; /* accept a TD with the DEBUG attribute */
     uint32_t accept; /* bit (1u << status) for each acceptable status */
     int want_mrtd, want_mrconfigid, want_rtmr[4];
     uint8_t mrtd[48], mrconfigid[48], rtmr[4][48];
     size_t report_data_len; /* 0: any; 1..64: REPORTDATA must start with these */
     uint8_t report_data[64];
-} tb_policy;
+} tb_attest_policy;
 
 /* The default policy: UpToDate only, no DEBUG, no measurement requirements. */
-void tb_policy_default(tb_policy *p);
+void tb_attest_policy_default(tb_attest_policy *p);
 /* Reads a policy JSON file: {"allow_debug": bool, "tcb_statuses": ["UpToDate", ...],
  * "mrtd": hex, "mrconfigid": hex, "rtmr0".."rtmr3": hex, "report_data": hex (64 bytes),
  * "report_data_prefix": hex}. Fields absent keep the defaults. */
-int tb_policy_load(const char *path, tb_policy *p, tb_err *err);
-int tb_policy_parse(const char *text, size_t n, tb_policy *p, tb_err *err);
+int tb_attest_policy_load(const char *path, tb_attest_policy *p, tb_err *err);
 
 /* ------------------------------------------------------------------ verify */
 
 /* The steps, in Intel QVL's order. */
-typedef enum tb_verify_step {
-    TB_STEP_NONE = 0,
-    TB_STEP_PARSE,           /* the quote's bytes */
-    TB_STEP_HEADER,          /* 1 */
-    TB_STEP_PCK_CHAIN,       /* 2 */
-    TB_STEP_TCB_INFO,        /* 3 */
-    TB_STEP_QE_IDENTITY,     /* 4 */
-    TB_STEP_QE_REPORT,       /* 5 */
-    TB_STEP_QUOTE_SIGNATURE, /* 6 */
-    TB_STEP_TDX_MODULE,      /* 7 */
-    TB_STEP_TCB_LEVEL,       /* 8 */
-    TB_STEP_POLICY           /* the quote is valid; the policy refused it */
-} tb_verify_step;
+typedef enum tb_attest_step {
+    TB_ATTEST_STEP_NONE = 0,
+    TB_ATTEST_STEP_PARSE,           /* the quote's bytes */
+    TB_ATTEST_STEP_HEADER,          /* 1 */
+    TB_ATTEST_STEP_PCK_CHAIN,       /* 2 */
+    TB_ATTEST_STEP_TCB_INFO,        /* 3 */
+    TB_ATTEST_STEP_QE_IDENTITY,     /* 4 */
+    TB_ATTEST_STEP_QE_REPORT,       /* 5 */
+    TB_ATTEST_STEP_QUOTE_SIGNATURE, /* 6 */
+    TB_ATTEST_STEP_TDX_MODULE,      /* 7 */
+    TB_ATTEST_STEP_TCB_LEVEL,       /* 8 */
+    TB_ATTEST_STEP_POLICY           /* the quote is valid; the policy refused it */
+} tb_attest_step;
 
-const char *tb_verify_step_name(tb_verify_step s);
+const char *tb_attest_step_name(tb_attest_step s);
 
-typedef enum tb_verdict_result {
-    TB_VERDICT_ACCEPTED = 0, /* valid and the policy accepts it */
-    TB_VERDICT_REFUSED,      /* valid, but the policy refuses it (status, DEBUG, values) */
-    TB_VERDICT_INVALID       /* verification failed at `step` */
-} tb_verdict_result;
+typedef enum tb_attest_result {
+    TB_ATTEST_ACCEPTED = 0, /* valid and the policy accepts it */
+    TB_ATTEST_REFUSED,      /* valid, but the policy refuses it (status, DEBUG, values) */
+    TB_ATTEST_INVALID       /* verification failed at `step` */
+} tb_attest_result;
 
-#define TB_MAX_ADVISORIES 64
+#define TB_ATTEST_MAX_ADVISORIES 64
 
-typedef struct tb_verdict {
-    tb_verdict_result result;
-    tb_verify_step step; /* failing step (INVALID) or TB_STEP_POLICY (REFUSED) */
+typedef struct tb_attest_verdict {
+    tb_attest_result result;
+    tb_attest_step step; /* failing step (INVALID) or TB_ATTEST_STEP_POLICY (REFUSED) */
     char reason[TB_ERR_MAX];
-    int status_known;     /* status fields below are set (step 8 reached) */
-    tb_tcb_status status; /* combined TCB status */
-    tb_tcb_status platform_status, qe_status, module_status;
+    int status_known;            /* status fields below are set (step 8 reached) */
+    tb_attest_tcb_status status; /* combined TCB status */
+    tb_attest_tcb_status platform_status, qe_status, module_status;
     char tcb_date[32]; /* "2024-03-13T00:00:00Z" */
     int n_advisories;
-    char advisories[TB_MAX_ADVISORIES][24];
+    char advisories[TB_ATTEST_MAX_ADVISORIES][24];
     char fmspc[13]; /* hex, from the PCK certificate (when step 2 passed) */
     int simulated;  /* the trusted root is a teebench simulated root */
     int debug;      /* the TD has the DEBUG attribute */
-} tb_verdict;
+} tb_attest_verdict;
 
 /* Collateral checked once (signatures, chains, CRLs, parsed JSON), reusable for
  * many quotes of the same FMSPC while `now` stays inside its validity window. */
-typedef struct tb_prepared tb_prepared;
+typedef struct tb_attest_prepared tb_attest_prepared;
 
 /* Checks the collateral against the root at time now (steps 3-4's collateral
  * parts and the CRLs' signatures). On failure returns -1, fills *v (INVALID,
- * step, reason) and err; on success *out is new (free with tb_prepared_free). */
-int tb_prepare(const tb_collateral *c, int64_t now, const tb_root *root, tb_prepared **out,
-               tb_verdict *v, tb_err *err);
-void tb_prepared_free(tb_prepared *p);
+ * step, reason) and err; on success *out is new (free with tb_attest_prepared_free). */
+int tb_attest_prepare(const tb_attest_collateral *c, int64_t now, const tb_attest_root *root,
+                      tb_attest_prepared **out, tb_attest_verdict *v, tb_err *err);
+void tb_attest_prepared_free(tb_attest_prepared *p);
 /* Verifies a quote with prepared collateral at time now. Always fills *v;
  * returns 0 when the verdict is ACCEPTED, -1 otherwise. Pure. */
-int tb_verify_prepared(const uint8_t *quote, size_t len, const tb_prepared *pc, int64_t now,
-                       const tb_policy *policy, tb_verdict *v);
+int tb_attest_verify_prepared(const uint8_t *quote, size_t len, const tb_attest_prepared *pc,
+                              int64_t now, const tb_attest_policy *policy, tb_attest_verdict *v);
 /* The pure verifier: verify(quote, collateral, now, policy, root) -> verdict.
- * = tb_prepare + tb_verify_prepared. Returns 0 when ACCEPTED, -1 otherwise. */
-int tb_verify(const uint8_t *quote, size_t len, const tb_collateral *c, int64_t now,
-              const tb_policy *policy, const tb_root *root, tb_verdict *v);
+ * = tb_attest_prepare + tb_attest_verify_prepared. Returns 0 when ACCEPTED, -1 otherwise. */
+int tb_attest_verify(const uint8_t *quote, size_t len, const tb_attest_collateral *c, int64_t now,
+                     const tb_attest_policy *policy, const tb_attest_root *root,
+                     tb_attest_verdict *v);
 
 /* ---------------------------------------------------------------- providers */
 
-typedef enum tb_provider_kind { TB_PROVIDER_TSM = 0, TB_PROVIDER_SIM = 1 } tb_provider_kind;
+typedef enum tb_attest_provider {
+    TB_ATTEST_PROVIDER_TSM = 0,
+    TB_ATTEST_PROVIDER_SIM = 1
+} tb_attest_provider;
 
 /* Options for getting a quote; a NULL pointer means all defaults. */
-typedef struct tb_quote_opts {
+typedef struct tb_attest_quote_opts {
     const char *sim_dir;  /* sim state; NULL: $TEEBENCH_SIM_DIR, else
                              $XDG_CACHE_HOME/teebench/sim, else ~/.cache/teebench/sim */
     int sim_debug;        /* sim: set the DEBUG attribute in the TD report */
     const char *tsm_root; /* tsm: NULL = /sys/kernel/config/tsm/report */
-} tb_quote_opts;
+} tb_attest_quote_opts;
 
 /* Parses "tsm" / "sim". */
-int tb_provider_parse(const char *name, tb_provider_kind *out);
+int tb_attest_provider_parse(const char *name, tb_attest_provider *out);
 /* Gets a quote binding 64 bytes of report data. *quote is malloc'd (caller frees). */
-int tb_attest_get_quote(tb_provider_kind kind, const uint8_t report_data[64],
-                        const tb_quote_opts *opts, uint8_t **quote, size_t *len, tb_err *err);
-int tb_tsm_get_quote(const char *tsm_root, const uint8_t report_data[64], uint8_t **quote,
-                     size_t *len, tb_err *err);
+int tb_attest_get_quote(tb_attest_provider kind, const uint8_t report_data[64],
+                        const tb_attest_quote_opts *opts, uint8_t **quote, size_t *len,
+                        tb_err *err);
+/* A quote from configfs-tsm under tsm_root (NULL: /sys/kernel/config/tsm/report). */
+int tb_attest_tsm_get_quote(const char *tsm_root, const uint8_t report_data[64], uint8_t **quote,
+                            size_t *len, tb_err *err);
 
-/* The simulated provider's state directory (resolved as in tb_quote_opts).
+/* The simulated provider's state directory (resolved as in tb_attest_quote_opts).
  * Writes the path into out; returns 0 or -1 (no home / too long). */
-int tb_sim_dir(const char *override, char *out, size_t outlen, tb_err *err);
-/* A SIMULATED quote: creates the sim PKI under dir on first use (atomically). */
-int tb_sim_get_quote(const char *dir, const uint8_t report_data[64], int debug, uint8_t **quote,
-                     size_t *len, tb_err *err);
+int tb_attest_sim_dir(const char *override, char *out, size_t outlen, tb_err *err);
 /* The SIMULATED provider opened once, for callers that make many quotes (the
- * notary makes one per notarization): tb_sim_get_quote reads the PKI's nine PEM
- * files on every call, tb_sim_open once. *out is new (free with tb_sim_close);
- * tb_sim_quote may be called from many threads at once (read-only keys). */
-typedef struct tb_sim tb_sim;
-int tb_sim_open(const char *dir, tb_sim **out, tb_err *err);
-int tb_sim_quote(const tb_sim *s, const uint8_t report_data[64], int debug, uint8_t **quote,
-                 size_t *len, tb_err *err);
-void tb_sim_close(tb_sim *s);
+ * notary makes one per notarization): it reads the PKI's nine PEM files once (creating
+ * the PKI under dir on first use, atomically). *out is new (free with
+ * tb_attest_sim_close); tb_attest_sim_quote may be called from many threads at once
+ * (read-only keys). *quote is malloc'd (caller frees). */
+typedef struct tb_attest_sim tb_attest_sim;
+int tb_attest_sim_open(const char *dir, tb_attest_sim **out, tb_err *err);
+int tb_attest_sim_quote(const tb_attest_sim *s, const uint8_t report_data[64], int debug,
+                        uint8_t **quote, size_t *len, tb_err *err);
+void tb_attest_sim_close(tb_attest_sim *s);
 /* SIMULATED collateral matching the sim quotes, valid from now - 1 h to now + 30 days,
  * signed by the sim PKI; revoke_pck puts the sim PCK certificate in the PCK CRL.
- * *root (if non-NULL) receives the sim root (free with tb_root_free). */
-int tb_sim_collateral(const char *dir, int64_t now, int revoke_pck, tb_collateral *out,
-                      tb_root **root, tb_err *err);
+ * *root (if non-NULL) receives the sim root (free with tb_attest_root_free). */
+int tb_attest_sim_collateral(const char *dir, int64_t now, int revoke_pck,
+                             tb_attest_collateral *out, tb_attest_root **root, tb_err *err);
 /* Path of the sim root CA PEM inside dir (creating the PKI if needed). */
-int tb_sim_root_path(const char *dir, char *out, size_t outlen, tb_err *err);
+int tb_attest_sim_root_path(const char *dir, char *out, size_t outlen, tb_err *err);
 
 /* ------------------------------------------------------------ PCCS and cache */
 
-typedef struct tb_fetch_opts {
+typedef struct tb_attest_fetch_opts {
     long timeout_ms;       /* per request; 0 = 10000 */
     const char *cache_dir; /* NULL: $XDG_CACHE_HOME/teebench (or ~/.cache/teebench) */
-    int no_cache;          /* always fetch (the result still refreshes the cache) */
-} tb_fetch_opts;
+    int no_cache;          /* always fetch (verified collateral still refreshes the cache) */
+} tb_attest_fetch_opts;
 
 /* Fetches the four pieces for (fmspc hex, ca "processor"|"platform") from a PCS
- * or PCCS base URL with the v4 paths. Fills *out (free with tb_collateral_free). */
-int tb_pccs_fetch(const char *base_url, const char *fmspc, const char *ca, long timeout_ms,
-                  tb_collateral *out, tb_err *err);
-/* Cache: <dir>/collateral/<FMSPC>-<ca>.json (dcap-qvl format). tb_cache_get returns
- * 1 (hit: *out filled) when the entry exists and every nextUpdate is after now, 0 on miss. */
-int tb_cache_dir(const char *override, char *out, size_t outlen, tb_err *err);
-int tb_cache_get(const char *dir, const char *fmspc, const char *ca, int64_t now,
-                 tb_collateral *out, tb_err *err);
-int tb_cache_put(const char *dir, const char *fmspc, const char *ca, const tb_collateral *c,
-                 tb_err *err);
-/* Fetch through the cache. *from_cache tells whether the network was used. */
-int tb_collateral_fetch_cached(const char *base_url, const char *fmspc, const char *ca, int64_t now,
-                               const tb_fetch_opts *opts, tb_collateral *out, int *from_cache,
-                               tb_err *err);
-
-/* The FMSPC (hex, 13 bytes with NUL) and PCK CA ("processor"/"platform") of a quote. */
-int tb_quote_fmspc_ca(const tb_quote *q, char fmspc[13], const char **ca, tb_err *err);
-
-/* Subjects (one-line form) of the quote's PCK chain, leaf first; returns how many
- * (<= max) or -1. */
-int tb_quote_pck_subjects(const tb_quote *q, char subjects[][256], int max, tb_err *err);
+ * or PCCS base URL with the v4 paths. Fills *out (release with tb_attest_collateral_clear). */
+int tb_attest_pccs_fetch(const char *base_url, const char *fmspc, const char *ca, long timeout_ms,
+                         tb_attest_collateral *out, tb_err *err);
+/* The collateral cache: <dir>/collateral/<FMSPC>-<ca>-<source hash>.json (dcap-qvl
+ * format), keyed by where the collateral came from (source: a PCCS base URL, trailing
+ * '/' ignored; "sim" for simulated collateral), the FMSPC (hex) and the PCK CA. Only
+ * collateral that verified a quote may be put (tb_attest_verify_quote does so).
+ * tb_attest_cache_get returns 1 (hit: *out filled) when the entry exists and every
+ * nextUpdate is after now; 0 on a miss (absent, unreadable or stale); -1 on a bad key. */
+int tb_attest_cache_get(const char *dir, const char *source, const char *fmspc, const char *ca,
+                        int64_t now, tb_attest_collateral *out, tb_err *err);
+int tb_attest_cache_put(const char *dir, const char *source, const char *fmspc, const char *ca,
+                        const tb_attest_collateral *c, tb_err *err);
 
 /* ------------------------------------------------------------ one-call helper */
 
-typedef struct tb_verify_timing {
+typedef struct tb_attest_timing {
     uint64_t fetch_ns;  /* loading / fetching collateral (0 when none) */
-    uint64_t verify_ns; /* the pure verification */
-    int from_cache;
-} tb_verify_timing;
+    uint64_t verify_ns; /* the pure verification(s) */
+    int from_cache;     /* the verdict came from cached collateral */
+    int refetched;      /* cached collateral failed verification; it was fetched again */
+} tb_attest_timing;
 
 /* "Verify this quote against this collateral with this root at time now":
  * source is a collateral file or folder path, an "http://" / "https://" PCCS base
- * URL (fetched through the cache unless fetch->no_cache), or "sim" / "sim:DIR"
- * (SIMULATED collateral generated in process from the sim PKI; the root then
- * defaults to the sim root). root_path NULL = built-in Intel root (or sim root
- * for "sim"). policy NULL = default policy. Returns 0 when ACCEPTED; -1 otherwise:
- * *v says why when verification ran (v->result INVALID/REFUSED), else err
- * (collateral could not be loaded; then v->result is INVALID, step NONE). */
+ * URL, or "sim" / "sim:DIR" (SIMULATED collateral generated in process from the sim
+ * PKI; the root then defaults to the sim root). root_path NULL = built-in Intel root
+ * (or sim root for "sim"). policy NULL = default policy. fetch NULL = defaults.
+ * A PCCS source goes through the cache (keyed by the URL, the quote's FMSPC and CA):
+ * a hit is verified like a fetch; when cached collateral gives an INVALID verdict it is
+ * fetched again once and the fresh verdict counts; fetched collateral is cached only
+ * after it verified the quote (ACCEPTED or REFUSED), never before.
+ * Returns 0 when ACCEPTED; -1 otherwise: *v says why when verification ran (v->result
+ * INVALID/REFUSED; bytes that are no quote: INVALID at TB_ATTEST_STEP_PARSE), else err
+ * (collateral or root could not be loaded; then v->result is INVALID, step NONE). */
 int tb_attest_verify_quote(const uint8_t *quote, size_t len, const char *source,
-                           const char *root_path, int64_t now, const tb_policy *policy,
-                           const tb_fetch_opts *fetch, tb_verdict *v, tb_verify_timing *t,
-                           tb_err *err);
+                           const char *root_path, int64_t now, const tb_attest_policy *policy,
+                           const tb_attest_fetch_opts *fetch, tb_attest_verdict *v,
+                           tb_attest_timing *t, tb_err *err);
+
+/* ------------------------------------------------ deprecated names (issue 12) */
+
+/* The names before issue 12 ("one clean house"), for code written against them
+ * (notary/tee.c on branches older than the rename). Nothing in this tree uses them;
+ * delete this block once no branch does. tb_cache_get/put keep their old arguments:
+ * their entries are keyed by the source "" (distinct from every PCCS URL). */
+typedef tb_attest_quote tb_quote;
+typedef tb_attest_collateral tb_collateral;
+typedef tb_attest_root tb_root;
+typedef tb_attest_policy tb_policy;
+typedef tb_attest_verdict tb_verdict;
+typedef tb_attest_sim tb_sim;
+typedef tb_attest_fetch_opts tb_fetch_opts;
+typedef tb_attest_timing tb_verify_timing;
+#define tb_quote_parse tb_attest_quote_parse
+#define tb_quote_free tb_attest_quote_free
+#define tb_quote_report_data tb_attest_quote_report_data
+#define tb_quote_fmspc_ca tb_attest_quote_fmspc_ca
+#define tb_collateral_free tb_attest_collateral_clear
+#define tb_root_load tb_attest_root_load
+#define tb_root_free tb_attest_root_free
+#define tb_policy_default tb_attest_policy_default
+#define tb_policy_load tb_attest_policy_load
+#define tb_verify tb_attest_verify
+#define tb_verify_step_name tb_attest_step_name
+#define tb_tsm_get_quote tb_attest_tsm_get_quote
+#define tb_sim_dir tb_attest_sim_dir
+#define tb_sim_open tb_attest_sim_open
+#define tb_sim_quote tb_attest_sim_quote
+#define tb_sim_close tb_attest_sim_close
+#define tb_sim_collateral tb_attest_sim_collateral
+#define tb_sim_root_path tb_attest_sim_root_path
+#define tb_cache_get(dir, fmspc, ca, now, out, err)                                                \
+    tb_attest_cache_get((dir), "", (fmspc), (ca), (now), (out), (err))
+#define tb_cache_put(dir, fmspc, ca, c, err)                                                       \
+    tb_attest_cache_put((dir), "", (fmspc), (ca), (c), (err))
 
 #endif

@@ -1,11 +1,16 @@
-/* attest/cache: an on-disk collateral cache.
+/* attest/cache: an on-disk cache of verified collateral.
  *
- * <dir>/collateral/<FMSPC>-<ca>.json in the dcap-qvl format, where dir is
- * $XDG_CACHE_HOME/teebench (else ~/.cache/teebench) unless overridden. An entry is
- * used while `now` is before the earliest nextUpdate of its TCB info, QE identity
- * and both CRLs; after that it is fetched again. Writes are atomic (a reader sees
- * the old entry or the new one). A cache hit is never trusted more than a fetch:
- * the verifier checks cached collateral exactly as fetched collateral. */
+ * <dir>/collateral/<FMSPC>-<ca>-<source>.json in the dcap-qvl format, where dir is
+ * $XDG_CACHE_HOME/teebench (else ~/.cache/teebench) unless overridden, and <source> is
+ * the first 16 hex digits of SHA-256 of where the collateral came from (a PCCS base URL
+ * without trailing '/'s): two PCCSs never share an entry, so one server's answer is
+ * never served as another's. An entry is used while `now` is before the earliest
+ * nextUpdate of its TCB info, QE identity and both CRLs; after that it is fetched again.
+ * Writes are atomic (a reader sees the old entry or the new one).
+ * Invariants: the cache stores only what its caller verified (tb_attest_verify_quote
+ * puts collateral after it verified a quote, never before), and a hit is never trusted
+ * more than a fetch: the verifier checks cached collateral exactly as fetched
+ * collateral, and a hit that fails is fetched again. */
 #include "attest/internal.h"
 
 #include <ctype.h>
@@ -14,11 +19,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "base/clock.h"
+#include <openssl/sha.h>
+
 #include "base/file.h"
 #include "base/hex.h"
 
-int tb_cache_dir(const char *override, char *out, size_t outlen, tb_err *err)
+int tb_attest_cache_dir(const char *override, char *out, size_t outlen, tb_err *err)
 {
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     int n;
@@ -35,86 +41,63 @@ int tb_cache_dir(const char *override, char *out, size_t outlen, tb_err *err)
     return 0;
 }
 
-static int entry_path(const char *dir, const char *fmspc, const char *ca, char *out, size_t n,
-                      tb_err *err)
+static int entry_path(const char *dir, const char *source, const char *fmspc, const char *ca,
+                      char *out, size_t n, tb_err *err)
 {
-    char f[13];
-    uint8_t b[6];
+    char f[13], h[17];
+    uint8_t b[6], md[SHA256_DIGEST_LENGTH];
     if (!fmspc || strlen(fmspc) != 12 || tb_hex_decode(fmspc, 12, b, 6) < 0)
         return tb_errf(err, "bad FMSPC for the cache");
-    if (strcmp(ca, "processor") && strcmp(ca, "platform"))
+    if (!ca || (strcmp(ca, "processor") && strcmp(ca, "platform")))
         return tb_errf(err, "bad CA for the cache");
+    if (!source)
+        return tb_errf(err, "no collateral source for the cache");
     for (int i = 0; i < 12; i++)
         f[i] = (char)toupper((unsigned char)fmspc[i]);
     f[12] = '\0';
-    if ((size_t)snprintf(out, n, "%s/collateral/%s-%s.json", dir, f, ca) >= n)
+    size_t sl = strlen(source);
+    while (sl && source[sl - 1] == '/')
+        sl--;
+    SHA256((const unsigned char *)source, sl, md);
+    tb_hex_encode(md, 8, h);
+    if ((size_t)snprintf(out, n, "%s/collateral/%s-%s-%s.json", dir, f, ca, h) >= n)
         return tb_errf(err, "cache path too long");
     return 0;
 }
 
-int tb_cache_get(const char *dir, const char *fmspc, const char *ca, int64_t now,
-                 tb_collateral *out, tb_err *err)
+int tb_attest_cache_get(const char *dir, const char *source, const char *fmspc, const char *ca,
+                        int64_t now, tb_attest_collateral *out, tb_err *err)
 {
     char path[4096];
     memset(out, 0, sizeof *out);
-    if (entry_path(dir, fmspc, ca, path, sizeof path, err) < 0)
+    if (entry_path(dir, source, fmspc, ca, path, sizeof path, err) < 0)
         return -1;
     struct stat st;
     if (stat(path, &st) < 0)
         return 0;
     tb_err ignored;
     int64_t next;
-    if (tb_collateral_load(path, out, &ignored) < 0) /* a corrupt entry is a miss */
+    if (tb_attest_collateral_load(path, out, &ignored) < 0) /* a corrupt entry is a miss */
         return 0;
-    if (tb_collateral_next_update(out, &next, &ignored) < 0 || now >= next) {
-        tb_collateral_free(out);
+    if (tb_attest_collateral_next_update(out, &next, &ignored) < 0 || now >= next) {
+        tb_attest_collateral_clear(out);
         return 0;
     }
     return 1;
 }
 
-int tb_cache_put(const char *dir, const char *fmspc, const char *ca, const tb_collateral *c,
-                 tb_err *err)
+int tb_attest_cache_put(const char *dir, const char *source, const char *fmspc, const char *ca,
+                        const tb_attest_collateral *c, tb_err *err)
 {
     char path[4096], sub[4096];
-    if (entry_path(dir, fmspc, ca, path, sizeof path, err) < 0)
+    if (entry_path(dir, source, fmspc, ca, path, sizeof path, err) < 0)
         return -1;
-    snprintf(sub, sizeof sub, "%s/collateral", dir);
-    if (tb_mkdirs(sub, err) < 0)
+    if (tb_path_join(sub, sizeof sub, dir, "collateral", err) < 0 || tb_mkdirs(sub, err) < 0)
         return -1;
     char *json = NULL;
-    if (tb_collateral_to_json(c, &json, err) < 0)
+    if (tb_attest_collateral_to_json(c, &json, err) < 0)
         return -1;
     int rc = tb_file_write_atomic(path, json, strlen(json), err);
     free(json);
     return rc;
-}
-
-int tb_collateral_fetch_cached(const char *base_url, const char *fmspc, const char *ca, int64_t now,
-                               const tb_fetch_opts *opts, tb_collateral *out, int *from_cache,
-                               tb_err *err)
-{
-    tb_fetch_opts def = {0};
-    if (!opts)
-        opts = &def;
-    char dir[4096];
-    *from_cache = 0;
-    memset(out, 0, sizeof *out);
-    int have_dir = tb_cache_dir(opts->cache_dir, dir, sizeof dir, err) == 0;
-    if (have_dir && !opts->no_cache) {
-        int hit = tb_cache_get(dir, fmspc, ca, now, out, err);
-        if (hit < 0)
-            return -1;
-        if (hit) {
-            *from_cache = 1;
-            return 0;
-        }
-    }
-    if (tb_pccs_fetch(base_url, fmspc, ca, opts->timeout_ms, out, err) < 0)
-        return -1;
-    if (have_dir) {
-        tb_err ignored; /* a read-only cache must not stop verification */
-        tb_cache_put(dir, fmspc, ca, out, &ignored);
-    }
-    return 0;
 }

@@ -5,11 +5,12 @@
  * verifier needs only: the signed bytes (tbsCertificate / tbsCertList), the
  * signature, issuer and subject names (compared as DER), the serial number, the
  * validity times, the P-256 public key, basicConstraints and the SGX extension.
- * This file extracts exactly those with a bounds-checked DER walker and rejects
- * everything that is not ECDSA-with-SHA256 over P-256 (all DCAP certificates and CRLs
- * are). Signatures are checked with OpenSSL's ECDSA (SHA-256 + P-256 verify).
- * Invariant: a parsed tb_cert's pointers point into the DER it was parsed from, which
- * the caller keeps alive; every length was checked against its container. */
+ * This file extracts exactly those with the module's one DER walker (der.c: strict
+ * DER, no trailing bytes anywhere) and rejects everything that is not
+ * ECDSA-with-SHA256 over P-256 (all DCAP certificates and CRLs are). Signatures are
+ * checked with OpenSSL's ECDSA (SHA-256 + P-256 verify).
+ * Invariant: a parsed tb_attest_cert's pointers point into the DER it was parsed from,
+ * which the caller keeps alive; every length was checked against its container. */
 #define OPENSSL_SUPPRESS_DEPRECATED /* EC_KEY/ECDSA_do_verify: no provider fetch per call */
 #include "attest/internal.h"
 
@@ -20,49 +21,7 @@
 #include <openssl/ecdsa.h>
 #include <openssl/sha.h>
 
-typedef struct der {
-    const uint8_t *p;
-    size_t n;
-} der;
-
-/* One TLV: tag byte, content, and the whole TLV (for names). */
-static int next(der *d, int *tag, der *content, der *whole)
-{
-    if (d->n < 2)
-        return -1;
-    int t = d->p[0];
-    if ((t & 0x1f) == 0x1f)
-        return -1; /* multi-byte tags never occur here */
-    size_t len = d->p[1], hl = 2;
-    if (len & 0x80) {
-        size_t k = len & 0x7f;
-        if (k == 0 || k > 3 || d->n < 2 + k)
-            return -1;
-        len = 0;
-        for (size_t i = 0; i < k; i++)
-            len = len << 8 | d->p[2 + i];
-        if (len < 128)
-            return -1; /* not DER */
-        hl += k;
-    }
-    if (d->n - hl < len)
-        return -1;
-    if (tag)
-        *tag = t;
-    if (content)
-        *content = (der){d->p + hl, len};
-    if (whole)
-        *whole = (der){d->p, hl + len};
-    d->p += hl + len;
-    d->n -= hl + len;
-    return 0;
-}
-
-static int expect(der *d, int tag, der *content)
-{
-    int t;
-    return next(d, &t, content, NULL) < 0 || t != tag ? -1 : 0;
-}
+typedef tb_attest_der der;
 
 static const uint8_t OID_ECDSA_SHA256[] = {0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02};
 static const uint8_t OID_EC_PUBKEY[] = {0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01};
@@ -80,7 +39,7 @@ static int oid_is(der o, const uint8_t *oid, size_t n)
 static int alg_ecdsa_sha256(der alg)
 {
     der oid;
-    return expect(&alg, 0x06, &oid) == 0 &&
+    return tb_attest_der_expect(&alg, 0x06, &oid) == 0 &&
            oid_is(oid, OID_ECDSA_SHA256, sizeof OID_ECDSA_SHA256) && alg.n == 0;
 }
 
@@ -126,19 +85,19 @@ static int parse_time(int tag, der t, int64_t *out)
     return 0;
 }
 
-/* ECDSA-Sig-Value (DER SEQUENCE of two INTEGERs) -> r || s (32 bytes each). */
+/* ECDSA-Sig-Value (DER SEQUENCE of two minimal, positive INTEGERs) -> r || s. */
 static int sig_to_raw(der bits, uint8_t out[64])
 {
     if (bits.n < 1 || bits.p[0] != 0) /* BIT STRING: no unused bits */
         return -1;
     der s = {bits.p + 1, bits.n - 1}, seq;
-    if (expect(&s, 0x30, &seq) < 0 || s.n != 0)
+    if (tb_attest_der_expect(&s, 0x30, &seq) < 0 || s.n != 0)
         return -1;
     for (int i = 0; i < 2; i++) {
         der v;
-        if (expect(&seq, 0x02, &v) < 0 || v.n == 0 || v.p[0] & 0x80)
+        if (tb_attest_der_expect(&seq, 0x02, &v) < 0 || tb_attest_der_int(v) < 0 || v.p[0] & 0x80)
             return -1;
-        while (v.n > 1 && v.p[0] == 0) {
+        if (v.n > 1 && v.p[0] == 0) { /* the sign byte of a value with its top bit set */
             v.p++;
             v.n--;
         }
@@ -153,10 +112,13 @@ static int sig_to_raw(der bits, uint8_t out[64])
 static int parse_spki(der spki, uint8_t pub[65])
 {
     der alg, oid, curve, bits;
-    if (expect(&spki, 0x30, &alg) < 0 || expect(&spki, 0x03, &bits) < 0 || spki.n != 0)
+    if (tb_attest_der_expect(&spki, 0x30, &alg) < 0 ||
+        tb_attest_der_expect(&spki, 0x03, &bits) < 0 || spki.n != 0)
         return -1;
-    if (expect(&alg, 0x06, &oid) < 0 || !oid_is(oid, OID_EC_PUBKEY, sizeof OID_EC_PUBKEY) ||
-        expect(&alg, 0x06, &curve) < 0 || !oid_is(curve, OID_P256, sizeof OID_P256))
+    if (tb_attest_der_expect(&alg, 0x06, &oid) < 0 ||
+        !oid_is(oid, OID_EC_PUBKEY, sizeof OID_EC_PUBKEY) ||
+        tb_attest_der_expect(&alg, 0x06, &curve) < 0 || !oid_is(curve, OID_P256, sizeof OID_P256) ||
+        alg.n != 0)
         return -1;
     if (bits.n != 66 || bits.p[0] != 0 || bits.p[1] != 0x04)
         return -1;
@@ -164,28 +126,44 @@ static int parse_spki(der spki, uint8_t pub[65])
     return 0;
 }
 
-static int parse_extensions(der exts, tb_cert *c)
+/* BasicConstraints ::= SEQUENCE { cA BOOLEAN DEFAULT FALSE, pathLen INTEGER OPTIONAL } */
+static int parse_basic_constraints(der val, tb_attest_cert *c)
+{
+    der bc, x;
+    int tag;
+    if (tb_attest_der_expect(&val, 0x30, &bc) < 0 || val.n != 0)
+        return -1;
+    if (bc.n && bc.p[0] == 0x01) {
+        if (tb_attest_der_next(&bc, NULL, &x, NULL) < 0 || tb_attest_der_bool(x, &c->is_ca) < 0)
+            return -1;
+    }
+    if (bc.n &&
+        (tb_attest_der_next(&bc, &tag, &x, NULL) < 0 || tag != 0x02 || tb_attest_der_int(x) < 0))
+        return -1;
+    return bc.n == 0 ? 0 : -1;
+}
+
+static int parse_extensions(der exts, tb_attest_cert *c)
 {
     der seq;
-    if (expect(&exts, 0x30, &seq) < 0 || exts.n != 0)
+    if (tb_attest_der_expect(&exts, 0x30, &seq) < 0 || exts.n != 0)
         return -1;
     while (seq.n) {
         der ext, oid, val;
-        int tag;
-        if (expect(&seq, 0x30, &ext) < 0 || expect(&ext, 0x06, &oid) < 0)
+        int tag, critical;
+        if (tb_attest_der_expect(&seq, 0x30, &ext) < 0 ||
+            tb_attest_der_expect(&ext, 0x06, &oid) < 0)
             return -1;
-        if (next(&ext, &tag, &val, NULL) < 0)
+        if (tb_attest_der_next(&ext, &tag, &val, NULL) < 0)
             return -1;
-        if (tag == 0x01 && next(&ext, &tag, &val, NULL) < 0) /* critical BOOLEAN */
+        if (tag == 0x01 && (tb_attest_der_bool(val, &critical) < 0 || /* critical BOOLEAN */
+                            tb_attest_der_next(&ext, &tag, &val, NULL) < 0))
             return -1;
         if (tag != 0x04 || ext.n != 0)
             return -1;
         if (oid_is(oid, OID_BASIC_CONSTRAINTS, sizeof OID_BASIC_CONSTRAINTS)) {
-            der bc, ca;
-            if (expect(&val, 0x30, &bc) < 0)
+            if (parse_basic_constraints(val, c) < 0)
                 return -1;
-            if (bc.n && bc.p[0] == 0x01 && expect(&bc, 0x01, &ca) == 0 && ca.n == 1)
-                c->is_ca = ca.p[0] != 0;
         } else if (oid_is(oid, OID_SGX_EXT, sizeof OID_SGX_EXT)) {
             c->sgx_ext = val.p;
             c->sgx_ext_len = val.n;
@@ -194,16 +172,17 @@ static int parse_extensions(der exts, tb_cert *c)
     return 0;
 }
 
-int tb_cert_parse(const uint8_t *p, size_t n, tb_cert *c, tb_err *err)
+int tb_attest_cert_parse(const uint8_t *p, size_t n, tb_attest_cert *c, tb_err *err)
 {
     memset(c, 0, sizeof *c);
     der d = {p, n}, cert, tbs_whole, alg, bits;
-    if (expect(&d, 0x30, &cert) < 0 || d.n != 0)
+    if (tb_attest_der_expect(&d, 0x30, &cert) < 0 || d.n != 0)
         return tb_errf(err, "not a DER certificate");
     der body = cert;
     int tag;
-    if (next(&body, &tag, NULL, &tbs_whole) < 0 || tag != 0x30 || expect(&body, 0x30, &alg) < 0 ||
-        expect(&body, 0x03, &bits) < 0 || body.n != 0)
+    if (tb_attest_der_next(&body, &tag, NULL, &tbs_whole) < 0 || tag != 0x30 ||
+        tb_attest_der_expect(&body, 0x30, &alg) < 0 ||
+        tb_attest_der_expect(&body, 0x03, &bits) < 0 || body.n != 0)
         return tb_errf(err, "malformed certificate");
     if (!alg_ecdsa_sha256(alg) || sig_to_raw(bits, c->sig) < 0)
         return tb_errf(err, "certificate is not signed with ECDSA-SHA256");
@@ -211,18 +190,24 @@ int tb_cert_parse(const uint8_t *p, size_t n, tb_cert *c, tb_err *err)
     c->tbs_len = tbs_whole.n;
     der tbs, t, v;
     der tw = tbs_whole;
-    expect(&tw, 0x30, &tbs);
-    if (tbs.n && tbs.p[0] == 0xa0 && next(&tbs, NULL, NULL, NULL) < 0) /* [0] version */
-        return tb_errf(err, "malformed certificate version");
-    if (expect(&tbs, 0x02, &v) < 0 || v.n == 0 || v.n > 21)
+    tb_attest_der_expect(&tw, 0x30, &tbs); /* cannot fail: read above */
+    if (tbs.n && tbs.p[0] == 0xa0) {       /* [0] EXPLICIT version */
+        der ver, x;
+        if (tb_attest_der_next(&tbs, NULL, &ver, NULL) < 0 ||
+            tb_attest_der_expect(&ver, 0x02, &x) < 0 || tb_attest_der_int(x) < 0 || ver.n != 0)
+            return tb_errf(err, "malformed certificate version");
+    }
+    if (tb_attest_der_expect(&tbs, 0x02, &v) < 0 || tb_attest_der_int(v) < 0 || v.n > 21)
         return tb_errf(err, "malformed serial number");
     c->serial = v.p;
     c->serial_len = v.n;
-    if (expect(&tbs, 0x30, &t) < 0 || !alg_ecdsa_sha256(t))
+    if (tb_attest_der_expect(&tbs, 0x30, &t) < 0 || !alg_ecdsa_sha256(t))
         return tb_errf(err, "inner signature algorithm is not ECDSA-SHA256");
     der issuer, subject, validity, spki;
-    if (next(&tbs, &tag, NULL, &issuer) < 0 || tag != 0x30 || expect(&tbs, 0x30, &validity) < 0 ||
-        next(&tbs, &tag, NULL, &subject) < 0 || tag != 0x30 || expect(&tbs, 0x30, &spki) < 0)
+    if (tb_attest_der_next(&tbs, &tag, NULL, &issuer) < 0 || tag != 0x30 ||
+        tb_attest_der_expect(&tbs, 0x30, &validity) < 0 ||
+        tb_attest_der_next(&tbs, &tag, NULL, &subject) < 0 || tag != 0x30 ||
+        tb_attest_der_expect(&tbs, 0x30, &spki) < 0)
         return tb_errf(err, "malformed certificate body");
     c->issuer = issuer.p;
     c->issuer_len = issuer.n;
@@ -230,15 +215,15 @@ int tb_cert_parse(const uint8_t *p, size_t n, tb_cert *c, tb_err *err)
     c->subject_len = subject.n;
     int t1, t2;
     der nb, na;
-    if (next(&validity, &t1, &nb, NULL) < 0 || next(&validity, &t2, &na, NULL) < 0 ||
-        validity.n != 0 || parse_time(t1, nb, &c->not_before) < 0 ||
-        parse_time(t2, na, &c->not_after) < 0)
+    if (tb_attest_der_next(&validity, &t1, &nb, NULL) < 0 ||
+        tb_attest_der_next(&validity, &t2, &na, NULL) < 0 || validity.n != 0 ||
+        parse_time(t1, nb, &c->not_before) < 0 || parse_time(t2, na, &c->not_after) < 0)
         return tb_errf(err, "malformed certificate validity");
     if (parse_spki(spki, c->pub) < 0)
         return tb_errf(err, "certificate key is not a P-256 EC key");
     while (tbs.n) { /* [1] issuerUID, [2] subjectUID, [3] extensions */
         der x;
-        if (next(&tbs, &tag, &x, NULL) < 0)
+        if (tb_attest_der_next(&tbs, &tag, &x, NULL) < 0)
             return tb_errf(err, "malformed certificate extensions");
         if (tag == 0xa3 && parse_extensions(x, c) < 0)
             return tb_errf(err, "malformed certificate extensions");
@@ -246,19 +231,20 @@ int tb_cert_parse(const uint8_t *p, size_t n, tb_cert *c, tb_err *err)
     return 0;
 }
 
-int tb_cert_cn_contains(const tb_cert *c, const char *needle)
+int tb_attest_name_cn_contains(const uint8_t *name_der, size_t n, const char *needle)
 {
-    der name = {c->subject, c->subject_len}, rdns;
-    if (expect(&name, 0x30, &rdns) < 0)
+    der name = {name_der, n}, rdns;
+    if (tb_attest_der_expect(&name, 0x30, &rdns) < 0)
         return 0;
     while (rdns.n) {
         der set, atv, oid, val;
         int tag;
-        if (expect(&rdns, 0x31, &set) < 0)
+        if (tb_attest_der_expect(&rdns, 0x31, &set) < 0)
             return 0;
         while (set.n) {
-            if (expect(&set, 0x30, &atv) < 0 || expect(&atv, 0x06, &oid) < 0 ||
-                next(&atv, &tag, &val, NULL) < 0)
+            if (tb_attest_der_expect(&set, 0x30, &atv) < 0 ||
+                tb_attest_der_expect(&atv, 0x06, &oid) < 0 ||
+                tb_attest_der_next(&atv, &tag, &val, NULL) < 0)
                 return 0;
             if (oid_is(oid, OID_CN, sizeof OID_CN) && memmem(val.p, val.n, needle, strlen(needle)))
                 return 1;
@@ -267,22 +253,17 @@ int tb_cert_cn_contains(const tb_cert *c, const char *needle)
     return 0;
 }
 
-void *tb_p256_ctx_new(void)
-{
-    return EC_KEY_new_by_curve_name(NID_X9_62_prime256v1);
-}
-
-void *tb_p256_group_new(void)
+void *tb_attest_p256_group_new(void)
 {
     return EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
 }
 
-void tb_p256_group_free(void *group)
+void tb_attest_p256_group_free(void *group)
 {
     EC_GROUP_free(group);
 }
 
-void *tb_p256_ctx_from(const void *group)
+void *tb_attest_p256_ctx_from(const void *group)
 {
     EC_KEY *k = EC_KEY_new();
     if (k && !EC_KEY_set_group(k, group)) {
@@ -292,13 +273,13 @@ void *tb_p256_ctx_from(const void *group)
     return k;
 }
 
-void tb_p256_ctx_free(void *ctx)
+void tb_attest_p256_ctx_free(void *ctx)
 {
     EC_KEY_free(ctx);
 }
 
-int tb_p256_verify_ctx(void *ctx, const uint8_t pub[65], const void *data, size_t n,
-                       const uint8_t sig[64])
+int tb_attest_p256_verify_ctx(void *ctx, const uint8_t pub[65], const void *data, size_t n,
+                              const uint8_t sig[64])
 {
     EC_KEY *k = ctx;
     uint8_t h[32];
@@ -318,74 +299,66 @@ int tb_p256_verify_ctx(void *ctx, const uint8_t pub[65], const void *data, size_
     return ok;
 }
 
-int tb_p256_verify(const uint8_t pub[65], const void *data, size_t n, const uint8_t sig[64])
-{
-    void *ctx = tb_p256_ctx_new();
-    int ok = ctx && tb_p256_verify_ctx(ctx, pub, data, n, sig);
-    tb_p256_ctx_free(ctx);
-    return ok;
-}
-
-int tb_cert_signed_by(const tb_cert *c, const tb_cert *issuer)
-{
-    return c->issuer_len == issuer->subject_len &&
-           !memcmp(c->issuer, issuer->subject, c->issuer_len) &&
-           tb_p256_verify(issuer->pub, c->tbs, c->tbs_len, c->sig);
-}
-
-int tb_crl_parse(const uint8_t *p, size_t n, tb_crl_info *c, tb_err *err)
+int tb_attest_crl_parse(const uint8_t *p, size_t n, tb_attest_crl *c, tb_err *err)
 {
     memset(c, 0, sizeof *c);
     der d = {p, n}, crl, tbs_whole, alg, bits, tbs, t;
     int tag;
-    if (expect(&d, 0x30, &crl) < 0 || d.n != 0)
+    if (tb_attest_der_expect(&d, 0x30, &crl) < 0 || d.n != 0)
         return tb_errf(err, "not a DER CRL");
-    if (next(&crl, &tag, NULL, &tbs_whole) < 0 || tag != 0x30 || expect(&crl, 0x30, &alg) < 0 ||
-        expect(&crl, 0x03, &bits) < 0 || crl.n != 0)
+    if (tb_attest_der_next(&crl, &tag, NULL, &tbs_whole) < 0 || tag != 0x30 ||
+        tb_attest_der_expect(&crl, 0x30, &alg) < 0 || tb_attest_der_expect(&crl, 0x03, &bits) < 0 ||
+        crl.n != 0)
         return tb_errf(err, "malformed CRL");
     if (!alg_ecdsa_sha256(alg) || sig_to_raw(bits, c->sig) < 0)
         return tb_errf(err, "CRL is not signed with ECDSA-SHA256");
     c->tbs = tbs_whole.p;
     c->tbs_len = tbs_whole.n;
-    der tw = tbs_whole, issuer, tu, nu;
-    expect(&tw, 0x30, &tbs);
-    if (tbs.n && tbs.p[0] == 0x02 && next(&tbs, NULL, NULL, NULL) < 0)
+    der tw = tbs_whole, issuer, tu, nu, ver;
+    tb_attest_der_expect(&tw, 0x30, &tbs); /* cannot fail: read above */
+    if (tbs.n && tbs.p[0] == 0x02 &&
+        (tb_attest_der_next(&tbs, NULL, &ver, NULL) < 0 || tb_attest_der_int(ver) < 0))
         return tb_errf(err, "malformed CRL version");
-    if (expect(&tbs, 0x30, &t) < 0 || !alg_ecdsa_sha256(t))
+    if (tb_attest_der_expect(&tbs, 0x30, &t) < 0 || !alg_ecdsa_sha256(t))
         return tb_errf(err, "CRL inner signature algorithm is not ECDSA-SHA256");
     int t1, t2;
-    if (next(&tbs, &tag, NULL, &issuer) < 0 || tag != 0x30 || next(&tbs, &t1, &tu, NULL) < 0 ||
-        next(&tbs, &t2, &nu, NULL) < 0 || parse_time(t1, tu, &c->this_update) < 0 ||
+    if (tb_attest_der_next(&tbs, &tag, NULL, &issuer) < 0 || tag != 0x30 ||
+        tb_attest_der_next(&tbs, &t1, &tu, NULL) < 0 ||
+        tb_attest_der_next(&tbs, &t2, &nu, NULL) < 0 || parse_time(t1, tu, &c->this_update) < 0 ||
         parse_time(t2, nu, &c->next_update) < 0)
         return tb_errf(err, "malformed CRL issuer or update times (nextUpdate is required)");
     c->issuer = issuer.p;
     c->issuer_len = issuer.n;
     if (tbs.n && tbs.p[0] == 0x30) { /* revokedCertificates: check every entry's shape */
         der list, walk;
-        if (expect(&tbs, 0x30, &list) < 0)
+        if (tb_attest_der_expect(&tbs, 0x30, &list) < 0)
             return tb_errf(err, "malformed CRL entries");
         walk = list;
         while (walk.n) {
-            der entry, serial;
-            if (expect(&walk, 0x30, &entry) < 0 || expect(&entry, 0x02, &serial) < 0 ||
-                serial.n == 0)
+            der entry, serial, when;
+            if (tb_attest_der_expect(&walk, 0x30, &entry) < 0 ||
+                tb_attest_der_expect(&entry, 0x02, &serial) < 0 || tb_attest_der_int(serial) < 0 ||
+                tb_attest_der_next(&entry, &tag, &when, NULL) < 0 || (tag != 0x17 && tag != 0x18))
                 return tb_errf(err, "malformed CRL entry");
+            if (entry.n && (tb_attest_der_expect(&entry, 0x30, NULL) < 0 || entry.n != 0))
+                return tb_errf(err, "malformed CRL entry extensions");
         }
         c->revoked = list.p;
         c->revoked_len = list.n;
     }
-    if (tbs.n && (tbs.p[0] != 0xa0 || next(&tbs, NULL, NULL, NULL) < 0 || tbs.n != 0))
+    if (tbs.n && (tbs.p[0] != 0xa0 || tb_attest_der_next(&tbs, NULL, NULL, NULL) < 0 || tbs.n != 0))
         return tb_errf(err, "malformed CRL extensions");
     return 0;
 }
 
-int tb_crl_is_revoked(const tb_crl_info *c, const uint8_t *serial, size_t n)
+int tb_attest_crl_is_revoked(const tb_attest_crl *c, const uint8_t *serial, size_t n)
 {
     der walk = {c->revoked, c->revoked_len};
     while (walk.n) {
         der entry, s;
-        if (expect(&walk, 0x30, &entry) < 0 || expect(&entry, 0x02, &s) < 0)
-            return 1; /* cannot happen after tb_crl_parse; fail closed */
+        if (tb_attest_der_expect(&walk, 0x30, &entry) < 0 ||
+            tb_attest_der_expect(&entry, 0x02, &s) < 0)
+            return 1; /* cannot happen after tb_attest_crl_parse; fail closed */
         if (s.n == n && !memcmp(s.p, serial, n))
             return 1;
     }

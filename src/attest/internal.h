@@ -1,5 +1,7 @@
-/* attest/internal: helpers shared by the attest module's files (not a public API).
- * Ownership as stated per function; structs with pointers have a _free. */
+/* attest/internal: what the attest module's files share, and the entry points only its
+ * unit tests and fuzz targets call besides (not a public API: other modules include
+ * attest/attest.h only). Ownership as stated per function; a _clear function releases
+ * what a caller-owned struct holds and zeroes it. */
 #ifndef TB_ATTEST_INTERNAL_H
 #define TB_ATTEST_INTERNAL_H
 
@@ -11,54 +13,68 @@
 
 #include "attest/attest.h"
 
-struct tb_root {
+struct tb_attest_root {
     X509 *cert;
     int simulated;
 };
 
+/* The SIMULATED provider's marker: the first bytes of a simulated quote's header user
+ * data (provider_sim.c writes it, tb_attest_quote_is_simulated reads it). */
+#define TB_ATTEST_SIM_MARKER "teebench SIMULATED"
+#define TB_ATTEST_SIM_MARKER_LEN (sizeof TB_ATTEST_SIM_MARKER - 1)
+
+/* ------------------------------------------------------------------ quote.c */
+
+/* When `in` is hex or base64 text (whitespace allowed), decodes it into *out
+ * (malloc'd, caller frees) and returns 1; returns 0 when it is not text (binary
+ * input: use as is), -1 on allocation failure. */
+int tb_attest_quote_decode_text(const uint8_t *in, size_t n, uint8_t **out, size_t *outlen,
+                                tb_err *err);
+
+/* ---------------------------------------------------------------- tcbinfo.c */
+
 /* "2025-02-13T03:50:41Z" (fractional seconds allowed) -> unix seconds. */
-int tb_iso8601_parse(const char *s, int64_t *out);
-/* (unix seconds -> "2025-02-13T03:50:41Z" is tb_utc_iso8601 in base/clock.) */
-/* ASN1_TIME -> unix seconds. */
-int tb_asn1_time_unix(const ASN1_TIME *t, int64_t *out);
+int tb_attest_iso8601_parse(const char *s, int64_t *out);
+/* Intel's spelling ("UpToDate", ...) -> status. Returns 0 or -1. */
+int tb_attest_tcb_status_parse(const char *s, tb_attest_tcb_status *out);
 
-typedef struct tb_adv_list {
+typedef struct tb_attest_adv_list {
     int n;
-    char id[TB_MAX_ADVISORIES][24];
-} tb_adv_list;
+    char id[TB_ATTEST_MAX_ADVISORIES][24];
+} tb_attest_adv_list;
 
-typedef struct tb_tcb_level {
+typedef struct tb_attest_tcb_level {
     uint8_t sgx[16];
     uint16_t pcesvn;
     uint8_t tdx[16];
     uint16_t isvsvn; /* QE identity / TDX module levels */
     char date[32];
-    tb_tcb_status status;
-    tb_adv_list adv;
-} tb_tcb_level;
+    tb_attest_tcb_status status;
+    tb_attest_adv_list adv;
+} tb_attest_tcb_level;
 
-typedef struct tb_module_identity {
+typedef struct tb_attest_module_identity {
     char id[16];
     uint8_t mrsigner[48];
     uint8_t attributes[8], attributes_mask[8];
     int n_levels;
-    tb_tcb_level *levels;
-} tb_module_identity;
+    tb_attest_tcb_level *levels;
+} tb_attest_module_identity;
 
-typedef struct tb_tcb_info {
+typedef struct tb_attest_tcb_info {
     int version;
     int64_t issue, next;
     uint8_t fmspc[6];
     uint8_t pceid[2];
     int has_module;
-    tb_module_identity module; /* tdxModule (no levels) */
+    tb_attest_module_identity module; /* tdxModule (no levels) */
     int n_ids;
-    tb_module_identity *ids; /* tdxModuleIdentities */
+    tb_attest_module_identity *ids; /* tdxModuleIdentities */
     int n_levels;
-    tb_tcb_level *levels;
-} tb_tcb_info;
+    tb_attest_tcb_level *levels;
+} tb_attest_tcb_info;
 
-typedef struct tb_qe_identity {
+typedef struct tb_attest_qe_identity {
     int version;
     int64_t issue, next;
     uint32_t miscselect, miscselect_mask;
@@ -66,100 +82,157 @@ typedef struct tb_qe_identity {
     uint8_t mrsigner[32];
     uint16_t isvprodid;
     int n_levels;
-    tb_tcb_level *levels;
-} tb_qe_identity;
-
-/* jsontok.c: a strict JSON tokenizer (no DOM) for the signed bodies. */
-enum { TB_JOBJ = 1, TB_JARR, TB_JSTR, TB_JNUM, TB_JTRUE, TB_JFALSE, TB_JNULL };
-typedef struct tb_jtok {
-    uint8_t type, escaped; /* escaped: a string with backslash escapes */
-    uint32_t start, end;   /* byte span (strings: the content between the quotes) */
-    uint32_t next;         /* index of the token after this one's subtree */
-    uint32_t count;        /* objects: members; arrays: elements */
-} tb_jtok;
-typedef struct tb_jdoc {
-    const char *s; /* the input (not owned) */
-    tb_jtok *t;    /* owned */
-    int count;
-} tb_jdoc;
-/* Tokenizes a whole document (token 0 is the top-level value). Free with tb_json_doc_free. */
-int tb_json_tokenize(const char *s, size_t n, tb_jdoc *doc, tb_err *err);
-void tb_json_doc_free(tb_jdoc *doc);
-/* The value token of key in object obj: -1 absent (or obj not an object), -2 duplicate. */
-int tb_jobj_get(const tb_jdoc *d, int obj, const char *key);
-/* Element i of array arr, or -1. */
-int tb_jarr_get(const tb_jdoc *d, int arr, uint32_t i);
-/* A string without escapes (not NUL-terminated), or -1. */
-int tb_jstr(const tb_jdoc *d, int k, const char **p, size_t *n);
-/* A non-negative integer <= max, or -1. */
-int tb_juint(const tb_jdoc *d, int k, long max, long *out);
+    tb_attest_tcb_level *levels;
+} tb_attest_qe_identity;
 
 /* Parse the signed JSON bodies (the tcbInfo / enclaveIdentity values). */
-int tb_tcb_info_parse(const char *text, size_t n, tb_tcb_info *out, tb_err *err);
-void tb_tcb_info_free(tb_tcb_info *t);
-int tb_qe_identity_parse(const char *text, size_t n, tb_qe_identity *out, tb_err *err);
-void tb_qe_identity_free(tb_qe_identity *q);
+int tb_attest_tcb_info_parse(const char *text, size_t n, tb_attest_tcb_info *out, tb_err *err);
+void tb_attest_tcb_info_clear(tb_attest_tcb_info *t);
+int tb_attest_qe_identity_parse(const char *text, size_t n, tb_attest_qe_identity *out,
+                                tb_err *err);
+void tb_attest_qe_identity_clear(tb_attest_qe_identity *q);
 
-/* PEM certificates -> a new stack (caller frees with sk_X509_pop_free(s, X509_free)). */
-int tb_x509_chain_from_pem(const char *pem, size_t n, STACK_OF(X509) * *out, tb_err *err);
-/* The DER bytes of up to TB_DER_MAX PEM certificates (no X.509 parsing: OpenSSL 3's
- * d2i_X509 costs ~100 us, so the verifier compares raw DER with what it has already
- * checked before parsing anything). Free with tb_der_list_free. */
-#define TB_DER_MAX 4
-typedef struct tb_der_list {
+/* ---------------------------------------------------------------- jsontok.c */
+
+/* The module's one JSON reader for collateral (network input): strict RFC 8259, no DOM. */
+enum {
+    TB_ATTEST_JOBJ = 1,
+    TB_ATTEST_JARR,
+    TB_ATTEST_JSTR,
+    TB_ATTEST_JNUM,
+    TB_ATTEST_JTRUE,
+    TB_ATTEST_JFALSE,
+    TB_ATTEST_JNULL
+};
+typedef struct tb_attest_jtok {
+    uint8_t type, escaped; /* escaped: a string with backslash escapes */
+    uint32_t start, end;   /* byte span (strings: the content between the quotes;
+                              objects/arrays: from the bracket to after its partner) */
+    uint32_t next;         /* index of the token after this one's subtree */
+    uint32_t count;        /* objects: members; arrays: elements */
+} tb_attest_jtok;
+typedef struct tb_attest_jdoc {
+    const char *s;     /* the input (not owned) */
+    tb_attest_jtok *t; /* owned */
+    int count;
+} tb_attest_jdoc;
+/* Tokenizes a whole document (token 0 is the top-level value). Release with
+ * tb_attest_json_clear. */
+int tb_attest_json_tokenize(const char *s, size_t n, tb_attest_jdoc *doc, tb_err *err);
+void tb_attest_json_clear(tb_attest_jdoc *doc);
+/* The value token of key in object obj: -1 absent (or obj not an object), -2 duplicate. */
+int tb_attest_jobj_get(const tb_attest_jdoc *d, int obj, const char *key);
+/* A string without escapes (not NUL-terminated, points into the input), or -1. */
+int tb_attest_jstr(const tb_attest_jdoc *d, int k, const char **p, size_t *n);
+/* Any string, unescaped (\uXXXX as UTF-8) into a new NUL-terminated buffer (malloc'd,
+ * caller frees) of *n bytes. -1: not a string, \u0000, a lone surrogate, out of memory. */
+int tb_attest_jstr_dup(const tb_attest_jdoc *d, int k, char **out, size_t *n);
+/* A non-negative integer <= max, or -1. */
+int tb_attest_juint(const tb_attest_jdoc *d, int k, long max, long *out);
+
+/* -------------------------------------------------------------------- der.c */
+
+/* The module's one DER walker (strict DER; see der.c). A span of bytes being read. */
+typedef struct tb_attest_der {
+    const uint8_t *p;
+    size_t n;
+} tb_attest_der;
+/* Reads one TLV from *d and advances past it: its tag, its content and the whole TLV
+ * (each may be NULL). -1: malformed or not DER (*d unchanged). */
+int tb_attest_der_next(tb_attest_der *d, int *tag, tb_attest_der *content, tb_attest_der *whole);
+/* tb_attest_der_next that also requires the tag. */
+int tb_attest_der_expect(tb_attest_der *d, int tag, tb_attest_der *content);
+/* 0 when an INTEGER's content is minimal two's complement (non-empty), else -1. */
+int tb_attest_der_int(tb_attest_der v);
+/* A minimal non-negative INTEGER content <= max. */
+int tb_attest_der_uint(tb_attest_der v, unsigned max, unsigned *out);
+/* A DER BOOLEAN content (0x00 or 0xff). */
+int tb_attest_der_bool(tb_attest_der v, int *out);
+
+/* ------------------------------------------------------------ cert.c, root.c */
+
+/* The DER bytes of up to TB_ATTEST_DER_MAX PEM certificates (no X.509 parsing: OpenSSL
+ * 3's d2i_X509 costs ~100 us, so the verifier compares raw DER with what it has already
+ * checked before parsing anything). Release with tb_attest_der_list_clear. */
+#define TB_ATTEST_DER_MAX 4
+typedef struct tb_attest_der_list {
     int n;
-    uint8_t *der[TB_DER_MAX];
-    size_t len[TB_DER_MAX];
-} tb_der_list;
-int tb_pem_certs_to_der(const char *pem, size_t n, tb_der_list *out, tb_err *err);
-void tb_der_list_free(tb_der_list *l);
-/* d2i_X509 that rejects trailing bytes; NULL on error. */
-X509 *tb_x509_from_der(const uint8_t *der, size_t n);
-/* The SGX extension of a parsed PCK certificate (see tb_pck_info_from_der). */
-int tb_pck_info_from_x509(X509 *x, tb_pck_info *out, tb_err *err);
+    uint8_t *der[TB_ATTEST_DER_MAX];
+    size_t len[TB_ATTEST_DER_MAX];
+} tb_attest_der_list;
+int tb_attest_pem_certs_to_der(const char *pem, size_t n, tb_attest_der_list *out, tb_err *err);
+void tb_attest_der_list_clear(tb_attest_der_list *l);
 /* A certificate read by cert.c (pointers into the caller's DER). */
-typedef struct tb_cert {
+typedef struct tb_attest_cert {
     const uint8_t *tbs, *issuer, *subject, *serial, *sgx_ext;
     size_t tbs_len, issuer_len, subject_len, serial_len, sgx_ext_len;
     int64_t not_before, not_after;
     uint8_t pub[65]; /* uncompressed P-256 point */
     uint8_t sig[64]; /* r || s */
     int is_ca;
-} tb_cert;
-typedef struct tb_crl_info {
+} tb_attest_cert;
+typedef struct tb_attest_crl {
     const uint8_t *tbs, *issuer, *revoked; /* revoked: the entries' SEQUENCE content */
     size_t tbs_len, issuer_len, revoked_len;
     int64_t this_update, next_update;
     uint8_t sig[64];
-} tb_crl_info;
-int tb_cert_parse(const uint8_t *der, size_t n, tb_cert *c, tb_err *err);
-int tb_crl_parse(const uint8_t *der, size_t n, tb_crl_info *c, tb_err *err);
-/* 1: c's issuer name is issuer's subject (DER) and issuer's key verifies c's signature. */
-int tb_cert_signed_by(const tb_cert *c, const tb_cert *issuer);
+} tb_attest_crl;
+int tb_attest_cert_parse(const uint8_t *der, size_t n, tb_attest_cert *c, tb_err *err);
+int tb_attest_crl_parse(const uint8_t *der, size_t n, tb_attest_crl *c, tb_err *err);
 /* 1 when the serial (INTEGER content bytes) is listed in the CRL. */
-int tb_crl_is_revoked(const tb_crl_info *c, const uint8_t *serial, size_t n);
-int tb_cert_cn_contains(const tb_cert *c, const char *needle);
+int tb_attest_crl_is_revoked(const tb_attest_crl *c, const uint8_t *serial, size_t n);
+/* 1 when a common name of the DER Name (an issuer or subject) contains needle. */
+int tb_attest_name_cn_contains(const uint8_t *name, size_t n, const char *needle);
+/* A P-256 group (read-only once made; may be shared by threads) and a verification
+ * context made from it (a P-256 EC_KEY; used by one thread at a time). */
+void *tb_attest_p256_group_new(void);
+void tb_attest_p256_group_free(void *group);
+void *tb_attest_p256_ctx_from(const void *group);
+void tb_attest_p256_ctx_free(void *ctx);
 /* 1: sig (r || s) over SHA-256(data) verifies with the uncompressed P-256 point pub. */
-int tb_p256_verify(const uint8_t pub[65], const void *data, size_t n, const uint8_t sig[64]);
-/* The same with a reusable context (a P-256 EC_KEY: creating the curve costs as much as a
- * verification). A context is used by one thread at a time. */
-void *tb_p256_ctx_new(void);
-/* A P-256 group (read-only once made; may be shared by threads) and a context made
- * from it (~20x cheaper than tb_p256_ctx_new). */
-void *tb_p256_group_new(void);
-void tb_p256_group_free(void *group);
-void *tb_p256_ctx_from(const void *group);
-void tb_p256_ctx_free(void *ctx);
-int tb_p256_verify_ctx(void *ctx, const uint8_t pub[65], const void *data, size_t n,
-                       const uint8_t sig[64]);
-/* The SGX extension's value (the OCTET STRING content) -> PCK info (ca_platform unset). */
-int tb_pck_info_from_ext(const uint8_t *ext, size_t n, tb_pck_info *out, tb_err *err);
+int tb_attest_p256_verify_ctx(void *ctx, const uint8_t pub[65], const void *data, size_t n,
+                              const uint8_t sig[64]);
 /* DER / PEM / hex text CRL bytes -> DER (malloc'd). */
-int tb_crl_to_der(const uint8_t *p, size_t n, uint8_t **der, size_t *derlen, tb_err *err);
+int tb_attest_crl_to_der(const uint8_t *p, size_t n, uint8_t **der, size_t *derlen, tb_err *err);
 /* Signs SHA-256(data) into raw r||s. */
-int tb_ecdsa_sign_raw(EVP_PKEY *key, const void *data, size_t n, uint8_t sig[64]);
-
+int tb_attest_ecdsa_sign_raw(EVP_PKEY *key, const void *data, size_t n, uint8_t sig[64]);
 /* The Intel SGX Root CA, PEM. */
-extern const char tb_intel_root_pem[];
+extern const char tb_attest_intel_root_pem[];
+
+/* -------------------------------------------------------------------- pck.c */
+
+typedef struct tb_attest_pck_info {
+    uint8_t fmspc[6];
+    uint8_t pceid[2];
+    uint8_t sgx_comp[16]; /* SGX TCB components 1..16 */
+    uint16_t pcesvn;
+    uint8_t cpusvn[16];
+    int ca_platform; /* 1: issued by the Platform CA, 0: the Processor CA */
+} tb_attest_pck_info;
+/* The SGX extension's value (the OCTET STRING content) -> PCK info (ca_platform unset). */
+int tb_attest_pck_info_from_ext(const uint8_t *ext, size_t n, tb_attest_pck_info *out, tb_err *err);
+/* A DER PCK certificate (read by cert.c) -> PCK info, the CA kind from its issuer. */
+int tb_attest_pck_info_from_der(const uint8_t *der, size_t n, tb_attest_pck_info *out, tb_err *err);
+
+/* ------------------------------------------------------------- collateral.c */
+
+/* Loads a dcap-qvl JSON file, or a folder of PCS responses (see collateral.c). */
+int tb_attest_collateral_load(const char *path, tb_attest_collateral *out, tb_err *err);
+/* Fills the TCB info and QE identity fields from two PCS response bodies
+ * ({"tcbInfo": ..., "signature": ...} and {"enclaveIdentity": ..., "signature": ...}):
+ * the exact bytes of the signed value and the signature. */
+int tb_attest_collateral_from_pcs(const char *tcb_resp, size_t tcb_len, const char *qe_resp,
+                                  size_t qe_len, tb_attest_collateral *c, tb_err *err);
+/* Earliest nextUpdate of TCB info, QE identity and both CRLs (unix seconds), for caching. */
+int tb_attest_collateral_next_update(const tb_attest_collateral *c, int64_t *next, tb_err *err);
+
+/* ---------------------------------------------------- policy.c, providers, cache */
+
+int tb_attest_policy_parse(const char *text, size_t n, tb_attest_policy *p, tb_err *err);
+/* A SIMULATED quote: opens the sim PKI under dir (creating it on first use), quotes, closes. */
+int tb_attest_sim_get_quote(const char *dir, const uint8_t report_data[64], int debug,
+                            uint8_t **quote, size_t *len, tb_err *err);
+/* The cache directory: override, else $XDG_CACHE_HOME/teebench, else ~/.cache/teebench. */
+int tb_attest_cache_dir(const char *override, char *out, size_t outlen, tb_err *err);
 
 #endif

@@ -1,13 +1,17 @@
-/* attest/jsontok: a strict JSON tokenizer without a DOM, for the signed TCB info and QE
- * identity bodies on the verifier's hot path (jansson builds a hash table per object:
+/* attest/jsontok: the attest module's one JSON reader for collateral -- a strict JSON
+ * tokenizer without a DOM. It reads the dcap-qvl collateral file, the PCS response
+ * bodies (whose signed values are byte spans of the input) and the signed TCB info and
+ * QE identity bodies on the verifier's hot path (jansson builds a hash table per object:
  * a TCB info has hundreds of small objects, and that cost as much as two ECDSA checks).
+ * (The only other JSON the module reads is the user's policy file: jansson, policy.c.)
  *
- * It accepts exactly RFC 8259 JSON (structure, string escapes, numbers, literals; no
- * trailing garbage; nesting at most 32 deep) and produces a flat token array in document
- * order. Each token records its byte span and the index of the token that follows its
- * subtree, so objects and arrays are walked without recursion. Lookups reject duplicate
- * keys (as jansson's JSON_REJECT_DUPLICATES does) and keys or strings with escapes are
- * compared raw (the values read here never contain escapes; one that does is refused).
+ * It accepts exactly RFC 8259 JSON (structure, string escapes, numbers, literals, UTF-8
+ * without overlong forms or surrogates; no trailing garbage; nesting at most 32 deep)
+ * and produces a flat token array in document order. Each token records its byte span
+ * and the index of the token that follows its subtree, so objects and arrays are walked
+ * without recursion. Lookups reject duplicate keys (as jansson's JSON_REJECT_DUPLICATES
+ * does); keys are compared raw (a key with escapes matches nothing). tb_attest_jstr hands
+ * out strings without escapes in place; tb_attest_jstr_dup decodes any string.
  * Invariant: token spans lie inside the input; next > own index; count is exact. */
 #include "attest/internal.h"
 
@@ -19,7 +23,7 @@
 typedef struct tctx {
     const char *s;
     size_t n, i;
-    tb_jtok *t;
+    tb_attest_jtok *t;
     int cap, count;
 } tctx;
 
@@ -34,7 +38,7 @@ static int add(tctx *c, int type, size_t start)
 {
     if (c->count == c->cap)
         return -1;
-    tb_jtok *t = &c->t[c->count];
+    tb_attest_jtok *t = &c->t[c->count];
     t->type = (uint8_t)type;
     t->start = (uint32_t)start;
     t->end = (uint32_t)start;
@@ -54,19 +58,109 @@ static int hex4(const char *p)
     return 0;
 }
 
+/* The length of the UTF-8 sequence at p[0..n) (p[0] >= 0x80), or 0 when it is not
+ * well-formed (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF). */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+    size_t k;
+    unsigned lo = 0x80, hi = 0xbf;
+    if (p[0] >= 0xc2 && p[0] <= 0xdf)
+        k = 2;
+    else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+        k = 3;
+        lo = p[0] == 0xe0 ? 0xa0 : 0x80;
+        hi = p[0] == 0xed ? 0x9f : 0xbf;
+    } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+        k = 4;
+        lo = p[0] == 0xf0 ? 0x90 : 0x80;
+        hi = p[0] == 0xf4 ? 0x8f : 0xbf;
+    } else
+        return 0;
+    if (n < k || p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < k; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    return k;
+}
+
+/* 1 for the bytes a string holds as they are: printable ASCII but '"' and '\\'. */
+static const unsigned char PLAIN[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+/* 1 when the 8 bytes at p are all PLAIN (word-at-a-time: no byte below 0x20, none
+ * above 0x7f, no '"', no '\\'; "haszero" of Hacker's Delight / Bit Twiddling Hacks). */
+static int plain8(const unsigned char *p)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t x, q, b;
+    memcpy(&x, p, 8);
+    q = x ^ (ones * '"');
+    b = x ^ (ones * '\\');
+    return !(((x - ones * 0x20) & ~x & highs) | (x & highs) | ((q - ones) & ~q & highs) |
+             ((b - ones) & ~b & highs));
+}
+
+/* The character an escape letter stands for ("\\n" -> '\n'), or -1 when it is none. */
+static int escaped_char(char e)
+{
+    switch (e) {
+    case '"':
+    case '\\':
+    case '/':
+        return e;
+    case 'b':
+        return '\b';
+    case 'f':
+        return '\f';
+    case 'n':
+        return '\n';
+    case 'r':
+        return '\r';
+    case 't':
+        return '\t';
+    default:
+        return -1;
+    }
+}
+
 static int string(tctx *c)
 {
-    int k = add(c, TB_JSTR, ++c->i);
+    int k = add(c, TB_ATTEST_JSTR, ++c->i);
     if (k < 0)
         return -1;
+    const unsigned char *s = (const unsigned char *)c->s;
     while (c->i < c->n) {
-        unsigned char ch = (unsigned char)c->s[c->i];
+        size_t i = c->i, n = c->n; /* the fast path: printable ASCII but '"' and '\\' */
+        while (n - i >= 8 && plain8(s + i))
+            i += 8;
+        while (i < n && PLAIN[s[i]])
+            i++;
+        c->i = i;
+        if (i >= n)
+            break;
+        unsigned char ch = s[i];
         if (ch == '"') {
             c->t[k].end = (uint32_t)c->i++;
             return k;
         }
         if (ch < 0x20)
             return -1;
+        if (ch >= 0x80) {
+            size_t u = utf8_len((const unsigned char *)c->s + c->i, c->n - c->i);
+            if (!u)
+                return -1;
+            c->i += u;
+            continue;
+        }
         if (ch == '\\') {
             c->t[k].escaped = 1;
             if (c->i + 1 >= c->n)
@@ -78,12 +172,11 @@ static int string(tctx *c)
                 c->i += 6;
                 continue;
             }
-            if (!strchr("\"\\/bfnrt", e) || e == '\0')
+            if (escaped_char(e) < 0)
                 return -1;
             c->i += 2;
             continue;
         }
-        c->i++;
     }
     return -1;
 }
@@ -98,7 +191,7 @@ static int digits(tctx *c)
 
 static int number(tctx *c)
 {
-    int k = add(c, TB_JNUM, c->i);
+    int k = add(c, TB_ATTEST_JNUM, c->i);
     if (k < 0)
         return -1;
     if (c->s[c->i] == '-')
@@ -142,7 +235,7 @@ static int container(tctx *c, int depth, int obj)
 {
     if (depth >= MAX_DEPTH)
         return -1;
-    int k = add(c, obj ? TB_JOBJ : TB_JARR, c->i++);
+    int k = add(c, obj ? TB_ATTEST_JOBJ : TB_ATTEST_JARR, c->i++);
     if (k < 0)
         return -1;
     ws(c);
@@ -195,11 +288,11 @@ static int value(tctx *c, int depth)
     else if (ch == '-' || (ch >= '0' && ch <= '9'))
         k = number(c);
     else if (ch == 't')
-        k = literal(c, "true", TB_JTRUE);
+        k = literal(c, "true", TB_ATTEST_JTRUE);
     else if (ch == 'f')
-        k = literal(c, "false", TB_JFALSE);
+        k = literal(c, "false", TB_ATTEST_JFALSE);
     else if (ch == 'n')
-        k = literal(c, "null", TB_JNULL);
+        k = literal(c, "null", TB_ATTEST_JNULL);
     else
         return -1;
     if (k >= 0)
@@ -207,13 +300,13 @@ static int value(tctx *c, int depth)
     return k;
 }
 
-int tb_json_tokenize(const char *s, size_t n, tb_jdoc *doc, tb_err *err)
+int tb_attest_json_tokenize(const char *s, size_t n, tb_attest_jdoc *doc, tb_err *err)
 {
     memset(doc, 0, sizeof *doc);
     if (n > (1u << 24))
         return tb_errf(err, "JSON document too large");
     int cap = (int)(n / 2 + 8); /* every token but the last consumes >= 2 bytes */
-    tctx c = {s, n, 0, malloc((size_t)cap * sizeof(tb_jtok)), cap, 0};
+    tctx c = {s, n, 0, malloc((size_t)cap * sizeof(tb_attest_jtok)), cap, 0};
     if (!c.t)
         return tb_errf(err, "out of memory");
     int k = value(&c, 0);
@@ -228,20 +321,20 @@ int tb_json_tokenize(const char *s, size_t n, tb_jdoc *doc, tb_err *err)
     return 0;
 }
 
-void tb_json_doc_free(tb_jdoc *doc)
+void tb_attest_json_clear(tb_attest_jdoc *doc)
 {
     free(doc->t);
     memset(doc, 0, sizeof *doc);
 }
 
-int tb_jobj_get(const tb_jdoc *d, int obj, const char *key)
+int tb_attest_jobj_get(const tb_attest_jdoc *d, int obj, const char *key)
 {
-    if (obj < 0 || d->t[obj].type != TB_JOBJ)
+    if (obj < 0 || d->t[obj].type != TB_ATTEST_JOBJ)
         return -1;
     size_t kl = strlen(key);
     int found = -1, k = obj + 1;
     for (uint32_t i = 0; i < d->t[obj].count; i++) {
-        const tb_jtok *kt = &d->t[k];
+        const tb_attest_jtok *kt = &d->t[k];
         int v = k + 1;
         if (kt->end - kt->start == kl && !memcmp(d->s + kt->start, key, kl)) {
             if (found >= 0)
@@ -253,28 +346,117 @@ int tb_jobj_get(const tb_jdoc *d, int obj, const char *key)
     return found;
 }
 
-int tb_jarr_get(const tb_jdoc *d, int arr, uint32_t i)
+int tb_attest_jstr(const tb_attest_jdoc *d, int k, const char **p, size_t *n)
 {
-    if (arr < 0 || d->t[arr].type != TB_JARR || i >= d->t[arr].count)
-        return -1;
-    int k = arr + 1;
-    while (i--)
-        k = (int)d->t[k].next;
-    return k;
-}
-
-int tb_jstr(const tb_jdoc *d, int k, const char **p, size_t *n)
-{
-    if (k < 0 || d->t[k].type != TB_JSTR || d->t[k].escaped)
+    if (k < 0 || d->t[k].type != TB_ATTEST_JSTR || d->t[k].escaped)
         return -1;
     *p = d->s + d->t[k].start;
     *n = d->t[k].end - d->t[k].start;
     return 0;
 }
 
-int tb_juint(const tb_jdoc *d, int k, long max, long *out)
+static int hexval4(const char *p)
 {
-    if (k < 0 || d->t[k].type != TB_JNUM)
+    int v = 0;
+    for (int k = 0; k < 4; k++) {
+        char h = p[k];
+        v = v << 4 | (h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
+    }
+    return v;
+}
+
+static size_t put_utf8(char *d, unsigned cp)
+{
+    if (cp < 0x80) {
+        d[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        d[0] = (char)(0xc0 | cp >> 6);
+        d[1] = (char)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        d[0] = (char)(0xe0 | cp >> 12);
+        d[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+        d[2] = (char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    d[0] = (char)(0xf0 | cp >> 18);
+    d[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+    d[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+    d[3] = (char)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+/* Decodes the escaped string s[0..n) (validated by the tokenizer) into d (>= n bytes:
+ * no escape decodes longer than itself). Returns the length, or -1 for \u0000 or a
+ * lone surrogate. */
+static long unescape(const char *s, size_t n, char *d)
+{
+    size_t i = 0, k = 0;
+    while (i < n) {
+        const char *b = memchr(s + i, '\\', n - i);
+        size_t seg = b ? (size_t)(b - (s + i)) : n - i;
+        memcpy(d + k, s + i, seg);
+        k += seg;
+        i += seg;
+        if (i >= n)
+            break;
+        char e = s[i + 1];
+        i += 2;
+        if (e != 'u') {
+            d[k++] = (char)escaped_char(e); /* the tokenizer checked it */
+            continue;
+        }
+        unsigned cp = (unsigned)hexval4(s + i);
+        i += 4;
+        if (cp >= 0xdc00 && cp <= 0xdfff)
+            return -1; /* a low surrogate first */
+        if (cp >= 0xd800 && cp <= 0xdbff) {
+            if (n - i < 6 || s[i] != '\\' || s[i + 1] != 'u')
+                return -1;
+            unsigned lo = (unsigned)hexval4(s + i + 2);
+            if (lo < 0xdc00 || lo > 0xdfff)
+                return -1;
+            cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+            i += 6;
+        }
+        if (cp == 0)
+            return -1;
+        k += put_utf8(d + k, cp);
+    }
+    return (long)k;
+}
+
+int tb_attest_jstr_dup(const tb_attest_jdoc *d, int k, char **out, size_t *n)
+{
+    *out = NULL;
+    if (k < 0 || d->t[k].type != TB_ATTEST_JSTR)
+        return -1;
+    const char *s = d->s + d->t[k].start;
+    size_t len = d->t[k].end - d->t[k].start;
+    char *b = malloc(len + 1);
+    if (!b)
+        return -1;
+    long m = (long)len;
+    if (d->t[k].escaped)
+        m = unescape(s, len, b);
+    else
+        memcpy(b, s, len);
+    if (m < 0) {
+        free(b);
+        return -1;
+    }
+    b[m] = '\0';
+    *out = b;
+    *n = (size_t)m;
+    return 0;
+}
+
+int tb_attest_juint(const tb_attest_jdoc *d, int k, long max, long *out)
+{
+    if (k < 0 || d->t[k].type != TB_ATTEST_JNUM)
         return -1;
     const char *p = d->s + d->t[k].start;
     size_t n = d->t[k].end - d->t[k].start;

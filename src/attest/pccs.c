@@ -95,7 +95,7 @@ static int get(CURL *c, const char *url, const char *want, long timeout_ms, resp
     return 0;
 }
 
-static void resp_free(resp *r)
+static void resp_clear(resp *r)
 {
     tb_buf_free(&r->body);
     free(r->header);
@@ -129,8 +129,8 @@ static int valid_fmspc(const char *f)
     return f && strlen(f) == 12 && tb_hex_decode(f, 12, b, 6) == 0;
 }
 
-int tb_pccs_fetch(const char *base_url, const char *fmspc, const char *ca, long timeout_ms,
-                  tb_collateral *out, tb_err *err)
+int tb_attest_pccs_fetch(const char *base_url, const char *fmspc, const char *ca, long timeout_ms,
+                         tb_attest_collateral *out, tb_err *err)
 {
     memset(out, 0, sizeof *out);
     if (!valid_fmspc(fmspc))
@@ -155,10 +155,10 @@ int tb_pccs_fetch(const char *base_url, const char *fmspc, const char *ca, long 
     snprintf(url, sizeof url, "%s/sgx/certification/v4/pckcrl?ca=%s&encoding=der", base, ca);
     if (get(c, url, "SGX-PCK-CRL-Issuer-Chain", timeout_ms, &r, err) < 0)
         goto out;
-    if (tb_crl_to_der(r.body.p, r.body.len, &out->pck_crl, &out->pck_crl_len, err) < 0 ||
+    if (tb_attest_crl_to_der(r.body.p, r.body.len, &out->pck_crl, &out->pck_crl_len, err) < 0 ||
         unesc_to(c, r.header, &out->pck_crl_issuer_chain, err) < 0)
         goto bad;
-    resp_free(&r);
+    resp_clear(&r);
 
     snprintf(url, sizeof url, "%s/tdx/certification/v4/tcb?fmspc=%s", base, fmspc);
     if (get(c, url, "TCB-Info-Issuer-Chain", timeout_ms, &r, err) < 0)
@@ -167,7 +167,7 @@ int tb_pccs_fetch(const char *base_url, const char *fmspc, const char *ca, long 
         goto bad;
     tb_buf tcb = r.body;
     r.body = (tb_buf){0};
-    resp_free(&r);
+    resp_clear(&r);
 
     snprintf(url, sizeof url, "%s/tdx/certification/v4/qe/identity", base);
     if (get(c, url, "SGX-Enclave-Identity-Issuer-Chain", timeout_ms, &r, err) < 0) {
@@ -178,12 +178,12 @@ int tb_pccs_fetch(const char *base_url, const char *fmspc, const char *ca, long 
         tb_buf_free(&tcb);
         goto bad;
     }
-    int prc = tb_collateral_from_pcs((const char *)tcb.p, tcb.len, (const char *)r.body.p,
-                                     r.body.len, out, err);
+    int prc = tb_attest_collateral_from_pcs((const char *)tcb.p, tcb.len, (const char *)r.body.p,
+                                            r.body.len, out, err);
     tb_buf_free(&tcb);
     if (prc < 0)
         goto bad;
-    resp_free(&r);
+    resp_clear(&r);
 
     if (strstr(base, "://api.trustedservices.intel.com"))
         snprintf(url, sizeof url,
@@ -195,16 +195,16 @@ int tb_pccs_fetch(const char *base_url, const char *fmspc, const char *ca, long 
     size_t n = r.body.len;
     while (n && (r.body.p[n - 1] == '\n' || r.body.p[n - 1] == '\r'))
         n--;
-    if (tb_crl_to_der(r.body.p, n, &out->root_ca_crl, &out->root_ca_crl_len, err) < 0)
+    if (tb_attest_crl_to_der(r.body.p, n, &out->root_ca_crl, &out->root_ca_crl_len, err) < 0)
         goto bad;
     rc = 0;
     goto out;
 bad:
     tb_err_wrap(err, "GET %s: bad response", url);
 out:
-    resp_free(&r);
+    resp_clear(&r);
     curl_easy_cleanup(c);
     if (rc < 0)
-        tb_collateral_free(out);
+        tb_attest_collateral_clear(out);
     return rc;
 }

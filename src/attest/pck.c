@@ -5,44 +5,15 @@
  *              .2.17 INTEGER (PCESVN), .2.18 OCTET STRING (CPUSVN) }
  *   .1.13.1.3  PCE-ID OCTET STRING (2)
  *   .1.13.1.4  FMSPC  OCTET STRING (6)
- * A tiny bounds-checked DER walker does this (OpenSSL has no template for it).
- * The CA kind comes from the issuer's common name ("... Platform CA" / "... Processor CA"). */
+ * with the module's one strict DER walker (der.c): minimal lengths and INTEGERs, every
+ * entry exactly { OID, value } and no bytes after the extension's SEQUENCE.
+ * The certificate itself is read by cert.c; the CA kind comes from its issuer's
+ * common name ("... Platform CA" / "... Processor CA"). */
 #include "attest/internal.h"
 
 #include <string.h>
 
-#include <openssl/objects.h>
-#include <openssl/x509.h>
-
-typedef struct der {
-    const uint8_t *p;
-    size_t n;
-} der;
-
-/* Reads one TLV from *d: tag, content. Advances *d past it. */
-static int der_next(der *d, int *tag, der *content)
-{
-    if (d->n < 2)
-        return -1;
-    *tag = d->p[0];
-    size_t len = d->p[1], hl = 2;
-    if (len & 0x80) {
-        size_t k = len & 0x7f;
-        if (k == 0 || k > 4 || d->n < 2 + k)
-            return -1;
-        len = 0;
-        for (size_t i = 0; i < k; i++)
-            len = len << 8 | d->p[2 + i];
-        hl += k;
-    }
-    if (d->n - hl < len)
-        return -1;
-    content->p = d->p + hl;
-    content->n = len;
-    d->p += hl + len;
-    d->n -= hl + len;
-    return 0;
-}
+typedef tb_attest_der der;
 
 /* The OID prefix 1.2.840.113741.1.13.1 in DER content bytes. */
 static const uint8_t SGX_OID[] = {0x2a, 0x86, 0x48, 0x86, 0xf8, 0x4d, 0x01, 0x0d, 0x01};
@@ -62,38 +33,34 @@ static int sgx_arcs(der oid, int arcs[2])
     return (int)k;
 }
 
-static int der_uint(der v, unsigned max, unsigned *out)
+/* One SEQUENCE { OID, value } entry of *seq: the OID, the value's tag and content. */
+static int entry(der *seq, der *oid, int *tag, der *val)
 {
-    if (v.n == 0 || v.n > 3)
-        return -1;
-    unsigned x = 0;
-    for (size_t i = 0; i < v.n; i++)
-        x = x << 8 | v.p[i];
-    if (v.p[0] & 0x80 || x > max)
-        return -1;
-    *out = x;
-    return 0;
+    der item;
+    return tb_attest_der_expect(seq, 0x30, &item) < 0 ||
+                   tb_attest_der_expect(&item, 0x06, oid) < 0 ||
+                   tb_attest_der_next(&item, tag, val, NULL) < 0 || item.n != 0
+               ? -1
+               : 0;
 }
 
-static int parse_tcb(der seq, tb_pck_info *out, unsigned *seen, tb_err *err)
+static int parse_tcb(der seq, tb_attest_pck_info *out, unsigned *seen, tb_err *err)
 {
     while (seq.n) {
         int tag, arcs[2];
-        der item, oid, val;
-        if (der_next(&seq, &tag, &item) < 0 || tag != 0x30)
-            return tb_errf(err, "malformed TCB entry");
-        if (der_next(&item, &tag, &oid) < 0 || tag != 0x06 || der_next(&item, &tag, &val) < 0)
+        der oid, val;
+        if (entry(&seq, &oid, &tag, &val) < 0)
             return tb_errf(err, "malformed TCB entry");
         if (sgx_arcs(oid, arcs) != 2 || arcs[0] != 2)
             continue;
         unsigned x;
         if (arcs[1] >= 1 && arcs[1] <= 16) {
-            if (tag != 0x02 || der_uint(val, 255, &x) < 0)
+            if (tag != 0x02 || tb_attest_der_uint(val, 255, &x) < 0)
                 return tb_errf(err, "bad SGX TCB component %d", arcs[1]);
             out->sgx_comp[arcs[1] - 1] = (uint8_t)x;
             *seen |= 1u << arcs[1];
         } else if (arcs[1] == 17) {
-            if (tag != 0x02 || der_uint(val, 65535, &x) < 0)
+            if (tag != 0x02 || tb_attest_der_uint(val, 65535, &x) < 0)
                 return tb_errf(err, "bad PCESVN");
             out->pcesvn = (uint16_t)x;
             *seen |= 1u << 17;
@@ -106,19 +73,17 @@ static int parse_tcb(der seq, tb_pck_info *out, unsigned *seen, tb_err *err)
     return 0;
 }
 
-static int parse_ext(der d, tb_pck_info *out, tb_err *err)
+int tb_attest_pck_info_from_ext(const uint8_t *ext, size_t n, tb_attest_pck_info *out, tb_err *err)
 {
-    int tag;
-    der seq;
+    memset(out, 0, sizeof *out);
+    der d = {ext, n}, seq;
     unsigned seen = 0;
-    if (der_next(&d, &tag, &seq) < 0 || tag != 0x30)
-        return tb_errf(err, "SGX extension is not a SEQUENCE");
+    if (tb_attest_der_expect(&d, 0x30, &seq) < 0 || d.n != 0)
+        return tb_errf(err, "SGX extension is not one DER SEQUENCE");
     while (seq.n) {
-        der item, oid, val;
-        int arcs[2];
-        if (der_next(&seq, &tag, &item) < 0 || tag != 0x30)
-            return tb_errf(err, "malformed SGX extension entry");
-        if (der_next(&item, &tag, &oid) < 0 || tag != 0x06 || der_next(&item, &tag, &val) < 0)
+        der oid, val;
+        int tag, arcs[2];
+        if (entry(&seq, &oid, &tag, &val) < 0)
             return tb_errf(err, "malformed SGX extension entry");
         if (sgx_arcs(oid, arcs) != 1)
             continue;
@@ -147,38 +112,17 @@ static int parse_ext(der d, tb_pck_info *out, tb_err *err)
     return 0;
 }
 
-int tb_pck_info_from_ext(const uint8_t *ext, size_t n, tb_pck_info *out, tb_err *err)
+int tb_attest_pck_info_from_der(const uint8_t *dercert, size_t n, tb_attest_pck_info *out,
+                                tb_err *err)
 {
     memset(out, 0, sizeof *out);
-    der d = {ext, n};
-    return parse_ext(d, out, err);
-}
-
-int tb_pck_info_from_x509(X509 *x, tb_pck_info *out, tb_err *err)
-{
-    memset(out, 0, sizeof *out);
-    ASN1_OBJECT *obj = OBJ_txt2obj("1.2.840.113741.1.13.1", 1);
-    int idx = obj ? X509_get_ext_by_OBJ(x, obj, -1) : -1;
-    ASN1_OBJECT_free(obj);
-    if (idx < 0)
+    tb_attest_cert c;
+    if (tb_attest_cert_parse(dercert, n, &c, err) < 0)
+        return tb_err_wrap(err, "PCK certificate");
+    if (!c.sgx_ext)
         return tb_errf(err, "PCK certificate has no SGX extension (1.2.840.113741.1.13.1)");
-    ASN1_OCTET_STRING *os = X509_EXTENSION_get_data(X509_get_ext(x, idx));
-    der d = {ASN1_STRING_get0_data(os), (size_t)ASN1_STRING_length(os)};
-    if (parse_ext(d, out, err) < 0)
-        return -1;
-    char cn[256] = "";
-    X509_NAME_get_text_by_NID(X509_get_issuer_name(x), NID_commonName, cn, sizeof cn);
-    out->ca_platform = strstr(cn, "Platform") != NULL;
+    if (tb_attest_pck_info_from_ext(c.sgx_ext, c.sgx_ext_len, out, err) < 0)
+        return tb_err_wrap(err, "PCK certificate");
+    out->ca_platform = tb_attest_name_cn_contains(c.issuer, c.issuer_len, "Platform");
     return 0;
-}
-
-int tb_pck_info_from_der(const uint8_t *dercert, size_t n, tb_pck_info *out, tb_err *err)
-{
-    memset(out, 0, sizeof *out);
-    X509 *x = tb_x509_from_der(dercert, n);
-    if (!x)
-        return tb_errf(err, "PCK certificate: not DER X.509");
-    int rc = tb_pck_info_from_x509(x, out, err);
-    X509_free(x);
-    return rc;
 }

@@ -11,10 +11,10 @@
 #include "base/file.h"
 #include "base/hex.h"
 
-void tb_policy_default(tb_policy *p)
+void tb_attest_policy_default(tb_attest_policy *p)
 {
     memset(p, 0, sizeof *p);
-    p->accept = 1u << TB_TCB_UP_TO_DATE;
+    p->accept = 1u << TB_ATTEST_TCB_UP_TO_DATE;
 }
 
 static int want_hex(json_t *o, const char *key, uint8_t *out, size_t n, int *flag, tb_err *err)
@@ -29,7 +29,7 @@ static int want_hex(json_t *o, const char *key, uint8_t *out, size_t n, int *fla
     return 0;
 }
 
-static int parse_obj(json_t *o, tb_policy *p, tb_err *err)
+static int parse_obj(json_t *o, tb_attest_policy *p, tb_err *err)
 {
     static const char *const known[] = {
         "allow_debug", "tcb_statuses", "mrtd",  "mrconfigid",  "rtmr0",
@@ -57,8 +57,8 @@ static int parse_obj(json_t *o, tb_policy *p, tb_err *err)
         p->accept = 0;
         for (size_t i = 0; i < json_array_size(st); i++) {
             const char *s = json_string_value(json_array_get(st, i));
-            tb_tcb_status t;
-            if (!s || tb_tcb_status_parse(s, &t) < 0)
+            tb_attest_tcb_status t;
+            if (!s || tb_attest_tcb_status_parse(s, &t) < 0)
                 return tb_errf(err, "policy: unknown TCB status \"%s\"", s ? s : "(not a string)");
             p->accept |= 1u << t;
         }
@@ -87,9 +87,9 @@ static int parse_obj(json_t *o, tb_policy *p, tb_err *err)
     return 0;
 }
 
-int tb_policy_parse(const char *text, size_t n, tb_policy *p, tb_err *err)
+int tb_attest_policy_parse(const char *text, size_t n, tb_attest_policy *p, tb_err *err)
 {
-    tb_policy_default(p);
+    tb_attest_policy_default(p);
     json_error_t je;
     json_t *o = json_loadb(text, n, JSON_REJECT_DUPLICATES, &je);
     if (!json_is_object(o)) {
@@ -101,12 +101,12 @@ int tb_policy_parse(const char *text, size_t n, tb_policy *p, tb_err *err)
     return rc;
 }
 
-int tb_policy_load(const char *path, tb_policy *p, tb_err *err)
+int tb_attest_policy_load(const char *path, tb_attest_policy *p, tb_err *err)
 {
     tb_buf b = {0};
     if (tb_file_read(path, 1 << 20, &b, err) < 0)
         return -1;
-    int rc = tb_policy_parse((const char *)b.p, b.len, p, err);
+    int rc = tb_attest_policy_parse((const char *)b.p, b.len, p, err);
     tb_buf_free(&b);
     if (rc < 0)
         tb_err_wrap(err, "%s", path);

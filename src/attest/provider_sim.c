@@ -6,10 +6,10 @@
  * certificate subject says "SIMULATED", the quote header's user data says
  * "teebench SIMULATED", and the collateral's advisory IDs start with "SIMULATED".
  *
- * State directory (tb_sim_dir): root, PCK CA, PCK (with the SGX extension), TCB
+ * State directory (tb_attest_sim_dir): root, PCK CA, PCK (with the SGX extension), TCB
  * signing certificates and their P-256 keys, plus the attestation key. It is created
  * on first use in a temporary directory that is renamed into place, so two
- * processes starting at once agree on one PKI. Collateral (tb_sim_collateral) is
+ * processes starting at once agree on one PKI. Collateral (tb_attest_sim_collateral) is
  * made fresh on demand: valid from now - 1 h to now + 30 days.
  *
  * The simulated platform: FMSPC feeb00000000, PCE-ID 0000, SGX TCB components
@@ -46,7 +46,7 @@ typedef struct sim {
     X509 *root, *ca, *pck, *tcb;
 } sim;
 
-static void sim_free(sim *s)
+static void sim_clear(sim *s)
 {
     EVP_PKEY_free(s->root_k);
     EVP_PKEY_free(s->ca_k);
@@ -60,7 +60,7 @@ static void sim_free(sim *s)
     memset(s, 0, sizeof *s);
 }
 
-int tb_sim_dir(const char *override, char *out, size_t outlen, tb_err *err)
+int tb_attest_sim_dir(const char *override, char *out, size_t outlen, tb_err *err)
 {
     const char *env = getenv("TEEBENCH_SIM_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
                *home = getenv("HOME");
@@ -337,7 +337,7 @@ static int sim_read(sim *s, const char *dir, tb_err *err)
         read_pem(dir, "tcb-signing.key", NULL, &s->tcb_k, err) < 0 ||
         read_pem(dir, "attestation.key", NULL, &s->ak, err) < 0) {
         tb_err_wrap(err, "simulated-TDX state");
-        sim_free(s);
+        sim_clear(s);
         return -1;
     }
     return 0;
@@ -381,11 +381,11 @@ static int sim_open(const char *dir, sim *s, tb_err *err)
         return tb_errno(err, "%s", tmp);
     int64_t now = (int64_t)(tb_wall_ns() / 1000000000ull);
     if (sim_generate(s, now, err) < 0 || sim_write(s, tmp, err) < 0) {
-        sim_free(s);
+        sim_clear(s);
         rm_tree_flat(tmp);
         return -1;
     }
-    sim_free(s);
+    sim_clear(s);
     if (rename(tmp, dir) < 0) {
         int e = errno;
         rm_tree_flat(tmp);
@@ -398,12 +398,12 @@ static int sim_open(const char *dir, sim *s, tb_err *err)
     return sim_read(s, dir, err);
 }
 
-int tb_sim_root_path(const char *dir, char *out, size_t outlen, tb_err *err)
+int tb_attest_sim_root_path(const char *dir, char *out, size_t outlen, tb_err *err)
 {
     sim s;
     if (sim_open(dir, &s, err) < 0)
         return -1;
-    sim_free(&s);
+    sim_clear(&s);
     if ((size_t)snprintf(out, outlen, "%s/sim-root.pem", dir) >= outlen)
         return tb_errf(err, "path too long");
     return 0;
@@ -455,15 +455,15 @@ static int ak_xy(EVP_PKEY *k, uint8_t xy[64])
 
 static int build_quote(const sim *s, const uint8_t rd[64], int debug, tb_buf *q, tb_err *err)
 {
-    uint8_t hdr[TB_QUOTE_HEADER_LEN] = {0}, body[TB_TD10_BODY_LEN] = {0};
+    uint8_t hdr[TB_ATTEST_HEADER_LEN] = {0}, body[TB_ATTEST_TD10_BODY_LEN] = {0};
     put16(hdr, 4);
     put16(hdr + 2, 2);
-    put32(hdr + 4, TB_TDX_TEE_TYPE);
+    put32(hdr + 4, TB_ATTEST_TDX_TEE_TYPE);
     put16(hdr + 8, SIM_QE_ISVSVN);
     put16(hdr + 10, SIM_PCESVN);
     memcpy(hdr + 12, INTEL_QE_VENDOR, 16);
-    memcpy(hdr + 28, "teebench SIMULATED", 18);
-    /* TD report body (see tb_td_report for the offsets). */
+    memcpy(hdr + 28, TB_ATTEST_SIM_MARKER, TB_ATTEST_SIM_MARKER_LEN);
+    /* TD report body (see tb_attest_td_report for the offsets). */
     memcpy(body, SIM_TEE_TCB_SVN, 16);
     digest(EVP_sha384(), "teebench SIMULATED TDX module", body + 16);
     /* mrsignerseam (64..112) and seam attributes (112..120) stay zero. */
@@ -479,7 +479,7 @@ static int build_quote(const sim *s, const uint8_t rd[64], int debug, tb_buf *q,
     memcpy(body + 520, rd, 64);
 
     /* QE report. */
-    uint8_t qe[TB_SGX_REPORT_LEN] = {0}, ak[64], auth[32], qe_sig[64], sig[64];
+    uint8_t qe[TB_ATTEST_SGX_REPORT_LEN] = {0}, ak[64], auth[32], qe_sig[64], sig[64];
     memcpy(qe, SIM_SGX, 16);
     qe[48] = 0x11;
     digest(EVP_sha256(), "teebench SIMULATED QE enclave", qe + 64);
@@ -495,7 +495,7 @@ static int build_quote(const sim *s, const uint8_t rd[64], int debug, tb_buf *q,
     memcpy(cat + 64, auth, 32);
     unsigned hl = 0;
     EVP_Digest(cat, sizeof cat, qe + 320, &hl, EVP_sha256(), NULL);
-    if (tb_ecdsa_sign_raw(s->pck_k, qe, sizeof qe, qe_sig) < 0)
+    if (tb_attest_ecdsa_sign_raw(s->pck_k, qe, sizeof qe, qe_sig) < 0)
         return tb_err_ssl(err, "signing the simulated QE report");
 
     tb_buf chain = {0};
@@ -508,11 +508,11 @@ static int build_quote(const sim *s, const uint8_t rd[64], int debug, tb_buf *q,
     int rc = -1;
     if (tb_buf_append(q, hdr, sizeof hdr) < 0 || tb_buf_append(q, body, sizeof body) < 0)
         goto out;
-    if (tb_ecdsa_sign_raw(s->ak, q->p, q->len, sig) < 0) {
+    if (tb_attest_ecdsa_sign_raw(s->ak, q->p, q->len, sig) < 0) {
         tb_err_ssl(err, "signing the simulated quote");
         goto out;
     }
-    size_t inner = TB_SGX_REPORT_LEN + 64 + 2 + sizeof auth + 6 + chain.len;
+    size_t inner = TB_ATTEST_SGX_REPORT_LEN + 64 + 2 + sizeof auth + 6 + chain.len;
     size_t sig_len = 64 + 64 + 6 + inner;
     uint8_t b4[4], b2[2];
     put32(b4, (uint32_t)sig_len);
@@ -540,8 +540,8 @@ out:
     return rc;
 }
 
-int tb_sim_get_quote(const char *dir, const uint8_t rd[64], int debug, uint8_t **quote, size_t *len,
-                     tb_err *err)
+int tb_attest_sim_get_quote(const char *dir, const uint8_t rd[64], int debug, uint8_t **quote,
+                            size_t *len, tb_err *err)
 {
     *quote = NULL;
     *len = 0;
@@ -552,7 +552,7 @@ int tb_sim_get_quote(const char *dir, const uint8_t rd[64], int debug, uint8_t *
     if (err)
         err->msg[0] = '\0';
     int rc = build_quote(&s, rd, debug, &q, err);
-    sim_free(&s);
+    sim_clear(&s);
     if (rc < 0) {
         tb_buf_free(&q);
         return tb_err_wrap(err, "simulated quote");
@@ -562,15 +562,15 @@ int tb_sim_get_quote(const char *dir, const uint8_t rd[64], int debug, uint8_t *
     return 0;
 }
 
-/* tb_sim: an opened simulated provider (see attest.h). */
-struct tb_sim {
+/* tb_attest_sim: an opened simulated provider (see attest.h). */
+struct tb_attest_sim {
     sim s;
 };
 
-int tb_sim_open(const char *dir, tb_sim **out, tb_err *err)
+int tb_attest_sim_open(const char *dir, tb_attest_sim **out, tb_err *err)
 {
     *out = NULL;
-    tb_sim *h = calloc(1, sizeof *h);
+    tb_attest_sim *h = calloc(1, sizeof *h);
     if (!h)
         return tb_errf(err, "out of memory");
     if (sim_open(dir, &h->s, err) < 0) {
@@ -581,8 +581,8 @@ int tb_sim_open(const char *dir, tb_sim **out, tb_err *err)
     return 0;
 }
 
-int tb_sim_quote(const tb_sim *h, const uint8_t rd[64], int debug, uint8_t **quote, size_t *len,
-                 tb_err *err)
+int tb_attest_sim_quote(const tb_attest_sim *h, const uint8_t rd[64], int debug, uint8_t **quote,
+                        size_t *len, tb_err *err)
 {
     *quote = NULL;
     *len = 0;
@@ -596,11 +596,11 @@ int tb_sim_quote(const tb_sim *h, const uint8_t rd[64], int debug, uint8_t **quo
     return 0;
 }
 
-void tb_sim_close(tb_sim *h)
+void tb_attest_sim_close(tb_attest_sim *h)
 {
     if (!h)
         return;
-    sim_free(&h->s);
+    sim_clear(&h->s);
     free(h);
 }
 
@@ -711,8 +711,8 @@ static int sim_qe_identity(int64_t now, tb_buf *out)
         iss, nxt, signer, SIM_QE_ISVSVN, date);
 }
 
-int tb_sim_collateral(const char *dir, int64_t now, int revoke_pck, tb_collateral *c,
-                      tb_root **root, tb_err *err)
+int tb_attest_sim_collateral(const char *dir, int64_t now, int revoke_pck, tb_attest_collateral *c,
+                             tb_attest_root **root, tb_err *err)
 {
     memset(c, 0, sizeof *c);
     if (root)
@@ -735,8 +735,8 @@ int tb_sim_collateral(const char *dir, int64_t now, int revoke_pck, tb_collatera
         tb_errf(err, "out of memory");
         goto out;
     }
-    if (tb_ecdsa_sign_raw(s.tcb_k, tcb.p, tcb.len, c->tcb_info_sig) < 0 ||
-        tb_ecdsa_sign_raw(s.tcb_k, qe.p, qe.len, c->qe_identity_sig) < 0) {
+    if (tb_attest_ecdsa_sign_raw(s.tcb_k, tcb.p, tcb.len, c->tcb_info_sig) < 0 ||
+        tb_attest_ecdsa_sign_raw(s.tcb_k, qe.p, qe.len, c->qe_identity_sig) < 0) {
         tb_err_ssl(err, "signing simulated collateral");
         goto out;
     }
@@ -747,7 +747,7 @@ int tb_sim_collateral(const char *dir, int64_t now, int revoke_pck, tb_collatera
     tcb = (tb_buf){0};
     qe = (tb_buf){0};
     if (root) {
-        tb_root *r = calloc(1, sizeof *r);
+        tb_attest_root *r = calloc(1, sizeof *r);
         if (!r) {
             tb_errf(err, "out of memory");
             goto out;
@@ -761,8 +761,8 @@ int tb_sim_collateral(const char *dir, int64_t now, int revoke_pck, tb_collatera
 out:
     tb_buf_free(&tcb);
     tb_buf_free(&qe);
-    sim_free(&s);
+    sim_clear(&s);
     if (rc < 0)
-        tb_collateral_free(c);
+        tb_attest_collateral_clear(c);
     return rc;
 }

@@ -91,8 +91,8 @@ static int tsm_run(const char *entry, const uint8_t rd[64], uint8_t **quote, siz
     return 0;
 }
 
-int tb_tsm_get_quote(const char *tsm_root, const uint8_t rd[64], uint8_t **quote, size_t *len,
-                     tb_err *err)
+int tb_attest_tsm_get_quote(const char *tsm_root, const uint8_t rd[64], uint8_t **quote,
+                            size_t *len, tb_err *err)
 {
     *quote = NULL;
     *len = 0;
@@ -119,12 +119,12 @@ int tb_tsm_get_quote(const char *tsm_root, const uint8_t rd[64], uint8_t **quote
     return rc;
 }
 
-int tb_provider_parse(const char *name, tb_provider_kind *out)
+int tb_attest_provider_parse(const char *name, tb_attest_provider *out)
 {
     if (!strcmp(name, "tsm"))
-        *out = TB_PROVIDER_TSM;
+        *out = TB_ATTEST_PROVIDER_TSM;
     else if (!strcmp(name, "sim"))
-        *out = TB_PROVIDER_SIM;
+        *out = TB_ATTEST_PROVIDER_SIM;
     else
         return -1;
     return 0;

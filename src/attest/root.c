@@ -2,7 +2,7 @@
  * small helpers of the module: PEM chains (parsed, or as DER without parsing), CRL
  * encodings (DER, PEM, hex) and raw r||s ECDSA signing (the form Intel's quotes and
  * collateral use; the simulated provider signs with it).
- * Invariant: a tb_root always holds one parsed certificate. */
+ * Invariant: a tb_attest_root always holds one parsed certificate. */
 #include "attest/internal.h"
 
 #include <stdlib.h>
@@ -16,7 +16,7 @@
 #include "base/hex.h"
 
 /* The Intel SGX Root CA (testdata/tdx/intel-sgx-root-ca.pem). */
-const char tb_intel_root_pem[] =
+const char tb_attest_intel_root_pem[] =
     "-----BEGIN CERTIFICATE-----\n"
     "MIICjzCCAjSgAwIBAgIUImUM1lqdNInzg7SVUr9QGzknBqwwCgYIKoZIzj0EAwIw\n"
     "aDEaMBgGA1UEAwwRSW50ZWwgU0dYIFJvb3QgQ0ExGjAYBgNVBAoMEUludGVsIENv\n"
@@ -34,9 +34,9 @@ const char tb_intel_root_pem[] =
     "AiEA4J0lrHoMs+Xo5o/sX6O9QWxHRAvZUGOdRQ7cvqRXaqI=\n"
     "-----END CERTIFICATE-----\n";
 
-static int root_wrap(X509 *x, tb_root **out, tb_err *err)
+static int root_wrap(X509 *x, tb_attest_root **out, tb_err *err)
 {
-    tb_root *r = calloc(1, sizeof *r);
+    tb_attest_root *r = calloc(1, sizeof *r);
     if (!r) {
         X509_free(x);
         return tb_errf(err, "out of memory");
@@ -49,7 +49,7 @@ static int root_wrap(X509 *x, tb_root **out, tb_err *err)
     return 0;
 }
 
-int tb_root_from_pem(const char *pem, size_t n, tb_root **out, tb_err *err)
+static int root_from_pem(const char *pem, size_t n, tb_attest_root **out, tb_err *err)
 {
     *out = NULL;
     BIO *b = BIO_new_mem_buf(pem, (int)n);
@@ -60,12 +60,12 @@ int tb_root_from_pem(const char *pem, size_t n, tb_root **out, tb_err *err)
     return root_wrap(x, out, err);
 }
 
-int tb_root_intel(tb_root **out, tb_err *err)
+int tb_attest_root_intel(tb_attest_root **out, tb_err *err)
 {
-    return tb_root_from_pem(tb_intel_root_pem, strlen(tb_intel_root_pem), out, err);
+    return root_from_pem(tb_attest_intel_root_pem, strlen(tb_attest_intel_root_pem), out, err);
 }
 
-int tb_root_load(const char *path, tb_root **out, tb_err *err)
+int tb_attest_root_load(const char *path, tb_attest_root **out, tb_err *err)
 {
     tb_buf b = {0};
     *out = NULL;
@@ -73,7 +73,7 @@ int tb_root_load(const char *path, tb_root **out, tb_err *err)
         return -1;
     int rc;
     if (b.len >= 10 && memmem(b.p, b.len, "-----BEGIN", 10)) {
-        rc = tb_root_from_pem((const char *)b.p, b.len, out, err);
+        rc = root_from_pem((const char *)b.p, b.len, out, err);
     } else {
         const unsigned char *p = b.p;
         X509 *x = d2i_X509(NULL, &p, (long)b.len);
@@ -85,7 +85,7 @@ int tb_root_load(const char *path, tb_root **out, tb_err *err)
     return rc;
 }
 
-void tb_root_free(tb_root *r)
+void tb_attest_root_free(tb_attest_root *r)
 {
     if (!r)
         return;
@@ -93,60 +93,14 @@ void tb_root_free(tb_root *r)
     free(r);
 }
 
-int tb_root_is_simulated(const tb_root *r)
-{
-    return r->simulated;
-}
-
-int tb_x509_chain_from_pem(const char *pem, size_t n, STACK_OF(X509) * *out, tb_err *err)
-{
-    *out = NULL;
-    if (n > (1u << 20))
-        return tb_errf(err, "certificate chain too large");
-    BIO *b = BIO_new_mem_buf(pem, (int)n);
-    STACK_OF(X509) *s = sk_X509_new_null();
-    if (!b || !s) {
-        BIO_free(b);
-        sk_X509_free(s);
-        return tb_errf(err, "out of memory");
-    }
-    X509 *x;
-    while ((x = PEM_read_bio_X509(b, NULL, NULL, NULL)) != NULL) {
-        if (!sk_X509_push(s, x)) {
-            X509_free(x);
-            break;
-        }
-    }
-    ERR_clear_error();
-    BIO_free(b);
-    if (sk_X509_num(s) == 0) {
-        sk_X509_free(s);
-        return tb_errf(err, "no PEM certificate found");
-    }
-    *out = s;
-    return 0;
-}
-
-X509 *tb_x509_from_der(const uint8_t *der, size_t n)
-{
-    const unsigned char *p = der;
-    X509 *x = d2i_X509(NULL, &p, (long)n);
-    if (x && p != der + n) {
-        X509_free(x);
-        x = NULL;
-    }
-    ERR_clear_error();
-    return x;
-}
-
-void tb_der_list_free(tb_der_list *l)
+void tb_attest_der_list_clear(tb_attest_der_list *l)
 {
     for (int i = 0; i < l->n; i++)
         free(l->der[i]);
     memset(l, 0, sizeof *l);
 }
 
-int tb_pem_certs_to_der(const char *pem, size_t n, tb_der_list *out, tb_err *err)
+int tb_attest_pem_certs_to_der(const char *pem, size_t n, tb_attest_der_list *out, tb_err *err)
 {
     static const char BEGIN[] = "-----BEGIN CERTIFICATE-----", END[] = "-----END CERTIFICATE-----";
     memset(out, 0, sizeof *out);
@@ -158,19 +112,19 @@ int tb_pem_certs_to_der(const char *pem, size_t n, tb_der_list *out, tb_err *err
         b += sizeof BEGIN - 1;
         const char *e = memmem(b, (size_t)(end - b), END, sizeof END - 1);
         if (!e) {
-            tb_der_list_free(out);
+            tb_attest_der_list_clear(out);
             return tb_errf(err, "PEM certificate without an END line");
         }
-        if (out->n == TB_DER_MAX) {
-            tb_der_list_free(out);
-            return tb_errf(err, "more than %d certificates", TB_DER_MAX);
+        if (out->n == TB_ATTEST_DER_MAX) {
+            tb_attest_der_list_clear(out);
+            return tb_errf(err, "more than %d certificates", TB_ATTEST_DER_MAX);
         }
         size_t k = 0, blen = (size_t)(e - b);
         uint8_t *t = malloc(blen + 4), *d = malloc(blen / 4 * 3 + 4);
         if (!t || !d) {
             free(t);
             free(d);
-            tb_der_list_free(out);
+            tb_attest_der_list_clear(out);
             return tb_errf(err, "out of memory");
         }
         for (const char *c = b; c < e; c++)
@@ -186,7 +140,7 @@ int tb_pem_certs_to_der(const char *pem, size_t n, tb_der_list *out, tb_err *err
         free(t);
         if (m <= 0) {
             free(d);
-            tb_der_list_free(out);
+            tb_attest_der_list_clear(out);
             return tb_errf(err, "PEM certificate %d: bad base64", out->n + 1);
         }
         out->der[out->n] = d;
@@ -198,7 +152,7 @@ int tb_pem_certs_to_der(const char *pem, size_t n, tb_der_list *out, tb_err *err
     return 0;
 }
 
-int tb_crl_to_der(const uint8_t *p, size_t n, uint8_t **der, size_t *derlen, tb_err *err)
+int tb_attest_crl_to_der(const uint8_t *p, size_t n, uint8_t **der, size_t *derlen, tb_err *err)
 {
     *der = NULL;
     *derlen = 0;
@@ -234,7 +188,7 @@ int tb_crl_to_der(const uint8_t *p, size_t n, uint8_t **der, size_t *derlen, tb_
     return 0;
 }
 
-int tb_ecdsa_sign_raw(EVP_PKEY *key, const void *data, size_t n, uint8_t sig[64])
+int tb_attest_ecdsa_sign_raw(EVP_PKEY *key, const void *data, size_t n, uint8_t sig[64])
 {
     EVP_MD_CTX *md = EVP_MD_CTX_new();
     unsigned char der[80];

@@ -13,7 +13,7 @@
 
 #include "base/hex.h"
 
-static const char *const STATUS_NAMES[TB_TCB_STATUS_COUNT] = {
+static const char *const STATUS_NAMES[TB_ATTEST_TCB_STATUS_COUNT] = {
     "UpToDate",
     "SWHardeningNeeded",
     "ConfigurationNeeded",
@@ -23,22 +23,22 @@ static const char *const STATUS_NAMES[TB_TCB_STATUS_COUNT] = {
     "Revoked",
 };
 
-const char *tb_tcb_status_name(tb_tcb_status s)
+const char *tb_attest_tcb_status_name(tb_attest_tcb_status s)
 {
-    return (unsigned)s < TB_TCB_STATUS_COUNT ? STATUS_NAMES[s] : "Unknown";
+    return (unsigned)s < TB_ATTEST_TCB_STATUS_COUNT ? STATUS_NAMES[s] : "Unknown";
 }
 
-int tb_tcb_status_parse(const char *s, tb_tcb_status *out)
+int tb_attest_tcb_status_parse(const char *s, tb_attest_tcb_status *out)
 {
-    for (int i = 0; i < TB_TCB_STATUS_COUNT; i++)
+    for (int i = 0; i < TB_ATTEST_TCB_STATUS_COUNT; i++)
         if (!strcmp(s, STATUS_NAMES[i])) {
-            *out = (tb_tcb_status)i;
+            *out = (tb_attest_tcb_status)i;
             return 0;
         }
     return -1;
 }
 
-int tb_iso8601_parse(const char *s, int64_t *out)
+int tb_attest_iso8601_parse(const char *s, int64_t *out)
 {
     int Y, M, D, h, m, sec, k = 0;
     if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &Y, &M, &D, &h, &m, &sec, &k) != 6 || k != 19)
@@ -63,21 +63,12 @@ int tb_iso8601_parse(const char *s, int64_t *out)
     return 0;
 }
 
-int tb_asn1_time_unix(const ASN1_TIME *t, int64_t *out)
-{
-    struct tm tm;
-    if (!t || !ASN1_TIME_to_tm(t, &tm))
-        return -1;
-    *out = (int64_t)timegm(&tm);
-    return 0;
-}
-
 /* ---------------------------------------------------------------- helpers */
 
 /* The token of key in obj, with "missing" / "duplicate" errors. */
-static int field(const tb_jdoc *d, int obj, const char *key, tb_err *err)
+static int field(const tb_attest_jdoc *d, int obj, const char *key, tb_err *err)
 {
-    int k = tb_jobj_get(d, obj, key);
+    int k = tb_attest_jobj_get(d, obj, key);
     if (k == -2)
         return tb_errf(err, "duplicate \"%s\"", key);
     if (k < 0)
@@ -85,7 +76,7 @@ static int field(const tb_jdoc *d, int obj, const char *key, tb_err *err)
     return k;
 }
 
-static int get_str(const tb_jdoc *d, int obj, const char *key, char *out, size_t outlen,
+static int get_str(const tb_attest_jdoc *d, int obj, const char *key, char *out, size_t outlen,
                    tb_err *err)
 {
     const char *p;
@@ -93,52 +84,54 @@ static int get_str(const tb_jdoc *d, int obj, const char *key, char *out, size_t
     int k = field(d, obj, key, err);
     if (k < 0)
         return -1;
-    if (tb_jstr(d, k, &p, &n) < 0 || n >= outlen)
+    if (tb_attest_jstr(d, k, &p, &n) < 0 || n >= outlen)
         return tb_errf(err, "bad \"%s\"", key);
     memcpy(out, p, n);
     out[n] = '\0';
     return 0;
 }
 
-static int get_hex(const tb_jdoc *d, int obj, const char *key, uint8_t *out, size_t n, tb_err *err)
+static int get_hex(const tb_attest_jdoc *d, int obj, const char *key, uint8_t *out, size_t n,
+                   tb_err *err)
 {
     const char *p;
     size_t l;
     int k = field(d, obj, key, err);
     if (k < 0)
         return -1;
-    if (tb_jstr(d, k, &p, &l) < 0 || tb_hex_decode(p, l, out, n) < 0)
+    if (tb_attest_jstr(d, k, &p, &l) < 0 || tb_hex_decode(p, l, out, n) < 0)
         return tb_errf(err, "\"%s\" is not %zu bytes of hex", key, n);
     return 0;
 }
 
-static int get_date(const tb_jdoc *d, int obj, const char *key, int64_t *out, tb_err *err)
+static int get_date(const tb_attest_jdoc *d, int obj, const char *key, int64_t *out, tb_err *err)
 {
     char buf[40];
-    if (get_str(d, obj, key, buf, sizeof buf, err) < 0 || tb_iso8601_parse(buf, out) < 0)
+    if (get_str(d, obj, key, buf, sizeof buf, err) < 0 || tb_attest_iso8601_parse(buf, out) < 0)
         return tb_errf(err, "missing or bad \"%s\"", key);
     return 0;
 }
 
-static int get_uint(const tb_jdoc *d, int obj, const char *key, long max, long *out, tb_err *err)
+static int get_uint(const tb_attest_jdoc *d, int obj, const char *key, long max, long *out,
+                    tb_err *err)
 {
     int k = field(d, obj, key, err);
     if (k < 0)
         return -1;
-    if (tb_juint(d, k, max, out) < 0)
+    if (tb_attest_juint(d, k, max, out) < 0)
         return tb_errf(err, "missing or bad \"%s\"", key);
     return 0;
 }
 
-static int parse_components(const tb_jdoc *d, int arr, const char *key, uint8_t out[16],
+static int parse_components(const tb_attest_jdoc *d, int arr, const char *key, uint8_t out[16],
                             tb_err *err)
 {
-    if (arr < 0 || d->t[arr].type != TB_JARR || d->t[arr].count != 16)
+    if (arr < 0 || d->t[arr].type != TB_ATTEST_JARR || d->t[arr].count != 16)
         return tb_errf(err, "\"%s\" is not an array of 16", key);
     int k = arr + 1;
     for (int i = 0; i < 16; i++) {
         long v;
-        if (d->t[k].type != TB_JOBJ || get_uint(d, k, "svn", 255, &v, err) < 0)
+        if (d->t[k].type != TB_ATTEST_JOBJ || get_uint(d, k, "svn", 255, &v, err) < 0)
             return tb_err_wrap(err, "%s[%d]", key, i);
         out[i] = (uint8_t)v;
         k = (int)d->t[k].next;
@@ -148,16 +141,17 @@ static int parse_components(const tb_jdoc *d, int arr, const char *key, uint8_t 
 
 /* One level: {"tcb": {...}, "tcbDate": ..., "tcbStatus": ..., "advisoryIDs": [...]}.
  * kind 0: platform level (sgx/tdx components, pcesvn); 1: isvsvn level. */
-static int parse_level(const tb_jdoc *d, int l, int kind, tb_tcb_level *out, tb_err *err)
+static int parse_level(const tb_attest_jdoc *d, int l, int kind, tb_attest_tcb_level *out,
+                       tb_err *err)
 {
-    int tcb = tb_jobj_get(d, l, "tcb");
-    if (tcb < 0 || d->t[tcb].type != TB_JOBJ)
+    int tcb = tb_attest_jobj_get(d, l, "tcb");
+    if (tcb < 0 || d->t[tcb].type != TB_ATTEST_JOBJ)
         return tb_errf(err, "missing \"tcb\"");
     long v;
     if (kind == 0) {
-        if (parse_components(d, tb_jobj_get(d, tcb, "sgxtcbcomponents"), "sgxtcbcomponents",
+        if (parse_components(d, tb_attest_jobj_get(d, tcb, "sgxtcbcomponents"), "sgxtcbcomponents",
                              out->sgx, err) < 0 ||
-            parse_components(d, tb_jobj_get(d, tcb, "tdxtcbcomponents"), "tdxtcbcomponents",
+            parse_components(d, tb_attest_jobj_get(d, tcb, "tdxtcbcomponents"), "tdxtcbcomponents",
                              out->tdx, err) < 0 ||
             get_uint(d, tcb, "pcesvn", 65535, &v, err) < 0)
             return -1;
@@ -169,24 +163,24 @@ static int parse_level(const tb_jdoc *d, int l, int kind, tb_tcb_level *out, tb_
     }
     int64_t t;
     if (get_str(d, l, "tcbDate", out->date, sizeof out->date, err) < 0 ||
-        tb_iso8601_parse(out->date, &t) < 0)
+        tb_attest_iso8601_parse(out->date, &t) < 0)
         return tb_errf(err, "missing or bad \"tcbDate\"");
     char st[48];
     if (get_str(d, l, "tcbStatus", st, sizeof st, err) < 0)
         return tb_errf(err, "missing or bad \"tcbStatus\"");
-    if (tb_tcb_status_parse(st, &out->status) < 0)
+    if (tb_attest_tcb_status_parse(st, &out->status) < 0)
         return tb_errf(err, "unknown tcbStatus \"%s\"", st);
-    int adv = tb_jobj_get(d, l, "advisoryIDs");
+    int adv = tb_attest_jobj_get(d, l, "advisoryIDs");
     if (adv == -2)
         return tb_errf(err, "duplicate \"advisoryIDs\"");
     if (adv >= 0) {
-        if (d->t[adv].type != TB_JARR || d->t[adv].count > TB_MAX_ADVISORIES)
+        if (d->t[adv].type != TB_ATTEST_JARR || d->t[adv].count > TB_ATTEST_MAX_ADVISORIES)
             return tb_errf(err, "bad \"advisoryIDs\"");
         int k = adv + 1;
         for (uint32_t i = 0; i < d->t[adv].count; i++) {
             const char *p;
             size_t n;
-            if (tb_jstr(d, k, &p, &n) < 0 || n >= sizeof out->adv.id[0])
+            if (tb_attest_jstr(d, k, &p, &n) < 0 || n >= sizeof out->adv.id[0])
                 return tb_errf(err, "bad advisory ID");
             memcpy(out->adv.id[out->adv.n], p, n);
             out->adv.id[out->adv.n++][n] = '\0';
@@ -196,10 +190,11 @@ static int parse_level(const tb_jdoc *d, int l, int kind, tb_tcb_level *out, tb_
     return 0;
 }
 
-static int parse_levels(const tb_jdoc *d, int arr, int kind, tb_tcb_level **out, int *n,
-                        tb_err *err)
+static int parse_levels(const tb_attest_jdoc *d, int arr, int kind, tb_attest_tcb_level **out,
+                        int *n, tb_err *err)
 {
-    if (arr < 0 || d->t[arr].type != TB_JARR || d->t[arr].count == 0 || d->t[arr].count > 1024)
+    if (arr < 0 || d->t[arr].type != TB_ATTEST_JARR || d->t[arr].count == 0 ||
+        d->t[arr].count > 1024)
         return tb_errf(err, "missing or bad \"tcbLevels\"");
     *n = (int)d->t[arr].count;
     *out = calloc((size_t)*n, sizeof **out);
@@ -207,17 +202,17 @@ static int parse_levels(const tb_jdoc *d, int arr, int kind, tb_tcb_level **out,
         return tb_errf(err, "out of memory");
     int k = arr + 1;
     for (int i = 0; i < *n; i++) {
-        if (d->t[k].type != TB_JOBJ || parse_level(d, k, kind, &(*out)[i], err) < 0)
+        if (d->t[k].type != TB_ATTEST_JOBJ || parse_level(d, k, kind, &(*out)[i], err) < 0)
             return tb_err_wrap(err, "tcbLevels[%d]", i);
         k = (int)d->t[k].next;
     }
     return 0;
 }
 
-static int parse_module(const tb_jdoc *d, int m, int with_levels, tb_module_identity *out,
-                        tb_err *err)
+static int parse_module(const tb_attest_jdoc *d, int m, int with_levels,
+                        tb_attest_module_identity *out, tb_err *err)
 {
-    if (m < 0 || d->t[m].type != TB_JOBJ)
+    if (m < 0 || d->t[m].type != TB_ATTEST_JOBJ)
         return tb_errf(err, "not an object");
     if (get_hex(d, m, "mrsigner", out->mrsigner, 48, err) < 0 ||
         get_hex(d, m, "attributes", out->attributes, 8, err) < 0 ||
@@ -227,11 +222,12 @@ static int parse_module(const tb_jdoc *d, int m, int with_levels, tb_module_iden
         return 0;
     if (get_str(d, m, "id", out->id, sizeof out->id, err) < 0)
         return tb_errf(err, "missing or bad \"id\"");
-    return parse_levels(d, tb_jobj_get(d, m, "tcbLevels"), 1, &out->levels, &out->n_levels, err);
+    return parse_levels(d, tb_attest_jobj_get(d, m, "tcbLevels"), 1, &out->levels, &out->n_levels,
+                        err);
 }
 
-static int check_id_version(const tb_jdoc *d, const char *want_id, long want_version, int *version,
-                            tb_err *err)
+static int check_id_version(const tb_attest_jdoc *d, const char *want_id, long want_version,
+                            int *version, tb_err *err)
 {
     char id[16];
     if (get_str(d, 0, "id", id, sizeof id, err) < 0 || strcmp(id, want_id))
@@ -247,7 +243,7 @@ static int check_id_version(const tb_jdoc *d, const char *want_id, long want_ver
 
 /* ------------------------------------------------------------- TCB info */
 
-static int tcb_info_fill(const tb_jdoc *d, tb_tcb_info *t, tb_err *err)
+static int tcb_info_fill(const tb_attest_jdoc *d, tb_attest_tcb_info *t, tb_err *err)
 {
     if (check_id_version(d, "TDX", 3, &t->version, err) < 0)
         return -1;
@@ -256,7 +252,7 @@ static int tcb_info_fill(const tb_jdoc *d, tb_tcb_info *t, tb_err *err)
         get_hex(d, 0, "fmspc", t->fmspc, 6, err) < 0 ||
         get_hex(d, 0, "pceId", t->pceid, 2, err) < 0)
         return -1;
-    int mod = tb_jobj_get(d, 0, "tdxModule");
+    int mod = tb_attest_jobj_get(d, 0, "tdxModule");
     if (mod == -2)
         return tb_errf(err, "duplicate \"tdxModule\"");
     if (mod >= 0) {
@@ -264,11 +260,11 @@ static int tcb_info_fill(const tb_jdoc *d, tb_tcb_info *t, tb_err *err)
             return tb_err_wrap(err, "tdxModule");
         t->has_module = 1;
     }
-    int ids = tb_jobj_get(d, 0, "tdxModuleIdentities");
+    int ids = tb_attest_jobj_get(d, 0, "tdxModuleIdentities");
     if (ids == -2)
         return tb_errf(err, "duplicate \"tdxModuleIdentities\"");
     if (ids >= 0) {
-        if (d->t[ids].type != TB_JARR || d->t[ids].count > 64)
+        if (d->t[ids].type != TB_ATTEST_JARR || d->t[ids].count > 64)
             return tb_errf(err, "bad \"tdxModuleIdentities\"");
         t->n_ids = (int)d->t[ids].count;
         t->ids = calloc((size_t)t->n_ids + 1, sizeof *t->ids);
@@ -281,36 +277,36 @@ static int tcb_info_fill(const tb_jdoc *d, tb_tcb_info *t, tb_err *err)
             k = (int)d->t[k].next;
         }
     }
-    return parse_levels(d, tb_jobj_get(d, 0, "tcbLevels"), 0, &t->levels, &t->n_levels, err);
+    return parse_levels(d, tb_attest_jobj_get(d, 0, "tcbLevels"), 0, &t->levels, &t->n_levels, err);
 }
 
-static int parse_doc(const char *text, size_t n, tb_jdoc *d, const char *what, tb_err *err)
+static int parse_doc(const char *text, size_t n, tb_attest_jdoc *d, const char *what, tb_err *err)
 {
-    if (tb_json_tokenize(text, n, d, err) < 0)
+    if (tb_attest_json_tokenize(text, n, d, err) < 0)
         return tb_err_wrap(err, "%s", what);
-    if (d->t[0].type != TB_JOBJ) {
-        tb_json_doc_free(d);
+    if (d->t[0].type != TB_ATTEST_JOBJ) {
+        tb_attest_json_clear(d);
         return tb_errf(err, "%s: not a JSON object", what);
     }
     return 0;
 }
 
-int tb_tcb_info_parse(const char *text, size_t n, tb_tcb_info *t, tb_err *err)
+int tb_attest_tcb_info_parse(const char *text, size_t n, tb_attest_tcb_info *t, tb_err *err)
 {
     memset(t, 0, sizeof *t);
-    tb_jdoc d;
+    tb_attest_jdoc d;
     if (parse_doc(text, n, &d, "TCB info", err) < 0)
         return -1;
     int rc = tcb_info_fill(&d, t, err);
-    tb_json_doc_free(&d);
+    tb_attest_json_clear(&d);
     if (rc < 0) {
         tb_err_wrap(err, "TCB info");
-        tb_tcb_info_free(t);
+        tb_attest_tcb_info_clear(t);
     }
     return rc;
 }
 
-void tb_tcb_info_free(tb_tcb_info *t)
+void tb_attest_tcb_info_clear(tb_attest_tcb_info *t)
 {
     if (!t)
         return;
@@ -323,7 +319,7 @@ void tb_tcb_info_free(tb_tcb_info *t)
 
 /* ----------------------------------------------------------- QE identity */
 
-static int qe_identity_fill(const tb_jdoc *d, tb_qe_identity *q, tb_err *err)
+static int qe_identity_fill(const tb_attest_jdoc *d, tb_attest_qe_identity *q, tb_err *err)
 {
     if (check_id_version(d, "TD_QE", 2, &q->version, err) < 0)
         return -1;
@@ -342,25 +338,25 @@ static int qe_identity_fill(const tb_jdoc *d, tb_qe_identity *q, tb_err *err)
     q->miscselect = (uint32_t)ms[0] << 24 | (uint32_t)ms[1] << 16 | (uint32_t)ms[2] << 8 | ms[3];
     q->miscselect_mask =
         (uint32_t)mm[0] << 24 | (uint32_t)mm[1] << 16 | (uint32_t)mm[2] << 8 | mm[3];
-    return parse_levels(d, tb_jobj_get(d, 0, "tcbLevels"), 1, &q->levels, &q->n_levels, err);
+    return parse_levels(d, tb_attest_jobj_get(d, 0, "tcbLevels"), 1, &q->levels, &q->n_levels, err);
 }
 
-int tb_qe_identity_parse(const char *text, size_t n, tb_qe_identity *q, tb_err *err)
+int tb_attest_qe_identity_parse(const char *text, size_t n, tb_attest_qe_identity *q, tb_err *err)
 {
     memset(q, 0, sizeof *q);
-    tb_jdoc d;
+    tb_attest_jdoc d;
     if (parse_doc(text, n, &d, "QE identity", err) < 0)
         return -1;
     int rc = qe_identity_fill(&d, q, err);
-    tb_json_doc_free(&d);
+    tb_attest_json_clear(&d);
     if (rc < 0) {
         tb_err_wrap(err, "QE identity");
-        tb_qe_identity_free(q);
+        tb_attest_qe_identity_clear(q);
     }
     return rc;
 }
 
-void tb_qe_identity_free(tb_qe_identity *q)
+void tb_attest_qe_identity_clear(tb_attest_qe_identity *q)
 {
     if (!q)
         return;

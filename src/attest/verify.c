@@ -23,7 +23,7 @@
  *     Configuration* statuses into OutOfDateConfigurationNeeded; Revoked wins).
  * Then the policy (DEBUG, measurements, REPORTDATA, acceptable statuses).
  *
- * Collateral is "prepared" once (tb_prepare: CRL and collateral signatures, chains,
+ * Collateral is "prepared" once (tb_attest_prepare: CRL and collateral signatures, chains,
  * parsed JSON, validity windows) and checked against `now` per quote, so that a
  * prepared collateral gives the same verdict as verifying from scratch. A failure
  * found while preparing is recorded with its step and reported in step order. */
@@ -45,25 +45,25 @@ typedef struct window {
     char from_what[64], until_what[64];
 } window;
 
-struct tb_prepared {
+struct tb_attest_prepared {
     int simulated;
     uint8_t *root_der; /* the trusted root (root_c points into it) */
     size_t root_len;
-    tb_cert root_c;
+    tb_attest_cert root_c;
     uint8_t *root_crl_der, *pck_crl_der; /* copies: root_ci and pck_ci point into them */
-    tb_crl_info root_ci, pck_ci;
+    tb_attest_crl root_ci, pck_ci;
     uint8_t *pck_ca_der; /* the PCK CRL's issuer, checked against the root */
     size_t pck_ca_len;
-    tb_cert pck_ca;
+    tb_attest_cert pck_ca;
     uint8_t *signer_der[2]; /* [0] the TCB info signer, [1] the QE identity's if different */
     size_t signer_len[2];
-    tb_cert signer[2];
-    tb_tcb_info tcb;
-    tb_qe_identity qe;
+    tb_attest_cert signer[2];
+    tb_attest_tcb_info tcb;
+    tb_attest_qe_identity qe;
     window crl_win, tcb_win, qe_win;
-    tb_verify_step fail_step;
+    tb_attest_step fail_step;
     char fail_reason[TB_ERR_MAX];
-    void *group; /* the P-256 group, shared read-only by tb_verify_prepared calls */
+    void *group; /* the P-256 group, shared read-only by tb_attest_verify_prepared calls */
     void *ec;    /* P-256 context, only while preparing */
 };
 
@@ -72,9 +72,9 @@ static const char *const STEP_NAMES[] = {
     "qe-report", "quote-signature", "tdx-module", "tcb-level", "policy",
 };
 
-const char *tb_verify_step_name(tb_verify_step s)
+const char *tb_attest_step_name(tb_attest_step s)
 {
-    return (unsigned)s <= TB_STEP_POLICY ? STEP_NAMES[s] : "unknown";
+    return (unsigned)s <= TB_ATTEST_STEP_POLICY ? STEP_NAMES[s] : "unknown";
 }
 
 static void win_init(window *w)
@@ -113,28 +113,28 @@ static int win_check(const window *w, int64_t now, const char *what, tb_err *err
     return 0;
 }
 
-static void cert_window(const tb_cert *c, window *w, const char *what)
+static void cert_window(const tb_attest_cert *c, window *w, const char *what)
 {
     win_add(w, c->not_before, c->not_after, what);
 }
 
-static int is_revoked(const tb_crl_info *crl, const tb_cert *c)
+static int is_revoked(const tb_attest_crl *crl, const tb_attest_cert *c)
 {
-    return tb_crl_is_revoked(crl, c->serial, c->serial_len);
+    return tb_attest_crl_is_revoked(crl, c->serial, c->serial_len);
 }
 
-static int check_issued(void *ec, const tb_cert *issuer, const tb_cert *cert, const char *what,
-                        tb_err *err)
+static int check_issued(void *ec, const tb_attest_cert *issuer, const tb_attest_cert *cert,
+                        const char *what, tb_err *err)
 {
     if (cert->issuer_len != issuer->subject_len ||
         memcmp(cert->issuer, issuer->subject, cert->issuer_len))
         return tb_errf(err, "%s: issuer name does not match its issuer's subject", what);
-    if (!tb_p256_verify_ctx(ec, issuer->pub, cert->tbs, cert->tbs_len, cert->sig))
+    if (!tb_attest_p256_verify_ctx(ec, issuer->pub, cert->tbs, cert->tbs_len, cert->sig))
         return tb_errf(err, "%s: signature does not verify with its issuer's key", what);
     return 0;
 }
 
-static int der_eq(const tb_der_list *l, int i, const uint8_t *der, size_t n)
+static int der_eq(const tb_attest_der_list *l, int i, const uint8_t *der, size_t n)
 {
     return der && l->len[i] == n && !memcmp(l->der[i], der, n);
 }
@@ -148,18 +148,18 @@ static uint8_t *dup_bytes(const uint8_t *p, size_t n)
 }
 
 /* A CRL (a copy of der is kept in *keep): signature by `issuer`, issuer name, window. */
-static int check_crl(void *ec, const uint8_t *der, size_t n, const tb_cert *issuer,
-                     const char *what, window *w, tb_crl_info *ci, uint8_t **keep, tb_err *err)
+static int check_crl(void *ec, const uint8_t *der, size_t n, const tb_attest_cert *issuer,
+                     const char *what, window *w, tb_attest_crl *ci, uint8_t **keep, tb_err *err)
 {
     *keep = dup_bytes(der, n);
     if (!*keep)
         return tb_errf(err, "out of memory");
-    if (tb_crl_parse(*keep, n, ci, err) < 0)
+    if (tb_attest_crl_parse(*keep, n, ci, err) < 0)
         return tb_err_wrap(err, "%s", what);
     if (ci->issuer_len != issuer->subject_len ||
         memcmp(ci->issuer, issuer->subject, ci->issuer_len))
         return tb_errf(err, "%s: issuer is not its signing certificate's subject", what);
-    if (!tb_p256_verify_ctx(ec, issuer->pub, ci->tbs, ci->tbs_len, ci->sig))
+    if (!tb_attest_p256_verify_ctx(ec, issuer->pub, ci->tbs, ci->tbs_len, ci->sig))
         return tb_errf(err, "%s: signature does not verify", what);
     win_add(w, ci->this_update, ci->next_update, what);
     return 0;
@@ -168,11 +168,11 @@ static int check_crl(void *ec, const uint8_t *der, size_t n, const tb_cert *issu
 /* A collateral signing chain (PEM: signer[, root]) checked against the root and the root
  * CA CRL. The TCB info's signer (slot 0) is reused for the QE identity when its DER is
  * the same; otherwise slot 1 holds the QE identity's. *signer points into p. */
-static int signer_chain(const char *pem, const char *what, tb_prepared *p, window *w,
-                        const tb_cert **signer, tb_err *err)
+static int signer_chain(const char *pem, const char *what, tb_attest_prepared *p, window *w,
+                        const tb_attest_cert **signer, tb_err *err)
 {
-    tb_der_list l;
-    if (tb_pem_certs_to_der(pem, strlen(pem), &l, err) < 0)
+    tb_attest_der_list l;
+    if (tb_attest_pem_certs_to_der(pem, strlen(pem), &l, err) < 0)
         return tb_err_wrap(err, "%s issuer chain", what);
     int rc = -1, slot = p->signer_der[0] ? 1 : 0;
     char label[96];
@@ -194,7 +194,8 @@ static int signer_chain(const char *pem, const char *what, tb_prepared *p, windo
             tb_errf(err, "out of memory");
             goto out;
         }
-        if (tb_cert_parse(p->signer_der[slot], p->signer_len[slot], &p->signer[slot], err) < 0) {
+        if (tb_attest_cert_parse(p->signer_der[slot], p->signer_len[slot], &p->signer[slot], err) <
+            0) {
             tb_err_wrap(err, "%s", label);
             goto out;
         }
@@ -210,19 +211,20 @@ static int signer_chain(const char *pem, const char *what, tb_prepared *p, windo
     *signer = &p->signer[slot];
     rc = 0;
 out:
-    tb_der_list_free(&l);
+    tb_attest_der_list_clear(&l);
     return rc;
 }
 
 /* Step 2's collateral part: the two CRLs and the PCK CRL's issuer chain. */
-static int prep_crls(tb_prepared *p, const tb_collateral *c, tb_err *err)
+static int prep_crls(tb_attest_prepared *p, const tb_attest_collateral *c, tb_err *err)
 {
     win_init(&p->crl_win);
     if (check_crl(p->ec, c->root_ca_crl, c->root_ca_crl_len, &p->root_c, "root CA CRL", &p->crl_win,
                   &p->root_ci, &p->root_crl_der, err) < 0)
         return -1;
-    tb_der_list l;
-    if (tb_pem_certs_to_der(c->pck_crl_issuer_chain, strlen(c->pck_crl_issuer_chain), &l, err) < 0)
+    tb_attest_der_list l;
+    if (tb_attest_pem_certs_to_der(c->pck_crl_issuer_chain, strlen(c->pck_crl_issuer_chain), &l,
+                                   err) < 0)
         return tb_err_wrap(err, "PCK CRL issuer chain");
     int rc = -1;
     if (l.n > 2 || (l.n == 2 && !der_eq(&l, 1, p->root_der, p->root_len))) {
@@ -235,7 +237,7 @@ static int prep_crls(tb_prepared *p, const tb_collateral *c, tb_err *err)
         tb_errf(err, "out of memory");
         goto out;
     }
-    if (tb_cert_parse(p->pck_ca_der, p->pck_ca_len, &p->pck_ca, err) < 0) {
+    if (tb_attest_cert_parse(p->pck_ca_der, p->pck_ca_len, &p->pck_ca, err) < 0) {
         tb_err_wrap(err, "PCK CA certificate (PCK CRL issuer)");
         goto out;
     }
@@ -256,32 +258,32 @@ static int prep_crls(tb_prepared *p, const tb_collateral *c, tb_err *err)
     cert_window(&p->root_c, &p->crl_win, "root CA");
     rc = 0;
 out:
-    tb_der_list_free(&l);
+    tb_attest_der_list_clear(&l);
     return rc;
 }
 
 static int prep_signed(const char *pem, const char *what, const char *body, size_t len,
-                       const uint8_t sig[64], tb_prepared *p, window *w, tb_err *err)
+                       const uint8_t sig[64], tb_attest_prepared *p, window *w, tb_err *err)
 {
-    const tb_cert *signer = NULL;
+    const tb_attest_cert *signer = NULL;
     if (signer_chain(pem, what, p, w, &signer, err) < 0)
         return -1;
-    if (!tb_p256_verify_ctx(p->ec, signer->pub, body, len, sig))
+    if (!tb_attest_p256_verify_ctx(p->ec, signer->pub, body, len, sig))
         return tb_errf(err, "%s signature does not verify over its exact bytes", what);
     return 0;
 }
 
-static tb_prepared *prepare(const tb_collateral *c, const tb_root *root)
+static tb_attest_prepared *prepare(const tb_attest_collateral *c, const tb_attest_root *root)
 {
-    tb_prepared *p = calloc(1, sizeof *p);
+    tb_attest_prepared *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
     tb_err e;
     p->simulated = root->simulated;
-    p->group = tb_p256_group_new();
-    p->ec = p->group ? tb_p256_ctx_from(p->group) : NULL;
+    p->group = tb_attest_p256_group_new();
+    p->ec = p->group ? tb_attest_p256_ctx_from(p->group) : NULL;
     if (!p->ec) {
-        tb_p256_group_free(p->group);
+        tb_attest_p256_group_free(p->group);
         free(p);
         return NULL;
     }
@@ -291,100 +293,100 @@ static tb_prepared *prepare(const tb_collateral *c, const tb_root *root)
     int rl = i2d_X509(root->cert, &rd);
     if (rl <= 0 || !(p->root_der = dup_bytes(rd, (size_t)rl))) {
         OPENSSL_free(rd);
-        tb_prepared_free(p);
+        tb_attest_prepared_free(p);
         return NULL;
     }
     OPENSSL_free(rd);
     p->root_len = (size_t)rl;
-    if (tb_cert_parse(p->root_der, p->root_len, &p->root_c, &e) < 0) {
+    if (tb_attest_cert_parse(p->root_der, p->root_len, &p->root_c, &e) < 0) {
         tb_err_wrap(&e, "trusted root");
-        p->fail_step = TB_STEP_PCK_CHAIN;
+        p->fail_step = TB_ATTEST_STEP_PCK_CHAIN;
         goto fail;
     }
     if (prep_crls(p, c, &e) < 0) {
-        p->fail_step = TB_STEP_PCK_CHAIN;
+        p->fail_step = TB_ATTEST_STEP_PCK_CHAIN;
         goto fail;
     }
     if (prep_signed(c->tcb_info_issuer_chain, "TCB info", c->tcb_info, c->tcb_info_len,
                     c->tcb_info_sig, p, &p->tcb_win, &e) < 0 ||
-        tb_tcb_info_parse(c->tcb_info, c->tcb_info_len, &p->tcb, &e) < 0) {
-        p->fail_step = TB_STEP_TCB_INFO;
+        tb_attest_tcb_info_parse(c->tcb_info, c->tcb_info_len, &p->tcb, &e) < 0) {
+        p->fail_step = TB_ATTEST_STEP_TCB_INFO;
         goto fail;
     }
     win_add(&p->tcb_win, p->tcb.issue, p->tcb.next, "TCB info issueDate/nextUpdate");
     if (prep_signed(c->qe_identity_issuer_chain, "QE identity", c->qe_identity, c->qe_identity_len,
                     c->qe_identity_sig, p, &p->qe_win, &e) < 0 ||
-        tb_qe_identity_parse(c->qe_identity, c->qe_identity_len, &p->qe, &e) < 0) {
-        p->fail_step = TB_STEP_QE_IDENTITY;
+        tb_attest_qe_identity_parse(c->qe_identity, c->qe_identity_len, &p->qe, &e) < 0) {
+        p->fail_step = TB_ATTEST_STEP_QE_IDENTITY;
         goto fail;
     }
     win_add(&p->qe_win, p->qe.issue, p->qe.next, "QE identity issueDate/nextUpdate");
-    tb_p256_ctx_free(p->ec);
+    tb_attest_p256_ctx_free(p->ec);
     p->ec = NULL;
     return p;
 fail:
     snprintf(p->fail_reason, sizeof p->fail_reason, "%s", e.msg);
-    tb_p256_ctx_free(p->ec);
+    tb_attest_p256_ctx_free(p->ec);
     p->ec = NULL;
     return p;
 }
 
-void tb_prepared_free(tb_prepared *p)
+void tb_attest_prepared_free(tb_attest_prepared *p)
 {
     if (!p)
         return;
-    tb_p256_ctx_free(p->ec);
-    tb_p256_group_free(p->group);
+    tb_attest_p256_ctx_free(p->ec);
+    tb_attest_p256_group_free(p->group);
     free(p->root_crl_der);
     free(p->root_der);
     free(p->pck_crl_der);
     free(p->pck_ca_der);
     free(p->signer_der[0]);
     free(p->signer_der[1]);
-    tb_tcb_info_free(&p->tcb);
-    tb_qe_identity_free(&p->qe);
+    tb_attest_tcb_info_clear(&p->tcb);
+    tb_attest_qe_identity_clear(&p->qe);
     free(p);
 }
 
-static void verdict_init(tb_verdict *v, int simulated)
+static void verdict_init(tb_attest_verdict *v, int simulated)
 {
     memset(v, 0, sizeof *v);
-    v->result = TB_VERDICT_INVALID;
+    v->result = TB_ATTEST_INVALID;
     v->simulated = simulated;
 }
 
-static int fail(tb_verdict *v, tb_verify_step step, const char *reason)
+static int fail(tb_attest_verdict *v, tb_attest_step step, const char *reason)
 {
-    v->result = TB_VERDICT_INVALID;
+    v->result = TB_ATTEST_INVALID;
     v->step = step;
     snprintf(v->reason, sizeof v->reason, "%s", reason);
     return -1;
 }
 
-int tb_prepare(const tb_collateral *c, int64_t now, const tb_root *root, tb_prepared **out,
-               tb_verdict *v, tb_err *err)
+int tb_attest_prepare(const tb_attest_collateral *c, int64_t now, const tb_attest_root *root,
+                      tb_attest_prepared **out, tb_attest_verdict *v, tb_err *err)
 {
     *out = NULL;
     verdict_init(v, root->simulated);
-    tb_prepared *p = prepare(c, root);
+    tb_attest_prepared *p = prepare(c, root);
     if (!p) {
-        fail(v, TB_STEP_NONE, "out of memory");
+        fail(v, TB_ATTEST_STEP_NONE, "out of memory");
         return tb_errf(err, "out of memory");
     }
     tb_err e = {{0}};
     if (p->fail_step) {
         fail(v, p->fail_step, p->fail_reason);
         tb_errf(err, "%s", p->fail_reason);
-        tb_prepared_free(p);
+        tb_attest_prepared_free(p);
         return -1;
     }
-    tb_verify_step step = TB_STEP_PCK_CHAIN;
+    tb_attest_step step = TB_ATTEST_STEP_PCK_CHAIN;
     if (win_check(&p->crl_win, now, "CRLs", &e) < 0 ||
-        (step = TB_STEP_TCB_INFO, win_check(&p->tcb_win, now, "TCB info", &e) < 0) ||
-        (step = TB_STEP_QE_IDENTITY, win_check(&p->qe_win, now, "QE identity", &e) < 0)) {
+        (step = TB_ATTEST_STEP_TCB_INFO, win_check(&p->tcb_win, now, "TCB info", &e) < 0) ||
+        (step = TB_ATTEST_STEP_QE_IDENTITY, win_check(&p->qe_win, now, "QE identity", &e) < 0)) {
         fail(v, step, e.msg);
         tb_errf(err, "%s", e.msg);
-        tb_prepared_free(p);
+        tb_attest_prepared_free(p);
         return -1;
     }
     *out = p;
@@ -393,14 +395,14 @@ int tb_prepare(const tb_collateral *c, int64_t now, const tb_root *root, tb_prep
 
 /* ------------------------------------------------------------- the steps */
 
-static int step_header(const tb_quote *q, tb_err *e)
+static int step_header(const tb_attest_quote *q, tb_err *e)
 {
     if (q->version != 4 && q->version != 5)
         return tb_errf(e, "quote version %u (want 4 or 5)", q->version);
     if (q->att_key_type != 2)
         return tb_errf(e, "attestation key type %u (want 2, ECDSA-256 with P-256)",
                        q->att_key_type);
-    if (q->tee_type != TB_TDX_TEE_TYPE)
+    if (q->tee_type != TB_ATTEST_TDX_TEE_TYPE)
         return tb_errf(e, "TEE type 0x%x (want 0x81, TDX)", q->tee_type);
     if (memcmp(q->qe_vendor_id, INTEL_QE_VENDOR, 16))
         return tb_errf(e, "QE vendor ID is not Intel's (939a7233f79c4ca9940a0db3957f0607)");
@@ -409,11 +411,12 @@ static int step_header(const tb_quote *q, tb_err *e)
 
 /* Step 2: the quote's PCK chain. *leaf points into *ders (caller frees the list).
  * The PCK CA is parsed and checked only when it is not the PCK CRL's issuer that
- * tb_prepare already checked (compared as DER bytes). */
-static int step_pck_chain(void *ec, const tb_quote *q, const tb_prepared *p, int64_t now,
-                          tb_der_list *l, tb_cert *leaf, tb_pck_info *pck, tb_err *e)
+ * tb_attest_prepare already checked (compared as DER bytes). */
+static int step_pck_chain(void *ec, const tb_attest_quote *q, const tb_attest_prepared *p,
+                          int64_t now, tb_attest_der_list *l, tb_attest_cert *leaf,
+                          tb_attest_pck_info *pck, tb_err *e)
 {
-    if (tb_pem_certs_to_der(q->pck_chain, q->pck_chain_len, l, e) < 0)
+    if (tb_attest_pem_certs_to_der(q->pck_chain, q->pck_chain_len, l, e) < 0)
         return tb_err_wrap(e, "PCK certificate chain");
     if (l->n < 2 || l->n > 3)
         return tb_errf(e, "PCK certificate chain has %d certificate(s) (want PCK, PCK CA, root)",
@@ -422,10 +425,10 @@ static int step_pck_chain(void *ec, const tb_quote *q, const tb_prepared *p, int
         return tb_errf(e, "PCK certificate chain ends in a root that is not the trusted root");
     window w;
     win_init(&w);
-    tb_cert ca_own;
-    const tb_cert *ca = &p->pck_ca;
+    tb_attest_cert ca_own;
+    const tb_attest_cert *ca = &p->pck_ca;
     if (!der_eq(l, 1, p->pck_ca_der, p->pck_ca_len)) {
-        if (tb_cert_parse(l->der[1], l->len[1], &ca_own, e) < 0)
+        if (tb_attest_cert_parse(l->der[1], l->len[1], &ca_own, e) < 0)
             return tb_err_wrap(e, "PCK CA certificate");
         if (check_issued(ec, &p->root_c, &ca_own, "PCK CA certificate", e) < 0)
             return -1;
@@ -435,7 +438,7 @@ static int step_pck_chain(void *ec, const tb_quote *q, const tb_prepared *p, int
     }
     if (is_revoked(&p->root_ci, ca))
         return tb_errf(e, "PCK CA certificate is revoked (root CA CRL)");
-    if (tb_cert_parse(l->der[0], l->len[0], leaf, e) < 0)
+    if (tb_attest_cert_parse(l->der[0], l->len[0], leaf, e) < 0)
         return tb_err_wrap(e, "PCK certificate");
     if (check_issued(ec, ca, leaf, "PCK certificate", e) < 0)
         return -1;
@@ -451,13 +454,13 @@ static int step_pck_chain(void *ec, const tb_quote *q, const tb_prepared *p, int
         return -1;
     if (!leaf->sgx_ext)
         return tb_errf(e, "PCK certificate has no SGX extension (1.2.840.113741.1.13.1)");
-    if (tb_pck_info_from_ext(leaf->sgx_ext, leaf->sgx_ext_len, pck, e) < 0)
+    if (tb_attest_pck_info_from_ext(leaf->sgx_ext, leaf->sgx_ext_len, pck, e) < 0)
         return tb_err_wrap(e, "PCK certificate");
-    pck->ca_platform = tb_cert_cn_contains(ca, "Platform");
+    pck->ca_platform = tb_attest_name_cn_contains(ca->subject, ca->subject_len, "Platform");
     return 0;
 }
 
-static int step_tcb_info(const tb_prepared *p, const tb_pck_info *pck, tb_err *e)
+static int step_tcb_info(const tb_attest_prepared *p, const tb_attest_pck_info *pck, tb_err *e)
 {
     char a[13], b[13];
     if (memcmp(p->tcb.fmspc, pck->fmspc, 6)) {
@@ -473,11 +476,11 @@ static int step_tcb_info(const tb_prepared *p, const tb_pck_info *pck, tb_err *e
     return 0;
 }
 
-static int step_qe_identity(const tb_quote *q, const tb_prepared *p, const tb_tcb_level **lvl,
-                            tb_err *e)
+static int step_qe_identity(const tb_attest_quote *q, const tb_attest_prepared *p,
+                            const tb_attest_tcb_level **lvl, tb_err *e)
 {
-    const tb_sgx_report *r = &q->qe_report;
-    const tb_qe_identity *id = &p->qe;
+    const tb_attest_sgx_report *r = &q->qe_report;
+    const tb_attest_qe_identity *id = &p->qe;
     if (memcmp(r->mrsigner, id->mrsigner, 32))
         return tb_errf(e, "QE MRSIGNER differs from the QE identity's");
     if (r->isvprodid != id->isvprodid)
@@ -498,9 +501,10 @@ static int step_qe_identity(const tb_quote *q, const tb_prepared *p, const tb_tc
     return 0;
 }
 
-static int step_qe_report(void *ec, const tb_quote *q, const tb_cert *leaf, tb_err *e)
+static int step_qe_report(void *ec, const tb_attest_quote *q, const tb_attest_cert *leaf, tb_err *e)
 {
-    if (!tb_p256_verify_ctx(ec, leaf->pub, q->qe_report_raw, TB_SGX_REPORT_LEN, q->qe_report_sig))
+    if (!tb_attest_p256_verify_ctx(ec, leaf->pub, q->qe_report_raw, TB_ATTEST_SGX_REPORT_LEN,
+                                   q->qe_report_sig))
         return tb_errf(e, "QE report signature does not verify with the PCK key");
     uint8_t h[32];
     unsigned hl = 0;
@@ -517,20 +521,21 @@ static int step_qe_report(void *ec, const tb_quote *q, const tb_cert *leaf, tb_e
     return 0;
 }
 
-static int step_quote_sig(void *ec, const tb_quote *q, tb_err *e)
+static int step_quote_sig(void *ec, const tb_attest_quote *q, tb_err *e)
 {
     uint8_t pub[65];
     pub[0] = 0x04;
     memcpy(pub + 1, q->att_key, 64);
-    if (!tb_p256_verify_ctx(ec, pub, q->raw, q->signed_len, q->signature))
+    if (!tb_attest_p256_verify_ctx(ec, pub, q->raw, q->signed_len, q->signature))
         return tb_errf(e, "quote signature does not verify with the attestation key");
     return 0;
 }
 
-static int step_module(const tb_quote *q, const tb_prepared *p, const tb_tcb_level **lvl, tb_err *e)
+static int step_module(const tb_attest_quote *q, const tb_attest_prepared *p,
+                       const tb_attest_tcb_level **lvl, tb_err *e)
 {
     uint8_t major = q->td.tee_tcb_svn[1], svn = q->td.tee_tcb_svn[0];
-    const tb_module_identity *m = NULL;
+    const tb_attest_module_identity *m = NULL;
     *lvl = NULL;
     if (major == 0) {
         if (!p->tcb.has_module)
@@ -566,12 +571,12 @@ static int step_module(const tb_quote *q, const tb_prepared *p, const tb_tcb_lev
     return 0;
 }
 
-static const tb_tcb_level *match_level(const tb_quote *q, const tb_prepared *p,
-                                       const tb_pck_info *pck)
+static const tb_attest_tcb_level *match_level(const tb_attest_quote *q, const tb_attest_prepared *p,
+                                              const tb_attest_pck_info *pck)
 {
     int start = q->td.tee_tcb_svn[1] != 0 ? 2 : 0;
     for (int i = 0; i < p->tcb.n_levels; i++) {
-        const tb_tcb_level *l = &p->tcb.levels[i];
+        const tb_attest_tcb_level *l = &p->tcb.levels[i];
         int ok = pck->pcesvn >= l->pcesvn;
         for (int k = 0; ok && k < 16; k++)
             ok = pck->sgx_comp[k] >= l->sgx[k];
@@ -583,44 +588,45 @@ static const tb_tcb_level *match_level(const tb_quote *q, const tb_prepared *p,
     return NULL;
 }
 
-static tb_tcb_status converge(tb_tcb_status s, tb_tcb_status other)
+static tb_attest_tcb_status converge(tb_attest_tcb_status s, tb_attest_tcb_status other)
 {
-    if (other == TB_TCB_REVOKED || s == TB_TCB_REVOKED)
-        return TB_TCB_REVOKED;
-    if (other == TB_TCB_OUT_OF_DATE) {
-        if (s == TB_TCB_UP_TO_DATE || s == TB_TCB_SW_HARDENING_NEEDED)
-            return TB_TCB_OUT_OF_DATE;
-        if (s == TB_TCB_CONFIGURATION_NEEDED || s == TB_TCB_CONFIGURATION_AND_SW_HARDENING_NEEDED)
-            return TB_TCB_OUT_OF_DATE_CONFIGURATION_NEEDED;
+    if (other == TB_ATTEST_TCB_REVOKED || s == TB_ATTEST_TCB_REVOKED)
+        return TB_ATTEST_TCB_REVOKED;
+    if (other == TB_ATTEST_TCB_OUT_OF_DATE) {
+        if (s == TB_ATTEST_TCB_UP_TO_DATE || s == TB_ATTEST_TCB_SW_HARDENING_NEEDED)
+            return TB_ATTEST_TCB_OUT_OF_DATE;
+        if (s == TB_ATTEST_TCB_CONFIGURATION_NEEDED ||
+            s == TB_ATTEST_TCB_CONFIGURATION_AND_SW_HARDENING_NEEDED)
+            return TB_ATTEST_TCB_OUT_OF_DATE_CONFIGURATION_NEEDED;
     }
     return s;
 }
 
-static void add_advisories(tb_verdict *v, const tb_adv_list *a)
+static void add_advisories(tb_attest_verdict *v, const tb_attest_adv_list *a)
 {
     for (int i = 0; i < a->n; i++) {
         int dup = 0;
         for (int k = 0; k < v->n_advisories && !dup; k++)
             dup = !strcmp(v->advisories[k], a->id[i]);
-        if (!dup && v->n_advisories < TB_MAX_ADVISORIES)
+        if (!dup && v->n_advisories < TB_ATTEST_MAX_ADVISORIES)
             strcpy(v->advisories[v->n_advisories++], a->id[i]);
     }
 }
 
-static void earlier_date(tb_verdict *v, const tb_tcb_level *l)
+static void earlier_date(tb_attest_verdict *v, const tb_attest_tcb_level *l)
 {
     if (l && strcmp(l->date, v->tcb_date) < 0) /* same format: compares as time */
         snprintf(v->tcb_date, sizeof v->tcb_date, "%s", l->date);
 }
 
-static int apply_policy(const tb_quote *q, const tb_policy *pol, tb_verdict *v)
+static int apply_policy(const tb_attest_quote *q, const tb_attest_policy *pol, tb_attest_verdict *v)
 {
-    tb_policy def;
+    tb_attest_policy def;
     if (!pol) {
-        tb_policy_default(&def);
+        tb_attest_policy_default(&def);
         pol = &def;
     }
-    const tb_td_report *t = &q->td;
+    const tb_attest_td_report *t = &q->td;
     char why[TB_ERR_MAX] = "";
     if (v->debug && !pol->allow_debug)
         snprintf(why, sizeof why, "the TD has the DEBUG attribute (--allow-debug accepts it)");
@@ -636,92 +642,93 @@ static int apply_policy(const tb_quote *q, const tb_policy *pol, tb_verdict *v)
     if (!why[0] && !(pol->accept & (1u << v->status))) {
         size_t k = 0;
         char list[256] = "";
-        for (int s = 0; s < TB_TCB_STATUS_COUNT; s++)
+        for (int s = 0; s < TB_ATTEST_TCB_STATUS_COUNT; s++)
             if (pol->accept & (1u << s))
                 k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", k ? ", " : "",
-                                      tb_tcb_status_name((tb_tcb_status)s));
+                                      tb_attest_tcb_status_name((tb_attest_tcb_status)s));
         snprintf(why, sizeof why, "TCB status %s is not acceptable (the policy accepts: %s)",
-                 tb_tcb_status_name(v->status), k ? list : "nothing");
+                 tb_attest_tcb_status_name(v->status), k ? list : "nothing");
     }
     if (why[0]) {
-        v->result = TB_VERDICT_REFUSED;
-        v->step = TB_STEP_POLICY;
+        v->result = TB_ATTEST_REFUSED;
+        v->step = TB_ATTEST_STEP_POLICY;
         snprintf(v->reason, sizeof v->reason, "%s", why);
         return -1;
     }
-    v->result = TB_VERDICT_ACCEPTED;
-    v->step = TB_STEP_NONE;
+    v->result = TB_ATTEST_ACCEPTED;
+    v->step = TB_ATTEST_STEP_NONE;
     return 0;
 }
 
-static int verify_quote(const tb_quote *q, const tb_prepared *p, int64_t now, const tb_policy *pol,
-                        tb_verdict *v)
+static int verify_quote(const tb_attest_quote *q, const tb_attest_prepared *p, int64_t now,
+                        const tb_attest_policy *pol, tb_attest_verdict *v)
 {
     tb_err e = {{0}};
-    v->debug = tb_quote_is_debug(q);
+    v->debug = tb_attest_quote_is_debug(q);
     if (step_header(q, &e) < 0)
-        return fail(v, TB_STEP_HEADER, e.msg);
+        return fail(v, TB_ATTEST_STEP_HEADER, e.msg);
     /* 2 */
-    if (p->fail_step == TB_STEP_PCK_CHAIN)
-        return fail(v, TB_STEP_PCK_CHAIN, p->fail_reason);
+    if (p->fail_step == TB_ATTEST_STEP_PCK_CHAIN)
+        return fail(v, TB_ATTEST_STEP_PCK_CHAIN, p->fail_reason);
     if (win_check(&p->crl_win, now, "CRLs", &e) < 0)
-        return fail(v, TB_STEP_PCK_CHAIN, e.msg);
-    void *ec = tb_p256_ctx_from(p->group);
+        return fail(v, TB_ATTEST_STEP_PCK_CHAIN, e.msg);
+    void *ec = tb_attest_p256_ctx_from(p->group);
     if (!ec)
-        return fail(v, TB_STEP_NONE, "out of memory");
-    tb_der_list chain = {0};
-    tb_cert leaf;
-    tb_pck_info pck;
+        return fail(v, TB_ATTEST_STEP_NONE, "out of memory");
+    tb_attest_der_list chain = {0};
+    tb_attest_cert leaf;
+    tb_attest_pck_info pck;
     if (step_pck_chain(ec, q, p, now, &chain, &leaf, &pck, &e) < 0) {
-        tb_der_list_free(&chain);
-        tb_p256_ctx_free(ec);
-        return fail(v, TB_STEP_PCK_CHAIN, e.msg);
+        tb_attest_der_list_clear(&chain);
+        tb_attest_p256_ctx_free(ec);
+        return fail(v, TB_ATTEST_STEP_PCK_CHAIN, e.msg);
     }
     tb_hex_encode(pck.fmspc, 6, v->fmspc);
     int rc = -1;
-    const tb_tcb_level *qe_lvl = NULL, *mod_lvl = NULL, *lvl = NULL;
+    const tb_attest_tcb_level *qe_lvl = NULL, *mod_lvl = NULL, *lvl = NULL;
     /* 3 */
-    if (p->fail_step == TB_STEP_TCB_INFO) {
-        fail(v, TB_STEP_TCB_INFO, p->fail_reason);
+    if (p->fail_step == TB_ATTEST_STEP_TCB_INFO) {
+        fail(v, TB_ATTEST_STEP_TCB_INFO, p->fail_reason);
         goto out;
     }
     if (win_check(&p->tcb_win, now, "TCB info", &e) < 0 || step_tcb_info(p, &pck, &e) < 0) {
-        fail(v, TB_STEP_TCB_INFO, e.msg);
+        fail(v, TB_ATTEST_STEP_TCB_INFO, e.msg);
         goto out;
     }
     /* 4 */
-    if (p->fail_step == TB_STEP_QE_IDENTITY) {
-        fail(v, TB_STEP_QE_IDENTITY, p->fail_reason);
+    if (p->fail_step == TB_ATTEST_STEP_QE_IDENTITY) {
+        fail(v, TB_ATTEST_STEP_QE_IDENTITY, p->fail_reason);
         goto out;
     }
     if (win_check(&p->qe_win, now, "QE identity", &e) < 0 ||
         step_qe_identity(q, p, &qe_lvl, &e) < 0) {
-        fail(v, TB_STEP_QE_IDENTITY, e.msg);
+        fail(v, TB_ATTEST_STEP_QE_IDENTITY, e.msg);
         goto out;
     }
     /* 5, 6, 7 */
     if (step_qe_report(ec, q, &leaf, &e) < 0) {
-        fail(v, TB_STEP_QE_REPORT, e.msg);
+        fail(v, TB_ATTEST_STEP_QE_REPORT, e.msg);
         goto out;
     }
     if (step_quote_sig(ec, q, &e) < 0) {
-        fail(v, TB_STEP_QUOTE_SIGNATURE, e.msg);
+        fail(v, TB_ATTEST_STEP_QUOTE_SIGNATURE, e.msg);
         goto out;
     }
     if (step_module(q, p, &mod_lvl, &e) < 0) {
-        fail(v, TB_STEP_TDX_MODULE, e.msg);
+        fail(v, TB_ATTEST_STEP_TDX_MODULE, e.msg);
         goto out;
     }
     /* 8 */
     lvl = match_level(q, p, &pck);
     if (!lvl) {
-        fail(v, TB_STEP_TCB_LEVEL, "no TCB level matches the platform (Intel: TCB_NOT_SUPPORTED)");
+        fail(v, TB_ATTEST_STEP_TCB_LEVEL,
+             "no TCB level matches the platform (Intel: TCB_NOT_SUPPORTED)");
         goto out;
     }
     v->status_known = 1;
     v->platform_status = lvl->status;
-    v->module_status = mod_lvl ? mod_lvl->status : TB_TCB_UP_TO_DATE;
-    v->qe_status = qe_lvl ? qe_lvl->status : TB_TCB_REVOKED; /* QVL: no QE level = revoked */
+    v->module_status = mod_lvl ? mod_lvl->status : TB_ATTEST_TCB_UP_TO_DATE;
+    v->qe_status = qe_lvl ? qe_lvl->status : TB_ATTEST_TCB_REVOKED; /* QVL: no QE level = revoked */
     v->status = converge(converge(lvl->status, v->module_status), v->qe_status);
     snprintf(v->tcb_date, sizeof v->tcb_date, "%s", lvl->date);
     earlier_date(v, mod_lvl);
@@ -733,46 +740,47 @@ static int verify_quote(const tb_quote *q, const tb_prepared *p, int64_t now, co
         add_advisories(v, &qe_lvl->adv);
     rc = apply_policy(q, pol, v);
 out:
-    tb_der_list_free(&chain);
-    tb_p256_ctx_free(ec);
+    tb_attest_der_list_clear(&chain);
+    tb_attest_p256_ctx_free(ec);
     return rc;
 }
 
-int tb_verify_prepared(const uint8_t *quote, size_t len, const tb_prepared *p, int64_t now,
-                       const tb_policy *policy, tb_verdict *v)
+int tb_attest_verify_prepared(const uint8_t *quote, size_t len, const tb_attest_prepared *p,
+                              int64_t now, const tb_attest_policy *policy, tb_attest_verdict *v)
 {
     verdict_init(v, p->simulated);
-    tb_quote *q = NULL;
+    tb_attest_quote *q = NULL;
     tb_err e = {{0}};
-    if (tb_quote_parse(quote, len, &q, &e) < 0)
-        return fail(v, TB_STEP_PARSE, e.msg);
+    if (tb_attest_quote_parse(quote, len, &q, &e) < 0)
+        return fail(v, TB_ATTEST_STEP_PARSE, e.msg);
     int rc = verify_quote(q, p, now, policy, v);
-    tb_quote_free(q);
+    tb_attest_quote_free(q);
     return rc;
 }
 
-int tb_verify(const uint8_t *quote, size_t len, const tb_collateral *c, int64_t now,
-              const tb_policy *policy, const tb_root *root, tb_verdict *v)
+int tb_attest_verify(const uint8_t *quote, size_t len, const tb_attest_collateral *c, int64_t now,
+                     const tb_attest_policy *policy, const tb_attest_root *root,
+                     tb_attest_verdict *v)
 {
     verdict_init(v, root->simulated);
-    tb_quote *q = NULL;
+    tb_attest_quote *q = NULL;
     tb_err e = {{0}};
-    if (tb_quote_parse(quote, len, &q, &e) < 0)
-        return fail(v, TB_STEP_PARSE, e.msg);
+    if (tb_attest_quote_parse(quote, len, &q, &e) < 0)
+        return fail(v, TB_ATTEST_STEP_PARSE, e.msg);
     /* Step 1 before touching the collateral, as QVL does. */
     if (step_header(q, &e) < 0) {
-        tb_quote_free(q);
-        return fail(v, TB_STEP_HEADER, e.msg);
+        tb_attest_quote_free(q);
+        return fail(v, TB_ATTEST_STEP_HEADER, e.msg);
     }
-    tb_prepared *p = prepare(c, root);
+    tb_attest_prepared *p = prepare(c, root);
     int rc;
     if (!p) {
-        rc = fail(v, TB_STEP_NONE, "out of memory");
+        rc = fail(v, TB_ATTEST_STEP_NONE, "out of memory");
     } else {
         rc = verify_quote(q, p, now, policy, v);
         v->simulated = p->simulated;
     }
-    tb_prepared_free(p);
-    tb_quote_free(q);
+    tb_attest_prepared_free(p);
+    tb_attest_quote_free(q);
     return rc;
 }

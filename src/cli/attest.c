@@ -5,7 +5,9 @@
  *   1  runtime error (unreadable file, fetch failed, provider unavailable)
  *   2  usage error
  *   3  the quote is valid, but the policy refuses it (TCB status, DEBUG, values)
- *   4  the quote is invalid (verification failed at a step)
+ *   4  the quote is invalid (verification failed at a step; bytes that are no quote fail
+ *      the parse step -- a quote file that cannot be read is 1)
+ * Messages name each path once: the module's errors already carry it.
  * Anything involving the simulated provider says "SIMULATED" in its output. */
 #include <errno.h>
 #include <getopt.h>
@@ -19,8 +21,9 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
-#include "cli/cli.h"
 #include "base/hex.h"
+#include "cli/cli.h"
+#include "stats/summary.h"
 
 #define EXIT_REFUSED 3
 #define EXIT_INVALID 4
@@ -48,8 +51,9 @@ static const char USAGE[] =
     "      time verification per quote: from scratch (collateral JSON parsed and checked\n"
     "      every time) and with prepared collateral (checked once)\n"
     "\n"
-    "exit codes: 0 accepted, 1 error, 2 usage, 3 valid but refused by the policy,\n"
-    "            4 invalid quote\n";
+    "exit codes: 0 accepted, 1 error (a file that cannot be read, a failed fetch), 2 usage,\n"
+    "            3 valid but refused by the policy, 4 invalid quote (bytes that are no\n"
+    "            quote included)\n";
 
 static int usage_fail(const char *cmd, const char *msg)
 {
@@ -72,11 +76,6 @@ static int64_t wall_now(void)
     return (int64_t)(tb_wall_ns() / 1000000000ull);
 }
 
-static int is_simulated_quote(const tb_quote *q)
-{
-    return !memcmp(q->user_data, "teebench SIMULATED", 18);
-}
-
 /* ------------------------------------------------------------------ show */
 
 static json_t *hexj(const uint8_t *p, size_t n)
@@ -86,12 +85,12 @@ static json_t *hexj(const uint8_t *p, size_t n)
     return json_string(buf);
 }
 
-static void chain_info(const tb_quote *q, json_t *o)
+static void chain_info(const tb_attest_quote *q, json_t *o)
 {
     char fmspc[13];
     const char *ca;
     tb_err e;
-    if (tb_quote_fmspc_ca(q, fmspc, &ca, &e) == 0) {
+    if (tb_attest_quote_fmspc_ca(q, fmspc, &ca, &e) == 0) {
         json_object_set_new(o, "fmspc", json_string(fmspc));
         json_object_set_new(o, "pck_ca", json_string(ca));
     } else {
@@ -99,11 +98,11 @@ static void chain_info(const tb_quote *q, json_t *o)
     }
 }
 
-static json_t *quote_json(const tb_quote *q)
+static json_t *quote_json(const tb_attest_quote *q)
 {
     json_t *o = json_object(), *h = json_object(), *b = json_object(), *s = json_object(),
            *r = json_object();
-    json_object_set_new(o, "simulated", json_boolean(is_simulated_quote(q)));
+    json_object_set_new(o, "simulated", json_boolean(tb_attest_quote_is_simulated(q)));
     json_object_set_new(h, "version", json_integer(q->version));
     json_object_set_new(h, "att_key_type", json_integer(q->att_key_type));
     json_object_set_new(h, "tee_type", json_integer(q->tee_type));
@@ -112,14 +111,14 @@ static json_t *quote_json(const tb_quote *q)
     json_object_set_new(h, "qe_vendor_id", hexj(q->qe_vendor_id, 16));
     json_object_set_new(h, "user_data", hexj(q->user_data, 20));
     json_object_set_new(o, "header", h);
-    const tb_td_report *t = &q->td;
+    const tb_attest_td_report *t = &q->td;
     json_object_set_new(b, "body_type", json_integer(q->body_type));
     json_object_set_new(b, "tee_tcb_svn", hexj(t->tee_tcb_svn, 16));
     json_object_set_new(b, "mrseam", hexj(t->mrseam, 48));
     json_object_set_new(b, "mrsignerseam", hexj(t->mrsignerseam, 48));
     json_object_set_new(b, "seam_attributes", hexj(t->seam_attributes, 8));
     json_object_set_new(b, "td_attributes", hexj(t->td_attributes, 8));
-    json_object_set_new(b, "debug", json_boolean(tb_quote_is_debug(q)));
+    json_object_set_new(b, "debug", json_boolean(tb_attest_quote_is_debug(q)));
     json_object_set_new(b, "xfam", hexj(t->xfam, 8));
     json_object_set_new(b, "mrtd", hexj(t->mrtd, 48));
     json_object_set_new(b, "mrconfigid", hexj(t->mrconfigid, 48));
@@ -140,7 +139,7 @@ static json_t *quote_json(const tb_quote *q)
     json_object_set_new(s, "signature", hexj(q->signature, 64));
     json_object_set_new(s, "attestation_key", hexj(q->att_key, 64));
     json_object_set_new(s, "certification_data_type", json_integer(q->cert_type));
-    const tb_sgx_report *e = &q->qe_report;
+    const tb_attest_sgx_report *e = &q->qe_report;
     json_object_set_new(r, "cpusvn", hexj(e->cpusvn, 16));
     json_object_set_new(r, "miscselect", json_integer(e->miscselect));
     json_object_set_new(r, "attributes", hexj(e->attributes, 16));
@@ -157,7 +156,7 @@ static json_t *quote_json(const tb_quote *q)
     json_t *subjects = json_array();
     char subj[4][256];
     tb_err err;
-    int n = tb_quote_pck_subjects(q, subj, 4, &err);
+    int n = tb_attest_quote_pck_subjects(q, subj, 4, &err);
     for (int i = 0; i < n; i++)
         json_array_append_new(subjects, json_string(subj[i]));
     json_object_set_new(s, "pck_subjects", subjects);
@@ -214,58 +213,61 @@ static int cmd_show(int argc, char **argv)
     }
     if (optind != argc - 1)
         return usage_fail("attest show", "want exactly one QUOTE file");
-    tb_quote *q;
+    tb_attest_quote *q;
     tb_err e;
-    if (tb_quote_load(argv[optind], &q, &e) < 0)
-        return cli_fail("attest show", "%s: %s", argv[optind], e.msg);
+    if (tb_attest_quote_load(argv[optind], &q, &e) < 0)
+        return cli_fail("attest show", "%s", e.msg);
     json_t *o = quote_json(q);
     if (json) {
         char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         printf("%s\n", s);
         free(s);
     } else {
-        if (is_simulated_quote(q))
+        if (tb_attest_quote_is_simulated(q))
             printf("SIMULATED quote (teebench simulated provider, not a real TDX module)\n");
         printf("TDX quote v%u, body type %u (%s), %zu bytes\n", q->version, q->body_type,
                q->body_type == 3 ? "TDX 1.5" : "TDX 1.0", q->raw_len);
-        printf("td_attributes debug: %s\n", tb_quote_is_debug(q) ? "DEBUG (bit 0 set)" : "off");
+        printf("td_attributes debug: %s\n",
+               tb_attest_quote_is_debug(q) ? "DEBUG (bit 0 set)" : "off");
         print_text(o, 0);
     }
     json_decref(o);
-    tb_quote_free(q);
+    tb_attest_quote_free(q);
     return 0;
 }
 
 /* ------------------------------------------------------------------ verify */
 
-static const char *result_name(tb_verdict_result r)
+static const char *result_name(tb_attest_result r)
 {
-    return r == TB_VERDICT_ACCEPTED ? "ACCEPTED" : r == TB_VERDICT_REFUSED ? "REFUSED" : "INVALID";
+    return r == TB_ATTEST_ACCEPTED ? "ACCEPTED" : r == TB_ATTEST_REFUSED ? "REFUSED" : "INVALID";
 }
 
-static void print_verdict(const char *path, const tb_quote *q, const tb_verdict *v,
-                          const tb_verify_timing *t, const char *source, int json)
+static void print_verdict(const char *path, const tb_attest_quote *q, const tb_attest_verdict *v,
+                          const tb_attest_timing *t, const char *source, int json)
 {
-    int sim = v->simulated || is_simulated_quote(q);
+    int sim = v->simulated || tb_attest_quote_is_simulated(q);
     const char *how = t->from_cache ? "cache" : (!strncmp(source, "http", 4) ? "network" : "file");
     if (json) {
         json_t *o = json_object(), *adv = json_array();
         json_object_set_new(o, "quote", json_string(path));
         json_object_set_new(o, "simulated", json_boolean(sim));
         json_object_set_new(o, "verdict", json_string(result_name(v->result)));
-        json_object_set_new(o, "step", json_string(tb_verify_step_name(v->step)));
-        json_object_set_new(o, "step_number",
-                            json_integer(v->step >= TB_STEP_HEADER && v->step <= TB_STEP_TCB_LEVEL
-                                             ? v->step - TB_STEP_HEADER + 1
-                                             : 0));
+        json_object_set_new(o, "step", json_string(tb_attest_step_name(v->step)));
+        json_object_set_new(
+            o, "step_number",
+            json_integer(v->step >= TB_ATTEST_STEP_HEADER && v->step <= TB_ATTEST_STEP_TCB_LEVEL
+                             ? v->step - TB_ATTEST_STEP_HEADER + 1
+                             : 0));
         json_object_set_new(o, "reason", json_string(v->reason));
         if (v->status_known) {
-            json_object_set_new(o, "tcb_status", json_string(tb_tcb_status_name(v->status)));
+            json_object_set_new(o, "tcb_status", json_string(tb_attest_tcb_status_name(v->status)));
             json_object_set_new(o, "platform_tcb_status",
-                                json_string(tb_tcb_status_name(v->platform_status)));
+                                json_string(tb_attest_tcb_status_name(v->platform_status)));
             json_object_set_new(o, "tdx_module_tcb_status",
-                                json_string(tb_tcb_status_name(v->module_status)));
-            json_object_set_new(o, "qe_tcb_status", json_string(tb_tcb_status_name(v->qe_status)));
+                                json_string(tb_attest_tcb_status_name(v->module_status)));
+            json_object_set_new(o, "qe_tcb_status",
+                                json_string(tb_attest_tcb_status_name(v->qe_status)));
             json_object_set_new(o, "tcb_date", json_string(v->tcb_date));
         }
         for (int i = 0; i < v->n_advisories; i++)
@@ -274,6 +276,7 @@ static void print_verdict(const char *path, const tb_quote *q, const tb_verdict 
         json_object_set_new(o, "fmspc", json_string(v->fmspc));
         json_object_set_new(o, "debug", json_boolean(v->debug));
         json_object_set_new(o, "collateral_source", json_string(how));
+        json_object_set_new(o, "collateral_refetched", json_boolean(t->refetched));
         json_object_set_new(o, "fetch_ms", json_real((double)t->fetch_ns / 1e6));
         json_object_set_new(o, "verify_ms", json_real((double)t->verify_ns / 1e6));
         char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -285,17 +288,18 @@ static void print_verdict(const char *path, const tb_quote *q, const tb_verdict 
     printf("quote:        %s (TDX v%u)%s\n", path, q->version,
            sim ? " [SIMULATED: teebench simulated provider/root, not Intel]" : "");
     printf("verdict:      %s\n", result_name(v->result));
-    if (v->result != TB_VERDICT_ACCEPTED) {
-        if (v->step >= TB_STEP_HEADER && v->step <= TB_STEP_TCB_LEVEL)
-            printf("failed step:  %d (%s): %s\n", v->step - TB_STEP_HEADER + 1,
-                   tb_verify_step_name(v->step), v->reason);
+    if (v->result != TB_ATTEST_ACCEPTED) {
+        if (v->step >= TB_ATTEST_STEP_HEADER && v->step <= TB_ATTEST_STEP_TCB_LEVEL)
+            printf("failed step:  %d (%s): %s\n", v->step - TB_ATTEST_STEP_HEADER + 1,
+                   tb_attest_step_name(v->step), v->reason);
         else
-            printf("failed step:  %s: %s\n", tb_verify_step_name(v->step), v->reason);
+            printf("failed step:  %s: %s\n", tb_attest_step_name(v->step), v->reason);
     }
     if (v->status_known) {
         printf("tcb status:   %s (platform %s, TDX module %s, QE %s)\n",
-               tb_tcb_status_name(v->status), tb_tcb_status_name(v->platform_status),
-               tb_tcb_status_name(v->module_status), tb_tcb_status_name(v->qe_status));
+               tb_attest_tcb_status_name(v->status), tb_attest_tcb_status_name(v->platform_status),
+               tb_attest_tcb_status_name(v->module_status),
+               tb_attest_tcb_status_name(v->qe_status));
         printf("tcb date:     %s\n", v->tcb_date);
         printf("advisories:   ");
         for (int i = 0; i < v->n_advisories; i++)
@@ -305,7 +309,8 @@ static void print_verdict(const char *path, const tb_quote *q, const tb_verdict 
     if (v->fmspc[0])
         printf("fmspc:        %s\n", v->fmspc);
     printf("debug TD:     %s\n", v->debug ? "yes" : "no");
-    printf("fetch time:   %.3f ms (collateral from %s)\n", (double)t->fetch_ns / 1e6, how);
+    printf("fetch time:   %.3f ms (collateral from %s%s)\n", (double)t->fetch_ns / 1e6, how,
+           t->refetched ? "; the cached collateral failed and was fetched again" : "");
     printf("verify time:  %.3f ms\n", (double)t->verify_ns / 1e6);
 }
 
@@ -327,7 +332,7 @@ static int cmd_verify(int argc, char **argv)
                *policy_path = NULL;
     int json = 0, allow_debug = 0, c;
     int64_t now = -1, timeout = 10000;
-    tb_fetch_opts fo = {0};
+    tb_attest_fetch_opts fo = {0};
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -379,41 +384,46 @@ static int cmd_verify(int argc, char **argv)
     fo.timeout_ms = (long)timeout;
     if (now < 0)
         now = wall_now();
-    tb_policy pol;
+    tb_attest_policy pol;
     tb_err e;
     if (policy_path) {
-        if (tb_policy_load(policy_path, &pol, &e) < 0)
+        if (tb_attest_policy_load(policy_path, &pol, &e) < 0)
             return cli_fail(cmd, "%s", e.msg);
     } else {
-        tb_policy_default(&pol);
+        tb_attest_policy_default(&pol);
     }
     if (allow_debug)
         pol.allow_debug = 1;
     const char *path = argv[optind];
-    tb_quote *q;
-    if (tb_quote_load(path, &q, &e) < 0) {
-        /* An unparsable quote is an invalid quote. */
-        return cli_fail_code(EXIT_INVALID, cmd, "%s: invalid quote: %s", path, e.msg);
-    }
-    tb_verdict v;
-    tb_verify_timing t;
+    uint8_t *qb;
+    size_t qn;
+    if (tb_attest_quote_read(path, &qb, &qn, &e) < 0)
+        return cli_fail(cmd, "%s", e.msg); /* unreadable: an error, not an invalid quote */
+    tb_attest_quote *q;
+    int rc = tb_attest_quote_parse(qb, qn, &q, &e);
+    free(qb);
+    if (rc < 0) /* bytes that are no quote: invalid (the verifier's parse step) */
+        return cli_fail_code(EXIT_INVALID, cmd, "%s: invalid: step %s: %s", path,
+                             tb_attest_step_name(TB_ATTEST_STEP_PARSE), e.msg);
+    tb_attest_verdict v;
+    tb_attest_timing t;
     const char *source = collateral ? collateral : pccs;
-    int rc = tb_attest_verify_quote(q->raw, q->raw_len, source, root, now, &pol, &fo, &v, &t, &e);
-    if (rc < 0 && v.step == TB_STEP_NONE && v.result == TB_VERDICT_INVALID) {
-        tb_quote_free(q);
-        return cli_fail(cmd, "%s", e.msg); /* collateral / root not loadable */
+    rc = tb_attest_verify_quote(q->raw, q->raw_len, source, root, now, &pol, &fo, &v, &t, &e);
+    if (rc < 0 && v.step == TB_ATTEST_STEP_NONE && v.result == TB_ATTEST_INVALID) {
+        tb_attest_quote_free(q);
+        return cli_fail(cmd, "%s", v.reason); /* collateral / root not loadable */
     }
     print_verdict(path, q, &v, &t, source, json);
     fflush(stdout);
-    int sim = v.simulated || is_simulated_quote(q);
-    tb_quote_free(q);
-    if (v.result == TB_VERDICT_ACCEPTED)
+    int sim = v.simulated || tb_attest_quote_is_simulated(q);
+    tb_attest_quote_free(q);
+    if (v.result == TB_ATTEST_ACCEPTED)
         return 0;
-    if (v.result == TB_VERDICT_REFUSED)
+    if (v.result == TB_ATTEST_REFUSED)
         return cli_fail_code(EXIT_REFUSED, cmd, "%s%s: refused by the policy: %s", path,
                              sim ? " (SIMULATED)" : "", v.reason);
     return cli_fail_code(EXIT_INVALID, cmd, "%s%s: invalid: step %s: %s", path,
-                         sim ? " (SIMULATED)" : "", tb_verify_step_name(v.step), v.reason);
+                         sim ? " (SIMULATED)" : "", tb_attest_step_name(v.step), v.reason);
 }
 
 /* --------------------------------------------------------------- collateral */
@@ -450,27 +460,27 @@ static int cmd_collateral(int argc, char **argv)
     }
     if (optind != argc - 1 || !pccs)
         return usage_fail(cmd, "want QUOTE and --pccs URL");
-    tb_quote *q;
+    tb_attest_quote *q;
     tb_err e;
-    if (tb_quote_load(argv[optind], &q, &e) < 0)
-        return cli_fail(cmd, "%s: %s", argv[optind], e.msg);
+    if (tb_attest_quote_load(argv[optind], &q, &e) < 0)
+        return cli_fail(cmd, "%s", e.msg);
     char fmspc[13];
     const char *ca;
-    int rc = tb_quote_fmspc_ca(q, fmspc, &ca, &e);
-    tb_quote_free(q);
+    int rc = tb_attest_quote_fmspc_ca(q, fmspc, &ca, &e);
+    tb_attest_quote_free(q);
     if (rc < 0)
         return cli_fail(cmd, "%s: %s", argv[optind], e.msg);
-    tb_collateral col;
+    tb_attest_collateral col;
     uint64_t t0 = tb_mono_ns();
-    if (tb_pccs_fetch(pccs, fmspc, ca, (long)timeout, &col, &e) < 0)
+    if (tb_attest_pccs_fetch(pccs, fmspc, ca, (long)timeout, &col, &e) < 0)
         return cli_fail(cmd, "%s", e.msg);
     uint64_t dt = tb_mono_ns() - t0;
     char *json;
-    if (tb_collateral_to_json(&col, &json, &e) < 0) {
-        tb_collateral_free(&col);
+    if (tb_attest_collateral_to_json(&col, &json, &e) < 0) {
+        tb_attest_collateral_clear(&col);
         return cli_fail(cmd, "%s", e.msg);
     }
-    tb_collateral_free(&col);
+    tb_attest_collateral_clear(&col);
     rc = 0;
     if (out) {
         if (tb_file_write_atomic(out, json, strlen(json), &e) < 0)
@@ -500,8 +510,8 @@ static int cmd_quote(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *cmd = "attest quote", *hex = NULL, *file = NULL, *out = NULL;
-    tb_quote_opts qo = {0};
-    tb_provider_kind kind = TB_PROVIDER_TSM;
+    tb_attest_quote_opts qo = {0};
+    tb_attest_provider kind = TB_ATTEST_PROVIDER_TSM;
     int c;
     optind = 1;
     opterr = 0;
@@ -517,7 +527,7 @@ static int cmd_quote(int argc, char **argv)
             out = optarg;
             break;
         case 'p':
-            if (tb_provider_parse(optarg, &kind) < 0)
+            if (tb_attest_provider_parse(optarg, &kind) < 0)
                 return usage_fail(cmd, "--provider wants tsm or sim");
             break;
         case 's':
@@ -536,7 +546,7 @@ static int cmd_quote(int argc, char **argv)
         return usage_fail(cmd, "unexpected argument");
     if (!!hex == !!file)
         return usage_fail(cmd, "want one of --report-data HEX or --report-data-file FILE");
-    if (qo.sim_debug && kind != TB_PROVIDER_SIM)
+    if (qo.sim_debug && kind != TB_ATTEST_PROVIDER_SIM)
         return usage_fail(cmd, "--debug is for the simulated provider only");
     uint8_t rd[64] = {0};
     tb_err e;
@@ -561,8 +571,8 @@ static int cmd_quote(int argc, char **argv)
     if (tb_attest_get_quote(kind, rd, &qo, &quote, &len, &e) < 0)
         return cli_fail(cmd, "%s", e.msg);
     uint64_t dt = tb_mono_ns() - t0;
-    const char *label = kind == TB_PROVIDER_SIM ? "SIMULATED quote (teebench sim provider)"
-                                                : "TDX quote (configfs-tsm)";
+    const char *label = kind == TB_ATTEST_PROVIDER_SIM ? "SIMULATED quote (teebench sim provider)"
+                                                       : "TDX quote (configfs-tsm)";
     int rc = 0;
     if (out) {
         if (tb_file_write_atomic(out, quote, len, &e) < 0)
@@ -623,16 +633,16 @@ static int cmd_sim_collateral(int argc, char **argv)
     const char *outdir = argv[optind];
     char dir[4096], path[4200];
     tb_err e;
-    if (tb_sim_dir(simdir, dir, sizeof dir, &e) < 0 || tb_mkdirs(outdir, &e) < 0)
+    if (tb_attest_sim_dir(simdir, dir, sizeof dir, &e) < 0 || tb_mkdirs(outdir, &e) < 0)
         return cli_fail(cmd, "%s", e.msg);
-    tb_collateral col;
-    if (tb_sim_collateral(dir, now, revoke, &col, NULL, &e) < 0)
+    tb_attest_collateral col;
+    if (tb_attest_sim_collateral(dir, now, revoke, &col, NULL, &e) < 0)
         return cli_fail(cmd, "%s", e.msg);
     char *json = NULL, root[4096];
-    int rc = tb_collateral_to_json(&col, &json, &e);
-    tb_collateral_free(&col);
+    int rc = tb_attest_collateral_to_json(&col, &json, &e);
+    tb_attest_collateral_clear(&col);
     if (rc == 0)
-        rc = tb_sim_root_path(dir, root, sizeof root, &e);
+        rc = tb_attest_sim_root_path(dir, root, sizeof root, &e);
     tb_buf rb = {0};
     if (rc == 0)
         rc = tb_file_read(root, 1 << 16, &rb, &e);
@@ -654,24 +664,19 @@ static int cmd_sim_collateral(int argc, char **argv)
 
 /* ------------------------------------------------------------------ bench */
 
-static int cmp_u64(const void *a, const void *b)
+/* Median (stats/summary) over 5 rounds of the mean time per quote (ms).
+ * mode 0: from scratch, 1: prepared. */
+static int bench_mode(int mode, const tb_buf *qb, const tb_buf *cb, const tb_attest_root *root,
+                      int64_t now, int iters, double *ms_per_quote, tb_attest_verdict *v, tb_err *e)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Median over 5 rounds of the mean time per quote (ns). mode 0: from scratch, 1: prepared. */
-static int bench_mode(int mode, const tb_buf *qb, const tb_buf *cb, const tb_root *root,
-                      int64_t now, int iters, uint64_t *ns_per_quote, tb_verdict *v, tb_err *e)
-{
-    uint64_t rounds[5];
-    tb_prepared *p = NULL;
-    tb_collateral c;
+    double rounds[5];
+    tb_attest_prepared *p = NULL;
+    tb_attest_collateral c;
     if (mode == 1) {
-        if (tb_collateral_parse_json((const char *)cb->p, cb->len, &c, e) < 0)
+        if (tb_attest_collateral_parse_json((const char *)cb->p, cb->len, &c, e) < 0)
             return -1;
-        int rc = tb_prepare(&c, now, root, &p, v, e);
-        tb_collateral_free(&c);
+        int rc = tb_attest_prepare(&c, now, root, &p, v, e);
+        tb_attest_collateral_clear(&c);
         if (rc < 0)
             return -1;
     }
@@ -680,22 +685,22 @@ static int bench_mode(int mode, const tb_buf *qb, const tb_buf *cb, const tb_roo
         uint64_t t0 = tb_mono_ns();
         for (int i = 0; i < (r < 0 ? 10 : per); i++) {
             if (mode == 1) {
-                tb_verify_prepared(qb->p, qb->len, p, now, NULL, v);
+                tb_attest_verify_prepared(qb->p, qb->len, p, now, NULL, v);
                 continue;
             }
-            if (tb_collateral_parse_json((const char *)cb->p, cb->len, &c, e) < 0) {
-                tb_prepared_free(p);
+            if (tb_attest_collateral_parse_json((const char *)cb->p, cb->len, &c, e) < 0) {
+                tb_attest_prepared_free(p);
                 return -1;
             }
-            tb_verify(qb->p, qb->len, &c, now, NULL, root, v);
-            tb_collateral_free(&c);
+            tb_attest_verify(qb->p, qb->len, &c, now, NULL, root, v);
+            tb_attest_collateral_clear(&c);
         }
         if (r >= 0)
-            rounds[r] = (tb_mono_ns() - t0) / (uint64_t)per;
+            rounds[r] = (double)(tb_mono_ns() - t0) / 1e6 / per;
     }
-    tb_prepared_free(p);
-    qsort(rounds, 5, sizeof rounds[0], cmp_u64);
-    *ns_per_quote = rounds[2];
+    tb_attest_prepared_free(p);
+    if (tb_stats_median(rounds, 5, ms_per_quote) < 0)
+        return tb_errf(e, "out of memory");
     return 0;
 }
 
@@ -743,43 +748,51 @@ static int cmd_attest_bench(int argc, char **argv)
     if (now < 0)
         now = wall_now();
     tb_err e;
-    tb_quote *q;
+    tb_attest_quote *q;
     tb_buf cb = {0}, qb = {0};
-    tb_root *root = NULL;
-    if (tb_quote_load(argv[optind], &q, &e) < 0)
-        return cli_fail(cmd, "%s: %s", argv[optind], e.msg);
+    tb_attest_root *root = NULL;
+    if (tb_attest_quote_load(argv[optind], &q, &e) < 0)
+        return cli_fail(cmd, "%s", e.msg);
     int rc = tb_buf_append(&qb, q->raw, q->raw_len);
-    int sim = is_simulated_quote(q);
-    tb_quote_free(q);
+    int sim = tb_attest_quote_is_simulated(q);
+    tb_attest_quote_free(q);
+    tb_attest_collateral checked;
     if (rc < 0 || tb_file_read(col, 16u << 20, &cb, &e) < 0 ||
-        (rootp ? tb_root_load(rootp, &root, &e) : tb_root_intel(&root, &e)) < 0) {
+        (rootp ? tb_attest_root_load(rootp, &root, &e) : tb_attest_root_intel(&root, &e)) < 0) {
         tb_buf_free(&qb);
         tb_buf_free(&cb);
         return cli_fail(cmd, "%s", rc < 0 ? "out of memory" : e.msg);
     }
-    uint64_t scratch = 0, prepared = 0;
-    tb_verdict v1, v2;
+    if (tb_attest_collateral_parse_json((const char *)cb.p, cb.len, &checked, &e) < 0) {
+        tb_attest_root_free(root);
+        tb_buf_free(&qb);
+        tb_buf_free(&cb);
+        return cli_fail(cmd, "%s: %s", col, e.msg);
+    }
+    tb_attest_collateral_clear(&checked);
+    double scratch = 0, prepared = 0;
+    tb_attest_verdict v1, v2;
     rc = bench_mode(0, &qb, &cb, root, now, (int)iters, &scratch, &v1, &e) < 0 ||
                  bench_mode(1, &qb, &cb, root, now, (int)iters, &prepared, &v2, &e) < 0
              ? -1
              : 0;
-    tb_root_free(root);
+    tb_attest_root_free(root);
     tb_buf_free(&qb);
     tb_buf_free(&cb);
     if (rc < 0)
         return cli_fail(cmd, "%s", e.msg);
-    const char *verdict = v1.status_known ? tb_tcb_status_name(v1.status) : v1.reason;
+    const char *verdict = v1.status_known ? tb_attest_tcb_status_name(v1.status) : v1.reason;
     if (json)
         printf("{\"scratch_ms\": %.4f, \"prepared_ms\": %.4f, \"iterations\": %lld, "
                "\"verdict\": \"%s\", \"status\": \"%s\", \"simulated\": %s}\n",
-               (double)scratch / 1e6, (double)prepared / 1e6, (long long)iters,
-               result_name(v1.result), v1.status_known ? tb_tcb_status_name(v1.status) : "",
+               scratch, prepared, (long long)iters, result_name(v1.result),
+               v1.status_known ? tb_attest_tcb_status_name(v1.status) : "",
                sim || v1.simulated ? "true" : "false");
     else
         printf("%s%s: from scratch %.4f ms/quote, prepared collateral %.4f ms/quote "
                "(%lld iterations each; verdict %s: %s)\n",
-               argv[optind], sim || v1.simulated ? " [SIMULATED]" : "", (double)scratch / 1e6,
-               (double)prepared / 1e6, (long long)iters, result_name(v1.result), verdict);
+               argv[optind], sim || v1.simulated ? " [SIMULATED]" : "", scratch, prepared,
+               (long long)iters, result_name(v1.result), verdict);
     if (v1.result != v2.result || strcmp(v1.reason, v2.reason))
         return cli_fail(cmd, "prepared and from-scratch verdicts differ: \"%s\" vs \"%s\"",
                         v1.reason, v2.reason);

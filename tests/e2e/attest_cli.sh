@@ -66,12 +66,37 @@ import sys; b=bytearray(open('$T/$C/quote.bin','rb').read()); b[300]^=1; open('$
 expect_fail 4 "$TB" attest verify "$WORK/flip.bin" --collateral "$T/$C/collateral.json" --now "$(now_of $C)"
 grep -q 'step quote-signature' "$WORK/err" || fail "flipped body: $(cat "$WORK/err")"
 expect_fail 4 "$TB" attest verify "$WORK/trunc.bin" --collateral "$T/$C/collateral.json" --now "$(now_of $C)"
+grep -q 'trunc.bin: invalid: step parse: truncated' "$WORK/err" || fail "unparsable quote: $(cat "$WORK/err")"
 expect_fail 4 "$TB" attest verify "$T/$C/quote.bin" --collateral "$T/$C/collateral.json" --now 1900000000
 grep -q 'expired' "$WORK/err" || fail "expired"
 expect_fail 4 "$TB" attest verify "$T/$C/quote.bin" --collateral "$T/qvl-v5-notcb/collateral.json" --now "$(now_of qvl-v5-notcb)"
 grep -q 'FMSPC' "$WORK/err" || fail "other FMSPC: $(cat "$WORK/err")"
-# Errors and usage.
+# Errors and usage. An unreadable quote is an error (1), not an invalid quote (4); every
+# message names a path once.
+once() { # once PATH: the error line names PATH exactly once
+  [ "$(grep -o -F "$1" "$WORK/err" | wc -l)" -eq 1 ] || fail "want $1 once in: $(cat "$WORK/err")"
+}
+expect_fail 1 "$TB" attest verify "$WORK/nope.bin" --collateral "$T/$C/collateral.json"
+grep -q 'No such file' "$WORK/err" || fail "unreadable quote: $(cat "$WORK/err")"
+once "$WORK/nope.bin"
+chmod 000 "$WORK/q.hex"
+if ! cat "$WORK/q.hex" >/dev/null 2>&1; then # (root reads it anyway)
+  expect_fail 1 "$TB" attest verify "$WORK/q.hex" --collateral "$T/$C/collateral.json"
+  once "$WORK/q.hex"
+fi
+chmod 644 "$WORK/q.hex"
+for sub in show "collateral --pccs http://127.0.0.1:9" "bench --collateral $T/$C/collateral.json"; do
+  # shellcheck disable=SC2086 # $sub holds a subcommand and its options
+  expect_fail 1 "$TB" attest $sub "$WORK/nope.bin"
+  once "$WORK/nope.bin"
+done
+expect_fail 1 "$TB" attest show "$WORK/trunc.bin"
+once "$WORK/trunc.bin"
+expect_fail 1 "$TB" attest bench "$T/$C/quote.bin" --collateral "$T/$C/case.json"
+once "$T/$C/case.json"
 expect_fail 1 "$TB" attest verify "$T/$C/quote.bin" --collateral "$WORK/nope.json"
+grep -q "collateral: $WORK/nope.json: No such file" "$WORK/err" || fail "missing collateral: $(cat "$WORK/err")"
+once "$WORK/nope.json"
 expect_fail 1 "$TB" attest verify "$T/$C/quote.bin" --collateral "$T/$C/case.json"
 expect_fail 1 "$TB" attest verify "$T/$C/quote.bin" --collateral "$T/$C/collateral.json" --root "$WORK/nope.pem"
 echo '{"tcb_statuses": ["Great"]}' >"$WORK/bad-policy.json"

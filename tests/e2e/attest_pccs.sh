@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # teebench attest collateral / verify --pccs against a local PCCS-like server
 # (tests/e2e/pccs_server.py): v4 paths, URL-encoded issuer-chain headers, DER CRLs,
-# 404 for an unknown FMSPC, a slow and a broken response, the on-disk cache.
+# 404 for an unknown FMSPC, a slow, a broken and a forged response, the on-disk cache
+# (keyed by URL, FMSPC and CA; only verified collateral; refetch once on failure).
 source "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 CASE=$TESTDATA/tdx/qvl-v4-uptodate
@@ -39,7 +40,13 @@ grep -q '^verdict: *ACCEPTED' "$WORK/out" || fail "verdict: $(cat "$WORK/out")"
 grep -Eq '^fetch time: *[0-9.]+ ms \(collateral from network\)' "$WORK/out" || fail "network fetch: $(cat "$WORK/out")"
 grep -Eq '^verify time: *[0-9.]+ ms$' "$WORK/out" || fail "verify time"
 [ "$(grep -c . "$LOG")" -eq 4 ] || fail "first verify: want 4 requests"
-ls "$XDG_CACHE_HOME/teebench/collateral/B0C06F000000-platform.json" >/dev/null || fail "cache entry"
+# One entry, named by FMSPC, CA and the PCCS URL's hash.
+ENTRIES=$XDG_CACHE_HOME/teebench/collateral
+entries() { find "$ENTRIES" -name '*.json' | wc -l; }
+[ "$(entries)" -eq 1 ] || fail "want one cache entry: $(ls "$ENTRIES")"
+ENTRY=$(ls "$ENTRIES"/B0C06F000000-platform-*.json) || fail "cache entry: $(ls "$ENTRIES")"
+H=$(python3 -c "import hashlib,sys;print(hashlib.sha256(sys.argv[1].encode()).hexdigest()[:16])" "$URL")
+[ "$ENTRY" = "$ENTRIES/B0C06F000000-platform-$H.json" ] || fail "entry name $ENTRY (want hash $H of $URL)"
 "$TB" attest verify "$CASE/quote.bin" --pccs "$URL" --now "$NOW" --json >"$WORK/out" || fail "cached verify"
 grep -q '"collateral_source": "cache"' "$WORK/out" || fail "second verify from the cache: $(cat "$WORK/out")"
 [ "$(grep -c . "$LOG")" -eq 4 ] || fail "cached verify made requests"
@@ -52,6 +59,41 @@ expect_fail 4 "$TB" attest verify "$CASE/quote.bin" --pccs "$URL" --now $((NOW +
 [ "$(grep -c . "$LOG")" -eq 12 ] || fail "stale cache entry was not refetched"
 grep -q 'expired' "$WORK/err" || fail "expired collateral message: $(cat "$WORK/err")"
 pass "verify --pccs with cache"
+
+# Hardening (issue 12, item 8): collateral is cached only after it verified a quote,
+# entries belong to one PCCS URL, and a cached entry that fails is fetched again once.
+cp "$ENTRY" "$WORK/good-entry.json"
+: >"$LOG"
+expect_fail 4 "$TB" attest verify "$CASE/quote.bin" --pccs "$URL/forged" --now "$NOW"
+grep -q 'step tcb-info: TCB info signature does not verify' "$WORK/err" || fail "forged answer: $(cat "$WORK/err")"
+[ "$(grep -c '^/forged/' "$LOG")" -eq 4 ] || fail "forged: want 4 requests to /forged, got $(cat "$LOG")"
+[ "$(entries)" -eq 1 ] || fail "a forged answer was cached: $(ls "$ENTRIES")"
+cmp -s "$ENTRY" "$WORK/good-entry.json" || fail "a forged answer replaced another URL's entry"
+expect_fail 4 "$TB" attest verify "$CASE/quote.bin" --pccs "$URL/forged" --now "$NOW" --json
+grep -q '"collateral_source": "network"' "$WORK/out" || fail "forged answer served from a cache: $(cat "$WORK/out")"
+[ "$(grep -c . "$LOG")" -eq 8 ] || fail "second forged verify: want 4 more requests"
+"$TB" attest verify "$CASE/quote.bin" --pccs "$URL/" --now "$NOW" --json >"$WORK/out" || fail "good URL after forged"
+grep -q '"collateral_source": "cache"' "$WORK/out" || fail "the good URL's entry (trailing /) is gone: $(cat "$WORK/out")"
+[ "$(grep -c . "$LOG")" -eq 8 ] || fail "good URL: cached verify made requests"
+# A poisoned entry (as an older teebench could have stored it: forged nextUpdate 2099)
+# fails verification, is fetched again once, and the verified answer replaces it.
+python3 - "$ENTRY" <<'PY' || fail "poisoning the entry"
+import json, sys
+d = json.load(open(sys.argv[1]))
+nu = json.loads(d["tcb_info"])["nextUpdate"]
+d["tcb_info"] = d["tcb_info"].replace('"nextUpdate":"%s"' % nu, '"nextUpdate":"2099%s"' % nu[4:])
+json.dump(d, open(sys.argv[1], "w"))
+PY
+"$TB" attest verify "$CASE/quote.bin" --pccs "$URL" --now "$NOW" --json >"$WORK/out" || fail "poisoned entry: $(cat "$WORK/out")"
+grep -q '"verdict": "ACCEPTED"' "$WORK/out" || fail "poisoned entry verdict"
+grep -q '"collateral_source": "network"' "$WORK/out" || fail "poisoned entry not refetched"
+grep -q '"collateral_refetched": true' "$WORK/out" || fail "refetch not reported"
+[ "$(grep -c . "$LOG")" -eq 12 ] || fail "poisoned entry: want one refetch (4 requests)"
+cmp -s "$ENTRY" "$WORK/good-entry.json" || fail "the refetched, verified collateral did not replace the poisoned entry"
+"$TB" attest verify "$CASE/quote.bin" --pccs "$URL" --now "$NOW" >"$WORK/out" || fail "after refetch"
+grep -q 'collateral from cache)' "$WORK/out" || fail "after refetch: $(cat "$WORK/out")"
+[ "$(grep -c . "$LOG")" -eq 12 ] || fail "after refetch: requests"
+pass "cache: only verified collateral, keyed by URL, refetch once"
 
 # Unknown FMSPC: 404, one clear error line, exit 1.
 OTHER=$TESTDATA/tdx/qvl-v5-notcb

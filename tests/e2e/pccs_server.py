@@ -11,7 +11,9 @@ Serves the collateral of one testdata/tdx case the way an Intel PCS/PCCS does (v
       -> {"enclaveIdentity": <bytes>, "signature": hex}, header SGX-Enclave-Identity-Issuer-Chain
   GET /sgx/certification/v4/rootcacrl -> the root CA CRL as DER
 A path prefix selects a misbehaviour: /slow/... sleeps --slow-seconds before answering,
-/broken/... answers 200 with a truncated body and no issuer-chain header.
+/broken/... answers 200 with a truncated body and no issuer-chain header, /forged/...
+serves a TCB info whose nextUpdate says 2099 under the original signature (a forged
+answer: it must fail verification and never be cached).
 Every request is appended to --log (one line: the path), so tests can count fetches.
 Usage: pccs_server.py --port P --case DIR [--log FILE] [--slow-seconds S]
 """
@@ -53,7 +55,7 @@ class Handler(BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         path, q = url.path, urllib.parse.parse_qs(url.query)
         mode = "normal"
-        for m in ("slow", "broken"):
+        for m in ("slow", "broken", "forged"):
             if path.startswith("/" + m + "/"):
                 mode, path = m, path[len(m) + 1:]
         if mode == "slow":
@@ -70,7 +72,12 @@ class Handler(BaseHTTPRequestHandler):
         elif path == "/tdx/certification/v4/tcb":
             if q.get("fmspc", [""])[0].upper() != srv.fmspc:
                 return self.send(404, b"")
-            body = ('{"tcbInfo":%s,"signature":"%s"}' % (c["tcb_info"], c["tcb_info_signature"])).encode()
+            tcb = c["tcb_info"]
+            if mode == "forged":
+                nu = json.loads(tcb)["nextUpdate"]
+                tcb = tcb.replace('"nextUpdate":"%s"' % nu, '"nextUpdate":"2099%s"' % nu[4:])
+                assert tcb != c["tcb_info"]
+            body = ('{"tcbInfo":%s,"signature":"%s"}' % (tcb, c["tcb_info_signature"])).encode()
             hdr = [("TCB-Info-Issuer-Chain", quote(c["tcb_info_issuer_chain"])),
                    ("Content-Type", "application/json")]
         elif path == "/tdx/certification/v4/qe/identity":

@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "attest/attest.h"
+#include "attest/internal.h" /* tests may use the module-internal entry points */
 #include "base/buf.h"
 #include "base/file.h"
 

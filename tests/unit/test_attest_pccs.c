@@ -15,16 +15,16 @@
 static void test_pccs_errors(void **state)
 {
     (void)state;
-    tb_collateral c;
+    tb_attest_collateral c;
     tb_err e;
     char url[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%d", dead_port());
-    assert_int_equal(tb_pccs_fetch(url, "b0c06f000000", "platform", 2000, &c, &e), -1);
+    assert_int_equal(tb_attest_pccs_fetch(url, "b0c06f000000", "platform", 2000, &c, &e), -1);
     assert_non_null(strstr(e.msg, "GET http://127.0.0.1:"));
     assert_non_null(strstr(e.msg, "/sgx/certification/v4/pckcrl?ca=platform&encoding=der"));
-    assert_int_equal(tb_pccs_fetch(url, "zz", "platform", 2000, &c, &e), -1);
+    assert_int_equal(tb_attest_pccs_fetch(url, "zz", "platform", 2000, &c, &e), -1);
     assert_non_null(strstr(e.msg, "bad FMSPC"));
-    assert_int_equal(tb_pccs_fetch(url, "b0c06f000000", "nope", 2000, &c, &e), -1);
+    assert_int_equal(tb_attest_pccs_fetch(url, "b0c06f000000", "nope", 2000, &c, &e), -1);
     assert_non_null(strstr(e.msg, "bad PCK CA"));
 }
 

@@ -29,7 +29,7 @@ static void test_sim_state_created_once(void **state)
         if (kids[i] == 0) {
             uint8_t rd[64] = {0}, *q;
             size_t n;
-            _exit(tb_sim_get_quote(sim, rd, 0, &q, &n, &e) == 0 ? 0 : 1);
+            _exit(tb_attest_sim_get_quote(sim, rd, 0, &q, &n, &e) == 0 ? 0 : 1);
         }
     }
     for (int i = 0; i < 2; i++) {
@@ -37,60 +37,61 @@ static void test_sim_state_created_once(void **state)
         waitpid(kids[i], &st, 0);
         assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     }
-    assert_int_equal(tb_sim_root_path(sim, root, sizeof root, &e), 0);
-    tb_root *r;
-    assert_int_equal(tb_root_load(root, &r, &e), 0);
-    assert_true(tb_root_is_simulated(r));
+    assert_int_equal(tb_attest_sim_root_path(sim, root, sizeof root, &e), 0);
+    tb_attest_root *r;
+    assert_int_equal(tb_attest_root_load(root, &r, &e), 0);
+    assert_true(r->simulated);
     /* Quotes made now verify with collateral made now with this root. */
     uint8_t rd[64], *q;
     size_t n;
     memset(rd, 0xab, sizeof rd);
-    assert_int_equal(tb_sim_get_quote(sim, rd, 0, &q, &n, &e), 0);
-    tb_collateral c;
+    assert_int_equal(tb_attest_sim_get_quote(sim, rd, 0, &q, &n, &e), 0);
+    tb_attest_collateral c;
     long long now = (long long)time(NULL);
-    assert_int_equal(tb_sim_collateral(sim, now, 0, &c, NULL, &e), 0);
-    tb_verdict v;
-    assert_int_equal(tb_verify(q, n, &c, now, NULL, r, &v), 0);
+    assert_int_equal(tb_attest_sim_collateral(sim, now, 0, &c, NULL, &e), 0);
+    tb_attest_verdict v;
+    assert_int_equal(tb_attest_verify(q, n, &c, now, NULL, r, &v), 0);
     assert_true(v.simulated);
     /* The quote says SIMULATED in its header user data and certificate subjects. */
-    tb_quote *pq;
-    assert_int_equal(tb_quote_parse(q, n, &pq, &e), 0);
+    tb_attest_quote *pq;
+    assert_int_equal(tb_attest_quote_parse(q, n, &pq, &e), 0);
     assert_memory_equal(pq->user_data, "teebench SIMULATED", 18);
+    assert_true(tb_attest_quote_is_simulated(pq));
     char subj[4][256];
-    assert_int_equal(tb_quote_pck_subjects(pq, subj, 4, &e), 3);
+    assert_int_equal(tb_attest_quote_pck_subjects(pq, subj, 4, &e), 3);
     for (int i = 0; i < 3; i++)
         assert_non_null(strstr(subj[i], "SIMULATED"));
-    tb_pck_info pck;
+    tb_attest_pck_info pck;
     char fmspc[13];
     const char *ca;
-    assert_int_equal(tb_quote_fmspc_ca(pq, fmspc, &ca, &e), 0);
+    assert_int_equal(tb_attest_quote_fmspc_ca(pq, fmspc, &ca, &e), 0);
     assert_string_equal(fmspc, "feeb00000000");
     assert_string_equal(ca, "processor");
     (void)pck;
-    tb_quote_free(pq);
+    tb_attest_quote_free(pq);
     /* The one-call helper with a "sim:DIR" source defaults to the sim root. */
     char src[400];
     snprintf(src, sizeof src, "sim:%s", sim);
-    tb_verify_timing t;
+    tb_attest_timing t;
     assert_int_equal(tb_attest_verify_quote(q, n, src, NULL, now, NULL, NULL, &v, &t, &e), 0);
     assert_true(v.simulated);
     /* ... and refuses it with the Intel root given explicitly. */
     char intel[1024];
     snprintf(intel, sizeof intel, "%s/tdx/intel-sgx-root-ca.pem", testdata());
     assert_int_equal(tb_attest_verify_quote(q, n, src, intel, now, NULL, NULL, &v, &t, &e), -1);
-    assert_int_equal(v.step, TB_STEP_PCK_CHAIN);
+    assert_int_equal(v.step, TB_ATTEST_STEP_PCK_CHAIN);
     /* tb_attest_get_quote with options. */
-    tb_quote_opts qo = {.sim_dir = sim, .sim_debug = 1};
+    tb_attest_quote_opts qo = {.sim_dir = sim, .sim_debug = 1};
     uint8_t *q2;
     size_t n2;
-    assert_int_equal(tb_attest_get_quote(TB_PROVIDER_SIM, rd, &qo, &q2, &n2, &e), 0);
-    assert_int_equal(tb_quote_parse(q2, n2, &pq, &e), 0);
-    assert_true(tb_quote_is_debug(pq));
-    tb_quote_free(pq);
+    assert_int_equal(tb_attest_get_quote(TB_ATTEST_PROVIDER_SIM, rd, &qo, &q2, &n2, &e), 0);
+    assert_int_equal(tb_attest_quote_parse(q2, n2, &pq, &e), 0);
+    assert_true(tb_attest_quote_is_debug(pq));
+    tb_attest_quote_free(pq);
     free(q2);
     free(q);
-    tb_collateral_free(&c);
-    tb_root_free(r);
+    tb_attest_collateral_clear(&c);
+    tb_attest_root_free(r);
     rm_rf(dir);
 }
 
@@ -100,29 +101,29 @@ static void test_sim_open_once(void **state)
     char dir[256], sim[300];
     make_tmpdir(dir, sizeof dir);
     snprintf(sim, sizeof sim, "%s/sim", dir);
-    tb_sim *s;
+    tb_attest_sim *s;
     tb_err e;
-    assert_int_equal(tb_sim_open(sim, &s, &e), 0); /* creates the PKI */
+    assert_int_equal(tb_attest_sim_open(sim, &s, &e), 0); /* creates the PKI */
     uint8_t rd[64], *q;
     size_t n;
     memset(rd, 7, sizeof rd);
-    assert_int_equal(tb_sim_quote(s, rd, 0, &q, &n, &e), 0);
-    tb_collateral c;
-    tb_root *root;
+    assert_int_equal(tb_attest_sim_quote(s, rd, 0, &q, &n, &e), 0);
+    tb_attest_collateral c;
+    tb_attest_root *root;
     long long now = (long long)time(NULL);
-    assert_int_equal(tb_sim_collateral(sim, now, 0, &c, &root, &e), 0);
-    tb_verdict v;
-    assert_int_equal(tb_verify(q, n, &c, now, NULL, root, &v), 0);
+    assert_int_equal(tb_attest_sim_collateral(sim, now, 0, &c, &root, &e), 0);
+    tb_attest_verdict v;
+    assert_int_equal(tb_attest_verify(q, n, &c, now, NULL, root, &v), 0);
     assert_true(v.simulated);
     free(q);
     /* The DEBUG flag goes through too. */
-    assert_int_equal(tb_sim_quote(s, rd, 1, &q, &n, &e), 0);
-    assert_int_equal(tb_verify(q, n, &c, now, NULL, root, &v), -1);
-    assert_int_equal(v.result, TB_VERDICT_REFUSED);
+    assert_int_equal(tb_attest_sim_quote(s, rd, 1, &q, &n, &e), 0);
+    assert_int_equal(tb_attest_verify(q, n, &c, now, NULL, root, &v), -1);
+    assert_int_equal(v.result, TB_ATTEST_REFUSED);
     free(q);
-    tb_sim_close(s);
-    tb_collateral_free(&c);
-    tb_root_free(root);
+    tb_attest_sim_close(s);
+    tb_attest_collateral_clear(&c);
+    tb_attest_root_free(root);
     rm_rf(dir);
 }
 
@@ -132,17 +133,17 @@ static void test_sim_dir_resolution(void **state)
     char out[512];
     tb_err e;
     setenv("TEEBENCH_SIM_DIR", "/tmp/sim-env", 1);
-    assert_int_equal(tb_sim_dir("/tmp/over", out, sizeof out, &e), 0);
+    assert_int_equal(tb_attest_sim_dir("/tmp/over", out, sizeof out, &e), 0);
     assert_string_equal(out, "/tmp/over");
-    assert_int_equal(tb_sim_dir(NULL, out, sizeof out, &e), 0);
+    assert_int_equal(tb_attest_sim_dir(NULL, out, sizeof out, &e), 0);
     assert_string_equal(out, "/tmp/sim-env");
     unsetenv("TEEBENCH_SIM_DIR");
     setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
-    assert_int_equal(tb_sim_dir(NULL, out, sizeof out, &e), 0);
+    assert_int_equal(tb_attest_sim_dir(NULL, out, sizeof out, &e), 0);
     assert_string_equal(out, "/tmp/xdg/teebench/sim");
     unsetenv("XDG_CACHE_HOME");
     setenv("HOME", "/home/u", 1);
-    assert_int_equal(tb_sim_dir(NULL, out, sizeof out, &e), 0);
+    assert_int_equal(tb_attest_sim_dir(NULL, out, sizeof out, &e), 0);
     assert_string_equal(out, "/home/u/.cache/teebench/sim");
 }
 

@@ -20,24 +20,24 @@ static void test_tsm_errors(void **state)
     uint8_t rd[64] = {0}, *q;
     size_t n;
     tb_err e;
-    assert_int_equal(tb_tsm_get_quote("/nonexistent/tsm/report", rd, &q, &n, &e), -1);
+    assert_int_equal(tb_attest_tsm_get_quote("/nonexistent/tsm/report", rd, &q, &n, &e), -1);
     assert_non_null(strstr(e.msg, "no configfs-tsm at /nonexistent/tsm/report"));
     assert_null(q);
     /* A plain directory is not configfs: the entry has no provider; it is removed. */
     char dir[256];
     make_tmpdir(dir, sizeof dir);
-    assert_int_equal(tb_tsm_get_quote(dir, rd, &q, &n, &e), -1);
+    assert_int_equal(tb_attest_tsm_get_quote(dir, rd, &q, &n, &e), -1);
     assert_non_null(strstr(e.msg, "provider"));
     char cmd[512];
     snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s')\"", dir);
     assert_int_equal(system(cmd), 0); /* the entry was removed */
     rm_rf(dir);
-    tb_provider_kind k;
-    assert_int_equal(tb_provider_parse("sim", &k), 0);
-    assert_int_equal(k, TB_PROVIDER_SIM);
-    assert_int_equal(tb_provider_parse("tsm", &k), 0);
-    assert_int_equal(k, TB_PROVIDER_TSM);
-    assert_int_equal(tb_provider_parse("sev", &k), -1);
+    tb_attest_provider k;
+    assert_int_equal(tb_attest_provider_parse("sim", &k), 0);
+    assert_int_equal(k, TB_ATTEST_PROVIDER_SIM);
+    assert_int_equal(tb_attest_provider_parse("tsm", &k), 0);
+    assert_int_equal(k, TB_ATTEST_PROVIDER_TSM);
+    assert_int_equal(tb_attest_provider_parse("sev", &k), -1);
 }
 
 int main(void)

@@ -17,21 +17,21 @@
 static void test_roots(void **state)
 {
     (void)state;
-    tb_root *a, *b;
+    tb_attest_root *a, *b;
     tb_err e;
     char p[1024];
-    assert_int_equal(tb_root_intel(&a, &e), 0);
-    assert_false(tb_root_is_simulated(a));
+    assert_int_equal(tb_attest_root_intel(&a, &e), 0);
+    assert_false(a->simulated);
     snprintf(p, sizeof p, "%s/tdx/intel-sgx-root-ca.der", testdata());
-    assert_int_equal(tb_root_load(p, &b, &e), 0); /* DER */
-    tb_root_free(b);
+    assert_int_equal(tb_attest_root_load(p, &b, &e), 0); /* DER */
+    tb_attest_root_free(b);
     snprintf(p, sizeof p, "%s/tdx/intel-sgx-root-ca.pem", testdata());
-    assert_int_equal(tb_root_load(p, &b, &e), 0); /* PEM */
-    tb_root_free(b);
+    assert_int_equal(tb_attest_root_load(p, &b, &e), 0); /* PEM */
+    tb_attest_root_free(b);
     case_path("qvl-v4-uptodate", "case.json", p, sizeof p);
-    assert_int_equal(tb_root_load(p, &b, &e), -1);
-    assert_int_equal(tb_root_load("/nonexistent.pem", &b, &e), -1);
-    tb_root_free(a);
+    assert_int_equal(tb_attest_root_load(p, &b, &e), -1);
+    assert_int_equal(tb_attest_root_load("/nonexistent.pem", &b, &e), -1);
+    tb_attest_root_free(a);
 }
 
 int main(void)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,7 +95,12 @@ static void test_simulated_quote_is_not_real(void **state)
     assert_int_equal(tb_evidence_make(&src, NULL, 0, k.spki_sha256, &ev, &err), 0);
     /* a verifier for real quotes, given the simulated collateral and root as if
      * they were real, must still not accept the simulated quote as real */
-    snprintf(col, sizeof col, "%s/notary-collateral/collateral/FEEB00000000-processor.json", sim);
+    glob_t g; /* the cache entry: <FMSPC>-<ca>-<hash of its source>.json */
+    snprintf(col, sizeof col, "%s/notary-collateral/collateral/FEEB00000000-processor-*.json", sim);
+    assert_int_equal(glob(col, 0, NULL, &g), 0);
+    assert_int_equal(g.gl_pathc, 1);
+    snprintf(col, sizeof col, "%s", g.gl_pathv[0]);
+    globfree(&g);
     char root[256];
     snprintf(root, sizeof root, "%s/notary-collateral/sim-root.pem", sim);
     tb_verifier_opts vo = {.collateral = col, .root = root, .simulated = 0};
