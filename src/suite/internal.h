@@ -57,10 +57,10 @@ typedef struct suite_ctx {
     int attest_ready; /* 1: set up; -1: setup failed (attest_reason) */
     char attest_reason[TB_ERR_MAX];
     int attest_sim;
-    tb_sim *sim;
+    tb_attest_sim *sim;
     char *collateral_json; /* NULL: verification unavailable (verify_reason) */
     char verify_reason[TB_ERR_MAX];
-    tb_root *root;
+    tb_attest_root *root;
     int attest_reported;
 
     /* notary (wl_notary.c) */

@@ -25,11 +25,11 @@
 
 void suite_attest_cleanup(suite_ctx *c)
 {
-    tb_sim_close(c->sim);
+    tb_attest_sim_close(c->sim);
     c->sim = NULL;
     free(c->collateral_json);
     c->collateral_json = NULL;
-    tb_root_free(c->root);
+    tb_attest_root_free(c->root);
     c->root = NULL;
 }
 
@@ -48,8 +48,8 @@ static void report_data(int round, int i, uint8_t rd[64])
 static int get_quote(suite_ctx *c, const uint8_t rd[64], uint8_t **q, size_t *len, tb_err *err)
 {
     if (c->attest_sim)
-        return tb_sim_quote(c->sim, rd, 0, q, len, err);
-    return tb_tsm_get_quote(NULL, rd, q, len, err);
+        return tb_attest_sim_quote(c->sim, rd, 0, q, len, err);
+    return tb_attest_tsm_get_quote(NULL, rd, q, len, err);
 }
 
 /* Writes what the equivalent `teebench attest ...` commands read (quote.bin,
@@ -66,7 +66,7 @@ static void sim_files(suite_ctx *c, const char *simdir, const uint8_t *q, size_t
     tb_buf root = {0};
     if (tb_file_write_atomic(qp, q, len, &e) < 0 ||
         tb_file_write_atomic(cp, c->collateral_json, strlen(c->collateral_json), &e) < 0 ||
-        tb_sim_root_path(simdir, srcroot, sizeof srcroot, &e) < 0 ||
+        tb_attest_sim_root_path(simdir, srcroot, sizeof srcroot, &e) < 0 ||
         tb_file_read(srcroot, 1 << 16, &root, &e) < 0 ||
         tb_file_write_atomic(rp, root.p, root.len, &e) < 0) {
         tb_buf_free(&root);
@@ -92,24 +92,23 @@ static void sim_files(suite_ctx *c, const char *simdir, const uint8_t *q, size_t
 static void tsm_collateral(suite_ctx *c, const uint8_t *q, size_t len)
 {
     tb_err e;
-    tb_quote *pq = NULL;
+    tb_attest_quote *pq = NULL;
     char fmspc[13];
     const char *ca;
-    tb_collateral col;
-    int from_cache;
-    tb_fetch_opts fo = {.timeout_ms = 10000};
-    if (tb_quote_parse(q, len, &pq, &e) < 0 || tb_quote_fmspc_ca(pq, fmspc, &ca, &e) < 0 ||
-        tb_collateral_fetch_cached(c->p->attest.pccs, fmspc, ca, now_s(), &fo, &col, &from_cache,
-                                   &e) < 0) {
+    tb_attest_collateral col;
+    if (tb_attest_quote_parse(q, len, &pq, &e) < 0 ||
+        tb_attest_quote_fmspc_ca(pq, fmspc, &ca, &e) < 0 ||
+        tb_attest_pccs_fetch(c->p->attest.pccs, fmspc, ca, 10000, &col, &e) < 0) {
         snprintf(c->verify_reason, sizeof c->verify_reason,
                  "no collateral for the quote from %.200s: %.200s", c->p->attest.pccs, e.msg);
-        tb_quote_free(pq);
+        tb_attest_quote_free(pq);
         return;
     }
-    tb_quote_free(pq);
-    if (tb_collateral_to_json(&col, &c->collateral_json, &e) < 0 || tb_root_intel(&c->root, &e) < 0)
+    tb_attest_quote_free(pq);
+    if (tb_attest_collateral_to_json(&col, &c->collateral_json, &e) < 0 ||
+        tb_attest_root_intel(&c->root, &e) < 0)
         snprintf(c->verify_reason, sizeof c->verify_reason, "collateral: %.300s", e.msg);
-    tb_collateral_free(&col);
+    tb_attest_collateral_clear(&col);
     char *argv[] = {c->exe, "attest", "quote", "--provider", "tsm", "--report-data", "00", NULL};
     suite_command(c, argv);
 }
@@ -123,27 +122,28 @@ static int setup(suite_ctx *c, tb_err *err)
     report_data(0, 0, rd);
     if (c->attest_sim) {
         char dir[PATH_MAX];
-        tb_collateral col;
-        if (suite_path(c, "sim", dir, sizeof dir, err) < 0 || tb_sim_open(dir, &c->sim, err) < 0)
+        tb_attest_collateral col;
+        if (suite_path(c, "sim", dir, sizeof dir, err) < 0 ||
+            tb_attest_sim_open(dir, &c->sim, err) < 0)
             return tb_err_wrap(err, "SIMULATED provider");
-        int rc = tb_sim_collateral(dir, now_s(), 0, &col, &c->root, err);
+        int rc = tb_attest_sim_collateral(dir, now_s(), 0, &col, &c->root, err);
         if (rc == 0) {
-            rc = tb_collateral_to_json(&col, &c->collateral_json, err);
-            tb_collateral_free(&col);
+            rc = tb_attest_collateral_to_json(&col, &c->collateral_json, err);
+            tb_attest_collateral_clear(&col);
         }
-        if (rc == 0 && (rc = tb_sim_quote(c->sim, rd, 0, &q, &len, err)) == 0)
+        if (rc == 0 && (rc = tb_attest_sim_quote(c->sim, rd, 0, &q, &len, err)) == 0)
             sim_files(c, dir, q, len);
         free(q);
         return rc < 0 ? tb_err_wrap(err, "SIMULATED collateral") : 0;
     }
-    if (tb_tsm_get_quote(NULL, rd, &q, &len, err) < 0)
+    if (tb_attest_tsm_get_quote(NULL, rd, &q, &len, err) < 0)
         return tb_err_wrap(err, "configfs-tsm quote");
     tsm_collateral(c, q, len);
     free(q);
     return 0;
 }
 
-static void report_once(suite_ctx *c, const tb_verdict *v)
+static void report_once(suite_ctx *c, const tb_attest_verdict *v)
 {
     if (c->attest_reported)
         return;
@@ -151,8 +151,8 @@ static void report_once(suite_ctx *c, const tb_verdict *v)
     json_t *o = json_pack("{s:s, s:b, s:s, s:s}", "provider",
                           c->attest_sim ? "sim (SIMULATED)" : "tsm (configfs-tsm)", "simulated",
                           c->attest_sim, "verdict",
-                          v->result == TB_VERDICT_ACCEPTED ? "ACCEPTED" : "REFUSED", "tcb_status",
-                          v->status_known ? tb_tcb_status_name(v->status) : "");
+                          v->result == TB_ATTEST_ACCEPTED ? "ACCEPTED" : "REFUSED", "tcb_status",
+                          v->status_known ? tb_attest_tcb_status_name(v->status) : "");
     if (o)
         json_object_set_new(c->r->extra, "attest", o);
 }
@@ -163,35 +163,36 @@ static int verify_round(suite_ctx *c, const uint8_t *q, size_t len, tb_err *err)
     int per = c->p->attest.iterations / BATCHES > 0 ? c->p->attest.iterations / BATCHES : 1;
     const char *cj = c->collateral_json;
     int64_t now = now_s();
-    tb_collateral col;
-    tb_prepared *prep = NULL;
-    tb_verdict v;
-    if (tb_collateral_parse_json(cj, strlen(cj), &col, err) < 0)
+    tb_attest_collateral col;
+    tb_attest_prepared *prep = NULL;
+    tb_attest_verdict v;
+    if (tb_attest_collateral_parse_json(cj, strlen(cj), &col, err) < 0)
         return tb_err_wrap(err, "collateral");
-    int rc = tb_prepare(&col, now, c->root, &prep, &v, err);
-    tb_collateral_free(&col);
+    int rc = tb_attest_prepare(&col, now, c->root, &prep, &v, err);
+    tb_attest_collateral_clear(&col);
     if (rc < 0)
         return tb_err_wrap(err, "collateral");
     const char *sim_note = c->attest_sim ? " (SIMULATED quote and collateral)" : "";
     char note[256];
-    snprintf(note, sizeof note,
-             "verification of one quote with collateral checked beforehand (tb_prepare), mean of "
-             "a batch of %d%s",
-             per, sim_note);
+    snprintf(
+        note, sizeof note,
+        "verification of one quote with collateral checked beforehand (tb_attest_prepare), mean of "
+        "a batch of %d%s",
+        per, sim_note);
     for (int b = 0; b < BATCHES && rc == 0; b++) {
         if (suite_stopped(c))
             break;
         uint64_t t0 = tb_mono_ns();
         for (int i = 0; i < per; i++)
-            tb_verify_prepared(q, len, prep, now, NULL, &v);
+            tb_attest_verify_prepared(q, len, prep, now, NULL, &v);
         double us = (double)(tb_mono_ns() - t0) / 1e3 / per;
-        if (v.result == TB_VERDICT_INVALID)
-            rc = tb_errf(err, "quote verification failed at %s: %s", tb_verify_step_name(v.step),
+        if (v.result == TB_ATTEST_INVALID)
+            rc = tb_errf(err, "quote verification failed at %s: %s", tb_attest_step_name(v.step),
                          v.reason);
         else
             rc = suite_sample(c, "attest.verify_prepared.us", us, c->attest_sim, note, err);
     }
-    tb_prepared_free(prep);
+    tb_attest_prepared_free(prep);
     if (rc == 0)
         report_once(c, &v);
     snprintf(note, sizeof note,
@@ -203,16 +204,16 @@ static int verify_round(suite_ctx *c, const uint8_t *q, size_t len, tb_err *err)
             break;
         uint64_t t0 = tb_mono_ns();
         for (int i = 0; i < per && rc == 0; i++) {
-            if (tb_collateral_parse_json(cj, strlen(cj), &col, err) < 0) {
+            if (tb_attest_collateral_parse_json(cj, strlen(cj), &col, err) < 0) {
                 rc = tb_err_wrap(err, "collateral");
             } else {
                 tb_verify(q, len, &col, now, NULL, c->root, &v);
-                tb_collateral_free(&col);
+                tb_attest_collateral_clear(&col);
             }
         }
         double ms = (double)(tb_mono_ns() - t0) / 1e6 / per;
-        if (rc == 0 && v.result == TB_VERDICT_INVALID)
-            rc = tb_errf(err, "quote verification failed at %s: %s", tb_verify_step_name(v.step),
+        if (rc == 0 && v.result == TB_ATTEST_INVALID)
+            rc = tb_errf(err, "quote verification failed at %s: %s", tb_attest_step_name(v.step),
                          v.reason);
         else if (rc == 0)
             rc = suite_sample(c, "attest.verify_scratch.ms", ms, c->attest_sim, note, err);
