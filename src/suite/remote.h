@@ -6,9 +6,11 @@
  * master per target (ControlMaster/ControlPath under a caller-made directory), the
  * user's ssh config and keys (or -F FILE) -- and returns the record it measured:
  *   1. the remote's teebench is ~/.cache/teebench/teebench-<version>-<sha256/12 of
- *      this binary>; when that file is absent (or does not run) this binary is
- *      streamed there (ssh ... 'cat > tmp && chmod && mv'): a remote runs exactly
- *      the build that runs here, or an explicit --remote-binary;
+ *      this binary>; when that file is absent (or there but does not answer as this
+ *      build: damaged) this binary is streamed there (ssh ... 'cat > tmp, check its
+ *      size, chmod, mv': a dropped connection never leaves a short file under the
+ *      name): a remote runs exactly the build that runs here, or an explicit
+ *      --remote-binary (which must say `teebench <this version>`);
  *   2. `teebench --version` there proves it runs; a missing shared library is
  *      named with the Debian package that has it;
  *   3. `teebench suite run ... --no-store -o - --progress=jsonl` runs there: the
@@ -16,9 +18,13 @@
  *      re-delivered to hooks->progress as it arrives; other stderr lines become
  *      INFO events. stdin stays open: when *hooks->stop is set it is closed, and a
  *      small sh wrapper there sends the suite SIGINT, so an interrupted remote run
- *      still returns what it finished ("interrupted").
+ *      still returns what it finished ("interrupted"); one that does not end within
+ *      60 s of that is killed. *stop set before the suite started (during the
+ *      probe or the copy) kills that ssh and fails with "interrupted".
  * Nothing here prints. Children are stopped on every path; the control master is
- * closed (ssh -O exit) at the end. */
+ * closed (ssh -O exit) at the end. The caller ignores SIGPIPE (teebench's main()
+ * does): a remote end that stops reading mid-copy is then an error, not the end of
+ * this process. */
 #ifndef TB_SUITE_REMOTE_H
 #define TB_SUITE_REMOTE_H
 
@@ -52,6 +58,8 @@ typedef struct tb_remote_opts {
     char *const *suite_args;   /* NULL-terminated args after `suite run` (profile, ...) */
     const char *suite_doc;     /* a suite file's text, sent along (--suite); NULL: none */
     int connect_timeout_s;     /* ssh ConnectTimeout; 0: 10 */
+    const char *ssh_program;   /* argv[0] of every ssh call; NULL: "ssh" (from PATH). For
+                                  tests (tests/tools/fake_ssh.sh) and wrappers around ssh */
 } tb_remote_opts;
 
 /* The ssh argv (NULL-terminated, malloc'd; free with tb_remote_argv_free) that runs
