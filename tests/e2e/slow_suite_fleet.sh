@@ -54,9 +54,10 @@ INV
 # task_out NAME FILE: what ansible-playbook printed for the task NAME (a prefix)
 task_out() { awk -v t="TASK [$1" 'index($0, "TASK [") == 1 { on = index($0, t) == 1; next } on' "$2"; }
 suite_args="--workloads syscall,probe --repeat 3 --set syscall.duration=0.2 --set syscall.passes=2 --set probe.probes=getpid,rdtsc --set probe.max_reps=2000"
+# (from $WORK: the relative results_dir is taken from there, not the playbook's folder)
 play() {
-  ansible-playbook -i "$WORK/inventory.ini" "$PLAYBOOK" -e "teebench_binary=$TB" \
-    -e profile=quick -e "results_dir=$WORK/fleet" -e "{\"suite_args\": \"$suite_args\"}" "$@"
+  (cd "$WORK" && ansible-playbook -i inventory.ini "$PLAYBOOK" -e "teebench_binary=$TB" \
+    -e profile=quick -e results_dir=fleet -e "{\"suite_args\": \"$suite_args\"}" "$@")
 }
 p0=$(date +%s)
 rc=0
@@ -81,6 +82,10 @@ task_out 'This build, copied' "$WORK/play1.out" | grep -q '^changed: \[a\]' ||
 # the summaries came back in the play's output; the results were fetched and removed there
 grep -q 'probe.getpid.ns' "$WORK/play1.out" || fail "the suite's summary shown"
 [ -s "$WORK/fleet/a.json" ] && [ -s "$WORK/fleet/b.json" ] || fail "results fetched: $(ls -la "$WORK/fleet" 2>&1)"
+if [ -e "$SRC/contrib/ansible/fleet" ]; then
+  rm -rf "$SRC/contrib/ansible/fleet"
+  fail "results_dir was taken relative to the playbook's folder"
+fi
 ssh -F "$SSH_CONFIG" b 'ls ~/.cache/teebench/' | grep -q result && fail "the result was left on b"
 # no retry file beside the playbook (nor anything in ~/.ansible: checked below)
 [ ! -e "$SRC/contrib/ansible/teebench-suite.retry" ] || fail "a retry file was written"
