@@ -23,7 +23,6 @@
 #define ERR_KEEP (64u << 10) /* stderr kept for messages */
 #define OUT_MAX (256u << 20) /* a result larger than this is refused */
 #define EXIT_ABSENT 201      /* the probe's "no such binary there" */
-#define STOP_GRACE_MS 60000  /* an interrupted remote suite ends within this */
 
 /* ---------- targets ---------- */
 
@@ -310,8 +309,9 @@ typedef struct pump_io {
     void *ctx;
     /* *stop non-zero: with in set (a probe, a copy) the child is killed and pump
        fails with "interrupted"; without (the suite) stdin is closed -- the remote
-       wrapper interrupts the suite -- and the child gets STOP_GRACE_MS to end */
+       wrapper interrupts the suite -- and the child gets stop_grace_ms to end */
     const volatile sig_atomic_t *stop;
+    int64_t stop_grace_ms;
     int64_t timeout_ms; /* < 0: none */
 } pump_io;
 
@@ -386,8 +386,9 @@ static int pump(char **argv, pump_io *io, int *code, tb_err *err)
                 close(p.in); /* the remote wrapper interrupts the suite */
             p.in = -1;
         }
-        if (stopped && tb_mono_ns() - stopped > (uint64_t)STOP_GRACE_MS * 1000000) {
-            rc = tb_errf(err, "interrupted, and it did not stop within %d s", STOP_GRACE_MS / 1000);
+        if (stopped && tb_mono_ns() - stopped > (uint64_t)io->stop_grace_ms * 1000000) {
+            rc = tb_errf(err, "interrupted, and it did not stop within %.1f s",
+                         (double)io->stop_grace_ms / 1000);
             break;
         }
         if (io->timeout_ms >= 0 && (int64_t)((tb_mono_ns() - t0) / 1000000) > io->timeout_ms) {
@@ -482,11 +483,15 @@ static void last_line(const tb_buf *b, char *out, size_t len)
 /* The shell expression of the remote binary's path. */
 static int remote_path_expr(const tb_remote_opts *o, const char *bin_name, tb_buf *cmd)
 {
-    if (o->remote_binary)
-        return tb_buf_puts(cmd, "f=") < 0 || tb_remote_shell_quote(o->remote_binary, cmd) < 0 ||
+    if (o->remote_binary) {
+        /* a leading ~/ is the remote user's home, as it would be typed there */
+        int home = !strncmp(o->remote_binary, "~/", 2);
+        return tb_buf_puts(cmd, home ? "f=\"$HOME\"/" : "f=") < 0 ||
+                       tb_remote_shell_quote(o->remote_binary + (home ? 2 : 0), cmd) < 0 ||
                        tb_buf_puts(cmd, "; ") < 0
                    ? -1
                    : 0;
+    }
     return tb_buf_printf(cmd, "d=\"${XDG_CACHE_HOME:-$HOME/.cache}/teebench\"; f=\"$d/%s\"; ",
                          bin_name);
 }
@@ -676,8 +681,11 @@ int tb_remote_run(const tb_remote_target *t, const tb_remote_opts *o, tb_suite_h
                       .on_line = on_line,
                       .ctx = &pc,
                       .stop = stop,
+                      .stop_grace_ms = o->stop_grace_ms > 0 ? o->stop_grace_ms : 60000,
                       .timeout_ms = -1};
         rc = argv ? pump(argv, &io, &code, err) : tb_errf(err, "out of memory");
+        if (rc < 0)
+            tb_err_wrap(err, "the suite on %s", t->host);
         tb_remote_argv_free(argv);
     }
     if (rc == 0) {

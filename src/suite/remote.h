@@ -19,7 +19,7 @@
  *      INFO events. stdin stays open: when *hooks->stop is set it is closed, and a
  *      small sh wrapper there sends the suite SIGINT, so an interrupted remote run
  *      still returns what it finished ("interrupted"); one that does not end within
- *      60 s of that is killed. *stop set before the suite started (during the
+ *      stop_grace_ms (60 s) of that is killed. *stop set before the suite started (during the
  *      probe or the copy) kills that ssh and fails with "interrupted".
  * Nothing here prints. Children are stopped on every path; the control master is
  * closed (ssh -O exit) at the end. The caller ignores SIGPIPE (teebench's main()
@@ -52,7 +52,8 @@ int tb_remote_target_parse(const char *spec, tb_remote_target *out, tb_err *err)
 
 typedef struct tb_remote_opts {
     const char *local_binary;  /* this teebench (to copy) */
-    const char *remote_binary; /* run this path there instead of copying; NULL: copy */
+    const char *remote_binary; /* run this path there instead of copying (a leading ~/ is
+                                  the remote home); NULL: copy */
     const char *ssh_config;    /* ssh -F FILE; NULL: the user's */
     const char *control_dir;   /* existing private directory for control sockets */
     char *const *suite_args;   /* NULL-terminated args after `suite run` (profile, ...) */
@@ -60,6 +61,8 @@ typedef struct tb_remote_opts {
     int connect_timeout_s;     /* ssh ConnectTimeout; 0: 10 */
     const char *ssh_program;   /* argv[0] of every ssh call; NULL: "ssh" (from PATH). For
                                   tests (tests/tools/fake_ssh.sh) and wrappers around ssh */
+    int stop_grace_ms;         /* after *stop, how long the remote suite gets to end before
+                                  its ssh is killed; 0: 60000 */
 } tb_remote_opts;
 
 /* The ssh argv (NULL-terminated, malloc'd; free with tb_remote_argv_free) that runs

@@ -724,7 +724,19 @@ static void test_run_remote_binary(void **state)
     assert_int_equal(access(f->cached, F_OK), -1);
     assert_int_equal(count_lines_with(f->log, ".upload."), 0);
 
+    /* a leading ~/ is the home there */
+    fmt(dir, "%s/tbhome", f->home);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    fmt(bin, "%s/tb", dir);
+    assert_int_equal(symlink(f->tb, bin), 0);
+    o.remote_binary = "~/tbhome/tb";
+    if (tb_remote_run(&t, &o, NULL, &r, &e) < 0)
+        fail_msg("tb_remote_run --remote-binary ~/...: %s", e.msg);
+    tb_record_free(r);
+    o.remote_binary = bin;
+
     /* an absent --remote-binary is an error, not a copy */
+    fmt(dir, "%s/opt dir 'q' $(x)", f->home);
     fmt(bin, "%s/absent", dir);
     assert_int_equal(tb_remote_run(&t, &o, NULL, &r, &e), -1);
     assert_null(r);
@@ -1046,6 +1058,53 @@ static void test_run_interrupt(void **state)
     free(s);
 }
 
+/* A remote suite that ignores the interrupt: cut off stop_grace_ms after *stop. */
+static void test_run_stuck_interrupt(void **state)
+{
+    fixture *f = *state;
+    tb_suite_event ev = {.kind = TB_SUITE_EV_STEP_DONE,
+                         .workload = "probe",
+                         .target = "",
+                         .round = 1,
+                         .rounds = 9,
+                         .step = 1,
+                         .steps = 9,
+                         .status = "ok",
+                         .text = "",
+                         .eta_s = 2};
+    json_t *j = tb_suite_event_to_json(&ev);
+    char *line = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    char script[2048], bin[PATH_MAX];
+    fmt(script,
+        "#!/bin/sh\n"
+        "[ \"$1\" = --version ] && { echo 'teebench %s'; exit 0; }\n"
+        "trap '' INT\n"
+        "echo '%s' >&2\n"
+        "sleep 30\n",
+        TEEBENCH_VERSION, line);
+    free(line);
+    fmt(bin, "%s/stuck", f->home);
+    write_file(bin, script, 0755);
+    tb_remote_target t = target("a=ssh://fakehost");
+    tb_remote_opts o = opts_for(f);
+    o.remote_binary = bin;
+    o.stop_grace_ms = 500;
+    seen *s = calloc(1, sizeof *s);
+    s->stop_after_done = 1;
+    tb_suite_hooks h = {.progress = on_progress, .ctx = s, .stop = &s->stop};
+    tb_record *r = NULL;
+    tb_err e = {{0}};
+    assert_int_equal(tb_remote_run(&t, &o, &h, &r, &e), -1);
+    uint64_t done = tb_mono_ns();
+    assert_null(r);
+    assert_true(s->stop);
+    assert_string_equal(e.msg,
+                        "the suite on fakehost: interrupted, and it did not stop within 0.5 s");
+    assert_true(done - s->stop_ns < 5000000000ull);
+    free(s);
+}
+
 /* *stop set before the copy: nothing is copied, the run ends at once. */
 static void test_run_stop_before(void **state)
 {
@@ -1086,6 +1145,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_run_damaged_copy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_suite_doc, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_interrupt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_stuck_interrupt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_stop_before, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
