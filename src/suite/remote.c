@@ -22,6 +22,7 @@
 
 #define ERR_KEEP (64u << 10) /* stderr kept for messages */
 #define OUT_MAX (256u << 20) /* a result larger than this is refused */
+#define CMD_MAX (120u << 10) /* a remote command longer than this is refused */
 #define EXIT_ABSENT 201      /* the probe's "no such binary there" */
 
 /* ---------- targets ---------- */
@@ -672,6 +673,11 @@ int tb_remote_run(const tb_remote_target *t, const tb_remote_opts *o, tb_suite_h
     int code = -1;
     if (rc == 0 && suite_cmd(t, o, name, &cmd) < 0)
         rc = tb_errf(err, "out of memory");
+    /* the command is one argument of ssh here and of the shell there (Linux: 128 KiB) */
+    if (rc == 0 && cmd.len > CMD_MAX)
+        rc = tb_errf(err,
+                     "the suite's arguments and file are %zu KiB, more than ssh can send (%u KiB)",
+                     cmd.len >> 10, CMD_MAX >> 10);
     if (rc == 0) {
         char **argv = tb_remote_ssh_argv(t, o, (const char *)cmd.p);
         progress_ctx pc = {hooks, t};

@@ -1012,6 +1012,18 @@ static void test_run_suite_doc(void **state)
     assert_non_null(strstr((char *)b.p, "<--profile>\n<quick>\n<--set>\n<probe.max_reps=150>\n"
                                         "<--label>\n<with.doc>\n<--no-store>\n<-o>\n<->\n"));
     tb_buf_free(&b);
+    /* too large to send as one command: said before the suite starts there */
+    tb_buf big = {0};
+    tb_buf_puts(&big, "{\"repeat\": 2, \"x\": \"");
+    for (int i = 0; i < 130 * 1024; i++)
+        tb_buf_puts(&big, "'");
+    tb_buf_puts(&big, "\"}");
+    o.suite_doc = (const char *)big.p;
+    unlink(f->log);
+    assert_int_equal(tb_remote_run(&t, &o, NULL, &r, &e), -1);
+    assert_non_null(strstr(e.msg, "more than ssh can send"));
+    assert_int_equal(count_lines_with(f->log, "suite run"), 0);
+    tb_buf_free(&big);
     /* the temp file there is gone */
     fmt(p, "%s/docpath", f->home);
     assert_int_equal(tb_file_read(p, 1 << 20, &b, &e), 0);
