@@ -83,7 +83,8 @@ const char *tb_remote_package_of(const char *stderr_text, char *lib, size_t lib_
 
 /* Runs the suite on t (see above). On 0, *out is the record (caller frees) with
    label t->name. -1 with err when the target cannot be reached, the binary cannot
-   be put there or run, or no result came back. */
+   be put there or run, the command is too long for ssh (a suite_doc over ~120 KiB),
+   or no result came back. */
 int tb_remote_run(const tb_remote_target *t, const tb_remote_opts *o, tb_suite_hooks *hooks,
                   tb_record **out, tb_err *err);
 
