@@ -22,6 +22,7 @@
 
 #define ERR_KEEP (64u << 10) /* stderr kept for messages */
 #define OUT_MAX (256u << 20) /* a result larger than this is refused */
+#define CMD_MAX (120u << 10) /* a remote command longer than this is refused */
 #define EXIT_ABSENT 201      /* the probe's "no such binary there" */
 
 /* ---------- targets ---------- */
@@ -184,7 +185,7 @@ static void add(argv_b *b, const char *fmt, ...)
 /* ssh and its options, up to (not including) the host. */
 static void ssh_options(argv_b *b, const tb_remote_target *t, const tb_remote_opts *o)
 {
-    add(b, "ssh");
+    add(b, "%s", o->ssh_program ? o->ssh_program : "ssh");
     if (o->ssh_config)
         add(b, "-F"), add(b, "%s", o->ssh_config);
     add(b, "-o"), add(b, "BatchMode=yes");
@@ -307,7 +308,11 @@ typedef struct pump_io {
     tb_buf *err; /* the last ERR_KEEP bytes of stderr */
     line_fn on_line;
     void *ctx;
+    /* *stop non-zero: with in set (a probe, a copy) the child is killed and pump
+       fails with "interrupted"; without (the suite) stdin is closed -- the remote
+       wrapper interrupts the suite -- and the child gets stop_grace_ms to end */
     const volatile sig_atomic_t *stop;
+    int64_t stop_grace_ms;
     int64_t timeout_ms; /* < 0: none */
 } pump_io;
 
@@ -370,10 +375,22 @@ static int pump(char **argv, pump_io *io, int *code, tb_err *err)
         close(p.in); /* nothing to send: EOF at once */
         p.in = -1;
     }
+    uint64_t stopped = 0; /* when *stop was seen (suite mode) */
     while (p.out >= 0 || p.err >= 0) {
-        if (io->stop && *io->stop && p.in >= 0) {
-            close(p.in); /* the remote wrapper interrupts the suite */
+        if (io->stop && *io->stop && io->in) {
+            rc = tb_errf(err, "interrupted");
+            break;
+        }
+        if (io->stop && *io->stop && !stopped) {
+            stopped = tb_mono_ns();
+            if (p.in >= 0)
+                close(p.in); /* the remote wrapper interrupts the suite */
             p.in = -1;
+        }
+        if (stopped && tb_mono_ns() - stopped > (uint64_t)io->stop_grace_ms * 1000000) {
+            rc = tb_errf(err, "interrupted, and it did not stop within %.1f s",
+                         (double)io->stop_grace_ms / 1000);
+            break;
         }
         if (io->timeout_ms >= 0 && (int64_t)((tb_mono_ns() - t0) / 1000000) > io->timeout_ms) {
             rc = tb_errf(err, "no answer within %lld s", (long long)(io->timeout_ms / 1000));
@@ -423,11 +440,14 @@ static int pump(char **argv, pump_io *io, int *code, tb_err *err)
     return 0;
 }
 
-/* Runs one shell command there; out/errb may be NULL. */
+/* Runs one shell command there, in (may be NULL: nothing) on its stdin; out/errb
+   may be NULL. Killed and "interrupted" when *stop is set (stop may be NULL). */
 static int ssh_cmd(const tb_remote_target *t, const tb_remote_opts *o, const char *cmd,
-                   const tb_buf *in, tb_buf *out, tb_buf *errb, int64_t timeout_ms, int *code,
-                   tb_err *err)
+                   const tb_buf *in, tb_buf *out, tb_buf *errb, int64_t timeout_ms,
+                   const volatile sig_atomic_t *stop, int *code, tb_err *err)
 {
+    if (stop && *stop)
+        return tb_errf(err, "interrupted");
     char **argv = tb_remote_ssh_argv(t, o, cmd);
     if (!argv)
         return tb_errf(err, "out of memory");
@@ -436,6 +456,7 @@ static int ssh_cmd(const tb_remote_target *t, const tb_remote_opts *o, const cha
                   .in_len = in ? in->len : 0,
                   .out = out,
                   .err = errb,
+                  .stop = stop,
                   .timeout_ms = timeout_ms};
     int rc = pump(argv, &io, code, err);
     tb_remote_argv_free(argv);
@@ -463,75 +484,121 @@ static void last_line(const tb_buf *b, char *out, size_t len)
 /* The shell expression of the remote binary's path. */
 static int remote_path_expr(const tb_remote_opts *o, const char *bin_name, tb_buf *cmd)
 {
-    if (o->remote_binary)
-        return tb_buf_puts(cmd, "f=") < 0 || tb_remote_shell_quote(o->remote_binary, cmd) < 0 ||
+    if (o->remote_binary) {
+        /* a leading ~/ is the remote user's home, as it would be typed there */
+        int home = !strncmp(o->remote_binary, "~/", 2);
+        return tb_buf_puts(cmd, home ? "f=\"$HOME\"/" : "f=") < 0 ||
+                       tb_remote_shell_quote(o->remote_binary + (home ? 2 : 0), cmd) < 0 ||
                        tb_buf_puts(cmd, "; ") < 0
                    ? -1
                    : 0;
+    }
     return tb_buf_printf(cmd, "d=\"${XDG_CACHE_HOME:-$HOME/.cache}/teebench\"; f=\"$d/%s\"; ",
                          bin_name);
 }
 
-/* Step 1 and 2: a teebench of this build runs there. */
-static int ensure_binary(const tb_remote_target *t, const tb_remote_opts *o, tb_err *err)
+/* What `teebench --version` there said. */
+typedef struct probe_res {
+    int code;         /* its exit code; EXIT_ABSENT: no file; 255: ssh failed */
+    char version[80]; /* first line of its stdout */
+    char line[300];   /* last line of its stderr */
+    char lib[64];     /* a shared library the loader did not find */
+    const char *pkg;  /* its Debian package ("" unknown); NULL: no loader message */
+} probe_res;
+
+static int probe(const tb_remote_target *t, const tb_remote_opts *o, const char *name,
+                 const volatile sig_atomic_t *stop, probe_res *pr, tb_err *err)
 {
-    char name[96];
-    if (!o->remote_binary && tb_remote_binary_name(o->local_binary, name, sizeof name, err) < 0)
-        return -1;
-    for (int attempt = 0; attempt < 2; attempt++) {
-        tb_buf cmd = {0}, out = {0}, errb = {0};
-        int code = -1, rc = remote_path_expr(o, name, &cmd);
-        rc = rc < 0 ? -1
-                    : tb_buf_printf(&cmd,
-                                    "if [ -e \"$f\" ]; then exec \"$f\" --version; "
-                                    "else exit %d; fi",
-                                    EXIT_ABSENT);
-        if (rc == 0)
-            rc = ssh_cmd(t, o, (const char *)cmd.p, NULL, &out, &errb, 120000, &code, err);
-        char line[300], lib[64];
-        last_line(&errb, line, sizeof line);
-        const char *pkg = tb_remote_package_of(errb.p ? (const char *)errb.p : "", lib, sizeof lib);
-        int ok = rc == 0 && code == 0 && out.p &&
-                 !strncmp((const char *)out.p, "teebench " TEEBENCH_VERSION,
-                          9 + strlen(TEEBENCH_VERSION));
-        tb_buf_free(&cmd);
-        tb_buf_free(&out);
-        tb_buf_free(&errb);
-        if (rc < 0)
-            return tb_err_wrap(err, "reaching %s", t->host);
-        if (ok)
-            return 0;
-        if (code == 255)
-            return tb_errf(err, "ssh to %s failed: %s", t->host, line[0] ? line : "exit 255");
-        if (pkg)
-            return tb_errf(err, "teebench cannot run on %s: %s is missing (Debian package %s)",
-                           t->host, lib, pkg[0] ? pkg : "unknown");
-        if (code != EXIT_ABSENT || o->remote_binary || attempt)
-            return tb_errf(err, "teebench on %s does not run (exit %d): %s", t->host, code,
-                           line[0] ? line : "no message");
-        /* absent: copy this build there */
-        tb_buf bin = {0};
-        if (tb_file_read(o->local_binary, 1u << 30, &bin, err) < 0)
-            return tb_err_wrap(err, "reading this teebench to copy it");
-        cmd = (tb_buf){0};
-        errb = (tb_buf){0};
-        rc = remote_path_expr(o, name, &cmd);
-        if (rc == 0)
-            rc = tb_buf_puts(&cmd, "umask 077; mkdir -p \"$d\" && t=\"$d/.upload.$$\" && "
-                                   "cat >\"$t\" && chmod 755 \"$t\" && mv -f \"$t\" \"$f\"");
-        if (rc == 0)
-            rc = ssh_cmd(t, o, (const char *)cmd.p, &bin, NULL, &errb, 600000, &code, err);
-        last_line(&errb, line, sizeof line);
-        tb_buf_free(&bin);
-        tb_buf_free(&cmd);
-        tb_buf_free(&errb);
-        if (rc < 0)
-            return tb_err_wrap(err, "copying teebench to %s", t->host);
-        if (code != 0)
-            return tb_errf(err, "copying teebench to %s failed (exit %d): %s", t->host, code,
-                           line[0] ? line : "no message");
+    tb_buf cmd = {0}, out = {0}, errb = {0};
+    memset(pr, 0, sizeof *pr);
+    pr->code = -1;
+    int rc =
+        remote_path_expr(o, name, &cmd) < 0 ||
+                tb_buf_printf(&cmd,
+                              "if [ -e \"$f\" ]; then exec \"$f\" --version; "
+                              "else exit %d; fi",
+                              EXIT_ABSENT) < 0
+            ? tb_errf(err, "out of memory")
+            : ssh_cmd(t, o, (const char *)cmd.p, NULL, &out, &errb, 120000, stop, &pr->code, err);
+    if (rc == 0) {
+        const char *v = out.p ? (const char *)out.p : "";
+        snprintf(pr->version, sizeof pr->version, "%.*s", (int)strcspn(v, "\r\n"), v);
+        last_line(&errb, pr->line, sizeof pr->line);
+        pr->pkg = tb_remote_package_of(errb.p ? (const char *)errb.p : "", pr->lib, sizeof pr->lib);
     }
-    return tb_errf(err, "teebench on %s: still absent after the copy", t->host);
+    tb_buf_free(&cmd);
+    tb_buf_free(&out);
+    tb_buf_free(&errb);
+    return rc;
+}
+
+/* Streams this build there. The remote end checks that every byte arrived before the
+   file gets its name (a connection that drops mid-copy gives cat an early EOF, not an
+   error) and removes what it wrote when anything fails. */
+static int upload(const tb_remote_target *t, const tb_remote_opts *o, const char *name,
+                  const volatile sig_atomic_t *stop, tb_err *err)
+{
+    tb_buf bin = {0}, cmd = {0}, errb = {0};
+    if (tb_file_read(o->local_binary, 1u << 30, &bin, err) < 0)
+        return tb_err_wrap(err, "reading this teebench to copy it");
+    int code = -1;
+    int rc =
+        remote_path_expr(o, name, &cmd) < 0 ||
+                tb_buf_printf(&cmd,
+                              "umask 077; mkdir -p \"$d\" && t=\"$d/.upload.$$\" && "
+                              "{ cat >\"$t\" && n=$(($(wc -c <\"$t\"))) && "
+                              "{ [ \"$n\" -eq %zu ] || "
+                              "{ echo \"short copy: $n of %zu bytes arrived\" >&2; false; }; } "
+                              "&& chmod 755 \"$t\" && mv -f \"$t\" \"$f\" || "
+                              "{ rm -f \"$t\"; exit 1; }; }",
+                              bin.len, bin.len) < 0
+            ? tb_errf(err, "out of memory")
+            : ssh_cmd(t, o, (const char *)cmd.p, &bin, NULL, &errb, 600000, stop, &code, err);
+    char line[300];
+    last_line(&errb, line, sizeof line);
+    tb_buf_free(&bin);
+    tb_buf_free(&cmd);
+    tb_buf_free(&errb);
+    if (rc < 0)
+        return tb_err_wrap(err, "copying teebench to %s", t->host);
+    if (code != 0)
+        return tb_errf(err, "copying teebench to %s failed (exit %d): %s", t->host, code,
+                       line[0] ? line : "no message");
+    return 0;
+}
+
+/* Step 1 and 2: a teebench of this build runs there. The copy is made when the
+   file is absent, and made again once when it is there but does not run as this
+   build (a damaged file: the name says which build it must be). */
+static int ensure_binary(const tb_remote_target *t, const tb_remote_opts *o,
+                         const volatile sig_atomic_t *stop, char *name, size_t name_len,
+                         tb_err *err)
+{
+    name[0] = 0;
+    if (!o->remote_binary && tb_remote_binary_name(o->local_binary, name, name_len, err) < 0)
+        return -1;
+    for (int attempt = 0;; attempt++) {
+        probe_res pr;
+        if (probe(t, o, name, stop, &pr, err) < 0)
+            return tb_err_wrap(err, "reaching %s", t->host);
+        if (pr.code == 0 && !strcmp(pr.version, "teebench " TEEBENCH_VERSION))
+            return 0;
+        if (pr.code == 255)
+            return tb_errf(err, "ssh to %s failed: %s", t->host, pr.line[0] ? pr.line : "exit 255");
+        if (pr.pkg)
+            return tb_errf(err, "teebench cannot run on %s: %s is missing (Debian package %s)",
+                           t->host, pr.lib, pr.pkg[0] ? pr.pkg : "unknown");
+        if (o->remote_binary || attempt) {
+            if (pr.code == 0)
+                return tb_errf(err, "%s on %s says '%s', this is %s",
+                               o->remote_binary ? o->remote_binary : name, t->host, pr.version,
+                               TEEBENCH_VERSION);
+            return tb_errf(err, "teebench on %s does not run (exit %d): %s", t->host, pr.code,
+                           pr.line[0] ? pr.line : "no message");
+        }
+        if (upload(t, o, name, stop, err) < 0)
+            return -1;
+    }
 }
 
 typedef struct progress_ctx {
@@ -599,14 +666,20 @@ int tb_remote_run(const tb_remote_target *t, const tb_remote_opts *o, tb_suite_h
     *out = NULL;
     if (t->kind == TB_TARGET_LOCAL)
         return tb_errf(err, "%s: a local target runs here, not over ssh", t->name);
-    int rc = ensure_binary(t, o, err);
-    char name[96] = "";
-    if (rc == 0 && !o->remote_binary)
-        rc = tb_remote_binary_name(o->local_binary, name, sizeof name, err);
+    const volatile sig_atomic_t *stop = hooks ? hooks->stop : NULL;
+    char name[96];
+    int rc = ensure_binary(t, o, stop, name, sizeof name, err);
+    if (rc == 0 && stop && *stop)
+        rc = tb_errf(err, "interrupted before the suite started on %s", t->host);
     tb_buf cmd = {0}, res = {0}, errb = {0};
     int code = -1;
     if (rc == 0 && suite_cmd(t, o, name, &cmd) < 0)
         rc = tb_errf(err, "out of memory");
+    /* the command is one argument of ssh here and of the shell there (Linux: 128 KiB) */
+    if (rc == 0 && cmd.len > CMD_MAX)
+        rc = tb_errf(err,
+                     "the suite's arguments and file are %zu KiB, more than ssh can send (%u KiB)",
+                     cmd.len >> 10, CMD_MAX >> 10);
     if (rc == 0) {
         char **argv = tb_remote_ssh_argv(t, o, (const char *)cmd.p);
         progress_ctx pc = {.hooks = hooks, .t = t};
@@ -615,9 +688,12 @@ int tb_remote_run(const tb_remote_target *t, const tb_remote_opts *o, tb_suite_h
                       .err = &errb,
                       .on_line = on_line,
                       .ctx = &pc,
-                      .stop = hooks ? hooks->stop : NULL,
+                      .stop = stop,
+                      .stop_grace_ms = o->stop_grace_ms > 0 ? o->stop_grace_ms : 60000,
                       .timeout_ms = -1};
         rc = argv ? pump(argv, &io, &code, err) : tb_errf(err, "out of memory");
+        if (rc < 0)
+            tb_err_wrap(err, "the suite on %s", t->host);
         tb_remote_argv_free(argv);
     }
     if (rc == 0) {

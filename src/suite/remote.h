@@ -6,9 +6,11 @@
  * master per target (ControlMaster/ControlPath under a caller-made directory), the
  * user's ssh config and keys (or -F FILE) -- and returns the record it measured:
  *   1. the remote's teebench is ~/.cache/teebench/teebench-<version>-<sha256/12 of
- *      this binary>; when that file is absent (or does not run) this binary is
- *      streamed there (ssh ... 'cat > tmp && chmod && mv'): a remote runs exactly
- *      the build that runs here, or an explicit --remote-binary;
+ *      this binary>; when that file is absent (or there but does not answer as this
+ *      build: damaged) this binary is streamed there (ssh ... 'cat > tmp, check its
+ *      size, chmod, mv': a dropped connection never leaves a short file under the
+ *      name): a remote runs exactly the build that runs here, or an explicit
+ *      --remote-binary (which must say `teebench <this version>`);
  *   2. `teebench --version` there proves it runs; a missing shared library is
  *      named with the Debian package that has it;
  *   3. `teebench suite run ... --no-store -o - --progress=jsonl` runs there: the
@@ -16,9 +18,13 @@
  *      re-delivered to hooks->progress as it arrives; other stderr lines become
  *      INFO events. stdin stays open: when *hooks->stop is set it is closed, and a
  *      small sh wrapper there sends the suite SIGINT, so an interrupted remote run
- *      still returns what it finished ("interrupted").
+ *      still returns what it finished ("interrupted"); one that does not end within
+ *      stop_grace_ms (60 s) of that is killed. *stop set before the suite started (during the
+ *      probe or the copy) kills that ssh and fails with "interrupted".
  * Nothing here prints. Children are stopped on every path; the control master is
- * closed (ssh -O exit) at the end. */
+ * closed (ssh -O exit) at the end. The caller ignores SIGPIPE (teebench's main()
+ * does): a remote end that stops reading mid-copy is then an error, not the end of
+ * this process. */
 #ifndef TB_SUITE_REMOTE_H
 #define TB_SUITE_REMOTE_H
 
@@ -46,12 +52,17 @@ int tb_remote_target_parse(const char *spec, tb_remote_target *out, tb_err *err)
 
 typedef struct tb_remote_opts {
     const char *local_binary;  /* this teebench (to copy) */
-    const char *remote_binary; /* run this path there instead of copying; NULL: copy */
+    const char *remote_binary; /* run this path there instead of copying (a leading ~/ is
+                                  the remote home); NULL: copy */
     const char *ssh_config;    /* ssh -F FILE; NULL: the user's */
     const char *control_dir;   /* existing private directory for control sockets */
     char *const *suite_args;   /* NULL-terminated args after `suite run` (profile, ...) */
     const char *suite_doc;     /* a suite file's text, sent along (--suite); NULL: none */
     int connect_timeout_s;     /* ssh ConnectTimeout; 0: 10 */
+    const char *ssh_program;   /* argv[0] of every ssh call; NULL: "ssh" (from PATH). For
+                                  tests (tests/tools/fake_ssh.sh) and wrappers around ssh */
+    int stop_grace_ms;         /* after *stop, how long the remote suite gets to end before
+                                  its ssh is killed; 0: 60000 */
 } tb_remote_opts;
 
 /* The ssh argv (NULL-terminated, malloc'd; free with tb_remote_argv_free) that runs
@@ -72,7 +83,8 @@ const char *tb_remote_package_of(const char *stderr_text, char *lib, size_t lib_
 
 /* Runs the suite on t (see above). On 0, *out is the record (caller frees) with
    label t->name. -1 with err when the target cannot be reached, the binary cannot
-   be put there or run, or no result came back. */
+   be put there or run, the command is too long for ssh (a suite_doc over ~120 KiB),
+   or no result came back. */
 int tb_remote_run(const tb_remote_target *t, const tb_remote_opts *o, tb_suite_hooks *hooks,
                   tb_record **out, tb_err *err);
 
