@@ -6,8 +6,11 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "base/clock.h"
 
 /* Undoes a failed read: out as it was before (a buffer without storage then is
  * freed again, so callers need no cleanup on failure). Returns -1. */
@@ -65,15 +68,43 @@ int tb_file_write_atomic(const char *path, const void *data, size_t len, tb_err 
     return tb_file_write_atomic_mode(path, data, len, 0644, err);
 }
 
+/* Creates a new temporary file "<path>.tmp.<16 random hex digits>" beside path:
+ * O_CREAT|O_EXCL (never an existing file, never through a symlink someone else
+ * planted: O_EXCL does not follow one, O_NOFOLLOW says so twice), mode as given
+ * minus the umask. Its name goes to tmp. Returns the fd, or -1 with err. */
+static int create_temp(const char *path, mode_t mode, char *tmp, size_t size, tb_err *err)
+{
+    for (int attempt = 0; attempt < 16; attempt++) {
+        uint64_t r;
+        if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
+            r = tb_mono_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&r;
+        if (snprintf(tmp, size, "%s.tmp.%016llx", path, (unsigned long long)r) >= (int)size)
+            return tb_errf(err, "%s: path too long", path);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd >= 0)
+            return fd;
+        if (errno != EEXIST)
+            return tb_errno(err, "%s", path);
+    }
+    return tb_errf(err, "%s: no unused temporary name after 16 tries", path);
+}
+
 int tb_file_write_atomic_mode(const char *path, const void *data, size_t len, mode_t mode,
                               tb_err *err)
 {
     char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return tb_errf(err, "%s: path too long", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    int fd = create_temp(path, mode, tmp, sizeof tmp, err);
     if (fd < 0)
-        return tb_errno(err, "%s", path);
+        return -1;
+    /* Before any byte is written: the mode is at most the one asked for, whatever a
+     * default ACL of the directory added (open's mode minus the umask otherwise). */
+    struct stat st;
+    if (fstat(fd, &st) < 0 || fchmod(fd, st.st_mode & mode & 07777) < 0) {
+        tb_errno(err, "%s", path);
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
     const uint8_t *p = data;
     size_t left = len;
     while (left) {

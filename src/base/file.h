@@ -1,6 +1,9 @@
 /* file: whole-file reads, atomic writes and directory creation.
- * Atomic write = write "<path>.tmp.<pid>", fsync, rename over path: a reader
- * (or a crash) sees the old file or the new one, never a torn one. */
+ * Atomic write = create a new "<path>.tmp.<16 random hex digits>" (O_EXCL|O_NOFOLLOW:
+ * never a file or symlink someone else placed there, so in a shared directory
+ * another user cannot make us write through their link or keep a handle on the
+ * file), set its mode, write, fsync, rename over path: a reader (or a crash) sees
+ * the old file or the new one, never a torn one. */
 #ifndef TB_BASE_FILE_H
 #define TB_BASE_FILE_H
 
@@ -18,7 +21,9 @@ int tb_file_read(const char *path, size_t max, tb_buf *out, tb_err *err);
 /* Writes data to path atomically (mode 0644). */
 int tb_file_write_atomic(const char *path, const void *data, size_t len, tb_err *err);
 /* The same with the new file's mode (before the umask, as open(2)): 0600 for keys,
- * so a private key is never readable by others, not even for a moment. */
+ * so a private key is never readable by others, not even for a moment. The mode is
+ * fixed with fchmod before the first byte is written (no bits beyond mode even
+ * where a default ACL would add some). */
 int tb_file_write_atomic_mode(const char *path, const void *data, size_t len, mode_t mode,
                               tb_err *err);
 /* Joins dir and name with one '/' between them (name may start with '/', which is

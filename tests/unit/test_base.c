@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,61 @@ static void test_file_atomic_roundtrip(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Entries of dir besides . and .. */
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *de; (de = readdir(d));)
+        n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+/* A shared directory where another user planted symlinks: at the temporary name
+ * the old code used (<path>.tmp.<pid>) and at the final path. Neither is followed:
+ * the victim file keeps its bytes, the key lands in a new file of mode 0600 that
+ * we own, and the planted link at the temporary name is left alone. */
+static void test_file_atomic_planted_symlinks(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tb-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char victim[300], path[300], planted[400];
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(path, sizeof path, "%s/notary-key.pem", dir);
+    tb_err e;
+    assert_int_equal(tb_file_write_atomic(victim, "precious", 8, &e), 0);
+    snprintf(planted, sizeof planted, "%s.tmp.%ld", path, (long)getpid());
+    assert_int_equal(symlink(victim, planted), 0);
+    assert_int_equal(tb_file_write_atomic_mode(path, "KEY", 3, 0600, &e), 0);
+    tb_buf b = {0};
+    assert_int_equal(tb_file_read(victim, 100, &b, &e), 0);
+    assert_string_equal((char *)b.p, "precious");
+    tb_buf_reset(&b);
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(st.st_uid, geteuid());
+    assert_int_equal(lstat(planted, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    /* A symlink at the final path is replaced, not written through. */
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(symlink(victim, path), 0);
+    assert_int_equal(tb_file_write_atomic_mode(path, "KEY2", 4, 0600, &e), 0);
+    assert_int_equal(tb_file_read(victim, 100, &b, &e), 0);
+    assert_string_equal((char *)b.p, "precious");
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(count_entries(dir), 3); /* victim, key, the planted link: no temp file */
+    tb_buf_free(&b);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_file_atomic_mode(void **state)
 {
     (void)state;
@@ -125,9 +181,7 @@ static void test_file_atomic_mode(void **state)
     assert_int_equal(st.st_mode & 0777, 0644);
     umask(old);
     /* No temporary file is left behind. */
-    char tmp[400];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    assert_int_equal(access(tmp, F_OK), -1);
+    assert_int_equal(count_entries(dir), 1);
     /* A missing directory: an error naming the path, nothing created. */
     snprintf(path, sizeof path, "%s/no/key.pem", dir);
     assert_int_equal(tb_file_write_atomic_mode(path, "x", 1, 0600, &e), -1);
@@ -164,6 +218,7 @@ int main(void)
         cmocka_unit_test(test_file_atomic_roundtrip),
         cmocka_unit_test(test_path_join),
         cmocka_unit_test(test_file_atomic_mode),
+        cmocka_unit_test(test_file_atomic_planted_symlinks),
         cmocka_unit_test(test_clock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
