@@ -8,7 +8,8 @@
  * per-iteration differences, Wilcoxon signed-rank p-value); outlier runs (above
  * Q3 + 3 x IQR of their mode and metric, for samples of at least 4); failed and
  * retried runs; and the three
- * headline lines, formatted exactly as the source benchmark's:
+ * headline lines, formatted exactly as the source benchmark's (and, when the rows
+ * came from a lenient parse, the damaged rows left out: "DAMAGED line N: why"):
  *   tee_no_verify median overhead over no_tee: +278.00 ms (+25.48%)
  *   tee_verify median notarization+verify overhead over no_tee: +573.00 ms (+52.52%)
  *   tdx verify median: 326.00 ms
@@ -18,6 +19,8 @@
 #define TB_BENCH_REPORT_H
 
 #include <stdint.h>
+
+#include <jansson.h>
 
 #include "base/buf.h"
 #include "base/err.h"
@@ -44,8 +47,13 @@ typedef struct tb_headline {
     double verify_median_ms; /* median tdx_verify_ms of tee_verify */
 } tb_headline;
 
-/* Appends the summary text to out; fills *head when head is not NULL. */
+/* Appends the summary text to out; fills *head when head is not NULL; when json is
+ * not NULL, *json is a new object with the same figures (unrounded; caller
+ * json_decrefs): source, notary_tee, simulated, runs {rows, successful, failed,
+ * retried_attempts, damaged}, modes {MODE: {METRIC: {n, mean, median, p90, min,
+ * max}}}, overhead[], paired[], outliers[], failed_runs[], retried_attempts[],
+ * damaged_rows[] ({line, why}), headline {..._ms, ..._pct; null when n/a}. */
 int tb_report_summary(const tb_results *rs, const tb_report_opts *o, tb_buf *out, tb_headline *head,
-                      tb_err *err);
+                      json_t **json, tb_err *err);
 
 #endif

@@ -61,6 +61,7 @@ int tb_results_push(tb_results *rs, const tb_result_row *row, tb_err *err)
 void tb_results_free(tb_results *rs)
 {
     free(rs->rows);
+    free(rs->damaged);
     memset(rs, 0, sizeof *rs);
 }
 
@@ -186,14 +187,22 @@ int tb_csv_create(const char *path, const char *header, tb_err *err)
 
 int tb_csv_append_line(int fd, const char *line, size_t len, tb_err *err)
 {
-    ssize_t n;
-    do
-        n = write(fd, line, len);
-    while (n < 0 && errno == EINTR);
-    if (n < 0)
-        return tb_errno(err, "write");
-    if ((size_t)n != len)
-        return tb_errf(err, "short write (%zd of %zu bytes)", n, len);
+    off_t before = lseek(fd, 0, SEEK_END); /* the one writer of this file: the row's start */
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(fd, line + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int e = n < 0 ? errno : EIO;
+            /* A short row is worse than none: take back what was written. */
+            int undone = before >= 0 && (done == 0 || ftruncate(fd, before) == 0);
+            errno = e;
+            return tb_errno(err, "write%s",
+                            undone ? "" : " (and the partial row could not be removed)");
+        }
+        done += (size_t)n; /* a short write: the rest gets errno (ENOSPC) or goes through */
+    }
     return 0;
 }
 
@@ -406,13 +415,32 @@ static int parse_row(csv_field *f, long line, tb_result_row *r, tb_err *err)
     return 0;
 }
 
-/* Called with each data record's fields (nfields of them) and its first line number. */
+/* Called with each data record's fields (nfields of them) and its first line number.
+ * Returns 0, -1 for a bad record (err says why), -2 when the parse must stop
+ * (out of memory). */
 typedef int (*csv_row_fn)(csv_field *f, long line, void *out, tb_err *err);
+/* Lenient parse: called with each bad record (its line and why); -1 stops the parse. */
+typedef int (*csv_bad_fn)(long line, const char *why, void *out, tb_err *err);
+
+/* Moves r past the end of the line that contains byte pos (resync after a bad record). */
+static void skip_line_from(csv_reader *r, size_t pos, long line)
+{
+    r->pos = pos;
+    r->line = line;
+    while (r->pos < r->len && r->p[r->pos] != '\n')
+        r->pos++;
+    if (r->pos < r->len) {
+        r->pos++;
+        r->line++;
+    }
+}
 
 /* Reads a whole CSV file with the exact header: every record must have nfields
- * fields; each is handed to add. Stops at the first error (returns -1). */
+ * fields; each is handed to add. Without bad, stops at the first error (returns -1);
+ * with bad, a record that does not parse is handed to bad and reading goes on at
+ * the next line. */
 static int parse_csv(const char *data, size_t len, const char *const *names, int nfields,
-                     const char *header, csv_row_fn add, void *out, tb_err *err)
+                     const char *header, csv_row_fn add, csv_bad_fn bad, void *out, tb_err *err)
 {
     csv_reader r = {.p = data, .len = len, .pos = 0, .line = 1};
     if (check_header(&r, names, nfields, header, err) < 0)
@@ -423,19 +451,43 @@ static int parse_csv(const char *data, size_t len, const char *const *names, int
     int rc = 0;
     for (;;) {
         int nf = 0;
-        int got = csv_next(&r, f, CSV_MAX_FIELDS, &nf, err);
-        if (got <= 0) {
-            rc = got;
-            break;
+        /* where this record starts (csv_next skips blank lines first) */
+        while (r.pos < r.len && (r.p[r.pos] == '\n' || r.p[r.pos] == '\r')) {
+            if (r.p[r.pos] == '\n')
+                r.line++;
+            r.pos++;
         }
-        if (nf != nfields) {
-            rc = tb_errf(err, "line %ld: %d fields, expected %d", r.rec_line, nf, nfields);
+        size_t start = r.pos;
+        long start_line = r.line;
+        tb_err why;
+        int got = csv_next(&r, f, CSV_MAX_FIELDS, &nf, &why);
+        if (got == 0)
             break;
+        if (got > 0 && nf != nfields) {
+            tb_errf(&why, "line %ld: %d fields, expected %d%s", r.rec_line, nf, nfields,
+                    nf < nfields && r.pos >= r.len && r.p[r.len - 1] != '\n'
+                        ? " (cut short: the file ends inside the row)"
+                        : "");
+            got = -1;
         }
-        if (add(f, r.rec_line, out, err) < 0) {
+        int fatal = 0;
+        if (got > 0) {
+            int a = add(f, r.rec_line, out, &why);
+            fatal = a == -2;
+            got = a < 0 ? -1 : 1;
+        }
+        if (got > 0)
+            continue;
+        if (!bad || fatal) {
+            *err = why;
             rc = -1;
             break;
         }
+        if (bad(start_line, why.msg, out, err) < 0) {
+            rc = -1;
+            break;
+        }
+        skip_line_from(&r, start, start_line);
     }
     free(f);
     return rc;
@@ -446,22 +498,152 @@ static int add_result(csv_field *f, long line, void *out, tb_err *err)
     tb_result_row row;
     if (parse_row(f, line, &row, err) < 0)
         return -1;
-    return tb_results_push(out, &row, err);
+    return tb_results_push(out, &row, err) < 0 ? -2 : 0;
+}
+
+static int add_damaged(tb_results *rs, long line, const char *why, tb_err *err)
+{
+    if (grow((void **)&rs->damaged, &rs->cap_damaged, rs->n_damaged, sizeof *rs->damaged) < 0)
+        return tb_errf(err, "out of memory");
+    tb_damaged_row *d = &rs->damaged[rs->n_damaged++];
+    d->line = line;
+    /* "line N: " is said by the line number already */
+    const char *colon = !strncmp(why, "line ", 5) ? strstr(why, ": ") : NULL;
+    snprintf(d->why, sizeof d->why, "%s", colon ? colon + 2 : why);
+    return 0;
+}
+
+static int bad_result(long line, const char *why, void *out, tb_err *err)
+{
+    return add_damaged(out, line, why, err);
+}
+
+/* Row order for finding duplicates: (mode, iteration), then file order. */
+static int by_run(const void *a, const void *b)
+{
+    const tb_result_row *x = *(tb_result_row *const *)a, *y = *(tb_result_row *const *)b;
+    int c = strcmp(x->mode, y->mode);
+    if (c)
+        return c;
+    if (x->iteration != y->iteration)
+        return x->iteration < y->iteration ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static int by_line(const void *a, const void *b)
+{
+    const tb_damaged_row *x = a, *y = b;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+/* Rows from index first on: a second row for the same (mode, iteration) is an error
+ * (strict) or goes to damaged, the first one kept (lenient). lines[i] is row i's line. */
+static int check_duplicates(tb_results *rs, size_t first, const long *lines, int lenient,
+                            tb_err *err)
+{
+    size_t n = rs->n - first;
+    if (n < 2)
+        return 0;
+    tb_result_row **idx = malloc(n * sizeof *idx);
+    unsigned char *drop = calloc(n, 1);
+    if (!idx || !drop) {
+        free(idx);
+        free(drop);
+        return tb_errf(err, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        idx[i] = &rs->rows[first + i];
+    qsort(idx, n, sizeof *idx, by_run);
+    int rc = 0;
+    size_t dups = 0;
+    for (size_t i = 1; i < n && rc == 0; i++) {
+        const tb_result_row *a = idx[i - 1], *b = idx[i];
+        if (strcmp(a->mode, b->mode) || a->iteration != b->iteration)
+            continue;
+        size_t k = (size_t)(b - rs->rows) - first;
+        size_t j = i - 1; /* the first row of this run */
+        while (j > 0 && !strcmp(idx[j - 1]->mode, b->mode) && idx[j - 1]->iteration == b->iteration)
+            j--;
+        long first_line = lines[(size_t)(idx[j] - rs->rows) - first];
+        char why[200];
+        snprintf(why, sizeof why, "a second row for %s iteration %ld (the first is line %ld)",
+                 b->mode, b->iteration, first_line);
+        if (!lenient)
+            rc = tb_errf(err, "line %ld: %s", lines[k], why);
+        else if ((rc = add_damaged(rs, lines[k], why, err)) == 0)
+            drop[k] = 1, dups++;
+    }
+    if (rc == 0 && dups) {
+        size_t w = first;
+        for (size_t i = 0; i < n; i++)
+            if (!drop[i])
+                rs->rows[w++] = rs->rows[first + i];
+        rs->n = w;
+        qsort(rs->damaged, rs->n_damaged, sizeof *rs->damaged, by_line);
+    }
+    free(idx);
+    free(drop);
+    return rc;
+}
+
+/* Collects the line number of each row this parse adds (rows[first + i] is on
+ * lines[i]), for duplicate messages. */
+typedef struct line_rows {
+    tb_results *rs;
+    size_t first;
+    long *lines;
+    size_t cap;
+} line_rows;
+
+static int add_result_line(csv_field *f, long line, void *out, tb_err *err)
+{
+    line_rows *lr = out;
+    int rc = add_result(f, line, lr->rs, err);
+    if (rc < 0)
+        return rc;
+    size_t i = lr->rs->n - 1 - lr->first;
+    if (grow((void **)&lr->lines, &lr->cap, i, sizeof *lr->lines) < 0) {
+        tb_errf(err, "out of memory");
+        return -2;
+    }
+    lr->lines[i] = line;
+    return 0;
+}
+
+static int bad_result_line(long line, const char *why, void *out, tb_err *err)
+{
+    return bad_result(line, why, ((line_rows *)out)->rs, err);
+}
+
+static int results_parse(const char *data, size_t len, int lenient, tb_results *out, tb_err *err)
+{
+    line_rows lr = {.rs = out, .first = out->n};
+    int rc = parse_csv(data, len, result_fields, 12, TB_RESULTS_HEADER, add_result_line,
+                       lenient ? bad_result_line : NULL, &lr, err);
+    if (rc == 0)
+        rc = check_duplicates(out, lr.first, lr.lines, lenient, err);
+    free(lr.lines);
+    return rc;
 }
 
 int tb_results_parse(const char *data, size_t len, tb_results *out, tb_err *err)
 {
-    return parse_csv(data, len, result_fields, 12, TB_RESULTS_HEADER, add_result, out, err);
+    return results_parse(data, len, 0, out, err);
 }
 
-int tb_results_load(const char *path, tb_results *out, tb_err *err)
+int tb_results_parse_lenient(const char *data, size_t len, tb_results *out, tb_err *err)
+{
+    return results_parse(data, len, 1, out, err);
+}
+
+int tb_results_load(const char *path, int lenient, tb_results *out, tb_err *err)
 {
     tb_buf b = {0};
     if (tb_file_read(path, TB_RESULTS_MAX_BYTES, &b, err) < 0) {
         tb_buf_free(&b);
         return -1;
     }
-    int rc = tb_results_parse((const char *)b.p, b.len, out, err);
+    int rc = results_parse((const char *)b.p, b.len, lenient, out, err);
     tb_buf_free(&b);
     if (rc < 0)
         return tb_err_wrap(err, "%s", path);
@@ -495,12 +677,12 @@ static int add_retry(csv_field *f, long line, void *out, tb_err *err)
     tb_retry_row row;
     if (parse_retry(f, line, &row, err) < 0)
         return -1;
-    return tb_retries_push(out, &row, err);
+    return tb_retries_push(out, &row, err) < 0 ? -2 : 0;
 }
 
 int tb_retries_parse(const char *data, size_t len, tb_retries *out, tb_err *err)
 {
-    return parse_csv(data, len, retry_fields, 7, TB_RETRIES_HEADER, add_retry, out, err);
+    return parse_csv(data, len, retry_fields, 7, TB_RETRIES_HEADER, add_retry, NULL, out, err);
 }
 
 /* ---- client output ---- */

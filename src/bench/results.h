@@ -5,9 +5,14 @@
  * script's), one row per (mode, iteration): the final attempt of that run.
  * Numbers are milliseconds; an empty field is a value the run did not report.
  * Writing: a row is one line written with a single write() on an O_APPEND file
- * descriptor, so an interrupted run leaves complete rows and never a torn line.
+ * descriptor, so an interrupted run leaves complete rows and never a torn line; a
+ * write cut short (disk full) is rolled back (ftruncate to the old size) and
+ * reported with its errno ("No space left on device").
  * Parsing is strict (the exact header, 12 fields a row, RFC 4180 quoting,
- * finite numbers) and fails with "line N: <what>" on the first bad row.
+ * finite numbers, one row per (mode, iteration)) and fails with "line N: <what>"
+ * on the first bad row. The lenient parse (for summaries) keeps every intact row
+ * and lists each damaged one -- a row cut short, a bad field, a duplicate
+ * (mode, iteration), whose first row is kept -- with its line and why.
  *
  * retries.csv (TB_RETRIES_HEADER) lists each attempt that failed and was
  * retried: the superseded attempts, with their own logs. */
@@ -52,10 +57,18 @@ typedef struct tb_result_row {
     char stderr_log[TB_LOG_PATH_MAX];
 } tb_result_row;
 
-/* A growable array of rows; owns rows, freed by tb_results_free. */
+/* A row the lenient parse left out: its first line and why. */
+typedef struct tb_damaged_row {
+    long line;
+    char why[256];
+} tb_damaged_row;
+
+/* A growable array of rows; owns rows and damaged, freed by tb_results_free. */
 typedef struct tb_results {
     tb_result_row *rows;
     size_t n, cap;
+    tb_damaged_row *damaged; /* lenient parse only: rows left out, in file order */
+    size_t n_damaged, cap_damaged;
 } tb_results;
 
 int tb_results_push(tb_results *rs, const tb_result_row *row, tb_err *err);
@@ -71,14 +84,20 @@ int tb_results_format_row(const tb_result_row *row, tb_buf *out);
 /* Parses a whole results.csv (data need not be NUL-terminated). Appends rows to
  * out (caller frees with tb_results_free, also on failure). */
 int tb_results_parse(const char *data, size_t len, tb_results *out, tb_err *err);
+/* The same, but a bad row (or a duplicate (mode, iteration)) does not fail the
+ * parse: it goes to out->damaged and the rows around it are kept. Only a missing
+ * or wrong header, or running out of memory, fail. */
+int tb_results_parse_lenient(const char *data, size_t len, tb_results *out, tb_err *err);
 
-/* Reads and parses path (at most TB_RESULTS_MAX_BYTES). */
-int tb_results_load(const char *path, tb_results *out, tb_err *err);
+/* Reads and parses path (at most TB_RESULTS_MAX_BYTES); lenient: 0 strict, 1 lenient. */
+int tb_results_load(const char *path, int lenient, tb_results *out, tb_err *err);
 
 /* Creates path (it must not exist) with header + '\n'; returns an O_APPEND fd
  * (caller closes) or -1. */
 int tb_csv_create(const char *path, const char *header, tb_err *err);
-/* Appends one complete line with a single write(); -1 on a short or failed write. */
+/* Appends one complete line with a single write(). A short or failed write (disk
+ * full) is undone -- the file is truncated back to its size before the call, so
+ * no partial line stays -- and is -1 with err naming errno's reason. */
 int tb_csv_append_line(int fd, const char *line, size_t len, tb_err *err);
 
 /* One failed-and-retried attempt (a row of retries.csv). */

@@ -22,6 +22,8 @@
 #include <limits.h>
 #include <signal.h>
 
+#include <jansson.h>
+
 #include "base/err.h"
 #include "bench/results.h"
 
@@ -100,8 +102,18 @@ typedef struct tb_bench_outcome {
 int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
                  tb_bench_progress progress, void *ctx, tb_bench_outcome *outcome, tb_err *err);
 
+/* What a summary found besides its text. */
+typedef struct tb_bench_summary {
+    json_t *json;     /* with want_json: the figures (tb_report_summary); caller decrefs */
+    size_t n_damaged; /* rows left out (cut short, bad, duplicate) */
+    tb_damaged_row first_damaged; /* the first of them, when n_damaged > 0 */
+} tb_bench_summary;
+
 /* Summarizes an existing run: path is a run directory or a results.csv. Reads
- * retries.csv and run.json beside it when present. Appends the text to out. */
-int tb_bench_summarize(const char *path, tb_buf *out, tb_err *err);
+ * retries.csv and run.json beside it when present. Damaged rows do not fail it:
+ * the intact rows are summarized and the damaged ones listed (and counted in sum).
+ * Appends the text to out; sum may be NULL. */
+int tb_bench_summarize(const char *path, int want_json, tb_buf *out, tb_bench_summary *sum,
+                       tb_err *err);
 
 #endif

@@ -537,5 +537,6 @@ int cmd_results(int argc, char **argv)
                                      o.sub);
         return subs[i].run(&o);
     }
-    return cli_fail_code(2, CMD, "unknown subcommand '%s' (list, show, export, import, rm)", o.sub);
+    return cli_unknown_subcommand(
+        CMD, o.sub, (const char *const[]){"list", "show", "export", "import", "rm", NULL});
 }

@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,17 @@ static int parse_long(const char *flag, const char *v, long lo, long hi, long *o
     return 0;
 }
 
+/* A duration flag (cli/opt syntax: 60, 60s, 2m) in whole seconds, rounded up. */
+static int parse_seconds(const char *flag, const char *v, long lo, long hi, long *out)
+{
+    tb_err e;
+    double sec;
+    if (cli_opt_duration(flag, v, (double)lo, (double)hi, &sec, &e) < 0)
+        return cli_fail_code(2, CMD, "%s", e.msg);
+    *out = (long)ceil(sec);
+    return 0;
+}
+
 /* One option of start/stop/show/list/ssh into a. Returns 0 or an exit code. */
 static int take_option(int c, const char *v, vm_args *a)
 {
@@ -209,7 +221,7 @@ static int take_option(int c, const char *v, vm_args *a)
         s->snapshot = 1;
         break;
     case O_BOOT_TIMEOUT:
-        if ((rc = parse_long("--boot-timeout", v, 1, 86400, &n)) == 0)
+        if ((rc = parse_seconds("--boot-timeout", v, 1, 86400, &n)) == 0)
             s->boot_timeout_s = (int)n;
         break;
     case O_QEMU:
@@ -225,7 +237,7 @@ static int take_option(int c, const char *v, vm_args *a)
         a->dir = v;
         break;
     case O_TIMEOUT:
-        if ((rc = parse_long("--timeout", v, 1, 3600, &n)) == 0)
+        if ((rc = parse_seconds("--timeout", v, 1, 3600, &n)) == 0)
             a->timeout_s = (int)n;
         break;
     case O_JSON:
@@ -549,9 +561,10 @@ int cmd_vm(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    static const char *const actions[] = {"start", "stop", "list", "ssh", "show", NULL};
     if (strcmp(action, "start") && strcmp(action, "stop") && strcmp(action, "list") &&
         strcmp(action, "ssh") && strcmp(action, "show"))
-        return cli_fail_code(2, CMD, "%s: unknown action (start, stop, list, ssh or show)", action);
+        return cli_unknown_subcommand(CMD, action, actions);
     vm_args a = {.timeout_s = 60};
     tb_vm_spec_init(&a.spec);
     int rc = parse_args(argc - 1, argv + 1, &a);

@@ -332,8 +332,15 @@ static int import_http(importer *im, const json_t *doc, const tb_import_opts *o)
         tb_utc_iso8601(t0 + (int64_t)ceil(runtime), finished, sizeof finished);
     else
         snprintf(finished, sizeof finished, "%s", started);
-    return finish(im, o, json_object_get(doc, "environment"), started, finished,
-                  json_string_value(json_object_get(doc, "version")));
+    /* teebench-http/1 (the cli's envelope: env, teebench) or the older layout
+       (tool, version, environment) */
+    json_t *env = json_object_get(doc, "env");
+    const char *version = json_string_value(json_object_get(doc, "teebench"));
+    if (!env)
+        env = json_object_get(doc, "environment");
+    if (!version)
+        version = json_string_value(json_object_get(doc, "version"));
+    return finish(im, o, env, started, finished, version);
 }
 
 /* ---------- teebench syscall --json ---------- */
@@ -404,7 +411,8 @@ static int import_syscall(importer *im, const json_t *doc, const tb_import_opts 
     }
     char started[40];
     file_time(im->path, started, sizeof started);
-    return finish(im, o, json_object_get(doc, "env"), started, NULL, NULL);
+    return finish(im, o, json_object_get(doc, "env"), started, NULL,
+                  json_string_value(json_object_get(doc, "teebench")));
 }
 
 /* ---------- teebench probe --json ---------- */
@@ -438,7 +446,8 @@ static int import_probe(importer *im, const json_t *doc, const tb_import_opts *o
     }
     char started[40];
     file_time(im->path, started, sizeof started);
-    return finish(im, o, json_object_get(doc, "env"), started, NULL, NULL);
+    return finish(im, o, json_object_get(doc, "env"), started, NULL,
+                  json_string_value(json_object_get(doc, "teebench")));
 }
 
 /* ---------- results.csv (teebench bench notary or benchmark-tee-impact.sh) ---------- */
@@ -629,13 +638,14 @@ static int import_json(importer *im, const char *data, size_t len, const tb_impo
     } else if (schema && !strcmp(schema, "teebench-probe/1")) {
         im->fmt = TB_IMPORT_PROBE;
         rc = import_probe(im, doc, o);
-    } else if (!schema && tool && !strcmp(tool, "teebench http")) {
+    } else if ((schema && !strcmp(schema, "teebench-http/1")) ||
+               (!schema && tool && !strcmp(tool, "teebench http"))) {
         im->fmt = TB_IMPORT_HTTP;
         rc = import_http(im, doc, o);
     } else if (schema) {
         tb_errf(im->err,
                 "%s: not a format teebench imports (schema \"%.64s\"; it reads teebench-result, "
-                "teebench-syscall/1, teebench-probe/1, teebench http --json, results.csv)",
+                "teebench-http/1, teebench-syscall/1, teebench-probe/1, results.csv)",
                 im->path, schema);
     } else {
         tb_errf(im->err,

@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib_http.sh"
 # flags and URLs (exit 2, one "teebench: http: ..." line)
 expect_fail 2 "$TB" http
 expect_fail 2 "$TB" http --no-such-flag http://127.0.0.1/
-grep -q 'unknown option --no-such-flag' "$WORK/err" || fail "unknown flag message"
+grep -q -- '--no-such-flag: unknown option (teebench http --help)' "$WORK/err" || fail "unknown flag message"
 expect_fail 2 "$TB" http -t4 -c2 http://127.0.0.1/
 grep -q 'connections must be >= threads' "$WORK/err" || fail "connections < threads message"
 expect_fail 2 "$TB" http -d 10x http://127.0.0.1/

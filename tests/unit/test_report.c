@@ -58,7 +58,7 @@ static void test_headlines(void **state)
     tb_headline h;
     tb_err e;
     tb_report_opts o = {.source = "x.csv", .notary_tee = "tdx"};
-    assert_int_equal(tb_report_summary(&rs, &o, &out, &h, &e), 0);
+    assert_int_equal(tb_report_summary(&rs, &o, &out, &h, NULL, &e), 0);
     const char *t = (const char *)out.p;
     assert_true(h.tee_overhead_ok && h.verify_overhead_ok && h.verify_median_ok);
     assert_float_equal(h.tee_overhead_ms, 278, 1e-9);
@@ -76,7 +76,7 @@ static void test_headlines(void **state)
     assert_null(strstr(t, "SIMULATED"));
     /* Same input, same text (the bootstrap is seeded). */
     tb_buf again = {0};
-    assert_int_equal(tb_report_summary(&rs, &o, &again, NULL, &e), 0);
+    assert_int_equal(tb_report_summary(&rs, &o, &again, NULL, NULL, &e), 0);
     assert_int_equal(again.len, out.len);
     assert_memory_equal(again.p, out.p, out.len);
     tb_buf_free(&again);
@@ -94,7 +94,7 @@ static void test_simulated_and_missing(void **state)
     tb_headline h;
     tb_err e;
     tb_report_opts o = {.notary_tee = "sim"};
-    assert_int_equal(tb_report_summary(&rs, &o, &out, &h, &e), 0);
+    assert_int_equal(tb_report_summary(&rs, &o, &out, &h, NULL, &e), 0);
     const char *t = (const char *)out.p;
     assert_non_null(strstr(t, "SIMULATED TEE"));
     assert_false(h.tee_overhead_ok || h.verify_overhead_ok || h.verify_median_ok);
@@ -104,7 +104,7 @@ static void test_simulated_and_missing(void **state)
     tb_buf_free(&out);
     tb_results_free(&rs);
     /* No rows at all. */
-    assert_int_equal(tb_report_summary(&rs, &o, &out, &h, &e), 0);
+    assert_int_equal(tb_report_summary(&rs, &o, &out, &h, NULL, &e), 0);
     assert_non_null(strstr((char *)out.p, "runs: 0 rows"));
     tb_buf_free(&out);
 }
@@ -119,7 +119,7 @@ static void test_outlier_flag(void **state)
     tb_buf out = {0};
     tb_err e;
     tb_report_opts o = {0};
-    assert_int_equal(tb_report_summary(&rs, &o, &out, NULL, &e), 0);
+    assert_int_equal(tb_report_summary(&rs, &o, &out, NULL, NULL, &e), 0);
     /* Q1 = 101.5, Q3 = 104.5, fence = 113.5: only 500 is flagged. */
     assert_non_null(strstr(
         (char *)out.p, "OUTLIER no_tee iteration 7: notarization_ms=500.00 ms (fence 113.50 ms)"));

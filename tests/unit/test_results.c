@@ -7,7 +7,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <signal.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -215,11 +217,101 @@ static void test_csv_append_is_line_atomic(void **state)
     assert_int_equal(tb_csv_append_line(fd, line, strlen(line), &e), 0);
     close(fd);
     tb_results rs = {0};
-    assert_int_equal(tb_results_load(path, &rs, &e), 0);
+    assert_int_equal(tb_results_load(path, 0, &rs, &e), 0);
     assert_int_equal(rs.n, 1);
     tb_results_free(&rs);
     unlink(path);
     rmdir(dir);
+}
+
+/* A write cut short (here by RLIMIT_FSIZE, as a disk that fills up would: the first
+ * write() takes what fits, the next fails) is rolled back: the file keeps its size
+ * and its last whole row, and the error names the reason. */
+static void test_csv_append_rolls_back_short_write(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/tb-results-XXXXXX";
+    int tfd = mkstemp(path);
+    assert_true(tfd >= 0);
+    close(tfd);
+    unlink(path);
+    tb_err e;
+    int fd = tb_csv_create(path, TB_RETRIES_HEADER, &e);
+    assert_true(fd >= 0);
+    off_t size = lseek(fd, 0, SEEK_END);
+    struct rlimit old, lim;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    lim = old;
+    lim.rlim_cur = (rlim_t)size + 10; /* room for 10 bytes of the 40 */
+    void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    const char row[] = "no_tee,1,1,0,12.5,logs/a.log,logs/b.log\n";
+    int rc = tb_csv_append_line(fd, row, sizeof row - 1, &e);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, prev);
+    assert_int_equal(rc, -1);
+    assert_non_null(strstr(e.msg, "File too large"));
+    assert_null(strstr(e.msg, "could not be removed"));
+    assert_int_equal(lseek(fd, 0, SEEK_END), size);
+    /* The next row goes after the header, not after a fragment. */
+    assert_int_equal(tb_csv_append_line(fd, row, sizeof row - 1, &e), 0);
+    close(fd);
+    tb_buf b = {0};
+    assert_int_equal(tb_file_read(path, 1 << 20, &b, &e), 0);
+    assert_string_equal((char *)b.p, TB_RETRIES_HEADER "\n"
+                                                       "no_tee,1,1,0,12.5,logs/a.log,logs/b.log\n");
+    tb_buf_free(&b);
+    unlink(path);
+}
+
+/* Duplicates: strict parsing refuses the second row of a (mode, iteration); the
+ * lenient one keeps the first and lists the second, and also lists rows that do
+ * not parse (a bad field, a row cut short) while keeping the rows after them. */
+static void test_duplicates_and_damaged_rows(void **state)
+{
+    (void)state;
+    const char *body = "no_tee,1,false,false,0,100,,,,,a,b\n"
+                       "no_tee,2,false,false,0,102,,,,,a,b\n"
+                       "no_tee,1,false,false,0,999,,,,,a,b\n"
+                       "no_tee,3,false,false,0,abc,,,,,a,b\n"
+                       "no_tee,4,false,\"fal\n"
+                       "no_tee,5,false,false,0,105,,,,,a,b\n"
+                       "no_tee,6,false,fa";
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s", H, body);
+    tb_results rs = {0};
+    tb_err e;
+    assert_int_equal(tb_results_parse(text, strlen(text), &rs, &e), -1);
+    assert_non_null(strstr(e.msg, "line 5: notarization_ms")); /* first error in file order */
+    tb_results_free(&rs);
+    char dup[512];
+    snprintf(dup, sizeof dup, "%s%s", H,
+             "no_tee,1,false,false,0,100,,,,,a,b\nno_tee,2,false,false,0,102,,,,,a,b\n"
+             "no_tee,1,false,false,0,999,,,,,a,b\n");
+    assert_int_equal(tb_results_parse(dup, strlen(dup), &rs, &e), -1);
+    assert_string_equal(e.msg, "line 4: a second row for no_tee iteration 1 (the first is line 2)");
+    tb_results_free(&rs);
+
+    assert_int_equal(tb_results_parse_lenient(text, strlen(text), &rs, &e), 0);
+    assert_int_equal(rs.n, 3); /* iterations 1 (the first row), 2 and 5 */
+    assert_int_equal(rs.rows[0].iteration, 1);
+    assert_true(rs.rows[0].notarization_ms == 100);
+    assert_int_equal(rs.rows[1].iteration, 2);
+    assert_int_equal(rs.rows[2].iteration, 5);
+    assert_int_equal(rs.n_damaged, 4);
+    assert_int_equal(rs.damaged[0].line, 4);
+    assert_string_equal(rs.damaged[0].why,
+                        "a second row for no_tee iteration 1 (the first is line 2)");
+    assert_int_equal(rs.damaged[1].line, 5);
+    assert_non_null(strstr(rs.damaged[1].why, "notarization_ms"));
+    assert_int_equal(rs.damaged[2].line, 6); /* an unterminated quote: resynced at the next line */
+    assert_int_equal(rs.damaged[3].line, 8);
+    assert_string_equal(rs.damaged[3].why,
+                        "4 fields, expected 12 (cut short: the file ends inside the row)");
+    tb_results_free(&rs);
+    /* A wrong header still fails the lenient parse. */
+    assert_int_equal(tb_results_parse_lenient("a,b\n1,2\n", 8, &rs, &e), -1);
+    tb_results_free(&rs);
 }
 
 int main(void)
@@ -232,6 +324,8 @@ int main(void)
         cmocka_unit_test(test_client_output),
         cmocka_unit_test(test_format_ms),
         cmocka_unit_test(test_csv_append_is_line_atomic),
+        cmocka_unit_test(test_csv_append_rolls_back_short_write),
+        cmocka_unit_test(test_duplicates_and_damaged_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
