@@ -228,6 +228,38 @@ static void test_errors(void **state)
     tb_load_result_free(&r);
 }
 
+/* A server that never answers, a timeout longer than the run and a short drain:
+ * every connection's request is still in flight at the end. Those are counted as
+ * unfinished (they were counted 0 when the sockets were closed before reading the
+ * count), and the accounting adds up. Set-up is reported: all connections up. */
+static void test_unfinished_and_setup(void **state)
+{
+    (void)state;
+    struct server s;
+    server_start(&s, NULL);
+    tb_load_opts o = opts(&s, 2, 6, 200);
+    o.timeout_ns = 10000000000ULL;
+    o.drain_ns = 100000000ULL;
+    tb_load_result r;
+    tb_err e;
+    assert_int_equal(tb_load_run(&o, &r, &e), 0);
+    server_stop(&s);
+    assert_int_equal(r.completed, 0);
+    assert_int_equal(r.sent, 6);
+    assert_int_equal(r.unfinished, 6);
+    assert_int_equal(r.sent, r.completed + r.drained + r.failed + r.unfinished);
+    assert_int_equal(r.connections_up, 6);
+    assert_true(r.setup_ns > 0 && r.setup_ns < r.runtime_ns);
+    tb_load_result_free(&r);
+
+    /* Nothing listens: no connection is ever up; the set-up took the whole run. */
+    o = opts(&s, 1, 2, 100);
+    assert_int_equal(tb_load_run(&o, &r, &e), 0);
+    assert_int_equal(r.connections_up, 0);
+    assert_int_equal(r.setup_ns, r.runtime_ns);
+    tb_load_result_free(&r);
+}
+
 /* The hot path allocates nothing: a run 3x as long (3x the requests) makes the
  * same number of allocations (threads, loops, histograms, connections). */
 static void test_no_allocation_per_request(void **state)
@@ -299,9 +331,8 @@ int main(int argc, char **argv)
         return cmocka_run_group_tests(alloc, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_closed_loop),
-        cmocka_unit_test(test_rate),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_closed_loop), cmocka_unit_test(test_rate),
+        cmocka_unit_test(test_errors),      cmocka_unit_test(test_unfinished_and_setup),
         cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
