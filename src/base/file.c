@@ -151,6 +151,50 @@ int tb_mkdirs(const char *path, tb_err *err)
     return 0;
 }
 
+int tb_dir_open_private(const char *path, mode_t mode, tb_err *err)
+{
+    char parent[PATH_MAX];
+    if (snprintf(parent, sizeof parent, "%s", path) >= (int)sizeof parent)
+        return tb_errf(err, "%s: path too long", path);
+    size_t n = strlen(parent);
+    while (n > 1 && parent[n - 1] == '/')
+        parent[--n] = 0;
+    char *slash = strrchr(parent, '/');
+    if (slash && slash != parent) {
+        *slash = 0;
+        if (tb_mkdirs(parent, err) < 0)
+            return -1;
+    }
+    if (mkdir(path, mode) < 0 && errno != EEXIST)
+        return tb_errno(err, "mkdir %s", path);
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        struct stat st;
+        if (errno == ELOOP || (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)))
+            return tb_errf(err, "%s: a symbolic link, not a directory: refusing it", path);
+        return tb_errno(err, "%s", path);
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        tb_errno(err, "%s", path);
+        close(fd);
+        return -1;
+    }
+    if (st.st_uid != geteuid()) {
+        tb_errf(err, "%s: owned by uid %ld, not by this user (uid %ld): refusing it", path,
+                (long)st.st_uid, (long)geteuid());
+        close(fd);
+        return -1;
+    }
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        tb_errf(err, "%s: writable by %s (mode %04o): refusing it", path,
+                (st.st_mode & S_IWOTH) ? "others" : "its group", (unsigned)(st.st_mode & 07777));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 int tb_path_join(char *out, size_t out_len, const char *dir, const char *name, tb_err *err)
 {
     size_t dl = strlen(dir);

@@ -33,5 +33,12 @@ int tb_file_write_atomic_mode(const char *path, const void *data, size_t len, mo
 int tb_path_join(char *out, size_t out_len, const char *dir, const char *name, tb_err *err);
 /* mkdir -p with mode 0755. */
 int tb_mkdirs(const char *path, tb_err *err);
+/* A directory only the caller controls, for files a privileged process writes:
+ * creates path (missing parents 0755, path itself with mode) or takes the existing
+ * one, and opens it with O_DIRECTORY|O_NOFOLLOW. Refuses a symbolic link, a
+ * directory owned by another user than the effective one, and one that group or
+ * others may write (anyone who can write it could swap what is inside). Returns
+ * the directory's fd (caller closes), or -1 with err saying which rule failed. */
+int tb_dir_open_private(const char *path, mode_t mode, tb_err *err);
 
 #endif

@@ -32,7 +32,10 @@ static void usage(FILE *f)
             "       teebench nginx log-lines [--dir RUNDIR] [--json]\n\n"
             "start writes RUNDIR/nginx.conf (pid, logs, temp paths all in RUNDIR; the\n"
             "document root defaults to RUNDIR/html with nginx's 615-byte welcome page),\n"
-            "starts %s as the current user and waits until it answers. The access log\n"
+            "starts %s and waits until it answers. Started as root, nginx's workers\n"
+            "run as --user (default www-data, else nobody), not as root. RUNDIR must be\n"
+            "ours alone: an existing one owned by another user, writable by others or a\n"
+            "symlink is refused; a new one is created 0700. The access log\n"
             "(RUNDIR/access.log) has one line per request. stop stops it and waits.\n"
             "log-lines prints how many lines the access log has.\n\n"
             "  --dir RUNDIR     run directory (default ./teebench-nginx)\n"
@@ -40,6 +43,7 @@ static void usage(FILE *f)
             "  --addr A         address to listen on (default 127.0.0.1)\n"
             "  --root DIR       document root\n"
             "  -w, --workers N  worker processes (default 1)\n"
+            "  --user USER      as root: the workers' user (default www-data, else nobody)\n"
             "  --tls            listen with TLS, by default with the fixture PKI's server.pem\n"
             "  --cert F, --key F  PEM certificate chain and key for --tls\n"
             "  --pki DIR        fixture PKI directory (default $TEEBENCH_PKI or ./fixture-pki)\n"
@@ -161,6 +165,9 @@ int cmd_nginx(int argc, char **argv)
         }
         case 'j':
             json = 1;
+            break;
+        case 'u':
+            o.user = optarg;
             break;
         case 'h':
             usage(stdout);

@@ -161,6 +161,48 @@ static void test_file_atomic_planted_symlinks(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A private directory: created 0700 (parents too), an existing one of ours taken;
+ * a symlink, a world- or group-writable one and (as root) another user's refused. */
+static void test_dir_open_private(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tb-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char p[300], q[300];
+    tb_err e;
+    mode_t old = umask(022);
+    snprintf(p, sizeof p, "%s/a/b/run", dir);
+    int fd = tb_dir_open_private(p, 0700, &e);
+    assert_true(fd >= 0);
+    struct stat st;
+    assert_int_equal(fstat(fd, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0700);
+    close(fd);
+    fd = tb_dir_open_private(p, 0700, &e); /* again: it exists, it is ours */
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(chmod(p, 0777), 0);
+    assert_int_equal(tb_dir_open_private(p, 0700, &e), -1);
+    assert_non_null(strstr(e.msg, "writable by others (mode 0777): refusing it"));
+    assert_int_equal(chmod(p, 0770), 0);
+    assert_int_equal(tb_dir_open_private(p, 0700, &e), -1);
+    assert_non_null(strstr(e.msg, "writable by its group"));
+    assert_int_equal(chmod(p, 0755), 0);
+    snprintf(q, sizeof q, "%s/link", dir);
+    assert_int_equal(symlink(p, q), 0);
+    assert_int_equal(tb_dir_open_private(q, 0700, &e), -1);
+    assert_non_null(strstr(e.msg, "a symbolic link, not a directory: refusing it"));
+    if (geteuid() == 0) {
+        assert_int_equal(chown(p, 65534, (gid_t)-1), 0);
+        assert_int_equal(tb_dir_open_private(p, 0700, &e), -1);
+        assert_non_null(strstr(e.msg, "owned by uid 65534, not by this user"));
+    }
+    umask(old);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_file_atomic_mode(void **state)
 {
     (void)state;
@@ -219,6 +261,7 @@ int main(void)
         cmocka_unit_test(test_path_join),
         cmocka_unit_test(test_file_atomic_mode),
         cmocka_unit_test(test_file_atomic_planted_symlinks),
+        cmocka_unit_test(test_dir_open_private),
         cmocka_unit_test(test_clock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
