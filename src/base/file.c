@@ -18,7 +18,7 @@ static int read_failed(int fd, tb_buf *out, size_t start, int had_storage)
 {
     close(fd);
     if (!had_storage) {
-        tb_buf_free(out);
+        tb_buf_clear(out);
     } else {
         out->len = start;
         out->p[start] = 0;

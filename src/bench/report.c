@@ -19,23 +19,23 @@ static const char *const metric_name[M_COUNT] = {"notarization_ms", "tdx_verify_
 
 /* The row's value of metric m, if it has one. notarization_plus_verify_ms falls
  * back to notarization_ms (+ tdx_verify_ms) when the column is empty. */
-static int metric_value(const tb_result_row *r, int m, double *v)
+static int metric_value(const tb_bench_result_row *r, int m, double *v)
 {
     switch (m) {
     case M_NOT:
         *v = r->notarization_ms;
-        return (r->has & TB_HAS_NOTARIZATION) != 0;
+        return (r->has & TB_BENCH_HAS_NOTARIZATION) != 0;
     case M_TDX:
         *v = r->tdx_verify_ms;
-        return (r->has & TB_HAS_TDX_VERIFY) != 0;
+        return (r->has & TB_BENCH_HAS_TDX_VERIFY) != 0;
     default:
-        if (r->has & TB_HAS_NOTARIZATION_PLUS_VERIFY) {
+        if (r->has & TB_BENCH_HAS_NOTARIZATION_PLUS_VERIFY) {
             *v = r->notarization_plus_verify_ms;
             return 1;
         }
-        if (!(r->has & TB_HAS_NOTARIZATION))
+        if (!(r->has & TB_BENCH_HAS_NOTARIZATION))
             return 0;
-        *v = r->notarization_ms + ((r->has & TB_HAS_TDX_VERIFY) ? r->tdx_verify_ms : 0);
+        *v = r->notarization_ms + ((r->has & TB_BENCH_HAS_TDX_VERIFY) ? r->tdx_verify_ms : 0);
         return 1;
     }
 }
@@ -47,13 +47,13 @@ typedef struct sample {
     size_t n;
 } sample;
 
-static void gather(const tb_results *rs, const char *mode, int m, sample *s)
+static void gather(const tb_bench_results *rs, const char *mode, int m, sample *s)
 {
     s->n = 0;
     for (size_t i = 0; i < rs->n; i++) {
-        const tb_result_row *r = &rs->rows[i];
+        const tb_bench_result_row *r = &rs->rows[i];
         double v;
-        if (strcmp(r->mode, mode) || !tb_result_ok(r) || !metric_value(r, m, &v))
+        if (strcmp(r->mode, mode) || !tb_bench_result_ok(r) || !metric_value(r, m, &v))
             continue;
         s->v[s->n] = v;
         s->iter[s->n] = r->iteration;
@@ -61,7 +61,7 @@ static void gather(const tb_results *rs, const char *mode, int m, sample *s)
     }
 }
 
-static int mode_verifies(const tb_results *rs, const char *mode)
+static int mode_verifies(const tb_bench_results *rs, const char *mode)
 {
     for (size_t i = 0; i < rs->n; i++)
         if (!strcmp(rs->rows[i].mode, mode) && rs->rows[i].verify)
@@ -70,7 +70,7 @@ static int mode_verifies(const tb_results *rs, const char *mode)
 }
 
 /* Distinct modes in order of first appearance (pointers into rs). */
-static size_t list_modes(const tb_results *rs, const char **modes)
+static size_t list_modes(const tb_bench_results *rs, const char **modes)
 {
     size_t n = 0;
     for (size_t i = 0; i < rs->n; i++) {
@@ -102,8 +102,8 @@ static int print_pct(tb_buf *out, double diff, double base)
 }
 
 typedef struct ctx {
-    const tb_results *rs;
-    const tb_report_opts *o;
+    const tb_bench_results *rs;
+    const tb_bench_report_opts *o;
     tb_buf *out;
     json_t *j;       /* NULL, or the JSON form being filled alongside the text */
     sample a, b;     /* scratch samples */
@@ -166,8 +166,9 @@ static void overhead_line(ctx *c, const char *mode, int m)
     double ma, mb, lo, hi;
     if (tb_stats_median(c->a.v, c->a.n, &ma) < 0 || tb_stats_median(c->b.v, c->b.n, &mb) < 0 ||
         tb_stats_bootstrap_median_diff(
-            c->a.v, c->a.n, c->b.v, c->b.n, c->o->resamples ? c->o->resamples : TB_REPORT_RESAMPLES,
-            c->o->seed ? c->o->seed : TB_REPORT_SEED, 0.95, &lo, &hi) < 0) {
+            c->a.v, c->a.n, c->b.v, c->b.n,
+            c->o->resamples ? c->o->resamples : TB_BENCH_REPORT_RESAMPLES,
+            c->o->seed ? c->o->seed : TB_BENCH_REPORT_SEED, 0.95, &lo, &hi) < 0) {
         c->rc = -1;
         return;
     }
@@ -263,8 +264,8 @@ static void section_failures(ctx *c)
     size_t failed = 0;
     c->rc |= tb_buf_puts(c->out, "\nfailed runs (after retries):\n");
     for (size_t i = 0; i < c->rs->n; i++) {
-        const tb_result_row *r = &c->rs->rows[i];
-        if (tb_result_ok(r))
+        const tb_bench_result_row *r = &c->rs->rows[i];
+        if (tb_bench_result_ok(r))
             continue;
         failed++;
         if (c->j)
@@ -282,7 +283,7 @@ static void section_failures(ctx *c)
         return;
     c->rc |= tb_buf_puts(c->out, "\nretried attempts (superseded, see retries.csv):\n");
     for (size_t i = 0; i < c->o->retries->n; i++) {
-        const tb_retry_row *t = &c->o->retries->rows[i];
+        const tb_bench_retry_row *t = &c->o->retries->rows[i];
         if (c->j)
             json_array_append_new(json_object_get(c->j, "retried_attempts"),
                                   json_pack("{s:s, s:I, s:i, s:i, s:f}", "mode", t->mode,
@@ -303,7 +304,7 @@ static int median_of(ctx *c, const char *mode, int m, double *v)
     return c->a.n ? tb_stats_median(c->a.v, c->a.n, v) == 0 : 0;
 }
 
-static void section_headline(ctx *c, tb_headline *h)
+static void section_headline(ctx *c, tb_bench_headline *h)
 {
     memset(h, 0, sizeof *h);
     double base, x;
@@ -358,7 +359,7 @@ static void section_header(ctx *c)
 {
     size_t ok = 0;
     for (size_t i = 0; i < c->rs->n; i++)
-        ok += (size_t)tb_result_ok(&c->rs->rows[i]);
+        ok += (size_t)tb_bench_result_ok(&c->rs->rows[i]);
     c->rc |= tb_buf_puts(c->out, "teebench notary benchmark summary\n");
     if (c->o->source)
         c->rc |= tb_buf_printf(c->out, "results: %s\n", c->o->source);
@@ -412,8 +413,8 @@ static void section_damaged(ctx *c)
                                c->rs->damaged[i].why);
 }
 
-int tb_report_summary(const tb_results *rs, const tb_report_opts *o, tb_buf *out, tb_headline *head,
-                      json_t **json, tb_err *err)
+int tb_bench_report_summary(const tb_bench_results *rs, const tb_bench_report_opts *o, tb_buf *out,
+                            tb_bench_headline *head, json_t **json, tb_err *err)
 {
     size_t n = rs->n ? rs->n : 1;
     ctx c = {.rs = rs, .o = o, .out = out};
@@ -430,7 +431,7 @@ int tb_report_summary(const tb_results *rs, const tb_report_opts *o, tb_buf *out
     c.b.v = malloc(n * sizeof(double));
     c.b.iter = malloc(n * sizeof(long));
     c.scratch = malloc(n * sizeof(double));
-    tb_headline h;
+    tb_bench_headline h;
     if (!modes || !c.a.v || !c.a.iter || !c.b.v || !c.b.iter || !c.scratch) {
         c.rc = -1;
         goto done;

@@ -50,7 +50,7 @@ static int grow(void **p, size_t *cap, size_t n, size_t elem)
     return 0;
 }
 
-int tb_results_push(tb_results *rs, const tb_result_row *row, tb_err *err)
+int tb_bench_results_push(tb_bench_results *rs, const tb_bench_result_row *row, tb_err *err)
 {
     if (grow((void **)&rs->rows, &rs->cap, rs->n, sizeof *rs->rows) < 0)
         return tb_errf(err, "out of memory");
@@ -58,14 +58,14 @@ int tb_results_push(tb_results *rs, const tb_result_row *row, tb_err *err)
     return 0;
 }
 
-void tb_results_free(tb_results *rs)
+void tb_bench_results_clear(tb_bench_results *rs)
 {
     free(rs->rows);
     free(rs->damaged);
     memset(rs, 0, sizeof *rs);
 }
 
-int tb_retries_push(tb_retries *rs, const tb_retry_row *row, tb_err *err)
+int tb_bench_retries_push(tb_bench_retries *rs, const tb_bench_retry_row *row, tb_err *err)
 {
     if (grow((void **)&rs->rows, &rs->cap, rs->n, sizeof *rs->rows) < 0)
         return tb_errf(err, "out of memory");
@@ -73,22 +73,22 @@ int tb_retries_push(tb_retries *rs, const tb_retry_row *row, tb_err *err)
     return 0;
 }
 
-void tb_retries_free(tb_retries *rs)
+void tb_bench_retries_clear(tb_bench_retries *rs)
 {
     free(rs->rows);
     memset(rs, 0, sizeof *rs);
 }
 
-int tb_result_ok(const tb_result_row *row)
+int tb_bench_result_ok(const tb_bench_result_row *row)
 {
-    if (row->exit_code != 0 || !(row->has & TB_HAS_NOTARIZATION))
+    if (row->exit_code != 0 || !(row->has & TB_BENCH_HAS_NOTARIZATION))
         return 0;
-    return !row->verify || (row->has & TB_HAS_TDX_VERIFY);
+    return !row->verify || (row->has & TB_BENCH_HAS_TDX_VERIFY);
 }
 
 /* ---- writing ---- */
 
-int tb_format_ms(double ms, char *out, size_t n)
+int tb_bench_format_ms(double ms, char *out, size_t n)
 {
     int k = snprintf(out, n, "%.3f", ms);
     if (k < 0 || (size_t)k >= n)
@@ -122,12 +122,12 @@ static int put_field(tb_buf *out, const char *s, int last)
 static int put_ms(tb_buf *out, unsigned has, unsigned bit, double v)
 {
     char s[64] = "";
-    if ((has & bit) && tb_format_ms(v, s, sizeof s) < 0)
+    if ((has & bit) && tb_bench_format_ms(v, s, sizeof s) < 0)
         return -1;
     return put_field(out, s, 0);
 }
 
-int tb_results_format_row(const tb_result_row *r, tb_buf *out)
+int tb_bench_results_format_row(const tb_bench_result_row *r, tb_buf *out)
 {
     char s[64];
     int rc = put_field(out, r->mode, 0);
@@ -137,17 +137,18 @@ int tb_results_format_row(const tb_result_row *r, tb_buf *out)
     rc |= put_field(out, r->verify ? "true" : "false", 0);
     snprintf(s, sizeof s, "%d", r->exit_code);
     rc |= put_field(out, s, 0);
-    rc |= put_ms(out, r->has, TB_HAS_NOTARIZATION, r->notarization_ms);
-    rc |= put_ms(out, r->has, TB_HAS_TOTAL_E2E, r->total_e2e_ms);
-    rc |= put_ms(out, r->has, TB_HAS_TDX_VERIFY, r->tdx_verify_ms);
-    rc |= put_ms(out, r->has, TB_HAS_NOTARIZATION_PLUS_VERIFY, r->notarization_plus_verify_ms);
-    rc |= put_ms(out, r->has, TB_HAS_WALL, r->wall_ms);
+    rc |= put_ms(out, r->has, TB_BENCH_HAS_NOTARIZATION, r->notarization_ms);
+    rc |= put_ms(out, r->has, TB_BENCH_HAS_TOTAL_E2E, r->total_e2e_ms);
+    rc |= put_ms(out, r->has, TB_BENCH_HAS_TDX_VERIFY, r->tdx_verify_ms);
+    rc |=
+        put_ms(out, r->has, TB_BENCH_HAS_NOTARIZATION_PLUS_VERIFY, r->notarization_plus_verify_ms);
+    rc |= put_ms(out, r->has, TB_BENCH_HAS_WALL, r->wall_ms);
     rc |= put_field(out, r->stdout_log, 0);
     rc |= put_field(out, r->stderr_log, 1);
     return rc ? -1 : 0;
 }
 
-int tb_retries_format_row(const tb_retry_row *r, tb_buf *out)
+int tb_bench_retries_format_row(const tb_bench_retry_row *r, tb_buf *out)
 {
     char s[64];
     int rc = put_field(out, r->mode, 0);
@@ -157,13 +158,13 @@ int tb_retries_format_row(const tb_retry_row *r, tb_buf *out)
     rc |= put_field(out, s, 0);
     snprintf(s, sizeof s, "%d", r->exit_code);
     rc |= put_field(out, s, 0);
-    rc |= put_ms(out, TB_HAS_WALL, TB_HAS_WALL, r->wall_ms);
+    rc |= put_ms(out, TB_BENCH_HAS_WALL, TB_BENCH_HAS_WALL, r->wall_ms);
     rc |= put_field(out, r->stdout_log, 0);
     rc |= put_field(out, r->stderr_log, 1);
     return rc ? -1 : 0;
 }
 
-int tb_csv_create(const char *path, const char *header, tb_err *err)
+int tb_bench_csv_create(const char *path, const char *header, tb_err *err)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0)
@@ -176,7 +177,7 @@ int tb_csv_create(const char *path, const char *header, tb_err *err)
     }
     memcpy(line, header, len);
     line[len] = '\n';
-    int rc = tb_csv_append_line(fd, line, len + 1, err);
+    int rc = tb_bench_csv_append_line(fd, line, len + 1, err);
     free(line);
     if (rc < 0) {
         close(fd);
@@ -185,7 +186,7 @@ int tb_csv_create(const char *path, const char *header, tb_err *err)
     return fd;
 }
 
-int tb_csv_append_line(int fd, const char *line, size_t len, tb_err *err)
+int tb_bench_csv_append_line(int fd, const char *line, size_t len, tb_err *err)
 {
     off_t before = lseek(fd, 0, SEEK_END); /* the one writer of this file: the row's start */
     size_t done = 0;
@@ -215,7 +216,7 @@ typedef struct csv_reader {
     long rec_line; /* line where the last record read started */
 } csv_reader;
 
-typedef char csv_field[TB_LOG_PATH_MAX];
+typedef char csv_field[TB_BENCH_LOG_PATH_MAX];
 
 static int field_char(csv_field f, size_t *k, char c, long line, tb_err *err)
 {
@@ -344,7 +345,7 @@ static int parse_bool(const char *s, int *out)
 }
 
 /* A finite, non-negative decimal number of ms (no hex, inf or nan) below
- * TB_MS_MAX, so that every value parsed can be written back (tb_format_ms). */
+ * TB_BENCH_MS_MAX, so that every value parsed can be written back (tb_bench_format_ms). */
 static int parse_ms(const char *s, double *out)
 {
     if (!*s)
@@ -355,7 +356,7 @@ static int parse_ms(const char *s, double *out)
     errno = 0;
     char *end;
     double v = strtod(s, &end);
-    if (errno || *end || !isfinite(v) || v < 0 || v > TB_MS_MAX)
+    if (errno || *end || !isfinite(v) || v < 0 || v > TB_BENCH_MS_MAX)
         return -1;
     *out = v;
     return 0;
@@ -387,10 +388,10 @@ static int row_ms(csv_field *f, int i, long line, unsigned bit, unsigned *has, d
     return 0;
 }
 
-static int parse_row(csv_field *f, long line, tb_result_row *r, tb_err *err)
+static int parse_row(csv_field *f, long line, tb_bench_result_row *r, tb_err *err)
 {
     memset(r, 0, sizeof *r);
-    if (!valid_mode(f[0]) || strlen(f[0]) >= TB_MODE_MAX)
+    if (!valid_mode(f[0]) || strlen(f[0]) >= TB_BENCH_MODE_MAX)
         return bad_field(err, line, "mode", "not a mode name", f[0]);
     strcpy(r->mode, f[0]);
     if (parse_long(f[1], 0, 100000000, &r->iteration) < 0)
@@ -403,12 +404,12 @@ static int parse_row(csv_field *f, long line, tb_result_row *r, tb_err *err)
     if (parse_long(f[4], INT_MIN, INT_MAX, &code) < 0)
         return bad_field(err, line, "exit_code", "not an integer", f[4]);
     r->exit_code = (int)code;
-    if (row_ms(f, 5, line, TB_HAS_NOTARIZATION, &r->has, &r->notarization_ms, err) < 0 ||
-        row_ms(f, 6, line, TB_HAS_TOTAL_E2E, &r->has, &r->total_e2e_ms, err) < 0 ||
-        row_ms(f, 7, line, TB_HAS_TDX_VERIFY, &r->has, &r->tdx_verify_ms, err) < 0 ||
-        row_ms(f, 8, line, TB_HAS_NOTARIZATION_PLUS_VERIFY, &r->has,
+    if (row_ms(f, 5, line, TB_BENCH_HAS_NOTARIZATION, &r->has, &r->notarization_ms, err) < 0 ||
+        row_ms(f, 6, line, TB_BENCH_HAS_TOTAL_E2E, &r->has, &r->total_e2e_ms, err) < 0 ||
+        row_ms(f, 7, line, TB_BENCH_HAS_TDX_VERIFY, &r->has, &r->tdx_verify_ms, err) < 0 ||
+        row_ms(f, 8, line, TB_BENCH_HAS_NOTARIZATION_PLUS_VERIFY, &r->has,
                &r->notarization_plus_verify_ms, err) < 0 ||
-        row_ms(f, 9, line, TB_HAS_WALL, &r->has, &r->wall_ms, err) < 0)
+        row_ms(f, 9, line, TB_BENCH_HAS_WALL, &r->has, &r->wall_ms, err) < 0)
         return -1;
     strcpy(r->stdout_log, f[10]);
     strcpy(r->stderr_log, f[11]);
@@ -495,17 +496,17 @@ static int parse_csv(const char *data, size_t len, const char *const *names, int
 
 static int add_result(csv_field *f, long line, void *out, tb_err *err)
 {
-    tb_result_row row;
+    tb_bench_result_row row;
     if (parse_row(f, line, &row, err) < 0)
         return -1;
-    return tb_results_push(out, &row, err) < 0 ? -2 : 0;
+    return tb_bench_results_push(out, &row, err) < 0 ? -2 : 0;
 }
 
-static int add_damaged(tb_results *rs, long line, const char *why, tb_err *err)
+static int add_damaged(tb_bench_results *rs, long line, const char *why, tb_err *err)
 {
     if (grow((void **)&rs->damaged, &rs->cap_damaged, rs->n_damaged, sizeof *rs->damaged) < 0)
         return tb_errf(err, "out of memory");
-    tb_damaged_row *d = &rs->damaged[rs->n_damaged++];
+    tb_bench_damaged_row *d = &rs->damaged[rs->n_damaged++];
     d->line = line;
     /* "line N: " is said by the line number already */
     const char *colon = !strncmp(why, "line ", 5) ? strstr(why, ": ") : NULL;
@@ -521,7 +522,8 @@ static int bad_result(long line, const char *why, void *out, tb_err *err)
 /* Row order for finding duplicates: (mode, iteration), then file order. */
 static int by_run(const void *a, const void *b)
 {
-    const tb_result_row *x = *(tb_result_row *const *)a, *y = *(tb_result_row *const *)b;
+    const tb_bench_result_row *x = *(tb_bench_result_row *const *)a,
+                              *y = *(tb_bench_result_row *const *)b;
     int c = strcmp(x->mode, y->mode);
     if (c)
         return c;
@@ -532,19 +534,19 @@ static int by_run(const void *a, const void *b)
 
 static int by_line(const void *a, const void *b)
 {
-    const tb_damaged_row *x = a, *y = b;
+    const tb_bench_damaged_row *x = a, *y = b;
     return (x->line > y->line) - (x->line < y->line);
 }
 
 /* Rows from index first on: a second row for the same (mode, iteration) is an error
  * (strict) or goes to damaged, the first one kept (lenient). lines[i] is row i's line. */
-static int check_duplicates(tb_results *rs, size_t first, const long *lines, int lenient,
+static int check_duplicates(tb_bench_results *rs, size_t first, const long *lines, int lenient,
                             tb_err *err)
 {
     size_t n = rs->n - first;
     if (n < 2)
         return 0;
-    tb_result_row **idx = malloc(n * sizeof *idx);
+    tb_bench_result_row **idx = malloc(n * sizeof *idx);
     unsigned char *drop = calloc(n, 1);
     if (!idx || !drop) {
         free(idx);
@@ -557,7 +559,7 @@ static int check_duplicates(tb_results *rs, size_t first, const long *lines, int
     int rc = 0;
     size_t dups = 0;
     for (size_t i = 1; i < n && rc == 0; i++) {
-        const tb_result_row *a = idx[i - 1], *b = idx[i];
+        const tb_bench_result_row *a = idx[i - 1], *b = idx[i];
         if (strcmp(a->mode, b->mode) || a->iteration != b->iteration)
             continue;
         size_t k = (size_t)(b - rs->rows) - first;
@@ -589,7 +591,7 @@ static int check_duplicates(tb_results *rs, size_t first, const long *lines, int
 /* Collects the line number of each row this parse adds (rows[first + i] is on
  * lines[i]), for duplicate messages. */
 typedef struct line_rows {
-    tb_results *rs;
+    tb_bench_results *rs;
     size_t first;
     long *lines;
     size_t cap;
@@ -615,10 +617,11 @@ static int bad_result_line(long line, const char *why, void *out, tb_err *err)
     return bad_result(line, why, ((line_rows *)out)->rs, err);
 }
 
-static int results_parse(const char *data, size_t len, int lenient, tb_results *out, tb_err *err)
+static int results_parse(const char *data, size_t len, int lenient, tb_bench_results *out,
+                         tb_err *err)
 {
     line_rows lr = {.rs = out, .first = out->n};
-    int rc = parse_csv(data, len, result_fields, 12, TB_RESULTS_HEADER, add_result_line,
+    int rc = parse_csv(data, len, result_fields, 12, TB_BENCH_RESULTS_HEADER, add_result_line,
                        lenient ? bad_result_line : NULL, &lr, err);
     if (rc == 0)
         rc = check_duplicates(out, lr.first, lr.lines, lenient, err);
@@ -626,34 +629,34 @@ static int results_parse(const char *data, size_t len, int lenient, tb_results *
     return rc;
 }
 
-int tb_results_parse(const char *data, size_t len, tb_results *out, tb_err *err)
+int tb_bench_results_parse(const char *data, size_t len, tb_bench_results *out, tb_err *err)
 {
     return results_parse(data, len, 0, out, err);
 }
 
-int tb_results_parse_lenient(const char *data, size_t len, tb_results *out, tb_err *err)
+int tb_bench_results_parse_lenient(const char *data, size_t len, tb_bench_results *out, tb_err *err)
 {
     return results_parse(data, len, 1, out, err);
 }
 
-int tb_results_load(const char *path, int lenient, tb_results *out, tb_err *err)
+int tb_bench_results_load(const char *path, int lenient, tb_bench_results *out, tb_err *err)
 {
     tb_buf b = {0};
-    if (tb_file_read(path, TB_RESULTS_MAX_BYTES, &b, err) < 0) {
-        tb_buf_free(&b);
+    if (tb_file_read(path, TB_BENCH_RESULTS_MAX_BYTES, &b, err) < 0) {
+        tb_buf_clear(&b);
         return -1;
     }
     int rc = results_parse((const char *)b.p, b.len, lenient, out, err);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     if (rc < 0)
         return tb_err_wrap(err, "%s", path);
     return 0;
 }
 
-static int parse_retry(csv_field *f, long line, tb_retry_row *r, tb_err *err)
+static int parse_retry(csv_field *f, long line, tb_bench_retry_row *r, tb_err *err)
 {
     memset(r, 0, sizeof *r);
-    if (!valid_mode(f[0]) || strlen(f[0]) >= TB_MODE_MAX)
+    if (!valid_mode(f[0]) || strlen(f[0]) >= TB_BENCH_MODE_MAX)
         return bad_field(err, line, "mode", "not a mode name", f[0]);
     strcpy(r->mode, f[0]);
     long v;
@@ -674,15 +677,16 @@ static int parse_retry(csv_field *f, long line, tb_retry_row *r, tb_err *err)
 
 static int add_retry(csv_field *f, long line, void *out, tb_err *err)
 {
-    tb_retry_row row;
+    tb_bench_retry_row row;
     if (parse_retry(f, line, &row, err) < 0)
         return -1;
-    return tb_retries_push(out, &row, err) < 0 ? -2 : 0;
+    return tb_bench_retries_push(out, &row, err) < 0 ? -2 : 0;
 }
 
-int tb_retries_parse(const char *data, size_t len, tb_retries *out, tb_err *err)
+int tb_bench_retries_parse(const char *data, size_t len, tb_bench_retries *out, tb_err *err)
 {
-    return parse_csv(data, len, retry_fields, 7, TB_RETRIES_HEADER, add_retry, NULL, out, err);
+    return parse_csv(data, len, retry_fields, 7, TB_BENCH_RETRIES_HEADER, add_retry, NULL, out,
+                     err);
 }
 
 /* ---- client output ---- */
@@ -692,7 +696,7 @@ static int key_is(const char *tok, size_t klen, const char *key)
     return strlen(key) == klen && !memcmp(tok, key, klen);
 }
 
-void tb_client_output_parse(const char *text, size_t len, tb_client_output *out)
+void tb_bench_client_output_parse(const char *text, size_t len, tb_bench_client_output *out)
 {
     memset(out, 0, sizeof *out);
     out->enable_tee = -1;
@@ -721,13 +725,13 @@ void tb_client_output_parse(const char *text, size_t len, tb_client_output *out)
         unsigned bit = 0;
         double *slot = NULL;
         if (key_is(tok, klen, "NOTARIZATION_MS")) {
-            bit = TB_HAS_NOTARIZATION;
+            bit = TB_BENCH_HAS_NOTARIZATION;
             slot = &out->notarization_ms;
         } else if (key_is(tok, klen, "TOTAL_E2E_MS")) {
-            bit = TB_HAS_TOTAL_E2E;
+            bit = TB_BENCH_HAS_TOTAL_E2E;
             slot = &out->total_e2e_ms;
         } else if (key_is(tok, klen, "TDX_VERIFY_MS")) {
-            bit = TB_HAS_TDX_VERIFY;
+            bit = TB_BENCH_HAS_TDX_VERIFY;
             slot = &out->tdx_verify_ms;
         } else if (key_is(tok, klen, "ENABLE_TEE_ATTESTATION")) {
             int b;

@@ -33,7 +33,7 @@
 typedef struct tb_bench_config {
     int iterations;
     int n_modes;
-    char modes[TB_BENCH_MAX_MODES][TB_MODE_MAX];
+    char modes[TB_BENCH_MAX_MODES][TB_BENCH_MODE_MAX];
     int start_fixture;
     char fixture_addr[TB_BENCH_STR];
     int fixture_port; /* 0: pick a free port */
@@ -81,7 +81,7 @@ int tb_bench_mode_flags(const char *mode, int *enable_tee, int *verify);
 typedef struct tb_bench_event {
     const char *kind; /* "info", "attempt" */
     const char *text; /* for "info" */
-    const tb_result_row *row;
+    const tb_bench_result_row *row;
     int attempt;
     int will_retry;
 } tb_bench_event;
@@ -104,9 +104,9 @@ int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
 
 /* What a summary found besides its text. */
 typedef struct tb_bench_summary {
-    json_t *json;     /* with want_json: the figures (tb_report_summary); caller decrefs */
+    json_t *json;     /* with want_json: the figures (tb_bench_report_summary); caller decrefs */
     size_t n_damaged; /* rows left out (cut short, bad, duplicate) */
-    tb_damaged_row first_damaged; /* the first of them, when n_damaged > 0 */
+    tb_bench_damaged_row first_damaged; /* the first of them, when n_damaged > 0 */
 } tb_bench_summary;
 
 /* Summarizes an existing run: path is a run directory or a results.csv. Reads

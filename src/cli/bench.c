@@ -115,14 +115,14 @@ static void on_progress(const tb_bench_event *ev, void *ctx)
     if (!strcmp(ev->kind, "info")) {
         fprintf(f, "bench: %s\n", ev->text);
     } else {
-        const tb_result_row *r = ev->row;
+        const tb_bench_result_row *r = ev->row;
         fprintf(f, "[%s %ld/%d] attempt %d: exit %d", r->mode, r->iteration, pc->iterations,
                 ev->attempt, r->exit_code);
-        if (r->has & TB_HAS_NOTARIZATION)
+        if (r->has & TB_BENCH_HAS_NOTARIZATION)
             fprintf(f, ", notarization %.2f ms", r->notarization_ms);
-        if (r->has & TB_HAS_TDX_VERIFY)
+        if (r->has & TB_BENCH_HAS_TDX_VERIFY)
             fprintf(f, ", tdx verify %.2f ms", r->tdx_verify_ms);
-        fprintf(f, ", wall %.2f ms%s%s\n", r->wall_ms, tb_result_ok(r) ? "" : " FAILED",
+        fprintf(f, ", wall %.2f ms%s%s\n", r->wall_ms, tb_bench_result_ok(r) ? "" : " FAILED",
                 ev->will_retry ? ", retrying" : "");
     }
     fflush(f);
@@ -147,7 +147,7 @@ static int print_notary_json(const tb_bench_config *c, const tb_bench_outcome *o
         tb_err e2;
         if (tb_bench_summarize(oc->run_dir, 1, &text, &sum, &e2) == 0)
             json_object_set_new(body, "summary", sum.json);
-        tb_buf_free(&text);
+        tb_buf_clear(&text);
     }
     return cli_json_print("bench", cli_json_envelope(SCHEMA_NOTARY, body, 1));
 }
@@ -268,7 +268,7 @@ static int cmd_bench_summarize(int argc, char **argv)
     tb_err err;
     tb_bench_summary sum;
     if (tb_bench_summarize(path, json, &out, &sum, &err) < 0) {
-        tb_buf_free(&out);
+        tb_buf_clear(&out);
         if (json)
             return cli_json_fail(1, "bench", SCHEMA_SUMMARY, "summarize: %s", err.msg);
         return cli_fail("bench", "summarize: %s", err.msg);
@@ -278,7 +278,7 @@ static int cmd_bench_summarize(int argc, char **argv)
         rc = cli_json_print("bench", cli_json_envelope(SCHEMA_SUMMARY, sum.json, 1));
     else if (fwrite(out.p, 1, out.len, stdout) != out.len || fflush(stdout) != 0)
         rc = cli_fail("bench", "summarize: writing the summary: %s", strerror(errno));
-    tb_buf_free(&out);
+    tb_buf_clear(&out);
     if (rc == 0 && sum.n_damaged)
         rc = cli_fail("bench", "summarize: %s: %zu damaged row%s not counted (first: line %ld: %s)",
                       path, sum.n_damaged, sum.n_damaged == 1 ? "" : "s", sum.first_damaged.line,

@@ -488,24 +488,24 @@ int cmd_http(int argc, char **argv)
     tb_addr_format(&lo.addr, target, sizeof target);
     tb_buf req = {0};
     if (build_request(&o, &req) < 0) {
-        tb_buf_free(&req);
+        tb_buf_clear(&req);
         return fail(&o, "building the request: out of memory");
     }
     tb_tls_ctx *tls = NULL;
     if (o.url.tls && !(tls = tb_tls_client_ctx_new(o.cacert, &e))) {
-        tb_buf_free(&req);
+        tb_buf_clear(&req);
         return fail(&o, "%s", e.msg);
     }
     raise_fd_limit(o.connections + o.threads * 2 + 256);
     if (tb_sock_connect_wait(&lo.addr, o.timeout_ms > 5000 ? 5000 : (int)o.timeout_ms, &e) < 0) {
         tb_tls_ctx_free(tls);
-        tb_buf_free(&req);
+        tb_buf_clear(&req);
         return fail(&o, "%s", e.msg);
     }
     struct log_check lc = {.on = o.server_log != NULL};
     if (lc.on && tb_log_count_lines(o.server_log, &lc.before, &e) < 0) {
         tb_tls_ctx_free(tls);
-        tb_buf_free(&req);
+        tb_buf_clear(&req);
         return fail(&o, "--server-log: %s", e.msg);
     }
     lo.tls = tls;
@@ -540,7 +540,7 @@ int cmd_http(int argc, char **argv)
     rc = tb_load_run(&lo, &r, &e);
     signal(SIGINT, SIG_DFL);
     tb_tls_ctx_free(tls);
-    tb_buf_free(&req);
+    tb_buf_clear(&req);
     if (rc < 0)
         return fail(&o, "%s", e.msg);
 
@@ -548,7 +548,7 @@ int cmd_http(int argc, char **argv)
     tb_hist raw;
     uint64_t interval = 0;
     if (tb_hist_init(&raw, TB_HIST_DEFAULT_MAX, &e) < 0) {
-        tb_load_result_free(&r);
+        tb_load_result_clear(&r);
         return fail(&o, "%s", e.msg);
     }
     tb_hist_merge(&raw, &r.latency, NULL);
@@ -559,7 +559,7 @@ int cmd_http(int argc, char **argv)
     if (lc.on) {
         if (count_settled(o.server_log, &lc.after, &e) < 0) {
             tb_hist_free(&raw);
-            tb_load_result_free(&r);
+            tb_load_result_clear(&r);
             return fail(&o, "--server-log: %s", e.msg);
         }
         lc.ok = lc.after >= lc.before && lc.after - lc.before == r.completed + r.drained;
@@ -602,6 +602,6 @@ int cmd_http(int argc, char **argv)
     if (rc == 0 && !o.json && slow_setup)
         fprintf(stderr, "teebench: http: note: %s\n", setup);
     tb_hist_free(&raw);
-    tb_load_result_free(&r);
+    tb_load_result_clear(&r);
     return rc;
 }

@@ -351,7 +351,7 @@ static int do_export(const opts *o)
             rc = cli_fail(CMD, "export: writing standard output failed");
         }
     }
-    tb_buf_free(&out);
+    tb_buf_clear(&out);
     for (int i = 0; rs && i < o->nargs; i++)
         tb_record_free(rs[i]);
     free(rs);

@@ -290,7 +290,7 @@ static int serve(const struct opts *o)
 out:
     tb_server_free(srv);
     tb_tls_ctx_free(tls);
-    tb_site_free(&site);
+    tb_site_clear(&site);
     return rc;
 }
 

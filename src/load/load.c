@@ -572,13 +572,13 @@ int tb_load_run(const tb_load_opts *o, tb_load_result *r, tb_err *err)
     if (tb_hist_init(&r->latency, TB_HIST_DEFAULT_MAX, err) < 0 ||
         tb_hist_init(&r->latency_uncorrected, TB_HIST_DEFAULT_MAX, err) < 0 ||
         tb_hist_init(&r->rate, TB_HIST_DEFAULT_MAX, err) < 0) {
-        tb_load_result_free(r);
+        tb_load_result_clear(r);
         return -1;
     }
     struct run run = {.o = o};
     struct thread *ts = calloc(o->threads, sizeof *ts);
     if (!ts) {
-        tb_load_result_free(r);
+        tb_load_result_clear(r);
         return tb_errf(err, "load: out of memory");
     }
     run.start = tb_mono_ns();
@@ -612,11 +612,11 @@ int tb_load_run(const tb_load_opts *o, tb_load_result *r, tb_err *err)
         thread_free(&ts[i]);
     free(ts);
     if (rc < 0)
-        tb_load_result_free(r);
+        tb_load_result_clear(r);
     return rc;
 }
 
-void tb_load_result_free(tb_load_result *r)
+void tb_load_result_clear(tb_load_result *r)
 {
     tb_hist_free(&r->latency);
     tb_hist_free(&r->latency_uncorrected);

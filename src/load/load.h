@@ -31,7 +31,7 @@
  *
  * Ownership: the caller owns everything in tb_load_opts (request bytes, TLS ctx)
  * for the duration of tb_load_run; tb_load_run fills a tb_load_result whose
- * histograms the caller frees with tb_load_result_free. */
+ * histograms the caller frees with tb_load_result_clear. */
 #ifndef TB_LOAD_LOAD_H
 #define TB_LOAD_LOAD_H
 
@@ -92,6 +92,6 @@ typedef struct tb_load_result {
 /* Runs the load. Returns 0 (the run happened; errors are counted in r), or -1
  * with err when it could not start (bad options, out of memory, threads). */
 int tb_load_run(const tb_load_opts *o, tb_load_result *r, tb_err *err);
-void tb_load_result_free(tb_load_result *r);
+void tb_load_result_clear(tb_load_result *r);
 
 #endif

@@ -180,11 +180,11 @@ pid_t tb_nginx_pid(const char *dir, tb_err *err)
     if (tb_nginx_path(dir, "nginx.pid", path, sizeof path, err) < 0)
         return -1;
     if (tb_file_read(path, 64, &b, err) < 0) {
-        tb_buf_free(&b);
+        tb_buf_clear(&b);
         return tb_errf(err, "no nginx runs from %s (no readable %s)", dir, path);
     }
     long pid = b.p ? strtol((const char *)b.p, NULL, 10) : 0;
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     if (pid <= 0 || pid > INT_MAX || !is_live_nginx((pid_t)pid))
         return tb_errf(err, "no nginx runs from %s (stale pid file %s)", dir, path);
     return (pid_t)pid;
@@ -202,12 +202,12 @@ static int write_index(const char *html_dir, tb_err *err)
         tb_buf_reset(&page);
         tb_blob w = tb_fixture_welcome();
         if (tb_buf_append(&page, w.p, w.len) < 0) {
-            tb_buf_free(&page);
+            tb_buf_clear(&page);
             return tb_errf(err, "out of memory");
         }
     }
     int rc = tb_file_write_atomic(path, page.p, page.len, err);
-    tb_buf_free(&page);
+    tb_buf_clear(&page);
     return rc;
 }
 
@@ -219,7 +219,7 @@ static void start_failure(const char *log, char *out, size_t size)
     tb_err ignore;
     snprintf(out, size, "no message");
     if (tb_file_read(log, 1 << 16, &b, &ignore) < 0 || !b.len) {
-        tb_buf_free(&b);
+        tb_buf_clear(&b);
         return;
     }
     char *s = (char *)b.p, *best = NULL, *last = NULL;
@@ -233,7 +233,7 @@ static void start_failure(const char *log, char *out, size_t size)
         char *tag = strstr(msg, "] ");
         snprintf(out, size, "%s", tag ? tag + 2 : msg);
     }
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 /* start.log in the run directory dfd, never through a symlink. */
@@ -399,19 +399,19 @@ int tb_nginx_start(const tb_nginx_opts *o, int timeout_ms, tb_err *err)
     tb_err e;
     struct worker w, *wp = NULL;
     if (tb_nginx_config(o, &text, err) < 0) {
-        tb_buf_free(&text);
+        tb_buf_clear(&text);
         return -1;
     }
     if (geteuid() == 0) {
         if (worker_of(o, &w, err) < 0) {
-            tb_buf_free(&text);
+            tb_buf_clear(&text);
             return -1;
         }
         wp = &w;
     }
     pid_t running = tb_nginx_pid(o->dir, &e);
     if (running > 0) {
-        tb_buf_free(&text);
+        tb_buf_clear(&text);
         return tb_errf(err, "nginx already runs from %s (pid %d)", o->dir, (int)running);
     }
     int rc = -1, dfd = -1;
@@ -434,7 +434,7 @@ int tb_nginx_start(const tb_nginx_opts *o, int timeout_ms, tb_err *err)
 out:
     if (dfd >= 0)
         close(dfd);
-    tb_buf_free(&text);
+    tb_buf_clear(&text);
     return rc;
 }
 

@@ -45,7 +45,21 @@ grep -q '^runs: 4 rows, 4 successful, 0 failed' "$WORK/sum" || fail "summary cou
 # A row cut short (the last one, no end of line) and a duplicate of no_tee 1.
 csv=$WORK/damaged.csv
 { cat "$run/results.csv"; grep '^no_tee,1,' "$run/results.csv"; printf 'tee_no_verify,3,true,false,0,13'; } >"$csv"
-"$TB" bench summarize "$csv" >"$WORK/sum2" 2>"$WORK/err2" || fail "summarize with damaged rows: $(cat "$WORK/err2")"
+# The summary of the intact rows is printed; the exit code is 1 and one line says why.
+rc=0; "$TB" bench summarize "$csv" >"$WORK/sum2" 2>"$WORK/err2" || rc=$?
+[ $rc -eq 1 ] || fail "summarize with damaged rows must exit 1, got $rc: $(cat "$WORK/err2")"
+grep -qx "teebench: bench: summarize: $csv: 2 damaged rows not counted (first: line 6: a second row for no_tee iteration 1 (the first is line 2))" \
+  "$WORK/err2" || fail "damaged rows line: $(cat "$WORK/err2")"
+"$TB" bench summarize --json "$csv" >"$WORK/sum2.json" 2>/dev/null && fail "--json with damaged rows must exit 1"
+python3 - "$WORK/sum2.json" <<'PY' || fail "summarize --json: $(head -c 600 "$WORK/sum2.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert list(d)[:3] == ["schema", "teebench", "env"] and d["schema"] == "teebench-bench-summary/1", list(d)[:4]
+assert d["runs"] == {"rows": 4, "successful": 4, "failed": 0, "retried_attempts": None, "damaged": 2}, d["runs"]
+assert [x["line"] for x in d["damaged_rows"]] == [6, 7], d["damaged_rows"]
+assert d["modes"]["no_tee"]["notarization_ms"]["n"] == 2, d["modes"]
+assert d["headline"]["tee_overhead_ms"] is not None, d["headline"]
+PY
 grep -q '^runs: 4 rows, 4 successful, 0 failed; 2 DAMAGED rows not counted' "$WORK/sum2" || fail "counts: $(head -5 "$WORK/sum2")"
 grep -q '^  DAMAGED line 6: a second row for no_tee iteration 1 (the first is line 2)$' "$WORK/sum2" \
   || fail "duplicate listed: $(grep -A3 damaged "$WORK/sum2")"

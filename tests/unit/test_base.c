@@ -43,7 +43,7 @@ static void test_buf_append_printf_consume(void **state)
     assert_memory_equal(b.p, "1,2,", 4);
     tb_buf_consume(&b, b.len + 10);
     assert_int_equal(b.len, 0);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     assert_null(b.p);
 }
 
@@ -87,7 +87,7 @@ static void test_file_atomic_roundtrip(void **state)
     assert_int_equal(tb_file_read(path, 3, &b, &e), -1);
     assert_non_null(strstr(e.msg, "larger than 3 bytes"));
     assert_int_equal(b.len, 0); /* failure leaves out as it was */
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     assert_int_equal(tb_file_read(path, 3, &b, &e), -1);
     assert_null(b.p); /* a fresh buffer needs no cleanup after a failure */
     assert_int_equal(tb_buf_append(&b, "ab", 2), 0);
@@ -100,7 +100,7 @@ static void test_file_atomic_roundtrip(void **state)
     snprintf(path, sizeof path, "%s/missing", dir);
     assert_int_equal(tb_file_read(path, 3, &b, &e), -1);
     assert_non_null(strstr(e.msg, "No such file"));
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
@@ -155,7 +155,7 @@ static void test_file_atomic_planted_symlinks(void **state)
     assert_int_equal(lstat(path, &st), 0);
     assert_true(S_ISREG(st.st_mode));
     assert_int_equal(count_entries(dir), 3); /* victim, key, the planted link: no temp file */
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);

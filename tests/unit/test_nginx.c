@@ -25,7 +25,7 @@ static char *config(const tb_nginx_opts *o, tb_err *err)
 {
     tb_buf b = {0};
     if (tb_nginx_config(o, &b, err) < 0) {
-        tb_buf_free(&b);
+        tb_buf_clear(&b);
         return NULL;
     }
     return (char *)b.p;

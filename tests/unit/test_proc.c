@@ -70,7 +70,7 @@ static void test_exit_code_and_outputs(void **state)
     tb_buf b = {0};
     assert_string_equal(slurp(out, &b), "out-bar\n");
     assert_string_equal(slurp(err, &b), "err\n");
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 static void test_signal_exit_code(void **state)
@@ -131,7 +131,7 @@ static void test_timeout_kills_group(void **state)
     assert_true(took < 5000000000ull);
     tb_buf b = {0};
     long gpid = atol(slurp(pidfile, &b));
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     assert_true(gpid > 0);
     assert_true(gone((pid_t)gpid)); /* the background sleep died with its group */
 }
@@ -150,7 +150,7 @@ static void test_normal_exit_kills_leftovers(void **state)
     assert_int_equal(r.exit_code, 0);
     tb_buf b = {0};
     long gpid = atol(slurp(pidfile, &b));
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     assert_true(gpid > 0 && gone((pid_t)gpid));
 }
 
