@@ -3,6 +3,7 @@
  * they differ only in the TEE. This file parses flags and prints; src/vm
  * decides, builds the command line and runs QEMU. */
 #include "cli/cli.h"
+#include "cli/json.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -495,7 +496,8 @@ static int do_show(const vm_args *a, const char *base, const char *name)
     if (a->json) {
         json_t *o = tb_vm_state_json(&st);
         json_object_set_new(o, "running", json_boolean(alive));
-        char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+                                       JSON_REAL_PRECISION(CLI_JSON_REAL_DIGITS));
         json_decref(o);
         tb_vm_state_free(&st);
         if (!text)
