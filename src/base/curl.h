@@ -1,7 +1,7 @@
 /* curl: libcurl loaded on first use instead of at program start.
  *
  * The binary does not link libcurl (DT_NEEDED): the dynamic loader would map and
- * relocate libcurl and its ~30 dependencies (GnuTLS, Kerberos, LDAP, ...) on every
+ * relocate libcurl and the 27 libraries it pulls in (GnuTLS, Kerberos, LDAP...) on every
  * start, which tripled `teebench --help`'s start-up time although only the notary
  * client and the PCCS fetch ever use it. Instead base/curl.c defines the libcurl
  * entry points the tree calls (curl_global_init/cleanup, curl_easy_init/setopt/
