@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     /* a final line without its line end counts too */
     if (tb_buf_append(&in, "\n", 1) < 0) {
-        tb_buf_free(&in);
+        tb_buf_clear(&in);
         return 0;
     }
     while (tb_qmp_take_line(&in, &line, &err) == 1) {
@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         json_decref(m.json);
     }
-    tb_buf_free(&in);
-    tb_buf_free(&line);
+    tb_buf_clear(&in);
+    tb_buf_clear(&line);
     return 0;
 }

@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         free(back);
     }
-    tb_buf_free(&q);
+    tb_buf_clear(&q);
 
     char lib[16];
     memset(lib, 'x', sizeof lib);

@@ -4,7 +4,8 @@
 #   scripts/setup.sh          what the build and the main job (`make run`) need
 #   scripts/setup.sh --test   that, plus what only the tests need (`make test`):
 #                             cmocka, clang + sanitizer runtimes, wrk, sshd, Ansible,
-#                             Chromium, QEMU and the guest kernel/initramfs tools
+#                             Chromium, QEMU and the guest kernel/initramfs tools,
+#                             hyperfine (bench/startup.sh)
 set -euo pipefail
 
 RUN_PACKAGES=(
@@ -18,6 +19,7 @@ TEST_PACKAGES=(
   openssh-server ansible
   chromium
   qemu-system-x86 qemu-utils busybox-static cpio dropbear-bin
+  hyperfine
 )
 
 packages=("${RUN_PACKAGES[@]}")

@@ -31,12 +31,40 @@ static const struct command commands[] = {
     {"suite", cmd_suite, "every workload in this environment, one stored result"},
 };
 
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: teebench <command> [options]\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nteebench <command> --help shows a command's options.\n");
+    fprintf(f,
+            "\nteebench help <command> (= teebench <command> --help) shows a command's options.\n"
+            "teebench -V, --version prints the version.\n"
+            "Conventions of every command: README.md, \"Command-line conventions\".\n");
+}
+
+static const struct command *find(const char *name)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (!strcmp(name, commands[i].name))
+            return &commands[i];
+    return NULL;
+}
+
+static int unknown(const char *name)
+{
+    const char *names[N_COMMANDS + 1];
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        names[i] = commands[i].name;
+    names[N_COMMANDS] = NULL;
+    const char *near = cli_suggest(name, names);
+    if (near)
+        fprintf(stderr, "teebench: unknown command '%s'; did you mean '%s'? (teebench --help)\n",
+                name, near);
+    else
+        fprintf(stderr, "teebench: unknown command '%s' (teebench --help lists them)\n", name);
+    return 2;
 }
 
 int main(int argc, char **argv)
@@ -46,17 +74,24 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (!strcmp(argv[1], "help") && argc > 2) { /* teebench help CMD = teebench CMD --help */
+        const struct command *c = find(argv[2]);
+        if (!c)
+            return unknown(argv[2]);
+        char *args[] = {argv[2], "--help", NULL};
+        return c->run(2, args);
+    }
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return 0;
     }
-    if (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+    if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "-v") || !strcmp(argv[1], "--version") ||
+        !strcmp(argv[1], "version")) {
         printf("teebench %s\n", TEEBENCH_VERSION);
         return 0;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "teebench: unknown command '%s' (teebench --help lists them)\n", argv[1]);
-    return 2;
+    const struct command *c = find(argv[1]);
+    if (c)
+        return c->run(argc - 1, argv + 1);
+    return unknown(argv[1]);
 }

@@ -257,7 +257,7 @@ static int read_text(const char *dir, const char *name, char **out, tb_err *err)
     if (read_piece(dir, name, &b, err) < 0)
         return -1;
     *out = dupn((const char *)b.p, b.len);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     return *out ? 0 : tb_errf(err, "out of memory");
 }
 
@@ -278,7 +278,7 @@ static int read_crl(const char *dir, const char *base, uint8_t **der, size_t *le
         while (i == 2 && n && (b.p[n - 1] == '\n' || b.p[n - 1] == '\r'))
             n--;
         int rc = tb_attest_crl_to_der(b.p, n, der, len, err);
-        tb_buf_free(&b);
+        tb_buf_clear(&b);
         return rc < 0 ? tb_err_wrap(err, "%s", path) : 0;
     }
     return tb_errf(err, "%s: no %s.der, .pem or .hex", dir, base);
@@ -302,8 +302,8 @@ static int load_folder(const char *dir, tb_attest_collateral *c, tb_err *err)
         goto out;
     rc = 0;
 out:
-    tb_buf_free(&tcb);
-    tb_buf_free(&qe);
+    tb_buf_clear(&tcb);
+    tb_buf_clear(&qe);
     return rc;
 }
 
@@ -324,7 +324,7 @@ int tb_attest_collateral_load(const char *path, tb_attest_collateral *c, tb_err 
     if (tb_file_read(path, COLLATERAL_MAX, &b, err) < 0)
         return -1;
     int rc = tb_attest_collateral_parse_json((const char *)b.p, b.len, c, err);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     if (rc < 0)
         tb_err_wrap(err, "%s", path);
     return rc;

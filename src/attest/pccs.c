@@ -97,7 +97,7 @@ static int get(CURL *c, const char *url, const char *want, long timeout_ms, resp
 
 static void resp_clear(resp *r)
 {
-    tb_buf_free(&r->body);
+    tb_buf_clear(&r->body);
     free(r->header);
     memset(r, 0, sizeof *r);
 }
@@ -171,16 +171,16 @@ int tb_attest_pccs_fetch(const char *base_url, const char *fmspc, const char *ca
 
     snprintf(url, sizeof url, "%s/tdx/certification/v4/qe/identity", base);
     if (get(c, url, "SGX-Enclave-Identity-Issuer-Chain", timeout_ms, &r, err) < 0) {
-        tb_buf_free(&tcb);
+        tb_buf_clear(&tcb);
         goto out;
     }
     if (unesc_to(c, r.header, &out->qe_identity_issuer_chain, err) < 0) {
-        tb_buf_free(&tcb);
+        tb_buf_clear(&tcb);
         goto bad;
     }
     int prc = tb_attest_collateral_from_pcs((const char *)tcb.p, tcb.len, (const char *)r.body.p,
                                             r.body.len, out, err);
-    tb_buf_free(&tcb);
+    tb_buf_clear(&tcb);
     if (prc < 0)
         goto bad;
     resp_clear(&r);

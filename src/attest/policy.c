@@ -107,7 +107,7 @@ int tb_attest_policy_load(const char *path, tb_attest_policy *p, tb_err *err)
     if (tb_file_read(path, 1 << 20, &b, err) < 0)
         return -1;
     int rc = tb_attest_policy_parse((const char *)b.p, b.len, p, err);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     if (rc < 0)
         tb_err_wrap(err, "%s", path);
     return rc;

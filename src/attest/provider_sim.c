@@ -117,7 +117,7 @@ static int der_entry(tb_buf *out, int arc1, int arc2, const tb_buf *value)
                      der_tlv(out, 0x30, seq.p, seq.len) < 0
                  ? -1
                  : 0;
-    tb_buf_free(&seq);
+    tb_buf_clear(&seq);
     return rc;
 }
 
@@ -168,9 +168,9 @@ static int sgx_extension_der(tb_buf *out)
         goto out;
     rc = der_tlv(out, 0x30, all.p, all.len);
 out:
-    tb_buf_free(&tcb);
-    tb_buf_free(&v);
-    tb_buf_free(&all);
+    tb_buf_clear(&tcb);
+    tb_buf_clear(&v);
+    tb_buf_clear(&all);
     return rc;
 }
 
@@ -228,7 +228,7 @@ static X509 *make_cert(const char *cn, EVP_PKEY *key, X509 *issuer, EVP_PKEY *is
         X509_EXTENSION_free(e);
         ASN1_OCTET_STRING_free(os);
         ASN1_OBJECT_free(obj);
-        tb_buf_free(&d);
+        tb_buf_clear(&d);
         if (!ok)
             goto fail;
     }
@@ -319,7 +319,7 @@ static int read_pem(const char *dir, const char *name, X509 **x, EVP_PKEY **k, t
     if (k)
         *k = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
     BIO_free(bio);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     if ((x && !*x) || (k && !*k))
         return tb_err_ssl(err, "%s: bad PEM", path);
     return 0;
@@ -501,7 +501,7 @@ static int build_quote(const sim *s, const uint8_t rd[64], int debug, tb_buf *q,
     tb_buf chain = {0};
     if (pem_of(s->pck, &chain) < 0 || pem_of(s->ca, &chain) < 0 || pem_of(s->root, &chain) < 0 ||
         tb_buf_append(&chain, "", 1) < 0) { /* trailing NUL, like real quotes */
-        tb_buf_free(&chain);
+        tb_buf_clear(&chain);
         return tb_errf(err, "out of memory");
     }
     /* header || body, then sign. */
@@ -536,7 +536,7 @@ static int build_quote(const sim *s, const uint8_t rd[64], int debug, tb_buf *q,
 out:
     if (rc < 0 && err && !err->msg[0])
         tb_errf(err, "out of memory");
-    tb_buf_free(&chain);
+    tb_buf_clear(&chain);
     return rc;
 }
 
@@ -554,7 +554,7 @@ int tb_attest_sim_get_quote(const char *dir, const uint8_t rd[64], int debug, ui
     int rc = build_quote(&s, rd, debug, &q, err);
     sim_clear(&s);
     if (rc < 0) {
-        tb_buf_free(&q);
+        tb_buf_clear(&q);
         return tb_err_wrap(err, "simulated quote");
     }
     *quote = q.p;
@@ -588,7 +588,7 @@ int tb_attest_sim_quote(const tb_attest_sim *h, const uint8_t rd[64], int debug,
     *len = 0;
     tb_buf q = {0};
     if (build_quote(&h->s, rd, debug, &q, err) < 0) {
-        tb_buf_free(&q);
+        tb_buf_clear(&q);
         return tb_err_wrap(err, "simulated quote");
     }
     *quote = q.p;
@@ -639,7 +639,7 @@ static char *chain_pem(X509 *a, X509 *b)
 {
     tb_buf t = {0};
     if (pem_of(a, &t) < 0 || pem_of(b, &t) < 0) {
-        tb_buf_free(&t);
+        tb_buf_clear(&t);
         return NULL;
     }
     return (char *)t.p;
@@ -759,8 +759,8 @@ int tb_attest_sim_collateral(const char *dir, int64_t now, int revoke_pck, tb_at
     }
     rc = 0;
 out:
-    tb_buf_free(&tcb);
-    tb_buf_free(&qe);
+    tb_buf_clear(&tcb);
+    tb_buf_clear(&qe);
     sim_clear(&s);
     if (rc < 0)
         tb_attest_collateral_clear(c);

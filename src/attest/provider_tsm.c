@@ -34,7 +34,7 @@ static int read_small(const char *dir, const char *name, char *out, size_t outle
     out[n] = '\0';
     while (n && (out[n - 1] == '\n' || out[n - 1] == ' '))
         out[--n] = '\0';
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     return 0;
 }
 
@@ -75,7 +75,7 @@ static int tsm_run(const char *entry, const uint8_t rd[64], uint8_t **quote, siz
     if (tb_file_read(path, 1 << 20, &b, err) < 0)
         return tb_err_wrap(err, "reading the quote");
     if (read_small(entry, "generation", g2, sizeof g2, err) < 0 || strcmp(g1, g2)) {
-        tb_buf_free(&b);
+        tb_buf_clear(&b);
         return strcmp(g1, g2) ? tb_errf(err,
                                         "configfs-tsm generation changed from %s to %s "
                                         "while reading: another writer raced us",
@@ -83,7 +83,7 @@ static int tsm_run(const char *entry, const uint8_t rd[64], uint8_t **quote, siz
                               : -1;
     }
     if (b.len == 0) {
-        tb_buf_free(&b);
+        tb_buf_clear(&b);
         return tb_errf(err, "configfs-tsm returned an empty quote");
     }
     *quote = b.p; /* the buffer's memory is malloc'd: hand it over */

@@ -338,11 +338,11 @@ int tb_attest_quote_read(const char *path, uint8_t **out, size_t *len, tb_err *e
     size_t declen = 0;
     int rc = tb_attest_quote_decode_text(b.p, b.len, &dec, &declen, err);
     if (rc < 0) {
-        tb_buf_free(&b);
+        tb_buf_clear(&b);
         return -1;
     }
     if (rc == 1) {
-        tb_buf_free(&b);
+        tb_buf_clear(&b);
         *out = dec;
         *len = declen;
     } else {

@@ -79,7 +79,7 @@ int tb_attest_root_load(const char *path, tb_attest_root **out, tb_err *err)
         X509 *x = d2i_X509(NULL, &p, (long)b.len);
         rc = x ? root_wrap(x, out, err) : tb_errf(err, "root CA: neither PEM nor DER X.509");
     }
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     if (rc < 0)
         tb_err_wrap(err, "%s", path);
     return rc;

@@ -74,7 +74,7 @@ void tb_buf_reset(tb_buf *b)
         b->p[0] = 0;
 }
 
-void tb_buf_free(tb_buf *b)
+void tb_buf_clear(tb_buf *b)
 {
     free(b->p);
     b->p = NULL;

@@ -1,4 +1,7 @@
-/* buf: a growable byte buffer. The struct owns p; tb_buf_free releases it.
+/* buf: a growable byte buffer. The struct owns p; tb_buf_clear releases it.
+ * Naming (base, bench, load, serve): tb_X_free frees an object the library
+ * allocated (the pointer itself); tb_X_clear frees only what a caller-owned struct
+ * holds, leaving it empty and reusable.
  * Invariant: p is NULL or points to cap bytes, len <= cap, and p[len] is a NUL
  * byte whenever cap > len (so text can be used as a C string). */
 #ifndef TB_BASE_BUF_H
@@ -20,7 +23,12 @@ int tb_buf_puts(tb_buf *b, const char *s);
 int tb_buf_printf(tb_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Drops the first n bytes (n <= len). */
 void tb_buf_consume(tb_buf *b, size_t n);
+/* Forgets the contents (len = 0), keeps the storage. */
 void tb_buf_reset(tb_buf *b);
-void tb_buf_free(tb_buf *b);
+/* Frees the storage: b is {0} again. */
+void tb_buf_clear(tb_buf *b);
+/* The name before issue 12's rename, for code written before it (notary, attest);
+ * remove once nothing uses it. */
+#define tb_buf_free tb_buf_clear
 
 #endif

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,11 +30,22 @@ static int code_of(int status)
     return 255;
 }
 
-/* In the child after fork: own group, files on fd 1 and 2, default signals, exec.
- * On failure, writes errno to report_fd and exits 127. */
-__attribute__((noreturn)) static void child_exec(const tb_proc_opts *o, int in, int out, int errfd,
-                                                 int report_fd)
+/* In the child after fork: dies with its parent, own group, stdin (a pipe or
+ * /dev/null), files or pipes on fd 1 and 2,
+ * default signals, exec. On failure, writes errno to report_fd and exits 127.
+ * parent is the pid of the process that forked (read before fork). */
+__attribute__((noreturn)) static void child_exec(const tb_proc_opts *o, int in, int out,
+                                                 int errfd, int report_fd, pid_t parent)
 {
+    /* SIGKILL when the parent dies, however it dies (kill -9 included); kept across
+     * execve. A parent that died between fork and prctl is not noticed by the kernel
+     * (we were already reparented): then getppid() differs and the child gives up. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+        goto fail;
+    if (getppid() != parent) {
+        errno = ESRCH;
+        goto fail;
+    }
     setpgid(0, 0);
     sigset_t none;
     sigemptyset(&none);
@@ -120,9 +132,10 @@ int tb_proc_spawn(const tb_proc_opts *o, tb_proc *p, tb_err *err)
         tb_proc_close_pipes(p);
         return -1;
     }
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0)
-        child_exec(o, in, out, errfd, report[1]);
+        child_exec(o, in, out, errfd, report[1], parent);
     int fork_errno = errno;
     close_fd(in);
     close(out);

@@ -4,6 +4,12 @@
  * Invariants:
  * - every spawned child calls setpgid(0, 0): its pid is also its process group id,
  *   so one kill(-pid, sig) reaches it and everything it started;
+ * - every spawned child dies with its parent: PR_SET_PDEATHSIG(SIGKILL), checked
+ *   against the fork/prctl race, so a harness killed with SIGKILL leaves no
+ *   fixture server or notary holding its port. The signal is sent when the
+ *   *thread* that spawned exits: spawn from a thread that outlives the child
+ *   (the main thread). Grandchildren are not covered (a shell's children);
+ *   servers teebench starts are direct children;
  * - a child that runs past its timeout has its whole group killed (SIGKILL) and
  *   is reported with exit code 124 (the convention of timeout(1));
  * - a child killed by signal N is reported as 128 + N; one that could not be

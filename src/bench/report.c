@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "stats/summary.h"
 
 #define BASE_MODE "no_tee"
@@ -17,23 +19,23 @@ static const char *const metric_name[M_COUNT] = {"notarization_ms", "tdx_verify_
 
 /* The row's value of metric m, if it has one. notarization_plus_verify_ms falls
  * back to notarization_ms (+ tdx_verify_ms) when the column is empty. */
-static int metric_value(const tb_result_row *r, int m, double *v)
+static int metric_value(const tb_bench_result_row *r, int m, double *v)
 {
     switch (m) {
     case M_NOT:
         *v = r->notarization_ms;
-        return (r->has & TB_HAS_NOTARIZATION) != 0;
+        return (r->has & TB_BENCH_HAS_NOTARIZATION) != 0;
     case M_TDX:
         *v = r->tdx_verify_ms;
-        return (r->has & TB_HAS_TDX_VERIFY) != 0;
+        return (r->has & TB_BENCH_HAS_TDX_VERIFY) != 0;
     default:
-        if (r->has & TB_HAS_NOTARIZATION_PLUS_VERIFY) {
+        if (r->has & TB_BENCH_HAS_NOTARIZATION_PLUS_VERIFY) {
             *v = r->notarization_plus_verify_ms;
             return 1;
         }
-        if (!(r->has & TB_HAS_NOTARIZATION))
+        if (!(r->has & TB_BENCH_HAS_NOTARIZATION))
             return 0;
-        *v = r->notarization_ms + ((r->has & TB_HAS_TDX_VERIFY) ? r->tdx_verify_ms : 0);
+        *v = r->notarization_ms + ((r->has & TB_BENCH_HAS_TDX_VERIFY) ? r->tdx_verify_ms : 0);
         return 1;
     }
 }
@@ -45,13 +47,13 @@ typedef struct sample {
     size_t n;
 } sample;
 
-static void gather(const tb_results *rs, const char *mode, int m, sample *s)
+static void gather(const tb_bench_results *rs, const char *mode, int m, sample *s)
 {
     s->n = 0;
     for (size_t i = 0; i < rs->n; i++) {
-        const tb_result_row *r = &rs->rows[i];
+        const tb_bench_result_row *r = &rs->rows[i];
         double v;
-        if (strcmp(r->mode, mode) || !tb_result_ok(r) || !metric_value(r, m, &v))
+        if (strcmp(r->mode, mode) || !tb_bench_result_ok(r) || !metric_value(r, m, &v))
             continue;
         s->v[s->n] = v;
         s->iter[s->n] = r->iteration;
@@ -59,7 +61,7 @@ static void gather(const tb_results *rs, const char *mode, int m, sample *s)
     }
 }
 
-static int mode_verifies(const tb_results *rs, const char *mode)
+static int mode_verifies(const tb_bench_results *rs, const char *mode)
 {
     for (size_t i = 0; i < rs->n; i++)
         if (!strcmp(rs->rows[i].mode, mode) && rs->rows[i].verify)
@@ -68,7 +70,7 @@ static int mode_verifies(const tb_results *rs, const char *mode)
 }
 
 /* Distinct modes in order of first appearance (pointers into rs). */
-static size_t list_modes(const tb_results *rs, const char **modes)
+static size_t list_modes(const tb_bench_results *rs, const char **modes)
 {
     size_t n = 0;
     for (size_t i = 0; i < rs->n; i++) {
@@ -100,9 +102,10 @@ static int print_pct(tb_buf *out, double diff, double base)
 }
 
 typedef struct ctx {
-    const tb_results *rs;
-    const tb_report_opts *o;
+    const tb_bench_results *rs;
+    const tb_bench_report_opts *o;
     tb_buf *out;
+    json_t *j;       /* NULL, or the JSON form being filled alongside the text */
     sample a, b;     /* scratch samples */
     double *scratch; /* paired differences */
     int rc;
@@ -122,6 +125,19 @@ static void section_modes(ctx *c, const char **modes, size_t nm)
             if (tb_stats_describe(c->a.v, c->a.n, &d) < 0) {
                 c->rc = -1;
                 return;
+            }
+            if (c->j) {
+                json_t *mj = json_object_get(json_object_get(c->j, "modes"), modes[k]);
+                if (!mj) {
+                    mj = json_object();
+                    json_object_set_new(json_object_get(c->j, "modes"), modes[k], mj);
+                }
+                json_object_set_new(mj, metric_name[m],
+                                    d.n ? json_pack("{s:I, s:f, s:f, s:f, s:f, s:f}", "n",
+                                                    (json_int_t)d.n, "mean", d.mean, "median",
+                                                    d.median, "p90", d.p90, "min", d.min, "max",
+                                                    d.max)
+                                        : json_pack("{s:i}", "n", 0));
             }
             if (d.n == 0) {
                 c->rc |= tb_buf_printf(c->out, "  %-14s %-28s n=0\n", modes[k], metric_name[m]);
@@ -150,12 +166,21 @@ static void overhead_line(ctx *c, const char *mode, int m)
     double ma, mb, lo, hi;
     if (tb_stats_median(c->a.v, c->a.n, &ma) < 0 || tb_stats_median(c->b.v, c->b.n, &mb) < 0 ||
         tb_stats_bootstrap_median_diff(
-            c->a.v, c->a.n, c->b.v, c->b.n, c->o->resamples ? c->o->resamples : TB_REPORT_RESAMPLES,
-            c->o->seed ? c->o->seed : TB_REPORT_SEED, 0.95, &lo, &hi) < 0) {
+            c->a.v, c->a.n, c->b.v, c->b.n,
+            c->o->resamples ? c->o->resamples : TB_BENCH_REPORT_RESAMPLES,
+            c->o->seed ? c->o->seed : TB_BENCH_REPORT_SEED, 0.95, &lo, &hi) < 0) {
         c->rc = -1;
         return;
     }
     double mean_a = tb_stats_mean(c->a.v, c->a.n), mean_b = tb_stats_mean(c->b.v, c->b.n);
+    if (c->j)
+        json_array_append_new(
+            json_object_get(c->j, "overhead"),
+            json_pack("{s:s, s:s, s:f, s:o, s:[f, f], s:f, s:o}", "mode", mode, "metric",
+                      metric_name[m], "median_diff_ms", mb - ma, "median_diff_pct",
+                      ma > 0 ? json_real(100.0 * (mb - ma) / ma) : json_null(), "ci95_ms", lo, hi,
+                      "mean_diff_ms", mean_b - mean_a, "mean_diff_pct",
+                      mean_a > 0 ? json_real(100.0 * (mean_b - mean_a) / mean_a) : json_null()));
     c->rc |= tb_buf_printf(c->out, "median %+.2f ms (", mb - ma);
     c->rc |= print_pct(c->out, mb - ma, ma);
     c->rc |= tb_buf_printf(c->out, "), 95%% bootstrap CI [%+.2f ms, %+.2f ms]; mean %+.2f ms (", lo,
@@ -186,6 +211,13 @@ static void paired_line(ctx *c, const char *mode, int m)
         c->rc = -1;
         return;
     }
+    if (c->j)
+        json_array_append_new(json_object_get(c->j, "paired"),
+                              json_pack("{s:s, s:s, s:I, s:f, s:f, s:f, s:b, s:I}", "mode", mode,
+                                        "metric", metric_name[m], "pairs", (json_int_t)np,
+                                        "mean_diff_ms", tb_stats_mean(c->scratch, np),
+                                        "median_diff_ms", med, "wilcoxon_p", w.p_value, "exact",
+                                        w.exact, "zero_diffs", (json_int_t)w.zeros));
     c->rc |= tb_buf_printf(c->out,
                            "pairs=%zu mean diff %+.2f ms, median diff %+.2f ms; Wilcoxon "
                            "signed-rank p=%.4g (%s, %zu zero diffs dropped)\n",
@@ -211,6 +243,12 @@ static void section_outliers(ctx *c, const char **modes, size_t nm)
                 if (c->a.v[i] <= d.outlier_fence)
                     continue;
                 count++;
+                if (c->j)
+                    json_array_append_new(json_object_get(c->j, "outliers"),
+                                          json_pack("{s:s, s:I, s:s, s:f, s:f}", "mode", modes[k],
+                                                    "iteration", (json_int_t)c->a.iter[i], "metric",
+                                                    metric_name[m], "value_ms", c->a.v[i],
+                                                    "fence_ms", d.outlier_fence));
                 c->rc |= tb_buf_printf(
                     c->out, "  OUTLIER %s iteration %ld: %s=%.2f ms (fence %.2f ms)\n", modes[k],
                     c->a.iter[i], metric_name[m], c->a.v[i], d.outlier_fence);
@@ -226,10 +264,14 @@ static void section_failures(ctx *c)
     size_t failed = 0;
     c->rc |= tb_buf_puts(c->out, "\nfailed runs (after retries):\n");
     for (size_t i = 0; i < c->rs->n; i++) {
-        const tb_result_row *r = &c->rs->rows[i];
-        if (tb_result_ok(r))
+        const tb_bench_result_row *r = &c->rs->rows[i];
+        if (tb_bench_result_ok(r))
             continue;
         failed++;
+        if (c->j)
+            json_array_append_new(json_object_get(c->j, "failed_runs"),
+                                  json_pack("{s:s, s:I, s:i}", "mode", r->mode, "iteration",
+                                            (json_int_t)r->iteration, "exit_code", r->exit_code));
         c->rc |=
             tb_buf_printf(c->out, "  FAILED %s iteration %ld: exit %d%s%s\n", r->mode, r->iteration,
                           r->exit_code, exit_why(r->exit_code),
@@ -241,7 +283,13 @@ static void section_failures(ctx *c)
         return;
     c->rc |= tb_buf_puts(c->out, "\nretried attempts (superseded, see retries.csv):\n");
     for (size_t i = 0; i < c->o->retries->n; i++) {
-        const tb_retry_row *t = &c->o->retries->rows[i];
+        const tb_bench_retry_row *t = &c->o->retries->rows[i];
+        if (c->j)
+            json_array_append_new(json_object_get(c->j, "retried_attempts"),
+                                  json_pack("{s:s, s:I, s:i, s:i, s:f}", "mode", t->mode,
+                                            "iteration", (json_int_t)t->iteration, "attempt",
+                                            t->attempt, "exit_code", t->exit_code, "wall_ms",
+                                            t->wall_ms));
         c->rc |= tb_buf_printf(c->out, "  RETRY %s iteration %ld attempt %d: exit %d%s, %.2f ms\n",
                                t->mode, t->iteration, t->attempt, t->exit_code,
                                exit_why(t->exit_code), t->wall_ms);
@@ -256,7 +304,7 @@ static int median_of(ctx *c, const char *mode, int m, double *v)
     return c->a.n ? tb_stats_median(c->a.v, c->a.n, v) == 0 : 0;
 }
 
-static void section_headline(ctx *c, tb_headline *h)
+static void section_headline(ctx *c, tb_bench_headline *h)
 {
     memset(h, 0, sizeof *h);
     double base, x;
@@ -292,13 +340,26 @@ static void section_headline(ctx *c, tb_headline *h)
     } else {
         c->rc |= tb_buf_puts(c->out, "tdx verify median: n/a (no successful tee_verify runs)\n");
     }
+    if (c->j)
+        json_object_set_new(
+            c->j, "headline",
+            json_pack("{s:o, s:o, s:o, s:o, s:o}", "tee_overhead_ms",
+                      h->tee_overhead_ok ? json_real(h->tee_overhead_ms) : json_null(),
+                      "tee_overhead_pct",
+                      h->tee_overhead_ok ? json_real(h->tee_overhead_pct) : json_null(),
+                      "verify_overhead_ms",
+                      h->verify_overhead_ok ? json_real(h->verify_overhead_ms) : json_null(),
+                      "verify_overhead_pct",
+                      h->verify_overhead_ok ? json_real(h->verify_overhead_pct) : json_null(),
+                      "tdx_verify_median_ms",
+                      h->verify_median_ok ? json_real(h->verify_median_ms) : json_null()));
 }
 
 static void section_header(ctx *c)
 {
     size_t ok = 0;
     for (size_t i = 0; i < c->rs->n; i++)
-        ok += (size_t)tb_result_ok(&c->rs->rows[i]);
+        ok += (size_t)tb_bench_result_ok(&c->rs->rows[i]);
     c->rc |= tb_buf_puts(c->out, "teebench notary benchmark summary\n");
     if (c->o->source)
         c->rc |= tb_buf_printf(c->out, "results: %s\n", c->o->source);
@@ -314,25 +375,63 @@ static void section_header(ctx *c)
                                      "record its kind)\n");
     else
         c->rc |= tb_buf_printf(c->out, "notary tee: %s\n", tee);
+    if (c->j) {
+        json_object_set_new(c->j, "source", c->o->source ? json_string(c->o->source) : json_null());
+        json_object_set_new(c->j, "notary_tee", tee ? json_string(tee) : json_null());
+        json_object_set_new(c->j, "simulated", json_boolean(tee && !strcmp(tee, "sim")));
+        json_object_set_new(
+            c->j, "runs",
+            json_pack("{s:I, s:I, s:I, s:o, s:I}", "rows", (json_int_t)c->rs->n, "successful",
+                      (json_int_t)ok, "failed", (json_int_t)(c->rs->n - ok), "retried_attempts",
+                      c->o->retries ? json_integer((json_int_t)c->o->retries->n) : json_null(),
+                      "damaged", (json_int_t)c->rs->n_damaged));
+    }
     c->rc |= tb_buf_printf(c->out, "runs: %zu rows, %zu successful, %zu failed", c->rs->n, ok,
                            c->rs->n - ok);
     if (c->o->retries)
         c->rc |= tb_buf_printf(c->out, ", %zu retried attempts", c->o->retries->n);
+    if (c->rs->n_damaged)
+        c->rc |= tb_buf_printf(c->out, "; %zu DAMAGED row%s not counted (listed below)",
+                               c->rs->n_damaged, c->rs->n_damaged == 1 ? "" : "s");
     c->rc |= tb_buf_puts(c->out, "\n");
 }
 
-int tb_report_summary(const tb_results *rs, const tb_report_opts *o, tb_buf *out, tb_headline *head,
-                      tb_err *err)
+/* Rows the lenient parse left out (cut short, bad fields, duplicates). */
+static void section_damaged(ctx *c)
+{
+    if (!c->rs->n_damaged)
+        return;
+    c->rc |= tb_buf_puts(c->out, "\ndamaged rows (not counted):\n");
+    for (size_t i = 0; i < c->rs->n_damaged; i++)
+        if (c->j)
+            json_array_append_new(json_object_get(c->j, "damaged_rows"),
+                                  json_pack("{s:I, s:s}", "line",
+                                            (json_int_t)c->rs->damaged[i].line, "why",
+                                            c->rs->damaged[i].why));
+    for (size_t i = 0; i < c->rs->n_damaged; i++)
+        c->rc |= tb_buf_printf(c->out, "  DAMAGED line %ld: %s\n", c->rs->damaged[i].line,
+                               c->rs->damaged[i].why);
+}
+
+int tb_bench_report_summary(const tb_bench_results *rs, const tb_bench_report_opts *o, tb_buf *out,
+                            tb_bench_headline *head, json_t **json, tb_err *err)
 {
     size_t n = rs->n ? rs->n : 1;
     ctx c = {.rs = rs, .o = o, .out = out};
+    if (json) {
+        *json = NULL;
+        c.j = json_pack("{s:{}, s:[], s:[], s:[], s:[], s:[], s:[]}", "modes", "overhead", "paired",
+                        "outliers", "failed_runs", "retried_attempts", "damaged_rows");
+        if (!c.j)
+            return tb_errf(err, "summary: out of memory");
+    }
     const char **modes = malloc(n * sizeof *modes);
     c.a.v = malloc(n * sizeof(double));
     c.a.iter = malloc(n * sizeof(long));
     c.b.v = malloc(n * sizeof(double));
     c.b.iter = malloc(n * sizeof(long));
     c.scratch = malloc(n * sizeof(double));
-    tb_headline h;
+    tb_bench_headline h;
     if (!modes || !c.a.v || !c.a.iter || !c.b.v || !c.b.iter || !c.scratch) {
         c.rc = -1;
         goto done;
@@ -365,6 +464,7 @@ int tb_report_summary(const tb_results *rs, const tb_report_opts *o, tb_buf *out
     }
     section_outliers(&c, modes, nm);
     section_failures(&c);
+    section_damaged(&c);
     section_headline(&c, &h);
     if (head)
         *head = h;
@@ -375,7 +475,11 @@ done:
     free(c.b.v);
     free(c.b.iter);
     free(c.scratch);
-    if (c.rc)
+    if (c.rc) {
+        json_decref(c.j);
         return tb_errf(err, "summary: out of memory");
+    }
+    if (json)
+        *json = c.j;
     return 0;
 }

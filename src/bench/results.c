@@ -50,7 +50,7 @@ static int grow(void **p, size_t *cap, size_t n, size_t elem)
     return 0;
 }
 
-int tb_results_push(tb_results *rs, const tb_result_row *row, tb_err *err)
+int tb_bench_results_push(tb_bench_results *rs, const tb_bench_result_row *row, tb_err *err)
 {
     if (grow((void **)&rs->rows, &rs->cap, rs->n, sizeof *rs->rows) < 0)
         return tb_errf(err, "out of memory");
@@ -58,13 +58,14 @@ int tb_results_push(tb_results *rs, const tb_result_row *row, tb_err *err)
     return 0;
 }
 
-void tb_results_free(tb_results *rs)
+void tb_bench_results_clear(tb_bench_results *rs)
 {
     free(rs->rows);
+    free(rs->damaged);
     memset(rs, 0, sizeof *rs);
 }
 
-int tb_retries_push(tb_retries *rs, const tb_retry_row *row, tb_err *err)
+int tb_bench_retries_push(tb_bench_retries *rs, const tb_bench_retry_row *row, tb_err *err)
 {
     if (grow((void **)&rs->rows, &rs->cap, rs->n, sizeof *rs->rows) < 0)
         return tb_errf(err, "out of memory");
@@ -72,22 +73,22 @@ int tb_retries_push(tb_retries *rs, const tb_retry_row *row, tb_err *err)
     return 0;
 }
 
-void tb_retries_free(tb_retries *rs)
+void tb_bench_retries_clear(tb_bench_retries *rs)
 {
     free(rs->rows);
     memset(rs, 0, sizeof *rs);
 }
 
-int tb_result_ok(const tb_result_row *row)
+int tb_bench_result_ok(const tb_bench_result_row *row)
 {
-    if (row->exit_code != 0 || !(row->has & TB_HAS_NOTARIZATION))
+    if (row->exit_code != 0 || !(row->has & TB_BENCH_HAS_NOTARIZATION))
         return 0;
-    return !row->verify || (row->has & TB_HAS_TDX_VERIFY);
+    return !row->verify || (row->has & TB_BENCH_HAS_TDX_VERIFY);
 }
 
 /* ---- writing ---- */
 
-int tb_format_ms(double ms, char *out, size_t n)
+int tb_bench_format_ms(double ms, char *out, size_t n)
 {
     int k = snprintf(out, n, "%.3f", ms);
     if (k < 0 || (size_t)k >= n)
@@ -121,12 +122,12 @@ static int put_field(tb_buf *out, const char *s, int last)
 static int put_ms(tb_buf *out, unsigned has, unsigned bit, double v)
 {
     char s[64] = "";
-    if ((has & bit) && tb_format_ms(v, s, sizeof s) < 0)
+    if ((has & bit) && tb_bench_format_ms(v, s, sizeof s) < 0)
         return -1;
     return put_field(out, s, 0);
 }
 
-int tb_results_format_row(const tb_result_row *r, tb_buf *out)
+int tb_bench_results_format_row(const tb_bench_result_row *r, tb_buf *out)
 {
     char s[64];
     int rc = put_field(out, r->mode, 0);
@@ -136,17 +137,18 @@ int tb_results_format_row(const tb_result_row *r, tb_buf *out)
     rc |= put_field(out, r->verify ? "true" : "false", 0);
     snprintf(s, sizeof s, "%d", r->exit_code);
     rc |= put_field(out, s, 0);
-    rc |= put_ms(out, r->has, TB_HAS_NOTARIZATION, r->notarization_ms);
-    rc |= put_ms(out, r->has, TB_HAS_TOTAL_E2E, r->total_e2e_ms);
-    rc |= put_ms(out, r->has, TB_HAS_TDX_VERIFY, r->tdx_verify_ms);
-    rc |= put_ms(out, r->has, TB_HAS_NOTARIZATION_PLUS_VERIFY, r->notarization_plus_verify_ms);
-    rc |= put_ms(out, r->has, TB_HAS_WALL, r->wall_ms);
+    rc |= put_ms(out, r->has, TB_BENCH_HAS_NOTARIZATION, r->notarization_ms);
+    rc |= put_ms(out, r->has, TB_BENCH_HAS_TOTAL_E2E, r->total_e2e_ms);
+    rc |= put_ms(out, r->has, TB_BENCH_HAS_TDX_VERIFY, r->tdx_verify_ms);
+    rc |=
+        put_ms(out, r->has, TB_BENCH_HAS_NOTARIZATION_PLUS_VERIFY, r->notarization_plus_verify_ms);
+    rc |= put_ms(out, r->has, TB_BENCH_HAS_WALL, r->wall_ms);
     rc |= put_field(out, r->stdout_log, 0);
     rc |= put_field(out, r->stderr_log, 1);
     return rc ? -1 : 0;
 }
 
-int tb_retries_format_row(const tb_retry_row *r, tb_buf *out)
+int tb_bench_retries_format_row(const tb_bench_retry_row *r, tb_buf *out)
 {
     char s[64];
     int rc = put_field(out, r->mode, 0);
@@ -156,13 +158,13 @@ int tb_retries_format_row(const tb_retry_row *r, tb_buf *out)
     rc |= put_field(out, s, 0);
     snprintf(s, sizeof s, "%d", r->exit_code);
     rc |= put_field(out, s, 0);
-    rc |= put_ms(out, TB_HAS_WALL, TB_HAS_WALL, r->wall_ms);
+    rc |= put_ms(out, TB_BENCH_HAS_WALL, TB_BENCH_HAS_WALL, r->wall_ms);
     rc |= put_field(out, r->stdout_log, 0);
     rc |= put_field(out, r->stderr_log, 1);
     return rc ? -1 : 0;
 }
 
-int tb_csv_create(const char *path, const char *header, tb_err *err)
+int tb_bench_csv_create(const char *path, const char *header, tb_err *err)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0)
@@ -175,7 +177,7 @@ int tb_csv_create(const char *path, const char *header, tb_err *err)
     }
     memcpy(line, header, len);
     line[len] = '\n';
-    int rc = tb_csv_append_line(fd, line, len + 1, err);
+    int rc = tb_bench_csv_append_line(fd, line, len + 1, err);
     free(line);
     if (rc < 0) {
         close(fd);
@@ -184,16 +186,24 @@ int tb_csv_create(const char *path, const char *header, tb_err *err)
     return fd;
 }
 
-int tb_csv_append_line(int fd, const char *line, size_t len, tb_err *err)
+int tb_bench_csv_append_line(int fd, const char *line, size_t len, tb_err *err)
 {
-    ssize_t n;
-    do
-        n = write(fd, line, len);
-    while (n < 0 && errno == EINTR);
-    if (n < 0)
-        return tb_errno(err, "write");
-    if ((size_t)n != len)
-        return tb_errf(err, "short write (%zd of %zu bytes)", n, len);
+    off_t before = lseek(fd, 0, SEEK_END); /* the one writer of this file: the row's start */
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(fd, line + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int e = n < 0 ? errno : EIO;
+            /* A short row is worse than none: take back what was written. */
+            int undone = before >= 0 && (done == 0 || ftruncate(fd, before) == 0);
+            errno = e;
+            return tb_errno(err, "write%s",
+                            undone ? "" : " (and the partial row could not be removed)");
+        }
+        done += (size_t)n; /* a short write: the rest gets errno (ENOSPC) or goes through */
+    }
     return 0;
 }
 
@@ -206,7 +216,7 @@ typedef struct csv_reader {
     long rec_line; /* line where the last record read started */
 } csv_reader;
 
-typedef char csv_field[TB_LOG_PATH_MAX];
+typedef char csv_field[TB_BENCH_LOG_PATH_MAX];
 
 static int field_char(csv_field f, size_t *k, char c, long line, tb_err *err)
 {
@@ -335,7 +345,7 @@ static int parse_bool(const char *s, int *out)
 }
 
 /* A finite, non-negative decimal number of ms (no hex, inf or nan) below
- * TB_MS_MAX, so that every value parsed can be written back (tb_format_ms). */
+ * TB_BENCH_MS_MAX, so that every value parsed can be written back (tb_bench_format_ms). */
 static int parse_ms(const char *s, double *out)
 {
     if (!*s)
@@ -346,7 +356,7 @@ static int parse_ms(const char *s, double *out)
     errno = 0;
     char *end;
     double v = strtod(s, &end);
-    if (errno || *end || !isfinite(v) || v < 0 || v > TB_MS_MAX)
+    if (errno || *end || !isfinite(v) || v < 0 || v > TB_BENCH_MS_MAX)
         return -1;
     *out = v;
     return 0;
@@ -378,10 +388,10 @@ static int row_ms(csv_field *f, int i, long line, unsigned bit, unsigned *has, d
     return 0;
 }
 
-static int parse_row(csv_field *f, long line, tb_result_row *r, tb_err *err)
+static int parse_row(csv_field *f, long line, tb_bench_result_row *r, tb_err *err)
 {
     memset(r, 0, sizeof *r);
-    if (!valid_mode(f[0]) || strlen(f[0]) >= TB_MODE_MAX)
+    if (!valid_mode(f[0]) || strlen(f[0]) >= TB_BENCH_MODE_MAX)
         return bad_field(err, line, "mode", "not a mode name", f[0]);
     strcpy(r->mode, f[0]);
     if (parse_long(f[1], 0, 100000000, &r->iteration) < 0)
@@ -394,25 +404,44 @@ static int parse_row(csv_field *f, long line, tb_result_row *r, tb_err *err)
     if (parse_long(f[4], INT_MIN, INT_MAX, &code) < 0)
         return bad_field(err, line, "exit_code", "not an integer", f[4]);
     r->exit_code = (int)code;
-    if (row_ms(f, 5, line, TB_HAS_NOTARIZATION, &r->has, &r->notarization_ms, err) < 0 ||
-        row_ms(f, 6, line, TB_HAS_TOTAL_E2E, &r->has, &r->total_e2e_ms, err) < 0 ||
-        row_ms(f, 7, line, TB_HAS_TDX_VERIFY, &r->has, &r->tdx_verify_ms, err) < 0 ||
-        row_ms(f, 8, line, TB_HAS_NOTARIZATION_PLUS_VERIFY, &r->has,
+    if (row_ms(f, 5, line, TB_BENCH_HAS_NOTARIZATION, &r->has, &r->notarization_ms, err) < 0 ||
+        row_ms(f, 6, line, TB_BENCH_HAS_TOTAL_E2E, &r->has, &r->total_e2e_ms, err) < 0 ||
+        row_ms(f, 7, line, TB_BENCH_HAS_TDX_VERIFY, &r->has, &r->tdx_verify_ms, err) < 0 ||
+        row_ms(f, 8, line, TB_BENCH_HAS_NOTARIZATION_PLUS_VERIFY, &r->has,
                &r->notarization_plus_verify_ms, err) < 0 ||
-        row_ms(f, 9, line, TB_HAS_WALL, &r->has, &r->wall_ms, err) < 0)
+        row_ms(f, 9, line, TB_BENCH_HAS_WALL, &r->has, &r->wall_ms, err) < 0)
         return -1;
     strcpy(r->stdout_log, f[10]);
     strcpy(r->stderr_log, f[11]);
     return 0;
 }
 
-/* Called with each data record's fields (nfields of them) and its first line number. */
+/* Called with each data record's fields (nfields of them) and its first line number.
+ * Returns 0, -1 for a bad record (err says why), -2 when the parse must stop
+ * (out of memory). */
 typedef int (*csv_row_fn)(csv_field *f, long line, void *out, tb_err *err);
+/* Lenient parse: called with each bad record (its line and why); -1 stops the parse. */
+typedef int (*csv_bad_fn)(long line, const char *why, void *out, tb_err *err);
+
+/* Moves r past the end of the line that contains byte pos (resync after a bad record). */
+static void skip_line_from(csv_reader *r, size_t pos, long line)
+{
+    r->pos = pos;
+    r->line = line;
+    while (r->pos < r->len && r->p[r->pos] != '\n')
+        r->pos++;
+    if (r->pos < r->len) {
+        r->pos++;
+        r->line++;
+    }
+}
 
 /* Reads a whole CSV file with the exact header: every record must have nfields
- * fields; each is handed to add. Stops at the first error (returns -1). */
+ * fields; each is handed to add. Without bad, stops at the first error (returns -1);
+ * with bad, a record that does not parse is handed to bad and reading goes on at
+ * the next line. */
 static int parse_csv(const char *data, size_t len, const char *const *names, int nfields,
-                     const char *header, csv_row_fn add, void *out, tb_err *err)
+                     const char *header, csv_row_fn add, csv_bad_fn bad, void *out, tb_err *err)
 {
     csv_reader r = {.p = data, .len = len, .pos = 0, .line = 1};
     if (check_header(&r, names, nfields, header, err) < 0)
@@ -423,19 +452,43 @@ static int parse_csv(const char *data, size_t len, const char *const *names, int
     int rc = 0;
     for (;;) {
         int nf = 0;
-        int got = csv_next(&r, f, CSV_MAX_FIELDS, &nf, err);
-        if (got <= 0) {
-            rc = got;
-            break;
+        /* where this record starts (csv_next skips blank lines first) */
+        while (r.pos < r.len && (r.p[r.pos] == '\n' || r.p[r.pos] == '\r')) {
+            if (r.p[r.pos] == '\n')
+                r.line++;
+            r.pos++;
         }
-        if (nf != nfields) {
-            rc = tb_errf(err, "line %ld: %d fields, expected %d", r.rec_line, nf, nfields);
+        size_t start = r.pos;
+        long start_line = r.line;
+        tb_err why;
+        int got = csv_next(&r, f, CSV_MAX_FIELDS, &nf, &why);
+        if (got == 0)
             break;
+        if (got > 0 && nf != nfields) {
+            tb_errf(&why, "line %ld: %d fields, expected %d%s", r.rec_line, nf, nfields,
+                    nf < nfields && r.pos >= r.len && r.p[r.len - 1] != '\n'
+                        ? " (cut short: the file ends inside the row)"
+                        : "");
+            got = -1;
         }
-        if (add(f, r.rec_line, out, err) < 0) {
+        int fatal = 0;
+        if (got > 0) {
+            int a = add(f, r.rec_line, out, &why);
+            fatal = a == -2;
+            got = a < 0 ? -1 : 1;
+        }
+        if (got > 0)
+            continue;
+        if (!bad || fatal) {
+            *err = why;
             rc = -1;
             break;
         }
+        if (bad(start_line, why.msg, out, err) < 0) {
+            rc = -1;
+            break;
+        }
+        skip_line_from(&r, start, start_line);
     }
     free(f);
     return rc;
@@ -443,35 +496,167 @@ static int parse_csv(const char *data, size_t len, const char *const *names, int
 
 static int add_result(csv_field *f, long line, void *out, tb_err *err)
 {
-    tb_result_row row;
+    tb_bench_result_row row;
     if (parse_row(f, line, &row, err) < 0)
         return -1;
-    return tb_results_push(out, &row, err);
+    return tb_bench_results_push(out, &row, err) < 0 ? -2 : 0;
 }
 
-int tb_results_parse(const char *data, size_t len, tb_results *out, tb_err *err)
+static int add_damaged(tb_bench_results *rs, long line, const char *why, tb_err *err)
 {
-    return parse_csv(data, len, result_fields, 12, TB_RESULTS_HEADER, add_result, out, err);
+    if (grow((void **)&rs->damaged, &rs->cap_damaged, rs->n_damaged, sizeof *rs->damaged) < 0)
+        return tb_errf(err, "out of memory");
+    tb_bench_damaged_row *d = &rs->damaged[rs->n_damaged++];
+    d->line = line;
+    /* "line N: " is said by the line number already */
+    const char *colon = !strncmp(why, "line ", 5) ? strstr(why, ": ") : NULL;
+    snprintf(d->why, sizeof d->why, "%s", colon ? colon + 2 : why);
+    return 0;
 }
 
-int tb_results_load(const char *path, tb_results *out, tb_err *err)
+static int bad_result(long line, const char *why, void *out, tb_err *err)
+{
+    return add_damaged(out, line, why, err);
+}
+
+/* Row order for finding duplicates: (mode, iteration), then file order. */
+static int by_run(const void *a, const void *b)
+{
+    const tb_bench_result_row *x = *(tb_bench_result_row *const *)a,
+                              *y = *(tb_bench_result_row *const *)b;
+    int c = strcmp(x->mode, y->mode);
+    if (c)
+        return c;
+    if (x->iteration != y->iteration)
+        return x->iteration < y->iteration ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static int by_line(const void *a, const void *b)
+{
+    const tb_bench_damaged_row *x = a, *y = b;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+/* Rows from index first on: a second row for the same (mode, iteration) is an error
+ * (strict) or goes to damaged, the first one kept (lenient). lines[i] is row i's line. */
+static int check_duplicates(tb_bench_results *rs, size_t first, const long *lines, int lenient,
+                            tb_err *err)
+{
+    size_t n = rs->n - first;
+    if (n < 2)
+        return 0;
+    tb_bench_result_row **idx = malloc(n * sizeof *idx);
+    unsigned char *drop = calloc(n, 1);
+    if (!idx || !drop) {
+        free(idx);
+        free(drop);
+        return tb_errf(err, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        idx[i] = &rs->rows[first + i];
+    qsort(idx, n, sizeof *idx, by_run);
+    int rc = 0;
+    size_t dups = 0;
+    for (size_t i = 1; i < n && rc == 0; i++) {
+        const tb_bench_result_row *a = idx[i - 1], *b = idx[i];
+        if (strcmp(a->mode, b->mode) || a->iteration != b->iteration)
+            continue;
+        size_t k = (size_t)(b - rs->rows) - first;
+        size_t j = i - 1; /* the first row of this run */
+        while (j > 0 && !strcmp(idx[j - 1]->mode, b->mode) && idx[j - 1]->iteration == b->iteration)
+            j--;
+        long first_line = lines[(size_t)(idx[j] - rs->rows) - first];
+        char why[200];
+        snprintf(why, sizeof why, "a second row for %s iteration %ld (the first is line %ld)",
+                 b->mode, b->iteration, first_line);
+        if (!lenient)
+            rc = tb_errf(err, "line %ld: %s", lines[k], why);
+        else if ((rc = add_damaged(rs, lines[k], why, err)) == 0)
+            drop[k] = 1, dups++;
+    }
+    if (rc == 0 && dups) {
+        size_t w = first;
+        for (size_t i = 0; i < n; i++)
+            if (!drop[i])
+                rs->rows[w++] = rs->rows[first + i];
+        rs->n = w;
+        qsort(rs->damaged, rs->n_damaged, sizeof *rs->damaged, by_line);
+    }
+    free(idx);
+    free(drop);
+    return rc;
+}
+
+/* Collects the line number of each row this parse adds (rows[first + i] is on
+ * lines[i]), for duplicate messages. */
+typedef struct line_rows {
+    tb_bench_results *rs;
+    size_t first;
+    long *lines;
+    size_t cap;
+} line_rows;
+
+static int add_result_line(csv_field *f, long line, void *out, tb_err *err)
+{
+    line_rows *lr = out;
+    int rc = add_result(f, line, lr->rs, err);
+    if (rc < 0)
+        return rc;
+    size_t i = lr->rs->n - 1 - lr->first;
+    if (grow((void **)&lr->lines, &lr->cap, i, sizeof *lr->lines) < 0) {
+        tb_errf(err, "out of memory");
+        return -2;
+    }
+    lr->lines[i] = line;
+    return 0;
+}
+
+static int bad_result_line(long line, const char *why, void *out, tb_err *err)
+{
+    return bad_result(line, why, ((line_rows *)out)->rs, err);
+}
+
+static int results_parse(const char *data, size_t len, int lenient, tb_bench_results *out,
+                         tb_err *err)
+{
+    line_rows lr = {.rs = out, .first = out->n};
+    int rc = parse_csv(data, len, result_fields, 12, TB_BENCH_RESULTS_HEADER, add_result_line,
+                       lenient ? bad_result_line : NULL, &lr, err);
+    if (rc == 0)
+        rc = check_duplicates(out, lr.first, lr.lines, lenient, err);
+    free(lr.lines);
+    return rc;
+}
+
+int tb_bench_results_parse(const char *data, size_t len, tb_bench_results *out, tb_err *err)
+{
+    return results_parse(data, len, 0, out, err);
+}
+
+int tb_bench_results_parse_lenient(const char *data, size_t len, tb_bench_results *out, tb_err *err)
+{
+    return results_parse(data, len, 1, out, err);
+}
+
+int tb_bench_results_load(const char *path, int lenient, tb_bench_results *out, tb_err *err)
 {
     tb_buf b = {0};
-    if (tb_file_read(path, TB_RESULTS_MAX_BYTES, &b, err) < 0) {
-        tb_buf_free(&b);
+    if (tb_file_read(path, TB_BENCH_RESULTS_MAX_BYTES, &b, err) < 0) {
+        tb_buf_clear(&b);
         return -1;
     }
-    int rc = tb_results_parse((const char *)b.p, b.len, out, err);
-    tb_buf_free(&b);
+    int rc = results_parse((const char *)b.p, b.len, lenient, out, err);
+    tb_buf_clear(&b);
     if (rc < 0)
         return tb_err_wrap(err, "%s", path);
     return 0;
 }
 
-static int parse_retry(csv_field *f, long line, tb_retry_row *r, tb_err *err)
+static int parse_retry(csv_field *f, long line, tb_bench_retry_row *r, tb_err *err)
 {
     memset(r, 0, sizeof *r);
-    if (!valid_mode(f[0]) || strlen(f[0]) >= TB_MODE_MAX)
+    if (!valid_mode(f[0]) || strlen(f[0]) >= TB_BENCH_MODE_MAX)
         return bad_field(err, line, "mode", "not a mode name", f[0]);
     strcpy(r->mode, f[0]);
     long v;
@@ -492,15 +677,16 @@ static int parse_retry(csv_field *f, long line, tb_retry_row *r, tb_err *err)
 
 static int add_retry(csv_field *f, long line, void *out, tb_err *err)
 {
-    tb_retry_row row;
+    tb_bench_retry_row row;
     if (parse_retry(f, line, &row, err) < 0)
         return -1;
-    return tb_retries_push(out, &row, err);
+    return tb_bench_retries_push(out, &row, err) < 0 ? -2 : 0;
 }
 
-int tb_retries_parse(const char *data, size_t len, tb_retries *out, tb_err *err)
+int tb_bench_retries_parse(const char *data, size_t len, tb_bench_retries *out, tb_err *err)
 {
-    return parse_csv(data, len, retry_fields, 7, TB_RETRIES_HEADER, add_retry, out, err);
+    return parse_csv(data, len, retry_fields, 7, TB_BENCH_RETRIES_HEADER, add_retry, NULL, out,
+                     err);
 }
 
 /* ---- client output ---- */
@@ -510,7 +696,7 @@ static int key_is(const char *tok, size_t klen, const char *key)
     return strlen(key) == klen && !memcmp(tok, key, klen);
 }
 
-void tb_client_output_parse(const char *text, size_t len, tb_client_output *out)
+void tb_bench_client_output_parse(const char *text, size_t len, tb_bench_client_output *out)
 {
     memset(out, 0, sizeof *out);
     out->enable_tee = -1;
@@ -539,13 +725,13 @@ void tb_client_output_parse(const char *text, size_t len, tb_client_output *out)
         unsigned bit = 0;
         double *slot = NULL;
         if (key_is(tok, klen, "NOTARIZATION_MS")) {
-            bit = TB_HAS_NOTARIZATION;
+            bit = TB_BENCH_HAS_NOTARIZATION;
             slot = &out->notarization_ms;
         } else if (key_is(tok, klen, "TOTAL_E2E_MS")) {
-            bit = TB_HAS_TOTAL_E2E;
+            bit = TB_BENCH_HAS_TOTAL_E2E;
             slot = &out->total_e2e_ms;
         } else if (key_is(tok, klen, "TDX_VERIFY_MS")) {
-            bit = TB_HAS_TDX_VERIFY;
+            bit = TB_BENCH_HAS_TDX_VERIFY;
             slot = &out->tdx_verify_ms;
         } else if (key_is(tok, klen, "ENABLE_TEE_ATTESTATION")) {
             int b;

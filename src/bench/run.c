@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -146,7 +148,7 @@ int tb_bench_mode_flags(const char *mode, int *enable_tee, int *verify)
 static int set_modes(tb_bench_config *c, const char *v, tb_err *err)
 {
     char buf[1024];
-    char modes[TB_BENCH_MAX_MODES][TB_MODE_MAX];
+    char modes[TB_BENCH_MAX_MODES][TB_BENCH_MODE_MAX];
     if (strlen(v) >= sizeof buf)
         return tb_errf(err, "BENCHMARK_MODES: too long");
     strcpy(buf, v);
@@ -308,6 +310,40 @@ static int in_dir(const run_state *s, char *out, size_t n, const char *rel)
     return k < 0 || (size_t)k >= n ? -1 : 0;
 }
 
+/* On a full disk no new copy of a small file fits, but its old blocks can be
+ * overwritten: text (at most the file's size) is written over path in place and
+ * padded with spaces to the old size (JSON allows trailing white space). Used
+ * only for run.json's final status, so that a run stopped by ENOSPC says
+ * "failed" rather than staying "running". -1 when the old file is too small. */
+static int overwrite_in_place(const char *path, const char *text, size_t len, tb_err *err)
+{
+    int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return tb_errno(err, "%s", path);
+    struct stat st;
+    int rc = fstat(fd, &st) < 0 ? tb_errno(err, "%s", path) : 0;
+    if (rc == 0 && (!S_ISREG(st.st_mode) || (off_t)len > st.st_size))
+        rc = tb_errf(err, "%s: no room to rewrite it in place", path);
+    for (off_t off = 0; rc == 0 && off < st.st_size;) {
+        char chunk[4096];
+        size_t n =
+            (size_t)(st.st_size - off) < sizeof chunk ? (size_t)(st.st_size - off) : sizeof chunk;
+        for (size_t i = 0; i < n; i++) {
+            size_t at = (size_t)off + i;
+            chunk[i] = at < len ? text[at] : at + 1 == (size_t)st.st_size ? '\n' : ' ';
+        }
+        ssize_t w = pwrite(fd, chunk, n, off);
+        if (w <= 0)
+            rc = tb_errno(err, "%s", path);
+        else
+            off += w;
+    }
+    if (rc == 0 && fsync(fd) < 0)
+        rc = tb_errno(err, "%s", path);
+    close(fd);
+    return rc;
+}
+
 static int write_json(run_state *s, const char *rel, json_t *j, tb_err *err)
 {
     char path[PATH_MAX];
@@ -318,9 +354,15 @@ static int write_json(run_state *s, const char *rel, json_t *j, tb_err *err)
     int rc = tb_buf_printf(&b, "%s\n", text) < 0 ? tb_errf(err, "%s: out of memory", rel) : 0;
     if (rc == 0 && in_dir(s, path, sizeof path, rel) < 0)
         rc = tb_errf(err, "%s: path too long", rel);
-    if (rc == 0)
+    if (rc == 0) {
         rc = tb_file_write_atomic(path, b.p, b.len, err);
-    tb_buf_free(&b);
+        if (rc < 0 && (errno == ENOSPC || errno == EDQUOT) && !strcmp(rel, "run.json")) {
+            tb_err e2;
+            if (overwrite_in_place(path, (const char *)b.p, b.len, &e2) == 0)
+                rc = 0;
+        }
+    }
+    tb_buf_clear(&b);
     free(text);
     return rc;
 }
@@ -605,7 +647,7 @@ static void log_names(const char *mode, long it, int attempt, const char *stream
 /* Runs the client once; fills row (logs under their final names). Returns -1
  * only when the client could not be started at all or cancellation hit. */
 static int run_once(run_state *s, const char *mode, long it, const volatile sig_atomic_t *cancel,
-                    tb_result_row *row, int *cancelled, tb_err *err)
+                    tb_bench_result_row *row, int *cancelled, tb_err *err)
 {
     const tb_bench_config *c = s->c;
     memset(row, 0, sizeof *row);
@@ -657,40 +699,66 @@ static int run_once(run_state *s, const char *mode, long it, const volatile sig_
     *cancelled = r.cancelled;
     row->exit_code = r.exit_code;
     row->wall_ms = (double)r.wall_ns / 1e6;
-    row->has |= TB_HAS_WALL;
+    row->has |= TB_BENCH_HAS_WALL;
     tb_buf b = {0};
     tb_err rerr;
     if (tb_file_read(out, 64u << 20, &b, &rerr) == 0) {
-        tb_client_output co;
-        tb_client_output_parse((const char *)b.p, b.len, &co);
+        tb_bench_client_output co;
+        tb_bench_client_output_parse((const char *)b.p, b.len, &co);
         row->has |= co.has;
         row->notarization_ms = co.notarization_ms;
         row->total_e2e_ms = co.total_e2e_ms;
         row->tdx_verify_ms = co.tdx_verify_ms;
-        if (co.has & TB_HAS_NOTARIZATION) {
-            row->has |= TB_HAS_NOTARIZATION_PLUS_VERIFY;
+        if (co.has & TB_BENCH_HAS_NOTARIZATION) {
+            row->has |= TB_BENCH_HAS_NOTARIZATION_PLUS_VERIFY;
             row->notarization_plus_verify_ms =
-                co.notarization_ms + ((co.has & TB_HAS_TDX_VERIFY) ? co.tdx_verify_ms : 0);
+                co.notarization_ms + ((co.has & TB_BENCH_HAS_TDX_VERIFY) ? co.tdx_verify_ms : 0);
         }
     }
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     return 0;
 }
 
-static int append_row(run_state *s, const tb_result_row *row, tb_err *err)
+static int append_row(run_state *s, const tb_bench_result_row *row, tb_err *err)
 {
     tb_buf b = {0};
-    int rc = tb_results_format_row(row, &b) < 0
+    int rc = tb_bench_results_format_row(row, &b) < 0
                  ? tb_errf(err, "out of memory")
-                 : tb_csv_append_line(s->results_fd, (const char *)b.p, b.len, err);
-    tb_buf_free(&b);
-    return rc < 0 ? tb_err_wrap(err, "%s/results.csv", s->dir) : 0;
+                 : tb_bench_csv_append_line(s->results_fd, (const char *)b.p, b.len, err);
+    tb_buf_clear(&b);
+    return rc < 0 ? tb_err_wrap(err,
+                                "%s/results.csv: the row of %s iteration %ld (not written; "
+                                "the rows before it are intact)",
+                                s->dir, row->mode, row->iteration)
+                  : 0;
+}
+
+/* Below this much free space in the run directory's filesystem a failed run is
+ * blamed on the disk: its client could not write its logs. */
+#define MIN_FREE_BYTES (64u * 1024u)
+
+/* After a failed run: is the disk full? Then the failure is not the client's and
+ * the run stops with ENOSPC instead of recording (and retrying) "FAILED" runs. */
+static int check_space(const run_state *s, tb_err *err)
+{
+    struct statvfs v;
+    if (statvfs(s->dir, &v) < 0)
+        return 0; /* cannot tell: let the run go on */
+    unsigned long long blocks = geteuid() == 0 ? v.f_bfree : v.f_bavail;
+    unsigned long long bytes = blocks * (unsigned long long)v.f_frsize;
+    if (bytes >= MIN_FREE_BYTES)
+        return 0;
+    errno = ENOSPC;
+    return tb_errno(err,
+                    "%s: %llu bytes free, the client's logs cannot be written (the failed run "
+                    "is not recorded)",
+                    s->dir, bytes);
 }
 
 /* Moves a failed attempt's logs aside and records it in retries.csv. */
-static int record_retry(run_state *s, const tb_result_row *row, int attempt, tb_err *err)
+static int record_retry(run_state *s, const tb_bench_result_row *row, int attempt, tb_err *err)
 {
-    tb_retry_row t;
+    tb_bench_retry_row t;
     memset(&t, 0, sizeof t);
     snprintf(t.mode, sizeof t.mode, "%s", row->mode);
     t.iteration = row->iteration;
@@ -708,10 +776,10 @@ static int record_retry(run_state *s, const tb_result_row *row, int attempt, tb_
             return tb_errno(err, "rename %s", from);
     }
     tb_buf b = {0};
-    int rc = tb_retries_format_row(&t, &b) < 0
+    int rc = tb_bench_retries_format_row(&t, &b) < 0
                  ? tb_errf(err, "out of memory")
-                 : tb_csv_append_line(s->retries_fd, (const char *)b.p, b.len, err);
-    tb_buf_free(&b);
+                 : tb_bench_csv_append_line(s->retries_fd, (const char *)b.p, b.len, err);
+    tb_buf_clear(&b);
     return rc < 0 ? tb_err_wrap(err, "%s/retries.csv", s->dir) : 0;
 }
 
@@ -746,7 +814,7 @@ static int run_matrix(run_state *s, const volatile sig_atomic_t *cancel, tb_benc
                 }
                 if (servers_dead(s, err) < 0)
                     return -1;
-                tb_result_row row;
+                tb_bench_result_row row;
                 int cancelled = 0;
                 if (run_once(s, c->modes[m], it, cancel, &row, &cancelled, err) < 0)
                     return -1;
@@ -754,7 +822,9 @@ static int run_matrix(run_state *s, const volatile sig_atomic_t *cancel, tb_benc
                     oc->interrupted = 1;
                     return 0;
                 }
-                int ok = tb_result_ok(&row);
+                int ok = tb_bench_result_ok(&row);
+                if (!ok && check_space(s, err) < 0)
+                    return -1;
                 int retry = !ok && attempt <= c->retries;
                 if (s->progress) {
                     tb_bench_event ev = {
@@ -783,10 +853,10 @@ static int write_summary(run_state *s, tb_err *err)
     tb_buf text = {0};
     char path[PATH_MAX];
     in_dir(s, path, sizeof path, "summary.txt");
-    int rc = tb_bench_summarize(s->dir, &text, err);
+    int rc = tb_bench_summarize(s->dir, 0, &text, NULL, err);
     if (rc == 0)
         rc = tb_file_write_atomic(path, text.p, text.len, err);
-    tb_buf_free(&text);
+    tb_buf_clear(&text);
     return rc;
 }
 
@@ -834,10 +904,10 @@ int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
     rc = -1;
     char path[PATH_MAX];
     in_dir(&s, path, sizeof path, "results.csv");
-    if ((s.results_fd = tb_csv_create(path, TB_RESULTS_HEADER, err)) < 0)
+    if ((s.results_fd = tb_bench_csv_create(path, TB_BENCH_RESULTS_HEADER, err)) < 0)
         goto out;
     in_dir(&s, path, sizeof path, "retries.csv");
-    if ((s.retries_fd = tb_csv_create(path, TB_RETRIES_HEADER, err)) < 0)
+    if ((s.retries_fd = tb_bench_csv_create(path, TB_BENCH_RETRIES_HEADER, err)) < 0)
         goto out;
     if (c->start_fixture) {
         info(&s, "starting fixture server (teebench serve --tls) on %s:%d", c->fixture_addr,
@@ -901,8 +971,11 @@ static int read_notary_tee(const char *dir, char *tee, size_t n)
     return rc;
 }
 
-int tb_bench_summarize(const char *path, tb_buf *out, tb_err *err)
+int tb_bench_summarize(const char *path, int want_json, tb_buf *out, tb_bench_summary *sum,
+                       tb_err *err)
 {
+    if (sum)
+        memset(sum, 0, sizeof *sum);
     char dir[PATH_MAX], csv[PATH_MAX];
     struct stat st;
     if (stat(path, &st) < 0)
@@ -920,34 +993,40 @@ int tb_bench_summarize(const char *path, tb_buf *out, tb_err *err)
         else
             strcpy(dir, ".");
     }
-    tb_results rs = {0};
-    tb_retries rt = {0};
+    tb_bench_results rs = {0};
+    tb_bench_retries rt = {0};
     int have_retries = 0;
-    int rc = tb_results_load(csv, &rs, err);
+    int rc = tb_bench_results_load(csv, 1, &rs, err);
     if (rc == 0) {
         char rpath[PATH_MAX];
         snprintf(rpath, sizeof rpath, "%s/retries.csv", dir);
         tb_buf b = {0};
         tb_err e2;
         if (access(rpath, F_OK) == 0) {
-            if (tb_file_read(rpath, TB_RESULTS_MAX_BYTES, &b, err) < 0 ||
-                tb_retries_parse((const char *)b.p, b.len, &rt, err) < 0) {
+            if (tb_file_read(rpath, TB_BENCH_RESULTS_MAX_BYTES, &b, err) < 0 ||
+                tb_bench_retries_parse((const char *)b.p, b.len, &rt, err) < 0) {
                 tb_err_wrap(err, "%s", rpath);
                 rc = -1;
             }
             have_retries = 1;
         }
         (void)e2;
-        tb_buf_free(&b);
+        tb_buf_clear(&b);
     }
     if (rc == 0) {
         char tee[16];
-        tb_report_opts o = {.source = csv,
-                            .notary_tee = read_notary_tee(dir, tee, sizeof tee) == 0 ? tee : NULL,
-                            .retries = have_retries ? &rt : NULL};
-        rc = tb_report_summary(&rs, &o, out, NULL, err);
+        tb_bench_report_opts o = {.source = csv,
+                                  .notary_tee =
+                                      read_notary_tee(dir, tee, sizeof tee) == 0 ? tee : NULL,
+                                  .retries = have_retries ? &rt : NULL};
+        rc = tb_bench_report_summary(&rs, &o, out, NULL, want_json && sum ? &sum->json : NULL, err);
     }
-    tb_results_free(&rs);
-    tb_retries_free(&rt);
+    if (rc == 0 && sum) {
+        sum->n_damaged = rs.n_damaged;
+        if (rs.n_damaged)
+            sum->first_damaged = rs.damaged[0];
+    }
+    tb_bench_results_clear(&rs);
+    tb_bench_retries_clear(&rt);
     return rc;
 }

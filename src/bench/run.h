@@ -22,6 +22,8 @@
 #include <limits.h>
 #include <signal.h>
 
+#include <jansson.h>
+
 #include "base/err.h"
 #include "bench/results.h"
 
@@ -31,7 +33,7 @@
 typedef struct tb_bench_config {
     int iterations;
     int n_modes;
-    char modes[TB_BENCH_MAX_MODES][TB_MODE_MAX];
+    char modes[TB_BENCH_MAX_MODES][TB_BENCH_MODE_MAX];
     int start_fixture;
     char fixture_addr[TB_BENCH_STR];
     int fixture_port; /* 0: pick a free port */
@@ -79,7 +81,7 @@ int tb_bench_mode_flags(const char *mode, int *enable_tee, int *verify);
 typedef struct tb_bench_event {
     const char *kind; /* "info", "attempt" */
     const char *text; /* for "info" */
-    const tb_result_row *row;
+    const tb_bench_result_row *row;
     int attempt;
     int will_retry;
 } tb_bench_event;
@@ -100,8 +102,18 @@ typedef struct tb_bench_outcome {
 int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
                  tb_bench_progress progress, void *ctx, tb_bench_outcome *outcome, tb_err *err);
 
+/* What a summary found besides its text. */
+typedef struct tb_bench_summary {
+    json_t *json;     /* with want_json: the figures (tb_bench_report_summary); caller decrefs */
+    size_t n_damaged; /* rows left out (cut short, bad, duplicate) */
+    tb_bench_damaged_row first_damaged; /* the first of them, when n_damaged > 0 */
+} tb_bench_summary;
+
 /* Summarizes an existing run: path is a run directory or a results.csv. Reads
- * retries.csv and run.json beside it when present. Appends the text to out. */
-int tb_bench_summarize(const char *path, tb_buf *out, tb_err *err);
+ * retries.csv and run.json beside it when present. Damaged rows do not fail it:
+ * the intact rows are summarized and the damaged ones listed (and counted in sum).
+ * Appends the text to out; sum may be NULL. */
+int tb_bench_summarize(const char *path, int want_json, tb_buf *out, tb_bench_summary *sum,
+                       tb_err *err);
 
 #endif

@@ -559,11 +559,11 @@ static int cmd_quote(int argc, char **argv)
         if (tb_file_read(file, 4096, &b, &e) < 0)
             return cli_fail(cmd, "%s", e.msg);
         if (b.len > 64) {
-            tb_buf_free(&b);
+            tb_buf_clear(&b);
             return cli_fail(cmd, "%s: report data is %zu bytes (at most 64)", file, b.len);
         }
         memcpy(rd, b.p, b.len);
-        tb_buf_free(&b);
+        tb_buf_clear(&b);
     }
     uint8_t *quote;
     size_t len;
@@ -653,7 +653,7 @@ static int cmd_sim_collateral(int argc, char **argv)
     if (rc == 0)
         rc = tb_file_write_atomic(path, rb.p, rb.len, &e);
     free(json);
-    tb_buf_free(&rb);
+    tb_buf_clear(&rb);
     if (rc < 0)
         return cli_fail(cmd, "%s", e.msg);
     printf("wrote SIMULATED collateral %s/collateral.json and root %s/sim-root.pem "
@@ -759,14 +759,14 @@ static int cmd_attest_bench(int argc, char **argv)
     tb_attest_collateral checked;
     if (rc < 0 || tb_file_read(col, 16u << 20, &cb, &e) < 0 ||
         (rootp ? tb_attest_root_load(rootp, &root, &e) : tb_attest_root_intel(&root, &e)) < 0) {
-        tb_buf_free(&qb);
-        tb_buf_free(&cb);
+        tb_buf_clear(&qb);
+        tb_buf_clear(&cb);
         return cli_fail(cmd, "%s", rc < 0 ? "out of memory" : e.msg);
     }
     if (tb_attest_collateral_parse_json((const char *)cb.p, cb.len, &checked, &e) < 0) {
         tb_attest_root_free(root);
-        tb_buf_free(&qb);
-        tb_buf_free(&cb);
+        tb_buf_clear(&qb);
+        tb_buf_clear(&cb);
         return cli_fail(cmd, "%s: %s", col, e.msg);
     }
     tb_attest_collateral_clear(&checked);
@@ -777,8 +777,8 @@ static int cmd_attest_bench(int argc, char **argv)
              ? -1
              : 0;
     tb_attest_root_free(root);
-    tb_buf_free(&qb);
-    tb_buf_free(&cb);
+    tb_buf_clear(&qb);
+    tb_buf_clear(&cb);
     if (rc < 0)
         return cli_fail(cmd, "%s", e.msg);
     const char *verdict = v1.status_known ? tb_attest_tcb_status_name(v1.status) : v1.reason;

@@ -10,6 +10,8 @@
 #include "cli/cli.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +21,10 @@
 
 #include "base/buf.h"
 #include "bench/run.h"
+#include "cli/json.h"
+
+#define SCHEMA_NOTARY "teebench-bench-notary/1"
+#define SCHEMA_SUMMARY "teebench-bench-summary/1"
 
 static volatile sig_atomic_t interrupted;
 
@@ -61,14 +67,28 @@ static void usage_notary(FILE *f)
         "  --pccs-url URL, --collateral FILE  passed to `teebench notarize --verify`\n"
         "                            (tee_verify against a real TDX notary)\n"
         "  --results-dir DIR         parent of the run directory (benchmark-results)\n"
+        "  --json                    progress on stderr; on stdout one JSON document: the\n"
+        "                            outcome and the summary's figures\n"
         "Writes DIR/<UTC %%Y%%m%%dT%%H%%M%%SZ>/results.csv, retries.csv, logs/, env.json,\n"
-        "run.json, summary.txt (also printed). Exit 1 if a run still failed after retries.\n");
+        "run.json, summary.txt (also printed). Exit 1 if a run still failed after retries,\n"
+        "or if the run could not go on (a full disk stops it: No space left on device).\n");
 }
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: teebench bench notary [options]   (--help for options)\n"
-               "       teebench bench summarize DIR|results.csv\n");
+               "       teebench bench summarize [--json] DIR|results.csv\n");
+}
+
+static void usage_summarize(FILE *f)
+{
+    fprintf(f, "usage: teebench bench summarize [--json] DIR|results.csv\n"
+               "Recomputes summary.txt's text from a results.csv (also one written by the\n"
+               "source benchmark script) and prints it; the file is not changed. Damaged rows\n"
+               "(cut short, unreadable, a second row of a (mode, iteration)) are left out and\n"
+               "listed as DAMAGED; the intact rows are summarized, and the exit code is 1.\n"
+               "  --json       one JSON document with the same figures instead of the text\n"
+               "  -h, --help   this text\n");
 }
 
 /* "ITERATIONS" -> "--iterations" */
@@ -82,23 +102,54 @@ static void flag_of(const char *name, char *out, size_t n)
     out[k] = 0;
 }
 
+/* Where progress goes: stdout, or stderr when stdout carries the --json document. */
+typedef struct progress_ctx {
+    int iterations;
+    FILE *f;
+} progress_ctx;
+
 static void on_progress(const tb_bench_event *ev, void *ctx)
 {
-    int iterations = *(const int *)ctx;
+    const progress_ctx *pc = ctx;
+    FILE *f = pc->f;
     if (!strcmp(ev->kind, "info")) {
-        printf("bench: %s\n", ev->text);
+        fprintf(f, "bench: %s\n", ev->text);
     } else {
-        const tb_result_row *r = ev->row;
-        printf("[%s %ld/%d] attempt %d: exit %d", r->mode, r->iteration, iterations, ev->attempt,
-               r->exit_code);
-        if (r->has & TB_HAS_NOTARIZATION)
-            printf(", notarization %.2f ms", r->notarization_ms);
-        if (r->has & TB_HAS_TDX_VERIFY)
-            printf(", tdx verify %.2f ms", r->tdx_verify_ms);
-        printf(", wall %.2f ms%s%s\n", r->wall_ms, tb_result_ok(r) ? "" : " FAILED",
-               ev->will_retry ? ", retrying" : "");
+        const tb_bench_result_row *r = ev->row;
+        fprintf(f, "[%s %ld/%d] attempt %d: exit %d", r->mode, r->iteration, pc->iterations,
+                ev->attempt, r->exit_code);
+        if (r->has & TB_BENCH_HAS_NOTARIZATION)
+            fprintf(f, ", notarization %.2f ms", r->notarization_ms);
+        if (r->has & TB_BENCH_HAS_TDX_VERIFY)
+            fprintf(f, ", tdx verify %.2f ms", r->tdx_verify_ms);
+        fprintf(f, ", wall %.2f ms%s%s\n", r->wall_ms, tb_bench_result_ok(r) ? "" : " FAILED",
+                ev->will_retry ? ", retrying" : "");
     }
-    fflush(stdout);
+    fflush(f);
+}
+
+/* bench notary --json: the outcome and the summary's figures (when the run
+ * directory has a readable results.csv). */
+static int print_notary_json(const tb_bench_config *c, const tb_bench_outcome *oc, int rc,
+                             const tb_err *err)
+{
+    const char *status = rc < 0 ? "failed" : oc->interrupted ? "interrupted" : "complete";
+    json_t *body =
+        json_pack("{s:o, s:s, s:i, s:i, s:i, s:i, s:i}", "run_dir",
+                  oc->run_dir[0] ? json_string(oc->run_dir) : json_null(), "status", status,
+                  "iterations", c->iterations, "rows", oc->completed, "failed_runs", oc->failed,
+                  "retried_attempts", oc->retried, "retries", c->retries);
+    if (body && rc < 0)
+        json_object_set_new(body, "error", json_string(err->msg));
+    if (body && oc->run_dir[0]) {
+        tb_buf text = {0};
+        tb_bench_summary sum;
+        tb_err e2;
+        if (tb_bench_summarize(oc->run_dir, 1, &text, &sum, &e2) == 0)
+            json_object_set_new(body, "summary", sum.json);
+        tb_buf_clear(&text);
+    }
+    return cli_json_print("bench", cli_json_envelope(SCHEMA_NOTARY, body, 1));
 }
 
 static int cmd_bench_notary(int argc, char **argv)
@@ -111,10 +162,15 @@ static int cmd_bench_notary(int argc, char **argv)
         if (v && tb_bench_config_set(&c, *n, v, &err) < 0)
             return cli_fail("bench", "environment: %s", err.msg);
     }
+    int json = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage_notary(stdout);
             return 0;
+        }
+        if (!strcmp(argv[i], "--json")) {
+            json = 1;
+            continue;
         }
         const char *a = argv[i], *eq = strchr(a, '=');
         size_t alen = eq ? (size_t)(eq - a) : strlen(a);
@@ -126,12 +182,11 @@ static int cmd_bench_notary(int argc, char **argv)
                 name = *n;
         }
         if (!name)
-            return cli_fail_code(2, "bench", "unknown option '%s' (teebench bench notary --help)",
-                                 a);
+            return cli_unknown_option("bench notary", a);
         const char *v = eq ? eq + 1 : NULL;
         if (!v) {
             if (i + 1 >= argc)
-                return cli_fail_code(2, "bench", "option %s needs a value", a);
+                return cli_missing_value("bench notary", a);
             v = argv[++i];
         }
         if (tb_bench_config_set(&c, name, v, &err) < 0)
@@ -152,10 +207,16 @@ static int cmd_bench_notary(int argc, char **argv)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     tb_bench_outcome oc;
-    int rc = tb_bench_run(&c, &interrupted, on_progress, &c.iterations, &oc, &err);
+    progress_ctx pc = {.iterations = c.iterations, .f = json ? stderr : stdout};
+    int rc = tb_bench_run(&c, &interrupted, on_progress, &pc, &oc, &err);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    if (oc.run_dir[0]) {
+    if (json) {
+        int prc = print_notary_json(&c, &oc, rc, &err);
+        if (prc)
+            return prc;
+    }
+    if (oc.run_dir[0] && !json) {
         char path[PATH_MAX + 16];
         snprintf(path, sizeof path, "%s/summary.txt", oc.run_dir);
         FILE *f = fopen(path, "r");
@@ -183,23 +244,46 @@ static int cmd_bench_notary(int argc, char **argv)
 
 static int cmd_bench_summarize(int argc, char **argv)
 {
-    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        printf("usage: teebench bench summarize DIR|results.csv\n"
-               "Recomputes summary.txt's text from a results.csv (also one written by the\n"
-               "source benchmark script) and prints it; the file is not changed.\n");
-        return 0;
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    int json = 0, c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            json = 1;
+            break;
+        case 'h':
+            usage_summarize(stdout);
+            return 0;
+        default:
+            return cli_bad_option("bench summarize", c, argv);
+        }
     }
-    if (argc != 2)
+    if (argc - optind != 1)
         return cli_fail_code(2, "bench", "summarize: expected one argument, DIR or results.csv");
+    const char *path = argv[optind];
     tb_buf out = {0};
     tb_err err;
-    if (tb_bench_summarize(argv[1], &out, &err) < 0) {
-        tb_buf_free(&out);
+    tb_bench_summary sum;
+    if (tb_bench_summarize(path, json, &out, &sum, &err) < 0) {
+        tb_buf_clear(&out);
+        if (json)
+            return cli_json_fail(1, "bench", SCHEMA_SUMMARY, "summarize: %s", err.msg);
         return cli_fail("bench", "summarize: %s", err.msg);
     }
-    fwrite(out.p, 1, out.len, stdout);
-    tb_buf_free(&out);
-    return 0;
+    int rc = 0;
+    if (json)
+        rc = cli_json_print("bench", cli_json_envelope(SCHEMA_SUMMARY, sum.json, 1));
+    else if (fwrite(out.p, 1, out.len, stdout) != out.len || fflush(stdout) != 0)
+        rc = cli_fail("bench", "summarize: writing the summary: %s", strerror(errno));
+    tb_buf_clear(&out);
+    if (rc == 0 && sum.n_damaged)
+        rc = cli_fail("bench", "summarize: %s: %zu damaged row%s not counted (first: line %ld: %s)",
+                      path, sum.n_damaged, sum.n_damaged == 1 ? "" : "s", sum.first_damaged.line,
+                      sum.first_damaged.why);
+    return rc;
 }
 
 int cmd_bench(int argc, char **argv)
@@ -214,5 +298,6 @@ int cmd_bench(int argc, char **argv)
         return cmd_bench_notary(argc - 1, argv + 1);
     if (!strcmp(argv[1], "summarize"))
         return cmd_bench_summarize(argc - 1, argv + 1);
-    return cli_fail_code(2, "bench", "unknown subcommand '%s' (notary, summarize)", argv[1]);
+    return cli_unknown_subcommand("bench", argv[1],
+                                  (const char *const[]){"notary", "summarize", NULL});
 }

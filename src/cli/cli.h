@@ -29,10 +29,21 @@ int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf
 /* Same, with an exit code of the caller's choice (returns code). */
 int cli_fail_code(int code, const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The command-line mistakes, worded the same for every command (exit code 2):
+ * "<option>: unknown option (teebench <cmd> --help)" and "<option>: needs a value".
+ * Every getopt_long loop runs with opterr = 0 and an optstring starting with ':'. */
+int cli_unknown_option(const char *cmd, const char *opt);
+int cli_missing_value(const char *cmd, const char *opt);
 /* After getopt_long returned c == ':' (a missing value) or '?' (an unknown option):
- * prints "<option>: needs a value" or "<option>: unknown option (teebench <cmd>
- * --help)", naming argv[optind - 1], and returns exit code 2. */
+ * the line above naming the option as written (argv[optind - 1], or -x for a short
+ * option), returns 2. */
 int cli_bad_option(const char *cmd, int c, char **argv);
+/* "<word>: unknown subcommand (a, b, c)", plus "; did you mean 'b'?" when a name is
+ * close to word (cli_suggest). names is NULL-terminated. Returns 2. */
+int cli_unknown_subcommand(const char *cmd, const char *word, const char *const *names);
+/* The name in names (NULL-terminated) closest to word -- at most 2 edits, counting a
+ * swap of neighbours as one, or word being a prefix of 3+ letters -- or NULL. */
+const char *cli_suggest(const char *word, const char *const *names);
 
 /* A RUN|LABEL|FILE argument (cli/ref.c): an existing path is read as a result or
  * importable file; anything else is a run id, a label (latest run) or a unique id

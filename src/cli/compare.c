@@ -192,8 +192,8 @@ static int run(char **refs, size_t n, const opts *o, tb_record **recs)
             print_gate_failures(&why);
         }
     }
-    tb_buf_free(&why);
-    tb_buf_free(&out);
+    tb_buf_clear(&why);
+    tb_buf_clear(&out);
     tb_compare_clear(&c);
     return gates;
 }

@@ -1,6 +1,7 @@
 /* cli/env: `teebench env [--json]` -- prints what this machine is, each fact with
  * where it came from (sys/env does the detection). */
 #include "cli/cli.h"
+#include "cli/json.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -126,17 +127,11 @@ int cmd_env(int argc, char **argv)
     if (!doc)
         return cli_fail("env", "%s: %s",
                         from ? "reading the recording" : "detecting the environment", err.msg);
-    if (json) {
-        char *s = json_dumps(doc, JSON_INDENT(2));
-        if (!s) {
-            json_decref(doc);
-            return cli_fail("env", "encoding JSON: out of memory");
-        }
-        puts(s);
-        free(s);
-    } else {
-        print_text(doc);
-    }
+    /* The env document is the "env" of every other --json envelope: printed alone,
+       with the same number format. */
+    if (json)
+        return cli_json_print("env", doc);
+    print_text(doc);
     json_decref(doc);
     return 0;
 }

@@ -11,6 +11,7 @@
 #include <openssl/crypto.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "cli/cli.h"
+#include "cli/json.h"
+#include "cli/opt.h"
 #include "load/load.h"
 #include "load/logcount.h"
 #include "net/sock.h"
@@ -30,6 +33,7 @@
 #include "sys/env.h"
 
 #define CMD "http"
+#define SCHEMA "teebench-http/1"
 #define MAX_HEADERS 64
 
 static volatile sig_atomic_t interrupted;
@@ -75,7 +79,8 @@ static void usage(FILE *f)
                "                           access log F with the requests completed\n"
                "\n"
                "  Numeric arguments may include a SI unit (1k, 1M, 1G)\n"
-               "  Time arguments may include a time unit (2s, 2m, 2h, 500ms)\n");
+               "  Time arguments may include a time unit (2s, 2m, 2h, 500ms, 1.5s;\n"
+               "  none: seconds)\n");
 }
 
 enum {
@@ -131,14 +136,15 @@ static int parse(int argc, char **argv, struct http_opts *o)
                 return cli_fail_code(2, CMD, "invalid connection count: %s", optarg);
             break;
         case 'd':
-            if (tb_scan_time_ms(optarg, &o->duration_ms) < 0 || o->duration_ms > 86400000ULL * 7)
-                return cli_fail_code(2, CMD, "invalid duration: %s", optarg);
+        case OPT_TIMEOUT: {
+            double sec;
+            tb_err e;
+            if (cli_opt_duration(c == 'd' ? "--duration" : "--timeout", optarg, 0.001,
+                                 c == 'd' ? 86400.0 * 7 : 86400.0, &sec, &e) < 0)
+                return cli_fail_code(2, CMD, "%s", e.msg);
+            *(c == 'd' ? &o->duration_ms : &o->timeout_ms) = (uint64_t)llround(sec * 1000.0);
             break;
-        case OPT_TIMEOUT:
-            if (tb_scan_time_ms(optarg, &o->timeout_ms) < 0 || o->timeout_ms == 0 ||
-                o->timeout_ms > 86400000ULL)
-                return cli_fail_code(2, CMD, "invalid timeout: %s", optarg);
-            break;
+        }
         case 'H':
             if (o->nheaders == MAX_HEADERS)
                 return cli_fail_code(2, CMD, "too many headers (at most %d)", MAX_HEADERS);
@@ -181,11 +187,8 @@ static int parse(int argc, char **argv, struct http_opts *o)
         case 'h':
             usage(stdout);
             return 1;
-        case ':':
-            return cli_fail_code(2, CMD, "option %s needs a value", argv[optind - 1]);
         default:
-            return cli_fail_code(2, CMD, "unknown option %s (teebench http --help lists them)",
-                                 argv[optind - 1]);
+            return cli_bad_option(CMD, c, argv);
         }
     }
     if (version) {
@@ -383,7 +386,7 @@ static json_t *opt_str(const char *s)
 
 static int print_json(const struct http_opts *o, const tb_load_result *r, const tb_hist *raw,
                       uint64_t wrk_interval_ns, const struct log_check *lc, const char *started,
-                      const char *target)
+                      const char *target, const char *error)
 {
     double rt = (double)r->runtime_ns / 1e9;
     json_t *hdrs = json_array();
@@ -397,10 +400,10 @@ static int print_json(const struct http_opts *o, const tb_load_result *r, const 
         opt_str(o->server_name), "cacert", opt_str(o->cacert), "connect", opt_str(o->connect),
         "server_log", opt_str(o->server_log), "target_address", target, "tls", o->url.tls);
     json_t *doc = json_pack(
-        "{s:s, s:s, s:s, s:o, s:f, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:f}, s:{s:I, s:f}, "
+        "{s:s, s:o, s:f, s:f, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:f}, s:{s:I, s:f}, "
         "s:I, s:{s:I, s:I, s:I, s:I, s:I}, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
-        "tool", "teebench http", "version", TEEBENCH_VERSION, "started_at", started, "options",
-        opts, "runtime_s", rt, "stopped_early", r->stopped_early, "requests", "sent",
+        "started_at", started, "options", opts, "runtime_s", rt, "setup_s",
+        (double)r->setup_ns / 1e9, "stopped_early", r->stopped_early, "requests", "sent",
         (json_int_t)r->sent, "completed", (json_int_t)r->completed, "drained_after_end",
         (json_int_t)r->drained, "failed", (json_int_t)r->failed, "unfinished",
         (json_int_t)r->unfinished, "per_second", rt > 0 ? r->completed / rt : 0.0, "bytes", "read",
@@ -432,16 +435,10 @@ static int print_json(const struct http_opts *o, const tb_load_result *r, const 
                                       (json_int_t)lc->after, "new_lines",
                                       (json_int_t)(lc->after - lc->before), "requests_completed",
                                       (json_int_t)(r->completed + r->drained), "match", lc->ok));
-    tb_err e;
-    json_t *env = tb_env_json(&e);
-    json_object_set_new(doc, "environment", env ? env : json_null());
-    char *s = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-    json_decref(doc);
-    if (!s)
-        return -1;
-    printf("%s\n", s);
-    free(s);
-    return 0;
+    json_object_set_new(doc, "connections_up", json_integer((json_int_t)r->connections_up));
+    if (error)
+        json_object_set_new(doc, "error", json_string(error));
+    return cli_json_print(CMD, cli_json_envelope(SCHEMA, doc, 1));
 }
 
 /* The server writes its log line when it sends the response: wait until the
@@ -460,6 +457,21 @@ static int count_settled(const char *path, uint64_t *n, tb_err *e)
     return 0;
 }
 
+/* A failure after the flags were read: with --json also a JSON document with
+ * "error" on stdout (a script reading stdout gets a document, not nothing). */
+__attribute__((format(printf, 2, 3))) static int fail(const struct http_opts *o, const char *fmt,
+                                                      ...)
+{
+    char msg[TB_ERR_MAX + 64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (o->json)
+        return cli_json_fail(1, CMD, SCHEMA, "%s", msg);
+    return cli_fail(CMD, "%s", msg);
+}
+
 int cmd_http(int argc, char **argv)
 {
     struct http_opts o;
@@ -471,30 +483,30 @@ int cmd_http(int argc, char **argv)
     tb_err e;
     tb_load_opts lo = {0};
     if (resolve_target(&o, &lo.addr, &e) < 0)
-        return cli_fail(CMD, "%s", e.msg);
+        return fail(&o, "%s", e.msg);
     char target[80];
     tb_addr_format(&lo.addr, target, sizeof target);
     tb_buf req = {0};
     if (build_request(&o, &req) < 0) {
-        tb_buf_free(&req);
-        return cli_fail(CMD, "building the request: out of memory");
+        tb_buf_clear(&req);
+        return fail(&o, "building the request: out of memory");
     }
     tb_tls_ctx *tls = NULL;
     if (o.url.tls && !(tls = tb_tls_client_ctx_new(o.cacert, &e))) {
-        tb_buf_free(&req);
-        return cli_fail(CMD, "%s", e.msg);
+        tb_buf_clear(&req);
+        return fail(&o, "%s", e.msg);
     }
     raise_fd_limit(o.connections + o.threads * 2 + 256);
     if (tb_sock_connect_wait(&lo.addr, o.timeout_ms > 5000 ? 5000 : (int)o.timeout_ms, &e) < 0) {
         tb_tls_ctx_free(tls);
-        tb_buf_free(&req);
-        return cli_fail(CMD, "%s", e.msg);
+        tb_buf_clear(&req);
+        return fail(&o, "%s", e.msg);
     }
     struct log_check lc = {.on = o.server_log != NULL};
     if (lc.on && tb_log_count_lines(o.server_log, &lc.before, &e) < 0) {
         tb_tls_ctx_free(tls);
-        tb_buf_free(&req);
-        return cli_fail(CMD, "--server-log: %s", e.msg);
+        tb_buf_clear(&req);
+        return fail(&o, "--server-log: %s", e.msg);
     }
     lo.tls = tls;
     lo.sni = o.server_name ? o.server_name : o.url.host;
@@ -528,16 +540,16 @@ int cmd_http(int argc, char **argv)
     rc = tb_load_run(&lo, &r, &e);
     signal(SIGINT, SIG_DFL);
     tb_tls_ctx_free(tls);
-    tb_buf_free(&req);
+    tb_buf_clear(&req);
     if (rc < 0)
-        return cli_fail(CMD, "%s", e.msg);
+        return fail(&o, "%s", e.msg);
 
     /* wrk's closed-loop correction (see stats/hist.h), keeping the raw copy for --json */
     tb_hist raw;
     uint64_t interval = 0;
     if (tb_hist_init(&raw, TB_HIST_DEFAULT_MAX, &e) < 0) {
-        tb_load_result_free(&r);
-        return cli_fail(CMD, "%s", e.msg);
+        tb_load_result_clear(&r);
+        return fail(&o, "%s", e.msg);
     }
     tb_hist_merge(&raw, &r.latency, NULL);
     if (o.rate == 0 && r.completed / o.connections > 0) {
@@ -547,30 +559,49 @@ int cmd_http(int argc, char **argv)
     if (lc.on) {
         if (count_settled(o.server_log, &lc.after, &e) < 0) {
             tb_hist_free(&raw);
-            tb_load_result_free(&r);
-            return cli_fail(CMD, "--server-log: %s", e.msg);
+            tb_load_result_clear(&r);
+            return fail(&o, "--server-log: %s", e.msg);
         }
         lc.ok = lc.after >= lc.before && lc.after - lc.before == r.completed + r.drained;
     }
+    /* The run's verdict: no completed request (responses that only came in while
+     * draining do not count), or a server log that disagrees, fail it. */
+    char why[TB_ERR_MAX + 300] = "", setup[160] = "";
+    bool slow_setup = r.runtime_ns && r.setup_ns * 10 >= r.runtime_ns;
+    if (slow_setup)
+        snprintf(setup, sizeof setup,
+                 "setting up the connections took %.2f s of the %.2f s run (%llu of %llu "
+                 "established)",
+                 (double)r.setup_ns / 1e9, (double)r.runtime_ns / 1e9,
+                 (unsigned long long)r.connections_up, (unsigned long long)o.connections);
+    if (r.completed == 0)
+        snprintf(why, sizeof why, "no request completed%s%s%s%s%s",
+                 r.drained ? " (responses came only after the end of the run)" : "",
+                 r.first_error[0] ? ": " : "", r.first_error,
+                 slow_setup && !r.first_error[0] ? "; " : "",
+                 slow_setup && !r.first_error[0] ? setup : "");
+    else if (lc.on && !lc.ok)
+        snprintf(why, sizeof why, "server log: %llu new lines for %llu completed requests",
+                 (unsigned long long)(lc.after - lc.before),
+                 (unsigned long long)(r.completed + r.drained));
     if (o.json) {
-        if (print_json(&o, &r, &raw, interval, &lc, started, target) < 0)
-            rc = cli_fail(CMD, "writing JSON: out of memory");
+        rc = print_json(&o, &r, &raw, interval, &lc, started, target, why[0] ? why : NULL);
     } else {
         print_text(&o, &r, &lc);
+        fflush(stdout);
     }
-    fflush(stdout);
-    if (rc == 0 && r.completed + r.drained == 0 && r.sent + r.errors.connect > 0)
-        rc = cli_fail(CMD, "no request completed%s%s", r.first_error[0] ? ": " : "", r.first_error);
-    else if (rc == 0 && r.unfinished > 0 && !o.json)
+    if (rc == 0 && why[0])
+        rc = cli_fail(CMD, "%s", why);
+    if (rc == 0 && r.unfinished > 0 && !o.json)
         fprintf(stderr,
                 "teebench: http: note: %llu requests were still in flight %.1f s after "
                 "the end (not counted)\n",
                 (unsigned long long)r.unfinished, (double)lo.drain_ns / 1e9);
-    else if (rc == 0 && lc.on && !lc.ok)
-        rc = cli_fail(CMD, "server log: %llu new lines for %llu completed requests",
-                      (unsigned long long)(lc.after - lc.before),
-                      (unsigned long long)(r.completed + r.drained));
+    /* Setting up the connections is part of the run (as in wrk): say so when it took
+     * a noticeable share of it (a tenth or more). */
+    if (rc == 0 && !o.json && slow_setup)
+        fprintf(stderr, "teebench: http: note: %s\n", setup);
     tb_hist_free(&raw);
-    tb_load_result_free(&r);
+    tb_load_result_clear(&r);
     return rc;
 }

@@ -6,27 +6,36 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/json.h"
+#include "cli/opt.h"
 #include "load/logcount.h"
 #include "serve/nginx.h"
 #include "serve/pki.h"
 
 #define CMD "nginx"
+#define SCHEMA "teebench-nginx/1"
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: teebench nginx start --port P [--addr A] [--root DIR] [--workers N]\n"
             "                            [--dir RUNDIR] [--tls [--cert F --key F | --pki DIR]]\n"
-            "       teebench nginx stop [--dir RUNDIR]\n"
-            "       teebench nginx log-lines [--dir RUNDIR]\n\n"
+            "                            [--json]\n"
+            "       teebench nginx stop [--dir RUNDIR] [--json]\n"
+            "       teebench nginx log-lines [--dir RUNDIR] [--json]\n\n"
             "start writes RUNDIR/nginx.conf (pid, logs, temp paths all in RUNDIR; the\n"
             "document root defaults to RUNDIR/html with nginx's 615-byte welcome page),\n"
-            "starts %s as the current user and waits until it answers. The access log\n"
+            "starts %s and waits until it answers. Started as root, nginx's workers\n"
+            "run as --user (default www-data, else nobody), not as root. RUNDIR must be\n"
+            "ours alone: an existing one owned by another user, writable by others or a\n"
+            "symlink is refused; a new one is created 0700. The access log\n"
             "(RUNDIR/access.log) has one line per request. stop stops it and waits.\n"
             "log-lines prints how many lines the access log has.\n\n"
             "  --dir RUNDIR     run directory (default ./teebench-nginx)\n"
@@ -34,10 +43,12 @@ static void usage(FILE *f)
             "  --addr A         address to listen on (default 127.0.0.1)\n"
             "  --root DIR       document root\n"
             "  -w, --workers N  worker processes (default 1)\n"
+            "  --user USER      as root: the workers' user (default www-data, else nobody)\n"
             "  --tls            listen with TLS, by default with the fixture PKI's server.pem\n"
             "  --cert F, --key F  PEM certificate chain and key for --tls\n"
             "  --pki DIR        fixture PKI directory (default $TEEBENCH_PKI or ./fixture-pki)\n"
-            "  --timeout S      seconds to wait for start/stop (default 10)\n"
+            "  --timeout T      time to wait for start/stop: 10, 10s, 500ms (default 10s)\n"
+            "  --json           print one JSON document (pid, URL, run dir / lines)\n"
             "  -h, --help       this text\n",
             TB_NGINX_BIN);
 }
@@ -58,6 +69,17 @@ static int absolute(const char *what, const char *p, char *out, size_t size)
     return 0;
 }
 
+/* A failure: with --json also the JSON error document on stdout. */
+__attribute__((format(printf, 2, 3))) static int fail(int json, const char *fmt, ...)
+{
+    char msg[TB_ERR_MAX + 64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return json ? cli_json_fail(1, CMD, SCHEMA, "%s", msg) : cli_fail(CMD, "%s", msg);
+}
+
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
     char *end;
@@ -70,13 +92,19 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 
 int cmd_nginx(int argc, char **argv)
 {
-    static const struct option longs[] = {
-        {"dir", required_argument, NULL, 'd'},     {"port", required_argument, NULL, 'p'},
-        {"addr", required_argument, NULL, 'a'},    {"root", required_argument, NULL, 'r'},
-        {"workers", required_argument, NULL, 'w'}, {"tls", no_argument, NULL, 'T'},
-        {"cert", required_argument, NULL, 'c'},    {"key", required_argument, NULL, 'k'},
-        {"pki", required_argument, NULL, 'P'},     {"timeout", required_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+    static const struct option longs[] = {{"dir", required_argument, NULL, 'd'},
+                                          {"port", required_argument, NULL, 'p'},
+                                          {"addr", required_argument, NULL, 'a'},
+                                          {"root", required_argument, NULL, 'r'},
+                                          {"workers", required_argument, NULL, 'w'},
+                                          {"tls", no_argument, NULL, 'T'},
+                                          {"cert", required_argument, NULL, 'c'},
+                                          {"key", required_argument, NULL, 'k'},
+                                          {"pki", required_argument, NULL, 'P'},
+                                          {"timeout", required_argument, NULL, 't'},
+                                          {"json", no_argument, NULL, 'j'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -86,13 +114,14 @@ int cmd_nginx(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    static const char *const actions[] = {"start", "stop", "log-lines", NULL};
     if (strcmp(action, "start") && strcmp(action, "stop") && strcmp(action, "log-lines"))
-        return cli_fail_code(2, CMD, "%s: unknown action (start, stop or log-lines)", action);
+        return cli_unknown_subcommand(CMD, action, actions);
     const char *env_pki = getenv("TEEBENCH_PKI");
     const char *dir = "teebench-nginx", *root = NULL, *cert = NULL, *key = NULL;
     const char *pki = env_pki && *env_pki ? env_pki : "fixture-pki";
     tb_nginx_opts o = {.addr = "127.0.0.1", .workers = 1};
-    int timeout_s = 10, c;
+    int timeout_ms = 10000, c, json = 0;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc - 1, argv + 1, ":p:w:h", longs, NULL)) != -1) {
@@ -126,18 +155,25 @@ int cmd_nginx(int argc, char **argv)
         case 'P':
             pki = optarg;
             break;
-        case 't':
-            if (parse_int(optarg, 1, 3600, &timeout_s) < 0)
-                return cli_fail_code(2, CMD, "--timeout %s: not a number of seconds", optarg);
+        case 't': {
+            double sec;
+            tb_err e;
+            if (cli_opt_duration("--timeout", optarg, 0.001, 3600, &sec, &e) < 0)
+                return cli_fail_code(2, CMD, "%s", e.msg);
+            timeout_ms = (int)llround(sec * 1000.0);
+            break;
+        }
+        case 'j':
+            json = 1;
+            break;
+        case 'u':
+            o.user = optarg;
             break;
         case 'h':
             usage(stdout);
             return 0;
-        case ':':
-            return cli_fail_code(2, CMD, "%s: needs a value", argv[optind]);
         default:
-            return cli_fail_code(2, CMD, "%s: unknown option (teebench nginx --help)",
-                                 argv[optind]);
+            return cli_bad_option(CMD, c, argv + 1);
         }
     }
     if (optind + 1 < argc)
@@ -150,8 +186,14 @@ int cmd_nginx(int argc, char **argv)
     tb_err err;
     if (!strcmp(action, "stop")) {
         pid_t pid = tb_nginx_pid(adir, &err);
-        if (pid < 0 || tb_nginx_stop(adir, timeout_s * 1000, &err) < 0)
-            return cli_fail(CMD, "stop: %s", err.msg);
+        if (pid < 0 || tb_nginx_stop(adir, timeout_ms, &err) < 0)
+            return fail(json, "stop: %s", err.msg);
+        if (json)
+            return cli_json_print(CMD,
+                                  cli_json_envelope(SCHEMA,
+                                                    json_pack("{s:s, s:i, s:s}", "action", "stop",
+                                                              "pid", (int)pid, "run_dir", adir),
+                                                    1));
         printf("nginx stopped (pid %d, run dir %s)\n", (int)pid, adir);
         return 0;
     }
@@ -160,7 +202,13 @@ int cmd_nginx(int argc, char **argv)
         uint64_t n;
         if (tb_nginx_path(adir, "access.log", log, sizeof log, &err) < 0 ||
             tb_log_count_lines(log, &n, &err) < 0)
-            return cli_fail(CMD, "log-lines: %s", err.msg);
+            return fail(json, "log-lines: %s", err.msg);
+        if (json)
+            return cli_json_print(
+                CMD, cli_json_envelope(SCHEMA,
+                                       json_pack("{s:s, s:s, s:I}", "action", "log-lines",
+                                                 "access_log", log, "lines", (json_int_t)n),
+                                       1));
         printf("%s: %" PRIu64 " lines\n", log, n);
         return 0;
     }
@@ -193,9 +241,22 @@ int cmd_nginx(int argc, char **argv)
         o.cert = acert;
         o.key = akey;
     }
-    if (tb_nginx_start(&o, timeout_s * 1000, &err) < 0)
-        return cli_fail(CMD, "start: %s", err.msg);
+    if (tb_nginx_start(&o, timeout_ms, &err) < 0)
+        return fail(json, "start: %s", err.msg);
     pid_t pid = tb_nginx_pid(adir, &err);
+    if (json) {
+        char url[300], log[PATH_MAX + 16];
+        snprintf(url, sizeof url, "%s://%s%s%s:%d/", o.tls ? "https" : "http",
+                 strchr(o.addr, ':') ? "[" : "", o.addr, strchr(o.addr, ':') ? "]" : "", o.port);
+        snprintf(log, sizeof log, "%s/access.log", adir);
+        return cli_json_print(
+            CMD,
+            cli_json_envelope(SCHEMA,
+                              json_pack("{s:s, s:i, s:s, s:i, s:b, s:s, s:s}", "action", "start",
+                                        "pid", (int)pid, "url", url, "workers", o.workers, "tls",
+                                        o.tls, "run_dir", adir, "access_log", log),
+                              1));
+    }
     printf("nginx started: pid %d, %s://%s:%d/ with %d worker%s\n", (int)pid,
            o.tls ? "https" : "http", o.addr, o.port, o.workers, o.workers == 1 ? "" : "s");
     printf("run dir: %s\naccess log: %s/access.log\n", adir, adir);

@@ -425,7 +425,7 @@ static int cmd_check(int argc, char **argv)
         tb_buf eb = {0};
         int ok = tb_file_read(evpath, 64u << 20, &eb, &err) == 0 &&
                  tb_evidence_parse((const char *)eb.p, eb.len, &ev, &err) == 0;
-        tb_buf_free(&eb);
+        tb_buf_clear(&eb);
         if (!ok) {
             cli_fail(cmd, "%s: %s", evpath, err.msg);
             goto out;
@@ -460,7 +460,7 @@ out:
     if (have_qv)
         tb_notary_verifier_close(&qv);
     tb_evidence_free(&ev);
-    tb_buf_free(&buf);
+    tb_buf_clear(&buf);
     return rc;
 }
 

@@ -1,5 +1,8 @@
 /* cli/opt: strict number parsing for command-line flags, shared by the cli files
- * (syscall, probe, notary, notarize). The whole string must be the number. */
+ * (syscall, probe, notary, notarize). The whole string must be the number.
+ * Durations have one syntax in every command (cli_opt_duration): a decimal number
+ * with an optional unit ns, us, ms, s, m or h ("2s", "500ms", "1.5m"); no unit
+ * means seconds ("10" = "10s", as wrk). */
 #ifndef TB_CLI_OPT_H
 #define TB_CLI_OPT_H
 
@@ -14,5 +17,10 @@ int cli_opt_long(const char *flag, const char *s, long lo, long hi, long *out, t
 /* An unsigned decimal integer (strtoull: no '-') in [min, max]. Returns 0, or -1
  * (the caller words the error). */
 int cli_opt_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* A duration in [min_s, max_s] seconds (syntax above), in seconds. Returns 0, or -1
+ * with err "<flag> <s>: ..." naming the flag. */
+int cli_opt_duration(const char *flag, const char *s, double min_s, double max_s, double *out,
+                     tb_err *err);
 
 #endif

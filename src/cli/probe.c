@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/json.h"
 #include "cli/opt.h"
 #include "sys/env.h"
 #include "sys/probe.h"
@@ -199,17 +200,7 @@ int cmd_probe(int argc, char **argv)
         return 0;
     }
     free(res);
-    tb_err err = {{0}};
     json_t *o = json_object();
-    json_object_set_new(o, "schema", json_string("teebench-probe/1"));
     json_object_set_new(o, "probes", arr);
-    json_t *env = tb_env_json(&err);
-    json_object_set_new(o, "env", env ? env : json_null());
-    char *s = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-    json_decref(o);
-    if (!s)
-        return cli_fail("probe", "encoding JSON: out of memory");
-    puts(s);
-    free(s);
-    return 0;
+    return cli_json_print("probe", cli_json_envelope("teebench-probe/1", o, 1));
 }

@@ -238,7 +238,7 @@ int cmd_report(int argc, char **argv)
     tb_page_free(&page);
     tb_store_close(store);
     tb_compare_clear(&cmp);
-    tb_buf_free(&cmdline);
+    tb_buf_clear(&cmdline);
     for (size_t i = 0; i < n; i++)
         tb_record_free(recs[i]);
     free(recs);

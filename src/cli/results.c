@@ -351,7 +351,7 @@ static int do_export(const opts *o)
             rc = cli_fail(CMD, "export: writing standard output failed");
         }
     }
-    tb_buf_free(&out);
+    tb_buf_clear(&out);
     for (int i = 0; rs && i < o->nargs; i++)
         tb_record_free(rs[i]);
     free(rs);
@@ -537,5 +537,6 @@ int cmd_results(int argc, char **argv)
                                      o.sub);
         return subs[i].run(&o);
     }
-    return cli_fail_code(2, CMD, "unknown subcommand '%s' (list, show, export, import, rm)", o.sub);
+    return cli_unknown_subcommand(
+        CMD, o.sub, (const char *const[]){"list", "show", "export", "import", "rm", NULL});
 }

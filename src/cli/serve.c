@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/json.h"
 #include "net/tls.h"
 #include "serve/pki.h"
 #include "serve/routes.h"
@@ -173,11 +174,7 @@ static void print_summary(const tb_counts *c, int json)
                         rows, json_pack("{s:s,s:i,s:I}", "route", tb_route_name(r), "status",
                                         tb_status_code(s), "requests", (json_int_t)c->n[r][s]));
         json_object_set_new(doc, "by_route", rows);
-        char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        if (text)
-            printf("%s\n", text);
-        free(text);
-        json_decref(doc);
+        cli_json_print(CMD, cli_json_envelope("teebench-serve/1", doc, 1));
     } else {
         printf("served by route and status:\n");
         for (int r = 0; r < TB_ROUTE_COUNT; r++)
@@ -293,7 +290,7 @@ static int serve(const struct opts *o)
 out:
     tb_server_free(srv);
     tb_tls_ctx_free(tls);
-    tb_site_free(&site);
+    tb_site_clear(&site);
     return rc;
 }
 

@@ -372,11 +372,11 @@ static int cmd_plan(const suite_args *a, const tb_suite_plan *p)
     }
     tb_buf b = {0};
     if (tb_suite_plan_describe(p, &b, &err) < 0) {
-        tb_buf_free(&b);
+        tb_buf_clear(&b);
         return cli_fail(CMD, "plan: %s", err.msg);
     }
     fwrite(b.p, 1, b.len, stdout);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     return 0;
 }
 
@@ -641,7 +641,7 @@ static int finish_record(const suite_args *a, const char *output, const tb_recor
         fwrite(sum.p, 1, sum.len, sf);
         fflush(sf);
     }
-    tb_buf_free(&sum);
+    tb_buf_clear(&sum);
     if (code == 0 && !strcmp(r->status, "interrupted"))
         code =
             cli_fail_code(130, CMD, "%sinterrupted: the %zu metrics measured so far are kept%s%s",
@@ -765,7 +765,7 @@ static void print_comparison(tb_record **recs, size_t n)
         fwrite(b.p, 1, b.len, stdout);
         fflush(stdout);
     }
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     tb_compare_clear(&c);
 }
 
@@ -851,7 +851,7 @@ static int run_targets(suite_args *a, tb_suite_plan *p, session *ss)
     if (code)
         return rmdir(control_dir), code;
     if (a->output && tb_mkdirs(a->output, &(tb_err){{0}}) < 0) {
-        tb_buf_free(&doc);
+        tb_buf_clear(&doc);
         rmdir(control_dir);
         return cli_fail_code(2, CMD, "-o %s: with --target, -o names a directory", a->output);
     }
@@ -891,7 +891,7 @@ static int run_targets(suite_args *a, tb_suite_plan *p, session *ss)
     print_comparison(recs, n);
     for (size_t i = 0; i < n; i++)
         tb_record_free(recs[i]);
-    tb_buf_free(&doc);
+    tb_buf_clear(&doc);
     rmdir(control_dir);
     if (interrupted && code != 130)
         code = cli_fail_code(130, CMD, "interrupted");
@@ -906,7 +906,7 @@ static int cmd_run(suite_args *a, tb_suite_plan *p, char **argv)
     p->self_exe[n] = 0;
     tb_buf inv = {0};
     if (tb_buf_puts(&inv, "teebench ") < 0 || tb_suite_shell_join(argv, &inv) < 0) {
-        tb_buf_free(&inv);
+        tb_buf_clear(&inv);
         return cli_fail(CMD, "out of memory");
     }
     p->invocation = (const char *)inv.p;
@@ -927,7 +927,7 @@ static int cmd_run(suite_args *a, tb_suite_plan *p, char **argv)
                       : finish_record(a, a->output, r, ss.pr.mode, NULL);
         tb_record_free(r);
     }
-    tb_buf_free(&inv);
+    tb_buf_clear(&inv);
     p->invocation = NULL;
     return code;
 }

@@ -5,10 +5,13 @@
 #include "cli/cli.h"
 
 #include <getopt.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cli/json.h"
 #include "cli/opt.h"
 #include "sys/env.h"
 #include "sys/syscall_bench.h"
@@ -24,8 +27,8 @@ typedef struct sc_args {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: teebench syscall [--mode mix|close|getpid|exec] [--duration S] [--passes N]\n"
-            "                        [--copies N] [--json]\n\n"
+            "usage: teebench syscall [--mode mix|close|getpid|exec] [--duration T] [--passes N]\n"
+            "                        [--copies N|auto] [--json]\n\n"
             "UnixBench's \"System Call Overhead\": each pass runs the loop for S seconds and\n"
             "counts loops per second (lps); the lowest third of the passes (by count) are\n"
             "dropped and the score is the geometric mean of the rest; index = score / 15000\n"
@@ -34,11 +37,25 @@ static void usage(FILE *f)
             "  --mode M       mix (default): close(dup(fd)); syscall(SYS_getpid); getuid();\n"
             "                 umask(022);  close: close(dup(fd));  getpid:\n"
             "                 syscall(SYS_getpid);  exec: fork, exec /bin/true, wait\n"
-            "  --duration S   seconds per pass (default 10)\n"
+            "  --duration T   time per pass: 10, 10s, 500ms, 1.5m (default 10s)\n"
             "  --passes N     passes (default 10)\n"
-            "  --copies N     processes run at once per pass, counts summed (default 1)\n"
+            "  --copies N     processes run at once per pass, counts summed (default 1);\n"
+            "                 auto: one per CPU this process may use (the multi-copy index)\n"
             "  --json         print one JSON document (includes `teebench env --json`)\n"
             "  -h, --help     this text\n");
+}
+
+/* --copies auto: one copy per CPU this process may run on (its affinity mask),
+ * as UnixBench's multi-copy index sums one copy per CPU. */
+static long usable_cpus(void)
+{
+    cpu_set_t set;
+    long n = 0;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        n = CPU_COUNT(&set);
+    if (n < 1)
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 4096 ? 4096 : n;
 }
 
 /* Parses flags into a; returns -1 when done (continue), or an exit code. */
@@ -61,12 +78,16 @@ static int parse_args(int argc, char **argv, sc_args *a)
             rc = tb_sc_mode_parse(optarg, &a->mode, &err);
             break;
         case 'd':
-            rc = cli_opt_double("--duration", optarg, 0.001, 86400, &a->duration, &err);
+            rc = cli_opt_duration("--duration", optarg, 0.001, 86400, &a->duration, &err);
             break;
         case 'p':
             rc = cli_opt_long("--passes", optarg, 1, 1000, &a->passes, &err);
             break;
         case 'c':
+            if (!strcmp(optarg, "auto")) {
+                a->copies = usable_cpus();
+                break;
+            }
             rc = cli_opt_long("--copies", optarg, 1, 4096, &a->copies, &err);
             break;
         case 'j':
@@ -138,9 +159,7 @@ static void print_text_result(const sc_args *a, const tb_sc_pass *passes, double
 
 static int print_json(const sc_args *a, const tb_sc_pass *passes, double score)
 {
-    tb_err err = {{0}};
     json_t *o = json_object();
-    json_object_set_new(o, "schema", json_string("teebench-syscall/1"));
     json_object_set_new(o, "test", json_string("System Call Overhead"));
     json_object_set_new(o, "mode", json_string(tb_sc_mode_name(a->mode)));
     json_object_set_new(o, "loop", json_string(tb_sc_mode_loop(a->mode)));
@@ -162,15 +181,7 @@ static int print_json(const sc_args *a, const tb_sc_pass *passes, double score)
     json_object_set_new(o, "baseline_lps", json_real(TB_SC_BASELINE_LPS));
     json_object_set_new(o, "index",
                         a->mode == TB_SC_MIX ? json_real(tb_sc_index(score)) : json_null());
-    json_t *env = tb_env_json(&err);
-    json_object_set_new(o, "env", env ? env : json_null());
-    char *s = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-    json_decref(o);
-    if (!s)
-        return cli_fail("syscall", "encoding JSON: out of memory");
-    puts(s);
-    free(s);
-    return 0;
+    return cli_json_print("syscall", cli_json_envelope("teebench-syscall/1", o, 1));
 }
 
 int cmd_syscall(int argc, char **argv)

@@ -3,11 +3,13 @@
  * they differ only in the TEE. This file parses flags and prints; src/vm
  * decides, builds the command line and runs QEMU. */
 #include "cli/cli.h"
+#include "cli/json.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,11 +85,14 @@ typedef struct vm_args {
     int nrest;
 } vm_args;
 
-static int parse_long(const char *flag, const char *v, long lo, long hi, long *out)
+/* A duration flag (cli/opt syntax: 60, 60s, 2m) in whole seconds, rounded up. */
+static int parse_seconds(const char *flag, const char *v, long lo, long hi, long *out)
 {
     tb_err e;
-    if (cli_opt_long(flag, v, lo, hi, out, &e) < 0)
+    double sec;
+    if (cli_opt_duration(flag, v, (double)lo, (double)hi, &sec, &e) < 0)
         return cli_fail_code(2, CMD, "%s", e.msg);
+    *out = (long)ceil(sec);
     return 0;
 }
 
@@ -95,7 +100,7 @@ static int parse_long(const char *flag, const char *v, long lo, long hi, long *o
    cli/vm_flags). Returns 0 or an exit code. */
 static int take_option(int c, const char *v, vm_args *a)
 {
-    long n;
+    long n = 0;
     int rc = 0;
     if (cli_vm_flag_is(c))
         return cli_vm_flag_take(CMD, cli_vm_flags_start, c, v, &a->spec);
@@ -110,7 +115,7 @@ static int take_option(int c, const char *v, vm_args *a)
         a->dir = v;
         break;
     case O_TIMEOUT:
-        if ((rc = parse_long("--timeout", v, 1, 3600, &n)) == 0)
+        if ((rc = parse_seconds("--timeout", v, 1, 3600, &n)) == 0)
             a->timeout_s = (int)n;
         break;
     case O_JSON:
@@ -351,7 +356,8 @@ static int do_show(const vm_args *a, const char *base, const char *name)
     if (a->json) {
         json_t *o = tb_vm_state_json(&st);
         json_object_set_new(o, "running", json_boolean(alive));
-        char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+                                       JSON_REAL_PRECISION(CLI_JSON_REAL_DIGITS));
         json_decref(o);
         tb_vm_state_free(&st);
         if (!text)
@@ -417,9 +423,10 @@ int cmd_vm(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    static const char *const actions[] = {"start", "stop", "list", "ssh", "show", NULL};
     if (strcmp(action, "start") && strcmp(action, "stop") && strcmp(action, "list") &&
         strcmp(action, "ssh") && strcmp(action, "show"))
-        return cli_fail_code(2, CMD, "%s: unknown action (start, stop, list, ssh or show)", action);
+        return cli_unknown_subcommand(CMD, action, actions);
     vm_args a = {.timeout_s = 60};
     tb_vm_spec_init(&a.spec);
     int rc = parse_args(argc - 1, argv + 1, &a);

@@ -2,6 +2,7 @@
 #include "cli/vm_flags.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,9 +176,13 @@ int cli_vm_flag_take(const char *cmd, const struct option *table, int c, const c
     case CLI_VM_SNAPSHOT:
         s->snapshot = 1;
         break;
-    case CLI_VM_BOOT_TIMEOUT:
-        rc = number(cmd, f, v, 1, 86400, &s->boot_timeout_s);
+    case CLI_VM_BOOT_TIMEOUT: { /* a duration (60, 60s, 2m), whole seconds rounded up */
+        double sec;
+        if (cli_opt_duration(f, v, 1, 86400, &sec, &e) < 0)
+            return cli_fail_code(2, cmd, "%s", e.msg);
+        s->boot_timeout_s = (int)ceil(sec);
         break;
+    }
     case CLI_VM_QEMU:
         s->qemu = v;
         break;

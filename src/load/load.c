@@ -35,6 +35,7 @@ struct conn {
     uint64_t connect_at;
     uint64_t next_intended; /* rate mode: the next slot of this connection's schedule */
     uint64_t timer;
+    bool was_up; /* has been READY at least once (set-up accounting) */
     tb_http_resp p;
 };
 
@@ -55,6 +56,9 @@ struct thread {
     uint64_t deadline, end_ns, interval_ns;
     bool stopping, stopped_early;
     uint64_t in_flight;
+    uint64_t unfinished; /* in_flight when the loop ended, before the sockets close */
+    uint32_t up;         /* connections that were READY at least once */
+    uint64_t setup_end;  /* when the last of them first became READY (0: not all did) */
     uint64_t sent, completed, drained, failed, bytes, connects;
     uint64_t status_class[6];
     tb_load_errors errors;
@@ -215,9 +219,15 @@ static void do_handshake(struct conn *c)
         return;
     }
     if (st == TB_SOCK_OK) {
+        uint64_t now = tb_mono_ns();
         t->connects++;
         c->state = C_READY;
-        next_request(c, tb_mono_ns());
+        if (!c->was_up) {
+            c->was_up = true;
+            if (++t->up == t->nconns)
+                t->setup_end = now;
+        }
+        next_request(c, now);
     }
 }
 
@@ -464,6 +474,7 @@ static void *thread_main(void *arg)
         t->loop_failed = 1;
     if (!t->stopping)
         t->end_ns = tb_mono_ns();
+    t->unfinished = t->in_flight; /* closing the BUSY connections below zeroes in_flight */
     for (uint32_t i = 0; i < t->nconns; i++)
         conn_close(&t->cs[i]);
     return NULL;
@@ -528,7 +539,11 @@ static void merge(tb_load_result *r, struct thread *t, uint64_t start)
     r->completed += t->completed;
     r->drained += t->drained;
     r->failed += t->failed;
-    r->unfinished += t->in_flight;
+    r->unfinished += t->unfinished;
+    r->connections_up += t->up;
+    uint64_t setup = t->setup_end ? t->setup_end - start : t->end_ns - start;
+    if (setup > r->setup_ns)
+        r->setup_ns = setup;
     r->bytes += t->bytes;
     r->connects += t->connects;
     for (int k = 0; k < 6; k++)
@@ -557,13 +572,13 @@ int tb_load_run(const tb_load_opts *o, tb_load_result *r, tb_err *err)
     if (tb_hist_init(&r->latency, TB_HIST_DEFAULT_MAX, err) < 0 ||
         tb_hist_init(&r->latency_uncorrected, TB_HIST_DEFAULT_MAX, err) < 0 ||
         tb_hist_init(&r->rate, TB_HIST_DEFAULT_MAX, err) < 0) {
-        tb_load_result_free(r);
+        tb_load_result_clear(r);
         return -1;
     }
     struct run run = {.o = o};
     struct thread *ts = calloc(o->threads, sizeof *ts);
     if (!ts) {
-        tb_load_result_free(r);
+        tb_load_result_clear(r);
         return tb_errf(err, "load: out of memory");
     }
     run.start = tb_mono_ns();
@@ -597,11 +612,11 @@ int tb_load_run(const tb_load_opts *o, tb_load_result *r, tb_err *err)
         thread_free(&ts[i]);
     free(ts);
     if (rc < 0)
-        tb_load_result_free(r);
+        tb_load_result_clear(r);
     return rc;
 }
 
-void tb_load_result_free(tb_load_result *r)
+void tb_load_result_clear(tb_load_result *r)
 {
     tb_hist_free(&r->latency);
     tb_hist_free(&r->latency_uncorrected);

@@ -19,7 +19,11 @@
  * At the end of the duration (or when *stop_flag becomes non-zero; checked every
  * 100 ms) no new request is sent; responses still in flight are awaited for up
  * to drain_ns (counted as `drained`, not as `completed`), then the threads stop.
- * Accounting: sent = completed + drained + failed + unfinished.
+ * Accounting: sent = completed + drained + failed + unfinished (unfinished: still
+ * in flight when the drain ended, counted before the sockets are closed).
+ * The clock starts before the connections are opened, as wrk's does; setup_ns says
+ * how long establishing them all took (with tens of thousands of connections that
+ * can be much of the run, and the caller should say so).
  *
  * Hot path: the request bytes are precomputed by the caller and written with one
  * write per request; responses are read into one fixed buffer per thread and
@@ -27,7 +31,7 @@
  *
  * Ownership: the caller owns everything in tb_load_opts (request bytes, TLS ctx)
  * for the duration of tb_load_run; tb_load_run fills a tb_load_result whose
- * histograms the caller frees with tb_load_result_free. */
+ * histograms the caller frees with tb_load_result_clear. */
 #ifndef TB_LOAD_LOAD_H
 #define TB_LOAD_LOAD_H
 
@@ -74,7 +78,10 @@ typedef struct tb_load_result {
     uint64_t connects;        /* connections established */
     uint64_t status_class[6]; /* responses by status class: [1]=1xx .. [5]=5xx, [0]=other */
     tb_load_errors errors;
-    uint64_t runtime_ns; /* start to the end of the duration (or early stop) */
+    uint64_t runtime_ns;     /* start to the end of the duration (or early stop) */
+    uint64_t setup_ns;       /* start until every connection had been established once (the
+                                runtime when some never were): time the run spent connecting */
+    uint64_t connections_up; /* connections established at least once (<= connections) */
     bool stopped_early;
     tb_hist latency;              /* ns; in rate mode from the intended send time */
     tb_hist latency_uncorrected;  /* ns; from the actual send time (rate mode only) */
@@ -85,6 +92,6 @@ typedef struct tb_load_result {
 /* Runs the load. Returns 0 (the run happened; errors are counted in r), or -1
  * with err when it could not start (bad options, out of memory, threads). */
 int tb_load_run(const tb_load_opts *o, tb_load_result *r, tb_err *err);
-void tb_load_result_free(tb_load_result *r);
+void tb_load_result_clear(tb_load_result *r);
 
 #endif

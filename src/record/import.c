@@ -332,8 +332,15 @@ static int import_http(importer *im, const json_t *doc, const tb_import_opts *o)
         tb_utc_iso8601(t0 + (int64_t)ceil(runtime), finished, sizeof finished);
     else
         snprintf(finished, sizeof finished, "%s", started);
-    return finish(im, o, json_object_get(doc, "environment"), started, finished,
-                  json_string_value(json_object_get(doc, "version")));
+    /* teebench-http/1 (the cli's envelope: env, teebench) or the older layout
+       (tool, version, environment) */
+    json_t *env = json_object_get(doc, "env");
+    const char *version = json_string_value(json_object_get(doc, "teebench"));
+    if (!env)
+        env = json_object_get(doc, "environment");
+    if (!version)
+        version = json_string_value(json_object_get(doc, "version"));
+    return finish(im, o, env, started, finished, version);
 }
 
 /* ---------- teebench syscall --json ---------- */
@@ -404,7 +411,8 @@ static int import_syscall(importer *im, const json_t *doc, const tb_import_opts 
     }
     char started[40];
     file_time(im->path, started, sizeof started);
-    return finish(im, o, json_object_get(doc, "env"), started, NULL, NULL);
+    return finish(im, o, json_object_get(doc, "env"), started, NULL,
+                  json_string_value(json_object_get(doc, "teebench")));
 }
 
 /* ---------- teebench probe --json ---------- */
@@ -438,23 +446,24 @@ static int import_probe(importer *im, const json_t *doc, const tb_import_opts *o
     }
     char started[40];
     file_time(im->path, started, sizeof started);
-    return finish(im, o, json_object_get(doc, "env"), started, NULL, NULL);
+    return finish(im, o, json_object_get(doc, "env"), started, NULL,
+                  json_string_value(json_object_get(doc, "teebench")));
 }
 
 /* ---------- results.csv (teebench bench notary or benchmark-tee-impact.sh) ---------- */
 
-static int find_ok(const tb_results *rs, const char *mode, long it)
+static int find_ok(const tb_bench_results *rs, const char *mode, long it)
 {
     for (size_t i = 0; i < rs->n; i++)
         if (rs->rows[i].iteration == it && !strcmp(rs->rows[i].mode, mode) &&
-            tb_result_ok(&rs->rows[i]))
+            tb_bench_result_ok(&rs->rows[i]))
             return (int)i;
     return -1;
 }
 
 /* notary.<mode>.overhead_ms: the median over iterations of (mode - no_tee), paired by
    iteration (notarization_plus_verify_ms for tee_verify), as the suite records it. */
-static int overhead(importer *im, const tb_results *rs, const char *mode, const char *part,
+static int overhead(importer *im, const tb_bench_results *rs, const char *mode, const char *part,
                     int simulated)
 {
     double *d = calloc(rs->n ? rs->n : 1, sizeof *d);
@@ -463,13 +472,13 @@ static int overhead(importer *im, const tb_results *rs, const char *mode, const 
     size_t n = 0;
     int verify = !strcmp(mode, "tee_verify");
     for (size_t i = 0; i < rs->n; i++) {
-        const tb_result_row *m = &rs->rows[i];
-        if (strcmp(m->mode, mode) || !tb_result_ok(m))
+        const tb_bench_result_row *m = &rs->rows[i];
+        if (strcmp(m->mode, mode) || !tb_bench_result_ok(m))
             continue;
         int b = find_ok(rs, "no_tee", m->iteration);
         if (b < 0)
             continue;
-        double x = verify && (m->has & TB_HAS_NOTARIZATION_PLUS_VERIFY)
+        double x = verify && (m->has & TB_BENCH_HAS_NOTARIZATION_PLUS_VERIFY)
                        ? m->notarization_plus_verify_ms
                        : m->notarization_ms;
         d[n++] = x - rs->rows[b].notarization_ms;
@@ -489,14 +498,14 @@ static int overhead(importer *im, const tb_results *rs, const char *mode, const 
     return rc;
 }
 
-static int notary_metrics(importer *im, const tb_results *rs, int simulated)
+static int notary_metrics(importer *im, const tb_bench_results *rs, int simulated)
 {
     if (rs->n == 0)
         return tb_errf(im->err, "%s: results.csv has no rows", im->path);
     const char *tag = simulated ? " (SIMULATED TEE)" : "";
     for (size_t i = 0; i < rs->n; i++) {
-        const tb_result_row *r = &rs->rows[i];
-        if (!tb_result_ok(r))
+        const tb_bench_result_row *r = &rs->rows[i];
+        if (!tb_bench_result_ok(r))
             continue;
         int sim = simulated && r->enable_tee;
         char part[72], name[160], note[256];
@@ -507,7 +516,7 @@ static int notary_metrics(importer *im, const tb_results *rs, int simulated)
                  sim ? tag : "");
         if (add(im, name, "ms", TB_BETTER_LOWER, "notary", note, sim, &r->notarization_ms, 1) < 0)
             return -1;
-        if (r->has & TB_HAS_TOTAL_E2E) {
+        if (r->has & TB_BENCH_HAS_TOTAL_E2E) {
             snprintf(name, sizeof name, "notary.%s.total_e2e_ms", part);
             snprintf(note, sizeof note,
                      "end-to-end time of one client run (TOTAL_E2E_MS), one sample per run%s",
@@ -515,7 +524,7 @@ static int notary_metrics(importer *im, const tb_results *rs, int simulated)
             if (add(im, name, "ms", TB_BETTER_LOWER, "notary", note, sim, &r->total_e2e_ms, 1) < 0)
                 return -1;
         }
-        if (r->has & TB_HAS_WALL) {
+        if (r->has & TB_BENCH_HAS_WALL) {
             snprintf(name, sizeof name, "notary.%s.wall_ms", part);
             snprintf(note, sizeof note,
                      "the client process's life as the harness saw it, one sample per run%s",
@@ -523,7 +532,7 @@ static int notary_metrics(importer *im, const tb_results *rs, int simulated)
             if (add(im, name, "ms", TB_BETTER_LOWER, "notary", note, sim, &r->wall_ms, 1) < 0)
                 return -1;
         }
-        if (r->verify && (r->has & TB_HAS_TDX_VERIFY)) {
+        if (r->verify && (r->has & TB_BENCH_HAS_TDX_VERIFY)) {
             snprintf(name, sizeof name, "notary.%s.verify_ms", part);
             snprintf(note, sizeof note,
                      "time the client spends verifying the notary's quote (TDX_VERIFY_MS)%s",
@@ -535,7 +544,7 @@ static int notary_metrics(importer *im, const tb_results *rs, int simulated)
     /* Overheads over no_tee, for each other mode (in order of first appearance). */
     int has_base = 0;
     for (size_t i = 0; i < rs->n && !has_base; i++)
-        has_base = !strcmp(rs->rows[i].mode, "no_tee") && tb_result_ok(&rs->rows[i]);
+        has_base = !strcmp(rs->rows[i].mode, "no_tee") && tb_bench_result_ok(&rs->rows[i]);
     if (!has_base)
         return 0;
     for (size_t i = 0; i < rs->n; i++) {
@@ -555,14 +564,14 @@ static int notary_metrics(importer *im, const tb_results *rs, int simulated)
 
 static int import_csv(importer *im, const char *data, size_t len, const tb_import_opts *o)
 {
-    tb_results rs = {0};
+    tb_bench_results rs = {0};
     tb_err e;
-    if (tb_results_parse(data, len, &rs, &e) < 0) {
-        tb_results_free(&rs);
+    if (tb_bench_results_parse(data, len, &rs, &e) < 0) {
+        tb_bench_results_clear(&rs);
         return tb_errf(im->err, "%s: %s", im->path, e.msg);
     }
     int rc = notary_metrics(im, &rs, 0);
-    tb_results_free(&rs);
+    tb_bench_results_clear(&rs);
     if (rc < 0)
         return -1;
     char started[40];
@@ -629,13 +638,14 @@ static int import_json(importer *im, const char *data, size_t len, const tb_impo
     } else if (schema && !strcmp(schema, "teebench-probe/1")) {
         im->fmt = TB_IMPORT_PROBE;
         rc = import_probe(im, doc, o);
-    } else if (!schema && tool && !strcmp(tool, "teebench http")) {
+    } else if ((schema && !strcmp(schema, "teebench-http/1")) ||
+               (!schema && tool && !strcmp(tool, "teebench http"))) {
         im->fmt = TB_IMPORT_HTTP;
         rc = import_http(im, doc, o);
     } else if (schema) {
         tb_errf(im->err,
                 "%s: not a format teebench imports (schema \"%.64s\"; it reads teebench-result, "
-                "teebench-syscall/1, teebench-probe/1, teebench http --json, results.csv)",
+                "teebench-http/1, teebench-syscall/1, teebench-probe/1, results.csv)",
                 im->path, schema);
     } else {
         tb_errf(im->err,
@@ -733,7 +743,7 @@ static int import_dir(importer *im, const tb_import_opts *o)
     tb_err *err = im->err;
     int rc = -1;
     json_t *runj = NULL, *envj = NULL;
-    tb_results rs = {0};
+    tb_bench_results rs = {0};
     im->fmt = TB_IMPORT_BENCH_DIR;
     int has_run = 0, has_env = 0;
     int got = read_into(im->path, "results.csv", &csv, 1, err);
@@ -758,7 +768,7 @@ static int import_dir(importer *im, const tb_import_opts *o)
         goto out;
     }
     tb_err e;
-    if (tb_results_parse(csv.p ? (const char *)csv.p : "", csv.len, &rs, &e) < 0) {
+    if (tb_bench_results_parse(csv.p ? (const char *)csv.p : "", csv.len, &rs, &e) < 0) {
         tb_errf(err, "%s/results.csv: %s", im->path, e.msg);
         goto out;
     }
@@ -802,12 +812,12 @@ static int import_dir(importer *im, const tb_import_opts *o)
         goto out;
     rc = 0;
 out:
-    tb_results_free(&rs);
+    tb_bench_results_clear(&rs);
     json_decref(runj);
     json_decref(envj);
-    tb_buf_free(&csv);
-    tb_buf_free(&run);
-    tb_buf_free(&env);
+    tb_buf_clear(&csv);
+    tb_buf_clear(&run);
+    tb_buf_clear(&env);
     return rc;
 }
 
@@ -835,6 +845,6 @@ int tb_record_import_file(const char *path, const tb_import_opts *opts, tb_recor
     if (tb_file_read(path, IMPORT_FILE_MAX, &b, err) < 0)
         return -1;
     int rc = tb_record_import_bytes(b.p ? (const char *)b.p : "", b.len, path, opts, out, fmt, err);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     return rc;
 }

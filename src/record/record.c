@@ -607,7 +607,7 @@ int tb_record_read_file(const char *path, tb_record **out, tb_err *err)
         return -1;
     json_error_t je;
     json_t *doc = json_loadb(b.p ? (const char *)b.p : "", b.len, JSON_REJECT_DUPLICATES, &je);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     if (!doc)
         return tb_errf(err, "%s: not valid JSON (line %d, column %d: %s)", path, je.line, je.column,
                        je.text);

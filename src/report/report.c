@@ -46,10 +46,10 @@ void tb_page_free(tb_page *p)
 {
     if (!p)
         return;
-    tb_buf_free(&p->doc);
+    tb_buf_clear(&p->doc);
     for (size_t i = 0; i < p->n_files; i++) {
         free(p->files[i].name);
-        tb_buf_free(&p->files[i].data);
+        tb_buf_clear(&p->files[i].data);
     }
     free(p->files);
     memset(p, 0, sizeof *p);
@@ -128,7 +128,7 @@ static void md_text(ctx *x, const char *s)
             x->rc |= tb_buf_append(x->out, "\\", 1);
         x->rc |= tb_buf_append(x->out, &ch, 1);
     }
-    tb_buf_free(&tmp);
+    tb_buf_clear(&tmp);
 }
 
 /* A string that lives as long as the context. */
@@ -281,21 +281,21 @@ static void place_chart(ctx *x, const char *stem, const char *alt, tb_buf *svg)
         put(x, "<figure>");
         x->rc |= tb_buf_append(x->out, svg->p, svg->len);
         put(x, "</figure>\n");
-        tb_buf_free(svg);
+        tb_buf_clear(svg);
         return;
     }
     tb_page *p = x->page;
     tb_page_file *f = realloc(p->files, (p->n_files + 1) * sizeof *f);
     if (!f) {
         x->rc = -1;
-        tb_buf_free(svg);
+        tb_buf_clear(svg);
         return;
     }
     p->files = f;
     char *name = NULL;
     if (asprintf(&name, "%s-%s.svg", x->o->svg_prefix ? x->o->svg_prefix : "report", stem) < 0) {
         x->rc = -1;
-        tb_buf_free(svg);
+        tb_buf_clear(svg);
         return;
     }
     f[p->n_files].name = name;
@@ -1109,7 +1109,7 @@ static void compare_table(ctx *x)
         x->rc |= tb_compare_format(c, TB_COMPARE_MARKDOWN, &md, &e);
         if (md.p)
             text(x, (const char *)md.p); /* labels may hold markup: escaped */
-        tb_buf_free(&md);
+        tb_buf_clear(&md);
         put(x, "\n");
         return;
     }

@@ -28,8 +28,7 @@
  *
  * Pure: no I/O, no clock (the caller passes the date); the same comparison and
  * options give the same bytes. Ownership: tb_page owns its buffers and file names;
- * tb_page_free releases them. Exported names are tb_page_* (bench/report.h owns
- * tb_report_*). */
+ * tb_page_free releases them. Exported names are tb_page_*. */
 #ifndef TB_REPORT_REPORT_H
 #define TB_REPORT_REPORT_H
 

@@ -50,6 +50,34 @@ static int check_conf_path(const char *what, const char *p, tb_err *err)
     return 0;
 }
 
+/* The user nginx's workers run as when it is started as root. */
+struct worker {
+    char user[64], group[64];
+    uid_t uid;
+    gid_t gid;
+};
+
+static int worker_of(const tb_nginx_opts *o, struct worker *w, tb_err *err)
+{
+    const char *name = o->user;
+    struct passwd *pw = name ? getpwnam(name) : getpwnam("www-data");
+    if (!name && !pw)
+        pw = getpwnam(name = "nobody");
+    if (!pw)
+        return tb_errf(err, "worker user %s: no such user", name ? name : "www-data");
+    if (strlen(pw->pw_name) >= sizeof w->user || strpbrk(pw->pw_name, "\";{} \\$\n"))
+        return tb_errf(err, "worker user %.64s: not a name nginx.conf can hold", pw->pw_name);
+    snprintf(w->user, sizeof w->user, "%s", pw->pw_name);
+    w->uid = pw->pw_uid;
+    w->gid = pw->pw_gid;
+    struct group *gr = getgrgid(pw->pw_gid);
+    if (!gr || strlen(gr->gr_name) >= sizeof w->group || strpbrk(gr->gr_name, "\";{} \\$\n"))
+        return tb_errf(err, "worker user %s: its group %ld has no usable name", w->user,
+                       (long)pw->pw_gid);
+    snprintf(w->group, sizeof w->group, "%s", gr->gr_name);
+    return 0;
+}
+
 int tb_nginx_config(const tb_nginx_opts *o, tb_buf *b, tb_err *err)
 {
     const char *addr = o->addr ? o->addr : "127.0.0.1";
@@ -79,11 +107,11 @@ int tb_nginx_config(const tb_nginx_opts *o, tb_buf *b, tb_err *err)
                            "in \"%s\".\n",
                            d) == 0;
     if (geteuid() == 0) {
-        /* Workers run as the current user (root) rather than nginx's default nobody. */
-        struct passwd *pw = getpwuid(0);
-        struct group *gr = getgrgid(getegid());
-        ok = ok && tb_buf_printf(b, "user %s %s;\n", pw ? pw->pw_name : "root",
-                                 gr ? gr->gr_name : "root") == 0;
+        /* The workers parse HTTP: as an unprivileged user, not as root. */
+        struct worker w;
+        if (worker_of(o, &w, err) < 0)
+            return -1;
+        ok = ok && tb_buf_printf(b, "user %s %s;\n", w.user, w.group) == 0;
     }
     ok = ok &&
          tb_buf_printf(b,
@@ -152,11 +180,11 @@ pid_t tb_nginx_pid(const char *dir, tb_err *err)
     if (tb_nginx_path(dir, "nginx.pid", path, sizeof path, err) < 0)
         return -1;
     if (tb_file_read(path, 64, &b, err) < 0) {
-        tb_buf_free(&b);
+        tb_buf_clear(&b);
         return tb_errf(err, "no nginx runs from %s (no readable %s)", dir, path);
     }
     long pid = b.p ? strtol((const char *)b.p, NULL, 10) : 0;
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     if (pid <= 0 || pid > INT_MAX || !is_live_nginx((pid_t)pid))
         return tb_errf(err, "no nginx runs from %s (stale pid file %s)", dir, path);
     return (pid_t)pid;
@@ -174,12 +202,12 @@ static int write_index(const char *html_dir, tb_err *err)
         tb_buf_reset(&page);
         tb_blob w = tb_fixture_welcome();
         if (tb_buf_append(&page, w.p, w.len) < 0) {
-            tb_buf_free(&page);
+            tb_buf_clear(&page);
             return tb_errf(err, "out of memory");
         }
     }
     int rc = tb_file_write_atomic(path, page.p, page.len, err);
-    tb_buf_free(&page);
+    tb_buf_clear(&page);
     return rc;
 }
 
@@ -191,7 +219,7 @@ static void start_failure(const char *log, char *out, size_t size)
     tb_err ignore;
     snprintf(out, size, "no message");
     if (tb_file_read(log, 1 << 16, &b, &ignore) < 0 || !b.len) {
-        tb_buf_free(&b);
+        tb_buf_clear(&b);
         return;
     }
     char *s = (char *)b.p, *best = NULL, *last = NULL;
@@ -205,24 +233,37 @@ static void start_failure(const char *log, char *out, size_t size)
         char *tag = strstr(msg, "] ");
         snprintf(out, size, "%s", tag ? tag + 2 : msg);
     }
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
-static int spawn_nginx(const tb_nginx_opts *o, const char *conf, const char *errlog,
+/* start.log in the run directory dfd, never through a symlink. */
+static int open_startlog(int dfd, const char *startlog, tb_err *err)
+{
+    int fd = openat(dfd, "start.log", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return tb_errno(err, "%s", startlog);
+    return fd;
+}
+
+static int spawn_nginx(const tb_nginx_opts *o, int dfd, const char *conf, const char *errlog,
                        const char *startlog, int timeout_ms, tb_err *err)
 {
     char prefix[PATH_MAX];
     snprintf(prefix, sizeof prefix, "%s/", o->dir);
     const char *bin = o->nginx ? o->nginx : TB_NGINX_BIN;
     char *argv[] = {(char *)bin, "-p", prefix, "-c", (char *)conf, "-e", (char *)errlog, NULL};
+    int logfd = open_startlog(dfd, startlog, err);
+    if (logfd < 0)
+        return -1;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, startlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    posix_spawn_file_actions_adddup2(&fa, logfd, 1);
+    posix_spawn_file_actions_adddup2(&fa, logfd, 2);
     pid_t pid;
     int rc = posix_spawn(&pid, bin, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
+    close(logfd);
     if (rc != 0) {
         errno = rc;
         return tb_errno(err, "cannot run %s", bin);
@@ -271,21 +312,81 @@ static int wait_ready(const tb_nginx_opts *o, int timeout_ms, tb_err *err)
     }
 }
 
-static int make_dirs(const tb_nginx_opts *o, tb_err *err)
+/* An entry of the run directory that must be a directory (not a symlink) of ours
+ * -- or of uid also (nginx's master gives its temp paths to the workers' user) --
+ * created if missing. */
+static int own_subdir(int dfd, const char *dir, const char *name, mode_t mode, uid_t also,
+                      tb_err *err)
 {
+    if (mkdirat(dfd, name, mode) < 0 && errno != EEXIST)
+        return tb_errno(err, "mkdir %s/%s", dir, name);
+    struct stat st;
+    if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return tb_errno(err, "%s/%s", dir, name);
+    if (!S_ISDIR(st.st_mode) || (st.st_uid != geteuid() && st.st_uid != also))
+        return tb_errf(err, "%s/%s: not a directory of this user (a symlink?): refusing it", dir,
+                       name);
+    return 0;
+}
+
+/* Whether user w can reach (search every directory above) and read directory path,
+ * judged from the mode bits: the owner's, the group's for w's group, else others'. */
+static int worker_can_read(const struct worker *w, const char *path, tb_err *err)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s", path);
+    size_t n = strlen(p);
+    for (size_t i = 1; i <= n; i++) {
+        if (p[i] != '/' && p[i] != 0)
+            continue;
+        char c = p[i];
+        p[i] = 0;
+        struct stat st;
+        if (stat(p, &st) < 0)
+            return tb_errno(err, "%s", p);
+        mode_t need = c ? S_IXOTH : S_IXOTH | S_IROTH;
+        mode_t have = st.st_uid == w->uid   ? (st.st_mode >> 6) & 7
+                      : st.st_gid == w->gid ? (st.st_mode >> 3) & 7
+                                            : st.st_mode & 7;
+        if ((have & need) != need)
+            return tb_errf(err,
+                           "%s: nginx's workers (user %s) cannot %s it (mode %04o); make it "
+                           "readable (chmod o+x on directories above) or choose --user",
+                           p, w->user, c ? "pass through" : "read", (unsigned)(st.st_mode & 07777));
+        p[i] = c;
+    }
+    return 0;
+}
+
+/* The run directory, as only we can change it; as root, its group is the workers'
+ * (mode 0710: they pass through to html/, nothing else). Returns its fd. */
+static int open_run_dir(const tb_nginx_opts *o, const struct worker *w, tb_err *err)
+{
+    int dfd = tb_dir_open_private(o->dir, 0700, err);
+    if (dfd < 0)
+        return tb_err_wrap(err, "run directory");
+    if (w && w->uid != 0 && (fchown(dfd, (uid_t)-1, w->gid) < 0 || fchmod(dfd, 0710) < 0)) {
+        tb_errno(err, "run directory %s", o->dir);
+        close(dfd);
+        return -1;
+    }
+    return dfd;
+}
+
+static int make_dirs(const tb_nginx_opts *o, int dfd, const struct worker *w, tb_err *err)
+{
+    uid_t mine = geteuid(), workers = w ? w->uid : mine;
     static const char *const subdirs[] = {"tmp/body", "tmp/proxy", "tmp/fastcgi", "tmp/uwsgi",
                                           "tmp/scgi"};
     char p[PATH_MAX];
-    if (tb_mkdirs(o->dir, err) < 0)
+    if (own_subdir(dfd, o->dir, "tmp", 0755, mine, err) < 0)
         return -1;
-    if (access(o->dir, W_OK) < 0)
-        return tb_errno(err, "run directory %s", o->dir);
     for (size_t i = 0; i < sizeof subdirs / sizeof subdirs[0]; i++)
-        if (tb_nginx_path(o->dir, subdirs[i], p, sizeof p, err) < 0 || tb_mkdirs(p, err) < 0)
+        if (own_subdir(dfd, o->dir, subdirs[i], 0700, workers, err) < 0)
             return -1;
     if (!o->root) {
-        if (tb_nginx_path(o->dir, "html", p, sizeof p, err) < 0 || tb_mkdirs(p, err) < 0 ||
-            write_index(p, err) < 0)
+        if (own_subdir(dfd, o->dir, "html", 0755, mine, err) < 0 ||
+            tb_nginx_path(o->dir, "html", p, sizeof p, err) < 0 || write_index(p, err) < 0)
             return -1;
     }
     return 0;
@@ -293,27 +394,37 @@ static int make_dirs(const tb_nginx_opts *o, tb_err *err)
 
 int tb_nginx_start(const tb_nginx_opts *o, int timeout_ms, tb_err *err)
 {
-    char conf[PATH_MAX], errlog[PATH_MAX], startlog[PATH_MAX], pidf[PATH_MAX];
+    char conf[PATH_MAX], errlog[PATH_MAX], startlog[PATH_MAX], html[PATH_MAX];
     tb_buf text = {0};
     tb_err e;
+    struct worker w, *wp = NULL;
     if (tb_nginx_config(o, &text, err) < 0) {
-        tb_buf_free(&text);
+        tb_buf_clear(&text);
         return -1;
+    }
+    if (geteuid() == 0) {
+        if (worker_of(o, &w, err) < 0) {
+            tb_buf_clear(&text);
+            return -1;
+        }
+        wp = &w;
     }
     pid_t running = tb_nginx_pid(o->dir, &e);
     if (running > 0) {
-        tb_buf_free(&text);
+        tb_buf_clear(&text);
         return tb_errf(err, "nginx already runs from %s (pid %d)", o->dir, (int)running);
     }
-    int rc = -1;
+    int rc = -1, dfd = -1;
     if (tb_nginx_path(o->dir, "nginx.conf", conf, sizeof conf, err) < 0 ||
         tb_nginx_path(o->dir, "error.log", errlog, sizeof errlog, err) < 0 ||
         tb_nginx_path(o->dir, "start.log", startlog, sizeof startlog, err) < 0 ||
-        tb_nginx_path(o->dir, "nginx.pid", pidf, sizeof pidf, err) < 0 || make_dirs(o, err) < 0 ||
+        tb_nginx_path(o->dir, "html", html, sizeof html, err) < 0 ||
+        (dfd = open_run_dir(o, wp, err)) < 0 || make_dirs(o, dfd, wp, err) < 0 ||
+        (wp && wp->uid != 0 && worker_can_read(wp, o->root ? o->root : html, err) < 0) ||
         tb_file_write_atomic(conf, text.p, text.len, err) < 0)
         goto out;
-    unlink(pidf); /* stale: tb_nginx_pid said nothing lives there */
-    if (spawn_nginx(o, conf, errlog, startlog, timeout_ms, err) < 0)
+    unlinkat(dfd, "nginx.pid", 0); /* stale: tb_nginx_pid said nothing lives there */
+    if (spawn_nginx(o, dfd, conf, errlog, startlog, timeout_ms, err) < 0)
         goto out;
     if (wait_ready(o, timeout_ms, err) < 0) {
         tb_nginx_stop(o->dir, timeout_ms, &e);
@@ -321,7 +432,9 @@ int tb_nginx_start(const tb_nginx_opts *o, int timeout_ms, tb_err *err)
     }
     rc = 0;
 out:
-    tb_buf_free(&text);
+    if (dfd >= 0)
+        close(dfd);
+    tb_buf_clear(&text);
     return rc;
 }
 

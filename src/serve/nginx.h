@@ -5,12 +5,23 @@
  * access.log, error.log, tmp/ (body and proxy temp paths) and, unless a root is
  * given, html/ (index.html: nginx's own 615-byte welcome page when installed,
  * else the fixture server's page of the same size). No system file is read or
- * written besides the nginx binary and mime-less built-ins; nginx runs as the
- * current user (with "user <me>;" when that is root) and daemonizes
- * ("daemon on"): tb_nginx_start returns once it answers on its port, and
+ * written besides the nginx binary and mime-less built-ins. nginx's master runs as
+ * the current user; started as root, its workers (which parse HTTP) run as an
+ * unprivileged user (opts.user; default www-data, else nobody), never as root
+ * unless asked. nginx daemonizes ("daemon on"): tb_nginx_start returns once it
+ * answers on its port, and
  * tb_nginx_stop signals the pid in nginx.pid and waits for it to be gone.
  * The access log is on (one line per request, written unbuffered; count it
  * with tb_log_count_lines from load/logcount.h).
+ *
+ * The run directory is trusted only when nothing but the caller can change it:
+ * it is created 0700 (0710 with the workers' group as root: they may traverse it,
+ * not list or write it), and an existing one is refused when it is a symlink, is
+ * owned by another user or is writable by group or others (another user could
+ * otherwise redirect start.log onto a root file or html onto a private
+ * directory). Files in it are opened without following symlinks. Started as
+ * root, every directory above the document root must let the workers through
+ * (checked from the mode bits; the error names the one that does not).
  *
  * Nothing here prints; errors fill tb_err. */
 #ifndef TB_SERVE_NGINX_H
@@ -34,6 +45,8 @@ typedef struct tb_nginx_opts {
     const char *cert; /* PEM chain, e.g. the fixture PKI's server.pem */
     const char *key;
     const char *nginx; /* binary (default TB_NGINX_BIN) */
+    const char *user;  /* workers' user when started as root (NULL: www-data if it
+                          exists, else nobody; "root" only when asked); ignored otherwise */
 } tb_nginx_opts;
 
 /* The nginx.conf text for o (appended to out, caller-owned). Pure: touches no file. */

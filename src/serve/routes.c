@@ -152,11 +152,11 @@ int tb_site_init(tb_site *s, uint64_t bytes_cap, tb_err *err)
                 rc = tb_errf(err, "building responses: out of memory");
     }
     for (int i = 0; i < 3; i++)
-        tb_buf_free(&docs[i]);
+        tb_buf_clear(&docs[i]);
     if (rc == 0 && !(s->fill = malloc(TB_FILL_LEN)))
         rc = tb_errf(err, "building responses: out of memory");
     if (rc < 0) {
-        tb_buf_free(&store);
+        tb_buf_clear(&store);
         return -1;
     }
     memset(s->fill, 'B', TB_FILL_LEN);
@@ -172,7 +172,7 @@ int tb_site_init(tb_site *s, uint64_t bytes_cap, tb_err *err)
     return 0;
 }
 
-void tb_site_free(tb_site *s)
+void tb_site_clear(tb_site *s)
 {
     free(s->store);
     free(s->fill);

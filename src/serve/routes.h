@@ -11,7 +11,7 @@
  * other than GET and HEAD, and 400/431/505 for requests the parser rejects
  * (those close the connection).
  *
- * Ownership: tb_site_init allocates the response store, tb_site_free releases
+ * Ownership: tb_site_init allocates the response store, tb_site_clear releases
  * it; a tb_reply points into the site (or the caller's scratch) and is valid as
  * long as both are. Answering a request allocates nothing. A tb_site is
  * read-only after init, so any number of threads may share one. */
@@ -96,7 +96,7 @@ typedef struct tb_reply {
 
 /* Builds every response. bytes_cap bounds /bytes?size=N. */
 int tb_site_init(tb_site *s, uint64_t bytes_cap, tb_err *err);
-void tb_site_free(tb_site *s);
+void tb_site_clear(tb_site *s);
 
 /* The reply to a request r parsed (TB_HREQ_DONE) from buf. scratch holds
  * TB_REPLY_SCRATCH bytes the reply may point to (the /bytes head). */

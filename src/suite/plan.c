@@ -514,7 +514,7 @@ int tb_suite_plan_load_file(const char *path, json_t **doc, char *profile, size_
         return -1;
     json_error_t je;
     json_t *d = json_loadb((const char *)b.p, b.len, JSON_REJECT_DUPLICATES, &je);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     if (!d)
         return tb_errf(err, "%s: line %d: %s", path, je.line, je.text);
     if (!json_is_object(d)) {

@@ -261,7 +261,7 @@ int tb_remote_binary_name(const char *path, char *out, size_t out_len, tb_err *e
     unsigned char md[32];
     unsigned mdlen = 0;
     int ok = EVP_Digest(b.p, b.len, md, &mdlen, EVP_sha256(), NULL);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     if (!ok)
         return tb_errf(err, "sha256 of %s failed", path);
     if (snprintf(out, out_len, "teebench-%s-%02x%02x%02x%02x%02x%02x", TEEBENCH_VERSION, md[0],
@@ -426,7 +426,7 @@ static int pump(char **argv, pump_io *io, int *code, tb_err *err)
     }
     if (pend.len && io->on_line)
         io->on_line((const char *)pend.p, pend.len, io->ctx);
-    tb_buf_free(&pend);
+    tb_buf_clear(&pend);
     tb_proc_close_pipes(&p);
     if (rc < 0) {
         tb_proc_kill(&p);
@@ -526,9 +526,9 @@ static int probe(const tb_remote_target *t, const tb_remote_opts *o, const char 
         last_line(&errb, pr->line, sizeof pr->line);
         pr->pkg = tb_remote_package_of(errb.p ? (const char *)errb.p : "", pr->lib, sizeof pr->lib);
     }
-    tb_buf_free(&cmd);
-    tb_buf_free(&out);
-    tb_buf_free(&errb);
+    tb_buf_clear(&cmd);
+    tb_buf_clear(&out);
+    tb_buf_clear(&errb);
     return rc;
 }
 
@@ -556,9 +556,9 @@ static int upload(const tb_remote_target *t, const tb_remote_opts *o, const char
             : ssh_cmd(t, o, (const char *)cmd.p, &bin, NULL, &errb, 600000, stop, &code, err);
     char line[300];
     last_line(&errb, line, sizeof line);
-    tb_buf_free(&bin);
-    tb_buf_free(&cmd);
-    tb_buf_free(&errb);
+    tb_buf_clear(&bin);
+    tb_buf_clear(&cmd);
+    tb_buf_clear(&errb);
     if (rc < 0)
         return tb_err_wrap(err, "copying teebench to %s", t->host);
     if (code != 0)
@@ -708,9 +708,9 @@ int tb_remote_run(const tb_remote_target *t, const tb_remote_opts *o, tb_suite_h
             rc = tb_err_wrap(err, "the result from %s", t->host);
         json_decref(doc);
     }
-    tb_buf_free(&cmd);
-    tb_buf_free(&res);
-    tb_buf_free(&errb);
+    tb_buf_clear(&cmd);
+    tb_buf_clear(&res);
+    tb_buf_clear(&errb);
     close_master(t, o);
     return rc;
 }

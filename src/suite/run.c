@@ -99,7 +99,7 @@ void suite_command(suite_ctx *c, char *const *argv)
         if (!dup)
             json_array_append_new(c->r->commands, json_string((char *)b.p));
     }
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 void suite_problem(json_t *arr, const char *workload, const char *target, int round,
@@ -195,6 +195,10 @@ static int make_work(suite_ctx *c, tb_err *err)
     if (!mkdtemp(c->work))
         return tb_errno(err, "work directory %s", c->work);
     c->own_work = 1;
+    /* nginx's workers run as another user (www-data): they must pass through (not
+       list) this directory to reach nginx's own run dir, which serve/nginx guards */
+    if (chmod(c->work, 0711) < 0)
+        return tb_errno(err, "work directory %s", c->work);
     return 0;
 }
 
@@ -232,7 +236,7 @@ static void nginx_version(suite_ctx *c, char *out, size_t n)
         v[strcspn(v, "\r\n")] = 0;
         snprintf(out, n, "%s", v);
     }
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 static void set_versions(suite_ctx *c)
@@ -291,7 +295,7 @@ static int listening_port(const char *path)
         if (s)
             port = atoi(s + strlen("listening on https://127.0.0.1:"));
     }
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     return port;
 }
 
@@ -318,7 +322,7 @@ static int start_fixture(suite_ctx *c, tb_err *err)
             char *line = b.p ? (char *)b.p : "";
             line[strcspn(line, "\n")] = 0;
             tb_errf(err, "fixture server exited with code %d: %s", c->fixture.code, line);
-            tb_buf_free(&b);
+            tb_buf_clear(&b);
             return -1;
         }
         if ((c->fixture_port = listening_port(out)) > 0) {

@@ -92,7 +92,7 @@ int tb_suite_vm_annotate(tb_record *r, const tb_vm_state *st, const char *qemu_v
         tb_buf b = {0};
         int rc = tb_suite_shell_join(st->argv, &b) < 0 ||
                  json_array_append_new(r->commands, json_stringn((const char *)b.p, b.len)) < 0;
-        tb_buf_free(&b);
+        tb_buf_clear(&b);
         if (rc)
             return tb_errf(err, "out of memory");
     }

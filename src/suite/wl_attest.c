@@ -69,10 +69,10 @@ static void sim_files(suite_ctx *c, const char *simdir, const uint8_t *q, size_t
         tb_attest_sim_root_path(simdir, srcroot, sizeof srcroot, &e) < 0 ||
         tb_file_read(srcroot, 1 << 16, &root, &e) < 0 ||
         tb_file_write_atomic(rp, root.p, root.len, &e) < 0) {
-        tb_buf_free(&root);
+        tb_buf_clear(&root);
         return;
     }
-    tb_buf_free(&root);
+    tb_buf_clear(&root);
     char hex[129], iters[16];
     uint8_t rd[64];
     report_data(1, 1, rd);

@@ -155,12 +155,12 @@ int suite_http_step(suite_ctx *c, const char *target, int round, tb_err *err)
         c->warmed[tls] = 1;
         lo.duration_ns = (uint64_t)(h->warmup_s * 1e9);
         if (tb_load_run(&lo, &r, err) < 0) {
-            tb_buf_free(&req);
+            tb_buf_clear(&req);
             return ST_FAILED;
         }
-        tb_load_result_free(&r);
+        tb_load_result_clear(&r);
         if (suite_stopped(c)) {
-            tb_buf_free(&req);
+            tb_buf_clear(&req);
             return ST_CANCELLED;
         }
     }
@@ -171,16 +171,16 @@ int suite_http_step(suite_ctx *c, const char *target, int round, tb_err *err)
                     log_settled(logpath, &before, err) == 0;
     lo.duration_ns = (uint64_t)(h->duration_s * 1e9);
     int rc = tb_load_run(&lo, &r, err);
-    tb_buf_free(&req);
+    tb_buf_clear(&req);
     if (rc < 0)
         return ST_FAILED;
     if (suite_stopped(c) || r.stopped_early) {
-        tb_load_result_free(&r);
+        tb_load_result_clear(&r);
         return ST_CANCELLED;
     }
     if (r.completed == 0) {
         tb_errf(err, "no request completed%s%s", r.first_error[0] ? ": " : "", r.first_error);
-        tb_load_result_free(&r);
+        tb_load_result_clear(&r);
         return ST_FAILED;
     }
     /* wrk's closed-loop correction, as teebench http applies it */
@@ -210,6 +210,6 @@ int suite_http_step(suite_ctx *c, const char *target, int round, tb_err *err)
                  (unsigned long long)(r.completed + r.drained));
         suite_problem(c->warnings, "http", target, round, why);
     }
-    tb_load_result_free(&r);
+    tb_load_result_clear(&r);
     return st;
 }

@@ -25,7 +25,7 @@ static void collect(const tb_bench_event *ev, void *ctx)
     if (strcmp(ev->kind, "attempt") || ev->will_retry)
         return;
     tb_err e;
-    tb_results_push(ctx, ev->row, &e);
+    tb_bench_results_push(ctx, ev->row, &e);
 }
 
 static void notary_command(suite_ctx *c, const tb_bench_config *bc)
@@ -68,17 +68,17 @@ static void notary_command(suite_ctx *c, const tb_bench_config *bc)
     suite_command(c, argv);
 }
 
-static const tb_result_row *find_row(const tb_results *rs, const char *mode, long it)
+static const tb_bench_result_row *find_row(const tb_bench_results *rs, const char *mode, long it)
 {
     for (size_t i = 0; i < rs->n; i++)
         if (rs->rows[i].iteration == it && !strcmp(rs->rows[i].mode, mode) &&
-            tb_result_ok(&rs->rows[i]))
+            tb_bench_result_ok(&rs->rows[i]))
             return &rs->rows[i];
     return NULL;
 }
 
 /* Median paired overhead of mode over no_tee in this round; 0 = none computable. */
-static int overhead(const tb_results *rs, const char *mode, int iterations, double *out)
+static int overhead(const tb_bench_results *rs, const char *mode, int iterations, double *out)
 {
     double *d = calloc((size_t)iterations, sizeof *d);
     size_t n = 0;
@@ -86,7 +86,7 @@ static int overhead(const tb_results *rs, const char *mode, int iterations, doub
         return -1;
     int verify = !strcmp(mode, "tee_verify");
     for (long it = 1; it <= iterations; it++) {
-        const tb_result_row *b = find_row(rs, "no_tee", it), *m = find_row(rs, mode, it);
+        const tb_bench_result_row *b = find_row(rs, "no_tee", it), *m = find_row(rs, mode, it);
         if (!b || !m)
             continue;
         double x = verify ? m->notarization_plus_verify_ms : m->notarization_ms;
@@ -97,14 +97,14 @@ static int overhead(const tb_results *rs, const char *mode, int iterations, doub
     return rc;
 }
 
-static int add_rows(suite_ctx *c, const tb_results *rs, int complete, tb_err *err)
+static int add_rows(suite_ctx *c, const tb_bench_results *rs, int complete, tb_err *err)
 {
     int sim = !strcmp(c->notary_tee, "sim");
     const char *tag = sim ? " (SIMULATED TEE)" : "";
     char note[256];
     for (size_t i = 0; i < rs->n; i++) {
-        const tb_result_row *r = &rs->rows[i];
-        if (!tb_result_ok(r))
+        const tb_bench_result_row *r = &rs->rows[i];
+        if (!tb_bench_result_ok(r))
             continue;
         int tee = strcmp(r->mode, "no_tee") != 0;
         char name[96];
@@ -114,7 +114,7 @@ static int add_rows(suite_ctx *c, const tb_results *rs, int complete, tb_err *er
                  tee ? tag : "");
         if (suite_sample(c, name, r->notarization_ms, tee && sim, note, err) < 0)
             return -1;
-        if (r->has & TB_HAS_TOTAL_E2E) {
+        if (r->has & TB_BENCH_HAS_TOTAL_E2E) {
             snprintf(name, sizeof name, "notary.%s.total_e2e_ms", r->mode);
             snprintf(note, sizeof note,
                      "end-to-end time of one client run (TOTAL_E2E_MS), one sample per run%s",
@@ -122,7 +122,7 @@ static int add_rows(suite_ctx *c, const tb_results *rs, int complete, tb_err *er
             if (suite_sample(c, name, r->total_e2e_ms, tee && sim, note, err) < 0)
                 return -1;
         }
-        if (r->has & TB_HAS_WALL) {
+        if (r->has & TB_BENCH_HAS_WALL) {
             snprintf(name, sizeof name, "notary.%s.wall_ms", r->mode);
             snprintf(note, sizeof note,
                      "life of one client process as the harness saw it (results.csv wall_ms)%s",
@@ -130,7 +130,7 @@ static int add_rows(suite_ctx *c, const tb_results *rs, int complete, tb_err *er
             if (suite_sample(c, name, r->wall_ms, tee && sim, note, err) < 0)
                 return -1;
         }
-        if ((r->has & TB_HAS_TDX_VERIFY) && !strcmp(r->mode, "tee_verify")) {
+        if ((r->has & TB_BENCH_HAS_TDX_VERIFY) && !strcmp(r->mode, "tee_verify")) {
             snprintf(note, sizeof note,
                      "time the client spends verifying the notary's quote (TDX_VERIFY_MS)%s", tag);
             if (suite_sample(c, "notary.tee_verify.verify_ms", r->tdx_verify_ms, sim, note, err) <
@@ -197,7 +197,7 @@ int suite_notary_step(suite_ctx *c, int round, tb_err *err)
     if (tb_bench_config_check(&bc, err) < 0)
         return ST_FAILED;
     notary_command(c, &bc);
-    tb_results rows = {0};
+    tb_bench_results rows = {0};
     tb_bench_outcome oc;
     int rc = tb_bench_run(&bc, c->stop, collect, &rows, &oc, err);
     int st = ST_OK;
@@ -216,7 +216,7 @@ int suite_notary_step(suite_ctx *c, int round, tb_err *err)
             st = ST_FAILED;
         }
     }
-    tb_results_free(&rows);
+    tb_bench_results_clear(&rows);
     (void)round;
     return st;
 }

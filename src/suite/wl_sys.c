@@ -29,7 +29,7 @@ static void first_line(const char *path, char *out, size_t n)
         s[strcspn(s, "\n")] = 0;
         snprintf(out, n, "%s", s);
     }
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 int suite_syscall_step(suite_ctx *c, const char *target, int round, tb_err *err)
@@ -149,7 +149,7 @@ static void probe_commands(suite_ctx *c, const tb_probe_info *all, size_t n)
         char *argv[] = {c->exe,   "probe", "--probes", list.p ? (char *)list.p : "",
                         "--reps", rs,      NULL};
         suite_command(c, argv);
-        tb_buf_free(&list);
+        tb_buf_clear(&list);
     }
 }
 

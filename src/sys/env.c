@@ -444,7 +444,7 @@ static int read_small(const char *path, char *out, size_t out_len, tb_err *err)
     if (tb_file_read(path, 1 << 20, &b, err) < 0)
         return -1;
     copy_trim(out, out_len, b.p ? (const char *)b.p : "", b.len);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     return 0;
 }
 
@@ -556,7 +556,7 @@ static void cpuid_recorded(const env_src *s, env_cpuid *c)
         p += strcspn(p, "\n");
         p += *p == '\n';
     }
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 static void evidence_cpuid(const env_cpuid *c, tb_env_evidence *ev)
@@ -895,7 +895,7 @@ static void add_cpu_mem(const env_src *s, json_t *o, const tb_env_evidence *ev, 
     } else {
         fact_unknown(o, "memory_bytes", b.p ? e.msg : "meminfo empty");
     }
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 /* uname(2), or the recorded uname file's key=value lines. */
@@ -951,7 +951,7 @@ static void read_uname(const env_src *s, env_uname *u)
         uname_recorded_line(u, p, n);
         p += n + (p[n] == '\n');
     }
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 static void add_kernel(const env_src *s, json_t *o)
@@ -1008,7 +1008,7 @@ static json_t *env_json(const env_src *s, tb_err *err)
         ev->have_cpuinfo = tb_env_parse_cpuinfo((const char *)b.p, &ev->cpu) == 0;
     else
         snprintf(cpu_why, sizeof cpu_why, "%s", b.p || e.msg[0] ? e.msg : "cpuinfo empty");
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     e.msg[0] = 0;
     if (read_klog(s, &b, &e) == 0 && b.p) {
         ev->have_klog = 1;
@@ -1017,7 +1017,7 @@ static json_t *env_json(const env_src *s, tb_err *err)
         snprintf(klog_why, sizeof klog_why, "kernel log unreadable: %.400s",
                  e.msg[0] ? e.msg : "empty");
     }
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 
     json_object_set_new(o, "schema", json_string("teebench-env/1"));
     if (s->root)
@@ -1073,7 +1073,7 @@ static int record_copy(const char *dir, const char *p, tb_err *err)
                  ? -1
                  : tb_file_write_atomic(dst, b.p ? (const char *)b.p : "", b.len, err);
     }
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     return rc;
 }
 
@@ -1111,7 +1111,7 @@ static int record_cpuid(const char *dir, tb_err *err)
                           x[2], x[3]);
     }
     int rc = record_text(dir, "cpuid", b.p ? (const char *)b.p : "", err);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     return rc;
 }
 
@@ -1170,7 +1170,7 @@ int tb_env_record(const char *dir, tb_err *err)
     int rc = 0;
     if (read_klog(&live, &b, &e) == 0)
         rc = record_text(dir, "dmesg", b.p ? (const char *)b.p : "", err);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     if (rc < 0)
         return -1;
     env_uname u;

@@ -261,7 +261,7 @@ static void thp_mode(char *out, size_t len)
             out[c - o - 1] = 0;
         }
     }
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 /* kB of AnonHugePages in the mapping of /proc/self/smaps that contains addr; -1 unknown. */

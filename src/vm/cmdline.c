@@ -498,7 +498,7 @@ char *tb_vm_argv_shell(char *const *argv)
         rc |= append_word(&b, argv[i]);
     }
     if (rc != 0) {
-        tb_buf_free(&b);
+        tb_buf_clear(&b);
         return NULL;
     }
     return (char *)b.p;

@@ -92,7 +92,7 @@ static void probe_qemu(const char *qemu, const char *tmpdir, tb_vm_host *h)
                                         &h->qemu_micro) < 0) {
         snprintf(h->qemu_why, sizeof h->qemu_why, "%s --version: no version number", qemu);
     }
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     unlink(out);
 }
 

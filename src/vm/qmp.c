@@ -166,13 +166,13 @@ static int next_msg(tb_qmp *q, tb_qmp_msg *msg, tb_err *err)
             if (line.len == 0)
                 continue;
             r = tb_qmp_parse((const char *)line.p, line.len, msg, err);
-            tb_buf_free(&line);
+            tb_buf_clear(&line);
             return r;
         }
         if (read_more(q, deadline, err) < 0)
             break;
     }
-    tb_buf_free(&line);
+    tb_buf_clear(&line);
     return -1;
 }
 
@@ -284,5 +284,5 @@ void tb_qmp_close(tb_qmp *q)
     if (q->fd >= 0)
         close(q->fd);
     q->fd = -1;
-    tb_buf_free(&q->in);
+    tb_buf_clear(&q->in);
 }

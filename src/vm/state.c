@@ -217,7 +217,7 @@ int tb_vm_load(const char *base, const char *name, tb_vm_state *st, tb_err *err)
         return -1;
     }
     int rc = tb_vm_state_parse((const char *)b.p, b.len, st, err);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     if (rc < 0)
         return tb_err_wrap(err, "%s", p.state);
     return 0;
@@ -289,7 +289,7 @@ int tb_vm_alive(const tb_vm_state *st)
         found = n == strlen(st->paths.pidfile) && !memcmp(arg, st->paths.pidfile, n);
         i += n + 1;
     }
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     return found;
 }
 

@@ -172,7 +172,7 @@ static void first_line(const char *path, char *out, size_t len)
         }
         p += n + (p[n] == '\n');
     }
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 static pid_t read_pidfile(const char *path)
@@ -183,7 +183,7 @@ static pid_t read_pidfile(const char *path)
     if (tb_file_read(path, 64, &b, &e) < 0)
         return -1;
     snprintf(buf, sizeof buf, "%s", (const char *)b.p);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     char *end;
     long v = strtol(buf, &end, 10);
     if (end == buf || v <= 1 || v > 0x3fffffff)

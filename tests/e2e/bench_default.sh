@@ -65,13 +65,11 @@ FAKE_STATE_DIR=$WORK/state FAKE_PLAN="no_tee:1=hang" "$TB" bench notary --iterat
   --results-dir "$WORK/dead" >"$WORK/dead.out" 2>"$WORK/dead.err" &
 hpid=$!
 for _ in $(seq 100); do [ -f "$WORK/state/no_tee-1.grandchild" ] && break; sleep 0.1; done
-notary_pid=""
-for d in /proc/[0-9]*; do
-  cmd=$(tr '\0' ' ' 2>/dev/null <"$d/cmdline") || continue
-  case $cmd in *"notary serve --addr 127.0.0.1 --port $nport "*) notary_pid=${d#/proc/} ;; esac
-done
+# (pgrep: a /proc walk in bash took seconds on a loaded machine, and the run could
+# end meanwhile)
+notary_pid=$(pgrep -f "notary serve --addr 127.0.0.1 --port $nport " | head -1 || true)
 [ -n "$notary_pid" ] || fail "could not find the harness's notary"
-kill -KILL "$notary_pid"
+kill -KILL "$notary_pid" || fail "notary $notary_pid: $(cat "$WORK/dead.err" "$WORK/dead.out")"
 rc=0; wait "$hpid" || rc=$?
 [ "$rc" -eq 1 ] || fail "notary death: exit $rc"
 grep -q 'the notary server exited with code 137 during the run' "$WORK/dead.err" || fail "notary death message: $(cat "$WORK/dead.err")"

@@ -117,4 +117,22 @@ expect_fail 2 "$TB" bench
 START_NOTARY=0 START_FIXTURE=0 RETRIES=0 "$TB" bench notary --results-dir "$WORK/x" --iterations 1 \
   --benchmark-modes no_tee --client-cmd "$WORK/no-such-client" >"$WORK/out" 2>"$WORK/err" && fail "missing client must fail"
 grep -q 'exit 127 (command not found)' "$WORK/out" || fail "127 reported: $(cat "$WORK/out")"
+# --json: summarize prints the envelope and the figures; bench notary --json keeps
+# stdout for its one document (progress on stderr).
+"$TB" bench summarize --json "$csv" >"$WORK/sum.json" || fail "summarize --json"
+bench_fake "$WORK/j" --iterations 2 --json
+[ "$BENCH_RC" -eq 0 ] || fail "bench notary --json: $(cat "$WORK/bench.err")"
+grep -q '^\[no_tee 1/2\] attempt 1' "$WORK/bench.err" || fail "progress on stderr: $(cat "$WORK/bench.err")"
+python3 - "$WORK/sum.json" "$WORK/bench.out" "$RUN_DIR" <<'PY' || fail "--json documents"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert list(s)[:3] == ["schema", "teebench", "env"] and s["schema"] == "teebench-bench-summary/1"
+assert s["runs"]["rows"] == 75 and s["runs"]["failed"] == 1 and s["runs"]["damaged"] == 0, s["runs"]
+assert {(o["mode"], o["iteration"]) for o in s["outliers"]} == {("tee_verify", 7)}, s["outliers"]
+assert s["failed_runs"] == [{"mode": "tee_no_verify", "iteration": 13, "exit_code": 124}], s["failed_runs"]
+n = json.load(open(sys.argv[2]))
+assert list(n)[:3] == ["schema", "teebench", "env"] and n["schema"] == "teebench-bench-notary/1"
+assert n["status"] == "complete" and n["rows"] == 6 and n["run_dir"] == sys.argv[3], n
+assert n["summary"]["modes"]["no_tee"]["notarization_ms"]["median"] == 101.5, n["summary"]["modes"]
+PY
 pass bench_summarize

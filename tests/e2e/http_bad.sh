@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib_http.sh"
 # flags and URLs (exit 2, one "teebench: http: ..." line)
 expect_fail 2 "$TB" http
 expect_fail 2 "$TB" http --no-such-flag http://127.0.0.1/
-grep -q 'unknown option --no-such-flag' "$WORK/err" || fail "unknown flag message"
+grep -q -- '--no-such-flag: unknown option (teebench http --help)' "$WORK/err" || fail "unknown flag message"
 expect_fail 2 "$TB" http -t4 -c2 http://127.0.0.1/
 grep -q 'connections must be >= threads' "$WORK/err" || fail "connections < threads message"
 expect_fail 2 "$TB" http -d 10x http://127.0.0.1/
@@ -56,7 +56,26 @@ start=$(date +%s)
 expect_fail 1 timeout 20 "$TB" http -t1 -c2 -d2s --timeout 500ms "http://127.0.0.1:$port/"
 grep -q 'timeout [1-9]' "$WORK/out" || fail "silent timeouts: $(cat "$WORK/out")"
 [ $(($(date +%s) - start)) -le 5 ] || fail "silent server run took too long"
+# ... with a timeout longer than the run: the requests are still in flight at the end
+# and counted as unfinished (they were reported 0); no completed request fails the run,
+# and --json still prints one document, with "error".
+expect_fail 1 timeout 20 "$TB" http -t1 -c3 -d1s --timeout 30s --json "http://127.0.0.1:$port/"
+python3 - "$WORK/out" "$WORK/err" <<'PY' || fail "silent --json: $(cat "$WORK/out" "$WORK/err")"
+import json, sys
+d = json.load(open(sys.argv[1])); r = d["requests"]
+assert list(d)[:3] == ["schema", "teebench", "env"] and d["schema"] == "teebench-http/1", list(d)[:3]
+assert r["completed"] == 0 and r["unfinished"] == 3 and r["sent"] == 3, r
+assert d["connections_up"] == 3 and 0 < d["setup_s"] < d["runtime_s"], d
+assert d["error"].startswith("no request completed"), d["error"]
+assert open(sys.argv[2]).read() == "teebench: http: " + d["error"] + "\n"
+PY
 kill -TERM "$SPAWNED_PID"
+
+# --json on a failure before the run (nothing listens): a JSON error document
+dead=$(free_port)
+expect_fail 1 "$TB" http -d1s --json "http://127.0.0.1:$dead/"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "Connection refused" in d["error"] and d["schema"] == "teebench-http/1", d' \
+  "$WORK/out" || fail "--json error document: $(cat "$WORK/out")"
 
 # chunked, close-delimited and Connection: close responses: no errors, and
 # served == completed + drained

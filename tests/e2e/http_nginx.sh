@@ -26,7 +26,7 @@ assert r["completed"] > 0 and d["responses_by_status"]["2xx"] == r["completed"] 
 p = d["latency"]["percentiles_us"]
 assert 0 < p["p50"] <= p["p99"] <= p["p99.999"] <= p["p100"] == d["latency"]["max_us"], p
 assert d["runtime_s"] > 0.99 and d["options"]["connections"] == 4
-assert "environment" in d
+assert d["schema"] == "teebench-http/1" and d["teebench"] and "env" in d and list(d)[:3] == ["schema", "teebench", "env"], list(d)[:4]
 PY
 stop_nginx
 

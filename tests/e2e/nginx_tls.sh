@@ -4,6 +4,7 @@
 source "$(dirname "$0")/lib.sh"
 [ -x /usr/sbin/nginx ] || skip "/usr/sbin/nginx is not installed (scripts/setup.sh installs nginx-light)"
 run="$WORK/run"
+chmod 755 "$WORK" # as root, nginx's workers run as an unprivileged user: they pass through $WORK
 stop_nginx() { "$TB" nginx stop --dir "$run" >/dev/null 2>&1 || true; _tb_cleanup; }
 trap stop_nginx EXIT
 "$TB" serve --gen-pki "$WORK/pki" >/dev/null || fail "gen-pki"

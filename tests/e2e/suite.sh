@@ -6,6 +6,8 @@
 source "$(dirname "$0")/lib.sh"
 
 mkdir -p "$WORK/tmp"
+# nginx's workers run as www-data (not root): they must pass through to the run dir
+chmod 711 "$WORK" "$WORK/tmp"
 start=$(date +%s)
 rc=0
 TMPDIR=$WORK/tmp "$TB" suite run --profile quick -o "$WORK/r.json" --no-store \

@@ -77,7 +77,7 @@ static void test_verify_through_cache(void **state)
     assert_int_equal(v.step, TB_ATTEST_STEP_NONE);
     assert_int_equal(v.result, TB_ATTEST_INVALID);
     assert_non_null(strstr(v.reason, "collateral: /nonexistent.json"));
-    tb_buf_free(&q);
+    tb_buf_clear(&q);
     tb_attest_collateral_clear(&c);
     rm_rf(dir);
 }
@@ -114,7 +114,7 @@ static void test_forged_entry_is_not_trusted(void **state)
     assert_true(t.from_cache);
     assert_false(t.refetched);
     assert_non_null(strstr(e.msg, "tcb-info: "));
-    tb_buf_free(&q);
+    tb_buf_clear(&q);
     tb_attest_collateral_clear(&c);
     rm_rf(dir);
 }

@@ -147,8 +147,8 @@ static void test_pem_crl_in_json(void **state)
     assert_memory_equal(d.pck_crl, c.pck_crl, c.pck_crl_len);
     tb_attest_collateral_clear(&d);
     tb_attest_collateral_clear(&c);
-    tb_buf_free(&doc);
-    tb_buf_free(&pem);
+    tb_buf_clear(&doc);
+    tb_buf_clear(&pem);
     free(json);
     free(b64);
 }
@@ -244,8 +244,8 @@ static void test_pcs_folder(void **state)
     assert_int_equal(tb_attest_collateral_load(dir, &f, &e), -1);
     assert_non_null(strstr(e.msg, "pck_crl"));
     tb_attest_root_free(root);
-    tb_buf_free(&q);
-    tb_buf_free(&b);
+    tb_buf_clear(&q);
+    tb_buf_clear(&b);
     free(hex);
     tb_attest_collateral_clear(&c);
     rm_rf(dir);

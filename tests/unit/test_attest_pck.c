@@ -51,7 +51,7 @@ static void test_pck_extension(void **state)
     free(der);
     free(clean);
     tb_attest_quote_free(q);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 /* A tiny DER writer: tag, minimal length, content. */

@@ -49,7 +49,7 @@ static void test_v4_fields(void **state)
     assert_non_null(strstr(subj[0], "Intel SGX PCK Certificate"));
     assert_non_null(strstr(subj[2], "Intel SGX Root CA"));
     tb_attest_quote_free(q);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 static void test_v5_body_type_3(void **state)
@@ -67,7 +67,7 @@ static void test_v5_body_type_3(void **state)
     assert_int_equal(q->td.tee_tcb_svn[1], 1);
     assert_int_equal(q->trailing, 0);
     tb_attest_quote_free(q);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 static void test_pem_chain_with_and_without_nul(void **state)
@@ -88,7 +88,7 @@ static void test_pem_chain_with_and_without_nul(void **state)
         char subj[4][256];
         assert_int_equal(tb_attest_quote_pck_subjects(q, subj, 4, &e), 3);
         tb_attest_quote_free(q);
-        tb_buf_free(&b);
+        tb_buf_clear(&b);
     }
     assert_true(had_nul[0]);
     assert_false(had_nul[1]);
@@ -110,7 +110,7 @@ static void test_truncation_every_length(void **state)
     }
     assert_int_equal(tb_attest_quote_parse(b.p, end, &q, &e), 0);
     tb_attest_quote_free(q);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 static void test_bad_fields(void **state)
@@ -130,13 +130,13 @@ static void test_bad_fields(void **state)
     b.p[cert_off] = 6;
     b.p[48 + 584 + 3] = 0x7f; /* absurd signature data length */
     assert_int_equal(tb_attest_quote_parse(b.p, b.len, &q, &e), -1);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     /* v5 with an unknown body type. */
     tb_buf v5 = load("qvl-v5-notcb");
     v5.p[48] = 9;
     assert_int_equal(tb_attest_quote_parse(v5.p, v5.len, &q, &e), -1);
     assert_non_null(strstr(e.msg, "body type 9"));
-    tb_buf_free(&v5);
+    tb_buf_clear(&v5);
 }
 
 static void test_text_input(void **state)
@@ -201,8 +201,8 @@ static void test_text_input(void **state)
     rm_rf(dir);
     free(b64);
     free(hex);
-    tb_buf_free(&t);
-    tb_buf_free(&b);
+    tb_buf_clear(&t);
+    tb_buf_clear(&b);
 }
 
 int main(void)

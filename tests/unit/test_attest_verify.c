@@ -36,7 +36,7 @@ static void load_case(const char *name, loaded *l)
 
 static void free_case(loaded *l)
 {
-    tb_buf_free(&l->quote);
+    tb_buf_clear(&l->quote);
     tb_attest_collateral_clear(&l->col);
     tb_attest_root_free(l->root);
 }

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,7 @@ static void test_buf_append_printf_consume(void **state)
     assert_memory_equal(b.p, "1,2,", 4);
     tb_buf_consume(&b, b.len + 10);
     assert_int_equal(b.len, 0);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     assert_null(b.p);
 }
 
@@ -86,7 +87,7 @@ static void test_file_atomic_roundtrip(void **state)
     assert_int_equal(tb_file_read(path, 3, &b, &e), -1);
     assert_non_null(strstr(e.msg, "larger than 3 bytes"));
     assert_int_equal(b.len, 0); /* failure leaves out as it was */
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     assert_int_equal(tb_file_read(path, 3, &b, &e), -1);
     assert_null(b.p); /* a fresh buffer needs no cleanup after a failure */
     assert_int_equal(tb_buf_append(&b, "ab", 2), 0);
@@ -99,7 +100,104 @@ static void test_file_atomic_roundtrip(void **state)
     snprintf(path, sizeof path, "%s/missing", dir);
     assert_int_equal(tb_file_read(path, 3, &b, &e), -1);
     assert_non_null(strstr(e.msg, "No such file"));
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* Entries of dir besides . and .. */
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *de; (de = readdir(d));)
+        n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+/* A shared directory where another user planted symlinks: at the temporary name
+ * the old code used (<path>.tmp.<pid>) and at the final path. Neither is followed:
+ * the victim file keeps its bytes, the key lands in a new file of mode 0600 that
+ * we own, and the planted link at the temporary name is left alone. */
+static void test_file_atomic_planted_symlinks(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tb-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char victim[300], path[300], planted[400];
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(path, sizeof path, "%s/notary-key.pem", dir);
+    tb_err e;
+    assert_int_equal(tb_file_write_atomic(victim, "precious", 8, &e), 0);
+    snprintf(planted, sizeof planted, "%s.tmp.%ld", path, (long)getpid());
+    assert_int_equal(symlink(victim, planted), 0);
+    assert_int_equal(tb_file_write_atomic_mode(path, "KEY", 3, 0600, &e), 0);
+    tb_buf b = {0};
+    assert_int_equal(tb_file_read(victim, 100, &b, &e), 0);
+    assert_string_equal((char *)b.p, "precious");
+    tb_buf_reset(&b);
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(st.st_uid, geteuid());
+    assert_int_equal(lstat(planted, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    /* A symlink at the final path is replaced, not written through. */
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(symlink(victim, path), 0);
+    assert_int_equal(tb_file_write_atomic_mode(path, "KEY2", 4, 0600, &e), 0);
+    assert_int_equal(tb_file_read(victim, 100, &b, &e), 0);
+    assert_string_equal((char *)b.p, "precious");
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(count_entries(dir), 3); /* victim, key, the planted link: no temp file */
+    tb_buf_clear(&b);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A private directory: created 0700 (parents too), an existing one of ours taken;
+ * a symlink, a world- or group-writable one and (as root) another user's refused. */
+static void test_dir_open_private(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tb-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char p[300], q[300];
+    tb_err e;
+    mode_t old = umask(022);
+    snprintf(p, sizeof p, "%s/a/b/run", dir);
+    int fd = tb_dir_open_private(p, 0700, &e);
+    assert_true(fd >= 0);
+    struct stat st;
+    assert_int_equal(fstat(fd, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0700);
+    close(fd);
+    fd = tb_dir_open_private(p, 0700, &e); /* again: it exists, it is ours */
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(chmod(p, 0777), 0);
+    assert_int_equal(tb_dir_open_private(p, 0700, &e), -1);
+    assert_non_null(strstr(e.msg, "writable by others (mode 0777): refusing it"));
+    assert_int_equal(chmod(p, 0770), 0);
+    assert_int_equal(tb_dir_open_private(p, 0700, &e), -1);
+    assert_non_null(strstr(e.msg, "writable by its group"));
+    assert_int_equal(chmod(p, 0755), 0);
+    snprintf(q, sizeof q, "%s/link", dir);
+    assert_int_equal(symlink(p, q), 0);
+    assert_int_equal(tb_dir_open_private(q, 0700, &e), -1);
+    assert_non_null(strstr(e.msg, "a symbolic link, not a directory: refusing it"));
+    if (geteuid() == 0) {
+        assert_int_equal(chown(p, 65534, (gid_t)-1), 0);
+        assert_int_equal(tb_dir_open_private(p, 0700, &e), -1);
+        assert_non_null(strstr(e.msg, "owned by uid 65534, not by this user"));
+    }
+    umask(old);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
@@ -125,9 +223,7 @@ static void test_file_atomic_mode(void **state)
     assert_int_equal(st.st_mode & 0777, 0644);
     umask(old);
     /* No temporary file is left behind. */
-    char tmp[400];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    assert_int_equal(access(tmp, F_OK), -1);
+    assert_int_equal(count_entries(dir), 1);
     /* A missing directory: an error naming the path, nothing created. */
     snprintf(path, sizeof path, "%s/no/key.pem", dir);
     assert_int_equal(tb_file_write_atomic_mode(path, "x", 1, 0600, &e), -1);
@@ -164,6 +260,8 @@ int main(void)
         cmocka_unit_test(test_file_atomic_roundtrip),
         cmocka_unit_test(test_path_join),
         cmocka_unit_test(test_file_atomic_mode),
+        cmocka_unit_test(test_file_atomic_planted_symlinks),
+        cmocka_unit_test(test_dir_open_private),
         cmocka_unit_test(test_clock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

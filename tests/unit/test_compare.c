@@ -237,7 +237,7 @@ static void test_single_and_errors(void **state)
     assert_null(strstr((char *)out.p, "ratio")); /* nothing to compare with */
     assert_null(strstr((char *)out.p, "geomean"));
     assert_non_null(strstr((char *)out.p, "only"));
-    tb_buf_free(&out);
+    tb_buf_clear(&out);
     tb_compare_clear(&c);
     /* the same metric in another unit: refused with both sides named */
     add(r[1], "x.a", "us", TB_BETTER_LOWER, 5000, 0.01, 10, 2);
@@ -313,7 +313,7 @@ static void test_gates(void **state)
     assert_int_equal(tb_compare_gate_parse("no.such.metric < 1", &g, &err), 0);
     assert_int_equal(tb_compare_gate_eval(&f->c, &g, NULL, &err), -1);
     assert_non_null(strstr(err.msg, "no.such.metric"));
-    tb_buf_free(&why);
+    tb_buf_clear(&why);
 }
 
 static char *format(const tb_compare *c, enum tb_compare_format fmt)

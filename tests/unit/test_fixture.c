@@ -36,7 +36,7 @@ static void test_embedded_equal_files(void **state)
         read_testdata(names[i], &want);
         assert_int_equal(b.len, want.len);
         assert_memory_equal(b.p, want.p, want.len);
-        tb_buf_free(&want);
+        tb_buf_clear(&want);
     }
     tb_blob b;
     tb_err err;
@@ -68,7 +68,7 @@ static void test_compact_sizes(void **state)
         assert_true(json_equal(a, b));
         json_decref(a);
         json_decref(b);
-        tb_buf_free(&out);
+        tb_buf_clear(&out);
     }
 }
 
@@ -78,7 +78,7 @@ static void compact_is(const char *in, const char *want)
     tb_err err;
     assert_int_equal(tb_fixture_compact_json((const uint8_t *)in, strlen(in), &out, &err), 0);
     assert_string_equal((const char *)out.p, want);
-    tb_buf_free(&out);
+    tb_buf_clear(&out);
 }
 
 static void test_compact_details(void **state)
@@ -94,7 +94,7 @@ static void test_compact_details(void **state)
     tb_err err;
     assert_int_equal(tb_fixture_compact_json((const uint8_t *)"{\"a\":", 5, &out, &err), -1);
     assert_non_null(strstr(err.msg, "JSON document"));
-    tb_buf_free(&out);
+    tb_buf_clear(&out);
 }
 
 static void test_welcome(void **state)

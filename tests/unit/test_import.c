@@ -446,7 +446,7 @@ static void test_bad_inputs(void **state)
     assert_int_equal(tb_file_read(data("http.json"), 1 << 20, &b, &e), 0);
     b.p[b.len / 2] = '\0';
     expect_bytes_fail((const char *)b.p, "not valid JSON");
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     /* Missing or mistyped members. */
     bad_edit("http.json", "requests", "per_second", NULL, "missing \"requests.per_second\"");
     bad_edit("http.json", "bytes", "per_second", json_string("1"), "is not a number >= 0");
@@ -463,8 +463,8 @@ static void test_bad_inputs(void **state)
     bad_edit("probe.json", "probes", NULL, json_pack("[{s:b}]", "available", 1),
              "needs \"name\" and \"available\"");
     /* CSV: the right header, a bad row; no rows. */
-    expect_bytes_fail(TB_RESULTS_HEADER "\nno_tee,x,false,false,0,1,,,1,,o,e\n", "line 2");
-    expect_bytes_fail(TB_RESULTS_HEADER "\n", "has no rows");
+    expect_bytes_fail(TB_BENCH_RESULTS_HEADER "\nno_tee,x,false,false,0,1,,,1,,o,e\n", "line 2");
+    expect_bytes_fail(TB_BENCH_RESULTS_HEADER "\n", "has no rows");
     expect_bytes_fail("mode,iteration,other\nx,1,2\n", "in.json");
     /* A label that is not one. */
     tb_import_opts o = {.label = "bad\nlabel"};

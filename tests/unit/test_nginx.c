@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -24,7 +25,7 @@ static char *config(const tb_nginx_opts *o, tb_err *err)
 {
     tb_buf b = {0};
     if (tb_nginx_config(o, &b, err) < 0) {
-        tb_buf_free(&b);
+        tb_buf_clear(&b);
         return NULL;
     }
     return (char *)b.p;
@@ -53,8 +54,13 @@ static void test_config(void **state)
         q = strchr(q + 1, '"');
         assert_non_null(q);
     }
-    if (geteuid() == 0)
-        assert_non_null(strstr(c, "\nuser root "));
+    /* As root the workers run as an unprivileged user, never as root by default. */
+    if (geteuid() == 0) {
+        assert_null(strstr(c, "\nuser root "));
+        assert_true(strstr(c, "\nuser www-data ") || strstr(c, "\nuser nobody "));
+    } else {
+        assert_null(strstr(c, "\nuser "));
+    }
     free(c);
 
     o = (tb_nginx_opts){.dir = "/d",
@@ -124,6 +130,8 @@ static void test_start_stop(void **state)
     char dir[] = "/tmp/tb-nginx-test.XXXXXX", run[300], log[320];
     tb_err err;
     assert_non_null(mkdtemp(dir));
+    /* as root, nginx's workers run as an unprivileged user: they pass through dir */
+    assert_int_equal(chmod(dir, 0755), 0);
     snprintf(run, sizeof run, "%s/run", dir);
     /* A free port: bind to 0, read it, close. */
     int lfd;

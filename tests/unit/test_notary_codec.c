@@ -23,8 +23,8 @@ static void test_b64_known_vectors(void **state)
         assert_int_equal(d.len, strlen(plain[i]));
         if (d.len)
             assert_memory_equal(d.p, plain[i], d.len);
-        tb_buf_free(&b);
-        tb_buf_free(&d);
+        tb_buf_clear(&b);
+        tb_buf_clear(&d);
     }
 }
 
@@ -38,7 +38,7 @@ static void test_b64_rejects_non_canonical(void **state)
         tb_buf_puts(&d, "keep");
         assert_int_equal(tb_notary_unb64_append(&d, bad[i], strlen(bad[i])), -1);
         assert_int_equal(d.len, 4); /* nothing appended on failure */
-        tb_buf_free(&d);
+        tb_buf_clear(&d);
     }
 }
 
@@ -55,8 +55,8 @@ static void test_b64_all_bytes(void **state)
         assert_int_equal(d.len, n);
         if (n)
             assert_memory_equal(d.p, all, n);
-        tb_buf_free(&b);
-        tb_buf_free(&d);
+        tb_buf_clear(&b);
+        tb_buf_clear(&d);
     }
 }
 

@@ -99,7 +99,7 @@ static void test_make_json_check(void **state)
     tb_evidence_free(&forged);
     tb_evidence_free(&back);
     tb_evidence_free(&ev);
-    tb_buf_free(&j);
+    tb_buf_clear(&j);
     tb_notary_key_free(&k);
     tb_notary_key_free(&other);
 }

@@ -116,7 +116,7 @@ static void test_request_limits(void **state)
     tb_buf_puts(&b, " HTTP/1.1\r\n\r\n");
     assert_int_equal(tb_nreq_parse(b.p, b.len, 0, &r, &st, &err), -1);
     assert_int_equal(st, 414);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 static void test_session_json(void **state)

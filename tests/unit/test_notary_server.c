@@ -205,7 +205,7 @@ static void test_notarize_tee(void **state)
     assert_non_null(strstr((char *)reply.p, "\"tee\":\"sim\""));
     assert_non_null(strstr((char *)reply.p, "\"simulated\":true"));
     assert_non_null(strstr((char *)reply.p, "\"nonce\":\"\""));
-    tb_buf_free(&reply);
+    tb_buf_clear(&reply);
     stop(&f);
 }
 
@@ -264,8 +264,8 @@ static void test_api_errors(void **state)
         tb_buf_puts(&big, "aaaaaaaaaa");
     tb_buf_puts(&big, "\r\n\r\n");
     assert_int_equal(raw(&f, (char *)big.p, big.len, &r), 431);
-    tb_buf_free(&big);
-    tb_buf_free(&r);
+    tb_buf_clear(&big);
+    tb_buf_clear(&r);
     stop(&f);
 }
 
@@ -302,7 +302,7 @@ static void test_keep_alive_and_pipelining(void **state)
     close(fd);
     assert_non_null(strstr((char *)all.p, "404"));
     assert_null(strstr((char *)all.p, "\"status\":\"ok\""));
-    tb_buf_free(&all);
+    tb_buf_clear(&all);
     stop(&f);
 }
 
@@ -330,7 +330,7 @@ static void test_stalling_client(void **state)
     assert_true(recv(stalled, b, sizeof b - 1, 0) > 0);
     assert_non_null(strstr(b, "408"));
     close(stalled);
-    tb_buf_free(&r);
+    tb_buf_clear(&r);
     stop(&f);
 }
 
@@ -357,7 +357,7 @@ static void test_https_notary(void **state)
     /* plain HTTP to the HTTPS notary gets no answer, and the notary goes on */
     tb_buf r = {0};
     assert_int_equal(raw(&f, "GET /healthcheck HTTP/1.1\r\n\r\n", 29, &r), 0);
-    tb_buf_free(&r);
+    tb_buf_clear(&r);
     stop(&f);
 }
 

@@ -6,6 +6,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -67,7 +70,7 @@ static void test_exit_code_and_outputs(void **state)
     tb_buf b = {0};
     assert_string_equal(slurp(out, &b), "out-bar\n");
     assert_string_equal(slurp(err, &b), "err\n");
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 static void test_signal_exit_code(void **state)
@@ -128,7 +131,7 @@ static void test_timeout_kills_group(void **state)
     assert_true(took < 5000000000ull);
     tb_buf b = {0};
     long gpid = atol(slurp(pidfile, &b));
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     assert_true(gpid > 0);
     assert_true(gone((pid_t)gpid)); /* the background sleep died with its group */
 }
@@ -147,7 +150,7 @@ static void test_normal_exit_kills_leftovers(void **state)
     assert_int_equal(r.exit_code, 0);
     tb_buf b = {0};
     long gpid = atol(slurp(pidfile, &b));
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     assert_true(gpid > 0 && gone((pid_t)gpid));
 }
 
@@ -231,6 +234,53 @@ static void test_stop_graceful_and_forced(void **state)
     assert_int_equal(tb_proc_alive(&p), 0);
 }
 
+/* kill -9 of the parent: the child it spawned dies too (PR_SET_PDEATHSIG). The
+ * test process is a subreaper, so the orphan is reparented to it and can be
+ * waited for: it must end by SIGKILL within seconds, not sleep its 30 s. */
+static void test_child_dies_with_parent(void **state)
+{
+    (void)state;
+    assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t mid = fork();
+    assert_true(mid >= 0);
+    if (mid == 0) {
+        close(fds[0]);
+        char *argv[] = {"sleep", "30", NULL};
+        tb_proc_opts o = {.argv = argv};
+        tb_proc p;
+        tb_err e;
+        if (tb_proc_spawn(&o, &p, &e) < 0)
+            _exit(1);
+        ssize_t n = write(fds[1], &p.pid, sizeof p.pid);
+        (void)n;
+        kill(getpid(), SIGKILL); /* the harness killed with kill -9 */
+        _exit(2);
+    }
+    close(fds[1]);
+    pid_t child = -1;
+    assert_int_equal(read(fds[0], &child, sizeof child), (ssize_t)sizeof child);
+    close(fds[0]);
+    int st = 0;
+    assert_int_equal(waitpid(mid, &st, 0), mid);
+    assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    pid_t w = 0;
+    for (int i = 0; i < 500 && w == 0; i++) {
+        w = waitpid(child, &st, WNOHANG);
+        if (w == 0)
+            tb_sleep_ns(10000000);
+    }
+    if (w == 0) {
+        kill(child, SIGKILL);
+        waitpid(child, &st, 0);
+        fail_msg("the child outlived its parent by 5 s");
+    }
+    assert_int_equal(w, child);
+    assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -242,6 +292,7 @@ int main(void)
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_stop_graceful_and_forced),
         cmocka_unit_test(test_pipes),
+        cmocka_unit_test(test_child_dies_with_parent),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

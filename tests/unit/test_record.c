@@ -510,7 +510,7 @@ static void test_files(void **state)
     /* The full text minus its final newline and brace. */
     write_text(bad, (const char *)text.p, text.len - 2);
     expect_read_fails(bad, "not valid JSON");
-    tb_buf_free(&text);
+    tb_buf_clear(&text);
     /* Duplicate JSON keys are refused, not resolved silently. */
     const char *dup = "{\"schema\":\"teebench-result\",\"schema\":\"teebench-result\"}";
     write_text(bad, dup, strlen(dup));

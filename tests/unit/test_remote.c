@@ -91,7 +91,7 @@ static int count_lines_with(const char *path, const char *needle)
     int n = 0;
     for (const char *p = b.p ? (const char *)b.p : ""; (p = strstr(p, needle)); p++)
         n++;
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     return n;
 }
 
@@ -381,7 +381,7 @@ static void test_shell_quote(void **state)
         assert_int_equal(code, 0);
         assert_string_equal(out, words[i]);
         free(out);
-        tb_buf_free(&cmd);
+        tb_buf_clear(&cmd);
     }
     assert_int_equal(access(pwned, F_OK), -1);
 
@@ -398,7 +398,7 @@ static void test_shell_quote(void **state)
     char *out = run_capture(argv, &code);
     assert_string_equal(out, "[a b][][c'd]");
     free(out);
-    tb_buf_free(&cmd);
+    tb_buf_clear(&cmd);
     rm_rf(dir);
 }
 
@@ -604,8 +604,8 @@ static int same_file(const char *a, const char *b)
     tb_err e;
     int same = tb_file_read(a, 1u << 30, &x, &e) == 0 && tb_file_read(b, 1u << 30, &y, &e) == 0 &&
                x.len == y.len && !memcmp(x.p, y.p, x.len);
-    tb_buf_free(&x);
-    tb_buf_free(&y);
+    tb_buf_clear(&x);
+    tb_buf_clear(&y);
     return same;
 }
 
@@ -1005,13 +1005,13 @@ static void test_run_suite_doc(void **state)
     fmt(p, "%s/doc", f->home);
     assert_int_equal(tb_file_read(p, 1 << 20, &b, &e), 0);
     assert_string_equal((char *)b.p, doc);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     fmt(p, "%s/args", f->home);
     assert_int_equal(tb_file_read(p, 1 << 20, &b, &e), 0);
     assert_non_null(strstr((char *)b.p, "<suite>\n<run>\n<--suite>\n"));
     assert_non_null(strstr((char *)b.p, "<--profile>\n<quick>\n<--set>\n<probe.max_reps=150>\n"
                                         "<--label>\n<with.doc>\n<--no-store>\n<-o>\n<->\n"));
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     /* too large to send as one command: said before the suite starts there */
     tb_buf big = {0};
     tb_buf_puts(&big, "{\"repeat\": 2, \"x\": \"");
@@ -1023,14 +1023,14 @@ static void test_run_suite_doc(void **state)
     assert_int_equal(tb_remote_run(&t, &o, NULL, &r, &e), -1);
     assert_non_null(strstr(e.msg, "more than ssh can send"));
     assert_int_equal(count_lines_with(f->log, "suite run"), 0);
-    tb_buf_free(&big);
+    tb_buf_clear(&big);
     /* the temp file there is gone */
     fmt(p, "%s/docpath", f->home);
     assert_int_equal(tb_file_read(p, 1 << 20, &b, &e), 0);
     b.p[strcspn((char *)b.p, "\n")] = 0;
     assert_true(b.len > 1);
     assert_int_equal(access((char *)b.p, F_OK), -1);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 /* *stop set while the remote suite runs: stdin closes, the suite there gets SIGINT

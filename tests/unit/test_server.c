@@ -34,7 +34,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    tb_site_free(&site);
+    tb_site_clear(&site);
     return 0;
 }
 

@@ -397,8 +397,8 @@ static void expect_refused(const char *path, const char *want)
         assert_int_equal(before.len, after.len);
         assert_memory_equal(before.p, after.p, before.len);
     }
-    tb_buf_free(&before);
-    tb_buf_free(&after);
+    tb_buf_clear(&before);
+    tb_buf_clear(&after);
 }
 
 static void test_refuse_foreign(void **state)

@@ -376,7 +376,7 @@ static void test_plan_text_json(void **state)
     assert_non_null(strstr(t, "10 x 10 s"));
     assert_non_null(strstr(t, "25 iterations"));
     assert_non_null(strstr(t, "notary.tee_verify.overhead_ms"));
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     json_t *j = tb_suite_plan_json(&p);
     assert_non_null(j);
     json_t *http = json_object_get(json_object_get(j, "workloads"), "http");
@@ -496,7 +496,7 @@ static void test_summary(void **state)
     assert_true(noisy && noisy < eol); /* CV 47 % */
     assert_true(sim && sim < eol);
     assert_non_null(strstr(t, "http nginx: nginx is not installed"));
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     tb_record_free(r);
 }
 
@@ -509,7 +509,7 @@ static void test_shell_join(void **state)
     assert_int_equal(tb_suite_shell_join(argv, &b), 0);
     assert_string_equal((char *)b.p,
                         "teebench bench --benchmark-modes 'no_tee tee_verify' 'it'\\''s' ''");
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 /* ---- tb_suite_run ---- */
@@ -665,7 +665,7 @@ static void test_run_failures(void **state)
     tb_buf b = {0};
     assert_int_equal(tb_suite_summary(r, &b, &e), 0);
     assert_non_null(strstr((char *)b.p, "FAILED:\n  notary (round 1): "));
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     tb_record_free(r);
     assert_int_equal(nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
 }

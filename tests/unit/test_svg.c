@@ -303,7 +303,7 @@ static void test_escape(void **state)
     tb_buf_reset(&b);
     assert_int_equal(tb_svg_escape_cut(&b, "<ab>", 4), 0);
     assert_string_equal((char *)b.p, "&lt;ab&gt;");
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     assert_int_equal(tb_svg_strlen("\xc2\xb5s"), 2);
     assert_int_equal(tb_svg_strlen(NULL), 0);
 }
@@ -364,8 +364,8 @@ static void test_bars_one_and_twenty(void **state)
     assert_int_equal(sscanf(strstr((char *)one_b.p, "height=\""), "height=\"%lf", &h1), 1);
     assert_int_equal(sscanf(strstr(o, "height=\""), "height=\"%lf", &h20), 1);
     assert_true(h20 > h1 * 5);
-    tb_buf_free(&one_b);
-    tb_buf_free(&b);
+    tb_buf_clear(&one_b);
+    tb_buf_clear(&b);
 }
 
 static void test_bars_log_and_escape(void **state)
@@ -388,7 +388,7 @@ static void test_bars_log_and_escape(void **state)
     assert_non_null(strstr(o, "not on a log axis"));
     assert_int_equal(count(o, "class=\"tb-bar "), 1);
     assert_non_null(strstr(o, ">noisy</tspan>"));
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 static void test_lines_percentiles(void **state)
@@ -434,7 +434,7 @@ static void test_lines_percentiles(void **state)
     assert_int_equal(tb_svg_lines(&b, &f, &s, &lc), 0);
     assert_true(well_formed((char *)b.p));
     assert_non_null(strstr((char *)b.p, "no data"));
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 static void test_boxes_one_sample(void **state)
@@ -459,7 +459,7 @@ static void test_boxes_one_sample(void **state)
     assert_non_null(strstr(o, "median 1,091 ms, n=1"));
     assert_non_null(strstr(o, "median 1,260 ms, n=7"));
     assert_int_equal(count(o, ">no data</text>"), 2);
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 static void test_dots_log(void **state)
@@ -484,7 +484,7 @@ static void test_dots_log(void **state)
     assert_non_null(strstr(o, ">10 ns</text>"));
     assert_non_null(strstr(o, "time per operation (ns), log scale"));
     assert_non_null(strstr(o, "cpuid, e19: 150 \xc2\xb5s"));
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
 }
 
 int main(void)

@@ -909,7 +909,7 @@ static void test_ssh_argv(void **state)
     assert_non_null(strstr(t, "|UserKnownHostsFile=/run/vm/g1/known_hosts|"));
     assert_non_null(strstr(t, "|IdentitiesOnly=yes|"));
     assert_non_null(strstr(t, "|--|root@127.0.0.1|teebench|env|--json|"));
-    tb_buf_free(&b);
+    tb_buf_clear(&b);
     tb_vm_argv_free(a);
     a = tb_vm_ssh_argv(&st, NULL);
     int n = 0;

@@ -90,8 +90,8 @@ static void test_take_line(void **state)
         tb_buf_puts(&in, "0123456789012345678901234567890123456789012345678901234567890123");
     assert_int_equal(tb_qmp_take_line(&in, &line, &e), -1);
     assert_non_null(strstr(e.msg, "longer than"));
-    tb_buf_free(&in);
-    tb_buf_free(&line);
+    tb_buf_clear(&in);
+    tb_buf_clear(&line);
 }
 
 static json_t *cpus_json(const char *text)
@@ -224,8 +224,8 @@ static void *fake_main(void *arg)
             while (!done && tb_qmp_take_line(&in, &line, &e) == 1)
                 done = answer(f, fd, (const char *)line.p);
         }
-        tb_buf_free(&in);
-        tb_buf_free(&line);
+        tb_buf_clear(&in);
+        tb_buf_clear(&line);
     }
     close(fd);
     return NULL;
