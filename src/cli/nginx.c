@@ -42,7 +42,7 @@ static void usage(FILE *f)
             "  -p, --port P     port to listen on (required for start)\n"
             "  --addr A         address to listen on (default 127.0.0.1)\n"
             "  --root DIR       document root\n"
-            "  -w, --workers N  worker processes (default 1)\n"
+            "  -w, --workers N  worker processes (default 1; auto: one per online CPU)\n"
             "  --user USER      as root: the workers' user (default www-data, else nobody)\n"
             "  --tls            listen with TLS, by default with the fixture PKI's server.pem\n"
             "  --cert F, --key F  PEM certificate chain and key for --tls\n"
@@ -140,8 +140,13 @@ int cmd_nginx(int argc, char **argv)
             root = optarg;
             break;
         case 'w':
-            if (parse_int(optarg, 1, 1024, &o.workers) < 0)
-                return cli_fail_code(2, CMD, "--workers %s: not a number in 1..1024", optarg);
+            if (!strcmp(optarg, "auto")) { /* one per online CPU, as the suite's servers */
+                long n = sysconf(_SC_NPROCESSORS_ONLN);
+                o.workers = n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+            } else if (parse_int(optarg, 1, 1024, &o.workers) < 0) {
+                return cli_fail_code(2, CMD, "--workers %s: not a number in 1..1024 or auto",
+                                     optarg);
+            }
             break;
         case 'T':
             o.tls = 1;

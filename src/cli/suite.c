@@ -58,7 +58,8 @@ typedef struct suite_args {
     const char *targets[MAX_TARGETS]; /* --target NAME=URL */
     int n_targets;
     const char *ssh_config, *remote_binary, *vm_dir;
-    cli_suite_vms vms; /* --vm-kinds and the VM flags (cli/suite_vm.h) */
+    int http_client_local; /* --http-client local: load remote nginx from here */
+    cli_suite_vms vms;     /* --vm-kinds and the VM flags (cli/suite_vm.h) */
     const char *sets[64];
     int n_sets;
     int progress;
@@ -127,6 +128,11 @@ static void usage(FILE *f)
         "  --target NAME=vm:VM  a VM started by `teebench vm start VM`\n"
         "  --target NAME=local  this machine\n"
         "  --ssh-config FILE  ssh -F FILE\n"
+        "  --http-client local|remote  where the load generator of http's nginx target\n"
+        "                     runs for ssh targets: remote (default: the whole suite there)\n"
+        "                     or local (this machine loads nginx there over the network, as\n"
+        "                     the source document measured a TD: its I/O path is part of\n"
+        "                     the cost)\n"
         "  --remote-binary P  run P there instead of copying this teebench\n"
         "  --vm-dir DIR       where `teebench vm` keeps its VMs (vm:VM targets, --vm-kinds)\n"
         "  with targets, -o DIR writes one result per target: DIR/NAME.json\n\n"
@@ -174,7 +180,8 @@ static int parse_args(int argc, char **argv, suite_args *a)
         O_SSH_CONFIG,
         O_REMOTE_BINARY,
         O_VM_DIR,
-        O_VM_KINDS
+        O_VM_KINDS,
+        O_HTTP_CLIENT
     };
     static const struct option opts[] = {
         {"profile", required_argument, NULL, O_PROFILE},
@@ -194,6 +201,7 @@ static int parse_args(int argc, char **argv, suite_args *a)
         {"remote-binary", required_argument, NULL, O_REMOTE_BINARY},
         {"vm-dir", required_argument, NULL, O_VM_DIR},
         {"vm-kinds", required_argument, NULL, O_VM_KINDS},
+        {"http-client", required_argument, NULL, O_HTTP_CLIENT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     struct option all[64];
@@ -290,6 +298,11 @@ static int parse_args(int argc, char **argv, suite_args *a)
             break;
         case O_VM_KINDS:
             a->vms.kinds = optarg;
+            break;
+        case O_HTTP_CLIENT:
+            if (strcmp(optarg, "local") && strcmp(optarg, "remote"))
+                return cli_fail_code(2, CMD, "--http-client %s: want local or remote", optarg);
+            a->http_client_local = !strcmp(optarg, "local");
             break;
         case 'h':
             usage(stdout);
@@ -655,7 +668,8 @@ static int finish_record(const suite_args *a, const char *output, const tb_recor
 
 /* The arguments a remote `suite run` gets (the plan's choices, not how to run it).
    argv entries point into a (borrowed) or are the static strings. */
-static int remote_args(const suite_args *a, const char **out, int cap)
+static int remote_args(const suite_args *a, const char *workloads, const char *extra_set,
+                       const char **out, int cap)
 {
     int n = 0;
 #define ARG(x)                                                                                     \
@@ -668,9 +682,9 @@ static int remote_args(const suite_args *a, const char **out, int cap)
         ARG("--profile");
         ARG(a->profile);
     }
-    if (a->workloads) {
+    if (workloads || a->workloads) {
         ARG("--workloads");
-        ARG(a->workloads);
+        ARG(workloads ? workloads : a->workloads);
     }
     if (a->repeat) {
         ARG("--repeat");
@@ -679,6 +693,10 @@ static int remote_args(const suite_args *a, const char **out, int cap)
     for (int i = 0; i < a->n_sets; i++) {
         ARG("--set");
         ARG(a->sets[i]);
+    }
+    if (extra_set) {
+        ARG("--set");
+        ARG(extra_set);
     }
 #undef ARG
     out[n] = NULL;
@@ -723,6 +741,101 @@ static int load_suite_doc(const suite_args *a, tb_buf *doc)
     return 0;
 }
 
+/* The remote suite's workloads when http's nginx target is measured from here: the
+   selected ones but http (kept when its serve-tls target stays there); env at least. */
+static void remote_workloads(const tb_suite_plan *p, char *out, size_t n)
+{
+    out[0] = 0;
+    for (int w = 0; w < TB_WL_COUNT; w++) {
+        if (!p->enabled[w] || w == TB_WL_ENV || (w == TB_WL_HTTP && !p->http.serve_tls))
+            continue;
+        size_t l = strlen(out);
+        snprintf(out + l, n - l, "%s%s", l ? "," : "",
+                 tb_suite_workload_name((tb_suite_workload)w));
+    }
+    if (!out[0])
+        snprintf(out, n, "env");
+}
+
+/* --http-client local, the source document's setup: nginx runs in the environment under
+   test (started there with `teebench nginx start`, listening on the address ssh reaches),
+   the load generator here, so the environment's network path is part of the figure.
+   *out gets a record with the http.nginx.* metrics measured from here. */
+static int http_from_here(const tb_suite_plan *p, const tb_remote_target *t,
+                          const tb_remote_opts *o, session *ss, tb_record **out, tb_err *err)
+{
+    char host[256], dir[128], port[16], url[320];
+    if (tb_remote_hostname(t, o, host, sizeof host, err) < 0)
+        return -1;
+    int v6 = strchr(host, ':') != NULL;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    char workers[16] = "auto";
+    if (p->http.server_threads > 0)
+        snprintf(workers, sizeof workers, "%d", p->http.server_threads);
+    int rc = -1;
+    for (int attempt = 0; attempt < 3 && rc < 0; attempt++) {
+        /* a port there that is likely free: nginx start says so when it is not */
+        int pn = 20000 + (int)((ts.tv_nsec / 1000 + getpid() * 7919 + attempt * 104729) % 40000);
+        snprintf(port, sizeof port, "%d", pn);
+        snprintf(dir, sizeof dir, "/tmp/teebench-http-client.%s.%s", t->name, port);
+        char *start[] = {"nginx", "start", "--addr",    host,    "--port", port,
+                         "--dir", dir,     "--workers", workers, NULL};
+        rc = tb_remote_teebench(t, o, start, ss->hooks.stop, NULL, err);
+    }
+    if (rc < 0)
+        return tb_err_wrap(err, "--http-client local: nginx on %s", t->host);
+    snprintf(url, sizeof url, v6 ? "http://[%s]:%s/" : "http://%s:%s/", host, port);
+    line(&ss->pr, "%s: nginx at %s, the load generator here (--http-client local)", ss->pr.tag,
+         url);
+    tb_suite_plan hp = *p;
+    for (int w = 0; w < TB_WL_COUNT; w++)
+        hp.enabled[w] = w == TB_WL_ENV || w == TB_WL_HTTP;
+    hp.http.serve_tls = 0;
+    snprintf(hp.label, sizeof hp.label, "%s", t->name);
+    if (snprintf(hp.http.nginx_url, sizeof hp.http.nginx_url, "%s", url) >=
+        (int)sizeof hp.http.nginx_url)
+        rc = tb_errf(err, "--http-client local: URL too long: %s", url);
+    else
+        rc = tb_suite_run(&hp, &ss->hooks, out, err);
+    char *stop[] = {"nginx", "stop", "--dir", dir, NULL};
+    tb_err e;
+    if (tb_remote_teebench(t, o, stop, NULL, NULL, &e) < 0)
+        line(&ss->pr, "%s: stopping nginx there: %s", ss->pr.tag, e.msg);
+    if (rc == 0 && strcmp((*out)->status, "complete")) {
+        rc = tb_errf(err, "--http-client local: the load from here %s",
+                     !strcmp((*out)->status, "interrupted") ? "was interrupted" : "failed");
+        tb_record_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* Puts the http.nginx.* metrics measured from here into the environment's record. */
+static int merge_http(tb_record *r, const tb_record *http, tb_err *err)
+{
+    for (size_t i = 0; i < http->n_metrics; i++) {
+        const tb_metric *m = &http->metrics[i];
+        if (strncmp(m->name, "http.nginx.", 11))
+            continue;
+        tb_metric *d = tb_record_metric(r, m->name, m->unit, m->better, m->workload, err);
+        if (!d || (m->note && tb_metric_set_note(d, m->note, err) < 0))
+            return -1;
+        for (size_t k = 0; k < m->n; k++)
+            if (tb_metric_add(d, m->samples[k], err) < 0)
+                return -1;
+    }
+    size_t n;
+    json_t *c;
+    json_array_foreach(http->commands, n, c) json_array_append(r->commands, c);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    json_object_set_new(r->extra, "http_client",
+                        json_pack("{s:s, s:s, s:o}", "mode", "local", "client", host, "env",
+                                  json_deep_copy(http->env)));
+    return 0;
+}
+
 /* One environment: here (t NULL or local) or remote. 0 and *out, or -1 after err. */
 static int run_env(const suite_args *a, tb_suite_plan *p, const tb_remote_target *t,
                    const char *control_dir, const tb_buf *suite_doc, session *ss, tb_record **out,
@@ -736,16 +849,37 @@ static int run_env(const suite_args *a, tb_suite_plan *p, const tb_remote_target
     tb_remote_target rt = *t;
     if (rt.kind == TB_TARGET_VM && resolve_vm_target(a, &rt, err) < 0)
         return -1;
-    const char *args[160];
-    if (remote_args(a, args, 160) < 0)
-        return tb_errf(err, "too many suite arguments for a remote run");
     tb_remote_opts o = {.local_binary = p->self_exe,
                         .remote_binary = a->remote_binary,
                         .ssh_config = a->ssh_config,
                         .control_dir = control_dir,
-                        .suite_args = (char *const *)args,
                         .suite_doc = suite_doc->len ? (const char *)suite_doc->p : NULL};
-    return tb_remote_run(&rt, &o, &ss->hooks, out, err);
+    int split = a->http_client_local && p->enabled[TB_WL_HTTP] && p->http.nginx;
+    if (split && rt.kind == TB_TARGET_VM)
+        return tb_errf(err, "--http-client local: not for vm: targets (only SSH is forwarded "
+                            "into the guest)");
+    tb_record *http = NULL;
+    char workloads[256] = "";
+    if (split) {
+        if (http_from_here(p, &rt, &o, ss, &http, err) < 0)
+            return -1;
+        remote_workloads(p, workloads, sizeof workloads);
+    }
+    const char *args[160];
+    if (remote_args(a, split ? workloads : NULL,
+                    split && p->http.serve_tls ? "http.targets=serve-tls" : NULL, args, 160) < 0) {
+        tb_record_free(http);
+        return tb_errf(err, "too many suite arguments for a remote run");
+    }
+    o.suite_args = (char *const *)args;
+    int rc = tb_remote_run(&rt, &o, &ss->hooks, out, err);
+    if (rc == 0 && http && merge_http(*out, http, err) < 0) {
+        tb_record_free(*out);
+        *out = NULL;
+        rc = -1;
+    }
+    tb_record_free(http);
+    return rc;
 }
 
 /* The side-by-side table of the records measured now (first = baseline). */

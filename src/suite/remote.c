@@ -714,3 +714,69 @@ int tb_remote_run(const tb_remote_target *t, const tb_remote_opts *o, tb_suite_h
     close_master(t, o);
     return rc;
 }
+
+/* ---------- other commands there (--http-client local) ---------- */
+
+int tb_remote_teebench(const tb_remote_target *t, const tb_remote_opts *o, char *const *args,
+                       const volatile sig_atomic_t *stop, tb_buf *out, tb_err *err)
+{
+    char name[96];
+    if (ensure_binary(t, o, stop, name, sizeof name, err) < 0)
+        return -1;
+    tb_buf cmd = {0}, errb = {0};
+    int code = -1,
+        rc = remote_path_expr(o, name, &cmd) < 0 || tb_buf_puts(&cmd, "exec \"$f\"") < 0 ? -1 : 0;
+    for (char *const *a = args; rc == 0 && *a; a++)
+        if (tb_buf_puts(&cmd, " ") < 0 || tb_remote_shell_quote(*a, &cmd) < 0)
+            rc = -1;
+    if (rc < 0)
+        rc = tb_errf(err, "out of memory");
+    else
+        rc = ssh_cmd(t, o, (const char *)cmd.p, NULL, out, &errb, 120000, stop, &code, err);
+    if (rc == 0 && code != 0) {
+        char line[300];
+        last_line(&errb, line, sizeof line);
+        rc = tb_errf(err, "teebench %s on %s exited %d%s%s", args[0] ? args[0] : "", t->host, code,
+                     line[0] ? ": " : "", line);
+    }
+    tb_buf_clear(&cmd);
+    tb_buf_clear(&errb);
+    return rc;
+}
+
+int tb_remote_hostname(const tb_remote_target *t, const tb_remote_opts *o, char *out, size_t len,
+                       tb_err *err)
+{
+    argv_b b = {0};
+    ssh_options(&b, t, o);
+    add(&b, "-G");
+    add(&b, "--");
+    add(&b, "%s", t->host);
+    if (b.oom) {
+        if (b.v)
+            b.v[b.n] = NULL;
+        tb_remote_argv_free(b.v);
+        return tb_errf(err, "out of memory");
+    }
+    tb_buf res = {0}, errb = {0};
+    static const uint8_t nothing[1];
+    pump_io io = {.in = nothing, .in_len = 0, .out = &res, .err = &errb, .timeout_ms = 10000};
+    int code = -1, rc = pump(b.v, &io, &code, err);
+    tb_remote_argv_free(b.v);
+    out[0] = 0;
+    /* ssh -G prints the resolved configuration, one "keyword value" a line */
+    for (const char *p = res.p ? (const char *)res.p : ""; rc == 0 && *p;) {
+        size_t n = strcspn(p, "\n");
+        if (n > 9 && !strncmp(p, "hostname ", 9) && n - 9 < len) {
+            memcpy(out, p + 9, n - 9);
+            out[n - 9] = 0;
+            break;
+        }
+        p += n + (p[n] == '\n');
+    }
+    if (rc == 0 && (code != 0 || !out[0]))
+        rc = tb_errf(err, "ssh -G %s: no host name (exit %d)", t->host, code);
+    tb_buf_clear(&res);
+    tb_buf_clear(&errb);
+    return rc;
+}

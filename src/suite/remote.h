@@ -88,4 +88,16 @@ const char *tb_remote_package_of(const char *stderr_text, char *lib, size_t lib_
 int tb_remote_run(const tb_remote_target *t, const tb_remote_opts *o, tb_suite_hooks *hooks,
                   tb_record **out, tb_err *err);
 
+/* Runs `teebench ARGS...` there (this build, copied when absent, as tb_remote_run
+   does); its stdout is appended to out (may be NULL). A non-zero exit is an error
+   with its last stderr line. Used by --http-client local to start and stop nginx
+   there. Leaves the control master open (tb_remote_run closes it). */
+int tb_remote_teebench(const tb_remote_target *t, const tb_remote_opts *o, char *const *args,
+                       const volatile sig_atomic_t *stop, tb_buf *out, tb_err *err);
+
+/* The address ssh connects to for t (`ssh -G`: the user's config may map an alias to
+   a HostName), into out. 0, or -1 with err. No connection is made. */
+int tb_remote_hostname(const tb_remote_target *t, const tb_remote_opts *o, char *out, size_t len,
+                       tb_err *err);
+
 #endif

@@ -53,6 +53,27 @@ grep -q 'teebench suite: a, profile' "$WORK/run2.out" || fail "a still ran: $(ca
 ssh -F "$SSH_CONFIG" a 'stat -c %Y ~/.cache/teebench/teebench-*' >"$WORK/mtime2"
 cmp -s "$WORK/mtime1" "$WORK/mtime2" || fail "the copy was reused, not copied again"
 
+# 2b. --http-client local: nginx started on the host under test, loaded from here over
+#     the veth (the source document's setup); nginx stopped there afterwards
+"$TB" suite run --profile quick --workloads http --set http.targets=nginx --set http.duration=0.5s \
+  --repeat 2 --target b=ssh://b --ssh-config "$SSH_CONFIG" --http-client local --no-store \
+  -o "$WORK/hc" --progress plain >"$WORK/hc.out" 2>"$WORK/hc.err" || fail "http-client local: $(tail -3 "$WORK/hc.err")"
+grep -q "^suite\[b\]: nginx at http://$B:[0-9]*/, the load generator here" "$WORK/hc.err" ||
+  fail "nginx there, load here: $(grep nginx "$WORK/hc.err")"
+python3 - "$WORK/hc/b.json" <<'PY' || fail "http-client local result"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["extra"]["http_client"]["mode"] == "local", d["extra"].get("http_client")
+m = {x["name"]: x for x in d["metrics"]}
+assert len(m["http.nginx.rps"]["samples"]) == 2 and min(m["http.nginx.rps"]["samples"]) > 0
+assert "another machine" in m["http.nginx.rps"]["note"], m["http.nginx.rps"]["note"]
+assert not any(n.startswith("http.serve-tls") for n in m)
+PY
+for ns in "${_TB_NETNS[@]}"; do
+  ip netns pids "$ns" | xargs -r ps -o comm= -p | grep -q nginx && fail "nginx left running on a host"
+done
+expect_fail 2 "$TB" suite run --http-client sideways --no-store
+
 # 3. a remote where teebench cannot run: the missing library and its package are named
 cat >"$WORK/nolib" <<'SH'
 #!/bin/sh
