@@ -19,6 +19,7 @@
 #include "base/file.h"
 #include "cli/cli.h"
 #include "cli/opt.h"
+#include "notary/check.h"
 #include "notary/client.h"
 #include "notary/doc.h"
 #include "notary/evidence.h"
@@ -205,7 +206,7 @@ static int cmd_serve_notary(int argc, char **argv)
         return cli_fail(cmd, "signing key: %s", err.msg);
     int rc = 1;
     tb_target target = {0};
-    tb_quote_source tee;
+    tb_notary_quote_source tee;
     memset(&tee, 0, sizeof tee);
     int have_tee = strcmp(o.tee, "none") != 0;
     tb_notary_server *srv = NULL;
@@ -334,7 +335,7 @@ static int cmd_check(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *cmd = "notary check", *ca = NULL, *keyhex = NULL, *evpath = NULL;
-    tb_verifier_opts vo;
+    tb_notary_verifier_opts vo;
     memset(&vo, 0, sizeof vo);
     int system_ca = 0, verify = 0, c;
     opterr = 0;
@@ -387,10 +388,11 @@ static int cmd_check(int argc, char **argv)
     tb_buf buf = {0};
     tb_evidence ev;
     memset(&ev, 0, sizeof ev);
-    tb_quote_verifier qv;
-    memset(&qv, 0, sizeof qv);
-    int have_qv = 0, rc = 1;
+    int rc = 1;
     tb_doc d;
+    uint8_t want_key[32];
+    if (keyhex && tb_hex_decode_upto(keyhex, strlen(keyhex), want_key, 32) != 32)
+        return cli_fail_code(2, cmd, "--notary-key-sha256: want 64 hex digits");
     if (tb_file_read(path, TB_DOC_MAX_SIZE, &buf, &err) < 0) {
         cli_fail(cmd, "%s", err.msg);
         goto out;
@@ -399,51 +401,24 @@ static int cmd_check(int argc, char **argv)
         cli_fail(cmd, "%s: %s", path, err.msg);
         goto out;
     }
-    if (keyhex) {
-        uint8_t want[32], got[32];
-        if (tb_hex_decode_upto(keyhex, strlen(keyhex), want, 32) != 32) {
-            cli_fail_code(2, cmd, "--notary-key-sha256: want 64 hex digits");
-            rc = 2;
-            goto out;
-        }
-        SHA256(d.notary_key.p, d.notary_key.len, got);
-        if (memcmp(want, got, 32)) {
-            cli_fail(cmd, "%s: signed by another notary key", path);
-            goto out;
-        }
+    X509_STORE *st = NULL;
+    if ((ca || system_ca) && !(st = tb_notary_trust_store(ca, &err))) {
+        cli_fail(cmd, "%s", err.msg);
+        goto out;
     }
-    if (ca || system_ca) {
-        X509_STORE *st = tb_notary_trust_store(ca, &err);
-        int ok = st && tb_doc_verify_chain(&d, st, &err) == 0;
-        X509_STORE_free(st);
-        if (!ok) {
-            cli_fail(cmd, "%s: %s", path, err.msg);
-            goto out;
-        }
+    int ok = tb_notary_check_doc(&d, st, keyhex ? want_key : NULL, &err) == 0;
+    X509_STORE_free(st);
+    if (!ok) {
+        cli_fail(cmd, "%s: %s", path, err.msg);
+        goto out;
     }
     if (evpath) {
         tb_buf eb = {0};
-        int ok = tb_file_read(evpath, 64u << 20, &eb, &err) == 0 &&
-                 tb_evidence_parse((const char *)eb.p, eb.len, &ev, &err) == 0;
+        ok = tb_file_read(evpath, 64u << 20, &eb, &err) == 0 &&
+             tb_evidence_parse((const char *)eb.p, eb.len, &ev, &err) == 0 &&
+             tb_notary_check_evidence(&d, &ev, NULL, 0, verify ? &vo : NULL, &err) == 0;
         tb_buf_free(&eb);
         if (!ok) {
-            cli_fail(cmd, "%s: %s", evpath, err.msg);
-            goto out;
-        }
-        if (d.tee.len != strlen(ev.tee) || memcmp(d.tee.p, ev.tee, d.tee.len)) {
-            cli_fail(cmd, "%s: the document's tee is not the evidence's (%s)", evpath, ev.tee);
-            goto out;
-        }
-        if (verify) {
-            vo.simulated = ev.simulated;
-            if (tb_notary_verifier_open(&vo, &qv, &err) < 0) {
-                cli_fail(cmd, "%s", err.msg);
-                goto out;
-            }
-            have_qv = 1;
-        }
-        if (tb_evidence_check(&ev, d.notary_key.p, d.notary_key.len, d.nonce.p, d.nonce.len,
-                              have_qv ? &qv : NULL, &err) < 0) {
             cli_fail(cmd, "%s: %s", evpath, err.msg);
             goto out;
         }
@@ -454,11 +429,9 @@ static int cmd_check(int argc, char **argv)
         printf("server chain: valid for the server name (%s)\n", ca ? ca : "system store");
     if (evpath)
         printf("evidence: binds this notary key and nonce (%s%s)%s\n", ev.tee,
-               ev.simulated ? ", SIMULATED" : "", have_qv ? "; quote verified" : "");
+               ev.simulated ? ", SIMULATED" : "", verify ? "; quote verified" : "");
     rc = 0;
 out:
-    if (have_qv)
-        tb_notary_verifier_close(&qv);
     tb_evidence_free(&ev);
     tb_buf_free(&buf);
     return rc;

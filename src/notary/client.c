@@ -13,7 +13,7 @@
 #include <openssl/err.h>
 #include <openssl/rand.h>
 
-#include "notary/codec.h"
+#include "notary/internal.h"
 #include "base/hex.h"
 
 #define MAX_REPLY (64u << 20)

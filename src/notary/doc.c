@@ -11,6 +11,8 @@
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
 
+#include "notary/internal.h"
+
 enum {
     T_SESSION = 0x01,
     T_TIME = 0x02,

@@ -15,6 +15,7 @@
 #include <openssl/x509.h>
 
 #include "base/file.h"
+#include "notary/internal.h"
 
 static int check_p256(EVP_PKEY *pkey, tb_err *err)
 {
