@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <openssl/sha.h>
@@ -46,10 +47,14 @@ static void serve_usage(FILE *f)
            "                         default: loopback only, 127.0.0.0/8 and ::1/128)\n"
            "  --max-sent BYTES       largest request a session may send (default 4096)\n"
            "  --max-recv BYTES       largest response a session may receive (default 16384)\n"
-           "  --concurrency N        worker threads (default 64)\n"
-           "  --session-timeout S    seconds a session stays valid (default 60)\n"
-           "  --io-timeout MS        deadline to read a request / write a reply (default 5000)\n"
-           "  --target-timeout MS    deadline for the target exchange (default 10000)\n"
+           "  --concurrency N        notarization worker threads (default 64)\n"
+           "  --session-timeout S    seconds an unclaimed session stays valid (default 10)\n"
+           "  --sessions-per-client N  open sessions per client address (default 64)\n"
+           "  --max-connections N    client connections at once (default 4096)\n"
+           "  --io-timeout MS        budget to receive a request (TLS handshake included) and\n"
+           "                         to send a reply (default 5000)\n"
+           "  --target-timeout MS    deadline of the whole target exchange: connect, TLS,\n"
+           "                         request, response (default 10000; then 504)\n"
            "  --tls-cert FILE        serve HTTPS with this PEM certificate chain\n"
            "  --tls-key FILE         its PEM private key (default: in --tls-cert)\n"
            "  --quiet                no per-request log lines on stderr\n");
@@ -71,6 +76,7 @@ typedef struct serve_opts {
     tb_allowlist allow;
     int allow_given;
     uint64_t port, max_sent, max_recv, concurrency, session_s, io_ms, target_ms;
+    uint64_t per_client, max_conns;
 } serve_opts;
 
 static int parse_serve(int argc, char **argv, serve_opts *o)
@@ -90,6 +96,8 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
                                          {"session-timeout", required_argument, 0, 'T'},
                                          {"io-timeout", required_argument, 0, 'i'},
                                          {"target-timeout", required_argument, 0, 'o'},
+                                         {"sessions-per-client", required_argument, 0, 'Q'},
+                                         {"max-connections", required_argument, 0, 'M'},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"tls-cert", required_argument, 0, 'C'},
                                          {"tls-key", required_argument, 0, 'Y'},
@@ -103,7 +111,9 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
     o->max_sent = 4096;
     o->max_recv = 16384;
     o->concurrency = 64;
-    o->session_s = 60;
+    o->session_s = 10;
+    o->per_client = 64;
+    o->max_conns = 4096;
     o->io_ms = 5000;
     o->target_ms = 10000;
     tb_err err;
@@ -165,6 +175,12 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
         case 'o':
             bad = cli_opt_u64(optarg, 10, 600000, &o->target_ms);
             break;
+        case 'Q':
+            bad = cli_opt_u64(optarg, 1, 1u << 20, &o->per_client);
+            break;
+        case 'M':
+            bad = cli_opt_u64(optarg, 16, 1u << 20, &o->max_conns);
+            break;
         case 'q':
             o->quiet = 1;
             break;
@@ -191,6 +207,17 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
     if (!o->allow_given)
         tb_allowlist_loopback(&o->allow);
     return -1; /* parsed; go on */
+}
+
+/* Every connection is an fd: lift the soft limit toward `want` (never above
+ * the hard limit; the server sizes its connection cap from what it gets). */
+static void raise_fd_limit(uint64_t want)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
+        return;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
 }
 
 static int cmd_serve_notary(int argc, char **argv)
@@ -234,11 +261,14 @@ static int cmd_serve_notary(int argc, char **argv)
         .concurrency = (int)o.concurrency,
         .session_ttl_ns = o.session_s * 1000000000ull,
         .max_sessions = 4096,
+        .sessions_per_client = (size_t)o.per_client,
+        .max_connections = (size_t)o.max_conns,
         .io_timeout_ms = (int)o.io_ms,
         .log = o.quiet ? NULL : log_line,
         .tls_cert = o.tls_cert,
         .tls_key = o.tls_key,
     };
+    raise_fd_limit(o.max_conns + o.concurrency + 64);
     /* Block the stop signals before any thread starts, so they all inherit it. */
     sigset_t set;
     sigemptyset(&set);
