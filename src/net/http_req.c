@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "net/http_field.h"
+#include "net/internal.h"
 
 enum {
     S_START,

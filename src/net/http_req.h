@@ -6,10 +6,9 @@
  * however the request is split across reads. When the head is complete it
  * returns TB_HREQ_DONE with r->head_len set; the method and target are offsets
  * into buf (valid while the caller keeps buf). A request body announced by
- * Content-Length is not buffered: r->body_left says how many bytes follow the
- * head, and tb_http_req_skip_body discards them as they arrive. Bytes after the
- * body belong to the next (pipelined) request: tb_http_req_reset, then parse
- * again from there.
+ * Content-Length is not parsed: r->body_left says how many bytes follow the
+ * head (the caller reads or skips them). Bytes after the body belong to the
+ * next (pipelined) request: tb_http_req_reset, then parse again from there.
  *
  * What it accepts: request line "METHOD SP target SP HTTP/1.x" (CRLF or bare LF
  * line ends, leading empty lines skipped), header fields "name: value" with
@@ -76,8 +75,6 @@ void tb_http_req_init(tb_http_req *r, size_t max_head);
 void tb_http_req_reset(tb_http_req *r);
 /* Scans buf[r->pos..len); returns an enum tb_hreq_result. */
 int tb_http_req_parse(tb_http_req *r, const uint8_t *buf, size_t len);
-/* Discards up to avail body bytes; returns how many it took (<= body_left). */
-size_t tb_http_req_skip_body(tb_http_req *r, size_t avail);
 
 /* 1 when the request's method is exactly m (case-sensitive, as methods are). */
 int tb_http_req_method_is(const tb_http_req *r, const uint8_t *buf, const char *m);

@@ -52,7 +52,8 @@ void tb_http_resp_init(tb_http_resp *p)
     p->state = S_VER;
 }
 
-bool tb_http_resp_started(const tb_http_resp *p)
+/* True once any byte of the current response was fed. */
+static bool started(const tb_http_resp *p)
 {
     return p->header_bytes > 0 || p->state != S_VER;
 }
@@ -589,6 +590,6 @@ int tb_http_resp_eof(tb_http_resp *p)
         return TB_HTTP_DONE;
     if (p->state == S_ERROR)
         return TB_HTTP_ERROR;
-    return fail(p, tb_http_resp_started(p) ? "connection closed mid-response"
-                                           : "connection closed before a response");
+    return fail(p, started(p) ? "connection closed mid-response"
+                              : "connection closed before a response");
 }

@@ -65,7 +65,5 @@ int tb_http_resp_feed(tb_http_resp *p, const uint8_t *buf, size_t len, size_t *u
 /* The peer closed the stream: TB_HTTP_DONE if that ends a close-delimited body,
  * else TB_HTTP_ERROR (error = "connection closed mid-response"). */
 int tb_http_resp_eof(tb_http_resp *p);
-/* True once any byte of the current response was fed. */
-bool tb_http_resp_started(const tb_http_resp *p);
 
 #endif

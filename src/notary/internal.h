@@ -211,6 +211,10 @@ void tb_notary_verifier_close(tb_notary_quote_verifier *v);
 
 /* --------------------------------------------------------------- target.c */
 
+/* 1 when connecting to sa (resolved from host:port) is allowed, else 0. */
+int tb_allowlist_permits(const tb_allowlist *l, const char *host, uint16_t port,
+                         const struct sockaddr *sa);
+
 /* The permitted addresses of one host:port, in resolver order. */
 typedef struct tb_target_addrs {
     char host[254];

@@ -60,9 +60,6 @@ typedef struct tb_allowlist {
 void tb_allowlist_loopback(tb_allowlist *l);
 /* Adds one entry ("CIDR" or "HOST:PORT"); err names the entry and what is wrong. */
 int tb_allowlist_add(tb_allowlist *l, const char *spec, tb_err *err);
-/* 1 when connecting to sa (resolved from host:port) is allowed, else 0. */
-int tb_allowlist_permits(const tb_allowlist *l, const char *host, uint16_t port,
-                         const struct sockaddr *sa);
 
 typedef struct tb_target {
     SSL_CTX *ctx;

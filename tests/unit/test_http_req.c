@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "net/http_req.h"
+#include "net/internal.h"
 
 static int parse_all(tb_http_req *r, const char *s, size_t max_head)
 {
