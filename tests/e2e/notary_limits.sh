@@ -41,7 +41,13 @@ n2=$SPAWNED_PID
 wait_port "$N2"
 "$TB" notarize --notary-port "$N2" --uri /trickle >"$WORK/c.out" 2>"$WORK/c.err" &
 client=$!
-sleep 1
+# wait until the notary is connected to the target (the notarization is in flight)
+for _ in $(seq 200); do
+  [ -n "$(ss -Htn state established "( dport = :$TPORT )" 2>/dev/null)" ] && break
+  sleep 0.05
+done
+[ -n "$(ss -Htn state established "( dport = :$TPORT )")" ] || fail "the notary never reached the target"
+sleep 0.5
 t0=$(secs)
 kill -TERM "$n2"
 for _ in $(seq 100); do kill -0 "$n2" 2>/dev/null || break; sleep 0.05; done
