@@ -1,4 +1,4 @@
-/* notary/proto: parsers of the notary's JSON bodies (see proto.h), and the
+/* notary/proto: parsers of the notary's JSON bodies (declared in internal.h), and the
  * DNS name check they and the allow-list share (internal.h). No I/O, no
  * global state. */
 #include "notary/internal.h"

@@ -1,4 +1,4 @@
-/* notary/session: the session table (see session.h). Open sessions sit in a
+/* notary/session: the session table (declared in internal.h). Open sessions sit in a
  * dense array (removal moves the last one into the hole); lookups are linear
  * scans under the mutex over at most cap open sessions and 2 x cap tombstones:
  * with the default capacity (4096) tens of microseconds at worst, far below a
