@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "net/http_req.h"
+#include "net/internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

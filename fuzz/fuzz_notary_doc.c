@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "notary/internal.h"
 #include "notary/doc.h"
 #include "notary/evidence.h"
 

@@ -1,14 +1,52 @@
 /* libFuzzer target: everything the notary parses from the network before a
- * document exists. The first byte picks the parser: 0 the request head
- * (tb_nreq_parse + tb_nreq_query), 1 the POST /session body, 2 the POST
- * /notarize body, 3 a target response's framing (with and without EOF, and as
- * a HEAD reply). Each parser must stay within the input and return 1/0/-1. */
+ * document exists. The first byte picks the parser: 0 a request head as the
+ * notary reads it (net/http_req with the notary's limits: 8 KiB, 32 fields)
+ * and its sessionId query, 1 the POST /session body, 2 the POST /notarize
+ * body, 3 a target response as the notary frames it (net/http_resp, as a
+ * reply to GET and to HEAD, ended by EOF). Each parser must stay within the
+ * input; the HTTP results must be consistent (a head within the buffer, at
+ * most 32 fields, a response no longer than its input). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "notary/proto.h"
+#include "net/http_req.h"
+#include "net/http_resp.h"
+#include "notary/internal.h"
+
+static void request_head(const uint8_t *p, size_t n)
+{
+    tb_http_req r;
+    tb_http_req_init(&r, 8192);
+    r.max_headers = 32;
+    int rc = tb_http_req_parse(&r, p, n);
+    if (rc != TB_HREQ_DONE)
+        return;
+    if (r.head_len > n || r.nheaders > 32 || r.target_off + r.target_len > r.head_len)
+        abort();
+    const char *path, *query, *v;
+    size_t plen, qlen, vlen;
+    tb_http_req_split_target(&r, p, &path, &plen, &query, &qlen);
+    if (query && tb_http_query_get(query, qlen, "sessionId", &v, &vlen) &&
+        (v < query || v + vlen > query + qlen))
+        abort();
+}
+
+static void response(const uint8_t *p, size_t n, int head)
+{
+    tb_http_resp r;
+    tb_http_resp_init(&r);
+    r.head = head;
+    size_t used = 0;
+    int rc = tb_http_resp_feed(&r, p, n, &used);
+    if (used > n)
+        abort();
+    if (rc == TB_HTTP_MORE)
+        rc = tb_http_resp_eof(&r);
+    if (rc == TB_HTTP_DONE && head && r.body_bytes)
+        abort();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -18,20 +56,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t n = size - 1;
     tb_err err;
     switch (data[0] % 4) {
-    case 0: {
-        tb_nreq r;
-        int status;
-        int rc = tb_nreq_parse(p, n, 4096, &r, &status, &err);
-        if (rc == 1) {
-            char v[64];
-            if (r.head_len > n || r.content_length > 4096)
-                abort();
-            tb_nreq_query(r.query, "sessionId", v, sizeof v);
-        } else if (rc == -1 && (status < 400 || status > 505)) {
-            abort();
-        }
+    case 0:
+        request_head(p, n);
         break;
-    }
     case 1: {
         tb_session_req q;
         if (tb_session_req_parse((const char *)p, n, &q, &err) == 0 && q.nonce_len > 64)
@@ -41,19 +68,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 2: {
         tb_notarize_req q;
         if (tb_notarize_req_parse((const char *)p, n, &q, &err) == 0) {
-            if (!q.port || !tb_dns_name_valid(q.server_name))
+            if (!q.port || !tb_notary_dns_name_valid(q.server_name))
                 abort();
             tb_notarize_req_free(&q);
         }
         break;
     }
     default:
-        for (int eof = 0; eof < 2; eof++)
-            for (int head = 0; head < 2; head++) {
-                size_t total = 0;
-                if (tb_http_response_complete(p, n, eof, head, &total, &err) == 1 && total > n)
-                    abort();
-            }
+        response(p, n, 0);
+        response(p, n, 1);
     }
     return 0;
 }

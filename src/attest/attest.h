@@ -357,41 +357,4 @@ int tb_attest_verify_quote(const uint8_t *quote, size_t len, const char *source,
                            const tb_attest_fetch_opts *fetch, tb_attest_verdict *v,
                            tb_attest_timing *t, tb_err *err);
 
-/* ------------------------------------------------ deprecated names (issue 12) */
-
-/* The names before issue 12 ("one clean house"), for code written against them
- * (notary/tee.c on branches older than the rename). Nothing in this tree uses them;
- * delete this block once no branch does. tb_cache_get/put keep their old arguments:
- * their entries are keyed by the source "" (distinct from every PCCS URL). */
-typedef tb_attest_quote tb_quote;
-typedef tb_attest_collateral tb_collateral;
-typedef tb_attest_root tb_root;
-typedef tb_attest_policy tb_policy;
-typedef tb_attest_verdict tb_verdict;
-typedef tb_attest_sim tb_sim;
-typedef tb_attest_fetch_opts tb_fetch_opts;
-typedef tb_attest_timing tb_verify_timing;
-#define tb_quote_parse tb_attest_quote_parse
-#define tb_quote_free tb_attest_quote_free
-#define tb_quote_report_data tb_attest_quote_report_data
-#define tb_quote_fmspc_ca tb_attest_quote_fmspc_ca
-#define tb_collateral_free tb_attest_collateral_clear
-#define tb_root_load tb_attest_root_load
-#define tb_root_free tb_attest_root_free
-#define tb_policy_default tb_attest_policy_default
-#define tb_policy_load tb_attest_policy_load
-#define tb_verify tb_attest_verify
-#define tb_verify_step_name tb_attest_step_name
-#define tb_tsm_get_quote tb_attest_tsm_get_quote
-#define tb_sim_dir tb_attest_sim_dir
-#define tb_sim_open tb_attest_sim_open
-#define tb_sim_quote tb_attest_sim_quote
-#define tb_sim_close tb_attest_sim_close
-#define tb_sim_collateral tb_attest_sim_collateral
-#define tb_sim_root_path tb_attest_sim_root_path
-#define tb_cache_get(dir, fmspc, ca, now, out, err)                                                \
-    tb_attest_cache_get((dir), "", (fmspc), (ca), (now), (out), (err))
-#define tb_cache_put(dir, fmspc, ca, c, err)                                                       \
-    tb_attest_cache_put((dir), "", (fmspc), (ca), (c), (err))
-
 #endif

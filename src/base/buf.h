@@ -29,6 +29,5 @@ void tb_buf_reset(tb_buf *b);
 void tb_buf_clear(tb_buf *b);
 /* The name before issue 12's rename, for code written before it (notary, attest);
  * remove once nothing uses it. */
-#define tb_buf_free tb_buf_clear
 
 #endif

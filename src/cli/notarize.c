@@ -23,10 +23,8 @@
 #include "base/file.h"
 #include "cli/cli.h"
 #include "cli/opt.h"
+#include "notary/check.h"
 #include "notary/client.h"
-#include "notary/doc.h"
-#include "notary/evidence.h"
-#include "notary/tee.h"
 
 static const char *CMD = "notarize";
 
@@ -77,7 +75,7 @@ typedef struct opts {
     const char *url, *scheme, *nhost, *nport, *notary_ca;
     const char *thost, *tport, *server_name, *uri, *max_sent, *max_recv;
     const char *use_fixture_ca, *fixture_ca, *tee, *verify, *out, *timeout;
-    tb_verifier_opts vo;
+    tb_notary_verifier_opts vo;
 } opts;
 
 static const char *env_or(const char *name, const char *dflt)
@@ -274,11 +272,9 @@ int cmd_notarize(int argc, char **argv)
         verify = 0; /* nothing to verify without TEE attestation (as the source client) */
 
     tb_err err;
-    int rc = 1, have_qv = 0;
+    int rc = 1;
     tb_notarize_result res;
     memset(&res, 0, sizeof res);
-    tb_quote_verifier qv;
-    memset(&qv, 0, sizeof qv);
     X509_STORE *store = tb_notary_trust_store(use_fixture ? o.fixture_ca : NULL, &err);
     if (!store)
         return cli_fail(CMD, "%s", err.msg);
@@ -300,31 +296,20 @@ int cmd_notarize(int argc, char **argv)
         cli_fail(CMD, "%s", err.msg);
         goto out;
     }
-    if (tb_doc_verify_chain(&res.doc, store, &err) < 0) {
+    if (tb_notary_check_doc(&res.doc, store, NULL, &err) < 0) {
         cli_fail(CMD, "%s%s", err.msg, use_fixture ? " (fixture CA)" : " (system store)");
         goto out;
     }
     double notarization_ms = ms_since(t_not);
     double verify_ms = -1;
-    if (verify) {
-        uint64_t t_ver = tb_mono_ns();
-        o.vo.simulated = res.evidence.simulated;
-        if (tb_notary_verifier_open(&o.vo, &qv, &err) < 0) {
-            cli_fail(CMD, "%s", err.msg);
-            goto out;
-        }
-        have_qv = 1;
-        if (tb_evidence_check(&res.evidence, res.doc.notary_key.p, res.doc.notary_key.len,
-                              res.nonce, sizeof res.nonce, &qv, &err) < 0) {
-            cli_fail(CMD, "%s", err.msg);
-            goto out;
-        }
-        verify_ms = ms_since(t_ver);
-    } else if (tee && tb_evidence_check(&res.evidence, res.doc.notary_key.p, res.doc.notary_key.len,
-                                        res.nonce, sizeof res.nonce, NULL, &err) < 0) {
+    uint64_t t_ver = tb_mono_ns();
+    if (tee && tb_notary_check_evidence(&res.doc, &res.evidence, res.nonce, sizeof res.nonce,
+                                        verify ? &o.vo : NULL, &err) < 0) {
         cli_fail(CMD, "%s", err.msg);
         goto out;
     }
+    if (verify)
+        verify_ms = ms_since(t_ver);
     if (o.out && save(o.out, &res, &err) < 0) {
         cli_fail(CMD, "--out: %s", err.msg);
         goto out;
@@ -339,8 +324,6 @@ int cmd_notarize(int argc, char **argv)
     printf("TOTAL_E2E_MS=%.3f\n", ms_since(t_start));
     rc = 0;
 out:
-    if (have_qv)
-        tb_notary_verifier_close(&qv);
     tb_notarize_result_free(&res);
     X509_STORE_free(store);
     curl_global_cleanup();

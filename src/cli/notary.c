@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <openssl/sha.h>
@@ -19,6 +20,7 @@
 #include "base/file.h"
 #include "cli/cli.h"
 #include "cli/opt.h"
+#include "notary/check.h"
 #include "notary/client.h"
 #include "notary/doc.h"
 #include "notary/evidence.h"
@@ -45,10 +47,14 @@ static void serve_usage(FILE *f)
            "                         default: loopback only, 127.0.0.0/8 and ::1/128)\n"
            "  --max-sent BYTES       largest request a session may send (default 4096)\n"
            "  --max-recv BYTES       largest response a session may receive (default 16384)\n"
-           "  --concurrency N        worker threads (default 64)\n"
-           "  --session-timeout S    seconds a session stays valid (default 60)\n"
-           "  --io-timeout MS        deadline to read a request / write a reply (default 5000)\n"
-           "  --target-timeout MS    deadline for the target exchange (default 10000)\n"
+           "  --concurrency N        notarization worker threads (default 64)\n"
+           "  --session-timeout S    seconds an unclaimed session stays valid (default 10)\n"
+           "  --sessions-per-client N  open sessions per client address (default 64)\n"
+           "  --max-connections N    client connections at once (default 4096)\n"
+           "  --io-timeout MS        budget to receive a request (TLS handshake included) and\n"
+           "                         to send a reply (default 5000)\n"
+           "  --target-timeout MS    deadline of the whole target exchange: connect, TLS,\n"
+           "                         request, response (default 10000; then 504)\n"
            "  --tls-cert FILE        serve HTTPS with this PEM certificate chain\n"
            "  --tls-key FILE         its PEM private key (default: in --tls-cert)\n"
            "  --quiet                no per-request log lines on stderr\n");
@@ -70,6 +76,7 @@ typedef struct serve_opts {
     tb_allowlist allow;
     int allow_given;
     uint64_t port, max_sent, max_recv, concurrency, session_s, io_ms, target_ms;
+    uint64_t per_client, max_conns;
 } serve_opts;
 
 static int parse_serve(int argc, char **argv, serve_opts *o)
@@ -89,6 +96,8 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
                                          {"session-timeout", required_argument, 0, 'T'},
                                          {"io-timeout", required_argument, 0, 'i'},
                                          {"target-timeout", required_argument, 0, 'o'},
+                                         {"sessions-per-client", required_argument, 0, 'Q'},
+                                         {"max-connections", required_argument, 0, 'M'},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"tls-cert", required_argument, 0, 'C'},
                                          {"tls-key", required_argument, 0, 'Y'},
@@ -102,7 +111,9 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
     o->max_sent = 4096;
     o->max_recv = 16384;
     o->concurrency = 64;
-    o->session_s = 60;
+    o->session_s = 10;
+    o->per_client = 64;
+    o->max_conns = 4096;
     o->io_ms = 5000;
     o->target_ms = 10000;
     tb_err err;
@@ -164,6 +175,12 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
         case 'o':
             bad = cli_opt_u64(optarg, 10, 600000, &o->target_ms);
             break;
+        case 'Q':
+            bad = cli_opt_u64(optarg, 1, 1u << 20, &o->per_client);
+            break;
+        case 'M':
+            bad = cli_opt_u64(optarg, 16, 1u << 20, &o->max_conns);
+            break;
         case 'q':
             o->quiet = 1;
             break;
@@ -192,6 +209,17 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
     return -1; /* parsed; go on */
 }
 
+/* Every connection is an fd: lift the soft limit toward `want` (never above
+ * the hard limit; the server sizes its connection cap from what it gets). */
+static void raise_fd_limit(uint64_t want)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
+        return;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 static int cmd_serve_notary(int argc, char **argv)
 {
     serve_opts o;
@@ -205,7 +233,7 @@ static int cmd_serve_notary(int argc, char **argv)
         return cli_fail(cmd, "signing key: %s", err.msg);
     int rc = 1;
     tb_target target = {0};
-    tb_quote_source tee;
+    tb_notary_quote_source tee;
     memset(&tee, 0, sizeof tee);
     int have_tee = strcmp(o.tee, "none") != 0;
     tb_notary_server *srv = NULL;
@@ -233,11 +261,14 @@ static int cmd_serve_notary(int argc, char **argv)
         .concurrency = (int)o.concurrency,
         .session_ttl_ns = o.session_s * 1000000000ull,
         .max_sessions = 4096,
+        .sessions_per_client = (size_t)o.per_client,
+        .max_connections = (size_t)o.max_conns,
         .io_timeout_ms = (int)o.io_ms,
         .log = o.quiet ? NULL : log_line,
         .tls_cert = o.tls_cert,
         .tls_key = o.tls_key,
     };
+    raise_fd_limit(o.max_conns + o.concurrency + 64);
     /* Block the stop signals before any thread starts, so they all inherit it. */
     sigset_t set;
     sigemptyset(&set);
@@ -334,7 +365,7 @@ static int cmd_check(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *cmd = "notary check", *ca = NULL, *keyhex = NULL, *evpath = NULL;
-    tb_verifier_opts vo;
+    tb_notary_verifier_opts vo;
     memset(&vo, 0, sizeof vo);
     int system_ca = 0, verify = 0, c;
     opterr = 0;
@@ -387,10 +418,11 @@ static int cmd_check(int argc, char **argv)
     tb_buf buf = {0};
     tb_evidence ev;
     memset(&ev, 0, sizeof ev);
-    tb_quote_verifier qv;
-    memset(&qv, 0, sizeof qv);
-    int have_qv = 0, rc = 1;
+    int rc = 1;
     tb_doc d;
+    uint8_t want_key[32];
+    if (keyhex && tb_hex_decode_upto(keyhex, strlen(keyhex), want_key, 32) != 32)
+        return cli_fail_code(2, cmd, "--notary-key-sha256: want 64 hex digits");
     if (tb_file_read(path, TB_DOC_MAX_SIZE, &buf, &err) < 0) {
         cli_fail(cmd, "%s", err.msg);
         goto out;
@@ -399,51 +431,24 @@ static int cmd_check(int argc, char **argv)
         cli_fail(cmd, "%s: %s", path, err.msg);
         goto out;
     }
-    if (keyhex) {
-        uint8_t want[32], got[32];
-        if (tb_hex_decode_upto(keyhex, strlen(keyhex), want, 32) != 32) {
-            cli_fail_code(2, cmd, "--notary-key-sha256: want 64 hex digits");
-            rc = 2;
-            goto out;
-        }
-        SHA256(d.notary_key.p, d.notary_key.len, got);
-        if (memcmp(want, got, 32)) {
-            cli_fail(cmd, "%s: signed by another notary key", path);
-            goto out;
-        }
+    X509_STORE *st = NULL;
+    if ((ca || system_ca) && !(st = tb_notary_trust_store(ca, &err))) {
+        cli_fail(cmd, "%s", err.msg);
+        goto out;
     }
-    if (ca || system_ca) {
-        X509_STORE *st = tb_notary_trust_store(ca, &err);
-        int ok = st && tb_doc_verify_chain(&d, st, &err) == 0;
-        X509_STORE_free(st);
-        if (!ok) {
-            cli_fail(cmd, "%s: %s", path, err.msg);
-            goto out;
-        }
+    int ok = tb_notary_check_doc(&d, st, keyhex ? want_key : NULL, &err) == 0;
+    X509_STORE_free(st);
+    if (!ok) {
+        cli_fail(cmd, "%s: %s", path, err.msg);
+        goto out;
     }
     if (evpath) {
         tb_buf eb = {0};
-        int ok = tb_file_read(evpath, 64u << 20, &eb, &err) == 0 &&
-                 tb_evidence_parse((const char *)eb.p, eb.len, &ev, &err) == 0;
+        ok = tb_file_read(evpath, 64u << 20, &eb, &err) == 0 &&
+             tb_evidence_parse((const char *)eb.p, eb.len, &ev, &err) == 0 &&
+             tb_notary_check_evidence(&d, &ev, NULL, 0, verify ? &vo : NULL, &err) == 0;
         tb_buf_clear(&eb);
         if (!ok) {
-            cli_fail(cmd, "%s: %s", evpath, err.msg);
-            goto out;
-        }
-        if (d.tee.len != strlen(ev.tee) || memcmp(d.tee.p, ev.tee, d.tee.len)) {
-            cli_fail(cmd, "%s: the document's tee is not the evidence's (%s)", evpath, ev.tee);
-            goto out;
-        }
-        if (verify) {
-            vo.simulated = ev.simulated;
-            if (tb_notary_verifier_open(&vo, &qv, &err) < 0) {
-                cli_fail(cmd, "%s", err.msg);
-                goto out;
-            }
-            have_qv = 1;
-        }
-        if (tb_evidence_check(&ev, d.notary_key.p, d.notary_key.len, d.nonce.p, d.nonce.len,
-                              have_qv ? &qv : NULL, &err) < 0) {
             cli_fail(cmd, "%s: %s", evpath, err.msg);
             goto out;
         }
@@ -454,11 +459,9 @@ static int cmd_check(int argc, char **argv)
         printf("server chain: valid for the server name (%s)\n", ca ? ca : "system store");
     if (evpath)
         printf("evidence: binds this notary key and nonce (%s%s)%s\n", ev.tee,
-               ev.simulated ? ", SIMULATED" : "", have_qv ? "; quote verified" : "");
+               ev.simulated ? ", SIMULATED" : "", verify ? "; quote verified" : "");
     rc = 0;
 out:
-    if (have_qv)
-        tb_notary_verifier_close(&qv);
     tb_evidence_free(&ev);
     tb_buf_clear(&buf);
     return rc;

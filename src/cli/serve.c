@@ -51,6 +51,8 @@ static void usage(FILE *f)
         "  --gen-pki DIR      write a fixture CA and a test-server.io certificate into DIR\n"
         "                     and exit (with --tls: then serve with them)\n"
         "  --bytes-cap N      largest /bytes size in bytes (default %" PRIu64 ")\n"
+        "  --idle-timeout S   close connections without progress for S seconds\n"
+        "                     (default 60; 0 = never)\n"
         "  --json             print the exit summary as JSON\n"
         "  -h, --help         this text\n",
         TB_BYTES_CAP_DEFAULT);
@@ -89,6 +91,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
                                           {"gen-pki", required_argument, NULL, 'G'},
                                           {"bytes-cap", required_argument, NULL, 'B'},
                                           {"json", no_argument, NULL, 'j'},
+                                          {"idle-timeout", required_argument, NULL, 'I'},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
     const char *env_pki = getenv("TEEBENCH_PKI");

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "net/internal.h"
 
 #define EV_BATCH 256
 
@@ -323,9 +324,4 @@ int tb_ev_run(tb_ev_loop *l, tb_err *err)
 void tb_ev_stop(tb_ev_loop *l)
 {
     l->stop = 1;
-}
-
-int tb_ev_stopped(const tb_ev_loop *l)
-{
-    return l->stop;
 }

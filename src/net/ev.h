@@ -52,14 +52,10 @@ uint64_t tb_ev_timer_at(tb_ev_loop *l, uint64_t when_ns, tb_ev_timer_fn *fn, voi
 /* Cancels a live timer; returns 0, or -1 if id is not live (already ran or deleted). */
 int tb_ev_timer_del(tb_ev_loop *l, uint64_t id);
 
-/* Waits for events (at most until the next timer, or timeout_ns if no timer;
- * timeout_ns < 0 waits forever) and runs their callbacks once.
- * Returns the number of events processed, or -1 on an epoll failure. */
-int tb_ev_poll(tb_ev_loop *l, int64_t timeout_ns, tb_err *err);
-/* Loops tb_ev_poll until tb_ev_stop. Returns 0, or -1 on an epoll failure. */
+/* Waits for events and runs their callbacks until tb_ev_stop. Returns 0, or -1
+ * on an epoll failure. (One iteration, tb_ev_poll, is in net/internal.h.) */
 int tb_ev_run(tb_ev_loop *l, tb_err *err);
 /* Makes tb_ev_run return after the current iteration (callable from callbacks). */
 void tb_ev_stop(tb_ev_loop *l);
-int tb_ev_stopped(const tb_ev_loop *l);
 
 #endif

@@ -1,10 +1,10 @@
 /* http_field: the small pieces of HTTP field syntax that every parser of HTTP in
  * the tree needs the same way: token characters, case-insensitive names,
- * 1*DIGIT lengths and comma-separated token lists (Connection, Transfer-Encoding). Used by http_req
- * (the fixture server), http_resp (the load generator), serve/routes (the
- * /bytes?size=N query) and notary/proto (the notary's requests and the target's
- * responses). Pure, allocation-free functions over caller-owned bytes (not
- * NUL-terminated). */
+ * 1*DIGIT lengths and comma-separated token lists (Connection, Transfer-Encoding).
+ * Used by http_req (the fixture server's and the notary's requests), http_resp
+ * (the load generator's and the notary's target responses) and serve/routes
+ * (the /bytes?size=N query). Pure, allocation-free functions over caller-owned
+ * bytes (not NUL-terminated). */
 #ifndef TB_NET_HTTP_FIELD_H
 #define TB_NET_HTTP_FIELD_H
 

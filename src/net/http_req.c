@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "net/http_field.h"
+#include "net/internal.h"
 
 enum {
     S_START,
@@ -39,17 +40,20 @@ void tb_http_req_init(tb_http_req *r, size_t max_head)
     if (max_head > UINT32_MAX)
         max_head = UINT32_MAX;
     r->max_head = max_head;
+    r->max_headers = TB_HREQ_MAX_HEADERS;
 }
 
 void tb_http_req_reset(tb_http_req *r)
 {
+    unsigned max_headers = r->max_headers;
     tb_http_req_init(r, r->max_head);
+    r->max_headers = max_headers;
 }
 
 /* Interprets the header line just finished. Returns 0 or a negative result. */
 static int end_header(tb_http_req *r, const uint8_t *buf)
 {
-    if (++r->nheaders > TB_HREQ_MAX_HEADERS)
+    if (++r->nheaders > r->max_headers)
         return TB_HREQ_TOO_LARGE;
     const uint8_t *name = buf + r->line_off;
     const uint8_t *val = buf + r->value_off;
@@ -67,7 +71,7 @@ static int end_header(tb_http_req *r, const uint8_t *buf)
         r->has_cl = 1;
         r->content_length = cl;
     } else if (tb_http_name_is(name, r->name_len, "transfer-encoding")) {
-        return TB_HREQ_BAD;
+        return TB_HREQ_UNSUPPORTED;
     } else if (tb_http_name_is(name, r->name_len, "connection")) {
         if (tb_http_has_token(val, vlen, "close", false))
             r->conn_close = 1;
@@ -290,6 +294,12 @@ size_t tb_http_req_skip_body(tb_http_req *r, size_t avail)
     size_t n = avail < r->body_left ? avail : (size_t)r->body_left;
     r->body_left -= n;
     return n;
+}
+
+int tb_http_req_method_is(const tb_http_req *r, const uint8_t *buf, const char *m)
+{
+    size_t n = strlen(m);
+    return r->method_len == n && !memcmp(buf + r->method_off, m, n);
 }
 
 void tb_http_req_split_target(const tb_http_req *r, const uint8_t *buf, const char **path,

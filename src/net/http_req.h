@@ -6,20 +6,20 @@
  * however the request is split across reads. When the head is complete it
  * returns TB_HREQ_DONE with r->head_len set; the method and target are offsets
  * into buf (valid while the caller keeps buf). A request body announced by
- * Content-Length is not buffered: r->body_left says how many bytes follow the
- * head, and tb_http_req_skip_body discards them as they arrive. Bytes after the
- * body belong to the next (pipelined) request: tb_http_req_reset, then parse
- * again from there.
+ * Content-Length is not parsed: r->body_left says how many bytes follow the
+ * head (the caller reads or skips them). Bytes after the body belong to the
+ * next (pipelined) request: tb_http_req_reset, then parse again from there.
  *
  * What it accepts: request line "METHOD SP target SP HTTP/1.x" (CRLF or bare LF
  * line ends, leading empty lines skipped), header fields "name: value" with
  * token names. What it rejects (TB_HREQ_BAD, answer 400): control bytes, obs-fold
  * continuation lines, whitespace before a colon, malformed or conflicting
- * Content-Length, Transfer-Encoding (request bodies in chunked coding are not
- * supported: answered 400 and closed, as the fixture server never needs them),
- * HTTP/1.1 without Host. Versions other than 1.0/1.1 give TB_HREQ_VERSION (505).
- * A head longer than max_head or with more than TB_HREQ_MAX_HEADERS fields gives
- * TB_HREQ_TOO_LARGE (431).
+ * Content-Length, HTTP/1.1 without Host. A Transfer-Encoding field gives
+ * TB_HREQ_UNSUPPORTED (request bodies in a transfer coding are not supported:
+ * answer 501, or 400 as the fixture server does, and close). Versions other than
+ * 1.0/1.1 give TB_HREQ_VERSION (505). A head longer than max_head or with more
+ * than max_headers fields gives TB_HREQ_TOO_LARGE (431).
+ * Users: the fixture server (serve/server) and the notary (notary/server).
  *
  * Invariants: r->pos <= len of the last call; after a non-MORE result the
  * parser stays in that result until tb_http_req_reset. Nothing here allocates. */
@@ -33,11 +33,12 @@
 #define TB_HREQ_MAX_METHOD 16
 
 enum tb_hreq_result {
-    TB_HREQ_MORE = 0,       /* need more bytes */
-    TB_HREQ_DONE = 1,       /* head complete: fields below are valid */
-    TB_HREQ_BAD = -1,       /* malformed: answer 400 and close */
-    TB_HREQ_TOO_LARGE = -2, /* head over max_head or too many fields: 431 and close */
-    TB_HREQ_VERSION = -3,   /* not HTTP/1.0 or 1.1: 505 and close */
+    TB_HREQ_MORE = 0,         /* need more bytes */
+    TB_HREQ_DONE = 1,         /* head complete: fields below are valid */
+    TB_HREQ_BAD = -1,         /* malformed: answer 400 and close */
+    TB_HREQ_TOO_LARGE = -2,   /* head over max_head or too many fields: 431 and close */
+    TB_HREQ_VERSION = -3,     /* not HTTP/1.0 or 1.1: 505 and close */
+    TB_HREQ_UNSUPPORTED = -4, /* Transfer-Encoding in a request: 501 and close */
 };
 
 enum tb_hreq_method { TB_HREQ_GET, TB_HREQ_HEAD, TB_HREQ_OTHER };
@@ -45,6 +46,7 @@ enum tb_hreq_method { TB_HREQ_GET, TB_HREQ_HEAD, TB_HREQ_OTHER };
 typedef struct tb_http_req {
     /* configuration (kept by tb_http_req_reset) */
     size_t max_head;
+    unsigned max_headers; /* fields allowed: TB_HREQ_MAX_HEADERS after init; may be lowered */
 
     /* results, valid after TB_HREQ_DONE */
     int method; /* enum tb_hreq_method */
@@ -69,13 +71,13 @@ typedef struct tb_http_req {
 
 /* Starts a request. max_head bounds the head (request line + fields) in bytes. */
 void tb_http_req_init(tb_http_req *r, size_t max_head);
-/* Prepares r for the next request on the same connection (keeps max_head). */
+/* Prepares r for the next request on the same connection (keeps the configuration). */
 void tb_http_req_reset(tb_http_req *r);
 /* Scans buf[r->pos..len); returns an enum tb_hreq_result. */
 int tb_http_req_parse(tb_http_req *r, const uint8_t *buf, size_t len);
-/* Discards up to avail body bytes; returns how many it took (<= body_left). */
-size_t tb_http_req_skip_body(tb_http_req *r, size_t avail);
 
+/* 1 when the request's method is exactly m (case-sensitive, as methods are). */
+int tb_http_req_method_is(const tb_http_req *r, const uint8_t *buf, const char *m);
 /* The target's path (before '?') and query (after '?', NULL/0 if none). */
 void tb_http_req_split_target(const tb_http_req *r, const uint8_t *buf, const char **path,
                               size_t *path_len, const char **query, size_t *query_len);

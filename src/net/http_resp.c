@@ -52,7 +52,8 @@ void tb_http_resp_init(tb_http_resp *p)
     p->state = S_VER;
 }
 
-bool tb_http_resp_started(const tb_http_resp *p)
+/* True once any byte of the current response was fed. */
+static bool started(const tb_http_resp *p)
 {
     return p->header_bytes > 0 || p->state != S_VER;
 }
@@ -104,6 +105,15 @@ static uint8_t lower(uint8_t c)
     return (c >= 'A' && c <= 'Z') ? (uint8_t)(c + 32) : c;
 }
 
+/* 1 when the list v[0..n) has a non-empty element. */
+static bool has_element(const char *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i] != ' ' && v[i] != '\t' && v[i] != ',')
+            return true;
+    return false;
+}
+
 static int end_value(tb_http_resp *p)
 {
     size_t n = p->val_len;
@@ -123,9 +133,13 @@ static int end_value(tb_http_resp *p)
     case H_TE:
         if (p->val_overflow)
             return fail(p, "Transfer-Encoding too long");
-        p->chunked = tb_http_has_token(p->val, n, "chunked", true);
-        if (!p->chunked)
-            p->content_length = -2; /* other codings: the body ends with the connection */
+        /* Several lines form one list: the last line with an element holds the
+         * final coding. The framing is decided in headers_done, so the order of
+         * Transfer-Encoding and Content-Length lines does not matter. */
+        if (has_element(p->val, n)) {
+            p->has_te = true;
+            p->chunked = tb_http_has_token(p->val, n, "chunked", true);
+        }
         break;
     case H_CONN:
         if (tb_http_has_token(p->val, n, "close", false))
@@ -142,14 +156,28 @@ static int end_value(tb_http_resp *p)
 /* Headers are complete: decide how the body is delimited. */
 static int headers_done(tb_http_resp *p)
 {
+    if (p->status == 101) { /* Switching Protocols: what follows is not HTTP */
+        p->keep_alive = false;
+        p->state = S_DONE;
+        return TB_HTTP_DONE;
+    }
     if (p->status >= 100 && p->status < 200) { /* interim response: the real one follows */
         uint32_t hb = p->header_bytes;
+        bool head = p->head;
         tb_http_resp_init(p);
         p->header_bytes = hb;
+        p->head = head;
         return TB_HTTP_MORE;
     }
     p->keep_alive = p->minor >= 1 ? !p->conn_close : (p->conn_keep && !p->conn_close);
-    if (p->status == 204 || p->status == 304) {
+    if (p->has_te && p->content_length >= 0) {
+        /* Transfer-Encoding overrides Content-Length (RFC 9112 section 6.3);
+         * such a message may be an attempt at smuggling: do not reuse the
+         * connection after it. */
+        p->content_length = -1;
+        p->keep_alive = false;
+    }
+    if (p->head || p->status == 204 || p->status == 304) {
         p->state = S_DONE;
         return TB_HTTP_DONE;
     }
@@ -157,9 +185,7 @@ static int headers_done(tb_http_resp *p)
         p->state = S_CHUNK_SIZE;
         return TB_HTTP_MORE;
     }
-    if (p->content_length == -2)
-        p->content_length = -1;
-    else if (p->content_length >= 0) {
+    if (!p->has_te && p->content_length >= 0) {
         if (p->content_length == 0) {
             p->state = S_DONE;
             return TB_HTTP_DONE;
@@ -564,6 +590,6 @@ int tb_http_resp_eof(tb_http_resp *p)
         return TB_HTTP_DONE;
     if (p->state == S_ERROR)
         return TB_HTTP_ERROR;
-    return fail(p, tb_http_resp_started(p) ? "connection closed mid-response"
-                                           : "connection closed before a response");
+    return fail(p, started(p) ? "connection closed mid-response"
+                              : "connection closed before a response");
 }

@@ -4,14 +4,23 @@
  * when one response is complete and how many bytes it used, so bytes after the
  * end belong to the next response. It keeps no pointer into the caller's buffer.
  * It understands: status line (HTTP/1.0 and 1.1), headers (Content-Length,
- * Transfer-Encoding: chunked, Connection: close/keep-alive), bodies delimited by
+ * Transfer-Encoding, Connection: close/keep-alive), bodies delimited by
  * Content-Length, by chunked encoding (with extensions and trailers) or by the
- * end of the connection; 1xx interim responses are skipped; 204 and 304 have no
- * body. Limits: 64 KiB of status line plus headers, 2^62 bytes of body.
+ * end of the connection; 1xx interim responses are skipped; 204 and 304 (and
+ * any response to a HEAD request, see `head`) have no body; 101 Switching
+ * Protocols ends the HTTP stream (done at its blank line, not kept alive).
+ * Framing follows RFC 9112 section 6.3 whatever the order of the header lines:
+ * a Transfer-Encoding whose final coding is chunked is chunked; any other
+ * Transfer-Encoding means the body runs to the end of the connection; both
+ * override a Content-Length (the connection is then not reused, and
+ * content_length reads -1). Bare LF line ends are accepted.
+ * Limits: 64 KiB of status line plus headers (interim responses included),
+ * 15 hex digits of chunk size, 2^62 bytes of body.
  *
- * Usage: tb_http_resp_init once, then tb_http_resp_feed until TB_HTTP_DONE (then
- * read the result fields and tb_http_resp_init again for the next response). At
- * the end of the stream call tb_http_resp_eof. */
+ * Usage: tb_http_resp_init once (then set `head` if the request was HEAD), then
+ * tb_http_resp_feed until TB_HTTP_DONE (then read the result fields and
+ * tb_http_resp_init again for the next response). At the end of the stream call
+ * tb_http_resp_eof. */
 #ifndef TB_NET_HTTP_RESP_H
 #define TB_NET_HTTP_RESP_H
 
@@ -35,6 +44,8 @@ typedef struct tb_http_resp {
     uint64_t body_bytes;    /* body bytes seen (payload, without chunk framing) */
     uint32_t header_bytes;  /* status line and headers, including the blank line */
     const char *error;      /* static string, set on TB_HTTP_ERROR */
+    /* configuration: set after tb_http_resp_init; kept across interim responses */
+    bool head; /* the request was HEAD: the response ends after its headers */
     /* parser state (private) */
     uint8_t state;
     uint8_t hdr; /* which known header the current line is */
@@ -43,6 +54,7 @@ typedef struct tb_http_resp {
     uint8_t match; /* candidates still matching the header name */
     bool val_overflow;
     bool conn_close, conn_keep;
+    bool has_te;        /* a Transfer-Encoding line was seen (chunked: its final coding) */
     uint64_t remaining; /* body or chunk bytes left */
     uint32_t digits;
     char val[64];
@@ -53,7 +65,5 @@ int tb_http_resp_feed(tb_http_resp *p, const uint8_t *buf, size_t len, size_t *u
 /* The peer closed the stream: TB_HTTP_DONE if that ends a close-delimited body,
  * else TB_HTTP_ERROR (error = "connection closed mid-response"). */
 int tb_http_resp_eof(tb_http_resp *p);
-/* True once any byte of the current response was fed. */
-bool tb_http_resp_started(const tb_http_resp *p);
 
 #endif

@@ -13,7 +13,7 @@
 #include <openssl/err.h>
 #include <openssl/rand.h>
 
-#include "notary/codec.h"
+#include "notary/internal.h"
 #include "base/hex.h"
 
 #define MAX_REPLY (64u << 20)
@@ -51,9 +51,9 @@ X509_STORE *tb_notary_trust_store(const char *ca_file, tb_err *err)
 
 void tb_notarize_result_free(tb_notarize_result *res)
 {
-    tb_buf_free(&res->request);
-    tb_buf_free(&res->document);
-    tb_buf_free(&res->evidence_json);
+    tb_buf_clear(&res->request);
+    tb_buf_clear(&res->document);
+    tb_buf_clear(&res->evidence_json);
     tb_evidence_free(&res->evidence);
     memset(res, 0, sizeof *res);
 }
@@ -227,8 +227,8 @@ int tb_notary_client_run(const tb_notarize_opts *o, tb_notarize_result *res, tb_
     rc = 0;
 out:
     json_decref(r);
-    tb_buf_free(&reply);
-    tb_buf_free(&body);
+    tb_buf_clear(&reply);
+    tb_buf_clear(&body);
     curl_slist_free_all(hdrs);
     curl_easy_cleanup(c);
     return rc;

@@ -51,10 +51,6 @@ typedef struct tb_notarize_result {
 int tb_notary_client_run(const tb_notarize_opts *o, tb_notarize_result *res, tb_err *err);
 void tb_notarize_result_free(tb_notarize_result *res);
 
-/* Builds the GET request the client sends (appends to out). Fails on a uri or
- * server name with spaces or control characters. */
-int tb_notary_build_request(const char *server_name, const char *uri, tb_buf *out, tb_err *err);
-
 /* A trust store of the PEM CA file (when ca_file is non-NULL) or the system
  * store. Caller frees with X509_STORE_free. */
 X509_STORE *tb_notary_trust_store(const char *ca_file, tb_err *err);

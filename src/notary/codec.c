@@ -1,7 +1,7 @@
-/* notary/codec: base64 (see codec.h; hex is base/hex). Hand-written because the rules
+/* notary/codec: base64 (declared in internal.h; hex is base/hex). Hand-written because the rules
  * (strict, canonical, no whitespace) are part of the notary's wire format; the
  * OpenSSL EVP_Decode* functions accept whitespace and are lenient on padding. */
-#include "notary/codec.h"
+#include "notary/internal.h"
 
 static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 

@@ -11,6 +11,8 @@
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
 
+#include "notary/internal.h"
+
 enum {
     T_SESSION = 0x01,
     T_TIME = 0x02,
@@ -110,11 +112,11 @@ int tb_doc_encode_sign(const tb_doc *d, const tb_notary_key *key, tb_buf *out, t
     tb_buf sig = {0};
     if (tb_notary_sign(key, out->p + start, out->len - start, &sig, err) < 0 ||
         put_field(out, T_SIG, sig.p, sig.len) < 0) {
-        tb_buf_free(&sig);
+        tb_buf_clear(&sig);
         out->len = start;
         return tb_err_wrap(err, "attestation document");
     }
-    tb_buf_free(&sig);
+    tb_buf_clear(&sig);
     return 0;
 }
 

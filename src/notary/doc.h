@@ -68,18 +68,8 @@ typedef struct tb_doc {
     size_t signed_len; /* bytes [0, signed_len) are covered by the signature */
 } tb_doc;
 
-/* Encodes doc (signature and signed_len ignored; notary_key must be the SPKI of key)
- * and signs it with key, appending the complete document to out. Fails when a
- * field is out of its range. */
-int tb_doc_encode_sign(const tb_doc *doc, const tb_notary_key *key, tb_buf *out, tb_err *err);
-/* Parses a document strictly (structure and ranges only; no signature check).
- * The views in *doc point into p. */
-int tb_doc_decode(const uint8_t *p, size_t len, tb_doc *doc, tb_err *err);
 /* tb_doc_decode + the signature check with the embedded notary key. */
 int tb_doc_verify(const uint8_t *p, size_t len, tb_doc *doc, tb_err *err);
-/* Checks that the document's certificate chain leads to a CA in store and that the
- * leaf is valid for the server name, at the document's time. */
-int tb_doc_verify_chain(const tb_doc *doc, X509_STORE *store, tb_err *err);
 /* Copies a text field to out (NUL-terminated; it is printable ASCII by construction). */
 void tb_view_str(tb_view v, char *out, size_t cap);
 

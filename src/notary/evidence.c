@@ -10,7 +10,7 @@
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 
-#include "notary/codec.h"
+#include "notary/internal.h"
 #include "base/hex.h"
 
 void tb_evidence_report_data(const uint8_t *nonce, size_t nonce_len, const uint8_t key_sha256[32],
@@ -24,7 +24,7 @@ void tb_evidence_report_data(const uint8_t *nonce, size_t nonce_len, const uint8
     SHA512(buf, n + 32, out);
 }
 
-int tb_evidence_make(const tb_quote_source *src, const uint8_t *nonce, size_t nonce_len,
+int tb_evidence_make(const tb_notary_quote_source *src, const uint8_t *nonce, size_t nonce_len,
                      const uint8_t key_sha256[32], tb_evidence *ev, tb_err *err)
 {
     memset(ev, 0, sizeof *ev);
@@ -132,12 +132,12 @@ out:
 
 void tb_evidence_free(tb_evidence *ev)
 {
-    tb_buf_free(&ev->quote);
+    tb_buf_clear(&ev->quote);
 }
 
 int tb_evidence_check(const tb_evidence *ev, const uint8_t *spki, size_t spki_len,
                       const uint8_t *expect_nonce, size_t expect_nonce_len,
-                      const tb_quote_verifier *verifier, tb_err *err)
+                      const tb_notary_quote_verifier *verifier, tb_err *err)
 {
     if (expect_nonce && (ev->nonce_len != expect_nonce_len ||
                          CRYPTO_memcmp(ev->nonce, expect_nonce, expect_nonce_len)))
@@ -149,11 +149,7 @@ int tb_evidence_check(const tb_evidence *ev, const uint8_t *spki, size_t spki_le
         return tb_errf(err, "evidence: reportData does not bind this nonce and notary key");
     if (!verifier)
         return 0;
-    uint8_t got[64];
-    if (verifier->verify(verifier->ctx, ev->quote.p, ev->quote.len, got, err) < 0)
+    if (verifier->verify(verifier->ctx, ev->quote.p, ev->quote.len, want, err) < 0)
         return tb_err_wrap(err, "evidence: quote verification failed");
-    if (CRYPTO_memcmp(got, want, 64))
-        return tb_errf(err, "evidence: the quote's REPORTDATA does not bind this nonce and "
-                            "notary key (a quote for another key or nonce)");
     return 0;
 }

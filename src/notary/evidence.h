@@ -10,9 +10,12 @@
  *   {"format": "teebench-notary-evidence", "version": 1, "tee": "tdx"|"sim",
  *    "simulated": bool, "nonce": hex, "reportData": hex(64), "quote": base64}
  *
- * The quote source and the quote verifier are function-pointer interfaces so
- * that this module does not depend on how quotes are obtained or checked; the
- * implementations over src/attest are in notary/tee.c. */
+ * The quote source (here) and the quote verifier (notary/internal.h) are
+ * function-pointer interfaces so that this file does not depend on how quotes
+ * are obtained or checked; the implementations over src/attest are in
+ * notary/tee.c. Making and checking evidence (tb_evidence_make,
+ * tb_evidence_check) are internal to the notary: the cli checks through
+ * notary/check.h. */
 #ifndef TB_NOTARY_EVIDENCE_H
 #define TB_NOTARY_EVIDENCE_H
 
@@ -24,26 +27,13 @@
 
 /* Where quotes come from. kind is "tdx" or "sim" (a static string). get_quote
  * returns a malloc'd quote in *quote (caller frees). Must be thread-safe. */
-typedef struct tb_quote_source {
+typedef struct tb_notary_quote_source {
     const char *kind;
     int simulated;
     void *ctx;
     int (*get_quote)(void *ctx, const uint8_t report_data[64], uint8_t **quote, size_t *len,
                      tb_err *err);
-} tb_quote_source;
-
-/* How quotes are verified. verify checks the quote completely (signatures,
- * collateral, policy) and on success copies its REPORTDATA to report_data and
- * adds nothing else; it returns 0 when the quote is accepted, -1 (err) if not. */
-typedef struct tb_quote_verifier {
-    void *ctx;
-    int (*verify)(void *ctx, const uint8_t *quote, size_t len, uint8_t report_data[64],
-                  tb_err *err);
-} tb_quote_verifier;
-
-/* Computes the REPORTDATA binding nonce and the key hash SHA-256(SPKI). */
-void tb_evidence_report_data(const uint8_t *nonce, size_t nonce_len, const uint8_t key_sha256[32],
-                             uint8_t out[64]);
+} tb_notary_quote_source;
 
 typedef struct tb_evidence {
     char tee[8];
@@ -54,21 +44,8 @@ typedef struct tb_evidence {
     tb_buf quote; /* owned: free with tb_evidence_free */
 } tb_evidence;
 
-/* Gets a fresh quote from src for (nonce, key hash) and fills ev. */
-int tb_evidence_make(const tb_quote_source *src, const uint8_t *nonce, size_t nonce_len,
-                     const uint8_t key_sha256[32], tb_evidence *ev, tb_err *err);
-/* Appends the JSON evidence message to out. */
-int tb_evidence_to_json(const tb_evidence *ev, tb_buf *out, tb_err *err);
 /* Parses the JSON evidence message (strict types and lengths). */
 int tb_evidence_parse(const char *text, size_t len, tb_evidence *ev, tb_err *err);
 void tb_evidence_free(tb_evidence *ev);
-
-/* Checks that ev binds (nonce, key): its nonce equals the expected one (when
- * expect_nonce is non-NULL), its reportData equals SHA-512(nonce || SHA-256(spki)),
- * and, when verifier is non-NULL, that the quote verifies and carries exactly
- * that REPORTDATA. */
-int tb_evidence_check(const tb_evidence *ev, const uint8_t *spki, size_t spki_len,
-                      const uint8_t *expect_nonce, size_t expect_nonce_len,
-                      const tb_quote_verifier *verifier, tb_err *err);
 
 #endif

@@ -15,6 +15,7 @@
 #include <openssl/x509.h>
 
 #include "base/file.h"
+#include "notary/internal.h"
 
 static int check_p256(EVP_PKEY *pkey, tb_err *err)
 {
@@ -103,8 +104,8 @@ int tb_notary_key_save(const tb_notary_key *k, const char *path, tb_err *err)
 void tb_notary_key_free(tb_notary_key *k)
 {
     EVP_PKEY_free(k->pkey);
-    tb_buf_free(&k->spki);
-    tb_buf_free(&k->pem);
+    tb_buf_clear(&k->spki);
+    tb_buf_clear(&k->pem);
     memset(k, 0, sizeof *k);
 }
 

@@ -31,12 +31,4 @@ int tb_notary_key_load(tb_notary_key *k, const char *path, tb_err *err);
 int tb_notary_key_save(const tb_notary_key *k, const char *path, tb_err *err);
 void tb_notary_key_free(tb_notary_key *k);
 
-/* Appends the DER signature of data to sig. */
-int tb_notary_sign(const tb_notary_key *k, const uint8_t *data, size_t len, tb_buf *sig,
-                   tb_err *err);
-/* Verifies a DER ECDSA-SHA256 signature with a P-256 public key given as SPKI DER.
- * Returns 0 when valid, -1 (err says why) otherwise. */
-int tb_notary_verify_sig(const uint8_t *spki, size_t spki_len, const uint8_t *data, size_t len,
-                         const uint8_t *sig, size_t sig_len, tb_err *err);
-
 #endif

@@ -1,21 +1,34 @@
-/* notary/server: listener, worker threads, request routing and the
- * notarization itself (see server.h). Invariants: every socket operation on a
- * client connection is bounded by the request deadline; a session is claimed
- * (made unusable) only once its request body has been fully validated; a
+/* notary/server: the event loop, the notarization workers, request routing
+ * and the notarization itself (see server.h).
+ *
+ * A connection is a state machine driven by the loop thread:
+ *   HANDSHAKE (TLS) -> READ -> [BUSY in a worker] -> WRITE -> IDLE -> READ ...
+ *   an error reply: WRITE -> DRAIN (read and discard, 200 ms) -> closed
+ * Each state but BUSY has a deadline and sits in one of three FIFO lists whose
+ * entries all got the same delay when they were appended (io: HANDSHAKE, READ
+ * and WRITE, io_timeout; idle: IDLE_MS; drain: DRAIN_MS), so every list is
+ * ordered by deadline and a sweep looks at list heads only. A BUSY connection
+ * belongs to the worker that handles it: the loop neither watches nor touches
+ * it until the worker hands it back through the done queue (mutex + eventfd).
+ *
+ * Invariants: a connection is in at most one deadline list, in exactly one of
+ * {deadline list, job queue, worker, done queue}; c->in holds the bytes of the
+ * current request from offset 0 (and maybe of pipelined ones after it), never
+ * more than max(8 KiB, its head + body): reads stop there, later bytes wait in
+ * the socket; a session is claimed
+ * (used up) only after the target is allowed and the request fits, and a
  * document is signed only for a complete response within the session limits. */
 #include "notary/server.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -25,30 +38,90 @@
 
 #include "base/buf.h"
 #include "base/clock.h"
-#include "notary/codec.h"
-#include "notary/doc.h"
-#include "notary/proto.h"
-#include "notary/session.h"
 #include "base/hex.h"
+#include "net/ev.h"
+#include "net/http_req.h"
+#include "net/sock.h"
+#include "net/tls.h"
+#include "notary/doc.h"
+#include "notary/internal.h"
 
-struct tb_notary_server {
-    tb_notary_config cfg;
-    int lfd;
-    atomic_int stopping; /* set by tb_notary_server_stop before it wakes the workers */
-    uint16_t port;
-    pthread_t *threads;
-    int n_threads;
-    tb_session_table sessions;
-    tb_buf info;  /* the GET /info body, built at start */
-    SSL_CTX *tls; /* server TLS context (NULL: plain HTTP) */
-    size_t max_body;
-};
+#define MAX_HEAD 8192
+#define MAX_HEADERS 32
+#define MAX_KEEPALIVE 100           /* requests per connection */
+#define KEEPALIVE_NS 30000000000ull /* lifetime of a kept-alive connection */
+#define IDLE_NS 500000000ull        /* wait for the next request */
+#define DRAIN_NS 200000000ull       /* read what a refused client still sends */
+#define STOP_GRACE_NS 1000000000ull /* replies still sent after a stop */
+#define SWEEP_MAX_NS 100000000ull   /* the deadline sweep runs at least this often */
+#define DEFAULT_MAX_CONNECTIONS 4096
+
+enum { C_HANDSHAKE, C_READ, C_IDLE, C_BUSY, C_WRITE, C_DRAIN };
+enum { L_IO, L_IDLE, L_DRAIN, L_COUNT, L_NONE = -1 };
+
+typedef struct conn conn;
 
 /* One response being built by a handler. */
 typedef struct reply {
     int status;
     tb_buf body;
 } reply;
+
+struct conn {
+    tb_sock sock;
+    tb_notary_server *s;
+    int state;
+    int mask;            /* events registered in the loop */
+    conn *prev, *next;   /* every connection (loop thread) */
+    conn *lprev, *lnext; /* the deadline list `list` */
+    int list;            /* L_* or L_NONE */
+    uint64_t deadline;   /* of the current state */
+    conn *qnext;         /* job queue or done queue */
+    uint8_t client[16];  /* session quota key */
+    uint64_t born;       /* accept time */
+    int served;          /* replies sent on this connection */
+    tb_buf in;           /* the current request (and nothing after it) */
+    tb_http_req req;
+    int parsed;               /* req is TB_HREQ_DONE */
+    uint64_t t0;              /* the current request's first byte (log) */
+    char method[8], path[64]; /* for the log line */
+    reply r;
+    int keep;   /* the connection stays open after this reply */
+    int refuse; /* the reply refuses the request: drain, then close */
+    tb_buf out; /* the reply's bytes */
+    size_t sent;
+};
+
+struct tb_notary_server {
+    tb_notary_config cfg;
+    int lfd;
+    uint16_t port;
+    tb_ev_loop *loop;
+    int setsize;
+    pthread_t loop_thread;
+    int loop_started;
+    pthread_t *workers;
+    int n_workers;
+    int stop_fd; /* eventfd, readable once stopping: wakes the loop, cancels fetches */
+    int done_fd; /* eventfd: a worker handed a connection back */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    conn *jobs, *jobs_tail; /* waiting for a worker (FIFO) */
+    conn *done;             /* handled by a worker, reply ready */
+    int quit;               /* workers: exit when the queue is empty */
+    atomic_int stopping;
+    /* loop thread only */
+    conn *all;
+    size_t n_conns, max_conns;
+    conn *head[L_COUNT], *tail[L_COUNT];
+    uint64_t list_ns[L_COUNT];
+    uint64_t stop_deadline; /* 0 until the loop saw the stop */
+    uint64_t accept_timer;
+    tb_session_table sessions;
+    tb_buf info;     /* the GET /info body, built at start */
+    tb_tls_ctx *tls; /* server TLS context (NULL: plain HTTP) */
+    size_t max_body;
+};
 
 static const char *reason(int status)
 {
@@ -71,10 +144,10 @@ static const char *reason(int status)
         return "Gone";
     case 413:
         return "Payload Too Large";
-    case 414:
-        return "URI Too Long";
     case 422:
         return "Unprocessable Content";
+    case 429:
+        return "Too Many Requests";
     case 431:
         return "Request Header Fields Too Large";
     case 500:
@@ -108,159 +181,10 @@ static void reply_error(reply *r, int status, const char *msg)
     json_decref(o);
 }
 
-/* ------------------------------------------------------------ socket I/O */
-
-static int remaining_ms(uint64_t deadline)
-{
-    uint64_t now = tb_mono_ns();
-    return now >= deadline ? 0 : (int)((deadline - now) / 1000000u) + 1;
-}
-
-/* A client connection: a non-blocking socket, with TLS when the notary has a
- * certificate. conn_io moves bytes one way, waiting with poll until deadline. */
-typedef struct conn {
-    int fd;
-    SSL *ssl;
-} conn;
-
-enum { IO_EOF = 0, IO_ERROR = -1, IO_TIMEOUT = -2 };
-
-/* Returns the byte count (> 0), IO_EOF, IO_ERROR or IO_TIMEOUT. op: 'r', 'w' or
- * 'h' (TLS handshake; returns 1 when done). */
-static ssize_t conn_io(conn *c, int op, void *buf, size_t n, uint64_t deadline)
-{
-    for (;;) {
-        short want;
-        if (c->ssl) {
-            size_t done = 0;
-            int ok = op == 'h'   ? SSL_accept(c->ssl)
-                     : op == 'w' ? SSL_write_ex(c->ssl, buf, n, &done)
-                                 : SSL_read_ex(c->ssl, buf, n, &done);
-            if (ok == 1)
-                return op == 'h' ? 1 : (ssize_t)done;
-            int e = SSL_get_error(c->ssl, ok);
-            if (e == SSL_ERROR_WANT_READ)
-                want = POLLIN;
-            else if (e == SSL_ERROR_WANT_WRITE)
-                want = POLLOUT;
-            else {
-                ERR_clear_error();
-                return e == SSL_ERROR_ZERO_RETURN ? IO_EOF : IO_ERROR;
-            }
-        } else {
-            ssize_t r = op == 'w' ? send(c->fd, buf, n, MSG_NOSIGNAL) : recv(c->fd, buf, n, 0);
-            if (r >= 0)
-                return r;
-            if (errno == EINTR)
-                continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK)
-                return IO_ERROR;
-            want = op == 'w' ? POLLOUT : POLLIN;
-        }
-        int ms = remaining_ms(deadline);
-        struct pollfd p = {c->fd, want, 0};
-        if (ms == 0 || poll(&p, 1, ms) <= 0)
-            return IO_TIMEOUT;
-    }
-}
-
-/* Reads one request (head + body) into in, which may already hold bytes of it
- * (pipelined after the previous request). Returns 0, or -1 with r set (or
- * r->status 0 when the peer went away or, on an idle kept-alive connection
- * (idle_deadline != 0), sent nothing before idle_deadline: no answer then). */
-static int read_request(tb_notary_server *s, conn *c, uint64_t deadline, uint64_t idle_deadline,
-                        tb_buf *in, tb_nreq *req, reply *r)
-{
-    tb_err err;
-    int status = 0;
-    size_t need = 0;
-    for (;;) {
-        if (!need) {
-            int pr = tb_nreq_parse(in->p, in->len, s->max_body, req, &status, &err);
-            if (pr < 0) {
-                reply_error(r, status, err.msg);
-                return -1;
-            }
-            if (pr == 1)
-                need = req->head_len + req->content_length;
-        }
-        if (need && in->len >= need)
-            return 0;
-        if (tb_buf_reserve(in, 4096) < 0) {
-            reply_error(r, 500, "out of memory");
-            return -1;
-        }
-        int idle = idle_deadline && in->len == 0;
-        ssize_t n = conn_io(c, 'r', in->p + in->len, in->cap - in->len - 1,
-                            idle ? idle_deadline : deadline);
-        if (n == IO_TIMEOUT && idle) {
-            r->status = 0;
-            return -1;
-        }
-        if (n == IO_TIMEOUT) {
-            reply_error(r, 408, "request not received in time");
-            return -1;
-        }
-        if (n <= 0) {
-            r->status = 0; /* the client left */
-            return -1;
-        }
-        in->len += (size_t)n;
-        in->p[in->len] = 0;
-    }
-}
-
-static void write_all(conn *c, const void *p, size_t len, uint64_t deadline)
-{
-    const uint8_t *b = p;
-    while (len) {
-        ssize_t n = conn_io(c, 'w', (void *)b, len, deadline);
-        if (n <= 0)
-            return;
-        b += n;
-        len -= (size_t)n;
-    }
-}
-
-/* Sends the reply; unless keep, then closes the TLS session and, after an
- * error (drain), reads what the client still sends for a moment. */
-static void send_reply(conn *c, const reply *r, uint64_t deadline, int drain, int keep)
-{
-    char head[256];
-    int n = snprintf(head, sizeof head,
-                     "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
-                     "Content-Length: %zu\r\nConnection: %s\r\n\r\n",
-                     r->status, reason(r->status), r->body.len, keep ? "keep-alive" : "close");
-    tb_buf all = {0};
-    /* one write (one TLS record for small replies) */
-    if (tb_buf_append(&all, head, (size_t)n) == 0 &&
-        tb_buf_append(&all, r->body.p, r->body.len) == 0)
-        write_all(c, all.p, all.len, deadline);
-    tb_buf_free(&all);
-    if (keep)
-        return;
-    if (c->ssl) {
-        SSL_shutdown(c->ssl); /* close_notify; do not wait for the peer's */
-        ERR_clear_error();
-    }
-    if (!drain)
-        return;
-    /* After an error the client may still be sending: read a little of it so
-     * that close() does not reset the connection before our answer arrives. */
-    shutdown(c->fd, SHUT_WR);
-    uint64_t until = tb_mono_ns() + 200000000u;
-    char sink[4096];
-    for (int i = 0; i < 64; i++) {
-        struct pollfd pf = {c->fd, POLLIN, 0};
-        int ms = remaining_ms(until < deadline ? until : deadline);
-        if (ms == 0 || poll(&pf, 1, ms) <= 0 || recv(c->fd, sink, sizeof sink, 0) <= 0)
-            break;
-    }
-}
-
 /* -------------------------------------------------------------- handlers */
 
-static void handle_session(tb_notary_server *s, const char *body, size_t len, reply *r)
+static void handle_session(tb_notary_server *s, const uint8_t client[16], const char *body,
+                           size_t len, reply *r)
 {
     tb_err err;
     tb_session_req q;
@@ -289,8 +213,10 @@ static void handle_session(tb_notary_server *s, const char *body, size_t len, re
     ss.tee = q.tee;
     memcpy(ss.nonce, q.nonce, q.nonce_len);
     ss.nonce_len = q.nonce_len;
-    if (tb_session_create(&s->sessions, &ss, tb_mono_ns(), &err) < 0) {
-        reply_error(r, 503, err.msg);
+    memcpy(ss.client, client, 16);
+    int rc = tb_session_create(&s->sessions, &ss, tb_mono_ns(), &err);
+    if (rc != TB_SESSION_OK) {
+        reply_error(r, rc == TB_SESSION_QUOTA ? 429 : rc == TB_SESSION_FULL ? 503 : 500, err.msg);
         return;
     }
     char id[33];
@@ -305,7 +231,7 @@ static void handle_session(tb_notary_server *s, const char *body, size_t len, re
 
 /* Signs the document for a finished fetch and, in TEE sessions, adds evidence. */
 static void notarize_reply(tb_notary_server *s, const tb_session *ss, const tb_notarize_req *q,
-                           tb_fetch *f, reply *r)
+                           const tb_target_response *f, reply *r)
 {
     tb_err err;
     const uint8_t *nonce = ss->nonce_len ? ss->nonce : ss->id;
@@ -348,18 +274,32 @@ static void notarize_reply(tb_notary_server *s, const tb_session *ss, const tb_n
     if (rc)
         reply_error(r, 500, "out of memory");
 out:
-    tb_buf_free(&doc);
+    tb_buf_clear(&doc);
     tb_evidence_free(&ev);
 }
 
-static void handle_notarize(tb_notary_server *s, const tb_nreq *req, const char *body, size_t len,
-                            reply *r)
+/* Why a session cannot be used, as a reply. */
+static void session_refused(tb_claim c, reply *r)
+{
+    if (c == TB_CLAIM_USED)
+        reply_error(r, 409, "session already used (a session notarizes once)");
+    else if (c == TB_CLAIM_EXPIRED)
+        reply_error(r, 410, "session expired");
+    else
+        reply_error(r, 404, "unknown session");
+}
+
+/* POST /notarize, in a worker thread. Everything that can refuse the request
+ * without contacting the target runs before the session is claimed. */
+static void handle_notarize(tb_notary_server *s, const char *query, size_t query_len,
+                            const char *body, size_t len, reply *r)
 {
     tb_err err;
-    char idhex[64];
+    const char *idhex = NULL;
+    size_t idlen = 0;
     uint8_t id[16];
-    if (tb_nreq_query(req->query, "sessionId", idhex, sizeof idhex) < 0 ||
-        tb_hex_decode_upto(idhex, strlen(idhex), id, sizeof id) != 16) {
+    if (!tb_http_query_get(query, query_len, "sessionId", &idhex, &idlen) || idlen != 32 ||
+        tb_hex_decode_upto(idhex, idlen, id, sizeof id) != 16) {
         reply_error(r, 400, "sessionId query parameter missing or not 32 hex digits");
         return;
     }
@@ -369,19 +309,11 @@ static void handle_notarize(tb_notary_server *s, const tb_nreq *req, const char 
         return;
     }
     tb_session ss;
-    tb_fetch f;
+    tb_target_response f;
     memset(&f, 0, sizeof f);
-    switch (tb_session_claim(&s->sessions, id, tb_mono_ns(), &ss)) {
-    case TB_CLAIM_OK:
-        break;
-    case TB_CLAIM_USED:
-        reply_error(r, 409, "session already used (a session notarizes once)");
-        goto out;
-    case TB_CLAIM_EXPIRED:
-        reply_error(r, 410, "session expired");
-        goto out;
-    default:
-        reply_error(r, 404, "unknown session");
+    tb_claim c = tb_session_peek(&s->sessions, id, tb_mono_ns(), &ss);
+    if (c != TB_CLAIM_OK) {
+        session_refused(c, r);
         goto out;
     }
     if (q.request.len > ss.max_sent) {
@@ -392,113 +324,635 @@ static void handle_notarize(tb_notary_server *s, const tb_nreq *req, const char 
         reply_error(r, 422, msg);
         goto out;
     }
+    tb_target_addrs addrs;
     int status = 502;
-    if (tb_target_fetch(s->cfg.target, q.host, q.port, q.server_name, q.request.p, q.request.len,
-                        ss.max_recv, &f, &status, &err) < 0) {
+    if (tb_target_resolve(s->cfg.target, q.host, q.port, &addrs, &status, &err) < 0) {
+        reply_error(r, status, err.msg);
+        goto out;
+    }
+    if (atomic_load(&s->stopping)) {
+        reply_error(r, 503, "the notary is stopping (the session is still unused)");
+        goto out;
+    }
+    c = tb_session_claim(&s->sessions, id, tb_mono_ns(), &ss);
+    if (c != TB_CLAIM_OK) { /* another request claimed it (or it expired) meanwhile */
+        session_refused(c, r);
+        goto out;
+    }
+    if (tb_target_fetch(s->cfg.target, &addrs, q.server_name, q.request.p, q.request.len,
+                        ss.max_recv, s->stop_fd, &f, &status, &err) < 0) {
         reply_error(r, status, err.msg);
         goto out;
     }
     notarize_reply(s, &ss, &q, &f, r);
 out:
-    tb_fetch_free(&f);
+    tb_target_response_free(&f);
     tb_notarize_req_free(&q);
 }
 
-static void route(tb_notary_server *s, const tb_nreq *req, const char *body, size_t len, reply *r)
+/* -------------------------------------------------------------- workers */
+
+static void process_job(tb_notary_server *s, conn *c)
 {
-    int get = !strcmp(req->method, "GET"), post = !strcmp(req->method, "POST");
-    const char *p = req->path;
-    int want_get = !strcmp(p, "/healthcheck") || !strcmp(p, "/info");
-    int want_post = !strcmp(p, "/session") || !strcmp(p, "/notarize");
+    const char *path, *query;
+    size_t plen, qlen;
+    tb_http_req_split_target(&c->req, c->in.p, &path, &plen, &query, &qlen);
+    tb_buf_reset(&c->r.body);
+    handle_notarize(s, query, qlen, (const char *)c->in.p + c->req.head_len,
+                    (size_t)c->req.body_left, &c->r);
+}
+
+static void *worker_main(void *arg)
+{
+    tb_notary_server *s = arg;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        while (!s->jobs && !s->quit)
+            pthread_cond_wait(&s->cv, &s->mu);
+        conn *c = s->jobs;
+        if (s->quit)
+            break; /* the loop is gone: nobody could send a reply (stop frees c) */
+        s->jobs = c->qnext;
+        if (!s->jobs)
+            s->jobs_tail = NULL;
+        pthread_mutex_unlock(&s->mu);
+        process_job(s, c);
+        pthread_mutex_lock(&s->mu);
+        c->qnext = s->done;
+        s->done = c;
+        uint64_t one = 1;
+        ssize_t n = write(s->done_fd, &one, sizeof one);
+        (void)n; /* an eventfd write fails only when the counter is saturated: still readable */
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+/* ------------------------------------------------------ deadline lists */
+
+static void list_remove(tb_notary_server *s, conn *c)
+{
+    if (c->list == L_NONE)
+        return;
+    if (c->lprev)
+        c->lprev->lnext = c->lnext;
+    else
+        s->head[c->list] = c->lnext;
+    if (c->lnext)
+        c->lnext->lprev = c->lprev;
+    else
+        s->tail[c->list] = c->lprev;
+    c->lprev = c->lnext = NULL;
+    c->list = L_NONE;
+}
+
+/* Appends c to list l with the deadline now + that list's delay. */
+static void list_append(tb_notary_server *s, conn *c, int l, uint64_t now)
+{
+    list_remove(s, c);
+    c->list = l;
+    c->deadline = now + s->list_ns[l];
+    /* After a stop every deadline is capped at the stop's: min(a non-decreasing
+     * sequence, a constant) keeps each list sorted (on_stop capped the rest). */
+    if (s->stop_deadline && c->deadline > s->stop_deadline)
+        c->deadline = s->stop_deadline;
+    c->lprev = s->tail[l];
+    c->lnext = NULL;
+    if (s->tail[l])
+        s->tail[l]->lnext = c;
+    else
+        s->head[l] = c;
+    s->tail[l] = c;
+}
+
+/* ------------------------------------------------------------ connections */
+
+static void conn_event(tb_ev_loop *l, int fd, void *data, int mask);
+
+static int set_mask(conn *c, int mask)
+{
+    int off = c->mask & ~mask, on = mask & ~c->mask;
+    if (off)
+        tb_ev_del(c->s->loop, c->sock.fd, off);
+    c->mask &= ~off;
+    if (on) {
+        if (tb_ev_add(c->s->loop, c->sock.fd, on, conn_event, c, NULL) < 0)
+            return -1;
+        c->mask |= on;
+    }
+    return 0;
+}
+
+static void conn_free(conn *c)
+{
+    tb_buf_clear(&c->in);
+    tb_buf_clear(&c->out);
+    tb_buf_clear(&c->r.body);
+    free(c);
+}
+
+static void maybe_finish_stop(tb_notary_server *s)
+{
+    if (s->stop_deadline && s->n_conns == 0)
+        tb_ev_stop(s->loop);
+}
+
+static void conn_close(conn *c)
+{
+    tb_notary_server *s = c->s;
+    list_remove(s, c);
+    if (c->sock.fd >= 0) {
+        tb_ev_del(s->loop, c->sock.fd, TB_EV_READABLE | TB_EV_WRITABLE);
+        c->sock.ops->close(&c->sock);
+    }
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        s->all = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    s->n_conns--;
+    conn_free(c);
+    maybe_finish_stop(s);
+}
+
+static void log_request(tb_notary_server *s, conn *c)
+{
+    if (!s->cfg.log)
+        return;
+    char line[TB_ERR_MAX + 160];
+    const reply *r = &c->r;
+    snprintf(line, sizeof line, "%s %s -> %d (%.3f ms)%s%.*s", c->method[0] ? c->method : "-",
+             c->path[0] ? c->path : "-", r->status, (double)(tb_mono_ns() - c->t0) / 1e6,
+             r->status >= 400 ? ": " : "", r->status >= 400 ? (int)r->body.len : 0,
+             (const char *)r->body.p);
+    s->cfg.log(s->cfg.log_ctx, line);
+}
+
+static int drive(conn *c);
+
+/* The reply in c->r is ready: frame it and start writing. */
+static void start_reply(conn *c, int refuse)
+{
+    tb_notary_server *s = c->s;
+    uint64_t now = tb_mono_ns();
+    c->refuse = refuse || c->r.status >= 400;
+    c->keep = !c->refuse && c->req.keep_alive && c->served + 1 < MAX_KEEPALIVE &&
+              now - c->born < KEEPALIVE_NS && !s->stop_deadline;
+    tb_buf_reset(&c->out);
+    int rc = tb_buf_printf(&c->out,
+                           "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
+                           "Content-Length: %zu\r\nConnection: %s\r\n\r\n",
+                           c->r.status, reason(c->r.status), c->r.body.len,
+                           c->keep ? "keep-alive" : "close");
+    if (rc < 0 || tb_buf_append(&c->out, c->r.body.p, c->r.body.len) < 0)
+        c->keep = 0, c->refuse = 1;
+    log_request(s, c);
+    c->sent = 0;
+    c->state = C_WRITE;
+    list_append(s, c, L_IO, now);
+}
+
+/* Routes a complete request (head parsed, body in c->in). Returns 1 when the
+ * reply is ready, 0 when the request went to a worker. */
+static int route(conn *c)
+{
+    tb_notary_server *s = c->s;
+    const uint8_t *buf = c->in.p;
+    const char *path, *query;
+    size_t plen, qlen;
+    tb_http_req_split_target(&c->req, buf, &path, &plen, &query, &qlen);
+    snprintf(c->method, sizeof c->method, "%.*s", (int)c->req.method_len,
+             (const char *)buf + c->req.method_off);
+    snprintf(c->path, sizeof c->path, "%.*s", (int)plen, path);
+    int get = tb_http_req_method_is(&c->req, buf, "GET");
+    int post = tb_http_req_method_is(&c->req, buf, "POST");
+#define IS(p) (plen == sizeof(p) - 1 && !memcmp(path, p, plen))
+    int want_get = IS("/healthcheck") || IS("/info");
+    int want_post = IS("/session") || IS("/notarize");
+    reply *r = &c->r;
+    tb_buf_reset(&r->body);
     if (!want_get && !want_post)
         reply_error(r, 404, "no such endpoint (see GET /info)");
     else if (want_get && !get)
         reply_error(r, 405, "use GET");
     else if (want_post && !post)
         reply_error(r, 405, "use POST");
-    else if (!strcmp(p, "/healthcheck")) {
+    else if (IS("/healthcheck")) {
         r->status = 200;
         tb_buf_puts(&r->body, "{\"status\":\"ok\"}");
-    } else if (!strcmp(p, "/info")) {
+    } else if (IS("/info")) {
         r->status = 200;
         tb_buf_append(&r->body, s->info.p, s->info.len);
-    } else if (!strcmp(p, "/session"))
-        handle_session(s, body, len, r);
-    else
-        handle_notarize(s, req, body, len, r);
+    } else if (IS("/session")) {
+        handle_session(s, c->client, (const char *)buf + c->req.head_len, (size_t)c->req.body_left,
+                       r);
+    } else {
+        /* POST /notarize: to a worker; the loop forgets c until it comes back */
+        list_remove(s, c);
+        set_mask(c, 0);
+        c->state = C_BUSY;
+        c->qnext = NULL;
+        pthread_mutex_lock(&s->mu);
+        if (s->jobs_tail)
+            s->jobs_tail->qnext = c;
+        else
+            s->jobs = c;
+        s->jobs_tail = c;
+        pthread_cond_signal(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        return 0;
+    }
+#undef IS
+    return 1;
 }
 
-static void log_request(tb_notary_server *s, const tb_nreq *req, const reply *r, uint64_t t0)
+/* A request the parser refused. */
+static void refuse_request(conn *c, int hreq)
 {
-    char line[TB_ERR_MAX + 128];
-    snprintf(line, sizeof line, "%s %s -> %d (%.3f ms)%s%.*s", req->method[0] ? req->method : "-",
-             req->path[0] ? req->path : "-", r->status, (double)(tb_mono_ns() - t0) / 1e6,
-             r->status >= 400 ? ": " : "", r->status >= 400 ? (int)r->body.len : 0,
-             (const char *)r->body.p);
-    s->cfg.log(s->cfg.log_ctx, line);
+    int status = hreq == TB_HREQ_TOO_LARGE     ? 431
+                 : hreq == TB_HREQ_VERSION     ? 505
+                 : hreq == TB_HREQ_UNSUPPORTED ? 501
+                                               : 400;
+    const char *msg = status == 431   ? "request head over 8192 bytes or 32 header fields"
+                      : status == 505 ? "unsupported HTTP version (HTTP/1.0 and 1.1 only)"
+                      : status == 501 ? "Transfer-Encoding is not supported (send Content-Length)"
+                                      : "malformed HTTP request";
+    reply_error(&c->r, status, msg);
+    start_reply(c, 1);
 }
 
-/* Serves one connection: up to MAX_KEEPALIVE requests while the client keeps
- * it alive and every answer is a success; an idle connection is closed after
- * IDLE_MS without a new request (so a stop never waits long for it). */
-#define MAX_KEEPALIVE 100
-#define IDLE_MS 500
-static void serve_conn(tb_notary_server *s, int fd, tb_buf *in, reply *r)
+/* READ and IDLE: parse what is buffered, read more when it is not enough.
+ * Returns 1 to go on driving, 0 when waiting or handed to a worker, -1 closed. */
+static int do_read(conn *c)
 {
-    uint64_t io_ns = (uint64_t)s->cfg.io_timeout_ms * 1000000u;
-    conn c = {fd, NULL};
-    if (s->tls) {
-        c.ssl = SSL_new(s->tls);
-        if (!c.ssl || !SSL_set_fd(c.ssl, fd) ||
-            conn_io(&c, 'h', NULL, 0, tb_mono_ns() + io_ns) != 1) {
-            SSL_free(c.ssl);
+    tb_notary_server *s = c->s;
+    for (;;) {
+        if (c->in.len && !c->parsed) {
+            int rc = tb_http_req_parse(&c->req, c->in.p, c->in.len);
+            if (rc < 0) {
+                refuse_request(c, rc);
+                return 1;
+            }
+            if (rc == TB_HREQ_DONE) {
+                c->parsed = 1;
+                if (c->req.body_left > s->max_body) {
+                    char msg[128];
+                    snprintf(msg, sizeof msg,
+                             "request body of %llu bytes is larger than the limit of %zu bytes",
+                             (unsigned long long)c->req.body_left, s->max_body);
+                    reply_error(&c->r, 413, msg);
+                    start_reply(c, 1);
+                    return 1;
+                }
+            }
+        }
+        size_t limit = c->parsed ? c->req.head_len + (size_t)c->req.body_left : MAX_HEAD;
+        if (c->parsed && c->in.len >= limit)
+            return route(c) ? (start_reply(c, 0), 1) : 0;
+        if (tb_buf_reserve(&c->in, limit - c->in.len) < 0) {
+            conn_close(c);
+            return -1;
+        }
+        size_t n = 0;
+        tb_sock_status st = c->sock.ops->read(&c->sock, c->in.p + c->in.len, limit - c->in.len, &n);
+        if (st == TB_SOCK_RETRY) {
+            if (set_mask(c, c->sock.want) < 0) {
+                conn_close(c);
+                return -1;
+            }
+            return 0;
+        }
+        if (st == TB_SOCK_ERROR || n == 0) { /* the client left: nobody to answer */
+            conn_close(c);
+            return -1;
+        }
+        if (c->in.len == 0 || c->state == C_IDLE) { /* a request starts: its budget too */
+            uint64_t now = tb_mono_ns();
+            c->t0 = now;
+            if (c->state == C_IDLE) {
+                c->state = C_READ;
+                list_append(s, c, L_IO, now);
+            }
+        }
+        c->in.len += n;
+    }
+}
+
+/* The reply went out: the next request, or the end of the connection. */
+static int after_write(conn *c)
+{
+    tb_notary_server *s = c->s;
+    uint64_t now = tb_mono_ns();
+    c->served++;
+    if (!c->keep) {
+        if (c->sock.ssl) {
             ERR_clear_error();
-            return; /* no TLS, no answer */
+            SSL_shutdown((SSL *)c->sock.ssl); /* close_notify; do not wait for the peer's */
+            ERR_clear_error();
+        }
+        if (!c->refuse) {
+            conn_close(c);
+            return -1;
+        }
+        /* The client may still be sending: read (and drop) a little of it so
+         * that close() does not reset the connection before our answer lands. */
+        shutdown(c->sock.fd, SHUT_WR);
+        c->state = C_DRAIN;
+        list_append(s, c, L_DRAIN, now);
+        return 1;
+    }
+    tb_buf_consume(&c->in, c->req.head_len + (size_t)c->req.body_left);
+    tb_http_req_reset(&c->req);
+    c->parsed = 0;
+    c->method[0] = c->path[0] = 0;
+    if (set_mask(c, TB_EV_READABLE) < 0) {
+        conn_close(c);
+        return -1;
+    }
+    if (c->in.len) { /* a pipelined request is here already: its budget starts now */
+        c->state = C_READ;
+        c->t0 = now;
+        list_append(s, c, L_IO, now);
+        return 1;
+    }
+    c->state = C_IDLE;
+    list_append(s, c, L_IDLE, now);
+    /* TLS may hold the next request's bytes already (no readiness for them) */
+    return c->sock.ops->readable(&c->sock) > 0 ? 1 : 0;
+}
+
+static int do_write(conn *c)
+{
+    while (c->sent < c->out.len) {
+        size_t n = 0;
+        tb_sock_status st =
+            c->sock.ops->write(&c->sock, c->out.p + c->sent, c->out.len - c->sent, &n);
+        c->sent += n;
+        if (st == TB_SOCK_RETRY) {
+            if (set_mask(c, c->sock.want) < 0) {
+                conn_close(c);
+                return -1;
+            }
+            return 0;
+        }
+        if (st == TB_SOCK_ERROR) {
+            conn_close(c);
+            return -1;
         }
     }
-    tb_buf_reset(in);
-    for (int i = 0; i < MAX_KEEPALIVE; i++) {
-        uint64_t t0 = tb_mono_ns();
-        tb_nreq req;
-        memset(&req, 0, sizeof req);
-        tb_buf_reset(&r->body);
-        r->status = 0;
-        uint64_t idle = i ? t0 + (uint64_t)IDLE_MS * 1000000u : 0;
-        int bad = read_request(s, &c, t0 + io_ns, idle, in, &req, r) < 0;
-        if (!bad)
-            route(s, &req, (const char *)in->p + req.head_len, req.content_length, r);
-        int keep = !bad && r->status < 400 && req.keep_alive && i + 1 < MAX_KEEPALIVE &&
-                   !atomic_load(&s->stopping);
-        if (r->status) /* writing gets its own deadline: notarizing may have used the first */
-            send_reply(&c, r, tb_mono_ns() + io_ns, bad || r->status >= 400, keep);
-        if (s->cfg.log && (r->status || !idle))
-            log_request(s, &req, r, t0);
-        if (!keep)
-            break;
-        tb_buf_consume(in, req.head_len + req.content_length);
-    }
-    SSL_free(c.ssl);
+    return after_write(c);
 }
 
-static void *worker(void *arg)
+static int do_drain(conn *c)
+{
+    char sink[4096];
+    for (int i = 0; i < 16; i++) {
+        ssize_t n = recv(c->sock.fd, sink, sizeof sink, 0);
+        if (n > 0)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+            if (set_mask(c, TB_EV_READABLE) < 0)
+                break;
+            return 0;
+        }
+        break; /* EOF or error: done */
+    }
+    conn_close(c);
+    return -1;
+}
+
+/* Runs c's state machine until it has to wait. Returns -1 if c was closed. */
+static int drive(conn *c)
+{
+    for (;;) {
+        int rc;
+        switch (c->state) {
+        case C_HANDSHAKE: {
+            tb_sock_status st = c->sock.ops->handshake(&c->sock);
+            if (st == TB_SOCK_RETRY) {
+                if (set_mask(c, c->sock.want) < 0) {
+                    conn_close(c);
+                    return -1;
+                }
+                return 0;
+            }
+            if (st == TB_SOCK_ERROR) { /* no TLS, no answer */
+                ERR_clear_error();
+                conn_close(c);
+                return -1;
+            }
+            c->state = C_READ; /* same deadline: the handshake counts against it */
+            rc = 1;
+            break;
+        }
+        case C_READ:
+        case C_IDLE:
+            rc = do_read(c);
+            break;
+        case C_WRITE:
+            rc = do_write(c);
+            break;
+        case C_DRAIN:
+            rc = do_drain(c);
+            break;
+        default: /* C_BUSY: not driven by the loop */
+            return 0;
+        }
+        if (rc <= 0)
+            return rc;
+    }
+}
+
+static void conn_event(tb_ev_loop *l, int fd, void *data, int mask)
+{
+    (void)l;
+    (void)fd;
+    (void)mask;
+    drive(data);
+}
+
+/* Deadlines: closes or answers the connections whose time is up; returns the
+ * delay until the next check. */
+static int64_t sweep(tb_ev_loop *l, uint64_t id, void *data)
+{
+    (void)l;
+    (void)id;
+    tb_notary_server *s = data;
+    uint64_t now = tb_mono_ns(), next = now + SWEEP_MAX_NS;
+    for (int k = 0; k < L_COUNT; k++) {
+        conn *c;
+        while ((c = s->head[k]) && c->deadline <= now) {
+            list_remove(s, c);
+            if (c->state == C_READ && c->in.len > 0 && !s->stop_deadline) {
+                char msg[96];
+                snprintf(msg, sizeof msg, "request not received within %d ms",
+                         s->cfg.io_timeout_ms);
+                reply_error(&c->r, 408, msg);
+                start_reply(c, 1);
+                drive(c);
+            } else { /* a silent client, an idle connection, a reply not taken */
+                conn_close(c);
+            }
+        }
+        if (s->head[k] && s->head[k]->deadline < next)
+            next = s->head[k]->deadline;
+    }
+    int64_t delay = (int64_t)(next > now ? next - now : 0);
+    return delay < 1000000 ? 1000000 : delay;
+}
+
+/* ---------------------------------------------------------------- accept */
+
+/* At max_connections: closes the connection that has waited longest for a
+ * request (idle first, then one still reading). Returns 0, or -1 if none. */
+static int evict_one(tb_notary_server *s)
+{
+    conn *victim = s->head[L_IDLE];
+    for (conn *c = s->head[L_IO]; !victim && c; c = c->lnext)
+        if (c->state == C_READ || c->state == C_HANDSHAKE)
+            victim = c;
+    if (!victim)
+        victim = s->head[L_DRAIN];
+    if (!victim)
+        return -1;
+    conn_close(victim);
+    return 0;
+}
+
+static void on_accept(tb_ev_loop *l, int lfd, void *data, int mask);
+
+static int64_t rearm_accept(tb_ev_loop *l, uint64_t id, void *data)
+{
+    (void)id;
+    tb_notary_server *s = data;
+    s->accept_timer = 0;
+    if (!s->stop_deadline)
+        tb_ev_add(l, s->lfd, TB_EV_READABLE, on_accept, s, NULL);
+    return TB_EV_NOMORE;
+}
+
+static void new_conn(tb_notary_server *s, int fd)
+{
+    if (fd >= s->setsize || (s->n_conns >= s->max_conns && evict_one(s) < 0)) {
+        close(fd);
+        return;
+    }
+    conn *c = calloc(1, sizeof *c);
+    if (!c) {
+        close(fd);
+        return;
+    }
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    memset(&ss, 0, sizeof ss);
+    getpeername(fd, (struct sockaddr *)&ss, &sl);
+    tb_session_client_key((const struct sockaddr *)&ss, c->client);
+    tb_err err;
+    c->s = s;
+    c->list = L_NONE;
+    c->born = c->t0 = tb_mono_ns();
+    tb_http_req_init(&c->req, MAX_HEAD);
+    c->req.max_headers = MAX_HEADERS;
+    if (s->tls) {
+        if (tb_tls_sock_init_server(&c->sock, s->tls, fd, &err) < 0) { /* fd closed */
+            conn_free(c);
+            return;
+        }
+        c->state = C_HANDSHAKE;
+    } else {
+        tb_sock_init_plain(&c->sock, fd);
+        c->state = C_READ;
+    }
+    c->next = s->all;
+    if (s->all)
+        s->all->prev = c;
+    s->all = c;
+    s->n_conns++;
+    list_append(s, c, L_IO, c->born);
+    if (set_mask(c, TB_EV_READABLE) < 0)
+        conn_close(c);
+}
+
+static void on_accept(tb_ev_loop *l, int lfd, void *data, int mask)
+{
+    (void)mask;
+    tb_notary_server *s = data;
+    for (int i = 0; i < 64; i++) {
+        int fd;
+        tb_err err;
+        int rc = tb_sock_accept(lfd, &fd, &err);
+        if (rc == 1)
+            return;
+        if (rc < 0) { /* out of fds or memory: pause accepting for 100 ms, do not spin */
+            tb_ev_del(l, lfd, TB_EV_READABLE);
+            if (!s->accept_timer)
+                s->accept_timer = tb_ev_timer_add(l, 100000000, rearm_accept, s);
+            return;
+        }
+        new_conn(s, fd);
+    }
+}
+
+/* A worker handed connections back: send their replies. */
+static void on_done(tb_ev_loop *l, int fd, void *data, int mask)
+{
+    (void)l;
+    (void)mask;
+    tb_notary_server *s = data;
+    uint64_t v;
+    ssize_t n = read(fd, &v, sizeof v);
+    (void)n;
+    pthread_mutex_lock(&s->mu);
+    conn *list = s->done;
+    s->done = NULL;
+    pthread_mutex_unlock(&s->mu);
+    while (list) {
+        conn *c = list;
+        list = c->qnext;
+        c->qnext = NULL;
+        start_reply(c, 0);
+        drive(c);
+    }
+}
+
+/* The stop was asked: stop accepting, drop what is not being answered. */
+static void on_stop(tb_ev_loop *l, int fd, void *data, int mask)
+{
+    (void)mask;
+    tb_notary_server *s = data;
+    tb_ev_del(l, fd, TB_EV_READABLE); /* stop_fd stays readable: it cancels fetches */
+    if (s->stop_deadline)
+        return;
+    s->stop_deadline = tb_mono_ns() + STOP_GRACE_NS;
+    tb_ev_del(l, s->lfd, TB_EV_READABLE);
+    for (conn *c = s->all, *next; c; c = next) {
+        next = c->next;
+        if (c->state != C_BUSY && c->state != C_WRITE)
+            conn_close(c);
+        else if (c->list != L_NONE && c->deadline > s->stop_deadline)
+            c->deadline = s->stop_deadline; /* the io list stays sorted: all get the same */
+    }
+    maybe_finish_stop(s);
+}
+
+static int64_t stop_timer(tb_ev_loop *l, uint64_t id, void *data)
+{
+    (void)id;
+    tb_notary_server *s = data;
+    if (s->stop_deadline && tb_mono_ns() >= s->stop_deadline + STOP_GRACE_NS) {
+        tb_ev_stop(l); /* replies still in workers after the grace: give up on them */
+        return TB_EV_NOMORE;
+    }
+    return 50000000;
+}
+
+static void *loop_main(void *arg)
 {
     tb_notary_server *s = arg;
-    tb_buf in = {0};
-    reply r = {0, {0}};
-    /* A blocking accept wakes one worker per connection (no thundering herd);
-     * tb_notary_server_stop shuts the listening socket down to wake them all. */
-    while (!atomic_load(&s->stopping)) {
-        int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-        if (fd < 0) {
-            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-                tb_sleep_ns(10000000); /* out of descriptors: back off, do not spin */
-            continue;
-        }
-        serve_conn(s, fd, &in, &r);
-        close(fd);
-    }
-    tb_buf_free(&in);
-    tb_buf_free(&r.body);
+    tb_err err;
+    if (tb_ev_run(s->loop, &err) < 0 && s->cfg.log)
+        s->cfg.log(s->cfg.log_ctx, err.msg);
     return NULL;
 }
 
@@ -524,13 +978,13 @@ static int build_info(tb_notary_server *s, tb_err *err)
         if (tb_evidence_make(c->tee, NULL, 0, c->key->spki_sha256, &ev, err) < 0 ||
             tb_evidence_to_json(&ev, &j, err) < 0) {
             tb_evidence_free(&ev);
-            tb_buf_free(&j);
+            tb_buf_clear(&j);
             json_decref(o);
             return tb_err_wrap(err, "TEE quote for /info");
         }
         json_object_set_new(o, "evidence", json_loadb((const char *)j.p, j.len, 0, NULL));
         tb_evidence_free(&ev);
-        tb_buf_free(&j);
+        tb_buf_clear(&j);
     }
     char *txt = json_dumps(o, JSON_COMPACT);
     json_decref(o);
@@ -541,49 +995,65 @@ static int build_info(tb_notary_server *s, tb_err *err)
 
 static int listen_on(tb_notary_server *s, tb_err *err)
 {
-    struct addrinfo hints, *res = NULL;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV;
-    char ps[8];
-    snprintf(ps, sizeof ps, "%u", s->cfg.port);
-    int gai = getaddrinfo(s->cfg.addr, ps, &hints, &res);
-    if (gai)
-        return tb_errf(err, "listen address %s: %s", s->cfg.addr, gai_strerror(gai));
-    int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    int one = 1;
-    if (fd >= 0)
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, 512) < 0) {
-        tb_errno(err, "listening on %s:%u", s->cfg.addr, s->cfg.port);
-        if (fd >= 0)
-            close(fd);
-        freeaddrinfo(res);
-        return -1;
-    }
-    freeaddrinfo(res);
+    char port[8];
+    snprintf(port, sizeof port, "%u", s->cfg.port);
+    if (tb_sock_listen(s->cfg.addr, port, 512, 0, &s->lfd, err) < 0)
+        return tb_err_wrap(err, "notary");
     struct sockaddr_storage ss;
     socklen_t sl = sizeof ss;
-    getsockname(fd, (struct sockaddr *)&ss, &sl);
+    if (getsockname(s->lfd, (struct sockaddr *)&ss, &sl) < 0)
+        return tb_errno(err, "getsockname");
     s->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
                                              : ((struct sockaddr_in *)&ss)->sin_port);
-    s->lfd = fd;
     return 0;
 }
 
 static int tls_setup(tb_notary_server *s, tb_err *err)
 {
     const char *cert = s->cfg.tls_cert, *key = s->cfg.tls_key ? s->cfg.tls_key : s->cfg.tls_cert;
-    s->tls = SSL_CTX_new(TLS_server_method());
+    s->tls = tb_tls_server_ctx_new(cert, key, err);
     if (!s->tls)
-        return tb_err_ssl(err, "TLS server context");
+        return tb_err_wrap(err, "--tls-cert/--tls-key");
     SSL_CTX_set_min_proto_version(s->tls, TLS1_2_VERSION);
-    if (SSL_CTX_use_certificate_chain_file(s->tls, cert) != 1)
-        return tb_err_ssl(err, "--tls-cert %s", cert);
-    if (SSL_CTX_use_PrivateKey_file(s->tls, key, SSL_FILETYPE_PEM) != 1)
-        return tb_err_ssl(err, "--tls-key %s", key);
-    if (SSL_CTX_check_private_key(s->tls) != 1)
-        return tb_err_ssl(err, "--tls-key %s does not match --tls-cert", key);
+    /* idle connections give their read/write buffers back */
+    SSL_CTX_set_mode(s->tls, SSL_MODE_RELEASE_BUFFERS);
+    return 0;
+}
+
+/* The fd budget: the loop watches fds below the soft RLIMIT_NOFILE. */
+static void size_limits(tb_notary_server *s)
+{
+    struct rlimit rl;
+    rlim_t cur = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
+    if (cur == RLIM_INFINITY || cur > (1u << 20))
+        cur = 1u << 20;
+    s->setsize = (int)cur;
+    size_t want = s->cfg.max_connections ? s->cfg.max_connections : DEFAULT_MAX_CONNECTIONS;
+    /* leave room for the workers' target sockets and the rest of the process */
+    size_t room =
+        cur > (rlim_t)s->cfg.concurrency + 64 ? (size_t)cur - s->cfg.concurrency - 64 : 16;
+    s->max_conns = want < room ? want : room;
+}
+
+static int start_threads(tb_notary_server *s, tb_err *err)
+{
+    s->workers = calloc((size_t)s->cfg.concurrency, sizeof *s->workers);
+    if (!s->workers)
+        return tb_errf(err, "out of memory");
+    for (int i = 0; i < s->cfg.concurrency; i++) {
+        int e = pthread_create(&s->workers[i], NULL, worker_main, s);
+        if (e) {
+            errno = e;
+            return tb_errno(err, "starting worker threads");
+        }
+        s->n_workers++;
+    }
+    int e = pthread_create(&s->loop_thread, NULL, loop_main, s);
+    if (e) {
+        errno = e;
+        return tb_errno(err, "starting the event loop thread");
+    }
+    s->loop_started = 1;
     return 0;
 }
 
@@ -600,37 +1070,48 @@ int tb_notary_server_start(const tb_notary_config *cfg, tb_notary_server **out, 
     s->cfg = *cfg;
     if (s->cfg.io_timeout_ms <= 0)
         s->cfg.io_timeout_ms = 5000;
-    s->lfd = -1;
+    if (!s->cfg.session_ttl_ns)
+        s->cfg.session_ttl_ns = 10000000000ull;
+    s->lfd = s->stop_fd = s->done_fd = -1;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    s->list_ns[L_IO] = (uint64_t)s->cfg.io_timeout_ms * 1000000u;
+    s->list_ns[L_IDLE] = IDLE_NS;
+    s->list_ns[L_DRAIN] = DRAIN_NS;
+    for (int k = 0; k < L_COUNT; k++)
+        s->head[k] = s->tail[k] = NULL;
     /* the body holds the base64 request plus a little JSON */
     s->max_body = (size_t)cfg->max_sent / 3 * 4 + 8 + 4096;
+    size_limits(s);
     if (tb_session_table_init(&s->sessions, cfg->max_sessions ? cfg->max_sessions : 4096,
-                              cfg->session_ttl_ns ? cfg->session_ttl_ns : 60000000000ull,
-                              err) < 0 ||
-        build_info(s, err) < 0 || listen_on(s, err) < 0) {
-        tb_notary_server_stop(s);
-        return -1;
+                              s->cfg.session_ttl_ns,
+                              cfg->sessions_per_client ? cfg->sessions_per_client : 64, err) < 0 ||
+        build_info(s, err) < 0 || (cfg->tls_cert && tls_setup(s, err) < 0) || listen_on(s, err) < 0)
+        goto fail;
+    s->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    s->done_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (s->stop_fd < 0 || s->done_fd < 0) {
+        tb_errno(err, "eventfd");
+        goto fail;
     }
-    if (cfg->tls_cert && tls_setup(s, err) < 0) {
-        tb_notary_server_stop(s);
-        return -1;
+    if (!(s->loop = tb_ev_new(s->setsize, 8, err)))
+        goto fail;
+    if (tb_ev_add(s->loop, s->lfd, TB_EV_READABLE, on_accept, s, err) < 0 ||
+        tb_ev_add(s->loop, s->stop_fd, TB_EV_READABLE, on_stop, s, err) < 0 ||
+        tb_ev_add(s->loop, s->done_fd, TB_EV_READABLE, on_done, s, err) < 0)
+        goto fail;
+    if (!tb_ev_timer_add(s->loop, SWEEP_MAX_NS, sweep, s) ||
+        !tb_ev_timer_add(s->loop, 50000000, stop_timer, s)) {
+        tb_errf(err, "event loop: no timer slot");
+        goto fail;
     }
-    s->threads = calloc((size_t)cfg->concurrency, sizeof *s->threads);
-    if (!s->threads) {
-        tb_notary_server_stop(s);
-        return tb_errf(err, "out of memory");
-    }
-    for (int i = 0; i < cfg->concurrency; i++) {
-        int e = pthread_create(&s->threads[i], NULL, worker, s);
-        if (e) {
-            errno = e;
-            tb_errno(err, "starting worker threads");
-            tb_notary_server_stop(s);
-            return -1;
-        }
-        s->n_threads++;
-    }
+    if (start_threads(s, err) < 0)
+        goto fail;
     *out = s;
     return 0;
+fail:
+    tb_notary_server_stop(s);
+    return -1;
 }
 
 uint16_t tb_notary_server_port(const tb_notary_server *s)
@@ -643,15 +1124,39 @@ void tb_notary_server_stop(tb_notary_server *s)
     if (!s)
         return;
     atomic_store(&s->stopping, 1);
-    if (s->lfd >= 0)
-        shutdown(s->lfd, SHUT_RDWR); /* wakes every worker blocked in accept */
-    for (int i = 0; i < s->n_threads; i++)
-        pthread_join(s->threads[i], NULL);
-    free(s->threads);
+    if (s->stop_fd >= 0) {
+        uint64_t one = 1;
+        ssize_t n = write(s->stop_fd, &one, sizeof one);
+        (void)n;
+    }
+    if (s->loop_started)
+        pthread_join(s->loop_thread, NULL);
+    pthread_mutex_lock(&s->mu);
+    s->quit = 1;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    for (int i = 0; i < s->n_workers; i++)
+        pthread_join(s->workers[i], NULL);
+    free(s->workers);
+    /* whatever the loop did not finish (jobs never started are still listed) */
+    while (s->all) {
+        conn *c = s->all;
+        s->all = c->next;
+        if (c->sock.fd >= 0)
+            c->sock.ops->close(&c->sock);
+        conn_free(c);
+    }
     if (s->lfd >= 0)
         close(s->lfd);
+    if (s->stop_fd >= 0)
+        close(s->stop_fd);
+    if (s->done_fd >= 0)
+        close(s->done_fd);
+    tb_ev_free(s->loop);
     tb_session_table_free(&s->sessions);
-    tb_buf_free(&s->info);
-    SSL_CTX_free(s->tls);
+    tb_buf_clear(&s->info);
+    tb_tls_ctx_free(s->tls);
+    pthread_cond_destroy(&s->cv);
+    pthread_mutex_destroy(&s->mu);
     free(s);
 }

@@ -1,12 +1,14 @@
 /* notary/target: allow-list and the TLS fetch of one resource (see target.h).
  * Invariants: the notary connects only to an address the allow-list permits
  * (checked on each resolved address, not on the name); a response larger than
- * the limit or cut short is an error, never a truncated success. */
+ * the limit or cut short is an error, never a truncated success; every wait
+ * (connect, handshake, write, read) is a poll bounded by the one deadline of
+ * the fetch and by cancel_fd; the response is parsed incrementally (each byte
+ * once, by net/http_resp). */
 #include "notary/target.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -15,20 +17,104 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 
 #include "base/clock.h"
-#include "notary/proto.h"
+#include "net/http_resp.h"
+#include "notary/internal.h"
+
+/* ------------------------------------------------------------- allow-list */
 
 void tb_allowlist_loopback(tb_allowlist *l)
 {
     memset(l, 0, sizeof *l);
     tb_allowlist_add(l, "127.0.0.0/8", NULL);
     tb_allowlist_add(l, "::1/128", NULL);
+}
+
+/* s[0..n) as a decimal number without sign, space or leading zero, <= max. */
+static int plain_decimal(const char *s, size_t n, long max, long *out)
+{
+    if (n == 0 || n > 6 || (s[0] == '0' && n > 1))
+        return -1;
+    long v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    if (v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int add_cidr(tb_allow_entry *e, const char *spec, const char *slash, tb_err *err)
+{
+    char ip[64];
+    size_t n = (size_t)(slash - spec);
+    if (n == 0 || n >= sizeof ip)
+        return tb_errf(err, "allow-target '%s': want ADDR/BITS (e.g. 10.0.0.0/8)", spec);
+    memcpy(ip, spec, n);
+    ip[n] = 0;
+    if (inet_pton(AF_INET, ip, e->addr) == 1)
+        e->family = AF_INET;
+    else if (inet_pton(AF_INET6, ip, e->addr) == 1)
+        e->family = AF_INET6;
+    else
+        return tb_errf(err, "allow-target '%s': '%s' is not an IPv4 or IPv6 address", spec, ip);
+    long max = e->family == AF_INET ? 32 : 128, pfx;
+    if (plain_decimal(slash + 1, strlen(slash + 1), max, &pfx) < 0)
+        return tb_errf(err, "allow-target '%s': the prefix length must be 0..%ld in plain digits",
+                       spec, max);
+    for (long bit = pfx; bit < max; bit++)
+        if (e->addr[bit / 8] & (0x80 >> (bit % 8)))
+            return tb_errf(err, "allow-target '%s': address bits are set after the /%ld prefix",
+                           spec, pfx);
+    e->is_cidr = 1;
+    e->prefix = (int)pfx;
+    return 0;
+}
+
+static int add_host_port(tb_allow_entry *e, const char *spec, tb_err *err)
+{
+    const char *colon = strrchr(spec, ':');
+    if (!colon)
+        return tb_errf(err, "allow-target '%s': want CIDR (ADDR/BITS) or HOST:PORT", spec);
+    long port;
+    if (plain_decimal(colon + 1, strlen(colon + 1), 65535, &port) < 0 || port < 1)
+        return tb_errf(err, "allow-target '%s': the port must be 1..65535 in plain digits", spec);
+    const char *h = spec;
+    size_t n = (size_t)(colon - spec);
+    uint8_t tmp[16];
+    if (n >= 2 && h[0] == '[' && h[n - 1] == ']') {
+        h++;
+        n -= 2;
+        if (n == 0 || n >= sizeof e->host)
+            return tb_errf(err, "allow-target '%s': empty or long IPv6 address", spec);
+        memcpy(e->host, h, n);
+        e->host[n] = 0;
+        if (inet_pton(AF_INET6, e->host, tmp) != 1)
+            return tb_errf(err, "allow-target '%s': '%s' is not an IPv6 address", spec, e->host);
+    } else {
+        if (memchr(h, ':', n) || memchr(h, '[', n) || memchr(h, ']', n))
+            return tb_errf(err,
+                           "allow-target '%s': an IPv6 address goes in brackets ([::1]:443) "
+                           "or takes a prefix length (::1/128)",
+                           spec);
+        if (n == 0 || n >= sizeof e->host)
+            return tb_errf(err, "allow-target '%s': want HOST:PORT with a host", spec);
+        memcpy(e->host, h, n);
+        e->host[n] = 0;
+        if (inet_pton(AF_INET, e->host, tmp) != 1 && !tb_notary_dns_name_valid(e->host))
+            return tb_errf(err, "allow-target '%s': '%s' is not a host name or IPv4 address", spec,
+                           e->host);
+    }
+    e->port = (uint16_t)port;
+    return 0;
 }
 
 int tb_allowlist_add(tb_allowlist *l, const char *spec, tb_err *err)
@@ -38,43 +124,8 @@ int tb_allowlist_add(tb_allowlist *l, const char *spec, tb_err *err)
     tb_allow_entry e;
     memset(&e, 0, sizeof e);
     const char *slash = strchr(spec, '/');
-    if (slash) {
-        char ip[64];
-        size_t n = (size_t)(slash - spec);
-        char *end;
-        long pfx = strtol(slash + 1, &end, 10);
-        if (n == 0 || n >= sizeof ip || *end || end == slash + 1)
-            return tb_errf(err, "allow-target '%s': want CIDR (ADDR/BITS) or HOST:PORT", spec);
-        memcpy(ip, spec, n);
-        ip[n] = 0;
-        if (inet_pton(AF_INET, ip, e.addr) == 1 && pfx >= 0 && pfx <= 32)
-            e.family = AF_INET;
-        else if (inet_pton(AF_INET6, ip, e.addr) == 1 && pfx >= 0 && pfx <= 128)
-            e.family = AF_INET6;
-        else
-            return tb_errf(err, "allow-target '%s': bad address or prefix length", spec);
-        e.is_cidr = 1;
-        e.prefix = (int)pfx;
-    } else {
-        const char *colon = strrchr(spec, ':');
-        if (!colon || colon == spec)
-            return tb_errf(err, "allow-target '%s': want CIDR (ADDR/BITS) or HOST:PORT", spec);
-        char *end;
-        long port = strtol(colon + 1, &end, 10);
-        if (*end || end == colon + 1 || port < 1 || port > 65535)
-            return tb_errf(err, "allow-target '%s': bad port", spec);
-        const char *h = spec;
-        size_t n = (size_t)(colon - spec);
-        if (h[0] == '[' && n >= 2 && h[n - 1] == ']') {
-            h++;
-            n -= 2;
-        }
-        if (n == 0 || n >= sizeof e.host)
-            return tb_errf(err, "allow-target '%s': bad host", spec);
-        memcpy(e.host, h, n);
-        e.host[n] = 0;
-        e.port = (uint16_t)port;
-    }
+    if ((slash ? add_cidr(&e, spec, slash, err) : add_host_port(&e, spec, err)) < 0)
+        return -1;
     l->e[l->n++] = e;
     return 0;
 }
@@ -118,6 +169,8 @@ int tb_allowlist_permits(const tb_allowlist *l, const char *host, uint16_t port,
     return 0;
 }
 
+/* ------------------------------------------------------------------ target */
+
 int tb_target_init(tb_target *t, const char *const *ca_files, size_t n_ca, int system_ca,
                    const tb_allowlist *allow, int timeout_ms, tb_err *err)
 {
@@ -129,6 +182,7 @@ int tb_target_init(tb_target *t, const char *const *ca_files, size_t n_ca, int s
         return tb_err_ssl(err, "TLS client context");
     SSL_CTX_set_min_proto_version(t->ctx, TLS1_2_VERSION);
     SSL_CTX_set_verify(t->ctx, SSL_VERIFY_PEER, NULL);
+    SSL_CTX_set_mode(t->ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     /* Every notarization must see (and record) the full certificate chain:
      * no session resumption. */
     SSL_CTX_set_session_cache_mode(t->ctx, SSL_SESS_CACHE_OFF);
@@ -158,24 +212,19 @@ void tb_target_free(tb_target *t)
     t->ctx = NULL;
 }
 
-void tb_fetch_free(tb_fetch *f)
+void tb_target_response_free(tb_target_response *r)
 {
-    tb_buf_free(&f->response);
-    tb_buf_free(&f->certs);
-    memset(f, 0, sizeof *f);
+    tb_buf_clear(&r->response);
+    tb_buf_clear(&r->certs);
+    memset(r, 0, sizeof *r);
 }
 
-static void set_io_timeout(int fd, int ms)
+int tb_target_resolve(const tb_target *t, const char *host, uint16_t port, tb_target_addrs *out,
+                      int *status, tb_err *err)
 {
-    struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-}
-
-/* Connects to the first permitted address of host:port within timeout_ms. */
-static int connect_target(const tb_target *t, const char *host, uint16_t port, tb_fetch *out,
-                          int *status, tb_err *err)
-{
+    memset(out, 0, sizeof *out);
+    snprintf(out->host, sizeof out->host, "%s", host);
+    out->port = port;
     struct addrinfo hints, *res = NULL;
     memset(&hints, 0, sizeof hints);
     hints.ai_socktype = SOCK_STREAM;
@@ -187,175 +236,234 @@ static int connect_target(const tb_target *t, const char *host, uint16_t port, t
         *status = 502;
         return tb_errf(err, "target %s:%u: cannot resolve: %s", host, port, gai_strerror(gai));
     }
-    int fd = -1, allowed = 0, last_errno = 0;
-    for (struct addrinfo *a = res; a && fd < 0; a = a->ai_next) {
-        if (!tb_allowlist_permits(&t->allow, host, port, a->ai_addr))
+    for (struct addrinfo *a = res; a && out->n < TB_TARGET_MAX_ADDRS; a = a->ai_next) {
+        if (a->ai_addrlen > sizeof out->addr[0] ||
+            !tb_allowlist_permits(&t->allow, host, port, a->ai_addr))
             continue;
-        allowed = 1;
-        int s = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (s < 0) {
-            last_errno = errno;
-            continue;
-        }
-        if (connect(s, a->ai_addr, a->ai_addrlen) < 0 && errno != EINPROGRESS) {
-            last_errno = errno;
-            close(s);
-            continue;
-        }
-        struct pollfd pfd = {s, POLLOUT, 0};
-        int pr = poll(&pfd, 1, t->timeout_ms);
-        int soerr = 0;
-        socklen_t sl = sizeof soerr;
-        if (pr <= 0 || getsockopt(s, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr) {
-            last_errno = pr == 0 ? ETIMEDOUT : soerr ? soerr : errno;
-            close(s);
-            continue;
-        }
-        char ip[INET6_ADDRSTRLEN] = "?";
-        if (a->ai_family == AF_INET)
-            inet_ntop(AF_INET, &((struct sockaddr_in *)a->ai_addr)->sin_addr, ip, sizeof ip);
-        else
-            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)a->ai_addr)->sin6_addr, ip, sizeof ip);
-        snprintf(out->address, sizeof out->address, "%s:%u", ip, port);
-        fd = s;
+        memcpy(&out->addr[out->n], a->ai_addr, a->ai_addrlen);
+        out->len[out->n++] = a->ai_addrlen;
     }
     freeaddrinfo(res);
-    if (!allowed) {
+    if (out->n == 0) {
         *status = 403;
         return tb_errf(err, "target %s:%u is not allowed by this notary (see --allow-target)", host,
                        port);
     }
-    if (fd < 0) {
-        *status = last_errno == ETIMEDOUT ? 504 : 502;
-        return tb_errf(err, "target %s:%u: cannot connect: %s", host, port, strerror(last_errno));
-    }
-    int fl = fcntl(fd, F_GETFL);
-    fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    set_io_timeout(fd, t->timeout_ms);
-    return fd;
+    return 0;
 }
 
-/* The one-line reason of a failed SSL call. */
-static int ssl_fail(SSL *ssl, int rc, const char *what, int *status, tb_err *err)
+/* ------------------------------------------------------------------- fetch */
+
+/* One fetch in progress: the deadline and how to give up. */
+typedef struct fetch {
+    const tb_target *t;
+    uint64_t deadline;
+    int cancel_fd;
+    int *status;
+    tb_err *err;
+} fetch;
+
+/* Waits until fd is ready for events. Returns 0, or -1 (504 at the deadline,
+ * 503 when cancelled) with err naming the phase. */
+static int wait_fd(fetch *f, int fd, short events, const char *phase)
+{
+    for (;;) {
+        uint64_t now = tb_mono_ns();
+        if (now >= f->deadline) {
+            *f->status = 504;
+            return tb_errf(f->err, "%s: timed out (the target exchange is limited to %d ms)", phase,
+                           f->t->timeout_ms);
+        }
+        int ms = (int)((f->deadline - now + 999999) / 1000000);
+        struct pollfd p[2] = {{fd, events, 0}, {f->cancel_fd, POLLIN, 0}};
+        int n = poll(p, f->cancel_fd >= 0 ? 2 : 1, ms);
+        if (n < 0 && errno != EINTR) {
+            *f->status = 502;
+            return tb_errno(f->err, "%s: poll", phase);
+        }
+        if (n > 0 && f->cancel_fd >= 0 && p[1].revents) {
+            *f->status = 503;
+            return tb_errf(f->err, "%s: abandoned, the notary is stopping", phase);
+        }
+        if (n > 0 && p[0].revents)
+            return 0;
+    }
+}
+
+/* Connects to the first address that accepts within the deadline. */
+static int connect_any(fetch *f, const tb_target_addrs *addrs, tb_target_response *out)
+{
+    int last_errno = ECONNREFUSED;
+    for (size_t i = 0; i < addrs->n; i++) {
+        const struct sockaddr *sa = (const struct sockaddr *)&addrs->addr[i];
+        int s = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (s < 0) {
+            last_errno = errno;
+            continue;
+        }
+        if (connect(s, sa, addrs->len[i]) < 0 && errno != EINPROGRESS) {
+            last_errno = errno;
+            close(s);
+            continue;
+        }
+        if (wait_fd(f, s, POLLOUT, "connecting") < 0) {
+            close(s);
+            return -1;
+        }
+        int soerr = 0;
+        socklen_t sl = sizeof soerr;
+        if (getsockopt(s, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr) {
+            last_errno = soerr ? soerr : errno;
+            close(s);
+            continue;
+        }
+        char ip[INET6_ADDRSTRLEN] = "?";
+        if (sa->sa_family == AF_INET)
+            inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, ip, sizeof ip);
+        else
+            inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, ip, sizeof ip);
+        snprintf(out->address, sizeof out->address, "%s:%u", ip, addrs->port);
+        int one = 1;
+        setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        return s;
+    }
+    *f->status = 502;
+    errno = last_errno;
+    return tb_errno(f->err, "cannot connect");
+}
+
+/* After an SSL call returned rc <= 0: waits when OpenSSL asks for it (returns
+ * 1: call again), or fails with a one-line reason (-1). */
+static int ssl_again(fetch *f, SSL *ssl, int rc, const char *what)
 {
     int e = SSL_get_error(ssl, rc);
+    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+        ERR_clear_error();
+        return wait_fd(f, SSL_get_fd(ssl), e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, what) < 0
+                   ? -1
+                   : 1;
+    }
+    *f->status = 502;
     long vr = SSL_get_verify_result(ssl);
-    *status = 502;
     if (vr != X509_V_OK) {
         ERR_clear_error();
-        return tb_errf(err, "%s: server certificate rejected: %s", what,
+        return tb_errf(f->err, "%s: server certificate rejected: %s", what,
                        X509_verify_cert_error_string(vr));
     }
-    if ((e == SSL_ERROR_SYSCALL || e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) &&
-        (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        *status = 504;
-        ERR_clear_error();
-        return tb_errf(err, "%s: timed out", what);
-    }
-    if (e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0) {
-        return errno ? tb_errno(err, "%s", what) : tb_errf(err, "%s: connection closed", what);
-    }
-    return tb_err_ssl(err, "%s", what);
+    if (e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0)
+        return errno ? tb_errno(f->err, "%s", what)
+                     : tb_errf(f->err, "%s: connection closed", what);
+    return tb_err_ssl(f->err, "%s", what);
 }
 
-static int save_chain(SSL *ssl, tb_fetch *out, int *status, tb_err *err)
+static int save_chain(fetch *f, SSL *ssl, tb_target_response *out)
 {
     STACK_OF(X509) *chain = SSL_get_peer_cert_chain(ssl);
     int n = chain ? sk_X509_num(chain) : 0;
-    *status = 502;
+    *f->status = 502;
     if (n <= 0)
-        return tb_errf(err, "TLS: the server sent no certificate");
-    if (n > TB_FETCH_MAX_CERTS)
-        return tb_errf(err, "TLS: the server sent %d certificates (at most %d)", n,
-                       TB_FETCH_MAX_CERTS);
+        return tb_errf(f->err, "TLS: the server sent no certificate");
+    if (n > TB_TARGET_MAX_CERTS)
+        return tb_errf(f->err, "TLS: the server sent %d certificates (at most %d)", n,
+                       TB_TARGET_MAX_CERTS);
     for (int i = 0; i < n; i++) {
         unsigned char *der = NULL;
         int len = i2d_X509(sk_X509_value(chain, i), &der);
         if (len <= 0)
-            return tb_err_ssl(err, "TLS: encoding the server certificate");
+            return tb_err_ssl(f->err, "TLS: encoding the server certificate");
         out->cert_off[i] = out->certs.len;
         out->cert_len[i] = (size_t)len;
         int rc = tb_buf_append(&out->certs, der, (size_t)len);
         OPENSSL_free(der);
         if (rc < 0)
-            return tb_errf(err, "out of memory");
+            return tb_errf(f->err, "out of memory");
     }
     out->n_certs = (size_t)n;
     return 0;
 }
 
-static int exchange(const tb_target *t, SSL *ssl, const char *server_name, const uint8_t *req,
-                    size_t req_len, size_t max_recv, tb_fetch *out, int *status, tb_err *err)
+static int too_large(fetch *f, size_t max_recv)
 {
-    uint64_t deadline = tb_mono_ns() + (uint64_t)t->timeout_ms * 1000000u;
-    if (!SSL_set_tlsext_host_name(ssl, server_name) || !SSL_set1_host(ssl, server_name)) {
-        *status = 502;
-        return tb_err_ssl(err, "TLS setup for %s", server_name);
+    *f->status = 422;
+    return tb_errf(f->err, "the response exceeds the session's maxRecvData (%zu bytes)", max_recv);
+}
+
+/* Reads one response of at most max_recv bytes, feeding each read to the parser. */
+static int read_response(fetch *f, SSL *ssl, int head, size_t max_recv, tb_target_response *out)
+{
+    tb_http_resp p;
+    tb_http_resp_init(&p);
+    p.head = head;
+    tb_buf *b = &out->response;
+    for (;;) {
+        /* never hold more than one byte over the limit */
+        size_t want = max_recv + 1 - b->len;
+        if (want > 16384)
+            want = 16384;
+        if (tb_buf_reserve(b, want) < 0) {
+            *f->status = 502;
+            return tb_errf(f->err, "out of memory");
+        }
+        size_t got = 0;
+        int rc = SSL_read_ex(ssl, b->p + b->len, want, &got);
+        int r;
+        if (rc == 1) {
+            size_t used = 0;
+            r = tb_http_resp_feed(&p, b->p + b->len, got, &used);
+            b->len += r == TB_HTTP_DONE ? used : got;
+        } else if (SSL_get_error(ssl, rc) == SSL_ERROR_ZERO_RETURN) {
+            r = tb_http_resp_eof(&p); /* close_notify: ends a close-delimited body */
+        } else {
+            if (ssl_again(f, ssl, rc, "reading the response") < 0)
+                return -1;
+            continue;
+        }
+        if (r == TB_HTTP_ERROR) {
+            *f->status = 502;
+            return tb_errf(f->err, "target response: %s", p.error);
+        }
+        if (b->len > max_recv)
+            return too_large(f, max_recv);
+        if (r == TB_HTTP_DONE) {
+            b->p[b->len] = 0;
+            return 0;
+        }
     }
-    int rc = SSL_connect(ssl);
-    if (rc != 1)
-        return ssl_fail(ssl, rc, "TLS handshake", status, err);
-    if (save_chain(ssl, out, status, err) < 0)
+}
+
+static int exchange(fetch *f, SSL *ssl, const char *server_name, const uint8_t *req, size_t req_len,
+                    size_t max_recv, tb_target_response *out)
+{
+    if (!SSL_set_tlsext_host_name(ssl, server_name) || !SSL_set1_host(ssl, server_name)) {
+        *f->status = 502;
+        return tb_err_ssl(f->err, "TLS setup for %s", server_name);
+    }
+    int rc;
+    while ((rc = SSL_connect(ssl)) != 1)
+        if (ssl_again(f, ssl, rc, "TLS handshake") < 0)
+            return -1;
+    if (save_chain(f, ssl, out) < 0)
         return -1;
     size_t sent = 0;
     while (sent < req_len) {
         size_t w = 0;
         rc = SSL_write_ex(ssl, req + sent, req_len - sent, &w);
-        if (rc != 1)
-            return ssl_fail(ssl, rc, "sending the request", status, err);
-        sent += w;
+        if (rc == 1)
+            sent += w;
+        else if (ssl_again(f, ssl, rc, "sending the request") < 0)
+            return -1;
     }
-    int no_body = req_len >= 5 && !memcmp(req, "HEAD ", 5);
-    for (;;) {
-        if (tb_buf_reserve(&out->response, 16384) < 0) {
-            *status = 502;
-            return tb_errf(err, "out of memory");
-        }
-        size_t got = 0;
-        rc = SSL_read_ex(ssl, out->response.p + out->response.len, 16384, &got);
-        int eof = 0;
-        if (rc != 1) {
-            int e = SSL_get_error(ssl, rc);
-            if (e == SSL_ERROR_ZERO_RETURN)
-                eof = 1;
-            else
-                return ssl_fail(ssl, rc, "reading the response", status, err);
-        }
-        out->response.len += got;
-        out->response.p[out->response.len] = 0;
-        size_t total = 0;
-        int done = tb_http_response_complete(out->response.p, out->response.len, eof, no_body,
-                                             &total, err);
-        if (done < 0) {
-            *status = 502;
-            return tb_err_wrap(err, "target response");
-        }
-        if (done == 1) {
-            if (total > max_recv)
-                break;
-            out->response.len = total;
-            out->response.p[total] = 0;
-            return 0;
-        }
-        if (out->response.len > max_recv)
-            break;
-        if (tb_mono_ns() > deadline) {
-            *status = 504;
-            return tb_errf(err, "reading the response: timed out after %d ms", t->timeout_ms);
-        }
-    }
-    *status = 422;
-    return tb_errf(err, "the response exceeds the session's maxRecvData (%zu bytes)", max_recv);
+    int head = req_len >= 5 && !memcmp(req, "HEAD ", 5);
+    return read_response(f, ssl, head, max_recv, out);
 }
 
-int tb_target_fetch(const tb_target *t, const char *host, uint16_t port, const char *server_name,
-                    const uint8_t *req, size_t req_len, size_t max_recv, tb_fetch *out, int *status,
-                    tb_err *err)
+int tb_target_fetch(const tb_target *t, const tb_target_addrs *addrs, const char *server_name,
+                    const uint8_t *req, size_t req_len, size_t max_recv, int cancel_fd,
+                    tb_target_response *out, int *status, tb_err *err)
 {
     memset(out, 0, sizeof *out);
-    int fd = connect_target(t, host, port, out, status, err);
+    fetch f = {t, tb_mono_ns() + (uint64_t)t->timeout_ms * 1000000u, cancel_fd, status, err};
+    int fd = connect_any(&f, addrs, out);
     if (fd < 0)
         return -1;
     SSL *ssl = SSL_new(t->ctx);
@@ -365,13 +473,13 @@ int tb_target_fetch(const tb_target *t, const char *host, uint16_t port, const c
         *status = 502;
         return tb_err_ssl(err, "TLS session");
     }
-    int rc = exchange(t, ssl, server_name, req, req_len, max_recv, out, status, err);
+    int rc = exchange(&f, ssl, server_name, req, req_len, max_recv, out);
     if (rc == 0)
-        SSL_shutdown(ssl);
+        SSL_shutdown(ssl); /* close_notify, best effort: the socket is non-blocking */
     SSL_free(ssl);
     close(fd);
     ERR_clear_error();
     if (rc < 0)
-        tb_err_wrap(err, "target %s:%u (%s)", host, port, server_name);
+        tb_err_wrap(err, "target %s:%u (%s)", addrs->host, addrs->port, server_name);
     return rc;
 }

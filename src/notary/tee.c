@@ -1,7 +1,9 @@
-/* notary/tee: tb_quote_source and tb_quote_verifier over src/attest (see
+/* notary/tee: the quote source and the quote verifier over src/attest (see
  * tee.h). The simulated provider is opened once (its PKI read at start) and
  * used from every worker thread; configfs-tsm reports are serialized with a
- * mutex (a report entry is not safe for concurrent use). */
+ * mutex (a report entry is not safe for concurrent use). Verification is one
+ * call to tb_attest_verify_quote: the collateral source, cache and checks are
+ * the attest module's, not repeated here. */
 #include "notary/tee.h"
 
 #include <pthread.h>
@@ -11,8 +13,7 @@
 #include <time.h>
 
 #include "attest/attest.h"
-#include "base/buf.h"
-#include "base/file.h"
+#include "notary/internal.h"
 
 typedef struct src_ctx {
     tb_attest_sim *sim; /* sim: the provider opened once (thread-safe) */
@@ -34,7 +35,8 @@ static int get_tsm_quote(void *ctx, const uint8_t rd[64], uint8_t **quote, size_
     return rc;
 }
 
-int tb_notary_tee_open(const char *kind, const char *sim_dir, tb_quote_source *out, tb_err *err)
+int tb_notary_tee_open(const char *kind, const char *sim_dir, tb_notary_quote_source *out,
+                       tb_err *err)
 {
     memset(out, 0, sizeof *out);
     src_ctx *c = calloc(1, sizeof *c);
@@ -62,7 +64,7 @@ int tb_notary_tee_open(const char *kind, const char *sim_dir, tb_quote_source *o
     return 0;
 }
 
-void tb_notary_tee_close(tb_quote_source *src)
+void tb_notary_tee_close(tb_notary_quote_source *src)
 {
     src_ctx *c = src->ctx;
     if (c) {
@@ -76,116 +78,36 @@ void tb_notary_tee_close(tb_quote_source *src)
 /* ----------------------------------------------------------------- verifier */
 
 typedef struct ver_ctx {
-    char source[4200];
-    char sim_dir[4096]; /* simulated: the sim PKI */
-    char cache[4200];   /* simulated: <sim_dir>/notary-collateral */
+    char source[4200]; /* collateral file or folder, PCCS URL, or "sim:DIR" */
     const char *root;
     tb_attest_policy policy;
     int simulated;
 } ver_ctx;
 
-static int report_data(const uint8_t *quote, size_t len, uint8_t rd[64], tb_err *err)
+/* One call to the attest module's entry point, which parses the quote once:
+ * the binding is checked by the policy (REPORTDATA must equal report_data). */
+static int verify(void *ctx, const uint8_t *quote, size_t len, const uint8_t report_data[64],
+                  tb_err *err)
 {
-    tb_attest_quote *q = NULL;
-    if (tb_attest_quote_parse(quote, len, &q, err) < 0)
-        return tb_err_wrap(err, "quote");
-    memcpy(rd, tb_attest_quote_report_data(q), 64);
-    tb_attest_quote_free(q);
-    return 0;
-}
-
-/* Generates the simulated collateral and stores it, with a copy of the sim
- * root, in the notary's cache for the next runs. */
-static int sim_refresh(ver_ctx *c, const char *fmspc, const char *ca, int64_t now,
-                       tb_attest_collateral *col, tb_attest_root **root, tb_err *err)
-{
-    if (tb_attest_sim_collateral(c->sim_dir, now, 0, col, root, err) < 0)
-        return tb_err_wrap(err, "simulated collateral");
-    char src[4200], dst[4300];
-    tb_buf pem = {0};
-    tb_err ignored; /* a cache that cannot be written only costs time */
-    snprintf(dst, sizeof dst, "%s/sim-root.pem", c->cache);
-    if (tb_attest_cache_put(c->cache, "sim", fmspc, ca, col, &ignored) == 0 &&
-        tb_attest_sim_root_path(c->sim_dir, src, sizeof src, &ignored) == 0 &&
-        tb_file_read(src, 1 << 20, &pem, &ignored) == 0)
-        tb_file_write_atomic(dst, pem.p, pem.len, &ignored);
-    tb_buf_free(&pem);
-    return 0;
-}
-
-/* Verifies a SIMULATED quote with cached simulated collateral when the cache
- * has a valid entry, else (or when the cached entry no longer matches the sim
- * PKI) with freshly generated collateral. */
-static int verify_sim(ver_ctx *c, const uint8_t *quote, size_t len, tb_attest_verdict *v,
-                      tb_err *err)
-{
-    int64_t now = (int64_t)time(NULL);
-    tb_attest_quote *q = NULL;
-    char fmspc[13];
-    const char *ca;
-    if (tb_attest_quote_parse(quote, len, &q, err) < 0)
-        return tb_err_wrap(err, "quote");
-    int rc = tb_attest_quote_fmspc_ca(q, fmspc, &ca, err);
-    tb_attest_quote_free(q);
-    if (rc < 0)
-        return tb_err_wrap(err, "quote");
-    tb_attest_collateral col;
-    tb_attest_root *root = NULL;
-    tb_err ignored;
-    char rootpath[4300];
-    snprintf(rootpath, sizeof rootpath, "%s/sim-root.pem", c->cache);
-    rc = -1;
-    if (tb_attest_cache_get(c->cache, "sim", fmspc, ca, now, &col, &ignored) == 1) {
-        if (tb_attest_root_load(c->root ? c->root : rootpath, &root, &ignored) == 0)
-            rc = tb_attest_verify(quote, len, &col, now, &c->policy, root, v);
-        tb_attest_root_free(root);
-        root = NULL;
-        tb_attest_collateral_clear(&col);
-        if (rc == 0)
-            return 0;
-    }
-    if (sim_refresh(c, fmspc, ca, now, &col, &root, err) < 0)
-        return -1;
-    tb_attest_root *use = root;
-    tb_attest_root *given = NULL;
-    if (c->root && tb_attest_root_load(c->root, &given, err) < 0) {
-        tb_attest_root_free(root);
-        tb_attest_collateral_clear(&col);
-        return tb_err_wrap(err, "--root");
-    }
-    if (given)
-        use = given;
-    rc = tb_attest_verify(quote, len, &col, now, &c->policy, use, v);
-    if (rc < 0)
-        tb_errf(err, "%s: %s", tb_attest_step_name(v->step), v->reason);
-    tb_attest_root_free(given);
-    tb_attest_root_free(root);
-    tb_attest_collateral_clear(&col);
+    ver_ctx *c = ctx;
+    tb_attest_policy pol = c->policy;
+    memcpy(pol.report_data, report_data, 64);
+    pol.report_data_len = 64;
+    tb_attest_verdict v;
+    tb_attest_fetch_opts fetch = {0};
+    int rc = tb_attest_verify_quote(quote, len, c->source, c->root, (int64_t)time(NULL), &pol,
+                                    &fetch, &v, NULL, err);
+    if ((rc == 0 || v.step != TB_ATTEST_STEP_NONE) && v.simulated != c->simulated)
+        return tb_errf(err, c->simulated ? "the quote did not verify against the simulated root"
+                                         : "a SIMULATED quote where a real one was expected");
+    if (rc < 0 && v.result == TB_ATTEST_REFUSED && !strncmp(v.reason, "REPORTDATA", 10))
+        return tb_errf(err, "the quote's REPORTDATA does not bind this nonce and notary key "
+                            "(a quote for another key or nonce)");
     return rc;
 }
 
-static int verify(void *ctx, const uint8_t *quote, size_t len, uint8_t rd[64], tb_err *err)
-{
-    ver_ctx *c = ctx;
-    tb_attest_verdict v;
-    memset(&v, 0, sizeof v);
-    if (c->simulated) {
-        if (verify_sim(c, quote, len, &v, err) < 0)
-            return -1;
-    } else {
-        tb_attest_timing t;
-        tb_attest_fetch_opts fetch = {0};
-        if (tb_attest_verify_quote(quote, len, c->source, c->root, (int64_t)time(NULL), &c->policy,
-                                   &fetch, &v, &t, err) < 0)
-            return -1;
-    }
-    if (v.simulated != c->simulated)
-        return tb_errf(err, c->simulated ? "the quote did not verify against the simulated root"
-                                         : "a SIMULATED quote where a real one was expected");
-    return report_data(quote, len, rd, err);
-}
-
-int tb_notary_verifier_open(const tb_verifier_opts *o, tb_quote_verifier *out, tb_err *err)
+int tb_notary_verifier_open(const tb_notary_verifier_opts *o, tb_notary_quote_verifier *out,
+                            tb_err *err)
 {
     memset(out, 0, sizeof *out);
     ver_ctx *c = calloc(1, sizeof *c);
@@ -199,16 +121,17 @@ int tb_notary_verifier_open(const tb_verifier_opts *o, tb_quote_verifier *out, t
     c->root = o->root;
     c->simulated = o->simulated;
     if (o->simulated) {
+        char dir[4096];
         if (o->collateral || o->pccs) {
             free(c);
             return tb_errf(err, "the evidence is SIMULATED: it verifies only against the "
                                 "simulated PKI (drop --collateral/--pccs)");
         }
-        if (tb_attest_sim_dir(o->sim_dir, c->sim_dir, sizeof c->sim_dir, err) < 0) {
+        if (tb_attest_sim_dir(o->sim_dir, dir, sizeof dir, err) < 0) {
             free(c);
             return tb_err_wrap(err, "simulated TEE");
         }
-        snprintf(c->cache, sizeof c->cache, "%s/notary-collateral", c->sim_dir);
+        snprintf(c->source, sizeof c->source, "sim:%s", dir);
     } else if (o->collateral) {
         snprintf(c->source, sizeof c->source, "%s", o->collateral);
     } else if (o->pccs) {
@@ -222,7 +145,7 @@ int tb_notary_verifier_open(const tb_verifier_opts *o, tb_quote_verifier *out, t
     return 0;
 }
 
-void tb_notary_verifier_close(tb_quote_verifier *v)
+void tb_notary_verifier_close(tb_notary_quote_verifier *v)
 {
     free(v->ctx);
     memset(v, 0, sizeof *v);

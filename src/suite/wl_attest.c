@@ -207,7 +207,7 @@ static int verify_round(suite_ctx *c, const uint8_t *q, size_t len, tb_err *err)
             if (tb_attest_collateral_parse_json(cj, strlen(cj), &col, err) < 0) {
                 rc = tb_err_wrap(err, "collateral");
             } else {
-                tb_verify(q, len, &col, now, NULL, c->root, &v);
+                tb_attest_verify(q, len, &col, now, NULL, c->root, &v);
                 tb_attest_collateral_clear(&col);
             }
         }

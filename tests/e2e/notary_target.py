@@ -5,7 +5,8 @@ usage: notary_target.py PORT CERT KEY
 
 Paths: /formats/json?size=N (N KiB of JSON, Content-Length), /chunked (chunked
 body), /close (no length: ends with close_notify), /bytes?size=N (N bytes,
-Content-Length), /stall (never answers). Listens on 127.0.0.1 only."""
+Content-Length), /stall (never answers), /trickle (announces 1000 bytes and
+sends one every 0.5 s). Listens on 127.0.0.1 only."""
 import http.server
 import ssl
 import sys
@@ -54,6 +55,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
         elif u.path == "/stall":
             time.sleep(30)
+        elif u.path == "/trickle":
+            self.send_response(200)
+            self.send_header("Content-Length", "1000")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.flush()
+            try:
+                for _ in range(1000):
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                    time.sleep(0.5)
+            except OSError:
+                pass  # the notary gave up
+            self.close_connection = True
         else:
             self.send_error(404)
 

@@ -24,4 +24,21 @@ expect_fail nz "$TB" serve --port "$port" --threads 3
 grep -qi 'in use' "$WORK/err" || fail "port in use message (threads): $(cat "$WORK/err")"
 # --help works and exits 0.
 "$TB" serve --help | grep -q -- '--gen-pki' || fail "--help"
+"$TB" serve --help | grep -q -- '--idle-timeout' || fail "--help lacks --idle-timeout"
+# --idle-timeout (documented; it used to be refused as an unknown option): a
+# silent connection is closed after about that long, a bad value is exit 2.
+expect_fail 2 "$TB" serve --idle-timeout x
+expect_fail 2 "$TB" serve --idle-timeout 86401
+port=$(free_port)
+spawn "$TB" serve --port "$port" --idle-timeout 1 >"$WORK/idle.out"
+wait_port "$port"
+python3 - "$port" <<'PY' || fail "--idle-timeout 1 did not close a silent connection in 1..3.5 s"
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(5)
+t0 = time.monotonic()
+closed = s.recv(1) == b""
+dt = time.monotonic() - t0
+sys.exit(0 if closed and 0.9 <= dt <= 3.5 else 1)
+PY
 pass serve_errors

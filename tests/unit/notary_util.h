@@ -64,13 +64,20 @@ static inline int test_pem_to_der(const char *path, tb_buf *out)
     return 0;
 }
 
-/* A TLS server on 127.0.0.1:<port> answering `connections` connections with `response`. */
+/* A TLS server on 127.0.0.1:<port> answering `connections` connections with
+ * `response`. Set before test_tls_start's thread accepts (i.e. use
+ * test_tls_start_mode): trickle_ms > 0 sends the response one byte every
+ * trickle_ms (a target that never finishes within a deadline); no_handshake
+ * accepts and then says nothing. Writes to a peer that left fail quietly
+ * (MSG_NOSIGNAL-like: SIGPIPE is ignored by the tests that use these). */
 typedef struct test_tls_server {
     SSL_CTX *ctx;
     int lfd;
     uint16_t port;
     const char *response;
     int connections;
+    int trickle_ms;
+    int no_handshake;
     pthread_t thread;
 } test_tls_server;
 
@@ -81,13 +88,27 @@ static void *test_tls_loop(void *arg)
         int fd = accept(s->lfd, NULL, NULL);
         if (fd < 0)
             break;
+        if (s->no_handshake) {
+            char b[512];
+            while (recv(fd, b, sizeof b, 0) > 0) /* until the peer gives up */
+                ;
+            close(fd);
+            continue;
+        }
         SSL *ssl = SSL_new(s->ctx);
         SSL_set_fd(ssl, fd);
         if (SSL_accept(ssl) == 1) {
             char buf[8192];
             int n = SSL_read(ssl, buf, sizeof buf); /* one read: the test requests are small */
-            if (n > 0)
+            if (n > 0 && s->trickle_ms > 0) {
+                for (const char *p = s->response; *p; p++) {
+                    if (SSL_write(ssl, p, 1) != 1)
+                        break;
+                    usleep((useconds_t)s->trickle_ms * 1000);
+                }
+            } else if (n > 0) {
                 SSL_write(ssl, s->response, (int)strlen(s->response));
+            }
             SSL_shutdown(ssl);
         }
         SSL_free(ssl);
@@ -96,10 +117,12 @@ static void *test_tls_loop(void *arg)
     return NULL;
 }
 
-static inline int test_tls_start(test_tls_server *s, const test_pki *p, const char *response,
-                                 int connections)
+static inline int test_tls_start_mode(test_tls_server *s, const test_pki *p, const char *response,
+                                      int connections, int trickle_ms, int no_handshake)
 {
     memset(s, 0, sizeof *s);
+    s->trickle_ms = trickle_ms;
+    s->no_handshake = no_handshake;
     s->ctx = SSL_CTX_new(TLS_server_method());
     if (!s->ctx || SSL_CTX_use_certificate_chain_file(s->ctx, p->cert) != 1 ||
         SSL_CTX_use_PrivateKey_file(s->ctx, p->key, SSL_FILETYPE_PEM) != 1)
@@ -114,6 +137,12 @@ static inline int test_tls_start(test_tls_server *s, const test_pki *p, const ch
     s->response = response;
     s->connections = connections;
     return pthread_create(&s->thread, NULL, test_tls_loop, s) ? -1 : 0;
+}
+
+static inline int test_tls_start(test_tls_server *s, const test_pki *p, const char *response,
+                                 int connections)
+{
+    return test_tls_start_mode(s, p, response, connections, 0, 0);
 }
 
 static inline void test_tls_stop(test_tls_server *s)

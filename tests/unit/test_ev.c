@@ -11,6 +11,7 @@
 
 #include "base/clock.h"
 #include "net/ev.h"
+#include "net/internal.h"
 
 struct rec {
     int order[16];

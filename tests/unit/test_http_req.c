@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "net/http_req.h"
+#include "net/internal.h"
 
 static int parse_all(tb_http_req *r, const char *s, size_t max_head)
 {
@@ -149,7 +150,6 @@ static void test_malformed(void **state)
         "GET / HTTP/1.1\r\nHost: a\r\nContent-Length:\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1234567890123456789\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
-        "GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: a\r\n\rX", /* CR not followed by LF */
         "GET / HTTP/1.1\r\n: empty name\r\n\r\n",
         "GET\x7f / HTTP/1.1\r\nHost: a\r\n\r\n",
@@ -162,6 +162,14 @@ static void test_malformed(void **state)
         if (rc != TB_HREQ_BAD)
             fail_msg("case %zu parsed as %d: %s", i, rc, bad[i]);
     }
+    /* Transfer-Encoding: not supported (501), before or after Host, any coding */
+    static const char *te[] = {
+        "GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n",
+        "POST / HTTP/1.1\r\ntransfer-encoding: gzip\r\nHost: a\r\n\r\n",
+        "POST / HTTP/1.0\nTransfer-Encoding: chunked\nContent-Length: 3\n\n",
+    };
+    for (size_t i = 0; i < sizeof te / sizeof te[0]; i++)
+        assert_int_equal(parse_split_everywhere(te[i], 8192, &r), TB_HREQ_UNSUPPORTED);
     /* A result sticks until reset. */
     tb_http_req_init(&r, 8192);
     assert_int_equal(tb_http_req_parse(&r, (const uint8_t *)"X Y\r\n", 5), TB_HREQ_BAD);
@@ -221,6 +229,20 @@ static void test_limits(void **state)
     assert_int_equal(r.nheaders, TB_HREQ_MAX_HEADERS);
     snprintf(many + len, sizeof many - len, "Y: 1\r\n\r\n");
     assert_int_equal(parse_all(&r, many, 8192), TB_HREQ_TOO_LARGE);
+
+    /* a lower field limit (the notary's 32) is kept across reset */
+    const char *three = "GET / HTTP/1.1\r\nHost: a\r\nA: 1\r\nB: 2\r\n\r\n";
+    tb_http_req_init(&r, 8192);
+    r.max_headers = 2;
+    assert_int_equal(tb_http_req_parse(&r, (const uint8_t *)three, strlen(three)),
+                     TB_HREQ_TOO_LARGE);
+    tb_http_req_reset(&r);
+    assert_int_equal(r.max_headers, 2);
+    r.max_headers = 3;
+    assert_int_equal(tb_http_req_parse(&r, (const uint8_t *)three, strlen(three)), TB_HREQ_DONE);
+    assert_true(tb_http_req_method_is(&r, (const uint8_t *)three, "GET"));
+    assert_false(tb_http_req_method_is(&r, (const uint8_t *)three, "GE"));
+    assert_false(tb_http_req_method_is(&r, (const uint8_t *)three, "get"));
 }
 
 static void test_header_values(void **state)

@@ -81,10 +81,74 @@ static void test_chunked(void **state)
     check_all_splits("HTTP/1.1 200 OK\r\nTRANSFER-ENCODING:  gzip, chunked \r\n\r\n"
                      "A\r\n0123456789\r\n0\r\nX-Trailer: 1\r\n\r\nNEXT",
                      4, (struct want){200, true, 10, false});
-    /* chunked wins over Content-Length */
+    /* chunked wins over Content-Length, in either order; the connection is not
+     * reused after such a message (RFC 9112 section 6.3) */
     check_all_splits("HTTP/1.1 200 OK\r\nContent-Length: 99\r\nTransfer-Encoding: chunked\r\n\r\n"
                      "3\r\nabc\r\n0\r\n\r\n",
-                     0, (struct want){200, true, 3, false});
+                     0, (struct want){200, false, 3, false});
+    check_all_splits("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 99\r\n\r\n"
+                     "3\r\nabc\r\n0\r\n\r\n",
+                     0, (struct want){200, false, 3, false});
+    /* several Transfer-Encoding lines form one list: the last coding decides */
+    check_all_splits("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n"
+                     "\r\n2\r\nab\r\n0\r\n\r\n",
+                     0, (struct want){200, true, 2, false});
+    /* "xchunked" is not chunked: a whole element must match */
+    check_all_splits("HTTP/1.1 200 OK\r\nTransfer-Encoding: xchunked\r\n\r\n0\r\n\r\n", 0,
+                     (struct want){200, false, 5, true});
+}
+
+/* A Transfer-Encoding other than chunked: the body runs to the end of the
+ * connection whatever the order of it and Content-Length (there was a bug:
+ * Content-Length after Transfer-Encoding framed the body by length). */
+static void test_other_coding_order(void **state)
+{
+    (void)state;
+    check_all_splits("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 2\r\n\r\n"
+                     "abcdef",
+                     0, (struct want){200, false, 6, true});
+    check_all_splits("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: gzip\r\n\r\n"
+                     "abcdef",
+                     0, (struct want){200, false, 6, true});
+    check_all_splits("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\nxyz", 0,
+                     (struct want){200, false, 3, true});
+    /* an empty Transfer-Encoding line adds no coding */
+    check_all_splits("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: \r\n"
+                     "\r\n0\r\n\r\n",
+                     0, (struct want){200, true, 0, false});
+}
+
+/* HEAD responses end after the headers; 101 ends the HTTP stream. */
+static void test_head_and_switching(void **state)
+{
+    (void)state;
+    const char *m = "HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nHTTP/1.1 200";
+    for (size_t k = 0; k <= strlen(m); k++) {
+        tb_http_resp p;
+        tb_http_resp_init(&p);
+        p.head = true;
+        size_t used = 0, total = 0;
+        int rc = tb_http_resp_feed(&p, (const uint8_t *)m, k, &used);
+        total += used;
+        if (rc == TB_HTTP_MORE) {
+            rc = tb_http_resp_feed(&p, (const uint8_t *)m + k, strlen(m) - k, &used);
+            total += used;
+        }
+        assert_int_equal(rc, TB_HTTP_DONE);
+        assert_int_equal(total, strlen(m) - 12);
+        assert_int_equal(p.body_bytes, 0);
+        assert_true(p.keep_alive);
+    }
+    /* HEAD survives an interim response */
+    tb_http_resp p;
+    tb_http_resp_init(&p);
+    p.head = true;
+    size_t used;
+    const char *i = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n";
+    assert_int_equal(tb_http_resp_feed(&p, (const uint8_t *)i, strlen(i), &used), TB_HTTP_DONE);
+    assert_int_equal(used, strlen(i));
+    check_all_splits("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n\x01\x02", 2,
+                     (struct want){101, false, 0, false});
 }
 
 static void test_close_and_keepalive(void **state)
@@ -152,7 +216,6 @@ static void test_errors(void **state)
     assert_int_equal(feed_all("HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nabc", &p), TB_HTTP_MORE);
     assert_int_equal(tb_http_resp_eof(&p), TB_HTTP_ERROR);
     tb_http_resp_init(&p);
-    assert_false(tb_http_resp_started(&p));
     assert_int_equal(tb_http_resp_eof(&p), TB_HTTP_ERROR);
     assert_string_equal(p.error, "connection closed before a response");
 }
@@ -187,6 +250,8 @@ int main(void)
         cmocka_unit_test(test_chunked),
         cmocka_unit_test(test_close_and_keepalive),
         cmocka_unit_test(test_interim_response),
+        cmocka_unit_test(test_other_coding_order),
+        cmocka_unit_test(test_head_and_switching),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_header_limit),
         cmocka_unit_test(test_header_bytes_counted),

@@ -11,6 +11,7 @@
 
 #include <curl/curl.h>
 
+#include "notary/internal.h"
 #include "notary/client.h"
 #include "notary_util.h"
 

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "notary/codec.h"
+#include "notary/internal.h"
 
 static void test_b64_known_vectors(void **state)
 {

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "notary/internal.h"
 #include "notary/doc.h"
 #include "notary_util.h"
 

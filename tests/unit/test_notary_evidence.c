@@ -14,6 +14,7 @@
 
 #include <openssl/sha.h>
 
+#include "notary/internal.h"
 #include "notary/evidence.h"
 #include "notary/key.h"
 
@@ -28,17 +29,18 @@ static int fake_quote(void *ctx, const uint8_t rd[64], uint8_t **q, size_t *len,
     return 0;
 }
 
-static int fake_verify(void *ctx, const uint8_t *q, size_t len, uint8_t rd[64], tb_err *err)
+static int fake_verify(void *ctx, const uint8_t *q, size_t len, const uint8_t rd[64], tb_err *err)
 {
     (void)ctx;
     if (len != 66 || memcmp(q, "Q:", 2))
         return tb_errf(err, "not a quote");
-    memcpy(rd, q + 2, 64);
+    if (memcmp(rd, q + 2, 64))
+        return tb_errf(err, "REPORTDATA differs: a quote for another key or nonce");
     return 0;
 }
 
-static const tb_quote_source SRC = {"sim", 1, NULL, fake_quote};
-static const tb_quote_verifier VER = {NULL, fake_verify};
+static const tb_notary_quote_source SRC = {"sim", 1, NULL, fake_quote};
+static const tb_notary_quote_verifier VER = {NULL, fake_verify};
 
 static void test_report_data(void **state)
 {

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "notary/internal.h"
 #include "notary/key.h"
 
 static void test_sign_verify(void **state)

@@ -1,14 +1,20 @@
-/* Unit tests for src/notary/target: allow-list entries and matching; fetching
- * from an in-process TLS server (chain and name checks, response limits,
- * refused targets). */
+/* Unit tests for src/notary/target: allow-list entries and matching, and the
+ * strict spelling of entries; fetching from an in-process TLS server (chain
+ * and name checks, response limits, refused targets), the one deadline of a
+ * fetch against trickling and silent targets, and cancellation. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <signal.h>
 #include <string.h>
+#include <sys/eventfd.h>
 
+#include "base/clock.h"
+
+#include "notary/internal.h"
 #include "notary/target.h"
 #include "notary_util.h"
 
@@ -62,9 +68,78 @@ static void test_allowlist(void **state)
         assert_int_equal(tb_allowlist_add(&l, bad[i], &err), -1);
 }
 
+/* Item 9 of issue 12: every spelling the old parser let through by strtol. */
+static void test_allowlist_strict(void **state)
+{
+    (void)state;
+    tb_err err;
+    tb_allowlist l;
+    memset(&l, 0, sizeof l);
+    struct {
+        const char *spec, *why;
+    } bad[] = {
+        {"10.0.0.0/-0", "plain digits"}, /* was read as /0: allow everything */
+        {"10.0.0.0/+8", "plain digits"},
+        {"10.0.0.0/ 8", "plain digits"},
+        {"10.0.0.0/08", "plain digits"},
+        {"10.0.0.0/8 ", "plain digits"},
+        {"::/-0", "plain digits"},
+        {"10.0.0.1/8", "bits are set after the /8 prefix"},
+        {"::1", "brackets"}, /* was read as host ":" port 1 */
+        {"::1:443", "brackets"},
+        {"fe80::1:8443", "brackets"},
+        {"[::1]:+443", "1..65535 in plain digits"},
+        {"[::1]:0443", "1..65535 in plain digits"},
+        {"host: 443", "1..65535 in plain digits"},
+        {"host:65536", "1..65535 in plain digits"},
+        {"[nope]:443", "not an IPv6 address"},
+        {"[]:443", "IPv6"},
+        {"bad_host:443", "not a host name"},
+        {"a b:443", "not a host name"},
+        {"01.2.3.4/32", "not an IPv4 or IPv6 address"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err.msg[0] = 0;
+        if (tb_allowlist_add(&l, bad[i].spec, &err) != -1)
+            fail_msg("'%s' was accepted", bad[i].spec);
+        if (!strstr(err.msg, bad[i].why) || !strstr(err.msg, bad[i].spec))
+            fail_msg("'%s': message '%s' lacks '%s'", bad[i].spec, err.msg, bad[i].why);
+    }
+    assert_int_equal(l.n, 0);
+    const char *good[] = {"0.0.0.0/0",   "10.0.0.0/8",    "::/0",      "::1/128",    "[::1]:443",
+                          "localhost:1", "192.0.2.7:443", "fe80::/10", "a-b.c:65535"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        if (tb_allowlist_add(&l, good[i], &err) != 0)
+            fail_msg("'%s' refused: %s", good[i], err.msg);
+    assert_int_equal(l.e[0].prefix, 0);
+    assert_int_equal(l.e[4].port, 443);
+    assert_string_equal(l.e[4].host, "::1");
+}
+
+static void *cancel_later(void *arg)
+{
+    usleep(150000);
+    uint64_t one = 1;
+    if (write(*(int *)arg, &one, sizeof one) != sizeof one)
+        abort();
+    return NULL;
+}
+
 static const char RESP[] = "HTTP/1.1 200 OK\r\nContent-Length: 11\r\nConnection: close\r\n\r\n"
                            "hello world";
 static const char REQ[] = "GET / HTTP/1.1\r\nHost: test-server.io\r\nConnection: close\r\n\r\n";
+
+/* resolve + fetch as the notary does them. */
+static int fetch(const tb_target *t, const char *host, uint16_t port, const char *sni, size_t max,
+                 int cancel_fd, tb_target_response *f, int *status, tb_err *err)
+{
+    tb_target_addrs a;
+    memset(f, 0, sizeof *f);
+    if (tb_target_resolve(t, host, port, &a, status, err) < 0)
+        return -1;
+    return tb_target_fetch(t, &a, sni, (const uint8_t *)REQ, strlen(REQ), max, cancel_fd, f, status,
+                           err);
+}
 
 static void test_fetch(void **state)
 {
@@ -79,45 +154,94 @@ static void test_fetch(void **state)
     tb_target t;
     const char *cas[] = {p.ca};
     assert_int_equal(tb_target_init(&t, cas, 1, 0, &l, 5000, &err), 0);
-    tb_fetch f;
+    tb_target_response f;
     int status = 0;
     /* 1: good */
-    assert_int_equal(tb_target_fetch(&t, "127.0.0.1", srv.port, "test-server.io",
-                                     (const uint8_t *)REQ, strlen(REQ), 16384, &f, &status, &err),
-                     0);
+    assert_int_equal(
+        fetch(&t, "127.0.0.1", srv.port, "test-server.io", 16384, -1, &f, &status, &err), 0);
     assert_int_equal(f.response.len, strlen(RESP));
     assert_memory_equal(f.response.p, RESP, f.response.len);
     assert_int_equal(f.n_certs, 1);
     assert_true(f.cert_len[0] > 100);
-    tb_fetch_free(&f);
+    tb_target_response_free(&f);
     /* 2: the response is larger than the limit: refused, never truncated */
-    assert_int_equal(tb_target_fetch(&t, "127.0.0.1", srv.port, "test-server.io",
-                                     (const uint8_t *)REQ, strlen(REQ), 20, &f, &status, &err),
+    assert_int_equal(fetch(&t, "127.0.0.1", srv.port, "test-server.io", 20, -1, &f, &status, &err),
                      -1);
     assert_int_equal(status, 422);
     assert_non_null(strstr(err.msg, "maxRecvData"));
-    tb_fetch_free(&f);
+    tb_target_response_free(&f);
     /* 3: a name the certificate does not carry */
-    assert_int_equal(tb_target_fetch(&t, "127.0.0.1", srv.port, "wrong.example",
-                                     (const uint8_t *)REQ, strlen(REQ), 16384, &f, &status, &err),
-                     -1);
+    assert_int_equal(
+        fetch(&t, "127.0.0.1", srv.port, "wrong.example", 16384, -1, &f, &status, &err), -1);
     assert_int_equal(status, 502);
     assert_non_null(strstr(err.msg, "certificate"));
-    tb_fetch_free(&f);
+    tb_target_response_free(&f);
     tb_target_free(&t);
     /* 4: a CA that did not sign the server certificate */
     test_pki other;
     assert_int_equal(test_pki_make(&other), 0);
     const char *ocas[] = {other.ca};
     assert_int_equal(tb_target_init(&t, ocas, 1, 0, &l, 5000, &err), 0);
-    assert_int_equal(tb_target_fetch(&t, "127.0.0.1", srv.port, "test-server.io",
-                                     (const uint8_t *)REQ, strlen(REQ), 16384, &f, &status, &err),
-                     -1);
+    assert_int_equal(
+        fetch(&t, "127.0.0.1", srv.port, "test-server.io", 16384, -1, &f, &status, &err), -1);
     assert_non_null(strstr(err.msg, "certificate"));
-    tb_fetch_free(&f);
+    tb_target_response_free(&f);
     tb_target_free(&t);
     test_tls_stop(&srv);
     test_pki_remove(&other);
+    test_pki_remove(&p);
+}
+
+/* Item 3 of issue 12: one deadline for connect + handshake + write + read. A
+ * target that trickles a byte every 100 ms, or never completes the TLS
+ * handshake, is given up at the deadline (504), and a cancel fd ends a fetch
+ * at once (503). */
+static void test_deadline_and_cancel(void **state)
+{
+    (void)state;
+    tb_err err;
+    test_pki p;
+    assert_int_equal(test_pki_make(&p), 0);
+    tb_allowlist l;
+    tb_allowlist_loopback(&l);
+    const char *cas[] = {p.ca};
+    tb_target t;
+    assert_int_equal(tb_target_init(&t, cas, 1, 0, &l, 600, &err), 0);
+    tb_target_response f;
+    int status = 0;
+    for (int mode = 0; mode < 2; mode++) { /* 0: trickling response, 1: silent handshake */
+        test_tls_server srv;
+        assert_int_equal(test_tls_start_mode(&srv, &p, RESP, 1, mode ? 0 : 100, mode), 0);
+        uint64_t t0 = tb_mono_ns();
+        assert_int_equal(
+            fetch(&t, "127.0.0.1", srv.port, "test-server.io", 16384, -1, &f, &status, &err), -1);
+        uint64_t ms = (tb_mono_ns() - t0) / 1000000u;
+        assert_int_equal(status, 504);
+        assert_non_null(strstr(err.msg, mode ? "TLS handshake" : "reading the response"));
+        assert_non_null(strstr(err.msg, "600 ms"));
+        assert_true(ms >= 590 && ms < 1500);
+        tb_target_response_free(&f);
+        test_tls_stop(&srv);
+    }
+    /* cancelled: an eventfd that becomes readable 150 ms into a 600 ms fetch */
+    tb_target_free(&t);
+    assert_int_equal(tb_target_init(&t, cas, 1, 0, &l, 5000, &err), 0);
+    test_tls_server srv;
+    assert_int_equal(test_tls_start_mode(&srv, &p, RESP, 1, 100, 0), 0);
+    int efd = eventfd(0, EFD_CLOEXEC);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, cancel_later, &efd), 0);
+    uint64_t t0 = tb_mono_ns();
+    assert_int_equal(
+        fetch(&t, "127.0.0.1", srv.port, "test-server.io", 16384, efd, &f, &status, &err), -1);
+    assert_int_equal(status, 503);
+    assert_non_null(strstr(err.msg, "stopping"));
+    assert_true(tb_mono_ns() - t0 < 1000000000u);
+    pthread_join(th, NULL);
+    close(efd);
+    tb_target_response_free(&f);
+    test_tls_stop(&srv);
+    tb_target_free(&t);
     test_pki_remove(&p);
 }
 
@@ -130,30 +254,29 @@ static void test_refused_targets(void **state)
     assert_int_equal(tb_allowlist_add(&l, "10.0.0.0/8", &err), 0);
     tb_target t;
     assert_int_equal(tb_target_init(&t, NULL, 0, 1, &l, 2000, &err), 0);
-    tb_fetch f;
+    tb_target_addrs a;
     int status = 0;
-    assert_int_equal(
-        tb_target_fetch(&t, "127.0.0.1", 9, "a.b", (const uint8_t *)"x", 1, 10, &f, &status, &err),
-        -1);
+    assert_int_equal(tb_target_resolve(&t, "127.0.0.1", 9, &a, &status, &err), -1);
     assert_int_equal(status, 403);
     assert_non_null(strstr(err.msg, "not allowed"));
-    tb_fetch_free(&f);
+    assert_int_equal(tb_target_resolve(&t, "no-such-host.invalid", 9, &a, &status, &err), -1);
+    assert_int_equal(status, 502);
     tb_target_free(&t);
     /* an allowed target where nothing listens */
     tb_allowlist_loopback(&l);
     assert_int_equal(tb_target_init(&t, NULL, 0, 1, &l, 2000, &err), 0);
     int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t al = sizeof a;
-    bind(fd, (struct sockaddr *)&a, sizeof a);
-    getsockname(fd, (struct sockaddr *)&a, &al);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof sa;
+    bind(fd, (struct sockaddr *)&sa, sizeof sa);
+    getsockname(fd, (struct sockaddr *)&sa, &al);
     close(fd); /* the port is now (almost certainly) closed */
-    assert_int_equal(tb_target_fetch(&t, "127.0.0.1", ntohs(a.sin_port), "a.b",
-                                     (const uint8_t *)"x", 1, 10, &f, &status, &err),
+    tb_target_response f;
+    assert_int_equal(fetch(&t, "127.0.0.1", ntohs(sa.sin_port), "a.b", 10, -1, &f, &status, &err),
                      -1);
     assert_int_equal(status, 502);
     assert_non_null(strstr(err.msg, "cannot connect"));
-    tb_fetch_free(&f);
+    tb_target_response_free(&f);
     /* no CA at all is a configuration error */
     tb_target_free(&t);
     assert_int_equal(tb_target_init(&t, NULL, 0, 0, &l, 2000, &err), -1);
@@ -161,9 +284,10 @@ static void test_refused_targets(void **state)
 
 int main(void)
 {
+    signal(SIGPIPE, SIG_IGN); /* the trickling target writes to a notary that gave up */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_allowlist),
-        cmocka_unit_test(test_fetch),
+        cmocka_unit_test(test_allowlist),       cmocka_unit_test(test_allowlist_strict),
+        cmocka_unit_test(test_fetch),           cmocka_unit_test(test_deadline_and_cancel),
         cmocka_unit_test(test_refused_targets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
