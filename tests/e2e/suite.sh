@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: threads
 # `teebench suite run --profile quick`, the whole suite once: every workload's
 # metrics with units, directions and the expected sample counts; SIMULATED labels
 # outside a TD (real ones inside); env facts, commands and versions embedded; the
