@@ -14,7 +14,7 @@ rc=0
 TMPDIR=$WORK/tmp "$TB" suite run --profile quick -o "$WORK/r.json" --no-store \
   >"$WORK/out" 2>"$WORK/err" || rc=$?
 took=$(( $(date +%s) - start ))
-[ "$rc" -eq 0 ] || fail "suite run exit $rc: $(tail -5 "$WORK/err")"
+[ "$rc" -eq 0 ] || fail "suite run exit $rc: $(grep -iE "fail|error" "$WORK/err" "$WORK/out" | head -20)"
 echo "quick profile: ${took} s"
 
 nginx_ok=0
