@@ -38,9 +38,12 @@ int tb_attest_iso8601_parse(const char *s, int64_t *out);
 /* Intel's spelling ("UpToDate", ...) -> status. Returns 0 or -1. */
 int tb_attest_tcb_status_parse(const char *s, tb_attest_tcb_status *out);
 
+/* A level's advisory IDs: n NUL-terminated strings back to back in ids (len bytes,
+ * malloc'd; NULL when n == 0). Any number, any length (QVL accepts any strings). */
 typedef struct tb_attest_adv_list {
     int n;
-    char id[TB_ATTEST_MAX_ADVISORIES][24];
+    char *ids;
+    size_t len;
 } tb_attest_adv_list;
 
 typedef struct tb_attest_tcb_level {
@@ -49,7 +52,9 @@ typedef struct tb_attest_tcb_level {
     uint8_t tdx[16];
     uint16_t isvsvn; /* QE identity / TDX module levels */
     char date[32];
-    tb_attest_tcb_status status;
+    int status; /* a tb_attest_tcb_status; -1: a TDX module level's status that QVL does not
+                   recognize (TCB_UNRECOGNIZED_STATUS if this level is the one matched) */
+    char status_text[48]; /* tcbStatus as written (cut to fit), for messages */
     tb_attest_adv_list adv;
 } tb_attest_tcb_level;
 
@@ -61,8 +66,11 @@ typedef struct tb_attest_module_identity {
     tb_attest_tcb_level *levels;
 } tb_attest_module_identity;
 
+/* Platform levels are sorted highest first by QVL's TcbLevel ordering and unique; each
+ * identity's levels highest ISVSVN first and unique (tcbinfo.c). */
 typedef struct tb_attest_tcb_info {
     int version;
+    uint32_t eval_number; /* tcbEvaluationDataNumber */
     int64_t issue, next;
     uint8_t fmspc[6];
     uint8_t pceid[2];
@@ -74,10 +82,12 @@ typedef struct tb_attest_tcb_info {
     tb_attest_tcb_level *levels;
 } tb_attest_tcb_info;
 
+/* Levels in document order (QVL: first level with isvsvn <= the QE's wins). */
 typedef struct tb_attest_qe_identity {
     int version;
+    uint32_t eval_number;
     int64_t issue, next;
-    uint32_t miscselect, miscselect_mask;
+    uint32_t miscselect, miscselect_mask; /* as the QE report's little-endian field */
     uint8_t attributes[16], attributes_mask[16];
     uint8_t mrsigner[32];
     uint16_t isvprodid;
@@ -129,6 +139,11 @@ int tb_attest_jstr(const tb_attest_jdoc *d, int k, const char **p, size_t *n);
 int tb_attest_jstr_dup(const tb_attest_jdoc *d, int k, char **out, size_t *n);
 /* A non-negative integer <= max, or -1. */
 int tb_attest_juint(const tb_attest_jdoc *d, int k, long max, long *out);
+/* The document re-serialized compactly as Intel's QVL does before checking a collateral
+ * signature (rapidjson's Writer: no whitespace, members in order, its string escapes and
+ * number forms), appended to out. */
+struct tb_buf;
+int tb_attest_json_compact(const char *s, size_t n, struct tb_buf *out, tb_err *err);
 
 /* -------------------------------------------------------------------- der.c */
 
