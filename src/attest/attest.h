@@ -193,7 +193,7 @@ typedef struct tb_attest_policy {
     int allow_debug;              /* accept a TD with the DEBUG attribute */
     int allow_expired_collateral; /* collateral past its nextUpdate/notAfter still verifies
                                      (offline re-verification of old evidence) */
-    uint32_t accept; /* bit (1u << status) for each acceptable status */
+    uint32_t accept;              /* bit (1u << status) for each acceptable status */
     int want_mrtd, want_mrconfigid, want_rtmr[4];
     uint8_t mrtd[48], mrconfigid[48], rtmr[4][48];
     size_t report_data_len; /* 0: any; 1..64: REPORTDATA must start with these */

@@ -247,6 +247,26 @@ int tb_attest_policy_parse(const char *text, size_t n, tb_attest_policy *p, tb_e
 /* A SIMULATED quote: opens the sim PKI under dir (creating it on first use), quotes, closes. */
 int tb_attest_sim_get_quote(const char *dir, const uint8_t report_data[64], int debug,
                             uint8_t **quote, size_t *len, tb_err *err);
+/* A SIMULATED quote with what the QVL rule tests vary (all zero = the default sim quote):
+ * quote version 5 with a TDX 1.5 body (TEE_TCB_SVN2), TEE_TCB_SVN, SEAMATTRIBUTES, the
+ * QE's ISVSVN and MISCSELECT, and another PCK chain (PEM, leaf first) with the key of its
+ * leaf that signs the QE report. */
+typedef struct tb_attest_sim_quote_params {
+    int version;   /* 4 (0 = 4) or 5 */
+    int body_type; /* 2 (0 = 2) or 3 (version 5 only) */
+    int set_tee_tcb_svn;
+    uint8_t tee_tcb_svn[16];
+    uint8_t tee_tcb_svn2[16];
+    uint8_t seam_attributes[8];
+    int set_qe_isvsvn;
+    uint16_t qe_isvsvn;
+    uint32_t qe_miscselect;
+    const char *pck_chain_pem;
+    EVP_PKEY *pck_key;
+} tb_attest_sim_quote_params;
+int tb_attest_sim_quote_custom(const char *dir, const uint8_t report_data[64],
+                               const tb_attest_sim_quote_params *par, uint8_t **quote, size_t *len,
+                               tb_err *err);
 /* The cache directory: override, else $XDG_CACHE_HOME/teebench, else ~/.cache/teebench. */
 int tb_attest_cache_dir(const char *override, char *out, size_t outlen, tb_err *err);
 

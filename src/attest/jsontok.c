@@ -488,10 +488,15 @@ int tb_attest_juint(const tb_attest_jdoc *d, int k, long max, long *out)
  * "d.ddde-7"; max_dec: SetMaxDecimalPlaces, below which a value is written "0.0"). */
 static int emit_number(const char *p, size_t n, int max_dec, tb_buf *o)
 {
-    size_t i = p[0] == '-';
-    int integer = n - i <= 18;
+    size_t i = p[0] == '-', ndig = n - i;
+    int integer = 1;
     for (size_t k = i; k < n && integer; k++)
         integer = p[k] >= '0' && p[k] <= '9';
+    /* rapidjson keeps what fits an int64 (negative) or a uint64 as an integer. */
+    const char *limit = i ? "9223372036854775808" : "18446744073709551615";
+    size_t ll = strlen(limit);
+    if (integer && (ndig > ll || (ndig == ll && memcmp(p + i, limit, ll) > 0)))
+        integer = 0;
     if (integer) {
         if (n == 2 && p[0] == '-' && p[1] == '0')
             return tb_buf_append(o, "0", 1);
@@ -574,7 +579,8 @@ static int emit_string(const tb_attest_jdoc *d, int k, tb_buf *o)
         run = i + 1;
         if (i == n)
             break;
-        static const char short_esc[32] = {[8] = 'b', [9] = 't', [10] = 'n', [12] = 'f', [13] = 'r'};
+        static const char short_esc[32] = {
+            [8] = 'b', [9] = 't', [10] = 'n', [12] = 'f', [13] = 'r'};
         char esc[8];
         if (c == '"' || c == '\\')
             snprintf(esc, sizeof esc, "\\%c", c);

@@ -31,10 +31,17 @@ static int want_hex(json_t *o, const char *key, uint8_t *out, size_t n, int *fla
 
 static int parse_obj(json_t *o, tb_attest_policy *p, tb_err *err)
 {
-    static const char *const known[] = {
-        "allow_debug", "allow_expired_collateral", "tcb_statuses", "mrtd",  "mrconfigid",
-        "rtmr0",       "rtmr1",                    "rtmr2",        "rtmr3", "report_data",
-        "report_data_prefix"};
+    static const char *const known[] = {"allow_debug",
+                                        "allow_expired_collateral",
+                                        "tcb_statuses",
+                                        "mrtd",
+                                        "mrconfigid",
+                                        "rtmr0",
+                                        "rtmr1",
+                                        "rtmr2",
+                                        "rtmr3",
+                                        "report_data",
+                                        "report_data_prefix"};
     const char *key;
     json_t *val;
     json_object_foreach(o, key, val)

@@ -236,8 +236,8 @@ static int parse_status(const tb_attest_jdoc *d, int l, int kind, tb_attest_tcb_
     } else if (kind == 2) {
         if (status_parse_n(st, TB_ATTEST_TCB_STATUS_COUNT, &s) < 0 ||
             (s != TB_ATTEST_TCB_UP_TO_DATE && s != TB_ATTEST_TCB_CONFIGURATION_NEEDED &&
-             s != TB_ATTEST_TCB_OUT_OF_DATE && s != TB_ATTEST_TCB_OUT_OF_DATE_CONFIGURATION_NEEDED &&
-             s != TB_ATTEST_TCB_REVOKED))
+             s != TB_ATTEST_TCB_OUT_OF_DATE &&
+             s != TB_ATTEST_TCB_OUT_OF_DATE_CONFIGURATION_NEEDED && s != TB_ATTEST_TCB_REVOKED))
             return tb_errf(err,
                            "tcbStatus \"%s\" is not a QE identity status (QVL parses UpToDate, "
                            "ConfigurationNeeded, OutOfDate, OutOfDateConfigurationNeeded, "
@@ -340,11 +340,11 @@ static int parse_levels(const tb_attest_jdoc *d, int arr, int kind, tb_attest_tc
     qsort(*out, (size_t)*n, sizeof **out, cmp);
     for (int i = 1; i < *n; i++)
         if (!cmp(&(*out)[i - 1], &(*out)[i]))
-            return tb_errf(err,
-                           kind == 0 ? "duplicate TCB levels (the same SGX components, PCESVN and "
-                                       "TDX components twice; QVL TcbInfo.cpp: invalid)"
-                                     : "duplicate TDX module TCB levels (the same isvsvn twice; "
-                                       "QVL TdxModuleIdentity.cpp: invalid)");
+            return tb_errf(err, kind == 0
+                                    ? "duplicate TCB levels (the same SGX components, PCESVN and "
+                                      "TDX components twice; QVL TcbInfo.cpp: invalid)"
+                                    : "duplicate TDX module TCB levels (the same isvsvn twice; "
+                                      "QVL TdxModuleIdentity.cpp: invalid)");
     return 0;
 }
 

@@ -220,8 +220,10 @@ static int signer_chain(const char *pem, const char *what, tb_attest_prepared *p
     char label[96];
     snprintf(label, sizeof label, "%s signing certificate", what);
     if (l.n != 2) { /* QVL QuoteVerification.cpp EXPECTED_CERTIFICATE_COUNT_IN_TCB_CHAIN */
-        tb_errf(err, "%s issuer chain has %d certificate(s) (want the TCB signing certificate "
-                     "and the root)", what, l.n);
+        tb_errf(err,
+                "%s issuer chain has %d certificate(s) (want the TCB signing certificate "
+                "and the root)",
+                what, l.n);
         goto out;
     }
     if (!der_eq(&l, 1, p->root_der, p->root_len)) {
@@ -243,8 +245,10 @@ static int signer_chain(const char *pem, const char *what, tb_attest_prepared *p
             goto out;
         }
         if (!cn_has(&p->signer[slot], "SGX TCB Signing")) { /* QVL TCBSigningChain.cpp */
-            tb_errf(err, "%s is not a TCB signing certificate (its CN lacks \"SGX TCB Signing\"; "
-                         "QVL: STATUS_SGX_TCB_SIGNING_CERT_MISSING)", label);
+            tb_errf(err,
+                    "%s is not a TCB signing certificate (its CN lacks \"SGX TCB Signing\"; "
+                    "QVL: STATUS_SGX_TCB_SIGNING_CERT_MISSING)",
+                    label);
             goto out;
         }
         if (check_issued(p->ec, &p->root_c, &p->signer[slot], label, err) < 0)
@@ -327,8 +331,10 @@ static int prep_signed(const char *pem, const char *what, const char *body, size
              tb_attest_p256_verify_ctx(p->ec, signer->pub, b.p, b.len, sig);
     tb_buf_clear(&b);
     if (!ok)
-        return tb_errf(err, "%s signature does not verify (over its exact bytes nor over their "
-                            "compact re-serialization)", what);
+        return tb_errf(err,
+                       "%s signature does not verify (over its exact bytes nor over their "
+                       "compact re-serialization)",
+                       what);
     return 0;
 }
 

@@ -276,9 +276,9 @@ static void print_verdict(const char *path, const tb_attest_quote *q, const tb_a
                                 json_string(tb_attest_tcb_status_name(v->qe_status)));
             json_object_set_new(o, "tcb_date", json_string(v->tcb_date));
             json_object_set_new(o, "qe_tcb_date", json_string(v->qe_tcb_date));
-            json_object_set_new(o, "tdx_module_tcb_date", v->module_tcb_date[0]
-                                                              ? json_string(v->module_tcb_date)
-                                                              : json_null());
+            json_object_set_new(o, "tdx_module_tcb_date",
+                                v->module_tcb_date[0] ? json_string(v->module_tcb_date)
+                                                      : json_null());
         }
         if (v->collateral_expiration) {
             char d[32];
@@ -331,8 +331,8 @@ static void print_verdict(const char *path, const tb_attest_quote *q, const tb_a
     if (v->collateral_expiration) {
         char d[32];
         tb_utc_iso8601(v->collateral_expiration, d, sizeof d);
-        printf("collateral:   %s %s (%s)\n", v->collateral_expired ? "EXPIRED at" : "valid until", d,
-               v->collateral_expiration_what);
+        printf("collateral:   %s %s (%s)\n", v->collateral_expired ? "EXPIRED at" : "valid until",
+               d, v->collateral_expiration_what);
     }
     if (v->fmspc[0])
         printf("fmspc:        %s\n", v->fmspc);
