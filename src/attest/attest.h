@@ -276,8 +276,10 @@ const char *tb_attest_verdict_advisory(const tb_attest_verdict *v, int i);
 typedef struct tb_attest_prepared tb_attest_prepared;
 
 /* Checks the collateral against the root at time now (steps 3-4's collateral
- * parts and the CRLs' signatures). On failure returns -1, fills *v (INVALID,
- * step, reason) and err; on success *out is new (free with tb_attest_prepared_free). */
+ * parts and the CRLs' signatures; collateral not yet valid at now fails, expired
+ * collateral prepares and each verdict reports it). On failure returns -1, fills *v
+ * (INVALID, step, reason) and err; on success *out is new (free with
+ * tb_attest_prepared_free). */
 int tb_attest_prepare(const tb_attest_collateral *c, int64_t now, const tb_attest_root *root,
                       tb_attest_prepared **out, tb_attest_verdict *v, tb_err *err);
 void tb_attest_prepared_free(tb_attest_prepared *p);
