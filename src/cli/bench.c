@@ -51,27 +51,31 @@ static void usage_notary(FILE *f)
         "  --notary-tee none|sim|tdx|auto  its TEE (auto: tdx on a TDX guest, else sim)\n"
         "  --notary-scheme http|https, --notary-host HOST, --notary-port PORT\n"
         "                            the notary (local one: http, 127.0.0.1, a free port)\n"
-        "  --target-host HOST        TCP target of the notary (127.0.0.1)\n"
+        "  --target-host HOST        TCP target of the notary (FIXTURE_ADDR)\n"
         "  --target-port PORT        (the fixture port)\n"
         "  --target-server-name NAME TLS SNI and Host (test-server.io)\n"
         "  --target-uri URI          (/formats/json?size=4)\n"
         "  --use-fixture-ca 0|1      trust the fixture CA (1); --fixture-ca FILE (generated)\n"
         "  --max-sent-data N, --max-recv-data N  (4096, 16384)\n"
-        "  --run-timeout-seconds N   per-run timeout; the run's process group is killed,\n"
-        "                            exit code 124 (300)\n"
-        "  --retries N               reruns of a failed run (2)\n"
+        "  --run-timeout-seconds N   per-run timeout (300): then SIGTERM to the run's process\n"
+        "                            group, 5 s later SIGKILL; exit code 124, and\n"
+        "                            \"benchmark runner: timed out after Ns\" in its stderr log\n"
+        "  --retries N               reruns of a failed run (0, as the source script)\n"
         "  --client-cmd CMD          shell command instead of `teebench notarize`; it gets\n"
-        "                            the variables above plus ENABLE_TEE_ATTESTATION,\n"
-        "                            VERIFY_ATTESTATION, BENCHMARK_MODE, BENCHMARK_ITERATION\n"
+        "                            the variables above plus ENABLE_TEE_ATTESTATION and\n"
+        "                            VERIFY_ATTESTATION (0/1), BENCHMARK_MODE, "
+        "BENCHMARK_ITERATION\n"
         "                            and prints NOTARIZATION_MS=, TOTAL_E2E_MS=, TDX_VERIFY_MS=\n"
         "  --pccs-url URL, --collateral FILE  passed to `teebench notarize --verify`\n"
         "                            (tee_verify against a real TDX notary)\n"
-        "  --results-dir DIR         parent of the run directory (benchmark-results)\n"
+        "  --results-dir DIR         the run directory itself, as in the source script\n"
+        "                            (unset: benchmark-results/<UTC %%Y%%m%%dT%%H%%M%%SZ>)\n"
         "  --json                    progress on stderr; on stdout one JSON document: the\n"
         "                            outcome and the summary's figures\n"
-        "Writes DIR/<UTC %%Y%%m%%dT%%H%%M%%SZ>/results.csv, retries.csv, logs/, env.json,\n"
-        "run.json, summary.txt (also printed). Exit 1 if a run still failed after retries,\n"
-        "or if the run could not go on (a full disk stops it: No space left on device).\n");
+        "Writes results.csv, retries.csv, logs/, env.json, run.json and summary.txt (also\n"
+        "printed; it starts with the source script's own summary lines) in the run\n"
+        "directory. Exit 1 if a run still failed (after retries, if any), or if the run\n"
+        "could not go on (a full disk stops it: No space left on device).\n");
 }
 
 static void usage(FILE *f)
@@ -220,14 +224,14 @@ static int cmd_bench_notary(int argc, char **argv)
         char path[PATH_MAX + 16];
         snprintf(path, sizeof path, "%s/summary.txt", oc.run_dir);
         FILE *f = fopen(path, "r");
+        /* The script's lines: a blank one, where the results are, then the summary. */
+        printf("\nresults written to %s/results.csv\n", oc.run_dir);
         if (f) {
             char line[1024];
-            printf("\n");
             while (fgets(line, sizeof line, f))
                 fputs(line, stdout);
             fclose(f);
         }
-        printf("\nresults: %s/results.csv\n", oc.run_dir);
         fflush(stdout);
     }
     if (rc < 0)
@@ -236,9 +240,12 @@ static int cmd_bench_notary(int argc, char **argv)
         return cli_fail_code(130, "bench",
                              "notary: interrupted after %d runs (rows so far are in %s)",
                              oc.completed, oc.run_dir);
-    if (oc.failed)
+    if (oc.failed && c.retries)
         return cli_fail("bench", "notary: %d run(s) still failed after %d retries (see %s)",
                         oc.failed, c.retries, oc.run_dir);
+    if (oc.failed)
+        return cli_fail("bench", "notary: %d run(s) failed (no retries: RETRIES=0; see %s)",
+                        oc.failed, oc.run_dir);
     return 0;
 }
 

@@ -34,7 +34,7 @@ echo "NOTARIZATION_MS=999 ENABLE_TEE_ATTESTATION=$ENABLE_TEE_ATTESTATION"  # sup
 echo "some log line"
 echo "NOTARIZATION_MS=$n ENABLE_TEE_ATTESTATION=$ENABLE_TEE_ATTESTATION"
 echo "TOTAL_E2E_MS=$((n + 7))"
-if [ "$VERIFY_ATTESTATION" = true ]; then
+if [ "$VERIFY_ATTESTATION" = 1 ] || [ "$VERIFY_ATTESTATION" = true ]; then
   echo "TDX_VERIFY_MS=$((20 + it / 2)).5"
 fi
 exit 0
