@@ -126,7 +126,8 @@ static void on_progress(const tb_bench_event *ev, void *ctx)
             fprintf(f, ", notarization %.2f ms", r->notarization_ms);
         if (r->has & TB_BENCH_HAS_TDX_VERIFY)
             fprintf(f, ", tdx verify %.2f ms", r->tdx_verify_ms);
-        fprintf(f, ", wall %.2f ms%s%s\n", r->wall_ms, tb_bench_result_ok(r) ? "" : " FAILED",
+        fprintf(f, ", wall %.2f ms%s%s%s\n", r->wall_ms, tb_bench_result_ok(r) ? "" : " FAILED",
+                tb_bench_result_unverified(r) ? ", no TDX_VERIFY_MS (FLAGGED)" : "",
                 ev->will_retry ? ", retrying" : "");
     }
     fflush(f);

@@ -48,6 +48,7 @@ kill -0 "$gpid" 2>/dev/null && fail "the timed-out client's process group surviv
 
 sum=$WORK/run/summary.txt
 grep -q '^  FLAGGED tee_verify iteration 2: exit 0, no TDX_VERIFY_MS$' "$sum" || fail "unverified run flagged"
+grep -q "^\[tee_verify 2/3\] attempt 1: exit 0, .*no TDX_VERIFY_MS (FLAGGED)" "$WORK/bench.out" || fail "progress flags it"
 grep -q '^  FAILED no_tee iteration 3: exit 124 (timeout)$' "$sum" || fail "timeout listed"
 grep -q '^tee_no_verify median overhead over no_tee: +[0-9.]* ms (+[0-9.]*%); not significant' "$sum" \
   || fail "n < 6 said on the headline: $(tail -3 "$sum")"
