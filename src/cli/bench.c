@@ -157,17 +157,30 @@ static int print_notary_json(const tb_bench_config *c, const tb_bench_outcome *o
     return cli_json_print("bench", cli_json_envelope(SCHEMA_NOTARY, body, 1));
 }
 
+/* A failure before the run: the error line, and with --json the envelope with it. */
+static int notary_fail(int json, int code, const char *msg)
+{
+    if (json)
+        return cli_json_fail(code, "bench", SCHEMA_NOTARY, "%s", msg);
+    return cli_fail_code(code, "bench", "%s", msg);
+}
+
 static int cmd_bench_notary(int argc, char **argv)
 {
     tb_bench_config c;
     tb_err err;
+    char msg[sizeof err.msg + 256];
+    int json = 0;
+    for (int i = 1; i < argc; i++) /* --json anywhere: errors are JSON documents too */
+        json |= !strcmp(argv[i], "--json");
     tb_bench_config_defaults(&c);
     for (const char *const *n = tb_bench_config_names; *n; n++) {
         const char *v = getenv(*n);
-        if (v && tb_bench_config_set(&c, *n, v, &err) < 0)
-            return cli_fail("bench", "environment: %s", err.msg);
+        if (v && tb_bench_config_set(&c, *n, v, &err) < 0) {
+            snprintf(msg, sizeof msg, "environment: %s", err.msg);
+            return notary_fail(json, 1, msg);
+        }
     }
-    int json = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage_notary(stdout);
@@ -186,19 +199,28 @@ static int cmd_bench_notary(int argc, char **argv)
             if (strlen(flag) == alen && !strncmp(flag, a, alen))
                 name = *n;
         }
-        if (!name)
+        if (!name && !json)
             return cli_unknown_option("bench notary", a);
+        if (!name) {
+            snprintf(msg, sizeof msg, "%.*s: unknown option (teebench bench notary --help)",
+                     (int)alen, a);
+            return notary_fail(json, 2, msg);
+        }
         const char *v = eq ? eq + 1 : NULL;
         if (!v) {
-            if (i + 1 >= argc)
+            if (i + 1 >= argc && !json)
                 return cli_missing_value("bench notary", a);
+            if (i + 1 >= argc) {
+                snprintf(msg, sizeof msg, "%s: needs a value", a);
+                return notary_fail(json, 2, msg);
+            }
             v = argv[++i];
         }
         if (tb_bench_config_set(&c, name, v, &err) < 0)
-            return cli_fail_code(2, "bench", "%s", err.msg);
+            return notary_fail(json, 2, err.msg);
     }
     if (tb_bench_config_check(&c, &err) < 0)
-        return cli_fail_code(2, "bench", "%s", err.msg);
+        return notary_fail(json, 2, err.msg);
     ssize_t n = readlink("/proc/self/exe", c.self_exe, sizeof c.self_exe - 1);
     if (n <= 0)
         return cli_fail("bench", "cannot find the teebench binary (/proc/self/exe)");

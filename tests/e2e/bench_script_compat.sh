@@ -77,10 +77,12 @@ grep -q "fixture port 127.0.0.1:$port is not available: .*(--fixture-port 0 pick
 bench_fake "$WORK/j" --iterations 2 --benchmark-modes "no_tee tee_no_verify" --json
 [ "$BENCH_RC" -eq 0 ] || fail "--json run: $(cat "$WORK/bench.err")"
 "$TB" bench summarize --json "$WORK/j" >"$WORK/s.json" || fail "summarize --json"
+rc=0; "$TB" bench notary --json --iterations 0 >"$WORK/e.json" 2>/dev/null || rc=$?
+[ $rc -eq 2 ] || fail "bad flag with --json: exit $rc"
 # One python3 (its start-up is most of this test's time): summary.txt's first section
 # is the script's, key for key, figures as python computes them; the --json documents
 # carry the envelope (schema, teebench, env) and the script's figures.
-python3 - "$csv" "$sum" "$WORK/bench.out" "$WORK/s.json" <<'PY' || fail "script section / --json"
+python3 - "$csv" "$sum" "$WORK/bench.out" "$WORK/s.json" "$WORK/e.json" <<'PY' || fail "script section / --json"
 import csv, json, statistics as st, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 text = open(sys.argv[2]).read()
@@ -125,6 +127,8 @@ sc = s["script"]
 assert sc["modes"]["no_tee"]["runs"] == 2 and sc["modes"]["no_tee"]["median_notarization_ms"] == 101.5, sc
 assert sc["overhead"]["tee_no_verify_median_notarization_overhead_ms"] == 31.5, sc["overhead"]
 assert sc["failed_runs"] == 0 and n["retries"] == 0 and n["summary"]["script"] == sc
+e = json.load(open(sys.argv[5]))
+assert list(e)[:3] == ["schema", "teebench", "env"] and e["error"].startswith("ITERATIONS: '0'"), e.get("error")
 print("json ok")
 PY
 pass bench_script_compat
