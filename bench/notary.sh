@@ -26,10 +26,10 @@ trap 'rm -rf "$out"' EXIT
 
 start=$(date +%s.%N)
 rc=0
-"$TB" bench notary --iterations "$ITERATIONS" --fixture-port 0 --results-dir "$out" >"$out/log" 2>&1 || rc=$?
+run=$out/run   # RESULTS_DIR: the run directory itself
+"$TB" bench notary --iterations "$ITERATIONS" --fixture-port 0 --results-dir "$run" >"$out/log" 2>&1 || rc=$?
 end=$(date +%s.%N)
-run=$(ls -d "$out"/*/ 2>/dev/null | tail -1)
-if [ "$rc" -ne 0 ] || [ -z "$run" ]; then
+if [ "$rc" -ne 0 ] || [ ! -f "$run/results.csv" ]; then
   cat "$out/log" >&2
   echo "bench/notary.sh: the harness failed (exit $rc)" >&2
   exit 1

@@ -1,6 +1,7 @@
 /* report: summary.txt from results rows. See report.h for what it contains.
- * Layout: header, per-mode statistics, overheads, paired comparisons, outliers,
- * failed and retried runs, then the three headline lines. */
+ * Layout: the source script's section (bench/script), then teebench's: header,
+ * per-mode statistics, overheads, paired comparisons, outliers, flagged, failed
+ * and retried runs, then the three headline lines. */
 #include "bench/report.h"
 
 #include <math.h>
@@ -9,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "bench/script.h"
 #include "stats/summary.h"
 
 #define BASE_MODE "no_tee"
@@ -272,10 +274,9 @@ static void section_failures(ctx *c)
             json_array_append_new(json_object_get(c->j, "failed_runs"),
                                   json_pack("{s:s, s:I, s:i}", "mode", r->mode, "iteration",
                                             (json_int_t)r->iteration, "exit_code", r->exit_code));
-        c->rc |=
-            tb_buf_printf(c->out, "  FAILED %s iteration %ld: exit %d%s%s\n", r->mode, r->iteration,
-                          r->exit_code, exit_why(r->exit_code),
-                          r->exit_code == 0 ? " but no NOTARIZATION_MS (or TDX_VERIFY_MS)" : "");
+        c->rc |= tb_buf_printf(c->out, "  FAILED %s iteration %ld: exit %d%s%s\n", r->mode,
+                               r->iteration, r->exit_code, exit_why(r->exit_code),
+                               r->exit_code == 0 ? " but no NOTARIZATION_MS" : "");
     }
     if (!failed)
         c->rc |= tb_buf_puts(c->out, "  none\n");
@@ -304,10 +305,64 @@ static int median_of(ctx *c, const char *mode, int m, double *v)
     return c->a.n ? tb_stats_median(c->a.v, c->a.n, v) == 0 : 0;
 }
 
+/* Fewer runs than this in either mode: an overhead is never called significant. */
+#define MIN_SIGNIFICANT_N 6
+
+/* The end of a headline comparing mode's metric m with the base's notarization:
+ * "; not significant: 95 % CI [lo, hi] ms, n=N" when the bootstrap interval of the
+ * median difference includes zero or a mode has fewer than MIN_SIGNIFICANT_N runs,
+ * and "; SIMULATED TEE" for a simulated notary. Fills the JSON's significance. */
+static void headline_tail(ctx *c, const char *mode, int m, json_t *hj, const char *key)
+{
+    gather(c->rs, BASE_MODE, M_NOT, &c->a);
+    gather(c->rs, mode, m, &c->b);
+    double lo, hi;
+    if (tb_stats_bootstrap_median_diff(
+            c->a.v, c->a.n, c->b.v, c->b.n,
+            c->o->resamples ? c->o->resamples : TB_BENCH_REPORT_RESAMPLES,
+            c->o->seed ? c->o->seed : TB_BENCH_REPORT_SEED, 0.95, &lo, &hi) < 0) {
+        c->rc = -1;
+        return;
+    }
+    int zero_in = lo <= 0 && hi >= 0;
+    int few = c->a.n < MIN_SIGNIFICANT_N || c->b.n < MIN_SIGNIFICANT_N;
+    char n[64];
+    if (c->a.n == c->b.n)
+        snprintf(n, sizeof n, "n=%zu", c->a.n);
+    else
+        snprintf(n, sizeof n, "n=%zu (%s) and %zu (%s)", c->a.n, BASE_MODE, c->b.n, mode);
+    if (zero_in)
+        c->rc |=
+            tb_buf_printf(c->out, "; not significant: 95 %% CI [%+.2f, %+.2f] ms, %s", lo, hi, n);
+    else if (few)
+        c->rc |= tb_buf_printf(c->out,
+                               "; not significant (fewer than %d runs): 95 %% CI [%+.2f, %+.2f] "
+                               "ms, %s",
+                               MIN_SIGNIFICANT_N, lo, hi, n);
+    if (hj)
+        json_object_set_new(hj, key,
+                            json_pack("{s:[f, f], s:I, s:I, s:b}", "ci95_ms", lo, hi, "n_base",
+                                      (json_int_t)c->a.n, "n", (json_int_t)c->b.n, "significant",
+                                      !zero_in && !few));
+}
+
+static int simulated(const ctx *c)
+{
+    return c->o->notary_tee && !strcmp(c->o->notary_tee, "sim");
+}
+
+static void headline_end(ctx *c)
+{
+    if (simulated(c))
+        c->rc |= tb_buf_puts(c->out, "; SIMULATED TEE");
+    c->rc |= tb_buf_puts(c->out, "\n");
+}
+
 static void section_headline(ctx *c, tb_bench_headline *h)
 {
     memset(h, 0, sizeof *h);
     double base, x;
+    json_t *sig = c->j ? json_object() : NULL;
     int have_base = median_of(c, BASE_MODE, M_NOT, &base);
     c->rc |= tb_buf_puts(c->out, "\n");
     if (have_base && median_of(c, "tee_no_verify", M_NOT, &x) && base > 0) {
@@ -315,44 +370,80 @@ static void section_headline(ctx *c, tb_bench_headline *h)
         h->tee_overhead_ms = x - base;
         h->tee_overhead_pct = 100.0 * (x - base) / base;
         c->rc |=
-            tb_buf_printf(c->out, "tee_no_verify median overhead over no_tee: %+.2f ms (%+.2f%%)\n",
+            tb_buf_printf(c->out, "tee_no_verify median overhead over no_tee: %+.2f ms (%+.2f%%)",
                           h->tee_overhead_ms, h->tee_overhead_pct);
+        headline_tail(c, "tee_no_verify", M_NOT, sig, "tee_overhead");
     } else {
         c->rc |= tb_buf_puts(c->out, "tee_no_verify median overhead over no_tee: n/a (needs "
-                                     "successful no_tee and tee_no_verify runs)\n");
+                                     "successful no_tee and tee_no_verify runs)");
     }
+    headline_end(c);
     if (have_base && median_of(c, "tee_verify", M_NPV, &x) && base > 0) {
         h->verify_overhead_ok = 1;
         h->verify_overhead_ms = x - base;
         h->verify_overhead_pct = 100.0 * (x - base) / base;
         c->rc |= tb_buf_printf(c->out,
                                "tee_verify median notarization+verify overhead over no_tee: "
-                               "%+.2f ms (%+.2f%%)\n",
+                               "%+.2f ms (%+.2f%%)",
                                h->verify_overhead_ms, h->verify_overhead_pct);
+        headline_tail(c, "tee_verify", M_NPV, sig, "verify_overhead");
     } else {
         c->rc |= tb_buf_puts(c->out, "tee_verify median notarization+verify overhead over no_tee: "
-                                     "n/a (needs successful no_tee and tee_verify runs)\n");
+                                     "n/a (needs successful no_tee and tee_verify runs)");
     }
+    headline_end(c);
     if (median_of(c, "tee_verify", M_TDX, &x)) {
         h->verify_median_ok = 1;
         h->verify_median_ms = x;
-        c->rc |= tb_buf_printf(c->out, "tdx verify median: %.2f ms\n", x);
+        c->rc |= tb_buf_printf(c->out, "tdx verify median: %.2f ms", x);
+        if (c->a.n < MIN_SIGNIFICANT_N)
+            c->rc |= tb_buf_printf(c->out, " (n=%zu)", c->a.n);
     } else {
-        c->rc |= tb_buf_puts(c->out, "tdx verify median: n/a (no successful tee_verify runs)\n");
+        c->rc |= tb_buf_puts(c->out, "tdx verify median: n/a (no successful tee_verify runs)");
     }
-    if (c->j)
-        json_object_set_new(
-            c->j, "headline",
-            json_pack("{s:o, s:o, s:o, s:o, s:o}", "tee_overhead_ms",
-                      h->tee_overhead_ok ? json_real(h->tee_overhead_ms) : json_null(),
-                      "tee_overhead_pct",
-                      h->tee_overhead_ok ? json_real(h->tee_overhead_pct) : json_null(),
-                      "verify_overhead_ms",
-                      h->verify_overhead_ok ? json_real(h->verify_overhead_ms) : json_null(),
-                      "verify_overhead_pct",
-                      h->verify_overhead_ok ? json_real(h->verify_overhead_pct) : json_null(),
-                      "tdx_verify_median_ms",
-                      h->verify_median_ok ? json_real(h->verify_median_ms) : json_null()));
+    headline_end(c);
+    if (c->j) {
+        json_t *hj = json_pack(
+            "{s:o, s:o, s:o, s:o, s:o, s:b}", "tee_overhead_ms",
+            h->tee_overhead_ok ? json_real(h->tee_overhead_ms) : json_null(), "tee_overhead_pct",
+            h->tee_overhead_ok ? json_real(h->tee_overhead_pct) : json_null(), "verify_overhead_ms",
+            h->verify_overhead_ok ? json_real(h->verify_overhead_ms) : json_null(),
+            "verify_overhead_pct",
+            h->verify_overhead_ok ? json_real(h->verify_overhead_pct) : json_null(),
+            "tdx_verify_median_ms",
+            h->verify_median_ok ? json_real(h->verify_median_ms) : json_null(), "simulated",
+            simulated(c));
+        if (hj)
+            json_object_update(hj, sig);
+        json_object_set_new(c->j, "headline", hj);
+    }
+    json_decref(sig);
+}
+
+/* Successful tee_verify runs without TDX_VERIFY_MS (counted, as the source script
+ * counts them; their notarization_plus_verify_ms is the notarization alone). */
+static void section_unverified(ctx *c)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->rs->n; i++)
+        n += (size_t)tb_bench_result_unverified(&c->rs->rows[i]);
+    if (!n)
+        return;
+    c->rc |=
+        tb_buf_printf(c->out, "\nflagged runs (successful but no TDX_VERIFY_MS: counted, as the "
+                              "source script counts them; notarization_plus_verify_ms is the "
+                              "notarization alone):\n");
+    for (size_t i = 0; i < c->rs->n; i++) {
+        const tb_bench_result_row *r = &c->rs->rows[i];
+        if (!tb_bench_result_unverified(r))
+            continue;
+        if (c->j)
+            json_array_append_new(json_object_get(c->j, "flagged_runs"),
+                                  json_pack("{s:s, s:I, s:s}", "mode", r->mode, "iteration",
+                                            (json_int_t)r->iteration, "why", "no TDX_VERIFY_MS"));
+        c->rc |= tb_buf_printf(c->out, "  FLAGGED %s iteration %ld: exit 0, no TDX_VERIFY_MS\n",
+                               r->mode, r->iteration);
+    }
 }
 
 static void section_header(ctx *c)
@@ -394,6 +485,12 @@ static void section_header(ctx *c)
         c->rc |= tb_buf_printf(c->out, "; %zu DAMAGED row%s not counted (listed below)",
                                c->rs->n_damaged, c->rs->n_damaged == 1 ? "" : "s");
     c->rc |= tb_buf_puts(c->out, "\n");
+    if (c->o->retries && c->o->retries->n)
+        c->rc |= tb_buf_printf(c->out,
+                               "RETRIED: %zu failed attempt%s rerun (RETRIES > 0; the source "
+                               "script never retries): results.csv holds each run's last "
+                               "attempt, retries.csv the superseded ones\n",
+                               c->o->retries->n, c->o->retries->n == 1 ? " was" : "s were");
 }
 
 /* Rows the lenient parse left out (cut short, bad fields, duplicates). */
@@ -420,8 +517,9 @@ int tb_bench_report_summary(const tb_bench_results *rs, const tb_bench_report_op
     ctx c = {.rs = rs, .o = o, .out = out};
     if (json) {
         *json = NULL;
-        c.j = json_pack("{s:{}, s:[], s:[], s:[], s:[], s:[], s:[]}", "modes", "overhead", "paired",
-                        "outliers", "failed_runs", "retried_attempts", "damaged_rows");
+        c.j = json_pack("{s:{}, s:{}, s:[], s:[], s:[], s:[], s:[], s:[], s:[]}", "script", "modes",
+                        "overhead", "paired", "outliers", "flagged_runs", "failed_runs",
+                        "retried_attempts", "damaged_rows");
         if (!c.j)
             return tb_errf(err, "summary: out of memory");
     }
@@ -437,6 +535,11 @@ int tb_bench_report_summary(const tb_bench_results *rs, const tb_bench_report_op
         goto done;
     }
     size_t nm = list_modes(rs, modes);
+    if (tb_bench_script_summary(rs, out, c.j ? json_object_get(c.j, "script") : NULL, err) < 0) {
+        c.rc = -1;
+        goto done;
+    }
+    c.rc |= tb_buf_puts(out, "\n");
     section_header(&c);
     section_modes(&c, modes, nm);
     int have_base = 0;
@@ -463,6 +566,7 @@ int tb_bench_report_summary(const tb_bench_results *rs, const tb_bench_report_op
         c.rc |= tb_buf_puts(out, "\noverhead over no_tee: n/a (no no_tee rows or no other mode)\n");
     }
     section_outliers(&c, modes, nm);
+    section_unverified(&c);
     section_failures(&c);
     section_damaged(&c);
     section_headline(&c, &h);

@@ -81,9 +81,12 @@ void tb_bench_retries_clear(tb_bench_retries *rs)
 
 int tb_bench_result_ok(const tb_bench_result_row *row)
 {
-    if (row->exit_code != 0 || !(row->has & TB_BENCH_HAS_NOTARIZATION))
-        return 0;
-    return !row->verify || (row->has & TB_BENCH_HAS_TDX_VERIFY);
+    return row->exit_code == 0 && (row->has & TB_BENCH_HAS_NOTARIZATION);
+}
+
+int tb_bench_result_unverified(const tb_bench_result_row *row)
+{
+    return tb_bench_result_ok(row) && row->verify && !(row->has & TB_BENCH_HAS_TDX_VERIFY);
 }
 
 /* ---- writing ---- */
@@ -133,8 +136,8 @@ int tb_bench_results_format_row(const tb_bench_result_row *r, tb_buf *out)
     int rc = put_field(out, r->mode, 0);
     snprintf(s, sizeof s, "%ld", r->iteration);
     rc |= put_field(out, s, 0);
-    rc |= put_field(out, r->enable_tee ? "true" : "false", 0);
-    rc |= put_field(out, r->verify ? "true" : "false", 0);
+    rc |= put_field(out, r->enable_tee ? "1" : "0", 0);
+    rc |= put_field(out, r->verify ? "1" : "0", 0);
     snprintf(s, sizeof s, "%d", r->exit_code);
     rc |= put_field(out, s, 0);
     rc |= put_ms(out, r->has, TB_BENCH_HAS_NOTARIZATION, r->notarization_ms);
@@ -397,9 +400,9 @@ static int parse_row(csv_field *f, long line, tb_bench_result_row *r, tb_err *er
     if (parse_long(f[1], 0, 100000000, &r->iteration) < 0)
         return bad_field(err, line, "iteration", "not an iteration number", f[1]);
     if (parse_bool(f[2], &r->enable_tee) < 0)
-        return bad_field(err, line, "enable_tee", "not true or false", f[2]);
+        return bad_field(err, line, "enable_tee", "not 0/1 or true/false", f[2]);
     if (parse_bool(f[3], &r->verify) < 0)
-        return bad_field(err, line, "verify_attestation", "not true or false", f[3]);
+        return bad_field(err, line, "verify_attestation", "not 0/1 or true/false", f[3]);
     long code;
     if (parse_long(f[4], INT_MIN, INT_MAX, &code) < 0)
         return bad_field(err, line, "exit_code", "not an integer", f[4]);

@@ -3,6 +3,8 @@
  *
  * results.csv has exactly the header TB_BENCH_RESULTS_HEADER (the source benchmark
  * script's), one row per (mode, iteration): the final attempt of that run.
+ * enable_tee and verify_attestation are written 0/1 as the script writes them
+ * (true/false are read too).
  * Numbers are milliseconds; an empty field is a value the run did not report.
  * Writing: a row is one line written with a single write() on an O_APPEND file
  * descriptor, so an interrupted run leaves complete rows and never a torn line; a
@@ -74,9 +76,14 @@ typedef struct tb_bench_results {
 int tb_bench_results_push(tb_bench_results *rs, const tb_bench_result_row *row, tb_err *err);
 void tb_bench_results_clear(tb_bench_results *rs);
 
-/* A run succeeded when it exited 0 and reported its notarization time (and, when
- * it verified, its verification time). */
+/* A run succeeded when it exited 0 and reported its notarization time: the source
+ * script's rule. A tee_verify run without a verification time is still a success
+ * (its notarization_plus_verify_ms is the notarization alone), but is flagged:
+ * tb_bench_result_unverified. */
 int tb_bench_result_ok(const tb_bench_result_row *row);
+/* 1 for a successful run that should have verified (verify_attestation) but
+ * reported no TDX_VERIFY_MS. */
+int tb_bench_result_unverified(const tb_bench_result_row *row);
 
 /* Appends the row's CSV line (with '\n') to out. Fields that need it are quoted. */
 int tb_bench_results_format_row(const tb_bench_result_row *row, tb_buf *out);

@@ -75,15 +75,15 @@ void tb_bench_config_defaults(tb_bench_config *c)
     strcpy(c->notary_scheme, "http");
     strcpy(c->notary_host, "127.0.0.1");
     c->notary_port = 0;
-    strcpy(c->target_host, "127.0.0.1");
-    c->target_port = 0;
+    c->target_port = 0; /* target_host empty: FIXTURE_ADDR, as in the script */
     strcpy(c->target_server_name, "test-server.io");
     strcpy(c->target_uri, "/formats/json?size=4");
     c->use_fixture_ca = 1;
     c->max_sent_data = 4096;
     c->max_recv_data = 16384;
     c->run_timeout_s = 300;
-    c->retries = 2;
+    c->term_grace_ms = 5000;
+    c->retries = 0;
     strcpy(c->out_root, "benchmark-results");
 }
 
@@ -235,8 +235,13 @@ int tb_bench_config_set(tb_bench_config *c, const char *name, const char *v, tb_
     if (!strcmp(name, "COLLATERAL"))
         return set_str(name, v, c->collateral, sizeof c->collateral, 1, err);
     if (!strcmp(name, "RESULTS_DIR"))
-        return set_str(name, v, c->out_root, sizeof c->out_root, 0, err);
+        return set_str(name, v, c->results_dir, sizeof c->results_dir, 0, err);
     return tb_errf(err, "unknown option %s", name);
+}
+
+const char *tb_bench_config_target_host(const tb_bench_config *c)
+{
+    return c->target_host[0] ? c->target_host : c->fixture_addr;
 }
 
 int tb_bench_config_check(const tb_bench_config *c, tb_err *err)
@@ -282,8 +287,35 @@ static void info(run_state *s, const char *fmt, ...)
     s->progress(&ev, s->ctx);
 }
 
+/* Longest run directory: its log paths (dir + "/logs/<mode>-<i>.attempt<k>.stderr.log")
+ * must fit the CSVs' log fields. */
+#define RUN_DIR_MAX (TB_BENCH_LOG_PATH_MAX - 160)
+
+/* RESULTS_DIR as the script has it: the run directory itself, created if needed
+ * (mkdir -p). Unlike the script, one that already holds a results.csv is refused:
+ * the script would overwrite it and mix the logs of two runs. */
+static int use_results_dir(run_state *s, tb_err *err)
+{
+    const char *d = s->c->results_dir;
+    if (strlen(d) >= RUN_DIR_MAX)
+        return tb_errf(err, "RESULTS_DIR %.60s...: path too long (at most %d bytes)", d,
+                       RUN_DIR_MAX - 1);
+    snprintf(s->dir, sizeof s->dir, "%s", d);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/results.csv", d);
+    if (access(path, F_OK) == 0)
+        return tb_errf(err,
+                       "RESULTS_DIR %s already holds a results.csv (a run is never overwritten: "
+                       "choose another RESULTS_DIR, or leave it unset for a timestamped folder)",
+                       d);
+    snprintf(path, sizeof path, "%s/logs", d);
+    return tb_mkdirs(path, err);
+}
+
 static int make_run_dir(run_state *s, tb_err *err)
 {
+    if (s->c->results_dir[0])
+        return use_results_dir(s, err);
     if (tb_mkdirs(s->c->out_root, err) < 0)
         return -1;
     char stamp[17];
@@ -291,7 +323,7 @@ static int make_run_dir(run_state *s, tb_err *err)
     for (int k = 0; k < 100; k++) {
         int n = k ? snprintf(s->dir, sizeof s->dir, "%s/%s-%d", s->c->out_root, stamp, k + 1)
                   : snprintf(s->dir, sizeof s->dir, "%s/%s", s->c->out_root, stamp);
-        if (n < 0 || (size_t)n >= sizeof s->dir - 64)
+        if (n < 0 || n >= RUN_DIR_MAX)
             return tb_errf(err, "%s: path too long", s->c->out_root);
         if (mkdir(s->dir, 0755) == 0) {
             char logs[PATH_MAX];
@@ -413,7 +445,7 @@ static int write_run_json(run_state *s, const char *status, tb_err *err)
     json_object_set_new(j, "notary_port", json_integer(s->notary_port));
     json_object_set_new(j, "fixture_addr", json_string(c->fixture_addr));
     json_object_set_new(j, "fixture_port", json_integer(s->fixture_port));
-    json_object_set_new(j, "target_host", json_string(c->target_host));
+    json_object_set_new(j, "target_host", json_string(tb_bench_config_target_host(c)));
     json_object_set_new(j, "target_port", json_integer(s->target_port));
     json_object_set_new(j, "target_server_name", json_string(c->target_server_name));
     json_object_set_new(j, "target_uri", json_string(c->target_uri));
@@ -422,6 +454,7 @@ static int write_run_json(run_state *s, const char *status, tb_err *err)
     json_object_set_new(j, "max_recv_data", json_integer(c->max_recv_data));
     json_object_set_new(j, "run_timeout_seconds", json_integer(c->run_timeout_s));
     json_object_set_new(j, "retries", json_integer(c->retries));
+    json_object_set_new(j, "results_dir", json_string(s->dir));
     json_object_set_new(j, "client_cmd",
                         json_string(c->client_cmd[0] ? c->client_cmd : "teebench notarize"));
     int rc = write_json(s, "run.json", j, err);
@@ -474,6 +507,17 @@ static int check_port_free(const char *what, const char *host, int port, tb_err 
     }
     freeaddrinfo(res);
     return rc;
+}
+
+/* check_port_free with the hint of the flag that picks a free port. 1 when taken. */
+static int port_taken(const char *what, const char *host, int port, const char *flag, tb_err *err)
+{
+    if (check_port_free(what, host, port, err) == 0)
+        return 0;
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    tb_errf(err, "%s (%s 0 picks a free port)", msg, flag);
+    return 1;
 }
 
 static int try_connect(const char *host, int port)
@@ -599,8 +643,8 @@ static void stop_servers(run_state *s)
 
 /* The client's environment: the source script's variables plus the mode. */
 typedef struct client_env {
-    char vars[24][PATH_MAX + 64];
-    char *ptrs[25];
+    char vars[26][PATH_MAX + 64];
+    char *ptrs[27];
 } client_env;
 
 static void build_env(const run_state *s, const char *mode, long iteration, int tee, int verify,
@@ -612,7 +656,7 @@ static void build_env(const run_state *s, const char *mode, long iteration, int 
     ENV("NOTARY_SCHEME=%s", c->notary_scheme);
     ENV("NOTARY_HOST=%s", c->notary_host);
     ENV("NOTARY_PORT=%d", s->notary_port);
-    ENV("TARGET_HOST=%s", c->target_host);
+    ENV("TARGET_HOST=%s", tb_bench_config_target_host(c));
     ENV("TARGET_PORT=%d", s->target_port);
     ENV("TARGET_SERVER_NAME=%s", c->target_server_name);
     ENV("TARGET_URI=%s", c->target_uri);
@@ -620,8 +664,9 @@ static void build_env(const run_state *s, const char *mode, long iteration, int 
     ENV("MAX_RECV_DATA=%ld", c->max_recv_data);
     ENV("USE_FIXTURE_CA=%s", c->use_fixture_ca ? "true" : "false");
     ENV("FIXTURE_CA=%s", s->fixture_ca);
-    ENV("ENABLE_TEE_ATTESTATION=%s", tee ? "true" : "false");
-    ENV("VERIFY_ATTESTATION=%s", verify ? "true" : "false");
+    ENV("ENABLE_TEE_ATTESTATION=%d", tee ? 1 : 0); /* 0/1, as the script passes them */
+    ENV("VERIFY_ATTESTATION=%d", verify ? 1 : 0);
+    ENV("RUN_TIMEOUT_SECONDS=%d", c->run_timeout_s);
     ENV("BENCHMARK_MODE=%s", mode);
     ENV("BENCHMARK_ITERATION=%ld", iteration);
     ENV("NOTARY_TEE=%s", s->notary_tee);
@@ -635,13 +680,30 @@ static void build_env(const run_state *s, const char *mode, long iteration, int 
     e->ptrs[n] = NULL;
 }
 
-static void log_names(const char *mode, long it, int attempt, const char *stream, char *rel,
-                      size_t n)
+/* A run's log path as the script writes it: <run dir as given>/logs/<mode>-<it>... */
+static void log_names(const run_state *s, const char *mode, long it, int attempt,
+                      const char *stream, char *path, size_t n)
 {
     if (attempt)
-        snprintf(rel, n, "logs/%s-%ld.attempt%d.%s.log", mode, it, attempt, stream);
+        snprintf(path, n, "%s/logs/%s-%ld.attempt%d.%s.log", s->dir, mode, it, attempt, stream);
     else
-        snprintf(rel, n, "logs/%s-%ld.%s.log", mode, it, stream);
+        snprintf(path, n, "%s/logs/%s-%ld.%s.log", s->dir, mode, it, stream);
+}
+
+/* The script's line at the end of a timed-out run's stderr log. Written after the
+ * process group is gone, so that nothing the client writes meanwhile overwrites it
+ * (the client's file offset is its own). A failure to write it is not an error. */
+static void note_timeout(const char *stderr_path, int timeout_s)
+{
+    int fd = open(stderr_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return;
+    char line[96];
+    int n = snprintf(line, sizeof line, "benchmark runner: timed out after %ds\n", timeout_s);
+    if (write(fd, line, (size_t)n) != n) {
+        /* nothing to do: the row still says exit 124 */
+    }
+    close(fd);
 }
 
 /* Runs the client once; fills row (logs under their final names). Returns -1
@@ -654,11 +716,9 @@ static int run_once(run_state *s, const char *mode, long it, const volatile sig_
     snprintf(row->mode, sizeof row->mode, "%s", mode);
     row->iteration = it;
     tb_bench_mode_flags(mode, &row->enable_tee, &row->verify);
-    log_names(mode, it, 0, "stdout", row->stdout_log, sizeof row->stdout_log);
-    log_names(mode, it, 0, "stderr", row->stderr_log, sizeof row->stderr_log);
-    char out[PATH_MAX], errp[PATH_MAX];
-    in_dir(s, out, sizeof out, row->stdout_log);
-    in_dir(s, errp, sizeof errp, row->stderr_log);
+    log_names(s, mode, it, 0, "stdout", row->stdout_log, sizeof row->stdout_log);
+    log_names(s, mode, it, 0, "stderr", row->stderr_log, sizeof row->stderr_log);
+    const char *out = row->stdout_log, *errp = row->stderr_log;
 
     client_env *env = malloc(sizeof *env);
     if (!env)
@@ -691,14 +751,27 @@ static int run_once(run_state *s, const char *mode, long it, const volatile sig_
     }
     argv[n] = NULL;
     tb_proc_opts o = {.argv = argv, .env_set = env->ptrs, .stdout_path = out, .stderr_path = errp};
-    tb_proc_result r;
-    int prc = tb_proc_run(&o, (int64_t)c->run_timeout_s * 1000, cancel, &r, err);
+    tb_proc p;
+    uint64_t t0 = tb_mono_ns();
+    int prc = tb_proc_spawn(&o, &p, err);
     free(env);
     if (prc < 0)
         return tb_err_wrap(err, "%s iteration %ld: client", mode, it);
-    *cancelled = r.cancelled;
-    row->exit_code = r.exit_code;
-    row->wall_ms = (double)r.wall_ns / 1e6;
+    int w = tb_proc_wait(&p, (int64_t)c->run_timeout_s * 1000, cancel, err);
+    int timed_out = w == TB_PROC_TIMEDOUT;
+    if (timed_out) {
+        /* As the script: SIGTERM to the client's process group, a grace period, then
+           SIGKILL (tb_proc_kill); cancellation cuts the grace short. */
+        kill(-p.pid, SIGTERM);
+        w = tb_proc_wait(&p, c->term_grace_ms, cancel, err);
+    }
+    if (w != TB_PROC_EXITED)
+        tb_proc_kill(&p);
+    *cancelled = w == TB_PROC_CANCELLED || w < 0;
+    if (timed_out && !*cancelled)
+        note_timeout(errp, c->run_timeout_s);
+    row->exit_code = timed_out ? TB_PROC_TIMEOUT_CODE : p.code;
+    row->wall_ms = (double)(tb_mono_ns() - t0) / 1e6;
     row->has |= TB_BENCH_HAS_WALL;
     tb_buf b = {0};
     tb_err rerr;
@@ -765,16 +838,12 @@ static int record_retry(run_state *s, const tb_bench_result_row *row, int attemp
     t.attempt = attempt;
     t.exit_code = row->exit_code;
     t.wall_ms = row->wall_ms;
-    log_names(row->mode, row->iteration, attempt, "stdout", t.stdout_log, sizeof t.stdout_log);
-    log_names(row->mode, row->iteration, attempt, "stderr", t.stderr_log, sizeof t.stderr_log);
-    char from[PATH_MAX], to[PATH_MAX];
+    log_names(s, row->mode, row->iteration, attempt, "stdout", t.stdout_log, sizeof t.stdout_log);
+    log_names(s, row->mode, row->iteration, attempt, "stderr", t.stderr_log, sizeof t.stderr_log);
     const char *pairs[2][2] = {{row->stdout_log, t.stdout_log}, {row->stderr_log, t.stderr_log}};
-    for (int i = 0; i < 2; i++) {
-        in_dir(s, from, sizeof from, pairs[i][0]);
-        in_dir(s, to, sizeof to, pairs[i][1]);
-        if (rename(from, to) < 0)
-            return tb_errno(err, "rename %s", from);
-    }
+    for (int i = 0; i < 2; i++)
+        if (rename(pairs[i][0], pairs[i][1]) < 0)
+            return tb_errno(err, "rename %s", pairs[i][0]);
     tb_buf b = {0};
     int rc = tb_bench_retries_format_row(&t, &b) < 0
                  ? tb_errf(err, "out of memory")
@@ -876,7 +945,12 @@ int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
                                           : "sim";
     snprintf(s.notary_tee, sizeof s.notary_tee, "%s", tee);
     snprintf(s.fixture_ca, sizeof s.fixture_ca, "%s", c->fixture_ca);
-    if (make_run_dir(&s, err) < 0) {
+    /* A fixed port already taken fails now, before the run directory exists. */
+    if ((c->start_fixture && c->fixture_port &&
+         port_taken("fixture", c->fixture_addr, c->fixture_port, "--fixture-port", err)) ||
+        (c->start_notary && c->notary_port &&
+         port_taken("notary", c->notary_host, c->notary_port, "--notary-port", err)) ||
+        make_run_dir(&s, err) < 0) {
         json_decref(env);
         return -1;
     }

@@ -1,16 +1,23 @@
 /* run: the notarization benchmark's run matrix (`teebench bench notary`).
  *
- * One run directory <out_root>/<UTC %Y%m%dT%H%M%SZ>/ holding results.csv,
- * retries.csv, logs/<mode>-<iteration>.stdout.log/.stderr.log, env.json,
- * run.json (the configuration, including the notary's TEE kind) and summary.txt.
- * Order is iteration-major: for each iteration, each mode. Each run is a
- * separate client process (base/proc) in its own process group with its own
- * timeout; a timed-out run is recorded with exit code 124. A failed run is
- * retried up to `retries` times at once: the superseded attempt's logs are
- * renamed logs/<mode>-<iteration>.attempt<k>.*.log and listed in retries.csv,
+ * One run directory holding results.csv, retries.csv, logs/<mode>-<iteration>.
+ * stdout.log/.stderr.log, env.json, run.json (the configuration, including the
+ * notary's TEE kind) and summary.txt. As in the source script, RESULTS_DIR is the
+ * run directory itself (created if needed; one that already holds a results.csv is
+ * refused rather than overwritten); without it, <out_root>/<UTC %Y%m%dT%H%M%SZ>/.
+ * Order is iteration-major: for each iteration, each mode. Each run is a separate
+ * client process (base/proc) in its own process group with its own timeout; past
+ * it, the group gets SIGTERM, term_grace_ms later SIGKILL, the run is recorded
+ * with exit code 124 and "benchmark runner: timed out after Ns" is appended to its
+ * stderr log (the script's line). A failed run is retried up to `retries` times
+ * at once (0 by default: the script never retries): the superseded attempt's logs
+ * are renamed logs/<mode>-<iteration>.attempt<k>.*.log and listed in retries.csv,
  * and results.csv keeps one row per (mode, iteration): the last attempt.
  * Rows are appended one write() each, so an interrupted run leaves only
- * complete rows. Log paths in the CSVs are relative to the run directory.
+ * complete rows. Log paths in the CSVs are written as the script writes them:
+ * <run directory as given>/logs/..., relative to the working directory when the
+ * run directory is. A fixed fixture or notary port already in use fails before
+ * the run directory is created.
  *
  * With start_fixture/start_notary the harness starts `teebench serve --tls`
  * (with a fixture PKI generated in <run dir>/pki) and `teebench notary serve`
@@ -41,21 +48,23 @@ typedef struct tb_bench_config {
     char notary_tee[8]; /* none | sim | tdx (for the notary the harness starts) */
     char notary_scheme[16];
     char notary_host[TB_BENCH_STR];
-    int notary_port; /* 0 with start_notary: pick a free port */
-    char target_host[TB_BENCH_STR];
-    int target_port; /* 0: the fixture port */
+    int notary_port;                /* 0 with start_notary: pick a free port */
+    char target_host[TB_BENCH_STR]; /* empty: fixture_addr (the script's default) */
+    int target_port;                /* 0: the fixture port */
     char target_server_name[TB_BENCH_STR];
     char target_uri[1024];
     int use_fixture_ca;
     char fixture_ca[PATH_MAX]; /* CA file for the client; empty: the generated one */
     long max_sent_data, max_recv_data;
     int run_timeout_s;
+    int term_grace_ms; /* after a timeout: SIGTERM, this long, then SIGKILL (5000) */
     int retries;
-    char client_cmd[4096];     /* empty: the built-in client (`teebench notarize`) */
-    char pccs_url[1024];       /* tee_verify: the built-in client's --pccs (empty: its default) */
-    char collateral[PATH_MAX]; /* tee_verify: the built-in client's --collateral */
-    char out_root[PATH_MAX];
-    char self_exe[PATH_MAX]; /* the teebench binary, for the built-in client and servers */
+    char client_cmd[4096];      /* empty: the built-in client (`teebench notarize`) */
+    char pccs_url[1024];        /* tee_verify: the built-in client's --pccs (empty: its default) */
+    char collateral[PATH_MAX];  /* tee_verify: the built-in client's --collateral */
+    char results_dir[PATH_MAX]; /* RESULTS_DIR: the run directory itself; empty: below */
+    char out_root[PATH_MAX];    /* the parent of a timestamped run directory */
+    char self_exe[PATH_MAX];    /* the teebench binary, for the built-in client and servers */
 } tb_bench_config;
 
 /* The defaults of the source benchmark script (NOTARY_* for a local notary). */
@@ -70,6 +79,9 @@ int tb_bench_config_set(tb_bench_config *c, const char *name, const char *value,
 /* Checks that the options make sense together (e.g. the built-in client with
  * USE_FIXTURE_CA=true and no fixture started needs FIXTURE_CA). */
 int tb_bench_config_check(const tb_bench_config *c, tb_err *err);
+
+/* The TCP target the client gets: TARGET_HOST, or FIXTURE_ADDR when unset. */
+const char *tb_bench_config_target_host(const tb_bench_config *c);
 
 /* Names accepted by tb_bench_config_set, NULL-terminated. */
 extern const char *const tb_bench_config_names[];

@@ -51,27 +51,31 @@ static void usage_notary(FILE *f)
         "  --notary-tee none|sim|tdx|auto  its TEE (auto: tdx on a TDX guest, else sim)\n"
         "  --notary-scheme http|https, --notary-host HOST, --notary-port PORT\n"
         "                            the notary (local one: http, 127.0.0.1, a free port)\n"
-        "  --target-host HOST        TCP target of the notary (127.0.0.1)\n"
+        "  --target-host HOST        TCP target of the notary (FIXTURE_ADDR)\n"
         "  --target-port PORT        (the fixture port)\n"
         "  --target-server-name NAME TLS SNI and Host (test-server.io)\n"
         "  --target-uri URI          (/formats/json?size=4)\n"
         "  --use-fixture-ca 0|1      trust the fixture CA (1); --fixture-ca FILE (generated)\n"
         "  --max-sent-data N, --max-recv-data N  (4096, 16384)\n"
-        "  --run-timeout-seconds N   per-run timeout; the run's process group is killed,\n"
-        "                            exit code 124 (300)\n"
-        "  --retries N               reruns of a failed run (2)\n"
+        "  --run-timeout-seconds N   per-run timeout (300): then SIGTERM to the run's process\n"
+        "                            group, 5 s later SIGKILL; exit code 124, and\n"
+        "                            \"benchmark runner: timed out after Ns\" in its stderr log\n"
+        "  --retries N               reruns of a failed run (0, as the source script)\n"
         "  --client-cmd CMD          shell command instead of `teebench notarize`; it gets\n"
-        "                            the variables above plus ENABLE_TEE_ATTESTATION,\n"
-        "                            VERIFY_ATTESTATION, BENCHMARK_MODE, BENCHMARK_ITERATION\n"
+        "                            the variables above plus ENABLE_TEE_ATTESTATION and\n"
+        "                            VERIFY_ATTESTATION (0/1), BENCHMARK_MODE, "
+        "BENCHMARK_ITERATION\n"
         "                            and prints NOTARIZATION_MS=, TOTAL_E2E_MS=, TDX_VERIFY_MS=\n"
         "  --pccs-url URL, --collateral FILE  passed to `teebench notarize --verify`\n"
         "                            (tee_verify against a real TDX notary)\n"
-        "  --results-dir DIR         parent of the run directory (benchmark-results)\n"
+        "  --results-dir DIR         the run directory itself, as in the source script\n"
+        "                            (unset: benchmark-results/<UTC %%Y%%m%%dT%%H%%M%%SZ>)\n"
         "  --json                    progress on stderr; on stdout one JSON document: the\n"
         "                            outcome and the summary's figures\n"
-        "Writes DIR/<UTC %%Y%%m%%dT%%H%%M%%SZ>/results.csv, retries.csv, logs/, env.json,\n"
-        "run.json, summary.txt (also printed). Exit 1 if a run still failed after retries,\n"
-        "or if the run could not go on (a full disk stops it: No space left on device).\n");
+        "Writes results.csv, retries.csv, logs/, env.json, run.json and summary.txt (also\n"
+        "printed; it starts with the source script's own summary lines) in the run\n"
+        "directory. Exit 1 if a run still failed (after retries, if any), or if the run\n"
+        "could not go on (a full disk stops it: No space left on device).\n");
 }
 
 static void usage(FILE *f)
@@ -122,7 +126,8 @@ static void on_progress(const tb_bench_event *ev, void *ctx)
             fprintf(f, ", notarization %.2f ms", r->notarization_ms);
         if (r->has & TB_BENCH_HAS_TDX_VERIFY)
             fprintf(f, ", tdx verify %.2f ms", r->tdx_verify_ms);
-        fprintf(f, ", wall %.2f ms%s%s\n", r->wall_ms, tb_bench_result_ok(r) ? "" : " FAILED",
+        fprintf(f, ", wall %.2f ms%s%s%s\n", r->wall_ms, tb_bench_result_ok(r) ? "" : " FAILED",
+                tb_bench_result_unverified(r) ? ", no TDX_VERIFY_MS (FLAGGED)" : "",
                 ev->will_retry ? ", retrying" : "");
     }
     fflush(f);
@@ -152,17 +157,30 @@ static int print_notary_json(const tb_bench_config *c, const tb_bench_outcome *o
     return cli_json_print("bench", cli_json_envelope(SCHEMA_NOTARY, body, 1));
 }
 
+/* A failure before the run: the error line, and with --json the envelope with it. */
+static int notary_fail(int json, int code, const char *msg)
+{
+    if (json)
+        return cli_json_fail(code, "bench", SCHEMA_NOTARY, "%s", msg);
+    return cli_fail_code(code, "bench", "%s", msg);
+}
+
 static int cmd_bench_notary(int argc, char **argv)
 {
     tb_bench_config c;
     tb_err err;
+    char msg[sizeof err.msg + 256];
+    int json = 0;
+    for (int i = 1; i < argc; i++) /* --json anywhere: errors are JSON documents too */
+        json |= !strcmp(argv[i], "--json");
     tb_bench_config_defaults(&c);
     for (const char *const *n = tb_bench_config_names; *n; n++) {
         const char *v = getenv(*n);
-        if (v && tb_bench_config_set(&c, *n, v, &err) < 0)
-            return cli_fail("bench", "environment: %s", err.msg);
+        if (v && tb_bench_config_set(&c, *n, v, &err) < 0) {
+            snprintf(msg, sizeof msg, "environment: %s", err.msg);
+            return notary_fail(json, 1, msg);
+        }
     }
-    int json = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage_notary(stdout);
@@ -181,19 +199,28 @@ static int cmd_bench_notary(int argc, char **argv)
             if (strlen(flag) == alen && !strncmp(flag, a, alen))
                 name = *n;
         }
-        if (!name)
+        if (!name && !json)
             return cli_unknown_option("bench notary", a);
+        if (!name) {
+            snprintf(msg, sizeof msg, "%.*s: unknown option (teebench bench notary --help)",
+                     (int)alen, a);
+            return notary_fail(json, 2, msg);
+        }
         const char *v = eq ? eq + 1 : NULL;
         if (!v) {
-            if (i + 1 >= argc)
+            if (i + 1 >= argc && !json)
                 return cli_missing_value("bench notary", a);
+            if (i + 1 >= argc) {
+                snprintf(msg, sizeof msg, "%s: needs a value", a);
+                return notary_fail(json, 2, msg);
+            }
             v = argv[++i];
         }
         if (tb_bench_config_set(&c, name, v, &err) < 0)
-            return cli_fail_code(2, "bench", "%s", err.msg);
+            return notary_fail(json, 2, err.msg);
     }
     if (tb_bench_config_check(&c, &err) < 0)
-        return cli_fail_code(2, "bench", "%s", err.msg);
+        return notary_fail(json, 2, err.msg);
     ssize_t n = readlink("/proc/self/exe", c.self_exe, sizeof c.self_exe - 1);
     if (n <= 0)
         return cli_fail("bench", "cannot find the teebench binary (/proc/self/exe)");
@@ -220,14 +247,14 @@ static int cmd_bench_notary(int argc, char **argv)
         char path[PATH_MAX + 16];
         snprintf(path, sizeof path, "%s/summary.txt", oc.run_dir);
         FILE *f = fopen(path, "r");
+        /* The script's lines: a blank one, where the results are, then the summary. */
+        printf("\nresults written to %s/results.csv\n", oc.run_dir);
         if (f) {
             char line[1024];
-            printf("\n");
             while (fgets(line, sizeof line, f))
                 fputs(line, stdout);
             fclose(f);
         }
-        printf("\nresults: %s/results.csv\n", oc.run_dir);
         fflush(stdout);
     }
     if (rc < 0)
@@ -236,9 +263,12 @@ static int cmd_bench_notary(int argc, char **argv)
         return cli_fail_code(130, "bench",
                              "notary: interrupted after %d runs (rows so far are in %s)",
                              oc.completed, oc.run_dir);
-    if (oc.failed)
+    if (oc.failed && c.retries)
         return cli_fail("bench", "notary: %d run(s) still failed after %d retries (see %s)",
                         oc.failed, c.retries, oc.run_dir);
+    if (oc.failed)
+        return cli_fail("bench", "notary: %d run(s) failed (no retries: RETRIES=0; see %s)",
+                        oc.failed, oc.run_dir);
     return 0;
 }
 

@@ -238,10 +238,11 @@ int cmd_notarize(int argc, char **argv)
     int tee = 0, verify = 0, use_fixture = 0;
     uint64_t tport, max_sent, max_recv, timeout, nport;
     if (parse_bool(o.tee, &tee) < 0)
-        return cli_fail_code(2, CMD, "ENABLE_TEE_ATTESTATION/--tee: want true or false, got '%s'",
-                             o.tee);
+        return cli_fail_code(
+            2, CMD, "ENABLE_TEE_ATTESTATION/--tee: want 1/0 or true/false, got '%s'", o.tee);
     if (parse_bool(o.verify, &verify) < 0)
-        return cli_fail_code(2, CMD, "VERIFY_ATTESTATION: want true or false, got '%s'", o.verify);
+        return cli_fail_code(2, CMD, "VERIFY_ATTESTATION: want 1/0 or true/false, got '%s'",
+                             o.verify);
     if (parse_bool(o.use_fixture_ca, &use_fixture) < 0)
         return cli_fail_code(2, CMD, "USE_FIXTURE_CA: want true or false, got '%s'",
                              o.use_fixture_ca);

@@ -17,7 +17,7 @@ rc=0
 "$TB" bench notary --iterations 3 --benchmark-modes "$modes" --notary-tee "$tee" \
   --fixture-port "$fport" --notary-port "$nport" --results-dir "$WORK/res" >"$WORK/out.txt" 2>"$WORK/err.txt" || rc=$?
 [ "$rc" -eq 0 ] || fail "default path exit $rc: $(cat "$WORK/err.txt") $(tail -5 "$WORK/out.txt")"
-run=$(ls -d "$WORK"/res/*/ | tail -1)
+run=$WORK/res
 csv=$run/results.csv
 nmodes=$(echo $modes | wc -w)
 [ "$(tail -n +2 "$csv" | wc -l)" -eq $((3 * nmodes)) ] || fail "rows: $(cat "$csv")"
@@ -30,7 +30,7 @@ grep -q "starting fixture server" "$WORK/out.txt" || fail "fixture start not rep
 summary_check "$csv" "$run/summary.txt" || fail "summary figures"
 if [ "$tee" = sim ]; then
   grep -q SIMULATED "$run/summary.txt" || fail "simulated label"
-  grep -q '^tdx verify median: [0-9.]* ms$' "$run/summary.txt" || fail "verify headline"
+  grep -q '^tdx verify median: [0-9.]* ms (n=3); SIMULATED TEE$' "$run/summary.txt" || fail "verify headline"
 fi
 # Both servers were stopped: nothing listens on their ports any more.
 for p in "$fport" "$nport"; do
@@ -81,7 +81,8 @@ spawn python3 -c 'import socket,time,sys; s=socket.socket(); s.bind(("127.0.0.1"
 wait_port "$fport"
 expect_fail 1 "$TB" bench notary --iterations 1 --notary-tee none --benchmark-modes no_tee \
   --fixture-port "$fport" --notary-port "$nport" --results-dir "$WORK/busy" --retries 0
-grep -q "fixture port 127.0.0.1:$fport is not available: Address already in use" "$WORK/err" \
+grep -q "fixture port 127.0.0.1:$fport is not available: Address already in use (--fixture-port 0 picks a free port)" "$WORK/err" \
   || fail "busy port error: $(cat "$WORK/err")"
+[ ! -e "$WORK/busy" ] || fail "a busy port must fail before the run directory is created"
 (exec 3<>/dev/tcp/127.0.0.1/"$nport") 2>/dev/null && fail "notary left running"
 pass bench_default

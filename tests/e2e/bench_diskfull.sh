@@ -33,7 +33,7 @@ unshare -m bash -c '
 grep -q 'No space left on device' "$WORK/bench.err" || fail "the error must say ENOSPC: $(cat "$WORK/bench.err")"
 [ "$(wc -l <"$WORK/bench.err")" -eq 1 ] || fail "one error line: $(cat "$WORK/bench.err")"
 grep -q 'FAILED' "$WORK/bench.out" && fail "runs reported FAILED for a full disk: $(cat "$WORK/bench.out")"
-run=$(ls -d "$WORK"/r/*/ | head -1)
+run=$WORK/r
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["status"]; sys.exit(s != "failed")' "$run/run.json" \
   || fail "run.json status: $(cat "$run/run.json")"
 # Only whole rows: iterations 1 and 2 of both modes.

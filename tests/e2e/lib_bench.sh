@@ -1,27 +1,29 @@
 # Helpers for the harness tests (sourced after lib.sh; not a test itself).
 FAKE=$(cd "$(dirname "${BASH_SOURCE[0]}")/../tools" && pwd)/fake_notarize_client.sh
 
-# bench_fake OUTDIR [flags...]: runs the harness with the fake client, no servers.
-# Stdout/stderr go to $WORK/bench.out / bench.err; sets BENCH_RC and RUN_DIR.
+# bench_fake OUTDIR [flags...]: runs the harness with the fake client, no servers,
+# OUTDIR as its RESULTS_DIR (the run directory itself, as in the source script).
+# Stdout/stderr go to $WORK/bench.out / bench.err; sets BENCH_RC and RUN_DIR (= OUTDIR).
 bench_fake() {
   local out=$1; shift
   BENCH_RC=0
   START_NOTARY=0 START_FIXTURE=0 NOTARY_PORT=1 "$TB" bench notary --results-dir "$out" \
     --client-cmd "$FAKE" "$@" >"$WORK/bench.out" 2>"$WORK/bench.err" || BENCH_RC=$?
-  RUN_DIR=$(ls -d "$out"/*/ 2>/dev/null | tail -1)
-  RUN_DIR=${RUN_DIR%/}
+  RUN_DIR=$out
 }
 
 # summary_check RESULTS_CSV SUMMARY_TEXT_FILE: recomputes, independently in python3
 # (statistics module), the per-mode figures and the headline lines, and checks that
-# the summary text contains them exactly.
+# the summary text contains them exactly (a headline line may go on with "; not
+# significant ..." or "; SIMULATED TEE"). Success is the source script's rule:
+# exit 0 and a notarization_ms.
 summary_check() {
   python3 - "$1" "$2" <<'PY'
 import csv, statistics as st, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 text = open(sys.argv[2]).read()
 def ok(r):
-    return r["exit_code"] == "0" and r["notarization_ms"] != "" and (r["verify_attestation"] != "true" or r["tdx_verify_ms"] != "")
+    return r["exit_code"] == "0" and r["notarization_ms"] != ""
 def vals(mode, col):
     return [float(r[col]) for r in rows if r["mode"] == mode and ok(r) and r[col] != ""]
 def p90(x):
@@ -49,7 +51,7 @@ if tdx:
     heads.append("tdx verify median: %.2f ms" % st.median(tdx))
 lines = text.splitlines()
 for h in heads:
-    if h not in lines:
+    if not any(l == h or l.startswith(h + "; ") or l.startswith(h + " (n=") for l in lines):
         errors.append("missing headline: " + h)
 if errors:
     print("\n".join(errors)); print("--- summary was:"); print(text); sys.exit(1)

@@ -6,7 +6,7 @@
 #   tee_no_verify: NOTARIZATION_MS = 130 + 2 * iteration
 #   tee_verify:    NOTARIZATION_MS = 140 + iteration, TDX_VERIFY_MS = 20 + iteration / 2
 # FAKE_PLAN="mode:iteration=behaviour ..." changes single runs; behaviours:
-#   fail | hang | garbage | fail-once | hang-once  (the *-once ones only on the first
+#   fail | hang | garbage | noverify (no TDX_VERIFY_MS) | fail-once | hang-once  (the *-once ones only on the first
 #   attempt, remembered in FAKE_STATE_DIR). FAKE_ALL=behaviour applies to every run.
 set -u
 mode=${BENCHMARK_MODE:?} it=${BENCHMARK_ITERATION:?}
@@ -34,7 +34,7 @@ echo "NOTARIZATION_MS=999 ENABLE_TEE_ATTESTATION=$ENABLE_TEE_ATTESTATION"  # sup
 echo "some log line"
 echo "NOTARIZATION_MS=$n ENABLE_TEE_ATTESTATION=$ENABLE_TEE_ATTESTATION"
 echo "TOTAL_E2E_MS=$((n + 7))"
-if [ "$VERIFY_ATTESTATION" = true ]; then
+if { [ "$VERIFY_ATTESTATION" = 1 ] || [ "$VERIFY_ATTESTATION" = true ]; } && [ "$behaviour" != noverify ]; then
   echo "TDX_VERIFY_MS=$((20 + it / 2)).5"
 fi
 exit 0

@@ -64,12 +64,13 @@ static void test_headlines(void **state)
     assert_float_equal(h.tee_overhead_ms, 278, 1e-9);
     assert_float_equal(h.verify_overhead_ms, 547, 1e-9);
     assert_float_equal(h.verify_median_ms, 326, 1e-9);
-    assert_non_null(
-        strstr(t, "\ntee_no_verify median overhead over no_tee: +278.00 ms (+25.48%)\n"));
+    /* 3 runs a mode: never called significant, said on the line itself. */
+    assert_non_null(strstr(t, "\ntee_no_verify median overhead over no_tee: +278.00 ms (+25.48%); "
+                              "not significant (fewer than 6 runs): 95 % CI ["));
     assert_non_null(
         strstr(t, "\ntee_verify median notarization+verify overhead over no_tee: +547.00 ms "
-                  "(+50.14%)\n"));
-    assert_non_null(strstr(t, "\ntdx verify median: 326.00 ms\n"));
+                  "(+50.14%); not significant"));
+    assert_non_null(strstr(t, "\ntdx verify median: 326.00 ms (n=3)\n"));
     assert_non_null(strstr(t, "notary tee: tdx\n"));
     assert_non_null(strstr(t, "runs: 10 rows, 9 successful, 1 failed\n"));
     assert_non_null(strstr(t, "FAILED tee_no_verify iteration 4: exit 124 (timeout)"));
@@ -109,6 +110,40 @@ static void test_simulated_and_missing(void **state)
     tb_buf_clear(&out);
 }
 
+/* Six runs a mode: a clear shift is a plain headline (the source's format); a shift
+ * whose interval includes zero says "not significant: 95 % CI [lo, hi] ms, n=6". */
+static void test_significance(void **state)
+{
+    (void)state;
+    tb_bench_results rs = {0};
+    const double base[] = {100, 101, 102, 103, 104, 105}, tee[] = {150, 151, 152, 153, 154, 155},
+                 ver[] = {98, 104, 99, 106, 101, 103};
+    for (int i = 0; i < 6; i++) {
+        add(&rs, "no_tee", i + 1, 0, base[i], -1);
+        add(&rs, "tee_no_verify", i + 1, 0, tee[i], -1);
+        add(&rs, "tee_verify", i + 1, 0, ver[i], 0);
+    }
+    tb_buf out = {0};
+    tb_err e;
+    json_t *j = NULL;
+    tb_bench_report_opts o = {.notary_tee = "tdx"};
+    assert_int_equal(tb_bench_report_summary(&rs, &o, &out, NULL, &j, &e), 0);
+    const char *t = (const char *)out.p;
+    assert_non_null(
+        strstr(t, "\ntee_no_verify median overhead over no_tee: +50.00 ms (+48.78%)\n"));
+    assert_non_null(strstr(t, "\ntee_verify median notarization+verify overhead over no_tee: "
+                              "-0.50 ms (-0.49%); not significant: 95 % CI ["));
+    assert_non_null(strstr(t, "] ms, n=6\n"));
+    json_t *h = json_object_get(j, "headline");
+    assert_true(json_is_true(json_object_get(json_object_get(h, "tee_overhead"), "significant")));
+    assert_true(
+        json_is_false(json_object_get(json_object_get(h, "verify_overhead"), "significant")));
+    assert_true(json_is_false(json_object_get(h, "simulated")));
+    json_decref(j);
+    tb_buf_clear(&out);
+    tb_bench_results_clear(&rs);
+}
+
 static void test_outlier_flag(void **state)
 {
     (void)state;
@@ -133,6 +168,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_headlines),
         cmocka_unit_test(test_simulated_and_missing),
+        cmocka_unit_test(test_significance),
         cmocka_unit_test(test_outlier_flag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,7 +47,7 @@ static void test_format_parse_roundtrip(void **state)
     tb_buf b = {0};
     assert_int_equal(tb_buf_puts(&b, H), 0);
     assert_int_equal(tb_bench_results_format_row(&r, &b), 0);
-    assert_non_null(strstr((char *)b.p, "tee_verify,7,true,true,0,1091.25,,326,1417.25,1500,"
+    assert_non_null(strstr((char *)b.p, "tee_verify,7,1,1,0,1091.25,,326,1417.25,1500,"
                                         "\"logs/a,b \"\"q\"\".log\",logs/x.log\n"));
     tb_bench_results rs = {0};
     tb_err e;
@@ -85,6 +85,32 @@ static void test_parse_source_style(void **state)
     assert_int_equal(rs.rows[1].has, 0);
     assert_true(rs.rows[2].verify);
     assert_true(tb_bench_result_ok(&rs.rows[2]));
+    assert_false(tb_bench_result_unverified(&rs.rows[2]));
+    tb_bench_results_clear(&rs);
+    /* The script's 0/1 flags; a tee_verify run with exit 0 and no TDX_VERIFY_MS is a
+       success there (flagged as unverified here); exit 0 without NOTARIZATION_MS is not. */
+    const char *script =
+        "no_tee,1,0,0,0,1091,,,1091,1200,benchmark-results/x/logs/no_tee-1.stdout.log,"
+        "benchmark-results/x/logs/no_tee-1.stderr.log\n"
+        "tee_verify,1,1,1,0,1300,,,1300,1400,o,e\n"
+        "tee_no_verify,1,1,0,0,,,,,1400,o,e\n";
+    assert_int_equal(parse(script, &rs, &e), 0);
+    assert_int_equal(rs.n, 3);
+    assert_false(rs.rows[0].enable_tee || rs.rows[0].verify);
+    assert_true(rs.rows[1].enable_tee && rs.rows[1].verify);
+    assert_true(tb_bench_result_ok(&rs.rows[1]));
+    assert_true(tb_bench_result_unverified(&rs.rows[1]));
+    assert_false(tb_bench_result_unverified(&rs.rows[0]));
+    assert_false(tb_bench_result_ok(&rs.rows[2]));
+    assert_false(tb_bench_result_unverified(&rs.rows[2]));
+    /* Written back the same way: 0/1 and the log paths as given. */
+    tb_buf b = {0};
+    assert_int_equal(tb_bench_results_format_row(&rs.rows[0], &b), 0);
+    assert_int_equal(tb_buf_puts(&b, ""), 0);
+    assert_string_equal((char *)b.p,
+                        "no_tee,1,0,0,0,1091,,,1091,1200,benchmark-results/x/logs/"
+                        "no_tee-1.stdout.log,benchmark-results/x/logs/no_tee-1.stderr.log\n");
+    tb_buf_clear(&b);
     tb_bench_results_clear(&rs);
 }
 
@@ -104,7 +130,7 @@ static void test_parse_errors(void **state)
     expect_error("no_tee,1,false,false,0,1,,,,,o\n", "line 2: 11 fields, expected 12");
     expect_error("no_tee,1,false,false,0,1,,,,,o,e,extra\n", "line 2: more than 12 fields");
     expect_error("no_tee,x,false,false,0,1,,,,,o,e\n", "line 2: iteration");
-    expect_error("no_tee,1,maybe,false,0,1,,,,,o,e\n", "enable_tee: not true or false");
+    expect_error("no_tee,1,maybe,false,0,1,,,,,o,e\n", "enable_tee: not 0/1 or true/false");
     expect_error("no_tee,1,false,false,0,-1,,,,,o,e\n", "notarization_ms");
     expect_error("no_tee,1,false,false,0,inf,,,,,o,e\n", "notarization_ms");
     expect_error("no_tee,1,false,false,0,0x10,,,,,o,e\n", "notarization_ms");

@@ -1,14 +1,20 @@
 /* Unit tests for src/bench/run: configuration defaults (the source script's),
- * option parsing and its errors, mode flags. The run itself is covered end to
- * end (tests/e2e/bench_*.sh). */
+ * option parsing and its errors, mode flags, RESULTS_DIR as the run directory, and
+ * the timeout's SIGTERM-grace-SIGKILL sequence (a client that ignores SIGTERM, with
+ * a short grace). The rest of the run is covered end to end (tests/e2e/bench_*.sh). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "base/file.h"
 #include "bench/run.h"
 
 static void test_defaults(void **state)
@@ -24,13 +30,21 @@ static void test_defaults(void **state)
     assert_true(c.start_fixture && c.start_notary && c.use_fixture_ca);
     assert_string_equal(c.fixture_addr, "127.0.0.1");
     assert_int_equal(c.fixture_port, 4000);
-    assert_string_equal(c.target_host, "127.0.0.1");
+    assert_string_equal(c.target_host, ""); /* FIXTURE_ADDR, as in the script */
+    assert_string_equal(tb_bench_config_target_host(&c), "127.0.0.1");
+    strcpy(c.fixture_addr, "127.0.0.2");
+    assert_string_equal(tb_bench_config_target_host(&c), "127.0.0.2");
+    strcpy(c.target_host, "10.0.0.1");
+    assert_string_equal(tb_bench_config_target_host(&c), "10.0.0.1");
     assert_string_equal(c.target_server_name, "test-server.io");
     assert_string_equal(c.target_uri, "/formats/json?size=4");
     assert_int_equal(c.max_sent_data, 4096);
     assert_int_equal(c.max_recv_data, 16384);
     assert_int_equal(c.run_timeout_s, 300);
-    assert_int_equal(c.retries, 2);
+    assert_int_equal(c.retries, 0); /* the script never retries */
+    assert_int_equal(c.term_grace_ms, 5000);
+    assert_string_equal(c.results_dir, "");
+    assert_string_equal(c.out_root, "benchmark-results");
     assert_string_equal(c.notary_tee, ""); /* auto */
 }
 
@@ -56,6 +70,9 @@ static void test_set_options(void **state)
     assert_string_equal(c.pccs_url, "https://pccs.example:8081");
     assert_int_equal(tb_bench_config_set(&c, "COLLATERAL", "/tmp/c.json", &e), 0);
     assert_string_equal(c.collateral, "/tmp/c.json");
+    assert_int_equal(tb_bench_config_set(&c, "RESULTS_DIR", "runs/one", &e), 0);
+    assert_string_equal(c.results_dir, "runs/one");
+    assert_string_equal(c.out_root, "benchmark-results");
     for (const char *const *n = tb_bench_config_names; *n; n++)
         assert_true(strlen(*n) > 0);
 
@@ -125,6 +142,69 @@ static void test_mode_flags(void **state)
     assert_int_equal(tb_bench_mode_flags("tee", &t, &v), -1);
 }
 
+static char *slurp(const char *path)
+{
+    tb_buf b = {0};
+    tb_err e;
+    if (tb_file_read(path, 1 << 20, &b, &e) < 0 || tb_buf_puts(&b, "") < 0)
+        fail_msg("%s", e.msg);
+    return (char *)b.p;
+}
+
+/* RESULTS_DIR is the run directory itself; a client past its timeout that ignores
+ * SIGTERM is SIGKILLed after the grace, recorded with exit 124, and the script's
+ * line ends its stderr log; a second run into the same RESULTS_DIR is refused. */
+static void test_results_dir_and_timeout(void **state)
+{
+    (void)state;
+    char tmp[] = "/tmp/tb-run-test.XXXXXX";
+    assert_non_null(mkdtemp(tmp));
+    tb_bench_config c;
+    tb_err e;
+    tb_bench_config_defaults(&c);
+    c.iterations = 1;
+    c.n_modes = 1;
+    strcpy(c.modes[0], "tee_verify");
+    c.start_fixture = c.start_notary = 0;
+    c.notary_port = 1;
+    c.run_timeout_s = 1;
+    c.term_grace_ms = 300;
+    snprintf(c.client_cmd, sizeof c.client_cmd,
+             "trap '' TERM; echo \"tee=$ENABLE_TEE_ATTESTATION verify=$VERIFY_ATTESTATION "
+             "target=$TARGET_HOST\" >&2; while :; do sleep 0.05; done");
+    snprintf(c.results_dir, sizeof c.results_dir, "%s/run", tmp);
+    tb_bench_outcome oc;
+    assert_int_equal(tb_bench_run(&c, NULL, NULL, NULL, &oc, &e), 0);
+    assert_string_equal(oc.run_dir, c.results_dir);
+    assert_int_equal(oc.failed, 1);
+    assert_int_equal(oc.retried, 0);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/results.csv", c.results_dir);
+    char *csv = slurp(path);
+    char want[9000];
+    snprintf(want, sizeof want, "\ntee_verify,1,1,1,124,,,,,");
+    assert_non_null(strstr(csv, want));
+    snprintf(want, sizeof want,
+             ",%s/logs/tee_verify-1.stdout.log,%s/logs/tee_verify-1.stderr.log\n", c.results_dir,
+             c.results_dir);
+    assert_non_null(strstr(csv, want));
+    free(csv);
+    snprintf(path, sizeof path, "%s/logs/tee_verify-1.stderr.log", c.results_dir);
+    char *log = slurp(path);
+    assert_non_null(strstr(log, "tee=1 verify=1 target=127.0.0.1\n"));
+    size_t n = strlen(log);
+    const char *tail = "benchmark runner: timed out after 1s\n";
+    assert_true(n >= strlen(tail));
+    assert_string_equal(log + n - strlen(tail), tail);
+    free(log);
+    /* The same RESULTS_DIR again: refused, nothing overwritten. */
+    assert_int_equal(tb_bench_run(&c, NULL, NULL, NULL, &oc, &e), -1);
+    assert_non_null(strstr(e.msg, "already holds a results.csv"));
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -132,6 +212,7 @@ int main(void)
         cmocka_unit_test(test_set_options),
         cmocka_unit_test(test_config_check),
         cmocka_unit_test(test_mode_flags),
+        cmocka_unit_test(test_results_dir_and_timeout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
