@@ -11,6 +11,7 @@ set -euo pipefail
 RUN_PACKAGES=(
   build-essential cmake pkg-config git
   libssl-dev openssl libcurl4-openssl-dev libjansson-dev libsqlite3-dev
+  zlib1g-dev liblua5.4-dev
   nginx-light curl python3 iproute2 procps util-linux ca-certificates
   openssh-client
 )

@@ -54,7 +54,8 @@ typedef struct tb_load_opts {
     uint32_t threads;
     uint32_t connections; /* >= threads */
     uint64_t duration_ns;
-    uint64_t timeout_ns; /* a request without a response for this long is a timeout */
+    uint64_t timeout_ns; /* a response later than this is a timeout error (never aborted);
+                            a connect or TLS handshake taking longer fails */
     uint64_t drain_ns;   /* how long to await in-flight responses at the end */
     double rate;         /* total requests/s; 0 = closed loop */
     const volatile sig_atomic_t *stop_flag; /* optional early stop (e.g. SIGINT) */
@@ -64,19 +65,20 @@ typedef struct tb_load_errors {
     uint64_t connect; /* connects (or TLS handshakes) that failed */
     uint64_t read;    /* read failures, malformed responses, closes mid-response */
     uint64_t write;   /* write failures */
-    uint64_t timeout; /* requests without a response within timeout_ns */
-    uint64_t status;  /* responses with status >= 400 (wrk's "Non-2xx or 3xx") */
+    uint64_t timeout; /* responses within the run that took longer than timeout_ns (wrk) */
+    uint64_t status;  /* responses within the run with status >= 400 (wrk's "Non-2xx or 3xx") */
 } tb_load_errors;
 
 typedef struct tb_load_result {
     uint64_t sent;            /* requests whose write began */
     uint64_t completed;       /* responses completed within the duration */
     uint64_t drained;         /* responses completed after the end, while draining */
-    uint64_t failed;          /* requests lost to a read/write error or timeout */
+    uint64_t failed;          /* requests lost to a read/write error */
     uint64_t unfinished;      /* requests still in flight when the drain ended */
     uint64_t bytes;           /* bytes read within the duration (headers and bodies) */
     uint64_t connects;        /* connections established */
-    uint64_t status_class[6]; /* responses by status class: [1]=1xx .. [5]=5xx, [0]=other */
+    uint64_t status_class[6]; /* completed + drained responses by status class: [1]=1xx ..
+                                 [5]=5xx, [0]=other */
     tb_load_errors errors;
     uint64_t runtime_ns;     /* start to the end of the duration (or early stop) */
     uint64_t setup_ns;       /* start until every connection had been established once (the
