@@ -5,7 +5,7 @@
 #   scripts/setup.sh --test   that, plus what only the tests need (`make test`):
 #                             cmocka, clang + sanitizer runtimes, wrk, sshd, Ansible,
 #                             Chromium, QEMU and the guest kernel/initramfs tools,
-#                             hyperfine (bench/startup.sh)
+#                             hyperfine (bench/startup.sh), HdrHistogram (Java)
 set -euo pipefail
 
 RUN_PACKAGES=(
@@ -21,6 +21,7 @@ TEST_PACKAGES=(
   chromium
   qemu-system-x86 qemu-utils busybox-static cpio dropbear-bin
   hyperfine
+  libhdrhistogram-java  # HdrHistogram's own log reader (tests/e2e/http_wrk2_report.sh, with a JRE)
 )
 
 packages=("${RUN_PACKAGES[@]}")
