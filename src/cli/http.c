@@ -26,6 +26,7 @@
 #include "cli/opt.h"
 #include "load/load.h"
 #include "load/logcount.h"
+#include "load/script.h"
 #include "net/sock.h"
 #include "net/tls.h"
 #include "net/url.h"
@@ -62,6 +63,8 @@ struct http_opts {
     int nheaders;
     const char *url_text;
     const char *server_name, *cacert, *connect, *server_log, *hdr_log, *script;
+    const char *const *args; /* the URL and what follows it */
+    int nargs;
     tb_url url;
 };
 
@@ -267,8 +270,13 @@ static int parse(int argc, char **argv, struct http_opts *o)
     }
     if (optind == argc)
         return cli_fail_code(2, CMD, "missing URL (usage: teebench http <options> <url>)");
-    if (optind + 1 < argc)
-        return cli_fail_code(2, CMD, "unexpected argument: %s", argv[optind + 1]);
+    if (optind + 1 < argc && !o->script)
+        return cli_fail_code(2, CMD,
+                             "unexpected argument: %s (arguments after the URL go to a "
+                             "-s script)",
+                             argv[optind + 1]);
+    o->args = (const char *const *)argv + optind; /* init(args): the URL, then the rest */
+    o->nargs = argc - optind;
     if (o->threads == 0 || o->duration_ms == 0)
         return cli_fail_code(2, CMD, "threads and duration must be > 0");
     if (o->connections == 0 || o->connections < o->threads)
@@ -612,19 +620,41 @@ int cmd_http(int argc, char **argv)
         tb_buf_clear(&req);
         return fail(&o, "building the request: out of memory");
     }
+    tb_script *script = NULL;
+    if (o.script) {
+        const char *hl[MAX_HEADERS];
+        for (int i = 0; i < o.nheaders; i++)
+            hl[i] = o.headers[i].line;
+        tb_script_target st = {.scheme = o.url.tls ? "https" : "http",
+                               .host = o.url.host,
+                               .port = o.url.port_explicit ? o.url.port : NULL,
+                               .path = o.url.path,
+                               .headers = hl,
+                               .nheaders = o.nheaders,
+                               .args = o.args,
+                               .nargs = o.nargs,
+                               .addr = target};
+        if (!(script = tb_script_new(o.script, (uint32_t)o.threads, &st, &e))) {
+            tb_buf_clear(&req);
+            return fail(&o, "%s", e.msg);
+        }
+    }
     tb_tls_ctx *tls = NULL;
     if (o.url.tls && !(tls = tb_tls_client_ctx_new(o.cacert, &e))) {
+        tb_script_free(script);
         tb_buf_clear(&req);
         return fail(&o, "%s", e.msg);
     }
     raise_fd_limit(o.connections + o.threads * 2 + 256);
     if (tb_sock_connect_wait(&lo.addr, o.timeout_ms > 5000 ? 5000 : (int)o.timeout_ms, &e) < 0) {
+        tb_script_free(script);
         tb_tls_ctx_free(tls);
         tb_buf_clear(&req);
         return fail(&o, "%s", e.msg);
     }
     struct log_check lc = {.on = o.server_log != NULL};
     if (lc.on && tb_log_count_lines(o.server_log, &lc.before, &e) < 0) {
+        tb_script_free(script);
         tb_tls_ctx_free(tls);
         tb_buf_clear(&req);
         return fail(&o, "--server-log: %s", e.msg);
@@ -633,6 +663,11 @@ int cmd_http(int argc, char **argv)
     lo.sni = o.server_name ? o.server_name : o.url.host;
     lo.request = req.p;
     lo.request_len = req.len;
+    if (script) {
+        tb_script_first_request(script, &lo.request, &lo.request_len);
+        lo.pipeline = tb_script_pipeline(script);
+        lo.hooks = tb_script_hooks(script);
+    }
     lo.threads = (uint32_t)o.threads;
     lo.connections = (uint32_t)o.connections;
     lo.duration_ns = o.duration_ms * 1000000ULL;
@@ -665,14 +700,22 @@ int cmd_http(int argc, char **argv)
     signal(SIGINT, SIG_DFL);
     tb_tls_ctx_free(tls);
     tb_buf_clear(&req);
-    if (rc < 0)
+    if (rc == 0 && r.hook_failed) {
+        snprintf(e.msg, sizeof e.msg, "script: %s", tb_script_error(script));
+        tb_load_result_clear(&r);
+        rc = -1;
+    }
+    if (rc < 0) {
+        tb_script_free(script);
         return fail(&o, "%s", e.msg);
+    }
 
     /* wrk's closed-loop correction (see stats/hist.h), keeping the raw copy for --json */
     tb_hist raw;
     uint64_t interval = 0;
     if (tb_hist_init(&raw, TB_HIST_DEFAULT_MAX, &e) < 0) {
         tb_load_result_clear(&r);
+        tb_script_free(script);
         return fail(&o, "%s", e.msg);
     }
     tb_hist_merge(&raw, &r.latency, NULL);
@@ -684,6 +727,7 @@ int cmd_http(int argc, char **argv)
         if (count_settled(o.server_log, &lc.after, &e) < 0) {
             tb_hist_free(&raw);
             tb_load_result_clear(&r);
+            tb_script_free(script);
             return fail(&o, "--server-log: %s", e.msg);
         }
         lc.ok = lc.after >= lc.before && lc.after - lc.before == r.completed + r.drained;
@@ -691,6 +735,7 @@ int cmd_http(int argc, char **argv)
     if (o.hdr_log && write_hdr_log(&o, &r, &raw, started_epoch, &e) < 0) {
         tb_hist_free(&raw);
         tb_load_result_clear(&r);
+        tb_script_free(script);
         return fail(&o, "--hdr-log: %s", e.msg);
     }
     /* The run's verdict (exit 1 after the report): no completed request (responses
@@ -698,7 +743,7 @@ int cmd_http(int argc, char **argv)
      * "Socket errors" line: connect, read, write, timeout), or a server log that
      * disagrees. Non-2xx responses are answers and do not fail the run. */
     char why[TB_ERR_MAX + 300] = "", setup[160] = "";
-    bool slow_setup = r.runtime_ns && r.setup_ns * 10 >= r.runtime_ns;
+    bool slow_setup = r.runtime_ns && !r.stopped_early && r.setup_ns * 10 >= r.runtime_ns;
     if (slow_setup)
         snprintf(setup, sizeof setup,
                  "setting up the connections took %.2f s of the %.2f s run (%llu of %llu "
@@ -725,6 +770,19 @@ int cmd_http(int argc, char **argv)
         rc = print_json(&o, &r, &raw, interval, &lc, started, target, why[0] ? why : NULL);
     } else {
         print_text(&o, &r, &lc);
+        if (script && tb_script_has_done(script)) { /* wrk: after the report */
+            tb_script_summary sum = {.duration_us = r.runtime_ns / 1000,
+                                     .requests = r.completed,
+                                     .bytes = r.bytes,
+                                     .connect = r.errors.connect,
+                                     .read = r.errors.read,
+                                     .write = r.errors.write,
+                                     .status = r.errors.status,
+                                     .timeout = r.errors.timeout};
+            fflush(stdout);
+            if (tb_script_done(script, &sum, &r.latency, &r.rate, &e) < 0 && !why[0])
+                snprintf(why, sizeof why, "%s", e.msg);
+        }
         fflush(stdout);
     }
     if (rc == 0 && why[0])
@@ -738,6 +796,7 @@ int cmd_http(int argc, char **argv)
      * a noticeable share of it (a tenth or more). */
     if (rc == 0 && !o.json && slow_setup)
         fprintf(stderr, "teebench: http: note: %s\n", setup);
+    tb_script_free(script);
     tb_hist_free(&raw);
     tb_load_result_clear(&r);
     return rc;
