@@ -441,10 +441,13 @@ static void push_headers(lua_State *L, const uint8_t *raw, size_t len, size_t *b
             const uint8_t *colon = first ? NULL : memchr(raw + i, ':', end - i);
             if (colon) {
                 const uint8_t *v = colon + 1;
-                while (v < raw + end && (*v == ' ' || *v == '\t'))
+                const uint8_t *ve = raw + end;
+                while (v < ve && (*v == ' ' || *v == '\t'))
                     v++;
+                while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+                    ve--;
                 lua_pushlstring(L, (const char *)raw + i, (size_t)(colon - (raw + i)));
-                lua_pushlstring(L, (const char *)v, (size_t)(raw + end - v));
+                lua_pushlstring(L, (const char *)v, (size_t)(ve - v));
                 lua_settable(L, -3);
             }
             first = false;
