@@ -213,6 +213,7 @@ static void send_request(struct conn *c, uint64_t intended, uint64_t now)
             intended = now;
     }
     c->pending = t->pipeline;
+    c->raw.len = 0; /* a response cut short by a reconnect leaves nothing behind */
     c->state = C_BUSY;
     c->intended = intended;
     c->sent_at = now;

@@ -3,7 +3,8 @@
 # distribution, the Detailed Percentile spectrum with its #[...] footer and wrk2's
 # rule, for the corrected and the uncorrected latency; --hdr-log writes HdrHistogram's
 # interval log, which HdrHistogram's own HistogramLogProcessor (Debian's
-# libhdrhistogram-java, when installed) reads back to the same spectrum.
+# libhdrhistogram-java, when installed) reads back to the same spectrum; with WRK2
+# set, a layout diff against wrk2 itself.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_http.sh"
 
@@ -56,5 +57,13 @@ if command -v java >/dev/null && [ -f "$jar" ]; then
   diff "$WORK/java.spec" "$WORK/out.spec" >"$WORK/diff" || fail "HdrHistogram reads another spectrum: $(cat "$WORK/diff")"
 else
   echo "note: libhdrhistogram-java not installed: the .hlog was checked by format only"
+fi
+# With a wrk2 binary at hand (not packaged by Debian: WRK2=/path/to/wrk), the whole
+# output has wrk2's layout line for line (numbers replaced by N).
+if [ -x "${WRK2:-}" ]; then
+  "$WRK2" -t1 -c2 -d1s -R 300 -U "http://127.0.0.1:$port/" >"$WORK/wrk2.out" 2>&1 || fail "wrk2"
+  normalize "$WORK/wrk2.out" >"$WORK/wrk2.norm"
+  normalize "$WORK/out" >"$WORK/tb.norm"
+  diff -u "$WORK/wrk2.norm" "$WORK/tb.norm" >"$WORK/diff" || fail "layout differs from wrk2's: $(cat "$WORK/diff")"
 fi
 pass http_wrk2_report
