@@ -79,7 +79,7 @@ static void usage(FILE *f)
             "\n"
             "    -s, --script      <S>  Load Lua script file (wrk's scripting API)\n"
             "    -H, --header      <H>  Add header to request (\"Name: value\"; a repeated\n"
-            "                           name: the last one wins; others are ignored)\n"
+            "                           name: the last wins; malformed ones are ignored)\n"
             "    -L, --latency          Print latency statistics\n"
             "        --timeout     <T>  Socket/request timeout (default 2s)\n"
             "    -v, --version          Print version details\n"
