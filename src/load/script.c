@@ -650,6 +650,14 @@ tb_script *tb_script_new(const char *file, uint32_t threads, const tb_script_tar
     }
     s->hooks.ctx = s->ctx;
     s->hooks.request = hook_request;
+    /* no request() anywhere and one static request for all threads (the usual case):
+     * the engine sends tb_script_first_request as it is, with no call per request */
+    bool same = true;
+    for (uint32_t i = 0; i < s->nthreads && same; i++)
+        same = !s->ts[i].has_request && s->ts[i].stat.len == s->first.len &&
+               !memcmp(s->ts[i].stat.p, s->first.p, s->first.len);
+    if (same)
+        s->hooks.request = NULL;
     s->hooks.response = t0->has_response ? hook_response : NULL;
     s->hooks.delay_ms = t0->has_delay ? hook_delay : NULL;
     s->hooks.stopped = hook_stopped;

@@ -53,7 +53,9 @@ tb_script *tb_script_new(const char *file, uint32_t threads, const tb_script_tar
 void tb_script_free(tb_script *s);
 
 /* The hooks for tb_load_opts (valid while s lives), thread 0's first request (for
- * tb_load_opts.request: checked, never sent as is) and how many requests it holds. */
+ * tb_load_opts.request; sent as is when the hooks have no request function: no
+ * request() and the same static request in every thread) and how many requests
+ * it holds. */
 const tb_load_hooks *tb_script_hooks(const tb_script *s);
 void tb_script_first_request(const tb_script *s, const uint8_t **req, size_t *len);
 uint32_t tb_script_pipeline(const tb_script *s);

@@ -71,10 +71,18 @@ static void test_static_request(void **state)
     const tb_load_hooks *h = tb_script_hooks(s);
     assert_null(h->response);
     assert_null(h->delay_ms);
+    assert_null(h->request); /* the engine sends the first request as it is */
+    tb_script_free(s);
+
+    /* a static request that differs by thread: each thread sends its own */
+    s = load("function init() wrk.path = '/t' .. wrk.thread.id end\n", 2, 0, &e);
+    assert_non_null(s);
+    h = tb_script_hooks(s);
+    assert_non_null(h->request);
     const uint8_t *q;
     size_t n;
-    assert_int_equal(h->request(h->ctx[0], &q, &n), 0); /* the static string, no Lua call */
-    assert_int_equal(n, strlen(first(s)));
+    assert_int_equal(h->request(h->ctx[1], &q, &n), 0); /* no Lua call: the string kept */
+    assert_int_equal(strncmp((const char *)q, "GET /t1 HTTP/1.1\r\n", 18), 0);
     tb_script_free(s);
 
     /* -H headers are wrk.headers (host: replaces the URL's); a body gets its length */
