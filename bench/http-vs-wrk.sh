@@ -10,12 +10,16 @@
 # With --target both it also measures teebench serve against nginx under the
 # same client (target: serve/nginx >= 1.0 for /).
 #
+# --script FILE runs both clients with the same wrk Lua script (-s FILE);
+# bench/http-lua-vs-wrk.sh uses it to price a request() hook.
+#
 # usage: bench/http-vs-wrk.sh [--target nginx|serve|both] [--rounds N]
 #                             [--duration 10s] [--connections 50] [--path /]
+#                             [--script FILE]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TB=${TEEBENCH:-build/teebench}
-target=nginx rounds=3 duration=10s conns=50 path=/
+target=nginx rounds=3 duration=10s conns=50 path=/ script=()
 while [ $# -gt 0 ]; do
   case $1 in
   --target) target=$2; shift 2 ;;
@@ -23,7 +27,8 @@ while [ $# -gt 0 ]; do
   --duration) duration=$2; shift 2 ;;
   --connections) conns=$2; shift 2 ;;
   --path) path=$2; shift 2 ;;
-  -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+  --script) script=(-s "$(realpath "$2")"); shift 2 ;;
+  -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
   *) echo "http-vs-wrk: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -95,11 +100,11 @@ stop_server() {
 bench_against() {
   local srv=$1 i w t
   start_server "$srv"
-  echo "== $srv ($URL): server on CPU $srv_cpu, client on CPU $cli_cpu, -t1 -c$conns -d$duration, $rounds rounds"
+  echo "== $srv ($URL): server on CPU $srv_cpu, client on CPU $cli_cpu, -t1 -c$conns -d$duration ${script[*]}, $rounds rounds"
   : >"$WORK/rows"
   for i in $(seq "$rounds"); do
-    w=$(run_client wrk wrk -t1 -c"$conns" -d"$duration" "$URL")
-    t=$(run_client tb "$TB" http -t1 -c"$conns" -d"$duration" "$URL")
+    w=$(run_client wrk wrk -t1 -c"$conns" -d"$duration" "${script[@]}" "$URL")
+    t=$(run_client tb "$TB" http -t1 -c"$conns" -d"$duration" "${script[@]}" "$URL")
     echo "$w $t" >>"$WORK/rows"
     echo "$i $w $t" | awk '{printf "round %d: wrk %10.2f req/s  %6.2f us CPU/req | teebench %10.2f req/s  %6.2f us CPU/req\n", $1, $3, $4/$2*1e6, $6, $7/$5*1e6}'
   done

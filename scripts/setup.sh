@@ -5,12 +5,13 @@
 #   scripts/setup.sh --test   that, plus what only the tests need (`make test`):
 #                             cmocka, clang + sanitizer runtimes, wrk, sshd, Ansible,
 #                             Chromium, QEMU and the guest kernel/initramfs tools,
-#                             hyperfine (bench/startup.sh)
+#                             hyperfine (bench/startup.sh), HdrHistogram (Java)
 set -euo pipefail
 
 RUN_PACKAGES=(
   build-essential cmake pkg-config git
   libssl-dev openssl libcurl4-openssl-dev libjansson-dev libsqlite3-dev
+  zlib1g-dev liblua5.4-dev
   nginx-light curl python3 iproute2 procps util-linux ca-certificates
   openssh-client
 )
@@ -20,6 +21,7 @@ TEST_PACKAGES=(
   chromium
   qemu-system-x86 qemu-utils busybox-static cpio dropbear-bin
   hyperfine
+  libhdrhistogram-java  # HdrHistogram's own log reader (tests/e2e/http_wrk2_report.sh, with a JRE)
 )
 
 packages=("${RUN_PACKAGES[@]}")

@@ -6,6 +6,7 @@
  * 4.x's text layout line for line, or one JSON document with --json.
  * Global state: `interrupted`, the SIGINT flag (volatile sig_atomic_t, set by the
  * handler, read by the engine's threads every 100 ms). */
+#include <ctype.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <openssl/crypto.h>
@@ -25,9 +26,12 @@
 #include "cli/opt.h"
 #include "load/load.h"
 #include "load/logcount.h"
+#include "load/script.h"
 #include "net/sock.h"
 #include "net/tls.h"
 #include "net/url.h"
+#include "base/file.h"
+#include "stats/hdr.h"
 #include "stats/hist.h"
 #include "stats/units.h"
 #include "sys/env.h"
@@ -44,54 +48,69 @@ static void on_sigint(int sig)
     __atomic_store_n(&interrupted, 1, __ATOMIC_RELAXED); /* load threads read it */
 }
 
+/* A -H header as wrk takes it: "Name: value" (a colon, then one space); the
+ * name is line[0..name_len). */
+struct header {
+    const char *line;
+    size_t name_len;
+};
+
 struct http_opts {
     uint64_t threads, connections, duration_ms, timeout_ms;
     double rate;
     bool latency, u_latency, json;
-    const char *headers[MAX_HEADERS];
+    struct header headers[MAX_HEADERS]; /* distinct names, first position, last value */
     int nheaders;
     const char *url_text;
-    const char *server_name, *cacert, *connect, *server_log;
+    const char *server_name, *cacert, *connect, *server_log, *hdr_log, *script;
+    const char *const *args; /* the URL and what follows it */
+    int nargs;
     tb_url url;
 };
 
 static void usage(FILE *f)
 {
-    fprintf(f, "Usage: teebench http <options> <url>\n"
-               "  Options:\n"
-               "    -c, --connections <N>  Connections to keep open (default 10)\n"
-               "    -d, --duration    <T>  Duration of test (default 10s)\n"
-               "    -t, --threads     <N>  Number of threads to use (default 2)\n"
-               "\n"
-               "    -H, --header      <H>  Add header to request (repeatable)\n"
-               "        --latency          Print latency statistics\n"
-               "        --timeout     <T>  Socket/request timeout (default 2s)\n"
-               "    -v, --version          Print version details\n"
-               "\n"
-               "    -R, --rate        <N>  Constant rate: N requests/s in total; latency is\n"
-               "                           measured from each request's intended send time\n"
-               "        --u-latency        With -R: also print the uncorrected latency\n"
-               "        --json             Print one JSON document instead of text\n"
-               "        --server-name <S>  TLS server name (SNI and verified name)\n"
-               "        --cacert      <F>  Verify the server certificate against CA file F\n"
-               "        --connect  <H:P>   Connect to H:P instead of the URL's host and port\n"
-               "        --server-log  <F>  Compare the lines the server appends to its\n"
-               "                           access log F with the requests completed\n"
-               "\n"
-               "  Numeric arguments may include a SI unit (1k, 1M, 1G)\n"
-               "  Time arguments may include a time unit (2s, 2m, 2h, 500ms, 1.5s;\n"
-               "  none: seconds)\n");
+    fprintf(f,
+            "Usage: teebench http <options> <url>\n"
+            "  Options:\n"
+            "    -c, --connections <N>  Connections to keep open (default 10)\n"
+            "    -d, --duration    <T>  Duration of test (default 10s)\n"
+            "    -t, --threads     <N>  Number of threads to use (default 2)\n"
+            "\n"
+            "    -s, --script      <S>  Load Lua script file (wrk's scripting API)\n"
+            "    -H, --header      <H>  Add header to request (\"Name: value\"; a repeated\n"
+            "                           name: the last wins; malformed ones are ignored)\n"
+            "    -L, --latency          Print latency statistics\n"
+            "        --timeout     <T>  Socket/request timeout (default 2s)\n"
+            "    -v, --version          Print version details\n"
+            "\n"
+            "    -R, --rate        <N>  Constant rate: N requests/s in total (2k = 2000); latency\n"
+            "                           is measured from each request's intended send time\n"
+            "    -U, --u-latency        With -R: also print the uncorrected latency (wrk2's\n"
+            "                           --u_latency; implies --latency)\n"
+            "        --hdr-log     <F>  Write the latency histograms to F in HdrHistogram's\n"
+            "                           interval log format (.hlog)\n"
+            "        --json             Print one JSON document instead of text\n"
+            "        --server-name <S>  TLS server name (SNI and verified name)\n"
+            "        --cacert      <F>  Verify the server certificate against CA file F\n"
+            "        --connect  <H:P>   Connect to H:P instead of the URL's host and port\n"
+            "        --server-log  <F>  Compare the lines the server appends to its\n"
+            "                           access log F with the requests completed\n"
+            "\n"
+            "  Numeric arguments may include a SI unit (1k, 1M, 1G)\n"
+            "  Time arguments may include a time unit (2s, 2m, 2h, 500ms, 1.5s;\n"
+            "  none: seconds)\n");
 }
 
 enum {
     OPT_LATENCY = 256,
     OPT_TIMEOUT,
-    OPT_ULAT,
     OPT_JSON,
     OPT_SNI,
     OPT_CACERT,
     OPT_CONNECT,
     OPT_SERVER_LOG,
+    OPT_HDR_LOG,
 };
 
 static const struct option longopts[] = {
@@ -104,7 +123,10 @@ static const struct option longopts[] = {
     {"version", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {"rate", required_argument, NULL, 'R'},
-    {"u-latency", no_argument, NULL, OPT_ULAT},
+    {"u-latency", no_argument, NULL, 'U'},
+    {"u_latency", no_argument, NULL, 'U'},
+    {"script", required_argument, NULL, 's'},
+    {"hdr-log", required_argument, NULL, OPT_HDR_LOG},
     {"json", no_argument, NULL, OPT_JSON},
     {"server-name", required_argument, NULL, OPT_SNI},
     {"cacert", required_argument, NULL, OPT_CACERT},
@@ -112,6 +134,53 @@ static const struct option longopts[] = {
     {"server-log", required_argument, NULL, OPT_SERVER_LOG},
     {NULL, 0, NULL, 0},
 };
+
+/* -H as wrk takes it: "Name: value" with exactly ": " after the name; anything else
+ * is ignored (wrk drops it silently, teebench says so on stderr). A repeated name
+ * replaces the earlier value (wrk: last wins) -- compared case-insensitively, where
+ * wrk compares exactly (it sends `host: a` and its own `Host:` both). Returns -1
+ * when the table is full. */
+static int add_header(struct http_opts *o, const char *h)
+{
+    const char *colon = strchr(h, ':');
+    size_t n = colon ? (size_t)(colon - h) : 0;
+    if (!colon || colon[1] != ' ' || n == 0 || strpbrk(h, "\r\n") || strcspn(h, " \t") < n) {
+        fprintf(stderr,
+                "teebench: http: note: ignoring header \"%s\" (want \"Name: value\", as wrk)\n", h);
+        return 0;
+    }
+    for (int i = 0; i < o->nheaders; i++) {
+        if (o->headers[i].name_len == n && !strncasecmp(o->headers[i].line, h, n)) {
+            o->headers[i].line = h;
+            return 0;
+        }
+    }
+    if (o->nheaders == MAX_HEADERS)
+        return -1;
+    o->headers[o->nheaders++] = (struct header){h, n};
+    return 0;
+}
+
+/* -R: a positive number of requests/s, with wrk2's SI suffixes (2k, 1.5M). */
+static int scan_rate(const char *s, double *rate)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s)
+        return -1;
+    if (*end) {
+        const char *units = "kmg";
+        const char *u = strchr(units, tolower((unsigned char)*end));
+        if (!u || end[1])
+            return -1;
+        for (const char *k = units; k <= u; k++)
+            v *= 1000.0;
+    }
+    if (!(v > 0) || v > 1e9)
+        return -1;
+    *rate = v;
+    return 0;
+}
 
 /* Returns 0 to run, 1 to exit 0 (help/version), or an exit code > 1 after an error line. */
 static int parse(int argc, char **argv, struct http_opts *o)
@@ -125,7 +194,7 @@ static int parse(int argc, char **argv, struct http_opts *o)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, ":t:c:d:H:R:Lvh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":t:c:d:H:R:s:LUvh", longopts, NULL)) != -1) {
         switch (c) {
         case 't':
             if (tb_scan_metric(optarg, &o->threads) < 0 || o->threads > 10000)
@@ -146,25 +215,27 @@ static int parse(int argc, char **argv, struct http_opts *o)
             break;
         }
         case 'H':
-            if (o->nheaders == MAX_HEADERS)
+            if (add_header(o, optarg) < 0)
                 return cli_fail_code(2, CMD, "too many headers (at most %d)", MAX_HEADERS);
-            if (!strchr(optarg, ':') || optarg[0] == ':' || strpbrk(optarg, "\r\n"))
-                return cli_fail_code(2, CMD, "invalid header (want \"Name: value\"): %s", optarg);
-            o->headers[o->nheaders++] = optarg;
             break;
-        case 'R': {
-            char *end;
-            o->rate = strtod(optarg, &end);
-            if (end == optarg || *end || !(o->rate > 0) || o->rate > 1e9)
-                return cli_fail_code(2, CMD, "invalid rate (requests/s > 0): %s", optarg);
+        case 'R':
+            if (scan_rate(optarg, &o->rate) < 0)
+                return cli_fail_code(2, CMD, "invalid rate (requests/s > 0, e.g. 2000 or 2k): %s",
+                                     optarg);
             break;
-        }
+        case 's':
+            o->script = optarg;
+            break;
+        case OPT_HDR_LOG:
+            o->hdr_log = optarg;
+            break;
         case 'L':
         case OPT_LATENCY:
             o->latency = true;
             break;
-        case OPT_ULAT:
+        case 'U': /* wrk2: -U prints the corrected latency too */
             o->u_latency = true;
+            o->latency = true;
             break;
         case OPT_JSON:
             o->json = true;
@@ -199,14 +270,21 @@ static int parse(int argc, char **argv, struct http_opts *o)
     }
     if (optind == argc)
         return cli_fail_code(2, CMD, "missing URL (usage: teebench http <options> <url>)");
-    if (optind + 1 < argc)
-        return cli_fail_code(2, CMD, "unexpected argument: %s", argv[optind + 1]);
+    if (optind + 1 < argc && !o->script)
+        return cli_fail_code(2, CMD,
+                             "unexpected argument: %s (arguments after the URL go to a "
+                             "-s script)",
+                             argv[optind + 1]);
+    o->args = (const char *const *)argv + optind; /* init(args): the URL, then the rest */
+    o->nargs = argc - optind;
     if (o->threads == 0 || o->duration_ms == 0)
         return cli_fail_code(2, CMD, "threads and duration must be > 0");
     if (o->connections == 0 || o->connections < o->threads)
         return cli_fail_code(2, CMD, "number of connections must be >= threads");
     if (o->u_latency && o->rate == 0)
         return cli_fail_code(2, CMD, "--u-latency needs -R/--rate");
+    if (o->hdr_log && !*o->hdr_log)
+        return cli_fail_code(2, CMD, "--hdr-log: needs a file name");
     tb_err e;
     o->url_text = argv[optind];
     if (tb_url_parse(o->url_text, &o->url, &e) < 0)
@@ -221,7 +299,7 @@ static int build_request(const struct http_opts *o, tb_buf *req)
 {
     bool has_host = false;
     for (int i = 0; i < o->nheaders; i++)
-        if (!strncasecmp(o->headers[i], "host:", 5))
+        if (o->headers[i].name_len == 4 && !strncasecmp(o->headers[i].line, "host", 4))
             has_host = true;
     char host[TB_URL_HOST_MAX + 16];
     if (tb_url_host_header(&o->url, host, sizeof host) < 0)
@@ -231,7 +309,7 @@ static int build_request(const struct http_opts *o, tb_buf *req)
     if (!has_host && tb_buf_printf(req, "Host: %s\r\n", host) < 0)
         return -1;
     for (int i = 0; i < o->nheaders; i++)
-        if (tb_buf_printf(req, "%s\r\n", o->headers[i]) < 0)
+        if (tb_buf_printf(req, "%s\r\n", o->headers[i].line) < 0)
             return -1;
     return tb_buf_puts(req, "\r\n");
 }
@@ -310,6 +388,26 @@ static void print_distribution(const char *title, const tb_hist *h)
     }
 }
 
+/* wrk2's --latency block for one histogram (ns): 8 percentiles, then HdrHistogram's
+ * percentile spectrum in ms (5 steps per halving) with its footer, then wrk2's rule. */
+static void print_hdr_latency(const tb_hist *h, const char *what)
+{
+    static const double ps[] = {50.0, 75.0, 90.0, 99.0, 99.9, 99.99, 99.999, 100.0};
+    printf("  Latency Distribution (HdrHistogram - %s)\n", what);
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
+        printf("%7.3Lf%%", (long double)ps[i]);
+        print_units((long double)tb_hdr_value_at_percentile(h, ps[i]) / 1000.0L, tb_fmt_time_us,
+                    10);
+        printf("\n");
+    }
+    printf("\n  Detailed Percentile spectrum:\n");
+    tb_buf b = {0};
+    if (tb_hdr_spectrum(h, 1e6, 5, &b) == 0)
+        fwrite(b.p, 1, b.len, stdout);
+    tb_buf_clear(&b);
+    printf("----------------------------------------------------------\n");
+}
+
 struct log_check {
     bool on;
     uint64_t before, after;
@@ -324,12 +422,17 @@ static void print_text(const struct http_opts *o, const tb_load_result *r,
     printf("  Thread Stats%6s%11s%8s%12s\n", "Avg", "Stdev", "Max", "+/- Stdev");
     print_stats("Latency", &r->latency, tb_fmt_time_us, 1e-3);
     print_stats("Req/Sec", &r->rate, tb_fmt_metric, 1.0);
-    if (o->latency)
+    if (o->rate > 0) { /* wrk2's report */
+        if (o->latency)
+            print_hdr_latency(&r->latency, "Recorded Latency");
+        if (o->u_latency) {
+            printf("\n");
+            print_hdr_latency(&r->latency_uncorrected,
+                              "Uncorrected Latency (measured without taking delayed starts into "
+                              "account)");
+        }
+    } else if (o->latency) {
         print_distribution("Latency Distribution", &r->latency);
-    if (o->u_latency) {
-        printf("  Uncorrected Latency (from the actual send time, not the intended one)\n");
-        print_stats("Latency", &r->latency_uncorrected, tb_fmt_time_us, 1e-3);
-        print_distribution("Uncorrected Latency Distribution", &r->latency_uncorrected);
     }
     printf("  %llu requests in %s, %sB read\n", (unsigned long long)r->completed,
            tb_fmt_time_us((long double)r->runtime_ns / 1000.0L, b1),
@@ -391,7 +494,7 @@ static int print_json(const struct http_opts *o, const tb_load_result *r, const 
     double rt = (double)r->runtime_ns / 1e9;
     json_t *hdrs = json_array();
     for (int i = 0; i < o->nheaders; i++)
-        json_array_append_new(hdrs, json_string(o->headers[i]));
+        json_array_append_new(hdrs, json_string(o->headers[i].line));
     json_t *opts = json_pack(
         "{s:s, s:I, s:I, s:f, s:f, s:f, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:s, s:b}", "url",
         o->url_text, "threads", (json_int_t)o->threads, "connections", (json_int_t)o->connections,
@@ -439,6 +542,32 @@ static int print_json(const struct http_opts *o, const tb_load_result *r, const 
     if (error)
         json_object_set_new(doc, "error", json_string(error));
     return cli_json_print(CMD, cli_json_envelope(SCHEMA, doc, 1));
+}
+
+/* --hdr-log: HdrHistogram's interval log with one interval, the whole run: the
+ * latency as printed (corrected) untagged, the uncorrected one tagged. */
+static int write_hdr_log(const struct http_opts *o, const tb_load_result *r, const tb_hist *raw,
+                         double start_epoch, tb_err *e)
+{
+    tb_buf b = {0};
+    double len = (double)r->runtime_ns / 1e9;
+    int rc = tb_hdr_log_header(&b,
+                               o->rate > 0 ? "teebench http -R: latency in ns from the intended "
+                                             "send time; Tag=uncorrected from the actual one"
+                                           : "teebench http: latency in ns with wrk's closed-loop "
+                                             "correction; Tag=uncorrected without it",
+                               start_epoch) < 0
+                 ? tb_errf(e, "out of memory")
+                 : 0;
+    if (rc == 0)
+        rc = tb_hdr_log_interval(&b, NULL, 0.0, len, &r->latency, 1e6, e);
+    if (rc == 0)
+        rc = tb_hdr_log_interval(&b, "uncorrected", 0.0, len,
+                                 o->rate > 0 ? &r->latency_uncorrected : raw, 1e6, e);
+    if (rc == 0)
+        rc = tb_file_write_atomic(o->hdr_log, b.p, b.len, e);
+    tb_buf_clear(&b);
+    return rc;
 }
 
 /* The server writes its log line when it sends the response: wait until the
@@ -491,19 +620,41 @@ int cmd_http(int argc, char **argv)
         tb_buf_clear(&req);
         return fail(&o, "building the request: out of memory");
     }
+    tb_script *script = NULL;
+    if (o.script) {
+        const char *hl[MAX_HEADERS];
+        for (int i = 0; i < o.nheaders; i++)
+            hl[i] = o.headers[i].line;
+        tb_script_target st = {.scheme = o.url.tls ? "https" : "http",
+                               .host = o.url.host,
+                               .port = o.url.port_explicit ? o.url.port : NULL,
+                               .path = o.url.path,
+                               .headers = hl,
+                               .nheaders = o.nheaders,
+                               .args = o.args,
+                               .nargs = o.nargs,
+                               .addr = target};
+        if (!(script = tb_script_new(o.script, (uint32_t)o.threads, &st, &e))) {
+            tb_buf_clear(&req);
+            return fail(&o, "%s", e.msg);
+        }
+    }
     tb_tls_ctx *tls = NULL;
     if (o.url.tls && !(tls = tb_tls_client_ctx_new(o.cacert, &e))) {
+        tb_script_free(script);
         tb_buf_clear(&req);
         return fail(&o, "%s", e.msg);
     }
     raise_fd_limit(o.connections + o.threads * 2 + 256);
     if (tb_sock_connect_wait(&lo.addr, o.timeout_ms > 5000 ? 5000 : (int)o.timeout_ms, &e) < 0) {
+        tb_script_free(script);
         tb_tls_ctx_free(tls);
         tb_buf_clear(&req);
         return fail(&o, "%s", e.msg);
     }
     struct log_check lc = {.on = o.server_log != NULL};
     if (lc.on && tb_log_count_lines(o.server_log, &lc.before, &e) < 0) {
+        tb_script_free(script);
         tb_tls_ctx_free(tls);
         tb_buf_clear(&req);
         return fail(&o, "--server-log: %s", e.msg);
@@ -512,6 +663,11 @@ int cmd_http(int argc, char **argv)
     lo.sni = o.server_name ? o.server_name : o.url.host;
     lo.request = req.p;
     lo.request_len = req.len;
+    if (script) {
+        tb_script_first_request(script, &lo.request, &lo.request_len);
+        lo.pipeline = tb_script_pipeline(script);
+        lo.hooks = tb_script_hooks(script);
+    }
     lo.threads = (uint32_t)o.threads;
     lo.connections = (uint32_t)o.connections;
     lo.duration_ns = o.duration_ms * 1000000ULL;
@@ -521,7 +677,10 @@ int cmd_http(int argc, char **argv)
     lo.stop_flag = &interrupted;
 
     char started[32];
-    tb_utc_iso8601((int64_t)time(NULL), started, sizeof started);
+    struct timespec started_ts;
+    clock_gettime(CLOCK_REALTIME, &started_ts);
+    double started_epoch = (double)started_ts.tv_sec + (double)started_ts.tv_nsec / 1e9;
+    tb_utc_iso8601((int64_t)started_ts.tv_sec, started, sizeof started);
     char dur[TB_UNITS_MAX];
     if (o.duration_ms < 1000) /* wrk has no sub-second durations: say it exactly */
         snprintf(dur, sizeof dur, "%llums", (unsigned long long)o.duration_ms);
@@ -541,14 +700,22 @@ int cmd_http(int argc, char **argv)
     signal(SIGINT, SIG_DFL);
     tb_tls_ctx_free(tls);
     tb_buf_clear(&req);
-    if (rc < 0)
+    if (rc == 0 && r.hook_failed) {
+        snprintf(e.msg, sizeof e.msg, "script: %s", tb_script_error(script));
+        tb_load_result_clear(&r);
+        rc = -1;
+    }
+    if (rc < 0) {
+        tb_script_free(script);
         return fail(&o, "%s", e.msg);
+    }
 
     /* wrk's closed-loop correction (see stats/hist.h), keeping the raw copy for --json */
     tb_hist raw;
     uint64_t interval = 0;
     if (tb_hist_init(&raw, TB_HIST_DEFAULT_MAX, &e) < 0) {
         tb_load_result_clear(&r);
+        tb_script_free(script);
         return fail(&o, "%s", e.msg);
     }
     tb_hist_merge(&raw, &r.latency, NULL);
@@ -560,14 +727,23 @@ int cmd_http(int argc, char **argv)
         if (count_settled(o.server_log, &lc.after, &e) < 0) {
             tb_hist_free(&raw);
             tb_load_result_clear(&r);
+            tb_script_free(script);
             return fail(&o, "--server-log: %s", e.msg);
         }
         lc.ok = lc.after >= lc.before && lc.after - lc.before == r.completed + r.drained;
     }
-    /* The run's verdict: no completed request (responses that only came in while
-     * draining do not count), or a server log that disagrees, fail it. */
+    if (o.hdr_log && write_hdr_log(&o, &r, &raw, started_epoch, &e) < 0) {
+        tb_hist_free(&raw);
+        tb_load_result_clear(&r);
+        tb_script_free(script);
+        return fail(&o, "--hdr-log: %s", e.msg);
+    }
+    /* The run's verdict (exit 1 after the report): no completed request (responses
+     * that only came in while draining do not count), any socket error (wrk's
+     * "Socket errors" line: connect, read, write, timeout), or a server log that
+     * disagrees. Non-2xx responses are answers and do not fail the run. */
     char why[TB_ERR_MAX + 300] = "", setup[160] = "";
-    bool slow_setup = r.runtime_ns && r.setup_ns * 10 >= r.runtime_ns;
+    bool slow_setup = r.runtime_ns && !r.stopped_early && r.setup_ns * 10 >= r.runtime_ns;
     if (slow_setup)
         snprintf(setup, sizeof setup,
                  "setting up the connections took %.2f s of the %.2f s run (%llu of %llu "
@@ -580,6 +756,12 @@ int cmd_http(int argc, char **argv)
                  r.first_error[0] ? ": " : "", r.first_error,
                  slow_setup && !r.first_error[0] ? "; " : "",
                  slow_setup && !r.first_error[0] ? setup : "");
+    else if (r.errors.connect || r.errors.read || r.errors.write || r.errors.timeout)
+        snprintf(why, sizeof why,
+                 "socket errors: connect %llu, read %llu, write %llu, timeout %llu%s%s",
+                 (unsigned long long)r.errors.connect, (unsigned long long)r.errors.read,
+                 (unsigned long long)r.errors.write, (unsigned long long)r.errors.timeout,
+                 r.first_error[0] ? "; first: " : "", r.first_error);
     else if (lc.on && !lc.ok)
         snprintf(why, sizeof why, "server log: %llu new lines for %llu completed requests",
                  (unsigned long long)(lc.after - lc.before),
@@ -588,6 +770,19 @@ int cmd_http(int argc, char **argv)
         rc = print_json(&o, &r, &raw, interval, &lc, started, target, why[0] ? why : NULL);
     } else {
         print_text(&o, &r, &lc);
+        if (script && tb_script_has_done(script)) { /* wrk: after the report */
+            tb_script_summary sum = {.duration_us = r.runtime_ns / 1000,
+                                     .requests = r.completed,
+                                     .bytes = r.bytes,
+                                     .connect = r.errors.connect,
+                                     .read = r.errors.read,
+                                     .write = r.errors.write,
+                                     .status = r.errors.status,
+                                     .timeout = r.errors.timeout};
+            fflush(stdout);
+            if (tb_script_done(script, &sum, &r.latency, &r.rate, &e) < 0 && !why[0])
+                snprintf(why, sizeof why, "%s", e.msg);
+        }
         fflush(stdout);
     }
     if (rc == 0 && why[0])
@@ -601,6 +796,7 @@ int cmd_http(int argc, char **argv)
      * a noticeable share of it (a tenth or more). */
     if (rc == 0 && !o.json && slow_setup)
         fprintf(stderr, "teebench: http: note: %s\n", setup);
+    tb_script_free(script);
     tb_hist_free(&raw);
     tb_load_result_clear(&r);
     return rc;

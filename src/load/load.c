@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/clock.h"
 #include "net/ev.h"
 #include "net/http_resp.h"
@@ -35,12 +36,18 @@ struct conn {
     uint64_t connect_at;
     uint64_t next_intended; /* rate mode: the next slot of this connection's schedule */
     uint64_t timer;
-    bool was_up; /* has been READY at least once (set-up accounting) */
+    bool was_up;         /* has been READY at least once (set-up accounting) */
+    uint32_t pending;    /* responses still due for the request string in flight */
+    const uint8_t *reqp; /* the request string in flight (opts, or req below) */
+    size_t reqlen;
+    tb_buf req; /* hooks: this connection's copy of the request string */
+    tb_buf raw; /* hooks with a response hook: the current response's bytes */
     tb_http_resp p;
 };
 
 struct run {
     const tb_load_opts *o;
+    struct thread *threads;
     uint64_t start;
     volatile sig_atomic_t abort_run;
 };
@@ -67,6 +74,10 @@ struct thread {
     char first_error[TB_ERR_MAX];
     int loop_failed;
     tb_err loop_err;
+    const tb_load_hooks *hooks;
+    void *hctx;
+    uint32_t pipeline;
+    bool hook_failed;
     pthread_t tid;
 };
 
@@ -111,7 +122,7 @@ static void conn_fail(struct conn *c)
 {
     struct thread *t = c->t;
     if (c->state == C_BUSY)
-        t->failed++;
+        t->failed += c->pending;
     conn_close(c);
     if (!t->stopping)
         conn_open(c);
@@ -139,11 +150,10 @@ static void connect_failed(struct conn *c, const char *msg)
 
 static void do_write(struct conn *c)
 {
-    const tb_load_opts *o = c->t->o;
-    while (c->written < o->request_len) {
+    while (c->written < c->reqlen) {
         size_t n = 0;
         tb_sock_status st =
-            c->s.ops->write(&c->s, o->request + c->written, o->request_len - c->written, &n);
+            c->s.ops->write(&c->s, c->reqp + c->written, c->reqlen - c->written, &n);
         if (st == TB_SOCK_OK) {
             c->written += n;
             continue;
@@ -161,15 +171,55 @@ static void do_write(struct conn *c)
         tb_ev_del(c->t->loop, c->s.fd, TB_EV_WRITABLE);
 }
 
+static void begin_stop(struct thread *t, uint64_t now);
+
+/* A hook failed or asked to stop: no new request on this thread; a failure ends the
+ * other threads too. Returns -1 when the caller must not go on. */
+static int hook_result(struct thread *t, int rc)
+{
+    if (rc < 0) {
+        t->hook_failed = true;
+        __atomic_store_n(&t->run->abort_run, 1, __ATOMIC_RELAXED);
+        begin_stop(t, tb_mono_ns());
+        return -1;
+    }
+    if (t->hooks->stopped && t->hooks->stopped(t->hctx)) {
+        t->stopped_early = true;
+        begin_stop(t, tb_mono_ns());
+        return -1;
+    }
+    return 0;
+}
+
 static void send_request(struct conn *c, uint64_t intended, uint64_t now)
 {
     struct thread *t = c->t;
+    if (t->hooks && t->hooks->request) {
+        const uint8_t *q;
+        size_t n;
+        int rc = t->hooks->request(t->hctx, &q, &n);
+        if (rc == 0 && (n == 0 || tb_buf_reserve(&c->req, n) < 0))
+            rc = -1;
+        if (rc == 0) {
+            c->req.len = 0;
+            tb_buf_append(&c->req, q, n);
+        }
+        if (hook_result(t, rc) < 0)
+            return;
+        c->reqp = c->req.p;
+        c->reqlen = c->req.len;
+        now = tb_mono_ns(); /* the hook's time is not the server's */
+        if (!t->interval_ns)
+            intended = now;
+    }
+    c->pending = t->pipeline;
+    c->raw.len = 0; /* a response cut short by a reconnect leaves nothing behind */
     c->state = C_BUSY;
     c->intended = intended;
     c->sent_at = now;
     c->written = 0;
     tb_http_resp_init(&c->p);
-    t->sent++;
+    t->sent += t->pipeline;
     t->in_flight++;
     if (t->interval_ns)
         c->next_intended += t->interval_ns;
@@ -185,12 +235,34 @@ static int64_t on_send_timer(tb_ev_loop *l, uint64_t id, void *data)
     return TB_EV_NOMORE;
 }
 
-/* The connection is free: send now (closed loop) or at its next slot (rate). */
+static int64_t on_delay_timer(tb_ev_loop *l, uint64_t id, void *data)
+{
+    struct conn *c = data;
+    c->timer = 0;
+    if (c->state == C_READY && !c->t->stopping) {
+        uint64_t now = tb_mono_ns();
+        send_request(c, now, now);
+    }
+    return TB_EV_NOMORE;
+}
+
+/* The connection is free: send now (closed loop, after the script's delay) or at its
+ * next slot (rate). */
 static void next_request(struct conn *c, uint64_t now)
 {
     struct thread *t = c->t;
     if (t->stopping)
         return;
+    if (!t->interval_ns && t->hooks && t->hooks->delay_ms) {
+        uint64_t ms = 0;
+        if (hook_result(t, t->hooks->delay_ms(t->hctx, &ms)) < 0)
+            return;
+        if (ms > 0) {
+            c->timer = tb_ev_timer_add(t->loop, ms * 1000000ULL, on_delay_timer, c);
+            if (c->timer)
+                return;
+        }
+    }
     if (!t->interval_ns) {
         send_request(c, now, now);
     } else if (c->next_intended <= now) {
@@ -287,24 +359,50 @@ static void conn_open(struct conn *c)
         connect_failed(c, e.msg);
 }
 
-static void response_done(struct conn *c, uint64_t now)
+/* A response is complete. As in wrk, a request is never abandoned for being slow:
+ * a response that took longer than the timeout counts as a timeout error when it
+ * arrives (and as completed; its latency is recorded as it was). Error counters
+ * (status, timeout) and latencies only count responses within the run, so they
+ * never exceed `completed`. */
+/* A response is complete. As in wrk, a request is never abandoned for being slow:
+ * a response that took longer than the timeout counts as a timeout error when it
+ * arrives (and as completed; its latency is recorded as it was). Error counters
+ * (status, timeout) and latencies only count responses within the run, so they
+ * never exceed `completed`. With pipelining (several requests per string) every
+ * response counts, the latency and the timeout only at the last of the batch (wrk).
+ * Returns -1 when a hook ended the run. */
+static int response_done(struct conn *c, uint64_t now)
 {
     struct thread *t = c->t;
     int st = c->p.status;
+    bool last = --c->pending == 0;
     t->status_class[st >= 100 && st < 600 ? st / 100 : 0]++;
+    if (last) {
+        c->state = C_READY;
+        t->in_flight--;
+    }
+    bool draining = t->stopping; /* before the hook, which may stop the thread */
+    int rc = 0;
+    if (t->hooks && t->hooks->response) {
+        rc = hook_result(t, t->hooks->response(t->hctx, &c->p, c->raw.p, c->raw.len));
+        c->raw.len = 0;
+    }
+    if (draining) {
+        t->drained++;
+        return rc;
+    }
     if (st > 399)
         t->errors.status++;
-    c->state = C_READY;
-    t->in_flight--;
-    if (t->stopping) {
-        t->drained++;
-        return;
-    }
     t->completed++;
     t->sample_requests++;
+    if (!last)
+        return rc;
+    if (now - c->sent_at > t->o->timeout_ns)
+        t->errors.timeout++;
     tb_hist_record(&t->lat, now - c->intended);
     if (t->interval_ns)
         tb_hist_record(&t->ulat, now - c->sent_at);
+    return rc;
 }
 
 static void read_failed(struct conn *c, const char *why)
@@ -314,39 +412,60 @@ static void read_failed(struct conn *c, const char *why)
     conn_fail(c);
 }
 
-/* Parses n bytes of c's stream. Returns 0 to keep reading, -1 when the
- * connection was replaced (or the next request sent: nothing more to read now). */
+/* Parses n bytes of c's stream (several responses when the request string held
+ * several requests). Returns 0 to keep reading, -1 when the connection was
+ * replaced (or the next request sent: nothing more to read now). */
 static int consume(struct conn *c, const uint8_t *buf, size_t n)
 {
-    if (c->state != C_BUSY) {
-        read_failed(c, "response bytes without a request");
+    struct thread *t = c->t;
+    bool capture = t->hooks && t->hooks->response;
+    for (;;) {
+        if (c->state != C_BUSY) {
+            read_failed(c, "response bytes without a request");
+            return -1;
+        }
+        size_t used = 0;
+        int rc = tb_http_resp_feed(&c->p, buf, n, &used);
+        if (rc == TB_HTTP_ERROR) {
+            read_failed(c, c->p.error);
+            return -1;
+        }
+        if (capture && tb_buf_append(&c->raw, buf, used) < 0) {
+            read_failed(c, "out of memory keeping the response for the script");
+            return -1;
+        }
+        if (rc == TB_HTTP_MORE)
+            return 0;
+        uint64_t now = tb_mono_ns();
+        bool keep = c->p.keep_alive, last = c->pending == 1;
+        response_done(c, now); /* a hook that ends the run has begun the stop */
+        buf += used;
+        n -= used;
+        if (!last) { /* more responses due for this request string */
+            if (!keep) {
+                read_failed(c, "the server closed with pipelined responses due");
+                return -1;
+            }
+            tb_http_resp_init(&c->p);
+            if (n == 0)
+                return 0;
+            continue;
+        }
+        if (n > 0) {
+            read_failed(c, "bytes after the end of a response");
+            return -1;
+        }
+        if (!keep) {
+            conn_close(c);
+            if (!t->stopping)
+                conn_open(c);
+            maybe_finish(t);
+            return -1;
+        }
+        maybe_finish(t);
+        next_request(c, now);
         return -1;
     }
-    size_t used = 0;
-    int rc = tb_http_resp_feed(&c->p, buf, n, &used);
-    if (rc == TB_HTTP_ERROR) {
-        read_failed(c, c->p.error);
-        return -1;
-    }
-    if (rc == TB_HTTP_MORE)
-        return 0;
-    uint64_t now = tb_mono_ns();
-    bool keep = c->p.keep_alive;
-    response_done(c, now);
-    if (used < n) {
-        read_failed(c, "bytes after the end of a response");
-        return -1;
-    }
-    if (!keep) {
-        conn_close(c);
-        if (!c->t->stopping)
-            conn_open(c);
-        maybe_finish(c->t);
-        return -1;
-    }
-    maybe_finish(c->t);
-    next_request(c, now);
-    return -1;
 }
 
 static void on_eof(struct conn *c)
@@ -355,6 +474,10 @@ static void on_eof(struct conn *c)
     if (c->state == C_BUSY) {
         if (tb_http_resp_eof(&c->p) == TB_HTTP_DONE) {
             response_done(c, tb_mono_ns());
+            if (c->state == C_BUSY) {
+                read_failed(c, "the server closed with pipelined responses due");
+                return;
+            }
         } else {
             read_failed(c, c->p.error);
             return;
@@ -436,11 +559,9 @@ static int64_t on_tick(tb_ev_loop *l, uint64_t id, void *data)
     }
     for (uint32_t i = 0; i < t->nconns; i++) {
         struct conn *c = &t->cs[i];
-        if (c->state == C_BUSY && now - c->sent_at > t->o->timeout_ns) {
-            t->errors.timeout++;
-            conn_fail(c);
-        } else if ((c->state == C_CONNECTING || c->state == C_HANDSHAKE) &&
-                   now - c->connect_at > t->o->timeout_ns) {
+        /* a BUSY connection waits for its response however long it takes (wrk) */
+        if ((c->state == C_CONNECTING || c->state == C_HANDSHAKE) &&
+            now - c->connect_at > t->o->timeout_ns) {
             connect_failed(c, "connect timed out");
         }
     }
@@ -463,6 +584,8 @@ static void *thread_main(void *arg)
         c->t = t;
         c->s.fd = -1;
         c->state = C_IDLE;
+        c->reqp = t->o->request;
+        c->reqlen = t->o->request_len;
         if (t->interval_ns) /* stagger the connections' schedules over one interval */
             c->next_intended = start + (uint64_t)((double)t->interval_ns * (t->first_conn + i) /
                                                   t->o->connections);
@@ -474,7 +597,9 @@ static void *thread_main(void *arg)
         t->loop_failed = 1;
     if (!t->stopping)
         t->end_ns = tb_mono_ns();
-    t->unfinished = t->in_flight; /* closing the BUSY connections below zeroes in_flight */
+    for (uint32_t i = 0; i < t->nconns; i++) /* before closing them zeroes in_flight */
+        if (t->cs[i].state == C_BUSY)
+            t->unfinished += t->cs[i].pending;
     for (uint32_t i = 0; i < t->nconns; i++)
         conn_close(&t->cs[i]);
     return NULL;
@@ -482,6 +607,10 @@ static void *thread_main(void *arg)
 
 static void thread_free(struct thread *t)
 {
+    for (uint32_t i = 0; t->cs && i < t->nconns; i++) {
+        tb_buf_clear(&t->cs[i].req);
+        tb_buf_clear(&t->cs[i].raw);
+    }
     tb_ev_free(t->loop);
     free(t->cs);
     free(t->buf);
@@ -499,6 +628,9 @@ static int thread_init(struct thread *t, struct run *run, uint32_t nconns, uint3
     t->nconns = nconns;
     t->first_conn = first;
     t->deadline = run->start + o->duration_ns;
+    t->hooks = o->hooks;
+    t->hctx = o->hooks ? o->hooks->ctx[t - run->threads] : NULL;
+    t->pipeline = o->pipeline ? o->pipeline : 1;
     if (o->rate > 0)
         t->interval_ns = (uint64_t)((double)o->connections / o->rate * 1e9);
     if (o->rate > 0 && t->interval_ns == 0)
@@ -557,6 +689,8 @@ static void merge(tb_load_result *r, struct thread *t, uint64_t start)
         r->runtime_ns = t->end_ns - start;
     if (t->stopped_early)
         r->stopped_early = true;
+    if (t->hook_failed)
+        r->hook_failed = true;
     if (!r->first_error[0] && t->first_error[0])
         memcpy(r->first_error, t->first_error, sizeof r->first_error);
     tb_hist_merge(&r->latency, &t->lat, NULL);
@@ -581,6 +715,7 @@ int tb_load_run(const tb_load_opts *o, tb_load_result *r, tb_err *err)
         tb_load_result_clear(r);
         return tb_errf(err, "load: out of memory");
     }
+    run.threads = ts;
     run.start = tb_mono_ns();
     int rc = 0;
     uint32_t first = 0, created = 0;

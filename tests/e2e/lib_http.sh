@@ -3,6 +3,7 @@
 # start_nginx PORT [tls] / stop_nginx: a real nginx via `teebench nginx` (stopped at exit).
 # start_serve PORT [flags] / stop_serve: the fixture server `teebench serve`.
 # make_pki: the fixture PKI in $WORK/pki.
+# compare EXIT flags...: wrk and `teebench http` with the same flags, layouts equal.
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 start_pyserver() {
@@ -58,3 +59,29 @@ stop_serve() {
   SERVED=$(awk '/^served: / {print $2}' "$WORK/serve.out")
   [ -n "$SERVED" ] || fail "teebench serve printed no served count: $(cat "$WORK/serve.out")"
 }
+
+# compare EXIT flags...: runs wrk and `teebench http` with the same flags; their outputs
+# ($WORK/wrk.out, $WORK/tb.out, teebench's stderr in $WORK/tb.err) must have the same
+# layout with every number replaced by N, and teebench must exit EXIT (wrk: always 0).
+normalize() {
+  sed -E 's/-?nan/0/g; s/[0-9]+(\.[0-9]+)?(us|ms|s|m|h|k|K|M|G|T|%)?/N/g; s/ +/ /g' "$1"
+}
+compare() {
+  local want=$1; shift
+  local rc=0
+  wrk "$@" >"$WORK/wrk.out" 2>&1 || fail "wrk $*"
+  "$TB" http "$@" >"$WORK/tb.out" 2>"$WORK/tb.err" || rc=$?
+  [ "$rc" -eq "$want" ] || fail "teebench http $*: exit $rc, want $want: $(cat "$WORK/tb.out" "$WORK/tb.err")"
+  normalize "$WORK/wrk.out" >"$WORK/wrk.norm"
+  normalize "$WORK/tb.out" >"$WORK/tb.norm"
+  diff -u "$WORK/wrk.norm" "$WORK/tb.norm" >"$WORK/diff" ||
+    fail "layout differs for $*: $(cat "$WORK/diff")"
+  # the fixed-width columns line up exactly
+  for pat in '^  Thread Stats' '^Requests/sec:' '^Transfer/sec:'; do
+    a=$(grep "$pat" "$WORK/wrk.out" | head -1) b=$(grep "$pat" "$WORK/tb.out" | head -1)
+    [ "${#a}" -eq "${#b}" ] || fail "column widths differ: '$a' vs '$b'"
+  done
+  [ "$(grep -c '' "$WORK/wrk.out")" -eq "$(grep -c '' "$WORK/tb.out")" ] || fail "line counts differ"
+}
+requests() { awk '/ requests in / {print $1}' "$1"; }
+

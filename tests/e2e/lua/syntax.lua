@@ -1,0 +1,2 @@
+-- does not compile: one clear line before the run
+function request( return "x" end
