@@ -203,13 +203,13 @@ static int cmd_show(int argc, char **argv)
     int json = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
         if (c == 'j')
             json = 1;
         else if (c == 'h')
             return fputs(USAGE, stdout), 0;
         else
-            return usage_fail("attest show", "unknown option");
+            return cli_bad_option("attest show", c, argv);
     }
     if (optind != argc - 1)
         return usage_fail("attest show", "want exactly one QUOTE file");
@@ -335,7 +335,7 @@ static int cmd_verify(int argc, char **argv)
     tb_attest_fetch_opts fo = {0};
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'c':
             collateral = optarg;
@@ -372,7 +372,7 @@ static int cmd_verify(int argc, char **argv)
         case 'h':
             return fputs(USAGE, stdout), 0;
         default:
-            return usage_fail(cmd, "unknown option or missing value");
+            return cli_bad_option(cmd, c, argv);
         }
     }
     if (optind != argc - 1)
@@ -440,7 +440,7 @@ static int cmd_collateral(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'p':
             pccs = optarg;
@@ -455,7 +455,7 @@ static int cmd_collateral(int argc, char **argv)
         case 'h':
             return fputs(USAGE, stdout), 0;
         default:
-            return usage_fail(cmd, "unknown option or missing value");
+            return cli_bad_option(cmd, c, argv);
         }
     }
     if (optind != argc - 1 || !pccs)
@@ -515,7 +515,7 @@ static int cmd_quote(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'r':
             hex = optarg;
@@ -539,7 +539,7 @@ static int cmd_quote(int argc, char **argv)
         case 'h':
             return fputs(USAGE, stdout), 0;
         default:
-            return usage_fail(cmd, "unknown option or missing value");
+            return cli_bad_option(cmd, c, argv);
         }
     }
     if (optind != argc)
@@ -608,7 +608,7 @@ static int cmd_sim_collateral(int argc, char **argv)
     int revoke = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 's':
             simdir = optarg;
@@ -623,7 +623,7 @@ static int cmd_sim_collateral(int argc, char **argv)
         case 'h':
             return fputs(USAGE, stdout), 0;
         default:
-            return usage_fail(cmd, "unknown option or missing value");
+            return cli_bad_option(cmd, c, argv);
         }
     }
     if (optind != argc - 1)
@@ -718,7 +718,7 @@ static int cmd_attest_bench(int argc, char **argv)
     int json = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'c':
             col = optarg;
@@ -740,7 +740,7 @@ static int cmd_attest_bench(int argc, char **argv)
         case 'h':
             return fputs(USAGE, stdout), 0;
         default:
-            return usage_fail(cmd, "unknown option or missing value");
+            return cli_bad_option(cmd, c, argv);
         }
     }
     if (optind != argc - 1 || !col)
@@ -818,5 +818,7 @@ int cmd_attest(int argc, char **argv)
         return cmd_sim_collateral(argc - 1, argv + 1);
     if (!strcmp(sub, "bench"))
         return cmd_attest_bench(argc - 1, argv + 1);
-    return cli_fail_code(2, "attest", "unknown subcommand '%s' (teebench attest --help)", sub);
+    static const char *const subs[] = {"show",           "verify", "collateral", "quote",
+                                       "sim-collateral", "bench",  NULL};
+    return cli_unknown_subcommand("attest", sub, subs);
 }

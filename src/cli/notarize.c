@@ -130,7 +130,7 @@ static int parse_opts(int argc, char **argv, opts *o)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
         switch (c) {
         case 'U':
             o->url = optarg;
@@ -202,7 +202,7 @@ static int parse_opts(int argc, char **argv, opts *o)
             usage(stdout);
             return 0;
         default:
-            return cli_fail_code(2, CMD, "bad option '%s' (see --help)", argv[optind - 1]);
+            return cli_bad_option(CMD, c, argv);
         }
     }
     if (optind < argc)

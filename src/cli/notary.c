@@ -120,7 +120,7 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
     opterr = 0;
     optind = 1;
     int c, li = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, &li)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, &li)) != -1) {
         int bad = 0;
         switch (c) {
         case 'a':
@@ -194,8 +194,7 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
             serve_usage(stdout);
             return 0;
         default:
-            return cli_fail_code(2, "notary serve", "bad option '%s' (see --help)",
-                                 argv[optind - 1]);
+            return cli_bad_option("notary serve", c, argv);
         }
         if (bad)
             return cli_fail_code(2, "notary serve", "--%s: bad value '%s'", opts[li].name, optarg);
@@ -370,7 +369,7 @@ static int cmd_check(int argc, char **argv)
     int system_ca = 0, verify = 0, c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'c':
             ca = optarg;
@@ -406,7 +405,7 @@ static int cmd_check(int argc, char **argv)
             check_usage(stdout);
             return 0;
         default:
-            return cli_fail_code(2, cmd, "bad option '%s' (see --help)", argv[optind - 1]);
+            return cli_bad_option(cmd, c, argv);
         }
     }
     if (optind + 1 != argc)
@@ -479,5 +478,6 @@ int cmd_notary(int argc, char **argv)
         return cmd_serve_notary(argc - 1, argv + 1);
     if (!strcmp(argv[1], "check"))
         return cmd_check(argc - 1, argv + 1);
-    return cli_fail_code(2, "notary", "unknown subcommand '%s' (serve, check)", argv[1]);
+    static const char *const subs[] = {"serve", "check", NULL};
+    return cli_unknown_subcommand("notary", argv[1], subs);
 }
