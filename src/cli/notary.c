@@ -17,7 +17,6 @@
 
 #include "base/buf.h"
 #include "base/clock.h"
-#include "base/file.h"
 #include "cli/cli.h"
 #include "cli/opt.h"
 #include "notary/check.h"
@@ -422,35 +421,19 @@ static int cmd_check(int argc, char **argv)
     uint8_t want_key[32];
     if (keyhex && tb_hex_decode_upto(keyhex, strlen(keyhex), want_key, 32) != 32)
         return cli_fail_code(2, cmd, "--notary-key-sha256: want 64 hex digits");
-    if (tb_file_read(path, TB_DOC_MAX_SIZE, &buf, &err) < 0) {
+    tb_notary_check_opts co = {.key_sha256 = keyhex ? want_key : NULL,
+                               .evidence = evpath ? &ev : NULL,
+                               .verify = verify ? &vo : NULL};
+    tb_notary_check_report rep;
+    if (tb_notary_doc_load(path, &buf, &d, &err) < 0 ||
+        (evpath && tb_notary_evidence_load(evpath, &ev, &err) < 0) ||
+        ((ca || system_ca) && !(co.store = tb_notary_trust_store(ca, &err)))) {
         cli_fail(cmd, "%s", err.msg);
         goto out;
     }
-    if (tb_doc_verify(buf.p, buf.len, &d, &err) < 0) {
-        cli_fail(cmd, "%s: %s", path, err.msg);
+    if (tb_notary_check(&d, &co, &rep, &err) < 0) {
+        cli_fail(cmd, "%s: %s", rep.failed == TB_NOTARY_CHECK_EVIDENCE ? evpath : path, err.msg);
         goto out;
-    }
-    X509_STORE *st = NULL;
-    if ((ca || system_ca) && !(st = tb_notary_trust_store(ca, &err))) {
-        cli_fail(cmd, "%s", err.msg);
-        goto out;
-    }
-    int ok = tb_notary_check_doc(&d, st, keyhex ? want_key : NULL, &err) == 0;
-    X509_STORE_free(st);
-    if (!ok) {
-        cli_fail(cmd, "%s: %s", path, err.msg);
-        goto out;
-    }
-    if (evpath) {
-        tb_buf eb = {0};
-        ok = tb_file_read(evpath, 64u << 20, &eb, &err) == 0 &&
-             tb_evidence_parse((const char *)eb.p, eb.len, &ev, &err) == 0 &&
-             tb_notary_check_evidence(&d, &ev, NULL, 0, verify ? &vo : NULL, &err) == 0;
-        tb_buf_clear(&eb);
-        if (!ok) {
-            cli_fail(cmd, "%s: %s", evpath, err.msg);
-            goto out;
-        }
     }
     print_doc(path, &d);
     printf("signature: valid\n");
@@ -461,6 +444,7 @@ static int cmd_check(int argc, char **argv)
                ev.simulated ? ", SIMULATED" : "", verify ? "; quote verified" : "");
     rc = 0;
 out:
+    X509_STORE_free(co.store);
     tb_evidence_free(&ev);
     tb_buf_clear(&buf);
     return rc;

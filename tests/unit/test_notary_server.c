@@ -20,6 +20,7 @@
 
 #include "base/clock.h"
 #include "net/http_resp.h"
+#include "notary/check.h"
 #include "notary/client.h"
 #include "notary/internal.h"
 #include "notary/server.h"
@@ -260,6 +261,59 @@ static void test_notarize_tee(void **state)
                      0);
     /* the fake quote carries the report data: it must be the binding one */
     assert_memory_equal(res.evidence.quote.p + 2, res.evidence.report_data, 64);
+    /* the verifier's one sequence: key pin, chain, evidence binding */
+    X509_STORE *st = tb_notary_trust_store(f.pki.ca, &err);
+    tb_notary_check_opts co = {.store = st,
+                               .key_sha256 = f.key.spki_sha256,
+                               .evidence = &res.evidence,
+                               .nonce = res.nonce,
+                               .nonce_len = 32};
+    tb_notary_check_report rep;
+    assert_int_equal(tb_notary_check(&res.doc, &co, &rep, &err), 0);
+    assert_int_equal(rep.failed, TB_NOTARY_CHECK_NONE);
+    assert_true(rep.doc_ns > 0 && rep.evidence_ns > 0);
+    co.nonce = NULL; /* the document's nonce is the one sent */
+    assert_int_equal(tb_notary_check(&res.doc, &co, &rep, &err), 0);
+    uint8_t other[32];
+    memcpy(other, res.nonce, 32);
+    other[0] ^= 1;
+    co.nonce = other;
+    assert_int_equal(tb_notary_check(&res.doc, &co, &rep, &err), -1);
+    assert_int_equal(rep.failed, TB_NOTARY_CHECK_EVIDENCE);
+    co.key_sha256 = other;
+    assert_int_equal(tb_notary_check(&res.doc, &co, &rep, &err), -1);
+    assert_int_equal(rep.failed, TB_NOTARY_CHECK_DOC);
+    assert_non_null(strstr(err.msg, "another notary key"));
+    X509_STORE_free(st);
+    /* saved files load back; errors name the file once */
+    char dpath[] = "/tmp/tb-test-doc.XXXXXX", epath[] = "/tmp/tb-test-ev.XXXXXX";
+    int dfd = mkstemp(dpath), efd = mkstemp(epath);
+    assert_true(dfd >= 0 && efd >= 0);
+    assert_int_equal(write(dfd, res.document.p, res.document.len), (ssize_t)res.document.len);
+    assert_int_equal(write(efd, res.evidence_json.p, res.evidence_json.len),
+                     (ssize_t)res.evidence_json.len);
+    tb_buf b = {0};
+    tb_doc d;
+    tb_evidence ev;
+    assert_int_equal(tb_notary_doc_load(dpath, &b, &d, &err), 0);
+    assert_memory_equal(d.session_id, res.doc.session_id, 16);
+    assert_int_equal(tb_notary_evidence_load(epath, &ev, &err), 0);
+    assert_memory_equal(ev.report_data, res.evidence.report_data, 64);
+    tb_evidence_free(&ev);
+    assert_int_equal(tb_notary_doc_load(epath, &b, &d, &err), -1); /* not a document */
+    assert_int_equal(strncmp(err.msg, epath, strlen(epath)), 0);
+    assert_null(strstr(err.msg + strlen(epath), epath));
+    assert_int_equal(tb_notary_evidence_load(dpath, &ev, &err), -1); /* not evidence */
+    assert_int_equal(strncmp(err.msg, dpath, strlen(dpath)), 0);
+    tb_evidence_free(&ev);
+    close(dfd);
+    close(efd);
+    unlink(dpath);
+    unlink(epath);
+    assert_int_equal(tb_notary_evidence_load(epath, &ev, &err), -1); /* gone */
+    assert_int_equal(strncmp(err.msg, epath, strlen(epath)), 0);
+    tb_evidence_free(&ev);
+    tb_buf_clear(&b);
     tb_notarize_result_free(&res);
     /* /info carries evidence for the key with an empty nonce */
     tb_buf reply = {0};
