@@ -5,6 +5,9 @@
  *   NOTARIZATION_MS=<ms> ENABLE_TEE_ATTESTATION=<true|false>
  *   TDX_VERIFY_MS=<ms>          (only with --verify and TEE attestation)
  *   TOTAL_E2E_MS=<ms>
+ * With --json it prints one document instead (cli/json's envelope, schema
+ * teebench-notarize/1) with the same figures, and on a failure after the flags
+ * were read, the envelope with "error".
  * All durations are CLOCK_MONOTONIC milliseconds with microsecond resolution.
  * NOTARIZATION_MS covers session creation, the notarization, and checking the
  * document (signature, fields, server chain); TDX_VERIFY_MS the quote
@@ -18,15 +21,19 @@
 #include <strings.h>
 
 #include <curl/curl.h>
+#include <openssl/sha.h>
 
 #include "base/clock.h"
 #include "base/file.h"
+#include "base/hex.h"
 #include "cli/cli.h"
+#include "cli/json.h"
 #include "cli/opt.h"
 #include "notary/check.h"
 #include "notary/client.h"
 
 static const char *CMD = "notarize";
+static const char *SCHEMA = "teebench-notarize/1";
 
 static void usage(FILE *f)
 {
@@ -55,7 +62,9 @@ static void usage(FILE *f)
             "  --policy FILE            attestation policy JSON (default: UpToDate, no DEBUG)\n"
             "  --root FILE              trusted root CA PEM (default: Intel's; sim: the sim root)\n"
             "  --out PREFIX             save PREFIX.tbnd (document) and PREFIX.evidence.json\n"
-            "  --timeout MS             per notary request (default 30000)\n");
+            "  --timeout MS             per notary request (default 30000)\n"
+            "  --json                   print one JSON document (the same figures, the session,\n"
+            "                           the files written) instead of the KEY=value lines\n");
 }
 
 static int parse_bool(const char *s, int *out)
@@ -75,6 +84,7 @@ typedef struct opts {
     const char *url, *scheme, *nhost, *nport, *notary_ca;
     const char *thost, *tport, *server_name, *uri, *max_sent, *max_recv;
     const char *use_fixture_ca, *fixture_ca, *tee, *verify, *out, *timeout;
+    int json;
     tb_notary_verifier_opts vo;
 } opts;
 
@@ -108,6 +118,7 @@ static int parse_opts(int argc, char **argv, opts *o)
                                        {"root", required_argument, 0, 'R'},
                                        {"out", required_argument, 0, 'o'},
                                        {"timeout", required_argument, 0, 'T'},
+                                       {"json", no_argument, 0, 'J'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
@@ -198,6 +209,9 @@ static int parse_opts(int argc, char **argv, opts *o)
         case 'T':
             o->timeout = optarg;
             break;
+        case 'J':
+            o->json = 1;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -223,6 +237,43 @@ static int save(const char *prefix, const tb_notarize_result *res, tb_err *err)
         return 0;
     snprintf(path, sizeof path, "%s.evidence.json", prefix);
     return tb_file_write_atomic(path, res->evidence_json.p, res->evidence_json.len, err);
+}
+
+/* A failure after the flags were read: with --json also the error document. */
+static int fail(const opts *o, const char *msg)
+{
+    return o->json ? cli_json_fail(1, CMD, SCHEMA, "%s", msg) : cli_fail(CMD, "%s", msg);
+}
+
+/* The --json document's own members. */
+static json_t *result_json(const tb_notarize_opts *no, const tb_notarize_result *res,
+                           const char *prefix, double notarization_ms, double verify_ms,
+                           double total_ms)
+{
+    char sid[33], kh[65];
+    uint8_t sha[32];
+    tb_hex_encode(res->doc.session_id, 16, sid);
+    SHA256(res->doc.notary_key.p, res->doc.notary_key.len, sha);
+    tb_hex_encode(sha, 32, kh);
+    char doc[4096] = "", ev[4096] = "";
+    if (prefix) {
+        snprintf(doc, sizeof doc, "%s.tbnd", prefix);
+        if (res->has_evidence)
+            snprintf(ev, sizeof ev, "%s.evidence.json", prefix);
+    }
+    json_t *o = json_pack(
+        "{s:s, s:{s:s, s:i, s:s, s:s}, s:b, s:s, s:b, s:b, s:s, s:s, s:I, s:I, s:o, s:o, s:f, "
+        "s:o, s:f}",
+        "notary", no->notary_url, "target", "host", no->host, "port", (int)no->port, "server_name",
+        no->server_name, "uri", no->uri, "tee_attestation", no->tee, "notary_tee",
+        res->has_evidence ? res->evidence.tee : "none", "simulated",
+        res->has_evidence && res->evidence.simulated, "verified", verify_ms >= 0, "session_id", sid,
+        "notary_key_sha256", kh, "request_bytes", (json_int_t)res->doc.request.len,
+        "response_bytes", (json_int_t)res->doc.response.len, "document_file",
+        doc[0] ? json_string(doc) : json_null(), "evidence_file",
+        ev[0] ? json_string(ev) : json_null(), "notarization_ms", notarization_ms, "tdx_verify_ms",
+        verify_ms >= 0 ? json_real(verify_ms) : json_null(), "total_e2e_ms", total_ms);
+    return o;
 }
 
 static double ms_since(uint64_t t0)
@@ -279,7 +330,7 @@ int cmd_notarize(int argc, char **argv)
     memset(&res, 0, sizeof res);
     X509_STORE *store = tb_notary_trust_store(use_fixture ? o.fixture_ca : NULL, &err);
     if (!store)
-        return cli_fail(CMD, "%s", err.msg);
+        return fail(&o, err.msg);
     curl_global_init(CURL_GLOBAL_DEFAULT);
     tb_notarize_opts no = {
         .notary_url = o.url,
@@ -295,7 +346,7 @@ int cmd_notarize(int argc, char **argv)
     };
     uint64_t t_not = tb_mono_ns();
     if (tb_notary_client_run(&no, &res, &err) < 0) {
-        cli_fail(CMD, "%s", err.msg);
+        fail(&o, err.msg);
         goto out;
     }
     uint64_t run_ns = tb_mono_ns() - t_not;
@@ -306,16 +357,27 @@ int cmd_notarize(int argc, char **argv)
                                .verify = verify ? &o.vo : NULL};
     tb_notary_check_report rep;
     if (tb_notary_check(&res.doc, &co, &rep, &err) < 0) {
-        if (rep.failed == TB_NOTARY_CHECK_DOC)
-            cli_fail(CMD, "%s%s", err.msg, use_fixture ? " (fixture CA)" : " (system store)");
-        else
-            cli_fail(CMD, "%s", err.msg);
+        char msg[sizeof err.msg + 32];
+        snprintf(msg, sizeof msg, "%s%s", err.msg,
+                 rep.failed != TB_NOTARY_CHECK_DOC ? ""
+                 : use_fixture                     ? " (fixture CA)"
+                                                   : " (system store)");
+        fail(&o, msg);
         goto out;
     }
     double notarization_ms = (double)(run_ns + rep.doc_ns) / 1e6;
     double verify_ms = verify ? (double)rep.evidence_ns / 1e6 : -1;
     if (o.out && save(o.out, &res, &err) < 0) {
-        cli_fail(CMD, "--out: %s", err.msg);
+        tb_err_wrap(&err, "--out");
+        fail(&o, err.msg);
+        goto out;
+    }
+    if (o.json) {
+        double total_ms = ms_since(t_start); /* before the env facts are read */
+        rc = cli_json_print(
+            CMD,
+            cli_json_envelope(
+                SCHEMA, result_json(&no, &res, o.out, notarization_ms, verify_ms, total_ms), 1));
         goto out;
     }
     printf("NOTARIZATION_MS=%.3f ENABLE_TEE_ATTESTATION=%s\n", notarization_ms,

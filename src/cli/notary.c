@@ -18,6 +18,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "cli/cli.h"
+#include "cli/json.h"
 #include "cli/opt.h"
 #include "notary/check.h"
 #include "notary/client.h"
@@ -313,7 +314,8 @@ static void check_usage(FILE *f)
             "  --pccs URL             fetch collateral for --verify from a PCCS (cached)\n"
             "  --sim-dir DIR          simulated TEE PKI for SIMULATED evidence\n"
             "  --policy FILE          attestation policy JSON (default: UpToDate, no DEBUG)\n"
-            "  --root FILE            trusted root CA PEM (default: Intel's; sim: the sim root)\n");
+            "  --root FILE            trusted root CA PEM (default: Intel's; sim: the sim root)\n"
+            "  --json                 print one JSON document (the fields and what was checked)\n");
 }
 
 static void print_doc(const char *path, const tb_doc *d)
@@ -348,6 +350,55 @@ static void print_doc(const char *path, const tb_doc *d)
     printf("notary key sha256: %s\n", kh);
 }
 
+#define CHECK_SCHEMA "teebench-notary-check/1"
+
+/* A failure after the flags were read: with --json also the error document. */
+static void fail_check(int json, const char *msg)
+{
+    if (json)
+        cli_json_fail(1, "notary check", CHECK_SCHEMA, "%s", msg);
+    else
+        cli_fail("notary check", "%s", msg);
+}
+
+/* The --json document's own members: the fields print_doc prints, and what was
+ * checked (the signature always; chain, key pin and evidence when asked). */
+static json_t *check_json(const char *path, const tb_doc *d, const char *chain, int pinned,
+                          const char *evpath, const tb_evidence *ev, int verified)
+{
+    char s[TB_DOC_MAX_NAME + 1], h[TB_DOC_MAX_NAME + 1], tee[8], id[33], kh[65], rq[65], rs[65];
+    uint8_t sha[32];
+    tb_view_str(d->server_name, s, sizeof s);
+    tb_view_str(d->target_host, h, sizeof h);
+    tb_view_str(d->tee, tee, sizeof tee);
+    tb_hex_encode(d->session_id, 16, id);
+    SHA256(d->notary_key.p, d->notary_key.len, sha);
+    tb_hex_encode(sha, 32, kh);
+    SHA256(d->request.p, d->request.len, sha);
+    tb_hex_encode(sha, 32, rq);
+    SHA256(d->response.p, d->response.len, sha);
+    tb_hex_encode(sha, 32, rs);
+    char ts[40], t[32];
+    tb_utc_iso8601((int64_t)(d->time_ms / 1000), t, sizeof t);
+    /* tb_utc_iso8601 ends in 'Z': milliseconds go before it */
+    snprintf(ts, sizeof ts, "%.*s.%03uZ", (int)strcspn(t, "Z"), t, (unsigned)(d->time_ms % 1000));
+    json_t *evj = json_null();
+    if (evpath)
+        evj = json_pack("{s:s, s:s, s:b, s:b, s:b}", "file", evpath, "tee", ev->tee, "simulated",
+                        ev->simulated, "binds_key_and_nonce", 1, "quote_verified", verified);
+    return json_pack(
+        "{s:s, s:i, s:s, s:s, s:I, s:s, s:s, s:i, s:s, s:b, s:I, s:I, s:s, s:I, s:s, "
+        "s:s, s:s, s:o, s:b, s:o}",
+        "document", path, "format_version", (int)d->version, "session_id", id, "time", ts,
+        "time_ms", (json_int_t)d->time_ms, "server_name", s, "target_host", h, "target_port",
+        (int)d->target_port, "tee", tee, "simulated", !strcmp(tee, "sim"), "server_certificates",
+        (json_int_t)d->n_certs, "request_bytes", (json_int_t)d->request.len, "request_sha256", rq,
+        "response_bytes", (json_int_t)d->response.len, "response_sha256", rs, "notary_key_sha256",
+        kh, "signature", "valid", "server_chain",
+        chain ? json_pack("{s:s, s:s}", "valid_for", s, "against", chain) : json_null(),
+        "notary_key_pinned", pinned, "evidence", evj);
+}
+
 static int cmd_check(int argc, char **argv)
 {
     static const struct option opts[] = {{"ca", required_argument, 0, 'c'},
@@ -360,12 +411,13 @@ static int cmd_check(int argc, char **argv)
                                          {"sim-dir", required_argument, 0, 'S'},
                                          {"policy", required_argument, 0, 'Y'},
                                          {"root", required_argument, 0, 'R'},
+                                         {"json", no_argument, 0, 'j'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *cmd = "notary check", *ca = NULL, *keyhex = NULL, *evpath = NULL;
     tb_notary_verifier_opts vo;
     memset(&vo, 0, sizeof vo);
-    int system_ca = 0, verify = 0, c;
+    int system_ca = 0, verify = 0, json = 0, c;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -400,6 +452,9 @@ static int cmd_check(int argc, char **argv)
         case 'R':
             vo.root = optarg;
             break;
+        case 'j':
+            json = 1;
+            break;
         case 'h':
             check_usage(stdout);
             return 0;
@@ -428,11 +483,22 @@ static int cmd_check(int argc, char **argv)
     if (tb_notary_doc_load(path, &buf, &d, &err) < 0 ||
         (evpath && tb_notary_evidence_load(evpath, &ev, &err) < 0) ||
         ((ca || system_ca) && !(co.store = tb_notary_trust_store(ca, &err)))) {
-        cli_fail(cmd, "%s", err.msg);
+        fail_check(json, err.msg);
         goto out;
     }
     if (tb_notary_check(&d, &co, &rep, &err) < 0) {
-        cli_fail(cmd, "%s: %s", rep.failed == TB_NOTARY_CHECK_EVIDENCE ? evpath : path, err.msg);
+        tb_err_wrap(&err, "%s", rep.failed == TB_NOTARY_CHECK_EVIDENCE ? evpath : path);
+        fail_check(json, err.msg);
+        goto out;
+    }
+    if (json) {
+        rc = cli_json_print(cmd, cli_json_envelope(CHECK_SCHEMA,
+                                                   check_json(path, &d,
+                                                              ca          ? ca
+                                                              : system_ca ? "system store"
+                                                                          : NULL,
+                                                              keyhex != NULL, evpath, &ev, verify),
+                                                   1));
         goto out;
     }
     print_doc(path, &d);
