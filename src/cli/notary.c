@@ -50,6 +50,8 @@ static void serve_usage(FILE *f)
            "  --concurrency N        notarization worker threads (default 64)\n"
            "  --session-timeout S    seconds an unclaimed session stays valid (default 10)\n"
            "  --sessions-per-client N  open sessions per client address (default 64)\n"
+           "  --notarizations-per-client N  notarizations queued or running per client\n"
+           "                         address (default 16; then 429)\n"
            "  --max-connections N    client connections at once (default 4096)\n"
            "  --io-timeout MS        budget to receive a request (TLS handshake included) and\n"
            "                         to send a reply (default 5000)\n"
@@ -76,7 +78,7 @@ typedef struct serve_opts {
     tb_allowlist allow;
     int allow_given;
     uint64_t port, max_sent, max_recv, concurrency, session_s, io_ms, target_ms;
-    uint64_t per_client, max_conns;
+    uint64_t per_client, max_conns, inflight_per_client;
 } serve_opts;
 
 static int parse_serve(int argc, char **argv, serve_opts *o)
@@ -97,6 +99,7 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
                                          {"io-timeout", required_argument, 0, 'i'},
                                          {"target-timeout", required_argument, 0, 'o'},
                                          {"sessions-per-client", required_argument, 0, 'Q'},
+                                         {"notarizations-per-client", required_argument, 0, 'F'},
                                          {"max-connections", required_argument, 0, 'M'},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"tls-cert", required_argument, 0, 'C'},
@@ -113,6 +116,7 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
     o->concurrency = 64;
     o->session_s = 10;
     o->per_client = 64;
+    o->inflight_per_client = 16;
     o->max_conns = 4096;
     o->io_ms = 5000;
     o->target_ms = 10000;
@@ -177,6 +181,9 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
             break;
         case 'Q':
             bad = cli_opt_u64(optarg, 1, 1u << 20, &o->per_client);
+            break;
+        case 'F':
+            bad = cli_opt_u64(optarg, 1, 1u << 20, &o->inflight_per_client);
             break;
         case 'M':
             bad = cli_opt_u64(optarg, 16, 1u << 20, &o->max_conns);
@@ -261,6 +268,7 @@ static int cmd_serve_notary(int argc, char **argv)
         .session_ttl_ns = o.session_s * 1000000000ull,
         .max_sessions = 4096,
         .sessions_per_client = (size_t)o.per_client,
+        .notarizations_per_client = (size_t)o.inflight_per_client,
         .max_connections = (size_t)o.max_conns,
         .io_timeout_ms = (int)o.io_ms,
         .log = o.quiet ? NULL : log_line,

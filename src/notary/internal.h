@@ -151,6 +151,30 @@ tb_claim tb_session_claim(tb_session_table *t, const uint8_t id[16], uint64_t no
 /* Number of open sessions that have not expired. */
 size_t tb_session_count(tb_session_table *t, uint64_t now_ns);
 
+/* ---------------------------------------------------------------- quota.c
+ * notary/quota: how many of something each client (tb_session_client_key)
+ * holds at once, at most limit each, for at most max_keys clients at once.
+ * One thread owns a quota (no lock): the server's loop counts the
+ * notarizations each client has queued or running. */
+typedef struct tb_notary_quota_entry {
+    uint8_t key[16];
+    size_t n; /* 0: an empty entry */
+} tb_notary_quota_entry;
+
+typedef struct tb_notary_quota {
+    tb_notary_quota_entry *e; /* owned; mask + 1 entries */
+    size_t mask, used, max_keys, limit;
+} tb_notary_quota;
+
+int tb_notary_quota_init(tb_notary_quota *q, size_t max_keys, size_t limit, tb_err *err);
+void tb_notary_quota_clear(tb_notary_quota *q);
+/* Counts one more for key: 0, or -1 (nothing counted) when key holds limit
+ * already or max_keys other clients hold something. */
+int tb_notary_quota_take(tb_notary_quota *q, const uint8_t key[16]);
+/* Counts one less for key (nothing when it holds nothing). */
+void tb_notary_quota_give(tb_notary_quota *q, const uint8_t key[16]);
+size_t tb_notary_quota_count(const tb_notary_quota *q, const uint8_t key[16]);
+
 /* ------------------------------------------------------------------ key.c */
 
 /* Appends the DER signature of data to sig. */

@@ -55,6 +55,7 @@
 #define STOP_GRACE_NS 1000000000ull /* replies still sent after a stop */
 #define SWEEP_MAX_NS 100000000ull   /* the deadline sweep runs at least this often */
 #define DEFAULT_MAX_CONNECTIONS 4096
+#define DEFAULT_NOTARIZATIONS_PER_CLIENT 16
 
 enum { C_HANDSHAKE, C_READ, C_IDLE, C_BUSY, C_WRITE, C_DRAIN };
 enum { L_IO, L_IDLE, L_DRAIN, L_COUNT, L_NONE = -1 };
@@ -118,8 +119,9 @@ struct tb_notary_server {
     uint64_t stop_deadline; /* 0 until the loop saw the stop */
     uint64_t accept_timer;
     tb_session_table sessions;
-    tb_buf info;     /* the GET /info body, built at start */
-    tb_tls_ctx *tls; /* server TLS context (NULL: plain HTTP) */
+    tb_notary_quota inflight; /* notarizations queued or running per client (loop thread) */
+    tb_buf info;              /* the GET /info body, built at start */
+    tb_tls_ctx *tls;          /* server TLS context (NULL: plain HTTP) */
     size_t max_body;
 };
 
@@ -547,8 +549,16 @@ static int route(conn *c)
     } else if (IS("/session")) {
         handle_session(s, c->client, (const char *)buf + c->req.head_len, (size_t)c->req.body_left,
                        r);
+    } else if (tb_notary_quota_take(&s->inflight, c->client) < 0) {
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "this client has %zu notarizations in flight (the limit): wait for one to "
+                 "finish (the session is still unused)",
+                 tb_notary_quota_count(&s->inflight, c->client));
+        reply_error(r, 429, msg);
     } else {
-        /* POST /notarize: to a worker; the loop forgets c until it comes back */
+        /* POST /notarize: to a worker; the loop forgets c until it comes back
+         * (and then gives its in-flight count back, on_done) */
         list_remove(s, c);
         set_mask(c, 0);
         c->state = C_BUSY;
@@ -911,6 +921,7 @@ static void on_done(tb_ev_loop *l, int fd, void *data, int mask)
         conn *c = list;
         list = c->qnext;
         c->qnext = NULL;
+        tb_notary_quota_give(&s->inflight, c->client);
         start_reply(c, 0);
         drive(c);
     }
@@ -1083,7 +1094,10 @@ int tb_notary_server_start(const tb_notary_config *cfg, tb_notary_server **out, 
     /* the body holds the base64 request plus a little JSON */
     s->max_body = (size_t)cfg->max_sent / 3 * 4 + 8 + 4096;
     size_limits(s);
-    if (tb_session_table_init(&s->sessions, cfg->max_sessions ? cfg->max_sessions : 4096,
+    size_t per_client = cfg->notarizations_per_client ? cfg->notarizations_per_client
+                                                      : DEFAULT_NOTARIZATIONS_PER_CLIENT;
+    if (tb_notary_quota_init(&s->inflight, s->max_conns, per_client, err) < 0 ||
+        tb_session_table_init(&s->sessions, cfg->max_sessions ? cfg->max_sessions : 4096,
                               s->cfg.session_ttl_ns,
                               cfg->sessions_per_client ? cfg->sessions_per_client : 64, err) < 0 ||
         build_info(s, err) < 0 || (cfg->tls_cert && tls_setup(s, err) < 0) || listen_on(s, err) < 0)
@@ -1154,6 +1168,7 @@ void tb_notary_server_stop(tb_notary_server *s)
         close(s->done_fd);
     tb_ev_free(s->loop);
     tb_session_table_free(&s->sessions);
+    tb_notary_quota_clear(&s->inflight);
     tb_buf_clear(&s->info);
     tb_tls_ctx_free(s->tls);
     pthread_cond_destroy(&s->cv);

@@ -2,7 +2,8 @@
  * port, an in-process TLS target, the real client; and raw HTTP for the
  * error paths (limits, unknown, replayed and expired sessions, refusals that
  * leave the session unused, malformed HTTP, stalling and slow clients,
- * oversized heads, the connection cap, keep-alive limits, session quotas, the
+ * oversized heads, the connection cap, keep-alive limits, session quotas,
+ * notarizations in flight per client, the
  * target deadline and a prompt stop). The TEE case uses a test-double quote
  * source (the real providers are covered by test_notary_tee.c and the e2e
  * tests). */
@@ -54,9 +55,10 @@ typedef struct fx {
 typedef struct knobs {
     int tee, concurrency, tls_conns, https;
     int trickle_ms;        /* the target trickles its response */
+    int silent;            /* the target accepts and never answers the handshake */
     int target_timeout_ms; /* 0: 5000 */
     uint64_t session_ttl_ns;
-    size_t per_client, max_conns;
+    size_t per_client, max_conns, inflight_per_client;
 } knobs;
 
 static int start_with(fx *f, knobs k)
@@ -64,7 +66,7 @@ static int start_with(fx *f, knobs k)
     tb_err err;
     memset(f, 0, sizeof *f);
     if (test_pki_make(&f->pki) < 0 ||
-        test_tls_start_mode(&f->tls, &f->pki, RESP, k.tls_conns, k.trickle_ms, 0) < 0 ||
+        test_tls_start_mode(&f->tls, &f->pki, RESP, k.tls_conns, k.trickle_ms, k.silent) < 0 ||
         tb_notary_key_generate(&f->key, &err) < 0)
         return -1;
     tb_allowlist l;
@@ -85,6 +87,7 @@ static int start_with(fx *f, knobs k)
         .session_ttl_ns = k.session_ttl_ns ? k.session_ttl_ns : 60000000000ull,
         .max_sessions = 64,
         .sessions_per_client = k.per_client,
+        .notarizations_per_client = k.inflight_per_client,
         .max_connections = k.max_conns,
         .io_timeout_ms = 1500,
         .tls_cert = k.https ? f->pki.cert : NULL,
@@ -629,6 +632,58 @@ static void test_session_limits(void **state)
     stop(&f);
 }
 
+/* One client cannot hold every worker: at most notarizations_per_client of
+ * its POST /notarize are in flight; the next is 429 and leaves its session
+ * unused; other clients go on. */
+static void test_inflight_per_client(void **state)
+{
+    (void)state;
+    fx f;
+    assert_int_equal(start_with(&f, (knobs){.concurrency = 4,
+                                            .tls_conns = 8,
+                                            .silent = 1,
+                                            .target_timeout_ms = 800,
+                                            .inflight_per_client = 2}),
+                     0);
+    char p[3][80], q[80], req[1024];
+    for (int i = 0; i < 3; i++)
+        new_session(&f, 5, "{}", p[i]);
+    new_session(&f, 6, "{}", q);
+    char body[256];
+    snprintf(body, sizeof body,
+             "{\"host\":\"127.0.0.1\",\"port\":%u,\"serverName\":\"test-server.io\","
+             "\"request\":\"R0VUIC8gSFRUUC8xLjENCg0K\"}",
+             f.tls.port);
+    /* two notarizations of 127.0.0.5 wait for the silent target */
+    int fd[2];
+    for (int i = 0; i < 2; i++) {
+        int n = snprintf(req, sizeof req,
+                         "POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s", p[i],
+                         strlen(body), body);
+        fd[i] = dial_from(&f, 5);
+        assert_int_equal(send(fd[i], req, (size_t)n, MSG_NOSIGNAL), n);
+    }
+    usleep(100000); /* the loop has routed them */
+    tb_buf r = {0};
+    uint64_t t0 = tb_mono_ns();
+    assert_int_equal(post_from(&f, 5, p[2], body, &r), 429);
+    assert_non_null(strstr((char *)r.p, "2 notarizations in flight"));
+    assert_true(tb_mono_ns() - t0 < 500000000ull); /* answered at once */
+    /* another client is not limited: its notarization reaches the target */
+    assert_int_equal(post_from(&f, 6, q, body, &r), 504);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(read_reply(fd[i], &r), 504);
+        close(fd[i]);
+    }
+    /* the refused session is still open: a refusal before the claim (403),
+     * not "already used" (409) */
+    const char *other = "{\"host\":\"10.0.0.1\",\"port\":443,\"serverName\":\"test-server.io\","
+                        "\"request\":\"R0VUIC8gSFRUUC8xLjENCg0K\"}";
+    assert_int_equal(post_from(&f, 5, p[2], other, &r), 403);
+    tb_buf_clear(&r);
+    stop(&f);
+}
+
 typedef struct bg_run {
     tb_notarize_opts o;
     int rc;
@@ -729,6 +784,7 @@ int main(void)
         cmocka_unit_test(test_slow_clients),
         cmocka_unit_test(test_connection_cap),
         cmocka_unit_test(test_session_limits),
+        cmocka_unit_test(test_inflight_per_client),
         cmocka_unit_test(test_target_deadline_and_stop),
         cmocka_unit_test(test_https_notary),
     };
