@@ -225,7 +225,7 @@ static int parse_opts(int argc, char **argv, opts *o)
 }
 
 /* Saves the document and evidence next to each other. */
-static int save(const char *prefix, const tb_notarize_result *res, tb_err *err)
+static int save(const char *prefix, const tb_notary_client_result *res, tb_err *err)
 {
     char path[4096];
     if (snprintf(path, sizeof path, "%s.evidence.json", prefix) >= (int)sizeof path)
@@ -246,7 +246,7 @@ static int fail(const opts *o, const char *msg)
 }
 
 /* The --json document's own members. */
-static json_t *result_json(const tb_notarize_opts *no, const tb_notarize_result *res,
+static json_t *result_json(const tb_notary_client_opts *no, const tb_notary_client_result *res,
                            const char *prefix, double notarization_ms, double verify_ms,
                            double total_ms)
 {
@@ -300,10 +300,10 @@ int cmd_notarize(int argc, char **argv)
                              o.use_fixture_ca);
     if (cli_opt_u64(o.tport, 1, 65535, &tport) < 0)
         return cli_fail_code(2, CMD, "TARGET_PORT: want 1..65535, got '%s'", o.tport);
-    if (cli_opt_u64(o.max_sent, 1, TB_DOC_MAX_DATA, &max_sent) < 0 ||
-        cli_opt_u64(o.max_recv, 1, TB_DOC_MAX_DATA, &max_recv) < 0)
+    if (cli_opt_u64(o.max_sent, 1, TB_NOTARY_DOC_MAX_DATA, &max_sent) < 0 ||
+        cli_opt_u64(o.max_recv, 1, TB_NOTARY_DOC_MAX_DATA, &max_recv) < 0)
         return cli_fail_code(2, CMD, "MAX_SENT_DATA/MAX_RECV_DATA: want 1..%u bytes",
-                             TB_DOC_MAX_DATA);
+                             TB_NOTARY_DOC_MAX_DATA);
     if (cli_opt_u64(o.timeout, 1, 3600000, &timeout) < 0)
         return cli_fail_code(2, CMD, "--timeout: want milliseconds, got '%s'", o.timeout);
     if (use_fixture && !o.fixture_ca)
@@ -326,13 +326,13 @@ int cmd_notarize(int argc, char **argv)
 
     tb_err err;
     int rc = 1;
-    tb_notarize_result res;
+    tb_notary_client_result res;
     memset(&res, 0, sizeof res);
     X509_STORE *store = tb_notary_trust_store(use_fixture ? o.fixture_ca : NULL, &err);
     if (!store)
         return fail(&o, err.msg);
     curl_global_init(CURL_GLOBAL_DEFAULT);
-    tb_notarize_opts no = {
+    tb_notary_client_opts no = {
         .notary_url = o.url,
         .notary_ca = o.notary_ca,
         .host = o.thost,
@@ -390,7 +390,7 @@ int cmd_notarize(int argc, char **argv)
     printf("TOTAL_E2E_MS=%.3f\n", ms_since(t_start));
     rc = 0;
 out:
-    tb_notarize_result_free(&res);
+    tb_notary_client_result_clear(&res);
     X509_STORE_free(store);
     curl_global_cleanup();
     return rc;

@@ -75,7 +75,7 @@ typedef struct serve_opts {
     const char *ca[MAX_CA];
     size_t n_ca;
     int system_ca, quiet;
-    tb_allowlist allow;
+    tb_notary_allowlist allow;
     int allow_given;
     uint64_t port, max_sent, max_recv, concurrency, session_s, io_ms, target_ms;
     uint64_t per_client, max_conns, inflight_per_client;
@@ -158,14 +158,14 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
             if (!o->allow_given)
                 memset(&o->allow, 0, sizeof o->allow);
             o->allow_given = 1;
-            if (tb_allowlist_add(&o->allow, optarg, &err) < 0)
+            if (tb_notary_allowlist_add(&o->allow, optarg, &err) < 0)
                 return cli_fail_code(2, "notary serve", "%s", err.msg);
             break;
         case 's':
-            bad = cli_opt_u64(optarg, 1, TB_DOC_MAX_DATA, &o->max_sent);
+            bad = cli_opt_u64(optarg, 1, TB_NOTARY_DOC_MAX_DATA, &o->max_sent);
             break;
         case 'r':
-            bad = cli_opt_u64(optarg, 1, TB_DOC_MAX_DATA, &o->max_recv);
+            bad = cli_opt_u64(optarg, 1, TB_NOTARY_DOC_MAX_DATA, &o->max_recv);
             break;
         case 'j':
             bad = cli_opt_u64(optarg, 1, 1024, &o->concurrency);
@@ -211,7 +211,7 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
     if (o->tls_key && !o->tls_cert)
         return cli_fail_code(2, "notary serve", "--tls-key needs --tls-cert");
     if (!o->allow_given)
-        tb_allowlist_loopback(&o->allow);
+        tb_notary_allowlist_loopback(&o->allow);
     return -1; /* parsed; go on */
 }
 
@@ -238,7 +238,7 @@ static int cmd_serve_notary(int argc, char **argv)
     if ((o.key ? tb_notary_key_load(&key, o.key, &err) : tb_notary_key_generate(&key, &err)) < 0)
         return cli_fail(cmd, "signing key: %s", err.msg);
     int rc = 1;
-    tb_target target = {0};
+    tb_notary_target target = {0};
     tb_notary_quote_source tee;
     memset(&tee, 0, sizeof tee);
     int have_tee = strcmp(o.tee, "none") != 0;
@@ -247,7 +247,8 @@ static int cmd_serve_notary(int argc, char **argv)
         cli_fail(cmd, "--save-key: %s", err.msg);
         goto out;
     }
-    if (tb_target_init(&target, o.ca, o.n_ca, o.system_ca, &o.allow, (int)o.target_ms, &err) < 0) {
+    if (tb_notary_target_init(&target, o.ca, o.n_ca, o.system_ca, &o.allow, (int)o.target_ms,
+                              &err) < 0) {
         cli_fail(cmd, "%s", err.msg);
         goto out;
     }
@@ -301,8 +302,8 @@ static int cmd_serve_notary(int argc, char **argv)
 out:
     if (have_tee)
         tb_notary_tee_close(&tee);
-    tb_target_free(&target);
-    tb_notary_key_free(&key);
+    tb_notary_target_clear(&target);
+    tb_notary_key_clear(&key);
     return rc;
 }
 
@@ -326,13 +327,14 @@ static void check_usage(FILE *f)
             "  --json                 print one JSON document (the fields and what was checked)\n");
 }
 
-static void print_doc(const char *path, const tb_doc *d)
+static void print_doc(const char *path, const tb_notary_doc *d)
 {
-    char s[TB_DOC_MAX_NAME + 1], h[TB_DOC_MAX_NAME + 1], tee[8], id[33], kh[65], rq[65], rs[65];
+    char s[TB_NOTARY_DOC_MAX_NAME + 1], h[TB_NOTARY_DOC_MAX_NAME + 1], tee[8], id[33], kh[65],
+        rq[65], rs[65];
     uint8_t sha[32];
-    tb_view_str(d->server_name, s, sizeof s);
-    tb_view_str(d->target_host, h, sizeof h);
-    tb_view_str(d->tee, tee, sizeof tee);
+    tb_notary_view_str(d->server_name, s, sizeof s);
+    tb_notary_view_str(d->target_host, h, sizeof h);
+    tb_notary_view_str(d->tee, tee, sizeof tee);
     tb_hex_encode(d->session_id, 16, id);
     SHA256(d->notary_key.p, d->notary_key.len, sha);
     tb_hex_encode(sha, 32, kh);
@@ -371,14 +373,15 @@ static void fail_check(int json, const char *msg)
 
 /* The --json document's own members: the fields print_doc prints, and what was
  * checked (the signature always; chain, key pin and evidence when asked). */
-static json_t *check_json(const char *path, const tb_doc *d, const char *chain, int pinned,
-                          const char *evpath, const tb_evidence *ev, int verified)
+static json_t *check_json(const char *path, const tb_notary_doc *d, const char *chain, int pinned,
+                          const char *evpath, const tb_notary_evidence *ev, int verified)
 {
-    char s[TB_DOC_MAX_NAME + 1], h[TB_DOC_MAX_NAME + 1], tee[8], id[33], kh[65], rq[65], rs[65];
+    char s[TB_NOTARY_DOC_MAX_NAME + 1], h[TB_NOTARY_DOC_MAX_NAME + 1], tee[8], id[33], kh[65],
+        rq[65], rs[65];
     uint8_t sha[32];
-    tb_view_str(d->server_name, s, sizeof s);
-    tb_view_str(d->target_host, h, sizeof h);
-    tb_view_str(d->tee, tee, sizeof tee);
+    tb_notary_view_str(d->server_name, s, sizeof s);
+    tb_notary_view_str(d->target_host, h, sizeof h);
+    tb_notary_view_str(d->tee, tee, sizeof tee);
     tb_hex_encode(d->session_id, 16, id);
     SHA256(d->notary_key.p, d->notary_key.len, sha);
     tb_hex_encode(sha, 32, kh);
@@ -477,10 +480,10 @@ static int cmd_check(int argc, char **argv)
     const char *path = argv[optind];
     tb_err err;
     tb_buf buf = {0};
-    tb_evidence ev;
+    tb_notary_evidence ev;
     memset(&ev, 0, sizeof ev);
     int rc = 1;
-    tb_doc d;
+    tb_notary_doc d;
     uint8_t want_key[32];
     if (keyhex && tb_hex_decode_upto(keyhex, strlen(keyhex), want_key, 32) != 32)
         return cli_fail_code(2, cmd, "--notary-key-sha256: want 64 hex digits");
@@ -519,7 +522,7 @@ static int cmd_check(int argc, char **argv)
     rc = 0;
 out:
     X509_STORE_free(co.store);
-    tb_evidence_free(&ev);
+    tb_notary_evidence_clear(&ev);
     tb_buf_clear(&buf);
     return rc;
 }

@@ -2,7 +2,7 @@
  * `teebench notarize` (right after a run) and `teebench notary check` (a saved
  * document), so both check the same things the same way, in the same order:
  *
- *   1. the document (decoded, its signature checked: tb_doc_verify, done by the
+ *   1. the document (decoded, its signature checked: tb_notary_doc_verify, done by the
  *      client or by tb_notary_doc_load) was signed by the pinned notary key
  *      (key_sha256), and its server chain leads to a CA in store and is valid
  *      for the server name at the document's time (store);
@@ -33,10 +33,10 @@
 
 /* What to check; a NULL member skips that check. */
 typedef struct tb_notary_check_opts {
-    X509_STORE *store;           /* the server chain leads to a CA in it */
-    const uint8_t *key_sha256;   /* SHA-256 of the notary key's SPKI the document must carry */
-    const tb_evidence *evidence; /* binds the document's key and nonce */
-    const uint8_t *nonce;        /* the nonce the evidence must carry (NULL: the document's) */
+    X509_STORE *store;         /* the server chain leads to a CA in it */
+    const uint8_t *key_sha256; /* SHA-256 of the notary key's SPKI the document must carry */
+    const tb_notary_evidence *evidence; /* binds the document's key and nonce */
+    const uint8_t *nonce; /* the nonce the evidence must carry (NULL: the document's) */
     size_t nonce_len;
     const tb_notary_verifier_opts *verify; /* with evidence: verify the quote too */
 } tb_notary_check_opts;
@@ -55,14 +55,14 @@ typedef struct tb_notary_check_report {
 
 /* Checks d as o says. 0 when every check passed, or -1 with err saying which
  * check failed (and report->failed the part). report may be NULL. */
-int tb_notary_check(const tb_doc *d, const tb_notary_check_opts *o, tb_notary_check_report *report,
-                    tb_err *err);
+int tb_notary_check(const tb_notary_doc *d, const tb_notary_check_opts *o,
+                    tb_notary_check_report *report, tb_err *err);
 
-/* Reads a saved document (at most TB_DOC_MAX_SIZE bytes) into buf (caller
+/* Reads a saved document (at most TB_NOTARY_DOC_MAX_SIZE bytes) into buf (caller
  * clears it) and decodes it with its signature checked; d's views point into
  * buf. Both loaders' errors start with the path, once. */
-int tb_notary_doc_load(const char *path, tb_buf *buf, tb_doc *d, tb_err *err);
-/* Reads and parses a saved evidence file (caller frees ev with tb_evidence_free). */
-int tb_notary_evidence_load(const char *path, tb_evidence *ev, tb_err *err);
+int tb_notary_doc_load(const char *path, tb_buf *buf, tb_notary_doc *d, tb_err *err);
+/* Reads and parses a saved evidence file (caller frees ev with tb_notary_evidence_clear). */
+int tb_notary_evidence_load(const char *path, tb_notary_evidence *ev, tb_err *err);
 
 #endif

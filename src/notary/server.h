@@ -57,7 +57,7 @@ typedef struct tb_notary_config {
     uint16_t port;    /* 0: any free port (see tb_notary_server_port) */
     const tb_notary_key *key;
     const tb_notary_quote_source *tee; /* NULL: no TEE (tee "none") */
-    const tb_target *target;
+    const tb_notary_target *target;
     uint64_t max_sent, max_recv;     /* global limits (bytes) */
     int concurrency;                 /* notarization worker threads, 1..1024 */
     uint64_t session_ttl_ns;         /* unclaimed sessions expire (0: 10 s) */
