@@ -51,7 +51,7 @@ static void serve_usage(FILE *f)
            "  --session-timeout S    seconds an unclaimed session stays valid (default 10)\n"
            "  --sessions-per-client N  open sessions per client address (default 64)\n"
            "  --notarizations-per-client N  notarizations queued or running per client\n"
-           "                         address (default 16; then 429)\n"
+           "                         address (default: half of --concurrency; then 429)\n"
            "  --max-connections N    client connections at once (default 4096)\n"
            "  --io-timeout MS        budget to receive a request (TLS handshake included) and\n"
            "                         to send a reply (default 5000)\n"
@@ -116,7 +116,6 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
     o->concurrency = 64;
     o->session_s = 10;
     o->per_client = 64;
-    o->inflight_per_client = 16;
     o->max_conns = 4096;
     o->io_ms = 5000;
     o->target_ms = 10000;

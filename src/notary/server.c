@@ -55,7 +55,6 @@
 #define STOP_GRACE_NS 1000000000ull /* replies still sent after a stop */
 #define SWEEP_MAX_NS 100000000ull   /* the deadline sweep runs at least this often */
 #define DEFAULT_MAX_CONNECTIONS 4096
-#define DEFAULT_NOTARIZATIONS_PER_CLIENT 16
 
 enum { C_HANDSHAKE, C_READ, C_IDLE, C_BUSY, C_WRITE, C_DRAIN };
 enum { L_IO, L_IDLE, L_DRAIN, L_COUNT, L_NONE = -1 };
@@ -1100,8 +1099,9 @@ int tb_notary_server_start(const tb_notary_config *cfg, tb_notary_server **out, 
     /* the body holds the base64 request plus a little JSON */
     s->max_body = (size_t)cfg->max_sent / 3 * 4 + 8 + 4096;
     size_limits(s);
-    size_t per_client = cfg->notarizations_per_client ? cfg->notarizations_per_client
-                                                      : DEFAULT_NOTARIZATIONS_PER_CLIENT;
+    /* default: half the workers, so one client never holds all of them */
+    size_t half = cfg->concurrency > 1 ? (size_t)cfg->concurrency / 2 : 1;
+    size_t per_client = cfg->notarizations_per_client ? cfg->notarizations_per_client : half;
     if (tb_notary_quota_init(&s->inflight, s->max_conns, per_client, err) < 0 ||
         tb_notary_session_table_init(
             &s->sessions, cfg->max_sessions ? cfg->max_sessions : 4096, s->cfg.session_ttl_ns,

@@ -63,7 +63,7 @@ typedef struct tb_notary_config {
     uint64_t session_ttl_ns;         /* unclaimed sessions expire (0: 10 s) */
     size_t max_sessions;             /* open sessions at once (0: 4096) */
     size_t sessions_per_client;      /* open sessions per client address (0: 64) */
-    size_t notarizations_per_client; /* notarizations queued or running per client (0: 16) */
+    size_t notarizations_per_client; /* queued or running per client (0: concurrency / 2) */
     size_t max_connections;          /* connections at once (0: 4096, fewer if fds are short) */
     int io_timeout_ms;               /* receiving one request / sending one reply (0: 5000) */
     const char *tls_cert;            /* PEM chain: serve HTTPS (NULL: plain HTTP) */

@@ -11,7 +11,9 @@ make_pki "$PKI"
 TPORT=$(free_port)
 start_target "$TPORT" "$PKI/server.pem" "$PKI/server.key"
 NPORT=$(free_port)
-start_notary "$NPORT" --trust-ca "$PKI/ca.pem" --no-system-ca --concurrency 8 --io-timeout 1000
+# (--notarizations-per-client 32: section 10 runs 32 notarizations at once from 127.0.0.1)
+start_notary "$NPORT" --trust-ca "$PKI/ca.pem" --no-system-ca --concurrency 8 --io-timeout 1000 \
+  --notarizations-per-client 32
 
 export NOTARY_PORT=$NPORT TARGET_PORT=$TPORT FIXTURE_CA=$PKI/ca.pem
 unset ENABLE_TEE_ATTESTATION MAX_SENT_DATA MAX_RECV_DATA USE_FIXTURE_CA TARGET_URI VERIFY_ATTESTATION
