@@ -31,9 +31,17 @@ static int want_hex(json_t *o, const char *key, uint8_t *out, size_t n, int *fla
 
 static int parse_obj(json_t *o, tb_attest_policy *p, tb_err *err)
 {
-    static const char *const known[] = {
-        "allow_debug", "tcb_statuses", "mrtd",  "mrconfigid",  "rtmr0",
-        "rtmr1",       "rtmr2",        "rtmr3", "report_data", "report_data_prefix"};
+    static const char *const known[] = {"allow_debug",
+                                        "allow_expired_collateral",
+                                        "tcb_statuses",
+                                        "mrtd",
+                                        "mrconfigid",
+                                        "rtmr0",
+                                        "rtmr1",
+                                        "rtmr2",
+                                        "rtmr3",
+                                        "report_data",
+                                        "report_data_prefix"};
     const char *key;
     json_t *val;
     json_object_foreach(o, key, val)
@@ -49,6 +57,12 @@ static int parse_obj(json_t *o, tb_attest_policy *p, tb_err *err)
         if (!json_is_boolean(d))
             return tb_errf(err, "policy: \"allow_debug\" is not a boolean");
         p->allow_debug = json_is_true(d);
+    }
+    json_t *x = json_object_get(o, "allow_expired_collateral");
+    if (x) {
+        if (!json_is_boolean(x))
+            return tb_errf(err, "policy: \"allow_expired_collateral\" is not a boolean");
+        p->allow_expired_collateral = json_is_true(x);
     }
     json_t *st = json_object_get(o, "tcb_statuses");
     if (st) {
