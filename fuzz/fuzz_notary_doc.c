@@ -1,5 +1,5 @@
 /* libFuzzer target: the attestation document decoder and the evidence parser.
- * Inputs starting with '{' go to tb_evidence_parse, others to tb_doc_verify
+ * Inputs starting with '{' go to tb_notary_evidence_parse, others to tb_notary_doc_verify
  * (decode + signature check). A decoded document must re-encode to the same
  * signed bytes: the decoder accepts only the canonical encoding. */
 #include <stddef.h>
@@ -15,25 +15,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     tb_err err;
     if (size > 0 && data[0] == '{') {
-        tb_evidence ev;
-        if (tb_evidence_parse((const char *)data, size, &ev, &err) == 0) {
+        tb_notary_evidence ev;
+        if (tb_notary_evidence_parse((const char *)data, size, &ev, &err) == 0) {
             if (ev.nonce_len > 64 || ev.quote.len == 0)
                 abort();
-            tb_evidence_free(&ev);
+            tb_notary_evidence_clear(&ev);
         }
         return 0;
     }
-    tb_doc d;
-    if (tb_doc_decode(data, size, &d, &err) == 0) {
-        if (d.signed_len > size || d.n_certs < 1 || d.n_certs > TB_DOC_MAX_CERTS)
+    tb_notary_doc d;
+    if (tb_notary_doc_decode(data, size, &d, &err) == 0) {
+        if (d.signed_len > size || d.n_certs < 1 || d.n_certs > TB_NOTARY_DOC_MAX_CERTS)
             abort();
         /* every view lies inside the input */
-        const tb_view *vs[] = {&d.server_name, &d.target_host, &d.tee,      &d.nonce,
-                               &d.notary_key,  &d.request,     &d.response, &d.signature};
+        const tb_notary_view *vs[] = {&d.server_name, &d.target_host, &d.tee,      &d.nonce,
+                                      &d.notary_key,  &d.request,     &d.response, &d.signature};
         for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++)
             if (vs[i]->p < data || vs[i]->p + vs[i]->len > data + size)
                 abort();
-        tb_doc_verify(data, size, &d, &err);
+        tb_notary_doc_verify(data, size, &d, &err);
     }
     return 0;
 }

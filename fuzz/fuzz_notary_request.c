@@ -60,17 +60,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         request_head(p, n);
         break;
     case 1: {
-        tb_session_req q;
-        if (tb_session_req_parse((const char *)p, n, &q, &err) == 0 && q.nonce_len > 64)
+        tb_notary_session_req q;
+        if (tb_notary_session_req_parse((const char *)p, n, &q, &err) == 0 && q.nonce_len > 64)
             abort();
         break;
     }
     case 2: {
-        tb_notarize_req q;
-        if (tb_notarize_req_parse((const char *)p, n, &q, &err) == 0) {
+        tb_notary_notarize_req q;
+        if (tb_notary_notarize_req_parse((const char *)p, n, &q, &err) == 0) {
             if (!q.port || !tb_notary_dns_name_valid(q.server_name))
                 abort();
-            tb_notarize_req_free(&q);
+            tb_notary_notarize_req_clear(&q);
         }
         break;
     }

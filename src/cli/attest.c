@@ -206,13 +206,13 @@ static int cmd_show(int argc, char **argv)
     int json = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
         if (c == 'j')
             json = 1;
         else if (c == 'h')
             return fputs(USAGE, stdout), 0;
         else
-            return usage_fail("attest show", "unknown option");
+            return cli_bad_option("attest show", c, argv);
     }
     if (optind != argc - 1)
         return usage_fail("attest show", "want exactly one QUOTE file");
@@ -364,7 +364,7 @@ static int cmd_verify(int argc, char **argv)
     tb_attest_fetch_opts fo = {0};
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'c':
             collateral = optarg;
@@ -404,7 +404,7 @@ static int cmd_verify(int argc, char **argv)
         case 'h':
             return fputs(USAGE, stdout), 0;
         default:
-            return usage_fail(cmd, "unknown option or missing value");
+            return cli_bad_option(cmd, c, argv);
         }
     }
     if (optind != argc - 1)
@@ -477,7 +477,7 @@ static int cmd_collateral(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'p':
             pccs = optarg;
@@ -492,7 +492,7 @@ static int cmd_collateral(int argc, char **argv)
         case 'h':
             return fputs(USAGE, stdout), 0;
         default:
-            return usage_fail(cmd, "unknown option or missing value");
+            return cli_bad_option(cmd, c, argv);
         }
     }
     if (optind != argc - 1 || !pccs)
@@ -552,7 +552,7 @@ static int cmd_quote(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'r':
             hex = optarg;
@@ -576,7 +576,7 @@ static int cmd_quote(int argc, char **argv)
         case 'h':
             return fputs(USAGE, stdout), 0;
         default:
-            return usage_fail(cmd, "unknown option or missing value");
+            return cli_bad_option(cmd, c, argv);
         }
     }
     if (optind != argc)
@@ -645,7 +645,7 @@ static int cmd_sim_collateral(int argc, char **argv)
     int revoke = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 's':
             simdir = optarg;
@@ -660,7 +660,7 @@ static int cmd_sim_collateral(int argc, char **argv)
         case 'h':
             return fputs(USAGE, stdout), 0;
         default:
-            return usage_fail(cmd, "unknown option or missing value");
+            return cli_bad_option(cmd, c, argv);
         }
     }
     if (optind != argc - 1)
@@ -755,7 +755,7 @@ static int cmd_attest_bench(int argc, char **argv)
     int json = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'c':
             col = optarg;
@@ -777,7 +777,7 @@ static int cmd_attest_bench(int argc, char **argv)
         case 'h':
             return fputs(USAGE, stdout), 0;
         default:
-            return usage_fail(cmd, "unknown option or missing value");
+            return cli_bad_option(cmd, c, argv);
         }
     }
     if (optind != argc - 1 || !col)
@@ -855,5 +855,7 @@ int cmd_attest(int argc, char **argv)
         return cmd_sim_collateral(argc - 1, argv + 1);
     if (!strcmp(sub, "bench"))
         return cmd_attest_bench(argc - 1, argv + 1);
-    return cli_fail_code(2, "attest", "unknown subcommand '%s' (teebench attest --help)", sub);
+    static const char *const subs[] = {"show",           "verify", "collateral", "quote",
+                                       "sim-collateral", "bench",  NULL};
+    return cli_unknown_subcommand("attest", sub, subs);
 }

@@ -94,7 +94,7 @@ int cmd_env(int argc, char **argv)
     const char *from = NULL, *record = NULL;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'j':
             json = 1;

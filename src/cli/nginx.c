@@ -92,19 +92,14 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 
 int cmd_nginx(int argc, char **argv)
 {
-    static const struct option longs[] = {{"dir", required_argument, NULL, 'd'},
-                                          {"port", required_argument, NULL, 'p'},
-                                          {"addr", required_argument, NULL, 'a'},
-                                          {"root", required_argument, NULL, 'r'},
-                                          {"workers", required_argument, NULL, 'w'},
-                                          {"tls", no_argument, NULL, 'T'},
-                                          {"cert", required_argument, NULL, 'c'},
-                                          {"key", required_argument, NULL, 'k'},
-                                          {"pki", required_argument, NULL, 'P'},
-                                          {"timeout", required_argument, NULL, 't'},
-                                          {"json", no_argument, NULL, 'j'},
-                                          {"help", no_argument, NULL, 'h'},
-                                          {NULL, 0, NULL, 0}};
+    static const struct option longs[] = {
+        {"dir", required_argument, NULL, 'd'},     {"port", required_argument, NULL, 'p'},
+        {"addr", required_argument, NULL, 'a'},    {"root", required_argument, NULL, 'r'},
+        {"workers", required_argument, NULL, 'w'}, {"tls", no_argument, NULL, 'T'},
+        {"cert", required_argument, NULL, 'c'},    {"key", required_argument, NULL, 'k'},
+        {"pki", required_argument, NULL, 'P'},     {"timeout", required_argument, NULL, 't'},
+        {"json", no_argument, NULL, 'j'},          {"user", required_argument, NULL, 'u'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -5,6 +5,9 @@
  *   NOTARIZATION_MS=<ms> ENABLE_TEE_ATTESTATION=<true|false>
  *   TDX_VERIFY_MS=<ms>          (only with --verify and TEE attestation)
  *   TOTAL_E2E_MS=<ms>
+ * With --json it prints one document instead (cli/json's envelope, schema
+ * teebench-notarize/1) with the same figures, and on a failure after the flags
+ * were read, the envelope with "error".
  * All durations are CLOCK_MONOTONIC milliseconds with microsecond resolution.
  * NOTARIZATION_MS covers session creation, the notarization, and checking the
  * document (signature, fields, server chain); TDX_VERIFY_MS the quote
@@ -18,15 +21,19 @@
 #include <strings.h>
 
 #include <curl/curl.h>
+#include <openssl/sha.h>
 
 #include "base/clock.h"
 #include "base/file.h"
+#include "base/hex.h"
 #include "cli/cli.h"
+#include "cli/json.h"
 #include "cli/opt.h"
 #include "notary/check.h"
 #include "notary/client.h"
 
 static const char *CMD = "notarize";
+static const char *SCHEMA = "teebench-notarize/1";
 
 static void usage(FILE *f)
 {
@@ -55,7 +62,9 @@ static void usage(FILE *f)
             "  --policy FILE            attestation policy JSON (default: UpToDate, no DEBUG)\n"
             "  --root FILE              trusted root CA PEM (default: Intel's; sim: the sim root)\n"
             "  --out PREFIX             save PREFIX.tbnd (document) and PREFIX.evidence.json\n"
-            "  --timeout MS             per notary request (default 30000)\n");
+            "  --timeout MS             per notary request (default 30000)\n"
+            "  --json                   print one JSON document (the same figures, the session,\n"
+            "                           the files written) instead of the KEY=value lines\n");
 }
 
 static int parse_bool(const char *s, int *out)
@@ -75,6 +84,7 @@ typedef struct opts {
     const char *url, *scheme, *nhost, *nport, *notary_ca;
     const char *thost, *tport, *server_name, *uri, *max_sent, *max_recv;
     const char *use_fixture_ca, *fixture_ca, *tee, *verify, *out, *timeout;
+    int json;
     tb_notary_verifier_opts vo;
 } opts;
 
@@ -108,6 +118,7 @@ static int parse_opts(int argc, char **argv, opts *o)
                                        {"root", required_argument, 0, 'R'},
                                        {"out", required_argument, 0, 'o'},
                                        {"timeout", required_argument, 0, 'T'},
+                                       {"json", no_argument, 0, 'J'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
@@ -130,7 +141,7 @@ static int parse_opts(int argc, char **argv, opts *o)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
         switch (c) {
         case 'U':
             o->url = optarg;
@@ -198,11 +209,14 @@ static int parse_opts(int argc, char **argv, opts *o)
         case 'T':
             o->timeout = optarg;
             break;
+        case 'J':
+            o->json = 1;
+            break;
         case 'h':
             usage(stdout);
             return 0;
         default:
-            return cli_fail_code(2, CMD, "bad option '%s' (see --help)", argv[optind - 1]);
+            return cli_bad_option(CMD, c, argv);
         }
     }
     if (optind < argc)
@@ -211,9 +225,11 @@ static int parse_opts(int argc, char **argv, opts *o)
 }
 
 /* Saves the document and evidence next to each other. */
-static int save(const char *prefix, const tb_notarize_result *res, tb_err *err)
+static int save(const char *prefix, const tb_notary_client_result *res, tb_err *err)
 {
     char path[4096];
+    if (snprintf(path, sizeof path, "%s.evidence.json", prefix) >= (int)sizeof path)
+        return tb_errf(err, "%s: path too long", prefix);
     snprintf(path, sizeof path, "%s.tbnd", prefix);
     if (tb_file_write_atomic(path, res->document.p, res->document.len, err) < 0)
         return -1;
@@ -221,6 +237,43 @@ static int save(const char *prefix, const tb_notarize_result *res, tb_err *err)
         return 0;
     snprintf(path, sizeof path, "%s.evidence.json", prefix);
     return tb_file_write_atomic(path, res->evidence_json.p, res->evidence_json.len, err);
+}
+
+/* A failure after the flags were read: with --json also the error document. */
+static int fail(const opts *o, const char *msg)
+{
+    return o->json ? cli_json_fail(1, CMD, SCHEMA, "%s", msg) : cli_fail(CMD, "%s", msg);
+}
+
+/* The --json document's own members. */
+static json_t *result_json(const tb_notary_client_opts *no, const tb_notary_client_result *res,
+                           const char *prefix, double notarization_ms, double verify_ms,
+                           double total_ms)
+{
+    char sid[33], kh[65];
+    uint8_t sha[32];
+    tb_hex_encode(res->doc.session_id, 16, sid);
+    SHA256(res->doc.notary_key.p, res->doc.notary_key.len, sha);
+    tb_hex_encode(sha, 32, kh);
+    char doc[4096] = "", ev[4096] = "";
+    if (prefix) {
+        snprintf(doc, sizeof doc, "%s.tbnd", prefix);
+        if (res->has_evidence)
+            snprintf(ev, sizeof ev, "%s.evidence.json", prefix);
+    }
+    json_t *o = json_pack(
+        "{s:s, s:{s:s, s:i, s:s, s:s}, s:b, s:s, s:b, s:b, s:s, s:s, s:I, s:I, s:o, s:o, s:f, "
+        "s:o, s:f}",
+        "notary", no->notary_url, "target", "host", no->host, "port", (int)no->port, "server_name",
+        no->server_name, "uri", no->uri, "tee_attestation", no->tee, "notary_tee",
+        res->has_evidence ? res->evidence.tee : "none", "simulated",
+        res->has_evidence && res->evidence.simulated, "verified", verify_ms >= 0, "session_id", sid,
+        "notary_key_sha256", kh, "request_bytes", (json_int_t)res->doc.request.len,
+        "response_bytes", (json_int_t)res->doc.response.len, "document_file",
+        doc[0] ? json_string(doc) : json_null(), "evidence_file",
+        ev[0] ? json_string(ev) : json_null(), "notarization_ms", notarization_ms, "tdx_verify_ms",
+        verify_ms >= 0 ? json_real(verify_ms) : json_null(), "total_e2e_ms", total_ms);
+    return o;
 }
 
 static double ms_since(uint64_t t0)
@@ -248,10 +301,10 @@ int cmd_notarize(int argc, char **argv)
                              o.use_fixture_ca);
     if (cli_opt_u64(o.tport, 1, 65535, &tport) < 0)
         return cli_fail_code(2, CMD, "TARGET_PORT: want 1..65535, got '%s'", o.tport);
-    if (cli_opt_u64(o.max_sent, 1, TB_DOC_MAX_DATA, &max_sent) < 0 ||
-        cli_opt_u64(o.max_recv, 1, TB_DOC_MAX_DATA, &max_recv) < 0)
+    if (cli_opt_u64(o.max_sent, 1, TB_NOTARY_DOC_MAX_DATA, &max_sent) < 0 ||
+        cli_opt_u64(o.max_recv, 1, TB_NOTARY_DOC_MAX_DATA, &max_recv) < 0)
         return cli_fail_code(2, CMD, "MAX_SENT_DATA/MAX_RECV_DATA: want 1..%u bytes",
-                             TB_DOC_MAX_DATA);
+                             TB_NOTARY_DOC_MAX_DATA);
     if (cli_opt_u64(o.timeout, 1, 3600000, &timeout) < 0)
         return cli_fail_code(2, CMD, "--timeout: want milliseconds, got '%s'", o.timeout);
     if (use_fixture && !o.fixture_ca)
@@ -274,13 +327,13 @@ int cmd_notarize(int argc, char **argv)
 
     tb_err err;
     int rc = 1;
-    tb_notarize_result res;
+    tb_notary_client_result res;
     memset(&res, 0, sizeof res);
     X509_STORE *store = tb_notary_trust_store(use_fixture ? o.fixture_ca : NULL, &err);
     if (!store)
-        return cli_fail(CMD, "%s", err.msg);
+        return fail(&o, err.msg);
     curl_global_init(CURL_GLOBAL_DEFAULT);
-    tb_notarize_opts no = {
+    tb_notary_client_opts no = {
         .notary_url = o.url,
         .notary_ca = o.notary_ca,
         .host = o.thost,
@@ -294,25 +347,38 @@ int cmd_notarize(int argc, char **argv)
     };
     uint64_t t_not = tb_mono_ns();
     if (tb_notary_client_run(&no, &res, &err) < 0) {
-        cli_fail(CMD, "%s", err.msg);
+        fail(&o, err.msg);
         goto out;
     }
-    if (tb_notary_check_doc(&res.doc, store, NULL, &err) < 0) {
-        cli_fail(CMD, "%s%s", err.msg, use_fixture ? " (fixture CA)" : " (system store)");
+    uint64_t run_ns = tb_mono_ns() - t_not;
+    tb_notary_check_opts co = {.store = store,
+                               .evidence = tee ? &res.evidence : NULL,
+                               .nonce = res.nonce,
+                               .nonce_len = sizeof res.nonce,
+                               .verify = verify ? &o.vo : NULL};
+    tb_notary_check_report rep;
+    if (tb_notary_check(&res.doc, &co, &rep, &err) < 0) {
+        char msg[sizeof err.msg + 32];
+        snprintf(msg, sizeof msg, "%s%s", err.msg,
+                 rep.failed != TB_NOTARY_CHECK_DOC ? ""
+                 : use_fixture                     ? " (fixture CA)"
+                                                   : " (system store)");
+        fail(&o, msg);
         goto out;
     }
-    double notarization_ms = ms_since(t_not);
-    double verify_ms = -1;
-    uint64_t t_ver = tb_mono_ns();
-    if (tee && tb_notary_check_evidence(&res.doc, &res.evidence, res.nonce, sizeof res.nonce,
-                                        verify ? &o.vo : NULL, &err) < 0) {
-        cli_fail(CMD, "%s", err.msg);
-        goto out;
-    }
-    if (verify)
-        verify_ms = ms_since(t_ver);
+    double notarization_ms = (double)(run_ns + rep.doc_ns) / 1e6;
+    double verify_ms = verify ? (double)rep.evidence_ns / 1e6 : -1;
     if (o.out && save(o.out, &res, &err) < 0) {
-        cli_fail(CMD, "--out: %s", err.msg);
+        tb_err_wrap(&err, "--out");
+        fail(&o, err.msg);
+        goto out;
+    }
+    if (o.json) {
+        double total_ms = ms_since(t_start); /* before the env facts are read */
+        rc = cli_json_print(
+            CMD,
+            cli_json_envelope(
+                SCHEMA, result_json(&no, &res, o.out, notarization_ms, verify_ms, total_ms), 1));
         goto out;
     }
     printf("NOTARIZATION_MS=%.3f ENABLE_TEE_ATTESTATION=%s\n", notarization_ms,
@@ -325,7 +391,7 @@ int cmd_notarize(int argc, char **argv)
     printf("TOTAL_E2E_MS=%.3f\n", ms_since(t_start));
     rc = 0;
 out:
-    tb_notarize_result_free(&res);
+    tb_notary_client_result_clear(&res);
     X509_STORE_free(store);
     curl_global_cleanup();
     return rc;

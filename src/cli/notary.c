@@ -17,8 +17,8 @@
 
 #include "base/buf.h"
 #include "base/clock.h"
-#include "base/file.h"
 #include "cli/cli.h"
+#include "cli/json.h"
 #include "cli/opt.h"
 #include "notary/check.h"
 #include "notary/client.h"
@@ -50,6 +50,8 @@ static void serve_usage(FILE *f)
            "  --concurrency N        notarization worker threads (default 64)\n"
            "  --session-timeout S    seconds an unclaimed session stays valid (default 10)\n"
            "  --sessions-per-client N  open sessions per client address (default 64)\n"
+           "  --notarizations-per-client N  notarizations queued or running per client\n"
+           "                         address (default: half of --concurrency; then 429)\n"
            "  --max-connections N    client connections at once (default 4096)\n"
            "  --io-timeout MS        budget to receive a request (TLS handshake included) and\n"
            "                         to send a reply (default 5000)\n"
@@ -73,10 +75,10 @@ typedef struct serve_opts {
     const char *ca[MAX_CA];
     size_t n_ca;
     int system_ca, quiet;
-    tb_allowlist allow;
+    tb_notary_allowlist allow;
     int allow_given;
     uint64_t port, max_sent, max_recv, concurrency, session_s, io_ms, target_ms;
-    uint64_t per_client, max_conns;
+    uint64_t per_client, max_conns, inflight_per_client;
 } serve_opts;
 
 static int parse_serve(int argc, char **argv, serve_opts *o)
@@ -97,6 +99,7 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
                                          {"io-timeout", required_argument, 0, 'i'},
                                          {"target-timeout", required_argument, 0, 'o'},
                                          {"sessions-per-client", required_argument, 0, 'Q'},
+                                         {"notarizations-per-client", required_argument, 0, 'F'},
                                          {"max-connections", required_argument, 0, 'M'},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"tls-cert", required_argument, 0, 'C'},
@@ -120,7 +123,7 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
     opterr = 0;
     optind = 1;
     int c, li = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, &li)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, &li)) != -1) {
         int bad = 0;
         switch (c) {
         case 'a':
@@ -154,14 +157,14 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
             if (!o->allow_given)
                 memset(&o->allow, 0, sizeof o->allow);
             o->allow_given = 1;
-            if (tb_allowlist_add(&o->allow, optarg, &err) < 0)
+            if (tb_notary_allowlist_add(&o->allow, optarg, &err) < 0)
                 return cli_fail_code(2, "notary serve", "%s", err.msg);
             break;
         case 's':
-            bad = cli_opt_u64(optarg, 1, TB_DOC_MAX_DATA, &o->max_sent);
+            bad = cli_opt_u64(optarg, 1, TB_NOTARY_DOC_MAX_DATA, &o->max_sent);
             break;
         case 'r':
-            bad = cli_opt_u64(optarg, 1, TB_DOC_MAX_DATA, &o->max_recv);
+            bad = cli_opt_u64(optarg, 1, TB_NOTARY_DOC_MAX_DATA, &o->max_recv);
             break;
         case 'j':
             bad = cli_opt_u64(optarg, 1, 1024, &o->concurrency);
@@ -177,6 +180,9 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
             break;
         case 'Q':
             bad = cli_opt_u64(optarg, 1, 1u << 20, &o->per_client);
+            break;
+        case 'F':
+            bad = cli_opt_u64(optarg, 1, 1u << 20, &o->inflight_per_client);
             break;
         case 'M':
             bad = cli_opt_u64(optarg, 16, 1u << 20, &o->max_conns);
@@ -194,8 +200,7 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
             serve_usage(stdout);
             return 0;
         default:
-            return cli_fail_code(2, "notary serve", "bad option '%s' (see --help)",
-                                 argv[optind - 1]);
+            return cli_bad_option("notary serve", c, argv);
         }
         if (bad)
             return cli_fail_code(2, "notary serve", "--%s: bad value '%s'", opts[li].name, optarg);
@@ -205,7 +210,7 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
     if (o->tls_key && !o->tls_cert)
         return cli_fail_code(2, "notary serve", "--tls-key needs --tls-cert");
     if (!o->allow_given)
-        tb_allowlist_loopback(&o->allow);
+        tb_notary_allowlist_loopback(&o->allow);
     return -1; /* parsed; go on */
 }
 
@@ -232,7 +237,7 @@ static int cmd_serve_notary(int argc, char **argv)
     if ((o.key ? tb_notary_key_load(&key, o.key, &err) : tb_notary_key_generate(&key, &err)) < 0)
         return cli_fail(cmd, "signing key: %s", err.msg);
     int rc = 1;
-    tb_target target = {0};
+    tb_notary_target target = {0};
     tb_notary_quote_source tee;
     memset(&tee, 0, sizeof tee);
     int have_tee = strcmp(o.tee, "none") != 0;
@@ -241,7 +246,8 @@ static int cmd_serve_notary(int argc, char **argv)
         cli_fail(cmd, "--save-key: %s", err.msg);
         goto out;
     }
-    if (tb_target_init(&target, o.ca, o.n_ca, o.system_ca, &o.allow, (int)o.target_ms, &err) < 0) {
+    if (tb_notary_target_init(&target, o.ca, o.n_ca, o.system_ca, &o.allow, (int)o.target_ms,
+                              &err) < 0) {
         cli_fail(cmd, "%s", err.msg);
         goto out;
     }
@@ -262,6 +268,7 @@ static int cmd_serve_notary(int argc, char **argv)
         .session_ttl_ns = o.session_s * 1000000000ull,
         .max_sessions = 4096,
         .sessions_per_client = (size_t)o.per_client,
+        .notarizations_per_client = (size_t)o.inflight_per_client,
         .max_connections = (size_t)o.max_conns,
         .io_timeout_ms = (int)o.io_ms,
         .log = o.quiet ? NULL : log_line,
@@ -294,8 +301,8 @@ static int cmd_serve_notary(int argc, char **argv)
 out:
     if (have_tee)
         tb_notary_tee_close(&tee);
-    tb_target_free(&target);
-    tb_notary_key_free(&key);
+    tb_notary_target_clear(&target);
+    tb_notary_key_clear(&key);
     return rc;
 }
 
@@ -315,16 +322,18 @@ static void check_usage(FILE *f)
             "  --pccs URL             fetch collateral for --verify from a PCCS (cached)\n"
             "  --sim-dir DIR          simulated TEE PKI for SIMULATED evidence\n"
             "  --policy FILE          attestation policy JSON (default: UpToDate, no DEBUG)\n"
-            "  --root FILE            trusted root CA PEM (default: Intel's; sim: the sim root)\n");
+            "  --root FILE            trusted root CA PEM (default: Intel's; sim: the sim root)\n"
+            "  --json                 print one JSON document (the fields and what was checked)\n");
 }
 
-static void print_doc(const char *path, const tb_doc *d)
+static void print_doc(const char *path, const tb_notary_doc *d)
 {
-    char s[TB_DOC_MAX_NAME + 1], h[TB_DOC_MAX_NAME + 1], tee[8], id[33], kh[65], rq[65], rs[65];
+    char s[TB_NOTARY_DOC_MAX_NAME + 1], h[TB_NOTARY_DOC_MAX_NAME + 1], tee[8], id[33], kh[65],
+        rq[65], rs[65];
     uint8_t sha[32];
-    tb_view_str(d->server_name, s, sizeof s);
-    tb_view_str(d->target_host, h, sizeof h);
-    tb_view_str(d->tee, tee, sizeof tee);
+    tb_notary_view_str(d->server_name, s, sizeof s);
+    tb_notary_view_str(d->target_host, h, sizeof h);
+    tb_notary_view_str(d->tee, tee, sizeof tee);
     tb_hex_encode(d->session_id, 16, id);
     SHA256(d->notary_key.p, d->notary_key.len, sha);
     tb_hex_encode(sha, 32, kh);
@@ -350,6 +359,56 @@ static void print_doc(const char *path, const tb_doc *d)
     printf("notary key sha256: %s\n", kh);
 }
 
+#define CHECK_SCHEMA "teebench-notary-check/1"
+
+/* A failure after the flags were read: with --json also the error document. */
+static void fail_check(int json, const char *msg)
+{
+    if (json)
+        cli_json_fail(1, "notary check", CHECK_SCHEMA, "%s", msg);
+    else
+        cli_fail("notary check", "%s", msg);
+}
+
+/* The --json document's own members: the fields print_doc prints, and what was
+ * checked (the signature always; chain, key pin and evidence when asked). */
+static json_t *check_json(const char *path, const tb_notary_doc *d, const char *chain, int pinned,
+                          const char *evpath, const tb_notary_evidence *ev, int verified)
+{
+    char s[TB_NOTARY_DOC_MAX_NAME + 1], h[TB_NOTARY_DOC_MAX_NAME + 1], tee[8], id[33], kh[65],
+        rq[65], rs[65];
+    uint8_t sha[32];
+    tb_notary_view_str(d->server_name, s, sizeof s);
+    tb_notary_view_str(d->target_host, h, sizeof h);
+    tb_notary_view_str(d->tee, tee, sizeof tee);
+    tb_hex_encode(d->session_id, 16, id);
+    SHA256(d->notary_key.p, d->notary_key.len, sha);
+    tb_hex_encode(sha, 32, kh);
+    SHA256(d->request.p, d->request.len, sha);
+    tb_hex_encode(sha, 32, rq);
+    SHA256(d->response.p, d->response.len, sha);
+    tb_hex_encode(sha, 32, rs);
+    char ts[40], t[32];
+    tb_utc_iso8601((int64_t)(d->time_ms / 1000), t, sizeof t);
+    /* tb_utc_iso8601 ends in 'Z': milliseconds go before it */
+    snprintf(ts, sizeof ts, "%.*s.%03uZ", (int)strcspn(t, "Z"), t, (unsigned)(d->time_ms % 1000));
+    json_t *evj = json_null();
+    if (evpath)
+        evj = json_pack("{s:s, s:s, s:b, s:b, s:b}", "file", evpath, "tee", ev->tee, "simulated",
+                        ev->simulated, "binds_key_and_nonce", 1, "quote_verified", verified);
+    return json_pack(
+        "{s:s, s:i, s:s, s:s, s:I, s:s, s:s, s:i, s:s, s:b, s:I, s:I, s:s, s:I, s:s, "
+        "s:s, s:s, s:o, s:b, s:o}",
+        "document", path, "format_version", (int)d->version, "session_id", id, "time", ts,
+        "time_ms", (json_int_t)d->time_ms, "server_name", s, "target_host", h, "target_port",
+        (int)d->target_port, "tee", tee, "simulated", !strcmp(tee, "sim"), "server_certificates",
+        (json_int_t)d->n_certs, "request_bytes", (json_int_t)d->request.len, "request_sha256", rq,
+        "response_bytes", (json_int_t)d->response.len, "response_sha256", rs, "notary_key_sha256",
+        kh, "signature", "valid", "server_chain",
+        chain ? json_pack("{s:s, s:s}", "valid_for", s, "against", chain) : json_null(),
+        "notary_key_pinned", pinned, "evidence", evj);
+}
+
 static int cmd_check(int argc, char **argv)
 {
     static const struct option opts[] = {{"ca", required_argument, 0, 'c'},
@@ -362,15 +421,16 @@ static int cmd_check(int argc, char **argv)
                                          {"sim-dir", required_argument, 0, 'S'},
                                          {"policy", required_argument, 0, 'Y'},
                                          {"root", required_argument, 0, 'R'},
+                                         {"json", no_argument, 0, 'j'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *cmd = "notary check", *ca = NULL, *keyhex = NULL, *evpath = NULL;
     tb_notary_verifier_opts vo;
     memset(&vo, 0, sizeof vo);
-    int system_ca = 0, verify = 0, c;
+    int system_ca = 0, verify = 0, json = 0, c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'c':
             ca = optarg;
@@ -402,11 +462,14 @@ static int cmd_check(int argc, char **argv)
         case 'R':
             vo.root = optarg;
             break;
+        case 'j':
+            json = 1;
+            break;
         case 'h':
             check_usage(stdout);
             return 0;
         default:
-            return cli_fail_code(2, cmd, "bad option '%s' (see --help)", argv[optind - 1]);
+            return cli_bad_option(cmd, c, argv);
         }
     }
     if (optind + 1 != argc)
@@ -416,42 +479,37 @@ static int cmd_check(int argc, char **argv)
     const char *path = argv[optind];
     tb_err err;
     tb_buf buf = {0};
-    tb_evidence ev;
+    tb_notary_evidence ev;
     memset(&ev, 0, sizeof ev);
     int rc = 1;
-    tb_doc d;
+    tb_notary_doc d;
     uint8_t want_key[32];
     if (keyhex && tb_hex_decode_upto(keyhex, strlen(keyhex), want_key, 32) != 32)
         return cli_fail_code(2, cmd, "--notary-key-sha256: want 64 hex digits");
-    if (tb_file_read(path, TB_DOC_MAX_SIZE, &buf, &err) < 0) {
-        cli_fail(cmd, "%s", err.msg);
+    tb_notary_check_opts co = {.key_sha256 = keyhex ? want_key : NULL,
+                               .evidence = evpath ? &ev : NULL,
+                               .verify = verify ? &vo : NULL};
+    tb_notary_check_report rep;
+    if (tb_notary_doc_load(path, &buf, &d, &err) < 0 ||
+        (evpath && tb_notary_evidence_load(evpath, &ev, &err) < 0) ||
+        ((ca || system_ca) && !(co.store = tb_notary_trust_store(ca, &err)))) {
+        fail_check(json, err.msg);
         goto out;
     }
-    if (tb_doc_verify(buf.p, buf.len, &d, &err) < 0) {
-        cli_fail(cmd, "%s: %s", path, err.msg);
+    if (tb_notary_check(&d, &co, &rep, &err) < 0) {
+        tb_err_wrap(&err, "%s", rep.failed == TB_NOTARY_CHECK_EVIDENCE ? evpath : path);
+        fail_check(json, err.msg);
         goto out;
     }
-    X509_STORE *st = NULL;
-    if ((ca || system_ca) && !(st = tb_notary_trust_store(ca, &err))) {
-        cli_fail(cmd, "%s", err.msg);
+    if (json) {
+        rc = cli_json_print(cmd, cli_json_envelope(CHECK_SCHEMA,
+                                                   check_json(path, &d,
+                                                              ca          ? ca
+                                                              : system_ca ? "system store"
+                                                                          : NULL,
+                                                              keyhex != NULL, evpath, &ev, verify),
+                                                   1));
         goto out;
-    }
-    int ok = tb_notary_check_doc(&d, st, keyhex ? want_key : NULL, &err) == 0;
-    X509_STORE_free(st);
-    if (!ok) {
-        cli_fail(cmd, "%s: %s", path, err.msg);
-        goto out;
-    }
-    if (evpath) {
-        tb_buf eb = {0};
-        ok = tb_file_read(evpath, 64u << 20, &eb, &err) == 0 &&
-             tb_evidence_parse((const char *)eb.p, eb.len, &ev, &err) == 0 &&
-             tb_notary_check_evidence(&d, &ev, NULL, 0, verify ? &vo : NULL, &err) == 0;
-        tb_buf_clear(&eb);
-        if (!ok) {
-            cli_fail(cmd, "%s: %s", evpath, err.msg);
-            goto out;
-        }
     }
     print_doc(path, &d);
     printf("signature: valid\n");
@@ -462,7 +520,8 @@ static int cmd_check(int argc, char **argv)
                ev.simulated ? ", SIMULATED" : "", verify ? "; quote verified" : "");
     rc = 0;
 out:
-    tb_evidence_free(&ev);
+    X509_STORE_free(co.store);
+    tb_notary_evidence_clear(&ev);
     tb_buf_clear(&buf);
     return rc;
 }
@@ -479,5 +538,6 @@ int cmd_notary(int argc, char **argv)
         return cmd_serve_notary(argc - 1, argv + 1);
     if (!strcmp(argv[1], "check"))
         return cmd_check(argc - 1, argv + 1);
-    return cli_fail_code(2, "notary", "unknown subcommand '%s' (serve, check)", argv[1]);
+    static const char *const subs[] = {"serve", "check", NULL};
+    return cli_unknown_subcommand("notary", argv[1], subs);
 }

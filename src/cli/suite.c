@@ -1081,8 +1081,9 @@ int cmd_suite(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    static const char *const subs[] = {"run", "plan", NULL};
     if (strcmp(sub, "run") && strcmp(sub, "plan"))
-        return cli_fail_code(2, CMD, "unknown subcommand '%s' (run, plan)", sub);
+        return cli_unknown_subcommand(CMD, sub, subs);
     suite_args a = {0};
     cli_suite_vms_init(&a.vms);
     int rc = parse_args(argc - 1, argv + 1, &a);

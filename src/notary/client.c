@@ -49,12 +49,12 @@ X509_STORE *tb_notary_trust_store(const char *ca_file, tb_err *err)
     return st;
 }
 
-void tb_notarize_result_free(tb_notarize_result *res)
+void tb_notary_client_result_clear(tb_notary_client_result *res)
 {
     tb_buf_clear(&res->request);
     tb_buf_clear(&res->document);
     tb_buf_clear(&res->evidence_json);
-    tb_evidence_free(&res->evidence);
+    tb_notary_evidence_clear(&res->evidence);
     memset(res, 0, sizeof *res);
 }
 
@@ -100,15 +100,16 @@ static json_t *post_json(CURL *c, const char *url, const char *body, size_t len,
     return o;
 }
 
-static int view_is(tb_view v, const void *p, size_t len)
+static int view_is(tb_notary_view v, const void *p, size_t len)
 {
     return v.len == len && (len == 0 || !memcmp(v.p, p, len));
 }
 
 /* Everything the client asked for is what the document says. */
-static int check_doc(const tb_notarize_opts *o, const tb_notarize_result *res, tb_err *err)
+static int check_doc(const tb_notary_client_opts *o, const tb_notary_client_result *res,
+                     tb_err *err)
 {
-    const tb_doc *d = &res->doc;
+    const tb_notary_doc *d = &res->doc;
     if (memcmp(d->session_id, res->session_id, 16))
         return tb_errf(err, "document: session id is not this session's");
     if (!view_is(d->server_name, o->server_name, strlen(o->server_name)))
@@ -133,13 +134,14 @@ static int check_doc(const tb_notarize_opts *o, const tb_notarize_result *res, t
     return 0;
 }
 
-static int take_reply(const tb_notarize_opts *o, json_t *r, tb_notarize_result *res, tb_err *err)
+static int take_reply(const tb_notary_client_opts *o, json_t *r, tb_notary_client_result *res,
+                      tb_err *err)
 {
     json_t *doc = json_object_get(r, "document");
     if (!json_is_string(doc) ||
         tb_notary_unb64_append(&res->document, json_string_value(doc), json_string_length(doc)) < 0)
         return tb_errf(err, "notarize: reply has no base64 document");
-    if (tb_doc_verify(res->document.p, res->document.len, &res->doc, err) < 0)
+    if (tb_notary_doc_verify(res->document.p, res->document.len, &res->doc, err) < 0)
         return -1;
     json_t *ev = json_object_get(r, "evidence");
     if (o->tee) {
@@ -151,15 +153,15 @@ static int take_reply(const tb_notarize_opts *o, json_t *r, tb_notarize_result *
         free(txt);
         if (rc < 0)
             return tb_errf(err, "out of memory");
-        if (tb_evidence_parse((const char *)res->evidence_json.p, res->evidence_json.len,
-                              &res->evidence, err) < 0)
+        if (tb_notary_evidence_parse((const char *)res->evidence_json.p, res->evidence_json.len,
+                                     &res->evidence, err) < 0)
             return -1;
         res->has_evidence = 1;
     }
     return check_doc(o, res, err);
 }
 
-int tb_notary_client_run(const tb_notarize_opts *o, tb_notarize_result *res, tb_err *err)
+int tb_notary_client_run(const tb_notary_client_opts *o, tb_notary_client_result *res, tb_err *err)
 {
     memset(res, 0, sizeof *res);
     if (tb_notary_build_request(o->server_name, o->uri, &res->request, err) < 0)

@@ -1,6 +1,6 @@
 /* notary/doc: encoder, strict decoder, signature and chain checks of the
- * attestation document (format in doc.h). Invariant: tb_doc_decode accepts a
- * byte string only if tb_doc_encode_sign could have produced it (same order,
+ * attestation document (format in doc.h). Invariant: tb_notary_doc_decode accepts a
+ * byte string only if tb_notary_doc_encode_sign could have produced it (same order,
  * same ranges, no trailing bytes), so decode(encode(d)) == d and re-encoding a
  * decoded document gives back the same bytes. */
 #include "notary/doc.h"
@@ -30,7 +30,7 @@ enum {
 
 #define MAX_SIG 80 /* a DER ECDSA P-256 signature is at most 72 bytes */
 
-static int printable(tb_view v)
+static int printable(tb_notary_view v)
 {
     for (size_t i = 0; i < v.len; i++)
         if (v.p[i] < 0x21 || v.p[i] > 0x7e)
@@ -38,36 +38,39 @@ static int printable(tb_view v)
     return 1;
 }
 
-static int tee_known(tb_view v)
+static int tee_known(tb_notary_view v)
 {
     return (v.len == 4 && !memcmp(v.p, "none", 4)) || (v.len == 3 && !memcmp(v.p, "tdx", 3)) ||
            (v.len == 3 && !memcmp(v.p, "sim", 3));
 }
 
 /* Range checks shared by the encoder and the decoder. */
-static int validate(const tb_doc *d, tb_err *err)
+static int validate(const tb_notary_doc *d, tb_err *err)
 {
-    if (d->server_name.len < 1 || d->server_name.len > TB_DOC_MAX_NAME ||
+    if (d->server_name.len < 1 || d->server_name.len > TB_NOTARY_DOC_MAX_NAME ||
         !printable(d->server_name))
-        return tb_errf(err, "server name: must be 1..%d printable ASCII bytes", TB_DOC_MAX_NAME);
-    if (d->target_host.len < 1 || d->target_host.len > TB_DOC_MAX_NAME ||
+        return tb_errf(err, "server name: must be 1..%d printable ASCII bytes",
+                       TB_NOTARY_DOC_MAX_NAME);
+    if (d->target_host.len < 1 || d->target_host.len > TB_NOTARY_DOC_MAX_NAME ||
         !printable(d->target_host))
-        return tb_errf(err, "target host: must be 1..%d printable ASCII bytes", TB_DOC_MAX_NAME);
+        return tb_errf(err, "target host: must be 1..%d printable ASCII bytes",
+                       TB_NOTARY_DOC_MAX_NAME);
     if (d->target_port == 0)
         return tb_errf(err, "target port: must be 1..65535");
     if (!tee_known(d->tee))
         return tb_errf(err, "tee: must be none, tdx or sim");
-    if (d->nonce.len > TB_DOC_MAX_NONCE)
-        return tb_errf(err, "nonce: longer than %d bytes", TB_DOC_MAX_NONCE);
-    if (d->notary_key.len < 1 || d->notary_key.len > TB_DOC_MAX_KEY)
-        return tb_errf(err, "notary key: must be 1..%d bytes", TB_DOC_MAX_KEY);
-    if (d->n_certs < 1 || d->n_certs > TB_DOC_MAX_CERTS)
-        return tb_errf(err, "certificate chain: must hold 1..%d certificates", TB_DOC_MAX_CERTS);
+    if (d->nonce.len > TB_NOTARY_DOC_MAX_NONCE)
+        return tb_errf(err, "nonce: longer than %d bytes", TB_NOTARY_DOC_MAX_NONCE);
+    if (d->notary_key.len < 1 || d->notary_key.len > TB_NOTARY_DOC_MAX_KEY)
+        return tb_errf(err, "notary key: must be 1..%d bytes", TB_NOTARY_DOC_MAX_KEY);
+    if (d->n_certs < 1 || d->n_certs > TB_NOTARY_DOC_MAX_CERTS)
+        return tb_errf(err, "certificate chain: must hold 1..%d certificates",
+                       TB_NOTARY_DOC_MAX_CERTS);
     for (size_t i = 0; i < d->n_certs; i++)
-        if (d->certs[i].len < 1 || d->certs[i].len > TB_DOC_MAX_CERT)
-            return tb_errf(err, "certificate %zu: must be 1..%d bytes", i, TB_DOC_MAX_CERT);
-    if (d->request.len > TB_DOC_MAX_DATA || d->response.len > TB_DOC_MAX_DATA)
-        return tb_errf(err, "request/response: larger than %u bytes", TB_DOC_MAX_DATA);
+        if (d->certs[i].len < 1 || d->certs[i].len > TB_NOTARY_DOC_MAX_CERT)
+            return tb_errf(err, "certificate %zu: must be 1..%d bytes", i, TB_NOTARY_DOC_MAX_CERT);
+    if (d->request.len > TB_NOTARY_DOC_MAX_DATA || d->response.len > TB_NOTARY_DOC_MAX_DATA)
+        return tb_errf(err, "request/response: larger than %u bytes", TB_NOTARY_DOC_MAX_DATA);
     return 0;
 }
 
@@ -84,7 +87,8 @@ static void be64(uint64_t v, uint8_t o[8])
         o[i] = (uint8_t)(v >> (56 - 8 * i));
 }
 
-int tb_doc_encode_sign(const tb_doc *d, const tb_notary_key *key, tb_buf *out, tb_err *err)
+int tb_notary_doc_encode_sign(const tb_notary_doc *d, const tb_notary_key *key, tb_buf *out,
+                              tb_err *err)
 {
     if (validate(d, err) < 0)
         return tb_err_wrap(err, "attestation document");
@@ -92,9 +96,9 @@ int tb_doc_encode_sign(const tb_doc *d, const tb_notary_key *key, tb_buf *out, t
         return tb_errf(err, "attestation document: notary key field is not the signing key");
     size_t start = out->len;
     uint8_t t[8], port[2] = {(uint8_t)(d->target_port >> 8), (uint8_t)d->target_port};
-    uint8_t ver[2] = {0, TB_DOC_VERSION};
+    uint8_t ver[2] = {0, TB_NOTARY_DOC_VERSION};
     be64(d->time_ms, t);
-    int rc = tb_buf_append(out, TB_DOC_MAGIC, 4) | tb_buf_append(out, ver, 2) |
+    int rc = tb_buf_append(out, TB_NOTARY_DOC_MAGIC, 4) | tb_buf_append(out, ver, 2) |
              put_field(out, T_SESSION, d->session_id, 16) | put_field(out, T_TIME, t, 8) |
              put_field(out, T_SERVER, d->server_name.p, d->server_name.len) |
              put_field(out, T_HOST, d->target_host.p, d->target_host.len) |
@@ -127,8 +131,8 @@ typedef struct rd {
 } rd;
 
 /* Reads the next field, which must carry tag `want` and a length in [min, max]. */
-static int get_field(rd *r, uint8_t want, size_t min, size_t max, tb_view *v, const char *what,
-                     tb_err *err)
+static int get_field(rd *r, uint8_t want, size_t min, size_t max, tb_notary_view *v,
+                     const char *what, tb_err *err)
 {
     if (r->len - r->off < 5)
         return tb_errf(err, "truncated before the %s field (offset %zu)", what, r->off);
@@ -153,19 +157,19 @@ static int peek_tag(const rd *r)
     return r->off < r->len ? r->p[r->off] : -1;
 }
 
-int tb_doc_decode(const uint8_t *p, size_t len, tb_doc *d, tb_err *err)
+int tb_notary_doc_decode(const uint8_t *p, size_t len, tb_notary_doc *d, tb_err *err)
 {
     memset(d, 0, sizeof *d);
-    if (len > TB_DOC_MAX_SIZE)
-        return tb_errf(err, "attestation document: larger than %u bytes", TB_DOC_MAX_SIZE);
-    if (len < 6 || memcmp(p, TB_DOC_MAGIC, 4))
+    if (len > TB_NOTARY_DOC_MAX_SIZE)
+        return tb_errf(err, "attestation document: larger than %u bytes", TB_NOTARY_DOC_MAX_SIZE);
+    if (len < 6 || memcmp(p, TB_NOTARY_DOC_MAGIC, 4))
         return tb_errf(err, "attestation document: bad magic (not a teebench notary document)");
     d->version = (uint16_t)(p[4] << 8 | p[5]);
-    if (d->version != TB_DOC_VERSION)
+    if (d->version != TB_NOTARY_DOC_VERSION)
         return tb_errf(err, "attestation document: unsupported format version %u (want %d)",
-                       d->version, TB_DOC_VERSION);
+                       d->version, TB_NOTARY_DOC_VERSION);
     rd r = {p, len, 6};
-    tb_view v;
+    tb_notary_view v;
     if (get_field(&r, T_SESSION, 16, 16, &v, "session id", err) < 0)
         goto bad;
     memcpy(d->session_id, v.p, 16);
@@ -173,27 +177,28 @@ int tb_doc_decode(const uint8_t *p, size_t len, tb_doc *d, tb_err *err)
         goto bad;
     for (int i = 0; i < 8; i++)
         d->time_ms = d->time_ms << 8 | v.p[i];
-    if (get_field(&r, T_SERVER, 1, TB_DOC_MAX_NAME, &d->server_name, "server name", err) < 0 ||
-        get_field(&r, T_HOST, 1, TB_DOC_MAX_NAME, &d->target_host, "target host", err) < 0 ||
+    if (get_field(&r, T_SERVER, 1, TB_NOTARY_DOC_MAX_NAME, &d->server_name, "server name", err) <
+            0 ||
+        get_field(&r, T_HOST, 1, TB_NOTARY_DOC_MAX_NAME, &d->target_host, "target host", err) < 0 ||
         get_field(&r, T_PORT, 2, 2, &v, "target port", err) < 0)
         goto bad;
     d->target_port = (uint16_t)(v.p[0] << 8 | v.p[1]);
     if (get_field(&r, T_TEE, 3, 4, &d->tee, "tee", err) < 0 ||
-        get_field(&r, T_NONCE, 0, TB_DOC_MAX_NONCE, &d->nonce, "nonce", err) < 0 ||
-        get_field(&r, T_KEY, 1, TB_DOC_MAX_KEY, &d->notary_key, "notary key", err) < 0)
+        get_field(&r, T_NONCE, 0, TB_NOTARY_DOC_MAX_NONCE, &d->nonce, "nonce", err) < 0 ||
+        get_field(&r, T_KEY, 1, TB_NOTARY_DOC_MAX_KEY, &d->notary_key, "notary key", err) < 0)
         goto bad;
     while (peek_tag(&r) == T_CERT) {
-        if (d->n_certs == TB_DOC_MAX_CERTS) {
-            tb_errf(err, "more than %d certificates", TB_DOC_MAX_CERTS);
+        if (d->n_certs == TB_NOTARY_DOC_MAX_CERTS) {
+            tb_errf(err, "more than %d certificates", TB_NOTARY_DOC_MAX_CERTS);
             goto bad;
         }
-        if (get_field(&r, T_CERT, 1, TB_DOC_MAX_CERT, &d->certs[d->n_certs], "certificate", err) <
-            0)
+        if (get_field(&r, T_CERT, 1, TB_NOTARY_DOC_MAX_CERT, &d->certs[d->n_certs], "certificate",
+                      err) < 0)
             goto bad;
         d->n_certs++;
     }
-    if (get_field(&r, T_REQUEST, 0, TB_DOC_MAX_DATA, &d->request, "request", err) < 0 ||
-        get_field(&r, T_RESPONSE, 0, TB_DOC_MAX_DATA, &d->response, "response", err) < 0)
+    if (get_field(&r, T_REQUEST, 0, TB_NOTARY_DOC_MAX_DATA, &d->request, "request", err) < 0 ||
+        get_field(&r, T_RESPONSE, 0, TB_NOTARY_DOC_MAX_DATA, &d->response, "response", err) < 0)
         goto bad;
     d->signed_len = r.off;
     if (get_field(&r, T_SIG, 8, MAX_SIG, &d->signature, "signature", err) < 0)
@@ -209,9 +214,9 @@ bad:
     return tb_err_wrap(err, "attestation document");
 }
 
-int tb_doc_verify(const uint8_t *p, size_t len, tb_doc *d, tb_err *err)
+int tb_notary_doc_verify(const uint8_t *p, size_t len, tb_notary_doc *d, tb_err *err)
 {
-    if (tb_doc_decode(p, len, d, err) < 0)
+    if (tb_notary_doc_decode(p, len, d, err) < 0)
         return -1;
     if (tb_notary_verify_sig(d->notary_key.p, d->notary_key.len, p, d->signed_len, d->signature.p,
                              d->signature.len, err) < 0)
@@ -219,7 +224,7 @@ int tb_doc_verify(const uint8_t *p, size_t len, tb_doc *d, tb_err *err)
     return 0;
 }
 
-int tb_doc_verify_chain(const tb_doc *d, X509_STORE *store, tb_err *err)
+int tb_notary_doc_verify_chain(const tb_notary_doc *d, X509_STORE *store, tb_err *err)
 {
     STACK_OF(X509) *chain = sk_X509_new_null();
     X509_STORE_CTX *ctx = X509_STORE_CTX_new();
@@ -245,8 +250,8 @@ int tb_doc_verify_chain(const tb_doc *d, X509_STORE *store, tb_err *err)
             goto out;
         }
     }
-    char name[TB_DOC_MAX_NAME + 1];
-    tb_view_str(d->server_name, name, sizeof name);
+    char name[TB_NOTARY_DOC_MAX_NAME + 1];
+    tb_notary_view_str(d->server_name, name, sizeof name);
     if (!X509_STORE_CTX_init(ctx, store, leaf, chain)) {
         tb_err_ssl(err, "certificate check setup");
         goto out;
@@ -272,7 +277,7 @@ out:
     return rc;
 }
 
-void tb_view_str(tb_view v, char *out, size_t cap)
+void tb_notary_view_str(tb_notary_view v, char *out, size_t cap)
 {
     size_t n = v.len < cap - 1 ? v.len : cap - 1;
     memcpy(out, v.p, n);

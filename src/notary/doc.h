@@ -19,7 +19,7 @@
  * Nothing may follow the signature. The decoder accepts only this canonical form,
  * so a document has exactly one encoding and any changed byte is detected.
  *
- * tb_doc holds views (pointer + length) that point into caller-owned memory:
+ * tb_notary_doc holds views (pointer + length) that point into caller-owned memory:
  * the caller's inputs when encoding, the decoded buffer when decoding. It owns
  * nothing and needs no free. */
 #ifndef TB_NOTARY_DOC_H
@@ -34,43 +34,41 @@
 #include "base/err.h"
 #include "notary/key.h"
 
-#define TB_DOC_MAGIC "TBND"
-#define TB_DOC_VERSION 1
-#define TB_DOC_MAX_CERTS 16
-#define TB_DOC_MAX_CERT 65536
-#define TB_DOC_MAX_NAME 253
-#define TB_DOC_MAX_NONCE 64
-#define TB_DOC_MAX_KEY 1024
-#define TB_DOC_MAX_DATA (16u << 20)
-#define TB_DOC_MAX_SIZE (40u << 20)
+#define TB_NOTARY_DOC_MAGIC "TBND"
+#define TB_NOTARY_DOC_VERSION 1
+#define TB_NOTARY_DOC_MAX_CERTS 16
+#define TB_NOTARY_DOC_MAX_CERT 65536
+#define TB_NOTARY_DOC_MAX_NAME 253
+#define TB_NOTARY_DOC_MAX_NONCE 64
+#define TB_NOTARY_DOC_MAX_KEY 1024
+#define TB_NOTARY_DOC_MAX_DATA (16u << 20)
+#define TB_NOTARY_DOC_MAX_SIZE (40u << 20)
 
-typedef struct tb_view {
+typedef struct tb_notary_view {
     const uint8_t *p;
     size_t len;
-} tb_view;
+} tb_notary_view;
 
-typedef struct tb_doc {
+typedef struct tb_notary_doc {
     uint16_t version;
     uint8_t session_id[16];
     uint64_t time_ms;
-    tb_view server_name;
-    tb_view target_host;
+    tb_notary_view server_name;
+    tb_notary_view target_host;
     uint16_t target_port;
-    tb_view tee;
-    tb_view nonce;
-    tb_view notary_key;
+    tb_notary_view tee;
+    tb_notary_view nonce;
+    tb_notary_view notary_key;
     size_t n_certs;
-    tb_view certs[TB_DOC_MAX_CERTS];
-    tb_view request;
-    tb_view response;
-    /* set by tb_doc_decode only: */
-    tb_view signature;
+    tb_notary_view certs[TB_NOTARY_DOC_MAX_CERTS];
+    tb_notary_view request;
+    tb_notary_view response;
+    /* set by tb_notary_doc_decode only: */
+    tb_notary_view signature;
     size_t signed_len; /* bytes [0, signed_len) are covered by the signature */
-} tb_doc;
+} tb_notary_doc;
 
-/* tb_doc_decode + the signature check with the embedded notary key. */
-int tb_doc_verify(const uint8_t *p, size_t len, tb_doc *doc, tb_err *err);
 /* Copies a text field to out (NUL-terminated; it is printable ASCII by construction). */
-void tb_view_str(tb_view v, char *out, size_t cap);
+void tb_notary_view_str(tb_notary_view v, char *out, size_t cap);
 
 #endif

@@ -13,8 +13,8 @@
 #include "notary/internal.h"
 #include "base/hex.h"
 
-void tb_evidence_report_data(const uint8_t *nonce, size_t nonce_len, const uint8_t key_sha256[32],
-                             uint8_t out[64])
+void tb_notary_evidence_report_data(const uint8_t *nonce, size_t nonce_len,
+                                    const uint8_t key_sha256[32], uint8_t out[64])
 {
     uint8_t buf[64 + 32];
     size_t n = nonce_len > 64 ? 64 : nonce_len; /* nonces are at most 64 bytes */
@@ -24,8 +24,9 @@ void tb_evidence_report_data(const uint8_t *nonce, size_t nonce_len, const uint8
     SHA512(buf, n + 32, out);
 }
 
-int tb_evidence_make(const tb_notary_quote_source *src, const uint8_t *nonce, size_t nonce_len,
-                     const uint8_t key_sha256[32], tb_evidence *ev, tb_err *err)
+int tb_notary_evidence_make(const tb_notary_quote_source *src, const uint8_t *nonce,
+                            size_t nonce_len, const uint8_t key_sha256[32], tb_notary_evidence *ev,
+                            tb_err *err)
 {
     memset(ev, 0, sizeof *ev);
     if (nonce_len > sizeof ev->nonce)
@@ -35,7 +36,7 @@ int tb_evidence_make(const tb_notary_quote_source *src, const uint8_t *nonce, si
     if (nonce_len)
         memcpy(ev->nonce, nonce, nonce_len);
     ev->nonce_len = nonce_len;
-    tb_evidence_report_data(nonce, nonce_len, key_sha256, ev->report_data);
+    tb_notary_evidence_report_data(nonce, nonce_len, key_sha256, ev->report_data);
     uint8_t *q = NULL;
     size_t qlen = 0;
     if (src->get_quote(src->ctx, ev->report_data, &q, &qlen, err) < 0)
@@ -43,13 +44,13 @@ int tb_evidence_make(const tb_notary_quote_source *src, const uint8_t *nonce, si
     int rc = tb_buf_append(&ev->quote, q, qlen);
     free(q);
     if (rc < 0) {
-        tb_evidence_free(ev);
+        tb_notary_evidence_clear(ev);
         return tb_errf(err, "evidence: out of memory");
     }
     return 0;
 }
 
-int tb_evidence_to_json(const tb_evidence *ev, tb_buf *out, tb_err *err)
+int tb_notary_evidence_to_json(const tb_notary_evidence *ev, tb_buf *out, tb_err *err)
 {
     char nonce[129], rd[129];
     tb_hex_encode(ev->nonce, ev->nonce_len, nonce);
@@ -75,7 +76,7 @@ static int hex_field(json_t *o, const char *key, uint8_t *out, size_t cap, size_
     return 0;
 }
 
-int tb_evidence_parse(const char *text, size_t len, tb_evidence *ev, tb_err *err)
+int tb_notary_evidence_parse(const char *text, size_t len, tb_notary_evidence *ev, tb_err *err)
 {
     memset(ev, 0, sizeof *ev);
     json_error_t je;
@@ -126,25 +127,25 @@ int tb_evidence_parse(const char *text, size_t len, tb_evidence *ev, tb_err *err
 out:
     json_decref(o);
     if (rc < 0)
-        tb_evidence_free(ev);
+        tb_notary_evidence_clear(ev);
     return rc;
 }
 
-void tb_evidence_free(tb_evidence *ev)
+void tb_notary_evidence_clear(tb_notary_evidence *ev)
 {
     tb_buf_clear(&ev->quote);
 }
 
-int tb_evidence_check(const tb_evidence *ev, const uint8_t *spki, size_t spki_len,
-                      const uint8_t *expect_nonce, size_t expect_nonce_len,
-                      const tb_notary_quote_verifier *verifier, tb_err *err)
+int tb_notary_evidence_check(const tb_notary_evidence *ev, const uint8_t *spki, size_t spki_len,
+                             const uint8_t *expect_nonce, size_t expect_nonce_len,
+                             const tb_notary_quote_verifier *verifier, tb_err *err)
 {
     if (expect_nonce && (ev->nonce_len != expect_nonce_len ||
                          CRYPTO_memcmp(ev->nonce, expect_nonce, expect_nonce_len)))
         return tb_errf(err, "evidence: nonce is not the one this client sent");
     uint8_t kh[32], want[64];
     SHA256(spki, spki_len, kh);
-    tb_evidence_report_data(ev->nonce, ev->nonce_len, kh, want);
+    tb_notary_evidence_report_data(ev->nonce, ev->nonce_len, kh, want);
     if (CRYPTO_memcmp(want, ev->report_data, 64))
         return tb_errf(err, "evidence: reportData does not bind this nonce and notary key");
     if (!verifier)

@@ -13,9 +13,9 @@
  * The quote source (here) and the quote verifier (notary/internal.h) are
  * function-pointer interfaces so that this file does not depend on how quotes
  * are obtained or checked; the implementations over src/attest are in
- * notary/tee.c. Making and checking evidence (tb_evidence_make,
- * tb_evidence_check) are internal to the notary: the cli checks through
- * notary/check.h. */
+ * notary/tee.c. Parsing, making and checking evidence (tb_notary_evidence_parse,
+ * tb_notary_evidence_make, tb_notary_evidence_check) are internal to the notary: the cli checks
+ * through notary/check.h. */
 #ifndef TB_NOTARY_EVIDENCE_H
 #define TB_NOTARY_EVIDENCE_H
 
@@ -35,17 +35,15 @@ typedef struct tb_notary_quote_source {
                      tb_err *err);
 } tb_notary_quote_source;
 
-typedef struct tb_evidence {
+typedef struct tb_notary_evidence {
     char tee[8];
     int simulated;
     uint8_t nonce[64];
     size_t nonce_len;
     uint8_t report_data[64];
-    tb_buf quote; /* owned: free with tb_evidence_free */
-} tb_evidence;
+    tb_buf quote; /* owned: free with tb_notary_evidence_clear */
+} tb_notary_evidence;
 
-/* Parses the JSON evidence message (strict types and lengths). */
-int tb_evidence_parse(const char *text, size_t len, tb_evidence *ev, tb_err *err);
-void tb_evidence_free(tb_evidence *ev);
+void tb_notary_evidence_clear(tb_notary_evidence *ev);
 
 #endif

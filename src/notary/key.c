@@ -60,7 +60,7 @@ int tb_notary_key_generate(tb_notary_key *k, tb_err *err)
     if (!k->pkey)
         return tb_err_ssl(err, "generating a P-256 key");
     if (derive_public(k, err) < 0) {
-        tb_notary_key_free(k);
+        tb_notary_key_clear(k);
         return -1;
     }
     return 0;
@@ -78,7 +78,7 @@ int tb_notary_key_load(tb_notary_key *k, const char *path, tb_err *err)
         return tb_err_ssl(err, "%s: not a PEM private key", path);
     if (check_p256(k->pkey, err) < 0 || derive_public(k, err) < 0) {
         tb_err_wrap(err, "%s", path);
-        tb_notary_key_free(k);
+        tb_notary_key_clear(k);
         return -1;
     }
     return 0;
@@ -101,7 +101,7 @@ int tb_notary_key_save(const tb_notary_key *k, const char *path, tb_err *err)
     return rc;
 }
 
-void tb_notary_key_free(tb_notary_key *k)
+void tb_notary_key_clear(tb_notary_key *k)
 {
     EVP_PKEY_free(k->pkey);
     tb_buf_clear(&k->spki);

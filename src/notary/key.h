@@ -23,12 +23,12 @@ typedef struct tb_notary_key {
     uint8_t spki_sha256[32];
 } tb_notary_key;
 
-/* A fresh P-256 key. Free with tb_notary_key_free. */
+/* A fresh P-256 key. Free with tb_notary_key_clear. */
 int tb_notary_key_generate(tb_notary_key *k, tb_err *err);
 /* Loads a PEM private key (must be EC P-256). */
 int tb_notary_key_load(tb_notary_key *k, const char *path, tb_err *err);
 /* Writes the private key as PEM to path (mode 0600, atomically). */
 int tb_notary_key_save(const tb_notary_key *k, const char *path, tb_err *err);
-void tb_notary_key_free(tb_notary_key *k);
+void tb_notary_key_clear(tb_notary_key *k);
 
 #endif

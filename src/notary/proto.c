@@ -41,7 +41,8 @@ static int get_count(json_t *o, const char *key, uint64_t *out, tb_err *err)
     return 0;
 }
 
-int tb_session_req_parse(const char *body, size_t len, tb_session_req *out, tb_err *err)
+int tb_notary_session_req_parse(const char *body, size_t len, tb_notary_session_req *out,
+                                tb_err *err)
 {
     memset(out, 0, sizeof *out);
     json_t *o = load_object(body, len, err);
@@ -110,7 +111,8 @@ static int get_str(json_t *o, const char *key, char *out, size_t cap, tb_err *er
     return 0;
 }
 
-int tb_notarize_req_parse(const char *body, size_t len, tb_notarize_req *out, tb_err *err)
+int tb_notary_notarize_req_parse(const char *body, size_t len, tb_notary_notarize_req *out,
+                                 tb_err *err)
 {
     memset(out, 0, sizeof *out);
     json_t *o = load_object(body, len, err);
@@ -142,11 +144,11 @@ int tb_notarize_req_parse(const char *body, size_t len, tb_notarize_req *out, tb
 out:
     json_decref(o);
     if (rc < 0)
-        tb_notarize_req_free(out);
+        tb_notary_notarize_req_clear(out);
     return rc;
 }
 
-void tb_notarize_req_free(tb_notarize_req *r)
+void tb_notary_notarize_req_clear(tb_notary_notarize_req *r)
 {
     tb_buf_clear(&r->request);
 }

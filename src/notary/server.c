@@ -117,9 +117,10 @@ struct tb_notary_server {
     uint64_t list_ns[L_COUNT];
     uint64_t stop_deadline; /* 0 until the loop saw the stop */
     uint64_t accept_timer;
-    tb_session_table sessions;
-    tb_buf info;     /* the GET /info body, built at start */
-    tb_tls_ctx *tls; /* server TLS context (NULL: plain HTTP) */
+    tb_notary_session_table sessions;
+    tb_notary_quota inflight; /* notarizations queued or running per client (loop thread) */
+    tb_buf info;              /* the GET /info body, built at start */
+    tb_tls_ctx *tls;          /* server TLS context (NULL: plain HTTP) */
     size_t max_body;
 };
 
@@ -187,8 +188,8 @@ static void handle_session(tb_notary_server *s, const uint8_t client[16], const 
                            size_t len, reply *r)
 {
     tb_err err;
-    tb_session_req q;
-    if (tb_session_req_parse(body, len, &q, &err) < 0) {
+    tb_notary_session_req q;
+    if (tb_notary_session_req_parse(body, len, &q, &err) < 0) {
         reply_error(r, 400, err.msg);
         return;
     }
@@ -206,7 +207,7 @@ static void handle_session(tb_notary_server *s, const uint8_t client[16], const 
         reply_error(r, 400, "teeAttestation requested but this notary runs without a TEE");
         return;
     }
-    tb_session ss;
+    tb_notary_session ss;
     memset(&ss, 0, sizeof ss);
     ss.max_sent = q.max_sent ? q.max_sent : s->cfg.max_sent;
     ss.max_recv = q.max_recv ? q.max_recv : s->cfg.max_recv;
@@ -214,9 +215,13 @@ static void handle_session(tb_notary_server *s, const uint8_t client[16], const 
     memcpy(ss.nonce, q.nonce, q.nonce_len);
     ss.nonce_len = q.nonce_len;
     memcpy(ss.client, client, 16);
-    int rc = tb_session_create(&s->sessions, &ss, tb_mono_ns(), &err);
-    if (rc != TB_SESSION_OK) {
-        reply_error(r, rc == TB_SESSION_QUOTA ? 429 : rc == TB_SESSION_FULL ? 503 : 500, err.msg);
+    int rc = tb_notary_session_create(&s->sessions, &ss, tb_mono_ns(), &err);
+    if (rc != TB_NOTARY_SESSION_OK) {
+        reply_error(r,
+                    rc == TB_NOTARY_SESSION_QUOTA  ? 429
+                    : rc == TB_NOTARY_SESSION_FULL ? 503
+                                                   : 500,
+                    err.msg);
         return;
     }
     char id[33];
@@ -230,38 +235,39 @@ static void handle_session(tb_notary_server *s, const uint8_t client[16], const 
 }
 
 /* Signs the document for a finished fetch and, in TEE sessions, adds evidence. */
-static void notarize_reply(tb_notary_server *s, const tb_session *ss, const tb_notarize_req *q,
-                           const tb_target_response *f, reply *r)
+static void notarize_reply(tb_notary_server *s, const tb_notary_session *ss,
+                           const tb_notary_notarize_req *q, const tb_notary_target_response *f,
+                           reply *r)
 {
     tb_err err;
     const uint8_t *nonce = ss->nonce_len ? ss->nonce : ss->id;
     size_t nonce_len = ss->nonce_len ? ss->nonce_len : 16;
-    tb_doc d;
+    tb_notary_doc d;
     memset(&d, 0, sizeof d);
     memcpy(d.session_id, ss->id, 16);
     d.time_ms = tb_wall_ns() / 1000000u;
-    d.server_name = (tb_view){(const uint8_t *)q->server_name, strlen(q->server_name)};
-    d.target_host = (tb_view){(const uint8_t *)q->host, strlen(q->host)};
+    d.server_name = (tb_notary_view){(const uint8_t *)q->server_name, strlen(q->server_name)};
+    d.target_host = (tb_notary_view){(const uint8_t *)q->host, strlen(q->host)};
     d.target_port = q->port;
     const char *tee = ss->tee ? s->cfg.tee->kind : "none";
-    d.tee = (tb_view){(const uint8_t *)tee, strlen(tee)};
+    d.tee = (tb_notary_view){(const uint8_t *)tee, strlen(tee)};
     if (ss->tee)
-        d.nonce = (tb_view){nonce, nonce_len};
-    d.notary_key = (tb_view){s->cfg.key->spki.p, s->cfg.key->spki.len};
+        d.nonce = (tb_notary_view){nonce, nonce_len};
+    d.notary_key = (tb_notary_view){s->cfg.key->spki.p, s->cfg.key->spki.len};
     d.n_certs = f->n_certs;
     for (size_t i = 0; i < f->n_certs; i++)
-        d.certs[i] = (tb_view){f->certs.p + f->cert_off[i], f->cert_len[i]};
-    d.request = (tb_view){q->request.p, q->request.len};
-    d.response = (tb_view){f->response.p, f->response.len};
+        d.certs[i] = (tb_notary_view){f->certs.p + f->cert_off[i], f->cert_len[i]};
+    d.request = (tb_notary_view){q->request.p, q->request.len};
+    d.response = (tb_notary_view){f->response.p, f->response.len};
     tb_buf doc = {0};
-    tb_evidence ev;
+    tb_notary_evidence ev;
     memset(&ev, 0, sizeof ev);
-    if (tb_doc_encode_sign(&d, s->cfg.key, &doc, &err) < 0) {
+    if (tb_notary_doc_encode_sign(&d, s->cfg.key, &doc, &err) < 0) {
         reply_error(r, 500, err.msg);
         goto out;
     }
-    if (ss->tee &&
-        tb_evidence_make(s->cfg.tee, nonce, nonce_len, s->cfg.key->spki_sha256, &ev, &err) < 0) {
+    if (ss->tee && tb_notary_evidence_make(s->cfg.tee, nonce, nonce_len, s->cfg.key->spki_sha256,
+                                           &ev, &err) < 0) {
         reply_error(r, 500, err.msg);
         goto out;
     }
@@ -269,21 +275,22 @@ static void notarize_reply(tb_notary_server *s, const tb_session *ss, const tb_n
     int rc = tb_buf_puts(&r->body, "{\"document\":\"") |
              tb_notary_b64_append(&r->body, doc.p, doc.len) | tb_buf_puts(&r->body, "\"");
     if (ss->tee)
-        rc |= tb_buf_puts(&r->body, ",\"evidence\":") | tb_evidence_to_json(&ev, &r->body, &err);
+        rc |= tb_buf_puts(&r->body, ",\"evidence\":") |
+              tb_notary_evidence_to_json(&ev, &r->body, &err);
     rc |= tb_buf_puts(&r->body, "}");
     if (rc)
         reply_error(r, 500, "out of memory");
 out:
     tb_buf_clear(&doc);
-    tb_evidence_free(&ev);
+    tb_notary_evidence_clear(&ev);
 }
 
 /* Why a session cannot be used, as a reply. */
-static void session_refused(tb_claim c, reply *r)
+static void session_refused(tb_notary_claim c, reply *r)
 {
-    if (c == TB_CLAIM_USED)
+    if (c == TB_NOTARY_CLAIM_USED)
         reply_error(r, 409, "session already used (a session notarizes once)");
-    else if (c == TB_CLAIM_EXPIRED)
+    else if (c == TB_NOTARY_CLAIM_EXPIRED)
         reply_error(r, 410, "session expired");
     else
         reply_error(r, 404, "unknown session");
@@ -303,16 +310,16 @@ static void handle_notarize(tb_notary_server *s, const char *query, size_t query
         reply_error(r, 400, "sessionId query parameter missing or not 32 hex digits");
         return;
     }
-    tb_notarize_req q;
-    if (tb_notarize_req_parse(body, len, &q, &err) < 0) {
+    tb_notary_notarize_req q;
+    if (tb_notary_notarize_req_parse(body, len, &q, &err) < 0) {
         reply_error(r, 400, err.msg);
         return;
     }
-    tb_session ss;
-    tb_target_response f;
+    tb_notary_session ss;
+    tb_notary_target_response f;
     memset(&f, 0, sizeof f);
-    tb_claim c = tb_session_peek(&s->sessions, id, tb_mono_ns(), &ss);
-    if (c != TB_CLAIM_OK) {
+    tb_notary_claim c = tb_notary_session_peek(&s->sessions, id, tb_mono_ns(), &ss);
+    if (c != TB_NOTARY_CLAIM_OK) {
         session_refused(c, r);
         goto out;
     }
@@ -324,9 +331,9 @@ static void handle_notarize(tb_notary_server *s, const char *query, size_t query
         reply_error(r, 422, msg);
         goto out;
     }
-    tb_target_addrs addrs;
+    tb_notary_target_addrs addrs;
     int status = 502;
-    if (tb_target_resolve(s->cfg.target, q.host, q.port, &addrs, &status, &err) < 0) {
+    if (tb_notary_target_resolve(s->cfg.target, q.host, q.port, &addrs, &status, &err) < 0) {
         reply_error(r, status, err.msg);
         goto out;
     }
@@ -334,20 +341,20 @@ static void handle_notarize(tb_notary_server *s, const char *query, size_t query
         reply_error(r, 503, "the notary is stopping (the session is still unused)");
         goto out;
     }
-    c = tb_session_claim(&s->sessions, id, tb_mono_ns(), &ss);
-    if (c != TB_CLAIM_OK) { /* another request claimed it (or it expired) meanwhile */
+    c = tb_notary_session_claim(&s->sessions, id, tb_mono_ns(), &ss);
+    if (c != TB_NOTARY_CLAIM_OK) { /* another request claimed it (or it expired) meanwhile */
         session_refused(c, r);
         goto out;
     }
-    if (tb_target_fetch(s->cfg.target, &addrs, q.server_name, q.request.p, q.request.len,
-                        ss.max_recv, s->stop_fd, &f, &status, &err) < 0) {
+    if (tb_notary_target_fetch(s->cfg.target, &addrs, q.server_name, q.request.p, q.request.len,
+                               ss.max_recv, s->stop_fd, &f, &status, &err) < 0) {
         reply_error(r, status, err.msg);
         goto out;
     }
     notarize_reply(s, &ss, &q, &f, r);
 out:
-    tb_target_response_free(&f);
-    tb_notarize_req_free(&q);
+    tb_notary_target_response_clear(&f);
+    tb_notary_notarize_req_clear(&q);
 }
 
 /* -------------------------------------------------------------- workers */
@@ -547,8 +554,16 @@ static int route(conn *c)
     } else if (IS("/session")) {
         handle_session(s, c->client, (const char *)buf + c->req.head_len, (size_t)c->req.body_left,
                        r);
+    } else if (tb_notary_quota_take(&s->inflight, c->client) < 0) {
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "this client has %zu notarizations in flight (the limit): wait for one to "
+                 "finish (the session is still unused)",
+                 tb_notary_quota_count(&s->inflight, c->client));
+        reply_error(r, 429, msg);
     } else {
-        /* POST /notarize: to a worker; the loop forgets c until it comes back */
+        /* POST /notarize: to a worker; the loop forgets c until it comes back
+         * (and then gives its in-flight count back, on_done) */
         list_remove(s, c);
         set_mask(c, 0);
         c->state = C_BUSY;
@@ -847,7 +862,7 @@ static void new_conn(tb_notary_server *s, int fd)
     socklen_t sl = sizeof ss;
     memset(&ss, 0, sizeof ss);
     getpeername(fd, (struct sockaddr *)&ss, &sl);
-    tb_session_client_key((const struct sockaddr *)&ss, c->client);
+    tb_notary_session_client_key((const struct sockaddr *)&ss, c->client);
     tb_err err;
     c->s = s;
     c->list = L_NONE;
@@ -911,6 +926,7 @@ static void on_done(tb_ev_loop *l, int fd, void *data, int mask)
         conn *c = list;
         list = c->qnext;
         c->qnext = NULL;
+        tb_notary_quota_give(&s->inflight, c->client);
         start_reply(c, 0);
         drive(c);
     }
@@ -967,23 +983,23 @@ static int build_info(tb_notary_server *s, tb_err *err)
         json_pack("{s:s, s:s, s:s, s:b, s:s, s:s, s:i, s:I, s:I, s:I}", "name", "teebench-notary",
                   "version", TEEBENCH_VERSION, "tee", c->tee ? c->tee->kind : "none", "simulated",
                   c->tee ? c->tee->simulated : 0, "publicKey", (const char *)c->key->pem.p,
-                  "publicKeySha256", kh, "documentVersion", TB_DOC_VERSION, "maxSentData",
+                  "publicKeySha256", kh, "documentVersion", TB_NOTARY_DOC_VERSION, "maxSentData",
                   (json_int_t)c->max_sent, "maxRecvData", (json_int_t)c->max_recv,
                   "sessionTimeoutMs", (json_int_t)(c->session_ttl_ns / 1000000u));
     if (!o)
         return tb_errf(err, "building /info: out of memory");
     if (c->tee) {
-        tb_evidence ev;
+        tb_notary_evidence ev;
         tb_buf j = {0};
-        if (tb_evidence_make(c->tee, NULL, 0, c->key->spki_sha256, &ev, err) < 0 ||
-            tb_evidence_to_json(&ev, &j, err) < 0) {
-            tb_evidence_free(&ev);
+        if (tb_notary_evidence_make(c->tee, NULL, 0, c->key->spki_sha256, &ev, err) < 0 ||
+            tb_notary_evidence_to_json(&ev, &j, err) < 0) {
+            tb_notary_evidence_clear(&ev);
             tb_buf_clear(&j);
             json_decref(o);
             return tb_err_wrap(err, "TEE quote for /info");
         }
         json_object_set_new(o, "evidence", json_loadb((const char *)j.p, j.len, 0, NULL));
-        tb_evidence_free(&ev);
+        tb_notary_evidence_clear(&ev);
         tb_buf_clear(&j);
     }
     char *txt = json_dumps(o, JSON_COMPACT);
@@ -1061,9 +1077,9 @@ int tb_notary_server_start(const tb_notary_config *cfg, tb_notary_server **out, 
 {
     if (cfg->concurrency < 1 || cfg->concurrency > 1024)
         return tb_errf(err, "concurrency must be 1..1024");
-    if (cfg->max_sent < 1 || cfg->max_recv < 1 || cfg->max_sent > TB_DOC_MAX_DATA ||
-        cfg->max_recv > TB_DOC_MAX_DATA)
-        return tb_errf(err, "limits must be 1..%u bytes", TB_DOC_MAX_DATA);
+    if (cfg->max_sent < 1 || cfg->max_recv < 1 || cfg->max_sent > TB_NOTARY_DOC_MAX_DATA ||
+        cfg->max_recv > TB_NOTARY_DOC_MAX_DATA)
+        return tb_errf(err, "limits must be 1..%u bytes", TB_NOTARY_DOC_MAX_DATA);
     tb_notary_server *s = calloc(1, sizeof *s);
     if (!s)
         return tb_errf(err, "out of memory");
@@ -1083,9 +1099,13 @@ int tb_notary_server_start(const tb_notary_config *cfg, tb_notary_server **out, 
     /* the body holds the base64 request plus a little JSON */
     s->max_body = (size_t)cfg->max_sent / 3 * 4 + 8 + 4096;
     size_limits(s);
-    if (tb_session_table_init(&s->sessions, cfg->max_sessions ? cfg->max_sessions : 4096,
-                              s->cfg.session_ttl_ns,
-                              cfg->sessions_per_client ? cfg->sessions_per_client : 64, err) < 0 ||
+    /* default: half the workers, so one client never holds all of them */
+    size_t half = cfg->concurrency > 1 ? (size_t)cfg->concurrency / 2 : 1;
+    size_t per_client = cfg->notarizations_per_client ? cfg->notarizations_per_client : half;
+    if (tb_notary_quota_init(&s->inflight, s->max_conns, per_client, err) < 0 ||
+        tb_notary_session_table_init(
+            &s->sessions, cfg->max_sessions ? cfg->max_sessions : 4096, s->cfg.session_ttl_ns,
+            cfg->sessions_per_client ? cfg->sessions_per_client : 64, err) < 0 ||
         build_info(s, err) < 0 || (cfg->tls_cert && tls_setup(s, err) < 0) || listen_on(s, err) < 0)
         goto fail;
     s->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -1153,7 +1173,8 @@ void tb_notary_server_stop(tb_notary_server *s)
     if (s->done_fd >= 0)
         close(s->done_fd);
     tb_ev_free(s->loop);
-    tb_session_table_free(&s->sessions);
+    tb_notary_session_table_clear(&s->sessions);
+    tb_notary_quota_clear(&s->inflight);
     tb_buf_clear(&s->info);
     tb_tls_ctx_free(s->tls);
     pthread_cond_destroy(&s->cv);

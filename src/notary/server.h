@@ -23,9 +23,11 @@
  *
  * Sessions (notary/session): at most max_sessions open, sessions_per_client
  * per client address, unclaimed ones expire after session_ttl_ns; a claimed
- * session frees its slot at once. A /notarize refused before the target is
- * contacted (400, 403, 404, 409, 410, 422 for the request size) does not use
- * the session up.
+ * session frees its slot at once. At most notarizations_per_client POST
+ * /notarize of one client address are queued or running at once (429 beyond,
+ * the session left unused), so one client cannot hold every worker. A /notarize refused before the
+ * target is contacted (400, 403, 404, 409, 410, 422 for the request size) does not use the session
+ * up.
  *
  * Stop: tb_notary_server_stop stops accepting, closes idle and reading
  * connections, cancels notarizations in flight (their targets' waits end at
@@ -55,16 +57,17 @@ typedef struct tb_notary_config {
     uint16_t port;    /* 0: any free port (see tb_notary_server_port) */
     const tb_notary_key *key;
     const tb_notary_quote_source *tee; /* NULL: no TEE (tee "none") */
-    const tb_target *target;
-    uint64_t max_sent, max_recv; /* global limits (bytes) */
-    int concurrency;             /* notarization worker threads, 1..1024 */
-    uint64_t session_ttl_ns;     /* unclaimed sessions expire (0: 10 s) */
-    size_t max_sessions;         /* open sessions at once (0: 4096) */
-    size_t sessions_per_client;  /* open sessions per client address (0: 64) */
-    size_t max_connections;      /* connections at once (0: 4096, fewer if fds are short) */
-    int io_timeout_ms;           /* receiving one request / sending one reply (0: 5000) */
-    const char *tls_cert;        /* PEM chain: serve HTTPS (NULL: plain HTTP) */
-    const char *tls_key;         /* its PEM private key (NULL: in tls_cert) */
+    const tb_notary_target *target;
+    uint64_t max_sent, max_recv;     /* global limits (bytes) */
+    int concurrency;                 /* notarization worker threads, 1..1024 */
+    uint64_t session_ttl_ns;         /* unclaimed sessions expire (0: 10 s) */
+    size_t max_sessions;             /* open sessions at once (0: 4096) */
+    size_t sessions_per_client;      /* open sessions per client address (0: 64) */
+    size_t notarizations_per_client; /* queued or running per client (0: concurrency / 2) */
+    size_t max_connections;          /* connections at once (0: 4096, fewer if fds are short) */
+    int io_timeout_ms;               /* receiving one request / sending one reply (0: 5000) */
+    const char *tls_cert;            /* PEM chain: serve HTTPS (NULL: plain HTTP) */
+    const char *tls_key;             /* its PEM private key (NULL: in tls_cert) */
     /* optional: called from the loop thread with one line per request */
     void (*log)(void *ctx, const char *line);
     void *log_ctx;

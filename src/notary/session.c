@@ -12,8 +12,8 @@
 
 #include <openssl/rand.h>
 
-int tb_session_table_init(tb_session_table *t, size_t cap, uint64_t ttl_ns, size_t per_client,
-                          tb_err *err)
+int tb_notary_session_table_init(tb_notary_session_table *t, size_t cap, uint64_t ttl_ns,
+                                 size_t per_client, tb_err *err)
 {
     memset(t, 0, sizeof *t);
     if (cap == 0)
@@ -33,7 +33,7 @@ int tb_session_table_init(tb_session_table *t, size_t cap, uint64_t ttl_ns, size
     return 0;
 }
 
-void tb_session_table_free(tb_session_table *t)
+void tb_notary_session_table_clear(tb_notary_session_table *t)
 {
     if (!t->open)
         return;
@@ -43,7 +43,7 @@ void tb_session_table_free(tb_session_table *t)
     memset(t, 0, sizeof *t);
 }
 
-void tb_session_client_key(const struct sockaddr *sa, uint8_t key[16])
+void tb_notary_session_client_key(const struct sockaddr *sa, uint8_t key[16])
 {
     static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
     memset(key, 0, 16);
@@ -60,9 +60,9 @@ void tb_session_client_key(const struct sockaddr *sa, uint8_t key[16])
 }
 
 /* Under the mutex: remembers that id was claimed or expired. */
-static void bury(tb_session_table *t, const uint8_t id[16], int expired)
+static void bury(tb_notary_session_table *t, const uint8_t id[16], int expired)
 {
-    tb_session_tomb *g = &t->tombs[t->tomb_next];
+    tb_notary_session_tomb *g = &t->tombs[t->tomb_next];
     memcpy(g->id, id, 16);
     g->expired = (uint8_t)expired;
     t->tomb_next = (t->tomb_next + 1) % t->tomb_cap;
@@ -71,20 +71,21 @@ static void bury(tb_session_table *t, const uint8_t id[16], int expired)
 }
 
 /* Under the mutex: frees open slot i, leaving a tombstone. */
-static void remove_open(tb_session_table *t, size_t i, int expired)
+static void remove_open(tb_notary_session_table *t, size_t i, int expired)
 {
     bury(t, t->open[i].id, expired);
     t->open[i] = t->open[--t->n_open];
 }
 
-int tb_session_create(tb_session_table *t, tb_session *s, uint64_t now_ns, tb_err *err)
+int tb_notary_session_create(tb_notary_session_table *t, tb_notary_session *s, uint64_t now_ns,
+                             tb_err *err)
 {
     if (RAND_bytes(s->id, sizeof s->id) != 1) {
         tb_err_ssl(err, "session id: random generator");
-        return TB_SESSION_ERROR;
+        return TB_NOTARY_SESSION_ERROR;
     }
     s->expires_ns = now_ns + t->ttl_ns;
-    int rc = TB_SESSION_OK;
+    int rc = TB_NOTARY_SESSION_OK;
     pthread_mutex_lock(&t->mu);
     size_t mine = 0;
     for (size_t i = 0; i < t->n_open;) {
@@ -96,16 +97,16 @@ int tb_session_create(tb_session_table *t, tb_session *s, uint64_t now_ns, tb_er
         i++;
     }
     if (t->n_open == t->cap)
-        rc = TB_SESSION_FULL;
+        rc = TB_NOTARY_SESSION_FULL;
     else if (mine >= t->per_client)
-        rc = TB_SESSION_QUOTA;
+        rc = TB_NOTARY_SESSION_QUOTA;
     else
         t->open[t->n_open++] = *s;
     size_t n = t->n_open;
     pthread_mutex_unlock(&t->mu);
-    if (rc == TB_SESSION_FULL)
+    if (rc == TB_NOTARY_SESSION_FULL)
         tb_errf(err, "session table full (%zu open sessions): try again later", n);
-    else if (rc == TB_SESSION_QUOTA)
+    else if (rc == TB_NOTARY_SESSION_QUOTA)
         tb_errf(err,
                 "this client already has %zu open sessions (the limit): use or let them expire",
                 t->per_client);
@@ -113,46 +114,47 @@ int tb_session_create(tb_session_table *t, tb_session *s, uint64_t now_ns, tb_er
 }
 
 /* Under the mutex: the state of id; *slot is its open index when OK. */
-static tb_claim find(tb_session_table *t, const uint8_t id[16], uint64_t now_ns, size_t *slot)
+static tb_notary_claim find(tb_notary_session_table *t, const uint8_t id[16], uint64_t now_ns,
+                            size_t *slot)
 {
     for (size_t i = 0; i < t->n_open; i++) {
         if (memcmp(t->open[i].id, id, 16))
             continue;
         if (now_ns >= t->open[i].expires_ns) {
             remove_open(t, i, 1);
-            return TB_CLAIM_EXPIRED;
+            return TB_NOTARY_CLAIM_EXPIRED;
         }
         *slot = i;
-        return TB_CLAIM_OK;
+        return TB_NOTARY_CLAIM_OK;
     }
     /* newest tombstones first: an id is buried at most once */
     for (size_t k = 1; k <= t->n_tombs; k++) {
-        const tb_session_tomb *g = &t->tombs[(t->tomb_next + t->tomb_cap - k) % t->tomb_cap];
+        const tb_notary_session_tomb *g = &t->tombs[(t->tomb_next + t->tomb_cap - k) % t->tomb_cap];
         if (!memcmp(g->id, id, 16))
-            return g->expired ? TB_CLAIM_EXPIRED : TB_CLAIM_USED;
+            return g->expired ? TB_NOTARY_CLAIM_EXPIRED : TB_NOTARY_CLAIM_USED;
     }
-    return TB_CLAIM_UNKNOWN;
+    return TB_NOTARY_CLAIM_UNKNOWN;
 }
 
-tb_claim tb_session_peek(tb_session_table *t, const uint8_t id[16], uint64_t now_ns,
-                         tb_session *out)
+tb_notary_claim tb_notary_session_peek(tb_notary_session_table *t, const uint8_t id[16],
+                                       uint64_t now_ns, tb_notary_session *out)
 {
     size_t i = 0;
     pthread_mutex_lock(&t->mu);
-    tb_claim r = find(t, id, now_ns, &i);
-    if (r == TB_CLAIM_OK)
+    tb_notary_claim r = find(t, id, now_ns, &i);
+    if (r == TB_NOTARY_CLAIM_OK)
         *out = t->open[i];
     pthread_mutex_unlock(&t->mu);
     return r;
 }
 
-tb_claim tb_session_claim(tb_session_table *t, const uint8_t id[16], uint64_t now_ns,
-                          tb_session *out)
+tb_notary_claim tb_notary_session_claim(tb_notary_session_table *t, const uint8_t id[16],
+                                        uint64_t now_ns, tb_notary_session *out)
 {
     size_t i = 0;
     pthread_mutex_lock(&t->mu);
-    tb_claim r = find(t, id, now_ns, &i);
-    if (r == TB_CLAIM_OK) {
+    tb_notary_claim r = find(t, id, now_ns, &i);
+    if (r == TB_NOTARY_CLAIM_OK) {
         *out = t->open[i];
         remove_open(t, i, 0);
     }
@@ -160,7 +162,7 @@ tb_claim tb_session_claim(tb_session_table *t, const uint8_t id[16], uint64_t no
     return r;
 }
 
-size_t tb_session_count(tb_session_table *t, uint64_t now_ns)
+size_t tb_notary_session_count(tb_notary_session_table *t, uint64_t now_ns)
 {
     size_t n = 0;
     pthread_mutex_lock(&t->mu);

@@ -28,11 +28,11 @@
 
 /* ------------------------------------------------------------- allow-list */
 
-void tb_allowlist_loopback(tb_allowlist *l)
+void tb_notary_allowlist_loopback(tb_notary_allowlist *l)
 {
     memset(l, 0, sizeof *l);
-    tb_allowlist_add(l, "127.0.0.0/8", NULL);
-    tb_allowlist_add(l, "::1/128", NULL);
+    tb_notary_allowlist_add(l, "127.0.0.0/8", NULL);
+    tb_notary_allowlist_add(l, "::1/128", NULL);
 }
 
 /* s[0..n) as a decimal number without sign, space or leading zero, <= max. */
@@ -52,7 +52,7 @@ static int plain_decimal(const char *s, size_t n, long max, long *out)
     return 0;
 }
 
-static int add_cidr(tb_allow_entry *e, const char *spec, const char *slash, tb_err *err)
+static int add_cidr(tb_notary_allow_entry *e, const char *spec, const char *slash, tb_err *err)
 {
     char ip[64];
     size_t n = (size_t)(slash - spec);
@@ -79,7 +79,7 @@ static int add_cidr(tb_allow_entry *e, const char *spec, const char *slash, tb_e
     return 0;
 }
 
-static int add_host_port(tb_allow_entry *e, const char *spec, tb_err *err)
+static int add_host_port(tb_notary_allow_entry *e, const char *spec, tb_err *err)
 {
     const char *colon = strrchr(spec, ':');
     if (!colon)
@@ -117,11 +117,11 @@ static int add_host_port(tb_allow_entry *e, const char *spec, tb_err *err)
     return 0;
 }
 
-int tb_allowlist_add(tb_allowlist *l, const char *spec, tb_err *err)
+int tb_notary_allowlist_add(tb_notary_allowlist *l, const char *spec, tb_err *err)
 {
-    if (l->n == TB_ALLOW_MAX)
-        return tb_errf(err, "allow-target: more than %d entries", TB_ALLOW_MAX);
-    tb_allow_entry e;
+    if (l->n == TB_NOTARY_ALLOW_MAX)
+        return tb_errf(err, "allow-target: more than %d entries", TB_NOTARY_ALLOW_MAX);
+    tb_notary_allow_entry e;
     memset(&e, 0, sizeof e);
     const char *slash = strchr(spec, '/');
     if ((slash ? add_cidr(&e, spec, slash, err) : add_host_port(&e, spec, err)) < 0)
@@ -141,11 +141,11 @@ static int prefix_match(const uint8_t *a, const uint8_t *b, int bits)
     return (a[full] & mask) == (b[full] & mask);
 }
 
-int tb_allowlist_permits(const tb_allowlist *l, const char *host, uint16_t port,
-                         const struct sockaddr *sa)
+int tb_notary_allowlist_permits(const tb_notary_allowlist *l, const char *host, uint16_t port,
+                                const struct sockaddr *sa)
 {
     for (size_t i = 0; i < l->n; i++) {
-        const tb_allow_entry *e = &l->e[i];
+        const tb_notary_allow_entry *e = &l->e[i];
         if (!e->is_cidr) {
             if (e->port == port && !strcasecmp(e->host, host))
                 return 1;
@@ -171,8 +171,9 @@ int tb_allowlist_permits(const tb_allowlist *l, const char *host, uint16_t port,
 
 /* ------------------------------------------------------------------ target */
 
-int tb_target_init(tb_target *t, const char *const *ca_files, size_t n_ca, int system_ca,
-                   const tb_allowlist *allow, int timeout_ms, tb_err *err)
+int tb_notary_target_init(tb_notary_target *t, const char *const *ca_files, size_t n_ca,
+                          int system_ca, const tb_notary_allowlist *allow, int timeout_ms,
+                          tb_err *err)
 {
     memset(t, 0, sizeof *t);
     t->allow = *allow;
@@ -190,37 +191,37 @@ int tb_target_init(tb_target *t, const char *const *ca_files, size_t n_ca, int s
     for (size_t i = 0; i < n_ca; i++)
         if (SSL_CTX_load_verify_locations(t->ctx, ca_files[i], NULL) != 1) {
             tb_err_ssl(err, "trust-ca %s", ca_files[i]);
-            tb_target_free(t);
+            tb_notary_target_clear(t);
             return -1;
         }
     if (system_ca && SSL_CTX_set_default_verify_paths(t->ctx) != 1) {
         tb_err_ssl(err, "system CA store");
-        tb_target_free(t);
+        tb_notary_target_clear(t);
         return -1;
     }
     if (!system_ca && n_ca == 0) {
         tb_errf(err, "no trusted CA: give --trust-ca FILE or drop --no-system-ca");
-        tb_target_free(t);
+        tb_notary_target_clear(t);
         return -1;
     }
     return 0;
 }
 
-void tb_target_free(tb_target *t)
+void tb_notary_target_clear(tb_notary_target *t)
 {
     SSL_CTX_free(t->ctx);
     t->ctx = NULL;
 }
 
-void tb_target_response_free(tb_target_response *r)
+void tb_notary_target_response_clear(tb_notary_target_response *r)
 {
     tb_buf_clear(&r->response);
     tb_buf_clear(&r->certs);
     memset(r, 0, sizeof *r);
 }
 
-int tb_target_resolve(const tb_target *t, const char *host, uint16_t port, tb_target_addrs *out,
-                      int *status, tb_err *err)
+int tb_notary_target_resolve(const tb_notary_target *t, const char *host, uint16_t port,
+                             tb_notary_target_addrs *out, int *status, tb_err *err)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->host, sizeof out->host, "%s", host);
@@ -236,9 +237,9 @@ int tb_target_resolve(const tb_target *t, const char *host, uint16_t port, tb_ta
         *status = 502;
         return tb_errf(err, "target %s:%u: cannot resolve: %s", host, port, gai_strerror(gai));
     }
-    for (struct addrinfo *a = res; a && out->n < TB_TARGET_MAX_ADDRS; a = a->ai_next) {
+    for (struct addrinfo *a = res; a && out->n < TB_NOTARY_TARGET_MAX_ADDRS; a = a->ai_next) {
         if (a->ai_addrlen > sizeof out->addr[0] ||
-            !tb_allowlist_permits(&t->allow, host, port, a->ai_addr))
+            !tb_notary_allowlist_permits(&t->allow, host, port, a->ai_addr))
             continue;
         memcpy(&out->addr[out->n], a->ai_addr, a->ai_addrlen);
         out->len[out->n++] = a->ai_addrlen;
@@ -256,7 +257,7 @@ int tb_target_resolve(const tb_target *t, const char *host, uint16_t port, tb_ta
 
 /* One fetch in progress: the deadline and how to give up. */
 typedef struct fetch {
-    const tb_target *t;
+    const tb_notary_target *t;
     uint64_t deadline;
     int cancel_fd;
     int *status;
@@ -291,7 +292,8 @@ static int wait_fd(fetch *f, int fd, short events, const char *phase)
 }
 
 /* Connects to the first address that accepts within the deadline. */
-static int connect_any(fetch *f, const tb_target_addrs *addrs, tb_target_response *out)
+static int connect_any(fetch *f, const tb_notary_target_addrs *addrs,
+                       tb_notary_target_response *out)
 {
     int last_errno = ECONNREFUSED;
     for (size_t i = 0; i < addrs->n; i++) {
@@ -356,16 +358,16 @@ static int ssl_again(fetch *f, SSL *ssl, int rc, const char *what)
     return tb_err_ssl(f->err, "%s", what);
 }
 
-static int save_chain(fetch *f, SSL *ssl, tb_target_response *out)
+static int save_chain(fetch *f, SSL *ssl, tb_notary_target_response *out)
 {
     STACK_OF(X509) *chain = SSL_get_peer_cert_chain(ssl);
     int n = chain ? sk_X509_num(chain) : 0;
     *f->status = 502;
     if (n <= 0)
         return tb_errf(f->err, "TLS: the server sent no certificate");
-    if (n > TB_TARGET_MAX_CERTS)
+    if (n > TB_NOTARY_TARGET_MAX_CERTS)
         return tb_errf(f->err, "TLS: the server sent %d certificates (at most %d)", n,
-                       TB_TARGET_MAX_CERTS);
+                       TB_NOTARY_TARGET_MAX_CERTS);
     for (int i = 0; i < n; i++) {
         unsigned char *der = NULL;
         int len = i2d_X509(sk_X509_value(chain, i), &der);
@@ -389,7 +391,8 @@ static int too_large(fetch *f, size_t max_recv)
 }
 
 /* Reads one response of at most max_recv bytes, feeding each read to the parser. */
-static int read_response(fetch *f, SSL *ssl, int head, size_t max_recv, tb_target_response *out)
+static int read_response(fetch *f, SSL *ssl, int head, size_t max_recv,
+                         tb_notary_target_response *out)
 {
     tb_http_resp p;
     tb_http_resp_init(&p);
@@ -432,7 +435,7 @@ static int read_response(fetch *f, SSL *ssl, int head, size_t max_recv, tb_targe
 }
 
 static int exchange(fetch *f, SSL *ssl, const char *server_name, const uint8_t *req, size_t req_len,
-                    size_t max_recv, tb_target_response *out)
+                    size_t max_recv, tb_notary_target_response *out)
 {
     if (!SSL_set_tlsext_host_name(ssl, server_name) || !SSL_set1_host(ssl, server_name)) {
         *f->status = 502;
@@ -457,9 +460,10 @@ static int exchange(fetch *f, SSL *ssl, const char *server_name, const uint8_t *
     return read_response(f, ssl, head, max_recv, out);
 }
 
-int tb_target_fetch(const tb_target *t, const tb_target_addrs *addrs, const char *server_name,
-                    const uint8_t *req, size_t req_len, size_t max_recv, int cancel_fd,
-                    tb_target_response *out, int *status, tb_err *err)
+int tb_notary_target_fetch(const tb_notary_target *t, const tb_notary_target_addrs *addrs,
+                           const char *server_name, const uint8_t *req, size_t req_len,
+                           size_t max_recv, int cancel_fd, tb_notary_target_response *out,
+                           int *status, tb_err *err)
 {
     memset(out, 0, sizeof *out);
     fetch f = {t, tb_mono_ns() + (uint64_t)t->timeout_ms * 1000000u, cancel_fd, status, err};

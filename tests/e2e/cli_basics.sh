@@ -31,39 +31,66 @@ for c in $cmds; do
 done
 expect_fail 2 "$TB" help htpp
 
-# One wording: "<option>: unknown option (teebench <cmd> --help)", "<option>: needs a value".
-unknown() { # CMDNAME ARGS...: the unknown option --bogus-flag
-  local name=$1; shift
-  expect_fail 2 "$TB" "$@" --bogus-flag
-  grep -qx -- "teebench: $name: --bogus-flag: unknown option (teebench $name --help)" "$WORK/err" \
-    || fail "unknown option wording of '$*': $(cat "$WORK/err")"
-}
-unknown http http
-unknown serve serve
-unknown nginx nginx start
-unknown syscall syscall
-unknown probe probe
-unknown env env
-unknown compare compare
-unknown report report
-unknown results results list
-unknown vm vm start
-unknown "bench notary" bench notary
-unknown "bench summarize" bench summarize
-missing() { # CMDNAME OPTION ARGS...: OPTION as the last word, without its value
-  local name=$1 opt=$2; shift 2
-  expect_fail 2 "$TB" "$@" "$opt"
-  grep -qx -- "teebench: $name: $opt: needs a value" "$WORK/err" \
-    || fail "missing value wording of '$* $opt': $(cat "$WORK/err")"
-}
-missing http -d http
-missing http --duration http
-missing serve --port serve
-missing nginx --port nginx start
-missing syscall --duration syscall
-missing probe --reps probe
-missing report -o report
-missing "bench notary" --iterations bench notary
+# One wording for every command and subcommand, exit 2:
+#   teebench: NAME: --bogus: unknown option (teebench NAME --help)
+#   teebench: NAME: OPTION: needs a value       (OPTION the last word, no value)
+# Each line: the words after teebench | NAME (the command the message names: a
+# subcommand with its own --help, else the command) | an option that takes a value
+# ("-": none). Every command of `teebench --help` must have at least one line here.
+table='http|http|--duration
+http|http|-d
+serve|serve|--port
+nginx start|nginx|--port
+nginx stop|nginx|--dir
+nginx start|nginx|--user
+nginx log-lines|nginx|--dir
+syscall|syscall|--duration
+probe|probe|--reps
+env|env|--from
+attest show|attest show|-
+attest verify|attest verify|--collateral
+attest collateral|attest collateral|--pccs
+attest quote|attest quote|--report-data
+attest sim-collateral|attest sim-collateral|--sim-dir
+attest bench|attest bench|--iterations
+notary serve|notary serve|--port
+notary check|notary check|--ca
+notarize|notarize|--notary
+bench notary|bench notary|--iterations
+bench summarize|bench summarize|-
+compare|compare|--format
+report|report|-o
+results list|results|--db
+results show|results|--label
+results export|results|--output
+results import|results|--db
+results rm|results|--db
+vm start|vm|--kind
+vm stop|vm|--timeout
+vm list|vm|--dir
+vm show|vm|--dir
+suite run|suite|--repeat
+suite plan|suite|-o'
+for c in $cmds; do
+  echo "$table" | grep -q "^$c[ |]" || fail "cli_basics: no option-wording line for '$c'"
+done
+n=0
+while IFS='|' read -r args name opt; do
+  read -ra words <<<"$args"
+  expect_fail 2 "$TB" "${words[@]}" --bogus
+  grep -qx -- "teebench: $name: --bogus: unknown option (teebench $name --help)" "$WORK/err" \
+    || fail "unknown option wording of '$args': $(cat "$WORK/err")"
+  [ ! -s "$WORK/out" ] || fail "'$args --bogus' printed on stdout: $(cat "$WORK/out")"
+  if [ "$opt" != - ]; then
+    expect_fail 2 "$TB" "${words[@]}" "$opt"
+    grep -qx -- "teebench: $name: $opt: needs a value" "$WORK/err" \
+      || fail "missing value wording of '$args $opt': $(cat "$WORK/err")"
+  fi
+  n=$((n + 1))
+done <<<"$table"
+expect_fail 2 "$TB" http --bogus-flag=3
+grep -qx -- 'teebench: http: --bogus-flag: unknown option (teebench http --help)' "$WORK/err" \
+  || fail "--flag=value named: $(cat "$WORK/err")"
 expect_fail 2 "$TB" syscall -x
 grep -qx -- 'teebench: syscall: -x: unknown option (teebench syscall --help)' "$WORK/err" \
   || fail "short option named: $(cat "$WORK/err")"
@@ -94,4 +121,4 @@ PY
 if LD_TRACE_LOADED_OBJECTS=1 "$TB" >"$WORK/ldd" 2>&1; then
   grep -q libcurl "$WORK/ldd" && fail "teebench maps libcurl at start: $(cat "$WORK/ldd")"
 fi
-pass cli_basics
+pass "cli_basics ($n commands: one wording for unknown options and missing values)"

@@ -12,7 +12,9 @@ make_pki "$PKI"
 TPORT=$(free_port)
 start_target "$TPORT" "$PKI/server.pem" "$PKI/server.key"
 NPORT=$(free_port)
-start_notary "$NPORT" --trust-ca "$PKI/ca.pem" --no-system-ca --concurrency 8 --io-timeout 1000
+# (--notarizations-per-client 32: section 10 runs 32 notarizations at once from 127.0.0.1)
+start_notary "$NPORT" --trust-ca "$PKI/ca.pem" --no-system-ca --concurrency 8 --io-timeout 1000 \
+  --notarizations-per-client 32
 
 export NOTARY_PORT=$NPORT TARGET_PORT=$TPORT FIXTURE_CA=$PKI/ca.pem
 unset ENABLE_TEE_ATTESTATION MAX_SENT_DATA MAX_RECV_DATA USE_FIXTURE_CA TARGET_URI VERIFY_ATTESTATION
@@ -40,6 +42,38 @@ grep -q "another notary key" "$WORK/err" || fail "key pin message"
 expect_fail 1 "$TB" notary check "$WORK/doc.tbnd" --ca "$PKI/other-ca.pem"
 grep -q "unable to get local issuer certificate" "$WORK/err" || fail "other CA message: $(cat "$WORK/err")"
 pass "notary check: signature, chain, key pin"
+
+# 2b. --json: the common envelope with the same figures; failures print it with "error"
+"$TB" notarize --json --out "$WORK/j" >"$WORK/n.json" 2>"$WORK/err" || fail "notarize --json: $(cat "$WORK/err")"
+"$TB" notary check "$WORK/j.tbnd" --ca "$PKI/ca.pem" --notary-key-sha256 "$KEYSHA" --json \
+  >"$WORK/c.json" || fail "notary check --json"
+python3 - "$WORK/n.json" "$WORK/c.json" "$WORK/j.tbnd" <<'PY' || fail "notarize/check --json documents"
+import json, sys
+n, c = (json.load(open(p)) for p in sys.argv[1:3])
+for d, schema in ((n, "teebench-notarize/1"), (c, "teebench-notary-check/1")):
+    assert list(d)[:3] == ["schema", "teebench", "env"], list(d)[:4]
+    assert d["schema"] == schema and d["env"]["schema"] == "teebench-env/1", d["schema"]
+assert n["tee_attestation"] is False and n["notary_tee"] == "none" and n["simulated"] is False
+assert n["tdx_verify_ms"] is None and 0 < n["notarization_ms"] <= n["total_e2e_ms"], n
+assert n["document_file"] == sys.argv[3] and n["evidence_file"] is None
+assert c["session_id"] == n["session_id"] and c["notary_key_sha256"] == n["notary_key_sha256"]
+assert c["signature"] == "valid" and c["server_chain"]["valid_for"] == "test-server.io"
+assert c["notary_key_pinned"] is True and c["evidence"] is None and c["simulated"] is False
+assert c["document"] == sys.argv[3] and c["response_bytes"] == n["response_bytes"] > 0
+PY
+json_error() { # FILE SCHEMA TEXT: the error document of a failed --json command
+  python3 - "$@" <<'PY' || fail "error document: $(cat "$1")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == sys.argv[2] and sys.argv[3] in d["error"], d
+PY
+}
+expect_fail 1 "$TB" notarize --json --notary-port "$(free_port)"
+json_error "$WORK/out" teebench-notarize/1 "POST /session"
+expect_fail 1 "$TB" notary check "$WORK/nonexistent" --json
+json_error "$WORK/out" teebench-notary-check/1 "$WORK/nonexistent: No such file"
+[ "$(grep -o "$WORK/nonexistent" "$WORK/err" | wc -l)" -eq 1 ] || fail "path twice: $(cat "$WORK/err")"
+pass "notarize --json and notary check --json: the envelope, the same figures, errors as documents"
 
 # 3. one byte changed -> refused by the command, with its one error line (about 24
 # positions across the file and the last byte; test_notary_doc changes every byte)

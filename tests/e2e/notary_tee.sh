@@ -37,6 +37,17 @@ pass "TEE notarization with and without verification"
   >"$WORK/check" || fail "notary check --evidence --verify"
 grep -q '^tee: sim (SIMULATED)$' "$WORK/check" || fail "check tee line"
 grep -q 'quote verified' "$WORK/check" || fail "check verified line"
+"$TB" notary check "$WORK/a.tbnd" --evidence "$WORK/a.evidence.json" --verify --json >"$WORK/c.json" \
+  || fail "notary check --json"
+"$TB" notarize --notary-port "$NPORT" --tee true --verify --json >"$WORK/n.json" || fail "notarize --json"
+python3 - "$WORK/c.json" "$WORK/n.json" <<'PY' || fail "SIMULATED in the --json documents"
+import json, sys
+c, n = (json.load(open(p)) for p in sys.argv[1:3])
+assert c["tee"] == "sim" and c["simulated"] is True, c
+assert c["evidence"]["simulated"] is True and c["evidence"]["quote_verified"] is True, c["evidence"]
+assert n["notary_tee"] == "sim" and n["simulated"] is True and n["verified"] is True, n
+assert n["tdx_verify_ms"] > 0
+PY
 pass "notary check verifies the saved evidence"
 
 # 3. a quote bound to another key: evidence from the second notary, with its

@@ -90,17 +90,17 @@ static void canned_stop(canned *c)
 
 static int run_against(const char *url, tb_err *err)
 {
-    tb_notarize_opts o = {.notary_url = url,
-                          .host = "127.0.0.1",
-                          .port = 4000,
-                          .server_name = "test-server.io",
-                          .uri = "/",
-                          .max_sent = 4096,
-                          .max_recv = 16384,
-                          .timeout_ms = 3000};
-    tb_notarize_result res;
+    tb_notary_client_opts o = {.notary_url = url,
+                               .host = "127.0.0.1",
+                               .port = 4000,
+                               .server_name = "test-server.io",
+                               .uri = "/",
+                               .max_sent = 4096,
+                               .max_recv = 16384,
+                               .timeout_ms = 3000};
+    tb_notary_client_result res;
     int rc = tb_notary_client_run(&o, &res, err);
-    tb_notarize_result_free(&res);
+    tb_notary_client_result_clear(&res);
     return rc;
 }
 

@@ -42,8 +42,8 @@ static void test_sign_verify(void **state)
         -1);
     assert_non_null(strstr(err.msg, "SubjectPublicKeyInfo"));
     tb_buf_clear(&sig);
-    tb_notary_key_free(&k);
-    tb_notary_key_free(&other);
+    tb_notary_key_clear(&k);
+    tb_notary_key_clear(&other);
 }
 
 static void test_save_load(void **state)
@@ -63,7 +63,7 @@ static void test_save_load(void **state)
     assert_int_equal(l.spki.len, k.spki.len);
     assert_memory_equal(l.spki.p, k.spki.p, k.spki.len);
     assert_memory_equal(l.spki_sha256, k.spki_sha256, 32);
-    tb_notary_key_free(&l);
+    tb_notary_key_clear(&l);
     /* a non-key file and a missing file fail with a message naming the path */
     FILE *f = fopen(path, "w");
     fputs("not a key\n", f);
@@ -73,7 +73,7 @@ static void test_save_load(void **state)
     unlink(path);
     assert_int_equal(tb_notary_key_load(&l, path, &err), -1);
     rmdir(dir);
-    tb_notary_key_free(&k);
+    tb_notary_key_clear(&k);
 }
 
 int main(void)

@@ -16,14 +16,14 @@ static void test_session_json(void **state)
 {
     (void)state;
     tb_err err;
-    tb_session_req q;
+    tb_notary_session_req q;
     const char *ok = "{\"maxSentData\":4096,\"maxRecvData\":16384,\"teeAttestation\":true,"
                      "\"nonce\":\"00ff10\"}";
-    assert_int_equal(tb_session_req_parse(ok, strlen(ok), &q, &err), 0);
+    assert_int_equal(tb_notary_session_req_parse(ok, strlen(ok), &q, &err), 0);
     assert_true(q.max_sent == 4096 && q.max_recv == 16384 && q.tee == 1);
     assert_int_equal(q.nonce_len, 3);
     assert_int_equal(q.nonce[1], 0xff);
-    assert_int_equal(tb_session_req_parse("{}", 2, &q, &err), 0);
+    assert_int_equal(tb_notary_session_req_parse("{}", 2, &q, &err), 0);
     assert_true(q.max_sent == 0 && q.tee == 0 && q.nonce_len == 0);
     const char *bad[] = {
         "[]",
@@ -38,29 +38,29 @@ static void test_session_json(void **state)
         "{\"maxSentData\":1,\"maxSentData\":2}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        assert_int_equal(tb_session_req_parse(bad[i], strlen(bad[i]), &q, &err), -1);
+        assert_int_equal(tb_notary_session_req_parse(bad[i], strlen(bad[i]), &q, &err), -1);
     /* a 65-byte nonce is too long */
     char big[200] = "{\"nonce\":\"";
     for (int i = 0; i < 130; i++)
         strcat(big, "a");
     strcat(big, "\"}");
-    assert_int_equal(tb_session_req_parse(big, strlen(big), &q, &err), -1);
+    assert_int_equal(tb_notary_session_req_parse(big, strlen(big), &q, &err), -1);
 }
 
 static void test_notarize_json(void **state)
 {
     (void)state;
     tb_err err;
-    tb_notarize_req q;
+    tb_notary_notarize_req q;
     const char *ok = "{\"host\":\"127.0.0.1\",\"port\":4000,\"serverName\":\"test-server.io\","
                      "\"request\":\"R0VUIC8=\"}";
-    assert_int_equal(tb_notarize_req_parse(ok, strlen(ok), &q, &err), 0);
+    assert_int_equal(tb_notary_notarize_req_parse(ok, strlen(ok), &q, &err), 0);
     assert_string_equal(q.host, "127.0.0.1");
     assert_int_equal(q.port, 4000);
     assert_string_equal(q.server_name, "test-server.io");
     assert_int_equal(q.request.len, 5);
     assert_memory_equal(q.request.p, "GET /", 5);
-    tb_notarize_req_free(&q);
+    tb_notary_notarize_req_clear(&q);
     const char *bad[] = {
         "{\"host\":\"h\",\"port\":0,\"serverName\":\"a.b\",\"request\":\"R0VU\"}",
         "{\"host\":\"h\",\"port\":65536,\"serverName\":\"a.b\",\"request\":\"R0VU\"}",
@@ -74,7 +74,7 @@ static void test_notarize_json(void **state)
         "{\"port\":1,\"serverName\":\"a.b\",\"request\":\"R0VU\"}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        assert_int_equal(tb_notarize_req_parse(bad[i], strlen(bad[i]), &q, &err), -1);
+        assert_int_equal(tb_notary_notarize_req_parse(bad[i], strlen(bad[i]), &q, &err), -1);
     assert_true(tb_notary_dns_name_valid("test-server.io"));
     assert_true(tb_notary_dns_name_valid("localhost"));
     assert_false(tb_notary_dns_name_valid("a_b.io"));

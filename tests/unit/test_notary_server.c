@@ -2,7 +2,8 @@
  * port, an in-process TLS target, the real client; and raw HTTP for the
  * error paths (limits, unknown, replayed and expired sessions, refusals that
  * leave the session unused, malformed HTTP, stalling and slow clients,
- * oversized heads, the connection cap, keep-alive limits, session quotas, the
+ * oversized heads, the connection cap, keep-alive limits, session quotas,
+ * notarizations in flight per client, the
  * target deadline and a prompt stop). The TEE case uses a test-double quote
  * source (the real providers are covered by test_notary_tee.c and the e2e
  * tests). */
@@ -20,6 +21,7 @@
 
 #include "base/clock.h"
 #include "net/http_resp.h"
+#include "notary/check.h"
 #include "notary/client.h"
 #include "notary/internal.h"
 #include "notary/server.h"
@@ -44,7 +46,7 @@ typedef struct fx {
     test_pki pki;
     test_tls_server tls;
     tb_notary_key key;
-    tb_target target;
+    tb_notary_target target;
     tb_notary_server *srv;
     char url[64];
 } fx;
@@ -53,9 +55,10 @@ typedef struct fx {
 typedef struct knobs {
     int tee, concurrency, tls_conns, https;
     int trickle_ms;        /* the target trickles its response */
+    int silent;            /* the target accepts and never answers the handshake */
     int target_timeout_ms; /* 0: 5000 */
     uint64_t session_ttl_ns;
-    size_t per_client, max_conns;
+    size_t per_client, max_conns, inflight_per_client;
 } knobs;
 
 static int start_with(fx *f, knobs k)
@@ -63,14 +66,14 @@ static int start_with(fx *f, knobs k)
     tb_err err;
     memset(f, 0, sizeof *f);
     if (test_pki_make(&f->pki) < 0 ||
-        test_tls_start_mode(&f->tls, &f->pki, RESP, k.tls_conns, k.trickle_ms, 0) < 0 ||
+        test_tls_start_mode(&f->tls, &f->pki, RESP, k.tls_conns, k.trickle_ms, k.silent) < 0 ||
         tb_notary_key_generate(&f->key, &err) < 0)
         return -1;
-    tb_allowlist l;
-    tb_allowlist_loopback(&l);
+    tb_notary_allowlist l;
+    tb_notary_allowlist_loopback(&l);
     const char *cas[] = {f->pki.ca};
-    if (tb_target_init(&f->target, cas, 1, 0, &l, k.target_timeout_ms ? k.target_timeout_ms : 5000,
-                       &err) < 0)
+    if (tb_notary_target_init(&f->target, cas, 1, 0, &l,
+                              k.target_timeout_ms ? k.target_timeout_ms : 5000, &err) < 0)
         return -1;
     tb_notary_config cfg = {
         .addr = "127.0.0.1",
@@ -84,6 +87,7 @@ static int start_with(fx *f, knobs k)
         .session_ttl_ns = k.session_ttl_ns ? k.session_ttl_ns : 60000000000ull,
         .max_sessions = 64,
         .sessions_per_client = k.per_client,
+        .notarizations_per_client = k.inflight_per_client,
         .max_connections = k.max_conns,
         .io_timeout_ms = 1500,
         .tls_cert = k.https ? f->pki.cert : NULL,
@@ -108,8 +112,8 @@ static void stop(fx *f)
 {
     tb_notary_server_stop(f->srv);
     test_tls_stop(&f->tls);
-    tb_target_free(&f->target);
-    tb_notary_key_free(&f->key);
+    tb_notary_target_clear(&f->target);
+    tb_notary_key_clear(&f->key);
     test_pki_remove(&f->pki);
 }
 
@@ -199,9 +203,9 @@ static void new_session(fx *f, int src, const char *body, char path[80])
     tb_buf_clear(&r);
 }
 
-static tb_notarize_opts opts(fx *f, int tee)
+static tb_notary_client_opts opts(fx *f, int tee)
 {
-    tb_notarize_opts o = {
+    tb_notary_client_opts o = {
         .notary_url = f->url,
         .host = "127.0.0.1",
         .port = f->tls.port,
@@ -221,8 +225,8 @@ static void test_notarize_no_tee(void **state)
     fx f;
     assert_int_equal(start(&f, 0, 4, 1), 0);
     tb_err err;
-    tb_notarize_result res;
-    tb_notarize_opts o = opts(&f, 0);
+    tb_notary_client_result res;
+    tb_notary_client_opts o = opts(&f, 0);
     assert_int_equal(tb_notary_client_run(&o, &res, &err), 0);
     assert_int_equal(res.doc.response.len, strlen(RESP));
     assert_memory_equal(res.doc.response.p, RESP, strlen(RESP));
@@ -231,14 +235,14 @@ static void test_notarize_no_tee(void **state)
     assert_int_equal(res.has_evidence, 0);
     assert_memory_equal(res.doc.notary_key.p, f.key.spki.p, f.key.spki.len);
     X509_STORE *st = tb_notary_trust_store(f.pki.ca, &err);
-    assert_int_equal(tb_doc_verify_chain(&res.doc, st, &err), 0);
+    assert_int_equal(tb_notary_doc_verify_chain(&res.doc, st, &err), 0);
     X509_STORE_free(st);
-    tb_notarize_result_free(&res);
+    tb_notary_client_result_clear(&res);
     /* TEE asked of a notary without one: a clear error */
     o.tee = 1;
     assert_int_equal(tb_notary_client_run(&o, &res, &err), -1);
     assert_non_null(strstr(err.msg, "without a TEE"));
-    tb_notarize_result_free(&res);
+    tb_notary_client_result_clear(&res);
     stop(&f);
 }
 
@@ -248,19 +252,72 @@ static void test_notarize_tee(void **state)
     fx f;
     assert_int_equal(start(&f, 1, 4, 1), 0);
     tb_err err;
-    tb_notarize_result res;
-    tb_notarize_opts o = opts(&f, 1);
+    tb_notary_client_result res;
+    tb_notary_client_opts o = opts(&f, 1);
     assert_int_equal(tb_notary_client_run(&o, &res, &err), 0);
     assert_int_equal(res.has_evidence, 1);
     assert_string_equal(res.evidence.tee, "sim");
     assert_int_equal(res.doc.nonce.len, 32);
     assert_memory_equal(res.doc.nonce.p, res.nonce, 32);
-    assert_int_equal(tb_evidence_check(&res.evidence, res.doc.notary_key.p, res.doc.notary_key.len,
-                                       res.nonce, 32, NULL, &err),
+    assert_int_equal(tb_notary_evidence_check(&res.evidence, res.doc.notary_key.p,
+                                              res.doc.notary_key.len, res.nonce, 32, NULL, &err),
                      0);
     /* the fake quote carries the report data: it must be the binding one */
     assert_memory_equal(res.evidence.quote.p + 2, res.evidence.report_data, 64);
-    tb_notarize_result_free(&res);
+    /* the verifier's one sequence: key pin, chain, evidence binding */
+    X509_STORE *st = tb_notary_trust_store(f.pki.ca, &err);
+    tb_notary_check_opts co = {.store = st,
+                               .key_sha256 = f.key.spki_sha256,
+                               .evidence = &res.evidence,
+                               .nonce = res.nonce,
+                               .nonce_len = 32};
+    tb_notary_check_report rep;
+    assert_int_equal(tb_notary_check(&res.doc, &co, &rep, &err), 0);
+    assert_int_equal(rep.failed, TB_NOTARY_CHECK_NONE);
+    assert_true(rep.doc_ns > 0 && rep.evidence_ns > 0);
+    co.nonce = NULL; /* the document's nonce is the one sent */
+    assert_int_equal(tb_notary_check(&res.doc, &co, &rep, &err), 0);
+    uint8_t other[32];
+    memcpy(other, res.nonce, 32);
+    other[0] ^= 1;
+    co.nonce = other;
+    assert_int_equal(tb_notary_check(&res.doc, &co, &rep, &err), -1);
+    assert_int_equal(rep.failed, TB_NOTARY_CHECK_EVIDENCE);
+    co.key_sha256 = other;
+    assert_int_equal(tb_notary_check(&res.doc, &co, &rep, &err), -1);
+    assert_int_equal(rep.failed, TB_NOTARY_CHECK_DOC);
+    assert_non_null(strstr(err.msg, "another notary key"));
+    X509_STORE_free(st);
+    /* saved files load back; errors name the file once */
+    char dpath[] = "/tmp/tb-test-doc.XXXXXX", epath[] = "/tmp/tb-test-ev.XXXXXX";
+    int dfd = mkstemp(dpath), efd = mkstemp(epath);
+    assert_true(dfd >= 0 && efd >= 0);
+    assert_int_equal(write(dfd, res.document.p, res.document.len), (ssize_t)res.document.len);
+    assert_int_equal(write(efd, res.evidence_json.p, res.evidence_json.len),
+                     (ssize_t)res.evidence_json.len);
+    tb_buf b = {0};
+    tb_notary_doc d;
+    tb_notary_evidence ev;
+    assert_int_equal(tb_notary_doc_load(dpath, &b, &d, &err), 0);
+    assert_memory_equal(d.session_id, res.doc.session_id, 16);
+    assert_int_equal(tb_notary_evidence_load(epath, &ev, &err), 0);
+    assert_memory_equal(ev.report_data, res.evidence.report_data, 64);
+    tb_notary_evidence_clear(&ev);
+    assert_int_equal(tb_notary_doc_load(epath, &b, &d, &err), -1); /* not a document */
+    assert_int_equal(strncmp(err.msg, epath, strlen(epath)), 0);
+    assert_null(strstr(err.msg + strlen(epath), epath));
+    assert_int_equal(tb_notary_evidence_load(dpath, &ev, &err), -1); /* not evidence */
+    assert_int_equal(strncmp(err.msg, dpath, strlen(dpath)), 0);
+    tb_notary_evidence_clear(&ev);
+    close(dfd);
+    close(efd);
+    unlink(dpath);
+    unlink(epath);
+    assert_int_equal(tb_notary_evidence_load(epath, &ev, &err), -1); /* gone */
+    assert_int_equal(strncmp(err.msg, epath, strlen(epath)), 0);
+    tb_notary_evidence_clear(&ev);
+    tb_buf_clear(&b);
+    tb_notary_client_result_clear(&res);
     /* /info carries evidence for the key with an empty nonce */
     tb_buf reply = {0};
     assert_int_equal(rawz(&f, "GET /info HTTP/1.1\r\nHost: n\r\n\r\n", &reply), 200);
@@ -447,10 +504,10 @@ static void test_stalling_client(void **state)
     assert_int_equal(rawz(&f, "GET /healthcheck HTTP/1.1\r\nHost: n\r\n\r\n", &r), 200);
     assert_true(tb_mono_ns() - t0 < 1000000000u); /* not waiting for the staller */
     tb_err err;
-    tb_notarize_result res;
-    tb_notarize_opts o = opts(&f, 0);
+    tb_notary_client_result res;
+    tb_notary_client_opts o = opts(&f, 0);
     assert_int_equal(tb_notary_client_run(&o, &res, &err), 0);
-    tb_notarize_result_free(&res);
+    tb_notary_client_result_clear(&res);
     /* the staller is answered 408 and dropped after the io timeout (1500 ms) */
     struct pollfd p = {stalled, POLLIN, 0};
     assert_int_equal(poll(&p, 1, 6000), 1);
@@ -488,10 +545,10 @@ static void test_slow_clients(void **state)
         usleep(150000);
     }
     tb_err err;
-    tb_notarize_result res;
-    tb_notarize_opts o = opts(&f, 0);
+    tb_notary_client_result res;
+    tb_notary_client_opts o = opts(&f, 0);
     assert_int_equal(tb_notary_client_run(&o, &res, &err), 0);
-    tb_notarize_result_free(&res);
+    tb_notary_client_result_clear(&res);
     assert_true(worst < 500000000u);
     /* keep dripping: the budget ends each request with 408 at ~1.5 s */
     int got408 = 0;
@@ -556,11 +613,11 @@ static void test_session_limits(void **state)
      * (3 open at most) succeed, because each claim frees its slot */
     tb_err err;
     for (int i = 0; i < 70; i++) {
-        tb_notarize_result res;
-        tb_notarize_opts o = opts(&f, 0);
+        tb_notary_client_result res;
+        tb_notary_client_opts o = opts(&f, 0);
         if (tb_notary_client_run(&o, &res, &err) != 0)
             fail_msg("notarization %d: %s", i, err.msg);
-        tb_notarize_result_free(&res);
+        tb_notary_client_result_clear(&res);
     }
     /* expiry (300 ms): 410, and again 410 (not 404) */
     const char *body = "{\"host\":\"127.0.0.1\",\"port\":1,\"serverName\":\"a.b\","
@@ -575,8 +632,60 @@ static void test_session_limits(void **state)
     stop(&f);
 }
 
+/* One client cannot hold every worker: at most notarizations_per_client of
+ * its POST /notarize are in flight; the next is 429 and leaves its session
+ * unused; other clients go on. */
+static void test_inflight_per_client(void **state)
+{
+    (void)state;
+    fx f;
+    assert_int_equal(start_with(&f, (knobs){.concurrency = 4,
+                                            .tls_conns = 8,
+                                            .silent = 1,
+                                            .target_timeout_ms = 800,
+                                            .inflight_per_client = 2}),
+                     0);
+    char p[3][80], q[80], req[1024];
+    for (int i = 0; i < 3; i++)
+        new_session(&f, 5, "{}", p[i]);
+    new_session(&f, 6, "{}", q);
+    char body[256];
+    snprintf(body, sizeof body,
+             "{\"host\":\"127.0.0.1\",\"port\":%u,\"serverName\":\"test-server.io\","
+             "\"request\":\"R0VUIC8gSFRUUC8xLjENCg0K\"}",
+             f.tls.port);
+    /* two notarizations of 127.0.0.5 wait for the silent target */
+    int fd[2];
+    for (int i = 0; i < 2; i++) {
+        int n = snprintf(req, sizeof req,
+                         "POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s", p[i],
+                         strlen(body), body);
+        fd[i] = dial_from(&f, 5);
+        assert_int_equal(send(fd[i], req, (size_t)n, MSG_NOSIGNAL), n);
+    }
+    usleep(100000); /* the loop has routed them */
+    tb_buf r = {0};
+    uint64_t t0 = tb_mono_ns();
+    assert_int_equal(post_from(&f, 5, p[2], body, &r), 429);
+    assert_non_null(strstr((char *)r.p, "2 notarizations in flight"));
+    assert_true(tb_mono_ns() - t0 < 500000000ull); /* answered at once */
+    /* another client is not limited: its notarization reaches the target */
+    assert_int_equal(post_from(&f, 6, q, body, &r), 504);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(read_reply(fd[i], &r), 504);
+        close(fd[i]);
+    }
+    /* the refused session is still open: a refusal before the claim (403),
+     * not "already used" (409) */
+    const char *other = "{\"host\":\"10.0.0.1\",\"port\":443,\"serverName\":\"test-server.io\","
+                        "\"request\":\"R0VUIC8gSFRUUC8xLjENCg0K\"}";
+    assert_int_equal(post_from(&f, 5, p[2], other, &r), 403);
+    tb_buf_clear(&r);
+    stop(&f);
+}
+
 typedef struct bg_run {
-    tb_notarize_opts o;
+    tb_notary_client_opts o;
     int rc;
     tb_err err;
 } bg_run;
@@ -584,9 +693,9 @@ typedef struct bg_run {
 static void *bg_notarize(void *arg)
 {
     bg_run *b = arg;
-    tb_notarize_result res;
+    tb_notary_client_result res;
     b->rc = tb_notary_client_run(&b->o, &res, &b->err);
-    tb_notarize_result_free(&res);
+    tb_notary_client_result_clear(&res);
     return NULL;
 }
 
@@ -602,14 +711,14 @@ static void test_target_deadline_and_stop(void **state)
             (knobs){.concurrency = 2, .tls_conns = 2, .trickle_ms = 200, .target_timeout_ms = 700}),
         0);
     tb_err err;
-    tb_notarize_result res;
-    tb_notarize_opts o = opts(&f, 0);
+    tb_notary_client_result res;
+    tb_notary_client_opts o = opts(&f, 0);
     uint64_t t0 = tb_mono_ns();
     assert_int_equal(tb_notary_client_run(&o, &res, &err), -1);
     uint64_t ms = (tb_mono_ns() - t0) / 1000000u;
     assert_non_null(strstr(err.msg, "504"));
     assert_true(ms >= 650 && ms < 2000);
-    tb_notarize_result_free(&res);
+    tb_notary_client_result_clear(&res);
     stop(&f);
     /* stop while a notarization waits for a trickling target (deadline 30 s) */
     assert_int_equal(start_with(&f, (knobs){.concurrency = 2,
@@ -640,19 +749,19 @@ static void test_https_notary(void **state)
     assert_int_equal(
         start_with(&f, (knobs){.tee = 1, .concurrency = 2, .tls_conns = 1, .https = 1}), 0);
     tb_err err;
-    tb_notarize_result res;
-    tb_notarize_opts o = opts(&f, 1);
+    tb_notary_client_result res;
+    tb_notary_client_opts o = opts(&f, 1);
     /* without the CA that signed the notary's certificate: refused */
     assert_int_equal(tb_notary_client_run(&o, &res, &err), -1);
     assert_non_null(strstr(err.msg, "POST /session"));
-    tb_notarize_result_free(&res);
+    tb_notary_client_result_clear(&res);
     /* a client that stalls in the TLS handshake does not block the others */
     int stalled = dial(&f);
     o.notary_ca = f.pki.ca;
     assert_int_equal(tb_notary_client_run(&o, &res, &err), 0);
     assert_int_equal(res.has_evidence, 1);
     assert_int_equal(res.doc.response.len, strlen(RESP));
-    tb_notarize_result_free(&res);
+    tb_notary_client_result_clear(&res);
     close(stalled);
     /* plain HTTP to the HTTPS notary gets no answer, and the notary goes on */
     tb_buf r = {0};
@@ -675,6 +784,7 @@ int main(void)
         cmocka_unit_test(test_slow_clients),
         cmocka_unit_test(test_connection_cap),
         cmocka_unit_test(test_session_limits),
+        cmocka_unit_test(test_inflight_per_client),
         cmocka_unit_test(test_target_deadline_and_stop),
         cmocka_unit_test(test_https_notary),
     };

@@ -34,18 +34,18 @@ static struct sockaddr_storage addr(const char *ip)
     return ss;
 }
 
-static int permits(const tb_allowlist *l, const char *host, uint16_t port, const char *ip)
+static int permits(const tb_notary_allowlist *l, const char *host, uint16_t port, const char *ip)
 {
     struct sockaddr_storage ss = addr(ip);
-    return tb_allowlist_permits(l, host, port, (struct sockaddr *)&ss);
+    return tb_notary_allowlist_permits(l, host, port, (struct sockaddr *)&ss);
 }
 
 static void test_allowlist(void **state)
 {
     (void)state;
     tb_err err;
-    tb_allowlist l;
-    tb_allowlist_loopback(&l);
+    tb_notary_allowlist l;
+    tb_notary_allowlist_loopback(&l);
     assert_true(permits(&l, "localhost", 443, "127.0.0.1"));
     assert_true(permits(&l, "x", 1, "127.255.0.9"));
     assert_true(permits(&l, "x", 1, "::1"));
@@ -53,9 +53,9 @@ static void test_allowlist(void **state)
     assert_false(permits(&l, "x", 1, "10.0.0.1"));
     assert_false(permits(&l, "x", 1, "::2"));
     memset(&l, 0, sizeof l);
-    assert_int_equal(tb_allowlist_add(&l, "10.1.0.0/16", &err), 0);
-    assert_int_equal(tb_allowlist_add(&l, "example.com:443", &err), 0);
-    assert_int_equal(tb_allowlist_add(&l, "[::1]:8443", &err), 0);
+    assert_int_equal(tb_notary_allowlist_add(&l, "10.1.0.0/16", &err), 0);
+    assert_int_equal(tb_notary_allowlist_add(&l, "example.com:443", &err), 0);
+    assert_int_equal(tb_notary_allowlist_add(&l, "[::1]:8443", &err), 0);
     assert_true(permits(&l, "a", 1, "10.1.200.3"));
     assert_false(permits(&l, "a", 1, "10.2.0.1"));
     assert_false(permits(&l, "a", 1, "127.0.0.1")); /* explicit entries replace loopback */
@@ -65,7 +65,7 @@ static void test_allowlist(void **state)
     const char *bad[] = {"10.0.0.0/33", "10.0.0.0/", "/8",      "nonsense", "host:0",
                          "host:x",      ":443",      "::1/129", "1.2.3/8"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        assert_int_equal(tb_allowlist_add(&l, bad[i], &err), -1);
+        assert_int_equal(tb_notary_allowlist_add(&l, bad[i], &err), -1);
 }
 
 /* Item 9 of issue 12: every spelling the old parser let through by strtol. */
@@ -73,7 +73,7 @@ static void test_allowlist_strict(void **state)
 {
     (void)state;
     tb_err err;
-    tb_allowlist l;
+    tb_notary_allowlist l;
     memset(&l, 0, sizeof l);
     struct {
         const char *spec, *why;
@@ -100,7 +100,7 @@ static void test_allowlist_strict(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err.msg[0] = 0;
-        if (tb_allowlist_add(&l, bad[i].spec, &err) != -1)
+        if (tb_notary_allowlist_add(&l, bad[i].spec, &err) != -1)
             fail_msg("'%s' was accepted", bad[i].spec);
         if (!strstr(err.msg, bad[i].why) || !strstr(err.msg, bad[i].spec))
             fail_msg("'%s': message '%s' lacks '%s'", bad[i].spec, err.msg, bad[i].why);
@@ -109,7 +109,7 @@ static void test_allowlist_strict(void **state)
     const char *good[] = {"0.0.0.0/0",   "10.0.0.0/8",    "::/0",      "::1/128",    "[::1]:443",
                           "localhost:1", "192.0.2.7:443", "fe80::/10", "a-b.c:65535"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
-        if (tb_allowlist_add(&l, good[i], &err) != 0)
+        if (tb_notary_allowlist_add(&l, good[i], &err) != 0)
             fail_msg("'%s' refused: %s", good[i], err.msg);
     assert_int_equal(l.e[0].prefix, 0);
     assert_int_equal(l.e[4].port, 443);
@@ -130,15 +130,15 @@ static const char RESP[] = "HTTP/1.1 200 OK\r\nContent-Length: 11\r\nConnection:
 static const char REQ[] = "GET / HTTP/1.1\r\nHost: test-server.io\r\nConnection: close\r\n\r\n";
 
 /* resolve + fetch as the notary does them. */
-static int fetch(const tb_target *t, const char *host, uint16_t port, const char *sni, size_t max,
-                 int cancel_fd, tb_target_response *f, int *status, tb_err *err)
+static int fetch(const tb_notary_target *t, const char *host, uint16_t port, const char *sni,
+                 size_t max, int cancel_fd, tb_notary_target_response *f, int *status, tb_err *err)
 {
-    tb_target_addrs a;
+    tb_notary_target_addrs a;
     memset(f, 0, sizeof *f);
-    if (tb_target_resolve(t, host, port, &a, status, err) < 0)
+    if (tb_notary_target_resolve(t, host, port, &a, status, err) < 0)
         return -1;
-    return tb_target_fetch(t, &a, sni, (const uint8_t *)REQ, strlen(REQ), max, cancel_fd, f, status,
-                           err);
+    return tb_notary_target_fetch(t, &a, sni, (const uint8_t *)REQ, strlen(REQ), max, cancel_fd, f,
+                                  status, err);
 }
 
 static void test_fetch(void **state)
@@ -149,12 +149,12 @@ static void test_fetch(void **state)
     assert_int_equal(test_pki_make(&p), 0);
     test_tls_server srv;
     assert_int_equal(test_tls_start(&srv, &p, RESP, 4), 0);
-    tb_allowlist l;
-    tb_allowlist_loopback(&l);
-    tb_target t;
+    tb_notary_allowlist l;
+    tb_notary_allowlist_loopback(&l);
+    tb_notary_target t;
     const char *cas[] = {p.ca};
-    assert_int_equal(tb_target_init(&t, cas, 1, 0, &l, 5000, &err), 0);
-    tb_target_response f;
+    assert_int_equal(tb_notary_target_init(&t, cas, 1, 0, &l, 5000, &err), 0);
+    tb_notary_target_response f;
     int status = 0;
     /* 1: good */
     assert_int_equal(
@@ -163,30 +163,30 @@ static void test_fetch(void **state)
     assert_memory_equal(f.response.p, RESP, f.response.len);
     assert_int_equal(f.n_certs, 1);
     assert_true(f.cert_len[0] > 100);
-    tb_target_response_free(&f);
+    tb_notary_target_response_clear(&f);
     /* 2: the response is larger than the limit: refused, never truncated */
     assert_int_equal(fetch(&t, "127.0.0.1", srv.port, "test-server.io", 20, -1, &f, &status, &err),
                      -1);
     assert_int_equal(status, 422);
     assert_non_null(strstr(err.msg, "maxRecvData"));
-    tb_target_response_free(&f);
+    tb_notary_target_response_clear(&f);
     /* 3: a name the certificate does not carry */
     assert_int_equal(
         fetch(&t, "127.0.0.1", srv.port, "wrong.example", 16384, -1, &f, &status, &err), -1);
     assert_int_equal(status, 502);
     assert_non_null(strstr(err.msg, "certificate"));
-    tb_target_response_free(&f);
-    tb_target_free(&t);
+    tb_notary_target_response_clear(&f);
+    tb_notary_target_clear(&t);
     /* 4: a CA that did not sign the server certificate */
     test_pki other;
     assert_int_equal(test_pki_make(&other), 0);
     const char *ocas[] = {other.ca};
-    assert_int_equal(tb_target_init(&t, ocas, 1, 0, &l, 5000, &err), 0);
+    assert_int_equal(tb_notary_target_init(&t, ocas, 1, 0, &l, 5000, &err), 0);
     assert_int_equal(
         fetch(&t, "127.0.0.1", srv.port, "test-server.io", 16384, -1, &f, &status, &err), -1);
     assert_non_null(strstr(err.msg, "certificate"));
-    tb_target_response_free(&f);
-    tb_target_free(&t);
+    tb_notary_target_response_clear(&f);
+    tb_notary_target_clear(&t);
     test_tls_stop(&srv);
     test_pki_remove(&other);
     test_pki_remove(&p);
@@ -202,12 +202,12 @@ static void test_deadline_and_cancel(void **state)
     tb_err err;
     test_pki p;
     assert_int_equal(test_pki_make(&p), 0);
-    tb_allowlist l;
-    tb_allowlist_loopback(&l);
+    tb_notary_allowlist l;
+    tb_notary_allowlist_loopback(&l);
     const char *cas[] = {p.ca};
-    tb_target t;
-    assert_int_equal(tb_target_init(&t, cas, 1, 0, &l, 600, &err), 0);
-    tb_target_response f;
+    tb_notary_target t;
+    assert_int_equal(tb_notary_target_init(&t, cas, 1, 0, &l, 600, &err), 0);
+    tb_notary_target_response f;
     int status = 0;
     for (int mode = 0; mode < 2; mode++) { /* 0: trickling response, 1: silent handshake */
         test_tls_server srv;
@@ -220,12 +220,12 @@ static void test_deadline_and_cancel(void **state)
         assert_non_null(strstr(err.msg, mode ? "TLS handshake" : "reading the response"));
         assert_non_null(strstr(err.msg, "600 ms"));
         assert_true(ms >= 590 && ms < 1500);
-        tb_target_response_free(&f);
+        tb_notary_target_response_clear(&f);
         test_tls_stop(&srv);
     }
     /* cancelled: an eventfd that becomes readable 150 ms into a 600 ms fetch */
-    tb_target_free(&t);
-    assert_int_equal(tb_target_init(&t, cas, 1, 0, &l, 5000, &err), 0);
+    tb_notary_target_clear(&t);
+    assert_int_equal(tb_notary_target_init(&t, cas, 1, 0, &l, 5000, &err), 0);
     test_tls_server srv;
     assert_int_equal(test_tls_start_mode(&srv, &p, RESP, 1, 100, 0), 0);
     int efd = eventfd(0, EFD_CLOEXEC);
@@ -239,9 +239,9 @@ static void test_deadline_and_cancel(void **state)
     assert_true(tb_mono_ns() - t0 < 1000000000u);
     pthread_join(th, NULL);
     close(efd);
-    tb_target_response_free(&f);
+    tb_notary_target_response_clear(&f);
     test_tls_stop(&srv);
-    tb_target_free(&t);
+    tb_notary_target_clear(&t);
     test_pki_remove(&p);
 }
 
@@ -249,37 +249,38 @@ static void test_refused_targets(void **state)
 {
     (void)state;
     tb_err err;
-    tb_allowlist l;
+    tb_notary_allowlist l;
     memset(&l, 0, sizeof l);
-    assert_int_equal(tb_allowlist_add(&l, "10.0.0.0/8", &err), 0);
-    tb_target t;
-    assert_int_equal(tb_target_init(&t, NULL, 0, 1, &l, 2000, &err), 0);
-    tb_target_addrs a;
+    assert_int_equal(tb_notary_allowlist_add(&l, "10.0.0.0/8", &err), 0);
+    tb_notary_target t;
+    assert_int_equal(tb_notary_target_init(&t, NULL, 0, 1, &l, 2000, &err), 0);
+    tb_notary_target_addrs a;
     int status = 0;
-    assert_int_equal(tb_target_resolve(&t, "127.0.0.1", 9, &a, &status, &err), -1);
+    assert_int_equal(tb_notary_target_resolve(&t, "127.0.0.1", 9, &a, &status, &err), -1);
     assert_int_equal(status, 403);
     assert_non_null(strstr(err.msg, "not allowed"));
-    assert_int_equal(tb_target_resolve(&t, "no-such-host.invalid", 9, &a, &status, &err), -1);
+    assert_int_equal(tb_notary_target_resolve(&t, "no-such-host.invalid", 9, &a, &status, &err),
+                     -1);
     assert_int_equal(status, 502);
-    tb_target_free(&t);
+    tb_notary_target_clear(&t);
     /* an allowed target where nothing listens */
-    tb_allowlist_loopback(&l);
-    assert_int_equal(tb_target_init(&t, NULL, 0, 1, &l, 2000, &err), 0);
+    tb_notary_allowlist_loopback(&l);
+    assert_int_equal(tb_notary_target_init(&t, NULL, 0, 1, &l, 2000, &err), 0);
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t al = sizeof sa;
     bind(fd, (struct sockaddr *)&sa, sizeof sa);
     getsockname(fd, (struct sockaddr *)&sa, &al);
     close(fd); /* the port is now (almost certainly) closed */
-    tb_target_response f;
+    tb_notary_target_response f;
     assert_int_equal(fetch(&t, "127.0.0.1", ntohs(sa.sin_port), "a.b", 10, -1, &f, &status, &err),
                      -1);
     assert_int_equal(status, 502);
     assert_non_null(strstr(err.msg, "cannot connect"));
-    tb_target_response_free(&f);
+    tb_notary_target_response_clear(&f);
     /* no CA at all is a configuration error */
-    tb_target_free(&t);
-    assert_int_equal(tb_target_init(&t, NULL, 0, 0, &l, 2000, &err), -1);
+    tb_notary_target_clear(&t);
+    assert_int_equal(tb_notary_target_init(&t, NULL, 0, 0, &l, 2000, &err), -1);
 }
 
 int main(void)

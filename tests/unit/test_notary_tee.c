@@ -49,15 +49,16 @@ static void test_sim_quote_and_verify(void **state)
     assert_int_equal(tb_notary_key_generate(&k, &err), 0);
     uint8_t nonce[32];
     memset(nonce, 7, sizeof nonce);
-    tb_evidence ev;
-    assert_int_equal(tb_evidence_make(&src, nonce, 32, k.spki_sha256, &ev, &err), 0);
+    tb_notary_evidence ev;
+    assert_int_equal(tb_notary_evidence_make(&src, nonce, 32, k.spki_sha256, &ev, &err), 0);
     assert_true(ev.quote.len > 1000);
 
     tb_notary_verifier_opts vo = {.sim_dir = sim, .simulated = 1};
     tb_notary_quote_verifier qv;
     assert_int_equal(tb_notary_verifier_open(&vo, &qv, &err), 0);
     for (int round = 0; round < 2; round++)
-        assert_int_equal(tb_evidence_check(&ev, k.spki.p, k.spki.len, nonce, 32, &qv, &err), 0);
+        assert_int_equal(tb_notary_evidence_check(&ev, k.spki.p, k.spki.len, nonce, 32, &qv, &err),
+                         0);
     /* the verifier checks the binding itself: a quote for other report data fails */
     uint8_t other_rd[64];
     memset(other_rd, 1, sizeof other_rd);
@@ -69,7 +70,7 @@ static void test_sim_quote_and_verify(void **state)
     /* the verifier of another simulated PKI refuses this quote */
     tb_notary_verifier_opts vo2 = {.sim_dir = other, .simulated = 1};
     assert_int_equal(tb_notary_verifier_open(&vo2, &qv, &err), 0);
-    assert_int_equal(tb_evidence_check(&ev, k.spki.p, k.spki.len, nonce, 32, &qv, &err), -1);
+    assert_int_equal(tb_notary_evidence_check(&ev, k.spki.p, k.spki.len, nonce, 32, &qv, &err), -1);
     assert_non_null(strstr(err.msg, "quote verification failed"));
     tb_notary_verifier_close(&qv);
 
@@ -82,8 +83,8 @@ static void test_sim_quote_and_verify(void **state)
     tb_notary_quote_source bad;
     assert_int_equal(tb_notary_tee_open("sgx", NULL, &bad, &err), -1);
 
-    tb_evidence_free(&ev);
-    tb_notary_key_free(&k);
+    tb_notary_evidence_clear(&ev);
+    tb_notary_key_clear(&k);
     tb_notary_tee_close(&src);
 }
 
@@ -97,8 +98,8 @@ static void test_simulated_quote_is_not_real(void **state)
     assert_int_equal(tb_notary_tee_open("sim", sim, &src, &err), 0);
     tb_notary_key k;
     assert_int_equal(tb_notary_key_generate(&k, &err), 0);
-    tb_evidence ev;
-    assert_int_equal(tb_evidence_make(&src, NULL, 0, k.spki_sha256, &ev, &err), 0);
+    tb_notary_evidence ev;
+    assert_int_equal(tb_notary_evidence_make(&src, NULL, 0, k.spki_sha256, &ev, &err), 0);
     /* a verifier for real quotes, given the simulated collateral and root as if
      * they were real, must still not accept the simulated quote as real */
     tb_attest_collateral c;
@@ -113,11 +114,11 @@ static void test_simulated_quote_is_not_real(void **state)
     tb_notary_verifier_opts vo = {.collateral = col, .root = root, .simulated = 0};
     tb_notary_quote_verifier qv;
     assert_int_equal(tb_notary_verifier_open(&vo, &qv, &err), 0);
-    assert_int_equal(tb_evidence_check(&ev, k.spki.p, k.spki.len, NULL, 0, &qv, &err), -1);
+    assert_int_equal(tb_notary_evidence_check(&ev, k.spki.p, k.spki.len, NULL, 0, &qv, &err), -1);
     assert_non_null(strstr(err.msg, "SIMULATED quote where a real one was expected"));
     tb_notary_verifier_close(&qv);
-    tb_evidence_free(&ev);
-    tb_notary_key_free(&k);
+    tb_notary_evidence_clear(&ev);
+    tb_notary_key_clear(&k);
     tb_notary_tee_close(&src);
 }
 
