@@ -12,6 +12,7 @@
 #include <openssl/x509.h>
 
 #include "attest/attest.h"
+#include "attest/snp.h"
 
 struct tb_attest_root {
     X509 *cert;
@@ -241,13 +242,13 @@ int tb_attest_cache_dir(const char *override, char *out, size_t outlen, tb_err *
 
 /* The AMD extensions of a VCEK / VLEK (1.3.6.1.4.1.3704.1.*). */
 typedef struct tb_attest_snp_ext {
-    int has_tcb;                   /* bl, tee, snp and ucode SPLs all present */
+    int has_tcb; /* bl, tee, snp and ucode SPLs all present */
     uint8_t bl, tee, snp, ucode, fmc;
-    int has_fmc;                   /* 1.3.9 (Turin) */
-    char product[32];              /* 1.2 productName, "" when absent */
-    uint8_t hwid[64];              /* 1.4 hwID (VCEK) */
+    int has_fmc;      /* 1.3.9 (Turin) */
+    char product[32]; /* 1.2 productName, "" when absent */
+    uint8_t hwid[64]; /* 1.4 hwID (VCEK) */
     int has_hwid;
-    int has_csp_id;                /* 1.5 (VLEK) */
+    int has_csp_id; /* 1.5 (VLEK) */
 } tb_attest_snp_ext;
 /* The [3] extensions content (the SEQUENCE OF Extension, with its tag) -> AMD extensions,
  * basicConstraints cA. Strict DER; unknown extensions skipped; duplicates refused. */
@@ -284,6 +285,8 @@ int tb_attest_snp_report_sig_ok(const tb_attest_snp_cert *vcek, const uint8_t *r
 /* PEM (first certificate / CRL) or DER bytes -> DER (malloc'd). */
 int tb_attest_snp_to_der(const uint8_t *p, size_t n, int crl, uint8_t **der, size_t *len,
                          tb_err *err);
+/* A PEM chain (ASK then ARK, as the KDS serves /cert_chain) -> c->ask, c->ark (DER). */
+int tb_attest_snp_chain_from_pem(const uint8_t *p, size_t n, tb_attest_snp_certs *c, tb_err *err);
 /* The SIMULATED marker in FAMILY_ID. */
 #define TB_ATTEST_SNP_SIM_MARKER "teebench SIM SNP"
 

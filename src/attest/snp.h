@@ -126,6 +126,9 @@ void tb_attest_snp_certs_clear(tb_attest_snp_certs *c);
  * when ark.pem and ask.pem are absent. */
 int tb_attest_snp_certs_load(const char *dir, tb_attest_snp_certs *out, tb_err *err);
 
+/* A certificate (crl 0) or CRL (crl 1) file, PEM or DER -> DER (malloc'd, caller frees). */
+int tb_attest_snp_read_der(const char *path, int crl, uint8_t **der, size_t *len, tb_err *err);
+
 /* The built-in ARK / ASK DER of a product (vlek: the ASVK that signs VLEKs). Static
  * memory. -1 when unknown. */
 int tb_attest_snp_builtin(tb_attest_snp_product p, int vlek, const uint8_t **ark, size_t *ark_len,
@@ -173,8 +176,8 @@ int tb_attest_snp_verify(const uint8_t *report, size_t len, const tb_attest_snp_
  * look-alike): GET /vcek/v1/{product}/{hwid}?blSPL=..&teeSPL=..&snpSPL=..&ucodeSPL=..
  * (DER VCEK), /vcek/v1/{product}/cert_chain (PEM ASK+ARK), /vcek/v1/{product}/crl (DER).
  * Each piece is taken from the cache when present (<cache>/snp/<hash of URL>/...): the
- * VCEK forever (a certificate never changes), the chain forever, the CRL until its
- * nextUpdate. HTTP 429 is retried after its Retry-After (default 1 s, doubled per
+ * VCEK (keyed by product, hwID and TCB) and the chain while valid at now, the CRL until
+ * its nextUpdate. HTTP 429 is retried after its Retry-After (default 1 s, doubled per
  * retry, at most max_retries times, each wait at most 10 s). *fetched says how many
  * requests went out (0: all from the cache). */
 typedef struct tb_attest_snp_kds_opts {
@@ -184,6 +187,11 @@ typedef struct tb_attest_snp_kds_opts {
     int max_retries;        /* on 429; 0 = 3 */
     long max_retry_wait_ms; /* cap of one wait; 0 = 10000 */
 } tb_attest_snp_kds_opts;
+/* Nothing is put into the cache here: the caller puts what verified a report (ACCEPTED
+ * or REFUSED) with tb_attest_snp_kds_cache_put, so an unverified answer is never cached. */
+int tb_attest_snp_kds_cache_put(const char *base_url, const tb_attest_snp_report *r,
+                                tb_attest_snp_product product, const tb_attest_snp_kds_opts *o,
+                                const tb_attest_snp_certs *c, tb_err *err);
 int tb_attest_snp_kds_fetch(const char *base_url, const tb_attest_snp_report *r,
                             tb_attest_snp_product product, int64_t now,
                             const tb_attest_snp_kds_opts *o, tb_attest_snp_certs *out, int *fetched,

@@ -49,6 +49,39 @@ static int read_one(const char *dir, const char *name, int crl, uint8_t **der, s
     return 1;
 }
 
+int tb_attest_snp_chain_from_pem(const uint8_t *p, size_t n, tb_attest_snp_certs *c, tb_err *err)
+{
+    BIO *bio = BIO_new_mem_buf(p, (int)n);
+    int k = 0;
+    while (bio && k < 2) {
+        char *pname = NULL, *hdr = NULL;
+        unsigned char *data = NULL;
+        long dl = 0;
+        if (!PEM_read_bio(bio, &pname, &hdr, &data, &dl))
+            break;
+        uint8_t **dst = k == 0 ? &c->ask : &c->ark;
+        size_t *dlen = k == 0 ? &c->ask_len : &c->ark_len;
+        if (!strcmp(pname, PEM_STRING_X509) && dl > 0 && (*dst = malloc((size_t)dl))) {
+            memcpy(*dst, data, (size_t)dl);
+            *dlen = (size_t)dl;
+            k++;
+        }
+        OPENSSL_free(pname);
+        OPENSSL_free(hdr);
+        OPENSSL_free(data);
+    }
+    BIO_free(bio);
+    ERR_clear_error();
+    if (k != 2) {
+        free(c->ask);
+        free(c->ark);
+        c->ask = c->ark = NULL;
+        c->ask_len = c->ark_len = 0;
+        return tb_errf(err, "want two PEM certificates (ASK, then ARK)");
+    }
+    return 0;
+}
+
 /* The first two certificates of a PEM chain file (ASK, ARK). 1 read, 0 absent, -1 error. */
 static int read_chain(const char *dir, const char *name, tb_attest_snp_certs *c, tb_err *err)
 {
@@ -61,30 +94,10 @@ static int read_chain(const char *dir, const char *name, tb_attest_snp_certs *c,
     tb_buf b = {0};
     if (tb_file_read(path, 1 << 20, &b, err) < 0)
         return -1;
-    BIO *bio = BIO_new_mem_buf(b.p, (int)b.len);
-    int n = 0;
-    while (bio && n < 2) {
-        char *pname = NULL, *hdr = NULL;
-        unsigned char *data = NULL;
-        long dl = 0;
-        if (!PEM_read_bio(bio, &pname, &hdr, &data, &dl))
-            break;
-        uint8_t **dst = n == 0 ? &c->ask : &c->ark;
-        size_t *dlen = n == 0 ? &c->ask_len : &c->ark_len;
-        if (!strcmp(pname, PEM_STRING_X509) && dl > 0 && (*dst = malloc((size_t)dl))) {
-            memcpy(*dst, data, (size_t)dl);
-            *dlen = (size_t)dl;
-            n++;
-        }
-        OPENSSL_free(pname);
-        OPENSSL_free(hdr);
-        OPENSSL_free(data);
-    }
-    BIO_free(bio);
-    ERR_clear_error();
+    int rc = tb_attest_snp_chain_from_pem(b.p, b.len, c, err);
     tb_buf_clear(&b);
-    if (n != 2)
-        return tb_errf(err, "%s: want two PEM certificates (ASK, then ARK)", path);
+    if (rc < 0)
+        return tb_err_wrap(err, "%s", path);
     return 1;
 }
 
@@ -115,5 +128,19 @@ int tb_attest_snp_certs_load(const char *dir, tb_attest_snp_certs *c, tb_err *er
         tb_attest_snp_certs_clear(c);
         return -1;
     }
+    return 0;
+}
+
+int tb_attest_snp_read_der(const char *path, int crl, uint8_t **der, size_t *len, tb_err *err)
+{
+    tb_buf b = {0};
+    *der = NULL;
+    *len = 0;
+    if (tb_file_read(path, 1 << 20, &b, err) < 0)
+        return -1;
+    int rc = tb_attest_snp_to_der(b.p, b.len, crl, der, len, err);
+    tb_buf_clear(&b);
+    if (rc < 0)
+        return tb_err_wrap(err, "%s", path);
     return 0;
 }

@@ -1,4 +1,5 @@
 /* cli/attest: `teebench attest show|verify|collateral|quote|sim-collateral`.
+ * An AMD SEV-SNP report (recognized by its bytes) goes to cli/attest_snp.c.
  *
  * Exit codes (documented in README.md and --help):
  *   0  accepted (verify) / success
@@ -22,6 +23,7 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/hex.h"
+#include "cli/attest_snp.h"
 #include "cli/cli.h"
 #include "stats/summary.h"
 
@@ -31,13 +33,19 @@
 static const char USAGE[] =
     "usage: teebench attest <subcommand> [options]\n"
     "\n"
-    "  show QUOTE [--json]\n"
-    "      print every field of a TDX quote (v4/v5; binary, hex or base64 file)\n"
+    "  show QUOTE|REPORT [--json]\n"
+    "      print every field of a TDX quote (v4/v5) or an SEV-SNP report (v2/v3/v5);\n"
+    "      binary, hex or base64 file\n"
     "  verify QUOTE (--collateral FILE|DIR|sim[:DIR] | --pccs URL) [--now UNIX_TIME]\n"
     "         [--root CA_FILE] [--allow-debug] [--policy FILE] [--json]\n"
     "         [--no-cache] [--cache-dir DIR] [--timeout MS]\n"
     "      full DCAP verification in Intel QVL's order; prints the verdict, the TCB\n"
     "      status, advisories and the fetch and verify times\n"
+    "  verify REPORT (--certs DIR | --kds URL [--product milan|genoa|turin])\n"
+    "         [--root ARK_FILE] [--now UNIX_TIME] [--allow-debug] [--policy FILE] [--json]\n"
+    "         [--no-cache] [--cache-dir DIR] [--timeout MS]\n"
+    "      SEV-SNP: ARK -> ASK -> VCEK/VLEK (built-in ARK/ASK of Milan, Genoa, Turin),\n"
+    "      CRL, TCB and chip id against the VCEK, the report signature, the policy\n"
     "  collateral QUOTE --pccs URL [-o FILE] [--timeout MS]\n"
     "      fetch the quote's collateral from a PCS/PCCS (v4 API), write dcap-qvl JSON\n"
     "  quote (--report-data HEX | --report-data-file FILE) [-o OUT] [--provider tsm|sim]\n"
@@ -215,6 +223,16 @@ static int cmd_show(int argc, char **argv)
         return usage_fail("attest show", "want exactly one QUOTE file");
     tb_attest_quote *q;
     tb_err e;
+    uint8_t *raw;
+    size_t rawn;
+    if (tb_attest_quote_read(argv[optind], &raw, &rawn, &e) < 0)
+        return cli_fail("attest show", "%s", e.msg);
+    if (tb_attest_snp_sniff(raw, rawn)) {
+        int rc = cli_attest_snp_show(argv[optind], raw, rawn, json);
+        free(raw);
+        return rc;
+    }
+    free(raw);
     if (tb_attest_quote_load(argv[optind], &q, &e) < 0)
         return cli_fail("attest show", "%s", e.msg);
     json_t *o = quote_json(q);
@@ -314,6 +332,51 @@ static void print_verdict(const char *path, const tb_attest_quote *q, const tb_a
     printf("verify time:  %.3f ms\n", (double)t->verify_ns / 1e6);
 }
 
+/* An SEV-SNP report with --certs or --kds: reads it and hands over to cli/attest_snp.c. */
+static int verify_snp(const char *path, const char *certs, const char *kds, const char *root,
+                      tb_attest_snp_product product, int64_t now, const char *policy_path,
+                      int allow_debug, int json, const tb_attest_fetch_opts *fo, int64_t timeout)
+{
+    const char *cmd = "attest verify";
+    tb_attest_policy pol;
+    tb_err e;
+    if (policy_path) {
+        if (tb_attest_policy_load(policy_path, &pol, &e) < 0)
+            return cli_fail(cmd, "%s", e.msg);
+    } else {
+        tb_attest_policy_default(&pol);
+    }
+    if (allow_debug)
+        pol.allow_debug = 1;
+    uint8_t *b;
+    size_t n;
+    if (tb_attest_quote_read(path, &b, &n, &e) < 0)
+        return cli_fail(cmd, "%s", e.msg);
+    if (!tb_attest_snp_sniff(b, n)) {
+        free(b);
+        return cli_fail_code(EXIT_INVALID, cmd,
+                             "%s: invalid: step parse: not an SEV-SNP report (%zu bytes; "
+                             "--certs / --kds are for SEV-SNP, --collateral / --pccs for TDX)",
+                             path, n);
+    }
+    cli_snp_verify_args a = {.path = path,
+                             .report = b,
+                             .len = n,
+                             .certs = certs,
+                             .kds = kds,
+                             .root = root,
+                             .product = product,
+                             .now = now < 0 ? wall_now() : now,
+                             .policy = &pol,
+                             .json = json};
+    a.kds_opts.timeout_ms = (long)timeout;
+    a.kds_opts.cache_dir = fo->cache_dir;
+    a.kds_opts.no_cache = fo->no_cache;
+    int rc = cli_attest_snp_verify(&a);
+    free(b);
+    return rc;
+}
+
 static int cmd_verify(int argc, char **argv)
 {
     static const struct option opts[] = {{"collateral", required_argument, 0, 'c'},
@@ -326,10 +389,14 @@ static int cmd_verify(int argc, char **argv)
                                          {"no-cache", no_argument, 0, 'N'},
                                          {"cache-dir", required_argument, 0, 'C'},
                                          {"timeout", required_argument, 0, 't'},
+                                         {"certs", required_argument, 0, 'S'},
+                                         {"kds", required_argument, 0, 'K'},
+                                         {"product", required_argument, 0, 'R'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *cmd = "attest verify", *collateral = NULL, *pccs = NULL, *root = NULL,
-               *policy_path = NULL;
+               *policy_path = NULL, *certs = NULL, *kds = NULL;
+    tb_attest_snp_product product = TB_ATTEST_SNP_UNKNOWN;
     int json = 0, allow_debug = 0, c;
     int64_t now = -1, timeout = 10000;
     tb_attest_fetch_opts fo = {0};
@@ -369,6 +436,16 @@ static int cmd_verify(int argc, char **argv)
             if (parse_i64(optarg, &timeout) < 0 || timeout == 0)
                 return usage_fail(cmd, "--timeout wants milliseconds > 0");
             break;
+        case 'S':
+            certs = optarg;
+            break;
+        case 'K':
+            kds = optarg;
+            break;
+        case 'R':
+            if (tb_attest_snp_product_parse(optarg, &product) < 0)
+                return usage_fail(cmd, "--product wants milan, genoa or turin");
+            break;
         case 'h':
             return fputs(USAGE, stdout), 0;
         default:
@@ -377,6 +454,16 @@ static int cmd_verify(int argc, char **argv)
     }
     if (optind != argc - 1)
         return usage_fail(cmd, "want exactly one QUOTE file");
+    if (certs || kds) {
+        if (collateral || pccs || (certs && kds))
+            return usage_fail(cmd, "want one of --certs DIR or --kds URL (an SEV-SNP report)");
+        if (kds && strncmp(kds, "http://", 7) && strncmp(kds, "https://", 8))
+            return usage_fail(cmd, "--kds wants an http:// or https:// URL");
+        return verify_snp(argv[optind], certs, kds, root, product, now, policy_path, allow_debug,
+                          json, &fo, timeout);
+    }
+    if (product)
+        return usage_fail(cmd, "--product is for SEV-SNP reports (with --kds)");
     if (!!collateral == !!pccs)
         return usage_fail(cmd, "want one of --collateral FILE or --pccs URL");
     if (pccs && strncmp(pccs, "http://", 7) && strncmp(pccs, "https://", 8))
@@ -399,6 +486,11 @@ static int cmd_verify(int argc, char **argv)
     size_t qn;
     if (tb_attest_quote_read(path, &qb, &qn, &e) < 0)
         return cli_fail(cmd, "%s", e.msg); /* unreadable: an error, not an invalid quote */
+    if (tb_attest_snp_sniff(qb, qn)) {
+        free(qb);
+        return usage_fail(cmd,
+                          "this is an SEV-SNP report: verify it with --certs DIR or --kds URL");
+    }
     tb_attest_quote *q;
     int rc = tb_attest_quote_parse(qb, qn, &q, &e);
     free(qb);
