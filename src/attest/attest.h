@@ -278,7 +278,9 @@ int tb_attest_verify(const uint8_t *quote, size_t len, const tb_attest_collatera
 
 typedef enum tb_attest_provider {
     TB_ATTEST_PROVIDER_TSM = 0,
-    TB_ATTEST_PROVIDER_SIM = 1
+    TB_ATTEST_PROVIDER_SIM = 1,
+    TB_ATTEST_PROVIDER_SNP = 2,    /* an SEV-SNP report from configfs-tsm (sev_guest) */
+    TB_ATTEST_PROVIDER_SIM_SNP = 3 /* a SIMULATED SEV-SNP report (attest/snp.h) */
 } tb_attest_provider;
 
 /* Options for getting a quote; a NULL pointer means all defaults. */
@@ -289,9 +291,10 @@ typedef struct tb_attest_quote_opts {
     const char *tsm_root; /* tsm: NULL = /sys/kernel/config/tsm/report */
 } tb_attest_quote_opts;
 
-/* Parses "tsm" / "sim". */
+/* Parses "tsm" / "sim" / "snp" / "sim-snp". */
 int tb_attest_provider_parse(const char *name, tb_attest_provider *out);
-/* Gets a quote binding 64 bytes of report data. *quote is malloc'd (caller frees). */
+/* Gets a quote (an SEV-SNP report for the snp providers) binding 64 bytes of report
+ * data. *quote is malloc'd (caller frees). */
 int tb_attest_get_quote(tb_attest_provider kind, const uint8_t report_data[64],
                         const tb_attest_quote_opts *opts, uint8_t **quote, size_t *len,
                         tb_err *err);

@@ -48,10 +48,13 @@ static const char USAGE[] =
     "      CRL, TCB and chip id against the VCEK, the report signature, the policy\n"
     "  collateral QUOTE --pccs URL [-o FILE] [--timeout MS]\n"
     "      fetch the quote's collateral from a PCS/PCCS (v4 API), write dcap-qvl JSON\n"
-    "  quote (--report-data HEX | --report-data-file FILE) [-o OUT] [--provider tsm|sim]\n"
-    "        [--sim-dir DIR] [--debug]\n"
-    "      get a quote from configfs-tsm (default) or the SIMULATED provider;\n"
+    "  quote (--report-data HEX | --report-data-file FILE) [-o OUT]\n"
+    "        [--provider tsm|sim|snp|sim-snp] [--sim-dir DIR] [--debug]\n"
+    "      get a TDX quote from configfs-tsm (default) or the SIMULATED provider, or an\n"
+    "      SEV-SNP report (snp: configfs-tsm sev_guest; sim-snp: SIMULATED);\n"
     "      without -o the quote is printed as hex\n"
+    "  sim-snp-certs DIR [--sim-dir DIR] [--now UNIX_TIME] [--revoke-vcek]\n"
+    "      write the SIMULATED SEV-SNP certificates (ark.pem, ask.pem, vcek.der, crl.der)\n"
     "  sim-collateral DIR [--sim-dir DIR] [--now UNIX_TIME] [--revoke-pck]\n"
     "      write SIMULATED collateral (DIR/collateral.json) and root (DIR/sim-root.pem)\n"
     "  bench QUOTE --collateral FILE [--now UNIX_TIME] [--root CA_FILE] [--iterations N]\n"
@@ -620,7 +623,7 @@ static int cmd_quote(int argc, char **argv)
             break;
         case 'p':
             if (tb_attest_provider_parse(optarg, &kind) < 0)
-                return usage_fail(cmd, "--provider wants tsm or sim");
+                return usage_fail(cmd, "--provider wants tsm, sim, snp or sim-snp");
             break;
         case 's':
             qo.sim_dir = optarg;
@@ -638,7 +641,7 @@ static int cmd_quote(int argc, char **argv)
         return usage_fail(cmd, "unexpected argument");
     if (!!hex == !!file)
         return usage_fail(cmd, "want one of --report-data HEX or --report-data-file FILE");
-    if (qo.sim_debug && kind != TB_ATTEST_PROVIDER_SIM)
+    if (qo.sim_debug && kind != TB_ATTEST_PROVIDER_SIM && kind != TB_ATTEST_PROVIDER_SIM_SNP)
         return usage_fail(cmd, "--debug is for the simulated provider only");
     uint8_t rd[64] = {0};
     tb_err e;
@@ -664,7 +667,10 @@ static int cmd_quote(int argc, char **argv)
         return cli_fail(cmd, "%s", e.msg);
     uint64_t dt = tb_mono_ns() - t0;
     const char *label = kind == TB_ATTEST_PROVIDER_SIM ? "SIMULATED quote (teebench sim provider)"
-                                                       : "TDX quote (configfs-tsm)";
+                        : kind == TB_ATTEST_PROVIDER_SIM_SNP
+                            ? "SIMULATED SEV-SNP report (teebench sim-snp provider)"
+                        : kind == TB_ATTEST_PROVIDER_SNP ? "SEV-SNP report (configfs-tsm)"
+                                                         : "TDX quote (configfs-tsm)";
     int rc = 0;
     if (out) {
         if (tb_file_write_atomic(out, quote, len, &e) < 0)
@@ -751,6 +757,51 @@ static int cmd_sim_collateral(int argc, char **argv)
     printf("wrote SIMULATED collateral %s/collateral.json and root %s/sim-root.pem "
            "(sim PKI %s%s)\n",
            outdir, outdir, dir, revoke ? "; the PCK certificate is revoked" : "");
+    return 0;
+}
+
+/* ----------------------------------------------------------- sim-snp-certs */
+
+static int cmd_sim_snp_certs(int argc, char **argv)
+{
+    static const struct option opts[] = {{"sim-dir", required_argument, 0, 's'},
+                                         {"now", required_argument, 0, 'n'},
+                                         {"revoke-vcek", no_argument, 0, 'R'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *cmd = "attest sim-snp-certs", *simdir = NULL;
+    int64_t now = -1;
+    int revoke = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            simdir = optarg;
+            break;
+        case 'n':
+            if (parse_i64(optarg, &now) < 0)
+                return usage_fail(cmd, "--now wants a UNIX time in seconds");
+            break;
+        case 'R':
+            revoke = 1;
+            break;
+        case 'h':
+            return fputs(USAGE, stdout), 0;
+        default:
+            return usage_fail(cmd, "unknown option or missing value");
+        }
+    }
+    if (optind != argc - 1)
+        return usage_fail(cmd, "want exactly one output DIR");
+    char dir[4096];
+    tb_err e;
+    if (tb_attest_sim_dir(simdir, dir, sizeof dir, &e) < 0 ||
+        tb_attest_snp_sim_certs(dir, argv[optind], now < 0 ? wall_now() : now, revoke, &e) < 0)
+        return cli_fail(cmd, "%s", e.msg);
+    printf("wrote SIMULATED SEV-SNP certificates %s/{ark.pem,ask.pem,vcek.der,crl.der} (sim PKI "
+           "%s/snp%s); verify with --certs %s --root %s/ark.pem\n",
+           argv[optind], dir, revoke ? "; the VCEK is revoked" : "", argv[optind], argv[optind]);
     return 0;
 }
 
@@ -908,6 +959,8 @@ int cmd_attest(int argc, char **argv)
         return cmd_quote(argc - 1, argv + 1);
     if (!strcmp(sub, "sim-collateral"))
         return cmd_sim_collateral(argc - 1, argv + 1);
+    if (!strcmp(sub, "sim-snp-certs"))
+        return cmd_sim_snp_certs(argc - 1, argv + 1);
     if (!strcmp(sub, "bench"))
         return cmd_attest_bench(argc - 1, argv + 1);
     return cli_fail_code(2, "attest", "unknown subcommand '%s' (teebench attest --help)", sub);

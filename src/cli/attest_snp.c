@@ -253,8 +253,10 @@ static void print_verdict(const char *path, const tb_attest_snp_report *r,
     if (v->reported.has_fmc)
         printf(", fmc %u", v->reported.fmc);
     printf("\n");
-    printf("crl:          %s\n",
-           v->crl_checked ? "checked (not revoked)" : "not given (no revocation check)");
+    printf("crl:          %s\n", v->crl_checked ? "checked (not revoked)"
+                                 : v->step == TB_ATTEST_SNP_STEP_CRL
+                                     ? "given, failed (above)"
+                                     : "not given (no revocation check)");
     printf("debug guest:  %s\n", v->debug ? "yes" : "no");
     printf("fetch time:   %.3f ms (certificates from %s%s)\n", (double)fetch_ns / 1e6, how,
            refetch ? "; the cached certificates failed and were fetched again" : "");

@@ -13,6 +13,8 @@
 #include "attest_test_util.h"
 #include "base/hex.h"
 
+#include <time.h>
+
 #define NOW 1700000000 /* 2023-11-14: inside both real VCEKs' validity */
 
 static void snp_path(const char *file, char *out, size_t n)
@@ -364,12 +366,84 @@ static void test_ext_strict(void **state)
     assert_int_equal(tb_attest_snp_ext_parse(dup, sizeof dup, &x, &ca, &e), -1);
 }
 
+/* The SIMULATED provider with the committed sim PKI (tests/data/snp-sim: RSA-4096 key
+ * generation takes seconds, so the tests do not make one): its reports verify with its
+ * ARK as root, never with AMD's; its CRL revokes; a debug guest is refused. */
+static void test_sim(void **state)
+{
+    (void)state;
+    const char *dir = TEEBENCH_SOURCE_DIR "/tests/data/snp-sim";
+    uint8_t rd[64] = {1, 2, 3}, *rep, *ark;
+    size_t n, arkn;
+    tb_err e;
+    char out[256], rev[300];
+    make_tmpdir(out, sizeof out);
+    snprintf(rev, sizeof rev, "%s/revoked", out);
+    int64_t now = (int64_t)time(NULL);
+    assert_int_equal(tb_attest_snp_sim_report(dir, rd, 0, &rep, &n, &e), 0);
+    assert_int_equal(n, TB_ATTEST_SNP_REPORT_LEN);
+    assert_int_equal(tb_attest_snp_sim_certs(dir, out, now, 0, &e), 0);
+    assert_int_equal(tb_attest_snp_sim_certs(dir, rev, now, 1, &e), 0);
+    assert_int_equal(tb_attest_snp_sim_ark(dir, &ark, &arkn, &e), 0);
+    tb_attest_snp_report r;
+    assert_int_equal(tb_attest_snp_parse(rep, n, &r, &e), 0);
+    assert_true(tb_attest_snp_is_simulated(&r));
+    assert_memory_equal(r.report_data, rd, 64);
+    tb_attest_snp_certs c, cr;
+    assert_int_equal(tb_attest_snp_certs_load(out, &c, &e), 0);
+    assert_int_equal(tb_attest_snp_certs_load(rev, &cr, &e), 0);
+    tb_attest_snp_verdict v;
+    assert_int_equal(tb_attest_snp_verify(rep, n, &c, now, NULL, ark, arkn, &v), 0);
+    assert_true(v.simulated && v.crl_checked);
+    assert_int_equal(v.product, TB_ATTEST_SNP_MILAN);
+    /* not with AMD's ARK */
+    expect(rep, &c, now, NULL, TB_ATTEST_INVALID, TB_ATTEST_SNP_STEP_ARK);
+    /* revoked VCEK; stale CRL */
+    tb_attest_snp_verify(rep, n, &cr, now, NULL, ark, arkn, &v);
+    assert_int_equal(v.step, TB_ATTEST_SNP_STEP_CRL);
+    assert_non_null(strstr(v.reason, "revoked"));
+    tb_attest_snp_verify(rep, n, &c, now + 31 * 86400, NULL, ark, arkn, &v);
+    assert_int_equal(v.step, TB_ATTEST_SNP_STEP_CRL);
+    /* the sim CRL with AMD's Milan chain: not issued by that ARK */
+    tb_attest_snp_certs m;
+    uint8_t real[TB_ATTEST_SNP_REPORT_LEN];
+    milan_certs(&m);
+    load_report("report_milan.hex", real);
+    m.crl = c.crl;
+    m.crl_len = c.crl_len;
+    expect(real, &m, NOW, NULL, TB_ATTEST_INVALID, TB_ATTEST_SNP_STEP_CRL);
+    m.crl = NULL;
+    tb_attest_snp_certs_clear(&m);
+    /* every one-byte change of the CRL's bytes is caught */
+    for (size_t i = 0; i < c.crl_len; i += 7) {
+        c.crl[i] ^= 0x01;
+        assert_int_equal(tb_attest_snp_verify(rep, n, &c, now, NULL, ark, arkn, &v), -1);
+        c.crl[i] ^= 0x01;
+    }
+    /* a debug guest is refused unless allowed */
+    free(rep);
+    assert_int_equal(tb_attest_snp_sim_report(dir, rd, 1, &rep, &n, &e), 0);
+    tb_attest_snp_verify(rep, n, &c, now, NULL, ark, arkn, &v);
+    assert_int_equal(v.result, TB_ATTEST_REFUSED);
+    assert_true(v.debug);
+    free(rep);
+    free(ark);
+    tb_attest_snp_certs_clear(&c);
+    tb_attest_snp_certs_clear(&cr);
+    rm_rf(rev);
+    rm_rf(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_roundtrip), cmocka_unit_test(test_certs_and_roots),
-        cmocka_unit_test(test_verify_real),     cmocka_unit_test(test_verify_every_byte),
-        cmocka_unit_test(test_policy),          cmocka_unit_test(test_ext_strict),
+        cmocka_unit_test(test_parse_roundtrip),
+        cmocka_unit_test(test_certs_and_roots),
+        cmocka_unit_test(test_verify_real),
+        cmocka_unit_test(test_verify_every_byte),
+        cmocka_unit_test(test_policy),
+        cmocka_unit_test(test_ext_strict),
+        cmocka_unit_test(test_sim),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
