@@ -4,7 +4,7 @@
 # policy, invalid when a byte changes or the chain is another product's), exit codes and
 # messages as for TDX, the SIMULATED provider (committed sim PKI: no RSA-4096 key
 # generation in the test), and the KDS fetch against a fake KDS (429 retried, the
-# cache hit makes no request).
+# cache hit makes no request). Few python3 starts: they cost seconds on a loaded host.
 source "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 S=$TESTDATA/snp
@@ -22,13 +22,10 @@ for f in guest_svn smt_allowed migrate_ma debug single_socket family_id image_id
 done
 grep -q 'SEV-SNP attestation report v2' "$WORK/out" || fail "show header"
 "$TB" attest show --json "$S/gosev_attestation.bin" >"$WORK/out.json" || fail "show --json"
-python3 - "$WORK/out.json" <<'PY' || fail "show --json content"
-import json, sys
-d = json.load(open(sys.argv[1]))
-assert d["tee"] == "SEV-SNP" and d["version"] == 2 and d["simulated"] is False
-assert d["policy"]["debug"] is True and d["signer_info"]["signing_key"] == "VCEK"
-assert d["reported_tcb"]["microcode_spl"] >= 0
-PY
+for want in '"tee": "SEV-SNP"' '"version": 2,' '"simulated": false' '"debug": true' \
+  '"signing_key": "VCEK"' '"microcode_spl": '; do
+  grep -q "$want" "$WORK/out.json" || fail "show --json lacks $want"
+done
 pass "show"
 
 # --- verify the real reports
@@ -41,13 +38,14 @@ G=$WORK/gosev && mkdir -p "$G" && cp "$S/gosev_milan.testcer" "$G/cert_chain.pem
 expect_fail 3 "$TB" attest verify "$S/gosev_attestation.bin" --certs "$G" --now $NOW
 grep -q 'refused by the policy: the guest policy allows debugging' "$WORK/err" || fail "debug refused"
 "$TB" attest verify "$S/gosev_attestation.bin" --certs "$G" --now $NOW --allow-debug --json >"$WORK/out.json" || fail "allow-debug"
-python3 -c "import json;d=json.load(open('$WORK/out.json'));assert d['verdict']=='ACCEPTED' and d['product']=='Milan' and d['debug'] is True"
+grep -q '"verdict": "ACCEPTED"' "$WORK/out.json" && grep -q '"product": "Milan"' "$WORK/out.json" \
+  || fail "allow-debug json: $(cat "$WORK/out.json")"
 echo '{"min_tcb": {"snp": 99}}' >"$WORK/pol.json"
 expect_fail 3 "$TB" attest verify "$S/report_milan.hex" --certs "$D" --now $NOW --policy "$WORK/pol.json"
 grep -q 'snp SPL 8 is below' "$WORK/err" || fail "min_tcb"
 # invalid: a changed byte, a time outside the VCEK, the other report's VCEK
-python3 -c "
-import binascii; b=bytearray(binascii.unhexlify(open('$S/report_milan.hex').read().strip())); b[0x90]^=1; open('$WORK/flip.bin','wb').write(b)"
+xxd -r -p "$S/report_milan.hex" >"$WORK/flip.bin"
+printf '\x01' | dd of="$WORK/flip.bin" bs=1 seek=$((0x90)) conv=notrunc status=none # was 0x7a
 expect_fail 4 "$TB" attest verify "$WORK/flip.bin" --certs "$D" --now $NOW
 grep -q 'invalid: step signature' "$WORK/err" || fail "flip: $(cat "$WORK/err")"
 grep -q '^failed step: *6 (signature)' "$WORK/out" || fail "flip step"
@@ -87,7 +85,7 @@ pass "simulated provider"
 
 # --- KDS: a fake one; 429 answered once per path, then the cache
 PORT=$(free_port)
-spawn python3 "$HERE/kds_server.py" --port "$PORT" --dir "$WORK/simc" --log "$WORK/kds.log" --mode 429once
+spawn python3 "$HERE/kds_server.py" --port "$PORT" --dir "$WORK/simc" --log "$WORK/kds.log"
 wait_port "$PORT"
 URL=http://127.0.0.1:$PORT
 "$TB" attest verify "$WORK/sim.bin" --kds "$URL" --root "$WORK/simc/ark.pem" >"$WORK/out" || fail "kds: $(cat "$WORK/out")"
@@ -99,10 +97,7 @@ grep -q 'certificates from cache' "$WORK/out" || fail "cache hit"
 [ "$(wc -l <"$WORK/kds.log")" -eq 6 ] || fail "a cache hit made requests"
 "$TB" attest verify "$WORK/sim.bin" --kds "$URL" --root "$WORK/simc/ark.pem" --no-cache >/dev/null || fail "no-cache"
 [ "$(wc -l <"$WORK/kds.log")" -eq 9 ] || fail "--no-cache fetches"
-PORT2=$(free_port)
-spawn python3 "$HERE/kds_server.py" --port "$PORT2" --dir "$WORK/simc" --log "$WORK/kds2.log" --mode 429always
-wait_port "$PORT2"
-expect_fail 1 "$TB" attest verify "$WORK/sim.bin" --kds "http://127.0.0.1:$PORT2" --root "$WORK/simc/ark.pem"
+expect_fail 1 "$TB" attest verify "$WORK/sim.bin" --kds "$URL/always429" --root "$WORK/simc/ark.pem"
 grep -q 'rate-limited' "$WORK/err" || fail "429 forever: $(cat "$WORK/err")"
-[ "$(wc -l <"$WORK/kds2.log")" -eq 4 ] || fail "want 1 + 3 retries"
+[ "$(grep -c always429 "$WORK/kds.log")" -eq 4 ] || fail "want 1 + 3 retries"
 pass "kds"

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A fake AMD KDS for tests/e2e/attest_snp.sh: serves a folder's vcek.der, ask.pem +
 ark.pem (as /cert_chain) and crl.der under /vcek/v1/<Product>/..., logs every request
-line to --log, and with --mode 429once answers each path's first request with HTTP 429
-(Retry-After: 0), with --mode 429always every request."""
+line to --log, and answers each path's first request with HTTP 429 (Retry-After: 0);
+under the prefix /always429 every request."""
 import argparse
 import http.server
 import os
@@ -12,7 +12,6 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--port", type=int, required=True)
 ap.add_argument("--dir", required=True)
 ap.add_argument("--log", required=True)
-ap.add_argument("--mode", default="ok")
 args = ap.parse_args()
 seen = set()
 
@@ -30,7 +29,7 @@ class H(http.server.BaseHTTPRequestHandler):
         with open(args.log, "a") as f:
             f.write(self.path + "\n")
         path = self.path.split("?")[0]
-        if args.mode == "429always" or (args.mode == "429once" and path not in seen):
+        if path.startswith("/always429/") or path not in seen:
             seen.add(path)
             self.send_response(429)
             self.send_header("Retry-After", "0")
