@@ -59,6 +59,7 @@ static const char USAGE[] =
     "      write SIMULATED collateral (DIR/collateral.json) and root (DIR/sim-root.pem)\n"
     "  bench QUOTE --collateral FILE [--now UNIX_TIME] [--root CA_FILE] [--iterations N]\n"
     "        [--json]\n"
+    "  bench REPORT --certs DIR [--now UNIX_TIME] [--root ARK_FILE] [--iterations N] [--json]\n"
     "      time verification per quote: from scratch (collateral JSON parsed and checked\n"
     "      every time) and with prepared collateral (checked once)\n"
     "\n"
@@ -850,13 +851,14 @@ static int bench_mode(int mode, const tb_buf *qb, const tb_buf *cb, const tb_att
 static int cmd_attest_bench(int argc, char **argv)
 {
     static const struct option opts[] = {{"collateral", required_argument, 0, 'c'},
+                                         {"certs", required_argument, 0, 'S'},
                                          {"now", required_argument, 0, 'n'},
                                          {"root", required_argument, 0, 'r'},
                                          {"iterations", required_argument, 0, 'i'},
                                          {"json", no_argument, 0, 'j'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *cmd = "attest bench", *col = NULL, *rootp = NULL;
+    const char *cmd = "attest bench", *col = NULL, *rootp = NULL, *certs = NULL;
     int64_t now = -1, iters = 1000;
     int json = 0, c;
     optind = 1;
@@ -865,6 +867,9 @@ static int cmd_attest_bench(int argc, char **argv)
         switch (c) {
         case 'c':
             col = optarg;
+            break;
+        case 'S':
+            certs = optarg;
             break;
         case 'n':
             if (parse_i64(optarg, &now) < 0)
@@ -886,11 +891,22 @@ static int cmd_attest_bench(int argc, char **argv)
             return usage_fail(cmd, "unknown option or missing value");
         }
     }
-    if (optind != argc - 1 || !col)
-        return usage_fail(cmd, "want QUOTE and --collateral FILE");
+    if (optind != argc - 1 || !!col == !!certs)
+        return usage_fail(cmd, "want QUOTE and --collateral FILE, or REPORT and --certs DIR");
     if (now < 0)
         now = wall_now();
     tb_err e;
+    if (certs) {
+        uint8_t *b;
+        size_t n;
+        if (tb_attest_quote_read(argv[optind], &b, &n, &e) < 0)
+            return cli_fail(cmd, "%s", e.msg);
+        int rc = tb_attest_snp_sniff(b, n)
+                     ? cli_attest_snp_bench(argv[optind], b, n, certs, rootp, now, (int)iters, json)
+                     : cli_fail(cmd, "%s: not an SEV-SNP report", argv[optind]);
+        free(b);
+        return rc;
+    }
     tb_attest_quote *q;
     tb_buf cb = {0}, qb = {0};
     tb_attest_root *root = NULL;

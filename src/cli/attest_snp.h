@@ -27,4 +27,9 @@ typedef struct cli_snp_verify_args {
 /* Verifies and prints; returns the exit code (0, 3, 4, 1 or 2). */
 int cli_attest_snp_verify(const cli_snp_verify_args *a);
 
+/* `attest bench REPORT --certs DIR`: the median over 5 rounds of the in-process verify
+ * time per report (certificates read once). Returns the exit code. */
+int cli_attest_snp_bench(const char *path, const uint8_t *report, size_t len, const char *dir,
+                         const char *root_path, int64_t now, int iters, int json);
+
 #endif
