@@ -97,6 +97,12 @@ grep -q 'certificates from cache' "$WORK/out" || fail "cache hit"
 [ "$(wc -l <"$WORK/kds.log")" -eq 6 ] || fail "a cache hit made requests"
 "$TB" attest verify "$WORK/sim.bin" --kds "$URL" --root "$WORK/simc/ark.pem" --no-cache >/dev/null || fail "no-cache"
 [ "$(wc -l <"$WORK/kds.log")" -eq 9 ] || fail "--no-cache fetches"
+# a cached VCEK that does not verify (another chip's) is fetched again, never served
+for f in "$WORK"/cache/teebench/snp/*/Milan-vcek-*.der; do cp "$S/vcek_milan.der" "$f"; done
+"$TB" attest verify "$WORK/sim.bin" --kds "$URL" --root "$WORK/simc/ark.pem" >"$WORK/out" || fail "poisoned cache"
+grep -q 'the cached certificates failed and were fetched again' "$WORK/out" || fail "refetch: $(cat "$WORK/out")"
+[ "$(wc -l <"$WORK/kds.log")" -eq 12 ] || fail "refetch requests: $(wc -l <"$WORK/kds.log")"
+cmp -s "$WORK/simc/vcek.der" "$WORK"/cache/teebench/snp/*/Milan-vcek-*.der || fail "the cache was not repaired"
 expect_fail 1 "$TB" attest verify "$WORK/sim.bin" --kds "$URL/always429" --root "$WORK/simc/ark.pem"
 grep -q 'rate-limited' "$WORK/err" || fail "429 forever: $(cat "$WORK/err")"
 [ "$(grep -c always429 "$WORK/kds.log")" -eq 4 ] || fail "want 1 + 3 retries"
