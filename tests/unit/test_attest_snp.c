@@ -116,6 +116,17 @@ static void test_parse_roundtrip(void **state)
     assert_int_equal(tb_attest_snp_report_product(&r), TB_ATTEST_SNP_TURIN);
     tb_attest_snp_tcb_decode(0x7300000008000301ull, TB_ATTEST_SNP_TURIN, &t);
     assert_true(t.has_fmc && t.fmc == 1 && t.bl == 3 && t.tee == 0 && t.snp == 8);
+    /* version 5: the mitigation vectors (reserved before) */
+    m[0x1F8] = 0x05;
+    m[0x200] = 0x07;
+    assert_int_equal(tb_attest_snp_parse(m, sizeof m, &r, &e), -1);
+    m[0] = 5;
+    assert_int_equal(tb_attest_snp_parse(m, sizeof m, &r, &e), 0);
+    assert_int_equal(r.launch_mit_vector, 5);
+    assert_int_equal(r.current_mit_vector, 7);
+    uint8_t again[TB_ATTEST_SNP_REPORT_LEN];
+    tb_attest_snp_serialize(&r, again);
+    assert_memory_equal(m, again, sizeof m);
     /* not a report: a TDX quote's first bytes */
     assert_false(tb_attest_snp_sniff(raw, 1000));
 }
