@@ -103,6 +103,9 @@ for f in "$WORK"/cache/teebench/snp/*/Milan-vcek-*.der; do cp "$S/vcek_milan.der
 grep -q 'the cached certificates failed and were fetched again' "$WORK/out" || fail "refetch: $(cat "$WORK/out")"
 [ "$(wc -l <"$WORK/kds.log")" -eq 12 ] || fail "refetch requests: $(wc -l <"$WORK/kds.log")"
 cmp -s "$WORK/simc/vcek.der" "$WORK"/cache/teebench/snp/*/Milan-vcek-*.der || fail "the cache was not repaired"
+echo junk >"$(echo "$WORK"/cache/teebench/snp/*/Milan-cert_chain.pem)" # a corrupt entry: a miss
+"$TB" attest verify "$WORK/sim.bin" --kds "$URL" --root "$WORK/simc/ark.pem" >"$WORK/out" || fail "corrupt cached chain"
+grep -q 'certificates from network' "$WORK/out" || fail "corrupt chain refetch"
 expect_fail 1 "$TB" attest verify "$WORK/sim.bin" --kds "$URL/always429" --root "$WORK/simc/ark.pem"
 grep -q 'rate-limited' "$WORK/err" || fail "429 forever: $(cat "$WORK/err")"
 [ "$(grep -c always429 "$WORK/kds.log")" -eq 4 ] || fail "want 1 + 3 retries"
