@@ -65,6 +65,6 @@ for r in $(seq "$ROUNDS"); do
   best_in=$(min "$best_in" "$in")
   best_floor=$(min "$best_floor" "$floor")
 done
-ratio=$(echo "scale=2; $best_in / $best_floor" | bc)
+ratio=$(printf '%.2f' "$(echo "scale=4; $best_in / $best_floor" | bc)")
 printf 'best: whole process %s ms (target <= 2 ms; process start alone %s ms), in process %s ms = %sx the floor %s ms (target <= 1.2x)\n' \
   "$best_whole" "$best_start" "$best_in" "$ratio" "$best_floor"
