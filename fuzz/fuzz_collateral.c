@@ -5,7 +5,9 @@
  * Invariants checked: no crash, no leak, no UB; spans stay inside the input; every document
  * jansson reads (nesting within the tokenizer's 32) tokenizes too; a decoded
  * string is never longer than its escaped form, holds no NUL and is valid UTF-8 (it
- * re-serializes with jansson); a parsed collateral round-trips through its JSON form. */
+ * re-serializes with jansson); a parsed collateral round-trips through its JSON form; QVL's
+ * compact re-serialization (tb_attest_json_compact) of a document is a document whose
+ * re-serialization is itself. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include <jansson.h>
 
 #include "attest/internal.h"
+#include "base/buf.h"
 
 static tb_attest_root *root; /* fuzz harness state, built once */
 
@@ -61,6 +64,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tb_attest_qe_identity q;
     if (tb_attest_qe_identity_parse(s, size, &q, &e) == 0)
         tb_attest_qe_identity_clear(&q);
+    tb_buf c1 = {0}, c2 = {0};
+    if (tb_attest_json_compact(s, size, &c1, &e) == 0) {
+        if (tb_attest_json_compact((const char *)c1.p, c1.len, &c2, &e) < 0 || c1.len != c2.len ||
+            memcmp(c1.p, c2.p, c1.len))
+            abort();
+    }
+    tb_buf_clear(&c1);
+    tb_buf_clear(&c2);
     tb_attest_jdoc d; /* the tokenizer alone, and a walk over every token */
     int tok = tb_attest_json_tokenize(s, size, &d, &e);
     json_t *ref = json_loadb(s, size, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);

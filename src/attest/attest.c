@@ -108,7 +108,7 @@ static int timed_verify(const uint8_t *quote, size_t len, const tb_attest_collat
 }
 
 /* A PCCS source, through the cache: a hit is verified like a fetch; a hit that gives an
- * INVALID verdict is fetched again once (it may be stale, or was written by something
+ * INVALID or EXPIRED verdict is fetched again once (it may be stale, or was written by something
  * else); fetched collateral is cached only after it verified the quote. */
 static int verify_pccs(const uint8_t *quote, size_t len, const char *url,
                        const tb_attest_root *root, int64_t now, const tb_attest_policy *policy,
@@ -135,8 +135,8 @@ static int verify_pccs(const uint8_t *quote, size_t len, const char *url,
         t->from_cache = 1;
         rc = timed_verify(quote, len, &c, now, policy, root, v, t);
         tb_attest_collateral_clear(&c);
-        if (v->result != TB_ATTEST_INVALID)
-            return rc;
+        if (v->result == TB_ATTEST_ACCEPTED || v->result == TB_ATTEST_REFUSED)
+            return rc; /* INVALID or EXPIRED: stale or poisoned, fetch again */
     }
     t0 = tb_mono_ns();
     rc = tb_attest_pccs_fetch(url, fmspc, ca, fetch->timeout_ms, &c, err);
@@ -152,7 +152,7 @@ static int verify_pccs(const uint8_t *quote, size_t len, const char *url,
     t->from_cache = 0;
     t->refetched = hit;
     rc = timed_verify(quote, len, &c, now, policy, root, v, t);
-    if (v->result != TB_ATTEST_INVALID && have_dir)
+    if ((v->result == TB_ATTEST_ACCEPTED || v->result == TB_ATTEST_REFUSED) && have_dir)
         tb_attest_cache_put(dir, url, fmspc, ca, &c, &ignored);
     tb_attest_collateral_clear(&c);
     return rc;

@@ -29,7 +29,8 @@
  * Thread safety: no shared mutable state; distinct objects may be used from
  * distinct threads, and one tb_attest_prepared may be used by many threads at once.
  * Exit codes of `teebench attest verify` (cli): 0 accepted, 3 valid but refused by the
- * policy (TB_ATTEST_REFUSED), 4 invalid (TB_ATTEST_INVALID), 1 error, 2 usage. */
+ * policy (TB_ATTEST_REFUSED), 4 invalid (TB_ATTEST_INVALID), 5 collateral expired
+ * (TB_ATTEST_EXPIRED), 1 error, 2 usage. */
 #ifndef TB_ATTEST_H
 #define TB_ATTEST_H
 
@@ -178,6 +179,10 @@ typedef enum tb_attest_tcb_status {
     TB_ATTEST_TCB_OUT_OF_DATE,
     TB_ATTEST_TCB_OUT_OF_DATE_CONFIGURATION_NEEDED,
     TB_ATTEST_TCB_REVOKED,
+    /* Only QVL's TDRelaunchCheck gives these (TDX 1.5 quotes): the TD's TCB is out of date
+     * but a relaunch on this platform would bring it up to date (TEE_TCB_SVN2). */
+    TB_ATTEST_TCB_TD_RELAUNCH_ADVISED,
+    TB_ATTEST_TCB_TD_RELAUNCH_ADVISED_CONFIGURATION_NEEDED,
     TB_ATTEST_TCB_STATUS_COUNT
 } tb_attest_tcb_status;
 
@@ -185,8 +190,10 @@ typedef enum tb_attest_tcb_status {
 const char *tb_attest_tcb_status_name(tb_attest_tcb_status s);
 
 typedef struct tb_attest_policy {
-    int allow_debug; /* accept a TD with the DEBUG attribute */
-    uint32_t accept; /* bit (1u << status) for each acceptable status */
+    int allow_debug;              /* accept a TD with the DEBUG attribute */
+    int allow_expired_collateral; /* collateral past its nextUpdate/notAfter still verifies
+                                     (offline re-verification of old evidence) */
+    uint32_t accept;              /* bit (1u << status) for each acceptable status */
     int want_mrtd, want_mrconfigid, want_rtmr[4];
     uint8_t mrtd[48], mrconfigid[48], rtmr[4][48];
     size_t report_data_len; /* 0: any; 1..64: REPORTDATA must start with these */
@@ -202,7 +209,8 @@ typedef struct tb_attest_policy {
 
 /* The default policy: UpToDate only, no DEBUG, no measurement requirements. */
 void tb_attest_policy_default(tb_attest_policy *p);
-/* Reads a policy JSON file: {"allow_debug": bool, "tcb_statuses": ["UpToDate", ...],
+/* Reads a policy JSON file: {"allow_debug": bool, "allow_expired_collateral": bool,
+ * "tcb_statuses": ["UpToDate", ..., "TDRelaunchAdvised", ...],
  * "mrtd": hex, "mrconfigid": hex, "rtmr0".."rtmr3": hex, "report_data": hex (64 bytes),
  * "report_data_prefix": hex; SEV-SNP: "measurement": hex (48), "host_data": hex (32),
  * "min_tcb": {"bl","tee","snp","ucode","fmc": 0..255}, "min_guest_svn": n, "vmpl": 0..3,
@@ -234,33 +242,56 @@ const char *tb_attest_step_name(tb_attest_step s);
 typedef enum tb_attest_result {
     TB_ATTEST_ACCEPTED = 0, /* valid and the policy accepts it */
     TB_ATTEST_REFUSED,      /* valid, but the policy refuses it (status, DEBUG, values) */
-    TB_ATTEST_INVALID       /* verification failed at `step` */
+    TB_ATTEST_INVALID,      /* verification failed at `step` */
+    TB_ATTEST_EXPIRED       /* every check passed but the collateral had expired at `now`
+                               (QvE's collateral_expiration_status); the policy's
+                               allow_expired_collateral accepts it. `step` is the step whose
+                               collateral expired first. */
 } tb_attest_result;
 
-#define TB_ATTEST_MAX_ADVISORIES 64
+#define TB_ATTEST_ADVISORY_BYTES 4096
 
 typedef struct tb_attest_verdict {
     tb_attest_result result;
-    tb_attest_step step; /* failing step (INVALID) or TB_ATTEST_STEP_POLICY (REFUSED) */
+    tb_attest_step step; /* failing step (INVALID), the expired collateral's step (EXPIRED)
+                            or TB_ATTEST_STEP_POLICY (REFUSED) */
     char reason[TB_ERR_MAX];
     int status_known;            /* status fields below are set (step 8 reached) */
-    tb_attest_tcb_status status; /* combined TCB status */
+    tb_attest_tcb_status status; /* combined TCB status (Intel QVL's) */
     tb_attest_tcb_status platform_status, qe_status, module_status;
-    char tcb_date[32]; /* "2024-03-13T00:00:00Z" */
-    int n_advisories;
-    char advisories[TB_ATTEST_MAX_ADVISORIES][24];
+    /* Whose date is whose (as QvE's supplemental data): */
+    char tcb_date[32];        /* the platform TCB level's tcbDate in the TCB info
+                                 (QvE tcb_level_date_tag), "2024-03-13T00:00:00Z" */
+    char qe_tcb_date[32];     /* the QE identity's TCB level (qe_iden_tcb_level_date_tag) */
+    char module_tcb_date[32]; /* the TDX module identity's TCB level ("" if none applies) */
+    /* Advisory IDs of the matched platform and TDX module levels: n_advisories
+     * NUL-terminated IDs back to back (read them with tb_attest_verdict_advisory); any
+     * length; advisories_cut is set when they did not all fit. */
+    int n_advisories, advisories_cut;
+    char advisory_ids[TB_ATTEST_ADVISORY_BYTES];
+    /* The collateral's validity: the earliest nextUpdate / notAfter of the CRLs, TCB info,
+     * QE identity and every certificate (QvE earliest_expiration_date), what it is, and
+     * whether `now` is past it. 0 / "" when verification stopped before it was known. */
+    int64_t collateral_expiration;
+    char collateral_expiration_what[64];
+    int collateral_expired;
     char fmspc[13]; /* hex, from the PCK certificate (when step 2 passed) */
     int simulated;  /* the trusted root is a teebench simulated root */
     int debug;      /* the TD has the DEBUG attribute */
 } tb_attest_verdict;
+
+/* The i-th advisory ID of a verdict (0 <= i < n_advisories), or NULL. */
+const char *tb_attest_verdict_advisory(const tb_attest_verdict *v, int i);
 
 /* Collateral checked once (signatures, chains, CRLs, parsed JSON), reusable for
  * many quotes of the same FMSPC while `now` stays inside its validity window. */
 typedef struct tb_attest_prepared tb_attest_prepared;
 
 /* Checks the collateral against the root at time now (steps 3-4's collateral
- * parts and the CRLs' signatures). On failure returns -1, fills *v (INVALID,
- * step, reason) and err; on success *out is new (free with tb_attest_prepared_free). */
+ * parts and the CRLs' signatures; collateral not yet valid at now fails, expired
+ * collateral prepares and each verdict reports it). On failure returns -1, fills *v
+ * (INVALID, step, reason) and err; on success *out is new (free with
+ * tb_attest_prepared_free). */
 int tb_attest_prepare(const tb_attest_collateral *c, int64_t now, const tb_attest_root *root,
                       tb_attest_prepared **out, tb_attest_verdict *v, tb_err *err);
 void tb_attest_prepared_free(tb_attest_prepared *p);

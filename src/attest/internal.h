@@ -39,9 +39,12 @@ int tb_attest_iso8601_parse(const char *s, int64_t *out);
 /* Intel's spelling ("UpToDate", ...) -> status. Returns 0 or -1. */
 int tb_attest_tcb_status_parse(const char *s, tb_attest_tcb_status *out);
 
+/* A level's advisory IDs: n NUL-terminated strings back to back in ids (len bytes,
+ * malloc'd; NULL when n == 0). Any number, any length (QVL accepts any strings). */
 typedef struct tb_attest_adv_list {
     int n;
-    char id[TB_ATTEST_MAX_ADVISORIES][24];
+    char *ids;
+    size_t len;
 } tb_attest_adv_list;
 
 typedef struct tb_attest_tcb_level {
@@ -50,7 +53,9 @@ typedef struct tb_attest_tcb_level {
     uint8_t tdx[16];
     uint16_t isvsvn; /* QE identity / TDX module levels */
     char date[32];
-    tb_attest_tcb_status status;
+    int status; /* a tb_attest_tcb_status; -1: a TDX module level's status that QVL does not
+                   recognize (TCB_UNRECOGNIZED_STATUS if this level is the one matched) */
+    char status_text[48]; /* tcbStatus as written (cut to fit), for messages */
     tb_attest_adv_list adv;
 } tb_attest_tcb_level;
 
@@ -62,8 +67,11 @@ typedef struct tb_attest_module_identity {
     tb_attest_tcb_level *levels;
 } tb_attest_module_identity;
 
+/* Platform levels are sorted highest first by QVL's TcbLevel ordering and unique; each
+ * identity's levels highest ISVSVN first and unique (tcbinfo.c). */
 typedef struct tb_attest_tcb_info {
     int version;
+    uint32_t eval_number; /* tcbEvaluationDataNumber */
     int64_t issue, next;
     uint8_t fmspc[6];
     uint8_t pceid[2];
@@ -75,10 +83,12 @@ typedef struct tb_attest_tcb_info {
     tb_attest_tcb_level *levels;
 } tb_attest_tcb_info;
 
+/* Levels in document order (QVL: first level with isvsvn <= the QE's wins). */
 typedef struct tb_attest_qe_identity {
     int version;
+    uint32_t eval_number;
     int64_t issue, next;
-    uint32_t miscselect, miscselect_mask;
+    uint32_t miscselect, miscselect_mask; /* as the QE report's little-endian field */
     uint8_t attributes[16], attributes_mask[16];
     uint8_t mrsigner[32];
     uint16_t isvprodid;
@@ -130,6 +140,11 @@ int tb_attest_jstr(const tb_attest_jdoc *d, int k, const char **p, size_t *n);
 int tb_attest_jstr_dup(const tb_attest_jdoc *d, int k, char **out, size_t *n);
 /* A non-negative integer <= max, or -1. */
 int tb_attest_juint(const tb_attest_jdoc *d, int k, long max, long *out);
+/* The document re-serialized compactly as Intel's QVL does before checking a collateral
+ * signature (rapidjson's Writer: no whitespace, members in order, its string escapes and
+ * number forms), appended to out. */
+struct tb_buf;
+int tb_attest_json_compact(const char *s, size_t n, struct tb_buf *out, tb_err *err);
 
 /* -------------------------------------------------------------------- der.c */
 
@@ -235,6 +250,26 @@ int tb_attest_policy_parse(const char *text, size_t n, tb_attest_policy *p, tb_e
 /* A SIMULATED quote: opens the sim PKI under dir (creating it on first use), quotes, closes. */
 int tb_attest_sim_get_quote(const char *dir, const uint8_t report_data[64], int debug,
                             uint8_t **quote, size_t *len, tb_err *err);
+/* A SIMULATED quote with what the QVL rule tests vary (all zero = the default sim quote):
+ * quote version 5 with a TDX 1.5 body (TEE_TCB_SVN2), TEE_TCB_SVN, SEAMATTRIBUTES, the
+ * QE's ISVSVN and MISCSELECT, and another PCK chain (PEM, leaf first) with the key of its
+ * leaf that signs the QE report. */
+typedef struct tb_attest_sim_quote_params {
+    int version;   /* 4 (0 = 4) or 5 */
+    int body_type; /* 2 (0 = 2) or 3 (version 5 only) */
+    int set_tee_tcb_svn;
+    uint8_t tee_tcb_svn[16];
+    uint8_t tee_tcb_svn2[16];
+    uint8_t seam_attributes[8];
+    int set_qe_isvsvn;
+    uint16_t qe_isvsvn;
+    uint32_t qe_miscselect;
+    const char *pck_chain_pem;
+    EVP_PKEY *pck_key;
+} tb_attest_sim_quote_params;
+int tb_attest_sim_quote_custom(const char *dir, const uint8_t report_data[64],
+                               const tb_attest_sim_quote_params *par, uint8_t **quote, size_t *len,
+                               tb_err *err);
 /* The cache directory: override, else $XDG_CACHE_HOME/teebench, else ~/.cache/teebench. */
 int tb_attest_cache_dir(const char *override, char *out, size_t outlen, tb_err *err);
 

@@ -12,11 +12,17 @@
  * without recursion. Lookups reject duplicate keys (as jansson's JSON_REJECT_DUPLICATES
  * does); keys are compared raw (a key with escapes matches nothing). tb_attest_jstr hands
  * out strings without escapes in place; tb_attest_jstr_dup decodes any string.
+ * tb_attest_json_compact re-serializes a document as Intel's QVL does before checking a
+ * signature (rapidjson's Writer), for collateral a PCCS served pretty-printed.
  * Invariant: token spans lie inside the input; next > own index; count is exact. */
 #include "attest/internal.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/buf.h"
 
 #define MAX_DEPTH 32
 
@@ -471,5 +477,167 @@ int tb_attest_juint(const tb_attest_jdoc *d, int k, long max, long *out)
     if (v > max)
         return -1;
     *out = v;
+    return 0;
+}
+
+/* ------------------------------------------------- compact re-serialization */
+
+/* A number as rapidjson's Writer writes what its Reader parsed: integers as they are
+ * ("-0" is the integer 0), anything else as a double in Grisu's shortest form with
+ * Prettify's layout (digits with ".0", a decimal point inside, "0.000ddd", or
+ * "d.ddde-7"; max_dec: SetMaxDecimalPlaces, below which a value is written "0.0"). */
+static int emit_number(const char *p, size_t n, int max_dec, tb_buf *o)
+{
+    size_t i = p[0] == '-', ndig = n - i;
+    int integer = 1;
+    for (size_t k = i; k < n && integer; k++)
+        integer = p[k] >= '0' && p[k] <= '9';
+    /* rapidjson keeps what fits an int64 (negative) or a uint64 as an integer. */
+    const char *limit = i ? "9223372036854775808" : "18446744073709551615";
+    size_t ll = strlen(limit);
+    if (integer && (ndig > ll || (ndig == ll && memcmp(p + i, limit, ll) > 0)))
+        integer = 0;
+    if (integer) {
+        if (n == 2 && p[0] == '-' && p[1] == '0')
+            return tb_buf_append(o, "0", 1);
+        return tb_buf_append(o, p, n);
+    }
+    char txt[64], e[40];
+    if (n >= sizeof txt)
+        return -1;
+    memcpy(txt, p, n);
+    txt[n] = '\0';
+    double v = strtod(txt, NULL);
+    if (v != v || v - v != 0)
+        return -1; /* out of range: rapidjson refuses it too */
+    if (v == 0)
+        return tb_buf_append(o, signbit(v) ? "-0.0" : "0.0", signbit(v) ? 4 : 3);
+    if (v < 0 && tb_buf_append(o, "-", 1) < 0)
+        return -1;
+    v = fabs(v);
+    int prec = 1;
+    for (; prec <= 17; prec++) { /* the shortest digits that read back as v */
+        snprintf(e, sizeof e, "%.*e", prec - 1, v);
+        if (strtod(e, NULL) == v)
+            break;
+    }
+    char digits[24];
+    int len = 0;
+    for (const char *c = e; *c && *c != 'e'; c++)
+        if (*c >= '0' && *c <= '9')
+            digits[len++] = *c;
+    while (len > 1 && digits[len - 1] == '0')
+        len--;
+    int kk = atoi(strchr(e, 'e') + 1) + 1; /* v = 0.digits * 10^kk */
+    int k = kk - len;
+    tb_buf b = {0};
+    int rc = 0;
+    if (k >= 0 && kk <= 21) {
+        rc |= tb_buf_append(&b, digits, (size_t)len);
+        for (int z = 0; z < k; z++)
+            rc |= tb_buf_append(&b, "0", 1);
+        rc |= tb_buf_append(&b, ".0", 2);
+    } else if (kk > 0 && kk <= 21) {
+        rc |= tb_buf_append(&b, digits, (size_t)kk);
+        rc |= tb_buf_append(&b, ".", 1);
+        rc |= tb_buf_append(&b, digits + kk, (size_t)(len - kk));
+    } else if (kk > -6 && kk <= 0) {
+        rc |= tb_buf_append(&b, "0.", 2);
+        for (int z = 0; z < -kk; z++)
+            rc |= tb_buf_append(&b, "0", 1);
+        rc |= tb_buf_append(&b, digits, (size_t)len);
+    } else if (kk < -max_dec) {
+        rc |= tb_buf_append(&b, "0.0", 3);
+    } else {
+        rc |= tb_buf_append(&b, digits, 1);
+        if (len > 1) {
+            rc |= tb_buf_append(&b, ".", 1);
+            rc |= tb_buf_append(&b, digits + 1, (size_t)(len - 1));
+        }
+        rc |= tb_buf_printf(&b, "e%d", kk - 1);
+    }
+    rc |= tb_buf_append(o, b.p, b.len);
+    tb_buf_clear(&b);
+    return rc ? -1 : 0;
+}
+
+/* A string as rapidjson's Writer escapes it: '"', '\\', and control characters
+ * (\b \t \n \f \r, else \u00XX with upper-case hex); everything else as is. */
+static int emit_string(const tb_attest_jdoc *d, int k, tb_buf *o)
+{
+    char *s;
+    size_t n;
+    if (tb_attest_jstr_dup(d, k, &s, &n) < 0)
+        return -1;
+    int rc = tb_buf_append(o, "\"", 1);
+    size_t run = 0;
+    for (size_t i = 0; i <= n && rc == 0; i++) {
+        unsigned char c = i < n ? (unsigned char)s[i] : 0;
+        if (i < n && c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        rc |= tb_buf_append(o, s + run, i - run);
+        run = i + 1;
+        if (i == n)
+            break;
+        static const char short_esc[32] = {
+            [8] = 'b', [9] = 't', [10] = 'n', [12] = 'f', [13] = 'r'};
+        char esc[8];
+        if (c == '"' || c == '\\')
+            snprintf(esc, sizeof esc, "\\%c", c);
+        else if (short_esc[c])
+            snprintf(esc, sizeof esc, "\\%c", short_esc[c]);
+        else
+            snprintf(esc, sizeof esc, "\\u%04X", c);
+        rc |= tb_buf_append(o, esc, strlen(esc));
+    }
+    free(s);
+    return rc | tb_buf_append(o, "\"", 1) ? -1 : 0;
+}
+
+static int emit_value(const tb_attest_jdoc *d, int k, int max_dec, tb_buf *o)
+{
+    const tb_attest_jtok *t = &d->t[k];
+    switch (t->type) {
+    case TB_ATTEST_JSTR:
+        return emit_string(d, k, o);
+    case TB_ATTEST_JNUM:
+        return emit_number(d->s + t->start, t->end - t->start, max_dec, o);
+    case TB_ATTEST_JTRUE:
+        return tb_buf_append(o, "true", 4);
+    case TB_ATTEST_JFALSE:
+        return tb_buf_append(o, "false", 5);
+    case TB_ATTEST_JNULL:
+        return tb_buf_append(o, "null", 4);
+    default:
+        break;
+    }
+    int obj = t->type == TB_ATTEST_JOBJ, c = k + 1;
+    if (tb_buf_append(o, obj ? "{" : "[", 1) < 0)
+        return -1;
+    for (uint32_t i = 0; i < t->count; i++) {
+        if (i && tb_buf_append(o, ",", 1) < 0)
+            return -1;
+        if (obj) {
+            if (emit_string(d, c, o) < 0 || tb_buf_append(o, ":", 1) < 0)
+                return -1;
+            c++;
+        }
+        if (emit_value(d, c, max_dec, o) < 0)
+            return -1;
+        c = (int)d->t[c].next;
+    }
+    return tb_buf_append(o, obj ? "}" : "]", 1);
+}
+
+int tb_attest_json_compact(const char *s, size_t n, tb_buf *out, tb_err *err)
+{
+    tb_attest_jdoc d;
+    if (tb_attest_json_tokenize(s, n, &d, err) < 0)
+        return -1;
+    /* TcbInfo.cpp sets 25 decimal places; EnclaveIdentityV2.cpp keeps rapidjson's 324. */
+    int rc = emit_value(&d, 0, 25, out);
+    tb_attest_json_clear(&d);
+    if (rc < 0)
+        return tb_errf(err, "JSON cannot be re-serialized (\\u0000, or a number out of range)");
     return 0;
 }

@@ -106,11 +106,24 @@ int tb_attest_policy_has_tdx(const tb_attest_policy *p)
 
 static int parse_obj(json_t *o, tb_attest_policy *p, tb_err *err)
 {
-    static const char *const known[] = {
-        "allow_debug", "tcb_statuses",   "mrtd",    "mrconfigid",    "rtmr0",
-        "rtmr1",       "rtmr2",          "rtmr3",   "report_data",   "report_data_prefix",
-        "measurement", "host_data",      "min_tcb", "min_guest_svn", "vmpl",
-        "allow_smt",   "allow_migration"};
+    static const char *const known[] = {"allow_debug",
+                                        "allow_expired_collateral",
+                                        "tcb_statuses",
+                                        "mrtd",
+                                        "mrconfigid",
+                                        "rtmr0",
+                                        "rtmr1",
+                                        "rtmr2",
+                                        "rtmr3",
+                                        "report_data",
+                                        "report_data_prefix",
+                                        "measurement",
+                                        "host_data",
+                                        "min_tcb",
+                                        "min_guest_svn",
+                                        "vmpl",
+                                        "allow_smt",
+                                        "allow_migration"};
     const char *key;
     json_t *val;
     json_object_foreach(o, key, val)
@@ -126,6 +139,12 @@ static int parse_obj(json_t *o, tb_attest_policy *p, tb_err *err)
         if (!json_is_boolean(d))
             return tb_errf(err, "policy: \"allow_debug\" is not a boolean");
         p->allow_debug = json_is_true(d);
+    }
+    json_t *x = json_object_get(o, "allow_expired_collateral");
+    if (x) {
+        if (!json_is_boolean(x))
+            return tb_errf(err, "policy: \"allow_expired_collateral\" is not a boolean");
+        p->allow_expired_collateral = json_is_true(x);
     }
     json_t *st = json_object_get(o, "tcb_statuses");
     if (st) {

@@ -453,20 +453,33 @@ static int ak_xy(EVP_PKEY *k, uint8_t xy[64])
     return 0;
 }
 
-static int build_quote(const sim *s, const uint8_t rd[64], int debug, tb_buf *q, tb_err *err)
+static int build_quote(const sim *s, const uint8_t rd[64], int debug,
+                       const tb_attest_sim_quote_params *par, tb_buf *q, tb_err *err)
 {
-    uint8_t hdr[TB_ATTEST_HEADER_LEN] = {0}, body[TB_ATTEST_TD10_BODY_LEN] = {0};
-    put16(hdr, 4);
+    static const tb_attest_sim_quote_params defaults = {0};
+    if (!par)
+        par = &defaults;
+    int v5 = par->version == 5, td15 = par->body_type == 3;
+    if (td15 && !v5)
+        return tb_errf(err, "a TDX 1.5 body (type 3) needs a version 5 quote");
+    uint16_t qe_isvsvn = par->set_qe_isvsvn ? par->qe_isvsvn : SIM_QE_ISVSVN;
+    EVP_PKEY *pck_key = par->pck_key ? par->pck_key : s->pck_k;
+    uint8_t hdr[TB_ATTEST_HEADER_LEN] = {0}, body[TB_ATTEST_TD15_BODY_LEN] = {0};
+    size_t body_len = td15 ? TB_ATTEST_TD15_BODY_LEN : TB_ATTEST_TD10_BODY_LEN;
+    put16(hdr, v5 ? 5 : 4);
     put16(hdr + 2, 2);
     put32(hdr + 4, TB_ATTEST_TDX_TEE_TYPE);
-    put16(hdr + 8, SIM_QE_ISVSVN);
+    put16(hdr + 8, qe_isvsvn);
     put16(hdr + 10, SIM_PCESVN);
     memcpy(hdr + 12, INTEL_QE_VENDOR, 16);
     memcpy(hdr + 28, TB_ATTEST_SIM_MARKER, TB_ATTEST_SIM_MARKER_LEN);
     /* TD report body (see tb_attest_td_report for the offsets). */
-    memcpy(body, SIM_TEE_TCB_SVN, 16);
+    memcpy(body, par->set_tee_tcb_svn ? par->tee_tcb_svn : SIM_TEE_TCB_SVN, 16);
     digest(EVP_sha384(), "teebench SIMULATED TDX module", body + 16);
-    /* mrsignerseam (64..112) and seam attributes (112..120) stay zero. */
+    /* mrsignerseam (64..112) stays zero; seam attributes (112..120) zero unless asked. */
+    memcpy(body + 112, par->seam_attributes, 8);
+    if (td15)
+        memcpy(body + 584, par->tee_tcb_svn2, 16);
     body[120] = debug ? 1 : 0; /* td_attributes bit 0: DEBUG */
     static const uint8_t xfam[8] = {0xe7, 0x02, 0x06, 0, 0, 0, 0, 0};
     memcpy(body + 128, xfam, 8);
@@ -484,8 +497,9 @@ static int build_quote(const sim *s, const uint8_t rd[64], int debug, tb_buf *q,
     qe[48] = 0x11;
     digest(EVP_sha256(), "teebench SIMULATED QE enclave", qe + 64);
     digest(EVP_sha256(), "teebench SIMULATED QE signer", qe + 128);
+    put32(qe + 16, par->qe_miscselect);
     put16(qe + 256, 2);
-    put16(qe + 258, SIM_QE_ISVSVN);
+    put16(qe + 258, qe_isvsvn);
     for (int i = 0; i < 32; i++)
         auth[i] = (uint8_t)i;
     if (ak_xy(s->ak, ak) < 0)
@@ -495,18 +509,25 @@ static int build_quote(const sim *s, const uint8_t rd[64], int debug, tb_buf *q,
     memcpy(cat + 64, auth, 32);
     unsigned hl = 0;
     EVP_Digest(cat, sizeof cat, qe + 320, &hl, EVP_sha256(), NULL);
-    if (tb_attest_ecdsa_sign_raw(s->pck_k, qe, sizeof qe, qe_sig) < 0)
+    if (tb_attest_ecdsa_sign_raw(pck_key, qe, sizeof qe, qe_sig) < 0)
         return tb_err_ssl(err, "signing the simulated QE report");
 
     tb_buf chain = {0};
-    if (pem_of(s->pck, &chain) < 0 || pem_of(s->ca, &chain) < 0 || pem_of(s->root, &chain) < 0 ||
+    if ((par->pck_chain_pem
+             ? tb_buf_append(&chain, par->pck_chain_pem, strlen(par->pck_chain_pem)) < 0
+             : (pem_of(s->pck, &chain) < 0 || pem_of(s->ca, &chain) < 0 ||
+                pem_of(s->root, &chain) < 0)) ||
         tb_buf_append(&chain, "", 1) < 0) { /* trailing NUL, like real quotes */
         tb_buf_clear(&chain);
         return tb_errf(err, "out of memory");
     }
     /* header || body, then sign. */
     int rc = -1;
-    if (tb_buf_append(q, hdr, sizeof hdr) < 0 || tb_buf_append(q, body, sizeof body) < 0)
+    uint8_t desc[6];
+    put16(desc, td15 ? 3 : 2);
+    put32(desc + 2, (uint32_t)body_len);
+    if (tb_buf_append(q, hdr, sizeof hdr) < 0 || (v5 && tb_buf_append(q, desc, 6) < 0) ||
+        tb_buf_append(q, body, body_len) < 0)
         goto out;
     if (tb_attest_ecdsa_sign_raw(s->ak, q->p, q->len, sig) < 0) {
         tb_err_ssl(err, "signing the simulated quote");
@@ -540,6 +561,29 @@ out:
     return rc;
 }
 
+int tb_attest_sim_quote_custom(const char *dir, const uint8_t rd[64],
+                               const tb_attest_sim_quote_params *par, uint8_t **quote, size_t *len,
+                               tb_err *err)
+{
+    *quote = NULL;
+    *len = 0;
+    sim s;
+    if (sim_open(dir, &s, err) < 0)
+        return -1;
+    tb_buf q = {0};
+    if (err)
+        err->msg[0] = '\0';
+    int rc = build_quote(&s, rd, 0, par, &q, err);
+    sim_clear(&s);
+    if (rc < 0) {
+        tb_buf_clear(&q);
+        return tb_err_wrap(err, "simulated quote");
+    }
+    *quote = q.p;
+    *len = q.len;
+    return 0;
+}
+
 int tb_attest_sim_get_quote(const char *dir, const uint8_t rd[64], int debug, uint8_t **quote,
                             size_t *len, tb_err *err)
 {
@@ -551,7 +595,7 @@ int tb_attest_sim_get_quote(const char *dir, const uint8_t rd[64], int debug, ui
     tb_buf q = {0};
     if (err)
         err->msg[0] = '\0';
-    int rc = build_quote(&s, rd, debug, &q, err);
+    int rc = build_quote(&s, rd, debug, NULL, &q, err);
     sim_clear(&s);
     if (rc < 0) {
         tb_buf_clear(&q);
@@ -587,7 +631,7 @@ int tb_attest_sim_quote(const tb_attest_sim *h, const uint8_t rd[64], int debug,
     *quote = NULL;
     *len = 0;
     tb_buf q = {0};
-    if (build_quote(&h->s, rd, debug, &q, err) < 0) {
+    if (build_quote(&h->s, rd, debug, NULL, &q, err) < 0) {
         tb_buf_clear(&q);
         return tb_err_wrap(err, "simulated quote");
     }

@@ -23,6 +23,33 @@
  *     Configuration* statuses into OutOfDateConfigurationNeeded; Revoked wins).
  * Then the policy (DEBUG, measurements, REPORTDATA, acceptable statuses).
  *
+ * Intel QVL's rules, file by file (SGX-TDX-DCAP-QuoteVerificationLibrary,
+ * Src/AttestationLibrary/src/; QvE is in SGXDataCenterAttestationPrimitives):
+ *  - Verifiers/TCBSigningChain.cpp + QuoteVerification.cpp: a TCB info / QE identity
+ *    issuer chain is exactly two certificates, the root (CN has "SGX Root CA", the trusted
+ *    root) and the TCB signing certificate (CN has "SGX TCB Signing", issued by the root,
+ *    not revoked by the root CA CRL).
+ *  - Verifiers/PckCertVerifier.cpp + QvE qve.cpp: the quote's PCK chain is exactly three
+ *    certificates: root, intermediate (CN has "CA"; QvE: its CN has "Processor" or
+ *    "Platform"), PCK certificate (CN has "SGX PCK Certificate").
+ *  - Verifiers/EnclaveReportVerifier.cpp: MISCSELECT (and mask) hex read as QVL's
+ *    vectorToUint32 (little-endian, like the QE report); QE status: UpToDate, Revoked,
+ *    anything else OutOfDate; below every level TCB_NOT_SUPPORTED.
+ *  - Verifiers/QuoteVerifier.cpp 4.1.2.4.11: MRSIGNERSEAM equal to the module identity's
+ *    (tdxModuleIdentities "TDX_%02X" when TEE_TCB_SVN[1] > 0, else tdxModule), and
+ *    SEAMATTRIBUTES all zero and equal to its attributes (the mask is not applied).
+ *  - Verifiers/Checks/TdxModuleCheck.cpp: identity id compared upper-cased, the first
+ *    match wins; module level statuses UpToDate, OutOfDate, Revoked only.
+ *  - Verifiers/Checks/TcbLevelCheck.cpp: the SGX level (first with SGX components and
+ *    PCESVN >=) and the TDX level (first also with TDX components >=) in QVL's order;
+ *    status convergence with the module and then the QE; Revoked returns early.
+ *  - Verifiers/Checks/TDRelaunchCheck.cpp: TDX 1.5 quotes, TDRelaunchAdvised[...].
+ *  - QvE qve.cpp: expired collateral is reported apart from the verification result
+ *    (collateral_expiration_status), not as an invalid quote.
+ *  - Json TcbInfo.cpp / EnclaveIdentityV2.cpp: QVL verifies the signature over a compact
+ *    re-serialization (rapidjson Writer) of the signed member; here the exact bytes are
+ *    tried first and that re-serialization (jsontok.c) second.
+ *
  * Collateral is "prepared" once (tb_attest_prepare: CRL and collateral signatures, chains,
  * parsed JSON, validity windows) and checked against `now` per quote, so that a
  * prepared collateral gives the same verdict as verifying from scratch. A failure
@@ -33,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/clock.h"
 #include "base/hex.h"
 
@@ -98,19 +126,28 @@ static void win_add(window *w, int64_t from, int64_t until, const char *what)
     }
 }
 
-static int win_check(const window *w, int64_t now, const char *what, tb_err *err)
+/* Only "not yet valid" fails; expiry is recorded in the verdict (see note_expiry). */
+static int win_started(const window *w, int64_t now, const char *what, tb_err *err)
 {
+    if (now >= w->from)
+        return 0;
     char a[32], b[32];
     tb_utc_iso8601(now, a, sizeof a);
-    if (now < w->from) {
-        tb_utc_iso8601(w->from, b, sizeof b);
-        return tb_errf(err, "%s not yet valid at %s: %s starts %s", what, a, w->from_what, b);
-    }
-    if (now > w->until) {
-        tb_utc_iso8601(w->until, b, sizeof b);
-        return tb_errf(err, "%s expired at %s: %s ended %s", what, a, w->until_what, b);
-    }
-    return 0;
+    tb_utc_iso8601(w->from, b, sizeof b);
+    return tb_errf(err, "%s not yet valid at %s: %s starts %s", what, a, w->from_what, b);
+}
+
+/* Keeps the earliest end of validity of all the collateral a verdict used (QvE's
+ * earliest_expiration_date) and the step it belongs to. */
+static void note_expiry(tb_attest_verdict *v, const window *w, tb_attest_step step,
+                        tb_attest_step *exp_step)
+{
+    if (w->until == INT64_MAX || (v->collateral_expiration && w->until >= v->collateral_expiration))
+        return;
+    v->collateral_expiration = w->until;
+    snprintf(v->collateral_expiration_what, sizeof v->collateral_expiration_what, "%s",
+             w->until_what);
+    *exp_step = step;
 }
 
 static void cert_window(const tb_attest_cert *c, window *w, const char *what)
@@ -121,6 +158,11 @@ static void cert_window(const tb_attest_cert *c, window *w, const char *what)
 static int is_revoked(const tb_attest_crl *crl, const tb_attest_cert *c)
 {
     return tb_attest_crl_is_revoked(crl, c->serial, c->serial_len);
+}
+
+static int cn_has(const tb_attest_cert *c, const char *phrase)
+{
+    return tb_attest_name_cn_contains(c->subject, c->subject_len, phrase);
 }
 
 static int check_issued(void *ec, const tb_attest_cert *issuer, const tb_attest_cert *cert,
@@ -177,11 +219,14 @@ static int signer_chain(const char *pem, const char *what, tb_attest_prepared *p
     int rc = -1, slot = p->signer_der[0] ? 1 : 0;
     char label[96];
     snprintf(label, sizeof label, "%s signing certificate", what);
-    if (l.n > 2) {
-        tb_errf(err, "%s issuer chain has %d certificates (want signer and root)", what, l.n);
+    if (l.n != 2) { /* QVL QuoteVerification.cpp EXPECTED_CERTIFICATE_COUNT_IN_TCB_CHAIN */
+        tb_errf(err,
+                "%s issuer chain has %d certificate(s) (want the TCB signing certificate "
+                "and the root)",
+                what, l.n);
         goto out;
     }
-    if (l.n == 2 && !der_eq(&l, 1, p->root_der, p->root_len)) {
+    if (!der_eq(&l, 1, p->root_der, p->root_len)) {
         tb_errf(err, "%s issuer chain ends in a root that is not the trusted root", what);
         goto out;
     }
@@ -197,6 +242,13 @@ static int signer_chain(const char *pem, const char *what, tb_attest_prepared *p
         if (tb_attest_cert_parse(p->signer_der[slot], p->signer_len[slot], &p->signer[slot], err) <
             0) {
             tb_err_wrap(err, "%s", label);
+            goto out;
+        }
+        if (!cn_has(&p->signer[slot], "SGX TCB Signing")) { /* QVL TCBSigningChain.cpp */
+            tb_errf(err,
+                    "%s is not a TCB signing certificate (its CN lacks \"SGX TCB Signing\"; "
+                    "QVL: STATUS_SGX_TCB_SIGNING_CERT_MISSING)",
+                    label);
             goto out;
         }
         if (check_issued(p->ec, &p->root_c, &p->signer[slot], label, err) < 0)
@@ -268,8 +320,21 @@ static int prep_signed(const char *pem, const char *what, const char *body, size
     const tb_attest_cert *signer = NULL;
     if (signer_chain(pem, what, p, w, &signer, err) < 0)
         return -1;
-    if (!tb_attest_p256_verify_ctx(p->ec, signer->pub, body, len, sig))
-        return tb_errf(err, "%s signature does not verify over its exact bytes", what);
+    if (tb_attest_p256_verify_ctx(p->ec, signer->pub, body, len, sig))
+        return 0;
+    /* QVL verifies over rapidjson's compact re-serialization of the signed member
+     * (TcbInfo.cpp _infoBody, EnclaveIdentityV2.cpp body): a PCCS that pretty-prints
+     * still verifies. */
+    tb_buf b = {0};
+    tb_err ignored;
+    int ok = tb_attest_json_compact(body, len, &b, &ignored) == 0 &&
+             tb_attest_p256_verify_ctx(p->ec, signer->pub, b.p, b.len, sig);
+    tb_buf_clear(&b);
+    if (!ok)
+        return tb_errf(err,
+                       "%s signature does not verify (over its exact bytes nor over their "
+                       "compact re-serialization)",
+                       what);
     return 0;
 }
 
@@ -300,6 +365,12 @@ static tb_attest_prepared *prepare(const tb_attest_collateral *c, const tb_attes
     p->root_len = (size_t)rl;
     if (tb_attest_cert_parse(p->root_der, p->root_len, &p->root_c, &e) < 0) {
         tb_err_wrap(&e, "trusted root");
+        p->fail_step = TB_ATTEST_STEP_PCK_CHAIN;
+        goto fail;
+    }
+    if (!cn_has(&p->root_c, "SGX Root CA")) { /* QVL PckCertVerifier.cpp, TCBSigningChain.cpp */
+        tb_errf(&e, "the trusted root is not an SGX root CA (its CN lacks \"SGX Root CA\"; "
+                    "QVL: STATUS_SGX_ROOT_CA_MISSING)");
         p->fail_step = TB_ATTEST_STEP_PCK_CHAIN;
         goto fail;
     }
@@ -380,10 +451,11 @@ int tb_attest_prepare(const tb_attest_collateral *c, int64_t now, const tb_attes
         tb_attest_prepared_free(p);
         return -1;
     }
+    /* Expired collateral still prepares: each verdict says so (TB_ATTEST_EXPIRED). */
     tb_attest_step step = TB_ATTEST_STEP_PCK_CHAIN;
-    if (win_check(&p->crl_win, now, "CRLs", &e) < 0 ||
-        (step = TB_ATTEST_STEP_TCB_INFO, win_check(&p->tcb_win, now, "TCB info", &e) < 0) ||
-        (step = TB_ATTEST_STEP_QE_IDENTITY, win_check(&p->qe_win, now, "QE identity", &e) < 0)) {
+    if (win_started(&p->crl_win, now, "CRLs", &e) < 0 ||
+        (step = TB_ATTEST_STEP_TCB_INFO, win_started(&p->tcb_win, now, "TCB info", &e) < 0) ||
+        (step = TB_ATTEST_STEP_QE_IDENTITY, win_started(&p->qe_win, now, "QE identity", &e) < 0)) {
         fail(v, step, e.msg);
         tb_errf(err, "%s", e.msg);
         tb_attest_prepared_free(p);
@@ -411,20 +483,20 @@ static int step_header(const tb_attest_quote *q, tb_err *e)
 
 /* Step 2: the quote's PCK chain. *leaf points into *ders (caller frees the list).
  * The PCK CA is parsed and checked only when it is not the PCK CRL's issuer that
- * tb_attest_prepare already checked (compared as DER bytes). */
+ * tb_attest_prepare already checked (compared as DER bytes). The chain's validity window
+ * goes to *w (its start is checked here, its end by the caller). */
 static int step_pck_chain(void *ec, const tb_attest_quote *q, const tb_attest_prepared *p,
                           int64_t now, tb_attest_der_list *l, tb_attest_cert *leaf,
-                          tb_attest_pck_info *pck, tb_err *e)
+                          tb_attest_pck_info *pck, window *w, tb_err *e)
 {
     if (tb_attest_pem_certs_to_der(q->pck_chain, q->pck_chain_len, l, e) < 0)
         return tb_err_wrap(e, "PCK certificate chain");
-    if (l->n < 2 || l->n > 3)
+    if (l->n != 3) /* QVL QuoteVerification.cpp / QvE: EXPECTED_CERTIFICATE_COUNT_IN_PCK_CHAIN */
         return tb_errf(e, "PCK certificate chain has %d certificate(s) (want PCK, PCK CA, root)",
                        l->n);
-    if (l->n == 3 && !der_eq(l, 2, p->root_der, p->root_len))
+    if (!der_eq(l, 2, p->root_der, p->root_len))
         return tb_errf(e, "PCK certificate chain ends in a root that is not the trusted root");
-    window w;
-    win_init(&w);
+    win_init(w);
     tb_attest_cert ca_own;
     const tb_attest_cert *ca = &p->pck_ca;
     if (!der_eq(l, 1, p->pck_ca_der, p->pck_ca_len)) {
@@ -436,10 +508,19 @@ static int step_pck_chain(void *ec, const tb_attest_quote *q, const tb_attest_pr
             return tb_errf(e, "PCK CA certificate is not a CA certificate");
         ca = &ca_own;
     }
+    /* QVL PckCertVerifier.cpp: the intermediate's CN has "CA"; QvE qve.cpp: the PCK
+     * certificate's issuer CN has "Processor" or "Platform" (which PCK CA it is). */
+    if (!cn_has(ca, "CA") || (!cn_has(ca, "Processor") && !cn_has(ca, "Platform")))
+        return tb_errf(e, "the PCK chain's intermediate is not a PCK Platform or Processor CA (its "
+                          "CN lacks \"CA\" and \"Platform\"/\"Processor\"; QVL: "
+                          "STATUS_SGX_INTERMEDIATE_CA_MISSING)");
     if (is_revoked(&p->root_ci, ca))
         return tb_errf(e, "PCK CA certificate is revoked (root CA CRL)");
     if (tb_attest_cert_parse(l->der[0], l->len[0], leaf, e) < 0)
         return tb_err_wrap(e, "PCK certificate");
+    if (!cn_has(leaf, "SGX PCK Certificate")) /* QVL PckCertVerifier.cpp, QuoteVerifier.cpp */
+        return tb_errf(e, "the PCK chain's leaf is not a PCK certificate (its CN lacks \"SGX PCK "
+                          "Certificate\"; QVL: STATUS_SGX_PCK_MISSING)");
     if (check_issued(ec, ca, leaf, "PCK certificate", e) < 0)
         return -1;
     if (p->pck_ci.issuer_len != ca->subject_len ||
@@ -447,16 +528,16 @@ static int step_pck_chain(void *ec, const tb_attest_quote *q, const tb_attest_pr
         return tb_errf(e, "the PCK CRL is not issued by this quote's PCK CA (wrong CA kind?)");
     if (is_revoked(&p->pck_ci, leaf))
         return tb_errf(e, "PCK certificate is revoked (PCK CRL)");
-    cert_window(&p->root_c, &w, "root CA");
-    cert_window(ca, &w, "PCK CA");
-    cert_window(leaf, &w, "PCK certificate");
-    if (win_check(&w, now, "PCK certificate chain", e) < 0)
+    cert_window(&p->root_c, w, "root CA");
+    cert_window(ca, w, "PCK CA");
+    cert_window(leaf, w, "PCK certificate");
+    if (win_started(w, now, "PCK certificate chain", e) < 0)
         return -1;
     if (!leaf->sgx_ext)
         return tb_errf(e, "PCK certificate has no SGX extension (1.2.840.113741.1.13.1)");
     if (tb_attest_pck_info_from_ext(leaf->sgx_ext, leaf->sgx_ext_len, pck, e) < 0)
         return tb_err_wrap(e, "PCK certificate");
-    pck->ca_platform = tb_attest_name_cn_contains(ca->subject, ca->subject_len, "Platform");
+    pck->ca_platform = cn_has(ca, "Platform");
     return 0;
 }
 
@@ -476,22 +557,25 @@ static int step_tcb_info(const tb_attest_prepared *p, const tb_attest_pck_info *
     return 0;
 }
 
+/* Step 4 (QVL EnclaveReportVerifier.cpp): *lvl is the first QE identity level (document
+ * order) with isvsvn <= the QE's, NULL when there is none (TCB_NOT_SUPPORTED, judged in
+ * step 8 as QVL's TcbLevelCheck.cpp does). */
 static int step_qe_identity(const tb_attest_quote *q, const tb_attest_prepared *p,
                             const tb_attest_tcb_level **lvl, tb_err *e)
 {
     const tb_attest_sgx_report *r = &q->qe_report;
     const tb_attest_qe_identity *id = &p->qe;
-    if (memcmp(r->mrsigner, id->mrsigner, 32))
-        return tb_errf(e, "QE MRSIGNER differs from the QE identity's");
-    if (r->isvprodid != id->isvprodid)
-        return tb_errf(e, "QE ISVPRODID %u differs from the QE identity's %u", r->isvprodid,
-                       id->isvprodid);
     if ((r->miscselect & id->miscselect_mask) != id->miscselect)
         return tb_errf(e, "QE MISCSELECT 0x%08x (masked) differs from the QE identity's 0x%08x",
                        r->miscselect & id->miscselect_mask, id->miscselect);
     for (int i = 0; i < 16; i++)
         if ((r->attributes[i] & id->attributes_mask[i]) != id->attributes[i])
             return tb_errf(e, "QE ATTRIBUTES (masked) differ from the QE identity's");
+    if (memcmp(r->mrsigner, id->mrsigner, 32))
+        return tb_errf(e, "QE MRSIGNER differs from the QE identity's");
+    if (r->isvprodid != id->isvprodid)
+        return tb_errf(e, "QE ISVPRODID %u differs from the QE identity's %u", r->isvprodid,
+                       id->isvprodid);
     *lvl = NULL;
     for (int i = 0; i < id->n_levels; i++)
         if (id->levels[i].isvsvn <= r->isvsvn) {
@@ -531,100 +615,267 @@ static int step_quote_sig(void *ec, const tb_attest_quote *q, tb_err *e)
     return 0;
 }
 
-static int step_module(const tb_attest_quote *q, const tb_attest_prepared *p,
-                       const tb_attest_tcb_level **lvl, tb_err *e)
+/* QVL TdxModuleCheck.cpp findTdxModuleIdentity: "TDX_" + the major version as two
+ * upper-case hex digits, compared with each id upper-cased; the first match wins. */
+static const tb_attest_module_identity *find_identity(const tb_attest_tcb_info *t, uint8_t major)
 {
-    uint8_t major = q->td.tee_tcb_svn[1], svn = q->td.tee_tcb_svn[0];
-    const tb_attest_module_identity *m = NULL;
-    *lvl = NULL;
-    if (major == 0) {
-        if (!p->tcb.has_module)
-            return tb_errf(e, "TCB info has no tdxModule");
-        m = &p->tcb.module;
-    } else {
-        char id[16];
-        snprintf(id, sizeof id, "TDX_%02X", major);
-        for (int i = 0; i < p->tcb.n_ids; i++)
-            if (!strcmp(p->tcb.ids[i].id, id))
-                m = &p->tcb.ids[i];
-        if (!m)
-            return tb_errf(e,
-                           "TCB info has no tdxModuleIdentities entry %s (TDX module major "
-                           "version %u)",
-                           id, major);
-        for (int i = 0; i < m->n_levels; i++)
-            if (m->levels[i].isvsvn <= svn) {
-                *lvl = &m->levels[i];
-                break;
-            }
-        if (!*lvl)
-            return tb_errf(e,
-                           "TDX module SVN %u is below every TCB level of %s (Intel: "
-                           "TCB_NOT_SUPPORTED)",
-                           svn, id);
-    }
-    if (memcmp(q->td.mrsignerseam, m->mrsigner, 48))
-        return tb_errf(e, "MRSIGNERSEAM differs from the TDX module identity's");
-    for (int i = 0; i < 8; i++)
-        if ((q->td.seam_attributes[i] & m->attributes_mask[i]) != m->attributes[i])
-            return tb_errf(e, "SEAMATTRIBUTES (masked) differ from the TDX module identity's");
-    return 0;
-}
-
-static const tb_attest_tcb_level *match_level(const tb_attest_quote *q, const tb_attest_prepared *p,
-                                              const tb_attest_pck_info *pck)
-{
-    int start = q->td.tee_tcb_svn[1] != 0 ? 2 : 0;
-    for (int i = 0; i < p->tcb.n_levels; i++) {
-        const tb_attest_tcb_level *l = &p->tcb.levels[i];
-        int ok = pck->pcesvn >= l->pcesvn;
-        for (int k = 0; ok && k < 16; k++)
-            ok = pck->sgx_comp[k] >= l->sgx[k];
-        for (int k = start; ok && k < 16; k++)
-            ok = q->td.tee_tcb_svn[k] >= l->tdx[k];
-        if (ok)
-            return l;
+    char want[8];
+    snprintf(want, sizeof want, "TDX_%02X", major);
+    for (int i = 0; i < t->n_ids; i++) {
+        char up[sizeof t->ids[i].id];
+        size_t k = 0;
+        for (; t->ids[i].id[k]; k++) {
+            char ch = t->ids[i].id[k];
+            up[k] = ch >= 'a' && ch <= 'z' ? (char)(ch - 32) : ch;
+        }
+        up[k] = '\0';
+        if (!strcmp(up, want))
+            return &t->ids[i];
     }
     return NULL;
 }
 
-static tb_attest_tcb_status converge(tb_attest_tcb_status s, tb_attest_tcb_status other)
+/* Step 7 (QVL QuoteVerifier.cpp 4.1.2.4.11): the module identity (*mid: the
+ * tdxModuleIdentities entry, NULL when TEE_TCB_SVN[1] is 0 and tdxModule applies),
+ * MRSIGNERSEAM equal to its mrsigner, SEAMATTRIBUTES zero and equal to its attributes. */
+static int step_module(const tb_attest_quote *q, const tb_attest_prepared *p,
+                       const tb_attest_module_identity **mid, tb_err *e)
 {
-    if (other == TB_ATTEST_TCB_REVOKED || s == TB_ATTEST_TCB_REVOKED)
-        return TB_ATTEST_TCB_REVOKED;
-    if (other == TB_ATTEST_TCB_OUT_OF_DATE) {
+    uint8_t major = q->td.tee_tcb_svn[1];
+    const uint8_t *mrsigner = p->tcb.module.mrsigner, *attributes = p->tcb.module.attributes;
+    *mid = NULL;
+    if (major != 0) { /* quote versions 4 and 5 are both > 3 */
+        *mid = find_identity(&p->tcb, major);
+        if (!*mid)
+            return tb_errf(e,
+                           "TCB info has no tdxModuleIdentities entry TDX_%02X (TDX module major "
+                           "version %u; QVL: STATUS_TDX_MODULE_MISMATCH)",
+                           major, major);
+        mrsigner = (*mid)->mrsigner;
+        attributes = (*mid)->attributes;
+    }
+    if (memcmp(q->td.mrsignerseam, mrsigner, 48))
+        return tb_errf(e, "MRSIGNERSEAM differs from the TDX module identity's");
+    for (int i = 0; i < 8; i++)
+        if (q->td.seam_attributes[i] != 0 || q->td.seam_attributes[i] != attributes[i])
+            return tb_errf(e, "SEAMATTRIBUTES are not zero and equal to the TDX module identity's "
+                              "attributes (QVL compares them unmasked)");
+    return 0;
+}
+
+/* The QE status as QVL's EnclaveReportVerifier.cpp gives it. */
+enum { QE_OK, QE_OUT_OF_DATE, QE_REVOKED, QE_NOT_SUPPORTED };
+
+static int qe_class(const tb_attest_tcb_level *l)
+{
+    if (!l)
+        return QE_NOT_SUPPORTED;
+    if (l->status == TB_ATTEST_TCB_UP_TO_DATE)
+        return QE_OK;
+    return l->status == TB_ATTEST_TCB_REVOKED ? QE_REVOKED : QE_OUT_OF_DATE;
+}
+
+static int is_config_needed(int s)
+{
+    return s == TB_ATTEST_TCB_CONFIGURATION_NEEDED ||
+           s == TB_ATTEST_TCB_OUT_OF_DATE_CONFIGURATION_NEEDED ||
+           s == TB_ATTEST_TCB_CONFIGURATION_AND_SW_HARDENING_NEEDED ||
+           s == TB_ATTEST_TCB_TD_RELAUNCH_ADVISED_CONFIGURATION_NEEDED;
+}
+
+/* QVL's convergence (TdxModuleCheck.cpp convergeTcbStatusWithTdxModuleStatus and
+ * TcbLevelCheck.cpp convergeTcbStatusWithQeTcbStatus): the other status OutOfDate turns
+ * UpToDate/SWHardeningNeeded into OutOfDate and the Configuration* statuses into
+ * OutOfDateConfigurationNeeded; Revoked wins. */
+static int converge(int s, int other_out_of_date, int other_revoked)
+{
+    if (other_out_of_date) {
         if (s == TB_ATTEST_TCB_UP_TO_DATE || s == TB_ATTEST_TCB_SW_HARDENING_NEEDED)
             return TB_ATTEST_TCB_OUT_OF_DATE;
         if (s == TB_ATTEST_TCB_CONFIGURATION_NEEDED ||
             s == TB_ATTEST_TCB_CONFIGURATION_AND_SW_HARDENING_NEEDED)
             return TB_ATTEST_TCB_OUT_OF_DATE_CONFIGURATION_NEEDED;
     }
-    return s;
+    return other_revoked ? TB_ATTEST_TCB_REVOKED : s;
+}
+
+/* QVL TDRelaunchCheck.cpp checkForRelaunch (TDX 1.5 quotes). Returns the status, or -1
+ * with *e set (TDX module identity of TEE_TCB_SVN2 missing: STATUS_TDX_MODULE_MISMATCH). */
+static int relaunch(const tb_attest_quote *q, const tb_attest_prepared *p, int sgx_status,
+                    int tdx_status, int module_status, int qe, tb_err *e)
+{
+    const uint8_t *svn2 = q->td.tee_tcb_svn2;
+    if (qe != QE_OK)
+        return tdx_status;
+    if (sgx_status != TB_ATTEST_TCB_UP_TO_DATE && sgx_status != TB_ATTEST_TCB_SW_HARDENING_NEEDED &&
+        sgx_status != TB_ATTEST_TCB_CONFIGURATION_NEEDED &&
+        sgx_status != TB_ATTEST_TCB_CONFIGURATION_AND_SW_HARDENING_NEEDED)
+        return tdx_status;
+    if (tdx_status != TB_ATTEST_TCB_OUT_OF_DATE &&
+        tdx_status != TB_ATTEST_TCB_OUT_OF_DATE_CONFIGURATION_NEEDED)
+        return tdx_status;
+    if (module_status != TB_ATTEST_TCB_OUT_OF_DATE)
+        return tdx_status;
+    const tb_attest_tcb_level *latest = &p->tcb.levels[0]; /* highest first */
+    int ok;
+    if (svn2[1] == 0) {
+        ok = svn2[0] >= latest->tdx[0] && svn2[2] >= latest->tdx[2];
+    } else {
+        const tb_attest_module_identity *m2 = find_identity(&p->tcb, svn2[1]);
+        if (!m2)
+            return tb_errf(e,
+                           "TCB info has no tdxModuleIdentities entry TDX_%02X for TEE_TCB_SVN2 "
+                           "(QVL TDRelaunchCheck: STATUS_TDX_MODULE_MISMATCH)",
+                           svn2[1]);
+        ok = svn2[0] >= m2->levels[0].isvsvn && svn2[2] >= latest->tdx[2];
+    }
+    if (!ok)
+        return tdx_status;
+    return is_config_needed(sgx_status) || is_config_needed(tdx_status)
+               ? TB_ATTEST_TCB_TD_RELAUNCH_ADVISED_CONFIGURATION_NEEDED
+               : TB_ATTEST_TCB_TD_RELAUNCH_ADVISED;
 }
 
 static void add_advisories(tb_attest_verdict *v, const tb_attest_adv_list *a)
 {
-    for (int i = 0; i < a->n; i++) {
+    const char *id = a->ids;
+    for (int i = 0; i < a->n; i++, id += strlen(id) + 1) {
         int dup = 0;
         for (int k = 0; k < v->n_advisories && !dup; k++)
-            dup = !strcmp(v->advisories[k], a->id[i]);
-        if (!dup && v->n_advisories < TB_ATTEST_MAX_ADVISORIES)
-            strcpy(v->advisories[v->n_advisories++], a->id[i]);
+            dup = !strcmp(tb_attest_verdict_advisory(v, k), id);
+        if (dup)
+            continue;
+        size_t used = 0, n = strlen(id) + 1;
+        for (int k = 0; k < v->n_advisories; k++)
+            used += strlen(v->advisory_ids + used) + 1;
+        if (used + n > sizeof v->advisory_ids) {
+            v->advisories_cut = 1;
+            continue;
+        }
+        memcpy(v->advisory_ids + used, id, n);
+        v->n_advisories++;
     }
 }
 
-static void earlier_date(tb_attest_verdict *v, const tb_attest_tcb_level *l)
+const char *tb_attest_verdict_advisory(const tb_attest_verdict *v, int i)
 {
-    if (l && strcmp(l->date, v->tcb_date) < 0) /* same format: compares as time */
-        snprintf(v->tcb_date, sizeof v->tcb_date, "%s", l->date);
+    if (i < 0 || i >= v->n_advisories)
+        return NULL;
+    const char *s = v->advisory_ids;
+    while (i-- > 0)
+        s += strlen(s) + 1;
+    return s;
 }
 
-static int apply_policy(const tb_attest_quote *q, const tb_attest_policy *pol, tb_attest_verdict *v)
+/* Step 8, QVL TcbLevelCheck.cpp checkTcbLevel (TDX path): fills the verdict's statuses,
+ * dates and advisories; -1 with *step and *e on a failure. */
+static int step_tcb_level(const tb_attest_quote *q, const tb_attest_prepared *p,
+                          const tb_attest_pck_info *pck, const tb_attest_module_identity *mid,
+                          const tb_attest_tcb_level *qe_lvl, tb_attest_verdict *v,
+                          tb_attest_step *step, tb_err *e)
+{
+    const uint8_t *svn = q->td.tee_tcb_svn;
+    const tb_attest_tcb_level *sgx_lvl = NULL, *tdx_lvl = NULL;
+    int start = svn[1] != 0 ? 2 : 0;
+    *step = TB_ATTEST_STEP_TCB_LEVEL;
+    for (int i = 0; i < p->tcb.n_levels && !tdx_lvl; i++) {
+        const tb_attest_tcb_level *l = &p->tcb.levels[i];
+        int ok = pck->pcesvn >= l->pcesvn;
+        for (int k = 0; ok && k < 16; k++)
+            ok = pck->sgx_comp[k] >= l->sgx[k];
+        if (!ok)
+            continue;
+        if (!sgx_lvl)
+            sgx_lvl = l;
+        for (int k = start; ok && k < 16; k++)
+            ok = svn[k] >= l->tdx[k];
+        if (ok)
+            tdx_lvl = l;
+    }
+    if (!sgx_lvl)
+        return tb_errf(e, "no TCB level matches the platform (Intel: TCB_NOT_SUPPORTED)");
+    if (!tdx_lvl) /* the SGX components and PCESVN matched sgx_lvl; TEE_TCB_SVN matches none */
+        return tb_errf(e, "no TCB level matches the platform (Intel: TCB_NOT_SUPPORTED)");
+    /* The TDX module's TCB level (TdxModuleCheck.cpp checkTdxModuleTcbStatus). */
+    const tb_attest_tcb_level *mod_lvl = NULL;
+    int module_status = TB_ATTEST_TCB_UP_TO_DATE;
+    if (mid) {
+        for (int i = 0; i < mid->n_levels && !mod_lvl; i++)
+            if (mid->levels[i].isvsvn <= svn[0])
+                mod_lvl = &mid->levels[i];
+        *step = TB_ATTEST_STEP_TDX_MODULE;
+        if (!mod_lvl)
+            return tb_errf(e,
+                           "TDX module SVN %u is below every TCB level of %s (Intel: "
+                           "TCB_NOT_SUPPORTED)",
+                           svn[0], mid->id);
+        if (mod_lvl->status < 0)
+            return tb_errf(e,
+                           "the TDX module's TCB level (isvsvn %u of %s) has tcbStatus \"%s\": "
+                           "a module level may only be UpToDate, OutOfDate or Revoked (Intel: "
+                           "TCB_UNRECOGNIZED_STATUS)",
+                           mod_lvl->isvsvn, mid->id, mod_lvl->status_text);
+        module_status = mod_lvl->status;
+        *step = TB_ATTEST_STEP_TCB_LEVEL;
+    }
+    int qe = qe_class(qe_lvl);
+    int status = converge(tdx_lvl->status, module_status == TB_ATTEST_TCB_OUT_OF_DATE,
+                          module_status == TB_ATTEST_TCB_REVOKED);
+    if (status != TB_ATTEST_TCB_REVOKED) { /* QVL returns Revoked before looking further */
+        if (q->body_type == 3) {
+            status = relaunch(q, p, sgx_lvl->status, status, module_status, qe, e);
+            if (status < 0) {
+                *step = TB_ATTEST_STEP_TDX_MODULE;
+                return -1;
+            }
+        }
+        if (qe == QE_NOT_SUPPORTED) {
+            *step = TB_ATTEST_STEP_QE_IDENTITY;
+            return tb_errf(e,
+                           "QE ISVSVN %u is below every QE identity TCB level (Intel: "
+                           "TCB_NOT_SUPPORTED; QVL before mid-2023 said Revoked)",
+                           q->qe_report.isvsvn);
+        }
+        status = converge(status, qe == QE_OUT_OF_DATE, qe == QE_REVOKED);
+    }
+    v->status_known = 1;
+    v->status = (tb_attest_tcb_status)status;
+    v->platform_status = (tb_attest_tcb_status)tdx_lvl->status;
+    v->module_status = (tb_attest_tcb_status)module_status;
+    v->qe_status = qe == QE_OK        ? TB_ATTEST_TCB_UP_TO_DATE
+                   : qe == QE_REVOKED ? TB_ATTEST_TCB_REVOKED
+                                      : TB_ATTEST_TCB_OUT_OF_DATE;
+    snprintf(v->tcb_date, sizeof v->tcb_date, "%s", tdx_lvl->date);
+    if (qe_lvl)
+        snprintf(v->qe_tcb_date, sizeof v->qe_tcb_date, "%s", qe_lvl->date);
+    if (mod_lvl)
+        snprintf(v->module_tcb_date, sizeof v->module_tcb_date, "%s", mod_lvl->date);
+    add_advisories(v, &tdx_lvl->adv);
+    if (mod_lvl)
+        add_advisories(v, &mod_lvl->adv);
+    return 0;
+}
+
+static int apply_policy(const tb_attest_quote *q, const tb_attest_policy *pol, int64_t now,
+                        tb_attest_step exp_step, tb_attest_verdict *v)
 {
     tb_attest_policy def;
     if (!pol) {
         tb_attest_policy_default(&def);
         pol = &def;
+    }
+    v->collateral_expired = v->collateral_expiration && now > v->collateral_expiration;
+    if (v->collateral_expired && !pol->allow_expired_collateral) {
+        char a[32], b[32];
+        tb_utc_iso8601(v->collateral_expiration, a, sizeof a);
+        tb_utc_iso8601(now, b, sizeof b);
+        v->result = TB_ATTEST_EXPIRED;
+        v->step = exp_step;
+        snprintf(v->reason, sizeof v->reason,
+                 "collateral expired at %s (%s), before the verification time %s "
+                 "(--allow-expired-collateral verifies old evidence anyway)",
+                 a, v->collateral_expiration_what, b);
+        return -1;
     }
     const tb_attest_td_report *t = &q->td;
     char why[TB_ERR_MAX] = "";
@@ -643,7 +894,7 @@ static int apply_policy(const tb_attest_quote *q, const tb_attest_policy *pol, t
             snprintf(why, sizeof why, "RTMR%d differs from the policy's", i);
     if (!why[0] && !(pol->accept & (1u << v->status))) {
         size_t k = 0;
-        char list[256] = "";
+        char list[512] = "";
         for (int s = 0; s < TB_ATTEST_TCB_STATUS_COUNT; s++)
             if (pol->accept & (1u << s))
                 k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", k ? ", " : "",
@@ -666,47 +917,54 @@ static int verify_quote(const tb_attest_quote *q, const tb_attest_prepared *p, i
                         const tb_attest_policy *pol, tb_attest_verdict *v)
 {
     tb_err e = {{0}};
+    tb_attest_step exp_step = TB_ATTEST_STEP_NONE, step;
     v->debug = tb_attest_quote_is_debug(q);
     if (step_header(q, &e) < 0)
         return fail(v, TB_ATTEST_STEP_HEADER, e.msg);
     /* 2 */
     if (p->fail_step == TB_ATTEST_STEP_PCK_CHAIN)
         return fail(v, TB_ATTEST_STEP_PCK_CHAIN, p->fail_reason);
-    if (win_check(&p->crl_win, now, "CRLs", &e) < 0)
+    if (win_started(&p->crl_win, now, "CRLs", &e) < 0)
         return fail(v, TB_ATTEST_STEP_PCK_CHAIN, e.msg);
+    note_expiry(v, &p->crl_win, TB_ATTEST_STEP_PCK_CHAIN, &exp_step);
     void *ec = tb_attest_p256_ctx_from(p->group);
     if (!ec)
         return fail(v, TB_ATTEST_STEP_NONE, "out of memory");
     tb_attest_der_list chain = {0};
     tb_attest_cert leaf;
     tb_attest_pck_info pck;
-    if (step_pck_chain(ec, q, p, now, &chain, &leaf, &pck, &e) < 0) {
+    window w;
+    if (step_pck_chain(ec, q, p, now, &chain, &leaf, &pck, &w, &e) < 0) {
         tb_attest_der_list_clear(&chain);
         tb_attest_p256_ctx_free(ec);
         return fail(v, TB_ATTEST_STEP_PCK_CHAIN, e.msg);
     }
+    note_expiry(v, &w, TB_ATTEST_STEP_PCK_CHAIN, &exp_step);
     tb_hex_encode(pck.fmspc, 6, v->fmspc);
     int rc = -1;
-    const tb_attest_tcb_level *qe_lvl = NULL, *mod_lvl = NULL, *lvl = NULL;
+    const tb_attest_tcb_level *qe_lvl = NULL;
+    const tb_attest_module_identity *mid = NULL;
     /* 3 */
     if (p->fail_step == TB_ATTEST_STEP_TCB_INFO) {
         fail(v, TB_ATTEST_STEP_TCB_INFO, p->fail_reason);
         goto out;
     }
-    if (win_check(&p->tcb_win, now, "TCB info", &e) < 0 || step_tcb_info(p, &pck, &e) < 0) {
+    if (win_started(&p->tcb_win, now, "TCB info", &e) < 0 || step_tcb_info(p, &pck, &e) < 0) {
         fail(v, TB_ATTEST_STEP_TCB_INFO, e.msg);
         goto out;
     }
+    note_expiry(v, &p->tcb_win, TB_ATTEST_STEP_TCB_INFO, &exp_step);
     /* 4 */
     if (p->fail_step == TB_ATTEST_STEP_QE_IDENTITY) {
         fail(v, TB_ATTEST_STEP_QE_IDENTITY, p->fail_reason);
         goto out;
     }
-    if (win_check(&p->qe_win, now, "QE identity", &e) < 0 ||
+    if (win_started(&p->qe_win, now, "QE identity", &e) < 0 ||
         step_qe_identity(q, p, &qe_lvl, &e) < 0) {
         fail(v, TB_ATTEST_STEP_QE_IDENTITY, e.msg);
         goto out;
     }
+    note_expiry(v, &p->qe_win, TB_ATTEST_STEP_QE_IDENTITY, &exp_step);
     /* 5, 6, 7 */
     if (step_qe_report(ec, q, &leaf, &e) < 0) {
         fail(v, TB_ATTEST_STEP_QE_REPORT, e.msg);
@@ -716,31 +974,17 @@ static int verify_quote(const tb_attest_quote *q, const tb_attest_prepared *p, i
         fail(v, TB_ATTEST_STEP_QUOTE_SIGNATURE, e.msg);
         goto out;
     }
-    if (step_module(q, p, &mod_lvl, &e) < 0) {
+    if (step_module(q, p, &mid, &e) < 0) {
         fail(v, TB_ATTEST_STEP_TDX_MODULE, e.msg);
         goto out;
     }
     /* 8 */
-    lvl = match_level(q, p, &pck);
-    if (!lvl) {
-        fail(v, TB_ATTEST_STEP_TCB_LEVEL,
-             "no TCB level matches the platform (Intel: TCB_NOT_SUPPORTED)");
+    if (step_tcb_level(q, p, &pck, mid, qe_lvl, v, &step, &e) < 0) {
+        v->status_known = 0;
+        fail(v, step, e.msg);
         goto out;
     }
-    v->status_known = 1;
-    v->platform_status = lvl->status;
-    v->module_status = mod_lvl ? mod_lvl->status : TB_ATTEST_TCB_UP_TO_DATE;
-    v->qe_status = qe_lvl ? qe_lvl->status : TB_ATTEST_TCB_REVOKED; /* QVL: no QE level = revoked */
-    v->status = converge(converge(lvl->status, v->module_status), v->qe_status);
-    snprintf(v->tcb_date, sizeof v->tcb_date, "%s", lvl->date);
-    earlier_date(v, mod_lvl);
-    earlier_date(v, qe_lvl);
-    add_advisories(v, &lvl->adv);
-    if (mod_lvl)
-        add_advisories(v, &mod_lvl->adv);
-    if (qe_lvl)
-        add_advisories(v, &qe_lvl->adv);
-    rc = apply_policy(q, pol, v);
+    rc = apply_policy(q, pol, now, exp_step, v);
 out:
     tb_attest_der_list_clear(&chain);
     tb_attest_p256_ctx_free(ec);

@@ -8,6 +8,8 @@
  *   3  the quote is valid, but the policy refuses it (TCB status, DEBUG, values)
  *   4  the quote is invalid (verification failed at a step; bytes that are no quote fail
  *      the parse step -- a quote file that cannot be read is 1)
+ *   5  the collateral had expired at the verification time (every check passed otherwise;
+ *      --allow-expired-collateral verifies old evidence anyway)
  * Messages name each path once: the module's errors already carry it.
  * Anything involving the simulated provider says "SIMULATED" in its output. */
 #include <errno.h>
@@ -29,6 +31,7 @@
 
 #define EXIT_REFUSED 3
 #define EXIT_INVALID 4
+#define EXIT_EXPIRED 5
 
 static const char USAGE[] =
     "usage: teebench attest <subcommand> [options]\n"
@@ -38,8 +41,8 @@ static const char USAGE[] =
     "      binary, hex or base64 file\n"
     "  verify QUOTE (--collateral FILE|DIR|sim[:DIR] | --pccs URL) [--now UNIX_TIME]\n"
     "         [--root CA_FILE] [--allow-debug] [--policy FILE] [--json]\n"
-    "         [--no-cache] [--cache-dir DIR] [--timeout MS]\n"
-    "      full DCAP verification in Intel QVL's order; prints the verdict, the TCB\n"
+    "         [--no-cache] [--cache-dir DIR] [--timeout MS] [--allow-expired-collateral]\n"
+    "      full DCAP verification by Intel QVL's rules; prints the verdict, the TCB\n"
     "      status, advisories and the fetch and verify times\n"
     "  verify REPORT (--certs DIR | --kds URL [--product milan|genoa|turin])\n"
     "         [--root ARK_FILE] [--now UNIX_TIME] [--allow-debug] [--policy FILE] [--json]\n"
@@ -65,7 +68,7 @@ static const char USAGE[] =
     "\n"
     "exit codes: 0 accepted, 1 error (a file that cannot be read, a failed fetch), 2 usage,\n"
     "            3 valid but refused by the policy, 4 invalid quote (bytes that are no\n"
-    "            quote included)\n";
+    "            quote included), 5 collateral expired (verify)\n";
 
 static int usage_fail(const char *cmd, const char *msg)
 {
@@ -262,7 +265,10 @@ static int cmd_show(int argc, char **argv)
 
 static const char *result_name(tb_attest_result r)
 {
-    return r == TB_ATTEST_ACCEPTED ? "ACCEPTED" : r == TB_ATTEST_REFUSED ? "REFUSED" : "INVALID";
+    return r == TB_ATTEST_ACCEPTED  ? "ACCEPTED"
+           : r == TB_ATTEST_REFUSED ? "REFUSED"
+           : r == TB_ATTEST_EXPIRED ? "COLLATERAL EXPIRED"
+                                    : "INVALID";
 }
 
 static void print_verdict(const char *path, const tb_attest_quote *q, const tb_attest_verdict *v,
@@ -291,9 +297,21 @@ static void print_verdict(const char *path, const tb_attest_quote *q, const tb_a
             json_object_set_new(o, "qe_tcb_status",
                                 json_string(tb_attest_tcb_status_name(v->qe_status)));
             json_object_set_new(o, "tcb_date", json_string(v->tcb_date));
+            json_object_set_new(o, "qe_tcb_date", json_string(v->qe_tcb_date));
+            json_object_set_new(o, "tdx_module_tcb_date",
+                                v->module_tcb_date[0] ? json_string(v->module_tcb_date)
+                                                      : json_null());
+        }
+        if (v->collateral_expiration) {
+            char d[32];
+            tb_utc_iso8601(v->collateral_expiration, d, sizeof d);
+            json_object_set_new(o, "collateral_expiration", json_string(d));
+            json_object_set_new(o, "collateral_expiration_what",
+                                json_string(v->collateral_expiration_what));
+            json_object_set_new(o, "collateral_expired", json_boolean(v->collateral_expired));
         }
         for (int i = 0; i < v->n_advisories; i++)
-            json_array_append_new(adv, json_string(v->advisories[i]));
+            json_array_append_new(adv, json_string(tb_attest_verdict_advisory(v, i)));
         json_object_set_new(o, "advisory_ids", adv);
         json_object_set_new(o, "fmspc", json_string(v->fmspc));
         json_object_set_new(o, "debug", json_boolean(v->debug));
@@ -322,11 +340,21 @@ static void print_verdict(const char *path, const tb_attest_quote *q, const tb_a
                tb_attest_tcb_status_name(v->status), tb_attest_tcb_status_name(v->platform_status),
                tb_attest_tcb_status_name(v->module_status),
                tb_attest_tcb_status_name(v->qe_status));
-        printf("tcb date:     %s\n", v->tcb_date);
+        printf("tcb date:     %s (platform TCB level, TCB info)\n", v->tcb_date);
+        if (v->module_tcb_date[0])
+            printf("module date:  %s (TDX module TCB level, TCB info)\n", v->module_tcb_date);
+        printf("qe tcb date:  %s (QE identity TCB level)\n", v->qe_tcb_date);
         printf("advisories:   ");
         for (int i = 0; i < v->n_advisories; i++)
-            printf("%s%s", i ? ", " : "", v->advisories[i]);
-        printf("%s\n", v->n_advisories ? "" : "none");
+            printf("%s%s", i ? ", " : "", tb_attest_verdict_advisory(v, i));
+        printf("%s%s\n", v->n_advisories ? "" : "none",
+               v->advisories_cut ? " (more did not fit)" : "");
+    }
+    if (v->collateral_expiration) {
+        char d[32];
+        tb_utc_iso8601(v->collateral_expiration, d, sizeof d);
+        printf("collateral:   %s %s (%s)\n", v->collateral_expired ? "EXPIRED at" : "valid until",
+               d, v->collateral_expiration_what);
     }
     if (v->fmspc[0])
         printf("fmspc:        %s\n", v->fmspc);
@@ -393,6 +421,7 @@ static int cmd_verify(int argc, char **argv)
                                          {"no-cache", no_argument, 0, 'N'},
                                          {"cache-dir", required_argument, 0, 'C'},
                                          {"timeout", required_argument, 0, 't'},
+                                         {"allow-expired-collateral", no_argument, 0, 'X'},
                                          {"certs", required_argument, 0, 'S'},
                                          {"kds", required_argument, 0, 'K'},
                                          {"product", required_argument, 0, 'R'},
@@ -401,7 +430,7 @@ static int cmd_verify(int argc, char **argv)
     const char *cmd = "attest verify", *collateral = NULL, *pccs = NULL, *root = NULL,
                *policy_path = NULL, *certs = NULL, *kds = NULL;
     tb_attest_snp_product product = TB_ATTEST_SNP_UNKNOWN;
-    int json = 0, allow_debug = 0, c;
+    int json = 0, allow_debug = 0, allow_expired = 0, c;
     int64_t now = -1, timeout = 10000;
     tb_attest_fetch_opts fo = {0};
     optind = 1;
@@ -423,6 +452,9 @@ static int cmd_verify(int argc, char **argv)
             break;
         case 'd':
             allow_debug = 1;
+            break;
+        case 'X':
+            allow_expired = 1;
             break;
         case 'P':
             policy_path = optarg;
@@ -485,6 +517,8 @@ static int cmd_verify(int argc, char **argv)
     }
     if (allow_debug)
         pol.allow_debug = 1;
+    if (allow_expired)
+        pol.allow_expired_collateral = 1;
     const char *path = argv[optind];
     uint8_t *qb;
     size_t qn;
@@ -518,6 +552,9 @@ static int cmd_verify(int argc, char **argv)
     if (v.result == TB_ATTEST_REFUSED)
         return cli_fail_code(EXIT_REFUSED, cmd, "%s%s: refused by the policy: %s", path,
                              sim ? " (SIMULATED)" : "", v.reason);
+    if (v.result == TB_ATTEST_EXPIRED)
+        return cli_fail_code(EXIT_EXPIRED, cmd, "%s%s: %s", path, sim ? " (SIMULATED)" : "",
+                             v.reason);
     return cli_fail_code(EXIT_INVALID, cmd, "%s%s: invalid: step %s: %s", path,
                          sim ? " (SIMULATED)" : "", tb_attest_step_name(v.step), v.reason);
 }

@@ -833,6 +833,10 @@ static int merge_http(tb_record *r, const tb_record *http, tb_err *err)
     json_object_set_new(r->extra, "http_client",
                         json_pack("{s:s, s:s, s:o}", "mode", "local", "client", host, "env",
                                   json_deep_copy(http->env)));
+    /* the remote ran the profile's other workloads (--set http.targets marked them
+       "custom"); nginx's were measured from here: together, the profile's suite */
+    if (http->profile && tb_record_set_str(&r->profile, http->profile, err) < 0)
+        return -1;
     return 0;
 }
 

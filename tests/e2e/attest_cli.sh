@@ -67,8 +67,14 @@ expect_fail 4 "$TB" attest verify "$WORK/flip.bin" --collateral "$T/$C/collatera
 grep -q 'step quote-signature' "$WORK/err" || fail "flipped body: $(cat "$WORK/err")"
 expect_fail 4 "$TB" attest verify "$WORK/trunc.bin" --collateral "$T/$C/collateral.json" --now "$(now_of $C)"
 grep -q 'trunc.bin: invalid: step parse: truncated' "$WORK/err" || fail "unparsable quote: $(cat "$WORK/err")"
-expect_fail 4 "$TB" attest verify "$T/$C/quote.bin" --collateral "$T/$C/collateral.json" --now 1900000000
-grep -q 'expired' "$WORK/err" || fail "expired"
+# Stale collateral is its own verdict (exit 5), not an invalid quote; it verifies with
+# --allow-expired-collateral (offline re-verification of old evidence).
+expect_fail 5 "$TB" attest verify "$T/$C/quote.bin" --collateral "$T/$C/collateral.json" --now 1900000000
+grep -q 'collateral expired at 2025-07-19T10:00:35Z (PCK CRL)' "$WORK/err" || fail "expired: $(cat "$WORK/err")"
+grep -q '^verdict:      COLLATERAL EXPIRED' "$WORK/out" || fail "expired verdict line"
+"$TB" attest verify "$T/$C/quote.bin" --collateral "$T/$C/collateral.json" --now 1900000000 \
+    --allow-expired-collateral >"$WORK/out" 2>"$WORK/err" || fail "--allow-expired-collateral: $(cat "$WORK/err")"
+grep -q '^collateral:   EXPIRED at 2025-07-19T10:00:35Z (PCK CRL)' "$WORK/out" || fail "expired line: $(cat "$WORK/out")"
 expect_fail 4 "$TB" attest verify "$T/$C/quote.bin" --collateral "$T/qvl-v5-notcb/collateral.json" --now "$(now_of qvl-v5-notcb)"
 grep -q 'FMSPC' "$WORK/err" || fail "other FMSPC: $(cat "$WORK/err")"
 # Errors and usage. An unreadable quote is an error (1), not an invalid quote (4); every

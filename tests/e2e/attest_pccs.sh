@@ -54,8 +54,8 @@ grep -q '"collateral_source": "cache"' "$WORK/out" || fail "second verify from t
 grep -q 'collateral from network' "$WORK/out" || fail "--no-cache fetches"
 [ "$(grep -c . "$LOG")" -eq 8 ] || fail "--no-cache: want 4 more requests"
 # After the collateral's nextUpdate the cache entry is stale: fetched again (and then
-# the collateral itself has expired: invalid, exit 4).
-expect_fail 4 "$TB" attest verify "$CASE/quote.bin" --pccs "$URL" --now $((NOW + 86400 * 40))
+# the collateral itself has expired: exit 5, "collateral expired").
+expect_fail 5 "$TB" attest verify "$CASE/quote.bin" --pccs "$URL" --now $((NOW + 86400 * 40))
 [ "$(grep -c . "$LOG")" -eq 12 ] || fail "stale cache entry was not refetched"
 grep -q 'expired' "$WORK/err" || fail "expired collateral message: $(cat "$WORK/err")"
 pass "verify --pccs with cache"

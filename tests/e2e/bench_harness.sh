@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: threads
 # `teebench bench notary` with a fake client (no servers): layout of the run
 # directory, exact results.csv header, iteration-major order, last KEY=value wins,
 # logs, env.json/run.json, the summary's figures against python3's statistics.

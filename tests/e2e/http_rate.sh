@@ -7,7 +7,12 @@ source "$(dirname "$0")/lib_http.sh"
 
 port=$(free_port)
 start_nginx "$port"
-for spec in "1 10 2000" "2 8 3000"; do
+# The rates are what the client must sustain, not a speed target: a sanitizer build
+# (several times slower per request, on 2 cores shared with the server) is asked for
+# a third of them, the behaviour -- holding a requested rate -- is the same.
+specs=("1 10 2000" "2 8 3000")
+[ -z "${TEEBENCH_SANITIZER:-}" ] || specs=("1 10 700" "2 8 1000")
+for spec in "${specs[@]}"; do
   set -- $spec
   "$TB" http -t"$1" -c"$2" -d3s -R "$3" --json "http://127.0.0.1:$port/" >"$WORK/j" || fail "rate run $spec"
   python3 - "$WORK/j" "$3" <<'PY' || fail "rate not held: $spec"

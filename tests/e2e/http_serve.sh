@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: threads
 # teebench http against teebench serve, HTTP and HTTPS (fixture PKI, SNI
 # test-server.io, --connect to 127.0.0.1, --cacert): the client's completed
 # requests (within the run + drained after it) equal the server's served count.

@@ -5,6 +5,10 @@
 # A test that sets its own EXIT trap must call _tb_cleanup from it (it stops what
 # spawn started and, in sanitizer builds, fails the test on a sanitizer report).
 set -euo pipefail
+# The tests use Debian's tools (scripts/setup.sh installs them): Debian's directories
+# come first, so that a version manager's shims (pyenv's python3 costs ~2 s per start)
+# do not stand in for them.
+export PATH="/usr/sbin:/usr/bin:/sbin:/bin:$PATH"
 TB=${TEEBENCH:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/teebench}
 TESTDATA=${TEEBENCH_TESTDATA:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/testdata}
 WORK=$(mktemp -d /tmp/tb-e2e.XXXXXX)

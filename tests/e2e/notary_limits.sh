@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: threads
 # Issue 12, items 2, 3, 9 and 11 against the real notary process:
 #  - a target that trickles one byte every 0.5 s is given up at
 #    --target-timeout (504), and SIGTERM does not wait for such a target;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: threads
 # Issue 12, item 1: the notary under 500 slow clients. Each drips a valid
 # request at ~7 bytes/s (slowloris) and reconnects when it is dropped. The old
 # notary gave every connection one of its 64 worker threads for up to 100

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: threads
 # teebench serve over HTTP: every route's bytes (the JSON documents compared with
 # a compact re-encoding computed here with python3), HEAD, keep-alive, pipelining,
 # 400/404/405, and the served counts printed at SIGTERM equal the requests made.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: threads
 # teebench serve --gen-pki + --tls: a client trusting only the fixture CA reaches
 # test-server.io on 127.0.0.1 (curl --cacert --resolve, openssl s_client
 # -verify_return_error with SNI); a wrong name fails verification; keep-alive

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: threads
 # `teebench suite run --profile quick`, the whole suite once: every workload's
 # metrics with units, directions and the expected sample counts; SIMULATED labels
 # outside a TD (real ones inside); env facts, commands and versions embedded; the
@@ -13,7 +14,7 @@ rc=0
 TMPDIR=$WORK/tmp "$TB" suite run --profile quick -o "$WORK/r.json" --no-store \
   >"$WORK/out" 2>"$WORK/err" || rc=$?
 took=$(( $(date +%s) - start ))
-[ "$rc" -eq 0 ] || fail "suite run exit $rc: $(tail -5 "$WORK/err")"
+[ "$rc" -eq 0 ] || fail "suite run exit $rc: $(grep -iE "fail|error" "$WORK/err" "$WORK/out" | head -20)"
 echo "quick profile: ${took} s"
 
 nginx_ok=0

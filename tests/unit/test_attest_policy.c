@@ -26,7 +26,16 @@ static void test_policy(void **state)
     assert_true(p.want_rtmr[2] && !p.want_rtmr[0]);
     assert_int_equal(p.rtmr[2][47], 0x2f);
     assert_int_equal(p.report_data_len, 2);
-    const char *bad[] = {"{\"mrtd\": \"00\"}",
+    assert_false(p.allow_expired_collateral);
+    /* QVL's TD relaunch statuses can be named; expired collateral can be allowed. */
+    const char *relaunch = "{\"allow_expired_collateral\": true, \"tcb_statuses\": "
+                           "[\"TDRelaunchAdvised\", \"TDRelaunchAdvisedConfigurationNeeded\"]}";
+    assert_int_equal(tb_attest_policy_parse(relaunch, strlen(relaunch), &p, &e), 0);
+    assert_true(p.allow_expired_collateral);
+    assert_int_equal(p.accept, 1u << TB_ATTEST_TCB_TD_RELAUNCH_ADVISED |
+                                   1u << TB_ATTEST_TCB_TD_RELAUNCH_ADVISED_CONFIGURATION_NEEDED);
+    const char *bad[] = {"{\"allow_expired_collateral\": \"yes\"}",
+                         "{\"mrtd\": \"00\"}",
                          "{\"tcb_statuses\": [1]}",
                          "{\"debug\": true}",
                          "{\"allow_debug\": 1}",

@@ -59,7 +59,7 @@ static void check_expect(const char *name, const tb_attest_verdict *v)
         json_t *adv = json_object_get(ex, "advisory_ids");
         assert_int_equal(v->n_advisories, (int)json_array_size(adv));
         for (int i = 0; i < v->n_advisories; i++)
-            assert_string_equal(v->advisories[i],
+            assert_string_equal(tb_attest_verdict_advisory(v, i),
                                 json_string_value(json_array_get(adv, (size_t)i)));
         assert_int_equal(v->result,
                          !strcmp(st, "UpToDate") ? TB_ATTEST_ACCEPTED : TB_ATTEST_REFUSED);
@@ -118,6 +118,30 @@ static void expect_step(loaded *l, const uint8_t *q, size_t n, const tb_attest_c
     assert_int_equal(v.result, TB_ATTEST_INVALID);
     assert_int_equal(v.step, step);
     assert_non_null(strstr(v.reason, reason_part));
+}
+
+/* Collateral past its end of validity: its own verdict (QvE collateral_expiration_status),
+ * not an invalid quote; the policy's allow_expired_collateral verifies it anyway. */
+static void expect_expired(loaded *l, long long now, tb_attest_step step, const char *what)
+{
+    tb_attest_verdict v;
+    assert_int_equal(tb_attest_verify(l->quote.p, l->quote.len, &l->col, now, NULL, l->root, &v),
+                     -1);
+    if (v.result != TB_ATTEST_EXPIRED || v.step != step || !strstr(v.reason, what))
+        fprintf(stderr, "got %d step %s reason \"%s\"\n", v.result, tb_attest_step_name(v.step),
+                v.reason);
+    assert_int_equal(v.result, TB_ATTEST_EXPIRED);
+    assert_int_equal(v.step, step);
+    assert_true(v.collateral_expired);
+    assert_non_null(strstr(v.reason, "collateral expired at"));
+    assert_non_null(strstr(v.reason, what));
+    tb_attest_policy pol;
+    tb_attest_policy_default(&pol);
+    pol.allow_expired_collateral = 1;
+    pol.accept = ~0u;
+    assert_int_equal(tb_attest_verify(l->quote.p, l->quote.len, &l->col, now, &pol, l->root, &v),
+                     0);
+    assert_true(v.collateral_expired);
 }
 
 static void test_flipped_bytes(void **state)
@@ -220,8 +244,7 @@ static void test_time_window(void **state)
     loaded l;
     load_case("qvl-v4-uptodate", &l);
     /* After nextUpdate: the PCK CRL (2025-07-19T10:00:35Z) is the first to expire. */
-    expect_step(&l, l.quote.p, l.quote.len, &l.col, 1752919235 + 3600, TB_ATTEST_STEP_PCK_CHAIN,
-                "CRLs expired");
+    expect_expired(&l, 1752919235 + 3600, TB_ATTEST_STEP_PCK_CHAIN, "PCK CRL");
     /* Before the TCB info's issueDate (2025-06-19T10:16:03Z), after the CRLs' start. */
     expect_step(&l, l.quote.p, l.quote.len, &l.col, 1750328163 - 60, TB_ATTEST_STEP_TCB_INFO,
                 "TCB info not yet valid");
@@ -229,11 +252,10 @@ static void test_time_window(void **state)
     /* dcaprs: the QE identity's nextUpdate (2025-03-15T03:39:00Z) comes before the
      * PCK CRL's (03:40:28) and the TCB info's (03:50:41). */
     load_case("dcaprs-v4-outofdate", &l);
-    expect_step(&l, l.quote.p, l.quote.len, &l.col, 1742009940 + 30, TB_ATTEST_STEP_QE_IDENTITY,
-                "QE identity expired");
-    /* Far in the future: certificates and everything else have expired. */
-    expect_step(&l, l.quote.p, l.quote.len, &l.col, 4102444800LL, TB_ATTEST_STEP_PCK_CHAIN,
-                "expired");
+    expect_expired(&l, 1742009940 + 30, TB_ATTEST_STEP_QE_IDENTITY, "QE identity");
+    /* Far in the future: certificates and everything else have expired; the earliest end
+     * is reported. */
+    expect_expired(&l, 4102444800LL, TB_ATTEST_STEP_QE_IDENTITY, "QE identity");
     free_case(&l);
 }
 

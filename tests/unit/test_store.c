@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -555,21 +556,33 @@ static void test_killed_writer(void **state)
     (void)state;
     tb_store *s0 = open_ok(dbpath); /* created before the child starts */
     tb_store_close(s0);
+    /* the child says on a pipe when a run is stored: the kill lands while it writes
+       later ones however slow this machine (a sanitizer build under load) is */
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
+        close(fds[0]);
         tb_err e;
         tb_store *s = NULL;
         if (tb_store_open(dbpath, &s, &e) != 0)
             _exit(1);
         for (;;) {
             tb_record *r = make("k", "2026-01-01T00:00:00Z", 20, 50, 0);
-            tb_store_put(s, r, &e);
+            if (tb_store_put(s, r, &e) == 0 && write(fds[1], "r", 1) < 0)
+                _exit(1);
             tb_record_free(r);
         }
     }
-    tb_sleep_ns(300 * 1000000ull);
+    close(fds[1]);
+    struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
+    assert_int_equal(poll(&pfd, 1, 60000), 1); /* a first run stored */
+    char c;
+    assert_int_equal(read(fds[0], &c, 1), 1);
+    tb_sleep_ns(30 * 1000000ull); /* into a later write */
     kill(pid, SIGKILL);
+    close(fds[0]);
     int st;
     assert_int_equal(waitpid(pid, &st, 0), pid);
     tb_store *s = open_ok(dbpath);
