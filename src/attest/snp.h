@@ -150,7 +150,7 @@ typedef enum tb_attest_snp_step {
 const char *tb_attest_snp_step_name(tb_attest_snp_step s);
 
 typedef struct tb_attest_snp_verdict {
-    tb_attest_result result; /* the same words as TDX: ACCEPTED, REFUSED, INVALID */
+    tb_attest_result result; /* the same results as TDX: ACCEPTED, REFUSED, INVALID, EXPIRED */
     tb_attest_snp_step step;
     char reason[TB_ERR_MAX];
     tb_attest_snp_product product;
@@ -158,6 +158,10 @@ typedef struct tb_attest_snp_verdict {
     int crl_checked;            /* a CRL was given and checked */
     int simulated;              /* the root is a teebench SIMULATED ARK */
     int debug;                  /* the guest policy allows debugging */
+    int64_t expiration;         /* the earliest notAfter / CRL nextUpdate of what was checked */
+    char expiration_what[16];   /* whose: "ARK", "ASK", "VCEK", "VLEK", "CRL" */
+    int expired;                /* expiration is before now: the verdict is EXPIRED (exit 5, as
+                                   TDX's) unless the policy's allow_expired_collateral */
     tb_attest_snp_tcb reported; /* the report's REPORTED_TCB (decoded for product) */
     tb_attest_snp_tcb cert_tcb; /* the VCEK's SPLs (when step 5 was reached) */
 } tb_attest_snp_verdict;

@@ -5,24 +5,23 @@
  *
  * Steps, in order (the first failure is the verdict, INVALID at that step):
  *   parse      the 1184 bytes (snp_report.c); a report without a signing key (7) fails
+ * Validity: a certificate not yet valid at now is INVALID; one past its notAfter (or a
+ * CRL past its nextUpdate) is noted, and when everything else verifies the verdict is
+ * EXPIRED (as TDX's stale collateral, exit 5) unless the policy allows expired collateral.
  *   1 ark      the trusted ARK: the built-in one of the product (or the caller's root);
  *              an ark.pem given with the certificates must be byte-identical to it; a
- *              caller's root must be self-signed (RSA-4096 RSA-PSS SHA-384), a CA, valid
- *              at now. (The built-in ARKs' self-signatures are checked by the unit tests:
- *              a trust anchor's self-signature proves nothing at run time.)
- *   2 ask      the ASK (VCEK) or ASVK (VLEK) -- given or built in -- issued and signed by
- *              the ARK, a CA, valid at now
- *   3 vcek     the VCEK / VLEK issued and signed by the ASK, not a CA, a P-384 key, valid
- *              at now, its productName the report's product
- *   4 crl      when a CRL is given: issued and signed by the ARK, thisUpdate <= now <
- *              nextUpdate, neither the ASK nor the VCEK revoked
- *   5 tcb      the VCEK's bl/tee/snp/ucode (Turin: fmc) SPLs equal the report's
- *              REPORTED_TCB, its hwID equals CHIP_ID (unless MASK_CHIP_KEY); a VLEK has
- *              no hwID but a csp_id
- *   6 signature  ECDSA P-384 over SHA-384 of bytes [0, 0x2A0), r and s little-endian
- * Then the policy (REFUSED): TDX-only requirements, debug, report data, measurement, host
- * data, minimum TCB, minimum guest SVN, VMPL, SMT, migration agent.
- * The product: the report's CPUID fields (version >= 3), else the VCEK's productName. */
+ *              caller's root must be self-signed (RSA-4096 RSA-PSS SHA-384), a CA. (The built-in
+ * ARKs' self-signatures are checked by the unit tests: a trust anchor's self-signature proves
+ * nothing at run time.) 2 ask      the ASK (VCEK) or ASVK (VLEK) -- given or built in -- issued and
+ * signed by the ARK, a CA 3 vcek     the VCEK / VLEK issued and signed by the ASK, not a CA, a
+ * P-384 key, its productName the report's product 4 crl      when a CRL is given: issued and signed
+ * by the ARK, thisUpdate <= now, neither the ASK nor the VCEK revoked 5 tcb      the VCEK's
+ * bl/tee/snp/ucode (Turin: fmc) SPLs equal the report's REPORTED_TCB, its hwID equals CHIP_ID
+ * (unless MASK_CHIP_KEY); a VLEK has no hwID but a csp_id 6 signature  ECDSA P-384 over SHA-384 of
+ * bytes [0, 0x2A0), r and s little-endian Then expiration (EXPIRED, above), then the policy
+ * (REFUSED): TDX-only requirements, debug, report data, measurement, host data, minimum TCB,
+ * minimum guest SVN, VMPL, SMT, migration agent. The product: the report's CPUID fields (version >=
+ * 3), else the VCEK's productName. */
 #include "attest/internal.h"
 #include "attest/snp.h"
 
@@ -30,6 +29,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/hex.h"
 
 static const char *const STEPS[] = {"none", "parse", "ark",       "ask",   "vcek",
@@ -66,9 +66,18 @@ static int refuse(tb_attest_snp_verdict *v, const char *fmt, ...)
     return -1;
 }
 
-static int valid_at(const tb_attest_snp_cert *c, int64_t now)
+/* Not yet valid: INVALID. Past notAfter: noted (the earliest expiration wins); the verdict
+ * is EXPIRED after every other check passed, unless the policy allows expired collateral. */
+static int not_yet_valid(const tb_attest_snp_cert *c, int64_t now, const char *what,
+                         tb_attest_snp_verdict *v)
 {
-    return now >= c->not_before && now <= c->not_after;
+    if (now < c->not_before)
+        return 1;
+    if (!v->expiration || c->not_after < v->expiration) {
+        v->expiration = c->not_after;
+        snprintf(v->expiration_what, sizeof v->expiration_what, "%s", what);
+    }
+    return 0;
 }
 
 static int same_name(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
@@ -76,7 +85,7 @@ static int same_name(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
     return an == bn && !memcmp(a, b, an);
 }
 
-static int apply_policy(const tb_attest_snp_report *r, const tb_attest_policy *pol,
+static int apply_policy(const tb_attest_snp_report *r, const tb_attest_policy *pol, int64_t now,
                         tb_attest_snp_verdict *v)
 {
     tb_attest_policy def;
@@ -85,6 +94,22 @@ static int apply_policy(const tb_attest_snp_report *r, const tb_attest_policy *p
         pol = &def;
     }
     const tb_attest_snp_tcb *t = &v->reported;
+    if (v->expired && !pol->allow_expired_collateral) {
+        char a[32], b[32];
+        tb_utc_iso8601(v->expiration, a, sizeof a);
+        tb_utc_iso8601(now, b, sizeof b);
+        v->result = TB_ATTEST_EXPIRED;
+        v->step = !strcmp(v->expiration_what, "CRL")   ? TB_ATTEST_SNP_STEP_CRL
+                  : !strcmp(v->expiration_what, "ARK") ? TB_ATTEST_SNP_STEP_ARK
+                  : (!strcmp(v->expiration_what, "ASK") || !strcmp(v->expiration_what, "ASVK"))
+                      ? TB_ATTEST_SNP_STEP_ASK
+                      : TB_ATTEST_SNP_STEP_VCEK;
+        snprintf(v->reason, sizeof v->reason,
+                 "collateral expired at %s (%s), before the verification time %s "
+                 "(--allow-expired-collateral verifies old evidence anyway)",
+                 a, v->expiration_what, b);
+        return -1;
+    }
     if (tb_attest_policy_has_tdx(pol))
         return refuse(v, "the policy sets TDX measurements (mrtd, mrconfigid, rtmr); this is an "
                          "SEV-SNP report");
@@ -192,8 +217,8 @@ int tb_attest_snp_verify(const uint8_t *report, size_t len, const tb_attest_snp_
     if (!builtin && !tb_attest_snp_pss_verify(&ark, ark.tbs, ark.tbs_len, ark.sig, ark.sig_len))
         return fail(v, TB_ATTEST_SNP_STEP_ARK,
                     "the ARK's self-signature does not verify (RSA-4096 RSA-PSS SHA-384)");
-    if (!valid_at(&ark, now))
-        return fail(v, TB_ATTEST_SNP_STEP_ARK, "the ARK is not valid at %lld", (long long)now);
+    if (not_yet_valid(&ark, now, "ARK", v))
+        return fail(v, TB_ATTEST_SNP_STEP_ARK, "the ARK is not yet valid at %lld", (long long)now);
 
     /* 2: the ASK / ASVK */
     const uint8_t *askd = certs->ask ? certs->ask : (root_ark ? NULL : bask);
@@ -210,8 +235,8 @@ int tb_attest_snp_verify(const uint8_t *report, size_t len, const tb_attest_snp_
                     askname);
     if (!ask.key_rsa || !ask.is_ca)
         return fail(v, TB_ATTEST_SNP_STEP_ASK, "the %s is not an RSA CA certificate", askname);
-    if (!valid_at(&ask, now))
-        return fail(v, TB_ATTEST_SNP_STEP_ASK, "the %s is not valid at %lld", askname,
+    if (not_yet_valid(&ask, now, askname, v))
+        return fail(v, TB_ATTEST_SNP_STEP_ASK, "the %s is not yet valid at %lld", askname,
                     (long long)now);
 
     /* 3: the VCEK / VLEK */
@@ -220,8 +245,8 @@ int tb_attest_snp_verify(const uint8_t *report, size_t len, const tb_attest_snp_
     if (!tb_attest_snp_pss_verify(&ask, vcek.tbs, vcek.tbs_len, vcek.sig, vcek.sig_len))
         return fail(v, TB_ATTEST_SNP_STEP_VCEK, "the %s's signature does not verify with the %s",
                     leaf, askname);
-    if (!valid_at(&vcek, now))
-        return fail(v, TB_ATTEST_SNP_STEP_VCEK, "the %s is not valid at %lld", leaf,
+    if (not_yet_valid(&vcek, now, leaf, v))
+        return fail(v, TB_ATTEST_SNP_STEP_VCEK, "the %s is not yet valid at %lld", leaf,
                     (long long)now);
 
     /* 4: the CRL */
@@ -233,9 +258,13 @@ int tb_attest_snp_verify(const uint8_t *report, size_t len, const tb_attest_snp_
             return fail(v, TB_ATTEST_SNP_STEP_CRL, "the CRL was not issued by the ARK");
         if (!tb_attest_snp_pss_verify(&ark, crl.tbs, crl.tbs_len, crl.sig, crl.sig_len))
             return fail(v, TB_ATTEST_SNP_STEP_CRL, "the CRL's signature does not verify");
-        if (now < crl.this_update || now >= crl.next_update)
-            return fail(v, TB_ATTEST_SNP_STEP_CRL, "the CRL is not current at %lld",
+        if (now < crl.this_update)
+            return fail(v, TB_ATTEST_SNP_STEP_CRL, "the CRL is not yet valid at %lld",
                         (long long)now);
+        if (crl.next_update < v->expiration) {
+            v->expiration = crl.next_update;
+            snprintf(v->expiration_what, sizeof v->expiration_what, "CRL");
+        }
         if (tb_attest_snp_crl_is_revoked(&crl, ask.serial, ask.serial_len))
             return fail(v, TB_ATTEST_SNP_STEP_CRL, "the %s is revoked", askname);
         if (tb_attest_snp_crl_is_revoked(&crl, vcek.serial, vcek.serial_len))
@@ -272,5 +301,6 @@ int tb_attest_snp_verify(const uint8_t *report, size_t len, const tb_attest_snp_
                     "the report's signature does not verify with the %s (ECDSA P-384 over "
                     "bytes 0x0-0x29F)",
                     leaf);
-    return apply_policy(&r, policy, v);
+    v->expired = now > v->expiration;
+    return apply_policy(&r, policy, now, v);
 }

@@ -46,7 +46,7 @@ static const char USAGE[] =
     "      status, advisories and the fetch and verify times\n"
     "  verify REPORT (--certs DIR | --kds URL [--product milan|genoa|turin])\n"
     "         [--root ARK_FILE] [--now UNIX_TIME] [--allow-debug] [--policy FILE] [--json]\n"
-    "         [--no-cache] [--cache-dir DIR] [--timeout MS]\n"
+    "         [--no-cache] [--cache-dir DIR] [--timeout MS] [--allow-expired-collateral]\n"
     "      SEV-SNP: ARK -> ASK -> VCEK/VLEK (built-in ARK/ASK of Milan, Genoa, Turin),\n"
     "      CRL, TCB and chip id against the VCEK, the report signature, the policy\n"
     "  collateral QUOTE --pccs URL [-o FILE] [--timeout MS]\n"
@@ -367,7 +367,8 @@ static void print_verdict(const char *path, const tb_attest_quote *q, const tb_a
 /* An SEV-SNP report with --certs or --kds: reads it and hands over to cli/attest_snp.c. */
 static int verify_snp(const char *path, const char *certs, const char *kds, const char *root,
                       tb_attest_snp_product product, int64_t now, const char *policy_path,
-                      int allow_debug, int json, const tb_attest_fetch_opts *fo, int64_t timeout)
+                      int allow_debug, int allow_expired, int json, const tb_attest_fetch_opts *fo,
+                      int64_t timeout)
 {
     const char *cmd = "attest verify";
     tb_attest_policy pol;
@@ -380,6 +381,8 @@ static int verify_snp(const char *path, const char *certs, const char *kds, cons
     }
     if (allow_debug)
         pol.allow_debug = 1;
+    if (allow_expired)
+        pol.allow_expired_collateral = 1;
     uint8_t *b;
     size_t n;
     if (tb_attest_quote_read(path, &b, &n, &e) < 0)
@@ -496,7 +499,7 @@ static int cmd_verify(int argc, char **argv)
         if (kds && strncmp(kds, "http://", 7) && strncmp(kds, "https://", 8))
             return usage_fail(cmd, "--kds wants an http:// or https:// URL");
         return verify_snp(argv[optind], certs, kds, root, product, now, policy_path, allow_debug,
-                          json, &fo, timeout);
+                          allow_expired, json, &fo, timeout);
     }
     if (product)
         return usage_fail(cmd, "--product is for SEV-SNP reports (with --kds)");

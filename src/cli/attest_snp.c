@@ -21,6 +21,7 @@
 
 #define EXIT_REFUSED 3
 #define EXIT_INVALID 4
+#define EXIT_EXPIRED 5
 
 static json_t *hexj(const uint8_t *p, size_t n)
 {
@@ -190,7 +191,10 @@ int cli_attest_snp_show(const char *path, const uint8_t *b, size_t n, int json)
 
 static const char *result_name(tb_attest_result r)
 {
-    return r == TB_ATTEST_ACCEPTED ? "ACCEPTED" : r == TB_ATTEST_REFUSED ? "REFUSED" : "INVALID";
+    return r == TB_ATTEST_ACCEPTED  ? "ACCEPTED"
+           : r == TB_ATTEST_REFUSED ? "REFUSED"
+           : r == TB_ATTEST_EXPIRED ? "COLLATERAL EXPIRED"
+                                    : "INVALID";
 }
 
 static int step_number(tb_attest_snp_step s)
@@ -227,6 +231,9 @@ static void print_verdict(const char *path, const tb_attest_snp_report *r,
         json_object_set_new(o, "reported_tcb", t);
         json_object_set_new(o, "crl_checked", json_boolean(v->crl_checked));
         json_object_set_new(o, "debug", json_boolean(v->debug));
+        json_object_set_new(o, "collateral_expiration", json_integer(v->expiration));
+        json_object_set_new(o, "collateral_expiration_what", json_string(v->expiration_what));
+        json_object_set_new(o, "collateral_expired", json_boolean(v->expired));
         json_object_set_new(o, "certificates_source", json_string(how));
         json_object_set_new(o, "certificates_refetched", json_boolean(refetch));
         json_object_set_new(o, "fetch_ms", json_real((double)fetch_ns / 1e6));
@@ -258,6 +265,12 @@ static void print_verdict(const char *path, const tb_attest_snp_report *r,
                                  : v->step == TB_ATTEST_SNP_STEP_CRL
                                      ? "given, failed (above)"
                                      : "not given (no revocation check)");
+    if (v->expiration) {
+        char d[32];
+        tb_utc_iso8601(v->expiration, d, sizeof d);
+        printf("collateral:   %s %s (%s)\n", v->expired ? "EXPIRED at" : "valid until", d,
+               v->expiration_what);
+    }
     printf("debug guest:  %s\n", v->debug ? "yes" : "no");
     printf("fetch time:   %.3f ms (certificates from %s%s)\n", (double)fetch_ns / 1e6, how,
            refetch ? "; the cached certificates failed and were fetched again" : "");
@@ -332,6 +345,9 @@ int cli_attest_snp_verify(const cli_snp_verify_args *a)
     if (v.result == TB_ATTEST_REFUSED)
         return cli_fail_code(EXIT_REFUSED, cmd, "%s%s: refused by the policy: %s", a->path,
                              sim ? " (SIMULATED)" : "", v.reason);
+    if (v.result == TB_ATTEST_EXPIRED)
+        return cli_fail_code(EXIT_EXPIRED, cmd, "%s%s: %s", a->path, sim ? " (SIMULATED)" : "",
+                             v.reason);
     return cli_fail_code(EXIT_INVALID, cmd, "%s%s: invalid: step %s: %s", a->path,
                          sim ? " (SIMULATED)" : "", tb_attest_snp_step_name(v.step), v.reason);
 }

@@ -49,8 +49,12 @@ printf '\x01' | dd of="$WORK/flip.bin" bs=1 seek=$((0x90)) conv=notrunc status=n
 expect_fail 4 "$TB" attest verify "$WORK/flip.bin" --certs "$D" --now $NOW
 grep -q 'invalid: step signature' "$WORK/err" || fail "flip: $(cat "$WORK/err")"
 grep -q '^failed step: *6 (signature)' "$WORK/out" || fail "flip step"
-expect_fail 4 "$TB" attest verify "$S/report_milan.hex" --certs "$D" --now 1920000000
-grep -q 'step vcek: the VCEK is not valid' "$WORK/err" || fail "expired"
+expect_fail 5 "$TB" attest verify "$S/report_milan.hex" --certs "$D" --now 1920000000
+grep -q 'collateral expired at 2030-04-03T19:23:43Z (VCEK)' "$WORK/err" || fail "expired: $(cat "$WORK/err")"
+"$TB" attest verify "$S/report_milan.hex" --certs "$D" --now 1920000000 --allow-expired-collateral \
+  >/dev/null || fail "--allow-expired-collateral"
+expect_fail 4 "$TB" attest verify "$S/report_milan.hex" --certs "$D" --now 1600000000
+grep -q 'step ark: the ARK is not yet valid' "$WORK/err" || fail "not yet valid"
 cp "$S/gosev_vcek.testcer" "$D/vcek.der"
 expect_fail 4 "$TB" attest verify "$S/report_milan.hex" --certs "$D" --now $NOW
 grep -q 'step tcb' "$WORK/err" || fail "wrong VCEK: $(cat "$WORK/err")"

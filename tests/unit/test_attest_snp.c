@@ -206,7 +206,17 @@ static void test_verify_real(void **state)
     /* time: before / after the VCEK's validity */
     expect(rep, &c, 1600000000, NULL, TB_ATTEST_INVALID, TB_ATTEST_SNP_STEP_ARK);
     expect(rep, &c, 1680000000, NULL, TB_ATTEST_INVALID, TB_ATTEST_SNP_STEP_VCEK);
-    expect(rep, &c, 1920000000, NULL, TB_ATTEST_INVALID, TB_ATTEST_SNP_STEP_VCEK);
+    /* after the VCEK's notAfter: EXPIRED (TDX's stale collateral), accepted when allowed */
+    expect(rep, &c, 1920000000, NULL, TB_ATTEST_EXPIRED, TB_ATTEST_SNP_STEP_VCEK);
+    tb_attest_policy old;
+    tb_attest_policy_default(&old);
+    old.allow_expired_collateral = 1;
+    expect(rep, &c, 1920000000, &old, TB_ATTEST_ACCEPTED, TB_ATTEST_SNP_STEP_NONE);
+    /* a VCEK past notAfter that is also wrong is INVALID, not EXPIRED */
+    uint8_t bad[TB_ATTEST_SNP_REPORT_LEN];
+    memcpy(bad, rep, sizeof bad);
+    bad[0x90] ^= 1;
+    expect(bad, &c, 1920000000, NULL, TB_ATTEST_INVALID, TB_ATTEST_SNP_STEP_SIGNATURE);
 
     /* go-sev-guest's attestation with its VCEK and Milan chain */
     uint8_t g[TB_ATTEST_SNP_REPORT_LEN];
@@ -414,6 +424,10 @@ static void test_sim(void **state)
     assert_int_equal(v.step, TB_ATTEST_SNP_STEP_CRL);
     assert_non_null(strstr(v.reason, "revoked"));
     tb_attest_snp_verify(rep, n, &c, now + 31 * 86400, NULL, ark, arkn, &v);
+    assert_int_equal(v.result, TB_ATTEST_EXPIRED);
+    assert_int_equal(v.step, TB_ATTEST_SNP_STEP_CRL);
+    tb_attest_snp_verify(rep, n, &c, now - 7200, NULL, ark, arkn, &v); /* before thisUpdate */
+    assert_int_equal(v.result, TB_ATTEST_INVALID);
     assert_int_equal(v.step, TB_ATTEST_SNP_STEP_CRL);
     /* the sim CRL with AMD's Milan chain: not issued by that ARK */
     tb_attest_snp_certs m;
