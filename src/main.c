@@ -20,7 +20,7 @@ static const struct command commands[] = {
     {"syscall", cmd_syscall, "UnixBench-compatible System Call Overhead"},
     {"probe", cmd_probe, "TEE-sensitive microbenchmarks (cpuid, page faults, IPIs, timers)"},
     {"env", cmd_env, "what this machine is: bare metal, VM, TDX guest, SEV-SNP guest"},
-    {"attest", cmd_attest, "TDX quotes: get, show, verify, collateral"},
+    {"attest", cmd_attest, "TDX quotes and SEV-SNP reports: get, show, verify, collateral"},
     {"notary", cmd_notary, "the TEE notary service (serve, check)"},
     {"notarize", cmd_notarize, "the notary client"},
     {"bench", cmd_bench, "benchmark harness (notary, summarize)"},

@@ -22,9 +22,13 @@ int tb_attest_get_quote(tb_attest_provider kind, const uint8_t rd[64],
         opts = &def;
     if (kind == TB_ATTEST_PROVIDER_TSM)
         return tb_attest_tsm_get_quote(opts->tsm_root, rd, quote, len, err);
+    if (kind == TB_ATTEST_PROVIDER_SNP)
+        return tb_attest_snp_tsm_report(opts->tsm_root, rd, quote, len, err);
     char dir[4096];
     if (tb_attest_sim_dir(opts->sim_dir, dir, sizeof dir, err) < 0)
         return -1;
+    if (kind == TB_ATTEST_PROVIDER_SIM_SNP)
+        return tb_attest_snp_sim_report(dir, rd, opts->sim_debug, quote, len, err);
     return tb_attest_sim_get_quote(dir, rd, opts->sim_debug, quote, len, err);
 }
 

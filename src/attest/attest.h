@@ -198,6 +198,13 @@ typedef struct tb_attest_policy {
     uint8_t mrtd[48], mrconfigid[48], rtmr[4][48];
     size_t report_data_len; /* 0: any; 1..64: REPORTDATA must start with these */
     uint8_t report_data[64];
+    /* AMD SEV-SNP only (attest/snp.h). A TDX quote is refused when one of these is set,
+     * an SNP report when one of the TDX-only ones is (mrtd, mrconfigid, rtmr*). */
+    int want_measurement, want_host_data, want_min_tcb, want_vmpl, want_min_guest_svn;
+    uint8_t measurement[48], host_data[32];
+    uint8_t min_bl, min_tee, min_snp, min_ucode, min_fmc; /* minimum reported TCB SPLs */
+    uint32_t min_guest_svn, vmpl;
+    int deny_smt, deny_migration; /* refuse guest policies allowing SMT / a migration agent */
 } tb_attest_policy;
 
 /* The default policy: UpToDate only, no DEBUG, no measurement requirements. */
@@ -205,7 +212,12 @@ void tb_attest_policy_default(tb_attest_policy *p);
 /* Reads a policy JSON file: {"allow_debug": bool, "allow_expired_collateral": bool,
  * "tcb_statuses": ["UpToDate", ..., "TDRelaunchAdvised", ...],
  * "mrtd": hex, "mrconfigid": hex, "rtmr0".."rtmr3": hex, "report_data": hex (64 bytes),
- * "report_data_prefix": hex}. Fields absent keep the defaults. */
+ * "report_data_prefix": hex; SEV-SNP: "measurement": hex (48), "host_data": hex (32),
+ * "min_tcb": {"bl","tee","snp","ucode","fmc": 0..255}, "min_guest_svn": n, "vmpl": 0..3,
+ * "allow_smt": bool, "allow_migration": bool}. Fields absent keep the defaults. */
+/* 1 when the policy sets an SNP-only / a TDX-only requirement. */
+int tb_attest_policy_has_snp(const tb_attest_policy *p);
+int tb_attest_policy_has_tdx(const tb_attest_policy *p);
 int tb_attest_policy_load(const char *path, tb_attest_policy *p, tb_err *err);
 
 /* ------------------------------------------------------------------ verify */
@@ -297,7 +309,9 @@ int tb_attest_verify(const uint8_t *quote, size_t len, const tb_attest_collatera
 
 typedef enum tb_attest_provider {
     TB_ATTEST_PROVIDER_TSM = 0,
-    TB_ATTEST_PROVIDER_SIM = 1
+    TB_ATTEST_PROVIDER_SIM = 1,
+    TB_ATTEST_PROVIDER_SNP = 2,    /* an SEV-SNP report from configfs-tsm (sev_guest) */
+    TB_ATTEST_PROVIDER_SIM_SNP = 3 /* a SIMULATED SEV-SNP report (attest/snp.h) */
 } tb_attest_provider;
 
 /* Options for getting a quote; a NULL pointer means all defaults. */
@@ -308,9 +322,10 @@ typedef struct tb_attest_quote_opts {
     const char *tsm_root; /* tsm: NULL = /sys/kernel/config/tsm/report */
 } tb_attest_quote_opts;
 
-/* Parses "tsm" / "sim". */
+/* Parses "tsm" / "sim" / "snp" / "sim-snp". */
 int tb_attest_provider_parse(const char *name, tb_attest_provider *out);
-/* Gets a quote binding 64 bytes of report data. *quote is malloc'd (caller frees). */
+/* Gets a quote (an SEV-SNP report for the snp providers) binding 64 bytes of report
+ * data. *quote is malloc'd (caller frees). */
 int tb_attest_get_quote(tb_attest_provider kind, const uint8_t report_data[64],
                         const tb_attest_quote_opts *opts, uint8_t **quote, size_t *len,
                         tb_err *err);

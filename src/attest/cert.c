@@ -364,3 +364,8 @@ int tb_attest_crl_is_revoked(const tb_attest_crl *c, const uint8_t *serial, size
     }
     return 0;
 }
+
+int tb_attest_der_time(int tag, tb_attest_der t, int64_t *out)
+{
+    return parse_time(tag, t, out);
+}

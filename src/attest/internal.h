@@ -12,6 +12,7 @@
 #include <openssl/x509.h>
 
 #include "attest/attest.h"
+#include "attest/snp.h"
 
 struct tb_attest_root {
     X509 *cert;
@@ -159,6 +160,8 @@ int tb_attest_der_next(tb_attest_der *d, int *tag, tb_attest_der *content, tb_at
 int tb_attest_der_expect(tb_attest_der *d, int tag, tb_attest_der *content);
 /* 0 when an INTEGER's content is minimal two's complement (non-empty), else -1. */
 int tb_attest_der_int(tb_attest_der v);
+/* A UTCTime (tag 0x17) or GeneralizedTime (0x18) content, Z only -> unix seconds. */
+int tb_attest_der_time(int tag, tb_attest_der t, int64_t *out);
 /* A minimal non-negative INTEGER content <= max. */
 int tb_attest_der_uint(tb_attest_der v, unsigned max, unsigned *out);
 /* A DER BOOLEAN content (0x00 or 0xff). */
@@ -269,5 +272,57 @@ int tb_attest_sim_quote_custom(const char *dir, const uint8_t report_data[64],
                                tb_err *err);
 /* The cache directory: override, else $XDG_CACHE_HOME/teebench, else ~/.cache/teebench. */
 int tb_attest_cache_dir(const char *override, char *out, size_t outlen, tb_err *err);
+
+/* ------------------------------------------------------ snp_cert.c (SEV-SNP) */
+
+/* The AMD extensions of a VCEK / VLEK (1.3.6.1.4.1.3704.1.*). */
+typedef struct tb_attest_snp_ext {
+    int has_tcb; /* bl, tee, snp and ucode SPLs all present */
+    uint8_t bl, tee, snp, ucode, fmc;
+    int has_fmc;      /* 1.3.9 (Turin) */
+    char product[32]; /* 1.2 productName, "" when absent */
+    uint8_t hwid[64]; /* 1.4 hwID (VCEK) */
+    int has_hwid;
+    int has_csp_id; /* 1.5 (VLEK) */
+} tb_attest_snp_ext;
+/* The [3] extensions content (the SEQUENCE OF Extension, with its tag) -> AMD extensions,
+ * basicConstraints cA. Strict DER; unknown extensions skipped; duplicates refused. */
+int tb_attest_snp_ext_parse(const uint8_t *p, size_t n, tb_attest_snp_ext *out, int *is_ca,
+                            tb_err *err);
+
+/* An AMD certificate (RSA-PSS SHA-384 signed; RSA or P-384 key). Pointers into the DER. */
+typedef struct tb_attest_snp_cert {
+    const uint8_t *tbs, *issuer, *subject, *serial, *sig, *spki;
+    size_t tbs_len, issuer_len, subject_len, serial_len, sig_len, spki_len;
+    int64_t not_before, not_after;
+    int key_rsa;                  /* 1: RSA key (n, e); 0: P-384 (ec) */
+    const uint8_t *rsa_n, *rsa_e; /* INTEGER contents */
+    size_t rsa_n_len, rsa_e_len;
+    uint8_t ec[97]; /* uncompressed P-384 point */
+    int is_ca;
+    tb_attest_snp_ext ext;
+} tb_attest_snp_cert;
+int tb_attest_snp_cert_parse(const uint8_t *der, size_t n, tb_attest_snp_cert *c, tb_err *err);
+typedef struct tb_attest_snp_crl {
+    const uint8_t *tbs, *issuer, *sig, *revoked;
+    size_t tbs_len, issuer_len, sig_len, revoked_len;
+    int64_t this_update, next_update;
+} tb_attest_snp_crl;
+int tb_attest_snp_crl_parse(const uint8_t *der, size_t n, tb_attest_snp_crl *c, tb_err *err);
+int tb_attest_snp_crl_is_revoked(const tb_attest_snp_crl *c, const uint8_t *serial, size_t n);
+/* 1: sig is a valid RSASSA-PSS (SHA-384, MGF1 SHA-384, salt 48) signature of data by the
+ * RSA key of signer; 0 otherwise. */
+int tb_attest_snp_pss_verify(const tb_attest_snp_cert *signer, const uint8_t *data, size_t n,
+                             const uint8_t *sig, size_t sig_len);
+/* 1: the report's signature (r, s little-endian, 72 bytes each, upper 24 bytes zero) over
+ * SHA-384 of [0, 0x2A0) verifies with the P-384 key of the cert. */
+int tb_attest_snp_report_sig_ok(const tb_attest_snp_cert *vcek, const uint8_t *report);
+/* PEM (first certificate / CRL) or DER bytes -> DER (malloc'd). */
+int tb_attest_snp_to_der(const uint8_t *p, size_t n, int crl, uint8_t **der, size_t *len,
+                         tb_err *err);
+/* A PEM chain (ASK then ARK, as the KDS serves /cert_chain) -> c->ask, c->ark (DER). */
+int tb_attest_snp_chain_from_pem(const uint8_t *p, size_t n, tb_attest_snp_certs *c, tb_err *err);
+/* The SIMULATED marker in FAMILY_ID. */
+#define TB_ATTEST_SNP_SIM_MARKER "teebench SIM SNP"
 
 #endif

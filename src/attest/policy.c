@@ -1,5 +1,7 @@
-/* attest/policy: what a verifier accepts beyond "the quote is genuine".
- * Default: UpToDate only, DEBUG TDs refused, no measurement requirements.
+/* attest/policy: what a verifier accepts beyond "the quote is genuine" (TDX quotes and
+ * SEV-SNP reports: one file, fields shared where their meaning is the same).
+ * Default: UpToDate only, DEBUG TDs / debuggable SNP guests refused, no measurement
+ * requirements, SMT and a migration agent allowed.
  * Invariant: a loaded policy holds only well-formed values (hex lengths checked). */
 #include "attest/internal.h"
 
@@ -29,6 +31,79 @@ static int want_hex(json_t *o, const char *key, uint8_t *out, size_t n, int *fla
     return 0;
 }
 
+static int want_uint(json_t *o, const char *key, unsigned long max, uint32_t *out, int *flag,
+                     tb_err *err)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v)
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+        (unsigned long long)json_integer_value(v) > max)
+        return tb_errf(err, "policy: \"%s\" is not an integer 0..%lu", key, max);
+    *out = (uint32_t)json_integer_value(v);
+    *flag = 1;
+    return 0;
+}
+
+static int want_allow(json_t *o, const char *key, int *deny, tb_err *err)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v)
+        return 0;
+    if (!json_is_boolean(v))
+        return tb_errf(err, "policy: \"%s\" is not a boolean", key);
+    *deny = !json_is_true(v);
+    return 0;
+}
+
+/* The SEV-SNP fields (snp_verify.c applies them). */
+static int parse_snp(json_t *o, tb_attest_policy *p, tb_err *err)
+{
+    if (want_hex(o, "measurement", p->measurement, 48, &p->want_measurement, err) < 0 ||
+        want_hex(o, "host_data", p->host_data, 32, &p->want_host_data, err) < 0 ||
+        want_uint(o, "min_guest_svn", 0xffffffffu, &p->min_guest_svn, &p->want_min_guest_svn, err) <
+            0 ||
+        want_uint(o, "vmpl", 3, &p->vmpl, &p->want_vmpl, err) < 0 ||
+        want_allow(o, "allow_smt", &p->deny_smt, err) < 0 ||
+        want_allow(o, "allow_migration", &p->deny_migration, err) < 0)
+        return -1;
+    json_t *t = json_object_get(o, "min_tcb");
+    if (!t)
+        return 0;
+    if (!json_is_object(t))
+        return tb_errf(err, "policy: \"min_tcb\" is not an object");
+    static const char *const names[] = {"bl", "tee", "snp", "ucode", "fmc"};
+    uint8_t *dst[] = {&p->min_bl, &p->min_tee, &p->min_snp, &p->min_ucode, &p->min_fmc};
+    const char *key;
+    json_t *val;
+    json_object_foreach(t, key, val)
+    {
+        size_t i = 0;
+        while (i < 5 && strcmp(key, names[i]))
+            i++;
+        if (i == 5)
+            return tb_errf(err, "policy: min_tcb: unknown field \"%s\" (bl, tee, snp, ucode, fmc)",
+                           key);
+        if (!json_is_integer(val) || json_integer_value(val) < 0 || json_integer_value(val) > 255)
+            return tb_errf(err, "policy: min_tcb.%s is not an integer 0..255", key);
+        *dst[i] = (uint8_t)json_integer_value(val);
+    }
+    p->want_min_tcb = 1;
+    return 0;
+}
+
+int tb_attest_policy_has_snp(const tb_attest_policy *p)
+{
+    return p->want_measurement || p->want_host_data || p->want_min_tcb || p->want_vmpl ||
+           p->want_min_guest_svn || p->deny_smt || p->deny_migration;
+}
+
+int tb_attest_policy_has_tdx(const tb_attest_policy *p)
+{
+    return p->want_mrtd || p->want_mrconfigid || p->want_rtmr[0] || p->want_rtmr[1] ||
+           p->want_rtmr[2] || p->want_rtmr[3];
+}
+
 static int parse_obj(json_t *o, tb_attest_policy *p, tb_err *err)
 {
     static const char *const known[] = {"allow_debug",
@@ -41,7 +116,14 @@ static int parse_obj(json_t *o, tb_attest_policy *p, tb_err *err)
                                         "rtmr2",
                                         "rtmr3",
                                         "report_data",
-                                        "report_data_prefix"};
+                                        "report_data_prefix",
+                                        "measurement",
+                                        "host_data",
+                                        "min_tcb",
+                                        "min_guest_svn",
+                                        "vmpl",
+                                        "allow_smt",
+                                        "allow_migration"};
     const char *key;
     json_t *val;
     json_object_foreach(o, key, val)
@@ -98,7 +180,7 @@ static int parse_obj(json_t *o, tb_attest_policy *p, tb_err *err)
             return tb_errf(err, "policy: \"report_data_prefix\" is not 1..64 bytes of hex");
         p->report_data_len = n;
     }
-    return 0;
+    return parse_snp(o, p, err);
 }
 
 int tb_attest_policy_parse(const char *text, size_t n, tb_attest_policy *p, tb_err *err)

@@ -1,11 +1,13 @@
-/* attest/provider_tsm: TDX quotes from Linux configfs-tsm.
+/* attest/provider_tsm: TDX quotes and SEV-SNP reports from Linux configfs-tsm (one code
+ * path; only the expected provider differs: tdx_guest or sev_guest).
  *
  * Protocol (Documentation/ABI/testing/configfs-tsm): mkdir <root>/<entry>; check that
- * `provider` is tdx_guest; write 64 bytes to `inblob`; read `generation`, read
+ * `provider` is tdx_guest (sev_guest); write 64 bytes to `inblob`; read `generation`, read
  * `outblob` (the quote), read `generation` again (a change means another writer
  * raced us: error); rmdir the entry. The entry name is unique per process and
  * call, and it is always removed, also on errors. */
 #include "attest/attest.h"
+#include "attest/snp.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,17 +57,15 @@ static int write_blob(const char *dir, const uint8_t rd[64], tb_err *err)
     return 0;
 }
 
-static int tsm_run(const char *entry, const uint8_t rd[64], uint8_t **quote, size_t *len,
-                   tb_err *err)
+static int tsm_run(const char *entry, const char *want, const uint8_t rd[64], uint8_t **quote,
+                   size_t *len, tb_err *err)
 {
     char prov[128], g1[64], g2[64];
     if (read_small(entry, "provider", prov, sizeof prov, err) < 0)
         return tb_err_wrap(err, "configfs-tsm has no provider attribute");
-    if (strcmp(prov, "tdx_guest"))
-        return tb_errf(err,
-                       "configfs-tsm provider is \"%s\", not tdx_guest: this is not a TDX "
-                       "guest",
-                       prov);
+    if (strcmp(prov, want))
+        return tb_errf(err, "configfs-tsm provider is \"%s\", not %s: this is not a%s guest", prov,
+                       want, strcmp(want, "tdx_guest") ? "n SEV-SNP" : " TDX");
     if (write_blob(entry, rd, err) < 0 || read_small(entry, "generation", g1, sizeof g1, err) < 0)
         return -1;
     char path[4096];
@@ -91,8 +91,23 @@ static int tsm_run(const char *entry, const uint8_t rd[64], uint8_t **quote, siz
     return 0;
 }
 
+static int tsm_get(const char *tsm_root, const char *want, const uint8_t rd[64], uint8_t **quote,
+                   size_t *len, tb_err *err);
+
 int tb_attest_tsm_get_quote(const char *tsm_root, const uint8_t rd[64], uint8_t **quote,
                             size_t *len, tb_err *err)
+{
+    return tsm_get(tsm_root, "tdx_guest", rd, quote, len, err);
+}
+
+int tb_attest_snp_tsm_report(const char *tsm_root, const uint8_t rd[64], uint8_t **report,
+                             size_t *len, tb_err *err)
+{
+    return tsm_get(tsm_root, "sev_guest", rd, report, len, err);
+}
+
+static int tsm_get(const char *tsm_root, const char *want, const uint8_t rd[64], uint8_t **quote,
+                   size_t *len, tb_err *err)
 {
     *quote = NULL;
     *len = 0;
@@ -100,16 +115,18 @@ int tb_attest_tsm_get_quote(const char *tsm_root, const uint8_t rd[64], uint8_t 
     struct stat st;
     if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
         return tb_errf(err,
-                       "no configfs-tsm at %s (not a TDX guest, or configfs not mounted / "
-                       "kernel without CONFIG_TSM_REPORTS); --provider sim gives a "
-                       "simulated quote",
-                       root);
+                       "no configfs-tsm at %s (not a %s guest, or configfs not mounted / "
+                       "kernel without CONFIG_TSM_REPORTS); --provider %s gives a "
+                       "simulated %s",
+                       root, strcmp(want, "tdx_guest") ? "SEV-SNP" : "TDX",
+                       strcmp(want, "tdx_guest") ? "sim-snp" : "sim",
+                       strcmp(want, "tdx_guest") ? "report" : "quote");
     char entry[4096];
     snprintf(entry, sizeof entry, "%s/teebench-%ld-%llu", root, (long)getpid(),
              (unsigned long long)tb_mono_ns());
     if (mkdir(entry, 0700) < 0)
         return tb_errno(err, "cannot create configfs-tsm entry %s", entry);
-    int rc = tsm_run(entry, rd, quote, len, err);
+    int rc = tsm_run(entry, want, rd, quote, len, err);
     if (rmdir(entry) < 0 && rc == 0) {
         free(*quote);
         *quote = NULL;
@@ -125,6 +142,10 @@ int tb_attest_provider_parse(const char *name, tb_attest_provider *out)
         *out = TB_ATTEST_PROVIDER_TSM;
     else if (!strcmp(name, "sim"))
         *out = TB_ATTEST_PROVIDER_SIM;
+    else if (!strcmp(name, "snp"))
+        *out = TB_ATTEST_PROVIDER_SNP;
+    else if (!strcmp(name, "sim-snp"))
+        *out = TB_ATTEST_PROVIDER_SIM_SNP;
     else
         return -1;
     return 0;

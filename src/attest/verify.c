@@ -879,7 +879,9 @@ static int apply_policy(const tb_attest_quote *q, const tb_attest_policy *pol, i
     }
     const tb_attest_td_report *t = &q->td;
     char why[TB_ERR_MAX] = "";
-    if (v->debug && !pol->allow_debug)
+    if (tb_attest_policy_has_snp(pol))
+        snprintf(why, sizeof why, "the policy sets SEV-SNP requirements; this is a TDX quote");
+    else if (v->debug && !pol->allow_debug)
         snprintf(why, sizeof why, "the TD has the DEBUG attribute (--allow-debug accepts it)");
     else if (pol->want_mrtd && memcmp(t->mrtd, pol->mrtd, 48))
         snprintf(why, sizeof why, "MRTD differs from the policy's");

@@ -1,4 +1,5 @@
 /* cli/attest: `teebench attest show|verify|collateral|quote|sim-collateral`.
+ * An AMD SEV-SNP report (recognized by its bytes) goes to cli/attest_snp.c.
  *
  * Exit codes (documented in README.md and --help):
  *   0  accepted (verify) / success
@@ -24,6 +25,7 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/hex.h"
+#include "cli/attest_snp.h"
 #include "cli/cli.h"
 #include "stats/summary.h"
 
@@ -34,23 +36,33 @@
 static const char USAGE[] =
     "usage: teebench attest <subcommand> [options]\n"
     "\n"
-    "  show QUOTE [--json]\n"
-    "      print every field of a TDX quote (v4/v5; binary, hex or base64 file)\n"
+    "  show QUOTE|REPORT [--json]\n"
+    "      print every field of a TDX quote (v4/v5) or an SEV-SNP report (v2/v3/v5);\n"
+    "      binary, hex or base64 file\n"
     "  verify QUOTE (--collateral FILE|DIR|sim[:DIR] | --pccs URL) [--now UNIX_TIME]\n"
     "         [--root CA_FILE] [--allow-debug] [--policy FILE] [--json]\n"
     "         [--no-cache] [--cache-dir DIR] [--timeout MS] [--allow-expired-collateral]\n"
     "      full DCAP verification by Intel QVL's rules; prints the verdict, the TCB\n"
     "      status, advisories and the fetch and verify times\n"
+    "  verify REPORT (--certs DIR | --kds URL [--product milan|genoa|turin])\n"
+    "         [--root ARK_FILE] [--now UNIX_TIME] [--allow-debug] [--policy FILE] [--json]\n"
+    "         [--no-cache] [--cache-dir DIR] [--timeout MS] [--allow-expired-collateral]\n"
+    "      SEV-SNP: ARK -> ASK -> VCEK/VLEK (built-in ARK/ASK of Milan, Genoa, Turin),\n"
+    "      CRL, TCB and chip id against the VCEK, the report signature, the policy\n"
     "  collateral QUOTE --pccs URL [-o FILE] [--timeout MS]\n"
     "      fetch the quote's collateral from a PCS/PCCS (v4 API), write dcap-qvl JSON\n"
-    "  quote (--report-data HEX | --report-data-file FILE) [-o OUT] [--provider tsm|sim]\n"
-    "        [--sim-dir DIR] [--debug]\n"
-    "      get a quote from configfs-tsm (default) or the SIMULATED provider;\n"
+    "  quote (--report-data HEX | --report-data-file FILE) [-o OUT]\n"
+    "        [--provider tsm|sim|snp|sim-snp] [--sim-dir DIR] [--debug]\n"
+    "      get a TDX quote from configfs-tsm (default) or the SIMULATED provider, or an\n"
+    "      SEV-SNP report (snp: configfs-tsm sev_guest; sim-snp: SIMULATED);\n"
     "      without -o the quote is printed as hex\n"
+    "  sim-snp-certs DIR [--sim-dir DIR] [--now UNIX_TIME] [--revoke-vcek]\n"
+    "      write the SIMULATED SEV-SNP certificates (ark.pem, ask.pem, vcek.der, crl.der)\n"
     "  sim-collateral DIR [--sim-dir DIR] [--now UNIX_TIME] [--revoke-pck]\n"
     "      write SIMULATED collateral (DIR/collateral.json) and root (DIR/sim-root.pem)\n"
     "  bench QUOTE --collateral FILE [--now UNIX_TIME] [--root CA_FILE] [--iterations N]\n"
     "        [--json]\n"
+    "  bench REPORT --certs DIR [--now UNIX_TIME] [--root ARK_FILE] [--iterations N] [--json]\n"
     "      time verification per quote: from scratch (collateral JSON parsed and checked\n"
     "      every time) and with prepared collateral (checked once)\n"
     "\n"
@@ -218,6 +230,16 @@ static int cmd_show(int argc, char **argv)
         return usage_fail("attest show", "want exactly one QUOTE file");
     tb_attest_quote *q;
     tb_err e;
+    uint8_t *raw;
+    size_t rawn;
+    if (tb_attest_quote_read(argv[optind], &raw, &rawn, &e) < 0)
+        return cli_fail("attest show", "%s", e.msg);
+    if (tb_attest_snp_sniff(raw, rawn)) {
+        int rc = cli_attest_snp_show(argv[optind], raw, rawn, json);
+        free(raw);
+        return rc;
+    }
+    free(raw);
     if (tb_attest_quote_load(argv[optind], &q, &e) < 0)
         return cli_fail("attest show", "%s", e.msg);
     json_t *o = quote_json(q);
@@ -342,6 +364,54 @@ static void print_verdict(const char *path, const tb_attest_quote *q, const tb_a
     printf("verify time:  %.3f ms\n", (double)t->verify_ns / 1e6);
 }
 
+/* An SEV-SNP report with --certs or --kds: reads it and hands over to cli/attest_snp.c. */
+static int verify_snp(const char *path, const char *certs, const char *kds, const char *root,
+                      tb_attest_snp_product product, int64_t now, const char *policy_path,
+                      int allow_debug, int allow_expired, int json, const tb_attest_fetch_opts *fo,
+                      int64_t timeout)
+{
+    const char *cmd = "attest verify";
+    tb_attest_policy pol;
+    tb_err e;
+    if (policy_path) {
+        if (tb_attest_policy_load(policy_path, &pol, &e) < 0)
+            return cli_fail(cmd, "%s", e.msg);
+    } else {
+        tb_attest_policy_default(&pol);
+    }
+    if (allow_debug)
+        pol.allow_debug = 1;
+    if (allow_expired)
+        pol.allow_expired_collateral = 1;
+    uint8_t *b;
+    size_t n;
+    if (tb_attest_quote_read(path, &b, &n, &e) < 0)
+        return cli_fail(cmd, "%s", e.msg);
+    if (!tb_attest_snp_sniff(b, n)) {
+        free(b);
+        return cli_fail_code(EXIT_INVALID, cmd,
+                             "%s: invalid: step parse: not an SEV-SNP report (%zu bytes; "
+                             "--certs / --kds are for SEV-SNP, --collateral / --pccs for TDX)",
+                             path, n);
+    }
+    cli_snp_verify_args a = {.path = path,
+                             .report = b,
+                             .len = n,
+                             .certs = certs,
+                             .kds = kds,
+                             .root = root,
+                             .product = product,
+                             .now = now < 0 ? wall_now() : now,
+                             .policy = &pol,
+                             .json = json};
+    a.kds_opts.timeout_ms = (long)timeout;
+    a.kds_opts.cache_dir = fo->cache_dir;
+    a.kds_opts.no_cache = fo->no_cache;
+    int rc = cli_attest_snp_verify(&a);
+    free(b);
+    return rc;
+}
+
 static int cmd_verify(int argc, char **argv)
 {
     static const struct option opts[] = {{"collateral", required_argument, 0, 'c'},
@@ -355,10 +425,14 @@ static int cmd_verify(int argc, char **argv)
                                          {"cache-dir", required_argument, 0, 'C'},
                                          {"timeout", required_argument, 0, 't'},
                                          {"allow-expired-collateral", no_argument, 0, 'X'},
+                                         {"certs", required_argument, 0, 'S'},
+                                         {"kds", required_argument, 0, 'K'},
+                                         {"product", required_argument, 0, 'R'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *cmd = "attest verify", *collateral = NULL, *pccs = NULL, *root = NULL,
-               *policy_path = NULL;
+               *policy_path = NULL, *certs = NULL, *kds = NULL;
+    tb_attest_snp_product product = TB_ATTEST_SNP_UNKNOWN;
     int json = 0, allow_debug = 0, allow_expired = 0, c;
     int64_t now = -1, timeout = 10000;
     tb_attest_fetch_opts fo = {0};
@@ -401,6 +475,16 @@ static int cmd_verify(int argc, char **argv)
             if (parse_i64(optarg, &timeout) < 0 || timeout == 0)
                 return usage_fail(cmd, "--timeout wants milliseconds > 0");
             break;
+        case 'S':
+            certs = optarg;
+            break;
+        case 'K':
+            kds = optarg;
+            break;
+        case 'R':
+            if (tb_attest_snp_product_parse(optarg, &product) < 0)
+                return usage_fail(cmd, "--product wants milan, genoa or turin");
+            break;
         case 'h':
             return fputs(USAGE, stdout), 0;
         default:
@@ -409,6 +493,16 @@ static int cmd_verify(int argc, char **argv)
     }
     if (optind != argc - 1)
         return usage_fail(cmd, "want exactly one QUOTE file");
+    if (certs || kds) {
+        if (collateral || pccs || (certs && kds))
+            return usage_fail(cmd, "want one of --certs DIR or --kds URL (an SEV-SNP report)");
+        if (kds && strncmp(kds, "http://", 7) && strncmp(kds, "https://", 8))
+            return usage_fail(cmd, "--kds wants an http:// or https:// URL");
+        return verify_snp(argv[optind], certs, kds, root, product, now, policy_path, allow_debug,
+                          allow_expired, json, &fo, timeout);
+    }
+    if (product)
+        return usage_fail(cmd, "--product is for SEV-SNP reports (with --kds)");
     if (!!collateral == !!pccs)
         return usage_fail(cmd, "want one of --collateral FILE or --pccs URL");
     if (pccs && strncmp(pccs, "http://", 7) && strncmp(pccs, "https://", 8))
@@ -433,6 +527,11 @@ static int cmd_verify(int argc, char **argv)
     size_t qn;
     if (tb_attest_quote_read(path, &qb, &qn, &e) < 0)
         return cli_fail(cmd, "%s", e.msg); /* unreadable: an error, not an invalid quote */
+    if (tb_attest_snp_sniff(qb, qn)) {
+        free(qb);
+        return usage_fail(cmd,
+                          "this is an SEV-SNP report: verify it with --certs DIR or --kds URL");
+    }
     tb_attest_quote *q;
     int rc = tb_attest_quote_parse(qb, qn, &q, &e);
     free(qb);
@@ -565,7 +664,7 @@ static int cmd_quote(int argc, char **argv)
             break;
         case 'p':
             if (tb_attest_provider_parse(optarg, &kind) < 0)
-                return usage_fail(cmd, "--provider wants tsm or sim");
+                return usage_fail(cmd, "--provider wants tsm, sim, snp or sim-snp");
             break;
         case 's':
             qo.sim_dir = optarg;
@@ -583,7 +682,7 @@ static int cmd_quote(int argc, char **argv)
         return usage_fail(cmd, "unexpected argument");
     if (!!hex == !!file)
         return usage_fail(cmd, "want one of --report-data HEX or --report-data-file FILE");
-    if (qo.sim_debug && kind != TB_ATTEST_PROVIDER_SIM)
+    if (qo.sim_debug && kind != TB_ATTEST_PROVIDER_SIM && kind != TB_ATTEST_PROVIDER_SIM_SNP)
         return usage_fail(cmd, "--debug is for the simulated provider only");
     uint8_t rd[64] = {0};
     tb_err e;
@@ -609,7 +708,10 @@ static int cmd_quote(int argc, char **argv)
         return cli_fail(cmd, "%s", e.msg);
     uint64_t dt = tb_mono_ns() - t0;
     const char *label = kind == TB_ATTEST_PROVIDER_SIM ? "SIMULATED quote (teebench sim provider)"
-                                                       : "TDX quote (configfs-tsm)";
+                        : kind == TB_ATTEST_PROVIDER_SIM_SNP
+                            ? "SIMULATED SEV-SNP report (teebench sim-snp provider)"
+                        : kind == TB_ATTEST_PROVIDER_SNP ? "SEV-SNP report (configfs-tsm)"
+                                                         : "TDX quote (configfs-tsm)";
     int rc = 0;
     if (out) {
         if (tb_file_write_atomic(out, quote, len, &e) < 0)
@@ -699,6 +801,51 @@ static int cmd_sim_collateral(int argc, char **argv)
     return 0;
 }
 
+/* ----------------------------------------------------------- sim-snp-certs */
+
+static int cmd_sim_snp_certs(int argc, char **argv)
+{
+    static const struct option opts[] = {{"sim-dir", required_argument, 0, 's'},
+                                         {"now", required_argument, 0, 'n'},
+                                         {"revoke-vcek", no_argument, 0, 'R'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *cmd = "attest sim-snp-certs", *simdir = NULL;
+    int64_t now = -1;
+    int revoke = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            simdir = optarg;
+            break;
+        case 'n':
+            if (parse_i64(optarg, &now) < 0)
+                return usage_fail(cmd, "--now wants a UNIX time in seconds");
+            break;
+        case 'R':
+            revoke = 1;
+            break;
+        case 'h':
+            return fputs(USAGE, stdout), 0;
+        default:
+            return usage_fail(cmd, "unknown option or missing value");
+        }
+    }
+    if (optind != argc - 1)
+        return usage_fail(cmd, "want exactly one output DIR");
+    char dir[4096];
+    tb_err e;
+    if (tb_attest_sim_dir(simdir, dir, sizeof dir, &e) < 0 ||
+        tb_attest_snp_sim_certs(dir, argv[optind], now < 0 ? wall_now() : now, revoke, &e) < 0)
+        return cli_fail(cmd, "%s", e.msg);
+    printf("wrote SIMULATED SEV-SNP certificates %s/{ark.pem,ask.pem,vcek.der,crl.der} (sim PKI "
+           "%s/snp%s); verify with --certs %s --root %s/ark.pem\n",
+           argv[optind], dir, revoke ? "; the VCEK is revoked" : "", argv[optind], argv[optind]);
+    return 0;
+}
+
 /* ------------------------------------------------------------------ bench */
 
 /* Median (stats/summary) over 5 rounds of the mean time per quote (ms).
@@ -744,13 +891,14 @@ static int bench_mode(int mode, const tb_buf *qb, const tb_buf *cb, const tb_att
 static int cmd_attest_bench(int argc, char **argv)
 {
     static const struct option opts[] = {{"collateral", required_argument, 0, 'c'},
+                                         {"certs", required_argument, 0, 'S'},
                                          {"now", required_argument, 0, 'n'},
                                          {"root", required_argument, 0, 'r'},
                                          {"iterations", required_argument, 0, 'i'},
                                          {"json", no_argument, 0, 'j'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *cmd = "attest bench", *col = NULL, *rootp = NULL;
+    const char *cmd = "attest bench", *col = NULL, *rootp = NULL, *certs = NULL;
     int64_t now = -1, iters = 1000;
     int json = 0, c;
     optind = 1;
@@ -759,6 +907,9 @@ static int cmd_attest_bench(int argc, char **argv)
         switch (c) {
         case 'c':
             col = optarg;
+            break;
+        case 'S':
+            certs = optarg;
             break;
         case 'n':
             if (parse_i64(optarg, &now) < 0)
@@ -780,11 +931,22 @@ static int cmd_attest_bench(int argc, char **argv)
             return cli_bad_option(cmd, c, argv);
         }
     }
-    if (optind != argc - 1 || !col)
-        return usage_fail(cmd, "want QUOTE and --collateral FILE");
+    if (optind != argc - 1 || !!col == !!certs)
+        return usage_fail(cmd, "want QUOTE and --collateral FILE, or REPORT and --certs DIR");
     if (now < 0)
         now = wall_now();
     tb_err e;
+    if (certs) {
+        uint8_t *b;
+        size_t n;
+        if (tb_attest_quote_read(argv[optind], &b, &n, &e) < 0)
+            return cli_fail(cmd, "%s", e.msg);
+        int rc = tb_attest_snp_sniff(b, n)
+                     ? cli_attest_snp_bench(argv[optind], b, n, certs, rootp, now, (int)iters, json)
+                     : cli_fail(cmd, "%s: not an SEV-SNP report", argv[optind]);
+        free(b);
+        return rc;
+    }
     tb_attest_quote *q;
     tb_buf cb = {0}, qb = {0};
     tb_attest_root *root = NULL;
@@ -853,6 +1015,8 @@ int cmd_attest(int argc, char **argv)
         return cmd_quote(argc - 1, argv + 1);
     if (!strcmp(sub, "sim-collateral"))
         return cmd_sim_collateral(argc - 1, argv + 1);
+    if (!strcmp(sub, "sim-snp-certs"))
+        return cmd_sim_snp_certs(argc - 1, argv + 1);
     if (!strcmp(sub, "bench"))
         return cmd_attest_bench(argc - 1, argv + 1);
     static const char *const subs[] = {"show",           "verify", "collateral", "quote",

@@ -1,5 +1,5 @@
-/* Unit tests for attest/provider_tsm: configfs-tsm missing or not a TD (the entry is
- * removed again), provider names. */
+/* Unit tests for attest/provider_tsm: configfs-tsm missing or not a TD / SNP guest (the
+ * entry is removed again), provider names. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,7 +28,7 @@ static void test_tsm_errors(void **state)
     make_tmpdir(dir, sizeof dir);
     assert_int_equal(tb_attest_tsm_get_quote(dir, rd, &q, &n, &e), -1);
     assert_non_null(strstr(e.msg, "provider"));
-    char cmd[512];
+    char cmd[1200];
     snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s')\"", dir);
     assert_int_equal(system(cmd), 0); /* the entry was removed */
     rm_rf(dir);
@@ -38,6 +38,20 @@ static void test_tsm_errors(void **state)
     assert_int_equal(tb_attest_provider_parse("tsm", &k), 0);
     assert_int_equal(k, TB_ATTEST_PROVIDER_TSM);
     assert_int_equal(tb_attest_provider_parse("sev", &k), -1);
+    assert_int_equal(tb_attest_provider_parse("snp", &k), 0);
+    assert_int_equal(k, TB_ATTEST_PROVIDER_SNP);
+    assert_int_equal(tb_attest_provider_parse("sim-snp", &k), 0);
+    assert_int_equal(k, TB_ATTEST_PROVIDER_SIM_SNP);
+    /* SEV-SNP takes the same path, expecting provider sev_guest */
+    assert_int_equal(tb_attest_snp_tsm_report("/nonexistent/tsm/report", rd, &q, &n, &e), -1);
+    assert_non_null(strstr(e.msg, "not a SEV-SNP guest"));
+    assert_non_null(strstr(e.msg, "sim-snp"));
+    make_tmpdir(dir, sizeof dir);
+    assert_int_equal(tb_attest_snp_tsm_report(dir, rd, &q, &n, &e), -1);
+    assert_non_null(strstr(e.msg, "provider"));
+    snprintf(cmd, sizeof cmd, "test -d '%s' && test -z \"$(ls -A '%s')\"", dir, dir);
+    assert_int_equal(system(cmd), 0);
+    rm_rf(dir);
 }
 
 int main(void)

@@ -1,0 +1,449 @@
+/* attest/snp_sim: the SIMULATED SEV-SNP provider -- reports with the real v3 layout, signed
+ * by a local PKI that mimics AMD's, so that the whole SNP path (report, chain, CRL,
+ * TCB, policy, notary) runs on any machine. Not AMD: everything says SIMULATED.
+ *
+ * State: <sim dir>/snp/ (the TDX sim's directory, tb_attest_sim_dir): ark.pem/.key and
+ * ask.pem/.key (RSA-4096, RSA-PSS SHA-384 signatures, as AMD's), vcek.der/.key (P-384,
+ * with AMD's extensions: productName "Milan-B0", bl/tee/snp/ucode SPLs, hwID = the sim
+ * chip id), SIMULATED.txt. Created on first use in a temporary directory renamed into
+ * place (atomic; a process that loses the race uses the winner's). RSA-4096 key
+ * generation takes seconds, once.
+ * Reports: version 3, CPUID family 19h model 01h (Milan), FAMILY_ID "teebench SIM SNP"
+ * (the SIMULATED marker), REPORTED = CURRENT = COMMITTED = LAUNCH TCB = the VCEK's SPLs,
+ * CHIP_ID = the VCEK's hwID, signed by the VCEK (ECDSA P-384, r and s little-endian). */
+#include "attest/internal.h"
+#include "attest/snp.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/bn.h>
+#include <openssl/ecdsa.h>
+#include <openssl/pem.h>
+#include <openssl/rand.h>
+#include <openssl/rsa.h>
+#include <openssl/sha.h>
+#include <openssl/x509v3.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/file.h"
+
+static const tb_attest_snp_tcb SIM_TCB = {.bl = 3, .tee = 0, .snp = 8, .ucode = 115};
+
+typedef struct sim {
+    X509 *ark, *ask, *vcek;
+    EVP_PKEY *ark_k, *ask_k, *vcek_k;
+} sim;
+
+static void sim_clear(sim *s)
+{
+    X509_free(s->ark);
+    X509_free(s->ask);
+    X509_free(s->vcek);
+    EVP_PKEY_free(s->ark_k);
+    EVP_PKEY_free(s->ask_k);
+    EVP_PKEY_free(s->vcek_k);
+    memset(s, 0, sizeof *s);
+}
+
+/* RSA-PSS, SHA-384, MGF1 SHA-384, salt 48: AMD's signature algorithm. */
+static EVP_MD_CTX *pss_ctx(EVP_PKEY *key)
+{
+    EVP_MD_CTX *m = EVP_MD_CTX_new();
+    EVP_PKEY_CTX *pc = NULL;
+    if (!m || EVP_DigestSignInit(m, &pc, EVP_sha384(), NULL, key) != 1 ||
+        EVP_PKEY_CTX_set_rsa_padding(pc, RSA_PKCS1_PSS_PADDING) != 1 ||
+        EVP_PKEY_CTX_set_rsa_pss_saltlen(pc, 48) != 1 ||
+        EVP_PKEY_CTX_set_rsa_mgf1_md(pc, EVP_sha384()) != 1) {
+        EVP_MD_CTX_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static int add_ext(X509 *x, X509 *issuer, int nid, const char *value)
+{
+    X509V3_CTX ctx;
+    X509V3_set_ctx_nodb(&ctx);
+    X509V3_set_ctx(&ctx, issuer, x, NULL, NULL, 0);
+    X509_EXTENSION *e = X509V3_EXT_conf_nid(NULL, &ctx, nid, value);
+    int ok = e && X509_add_ext(x, e, -1);
+    X509_EXTENSION_free(e);
+    return ok;
+}
+
+/* An AMD extension 1.3.6.1.4.1.3704.1.<arc> whose value is the DER bytes d. */
+static int add_amd(X509 *x, const char *arc, const uint8_t *d, size_t n)
+{
+    char oid[64];
+    snprintf(oid, sizeof oid, "1.3.6.1.4.1.3704.1.%s", arc);
+    ASN1_OBJECT *obj = OBJ_txt2obj(oid, 1);
+    ASN1_OCTET_STRING *os = ASN1_OCTET_STRING_new();
+    X509_EXTENSION *e = NULL;
+    int ok = obj && os && ASN1_OCTET_STRING_set(os, d, (int)n) &&
+             (e = X509_EXTENSION_create_by_OBJ(NULL, obj, 0, os)) && X509_add_ext(x, e, -1);
+    X509_EXTENSION_free(e);
+    ASN1_OCTET_STRING_free(os);
+    ASN1_OBJECT_free(obj);
+    return ok;
+}
+
+static int add_spl(X509 *x, const char *arc, uint8_t v)
+{
+    uint8_t d[4] = {0x02, 0x01, v};
+    size_t n = 3;
+    if (v & 0x80) { /* a positive INTEGER needs a sign byte */
+        d[1] = 2;
+        d[2] = 0;
+        d[3] = v;
+        n = 4;
+    }
+    return add_amd(x, arc, d, n);
+}
+
+static X509 *make_cert(const char *cn, EVP_PKEY *key, X509 *issuer, EVP_PKEY *issuer_key, int ca,
+                       long serial, int64_t now, const uint8_t *hwid)
+{
+    X509 *x = X509_new();
+    X509_NAME *name = X509_NAME_new();
+    EVP_MD_CTX *m = NULL;
+    if (!x || !name || !ASN1_INTEGER_set(X509_get_serialNumber(x), serial))
+        goto fail;
+    X509_set_version(x, 2);
+    X509_NAME_add_entry_by_txt(name, "OU", MBSTRING_ASC,
+                               (const unsigned char *)"teebench SIMULATED", -1, -1, 0);
+    X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC,
+                               (const unsigned char *)"teebench SIMULATED AMD", -1, -1, 0);
+    X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)cn, -1, -1, 0);
+    X509_set_subject_name(x, name);
+    X509_set_issuer_name(x, issuer ? X509_get_subject_name(issuer) : name);
+    if (!ASN1_TIME_set(X509_getm_notBefore(x), (time_t)(now - 86400)) ||
+        !ASN1_TIME_set(X509_getm_notAfter(x), (time_t)(now + 20LL * 365 * 86400)))
+        goto fail;
+    X509_set_pubkey(x, key);
+    X509 *iss = issuer ? issuer : x;
+    if (!add_ext(x, iss, NID_basic_constraints, ca ? "critical,CA:TRUE" : "CA:FALSE") ||
+        !add_ext(x, iss, NID_key_usage,
+                 ca ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature"))
+        goto fail;
+    if (hwid) {
+        static const uint8_t product[] = {0x16, 0x08, 'M', 'i', 'l', 'a', 'n', '-', 'B', '0'};
+        static const uint8_t ver[] = {0x02, 0x01, 0x00};
+        if (!add_amd(x, "1", ver, sizeof ver) || !add_amd(x, "2", product, sizeof product) ||
+            !add_spl(x, "3.1", SIM_TCB.bl) || !add_spl(x, "3.2", SIM_TCB.tee) ||
+            !add_spl(x, "3.3", SIM_TCB.snp) || !add_spl(x, "3.8", SIM_TCB.ucode) ||
+            !add_amd(x, "4", hwid, 64))
+            goto fail;
+    }
+    if (!(m = pss_ctx(issuer_key)) || X509_sign_ctx(x, m) <= 0)
+        goto fail;
+    EVP_MD_CTX_free(m);
+    X509_NAME_free(name);
+    return x;
+fail:
+    EVP_MD_CTX_free(m);
+    X509_NAME_free(name);
+    X509_free(x);
+    return NULL;
+}
+
+static int write_pem(const char *dir, const char *name, X509 *x, EVP_PKEY *k, int der, tb_err *err)
+{
+    BIO *b = BIO_new(BIO_s_mem());
+    if (!b || (x && !der && !PEM_write_bio_X509(b, x)) || (x && der && !i2d_X509_bio(b, x)) ||
+        (k && !PEM_write_bio_PrivateKey(b, k, NULL, NULL, 0, NULL, NULL))) {
+        BIO_free(b);
+        return tb_err_ssl(err, "cannot encode %s", name);
+    }
+    char *p;
+    long n = BIO_get_mem_data(b, &p);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int rc = tb_file_write_atomic_mode(path, p, (size_t)n, k ? 0600 : 0644, err);
+    BIO_free(b);
+    return rc;
+}
+
+static const char *const FILES[] = {"ark.pem",  "ark.key",  "ask.pem",      "ask.key",
+                                    "vcek.der", "vcek.key", "SIMULATED.txt"};
+
+static int sim_generate_into(const char *dir, tb_err *err)
+{
+    static const char note[] =
+        "teebench SIMULATED SEV-SNP attestation state: a local ARK/ASK/VCEK, not AMD's. "
+        "Reports made with it verify only with --root ark.pem of this folder.\n";
+    sim s = {0};
+    int64_t now = (int64_t)(tb_wall_ns() / 1000000000ull);
+    uint8_t hwid[64];
+    int rc = -1;
+    char path[4096];
+    if (RAND_bytes(hwid, sizeof hwid) != 1)
+        return tb_err_ssl(err, "random chip id");
+    s.ark_k = EVP_RSA_gen(4096);
+    s.ask_k = s.ark_k ? EVP_RSA_gen(4096) : NULL;
+    s.vcek_k = s.ask_k ? EVP_EC_gen("P-384") : NULL;
+    if (!s.vcek_k) {
+        tb_err_ssl(err, "generating simulated SEV-SNP keys");
+        goto out;
+    }
+    s.ark = make_cert("ARK-Milan SIMULATED", s.ark_k, NULL, s.ark_k, 1, 0x10000, now, NULL);
+    s.ask = s.ark ? make_cert("SEV-Milan SIMULATED", s.ask_k, s.ark, s.ark_k, 1, 0x10001, now, NULL)
+                  : NULL;
+    s.vcek =
+        s.ask ? make_cert("SEV-VCEK SIMULATED", s.vcek_k, s.ask, s.ask_k, 0, 2, now, hwid) : NULL;
+    if (!s.vcek) {
+        tb_err_ssl(err, "creating simulated SEV-SNP certificates");
+        goto out;
+    }
+    if (write_pem(dir, "ark.pem", s.ark, NULL, 0, err) < 0 ||
+        write_pem(dir, "ark.key", NULL, s.ark_k, 0, err) < 0 ||
+        write_pem(dir, "ask.pem", s.ask, NULL, 0, err) < 0 ||
+        write_pem(dir, "ask.key", NULL, s.ask_k, 0, err) < 0 ||
+        write_pem(dir, "vcek.der", s.vcek, NULL, 1, err) < 0 ||
+        write_pem(dir, "vcek.key", NULL, s.vcek_k, 0, err) < 0 ||
+        tb_path_join(path, sizeof path, dir, "SIMULATED.txt", err) < 0 ||
+        tb_file_write_atomic(path, note, sizeof note - 1, err) < 0)
+        goto out;
+    rc = 0;
+out:
+    sim_clear(&s);
+    return rc;
+}
+
+static void rm_flat(const char *dir)
+{
+    char path[4300];
+    for (size_t i = 0; i < sizeof FILES / sizeof FILES[0]; i++)
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, FILES[i]) < sizeof path)
+            unlink(path);
+    rmdir(dir);
+}
+
+/* <dir>/snp, created atomically when absent. */
+static int sim_path(const char *dir, char *out, size_t n, tb_err *err)
+{
+    if ((size_t)snprintf(out, n, "%s/snp", dir) >= n)
+        return tb_errf(err, "sim path too long");
+    char probe[4200];
+    struct stat st;
+    snprintf(probe, sizeof probe, "%s/vcek.key", out);
+    if (stat(probe, &st) == 0)
+        return 0;
+    if (tb_mkdirs(dir, err) < 0)
+        return -1;
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%llu", out, (long)getpid(),
+             (unsigned long long)tb_mono_ns());
+    if (mkdir(tmp, 0700) < 0)
+        return tb_errno(err, "%s", tmp);
+    if (sim_generate_into(tmp, err) < 0) {
+        rm_flat(tmp);
+        return -1;
+    }
+    if (rename(tmp, out) < 0) {
+        int e = errno;
+        rm_flat(tmp);
+        if (e != EEXIST && e != ENOTEMPTY) {
+            errno = e;
+            return tb_errno(err, "creating %s", out);
+        }
+    }
+    return 0;
+}
+
+static int read_cert(const char *dir, const char *name, X509 **x, EVP_PKEY **k, tb_err *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    BIO *b = BIO_new_file(path, "rb");
+    if (!b)
+        return tb_err_ssl(err, "%s", path);
+    int ok;
+    if (x)
+        ok = (*x = strstr(name, ".der") ? d2i_X509_bio(b, NULL)
+                                        : PEM_read_bio_X509(b, NULL, NULL, NULL)) != NULL;
+    else
+        ok = (*k = PEM_read_bio_PrivateKey(b, NULL, NULL, NULL)) != NULL;
+    BIO_free(b);
+    return ok ? 0 : tb_err_ssl(err, "%s: cannot read", path);
+}
+
+static int sim_open(const char *dir, sim *s, int need_ca_keys, tb_err *err)
+{
+    char d[4096];
+    memset(s, 0, sizeof *s);
+    if (sim_path(dir, d, sizeof d, err) < 0)
+        return -1;
+    if (read_cert(d, "ark.pem", &s->ark, NULL, err) < 0 ||
+        read_cert(d, "ask.pem", &s->ask, NULL, err) < 0 ||
+        read_cert(d, "vcek.der", &s->vcek, NULL, err) < 0 ||
+        read_cert(d, "vcek.key", NULL, &s->vcek_k, err) < 0 ||
+        (need_ca_keys && read_cert(d, "ark.key", NULL, &s->ark_k, err) < 0)) {
+        sim_clear(s);
+        return -1;
+    }
+    return 0;
+}
+
+static int sign_report(EVP_PKEY *k, uint8_t *rep, tb_err *err)
+{
+    uint8_t h[48];
+    SHA384(rep, TB_ATTEST_SNP_SIGNED_LEN, h);
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new(k, NULL);
+    unsigned char der[160];
+    size_t dl = sizeof der;
+    int ok = c && EVP_PKEY_sign_init(c) == 1 && EVP_PKEY_sign(c, der, &dl, h, 48) == 1;
+    EVP_PKEY_CTX_free(c);
+    const unsigned char *p = der;
+    ECDSA_SIG *s = ok ? d2i_ECDSA_SIG(NULL, &p, (long)dl) : NULL;
+    if (!s)
+        return tb_err_ssl(err, "signing the simulated report");
+    uint8_t be[48];
+    const BIGNUM *r, *ss;
+    ECDSA_SIG_get0(s, &r, &ss);
+    const BIGNUM *v[2] = {r, ss};
+    for (int i = 0; i < 2; i++) {
+        if (BN_bn2binpad(v[i], be, 48) != 48) {
+            ECDSA_SIG_free(s);
+            return tb_err_ssl(err, "signing the simulated report");
+        }
+        for (int j = 0; j < 48; j++)
+            rep[TB_ATTEST_SNP_SIGNED_LEN + 72 * i + j] = be[47 - j];
+    }
+    ECDSA_SIG_free(s);
+    return 0;
+}
+
+int tb_attest_snp_sim_report(const char *dir, const uint8_t rd[64], int debug, uint8_t **report,
+                             size_t *len, tb_err *err)
+{
+    *report = NULL;
+    *len = 0;
+    sim s;
+    if (sim_open(dir, &s, 0, err) < 0)
+        return -1;
+    unsigned char *der = NULL;
+    int dl = i2d_X509(s.vcek, &der);
+    tb_attest_snp_cert vc;
+    tb_attest_snp_report r;
+    memset(&r, 0, sizeof r);
+    int rc = -1;
+    if (dl <= 0 || tb_attest_snp_cert_parse(der, (size_t)dl, &vc, err) < 0 || !vc.ext.has_hwid) {
+        tb_errf(err, "the simulated VCEK is unreadable");
+        goto out;
+    }
+    r.version = 3;
+    r.policy = TB_ATTEST_SNP_POLICY_SMT | TB_ATTEST_SNP_POLICY_RESERVED1 |
+               (debug ? TB_ATTEST_SNP_POLICY_DEBUG : 0);
+    memcpy(r.family_id, TB_ATTEST_SNP_SIM_MARKER, 16);
+    memcpy(r.image_id, "SIMULATED image", 16);
+    r.sig_algo = 1;
+    tb_attest_snp_tcb t = {vc.ext.bl, vc.ext.tee, vc.ext.snp, vc.ext.ucode, 0, 0};
+    r.current_tcb = r.reported_tcb = r.committed_tcb = r.launch_tcb =
+        tb_attest_snp_tcb_encode(&t, TB_ATTEST_SNP_MILAN);
+    r.platform_info = 1; /* SMT enabled */
+    memcpy(r.report_data, rd, 64);
+    SHA384((const unsigned char *)"teebench SIMULATED SEV-SNP launch measurement", 45,
+           r.measurement);
+    if (RAND_bytes(r.report_id, 32) != 1) {
+        tb_err_ssl(err, "random report id");
+        goto out;
+    }
+    memset(r.report_id_ma, 0xff, 32);
+    r.cpuid_fam = 0x19;
+    r.cpuid_mod = 0x01;
+    r.cpuid_step = 0x01;
+    memcpy(r.chip_id, vc.ext.hwid, 64);
+    r.current_major = r.committed_major = 1;
+    r.current_minor = r.committed_minor = 55;
+    r.current_build = r.committed_build = 21;
+    uint8_t *out = malloc(TB_ATTEST_SNP_REPORT_LEN);
+    if (!out) {
+        tb_errf(err, "out of memory");
+        goto out;
+    }
+    tb_attest_snp_serialize(&r, out);
+    if (sign_report(s.vcek_k, out, err) < 0) {
+        free(out);
+        goto out;
+    }
+    *report = out;
+    *len = TB_ATTEST_SNP_REPORT_LEN;
+    rc = 0;
+out:
+    OPENSSL_free(der);
+    sim_clear(&s);
+    return rc;
+}
+
+static int make_crl(X509 *ark, EVP_PKEY *key, int64_t now, X509 *revoked, uint8_t **der,
+                    size_t *len)
+{
+    X509_CRL *c = X509_CRL_new();
+    ASN1_TIME *t1 = ASN1_TIME_set(NULL, (time_t)(now - 3600));
+    ASN1_TIME *t2 = ASN1_TIME_set(NULL, (time_t)(now + 30LL * 86400));
+    EVP_MD_CTX *m = NULL;
+    int ok = c && t1 && t2 && X509_CRL_set_version(c, 1) &&
+             X509_CRL_set_issuer_name(c, X509_get_subject_name(ark)) &&
+             X509_CRL_set1_lastUpdate(c, t1) && X509_CRL_set1_nextUpdate(c, t2);
+    if (ok && revoked) {
+        X509_REVOKED *r = X509_REVOKED_new();
+        ok = r && X509_REVOKED_set_serialNumber(r, X509_get_serialNumber(revoked)) &&
+             X509_REVOKED_set_revocationDate(r, t1) && X509_CRL_add0_revoked(c, r);
+        if (!ok)
+            X509_REVOKED_free(r);
+    }
+    ok = ok && X509_CRL_sort(c) && (m = pss_ctx(key)) && X509_CRL_sign_ctx(c, m) > 0;
+    unsigned char *out = NULL;
+    int n = ok ? i2d_X509_CRL(c, &out) : -1;
+    EVP_MD_CTX_free(m);
+    ASN1_TIME_free(t1);
+    ASN1_TIME_free(t2);
+    X509_CRL_free(c);
+    if (n <= 0)
+        return -1;
+    *der = out;
+    *len = (size_t)n;
+    return 0;
+}
+
+int tb_attest_snp_sim_certs(const char *dir, const char *outdir, int64_t now, int revoke_vcek,
+                            tb_err *err)
+{
+    sim s;
+    if (sim_open(dir, &s, 1, err) < 0)
+        return -1;
+    uint8_t *crl = NULL;
+    size_t crl_len = 0;
+    char path[4200];
+    int rc = -1;
+    if (make_crl(s.ark, s.ark_k, now, revoke_vcek ? s.vcek : NULL, &crl, &crl_len) < 0) {
+        tb_err_ssl(err, "making the simulated CRL");
+        goto out;
+    }
+    if (tb_mkdirs(outdir, err) < 0 || write_pem(outdir, "ark.pem", s.ark, NULL, 0, err) < 0 ||
+        write_pem(outdir, "ask.pem", s.ask, NULL, 0, err) < 0 ||
+        write_pem(outdir, "vcek.der", s.vcek, NULL, 1, err) < 0 ||
+        tb_path_join(path, sizeof path, outdir, "crl.der", err) < 0 ||
+        tb_file_write_atomic(path, crl, crl_len, err) < 0)
+        goto out;
+    rc = 0;
+out:
+    OPENSSL_free(crl);
+    sim_clear(&s);
+    return rc;
+}
+
+int tb_attest_snp_sim_ark(const char *dir, uint8_t **der, size_t *len, tb_err *err)
+{
+    char d[4096], path[4200];
+    if (sim_path(dir, d, sizeof d, err) < 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/ark.pem", d);
+    return tb_attest_snp_read_der(path, 0, der, len, err);
+}

@@ -1,0 +1,306 @@
+/* attest/snp_verify: the PURE SEV-SNP verifier:
+ *   verify(report, certs, now, policy, trusted ARK) -> verdict
+ * as AMD specifies it and virtee/sev and google/go-sev-guest implement it. No network,
+ * clock or globals; the same inputs always give the same verdict.
+ *
+ * Steps, in order (the first failure is the verdict, INVALID at that step):
+ *   parse      the 1184 bytes (snp_report.c); a report without a signing key (7) fails
+ * Validity: a certificate not yet valid at now is INVALID; one past its notAfter (or a
+ * CRL past its nextUpdate) is noted, and when everything else verifies the verdict is
+ * EXPIRED (as TDX's stale collateral, exit 5) unless the policy allows expired collateral.
+ *   1 ark      the trusted ARK: the built-in one of the product (or the caller's root);
+ *              an ark.pem given with the certificates must be byte-identical to it; a
+ *              caller's root must be self-signed (RSA-4096 RSA-PSS SHA-384), a CA. (The built-in
+ * ARKs' self-signatures are checked by the unit tests: a trust anchor's self-signature proves
+ * nothing at run time.) 2 ask      the ASK (VCEK) or ASVK (VLEK) -- given or built in -- issued and
+ * signed by the ARK, a CA 3 vcek     the VCEK / VLEK issued and signed by the ASK, not a CA, a
+ * P-384 key, its productName the report's product 4 crl      when a CRL is given: issued and signed
+ * by the ARK, thisUpdate <= now, neither the ASK nor the VCEK revoked 5 tcb      the VCEK's
+ * bl/tee/snp/ucode (Turin: fmc) SPLs equal the report's REPORTED_TCB, its hwID equals CHIP_ID
+ * (unless MASK_CHIP_KEY); a VLEK has no hwID but a csp_id 6 signature  ECDSA P-384 over SHA-384 of
+ * bytes [0, 0x2A0), r and s little-endian Then expiration (EXPIRED, above), then the policy
+ * (REFUSED): TDX-only requirements, debug, report data, measurement, host data, minimum TCB,
+ * minimum guest SVN, VMPL, SMT, migration agent. The product: the report's CPUID fields (version >=
+ * 3), else the VCEK's productName. */
+#include "attest/internal.h"
+#include "attest/snp.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/hex.h"
+
+static const char *const STEPS[] = {"none", "parse", "ark",       "ask",   "vcek",
+                                    "crl",  "tcb",   "signature", "policy"};
+
+const char *tb_attest_snp_step_name(tb_attest_snp_step s)
+{
+    return (unsigned)s < sizeof STEPS / sizeof STEPS[0] ? STEPS[s] : "?";
+}
+
+static int fail(tb_attest_snp_verdict *v, tb_attest_snp_step step, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(tb_attest_snp_verdict *v, tb_attest_snp_step step, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->reason, sizeof v->reason, fmt, ap);
+    va_end(ap);
+    v->result = TB_ATTEST_INVALID;
+    v->step = step;
+    return -1;
+}
+
+static int refuse(tb_attest_snp_verdict *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int refuse(tb_attest_snp_verdict *v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->reason, sizeof v->reason, fmt, ap);
+    va_end(ap);
+    v->result = TB_ATTEST_REFUSED;
+    v->step = TB_ATTEST_SNP_STEP_POLICY;
+    return -1;
+}
+
+/* Not yet valid: INVALID. Past notAfter: noted (the earliest expiration wins); the verdict
+ * is EXPIRED after every other check passed, unless the policy allows expired collateral. */
+static int not_yet_valid(const tb_attest_snp_cert *c, int64_t now, const char *what,
+                         tb_attest_snp_verdict *v)
+{
+    if (now < c->not_before)
+        return 1;
+    if (!v->expiration || c->not_after < v->expiration) {
+        v->expiration = c->not_after;
+        snprintf(v->expiration_what, sizeof v->expiration_what, "%s", what);
+    }
+    return 0;
+}
+
+static int same_name(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+    return an == bn && !memcmp(a, b, an);
+}
+
+static int apply_policy(const tb_attest_snp_report *r, const tb_attest_policy *pol, int64_t now,
+                        tb_attest_snp_verdict *v)
+{
+    tb_attest_policy def;
+    if (!pol) {
+        tb_attest_policy_default(&def);
+        pol = &def;
+    }
+    const tb_attest_snp_tcb *t = &v->reported;
+    if (v->expired && !pol->allow_expired_collateral) {
+        char a[32], b[32];
+        tb_utc_iso8601(v->expiration, a, sizeof a);
+        tb_utc_iso8601(now, b, sizeof b);
+        v->result = TB_ATTEST_EXPIRED;
+        v->step = !strcmp(v->expiration_what, "CRL")   ? TB_ATTEST_SNP_STEP_CRL
+                  : !strcmp(v->expiration_what, "ARK") ? TB_ATTEST_SNP_STEP_ARK
+                  : (!strcmp(v->expiration_what, "ASK") || !strcmp(v->expiration_what, "ASVK"))
+                      ? TB_ATTEST_SNP_STEP_ASK
+                      : TB_ATTEST_SNP_STEP_VCEK;
+        snprintf(v->reason, sizeof v->reason,
+                 "collateral expired at %s (%s), before the verification time %s "
+                 "(--allow-expired-collateral verifies old evidence anyway)",
+                 a, v->expiration_what, b);
+        return -1;
+    }
+    if (tb_attest_policy_has_tdx(pol))
+        return refuse(v, "the policy sets TDX measurements (mrtd, mrconfigid, rtmr); this is an "
+                         "SEV-SNP report");
+    if (v->debug && !pol->allow_debug)
+        return refuse(v, "the guest policy allows debugging (DEBUG, bit 19; --allow-debug "
+                         "accepts it)");
+    if (pol->report_data_len && memcmp(r->report_data, pol->report_data, pol->report_data_len))
+        return refuse(v, "REPORT_DATA differs from the policy's");
+    if (pol->want_measurement && memcmp(r->measurement, pol->measurement, 48))
+        return refuse(v, "MEASUREMENT differs from the policy's");
+    if (pol->want_host_data && memcmp(r->host_data, pol->host_data, 32))
+        return refuse(v, "HOST_DATA differs from the policy's");
+    if (pol->want_min_tcb) {
+        struct {
+            const char *name;
+            unsigned have, want;
+        } c[] = {{"bl", t->bl, pol->min_bl},
+                 {"tee", t->tee, pol->min_tee},
+                 {"snp", t->snp, pol->min_snp},
+                 {"ucode", t->ucode, pol->min_ucode},
+                 {"fmc", t->fmc, t->has_fmc ? pol->min_fmc : 0}};
+        for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+            if (c[i].have < c[i].want)
+                return refuse(v, "reported TCB %s SPL %u is below the policy's minimum %u",
+                              c[i].name, c[i].have, c[i].want);
+    }
+    if (pol->want_min_guest_svn && r->guest_svn < pol->min_guest_svn)
+        return refuse(v, "GUEST_SVN %u is below the policy's minimum %u", r->guest_svn,
+                      pol->min_guest_svn);
+    if (pol->want_vmpl && r->vmpl != pol->vmpl)
+        return refuse(v, "VMPL %u is not the policy's %u", r->vmpl, pol->vmpl);
+    if (pol->deny_smt && (r->policy & TB_ATTEST_SNP_POLICY_SMT))
+        return refuse(v, "the guest policy allows SMT (the policy's allow_smt is false)");
+    if (pol->deny_migration && (r->policy & TB_ATTEST_SNP_POLICY_MIGRATE_MA))
+        return refuse(v, "the guest policy allows a migration agent (the policy's "
+                         "allow_migration is false)");
+    v->result = TB_ATTEST_ACCEPTED;
+    v->step = TB_ATTEST_SNP_STEP_NONE;
+    v->reason[0] = '\0';
+    return 0;
+}
+
+int tb_attest_snp_verify(const uint8_t *report, size_t len, const tb_attest_snp_certs *certs,
+                         int64_t now, const tb_attest_policy *policy, const uint8_t *root_ark,
+                         size_t root_ark_len, tb_attest_snp_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    v->result = TB_ATTEST_INVALID;
+    tb_attest_snp_report r;
+    tb_err e;
+    if (tb_attest_snp_parse(report, len, &r, &e) < 0)
+        return fail(v, TB_ATTEST_SNP_STEP_PARSE, "%s", e.msg);
+    unsigned key = tb_attest_snp_signing_key(&r);
+    if (key == 7)
+        return fail(v, TB_ATTEST_SNP_STEP_PARSE, "the report is not signed (SIGNING_KEY 7)");
+    v->vlek = key == 1;
+    v->debug = (r.policy & TB_ATTEST_SNP_POLICY_DEBUG) != 0;
+    const char *leaf = v->vlek ? "VLEK" : "VCEK";
+
+    /* The leaf is read first: its productName names the product of a v2 report. */
+    tb_attest_snp_cert ark, ask, vcek;
+    if (!certs || !certs->vcek)
+        return fail(v, TB_ATTEST_SNP_STEP_VCEK, "no %s certificate", leaf);
+    if (tb_attest_snp_cert_parse(certs->vcek, certs->vcek_len, &vcek, &e) < 0)
+        return fail(v, TB_ATTEST_SNP_STEP_VCEK, "%s: %s", leaf, e.msg);
+    if (vcek.key_rsa || vcek.is_ca)
+        return fail(v, TB_ATTEST_SNP_STEP_VCEK, "the %s is not a P-384 end-entity certificate",
+                    leaf);
+    tb_attest_snp_product rp = tb_attest_snp_report_product(&r), cp = TB_ATTEST_SNP_UNKNOWN;
+    if (vcek.ext.product[0] && tb_attest_snp_product_parse(vcek.ext.product, &cp) < 0)
+        return fail(v, TB_ATTEST_SNP_STEP_VCEK, "%s names an unknown product \"%s\"", leaf,
+                    vcek.ext.product);
+    if (rp && cp && rp != cp)
+        return fail(v, TB_ATTEST_SNP_STEP_VCEK, "the %s is for %s, the report is from %s", leaf,
+                    tb_attest_snp_product_name(cp), tb_attest_snp_product_name(rp));
+    v->product = rp ? rp : cp;
+    tb_attest_snp_tcb_decode(r.reported_tcb, v->product, &v->reported);
+
+    /* 1: the ARK */
+    const uint8_t *tark = root_ark, *bask = NULL;
+    size_t tark_len = root_ark_len, bask_len = 0;
+    int builtin = 0;
+    if (v->product &&
+        tb_attest_snp_builtin(v->product, v->vlek, &tark, &tark_len, &bask, &bask_len) == 0 &&
+        !root_ark)
+        builtin = 1;
+    if (root_ark) {
+        tark = root_ark;
+        tark_len = root_ark_len;
+    }
+    if (!tark)
+        return fail(v, TB_ATTEST_SNP_STEP_ARK,
+                    "unknown product (a version 2 report and a %s without productName): no "
+                    "built-in ARK; give the root",
+                    leaf);
+    if (certs->ark && (certs->ark_len != tark_len || memcmp(certs->ark, tark, tark_len)))
+        return fail(v, TB_ATTEST_SNP_STEP_ARK, "the given ARK is not the trusted ARK%s%s",
+                    builtin ? " of " : "", builtin ? tb_attest_snp_product_name(v->product) : "");
+    if (tb_attest_snp_cert_parse(tark, tark_len, &ark, &e) < 0)
+        return fail(v, TB_ATTEST_SNP_STEP_ARK, "ARK: %s", e.msg);
+    v->simulated = tb_attest_name_cn_contains(ark.subject, ark.subject_len, "SIMULATED");
+    if (!ark.key_rsa || !ark.is_ca ||
+        !same_name(ark.issuer, ark.issuer_len, ark.subject, ark.subject_len))
+        return fail(v, TB_ATTEST_SNP_STEP_ARK, "the ARK is not a self-issued RSA CA certificate");
+    if (!builtin && !tb_attest_snp_pss_verify(&ark, ark.tbs, ark.tbs_len, ark.sig, ark.sig_len))
+        return fail(v, TB_ATTEST_SNP_STEP_ARK,
+                    "the ARK's self-signature does not verify (RSA-4096 RSA-PSS SHA-384)");
+    if (not_yet_valid(&ark, now, "ARK", v))
+        return fail(v, TB_ATTEST_SNP_STEP_ARK, "the ARK is not yet valid at %lld", (long long)now);
+
+    /* 2: the ASK / ASVK */
+    const uint8_t *askd = certs->ask ? certs->ask : (root_ark ? NULL : bask);
+    size_t askn = certs->ask ? certs->ask_len : bask_len;
+    const char *askname = v->vlek ? "ASVK" : "ASK";
+    if (!askd)
+        return fail(v, TB_ATTEST_SNP_STEP_ASK, "no %s certificate", askname);
+    if (tb_attest_snp_cert_parse(askd, askn, &ask, &e) < 0)
+        return fail(v, TB_ATTEST_SNP_STEP_ASK, "%s: %s", askname, e.msg);
+    if (!same_name(ask.issuer, ask.issuer_len, ark.subject, ark.subject_len))
+        return fail(v, TB_ATTEST_SNP_STEP_ASK, "the %s was not issued by this ARK", askname);
+    if (!tb_attest_snp_pss_verify(&ark, ask.tbs, ask.tbs_len, ask.sig, ask.sig_len))
+        return fail(v, TB_ATTEST_SNP_STEP_ASK, "the %s's signature does not verify with the ARK",
+                    askname);
+    if (!ask.key_rsa || !ask.is_ca)
+        return fail(v, TB_ATTEST_SNP_STEP_ASK, "the %s is not an RSA CA certificate", askname);
+    if (not_yet_valid(&ask, now, askname, v))
+        return fail(v, TB_ATTEST_SNP_STEP_ASK, "the %s is not yet valid at %lld", askname,
+                    (long long)now);
+
+    /* 3: the VCEK / VLEK */
+    if (!same_name(vcek.issuer, vcek.issuer_len, ask.subject, ask.subject_len))
+        return fail(v, TB_ATTEST_SNP_STEP_VCEK, "the %s was not issued by this %s", leaf, askname);
+    if (!tb_attest_snp_pss_verify(&ask, vcek.tbs, vcek.tbs_len, vcek.sig, vcek.sig_len))
+        return fail(v, TB_ATTEST_SNP_STEP_VCEK, "the %s's signature does not verify with the %s",
+                    leaf, askname);
+    if (not_yet_valid(&vcek, now, leaf, v))
+        return fail(v, TB_ATTEST_SNP_STEP_VCEK, "the %s is not yet valid at %lld", leaf,
+                    (long long)now);
+
+    /* 4: the CRL */
+    if (certs->crl) {
+        tb_attest_snp_crl crl;
+        if (tb_attest_snp_crl_parse(certs->crl, certs->crl_len, &crl, &e) < 0)
+            return fail(v, TB_ATTEST_SNP_STEP_CRL, "%s", e.msg);
+        if (!same_name(crl.issuer, crl.issuer_len, ark.subject, ark.subject_len))
+            return fail(v, TB_ATTEST_SNP_STEP_CRL, "the CRL was not issued by the ARK");
+        if (!tb_attest_snp_pss_verify(&ark, crl.tbs, crl.tbs_len, crl.sig, crl.sig_len))
+            return fail(v, TB_ATTEST_SNP_STEP_CRL, "the CRL's signature does not verify");
+        if (now < crl.this_update)
+            return fail(v, TB_ATTEST_SNP_STEP_CRL, "the CRL is not yet valid at %lld",
+                        (long long)now);
+        if (crl.next_update < v->expiration) {
+            v->expiration = crl.next_update;
+            snprintf(v->expiration_what, sizeof v->expiration_what, "CRL");
+        }
+        if (tb_attest_snp_crl_is_revoked(&crl, ask.serial, ask.serial_len))
+            return fail(v, TB_ATTEST_SNP_STEP_CRL, "the %s is revoked", askname);
+        if (tb_attest_snp_crl_is_revoked(&crl, vcek.serial, vcek.serial_len))
+            return fail(v, TB_ATTEST_SNP_STEP_CRL, "the %s is revoked", leaf);
+        v->crl_checked = 1;
+    }
+
+    /* 5: the TCB and the chip */
+    const tb_attest_snp_ext *x = &vcek.ext;
+    if (!v->vlek || x->has_tcb) {
+        if (!x->has_tcb)
+            return fail(v, TB_ATTEST_SNP_STEP_TCB, "the %s lacks the bl/tee/snp/ucode SPLs", leaf);
+        v->cert_tcb = (tb_attest_snp_tcb){x->bl, x->tee, x->snp, x->ucode, x->fmc, x->has_fmc};
+        const tb_attest_snp_tcb *t = &v->reported;
+        if (t->bl != x->bl || t->tee != x->tee || t->snp != x->snp || t->ucode != x->ucode ||
+            (t->has_fmc && t->fmc != x->fmc))
+            return fail(v, TB_ATTEST_SNP_STEP_TCB,
+                        "the report's reported TCB (bl %u, tee %u, snp %u, ucode %u) differs "
+                        "from the %s's (bl %u, tee %u, snp %u, ucode %u)",
+                        t->bl, t->tee, t->snp, t->ucode, leaf, x->bl, x->tee, x->snp, x->ucode);
+    }
+    if (!v->vlek) {
+        if (!x->has_hwid)
+            return fail(v, TB_ATTEST_SNP_STEP_TCB, "the VCEK lacks the hwID extension");
+        if (!(r.signer_info & 2) && memcmp(x->hwid, r.chip_id, 64))
+            return fail(v, TB_ATTEST_SNP_STEP_TCB, "the VCEK's hwID is not the report's CHIP_ID");
+    } else if (!x->has_csp_id) {
+        return fail(v, TB_ATTEST_SNP_STEP_TCB, "the VLEK lacks the csp_id extension");
+    }
+
+    /* 6: the report signature */
+    if (!tb_attest_snp_report_sig_ok(&vcek, report))
+        return fail(v, TB_ATTEST_SNP_STEP_SIGNATURE,
+                    "the report's signature does not verify with the %s (ECDSA P-384 over "
+                    "bytes 0x0-0x29F)",
+                    leaf);
+    v->expired = now > v->expiration;
+    return apply_policy(&r, policy, now, v);
+}
