@@ -174,15 +174,11 @@ int tb_attest_crl_to_der(const uint8_t *p, size_t n, uint8_t **der, size_t *derl
         *derlen = (size_t)len;
         return 0;
     }
-    int hex = n > 0 && n % 2 == 0;
-    for (size_t i = 0; hex && i < n; i++)
-        if (tb_hex_val(p[i]) < 0)
-            hex = 0;
     *der = malloc(n ? n : 1);
     if (!*der)
         return tb_errf(err, "out of memory");
-    if (hex) {
-        tb_hex_decode((const char *)p, n, *der, n / 2);
+    /* hex when all of it decodes (one pass); else the bytes themselves (DER) */
+    if (n > 0 && n % 2 == 0 && tb_hex_decode_upto((const char *)p, n, *der, n / 2) >= 0) {
         *derlen = n / 2;
     } else {
         memcpy(*der, p, n);
