@@ -17,7 +17,11 @@
 struct tb_attest_root {
     X509 *cert;
     int simulated;
+    void *group; /* a P-256 group made once with the root: tb_attest_prepare dups it */
 };
+
+/* A root owning x (freed on failure); simulated when its CN says SIMULATED. */
+int tb_attest_root_wrap(X509 *x, tb_attest_root **out, tb_err *err);
 
 /* The SIMULATED provider's marker: the first bytes of a simulated quote's header user
  * data (provider_sim.c writes it, tb_attest_quote_is_simulated reads it). */
@@ -204,6 +208,7 @@ int tb_attest_name_cn_contains(const uint8_t *name, size_t n, const char *needle
 /* A P-256 group (read-only once made; may be shared by threads) and a verification
  * context made from it (a P-256 EC_KEY; used by one thread at a time). */
 void *tb_attest_p256_group_new(void);
+void *tb_attest_p256_group_dup(const void *group);
 void tb_attest_p256_group_free(void *group);
 void *tb_attest_p256_ctx_from(const void *group);
 void tb_attest_p256_ctx_free(void *ctx);

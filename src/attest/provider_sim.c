@@ -791,15 +791,10 @@ int tb_attest_sim_collateral(const char *dir, int64_t now, int revoke_pck, tb_at
     tcb = (tb_buf){0};
     qe = (tb_buf){0};
     if (root) {
-        tb_attest_root *r = calloc(1, sizeof *r);
-        if (!r) {
-            tb_errf(err, "out of memory");
-            goto out;
-        }
         X509_up_ref(s.root);
-        r->cert = s.root;
-        r->simulated = 1;
-        *root = r;
+        if (tb_attest_root_wrap(s.root, root, err) < 0)
+            goto out;
+        (*root)->simulated = 1;
     }
     rc = 0;
 out:

@@ -34,10 +34,11 @@ const char tb_attest_intel_root_pem[] =
     "AiEA4J0lrHoMs+Xo5o/sX6O9QWxHRAvZUGOdRQ7cvqRXaqI=\n"
     "-----END CERTIFICATE-----\n";
 
-static int root_wrap(X509 *x, tb_attest_root **out, tb_err *err)
+int tb_attest_root_wrap(X509 *x, tb_attest_root **out, tb_err *err)
 {
     tb_attest_root *r = calloc(1, sizeof *r);
-    if (!r) {
+    if (!r || !(r->group = tb_attest_p256_group_new())) {
+        free(r);
         X509_free(x);
         return tb_errf(err, "out of memory");
     }
@@ -57,7 +58,7 @@ static int root_from_pem(const char *pem, size_t n, tb_attest_root **out, tb_err
     BIO_free(b);
     if (!x)
         return tb_err_ssl(err, "root CA: not a PEM certificate");
-    return root_wrap(x, out, err);
+    return tb_attest_root_wrap(x, out, err);
 }
 
 int tb_attest_root_intel(tb_attest_root **out, tb_err *err)
@@ -77,7 +78,8 @@ int tb_attest_root_load(const char *path, tb_attest_root **out, tb_err *err)
     } else {
         const unsigned char *p = b.p;
         X509 *x = d2i_X509(NULL, &p, (long)b.len);
-        rc = x ? root_wrap(x, out, err) : tb_errf(err, "root CA: neither PEM nor DER X.509");
+        rc = x ? tb_attest_root_wrap(x, out, err)
+               : tb_errf(err, "root CA: neither PEM nor DER X.509");
     }
     tb_buf_clear(&b);
     if (rc < 0)
@@ -90,6 +92,7 @@ void tb_attest_root_free(tb_attest_root *r)
     if (!r)
         return;
     X509_free(r->cert);
+    tb_attest_p256_group_free(r->group);
     free(r);
 }
 
@@ -171,15 +174,11 @@ int tb_attest_crl_to_der(const uint8_t *p, size_t n, uint8_t **der, size_t *derl
         *derlen = (size_t)len;
         return 0;
     }
-    int hex = n > 0 && n % 2 == 0;
-    for (size_t i = 0; hex && i < n; i++)
-        if (tb_hex_val(p[i]) < 0)
-            hex = 0;
     *der = malloc(n ? n : 1);
     if (!*der)
         return tb_errf(err, "out of memory");
-    if (hex) {
-        tb_hex_decode((const char *)p, n, *der, n / 2);
+    /* hex when all of it decodes (one pass); else the bytes themselves (DER) */
+    if (n > 0 && n % 2 == 0 && tb_hex_decode_upto((const char *)p, n, *der, n / 2) >= 0) {
         *derlen = n / 2;
     } else {
         memcpy(*der, p, n);

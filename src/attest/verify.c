@@ -345,7 +345,7 @@ static tb_attest_prepared *prepare(const tb_attest_collateral *c, const tb_attes
         return NULL;
     tb_err e;
     p->simulated = root->simulated;
-    p->group = tb_attest_p256_group_new();
+    p->group = tb_attest_p256_group_dup(root->group);
     p->ec = p->group ? tb_attest_p256_ctx_from(p->group) : NULL;
     if (!p->ec) {
         tb_attest_p256_group_free(p->group);

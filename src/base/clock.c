@@ -21,6 +21,11 @@ uint64_t tb_wall_ns(void)
     return read_clock(CLOCK_REALTIME);
 }
 
+uint64_t tb_thread_cpu_ns(void)
+{
+    return read_clock(CLOCK_THREAD_CPUTIME_ID);
+}
+
 void tb_sleep_ns(uint64_t ns)
 {
     struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000ull),

@@ -9,6 +9,9 @@
 
 uint64_t tb_mono_ns(void);
 uint64_t tb_wall_ns(void);
+/* CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID): for in-process benchmarks
+ * on a shared machine, where wall time also counts the other processes' turns. */
+uint64_t tb_thread_cpu_ns(void);
 /* Sleeps for ns nanoseconds, resuming after signals. */
 void tb_sleep_ns(uint64_t ns);
 /* Formats a wall-clock time (seconds since the epoch) as "%Y%m%dT%H%M%SZ" (UTC) into out[17]. */

@@ -596,7 +596,7 @@ static int new_importer(importer *im, const char *path, tb_err *err)
 {
     im->path = path;
     im->err = err;
-    im->r = tb_record_new(err);
+    im->r = tb_record_new_unnamed(err); /* its id is the document's or id_end's */
     return im->r ? 0 : -1;
 }
 

@@ -137,22 +137,24 @@ int tb_record_name_valid(const char *name)
 
 /* ---------- building ---------- */
 
-tb_record *tb_record_new(tb_err *err)
+static tb_record *record_new(int random_id, tb_err *err)
 {
     tb_record *r = calloc(1, sizeof *r);
     if (!r) {
         tb_errf(err, "out of memory");
         return NULL;
     }
-    unsigned char b[16];
-    if (RAND_bytes(b, sizeof b) != 1) {
-        free(r);
-        tb_err_ssl(err, "random run id");
-        return NULL;
+    if (random_id) {
+        unsigned char b[16];
+        if (RAND_bytes(b, sizeof b) != 1) {
+            free(r);
+            tb_err_ssl(err, "random run id");
+            return NULL;
+        }
+        b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
+        b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 9562 variant */
+        uuid_format(b, r->id);
     }
-    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
-    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 9562 variant */
-    uuid_format(b, r->id);
     tb_utc_iso8601((int64_t)(tb_wall_ns() / 1000000000u), r->started, sizeof r->started);
     r->label = dup_str("unknown");
     r->status = dup_str("complete");
@@ -169,6 +171,16 @@ tb_record *tb_record_new(tb_err *err)
         return NULL;
     }
     return r;
+}
+
+tb_record *tb_record_new(tb_err *err)
+{
+    return record_new(1, err);
+}
+
+tb_record *tb_record_new_unnamed(tb_err *err)
+{
+    return record_new(0, err);
 }
 
 static void metric_clear(tb_metric *m)
@@ -588,7 +600,7 @@ int tb_record_from_json(const json_t *doc, tb_record **out, tb_err *err)
     *out = NULL;
     if (check_schema(doc, err) < 0)
         return -1;
-    tb_record *r = tb_record_new(err);
+    tb_record *r = tb_record_new_unnamed(err); /* record_fill copies the document's id */
     if (!r)
         return -1;
     if (record_fill(doc, r, err) < 0) {

@@ -65,6 +65,10 @@ typedef struct tb_record {
    teebench_version = this build, env = JSON null, empty commands/versions/extra.
    Caller frees with tb_record_free. NULL (err filled) when out of memory. */
 tb_record *tb_record_new(tb_err *err);
+/* The same without drawing a random id (id is ""), for readers and importers that set
+   the id themselves: the first RAND_bytes of a process seeds OpenSSL's DRBG, which
+   costs more than parsing a result file. */
+tb_record *tb_record_new_unnamed(tb_err *err);
 void tb_record_free(tb_record *r);
 
 /* Sets a string member (label, status, profile) to a copy of s. 0 or -1 (OOM). */

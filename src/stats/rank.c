@@ -609,8 +609,12 @@ static void tail_stats(const double *v, size_t n, double mn, double mx, size_t l
         size_t want_lo = lo_j + 1 < n ? lo_j + 1 : n - 1, below = 0;
         while (below + count[b_lo] <= want_lo)
             below += count[b_lo++];
-        while (below_hi + count[b_hi] <= hi_j)
-            below_hi += count[b_hi++];
+        /* from the top down: the high tail is as thin as the low one */
+        size_t above = 0;
+        b_hi = TAIL_BUCKETS - 1;
+        while (n - above - count[b_hi] > hi_j)
+            above += count[b_hi--];
+        below_hi = n - above - count[b_hi];
     }
     if (b_lo >= b_hi) { /* no histogram, or the tails share a bucket: all values */
         memcpy(w, v, n * sizeof *w);
@@ -620,14 +624,13 @@ static void tail_stats(const double *v, size_t n, double mn, double mx, size_t l
     }
     /* one pass: the low tail (buckets <= b_lo: ranks 0..) fills w from the front,
        the high tail (buckets >= b_hi: ranks below_hi..) from the back; the tails are
-       disjoint, so before value i at most i slots are taken and no write lands on
-       a kept value */
+       disjoint (b_lo < b_hi) */
     size_t c_lo = 0, c_hi = 0;
-    for (size_t i = 0; i < n; i++) {
-        w[c_lo] = v[i];
-        c_lo += bucket[i] <= b_lo;
-        w[n - 1 - c_hi] = v[i];
-        c_hi += bucket[i] >= b_hi;
+    for (size_t i = 0; i < n; i++) { /* the tails are thin: the branches predict well */
+        if (bucket[i] <= b_lo)
+            w[c_lo++] = v[i];
+        else if (bucket[i] >= b_hi)
+            w[n - 1 - c_hi++] = v[i];
     }
     select_pair(w, c_lo, lo_j, &out[0], &out[1]);
     select_pair(w + n - c_hi, c_hi, hi_j - below_hi, &out[2], &out[3]);

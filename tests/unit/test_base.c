@@ -240,6 +240,12 @@ static void test_clock(void **state)
     tb_sleep_ns(2000000);
     uint64_t b = tb_mono_ns();
     assert_true(b - a >= 2000000);
+    /* thread CPU time advances with work (1 ms of it here) */
+    uint64_t c0 = tb_thread_cpu_ns();
+    volatile uint64_t x = 0;
+    while (tb_thread_cpu_ns() - c0 < 1000000)
+        x++;
+    assert_true(x > 0 && tb_thread_cpu_ns() > c0);
     char s[17];
     tb_utc_stamp(0, s);
     assert_string_equal(s, "19700101T000000Z");

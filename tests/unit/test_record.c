@@ -64,6 +64,13 @@ static void test_new_defaults(void **state)
     tb_record_free(a);
     tb_record_free(b);
     tb_record_free(NULL);
+    /* the unnamed variant: the same defaults, no id drawn (its reader sets one) */
+    tb_record *u = tb_record_new_unnamed(&e);
+    assert_non_null(u);
+    assert_string_equal(u->id, "");
+    assert_string_equal(u->status, "complete");
+    assert_true(json_is_null(u->env));
+    tb_record_free(u);
 }
 
 static void test_name_valid(void **state)
