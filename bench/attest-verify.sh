@@ -68,7 +68,15 @@ for dir in "$ROOT"/testdata/tdx/*/; do
 import json, os, sys
 name = sys.argv[1]
 floor = float(os.environ["FLOOR_MS"])
-tbs = [json.loads(l) for l in open(sys.argv[2])]
+def docs(text):  # consecutive --json documents (each the envelope, indented)
+    d, i, out = json.JSONDecoder(), 0, []
+    while i < len(text.rstrip()):
+        o, i = d.raw_decode(text, i)
+        out.append(o)
+        while i < len(text) and text[i].isspace():
+            i += 1
+    return out
+tbs = docs(open(sys.argv[2]).read())
 jss = [json.loads(l) for l in open(sys.argv[3])]
 tb = dict(tbs[0], scratch_ms=min(t["scratch_ms"] for t in tbs), prepared_ms=min(t["prepared_ms"] for t in tbs),
           scratch_cpu_ms=min(t["scratch_cpu_ms"] for t in tbs))

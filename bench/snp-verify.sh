@@ -53,7 +53,7 @@ for r in $(seq "$ROUNDS"); do
   w=$(whole "${VERIFY[@]}")
   st=$(whole "$TB" --version)
   in=$("$TB" attest bench "$TMP/report.bin" --certs "$TMP" --now $NOW --iterations "$ITER" --json |
-    sed 's/.*"verify_ms": \([0-9.]*\).*/\1/')
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["verify_ms"])')
   sp=$(openssl speed -elapsed -seconds 1 rsa4096 ecdsap384 2>/dev/null)
   rsa=$(echo "$sp" | awk '/^rsa 4096 bits/ {print $NF}')
   ec=$(echo "$sp" | awk '/nistp384/ {print $NF}')

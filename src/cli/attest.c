@@ -27,6 +27,7 @@
 #include "base/hex.h"
 #include "cli/attest_snp.h"
 #include "cli/cli.h"
+#include "cli/json.h"
 #include "stats/summary.h"
 
 #define EXIT_REFUSED 3
@@ -244,9 +245,8 @@ static int cmd_show(int argc, char **argv)
         return cli_fail("attest show", "%s", e.msg);
     json_t *o = quote_json(q);
     if (json) {
-        char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        printf("%s\n", s);
-        free(s);
+        cli_json_print("attest show",
+                       cli_json_envelope("teebench-attest-show/1", json_incref(o), 0));
     } else {
         if (tb_attest_quote_is_simulated(q))
             printf("SIMULATED quote (teebench simulated provider, not a real TDX module)\n");
@@ -319,9 +319,8 @@ static void print_verdict(const char *path, const tb_attest_quote *q, const tb_a
         json_object_set_new(o, "collateral_refetched", json_boolean(t->refetched));
         json_object_set_new(o, "fetch_ms", json_real((double)t->fetch_ns / 1e6));
         json_object_set_new(o, "verify_ms", json_real((double)t->verify_ns / 1e6));
-        char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        printf("%s\n", s);
-        free(s);
+        cli_json_print("attest verify",
+                       cli_json_envelope("teebench-attest-verify/1", json_incref(o), 0));
         json_decref(o);
         return;
     }
@@ -987,14 +986,17 @@ static int cmd_attest_bench(int argc, char **argv)
     if (rc < 0)
         return cli_fail(cmd, "%s", e.msg);
     const char *verdict = v1.status_known ? tb_attest_tcb_status_name(v1.status) : v1.reason;
-    if (json)
-        printf("{\"scratch_ms\": %.4f, \"prepared_ms\": %.4f, \"scratch_cpu_ms\": %.4f, "
-               "\"prepared_cpu_ms\": %.4f, \"iterations\": %lld, "
-               "\"verdict\": \"%s\", \"status\": \"%s\", \"simulated\": %s}\n",
-               scratch, prepared, scratch_cpu, prepared_cpu, (long long)iters,
-               result_name(v1.result), v1.status_known ? tb_attest_tcb_status_name(v1.status) : "",
-               sim || v1.simulated ? "true" : "false");
-    else
+    if (json) {
+        json_t *o = json_pack("{s:f, s:f, s:f, s:f, s:I, s:s, s:s, s:b}", "scratch_ms", scratch,
+                              "prepared_ms", prepared, "scratch_cpu_ms", scratch_cpu,
+                              "prepared_cpu_ms", prepared_cpu, "iterations", (json_int_t)iters,
+                              "verdict", result_name(v1.result), "status",
+                              v1.status_known ? tb_attest_tcb_status_name(v1.status) : "",
+                              "simulated", sim || v1.simulated);
+        int prc = cli_json_print(cmd, cli_json_envelope("teebench-attest-bench/1", o, 1));
+        if (prc)
+            return prc;
+    } else
         printf("%s%s: from scratch %.4f ms/quote (CPU %.4f ms), prepared collateral %.4f "
                "ms/quote (CPU %.4f ms) (%lld iterations each; verdict %s: %s)\n",
                argv[optind], sim || v1.simulated ? " [SIMULATED]" : "", scratch, scratch_cpu,

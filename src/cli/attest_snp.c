@@ -17,6 +17,7 @@
 #include "base/file.h"
 #include "base/hex.h"
 #include "cli/cli.h"
+#include "cli/json.h"
 #include "stats/summary.h"
 
 #define EXIT_REFUSED 3
@@ -172,9 +173,8 @@ int cli_attest_snp_show(const char *path, const uint8_t *b, size_t n, int json)
         return cli_fail("attest show", "%s: not an SEV-SNP report: %s", path, e.msg);
     json_t *o = report_json(&r);
     if (json) {
-        char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        printf("%s\n", s);
-        free(s);
+        cli_json_print("attest show",
+                       cli_json_envelope("teebench-attest-show/1", json_incref(o), 0));
     } else {
         if (tb_attest_snp_is_simulated(&r))
             printf("SIMULATED SEV-SNP report (teebench simulated provider, not AMD firmware)\n");
@@ -238,9 +238,8 @@ static void print_verdict(const char *path, const tb_attest_snp_report *r,
         json_object_set_new(o, "certificates_refetched", json_boolean(refetch));
         json_object_set_new(o, "fetch_ms", json_real((double)fetch_ns / 1e6));
         json_object_set_new(o, "verify_ms", json_real((double)verify_ns / 1e6));
-        char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        printf("%s\n", s);
-        free(s);
+        cli_json_print("attest verify",
+                       cli_json_envelope("teebench-attest-verify/1", json_incref(o), 0));
         json_decref(o);
         return;
     }
@@ -382,9 +381,12 @@ int cli_attest_snp_bench(const char *path, const uint8_t *report, size_t len, co
     if (tb_stats_median(rounds, 5, &ms) < 0)
         return cli_fail(cmd, "out of memory");
     if (json)
-        printf("{\"tee\": \"SEV-SNP\", \"verify_ms\": %.4f, \"iterations\": %d, \"verdict\": "
-               "\"%s\", \"simulated\": %s}\n",
-               ms, per * 5, result_name(v.result), v.simulated ? "true" : "false");
+        return cli_json_print(
+            cmd, cli_json_envelope("teebench-attest-bench/1",
+                                   json_pack("{s:s, s:f, s:i, s:s, s:b}", "tee", "SEV-SNP",
+                                             "verify_ms", ms, "iterations", per * 5, "verdict",
+                                             result_name(v.result), "simulated", v.simulated),
+                                   1));
     else
         printf("%s%s: SEV-SNP verify %.4f ms/report in process (certificates read once; %d "
                "iterations; verdict %s%s%s)\n",

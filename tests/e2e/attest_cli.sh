@@ -56,6 +56,7 @@ C=qvl-v4-uptodate
 python3 - "$WORK/out.json" <<'PY' || fail "verify --json content"
 import json, sys
 d = json.load(open(sys.argv[1]))
+assert list(d)[:3] == ["schema", "teebench", "env"] and d["schema"] == "teebench-attest-verify/1", list(d)[:4]
 assert d["verdict"] == "ACCEPTED" and d["tcb_status"] == "UpToDate" and d["advisory_ids"] == []
 assert d["tcb_date"] == "2024-03-13T00:00:00Z" and d["fmspc"] == "b0c06f000000"
 assert d["verify_ms"] > 0 and d["simulated"] is False
@@ -114,6 +115,17 @@ expect_fail 2 "$TB" attest frobnicate
 expect_fail 2 "$TB" attest quote --report-data zz --provider sim
 expect_fail 2 "$TB" attest quote --report-data 00 --provider pony
 "$TB" attest --help | grep -q 'exit codes: 0 accepted' || fail "--help documents exit codes"
+# attest bench --json: the envelope with this machine's env (a measurement); show too
+"$TB" attest bench "$T/$C/quote.bin" --collateral "$T/$C/collateral.json" --now "$(now_of $C)" \
+  --iterations 5 --json >"$WORK/bench.json" || fail "bench --json"
+"$TB" attest show --json "$T/$C/quote.bin" >"$WORK/show.json" || fail "show --json"
+python3 - "$WORK/bench.json" "$WORK/show.json" <<'PY' || fail "bench/show --json envelope"
+import json, sys
+b = json.load(open(sys.argv[1])); s = json.load(open(sys.argv[2]))
+assert list(b)[:3] == ["schema", "teebench", "env"] and b["schema"] == "teebench-attest-bench/1", list(b)[:4]
+assert b["env"]["schema"] == "teebench-env/1" and b["scratch_ms"] > 0 and b["verdict"] == "ACCEPTED", b
+assert s["schema"] == "teebench-attest-show/1" and s["env"] is None and "header" in s, list(s)
+PY
 pass "verify"
 
 # --- the SIMULATED provider, end to end
