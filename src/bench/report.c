@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "bench/run.h"
 #include "bench/script.h"
 #include "stats/summary.h"
 
@@ -348,7 +349,7 @@ static void headline_tail(ctx *c, const char *mode, int m, json_t *hj, const cha
 
 static int simulated(const ctx *c)
 {
-    return c->o->notary_tee && !strcmp(c->o->notary_tee, "sim");
+    return c->o->notary_tee && tb_bench_tee_simulated(c->o->notary_tee);
 }
 
 static void headline_end(ctx *c)
@@ -457,10 +458,11 @@ static void section_header(ctx *c)
     const char *tee = c->o->notary_tee;
     if (!tee)
         c->rc |= tb_buf_puts(c->out, "notary tee: unknown (not recorded with these results)\n");
-    else if (!strcmp(tee, "sim"))
-        c->rc |=
-            tb_buf_puts(c->out, "notary tee: sim -- SIMULATED TEE: quotes come from a software "
-                                "provider, not from TDX hardware; TEE figures are simulated\n");
+    else if (tb_bench_tee_simulated(tee))
+        c->rc |= tb_buf_printf(c->out,
+                               "notary tee: %s -- SIMULATED TEE: quotes come from a software "
+                               "provider, not from %s hardware; TEE figures are simulated\n",
+                               tee, strcmp(tee, "sim") ? "SEV-SNP" : "TDX");
     else if (!strcmp(tee, "external"))
         c->rc |= tb_buf_puts(c->out, "notary tee: unknown (an external notary; set NOTARY_TEE to "
                                      "record its kind)\n");
@@ -469,7 +471,7 @@ static void section_header(ctx *c)
     if (c->j) {
         json_object_set_new(c->j, "source", c->o->source ? json_string(c->o->source) : json_null());
         json_object_set_new(c->j, "notary_tee", tee ? json_string(tee) : json_null());
-        json_object_set_new(c->j, "simulated", json_boolean(tee && !strcmp(tee, "sim")));
+        json_object_set_new(c->j, "simulated", json_boolean(tee && tb_bench_tee_simulated(tee)));
         json_object_set_new(
             c->j, "runs",
             json_pack("{s:I, s:I, s:I, s:o, s:I}", "rows", (json_int_t)c->rs->n, "successful",

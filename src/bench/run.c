@@ -132,6 +132,11 @@ static int set_str(const char *name, const char *v, char *out, size_t n, int all
     return 0;
 }
 
+int tb_bench_tee_simulated(const char *tee)
+{
+    return !strcmp(tee, "sim") || !strcmp(tee, "sim-snp");
+}
+
 int tb_bench_mode_flags(const char *mode, int *enable_tee, int *verify)
 {
     if (!strcmp(mode, "no_tee"))
@@ -190,8 +195,10 @@ int tb_bench_config_set(tb_bench_config *c, const char *name, const char *v, tb_
     if (!strcmp(name, "START_NOTARY"))
         return set_bool(name, v, &c->start_notary, err);
     if (!strcmp(name, "NOTARY_TEE")) {
-        if (strcmp(v, "none") && strcmp(v, "sim") && strcmp(v, "tdx") && strcmp(v, "auto"))
-            return tb_errf(err, "NOTARY_TEE: '%.40s' is not none, sim, tdx or auto", v);
+        if (strcmp(v, "none") && strcmp(v, "sim") && strcmp(v, "tdx") && strcmp(v, "snp") &&
+            strcmp(v, "sim-snp") && strcmp(v, "auto"))
+            return tb_errf(err, "NOTARY_TEE: '%.40s' is not none, sim, tdx, snp, sim-snp or auto",
+                           v);
         strcpy(c->notary_tee, strcmp(v, "auto") ? v : "");
         return 0;
     }
@@ -437,7 +444,7 @@ static int write_run_json(run_state *s, const char *status, tb_err *err)
     json_object_set_new(j, "benchmark_modes", modes);
     json_object_set_new(j, "iterations", json_integer(c->iterations));
     json_object_set_new(j, "notary_tee", json_string(s->notary_tee));
-    json_object_set_new(j, "simulated", json_boolean(!strcmp(s->notary_tee, "sim")));
+    json_object_set_new(j, "simulated", json_boolean(tb_bench_tee_simulated(s->notary_tee)));
     json_object_set_new(j, "start_notary", json_boolean(c->start_notary));
     json_object_set_new(j, "start_fixture", json_boolean(c->start_fixture));
     json_object_set_new(j, "notary_scheme", json_string(c->notary_scheme));
@@ -991,7 +998,8 @@ int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
     }
     if (c->start_notary) {
         info(&s, "starting notary (teebench notary serve --tee %s%s) on %s:%d", s.notary_tee,
-             !strcmp(s.notary_tee, "sim") ? ", SIMULATED TEE" : "", c->notary_host, s.notary_port);
+             tb_bench_tee_simulated(s.notary_tee) ? ", SIMULATED TEE" : "", c->notary_host,
+             s.notary_port);
         if (start_notary(&s, cancel, err) < 0)
             goto start_failed;
     }

@@ -45,7 +45,7 @@ typedef struct tb_bench_config {
     char fixture_addr[TB_BENCH_STR];
     int fixture_port; /* 0: pick a free port */
     int start_notary;
-    char notary_tee[8]; /* none | sim | tdx (for the notary the harness starts) */
+    char notary_tee[8]; /* none | sim | tdx | snp | sim-snp (for the notary the harness starts) */
     char notary_scheme[16];
     char notary_host[TB_BENCH_STR];
     int notary_port;                /* 0 with start_notary: pick a free port */
@@ -85,6 +85,9 @@ const char *tb_bench_config_target_host(const tb_bench_config *c);
 
 /* Names accepted by tb_bench_config_set, NULL-terminated. */
 extern const char *const tb_bench_config_names[];
+
+/* A notary TEE kind that is SIMULATED (sim, sim-snp): labelled so in every output. */
+int tb_bench_tee_simulated(const char *tee);
 
 /* Mode -> client flags: no_tee (0,0), tee_no_verify (1,0), tee_verify (1,1). */
 int tb_bench_mode_flags(const char *mode, int *enable_tee, int *verify);

@@ -58,6 +58,8 @@ static void usage(FILE *f)
             "  --verify                 verify the quote and its binding [VERIFY_ATTESTATION]\n"
             "  --collateral FILE        collateral for --verify (dcap-qvl JSON or PCS folder)\n"
             "  --pccs URL               PCCS for --verify (collateral cached on disk)\n"
+            "  --certs DIR              SEV-SNP certificates for --verify (ark/ask/vcek/crl)\n"
+            "  --kds URL                AMD KDS for --verify of SEV-SNP (cached on disk)\n"
             "  --sim-dir DIR            simulated TEE PKI (for SIMULATED quotes)\n"
             "  --policy FILE            attestation policy JSON (default: UpToDate, no DEBUG)\n"
             "  --root FILE              trusted root CA PEM (default: Intel's; sim: the sim root)\n"
@@ -113,6 +115,8 @@ static int parse_opts(int argc, char **argv, opts *o)
                                        {"verify", no_argument, 0, 'v'},
                                        {"collateral", required_argument, 0, 'C'},
                                        {"pccs", required_argument, 0, 'X'},
+                                       {"certs", required_argument, 0, 'D'},
+                                       {"kds", required_argument, 0, 'K'},
                                        {"sim-dir", required_argument, 0, 'S'},
                                        {"policy", required_argument, 0, 'Y'},
                                        {"root", required_argument, 0, 'R'},
@@ -193,6 +197,12 @@ static int parse_opts(int argc, char **argv, opts *o)
             break;
         case 'X':
             o->vo.pccs = optarg;
+            break;
+        case 'D':
+            o->vo.certs = optarg;
+            break;
+        case 'K':
+            o->vo.kds = optarg;
             break;
         case 'S':
             o->vo.sim_dir = optarg;

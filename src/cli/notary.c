@@ -33,33 +33,34 @@
 
 static void serve_usage(FILE *f)
 {
-    fprintf(
-        f, "usage: teebench notary serve [options]\n"
-           "  --addr ADDR            listen address (default 127.0.0.1)\n"
-           "  --port N               listen port (default 7047; 0 = any free port)\n"
-           "  --tee none|tdx|sim     TEE evidence: none, configfs-tsm quotes, or SIMULATED quotes\n"
-           "  --sim-dir DIR          simulated TEE state (default: the attest module's)\n"
-           "  --key FILE             PEM P-256 signing key (default: a fresh key each start)\n"
-           "  --save-key FILE        write the signing key used to FILE (PEM, mode 0600)\n"
-           "  --trust-ca FILE        CA certificates trusted for targets (repeatable)\n"
-           "  --no-system-ca         trust only --trust-ca, not the system store\n"
-           "  --allow-target SPEC    HOST:PORT or CIDR the notary may connect to (repeatable;\n"
-           "                         default: loopback only, 127.0.0.0/8 and ::1/128)\n"
-           "  --max-sent BYTES       largest request a session may send (default 4096)\n"
-           "  --max-recv BYTES       largest response a session may receive (default 16384)\n"
-           "  --concurrency N        notarization worker threads (default 64)\n"
-           "  --session-timeout S    seconds an unclaimed session stays valid (default 10)\n"
-           "  --sessions-per-client N  open sessions per client address (default 64)\n"
-           "  --notarizations-per-client N  notarizations queued or running per client\n"
-           "                         address (default: half of --concurrency; then 429)\n"
-           "  --max-connections N    client connections at once (default 4096)\n"
-           "  --io-timeout MS        budget to receive a request (TLS handshake included) and\n"
-           "                         to send a reply (default 5000)\n"
-           "  --target-timeout MS    deadline of the whole target exchange: connect, TLS,\n"
-           "                         request, response (default 10000; then 504)\n"
-           "  --tls-cert FILE        serve HTTPS with this PEM certificate chain\n"
-           "  --tls-key FILE         its PEM private key (default: in --tls-cert)\n"
-           "  --quiet                no per-request log lines on stderr\n");
+    fprintf(f, "usage: teebench notary serve [options]\n"
+               "  --addr ADDR            listen address (default 127.0.0.1)\n"
+               "  --port N               listen port (default 7047; 0 = any free port)\n"
+               "  --tee none|tdx|sim|snp|sim-snp\n"
+               "                         TEE evidence: none, configfs-tsm TDX quotes or SEV-SNP\n"
+               "                         reports, or SIMULATED ones (sim: TDX, sim-snp: SEV-SNP)\n"
+               "  --sim-dir DIR          simulated TEE state (default: the attest module's)\n"
+               "  --key FILE             PEM P-256 signing key (default: a fresh key each start)\n"
+               "  --save-key FILE        write the signing key used to FILE (PEM, mode 0600)\n"
+               "  --trust-ca FILE        CA certificates trusted for targets (repeatable)\n"
+               "  --no-system-ca         trust only --trust-ca, not the system store\n"
+               "  --allow-target SPEC    HOST:PORT or CIDR the notary may connect to (repeatable;\n"
+               "                         default: loopback only, 127.0.0.0/8 and ::1/128)\n"
+               "  --max-sent BYTES       largest request a session may send (default 4096)\n"
+               "  --max-recv BYTES       largest response a session may receive (default 16384)\n"
+               "  --concurrency N        notarization worker threads (default 64)\n"
+               "  --session-timeout S    seconds an unclaimed session stays valid (default 10)\n"
+               "  --sessions-per-client N  open sessions per client address (default 64)\n"
+               "  --notarizations-per-client N  notarizations queued or running per client\n"
+               "                         address (default: half of --concurrency; then 429)\n"
+               "  --max-connections N    client connections at once (default 4096)\n"
+               "  --io-timeout MS        budget to receive a request (TLS handshake included) and\n"
+               "                         to send a reply (default 5000)\n"
+               "  --target-timeout MS    deadline of the whole target exchange: connect, TLS,\n"
+               "                         request, response (default 10000; then 504)\n"
+               "  --tls-cert FILE        serve HTTPS with this PEM certificate chain\n"
+               "  --tls-key FILE         its PEM private key (default: in --tls-cert)\n"
+               "  --quiet                no per-request log lines on stderr\n");
 }
 
 static void log_line(void *ctx, const char *line)
@@ -134,7 +135,8 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
             break;
         case 't':
             o->tee = optarg;
-            bad = strcmp(optarg, "none") && strcmp(optarg, "tdx") && strcmp(optarg, "sim");
+            bad = strcmp(optarg, "none") && strcmp(optarg, "tdx") && strcmp(optarg, "sim") &&
+                  strcmp(optarg, "snp") && strcmp(optarg, "sim-snp");
             break;
         case 'S':
             o->sim_dir = optarg;
@@ -320,6 +322,8 @@ static void check_usage(FILE *f)
             "  --verify               with --evidence: verify the quote too\n"
             "  --collateral FILE      collateral for --verify (dcap-qvl JSON or PCS folder)\n"
             "  --pccs URL             fetch collateral for --verify from a PCCS (cached)\n"
+            "  --certs DIR            SEV-SNP: ark.pem, ask.pem, vcek.der, crl.der for --verify\n"
+            "  --kds URL              SEV-SNP: fetch certificates from AMD's KDS (cached)\n"
             "  --sim-dir DIR          simulated TEE PKI for SIMULATED evidence\n"
             "  --policy FILE          attestation policy JSON (default: UpToDate, no DEBUG)\n"
             "  --root FILE            trusted root CA PEM (default: Intel's; sim: the sim root)\n"
@@ -352,7 +356,8 @@ static void print_doc(const char *path, const tb_notary_doc *d)
     printf("time: %s.%03uZ\n", ts, (unsigned)(d->time_ms % 1000));
     printf("server name: %s\n", s);
     printf("target: %s:%u\n", h, d->target_port);
-    printf("tee: %s%s\n", tee, !strcmp(tee, "sim") ? " (SIMULATED)" : "");
+    printf("tee: %s%s\n", tee,
+           !strcmp(tee, "sim") || !strcmp(tee, "sim-snp") ? " (SIMULATED)" : "");
     printf("server certificates: %zu\n", d->n_certs);
     printf("request: %zu bytes, sha256 %s\n", d->request.len, rq);
     printf("response: %zu bytes, sha256 %s\n", d->response.len, rs);
@@ -401,7 +406,8 @@ static json_t *check_json(const char *path, const tb_notary_doc *d, const char *
         "s:s, s:s, s:o, s:b, s:o}",
         "document", path, "format_version", (int)d->version, "session_id", id, "time", ts,
         "time_ms", (json_int_t)d->time_ms, "server_name", s, "target_host", h, "target_port",
-        (int)d->target_port, "tee", tee, "simulated", !strcmp(tee, "sim"), "server_certificates",
+        (int)d->target_port, "tee", tee, "simulated",
+        !strcmp(tee, "sim") || !strcmp(tee, "sim-snp"), "server_certificates",
         (json_int_t)d->n_certs, "request_bytes", (json_int_t)d->request.len, "request_sha256", rq,
         "response_bytes", (json_int_t)d->response.len, "response_sha256", rs, "notary_key_sha256",
         kh, "signature", "valid", "server_chain",
@@ -418,6 +424,8 @@ static int cmd_check(int argc, char **argv)
                                          {"verify", no_argument, 0, 'v'},
                                          {"collateral", required_argument, 0, 'C'},
                                          {"pccs", required_argument, 0, 'P'},
+                                         {"certs", required_argument, 0, 'D'},
+                                         {"kds", required_argument, 0, 'K'},
                                          {"sim-dir", required_argument, 0, 'S'},
                                          {"policy", required_argument, 0, 'Y'},
                                          {"root", required_argument, 0, 'R'},
@@ -452,6 +460,12 @@ static int cmd_check(int argc, char **argv)
             break;
         case 'P':
             vo.pccs = optarg;
+            break;
+        case 'D':
+            vo.certs = optarg;
+            break;
+        case 'K':
+            vo.kds = optarg;
             break;
         case 'S':
             vo.sim_dir = optarg;

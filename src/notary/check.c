@@ -39,6 +39,7 @@ static int check_evidence(const tb_notary_doc *d, const tb_notary_check_opts *o,
                                         NULL, err);
     tb_notary_verifier_opts vo = *o->verify;
     vo.simulated = ev->simulated;
+    vo.tee = ev->tee;
     tb_notary_quote_verifier qv;
     if (tb_notary_verifier_open(&vo, &qv, err) < 0)
         return -1;

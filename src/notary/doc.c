@@ -40,8 +40,11 @@ static int printable(tb_notary_view v)
 
 static int tee_known(tb_notary_view v)
 {
-    return (v.len == 4 && !memcmp(v.p, "none", 4)) || (v.len == 3 && !memcmp(v.p, "tdx", 3)) ||
-           (v.len == 3 && !memcmp(v.p, "sim", 3));
+    static const char *const known[] = {"none", "tdx", "sim", "snp", "sim-snp"};
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        if (v.len == strlen(known[i]) && !memcmp(v.p, known[i], v.len))
+            return 1;
+    return 0;
 }
 
 /* Range checks shared by the encoder and the decoder. */
@@ -58,7 +61,7 @@ static int validate(const tb_notary_doc *d, tb_err *err)
     if (d->target_port == 0)
         return tb_errf(err, "target port: must be 1..65535");
     if (!tee_known(d->tee))
-        return tb_errf(err, "tee: must be none, tdx or sim");
+        return tb_errf(err, "tee: must be none, tdx, sim, snp or sim-snp");
     if (d->nonce.len > TB_NOTARY_DOC_MAX_NONCE)
         return tb_errf(err, "nonce: longer than %d bytes", TB_NOTARY_DOC_MAX_NONCE);
     if (d->notary_key.len < 1 || d->notary_key.len > TB_NOTARY_DOC_MAX_KEY)
@@ -183,7 +186,7 @@ int tb_notary_doc_decode(const uint8_t *p, size_t len, tb_notary_doc *d, tb_err 
         get_field(&r, T_PORT, 2, 2, &v, "target port", err) < 0)
         goto bad;
     d->target_port = (uint16_t)(v.p[0] << 8 | v.p[1]);
-    if (get_field(&r, T_TEE, 3, 4, &d->tee, "tee", err) < 0 ||
+    if (get_field(&r, T_TEE, 3, TB_NOTARY_DOC_MAX_TEE, &d->tee, "tee", err) < 0 ||
         get_field(&r, T_NONCE, 0, TB_NOTARY_DOC_MAX_NONCE, &d->nonce, "nonce", err) < 0 ||
         get_field(&r, T_KEY, 1, TB_NOTARY_DOC_MAX_KEY, &d->notary_key, "notary key", err) < 0)
         goto bad;

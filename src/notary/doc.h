@@ -8,7 +8,9 @@
  *     0x03 server name       1..253 bytes, printable ASCII (SNI and verified name)
  *     0x04 target host       1..253 bytes, printable ASCII (what the notary connected to)
  *     0x05 target port       u16
- *     0x06 tee               "none", "tdx" or "sim" (sim = SIMULATED TEE)
+ *     0x06 tee               "none", "tdx", "snp", "sim" or "sim-snp" (sim, sim-snp =
+ *                            SIMULATED TEE); 3..7 bytes (documents from before SNP
+ *                            hold only the first three and read unchanged)
  *     0x07 nonce             0..64 bytes (the TEE evidence's nonce; empty without TEE)
  *     0x08 notary key        DER SubjectPublicKeyInfo (P-256), 1..1024 bytes
  *     0x09 certificate       DER X.509, 1..65536 bytes; 1..16 of them, leaf first
@@ -40,6 +42,7 @@
 #define TB_NOTARY_DOC_MAX_CERT 65536
 #define TB_NOTARY_DOC_MAX_NAME 253
 #define TB_NOTARY_DOC_MAX_NONCE 64
+#define TB_NOTARY_DOC_MAX_TEE 7 /* "sim-snp" */
 #define TB_NOTARY_DOC_MAX_KEY 1024
 #define TB_NOTARY_DOC_MAX_DATA (16u << 20)
 #define TB_NOTARY_DOC_MAX_SIZE (40u << 20)

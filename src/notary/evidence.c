@@ -98,9 +98,10 @@ int tb_notary_evidence_parse(const char *text, size_t len, tb_notary_evidence *e
         tb_errf(err, "evidence: unsupported version (want 1)");
         goto out;
     }
-    if (!json_is_string(tee) ||
-        (strcmp(json_string_value(tee), "tdx") && strcmp(json_string_value(tee), "sim"))) {
-        tb_errf(err, "evidence: tee must be tdx or sim");
+    const char *tv = json_string_value(tee);
+    if (!tv ||
+        (strcmp(tv, "tdx") && strcmp(tv, "sim") && strcmp(tv, "snp") && strcmp(tv, "sim-snp"))) {
+        tb_errf(err, "evidence: tee must be tdx, snp, sim or sim-snp");
         goto out;
     }
     snprintf(ev->tee, sizeof ev->tee, "%s", json_string_value(tee));
@@ -109,7 +110,7 @@ int tb_notary_evidence_parse(const char *text, size_t len, tb_notary_evidence *e
         goto out;
     }
     ev->simulated = json_is_true(sim);
-    if (ev->simulated != !strcmp(ev->tee, "sim")) {
+    if (ev->simulated != (!strcmp(ev->tee, "sim") || !strcmp(ev->tee, "sim-snp"))) {
         tb_errf(err, "evidence: tee %s cannot be simulated=%s", ev->tee,
                 ev->simulated ? "true" : "false");
         goto out;

@@ -7,8 +7,9 @@
  *
  * The evidence message (JSON, returned beside the document and saved as
  * <prefix>.evidence.json):
- *   {"format": "teebench-notary-evidence", "version": 1, "tee": "tdx"|"sim",
- *    "simulated": bool, "nonce": hex, "reportData": hex(64), "quote": base64}
+ *   {"format": "teebench-notary-evidence", "version": 1, "tee": "tdx"|"snp"|"sim"|"sim-snp",
+ *    "simulated": bool (true exactly for sim and sim-snp), "nonce": hex, "reportData": hex(64),
+ * "quote": base64}
  *
  * The quote source (here) and the quote verifier (notary/internal.h) are
  * function-pointer interfaces so that this file does not depend on how quotes
@@ -25,7 +26,8 @@
 #include "base/buf.h"
 #include "base/err.h"
 
-/* Where quotes come from. kind is "tdx" or "sim" (a static string). get_quote
+/* Where quotes come from. kind is "tdx", "snp" (an SEV-SNP report is the "quote"),
+ * "sim" or "sim-snp" (SIMULATED; a static string). get_quote
  * returns a malloc'd quote in *quote (caller frees). Must be thread-safe. */
 typedef struct tb_notary_quote_source {
     const char *kind;

@@ -6,24 +6,45 @@
  * the attest module's, not repeated here. */
 #include "notary/tee.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
 
 #include "attest/attest.h"
+#include "attest/snp.h"
 #include "notary/internal.h"
 
 typedef struct src_ctx {
     tb_attest_sim *sim; /* sim: the provider opened once (thread-safe) */
-    pthread_mutex_t mu; /* tdx: one configfs-tsm report at a time */
+    pthread_mutex_t mu; /* tdx, snp: one configfs-tsm report at a time */
+    char sim_dir[4096]; /* sim-snp: the simulated provider's directory */
 } src_ctx;
 
 static int get_sim_quote(void *ctx, const uint8_t rd[64], uint8_t **quote, size_t *len, tb_err *err)
 {
     src_ctx *c = ctx;
     return tb_attest_sim_quote(c->sim, rd, 0, quote, len, err);
+}
+
+static int get_sim_snp(void *ctx, const uint8_t rd[64], uint8_t **quote, size_t *len, tb_err *err)
+{
+    src_ctx *c = ctx;
+    return tb_attest_snp_sim_report(c->sim_dir, rd, 0, quote, len, err);
+}
+
+static int get_tsm_snp(void *ctx, const uint8_t rd[64], uint8_t **quote, size_t *len, tb_err *err)
+{
+    src_ctx *c = ctx;
+    pthread_mutex_lock(&c->mu);
+    int rc = tb_attest_snp_tsm_report(NULL, rd, quote, len, err);
+    pthread_mutex_unlock(&c->mu);
+    return rc;
 }
 
 static int get_tsm_quote(void *ctx, const uint8_t rd[64], uint8_t **quote, size_t *len, tb_err *err)
@@ -52,12 +73,28 @@ int tb_notary_tee_open(const char *kind, const char *sim_dir, tb_notary_quote_so
         out->kind = "sim";
         out->simulated = 1;
         out->get_quote = get_sim_quote;
+    } else if (!strcmp(kind, "sim-snp")) {
+        /* the SIMULATED SNP PKI is made (or read) once here, not in a worker */
+        uint8_t rd[64] = {0}, *rep = NULL;
+        size_t n = 0;
+        if (tb_attest_sim_dir(sim_dir, c->sim_dir, sizeof c->sim_dir, err) < 0 ||
+            tb_attest_snp_sim_report(c->sim_dir, rd, 0, &rep, &n, err) < 0) {
+            free(c);
+            return tb_err_wrap(err, "simulated SEV-SNP");
+        }
+        free(rep);
+        out->kind = "sim-snp";
+        out->simulated = 1;
+        out->get_quote = get_sim_snp;
     } else if (!strcmp(kind, "tdx")) {
         out->kind = "tdx";
         out->get_quote = get_tsm_quote;
+    } else if (!strcmp(kind, "snp")) {
+        out->kind = "snp";
+        out->get_quote = get_tsm_snp;
     } else {
         free(c);
-        return tb_errf(err, "unknown TEE '%s' (want tdx or sim)", kind);
+        return tb_errf(err, "unknown TEE '%s' (want tdx, snp, sim or sim-snp)", kind);
     }
     pthread_mutex_init(&c->mu, NULL);
     out->ctx = c;
@@ -82,7 +119,85 @@ typedef struct ver_ctx {
     const char *root;
     tb_attest_policy policy;
     int simulated;
+    int snp;           /* SEV-SNP: source is the sim dir, a --certs folder or a KDS URL */
+    int kds;           /* snp: source is a KDS base URL */
+    uint8_t *snp_root; /* snp: the trusted ARK DER (NULL: AMD's built-in) */
+    size_t snp_root_len;
 } ver_ctx;
+
+/* The certificates an SNP report is checked against: the SIMULATED provider's own
+ * (written to a private temporary folder and read back), a folder, or the KDS. */
+static int snp_certs(ver_ctx *c, const tb_attest_snp_report *r, tb_attest_snp_certs *out,
+                     int *fetched, tb_err *err)
+{
+    *fetched = 0;
+    if (c->kds) {
+        tb_attest_snp_product prod = tb_attest_snp_report_product(r);
+        if (!prod)
+            return tb_errf(err, "a version 2 SNP report does not name its product (use --certs)");
+        tb_attest_snp_kds_opts o = {0};
+        return tb_attest_snp_kds_fetch(c->source, r, prod, (int64_t)time(NULL), &o, out, fetched,
+                                       err);
+    }
+    if (!c->simulated)
+        return tb_attest_snp_certs_load(c->source, out, err);
+    char tmp[] = "/tmp/teebench-notary-snp.XXXXXX";
+    if (!mkdtemp(tmp))
+        return tb_errf(err, "temporary folder for the simulated certificates: %s", strerror(errno));
+    int rc = tb_attest_snp_sim_certs(c->source, tmp, (int64_t)time(NULL), 0, err);
+    if (rc == 0)
+        rc = tb_attest_snp_certs_load(tmp, out, err);
+    static const char *const names[] = {"ark.pem", "ask.pem", "vcek.der", "crl.der"};
+    char path[sizeof tmp + 16];
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        snprintf(path, sizeof path, "%s/%s", tmp, names[i]);
+        unlink(path);
+    }
+    rmdir(tmp);
+    return rc;
+}
+
+/* An SEV-SNP report: attest's SNP verifier, and the report's REPORT_DATA must be the binding. */
+static int verify_snp(ver_ctx *c, const uint8_t *report, size_t len, const uint8_t report_data[64],
+                      tb_err *err)
+{
+    tb_attest_snp_report r;
+    if (tb_attest_snp_parse(report, len, &r, err) < 0)
+        return tb_err_wrap(err, "SNP report");
+    if (tb_attest_snp_is_simulated(&r) != c->simulated)
+        return tb_errf(err, c->simulated ? "the SNP report is not from the simulated provider"
+                                         : "a SIMULATED SNP report where a real one was expected");
+    if (CRYPTO_memcmp(r.report_data, report_data, 64))
+        return tb_errf(err, "the SNP report's REPORT_DATA does not bind this nonce and notary "
+                            "key (a report for another key or nonce)");
+    tb_attest_snp_certs certs;
+    int fetched = 0;
+    if (snp_certs(c, &r, &certs, &fetched, err) < 0)
+        return tb_err_wrap(err, "SNP certificates");
+    tb_attest_policy pol = c->policy;
+    memcpy(pol.report_data, report_data, 64);
+    pol.report_data_len = 64;
+    tb_attest_snp_verdict v;
+    int rc = tb_attest_snp_verify(report, len, &certs, (int64_t)time(NULL), &pol, c->snp_root,
+                                  c->snp_root_len, &v);
+    if (c->kds && fetched && v.result != TB_ATTEST_INVALID) {
+        tb_attest_snp_kds_opts o = {0};
+        tb_err e2;
+        tb_attest_snp_kds_cache_put(c->source, &r, tb_attest_snp_report_product(&r), &o, &certs,
+                                    &e2); /* a cache miss next time is only slower */
+    }
+    tb_attest_snp_certs_clear(&certs);
+    if (rc == 0 && v.simulated != c->simulated)
+        return tb_errf(err, c->simulated ? "the SNP report did not verify against the simulated ARK"
+                                         : "a SIMULATED SNP report where a real one was expected");
+    if (rc < 0)
+        return tb_errf(err, "SNP report %s at step %s: %s",
+                       v.result == TB_ATTEST_REFUSED   ? "REFUSED"
+                       : v.result == TB_ATTEST_EXPIRED ? "COLLATERAL EXPIRED"
+                                                       : "INVALID",
+                       tb_attest_snp_step_name(v.step), v.reason);
+    return 0;
+}
 
 /* One call to the attest module's entry point, which parses the quote once:
  * the binding is checked by the policy (REPORTDATA must equal report_data). */
@@ -90,6 +205,8 @@ static int verify(void *ctx, const uint8_t *quote, size_t len, const uint8_t rep
                   tb_err *err)
 {
     ver_ctx *c = ctx;
+    if (c->snp)
+        return verify_snp(c, quote, len, report_data, err);
     tb_attest_policy pol = c->policy;
     memcpy(pol.report_data, report_data, 64);
     pol.report_data_len = 64;
@@ -103,6 +220,50 @@ static int verify(void *ctx, const uint8_t *quote, size_t len, const uint8_t rep
     if (rc < 0 && v.result == TB_ATTEST_REFUSED && !strncmp(v.reason, "REPORTDATA", 10))
         return tb_errf(err, "the quote's REPORTDATA does not bind this nonce and notary key "
                             "(a quote for another key or nonce)");
+    return rc;
+}
+
+static int open_snp(const tb_notary_verifier_opts *o, ver_ctx *c, tb_notary_quote_verifier *out,
+                    tb_err *err)
+{
+    int rc = -1;
+    if (o->collateral || o->pccs) {
+        tb_errf(err, "--collateral/--pccs are for TDX quotes (SEV-SNP evidence needs --certs DIR "
+                     "or --kds URL)");
+        goto out;
+    }
+    if (o->simulated) {
+        if (o->certs || o->kds || o->root) {
+            tb_errf(err, "the evidence is SIMULATED: it verifies only against the simulated "
+                         "PKI (drop --certs/--kds/--root)");
+            goto out;
+        }
+        if (tb_attest_sim_dir(o->sim_dir, c->source, sizeof c->source, err) < 0 ||
+            tb_attest_snp_sim_ark(c->source, &c->snp_root, &c->snp_root_len, err) < 0) {
+            tb_err_wrap(err, "simulated SEV-SNP");
+            goto out;
+        }
+    } else {
+        if (!o->certs == !o->kds) {
+            tb_errf(err, "verifying an SEV-SNP report needs --certs DIR or --kds URL");
+            goto out;
+        }
+        snprintf(c->source, sizeof c->source, "%s", o->certs ? o->certs : o->kds);
+        c->kds = o->kds != NULL;
+        if (o->root &&
+            tb_attest_snp_read_der(o->root, 0, &c->snp_root, &c->snp_root_len, err) < 0) {
+            tb_err_wrap(err, "--root");
+            goto out;
+        }
+    }
+    out->ctx = c;
+    out->verify = verify;
+    rc = 0;
+out:
+    if (rc < 0) {
+        free(c->snp_root);
+        free(c);
+    }
     return rc;
 }
 
@@ -120,6 +281,14 @@ int tb_notary_verifier_open(const tb_notary_verifier_opts *o, tb_notary_quote_ve
     }
     c->root = o->root;
     c->simulated = o->simulated;
+    c->snp = o->tee && (!strcmp(o->tee, "snp") || !strcmp(o->tee, "sim-snp"));
+    if (c->snp)
+        return open_snp(o, c, out, err);
+    if (o->certs || o->kds) {
+        free(c);
+        return tb_errf(err, "--certs/--kds are for SEV-SNP evidence (a TDX quote needs "
+                            "--collateral or --pccs)");
+    }
     if (o->simulated) {
         char dir[4096];
         if (o->collateral || o->pccs) {
@@ -147,6 +316,9 @@ int tb_notary_verifier_open(const tb_notary_verifier_opts *o, tb_notary_quote_ve
 
 void tb_notary_verifier_close(tb_notary_quote_verifier *v)
 {
+    ver_ctx *c = v->ctx;
+    if (c)
+        free(c->snp_root);
     free(v->ctx);
     memset(v, 0, sizeof *v);
 }

@@ -31,6 +31,9 @@ typedef struct tb_notary_verifier_opts {
     const char *root;       /* trusted root PEM (NULL: Intel's, or the sim root for sim) */
     const char *policy;     /* policy JSON file (NULL: the default policy, UpToDate only) */
     int simulated;          /* the evidence says SIMULATED: verify against the sim PKI */
+    const char *tee;        /* the evidence's TEE kind (snp, sim-snp: the SNP verifier) */
+    const char *certs;      /* SNP: folder with ark.pem, ask.pem, vcek.der, crl.der */
+    const char *kds;        /* SNP: AMD KDS base URL (cached as attest does) */
 } tb_notary_verifier_opts;
 
 #endif

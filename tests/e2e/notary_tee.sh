@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The notary with a SIMULATED TEE: evidence binds the notary key and the
 # client's nonce, --verify checks the quote against the simulated PKI, and a
-# quote bound to another key or another nonce is refused. Also: --tee tdx on a
+# quote bound to another key or another nonce is refused; the same for a SIMULATED
+# SEV-SNP report (--tee sim-snp). Also: --tee tdx on a
 # machine without configfs-tsm fails at start with a clear error.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_notary.sh"
@@ -87,6 +88,41 @@ expect_fail 1 env TEEBENCH_SIM_DIR="$WORK/other-sim" "$TB" notary check "$WORK/a
 grep -q "quote verification failed" "$WORK/err" || fail "other PKI: $(cat "$WORK/err")"
 expect_fail 1 env TEEBENCH_SIM_DIR="$WORK/other-sim" "$TB" notarize --notary-port "$NPORT" --tee true --verify
 pass "a quote from another (simulated) PKI is refused"
+
+# 7. SEV-SNP (SIMULATED): the report carries the same binding and --verify checks it
+#    with the SNP verifier against the simulated ARK/ASK/VCEK (committed sim PKI:
+#    no RSA-4096 key generation in the test)
+mkdir -p "$WORK/sim" && cp -r "$(dirname "$0")/../data/snp-sim/snp" "$WORK/sim/"
+SPORT=$(free_port)
+start_notary "$SPORT" --tee sim-snp --trust-ca "$PKI/ca.pem"
+"$TB" notarize --notary-port "$SPORT" --tee true --verify --out "$WORK/s" >"$WORK/out" 2>"$WORK/err" \
+  || fail "sim-snp notarize --verify: $(cat "$WORK/err")"
+grep -q '^NOTARY_TEE=sim-snp SIMULATED=true$' "$WORK/out" || fail "sim-snp label: $(cat "$WORK/out")"
+grep -Eq '^TDX_VERIFY_MS=[0-9]+\.[0-9]{3}$' "$WORK/out" || fail "sim-snp verify time"
+grep -q '"tee":"sim-snp","simulated":true' "$WORK/s.evidence.json" || fail "sim-snp evidence label"
+"$TB" notary check "$WORK/s.tbnd" --evidence "$WORK/s.evidence.json" --verify >"$WORK/check" \
+  || fail "notary check sim-snp"
+grep -q '^tee: sim-snp (SIMULATED)$' "$WORK/check" || fail "sim-snp check tee line"
+grep -q 'quote verified' "$WORK/check" || fail "sim-snp check verified line"
+# another session's SNP report, its nonce and reportData rewritten to claim this
+# document's: the report's own REPORT_DATA gives it away
+"$TB" notarize --notary-port "$SPORT" --tee true --out "$WORK/s2" >/dev/null || fail "sim-snp 2"
+python3 - "$WORK/s.evidence.json" "$WORK/s2.evidence.json" "$WORK/forged-snp.json" <<'PY'
+import json, sys
+s, s2 = (json.load(open(p)) for p in sys.argv[1:3])
+s2["nonce"], s2["reportData"] = s["nonce"], s["reportData"]
+json.dump(s2, open(sys.argv[3], "w"))
+PY
+expect_fail 1 "$TB" notary check "$WORK/s.tbnd" --evidence "$WORK/forged-snp.json" --verify
+grep -q "does not bind this nonce and notary key" "$WORK/err" || fail "snp other nonce: $(cat "$WORK/err")"
+# SNP evidence beside a TDX (sim) document
+expect_fail 1 "$TB" notary check "$WORK/a.tbnd" --evidence "$WORK/s.evidence.json" --verify
+grep -q "the document's tee is not the evidence's" "$WORK/err" || fail "tdx doc, snp evidence: $(cat "$WORK/err")"
+# TDX collateral options make no sense for an SNP report
+expect_fail 1 "$TB" notary check "$WORK/s.tbnd" --evidence "$WORK/s.evidence.json" --verify \
+  --collateral /nonexistent
+grep -q "are for TDX quotes" "$WORK/err" || fail "snp + --collateral: $(cat "$WORK/err")"
+pass "SEV-SNP (SIMULATED) evidence: notarize --verify and notary check"
 
 # 6. --tee tdx without configfs-tsm: a clear error at start
 if [ ! -d /sys/kernel/config/tsm/report ]; then
