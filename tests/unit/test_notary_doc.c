@@ -120,6 +120,33 @@ static void test_every_byte_is_covered(void **state)
     tb_buf_clear(&out);
 }
 
+/* Every TEE kind round-trips, SEV-SNP's longer names included; the field is 3..7 bytes
+ * and names only known kinds. */
+static void test_tee_kinds(void **state)
+{
+    fx *f = *state;
+    tb_err err;
+    static const char *const ok[] = {"none", "tdx", "sim", "snp", "sim-snp"};
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        tb_notary_doc d = f->d, g;
+        d.tee = (tb_notary_view){(const uint8_t *)ok[i], strlen(ok[i])};
+        tb_buf out = {0};
+        assert_int_equal(tb_notary_doc_encode_sign(&d, &f->key, &out, &err), 0);
+        assert_int_equal(tb_notary_doc_verify(out.p, out.len, &g, &err), 0);
+        assert_true(view_eq(g.tee, d.tee));
+        tb_buf_clear(&out);
+    }
+    static const char *const bad[] = {"sim-sn", "sim-snpx", "sev", "snp "};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        tb_notary_doc d = f->d;
+        d.tee = (tb_notary_view){(const uint8_t *)bad[i], strlen(bad[i])};
+        tb_buf out = {0};
+        assert_int_equal(tb_notary_doc_encode_sign(&d, &f->key, &out, &err), -1);
+        assert_non_null(strstr(err.msg, "sim-snp"));
+        assert_int_equal(out.len, 0);
+    }
+}
+
 static void test_field_ranges(void **state)
 {
     fx *f = *state;
@@ -180,9 +207,8 @@ static void test_chain(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip),
-        cmocka_unit_test(test_every_byte_is_covered),
-        cmocka_unit_test(test_field_ranges),
+        cmocka_unit_test(test_roundtrip),    cmocka_unit_test(test_every_byte_is_covered),
+        cmocka_unit_test(test_field_ranges), cmocka_unit_test(test_tee_kinds),
         cmocka_unit_test(test_chain),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -3,7 +3,9 @@
  * tb_attest_verify_quote with "sim:DIR") accepts it, refuses it for other
  * report data and refuses another PKI's quote, a non-simulated verifier
  * refuses a simulated quote even with the sim root given as --root, and
- * configuration errors are named. */
+ * configuration errors are named. The same for SEV-SNP (--tee sim-snp, with the
+ * committed sim PKI in tests/data/snp-sim): an SNP report with the binding goes
+ * through the evidence JSON and back unchanged and verifies with the SNP verifier. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,9 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "attest/attest.h"
+#include "attest/snp.h"
 #include "base/file.h"
 #include "notary/internal.h"
 #include "notary/evidence.h"
@@ -122,6 +126,105 @@ static void test_simulated_quote_is_not_real(void **state)
     tb_notary_tee_close(&src);
 }
 
+#define SNP_SIM TEEBENCH_SOURCE_DIR "/tests/data/snp-sim"
+
+static void test_sim_snp_evidence_roundtrip(void **state)
+{
+    (void)state;
+    tb_err err;
+    tb_notary_quote_source src;
+    assert_int_equal(tb_notary_tee_open("sim-snp", SNP_SIM, &src, &err), 0);
+    assert_string_equal(src.kind, "sim-snp");
+    assert_int_equal(src.simulated, 1);
+    tb_notary_key k;
+    assert_int_equal(tb_notary_key_generate(&k, &err), 0);
+    uint8_t nonce[24];
+    memset(nonce, 9, sizeof nonce);
+    tb_notary_evidence ev;
+    assert_int_equal(tb_notary_evidence_make(&src, nonce, sizeof nonce, k.spki_sha256, &ev, &err),
+                     0);
+    /* the "quote" is an SNP report whose REPORT_DATA is the binding */
+    assert_int_equal(ev.quote.len, TB_ATTEST_SNP_REPORT_LEN);
+    tb_attest_snp_report r;
+    assert_int_equal(tb_attest_snp_parse(ev.quote.p, ev.quote.len, &r, &err), 0);
+    assert_memory_equal(r.report_data, ev.report_data, 64);
+    assert_int_equal(tb_attest_snp_is_simulated(&r), 1);
+
+    /* evidence JSON round trip */
+    tb_buf j = {0};
+    assert_int_equal(tb_notary_evidence_to_json(&ev, &j, &err), 0);
+    assert_non_null(strstr((char *)j.p, "\"tee\":\"sim-snp\",\"simulated\":true"));
+    tb_notary_evidence back;
+    assert_int_equal(tb_notary_evidence_parse((char *)j.p, j.len, &back, &err), 0);
+    assert_string_equal(back.tee, "sim-snp");
+    assert_int_equal(back.simulated, 1);
+    assert_int_equal(back.nonce_len, sizeof nonce);
+    assert_memory_equal(back.report_data, ev.report_data, 64);
+    assert_int_equal(back.quote.len, ev.quote.len);
+    assert_memory_equal(back.quote.p, ev.quote.p, ev.quote.len);
+
+    /* the SNP verifier with the simulated ARK/ASK/VCEK accepts it, for this binding only */
+    tb_notary_verifier_opts vo = {.sim_dir = SNP_SIM, .simulated = 1, .tee = "sim-snp"};
+    tb_notary_quote_verifier qv;
+    assert_int_equal(tb_notary_verifier_open(&vo, &qv, &err), 0);
+    assert_int_equal(
+        tb_notary_evidence_check(&back, k.spki.p, k.spki.len, nonce, sizeof nonce, &qv, &err), 0);
+    uint8_t other_rd[64];
+    memset(other_rd, 1, sizeof other_rd);
+    assert_int_equal(qv.verify(qv.ctx, back.quote.p, back.quote.len, other_rd, &err), -1);
+    assert_non_null(strstr(err.msg, "REPORT_DATA does not bind"));
+    /* one changed byte of the signed part: the signature step fails */
+    back.quote.p[0x1A0] ^= 1; /* inside MEASUREMENT */
+    assert_int_equal(qv.verify(qv.ctx, back.quote.p, back.quote.len, back.report_data, &err), -1);
+    assert_non_null(strstr(err.msg, "INVALID"));
+    tb_notary_verifier_close(&qv);
+
+    /* a verifier for real SNP reports refuses the SIMULATED one, even given the sim
+     * certificates and ARK as if they were AMD's */
+    char certs[128], ark[160];
+    snprintf(certs, sizeof certs, "%s/snpcerts", dir);
+    snprintf(ark, sizeof ark, "%s/ark.pem", certs);
+    assert_int_equal(mkdir(certs, 0700), 0);
+    assert_int_equal(tb_attest_snp_sim_certs(SNP_SIM, certs, (int64_t)time(NULL), 0, &err), 0);
+    tb_notary_verifier_opts real = {.tee = "snp", .certs = certs, .root = ark};
+    assert_int_equal(tb_notary_verifier_open(&real, &qv, &err), 0);
+    assert_int_equal(
+        tb_notary_evidence_check(&ev, k.spki.p, k.spki.len, nonce, sizeof nonce, &qv, &err), -1);
+    assert_non_null(strstr(err.msg, "SIMULATED SNP report where a real one was expected"));
+    tb_notary_verifier_close(&qv);
+
+    /* configuration errors */
+    tb_notary_verifier_opts none = {.tee = "snp"};
+    assert_int_equal(tb_notary_verifier_open(&none, &qv, &err), -1);
+    assert_non_null(strstr(err.msg, "--certs DIR or --kds URL"));
+    tb_notary_verifier_opts tdxopt = {.tee = "sim-snp", .simulated = 1, .pccs = "http://x"};
+    assert_int_equal(tb_notary_verifier_open(&tdxopt, &qv, &err), -1);
+    assert_non_null(strstr(err.msg, "for TDX quotes"));
+    tb_notary_verifier_opts snpopt = {.tee = "tdx", .certs = certs};
+    assert_int_equal(tb_notary_verifier_open(&snpopt, &qv, &err), -1);
+    assert_non_null(strstr(err.msg, "for SEV-SNP evidence"));
+
+    /* the evidence's simulated flag must match its kind */
+    tb_buf bad = {0};
+    assert_int_equal(tb_buf_puts(&bad, "{\"format\":\"teebench-notary-evidence\",\"version\":1,"
+                                       "\"tee\":\"sim-snp\",\"simulated\":false,\"nonce\":\"\","
+                                       "\"reportData\":\""),
+                     0);
+    for (int i = 0; i < 128; i++)
+        assert_int_equal(tb_buf_puts(&bad, "0"), 0);
+    assert_int_equal(tb_buf_puts(&bad, "\",\"quote\":\"AAAA\"}"), 0);
+    tb_notary_evidence x;
+    assert_int_equal(tb_notary_evidence_parse((char *)bad.p, bad.len, &x, &err), -1);
+    assert_non_null(strstr(err.msg, "cannot be simulated=false"));
+    tb_buf_clear(&bad);
+
+    tb_buf_clear(&j);
+    tb_notary_evidence_clear(&back);
+    tb_notary_evidence_clear(&ev);
+    tb_notary_key_clear(&k);
+    tb_notary_tee_close(&src);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir))
@@ -129,6 +232,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sim_quote_and_verify),
         cmocka_unit_test(test_simulated_quote_is_not_real),
+        cmocka_unit_test(test_sim_snp_evidence_roundtrip),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rm_rf(dir);
