@@ -1044,8 +1044,8 @@ static int read_notary_tee(const char *dir, char *tee, size_t n)
         return -1;
     const char *t = json_string_value(json_object_get(j, "notary_tee"));
     int rc = -1;
-    if (t &&
-        (!strcmp(t, "none") || !strcmp(t, "sim") || !strcmp(t, "tdx") || !strcmp(t, "external"))) {
+    if (t && (!strcmp(t, "none") || !strcmp(t, "sim") || !strcmp(t, "tdx") || !strcmp(t, "snp") ||
+              !strcmp(t, "sim-snp") || !strcmp(t, "external"))) {
         snprintf(tee, n, "%s", t);
         rc = 0;
     }

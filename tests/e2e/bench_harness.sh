@@ -64,4 +64,11 @@ grep -q 'SIMULATED' "$RUN_DIR/summary.txt" || fail "simulated label missing"
 grep -q '"simulated": true' "$RUN_DIR/run.json" || fail "simulated in run.json"
 grep -q '^tee_no_verify median overhead over no_tee: n/a.*; SIMULATED TEE$' "$RUN_DIR/summary.txt" || fail "n/a headline"
 grep -q '^tdx verify median: [0-9.]* ms (n=2); SIMULATED TEE$' "$RUN_DIR/summary.txt" || fail "simulated headline"
+# The same for a SIMULATED SEV-SNP notary (NOTARY_TEE=sim-snp).
+bench_fake "$WORK/out3" --iterations 2 --benchmark-modes "tee_verify" --notary-tee sim-snp
+[ "$BENCH_RC" -eq 0 ] || fail "sim-snp: $(cat "$WORK/bench.err")"
+grep -q '^notary tee: sim-snp -- SIMULATED TEE.*SEV-SNP hardware' "$RUN_DIR/summary.txt" \
+  || fail "sim-snp notary tee line: $(grep 'notary tee' "$RUN_DIR/summary.txt")"
+grep -q '"simulated": true' "$RUN_DIR/run.json" || fail "sim-snp simulated in run.json"
+grep -q '^tdx verify median: [0-9.]* ms (n=2); SIMULATED TEE$' "$RUN_DIR/summary.txt" || fail "sim-snp headline"
 pass bench_harness
