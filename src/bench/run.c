@@ -57,6 +57,8 @@ const char *const tb_bench_config_names[] = {"ITERATIONS",
                                              "CLIENT_CMD",
                                              "PCCS_URL",
                                              "COLLATERAL",
+                                             "SNP_CERTS",
+                                             "KDS_URL",
                                              "RESULTS_DIR",
                                              NULL};
 
@@ -241,6 +243,10 @@ int tb_bench_config_set(tb_bench_config *c, const char *name, const char *v, tb_
         return set_str(name, v, c->pccs_url, sizeof c->pccs_url, 1, err);
     if (!strcmp(name, "COLLATERAL"))
         return set_str(name, v, c->collateral, sizeof c->collateral, 1, err);
+    if (!strcmp(name, "SNP_CERTS"))
+        return set_str(name, v, c->snp_certs, sizeof c->snp_certs, 1, err);
+    if (!strcmp(name, "KDS_URL"))
+        return set_str(name, v, c->kds_url, sizeof c->kds_url, 1, err);
     if (!strcmp(name, "RESULTS_DIR"))
         return set_str(name, v, c->results_dir, sizeof c->results_dir, 0, err);
     return tb_errf(err, "unknown option %s", name);
@@ -260,6 +266,8 @@ int tb_bench_config_check(const tb_bench_config *c, tb_err *err)
         return tb_errno(err, "FIXTURE_CA %s", c->fixture_ca);
     if (c->collateral[0] && access(c->collateral, R_OK) != 0)
         return tb_errno(err, "COLLATERAL %s", c->collateral);
+    if (c->snp_certs[0] && access(c->snp_certs, R_OK | X_OK) != 0)
+        return tb_errno(err, "SNP_CERTS %s", c->snp_certs);
     if (c->start_notary && c->start_fixture && c->notary_port && c->notary_port == c->fixture_port)
         return tb_errf(err, "NOTARY_PORT and FIXTURE_PORT are both %d", c->notary_port);
     return 0;
@@ -679,6 +687,8 @@ static void build_env(const run_state *s, const char *mode, long iteration, int 
     ENV("NOTARY_TEE=%s", s->notary_tee);
     ENV("PCCS_URL=%s", c->pccs_url);
     ENV("COLLATERAL=%s", c->collateral);
+    ENV("SNP_CERTS=%s", c->snp_certs);
+    ENV("KDS_URL=%s", c->kds_url);
     if (s->sim_env[0])
         ENV("%s", s->sim_env);
 #undef ENV
@@ -731,7 +741,7 @@ static int run_once(run_state *s, const char *mode, long it, const volatile sig_
     if (!env)
         return tb_errf(err, "out of memory");
     build_env(s, mode, it, row->enable_tee, row->verify, env);
-    char *argv[12];
+    char *argv[16];
     int n = 0;
     if (c->client_cmd[0]) {
         argv[n++] = "/bin/sh";
@@ -749,6 +759,14 @@ static int run_once(run_state *s, const char *mode, long it, const volatile sig_
             if (c->collateral[0]) {
                 argv[n++] = "--collateral";
                 argv[n++] = (char *)c->collateral;
+            }
+            if (c->snp_certs[0]) {
+                argv[n++] = "--certs";
+                argv[n++] = (char *)c->snp_certs;
+            }
+            if (c->kds_url[0]) {
+                argv[n++] = "--kds";
+                argv[n++] = (char *)c->kds_url;
             }
         }
         if (c->use_fixture_ca && s->fixture_ca[0]) {

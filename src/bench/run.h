@@ -62,6 +62,8 @@ typedef struct tb_bench_config {
     char client_cmd[4096];      /* empty: the built-in client (`teebench notarize`) */
     char pccs_url[1024];        /* tee_verify: the built-in client's --pccs (empty: its default) */
     char collateral[PATH_MAX];  /* tee_verify: the built-in client's --collateral */
+    char snp_certs[PATH_MAX];   /* tee_verify, SEV-SNP notary: the client's --certs */
+    char kds_url[1024];         /* tee_verify, SEV-SNP notary: the client's --kds */
     char results_dir[PATH_MAX]; /* RESULTS_DIR: the run directory itself; empty: below */
     char out_root[PATH_MAX];    /* the parent of a timestamped run directory */
     char self_exe[PATH_MAX];    /* the teebench binary, for the built-in client and servers */

@@ -68,6 +68,7 @@ static void usage_notary(FILE *f)
         "BENCHMARK_ITERATION\n"
         "                            and prints NOTARIZATION_MS=, TOTAL_E2E_MS=, TDX_VERIFY_MS=\n"
         "  --pccs-url URL, --collateral FILE  passed to `teebench notarize --verify`\n"
+        "  --snp-certs DIR, --kds-url URL     the same for an SEV-SNP notary (--certs, --kds)\n"
         "                            (tee_verify against a real TDX notary)\n"
         "  --results-dir DIR         the run directory itself, as in the source script\n"
         "                            (unset: benchmark-results/<UTC %%Y%%m%%dT%%H%%M%%SZ>)\n"

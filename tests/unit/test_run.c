@@ -70,6 +70,13 @@ static void test_set_options(void **state)
     assert_string_equal(c.pccs_url, "https://pccs.example:8081");
     assert_int_equal(tb_bench_config_set(&c, "COLLATERAL", "/tmp/c.json", &e), 0);
     assert_string_equal(c.collateral, "/tmp/c.json");
+    assert_int_equal(tb_bench_config_set(&c, "NOTARY_TEE", "sim-snp", &e), 0);
+    assert_string_equal(c.notary_tee, "sim-snp");
+    assert_int_equal(tb_bench_config_set(&c, "NOTARY_TEE", "snp", &e), 0);
+    assert_int_equal(tb_bench_config_set(&c, "SNP_CERTS", "/tmp/snp-certs", &e), 0);
+    assert_string_equal(c.snp_certs, "/tmp/snp-certs");
+    assert_int_equal(tb_bench_config_set(&c, "KDS_URL", "https://kdsintf.amd.com", &e), 0);
+    assert_string_equal(c.kds_url, "https://kdsintf.amd.com");
     assert_int_equal(tb_bench_config_set(&c, "RESULTS_DIR", "runs/one", &e), 0);
     assert_string_equal(c.results_dir, "runs/one");
     assert_string_equal(c.out_root, "benchmark-results");
