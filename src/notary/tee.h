@@ -2,7 +2,13 @@
  *
  * tb_notary_tee_open gives the tb_notary_quote_source for `--tee tdx` (Linux
  * configfs-tsm) or `--tee sim` (the attest module's SIMULATED provider, state
- * in sim_dir or its default). tb_notary_verifier_opts say how the client's
+ * in sim_dir or its default), and for AMD SEV-SNP `--tee snp` (configfs-tsm,
+ * provider sev_guest) or `--tee sim-snp` (the SIMULATED SNP provider): the
+ * "quote" is then the SNP report, with the same REPORTDATA binding. SNP
+ * evidence (opts.tee snp or sim-snp) is verified by tb_attest_snp_verify with
+ * --certs DIR or --kds URL, or for sim-snp the simulated ARK/ASK/VCEK/CRL with
+ * the simulated ARK as the only root; TDX options are refused for it and SNP
+ * options for TDX. tb_notary_verifier_opts say how the client's
  * --verify checks a quote (notary/check.h uses them; the verifier itself is
  * internal): one call to the attest module's tb_attest_verify_quote with
  * collateral from a file (--collateral), a PCCS URL through attest's on-disk
