@@ -308,6 +308,59 @@ int tb_attest_p256_verify_ctx(void *ctx, const uint8_t pub[65], const void *data
     return ok;
 }
 
+/* The rest of a TBSCertList after its inner signature algorithm (RFC 5280 5.1.2), the
+   same for the PCK CRLs and AMD's: issuer, thisUpdate, nextUpdate (required),
+   revokedCertificates (every entry's shape checked; *revoked points at their SEQUENCE
+   content, NULL when there are none) and crlExtensions; nothing may follow. */
+int tb_attest_crl_rest(tb_attest_der tbs, const uint8_t **issuer_p, size_t *issuer_len,
+                       int64_t *this_update, int64_t *next_update, const uint8_t **revoked,
+                       size_t *revoked_len, tb_err *err)
+{
+    der issuer, tu, nu;
+    int tag, t1, t2;
+    if (tb_attest_der_next(&tbs, &tag, NULL, &issuer) < 0 || tag != 0x30 ||
+        tb_attest_der_next(&tbs, &t1, &tu, NULL) < 0 ||
+        tb_attest_der_next(&tbs, &t2, &nu, NULL) < 0 || parse_time(t1, tu, this_update) < 0 ||
+        parse_time(t2, nu, next_update) < 0)
+        return tb_errf(err, "malformed CRL issuer or update times (nextUpdate is required)");
+    *issuer_p = issuer.p;
+    *issuer_len = issuer.n;
+    if (tbs.n && tbs.p[0] == 0x30) { /* revokedCertificates: check every entry's shape */
+        der list, walk;
+        if (tb_attest_der_expect(&tbs, 0x30, &list) < 0)
+            return tb_errf(err, "malformed CRL entries");
+        walk = list;
+        while (walk.n) {
+            der entry, serial, when;
+            if (tb_attest_der_expect(&walk, 0x30, &entry) < 0 ||
+                tb_attest_der_expect(&entry, 0x02, &serial) < 0 || tb_attest_der_int(serial) < 0 ||
+                tb_attest_der_next(&entry, &tag, &when, NULL) < 0 || (tag != 0x17 && tag != 0x18))
+                return tb_errf(err, "malformed CRL entry");
+            if (entry.n && (tb_attest_der_expect(&entry, 0x30, NULL) < 0 || entry.n != 0))
+                return tb_errf(err, "malformed CRL entry extensions");
+        }
+        *revoked = list.p;
+        *revoked_len = list.n;
+    }
+    if (tbs.n && (tbs.p[0] != 0xa0 || tb_attest_der_next(&tbs, NULL, NULL, NULL) < 0 || tbs.n != 0))
+        return tb_errf(err, "malformed CRL extensions");
+    return 0;
+}
+
+int tb_attest_crl_lists(const uint8_t *revoked, size_t revoked_len, const uint8_t *serial, size_t n)
+{
+    der walk = {revoked, revoked_len};
+    while (walk.n) {
+        der entry, s;
+        if (tb_attest_der_expect(&walk, 0x30, &entry) < 0 ||
+            tb_attest_der_expect(&entry, 0x02, &s) < 0)
+            return 1; /* cannot happen after tb_attest_crl_rest; fail closed */
+        if (s.n == n && !memcmp(s.p, serial, n))
+            return 1;
+    }
+    return 0;
+}
+
 int tb_attest_crl_parse(const uint8_t *p, size_t n, tb_attest_crl *c, tb_err *err)
 {
     memset(c, 0, sizeof *c);
@@ -323,55 +376,20 @@ int tb_attest_crl_parse(const uint8_t *p, size_t n, tb_attest_crl *c, tb_err *er
         return tb_errf(err, "CRL is not signed with ECDSA-SHA256");
     c->tbs = tbs_whole.p;
     c->tbs_len = tbs_whole.n;
-    der tw = tbs_whole, issuer, tu, nu, ver;
+    der tw = tbs_whole, ver;
     tb_attest_der_expect(&tw, 0x30, &tbs); /* cannot fail: read above */
     if (tbs.n && tbs.p[0] == 0x02 &&
         (tb_attest_der_next(&tbs, NULL, &ver, NULL) < 0 || tb_attest_der_int(ver) < 0))
         return tb_errf(err, "malformed CRL version");
     if (tb_attest_der_expect(&tbs, 0x30, &t) < 0 || !alg_ecdsa_sha256(t))
         return tb_errf(err, "CRL inner signature algorithm is not ECDSA-SHA256");
-    int t1, t2;
-    if (tb_attest_der_next(&tbs, &tag, NULL, &issuer) < 0 || tag != 0x30 ||
-        tb_attest_der_next(&tbs, &t1, &tu, NULL) < 0 ||
-        tb_attest_der_next(&tbs, &t2, &nu, NULL) < 0 || parse_time(t1, tu, &c->this_update) < 0 ||
-        parse_time(t2, nu, &c->next_update) < 0)
-        return tb_errf(err, "malformed CRL issuer or update times (nextUpdate is required)");
-    c->issuer = issuer.p;
-    c->issuer_len = issuer.n;
-    if (tbs.n && tbs.p[0] == 0x30) { /* revokedCertificates: check every entry's shape */
-        der list, walk;
-        if (tb_attest_der_expect(&tbs, 0x30, &list) < 0)
-            return tb_errf(err, "malformed CRL entries");
-        walk = list;
-        while (walk.n) {
-            der entry, serial, when;
-            if (tb_attest_der_expect(&walk, 0x30, &entry) < 0 ||
-                tb_attest_der_expect(&entry, 0x02, &serial) < 0 || tb_attest_der_int(serial) < 0 ||
-                tb_attest_der_next(&entry, &tag, &when, NULL) < 0 || (tag != 0x17 && tag != 0x18))
-                return tb_errf(err, "malformed CRL entry");
-            if (entry.n && (tb_attest_der_expect(&entry, 0x30, NULL) < 0 || entry.n != 0))
-                return tb_errf(err, "malformed CRL entry extensions");
-        }
-        c->revoked = list.p;
-        c->revoked_len = list.n;
-    }
-    if (tbs.n && (tbs.p[0] != 0xa0 || tb_attest_der_next(&tbs, NULL, NULL, NULL) < 0 || tbs.n != 0))
-        return tb_errf(err, "malformed CRL extensions");
-    return 0;
+    return tb_attest_crl_rest(tbs, &c->issuer, &c->issuer_len, &c->this_update, &c->next_update,
+                              &c->revoked, &c->revoked_len, err);
 }
 
 int tb_attest_crl_is_revoked(const tb_attest_crl *c, const uint8_t *serial, size_t n)
 {
-    der walk = {c->revoked, c->revoked_len};
-    while (walk.n) {
-        der entry, s;
-        if (tb_attest_der_expect(&walk, 0x30, &entry) < 0 ||
-            tb_attest_der_expect(&entry, 0x02, &s) < 0)
-            return 1; /* cannot happen after tb_attest_crl_parse; fail closed */
-        if (s.n == n && !memcmp(s.p, serial, n))
-            return 1;
-    }
-    return 0;
+    return tb_attest_crl_lists(c->revoked, c->revoked_len, serial, n);
 }
 
 int tb_attest_der_time(int tag, tb_attest_der t, int64_t *out)

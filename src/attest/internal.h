@@ -203,6 +203,16 @@ int tb_attest_cert_parse(const uint8_t *der, size_t n, tb_attest_cert *c, tb_err
 int tb_attest_crl_parse(const uint8_t *der, size_t n, tb_attest_crl *c, tb_err *err);
 /* 1 when the serial (INTEGER content bytes) is listed in the CRL. */
 int tb_attest_crl_is_revoked(const tb_attest_crl *c, const uint8_t *serial, size_t n);
+/* The rest of a TBSCertList after its inner signature algorithm, shared by the PCK and
+   AMD CRL parsers: issuer, this/next update, revoked entries (shape-checked; their
+   SEQUENCE content in *revoked, untouched when none) and extensions. 0 or -1 + err. */
+int tb_attest_crl_rest(tb_attest_der tbs, const uint8_t **issuer, size_t *issuer_len,
+                       int64_t *this_update, int64_t *next_update, const uint8_t **revoked,
+                       size_t *revoked_len, tb_err *err);
+/* 1 when serial (INTEGER content) is listed in a revoked-entries list read by
+   tb_attest_crl_rest (or the list is damaged: fail closed), else 0. */
+int tb_attest_crl_lists(const uint8_t *revoked, size_t revoked_len, const uint8_t *serial,
+                        size_t n);
 /* 1 when a common name of the DER Name (an issuer or subject) contains needle. */
 int tb_attest_name_cn_contains(const uint8_t *name, size_t n, const char *needle);
 /* A P-256 group (read-only once made; may be shared by threads) and a verification
