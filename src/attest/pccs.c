@@ -14,11 +14,11 @@
  * Issuer chains arrive URL-encoded (PEM). Any status other than 200, a missing
  * header, a timeout or a malformed body is an error naming the URL. */
 #include "attest/internal.h"
+#include "attest/http.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <curl/curl.h>
 
@@ -27,79 +27,22 @@
 
 #define PCCS_MAX_BODY (16u << 20)
 
-typedef struct resp {
-    tb_buf body;
-    const char *want; /* header name to capture, or NULL */
-    char *header;     /* its raw value (malloc'd) */
-    int too_big;
-} resp;
-
-static size_t on_body(char *p, size_t size, size_t n, void *ud)
+/* GET url with want captured; a status other than 200, or a missing header, is an
+   error. r->max_body is PCCS_MAX_BODY. */
+static int get(CURL *c, const char *url, const char *want, long timeout_ms, tb_attest_http *r,
+               tb_err *err)
 {
-    resp *r = ud;
-    size_t k = size * n;
-    if (r->body.len + k > PCCS_MAX_BODY) {
-        r->too_big = 1;
-        return 0;
-    }
-    return tb_buf_append(&r->body, p, k) < 0 ? 0 : k;
-}
-
-static size_t on_header(char *p, size_t size, size_t n, void *ud)
-{
-    resp *r = ud;
-    size_t k = size * n, wl = r->want ? strlen(r->want) : 0;
-    if (wl && k > wl + 1 && !strncasecmp(p, r->want, wl) && p[wl] == ':') {
-        const char *v = p + wl + 1;
-        size_t vl = k - wl - 1;
-        while (vl && (*v == ' ' || *v == '\t'))
-            v++, vl--;
-        while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n' || v[vl - 1] == ' '))
-            vl--;
-        free(r->header);
-        r->header = malloc(vl + 1);
-        if (r->header) {
-            memcpy(r->header, v, vl);
-            r->header[vl] = '\0';
-        }
-    }
-    return k;
-}
-
-static int get(CURL *c, const char *url, const char *want, long timeout_ms, resp *r, tb_err *err)
-{
-    memset(r, 0, sizeof *r);
+    r->max_body = PCCS_MAX_BODY;
     r->want = want;
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(c, CURLOPT_MAXREDIRS, 3L);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "teebench/" TEEBENCH_VERSION);
-    CURLcode rc = curl_easy_perform(c);
-    if (rc != CURLE_OK)
-        return tb_errf(err, "GET %s: %s", url,
-                       r->too_big ? "response too large" : curl_easy_strerror(rc));
-    long status = 0;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    long status;
+    if (tb_attest_http_get(c, url, timeout_ms, r, &status, err) < 0)
+        return -1;
     if (status != 200)
         return tb_errf(err, "GET %s: HTTP status %ld%s", url, status,
                        status == 404 ? " (not found: unknown FMSPC or CA?)" : "");
     if (want && !r->header)
         return tb_errf(err, "GET %s: response lacks the %s header", url, want);
     return 0;
-}
-
-static void resp_clear(resp *r)
-{
-    tb_buf_clear(&r->body);
-    free(r->header);
-    memset(r, 0, sizeof *r);
 }
 
 static char *unescape(CURL *c, const char *s)
@@ -149,7 +92,7 @@ int tb_attest_pccs_fetch(const char *base_url, const char *fmspc, const char *ca
     if (!c)
         return tb_errf(err, "libcurl initialization failed");
     char url[2300];
-    resp r = {0};
+    tb_attest_http r = {0};
     int rc = -1;
 
     snprintf(url, sizeof url, "%s/sgx/certification/v4/pckcrl?ca=%s&encoding=der", base, ca);
@@ -158,7 +101,7 @@ int tb_attest_pccs_fetch(const char *base_url, const char *fmspc, const char *ca
     if (tb_attest_crl_to_der(r.body.p, r.body.len, &out->pck_crl, &out->pck_crl_len, err) < 0 ||
         unesc_to(c, r.header, &out->pck_crl_issuer_chain, err) < 0)
         goto bad;
-    resp_clear(&r);
+    tb_attest_http_clear(&r);
 
     snprintf(url, sizeof url, "%s/tdx/certification/v4/tcb?fmspc=%s", base, fmspc);
     if (get(c, url, "TCB-Info-Issuer-Chain", timeout_ms, &r, err) < 0)
@@ -167,7 +110,7 @@ int tb_attest_pccs_fetch(const char *base_url, const char *fmspc, const char *ca
         goto bad;
     tb_buf tcb = r.body;
     r.body = (tb_buf){0};
-    resp_clear(&r);
+    tb_attest_http_clear(&r);
 
     snprintf(url, sizeof url, "%s/tdx/certification/v4/qe/identity", base);
     if (get(c, url, "SGX-Enclave-Identity-Issuer-Chain", timeout_ms, &r, err) < 0) {
@@ -183,7 +126,7 @@ int tb_attest_pccs_fetch(const char *base_url, const char *fmspc, const char *ca
     tb_buf_clear(&tcb);
     if (prc < 0)
         goto bad;
-    resp_clear(&r);
+    tb_attest_http_clear(&r);
 
     if (strstr(base, "://api.trustedservices.intel.com"))
         snprintf(url, sizeof url,
@@ -202,7 +145,7 @@ int tb_attest_pccs_fetch(const char *base_url, const char *fmspc, const char *ca
 bad:
     tb_err_wrap(err, "GET %s: bad response", url);
 out:
-    resp_clear(&r);
+    tb_attest_http_clear(&r);
     curl_easy_cleanup(c);
     if (rc < 0)
         tb_attest_collateral_clear(out);

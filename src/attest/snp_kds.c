@@ -14,13 +14,13 @@
  * its nextUpdate); otherwise it is fetched. Invariant: nothing enters the cache before it
  * verified a report (tb_attest_snp_kds_cache_put is called by the verifier's caller after
  * an ACCEPTED or REFUSED verdict), and writes are atomic. */
+#include "attest/http.h"
 #include "attest/internal.h"
 #include "attest/snp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include <curl/curl.h>
@@ -33,40 +33,6 @@
 
 #define KDS_MAX_BODY (1u << 20)
 
-typedef struct resp {
-    tb_buf body;
-    long retry_after; /* seconds, -1 absent */
-    int too_big;
-} resp;
-
-static size_t on_body(char *p, size_t size, size_t n, void *ud)
-{
-    resp *r = ud;
-    size_t k = size * n;
-    if (r->body.len + k > KDS_MAX_BODY) {
-        r->too_big = 1;
-        return 0;
-    }
-    return tb_buf_append(&r->body, p, k) < 0 ? 0 : k;
-}
-
-static size_t on_header(char *p, size_t size, size_t n, void *ud)
-{
-    resp *r = ud;
-    size_t k = size * n;
-    if (k > 12 && !strncasecmp(p, "Retry-After:", 12)) {
-        char buf[32];
-        size_t m = k - 12 < sizeof buf - 1 ? k - 12 : sizeof buf - 1;
-        memcpy(buf, p + 12, m);
-        buf[m] = '\0';
-        char *end;
-        long v = strtol(buf, &end, 10);
-        if (end != buf && v >= 0)
-            r->retry_after = v;
-    }
-    return k;
-}
-
 static void sleep_ms(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -74,34 +40,29 @@ static void sleep_ms(long ms)
         ;
 }
 
-static int get(CURL *c, const char *url, const tb_attest_snp_kds_opts *o, resp *r, int *requests,
-               tb_err *err)
+/* Retry-After's value in whole seconds, -1 when absent or not a number of seconds. */
+static long retry_after_s(const char *v)
+{
+    if (!v)
+        return -1;
+    char *end;
+    long s = strtol(v, &end, 10);
+    return end != v && s >= 0 ? s : -1;
+}
+
+static int get(CURL *c, const char *url, const tb_attest_snp_kds_opts *o, tb_attest_http *r,
+               int *requests, tb_err *err)
 {
     int retries = o->max_retries > 0 ? o->max_retries : 3;
     long cap = o->max_retry_wait_ms > 0 ? o->max_retry_wait_ms : 10000;
     long timeout = o->timeout_ms > 0 ? o->timeout_ms : 10000;
+    r->max_body = KDS_MAX_BODY;
+    r->want = "Retry-After";
     for (int attempt = 0;; attempt++) {
-        tb_buf_clear(&r->body);
-        r->retry_after = -1;
-        r->too_big = 0;
-        curl_easy_setopt(c, CURLOPT_URL, url);
-        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
-        curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-        curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
-        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout);
-        curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, timeout);
-        curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-        curl_easy_setopt(c, CURLOPT_MAXREDIRS, 3L);
-        curl_easy_setopt(c, CURLOPT_USERAGENT, "teebench/" TEEBENCH_VERSION);
+        long status;
         (*requests)++;
-        CURLcode rc = curl_easy_perform(c);
-        if (rc != CURLE_OK)
-            return tb_errf(err, "GET %s: %s", url,
-                           r->too_big ? "response too large" : curl_easy_strerror(rc));
-        long status = 0;
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+        if (tb_attest_http_get(c, url, timeout, r, &status, err) < 0)
+            return -1;
         if (status == 200)
             return 0;
         if (status != 429 || attempt >= retries)
@@ -109,7 +70,8 @@ static int get(CURL *c, const char *url, const tb_attest_snp_kds_opts *o, resp *
                            status == 429   ? " (rate-limited; gave up after retries)"
                            : status == 404 ? " (not found: unknown chip or TCB?)"
                                            : "");
-        long wait = r->retry_after >= 0 ? r->retry_after * 1000 : 500L << attempt;
+        long after = retry_after_s(r->header);
+        long wait = after >= 0 ? after * 1000 : 500L << attempt;
         sleep_ms(wait < cap ? wait : cap);
     }
 }
@@ -277,7 +239,7 @@ int tb_attest_snp_kds_fetch(const char *base, const tb_attest_snp_report *r,
     const char *pn = tb_attest_snp_product_name(p);
     tb_buf b = {0};
     CURL *c = NULL;
-    resp rs = {0};
+    tb_attest_http rs = {0};
     int rc = -1;
     struct {
         const char *file, *path;
@@ -308,7 +270,7 @@ int tb_attest_snp_kds_fetch(const char *base, const tb_attest_snp_report *r,
     rc = 0;
 out:
     tb_buf_clear(&b);
-    tb_buf_clear(&rs.body);
+    tb_attest_http_clear(&rs);
     if (c)
         curl_easy_cleanup(c);
     if (rc < 0)
