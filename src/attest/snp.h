@@ -174,6 +174,20 @@ int tb_attest_snp_verify(const uint8_t *report, size_t len, const tb_attest_snp_
                          int64_t now, const tb_attest_policy *policy, const uint8_t *root_ark,
                          size_t root_ark_len, tb_attest_snp_verdict *v);
 
+/* Prepared certificates: steps 1-4 (ARK, ASK, VCEK, CRL) checked once, at now, for the
+ * certificates of report (its signing key and product); a copy of the leaf is kept. Then
+ * tb_attest_snp_verify_prepared checks any report of that leaf: steps 5-6, expiration at
+ * its own now, and the policy -- the same verdicts as tb_attest_snp_verify. The caller
+ * frees *out with tb_attest_snp_prepared_free. -1 with *v saying why (INVALID). */
+typedef struct tb_attest_snp_prepared tb_attest_snp_prepared;
+int tb_attest_snp_prepare(const uint8_t *report, size_t len, const tb_attest_snp_certs *certs,
+                          int64_t now, const uint8_t *root_ark, size_t root_ark_len,
+                          tb_attest_snp_prepared **out, tb_attest_snp_verdict *v);
+int tb_attest_snp_verify_prepared(const uint8_t *report, size_t len,
+                                  const tb_attest_snp_prepared *p, int64_t now,
+                                  const tb_attest_policy *policy, tb_attest_snp_verdict *v);
+void tb_attest_snp_prepared_free(tb_attest_snp_prepared *p);
+
 /* ---------------------------------------------------------------- KDS */
 
 /* Fetches the report's certificates from a KDS base URL (https://kdsintf.amd.com or a

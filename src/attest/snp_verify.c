@@ -21,12 +21,17 @@
  * bytes [0, 0x2A0), r and s little-endian Then expiration (EXPIRED, above), then the policy
  * (REFUSED): TDX-only requirements, debug, report data, measurement, host data, minimum TCB,
  * minimum guest SVN, VMPL, SMT, migration agent. The product: the report's CPUID fields (version >=
- * 3), else the VCEK's productName. */
+ * 3), else the VCEK's productName.
+ *
+ * Prepared (tb_attest_snp_prepare): steps 1-4 once for a report's certificates, as a
+ * verifier service does for a platform it has seen; then each report costs steps 5-6 and
+ * the policy (the same code, check_report). Expiration is judged at each report's time. */
 #include "attest/internal.h"
 #include "attest/snp.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/clock.h"
@@ -152,41 +157,40 @@ static int apply_policy(const tb_attest_snp_report *r, const tb_attest_policy *p
     return 0;
 }
 
-int tb_attest_snp_verify(const uint8_t *report, size_t len, const tb_attest_snp_certs *certs,
-                         int64_t now, const tb_attest_policy *policy, const uint8_t *root_ark,
-                         size_t root_ark_len, tb_attest_snp_verdict *v)
+/* The leaf (VCEK / VLEK) of certs, parsed into *vcek (pointers into certs->vcek), and the
+ * product: the report's CPUID fields, else the leaf's productName. Fills v->product. */
+static int check_leaf(const tb_attest_snp_report *r, const tb_attest_snp_certs *certs,
+                      tb_attest_snp_cert *vcek, tb_attest_snp_verdict *v)
 {
-    memset(v, 0, sizeof *v);
-    v->result = TB_ATTEST_INVALID;
-    tb_attest_snp_report r;
-    tb_err e;
-    if (tb_attest_snp_parse(report, len, &r, &e) < 0)
-        return fail(v, TB_ATTEST_SNP_STEP_PARSE, "%s", e.msg);
-    unsigned key = tb_attest_snp_signing_key(&r);
-    if (key == 7)
-        return fail(v, TB_ATTEST_SNP_STEP_PARSE, "the report is not signed (SIGNING_KEY 7)");
-    v->vlek = key == 1;
-    v->debug = (r.policy & TB_ATTEST_SNP_POLICY_DEBUG) != 0;
     const char *leaf = v->vlek ? "VLEK" : "VCEK";
-
-    /* The leaf is read first: its productName names the product of a v2 report. */
-    tb_attest_snp_cert ark, ask, vcek;
+    tb_err e;
     if (!certs || !certs->vcek)
         return fail(v, TB_ATTEST_SNP_STEP_VCEK, "no %s certificate", leaf);
-    if (tb_attest_snp_cert_parse(certs->vcek, certs->vcek_len, &vcek, &e) < 0)
+    if (tb_attest_snp_cert_parse(certs->vcek, certs->vcek_len, vcek, &e) < 0)
         return fail(v, TB_ATTEST_SNP_STEP_VCEK, "%s: %s", leaf, e.msg);
-    if (vcek.key_rsa || vcek.is_ca)
+    if (vcek->key_rsa || vcek->is_ca)
         return fail(v, TB_ATTEST_SNP_STEP_VCEK, "the %s is not a P-384 end-entity certificate",
                     leaf);
-    tb_attest_snp_product rp = tb_attest_snp_report_product(&r), cp = TB_ATTEST_SNP_UNKNOWN;
-    if (vcek.ext.product[0] && tb_attest_snp_product_parse(vcek.ext.product, &cp) < 0)
+    tb_attest_snp_product rp = tb_attest_snp_report_product(r), cp = TB_ATTEST_SNP_UNKNOWN;
+    if (vcek->ext.product[0] && tb_attest_snp_product_parse(vcek->ext.product, &cp) < 0)
         return fail(v, TB_ATTEST_SNP_STEP_VCEK, "%s names an unknown product \"%s\"", leaf,
-                    vcek.ext.product);
+                    vcek->ext.product);
     if (rp && cp && rp != cp)
         return fail(v, TB_ATTEST_SNP_STEP_VCEK, "the %s is for %s, the report is from %s", leaf,
                     tb_attest_snp_product_name(cp), tb_attest_snp_product_name(rp));
     v->product = rp ? rp : cp;
-    tb_attest_snp_tcb_decode(r.reported_tcb, v->product, &v->reported);
+    tb_attest_snp_tcb_decode(r->reported_tcb, v->product, &v->reported);
+    return 0;
+}
+
+/* Steps 1-4: the ARK, the ASK / ASVK, the leaf's signature and validity, the CRL. */
+static int check_chain(const tb_attest_snp_certs *certs, const tb_attest_snp_cert *vcek,
+                       int64_t now, const uint8_t *root_ark, size_t root_ark_len,
+                       tb_attest_snp_verdict *v)
+{
+    const char *leaf = v->vlek ? "VLEK" : "VCEK";
+    tb_attest_snp_cert ark, ask;
+    tb_err e;
 
     /* 1: the ARK */
     const uint8_t *tark = root_ark, *bask = NULL;
@@ -240,12 +244,12 @@ int tb_attest_snp_verify(const uint8_t *report, size_t len, const tb_attest_snp_
                     (long long)now);
 
     /* 3: the VCEK / VLEK */
-    if (!same_name(vcek.issuer, vcek.issuer_len, ask.subject, ask.subject_len))
+    if (!same_name(vcek->issuer, vcek->issuer_len, ask.subject, ask.subject_len))
         return fail(v, TB_ATTEST_SNP_STEP_VCEK, "the %s was not issued by this %s", leaf, askname);
-    if (!tb_attest_snp_pss_verify(&ask, vcek.tbs, vcek.tbs_len, vcek.sig, vcek.sig_len))
+    if (!tb_attest_snp_pss_verify(&ask, vcek->tbs, vcek->tbs_len, vcek->sig, vcek->sig_len))
         return fail(v, TB_ATTEST_SNP_STEP_VCEK, "the %s's signature does not verify with the %s",
                     leaf, askname);
-    if (not_yet_valid(&vcek, now, leaf, v))
+    if (not_yet_valid(vcek, now, leaf, v))
         return fail(v, TB_ATTEST_SNP_STEP_VCEK, "the %s is not yet valid at %lld", leaf,
                     (long long)now);
 
@@ -267,13 +271,25 @@ int tb_attest_snp_verify(const uint8_t *report, size_t len, const tb_attest_snp_
         }
         if (tb_attest_snp_crl_is_revoked(&crl, ask.serial, ask.serial_len))
             return fail(v, TB_ATTEST_SNP_STEP_CRL, "the %s is revoked", askname);
-        if (tb_attest_snp_crl_is_revoked(&crl, vcek.serial, vcek.serial_len))
+        if (tb_attest_snp_crl_is_revoked(&crl, vcek->serial, vcek->serial_len))
             return fail(v, TB_ATTEST_SNP_STEP_CRL, "the %s is revoked", leaf);
         v->crl_checked = 1;
     }
+    return 0;
+}
+
+/* Steps 5-6 and what follows: the leaf's TCB and hwID against the report, the report's
+ * signature, expiration (at now), the policy. */
+static int check_report(const tb_attest_snp_report *r, const uint8_t *report,
+                        const tb_attest_snp_cert *vcek, int64_t now, const tb_attest_policy *policy,
+                        tb_attest_snp_verdict *v)
+{
+    const char *leaf = v->vlek ? "VLEK" : "VCEK";
+    tb_attest_snp_tcb_decode(r->reported_tcb, v->product, &v->reported);
+    v->debug = (r->policy & TB_ATTEST_SNP_POLICY_DEBUG) != 0;
 
     /* 5: the TCB and the chip */
-    const tb_attest_snp_ext *x = &vcek.ext;
+    const tb_attest_snp_ext *x = &vcek->ext;
     if (!v->vlek || x->has_tcb) {
         if (!x->has_tcb)
             return fail(v, TB_ATTEST_SNP_STEP_TCB, "the %s lacks the bl/tee/snp/ucode SPLs", leaf);
@@ -289,18 +305,114 @@ int tb_attest_snp_verify(const uint8_t *report, size_t len, const tb_attest_snp_
     if (!v->vlek) {
         if (!x->has_hwid)
             return fail(v, TB_ATTEST_SNP_STEP_TCB, "the VCEK lacks the hwID extension");
-        if (!(r.signer_info & 2) && memcmp(x->hwid, r.chip_id, 64))
+        if (!(r->signer_info & 2) && memcmp(x->hwid, r->chip_id, 64))
             return fail(v, TB_ATTEST_SNP_STEP_TCB, "the VCEK's hwID is not the report's CHIP_ID");
     } else if (!x->has_csp_id) {
         return fail(v, TB_ATTEST_SNP_STEP_TCB, "the VLEK lacks the csp_id extension");
     }
 
     /* 6: the report signature */
-    if (!tb_attest_snp_report_sig_ok(&vcek, report))
+    if (!tb_attest_snp_report_sig_ok(vcek, report))
         return fail(v, TB_ATTEST_SNP_STEP_SIGNATURE,
                     "the report's signature does not verify with the %s (ECDSA P-384 over "
                     "bytes 0x0-0x29F)",
                     leaf);
     v->expired = now > v->expiration;
-    return apply_policy(&r, policy, now, v);
+    return apply_policy(r, policy, now, v);
+}
+
+/* Parses the report and reads its signing key (7, none, fails). */
+static int parse_signed(const uint8_t *report, size_t len, tb_attest_snp_report *r,
+                        tb_attest_snp_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    v->result = TB_ATTEST_INVALID;
+    tb_err e;
+    if (tb_attest_snp_parse(report, len, r, &e) < 0)
+        return fail(v, TB_ATTEST_SNP_STEP_PARSE, "%s", e.msg);
+    unsigned key = tb_attest_snp_signing_key(r);
+    if (key == 7)
+        return fail(v, TB_ATTEST_SNP_STEP_PARSE, "the report is not signed (SIGNING_KEY 7)");
+    v->vlek = key == 1;
+    v->debug = (r->policy & TB_ATTEST_SNP_POLICY_DEBUG) != 0;
+    return 0;
+}
+
+int tb_attest_snp_verify(const uint8_t *report, size_t len, const tb_attest_snp_certs *certs,
+                         int64_t now, const tb_attest_policy *policy, const uint8_t *root_ark,
+                         size_t root_ark_len, tb_attest_snp_verdict *v)
+{
+    tb_attest_snp_report r;
+    tb_attest_snp_cert vcek;
+    /* The leaf is read first: its productName names the product of a v2 report. */
+    if (parse_signed(report, len, &r, v) < 0 || check_leaf(&r, certs, &vcek, v) < 0 ||
+        check_chain(certs, &vcek, now, root_ark, root_ark_len, v) < 0)
+        return -1;
+    return check_report(&r, report, &vcek, now, policy, v);
+}
+
+/* ---------------------------------------------------------------- prepared */
+
+struct tb_attest_snp_prepared {
+    uint8_t *vcek_der; /* owned copy; vcek points into it */
+    size_t vcek_len;
+    tb_attest_snp_cert vcek;
+    tb_attest_snp_verdict chain; /* product, vlek, simulated, crl_checked, expiration */
+};
+
+void tb_attest_snp_prepared_free(tb_attest_snp_prepared *p)
+{
+    if (!p)
+        return;
+    free(p->vcek_der);
+    free(p);
+}
+
+int tb_attest_snp_prepare(const uint8_t *report, size_t len, const tb_attest_snp_certs *certs,
+                          int64_t now, const uint8_t *root_ark, size_t root_ark_len,
+                          tb_attest_snp_prepared **out, tb_attest_snp_verdict *v)
+{
+    *out = NULL;
+    tb_attest_snp_report r;
+    tb_attest_snp_cert vcek;
+    if (parse_signed(report, len, &r, v) < 0 || check_leaf(&r, certs, &vcek, v) < 0 ||
+        check_chain(certs, &vcek, now, root_ark, root_ark_len, v) < 0)
+        return -1;
+    tb_attest_snp_prepared *p = calloc(1, sizeof *p);
+    tb_err e;
+    if (!p || !(p->vcek_der = malloc(certs->vcek_len)) ||
+        (memcpy(p->vcek_der, certs->vcek, certs->vcek_len),
+         tb_attest_snp_cert_parse(p->vcek_der, certs->vcek_len, &p->vcek, &e) < 0)) {
+        tb_attest_snp_prepared_free(p);
+        return fail(v, TB_ATTEST_SNP_STEP_VCEK, "out of memory");
+    }
+    p->vcek_len = certs->vcek_len;
+    p->chain = *v;
+    v->result = TB_ATTEST_ACCEPTED;
+    *out = p;
+    return 0;
+}
+
+int tb_attest_snp_verify_prepared(const uint8_t *report, size_t len,
+                                  const tb_attest_snp_prepared *p, int64_t now,
+                                  const tb_attest_policy *policy, tb_attest_snp_verdict *v)
+{
+    tb_attest_snp_report r;
+    if (parse_signed(report, len, &r, v) < 0)
+        return -1;
+    int vlek = v->vlek;
+    *v = p->chain;
+    v->result = TB_ATTEST_INVALID;
+    if (vlek != p->chain.vlek)
+        return fail(v, TB_ATTEST_SNP_STEP_VCEK,
+                    "the report is signed by a %s; the prepared "
+                    "certificates hold a %s",
+                    vlek ? "VLEK" : "VCEK", p->chain.vlek ? "VLEK" : "VCEK");
+    tb_attest_snp_product rp = tb_attest_snp_report_product(&r);
+    if (rp && rp != p->chain.product)
+        return fail(v, TB_ATTEST_SNP_STEP_VCEK,
+                    "the prepared certificates are for %s, the "
+                    "report is from %s",
+                    tb_attest_snp_product_name(p->chain.product), tb_attest_snp_product_name(rp));
+    return check_report(&r, report, &p->vcek, now, policy, v);
 }

@@ -175,6 +175,33 @@ static void test_certs_and_roots(void **state)
     assert_int_equal(tb_attest_snp_builtin(TB_ATTEST_SNP_UNKNOWN, 0, &ark, &al, &ask, &sl), -1);
 }
 
+/* The prepared path (chain checked once, then the report) gives the scratch verdict:
+ * prepare fails with it, or verify_prepared returns it. */
+static void expect_same_prepared(int line, const uint8_t *rep, const tb_attest_snp_certs *c,
+                                 int64_t now, const tb_attest_policy *pol,
+                                 const tb_attest_snp_verdict *want)
+{
+    tb_attest_snp_prepared *p = NULL;
+    tb_attest_snp_verdict v;
+    if (tb_attest_snp_prepare(rep, TB_ATTEST_SNP_REPORT_LEN, c, now, NULL, 0, &p, &v) == 0) {
+        assert_non_null(p);
+        int rc = tb_attest_snp_verify_prepared(rep, TB_ATTEST_SNP_REPORT_LEN, p, now, pol, &v);
+        assert_int_equal(rc, v.result == TB_ATTEST_ACCEPTED ? 0 : -1);
+    } else {
+        assert_null(p);
+    }
+    if (v.result != want->result || v.step != want->step || strcmp(v.reason, want->reason))
+        fprintf(stderr, "line %d: prepared %d %s (%s), scratch %d %s (%s)\n", line, v.result,
+                tb_attest_snp_step_name(v.step), v.reason, want->result,
+                tb_attest_snp_step_name(want->step), want->reason);
+    assert_int_equal(v.result, want->result);
+    assert_int_equal(v.step, want->step);
+    assert_string_equal(v.reason, want->reason);
+    assert_int_equal(v.product, want->product);
+    assert_int_equal(v.expiration, want->expiration);
+    tb_attest_snp_prepared_free(p);
+}
+
 #define expect(...) expect_at(__LINE__, __VA_ARGS__)
 static void expect_at(int line, const uint8_t *rep, const tb_attest_snp_certs *c, int64_t now,
                       const tb_attest_policy *pol, tb_attest_result res, tb_attest_snp_step step)
@@ -187,6 +214,7 @@ static void expect_at(int line, const uint8_t *rep, const tb_attest_snp_certs *c
     assert_int_equal(v.result, res);
     assert_int_equal(v.step, step);
     assert_int_equal(rc, res == TB_ATTEST_ACCEPTED ? 0 : -1);
+    expect_same_prepared(line, rep, c, now, pol, &v);
 }
 
 static void test_verify_real(void **state)
@@ -268,6 +296,25 @@ static void test_verify_real(void **state)
     other.vcek = NULL;
     expect(rep, &other, NOW, NULL, TB_ATTEST_INVALID, TB_ATTEST_SNP_STEP_VCEK);
 
+    /* prepared for the Milan report's VCEK: another chip's report fails at the TCB (its
+       SPLs), a VLEK-signed one at the leaf; the Milan report itself verifies many times */
+    tb_attest_snp_prepared *p = NULL;
+    assert_int_equal(tb_attest_snp_prepare(rep, sizeof rep, &c, NOW, NULL, 0, &p, &v), 0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(tb_attest_snp_verify_prepared(rep, sizeof rep, p, NOW, NULL, &v), 0);
+    assert_int_equal(tb_attest_snp_verify_prepared(g, sizeof g, p, NOW, &dbg, &v), -1);
+    assert_int_equal(v.step, TB_ATTEST_SNP_STEP_TCB);
+    uint8_t vl[TB_ATTEST_SNP_REPORT_LEN];
+    memcpy(vl, rep, sizeof vl);
+    vl[0x48] = (uint8_t)((vl[0x48] & ~0x1c) | (1 << 2)); /* SIGNING_KEY 1: VLEK */
+    assert_int_equal(tb_attest_snp_verify_prepared(vl, sizeof vl, p, NOW, NULL, &v), -1);
+    assert_int_equal(v.step, TB_ATTEST_SNP_STEP_VCEK);
+    assert_non_null(strstr(v.reason, "VLEK"));
+    /* expiration is judged at each report's time */
+    assert_int_equal(tb_attest_snp_verify_prepared(rep, sizeof rep, p, 1920000000, NULL, &v), -1);
+    assert_int_equal(v.result, TB_ATTEST_EXPIRED);
+    tb_attest_snp_prepared_free(p);
+
     free(gc.vcek);
     tb_attest_snp_certs_clear(&c);
 }
@@ -293,6 +340,7 @@ static void test_verify_every_byte(void **state)
             fprintf(stderr, "byte 0x%zx: %s\n", i, v.reason);
         assert_int_equal(rc, -1);
         assert_int_equal(v.result, TB_ATTEST_INVALID);
+        expect_same_prepared(__LINE__, m, &c, NOW, NULL, &v);
         by_step[v.step]++;
     }
     assert_true(by_step[TB_ATTEST_SNP_STEP_SIGNATURE] > 0x200);
