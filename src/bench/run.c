@@ -416,9 +416,12 @@ static int write_json(run_state *s, const char *rel, json_t *j, tb_err *err)
 
 /* Whether env.json says this machine is a TDX guest (the notary then uses
  * real quotes). */
-static int on_tdx_guest(json_t *env)
+/* The TEE a notary the harness starts attests with when none is configured: the guest's
+   own (tdx, snp), else the SIMULATED TDX provider. */
+static const char *auto_tee(const json_t *env)
 {
-    return json_is_true(json_object_get(json_object_get(env, "tdx_guest"), "value"));
+    const char *t = tb_env_json_tee(env);
+    return !strcmp(t, "tdx") || !strcmp(t, "snp") ? t : "sim";
 }
 
 /* env.json: `teebench env --json` (sys/env). If that fails (out of memory), a
@@ -962,12 +965,12 @@ int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
     s.fixture.pid = s.notary.pid = -1;
     s.fixture.pidfd = s.notary.pidfd = -1;
     /* The notary's TEE: as configured; for a notary the harness starts, auto-detected
-     * (tdx on a TDX guest, else sim); for an external one, unknown unless given. */
+     * (tdx on a TDX guest, snp on an SEV-SNP guest, else sim); for an external one, unknown
+     * unless given. */
     json_t *env = host_json();
-    const char *tee = c->notary_tee[0]    ? c->notary_tee
-                      : !c->start_notary  ? "external"
-                      : on_tdx_guest(env) ? "tdx"
-                                          : "sim";
+    const char *tee = c->notary_tee[0]   ? c->notary_tee
+                      : !c->start_notary ? "external"
+                                         : auto_tee(env);
     snprintf(s.notary_tee, sizeof s.notary_tee, "%s", tee);
     snprintf(s.fixture_ca, sizeof s.fixture_ca, "%s", c->fixture_ca);
     /* A fixed port already taken fails now, before the run directory exists. */

@@ -12,6 +12,7 @@
 #include <signal.h>
 
 #include "attest/attest.h"
+#include "attest/snp.h"
 #include "base/err.h"
 #include "base/proc.h"
 #include "net/tls.h"
@@ -29,7 +30,7 @@ typedef struct suite_ctx {
     char work[PATH_MAX];
     int own_work; /* made here: removed at the end unless something failed */
     int ncpu;
-    int tdx_guest; /* the env facts say this is a TDX guest */
+    char env_tee[8]; /* the TEE the env facts say this runs in (tb_env_json_tee) */
     tb_suite_metric_spec *specs;
     size_t n_specs;
     json_t *skipped, *failures, *warnings; /* arrays, owned until put into r->extra */
@@ -56,15 +57,21 @@ typedef struct suite_ctx {
     /* attest (wl_attest.c) */
     int attest_ready; /* 1: set up; -1: setup failed (attest_reason) */
     char attest_reason[TB_ERR_MAX];
-    int attest_sim;
+    char attest_tee[8]; /* the evidence: "tdx", "snp" (configfs-tsm), "sim", "sim-snp" */
+    int attest_sim;     /* attest_tee is a SIMULATED one */
+    int attest_snp;     /* attest_tee is SEV-SNP */
+    char sim_dir[PATH_MAX];
     tb_attest_sim *sim;
-    char *collateral_json; /* NULL: verification unavailable (verify_reason) */
+    char *collateral_json; /* TDX; NULL: verification unavailable (verify_reason) */
     char verify_reason[TB_ERR_MAX];
     tb_attest_root *root;
+    tb_attest_snp_certs snp_certs; /* SEV-SNP; vcek NULL: verification unavailable */
+    uint8_t *snp_root;             /* the trusted ARK (SIMULATED); NULL: built-in */
+    size_t snp_root_len;
     int attest_reported;
 
     /* notary (wl_notary.c) */
-    char notary_tee[8]; /* "sim" or "tdx" */
+    char notary_tee[8]; /* "sim", "sim-snp", "tdx" or "snp" */
 } suite_ctx;
 
 /* Appends one sample to the metric called name (created from its spec on first

@@ -56,6 +56,8 @@ static void base_plan(tb_suite_plan *p)
     p->syscall.c1 = p->syscall.cn = 1;
     snprintf(p->attest.provider, sizeof p->attest.provider, "auto");
     snprintf(p->attest.pccs, sizeof p->attest.pccs, "%s", TB_SUITE_PCS_URL);
+    snprintf(p->attest.kds, sizeof p->attest.kds, "%s", TB_SUITE_KDS_URL);
+    snprintf(p->notary.tee, sizeof p->notary.tee, "auto");
     p->notary.n_modes = 3;
     for (int i = 0; i < 3; i++)
         snprintf(p->notary.modes[i], sizeof p->notary.modes[i], "%s", notary_modes[i]);
@@ -275,15 +277,18 @@ const tb_suite_key tb_suite_plan_keys[] = {
     {"syscall.copies", "1 and/or n (the CPUs online)"},
     {"probe.max_reps", "samples per probe at most (0: each probe's default)"},
     {"probe.probes", "probe names (all: every probe)"},
-    {"attest.provider", "auto (tsm in a TDX guest, else sim), sim or tsm"},
-    {"attest.quotes", "quotes timed per round"},
+    {"attest.provider", "auto (tsm in a TDX or SEV-SNP guest, else sim), sim (SIMULATED TDX), "
+                        "sim-snp (SIMULATED SEV-SNP) or tsm"},
+    {"attest.quotes", "quotes (SEV-SNP: reports) timed per round"},
     {"attest.iterations", "verifications timed per round, prepared and from scratch"},
-    {"attest.pccs", "PCS/PCCS base URL for the collateral of real quotes"},
+    {"attest.pccs", "PCS/PCCS base URL for the collateral of real TDX quotes"},
+    {"attest.kds", "AMD KDS base URL for the certificates of real SEV-SNP reports"},
     {"notary.iterations", "notarizations per round and mode"},
     {"notary.modes", "no_tee, tee_no_verify, tee_verify"},
     {"notary.run_timeout", "seconds before a notarization run is killed"},
     {"notary.retries", "reruns of a failed notarization"},
     {"notary.pccs", "PCS/PCCS base URL for tee_verify against a real TDX notary"},
+    {"notary.tee", "auto (tdx / snp in such a guest, else sim), sim, sim-snp, tdx or snp"},
     {NULL, NULL},
 };
 
@@ -355,18 +360,26 @@ static int set_param(tb_suite_plan *p, const char *key, const char *v, tb_err *e
         return 0;
     }
     if (!strcmp(key, "attest.provider")) {
-        if (strcmp(v, "auto") && strcmp(v, "sim") && strcmp(v, "tsm"))
-            return tb_errf(err, "%s: '%.40s' is not auto, sim or tsm", key, v);
+        if (strcmp(v, "auto") && strcmp(v, "sim") && strcmp(v, "sim-snp") && strcmp(v, "tsm"))
+            return tb_errf(err, "%s: '%.40s' is not auto, sim, sim-snp or tsm", key, v);
         return parse_str(key, v, p->attest.provider, sizeof p->attest.provider, err);
+    }
+    if (!strcmp(key, "notary.tee")) {
+        if (strcmp(v, "auto") && strcmp(v, "sim") && strcmp(v, "sim-snp") && strcmp(v, "tdx") &&
+            strcmp(v, "snp"))
+            return tb_errf(err, "%s: '%.40s' is not auto, sim, sim-snp, tdx or snp", key, v);
+        return parse_str(key, v, p->notary.tee, sizeof p->notary.tee, err);
     }
     if (!strcmp(key, "attest.quotes"))
         return parse_int(key, v, 1, 100000, &p->attest.quotes, err);
     if (!strcmp(key, "attest.iterations"))
         return parse_int(key, v, 5, 10000000, &p->attest.iterations, err);
-    if (!strcmp(key, "attest.pccs") || !strcmp(key, "notary.pccs")) {
+    if (!strcmp(key, "attest.pccs") || !strcmp(key, "notary.pccs") || !strcmp(key, "attest.kds")) {
         if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8))
             return tb_errf(err, "%s: '%.60s' is not an http:// or https:// URL", key, v);
-        char *dst = key[0] == 'a' ? p->attest.pccs : p->notary.pccs;
+        char *dst = !strcmp(key, "attest.kds") ? p->attest.kds
+                    : key[0] == 'a'            ? p->attest.pccs
+                                               : p->notary.pccs;
         return parse_str(key, v, dst, sizeof p->attest.pccs, err);
     }
     if (!strcmp(key, "notary.iterations"))
@@ -407,7 +420,7 @@ int tb_suite_plan_set(tb_suite_plan *p, const char *key, const char *value, tb_e
     *p = q;
     /* where the tools are is not how much is measured: the profile stays */
     if (strcmp(key, "http.nginx_bin") && strcmp(key, "http.nginx_url") &&
-        strcmp(key, "attest.pccs") && strcmp(key, "notary.pccs"))
+        strcmp(key, "attest.pccs") && strcmp(key, "notary.pccs") && strcmp(key, "attest.kds"))
         snprintf(p->profile, sizeof p->profile, "custom");
     return 0;
 }
@@ -633,7 +646,7 @@ json_t *tb_suite_plan_json(const tb_suite_plan *p)
     return json_pack(
         "{s:s, s:s, s:i, s:o, s:f, s:{s:{s:f, s:f, s:i, s:i, s:f, s:i, s:o, s:s}, s:{s:s, s:f, "
         "s:i, "
-        "s:o}, s:{s:i, s:o}, s:{s:s, s:i, s:i, s:s}, s:{s:i, s:o, s:i, s:i, s:s}}}",
+        "s:o}, s:{s:i, s:o}, s:{s:s, s:i, s:i, s:s, s:s}, s:{s:i, s:o, s:i, s:i, s:s, s:s}}}",
         "profile", p->profile, "base_profile", p->base_profile, "repeat", p->repeat, "order", wl,
         "estimate_s", tb_suite_plan_estimate(p), "workloads", "http", "duration",
         p->http.duration_s, "warmup", p->http.warmup_s, "threads", p->http.threads, "connections",
@@ -642,8 +655,9 @@ json_t *tb_suite_plan_json(const tb_suite_plan *p)
         "duration", p->syscall.duration_s, "passes", p->syscall.passes, "copies", copies, "probe",
         "max_reps", (int)p->probe.max_reps, "probes", probes, "attest", "provider",
         p->attest.provider, "quotes", p->attest.quotes, "iterations", p->attest.iterations, "pccs",
-        p->attest.pccs, "notary", "iterations", p->notary.iterations, "modes", modes, "run_timeout",
-        p->notary.run_timeout_s, "retries", p->notary.retries, "pccs", p->notary.pccs);
+        p->attest.pccs, "kds", p->attest.kds, "notary", "iterations", p->notary.iterations, "modes",
+        modes, "run_timeout", p->notary.run_timeout_s, "retries", p->notary.retries, "pccs",
+        p->notary.pccs, "tee", p->notary.tee);
 }
 
 /* Appends the spec of metric "<a><b><c>". */

@@ -491,7 +491,7 @@ static int start_record(suite_ctx *c, tb_err *err)
         json_decref(c->r->env);
         c->r->env = env;
     }
-    c->tdx_guest = json_is_true(json_object_get(json_object_get(env, "tdx_guest"), "value"));
+    snprintf(c->env_tee, sizeof c->env_tee, "%s", tb_env_json_tee(c->r->env));
     char label[64];
     if (c->p->label[0])
         snprintf(label, sizeof label, "%s", c->p->label);

@@ -50,6 +50,7 @@
 #define TB_SUITE_MAX_PROBES 32
 #define TB_SUITE_MAX_STEPS 16
 #define TB_SUITE_PCS_URL "https://api.trustedservices.intel.com"
+#define TB_SUITE_KDS_URL "https://kdsintf.amd.com"
 
 typedef enum tb_suite_workload {
     TB_WL_ENV = 0, /* always runs: the record's environment facts */
@@ -94,10 +95,12 @@ typedef struct tb_suite_probe {
 } tb_suite_probe;
 
 typedef struct tb_suite_attest {
-    char provider[8]; /* auto (tsm in a TDX guest, else sim), sim, tsm */
-    int quotes;       /* quotes timed per round (one sample each) */
+    char provider[8]; /* auto (tsm in a TDX or SEV-SNP guest, else sim), sim (SIMULATED TDX),
+                         sim-snp (SIMULATED SEV-SNP), tsm (configfs-tsm: the guest's TEE) */
+    int quotes;       /* quotes (SNP: reports) timed per round (one sample each) */
     int iterations;   /* verifications per round and kind, in 5 batches (one sample each) */
-    char pccs[512];   /* collateral source for real quotes (PCS/PCCS base URL) */
+    char pccs[512];   /* collateral source for real TDX quotes (PCS/PCCS base URL) */
+    char kds[512];    /* certificate source for real SEV-SNP reports (AMD KDS base URL) */
 } tb_suite_attest;
 
 typedef struct tb_suite_notary {
@@ -107,7 +110,17 @@ typedef struct tb_suite_notary {
     int run_timeout_s;
     int retries;
     char pccs[512]; /* tee_verify against a real TDX notary */
+    char tee[8];    /* the notary's TEE: auto (tdx / snp in such a guest, else sim), sim,
+                       sim-snp, tdx, snp */
 } tb_suite_notary;
+
+/* The evidence the attest workload uses, from the attest.provider setting and the TEE the
+   env facts name (tb_env_json_tee): "tdx", "snp" (configfs-tsm), "sim" or "sim-snp"
+   (SIMULATED). auto: the guest's own TEE, else sim; tsm: the guest's (tdx unless snp). */
+const char *tb_suite_attest_tee(const char *provider, const char *env_tee);
+/* The notary's TEE from the notary.tee setting and env_tee: auto is the guest's own TEE
+   (tdx, snp), else sim; anything else is taken as given. */
+const char *tb_suite_notary_tee(const char *setting, const char *env_tee);
 
 typedef struct tb_suite_plan {
     char profile[16];      /* "quick", "standard", "seed", or "custom" once a parameter changed */

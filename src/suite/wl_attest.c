@@ -1,15 +1,22 @@
-/* suite/wl_attest: the attest workload -- get TDX quotes and verify them.
+/* suite/wl_attest: the attest workload -- get the TEE's evidence (TDX quotes or
+ * SEV-SNP reports) and verify it.
  *
- * Provider: configfs-tsm in a TDX guest (real quotes; collateral from a PCS or
- * PCCS through the attest cache, fetched once, not timed), the SIMULATED
- * provider elsewhere (its own PKI and collateral, made in the work directory:
- * nothing is read from testdata/). Per round: `quotes` quote requests (one
- * sample each, ms), then `iterations` verifications with prepared collateral
- * and as many from scratch (collateral JSON parsed and checked every time, as
- * `teebench attest bench` does), each in 5 batches whose mean per quote is one
- * sample. A verdict of ACCEPTED or REFUSED (a valid quote the default policy
- * refuses, e.g. an out-of-date TCB) counts; an INVALID quote fails the step.
- * Every metric is marked simulated when the SIMULATED provider made the quote. */
+ * Evidence (tb_suite_attest_tee): configfs-tsm in a TDX guest (real quotes;
+ * collateral from a PCS or PCCS through the attest cache, fetched once, not
+ * timed) or in an SEV-SNP guest (real reports; the VCEK and chain from AMD's
+ * KDS through the same cache, fetched once, not timed); elsewhere a SIMULATED
+ * provider, TDX's by default or SEV-SNP's (sim-snp), with its own PKI made in
+ * the work directory (nothing is read from testdata/). The metric names are
+ * the same for both TEEs, so that a TDX and an SEV-SNP environment line up
+ * row by row in `compare`; each metric's note and the record's extra.attest
+ * say which evidence it was. Per round: `quotes` evidence requests (one sample
+ * each, ms), then `iterations` verifications with prepared collateral (TDX:
+ * tb_attest_prepare; SNP: the certificate chain checked once) and as many from
+ * scratch (everything parsed and checked every time, as `teebench attest
+ * bench` does), each in 5 batches whose mean is one sample. A verdict of
+ * ACCEPTED or REFUSED (valid evidence the default policy refuses, e.g. an
+ * out-of-date TCB or a debug guest) counts; INVALID or EXPIRED fails the step.
+ * Every metric is marked simulated when a SIMULATED provider made the evidence. */
 #include "suite/internal.h"
 
 #include <stdio.h>
@@ -31,6 +38,19 @@ void suite_attest_cleanup(suite_ctx *c)
     c->collateral_json = NULL;
     tb_attest_root_free(c->root);
     c->root = NULL;
+    tb_attest_snp_certs_clear(&c->snp_certs);
+    free(c->snp_root);
+    c->snp_root = NULL;
+}
+
+const char *tb_suite_attest_tee(const char *provider, const char *env_tee)
+{
+    int tdx = !strcmp(env_tee, "tdx"), snp = !strcmp(env_tee, "snp");
+    if (!strcmp(provider, "sim") || !strcmp(provider, "sim-snp"))
+        return provider;
+    if (!strcmp(provider, "tsm"))
+        return snp ? "snp" : "tdx";
+    return tdx ? "tdx" : snp ? "snp" : "sim"; /* auto */
 }
 
 static int64_t now_s(void)
@@ -44,11 +64,16 @@ static void report_data(int round, int i, uint8_t rd[64])
     snprintf((char *)rd, 64, "teebench suite round %d quote %d", round, i);
 }
 
-/* One quote from the provider the suite uses. */
+/* One quote (or SNP report) from the provider the suite uses. */
 static int get_quote(suite_ctx *c, const uint8_t rd[64], uint8_t **q, size_t *len, tb_err *err)
 {
-    if (c->attest_sim)
+    const char *t = c->attest_tee;
+    if (!strcmp(t, "sim"))
         return tb_attest_sim_quote(c->sim, rd, 0, q, len, err);
+    if (!strcmp(t, "sim-snp"))
+        return tb_attest_snp_sim_report(c->sim_dir, rd, 0, q, len, err);
+    if (!strcmp(t, "snp"))
+        return tb_attest_snp_tsm_report(NULL, rd, q, len, err);
     return tb_attest_tsm_get_quote(NULL, rd, q, len, err);
 }
 
@@ -113,28 +138,112 @@ static void tsm_collateral(suite_ctx *c, const uint8_t *q, size_t len)
     suite_command(c, argv);
 }
 
+/* SIMULATED SEV-SNP: the sim's certificates (<work>/attest/snp-certs) and ARK, the
+   first report in <work>/attest/report.bin, and the equivalent commands. */
+static int snp_sim_setup(suite_ctx *c, const uint8_t *q, size_t len, tb_err *err)
+{
+    char dir[PATH_MAX], certs[PATH_MAX], rp[PATH_MAX], ark[PATH_MAX];
+    if (suite_path(c, "attest", dir, sizeof dir, err) < 0 || tb_mkdirs(dir, err) < 0)
+        return -1;
+    if (snprintf(certs, sizeof certs, "%s/snp-certs", dir) >= (int)sizeof certs ||
+        snprintf(rp, sizeof rp, "%s/report.bin", dir) >= (int)sizeof rp ||
+        snprintf(ark, sizeof ark, "%s/ark.pem", certs) >= (int)sizeof ark)
+        return tb_errf(err, "work directory path too long");
+    if (tb_attest_snp_sim_certs(c->sim_dir, certs, now_s(), 0, err) < 0 ||
+        tb_attest_snp_certs_load(certs, &c->snp_certs, err) < 0 ||
+        tb_attest_snp_sim_ark(c->sim_dir, &c->snp_root, &c->snp_root_len, err) < 0 ||
+        tb_file_write_atomic(rp, q, len, err) < 0)
+        return -1;
+    char hex[129], iters[16];
+    uint8_t rd[64];
+    report_data(1, 1, rd);
+    tb_hex_encode(rd, 64, hex);
+    snprintf(iters, sizeof iters, "%d", c->p->attest.iterations);
+    char *quote[] = {c->exe,     "attest",        "quote", "--provider", "sim-snp", "--sim-dir",
+                     c->sim_dir, "--report-data", hex,     "-o",         rp,        NULL};
+    char *col[] = {c->exe, "attest", "sim-snp-certs", certs, "--sim-dir", c->sim_dir, NULL};
+    char *bench[] = {c->exe,   "attest", "bench",        rp,    "--certs", certs,
+                     "--root", ark,      "--iterations", iters, NULL};
+    suite_command(c, quote);
+    suite_command(c, col);
+    suite_command(c, bench);
+    return 0;
+}
+
+/* Real SEV-SNP reports: the VCEK and chain of the report's chip and TCB from the KDS
+   (through the attest cache). Without them, verification is skipped with the reason. */
+static void snp_kds_certs(suite_ctx *c, const uint8_t *q, size_t len)
+{
+    tb_err e;
+    tb_attest_snp_report r;
+    tb_attest_snp_kds_opts o = {.timeout_ms = 10000};
+    int fetched = 0;
+    tb_attest_snp_product prod;
+    char *argv[] = {c->exe, "attest", "quote", "--provider", "snp", "--report-data", "00", NULL};
+    suite_command(c, argv);
+    if (tb_attest_snp_parse(q, len, &r, &e) < 0) {
+        snprintf(c->verify_reason, sizeof c->verify_reason, "the report: %.300s", e.msg);
+        return;
+    }
+    if (!(prod = tb_attest_snp_report_product(&r))) {
+        snprintf(c->verify_reason, sizeof c->verify_reason,
+                 "a version %u report does not name its product (Milan, Genoa, Turin): the "
+                 "KDS cannot be asked for its VCEK",
+                 r.version);
+        return;
+    }
+    if (tb_attest_snp_kds_fetch(c->p->attest.kds, &r, prod, now_s(), &o, &c->snp_certs, &fetched,
+                                &e) < 0) {
+        snprintf(c->verify_reason, sizeof c->verify_reason,
+                 "no certificates for the report from %.200s: %.200s", c->p->attest.kds, e.msg);
+        tb_attest_snp_certs_clear(&c->snp_certs);
+        return;
+    }
+    tb_attest_snp_verdict v;
+    tb_attest_snp_verify(q, len, &c->snp_certs, now_s(), NULL, NULL, 0, &v);
+    if (fetched && v.result != TB_ATTEST_INVALID)
+        tb_attest_snp_kds_cache_put(c->p->attest.kds, &r, prod, &o, &c->snp_certs, &e);
+}
+
 static int setup(suite_ctx *c, tb_err *err)
 {
-    const char *prov = c->p->attest.provider;
-    c->attest_sim = !strcmp(prov, "sim") || (!strcmp(prov, "auto") && !c->tdx_guest);
+    const char *tee = tb_suite_attest_tee(c->p->attest.provider, c->env_tee);
+    snprintf(c->attest_tee, sizeof c->attest_tee, "%s", tee);
+    c->attest_sim = !strncmp(tee, "sim", 3);
+    c->attest_snp = !strcmp(tee, "snp") || !strcmp(tee, "sim-snp");
     uint8_t rd[64], *q = NULL;
     size_t len;
     report_data(0, 0, rd);
-    if (c->attest_sim) {
-        char dir[PATH_MAX];
+    if (c->attest_sim && suite_path(c, "sim", c->sim_dir, sizeof c->sim_dir, err) < 0)
+        return -1;
+    if (!strcmp(tee, "sim-snp")) {
+        /* the first report makes the sim PKI (RSA-4096 keys: seconds, once; not timed) */
+        int rc = tb_attest_snp_sim_report(c->sim_dir, rd, 0, &q, &len, err);
+        if (rc == 0)
+            rc = snp_sim_setup(c, q, len, err);
+        free(q);
+        return rc < 0 ? tb_err_wrap(err, "SIMULATED SEV-SNP provider") : 0;
+    }
+    if (!strcmp(tee, "sim")) {
         tb_attest_collateral col;
-        if (suite_path(c, "sim", dir, sizeof dir, err) < 0 ||
-            tb_attest_sim_open(dir, &c->sim, err) < 0)
+        if (tb_attest_sim_open(c->sim_dir, &c->sim, err) < 0)
             return tb_err_wrap(err, "SIMULATED provider");
-        int rc = tb_attest_sim_collateral(dir, now_s(), 0, &col, &c->root, err);
+        int rc = tb_attest_sim_collateral(c->sim_dir, now_s(), 0, &col, &c->root, err);
         if (rc == 0) {
             rc = tb_attest_collateral_to_json(&col, &c->collateral_json, err);
             tb_attest_collateral_clear(&col);
         }
         if (rc == 0 && (rc = tb_attest_sim_quote(c->sim, rd, 0, &q, &len, err)) == 0)
-            sim_files(c, dir, q, len);
+            sim_files(c, c->sim_dir, q, len);
         free(q);
         return rc < 0 ? tb_err_wrap(err, "SIMULATED collateral") : 0;
+    }
+    if (!strcmp(tee, "snp")) {
+        if (tb_attest_snp_tsm_report(NULL, rd, &q, &len, err) < 0)
+            return tb_err_wrap(err, "configfs-tsm SEV-SNP report");
+        snp_kds_certs(c, q, len);
+        free(q);
+        return 0;
     }
     if (tb_attest_tsm_get_quote(NULL, rd, &q, &len, err) < 0)
         return tb_err_wrap(err, "configfs-tsm quote");
@@ -143,18 +252,80 @@ static int setup(suite_ctx *c, tb_err *err)
     return 0;
 }
 
-static void report_once(suite_ctx *c, const tb_attest_verdict *v)
+/* What made the evidence, for extra.attest and the notes. */
+static const char *evidence_name(const suite_ctx *c)
+{
+    const char *t = c->attest_tee;
+    return !strcmp(t, "sim")       ? "SIMULATED TDX quotes (teebench sim provider)"
+           : !strcmp(t, "sim-snp") ? "SIMULATED SEV-SNP reports (teebench sim-snp provider)"
+           : !strcmp(t, "snp")     ? "SEV-SNP reports (configfs-tsm sev_guest)"
+                                   : "TDX quotes (configfs-tsm tdx_guest)";
+}
+
+/* extra.attest: {provider, tee, evidence, simulated, verdict, tcb_status | product}. */
+static void report_once(suite_ctx *c, int accepted, const char *key, const char *value)
 {
     if (c->attest_reported)
         return;
     c->attest_reported = 1;
-    json_t *o = json_pack("{s:s, s:b, s:s, s:s}", "provider",
-                          c->attest_sim ? "sim (SIMULATED)" : "tsm (configfs-tsm)", "simulated",
-                          c->attest_sim, "verdict",
-                          v->result == TB_ATTEST_ACCEPTED ? "ACCEPTED" : "REFUSED", "tcb_status",
-                          v->status_known ? tb_attest_tcb_status_name(v->status) : "");
+    json_t *o = json_pack("{s:s, s:s, s:s, s:b, s:s, s:s}", "provider",
+                          c->attest_sim ? "sim (SIMULATED)" : "tsm (configfs-tsm)", "tee",
+                          c->attest_tee, "evidence", evidence_name(c), "simulated", c->attest_sim,
+                          "verdict", accepted ? "ACCEPTED" : "REFUSED", key, value);
     if (o)
         json_object_set_new(c->r->extra, "attest", o);
+}
+
+/* SEV-SNP: prepared (the chain checked once per round) and from scratch. */
+static int snp_verify_round(suite_ctx *c, const uint8_t *q, size_t len, tb_err *err)
+{
+    int per = c->p->attest.iterations / BATCHES > 0 ? c->p->attest.iterations / BATCHES : 1;
+    int64_t now = now_s();
+    tb_attest_snp_prepared *prep = NULL;
+    tb_attest_snp_verdict v;
+    const uint8_t *root = c->snp_root;
+    size_t rl = c->snp_root_len;
+    if (tb_attest_snp_prepare(q, len, &c->snp_certs, now, root, rl, &prep, &v) < 0)
+        return tb_errf(err, "SEV-SNP report verification failed at %s: %s",
+                       tb_attest_snp_step_name(v.step), v.reason);
+    const char *sim_note = c->attest_sim ? " (SIMULATED SEV-SNP report and certificates)" : "";
+    char note[256];
+    snprintf(note, sizeof note,
+             "verification of one SEV-SNP report with the certificate chain checked beforehand "
+             "(tb_attest_snp_prepare), mean of a batch of %d%s",
+             per, sim_note);
+    int rc = 0;
+    for (int b = 0; b < BATCHES && rc == 0 && !suite_stopped(c); b++) {
+        uint64_t t0 = tb_mono_ns();
+        for (int i = 0; i < per; i++)
+            tb_attest_snp_verify_prepared(q, len, prep, now, NULL, &v);
+        double us = (double)(tb_mono_ns() - t0) / 1e3 / per;
+        if (v.result >= TB_ATTEST_INVALID)
+            rc = tb_errf(err, "SEV-SNP report verification failed at %s: %s",
+                         tb_attest_snp_step_name(v.step), v.reason);
+        else
+            rc = suite_sample(c, "attest.verify_prepared.us", us, c->attest_sim, note, err);
+    }
+    tb_attest_snp_prepared_free(prep);
+    if (rc == 0)
+        report_once(c, v.result == TB_ATTEST_ACCEPTED, "product",
+                    tb_attest_snp_product_name(v.product));
+    snprintf(note, sizeof note,
+             "verification of one SEV-SNP report from scratch: certificates parsed, chain, CRL "
+             "and report checked every time, mean of a batch of %d%s",
+             per, sim_note);
+    for (int b = 0; b < BATCHES && rc == 0 && !suite_stopped(c); b++) {
+        uint64_t t0 = tb_mono_ns();
+        for (int i = 0; i < per; i++)
+            tb_attest_snp_verify(q, len, &c->snp_certs, now, NULL, root, rl, &v);
+        double ms = (double)(tb_mono_ns() - t0) / 1e6 / per;
+        if (v.result >= TB_ATTEST_INVALID)
+            rc = tb_errf(err, "SEV-SNP report verification failed at %s: %s",
+                         tb_attest_snp_step_name(v.step), v.reason);
+        else
+            rc = suite_sample(c, "attest.verify_scratch.ms", ms, c->attest_sim, note, err);
+    }
+    return rc;
 }
 
 /* Prepared and from-scratch verification of quote q, BATCHES samples each. */
@@ -194,7 +365,8 @@ static int verify_round(suite_ctx *c, const uint8_t *q, size_t len, tb_err *err)
     }
     tb_attest_prepared_free(prep);
     if (rc == 0)
-        report_once(c, &v);
+        report_once(c, v.result == TB_ATTEST_ACCEPTED, "tcb_status",
+                    v.status_known ? tb_attest_tcb_status_name(v.status) : "");
     snprintf(note, sizeof note,
              "verification of one quote from scratch: collateral JSON parsed and checked every "
              "time, mean of a batch of %d%s",
@@ -230,7 +402,7 @@ int suite_attest_step(suite_ctx *c, int round, tb_err *err)
             snprintf(c->attest_reason, sizeof c->attest_reason, "%s", e.msg);
         } else {
             c->attest_ready = 1;
-            if (!c->collateral_json)
+            if (c->attest_snp ? !c->snp_certs.vcek : !c->collateral_json)
                 suite_problem(c->skipped, "attest", "verify", 0, c->verify_reason);
         }
     }
@@ -239,9 +411,16 @@ int suite_attest_step(suite_ctx *c, int round, tb_err *err)
         return ST_FAILED;
     }
     char note[256];
-    snprintf(note, sizeof note, "time to get one quote binding 64 bytes of report data: %s",
-             c->attest_sim ? "SIMULATED provider (local PKI, opened once as the notary does)"
-                           : "configfs-tsm (the TD's quote through the host's quoting enclave)");
+    const char *t = c->attest_tee;
+    snprintf(note, sizeof note, "time to get one %s binding 64 bytes of report data: %s",
+             c->attest_snp ? "SEV-SNP report" : "TDX quote",
+             !strcmp(t, "sim") ? "SIMULATED TDX provider (local PKI, opened once as the notary "
+                                 "does)"
+             : !strcmp(t, "sim-snp")
+                 ? "SIMULATED SEV-SNP provider (local PKI, its VCEK key read from disk each time)"
+             : !strcmp(t, "snp")
+                 ? "configfs-tsm (the guest's report from the AMD secure processor)"
+                 : "configfs-tsm (the TD's quote through the host's quoting enclave)");
     uint8_t rd[64], *q = NULL, *last = NULL;
     size_t len = 0, last_len = 0;
     for (int i = 1; i <= c->p->attest.quotes; i++) {
@@ -264,7 +443,9 @@ int suite_attest_step(suite_ctx *c, int round, tb_err *err)
             return ST_FAILED;
         }
     }
-    int rc = c->collateral_json ? verify_round(c, last, last_len, err) : 0;
+    int rc = c->attest_snp ? (c->snp_certs.vcek ? snp_verify_round(c, last, last_len, err) : 0)
+             : c->collateral_json ? verify_round(c, last, last_len, err)
+                                  : 0;
     free(last);
     if (suite_stopped(c))
         return ST_CANCELLED;

@@ -1,7 +1,8 @@
 /* suite/wl_notary: the notary workload -- `teebench bench notary` (bench/run)
  * once per round, against the suite's fixture server (already running: the
  * harness does not start its own), with a notary the harness starts (its
- * SIMULATED TEE state in the round's run directory; a real TDX notary in a TD).
+ * SIMULATED TEE state in the round's run directory; a real TDX notary in a TD, a real
+ * SEV-SNP notary in an SEV-SNP guest; notary.tee chooses).
  *
  * Samples: every successful run's notarization_ms and total_e2e_ms (per mode),
  * tee_verify's verify_ms, and one overhead per round and TEE mode: the median
@@ -64,6 +65,10 @@ static void notary_command(suite_ctx *c, const tb_bench_config *bc)
         argv[n++] = "--pccs-url";
         argv[n++] = (char *)bc->pccs_url;
     }
+    if (bc->kds_url[0]) {
+        argv[n++] = "--kds-url";
+        argv[n++] = (char *)bc->kds_url;
+    }
     argv[n] = NULL;
     suite_command(c, argv);
 }
@@ -99,8 +104,10 @@ static int overhead(const tb_bench_results *rs, const char *mode, int iterations
 
 static int add_rows(suite_ctx *c, const tb_bench_results *rs, int complete, tb_err *err)
 {
-    int sim = !strcmp(c->notary_tee, "sim");
-    const char *tag = sim ? " (SIMULATED TEE)" : "";
+    int sim = tb_bench_tee_simulated(c->notary_tee);
+    const char *tag = !sim                            ? ""
+                      : !strcmp(c->notary_tee, "sim") ? " (SIMULATED TEE)"
+                                                      : " (SIMULATED SEV-SNP TEE)";
     char note[256];
     for (size_t i = 0; i < rs->n; i++) {
         const tb_bench_result_row *r = &rs->rows[i];
@@ -168,11 +175,21 @@ static int add_rows(suite_ctx *c, const tb_bench_results *rs, int complete, tb_e
     return 0;
 }
 
+const char *tb_suite_notary_tee(const char *setting, const char *env_tee)
+{
+    if (strcmp(setting, "auto"))
+        return setting;
+    return !strcmp(env_tee, "tdx") || !strcmp(env_tee, "snp") ? env_tee : "sim";
+}
+
 int suite_notary_step(suite_ctx *c, int round, tb_err *err)
 {
     const tb_suite_notary *n = &c->p->notary;
-    if (!c->notary_tee[0])
-        snprintf(c->notary_tee, sizeof c->notary_tee, "%s", c->tdx_guest ? "tdx" : "sim");
+    if (!c->notary_tee[0]) {
+        snprintf(c->notary_tee, sizeof c->notary_tee, "%s",
+                 tb_suite_notary_tee(n->tee, c->env_tee));
+        json_object_set_new(c->r->extra, "notary_tee", json_string(c->notary_tee));
+    }
     tb_bench_config bc;
     tb_bench_config_defaults(&bc);
     bc.iterations = n->iterations;
@@ -191,6 +208,8 @@ int suite_notary_step(suite_ctx *c, int round, tb_err *err)
     bc.retries = n->retries;
     if (!strcmp(c->notary_tee, "tdx"))
         snprintf(bc.pccs_url, sizeof bc.pccs_url, "%s", n->pccs);
+    if (!strcmp(c->notary_tee, "snp"))
+        snprintf(bc.kds_url, sizeof bc.kds_url, "%s", c->p->attest.kds);
     if (suite_path(c, "notary", bc.out_root, sizeof bc.out_root, err) < 0)
         return ST_FAILED;
     snprintf(bc.self_exe, sizeof bc.self_exe, "%s", c->exe);

@@ -27,6 +27,11 @@ json_t *tb_env_json(tb_err *err);
    "recorded": dir. Caller json_decref()s. NULL with err when dir is no directory. */
 json_t *tb_env_json_recorded(const char *dir, tb_err *err);
 
+/* The TEE an env document (either function above) says the machine runs in, from its
+   platform: "tdx" (a TDX guest), "snp" (an SEV-SNP guest), "sev-es", "sev", "none" (a VM
+   or bare metal without one), "unknown" (no document or no platform). Pure. */
+const char *tb_env_json_tee(const json_t *env);
+
 /* Records this machine's inputs into dir (created), in the layout above, so that
    tb_env_json_recorded(dir) says what tb_env_json says here. 0, or -1 with err. */
 int tb_env_record(const char *dir, tb_err *err);

@@ -268,10 +268,11 @@ static void test_recorded_documents(void **state)
     static const struct {
         const char *dir, *platform, *hypervisor;
         int tdx_host;
+        const char *tee;
     } cases[] = {
-        {"td", "tdx-guest", "KVM", 0},     {"snp", "sev-snp-guest", "KVM", 0},
-        {"vm-kvm", "vm", "KVM", 0},        {"tdx-host", "bare-metal", "none", 1},
-        {"bare", "bare-metal", "none", 0},
+        {"td", "tdx-guest", "KVM", 0, "tdx"},      {"snp", "sev-snp-guest", "KVM", 0, "snp"},
+        {"vm-kvm", "vm", "KVM", 0, "none"},        {"tdx-host", "bare-metal", "none", 1, "none"},
+        {"bare", "bare-metal", "none", 0, "none"},
     };
     const char *root = getenv("TEEBENCH_SOURCE_DIR");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -291,8 +292,15 @@ static void test_recorded_documents(void **state)
                      hv ? hv : "?");
         assert_int_equal(json_is_true(json_object_get(json_object_get(d, "tdx_host"), "value")),
                          cases[i].tdx_host);
+        assert_string_equal(tb_env_json_tee(d), cases[i].tee);
         json_decref(d);
     }
+    assert_string_equal(tb_env_json_tee(NULL), "unknown");
+    json_t *odd = json_pack("{s:{s:s}}", "platform", "value", "sev-es-guest");
+    assert_string_equal(tb_env_json_tee(odd), "sev-es");
+    json_object_set_new(json_object_get(odd, "platform"), "value", json_integer(1));
+    assert_string_equal(tb_env_json_tee(odd), "unknown");
+    json_decref(odd);
     tb_err e;
     assert_null(tb_env_json_recorded("/nonexistent/recording", &e));
     assert_non_null(strstr(e.msg, "/nonexistent/recording"));

@@ -24,6 +24,7 @@
 #include "base/file.h"
 #include "record/record.h"
 #include "suite/suite.h"
+#include "sys/env.h"
 #include "sys/probe.h"
 
 static void test_profiles(void **state)
@@ -150,6 +151,15 @@ static void test_set(void **state)
     assert_string_equal(p.notary.modes[1], "tee_verify");
     assert_int_equal(tb_suite_plan_set(&p, "notary.modes", "tee", &e), -1);
     assert_int_equal(tb_suite_plan_set(&p, "attest.provider", "tdx", &e), -1);
+    assert_int_equal(tb_suite_plan_set(&p, "attest.provider", "sim-snp", &e), 0);
+    assert_string_equal(p.attest.provider, "sim-snp");
+    assert_int_equal(tb_suite_plan_set(&p, "attest.kds", "kdsintf.amd.com", &e), -1);
+    assert_int_equal(tb_suite_plan_set(&p, "attest.kds", "http://127.0.0.1:9/", &e), 0);
+    assert_string_equal(p.attest.kds, "http://127.0.0.1:9/");
+    assert_int_equal(tb_suite_plan_set(&p, "notary.tee", "sev", &e), -1);
+    assert_non_null(strstr(e.msg, "notary.tee"));
+    assert_int_equal(tb_suite_plan_set(&p, "notary.tee", "snp", &e), 0);
+    assert_string_equal(p.notary.tee, "snp");
     assert_int_equal(tb_suite_plan_set(&p, "attest.pccs", "ftp://x", &e), -1);
     assert_int_equal(tb_suite_plan_set(&p, "attest.iterations", "4", &e), -1);
     assert_int_equal(tb_suite_plan_set(&p, "repeat", "0", &e), -1);
@@ -618,6 +628,83 @@ static void test_run_attest(void **state)
     tb_record_free(r);
 }
 
+/* Which evidence the attest and notary workloads use, from the settings and the TEE the
+   recorded machines' env facts name. */
+static void test_tee_choice(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *dir, *auto_attest, *tsm, *auto_notary;
+    } cases[] = {
+        {"td", "tdx", "tdx", "tdx"},     {"snp", "snp", "snp", "snp"},
+        {"vm-kvm", "sim", "tdx", "sim"}, {"tdx-host", "sim", "tdx", "sim"},
+        {"bare", "sim", "tdx", "sim"},
+    };
+    const char *root = getenv("TEEBENCH_SOURCE_DIR");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s/tests/data/env/%s", root ? root : TEEBENCH_SOURCE_DIR,
+                 cases[i].dir);
+        tb_err e;
+        json_t *env = tb_env_json_recorded(dir, &e);
+        assert_non_null(env);
+        const char *t = tb_env_json_tee(env);
+        assert_string_equal(tb_suite_attest_tee("auto", t), cases[i].auto_attest);
+        assert_string_equal(tb_suite_attest_tee("tsm", t), cases[i].tsm);
+        assert_string_equal(tb_suite_attest_tee("sim", t), "sim");
+        assert_string_equal(tb_suite_attest_tee("sim-snp", t), "sim-snp");
+        assert_string_equal(tb_suite_notary_tee("auto", t), cases[i].auto_notary);
+        assert_string_equal(tb_suite_notary_tee("sim-snp", t), "sim-snp");
+        json_decref(env);
+    }
+    assert_string_equal(tb_suite_attest_tee("auto", "unknown"), "sim");
+    assert_string_equal(tb_suite_notary_tee("auto", "sev-es"), "sim");
+}
+
+/* The attest workload with the SIMULATED SEV-SNP provider: the same metric names as TDX
+   (so that compare lines them up), SEV-SNP in every note and in extra.attest. */
+static void test_run_attest_snp(void **state)
+{
+    (void)state;
+    tb_suite_plan p;
+    tb_err e;
+    attest_plan(&p);
+    assert_int_equal(tb_suite_plan_set(&p, "attest.provider", "sim-snp", &e), 0);
+    tb_record *r = NULL;
+    assert_int_equal(tb_suite_run(&p, NULL, &r, &e), 0);
+    assert_string_equal(r->status, "complete");
+    const char *names[] = {"attest.quote_get.ms", "attest.verify_prepared.us",
+                           "attest.verify_scratch.ms"};
+    size_t want[] = {6, 10, 10};
+    for (size_t i = 0; i < 3; i++) {
+        const tb_metric *m = tb_record_find(r, names[i]);
+        assert_non_null(m);
+        assert_int_equal(m->n, want[i]);
+        assert_true(m->simulated);
+        assert_non_null(strstr(m->note, "SEV-SNP"));
+        assert_non_null(strstr(m->note, "SIMULATED"));
+    }
+    assert_true(r->simulated);
+    const tb_metric *vp = tb_record_find(r, "attest.verify_prepared.us");
+    const tb_metric *vs = tb_record_find(r, "attest.verify_scratch.ms");
+    double p_med, s_med, cv;
+    assert_int_equal(tb_suite_describe(vp->samples, vp->n, &p_med, &cv), 0);
+    assert_int_equal(tb_suite_describe(vs->samples, vs->n, &s_med, &cv), 0);
+    /* from scratch adds two RSA-4096 verifications (and the ARK's, for a caller's root) */
+    assert_true(s_med * 1000 > p_med);
+    json_t *a = json_object_get(r->extra, "attest");
+    assert_string_equal(json_string_value(json_object_get(a, "tee")), "sim-snp");
+    assert_string_equal(json_string_value(json_object_get(a, "verdict")), "ACCEPTED");
+    assert_string_equal(json_string_value(json_object_get(a, "product")), "Milan");
+    assert_non_null(strstr(json_string_value(json_object_get(a, "evidence")), "SIMULATED SEV-SNP"));
+    int cmd = 0;
+    for (size_t i = 0; i < json_array_size(r->commands); i++)
+        cmd |= strstr(json_string_value(json_array_get(r->commands, i)),
+                      "attest quote --provider sim-snp") != NULL;
+    assert_true(cmd);
+    tb_record_free(r);
+}
+
 static void test_run_interrupted(void **state)
 {
     (void)state;
@@ -685,6 +772,8 @@ int main(void)
         cmocka_unit_test(test_summary),
         cmocka_unit_test(test_shell_join),
         cmocka_unit_test(test_run_attest),
+        cmocka_unit_test(test_tee_choice),
+        cmocka_unit_test(test_run_attest_snp),
         cmocka_unit_test(test_run_interrupted),
         cmocka_unit_test(test_run_failures),
     };
