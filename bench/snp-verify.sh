@@ -13,6 +13,12 @@
 # machine that is the least disturbed estimate for all sides.
 # Environment: ITER (in-process iterations, default 500), RUNS (whole-process runs per
 # round, default 30), TEEBENCH (binary, default build/teebench).
+#
+# --callgrind: instead, instructions counted by valgrind's callgrind, which the machine's
+# load does not change: tb_attest_snp_verify (from scratch) and
+# tb_attest_snp_verify_prepared per call in `teebench attest bench`, against floor_once()
+# of bench/snp-floor.c (the same three signatures checked with OpenSSL's EVP API and keys
+# loaded beforehand), compiled here with cc -O2 -lcrypto.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TB=${TEEBENCH:-$ROOT/build/teebench}
@@ -30,6 +36,34 @@ cp "$S/vcek_milan.der" "$TMP/vcek.der"
 xxd -r -p "$S/report_milan.hex" >"$TMP/report.bin"
 VERIFY=("$TB" attest verify "$TMP/report.bin" --certs "$TMP" --now $NOW)
 "${VERIFY[@]}" >/dev/null || { echo "snp-verify: the report does not verify" >&2; exit 1; }
+
+if [ "${1:-}" = --callgrind ]; then
+  command -v valgrind >/dev/null || { echo "snp-verify: --callgrind needs valgrind" >&2; exit 1; }
+  cc -O2 -o "$TMP/snp-floor" "$ROOT/bench/snp-floor.c" -lcrypto
+  N=20 # attest bench: 10 warm-up calls + N, for each kind; floor: 1 check + N
+  ir() { # instructions inside function $1 while running the rest of the arguments
+    local fn=$1
+    shift
+    valgrind --tool=callgrind --callgrind-out-file="$TMP/cg" --toggle-collect="$fn" "$@" \
+      >/dev/null 2>"$TMP/cg.err" || { cat "$TMP/cg.err" >&2; exit 1; }
+    sed -n 's/.*Collected : //p' "$TMP/cg.err"
+  }
+  fl=$(ir floor_once "$TMP/snp-floor" "$TMP/ark.pem" "$TMP/ask.pem" "$TMP/vcek.der" \
+    "$TMP/report.bin" $N)
+  BENCH=("$TB" attest bench "$TMP/report.bin" --certs "$TMP" --now $NOW --iterations $N)
+  sc=$(ir tb_attest_snp_verify "${BENCH[@]}")
+  pr=$(ir tb_attest_snp_verify_prepared "${BENCH[@]}")
+  python3 - "$fl" "$sc" "$pr" $N <<'PY'
+import sys
+fl, sc, pr, n = (int(x) for x in sys.argv[1:])
+f, s, p = fl / (n + 1), sc / (n + 10), pr / (n + 10)
+print("snp-verify (callgrind, instructions per report):")
+print("  floor (2 x RSA-PSS-4096 + 1 x ECDSA P-384, EVP)  %6.2f M" % (f / 1e6))
+print("  teebench from scratch (tb_attest_snp_verify)      %6.2f M = %.3fx the floor (target <= 1.2x)" % (s / 1e6, s / f))
+print("  teebench prepared (tb_attest_snp_verify_prepared) %6.2f M = %.3fx the floor" % (p / 1e6, p / f))
+PY
+  exit 0
+fi
 
 # Mean wall-clock ms of one run of a command, over RUNS runs.
 whole() {
