@@ -4,7 +4,8 @@
  * Milan VCEK and chain (testdata/snp) at a time inside their validity.
  * Invariants checked: no crash, no leak, no UB; serialize(parse(b)) == b for every
  * accepted report; a parsed certificate's spans lie inside its input; a fuzzed report is
- * never ACCEPTED unless its signed bytes are the real one's (the first input byte selects
+ * never ACCEPTED unless its signed bytes are the real one's, and prepared certificates
+ * (tb_attest_snp_prepare, once) give the scratch verdict (the first input byte selects
  * the reader). */
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 
 static tb_attest_snp_certs certs; /* fuzz harness state, built once */
 static uint8_t real[TB_ATTEST_SNP_REPORT_LEN];
+static tb_attest_snp_prepared *prep; /* the real report's chain, checked once */
 static const int64_t NOW = 1700000000;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -41,6 +43,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     }
     memcpy(real, b, n);
     free(b);
+    tb_attest_snp_verdict v;
+    if (tb_attest_snp_prepare(real, sizeof real, &certs, NOW, NULL, 0, &prep, &v) < 0) {
+        snprintf(e.msg, sizeof e.msg, "prepare: %s", v.reason);
+        goto fail;
+    }
     return 0;
 fail:
     fprintf(stderr, "fuzz_snp: setup: %s\n", e.msg);
@@ -74,6 +81,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rc == 0 && (n != sizeof real || memcmp(p, real, TB_ATTEST_SNP_SIGNED_LEN)))
             abort(); /* only the real signed bytes verify with the real VCEK (the
                         signature itself may differ: ECDSA's (r, n - s) is valid too) */
+        /* prepared certificates give the same verdict */
+        tb_attest_snp_verdict pv;
+        int prc = tb_attest_snp_verify_prepared(p, n, prep, NOW, NULL, &pv);
+        if (prc != rc || pv.result != v.result ||
+            (v.step >= TB_ATTEST_SNP_STEP_TCB &&
+             (pv.step != v.step || strcmp(pv.reason, v.reason))))
+            abort();
         break;
     }
     case 1: { /* a certificate (and its extensions) */
