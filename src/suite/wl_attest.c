@@ -77,9 +77,34 @@ static int get_quote(suite_ctx *c, const uint8_t rd[64], uint8_t **q, size_t *le
     return tb_attest_tsm_get_quote(NULL, rd, q, len, err);
 }
 
+/* Records the three commands that redo the SIMULATED setup by hand: the first quote or
+   report (-o evidence), its collateral or certificates (col_cmd into col_dir), and
+   `attest bench` (col_flag col_arg --root root). */
+static void sim_commands(suite_ctx *c, const char *provider, const char *evidence,
+                         const char *col_cmd, const char *col_dir, const char *col_flag,
+                         const char *col_arg, const char *root)
+{
+    char hex[129], iters[16];
+    uint8_t rd[64];
+    report_data(1, 1, rd);
+    tb_hex_encode(rd, 64, hex);
+    snprintf(iters, sizeof iters, "%d", c->p->attest.iterations);
+    char *quote[] = {c->exe,           "attest",   "quote",         "--provider", (char *)provider,
+                     "--sim-dir",      c->sim_dir, "--report-data", hex,          "-o",
+                     (char *)evidence, NULL};
+    char *col[] = {c->exe,     "attest", (char *)col_cmd, (char *)col_dir, "--sim-dir",
+                   c->sim_dir, NULL};
+    char *bench[] = {c->exe,           "attest",        "bench",  (char *)evidence,
+                     (char *)col_flag, (char *)col_arg, "--root", (char *)root,
+                     "--iterations",   iters,           NULL};
+    suite_command(c, quote);
+    suite_command(c, col);
+    suite_command(c, bench);
+}
+
 /* Writes what the equivalent `teebench attest ...` commands read (quote.bin,
    collateral.json, sim-root.pem in <work>/attest) and records those commands. */
-static void sim_files(suite_ctx *c, const char *simdir, const uint8_t *q, size_t len)
+static void sim_files(suite_ctx *c, const uint8_t *q, size_t len)
 {
     char dir[PATH_MAX], qp[PATH_MAX], cp[PATH_MAX], rp[PATH_MAX], srcroot[PATH_MAX];
     tb_err e;
@@ -91,26 +116,14 @@ static void sim_files(suite_ctx *c, const char *simdir, const uint8_t *q, size_t
     tb_buf root = {0};
     if (tb_file_write_atomic(qp, q, len, &e) < 0 ||
         tb_file_write_atomic(cp, c->collateral_json, strlen(c->collateral_json), &e) < 0 ||
-        tb_attest_sim_root_path(simdir, srcroot, sizeof srcroot, &e) < 0 ||
+        tb_attest_sim_root_path(c->sim_dir, srcroot, sizeof srcroot, &e) < 0 ||
         tb_file_read(srcroot, 1 << 16, &root, &e) < 0 ||
         tb_file_write_atomic(rp, root.p, root.len, &e) < 0) {
         tb_buf_clear(&root);
         return;
     }
     tb_buf_clear(&root);
-    char hex[129], iters[16];
-    uint8_t rd[64];
-    report_data(1, 1, rd);
-    tb_hex_encode(rd, 64, hex);
-    snprintf(iters, sizeof iters, "%d", c->p->attest.iterations);
-    char *quote[] = {c->exe,         "attest",        "quote", "--provider", "sim", "--sim-dir",
-                     (char *)simdir, "--report-data", hex,     "-o",         qp,    NULL};
-    char *col[] = {c->exe, "attest", "sim-collateral", dir, "--sim-dir", (char *)simdir, NULL};
-    char *bench[] = {c->exe, "attest",       "bench", qp,  "--collateral", cp, "--root",
-                     rp,     "--iterations", iters,   NULL};
-    suite_command(c, quote);
-    suite_command(c, col);
-    suite_command(c, bench);
+    sim_commands(c, "sim", qp, "sim-collateral", dir, "--collateral", cp, rp);
 }
 
 /* Real quotes: the collateral of the quote's FMSPC from the PCS/PCCS. */
@@ -154,19 +167,7 @@ static int snp_sim_setup(suite_ctx *c, const uint8_t *q, size_t len, tb_err *err
         tb_attest_snp_sim_ark(c->sim_dir, &c->snp_root, &c->snp_root_len, err) < 0 ||
         tb_file_write_atomic(rp, q, len, err) < 0)
         return -1;
-    char hex[129], iters[16];
-    uint8_t rd[64];
-    report_data(1, 1, rd);
-    tb_hex_encode(rd, 64, hex);
-    snprintf(iters, sizeof iters, "%d", c->p->attest.iterations);
-    char *quote[] = {c->exe,     "attest",        "quote", "--provider", "sim-snp", "--sim-dir",
-                     c->sim_dir, "--report-data", hex,     "-o",         rp,        NULL};
-    char *col[] = {c->exe, "attest", "sim-snp-certs", certs, "--sim-dir", c->sim_dir, NULL};
-    char *bench[] = {c->exe,   "attest", "bench",        rp,    "--certs", certs,
-                     "--root", ark,      "--iterations", iters, NULL};
-    suite_command(c, quote);
-    suite_command(c, col);
-    suite_command(c, bench);
+    sim_commands(c, "sim-snp", rp, "sim-snp-certs", certs, "--certs", certs, ark);
     return 0;
 }
 
@@ -234,7 +235,7 @@ static int setup(suite_ctx *c, tb_err *err)
             tb_attest_collateral_clear(&col);
         }
         if (rc == 0 && (rc = tb_attest_sim_quote(c->sim, rd, 0, &q, &len, err)) == 0)
-            sim_files(c, c->sim_dir, q, len);
+            sim_files(c, q, len);
         free(q);
         return rc < 0 ? tb_err_wrap(err, "SIMULATED collateral") : 0;
     }
