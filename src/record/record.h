@@ -113,4 +113,30 @@ void tb_record_default_label(const json_t *env, char *out, size_t out_len);
    *len (may be NULL) is its length. Caller free()s. NULL when out of memory. */
 char *tb_record_dumps(const tb_record *r, int compact, size_t *len);
 
+/* Which TEE a record's environment is and what attestation evidence its run used
+   (record/tee.c; pure, from the record alone). */
+typedef struct tb_record_tee_info {
+    char kind[16];     /* from env's platform: "TDX", "SEV-SNP", "SEV-ES", "SEV", "none"
+                          (bare metal, a VM), "unknown" (no env, another platform) */
+    char evidence[64]; /* "TDX quotes", "SEV-SNP reports", "SIMULATED TDX quotes",
+                          "SIMULATED SEV-SNP reports", two of them joined by " + " when the
+                          attest and notary workloads differ, "" when none was recorded */
+    int simulated;     /* the evidence (or part of it) is SIMULATED */
+    int known;         /* kind is a TEE (not "none"/"unknown") or evidence is not "" */
+    char summary[96];  /* one line: the kind, then " (<evidence>)" unless the evidence is
+                          the kind's own real one: "TDX", "none (SIMULATED SEV-SNP reports)" */
+} tb_record_tee_info;
+
+/* Fills out for r (r may be NULL: "unknown", no evidence). The evidence comes from
+   extra.attest.tee and extra.notary_tee ("tdx", "snp", "sim", "sim-snp"); an older
+   record's extra.attest.provider ("sim ..." / "tsm ...") stands in for a missing tee.
+   Returns out->known (1 or 0). */
+int tb_record_tee(const tb_record *r, tb_record_tee_info *out);
+/* The TEE kind of an env document (as in tb_record_tee_info.kind); never NULL. */
+const char *tb_record_tee_kind(const json_t *env);
+/* The evidence words of a tee code: "tdx" -> "TDX quotes", "snp" -> "SEV-SNP reports",
+   "sim" -> "SIMULATED TDX quotes", "sim-snp" -> "SIMULATED SEV-SNP reports"; NULL for
+   anything else (NULL included). */
+const char *tb_record_tee_evidence(const char *tee);
+
 #endif

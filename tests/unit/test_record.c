@@ -2,7 +2,8 @@
  * directions, finite samples), the JSON round trip, strict validation of result
  * documents (other schema or version, truncation, wrong types, duplicates,
  * invalid names, unknown members), atomic file writing and "-" to stdout, and the
- * default label from `teebench env --json` facts. */
+ * default label from `teebench env --json` facts, and the TEE kind and attestation
+ * evidence of a run (recorded machines' env documents, what extra says). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -658,6 +659,133 @@ static void test_default_label_live(void **state)
     json_decref(env);
 }
 
+/* A record whose env is the recorded machine tests/data/env/<name> (through the env
+   module's own reader) and whose extra is the JSON text given (NULL: empty). */
+static tb_record *recorded(const char *name, const char *extra)
+{
+    tb_err e;
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/tests/data/env/%s", TEEBENCH_SOURCE_DIR, name);
+    tb_record *r = tb_record_new_unnamed(&e);
+    assert_non_null(r);
+    json_decref(r->env);
+    r->env = tb_env_json_recorded(dir, &e);
+    assert_non_null(r->env);
+    if (extra) {
+        json_decref(r->extra);
+        r->extra = json_loads(extra, 0, NULL);
+        assert_non_null(r->extra);
+    }
+    return r;
+}
+
+static void tee_is(const tb_record *r, int known, const char *kind, const char *evidence,
+                   int simulated, const char *summary)
+{
+    tb_record_tee_info t;
+    memset(&t, 0x55, sizeof t);
+    assert_int_equal(tb_record_tee(r, &t), known);
+    assert_int_equal(t.known, known);
+    assert_string_equal(t.kind, kind);
+    assert_string_equal(t.evidence, evidence);
+    assert_int_equal(t.simulated, simulated);
+    assert_string_equal(t.summary, summary);
+}
+
+/* The TEE kind of each recorded machine, and the evidence of a run from what the
+   suite writes (extra.attest.tee, extra.notary_tee) or wrote before
+   (extra.attest.provider only). */
+static void test_tee(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *env, *kind;
+    } kinds[] = {{"td", "TDX"},
+                 {"snp", "SEV-SNP"},
+                 {"vm-kvm", "none"},
+                 {"tdx-host", "none"},
+                 {"bare", "none"}};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        tb_record *r = recorded(kinds[i].env, NULL);
+        int tee = strcmp(kinds[i].kind, "none") != 0;
+        tee_is(r, tee, kinds[i].kind, "", 0, kinds[i].kind);
+        assert_string_equal(tb_record_tee_kind(r->env), kinds[i].kind);
+        tb_record_free(r);
+    }
+
+    /* real evidence of the platform's own TEE: the summary is the kind alone */
+    tb_record *r = recorded("td", "{\"attest\":{\"tee\":\"tdx\",\"provider\":\"tsm "
+                                  "(configfs-tsm)\"},\"notary_tee\":\"tdx\"}");
+    tee_is(r, 1, "TDX", "TDX quotes", 0, "TDX");
+    tb_record_free(r);
+    r = recorded("snp", "{\"attest\":{\"tee\":\"snp\"},\"notary_tee\":\"snp\"}");
+    tee_is(r, 1, "SEV-SNP", "SEV-SNP reports", 0, "SEV-SNP");
+    tb_record_free(r);
+    /* simulated evidence, on a machine without a TEE and in a TD */
+    r = recorded("vm-kvm", "{\"attest\":{\"tee\":\"sim-snp\"}}");
+    tee_is(r, 1, "none", "SIMULATED SEV-SNP reports", 1, "none (SIMULATED SEV-SNP reports)");
+    tb_record_free(r);
+    r = recorded("td", "{\"attest\":{\"tee\":\"sim\"}}");
+    tee_is(r, 1, "TDX", "SIMULATED TDX quotes", 1, "TDX (SIMULATED TDX quotes)");
+    tb_record_free(r);
+    /* the notary alone, and attest and notary with different evidence */
+    r = recorded("snp", "{\"notary_tee\":\"sim-snp\"}");
+    tee_is(r, 1, "SEV-SNP", "SIMULATED SEV-SNP reports", 1, "SEV-SNP (SIMULATED SEV-SNP reports)");
+    tb_record_free(r);
+    r = recorded("td", "{\"attest\":{\"tee\":\"tdx\"},\"notary_tee\":\"sim\"}");
+    tee_is(r, 1, "TDX", "TDX quotes + SIMULATED TDX quotes", 1,
+           "TDX (TDX quotes + SIMULATED TDX quotes)");
+    tb_record_free(r);
+    r = recorded("bare", "{\"attest\":{\"tee\":\"sim-snp\"},\"notary_tee\":\"sim\"}");
+    tee_is(r, 1, "none", "SIMULATED SEV-SNP reports + SIMULATED TDX quotes", 1,
+           "none (SIMULATED SEV-SNP reports + SIMULATED TDX quotes)");
+    tb_record_free(r);
+
+    /* older records: extra.attest.provider only */
+    r = recorded("bare", "{\"attest\":{\"provider\":\"sim (SIMULATED)\",\"simulated\":true,"
+                         "\"verdict\":\"ACCEPTED\"}}");
+    tee_is(r, 1, "none", "SIMULATED TDX quotes", 1, "none (SIMULATED TDX quotes)");
+    tb_record_free(r);
+    r = recorded("td", "{\"attest\":{\"provider\":\"tsm (configfs-tsm)\",\"simulated\":false}}");
+    tee_is(r, 1, "TDX", "TDX quotes", 0, "TDX");
+    tb_record_free(r);
+    r = recorded("snp", "{\"attest\":{\"provider\":\"tsm (configfs-tsm)\"}}");
+    tee_is(r, 1, "SEV-SNP", "SEV-SNP reports", 0, "SEV-SNP");
+    tb_record_free(r);
+    /* an unknown tee value falls back to the provider; unknown notary values are ignored */
+    r = recorded("vm-kvm", "{\"attest\":{\"tee\":\"quantum\",\"provider\":\"sim\"},"
+                           "\"notary_tee\":\"quantum\"}");
+    tee_is(r, 1, "none", "SIMULATED TDX quotes", 1, "none (SIMULATED TDX quotes)");
+    tb_record_free(r);
+    r = recorded("vm-kvm", "{\"attest\":{\"tee\":7},\"notary_tee\":null}");
+    tee_is(r, 0, "none", "", 0, "none");
+    tb_record_free(r);
+    r = recorded("vm-kvm", "{\"attest\":\"sim\"}");
+    tee_is(r, 0, "none", "", 0, "none");
+    tb_record_free(r);
+
+    /* no env: unknown; evidence still read */
+    tb_err e;
+    r = tb_record_new_unnamed(&e);
+    assert_non_null(r);
+    tee_is(r, 0, "unknown", "", 0, "unknown");
+    json_object_set_new(r->extra, "notary_tee", json_string("tdx"));
+    tee_is(r, 1, "unknown", "TDX quotes", 0, "unknown (TDX quotes)");
+    json_decref(r->env);
+    r->env = json_loads("{\"platform\":{\"value\":\"sev-es-guest\"}}", 0, NULL);
+    tee_is(r, 1, "SEV-ES", "TDX quotes", 0, "SEV-ES (TDX quotes)");
+    json_decref(r->env);
+    r->env = json_loads("{\"platform\":\"sev-guest\"}", 0, NULL);
+    tee_is(r, 1, "SEV", "TDX quotes", 0, "SEV (TDX quotes)");
+    tb_record_free(r);
+    tee_is(NULL, 0, "unknown", "", 0, "unknown");
+
+    assert_string_equal(tb_record_tee_evidence("sim-snp"), "SIMULATED SEV-SNP reports");
+    assert_null(tb_record_tee_evidence("SNP"));
+    assert_null(tb_record_tee_evidence(NULL));
+    assert_string_equal(tb_record_tee_kind(NULL), "unknown");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -671,6 +799,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_write_stdout, setup_dir, teardown_dir),
         cmocka_unit_test(test_default_label),
         cmocka_unit_test(test_default_label_live),
+        cmocka_unit_test(test_tee),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
