@@ -325,7 +325,12 @@ void tb_compare_title(const tb_compare *c, size_t i, char *out, size_t out_len)
     char pos[32] = "";
     if (dup)
         snprintf(pos, sizeof pos, " #%zu", i + 1);
-    snprintf(out, out_len, "%s%s%s", label, pos, c->records[i]->simulated ? " [SIMULATED]" : "");
+    const char *kind = tb_record_tee_kind(c->records[i]->env);
+    char tag[32] = "";
+    if (strcmp(kind, "none") && strcmp(kind, "unknown"))
+        snprintf(tag, sizeof tag, " [%s]", kind);
+    snprintf(out, out_len, "%s%s%s%s", label, pos, tag,
+             c->records[i]->simulated ? " [SIMULATED]" : "");
 }
 
 const char *tb_compare_verdict_name(int verdict)

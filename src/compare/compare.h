@@ -127,7 +127,9 @@ int tb_compare_gate_parse(const char *expr, tb_compare_gate *out, tb_err *err);
    a CI gate fails closed. A comparison of one record has nothing to gate (-1). */
 int tb_compare_gate_eval(const tb_compare *c, const tb_compare_gate *g, tb_buf *why, tb_err *err);
 /* (Added.) A record's column title: its label, " #<position>" when another record
-   has the same label, " [SIMULATED]" when simulated. Writes into out. */
+   has the same label, " [<TEE>]" when its environment is one (tb_record_tee's kind:
+   "TDX", "SEV-SNP", "SEV-ES", "SEV"), " [SIMULATED]" when simulated -- in that order,
+   e.g. "td [TDX]", "snp #2 [SEV-SNP] [SIMULATED]", "host". Writes into out. */
 void tb_compare_title(const tb_compare *c, size_t i, char *out, size_t out_len);
 /* (Added.) The verdict's name: "baseline", "absent", "same", "better", "worse",
    "untestable". */

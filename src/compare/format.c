@@ -6,8 +6,10 @@
  * makes it a GitHub table with one column per record. Numbers carry thousands
  * separators and at least 4 significant digits; every number has its unit (the
  * unit column, "x" for ratios, "%" for spreads). CSV and JSON carry every field
- * with 7 significant digits, so no float noise reaches a reader. Pure: appends to
- * the caller's buffer. */
+ * with 7 significant digits, so no float noise reaches a reader. When any record is a
+ * TEE or has attestation evidence (record/tee), the legend starts with one line per
+ * environment saying which, and the JSON's environments carry it ("tee"). Pure:
+ * appends to the caller's buffer. */
 #include "compare/compare.h"
 
 #include <math.h>
@@ -316,11 +318,58 @@ static int is_simulated(const tb_compare_cell *cell)
     return cell->simulated;
 }
 
+/* A string fact of an env document ("value" of its member), or NULL. */
+static const char *env_fact(const json_t *env, const char *key)
+{
+    const json_t *f = json_is_object(env) ? json_object_get(env, key) : NULL;
+    return json_string_value(json_is_object(f) ? json_object_get(f, "value") : f);
+}
+
+/* "platform tdx-guest, hypervisor KVM, CPU Intel(R) Xeon(R) ...", or "env unknown". */
+static void env_brief(const json_t *env, char *out, size_t len)
+{
+    const char *platform = env_fact(env, "platform"), *hv = env_fact(env, "hypervisor");
+    const char *cpu = env_fact(env, "cpu_model");
+    if (!platform) {
+        snprintf(out, len, "env unknown");
+        return;
+    }
+    int n = snprintf(out, len, "platform %s", platform);
+    if (n > 0 && (size_t)n < len && hv && strcmp(hv, "none") && strcmp(hv, "unknown"))
+        n += snprintf(out + n, len - (size_t)n, ", hypervisor %s", hv);
+    if (n > 0 && (size_t)n < len && cpu && strcmp(cpu, "unknown"))
+        snprintf(out + n, len - (size_t)n, ", CPU %s", cpu);
+}
+
+/* One line per environment -- "<title>: TEE <kind>; evidence <evidence>; <facts>" --
+   when any of them is a TEE or recorded attestation evidence. */
+static int tee_legend(tb_buf *out, const tb_compare *c, const char *prefix)
+{
+    int any = 0;
+    for (size_t i = 0; i < c->n_records; i++) {
+        tb_record_tee_info t;
+        any |= tb_record_tee(c->records[i], &t);
+    }
+    int rc = 0;
+    for (size_t i = 0; any && i < c->n_records && rc == 0; i++) {
+        tb_record_tee_info t;
+        tb_record_tee(c->records[i], &t);
+        char title[512], facts[512];
+        tb_compare_title(c, i, title, sizeof title);
+        env_brief(c->records[i]->env, facts, sizeof facts);
+        rc = tb_buf_printf(out, "%s%s: TEE %s; evidence %s; %s\n", prefix, title, t.kind,
+                           t.evidence[0] ? t.evidence : "none recorded", facts);
+    }
+    return rc;
+}
+
 static int legend(tb_buf *out, const tb_compare *c, const char *prefix)
 {
     char base[512];
     tb_compare_title(c, c->baseline, base, sizeof base);
-    int rc = tb_buf_printf(out,
+    int rc = tee_legend(out, c, prefix);
+    if (rc == 0)
+        rc = tb_buf_printf(out,
                            "%smedian \xc2\xb1x%%: half the width of its %.0f %% interval "
                            "(order statistics, from 6 samples), relative to the median\n",
                            prefix, TB_COMPARE_LEVEL * 100);
@@ -600,6 +649,13 @@ static json_t *env_json(const tb_compare *c, size_t i)
     put(o, "profile", json_string(r->profile ? r->profile : ""), &bad);
     put(o, "started", json_string(r->started), &bad);
     put(o, "metrics", json_integer((json_int_t)r->n_metrics), &bad);
+    tb_record_tee_info t;
+    tb_record_tee(r, &t);
+    json_t *tee = json_object();
+    put(tee, "kind", json_string(t.kind), &bad);
+    put(tee, "evidence", t.evidence[0] ? json_string(t.evidence) : json_null(), &bad);
+    put(tee, "simulated", json_boolean(t.simulated), &bad);
+    put(o, "tee", finish(tee, bad), &bad);
     return finish(o, bad);
 }
 

@@ -23,7 +23,10 @@ typedef struct ctx {
     tb_page *page;
     tb_buf *out;
     char (*titles)[TITLE_MAX]; /* per record: tb_compare_title ("label [SIMULATED]") */
-    char (*names)[TITLE_MAX];  /* per record: the title without " [SIMULATED]" */
+    char (*names)[TITLE_MAX];  /* per record: the title without " [<TEE>]" and " [SIMULATED]"
+                                  (those are badges where a name is shown) */
+    tb_record_tee_info *tee;   /* per record: its TEE kind and attestation evidence */
+    int any_tee;               /* some record is a TEE or has evidence: cards say each one's */
     const char **title_ptrs;   /* titles as the charts' series names */
     char **pool;               /* strings made for charts */
     size_t n_pool, cap_pool;
@@ -577,11 +580,23 @@ static void card(ctx *x, size_t i)
         put(x, "### ");
         md_text(x, x->names[i]);
     }
+    const tb_record_tee_info *tee = &x->tee[i];
+    if (strcmp(tee->kind, "none") && strcmp(tee->kind, "unknown"))
+        badge(x, "tee", tee->kind);
     if (is_base && !single)
         badge(x, "base", "baseline");
     if (c->records[i]->simulated)
         badge(x, "sim", "SIMULATED");
-    put(x, html(x) ? "</h3><ul>\n" : "\n\n");
+    put(x, html(x) ? "</h3>" : "\n\n");
+    if (x->any_tee) {
+        char words[160];
+        snprintf(words, sizeof words, "TEE %s; attestation evidence %s", tee->kind,
+                 tee->evidence[0] ? tee->evidence : "none recorded");
+        put(x, html(x) ? "<p class=\"tee\">" : "");
+        md_text(x, words);
+        put(x, html(x) ? "</p>" : "\n\n");
+    }
+    put(x, html(x) ? "<ul>\n" : "");
 
     char target[160], words[256];
     const tb_compare_row *rps = http_rps_row(c, target, sizeof target);
@@ -1294,6 +1309,17 @@ static void env_table(ctx *x)
         for (size_t i = 0; i < c->n_records; i++)
             fact(c->records[i]->env, facts[k].key, vals[i], sizeof vals[i]);
         env_row(x, facts[k].name, vals);
+        if (k > 0)
+            continue;
+        /* after the platform: which TEE it is, and what evidence the run's
+           attest / notary workloads used (record/tee) */
+        for (size_t i = 0; i < c->n_records; i++)
+            snprintf(vals[i], sizeof vals[i], "%s", x->tee[i].kind);
+        env_row(x, "TEE", vals);
+        for (size_t i = 0; i < c->n_records; i++)
+            snprintf(vals[i], sizeof vals[i], "%s",
+                     x->tee[i].evidence[0] ? x->tee[i].evidence : "none recorded");
+        env_row(x, "attest evidence", vals);
     }
     for (size_t i = 0; i < c->n_records; i++) {
         char m[64];
@@ -1445,7 +1471,7 @@ static const char page_css[] =
     "border:1.5px solid currentColor;border-radius:4px;padding:0 .35em;margin-left:.4em;"
     "vertical-align:middle}\n"
     ".badge.sim{color:var(--tb-sim)}.badge.noisy{color:var(--tb-noisy)}"
-    ".badge.base{color:var(--tb-muted)}\n"
+    ".badge.base{color:var(--tb-muted)}.card p.tee{margin:0 0 .3em;font-size:.92em}\n"
     "figure{margin:.8em 0}figure svg{display:block;width:100%;height:auto}\n"
     ".tw{overflow-x:auto}table{border-collapse:collapse;font-size:.86em;"
     "font-variant-numeric:tabular-nums}\n"
@@ -1545,13 +1571,19 @@ static int ctx_init(ctx *x, const tb_compare *c, enum tb_page_format fmt, const 
     x->titles = calloc(c->n_records, sizeof *x->titles);
     x->names = calloc(c->n_records, sizeof *x->names);
     x->title_ptrs = calloc(c->n_records, sizeof *x->title_ptrs);
-    if (!x->titles || !x->names || !x->title_ptrs)
+    x->tee = calloc(c->n_records, sizeof *x->tee);
+    if (!x->titles || !x->names || !x->title_ptrs || !x->tee)
         return -1;
     for (size_t i = 0; i < c->n_records; i++) {
         tb_compare_title(c, i, x->titles[i], TITLE_MAX);
+        x->any_tee |= tb_record_tee(c->records[i], &x->tee[i]);
         snprintf(x->names[i], TITLE_MAX, "%s", x->titles[i]);
         if (c->records[i]->simulated && ends(x->names[i], " [SIMULATED]"))
             x->names[i][strlen(x->names[i]) - strlen(" [SIMULATED]")] = 0;
+        char tag[32];
+        snprintf(tag, sizeof tag, " [%s]", x->tee[i].kind);
+        if (ends(x->names[i], tag))
+            x->names[i][strlen(x->names[i]) - strlen(tag)] = 0;
         x->title_ptrs[i] = x->titles[i];
     }
     return 0;
@@ -1565,6 +1597,7 @@ static void ctx_free(ctx *x)
     free(x->titles);
     free(x->names);
     free(x->title_ptrs);
+    free(x->tee);
 }
 
 int tb_page_build(const tb_compare *c, enum tb_page_format fmt, const tb_page_opts *o, tb_page *out,

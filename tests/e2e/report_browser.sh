@@ -60,7 +60,7 @@ id=$("$TB" results list | awk '$3 == "tdx-guest" {print $1}')
 [ -n "$id" ] || fail "results list shows no tdx-guest run"
 "$TB" report host "${id:0:6}" -o "$WORK/store.html" >"$WORK/out" || fail "report from the store"
 grep -q "2 environments" "$WORK/out" || fail "report from the store: $(cat "$WORK/out")"
-grep -q '<b class="env">tdx-guest \[SIMULATED\]</b>' "$WORK/store.html" || fail "store: no tdx-guest"
+grep -q '<b class="env">tdx-guest \[TDX\] \[SIMULATED\]</b>' "$WORK/store.html" || fail "store: no tdx-guest"
 expect_fail 1 "$TB" report host no-such-label -o "$WORK/x.html"
 [ ! -e "$WORK/x.html" ] || fail "a failed report left a file"
 unset TEEBENCH_DB
@@ -236,6 +236,10 @@ check(n_checked == 3 * 7, "headline lines checked: %d" % n_checked)
 sim_card = "".join(cards["tdx-guest"]["text"]) if "tdx-guest" in cards else ""
 check("SIMULATED" in sim_card, "the simulated environment's card has no SIMULATED badge")
 check("SIMULATED" not in "".join(cards["host"]["text"]), "host marked SIMULATED")
+tee = {env: [txt(e) for e in dom.elems if e["tag"] == "p" and "tee" in cls(e) and cards.get(env) in e["anc"]]
+       for env in cards}
+check(tee.get("tdx-guest") == ["TEE TDX; attestation evidence none recorded"], "tdx-guest TEE: %s" % tee.get("tdx-guest"))
+check(tee.get("host") == ["TEE none; attestation evidence none recorded"], "host TEE: %s" % tee.get("host"))
 check("significantly lower" in text and "no significant difference" in text, "verdict words")
 
 # charts: one per section, one mark per environment and metric

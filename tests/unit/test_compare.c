@@ -2,7 +2,8 @@
  * record API, intervals, ratios, significance both ways, too few samples, absent
  * metrics, one environment, geometric means, gates, and every output format
  * parsed back (JSON with jansson, CSV with a quoting-aware splitter, markdown
- * pipes). Expected statistics are recomputed here from the samples with
+ * pipes), and TDX and SEV-SNP environments (recorded env documents) side by side.
+ * Expected statistics are recomputed here from the samples with
  * stats/summary (medians) or are exact by construction (constant samples). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include "compare/compare.h"
 #include "stats/rank.h"
 #include "stats/summary.h"
+#include "sys/env.h"
 
 /* n samples around center, uniform within +-spread (relative), from seed. */
 static void add(tb_record *r, const char *name, const char *unit, int better, double center,
@@ -597,6 +599,133 @@ static void test_numbers_and_titles(void **state)
         tb_record_free(r[i]);
 }
 
+/* A record labelled label whose env is the recorded machine tests/data/env/<env>
+   (the env module's reader) and whose extra is the JSON text given. */
+static tb_record *rec_env(const char *label, const char *env, const char *extra, double rps)
+{
+    tb_err err = {{0}};
+    tb_record *r = rec(label);
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/tests/data/env/%s", TEEBENCH_SOURCE_DIR, env);
+    json_decref(r->env);
+    r->env = tb_env_json_recorded(dir, &err);
+    assert_non_null(r->env);
+    json_decref(r->extra);
+    r->extra = json_loads(extra, 0, NULL);
+    assert_non_null(r->extra);
+    add(r, "http.nginx.rps", "req/s", TB_BETTER_HIGHER, rps, 0.01, 10, (uint64_t)rps);
+    return r;
+}
+
+/* The line of t that starts with prefix (copied into out), or NULL. */
+static const char *line_at(const char *t, const char *prefix, char *out, size_t len)
+{
+    for (const char *p = t; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (!strncmp(p, prefix, strlen(prefix))) {
+            size_t n = strcspn(p, "\n");
+            snprintf(out, len, "%.*s", (int)n, p);
+            return out;
+        }
+    return NULL;
+}
+
+/* TDX and SEV-SNP side by side: titles say each environment's TEE (after " #N",
+   before " [SIMULATED]"), the legend names its TEE, evidence and machine, the JSON
+   carries them; a comparison without any TEE (the fixture's env-less records) has no
+   such legend lines. */
+static void test_tee_side_by_side(void **state)
+{
+    (void)state;
+    tb_record *r[4] = {
+        rec_env("host", "bare", "{\"attest\":{\"tee\":\"sim-snp\"}}", 160000),
+        rec_env("td", "td", "{\"attest\":{\"tee\":\"tdx\"},\"notary_tee\":\"tdx\"}", 35000),
+        rec_env("snp", "snp", "{\"attest\":{\"tee\":\"snp\"},\"notary_tee\":\"snp\"}", 60000),
+        rec_env("td", "td", "{\"attest\":{\"provider\":\"sim (SIMULATED)\"}}", 34000),
+    };
+    r[0]->simulated = r[3]->simulated = 1;
+    tb_compare c;
+    tb_err err = {{0}};
+    assert_int_equal(tb_compare_build((const tb_record *const *)r, 4, 0, 0.05, &c, &err), 0);
+    static const char *const titles[] = {"host [SIMULATED]", "td #2 [TDX]", "snp [SEV-SNP]",
+                                         "td #4 [TDX] [SIMULATED]"};
+    char title[128], l[512];
+    for (size_t i = 0; i < 4; i++) {
+        tb_compare_title(&c, i, title, sizeof title);
+        assert_string_equal(title, titles[i]);
+    }
+
+    char *t = format(&c, TB_COMPARE_TEXT);
+    assert_non_null(strstr(t, "host [SIMULATED] (baseline)  |  td #2 [TDX] "));
+    assert_non_null(strstr(t, "|  snp [SEV-SNP] "));
+    assert_non_null(line_at(t, "host [SIMULATED]: ", l, sizeof l));
+    assert_string_equal(l, "host [SIMULATED]: TEE none; evidence SIMULATED SEV-SNP reports; "
+                           "platform bare-metal, CPU 12th Gen Intel(R) Core(TM) i7-1260P");
+    assert_non_null(line_at(t, "td #2 [TDX]: ", l, sizeof l));
+    assert_string_equal(l, "td #2 [TDX]: TEE TDX; evidence TDX quotes; platform tdx-guest, "
+                           "hypervisor KVM, CPU Intel(R) Xeon(R) Platinum 8480+");
+    assert_non_null(line_at(t, "snp [SEV-SNP]: ", l, sizeof l));
+    assert_string_equal(l, "snp [SEV-SNP]: TEE SEV-SNP; evidence SEV-SNP reports; platform "
+                           "sev-snp-guest, hypervisor KVM, CPU AMD EPYC 9654 96-Core Processor");
+    assert_non_null(line_at(t, "td #4 [TDX] [SIMULATED]: ", l, sizeof l));
+    assert_non_null(strstr(l, ": TEE TDX; evidence SIMULATED TDX quotes; platform tdx-guest"));
+    /* the environment lines open the legend, after the blank line that ends the table */
+    const char *legend = strstr(t, "\n\n");
+    assert_non_null(legend);
+    assert_true(!strncmp(legend + 2, "host [SIMULATED]: TEE none;", 27));
+    free(t);
+
+    t = format(&c, TB_COMPARE_MARKDOWN);
+    assert_non_null(strstr(t, "| td #2 [TDX] | snp [SEV-SNP] |"));
+    assert_non_null(
+        line_at(t, "- snp [SEV-SNP]: TEE SEV-SNP; evidence SEV-SNP reports; ", l, sizeof l));
+    free(t);
+
+    t = format(&c, TB_COMPARE_CSV);
+    assert_non_null(strstr(t, "http.nginx.rps,req/s,higher,test,snp [SEV-SNP],3,0,"));
+    free(t);
+
+    t = format(&c, TB_COMPARE_JSON);
+    json_t *doc = json_loads(t, 0, NULL);
+    assert_non_null(doc);
+    static const struct {
+        const char *kind, *evidence;
+        int simulated;
+    } tee[] = {{"none", "SIMULATED SEV-SNP reports", 1},
+               {"TDX", "TDX quotes", 0},
+               {"SEV-SNP", "SEV-SNP reports", 0},
+               {"TDX", "SIMULATED TDX quotes", 1}};
+    for (size_t i = 0; i < 4; i++) {
+        json_t *e = json_array_get(json_object_get(doc, "environments"), i);
+        json_t *tj = json_object_get(e, "tee");
+        assert_string_equal(json_string_value(json_object_get(e, "title")), titles[i]);
+        assert_string_equal(json_string_value(json_object_get(tj, "kind")), tee[i].kind);
+        assert_string_equal(json_string_value(json_object_get(tj, "evidence")), tee[i].evidence);
+        assert_int_equal(json_is_true(json_object_get(tj, "simulated")), tee[i].simulated);
+    }
+    json_decref(doc);
+    free(t);
+    tb_compare_clear(&c);
+    for (int i = 0; i < 4; i++)
+        tb_record_free(r[i]);
+
+    /* records without env facts or evidence: no TEE in titles, no legend lines */
+    fixture *f = NULL;
+    assert_int_equal(setup((void **)&f), 0);
+    t = format(&f->c, TB_COMPARE_TEXT);
+    assert_null(strstr(t, ": TEE "));
+    assert_non_null(strstr(t, "tdx-guest [SIMULATED] "));
+    free(t);
+    t = format(&f->c, TB_COMPARE_JSON);
+    doc = json_loads(t, 0, NULL);
+    json_t *tj = json_object_get(json_array_get(json_object_get(doc, "environments"), 1), "tee");
+    assert_string_equal(json_string_value(json_object_get(tj, "kind")), "unknown");
+    assert_true(json_is_null(json_object_get(tj, "evidence")));
+    assert_true(json_is_false(json_object_get(tj, "simulated")));
+    json_decref(doc);
+    free(t);
+    assert_int_equal(teardown((void **)&f), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -613,6 +742,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_csv, setup, teardown),
         cmocka_unit_test_setup_teardown(test_json, setup, teardown),
         cmocka_unit_test(test_numbers_and_titles),
+        cmocka_unit_test(test_tee_side_by_side),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
  * headline numbers (data-value equal to the medians and ratios computed here), the
  * verdict words, badges, one chart per section with one mark per environment and
  * metric, notes for missing sections, escaping of labels, no external reference,
+ * each environment's TEE and attestation evidence (cards and facts table),
  * markdown files, and the same bytes for the same input. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -45,7 +46,18 @@ static const double unit25[] = {0.9,  0.91,  0.92,  0.93, 0.94,  0.95,  0.96, 0.
                                 0.99, 0.995, 0.999, 1.0,  1.001, 1.005, 1.01, 1.02, 1.03,
                                 1.04, 1.05,  1.06,  1.07, 1.08,  1.09,  1.1};
 
-/* A record for environment `label`, `slow` times slower than the host. */
+/* The platform of environment `label`: "host" is bare metal, "vm" a VM, "snp" an
+   SEV-SNP guest, any other a TD. */
+static const char *platform_of(const char *label)
+{
+    return !strcmp(label, "host")  ? "bare-metal"
+           : !strcmp(label, "vm")  ? "vm"
+           : !strcmp(label, "snp") ? "sev-snp-guest"
+                                   : "tdx-guest";
+}
+
+/* A record for environment `label`, `slow` times slower than the host; a simulated
+   one got its attestation evidence from the simulated TDX provider. */
 static tb_record *env_record(const char *label, double slow, int simulated, int full)
 {
     tb_err e;
@@ -56,10 +68,12 @@ static tb_record *env_record(const char *label, double slow, int simulated, int 
     json_object_set_new(r->versions, "nginx", json_string("1.22.1"));
     json_decref(r->env);
     r->env = json_pack("{s:{s:s},s:{s:s},s:{s:s},s:{s:I},s:{s:{s:s,s:s}}}", "platform", "value",
-                       "tdx-guest", "tdx_module", "value", "1.5.06", "clocksource", "value", "tsc",
-                       "memory_bytes", "value", (json_int_t)34359738368, "vulnerabilities", "value",
-                       "meltdown", "Not affected", "spec_store_bypass", "Vulnerable");
+                       platform_of(label), "tdx_module", "value", "1.5.06", "clocksource", "value",
+                       "tsc", "memory_bytes", "value", (json_int_t)34359738368, "vulnerabilities",
+                       "value", "meltdown", "Not affected", "spec_store_bypass", "Vulnerable");
     assert_non_null(r->env);
+    if (simulated)
+        json_object_set_new(r->extra, "attest", json_pack("{s:s}", "tee", "sim"));
     add(r, "http.nginx.rps", "req/s", TB_BETTER_HIGHER, "http", unit10, 10, 160000 / slow, 0, NULL);
     add(r, "syscall.cn.index", "index", TB_BETTER_HIGHER, "syscall", unit10, 10, 50000, 0, NULL);
     if (!full)
@@ -194,6 +208,15 @@ static void test_html_page(void **state)
     /* SIMULATED: the record's card, its lines, the table */
     char *head = section(doc, "headline");
     assert_int_equal(count(head, "class=\"card\""), 3);
+    /* each card: its TEE (a badge when it is one) and the run's evidence; the name in
+       prose without the tags */
+    assert_non_null(strstr(head, "&lt;script&gt;alert(1)&lt;/script&gt; <span class=\"badge "
+                                 "tee\">TDX</span> <span class=\"badge sim\">SIMULATED</span>"
+                                 "</h3><p class=\"tee\">TEE TDX; attestation evidence SIMULATED "
+                                 "TDX quotes</p><ul>"));
+    assert_non_null(strstr(head, "<h3>vm</h3><p class=\"tee\">TEE none; attestation evidence "
+                                 "none recorded</p><ul>"));
+    assert_int_equal(count(head, "class=\"badge tee\""), 1);
     assert_true(count(head, ">SIMULATED</span>") >= 4);
     free(head);
 
@@ -225,6 +248,11 @@ static void test_html_page(void **state)
     assert_int_equal(count(cmp, "<tr data-metric="), (int)f.c.n_rows);
     free(cmp);
     char *env = section(doc, "environments");
+    assert_non_null(
+        strstr(env, "<th>&lt;script&gt;alert(1)&lt;/script&gt; [TDX] [SIMULATED]</th>"));
+    assert_non_null(strstr(env, "<tr><th>TEE</th><td>none</td><td>none</td><td>TDX</td></tr>"));
+    assert_non_null(strstr(env, "<tr><th>attest evidence</th><td>none recorded</td><td>none "
+                                "recorded</td><td>SIMULATED TDX quotes</td></tr>"));
     assert_non_null(strstr(env, "1.5.06"));
     assert_non_null(strstr(env, "32.0 GiB"));
     assert_non_null(strstr(env, "1 vulnerable (spec_store_bypass)"));
@@ -257,6 +285,8 @@ static void test_missing_sections_and_one_env(void **state)
     assert_int_equal(count(doc, "class=\"tb-bar "), 2);
     assert_null(strstr(doc, "\xc3\x97</b>")); /* no ratios without a second environment */
     assert_null(strstr(doc, ">baseline</span>"));
+    assert_null(strstr(doc, "class=\"tee\"")); /* no TEE, no evidence: nothing to say */
+    assert_non_null(strstr(doc, "<tr><th>TEE</th><td>none</td></tr>"));
     assert_non_null(strstr(doc, "System Call Overhead index (N copies): <b class=\"big\">50,000 "
                                 "index</b>"));
     check_svgs_well_formed(doc);
@@ -296,10 +326,38 @@ static void test_markdown(void **state)
     assert_int_equal(strncmp(doc, "# TDX vs host", 13), 0);
     assert_null(strstr(doc, "<svg"));
     assert_null(strstr(doc, "<i>"));
-    assert_non_null(strstr(doc, "### a\\|b\\_\\*&lt;i&gt; **[SIMULATED]**"));
+    assert_non_null(strstr(doc, "### a\\|b\\_\\*&lt;i&gt; **[TDX]** **[SIMULATED]**"));
+    assert_non_null(strstr(doc, "\n\nTEE TDX; attestation evidence SIMULATED TDX quotes\n\n- "));
+    assert_non_null(strstr(doc, "\n\nTEE none; attestation evidence none recorded\n\n- "));
+    assert_non_null(strstr(doc, "| TEE | none | TDX |"));
+    assert_non_null(strstr(doc, "| attest evidence | none recorded | SIMULATED TDX quotes |"));
     assert_non_null(strstr(doc, "**0.500\xc3\x97** the host&#39;s nginx throughput"));
     assert_non_null(strstr(doc, "| metric |")); /* the comparison table */
     assert_non_null(strstr(doc, "```sh\nteebench http -t4 -c100 -d30s <url>\n```"));
+    fixture_free(&f);
+}
+
+/* A TD and an SEV-SNP guest side by side: each card and the facts table name its TEE
+   and the evidence its run used. */
+static void test_tdx_and_snp(void **state)
+{
+    (void)state;
+    fixture f = {.r = {env_record("td", 1, 0, 0), env_record("snp", 1.1, 0, 0)}, .n = 2};
+    json_object_set_new(f.r[0]->extra, "attest", json_pack("{s:s}", "tee", "tdx"));
+    json_object_set_new(f.r[0]->extra, "notary_tee", json_string("tdx"));
+    json_object_set_new(f.r[1]->extra, "attest", json_pack("{s:s}", "tee", "snp"));
+    build(&f, TB_PAGE_MARKDOWN, "out");
+    const char *doc = (const char *)f.page.doc.p;
+    assert_non_null(strstr(doc, "2 environments: td \\[TDX\\] (baseline), snp \\[SEV-SNP\\]."));
+    assert_non_null(strstr(doc, "### td **[TDX]** **[baseline]**\n\nTEE TDX; attestation "
+                                "evidence TDX quotes\n\n- "));
+    assert_non_null(strstr(doc, "### snp **[SEV-SNP]**\n\nTEE SEV-SNP; attestation evidence "
+                                "SEV-SNP reports\n\n- "));
+    assert_non_null(strstr(doc, "the td&#39;s nginx throughput")); /* prose: the name alone */
+    assert_non_null(strstr(doc, "| fact | td \\[TDX\\] | snp \\[SEV-SNP\\] |"));
+    assert_non_null(strstr(doc, "| TEE | TDX | SEV-SNP |"));
+    assert_non_null(strstr(doc, "| attest evidence | TDX quotes | SEV-SNP reports |"));
+    assert_null(strstr(doc, "SIMULATED"));
     fixture_free(&f);
 }
 
@@ -325,9 +383,8 @@ static void test_format_parse(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_html_page),
-        cmocka_unit_test(test_missing_sections_and_one_env),
-        cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_html_page),    cmocka_unit_test(test_missing_sections_and_one_env),
+        cmocka_unit_test(test_markdown),     cmocka_unit_test(test_tdx_and_snp),
         cmocka_unit_test(test_format_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
