@@ -203,6 +203,10 @@ static int show_text(const tb_record *r)
     printf("started     %s%s%s\n", r->started, *r->finished ? "  finished " : "", r->finished);
     printf("teebench    %s\n", r->teebench_version);
     print_env(r->env);
+    tb_record_tee_info tee;
+    tb_record_tee(r, &tee);
+    printf("tee         %s; attestation evidence %s\n", tee.kind,
+           tee.evidence[0] ? tee.evidence : "none recorded");
     const json_t *src = json_object_get(r->extra, "source");
     if (json_is_object(src))
         printf("imported    from %s (%s)\n",

@@ -129,7 +129,8 @@ typedef struct tb_record_tee_info {
 
 /* Fills out for r (r may be NULL: "unknown", no evidence). The evidence comes from
    extra.attest.tee and extra.notary_tee ("tdx", "snp", "sim", "sim-snp"); an older
-   record's extra.attest.provider ("sim ..." / "tsm ...") stands in for a missing tee.
+   record's extra.attest.provider ("sim ..." / "tsm ...") stands in for a missing tee,
+   an imported bench folder's extra.bench.notary_tee for a missing notary_tee.
    Returns out->known (1 or 0). */
 int tb_record_tee(const tb_record *r, tb_record_tee_info *out);
 /* The TEE kind of an env document (as in tb_record_tee_info.kind); never NULL. */

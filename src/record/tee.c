@@ -10,7 +10,9 @@
  *   "sim", "sim-snp". A record written before the suite stored extra.attest.tee has
  *   only extra.attest.provider: "sim..." was the SIMULATED TDX provider, "tsm..."
  *   configfs-tsm (SEV-SNP reports on an SEV-SNP guest, TDX quotes otherwise).
- *   When the attest and notary workloads used different evidence, both are named.
+ *   An imported bench folder keeps its run.json in extra.bench, whose notary_tee
+ *   counts when one of its modes used the TEE. When the attest and notary workloads
+ *   used different evidence, both are named.
  *
  * Invariants: pure (no I/O, no allocation); every output field is filled, and a
  * simulated evidence is always spelled with the word "SIMULATED". */
@@ -75,6 +77,30 @@ static const char *attest_tee(const json_t *attest, const char *platform)
     return NULL;
 }
 
+/* The notary's evidence code: extra.notary_tee, else the notary_tee of an imported
+   bench folder's run.json (extra.bench) when one of its modes used the TEE. */
+static const char *notary_tee(const json_t *extra)
+{
+    const char *n = json_string_value(json_object_get(extra, "notary_tee"));
+    if (tb_record_tee_evidence(n))
+        return n;
+    const json_t *bench = json_object_get(extra, "bench");
+    n = json_string_value(json_object_get(bench, "notary_tee"));
+    if (!tb_record_tee_evidence(n))
+        return NULL;
+    const json_t *modes = json_object_get(bench, "benchmark_modes"), *m;
+    size_t i;
+    if (!json_is_array(modes))
+        return n;
+    json_array_foreach(modes, i, m)
+    {
+        const char *s = json_string_value(m);
+        if (s && !strncmp(s, "tee", 3))
+            return n;
+    }
+    return NULL;
+}
+
 /* The real evidence a TEE kind produces itself, or NULL. */
 static const char *own_evidence(const char *kind)
 {
@@ -90,9 +116,7 @@ int tb_record_tee(const tb_record *r, tb_record_tee_info *out)
     snprintf(out->kind, sizeof out->kind, "%s", tb_record_tee_kind(env));
 
     const char *a = attest_tee(json_object_get(extra, "attest"), env_platform(env));
-    const char *n = json_string_value(json_object_get(extra, "notary_tee"));
-    if (!tb_record_tee_evidence(n))
-        n = NULL;
+    const char *n = notary_tee(extra);
     if (a && n && !strcmp(a, n))
         n = NULL;
     if (!a) {

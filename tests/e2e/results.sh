@@ -38,12 +38,16 @@ R show td-1 >"$WORK/show"
 grep -q "^run *$TD_ID" "$WORK/show" || fail "show by label: $(cat "$WORK/show")"
 grep -q '^syscall.c1.lps .* lps  *higher' "$WORK/show" || fail "show: metric line: $(cat "$WORK/show")"
 grep -q '^env ' "$WORK/show" || fail "show: env summary"
+sed -n '/^env /{n;p}' "$WORK/show" | grep -q '^tee  *none; attestation evidence none recorded$' ||
+  fail "show: tee line after env: $(cat "$WORK/show")"
 R show "${TD_ID:0:8}" | grep -q "^run *$TD_ID" || fail "show by id prefix"
 R show "$D/probe.json" | grep -q '^probe.cpuid.ns' || fail "show FILE"
 BENCH_ID=$(R list | awk '/SIMULATED/ {print $1}')
 BENCH_ID=$(R show "$BENCH_ID" | awk '/^run / {print $2}')
 R show "$BENCH_ID" | grep -q '^notary.tee_verify.verify_ms .* SIMULATED' || fail "show: SIMULATED metric"
 R show "$BENCH_ID" | grep -q '^label .*SIMULATED' || fail "show: SIMULATED run"
+R show "$BENCH_ID" | grep -q '^tee  *none; attestation evidence SIMULATED TDX quotes$' ||
+  fail "show: the bench run's notary evidence: $(R show "$BENCH_ID" | grep '^tee')"
 pass "list, show (label, id prefix, file, SIMULATED)"
 
 # ---- export json / csv ----

@@ -764,6 +764,18 @@ static void test_tee(void **state)
     tee_is(r, 0, "none", "", 0, "none");
     tb_record_free(r);
 
+    /* an imported bench folder: its run.json's notary_tee, when a mode used the TEE */
+    r = recorded("vm-kvm", "{\"bench\":{\"notary_tee\":\"sim\",\"benchmark_modes\":"
+                           "[\"no_tee\",\"tee_verify\"]}}");
+    tee_is(r, 1, "none", "SIMULATED TDX quotes", 1, "none (SIMULATED TDX quotes)");
+    tb_record_free(r);
+    r = recorded("vm-kvm", "{\"bench\":{\"notary_tee\":\"sim\",\"benchmark_modes\":[\"no_tee\"]}}");
+    tee_is(r, 0, "none", "", 0, "none");
+    tb_record_free(r);
+    r = recorded("td", "{\"notary_tee\":\"tdx\",\"bench\":{\"notary_tee\":\"sim\"}}");
+    tee_is(r, 1, "TDX", "TDX quotes", 0, "TDX");
+    tb_record_free(r);
+
     /* no env: unknown; evidence still read */
     tb_err e;
     r = tb_record_new_unnamed(&e);
