@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `teebench compare`: result files crafted here (schema teebench-result 1) for the
 # article's three environments; text, markdown, csv and json outputs; --baseline by
-# label, position and argument; --fail-if exit codes; bad input is one line.
+# label, position and argument; --fail-if exit codes; bad input is one line; a TD
+# and an SEV-SNP guest (recorded env documents) side by side, each column naming its TEE.
 source "$(dirname "$0")/lib.sh"
 
 python3 - "$WORK" <<'PY'
@@ -136,6 +137,29 @@ rc=0; "$TB" compare --fail-if 'http.nginx.rps < 0.5' --fail-if 'http.nginx.laten
 grep -q 'latency_p50 > 2: tdx-guest' "$WORK/err" || fail "names the tripped gate: $(cat "$WORK/err")"
 rc=0; "$TB" compare --fail-if 'attest.quote.get_ms > 1000' "$H" "$T" >/dev/null 2>"$WORK/err" || rc=$?
 [ "$rc" -eq 1 ] && grep -q 'not in the baseline' "$WORK/err" || fail "no ratio fails closed: $rc $(cat "$WORK/err")"
+
+# TDX and SEV-SNP side by side: env documents of the recorded machines in tests/data/env
+SRC=${TEEBENCH_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+for m in td snp; do "$TB" env --from "$SRC/tests/data/env/$m" --json >"$WORK/env-$m.json"; done
+python3 - "$WORK" <<'PY'
+import json, sys
+work = sys.argv[1]
+vm = json.load(open(f"{work}/vm.json"))
+for name, tee, env in (("td", "tdx", "td"), ("snp", "sim-snp", "snp")):
+    doc = dict(vm, label=name, id=vm["id"][:-1] + ("a" if tee == "tdx" else "b"),
+               env=json.load(open(f"{work}/env-{env}.json")), extra={"attest": {"tee": tee}})
+    json.dump(doc, open(f"{work}/tee-{name}.json", "w"))
+PY
+"$TB" compare "$WORK/tee-td.json" "$WORK/tee-snp.json" >"$WORK/tee" || fail "compare TDX and SNP"
+head -1 "$WORK/tee" | grep -q 'td \[TDX\] (baseline) *|  snp \[SEV-SNP\]$' || fail "TEE titles: $(head -1 "$WORK/tee")"
+grep -q '^td \[TDX\]: TEE TDX; evidence TDX quotes; platform tdx-guest, hypervisor KVM, CPU Intel' "$WORK/tee" ||
+  fail "TDX legend line: $(cat "$WORK/tee")"
+grep -q '^snp \[SEV-SNP\]: TEE SEV-SNP; evidence SIMULATED SEV-SNP reports; platform sev-snp-guest' "$WORK/tee" ||
+  fail "SEV-SNP legend line: $(cat "$WORK/tee")"
+"$TB" compare --format json "$WORK/tee-td.json" "$WORK/tee-snp.json" |
+  python3 -c 'import json,sys; e=json.load(sys.stdin)["environments"]; assert [x["tee"] for x in e] == [{"kind":"TDX","evidence":"TDX quotes","simulated":False},{"kind":"SEV-SNP","evidence":"SIMULATED SEV-SNP reports","simulated":True}], e' ||
+  fail "json: tee of each environment"
+grep -q ': TEE ' "$WORK/text" && fail "no TEE legend without env facts"
 
 # one environment: medians only
 "$TB" compare "$H" >"$WORK/one" || fail "one environment exits 0"
