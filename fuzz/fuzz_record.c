@@ -1,6 +1,7 @@
 /* libFuzzer target: tb_record_from_json over arbitrary bytes (json_loadb as
  * tb_record_read_file does, then the strict reader). A document that parses must
- * survive the round trip: its JSON text read again gives the same document. */
+ * survive the round trip: its JSON text read again gives the same document; its TEE
+ * (record/tee) is always described. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,6 +20,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (tb_record_from_json(doc, &r, &err) == 0) {
         char label[64];
         tb_record_default_label(r->env, label, sizeof label);
+        /* the TEE of any record: filled, the summary starts with the kind, simulated
+           evidence says so */
+        tb_record_tee_info tee;
+        int known = tb_record_tee(r, &tee);
+        if (known != tee.known || !tee.kind[0] ||
+            strncmp(tee.summary, tee.kind, strlen(tee.kind)) ||
+            (tee.simulated && !strstr(tee.evidence, "SIMULATED")) || (tee.evidence[0] && !known))
+            __builtin_trap();
         size_t n;
         char *text = tb_record_dumps(r, 0, &n);
         if (!text)
