@@ -3,9 +3,9 @@
  * (compare, report, results show, the suite's summary) says it the same way.
  *
  * Where it comes from:
- * - kind: the env document's platform fact ("tdx-guest" -> "TDX", "sev-snp-guest"
- *   -> "SEV-SNP", "sev-es-guest" -> "SEV-ES", "sev-guest" -> "SEV", "bare-metal"
- *   and "vm" -> "none"); anything else, or no env, is "unknown".
+ * - kind: the env document's platform as sys/env's tb_env_json_tee reads it ("tdx"
+ *   -> "TDX", "snp" -> "SEV-SNP", "sev-es" -> "SEV-ES", "sev" -> "SEV", "none": bare
+ *   metal or a VM); anything else, or no env, is "unknown".
  * - evidence: extra.attest.tee and extra.notary_tee, each one of "tdx", "snp",
  *   "sim", "sim-snp". A record written before the suite stored extra.attest.tee has
  *   only extra.attest.provider: "sim..." was the SIMULATED TDX provider, "tsm..."
@@ -21,23 +21,17 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *env_platform(const json_t *env)
-{
-    const json_t *f = json_is_object(env) ? json_object_get(env, "platform") : NULL;
-    return json_string_value(json_is_object(f) ? json_object_get(f, "value") : f);
-}
+#include "sys/env.h"
 
 const char *tb_record_tee_kind(const json_t *env)
 {
     static const struct {
-        const char *platform, *kind;
+        const char *tee, *kind;
     } map[] = {
-        {"tdx-guest", "TDX"}, {"sev-snp-guest", "SEV-SNP"}, {"sev-es-guest", "SEV-ES"},
-        {"sev-guest", "SEV"}, {"bare-metal", "none"},       {"vm", "none"},
-    };
-    const char *p = env_platform(env);
-    for (size_t i = 0; p && i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(p, map[i].platform))
+        {"tdx", "TDX"}, {"snp", "SEV-SNP"}, {"sev-es", "SEV-ES"}, {"sev", "SEV"}, {"none", "none"}};
+    const char *tee = json_is_object(env) ? tb_env_json_tee(env) : "unknown";
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(tee, map[i].tee))
             return map[i].kind;
     return "unknown";
 }
@@ -60,7 +54,7 @@ const char *tb_record_tee_evidence(const char *tee)
 
 /* The evidence code of extra.attest: its "tee", else what an older record's
    "provider" (and "simulated") says; NULL when the run had no attest workload. */
-static const char *attest_tee(const json_t *attest, const char *platform)
+static const char *attest_tee(const json_t *attest, const char *env_tee)
 {
     if (!json_is_object(attest))
         return NULL;
@@ -73,7 +67,7 @@ static const char *attest_tee(const json_t *attest, const char *platform)
     if ((prov && !strncmp(prov, "sim", 3)) || json_is_true(json_object_get(attest, "simulated")))
         return "sim";
     if (prov && !strncmp(prov, "tsm", 3))
-        return platform && !strcmp(platform, "sev-snp-guest") ? "snp" : "tdx";
+        return !strcmp(env_tee, "snp") ? "snp" : "tdx";
     return NULL;
 }
 
@@ -115,7 +109,8 @@ int tb_record_tee(const tb_record *r, tb_record_tee_info *out)
     const json_t *env = r ? r->env : NULL, *extra = r ? r->extra : NULL;
     snprintf(out->kind, sizeof out->kind, "%s", tb_record_tee_kind(env));
 
-    const char *a = attest_tee(json_object_get(extra, "attest"), env_platform(env));
+    const char *a = attest_tee(json_object_get(extra, "attest"),
+                               json_is_object(env) ? tb_env_json_tee(env) : "unknown");
     const char *n = notary_tee(extra);
     if (a && n && !strcmp(a, n))
         n = NULL;

@@ -787,7 +787,7 @@ static void test_tee(void **state)
     r->env = json_loads("{\"platform\":{\"value\":\"sev-es-guest\"}}", 0, NULL);
     tee_is(r, 1, "SEV-ES", "TDX quotes", 0, "SEV-ES (TDX quotes)");
     json_decref(r->env);
-    r->env = json_loads("{\"platform\":\"sev-guest\"}", 0, NULL);
+    r->env = json_loads("{\"platform\":{\"value\":\"sev-guest\"}}", 0, NULL);
     tee_is(r, 1, "SEV", "TDX quotes", 0, "SEV (TDX quotes)");
     tb_record_free(r);
     tee_is(NULL, 0, "unknown", "", 0, "unknown");
