@@ -176,10 +176,13 @@ static int list_problems(const tb_record *r, const char *key, const char *title,
 int tb_suite_summary(const tb_record *r, tb_buf *out, tb_err *err)
 {
     int rc = 0;
-    rc |= tb_buf_printf(out, "teebench suite: %s, profile %s, status %s%s\n",
-                        r->label ? r->label : "?", r->profile ? r->profile : "?",
-                        r->status ? r->status : "?",
-                        r->simulated ? " -- TEE figures are SIMULATED (no TDX here)" : "");
+    rc |= tb_buf_printf(
+        out, "teebench suite: %s, profile %s, status %s%s\n", r->label ? r->label : "?",
+        r->profile ? r->profile : "?", r->status ? r->status : "?",
+        r->simulated ? " -- TEE figures are SIMULATED (not from TEE hardware)" : "");
+    tb_record_tee_info tee;
+    if (tb_record_tee(r, &tee))
+        rc |= tb_buf_printf(out, "TEE: %s\n", tee.summary);
     rc |= tb_buf_printf(out, "%-37s %5s %14s %-6s %8s\n", "metric", "n", "median", "unit", "CV");
     for (size_t i = 0; i < r->n_metrics; i++) {
         const tb_metric *m = &r->metrics[i];

@@ -492,7 +492,25 @@ static void test_summary(void **state)
     assert_int_equal(tb_suite_summary(r, &b, &e), 0);
     const char *t = (const char *)b.p;
     assert_non_null(strstr(t, "vm-kvm"));
-    assert_non_null(strstr(t, "SIMULATED (no TDX here)"));
+    assert_non_null(strstr(t, "SIMULATED (not from TEE hardware)"));
+    assert_null(strstr(t, "TEE: ")); /* neither env facts nor evidence recorded */
+    /* an SEV-SNP guest's run (recorded env facts) with its own reports: the TEE line */
+    tb_buf_clear(&b);
+    char dir[1024];
+    const char *src = getenv("TEEBENCH_SOURCE_DIR");
+    snprintf(dir, sizeof dir, "%s/tests/data/env/snp", src ? src : TEEBENCH_SOURCE_DIR);
+    json_decref(r->env);
+    r->env = tb_env_json_recorded(dir, &e);
+    assert_non_null(r->env);
+    json_object_set_new(r->extra, "attest", json_pack("{s:s}", "tee", "snp"));
+    assert_int_equal(tb_suite_summary(r, &b, &e), 0);
+    assert_non_null(strstr((const char *)b.p, "\nTEE: SEV-SNP\n"));
+    /* the same record with SIMULATED SEV-SNP evidence */
+    tb_buf_clear(&b);
+    json_object_set_new(r->extra, "attest", json_pack("{s:s}", "tee", "sim-snp"));
+    assert_int_equal(tb_suite_summary(r, &b, &e), 0);
+    assert_non_null(strstr((const char *)b.p, "SIMULATED SEV-SNP reports"));
+    t = (const char *)b.p;
     const char *row = strstr(t, "http.nginx.rps");
     assert_non_null(row);
     assert_non_null(strstr(row, "1000.0 req/s"));
