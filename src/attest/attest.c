@@ -187,7 +187,7 @@ int tb_attest_verify_quote(const uint8_t *quote, size_t len, const char *source,
             char dir[4096];
             rc = tb_attest_sim_dir(source[3] ? source + 4 : NULL, dir, sizeof dir, err);
             if (rc == 0)
-                rc = tb_attest_sim_collateral(dir, now, 0, &c, &simroot, err);
+                rc = tb_attest_sim_collateral_cached(dir, now, &c, &simroot, err);
         } else {
             rc = tb_attest_collateral_load(source, &c, err);
         }

@@ -351,6 +351,13 @@ void tb_attest_sim_close(tb_attest_sim *s);
  * *root (if non-NULL) receives the sim root (free with tb_attest_root_free). */
 int tb_attest_sim_collateral(const char *dir, int64_t now, int revoke_pck,
                              tb_attest_collateral *out, tb_attest_root **root, tb_err *err);
+/* The same collateral as a verifier keeps it (always revoke_pck 0): read from dir's
+ * collateral cache when it was made for a time at most 7 days before now (and not after),
+ * else made as above and written there (best effort). So verifying a SIMULATED quote costs
+ * what verifying a real one with cached collateral costs -- a JSON read and parse -- and
+ * not four signatures with keys loaded from disk each time. *root as above (never NULL). */
+int tb_attest_sim_collateral_cached(const char *dir, int64_t now, tb_attest_collateral *out,
+                                    tb_attest_root **root, tb_err *err);
 /* Path of the sim root CA PEM inside dir (creating the PKI if needed). */
 int tb_attest_sim_root_path(const char *dir, char *out, size_t outlen, tb_err *err);
 

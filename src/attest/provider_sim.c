@@ -398,6 +398,62 @@ static int sim_open(const char *dir, sim *s, tb_err *err)
     return sim_read(s, dir, err);
 }
 
+/* The cache is two files in dir: collateral-cache.json (dcap-qvl JSON) and
+ * collateral-cache.made (the `now` it was made for, decimal). Either may come from a
+ * different writer than the other: any complete pair is valid collateral of this PKI. */
+#define SIM_CACHE_DAYS 7
+
+static int sim_cache_read(const char *dir, int64_t now, tb_attest_collateral *out,
+                          tb_attest_root **root)
+{
+    char jp[4200], mp[4200], rp[4200];
+    tb_buf b = {0};
+    tb_err e;
+    long long made = 0;
+    char *end = NULL;
+    int ok = tb_path_join(mp, sizeof mp, dir, "collateral-cache.made", &e) == 0 &&
+             tb_path_join(jp, sizeof jp, dir, "collateral-cache.json", &e) == 0 &&
+             tb_file_read(mp, 64, &b, &e) == 0 && b.len > 0; /* p[len] is NUL */
+    if (ok)
+        made = strtoll((const char *)b.p, &end, 10);
+    ok = ok && end != (char *)b.p && made <= now && now < made + SIM_CACHE_DAYS * 86400LL;
+    tb_buf_clear(&b);
+    ok = ok && tb_file_read(jp, 16u << 20, &b, &e) == 0 &&
+         tb_attest_collateral_parse_json((const char *)b.p, b.len, out, &e) == 0;
+    tb_buf_clear(&b);
+    /* the root's file as is (the PKI exists: it made the cache), without opening the keys */
+    if (ok && (tb_path_join(rp, sizeof rp, dir, "sim-root.pem", &e) < 0 ||
+               tb_attest_root_load(rp, root, &e) < 0)) {
+        tb_attest_collateral_clear(out);
+        ok = 0;
+    }
+    if (ok)
+        (*root)->simulated = 1;
+    return ok ? 0 : -1;
+}
+
+int tb_attest_sim_collateral_cached(const char *dir, int64_t now, tb_attest_collateral *out,
+                                    tb_attest_root **root, tb_err *err)
+{
+    memset(out, 0, sizeof *out);
+    *root = NULL;
+    if (sim_cache_read(dir, now, out, root) == 0)
+        return 0;
+    if (tb_attest_sim_collateral(dir, now, 0, out, root, err) < 0)
+        return -1;
+    /* kept for the next verifier; a folder we cannot write only costs the next one time */
+    char jp[4200], mp[4200], made[32], *js = NULL;
+    tb_err e;
+    int n = snprintf(made, sizeof made, "%lld\n", (long long)now);
+    if (tb_attest_collateral_to_json(out, &js, &e) == 0 &&
+        tb_path_join(jp, sizeof jp, dir, "collateral-cache.json", &e) == 0 &&
+        tb_path_join(mp, sizeof mp, dir, "collateral-cache.made", &e) == 0 &&
+        tb_file_write_atomic(jp, js, strlen(js), &e) == 0)
+        tb_file_write_atomic(mp, made, (size_t)n, &e);
+    free(js);
+    return 0;
+}
+
 int tb_attest_sim_root_path(const char *dir, char *out, size_t outlen, tb_err *err)
 {
     sim s;

@@ -227,6 +227,13 @@ int tb_attest_snp_sim_report(const char *dir, const uint8_t report_data[64], int
  * a CRL listing the VCEK). now: the CRL's thisUpdate (valid 30 days). */
 int tb_attest_snp_sim_certs(const char *dir, const char *outdir, int64_t now, int revoke_vcek,
                             tb_err *err);
+/* The sim PKI's certificates as a verifier keeps them (out: owned, release with
+ * tb_attest_snp_certs_clear): read from <dir>/snp/certs, written there first -- and again
+ * when the CRL is not valid for another day at now -- so that verifying a SIMULATED report
+ * costs what verifying a real one with certificates on disk costs, not an RSA-4096
+ * signature of a new CRL each time. Each file is written atomically. */
+int tb_attest_snp_sim_certs_cached(const char *dir, int64_t now, tb_attest_snp_certs *out,
+                                   tb_err *err);
 /* The sim ARK DER (malloc'd) for use as root_ark. */
 int tb_attest_snp_sim_ark(const char *dir, uint8_t **der, size_t *len, tb_err *err);
 

@@ -439,6 +439,40 @@ out:
     return rc;
 }
 
+int tb_attest_snp_sim_certs_cached(const char *dir, int64_t now, tb_attest_snp_certs *out,
+                                   tb_err *err)
+{
+    char d[4096], cd[4200];
+    tb_err e;
+    memset(out, 0, sizeof *out);
+    if (sim_path(dir, d, sizeof d, err) < 0 || tb_path_join(cd, sizeof cd, d, "certs", err) < 0)
+        return -1;
+    if (tb_attest_snp_certs_load(cd, out, &e) == 0) {
+        tb_attest_snp_crl crl;
+        if (out->crl && tb_attest_snp_crl_parse(out->crl, out->crl_len, &crl, &e) == 0 &&
+            crl.this_update <= now && now + 86400 < crl.next_update)
+            return 0;
+        tb_attest_snp_certs_clear(out);
+    }
+    if (tb_attest_snp_sim_certs(dir, cd, now, 0, &e) == 0)
+        return tb_attest_snp_certs_load(cd, out, err);
+    /* a sim folder we cannot write: made in a temporary folder, as if never kept */
+    char tmp[] = "/tmp/teebench-snp-certs.XXXXXX";
+    if (!mkdtemp(tmp))
+        return tb_errno(err, "%s (and no temporary folder)", e.msg);
+    int rc = tb_attest_snp_sim_certs(dir, tmp, now, 0, err);
+    if (rc == 0)
+        rc = tb_attest_snp_certs_load(tmp, out, err);
+    static const char *const names[] = {"ark.pem", "ask.pem", "vcek.der", "crl.der"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char path[sizeof tmp + 16];
+        snprintf(path, sizeof path, "%s/%s", tmp, names[i]);
+        unlink(path);
+    }
+    rmdir(tmp);
+    return rc;
+}
+
 int tb_attest_snp_sim_ark(const char *dir, uint8_t **der, size_t *len, tb_err *err)
 {
     char d[4096], path[4200];

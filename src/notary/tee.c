@@ -65,23 +65,36 @@ int tb_notary_tee_open(const char *kind, const char *sim_dir, tb_notary_quote_so
         return tb_errf(err, "out of memory");
     if (!strcmp(kind, "sim")) {
         char dir[4096];
+        /* the verifier's collateral too, made here once (a real verifier has it cached) */
+        tb_attest_collateral col;
+        tb_attest_root *root = NULL;
         if (tb_attest_sim_dir(sim_dir, dir, sizeof dir, err) < 0 ||
-            tb_attest_sim_open(dir, &c->sim, err) < 0) {
+            tb_attest_sim_open(dir, &c->sim, err) < 0 ||
+            tb_attest_sim_collateral_cached(dir, (int64_t)time(NULL), &col, &root, err) < 0) {
+            tb_attest_sim_close(c->sim);
             free(c);
             return tb_err_wrap(err, "simulated TEE");
         }
+        tb_attest_collateral_clear(&col);
+        tb_attest_root_free(root);
         out->kind = "sim";
         out->simulated = 1;
         out->get_quote = get_sim_quote;
     } else if (!strcmp(kind, "sim-snp")) {
-        /* the SIMULATED SNP PKI is made (or read) once here, not in a worker */
+        /* the SIMULATED SNP PKI is made (or read) once here, not in a worker, and so are
+           the certificates a verifier of its reports reads (as a real verifier has AMD's
+           on disk or in its KDS cache) */
         uint8_t rd[64] = {0}, *rep = NULL;
         size_t n = 0;
+        tb_attest_snp_certs certs;
         if (tb_attest_sim_dir(sim_dir, c->sim_dir, sizeof c->sim_dir, err) < 0 ||
-            tb_attest_snp_sim_report(c->sim_dir, rd, 0, &rep, &n, err) < 0) {
+            tb_attest_snp_sim_report(c->sim_dir, rd, 0, &rep, &n, err) < 0 ||
+            tb_attest_snp_sim_certs_cached(c->sim_dir, (int64_t)time(NULL), &certs, err) < 0) {
+            free(rep);
             free(c);
             return tb_err_wrap(err, "simulated SEV-SNP");
         }
+        tb_attest_snp_certs_clear(&certs);
         free(rep);
         out->kind = "sim-snp";
         out->simulated = 1;
@@ -141,20 +154,7 @@ static int snp_certs(ver_ctx *c, const tb_attest_snp_report *r, tb_attest_snp_ce
     }
     if (!c->simulated)
         return tb_attest_snp_certs_load(c->source, out, err);
-    char tmp[] = "/tmp/teebench-notary-snp.XXXXXX";
-    if (!mkdtemp(tmp))
-        return tb_errf(err, "temporary folder for the simulated certificates: %s", strerror(errno));
-    int rc = tb_attest_snp_sim_certs(c->source, tmp, (int64_t)time(NULL), 0, err);
-    if (rc == 0)
-        rc = tb_attest_snp_certs_load(tmp, out, err);
-    static const char *const names[] = {"ark.pem", "ask.pem", "vcek.der", "crl.der"};
-    char path[sizeof tmp + 16];
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        snprintf(path, sizeof path, "%s/%s", tmp, names[i]);
-        unlink(path);
-    }
-    rmdir(tmp);
-    return rc;
+    return tb_attest_snp_sim_certs_cached(c->source, (int64_t)time(NULL), out, err);
 }
 
 /* An SEV-SNP report: attest's SNP verifier, and the report's REPORT_DATA must be the binding. */

@@ -14,6 +14,7 @@
 #include <openssl/evp.h>
 
 #include "attest_test_util.h"
+#include "base/file.h"
 
 static void test_sim_state_created_once(void **state)
 {
@@ -127,6 +128,60 @@ static void test_sim_open_once(void **state)
     rm_rf(dir);
 }
 
+/* The verifier's copy of the sim collateral: made once and read back (the same TCB info
+ * bytes) for 7 days; made again for a time outside that or when the cache is damaged;
+ * a quote verifies with what it reads, through tb_attest_verify_quote's "sim:DIR" too. */
+static void test_sim_collateral_cached(void **state)
+{
+    (void)state;
+    char dir[256], sim[300], path[400], src[320];
+    make_tmpdir(dir, sizeof dir);
+    snprintf(sim, sizeof sim, "%s/sim", dir);
+    tb_attest_sim *s;
+    tb_err e;
+    assert_int_equal(tb_attest_sim_open(sim, &s, &e), 0);
+    uint8_t rd[64], *q;
+    size_t n;
+    memset(rd, 3, sizeof rd);
+    assert_int_equal(tb_attest_sim_quote(s, rd, 0, &q, &n, &e), 0);
+    int64_t now = (int64_t)time(NULL);
+    tb_attest_collateral a, b, c;
+    tb_attest_root *ra, *rb, *rc;
+    assert_int_equal(tb_attest_sim_collateral_cached(sim, now, &a, &ra, &e), 0);
+    assert_int_equal(tb_attest_sim_collateral_cached(sim, now + 3600, &b, &rb, &e), 0);
+    assert_int_equal(a.tcb_info_len, b.tcb_info_len);
+    assert_memory_equal(a.tcb_info, b.tcb_info, a.tcb_info_len); /* read, not made again */
+    assert_true(ra->simulated && rb->simulated);
+    tb_attest_verdict v;
+    assert_int_equal(tb_attest_verify(q, n, &b, now + 3600, NULL, rb, &v), 0);
+    assert_true(v.simulated);
+    /* eight days on, or before it was made: made again for that time */
+    assert_int_equal(tb_attest_sim_collateral_cached(sim, now + 8 * 86400, &c, &rc, &e), 0);
+    assert_true(c.tcb_info_len != a.tcb_info_len || memcmp(c.tcb_info, a.tcb_info, a.tcb_info_len));
+    assert_int_equal(tb_attest_verify(q, n, &c, now + 8 * 86400, NULL, rc, &v), 0);
+    tb_attest_collateral_clear(&c);
+    tb_attest_root_free(rc);
+    /* a damaged cache is not an error: the collateral is made again */
+    snprintf(path, sizeof path, "%s/collateral-cache.json", sim);
+    assert_int_equal(tb_file_write_atomic(path, "{\"tcbInfo\": 1", 14, &e), 0);
+    assert_int_equal(tb_attest_sim_collateral_cached(sim, now + 8 * 86400, &c, &rc, &e), 0);
+    assert_int_equal(tb_attest_verify(q, n, &c, now + 8 * 86400, NULL, rc, &v), 0);
+    /* the "sim:DIR" source of tb_attest_verify_quote goes through the cache */
+    snprintf(src, sizeof src, "sim:%s", sim);
+    assert_int_equal(
+        tb_attest_verify_quote(q, n, src, NULL, now + 8 * 86400, NULL, NULL, &v, NULL, &e), 0);
+    assert_true(v.simulated);
+    free(q);
+    tb_attest_sim_close(s);
+    tb_attest_collateral_clear(&a);
+    tb_attest_collateral_clear(&b);
+    tb_attest_collateral_clear(&c);
+    tb_attest_root_free(ra);
+    tb_attest_root_free(rb);
+    tb_attest_root_free(rc);
+    rm_rf(dir);
+}
+
 static void test_sim_dir_resolution(void **state)
 {
     (void)state;
@@ -152,6 +207,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sim_state_created_once),
         cmocka_unit_test(test_sim_open_once),
+        cmocka_unit_test(test_sim_collateral_cached),
         cmocka_unit_test(test_sim_dir_resolution),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -507,6 +507,42 @@ static void test_sim(void **state)
     rm_rf(out);
 }
 
+/* The verifier's copy of the sim certificates: made once, then read from disk (the same
+ * CRL bytes), made again when the CRL would not be valid for another day. */
+static void test_sim_certs_cached(void **state)
+{
+    (void)state;
+    char dir[256], cmd[700];
+    make_tmpdir(dir, sizeof dir);
+    snprintf(cmd, sizeof cmd, "cp -r '%s/tests/data/snp-sim/.' '%s/'", TEEBENCH_SOURCE_DIR, dir);
+    assert_int_equal(system(cmd), 0);
+    int64_t now = (int64_t)time(NULL);
+    tb_err e;
+    tb_attest_snp_certs a, b, later;
+    assert_int_equal(tb_attest_snp_sim_certs_cached(dir, now, &a, &e), 0);
+    assert_non_null(a.vcek);
+    assert_non_null(a.crl);
+    assert_int_equal(tb_attest_snp_sim_certs_cached(dir, now + 60, &b, &e), 0);
+    assert_int_equal(a.crl_len, b.crl_len);
+    assert_memory_equal(a.crl, b.crl, a.crl_len); /* read back, not signed again */
+    assert_int_equal(tb_attest_snp_sim_certs_cached(dir, now + 29 * 86400 + 1, &later, &e), 0);
+    assert_true(later.crl_len != a.crl_len || memcmp(later.crl, a.crl, a.crl_len));
+    /* the certificates verify a sim report, as the notary's verifier uses them */
+    uint8_t rd[64] = {9}, *rep, *ark;
+    size_t n, arkn;
+    assert_int_equal(tb_attest_snp_sim_report(dir, rd, 0, &rep, &n, &e), 0);
+    assert_int_equal(tb_attest_snp_sim_ark(dir, &ark, &arkn, &e), 0);
+    tb_attest_snp_verdict v;
+    assert_int_equal(tb_attest_snp_verify(rep, n, &b, now, NULL, ark, arkn, &v), 0);
+    assert_true(v.simulated && v.crl_checked);
+    free(rep);
+    free(ark);
+    tb_attest_snp_certs_clear(&a);
+    tb_attest_snp_certs_clear(&b);
+    tb_attest_snp_certs_clear(&later);
+    rm_rf(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -517,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_policy),
         cmocka_unit_test(test_ext_strict),
         cmocka_unit_test(test_sim),
+        cmocka_unit_test(test_sim_certs_cached),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
