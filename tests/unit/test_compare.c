@@ -21,6 +21,7 @@
 #include "compare/compare.h"
 #include "stats/rank.h"
 #include "stats/summary.h"
+#include "env_test_util.h"
 #include "sys/env.h"
 
 /* n samples around center, uniform within +-spread (relative), from seed. */
@@ -603,13 +604,9 @@ static void test_numbers_and_titles(void **state)
    (the env module's reader) and whose extra is the JSON text given. */
 static tb_record *rec_env(const char *label, const char *env, const char *extra, double rps)
 {
-    tb_err err = {{0}};
     tb_record *r = rec(label);
-    char dir[512];
-    snprintf(dir, sizeof dir, "%s/tests/data/env/%s", TEEBENCH_SOURCE_DIR, env);
     json_decref(r->env);
-    r->env = tb_env_json_recorded(dir, &err);
-    assert_non_null(r->env);
+    r->env = recorded_env(env);
     json_decref(r->extra);
     r->extra = json_loads(extra, 0, NULL);
     assert_non_null(r->extra);

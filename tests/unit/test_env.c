@@ -13,6 +13,7 @@
 
 #include "base/buf.h"
 #include "base/file.h"
+#include "env_test_util.h"
 #include "sys/env.h"
 
 /* Reads tests/data/env/<rel>; the test fails when it is missing. Caller frees. */
@@ -274,15 +275,8 @@ static void test_recorded_documents(void **state)
         {"vm-kvm", "vm", "KVM", 0, "none"},        {"tdx-host", "bare-metal", "none", 1, "none"},
         {"bare", "bare-metal", "none", 0, "none"},
     };
-    const char *root = getenv("TEEBENCH_SOURCE_DIR");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char dir[1024];
-        snprintf(dir, sizeof dir, "%s/tests/data/env/%s", root ? root : TEEBENCH_SOURCE_DIR,
-                 cases[i].dir);
-        tb_err e;
-        json_t *d = tb_env_json_recorded(dir, &e);
-        if (!d)
-            fail_msg("%s: %s", cases[i].dir, e.msg);
+        json_t *d = recorded_env(cases[i].dir);
         const char *plat =
             json_string_value(json_object_get(json_object_get(d, "platform"), "value"));
         const char *hv =

@@ -22,6 +22,7 @@
 #include "base/buf.h"
 #include "base/file.h"
 #include "record/record.h"
+#include "env_test_util.h"
 #include "sys/env.h"
 
 static int uuid_shape(const char *s)
@@ -664,13 +665,10 @@ static void test_default_label_live(void **state)
 static tb_record *recorded(const char *name, const char *extra)
 {
     tb_err e;
-    char dir[512];
-    snprintf(dir, sizeof dir, "%s/tests/data/env/%s", TEEBENCH_SOURCE_DIR, name);
     tb_record *r = tb_record_new_unnamed(&e);
     assert_non_null(r);
     json_decref(r->env);
-    r->env = tb_env_json_recorded(dir, &e);
-    assert_non_null(r->env);
+    r->env = recorded_env(name);
     if (extra) {
         json_decref(r->extra);
         r->extra = json_loads(extra, 0, NULL);

@@ -24,6 +24,7 @@
 #include "base/file.h"
 #include "record/record.h"
 #include "suite/suite.h"
+#include "env_test_util.h"
 #include "sys/env.h"
 #include "sys/probe.h"
 
@@ -496,12 +497,8 @@ static void test_summary(void **state)
     assert_null(strstr(t, "TEE: ")); /* neither env facts nor evidence recorded */
     /* an SEV-SNP guest's run (recorded env facts) with its own reports: the TEE line */
     tb_buf_clear(&b);
-    char dir[1024];
-    const char *src = getenv("TEEBENCH_SOURCE_DIR");
-    snprintf(dir, sizeof dir, "%s/tests/data/env/snp", src ? src : TEEBENCH_SOURCE_DIR);
     json_decref(r->env);
-    r->env = tb_env_json_recorded(dir, &e);
-    assert_non_null(r->env);
+    r->env = recorded_env("snp");
     json_object_set_new(r->extra, "attest", json_pack("{s:s}", "tee", "snp"));
     assert_int_equal(tb_suite_summary(r, &b, &e), 0);
     assert_non_null(strstr((const char *)b.p, "\nTEE: SEV-SNP\n"));
@@ -658,14 +655,8 @@ static void test_tee_choice(void **state)
         {"vm-kvm", "sim", "tdx", "sim"}, {"tdx-host", "sim", "tdx", "sim"},
         {"bare", "sim", "tdx", "sim"},
     };
-    const char *root = getenv("TEEBENCH_SOURCE_DIR");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char dir[1024];
-        snprintf(dir, sizeof dir, "%s/tests/data/env/%s", root ? root : TEEBENCH_SOURCE_DIR,
-                 cases[i].dir);
-        tb_err e;
-        json_t *env = tb_env_json_recorded(dir, &e);
-        assert_non_null(env);
+        json_t *env = recorded_env(cases[i].dir);
         const char *t = tb_env_json_tee(env);
         assert_string_equal(tb_suite_attest_tee("auto", t), cases[i].auto_attest);
         assert_string_equal(tb_suite_attest_tee("tsm", t), cases[i].tsm);
