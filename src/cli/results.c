@@ -21,6 +21,7 @@
 #include "record/import.h"
 #include "stats/summary.h"
 #include "store/store.h"
+#include "sys/env.h"
 
 static const char *const CMD = "results";
 
@@ -37,7 +38,8 @@ static void usage(FILE *f)
             "~/.local/share/teebench/results.db).\n\n"
             "RUN is a result file (or any file import reads), a run id, a label (its latest\n"
             "run) or a unique prefix of an id (4 characters or more).\n\n"
-            "  list            stored runs, oldest first (--label: only that label)\n"
+            "  list            stored runs, oldest first, each with its TEE (--label: only that "
+            "label)\n"
             "  show RUN        a run: its environment, its TEE and attestation evidence, and\n"
             "                  each metric's n, median, unit\n"
             "  export RUN...   json: the result document (an array for several runs);\n"
@@ -126,11 +128,13 @@ static int do_list(const opts *o)
         for (size_t i = 0; a && i < l.n; i++) {
             const tb_store_run *x = &l.runs[i];
             json_array_append_new(
-                a, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:b,s:I,s:I}", "id", x->id, "label",
+                a, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:b,s:I,s:I,s:s}", "id", x->id, "label",
                              x->label, "status", x->status, "profile", x->profile, "started",
                              x->started, "finished", x->finished, "teebench_version",
                              x->teebench_version, "simulated", x->simulated, "metrics",
-                             (json_int_t)x->n_metrics, "samples", (json_int_t)x->n_samples));
+                             (json_int_t)x->n_metrics, "samples", (json_int_t)x->n_samples, "tee",
+                             tb_record_tee_kind_name(
+                                 tb_env_platform_tee(x->platform[0] ? x->platform : NULL))));
         }
         char *t = a ? json_dumps(a, JSON_INDENT(2)) : NULL;
         if (t)
@@ -147,12 +151,14 @@ static int do_list(const opts *o)
                 lw = (int)strlen(l.runs[i].label);
         if (lw > 40)
             lw = 40;
-        printf("%-*s  %-20s  %-*s  %-9s  %-11s  %7s  %7s\n", w, "ID", "STARTED (UTC)", lw, "LABEL",
-               "PROFILE", "STATUS", "METRICS", "SAMPLES");
+        printf("%-*s  %-20s  %-*s  %-7s  %-9s  %-11s  %7s  %7s\n", w, "ID", "STARTED (UTC)", lw,
+               "LABEL", "TEE", "PROFILE", "STATUS", "METRICS", "SAMPLES");
         for (size_t i = 0; i < l.n; i++) {
             const tb_store_run *x = &l.runs[i];
-            printf("%-*.*s  %-20s  %-*s  %-9s  %-11s  %7zu  %7zu%s\n", w, w, x->id, x->started, lw,
-                   x->label, x->profile, x->status, x->n_metrics, x->n_samples,
+            const char *tee =
+                tb_record_tee_kind_name(tb_env_platform_tee(x->platform[0] ? x->platform : NULL));
+            printf("%-*.*s  %-20s  %-*s  %-7s  %-9s  %-11s  %7zu  %7zu%s\n", w, w, x->id,
+                   x->started, lw, x->label, tee, x->profile, x->status, x->n_metrics, x->n_samples,
                    x->simulated ? "  SIMULATED" : "");
         }
     }

@@ -135,6 +135,8 @@ typedef struct tb_record_tee_info {
 int tb_record_tee(const tb_record *r, tb_record_tee_info *out);
 /* The TEE kind of an env document (as in tb_record_tee_info.kind); never NULL. */
 const char *tb_record_tee_kind(const json_t *env);
+/* The same from a tee code of sys/env (tb_env_platform_tee: "tdx", "snp", ...). */
+const char *tb_record_tee_kind_name(const char *tee);
 /* The evidence words of a tee code: "tdx" -> "TDX quotes", "snp" -> "SEV-SNP reports",
    "sim" -> "SIMULATED TDX quotes", "sim-snp" -> "SIMULATED SEV-SNP reports"; NULL for
    anything else (NULL included). */

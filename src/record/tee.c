@@ -23,17 +23,21 @@
 
 #include "sys/env.h"
 
-const char *tb_record_tee_kind(const json_t *env)
+const char *tb_record_tee_kind_name(const char *tee)
 {
     static const struct {
         const char *tee, *kind;
     } map[] = {
         {"tdx", "TDX"}, {"snp", "SEV-SNP"}, {"sev-es", "SEV-ES"}, {"sev", "SEV"}, {"none", "none"}};
-    const char *tee = json_is_object(env) ? tb_env_json_tee(env) : "unknown";
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    for (size_t i = 0; tee && i < sizeof map / sizeof map[0]; i++)
         if (!strcmp(tee, map[i].tee))
             return map[i].kind;
     return "unknown";
+}
+
+const char *tb_record_tee_kind(const json_t *env)
+{
+    return tb_record_tee_kind_name(json_is_object(env) ? tb_env_json_tee(env) : "unknown");
 }
 
 const char *tb_record_tee_evidence(const char *tee)

@@ -352,7 +352,9 @@ int tb_store_list(tb_store *s, const char *label, tb_store_runs *out, tb_err *er
         " r.simulated,"
         " (SELECT count(*) FROM metrics m WHERE m.run_id = r.id),"
         " (SELECT count(*) FROM metrics m JOIN samples x ON x.metric_id = m.id"
-        "  WHERE m.run_id = r.id)"
+        "  WHERE m.run_id = r.id),"
+        " (SELECT json_extract(e.facts, '$.platform.value') FROM environments e"
+        "  WHERE e.id = r.env_id)"
         " FROM runs r WHERE ?1 IS NULL OR r.label = ?1 ORDER BY r.started, r.seq",
         err);
     if (!st)
@@ -383,6 +385,8 @@ int tb_store_list(tb_store *s, const char *label, tb_store_runs *out, tb_err *er
         x->simulated = sqlite3_column_int(st, 7);
         x->n_metrics = (size_t)sqlite3_column_int64(st, 8);
         x->n_samples = (size_t)sqlite3_column_int64(st, 9);
+        if (sqlite3_column_type(st, 10) == SQLITE_TEXT)
+            copy_col(st, 10, x->platform, sizeof x->platform);
         if (!x->label || !x->status || !x->profile || !x->teebench_version) {
             sqlite3_finalize(st);
             return tb_errf(err, "out of memory");

@@ -65,6 +65,7 @@ typedef struct tb_store_run {
     char started[40], finished[40];
     int simulated;
     size_t n_metrics, n_samples;
+    char platform[24]; /* the env facts' platform value ("tdx-guest", "vm", ...); "" unknown */
 } tb_store_run;
 
 typedef struct tb_store_runs {

@@ -1039,17 +1039,22 @@ json_t *tb_env_json(tb_err *err)
     return env_json(&s, err);
 }
 
-const char *tb_env_json_tee(const json_t *env)
+const char *tb_env_platform_tee(const char *platform)
 {
     static const struct {
         const char *platform, *tee;
     } map[] = {{"tdx-guest", "tdx"}, {"sev-snp-guest", "snp"}, {"sev-es-guest", "sev-es"},
                {"sev-guest", "sev"}, {"vm", "none"},           {"bare-metal", "none"}};
-    const char *p = json_string_value(json_object_get(json_object_get(env, "platform"), "value"));
-    for (size_t i = 0; p && i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(p, map[i].platform))
+    for (size_t i = 0; platform && i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(platform, map[i].platform))
             return map[i].tee;
     return "unknown";
+}
+
+const char *tb_env_json_tee(const json_t *env)
+{
+    return tb_env_platform_tee(
+        json_string_value(json_object_get(json_object_get(env, "platform"), "value")));
 }
 
 json_t *tb_env_json_recorded(const char *dir, tb_err *err)

@@ -31,6 +31,8 @@ json_t *tb_env_json_recorded(const char *dir, tb_err *err);
    platform: "tdx" (a TDX guest), "snp" (an SEV-SNP guest), "sev-es", "sev", "none" (a VM
    or bare metal without one), "unknown" (no document or no platform). Pure. */
 const char *tb_env_json_tee(const json_t *env);
+/* The same from the platform's value itself (NULL: "unknown"). */
+const char *tb_env_platform_tee(const char *platform);
 
 /* Records this machine's inputs into dir (created), in the layout above, so that
    tb_env_json_recorded(dir) says what tb_env_json says here. 0, or -1 with err. */

@@ -160,6 +160,16 @@ grep -q '^snp \[SEV-SNP\]: TEE SEV-SNP; evidence SIMULATED SEV-SNP reports; plat
   python3 -c 'import json,sys; e=json.load(sys.stdin)["environments"]; assert [x["tee"] for x in e] == [{"kind":"TDX","evidence":"TDX quotes","simulated":False},{"kind":"SEV-SNP","evidence":"SIMULATED SEV-SNP reports","simulated":True}], e' ||
   fail "json: tee of each environment"
 grep -q ': TEE ' "$WORK/text" && fail "no TEE legend without env facts"
+# stored, `results list` names each run's TEE (from its environment's facts)
+"$TB" results --db "$WORK/tee.db" import "$WORK/tee-td.json" "$WORK/tee-snp.json" >/dev/null ||
+  fail "import the TDX and SNP runs"
+"$TB" results --db "$WORK/tee.db" list >"$WORK/tee-list"
+head -1 "$WORK/tee-list" | grep -q ' LABEL  *TEE  *PROFILE ' || fail "list header: $(head -1 "$WORK/tee-list")"
+grep -Eq '^[0-9a-f-]+ .* td  +TDX  ' "$WORK/tee-list" || fail "list: td is TDX: $(cat "$WORK/tee-list")"
+grep -Eq '^[0-9a-f-]+ .* snp  +SEV-SNP  ' "$WORK/tee-list" || fail "list: snp is SEV-SNP: $(cat "$WORK/tee-list")"
+"$TB" results --db "$WORK/tee.db" list --json |
+  python3 -c 'import json,sys; assert sorted(x["tee"] for x in json.load(sys.stdin)) == ["SEV-SNP", "TDX"]' ||
+  fail "list --json: tee"
 
 # one environment: medians only
 "$TB" compare "$H" >"$WORK/one" || fail "one environment exits 0"

@@ -218,6 +218,8 @@ static void test_put_get_list(void **state)
     assert_int_equal(l.runs[1].n_metrics, 3);
     assert_int_equal(l.runs[1].n_samples, 15);
     assert_int_equal(l.runs[2].n_metrics, 0);
+    assert_string_equal(l.runs[1].platform, "vm"); /* from the environment's facts */
+    assert_string_equal(l.runs[2].platform, "");   /* no env */
     tb_store_runs_free(&l);
     assert_int_equal(tb_store_list(s, "vm-kvm", &l, &e), 0);
     assert_int_equal(l.n, 1);
