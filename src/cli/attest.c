@@ -732,31 +732,40 @@ static int cmd_quote(int argc, char **argv)
     return rc;
 }
 
-/* ---------------------------------------------------------- sim-collateral */
+/* ------------------------------------------ sim-collateral, sim-snp-certs */
 
-static int cmd_sim_collateral(int argc, char **argv)
+/* The arguments both sim writers take: DIR [--sim-dir DIR] [--now UNIX_TIME] [--REVOKE]. */
+typedef struct sim_args {
+    const char *simdir, *outdir;
+    int64_t now; /* wall_now() when not given */
+    int revoke;
+} sim_args;
+
+/* -1: parsed, go on; else the exit code (help printed, or a usage error reported). */
+static int parse_sim_args(int argc, char **argv, const char *cmd, const char *revoke_flag,
+                          sim_args *a)
 {
-    static const struct option opts[] = {{"sim-dir", required_argument, 0, 's'},
-                                         {"now", required_argument, 0, 'n'},
-                                         {"revoke-pck", no_argument, 0, 'R'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *cmd = "attest sim-collateral", *simdir = NULL;
-    int64_t now = -1;
-    int revoke = 0, c;
+    const struct option opts[] = {{"sim-dir", required_argument, 0, 's'},
+                                  {"now", required_argument, 0, 'n'},
+                                  {revoke_flag, no_argument, 0, 'R'},
+                                  {"help", no_argument, 0, 'h'},
+                                  {0, 0, 0, 0}};
+    int c;
+    memset(a, 0, sizeof *a);
+    a->now = -1;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 's':
-            simdir = optarg;
+            a->simdir = optarg;
             break;
         case 'n':
-            if (parse_i64(optarg, &now) < 0)
+            if (parse_i64(optarg, &a->now) < 0)
                 return usage_fail(cmd, "--now wants a UNIX time in seconds");
             break;
         case 'R':
-            revoke = 1;
+            a->revoke = 1;
             break;
         case 'h':
             return fputs(USAGE, stdout), 0;
@@ -766,18 +775,29 @@ static int cmd_sim_collateral(int argc, char **argv)
     }
     if (optind != argc - 1)
         return usage_fail(cmd, "want exactly one output DIR");
-    if (now < 0)
-        now = wall_now();
-    const char *outdir = argv[optind];
+    if (a->now < 0)
+        a->now = wall_now();
+    a->outdir = argv[optind];
+    return -1;
+}
+
+static int cmd_sim_collateral(int argc, char **argv)
+{
+    const char *cmd = "attest sim-collateral";
+    sim_args a;
+    int rc = parse_sim_args(argc, argv, cmd, "revoke-pck", &a);
+    if (rc >= 0)
+        return rc;
+    const char *outdir = a.outdir;
     char dir[4096], path[4200];
     tb_err e;
-    if (tb_attest_sim_dir(simdir, dir, sizeof dir, &e) < 0 || tb_mkdirs(outdir, &e) < 0)
+    if (tb_attest_sim_dir(a.simdir, dir, sizeof dir, &e) < 0 || tb_mkdirs(outdir, &e) < 0)
         return cli_fail(cmd, "%s", e.msg);
     tb_attest_collateral col;
-    if (tb_attest_sim_collateral(dir, now, revoke, &col, NULL, &e) < 0)
+    if (tb_attest_sim_collateral(dir, a.now, a.revoke, &col, NULL, &e) < 0)
         return cli_fail(cmd, "%s", e.msg);
     char *json = NULL, root[4096];
-    int rc = tb_attest_collateral_to_json(&col, &json, &e);
+    rc = tb_attest_collateral_to_json(&col, &json, &e);
     tb_attest_collateral_clear(&col);
     if (rc == 0)
         rc = tb_attest_sim_root_path(dir, root, sizeof root, &e);
@@ -796,52 +816,25 @@ static int cmd_sim_collateral(int argc, char **argv)
         return cli_fail(cmd, "%s", e.msg);
     printf("wrote SIMULATED collateral %s/collateral.json and root %s/sim-root.pem "
            "(sim PKI %s%s)\n",
-           outdir, outdir, dir, revoke ? "; the PCK certificate is revoked" : "");
+           outdir, outdir, dir, a.revoke ? "; the PCK certificate is revoked" : "");
     return 0;
 }
 
-/* ----------------------------------------------------------- sim-snp-certs */
-
 static int cmd_sim_snp_certs(int argc, char **argv)
 {
-    static const struct option opts[] = {{"sim-dir", required_argument, 0, 's'},
-                                         {"now", required_argument, 0, 'n'},
-                                         {"revoke-vcek", no_argument, 0, 'R'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *cmd = "attest sim-snp-certs", *simdir = NULL;
-    int64_t now = -1;
-    int revoke = 0, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-            simdir = optarg;
-            break;
-        case 'n':
-            if (parse_i64(optarg, &now) < 0)
-                return usage_fail(cmd, "--now wants a UNIX time in seconds");
-            break;
-        case 'R':
-            revoke = 1;
-            break;
-        case 'h':
-            return fputs(USAGE, stdout), 0;
-        default:
-            return usage_fail(cmd, "unknown option or missing value");
-        }
-    }
-    if (optind != argc - 1)
-        return usage_fail(cmd, "want exactly one output DIR");
+    const char *cmd = "attest sim-snp-certs";
+    sim_args a;
+    int rc = parse_sim_args(argc, argv, cmd, "revoke-vcek", &a);
+    if (rc >= 0)
+        return rc;
     char dir[4096];
     tb_err e;
-    if (tb_attest_sim_dir(simdir, dir, sizeof dir, &e) < 0 ||
-        tb_attest_snp_sim_certs(dir, argv[optind], now < 0 ? wall_now() : now, revoke, &e) < 0)
+    if (tb_attest_sim_dir(a.simdir, dir, sizeof dir, &e) < 0 ||
+        tb_attest_snp_sim_certs(dir, a.outdir, a.now, a.revoke, &e) < 0)
         return cli_fail(cmd, "%s", e.msg);
     printf("wrote SIMULATED SEV-SNP certificates %s/{ark.pem,ask.pem,vcek.der,crl.der} (sim PKI "
            "%s/snp%s); verify with --certs %s --root %s/ark.pem\n",
-           argv[optind], dir, revoke ? "; the VCEK is revoked" : "", argv[optind], argv[optind]);
+           a.outdir, dir, a.revoke ? "; the VCEK is revoked" : "", a.outdir, a.outdir);
     return 0;
 }
 
