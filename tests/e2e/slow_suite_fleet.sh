@@ -96,8 +96,8 @@ DB=$WORK/fleet.db
 "$TB" results --db "$DB" import "$WORK"/fleet/*.json >"$WORK/import.out" 2>&1 ||
   fail "results import: $(cat "$WORK/import.out")"
 "$TB" results --db "$DB" list >"$WORK/list" || fail "results list"
-grep -Eq ' a +custom +complete' "$WORK/list" || fail "a imported under its label: $(cat "$WORK/list")"
-grep -Eq ' b +custom +complete' "$WORK/list" || fail "b imported under its label"
+grep -Eq ' a +[A-Za-z-]+ +custom +complete' "$WORK/list" || fail "a imported under its label: $(cat "$WORK/list")"
+grep -Eq ' b +[A-Za-z-]+ +custom +complete' "$WORK/list" || fail "b imported under its label"
 "$TB" compare a b --db "$DB" --format csv >"$WORK/cmp.csv" || fail "compare a b"
 for m in syscall.c1.lps probe.getpid.ns; do
   grep -q "^$m," "$WORK/cmp.csv" || fail "compare row $m: $(head -5 "$WORK/cmp.csv")"
@@ -129,7 +129,7 @@ for h in a b; do
   grep -q "^suite\[$h\]: complete after" "$WORK/quick.err" || fail "$h complete: $(grep "suite\[$h\]" "$WORK/quick.err" | tail -5)"
 done
 "$TB" results --db "$DB2" list >"$WORK/list2" || fail "results list (ssh)"
-[ "$(grep -cE ' (a|b) +quick +complete' "$WORK/list2")" = 2 ] || fail "both quick runs stored: $(cat "$WORK/list2")"
+[ "$(grep -cE ' (a|b) +[A-Za-z-]+ +quick +complete' "$WORK/list2")" = 2 ] || fail "both quick runs stored: $(cat "$WORK/list2")"
 "$TB" compare a b --db "$DB2" --format csv >"$WORK/cmp2.csv" || fail "compare the stored quick runs"
 for m in http.nginx.rps syscall.c1.lps; do
   grep -q "^$m," "$WORK/cmp2.csv" || fail "quick compare row $m: $(cut -d, -f1 "$WORK/cmp2.csv" | tr '\n' ' ')"
