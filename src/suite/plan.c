@@ -283,6 +283,8 @@ const tb_suite_key tb_suite_plan_keys[] = {
     {"attest.iterations", "verifications timed per round, prepared and from scratch"},
     {"attest.pccs", "PCS/PCCS base URL for the collateral of real TDX quotes"},
     {"attest.kds", "AMD KDS base URL for the certificates of real SEV-SNP reports"},
+    {"attest.certs", "a folder of SEV-SNP certificates (ark.pem, ask.pem, vcek.der, crl.der) "
+                     "to use instead of the KDS"},
     {"notary.iterations", "notarizations per round and mode"},
     {"notary.modes", "no_tee, tee_no_verify, tee_verify"},
     {"notary.run_timeout", "seconds before a notarization run is killed"},
@@ -370,6 +372,11 @@ static int set_param(tb_suite_plan *p, const char *key, const char *v, tb_err *e
             return tb_errf(err, "%s: '%.40s' is not auto, sim, sim-snp, tdx or snp", key, v);
         return parse_str(key, v, p->notary.tee, sizeof p->notary.tee, err);
     }
+    if (!strcmp(key, "attest.certs")) {
+        if (!*v)
+            return tb_errf(err, "%s: wants a folder", key);
+        return parse_str(key, v, p->attest.certs, sizeof p->attest.certs, err);
+    }
     if (!strcmp(key, "attest.quotes"))
         return parse_int(key, v, 1, 100000, &p->attest.quotes, err);
     if (!strcmp(key, "attest.iterations"))
@@ -420,7 +427,8 @@ int tb_suite_plan_set(tb_suite_plan *p, const char *key, const char *value, tb_e
     *p = q;
     /* where the tools are is not how much is measured: the profile stays */
     if (strcmp(key, "http.nginx_bin") && strcmp(key, "http.nginx_url") &&
-        strcmp(key, "attest.pccs") && strcmp(key, "notary.pccs") && strcmp(key, "attest.kds"))
+        strcmp(key, "attest.pccs") && strcmp(key, "notary.pccs") && strcmp(key, "attest.kds") &&
+        strcmp(key, "attest.certs"))
         snprintf(p->profile, sizeof p->profile, "custom");
     return 0;
 }
@@ -646,7 +654,8 @@ json_t *tb_suite_plan_json(const tb_suite_plan *p)
     return json_pack(
         "{s:s, s:s, s:i, s:o, s:f, s:{s:{s:f, s:f, s:i, s:i, s:f, s:i, s:o, s:s}, s:{s:s, s:f, "
         "s:i, "
-        "s:o}, s:{s:i, s:o}, s:{s:s, s:i, s:i, s:s, s:s}, s:{s:i, s:o, s:i, s:i, s:s, s:s}}}",
+        "s:o}, s:{s:i, s:o}, s:{s:s, s:i, s:i, s:s, s:s, s:s}, s:{s:i, s:o, s:i, s:i, s:s, "
+        "s:s}}}",
         "profile", p->profile, "base_profile", p->base_profile, "repeat", p->repeat, "order", wl,
         "estimate_s", tb_suite_plan_estimate(p), "workloads", "http", "duration",
         p->http.duration_s, "warmup", p->http.warmup_s, "threads", p->http.threads, "connections",
@@ -655,9 +664,9 @@ json_t *tb_suite_plan_json(const tb_suite_plan *p)
         "duration", p->syscall.duration_s, "passes", p->syscall.passes, "copies", copies, "probe",
         "max_reps", (int)p->probe.max_reps, "probes", probes, "attest", "provider",
         p->attest.provider, "quotes", p->attest.quotes, "iterations", p->attest.iterations, "pccs",
-        p->attest.pccs, "kds", p->attest.kds, "notary", "iterations", p->notary.iterations, "modes",
-        modes, "run_timeout", p->notary.run_timeout_s, "retries", p->notary.retries, "pccs",
-        p->notary.pccs, "tee", p->notary.tee);
+        p->attest.pccs, "kds", p->attest.kds, "certs", p->attest.certs, "notary", "iterations",
+        p->notary.iterations, "modes", modes, "run_timeout", p->notary.run_timeout_s, "retries",
+        p->notary.retries, "pccs", p->notary.pccs, "tee", p->notary.tee);
 }
 
 /* Appends the spec of metric "<a><b><c>". */

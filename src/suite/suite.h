@@ -101,6 +101,7 @@ typedef struct tb_suite_attest {
     int iterations;   /* verifications per round and kind, in 5 batches (one sample each) */
     char pccs[512];   /* collateral source for real TDX quotes (PCS/PCCS base URL) */
     char kds[512];    /* certificate source for real SEV-SNP reports (AMD KDS base URL) */
+    char certs[512];  /* or a folder of them (ark.pem, ask.pem, vcek.der, crl.der); "": KDS */
 } tb_suite_attest;
 
 typedef struct tb_suite_notary {

@@ -172,7 +172,8 @@ static int snp_sim_setup(suite_ctx *c, const uint8_t *q, size_t len, tb_err *err
 }
 
 /* Real SEV-SNP reports: the VCEK and chain of the report's chip and TCB from the KDS
-   (through the attest cache). Without them, verification is skipped with the reason. */
+   (through the attest cache), or from the folder attest.certs. Without them, verification
+   is skipped with the reason. */
 static void snp_kds_certs(suite_ctx *c, const uint8_t *q, size_t len)
 {
     tb_err e;
@@ -184,6 +185,11 @@ static void snp_kds_certs(suite_ctx *c, const uint8_t *q, size_t len)
     suite_command(c, argv);
     if (tb_attest_snp_parse(q, len, &r, &e) < 0) {
         snprintf(c->verify_reason, sizeof c->verify_reason, "the report: %.300s", e.msg);
+        return;
+    }
+    if (c->p->attest.certs[0]) { /* a folder given instead of the KDS */
+        if (tb_attest_snp_certs_load(c->p->attest.certs, &c->snp_certs, &e) < 0)
+            snprintf(c->verify_reason, sizeof c->verify_reason, "attest.certs: %.300s", e.msg);
         return;
     }
     if (!(prod = tb_attest_snp_report_product(&r))) {

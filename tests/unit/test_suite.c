@@ -157,6 +157,9 @@ static void test_set(void **state)
     assert_int_equal(tb_suite_plan_set(&p, "attest.kds", "kdsintf.amd.com", &e), -1);
     assert_int_equal(tb_suite_plan_set(&p, "attest.kds", "http://127.0.0.1:9/", &e), 0);
     assert_string_equal(p.attest.kds, "http://127.0.0.1:9/");
+    assert_int_equal(tb_suite_plan_set(&p, "attest.certs", "", &e), -1);
+    assert_int_equal(tb_suite_plan_set(&p, "attest.certs", "/srv/amd/milan", &e), 0);
+    assert_string_equal(p.attest.certs, "/srv/amd/milan");
     assert_int_equal(tb_suite_plan_set(&p, "notary.tee", "sev", &e), -1);
     assert_non_null(strstr(e.msg, "notary.tee"));
     assert_int_equal(tb_suite_plan_set(&p, "notary.tee", "snp", &e), 0);
