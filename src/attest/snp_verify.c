@@ -400,9 +400,11 @@ int tb_attest_snp_verify_prepared(const uint8_t *report, size_t len,
     tb_attest_snp_report r;
     if (parse_signed(report, len, &r, v) < 0)
         return -1;
-    int vlek = v->vlek;
-    *v = p->chain;
+    int vlek = v->vlek, debug = v->debug;
+    *v = p->chain; /* the chain's findings; this report's own fields follow */
     v->result = TB_ATTEST_INVALID;
+    v->debug = debug;
+    v->vlek = vlek;
     if (vlek != p->chain.vlek)
         return fail(v, TB_ATTEST_SNP_STEP_VCEK,
                     "the report is signed by a %s; the prepared "

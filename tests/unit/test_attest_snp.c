@@ -199,6 +199,8 @@ static void expect_same_prepared(int line, const uint8_t *rep, const tb_attest_s
     assert_string_equal(v.reason, want->reason);
     assert_int_equal(v.product, want->product);
     assert_int_equal(v.expiration, want->expiration);
+    assert_int_equal(v.debug, want->debug);
+    assert_int_equal(v.vlek, want->vlek);
     tb_attest_snp_prepared_free(p);
 }
 
