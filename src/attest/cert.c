@@ -9,6 +9,10 @@
  * DER, no trailing bytes anywhere) and rejects everything that is not
  * ECDSA-with-SHA256 over P-256 (all DCAP certificates and CRLs are). Signatures are
  * checked with OpenSSL's ECDSA (SHA-256 + P-256 verify).
+ * The structure of a certificate up to its key (tb_attest_cert_frame_read), the signed
+ * envelope of a CRL (tb_attest_signed_read) and a CRL's body (tb_attest_crl_rest) are read
+ * here once for both the PCK and the AMD (snp_cert.c) readers; each checks its own
+ * algorithms, keys and extensions.
  * Invariant: a parsed tb_attest_cert's pointers point into the DER it was parsed from,
  * which the caller keeps alive; every length was checked against its container. */
 #define OPENSSL_SUPPRESS_DEPRECATED /* EC_KEY/ECDSA_do_verify: no provider fetch per call */
@@ -172,24 +176,27 @@ static int parse_extensions(der exts, tb_attest_cert *c)
     return 0;
 }
 
-int tb_attest_cert_parse(const uint8_t *p, size_t n, tb_attest_cert *c, tb_err *err)
+int tb_attest_signed_read(const uint8_t *p, size_t n, const char *what, der *tbs, der *alg,
+                          der *bits, tb_err *err)
 {
-    memset(c, 0, sizeof *c);
-    der d = {p, n}, cert, tbs_whole, alg, bits;
-    if (tb_attest_der_expect(&d, 0x30, &cert) < 0 || d.n != 0)
-        return tb_errf(err, "not a DER certificate");
-    der body = cert;
+    der d = {p, n}, body;
     int tag;
-    if (tb_attest_der_next(&body, &tag, NULL, &tbs_whole) < 0 || tag != 0x30 ||
-        tb_attest_der_expect(&body, 0x30, &alg) < 0 ||
-        tb_attest_der_expect(&body, 0x03, &bits) < 0 || body.n != 0)
-        return tb_errf(err, "malformed certificate");
-    if (!alg_ecdsa_sha256(alg) || sig_to_raw(bits, c->sig) < 0)
-        return tb_errf(err, "certificate is not signed with ECDSA-SHA256");
-    c->tbs = tbs_whole.p;
-    c->tbs_len = tbs_whole.n;
-    der tbs, t, v;
-    der tw = tbs_whole;
+    if (tb_attest_der_expect(&d, 0x30, &body) < 0 || d.n != 0)
+        return tb_errf(err, "not a DER %s", what);
+    if (tb_attest_der_next(&body, &tag, NULL, tbs) < 0 || tag != 0x30 ||
+        tb_attest_der_expect(&body, 0x30, alg) < 0 || tb_attest_der_expect(&body, 0x03, bits) < 0 ||
+        body.n != 0)
+        return tb_errf(err, "malformed %s", what);
+    return 0;
+}
+
+int tb_attest_cert_frame_read(const uint8_t *p, size_t n, tb_attest_cert_frame *f, tb_err *err)
+{
+    memset(f, 0, sizeof *f);
+    if (tb_attest_signed_read(p, n, "certificate", &f->tbs, &f->alg, &f->bits, err) < 0)
+        return -1;
+    der tw = f->tbs, tbs, validity;
+    int tag, t1, t2;
     tb_attest_der_expect(&tw, 0x30, &tbs); /* cannot fail: read above */
     if (tbs.n && tbs.p[0] == 0xa0) {       /* [0] EXPLICIT version */
         der ver, x;
@@ -197,30 +204,50 @@ int tb_attest_cert_parse(const uint8_t *p, size_t n, tb_attest_cert *c, tb_err *
             tb_attest_der_expect(&ver, 0x02, &x) < 0 || tb_attest_der_int(x) < 0 || ver.n != 0)
             return tb_errf(err, "malformed certificate version");
     }
-    if (tb_attest_der_expect(&tbs, 0x02, &v) < 0 || tb_attest_der_int(v) < 0 || v.n > 21)
+    if (tb_attest_der_expect(&tbs, 0x02, &f->serial) < 0 || tb_attest_der_int(f->serial) < 0 ||
+        f->serial.n > 21)
         return tb_errf(err, "malformed serial number");
-    c->serial = v.p;
-    c->serial_len = v.n;
-    if (tb_attest_der_expect(&tbs, 0x30, &t) < 0 || !alg_ecdsa_sha256(t))
-        return tb_errf(err, "inner signature algorithm is not ECDSA-SHA256");
-    der issuer, subject, validity, spki;
-    if (tb_attest_der_next(&tbs, &tag, NULL, &issuer) < 0 || tag != 0x30 ||
+    if (tb_attest_der_expect(&tbs, 0x30, &f->inner_alg) < 0 ||
+        tb_attest_der_next(&tbs, &tag, NULL, &f->issuer) < 0 || tag != 0x30 ||
         tb_attest_der_expect(&tbs, 0x30, &validity) < 0 ||
-        tb_attest_der_next(&tbs, &tag, NULL, &subject) < 0 || tag != 0x30 ||
-        tb_attest_der_expect(&tbs, 0x30, &spki) < 0)
+        tb_attest_der_next(&tbs, &tag, NULL, &f->subject) < 0 || tag != 0x30 ||
+        tb_attest_der_next(&tbs, &tag, NULL, &f->spki) < 0 || tag != 0x30)
         return tb_errf(err, "malformed certificate body");
-    c->issuer = issuer.p;
-    c->issuer_len = issuer.n;
-    c->subject = subject.p;
-    c->subject_len = subject.n;
-    int t1, t2;
     der nb, na;
     if (tb_attest_der_next(&validity, &t1, &nb, NULL) < 0 ||
         tb_attest_der_next(&validity, &t2, &na, NULL) < 0 || validity.n != 0 ||
-        parse_time(t1, nb, &c->not_before) < 0 || parse_time(t2, na, &c->not_after) < 0)
+        parse_time(t1, nb, &f->not_before) < 0 || parse_time(t2, na, &f->not_after) < 0)
         return tb_errf(err, "malformed certificate validity");
+    f->rest = tbs;
+    return 0;
+}
+
+int tb_attest_cert_parse(const uint8_t *p, size_t n, tb_attest_cert *c, tb_err *err)
+{
+    memset(c, 0, sizeof *c);
+    tb_attest_cert_frame f;
+    if (tb_attest_cert_frame_read(p, n, &f, err) < 0)
+        return -1;
+    if (!alg_ecdsa_sha256(f.alg) || sig_to_raw(f.bits, c->sig) < 0)
+        return tb_errf(err, "certificate is not signed with ECDSA-SHA256");
+    if (!alg_ecdsa_sha256(f.inner_alg))
+        return tb_errf(err, "inner signature algorithm is not ECDSA-SHA256");
+    c->tbs = f.tbs.p;
+    c->tbs_len = f.tbs.n;
+    c->serial = f.serial.p;
+    c->serial_len = f.serial.n;
+    c->issuer = f.issuer.p;
+    c->issuer_len = f.issuer.n;
+    c->subject = f.subject.p;
+    c->subject_len = f.subject.n;
+    c->not_before = f.not_before;
+    c->not_after = f.not_after;
+    der spki;
+    tb_attest_der_expect(&f.spki, 0x30, &spki); /* cannot fail: read as a SEQUENCE */
     if (parse_spki(spki, c->pub) < 0)
         return tb_errf(err, "certificate key is not a P-256 EC key");
+    der tbs = f.rest;
+    int tag;
     while (tbs.n) { /* [1] issuerUID, [2] subjectUID, [3] extensions */
         der x;
         if (tb_attest_der_next(&tbs, &tag, &x, NULL) < 0)
@@ -364,14 +391,9 @@ int tb_attest_crl_lists(const uint8_t *revoked, size_t revoked_len, const uint8_
 int tb_attest_crl_parse(const uint8_t *p, size_t n, tb_attest_crl *c, tb_err *err)
 {
     memset(c, 0, sizeof *c);
-    der d = {p, n}, crl, tbs_whole, alg, bits, tbs, t;
-    int tag;
-    if (tb_attest_der_expect(&d, 0x30, &crl) < 0 || d.n != 0)
-        return tb_errf(err, "not a DER CRL");
-    if (tb_attest_der_next(&crl, &tag, NULL, &tbs_whole) < 0 || tag != 0x30 ||
-        tb_attest_der_expect(&crl, 0x30, &alg) < 0 || tb_attest_der_expect(&crl, 0x03, &bits) < 0 ||
-        crl.n != 0)
-        return tb_errf(err, "malformed CRL");
+    der tbs_whole, alg, bits, tbs, t;
+    if (tb_attest_signed_read(p, n, "CRL", &tbs_whole, &alg, &bits, err) < 0)
+        return -1;
     if (!alg_ecdsa_sha256(alg) || sig_to_raw(bits, c->sig) < 0)
         return tb_errf(err, "CRL is not signed with ECDSA-SHA256");
     c->tbs = tbs_whole.p;
@@ -390,9 +412,4 @@ int tb_attest_crl_parse(const uint8_t *p, size_t n, tb_attest_crl *c, tb_err *er
 int tb_attest_crl_is_revoked(const tb_attest_crl *c, const uint8_t *serial, size_t n)
 {
     return tb_attest_crl_lists(c->revoked, c->revoked_len, serial, n);
-}
-
-int tb_attest_der_time(int tag, tb_attest_der t, int64_t *out)
-{
-    return parse_time(tag, t, out);
 }

@@ -164,8 +164,6 @@ int tb_attest_der_next(tb_attest_der *d, int *tag, tb_attest_der *content, tb_at
 int tb_attest_der_expect(tb_attest_der *d, int tag, tb_attest_der *content);
 /* 0 when an INTEGER's content is minimal two's complement (non-empty), else -1. */
 int tb_attest_der_int(tb_attest_der v);
-/* A UTCTime (tag 0x17) or GeneralizedTime (0x18) content, Z only -> unix seconds. */
-int tb_attest_der_time(int tag, tb_attest_der t, int64_t *out);
 /* A minimal non-negative INTEGER content <= max. */
 int tb_attest_der_uint(tb_attest_der v, unsigned max, unsigned *out);
 /* A DER BOOLEAN content (0x00 or 0xff). */
@@ -199,6 +197,27 @@ typedef struct tb_attest_crl {
     int64_t this_update, next_update;
     uint8_t sig[64];
 } tb_attest_crl;
+/* The signed envelope of a certificate or CRL, shared by the PCK and AMD readers:
+   SEQUENCE { tbs SEQUENCE, signatureAlgorithm SEQUENCE, signature BIT STRING } and nothing
+   after it. *tbs: the whole tbs TLV (what the signature covers); *alg, *bits: contents.
+   what ("certificate", "CRL") names it in the errors. 0 or -1 + err. */
+int tb_attest_signed_read(const uint8_t *p, size_t n, const char *what, tb_attest_der *tbs,
+                          tb_attest_der *alg, tb_attest_der *bits, tb_err *err);
+/* A certificate read up to its SPKI, shared by the PCK and AMD readers: the envelope,
+   the optional [0] version (a valid INTEGER), the serial (at most 21 bytes), the inner
+   signature algorithm, issuer, validity and subject. The algorithms, the key and what
+   follows the SPKI are the caller's to check. Every span points into the input. */
+typedef struct tb_attest_cert_frame {
+    tb_attest_der tbs;             /* the whole tbsCertificate TLV */
+    tb_attest_der alg, inner_alg;  /* signatureAlgorithm contents: outer, in the TBS */
+    tb_attest_der bits;            /* the signature BIT STRING's content */
+    tb_attest_der serial;          /* INTEGER content */
+    tb_attest_der issuer, subject; /* whole Name TLVs */
+    tb_attest_der spki;            /* the whole SubjectPublicKeyInfo TLV */
+    int64_t not_before, not_after;
+    tb_attest_der rest; /* the TBS after the SPKI: [1] issuerUID, [2] subjectUID, [3] */
+} tb_attest_cert_frame;
+int tb_attest_cert_frame_read(const uint8_t *p, size_t n, tb_attest_cert_frame *f, tb_err *err);
 int tb_attest_cert_parse(const uint8_t *der, size_t n, tb_attest_cert *c, tb_err *err);
 int tb_attest_crl_parse(const uint8_t *der, size_t n, tb_attest_crl *c, tb_err *err);
 /* 1 when the serial (INTEGER content bytes) is listed in the CRL. */

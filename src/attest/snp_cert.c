@@ -291,52 +291,28 @@ int tb_attest_snp_ext_parse(const uint8_t *p, size_t n, tb_attest_snp_ext *e, in
 int tb_attest_snp_cert_parse(const uint8_t *p, size_t n, tb_attest_snp_cert *c, tb_err *err)
 {
     memset(c, 0, sizeof *c);
-    der d = {p, n}, cert, tbs_whole, alg, bits;
-    int tag;
-    if (tb_attest_der_expect(&d, 0x30, &cert) < 0 || d.n != 0)
-        return tb_errf(err, "not a DER certificate");
-    if (tb_attest_der_next(&cert, &tag, NULL, &tbs_whole) < 0 || tag != 0x30 ||
-        tb_attest_der_expect(&cert, 0x30, &alg) < 0 ||
-        tb_attest_der_expect(&cert, 0x03, &bits) < 0 || cert.n != 0)
-        return tb_errf(err, "malformed certificate");
-    if (!alg_pss384(alg) || bits_content(bits, &c->sig, &c->sig_len) < 0)
+    tb_attest_cert_frame f;
+    if (tb_attest_cert_frame_read(p, n, &f, err) < 0)
+        return -1;
+    if (!alg_pss384(f.alg) || bits_content(f.bits, &c->sig, &c->sig_len) < 0)
         return tb_errf(err, "certificate is not signed with RSA-PSS SHA-384 (salt 48)");
-    c->tbs = tbs_whole.p;
-    c->tbs_len = tbs_whole.n;
-    der tbs, v, tw = tbs_whole;
-    tb_attest_der_expect(&tw, 0x30, &tbs); /* cannot fail: read above */
-    if (tbs.n && tbs.p[0] == 0xa0) {       /* [0] EXPLICIT version */
-        der ver, x;
-        if (tb_attest_der_next(&tbs, NULL, &ver, NULL) < 0 ||
-            tb_attest_der_expect(&ver, 0x02, &x) < 0 || tb_attest_der_int(x) < 0 || ver.n != 0)
-            return tb_errf(err, "malformed certificate version");
-    }
-    if (tb_attest_der_expect(&tbs, 0x02, &v) < 0 || tb_attest_der_int(v) < 0 || v.n > 21)
-        return tb_errf(err, "malformed serial number");
-    c->serial = v.p;
-    c->serial_len = v.n;
-    if (tb_attest_der_expect(&tbs, 0x30, &alg) < 0 || !alg_pss384(alg))
+    if (!alg_pss384(f.inner_alg))
         return tb_errf(err, "inner signature algorithm is not RSA-PSS SHA-384");
-    der issuer, subject, validity, spki;
-    if (tb_attest_der_next(&tbs, &tag, NULL, &issuer) < 0 || tag != 0x30 ||
-        tb_attest_der_expect(&tbs, 0x30, &validity) < 0 ||
-        tb_attest_der_next(&tbs, &tag, NULL, &subject) < 0 || tag != 0x30 ||
-        tb_attest_der_next(&tbs, &tag, NULL, &spki) < 0 || tag != 0x30)
-        return tb_errf(err, "malformed certificate body");
-    c->issuer = issuer.p;
-    c->issuer_len = issuer.n;
-    c->subject = subject.p;
-    c->subject_len = subject.n;
-    c->spki = spki.p;
-    c->spki_len = spki.n;
-    int t1, t2;
-    der nb, na, spki_in = spki, spki_c;
-    if (tb_attest_der_next(&validity, &t1, &nb, NULL) < 0 ||
-        tb_attest_der_next(&validity, &t2, &na, NULL) < 0 || validity.n != 0 ||
-        tb_attest_der_time(t1, nb, &c->not_before) < 0 ||
-        tb_attest_der_time(t2, na, &c->not_after) < 0)
-        return tb_errf(err, "malformed certificate validity");
-    tb_attest_der_expect(&spki_in, 0x30, &spki_c); /* cannot fail: read above */
+    c->tbs = f.tbs.p;
+    c->tbs_len = f.tbs.n;
+    c->serial = f.serial.p;
+    c->serial_len = f.serial.n;
+    c->issuer = f.issuer.p;
+    c->issuer_len = f.issuer.n;
+    c->subject = f.subject.p;
+    c->subject_len = f.subject.n;
+    c->spki = f.spki.p;
+    c->spki_len = f.spki.n;
+    c->not_before = f.not_before;
+    c->not_after = f.not_after;
+    der spki_in = f.spki, spki_c, tbs = f.rest;
+    int tag;
+    tb_attest_der_expect(&spki_in, 0x30, &spki_c); /* cannot fail: read as a SEQUENCE */
     if (parse_spki(spki_c, c) < 0)
         return tb_errf(err, "certificate key is neither RSA nor EC P-384");
     int last = 0;
@@ -354,14 +330,9 @@ int tb_attest_snp_cert_parse(const uint8_t *p, size_t n, tb_attest_snp_cert *c, 
 int tb_attest_snp_crl_parse(const uint8_t *p, size_t n, tb_attest_snp_crl *c, tb_err *err)
 {
     memset(c, 0, sizeof *c);
-    der d = {p, n}, crl, tbs_whole, alg, bits, tbs, t;
-    int tag;
-    if (tb_attest_der_expect(&d, 0x30, &crl) < 0 || d.n != 0)
-        return tb_errf(err, "not a DER CRL");
-    if (tb_attest_der_next(&crl, &tag, NULL, &tbs_whole) < 0 || tag != 0x30 ||
-        tb_attest_der_expect(&crl, 0x30, &alg) < 0 || tb_attest_der_expect(&crl, 0x03, &bits) < 0 ||
-        crl.n != 0)
-        return tb_errf(err, "malformed CRL");
+    der tbs_whole, alg, bits, tbs, t;
+    if (tb_attest_signed_read(p, n, "CRL", &tbs_whole, &alg, &bits, err) < 0)
+        return -1;
     if (!alg_pss384(alg) || bits_content(bits, &c->sig, &c->sig_len) < 0)
         return tb_errf(err, "CRL is not signed with RSA-PSS SHA-384 (salt 48)");
     c->tbs = tbs_whole.p;
