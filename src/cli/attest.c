@@ -363,6 +363,23 @@ static void print_verdict(const char *path, const tb_attest_quote *q, const tb_a
     printf("verify time:  %.3f ms\n", (double)t->verify_ns / 1e6);
 }
 
+/* The policy of `attest verify`, for both TEEs: --policy FILE (else the default) with
+   --allow-debug and --allow-expired-collateral on top. 0, or the exit code of the error. */
+static int verify_policy(const char *cmd, const char *policy_path, int allow_debug,
+                         int allow_expired, tb_attest_policy *pol)
+{
+    tb_err e;
+    if (!policy_path)
+        tb_attest_policy_default(pol);
+    else if (tb_attest_policy_load(policy_path, pol, &e) < 0)
+        return cli_fail(cmd, "%s", e.msg);
+    if (allow_debug)
+        pol->allow_debug = 1;
+    if (allow_expired)
+        pol->allow_expired_collateral = 1;
+    return 0;
+}
+
 /* An SEV-SNP report with --certs or --kds: reads it and hands over to cli/attest_snp.c. */
 static int verify_snp(const char *path, const char *certs, const char *kds, const char *root,
                       tb_attest_snp_product product, int64_t now, const char *policy_path,
@@ -372,16 +389,9 @@ static int verify_snp(const char *path, const char *certs, const char *kds, cons
     const char *cmd = "attest verify";
     tb_attest_policy pol;
     tb_err e;
-    if (policy_path) {
-        if (tb_attest_policy_load(policy_path, &pol, &e) < 0)
-            return cli_fail(cmd, "%s", e.msg);
-    } else {
-        tb_attest_policy_default(&pol);
-    }
-    if (allow_debug)
-        pol.allow_debug = 1;
-    if (allow_expired)
-        pol.allow_expired_collateral = 1;
+    int prc = verify_policy(cmd, policy_path, allow_debug, allow_expired, &pol);
+    if (prc)
+        return prc;
     uint8_t *b;
     size_t n;
     if (tb_attest_quote_read(path, &b, &n, &e) < 0)
@@ -511,16 +521,9 @@ static int cmd_verify(int argc, char **argv)
         now = wall_now();
     tb_attest_policy pol;
     tb_err e;
-    if (policy_path) {
-        if (tb_attest_policy_load(policy_path, &pol, &e) < 0)
-            return cli_fail(cmd, "%s", e.msg);
-    } else {
-        tb_attest_policy_default(&pol);
-    }
-    if (allow_debug)
-        pol.allow_debug = 1;
-    if (allow_expired)
-        pol.allow_expired_collateral = 1;
+    int prc = verify_policy(cmd, policy_path, allow_debug, allow_expired, &pol);
+    if (prc)
+        return prc;
     const char *path = argv[optind];
     uint8_t *qb;
     size_t qn;
