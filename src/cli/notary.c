@@ -330,38 +330,50 @@ static void check_usage(FILE *f)
             "  --json                 print one JSON document (the fields and what was checked)\n");
 }
 
+/* A document's fields as text, for print_doc and check_json: names, the session id, the
+ * time (ISO 8601 UTC with milliseconds), SHA-256 of the notary key, request and response. */
+typedef struct doc_text {
+    char server[TB_NOTARY_DOC_MAX_NAME + 1], host[TB_NOTARY_DOC_MAX_NAME + 1], tee[8];
+    char id[33], key_sha[65], req_sha[65], resp_sha[65], time[40];
+    int simulated;
+} doc_text;
+
+static void doc_text_fill(const tb_notary_doc *d, doc_text *x)
+{
+    uint8_t sha[32];
+    char t[32];
+    tb_notary_view_str(d->server_name, x->server, sizeof x->server);
+    tb_notary_view_str(d->target_host, x->host, sizeof x->host);
+    tb_notary_view_str(d->tee, x->tee, sizeof x->tee);
+    x->simulated = !strcmp(x->tee, "sim") || !strcmp(x->tee, "sim-snp");
+    tb_hex_encode(d->session_id, 16, x->id);
+    SHA256(d->notary_key.p, d->notary_key.len, sha);
+    tb_hex_encode(sha, 32, x->key_sha);
+    SHA256(d->request.p, d->request.len, sha);
+    tb_hex_encode(sha, 32, x->req_sha);
+    SHA256(d->response.p, d->response.len, sha);
+    tb_hex_encode(sha, 32, x->resp_sha);
+    tb_utc_iso8601((int64_t)(d->time_ms / 1000), t, sizeof t);
+    /* tb_utc_iso8601 ends in 'Z': milliseconds go before it */
+    snprintf(x->time, sizeof x->time, "%.*s.%03uZ", (int)strcspn(t, "Z"), t,
+             (unsigned)(d->time_ms % 1000));
+}
+
 static void print_doc(const char *path, const tb_notary_doc *d)
 {
-    char s[TB_NOTARY_DOC_MAX_NAME + 1], h[TB_NOTARY_DOC_MAX_NAME + 1], tee[8], id[33], kh[65],
-        rq[65], rs[65];
-    uint8_t sha[32];
-    tb_notary_view_str(d->server_name, s, sizeof s);
-    tb_notary_view_str(d->target_host, h, sizeof h);
-    tb_notary_view_str(d->tee, tee, sizeof tee);
-    tb_hex_encode(d->session_id, 16, id);
-    SHA256(d->notary_key.p, d->notary_key.len, sha);
-    tb_hex_encode(sha, 32, kh);
-    SHA256(d->request.p, d->request.len, sha);
-    tb_hex_encode(sha, 32, rq);
-    SHA256(d->response.p, d->response.len, sha);
-    tb_hex_encode(sha, 32, rs);
-    time_t t = (time_t)(d->time_ms / 1000);
-    struct tm tm;
-    char ts[32];
-    gmtime_r(&t, &tm);
-    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
+    doc_text x;
+    doc_text_fill(d, &x);
     printf("document: %s\n", path);
     printf("format version: %u\n", d->version);
-    printf("session id: %s\n", id);
-    printf("time: %s.%03uZ\n", ts, (unsigned)(d->time_ms % 1000));
-    printf("server name: %s\n", s);
-    printf("target: %s:%u\n", h, d->target_port);
-    printf("tee: %s%s\n", tee,
-           !strcmp(tee, "sim") || !strcmp(tee, "sim-snp") ? " (SIMULATED)" : "");
+    printf("session id: %s\n", x.id);
+    printf("time: %s\n", x.time);
+    printf("server name: %s\n", x.server);
+    printf("target: %s:%u\n", x.host, d->target_port);
+    printf("tee: %s%s\n", x.tee, x.simulated ? " (SIMULATED)" : "");
     printf("server certificates: %zu\n", d->n_certs);
-    printf("request: %zu bytes, sha256 %s\n", d->request.len, rq);
-    printf("response: %zu bytes, sha256 %s\n", d->response.len, rs);
-    printf("notary key sha256: %s\n", kh);
+    printf("request: %zu bytes, sha256 %s\n", d->request.len, x.req_sha);
+    printf("response: %zu bytes, sha256 %s\n", d->response.len, x.resp_sha);
+    printf("notary key sha256: %s\n", x.key_sha);
 }
 
 #define CHECK_SCHEMA "teebench-notary-check/1"
@@ -380,39 +392,24 @@ static void fail_check(int json, const char *msg)
 static json_t *check_json(const char *path, const tb_notary_doc *d, const char *chain, int pinned,
                           const char *evpath, const tb_notary_evidence *ev, int verified)
 {
-    char s[TB_NOTARY_DOC_MAX_NAME + 1], h[TB_NOTARY_DOC_MAX_NAME + 1], tee[8], id[33], kh[65],
-        rq[65], rs[65];
-    uint8_t sha[32];
-    tb_notary_view_str(d->server_name, s, sizeof s);
-    tb_notary_view_str(d->target_host, h, sizeof h);
-    tb_notary_view_str(d->tee, tee, sizeof tee);
-    tb_hex_encode(d->session_id, 16, id);
-    SHA256(d->notary_key.p, d->notary_key.len, sha);
-    tb_hex_encode(sha, 32, kh);
-    SHA256(d->request.p, d->request.len, sha);
-    tb_hex_encode(sha, 32, rq);
-    SHA256(d->response.p, d->response.len, sha);
-    tb_hex_encode(sha, 32, rs);
-    char ts[40], t[32];
-    tb_utc_iso8601((int64_t)(d->time_ms / 1000), t, sizeof t);
-    /* tb_utc_iso8601 ends in 'Z': milliseconds go before it */
-    snprintf(ts, sizeof ts, "%.*s.%03uZ", (int)strcspn(t, "Z"), t, (unsigned)(d->time_ms % 1000));
+    doc_text x;
+    doc_text_fill(d, &x);
     json_t *evj = json_null();
     if (evpath)
         evj = json_pack("{s:s, s:s, s:b, s:b, s:b}", "file", evpath, "tee", ev->tee, "simulated",
                         ev->simulated, "binds_key_and_nonce", 1, "quote_verified", verified);
-    return json_pack(
-        "{s:s, s:i, s:s, s:s, s:I, s:s, s:s, s:i, s:s, s:b, s:I, s:I, s:s, s:I, s:s, "
-        "s:s, s:s, s:o, s:b, s:o}",
-        "document", path, "format_version", (int)d->version, "session_id", id, "time", ts,
-        "time_ms", (json_int_t)d->time_ms, "server_name", s, "target_host", h, "target_port",
-        (int)d->target_port, "tee", tee, "simulated",
-        !strcmp(tee, "sim") || !strcmp(tee, "sim-snp"), "server_certificates",
-        (json_int_t)d->n_certs, "request_bytes", (json_int_t)d->request.len, "request_sha256", rq,
-        "response_bytes", (json_int_t)d->response.len, "response_sha256", rs, "notary_key_sha256",
-        kh, "signature", "valid", "server_chain",
-        chain ? json_pack("{s:s, s:s}", "valid_for", s, "against", chain) : json_null(),
-        "notary_key_pinned", pinned, "evidence", evj);
+    return json_pack("{s:s, s:i, s:s, s:s, s:I, s:s, s:s, s:i, s:s, s:b, s:I, s:I, s:s, s:I, s:s, "
+                     "s:s, s:s, s:o, s:b, s:o}",
+                     "document", path, "format_version", (int)d->version, "session_id", x.id,
+                     "time", x.time, "time_ms", (json_int_t)d->time_ms, "server_name", x.server,
+                     "target_host", x.host, "target_port", (int)d->target_port, "tee", x.tee,
+                     "simulated", x.simulated, "server_certificates", (json_int_t)d->n_certs,
+                     "request_bytes", (json_int_t)d->request.len, "request_sha256", x.req_sha,
+                     "response_bytes", (json_int_t)d->response.len, "response_sha256", x.resp_sha,
+                     "notary_key_sha256", x.key_sha, "signature", "valid", "server_chain",
+                     chain ? json_pack("{s:s, s:s}", "valid_for", x.server, "against", chain)
+                           : json_null(),
+                     "notary_key_pinned", pinned, "evidence", evj);
 }
 
 static int cmd_check(int argc, char **argv)
