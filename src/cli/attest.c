@@ -182,36 +182,6 @@ static json_t *quote_json(const tb_attest_quote *q)
     return o;
 }
 
-/* Prints the JSON object as "name: value" lines, nested objects indented. */
-static void print_text(json_t *o, int indent)
-{
-    const char *key;
-    json_t *v;
-    json_object_foreach(o, key, v)
-    {
-        if (json_is_object(v)) {
-            printf("%*s%s:\n", indent, "", key);
-            print_text(v, indent + 2);
-        } else if (json_is_array(v)) {
-            printf("%*s%-22s", indent, "", key);
-            size_t i;
-            json_t *x;
-            json_array_foreach(v, i, x)
-            {
-                printf("%s%s", i ? "\n" : "", i ? "                        " : "");
-                printf("%s", json_is_string(x) ? json_string_value(x) : "?");
-            }
-            printf("%s\n", json_array_size(v) ? "" : "(none)");
-        } else if (json_is_string(v)) {
-            printf("%*s%-22s%s\n", indent, "", key, json_string_value(v));
-        } else if (json_is_integer(v)) {
-            printf("%*s%-22s%lld\n", indent, "", key, (long long)json_integer_value(v));
-        } else if (json_is_boolean(v)) {
-            printf("%*s%-22s%s\n", indent, "", key, json_is_true(v) ? "yes" : "no");
-        }
-    }
-}
-
 static int cmd_show(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -254,7 +224,7 @@ static int cmd_show(int argc, char **argv)
                q->body_type == 3 ? "TDX 1.5" : "TDX 1.0", q->raw_len);
         printf("td_attributes debug: %s\n",
                tb_attest_quote_is_debug(q) ? "DEBUG (bit 0 set)" : "off");
-        print_text(o, 0);
+        cli_json_print_text(o, 0, 22);
     }
     json_decref(o);
     tb_attest_quote_free(q);

@@ -146,25 +146,6 @@ static json_t *report_json(const tb_attest_snp_report *r)
     return o;
 }
 
-static void print_text(json_t *o, int indent)
-{
-    const char *key;
-    json_t *v;
-    json_object_foreach(o, key, v)
-    {
-        if (json_is_object(v)) {
-            printf("%*s%s:\n", indent, "", key);
-            print_text(v, indent + 2);
-        } else if (json_is_string(v)) {
-            printf("%*s%-28s%s\n", indent, "", key, json_string_value(v));
-        } else if (json_is_integer(v)) {
-            printf("%*s%-28s%lld\n", indent, "", key, (long long)json_integer_value(v));
-        } else if (json_is_boolean(v)) {
-            printf("%*s%-28s%s\n", indent, "", key, json_is_true(v) ? "yes" : "no");
-        }
-    }
-}
-
 int cli_attest_snp_show(const char *path, const uint8_t *b, size_t n, int json)
 {
     tb_attest_snp_report r;
@@ -183,7 +164,7 @@ int cli_attest_snp_show(const char *path, const uint8_t *b, size_t n, int json)
                p ? tb_attest_snp_product_name(p) : "product unknown", n);
         printf("policy debug: %s\n",
                r.policy & TB_ATTEST_SNP_POLICY_DEBUG ? "DEBUG allowed (bit 19 set)" : "off");
-        print_text(o, 0);
+        cli_json_print_text(o, 0, 28);
     }
     json_decref(o);
     return 0;

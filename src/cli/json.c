@@ -59,3 +59,32 @@ int cli_json_fail(int code, const char *cmd, const char *schema, const char *fmt
     }
     return code;
 }
+
+void cli_json_print_text(const json_t *o, int indent, int width)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)o, key, v)
+    {
+        if (json_is_object(v)) {
+            printf("%*s%s:\n", indent, "", key);
+            cli_json_print_text(v, indent + 2, width);
+        } else if (json_is_array(v)) {
+            printf("%*s%-*s", indent, "", width, key);
+            size_t i;
+            json_t *x;
+            json_array_foreach(v, i, x)
+            {
+                printf("%s%*s", i ? "\n" : "", i ? indent + width : 0, "");
+                printf("%s", json_is_string(x) ? json_string_value(x) : "?");
+            }
+            printf("%s\n", json_array_size(v) ? "" : "(none)");
+        } else if (json_is_string(v)) {
+            printf("%*s%-*s%s\n", indent, "", width, key, json_string_value(v));
+        } else if (json_is_integer(v)) {
+            printf("%*s%-*s%lld\n", indent, "", width, key, (long long)json_integer_value(v));
+        } else if (json_is_boolean(v)) {
+            printf("%*s%-*s%s\n", indent, "", width, key, json_is_true(v) ? "yes" : "no");
+        }
+    }
+}

@@ -26,6 +26,12 @@ json_t *cli_json_envelope(const char *schema, json_t *body, int with_env);
  * exit code of 1 after an error line naming cmd ("writing JSON: ..."). */
 int cli_json_print(const char *cmd, json_t *doc);
 
+/* Prints a JSON object as "name value" lines, the values in a column width characters
+   from the indent; nested objects as "name:" with their members indented by 2 more;
+   arrays of strings one per line in the value column ("(none)" when empty); integers,
+   strings and booleans (yes/no). Other values are left out. To stdout. */
+void cli_json_print_text(const json_t *o, int indent, int width);
+
 /* A failure in --json mode: prints the usual error line on stderr (as cli_fail_code)
  * and the envelope of schema with "error": the same text on stdout. Returns code. */
 int cli_json_fail(int code, const char *cmd, const char *schema, const char *fmt, ...)
