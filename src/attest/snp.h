@@ -223,6 +223,15 @@ int tb_attest_snp_kds_fetch(const char *base_url, const tb_attest_snp_report *r,
  * Milan, FAMILY_ID "teebench SIM SNP", and are signed by the sim VCEK. */
 int tb_attest_snp_sim_report(const char *dir, const uint8_t report_data[64], int debug,
                              uint8_t **report, size_t *len, tb_err *err);
+/* The same provider opened once (its VCEK certificate and key read from dir, the PKI made
+ * first if needed), for a caller that takes many reports -- the suite, the notary -- so
+ * that a report costs its signature, not reading keys from disk. A handle may be used
+ * from several threads at once; tb_attest_snp_sim_close frees it (NULL: nothing). */
+typedef struct tb_attest_snp_sim tb_attest_snp_sim;
+int tb_attest_snp_sim_open(const char *dir, tb_attest_snp_sim **out, tb_err *err);
+int tb_attest_snp_sim_quote(const tb_attest_snp_sim *h, const uint8_t report_data[64], int debug,
+                            uint8_t **report, size_t *len, tb_err *err);
+void tb_attest_snp_sim_close(tb_attest_snp_sim *h);
 /* Writes ark.pem, ask.pem, vcek.der and crl.der of the sim PKI into outdir (revoke_vcek:
  * a CRL listing the VCEK). now: the CRL's thisUpdate (valid 30 days). */
 int tb_attest_snp_sim_certs(const char *dir, const char *outdir, int64_t now, int revoke_vcek,

@@ -319,65 +319,98 @@ static int sign_report(EVP_PKEY *k, uint8_t *rep, tb_err *err)
     return 0;
 }
 
-int tb_attest_snp_sim_report(const char *dir, const uint8_t rd[64], int debug, uint8_t **report,
-                             size_t *len, tb_err *err)
+/* An opened SIMULATED SEV-SNP provider: the VCEK's certificate and key, read once. */
+struct tb_attest_snp_sim {
+    sim s;
+    tb_attest_snp_tcb tcb; /* the VCEK's SPLs: the reports' TCB */
+    uint8_t hwid[64];      /* the VCEK's hwID: the reports' CHIP_ID */
+};
+
+int tb_attest_snp_sim_open(const char *dir, tb_attest_snp_sim **out, tb_err *err)
+{
+    *out = NULL;
+    tb_attest_snp_sim *h = calloc(1, sizeof *h);
+    if (!h)
+        return tb_errf(err, "out of memory");
+    if (sim_open(dir, &h->s, 0, err) < 0) {
+        free(h);
+        return -1;
+    }
+    unsigned char *der = NULL;
+    int dl = i2d_X509(h->s.vcek, &der);
+    tb_attest_snp_cert vc;
+    if (dl <= 0 || tb_attest_snp_cert_parse(der, (size_t)dl, &vc, err) < 0 || !vc.ext.has_hwid) {
+        OPENSSL_free(der);
+        tb_attest_snp_sim_close(h);
+        return tb_errf(err, "the simulated VCEK is unreadable");
+    }
+    h->tcb = (tb_attest_snp_tcb){vc.ext.bl, vc.ext.tee, vc.ext.snp, vc.ext.ucode, 0, 0};
+    memcpy(h->hwid, vc.ext.hwid, 64);
+    OPENSSL_free(der);
+    *out = h;
+    return 0;
+}
+
+void tb_attest_snp_sim_close(tb_attest_snp_sim *h)
+{
+    if (!h)
+        return;
+    sim_clear(&h->s);
+    free(h);
+}
+
+int tb_attest_snp_sim_quote(const tb_attest_snp_sim *h, const uint8_t rd[64], int debug,
+                            uint8_t **report, size_t *len, tb_err *err)
 {
     *report = NULL;
     *len = 0;
-    sim s;
-    if (sim_open(dir, &s, 0, err) < 0)
-        return -1;
-    unsigned char *der = NULL;
-    int dl = i2d_X509(s.vcek, &der);
-    tb_attest_snp_cert vc;
     tb_attest_snp_report r;
     memset(&r, 0, sizeof r);
-    int rc = -1;
-    if (dl <= 0 || tb_attest_snp_cert_parse(der, (size_t)dl, &vc, err) < 0 || !vc.ext.has_hwid) {
-        tb_errf(err, "the simulated VCEK is unreadable");
-        goto out;
-    }
     r.version = 3;
     r.policy = TB_ATTEST_SNP_POLICY_SMT | TB_ATTEST_SNP_POLICY_RESERVED1 |
                (debug ? TB_ATTEST_SNP_POLICY_DEBUG : 0);
     memcpy(r.family_id, TB_ATTEST_SNP_SIM_MARKER, 16);
     memcpy(r.image_id, "SIMULATED image", 16);
     r.sig_algo = 1;
-    tb_attest_snp_tcb t = {vc.ext.bl, vc.ext.tee, vc.ext.snp, vc.ext.ucode, 0, 0};
     r.current_tcb = r.reported_tcb = r.committed_tcb = r.launch_tcb =
-        tb_attest_snp_tcb_encode(&t, TB_ATTEST_SNP_MILAN);
+        tb_attest_snp_tcb_encode(&h->tcb, TB_ATTEST_SNP_MILAN);
     r.platform_info = 1; /* SMT enabled */
     memcpy(r.report_data, rd, 64);
     SHA384((const unsigned char *)"teebench SIMULATED SEV-SNP launch measurement", 45,
            r.measurement);
-    if (RAND_bytes(r.report_id, 32) != 1) {
-        tb_err_ssl(err, "random report id");
-        goto out;
-    }
+    if (RAND_bytes(r.report_id, 32) != 1)
+        return tb_err_ssl(err, "random report id");
     memset(r.report_id_ma, 0xff, 32);
     r.cpuid_fam = 0x19;
     r.cpuid_mod = 0x01;
     r.cpuid_step = 0x01;
-    memcpy(r.chip_id, vc.ext.hwid, 64);
+    memcpy(r.chip_id, h->hwid, 64);
     r.current_major = r.committed_major = 1;
     r.current_minor = r.committed_minor = 55;
     r.current_build = r.committed_build = 21;
     uint8_t *out = malloc(TB_ATTEST_SNP_REPORT_LEN);
-    if (!out) {
-        tb_errf(err, "out of memory");
-        goto out;
-    }
+    if (!out)
+        return tb_errf(err, "out of memory");
     tb_attest_snp_serialize(&r, out);
-    if (sign_report(s.vcek_k, out, err) < 0) {
+    if (sign_report(h->s.vcek_k, out, err) < 0) {
         free(out);
-        goto out;
+        return -1;
     }
     *report = out;
     *len = TB_ATTEST_SNP_REPORT_LEN;
-    rc = 0;
-out:
-    OPENSSL_free(der);
-    sim_clear(&s);
+    return 0;
+}
+
+int tb_attest_snp_sim_report(const char *dir, const uint8_t rd[64], int debug, uint8_t **report,
+                             size_t *len, tb_err *err)
+{
+    tb_attest_snp_sim *h;
+    *report = NULL;
+    *len = 0;
+    if (tb_attest_snp_sim_open(dir, &h, err) < 0)
+        return -1;
+    int rc = tb_attest_snp_sim_quote(h, rd, debug, report, len, err);
+    tb_attest_snp_sim_close(h);
     return rc;
 }
 

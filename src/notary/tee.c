@@ -21,9 +21,9 @@
 #include "notary/internal.h"
 
 typedef struct src_ctx {
-    tb_attest_sim *sim; /* sim: the provider opened once (thread-safe) */
-    pthread_mutex_t mu; /* tdx, snp: one configfs-tsm report at a time */
-    char sim_dir[4096]; /* sim-snp: the simulated provider's directory */
+    tb_attest_sim *sim;         /* sim: the provider opened once (thread-safe) */
+    tb_attest_snp_sim *snp_sim; /* sim-snp: the same */
+    pthread_mutex_t mu;         /* tdx, snp: one configfs-tsm report at a time */
 } src_ctx;
 
 static int get_sim_quote(void *ctx, const uint8_t rd[64], uint8_t **quote, size_t *len, tb_err *err)
@@ -35,7 +35,7 @@ static int get_sim_quote(void *ctx, const uint8_t rd[64], uint8_t **quote, size_
 static int get_sim_snp(void *ctx, const uint8_t rd[64], uint8_t **quote, size_t *len, tb_err *err)
 {
     src_ctx *c = ctx;
-    return tb_attest_snp_sim_report(c->sim_dir, rd, 0, quote, len, err);
+    return tb_attest_snp_sim_quote(c->snp_sim, rd, 0, quote, len, err);
 }
 
 static int get_tsm_snp(void *ctx, const uint8_t rd[64], uint8_t **quote, size_t *len, tb_err *err)
@@ -81,21 +81,19 @@ int tb_notary_tee_open(const char *kind, const char *sim_dir, tb_notary_quote_so
         out->simulated = 1;
         out->get_quote = get_sim_quote;
     } else if (!strcmp(kind, "sim-snp")) {
-        /* the SIMULATED SNP PKI is made (or read) once here, not in a worker, and so are
-           the certificates a verifier of its reports reads (as a real verifier has AMD's
-           on disk or in its KDS cache) */
-        uint8_t rd[64] = {0}, *rep = NULL;
-        size_t n = 0;
+        /* the SIMULATED SNP provider is opened (its PKI made or read) once here, not in a
+           worker, and the certificates a verifier of its reports reads are made too (as a
+           real verifier has AMD's on disk or in its KDS cache) */
+        char dir[4096];
         tb_attest_snp_certs certs;
-        if (tb_attest_sim_dir(sim_dir, c->sim_dir, sizeof c->sim_dir, err) < 0 ||
-            tb_attest_snp_sim_report(c->sim_dir, rd, 0, &rep, &n, err) < 0 ||
-            tb_attest_snp_sim_certs_cached(c->sim_dir, (int64_t)time(NULL), &certs, err) < 0) {
-            free(rep);
+        if (tb_attest_sim_dir(sim_dir, dir, sizeof dir, err) < 0 ||
+            tb_attest_snp_sim_open(dir, &c->snp_sim, err) < 0 ||
+            tb_attest_snp_sim_certs_cached(dir, (int64_t)time(NULL), &certs, err) < 0) {
+            tb_attest_snp_sim_close(c->snp_sim);
             free(c);
             return tb_err_wrap(err, "simulated SEV-SNP");
         }
         tb_attest_snp_certs_clear(&certs);
-        free(rep);
         out->kind = "sim-snp";
         out->simulated = 1;
         out->get_quote = get_sim_snp;
@@ -119,6 +117,7 @@ void tb_notary_tee_close(tb_notary_quote_source *src)
     src_ctx *c = src->ctx;
     if (c) {
         tb_attest_sim_close(c->sim);
+        tb_attest_snp_sim_close(c->snp_sim);
         pthread_mutex_destroy(&c->mu);
         free(c);
     }

@@ -61,8 +61,9 @@ typedef struct suite_ctx {
     int attest_sim;     /* attest_tee is a SIMULATED one */
     int attest_snp;     /* attest_tee is SEV-SNP */
     char sim_dir[PATH_MAX];
-    tb_attest_sim *sim;
-    char *collateral_json; /* TDX; NULL: verification unavailable (verify_reason) */
+    tb_attest_sim *sim;         /* sim: opened once */
+    tb_attest_snp_sim *snp_sim; /* sim-snp: opened once */
+    char *collateral_json;      /* TDX; NULL: verification unavailable (verify_reason) */
     char verify_reason[TB_ERR_MAX];
     tb_attest_root *root;
     tb_attest_snp_certs snp_certs; /* SEV-SNP; vcek NULL: verification unavailable */

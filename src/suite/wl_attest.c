@@ -34,6 +34,8 @@ void suite_attest_cleanup(suite_ctx *c)
 {
     tb_attest_sim_close(c->sim);
     c->sim = NULL;
+    tb_attest_snp_sim_close(c->snp_sim);
+    c->snp_sim = NULL;
     free(c->collateral_json);
     c->collateral_json = NULL;
     tb_attest_root_free(c->root);
@@ -71,7 +73,7 @@ static int get_quote(suite_ctx *c, const uint8_t rd[64], uint8_t **q, size_t *le
     if (!strcmp(t, "sim"))
         return tb_attest_sim_quote(c->sim, rd, 0, q, len, err);
     if (!strcmp(t, "sim-snp"))
-        return tb_attest_snp_sim_report(c->sim_dir, rd, 0, q, len, err);
+        return tb_attest_snp_sim_quote(c->snp_sim, rd, 0, q, len, err);
     if (!strcmp(t, "snp"))
         return tb_attest_snp_tsm_report(NULL, rd, q, len, err);
     return tb_attest_tsm_get_quote(NULL, rd, q, len, err);
@@ -224,8 +226,10 @@ static int setup(suite_ctx *c, tb_err *err)
     if (c->attest_sim && suite_path(c, "sim", c->sim_dir, sizeof c->sim_dir, err) < 0)
         return -1;
     if (!strcmp(tee, "sim-snp")) {
-        /* the first report makes the sim PKI (RSA-4096 keys: seconds, once; not timed) */
-        int rc = tb_attest_snp_sim_report(c->sim_dir, rd, 0, &q, &len, err);
+        /* opening makes the sim PKI (RSA-4096 keys: seconds, once; not timed) */
+        int rc = tb_attest_snp_sim_open(c->sim_dir, &c->snp_sim, err);
+        if (rc == 0)
+            rc = tb_attest_snp_sim_quote(c->snp_sim, rd, 0, &q, &len, err);
         if (rc == 0)
             rc = snp_sim_setup(c, q, len, err);
         free(q);
@@ -424,7 +428,7 @@ int suite_attest_step(suite_ctx *c, int round, tb_err *err)
              !strcmp(t, "sim") ? "SIMULATED TDX provider (local PKI, opened once as the notary "
                                  "does)"
              : !strcmp(t, "sim-snp")
-                 ? "SIMULATED SEV-SNP provider (local PKI, its VCEK key read from disk each time)"
+                 ? "SIMULATED SEV-SNP provider (local PKI, opened once as the notary does)"
              : !strcmp(t, "snp")
                  ? "configfs-tsm (the guest's report from the AMD secure processor)"
                  : "configfs-tsm (the TD's quote through the host's quoting enclave)");

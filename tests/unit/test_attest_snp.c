@@ -495,6 +495,21 @@ static void test_sim(void **state)
         assert_int_equal(tb_attest_snp_verify(rep, n, &c, now, NULL, ark, arkn, &v), -1);
         c.crl[i] ^= 0x01;
     }
+    /* the provider opened once gives reports that verify the same, each with its data */
+    tb_attest_snp_sim *h;
+    assert_int_equal(tb_attest_snp_sim_open(dir, &h, &e), 0);
+    for (int i = 0; i < 2; i++) {
+        uint8_t *hr;
+        size_t hn;
+        rd[0] = (uint8_t)(10 + i);
+        assert_int_equal(tb_attest_snp_sim_quote(h, rd, 0, &hr, &hn, &e), 0);
+        assert_int_equal(tb_attest_snp_verify(hr, hn, &c, now, NULL, ark, arkn, &v), 0);
+        assert_int_equal(tb_attest_snp_parse(hr, hn, &r, &e), 0);
+        assert_memory_equal(r.report_data, rd, 64);
+        free(hr);
+    }
+    tb_attest_snp_sim_close(h);
+    tb_attest_snp_sim_close(NULL);
     /* a debug guest is refused unless allowed */
     free(rep);
     assert_int_equal(tb_attest_snp_sim_report(dir, rd, 1, &rep, &n, &e), 0);
