@@ -22,6 +22,21 @@ JOBS=$(nproc)
 # Debian's tools first: a python3 (or cmake, openssl) from a version manager's shims
 # (pyenv's costs ~2 s per start) is neither what setup.sh installed nor fast.
 export PATH="/usr/sbin:/usr/bin:/sbin:/bin:$PATH"
+# A fresh machine, every time: the whole run (builds, unit tests, e2e tests) sees an
+# empty HOME and XDG base directories made for it, removed at the end, so that nothing
+# this machine accumulated (~/.ansible, ~/.cache/teebench, a results.db, shell or tool
+# settings) can make a test pass or fail. (tests/e2e/lib.sh gives each e2e test a HOME
+# of its own inside that; OpenSSH reads ~/.ssh from the passwd database's home, so every
+# test that runs ssh passes -F with a config it wrote.)
+TB_TEST_HOME=$(mktemp -d /tmp/tb-home.XXXXXX)
+trap 'rm -rf "$TB_TEST_HOME"' EXIT
+mkdir -m 0700 -p "$TB_TEST_HOME/home/.config" "$TB_TEST_HOME/home/.cache" \
+  "$TB_TEST_HOME/home/.local/share" "$TB_TEST_HOME/home/.local/state" "$TB_TEST_HOME/run"
+export HOME=$TB_TEST_HOME/home XDG_CONFIG_HOME=$TB_TEST_HOME/home/.config \
+  XDG_CACHE_HOME=$TB_TEST_HOME/home/.cache XDG_DATA_HOME=$TB_TEST_HOME/home/.local/share \
+  XDG_STATE_HOME=$TB_TEST_HOME/home/.local/state XDG_RUNTIME_DIR=$TB_TEST_HOME/run
+unset TEEBENCH_DB TEEBENCH_PKI TEEBENCH_SIM_DIR XDG_CONFIG_DIRS XDG_DATA_DIRS PYENV_VERSION
+echo "== a fresh HOME for this run: $HOME"
 status=0
 summary=()
 passed=0

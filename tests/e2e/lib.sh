@@ -9,9 +9,29 @@ set -euo pipefail
 # come first, so that a version manager's shims (pyenv's python3 costs ~2 s per start)
 # do not stand in for them.
 export PATH="/usr/sbin:/usr/bin:/sbin:/bin:$PATH"
+# A test that dies must say where: with errexit on, the first command that fails
+# (anywhere: a function, a subshell, a command substitution -- errtrace) prints its line
+# and text before the test exits, so that no test ends silently. (Sections that turn
+# errexit off report nothing: their failures are theirs to handle.)
+set -E
+_tb_err_trap() {
+  local rc=$1 line=$2 cmd=$3
+  case $- in *e*) ;; *) return 0 ;; esac
+  echo "FAIL: $(basename "$0"): line $line: exit $rc from: $cmd" >&2
+}
+trap '_tb_err_trap $? $LINENO "$BASH_COMMAND"' ERR
 TB=${TEEBENCH:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/teebench}
 TESTDATA=${TEEBENCH_TESTDATA:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/testdata}
 WORK=$(mktemp -d /tmp/tb-e2e.XXXXXX)
+# Nothing from the machine's own HOME: each test gets a fresh, empty HOME and XDG base
+# directories inside $WORK (a test that needs a file there creates it). What a remote
+# host of lib_hosts.sh reads is its login's home from the passwd database, not $HOME.
+mkdir -m 0700 "$WORK/home" "$WORK/home/.config" "$WORK/home/.cache" "$WORK/home/.local" \
+  "$WORK/home/.local/share" "$WORK/home/.local/state" "$WORK/run"
+export HOME=$WORK/home XDG_CONFIG_HOME=$WORK/home/.config XDG_CACHE_HOME=$WORK/home/.cache \
+  XDG_DATA_HOME=$WORK/home/.local/share XDG_STATE_HOME=$WORK/home/.local/state \
+  XDG_RUNTIME_DIR=$WORK/run
+unset TEEBENCH_DB TEEBENCH_PKI TEEBENCH_SIM_DIR XDG_CONFIG_DIRS XDG_DATA_DIRS
 _TB_PIDS=()
 
 # Sanitizer builds (TEEBENCH_SANITIZER=asan|tsan, set by CMake for build-asan/ and

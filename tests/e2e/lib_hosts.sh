@@ -4,8 +4,9 @@
 # this one, addresses from the benchmarking range 198.18.0.0/15 (RFC 2544) used only
 # inside what this test created, and an OpenSSH sshd in it with a throwaway host key
 # and an authorized key made here. Each host also gets its own mount namespace with an
-# empty tmpfs on ~/.cache/teebench, so it starts without a teebench of its own (as a
-# fresh remote machine would). After it:
+# empty tmpfs on ~/.cache/teebench (in the login's home from passwd, which sshd uses,
+# not the test's $HOME), so it starts without a teebench of its own (as a fresh remote
+# machine would). After it:
 #   HOST_ADDR[NAME]  the host's address (198.18.N.2)
 #   SSH_CONFIG       an ssh_config with an entry "NAME" per host (user root, key, port 22,
 #                    known hosts in $WORK): `ssh -F "$SSH_CONFIG" NAME cmd`
@@ -53,6 +54,8 @@ hosts_up() {
   local probe="tbp$$"
   ip netns add "$probe" 2>/dev/null || skip "network namespaces are not permitted here (ip netns add failed)"
   ip netns del "$probe"
+  REMOTE_HOME=$(getent passwd "$(id -un)" | cut -d: -f6)
+  [ -n "$REMOTE_HOME" ] && [ -d "$REMOTE_HOME" ] || skip "the login's home directory ($(id -un)) is unknown"
   mkdir -p "$WORK/ssh" /run/sshd # /run/sshd: sshd's privilege separation directory
   chmod 700 "$WORK/ssh"
   SSH_KEY="$WORK/ssh/id_ed25519"
@@ -93,9 +96,10 @@ Subsystem sftp internal-sftp
 AcceptEnv TEEBENCH_*
 CFG
     # own mount namespace: an empty tmpfs on ~/.cache/teebench (a fresh remote)
-    mkdir -p "$HOME/.cache/teebench"
+    # (sshd logs in with the passwd database's home, not this test's $HOME: lib.sh)
+    mkdir -p "$REMOTE_HOME/.cache/teebench"
     ip netns exec "$ns" unshare -m --propagation private sh -c \
-      "mount -t tmpfs -o size=256m,mode=0700 tmpfs '$HOME/.cache/teebench' && exec /usr/sbin/sshd -D -e -f '$WORK/ssh/sshd_$name'" \
+      "mount -t tmpfs -o size=256m,mode=0700 tmpfs '$REMOTE_HOME/.cache/teebench' && exec /usr/sbin/sshd -D -e -f '$WORK/ssh/sshd_$name'" \
       2>"$WORK/ssh/sshd_$name.log" &
     _TB_SSHD_PIDS+=($!)
     echo "198.18.$n.2 $(cut -d' ' -f1-2 "$WORK/ssh/host_key.pub")" >>"$WORK/ssh/known_hosts"
