@@ -250,6 +250,12 @@ typedef enum tb_attest_result {
 } tb_attest_result;
 
 #define TB_ATTEST_ADVISORY_BYTES 4096
+/* Which TCB level listed an advisory ID (bits of tb_attest_verdict.advisory_from). */
+enum {
+    TB_ATTEST_ADV_PLATFORM = 1,   /* the platform TCB level (TCB info tcbLevels) */
+    TB_ATTEST_ADV_TDX_MODULE = 2, /* the TDX module identity's TCB level */
+    TB_ATTEST_ADV_QE = 4          /* the QE identity's TCB level */
+};
 
 typedef struct tb_attest_verdict {
     tb_attest_result result;
@@ -264,11 +270,16 @@ typedef struct tb_attest_verdict {
                                  (QvE tcb_level_date_tag), "2024-03-13T00:00:00Z" */
     char qe_tcb_date[32];     /* the QE identity's TCB level (qe_iden_tcb_level_date_tag) */
     char module_tcb_date[32]; /* the TDX module identity's TCB level ("" if none applies) */
-    /* Advisory IDs of the matched platform and TDX module levels: n_advisories
-     * NUL-terminated IDs back to back (read them with tb_attest_verdict_advisory); any
-     * length; advisories_cut is set when they did not all fit. */
+    /* Advisory IDs: the union of the matched platform TCB level's, TDX module level's and
+     * QE identity level's, each ID once, in that order (a level's own order within it;
+     * an ID keeps the place of its first level). n_advisories NUL-terminated IDs back to
+     * back (read them with tb_attest_verdict_advisory); any length; advisories_cut is
+     * set when they did not all fit. advisory_from[i]: the TB_ATTEST_ADV_* levels that
+     * list ID i. Intel QvE's sa_list (the platform level's alone) is the IDs with
+     * TB_ATTEST_ADV_PLATFORM, in this order. */
     int n_advisories, advisories_cut;
     char advisory_ids[TB_ATTEST_ADVISORY_BYTES];
+    unsigned char advisory_from[TB_ATTEST_ADVISORY_BYTES / 2];
     /* The collateral's validity: the earliest nextUpdate / notAfter of the CRLs, TCB info,
      * QE identity and every certificate (QvE earliest_expiration_date), what it is, and
      * whether `now` is past it. 0 / "" when verification stopped before it was known. */
@@ -282,6 +293,8 @@ typedef struct tb_attest_verdict {
 
 /* The i-th advisory ID of a verdict (0 <= i < n_advisories), or NULL. */
 const char *tb_attest_verdict_advisory(const tb_attest_verdict *v, int i);
+/* The name of one TB_ATTEST_ADV_* bit: "platform", "tdx_module", "qe" (NULL otherwise). */
+const char *tb_attest_adv_level_name(unsigned bit);
 
 /* Collateral checked once (signatures, chains, CRLs, parsed JSON), reusable for
  * many quotes of the same FMSPC while `now` stays inside its validity window. */

@@ -807,8 +807,10 @@ static int sim_qe_identity(int64_t now, tb_buf *out)
         "\"tcbEvaluationDataNumber\":1,\"miscselect\":\"00000000\",\"miscselectMask\":"
         "\"FFFFFFFF\",\"attributes\":\"11000000000000000000000000000000\",\"attributesMask\":"
         "\"FBFFFFFFFFFFFFFF0000000000000000\",\"mrsigner\":\"%s\",\"isvprodid\":2,"
-        "\"tcbLevels\":[{\"tcb\":{\"isvsvn\":%d},\"tcbDate\":\"%s\",\"tcbStatus\":\"UpToDate\"}]}",
-        iss, nxt, signer, SIM_QE_ISVSVN, date);
+        "\"tcbLevels\":[{\"tcb\":{\"isvsvn\":%d},\"tcbDate\":\"%s\",\"tcbStatus\":\"UpToDate\"},"
+        "{\"tcb\":{\"isvsvn\":1},\"tcbDate\":\"%s\",\"tcbStatus\":\"OutOfDate\","
+        "\"advisoryIDs\":[\"SIMULATED-SA-00003\",\"SIMULATED-SA-00001\"]}]}",
+        iss, nxt, signer, SIM_QE_ISVSVN, date, date);
 }
 
 int tb_attest_sim_collateral(const char *dir, int64_t now, int revoke_pck, tb_attest_collateral *c,

@@ -20,6 +20,8 @@
  *    in document order; statuses UpToDate, ConfigurationNeeded, OutOfDate,
  *    OutOfDateConfigurationNeeded, Revoked (TcbStatus.h's parseStringToTcbStatus) --
  *    anything else makes the identity unparseable; tcbEvaluationDataNumber required.
+ *    Its levels' advisoryIDs (which QVL skips) are read as TcbLevel.cpp reads a
+ *    platform level's: the verdict reports the QE level's advisories as well.
  * Invariant: a parsed struct holds only validated values (hex of the right length, known
  * status names, levels sorted and unique as above). */
 #include "attest/internal.h"
@@ -285,8 +287,9 @@ static int parse_level(const tb_attest_jdoc *d, int l, int kind, tb_attest_tcb_l
         return tb_errf(err, "missing or bad \"tcbDate\"");
     if (parse_status(d, l, kind, out, err) < 0)
         return -1;
-    /* QVL's QE identity levels have no advisory IDs (EnclaveIdentityV2.cpp ignores them). */
-    return kind == 2 ? 0 : parse_advisories(d, l, &out->adv, err);
+    /* QE identity levels carry advisoryIDs too (PCS API v4); QVL's EnclaveIdentityV2.cpp
+     * ignores them, teebench reports them with the platform's and the module's. */
+    return parse_advisories(d, l, &out->adv, err);
 }
 
 /* Highest first, as QVL's std::set<TcbLevel, std::greater<TcbLevel>> (TcbLevel.cpp

@@ -736,24 +736,47 @@ static int relaunch(const tb_attest_quote *q, const tb_attest_prepared *p, int s
                : TB_ATTEST_TCB_TD_RELAUNCH_ADVISED;
 }
 
-static void add_advisories(tb_attest_verdict *v, const tb_attest_adv_list *a)
+/* Adds a level's advisory IDs to the verdict's union, each ID once: an ID already there
+ * gains the level's bit. The union holds at most TB_ATTEST_ADVISORY_BYTES of IDs (any
+ * number, any length: an ID is at least one byte and its NUL). */
+static void add_advisories(tb_attest_verdict *v, const tb_attest_adv_list *a, unsigned level)
 {
     const char *id = a->ids;
+    size_t used = 0;
+    for (int k = 0; k < v->n_advisories; k++)
+        used += strlen(v->advisory_ids + used) + 1;
     for (int i = 0; i < a->n; i++, id += strlen(id) + 1) {
-        int dup = 0;
-        for (int k = 0; k < v->n_advisories && !dup; k++)
-            dup = !strcmp(tb_attest_verdict_advisory(v, k), id);
-        if (dup)
+        int dup = -1;
+        const char *have = v->advisory_ids;
+        for (int k = 0; k < v->n_advisories && dup < 0; k++, have += strlen(have) + 1)
+            if (!strcmp(have, id))
+                dup = k;
+        if (dup >= 0) {
+            v->advisory_from[dup] |= (unsigned char)level;
             continue;
-        size_t used = 0, n = strlen(id) + 1;
-        for (int k = 0; k < v->n_advisories; k++)
-            used += strlen(v->advisory_ids + used) + 1;
-        if (used + n > sizeof v->advisory_ids) {
+        }
+        size_t n = strlen(id) + 1;
+        if (used + n > sizeof v->advisory_ids || v->n_advisories >= (int)sizeof v->advisory_from) {
             v->advisories_cut = 1;
             continue;
         }
         memcpy(v->advisory_ids + used, id, n);
-        v->n_advisories++;
+        used += n;
+        v->advisory_from[v->n_advisories++] = (unsigned char)level;
+    }
+}
+
+const char *tb_attest_adv_level_name(unsigned bit)
+{
+    switch (bit) {
+    case TB_ATTEST_ADV_PLATFORM:
+        return "platform";
+    case TB_ATTEST_ADV_TDX_MODULE:
+        return "tdx_module";
+    case TB_ATTEST_ADV_QE:
+        return "qe";
+    default:
+        return NULL;
     }
 }
 
@@ -850,9 +873,11 @@ static int step_tcb_level(const tb_attest_quote *q, const tb_attest_prepared *p,
         snprintf(v->qe_tcb_date, sizeof v->qe_tcb_date, "%s", qe_lvl->date);
     if (mod_lvl)
         snprintf(v->module_tcb_date, sizeof v->module_tcb_date, "%s", mod_lvl->date);
-    add_advisories(v, &tdx_lvl->adv);
+    add_advisories(v, &tdx_lvl->adv, TB_ATTEST_ADV_PLATFORM);
     if (mod_lvl)
-        add_advisories(v, &mod_lvl->adv);
+        add_advisories(v, &mod_lvl->adv, TB_ATTEST_ADV_TDX_MODULE);
+    if (qe_lvl)
+        add_advisories(v, &qe_lvl->adv, TB_ATTEST_ADV_QE);
     return 0;
 }
 

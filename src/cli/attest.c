@@ -241,6 +241,27 @@ static const char *result_name(tb_attest_result r)
                                     : "INVALID";
 }
 
+/* advisories: the union, then each level's own (platform, TDX module, QE identity). */
+static void print_advisories(const tb_attest_verdict *v)
+{
+    static const char *const label[] = {"  platform:   ", "  tdx module: ", "  qe:         "};
+    printf("advisories:   ");
+    for (int i = 0; i < v->n_advisories; i++)
+        printf("%s%s", i ? ", " : "", tb_attest_verdict_advisory(v, i));
+    printf("%s%s\n", v->n_advisories ? " (every matched TCB level's, each once)" : "none",
+           v->advisories_cut ? " (more did not fit)" : "");
+    if (!v->n_advisories)
+        return;
+    for (unsigned k = 0; k < 3; k++) {
+        int n = 0;
+        printf("%s", label[k]);
+        for (int i = 0; i < v->n_advisories; i++)
+            if (v->advisory_from[i] & (1u << k))
+                printf("%s%s", n++ ? ", " : "", tb_attest_verdict_advisory(v, i));
+        printf("%s\n", n ? "" : "none");
+    }
+}
+
 static void print_verdict(const char *path, const tb_attest_quote *q, const tb_attest_verdict *v,
                           const tb_attest_timing *t, const char *source, int json)
 {
@@ -280,9 +301,24 @@ static void print_verdict(const char *path, const tb_attest_quote *q, const tb_a
                                 json_string(v->collateral_expiration_what));
             json_object_set_new(o, "collateral_expired", json_boolean(v->collateral_expired));
         }
-        for (int i = 0; i < v->n_advisories; i++)
-            json_array_append_new(adv, json_string(tb_attest_verdict_advisory(v, i)));
+        json_t *from = json_array();
+        tb_buf sa = {0};
+        for (int i = 0; i < v->n_advisories; i++) {
+            const char *id = tb_attest_verdict_advisory(v, i);
+            json_array_append_new(adv, json_string(id));
+            json_t *levels = json_array();
+            for (unsigned bit = 1; bit <= TB_ATTEST_ADV_QE; bit <<= 1)
+                if (v->advisory_from[i] & bit)
+                    json_array_append_new(levels, json_string(tb_attest_adv_level_name(bit)));
+            json_array_append_new(from, json_pack("{s:s, s:o}", "id", id, "levels", levels));
+            if (v->advisory_from[i] & TB_ATTEST_ADV_PLATFORM)
+                tb_buf_printf(&sa, "%s%s", sa.len ? "," : "", id);
+        }
         json_object_set_new(o, "advisory_ids", adv);
+        json_object_set_new(o, "advisories", from);
+        json_object_set_new(o, "advisories_cut", json_boolean(v->advisories_cut));
+        json_object_set_new(o, "sa_list", json_string(sa.len ? (char *)sa.p : ""));
+        tb_buf_clear(&sa);
         json_object_set_new(o, "fmspc", json_string(v->fmspc));
         json_object_set_new(o, "debug", json_boolean(v->debug));
         json_object_set_new(o, "collateral_source", json_string(how));
@@ -313,11 +349,7 @@ static void print_verdict(const char *path, const tb_attest_quote *q, const tb_a
         if (v->module_tcb_date[0])
             printf("module date:  %s (TDX module TCB level, TCB info)\n", v->module_tcb_date);
         printf("qe tcb date:  %s (QE identity TCB level)\n", v->qe_tcb_date);
-        printf("advisories:   ");
-        for (int i = 0; i < v->n_advisories; i++)
-            printf("%s%s", i ? ", " : "", tb_attest_verdict_advisory(v, i));
-        printf("%s%s\n", v->n_advisories ? "" : "none",
-               v->advisories_cut ? " (more did not fit)" : "");
+        print_advisories(v);
     }
     if (v->collateral_expiration) {
         char d[32];

@@ -41,7 +41,21 @@ grep -q '^verdict: *ACCEPTED' "$WORK/out" || fail "accepted verdict"
 grep -q '^tcb status: *UpToDate' "$WORK/out" || fail "UpToDate"
 C=dcaprs-v4-outofdate
 expect_fail 3 "$TB" attest verify "$T/$C/quote.bin" --collateral "$T/$C/collateral.json" --now "$(now_of $C)"
-grep -q 'INTEL-SA-00960, INTEL-SA-00982, INTEL-SA-00986' "$WORK/out" || fail "advisories"
+grep -q '^advisories: *INTEL-SA-00960, INTEL-SA-00982, INTEL-SA-00986 ' "$WORK/out" || fail "advisories"
+grep -q '^  platform: *INTEL-SA-00960, INTEL-SA-00982, INTEL-SA-00986$' "$WORK/out" || fail "platform advisories"
+grep -q '^  qe: *none$' "$WORK/out" || fail "QE level's advisories: $(cat "$WORK/out")"
+rc=0
+"$TB" attest verify "$T/$C/quote.bin" --collateral "$T/$C/collateral.json" --now "$(now_of $C)" --json \
+  >"$WORK/adv.json" 2>/dev/null || rc=$?
+[ $rc = 3 ] || fail "refused --json: exit $rc"
+python3 - "$WORK/adv.json" <<'PY' || fail "advisories in --json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ids = ["INTEL-SA-00960", "INTEL-SA-00982", "INTEL-SA-00986"]
+assert d["advisory_ids"] == ids, d["advisory_ids"]
+assert d["advisories"] == [{"id": i, "levels": ["platform"]} for i in ids], d["advisories"]
+assert d["sa_list"] == ",".join(ids) and d["advisories_cut"] is False, d
+PY
 grep -q 'TCB status OutOfDate is not acceptable' "$WORK/err" || fail "refused reason"
 echo '{"tcb_statuses": ["UpToDate", "OutOfDate"]}' >"$WORK/policy.json"
 "$TB" attest verify "$T/$C/quote.bin" --collateral "$T/$C/collateral.json" --now "$(now_of $C)" \
@@ -58,6 +72,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert list(d)[:3] == ["schema", "teebench", "env"] and d["schema"] == "teebench-attest-verify/1", list(d)[:4]
 assert d["verdict"] == "ACCEPTED" and d["tcb_status"] == "UpToDate" and d["advisory_ids"] == []
+assert d["advisories"] == [] and d["sa_list"] == ""
 assert d["tcb_date"] == "2024-03-13T00:00:00Z" and d["fmspc"] == "b0c06f000000"
 assert d["verify_ms"] > 0 and d["simulated"] is False
 PY

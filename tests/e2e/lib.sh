@@ -24,13 +24,14 @@ TB=${TEEBENCH:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/teebenc
 TESTDATA=${TEEBENCH_TESTDATA:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/testdata}
 WORK=$(mktemp -d /tmp/tb-e2e.XXXXXX)
 # Nothing from the machine's own HOME: each test gets a fresh, empty HOME and XDG base
-# directories inside $WORK (a test that needs a file there creates it). What a remote
+# directories inside $WORK/.home (a test that needs a file there creates it). What a remote
 # host of lib_hosts.sh reads is its login's home from the passwd database, not $HOME.
-mkdir -m 0700 "$WORK/home" "$WORK/home/.config" "$WORK/home/.cache" "$WORK/home/.local" \
-  "$WORK/home/.local/share" "$WORK/home/.local/state" "$WORK/run"
-export HOME=$WORK/home XDG_CONFIG_HOME=$WORK/home/.config XDG_CACHE_HOME=$WORK/home/.cache \
-  XDG_DATA_HOME=$WORK/home/.local/share XDG_STATE_HOME=$WORK/home/.local/state \
-  XDG_RUNTIME_DIR=$WORK/run
+_TB_HOME=$WORK/.home
+mkdir -m 0700 "$_TB_HOME" "$_TB_HOME/.config" "$_TB_HOME/.cache" "$_TB_HOME/.local" \
+  "$_TB_HOME/.local/share" "$_TB_HOME/.local/state" "$_TB_HOME/.run"
+export HOME=$_TB_HOME XDG_CONFIG_HOME=$_TB_HOME/.config XDG_CACHE_HOME=$_TB_HOME/.cache \
+  XDG_DATA_HOME=$_TB_HOME/.local/share XDG_STATE_HOME=$_TB_HOME/.local/state \
+  XDG_RUNTIME_DIR=$_TB_HOME/.run
 unset TEEBENCH_DB TEEBENCH_PKI TEEBENCH_SIM_DIR XDG_CONFIG_DIRS XDG_DATA_DIRS
 _TB_PIDS=()
 

@@ -810,6 +810,81 @@ static void test_qvl_TcbLevel_cpp_advisory_ids_any_length(void **state)
     tb_buf_clear(&l);
 }
 
+/* The verdict's advisories are the union of the three matched levels' (platform, TDX
+ * module, QE identity), each ID once, in that order, each with the levels that list it;
+ * Intel QvE's sa_list is the platform level's alone. (QVL drops the QE level's.) */
+static void test_qvl_advisory_ids_union_of_three_levels(void **state)
+{
+    env *e = *state;
+    tb_buf ids = {0}, l = {0};
+    module_id(&ids, "TDX_01", "0000000000000000", "FFFFFFFFFFFFFFFF",
+              "{\"tcb\":{\"isvsvn\":5},\"tcbDate\":\"2024-05-01T00:00:00Z\",\"tcbStatus\":"
+              "\"UpToDate\",\"advisoryIDs\":[\"INTEL-SA-00002\",\"INTEL-SA-00003\"]},"
+              "{\"tcb\":{\"isvsvn\":1},\"tcbDate\":\"2023-01-01T00:00:00Z\",\"tcbStatus\":"
+              "\"OutOfDate\",\"advisoryIDs\":[\"INTEL-SA-00009\"]}");
+    plat(&l, SGX, 13, TDX_SVN, "UpToDate", "2024-05-01T00:00:00Z",
+         "[\"INTEL-SA-00001\",\"INTEL-SA-00002\"]");
+    char *qe = qe_identity(e, "00000000",
+                           "{\"tcb\":{\"isvsvn\":4},\"tcbDate\":\"2024-06-01T00:00:00Z\","
+                           "\"tcbStatus\":\"UpToDate\",\"advisoryIDs\":[\"INTEL-SA-00004\","
+                           "\"INTEL-SA-00001\",\"INTEL-SA-00004\"]},"
+                           "{\"tcb\":{\"isvsvn\":1},\"tcbDate\":\"2023-06-01T00:00:00Z\","
+                           "\"tcbStatus\":\"OutOfDate\",\"advisoryIDs\":[\"INTEL-SA-00008\"]}");
+    tb_attest_verdict v = verify_texts(e, tcb_info(e, NULL, (char *)ids.p, (char *)l.p), qe, NULL);
+    expect_status(&v, TB_ATTEST_TCB_UP_TO_DATE);
+    static const char *const want[] = {"INTEL-SA-00001", "INTEL-SA-00002", "INTEL-SA-00003",
+                                       "INTEL-SA-00004"};
+    static const unsigned from[] = {TB_ATTEST_ADV_PLATFORM | TB_ATTEST_ADV_QE,
+                                    TB_ATTEST_ADV_PLATFORM | TB_ATTEST_ADV_TDX_MODULE,
+                                    TB_ATTEST_ADV_TDX_MODULE, TB_ATTEST_ADV_QE};
+    assert_int_equal(v.n_advisories, 4);
+    for (int i = 0; i < 4; i++) {
+        assert_string_equal(tb_attest_verdict_advisory(&v, i), want[i]);
+        assert_int_equal(v.advisory_from[i], from[i]);
+    }
+    assert_null(tb_attest_verdict_advisory(&v, 4));
+    assert_false(v.advisories_cut);
+    assert_string_equal(tb_attest_adv_level_name(TB_ATTEST_ADV_PLATFORM), "platform");
+    assert_string_equal(tb_attest_adv_level_name(TB_ATTEST_ADV_TDX_MODULE), "tdx_module");
+    assert_string_equal(tb_attest_adv_level_name(TB_ATTEST_ADV_QE), "qe");
+    assert_null(tb_attest_adv_level_name(3));
+    tb_buf_clear(&ids);
+    tb_buf_clear(&l);
+}
+
+/* A QE level whose advisoryIDs is not an array of strings makes the identity invalid,
+ * as a platform level's does (the advisories are read, so they are checked). */
+static void test_qvl_qe_advisory_ids_must_be_strings(void **state)
+{
+    env *e = *state;
+    tb_attest_verdict v =
+        verify_texts(e, default_tcb(e),
+                     qe_identity(e, "00000000",
+                                 "{\"tcb\":{\"isvsvn\":4},\"tcbDate\":\"2024-06-01T00:00:00Z\","
+                                 "\"tcbStatus\":\"UpToDate\",\"advisoryIDs\":[7]}"),
+                     NULL);
+    expect_invalid(&v, TB_ATTEST_STEP_QE_IDENTITY, "advisoryIDs[0] is not a string");
+}
+
+/* More IDs than the verdict holds: those that fit are kept, in order, and it says so. */
+static void test_qvl_advisory_ids_cut_when_full(void **state)
+{
+    env *e = *state;
+    tb_buf adv = {0}, l = {0};
+    tb_buf_printf(&adv, "[");
+    for (int i = 0; i < 400; i++)
+        tb_buf_printf(&adv, "%s\"INTEL-SA-%05d\"", i ? "," : "", i);
+    tb_buf_printf(&adv, "]");
+    plat(&l, SGX, 13, TDX_SVN, "UpToDate", "2024-05-01T00:00:00Z", (char *)adv.p);
+    tb_attest_verdict v = verify_texts(e, tcb_info(e, NULL, NULL, (char *)l.p), NULL, NULL);
+    expect_status(&v, TB_ATTEST_TCB_UP_TO_DATE);
+    assert_true(v.advisories_cut);
+    assert_int_equal(v.n_advisories, TB_ATTEST_ADVISORY_BYTES / 15); /* 14 bytes + NUL each */
+    assert_string_equal(tb_attest_verdict_advisory(&v, v.n_advisories - 1), "INTEL-SA-00272");
+    tb_buf_clear(&adv);
+    tb_buf_clear(&l);
+}
+
 /* ---------------------------------------------------------- 10. signed JSON bytes */
 
 /* TcbInfo.cpp / EnclaveIdentityV2.cpp: QVL checks the signature over rapidjson's compact
@@ -944,6 +1019,9 @@ int main(void)
         cmocka_unit_test(test_qvl_TcbInfo_cpp_format),
         cmocka_unit_test(test_qvl_TDRelaunchCheck_cpp_relaunch_advised),
         cmocka_unit_test(test_qvl_TcbLevel_cpp_advisory_ids_any_length),
+        cmocka_unit_test(test_qvl_advisory_ids_union_of_three_levels),
+        cmocka_unit_test(test_qvl_qe_advisory_ids_must_be_strings),
+        cmocka_unit_test(test_qvl_advisory_ids_cut_when_full),
         cmocka_unit_test(test_qvl_TcbInfo_cpp_signed_json_compact_reserialization),
         cmocka_unit_test(test_qvl_qve_cpp_collateral_expired),
         cmocka_unit_test(test_qvl_qve_cpp_dates_say_whose),
