@@ -89,6 +89,8 @@ int tb_stats_mwu_sorted(const double *xs, size_t nx, const double *ys, size_t ny
     pooled_ranks(xs, nx, ys, ny, &r1, &tie_term, &out->ties);
     double fx = (double)nx, fy = (double)ny, big_n = fx + fy;
     out->u1 = r1 - fx * (fx + 1) / 2.0;
+    /* U1 is a sum of halves: the comparison with nx*ny/2 is exact */
+    out->shift = (out->u1 > fx * fy / 2.0) - (out->u1 < fx * fy / 2.0);
     double u2 = fx * fy - out->u1;
     double u = out->u1 > u2 ? out->u1 : u2;
     size_t small = nx < ny ? nx : ny, large = nx < ny ? ny : nx;
@@ -141,6 +143,59 @@ double tb_stats_mwu_min_p(size_t nx, size_t ny)
         return 1;
     double p = 2.0 / choose(nx + ny, nx < ny ? nx : ny);
     return p > 1 ? 1 : p;
+}
+
+/* ---- many tests at once ------------------------------------------------ */
+
+typedef struct ranked_p {
+    double p;
+    size_t i;
+} ranked_p;
+
+static int cmp_ranked_p(const void *a, const void *b)
+{
+    const ranked_p *x = a, *y = b;
+    if (x->p != y->p)
+        return x->p < y->p ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i); /* stable: the same input, the same order */
+}
+
+int tb_stats_p_adjust(const double *p, size_t m, int method, double *out)
+{
+    if (method != TB_STATS_ADJUST_NONE && method != TB_STATS_ADJUST_HOLM &&
+        method != TB_STATS_ADJUST_BH)
+        return -1;
+    if (method == TB_STATS_ADJUST_NONE || m == 0) {
+        if (out != p && m)
+            memmove(out, p, m * sizeof *out);
+        return 0;
+    }
+    ranked_p *r = malloc(m * sizeof *r);
+    if (!r)
+        return -1;
+    for (size_t i = 0; i < m; i++)
+        r[i] = (ranked_p){p[i], i};
+    qsort(r, m, sizeof *r, cmp_ranked_p);
+    double fm = (double)m;
+    if (method == TB_STATS_ADJUST_HOLM) {
+        double run = 0; /* the running maximum from the smallest p up */
+        for (size_t j = 0; j < m; j++) {
+            double v = (fm - (double)j) * r[j].p;
+            run = v > run ? v : run;
+            r[j].p = run < 1 ? run : 1;
+        }
+    } else {
+        double run = 1; /* the running minimum from the largest p down */
+        for (size_t j = m; j-- > 0;) {
+            double v = fm * r[j].p / (double)(j + 1);
+            run = v < run ? v : run;
+            r[j].p = run;
+        }
+    }
+    for (size_t j = 0; j < m; j++)
+        out[r[j].i] = r[j].p;
+    free(r);
+    return 0;
 }
 
 /* ---- median interval, spread ------------------------------------------- */

@@ -60,6 +60,10 @@
 typedef struct tb_mwu {
     double u1;      /* U of the first sample */
     double p_value; /* two-sided; NAN when a sample is empty */
+    int shift;      /* the direction of the test: +1 when U1 > nx*ny/2 (x tends to lie
+                       above y), -1 when U1 < nx*ny/2, 0 at the centre (no direction;
+                       then p_value is 1). A significant test always has one; the
+                       medians may still be equal (quantized values, many ties) */
     int exact;      /* 1: exact null distribution, 0: normal approximation */
     int ties;       /* some value occurs more than once in the pooled sample */
 } tb_mwu;
@@ -72,6 +76,19 @@ int tb_stats_mwu_sorted(const double *xs, size_t nx, const double *ys, size_t ny
    2 / C(nx+ny, nx), capped at 1 (1 when a size is 0). Below alpha a difference can
    be detected at all: 3 vs 3 values never reach 0.05 (0.1), 4 vs 4 do (0.029). */
 double tb_stats_mwu_min_p(size_t nx, size_t ny);
+
+/* Adjusting a family of p-values for testing many hypotheses at once (R's
+ * p.adjust, with the p-values sorted ascending p_(1) <= ... <= p_(m)):
+ * - Holm: p~_(i) = min(1, max_{j<=i} (m - j + 1) p_(j)); p~ < alpha holds the
+ *   family-wise error rate (the chance of any false rejection) at alpha;
+ * - Benjamini-Hochberg: p~_(i) = min(1, min_{j>=i} m p_(j) / j); p~ < alpha holds
+ *   the false discovery rate (the expected share of false rejections among the
+ *   rejections) at alpha, for independent or positively dependent tests.
+ * NONE copies. Ties get equal adjusted values. */
+enum tb_stats_adjust { TB_STATS_ADJUST_NONE = 0, TB_STATS_ADJUST_HOLM, TB_STATS_ADJUST_BH };
+/* p[0..m-1] (each in [0, 1]) adjusted by method into out[0..m-1] (out may be p).
+   0, or -1 (out of memory, or an unknown method). */
+int tb_stats_p_adjust(const double *p, size_t m, int method, double *out);
 
 typedef struct tb_stats_ci {
     double lo, hi;   /* NAN when n is too small for the level */

@@ -5,7 +5,12 @@
  * (itertools.combinations), asymptotic ones from the formula in rank.h with
  * math.erfc, coverages with fractions.Fraction, stdev with statistics.stdev.
  * The resample-median law is checked against enumeration of all n^n resamples
- * here, and the bootstrap against a value-by-value bootstrap written here. */
+ * here, and the bootstrap against a value-by-value bootstrap written here.
+ * Adjusted p-values: Benjamini and Hochberg's (1995) example of 15 p-values (the
+ * paper: BH rejects 4 at 0.05, Bonferroni-type procedures 3) and a small family
+ * with ties, each adjusted in python3 by the direct definitions (Holm: the max over
+ * j <= rank of (m - j + 1) p_(j); BH: the min over j >= rank of m p_(j) / j), not by
+ * running maxima as rank.c does. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -77,6 +82,106 @@ static void test_mwu_exact(void **state)
     assert_int_equal(tb_stats_mwu(c, N(c), c, N(c), &r), 0);
     assert_false(r.exact); /* every value tied with its copy */
     assert_float_equal(r.p_value, 1, 0);
+}
+
+/* The direction of the test: the sign of U1 - nx*ny/2. Tied, quantized samples
+   with equal medians (11) and a real shift: x = {10 x7, 11 x11, 12 x2}, y = {10 x2,
+   11 x10, 12 x8}; pair counting gives U1 = 116 (of 400, centre 200), and the
+   tie-corrected normal approximation (python3, rank.h's formula with math.erfc)
+   p = 0.01310065294392412. */
+static void test_mwu_shift(void **state)
+{
+    (void)state;
+    double x[20], y[20];
+    for (int i = 0; i < 20; i++) {
+        x[i] = i < 7 ? 10 : i < 18 ? 11 : 12;
+        y[i] = i < 2 ? 10 : i < 12 ? 11 : 12;
+    }
+    tb_mwu r;
+    assert_int_equal(tb_stats_mwu(x, 20, y, 20, &r), 0);
+    assert_float_equal(r.u1, 116, 0);
+    assert_float_equal(r.p_value, 0.01310065294392412, 1e-14);
+    assert_int_equal(r.shift, -1); /* x lies below y */
+    double mx, my;
+    assert_int_equal(tb_stats_median(x, 20, &mx), 0);
+    assert_int_equal(tb_stats_median(y, 20, &my), 0);
+    assert_float_equal(mx, my, 0); /* the medians cannot tell */
+    assert_int_equal(tb_stats_mwu(y, 20, x, 20, &r), 0);
+    assert_int_equal(r.shift, 1);
+    /* scipy's example: U1 = 17 of 20, above the centre 10 */
+    const double males[] = {19, 22, 16, 29, 24}, females[] = {20, 11, 17, 12};
+    assert_int_equal(tb_stats_mwu(males, N(males), females, N(females), &r), 0);
+    assert_int_equal(r.shift, 1);
+    /* U1 exactly at the centre: no direction, p = 1 */
+    const double a[] = {1, 4}, b[] = {2, 3};
+    assert_int_equal(tb_stats_mwu(a, 2, b, 2, &r), 0);
+    assert_float_equal(r.u1, 2, 0);
+    assert_int_equal(r.shift, 0);
+    assert_float_equal(r.p_value, 1, 0);
+}
+
+static void assert_adjusted(const double *p, size_t m, int method, const double *want)
+{
+    double out[32];
+    assert_true(m <= N(out));
+    assert_int_equal(tb_stats_p_adjust(p, m, method, out), 0);
+    for (size_t i = 0; i < m; i++)
+        assert_float_equal(out[i], want[i], 1e-15);
+}
+
+static void test_p_adjust(void **state)
+{
+    (void)state;
+    /* Benjamini & Hochberg (1995), section 4.2: 15 p-values */
+    const double bh95[] = {0.0001, 0.0004, 0.0019, 0.0095, 0.0201, 0.0278, 0.0298, 0.0344,
+                           0.0459, 0.3240, 0.4262, 0.5719, 0.6528, 0.7590, 1.000};
+    const double holm95[] = {0.0015, 0.0056, 0.0247, 0.114, 0.2211, 0.278, 0.278, 0.278,
+                             0.3213, 1,      1,      1,     1,      1,     1};
+    const double fdr95[] = {0.0015,
+                            0.003,
+                            0.0095,
+                            0.035625,
+                            0.0603,
+                            0.06385714285714286,
+                            0.06385714285714286,
+                            0.0645,
+                            0.0765,
+                            0.486,
+                            0.5811818181818182,
+                            0.714875,
+                            0.7532307692307694,
+                            0.8132142857142857,
+                            1};
+    assert_adjusted(bh95, N(bh95), TB_STATS_ADJUST_HOLM, holm95);
+    assert_adjusted(bh95, N(bh95), TB_STATS_ADJUST_BH, fdr95);
+    assert_adjusted(bh95, N(bh95), TB_STATS_ADJUST_NONE, bh95);
+    double out[N(bh95)];
+    size_t holm_k = 0, bh_k = 0;
+    assert_int_equal(tb_stats_p_adjust(bh95, N(bh95), TB_STATS_ADJUST_HOLM, out), 0);
+    for (size_t i = 0; i < N(bh95); i++)
+        holm_k += out[i] < 0.05;
+    assert_int_equal(tb_stats_p_adjust(bh95, N(bh95), TB_STATS_ADJUST_BH, out), 0);
+    for (size_t i = 0; i < N(bh95); i++)
+        bh_k += out[i] < 0.05;
+    assert_int_equal(holm_k, 3); /* as the paper says */
+    assert_int_equal(bh_k, 4);
+    /* unsorted, with a tie (0.03 twice): equal p, equal adjusted p */
+    const double q[] = {0.04, 0.01, 0.2, 0.03, 0.005, 0.03};
+    const double q_holm[] = {0.12, 0.05, 0.2, 0.12, 0.03, 0.12};
+    const double q_bh[] = {0.048, 0.03, 0.2, 0.045, 0.03, 0.045};
+    assert_adjusted(q, N(q), TB_STATS_ADJUST_HOLM, q_holm);
+    assert_adjusted(q, N(q), TB_STATS_ADJUST_BH, q_bh);
+    /* in place, one value, none, an unknown method */
+    double w[N(q)];
+    memcpy(w, q, sizeof w);
+    assert_int_equal(tb_stats_p_adjust(w, N(w), TB_STATS_ADJUST_BH, w), 0);
+    for (size_t i = 0; i < N(w); i++)
+        assert_float_equal(w[i], q_bh[i], 1e-15);
+    const double one = 0.02;
+    assert_adjusted(&one, 1, TB_STATS_ADJUST_HOLM, &one);
+    assert_adjusted(&one, 1, TB_STATS_ADJUST_BH, &one);
+    assert_int_equal(tb_stats_p_adjust(NULL, 0, TB_STATS_ADJUST_BH, NULL), 0);
+    assert_int_equal(tb_stats_p_adjust(q, N(q), 7, w), -1);
 }
 
 static void test_mwu_asymptotic(void **state)
@@ -464,6 +569,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mwu_scipy_example),
         cmocka_unit_test(test_mwu_exact),
+        cmocka_unit_test(test_mwu_shift),
+        cmocka_unit_test(test_p_adjust),
         cmocka_unit_test(test_mwu_asymptotic),
         cmocka_unit_test(test_mwu_behaviour),
         cmocka_unit_test(test_median_ci),
