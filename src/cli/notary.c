@@ -72,7 +72,8 @@ static void serve_usage(FILE *f)
             "  --resolutions-per-client N  target names being resolved per address (default\n"
             "                         4, a lookup the notary gave up on counts until it ends)\n"
             "  --resolutions-per-prefix N  ... per network (default 2 x the above)\n"
-            "  --max-resolutions N    ... in all (default 256; then 503)\n"
+            "  --max-resolutions N    ... in all (default: half of --concurrency, so names\n"
+            "                         that never resolve cannot hold every worker; then 503)\n"
             "  --max-connections N    client connections at once (default 4096)\n"
             "  --io-timeout MS        budget to receive a request (TLS handshake included) and\n"
             "                         to send a reply (default 5000)\n"
@@ -154,7 +155,6 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
     o->max_sessions = 4096;
     o->reserve_below = 8;
     o->lookups_per_client = 4;
-    o->max_lookups = 256;
     o->io_ms = 5000;
     o->target_ms = 10000;
     tb_err err;
@@ -280,6 +280,8 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
         tb_notary_allowlist_loopback(&o->allow);
     if (!o->per_prefix)
         o->per_prefix = 4 * o->per_client;
+    if (!o->max_lookups)
+        o->max_lookups = o->concurrency > 1 ? o->concurrency / 2 : 1;
     if (!o->lookups_per_prefix)
         o->lookups_per_prefix = 2 * o->lookups_per_client;
     if (!o->reserved_given)

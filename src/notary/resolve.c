@@ -232,6 +232,10 @@ int tb_notary_resolve(tb_notary_resolver *r, const tb_notary_client *who, const 
     snprintf(ps, sizeof ps, "%u", port);
     if (numeric(host, ps, res))
         return 0;
+    if (tb_mono_ns() >= deadline_ns) { /* no time left: no thread either */
+        *status = 504;
+        return tb_errf(err, "resolving the name: no answer before the deadline");
+    }
     if (strlen(host) >= HOST_MAX) {
         *status = 502;
         return tb_errf(err, "cannot resolve: the name is too long");

@@ -61,7 +61,6 @@
 #define STOP_ANSWER_NS 500000000ull /* then the loop answers 503 for a busy worker */
 #define SWEEP_MAX_NS 100000000ull   /* the deadline sweep runs at least this often */
 #define DEFAULT_MAX_CONNECTIONS 4096
-#define DEFAULT_MAX_RESOLUTIONS 256
 
 enum { C_HANDSHAKE, C_READ, C_IDLE, C_BUSY, C_WRITE, C_DRAIN };
 enum { L_IO, L_IDLE, L_DRAIN, L_COUNT, L_NONE = -1 };
@@ -1221,8 +1220,9 @@ int tb_notary_server_start(const tb_notary_config *cfg, tb_notary_server **out, 
         s->cfg.io_timeout_ms = 5000;
     if (!s->cfg.session_ttl_ns)
         s->cfg.session_ttl_ns = 10000000000ull;
+    /* lookups that never end may hold at most half the workers */
     if (!s->cfg.max_resolutions)
-        s->cfg.max_resolutions = DEFAULT_MAX_RESOLUTIONS;
+        s->cfg.max_resolutions = cfg->concurrency > 1 ? (size_t)cfg->concurrency / 2 : 1;
     if (!s->cfg.resolutions_per_client)
         s->cfg.resolutions_per_client = 4;
     if (!s->cfg.resolutions_per_prefix)

@@ -88,7 +88,7 @@ typedef struct tb_notary_config {
     size_t notarizations_per_prefix; /* ... per prefix (0: as per address) */
     size_t resolutions_per_client;   /* name lookups in flight per address (0: 4) */
     size_t resolutions_per_prefix;   /* ... per prefix (0: 2 x per address) */
-    size_t max_resolutions;          /* ... in all (0: 256) */
+    size_t max_resolutions;          /* ... in all (0: concurrency / 2) */
     const tb_notary_keys *keys;      /* API keys (NULL: no authorization); borrowed */
     size_t max_connections;          /* connections at once (0: 4096, fewer if fds are short) */
     int io_timeout_ms;               /* receiving one request / sending one reply (0: 5000) */
