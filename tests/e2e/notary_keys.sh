@@ -46,7 +46,8 @@ spawn "$TB" notary serve --port "$NPORT" --trust-ca "$PKI/ca.pem" --api-keys "$W
 npid=$SPAWNED_PID
 wait_port "$NPORT"
 export NOTARY_PORT=$NPORT
-grep -q "2 API keys" "$WORK/n.out" || fail "listening line: $(cat "$WORK/n.out")"
+for _ in $(seq 100); do grep -q "listening on" "$WORK/n.out" && break; sleep 0.05; done
+grep -q "listening on .*, 2 API keys)$" "$WORK/n.out" || fail "listening line: $(cat "$WORK/n.out")"
 expect_fail 1 "$TB" notarize
 grep -q "POST /session: notary answered 401: missing API key" "$WORK/err" || fail "no key: $(cat "$WORK/err")"
 NOTARY_API_KEY=$KC expect_fail 1 "$TB" notarize
