@@ -31,28 +31,34 @@ static int read_failed(int fd, tb_buf *out, size_t start, int had_storage)
     return -1;
 }
 
-int tb_file_read(const char *path, size_t max, tb_buf *out, tb_err *err)
+/* One path component: no '/', not empty, not "." or "..". */
+static int check_name(const char *dir, const char *name, tb_err *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return tb_errno(err, "%s", path);
+    if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+        return tb_errf(err, "%s/%s: not a plain file name", dir, name);
+    return 0;
+}
+
+/* Reads all of the open fd into out (see tb_file_read); closes fd. */
+static int read_fd(int fd, const char *label, size_t max, tb_buf *out, tb_err *err)
+{
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         close(fd);
-        return tb_errf(err, "%s: is a directory", path);
+        return tb_errf(err, "%s: is a directory", label);
     }
     size_t start = out->len;
     int had = out->p != NULL;
     for (;;) {
         if (tb_buf_reserve(out, 65536) < 0) {
-            tb_errf(err, "%s: out of memory", path);
+            tb_errf(err, "%s: out of memory", label);
             return read_failed(fd, out, start, had);
         }
         ssize_t n = read(fd, out->p + out->len, out->cap - out->len - 1);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            tb_errno(err, "%s", path);
+            tb_errno(err, "%s", label);
             return read_failed(fd, out, start, had);
         }
         if (n == 0)
@@ -60,7 +66,7 @@ int tb_file_read(const char *path, size_t max, tb_buf *out, tb_err *err)
         out->len += (size_t)n;
         out->p[out->len] = 0;
         if (out->len - start > max) {
-            tb_errf(err, "%s: larger than %zu bytes", path, max);
+            tb_errf(err, "%s: larger than %zu bytes", label, max);
             return read_failed(fd, out, start, had);
         }
     }
@@ -68,17 +74,29 @@ int tb_file_read(const char *path, size_t max, tb_buf *out, tb_err *err)
     return 0;
 }
 
+int tb_file_read(const char *path, size_t max, tb_buf *out, tb_err *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return tb_errno(err, "%s", path);
+    return read_fd(fd, path, max, out, err);
+}
+
+int tb_file_read_at(int dfd, const char *dir, const char *name, size_t max, tb_buf *out,
+                    tb_err *err)
+{
+    char label[PATH_MAX];
+    if (check_name(dir, name, err) < 0 || tb_path_join(label, sizeof label, dir, name, err) < 0)
+        return -1;
+    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return tb_errno(err, "%s", label);
+    return read_fd(fd, label, max, out, err);
+}
+
 int tb_file_write_atomic(const char *path, const void *data, size_t len, tb_err *err)
 {
     return tb_file_write_atomic_mode(path, data, len, 0644, err);
-}
-
-/* One path component: no '/', not empty, not "." or "..". */
-static int check_name(const char *dir, const char *name, tb_err *err)
-{
-    if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
-        return tb_errf(err, "%s/%s: not a plain file name", dir, name);
-    return 0;
 }
 
 /* Creates a new temporary file "<name>.tmp.<16 random hex digits>" in dfd beside

@@ -38,6 +38,10 @@
  * as it was: its length restored, and a buffer that had no storage freed again,
  * so a caller with a fresh tb_buf has nothing to clean up. */
 int tb_file_read(const char *path, size_t max, tb_buf *out, tb_err *err);
+/* The same for name (one path component) in the directory dfd, never through a
+ * symlink. dir is dfd's path, for messages only. */
+int tb_file_read_at(int dfd, const char *dir, const char *name, size_t max, tb_buf *out,
+                    tb_err *err);
 /* Writes data to path by the rule above (a new regular file: mode 0644). */
 int tb_file_write_atomic(const char *path, const void *data, size_t len, tb_err *err);
 /* The same with the new file's mode (before the umask, as open(2)): 0600 for keys,
