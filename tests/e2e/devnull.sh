@@ -97,11 +97,12 @@ refused "attest collateral --cache-dir" "$TB" attest verify "$WORK/q.bin" --pccs
 refused "bench notary --results-dir" "$TB" bench notary --iterations 1 --start-fixture 0 --start-notary 0 \
   --client-cmd true --results-dir /dev/null
 refused "suite run --work-dir" "$TB" suite run --profile quick --workloads env --no-store --work-dir /dev/null --progress none
+refused "suite run --target -o DIR" "$TB" suite run --target a=local --no-store -o /dev/null --progress none
 refused "nginx start --dir" "$TB" nginx start --dir /dev/null --port "$(free_port)"
 refused "vm start --dir" "$TB" vm start x --dir /dev/null --dry-run
 refused "results --db" "$TB" results --db /dev/null list
 [ "$(ls /dev | grep -c -- '-journal$\|-wal$')" -eq 0 ] || fail "results --db /dev/null left a journal in /dev"
-pass "env --record, serve --gen-pki, attest sim-*, --sim-dir, --cache-dir, bench --results-dir, suite --work-dir, nginx --dir, vm --dir, --db: refused, /dev/null untouched"
+pass "env --record, serve --gen-pki, attest sim-*, --sim-dir, --cache-dir, bench --results-dir, suite --work-dir, suite --target -o DIR, nginx --dir, vm --dir, --db: refused, /dev/null untouched"
 
 # ---- a FIFO: written in place, its reader gets the bytes ----
 mkfifo "$WORK/fifo"
