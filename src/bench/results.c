@@ -169,7 +169,18 @@ int tb_bench_retries_format_row(const tb_bench_retry_row *r, tb_buf *out)
 
 int tb_bench_csv_create(const char *path, const char *header, tb_err *err)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    return tb_bench_csv_create_at(AT_FDCWD, NULL, path, header, err);
+}
+
+int tb_bench_csv_create_at(int dfd, const char *dir, const char *name, const char *header,
+                           tb_err *err)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s%s%s", dir ? dir : "", dir ? "/" : "", name) >=
+        (int)sizeof path)
+        return tb_errf(err, "%s: path too long", name);
+    int fd =
+        openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
         return tb_errno(err, "%s", path);
     size_t len = strlen(header);

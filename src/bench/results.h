@@ -103,6 +103,10 @@ int tb_bench_results_load(const char *path, int lenient, tb_bench_results *out, 
 /* Creates path (it must not exist) with header + '\n'; returns an O_APPEND fd
  * (caller closes) or -1. */
 int tb_bench_csv_create(const char *path, const char *header, tb_err *err);
+/* The same for name in the directory dfd (dir: its path, for messages), created
+ * O_EXCL|O_NOFOLLOW: never an existing file, never through a symlink. */
+int tb_bench_csv_create_at(int dfd, const char *dir, const char *name, const char *header,
+                           tb_err *err);
 /* Appends one complete line with a single write(). A short or failed write (disk
  * full) is undone -- the file is truncated back to its size before the call, so
  * no partial line stays -- and is -1 with err naming errno's reason. */

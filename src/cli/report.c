@@ -172,6 +172,14 @@ static int parse_args(int argc, char **argv, report_args *a)
         return cli_fail_code(2, CMD, "--output: empty file name");
     if (!strcmp(a->output, "-") && a->fmt == TB_PAGE_MARKDOWN)
         return cli_fail_code(2, CMD, "--output -: markdown needs a file (its SVGs go beside it)");
+    /* A device or FIFO (-o /dev/null) takes the page but has no directory of its own
+       for the SVGs: they would land in /dev. */
+    struct stat st;
+    if (a->fmt == TB_PAGE_MARKDOWN && stat(a->output, &st) == 0 && !S_ISREG(st.st_mode))
+        return cli_fail_code(2, CMD,
+                             "--output %s: not a regular file: markdown needs a file (its SVGs "
+                             "go beside it)",
+                             a->output);
     return 0;
 }
 

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -988,11 +989,20 @@ static int run_targets(suite_args *a, tb_suite_plan *p, session *ss)
     int code = load_suite_doc(a, &doc);
     if (code)
         return rmdir(control_dir), code;
-    if (a->output && tb_mkdirs(a->output, &(tb_err){{0}}) < 0) {
+    /* -o DIR: a private directory by base/file's rule (another user's or one others may
+       write is refused: they could plant what the results are written over) */
+    tb_err oe;
+    int ofd = a->output ? tb_dir_open_private(a->output, 0700, &oe) : -1;
+    if (a->output && ofd < 0) {
         tb_buf_clear(&doc);
         rmdir(control_dir);
-        return cli_fail_code(2, CMD, "-o %s: with --target, -o names a directory", a->output);
+        struct stat ost;
+        if (stat(a->output, &ost) == 0 && !S_ISDIR(ost.st_mode))
+            return cli_fail_code(2, CMD, "-o %s: with --target, -o names a directory", a->output);
+        return cli_fail(CMD, "-o %s", oe.msg);
     }
+    if (ofd >= 0)
+        close(ofd);
     tb_record *recs[MAX_ENVS];
     size_t n = 0;
     int failed = 0, n_envs = (a->vms.n ? 1 + a->vms.n : 0) + a->n_targets;
