@@ -35,7 +35,8 @@ int tb_compare_format_parse(const char *s, enum tb_compare_format *out)
 /* ---- numbers ----------------------------------------------------------- */
 
 /* v with thousands separators and at least 4 significant digits: 162,588; 326.4;
-   34.95; 3.221; 0.01234. */
+   34.95; 3.221; 0.01234; from 1e15 on with an exponent (1.798e+308): a digit string
+   that long reads no better, and did not fit. */
 static void fmt_num(double v, char *out, size_t len)
 {
     if (!isfinite(v)) {
@@ -43,7 +44,7 @@ static void fmt_num(double v, char *out, size_t len)
         return;
     }
     double a = fabs(v);
-    if (a != 0 && a < 1) {
+    if ((a != 0 && a < 1) || a >= 1e15) {
         snprintf(out, len, "%#.4g", v); /* '#': 0.6000, the digits kept */
         return;
     }
@@ -69,10 +70,14 @@ static void fmt_num(double v, char *out, size_t len)
     snprintf(out, len, "%s", tmp);
 }
 
-/* Decimals for a ratio: 0.215x, 12.35x, 123.5x. */
-static int ratio_decimals(double r)
+/* A ratio: 0.215, 12.35, 123.5; below 0.001 or from 1e6 on with an exponent (3.34e-308),
+   never a row of zeros or of digits. */
+static void fmt_ratio(double r, char out[32])
 {
-    return r < 10 ? 3 : r < 100 ? 2 : 1;
+    if (r != 0 && (r < 0.001 || r >= 1e6))
+        snprintf(out, 32, "%.3g", r);
+    else
+        snprintf(out, 32, "%.*f", r < 10 ? 3 : r < 100 ? 2 : 1, r);
 }
 
 /* "±0.8%": half the interval's width relative to the median. */
@@ -176,12 +181,14 @@ static void median_part(grid *g, size_t r, size_t col, const tb_compare_cell *ce
 static void versus_parts(grid *g, size_t r, size_t col, const tb_compare_cell *cell)
 {
     if (!isnan(cell->ratio)) {
-        int d = ratio_decimals(cell->ratio);
+        char q[32], lo[32], hi[32];
+        fmt_ratio(cell->ratio, q);
+        fmt_ratio(cell->ratio_lo, lo);
+        fmt_ratio(cell->ratio_hi, hi);
         if (!isnan(cell->ratio_lo))
-            grid_set(g, r, col, "%.*fx [%.*f, %.*f]", d, cell->ratio, d, cell->ratio_lo, d,
-                     cell->ratio_hi);
+            grid_set(g, r, col, "%sx [%s, %s]", q, lo, hi);
         else
-            grid_set(g, r, col, "%.*fx [too few]", d, cell->ratio);
+            grid_set(g, r, col, "%sx [too few]", q);
     }
     switch (cell->verdict) {
     case TB_COMPARE_SAME:
@@ -221,7 +228,9 @@ static void geomean_row(grid *g, const tb_compare *c, int better)
             grid_set(g, r, col + 1, "-");
             continue;
         }
-        grid_set(g, r, col + 1, "%.*fx", ratio_decimals(gm[i]), gm[i]);
+        char q[32];
+        fmt_ratio(gm[i], q);
+        grid_set(g, r, col + 1, "%sx", q);
         grid_set(g, r, col + 2, "(%zu metric%s)", gn[i], gn[i] == 1 ? "" : "s");
     }
 }
