@@ -261,6 +261,16 @@ static void test_boot_extremes(void **state)
                      0);
     assert_near(lo, lo_n, 1e-12);
     assert_near(hi, hi_n, 1e-12);
+    /* ratios of subnormal size (medians 0.5 .. against DBL_MAX): the histogram of the
+       ratios had an infinite bucket scale (undefined behaviour, a crash in compare) */
+    double ma[500], mb[500];
+    for (int i = 0; i < 500; i++) {
+        ma[i] = DBL_MAX;
+        mb[i] = 0.5 + i % 7;
+    }
+    tb_stats_boot_ratio_interval_div(&bt, ma, mb, 0.95, &lo, &hi);
+    if (!(lo > 0 && lo <= 0.5 / DBL_MAX * 1.01 && hi >= 6.5 / DBL_MAX * 0.99 && hi < 1e-300))
+        fail_msg("subnormal ratios: [%g, %g]", lo, hi);
     /* reciprocals say when they are not exact enough to multiply by */
     double r[2];
     const double ok[] = {1e-300, 1e300}, sub[] = {1e-310, 1}, huge[] = {1, DBL_MAX};
