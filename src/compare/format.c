@@ -20,6 +20,8 @@
 
 #include <jansson.h>
 
+#include "base/csv.h"
+
 int tb_compare_format_parse(const char *s, enum tb_compare_format *out)
 {
     static const char *const names[] = {"text", "markdown", "csv", "json"};
@@ -510,19 +512,11 @@ static int format_markdown(const tb_compare *c, const grid *g, tb_buf *out)
 
 /* ---- CSV ------------------------------------------------------------------ */
 
+/* A text cell (base/csv: quoted, and never a formula: a label "=HYPERLINK(...)" is
+   written '=HYPERLINK(...)), then its separator. */
 static int csv_str(tb_buf *out, const char *s, int last)
 {
-    int rc;
-    if (s && strpbrk(s, ",\"\r\n")) {
-        rc = tb_buf_puts(out, "\"");
-        for (; *s && rc == 0; s++)
-            rc = *s == '"' ? tb_buf_puts(out, "\"\"") : tb_buf_append(out, s, 1);
-        if (rc == 0)
-            rc = tb_buf_puts(out, "\"");
-    } else {
-        rc = tb_buf_puts(out, s ? s : "");
-    }
-    return rc == 0 ? tb_buf_puts(out, last ? "\n" : ",") : -1;
+    return tb_csv_text(out, s) == 0 ? tb_buf_puts(out, last ? "\n" : ",") : -1;
 }
 
 static int csv_num(tb_buf *out, double v)

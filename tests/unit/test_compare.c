@@ -500,6 +500,33 @@ static void test_csv(void **state)
     }
     assert_int_equal(lines, 1 + 5 * 3);
     free(t);
+
+    /* a label and a metric name a spreadsheet would run are text ('=...), numbers (a
+       negative median) stay numbers */
+    tb_err err = {{0}};
+    tb_record *a = rec("=HYPERLINK(\"http://x.example\",\"y\")"), *b = rec("b");
+    tb_metric *ma = tb_record_metric(a, "-x", "@u", TB_BETTER_LOWER, "+w", &err),
+              *mb = tb_record_metric(b, "-x", "@u", TB_BETTER_LOWER, "+w", &err);
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(tb_metric_add(ma, -3.5, &err), 0);
+        assert_int_equal(tb_metric_add(mb, -3.5, &err), 0);
+    }
+    const tb_record *rs[] = {a, b};
+    tb_compare c;
+    assert_int_equal(tb_compare_build(rs, 2, 0, TB_COMPARE_ALPHA, &c, &err), 0);
+    t = format(&c, TB_COMPARE_CSV);
+    char *row1 = strchr(t, '\n') + 1;
+    assert_int_equal(csv_fields(row1, fields, 32), 23);
+    assert_string_equal(fields[0], "'-x");
+    assert_string_equal(fields[1], "'@u");
+    assert_string_equal(fields[3], "'+w");
+    assert_string_equal(fields[4], "'=HYPERLINK(\"http://x.example\",\"y\")");
+    assert_string_equal(fields[10], "-3.5");
+    assert_non_null(strstr(row1, ",-3.5,"));
+    free(t);
+    tb_compare_clear(&c);
+    tb_record_free(a);
+    tb_record_free(b);
 }
 
 static void test_json(void **state)
