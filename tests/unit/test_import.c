@@ -408,7 +408,7 @@ static void test_results_csv_large(void **state)
     assert_null(tb_record_find(r, "notary.tee_no_verify.overhead_ms"));
     assert_null(tb_record_find(r, "notary.no_tee.overhead_ms"));
     tb_record_free(r);
-    if (took > 10.0)
+    if (took > 30.0) /* 0.6 s here; 9 s under ThreadSanitizer; 98 s when it was quadratic */
         fail_msg("importing %d rows took %.1f s of CPU: not linear", 2 * ITER, took);
 }
 

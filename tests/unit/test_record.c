@@ -127,7 +127,7 @@ static void test_many_metrics_linear(void **state)
     assert_ptr_equal(m, &r->metrics[77777]);
     assert_true(m->samples[1] == 77777.0);
     assert_null(tb_record_find(r, "m.100000"));
-    if (took > 10.0)
+    if (took > 10.0) /* 0.2 s here, 1.4 s under ThreadSanitizer; 94 s when it was quadratic */
         fail_msg("reading %d metrics took %.1f s of CPU: not linear", MANY_METRICS, took);
 
     /* the same, metric by metric, with every name asked for again */
