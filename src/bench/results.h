@@ -6,6 +6,9 @@
  * enable_tee and verify_attestation are written 0/1 as the script writes them
  * (true/false are read too).
  * Numbers are milliseconds; an empty field is a value the run did not report.
+ * Text cells (mode, log paths) are written by base/csv: one a spreadsheet would run
+ * as a formula (a RESULTS_DIR "=..." or "-...") gets a leading ' that the reader
+ * takes off again.
  * Writing: a row is one line written with a single write() on an O_APPEND file
  * descriptor, so an interrupted run leaves complete rows and never a torn line; a
  * write cut short (disk full) is rolled back (ftruncate to the old size) and

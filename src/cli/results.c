@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/csv.h"
 #include "base/file.h"
 #include "record/import.h"
 #include "stats/summary.h"
@@ -279,16 +280,6 @@ static int do_show(const opts *o)
 
 /* ---------- export ---------- */
 
-static int csv_field(tb_buf *b, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n"))
-        return tb_buf_puts(b, s);
-    int rc = tb_buf_puts(b, "\"");
-    for (const char *p = s; *p && rc == 0; p++)
-        rc = *p == '"' ? tb_buf_puts(b, "\"\"") : tb_buf_append(b, p, 1);
-    return rc == 0 ? tb_buf_puts(b, "\"") : -1;
-}
-
 static int export_csv(tb_record **rs, size_t n, tb_buf *out)
 {
     int rc = tb_buf_puts(out, "run_id,label,metric,unit,better,idx,value\n");
@@ -299,11 +290,11 @@ static int export_csv(tb_record **rs, size_t n, tb_buf *out)
                 char v[40];
                 fmt_num(m->samples[j], v, sizeof v);
                 rc = tb_buf_printf(out, "%s,", rs[i]->id);
-                rc = rc ? rc : csv_field(out, rs[i]->label);
+                rc = rc ? rc : tb_csv_text(out, rs[i]->label); /* '=...' as text */
                 rc = rc ? rc : tb_buf_puts(out, ",");
-                rc = rc ? rc : csv_field(out, m->name);
+                rc = rc ? rc : tb_csv_text(out, m->name);
                 rc = rc ? rc : tb_buf_puts(out, ",");
-                rc = rc ? rc : csv_field(out, m->unit);
+                rc = rc ? rc : tb_csv_text(out, m->unit);
                 rc = rc ? rc
                         : tb_buf_printf(out, ",%s,%zu,%s\n", m->better > 0 ? "higher" : "lower", j,
                                         v);

@@ -41,6 +41,9 @@ typedef struct builder {
     const double **cell_sorted; /* n_records pointers into sorted */
     double *base_meds;          /* 1 / the baseline's resample medians, once per row */
     int have_base_meds;
+    int base_meds_inverted; /* 0: base_meds are the medians themselves (some 1 / median
+                               is not a normal double: the ratios are divisions) */
+    double *scratch;        /* TB_COMPARE_RESAMPLES doubles */
 } builder;
 
 static const char *label_of(const tb_record *r)
@@ -93,8 +96,11 @@ static int versus_baseline(builder *b, const tb_compare_row *row, tb_compare_cel
         cell->verdict = TB_COMPARE_ABSENT;
         return 0;
     }
-    if (base->median > 0 && cell->median > 0)
+    if (base->median > 0 && cell->median > 0) {
         cell->ratio = cell->median / base->median;
+        if (!isfinite(cell->ratio) || cell->ratio == 0)
+            cell->ratio = NAN; /* beyond a double's range (1e308 / 1e-10): no ratio */
+    }
     int enough = base->n >= b->min_n && cell->n >= b->min_n;
     int positive = s[0] > 0 && bs[0] > 0; /* sorted: the least values */
     if (!positive)
@@ -106,8 +112,12 @@ static int versus_baseline(builder *b, const tb_compare_row *row, tb_compare_cel
         if (tb_stats_boot_medians(&b->boot, s, cell->n, TB_COMPARE_SEED ^ TB_STATS_BOOT_SEED_B,
                                   b->boot.mb) < 0)
             return tb_errf(err, "comparing %s: out of memory", row->name);
-        tb_stats_boot_ratio_interval(&b->boot, b->base_meds, b->boot.mb, TB_COMPARE_LEVEL,
-                                     &cell->ratio_lo, &cell->ratio_hi);
+        if (b->base_meds_inverted)
+            tb_stats_boot_ratio_interval(&b->boot, b->base_meds, b->boot.mb, TB_COMPARE_LEVEL,
+                                         &cell->ratio_lo, &cell->ratio_hi);
+        else
+            tb_stats_boot_ratio_interval_div(&b->boot, b->base_meds, b->boot.mb, TB_COMPARE_LEVEL,
+                                             &cell->ratio_lo, &cell->ratio_hi);
     }
     tb_mwu u;
     if (tb_stats_mwu_sorted(bs, base->n, s, cell->n, &u) < 0)
@@ -200,7 +210,10 @@ static int build_row(builder *b, tb_compare_row *row, const entry *e, size_t k, 
     if (b->have_base_meds) {
         if (tb_stats_boot_medians(&b->boot, bs, base->n, TB_COMPARE_SEED, b->base_meds) < 0)
             return tb_errf(err, "comparing %s: out of memory", row->name);
-        tb_stats_reciprocals(b->base_meds, TB_COMPARE_RESAMPLES, b->base_meds);
+        b->base_meds_inverted =
+            tb_stats_reciprocals(b->base_meds, TB_COMPARE_RESAMPLES, b->scratch) == 0;
+        if (b->base_meds_inverted)
+            memcpy(b->base_meds, b->scratch, TB_COMPARE_RESAMPLES * sizeof *b->base_meds);
     }
     for (size_t i = 0; i < k; i++) {
         size_t r = e[i].rec;
@@ -214,10 +227,20 @@ static int build_row(builder *b, tb_compare_row *row, const entry *e, size_t k, 
 }
 
 /* Geometric means of the ratios per record and direction. */
+/* exp(sum / n) kept within [lo, hi], the least and greatest ratio (exp of a mean
+   of logs near log(DBL_MAX) may round past it); NAN when n == 0. */
+static double geomean_of(double sum, size_t n, double lo, double hi)
+{
+    if (n == 0)
+        return NAN;
+    double g = exp(sum / (double)n);
+    return g < lo ? lo : g > hi ? hi : g;
+}
+
 static void geomeans(tb_compare *c)
 {
     for (size_t r = 0; r < c->n_records; r++) {
-        double sum_h = 0, sum_l = 0;
+        double sum_h = 0, sum_l = 0, lo_h = INFINITY, hi_h = 0, lo_l = INFINITY, hi_l = 0;
         size_t nh = 0, nl = 0;
         for (size_t i = 0; i < c->n_rows; i++) {
             double q = c->rows[i].cells[r].ratio;
@@ -226,13 +249,17 @@ static void geomeans(tb_compare *c)
             if (c->rows[i].better == TB_BETTER_HIGHER) {
                 sum_h += log(q);
                 nh++;
+                lo_h = q < lo_h ? q : lo_h;
+                hi_h = q > hi_h ? q : hi_h;
             } else {
                 sum_l += log(q);
                 nl++;
+                lo_l = q < lo_l ? q : lo_l;
+                hi_l = q > hi_l ? q : hi_l;
             }
         }
-        c->geomean_higher[r] = nh ? exp(sum_h / (double)nh) : NAN;
-        c->geomean_lower[r] = nl ? exp(sum_l / (double)nl) : NAN;
+        c->geomean_higher[r] = geomean_of(sum_h, nh, lo_h, hi_h);
+        c->geomean_lower[r] = geomean_of(sum_l, nl, lo_l, hi_l);
         c->geomean_higher_n[r] = nh;
         c->geomean_lower_n[r] = nl;
     }
@@ -398,6 +425,7 @@ int tb_compare_build(const tb_record *const *records, size_t n_records, size_t b
     builder b = {.c = out, .min_n = tb_stats_median_ci_min_n(TB_COMPARE_LEVEL)};
     entry *all = malloc((n_all ? n_all : 1) * sizeof *all);
     b.base_meds = malloc(TB_COMPARE_RESAMPLES * sizeof *b.base_meds);
+    b.scratch = malloc(TB_COMPARE_RESAMPLES * sizeof *b.scratch);
     b.cell_sorted = malloc(n_records * sizeof *b.cell_sorted);
     out->geomean_higher = malloc(n_records * sizeof *out->geomean_higher);
     out->geomean_lower = malloc(n_records * sizeof *out->geomean_lower);
@@ -407,9 +435,9 @@ int tb_compare_build(const tb_record *const *records, size_t n_records, size_t b
     out->differ = calloc(n_records, sizeof *out->differ);
     out->differ_raw = calloc(n_records, sizeof *out->differ_raw);
     int rc = -1;
-    if (!all || !b.base_meds || !b.cell_sorted || !out->geomean_higher || !out->geomean_lower ||
-        !out->geomean_higher_n || !out->geomean_lower_n || !out->tested || !out->differ ||
-        !out->differ_raw || tb_stats_boot_init(&b.boot, TB_COMPARE_RESAMPLES) < 0) {
+    if (!all || !b.base_meds || !b.scratch || !b.cell_sorted || !out->geomean_higher ||
+        !out->geomean_lower || !out->geomean_higher_n || !out->geomean_lower_n || !out->tested ||
+        !out->differ || !out->differ_raw || tb_stats_boot_init(&b.boot, TB_COMPARE_RESAMPLES) < 0) {
         tb_errf(err, "out of memory");
         goto done;
     }
@@ -429,6 +457,7 @@ done:
     free(b.sorted);
     free(b.cell_sorted);
     free(b.base_meds);
+    free(b.scratch);
     free(all);
     if (rc < 0)
         tb_compare_clear(out);

@@ -25,6 +25,8 @@
 
 #include <jansson.h>
 
+#include "base/csv.h"
+
 int tb_compare_format_parse(const char *s, enum tb_compare_format *out)
 {
     static const char *const names[] = {"text", "markdown", "csv", "json"};
@@ -40,7 +42,8 @@ int tb_compare_format_parse(const char *s, enum tb_compare_format *out)
 /* ---- numbers ----------------------------------------------------------- */
 
 /* v with thousands separators and at least 4 significant digits: 162,588; 326.4;
-   34.95; 3.221; 0.01234. */
+   34.95; 3.221; 0.01234; from 1e15 on with an exponent (1.798e+308): a digit string
+   that long reads no better, and did not fit. */
 static void fmt_num(double v, char *out, size_t len)
 {
     if (!isfinite(v)) {
@@ -48,7 +51,7 @@ static void fmt_num(double v, char *out, size_t len)
         return;
     }
     double a = fabs(v);
-    if (a != 0 && a < 1) {
+    if ((a != 0 && a < 1) || a >= 1e15) {
         snprintf(out, len, "%#.4g", v); /* '#': 0.6000, the digits kept */
         return;
     }
@@ -77,6 +80,16 @@ static void fmt_num(double v, char *out, size_t len)
 int tb_compare_ratio_decimals(double r)
 {
     return r < 10 ? 3 : r < 100 ? 2 : 1;
+}
+
+/* A ratio: 0.215, 12.35, 123.5; below 0.001 or from 1e6 on with an exponent (3.34e-308),
+   never a row of zeros or of digits. */
+static void fmt_ratio(double r, char out[32])
+{
+    if (r != 0 && (r < 0.001 || r >= 1e6))
+        snprintf(out, 32, "%.3g", r);
+    else
+        snprintf(out, 32, "%.*f", tb_compare_ratio_decimals(r), r);
 }
 
 /* "±0.8%": half the interval's width relative to the median. */
@@ -207,16 +220,22 @@ static void versus_parts(grid *g, size_t r, size_t col, const tb_compare *c,
 {
     const tb_compare_cell *cell = &row->cells[i];
     if (!isnan(cell->ratio)) {
-        int d = tb_compare_ratio_decimals(cell->ratio);
+        char q[32], lo[32], hi[32];
+        fmt_ratio(cell->ratio, q);
+        fmt_ratio(cell->ratio_lo, lo);
+        fmt_ratio(cell->ratio_hi, hi);
         if (!isnan(cell->ratio_lo))
-            grid_set(g, r, col, "%.*fx [%.*f, %.*f]", d, cell->ratio, d, cell->ratio_lo, d,
-                     cell->ratio_hi);
+            grid_set(g, r, col, "%sx [%s, %s]", q, lo, hi);
         else if (cell->ratio_ci_why == TB_COMPARE_CI_NON_POSITIVE)
-            grid_set(g, r, col, "%.*fx [a value \xe2\x89\xa4 0]", d, cell->ratio);
+            grid_set(g, r, col, "%sx [a value \xe2\x89\xa4 0]", q);
         else
-            grid_set(g, r, col, "%.*fx [too few]", d, cell->ratio);
+            grid_set(g, r, col, "%sx [too few]", q);
     } else if (cell->verdict != TB_COMPARE_ABSENT) {
-        grid_set(g, r, col, "no ratio: median \xe2\x89\xa4 0");
+        const tb_compare_cell *base = &row->cells[c->baseline];
+        if (base->median > 0 && cell->median > 0)
+            grid_set(g, r, col, "no ratio: beyond a double's range");
+        else
+            grid_set(g, r, col, "no ratio: median \xe2\x89\xa4 0");
     }
     verdict_part(g, r, col + 1, c, row, i);
 }
@@ -242,7 +261,9 @@ static void geomean_row(grid *g, const tb_compare *c, int better)
             grid_set(g, r, col + 1, "-");
             continue;
         }
-        grid_set(g, r, col + 1, "%.*fx", tb_compare_ratio_decimals(gm[i]), gm[i]);
+        char q[32];
+        fmt_ratio(gm[i], q);
+        grid_set(g, r, col + 1, "%sx", q);
         grid_set(g, r, col + 2, "(%zu metric%s)", gn[i], gn[i] == 1 ? "" : "s");
     }
 }
@@ -559,19 +580,11 @@ static const char *ci_why_name(const tb_compare_cell *cell)
                                                               : "";
 }
 
+/* A text cell (base/csv: quoted, and never a formula: a label "=HYPERLINK(...)" is
+   written '=HYPERLINK(...)), then its separator. */
 static int csv_str(tb_buf *out, const char *s, int last)
 {
-    int rc;
-    if (s && strpbrk(s, ",\"\r\n")) {
-        rc = tb_buf_puts(out, "\"");
-        for (; *s && rc == 0; s++)
-            rc = *s == '"' ? tb_buf_puts(out, "\"\"") : tb_buf_append(out, s, 1);
-        if (rc == 0)
-            rc = tb_buf_puts(out, "\"");
-    } else {
-        rc = tb_buf_puts(out, s ? s : "");
-    }
-    return rc == 0 ? tb_buf_puts(out, last ? "\n" : ",") : -1;
+    return tb_csv_text(out, s) == 0 ? tb_buf_puts(out, last ? "\n" : ",") : -1;
 }
 
 static int csv_num(tb_buf *out, double v)

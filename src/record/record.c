@@ -199,6 +199,7 @@ void tb_record_free(tb_record *r)
     for (size_t i = 0; i < r->n_metrics; i++)
         metric_clear(&r->metrics[i]);
     free(r->metrics);
+    json_decref(r->by_name);
     free(r->label);
     free(r->status);
     free(r->profile);
@@ -212,10 +213,23 @@ void tb_record_free(tb_record *r)
 
 const tb_metric *tb_record_find(const tb_record *r, const char *name)
 {
-    for (size_t i = 0; i < r->n_metrics; i++)
+    if (r->by_name && json_object_size(r->by_name) == r->n_metrics) {
+        const json_t *i = json_object_get(r->by_name, name);
+        return i ? &r->metrics[json_integer_value(i)] : NULL;
+    }
+    for (size_t i = 0; i < r->n_metrics; i++) /* no index (yet): none, or a few */
         if (!strcmp(r->metrics[i].name, name))
             return &r->metrics[i];
     return NULL;
+}
+
+/* Adds metrics[n_metrics] (filled in) to the index. 0 or -1 (OOM). */
+static int index_add(tb_record *r)
+{
+    if (!r->by_name && !(r->by_name = json_object()))
+        return -1;
+    return json_object_set_new(r->by_name, r->metrics[r->n_metrics].name,
+                               json_integer((json_int_t)r->n_metrics));
 }
 
 tb_metric *tb_record_metric(tb_record *r, const char *name, const char *unit, int better,
@@ -262,7 +276,7 @@ tb_metric *tb_record_metric(tb_record *r, const char *name, const char *unit, in
     m->name = dup_str(name);
     m->unit = dup_str(unit);
     m->workload = dup_str(workload);
-    if (!m->name || !m->unit || !m->workload) {
+    if (!m->name || !m->unit || !m->workload || index_add(r) < 0) {
         metric_clear(m);
         tb_errf(err, "out of memory");
         return NULL;

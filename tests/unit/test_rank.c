@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,6 +292,97 @@ static void test_stdev_cv(void **state)
     assert_true(isnan(tb_stats_cv(z, 2)));
     const double k[] = {3, 3, 3};
     assert_float_equal(tb_stats_stdev(k, 3), 0, 0);
+}
+
+/* |a - b| <= tol in double (cmocka's assert_float_equal compares floats). */
+#define assert_near(a, b, tol)                                                                     \
+    do {                                                                                           \
+        double a_ = (a), b_ = (b);                                                                 \
+        if (!(fabs(a_ - b_) <= (tol)))                                                             \
+            fail_msg("%s = %.17g, expected %.17g", #a, a_, b_);                                    \
+    } while (0)
+
+/* Squares of values beyond 1e154 overflowed (stdev inf), squares of subnormal
+   deviations underflowed (stdev 0): both are computed on scaled values now. */
+static void test_stdev_extremes(void **state)
+{
+    (void)state;
+    const double big[] = {DBL_MAX, DBL_MAX, DBL_MAX, DBL_MAX};
+    assert_true(tb_stats_stdev(big, N(big)) == 0);
+    assert_true(tb_stats_cv(big, N(big)) == 0);
+    /* {1e300, 3e300}: sqrt(2) * 1e300 */
+    const double wide[] = {1e300, 3e300};
+    double sd = tb_stats_stdev(wide, 2);
+    assert_true(isfinite(sd));
+    assert_near(sd / 1e300, sqrt(2), 1e-14);
+    assert_near(tb_stats_cv(wide, 2), sqrt(2) / 2, 1e-14);
+    /* {-DBL_MAX, DBL_MAX}: the stdev is sqrt(2) * DBL_MAX, beyond a double: inf, honestly */
+    const double both[] = {-DBL_MAX, DBL_MAX};
+    assert_true(isinf(tb_stats_stdev(both, 2)));
+    /* DBL_MAX and DBL_MAX / 2: stdev DBL_MAX / 2 / sqrt(2), finite */
+    const double near[] = {DBL_MAX, DBL_MAX / 2};
+    assert_near(tb_stats_stdev(near, 2) / (DBL_MAX / 2 / sqrt(2)), 1, 1e-14);
+    /* subnormals: {1, 3} * 2^-1070 has stdev sqrt(2) * 2^-1070, not 0 */
+    const double tiny[] = {0x1p-1070, 0x3p-1070};
+    sd = tb_stats_stdev(tiny, 2);
+    assert_true(sd > 0);
+    assert_near(sd / 0x1p-1070, sqrt(2), 0.03); /* a subnormal: 1.4375 */
+    /* ordinary values: bit for bit what the plain formula gives */
+    const double x[] = {2, 4, 4, 4, 5, 5, 7, 9};
+    assert_true(tb_stats_stdev(x, N(x)) == sqrt(32.0 / 7));
+}
+
+/* Bootstrap medians and ratio intervals of extreme samples: each resample median is
+   an average of two order statistics (it overflowed for DBL_MAX), and a baseline of
+   subnormals has medians whose reciprocals overflow (the interval was inf..inf): the
+   ratios are then divisions. */
+static void test_boot_extremes(void **state)
+{
+    (void)state;
+    tb_stats_boot bt;
+    assert_int_equal(tb_stats_boot_init(&bt, 500), 0);
+    double big[8], tiny[8], twice[8], out[500];
+    for (int i = 0; i < 8; i++) {
+        big[i] = DBL_MAX * (0.9 + 0.01 * i);
+        tiny[i] = ldexp(20 + 2 * i, -1074); /* subnormals: 20, 22, .. 34 * 2^-1074 */
+        twice[i] = 2 * tiny[i];
+    }
+    big[7] = DBL_MAX;
+    assert_int_equal(tb_stats_boot_medians(&bt, big, 8, 3, out), 0);
+    for (int i = 0; i < 500; i++)
+        if (!(out[i] >= big[0] && out[i] <= DBL_MAX))
+            fail_msg("resample %d: median %g", i, out[i]);
+    double lo, hi;
+    assert_int_equal(tb_stats_boot_median_ratio(&bt, tiny, 8, twice, 8, 3, 0.95, &lo, &hi), 0);
+    if (!(lo >= 20.0 * 2 / 34 && hi <= 34.0 * 2 / 20 && lo <= 2 && 2 <= hi))
+        fail_msg("ratio interval of subnormal samples: [%g, %g]", lo, hi);
+    /* the same interval as for the same samples scaled into ordinary numbers */
+    double tiny_n[8], twice_n[8], lo_n, hi_n;
+    for (int i = 0; i < 8; i++) {
+        tiny_n[i] = ldexp(tiny[i], 1100);
+        twice_n[i] = ldexp(twice[i], 1100);
+    }
+    assert_int_equal(tb_stats_boot_median_ratio(&bt, tiny_n, 8, twice_n, 8, 3, 0.95, &lo_n, &hi_n),
+                     0);
+    assert_near(lo, lo_n, 1e-12);
+    assert_near(hi, hi_n, 1e-12);
+    /* ratios of subnormal size (medians 0.5 .. against DBL_MAX): the histogram of the
+       ratios had an infinite bucket scale (undefined behaviour, a crash in compare) */
+    double ma[500], mb[500];
+    for (int i = 0; i < 500; i++) {
+        ma[i] = DBL_MAX;
+        mb[i] = 0.5 + i % 7;
+    }
+    tb_stats_boot_ratio_interval_div(&bt, ma, mb, 0.95, &lo, &hi);
+    if (!(lo > 0 && lo <= 0.5 / DBL_MAX * 1.01 && hi >= 6.5 / DBL_MAX * 0.99 && hi < 1e-300))
+        fail_msg("subnormal ratios: [%g, %g]", lo, hi);
+    /* reciprocals say when they are not exact enough to multiply by */
+    double r[2];
+    const double ok[] = {1e-300, 1e300}, sub[] = {1e-310, 1}, huge[] = {1, DBL_MAX};
+    assert_int_equal(tb_stats_reciprocals(ok, 2, r), 0);
+    assert_int_equal(tb_stats_reciprocals(sub, 2, r), -1);
+    assert_int_equal(tb_stats_reciprocals(huge, 2, r), -1);
+    tb_stats_boot_free(&bt);
 }
 
 /* Enumerates all n^n resamples of positions 0..n-1 and counts where the median's
@@ -575,6 +667,8 @@ int main(void)
         cmocka_unit_test(test_mwu_behaviour),
         cmocka_unit_test(test_median_ci),
         cmocka_unit_test(test_stdev_cv),
+        cmocka_unit_test(test_stdev_extremes),
+        cmocka_unit_test(test_boot_extremes),
         cmocka_unit_test(test_medlaw_matches_enumeration),
         cmocka_unit_test(test_medlaw_draw_frequencies),
         cmocka_unit_test(test_median_positions_law),
