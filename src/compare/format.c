@@ -8,8 +8,10 @@
  * unit column, "x" for ratios, "%" for spreads). CSV and JSON carry every field
  * with 7 significant digits, so no float noise reaches a reader. When any record is a
  * TEE or has attestation evidence (record/tee), the legend starts with one line per
- * environment saying which, and the JSON's environments carry it ("tee"). Pure:
- * appends to the caller's buffer. */
+ * environment saying which, and the JSON's environments carry it ("tee"). Text and
+ * markdown show what a record brings (labels, env facts) with control characters
+ * escaped (base/text); CSV and JSON quote it their way. Pure: appends to the
+ * caller's buffer. */
 #include "compare/compare.h"
 
 #include <math.h>
@@ -19,6 +21,8 @@
 #include <string.h>
 
 #include <jansson.h>
+
+#include "base/text.h"
 
 int tb_compare_format_parse(const char *s, enum tb_compare_format *out)
 {
@@ -133,6 +137,13 @@ __attribute__((format(printf, 4, 5))) static void grid_set(grid *g, size_t r, si
         s = NULL;
     }
     va_end(ap);
+    if (s && !tb_text_plain(s, strlen(s))) { /* text from a result: escaped */
+        tb_buf b = {0};
+        if (tb_text_escape_str(&b, s) < 0 || !b.p)
+            g->oom = 1;
+        free(s);
+        s = (char *)b.p;
+    }
     free(g->s[r * g->cols + c]);
     g->s[r * g->cols + c] = s;
 }
@@ -354,19 +365,22 @@ static int tee_legend(tb_buf *out, const tb_compare *c, const char *prefix)
     for (size_t i = 0; any && i < c->n_records && rc == 0; i++) {
         tb_record_tee_info t;
         tb_record_tee(c->records[i], &t);
-        char title[512], facts[512];
+        char title[512], facts[512], te[512], fe[512];
         tb_compare_title(c, i, title, sizeof title);
         env_brief(c->records[i]->env, facts, sizeof facts);
-        rc = tb_buf_printf(out, "%s%s: TEE %s; evidence %s; %s\n", prefix, title, t.kind,
-                           t.evidence[0] ? t.evidence : "none recorded", facts);
+        rc = tb_buf_printf(out, "%s%s: TEE %s; evidence %s; %s\n", prefix,
+                           tb_text_safe(title, te, sizeof te), t.kind,
+                           t.evidence[0] ? t.evidence : "none recorded",
+                           tb_text_safe(facts, fe, sizeof fe));
     }
     return rc;
 }
 
 static int legend(tb_buf *out, const tb_compare *c, const char *prefix)
 {
-    char base[512];
-    tb_compare_title(c, c->baseline, base, sizeof base);
+    char title[512], esc[512];
+    tb_compare_title(c, c->baseline, title, sizeof title);
+    const char *base = tb_text_safe(title, esc, sizeof esc);
     int rc = tee_legend(out, c, prefix);
     if (rc == 0)
         rc = tb_buf_printf(out,
