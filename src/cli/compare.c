@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "cli/opt.h"
 #include "compare/compare.h"
 
@@ -182,11 +183,11 @@ static void print_gate_failures(const tb_buf *why)
    a terminal shows them and a CSV reader does not see them. */
 static void print_summary_lines(const tb_compare *c)
 {
-    char line[1024];
+    char line[1024], esc[2048];
     for (size_t i = 0; i < c->n_records; i++) {
         tb_compare_summary(c, i, line, sizeof line);
         if (line[0])
-            fprintf(stderr, "%s\n", line);
+            fprintf(stderr, "%s\n", tb_text_safe(line, esc, sizeof esc));
     }
 }
 

@@ -14,7 +14,9 @@
  * ("multiple_comparisons"), CSV only per-cell fields (its lines are not CSV: the
  * cli writes them to stderr). Verdicts print the p they were decided by (p, or
  * "adj p" with an adjustment) and say where the medians do not show the test's
- * direction ("shifted, medians equal"). Pure: appends to the caller's buffer. */
+ * direction ("shifted, medians equal"). Text and markdown show what a record brings
+ * (labels, env facts) with control characters escaped (base/text); CSV and JSON quote
+ * it their way. Pure: appends to the caller's buffer. */
 #include "compare/compare.h"
 
 #include <math.h>
@@ -26,6 +28,7 @@
 #include <jansson.h>
 
 #include "base/csv.h"
+#include "base/text.h"
 
 int tb_compare_format_parse(const char *s, enum tb_compare_format *out)
 {
@@ -150,6 +153,13 @@ __attribute__((format(printf, 4, 5))) static void grid_set(grid *g, size_t r, si
         s = NULL;
     }
     va_end(ap);
+    if (s && !tb_text_plain(s, strlen(s))) { /* text from a result: escaped */
+        tb_buf b = {0};
+        if (tb_text_escape_str(&b, s) < 0 || !b.p)
+            g->oom = 1;
+        free(s);
+        s = (char *)b.p;
+    }
     free(g->s[r * g->cols + c]);
     g->s[r * g->cols + c] = s;
 }
@@ -396,11 +406,13 @@ static int tee_legend(tb_buf *out, const tb_compare *c, const char *prefix)
     for (size_t i = 0; any && i < c->n_records && rc == 0; i++) {
         tb_record_tee_info t;
         tb_record_tee(c->records[i], &t);
-        char title[512], facts[512];
+        char title[512], facts[512], te[512], fe[512];
         tb_compare_title(c, i, title, sizeof title);
         env_brief(c->records[i]->env, facts, sizeof facts);
-        rc = tb_buf_printf(out, "%s%s: TEE %s; evidence %s; %s\n", prefix, title, t.kind,
-                           t.evidence[0] ? t.evidence : "none recorded", facts);
+        rc = tb_buf_printf(out, "%s%s: TEE %s; evidence %s; %s\n", prefix,
+                           tb_text_safe(title, te, sizeof te), t.kind,
+                           t.evidence[0] ? t.evidence : "none recorded",
+                           tb_text_safe(facts, fe, sizeof fe));
     }
     return rc;
 }
@@ -411,17 +423,19 @@ static int summary_lines(tb_buf *out, const tb_compare *c, const char *prefix)
     int rc = 0;
     char line[1024];
     for (size_t i = 0; i < c->n_records && rc == 0; i++) {
+        char esc[2048];
         tb_compare_summary(c, i, line, sizeof line);
         if (line[0])
-            rc = tb_buf_printf(out, "%s%s\n", prefix, line);
+            rc = tb_buf_printf(out, "%s%s\n", prefix, tb_text_safe(line, esc, sizeof esc));
     }
     return rc;
 }
 
 static int legend(tb_buf *out, const tb_compare *c, const char *prefix)
 {
-    char base[512];
-    tb_compare_title(c, c->baseline, base, sizeof base);
+    char title[512], esc[512];
+    tb_compare_title(c, c->baseline, title, sizeof title);
+    const char *base = tb_text_safe(title, esc, sizeof esc);
     int rc = summary_lines(out, c, prefix);
     if (rc == 0)
         rc = tee_legend(out, c, prefix);

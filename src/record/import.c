@@ -30,6 +30,7 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/hex.h"
+#include "base/text.h"
 #include "bench/results.h"
 #include "stats/summary.h"
 
@@ -161,15 +162,11 @@ static void file_time(const char *path, char *out, size_t n)
     tb_utc_iso8601(t, out, n);
 }
 
-int tb_import_label_valid(const char *label)
+/* A version string worth keeping: 1..128 bytes that print as themselves. */
+static int version_ok(const char *v)
 {
-    size_t n = strlen(label);
-    if (n == 0 || n > 128)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)label[i] < 0x20 || label[i] == 0x7f)
-            return 0;
-    return 1;
+    size_t n = strlen(v);
+    return n > 0 && n <= 128 && tb_text_plain(v, n);
 }
 
 /* ---------- building the record ---------- */
@@ -206,11 +203,8 @@ static int finish(importer *im, const tb_import_opts *o, json_t *env, const char
 {
     tb_record *r = im->r;
     tb_err *err = im->err;
-    if (o && o->label && !tb_import_label_valid(o->label))
-        return tb_errf(err,
-                       "label '%.64s' is not valid (1..128 characters, no control "
-                       "characters)",
-                       o->label);
+    if (o && o->label && !tb_record_label_valid(o->label))
+        return tb_errf(err, "label '%.64s' is not valid (" TB_RECORD_LABEL_RULE ")", o->label);
     if (env && json_is_object(env)) {
         json_decref(r->env);
         r->env = json_deep_copy(env);
@@ -221,7 +215,7 @@ static int finish(importer *im, const tb_import_opts *o, json_t *env, const char
     tb_record_default_label(r->env, label, sizeof label);
     if (tb_record_set_str(&r->label, o && o->label ? o->label : label, err) < 0 ||
         tb_record_set_str(&r->profile, "imported", err) < 0 ||
-        (version && tb_import_label_valid(version) &&
+        (version && version_ok(version) &&
          tb_record_set_str(&r->teebench_version, version, err) < 0))
         return -1;
     snprintf(r->started, sizeof r->started, "%s", started);
@@ -676,10 +670,8 @@ static int import_json(importer *im, const char *data, size_t len, const tb_impo
         } else {
             tb_record_free(im->r);
             im->r = r;
-            if (o && o->label && !tb_import_label_valid(o->label))
-                rc = tb_errf(im->err,
-                             "label '%.64s' is not valid (1..128 characters, no "
-                             "control characters)",
+            if (o && o->label && !tb_record_label_valid(o->label))
+                rc = tb_errf(im->err, "label '%.64s' is not valid (" TB_RECORD_LABEL_RULE ")",
                              o->label);
             else if (o && o->label && tb_record_set_str(&r->label, o->label, im->err) < 0)
                 rc = -1;

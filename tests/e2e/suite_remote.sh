@@ -93,7 +93,8 @@ expect_fail 2 "$TB" suite run --target a=http://example.org --no-store
 expect_fail 2 "$TB" suite run --target noequals --no-store
 expect_fail 2 "$TB" suite run --target 'a=ssh://host/path' --no-store
 expect_fail 2 "$TB" suite run --target a=ssh://a --target a=ssh://b --no-store
-expect_fail 2 "$TB" suite run --target 'bad name=ssh://a' --no-store
+expect_fail 2 "$TB" suite run --target 'bad/name=ssh://a' --no-store
+expect_fail 2 "$TB" suite run --target 'bad name =ssh://a' --no-store
 
 # 5. Ctrl-C while a remote target runs: the remote suite is interrupted and its
 #    finished samples come back; nothing keeps running there
