@@ -580,11 +580,13 @@ static int try_connect(const char *host, int port)
     return ok;
 }
 
-/* Waits until p accepts connections on host:port (or exits, or 15 s pass). */
+/* Waits until p accepts connections on host:port (or exits, or 60 s pass: a notary
+   with a new SIMULATED SEV-SNP PKI first makes two RSA-4096 keys, whose time has a long
+   tail -- 7 s is common, 15 s was seen on a loaded 2-core machine). */
 static int wait_listening(run_state *s, tb_proc *p, const char *what, const char *host, int port,
                           const volatile sig_atomic_t *cancel, tb_err *err)
 {
-    uint64_t deadline = tb_mono_ns() + 15000000000ull;
+    uint64_t deadline = tb_mono_ns() + 60000000000ull;
     while (tb_mono_ns() < deadline) {
         if (cancel && *cancel)
             return tb_errf(err, "interrupted while starting the %s", what);
@@ -596,7 +598,7 @@ static int wait_listening(run_state *s, tb_proc *p, const char *what, const char
             return 0;
         tb_sleep_ns(20000000);
     }
-    return tb_errf(err, "%s not listening on %s:%d after 15 s (see %s/logs/%s.stderr.log)", what,
+    return tb_errf(err, "%s not listening on %s:%d after 60 s (see %s/logs/%s.stderr.log)", what,
                    host, port, s->dir, what);
 }
 
