@@ -122,9 +122,7 @@ int cmd_env(int argc, char **argv)
         return cli_fail_code(2, "env", "--from and --record: choose one");
     tb_err err = {{0}};
     if (record) {
-        const char *tmp = getenv("TMPDIR");
-        if (tb_env_record(record, &err) < 0 ||
-            tb_vm_host_record(record, tmp && tmp[0] == '/' ? tmp : "/tmp", &err) < 0)
+        if (tb_env_record(record, &err) < 0 || tb_vm_host_record(record, &err) < 0)
             return cli_fail("env", "recording into %s: %s", record, err.msg);
         fprintf(stderr, "teebench: env: recorded this machine's inputs in %s\n", record);
         return 0;

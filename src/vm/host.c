@@ -231,9 +231,10 @@ static void check_firmware(const tb_vm_spec *s, const tb_vm_host *h, tb_vm_check
     }
     if (!f->present) {
         add(o, "firmware", 0, 1, src,
-            "no firmware: %s (install Debian's ovmf or the edk2-ovmf "
-            "package, or --firmware FILE)",
-            f->why[0] ? f->why : h->fw_how[k]);
+            "no firmware: %s (install Debian's ovmf or the edk2-ovmf package, or --firmware "
+            "FILE%s)",
+            f->why[0] ? f->why : h->fw_how[k],
+            k == TB_VM_REGULAR ? "; --firmware none boots QEMU's own BIOS" : "");
         return;
     }
     tb_vm_fw_describe(f, what, sizeof what);
@@ -262,7 +263,8 @@ static int tdx_abi(const tb_vm_host *h, char *abi, size_t len)
 {
     long long t = h->vm_types;
     if (t > 0 && (t >> VT_TDX_UPSTREAM & 1)) {
-        snprintf(abi, len, "upstream KVM TDX ABI: VM type 5 (KVM_X86_TDX_VM, Linux >= 6.16)");
+        snprintf(abi, len,
+                 "upstream KVM TDX ABI: VM type 5 (KVM_X86_TDX_VM, numbered so since Linux 6.16)");
         return 1;
     }
     if (t > 0 && (t >> VT_TDX_PRE & 1) && h->intel) {
@@ -340,7 +342,7 @@ static void check_snp(const tb_vm_spec *s, const tb_vm_host *h, tb_vm_checks *o)
     long long t = h->vm_types;
     if (t > 0 && (t >> VT_SNP & 1))
         snprintf(o->abi, sizeof o->abi,
-                 "upstream KVM SNP ABI: VM type 4 (KVM_X86_SNP_VM, Linux >= 6.11)");
+                 "upstream KVM SNP ABI: VM type 4 (KVM_X86_SNP_VM, numbered so since Linux 6.11)");
     else if (t > 0)
         snprintf(o->abi, sizeof o->abi, "KVM offers VM types 0x%llx: no SEV-SNP (type 4)", t);
     else
@@ -741,7 +743,7 @@ int tb_vm_host_probe_spec(const tb_vm_spec *s, const char *tmpdir, const char *f
     return 0;
 }
 
-int tb_vm_host_record(const char *dir, const char *tmpdir, tb_err *err)
+int tb_vm_host_record(const char *dir, tb_err *err)
 {
     char vmdir[PATH_MAX], qdir[PATH_MAX], path[PATH_MAX];
     if (tb_path_join(vmdir, sizeof vmdir, dir, "vm", err) < 0 ||
@@ -758,7 +760,6 @@ int tb_vm_host_record(const char *dir, const char *tmpdir, tb_err *err)
             tb_file_write_atomic(path, line, strlen(line), err) < 0)
             return -1;
     }
-    (void)tmpdir;
     tb_vm_fw places[8];
     int n = places_live(places, 8);
     json_t *a = json_array();

@@ -163,7 +163,7 @@ int tb_vm_host_probe_spec(const tb_vm_spec *s, const char *tmpdir, const char *f
 /* Records what tb_vm_host_probe_spec reads beyond sys/env into dir/vm/: the QEMU
  * found per distribution (its probe answers), the firmware at the distributions'
  * places (their facts, firmware.json), /dev/vhost-vsock, a schema line. */
-int tb_vm_host_record(const char *dir, const char *tmpdir, tb_err *err);
+int tb_vm_host_record(const char *dir, tb_err *err);
 /* "teebench-vm-host 1", the recording's schema line. */
 #define TB_VM_HOST_SCHEMA "teebench-vm-host 1"
 
