@@ -1,7 +1,8 @@
 /* libFuzzer target: everything the notary parses from the network before a
  * document exists. The first byte picks the parser: 0 a request head as the
- * notary reads it (net/http_req with the notary's limits: 8 KiB, 32 fields)
- * and its sessionId query, 1 the POST /session body, 2 the POST /notarize
+ * notary reads it (net/http_req with the notary's limits: 8 KiB, 32 fields),
+ * its sessionId query and its Authorization field checked against an API key
+ * set (notary/auth), 1 the POST /session body, 2 the POST /notarize
  * body, 3 a target response as the notary frames it (net/http_resp, as a
  * reply to GET and to HEAD, ended by EOF). Each parser must stay within the
  * input; the HTTP results must be consistent (a head within the buffer, at
@@ -13,7 +14,10 @@
 
 #include "net/http_req.h"
 #include "net/http_resp.h"
+#include "notary/auth.h"
 #include "notary/internal.h"
+
+static const char KEYS[] = "fuzz 0123456789abcdef0123\n";
 
 static void request_head(const uint8_t *p, size_t n)
 {
@@ -31,6 +35,20 @@ static void request_head(const uint8_t *p, size_t n)
     if (query && tb_http_query_get(query, qlen, "sessionId", &v, &vlen) &&
         (v < query || v + vlen > query + qlen))
         abort();
+    const char *a = NULL;
+    size_t alen = 0;
+    unsigned count = tb_http_req_header(&r, p, "Authorization", &a, &alen);
+    if (count && ((const uint8_t *)a < p || (const uint8_t *)a + alen > p + r.head_len))
+        abort();
+    tb_notary_keys *k = NULL;
+    tb_err err;
+    if (tb_notary_keys_parse(KEYS, sizeof KEYS - 1, "fuzz", &k, &err) < 0)
+        abort();
+    const char *name = NULL;
+    if (count == 1 && tb_notary_keys_check(k, a, alen, &name) == TB_NOTARY_AUTH_OK &&
+        strcmp(name, "fuzz"))
+        abort();
+    tb_notary_keys_free(k);
 }
 
 static void response(const uint8_t *p, size_t n, int head)

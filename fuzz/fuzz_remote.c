@@ -1,7 +1,7 @@
 /* libFuzzer target for src/suite/remote's pure parts, on any NUL-terminated string:
  * - tb_remote_target_parse either fails with a message or gives a target whose name is
- *   a label, whose host (ssh) is non-empty and never starts with '-', whose user never
- *   starts with '-' and whose port is 0 (ssh's default) or 1..65535;
+ *   a label (tb_record_label_valid), whose host (ssh) is non-empty and never starts with '-', whose
+ * user never starts with '-' and whose port is 0 (ssh's default) or 1..65535;
  * - tb_remote_shell_quote's output, read back as POSIX single-quoted words, is the
  *   input exactly (what the remote shell will see);
  * - tb_remote_package_of (text that a remote host sends back) never overruns lib. */
@@ -12,7 +12,8 @@
 #include "base/buf.h"
 #include "suite/remote.h"
 
-static int label_ok(const char *s)
+/* a VM name of vm:VM */
+static int vm_ok(const char *s)
 {
     size_t n = strlen(s);
     if (n == 0 || n > 63)
@@ -64,11 +65,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tb_remote_target t;
     tb_err e = {{0}};
     if (tb_remote_target_parse(s, &t, &e) == 0) {
-        if (!label_ok(t.name) || t.port < 0 || t.port > 65535 || t.user[0] == '-')
+        if (!tb_record_label_valid(t.name) || t.port < 0 || t.port > 65535 || t.user[0] == '-')
             abort();
         if (t.kind == TB_TARGET_SSH && (!t.host[0] || t.host[0] == '-'))
             abort();
-        if (t.kind == TB_TARGET_VM && !label_ok(t.vm))
+        if (t.kind == TB_TARGET_VM && !vm_ok(t.vm))
             abort();
     } else if (!e.msg[0]) {
         abort();

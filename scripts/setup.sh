@@ -24,6 +24,7 @@ TEST_PACKAGES=(
   hyperfine
   libhdrhistogram-java  # HdrHistogram's own log reader (tests/e2e/http_wrk2_report.sh, with a JRE)
   python3-fusepy fuse3  # a fake configfs-tsm in a mount namespace (tests/e2e/suite_snp_tsm.sh)
+  time                  # /usr/bin/time: peak memory of a run (tests/e2e/suite_hostile.sh)
 )
 
 packages=("${RUN_PACKAGES[@]}")

@@ -445,28 +445,50 @@ static int make_crl(X509 *ark, EVP_PKEY *key, int64_t now, X509 *revoked, uint8_
     return 0;
 }
 
+/* A certificate (DER or PEM) into name in the opened directory ofd (outdir: its
+ * path, for messages). */
+static int write_cert_at(int ofd, const char *outdir, const char *name, X509 *x, int der,
+                         tb_err *err)
+{
+    BIO *b = BIO_new(BIO_s_mem());
+    if (!b || (!der && !PEM_write_bio_X509(b, x)) || (der && !i2d_X509_bio(b, x))) {
+        BIO_free(b);
+        return tb_err_ssl(err, "cannot encode %s", name);
+    }
+    char *p;
+    long n = BIO_get_mem_data(b, &p);
+    int rc = tb_file_write_at(ofd, outdir, name, p, (size_t)n, 0644, err);
+    BIO_free(b);
+    return rc;
+}
+
 int tb_attest_snp_sim_certs(const char *dir, const char *outdir, int64_t now, int revoke_vcek,
                             tb_err *err)
 {
-    sim s;
-    if (sim_open(dir, &s, 1, err) < 0)
+    /* the output directory first: one that is refused costs no simulated key */
+    int ofd = tb_dir_open_private(outdir, 0700, err);
+    if (ofd < 0)
         return -1;
+    sim s;
+    if (sim_open(dir, &s, 1, err) < 0) {
+        close(ofd);
+        return -1;
+    }
     uint8_t *crl = NULL;
     size_t crl_len = 0;
-    char path[4200];
     int rc = -1;
     if (make_crl(s.ark, s.ark_k, now, revoke_vcek ? s.vcek : NULL, &crl, &crl_len) < 0) {
         tb_err_ssl(err, "making the simulated CRL");
         goto out;
     }
-    if (tb_mkdirs(outdir, err) < 0 || write_pem(outdir, "ark.pem", s.ark, NULL, 0, err) < 0 ||
-        write_pem(outdir, "ask.pem", s.ask, NULL, 0, err) < 0 ||
-        write_pem(outdir, "vcek.der", s.vcek, NULL, 1, err) < 0 ||
-        tb_path_join(path, sizeof path, outdir, "crl.der", err) < 0 ||
-        tb_file_write_atomic(path, crl, crl_len, err) < 0)
+    if (write_cert_at(ofd, outdir, "ark.pem", s.ark, 0, err) < 0 ||
+        write_cert_at(ofd, outdir, "ask.pem", s.ask, 0, err) < 0 ||
+        write_cert_at(ofd, outdir, "vcek.der", s.vcek, 1, err) < 0 ||
+        tb_file_write_at(ofd, outdir, "crl.der", crl, crl_len, 0644, err) < 0)
         goto out;
     rc = 0;
 out:
+    close(ofd);
     OPENSSL_free(crl);
     sim_clear(&s);
     return rc;

@@ -18,7 +18,9 @@
 
 static int open_out(const char *path)
 {
-    return open(path ? path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (!path)
+        return open("/dev/null", O_WRONLY | O_CLOEXEC);
+    return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 }
 
 static int code_of(int status)
@@ -34,8 +36,8 @@ static int code_of(int status)
  * /dev/null), files or pipes on fd 1 and 2,
  * default signals, exec. On failure, writes errno to report_fd and exits 127.
  * parent is the pid of the process that forked (read before fork). */
-__attribute__((noreturn)) static void child_exec(const tb_proc_opts *o, int in, int out,
-                                                 int errfd, int report_fd, pid_t parent)
+__attribute__((noreturn)) static void child_exec(const tb_proc_opts *o, int in, int out, int errfd,
+                                                 int report_fd, pid_t parent)
 {
     /* SIGKILL when the parent dies, however it dies (kill -9 included); kept across
      * execve. A parent that died between fork and prctl is not noticed by the kernel
@@ -88,8 +90,9 @@ void tb_proc_close_pipes(tb_proc *p)
 }
 
 /* The child's end (*child) and the parent's end (*parent) of one stream: a pipe when
-   piped, else the file (or /dev/null) for stdout/stderr, or -1 for stdin (/dev/null). */
-static int stream_fds(int piped, int is_input, const char *path, int *child, int *parent,
+   piped, else a copy of the caller's fd (> 2) or the file (or /dev/null) for
+   stdout/stderr, or -1 for stdin (/dev/null). */
+static int stream_fds(int piped, int is_input, const char *path, int fd, int *child, int *parent,
                       tb_err *err)
 {
     *child = *parent = -1;
@@ -103,6 +106,10 @@ static int stream_fds(int piped, int is_input, const char *path, int *child, int
     }
     if (is_input)
         return 0;
+    if (fd > 2) {
+        *child = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        return *child < 0 ? tb_errno(err, "spawn: dup") : 0;
+    }
     *child = open_out(path);
     return *child < 0 ? tb_errno(err, "%s", path ? path : "/dev/null") : 0;
 }
@@ -122,9 +129,11 @@ int tb_proc_spawn(const tb_proc_opts *o, tb_proc *p, tb_err *err)
     if (!o->argv || !o->argv[0])
         return tb_errf(err, "spawn: empty command");
     int in = -1, out = -1, errfd = -1, report[2] = {-1, -1};
-    if (stream_fds(o->pipes & TB_PROC_PIPE_IN, 1, NULL, &in, &p->in, err) < 0 ||
-        stream_fds(o->pipes & TB_PROC_PIPE_OUT, 0, o->stdout_path, &out, &p->out, err) < 0 ||
-        stream_fds(o->pipes & TB_PROC_PIPE_ERR, 0, o->stderr_path, &errfd, &p->err, err) < 0 ||
+    if (stream_fds(o->pipes & TB_PROC_PIPE_IN, 1, NULL, -1, &in, &p->in, err) < 0 ||
+        stream_fds(o->pipes & TB_PROC_PIPE_OUT, 0, o->stdout_path, o->stdout_fd, &out, &p->out,
+                   err) < 0 ||
+        stream_fds(o->pipes & TB_PROC_PIPE_ERR, 0, o->stderr_path, o->stderr_fd, &errfd, &p->err,
+                   err) < 0 ||
         (pipe2(report, O_CLOEXEC) < 0 && tb_errno(err, "spawn %s: pipe", o->argv[0]))) {
         close_fd(in);
         close_fd(out);

@@ -32,8 +32,13 @@
 typedef struct tb_proc_opts {
     char *const *argv;       /* argv[0] is looked up in PATH (execvp) */
     char *const *env_set;    /* NULL, or NULL-terminated "KEY=VALUE" strings set in the child */
-    const char *stdout_path; /* NULL: /dev/null; otherwise created/truncated, mode 0644 */
+    const char *stdout_path; /* NULL: /dev/null; otherwise created/truncated, mode 0644,
+                                never through a symlink (O_NOFOLLOW) */
     const char *stderr_path; /* NULL: /dev/null */
+    int stdout_fd;           /* > 2: the child's stdout is this open file instead of
+                                stdout_path (e.g. from tb_file_create_at in a private
+                                directory); the caller keeps it and closes it */
+    int stderr_fd;           /* > 2: the same for stderr */
     int pipes;               /* TB_PROC_PIPE_* bits: these streams are pipes to the parent
                                 instead (the *_path of a piped stream is ignored) */
 } tb_proc_opts;

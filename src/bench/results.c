@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "base/csv.h"
 #include "base/file.h"
 
 #define CSV_MAX_FIELDS 12
@@ -107,17 +108,20 @@ int tb_bench_format_ms(double ms, char *out, size_t n)
     return 0;
 }
 
+/* A number cell (as formatted: no quoting needed), then its separator. */
 static int put_field(tb_buf *out, const char *s, int last)
 {
-    int rc = 0;
-    if (strpbrk(s, ",\"\r\n")) {
-        rc |= tb_buf_puts(out, "\"");
-        for (const char *p = s; *p; p++)
-            rc |= *p == '"' ? tb_buf_puts(out, "\"\"") : tb_buf_append(out, p, 1);
-        rc |= tb_buf_puts(out, "\"");
-    } else {
-        rc |= tb_buf_puts(out, s);
-    }
+    int rc = tb_buf_puts(out, s);
+    rc |= tb_buf_puts(out, last ? "\n" : ",");
+    return rc ? -1 : 0;
+}
+
+/* A text cell (a mode, a log path: RESULTS_DIR is the user's), quoted by base/csv so
+   that no spreadsheet runs it as a formula; the reader undoes the guard
+   (tb_csv_text_value). */
+static int put_text(tb_buf *out, const char *s, int last)
+{
+    int rc = tb_csv_text(out, s);
     rc |= tb_buf_puts(out, last ? "\n" : ",");
     return rc ? -1 : 0;
 }
@@ -133,7 +137,7 @@ static int put_ms(tb_buf *out, unsigned has, unsigned bit, double v)
 int tb_bench_results_format_row(const tb_bench_result_row *r, tb_buf *out)
 {
     char s[64];
-    int rc = put_field(out, r->mode, 0);
+    int rc = put_text(out, r->mode, 0);
     snprintf(s, sizeof s, "%ld", r->iteration);
     rc |= put_field(out, s, 0);
     rc |= put_field(out, r->enable_tee ? "1" : "0", 0);
@@ -146,15 +150,15 @@ int tb_bench_results_format_row(const tb_bench_result_row *r, tb_buf *out)
     rc |=
         put_ms(out, r->has, TB_BENCH_HAS_NOTARIZATION_PLUS_VERIFY, r->notarization_plus_verify_ms);
     rc |= put_ms(out, r->has, TB_BENCH_HAS_WALL, r->wall_ms);
-    rc |= put_field(out, r->stdout_log, 0);
-    rc |= put_field(out, r->stderr_log, 1);
+    rc |= put_text(out, r->stdout_log, 0);
+    rc |= put_text(out, r->stderr_log, 1);
     return rc ? -1 : 0;
 }
 
 int tb_bench_retries_format_row(const tb_bench_retry_row *r, tb_buf *out)
 {
     char s[64];
-    int rc = put_field(out, r->mode, 0);
+    int rc = put_text(out, r->mode, 0);
     snprintf(s, sizeof s, "%ld", r->iteration);
     rc |= put_field(out, s, 0);
     snprintf(s, sizeof s, "%d", r->attempt);
@@ -162,14 +166,25 @@ int tb_bench_retries_format_row(const tb_bench_retry_row *r, tb_buf *out)
     snprintf(s, sizeof s, "%d", r->exit_code);
     rc |= put_field(out, s, 0);
     rc |= put_ms(out, TB_BENCH_HAS_WALL, TB_BENCH_HAS_WALL, r->wall_ms);
-    rc |= put_field(out, r->stdout_log, 0);
-    rc |= put_field(out, r->stderr_log, 1);
+    rc |= put_text(out, r->stdout_log, 0);
+    rc |= put_text(out, r->stderr_log, 1);
     return rc ? -1 : 0;
 }
 
 int tb_bench_csv_create(const char *path, const char *header, tb_err *err)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    return tb_bench_csv_create_at(AT_FDCWD, NULL, path, header, err);
+}
+
+int tb_bench_csv_create_at(int dfd, const char *dir, const char *name, const char *header,
+                           tb_err *err)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s%s%s", dir ? dir : "", dir ? "/" : "", name) >=
+        (int)sizeof path)
+        return tb_errf(err, "%s: path too long", name);
+    int fd =
+        openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
         return tb_errno(err, "%s", path);
     size_t len = strlen(header);
@@ -394,9 +409,10 @@ static int row_ms(csv_field *f, int i, long line, unsigned bit, unsigned *has, d
 static int parse_row(csv_field *f, long line, tb_bench_result_row *r, tb_err *err)
 {
     memset(r, 0, sizeof *r);
-    if (!valid_mode(f[0]) || strlen(f[0]) >= TB_BENCH_MODE_MAX)
+    const char *mode = tb_csv_text_value(f[0]); /* text cells: the formula guard undone */
+    if (!valid_mode(mode) || strlen(mode) >= TB_BENCH_MODE_MAX)
         return bad_field(err, line, "mode", "not a mode name", f[0]);
-    strcpy(r->mode, f[0]);
+    strcpy(r->mode, mode);
     if (parse_long(f[1], 0, 100000000, &r->iteration) < 0)
         return bad_field(err, line, "iteration", "not an iteration number", f[1]);
     if (parse_bool(f[2], &r->enable_tee) < 0)
@@ -414,8 +430,8 @@ static int parse_row(csv_field *f, long line, tb_bench_result_row *r, tb_err *er
                &r->notarization_plus_verify_ms, err) < 0 ||
         row_ms(f, 9, line, TB_BENCH_HAS_WALL, &r->has, &r->wall_ms, err) < 0)
         return -1;
-    strcpy(r->stdout_log, f[10]);
-    strcpy(r->stderr_log, f[11]);
+    strcpy(r->stdout_log, tb_csv_text_value(f[10]));
+    strcpy(r->stderr_log, tb_csv_text_value(f[11]));
     return 0;
 }
 
@@ -659,9 +675,10 @@ int tb_bench_results_load(const char *path, int lenient, tb_bench_results *out, 
 static int parse_retry(csv_field *f, long line, tb_bench_retry_row *r, tb_err *err)
 {
     memset(r, 0, sizeof *r);
-    if (!valid_mode(f[0]) || strlen(f[0]) >= TB_BENCH_MODE_MAX)
+    const char *mode = tb_csv_text_value(f[0]);
+    if (!valid_mode(mode) || strlen(mode) >= TB_BENCH_MODE_MAX)
         return bad_field(err, line, "mode", "not a mode name", f[0]);
-    strcpy(r->mode, f[0]);
+    strcpy(r->mode, mode);
     long v;
     if (parse_long(f[1], 0, 100000000, &r->iteration) < 0)
         return bad_field(err, line, "iteration", "not an iteration number", f[1]);
@@ -673,8 +690,8 @@ static int parse_retry(csv_field *f, long line, tb_bench_retry_row *r, tb_err *e
     r->exit_code = (int)v;
     if (f[4][0] && parse_ms(f[4], &r->wall_ms) < 0)
         return bad_field(err, line, "wall_ms", "not a non-negative number of ms", f[4]);
-    strcpy(r->stdout_log, f[5]);
-    strcpy(r->stderr_log, f[6]);
+    strcpy(r->stdout_log, tb_csv_text_value(f[5]));
+    strcpy(r->stderr_log, tb_csv_text_value(f[6]));
     return 0;
 }
 

@@ -6,6 +6,9 @@
  * enable_tee and verify_attestation are written 0/1 as the script writes them
  * (true/false are read too).
  * Numbers are milliseconds; an empty field is a value the run did not report.
+ * Text cells (mode, log paths) are written by base/csv: one a spreadsheet would run
+ * as a formula (a RESULTS_DIR "=..." or "-...") gets a leading ' that the reader
+ * takes off again.
  * Writing: a row is one line written with a single write() on an O_APPEND file
  * descriptor, so an interrupted run leaves complete rows and never a torn line; a
  * write cut short (disk full) is rolled back (ftruncate to the old size) and
@@ -103,6 +106,10 @@ int tb_bench_results_load(const char *path, int lenient, tb_bench_results *out, 
 /* Creates path (it must not exist) with header + '\n'; returns an O_APPEND fd
  * (caller closes) or -1. */
 int tb_bench_csv_create(const char *path, const char *header, tb_err *err);
+/* The same for name in the directory dfd (dir: its path, for messages), created
+ * O_EXCL|O_NOFOLLOW: never an existing file, never through a symlink. */
+int tb_bench_csv_create_at(int dfd, const char *dir, const char *name, const char *header,
+                           tb_err *err);
 /* Appends one complete line with a single write(). A short or failed write (disk
  * full) is undone -- the file is truncated back to its size before the call, so
  * no partial line stays -- and is -1 with err naming errno's reason. */

@@ -283,6 +283,7 @@ typedef struct run_state {
     char sim_env[PATH_MAX + 32]; /* TEEBENCH_SIM_DIR=<run dir>/sim, for notary and client */
     int fixture_port, target_port, notary_port;
     tb_proc fixture, notary;
+    int dfd, logs_fd; /* the run directory and its logs/, opened once (private rule) */
     int results_fd, retries_fd;
     tb_bench_progress progress;
     void *ctx;
@@ -306,9 +307,18 @@ static void info(run_state *s, const char *fmt, ...)
  * must fit the CSVs' log fields. */
 #define RUN_DIR_MAX (TB_BENCH_LOG_PATH_MAX - 160)
 
+/* The run directory's logs/, once the directory itself is open. */
+static int open_logs(run_state *s, tb_err *err)
+{
+    s->logs_fd = tb_dir_open_at(s->dfd, s->dir, "logs", 0700, err);
+    return s->logs_fd < 0 ? -1 : 0;
+}
+
 /* RESULTS_DIR as the script has it: the run directory itself, created if needed
  * (mkdir -p). Unlike the script, one that already holds a results.csv is refused:
- * the script would overwrite it and mix the logs of two runs. */
+ * the script would overwrite it and mix the logs of two runs. It is a private
+ * directory (tb_dir_open_private): one another user owns or may write, where they
+ * could plant a symlink for the logs to be written through, is refused. */
 static int use_results_dir(run_state *s, tb_err *err)
 {
     const char *d = s->c->results_dir;
@@ -316,39 +326,48 @@ static int use_results_dir(run_state *s, tb_err *err)
         return tb_errf(err, "RESULTS_DIR %.60s...: path too long (at most %d bytes)", d,
                        RUN_DIR_MAX - 1);
     snprintf(s->dir, sizeof s->dir, "%s", d);
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/results.csv", d);
-    if (access(path, F_OK) == 0)
+    if ((s->dfd = tb_dir_open_private(d, 0700, err)) < 0)
+        return tb_err_wrap(err, "RESULTS_DIR");
+    struct stat st;
+    if (fstatat(s->dfd, "results.csv", &st, AT_SYMLINK_NOFOLLOW) == 0)
         return tb_errf(err,
                        "RESULTS_DIR %s already holds a results.csv (a run is never overwritten: "
                        "choose another RESULTS_DIR, or leave it unset for a timestamped folder)",
                        d);
-    snprintf(path, sizeof path, "%s/logs", d);
-    return tb_mkdirs(path, err);
+    return open_logs(s, err);
 }
 
+/* <out_root>/<UTC stamp>[-k]: a new directory in the private out_root. */
 static int make_run_dir(run_state *s, tb_err *err)
 {
     if (s->c->results_dir[0])
         return use_results_dir(s, err);
-    if (tb_mkdirs(s->c->out_root, err) < 0)
+    int root = tb_dir_open_private(s->c->out_root, 0700, err);
+    if (root < 0)
         return -1;
-    char stamp[17];
+    char stamp[17], name[32];
     tb_utc_stamp((int64_t)(tb_wall_ns() / 1000000000ull), stamp);
+    int rc = tb_errf(err, "%s/%s: too many runs in the same second", s->c->out_root, stamp);
     for (int k = 0; k < 100; k++) {
-        int n = k ? snprintf(s->dir, sizeof s->dir, "%s/%s-%d", s->c->out_root, stamp, k + 1)
-                  : snprintf(s->dir, sizeof s->dir, "%s/%s", s->c->out_root, stamp);
-        if (n < 0 || n >= RUN_DIR_MAX)
-            return tb_errf(err, "%s: path too long", s->c->out_root);
-        if (mkdir(s->dir, 0755) == 0) {
-            char logs[PATH_MAX];
-            snprintf(logs, sizeof logs, "%s/logs", s->dir);
-            return tb_mkdirs(logs, err);
+        snprintf(name, sizeof name, k ? "%s-%d" : "%s", stamp, k + 1);
+        int n = snprintf(s->dir, sizeof s->dir, "%s/%s", s->c->out_root, name);
+        if (n < 0 || n >= RUN_DIR_MAX) {
+            rc = tb_errf(err, "%s: path too long", s->c->out_root);
+            break;
         }
-        if (errno != EEXIST)
-            return tb_errno(err, "mkdir %s", s->dir);
+        if (mkdirat(root, name, 0700) == 0) {
+            rc = (s->dfd = tb_dir_open_at(root, s->c->out_root, name, 0700, err)) < 0
+                     ? -1
+                     : open_logs(s, err);
+            break;
+        }
+        if (errno != EEXIST) {
+            rc = tb_errno(err, "mkdir %s", s->dir);
+            break;
+        }
     }
-    return tb_errf(err, "%s/%s: too many runs in the same second", s->c->out_root, stamp);
+    close(root);
+    return rc;
 }
 
 static int in_dir(const run_state *s, char *out, size_t n, const char *rel)
@@ -362,9 +381,10 @@ static int in_dir(const run_state *s, char *out, size_t n, const char *rel)
  * padded with spaces to the old size (JSON allows trailing white space). Used
  * only for run.json's final status, so that a run stopped by ENOSPC says
  * "failed" rather than staying "running". -1 when the old file is too small. */
-static int overwrite_in_place(const char *path, const char *text, size_t len, tb_err *err)
+static int overwrite_in_place(int dfd, const char *name, const char *path, const char *text,
+                              size_t len, tb_err *err)
 {
-    int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = openat(dfd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return tb_errno(err, "%s", path);
     struct stat st;
@@ -402,10 +422,10 @@ static int write_json(run_state *s, const char *rel, json_t *j, tb_err *err)
     if (rc == 0 && in_dir(s, path, sizeof path, rel) < 0)
         rc = tb_errf(err, "%s: path too long", rel);
     if (rc == 0) {
-        rc = tb_file_write_atomic(path, b.p, b.len, err);
+        rc = tb_file_write_at(s->dfd, s->dir, rel, b.p, b.len, 0644, err);
         if (rc < 0 && (errno == ENOSPC || errno == EDQUOT) && !strcmp(rel, "run.json")) {
             tb_err e2;
-            if (overwrite_in_place(path, (const char *)b.p, b.len, &e2) == 0)
+            if (overwrite_in_place(s->dfd, rel, path, (const char *)b.p, b.len, &e2) == 0)
                 rc = 0;
         }
     }
@@ -580,16 +600,39 @@ static int wait_listening(run_state *s, tb_proc *p, const char *what, const char
                    host, port, s->dir, what);
 }
 
+/* The files a child's stdout and stderr go to: new files in logs/ (an old one of
+ * the same name removed first, never opened), by descriptor. Fills *out, *errfd
+ * (caller closes both) or returns -1 with neither open. */
+static int open_logs_pair(run_state *s, const char *out_name, const char *err_name, int *out,
+                          int *errfd, tb_err *err)
+{
+    char logs[PATH_MAX];
+    in_dir(s, logs, sizeof logs, "logs");
+    *out = tb_file_create_at(s->logs_fd, logs, out_name, 0, 0644, err);
+    if (*out < 0)
+        return -1;
+    *errfd = tb_file_create_at(s->logs_fd, logs, err_name, 0, 0644, err);
+    if (*errfd < 0) {
+        close(*out);
+        return -1;
+    }
+    return 0;
+}
+
 static int spawn_logged(run_state *s, const char *name, char **argv, tb_proc *p, tb_err *err)
 {
-    char out[PATH_MAX], errp[PATH_MAX], rel[128];
-    snprintf(rel, sizeof rel, "logs/%s.stdout.log", name);
-    in_dir(s, out, sizeof out, rel);
-    snprintf(rel, sizeof rel, "logs/%s.stderr.log", name);
-    in_dir(s, errp, sizeof errp, rel);
+    char out_name[128], err_name[128];
+    snprintf(out_name, sizeof out_name, "%s.stdout.log", name);
+    snprintf(err_name, sizeof err_name, "%s.stderr.log", name);
+    int out, errfd;
+    if (open_logs_pair(s, out_name, err_name, &out, &errfd, err) < 0)
+        return -1;
     char *env[] = {s->sim_env[0] ? s->sim_env : NULL, NULL};
-    tb_proc_opts o = {.argv = argv, .env_set = env, .stdout_path = out, .stderr_path = errp};
-    return tb_proc_spawn(&o, p, err);
+    tb_proc_opts o = {.argv = argv, .env_set = env, .stdout_fd = out, .stderr_fd = errfd};
+    int rc = tb_proc_spawn(&o, p, err);
+    close(out);
+    close(errfd);
+    return rc;
 }
 
 /* The fixture PKI is generated in-process (serve/pki) into <run dir>/pki; the
@@ -602,7 +645,7 @@ static int start_fixture(run_state *s, const volatile sig_atomic_t *cancel, tb_e
     snprintf(port, sizeof port, "%d", s->fixture_port);
     if (check_port_free("fixture", c->fixture_addr, s->fixture_port, err) < 0)
         return -1;
-    if (tb_pki_generate(pki, err) < 0)
+    if (tb_pki_generate_at(s->dfd, s->dir, "pki", err) < 0)
         return tb_err_wrap(err, "fixture PKI");
     if (!s->fixture_ca[0] &&
         tb_pki_path(pki, TB_PKI_CA_CERT, s->fixture_ca, sizeof s->fixture_ca, err) < 0)
@@ -710,12 +753,20 @@ static void log_names(const run_state *s, const char *mode, long it, int attempt
         snprintf(path, n, "%s/logs/%s-%ld.%s.log", s->dir, mode, it, stream);
 }
 
+/* The file name in logs/ of a log path from log_names. */
+static const char *log_base(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
 /* The script's line at the end of a timed-out run's stderr log. Written after the
  * process group is gone, so that nothing the client writes meanwhile overwrites it
  * (the client's file offset is its own). A failure to write it is not an error. */
-static void note_timeout(const char *stderr_path, int timeout_s)
+static void note_timeout(const run_state *s, const char *stderr_path, int timeout_s)
 {
-    int fd = open(stderr_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+    int fd =
+        openat(s->logs_fd, log_base(stderr_path), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return;
     char line[96];
@@ -778,10 +829,17 @@ static int run_once(run_state *s, const char *mode, long it, const volatile sig_
         }
     }
     argv[n] = NULL;
-    tb_proc_opts o = {.argv = argv, .env_set = env->ptrs, .stdout_path = out, .stderr_path = errp};
+    int outfd, errfd;
+    if (open_logs_pair(s, log_base(out), log_base(errp), &outfd, &errfd, err) < 0) {
+        free(env);
+        return tb_err_wrap(err, "%s iteration %ld: client", mode, it);
+    }
+    tb_proc_opts o = {.argv = argv, .env_set = env->ptrs, .stdout_fd = outfd, .stderr_fd = errfd};
     tb_proc p;
     uint64_t t0 = tb_mono_ns();
     int prc = tb_proc_spawn(&o, &p, err);
+    close(outfd);
+    close(errfd);
     free(env);
     if (prc < 0)
         return tb_err_wrap(err, "%s iteration %ld: client", mode, it);
@@ -797,13 +855,15 @@ static int run_once(run_state *s, const char *mode, long it, const volatile sig_
         tb_proc_kill(&p);
     *cancelled = w == TB_PROC_CANCELLED || w < 0;
     if (timed_out && !*cancelled)
-        note_timeout(errp, c->run_timeout_s);
+        note_timeout(s, errp, c->run_timeout_s);
     row->exit_code = timed_out ? TB_PROC_TIMEOUT_CODE : p.code;
     row->wall_ms = (double)(tb_mono_ns() - t0) / 1e6;
     row->has |= TB_BENCH_HAS_WALL;
     tb_buf b = {0};
     tb_err rerr;
-    if (tb_file_read(out, 64u << 20, &b, &rerr) == 0) {
+    char logs[PATH_MAX];
+    in_dir(s, logs, sizeof logs, "logs");
+    if (tb_file_read_at(s->logs_fd, logs, log_base(out), 64u << 20, &b, &rerr) == 0) {
         tb_bench_client_output co;
         tb_bench_client_output_parse((const char *)b.p, b.len, &co);
         row->has |= co.has;
@@ -843,7 +903,7 @@ static int append_row(run_state *s, const tb_bench_result_row *row, tb_err *err)
 static int check_space(const run_state *s, tb_err *err)
 {
     struct statvfs v;
-    if (statvfs(s->dir, &v) < 0)
+    if (fstatvfs(s->dfd, &v) < 0)
         return 0; /* cannot tell: let the run go on */
     unsigned long long blocks = geteuid() == 0 ? v.f_bfree : v.f_bavail;
     unsigned long long bytes = blocks * (unsigned long long)v.f_frsize;
@@ -870,7 +930,7 @@ static int record_retry(run_state *s, const tb_bench_result_row *row, int attemp
     log_names(s, row->mode, row->iteration, attempt, "stderr", t.stderr_log, sizeof t.stderr_log);
     const char *pairs[2][2] = {{row->stdout_log, t.stdout_log}, {row->stderr_log, t.stderr_log}};
     for (int i = 0; i < 2; i++)
-        if (rename(pairs[i][0], pairs[i][1]) < 0)
+        if (renameat(s->logs_fd, log_base(pairs[i][0]), s->logs_fd, log_base(pairs[i][1])) < 0)
             return tb_errno(err, "rename %s", pairs[i][0]);
     tb_buf b = {0};
     int rc = tb_bench_retries_format_row(&t, &b) < 0
@@ -948,11 +1008,9 @@ static int run_matrix(run_state *s, const volatile sig_atomic_t *cancel, tb_benc
 static int write_summary(run_state *s, tb_err *err)
 {
     tb_buf text = {0};
-    char path[PATH_MAX];
-    in_dir(s, path, sizeof path, "summary.txt");
     int rc = tb_bench_summarize(s->dir, 0, &text, NULL, err);
     if (rc == 0)
-        rc = tb_file_write_atomic(path, text.p, text.len, err);
+        rc = tb_file_write_at(s->dfd, s->dir, "summary.txt", text.p, text.len, 0644, err);
     tb_buf_clear(&text);
     return rc;
 }
@@ -961,7 +1019,13 @@ int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
                  tb_bench_progress progress, void *ctx, tb_bench_outcome *oc, tb_err *err)
 {
     memset(oc, 0, sizeof *oc);
-    run_state s = {.c = c, .results_fd = -1, .retries_fd = -1, .progress = progress, .ctx = ctx};
+    run_state s = {.c = c,
+                   .dfd = -1,
+                   .logs_fd = -1,
+                   .results_fd = -1,
+                   .retries_fd = -1,
+                   .progress = progress,
+                   .ctx = ctx};
     s.fixture.pid = s.notary.pid = -1;
     s.fixture.pidfd = s.notary.pidfd = -1;
     /* The notary's TEE: as configured; for a notary the harness starts, auto-detected
@@ -980,7 +1044,9 @@ int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
          port_taken("notary", c->notary_host, c->notary_port, "--notary-port", err)) ||
         make_run_dir(&s, err) < 0) {
         json_decref(env);
-        return -1;
+        if (s.dfd >= 0)
+            close(s.dfd);
+        return -1; /* logs/ is opened last: not open here */
     }
     snprintf(oc->run_dir, sizeof oc->run_dir, "%s", s.dir);
     if (c->start_notary)
@@ -1004,12 +1070,10 @@ int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
     if (rc < 0 || (rc = write_run_json(&s, "running", err)) < 0)
         goto out;
     rc = -1;
-    char path[PATH_MAX];
-    in_dir(&s, path, sizeof path, "results.csv");
-    if ((s.results_fd = tb_bench_csv_create(path, TB_BENCH_RESULTS_HEADER, err)) < 0)
-        goto out;
-    in_dir(&s, path, sizeof path, "retries.csv");
-    if ((s.retries_fd = tb_bench_csv_create(path, TB_BENCH_RETRIES_HEADER, err)) < 0)
+    if ((s.results_fd = tb_bench_csv_create_at(s.dfd, s.dir, "results.csv", TB_BENCH_RESULTS_HEADER,
+                                               err)) < 0 ||
+        (s.retries_fd =
+             tb_bench_csv_create_at(s.dfd, s.dir, "retries.csv", TB_BENCH_RETRIES_HEADER, err)) < 0)
         goto out;
     if (c->start_fixture) {
         info(&s, "starting fixture server (teebench serve --tls) on %s:%d", c->fixture_addr,
@@ -1050,6 +1114,8 @@ out:
             rc = -1;
         }
     }
+    close(s.logs_fd);
+    close(s.dfd);
     return rc;
 }
 

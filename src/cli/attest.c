@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -794,13 +795,17 @@ static int cmd_sim_collateral(int argc, char **argv)
     if (rc >= 0)
         return rc;
     const char *outdir = a.outdir;
-    char dir[4096], path[4200];
+    char dir[4096];
     tb_err e;
-    if (tb_attest_sim_dir(a.simdir, dir, sizeof dir, &e) < 0 || tb_mkdirs(outdir, &e) < 0)
+    int ofd = -1;
+    if (tb_attest_sim_dir(a.simdir, dir, sizeof dir, &e) < 0 ||
+        (ofd = tb_dir_open_private(outdir, 0700, &e)) < 0)
         return cli_fail(cmd, "%s", e.msg);
     tb_attest_collateral col;
-    if (tb_attest_sim_collateral(dir, a.now, a.revoke, &col, NULL, &e) < 0)
+    if (tb_attest_sim_collateral(dir, a.now, a.revoke, &col, NULL, &e) < 0) {
+        close(ofd);
         return cli_fail(cmd, "%s", e.msg);
+    }
     char *json = NULL, root[4096];
     rc = tb_attest_collateral_to_json(&col, &json, &e);
     tb_attest_collateral_clear(&col);
@@ -809,12 +814,11 @@ static int cmd_sim_collateral(int argc, char **argv)
     tb_buf rb = {0};
     if (rc == 0)
         rc = tb_file_read(root, 1 << 16, &rb, &e);
-    snprintf(path, sizeof path, "%s/collateral.json", outdir);
     if (rc == 0)
-        rc = tb_file_write_atomic(path, json, strlen(json), &e);
-    snprintf(path, sizeof path, "%s/sim-root.pem", outdir);
+        rc = tb_file_write_at(ofd, outdir, "collateral.json", json, strlen(json), 0644, &e);
     if (rc == 0)
-        rc = tb_file_write_atomic(path, rb.p, rb.len, &e);
+        rc = tb_file_write_at(ofd, outdir, "sim-root.pem", rb.p, rb.len, 0644, &e);
+    close(ofd);
     free(json);
     tb_buf_clear(&rb);
     if (rc < 0)

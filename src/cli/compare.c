@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "cli/opt.h"
 #include "compare/compare.h"
 
@@ -20,17 +21,27 @@ static void usage(FILE *f)
                "first (or --baseline) the reference. Each cell: the median with its 95 %%\n"
                "interval (order statistics; 6 samples or more), against the baseline the ratio\n"
                "of medians with a 95 %% bootstrap interval and a Mann-Whitney U test (~ = no\n"
-               "significant difference). Noisy metrics (CV > 5 %%) are flagged; geometric means\n"
-               "of the ratios per direction close the table. A column names its environment's\n"
-               "TEE ([TDX], [SEV-SNP]); the legend says each one's TEE and attestation evidence.\n"
-               "Simulated TEEs say SIMULATED.\n\n"
+               "significant difference; better/worse: the side the test finds the samples\n"
+               "shifted to, which equal medians of quantized metrics do not show). Noisy\n"
+               "metrics (CV > 5 %%) are flagged; geometric means of the ratios per direction\n"
+               "close the table. Under it, per environment, how many of the N rows tested\n"
+               "differ at alpha and how many would by chance alone (N x alpha: of 46 rows at\n"
+               "0.05, about 2.3 differ between two identical machines); csv writes that line\n"
+               "to stderr, json has it in multiple_comparisons; --adjust corrects for it. A\n"
+               "column names its environment's TEE ([TDX], [SEV-SNP]); the legend says each\n"
+               "one's TEE and attestation evidence. Simulated TEEs say SIMULATED.\n\n"
                "  --baseline X     the reference: an argument as given, a label, or a position\n"
                "                   (1 = the first argument)\n"
                "  --format F       text (default), markdown, csv or json\n"
                "  --fail-if EXPR   a regression gate, repeatable: '<metric> <op> <ratio>' with op\n"
                "                   <, <=, > or >=; fails when an environment's ratio to the\n"
-               "                   baseline satisfies it ('http.nginx.rps < 0.9'), or has none\n"
+               "                   baseline satisfies it ('http.nginx.rps < 0.9'), or has none;\n"
+               "                   compared as printed (3.000x is not < 3)\n"
                "  --alpha A        significance level of the test (default 0.05)\n"
+               "  --adjust M       adjust p-values for testing many rows, per environment:\n"
+               "                   none (default), holm (family-wise error rate) or bh\n"
+               "                   (Benjamini-Hochberg: false discovery rate, the useful one at\n"
+               "                   a few samples per metric); verdicts then use the adjusted p\n"
                "  --db PATH        the results store that RUN ids and LABELs are looked up in\n"
                "  -h, --help       this text\n\n"
                "Exit status: 0; 1 when a gate fails or an input cannot be read; 2 on bad flags.\n");
@@ -40,6 +51,7 @@ typedef struct opts {
     const char *baseline, *db;
     enum tb_compare_format format;
     double alpha;
+    int adjust; /* enum tb_stats_adjust */
     tb_compare_gate *gates;
     size_t n_gates;
 } opts;
@@ -47,13 +59,11 @@ typedef struct opts {
 /* Parses the flags; returns -1 to go on, or an exit code. */
 static int parse_flags(int argc, char **argv, opts *o)
 {
-    static const struct option lo[] = {{"baseline", required_argument, NULL, 'b'},
-                                       {"format", required_argument, NULL, 'f'},
-                                       {"fail-if", required_argument, NULL, 'g'},
-                                       {"alpha", required_argument, NULL, 'a'},
-                                       {"db", required_argument, NULL, 'd'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {NULL, 0, NULL, 0}};
+    static const struct option lo[] = {
+        {"baseline", required_argument, NULL, 'b'}, {"format", required_argument, NULL, 'f'},
+        {"fail-if", required_argument, NULL, 'g'},  {"alpha", required_argument, NULL, 'a'},
+        {"adjust", required_argument, NULL, 'j'},   {"db", required_argument, NULL, 'd'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
     tb_err err = {{0}};
     int c;
     opterr = 0;
@@ -84,6 +94,10 @@ static int parse_flags(int argc, char **argv, opts *o)
             if (!(o->alpha > 0 && o->alpha < 1))
                 return cli_fail_code(2, "compare", "--alpha %s: must be above 0 and below 1",
                                      optarg);
+            break;
+        case 'j':
+            if (tb_compare_adjust_parse(optarg, &o->adjust) < 0)
+                return cli_fail_code(2, "compare", "--adjust %s: unknown (none, holm, bh)", optarg);
             break;
         case 'd':
             o->db = optarg;
@@ -165,6 +179,18 @@ static void print_gate_failures(const tb_buf *why)
     }
 }
 
+/* CSV has no place for a sentence: the multiple-comparison lines go to stderr, where
+   a terminal shows them and a CSV reader does not see them. */
+static void print_summary_lines(const tb_compare *c)
+{
+    char line[1024], esc[2048];
+    for (size_t i = 0; i < c->n_records; i++) {
+        tb_compare_summary(c, i, line, sizeof line);
+        if (line[0])
+            fprintf(stderr, "%s\n", tb_text_safe(line, esc, sizeof esc));
+    }
+}
+
 static int run(char **refs, size_t n, const opts *o, tb_record **recs)
 {
     tb_err err = {{0}};
@@ -182,6 +208,10 @@ static int run(char **refs, size_t n, const opts *o, tb_record **recs)
     tb_compare c;
     if (tb_compare_build((const tb_record *const *)recs, n, baseline, o->alpha, &c, &err) < 0)
         return cli_fail("compare", "%s", err.msg);
+    if (tb_compare_set_adjust(&c, o->adjust, &err) < 0) {
+        tb_compare_clear(&c);
+        return cli_fail("compare", "%s", err.msg);
+    }
     tb_buf why = {0}, out = {0};
     int gates = check_gates(&c, o, &why);
     if (gates < 2) {
@@ -189,9 +219,11 @@ static int run(char **refs, size_t n, const opts *o, tb_record **recs)
             gates = cli_fail("compare", "%s", err.msg);
         } else if (out.len && (fwrite(out.p, 1, out.len, stdout) != out.len || fflush(stdout))) {
             gates = cli_fail("compare", "writing the table: %s", strerror(errno));
-        } else if (gates == 1) {
-            fflush(stdout);
-            print_gate_failures(&why);
+        } else {
+            if (o->format == TB_COMPARE_CSV)
+                print_summary_lines(&c);
+            if (gates == 1)
+                print_gate_failures(&why);
         }
     }
     tb_buf_clear(&why);

@@ -3,20 +3,32 @@
  *   teebench: <cmd>: <option>: unknown option (teebench <cmd> --help)
  *   teebench: <cmd>: <option>: needs a value
  *   teebench: <cmd>: <word>: unknown subcommand (<a>, <b>, ...)[; did you mean '<a>'?]
- * (all exit 2). */
+ * (all exit 2). What a message holds is printed with control characters escaped
+ * (base/text). */
 #include "cli/cli.h"
 
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
+
+/* The line, with whatever its parts brought along from files, the store or a remote
+   host (a control character, an escape sequence, a bidi control, a newline) escaped:
+   one line that only says what failed. */
 __attribute__((format(printf, 2, 0))) static void vfail(const char *cmd, const char *fmt,
                                                         va_list ap)
 {
-    fprintf(stderr, "teebench: %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    char *msg = NULL;
+    tb_buf b = {0};
+    if (vasprintf(&msg, fmt, ap) < 0)
+        msg = NULL;
+    int ok = msg && tb_text_escape_str(&b, msg) == 0;
+    fprintf(stderr, "teebench: %s: %s\n", cmd, !ok ? "out of memory" : b.p ? (char *)b.p : "");
+    free(msg);
+    tb_buf_clear(&b);
 }
 
 int cli_fail(const char *cmd, const char *fmt, ...)

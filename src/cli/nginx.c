@@ -241,9 +241,9 @@ int cmd_nginx(int argc, char **argv)
         o.cert = acert;
         o.key = akey;
     }
-    if (tb_nginx_start(&o, timeout_ms, &err) < 0)
+    pid_t pid;
+    if (tb_nginx_start(&o, timeout_ms, &pid, &err) < 0)
         return fail(json, "start: %s", err.msg);
-    pid_t pid = tb_nginx_pid(adir, &err);
     if (json) {
         char url[300], log[PATH_MAX + 16];
         snprintf(url, sizeof url, "%s://%s%s%s:%d/", o.tls ? "https" : "http",

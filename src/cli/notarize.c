@@ -1,7 +1,8 @@
 /* cli/notarize: `teebench notarize`, the notary client. Options come from the
  * same environment variables as the source benchmark's client (NOTARY_*,
- * TARGET_*, MAX_SENT_DATA, MAX_RECV_DATA, USE_FIXTURE_CA, ENABLE_TEE_ATTESTATION)
- * and from flags, which win. It prints the source client's KEY=value lines:
+ * TARGET_*, MAX_SENT_DATA, MAX_RECV_DATA, USE_FIXTURE_CA, ENABLE_TEE_ATTESTATION;
+ * NOTARY_API_KEY or NOTARY_API_KEY_FILE for a notary with API keys) and from
+ * flags, which win. It prints the source client's KEY=value lines:
  *   NOTARIZATION_MS=<ms> ENABLE_TEE_ATTESTATION=<true|false>
  *   TDX_VERIFY_MS=<ms>          (only with --verify and TEE attestation)
  *   TOTAL_E2E_MS=<ms>
@@ -21,6 +22,7 @@
 #include <strings.h>
 
 #include <curl/curl.h>
+#include <openssl/crypto.h>
 #include <openssl/sha.h>
 
 #include "base/clock.h"
@@ -44,6 +46,10 @@ static void usage(FILE *f)
             "  --notary-host H          [NOTARY_HOST, default 127.0.0.1]\n"
             "  --notary-port N          [NOTARY_PORT, default 7047]\n"
             "  --notary-ca FILE         CA for an https notary [NOTARY_CA]\n"
+            "  --api-key-file FILE      the notary's API key, sent as Authorization: Bearer\n"
+            "                           (the file's one line) [NOTARY_API_KEY_FILE]\n"
+            "  --api-key KEY            the same from the command line (visible to other\n"
+            "                           users in ps: prefer the file) [NOTARY_API_KEY]\n"
             "  --target-host H          address the notary connects to [TARGET_HOST, 127.0.0.1]\n"
             "  --target-port N          [TARGET_PORT, default 4000]\n"
             "  --server-name NAME       SNI, certificate name, Host [TARGET_SERVER_NAME,\n"
@@ -86,6 +92,7 @@ typedef struct opts {
     const char *url, *scheme, *nhost, *nport, *notary_ca;
     const char *thost, *tport, *server_name, *uri, *max_sent, *max_recv;
     const char *use_fixture_ca, *fixture_ca, *tee, *verify, *out, *timeout;
+    const char *api_key, *api_key_file;
     int json;
     tb_notary_verifier_opts vo;
 } opts;
@@ -123,6 +130,8 @@ static int parse_opts(int argc, char **argv, opts *o)
                                        {"out", required_argument, 0, 'o'},
                                        {"timeout", required_argument, 0, 'T'},
                                        {"json", no_argument, 0, 'J'},
+                                       {"api-key", required_argument, 0, 'k'},
+                                       {"api-key-file", required_argument, 0, 'e'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
@@ -142,6 +151,8 @@ static int parse_opts(int argc, char **argv, opts *o)
     o->tee = env_or("ENABLE_TEE_ATTESTATION", "false");
     o->verify = env_or("VERIFY_ATTESTATION", "false");
     o->timeout = "30000";
+    o->api_key = env_or("NOTARY_API_KEY", NULL);
+    o->api_key_file = env_or("NOTARY_API_KEY_FILE", NULL);
     opterr = 0;
     optind = 1;
     int c;
@@ -222,6 +233,14 @@ static int parse_opts(int argc, char **argv, opts *o)
         case 'J':
             o->json = 1;
             break;
+        case 'k':
+            o->api_key = optarg;
+            o->api_key_file = NULL; /* a flag wins over the environment */
+            break;
+        case 'e':
+            o->api_key_file = optarg;
+            o->api_key = NULL;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -232,6 +251,33 @@ static int parse_opts(int argc, char **argv, opts *o)
     if (optind < argc)
         return cli_fail_code(2, CMD, "unexpected argument '%s'", argv[optind]);
     return -1;
+}
+
+/* The API key from FILE: its one line (a final newline and surrounding blanks
+ * dropped). The caller frees *key (wiped) with free_key. */
+static int read_key_file(const char *path, tb_buf *key, tb_err *err)
+{
+    if (tb_file_read(path, 4096, key, err) < 0)
+        return -1;
+    size_t a = 0, n = key->len;
+    const char *p = (const char *)key->p;
+    while (a < n && (p[a] == ' ' || p[a] == '\t'))
+        a++;
+    while (n > a && (p[n - 1] == '\n' || p[n - 1] == '\r' || p[n - 1] == ' ' || p[n - 1] == '\t'))
+        n--;
+    if (n == a || memchr(p + a, '\n', n - a))
+        return tb_errf(err, "%s: want the API key alone on one line", path);
+    memmove(key->p, key->p + a, n - a);
+    key->len = n - a;
+    key->p[key->len] = 0;
+    return 0;
+}
+
+static void free_key(tb_buf *key)
+{
+    if (key->p)
+        OPENSSL_cleanse(key->p, key->len);
+    tb_buf_clear(key);
 }
 
 /* Saves the document and evidence next to each other. */
@@ -339,9 +385,17 @@ int cmd_notarize(int argc, char **argv)
     int rc = 1;
     tb_notary_client_result res;
     memset(&res, 0, sizeof res);
-    X509_STORE *store = tb_notary_trust_store(use_fixture ? o.fixture_ca : NULL, &err);
-    if (!store)
+    tb_buf key = {0};
+    if (o.api_key_file && read_key_file(o.api_key_file, &key, &err) < 0) {
+        free_key(&key);
+        tb_err_wrap(&err, "--api-key-file");
         return fail(&o, err.msg);
+    }
+    X509_STORE *store = tb_notary_trust_store(use_fixture ? o.fixture_ca : NULL, &err);
+    if (!store) {
+        free_key(&key);
+        return fail(&o, err.msg);
+    }
     curl_global_init(CURL_GLOBAL_DEFAULT);
     tb_notary_client_opts no = {
         .notary_url = o.url,
@@ -354,6 +408,7 @@ int cmd_notarize(int argc, char **argv)
         .max_recv = max_recv,
         .tee = tee,
         .timeout_ms = (long)timeout,
+        .api_key = o.api_key_file ? (const char *)key.p : o.api_key,
     };
     uint64_t t_not = tb_mono_ns();
     if (tb_notary_client_run(&no, &res, &err) < 0) {
@@ -401,6 +456,7 @@ int cmd_notarize(int argc, char **argv)
     printf("TOTAL_E2E_MS=%.3f\n", ms_since(t_start));
     rc = 0;
 out:
+    free_key(&key);
     tb_notary_client_result_clear(&res);
     X509_STORE_free(store);
     curl_global_cleanup();

@@ -1,7 +1,9 @@
 /* cli/notary: `teebench notary serve` (the notary service) and
  * `teebench notary check FILE` (offline check of a saved attestation document).
- * serve blocks SIGINT/SIGTERM in every thread and waits for them with sigwait
- * in the main thread, so no signal flag (global state) is needed. */
+ * serve blocks SIGINT/SIGTERM/SIGHUP in every thread and waits for them with
+ * sigwait in the main thread, so no signal flag (global state) is needed:
+ * SIGHUP reads --api-keys again (a bad file keeps the keys in use), the others
+ * stop the notary. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -20,6 +22,7 @@
 #include "cli/cli.h"
 #include "cli/json.h"
 #include "cli/opt.h"
+#include "notary/auth.h"
 #include "notary/check.h"
 #include "notary/client.h"
 #include "notary/doc.h"
@@ -33,34 +36,53 @@
 
 static void serve_usage(FILE *f)
 {
-    fprintf(f, "usage: teebench notary serve [options]\n"
-               "  --addr ADDR            listen address (default 127.0.0.1)\n"
-               "  --port N               listen port (default 7047; 0 = any free port)\n"
-               "  --tee none|tdx|sim|snp|sim-snp\n"
-               "                         TEE evidence: none, configfs-tsm TDX quotes or SEV-SNP\n"
-               "                         reports, or SIMULATED ones (sim: TDX, sim-snp: SEV-SNP)\n"
-               "  --sim-dir DIR          simulated TEE state (default: the attest module's)\n"
-               "  --key FILE             PEM P-256 signing key (default: a fresh key each start)\n"
-               "  --save-key FILE        write the signing key used to FILE (PEM, mode 0600)\n"
-               "  --trust-ca FILE        CA certificates trusted for targets (repeatable)\n"
-               "  --no-system-ca         trust only --trust-ca, not the system store\n"
-               "  --allow-target SPEC    HOST:PORT or CIDR the notary may connect to (repeatable;\n"
-               "                         default: loopback only, 127.0.0.0/8 and ::1/128)\n"
-               "  --max-sent BYTES       largest request a session may send (default 4096)\n"
-               "  --max-recv BYTES       largest response a session may receive (default 16384)\n"
-               "  --concurrency N        notarization worker threads (default 64)\n"
-               "  --session-timeout S    seconds an unclaimed session stays valid (default 10)\n"
-               "  --sessions-per-client N  open sessions per client address (default 64)\n"
-               "  --notarizations-per-client N  notarizations queued or running per client\n"
-               "                         address (default: half of --concurrency; then 429)\n"
-               "  --max-connections N    client connections at once (default 4096)\n"
-               "  --io-timeout MS        budget to receive a request (TLS handshake included) and\n"
-               "                         to send a reply (default 5000)\n"
-               "  --target-timeout MS    deadline of the whole target exchange: connect, TLS,\n"
-               "                         request, response (default 10000; then 504)\n"
-               "  --tls-cert FILE        serve HTTPS with this PEM certificate chain\n"
-               "  --tls-key FILE         its PEM private key (default: in --tls-cert)\n"
-               "  --quiet                no per-request log lines on stderr\n");
+    fprintf(f,
+            "usage: teebench notary serve [options]\n"
+            "  --addr ADDR            listen address (default 127.0.0.1)\n"
+            "  --port N               listen port (default 7047; 0 = any free port)\n"
+            "  --tee none|tdx|sim|snp|sim-snp\n"
+            "                         TEE evidence: none, configfs-tsm TDX quotes or SEV-SNP\n"
+            "                         reports, or SIMULATED ones (sim: TDX, sim-snp: SEV-SNP)\n"
+            "  --sim-dir DIR          simulated TEE state (default: the attest module's)\n"
+            "  --key FILE             PEM P-256 signing key (default: a fresh key each start)\n"
+            "  --save-key FILE        write the signing key used to FILE (PEM, mode 0600)\n"
+            "  --trust-ca FILE        CA certificates trusted for targets (repeatable)\n"
+            "  --no-system-ca         trust only --trust-ca, not the system store\n"
+            "  --allow-target SPEC    HOST:PORT or CIDR the notary may connect to (repeatable;\n"
+            "                         default: loopback only, 127.0.0.0/8 and ::1/128)\n"
+            "  --max-sent BYTES       largest request a session may send (default 4096)\n"
+            "  --max-recv BYTES       largest response a session may receive (default 16384)\n"
+            "  --concurrency N        notarization worker threads (default 64)\n"
+            "  --session-timeout S    seconds an unclaimed session stays valid (default 10)\n"
+            "  --api-keys FILE        require an API key (Authorization: Bearer KEY, or the bare\n"
+            "                         KEY) for POST /session and /notarize; FILE: one KEY or\n"
+            "                         NAME KEY a line, # comments; keys 16..256 visible\n"
+            "                         characters; SIGHUP reads it again (default: no keys)\n"
+            "  Quotas count a client by address and by network (IPv4 /24, IPv6 /64):\n"
+            "  --max-sessions N       open sessions at once (default 4096)\n"
+            "  --sessions-per-client N  open sessions per address (default 64; then 429)\n"
+            "  --sessions-per-prefix N  open sessions per network (default 4 x the above)\n"
+            "  --reserved-sessions N  the last N session slots go only to networks holding\n"
+            "                         fewer than --reserve-below sessions (default: a\n"
+            "                         quarter of --max-sessions; 0: no reserve)\n"
+            "  --reserve-below N      see --reserved-sessions (default 8)\n"
+            "  --notarizations-per-client N  notarizations queued or running per address\n"
+            "                         (default: half of --concurrency; then 429)\n"
+            "  --notarizations-per-prefix N  ... per network (default: as per address)\n"
+            "  --resolutions-per-client N  target names being resolved per address (default\n"
+            "                         4, a lookup the notary gave up on counts until it ends)\n"
+            "  --resolutions-per-prefix N  ... per network (default 2 x the above)\n"
+            "  --max-resolutions N    ... in all (default: half of --concurrency, so names\n"
+            "                         that never resolve cannot hold every worker; then 503)\n"
+            "  --max-connections N    client connections at once (default 4096)\n"
+            "  --io-timeout MS        budget to receive a request (TLS handshake included) and\n"
+            "                         to send a reply (default 5000)\n"
+            "  --target-timeout MS    one deadline for name resolution and the whole target\n"
+            "                         exchange: connect, TLS, request, response (default\n"
+            "                         10000; then 504)\n"
+            "  --tls-cert FILE        serve HTTPS with this PEM certificate chain\n"
+            "  --tls-key FILE         its PEM private key (default: in --tls-cert)\n"
+            "  --quiet                no per-request log lines on stderr\n");
 }
 
 static void log_line(void *ctx, const char *line)
@@ -72,7 +94,7 @@ static void log_line(void *ctx, const char *line)
 }
 
 typedef struct serve_opts {
-    const char *addr, *tee, *sim_dir, *key, *save_key, *tls_cert, *tls_key;
+    const char *addr, *tee, *sim_dir, *key, *save_key, *tls_cert, *tls_key, *api_keys;
     const char *ca[MAX_CA];
     size_t n_ca;
     int system_ca, quiet;
@@ -80,6 +102,9 @@ typedef struct serve_opts {
     int allow_given;
     uint64_t port, max_sent, max_recv, concurrency, session_s, io_ms, target_ms;
     uint64_t per_client, max_conns, inflight_per_client;
+    uint64_t max_sessions, per_prefix, reserved, reserve_below, inflight_per_prefix;
+    uint64_t lookups_per_client, lookups_per_prefix, max_lookups;
+    int reserved_given;
 } serve_opts;
 
 static int parse_serve(int argc, char **argv, serve_opts *o)
@@ -102,6 +127,15 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
                                          {"sessions-per-client", required_argument, 0, 'Q'},
                                          {"notarizations-per-client", required_argument, 0, 'F'},
                                          {"max-connections", required_argument, 0, 'M'},
+                                         {"api-keys", required_argument, 0, 'y'},
+                                         {"max-sessions", required_argument, 0, 'm'},
+                                         {"sessions-per-prefix", required_argument, 0, 'P'},
+                                         {"reserved-sessions", required_argument, 0, 'R'},
+                                         {"reserve-below", required_argument, 0, 'B'},
+                                         {"notarizations-per-prefix", required_argument, 0, 'f'},
+                                         {"resolutions-per-client", required_argument, 0, 'l'},
+                                         {"resolutions-per-prefix", required_argument, 0, 'L'},
+                                         {"max-resolutions", required_argument, 0, 'X'},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"tls-cert", required_argument, 0, 'C'},
                                          {"tls-key", required_argument, 0, 'Y'},
@@ -118,6 +152,9 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
     o->session_s = 10;
     o->per_client = 64;
     o->max_conns = 4096;
+    o->max_sessions = 4096;
+    o->reserve_below = 8;
+    o->lookups_per_client = 4;
     o->io_ms = 5000;
     o->target_ms = 10000;
     tb_err err;
@@ -189,6 +226,34 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
         case 'M':
             bad = cli_opt_u64(optarg, 16, 1u << 20, &o->max_conns);
             break;
+        case 'y':
+            o->api_keys = optarg;
+            break;
+        case 'm':
+            bad = cli_opt_u64(optarg, 1, 1u << 20, &o->max_sessions);
+            break;
+        case 'P':
+            bad = cli_opt_u64(optarg, 1, 1u << 20, &o->per_prefix);
+            break;
+        case 'R':
+            bad = cli_opt_u64(optarg, 0, 1u << 20, &o->reserved);
+            o->reserved_given = 1;
+            break;
+        case 'B':
+            bad = cli_opt_u64(optarg, 1, 1u << 20, &o->reserve_below);
+            break;
+        case 'f':
+            bad = cli_opt_u64(optarg, 1, 1u << 20, &o->inflight_per_prefix);
+            break;
+        case 'l':
+            bad = cli_opt_u64(optarg, 1, 4096, &o->lookups_per_client);
+            break;
+        case 'L':
+            bad = cli_opt_u64(optarg, 1, 4096, &o->lookups_per_prefix);
+            break;
+        case 'X':
+            bad = cli_opt_u64(optarg, 1, 4096, &o->max_lookups);
+            break;
         case 'q':
             o->quiet = 1;
             break;
@@ -213,6 +278,18 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
         return cli_fail_code(2, "notary serve", "--tls-key needs --tls-cert");
     if (!o->allow_given)
         tb_notary_allowlist_loopback(&o->allow);
+    if (!o->per_prefix)
+        o->per_prefix = 4 * o->per_client;
+    if (!o->max_lookups)
+        o->max_lookups = o->concurrency > 1 ? o->concurrency / 2 : 1;
+    if (!o->lookups_per_prefix)
+        o->lookups_per_prefix = 2 * o->lookups_per_client;
+    if (!o->reserved_given)
+        o->reserved = o->max_sessions / 4;
+    if (o->reserved >= o->max_sessions)
+        return cli_fail_code(2, "notary serve",
+                             "--reserved-sessions %llu must be smaller than --max-sessions %llu",
+                             (unsigned long long)o->reserved, (unsigned long long)o->max_sessions);
     return -1; /* parsed; go on */
 }
 
@@ -227,6 +304,31 @@ static void raise_fd_limit(uint64_t want)
     setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+/* SIGHUP: reads the keys file again; a file that does not parse leaves the
+ * keys in use as they are. One line on stderr either way (never a key). */
+static void reload_keys(const char *path, tb_notary_server *srv, tb_notary_keys **keys)
+{
+    char line[TB_ERR_MAX + 96];
+    tb_err err;
+    tb_notary_keys *fresh = NULL;
+    if (!path) {
+        log_line(NULL, "SIGHUP: no --api-keys file to read again");
+        return;
+    }
+    if (tb_notary_keys_load(path, &fresh, &err) < 0) {
+        snprintf(line, sizeof line, "SIGHUP: API keys not reloaded (the %zu in use stay): %s",
+                 tb_notary_keys_count(*keys), err.msg);
+        log_line(NULL, line);
+        return;
+    }
+    tb_notary_server_set_keys(srv, fresh); /* the server no longer reads the old set */
+    tb_notary_keys_free(*keys);
+    *keys = fresh;
+    snprintf(line, sizeof line, "SIGHUP: %zu API keys loaded from %s", tb_notary_keys_count(fresh),
+             path);
+    log_line(NULL, line);
+}
+
 static int cmd_serve_notary(int argc, char **argv)
 {
     serve_opts o;
@@ -239,6 +341,7 @@ static int cmd_serve_notary(int argc, char **argv)
     if ((o.key ? tb_notary_key_load(&key, o.key, &err) : tb_notary_key_generate(&key, &err)) < 0)
         return cli_fail(cmd, "signing key: %s", err.msg);
     int rc = 1;
+    tb_notary_keys *keys = NULL; /* owned here; the server borrows it */
     tb_notary_target target = {0};
     tb_notary_quote_source tee;
     memset(&tee, 0, sizeof tee);
@@ -246,6 +349,10 @@ static int cmd_serve_notary(int argc, char **argv)
     tb_notary_server *srv = NULL;
     if (o.save_key && tb_notary_key_save(&key, o.save_key, &err) < 0) {
         cli_fail(cmd, "--save-key: %s", err.msg);
+        goto out;
+    }
+    if (o.api_keys && tb_notary_keys_load(o.api_keys, &keys, &err) < 0) {
+        cli_fail(cmd, "--api-keys: %s", err.msg);
         goto out;
     }
     if (tb_notary_target_init(&target, o.ca, o.n_ca, o.system_ca, &o.allow, (int)o.target_ms,
@@ -268,21 +375,30 @@ static int cmd_serve_notary(int argc, char **argv)
         .max_recv = o.max_recv,
         .concurrency = (int)o.concurrency,
         .session_ttl_ns = o.session_s * 1000000000ull,
-        .max_sessions = 4096,
+        .max_sessions = (size_t)o.max_sessions,
         .sessions_per_client = (size_t)o.per_client,
+        .sessions_per_prefix = (size_t)o.per_prefix,
+        .reserved_sessions = (size_t)o.reserved,
+        .reserve_below = (size_t)o.reserve_below,
         .notarizations_per_client = (size_t)o.inflight_per_client,
+        .notarizations_per_prefix = (size_t)o.inflight_per_prefix,
+        .resolutions_per_client = (size_t)o.lookups_per_client,
+        .resolutions_per_prefix = (size_t)o.lookups_per_prefix,
+        .max_resolutions = (size_t)o.max_lookups,
+        .keys = keys,
         .max_connections = (size_t)o.max_conns,
         .io_timeout_ms = (int)o.io_ms,
         .log = o.quiet ? NULL : log_line,
         .tls_cert = o.tls_cert,
         .tls_key = o.tls_key,
     };
-    raise_fd_limit(o.max_conns + o.concurrency + 64);
-    /* Block the stop signals before any thread starts, so they all inherit it. */
+    raise_fd_limit(o.max_conns + o.concurrency + 2 * o.max_lookups + 64);
+    /* Block the signals before any thread starts, so they all inherit it. */
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     if (tb_notary_server_start(&cfg, &srv, &err) < 0) {
         cli_fail(cmd, "%s", err.msg);
@@ -291,16 +407,29 @@ static int cmd_serve_notary(int argc, char **argv)
     int v6 = strchr(o.addr, ':') != NULL;
     char kh[65];
     tb_hex_encode(key.spki_sha256, 32, kh);
-    printf("teebench notary: listening on %s://%s%s%s:%u (tee %s%s, key sha256 %s)\n",
+    char auth[64] = "no API keys";
+    if (keys)
+        snprintf(auth, sizeof auth, "%zu API keys", tb_notary_keys_count(keys));
+    printf("teebench notary: listening on %s://%s%s%s:%u (tee %s%s, key sha256 %s, %s)\n",
            o.tls_cert ? "https" : "http", v6 ? "[" : "", o.addr, v6 ? "]" : "",
-           tb_notary_server_port(srv), o.tee, have_tee && tee.simulated ? ", SIMULATED" : "", kh);
+           tb_notary_server_port(srv), o.tee, have_tee && tee.simulated ? ", SIMULATED" : "", kh,
+           auth);
     fflush(stdout);
     int sig = 0;
-    sigwait(&set, &sig);
+    while (sigwait(&set, &sig) == 0 && sig == SIGHUP)
+        reload_keys(o.api_keys, srv, &keys);
+    tb_notary_server_stats st;
+    tb_notary_server_stats_get(srv, &st);
     tb_notary_server_stop(srv);
-    printf("teebench notary: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    printf("teebench notary: stopped (%s); refused %llu requests without a valid API key (401), "
+           "%llu over a client's or network's quota (429), %llu with no session slot left (503), "
+           "%llu whose target name was not resolved in time (504)\n",
+           sig == SIGINT ? "SIGINT" : "SIGTERM", (unsigned long long)st.unauthorized,
+           (unsigned long long)st.over_quota, (unsigned long long)st.table_full,
+           (unsigned long long)st.lookup_expired);
     rc = 0;
 out:
+    tb_notary_keys_free(keys);
     if (have_tee)
         tb_notary_tee_close(&tee);
     tb_notary_target_clear(&target);

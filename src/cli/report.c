@@ -1,7 +1,8 @@
 /* cli/report: `teebench report RUN|LABEL|FILE... [-o FILE] [--format html|markdown]
- * [--baseline LABEL|#N] [--title T] [--db PATH]` -- reads stored runs, compares them
- * (compare) and writes one page (report/report): a self-contained HTML file, or
- * markdown with its charts as SVG files beside it. Prints the path it wrote.
+ * [--baseline LABEL|#N] [--adjust none|holm|bh] [--title T] [--db PATH]` -- reads
+ * stored runs, compares them (compare; --adjust as compare's) and writes one page
+ * (report/report): a self-contained HTML file, or markdown with its charts as SVG
+ * files beside it. Prints the path it wrote.
  *
  * cli_resolve_ref() is the one place that turns an argument into a record: a file (read, not
  * stored) or a run id / label / id prefix in the results store. Files are written
@@ -28,7 +29,8 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: teebench report RUN|LABEL|FILE... [-o FILE] [--format html|markdown]\n"
-               "                       [--baseline LABEL|#N] [--title TEXT] [--db PATH]\n\n"
+               "                       [--baseline LABEL|#N] [--adjust none|holm|bh]\n"
+               "                       [--title TEXT] [--db PATH]\n\n"
                "Writes one page that shows stored runs side by side: a headline per\n"
                "environment (ratios to the baseline with 95 %% intervals and plain-words\n"
                "verdicts), SVG charts (bars with intervals, HTTP latency percentiles, notary\n"
@@ -45,6 +47,9 @@ static void usage(FILE *f)
                "  -f, --format FMT  html (default) or markdown: tables and links to SVG files\n"
                "                    written beside it (<name>-throughput.svg, ...)\n"
                "  -b, --baseline X  the baseline: a label, or #N for the N-th argument\n"
+               "      --adjust M    p-values adjusted for testing many metrics, per\n"
+               "                    environment: none (default), holm or bh (Benjamini-\n"
+               "                    Hochberg), as teebench compare --adjust\n"
                "  -t, --title TEXT  the page title (default \"teebench report\")\n"
                "      --db PATH     the results store (default $TEEBENCH_DB, else\n"
                "                    ~/.local/share/teebench/results.db)\n"
@@ -117,17 +122,16 @@ typedef struct report_args {
     const char *baseline;
     const char *title;
     enum tb_page_format fmt;
+    int adjust; /* enum tb_stats_adjust */
 } report_args;
 
 static int parse_args(int argc, char **argv, report_args *a)
 {
-    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-                                         {"format", required_argument, NULL, 'f'},
-                                         {"baseline", required_argument, NULL, 'b'},
-                                         {"title", required_argument, NULL, 't'},
-                                         {"db", required_argument, NULL, 'd'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'},   {"format", required_argument, NULL, 'f'},
+        {"baseline", required_argument, NULL, 'b'}, {"title", required_argument, NULL, 't'},
+        {"db", required_argument, NULL, 'd'},       {"adjust", required_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     optind = 1;
@@ -149,6 +153,10 @@ static int parse_args(int argc, char **argv, report_args *a)
         case 'd':
             a->db = optarg;
             break;
+        case 'j':
+            if (tb_compare_adjust_parse(optarg, &a->adjust) < 0)
+                return cli_fail_code(2, CMD, "--adjust %s: unknown (none, holm, bh)", optarg);
+            break;
         case 'h':
             usage(stdout);
             return -1;
@@ -164,6 +172,14 @@ static int parse_args(int argc, char **argv, report_args *a)
         return cli_fail_code(2, CMD, "--output: empty file name");
     if (!strcmp(a->output, "-") && a->fmt == TB_PAGE_MARKDOWN)
         return cli_fail_code(2, CMD, "--output -: markdown needs a file (its SVGs go beside it)");
+    /* A device or FIFO (-o /dev/null) takes the page but has no directory of its own
+       for the SVGs: they would land in /dev. */
+    struct stat st;
+    if (a->fmt == TB_PAGE_MARKDOWN && stat(a->output, &st) == 0 && !S_ISREG(st.st_mode))
+        return cli_fail_code(2, CMD,
+                             "--output %s: not a regular file: markdown needs a file (its SVGs "
+                             "go beside it)",
+                             a->output);
     return 0;
 }
 
@@ -212,6 +228,8 @@ int cmd_report(int argc, char **argv)
     if (!rc && tb_compare_build((const tb_record *const *)recs, n, (size_t)base, TB_COMPARE_ALPHA,
                                 &cmp, &err) < 0)
         rc = cli_fail(CMD, "comparing: %s", err.msg);
+    if (!rc && tb_compare_set_adjust(&cmp, a.adjust, &err) < 0)
+        rc = cli_fail(CMD, "%s", err.msg);
     if (!rc && command_line(argc, argv, &cmdline) < 0)
         rc = cli_fail(CMD, "out of memory");
     if (!rc) {

@@ -17,7 +17,9 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/csv.h"
 #include "base/file.h"
+#include "base/text.h"
 #include "record/import.h"
 #include "stats/summary.h"
 #include "store/store.h"
@@ -47,9 +49,14 @@ static void usage(FILE *f)
             "  import FILE...  result documents, `teebench http|syscall|probe --json` output,\n"
             "                  `teebench bench notary` folders, results.csv files; the same\n"
             "                  input twice is stored once. --label names the environment\n"
-            "                  (default: from the file's env facts); --target names the http\n"
-            "                  target in metric names (default: imported)\n"
+            "                  (default: a result document's own label, else from the file's\n"
+            "                  env facts); --target names the http target in metric names\n"
+            "                  (default: imported)\n"
             "  rm RUN          remove a run and its samples\n\n"
+            "A label is 1..63 of A-Z a-z 0-9 _ . - and space, starting with a letter or digit,\n"
+            "not ending with a space (tdx-guest, \"TDX VM\"); an imported file's label must be\n"
+            "one too. Text from results (commands, facts, notes) is printed with control\n"
+            "characters escaped (ESC as \\x1b).\n\n"
             "  --db FILE       the store to use\n"
             "  --json          machine-readable output (list, show)\n"
             "  --format F      json (default) or csv (export)\n"
@@ -95,6 +102,10 @@ static int id_width(const tb_store_runs *l)
                 w++;
     return w;
 }
+
+/* A string from a result or the store, ready for %s: control and bidi characters
+   escaped (base/text), cut to fit b. */
+#define SAFE(str, b) tb_text_safe((str), (b), sizeof(b))
 
 /* Resolves ref with the store when it opened, else files only (s NULL). */
 static int resolve(tb_store *s, const tb_err *open_err, const char *ref, tb_record **r)
@@ -142,7 +153,8 @@ static int do_list(const opts *o)
         free(t);
         json_decref(a);
     } else if (l.n == 0) {
-        printf("no runs%s%s%s in %s\n", o->label ? " labelled '" : "", o->label ? o->label : "",
+        char lb[256];
+        printf("no runs%s%s%s in %s\n", o->label ? " labelled '" : "", SAFE(o->label, lb),
                o->label ? "'" : "", tb_store_file(s));
     } else {
         int w = id_width(&l), lw = 5;
@@ -157,8 +169,10 @@ static int do_list(const opts *o)
             const tb_store_run *x = &l.runs[i];
             const char *tee =
                 tb_record_tee_kind_name(tb_env_platform_tee(x->platform[0] ? x->platform : NULL));
+            char lb[256], pb[256], sb[64];
             printf("%-*.*s  %-20s  %-*s  %-7s  %-9s  %-11s  %7zu  %7zu%s\n", w, w, x->id,
-                   x->started, lw, x->label, tee, x->profile, x->status, x->n_metrics, x->n_samples,
+                   x->started, lw, SAFE(x->label, lb), tee, SAFE(x->profile, pb),
+                   SAFE(x->status, sb), x->n_metrics, x->n_samples,
                    x->simulated ? "  SIMULATED" : "");
         }
     }
@@ -185,17 +199,18 @@ static void print_env(const json_t *env)
     const char *cpu = fact(env, "cpu_model"), *kernel = fact(env, "kernel_release");
     const json_t *cpus = json_object_get(json_object_get(env, "cpus"), "value");
     const json_t *mem = json_object_get(json_object_get(env, "memory_bytes"), "value");
-    printf("env         %s", platform ? platform : "unknown");
+    char b[512];
+    printf("env         %s", platform ? SAFE(platform, b) : "unknown");
     if (hv && strcmp(hv, "none") && strcmp(hv, "unknown"))
-        printf(" (hypervisor %s)", hv);
+        printf(" (hypervisor %s)", SAFE(hv, b));
     if (cpu)
-        printf(", %s", cpu);
+        printf(", %s", SAFE(cpu, b));
     if (json_is_integer(cpus))
         printf(", %lld CPUs", (long long)json_integer_value(cpus));
     if (json_is_integer(mem))
         printf(", %.1f GiB memory", (double)json_integer_value(mem) / (1024.0 * 1024 * 1024));
     if (kernel)
-        printf(", kernel %s", kernel);
+        printf(", kernel %s", SAFE(kernel, b));
     printf("\n");
 }
 
@@ -204,31 +219,36 @@ static int show_text(const tb_record *r)
     int sim = r->simulated;
     for (size_t i = 0; i < r->n_metrics; i++)
         sim |= r->metrics[i].simulated;
+    char b1[512], b2[512];
     printf("run         %s\n", r->id);
-    printf("label       %s%s\n", r->label, sim ? "  SIMULATED" : "");
-    printf("status      %s (profile %s)\n", r->status, r->profile);
+    printf("label       %s%s\n", SAFE(r->label, b1), sim ? "  SIMULATED" : "");
+    printf("status      %s (profile %s)\n", SAFE(r->status, b1), SAFE(r->profile, b2));
     printf("started     %s%s%s\n", r->started, *r->finished ? "  finished " : "", r->finished);
-    printf("teebench    %s\n", r->teebench_version);
+    printf("teebench    %s\n", SAFE(r->teebench_version, b1));
     print_env(r->env);
     tb_record_tee_info tee;
     tb_record_tee(r, &tee);
     printf("tee         %s; attestation evidence %s\n", tee.kind,
            tee.evidence[0] ? tee.evidence : "none recorded");
     const json_t *src = json_object_get(r->extra, "source");
+    const char *path = json_string_value(json_object_get(src, "path"));
+    const char *format = json_string_value(json_object_get(src, "format"));
     if (json_is_object(src))
-        printf("imported    from %s (%s)\n",
-               json_string_value(json_object_get(src, "path"))
-                   ? json_string_value(json_object_get(src, "path"))
-                   : "?",
-               json_string_value(json_object_get(src, "format"))
-                   ? json_string_value(json_object_get(src, "format"))
-                   : "?");
+        printf("imported    from %s (%s)\n", path ? SAFE(path, b1) : "?",
+               format ? SAFE(format, b2) : "?");
     size_t i;
     const json_t *c;
+    tb_buf cmd = {0};
     json_array_foreach(r->commands, i, c)
     {
-        printf("%s %s\n", i ? "           " : "commands   ", json_string_value(c));
+        tb_buf_reset(&cmd); /* a command in full, however long */
+        if (tb_text_escape(&cmd, json_string_value(c), json_string_length(c)) < 0) {
+            tb_buf_clear(&cmd);
+            return cli_fail(CMD, "out of memory");
+        }
+        printf("%s %s\n", i ? "           " : "commands   ", cmd.p ? (const char *)cmd.p : "");
     }
+    tb_buf_clear(&cmd);
     if (r->n_metrics == 0) {
         printf("\nno metrics\n");
         return 0;
@@ -244,7 +264,7 @@ static int show_text(const tb_record *r)
         double v;
         if (m->n && tb_stats_median(m->samples, m->n, &v) == 0)
             snprintf(med, sizeof med, fabs(v) >= 1e5 ? "%.0f" : "%.6g", v);
-        printf("%-*s  %5zu  %14s  %-8s  %-6s%s\n", nw, m->name, m->n, med, m->unit,
+        printf("%-*s  %5zu  %14s  %-8s  %-6s%s\n", nw, m->name, m->n, med, SAFE(m->unit, b1),
                m->better > 0 ? "higher" : "lower", m->simulated ? "  SIMULATED" : "");
     }
     return 0;
@@ -279,16 +299,6 @@ static int do_show(const opts *o)
 
 /* ---------- export ---------- */
 
-static int csv_field(tb_buf *b, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n"))
-        return tb_buf_puts(b, s);
-    int rc = tb_buf_puts(b, "\"");
-    for (const char *p = s; *p && rc == 0; p++)
-        rc = *p == '"' ? tb_buf_puts(b, "\"\"") : tb_buf_append(b, p, 1);
-    return rc == 0 ? tb_buf_puts(b, "\"") : -1;
-}
-
 static int export_csv(tb_record **rs, size_t n, tb_buf *out)
 {
     int rc = tb_buf_puts(out, "run_id,label,metric,unit,better,idx,value\n");
@@ -299,11 +309,11 @@ static int export_csv(tb_record **rs, size_t n, tb_buf *out)
                 char v[40];
                 fmt_num(m->samples[j], v, sizeof v);
                 rc = tb_buf_printf(out, "%s,", rs[i]->id);
-                rc = rc ? rc : csv_field(out, rs[i]->label);
+                rc = rc ? rc : tb_csv_text(out, rs[i]->label); /* '=...' as text */
                 rc = rc ? rc : tb_buf_puts(out, ",");
-                rc = rc ? rc : csv_field(out, m->name);
+                rc = rc ? rc : tb_csv_text(out, m->name);
                 rc = rc ? rc : tb_buf_puts(out, ",");
-                rc = rc ? rc : csv_field(out, m->unit);
+                rc = rc ? rc : tb_csv_text(out, m->unit);
                 rc = rc ? rc
                         : tb_buf_printf(out, ",%s,%zu,%s\n", m->better > 0 ? "higher" : "lower", j,
                                         v);
@@ -382,6 +392,16 @@ static int import_one(tb_store *s, const char *path, const tb_import_opts *io)
         cli_fail(CMD, "%s", e.msg);
         return 1;
     }
+    /* what is stored follows the label rule, whoever wrote the file (a result
+       document keeps its label unless --label gives one) */
+    if (!tb_record_label_valid(r->label)) {
+        cli_fail(CMD,
+                 "%s: its label '%s' is not valid (" TB_RECORD_LABEL_RULE "): give one with "
+                 "--label",
+                 path, r->label);
+        tb_record_free(r);
+        return 1;
+    }
     int rc;
     tb_record *have = NULL;
     /* An id derived from the input is the same input: stored once, whatever path. */
@@ -390,11 +410,12 @@ static int import_one(tb_store *s, const char *path, const tb_import_opts *io)
     else
         rc = tb_store_put(s, r, &e);
     tb_record_free(have);
+    char lb[256], pb[512];
     if (rc == 0)
-        printf("imported %s %s (%zu metric%s)%s\n", r->id, r->label, r->n_metrics,
+        printf("imported %s %s (%zu metric%s)%s\n", r->id, SAFE(r->label, lb), r->n_metrics,
                r->n_metrics == 1 ? "" : "s", r->simulated ? " SIMULATED" : "");
     else if (rc == 1)
-        printf("already stored %s %s (%s)\n", r->id, r->label, path);
+        printf("already stored %s %s (%s)\n", r->id, SAFE(r->label, lb), SAFE(path, pb));
     else
         cli_fail(CMD, "%s: %s", path, e.msg);
     tb_record_free(r);
@@ -405,8 +426,8 @@ static int do_import(const opts *o)
 {
     if (o->nargs < 1)
         return cli_fail_code(2, CMD, "import takes one or more FILEs (teebench results --help)");
-    if (o->label && !tb_import_label_valid(o->label))
-        return cli_fail_code(2, CMD, "--label: 1..128 characters without control characters");
+    if (o->label && !tb_record_label_valid(o->label))
+        return cli_fail_code(2, CMD, "--label %s: want " TB_RECORD_LABEL_RULE, o->label);
     tb_store *s;
     tb_err e;
     if (open_store(o, &s, &e) < 0)
@@ -434,6 +455,7 @@ static int do_rm(const opts *o)
     tb_record *r = NULL;
     enum tb_store_ref how;
     int rc = 0;
+    char lb[256];
     if (tb_store_resolve(s, o->args[0], &r, &how, &e) < 0)
         rc = cli_fail(CMD, "%s", e.msg);
     else if (how == TB_STORE_REF_FILE)
@@ -441,7 +463,7 @@ static int do_rm(const opts *o)
     else if (tb_store_rm(s, r->id, &e) < 0)
         rc = cli_fail(CMD, "%s", e.msg);
     else
-        printf("removed %s %s\n", r->id, r->label);
+        printf("removed %s %s\n", r->id, SAFE(r->label, lb));
     tb_record_free(r);
     tb_store_close(s);
     return rc;

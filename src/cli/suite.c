@@ -5,10 +5,11 @@
  * Progress goes to stderr: on a terminal one live line (step, round, elapsed,
  * ETA; redrawn on each event and once a second by a ticker thread that sleeps
  * otherwise -- at most 4 draws a second), plain lines otherwise, or one JSON
- * object per event (--progress=jsonl, for a remote caller). The summary table
- * goes to stdout, or to stderr when the result JSON goes to stdout (-o -).
- * Global state: `interrupted`, set by the SIGINT/SIGTERM handler and read by
- * the suite (a volatile sig_atomic_t, as in cli/bench.c). */
+ * object per event (--progress=jsonl, for a remote caller). A remote target's
+ * events and lines are its text: printed with control characters escaped
+ * (base/text), as every line here is. The summary table goes to stdout, or to stderr when the
+ * result JSON goes to stdout (-o -). Global state: `interrupted`, set by the SIGINT/SIGTERM handler
+ * and read by the suite (a volatile sig_atomic_t, as in cli/bench.c). */
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -23,11 +24,13 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
+#include "base/text.h"
 #include "record/record.h"
 #include "store/store.h"
 #include "compare/compare.h"
@@ -110,7 +113,8 @@ static void usage(FILE *f)
         "                     listed run)\n"
         "  --set KEY=VALUE    one parameter (repeatable; keys below)\n"
         "  --label NAME       environment label (default from teebench env: tdx-guest,\n"
-        "                     vm-kvm, bare-metal ...)\n"
+        "                     vm-kvm, bare-metal ...): 1..63 of A-Z a-z 0-9 _ . - and\n"
+        "                     space, starting with a letter or digit (\"TDX VM\")\n"
         "  -o, --output FILE  write the result (JSON) to FILE; - writes it to stdout and\n"
         "                     the summary to stderr\n"
         "  --progress MODE    auto (a live line on a terminal, else plain lines), tty,\n"
@@ -121,7 +125,8 @@ static void usage(FILE *f)
         "  --db FILE          the results store (default: $TEEBENCH_DB, else\n"
         "                     $XDG_DATA_HOME/teebench/results.db); --no-store: none\n\n"
         "Other environments (each stored, then compared; the first is the baseline):\n"
-        "  --target NAME=ssh://[user@]host[:port]   run there through OpenSSH (repeatable):\n"
+        "  --target NAME=ssh://[user@]host[:port]   run there through OpenSSH (repeatable;\n"
+        "                     NAME is a label, as --label; its result is stored under it):\n"
         "                     BatchMode, a control master per target, your ssh config and\n"
         "                     keys; this teebench is copied to ~/.cache/teebench there when\n"
         "                     that host has none of this build\n"
@@ -237,9 +242,8 @@ static int parse_args(int argc, char **argv, suite_args *a)
             a->sets[a->n_sets++] = optarg;
             break;
         case O_LABEL:
-            if (!tb_record_name_valid(optarg) || strlen(optarg) >= 64)
-                return cli_fail_code(2, CMD, "--label %s: want 1..63 characters of [a-z0-9_.-]",
-                                     optarg);
+            if (!tb_record_label_valid(optarg))
+                return cli_fail_code(2, CMD, "--label %s: want " TB_RECORD_LABEL_RULE, optarg);
             a->label = optarg;
             break;
         case 'o':
@@ -442,11 +446,19 @@ static void line(printer *pr, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    char *msg = NULL;
+    if (vasprintf(&msg, fmt, ap) < 0)
+        msg = NULL;
+    va_end(ap);
+    /* the events' texts may come from a remote host: what a terminal would act on
+       in them is shown escaped (base/text), never sent to it */
+    tb_buf b = {0};
     if (pr->mode == PROG_TTY)
         fputs("\r\033[K", stderr);
-    vfprintf(stderr, fmt, ap);
+    fputs(msg && tb_text_escape_str(&b, msg) == 0 && b.p ? (const char *)b.p : "", stderr);
     fputc('\n', stderr);
-    va_end(ap);
+    free(msg);
+    tb_buf_clear(&b);
     draw(pr, 1);
     fflush(stderr);
 }
@@ -500,15 +512,18 @@ static void on_event(const tb_suite_event *ev, void *ctx)
     case TB_SUITE_EV_INFO:
         line(pr, "%s: %s", pr->tag, ev->text);
         break;
-    case TB_SUITE_EV_STEP:
-        if (snprintf(pr->what, sizeof pr->what, "%s [%d/%d] round %d/%d: %s", pr->tag, ev->step,
-                     ev->steps, ev->round, ev->rounds, tgt) >= (int)sizeof pr->what)
-            pr->what[sizeof pr->what - 1] = 0; /* a status line, cut to fit */
+    case TB_SUITE_EV_STEP: {
+        char raw[sizeof pr->what], esc[sizeof pr->what];
+        if (snprintf(raw, sizeof raw, "%s [%d/%d] round %d/%d: %s", pr->tag, ev->step, ev->steps,
+                     ev->round, ev->rounds, tgt) >= (int)sizeof raw)
+            raw[sizeof raw - 1] = 0; /* a status line, cut to fit */
+        snprintf(pr->what, sizeof pr->what, "%s", tb_text_safe(raw, esc, sizeof esc));
         if (pr->mode == PROG_TTY) {
             pr->live = 1;
             draw(pr, 1);
         }
         break;
+    }
     case TB_SUITE_EV_STEP_DONE:
         if (pr->mode == PROG_PLAIN || strcmp(ev->status, "ok"))
             line(pr, "%s [%d/%d] round %d/%d: %s: %s in %.1f s%s%s (elapsed %s, ETA %s)", pr->tag,
@@ -988,11 +1003,20 @@ static int run_targets(suite_args *a, tb_suite_plan *p, session *ss)
     int code = load_suite_doc(a, &doc);
     if (code)
         return rmdir(control_dir), code;
-    if (a->output && tb_mkdirs(a->output, &(tb_err){{0}}) < 0) {
+    /* -o DIR: a private directory by base/file's rule (another user's or one others may
+       write is refused: they could plant what the results are written over) */
+    tb_err oe;
+    int ofd = a->output ? tb_dir_open_private(a->output, 0700, &oe) : -1;
+    if (a->output && ofd < 0) {
         tb_buf_clear(&doc);
         rmdir(control_dir);
-        return cli_fail_code(2, CMD, "-o %s: with --target, -o names a directory", a->output);
+        struct stat ost;
+        if (stat(a->output, &ost) == 0 && !S_ISDIR(ost.st_mode))
+            return cli_fail_code(2, CMD, "-o %s: with --target, -o names a directory", a->output);
+        return cli_fail(CMD, "-o %s", oe.msg);
     }
+    if (ofd >= 0)
+        close(ofd);
     tb_record *recs[MAX_ENVS];
     size_t n = 0;
     int failed = 0, n_envs = (a->vms.n ? 1 + a->vms.n : 0) + a->n_targets;

@@ -2,8 +2,10 @@
  * See compare.h for what each field means and src/stats/rank.h for the
  * statistics. Invariants: rows are sorted by metric name and hold one cell per
  * record in record order; every string a row points to belongs to a record;
- * tb_compare_clear leaves a zeroed struct. Formatting is in format.c, gates in
- * gate.c. */
+ * a cell's verdict among same/better/worse, its significance, p_adjusted and the
+ * per-record counts are made in one place (decide), from p_value, shift and the
+ * comparison's adjustment, so they always agree; tb_compare_clear leaves a zeroed
+ * struct. Formatting is in format.c, gates in gate.c. */
 #include "compare/compare.h"
 
 #include <math.h>
@@ -39,6 +41,9 @@ typedef struct builder {
     const double **cell_sorted; /* n_records pointers into sorted */
     double *base_meds;          /* 1 / the baseline's resample medians, once per row */
     int have_base_meds;
+    int base_meds_inverted; /* 0: base_meds are the medians themselves (some 1 / median
+                               is not a normal double: the ratios are divisions) */
+    double *scratch;        /* TB_COMPARE_RESAMPLES doubles */
 } builder;
 
 static const char *label_of(const tb_record *r)
@@ -55,6 +60,9 @@ void tb_compare_clear(tb_compare *c)
     free(c->geomean_lower);
     free(c->geomean_higher_n);
     free(c->geomean_lower_n);
+    free(c->tested);
+    free(c->differ);
+    free(c->differ_raw);
     memset(c, 0, sizeof *c);
 }
 
@@ -78,7 +86,8 @@ static void describe_cell(builder *b, tb_compare_cell *cell, const tb_metric *m,
     cell->too_few = m->n < b->min_n;
 }
 
-/* The cell against the baseline cell: ratio, its interval, the test, the verdict. */
+/* The cell against the baseline cell: ratio, its interval, the test. A tested cell
+   is left "same"; decide() makes its verdict. */
 static int versus_baseline(builder *b, const tb_compare_row *row, tb_compare_cell *cell,
                            const double *s, const tb_compare_cell *base, const double *bs,
                            tb_err *err)
@@ -87,35 +96,43 @@ static int versus_baseline(builder *b, const tb_compare_row *row, tb_compare_cel
         cell->verdict = TB_COMPARE_ABSENT;
         return 0;
     }
-    if (base->median > 0 && cell->median > 0)
+    if (base->median > 0 && cell->median > 0) {
         cell->ratio = cell->median / base->median;
-    if (b->have_base_meds && cell->n >= b->min_n && !isnan(cell->ratio) && s[0] > 0) {
+        if (!isfinite(cell->ratio) || cell->ratio == 0)
+            cell->ratio = NAN; /* beyond a double's range (1e308 / 1e-10): no ratio */
+    }
+    int enough = base->n >= b->min_n && cell->n >= b->min_n;
+    int positive = s[0] > 0 && bs[0] > 0; /* sorted: the least values */
+    if (!positive)
+        cell->ratio_ci_why = TB_COMPARE_CI_NON_POSITIVE;
+    else if (!enough)
+        cell->ratio_ci_why = TB_COMPARE_CI_TOO_FEW;
+    if (b->have_base_meds && enough && positive && !isnan(cell->ratio)) {
         /* = tb_stats_boot_median_ratio(bs, s, TB_COMPARE_SEED), the baseline's half shared */
         if (tb_stats_boot_medians(&b->boot, s, cell->n, TB_COMPARE_SEED ^ TB_STATS_BOOT_SEED_B,
                                   b->boot.mb) < 0)
             return tb_errf(err, "comparing %s: out of memory", row->name);
-        tb_stats_boot_ratio_interval(&b->boot, b->base_meds, b->boot.mb, TB_COMPARE_LEVEL,
-                                     &cell->ratio_lo, &cell->ratio_hi);
+        if (b->base_meds_inverted)
+            tb_stats_boot_ratio_interval(&b->boot, b->base_meds, b->boot.mb, TB_COMPARE_LEVEL,
+                                         &cell->ratio_lo, &cell->ratio_hi);
+        else
+            tb_stats_boot_ratio_interval_div(&b->boot, b->base_meds, b->boot.mb, TB_COMPARE_LEVEL,
+                                             &cell->ratio_lo, &cell->ratio_hi);
     }
     tb_mwu u;
     if (tb_stats_mwu_sorted(bs, base->n, s, cell->n, &u) < 0)
         return tb_errf(err, "comparing %s: out of memory", row->name);
     cell->p_value = u.p_value;
-    if (base->n < b->min_n || cell->n < b->min_n)
+    if (!enough)
         cell->too_few = 1; /* no ratio interval */
     if (tb_stats_mwu_min_p(base->n, cell->n) >= b->c->alpha) {
         cell->too_few = 1;
         cell->verdict = TB_COMPARE_UNTESTABLE;
         return 0;
     }
-    cell->significant = cell->p_value < b->c->alpha;
-    if (!cell->significant) {
-        cell->verdict = TB_COMPARE_SAME;
-        return 0;
-    }
-    int higher = cell->median > base->median;
-    int good = row->better == TB_BETTER_HIGHER ? higher : !higher;
-    cell->verdict = good ? TB_COMPARE_BETTER : TB_COMPARE_WORSE;
+    cell->shift = -u.shift; /* u is the baseline's: its U1 below the centre = the cell above */
+    cell->tested = 1;
+    cell->verdict = TB_COMPARE_SAME;
     return 0;
 }
 
@@ -171,7 +188,7 @@ static int build_row(builder *b, tb_compare_row *row, const entry *e, size_t k, 
     for (size_t r = 0; r < c->n_records; r++) {
         tb_compare_cell *cell = &row->cells[r];
         cell->median = cell->lo = cell->hi = cell->cv = cell->stdev = NAN;
-        cell->ratio = cell->ratio_lo = cell->ratio_hi = cell->p_value = NAN;
+        cell->ratio = cell->ratio_lo = cell->ratio_hi = cell->p_value = cell->p_adjusted = NAN;
         cell->verdict = r == c->baseline ? TB_COMPARE_IS_BASELINE : TB_COMPARE_ABSENT;
         b->cell_sorted[r] = NULL;
     }
@@ -193,7 +210,10 @@ static int build_row(builder *b, tb_compare_row *row, const entry *e, size_t k, 
     if (b->have_base_meds) {
         if (tb_stats_boot_medians(&b->boot, bs, base->n, TB_COMPARE_SEED, b->base_meds) < 0)
             return tb_errf(err, "comparing %s: out of memory", row->name);
-        tb_stats_reciprocals(b->base_meds, TB_COMPARE_RESAMPLES, b->base_meds);
+        b->base_meds_inverted =
+            tb_stats_reciprocals(b->base_meds, TB_COMPARE_RESAMPLES, b->scratch) == 0;
+        if (b->base_meds_inverted)
+            memcpy(b->base_meds, b->scratch, TB_COMPARE_RESAMPLES * sizeof *b->base_meds);
     }
     for (size_t i = 0; i < k; i++) {
         size_t r = e[i].rec;
@@ -207,10 +227,20 @@ static int build_row(builder *b, tb_compare_row *row, const entry *e, size_t k, 
 }
 
 /* Geometric means of the ratios per record and direction. */
+/* exp(sum / n) kept within [lo, hi], the least and greatest ratio (exp of a mean
+   of logs near log(DBL_MAX) may round past it); NAN when n == 0. */
+static double geomean_of(double sum, size_t n, double lo, double hi)
+{
+    if (n == 0)
+        return NAN;
+    double g = exp(sum / (double)n);
+    return g < lo ? lo : g > hi ? hi : g;
+}
+
 static void geomeans(tb_compare *c)
 {
     for (size_t r = 0; r < c->n_records; r++) {
-        double sum_h = 0, sum_l = 0;
+        double sum_h = 0, sum_l = 0, lo_h = INFINITY, hi_h = 0, lo_l = INFINITY, hi_l = 0;
         size_t nh = 0, nl = 0;
         for (size_t i = 0; i < c->n_rows; i++) {
             double q = c->rows[i].cells[r].ratio;
@@ -219,16 +249,143 @@ static void geomeans(tb_compare *c)
             if (c->rows[i].better == TB_BETTER_HIGHER) {
                 sum_h += log(q);
                 nh++;
+                lo_h = q < lo_h ? q : lo_h;
+                hi_h = q > hi_h ? q : hi_h;
             } else {
                 sum_l += log(q);
                 nl++;
+                lo_l = q < lo_l ? q : lo_l;
+                hi_l = q > hi_l ? q : hi_l;
             }
         }
-        c->geomean_higher[r] = nh ? exp(sum_h / (double)nh) : NAN;
-        c->geomean_lower[r] = nl ? exp(sum_l / (double)nl) : NAN;
+        c->geomean_higher[r] = geomean_of(sum_h, nh, lo_h, hi_h);
+        c->geomean_lower[r] = geomean_of(sum_l, nl, lo_l, hi_l);
         c->geomean_higher_n[r] = nh;
         c->geomean_lower_n[r] = nl;
     }
+}
+
+/* The verdicts of the tested cells from p-values adjusted by method within each
+   record's family, and the counts. adj: n_rows * n_records doubles of scratch
+   (holds the adjusted p-values, row-major). 0, or -1 (out of memory: nothing
+   changed). */
+static int decide(tb_compare *c, int method, double *adj)
+{
+    double *p = malloc((c->n_rows ? c->n_rows : 1) * sizeof *p);
+    if (!p)
+        return -1;
+    for (size_t r = 0; r < c->n_records; r++) {
+        size_t m = 0;
+        for (size_t k = 0; k < c->n_rows; k++)
+            if (c->rows[k].cells[r].tested)
+                p[m++] = c->rows[k].cells[r].p_value;
+        if (tb_stats_p_adjust(p, m, method, p) < 0) {
+            free(p);
+            return -1;
+        }
+        m = 0;
+        for (size_t k = 0; k < c->n_rows; k++)
+            adj[k * c->n_records + r] = c->rows[k].cells[r].tested ? p[m++] : NAN;
+    }
+    free(p);
+    /* nothing can fail from here on */
+    c->adjust = method;
+    for (size_t r = 0; r < c->n_records; r++) {
+        c->tested[r] = c->differ[r] = c->differ_raw[r] = 0;
+        for (size_t k = 0; k < c->n_rows; k++) {
+            const tb_compare_row *row = &c->rows[k];
+            tb_compare_cell *cell = &row->cells[r];
+            if (!cell->tested)
+                continue;
+            cell->p_adjusted = adj[k * c->n_records + r];
+            cell->significant = cell->p_adjusted < c->alpha;
+            int good = row->better == TB_BETTER_HIGHER ? cell->shift > 0 : cell->shift < 0;
+            cell->verdict = !cell->significant || cell->shift == 0 ? TB_COMPARE_SAME
+                            : good                                 ? TB_COMPARE_BETTER
+                                                                   : TB_COMPARE_WORSE;
+            c->tested[r]++;
+            c->differ[r] += cell->significant;
+            c->differ_raw[r] += cell->p_value < c->alpha;
+        }
+    }
+    return 0;
+}
+
+int tb_compare_set_adjust(tb_compare *c, int method, tb_err *err)
+{
+    if (method != TB_STATS_ADJUST_NONE && method != TB_STATS_ADJUST_HOLM &&
+        method != TB_STATS_ADJUST_BH)
+        return tb_errf(err, "compare: unknown p-value adjustment %d", method);
+    size_t cells = c->n_rows * c->n_records;
+    double *adj = malloc((cells ? cells : 1) * sizeof *adj);
+    int rc = adj ? decide(c, method, adj) : -1;
+    free(adj);
+    return rc < 0 ? tb_errf(err, "adjusting p-values: out of memory") : 0;
+}
+
+int tb_compare_adjust_parse(const char *s, int *out)
+{
+    if (!strcmp(s, "none"))
+        *out = TB_STATS_ADJUST_NONE;
+    else if (!strcmp(s, "holm"))
+        *out = TB_STATS_ADJUST_HOLM;
+    else if (!strcmp(s, "bh") || !strcmp(s, "fdr") || !strcmp(s, "benjamini-hochberg"))
+        *out = TB_STATS_ADJUST_BH;
+    else
+        return -1;
+    return 0;
+}
+
+const char *tb_compare_adjust_name(int method)
+{
+    return method == TB_STATS_ADJUST_HOLM ? "holm" : method == TB_STATS_ADJUST_BH ? "bh" : "none";
+}
+
+void tb_compare_summary(const tb_compare *c, size_t i, char *out, size_t out_len)
+{
+    out[0] = '\0';
+    if (c->n_records < 2 || i == c->baseline || i >= c->n_records)
+        return;
+    char title[256], base[256];
+    tb_compare_title(c, i, title, sizeof title);
+    tb_compare_title(c, c->baseline, base, sizeof base);
+    size_t n = c->tested[i];
+    if (n == 0) {
+        snprintf(out, out_len,
+                 "%s vs %s: no row tested (too few samples, or no metric measured in both)", title,
+                 base);
+        return;
+    }
+    const char *rows = n == 1 ? "row" : "rows";
+    double expected = (double)n * c->alpha;
+    if (c->adjust == TB_STATS_ADJUST_NONE) {
+        snprintf(out, out_len,
+                 "%s vs %s: %zu of %zu %s differ at \xce\xb1 = %g; \xe2\x89\x88 %.2g expected by "
+                 "chance",
+                 title, base, c->differ[i], n, rows, c->alpha, expected);
+        return;
+    }
+    int holm = c->adjust == TB_STATS_ADJUST_HOLM;
+    snprintf(out, out_len,
+             "%s vs %s: %zu of %zu %s differ at \xce\xb1 = %g with %s adjustment (%s \xe2\x89\xa4 "
+             "%g %%); unadjusted %zu, \xe2\x89\x88 %.2g expected by chance",
+             title, base, c->differ[i], n, rows, c->alpha, holm ? "Holm's" : "Benjamini-Hochberg's",
+             holm ? "chance of any false difference" : "expected share of false differences",
+             c->alpha * 100, c->differ_raw[i], expected);
+}
+
+const char *tb_compare_shift_note(const tb_compare *c, const tb_compare_row *row, size_t i)
+{
+    const tb_compare_cell *cell = &row->cells[i], *base = &row->cells[c->baseline];
+    if (!cell->tested || cell->shift == 0)
+        return NULL;
+    if (cell->median == base->median)
+        return "shifted, medians equal";
+    if (cell->shift > 0 && cell->median < base->median)
+        return "shifted up, median lower";
+    if (cell->shift < 0 && cell->median > base->median)
+        return "shifted down, median higher";
+    return NULL;
 }
 
 static int build_rows(builder *b, entry *all, size_t n_all, tb_err *err)
@@ -268,15 +425,19 @@ int tb_compare_build(const tb_record *const *records, size_t n_records, size_t b
     builder b = {.c = out, .min_n = tb_stats_median_ci_min_n(TB_COMPARE_LEVEL)};
     entry *all = malloc((n_all ? n_all : 1) * sizeof *all);
     b.base_meds = malloc(TB_COMPARE_RESAMPLES * sizeof *b.base_meds);
+    b.scratch = malloc(TB_COMPARE_RESAMPLES * sizeof *b.scratch);
     b.cell_sorted = malloc(n_records * sizeof *b.cell_sorted);
     out->geomean_higher = malloc(n_records * sizeof *out->geomean_higher);
     out->geomean_lower = malloc(n_records * sizeof *out->geomean_lower);
     out->geomean_higher_n = malloc(n_records * sizeof *out->geomean_higher_n);
     out->geomean_lower_n = malloc(n_records * sizeof *out->geomean_lower_n);
+    out->tested = calloc(n_records, sizeof *out->tested);
+    out->differ = calloc(n_records, sizeof *out->differ);
+    out->differ_raw = calloc(n_records, sizeof *out->differ_raw);
     int rc = -1;
-    if (!all || !b.base_meds || !b.cell_sorted || !out->geomean_higher || !out->geomean_lower ||
-        !out->geomean_higher_n || !out->geomean_lower_n ||
-        tb_stats_boot_init(&b.boot, TB_COMPARE_RESAMPLES) < 0) {
+    if (!all || !b.base_meds || !b.scratch || !b.cell_sorted || !out->geomean_higher ||
+        !out->geomean_lower || !out->geomean_higher_n || !out->geomean_lower_n || !out->tested ||
+        !out->differ || !out->differ_raw || tb_stats_boot_init(&b.boot, TB_COMPARE_RESAMPLES) < 0) {
         tb_errf(err, "out of memory");
         goto done;
     }
@@ -288,12 +449,15 @@ int tb_compare_build(const tb_record *const *records, size_t n_records, size_t b
     if (build_rows(&b, all, n_all, err) < 0)
         goto done;
     geomeans(out);
+    if (tb_compare_set_adjust(out, TB_STATS_ADJUST_NONE, err) < 0)
+        goto done;
     rc = 0;
 done:
     tb_stats_boot_free(&b.boot);
     free(b.sorted);
     free(b.cell_sorted);
     free(b.base_meds);
+    free(b.scratch);
     free(all);
     if (rc < 0)
         tb_compare_clear(out);

@@ -8,7 +8,19 @@
  * bootstrap of the ratio of medians, fixed seed: same input, same interval), and a
  * two-sided Mann-Whitney U test against the baseline's samples (exact for small
  * samples, normal approximation with tie correction above). A difference is
- * "significant" when p < alpha (default 0.05); otherwise the cell says "~".
+ * "significant" when its p-value -- adjusted for the number of tests when the
+ * comparison says so (tb_compare_set_adjust), raw by default -- is below alpha
+ * (default 0.05); otherwise the cell says "~". Better or worse follows the
+ * direction of the test (the sign of U - n1 n2 / 2: which sample tends to lie above
+ * the other), not the medians: quantized metrics (indices, counts, whole ms) often
+ * have equal medians and a real shift.
+ *
+ * Many tests at once: the rows a record was tested on against the baseline (both
+ * sides have samples and the sizes can reach alpha: verdict same, better or worse)
+ * are one family; per record the comparison counts them (N), the significant ones
+ * (k) and says N * alpha, the count expected by chance alone when nothing differs
+ * (tb_compare_summary). Holm or Benjamini-Hochberg adjust p within that family.
+ *
  * The coefficient of variation (stdev / mean) above TB_COMPARE_NOISY_CV marks a
  * cell noisy. Geometric-mean rows summarise the ratios per direction.
  *
@@ -16,12 +28,13 @@
  * intervals (TB_COMPARE_LEVEL), TB_COMPARE_RESAMPLES bootstrap resamples from
  * seed TB_COMPARE_SEED for every cell (a cell's interval depends on its samples
  * and the baseline's alone). Ratios need positive medians; their intervals need
- * positive samples on both sides. Rows take name, unit, direction, workload and
- * note from the baseline's metric, or from the first record that has it; the same
- * metric with another unit or direction in another record is an error.
+ * positive samples on both sides (the cell says which of the two is missing). Rows
+ * take name, unit, direction, workload and note from the baseline's metric, or from
+ * the first record that has it; the same metric with another unit or direction in
+ * another record is an error.
  *
  * Ownership: a tb_compare borrows the records it was built from (they must
- * outlive it) and owns its rows; tb_compare_clear frees the rows. */
+ * outlive it) and owns its rows and per-record arrays; tb_compare_clear frees them. */
 #ifndef TB_COMPARE_COMPARE_H
 #define TB_COMPARE_COMPARE_H
 
@@ -30,6 +43,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "record/record.h"
+#include "stats/rank.h"
 
 #define TB_COMPARE_NOISY_CV 0.05
 #define TB_COMPARE_ALPHA 0.05
@@ -42,9 +56,17 @@ enum tb_compare_verdict {
     TB_COMPARE_IS_BASELINE = 0, /* the baseline's own cell */
     TB_COMPARE_ABSENT,          /* the metric is missing here or in the baseline */
     TB_COMPARE_SAME,            /* p >= alpha: no significant difference ("~") */
-    TB_COMPARE_BETTER,          /* p < alpha, in the metric's better direction */
-    TB_COMPARE_WORSE,           /* p < alpha, the other way */
+    TB_COMPARE_BETTER,          /* p < alpha, shifted in the metric's better direction */
+    TB_COMPARE_WORSE,           /* p < alpha, shifted the other way */
     TB_COMPARE_UNTESTABLE       /* too few samples for the test to ever reach alpha */
+};
+
+/* Why a compared cell has no ratio interval (ratio_ci_why). */
+enum tb_compare_ci_why {
+    TB_COMPARE_CI_SHOWN = 0,   /* it has one, or it is not compared with the baseline */
+    TB_COMPARE_CI_TOO_FEW,     /* fewer than 6 samples here or in the baseline */
+    TB_COMPARE_CI_NON_POSITIVE /* a sample <= 0 here or in the baseline (a ratio of
+                                  resampled medians needs positive values) */
 };
 
 typedef struct tb_compare_cell {
@@ -55,10 +77,10 @@ typedef struct tb_compare_cell {
     double cv;       /* stdev / mean; NAN when n < 2 */
     int noisy;       /* cv > TB_COMPARE_NOISY_CV */
     double ratio;    /* median / baseline median; NAN for the baseline or when absent */
-    double ratio_lo; /* 95 % interval of the ratio; NAN when too few samples */
+    double ratio_lo; /* 95 % interval of the ratio; NAN when none (ratio_ci_why says why) */
     double ratio_hi;
-    double p_value;  /* Mann-Whitney U vs the baseline; NAN when not computable */
-    int significant; /* p_value < alpha */
+    double p_value;  /* Mann-Whitney U vs the baseline, unadjusted; NAN when not computable */
+    int significant; /* p_adjusted < alpha (tested cells only) */
     int too_few;     /* too few samples for an interval or a test: no median interval
                         here, or (against the baseline) no ratio interval or no test
                         that could reach alpha */
@@ -66,6 +88,15 @@ typedef struct tb_compare_cell {
     double stdev;  /* sample standard deviation; NAN when n < 2 */
     int simulated; /* this record's metric was measured with a simulated TEE */
     int verdict;   /* enum tb_compare_verdict */
+    /* added with issue 19 (verdicts that say what the data say): */
+    int tested;        /* tested against the baseline with sizes that can reach alpha:
+                          in its record's family (verdict same, better or worse) */
+    double p_adjusted; /* p_value adjusted within the record's family by the
+                          comparison's method (= p_value with none); NAN when untested */
+    int shift;         /* the test's direction (tb_mwu.shift of the cell against the
+                          baseline): +1 its samples tend to lie above the baseline's,
+                          -1 below, 0 none or not tested; better/worse follow it */
+    int ratio_ci_why;  /* enum tb_compare_ci_why */
 } tb_compare_cell;
 
 typedef struct tb_compare_row {
@@ -89,13 +120,37 @@ typedef struct tb_compare {
        per record, per direction; NAN where there is none. Arrays of n_records. */
     double *geomean_higher, *geomean_lower;
     size_t *geomean_higher_n, *geomean_lower_n;
+    /* many tests at once, per record (arrays of n_records; 0 for the baseline): */
+    int adjust;         /* enum tb_stats_adjust: how p_adjusted is made */
+    size_t *tested;     /* N: the record's tested cells */
+    size_t *differ;     /* k: of those, significant (p_adjusted < alpha) */
+    size_t *differ_raw; /* of those, p_value < alpha (= differ without adjustment) */
 } tb_compare;
 
-/* Builds the comparison. n_records >= 1, baseline < n_records, 0 < alpha < 1.
-   0, or -1 with err filled (out of memory, bad arguments). */
+/* Builds the comparison (no adjustment: p_adjusted = p_value). n_records >= 1,
+   baseline < n_records, 0 < alpha < 1. 0, or -1 with err filled (out of memory, bad
+   arguments). */
 int tb_compare_build(const tb_record *const *records, size_t n_records, size_t baseline,
                      double alpha, tb_compare *out, tb_err *err);
 void tb_compare_clear(tb_compare *c);
+/* Adjusts every record's p-values within its family by method (enum
+   tb_stats_adjust) and decides the verdicts, significance and counts again. 0, or -1
+   with err filled (out of memory: the comparison is as it was). */
+int tb_compare_set_adjust(tb_compare *c, int method, tb_err *err);
+/* Parses "none", "holm", "bh" (also "fdr", "benjamini-hochberg"). 0 or -1. */
+int tb_compare_adjust_parse(const char *s, int *out);
+/* "none", "holm", "bh". */
+const char *tb_compare_adjust_name(int method);
+/* The multiple-comparison line of record i against the baseline (no newline), e.g.
+   "vm vs host: 3 of 46 rows differ at α = 0.05; ≈ 2.3 expected by chance"; with
+   an adjustment it names it and gives the unadjusted count too. "" for the baseline
+   and for a comparison of one record. */
+void tb_compare_summary(const tb_compare *c, size_t i, char *out, size_t out_len);
+
+/* When a tested cell's medians do not show the test's direction: "shifted, medians
+   equal", "shifted up, median lower" or "shifted down, median higher" (static
+   strings); NULL when they agree or the cell is not tested. */
+const char *tb_compare_shift_note(const tb_compare *c, const tb_compare_row *row, size_t i);
 
 /* The row of a metric, or NULL. */
 const tb_compare_row *tb_compare_find(const tb_compare *c, const char *name);
@@ -105,8 +160,10 @@ enum tb_compare_format { TB_COMPARE_TEXT, TB_COMPARE_MARKDOWN, TB_COMPARE_CSV, T
 int tb_compare_format_parse(const char *s, enum tb_compare_format *out);
 /* Appends the formatted table to out. 0, or -1 (OOM).
    text: aligned columns, one row per metric, one column per record, legend below;
-   markdown: a GitHub table and the same legend; csv: a header line, then one line
-   per (metric, record) in row order with every cell field; json: one object,
+   markdown: a GitHub table and the same legend; both say each record's
+   multiple-comparison line (tb_compare_summary) right under the table. csv: a header
+   line, then one line per (metric, record) in row order with every cell field (the
+   multiple-comparison lines are not CSV: the cli prints them on stderr); json: one object,
    schema "teebench-compare" schema_version 1 (members in docs/ARCHITECTURE.md,
    compare module), numbers with 7 significant digits, null for NAN. */
 int tb_compare_format(const tb_compare *c, enum tb_compare_format fmt, tb_buf *out, tb_err *err);
@@ -118,19 +175,26 @@ typedef struct tb_compare_gate {
     char metric[129];
     char op[3];
     double threshold;
+    int decimals; /* the threshold's own decimal places ("0.9125": 4; "1e-2": 2) */
 } tb_compare_gate;
 int tb_compare_gate_parse(const char *expr, tb_compare_gate *out, tb_err *err);
 /* Evaluates a gate on every non-baseline record. Returns the number of records that
    trip it (0 = passes); a metric that no record has is an error (-1). Describes
    each failure as one line appended to why (may be NULL). A record without a ratio
    (the metric absent there or in the baseline, or a median <= 0) trips the gate:
-   a CI gate fails closed. A comparison of one record has nothing to gate (-1). */
+   a CI gate fails closed. A comparison of one record has nothing to gate (-1).
+   The ratio is compared at the precision printed: rounded to the table's decimals
+   for it (3 below 10, 2 below 100, 1 above), or to the threshold's own decimals when
+   it has more, and the failure line prints those digits -- 0.3 / 0.1 =
+   2.9999999999999996 is "3.000x" and does not trip "< 3". */
 int tb_compare_gate_eval(const tb_compare *c, const tb_compare_gate *g, tb_buf *why, tb_err *err);
 /* (Added.) A record's column title: its label, " #<position>" when another record
    has the same label, " [<TEE>]" when its environment is one (tb_record_tee's kind:
    "TDX", "SEV-SNP", "SEV-ES", "SEV"), " [SIMULATED]" when simulated -- in that order,
    e.g. "td [TDX]", "snp #2 [SEV-SNP] [SIMULATED]", "host". Writes into out. */
 void tb_compare_title(const tb_compare *c, size_t i, char *out, size_t out_len);
+/* The decimals a ratio is printed with: 0.215x, 12.35x, 123.5x (3, 2, 1). */
+int tb_compare_ratio_decimals(double ratio);
 /* (Added.) The verdict's name: "baseline", "absent", "same", "better", "worse",
    "untestable". */
 const char *tb_compare_verdict_name(int verdict);

@@ -8,8 +8,15 @@
  * unit column, "x" for ratios, "%" for spreads). CSV and JSON carry every field
  * with 7 significant digits, so no float noise reaches a reader. When any record is a
  * TEE or has attestation evidence (record/tee), the legend starts with one line per
- * environment saying which, and the JSON's environments carry it ("tee"). Pure:
- * appends to the caller's buffer. */
+ * environment saying which, and the JSON's environments carry it ("tee"). Under
+ * every text and markdown table, before the legend, each environment's
+ * multiple-comparison line (tb_compare_summary); the JSON carries its figures
+ * ("multiple_comparisons"), CSV only per-cell fields (its lines are not CSV: the
+ * cli writes them to stderr). Verdicts print the p they were decided by (p, or
+ * "adj p" with an adjustment) and say where the medians do not show the test's
+ * direction ("shifted, medians equal"). Text and markdown show what a record brings
+ * (labels, env facts) with control characters escaped (base/text); CSV and JSON quote
+ * it their way. Pure: appends to the caller's buffer. */
 #include "compare/compare.h"
 
 #include <math.h>
@@ -19,6 +26,9 @@
 #include <string.h>
 
 #include <jansson.h>
+
+#include "base/csv.h"
+#include "base/text.h"
 
 int tb_compare_format_parse(const char *s, enum tb_compare_format *out)
 {
@@ -35,7 +45,8 @@ int tb_compare_format_parse(const char *s, enum tb_compare_format *out)
 /* ---- numbers ----------------------------------------------------------- */
 
 /* v with thousands separators and at least 4 significant digits: 162,588; 326.4;
-   34.95; 3.221; 0.01234. */
+   34.95; 3.221; 0.01234; from 1e15 on with an exponent (1.798e+308): a digit string
+   that long reads no better, and did not fit. */
 static void fmt_num(double v, char *out, size_t len)
 {
     if (!isfinite(v)) {
@@ -43,7 +54,7 @@ static void fmt_num(double v, char *out, size_t len)
         return;
     }
     double a = fabs(v);
-    if (a != 0 && a < 1) {
+    if ((a != 0 && a < 1) || a >= 1e15) {
         snprintf(out, len, "%#.4g", v); /* '#': 0.6000, the digits kept */
         return;
     }
@@ -69,10 +80,19 @@ static void fmt_num(double v, char *out, size_t len)
     snprintf(out, len, "%s", tmp);
 }
 
-/* Decimals for a ratio: 0.215x, 12.35x, 123.5x. */
-static int ratio_decimals(double r)
+int tb_compare_ratio_decimals(double r)
 {
     return r < 10 ? 3 : r < 100 ? 2 : 1;
+}
+
+/* A ratio: 0.215, 12.35, 123.5; below 0.001 or from 1e6 on with an exponent (3.34e-308),
+   never a row of zeros or of digits. */
+static void fmt_ratio(double r, char out[32])
+{
+    if (r != 0 && (r < 0.001 || r >= 1e6))
+        snprintf(out, 32, "%.3g", r);
+    else
+        snprintf(out, 32, "%.*f", tb_compare_ratio_decimals(r), r);
 }
 
 /* "±0.8%": half the interval's width relative to the median. */
@@ -133,6 +153,13 @@ __attribute__((format(printf, 4, 5))) static void grid_set(grid *g, size_t r, si
         s = NULL;
     }
     va_end(ap);
+    if (s && !tb_text_plain(s, strlen(s))) { /* text from a result: escaped */
+        tb_buf b = {0};
+        if (tb_text_escape_str(&b, s) < 0 || !b.p)
+            g->oom = 1;
+        free(s);
+        s = (char *)b.p;
+    }
     free(g->s[r * g->cols + c]);
     g->s[r * g->cols + c] = s;
 }
@@ -173,31 +200,54 @@ static void median_part(grid *g, size_t r, size_t col, const tb_compare_cell *ce
     grid_set(g, r, col, "%s %s%s", med, spread, cell->noisy ? "!" : "");
 }
 
-static void versus_parts(grid *g, size_t r, size_t col, const tb_compare_cell *cell)
+/* "better (p=0.013)", "~ (adj p=0.210)", with the shift note where the medians do
+   not show the test's direction: "better (p=0.013; shifted, medians equal)". */
+static void verdict_part(grid *g, size_t r, size_t col, const tb_compare *c,
+                         const tb_compare_row *row, size_t i)
 {
-    if (!isnan(cell->ratio)) {
-        int d = ratio_decimals(cell->ratio);
-        if (!isnan(cell->ratio_lo))
-            grid_set(g, r, col, "%.*fx [%.*f, %.*f]", d, cell->ratio, d, cell->ratio_lo, d,
-                     cell->ratio_hi);
-        else
-            grid_set(g, r, col, "%.*fx [too few]", d, cell->ratio);
-    }
+    const tb_compare_cell *cell = &row->cells[i];
+    const char *p = c->adjust == TB_STATS_ADJUST_NONE ? "p" : "adj p";
+    const char *note = tb_compare_shift_note(c, row, i);
     switch (cell->verdict) {
     case TB_COMPARE_SAME:
-        grid_set(g, r, col + 1, "~ (p=%.3f)", cell->p_value);
+        grid_set(g, r, col, "~ (%s=%.3f)", p, cell->p_adjusted);
         break;
     case TB_COMPARE_BETTER:
     case TB_COMPARE_WORSE:
-        grid_set(g, r, col + 1, "%s (p=%.3f)", tb_compare_verdict_name(cell->verdict),
-                 cell->p_value);
+        grid_set(g, r, col, "%s (%s=%.3f%s%s)", tb_compare_verdict_name(cell->verdict), p,
+                 cell->p_adjusted, note ? "; " : "", note ? note : "");
         break;
     case TB_COMPARE_UNTESTABLE:
-        grid_set(g, r, col + 1, "too few to test");
+        grid_set(g, r, col, "too few to test");
         break;
     default:
         break;
     }
+}
+
+static void versus_parts(grid *g, size_t r, size_t col, const tb_compare *c,
+                         const tb_compare_row *row, size_t i)
+{
+    const tb_compare_cell *cell = &row->cells[i];
+    if (!isnan(cell->ratio)) {
+        char q[32], lo[32], hi[32];
+        fmt_ratio(cell->ratio, q);
+        fmt_ratio(cell->ratio_lo, lo);
+        fmt_ratio(cell->ratio_hi, hi);
+        if (!isnan(cell->ratio_lo))
+            grid_set(g, r, col, "%sx [%s, %s]", q, lo, hi);
+        else if (cell->ratio_ci_why == TB_COMPARE_CI_NON_POSITIVE)
+            grid_set(g, r, col, "%sx [a value \xe2\x89\xa4 0]", q);
+        else
+            grid_set(g, r, col, "%sx [too few]", q);
+    } else if (cell->verdict != TB_COMPARE_ABSENT) {
+        const tb_compare_cell *base = &row->cells[c->baseline];
+        if (base->median > 0 && cell->median > 0)
+            grid_set(g, r, col, "no ratio: beyond a double's range");
+        else
+            grid_set(g, r, col, "no ratio: median \xe2\x89\xa4 0");
+    }
+    verdict_part(g, r, col + 1, c, row, i);
 }
 
 static void geomean_row(grid *g, const tb_compare *c, int better)
@@ -221,7 +271,9 @@ static void geomean_row(grid *g, const tb_compare *c, int better)
             grid_set(g, r, col + 1, "-");
             continue;
         }
-        grid_set(g, r, col + 1, "%.*fx", ratio_decimals(gm[i]), gm[i]);
+        char q[32];
+        fmt_ratio(gm[i], q);
+        grid_set(g, r, col + 1, "%sx", q);
         grid_set(g, r, col + 2, "(%zu metric%s)", gn[i], gn[i] == 1 ? "" : "s");
     }
 }
@@ -250,7 +302,7 @@ static void fill_grid(grid *g, const tb_compare *c)
             size_t col = first_col(c, i);
             median_part(g, r, col, &row->cells[i]);
             if (i != c->baseline)
-                versus_parts(g, r, col + 1, &row->cells[i]);
+                versus_parts(g, r, col + 1, c, row, i);
         }
     }
     if (c->n_records > 1) {
@@ -354,20 +406,39 @@ static int tee_legend(tb_buf *out, const tb_compare *c, const char *prefix)
     for (size_t i = 0; any && i < c->n_records && rc == 0; i++) {
         tb_record_tee_info t;
         tb_record_tee(c->records[i], &t);
-        char title[512], facts[512];
+        char title[512], facts[512], te[512], fe[512];
         tb_compare_title(c, i, title, sizeof title);
         env_brief(c->records[i]->env, facts, sizeof facts);
-        rc = tb_buf_printf(out, "%s%s: TEE %s; evidence %s; %s\n", prefix, title, t.kind,
-                           t.evidence[0] ? t.evidence : "none recorded", facts);
+        rc = tb_buf_printf(out, "%s%s: TEE %s; evidence %s; %s\n", prefix,
+                           tb_text_safe(title, te, sizeof te), t.kind,
+                           t.evidence[0] ? t.evidence : "none recorded",
+                           tb_text_safe(facts, fe, sizeof fe));
+    }
+    return rc;
+}
+
+/* Each record's multiple-comparison line (tb_compare_summary), after prefix. */
+static int summary_lines(tb_buf *out, const tb_compare *c, const char *prefix)
+{
+    int rc = 0;
+    char line[1024];
+    for (size_t i = 0; i < c->n_records && rc == 0; i++) {
+        char esc[2048];
+        tb_compare_summary(c, i, line, sizeof line);
+        if (line[0])
+            rc = tb_buf_printf(out, "%s%s\n", prefix, tb_text_safe(line, esc, sizeof esc));
     }
     return rc;
 }
 
 static int legend(tb_buf *out, const tb_compare *c, const char *prefix)
 {
-    char base[512];
-    tb_compare_title(c, c->baseline, base, sizeof base);
-    int rc = tee_legend(out, c, prefix);
+    char title[512], esc[512];
+    tb_compare_title(c, c->baseline, title, sizeof title);
+    const char *base = tb_text_safe(title, esc, sizeof esc);
+    int rc = summary_lines(out, c, prefix);
+    if (rc == 0)
+        rc = tee_legend(out, c, prefix);
     if (rc == 0)
         rc = tb_buf_printf(out,
                            "%smedian \xc2\xb1x%%: half the width of its %.0f %% interval "
@@ -378,10 +449,18 @@ static int legend(tb_buf *out, const tb_compare *c, const char *prefix)
                            "%sratio: median / median of %s [%.0f %% percentile-bootstrap "
                            "interval, %d resamples]\n"
                            "%sp: two-sided Mann-Whitney U test against %s; ~ = no significant "
-                           "difference at alpha = %g; better/worse follow each metric's "
-                           "direction\n",
+                           "difference at alpha = %g; better/worse: the side the test finds "
+                           "the samples shifted to, by each metric's direction\n",
                            prefix, base, TB_COMPARE_LEVEL * 100, TB_COMPARE_RESAMPLES, prefix, base,
                            c->alpha);
+    if (rc == 0 && c->n_records > 1 && c->adjust != TB_STATS_ADJUST_NONE)
+        rc = tb_buf_printf(out,
+                           "%sadj p: p adjusted for the rows tested per environment (%s); "
+                           "verdicts use it\n",
+                           prefix,
+                           c->adjust == TB_STATS_ADJUST_HOLM
+                               ? "Holm: family-wise error rate"
+                               : "Benjamini-Hochberg: false discovery rate");
     if (rc == 0 && any_cell(c, is_noisy))
         rc = tb_buf_printf(out, "%s! noisy: coefficient of variation above %.0f %%\n", prefix,
                            TB_COMPARE_NOISY_CV * 100);
@@ -501,19 +580,25 @@ static int format_markdown(const tb_compare *c, const grid *g, tb_buf *out)
 
 /* ---- CSV ------------------------------------------------------------------ */
 
+/* "higher", "lower" or "" (not tested, or no direction). */
+static const char *shift_name(const tb_compare_cell *cell)
+{
+    return !cell->tested ? "" : cell->shift > 0 ? "higher" : cell->shift < 0 ? "lower" : "";
+}
+
+/* "too_few", "non_positive", or "" (an interval, or nothing compared). */
+static const char *ci_why_name(const tb_compare_cell *cell)
+{
+    return cell->ratio_ci_why == TB_COMPARE_CI_TOO_FEW        ? "too_few"
+           : cell->ratio_ci_why == TB_COMPARE_CI_NON_POSITIVE ? "non_positive"
+                                                              : "";
+}
+
+/* A text cell (base/csv: quoted, and never a formula: a label "=HYPERLINK(...)" is
+   written '=HYPERLINK(...)), then its separator. */
 static int csv_str(tb_buf *out, const char *s, int last)
 {
-    int rc;
-    if (s && strpbrk(s, ",\"\r\n")) {
-        rc = tb_buf_puts(out, "\"");
-        for (; *s && rc == 0; s++)
-            rc = *s == '"' ? tb_buf_puts(out, "\"\"") : tb_buf_append(out, s, 1);
-        if (rc == 0)
-            rc = tb_buf_puts(out, "\"");
-    } else {
-        rc = tb_buf_puts(out, s ? s : "");
-    }
-    return rc == 0 ? tb_buf_puts(out, last ? "\n" : ",") : -1;
+    return tb_csv_text(out, s) == 0 ? tb_buf_puts(out, last ? "\n" : ",") : -1;
 }
 
 static int csv_num(tb_buf *out, double v)
@@ -527,7 +612,8 @@ static int format_csv(const tb_compare *c, tb_buf *out)
 {
     int rc = tb_buf_puts(out, "metric,unit,better,workload,environment,position,baseline,"
                               "simulated,present,n,median,ci_lo,ci_hi,stdev,cv,noisy,ratio,"
-                              "ratio_lo,ratio_hi,p_value,significant,too_few,verdict\n");
+                              "ratio_lo,ratio_hi,p_value,significant,too_few,verdict,"
+                              "p_adjusted,shift,ratio_ci_why\n");
     char title[512];
     for (size_t k = 0; k < c->n_rows && rc == 0; k++) {
         const tb_compare_row *row = &c->rows[k];
@@ -548,8 +634,10 @@ static int format_csv(const tb_compare *c, tb_buf *out)
             for (size_t j = 0; j < sizeof nums / sizeof nums[0] && rc == 0; j++)
                 rc = j == 5 ? tb_buf_printf(out, "%d,", cell->noisy) : csv_num(out, nums[j]);
             rc = rc ? rc
-                    : tb_buf_printf(out, "%d,%d,%s\n", cell->significant, cell->too_few,
+                    : tb_buf_printf(out, "%d,%d,%s,", cell->significant, cell->too_few,
                                     tb_compare_verdict_name(cell->verdict));
+            rc = rc ? rc : csv_num(out, cell->p_adjusted);
+            rc = rc ? rc : tb_buf_printf(out, "%s,%s\n", shift_name(cell), ci_why_name(cell));
         }
     }
     return rc;
@@ -612,7 +700,12 @@ static json_t *cell_json(const tb_compare_cell *cell)
         put(o, "simulated", json_boolean(cell->simulated), &bad);
         put(o, "ratio", jnum(cell->ratio), &bad);
         put(o, "ratio_ci", jpair(cell->ratio_lo, cell->ratio_hi), &bad);
+        put(o, "ratio_ci_why", *ci_why_name(cell) ? json_string(ci_why_name(cell)) : json_null(),
+            &bad);
         put(o, "p_value", jnum(cell->p_value), &bad);
+        put(o, "p_raw", jnum(cell->p_value), &bad);
+        put(o, "p_adjusted", jnum(cell->p_adjusted), &bad);
+        put(o, "shift", *shift_name(cell) ? json_string(shift_name(cell)) : json_null(), &bad);
         put(o, "significant", json_boolean(cell->significant), &bad);
         put(o, "too_few", json_boolean(cell->too_few), &bad);
     }
@@ -659,6 +752,34 @@ static json_t *env_json(const tb_compare *c, size_t i)
     return finish(o, bad);
 }
 
+/* Per record: its multiple-comparison figures against the baseline; null for the
+   baseline. */
+static json_t *multiple_json(const tb_compare *c)
+{
+    json_t *a = json_array();
+    int bad = !a;
+    for (size_t i = 0; !bad && i < c->n_records; i++) {
+        if (i == c->baseline) {
+            bad = json_array_append_new(a, json_null()) < 0;
+            continue;
+        }
+        char line[1024];
+        tb_compare_summary(c, i, line, sizeof line);
+        json_t *o = json_object();
+        put(o, "environment", json_integer((json_int_t)i), &bad);
+        put(o, "k", json_integer((json_int_t)c->differ[i]), &bad);
+        put(o, "N", json_integer((json_int_t)c->tested[i]), &bad);
+        put(o, "k_raw", json_integer((json_int_t)c->differ_raw[i]), &bad);
+        put(o, "alpha", jnum(c->alpha), &bad);
+        put(o, "expected", jnum((double)c->tested[i] * c->alpha), &bad);
+        put(o, "adjust", json_string(tb_compare_adjust_name(c->adjust)), &bad);
+        put(o, "line", json_string(line), &bad);
+        o = finish(o, bad);
+        bad = !o || json_array_append_new(a, o) < 0;
+    }
+    return finish(a, bad);
+}
+
 static json_t *row_json(const tb_compare *c, const tb_compare_row *row)
 {
     json_t *o = json_object(), *cells = json_array();
@@ -695,12 +816,14 @@ static json_t *compare_json(const tb_compare *c)
     put(o, "schema_version", json_integer(1), &bad);
     put(o, "baseline", json_integer((json_int_t)c->baseline), &bad);
     put(o, "alpha", jnum(c->alpha), &bad);
+    put(o, "adjust", json_string(tb_compare_adjust_name(c->adjust)), &bad);
     put(o, "level", jnum(TB_COMPARE_LEVEL), &bad);
     put(o, "resamples", json_integer(TB_COMPARE_RESAMPLES), &bad);
     put(o, "noisy_cv", jnum(TB_COMPARE_NOISY_CV), &bad);
     put(o, "environments", finish(envs, bad), &bad);
     put(o, "metrics", finish(rows, bad), &bad);
     put(o, "geomean", finish(gm, bad), &bad);
+    put(o, "multiple_comparisons", multiple_json(c), &bad);
     return finish(o, bad);
 }
 

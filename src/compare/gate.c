@@ -1,11 +1,15 @@
 /* compare/gate: regression gates for CI ("http.nginx.rps < 0.9": fail when a
  * record's ratio to the baseline is below 0.9), as Kata's checkmetrics does.
  * Parsing is strict (the whole expression, a known operator, a finite number, a
- * valid metric name); evaluation fails closed (no ratio = the gate trips). */
+ * valid metric name); evaluation fails closed (no ratio = the gate trips). A ratio
+ * is compared as printed: both sides rounded to the same decimals (the table's
+ * for that ratio, or the threshold's own when it has more), and the failure line
+ * shows exactly those digits -- what decided is what is read. */
 #include "compare/compare.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,18 +55,44 @@ int tb_compare_gate_parse(const char *expr, tb_compare_gate *out, tb_err *err)
     if (end == p || errno || !isfinite(v) || *skip_space(end) != '\0')
         return tb_errf(err, "gate '%.200s': %s", expr, usage);
     out->threshold = v;
+    out->decimals = 0; /* the fewest that print v back exactly ("0.9" -> 1, "1e-2" -> 2) */
+    char t[512];
+    while (out->decimals < 15) {
+        snprintf(t, sizeof t, "%.*f", out->decimals, v);
+        if (strtod(t, NULL) == v)
+            break;
+        out->decimals++;
+    }
     return 0;
 }
 
-static int holds(const tb_compare_gate *g, double ratio)
+/* The decimals a ratio is compared and printed with. */
+static int gate_decimals(const tb_compare_gate *g, double ratio)
 {
+    int d = tb_compare_ratio_decimals(ratio);
+    return g->decimals > d ? g->decimals : d;
+}
+
+/* v rounded to d decimals, as printf prints it (into text, len >= 512). */
+static double rounded(double v, int d, char *text, size_t len)
+{
+    snprintf(text, len, "%.*f", d, v);
+    return strtod(text, NULL);
+}
+
+/* Whether the gate's condition holds for ratio, both rounded to d decimals; the
+   ratio as printed into text. */
+static int holds(const tb_compare_gate *g, double ratio, int d, char *text, size_t len)
+{
+    char t[512];
+    double r = rounded(ratio, d, text, len), th = rounded(g->threshold, d, t, sizeof t);
     if (!strcmp(g->op, "<"))
-        return ratio < g->threshold;
+        return r < th;
     if (!strcmp(g->op, "<="))
-        return ratio <= g->threshold;
+        return r <= th;
     if (!strcmp(g->op, ">"))
-        return ratio > g->threshold;
-    return ratio >= g->threshold;
+        return r > th;
+    return r >= th;
 }
 
 int tb_compare_gate_eval(const tb_compare *c, const tb_compare_gate *g, tb_buf *why, tb_err *err)
@@ -82,7 +112,8 @@ int tb_compare_gate_eval(const tb_compare *c, const tb_compare_gate *g, tb_buf *
             continue;
         const tb_compare_cell *cell = &row->cells[r];
         tb_compare_title(c, r, title, sizeof title);
-        int oom = 0;
+        int oom = 0, d = 0;
+        char shown[512];
         if (isnan(cell->ratio)) {
             tripped++;
             if (why)
@@ -91,13 +122,13 @@ int tb_compare_gate_eval(const tb_compare *c, const tb_compare_gate *g, tb_buf *
                                     !row->cells[c->baseline].present ? "not in the baseline"
                                     : !cell->present                 ? "not measured here"
                                                                      : "a median is not positive");
-        } else if (holds(g, cell->ratio)) {
+        } else if (holds(g, cell->ratio, d = gate_decimals(g, cell->ratio), shown, sizeof shown)) {
             tripped++;
             if (why) {
-                oom = tb_buf_printf(why, "%s %s %g: %s is %.3fx %s", g->metric, g->op, g->threshold,
-                                    title, cell->ratio, base);
+                oom = tb_buf_printf(why, "%s %s %g: %s is %sx %s", g->metric, g->op, g->threshold,
+                                    title, shown, base);
                 if (!oom && !isnan(cell->ratio_lo))
-                    oom = tb_buf_printf(why, " [%.3f, %.3f]", cell->ratio_lo, cell->ratio_hi);
+                    oom = tb_buf_printf(why, " [%.*f, %.*f]", d, cell->ratio_lo, d, cell->ratio_hi);
                 if (!oom)
                     oom = tb_buf_printf(
                         why, " (%s%s)\n", cell->significant ? "significant" : "not significant",

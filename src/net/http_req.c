@@ -319,6 +319,40 @@ void tb_http_req_split_target(const tb_http_req *r, const uint8_t *buf, const ch
     }
 }
 
+unsigned tb_http_req_header(const tb_http_req *r, const uint8_t *buf, const char *name,
+                            const char **val, size_t *val_len)
+{
+    /* The head was validated: lines end in LF (maybe after CR), field lines are
+     * "name:value" with a token name; the request line is the first non-empty one. */
+    size_t nlen = strlen(name), i = 0, end = r->head_len;
+    unsigned found = 0;
+    int seen_request_line = 0;
+    while (i < end) {
+        const uint8_t *nl = memchr(buf + i, '\n', end - i);
+        size_t e = nl ? (size_t)(nl - buf) : end, le = e;
+        if (le > i && buf[le - 1] == '\r')
+            le--;
+        if (le == i) { /* empty line: leading ones are skipped, the last ends the head */
+            if (seen_request_line)
+                break;
+        } else if (!seen_request_line) {
+            seen_request_line = 1;
+        } else if (le - i > nlen && buf[i + nlen] == ':' && tb_http_name_is(buf + i, nlen, name)) {
+            size_t vs = i + nlen + 1, ve = le;
+            while (vs < ve && (buf[vs] == ' ' || buf[vs] == '\t'))
+                vs++;
+            while (ve > vs && (buf[ve - 1] == ' ' || buf[ve - 1] == '\t'))
+                ve--;
+            if (!found++) {
+                *val = (const char *)buf + vs;
+                *val_len = ve - vs;
+            }
+        }
+        i = e + 1;
+    }
+    return found;
+}
+
 int tb_http_query_get(const char *query, size_t query_len, const char *key, const char **val,
                       size_t *val_len)
 {

@@ -82,6 +82,13 @@ int tb_http_req_method_is(const tb_http_req *r, const uint8_t *buf, const char *
 void tb_http_req_split_target(const tb_http_req *r, const uint8_t *buf, const char **path,
                               size_t *path_len, const char **query, size_t *query_len);
 
+/* Looks up header field `name` (case-insensitive) in a head that tb_http_req_parse
+ * accepted (TB_HREQ_DONE): sets *val and *val_len to the first such field's value
+ * without its surrounding spaces and tabs. Returns how many fields have that
+ * name (0: none; more than 1: the caller decides whether repeats are allowed). */
+unsigned tb_http_req_header(const tb_http_req *r, const uint8_t *buf, const char *name,
+                            const char **val, size_t *val_len);
+
 /* Finds key in a query string "a=1&b=2"; sets val and val_len (the value may be empty).
  * Returns 1 if found, 0 if not. */
 int tb_http_query_get(const char *query, size_t query_len, const char *key, const char **val,

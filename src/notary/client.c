@@ -168,6 +168,12 @@ int tb_notary_client_run(const tb_notary_client_opts *o, tb_notary_client_result
         return -1;
     if (o->tee && RAND_bytes(res->nonce, sizeof res->nonce) != 1)
         return tb_err_ssl(err, "nonce");
+    for (const char *k = o->api_key; k && *k; k++)
+        if ((unsigned char)*k <= 0x20 || (unsigned char)*k >= 0x7f)
+            return tb_errf(err, "the API key has a space or a character that is not visible "
+                                "ASCII");
+    if (o->api_key && !*o->api_key)
+        return tb_errf(err, "the API key is empty");
     CURL *c = curl_easy_init();
     if (!c)
         return tb_errf(err, "libcurl initialisation failed");
@@ -175,6 +181,21 @@ int tb_notary_client_run(const tb_notary_client_opts *o, tb_notary_client_result
     json_t *r = NULL;
     struct curl_slist *hdrs = curl_slist_append(NULL, "Content-Type: application/json");
     hdrs = curl_slist_append(hdrs, "Expect:");
+    if (o->api_key) {
+        tb_buf h = {0};
+        struct curl_slist *more = NULL;
+        if (tb_buf_printf(&h, "Authorization: Bearer %s", o->api_key) == 0)
+            more = curl_slist_append(hdrs, (const char *)h.p);
+        if (h.p)
+            OPENSSL_cleanse(h.p, h.len);
+        tb_buf_clear(&h);
+        if (!more) {
+            curl_slist_free_all(hdrs);
+            curl_easy_cleanup(c);
+            return tb_errf(err, "out of memory");
+        }
+        hdrs = more;
+    }
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, o->timeout_ms > 0 ? o->timeout_ms : 30000L);

@@ -8,7 +8,9 @@
  * chain and the TEE evidence is the caller's next step (notary/check.h's
  * tb_notary_check, which times each part).
  *
- * Talks to the notary with libcurl (one easy handle per run, http or https).
+ * Talks to the notary with libcurl (one easy handle per run, http or https);
+ * with an API key, every request carries "Authorization: Bearer <key>" (the
+ * key is never put in an error message).
  * Ownership: tb_notary_client_result owns its buffers; release them with
  * tb_notary_client_result_clear. */
 #ifndef TB_NOTARY_CLIENT_H
@@ -32,8 +34,9 @@ typedef struct tb_notary_client_opts {
     const char *server_name; /* SNI, certificate name and Host header */
     const char *uri;         /* request target, e.g. "/formats/json?size=4" */
     uint64_t max_sent, max_recv;
-    int tee;         /* ask for TEE attestation */
-    long timeout_ms; /* per notary request; 0 = 30000 */
+    int tee;             /* ask for TEE attestation */
+    const char *api_key; /* sent as "Authorization: Bearer <key>" (NULL: none) */
+    long timeout_ms;     /* per notary request; 0 = 30000 */
 } tb_notary_client_opts;
 
 typedef struct tb_notary_client_result {

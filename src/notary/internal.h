@@ -71,94 +71,60 @@ void tb_notary_notarize_req_clear(tb_notary_notarize_req *r);
  * by the allow-list (target.c). */
 int tb_notary_dns_name_valid(const char *s);
 
-/* --------------------------------------------------------------- session.c
- * notary/session: the notary's table of sessions.
- *
- * A session is created by POST /session (limits, TEE request, nonce) and used
- * exactly once by POST /notarize. The table has a fixed capacity of open
- * (created, not yet claimed) sessions and a mutex; all functions are safe to
- * call from many threads. Times are monotonic nanoseconds passed in by the
- * caller (so tests control the clock).
- *
- * Life of a session: open -> claimed (its slot is freed at once) or expired
- * (freed when found expired). A claimed or expired session leaves a
- * tombstone -- its id and which of the two it was -- in a ring of 2 x capacity
- * entries, so a replay is answered "already used" and a late claim "expired"
- * every time, while no used session holds a slot. A session id is never
- * accepted twice whatever the ring forgets: ids are random 128-bit values and
- * only an open slot can be claimed.
- *
- * Quotas: at most per_client open sessions per client (an IPv4 address, or
- * the /64 prefix of an IPv6 address; tb_notary_session_client_key), so one client
- * cannot fill the table; unclaimed sessions expire after ttl. */
-typedef struct tb_notary_session {
-    uint8_t id[16];
-    uint64_t expires_ns;
-    uint64_t max_sent, max_recv;
-    int tee;
-    uint8_t nonce[64];
-    size_t nonce_len;
-    uint8_t client[16]; /* tb_notary_session_client_key of its creator */
-} tb_notary_session;
-
-typedef struct tb_notary_session_tomb {
-    uint8_t id[16];
-    uint8_t expired; /* 0: claimed, 1: expired */
-} tb_notary_session_tomb;
-
-typedef struct tb_notary_session_table {
-    pthread_mutex_t mu;
-    tb_notary_session *open; /* owned; open[0..n_open), unordered */
-    size_t cap, n_open;
-    tb_notary_session_tomb *tombs; /* owned ring of tomb_cap entries */
-    size_t tomb_cap, n_tombs, tomb_next;
-    uint64_t ttl_ns;
-    size_t per_client;
-} tb_notary_session_table;
-
-typedef enum tb_notary_claim {
-    TB_NOTARY_CLAIM_OK = 0,
-    TB_NOTARY_CLAIM_UNKNOWN,
-    TB_NOTARY_CLAIM_EXPIRED,
-    TB_NOTARY_CLAIM_USED,
-} tb_notary_claim;
-
-typedef enum tb_notary_session_result {
-    TB_NOTARY_SESSION_OK = 0,
-    TB_NOTARY_SESSION_ERROR = -1, /* no random id (err) */
-    TB_NOTARY_SESSION_FULL = -2,  /* cap open sessions: try later */
-    TB_NOTARY_SESSION_QUOTA = -3, /* this client holds per_client open sessions */
-} tb_notary_session_result;
-
-/* cap: open sessions at once; ttl_ns: lifetime of an unclaimed session;
- * per_client: open sessions per client (0: cap). */
-int tb_notary_session_table_init(tb_notary_session_table *t, size_t cap, uint64_t ttl_ns,
-                                 size_t per_client, tb_err *err);
-void tb_notary_session_table_clear(tb_notary_session_table *t);
-/* The quota key of a client address: IPv4 (also IPv4-mapped IPv6) as
- * ::ffff:a.b.c.d, IPv6 as its /64 prefix. */
-void tb_notary_session_client_key(const struct sockaddr *sa, uint8_t key[16]);
-/* Adds a session with s's limits, tee, nonce and client; draws a random
- * 128-bit id (written to s->id) and sets s->expires_ns = now + ttl. Returns a
- * tb_notary_session_result; err says why when it is not OK. */
-int tb_notary_session_create(tb_notary_session_table *t, tb_notary_session *s, uint64_t now_ns,
-                             tb_err *err);
-/* Looks session id up without using it: TB_NOTARY_CLAIM_OK with a copy in *out, or
- * why it cannot be claimed. */
-tb_notary_claim tb_notary_session_peek(tb_notary_session_table *t, const uint8_t id[16],
-                                       uint64_t now_ns, tb_notary_session *out);
-/* Claims session id for one notarization: on TB_NOTARY_CLAIM_OK *out is a copy, the
- * slot is free again and any later claim returns TB_NOTARY_CLAIM_USED. */
-tb_notary_claim tb_notary_session_claim(tb_notary_session_table *t, const uint8_t id[16],
-                                        uint64_t now_ns, tb_notary_session *out);
-/* Number of open sessions that have not expired. */
-size_t tb_notary_session_count(tb_notary_session_table *t, uint64_t now_ns);
-
 /* ---------------------------------------------------------------- quota.c
- * notary/quota: how many of something each client (tb_notary_session_client_key)
- * holds at once, at most limit each, for at most max_keys clients at once.
- * One thread owns a quota (no lock): the server's loop counts the
- * notarizations each client has queued or running. */
+ * notary/quota: who a client is for the quotas, how many of a shared table a
+ * client may take, and a count per client of things held at once.
+ *
+ * Every quota counts a client twice: by its address and by its prefix (the
+ * network it is in), so that an attacker with many addresses in one network
+ * gets that network's share, not one share per address. Keys (16 bytes):
+ *   address: IPv4 (and IPv4-mapped IPv6, counted as IPv4) as ::ffff:a.b.c.d,
+ *            IPv6 as all 128 bits;
+ *   prefix:  IPv4 /24 as ::ffff:a.b.c.0, IPv6 /64 (the last 8 bytes zero).
+ * A prefix key never equals another family's (IPv4 keys have ff ff in bytes
+ * 10-11, IPv6 prefix keys zeros there).
+ *
+ * tb_notary_limits / tb_notary_admit_check: the admission rule of a shared table
+ * of cap slots (pure, unit-tested): a client may hold per_addr by address and
+ * per_prefix by prefix; the last `reserved` slots go only to clients whose
+ * prefix holds fewer than reserve_below, so prefixes that filled the shared part
+ * cannot take them, and honest clients from other networks -- who hold a session
+ * for milliseconds -- still get one while the table is under attack. */
+typedef struct tb_notary_client {
+    uint8_t addr[16], prefix[16];
+} tb_notary_client;
+
+/* The quota keys of a peer address (AF_INET or AF_INET6; anything else: zeros). */
+void tb_notary_client_of(const struct sockaddr *sa, tb_notary_client *out);
+
+typedef struct tb_notary_limits {
+    size_t cap;           /* slots in all */
+    size_t per_addr;      /* at most this many per address */
+    size_t per_prefix;    /* at most this many per prefix */
+    size_t reserved;      /* the last slots, for prefixes holding < reserve_below */
+    size_t reserve_below; /* 0: no reserve */
+} tb_notary_limits;
+
+typedef enum tb_notary_admit {
+    TB_NOTARY_ADMIT_OK = 0,
+    TB_NOTARY_ADMIT_ADDR,    /* the address holds per_addr already */
+    TB_NOTARY_ADMIT_PREFIX,  /* the prefix holds per_prefix already */
+    TB_NOTARY_ADMIT_FULL,    /* every slot is taken */
+    TB_NOTARY_ADMIT_RESERVE, /* only reserved slots are free, and the prefix holds too many */
+} tb_notary_admit;
+
+/* Checks l's values (cap > 0, per_addr and per_prefix > 0, reserved < cap);
+ * err says which is wrong. */
+int tb_notary_limits_check(const tb_notary_limits *l, tb_err *err);
+/* Whether one more slot may go to a client whose address holds n_addr and whose
+ * prefix holds n_prefix, when used of the cap slots are taken. The client's own
+ * quotas are checked first (ADDR, PREFIX), then the room (FULL, RESERVE). */
+tb_notary_admit tb_notary_admit_check(const tb_notary_limits *l, size_t used, size_t n_addr,
+                                      size_t n_prefix);
+
+/* A count per key of things held at once, at most limit each, for at most
+ * max_keys keys at once. One owner at a time (no lock): the server's loop for
+ * its notarizations in flight, the resolver under its mutex. */
 typedef struct tb_notary_quota_entry {
     uint8_t key[16];
     size_t n; /* 0: an empty entry */
@@ -177,6 +143,100 @@ int tb_notary_quota_take(tb_notary_quota *q, const uint8_t key[16]);
 /* Counts one less for key (nothing when it holds nothing). */
 void tb_notary_quota_give(tb_notary_quota *q, const uint8_t key[16]);
 size_t tb_notary_quota_count(const tb_notary_quota *q, const uint8_t key[16]);
+
+/* A quota by address and by prefix together. */
+typedef struct tb_notary_quota2 {
+    tb_notary_quota addr, prefix;
+} tb_notary_quota2;
+
+int tb_notary_quota2_init(tb_notary_quota2 *q, size_t max_keys, size_t per_addr, size_t per_prefix,
+                          tb_err *err);
+void tb_notary_quota2_clear(tb_notary_quota2 *q);
+/* Counts one more for both of c's keys, or nothing: TB_NOTARY_ADMIT_OK, _ADDR or
+ * _PREFIX (that key is at its limit, or max_keys keys hold something). */
+tb_notary_admit tb_notary_quota2_take(tb_notary_quota2 *q, const tb_notary_client *c);
+void tb_notary_quota2_give(tb_notary_quota2 *q, const tb_notary_client *c);
+
+/* --------------------------------------------------------------- session.c
+ * notary/session: the notary's table of sessions.
+ *
+ * A session is created by POST /session (limits, TEE request, nonce) and used
+ * exactly once by POST /notarize. The table has a fixed capacity of open
+ * (created, not yet claimed) sessions and a mutex; all functions are safe to
+ * call from many threads. Times are monotonic nanoseconds passed in by the
+ * caller (so tests control the clock).
+ *
+ * Life of a session: open -> claimed (its slot is freed at once) or expired
+ * (freed when found expired). A claimed or expired session leaves a
+ * tombstone -- its id and which of the two it was -- in a ring of 2 x capacity
+ * entries, so a replay is answered "already used" and a late claim "expired"
+ * every time, while no used session holds a slot. A session id is never
+ * accepted twice whatever the ring forgets: ids are random 128-bit values and
+ * only an open slot can be claimed.
+ *
+ * Quotas: tb_notary_limits over the open sessions (per address, per prefix,
+ * a reserve for small prefixes; quota.c), so neither one client nor one
+ * network can fill the table; unclaimed sessions expire after ttl. */
+typedef struct tb_notary_session {
+    uint8_t id[16];
+    uint64_t expires_ns;
+    uint64_t max_sent, max_recv;
+    int tee;
+    uint8_t nonce[64];
+    size_t nonce_len;
+    tb_notary_client who; /* its creator */
+} tb_notary_session;
+
+typedef struct tb_notary_session_tomb {
+    uint8_t id[16];
+    uint8_t expired; /* 0: claimed, 1: expired */
+} tb_notary_session_tomb;
+
+typedef struct tb_notary_session_table {
+    pthread_mutex_t mu;
+    tb_notary_session *open; /* owned; open[0..n_open), unordered */
+    size_t n_open;
+    tb_notary_session_tomb *tombs; /* owned ring of tomb_cap entries */
+    size_t tomb_cap, n_tombs, tomb_next;
+    uint64_t ttl_ns;
+    tb_notary_limits lim; /* lim.cap: the capacity */
+} tb_notary_session_table;
+
+typedef enum tb_notary_claim {
+    TB_NOTARY_CLAIM_OK = 0,
+    TB_NOTARY_CLAIM_UNKNOWN,
+    TB_NOTARY_CLAIM_EXPIRED,
+    TB_NOTARY_CLAIM_USED,
+} tb_notary_claim;
+
+typedef enum tb_notary_session_result {
+    TB_NOTARY_SESSION_OK = 0,
+    TB_NOTARY_SESSION_ERROR = -1,  /* no random id (err) */
+    TB_NOTARY_SESSION_FULL = -2,   /* no slot this client may use: try later (503) */
+    TB_NOTARY_SESSION_QUOTA = -3,  /* this address holds per_addr open sessions (429) */
+    TB_NOTARY_SESSION_PREFIX = -4, /* this prefix holds per_prefix open sessions (429) */
+} tb_notary_session_result;
+
+/* lim: the capacity and quotas (checked: tb_notary_limits_check); ttl_ns: lifetime
+ * of an unclaimed session. */
+int tb_notary_session_table_init(tb_notary_session_table *t, const tb_notary_limits *lim,
+                                 uint64_t ttl_ns, tb_err *err);
+void tb_notary_session_table_clear(tb_notary_session_table *t);
+/* Adds a session with s's limits, tee, nonce and client; draws a random
+ * 128-bit id (written to s->id) and sets s->expires_ns = now + ttl. Returns a
+ * tb_notary_session_result; err says why when it is not OK. */
+int tb_notary_session_create(tb_notary_session_table *t, tb_notary_session *s, uint64_t now_ns,
+                             tb_err *err);
+/* Looks session id up without using it: TB_NOTARY_CLAIM_OK with a copy in *out, or
+ * why it cannot be claimed. */
+tb_notary_claim tb_notary_session_peek(tb_notary_session_table *t, const uint8_t id[16],
+                                       uint64_t now_ns, tb_notary_session *out);
+/* Claims session id for one notarization: on TB_NOTARY_CLAIM_OK *out is a copy, the
+ * slot is free again and any later claim returns TB_NOTARY_CLAIM_USED. */
+tb_notary_claim tb_notary_session_claim(tb_notary_session_table *t, const uint8_t id[16],
+                                        uint64_t now_ns, tb_notary_session *out);
+/* Number of open sessions that have not expired. */
+size_t tb_notary_session_count(tb_notary_session_table *t, uint64_t now_ns);
 
 /* ------------------------------------------------------------------ key.c */
 
@@ -244,6 +304,53 @@ int tb_notary_verifier_open(const tb_notary_verifier_opts *o, tb_notary_quote_ve
                             tb_err *err);
 void tb_notary_verifier_close(tb_notary_quote_verifier *v);
 
+/* -------------------------------------------------------------- resolve.c
+ * notary/resolve: name resolution under a deadline, with caps per client.
+ *
+ * getaddrinfo blocks for as long as the DNS takes (glibc: timeout x attempts
+ * per name server, 10 s and more by default) and cannot be cancelled. So each
+ * lookup of a name runs in a thread of its own (detached); the caller waits for
+ * it with poll until its deadline or until its cancel fd is readable, and then
+ * abandons it: the thread ends when getaddrinfo returns and frees what it
+ * holds. A numeric address is parsed at once, without a thread.
+ *
+ * Caps: lookups running at once -- abandoned ones included, until their
+ * getaddrinfo returns -- at most per_addr per client address, per_prefix per
+ * client prefix (quota.c's keys) and max in all; beyond that a lookup is
+ * refused at once (429 for a client's cap, 503 for the total), so names that
+ * never resolve cost a bounded number of threads and cannot hold every worker.
+ *
+ * Lifetime: the resolver is reference-counted under its mutex: its owner and
+ * every running lookup thread hold a reference, so tb_notary_resolver_release
+ * may be called with lookups still running (the last thread out frees it). No
+ * global state: the lookup function is a field (getaddrinfo by default; tests
+ * pass a stand-in that blocks). */
+struct addrinfo;
+typedef int (*tb_notary_lookup_fn)(void *ctx, const char *host, const char *port,
+                                   const struct addrinfo *hints, struct addrinfo **res);
+
+typedef struct tb_notary_resolver_opts {
+    size_t max, per_addr, per_prefix; /* lookups running at once (each >= 1) */
+    tb_notary_lookup_fn lookup;       /* NULL: getaddrinfo; results freed with freeaddrinfo */
+    void *ctx;
+} tb_notary_resolver_opts;
+
+typedef struct tb_notary_resolver tb_notary_resolver;
+
+tb_notary_resolver *tb_notary_resolver_new(const tb_notary_resolver_opts *o, tb_err *err);
+/* Drops the owner's reference (NULL: nothing). */
+void tb_notary_resolver_release(tb_notary_resolver *r);
+/* Lookups running now (abandoned ones included). */
+size_t tb_notary_resolver_running(tb_notary_resolver *r);
+/* Resolves host:port (TCP) for client who, waiting until deadline_ns (monotonic)
+ * or until cancel_fd (-1: none) is readable. Returns 0 with *res (free with
+ * freeaddrinfo), or -1 with *status 429 (this client's lookups at their cap),
+ * 503 (the total cap, no thread, or cancelled), 504 (the deadline passed) or
+ * 502 (the name does not resolve), and err. */
+int tb_notary_resolve(tb_notary_resolver *r, const tb_notary_client *who, const char *host,
+                      uint16_t port, uint64_t deadline_ns, int cancel_fd, struct addrinfo **res,
+                      int *status, tb_err *err);
+
 /* --------------------------------------------------------------- target.c */
 
 /* 1 when connecting to sa (resolved from host:port) is allowed, else 0. */
@@ -259,10 +366,15 @@ typedef struct tb_notary_target_addrs {
     socklen_t len[TB_NOTARY_TARGET_MAX_ADDRS];
 } tb_notary_target_addrs;
 
-/* Resolves host:port. Returns 0 with the permitted addresses, or -1 with
- * *status 403 (no address is allowed) or 502 (cannot resolve) and err. */
-int tb_notary_target_resolve(const tb_notary_target *t, const char *host, uint16_t port,
-                             tb_notary_target_addrs *out, int *status, tb_err *err);
+/* Resolves host:port with r for client who, under deadline_ns (the one deadline
+ * of the notarization, also tb_notary_target_fetch's) and cancel_fd. Returns 0
+ * with the permitted addresses, or -1 with *status 403 (no address is allowed;
+ * without a lookup when no allow-list entry could match), a refusal of
+ * tb_notary_resolve (429, 502, 503, 504) and err. */
+int tb_notary_target_resolve(const tb_notary_target *t, tb_notary_resolver *r,
+                             const tb_notary_client *who, const char *host, uint16_t port,
+                             uint64_t deadline_ns, int cancel_fd, tb_notary_target_addrs *out,
+                             int *status, tb_err *err);
 
 typedef struct tb_notary_target_response {
     tb_buf response; /* the exact response bytes */
@@ -272,16 +384,19 @@ typedef struct tb_notary_target_response {
     char address[64]; /* the address connected to, "ip:port" */
 } tb_notary_target_response;
 
-/* Fetches from the first address of addrs that accepts a connection. On
- * failure *status is the HTTP status the notary should answer (422 response
- * larger than max_recv, 502 connection, TLS, certificate or HTTP failure, 503
- * cancelled, 504 the deadline passed) and err says why. cancel_fd: an fd that
- * becomes readable to abandon the fetch, or -1. Free out with
- * tb_notary_target_response_clear (also after a failure). */
+/* Fetches from the first address of addrs that accepts a connection, all of it
+ * before deadline_ns (monotonic; tb_notary_target_deadline). On failure *status
+ * is the HTTP status the notary should answer (422 response larger than
+ * max_recv, 502 connection, TLS, certificate or HTTP failure, 503 cancelled, 504
+ * the deadline passed) and err says why. cancel_fd: an fd that becomes readable
+ * to abandon the fetch, or -1. Free out with tb_notary_target_response_clear
+ * (also after a failure). */
 int tb_notary_target_fetch(const tb_notary_target *t, const tb_notary_target_addrs *addrs,
                            const char *server_name, const uint8_t *req, size_t req_len,
-                           size_t max_recv, int cancel_fd, tb_notary_target_response *out,
-                           int *status, tb_err *err);
+                           size_t max_recv, uint64_t deadline_ns, int cancel_fd,
+                           tb_notary_target_response *out, int *status, tb_err *err);
+/* The deadline of a notarization that starts now: now + t->timeout_ms. */
+uint64_t tb_notary_target_deadline(const tb_notary_target *t);
 void tb_notary_target_response_clear(tb_notary_target_response *r);
 
 /* --------------------------------------------------------------- client.c */

@@ -93,9 +93,9 @@ int tb_notary_key_save(const tb_notary_key *k, const char *path, tb_err *err)
     }
     char *p;
     long len = BIO_get_mem_data(bio, &p);
+    /* 0600 from the first byte (the writer fixes the mode); a device or FIFO the
+       user named (--save-key /dev/null) keeps its own. */
     int rc = tb_file_write_atomic_mode(path, p, (size_t)len, 0600, err);
-    if (rc == 0 && chmod(path, 0600) < 0)
-        rc = tb_errno(err, "chmod %s", path);
     OPENSSL_cleanse(p, (size_t)len);
     BIO_free(bio);
     return rc;

@@ -12,7 +12,12 @@
  * it until the worker hands it back through the done queue (mutex + eventfd).
  *
  * Invariants: a connection is in at most one deadline list, in exactly one of
- * {deadline list, job queue, worker, done queue}; c->in holds the bytes of the
+ * {deadline list, job queue, worker, done queue} -- except after a stop, when
+ * the loop answers a connection still in a worker itself (c->early: it writes
+ * c->out and drains, never touching c->in, c->req or c->r, which the worker
+ * uses) and, once that is done, closes its socket but keeps the struct (a
+ * zombie, in s->all, not counted in n_conns) until the worker hands it back or
+ * tb_notary_server_stop frees it after joining the workers; c->in holds the bytes of the
  * current request from offset 0 (and maybe of pipelined ones after it), never
  * more than max(8 KiB, its head + body): reads stop there, later bytes wait in
  * the socket; a session is claimed
@@ -53,6 +58,7 @@
 #define IDLE_NS 500000000ull        /* wait for the next request */
 #define DRAIN_NS 200000000ull       /* read what a refused client still sends */
 #define STOP_GRACE_NS 1000000000ull /* replies still sent after a stop */
+#define STOP_ANSWER_NS 500000000ull /* then the loop answers 503 for a busy worker */
 #define SWEEP_MAX_NS 100000000ull   /* the deadline sweep runs at least this often */
 #define DEFAULT_MAX_CONNECTIONS 4096
 
@@ -71,16 +77,20 @@ struct conn {
     tb_sock sock;
     tb_notary_server *s;
     int state;
-    int mask;            /* events registered in the loop */
-    conn *prev, *next;   /* every connection (loop thread) */
-    conn *lprev, *lnext; /* the deadline list `list` */
-    int list;            /* L_* or L_NONE */
-    uint64_t deadline;   /* of the current state */
-    conn *qnext;         /* job queue or done queue */
-    uint8_t client[16];  /* session quota key */
-    uint64_t born;       /* accept time */
-    int served;          /* replies sent on this connection */
-    tb_buf in;           /* the current request (and nothing after it) */
+    int mask;             /* events registered in the loop */
+    conn *prev, *next;    /* every connection (loop thread) */
+    conn *lprev, *lnext;  /* the deadline list `list` */
+    int list;             /* L_* or L_NONE */
+    uint64_t deadline;    /* of the current state */
+    conn *qnext;          /* job queue or done queue */
+    tb_notary_client who; /* quota keys (set at accept, read-only after) */
+    int in_worker;        /* queued or in a worker, not yet back through on_done */
+    int early;            /* answered by the loop while in a worker (a stop) */
+    int zombie;           /* closed while in a worker: freed when it comes back */
+    char key_name[TB_NOTARY_KEY_NAME_MAX + 1]; /* the API key's name (log) */
+    uint64_t born;                             /* accept time */
+    int served;                                /* replies sent on this connection */
+    tb_buf in;                                 /* the current request (and nothing after it) */
     tb_http_req req;
     int parsed;               /* req is TB_HREQ_DONE */
     uint64_t t0;              /* the current request's first byte (log) */
@@ -117,10 +127,15 @@ struct tb_notary_server {
     uint64_t list_ns[L_COUNT];
     uint64_t stop_deadline; /* 0 until the loop saw the stop */
     uint64_t accept_timer;
+    int stop_answered; /* the loop answered the connections still in workers */
     tb_notary_session_table sessions;
-    tb_notary_quota inflight; /* notarizations queued or running per client (loop thread) */
-    tb_buf info;              /* the GET /info body, built at start */
-    tb_tls_ctx *tls;          /* server TLS context (NULL: plain HTTP) */
+    tb_notary_quota2 inflight; /* notarizations queued or running per client (loop thread) */
+    tb_notary_resolver *resolver;
+    pthread_mutex_t keys_mu; /* guards keys (the loop reads, tb_notary_server_set_keys swaps) */
+    const tb_notary_keys *keys;
+    atomic_uint_fast64_t n_unauthorized, n_over_quota, n_table_full, n_lookup_expired;
+    tb_buf info;     /* the GET /info body, built at start */
+    tb_tls_ctx *tls; /* server TLS context (NULL: plain HTTP) */
     size_t max_body;
 };
 
@@ -131,6 +146,8 @@ static const char *reason(int status)
         return "OK";
     case 400:
         return "Bad Request";
+    case 401:
+        return "Unauthorized";
     case 403:
         return "Forbidden";
     case 404:
@@ -184,7 +201,7 @@ static void reply_error(reply *r, int status, const char *msg)
 
 /* -------------------------------------------------------------- handlers */
 
-static void handle_session(tb_notary_server *s, const uint8_t client[16], const char *body,
+static void handle_session(tb_notary_server *s, const tb_notary_client *who, const char *body,
                            size_t len, reply *r)
 {
     tb_err err;
@@ -214,14 +231,13 @@ static void handle_session(tb_notary_server *s, const uint8_t client[16], const 
     ss.tee = q.tee;
     memcpy(ss.nonce, q.nonce, q.nonce_len);
     ss.nonce_len = q.nonce_len;
-    memcpy(ss.client, client, 16);
+    ss.who = *who;
     int rc = tb_notary_session_create(&s->sessions, &ss, tb_mono_ns(), &err);
     if (rc != TB_NOTARY_SESSION_OK) {
-        reply_error(r,
-                    rc == TB_NOTARY_SESSION_QUOTA  ? 429
-                    : rc == TB_NOTARY_SESSION_FULL ? 503
-                                                   : 500,
-                    err.msg);
+        int quota = rc == TB_NOTARY_SESSION_QUOTA || rc == TB_NOTARY_SESSION_PREFIX;
+        atomic_fetch_add(quota ? &s->n_over_quota : &s->n_table_full,
+                         rc == TB_NOTARY_SESSION_ERROR ? 0 : 1);
+        reply_error(r, quota ? 429 : rc == TB_NOTARY_SESSION_FULL ? 503 : 500, err.msg);
         return;
     }
     char id[33];
@@ -298,9 +314,11 @@ static void session_refused(tb_notary_claim c, reply *r)
 
 /* POST /notarize, in a worker thread. Everything that can refuse the request
  * without contacting the target runs before the session is claimed. */
-static void handle_notarize(tb_notary_server *s, const char *query, size_t query_len,
-                            const char *body, size_t len, reply *r)
+static void handle_notarize(tb_notary_server *s, const tb_notary_client *who, const char *query,
+                            size_t query_len, const char *body, size_t len, reply *r)
 {
+    /* one deadline for the name resolution and the target exchange */
+    uint64_t deadline = tb_notary_target_deadline(s->cfg.target);
     tb_err err;
     const char *idhex = NULL;
     size_t idlen = 0;
@@ -333,7 +351,16 @@ static void handle_notarize(tb_notary_server *s, const char *query, size_t query
     }
     tb_notary_target_addrs addrs;
     int status = 502;
-    if (tb_notary_target_resolve(s->cfg.target, q.host, q.port, &addrs, &status, &err) < 0) {
+    if (atomic_load(&s->stopping)) {
+        reply_error(r, 503, "the notary is stopping (the session is still unused)");
+        goto out;
+    }
+    if (tb_notary_target_resolve(s->cfg.target, s->resolver, who, q.host, q.port, deadline,
+                                 s->stop_fd, &addrs, &status, &err) < 0) {
+        if (status == 429)
+            atomic_fetch_add(&s->n_over_quota, 1);
+        else if (status == 504)
+            atomic_fetch_add(&s->n_lookup_expired, 1);
         reply_error(r, status, err.msg);
         goto out;
     }
@@ -347,7 +374,7 @@ static void handle_notarize(tb_notary_server *s, const char *query, size_t query
         goto out;
     }
     if (tb_notary_target_fetch(s->cfg.target, &addrs, q.server_name, q.request.p, q.request.len,
-                               ss.max_recv, s->stop_fd, &f, &status, &err) < 0) {
+                               ss.max_recv, deadline, s->stop_fd, &f, &status, &err) < 0) {
         reply_error(r, status, err.msg);
         goto out;
     }
@@ -365,7 +392,7 @@ static void process_job(tb_notary_server *s, conn *c)
     size_t plen, qlen;
     tb_http_req_split_target(&c->req, c->in.p, &path, &plen, &query, &qlen);
     tb_buf_reset(&c->r.body);
-    handle_notarize(s, query, qlen, (const char *)c->in.p + c->req.head_len,
+    handle_notarize(s, &c->who, query, qlen, (const char *)c->in.p + c->req.head_len,
                     (size_t)c->req.body_left, &c->r);
 }
 
@@ -464,6 +491,17 @@ static void maybe_finish_stop(tb_notary_server *s)
         tb_ev_stop(s->loop);
 }
 
+/* Takes c out of s->all (loop thread). */
+static void conn_unlink(tb_notary_server *s, conn *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        s->all = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+}
+
 static void conn_close(conn *c)
 {
     tb_notary_server *s = c->s;
@@ -472,12 +510,13 @@ static void conn_close(conn *c)
         tb_ev_del(s->loop, c->sock.fd, TB_EV_READABLE | TB_EV_WRITABLE);
         c->sock.ops->close(&c->sock);
     }
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        s->all = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
+    if (c->in_worker) { /* answered early: the worker still reads c's request */
+        c->zombie = 1;
+        s->n_conns--;
+        maybe_finish_stop(s);
+        return;
+    }
+    conn_unlink(s, c);
     s->n_conns--;
     conn_free(c);
     maybe_finish_stop(s);
@@ -489,10 +528,10 @@ static void log_request(tb_notary_server *s, conn *c)
         return;
     char line[TB_ERR_MAX + 160];
     const reply *r = &c->r;
-    snprintf(line, sizeof line, "%s %s -> %d (%.3f ms)%s%.*s", c->method[0] ? c->method : "-",
+    snprintf(line, sizeof line, "%s %s -> %d (%.3f ms)%s%s%s%.*s", c->method[0] ? c->method : "-",
              c->path[0] ? c->path : "-", r->status, (double)(tb_mono_ns() - c->t0) / 1e6,
-             r->status >= 400 ? ": " : "", r->status >= 400 ? (int)r->body.len : 0,
-             (const char *)r->body.p);
+             c->key_name[0] ? " key " : "", c->key_name, r->status >= 400 ? ": " : "",
+             r->status >= 400 ? (int)r->body.len : 0, (const char *)r->body.p);
     s->cfg.log(s->cfg.log_ctx, line);
 }
 
@@ -507,17 +546,48 @@ static void start_reply(conn *c, int refuse)
     c->keep = !c->refuse && c->req.keep_alive && c->served + 1 < MAX_KEEPALIVE &&
               now - c->born < KEEPALIVE_NS && !s->stop_deadline;
     tb_buf_reset(&c->out);
-    int rc = tb_buf_printf(&c->out,
-                           "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
-                           "Content-Length: %zu\r\nConnection: %s\r\n\r\n",
-                           c->r.status, reason(c->r.status), c->r.body.len,
-                           c->keep ? "keep-alive" : "close");
+    int rc = tb_buf_printf(
+        &c->out,
+        "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
+        "Content-Length: %zu\r\nConnection: %s\r\n%s\r\n",
+        c->r.status, reason(c->r.status), c->r.body.len, c->keep ? "keep-alive" : "close",
+        c->r.status == 401 ? "WWW-Authenticate: Bearer realm=\"teebench-notary\"\r\n" : "");
     if (rc < 0 || tb_buf_append(&c->out, c->r.body.p, c->r.body.len) < 0)
         c->keep = 0, c->refuse = 1;
     log_request(s, c);
     c->sent = 0;
     c->state = C_WRITE;
     list_append(s, c, L_IO, now);
+}
+
+/* With API keys: 1 when c's request carries a valid one (its name goes to
+ * c->key_name), else 0 with the 401 reply in r. The key itself is never copied. */
+static int authorize(conn *c, reply *r)
+{
+    tb_notary_server *s = c->s;
+    c->key_name[0] = 0;
+    pthread_mutex_lock(&s->keys_mu);
+    if (!s->keys) {
+        pthread_mutex_unlock(&s->keys_mu);
+        return 1;
+    }
+    const char *v = NULL, *name = NULL;
+    size_t n = 0;
+    unsigned count = tb_http_req_header(&c->req, c->in.p, "Authorization", &v, &n);
+    tb_notary_auth a =
+        count > 1 ? TB_NOTARY_AUTH_INVALID : tb_notary_keys_check(s->keys, v, count ? n : 0, &name);
+    if (a == TB_NOTARY_AUTH_OK)
+        snprintf(c->key_name, sizeof c->key_name, "%s", name);
+    pthread_mutex_unlock(&s->keys_mu);
+    if (a == TB_NOTARY_AUTH_OK)
+        return 1;
+    atomic_fetch_add(&s->n_unauthorized, 1);
+    reply_error(r, 401,
+                a == TB_NOTARY_AUTH_MISSING
+                    ? "missing API key: this notary wants an Authorization: Bearer <key> header"
+                : count > 1 ? "more than one Authorization header"
+                            : "invalid API key");
+    return 0;
 }
 
 /* Routes a complete request (head parsed, body in c->in). Returns 1 when the
@@ -538,6 +608,7 @@ static int route(conn *c)
     int want_get = IS("/healthcheck") || IS("/info");
     int want_post = IS("/session") || IS("/notarize");
     reply *r = &c->r;
+    tb_notary_admit why;
     tb_buf_reset(&r->body);
     if (!want_get && !want_post)
         reply_error(r, 404, "no such endpoint (see GET /info)");
@@ -545,6 +616,8 @@ static int route(conn *c)
         reply_error(r, 405, "use GET");
     else if (want_post && !post)
         reply_error(r, 405, "use POST");
+    else if (want_post && !authorize(c, r))
+        ; /* 401 in r */
     else if (IS("/healthcheck")) {
         r->status = 200;
         tb_buf_puts(&r->body, "{\"status\":\"ok\"}");
@@ -552,14 +625,18 @@ static int route(conn *c)
         r->status = 200;
         tb_buf_append(&r->body, s->info.p, s->info.len);
     } else if (IS("/session")) {
-        handle_session(s, c->client, (const char *)buf + c->req.head_len, (size_t)c->req.body_left,
+        handle_session(s, &c->who, (const char *)buf + c->req.head_len, (size_t)c->req.body_left,
                        r);
-    } else if (tb_notary_quota_take(&s->inflight, c->client) < 0) {
-        char msg[160];
+    } else if ((why = tb_notary_quota2_take(&s->inflight, &c->who)) != TB_NOTARY_ADMIT_OK) {
+        char msg[200];
+        int by_addr = why == TB_NOTARY_ADMIT_ADDR;
         snprintf(msg, sizeof msg,
-                 "this client has %zu notarizations in flight (the limit): wait for one to "
+                 "this client %s has %zu notarizations in flight (the limit): wait for one to "
                  "finish (the session is still unused)",
-                 tb_notary_quota_count(&s->inflight, c->client));
+                 by_addr ? "address" : "'s network (IPv4 /24, IPv6 /64)",
+                 by_addr ? tb_notary_quota_count(&s->inflight.addr, c->who.addr)
+                         : tb_notary_quota_count(&s->inflight.prefix, c->who.prefix));
+        atomic_fetch_add(&s->n_over_quota, 1);
         reply_error(r, 429, msg);
     } else {
         /* POST /notarize: to a worker; the loop forgets c until it comes back
@@ -567,6 +644,7 @@ static int route(conn *c)
         list_remove(s, c);
         set_mask(c, 0);
         c->state = C_BUSY;
+        c->in_worker = 1;
         c->qnext = NULL;
         pthread_mutex_lock(&s->mu);
         if (s->jobs_tail)
@@ -862,7 +940,7 @@ static void new_conn(tb_notary_server *s, int fd)
     socklen_t sl = sizeof ss;
     memset(&ss, 0, sizeof ss);
     getpeername(fd, (struct sockaddr *)&ss, &sl);
-    tb_notary_session_client_key((const struct sockaddr *)&ss, c->client);
+    tb_notary_client_of((const struct sockaddr *)&ss, &c->who);
     tb_err err;
     c->s = s;
     c->list = L_NONE;
@@ -926,7 +1004,15 @@ static void on_done(tb_ev_loop *l, int fd, void *data, int mask)
         conn *c = list;
         list = c->qnext;
         c->qnext = NULL;
-        tb_notary_quota_give(&s->inflight, c->client);
+        c->in_worker = 0;
+        tb_notary_quota2_give(&s->inflight, &c->who);
+        if (c->zombie) { /* answered and closed while the worker had it */
+            conn_unlink(s, c);
+            conn_free(c);
+            continue;
+        }
+        if (c->early) /* answered while the worker had it: being written or drained */
+            continue;
         start_reply(c, 0);
         drive(c);
     }
@@ -952,11 +1038,56 @@ static void on_stop(tb_ev_loop *l, int fd, void *data, int mask)
     maybe_finish_stop(s);
 }
 
+/* A stop: answers 503 for c, whose worker has not handed it back (c->r, c->in
+ * and c->req are the worker's: the reply is built in c->out alone). */
+static void answer_early(conn *c)
+{
+    static const char body[] = "{\"error\":\"the notary is stopping\",\"status\":503}";
+    tb_notary_server *s = c->s;
+    c->early = 1;
+    c->keep = 0;
+    c->refuse = 1;
+    c->sent = 0;
+    tb_buf_reset(&c->out);
+    if (tb_buf_printf(&c->out,
+                      "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                      "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+                      sizeof body - 1, body) < 0) {
+        conn_close(c);
+        return;
+    }
+    if (s->cfg.log) {
+        char line[160];
+        snprintf(line, sizeof line,
+                 "%s %s -> 503 (%.3f ms): the notary is stopping (answered "
+                 "while its worker was still busy)",
+                 c->method, c->path, (double)(tb_mono_ns() - c->t0) / 1e6);
+        s->cfg.log(s->cfg.log_ctx, line);
+    }
+    c->state = C_WRITE;
+    list_append(s, c, L_IO, tb_mono_ns());
+    if (set_mask(c, TB_EV_WRITABLE) < 0) {
+        conn_close(c);
+        return;
+    }
+    drive(c);
+}
+
 static int64_t stop_timer(tb_ev_loop *l, uint64_t id, void *data)
 {
     (void)id;
     tb_notary_server *s = data;
-    if (s->stop_deadline && tb_mono_ns() >= s->stop_deadline + STOP_GRACE_NS) {
+    uint64_t now = tb_mono_ns();
+    if (s->stop_deadline && !s->stop_answered &&
+        now + STOP_GRACE_NS >= s->stop_deadline + STOP_ANSWER_NS) {
+        s->stop_answered = 1;
+        for (conn *c = s->all, *next; c; c = next) {
+            next = c->next;
+            if (c->state == C_BUSY && !c->zombie)
+                answer_early(c);
+        }
+    }
+    if (s->stop_deadline && now >= s->stop_deadline + STOP_GRACE_NS) {
         tb_ev_stop(l); /* replies still in workers after the grace: give up on them */
         return TB_EV_NOMORE;
     }
@@ -1045,9 +1176,10 @@ static void size_limits(tb_notary_server *s)
         cur = 1u << 20;
     s->setsize = (int)cur;
     size_t want = s->cfg.max_connections ? s->cfg.max_connections : DEFAULT_MAX_CONNECTIONS;
-    /* leave room for the workers' target sockets and the rest of the process */
-    size_t room =
-        cur > (rlim_t)s->cfg.concurrency + 64 ? (size_t)cur - s->cfg.concurrency - 64 : 16;
+    /* leave room for the workers' target sockets, the lookups (an eventfd and a
+     * DNS socket each) and the rest of the process */
+    size_t other = (size_t)s->cfg.concurrency + 2 * s->cfg.max_resolutions + 64;
+    size_t room = cur > (rlim_t)other ? (size_t)cur - other : 16;
     s->max_conns = want < room ? want : room;
 }
 
@@ -1088,6 +1220,15 @@ int tb_notary_server_start(const tb_notary_config *cfg, tb_notary_server **out, 
         s->cfg.io_timeout_ms = 5000;
     if (!s->cfg.session_ttl_ns)
         s->cfg.session_ttl_ns = 10000000000ull;
+    /* lookups that never end may hold at most half the workers */
+    if (!s->cfg.max_resolutions)
+        s->cfg.max_resolutions = cfg->concurrency > 1 ? (size_t)cfg->concurrency / 2 : 1;
+    if (!s->cfg.resolutions_per_client)
+        s->cfg.resolutions_per_client = 4;
+    if (!s->cfg.resolutions_per_prefix)
+        s->cfg.resolutions_per_prefix = 2 * s->cfg.resolutions_per_client;
+    s->keys = cfg->keys;
+    pthread_mutex_init(&s->keys_mu, NULL);
     s->lfd = s->stop_fd = s->done_fd = -1;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);
@@ -1102,11 +1243,22 @@ int tb_notary_server_start(const tb_notary_config *cfg, tb_notary_server **out, 
     /* default: half the workers, so one client never holds all of them */
     size_t half = cfg->concurrency > 1 ? (size_t)cfg->concurrency / 2 : 1;
     size_t per_client = cfg->notarizations_per_client ? cfg->notarizations_per_client : half;
-    if (tb_notary_quota_init(&s->inflight, s->max_conns, per_client, err) < 0 ||
-        tb_notary_session_table_init(
-            &s->sessions, cfg->max_sessions ? cfg->max_sessions : 4096, s->cfg.session_ttl_ns,
-            cfg->sessions_per_client ? cfg->sessions_per_client : 64, err) < 0 ||
-        build_info(s, err) < 0 || (cfg->tls_cert && tls_setup(s, err) < 0) || listen_on(s, err) < 0)
+    size_t per_prefix = cfg->notarizations_per_prefix ? cfg->notarizations_per_prefix : per_client;
+    size_t sess_addr = cfg->sessions_per_client ? cfg->sessions_per_client : 64;
+    tb_notary_limits lim = {
+        .cap = cfg->max_sessions ? cfg->max_sessions : 4096,
+        .per_addr = sess_addr,
+        .per_prefix = cfg->sessions_per_prefix ? cfg->sessions_per_prefix : 4 * sess_addr,
+        .reserved = cfg->reserved_sessions,
+        .reserve_below = cfg->reserve_below ? cfg->reserve_below : 8,
+    };
+    tb_notary_resolver_opts ro = {.max = s->cfg.max_resolutions,
+                                  .per_addr = s->cfg.resolutions_per_client,
+                                  .per_prefix = s->cfg.resolutions_per_prefix};
+    if (tb_notary_quota2_init(&s->inflight, s->max_conns, per_client, per_prefix, err) < 0 ||
+        tb_notary_session_table_init(&s->sessions, &lim, s->cfg.session_ttl_ns, err) < 0 ||
+        !(s->resolver = tb_notary_resolver_new(&ro, err)) || build_info(s, err) < 0 ||
+        (cfg->tls_cert && tls_setup(s, err) < 0) || listen_on(s, err) < 0)
         goto fail;
     s->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     s->done_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -1137,6 +1289,23 @@ fail:
 uint16_t tb_notary_server_port(const tb_notary_server *s)
 {
     return s->port;
+}
+
+const tb_notary_keys *tb_notary_server_set_keys(tb_notary_server *s, const tb_notary_keys *keys)
+{
+    pthread_mutex_lock(&s->keys_mu);
+    const tb_notary_keys *old = s->keys;
+    s->keys = keys;
+    pthread_mutex_unlock(&s->keys_mu);
+    return old;
+}
+
+void tb_notary_server_stats_get(tb_notary_server *s, tb_notary_server_stats *out)
+{
+    out->unauthorized = atomic_load(&s->n_unauthorized);
+    out->over_quota = atomic_load(&s->n_over_quota);
+    out->table_full = atomic_load(&s->n_table_full);
+    out->lookup_expired = atomic_load(&s->n_lookup_expired);
 }
 
 void tb_notary_server_stop(tb_notary_server *s)
@@ -1174,7 +1343,9 @@ void tb_notary_server_stop(tb_notary_server *s)
         close(s->done_fd);
     tb_ev_free(s->loop);
     tb_notary_session_table_clear(&s->sessions);
-    tb_notary_quota_clear(&s->inflight);
+    tb_notary_quota2_clear(&s->inflight);
+    tb_notary_resolver_release(s->resolver); /* lookups still running keep it */
+    pthread_mutex_destroy(&s->keys_mu);
     tb_buf_clear(&s->info);
     tb_tls_ctx_free(s->tls);
     pthread_cond_destroy(&s->cv);

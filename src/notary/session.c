@@ -6,29 +6,28 @@
  * array at most once, and never both open and in a tombstone. */
 #include "notary/internal.h"
 
-#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <openssl/rand.h>
 
-int tb_notary_session_table_init(tb_notary_session_table *t, size_t cap, uint64_t ttl_ns,
-                                 size_t per_client, tb_err *err)
+int tb_notary_session_table_init(tb_notary_session_table *t, const tb_notary_limits *lim,
+                                 uint64_t ttl_ns, tb_err *err)
 {
     memset(t, 0, sizeof *t);
-    if (cap == 0)
-        return tb_errf(err, "session table: capacity must be positive");
-    t->open = calloc(cap, sizeof *t->open);
-    t->tombs = calloc(2 * cap, sizeof *t->tombs);
+    if (tb_notary_limits_check(lim, err) < 0)
+        return tb_err_wrap(err, "session table");
+    t->open = calloc(lim->cap, sizeof *t->open);
+    t->tombs = calloc(2 * lim->cap, sizeof *t->tombs);
     if (!t->open || !t->tombs) {
         free(t->open);
         free(t->tombs);
+        t->open = NULL;
         return tb_errf(err, "session table: out of memory");
     }
-    t->cap = cap;
-    t->tomb_cap = 2 * cap;
+    t->lim = *lim;
+    t->tomb_cap = 2 * lim->cap;
     t->ttl_ns = ttl_ns;
-    t->per_client = per_client && per_client < cap ? per_client : cap;
     pthread_mutex_init(&t->mu, NULL);
     return 0;
 }
@@ -41,22 +40,6 @@ void tb_notary_session_table_clear(tb_notary_session_table *t)
     free(t->open);
     free(t->tombs);
     memset(t, 0, sizeof *t);
-}
-
-void tb_notary_session_client_key(const struct sockaddr *sa, uint8_t key[16])
-{
-    static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    memset(key, 0, 16);
-    if (sa->sa_family == AF_INET) {
-        memcpy(key, mapped, 12);
-        memcpy(key + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
-    } else if (sa->sa_family == AF_INET6) {
-        const uint8_t *a = (const uint8_t *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
-        if (!memcmp(a, mapped, 12))
-            memcpy(key, a, 16);
-        else
-            memcpy(key, a, 8);
-    }
 }
 
 /* Under the mutex: remembers that id was claimed or expired. */
@@ -77,6 +60,34 @@ static void remove_open(tb_notary_session_table *t, size_t i, int expired)
     t->open[i] = t->open[--t->n_open];
 }
 
+/* Why a session was refused, in err. */
+static int refusal(const tb_notary_limits *l, tb_notary_admit why, size_t n_open, tb_err *err)
+{
+    switch (why) {
+    case TB_NOTARY_ADMIT_ADDR:
+        tb_errf(err,
+                "this client address already has %zu open sessions (the limit): use or let "
+                "them expire",
+                l->per_addr);
+        return TB_NOTARY_SESSION_QUOTA;
+    case TB_NOTARY_ADMIT_PREFIX:
+        tb_errf(err,
+                "this client's network (IPv4 /24, IPv6 /64) already has %zu open sessions "
+                "(the limit): use or let them expire",
+                l->per_prefix);
+        return TB_NOTARY_SESSION_PREFIX;
+    case TB_NOTARY_ADMIT_RESERVE:
+        tb_errf(err,
+                "session table full for this client's network (%zu open sessions; the last %zu "
+                "are kept for networks holding fewer than %zu): try again later",
+                n_open, l->reserved, l->reserve_below);
+        return TB_NOTARY_SESSION_FULL;
+    default:
+        tb_errf(err, "session table full (%zu open sessions): try again later", n_open);
+        return TB_NOTARY_SESSION_FULL;
+    }
+}
+
 int tb_notary_session_create(tb_notary_session_table *t, tb_notary_session *s, uint64_t now_ns,
                              tb_err *err)
 {
@@ -85,32 +96,23 @@ int tb_notary_session_create(tb_notary_session_table *t, tb_notary_session *s, u
         return TB_NOTARY_SESSION_ERROR;
     }
     s->expires_ns = now_ns + t->ttl_ns;
-    int rc = TB_NOTARY_SESSION_OK;
     pthread_mutex_lock(&t->mu);
-    size_t mine = 0;
+    size_t by_addr = 0, by_prefix = 0;
     for (size_t i = 0; i < t->n_open;) {
         if (now_ns >= t->open[i].expires_ns) {
             remove_open(t, i, 1); /* slot i now holds another session: look again */
             continue;
         }
-        mine += !memcmp(t->open[i].client, s->client, 16);
+        by_addr += !memcmp(t->open[i].who.addr, s->who.addr, 16);
+        by_prefix += !memcmp(t->open[i].who.prefix, s->who.prefix, 16);
         i++;
     }
-    if (t->n_open == t->cap)
-        rc = TB_NOTARY_SESSION_FULL;
-    else if (mine >= t->per_client)
-        rc = TB_NOTARY_SESSION_QUOTA;
-    else
+    tb_notary_admit why = tb_notary_admit_check(&t->lim, t->n_open, by_addr, by_prefix);
+    if (why == TB_NOTARY_ADMIT_OK)
         t->open[t->n_open++] = *s;
     size_t n = t->n_open;
     pthread_mutex_unlock(&t->mu);
-    if (rc == TB_NOTARY_SESSION_FULL)
-        tb_errf(err, "session table full (%zu open sessions): try again later", n);
-    else if (rc == TB_NOTARY_SESSION_QUOTA)
-        tb_errf(err,
-                "this client already has %zu open sessions (the limit): use or let them expire",
-                t->per_client);
-    return rc;
+    return why == TB_NOTARY_ADMIT_OK ? TB_NOTARY_SESSION_OK : refusal(&t->lim, why, n, err);
 }
 
 /* Under the mutex: the state of id; *slot is its open index when OK. */

@@ -220,22 +220,39 @@ void tb_notary_target_response_clear(tb_notary_target_response *r)
     memset(r, 0, sizeof *r);
 }
 
-int tb_notary_target_resolve(const tb_notary_target *t, const char *host, uint16_t port,
-                             tb_notary_target_addrs *out, int *status, tb_err *err)
+/* 1 when some entry of l could permit host:port: a CIDR entry (after the
+ * lookup), or the HOST:PORT entry of exactly this host and port. */
+static int could_permit(const tb_notary_allowlist *l, const char *host, uint16_t port)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->e[i].is_cidr || (l->e[i].port == port && !strcasecmp(l->e[i].host, host)))
+            return 1;
+    return 0;
+}
+
+int tb_notary_target_resolve(const tb_notary_target *t, tb_notary_resolver *r,
+                             const tb_notary_client *who, const char *host, uint16_t port,
+                             uint64_t deadline_ns, int cancel_fd, tb_notary_target_addrs *out,
+                             int *status, tb_err *err)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->host, sizeof out->host, "%s", host);
     out->port = port;
-    struct addrinfo hints, *res = NULL;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_NUMERICSERV;
-    char ps[8];
-    snprintf(ps, sizeof ps, "%u", port);
-    int gai = getaddrinfo(host, ps, &hints, &res);
-    if (gai) {
-        *status = 502;
-        return tb_errf(err, "target %s:%u: cannot resolve: %s", host, port, gai_strerror(gai));
+    if (!could_permit(&t->allow, host, port)) {
+        *status = 403;
+        return tb_errf(err, "target %s:%u is not allowed by this notary (see --allow-target)", host,
+                       port);
+    }
+    struct addrinfo *res = NULL;
+    if (tb_notary_resolve(r, who, host, port, deadline_ns, cancel_fd, &res, status, err) < 0) {
+        if (*status != 504)
+            return tb_err_wrap(err, "target %s:%u", host, port);
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        return tb_errf(err,
+                       "target %s:%u: %s (name resolution and the target exchange are limited to "
+                       "%d ms)",
+                       host, port, why, t->timeout_ms);
     }
     for (struct addrinfo *a = res; a && out->n < TB_NOTARY_TARGET_MAX_ADDRS; a = a->ai_next) {
         if (a->ai_addrlen > sizeof out->addr[0] ||
@@ -251,6 +268,11 @@ int tb_notary_target_resolve(const tb_notary_target *t, const char *host, uint16
                        port);
     }
     return 0;
+}
+
+uint64_t tb_notary_target_deadline(const tb_notary_target *t)
+{
+    return tb_mono_ns() + (uint64_t)t->timeout_ms * 1000000u;
 }
 
 /* ------------------------------------------------------------------- fetch */
@@ -272,8 +294,10 @@ static int wait_fd(fetch *f, int fd, short events, const char *phase)
         uint64_t now = tb_mono_ns();
         if (now >= f->deadline) {
             *f->status = 504;
-            return tb_errf(f->err, "%s: timed out (the target exchange is limited to %d ms)", phase,
-                           f->t->timeout_ms);
+            return tb_errf(f->err,
+                           "%s: timed out (name resolution and the target exchange are limited "
+                           "to %d ms)",
+                           phase, f->t->timeout_ms);
         }
         int ms = (int)((f->deadline - now + 999999) / 1000000);
         struct pollfd p[2] = {{fd, events, 0}, {f->cancel_fd, POLLIN, 0}};
@@ -462,11 +486,11 @@ static int exchange(fetch *f, SSL *ssl, const char *server_name, const uint8_t *
 
 int tb_notary_target_fetch(const tb_notary_target *t, const tb_notary_target_addrs *addrs,
                            const char *server_name, const uint8_t *req, size_t req_len,
-                           size_t max_recv, int cancel_fd, tb_notary_target_response *out,
-                           int *status, tb_err *err)
+                           size_t max_recv, uint64_t deadline_ns, int cancel_fd,
+                           tb_notary_target_response *out, int *status, tb_err *err)
 {
     memset(out, 0, sizeof *out);
-    fetch f = {t, tb_mono_ns() + (uint64_t)t->timeout_ms * 1000000u, cancel_fd, status, err};
+    fetch f = {t, deadline_ns, cancel_fd, status, err};
     int fd = connect_any(&f, addrs, out);
     if (fd < 0)
         return -1;

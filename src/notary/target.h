@@ -15,17 +15,19 @@
  * sent), created once and reused by every notarization; read-only after
  * init, so safe to use from many threads.
  *
- * A notarization is two calls, so that a refusal costs the client nothing:
- * tb_notary_target_resolve resolves the host and keeps only the addresses the
- * allow-list permits (403 when none), before the notary commits a session;
- * tb_notary_target_fetch then connects, does TLS with SNI = server name, verifies the
- * chain and the name, sends the request and reads one HTTP response (framed by
- * net/http_resp: Content-Length, chunked, or until close_notify) of at most
- * max_recv bytes. All of tb_notary_target_fetch -- connect, handshake, write, read --
- * runs on non-blocking sockets against ONE deadline, timeout_ms after the call
- * (a target that trickles bytes cannot stretch it), and stops at once when
- * cancel_fd becomes readable (the notary is stopping). Name resolution
- * (getaddrinfo) is outside that deadline. */
+ * A notarization is two calls under ONE deadline (tb_notary_target_deadline:
+ * timeout_ms after the notarization starts), so that a refusal costs the client
+ * nothing: tb_notary_target_resolve resolves the host (notary/resolve: a lookup
+ * thread the caller stops waiting for at the deadline or at cancel_fd, capped
+ * per client) and keeps only the addresses the allow-list permits (403 when
+ * none), before the notary commits a session; tb_notary_target_fetch then
+ * connects, does TLS with SNI = server name, verifies the chain and the name,
+ * sends the request and reads one HTTP response (framed by net/http_resp:
+ * Content-Length, chunked, or until close_notify) of at most max_recv bytes.
+ * Every wait -- the lookup, connect, handshake, write, read -- ends at that
+ * deadline (a DNS server that never answers or a target that trickles bytes
+ * cannot stretch it), and at once when cancel_fd becomes readable (the notary
+ * is stopping). */
 #ifndef TB_NOTARY_TARGET_H
 #define TB_NOTARY_TARGET_H
 
@@ -64,7 +66,7 @@ int tb_notary_allowlist_add(tb_notary_allowlist *l, const char *spec, tb_err *er
 typedef struct tb_notary_target {
     SSL_CTX *ctx;
     tb_notary_allowlist allow;
-    int timeout_ms; /* the whole of tb_notary_target_fetch */
+    int timeout_ms; /* name resolution and the whole target exchange */
 } tb_notary_target;
 
 /* ca_files: PEM files of CAs to trust (may be 0); system_ca: also trust the

@@ -30,6 +30,7 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/hex.h"
+#include "base/text.h"
 #include "bench/results.h"
 #include "stats/summary.h"
 
@@ -161,15 +162,11 @@ static void file_time(const char *path, char *out, size_t n)
     tb_utc_iso8601(t, out, n);
 }
 
-int tb_import_label_valid(const char *label)
+/* A version string worth keeping: 1..128 bytes that print as themselves. */
+static int version_ok(const char *v)
 {
-    size_t n = strlen(label);
-    if (n == 0 || n > 128)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)label[i] < 0x20 || label[i] == 0x7f)
-            return 0;
-    return 1;
+    size_t n = strlen(v);
+    return n > 0 && n <= 128 && tb_text_plain(v, n);
 }
 
 /* ---------- building the record ---------- */
@@ -206,11 +203,8 @@ static int finish(importer *im, const tb_import_opts *o, json_t *env, const char
 {
     tb_record *r = im->r;
     tb_err *err = im->err;
-    if (o && o->label && !tb_import_label_valid(o->label))
-        return tb_errf(err,
-                       "label '%.64s' is not valid (1..128 characters, no control "
-                       "characters)",
-                       o->label);
+    if (o && o->label && !tb_record_label_valid(o->label))
+        return tb_errf(err, "label '%.64s' is not valid (" TB_RECORD_LABEL_RULE ")", o->label);
     if (env && json_is_object(env)) {
         json_decref(r->env);
         r->env = json_deep_copy(env);
@@ -221,7 +215,7 @@ static int finish(importer *im, const tb_import_opts *o, json_t *env, const char
     tb_record_default_label(r->env, label, sizeof label);
     if (tb_record_set_str(&r->label, o && o->label ? o->label : label, err) < 0 ||
         tb_record_set_str(&r->profile, "imported", err) < 0 ||
-        (version && tb_import_label_valid(version) &&
+        (version && version_ok(version) &&
          tb_record_set_str(&r->teebench_version, version, err) < 0))
         return -1;
     snprintf(r->started, sizeof r->started, "%s", started);
@@ -452,49 +446,119 @@ static int import_probe(importer *im, const json_t *doc, const tb_import_opts *o
 
 /* ---------- results.csv (teebench bench notary or benchmark-tee-impact.sh) ---------- */
 
-static int find_ok(const tb_bench_results *rs, const char *mode, long it)
+/* The no_tee runs that succeeded, by iteration (sorted): the pairs of an overhead.
+   One per iteration: the parse refuses a second row for a (mode, iteration). */
+typedef struct base_run {
+    long it;
+    double ms;
+} base_run;
+
+static int by_iteration(const void *a, const void *b)
 {
-    for (size_t i = 0; i < rs->n; i++)
-        if (rs->rows[i].iteration == it && !strcmp(rs->rows[i].mode, mode) &&
-            tb_bench_result_ok(&rs->rows[i]))
-            return (int)i;
-    return -1;
+    const base_run *x = a, *y = b;
+    return (x->it > y->it) - (x->it < y->it);
 }
 
-/* notary.<mode>.overhead_ms: the median over iterations of (mode - no_tee), paired by
-   iteration (notarization_plus_verify_ms for tee_verify), as the suite records it. */
-static int overhead(importer *im, const tb_bench_results *rs, const char *mode, const char *part,
-                    int simulated)
+/* One mode's paired differences (mode - no_tee, in row order); its first row. */
+typedef struct mode_diffs {
+    size_t first;
+    double *d;
+    size_t n, cap;
+} mode_diffs;
+
+/* notary.<mode>.overhead_ms from md: the median over iterations of (mode - no_tee),
+   paired by iteration (notarization_plus_verify_ms for tee_verify), as the suite
+   records it. No metric when no iteration pairs. */
+static int overhead(importer *im, const char *mode, const mode_diffs *md, int simulated)
 {
-    double *d = calloc(rs->n ? rs->n : 1, sizeof *d);
-    if (!d)
+    double med;
+    if (md->n == 0)
+        return 0;
+    if (tb_stats_median(md->d, md->n, &med) < 0)
         return tb_errf(im->err, "out of memory");
-    size_t n = 0;
-    int verify = !strcmp(mode, "tee_verify");
+    char part[72], name[160], note[256];
+    name_part(mode, part, sizeof part);
+    snprintf(name, sizeof name, "notary.%s.overhead_ms", part);
+    snprintf(note, sizeof note,
+             "median over iterations of %s - no_tee notarization_ms, paired by iteration%s",
+             !strcmp(mode, "tee_verify") ? "(notarization_ms + verify_ms) of tee_verify" : mode,
+             simulated ? " (SIMULATED TEE)" : "");
+    return add(im, name, "ms", TB_BETTER_LOWER, "notary", note, simulated, &med, 1);
+}
+
+static int push_diff(mode_diffs *md, double v)
+{
+    if (md->n == md->cap) {
+        size_t cap = md->cap ? md->cap * 2 : 16;
+        double *p = realloc(md->d, cap * sizeof *p);
+        if (!p)
+            return -1;
+        md->d = p;
+        md->cap = cap;
+    }
+    md->d[md->n++] = v;
+    return 0;
+}
+
+/* Groups the rows of every mode but no_tee by mode (in order of first appearance;
+   modes -> index into mds) with their differences to the no_tee run of the same
+   iteration. O(rows log rows). 0 or -1 (OOM). */
+static int pair_runs(const tb_bench_results *rs, const base_run *base, size_t n_base, json_t *modes,
+                     mode_diffs *mds, size_t *n_mds)
+{
     for (size_t i = 0; i < rs->n; i++) {
         const tb_bench_result_row *m = &rs->rows[i];
-        if (strcmp(m->mode, mode) || !tb_bench_result_ok(m))
+        if (!strcmp(m->mode, "no_tee"))
             continue;
-        int b = find_ok(rs, "no_tee", m->iteration);
-        if (b < 0)
+        const json_t *k = json_object_get(modes, m->mode);
+        if (!k) {
+            if (json_object_set_new(modes, m->mode, json_integer((json_int_t)*n_mds)) < 0)
+                return -1;
+            mds[*n_mds].first = i;
+            k = json_object_get(modes, m->mode);
+            (*n_mds)++;
+        }
+        if (!tb_bench_result_ok(m))
             continue;
-        double x = verify && (m->has & TB_BENCH_HAS_NOTARIZATION_PLUS_VERIFY)
-                       ? m->notarization_plus_verify_ms
-                       : m->notarization_ms;
-        d[n++] = x - rs->rows[b].notarization_ms;
+        base_run key = {.it = m->iteration};
+        const base_run *b = bsearch(&key, base, n_base, sizeof *base, by_iteration);
+        if (!b)
+            continue;
+        double x =
+            !strcmp(m->mode, "tee_verify") && (m->has & TB_BENCH_HAS_NOTARIZATION_PLUS_VERIFY)
+                ? m->notarization_plus_verify_ms
+                : m->notarization_ms;
+        if (push_diff(&mds[json_integer_value(k)], x - b->ms) < 0)
+            return -1;
     }
-    int rc = 0;
-    double med;
-    if (n && tb_stats_median(d, n, &med) == 0) {
-        char name[160], note[256];
-        snprintf(name, sizeof name, "notary.%s.overhead_ms", part);
-        snprintf(note, sizeof note,
-                 "median over iterations of %s - no_tee notarization_ms, paired by iteration%s",
-                 verify ? "(notarization_ms + verify_ms) of tee_verify" : mode,
-                 simulated ? " (SIMULATED TEE)" : "");
-        rc = add(im, name, "ms", TB_BETTER_LOWER, "notary", note, simulated, &med, 1);
+    return 0;
+}
+
+/* The overheads over no_tee of each other mode, in order of first appearance. */
+static int overheads(importer *im, const tb_bench_results *rs, int simulated)
+{
+    base_run *base = malloc(rs->n * sizeof *base);
+    mode_diffs *mds = calloc(rs->n, sizeof *mds);
+    json_t *modes = json_object();
+    size_t n_base = 0, n_mds = 0;
+    int rc = base && mds && modes ? 0 : tb_errf(im->err, "out of memory");
+    for (size_t i = 0; i < rs->n && rc == 0; i++)
+        if (!strcmp(rs->rows[i].mode, "no_tee") && tb_bench_result_ok(&rs->rows[i]))
+            base[n_base++] = (base_run){rs->rows[i].iteration, rs->rows[i].notarization_ms};
+    if (rc == 0 && n_base > 0) {
+        qsort(base, n_base, sizeof *base, by_iteration);
+        if (pair_runs(rs, base, n_base, modes, mds, &n_mds) < 0)
+            rc = tb_errf(im->err, "out of memory");
+        for (size_t k = 0; k < n_mds && rc == 0; k++) {
+            const tb_bench_result_row *first = &rs->rows[mds[k].first];
+            rc = overhead(im, first->mode, &mds[k], simulated && first->enable_tee);
+        }
     }
-    free(d);
+    for (size_t k = 0; mds && k < rs->n; k++)
+        free(mds[k].d);
+    free(mds);
+    free(base);
+    json_decref(modes);
     return rc;
 }
 
@@ -541,25 +605,7 @@ static int notary_metrics(importer *im, const tb_bench_results *rs, int simulate
                 return -1;
         }
     }
-    /* Overheads over no_tee, for each other mode (in order of first appearance). */
-    int has_base = 0;
-    for (size_t i = 0; i < rs->n && !has_base; i++)
-        has_base = !strcmp(rs->rows[i].mode, "no_tee") && tb_bench_result_ok(&rs->rows[i]);
-    if (!has_base)
-        return 0;
-    for (size_t i = 0; i < rs->n; i++) {
-        const char *mode = rs->rows[i].mode;
-        int seen = !strcmp(mode, "no_tee");
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = !strcmp(rs->rows[j].mode, mode);
-        if (seen)
-            continue;
-        char part[72];
-        name_part(mode, part, sizeof part);
-        if (overhead(im, rs, mode, part, simulated && rs->rows[i].enable_tee) < 0)
-            return -1;
-    }
-    return 0;
+    return overheads(im, rs, simulated);
 }
 
 static int import_csv(importer *im, const char *data, size_t len, const tb_import_opts *o)
@@ -624,10 +670,8 @@ static int import_json(importer *im, const char *data, size_t len, const tb_impo
         } else {
             tb_record_free(im->r);
             im->r = r;
-            if (o && o->label && !tb_import_label_valid(o->label))
-                rc = tb_errf(im->err,
-                             "label '%.64s' is not valid (1..128 characters, no "
-                             "control characters)",
+            if (o && o->label && !tb_record_label_valid(o->label))
+                rc = tb_errf(im->err, "label '%.64s' is not valid (" TB_RECORD_LABEL_RULE ")",
                              o->label);
             else if (o && o->label && tb_record_set_str(&r->label, o->label, im->err) < 0)
                 rc = -1;

@@ -62,13 +62,11 @@ const char *tb_import_format_name(enum tb_import_format f);
 
 /* What the caller may choose; a NULL tb_import_opts means all defaults. */
 typedef struct tb_import_opts {
-    const char *label;  /* the label to give the record; NULL: the default label of its
-                           env facts ("unknown" without). Replaces a result document's. */
+    const char *label;  /* the label to give the record (tb_record_label_valid); NULL: the
+                           default label of its env facts ("unknown" without). Replaces a
+                           result document's. */
     const char *target; /* the <target> of http metrics; NULL: "imported" */
 } tb_import_opts;
-
-/* A label a caller may give: 1..128 bytes without control characters. */
-int tb_import_label_valid(const char *label);
 
 /* Reads path (a file, or a bench results folder) as a record. fmt (may be NULL)
    says which format it was. 0 or -1 with one line in err ("<path>: ..."). */

@@ -35,6 +35,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
+#include "base/text.h"
 
 #define RECORD_FILE_MAX (256u << 20) /* a result file larger than this is refused */
 #define TEXT_MAX 4096                /* label, profile, unit, workload, version strings */
@@ -108,16 +109,28 @@ static int iso8601_valid(const char *s)
     return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 && mi <= 59 && se <= 60;
 }
 
-/* 1..TEXT_MAX bytes without control characters (jansson guarantees UTF-8). */
+/* 1..TEXT_MAX bytes that print as themselves: no control character (C0, DEL, C1),
+   no bidi control, UTF-8 (base/text). */
 static int text_valid(const char *s)
 {
     size_t n = strlen(s);
-    if (n == 0 || n > TEXT_MAX)
+    return n > 0 && n <= TEXT_MAX && tb_text_plain(s, n);
+}
+
+int tb_record_label_valid(const char *label)
+{
+    if (!label)
         return 0;
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+    size_t n = strlen(label);
+    if (n == 0 || n > TB_RECORD_LABEL_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = label[i];
+        int alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        if (!alnum && (i == 0 || !strchr("_.- ", c)))
             return 0;
-    return 1;
+    }
+    return label[n - 1] != ' ';
 }
 
 int tb_record_name_valid(const char *name)
@@ -199,6 +212,7 @@ void tb_record_free(tb_record *r)
     for (size_t i = 0; i < r->n_metrics; i++)
         metric_clear(&r->metrics[i]);
     free(r->metrics);
+    json_decref(r->by_name);
     free(r->label);
     free(r->status);
     free(r->profile);
@@ -212,10 +226,23 @@ void tb_record_free(tb_record *r)
 
 const tb_metric *tb_record_find(const tb_record *r, const char *name)
 {
-    for (size_t i = 0; i < r->n_metrics; i++)
+    if (r->by_name && json_object_size(r->by_name) == r->n_metrics) {
+        const json_t *i = json_object_get(r->by_name, name);
+        return i ? &r->metrics[json_integer_value(i)] : NULL;
+    }
+    for (size_t i = 0; i < r->n_metrics; i++) /* no index (yet): none, or a few */
         if (!strcmp(r->metrics[i].name, name))
             return &r->metrics[i];
     return NULL;
+}
+
+/* Adds metrics[n_metrics] (filled in) to the index. 0 or -1 (OOM). */
+static int index_add(tb_record *r)
+{
+    if (!r->by_name && !(r->by_name = json_object()))
+        return -1;
+    return json_object_set_new(r->by_name, r->metrics[r->n_metrics].name,
+                               json_integer((json_int_t)r->n_metrics));
 }
 
 tb_metric *tb_record_metric(tb_record *r, const char *name, const char *unit, int better,
@@ -262,7 +289,7 @@ tb_metric *tb_record_metric(tb_record *r, const char *name, const char *unit, in
     m->name = dup_str(name);
     m->unit = dup_str(unit);
     m->workload = dup_str(workload);
-    if (!m->name || !m->unit || !m->workload) {
+    if (!m->name || !m->unit || !m->workload || index_add(r) < 0) {
         metric_clear(m);
         tb_errf(err, "out of memory");
         return NULL;
@@ -416,8 +443,10 @@ static int get_text(const json_t *o, const char *key, const char *where, const c
     if (get_str(o, key, where, out, err) < 0)
         return -1;
     if (!text_valid(*out))
-        return tb_errf(err, "%s\"%s\" must be 1..%d characters without control characters", where,
-                       key, TEXT_MAX);
+        return tb_errf(err,
+                       "%s\"%s\" must be 1..%d characters without control characters (C0, "
+                       "C1, bidi)",
+                       where, key, TEXT_MAX);
     return 0;
 }
 

@@ -59,6 +59,10 @@ typedef struct tb_record {
     json_t *extra;          /* object: anything else (source of an import, notes); never NULL */
     tb_metric *metrics;
     size_t n_metrics, cap_metrics;
+    /* record.c's own: metric name -> index into metrics, kept by tb_record_metric
+       (a JSON object: jansson's hash table, seeded at random, so that no set of
+       names a file holds makes it slow); NULL before the first metric. */
+    json_t *by_name;
 } tb_record;
 
 /* A new empty record with a fresh random id, status "complete", started = now,
@@ -83,11 +87,22 @@ tb_metric *tb_record_metric(tb_record *r, const char *name, const char *unit, in
 int tb_metric_add(tb_metric *m, double value, tb_err *err);
 /* Sets m->note to a copy of note. 0 or -1 (OOM). */
 int tb_metric_set_note(tb_metric *m, const char *note, tb_err *err);
-/* The metric called name, or NULL. */
+/* The metric called name, or NULL. O(1): reading a record of n metrics is O(n). */
 const tb_metric *tb_record_find(const tb_record *r, const char *name);
 
 /* Checks a metric name: 1..128 bytes of [a-z0-9_.-], not starting or ending with '.'. */
 int tb_record_name_valid(const char *name);
+
+/* The rule of an environment label -- `suite run --label`, `--target NAME=`,
+   `results import --label` and the label of an imported file -- written in
+   TB_RECORD_LABEL_RULE: 1..63 of A-Z a-z 0-9 _ . - and space, starting with a letter
+   or a digit, not ending with a space ("tdx-guest", "TDX VM", "Host"). Such a label
+   prints as itself, is one file name (DIR/NAME.json) and is never read as an option. */
+#define TB_RECORD_LABEL_MAX 63
+#define TB_RECORD_LABEL_RULE                                                                       \
+    "1..63 of A-Z a-z 0-9 _ . - and space, starting with a letter or digit, not ending with a "    \
+    "space"
+int tb_record_label_valid(const char *label);
 
 /* The record as a new JSON object (caller json_decref()s); NULL when out of memory. */
 json_t *tb_record_to_json(const tb_record *r);
@@ -98,6 +113,18 @@ int tb_record_from_json(const json_t *doc, tb_record **out, tb_err *err);
 
 /* Reads a result JSON file (tb_record_from_json of its content). */
 int tb_record_read_file(const char *path, tb_record **out, tb_err *err);
+/* Reads a result document from fd, from its offset to its end, as
+   tb_record_read_file does, for a document from elsewhere (a remote host's result):
+   the memory it can take is bounded (record/bounded.c). One that holds more than
+   TB_RECORD_VALUES_MAX JSON values, more than TB_RECORD_TEXT_MAX_MIB MiB of strings
+   or a number longer than TB_RECORD_TOKEN_MAX bytes is refused ("too large for a
+   result: ...") as the read gets there, before it is built: at most ~150 MB then.
+   0 and *out (caller frees), or -1 with one line in err. */
+#define TB_RECORD_VALUES_MAX 1000000
+#define TB_RECORD_TEXT_MAX_MIB 16
+#define TB_RECORD_TEXT_MAX ((size_t)TB_RECORD_TEXT_MAX_MIB << 20)
+#define TB_RECORD_TOKEN_MAX 64
+int tb_record_read_fd(int fd, tb_record **out, tb_err *err);
 /* Writes the record's JSON to path atomically (never a half-written file);
    "-" writes to stdout (for a remote suite streaming its result back). */
 int tb_record_write_file(const tb_record *r, const char *path, tb_err *err);

@@ -367,19 +367,32 @@ typedef struct hl_line {
     int simulated, noisy;
 } hl_line;
 
-static void verdict_words(const tb_compare_cell *cell, const tb_compare_cell *base, char *out,
-                          size_t len)
+/* The p a verdict was decided by: "p = 0.013", or "adjusted p = 0.040". */
+static void verdict_p(const tb_compare *c, const tb_compare_cell *cell, char *out, size_t len)
 {
     char p[48];
-    fmt_p(cell->p_value, p, sizeof p);
+    fmt_p(cell->p_adjusted, p, sizeof p);
+    snprintf(out, len, "%s%s", c->adjust == TB_STATS_ADJUST_NONE ? "" : "adjusted ", p);
+}
+
+/* "significantly higher: better (p = 0.013)": the direction is the test's (the
+   side the samples are shifted to), with compare's note where the medians do not
+   show it ("significantly higher (shifted, medians equal): better ..."). */
+static void verdict_words(const tb_compare *c, const tb_compare_row *row, size_t i, char *out,
+                          size_t len)
+{
+    const tb_compare_cell *cell = &row->cells[i];
+    char p[64];
+    verdict_p(c, cell, p, sizeof p);
+    const char *shift = tb_compare_shift_note(c, row, i);
     switch (cell->verdict) {
     case TB_COMPARE_SAME:
         snprintf(out, len, "no significant difference (%s)", p);
         break;
     case TB_COMPARE_BETTER:
     case TB_COMPARE_WORSE:
-        snprintf(out, len, "significantly %s: %s (%s)",
-                 cell->median > base->median ? "higher" : "lower",
+        snprintf(out, len, "significantly %s%s%s%s: %s (%s)", cell->shift > 0 ? "higher" : "lower",
+                 shift ? " (" : "", shift ? shift : "", shift ? ")" : "",
                  cell->verdict == TB_COMPARE_BETTER ? "better" : "worse", p);
         break;
     case TB_COMPARE_UNTESTABLE:
@@ -410,12 +423,15 @@ static int ratio_line(ctx *x, const tb_compare_row *row, size_t i, const char *w
         tb_svg_fmt_num(cell->ratio_hi, b, sizeof b);
         snprintf(l->ci, sizeof l->ci, "[%s, %s]", a, b);
     } else {
-        snprintf(l->ci, sizeof l->ci, "(too few samples for an interval)");
+        snprintf(l->ci, sizeof l->ci, "%s",
+                 cell->ratio_ci_why == TB_COMPARE_CI_NON_POSITIVE
+                     ? "(no interval: a sample \xe2\x89\xa4 0)"
+                     : "(too few samples for an interval)");
     }
     tb_svg_fmt_num(cell->median, a, sizeof a);
     tb_svg_fmt_value(base->median, row->unit, b, sizeof b);
     snprintf(l->extra, sizeof l->extra, "(%s vs %s)", a, b);
-    verdict_words(cell, base, l->verdict, sizeof l->verdict);
+    verdict_words(x->c, row, i, l->verdict, sizeof l->verdict);
     l->simulated = cell->simulated || base->simulated;
     l->noisy = cell->noisy || base->noisy;
     return 1;
@@ -1088,16 +1104,20 @@ static void cell_html(ctx *x, const tb_compare_row *row, size_t i)
             put(x, " <span class=\"ci\">");
             text(x, b);
             put(x, "</span>");
+        } else if (cell->ratio_ci_why == TB_COMPARE_CI_NON_POSITIVE) {
+            put(x, " <span class=\"ci\">(no interval: a value \xe2\x89\xa4 0)</span>");
         }
-        char p[48];
-        fmt_p(cell->p_value, p, sizeof p);
+        char p[64];
+        verdict_p(x->c, cell, p, sizeof p);
+        const char *shift = tb_compare_shift_note(x->c, row, i);
         switch (cell->verdict) {
         case TB_COMPARE_SAME:
             snprintf(b, sizeof b, "~ same (%s)", p);
             break;
         case TB_COMPARE_BETTER:
         case TB_COMPARE_WORSE:
-            snprintf(b, sizeof b, "%s (%s)", tb_compare_verdict_name(cell->verdict), p);
+            snprintf(b, sizeof b, "%s (%s%s%s)", tb_compare_verdict_name(cell->verdict), p,
+                     shift ? "; " : "", shift ? shift : "");
             break;
         case TB_COMPARE_UNTESTABLE:
             snprintf(b, sizeof b, "too few to test");
@@ -1181,12 +1201,30 @@ static void compare_table(ctx *x)
         put(x, "</tr>\n");
     }
     put(x, "</tbody></table></div>\n");
-    note(x, "Each cell: median [95 % interval of the median]; then, against the baseline, the "
-            "ratio of medians [95 % percentile-bootstrap interval] and the verdict of a "
-            "two-sided Mann-Whitney U test (~ same: no significant difference; better or "
-            "worse in the metric's direction). noisy: coefficient of variation above 5 %. "
-            "SIMULATED: measured with a "
-            "simulated TEE, not real TEE hardware.");
+    for (size_t i = 0; i < c->n_records; i++) { /* compare's multiple-comparison lines */
+        char line[1024];
+        tb_compare_summary(c, i, line, sizeof line);
+        if (!line[0])
+            continue;
+        putf(x, "<p class=\"note mc\" data-env=\"%zu\" data-k=\"%zu\" data-n=\"%zu\">", i,
+             c->differ[i], c->tested[i]);
+        text(x, line);
+        put(x, "</p>\n");
+    }
+    char legend[1024];
+    snprintf(legend, sizeof legend,
+             "Each cell: median [95 %% interval of the median]; then, against the baseline, the "
+             "ratio of medians [95 %% percentile-bootstrap interval] and the verdict of a "
+             "two-sided Mann-Whitney U test%s (~ same: no significant difference; better or "
+             "worse: the side the test finds the samples shifted to, in the metric's "
+             "direction). noisy: coefficient of variation above 5 %%. SIMULATED: measured "
+             "with a simulated TEE, not real TEE hardware.",
+             c->adjust == TB_STATS_ADJUST_HOLM ? ", its p adjusted with Holm's method over each "
+                                                 "environment's rows"
+             : c->adjust == TB_STATS_ADJUST_BH ? ", its p adjusted with the Benjamini-Hochberg "
+                                                 "method over each environment's rows"
+                                               : "");
+    note(x, legend);
     section_end(x);
 }
 
@@ -1461,7 +1499,7 @@ static const char page_css[] =
     "main{max-width:1000px;margin:0 auto;padding:16px 20px 40px}\n"
     "h1{font-size:1.6em;margin:.3em 0}h2{font-size:1.25em;margin-top:1.8em;"
     "border-bottom:1px solid var(--tb-grid);padding-bottom:.2em}h3{font-size:1.05em}\n"
-    ".meta,.note,.ci,.ex{color:var(--tb-muted)}.note{font-size:.92em}\n"
+    ".meta,.note,.ci,.ex{color:var(--tb-muted)}.note{font-size:.92em}.note.mc{color:inherit}\n"
     ".cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(310px,1fr));gap:12px}\n"
     ".card{border:1px solid var(--tb-grid);border-radius:8px;padding:8px 14px}\n"
     ".card h3{margin:.2em 0 .4em}.card ul{margin:0;padding-left:1.1em}"

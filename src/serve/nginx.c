@@ -1,14 +1,27 @@
 /* nginx: run-directory config, start/stop of a daemonized nginx, log counting;
  * see nginx.h.
  *
- * Start runs "nginx -p DIR/ -c DIR/nginx.conf -e DIR/error.log" with stderr in
- * DIR/start.log; with "daemon on" that process exits once the master is forked
- * (after binding its sockets), so its exit code tells whether the bind and the
- * config worked, and its [emerg] line is the reason when they did not. The
- * process is spawned directly (posix_spawn, not base/proc) because base/proc
- * kills the child's process group when it exits, which would race with the
- * daemon's setsid. A pid counts as our nginx only while /proc/<pid> shows a
- * live (non-zombie) process whose command is nginx. */
+ * The run directory is opened once (tb_dir_open_private) and everything after
+ * goes through that descriptor: the checks (fstat), every file written
+ * (nginx.conf, html/index.html, start.log: openat, O_NOFOLLOW), and nginx itself,
+ * which is started *inside* it: its working directory is set from the descriptor
+ * (fchdir) and every path it is given is relative ("nginx -p ./ -c nginx.conf
+ * -e error.log"; nginx.conf's pid, logs, temp paths and html are relative too).
+ * A path is never resolved again, so swapping the directory under its name
+ * (rename-exchange in a parent others may write) cannot make nginx load another
+ * config or serve another tree: the master and its workers keep resolving
+ * against the directory that was checked, whatever its name points to later.
+ *
+ * Start's stderr goes to start.log; with "daemon on" that process exits once the
+ * master is forked (after binding its sockets), so its exit code tells whether
+ * the bind and the config worked, and its [emerg] line is the reason when they
+ * did not. The process is spawned directly (posix_spawn, not base/proc) because
+ * base/proc kills the child's process group when it exits, which would race with
+ * the daemon's setsid. The pid in nginx.pid counts as this run directory's nginx
+ * only while /proc/<pid> shows a live (non-zombie) nginx master process whose
+ * working directory is the run directory itself (the same device and inode): a
+ * pid file naming any other process -- another program, another directory's
+ * nginx -- is never signalled. */
 #include "serve/nginx.h"
 
 #include <errno.h>
@@ -90,11 +103,9 @@ int tb_nginx_config(const tb_nginx_opts *o, tb_buf *b, tb_err *err)
         return tb_errf(err, "workers %d: not in 1..1024", o->workers);
     if (strpbrk(addr, "\"\\$\n\r;{} "))
         return tb_errf(err, "address %s: not an address", addr);
-    if (o->root)
-        snprintf(root, sizeof root, "%s", o->root);
-    else if (tb_nginx_path(o->dir, "html", root, sizeof root, err) < 0)
-        return -1;
-    if (check_conf_path("root", root, err) < 0)
+    /* the document root: the user's (absolute), else html/ in the run directory */
+    snprintf(root, sizeof root, "%s", o->root ? o->root : "html");
+    if (o->root && check_conf_path("root", root, err) < 0)
         return -1;
     if (o->tls && (!o->cert || !o->key))
         return tb_errf(err, "TLS needs a certificate and a key");
@@ -103,8 +114,9 @@ int tb_nginx_config(const tb_nginx_opts *o, tb_buf *b, tb_err *err)
         return -1;
     const char *d = o->dir;
     int ok = tb_buf_printf(b,
-                           "# nginx.conf written by teebench nginx: every path nginx writes is "
-                           "in \"%s\".\n",
+                           "# nginx.conf written by teebench nginx for \"%s\": nginx runs in "
+                           "that directory (-p ./) and every path nginx writes is relative to "
+                           "it.\n",
                            d) == 0;
     if (geteuid() == 0) {
         /* The workers parse HTTP: as an unprivileged user, not as root. */
@@ -118,19 +130,19 @@ int tb_nginx_config(const tb_nginx_opts *o, tb_buf *b, tb_err *err)
                        "worker_processes %d;\n"
                        "daemon on;\n"
                        "master_process on;\n"
-                       "pid \"%s/nginx.pid\";\n"
-                       "error_log \"%s/error.log\" warn;\n"
+                       "pid \"nginx.pid\";\n"
+                       "error_log \"error.log\" warn;\n"
                        "events {\n    worker_connections 4096;\n}\n"
                        "http {\n"
                        "    types {\n        text/html html htm;\n        application/json json;\n"
                        "        text/plain txt;\n    }\n"
                        "    default_type application/octet-stream;\n"
-                       "    access_log \"%s/access.log\";\n"
-                       "    client_body_temp_path \"%s/tmp/body\";\n"
-                       "    proxy_temp_path \"%s/tmp/proxy\";\n"
-                       "    fastcgi_temp_path \"%s/tmp/fastcgi\";\n"
-                       "    uwsgi_temp_path \"%s/tmp/uwsgi\";\n"
-                       "    scgi_temp_path \"%s/tmp/scgi\";\n"
+                       "    access_log \"access.log\";\n"
+                       "    client_body_temp_path \"tmp/body\";\n"
+                       "    proxy_temp_path \"tmp/proxy\";\n"
+                       "    fastcgi_temp_path \"tmp/fastcgi\";\n"
+                       "    uwsgi_temp_path \"tmp/uwsgi\";\n"
+                       "    scgi_temp_path \"tmp/scgi\";\n"
                        "    sendfile on;\n"
                        "    tcp_nopush on;\n"
                        "    keepalive_timeout 65s;\n"
@@ -138,8 +150,8 @@ int tb_nginx_config(const tb_nginx_opts *o, tb_buf *b, tb_err *err)
                        "    server {\n"
                        "        listen %s%s%s:%d%s;\n"
                        "        server_name test-server.io localhost;\n",
-                       o->workers, d, d, d, d, d, d, d, d, strchr(addr, ':') ? "[" : "", addr,
-                       strchr(addr, ':') ? "]" : "", o->port, o->tls ? " ssl" : "") == 0;
+                       o->workers, strchr(addr, ':') ? "[" : "", addr, strchr(addr, ':') ? "]" : "",
+                       o->port, o->tls ? " ssl" : "") == 0;
     if (o->tls)
         ok = ok && tb_buf_printf(b,
                                  "        ssl_certificate \"%s\";\n"
@@ -159,7 +171,7 @@ static int is_live_nginx(pid_t pid)
 {
     char path[64], buf[512];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(path, "re");
     if (!f)
         return 0;
     size_t n = fread(buf, 1, sizeof buf - 1, f);
@@ -173,29 +185,75 @@ static int is_live_nginx(pid_t pid)
     return close[2] != 'Z' && close[2] != 'X' && strcmp(open + 1, "nginx") == 0;
 }
 
-pid_t tb_nginx_pid(const char *dir, tb_err *err)
+/* 1 if pid is a live nginx master whose working directory is the directory dfd
+ * (same device and inode): the nginx this run directory started. */
+static int is_our_master(pid_t pid, int dfd)
 {
-    char path[PATH_MAX];
+    if (!is_live_nginx(pid))
+        return 0;
+    char path[64], cmd[64] = {0};
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    size_t n = fread(cmd, 1, sizeof cmd - 1, f);
+    fclose(f);
+    cmd[n] = 0;
+    static const char master[] = "nginx: master process";
+    if (strncmp(cmd, master, sizeof master - 1) != 0)
+        return 0;
+    struct stat cwd, dir;
+    snprintf(path, sizeof path, "/proc/%d/cwd", (int)pid);
+    return stat(path, &cwd) == 0 && fstat(dfd, &dir) == 0 && cwd.st_dev == dir.st_dev &&
+           cwd.st_ino == dir.st_ino;
+}
+
+/* The pid of the nginx running in the run directory dfd (dir: its path, for
+ * messages), or -1 with err. */
+static pid_t pid_at(int dfd, const char *dir, tb_err *err)
+{
     tb_buf b = {0};
-    if (tb_nginx_path(dir, "nginx.pid", path, sizeof path, err) < 0)
-        return -1;
-    if (tb_file_read(path, 64, &b, err) < 0) {
-        tb_buf_clear(&b);
-        return tb_errf(err, "no nginx runs from %s (no readable %s)", dir, path);
-    }
-    long pid = b.p ? strtol((const char *)b.p, NULL, 10) : 0;
+    tb_err e;
+    if (tb_file_read_at(dfd, dir, "nginx.pid", 64, &b, &e) < 0)
+        return tb_errf(err, "no nginx runs from %s (no readable %s/nginx.pid)", dir, dir);
+    char *end = NULL;
+    long pid = b.p ? strtol((const char *)b.p, &end, 10) : 0;
+    int junk = !end || (*end && *end != '\n');
     tb_buf_clear(&b);
-    if (pid <= 0 || pid > INT_MAX || !is_live_nginx((pid_t)pid))
-        return tb_errf(err, "no nginx runs from %s (stale pid file %s)", dir, path);
+    if (pid <= 0 || pid > INT_MAX || junk || !is_live_nginx((pid_t)pid))
+        return tb_errf(err, "no nginx runs from %s (stale pid file %s/nginx.pid)", dir, dir);
+    if (!is_our_master((pid_t)pid, dfd))
+        return tb_errf(err,
+                       "%s/nginx.pid names pid %ld, which is not the nginx master running in "
+                       "%s: refusing to signal it",
+                       dir, pid, dir);
     return (pid_t)pid;
 }
 
-static int write_index(const char *html_dir, tb_err *err)
+/* The run directory dir, opened for reading its nginx.pid (not through a symlink:
+ * start never runs nginx in one). Returns the fd or -1 with err. */
+static int open_dir_for_pid(const char *dir, tb_err *err)
 {
-    char path[PATH_MAX];
-    tb_buf page = {0};
-    if (tb_nginx_path(html_dir, "index.html", path, sizeof path, err) < 0)
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0)
+        return tb_errf(err, "no nginx runs from %s (%s)", dir, strerror(errno));
+    return dfd;
+}
+
+pid_t tb_nginx_pid(const char *dir, tb_err *err)
+{
+    int dfd = open_dir_for_pid(dir, err);
+    if (dfd < 0)
         return -1;
+    pid_t pid = pid_at(dfd, dir, err);
+    close(dfd);
+    return pid;
+}
+
+/* html/index.html in the run directory's html/ (html_fd). */
+static int write_index(int html_fd, const char *html_dir, tb_err *err)
+{
+    tb_buf page = {0};
     /* nginx's own welcome page when installed, else ours of the same size. */
     tb_err ignore;
     if (tb_file_read("/usr/share/nginx/html/index.html", 1 << 20, &page, &ignore) < 0) {
@@ -206,19 +264,19 @@ static int write_index(const char *html_dir, tb_err *err)
             return tb_errf(err, "out of memory");
         }
     }
-    int rc = tb_file_write_atomic(path, page.p, page.len, err);
+    int rc = tb_file_write_at(html_fd, html_dir, "index.html", page.p, page.len, 0644, err);
     tb_buf_clear(&page);
     return rc;
 }
 
-/* The first "[emerg]" (or else the last) line nginx wrote to log, without its
- * "nginx: [emerg] " prefix, into out. */
-static void start_failure(const char *log, char *out, size_t size)
+/* The first "[emerg]" (or else the last) line nginx wrote to start.log in dfd,
+ * without its "nginx: [emerg] " prefix, into out. */
+static void start_failure(int dfd, const char *dir, char *out, size_t size)
 {
     tb_buf b = {0};
     tb_err ignore;
     snprintf(out, size, "no message");
-    if (tb_file_read(log, 1 << 16, &b, &ignore) < 0 || !b.len) {
+    if (tb_file_read_at(dfd, dir, "start.log", 1 << 16, &b, &ignore) < 0 || !b.len) {
         tb_buf_clear(&b);
         return;
     }
@@ -236,27 +294,18 @@ static void start_failure(const char *log, char *out, size_t size)
     tb_buf_clear(&b);
 }
 
-/* start.log in the run directory dfd, never through a symlink. */
-static int open_startlog(int dfd, const char *startlog, tb_err *err)
+/* Runs nginx inside the run directory dfd: its working directory set from the
+ * descriptor, every path relative to it. */
+static int spawn_nginx(const tb_nginx_opts *o, int dfd, int timeout_ms, tb_err *err)
 {
-    int fd = openat(dfd, "start.log", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return tb_errno(err, "%s", startlog);
-    return fd;
-}
-
-static int spawn_nginx(const tb_nginx_opts *o, int dfd, const char *conf, const char *errlog,
-                       const char *startlog, int timeout_ms, tb_err *err)
-{
-    char prefix[PATH_MAX];
-    snprintf(prefix, sizeof prefix, "%s/", o->dir);
     const char *bin = o->nginx ? o->nginx : TB_NGINX_BIN;
-    char *argv[] = {(char *)bin, "-p", prefix, "-c", (char *)conf, "-e", (char *)errlog, NULL};
-    int logfd = open_startlog(dfd, startlog, err);
+    char *argv[] = {(char *)bin, "-p", "./", "-c", "nginx.conf", "-e", "error.log", NULL};
+    int logfd = tb_file_create_at(dfd, o->dir, "start.log", 0, 0644, err);
     if (logfd < 0)
         return -1;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addfchdir_np(&fa, dfd);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, logfd, 1);
     posix_spawn_file_actions_adddup2(&fa, logfd, 2);
@@ -286,14 +335,16 @@ static int spawn_nginx(const tb_nginx_opts *o, int dfd, const char *conf, const 
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
     char why[300];
-    start_failure(startlog, why, sizeof why);
+    start_failure(dfd, o->dir, why, sizeof why);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
         return tb_errf(err, "cannot run %s: %s", bin, why);
-    return tb_errf(err, "nginx failed to start: %s (see %s)", why, startlog);
+    return tb_errf(err, "nginx failed to start: %s (see %s/start.log)", why, o->dir);
 }
 
-/* Waits until nginx wrote its pid and accepts on addr:port. */
-static int wait_ready(const tb_nginx_opts *o, int timeout_ms, tb_err *err)
+static int stop_at(int dfd, const char *dir, int timeout_ms, tb_err *err);
+
+/* Waits until nginx wrote its pid (in dfd, then in *pid) and accepts on addr:port. */
+static int wait_ready(const tb_nginx_opts *o, int dfd, int timeout_ms, pid_t *pid, tb_err *err)
 {
     char port[16];
     tb_addr a;
@@ -303,7 +354,7 @@ static int wait_ready(const tb_nginx_opts *o, int timeout_ms, tb_err *err)
     uint64_t deadline = tb_mono_ns() + (uint64_t)timeout_ms * 1000000;
     for (;;) {
         tb_err e;
-        if (tb_nginx_pid(o->dir, &e) > 0 && tb_sock_connect_wait(&a, 200, &e) == 0)
+        if ((*pid = pid_at(dfd, o->dir, &e)) > 0 && tb_sock_connect_wait(&a, 200, &e) == 0)
             return 0;
         if (tb_mono_ns() > deadline)
             return tb_errf(err, "nginx does not answer on %s:%d after %d ms: %s",
@@ -378,23 +429,27 @@ static int make_dirs(const tb_nginx_opts *o, int dfd, const struct worker *w, tb
     uid_t mine = geteuid(), workers = w ? w->uid : mine;
     static const char *const subdirs[] = {"tmp/body", "tmp/proxy", "tmp/fastcgi", "tmp/uwsgi",
                                           "tmp/scgi"};
-    char p[PATH_MAX];
     if (own_subdir(dfd, o->dir, "tmp", 0755, mine, err) < 0)
         return -1;
     for (size_t i = 0; i < sizeof subdirs / sizeof subdirs[0]; i++)
         if (own_subdir(dfd, o->dir, subdirs[i], 0700, workers, err) < 0)
             return -1;
-    if (!o->root) {
-        if (own_subdir(dfd, o->dir, "html", 0755, mine, err) < 0 ||
-            tb_nginx_path(o->dir, "html", p, sizeof p, err) < 0 || write_index(p, err) < 0)
-            return -1;
-    }
-    return 0;
+    if (o->root)
+        return 0;
+    char html[PATH_MAX];
+    if (tb_nginx_path(o->dir, "html", html, sizeof html, err) < 0 ||
+        own_subdir(dfd, o->dir, "html", 0755, mine, err) < 0)
+        return -1;
+    int hfd = openat(dfd, "html", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (hfd < 0)
+        return tb_errno(err, "%s", html);
+    int rc = write_index(hfd, html, err);
+    close(hfd);
+    return rc;
 }
 
-int tb_nginx_start(const tb_nginx_opts *o, int timeout_ms, tb_err *err)
+int tb_nginx_start(const tb_nginx_opts *o, int timeout_ms, pid_t *pid, tb_err *err)
 {
-    char conf[PATH_MAX], errlog[PATH_MAX], startlog[PATH_MAX], html[PATH_MAX];
     tb_buf text = {0};
     tb_err e;
     struct worker w, *wp = NULL;
@@ -409,27 +464,31 @@ int tb_nginx_start(const tb_nginx_opts *o, int timeout_ms, tb_err *err)
         }
         wp = &w;
     }
-    pid_t running = tb_nginx_pid(o->dir, &e);
+    int rc = -1, dfd = open_run_dir(o, wp, err);
+    if (dfd < 0)
+        goto out;
+    pid_t running = pid_at(dfd, o->dir, &e);
     if (running > 0) {
-        tb_buf_clear(&text);
-        return tb_errf(err, "nginx already runs from %s (pid %d)", o->dir, (int)running);
-    }
-    int rc = -1, dfd = -1;
-    if (tb_nginx_path(o->dir, "nginx.conf", conf, sizeof conf, err) < 0 ||
-        tb_nginx_path(o->dir, "error.log", errlog, sizeof errlog, err) < 0 ||
-        tb_nginx_path(o->dir, "start.log", startlog, sizeof startlog, err) < 0 ||
-        tb_nginx_path(o->dir, "html", html, sizeof html, err) < 0 ||
-        (dfd = open_run_dir(o, wp, err)) < 0 || make_dirs(o, dfd, wp, err) < 0 ||
-        (wp && wp->uid != 0 && worker_can_read(wp, o->root ? o->root : html, err) < 0) ||
-        tb_file_write_atomic(conf, text.p, text.len, err) < 0)
-        goto out;
-    unlinkat(dfd, "nginx.pid", 0); /* stale: tb_nginx_pid said nothing lives there */
-    if (spawn_nginx(o, dfd, conf, errlog, startlog, timeout_ms, err) < 0)
-        goto out;
-    if (wait_ready(o, timeout_ms, err) < 0) {
-        tb_nginx_stop(o->dir, timeout_ms, &e);
+        tb_errf(err, "nginx already runs from %s (pid %d)", o->dir, (int)running);
         goto out;
     }
+    /* The workers reach a document root of the user's by its path; html/ in the run
+       directory they reach from their working directory (the run directory, which
+       open_run_dir let them pass through). */
+    if (make_dirs(o, dfd, wp, err) < 0 ||
+        (wp && wp->uid != 0 && o->root && worker_can_read(wp, o->root, err) < 0) ||
+        tb_file_write_at(dfd, o->dir, "nginx.conf", text.p, text.len, 0644, err) < 0)
+        goto out;
+    unlinkat(dfd, "nginx.pid", 0); /* stale: pid_at said no nginx of ours lives there */
+    if (spawn_nginx(o, dfd, timeout_ms, err) < 0)
+        goto out;
+    pid_t master = -1;
+    if (wait_ready(o, dfd, timeout_ms, &master, err) < 0) {
+        stop_at(dfd, o->dir, timeout_ms, &e);
+        goto out;
+    }
+    if (pid)
+        *pid = master;
     rc = 0;
 out:
     if (dfd >= 0)
@@ -438,9 +497,10 @@ out:
     return rc;
 }
 
-int tb_nginx_stop(const char *dir, int timeout_ms, tb_err *err)
+/* Stops the nginx running in the run directory dfd (see tb_nginx_stop). */
+static int stop_at(int dfd, const char *dir, int timeout_ms, tb_err *err)
 {
-    pid_t pid = tb_nginx_pid(dir, err);
+    pid_t pid = pid_at(dfd, dir, err);
     if (pid < 0)
         return -1;
     if (kill(pid, SIGTERM) < 0 && errno != ESRCH)
@@ -459,8 +519,16 @@ int tb_nginx_stop(const char *dir, int timeout_ms, tb_err *err)
     }
     if (is_live_nginx(pid))
         return tb_errf(err, "nginx (pid %d) does not stop", (int)pid);
-    char pidf[PATH_MAX];
-    if (tb_nginx_path(dir, "nginx.pid", pidf, sizeof pidf, err) == 0)
-        unlink(pidf);
+    unlinkat(dfd, "nginx.pid", 0);
     return 0;
+}
+
+int tb_nginx_stop(const char *dir, int timeout_ms, tb_err *err)
+{
+    int dfd = open_dir_for_pid(dir, err);
+    if (dfd < 0)
+        return -1;
+    int rc = stop_at(dfd, dir, timeout_ms, err);
+    close(dfd);
+    return rc;
 }

@@ -53,10 +53,11 @@ typedef struct tb_nginx_opts {
 int tb_nginx_config(const tb_nginx_opts *o, tb_buf *out, tb_err *err);
 
 /* Writes the run directory and config, starts nginx, and waits up to timeout_ms
- * until it accepts connections. Fails if nginx already runs from this dir, if
- * it cannot start (its own error message is included: port in use, bad cert),
- * or if it does not answer in time (then it is stopped again). */
-int tb_nginx_start(const tb_nginx_opts *o, int timeout_ms, tb_err *err);
+ * until it accepts connections; its master's pid goes to *pid (pid may be NULL).
+ * Fails if nginx already runs from this dir, if it cannot start (its own error
+ * message is included: port in use, bad cert), or if it does not answer in time
+ * (then it is stopped again). */
+int tb_nginx_start(const tb_nginx_opts *o, int timeout_ms, pid_t *pid, tb_err *err);
 
 /* Stops the nginx whose pid is in <dir>/nginx.pid (SIGTERM, then SIGKILL after
  * timeout_ms) and waits until it is gone. Fails if none runs from dir. */

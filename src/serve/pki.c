@@ -104,35 +104,31 @@ fail:
     return NULL;
 }
 
-/* Writes the PEM of a certificate (key NULL) or a private key to dir/file. */
-static int write_pem(const char *dir, const char *file, X509 *cert, EVP_PKEY *key, tb_err *err)
+/* Writes the PEM of a certificate (key NULL) or a private key to file in the
+ * directory dfd (dir: its path, for messages). */
+static int write_pem(int dfd, const char *dir, const char *file, X509 *cert, EVP_PKEY *key,
+                     tb_err *err)
 {
-    char path[PATH_MAX];
-    if (tb_pki_path(dir, file, path, sizeof path, err) < 0)
-        return -1;
     BIO *b = BIO_new(BIO_s_mem());
     int ok = b && (cert ? PEM_write_bio_X509(b, cert)
                         : PEM_write_bio_PrivateKey(b, key, NULL, NULL, 0, NULL, NULL));
     if (!ok) {
         BIO_free(b);
-        return tb_err_ssl(err, "%s: PEM encoding", path);
+        return tb_err_ssl(err, "%s/%s: PEM encoding", dir, file);
     }
     char *data;
     long len = BIO_get_mem_data(b, &data);
-    int rc = tb_file_write_atomic_mode(path, data, (size_t)len, cert ? 0644 : 0600, err);
+    int rc = tb_file_write_at(dfd, dir, file, data, (size_t)len, cert ? 0644 : 0600, err);
     BIO_free(b);
     return rc;
 }
 
-int tb_pki_generate(const char *dir, tb_err *err)
+/* The four files into the opened directory dfd; closes dfd. */
+static int generate_in(int dfd, const char *dir, tb_err *err)
 {
     int rc = -1;
     EVP_PKEY *ca_key = NULL, *srv_key = NULL;
     X509 *ca = NULL, *srv = NULL;
-    if (tb_mkdirs(dir, err) < 0)
-        return -1;
-    if (access(dir, W_OK) < 0)
-        return tb_errno(err, "%s", dir);
     ca_key = EVP_EC_gen("P-256");
     srv_key = EVP_EC_gen("P-256");
     if (!ca_key || !srv_key) {
@@ -142,16 +138,32 @@ int tb_pki_generate(const char *dir, tb_err *err)
     if (!(ca = make_cert(ca_key, "teebench fixture CA", NULL, ca_key, 1, err)) ||
         !(srv = make_cert(srv_key, TB_PKI_SERVER_NAME, ca, ca_key, 0, err)))
         goto out;
-    if (write_pem(dir, TB_PKI_CA_KEY, NULL, ca_key, err) < 0 ||
-        write_pem(dir, TB_PKI_CA_CERT, ca, NULL, err) < 0 ||
-        write_pem(dir, TB_PKI_SERVER_KEY, NULL, srv_key, err) < 0 ||
-        write_pem(dir, TB_PKI_SERVER_CERT, srv, NULL, err) < 0)
+    if (write_pem(dfd, dir, TB_PKI_CA_KEY, NULL, ca_key, err) < 0 ||
+        write_pem(dfd, dir, TB_PKI_CA_CERT, ca, NULL, err) < 0 ||
+        write_pem(dfd, dir, TB_PKI_SERVER_KEY, NULL, srv_key, err) < 0 ||
+        write_pem(dfd, dir, TB_PKI_SERVER_CERT, srv, NULL, err) < 0)
         goto out;
     rc = 0;
 out:
+    close(dfd);
     X509_free(ca);
     X509_free(srv);
     EVP_PKEY_free(ca_key);
     EVP_PKEY_free(srv_key);
     return rc;
+}
+
+int tb_pki_generate(const char *dir, tb_err *err)
+{
+    int dfd = tb_dir_open_private(dir, 0700, err);
+    return dfd < 0 ? -1 : generate_in(dfd, dir, err);
+}
+
+int tb_pki_generate_at(int parent_fd, const char *parent, const char *name, tb_err *err)
+{
+    char dir[PATH_MAX];
+    if (tb_path_join(dir, sizeof dir, parent, name, err) < 0)
+        return -1;
+    int dfd = tb_dir_open_at(parent_fd, parent, name, 0700, err);
+    return dfd < 0 ? -1 : generate_in(dfd, dir, err);
 }

@@ -1,7 +1,9 @@
 /* pki: the fixture PKI -- a CA and a server certificate for test-server.io
  * signed by it, the way the "TEE vs No TEE" benchmark's fixture server has one.
  *
- * tb_pki_generate(dir) writes four PEM files into dir (created if missing):
+ * tb_pki_generate(dir) writes four PEM files into dir, a private directory
+ * (tb_dir_open_private: created 0700 if missing; an existing one must be the
+ * caller's and writable by no one else), each relative to its descriptor:
  *   ca.pem          the CA certificate (CN "teebench fixture CA", CA:TRUE, pathlen 0)
  *   ca-key.pem      its private key (mode 0600)
  *   server.pem      the server certificate: CN test-server.io, SANs
@@ -28,6 +30,9 @@
 #define TB_PKI_SERVER_NAME "test-server.io"
 
 int tb_pki_generate(const char *dir, tb_err *err);
+/* The same into the subdirectory name of the private directory parent_fd (parent:
+ * its path, for messages), by tb_dir_open_at's rule. */
+int tb_pki_generate_at(int parent_fd, const char *parent, const char *name, tb_err *err);
 
 /* Writes "<dir>/<file>" into out; -1 with err if it does not fit. */
 int tb_pki_path(const char *dir, const char *file, char *out, size_t size, tb_err *err);

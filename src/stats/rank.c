@@ -89,6 +89,8 @@ int tb_stats_mwu_sorted(const double *xs, size_t nx, const double *ys, size_t ny
     pooled_ranks(xs, nx, ys, ny, &r1, &tie_term, &out->ties);
     double fx = (double)nx, fy = (double)ny, big_n = fx + fy;
     out->u1 = r1 - fx * (fx + 1) / 2.0;
+    /* U1 is a sum of halves: the comparison with nx*ny/2 is exact */
+    out->shift = (out->u1 > fx * fy / 2.0) - (out->u1 < fx * fy / 2.0);
     double u2 = fx * fy - out->u1;
     double u = out->u1 > u2 ? out->u1 : u2;
     size_t small = nx < ny ? nx : ny, large = nx < ny ? ny : nx;
@@ -143,6 +145,59 @@ double tb_stats_mwu_min_p(size_t nx, size_t ny)
     return p > 1 ? 1 : p;
 }
 
+/* ---- many tests at once ------------------------------------------------ */
+
+typedef struct ranked_p {
+    double p;
+    size_t i;
+} ranked_p;
+
+static int cmp_ranked_p(const void *a, const void *b)
+{
+    const ranked_p *x = a, *y = b;
+    if (x->p != y->p)
+        return x->p < y->p ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i); /* stable: the same input, the same order */
+}
+
+int tb_stats_p_adjust(const double *p, size_t m, int method, double *out)
+{
+    if (method != TB_STATS_ADJUST_NONE && method != TB_STATS_ADJUST_HOLM &&
+        method != TB_STATS_ADJUST_BH)
+        return -1;
+    if (method == TB_STATS_ADJUST_NONE || m == 0) {
+        if (out != p && m)
+            memmove(out, p, m * sizeof *out);
+        return 0;
+    }
+    ranked_p *r = malloc(m * sizeof *r);
+    if (!r)
+        return -1;
+    for (size_t i = 0; i < m; i++)
+        r[i] = (ranked_p){p[i], i};
+    qsort(r, m, sizeof *r, cmp_ranked_p);
+    double fm = (double)m;
+    if (method == TB_STATS_ADJUST_HOLM) {
+        double run = 0; /* the running maximum from the smallest p up */
+        for (size_t j = 0; j < m; j++) {
+            double v = (fm - (double)j) * r[j].p;
+            run = v > run ? v : run;
+            r[j].p = run < 1 ? run : 1;
+        }
+    } else {
+        double run = 1; /* the running minimum from the largest p down */
+        for (size_t j = m; j-- > 0;) {
+            double v = fm * r[j].p / (double)(j + 1);
+            run = v < run ? v : run;
+            r[j].p = run;
+        }
+    }
+    for (size_t j = 0; j < m; j++)
+        out[r[j].i] = r[j].p;
+    free(r);
+    return 0;
+}
+
 /* ---- median interval, spread ------------------------------------------- */
 
 /* The largest k >= 1 with 2 * P(B <= k-1) <= 1 - level, B ~ Binomial(n, 1/2), and
@@ -192,6 +247,24 @@ size_t tb_stats_median_ci_min_n(double level)
     return 64;
 }
 
+/* sqrt(sum((x[i] * 2^k - m)^2) / (n - 1)), m the mean of the scaled values. */
+static double stdev_scaled(const double *x, size_t n, int k)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += ldexp(x[i], k);
+    double m = s / (double)n, r = 0;
+    for (size_t i = 0; i < n; i++)
+        r += ldexp(x[i], k) - m;
+    m += r / (double)n;
+    double ss = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = ldexp(x[i], k) - m;
+        ss += d * d;
+    }
+    return sqrt(ss / (double)(n - 1));
+}
+
 double tb_stats_stdev(const double *x, size_t n)
 {
     if (n < 2)
@@ -199,7 +272,21 @@ double tb_stats_stdev(const double *x, size_t n)
     double m = tb_stats_mean(x, n), ss = 0;
     for (size_t i = 0; i < n; i++)
         ss += (x[i] - m) * (x[i] - m);
-    return sqrt(ss / (double)(n - 1));
+    double sd = sqrt(ss / (double)(n - 1));
+    if ((isfinite(sd) && ss >= 0x1p-900) || isnan(sd))
+        return sd;
+    /* The squares overflowed (values beyond 1e154) or lost digits to underflow
+       (deviations below 1e-154): the same on the values scaled by a power of two
+       that brings the largest to [0.5, 1) -- exact -- and scaled back. */
+    double big = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(x[i]))
+            return sd;
+        big = fabs(x[i]) > big ? fabs(x[i]) : big;
+    }
+    int e;
+    frexp(big, &e);
+    return ldexp(stdev_scaled(x, n, -e), e); /* inf only when the stdev is beyond DBL_MAX */
 }
 
 double tb_stats_cv(const double *x, size_t n)
@@ -355,7 +442,7 @@ double tb_stats_medlaw_draw(const tb_stats_medlaw *law, const double *sorted, ui
     double u = (double)(r & 0xffffffffu) * 0x1p-32;
     if (u >= law->cut[i])
         i = law->alias[i];
-    return 0.5 * (sorted[law->lo[i]] + sorted[law->hi[i]]);
+    return tb_stats_midpoint(sorted[law->lo[i]], sorted[law->hi[i]]);
 }
 
 /* ---- bootstrap of the ratio of medians --------------------------------- */
@@ -542,7 +629,7 @@ int tb_stats_boot_medians(tb_stats_boot *bt, const double *sorted, size_t n, uin
         for (unsigned i = 0; i < bt->resamples; i++) {
             size_t lo, hi;
             tb_stats_median_positions(n, &state, &lo, &hi);
-            out[i] = 0.5 * (sorted[lo] + sorted[hi]);
+            out[i] = tb_stats_midpoint(sorted[lo], sorted[hi]);
         }
         return 0;
     }
@@ -559,7 +646,7 @@ int tb_stats_boot_medians(tb_stats_boot *bt, const double *sorted, size_t n, uin
     }
     double *val = bt->val;
     for (size_t i = 0; i < law->k; i++)
-        val[i] = 0.5 * (sorted[law->lo[i]] + sorted[law->hi[i]]);
+        val[i] = tb_stats_midpoint(sorted[law->lo[i]], sorted[law->hi[i]]);
     for (unsigned i = 0; i < bt->resamples; i++)
         out[i] = val[point[i]];
     return 0;
@@ -597,9 +684,9 @@ static void tail_stats(const double *v, size_t n, double mn, double mx, size_t l
         return;
     }
     size_t b_lo = 0, b_hi = 0, below_hi = 0;
-    if (isfinite(mx - mn)) {
+    double scale = (TAIL_BUCKETS - 1) / (mx - mn);
+    if (isfinite(mx - mn) && isfinite(scale)) { /* a range of subnormals has scale inf */
         uint32_t count[TAIL_BUCKETS] = {0};
-        double scale = (TAIL_BUCKETS - 1) / (mx - mn);
         for (size_t i = 0; i < n; i++) {
             int b = (int)((v[i] - mn) * scale);
             bucket[i] = (uint16_t)b;
@@ -636,19 +723,25 @@ static void tail_stats(const double *v, size_t n, double mn, double mx, size_t l
     select_pair(w + n - c_hi, c_hi, hi_j - below_hi, &out[2], &out[3]);
 }
 
-void tb_stats_reciprocals(const double *x, size_t n, double *out)
+int tb_stats_reciprocals(const double *x, size_t n, double *out)
 {
-    for (size_t i = 0; i < n; i++)
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        bad |= !(fabs(x[i]) >= 0x1p-1022 && fabs(x[i]) <= 0x1p1022); /* 1/x normal */
         out[i] = 1.0 / x[i];
+    }
+    return bad ? -1 : 0;
 }
 
-void tb_stats_boot_ratio_interval(tb_stats_boot *bt, const double *inv_ma, const double *mb,
-                                  double level, double *lo, double *hi)
+/* The interval of the ratios mb[i] * a[i] (a = 1 / ma) or, divide != 0, mb[i] / a[i]
+   (a = ma). */
+static void ratio_interval(tb_stats_boot *bt, const double *a, int divide, const double *mb,
+                           double level, double *lo, double *hi)
 {
     size_t r = bt->resamples;
-    double *v = bt->ratio, mn = mb[0] * inv_ma[0], mx = mn;
+    double *v = bt->ratio, mn = divide ? mb[0] / a[0] : mb[0] * a[0], mx = mn;
     for (size_t i = 0; i < r; i++) {
-        double x = mb[i] * inv_ma[i];
+        double x = divide ? mb[i] / a[i] : mb[i] * a[i];
         v[i] = x;
         mn = x < mn ? x : mn;
         mx = x > mx ? x : mx;
@@ -658,8 +751,20 @@ void tb_stats_boot_ratio_interval(tb_stats_boot *bt, const double *inv_ma, const
     size_t j_lo = (size_t)pos_lo, j_hi = (size_t)pos_hi;
     double st[4];
     tail_stats(v, r, mn, mx, j_lo, j_hi, bt->tail, bt->bucket, st);
-    *lo = st[0] + (st[1] - st[0]) * (pos_lo - (double)j_lo);
-    *hi = st[2] + (st[3] - st[2]) * (pos_hi - (double)j_hi);
+    *lo = tb_stats_lerp(st[0], st[1], pos_lo - (double)j_lo);
+    *hi = tb_stats_lerp(st[2], st[3], pos_hi - (double)j_hi);
+}
+
+void tb_stats_boot_ratio_interval(tb_stats_boot *bt, const double *inv_ma, const double *mb,
+                                  double level, double *lo, double *hi)
+{
+    ratio_interval(bt, inv_ma, 0, mb, level, lo, hi);
+}
+
+void tb_stats_boot_ratio_interval_div(tb_stats_boot *bt, const double *ma, const double *mb,
+                                      double level, double *lo, double *hi)
+{
+    ratio_interval(bt, ma, 1, mb, level, lo, hi);
 }
 
 int tb_stats_boot_median_ratio(tb_stats_boot *bt, const double *a_sorted, size_t na,
@@ -672,8 +777,10 @@ int tb_stats_boot_median_ratio(tb_stats_boot *bt, const double *a_sorted, size_t
     if (tb_stats_boot_medians(bt, a_sorted, na, seed, bt->ma) < 0 ||
         tb_stats_boot_medians(bt, b_sorted, nb, seed ^ TB_STATS_BOOT_SEED_B, bt->mb) < 0)
         return -1;
-    tb_stats_reciprocals(bt->ma, bt->resamples, bt->ma);
-    tb_stats_boot_ratio_interval(bt, bt->ma, bt->mb, level, lo, hi);
+    if (tb_stats_reciprocals(bt->ma, bt->resamples, bt->tail) == 0)
+        tb_stats_boot_ratio_interval(bt, bt->tail, bt->mb, level, lo, hi);
+    else /* a median whose reciprocal is not a normal double: divide */
+        tb_stats_boot_ratio_interval_div(bt, bt->ma, bt->mb, level, lo, hi);
     return 0;
 }
 

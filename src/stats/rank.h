@@ -25,7 +25,11 @@
  *   interpolation). When even k = 1 does not reach the level there is no
  *   interval: at 95 % that is n < 6 (n = 6 gives [min, max], coverage 96.9 %).
  * - stdev: the sample standard deviation (n - 1), as Python's statistics.stdev;
- *   CV = stdev / |mean|.
+ *   CV = stdev / |mean|. Where the squares would overflow (values beyond 1e154)
+ *   or underflow (deviations below 1e-154), it is computed on the values scaled
+ *   by a power of two (exact) and scaled back: inf only for a stdev beyond DBL_MAX.
+ *   Averages of two order statistics (resample medians) use tb_stats_midpoint,
+ *   interval ends tb_stats_lerp (summary.h): no overflow on finite samples.
  * - Ratio of medians: percentile bootstrap of median(b) / median(a), each sample
  *   resampled independently with replacement, `resamples` times, randomness from
  *   splitmix64 seeded by the caller (same inputs + seed = same interval); the
@@ -60,6 +64,10 @@
 typedef struct tb_mwu {
     double u1;      /* U of the first sample */
     double p_value; /* two-sided; NAN when a sample is empty */
+    int shift;      /* the direction of the test: +1 when U1 > nx*ny/2 (x tends to lie
+                       above y), -1 when U1 < nx*ny/2, 0 at the centre (no direction;
+                       then p_value is 1). A significant test always has one; the
+                       medians may still be equal (quantized values, many ties) */
     int exact;      /* 1: exact null distribution, 0: normal approximation */
     int ties;       /* some value occurs more than once in the pooled sample */
 } tb_mwu;
@@ -72,6 +80,19 @@ int tb_stats_mwu_sorted(const double *xs, size_t nx, const double *ys, size_t ny
    2 / C(nx+ny, nx), capped at 1 (1 when a size is 0). Below alpha a difference can
    be detected at all: 3 vs 3 values never reach 0.05 (0.1), 4 vs 4 do (0.029). */
 double tb_stats_mwu_min_p(size_t nx, size_t ny);
+
+/* Adjusting a family of p-values for testing many hypotheses at once (R's
+ * p.adjust, with the p-values sorted ascending p_(1) <= ... <= p_(m)):
+ * - Holm: p~_(i) = min(1, max_{j<=i} (m - j + 1) p_(j)); p~ < alpha holds the
+ *   family-wise error rate (the chance of any false rejection) at alpha;
+ * - Benjamini-Hochberg: p~_(i) = min(1, min_{j>=i} m p_(j) / j); p~ < alpha holds
+ *   the false discovery rate (the expected share of false rejections among the
+ *   rejections) at alpha, for independent or positively dependent tests.
+ * NONE copies. Ties get equal adjusted values. */
+enum tb_stats_adjust { TB_STATS_ADJUST_NONE = 0, TB_STATS_ADJUST_HOLM, TB_STATS_ADJUST_BH };
+/* p[0..m-1] (each in [0, 1]) adjusted by method into out[0..m-1] (out may be p).
+   0, or -1 (out of memory, or an unknown method). */
+int tb_stats_p_adjust(const double *p, size_t m, int method, double *out);
 
 typedef struct tb_stats_ci {
     double lo, hi;   /* NAN when n is too small for the level */
@@ -144,8 +165,11 @@ void tb_stats_boot_free(tb_stats_boot *b);
  * with several samples' medians. 0 or -1 (OOM). */
 int tb_stats_boot_medians(tb_stats_boot *bt, const double *sorted, size_t n, uint64_t seed,
                           double *out);
-/* 1 / x[i] into out[i] (out may be x): the inv_ma of tb_stats_boot_ratio_interval. */
-void tb_stats_reciprocals(const double *x, size_t n, double *out);
+/* 1 / x[i] into out[i] (out may be x): the inv_ma of tb_stats_boot_ratio_interval.
+   0, or -1 when some 1 / x[i] is not a normal double (|x[i]| below 2^-1022 -- a
+   subnormal, whose reciprocal overflows -- or above 2^1022): then the product would
+   not be the ratio, and tb_stats_boot_ratio_interval_div (on x itself) is the one. */
+int tb_stats_reciprocals(const double *x, size_t n, double *out);
 /* The percentile interval of mb[i] * inv_ma[i] over the resamples (inv_ma[i] =
  * 1 / ma[i], every ma[i] > 0: one reciprocal per baseline resample, then a product),
  * with linear interpolation between order statistics (see above). No sort: a
@@ -153,6 +177,10 @@ void tb_stats_reciprocals(const double *x, size_t n, double *out);
  * order statistics are selected among the values of the tail buckets only. */
 void tb_stats_boot_ratio_interval(tb_stats_boot *bt, const double *inv_ma, const double *mb,
                                   double level, double *lo, double *hi);
+/* The same with the ratios mb[i] / ma[i] (a division each: for medians whose
+   reciprocals are not normal doubles). */
+void tb_stats_boot_ratio_interval_div(tb_stats_boot *bt, const double *ma, const double *mb,
+                                      double level, double *lo, double *hi);
 /* 100*level % percentile-bootstrap interval of median(b) / median(a) from sorted
  * samples (na, nb >= 1): a's medians drawn from seed, b's from seed ^
  * TB_STATS_BOOT_SEED_B, paired (ratio = mb * (1 / ma)). lo = hi = NAN when a has a value <= 0. 0 or

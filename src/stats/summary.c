@@ -29,6 +29,12 @@ void tb_stats_sort(double *x, size_t n)
     }
 }
 
+/* v kept between a <= b (rounding in an overflow-safe formula may step outside). */
+static double clamp(double v, double a, double b)
+{
+    return v < a ? a : v > b ? b : v;
+}
+
 double tb_stats_quantile_sorted(const double *sorted, size_t n, int i, int m)
 {
     if (n == 1)
@@ -39,21 +45,64 @@ double tb_stats_quantile_sorted(const double *sorted, size_t n, int i, int m)
     size_t delta = num - j * (size_t)m;
     if (delta == 0)
         return sorted[j];
-    return (sorted[j] * (double)((size_t)m - delta) + sorted[j + 1] * (double)delta) / m;
+    double a = sorted[j], b = sorted[j + 1], wa = (double)((size_t)m - delta), wb = (double)delta;
+    double v = (a * wa + b * wb) / m;
+    if (isfinite(v) || !isfinite(a) || !isfinite(b))
+        return v;
+    /* a * wa + b * wb overflowed: each term divided by m first is at most max(|a|, |b|) */
+    return clamp(a / m * wa + b / m * wb, a, b);
+}
+
+double tb_stats_midpoint(double a, double b)
+{
+    double s = a + b;
+    if (isfinite(s) || !isfinite(a) || !isfinite(b))
+        return s * 0.5;
+    return a * 0.5 + b * 0.5; /* |a|, |b| near DBL_MAX: halving is exact there */
+}
+
+double tb_stats_lerp(double a, double b, double t)
+{
+    if (t == 0 || a == b)
+        return a;
+    double d = b - a;
+    if (isfinite(d) || !isfinite(a) || !isfinite(b))
+        return a + d * t;
+    return clamp(a * (1 - t) + b * t, a < b ? a : b, a < b ? b : a);
+}
+
+/* The two-pass mean of x[i] * scale (a power of two): the mean, then the mean of the
+   residuals, for a correctly rounded result on values with a large common offset. */
+static double mean_scaled(const double *x, size_t n, double scale)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += x[i] * scale;
+    double m = s / (double)n;
+    double r = 0;
+    for (size_t i = 0; i < n; i++)
+        r += x[i] * scale - m;
+    return m + r / (double)n;
 }
 
 double tb_stats_mean(const double *x, size_t n)
 {
-    /* Two passes: the mean, then the mean of the residuals, for a correctly
-     * rounded result on values with a large common offset. */
-    double s = 0;
-    for (size_t i = 0; i < n; i++)
-        s += x[i];
-    double m = s / (double)n;
-    double r = 0;
-    for (size_t i = 0; i < n; i++)
-        r += x[i] - m;
-    return m + r / (double)n;
+    double m = mean_scaled(x, n, 1);
+    if (isfinite(m))
+        return m;
+    double lo = x[0], hi = x[0];
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(x[i]))
+            return m; /* an infinite or NAN value: the plain answer is the answer */
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+    }
+    /* The sum overflowed: scaled by 2^-(e+1) with n < 2^e, no sum of n of them
+       (nor of their residuals) can, and the scaling is exact but for values so small
+       next to the largest that they could not change the sum. */
+    int e;
+    frexp((double)n, &e);
+    return clamp(ldexp(mean_scaled(x, n, ldexp(1, -(e + 1))), e + 1), lo, hi);
 }
 
 static double *sorted_copy(const double *x, size_t n)
@@ -148,7 +197,7 @@ int tb_stats_bootstrap_median_diff(const double *a, size_t na, const double *b, 
         double pos = q * (double)(resamples - 1);
         size_t j = (size_t)pos;
         double frac = pos - (double)j;
-        double v = j + 1 < resamples ? stat[j] + (stat[j + 1] - stat[j]) * frac : stat[j];
+        double v = j + 1 < resamples ? tb_stats_lerp(stat[j], stat[j + 1], frac) : stat[j];
         *(k == 0 ? lo : hi) = v;
     }
     free(scratch);

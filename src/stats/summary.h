@@ -7,7 +7,13 @@
  *   cut points of sorted x[0..n-1] is linear interpolation at position i*(n-1)/m;
  *   median = the 1st of 2 (statistics.median), P90 = the 9th of 10
  *   (statistics.quantiles(x, n=10, method="inclusive")[8]), Q1/Q3 = 1st/3rd of 4.
- *   With n == 1 every quantile is the value itself.
+ *   With n == 1 every quantile is the value itself. Where that formula would
+ *   overflow (values near +-DBL_MAX: the median of six DBL_MAX was inf), the same
+ *   interpolation is computed on values divided by m, and kept between its two
+ *   neighbours: extreme but finite samples give finite quantiles.
+ * - mean and every average of two values (a bootstrap resample's median) never
+ *   overflow on finite inputs: when the plain sum does, it is taken again on the
+ *   values scaled by a power of two (exact), and scaled back.
  * - outliers: values above Q3 + 3 * IQR (IQR = Q3 - Q1), the high-side "far out"
  *   fence; benchmark latencies only have a long upper tail.
  * - bootstrap: percentile bootstrap of median(b) - median(a), each sample
@@ -36,8 +42,14 @@ void tb_stats_sort(double *x, size_t n);
 /* The i-th of m inclusive-method cut points of sorted[0..n-1] (1 <= i < m, n >= 1). */
 double tb_stats_quantile_sorted(const double *sorted, size_t n, int i, int m);
 
-/* Arithmetic mean (n >= 1). */
+/* Arithmetic mean (n >= 1); finite for finite x (never more than max |x|). */
 double tb_stats_mean(const double *x, size_t n);
+
+/* (a + b) / 2 without overflow: finite for finite a and b. */
+double tb_stats_midpoint(double a, double b);
+/* a + (b - a) * t for 0 <= t <= 1 without overflow (a when t == 0 or a == b): between
+   a and b for finite a and b. */
+double tb_stats_lerp(double a, double b, double t);
 
 typedef struct tb_stats_desc {
     size_t n;

@@ -5,19 +5,32 @@
 #define TB_STORE_INTERNAL_H
 
 #include <limits.h>
+#include <stdint.h>
 #include <sqlite3.h>
 
 #include "store/store.h"
 
+/* The CPU time one statement may take before it is interrupted (SQLITE_INTERRUPT;
+   the error then says so): a bound on whatever a damaged or hostile file could
+   still make a query do. A real store's queries take milliseconds to seconds. */
+#define TB_STORE_QUERY_CPU_S 30
+
 struct tb_store {
     sqlite3 *db;
     char path[PATH_MAX];
+    /* the statement guard (schema.c): the budget, when the running statement began
+       (thread CPU time), whether one has begun since the progress handler last ran,
+       and whether the guard interrupted the last one */
+    uint64_t query_cpu_ns; /* TB_STORE_QUERY_CPU_S; a test may lower it */
+    uint64_t stmt_cpu0;
+    int stmt_began, timed_out;
 };
 
 /* Runs SQL without results (one or more statements). 0, or -1 with
    "<path>: <what>: <sqlite's message>" in err. */
 int tb_store_exec(tb_store *s, const char *sql, const char *what, tb_err *err);
-/* Fills err with "<path>: <what>: <sqlite's message for the last error>"; returns -1. */
+/* Fills err with "<path>: <what>: <sqlite's message for the last error>" (or, when
+   the statement guard interrupted it, that it ran too long); returns -1. */
 int tb_store_sqlerr(tb_store *s, const char *what, tb_err *err);
 /* BEGIN IMMEDIATE (the write lock now, so that a busy store waits in the busy
    handler instead of failing at the first write). */
@@ -25,7 +38,8 @@ int tb_store_begin(tb_store *s, tb_err *err);
 /* ROLLBACK when a transaction is open (SQLite may have rolled back already). */
 void tb_store_rollback(tb_store *s);
 
-/* Opens, checks the file is a teebench store, migrates (schema.c). */
+/* Opens defensively (see schema.c), checks the file is a teebench store holding only
+   the schema's own objects, migrates. */
 int tb_store_schema_open(tb_store *s, tb_err *err);
 
 #endif

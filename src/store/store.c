@@ -94,6 +94,13 @@ int tb_store_open(const char *path, tb_store **out, tb_err *err)
         free(s);
         return tb_errf(err, "results store path too long");
     }
+    /* SQLite writes its journal beside the file: a device or FIFO (--db /dev/null)
+       would get /dev/null-journal created next to it, in /dev */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        free(s);
+        return tb_errf(err, "%s: not a regular file, not a results store", path);
+    }
     if (make_parent(path, err) < 0 || tb_store_schema_open(s, err) < 0) {
         tb_store_close(s);
         return -1;

@@ -12,6 +12,13 @@
  *   file's version up to TB_STORE_SCHEMA_VERSION in one transaction. A newer
  *   version, another application's SQLite file, or a file that is not SQLite is
  *   refused with one line, and the file is left as it was.
+ * - A store holds only the objects its schema version defines (no view, no
+ *   trigger, no table or index teebench did not make, none altered): anything
+ *   else is refused the same way, before a query touches a table. The
+ *   connection is SQLite's defensive mode with trusted_schema, triggers and
+ *   views off, and no statement runs for more than TB_STORE_QUERY_CPU_S seconds
+ *   of CPU (store/internal.h): a store file from someone else cannot make a
+ *   command hang or change other runs.
  * - Each put is one transaction: a run is stored whole (run row, environment,
  *   metrics, samples, and the record's JSON document) or not at all -- also when
  *   the process is killed or the disk is full.

@@ -28,6 +28,8 @@ typedef struct suite_ctx {
     const volatile sig_atomic_t *stop;
     tb_record *r;
     char work[PATH_MAX];
+    int work_fd;  /* the work directory, opened once (tb_dir_open_private's rule): every
+                     file the suite writes there is created relative to it */
     int own_work; /* made here: removed at the end unless something failed */
     int ncpu;
     char env_tee[8]; /* the TEE the env facts say this runs in (tb_env_json_tee) */
@@ -90,6 +92,11 @@ void suite_problem(json_t *arr, const char *workload, const char *target, int ro
 int suite_stopped(const suite_ctx *c);
 /* "<work>/<rel>" into out; -1 with err when too long. */
 int suite_path(const suite_ctx *c, const char *rel, char *out, size_t n, tb_err *err);
+/* A new file name in the work directory (an old one removed first, never opened
+   through a symlink), open for writing: the fd (caller closes), or -1 with err. */
+int suite_create(const suite_ctx *c, const char *name, tb_err *err);
+/* Reads the file name of the work directory (not through a symlink) into out. */
+int suite_read(const suite_ctx *c, const char *name, size_t max, tb_buf *out, tb_err *err);
 /* A duration as teebench's flags take it: "10s", "250ms". */
 void suite_fmt_duration(double s, char *out, size_t n);
 

@@ -6,13 +6,15 @@
  * Invariants: an event survives tb_suite_event_to_json + _from_json unchanged
  * (numbers as JSON reals/integers, every member present); the summary shows
  * every metric of the record in its order, each with its unit, and the word
- * SIMULATED on every row (and in the header) measured with a simulated TEE. */
+ * SIMULATED on every row (and in the header) measured with a simulated TEE; its
+ * strings from the record (a remote's, or the store's) are escaped (base/text). */
 #include "suite/suite.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "stats/summary.h"
 
 static const char *const kind_names[] = {"begin", "info", "step", "step_done", "end"};
@@ -167,8 +169,10 @@ static int list_problems(const tb_record *r, const char *key, const char *title,
         char where[64] = "";
         if (json_is_integer(round))
             snprintf(where, sizeof where, " (round %lld)", (long long)json_integer_value(round));
-        rc |= tb_buf_printf(out, "  %s%s%s%s: %s\n", w ? w : "?", t && *t ? " " : "", t ? t : "",
-                            where, why ? why : "?");
+        char wb[128], tb[128], yb[1024]; /* a remote's record: its text, escaped */
+        rc |= tb_buf_printf(out, "  %s%s%s%s: %s\n", w ? tb_text_safe(w, wb, sizeof wb) : "?",
+                            t && *t ? " " : "", tb_text_safe(t, tb, sizeof tb), where,
+                            why ? tb_text_safe(why, yb, sizeof yb) : "?");
     }
     return rc;
 }
@@ -176,10 +180,13 @@ static int list_problems(const tb_record *r, const char *key, const char *title,
 int tb_suite_summary(const tb_record *r, tb_buf *out, tb_err *err)
 {
     int rc = 0;
-    rc |= tb_buf_printf(
-        out, "teebench suite: %s, profile %s, status %s%s\n", r->label ? r->label : "?",
-        r->profile ? r->profile : "?", r->status ? r->status : "?",
-        r->simulated ? " -- TEE figures are SIMULATED (not from TEE hardware)" : "");
+    char lb[256], pb[256], sb[64], ub[64];
+    rc |=
+        tb_buf_printf(out, "teebench suite: %s, profile %s, status %s%s\n",
+                      r->label ? tb_text_safe(r->label, lb, sizeof lb) : "?",
+                      r->profile ? tb_text_safe(r->profile, pb, sizeof pb) : "?",
+                      r->status ? tb_text_safe(r->status, sb, sizeof sb) : "?",
+                      r->simulated ? " -- TEE figures are SIMULATED (not from TEE hardware)" : "");
     tb_record_tee_info tee;
     if (tb_record_tee(r, &tee))
         rc |= tb_buf_printf(out, "TEE: %s\n", tee.summary);
@@ -196,8 +203,9 @@ int tb_suite_summary(const tb_record *r, tb_buf *out, tb_err *err)
         else
             snprintf(cvs, sizeof cvs, "%.1f %%", 100 * cv);
         int noisy = !isnan(cv) && cv > TB_SUITE_NOISY_CV;
-        rc |= tb_buf_printf(out, "%-37s %5zu %14s %-6s %8s%s%s\n", m->name, m->n, mv, m->unit, cvs,
-                            noisy ? "  noisy" : "", m->simulated ? "  SIMULATED" : "");
+        rc |= tb_buf_printf(out, "%-37s %5zu %14s %-6s %8s%s%s\n", m->name, m->n, mv,
+                            tb_text_safe(m->unit, ub, sizeof ub), cvs, noisy ? "  noisy" : "",
+                            m->simulated ? "  SIMULATED" : "");
     }
     if (r->n_metrics == 0)
         rc |= tb_buf_puts(out, "(no metric measured)\n");

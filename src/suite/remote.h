@@ -16,10 +16,19 @@
  *   3. `teebench suite run ... --no-store -o - --progress=jsonl` runs there: the
  *      result comes back on stdout, each progress event as one JSON line on stderr,
  *      re-delivered to hooks->progress as it arrives; other stderr lines become
- *      INFO events. stdin stays open: when *hooks->stop is set it is closed, and a
+ *      INFO events. What the remote sends is its text, not ours: the events' strings
+ *      are handed on as they came (the printer escapes them); the result is stored
+ *      under the target's name whatever label it carries. Memory stays bounded
+ *      whatever the remote does: each stderr byte is looked at once and a line keeps
+ *      its first 64 KiB (the rest is counted: "... (a line of N bytes, cut)"); the
+ *      result is streamed into an unnamed temporary file ($TMPDIR or /tmp; more
+ *      than 256 MiB is refused, the ssh killed) and read with tb_record_read_fd's
+ *      limits. stdin stays open: when *hooks->stop is set it is closed, and a
  *      small sh wrapper there sends the suite SIGINT, so an interrupted remote run
  *      still returns what it finished ("interrupted"); one that does not end within
- *      stop_grace_ms (60 s) of that is killed. *stop set before the suite started (during the
+ *      stop_grace_ms (60 s) of that is killed, and so is one that meanwhile goes on
+ *      writing a stderr line past 64 KiB or more than 1 MiB of stderr (a suite that
+ *      stops writes a few lines). *stop set before the suite started (during the
  *      probe or the copy) kills that ssh and fails with "interrupted".
  * Nothing here prints. Children are stopped on every path; the control master is
  * closed (ssh -O exit) at the end. The caller ignores SIGPIPE (teebench's main()
@@ -47,7 +56,8 @@ typedef struct tb_remote_target {
 } tb_remote_target;
 
 /* Parses NAME=ssh://[user@]host[:port][/], NAME=vm:VM or NAME=local. NAME is a
-   label ([A-Za-z0-9_.-], 1..63). IPv6 hosts in brackets. 0, or -1 with err. */
+   label (tb_record_label_valid: "TDX VM" is one); VM 1..63 of [A-Za-z0-9_.-]. IPv6
+   hosts in brackets. 0, or -1 with err. */
 int tb_remote_target_parse(const char *spec, tb_remote_target *out, tb_err *err);
 
 typedef struct tb_remote_opts {
@@ -82,14 +92,15 @@ int tb_remote_shell_quote(const char *word, tb_buf *out);
 const char *tb_remote_package_of(const char *stderr_text, char *lib, size_t lib_len);
 
 /* Runs the suite on t (see above). On 0, *out is the record (caller frees) with
-   label t->name. -1 with err when the target cannot be reached, the binary cannot
-   be put there or run, the command is too long for ssh (a suite_doc over ~120 KiB),
-   or no result came back. */
+   label t->name (the remote's own label is replaced). -1 with err when the target
+   cannot be reached, the binary cannot be put there or run, the command is too long
+   for ssh (a suite_doc over ~120 KiB), no result came back, or the result is too
+   large (over 256 MiB, or past tb_record_read_fd's limits). */
 int tb_remote_run(const tb_remote_target *t, const tb_remote_opts *o, tb_suite_hooks *hooks,
                   tb_record **out, tb_err *err);
 
 /* Runs `teebench ARGS...` there (this build, copied when absent, as tb_remote_run
-   does); its stdout is appended to out (may be NULL). A non-zero exit is an error
+   does); its stdout (the first MiB) is appended to out (may be NULL). A non-zero exit is an error
    with its last stderr line. Used by --http-client local to start and stop nginx
    there. Leaves the control master open (tb_remote_run closes it). */
 int tb_remote_teebench(const tb_remote_target *t, const tb_remote_opts *o, char *const *args,

@@ -47,6 +47,16 @@ int suite_path(const suite_ctx *c, const char *rel, char *out, size_t n, tb_err 
     return 0;
 }
 
+int suite_create(const suite_ctx *c, const char *name, tb_err *err)
+{
+    return tb_file_create_at(c->work_fd, c->work, name, 0, 0644, err);
+}
+
+int suite_read(const suite_ctx *c, const char *name, size_t max, tb_buf *out, tb_err *err)
+{
+    return tb_file_read_at(c->work_fd, c->work, name, max, out, err);
+}
+
 void suite_fmt_duration(double s, char *out, size_t n)
 {
     double ms = round(s * 1000);
@@ -186,7 +196,10 @@ static int make_work(suite_ctx *c, tb_err *err)
             return tb_errno(err, "work directory %s: getcwd", wd);
         if (k < 0 || (size_t)k >= sizeof c->work - 128)
             return tb_errf(err, "work directory %s: path too long", wd);
-        return tb_mkdirs(c->work, err) < 0 ? tb_err_wrap(err, "work directory") : 0;
+        /* another user's, or one others may write, is refused: they could plant a
+           symlink for a log or a key to be written through */
+        c->work_fd = tb_dir_open_private(c->work, 0700, err);
+        return c->work_fd < 0 ? tb_err_wrap(err, "work directory") : 0;
     }
     const char *tmp = getenv("TMPDIR");
     if (!tmp || tmp[0] != '/' || strlen(tmp) > 512)
@@ -195,11 +208,10 @@ static int make_work(suite_ctx *c, tb_err *err)
     if (!mkdtemp(c->work))
         return tb_errno(err, "work directory %s", c->work);
     c->own_work = 1;
-    /* nginx's workers run as another user (www-data): they must pass through (not
-       list) this directory to reach nginx's own run dir, which serve/nginx guards */
-    if (chmod(c->work, 0711) < 0)
-        return tb_errno(err, "work directory %s", c->work);
-    return 0;
+    /* mkdtemp made it 0700 and ours; nginx's workers need no way through it (nginx
+       runs inside its own run directory, see serve/nginx) */
+    c->work_fd = tb_dir_open_private(c->work, 0700, err);
+    return c->work_fd < 0 ? tb_err_wrap(err, "work directory") : 0;
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
@@ -219,18 +231,20 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 static void nginx_version(suite_ctx *c, char *out, size_t n)
 {
     out[0] = 0;
-    char path[PATH_MAX];
     tb_err e;
+    int fd;
     if (access(c->p->http.nginx_bin, X_OK) < 0 ||
-        suite_path(c, "nginx-version.txt", path, sizeof path, &e))
+        (fd = suite_create(c, "nginx-version.txt", &e)) < 0)
         return;
     char *argv[] = {(char *)c->p->http.nginx_bin, "-v", NULL};
-    tb_proc_opts o = {.argv = argv, .stdout_path = path, .stderr_path = path};
+    tb_proc_opts o = {.argv = argv, .stdout_fd = fd, .stderr_fd = fd};
     tb_proc_result r;
-    if (tb_proc_run(&o, 5000, NULL, &r, &e) < 0 || r.exit_code != 0)
+    int rc = tb_proc_run(&o, 5000, NULL, &r, &e);
+    close(fd);
+    if (rc < 0 || r.exit_code != 0)
         return;
     tb_buf b = {0};
-    if (tb_file_read(path, 4096, &b, &e) == 0 && b.p) {
+    if (suite_read(c, "nginx-version.txt", 4096, &b, &e) == 0 && b.p) {
         char *s = (char *)b.p, *v = strstr(s, "version: ");
         v = v ? v + 9 : s;
         v[strcspn(v, "\r\n")] = 0;
@@ -276,7 +290,8 @@ static int ensure_pki(suite_ctx *c, tb_err *err)
 {
     if (c->ca[0])
         return 0;
-    if (suite_path(c, "pki", c->pki, sizeof c->pki, err) < 0 || tb_pki_generate(c->pki, err) < 0 ||
+    if (suite_path(c, "pki", c->pki, sizeof c->pki, err) < 0 ||
+        tb_pki_generate_at(c->work_fd, c->work, "pki", err) < 0 ||
         tb_pki_path(c->pki, TB_PKI_CA_CERT, c->ca, sizeof c->ca, err) < 0) {
         c->ca[0] = 0;
         return tb_err_wrap(err, "fixture PKI");
@@ -284,13 +299,14 @@ static int ensure_pki(suite_ctx *c, tb_err *err)
     return 0;
 }
 
-/* The port from serve's "listening on https://127.0.0.1:PORT with ..." line. */
-static int listening_port(const char *path)
+/* The port from serve's "listening on https://127.0.0.1:PORT with ..." line in the
+   work directory's file name. */
+static int listening_port(const suite_ctx *c, const char *name)
 {
     tb_buf b = {0};
     tb_err e;
     int port = 0;
-    if (tb_file_read(path, 1 << 16, &b, &e) == 0 && b.p) {
+    if (suite_read(c, name, 1 << 16, &b, &e) == 0 && b.p) {
         const char *s = strstr((char *)b.p, "listening on https://127.0.0.1:");
         if (s)
             port = atoi(s + strlen("listening on https://127.0.0.1:"));
@@ -302,15 +318,22 @@ static int listening_port(const char *path)
 /* `teebench serve --tls` on a port it picks itself (read back from its output). */
 static int start_fixture(suite_ctx *c, tb_err *err)
 {
-    char out[PATH_MAX], errp[PATH_MAX], threads[16];
-    if (ensure_pki(c, err) < 0 || suite_path(c, "fixture.stdout.log", out, sizeof out, err) < 0 ||
-        suite_path(c, "fixture.stderr.log", errp, sizeof errp, err) < 0)
+    char threads[16];
+    int out = -1, errfd = -1;
+    if (ensure_pki(c, err) < 0 || (out = suite_create(c, "fixture.stdout.log", err)) < 0 ||
+        (errfd = suite_create(c, "fixture.stderr.log", err)) < 0) {
+        if (out >= 0)
+            close(out);
         return -1;
+    }
     snprintf(threads, sizeof threads, "%d", c->server_threads);
     char *argv[] = {c->exe,      "serve",  "--tls", "--pki",     c->pki,  "--addr",
                     "127.0.0.1", "--port", "0",     "--threads", threads, NULL};
-    tb_proc_opts o = {.argv = argv, .stdout_path = out, .stderr_path = errp};
-    if (tb_proc_spawn(&o, &c->fixture, err) < 0)
+    tb_proc_opts o = {.argv = argv, .stdout_fd = out, .stderr_fd = errfd};
+    int spawned = tb_proc_spawn(&o, &c->fixture, err);
+    close(out);
+    close(errfd);
+    if (spawned < 0)
         return tb_err_wrap(err, "fixture server");
     suite_command(c, argv);
     uint64_t deadline = tb_mono_ns() + 15000000000ull;
@@ -318,14 +341,14 @@ static int start_fixture(suite_ctx *c, tb_err *err)
         if (!tb_proc_alive(&c->fixture)) {
             tb_buf b = {0};
             tb_err e2;
-            tb_file_read(errp, 4096, &b, &e2);
+            suite_read(c, "fixture.stderr.log", 4096, &b, &e2);
             char *line = b.p ? (char *)b.p : "";
             line[strcspn(line, "\n")] = 0;
             tb_errf(err, "fixture server exited with code %d: %s", c->fixture.code, line);
             tb_buf_clear(&b);
             return -1;
         }
-        if ((c->fixture_port = listening_port(out)) > 0) {
+        if ((c->fixture_port = listening_port(c, "fixture.stdout.log")) > 0) {
             c->fixture_up = 1;
             return 0;
         }
@@ -356,7 +379,7 @@ static int start_nginx(suite_ctx *c, tb_err *err)
                            .port = c->nginx_port,
                            .workers = c->server_threads,
                            .nginx = c->p->http.nginx_bin};
-        rc = tb_nginx_start(&o, 10000, err);
+        rc = tb_nginx_start(&o, 10000, NULL, err);
     }
     if (rc < 0)
         return tb_err_wrap(err, "starting nginx");
@@ -538,6 +561,7 @@ int tb_suite_run(const tb_suite_plan *p, tb_suite_hooks *hooks, tb_record **out,
     snprintf(c.exe, sizeof c.exe, "%s", p->self_exe);
     c.stop = hooks ? hooks->stop : NULL;
     c.fixture.pid = c.fixture.pidfd = -1;
+    c.work_fd = -1;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     c.ncpu = ncpu > 0 ? (int)ncpu : 1;
     c.server_threads = p->http.server_threads > 0 ? p->http.server_threads : c.ncpu;
@@ -588,6 +612,8 @@ out:
     stop_servers(&c);
     suite_http_cleanup(&c);
     suite_attest_cleanup(&c);
+    if (c.work_fd >= 0)
+        close(c.work_fd);
     if (c.own_work)
         nftw(c.work, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(c.specs);

@@ -110,21 +110,26 @@ static void sim_files(suite_ctx *c, const uint8_t *q, size_t len)
 {
     char dir[PATH_MAX], qp[PATH_MAX], cp[PATH_MAX], rp[PATH_MAX], srcroot[PATH_MAX];
     tb_err e;
-    if (suite_path(c, "attest", dir, sizeof dir, &e) < 0 || tb_mkdirs(dir, &e) < 0 ||
+    int dfd = -1;
+    if (suite_path(c, "attest", dir, sizeof dir, &e) < 0 ||
         snprintf(qp, sizeof qp, "%s/quote.bin", dir) >= (int)sizeof qp ||
         snprintf(cp, sizeof cp, "%s/collateral.json", dir) >= (int)sizeof cp ||
-        snprintf(rp, sizeof rp, "%s/sim-root.pem", dir) >= (int)sizeof rp)
+        snprintf(rp, sizeof rp, "%s/sim-root.pem", dir) >= (int)sizeof rp ||
+        (dfd = tb_dir_open_at(c->work_fd, c->work, "attest", 0700, &e)) < 0)
         return;
     tb_buf root = {0};
-    if (tb_file_write_atomic(qp, q, len, &e) < 0 ||
-        tb_file_write_atomic(cp, c->collateral_json, strlen(c->collateral_json), &e) < 0 ||
-        tb_attest_sim_root_path(c->sim_dir, srcroot, sizeof srcroot, &e) < 0 ||
-        tb_file_read(srcroot, 1 << 16, &root, &e) < 0 ||
-        tb_file_write_atomic(rp, root.p, root.len, &e) < 0) {
-        tb_buf_clear(&root);
-        return;
-    }
+    int rc = tb_file_write_at(dfd, dir, "quote.bin", q, len, 0644, &e) < 0 ||
+                     tb_file_write_at(dfd, dir, "collateral.json", c->collateral_json,
+                                      strlen(c->collateral_json), 0644, &e) < 0 ||
+                     tb_attest_sim_root_path(c->sim_dir, srcroot, sizeof srcroot, &e) < 0 ||
+                     tb_file_read(srcroot, 1 << 16, &root, &e) < 0 ||
+                     tb_file_write_at(dfd, dir, "sim-root.pem", root.p, root.len, 0644, &e) < 0
+                 ? -1
+                 : 0;
+    close(dfd);
     tb_buf_clear(&root);
+    if (rc < 0)
+        return;
     sim_commands(c, "sim", qp, "sim-collateral", dir, "--collateral", cp, rp);
 }
 
@@ -158,16 +163,23 @@ static void tsm_collateral(suite_ctx *c, const uint8_t *q, size_t len)
 static int snp_sim_setup(suite_ctx *c, const uint8_t *q, size_t len, tb_err *err)
 {
     char dir[PATH_MAX], certs[PATH_MAX], rp[PATH_MAX], ark[PATH_MAX];
-    if (suite_path(c, "attest", dir, sizeof dir, err) < 0 || tb_mkdirs(dir, err) < 0)
+    if (suite_path(c, "attest", dir, sizeof dir, err) < 0)
         return -1;
     if (snprintf(certs, sizeof certs, "%s/snp-certs", dir) >= (int)sizeof certs ||
         snprintf(rp, sizeof rp, "%s/report.bin", dir) >= (int)sizeof rp ||
         snprintf(ark, sizeof ark, "%s/ark.pem", certs) >= (int)sizeof ark)
         return tb_errf(err, "work directory path too long");
-    if (tb_attest_snp_sim_certs(c->sim_dir, certs, now_s(), 0, err) < 0 ||
-        tb_attest_snp_certs_load(certs, &c->snp_certs, err) < 0 ||
-        tb_attest_snp_sim_ark(c->sim_dir, &c->snp_root, &c->snp_root_len, err) < 0 ||
-        tb_file_write_atomic(rp, q, len, err) < 0)
+    int dfd = tb_dir_open_at(c->work_fd, c->work, "attest", 0700, err);
+    if (dfd < 0)
+        return -1;
+    int rc = tb_attest_snp_sim_certs(c->sim_dir, certs, now_s(), 0, err) < 0 ||
+                     tb_attest_snp_certs_load(certs, &c->snp_certs, err) < 0 ||
+                     tb_attest_snp_sim_ark(c->sim_dir, &c->snp_root, &c->snp_root_len, err) < 0 ||
+                     tb_file_write_at(dfd, dir, "report.bin", q, len, 0644, err) < 0
+                 ? -1
+                 : 0;
+    close(dfd);
+    if (rc < 0)
         return -1;
     sim_commands(c, "sim-snp", rp, "sim-snp-certs", certs, "--certs", certs, ark);
     return 0;

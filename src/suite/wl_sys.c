@@ -18,13 +18,13 @@
 #include "base/file.h"
 #include "sys/probe.h"
 
-/* First line of a file (a child's stderr), for error messages. */
-static void first_line(const char *path, char *out, size_t n)
+/* First line of the work directory's file name (a child's stderr), for error messages. */
+static void first_line(const suite_ctx *c, const char *name, char *out, size_t n)
 {
     tb_buf b = {0};
     tb_err e;
     out[0] = 0;
-    if (tb_file_read(path, 1 << 16, &b, &e) == 0 && b.p) {
+    if (suite_read(c, name, 1 << 16, &b, &e) == 0 && b.p) {
         char *s = (char *)b.p;
         s[strcspn(s, "\n")] = 0;
         snprintf(out, n, "%s", s);
@@ -36,35 +36,44 @@ int suite_syscall_step(suite_ctx *c, const char *target, int round, tb_err *err)
 {
     const tb_suite_syscall *s = &c->p->syscall;
     int one = !strcmp(target, "c1"), copies = one ? 1 : c->ncpu;
-    char dur[32], passes[16], ncopies[16], out[PATH_MAX], errp[PATH_MAX], rel[64];
+    char dur[32], passes[16], ncopies[16], out[64], errp[64];
     snprintf(dur, sizeof dur, "%g", s->duration_s);
     snprintf(passes, sizeof passes, "%d", s->passes);
     snprintf(ncopies, sizeof ncopies, "%d", copies);
-    snprintf(rel, sizeof rel, "syscall-%s.json", target);
-    if (suite_path(c, rel, out, sizeof out, err) < 0)
+    snprintf(out, sizeof out, "syscall-%s.json", target);
+    snprintf(errp, sizeof errp, "syscall-%s.stderr.log", target);
+    int outfd = suite_create(c, out, err), errfd = outfd < 0 ? -1 : suite_create(c, errp, err);
+    if (errfd < 0) {
+        if (outfd >= 0)
+            close(outfd);
         return ST_FAILED;
-    snprintf(rel, sizeof rel, "syscall-%s.stderr.log", target);
-    if (suite_path(c, rel, errp, sizeof errp, err) < 0)
-        return ST_FAILED;
+    }
     char *argv[] = {c->exe, "syscall",  "--json", "--mode",   (char *)s->mode, "--duration",
                     dur,    "--passes", passes,   "--copies", ncopies,         NULL};
     suite_command(c, argv);
-    tb_proc_opts o = {.argv = argv, .stdout_path = out, .stderr_path = errp};
+    tb_proc_opts o = {.argv = argv, .stdout_fd = outfd, .stderr_fd = errfd};
     tb_proc_result r;
     int64_t timeout_ms = (int64_t)(s->passes * s->duration_s * 2000) + 60000;
-    if (tb_proc_run(&o, timeout_ms, c->stop, &r, err) < 0)
+    int ran = tb_proc_run(&o, timeout_ms, c->stop, &r, err);
+    close(outfd);
+    close(errfd);
+    if (ran < 0)
         return ST_FAILED;
     if (r.cancelled)
         return ST_CANCELLED;
     if (r.exit_code != 0) {
         char line[256];
-        first_line(errp, line, sizeof line);
+        first_line(c, errp, line, sizeof line);
         tb_errf(err, "teebench syscall exited with code %d%s%s", r.exit_code, line[0] ? ": " : "",
                 line);
         return ST_FAILED;
     }
-    json_error_t je;
-    json_t *doc = json_load_file(out, 0, &je);
+    json_error_t je = {.text = ""};
+    tb_buf text = {0};
+    json_t *doc = suite_read(c, out, 64u << 20, &text, err) == 0
+                      ? json_loadb((const char *)text.p, text.len, 0, &je)
+                      : NULL;
+    tb_buf_clear(&text);
     json_t *arr = json_object_get(doc, "passes"), *index = json_object_get(doc, "index");
     if (!json_is_array(arr) || json_array_size(arr) == 0) {
         json_decref(doc);

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1183,38 +1184,77 @@ json_t *tb_env_json_recorded(const char *dir, tb_err *err)
 
 /* ---------- recording the live inputs ---------- */
 
+/* A recording: the private directory it is written into (tb_dir_open_private's
+   rule), opened once; every file and directory below it is made relative to that
+   descriptor, never through a symlink. */
+typedef struct recording {
+    int fd;
+    const char *dir;
+} recording;
+
+/* The directory rel (a relative path, "a/b") below the recording, each component
+   created or opened by tb_dir_open_at. Returns its fd (caller closes; for "" a copy
+   of the recording's own), or -1 with err. */
+static int record_subdir(const recording *r, const char *rel, tb_err *err)
+{
+    char path[4096], label[4096];
+    if (snprintf(path, sizeof path, "%s", rel) >= (int)sizeof path)
+        return tb_errf(err, "%s/%s: path too long", r->dir, rel);
+    snprintf(label, sizeof label, "%s", r->dir);
+    int fd = fcntl(r->fd, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0)
+        return tb_errno(err, "%s", r->dir);
+    for (char *part = strtok(path, "/"); part; part = strtok(NULL, "/")) {
+        int next = tb_dir_open_at(fd, label, part, 0755, err);
+        close(fd);
+        if (next < 0)
+            return -1;
+        fd = next;
+        size_t n = strlen(label);
+        snprintf(label + n, sizeof label - n, "/%s", part);
+    }
+    return fd;
+}
+
+/* Writes data at the path p (absolute, as the live file's: "/proc/cpuinfo") below
+   the recording. */
+static int record_write(const recording *r, const char *p, const void *data, size_t len,
+                        tb_err *err)
+{
+    char parent[4096], label[4096];
+    while (*p == '/')
+        p++;
+    const char *slash = strrchr(p, '/'), *leaf = slash ? slash + 1 : p;
+    snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - p) : 0, p);
+    if (tb_path_join(label, sizeof label, r->dir, parent[0] ? parent : NULL, err) < 0)
+        return -1;
+    int fd = record_subdir(r, parent, err);
+    if (fd < 0)
+        return -1;
+    int rc = tb_file_write_at(fd, label, leaf, data, len, 0644, err);
+    close(fd);
+    return rc;
+}
+
 /* Copies live file p to dir + p (missing or unreadable files are skipped: they are
    "unknown" when the recording is read, as they were here). */
-static int record_copy(const char *dir, const char *p, tb_err *err)
+static int record_copy(const recording *r, const char *p, tb_err *err)
 {
     tb_buf b = {0};
     tb_err ignore;
     if (tb_file_read(p, 64u << 20, &b, &ignore) < 0)
         return 0;
-    char dst[4096], parent[4096];
-    int rc = -1;
-    if (tb_path_join(dst, sizeof dst, dir, p, err) == 0) {
-        snprintf(parent, sizeof parent, "%s", dst);
-        char *slash = strrchr(parent, '/');
-        if (slash)
-            *slash = 0;
-        rc = tb_mkdirs(parent, err) < 0
-                 ? -1
-                 : tb_file_write_atomic(dst, b.p ? (const char *)b.p : "", b.len, err);
-    }
+    int rc = record_write(r, p, b.p ? (const char *)b.p : "", b.len, err);
     tb_buf_clear(&b);
     return rc;
 }
 
-static int record_text(const char *dir, const char *name, const char *text, tb_err *err)
+static int record_text(const recording *r, const char *name, const char *text, tb_err *err)
 {
-    char dst[4096];
-    if (tb_path_join(dst, sizeof dst, dir, name, err) < 0)
-        return -1;
-    return tb_file_write_atomic(dst, text, strlen(text), err);
+    return record_write(r, name, text, strlen(text), err);
 }
 
-static int record_cpuid(const char *dir, tb_err *err)
+static int record_cpuid(const recording *rec, tb_err *err)
 {
     env_cpuid c;
     cpuid_live(&c);
@@ -1239,12 +1279,12 @@ static int record_cpuid(const char *dir, tb_err *err)
             tb_buf_printf(&b, "0x%08x 0 0x%08x 0x%08x 0x%08x 0x%08x\n", cpuid_leaves[i], x[0], x[1],
                           x[2], x[3]);
     }
-    int rc = record_text(dir, "cpuid", b.p ? (const char *)b.p : "", err);
+    int rc = record_text(rec, "cpuid", b.p ? (const char *)b.p : "", err);
     tb_buf_clear(&b);
     return rc;
 }
 
-static int record_dir(const char *dir, const char *live_dir, tb_err *err)
+static int record_dir(const recording *r, const char *live_dir, tb_err *err)
 {
     struct dirent **list = NULL;
     int n = scandir(live_dir, &list, NULL, alphasort), rc = 0;
@@ -1253,14 +1293,15 @@ static int record_dir(const char *dir, const char *live_dir, tb_err *err)
         tb_err e;
         if (rc == 0 && list[i]->d_name[0] != '.' &&
             tb_path_join(p, sizeof p, live_dir, list[i]->d_name, &e) == 0)
-            rc = record_copy(dir, p, err);
+            rc = record_copy(r, p, err);
         free(list[i]);
     }
     free(list);
     return rc;
 }
 
-int tb_env_record(const char *dir, tb_err *err)
+/* tb_env_record into the opened recording r. */
+static int record_into(const recording *r, tb_err *err)
 {
     static const char *const files[] = {
         "/proc/cpuinfo",
@@ -1273,32 +1314,30 @@ int tb_env_record(const char *dir, tb_err *err)
         "/sys/module/kvm_amd/parameters/sev_snp",
     };
     env_src live = {NULL};
-    if (tb_mkdirs(dir, err) < 0)
-        return -1;
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        if (record_copy(dir, files[i], err) < 0)
+        if (record_copy(r, files[i], err) < 0)
             return -1;
     char sub[4096];
-    static const char *const mods[] = {"/sys/module/kvm_intel", "/sys/module/kvm_amd"};
-    for (size_t i = 0; i < 2; i++)
-        if (src_exists(&live, mods[i]) &&
-            (tb_path_join(sub, sizeof sub, dir, mods[i], err) < 0 || tb_mkdirs(sub, err) < 0))
+    static const char *const mods[] = {"sys/module/kvm_intel", "sys/module/kvm_amd"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(sub, sizeof sub, "/%s", mods[i]);
+        int fd = src_exists(&live, sub) ? record_subdir(r, mods[i], err) : INT_MAX;
+        if (fd < 0)
             return -1;
+        if (fd != INT_MAX)
+            close(fd);
+    }
     static const char *const devs[] = {"/dev/tdx_guest", "/dev/sev-guest"};
     for (size_t i = 0; i < 2; i++)
-        if (src_exists(&live, devs[i])) {
-            if (tb_path_join(sub, sizeof sub, dir, "dev", err) < 0 || tb_mkdirs(sub, err) < 0 ||
-                tb_path_join(sub, sizeof sub, dir, devs[i], err) < 0 ||
-                tb_file_write_atomic(sub, "", 0, err) < 0)
-                return -1;
-        }
-    if (record_dir(dir, VULN_DIR, err) < 0 || record_cpuid(dir, err) < 0)
+        if (src_exists(&live, devs[i]) && record_write(r, devs[i], "", 0, err) < 0)
+            return -1;
+    if (record_dir(r, VULN_DIR, err) < 0 || record_cpuid(r, err) < 0)
         return -1;
     tb_buf b = {0};
     tb_err e;
     int rc = 0;
     if (read_klog(&live, &b, &e) == 0)
-        rc = record_text(dir, "dmesg", b.p ? (const char *)b.p : "", err);
+        rc = record_text(r, "dmesg", b.p ? (const char *)b.p : "", err);
     tb_buf_clear(&b);
     if (rc < 0)
         return -1;
@@ -1334,11 +1373,19 @@ int tb_env_record(const char *dir, tb_err *err)
     long long msr = read_sev_msr(&live);
     char msr_text[32];
     snprintf(msr_text, sizeof msr_text, "%llx\n", msr);
-    if (record_text(dir, "uname", text, err) < 0 ||
-        record_text(dir, "tsm_provider", tsm, err) < 0 ||
-        record_text(dir, "cpus_online", sub, err) < 0 ||
-        record_text(dir, "kvm", kvm_text, err) < 0 ||
-        (msr >= 0 && record_text(dir, "msr_c0010131", msr_text, err) < 0))
+    if (record_text(r, "uname", text, err) < 0 || record_text(r, "tsm_provider", tsm, err) < 0 ||
+        record_text(r, "cpus_online", sub, err) < 0 || record_text(r, "kvm", kvm_text, err) < 0 ||
+        (msr >= 0 && record_text(r, "msr_c0010131", msr_text, err) < 0))
         return -1;
     return 0;
+}
+
+int tb_env_record(const char *dir, tb_err *err)
+{
+    recording r = {tb_dir_open_private(dir, 0700, err), dir};
+    if (r.fd < 0)
+        return -1;
+    int rc = record_into(&r, err);
+    close(r.fd);
+    return rc;
 }

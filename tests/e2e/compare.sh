@@ -2,7 +2,9 @@
 # `teebench compare`: result files crafted here (schema teebench-result 1) for the
 # article's three environments; text, markdown, csv and json outputs; --baseline by
 # label, position and argument; --fail-if exit codes; bad input is one line; a TD
-# and an SEV-SNP guest (recorded env documents) side by side, each column naming its TEE.
+# and an SEV-SNP guest (recorded env documents) side by side, each column naming its TEE;
+# issue 19's verdicts: the test's direction with equal medians, the multiple-comparison
+# line in every format and --adjust, why a ratio interval is missing, gates as printed.
 source "$(dirname "$0")/lib.sh"
 
 python3 - "$WORK" <<'PY'
@@ -170,6 +172,90 @@ grep -Eq '^[0-9a-f-]+ .* snp  +SEV-SNP  ' "$WORK/tee-list" || fail "list: snp is
 "$TB" results --db "$WORK/tee.db" list --json |
   python3 -c 'import json,sys; assert sorted(x["tee"] for x in json.load(sys.stdin)) == ["SEV-SNP", "TDX"]' ||
   fail "list --json: tee"
+
+# issue 19: verdicts that say what the data say
+python3 - "$WORK" <<'PY'
+import json, sys
+work = sys.argv[1]
+base = json.load(open(f"{work}/vm.json"))
+def counts(spec):
+    return [v for v, c in spec for _ in range(c)]
+def rec(label, metrics):
+    return dict(base, label=label, id=base["id"][:-1] + ("c" if label == "q0" else "d"),
+                metrics=[dict(name=n, unit=u, better=b, workload="q", simulated=False, samples=x)
+                         for (n, u, b, x) in metrics])
+json.dump(rec("q0", [("q.index", "index", "higher", counts([(10, 7), (11, 11), (12, 2)])),
+                     ("g.ratio", "x", "higher", [0.1] * 8),
+                     ("z.zero", "ms", "lower", list(range(0, 8)))]), open(f"{work}/q0.json", "w"))
+json.dump(rec("q1", [("q.index", "index", "higher", counts([(10, 2), (11, 10), (12, 8)])),
+                     ("g.ratio", "x", "higher", [0.3] * 8),
+                     ("z.zero", "ms", "lower", list(range(1, 9)))]), open(f"{work}/q1.json", "w"))
+PY
+Q0=$WORK/q0.json Q1=$WORK/q1.json
+"$TB" compare "$Q0" "$Q1" >"$WORK/q" || fail "compare quantized"
+# equal medians, shifted up: better (the medians said "worse")
+grep -Eq '^q\.index .* 1\.000x \[1\.000, 1\.100\]  better \(p=0\.013; shifted, medians equal\)$' "$WORK/q" ||
+  fail "direction from the test: $(grep '^q.index' "$WORK/q")"
+# a 0 in the baseline's samples: the interval's real reason
+grep -Eq '^z\.zero .* 1\.286x \[a value ≤ 0\]  ~ \(p=' "$WORK/q" || fail "non-positive reason: $(grep '^z.zero' "$WORK/q")"
+grep -q '^q1 vs q0: 2 of 3 rows differ at α = 0\.05; ≈ 0\.15 expected by chance$' "$WORK/q" ||
+  fail "multiple-comparison line: $(cat "$WORK/q")"
+# the article's environments: one line per environment, right under the table
+sed -n '/^$/{n;p;n;p;q}' "$WORK/text" >"$WORK/lines"
+printf '%s\n' 'tdx-guest [SIMULATED] vs bare-metal: 3 of 3 rows differ at α = 0.05; ≈ 0.15 expected by chance' \
+  'vm-kvm vs bare-metal: 2 of 3 rows differ at α = 0.05; ≈ 0.15 expected by chance' >"$WORK/lines.want"
+cmp -s "$WORK/lines" "$WORK/lines.want" || fail "one line per environment: $(cat "$WORK/lines")"
+"$TB" compare --format markdown "$Q0" "$Q1" | grep -q '^- q1 vs q0: 2 of 3 rows differ at α = 0\.05; ' ||
+  fail "markdown: the line under the table"
+# --adjust: verdicts and the line use the adjusted p (by hand: BH 3/2 * 0.0131 = 0.0197,
+# Holm max(3 * 0.000138, 2 * 0.0131) = 0.0262)
+"$TB" compare --adjust bh "$Q0" "$Q1" >"$WORK/qbh" || fail "--adjust bh"
+grep -Eq '^q\.index .*  better \(adj p=0\.020; shifted, medians equal\)$' "$WORK/qbh" || fail "bh: $(grep '^q.index' "$WORK/qbh")"
+grep -q "^q1 vs q0: 2 of 3 rows differ at α = 0.05 with Benjamini-Hochberg's adjustment (expected share of false differences ≤ 5 %); unadjusted 2, ≈ 0.15 expected by chance$" \
+  "$WORK/qbh" || fail "bh line: $(cat "$WORK/qbh")"
+"$TB" compare --adjust holm "$Q0" "$Q1" | grep -Eq '^q\.index .*  better \(adj p=0\.026; ' || fail "holm"
+expect_fail 2 "$TB" compare --adjust bonferroni "$Q0" "$Q1"
+grep -q -- '--adjust bonferroni: unknown (none, holm, bh)' "$WORK/err" || fail "names the method: $(cat "$WORK/err")"
+# csv: stdout stays CSV (three new columns at the end), the line goes to stderr
+"$TB" compare --format csv --adjust bh "$Q0" "$Q1" >"$WORK/qcsv" 2>"$WORK/qcsv.err" || fail "csv"
+grep -q '^q1 vs q0: 2 of 3 rows differ' "$WORK/qcsv.err" || fail "csv: the line on stderr: $(cat "$WORK/qcsv.err")"
+python3 - "$WORK/qcsv" <<'PY' || fail "csv: new columns"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert rows[0][-3:] == ["p_adjusted", "shift", "ratio_ci_why"], rows[0]
+assert all(len(r) == 26 for r in rows) and len(rows) == 1 + 3 * 2, rows
+d = {(r[0], r[5]): dict(zip(rows[0], r)) for r in rows[1:]}
+q = d[("q.index", "2")]
+assert q["verdict"] == "better" and q["shift"] == "higher", q
+assert abs(float(q["p_value"]) - 0.01310065) < 1e-7 and abs(float(q["p_adjusted"]) - 0.01965098) < 1e-7, q
+assert d[("z.zero", "2")]["ratio_ci_why"] == "non_positive" and d[("z.zero", "2")]["too_few"] == "0"
+PY
+# json: the figures of the line, raw and adjusted p per cell, the interval's reason
+"$TB" compare --format json --adjust holm "$Q0" "$Q1" >"$WORK/qjson" 2>"$WORK/qjson.err" || fail "json"
+[ -s "$WORK/qjson.err" ] && fail "json: nothing on stderr"
+python3 - "$WORK/qjson" <<'PY' || fail "json: multiple comparisons"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["adjust"] == "holm"
+mc = d["multiple_comparisons"]
+assert mc[0] is None, mc
+m = mc[1]
+assert (m["k"], m["N"], m["k_raw"], m["alpha"], m["expected"], m["adjust"]) == (2, 3, 2, 0.05, 0.15, "holm"), m
+assert m["line"].startswith("q1 vs q0: 2 of 3 rows differ at α = 0.05 with Holm's adjustment"), m
+c = {x["name"]: x["cells"][1] for x in d["metrics"]}
+q = c["q.index"]
+assert q["p_raw"] == q["p_value"] and abs(q["p_adjusted"] - 2 * q["p_raw"]) < 1e-6, q
+assert q["shift"] == "higher" and q["verdict"] == "better" and q["significant"] is True, q
+z = c["z.zero"]
+assert z["ratio_ci"] is None and z["too_few"] is False and z["ratio_ci_why"] == "non_positive", z
+assert c["g.ratio"]["ratio_ci_why"] is None
+PY
+# gates compare as printed: 0.3 / 0.1 is "3.000x", not < 3, and <= 3
+"$TB" compare --fail-if 'g.ratio < 3' "$Q0" "$Q1" >/dev/null 2>"$WORK/err" || fail "3.000x is not < 3: $(cat "$WORK/err")"
+rc=0; "$TB" compare --fail-if 'g.ratio <= 3' "$Q0" "$Q1" >/dev/null 2>"$WORK/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q 'g.ratio <= 3: q1 is 3.000x q0 \[3.000, 3.000\] (significant)$' "$WORK/err" ||
+  fail "3.000x is <= 3: $rc $(cat "$WORK/err")"
+"$TB" compare --help | grep -q -- '--adjust M' || fail "--help lists --adjust"
 
 # one environment: medians only
 "$TB" compare "$H" >"$WORK/one" || fail "one environment exits 0"

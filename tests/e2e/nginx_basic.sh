@@ -26,8 +26,10 @@ if [ "$(id -u)" = 0 ]; then
 else
   [ "$mode" = 700 ] || fail "run dir mode $mode"
 fi
-# Everything nginx writes is in the run directory.
-grep -E '^(pid|error_log|    access_log|    [a-z_]+temp_path) ' "$run/nginx.conf" | grep -v "\"$run/" && fail "a path outside the run dir"
+# Everything nginx writes is in the run directory: nginx runs inside it (its working
+# directory, -p ./) and every path it is given is relative, without "..".
+grep -E '^(pid|error_log|    access_log|    [a-z_]+temp_path|        root) ' "$run/nginx.conf" | grep -E '"/|\.\.' && fail "a path outside the run dir"
+[ "$(readlink "/proc/$pid/cwd")" = "$run" ] || fail "nginx's working directory is $(readlink "/proc/$pid/cwd"), not $run"
 size=$(curl -sS -o /dev/null -w '%{size_download}' "http://127.0.0.1:$port/")
 [ "$size" = 615 ] || fail "/ is $size bytes, not 615"
 for i in $(seq 24); do printf 'url = "http://127.0.0.1:%s/"\noutput = "/dev/null"\n' "$port"; done >"$WORK/urls"

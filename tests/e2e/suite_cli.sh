@@ -17,7 +17,10 @@ grep -q "http.duration" "$WORK/err" || fail "bad setting message: $(cat "$WORK/e
 expect_fail 2 "$TB" suite run --set http.speed=1
 expect_fail 2 "$TB" suite run --set nokey
 expect_fail 2 "$TB" suite run --repeat 0
-expect_fail 2 "$TB" suite run --label 'Bad Label'
+expect_fail 2 "$TB" suite run --label 'Bad/Label'
+expect_fail 2 "$TB" suite run --label 'trailing '
+expect_fail 2 "$TB" suite run --label $'esc\e[2J'
+grep -q 'esc\\x1b\[2J: want 1..63 of A-Z a-z 0-9' "$WORK/err" || fail "the bad label escaped: $(cat -v "$WORK/err")"
 expect_fail 2 "$TB" suite run --progress fancy
 expect_fail 2 "$TB" suite run stray
 expect_fail 2 "$TB" suite run --bogus
@@ -66,12 +69,12 @@ cat >"$WORK/suite.json" <<'EOF'
  "workloads": {"attest": {"provider": "sim", "quotes": 2, "iterations": 10},
                "probe": {"probes": ["rdtsc", "clock_gettime"], "max_reps": 50}}}
 EOF
-"$TB" suite run --suite "$WORK/suite.json" -o - --progress jsonl --label e2e-lab --db "$WORK/db" \
+"$TB" suite run --suite "$WORK/suite.json" -o - --progress jsonl --label 'E2E lab' --db "$WORK/db" \
   >"$WORK/r.json" 2>"$WORK/err" || fail "suite run -o -: $(cat "$WORK/err")"
 python3 - "$WORK/r.json" "$WORK/err" <<'PY' || fail "-o - / jsonl checks"
 import json, sys
 r = json.load(open(sys.argv[1]))          # stdout is exactly the result document
-assert r["label"] == "e2e-lab" and r["status"] == "complete", (r["label"], r["status"])
+assert r["label"] == "E2E lab" and r["status"] == "complete", (r["label"], r["status"])
 names = sorted(m["name"] for m in r["metrics"])
 assert names == ["attest.quote_get.ms", "attest.verify_prepared.us", "attest.verify_scratch.ms",
                  "probe.clock_gettime.ns", "probe.rdtsc.ns"], names
@@ -99,7 +102,7 @@ summary = "\n".join(rest)                  # the summary went to stderr
 assert "attest.quote_get.ms" in summary and "SIMULATED" in summary, summary
 PY
 # ...and it is in the store.
-sqlite3 "$WORK/db" "select label, status from runs" | grep -qx "e2e-lab|complete" \
+sqlite3 "$WORK/db" "select label, status from runs" | grep -qx "E2E lab|complete" \
   || fail "run not stored: $(sqlite3 "$WORK/db" 'select * from runs' 2>&1)"
 
 # ---- no nginx: skipped with the package to install ----

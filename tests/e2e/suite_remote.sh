@@ -22,6 +22,9 @@ grep -q '^suite\[a\] \[[0-9]*/[0-9]*\] round 1/2: syscall c1: ok' "$WORK/run.err
 grep -q '^suite\[b\]: complete after' "$WORK/run.err" || fail "b's end streamed back"
 grep -q '^== comparison (baseline a)' "$WORK/run.out" || fail "comparison printed: $(cat "$WORK/run.out")"
 grep -Eq '^syscall\.c1\.lps +lps +higher' "$WORK/run.out" || fail "comparison rows"
+# under the table, compare's multiple-comparison line
+grep -Eq '^b vs a: [0-9]+ of [0-9]+ rows? differ at α = 0\.05; ≈ [0-9.]+ expected by chance$' "$WORK/run.out" ||
+  fail "multiple-comparison line: $(sed -n '/^== comparison/,$p' "$WORK/run.out")"
 python3 - "$WORK/res" <<'PY' || fail "result files"
 import json, sys, os
 for name in ("a", "b"):
@@ -90,7 +93,8 @@ expect_fail 2 "$TB" suite run --target a=http://example.org --no-store
 expect_fail 2 "$TB" suite run --target noequals --no-store
 expect_fail 2 "$TB" suite run --target 'a=ssh://host/path' --no-store
 expect_fail 2 "$TB" suite run --target a=ssh://a --target a=ssh://b --no-store
-expect_fail 2 "$TB" suite run --target 'bad name=ssh://a' --no-store
+expect_fail 2 "$TB" suite run --target 'bad/name=ssh://a' --no-store
+expect_fail 2 "$TB" suite run --target 'bad name =ssh://a' --no-store
 
 # 5. Ctrl-C while a remote target runs: the remote suite is interrupted and its
 #    finished samples come back; nothing keeps running there

@@ -6,10 +6,14 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -119,7 +123,8 @@ static int count_entries(const char *dir)
 }
 
 /* A shared directory where another user planted symlinks: at the temporary name
- * the old code used (<path>.tmp.<pid>) and at the final path. Neither is followed:
+ * the old code used (<path>.tmp.<pid>) and (as root) at the final path, a link of
+ * uid 65534. Neither is followed:
  * the victim file keeps its bytes, the key lands in a new file of mode 0600 that
  * we own, and the planted link at the temporary name is left alone. */
 static void test_file_atomic_planted_symlinks(void **state)
@@ -146,14 +151,19 @@ static void test_file_atomic_planted_symlinks(void **state)
     assert_int_equal(st.st_uid, geteuid());
     assert_int_equal(lstat(planted, &st), 0);
     assert_true(S_ISLNK(st.st_mode));
-    /* A symlink at the final path is replaced, not written through. */
-    assert_int_equal(unlink(path), 0);
-    assert_int_equal(symlink(victim, path), 0);
-    assert_int_equal(tb_file_write_atomic_mode(path, "KEY2", 4, 0600, &e), 0);
-    assert_int_equal(tb_file_read(victim, 100, &b, &e), 0);
-    assert_string_equal((char *)b.p, "precious");
-    assert_int_equal(lstat(path, &st), 0);
-    assert_true(S_ISREG(st.st_mode));
+    /* A symlink another user planted at the final path is replaced, not written
+       through (only root can make a link of another user here). */
+    if (geteuid() == 0) {
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(symlink(victim, path), 0);
+        assert_int_equal(lchown(path, 65534, 65534), 0);
+        assert_int_equal(tb_file_write_atomic_mode(path, "KEY2", 4, 0600, &e), 0);
+        assert_int_equal(tb_file_read(victim, 100, &b, &e), 0);
+        assert_string_equal((char *)b.p, "precious");
+        assert_int_equal(lstat(path, &st), 0);
+        assert_true(S_ISREG(st.st_mode));
+        assert_int_equal(st.st_uid, 0);
+    }
     assert_int_equal(count_entries(dir), 3); /* victim, key, the planted link: no temp file */
     tb_buf_clear(&b);
     char cmd[400];
@@ -198,6 +208,162 @@ static void test_dir_open_private(void **state)
         assert_non_null(strstr(e.msg, "owned by uid 65534, not by this user"));
     }
     umask(old);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* The writer's rule by what is at the path: devices and FIFOs are written in place
+ * (a null device stays a character device, a full one is an error), a link of our
+ * own is followed (a regular target replaced where it is, the link kept), and a
+ * directory, a socket, a block device and a link to nothing are refused. */
+static void test_file_write_special(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tb-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char p[300], q[300];
+    tb_err e;
+    struct stat st;
+    tb_buf b = {0};
+
+    /* A FIFO with a reader: the bytes arrive through it, it stays a FIFO. */
+    snprintf(p, sizeof p, "%s/fifo", dir);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    int rfd = open(p, O_RDONLY | O_NONBLOCK);
+    assert_true(rfd >= 0);
+    assert_int_equal(tb_file_write_atomic(p, "through the pipe", 16, &e), 0);
+    char got[64] = {0};
+    assert_int_equal(read(rfd, got, sizeof got), 16);
+    assert_string_equal(got, "through the pipe");
+    assert_int_equal(lstat(p, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    /* A link of ours to it: followed, written in place. */
+    snprintf(q, sizeof q, "%s/to-fifo", dir);
+    assert_int_equal(symlink(p, q), 0);
+    assert_int_equal(tb_file_write_atomic(q, "again", 5, &e), 0);
+    memset(got, 0, sizeof got);
+    assert_int_equal(read(rfd, got, sizeof got), 5);
+    assert_string_equal(got, "again");
+    assert_int_equal(lstat(q, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    close(rfd);
+
+    /* A link of ours to a regular file: the file is replaced, the link stays. */
+    snprintf(p, sizeof p, "%s/real.json", dir);
+    assert_int_equal(tb_file_write_atomic(p, "old", 3, &e), 0);
+    snprintf(q, sizeof q, "%s/latest.json", dir);
+    assert_int_equal(symlink("real.json", q), 0);
+    assert_int_equal(tb_file_write_atomic(q, "new", 3, &e), 0);
+    assert_int_equal(lstat(q, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(tb_file_read(p, 100, &b, &e), 0);
+    assert_string_equal((char *)b.p, "new");
+    tb_buf_reset(&b);
+    /* A link to nothing: refused, nothing created. */
+    snprintf(q, sizeof q, "%s/dangling", dir);
+    assert_int_equal(symlink("nowhere", q), 0);
+    assert_int_equal(tb_file_write_atomic(q, "x", 1, &e), -1);
+    assert_non_null(strstr(e.msg, "a symbolic link to a missing file"));
+    snprintf(p, sizeof p, "%s/nowhere", dir);
+    assert_int_equal(access(p, F_OK), -1);
+
+    /* A directory and a socket: refused, left as they were. */
+    snprintf(p, sizeof p, "%s/sub", dir);
+    assert_int_equal(mkdir(p, 0700), 0);
+    assert_int_equal(tb_file_write_atomic(p, "x", 1, &e), -1);
+    assert_non_null(strstr(e.msg, "sub: a directory: refusing to write to it"));
+    snprintf(p, sizeof p, "%s/sock", dir);
+    int sfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    assert_true(strlen(p) < sizeof sa.sun_path);
+    memcpy(sa.sun_path, p, strlen(p) + 1);
+    assert_int_equal(bind(sfd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(tb_file_write_atomic(p, "x", 1, &e), -1);
+    assert_non_null(strstr(e.msg, "sock: a socket: refusing to write to it"));
+    assert_int_equal(lstat(p, &st), 0);
+    assert_true(S_ISSOCK(st.st_mode));
+    close(sfd);
+
+    /* Devices of our own (root only; a nodev /tmp cannot open them): a null device
+       is written in place and stays a character device with its mode, a full one
+       reports ENOSPC, a block device is refused without being opened. */
+    snprintf(p, sizeof p, "%s/null", dir);
+    if (geteuid() == 0 && mknod(p, S_IFCHR | 0666, makedev(1, 3)) == 0 &&
+        (rfd = open(p, O_WRONLY)) >= 0) {
+        close(rfd);
+        assert_int_equal(chmod(p, 0666), 0);
+        assert_int_equal(tb_file_write_atomic_mode(p, "discarded", 9, 0600, &e), 0);
+        assert_int_equal(lstat(p, &st), 0);
+        assert_true(S_ISCHR(st.st_mode));
+        assert_int_equal(st.st_mode & 0777, 0666);
+        assert_int_equal(st.st_rdev, makedev(1, 3));
+        snprintf(q, sizeof q, "%s/full", dir);
+        assert_int_equal(mknod(q, S_IFCHR | 0600, makedev(1, 7)), 0);
+        assert_int_equal(tb_file_write_atomic(q, "x", 1, &e), -1);
+        assert_non_null(strstr(e.msg, "No space left on device"));
+        snprintf(q, sizeof q, "%s/block", dir);
+        assert_int_equal(mknod(q, S_IFBLK | 0600, makedev(7, 200)), 0);
+        assert_int_equal(tb_file_write_atomic(q, "x", 1, &e), -1);
+        assert_non_null(strstr(e.msg, "block: a block device: refusing to write to it"));
+        assert_int_equal(lstat(q, &st), 0);
+        assert_true(S_ISBLK(st.st_mode));
+    }
+    tb_buf_clear(&b);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* Inside an opened directory: atomic replacement by name (a planted symlink is
+ * replaced, never followed), new files that remove an old one or symlink first,
+ * subdirectories by the private rule; names with a '/' are refused. */
+static void test_file_at(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tb-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char p[300];
+    tb_err e;
+    tb_buf b = {0};
+    struct stat st;
+    int dfd = tb_dir_open_private(dir, 0700, &e);
+    assert_true(dfd >= 0);
+    snprintf(p, sizeof p, "%s/victim", dir);
+    assert_int_equal(tb_file_write_at(dfd, dir, "victim", "precious", 8, 0600, &e), 0);
+    assert_int_equal(symlinkat(p, dfd, "run.json"), 0);
+    assert_int_equal(tb_file_write_at(dfd, dir, "run.json", "{}", 2, 0644, &e), 0);
+    assert_int_equal(fstatat(dfd, "run.json", &st, AT_SYMLINK_NOFOLLOW), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(symlinkat(p, dfd, "log"), 0);
+    int fd = tb_file_create_at(dfd, dir, "log", O_APPEND, 0644, &e);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "line\n", 5), 5);
+    close(fd);
+    assert_int_equal(fstatat(dfd, "log", &st, AT_SYMLINK_NOFOLLOW), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(st.st_size, 5);
+    assert_int_equal(tb_file_read(p, 100, &b, &e), 0);
+    assert_string_equal((char *)b.p, "precious");
+    assert_int_equal(tb_file_write_at(dfd, dir, "a/b", "x", 1, 0644, &e), -1);
+    assert_non_null(strstr(e.msg, "not a plain file name"));
+    assert_int_equal(tb_file_create_at(dfd, dir, "..", 0, 0644, &e), -1);
+    /* Subdirectories: created, taken again; a symlink or a writable one refused. */
+    int sub = tb_dir_open_at(dfd, dir, "logs", 0700, &e);
+    assert_true(sub >= 0);
+    close(sub);
+    sub = tb_dir_open_at(dfd, dir, "logs", 0700, &e);
+    assert_true(sub >= 0);
+    close(sub);
+    assert_int_equal(symlinkat("/etc", dfd, "pki"), 0);
+    assert_int_equal(tb_dir_open_at(dfd, dir, "pki", 0700, &e), -1);
+    assert_non_null(strstr(e.msg, "pki: a symbolic link, not a directory: refusing it"));
+    assert_int_equal(mkdirat(dfd, "open", 0700), 0);
+    assert_int_equal(fchmodat(dfd, "open", 0777, 0), 0);
+    assert_int_equal(tb_dir_open_at(dfd, dir, "open", 0700, &e), -1);
+    assert_non_null(strstr(e.msg, "writable by others"));
+    close(dfd);
+    tb_buf_clear(&b);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
@@ -268,6 +434,8 @@ int main(void)
         cmocka_unit_test(test_file_atomic_mode),
         cmocka_unit_test(test_file_atomic_planted_symlinks),
         cmocka_unit_test(test_dir_open_private),
+        cmocka_unit_test(test_file_write_special),
+        cmocka_unit_test(test_file_at),
         cmocka_unit_test(test_clock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

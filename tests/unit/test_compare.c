@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -479,7 +480,7 @@ static void test_csv(void **state)
     char fields[32][128];
     for (char *p = t; *p; p = strchr(p, '\n') + 1) {
         int n = csv_fields(p, fields, 32);
-        assert_int_equal(n, 23);
+        assert_int_equal(n, 26);
         if (lines > 0) {
             int env = atoi(fields[5]) - 1;
             const tb_compare_row *row = tb_compare_find(&f->c, fields[0]);
@@ -489,16 +490,55 @@ static void test_csv(void **state)
                 assert_float_equal(strtod(fields[10], NULL), cell->median,
                                    1e-6 * fabs(cell->median));
             assert_string_equal(fields[22], tb_compare_verdict_name(cell->verdict));
+            if (cell->tested) /* p_adjusted (= p_value: no adjustment), shift */
+                assert_float_equal(strtod(fields[23], NULL), cell->p_value, 1e-6 * cell->p_value);
+            else
+                assert_string_equal(fields[23], "");
+            assert_string_equal(fields[24], !cell->tested     ? ""
+                                            : cell->shift > 0 ? "higher"
+                                                              : "lower");
+            assert_string_equal(fields[25],
+                                !strcmp(fields[0], "probe.cpuid.ns") && env > 0 ? "too_few" : "");
             if (env == 2)
                 assert_string_equal(fields[4], "vm, \"kvm\"");
         } else {
             assert_string_equal(fields[0], "metric");
             assert_string_equal(fields[22], "verdict");
+            assert_string_equal(fields[23], "p_adjusted");
+            assert_string_equal(fields[24], "shift");
+            assert_string_equal(fields[25], "ratio_ci_why");
         }
         lines++;
     }
     assert_int_equal(lines, 1 + 5 * 3);
     free(t);
+
+    /* a label and a metric name a spreadsheet would run are text ('=...), numbers (a
+       negative median) stay numbers */
+    tb_err err = {{0}};
+    tb_record *a = rec("=HYPERLINK(\"http://x.example\",\"y\")"), *b = rec("b");
+    tb_metric *ma = tb_record_metric(a, "-x", "@u", TB_BETTER_LOWER, "+w", &err),
+              *mb = tb_record_metric(b, "-x", "@u", TB_BETTER_LOWER, "+w", &err);
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(tb_metric_add(ma, -3.5, &err), 0);
+        assert_int_equal(tb_metric_add(mb, -3.5, &err), 0);
+    }
+    const tb_record *rs[] = {a, b};
+    tb_compare c;
+    assert_int_equal(tb_compare_build(rs, 2, 0, TB_COMPARE_ALPHA, &c, &err), 0);
+    t = format(&c, TB_COMPARE_CSV);
+    char *row1 = strchr(t, '\n') + 1;
+    assert_int_equal(csv_fields(row1, fields, 32), 26);
+    assert_string_equal(fields[0], "'-x");
+    assert_string_equal(fields[1], "'@u");
+    assert_string_equal(fields[3], "'+w");
+    assert_string_equal(fields[4], "'=HYPERLINK(\"http://x.example\",\"y\")");
+    assert_string_equal(fields[10], "-3.5");
+    assert_non_null(strstr(row1, ",-3.5,"));
+    free(t);
+    tb_compare_clear(&c);
+    tb_record_free(a);
+    tb_record_free(b);
 }
 
 static void test_json(void **state)
@@ -630,6 +670,74 @@ static const char *line_at(const char *t, const char *prefix, char *out, size_t 
    before " [SIMULATED]"), the legend names its TEE, evidence and machine, the JSON
    carries them; a comparison without any TEE (the fixture's env-less records) has no
    such legend lines. */
+/* Samples at the ends of a double's range: the cells' statistics stay finite (the
+   median of six DBL_MAX was inf); a ratio beyond a double's range is "no ratio"; a
+   ratio of subnormal size gets its interval (the histogram of its resampled ratios
+   had an infinite bucket scale: a crash); a baseline of subnormals too (its medians'
+   reciprocals overflow); every format writes the comparison. */
+static void test_extreme_samples(void **state)
+{
+    (void)state;
+    tb_err err = {{0}};
+    tb_record *a = rec("a"), *b = rec("b");
+    /* x.big: DBL_MAX against 0.5 .. 5.5 (ratio 3 / DBL_MAX, subnormal); x.over: 1e-300
+       .. against DBL_MAX (ratio beyond DBL_MAX); x.tiny: subnormals, twice as large */
+    tb_metric *ab = tb_record_metric(a, "x.big", "B", TB_BETTER_HIGHER, "test", &err),
+              *bb = tb_record_metric(b, "x.big", "B", TB_BETTER_HIGHER, "test", &err),
+              *ao = tb_record_metric(a, "x.over", "B", TB_BETTER_HIGHER, "test", &err),
+              *bo = tb_record_metric(b, "x.over", "B", TB_BETTER_HIGHER, "test", &err),
+              *at = tb_record_metric(a, "x.tiny", "s", TB_BETTER_LOWER, "test", &err),
+              *bt = tb_record_metric(b, "x.tiny", "s", TB_BETTER_LOWER, "test", &err);
+    for (int i = 0; i < 8; i++) {
+        assert_int_equal(tb_metric_add(ab, DBL_MAX, &err), 0);
+        assert_int_equal(tb_metric_add(bb, 0.5 + i, &err), 0);
+        assert_int_equal(tb_metric_add(ao, 1e-300 * (1 + i), &err), 0);
+        assert_int_equal(tb_metric_add(bo, DBL_MAX / (1 + i), &err), 0);
+        assert_int_equal(tb_metric_add(at, ldexp(20 + 2 * i, -1074), &err), 0);
+        assert_int_equal(tb_metric_add(bt, ldexp(40 + 4 * i, -1074), &err), 0);
+    }
+    const tb_record *rs[] = {a, b};
+    tb_compare c;
+    assert_int_equal(tb_compare_build(rs, 2, 0, TB_COMPARE_ALPHA, &c, &err), 0);
+    const tb_compare_row *row = tb_compare_find(&c, "x.big");
+    assert_true(row->cells[0].median == DBL_MAX);
+    assert_true(row->cells[0].lo == DBL_MAX && row->cells[0].hi == DBL_MAX);
+    assert_true(row->cells[0].stdev == 0 && row->cells[0].cv == 0);
+    const tb_compare_cell *x = &row->cells[1];
+    assert_true(x->ratio > 0 && x->ratio < 1e-300);
+    if (!(x->ratio_lo > 0 && x->ratio_lo <= x->ratio && x->ratio <= x->ratio_hi &&
+          x->ratio_hi < 1e-300))
+        fail_msg("x.big: ratio %g in [%g, %g]", x->ratio, x->ratio_lo, x->ratio_hi);
+    assert_int_equal(x->verdict, TB_COMPARE_WORSE);
+    row = tb_compare_find(&c, "x.over");
+    assert_true(isnan(row->cells[1].ratio)); /* about 3e608 */
+    assert_true(isnan(row->cells[1].ratio_lo) && isnan(row->cells[1].ratio_hi));
+    assert_true(isfinite(row->cells[1].median) && isfinite(row->cells[1].stdev));
+    row = tb_compare_find(&c, "x.tiny");
+    x = &row->cells[1];
+    assert_true(row->cells[0].median > 0);
+    assert_true(x->ratio == 2);
+    if (!(x->ratio_lo > 1 && x->ratio_lo <= 2 && x->ratio_hi >= 2 && x->ratio_hi < 4))
+        fail_msg("x.tiny: ratio interval [%g, %g]", x->ratio_lo, x->ratio_hi);
+    assert_true(c.geomean_lower[1] == 2);
+    assert_true(c.geomean_higher[1] > 0 && c.geomean_higher[1] < 1e-300);
+    for (int f = TB_COMPARE_TEXT; f <= TB_COMPARE_JSON; f++) {
+        tb_buf out = {0};
+        assert_int_equal(tb_compare_format(&c, (enum tb_compare_format)f, &out, &err), 0);
+        assert_null(strstr((const char *)out.p, "nan"));
+        assert_null(strstr((const char *)out.p, "inf"));
+        if (f == TB_COMPARE_TEXT) { /* DBL_MAX was cut to its first 63 digits: 1.8e62 */
+            assert_non_null(strstr((const char *)out.p, "1.798e+308 "));
+            assert_non_null(strstr((const char *)out.p, "e-308x ["));
+            assert_null(strstr((const char *)out.p, "0.000x"));
+        }
+        tb_buf_clear(&out);
+    }
+    tb_compare_clear(&c);
+    tb_record_free(a);
+    tb_record_free(b);
+}
+
 static void test_tee_side_by_side(void **state)
 {
     (void)state;
@@ -665,9 +773,13 @@ static void test_tee_side_by_side(void **state)
                            "sev-snp-guest, hypervisor KVM, CPU AMD EPYC 9654 96-Core Processor");
     assert_non_null(line_at(t, "td #4 [TDX] [SIMULATED]: ", l, sizeof l));
     assert_non_null(strstr(l, ": TEE TDX; evidence SIMULATED TDX quotes; platform tdx-guest"));
-    /* the environment lines open the legend, after the blank line that ends the table */
+    /* after the blank line that ends the table: one multiple-comparison line per
+       environment against the baseline, then the environment lines open the legend */
     const char *legend = strstr(t, "\n\n");
     assert_non_null(legend);
+    assert_true(!strncmp(legend + 2, "td #2 [TDX] vs host [SIMULATED]: ", 33));
+    for (int k = 0; k < 3; k++)
+        legend = strchr(legend + 2, '\n') - 1;
     assert_true(!strncmp(legend + 2, "host [SIMULATED]: TEE none;", 27));
     free(t);
 
@@ -723,6 +835,373 @@ static void test_tee_side_by_side(void **state)
     assert_int_equal(teardown((void **)&f), 0);
 }
 
+/* A metric of r whose samples are the values v[0..k-1], each repeated cnt[i] times. */
+static void add_counts(tb_record *r, const char *name, int better, const double *v, const int *cnt,
+                       size_t k)
+{
+    tb_err err = {{0}};
+    tb_metric *m = tb_record_metric(r, name, "index", better, "test", &err);
+    assert_non_null(m);
+    for (size_t i = 0; i < k; i++)
+        for (int j = 0; j < cnt[i]; j++)
+            assert_int_equal(tb_metric_add(m, v[i], &err), 0);
+}
+
+static void add_values(tb_record *r, const char *name, const double *v, size_t n)
+{
+    static const int one[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    assert_true(n <= 16);
+    add_counts(r, name, TB_BETTER_HIGHER, v, one, n);
+}
+
+static char *text_line(const char *t, const char *prefix)
+{
+    static char l[2048];
+    return (char *)line_at(t, prefix, l, sizeof l);
+}
+
+/* Issue 19: better/worse follow the test's direction, not the medians. The issue's
+   quantized example -- the environment {10 x2, 11 x10, 12 x8} against the baseline
+   {10 x7, 11 x11, 12 x2}: both medians 11, U of the baseline 116 of 400 (test_rank.c:
+   p = 0.01310065294392412) -- is shifted up: better when higher is better (the
+   medians said "worse"), worse when lower is. And medians against the test: the
+   baseline {1 x8, 5, 6 x8} (median 5), the environment {2 x8, 3, 7 x8} (median 3),
+   U = 208 of 289 for the environment (python3: p = 0.025888371188394713), shifted
+   up with a lower median. */
+static void test_direction_from_the_test(void **state)
+{
+    (void)state;
+    tb_record *r[2] = {rec("base"), rec("env")};
+    const double v[] = {10, 11, 12};
+    const int cb[] = {7, 11, 2}, ce[] = {2, 10, 8};
+    add_counts(r[0], "q.higher", TB_BETTER_HIGHER, v, cb, 3);
+    add_counts(r[1], "q.higher", TB_BETTER_HIGHER, v, ce, 3);
+    add_counts(r[0], "q.lower", TB_BETTER_LOWER, v, cb, 3);
+    add_counts(r[1], "q.lower", TB_BETTER_LOWER, v, ce, 3);
+    const double vb[] = {1, 5, 6}, ve[] = {2, 3, 7};
+    const int c8[] = {8, 1, 8};
+    add_counts(r[0], "w.higher", TB_BETTER_HIGHER, vb, c8, 3);
+    add_counts(r[1], "w.higher", TB_BETTER_HIGHER, ve, c8, 3);
+    tb_compare c;
+    tb_err err = {{0}};
+    assert_int_equal(tb_compare_build((const tb_record *const *)r, 2, 0, 0.05, &c, &err), 0);
+    const tb_compare_row *hi = tb_compare_find(&c, "q.higher"),
+                         *lo = tb_compare_find(&c, "q.lower");
+    const tb_compare_row *w = tb_compare_find(&c, "w.higher");
+    assert_float_equal(hi->cells[1].median, hi->cells[0].median, 0);
+    assert_float_equal(hi->cells[1].ratio, 1, 0);
+    assert_float_equal(hi->cells[1].p_value, 0.01310065294392412, 1e-12);
+    assert_true(hi->cells[1].significant);
+    assert_int_equal(hi->cells[1].shift, 1);
+    assert_int_equal(hi->cells[1].verdict, TB_COMPARE_BETTER);
+    assert_int_equal(lo->cells[1].shift, 1);
+    assert_int_equal(lo->cells[1].verdict, TB_COMPARE_WORSE);
+    assert_string_equal(tb_compare_shift_note(&c, hi, 1), "shifted, medians equal");
+    assert_null(tb_compare_shift_note(&c, hi, 0)); /* the baseline */
+    assert_true(w->cells[1].median < w->cells[0].median);
+    assert_float_equal(w->cells[1].p_value, 0.025888371188394713, 1e-12);
+    assert_int_equal(w->cells[1].verdict, TB_COMPARE_BETTER);
+    assert_string_equal(tb_compare_shift_note(&c, w, 1), "shifted up, median lower");
+
+    char *t = format(&c, TB_COMPARE_TEXT);
+    assert_non_null(strstr(text_line(t, "q.higher "), "1.000x [1.000, 1.100]  better (p=0.013; "
+                                                      "shifted, medians equal)"));
+    assert_non_null(strstr(text_line(t, "q.lower "), "worse (p=0.013; shifted, medians equal)"));
+    assert_non_null(
+        strstr(text_line(t, "w.higher "), "better (p=0.026; shifted up, median lower)"));
+    free(t);
+    t = format(&c, TB_COMPARE_JSON);
+    json_t *doc = json_loads(t, 0, NULL);
+    json_t *cell = json_array_get(
+        json_object_get(json_array_get(json_object_get(doc, "metrics"), 0), "cells"), 1);
+    assert_string_equal(json_string_value(json_object_get(cell, "shift")), "higher");
+    assert_string_equal(json_string_value(json_object_get(cell, "verdict")), "better");
+    json_decref(doc);
+    free(t);
+    tb_compare_clear(&c);
+    tb_record_free(r[0]);
+    tb_record_free(r[1]);
+}
+
+/* Many rows at once. The environment's family: a.sep (6 vs 6, fully separated:
+   exact p = 2/924), b1..b3 (6 vs 6, 3 pairs the other way: exact p = 2 * 7/924,
+   the 7 arrangements with U <= 3), c1..c5 (identical samples: p = 1): N = 9, 4
+   below 0.05. Adjusted by hand from the definitions (rank.h):
+   Holm: a 9 * 2/924 = 18/924; b max(18/924, 8 * 14/924) = 112/924 (0.121); c 1.
+   BH: a min(9 * 2/924 / 1, 9 * 14/924 / 4, ...) = 18/924; b 9 * 14/924 / 4 =
+   31.5/924 (0.0341); c 9 * 1 / 9 = 1. So Holm keeps 1 row, BH 4. Not in the family:
+   u.few (3 vs 3, untestable) and v.only (not in the baseline). */
+static void test_multiple_comparisons(void **state)
+{
+    (void)state;
+    tb_record *r[2] = {rec("base"), rec("env")};
+    const double lo6[] = {1, 2, 3, 4, 5, 6}, hi6[] = {7, 8, 9, 10, 11, 12};
+    const double mid6[] = {4.5, 5.5, 6.5, 7, 8, 9};
+    add_values(r[0], "a.sep", lo6, 6);
+    add_values(r[1], "a.sep", hi6, 6);
+    const char *b[] = {"b1", "b2", "b3"}, *cn[] = {"c1", "c2", "c3", "c4", "c5"};
+    for (int i = 0; i < 3; i++) {
+        add_values(r[0], b[i], lo6, 6);
+        add_values(r[1], b[i], mid6, 6);
+    }
+    for (int i = 0; i < 5; i++) {
+        add_values(r[0], cn[i], lo6, 6);
+        add_values(r[1], cn[i], lo6, 6);
+    }
+    add_values(r[0], "u.few", lo6, 3);
+    add_values(r[1], "u.few", hi6, 3);
+    add_values(r[1], "v.only", hi6, 6);
+    tb_compare c;
+    tb_err err = {{0}};
+    assert_int_equal(tb_compare_build((const tb_record *const *)r, 2, 0, 0.05, &c, &err), 0);
+    assert_int_equal(c.adjust, TB_STATS_ADJUST_NONE);
+    assert_int_equal(c.tested[1], 9);
+    assert_int_equal(c.differ[1], 4);
+    assert_int_equal(c.differ_raw[1], 4);
+    assert_int_equal(c.tested[0], 0);
+    assert_false(tb_compare_find(&c, "u.few")->cells[1].tested);
+    assert_false(tb_compare_find(&c, "v.only")->cells[1].tested);
+    const tb_compare_cell *ca = &tb_compare_find(&c, "a.sep")->cells[1];
+    const tb_compare_cell *cb = &tb_compare_find(&c, "b2")->cells[1];
+    const tb_compare_cell *cc = &tb_compare_find(&c, "c3")->cells[1];
+    assert_float_equal(ca->p_value, 2.0 / 924, 1e-15);
+    assert_float_equal(cb->p_value, 14.0 / 924, 1e-15);
+    assert_float_equal(cc->p_value, 1, 0);
+    assert_float_equal(cb->p_adjusted, cb->p_value, 0);
+    assert_int_equal(cb->verdict, TB_COMPARE_BETTER);
+    char line[1024];
+    tb_compare_summary(&c, 1, line, sizeof line);
+    assert_string_equal(line, "env vs base: 4 of 9 rows differ at \xce\xb1 = 0.05; \xe2\x89\x88 "
+                              "0.45 expected by chance");
+    tb_compare_summary(&c, 0, line, sizeof line);
+    assert_string_equal(line, "");
+    char *t = format(&c, TB_COMPARE_TEXT);
+    assert_non_null(strstr(t, "\n\nenv vs base: 4 of 9 rows differ at \xce\xb1 = 0.05; "));
+    free(t);
+    t = format(&c, TB_COMPARE_MARKDOWN);
+    assert_non_null(strstr(t, "|\n\n- env vs base: 4 of 9 rows differ at \xce\xb1 = 0.05; "));
+    free(t);
+
+    /* Holm: the b rows fall to "~" with their adjusted p */
+    assert_int_equal(tb_compare_set_adjust(&c, TB_STATS_ADJUST_HOLM, &err), 0);
+    assert_float_equal(ca->p_adjusted, 18.0 / 924, 1e-15);
+    assert_float_equal(cb->p_adjusted, 112.0 / 924, 1e-15);
+    assert_float_equal(cc->p_adjusted, 1, 0);
+    assert_float_equal(cb->p_value, 14.0 / 924, 1e-15); /* the raw p stays */
+    assert_int_equal(ca->verdict, TB_COMPARE_BETTER);
+    assert_int_equal(cb->verdict, TB_COMPARE_SAME);
+    assert_false(cb->significant);
+    assert_int_equal(c.differ[1], 1);
+    assert_int_equal(c.differ_raw[1], 4);
+    tb_compare_summary(&c, 1, line, sizeof line);
+    assert_string_equal(line, "env vs base: 1 of 9 rows differ at \xce\xb1 = 0.05 with Holm's "
+                              "adjustment (chance of any false difference \xe2\x89\xa4 5 %); "
+                              "unadjusted 4, \xe2\x89\x88 0.45 expected by chance");
+    t = format(&c, TB_COMPARE_TEXT);
+    assert_non_null(strstr(text_line(t, "b2 "), "~ (adj p=0.121)"));
+    assert_non_null(strstr(text_line(t, "a.sep "), "better (adj p=0.019)"));
+    assert_non_null(strstr(t, "\nadj p: p adjusted for the rows tested per environment (Holm"));
+    free(t);
+
+    /* Benjamini-Hochberg: the b rows stay */
+    assert_int_equal(tb_compare_set_adjust(&c, TB_STATS_ADJUST_BH, &err), 0);
+    assert_float_equal(ca->p_adjusted, 18.0 / 924, 1e-15);
+    assert_float_equal(cb->p_adjusted, 31.5 / 924, 1e-15);
+    assert_float_equal(cc->p_adjusted, 1, 0);
+    assert_int_equal(cb->verdict, TB_COMPARE_BETTER);
+    assert_int_equal(c.differ[1], 4);
+    t = format(&c, TB_COMPARE_JSON);
+    json_t *doc = json_loads(t, 0, NULL);
+    assert_non_null(doc);
+    assert_string_equal(json_string_value(json_object_get(doc, "adjust")), "bh");
+    json_t *mc = json_object_get(doc, "multiple_comparisons");
+    assert_int_equal(json_array_size(mc), 2);
+    assert_true(json_is_null(json_array_get(mc, 0)));
+    json_t *m1 = json_array_get(mc, 1);
+    assert_int_equal(json_integer_value(json_object_get(m1, "k")), 4);
+    assert_int_equal(json_integer_value(json_object_get(m1, "N")), 9);
+    assert_int_equal(json_integer_value(json_object_get(m1, "k_raw")), 4);
+    assert_float_equal(json_number_value(json_object_get(m1, "alpha")), 0.05, 1e-12);
+    assert_float_equal(json_number_value(json_object_get(m1, "expected")), 0.45, 1e-12);
+    assert_string_equal(json_string_value(json_object_get(m1, "adjust")), "bh");
+    size_t k;
+    json_t *m;
+    json_array_foreach(json_object_get(doc, "metrics"), k, m)
+    {
+        if (strcmp(json_string_value(json_object_get(m, "name")), "b2"))
+            continue;
+        json_t *cj = json_array_get(json_object_get(m, "cells"), 1);
+        assert_float_equal(json_number_value(json_object_get(cj, "p_raw")), 14.0 / 924, 1e-8);
+        assert_float_equal(json_number_value(json_object_get(cj, "p_value")), 14.0 / 924, 1e-8);
+        assert_float_equal(json_number_value(json_object_get(cj, "p_adjusted")), 31.5 / 924, 1e-8);
+        assert_true(json_is_true(json_object_get(cj, "significant")));
+    }
+    json_decref(doc);
+    free(t);
+
+    /* back to none: as built */
+    assert_int_equal(tb_compare_set_adjust(&c, TB_STATS_ADJUST_NONE, &err), 0);
+    assert_float_equal(cb->p_adjusted, cb->p_value, 0);
+    assert_int_equal(c.differ[1], 4);
+    assert_int_equal(tb_compare_set_adjust(&c, 9, &err), -1);
+    int method;
+    assert_int_equal(tb_compare_adjust_parse("holm", &method), 0);
+    assert_int_equal(method, TB_STATS_ADJUST_HOLM);
+    assert_int_equal(tb_compare_adjust_parse("bh", &method), 0);
+    assert_int_equal(method, TB_STATS_ADJUST_BH);
+    assert_int_equal(tb_compare_adjust_parse("fdr", &method), 0);
+    assert_int_equal(method, TB_STATS_ADJUST_BH);
+    assert_int_equal(tb_compare_adjust_parse("none", &method), 0);
+    assert_int_equal(method, TB_STATS_ADJUST_NONE);
+    assert_int_equal(tb_compare_adjust_parse("bonferroni", &method), -1);
+    assert_string_equal(tb_compare_adjust_name(TB_STATS_ADJUST_BH), "bh");
+    tb_compare_clear(&c);
+    tb_record_free(r[0]);
+    tb_record_free(r[1]);
+}
+
+/* Several environments: one line each (its own family); an environment with nothing
+   testable says so. */
+static void test_multiple_comparisons_per_environment(void **state)
+{
+    fixture *f = *state;
+    char line[1024];
+    /* the fixture's TD: rps, syscall, latency tested (probe untestable, quote absent) */
+    assert_int_equal(f->c.tested[1], 3);
+    assert_int_equal(f->c.differ[1], 3);
+    tb_compare_summary(&f->c, 1, line, sizeof line);
+    assert_string_equal(line, "tdx-guest [SIMULATED] vs bare-metal: 3 of 3 rows differ at "
+                              "\xce\xb1 = 0.05; \xe2\x89\x88 0.15 expected by chance");
+    assert_int_equal(f->c.tested[2], 3);
+    assert_int_equal(f->c.differ[2], 2); /* syscall: the same distribution */
+    char *t = format(&f->c, TB_COMPARE_TEXT);
+    assert_non_null(strstr(t, "\n\ntdx-guest [SIMULATED] vs bare-metal: 3 of 3 rows differ"));
+    assert_non_null(strstr(t, "\nvm-kvm vs bare-metal: 2 of 3 rows differ at \xce\xb1 = 0.05; "
+                              "\xe2\x89\x88 0.15 expected by chance\n"));
+    free(t);
+    tb_record *r[2] = {rec("a"), rec("b")};
+    const double v[] = {1, 2, 3};
+    add_values(r[0], "x.few", v, 3);
+    add_values(r[1], "x.few", v, 3);
+    tb_compare c;
+    tb_err err = {{0}};
+    assert_int_equal(tb_compare_build((const tb_record *const *)r, 2, 0, 0.05, &c, &err), 0);
+    tb_compare_summary(&c, 1, line, sizeof line);
+    assert_string_equal(line, "b vs a: no row tested (too few samples, or no metric measured in "
+                              "both)");
+    tb_compare_clear(&c);
+    tb_record_free(r[0]);
+    tb_record_free(r[1]);
+}
+
+/* A missing ratio interval says why: too few samples, or a sample <= 0 (the JSON
+   used to say too_few: false with ratio_ci: null, and the text "[too few]"). */
+static void test_ratio_interval_reason(void **state)
+{
+    (void)state;
+    tb_record *r[2] = {rec("base"), rec("env")};
+    const double z[] = {0, 1, 2, 3, 4, 5, 6, 7}, p[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    const double neg[] = {-3, -2, -1, 0, 1, 2, 3, 4}, few[] = {4, 5, 6};
+    add_values(r[0], "x.zero", z, 8); /* a 0 in the baseline, positive medians */
+    add_values(r[1], "x.zero", p, 8);
+    add_values(r[0], "x.few", few, 3);
+    add_values(r[1], "x.few", few, 3);
+    add_values(r[0], "x.neg", neg, 8); /* median 0.5; the environment's -0.5 */
+    add_values(r[1], "x.neg", neg, 7);
+    add_values(r[0], "x.ok", p, 8);
+    add_values(r[1], "x.ok", p, 8);
+    tb_compare c;
+    tb_err err = {{0}};
+    assert_int_equal(tb_compare_build((const tb_record *const *)r, 2, 0, 0.05, &c, &err), 0);
+    const tb_compare_cell *zc = &tb_compare_find(&c, "x.zero")->cells[1];
+    const tb_compare_cell *fc = &tb_compare_find(&c, "x.few")->cells[1];
+    const tb_compare_cell *nc = &tb_compare_find(&c, "x.neg")->cells[1];
+    assert_false(zc->too_few);
+    assert_true(isnan(zc->ratio_lo));
+    assert_float_equal(zc->ratio, 4.5 / 3.5, 1e-15);
+    assert_int_equal(zc->ratio_ci_why, TB_COMPARE_CI_NON_POSITIVE);
+    assert_true(fc->too_few);
+    assert_int_equal(fc->ratio_ci_why, TB_COMPARE_CI_TOO_FEW);
+    assert_true(isnan(nc->ratio));
+    assert_int_equal(nc->ratio_ci_why, TB_COMPARE_CI_NON_POSITIVE);
+    assert_int_equal(tb_compare_find(&c, "x.ok")->cells[1].ratio_ci_why, TB_COMPARE_CI_SHOWN);
+    assert_int_equal(tb_compare_find(&c, "x.ok")->cells[0].ratio_ci_why, TB_COMPARE_CI_SHOWN);
+    char *t = format(&c, TB_COMPARE_TEXT);
+    assert_non_null(strstr(text_line(t, "x.zero "), "1.286x [a value \xe2\x89\xa4 0]"));
+    assert_null(strstr(text_line(t, "x.zero "), "too few"));
+    assert_non_null(strstr(text_line(t, "x.few "), "1.000x [too few]"));
+    assert_non_null(strstr(text_line(t, "x.neg "), "no ratio: median \xe2\x89\xa4 0"));
+    free(t);
+    t = format(&c, TB_COMPARE_JSON);
+    json_t *doc = json_loads(t, 0, NULL);
+    json_t *ms = json_object_get(doc, "metrics");
+    static const char *const why[] = {"too_few", "non_positive", NULL, "non_positive"};
+    for (size_t i = 0; i < 4; i++) { /* x.few, x.neg, x.ok, x.zero */
+        json_t *cj = json_array_get(json_object_get(json_array_get(ms, i), "cells"), 1);
+        json_t *w = json_object_get(cj, "ratio_ci_why");
+        if (why[i])
+            assert_string_equal(json_string_value(w), why[i]);
+        else
+            assert_true(json_is_null(w));
+        assert_true(json_is_null(json_object_get(cj, "ratio_ci")) == (why[i] != NULL));
+    }
+    json_decref(doc);
+    free(t);
+    tb_compare_clear(&c);
+    tb_record_free(r[0]);
+    tb_record_free(r[1]);
+}
+
+/* A gate compares the ratio as printed: 0.3 / 0.1 is 2.9999999999999996 in
+   doubles and prints "3.000x", which is not < 3 and is <= 3. A threshold with more
+   decimals than the table's is compared, and printed, with its own. */
+static void test_gate_precision(void **state)
+{
+    (void)state;
+    tb_record *r[2] = {rec("base"), rec("env")};
+    add(r[0], "g.r", "x", TB_BETTER_HIGHER, 0.1, 0, 8, 1);
+    add(r[1], "g.r", "x", TB_BETTER_HIGHER, 0.3, 0, 8, 1);
+    add(r[0], "g.s", "x", TB_BETTER_HIGHER, 1, 0, 8, 1);
+    add(r[1], "g.s", "x", TB_BETTER_HIGHER, 0.89951, 0, 8, 1);
+    tb_compare c;
+    tb_err err = {{0}};
+    assert_int_equal(tb_compare_build((const tb_record *const *)r, 2, 0, 0.05, &c, &err), 0);
+    double q = tb_compare_find(&c, "g.r")->cells[1].ratio;
+    assert_true(q == 0.3 / 0.1 && q < 3); /* the float fact behind the bug */
+    tb_compare_gate g;
+    tb_buf why = {0};
+    static const struct {
+        const char *expr;
+        int trips;
+        const char *shown;
+    } cases[] = {
+        {"g.r < 3", 0, NULL},
+        {"g.r <= 3", 1, "g.r <= 3: env is 3.000x base [3.000, 3.000] (significant)\n"},
+        {"g.r >= 3", 1, "is 3.000x"},
+        {"g.r > 3", 0, NULL},
+        {"g.r < 3.0000001", 1, "g.r < 3: env is 3.0000000x base [3.0000000, 3.0000000]"},
+        {"g.s < 0.9", 0, NULL}, /* 0.89951 prints 0.900 */
+        {"g.s < 0.8996", 1, "env is 0.8995x base"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tb_buf_reset(&why);
+        assert_int_equal(tb_compare_gate_parse(cases[i].expr, &g, &err), 0);
+        assert_int_equal(tb_compare_gate_eval(&c, &g, &why, &err), cases[i].trips);
+        if (cases[i].shown)
+            assert_non_null(strstr((char *)why.p, cases[i].shown));
+    }
+    assert_int_equal(tb_compare_gate_parse("g.r < 0.9125", &g, &err), 0);
+    assert_int_equal(g.decimals, 4);
+    assert_int_equal(tb_compare_gate_parse("g.r < 1e-2", &g, &err), 0);
+    assert_int_equal(g.decimals, 2);
+    assert_int_equal(tb_compare_gate_parse("g.r < 3", &g, &err), 0);
+    assert_int_equal(g.decimals, 0);
+    tb_buf_clear(&why);
+    tb_compare_clear(&c);
+    tb_record_free(r[0]);
+    tb_record_free(r[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -740,6 +1219,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_json, setup, teardown),
         cmocka_unit_test(test_numbers_and_titles),
         cmocka_unit_test(test_tee_side_by_side),
+        cmocka_unit_test(test_direction_from_the_test),
+        cmocka_unit_test(test_multiple_comparisons),
+        cmocka_unit_test_setup_teardown(test_multiple_comparisons_per_environment, setup, teardown),
+        cmocka_unit_test(test_ratio_interval_reason),
+        cmocka_unit_test(test_gate_precision),
+        cmocka_unit_test(test_extreme_samples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -278,6 +278,32 @@ static void test_query_get(void **state)
     assert_int_equal(vl, 0);
 }
 
+/* Header lookup over accepted heads: case-insensitive names, trimmed values,
+ * repeats counted, CRLF and bare LF, a name that is only a prefix of another,
+ * and the request line never taken for a field. */
+static void test_header_lookup(void **state)
+{
+    (void)state;
+    tb_http_req r;
+    const char *v = NULL;
+    size_t n = 0;
+    const char *s = "\r\nPOST /x HTTP/1.1\r\nHost: a\r\nAuthorization-X: no\r\n"
+                    "authorization: \t Bearer k1 \r\nX: 1\r\nAUTHORIZATION:k2\r\n\r\nbody: 3";
+    assert_int_equal(parse_all(&r, s, 8192), TB_HREQ_DONE);
+    assert_int_equal(tb_http_req_header(&r, (const uint8_t *)s, "Authorization", &v, &n), 2);
+    assert_int_equal(n, 9);
+    assert_memory_equal(v, "Bearer k1", 9);
+    assert_int_equal(tb_http_req_header(&r, (const uint8_t *)s, "x", &v, &n), 1);
+    assert_memory_equal(v, "1", 1);
+    assert_int_equal(tb_http_req_header(&r, (const uint8_t *)s, "body", &v, &n), 0); /* body */
+    assert_int_equal(tb_http_req_header(&r, (const uint8_t *)s, "POST /x HTTP/1.1", &v, &n), 0);
+    const char *lf = "GET / HTTP/1.0\nToken:\nToken: z\n\n";
+    assert_int_equal(parse_all(&r, lf, 8192), TB_HREQ_DONE);
+    assert_int_equal(tb_http_req_header(&r, (const uint8_t *)lf, "token", &v, &n), 2);
+    assert_int_equal(n, 0); /* the first, empty, value */
+    assert_int_equal(tb_http_req_header(&r, (const uint8_t *)lf, "Host", &v, &n), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +316,7 @@ int main(void)
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_header_values),
         cmocka_unit_test(test_query_get),
+        cmocka_unit_test(test_header_lookup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,10 +3,11 @@
  * error paths (limits, unknown, replayed and expired sessions, refusals that
  * leave the session unused, malformed HTTP, stalling and slow clients,
  * oversized heads, the connection cap, keep-alive limits, session quotas,
- * notarizations in flight per client, the
- * target deadline and a prompt stop). The TEE case uses a test-double quote
- * source (the real providers are covered by test_notary_tee.c and the e2e
- * tests). */
+ * notarizations in flight per client and per network, API keys (401, the
+ * bare and the Bearer form, swapping keys while running), the target deadline
+ * and a prompt stop, also when a worker is stuck in a slow TEE quote). The TEE
+ * case uses a test-double quote source (the real providers are covered by
+ * test_notary_tee.c and the e2e tests). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,6 +43,15 @@ static int fake_quote(void *ctx, const uint8_t rd[64], uint8_t **q, size_t *len,
 }
 static const tb_notary_quote_source FAKE_TEE = {"sim", 1, NULL, fake_quote};
 
+/* A TEE whose quotes after the first (the /info quote at start) take 3 s: a
+ * worker busy with something no stop can cancel. */
+static int slow_quote(void *ctx, const uint8_t rd[64], uint8_t **q, size_t *len, tb_err *err)
+{
+    if (__atomic_fetch_add((int *)ctx, 1, __ATOMIC_SEQ_CST) > 0)
+        usleep(3000000);
+    return fake_quote(NULL, rd, q, len, err);
+}
+
 typedef struct fx {
     test_pki pki;
     test_tls_server tls;
@@ -58,7 +68,9 @@ typedef struct knobs {
     int silent;            /* the target accepts and never answers the handshake */
     int target_timeout_ms; /* 0: 5000 */
     uint64_t session_ttl_ns;
-    size_t per_client, max_conns, inflight_per_client;
+    size_t per_client, max_conns, inflight_per_client, inflight_per_prefix;
+    const tb_notary_keys *keys;
+    const tb_notary_quote_source *tee_source; /* instead of FAKE_TEE */
 } knobs;
 
 static int start_with(fx *f, knobs k)
@@ -79,7 +91,9 @@ static int start_with(fx *f, knobs k)
         .addr = "127.0.0.1",
         .port = 0,
         .key = &f->key,
-        .tee = k.tee ? &FAKE_TEE : NULL,
+        .tee = k.tee_source ? k.tee_source
+               : k.tee      ? &FAKE_TEE
+                            : NULL,
         .target = &f->target,
         .max_sent = 4096,
         .max_recv = 16384,
@@ -88,6 +102,8 @@ static int start_with(fx *f, knobs k)
         .max_sessions = 64,
         .sessions_per_client = k.per_client,
         .notarizations_per_client = k.inflight_per_client,
+        .notarizations_per_prefix = k.inflight_per_prefix,
+        .keys = k.keys,
         .max_connections = k.max_conns,
         .io_timeout_ms = 1500,
         .tls_cert = k.https ? f->pki.cert : NULL,
@@ -117,7 +133,8 @@ static void stop(fx *f)
     test_pki_remove(&f->pki);
 }
 
-/* A connection to the notary from 127.0.0.<src_last> (quotas are per address). */
+/* A connection to the notary from 127.0.0.<src_last> (quotas are per address),
+ * or 127.0.<src_last / 256>.<src_last % 256> above 255 (another /24). */
 static int dial_from(fx *f, int src_last)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -669,8 +686,9 @@ static void test_inflight_per_client(void **state)
     assert_int_equal(post_from(&f, 5, p[2], body, &r), 429);
     assert_non_null(strstr((char *)r.p, "2 notarizations in flight"));
     assert_true(tb_mono_ns() - t0 < 500000000ull); /* answered at once */
-    /* another client is not limited: its notarization reaches the target */
-    assert_int_equal(post_from(&f, 6, q, body, &r), 504);
+    /* another client (of another /24: the network's quota is the same 2) is not
+     * limited: its notarization reaches the target */
+    assert_int_equal(post_from(&f, 256 + 6, q, body, &r), 504);
     for (int i = 0; i < 2; i++) {
         assert_int_equal(read_reply(fd[i], &r), 504);
         close(fd[i]);
@@ -684,10 +702,129 @@ static void test_inflight_per_client(void **state)
     stop(&f);
 }
 
+/* Issue 19: notarizations in flight are counted by network as well: other
+ * addresses of the same /24 share its quota, another /24 does not. */
+static void test_inflight_per_prefix(void **state)
+{
+    (void)state;
+    fx f;
+    assert_int_equal(start_with(&f, (knobs){.concurrency = 4,
+                                            .tls_conns = 8,
+                                            .silent = 1,
+                                            .target_timeout_ms = 800,
+                                            .inflight_per_client = 2,
+                                            .inflight_per_prefix = 2}),
+                     0);
+    char p[3][80], q[80], req[1024];
+    for (int i = 0; i < 3; i++)
+        new_session(&f, 5 + i, "{}", p[i]);
+    new_session(&f, 256 + 5, "{}", q); /* 127.0.1.5 */
+    char body[256];
+    snprintf(body, sizeof body,
+             "{\"host\":\"127.0.0.1\",\"port\":%u,\"serverName\":\"test-server.io\","
+             "\"request\":\"R0VUIC8gSFRUUC8xLjENCg0K\"}",
+             f.tls.port);
+    int fd[2];
+    for (int i = 0; i < 2; i++) { /* 127.0.0.5 and 127.0.0.6 wait for the silent target */
+        int n = snprintf(req, sizeof req,
+                         "POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s", p[i],
+                         strlen(body), body);
+        fd[i] = dial_from(&f, 5 + i);
+        assert_int_equal(send(fd[i], req, (size_t)n, MSG_NOSIGNAL), n);
+    }
+    usleep(100000);
+    tb_buf r = {0};
+    assert_int_equal(post_from(&f, 7, p[2], body, &r), 429); /* 127.0.0.7: same /24 */
+    assert_non_null(strstr((char *)r.p, "network (IPv4 /24, IPv6 /64) has 2 notarizations"));
+    assert_int_equal(post_from(&f, 256 + 5, q, body, &r), 504); /* another /24 goes on */
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(read_reply(fd[i], &r), 504);
+        close(fd[i]);
+    }
+    tb_notary_server_stats st;
+    tb_notary_server_stats_get(f.srv, &st);
+    assert_int_equal(st.over_quota, 1);
+    tb_buf_clear(&r);
+    stop(&f);
+}
+
+/* Issue 19: API keys. Without or with a wrong key, POST /session and POST
+ * /notarize are 401 (JSON error, WWW-Authenticate, counted) and reach no
+ * worker; the health check and /info stay open; the Bearer form and the bare
+ * key (TLSNotary's) are accepted; keys can be swapped or dropped while running. */
+static void test_api_keys(void **state)
+{
+    (void)state;
+    tb_err err;
+    tb_notary_keys *keys = NULL, *other = NULL;
+    const char text[] = "alice 0123456789abcdef0123\n";
+    assert_int_equal(tb_notary_keys_parse(text, sizeof text - 1, "k", &keys, &err), 0);
+    const char text2[] = "fedcba9876543210fedc\n";
+    assert_int_equal(tb_notary_keys_parse(text2, sizeof text2 - 1, "k2", &other, &err), 0);
+    fx f;
+    assert_int_equal(start_with(&f, (knobs){.concurrency = 2, .tls_conns = 8, .keys = keys}), 0);
+    tb_buf r = {0};
+#define SESS "POST /session HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n%s\r\n{}"
+    char req[512];
+    snprintf(req, sizeof req, SESS, "");
+    assert_int_equal(rawz(&f, req, &r), 401);
+    assert_non_null(strstr((char *)r.p, "WWW-Authenticate: Bearer realm=\"teebench-notary\""));
+    assert_non_null(strstr((char *)r.p, "{\"error\":\"missing API key"));
+    assert_non_null(strstr((char *)r.p, "\"status\":401"));
+    snprintf(req, sizeof req, SESS, "Authorization: Bearer 0123456789abcdef0124\r\n");
+    assert_int_equal(rawz(&f, req, &r), 401);
+    assert_non_null(strstr((char *)r.p, "invalid API key"));
+    assert_null(strstr((char *)r.p, "0123456789abcdef012")); /* never echoed */
+    snprintf(req, sizeof req, SESS,
+             "Authorization: 0123456789abcdef0123\r\nAuthorization: 0123456789abcdef0123\r\n");
+    assert_int_equal(rawz(&f, req, &r), 401);
+    assert_non_null(strstr((char *)r.p, "more than one Authorization header"));
+    assert_int_equal(post(&f, "/notarize?sessionId=00000000000000000000000000000000", "{}", &r),
+                     401);
+    assert_int_equal(rawz(&f, "GET /healthcheck HTTP/1.1\r\nHost: x\r\n\r\n", &r), 200);
+    assert_int_equal(rawz(&f, "GET /info HTTP/1.1\r\nHost: x\r\n\r\n", &r), 200);
+    snprintf(req, sizeof req, SESS, "Authorization: 0123456789abcdef0123\r\n"); /* bare */
+    assert_int_equal(rawz(&f, req, &r), 200);
+    /* the client: without a key 401, with it a whole notarization */
+    tb_notary_client_result res;
+    tb_notary_client_opts o = opts(&f, 0);
+    assert_int_equal(tb_notary_client_run(&o, &res, &err), -1);
+    assert_non_null(strstr(err.msg, "POST /session: notary answered 401: missing API key"));
+    tb_notary_client_result_clear(&res);
+    o.api_key = "0123456789abcdef0123";
+    assert_int_equal(tb_notary_client_run(&o, &res, &err), 0);
+    tb_notary_client_result_clear(&res);
+    o.api_key = "bad key";
+    assert_int_equal(tb_notary_client_run(&o, &res, &err), -1);
+    assert_non_null(strstr(err.msg, "API key has a space"));
+    tb_notary_client_result_clear(&res);
+    tb_notary_server_stats st;
+    tb_notary_server_stats_get(f.srv, &st);
+    assert_int_equal(st.unauthorized, 5);
+    /* swapped: the old key is refused, the new one works; then no keys at all */
+    assert_ptr_equal(tb_notary_server_set_keys(f.srv, other), keys);
+    o.api_key = "0123456789abcdef0123";
+    assert_int_equal(tb_notary_client_run(&o, &res, &err), -1);
+    assert_non_null(strstr(err.msg, "401: invalid API key"));
+    tb_notary_client_result_clear(&res);
+    o.api_key = "fedcba9876543210fedc";
+    assert_int_equal(tb_notary_client_run(&o, &res, &err), 0);
+    tb_notary_client_result_clear(&res);
+    assert_ptr_equal(tb_notary_server_set_keys(f.srv, NULL), other);
+    snprintf(req, sizeof req, SESS, "");
+    assert_int_equal(rawz(&f, req, &r), 200);
+#undef SESS
+    tb_buf_clear(&r);
+    stop(&f);
+    tb_notary_keys_free(keys);
+    tb_notary_keys_free(other);
+}
+
 typedef struct bg_run {
     tb_notary_client_opts o;
     int rc;
     tb_err err;
+    uint64_t done_ns; /* when the client had its answer */
 } bg_run;
 
 static void *bg_notarize(void *arg)
@@ -695,6 +832,7 @@ static void *bg_notarize(void *arg)
     bg_run *b = arg;
     tb_notary_client_result res;
     b->rc = tb_notary_client_run(&b->o, &res, &b->err);
+    b->done_ns = tb_mono_ns();
     tb_notary_client_result_clear(&res);
     return NULL;
 }
@@ -742,6 +880,34 @@ static void test_target_deadline_and_stop(void **state)
     stop(&f);
 }
 
+/* Issue 19: a stop answers 503 within a second whatever a worker is doing --
+ * here a TEE quote that takes 3 s (the loop answers for the busy worker) --
+ * and the old notary closed such a client's connection unanswered. */
+static void test_stop_with_a_busy_worker(void **state)
+{
+    (void)state;
+    int calls = 0;
+    const tb_notary_quote_source slow = {"sim", 1, &calls, slow_quote};
+    fx f;
+    assert_int_equal(start_with(&f, (knobs){.concurrency = 2, .tls_conns = 1, .tee_source = &slow}),
+                     0);
+    bg_run b = {.o = opts(&f, 1)};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, bg_notarize, &b), 0);
+    for (int i = 0; i < 200 && __atomic_load_n(&calls, __ATOMIC_SEQ_CST) < 2; i++)
+        usleep(10000);
+    assert_int_equal(__atomic_load_n(&calls, __ATOMIC_SEQ_CST), 2); /* the worker is quoting */
+    uint64_t t0 = tb_mono_ns();
+    tb_notary_server_stop(f.srv); /* returns when the worker is done (~3 s) */
+    f.srv = NULL;
+    pthread_join(th, NULL);
+    assert_int_equal(b.rc, -1);
+    assert_non_null(strstr(b.err.msg, "503"));
+    assert_non_null(strstr(b.err.msg, "the notary is stopping"));
+    assert_true(b.done_ns - t0 < 1500000000ull); /* answered while the worker still quoted */
+    stop(&f);
+}
+
 static void test_https_notary(void **state)
 {
     (void)state;
@@ -786,6 +952,9 @@ int main(void)
         cmocka_unit_test(test_session_limits),
         cmocka_unit_test(test_inflight_per_client),
         cmocka_unit_test(test_target_deadline_and_stop),
+        cmocka_unit_test(test_inflight_per_prefix),
+        cmocka_unit_test(test_api_keys),
+        cmocka_unit_test(test_stop_with_a_busy_worker),
         cmocka_unit_test(test_https_notary),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,9 @@
 /* Unit tests for src/notary/target: allow-list entries and matching, and the
  * strict spelling of entries; fetching from an in-process TLS server (chain
  * and name checks, response limits, refused targets), the one deadline of a
- * fetch against trickling and silent targets, and cancellation. */
+ * notarization against trickling and silent targets and slow name resolution
+ * (issue 19: a slow lookup used to come on top of the fetch's deadline), names
+ * no allow-list entry could permit refused without a lookup, and cancellation. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +12,9 @@
 
 #include <signal.h>
 #include <string.h>
+#include <netdb.h>
 #include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 
@@ -129,16 +133,40 @@ static const char RESP[] = "HTTP/1.1 200 OK\r\nContent-Length: 11\r\nConnection:
                            "hello world";
 static const char REQ[] = "GET / HTTP/1.1\r\nHost: test-server.io\r\nConnection: close\r\n\r\n";
 
-/* resolve + fetch as the notary does them. */
+/* The lookups of these tests: "slow.test" answers 127.0.0.1 after 400 ms;
+ * other names go to getaddrinfo. ctx counts the calls. */
+static int lookup(void *ctx, const char *host, const char *port, const struct addrinfo *hints,
+                  struct addrinfo **res)
+{
+    __atomic_add_fetch((int *)ctx, 1, __ATOMIC_SEQ_CST);
+    if (!strcmp(host, "slow.test")) {
+        usleep(400000);
+        host = "127.0.0.1";
+    }
+    return getaddrinfo(host, port, hints, res);
+}
+
+static int lookups;
+
+/* resolve + fetch as the notary does them, under one deadline. */
 static int fetch(const tb_notary_target *t, const char *host, uint16_t port, const char *sni,
                  size_t max, int cancel_fd, tb_notary_target_response *f, int *status, tb_err *err)
 {
     tb_notary_target_addrs a;
     memset(f, 0, sizeof *f);
-    if (tb_notary_target_resolve(t, host, port, &a, status, err) < 0)
+    tb_notary_resolver_opts o = {
+        .max = 4, .per_addr = 4, .per_prefix = 4, .lookup = lookup, .ctx = &lookups};
+    tb_notary_resolver *r = tb_notary_resolver_new(&o, err);
+    assert_non_null(r);
+    tb_notary_client who;
+    memset(&who, 0, sizeof who);
+    uint64_t deadline = tb_notary_target_deadline(t);
+    int rc = tb_notary_target_resolve(t, r, &who, host, port, deadline, cancel_fd, &a, status, err);
+    tb_notary_resolver_release(r);
+    if (rc < 0)
         return -1;
-    return tb_notary_target_fetch(t, &a, sni, (const uint8_t *)REQ, strlen(REQ), max, cancel_fd, f,
-                                  status, err);
+    return tb_notary_target_fetch(t, &a, sni, (const uint8_t *)REQ, strlen(REQ), max, deadline,
+                                  cancel_fd, f, status, err);
 }
 
 static void test_fetch(void **state)
@@ -223,6 +251,32 @@ static void test_deadline_and_cancel(void **state)
         tb_notary_target_response_clear(&f);
         test_tls_stop(&srv);
     }
+    /* the lookup's 400 ms count against the same 600 ms: the trickling target
+     * gets the remaining 200 ms (it used to get a fresh 600 ms) */
+    {
+        test_tls_server srv;
+        assert_int_equal(test_tls_start_mode(&srv, &p, RESP, 1, 100, 0), 0);
+        uint64_t t0 = tb_mono_ns();
+        assert_int_equal(
+            fetch(&t, "slow.test", srv.port, "test-server.io", 16384, -1, &f, &status, &err), -1);
+        uint64_t ms = (tb_mono_ns() - t0) / 1000000u;
+        assert_int_equal(status, 504);
+        assert_non_null(strstr(err.msg, "name resolution and the target exchange are limited"));
+        assert_true(ms >= 590 && ms < 900);
+        tb_notary_target_response_clear(&f);
+        test_tls_stop(&srv);
+    }
+    /* a lookup slower than the whole deadline: 504 at the deadline */
+    tb_notary_target_clear(&t);
+    assert_int_equal(tb_notary_target_init(&t, cas, 1, 0, &l, 200, &err), 0);
+    uint64_t t1 = tb_mono_ns();
+    assert_int_equal(fetch(&t, "slow.test", 9, "test-server.io", 16384, -1, &f, &status, &err), -1);
+    assert_int_equal(status, 504);
+    assert_non_null(strstr(err.msg, "target slow.test:9: resolving the name: no answer before the "
+                                    "deadline (name resolution and the target exchange are "
+                                    "limited to 200 ms)"));
+    assert_true(tb_mono_ns() - t1 < 350000000u);
+    usleep(300000); /* the abandoned lookup ends (it frees itself) */
     /* cancelled: an eventfd that becomes readable 150 ms into a 600 ms fetch */
     tb_notary_target_clear(&t);
     assert_int_equal(tb_notary_target_init(&t, cas, 1, 0, &l, 5000, &err), 0);
@@ -254,14 +308,25 @@ static void test_refused_targets(void **state)
     assert_int_equal(tb_notary_allowlist_add(&l, "10.0.0.0/8", &err), 0);
     tb_notary_target t;
     assert_int_equal(tb_notary_target_init(&t, NULL, 0, 1, &l, 2000, &err), 0);
-    tb_notary_target_addrs a;
     int status = 0;
-    assert_int_equal(tb_notary_target_resolve(&t, "127.0.0.1", 9, &a, &status, &err), -1);
+    tb_notary_target_response f;
+    assert_int_equal(fetch(&t, "127.0.0.1", 9, "a.b", 10, -1, &f, &status, &err), -1);
     assert_int_equal(status, 403);
     assert_non_null(strstr(err.msg, "not allowed"));
-    assert_int_equal(tb_notary_target_resolve(&t, "no-such-host.invalid", 9, &a, &status, &err),
-                     -1);
+    assert_int_equal(fetch(&t, "no-such-host.invalid", 9, "a.b", 10, -1, &f, &status, &err), -1);
     assert_int_equal(status, 502);
+    assert_non_null(strstr(err.msg, "target no-such-host.invalid:9: cannot resolve"));
+    tb_notary_target_clear(&t);
+    /* only HOST:PORT entries: another name is refused without a lookup */
+    memset(&l, 0, sizeof l);
+    assert_int_equal(tb_notary_allowlist_add(&l, "test-server.io:4000", &err), 0);
+    assert_int_equal(tb_notary_target_init(&t, NULL, 0, 1, &l, 2000, &err), 0);
+    int before = __atomic_load_n(&lookups, __ATOMIC_SEQ_CST);
+    assert_int_equal(fetch(&t, "slow.test", 4000, "a.b", 10, -1, &f, &status, &err), -1);
+    assert_int_equal(status, 403);
+    assert_int_equal(fetch(&t, "test-server.io", 4001, "a.b", 10, -1, &f, &status, &err), -1);
+    assert_int_equal(status, 403);
+    assert_int_equal(__atomic_load_n(&lookups, __ATOMIC_SEQ_CST), before);
     tb_notary_target_clear(&t);
     /* an allowed target where nothing listens */
     tb_notary_allowlist_loopback(&l);
@@ -272,7 +337,6 @@ static void test_refused_targets(void **state)
     bind(fd, (struct sockaddr *)&sa, sizeof sa);
     getsockname(fd, (struct sockaddr *)&sa, &al);
     close(fd); /* the port is now (almost certainly) closed */
-    tb_notary_target_response f;
     assert_int_equal(fetch(&t, "127.0.0.1", ntohs(sa.sin_port), "a.b", 10, -1, &f, &status, &err),
                      -1);
     assert_int_equal(status, 502);

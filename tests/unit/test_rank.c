@@ -5,13 +5,19 @@
  * (itertools.combinations), asymptotic ones from the formula in rank.h with
  * math.erfc, coverages with fractions.Fraction, stdev with statistics.stdev.
  * The resample-median law is checked against enumeration of all n^n resamples
- * here, and the bootstrap against a value-by-value bootstrap written here. */
+ * here, and the bootstrap against a value-by-value bootstrap written here.
+ * Adjusted p-values: Benjamini and Hochberg's (1995) example of 15 p-values (the
+ * paper: BH rejects 4 at 0.05, Bonferroni-type procedures 3) and a small family
+ * with ties, each adjusted in python3 by the direct definitions (Holm: the max over
+ * j <= rank of (m - j + 1) p_(j); BH: the min over j >= rank of m p_(j) / j), not by
+ * running maxima as rank.c does. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +83,106 @@ static void test_mwu_exact(void **state)
     assert_int_equal(tb_stats_mwu(c, N(c), c, N(c), &r), 0);
     assert_false(r.exact); /* every value tied with its copy */
     assert_float_equal(r.p_value, 1, 0);
+}
+
+/* The direction of the test: the sign of U1 - nx*ny/2. Tied, quantized samples
+   with equal medians (11) and a real shift: x = {10 x7, 11 x11, 12 x2}, y = {10 x2,
+   11 x10, 12 x8}; pair counting gives U1 = 116 (of 400, centre 200), and the
+   tie-corrected normal approximation (python3, rank.h's formula with math.erfc)
+   p = 0.01310065294392412. */
+static void test_mwu_shift(void **state)
+{
+    (void)state;
+    double x[20], y[20];
+    for (int i = 0; i < 20; i++) {
+        x[i] = i < 7 ? 10 : i < 18 ? 11 : 12;
+        y[i] = i < 2 ? 10 : i < 12 ? 11 : 12;
+    }
+    tb_mwu r;
+    assert_int_equal(tb_stats_mwu(x, 20, y, 20, &r), 0);
+    assert_float_equal(r.u1, 116, 0);
+    assert_float_equal(r.p_value, 0.01310065294392412, 1e-14);
+    assert_int_equal(r.shift, -1); /* x lies below y */
+    double mx, my;
+    assert_int_equal(tb_stats_median(x, 20, &mx), 0);
+    assert_int_equal(tb_stats_median(y, 20, &my), 0);
+    assert_float_equal(mx, my, 0); /* the medians cannot tell */
+    assert_int_equal(tb_stats_mwu(y, 20, x, 20, &r), 0);
+    assert_int_equal(r.shift, 1);
+    /* scipy's example: U1 = 17 of 20, above the centre 10 */
+    const double males[] = {19, 22, 16, 29, 24}, females[] = {20, 11, 17, 12};
+    assert_int_equal(tb_stats_mwu(males, N(males), females, N(females), &r), 0);
+    assert_int_equal(r.shift, 1);
+    /* U1 exactly at the centre: no direction, p = 1 */
+    const double a[] = {1, 4}, b[] = {2, 3};
+    assert_int_equal(tb_stats_mwu(a, 2, b, 2, &r), 0);
+    assert_float_equal(r.u1, 2, 0);
+    assert_int_equal(r.shift, 0);
+    assert_float_equal(r.p_value, 1, 0);
+}
+
+static void assert_adjusted(const double *p, size_t m, int method, const double *want)
+{
+    double out[32];
+    assert_true(m <= N(out));
+    assert_int_equal(tb_stats_p_adjust(p, m, method, out), 0);
+    for (size_t i = 0; i < m; i++)
+        assert_float_equal(out[i], want[i], 1e-15);
+}
+
+static void test_p_adjust(void **state)
+{
+    (void)state;
+    /* Benjamini & Hochberg (1995), section 4.2: 15 p-values */
+    const double bh95[] = {0.0001, 0.0004, 0.0019, 0.0095, 0.0201, 0.0278, 0.0298, 0.0344,
+                           0.0459, 0.3240, 0.4262, 0.5719, 0.6528, 0.7590, 1.000};
+    const double holm95[] = {0.0015, 0.0056, 0.0247, 0.114, 0.2211, 0.278, 0.278, 0.278,
+                             0.3213, 1,      1,      1,     1,      1,     1};
+    const double fdr95[] = {0.0015,
+                            0.003,
+                            0.0095,
+                            0.035625,
+                            0.0603,
+                            0.06385714285714286,
+                            0.06385714285714286,
+                            0.0645,
+                            0.0765,
+                            0.486,
+                            0.5811818181818182,
+                            0.714875,
+                            0.7532307692307694,
+                            0.8132142857142857,
+                            1};
+    assert_adjusted(bh95, N(bh95), TB_STATS_ADJUST_HOLM, holm95);
+    assert_adjusted(bh95, N(bh95), TB_STATS_ADJUST_BH, fdr95);
+    assert_adjusted(bh95, N(bh95), TB_STATS_ADJUST_NONE, bh95);
+    double out[N(bh95)];
+    size_t holm_k = 0, bh_k = 0;
+    assert_int_equal(tb_stats_p_adjust(bh95, N(bh95), TB_STATS_ADJUST_HOLM, out), 0);
+    for (size_t i = 0; i < N(bh95); i++)
+        holm_k += out[i] < 0.05;
+    assert_int_equal(tb_stats_p_adjust(bh95, N(bh95), TB_STATS_ADJUST_BH, out), 0);
+    for (size_t i = 0; i < N(bh95); i++)
+        bh_k += out[i] < 0.05;
+    assert_int_equal(holm_k, 3); /* as the paper says */
+    assert_int_equal(bh_k, 4);
+    /* unsorted, with a tie (0.03 twice): equal p, equal adjusted p */
+    const double q[] = {0.04, 0.01, 0.2, 0.03, 0.005, 0.03};
+    const double q_holm[] = {0.12, 0.05, 0.2, 0.12, 0.03, 0.12};
+    const double q_bh[] = {0.048, 0.03, 0.2, 0.045, 0.03, 0.045};
+    assert_adjusted(q, N(q), TB_STATS_ADJUST_HOLM, q_holm);
+    assert_adjusted(q, N(q), TB_STATS_ADJUST_BH, q_bh);
+    /* in place, one value, none, an unknown method */
+    double w[N(q)];
+    memcpy(w, q, sizeof w);
+    assert_int_equal(tb_stats_p_adjust(w, N(w), TB_STATS_ADJUST_BH, w), 0);
+    for (size_t i = 0; i < N(w); i++)
+        assert_float_equal(w[i], q_bh[i], 1e-15);
+    const double one = 0.02;
+    assert_adjusted(&one, 1, TB_STATS_ADJUST_HOLM, &one);
+    assert_adjusted(&one, 1, TB_STATS_ADJUST_BH, &one);
+    assert_int_equal(tb_stats_p_adjust(NULL, 0, TB_STATS_ADJUST_BH, NULL), 0);
+    assert_int_equal(tb_stats_p_adjust(q, N(q), 7, w), -1);
 }
 
 static void test_mwu_asymptotic(void **state)
@@ -186,6 +292,97 @@ static void test_stdev_cv(void **state)
     assert_true(isnan(tb_stats_cv(z, 2)));
     const double k[] = {3, 3, 3};
     assert_float_equal(tb_stats_stdev(k, 3), 0, 0);
+}
+
+/* |a - b| <= tol in double (cmocka's assert_float_equal compares floats). */
+#define assert_near(a, b, tol)                                                                     \
+    do {                                                                                           \
+        double a_ = (a), b_ = (b);                                                                 \
+        if (!(fabs(a_ - b_) <= (tol)))                                                             \
+            fail_msg("%s = %.17g, expected %.17g", #a, a_, b_);                                    \
+    } while (0)
+
+/* Squares of values beyond 1e154 overflowed (stdev inf), squares of subnormal
+   deviations underflowed (stdev 0): both are computed on scaled values now. */
+static void test_stdev_extremes(void **state)
+{
+    (void)state;
+    const double big[] = {DBL_MAX, DBL_MAX, DBL_MAX, DBL_MAX};
+    assert_true(tb_stats_stdev(big, N(big)) == 0);
+    assert_true(tb_stats_cv(big, N(big)) == 0);
+    /* {1e300, 3e300}: sqrt(2) * 1e300 */
+    const double wide[] = {1e300, 3e300};
+    double sd = tb_stats_stdev(wide, 2);
+    assert_true(isfinite(sd));
+    assert_near(sd / 1e300, sqrt(2), 1e-14);
+    assert_near(tb_stats_cv(wide, 2), sqrt(2) / 2, 1e-14);
+    /* {-DBL_MAX, DBL_MAX}: the stdev is sqrt(2) * DBL_MAX, beyond a double: inf, honestly */
+    const double both[] = {-DBL_MAX, DBL_MAX};
+    assert_true(isinf(tb_stats_stdev(both, 2)));
+    /* DBL_MAX and DBL_MAX / 2: stdev DBL_MAX / 2 / sqrt(2), finite */
+    const double near[] = {DBL_MAX, DBL_MAX / 2};
+    assert_near(tb_stats_stdev(near, 2) / (DBL_MAX / 2 / sqrt(2)), 1, 1e-14);
+    /* subnormals: {1, 3} * 2^-1070 has stdev sqrt(2) * 2^-1070, not 0 */
+    const double tiny[] = {0x1p-1070, 0x3p-1070};
+    sd = tb_stats_stdev(tiny, 2);
+    assert_true(sd > 0);
+    assert_near(sd / 0x1p-1070, sqrt(2), 0.03); /* a subnormal: 1.4375 */
+    /* ordinary values: bit for bit what the plain formula gives */
+    const double x[] = {2, 4, 4, 4, 5, 5, 7, 9};
+    assert_true(tb_stats_stdev(x, N(x)) == sqrt(32.0 / 7));
+}
+
+/* Bootstrap medians and ratio intervals of extreme samples: each resample median is
+   an average of two order statistics (it overflowed for DBL_MAX), and a baseline of
+   subnormals has medians whose reciprocals overflow (the interval was inf..inf): the
+   ratios are then divisions. */
+static void test_boot_extremes(void **state)
+{
+    (void)state;
+    tb_stats_boot bt;
+    assert_int_equal(tb_stats_boot_init(&bt, 500), 0);
+    double big[8], tiny[8], twice[8], out[500];
+    for (int i = 0; i < 8; i++) {
+        big[i] = DBL_MAX * (0.9 + 0.01 * i);
+        tiny[i] = ldexp(20 + 2 * i, -1074); /* subnormals: 20, 22, .. 34 * 2^-1074 */
+        twice[i] = 2 * tiny[i];
+    }
+    big[7] = DBL_MAX;
+    assert_int_equal(tb_stats_boot_medians(&bt, big, 8, 3, out), 0);
+    for (int i = 0; i < 500; i++)
+        if (!(out[i] >= big[0] && out[i] <= DBL_MAX))
+            fail_msg("resample %d: median %g", i, out[i]);
+    double lo, hi;
+    assert_int_equal(tb_stats_boot_median_ratio(&bt, tiny, 8, twice, 8, 3, 0.95, &lo, &hi), 0);
+    if (!(lo >= 20.0 * 2 / 34 && hi <= 34.0 * 2 / 20 && lo <= 2 && 2 <= hi))
+        fail_msg("ratio interval of subnormal samples: [%g, %g]", lo, hi);
+    /* the same interval as for the same samples scaled into ordinary numbers */
+    double tiny_n[8], twice_n[8], lo_n, hi_n;
+    for (int i = 0; i < 8; i++) {
+        tiny_n[i] = ldexp(tiny[i], 1100);
+        twice_n[i] = ldexp(twice[i], 1100);
+    }
+    assert_int_equal(tb_stats_boot_median_ratio(&bt, tiny_n, 8, twice_n, 8, 3, 0.95, &lo_n, &hi_n),
+                     0);
+    assert_near(lo, lo_n, 1e-12);
+    assert_near(hi, hi_n, 1e-12);
+    /* ratios of subnormal size (medians 0.5 .. against DBL_MAX): the histogram of the
+       ratios had an infinite bucket scale (undefined behaviour, a crash in compare) */
+    double ma[500], mb[500];
+    for (int i = 0; i < 500; i++) {
+        ma[i] = DBL_MAX;
+        mb[i] = 0.5 + i % 7;
+    }
+    tb_stats_boot_ratio_interval_div(&bt, ma, mb, 0.95, &lo, &hi);
+    if (!(lo > 0 && lo <= 0.5 / DBL_MAX * 1.01 && hi >= 6.5 / DBL_MAX * 0.99 && hi < 1e-300))
+        fail_msg("subnormal ratios: [%g, %g]", lo, hi);
+    /* reciprocals say when they are not exact enough to multiply by */
+    double r[2];
+    const double ok[] = {1e-300, 1e300}, sub[] = {1e-310, 1}, huge[] = {1, DBL_MAX};
+    assert_int_equal(tb_stats_reciprocals(ok, 2, r), 0);
+    assert_int_equal(tb_stats_reciprocals(sub, 2, r), -1);
+    assert_int_equal(tb_stats_reciprocals(huge, 2, r), -1);
+    tb_stats_boot_free(&bt);
 }
 
 /* Enumerates all n^n resamples of positions 0..n-1 and counts where the median's
@@ -464,10 +661,14 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mwu_scipy_example),
         cmocka_unit_test(test_mwu_exact),
+        cmocka_unit_test(test_mwu_shift),
+        cmocka_unit_test(test_p_adjust),
         cmocka_unit_test(test_mwu_asymptotic),
         cmocka_unit_test(test_mwu_behaviour),
         cmocka_unit_test(test_median_ci),
         cmocka_unit_test(test_stdev_cv),
+        cmocka_unit_test(test_stdev_extremes),
+        cmocka_unit_test(test_boot_extremes),
         cmocka_unit_test(test_medlaw_matches_enumeration),
         cmocka_unit_test(test_medlaw_draw_frequencies),
         cmocka_unit_test(test_median_positions_law),

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -75,6 +76,88 @@ static void test_new_defaults(void **state)
     tb_record_free(u);
 }
 
+/* CPU seconds of this process (the machine may be shared: wall time is not ours). */
+static double cpu_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+#define MANY_METRICS 100000
+
+/* A result document with MANY_METRICS metrics "m.<i>" of two samples each. */
+static json_t *many_metrics_doc(void)
+{
+    tb_err e;
+    tb_record *r = tb_record_new(&e);
+    assert_non_null(r);
+    json_t *doc = tb_record_to_json(r);
+    tb_record_free(r);
+    assert_non_null(doc);
+    json_t *ms = json_object_get(doc, "metrics");
+    for (int i = 0; i < MANY_METRICS; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "m.%d", i);
+        json_t *m =
+            json_pack("{s:s, s:s, s:s, s:s, s:b, s:[f,f]}", "name", name, "unit", "ms", "better",
+                      "lower", "workload", "x", "simulated", 0, "samples", 1.5, (double)i);
+        assert_non_null(m);
+        assert_int_equal(json_array_append_new(ms, m), 0);
+    }
+    return doc;
+}
+
+/* Reading a result is linear in its metrics: 100,000 metrics took 88 s of CPU when each
+   one was looked up by name in a list (the duplicate check); a hash makes it well under
+   a second (the bound leaves room for sanitizer builds). Building a record metric by
+   metric, as the suite does, the same. */
+static void test_many_metrics_linear(void **state)
+{
+    (void)state;
+    tb_err e;
+    json_t *doc = many_metrics_doc();
+    double t0 = cpu_s();
+    tb_record *r = NULL;
+    assert_int_equal(tb_record_from_json(doc, &r, &e), 0);
+    double took = cpu_s() - t0;
+    assert_int_equal(r->n_metrics, MANY_METRICS);
+    const tb_metric *m = tb_record_find(r, "m.77777");
+    assert_non_null(m);
+    assert_ptr_equal(m, &r->metrics[77777]);
+    assert_true(m->samples[1] == 77777.0);
+    assert_null(tb_record_find(r, "m.100000"));
+    if (took > 10.0) /* 0.2 s here, 1.4 s under ThreadSanitizer; 94 s when it was quadratic */
+        fail_msg("reading %d metrics took %.1f s of CPU: not linear", MANY_METRICS, took);
+
+    /* the same, metric by metric, with every name asked for again */
+    tb_record *b = tb_record_new(&e);
+    assert_non_null(b);
+    t0 = cpu_s();
+    for (int i = 0; i < MANY_METRICS; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "m.%d", i);
+        tb_metric *x = tb_record_metric(b, name, "ms", TB_BETTER_LOWER, "x", &e);
+        assert_non_null(x);
+        assert_ptr_equal(tb_record_metric(b, name, "ms", TB_BETTER_LOWER, "x", &e), x);
+    }
+    took = cpu_s() - t0;
+    assert_int_equal(b->n_metrics, MANY_METRICS);
+    if (took > 10.0)
+        fail_msg("adding %d metrics took %.1f s of CPU: not linear", MANY_METRICS, took);
+    tb_record_free(b);
+
+    /* a duplicate far from its twin is still found */
+    json_t *dup = json_deep_copy(json_array_get(json_object_get(doc, "metrics"), 3));
+    assert_int_equal(json_array_append_new(json_object_get(doc, "metrics"), dup), 0);
+    tb_record_free(r);
+    r = NULL;
+    assert_int_equal(tb_record_from_json(doc, &r, &e), -1);
+    assert_null(r);
+    assert_non_null(strstr(e.msg, "m.3: appears twice"));
+    json_decref(doc);
+}
+
 static void test_name_valid(void **state)
 {
     (void)state;
@@ -99,6 +182,38 @@ static void test_name_valid(void **state)
     assert_false(tb_record_name_valid("http/rps"));
     assert_false(tb_record_name_valid("http.rps\n"));
     assert_false(tb_record_name_valid("caf\xc3\xa9"));
+}
+
+/* The label rule of --label, --target NAME= and imported labels. */
+static void test_label_valid(void **state)
+{
+    (void)state;
+    const char *good[] = {"tdx-guest", "TDX VM",  "Host", "vm-kvm",  "a",
+                          "0",         "b_C.1-x", "x.",   "9 lives", NULL};
+    for (int i = 0; good[i]; i++)
+        if (!tb_record_label_valid(good[i]))
+            fail_msg("refused: '%s'", good[i]);
+    char max[64], over[65];
+    memset(max, 'L', 63);
+    max[63] = 0;
+    memset(over, 'L', 64);
+    over[64] = 0;
+    assert_true(tb_record_label_valid(max));
+    assert_false(tb_record_label_valid(over));
+    const char *bad[] = {"",          " host", "host ",       "-host",     ".host",         "_host",
+                         "a/b",       "a:b",   "a=b",         "a|b",       "a\tb",          "a\nb",
+                         "a\x1b[2Jb", "a\x7f", "caf\xc3\xa9", "a\xc2\x9b", "a\xe2\x80\xae", "a\\b",
+                         "a'b",       "a\"b",  "a$b",         "a(b",       "a;b",           "a*b",
+                         "../x",      NULL};
+    for (int i = 0; bad[i]; i++)
+        if (tb_record_label_valid(bad[i]))
+            fail_msg("accepted: '%s'", bad[i]);
+    assert_false(tb_record_label_valid(NULL));
+    /* every default label is one */
+    const char *defaults[] = {"tdx-guest", "sev-snp-guest", "bare-metal", "unknown",
+                              "vm",        "vm-hyperv"};
+    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
+        assert_true(tb_record_label_valid(defaults[i]));
 }
 
 static void test_metrics(void **state)
@@ -392,6 +507,15 @@ static void test_validation(void **state)
     bad_member("label", "\"\"", "\"label\" must be 1..");
     bad_member("label", "\"a\\nb\"", "without control characters");
     bad_member("label", "\"a\\u0000b\"", "NUL");
+    /* what a terminal acts on, as JSON escapes: ESC, DEL, a C1 control (CSI), a bidi
+       override, a line separator */
+    bad_member("label", "\"a\\u001b[2Jb\"", "without control characters (C0, C1, bidi)");
+    bad_member("label", "\"a\\u007fb\"", "without control characters");
+    bad_member("label", "\"a\\u009b2Jb\"", "without control characters");
+    bad_member("label", "\"a\\u202eb\"", "without control characters");
+    bad_member("label", "\"a\\u2066b\"", "without control characters");
+    bad_member("profile", "\"\\u200fx\"", "\"profile\" must be 1..");
+    bad_member("teebench_version", "\"1\\u2028\"", "\"teebench_version\" must be 1..");
     bad_member("status", "\"done\"", "\"status\" must be");
     bad_member("profile", "null", "\"profile\" must be a string");
     bad_member("started", "\"2026-11-30 18:55:32\"", "\"started\" must be an ISO 8601");
@@ -419,6 +543,7 @@ static void test_validation(void **state)
     bad_metric_member("better", "\"up\"", "\"better\" must be \"higher\" or \"lower\"");
     bad_metric_member("better", "1", "\"better\" must be a string");
     bad_metric_member("workload", "\"\"", "\"workload\" must be 1..");
+    bad_metric_member("unit", "\"ms\\u202e\"", "\"unit\" must be 1..");
     bad_metric_member("note", "5", "\"note\" must be a string");
     bad_metric_member("simulated", "\"no\"", "must be true or false");
     bad_metric_member("samples", "\"1,2\"", "\"samples\" must be an array of numbers");
@@ -540,6 +665,136 @@ static void test_files(void **state)
     snprintf(bad, sizeof bad, "%s/truncated.json", tmpdir);
     unlink(bad);
     tb_record_free(r);
+}
+
+/* fd's content, from its start, through tb_record_read_fd. */
+static int read_fd_of(const char *text, size_t n, tb_record **r, tb_err *e)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/fd.json", tmpdir);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    unlink(path);
+    for (size_t done = 0; done < n;) {
+        ssize_t w = write(fd, text + done, n - done);
+        assert_true(w > 0);
+        done += (size_t)w;
+    }
+    assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+    int rc = tb_record_read_fd(fd, r, e);
+    close(fd);
+    return rc;
+}
+
+/* A document built by appending parts: head, n copies of piece, tail. */
+static char *repeated(const char *head, const char *piece, size_t n, const char *tail, size_t *len)
+{
+    size_t hl = strlen(head), pl = strlen(piece), tl = strlen(tail);
+    char *s = malloc(hl + n * pl + tl + 1);
+    assert_non_null(s);
+    memcpy(s, head, hl);
+    size_t total = n * pl, done = n ? pl : 0; /* the copies, doubling */
+    memcpy(s + hl, piece, done);
+    while (done < total) {
+        size_t k = done < total - done ? done : total - done;
+        memcpy(s + hl + done, s + hl, k);
+        done += k;
+    }
+    memcpy(s + hl + total, tail, tl + 1);
+    *len = hl + n * pl + tl;
+    return s;
+}
+
+/* tb_record_read_fd: what read_file reads, and the limits that bound its memory --
+   values, bytes of strings, the length of a number -- each refused with its line;
+   a document just under them is read. */
+static void test_read_fd(void **state)
+{
+    (void)state;
+    tb_err e;
+    tb_record *r = full_record(), *back = NULL;
+    size_t n;
+    char *text = tb_record_dumps(r, 0, &n);
+    assert_int_equal(read_fd_of(text, n, &back, &e), 0);
+    r->simulated = 1;
+    assert_same_record(r, back);
+    tb_record_free(back);
+    tb_record_free(r);
+    /* truncated, empty, duplicate keys: as read_file says them */
+    assert_int_equal(read_fd_of(text, n / 2, &back, &e), -1);
+    assert_null(back);
+    assert_non_null(strstr(e.msg, "not valid JSON"));
+    assert_int_equal(read_fd_of("", 0, &back, &e), -1);
+    assert_non_null(strstr(e.msg, "not valid JSON"));
+    const char *dup = "{\"schema\":\"teebench-result\",\"schema\":\"teebench-result\"}";
+    assert_int_equal(read_fd_of(dup, strlen(dup), &back, &e), -1);
+    assert_non_null(strstr(e.msg, "duplicate"));
+    free(text);
+
+    /* a record with 200,000 samples: under the limit, read */
+    const char *head = "{\"schema\": \"teebench-result\", \"schema_version\": 1, \"id\": "
+                       "\"6f9619ff-8b86-4011-b42d-00c04fc964ff\", \"label\": \"big\", \"status\": "
+                       "\"complete\", \"profile\": \"custom\", \"started\": "
+                       "\"2026-01-31T12:00:00Z\", \"finished\": \"\", \"teebench_version\": "
+                       "\"0.1\", \"simulated\": false, \"env\": null, \"commands\": [], "
+                       "\"versions\": {}, \"extra\": {}, \"metrics\": [{\"name\": \"x.y\", "
+                       "\"unit\": \"ns\", \"better\": \"lower\", \"workload\": \"probe\", "
+                       "\"simulated\": false, \"samples\": [";
+    char *big = repeated(head, "1,", 200000, "1]}]}", &n);
+    assert_int_equal(read_fd_of(big, n, &back, &e), 0);
+    assert_int_equal(back->metrics[0].n, 200001);
+    tb_record_free(back);
+    free(big);
+    /* 1,000,001 values: refused, whatever follows (a document cut after them too) */
+    big = repeated("[", "1,", TB_RECORD_VALUES_MAX + 10, "1]", &n);
+    assert_int_equal(read_fd_of(big, n, &back, &e), -1);
+    assert_null(back);
+    assert_string_equal(e.msg, "too large for a result: more than 1000000 values");
+    assert_int_equal(read_fd_of(big, n - 5, &back, &e), -1);
+    assert_string_equal(e.msg, "too large for a result: more than 1000000 values");
+    free(big);
+    /* empty arrays and objects are values too */
+    big = repeated("[", "[],{},", TB_RECORD_VALUES_MAX / 2, "1]", &n);
+    assert_int_equal(read_fd_of(big, n, &back, &e), -1);
+    assert_string_equal(e.msg, "too large for a result: more than 1000000 values");
+    free(big);
+    /* 16 MiB of strings and one byte more: in one string, or in many keys */
+    big = repeated("[\"", "x", TB_RECORD_TEXT_MAX, "\"]", &n);
+    assert_int_equal(read_fd_of(big, n, &back, &e), -1);
+    assert_string_equal(e.msg, "too large for a result: more than 16 MiB of strings");
+    free(big);
+    big = repeated("{\"schema\": \"teebench-result\", \"k\": [", "\"0123456789abcdef\",",
+                   TB_RECORD_TEXT_MAX / 16 + 1, "1]}", &n);
+    assert_int_equal(read_fd_of(big, n, &back, &e), -1);
+    assert_string_equal(e.msg, "too large for a result: more than 16 MiB of strings");
+    free(big);
+    /* an escaped quote does not end a string: the brackets after it are text, not
+       a million arrays */
+    big = repeated("[\"\\\"", "[", TB_RECORD_VALUES_MAX + 1, "\\\\\"]", &n);
+    assert_int_equal(read_fd_of(big, n, &back, &e), -1);
+    assert_non_null(strstr(e.msg, "not a teebench result"));
+    free(big);
+    /* whitespace costs nothing: 17 MiB of it before a small document is read */
+    r = full_record();
+    text = tb_record_dumps(r, 0, &n);
+    size_t pad = 17u << 20;
+    char *padded = malloc(pad + n);
+    assert_non_null(padded);
+    memset(padded, ' ', pad);
+    memcpy(padded + pad, text, n);
+    assert_int_equal(read_fd_of(padded, pad + n, &back, &e), 0);
+    tb_record_free(back);
+    free(padded);
+    free(text);
+    tb_record_free(r);
+    /* a number of 65 digits (jansson would buffer a number of any length) */
+    char num[80];
+    snprintf(num, sizeof num, "[1%064d]", 0);
+    assert_int_equal(read_fd_of(num, strlen(num), &back, &e), -1);
+    assert_string_equal(e.msg, "too large for a result: a number longer than 64 bytes");
+    snprintf(num, sizeof num, "[1.%062d]", 0); /* 64: the limit itself is fine */
+    assert_int_equal(read_fd_of(num, strlen(num), &back, &e), -1);
+    assert_non_null(strstr(e.msg, "not a teebench result"));
 }
 
 static void test_write_stdout(void **state)
@@ -801,15 +1056,18 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_new_defaults),
         cmocka_unit_test(test_name_valid),
+        cmocka_unit_test(test_label_valid),
         cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_json_roundtrip),
         cmocka_unit_test(test_short_reals),
         cmocka_unit_test(test_validation),
         cmocka_unit_test_setup_teardown(test_files, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_read_fd, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_write_stdout, setup_dir, teardown_dir),
         cmocka_unit_test(test_default_label),
         cmocka_unit_test(test_default_label_live),
         cmocka_unit_test(test_tee),
+        cmocka_unit_test(test_many_metrics_linear),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

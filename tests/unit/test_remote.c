@@ -9,7 +9,10 @@
  * spaces and quotes), a missing library named with its package, a wrong version, a
  * suite that exits without a result, ssh that cannot connect, a copy that fails,
  * progress events in order with non-JSON stderr as INFO, a suite document sent
- * along, and *stop interrupting the remote suite with its partial result back. */
+ * along, and *stop interrupting the remote suite with its partial result back. And a
+ * hostile remote: its own label replaced by the target's, a 200 MB stderr line in
+ * one pass and bounded memory, an interrupt during such a line taking < 2 s, a
+ * result over 256 MiB and one of 40 million values refused in bounded memory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -136,6 +140,13 @@ static void test_parse_good(void **state)
     assert_string_equal(t.vm, "td-1");
     assert_string_equal(t.host, "");
 
+    /* the source document's columns: upper case and a space */
+    assert_int_equal(tb_remote_target_parse("TDX VM=ssh://td", &t, &e), 0);
+    assert_string_equal(t.name, "TDX VM");
+    assert_string_equal(t.host, "td");
+    assert_int_equal(tb_remote_target_parse("Host=local", &t, &e), 0);
+    assert_string_equal(t.name, "Host");
+
     assert_int_equal(tb_remote_target_parse("here=local", &t, &e), 0);
     assert_int_equal(t.kind, TB_TARGET_LOCAL);
     assert_string_equal(t.name, "here");
@@ -158,8 +169,17 @@ static void test_parse_bad(void **state)
     long_host[308] = 0;
     const char *bad[] = {"noequals",
                          "=ssh://h",
-                         "bad name=ssh://h",
                          "a/b=ssh://h",
+                         "trailing =ssh://h",
+                         " lead=ssh://h",
+                         "-lead=ssh://h",
+                         ".lead=ssh://h",
+                         "a:b=ssh://h",
+                         "a\x1b[2Jb=ssh://h",
+                         "a\tb=ssh://h",
+                         "a\xe2\x80\xae"
+                         "b=ssh://h",
+                         "caf\xc3\xa9=ssh://h",
                          "a=",
                          "a=http://h",
                          "a=ssh:/h",
@@ -216,8 +236,8 @@ static void test_parse_bad(void **state)
     assert_non_null(strstr(e.msg, "may not start with '-'"));
     assert_int_equal(tb_remote_target_parse("a=ssh://h/p", &t, &e), -1);
     assert_non_null(strstr(e.msg, "no path or query"));
-    assert_int_equal(tb_remote_target_parse("x y=local", &t, &e), -1);
-    assert_non_null(strstr(e.msg, "the name must be"));
+    assert_int_equal(tb_remote_target_parse("x/y=local", &t, &e), -1);
+    assert_non_null(strstr(e.msg, "the name must be a label (1..63 of A-Z a-z 0-9"));
 }
 
 /* ---------- ssh command line ---------- */
@@ -546,7 +566,7 @@ typedef struct seen {
     tb_suite_event_kind kind[MAX_EV];
     int step[MAX_EV];
     char status[MAX_EV][16];
-    char text[MAX_EV][128];
+    char text[MAX_EV][400];
     int stop_after_done; /* set *stop after this STEP_DONE (0: never) */
     volatile sig_atomic_t stop;
     uint64_t stop_ns;
@@ -1135,6 +1155,195 @@ static void test_run_stop_before(void **state)
     free(s);
 }
 
+/* ---------- a hostile remote ---------- */
+
+/* A result document labelled label at path (what a remote script prints). */
+static void write_result(const char *path, const char *label)
+{
+    tb_err e;
+    tb_record *r = tb_record_new(&e);
+    assert_non_null(r);
+    assert_int_equal(tb_record_set_str(&r->label, label, &e), 0);
+    tb_metric *m = tb_record_metric(r, "probe.getpid.ns", "ns", TB_BETTER_LOWER, "probe", &e);
+    assert_non_null(m);
+    assert_int_equal(tb_metric_add(m, 42, &e), 0);
+    char *text = tb_record_dumps(r, 0, NULL);
+    assert_non_null(text);
+    write_file(path, text, 0644);
+    free(text);
+    tb_record_free(r);
+}
+
+/* A --remote-binary that answers --version as this build, then runs body. */
+static void hostile(const fixture *f, const char *body, char *bin, size_t len)
+{
+    char script[4096];
+    fmt(script, "#!/bin/sh\n[ \"$1\" = --version ] && { echo 'teebench %s'; exit 0; }\n%s\n",
+        TEEBENCH_VERSION, body);
+    assert_true(snprintf(bin, len, "%s/hostile", f->home) < (int)len);
+    write_file(bin, script, 0755);
+}
+
+/* The peak resident memory of this process so far, in MiB. */
+static long peak_mib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / 1024;
+}
+
+/* A remote that calls itself "host" (the label its own --label default gives) and
+   writes escape sequences among its progress: the record is the target's, and the
+   lines reach the hooks as they came (the cli's printer escapes them). */
+static void test_run_hostile_label(void **state)
+{
+    fixture *f = *state;
+    char res[PATH_MAX], body[2048], bin[PATH_MAX];
+    fmt(res, "%s/res.json", f->home);
+    write_result(res, "host");
+    fmt(body, "printf '\\033]0;owned\\007\\033[2Jhello\\n' >&2\ncat '%s'\n", res);
+    hostile(f, body, bin, sizeof bin);
+    tb_remote_target t = target("TDX VM=ssh://fakehost");
+    tb_remote_opts o = opts_for(f);
+    o.remote_binary = bin;
+    seen *s = calloc(1, sizeof *s);
+    tb_suite_hooks h = {.progress = on_progress, .ctx = s, .stop = &s->stop};
+    tb_record *r = NULL;
+    tb_err e = {{0}};
+    if (tb_remote_run(&t, &o, &h, &r, &e) < 0)
+        fail_msg("tb_remote_run: %s", e.msg);
+    assert_string_equal(r->label, "TDX VM");
+    assert_non_null(tb_record_find(r, "probe.getpid.ns"));
+    assert_int_equal(find_text(s, TB_SUITE_EV_INFO, "\033]0;owned\007\033[2Jhello"), 0);
+    tb_record_free(r);
+    free(s);
+}
+
+/* 200 MB of stderr without a newline, then a result: one pass over the bytes (the
+   old splitter rescanned its whole buffer for every 16 KiB read: minutes), 64 KiB of
+   the line kept, and the line is one INFO event saying how long it was. */
+static void test_run_giant_line(void **state)
+{
+    fixture *f = *state;
+    char res[PATH_MAX], body[2048], bin[PATH_MAX];
+    fmt(res, "%s/res.json", f->home);
+    write_result(res, "host");
+    fmt(body, "head -c 200000000 /dev/zero | tr '\\0' x >&2\necho >&2\ncat '%s'\n", res);
+    hostile(f, body, bin, sizeof bin);
+    tb_remote_target t = target("a=ssh://fakehost");
+    tb_remote_opts o = opts_for(f);
+    o.remote_binary = bin;
+    seen *s = calloc(1, sizeof *s);
+    tb_suite_hooks h = {.progress = on_progress, .ctx = s, .stop = &s->stop};
+    tb_record *r = NULL;
+    tb_err e = {{0}};
+    long peak0 = peak_mib();
+    uint64_t t0 = tb_mono_ns();
+    if (tb_remote_run(&t, &o, &h, &r, &e) < 0)
+        fail_msg("tb_remote_run: %s", e.msg);
+    double secs = (double)(tb_mono_ns() - t0) / 1e9;
+    long grown = peak_mib() - peak0;
+    print_message("giant line: %.2f s, peak memory +%ld MiB\n", secs, grown);
+    assert_true(secs < 20); /* generous for ASan; ~1 s in a release build */
+    assert_true(grown < 64);
+    assert_string_equal(r->label, "a");
+    assert_int_equal(s->n, 1);
+    assert_int_equal(s->kind[0], TB_SUITE_EV_INFO);
+    assert_int_equal(strncmp(s->text[0], "xxxxxxxxxx", 10), 0);
+    assert_non_null(strstr(s->text[0], "... (a line of 200000000 bytes, cut)"));
+    tb_record_free(r);
+    free(s);
+}
+
+/* Interrupted while it floods stderr with a line that never ends (and ignores
+   SIGINT): killed at once, not after the 60 s a stopping suite gets. */
+static void test_run_giant_line_interrupt(void **state)
+{
+    fixture *f = *state;
+    tb_suite_event ev = {.kind = TB_SUITE_EV_STEP_DONE,
+                         .workload = "probe",
+                         .target = "",
+                         .round = 1,
+                         .rounds = 9,
+                         .step = 1,
+                         .steps = 9,
+                         .status = "ok",
+                         .text = "",
+                         .eta_s = 2};
+    json_t *j = tb_suite_event_to_json(&ev);
+    char *line = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    char body[2048], bin[PATH_MAX];
+    fmt(body, "trap '' INT\necho '%s' >&2\ncat /dev/zero | tr '\\0' x >&2\n", line);
+    free(line);
+    hostile(f, body, bin, sizeof bin);
+    tb_remote_target t = target("a=ssh://fakehost");
+    tb_remote_opts o = opts_for(f);
+    o.remote_binary = bin; /* stop_grace_ms: the default 60 s */
+    seen *s = calloc(1, sizeof *s);
+    s->stop_after_done = 1;
+    tb_suite_hooks h = {.progress = on_progress, .ctx = s, .stop = &s->stop};
+    tb_record *r = NULL;
+    tb_err e = {{0}};
+    long peak0 = peak_mib();
+    assert_int_equal(tb_remote_run(&t, &o, &h, &r, &e), -1);
+    uint64_t done = tb_mono_ns();
+    assert_null(r);
+    assert_true(s->stop);
+    assert_string_equal(e.msg, "the suite on fakehost: interrupted, and it went on writing to "
+                               "stderr instead of stopping");
+    print_message("interrupt in a giant line: %.2f s\n", (double)(done - s->stop_ns) / 1e9);
+    assert_true(done - s->stop_ns < 2000000000ull);
+    assert_true(peak_mib() - peak0 < 64);
+    free(s);
+}
+
+/* A result over 256 MiB: refused with one line while it arrives, the ssh killed; what
+   arrived was in a temporary file, not in memory. */
+static void test_run_result_over_limit(void **state)
+{
+    fixture *f = *state;
+    char bin[PATH_MAX];
+    hostile(f, "head -c 300000000 /dev/zero\n", bin, sizeof bin);
+    tb_remote_target t = target("a=ssh://fakehost");
+    tb_remote_opts o = opts_for(f);
+    o.remote_binary = bin;
+    tb_record *r = NULL;
+    tb_err e = {{0}};
+    long peak0 = peak_mib();
+    assert_int_equal(tb_remote_run(&t, &o, NULL, &r, &e), -1);
+    assert_null(r);
+    assert_string_equal(e.msg, "the suite on fakehost: the remote sent more than 256 MiB");
+    assert_true(peak_mib() - peak0 < 64);
+}
+
+/* A 120 MB result of 40 million samples (the old reader built all of it: 3.3 GB):
+   refused as soon as it passes a million values, memory bounded (~32 MiB built
+   before the refusal; under 256 MiB with a sanitizer's shadow memory too). */
+static void test_run_result_too_many_values(void **state)
+{
+    fixture *f = *state;
+    char bin[PATH_MAX];
+    hostile(f,
+            "printf '{\"schema\": \"teebench-result\", \"schema_version\": 1, \"metrics\": "
+            "[{\"name\": \"probe.x.ns\", \"samples\": ['\n"
+            "yes 1, | head -n 40000000 | tr -d '\\n'\nprintf '1]}]}\\n'\n",
+            bin, sizeof bin);
+    tb_remote_target t = target("a=ssh://fakehost");
+    tb_remote_opts o = opts_for(f);
+    o.remote_binary = bin;
+    tb_record *r = NULL;
+    tb_err e = {{0}};
+    long peak0 = peak_mib();
+    assert_int_equal(tb_remote_run(&t, &o, NULL, &r, &e), -1);
+    long grown = peak_mib() - peak0;
+    print_message("120 MB result: peak memory +%ld MiB\n", grown);
+    assert_null(r);
+    assert_string_equal(
+        e.msg, "the result from fakehost: too large for a result: more than 1000000 values");
+    assert_true(grown < 256);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* as main() does: a closed pipe is an error, not a death */
@@ -1159,6 +1368,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_run_interrupt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_stuck_interrupt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_stop_before, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_hostile_label, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_giant_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_giant_line_interrupt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_result_over_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_result_too_many_values, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,8 @@
  * verdict words, badges, one chart per section with one mark per environment and
  * metric, notes for missing sections, escaping of labels, no external reference,
  * each environment's TEE and attestation evidence (cards and facts table),
- * markdown files, and the same bytes for the same input. */
+ * markdown files, the same bytes for the same input, and compare's verdict rule
+ * (the test's direction, "shifted, medians equal") and multiple-comparison line. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -380,12 +381,70 @@ static void test_format_parse(void **state)
     tb_page_free(NULL);
 }
 
+/* Replaces the samples of r's metric name by values v[i], each cnt[i] times. */
+static void set_counts(tb_record *r, const char *name, const double *v, const int *cnt, size_t k)
+{
+    tb_metric *m = (tb_metric *)tb_record_find(r, name);
+    assert_non_null(m);
+    tb_err e;
+    m->n = 0;
+    for (size_t i = 0; i < k; i++)
+        for (int j = 0; j < cnt[i]; j++)
+            assert_int_equal(tb_metric_add(m, v[i], &e), 0);
+}
+
+/* The page says what compare says: better/worse from the test's direction (the
+   syscall index of issue 19: equal medians 11, shifted up, p = 0.0131 -- the old
+   rule called it "significantly lower: worse"), and the multiple-comparison line
+   under the table, adjusted when the comparison is. */
+static void test_verdict_rule_and_many_rows(void **state)
+{
+    (void)state;
+    fixture f = {.r = {env_record("host", 1, 0, 0), env_record("td", 4, 0, 0)}, .n = 2};
+    const double v[] = {10, 11, 12};
+    const int cb[] = {7, 11, 2}, ct[] = {2, 10, 8};
+    set_counts(f.r[0], "syscall.cn.index", v, cb, 3);
+    set_counts(f.r[1], "syscall.cn.index", v, ct, 3);
+    build(&f, TB_PAGE_HTML, NULL);
+    const char *doc = (const char *)f.page.doc.p;
+    assert_non_null(strstr(doc, "significantly higher (shifted, medians equal): better "
+                                "(p = 0.0131)"));
+    assert_null(strstr(doc, "significantly lower: worse (p = 0.0131)"));
+    char *cmp = section(doc, "comparison");
+    assert_non_null(strstr(cmp, "better (p = 0.0131; shifted, medians equal)"));
+    assert_non_null(strstr(cmp, "</table></div>\n<p class=\"note mc\" data-env=\"1\" "
+                                "data-k=\"2\" data-n=\"2\">td [TDX] vs host: 2 of 2 rows differ at "
+                                "\xce\xb1 = 0.05; \xe2\x89\x88 0.1 expected by chance</p>"));
+    free(cmp);
+    tb_page_free(&f.page);
+
+    /* adjusted (Benjamini-Hochberg: 2 * p / 2 for the larger p): the page says so */
+    tb_err e;
+    assert_int_equal(tb_compare_set_adjust(&f.c, TB_STATS_ADJUST_BH, &e), 0);
+    tb_page_opts o = {"t", NULL, NULL, NULL};
+    assert_int_equal(tb_page_build(&f.c, TB_PAGE_HTML, &o, &f.page, &e), 0);
+    doc = (const char *)f.page.doc.p;
+    assert_non_null(strstr(doc, "significantly higher (shifted, medians equal): better "
+                                "(adjusted p = 0.0131)"));
+    assert_non_null(strstr(doc, "with Benjamini-Hochberg&#39;s adjustment"));
+    assert_non_null(strstr(doc, "its p adjusted with the Benjamini-Hochberg method"));
+    tb_page_free(&f.page);
+
+    /* markdown: compare's own table, the line under it */
+    assert_int_equal(tb_page_build(&f.c, TB_PAGE_MARKDOWN, &o, &f.page, &e), 0);
+    doc = (const char *)f.page.doc.p;
+    assert_non_null(strstr(doc,
+                           "|\n\n- td [TDX] vs host: 2 of 2 rows differ at \xce\xb1 = 0.05 with "
+                           "Benjamini-Hochberg"));
+    fixture_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_html_page),    cmocka_unit_test(test_missing_sections_and_one_env),
         cmocka_unit_test(test_markdown),     cmocka_unit_test(test_tdx_and_snp),
-        cmocka_unit_test(test_format_parse),
+        cmocka_unit_test(test_format_parse), cmocka_unit_test(test_verdict_rule_and_many_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,6 +67,55 @@ static void test_format_parse_roundtrip(void **state)
     tb_buf_clear(&b);
 }
 
+/* Text cells a spreadsheet would run (a RESULTS_DIR "=..." or "-...", a mode
+   "-x" the reader accepts) are written with a leading ' and read back without it;
+   numbers (an exit code -1) stay numbers. */
+static void test_formula_cells(void **state)
+{
+    (void)state;
+    tb_bench_result_row r;
+    memset(&r, 0, sizeof r);
+    strcpy(r.mode, "-x");
+    r.iteration = 3;
+    r.exit_code = -1;
+    strcpy(r.stdout_log, "=HYPERLINK(\"http://x.example\",\"log\")/logs/a.log");
+    strcpy(r.stderr_log, "@evil/logs/b.log");
+    tb_buf b = {0};
+    assert_int_equal(tb_buf_puts(&b, H), 0);
+    assert_int_equal(tb_bench_results_format_row(&r, &b), 0);
+    assert_non_null(strstr(
+        (char *)b.p, "\n\"'-x\",3,0,0,-1,,,,,,\"'=HYPERLINK(\"\"http://x.example\"\",\"\"log\"\")"
+                     "/logs/a.log\",\"'@evil/logs/b.log\"\n"));
+    tb_bench_results rs = {0};
+    tb_err e;
+    assert_int_equal(tb_bench_results_parse((char *)b.p, b.len, &rs, &e), 0);
+    assert_int_equal(rs.n, 1);
+    assert_string_equal(rs.rows[0].mode, "-x");
+    assert_int_equal(rs.rows[0].exit_code, -1);
+    assert_string_equal(rs.rows[0].stdout_log, r.stdout_log);
+    assert_string_equal(rs.rows[0].stderr_log, r.stderr_log);
+    tb_bench_results_clear(&rs);
+    tb_buf_clear(&b);
+    /* retries.csv the same */
+    tb_bench_retry_row t;
+    memset(&t, 0, sizeof t);
+    strcpy(t.mode, "no_tee");
+    t.iteration = 1;
+    t.attempt = 1;
+    t.exit_code = -1;
+    strcpy(t.stdout_log, "+1/logs/a.log");
+    strcpy(t.stderr_log, "e");
+    assert_int_equal(tb_buf_puts(&b, TB_BENCH_RETRIES_HEADER "\n"), 0);
+    assert_int_equal(tb_bench_retries_format_row(&t, &b), 0);
+    assert_non_null(strstr((char *)b.p, "\nno_tee,1,1,-1,0,\"'+1/logs/a.log\",e\n"));
+    tb_bench_retries rt = {0};
+    assert_int_equal(tb_bench_retries_parse((char *)b.p, b.len, &rt, &e), 0);
+    assert_int_equal(rt.n, 1);
+    assert_string_equal(rt.rows[0].stdout_log, "+1/logs/a.log");
+    tb_bench_retries_clear(&rt);
+    tb_buf_clear(&b);
+}
+
 static void test_parse_source_style(void **state)
 {
     (void)state;
@@ -349,6 +398,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_format_parse_roundtrip),
         cmocka_unit_test(test_parse_source_style),
+        cmocka_unit_test(test_formula_cells),
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_retries_roundtrip),
         cmocka_unit_test(test_client_output),

@@ -3,7 +3,9 @@
  * references (id, label, prefix, file), rm, refusing foreign files (not SQLite,
  * another application's SQLite, a newer schema) without changing them, a full
  * disk (PRAGMA max_page_count: SQLITE_FULL) rolling back, two processes writing
- * at once, and a writer killed mid-put leaving only whole runs. */
+ * at once, and a writer killed mid-put leaving only whole runs; hostile stores
+ * (views, triggers, objects teebench did not make) refused unchanged, the defensive
+ * connection, and the guard that stops a statement running away. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -454,6 +456,186 @@ static void test_refuse_foreign(void **state)
     tb_record_free(r);
 }
 
+/* A new store at path with two runs (of two metrics of three samples), then sql run
+   on it by another SQLite connection (what a peer who sent the file could do). */
+static void hostile_store(const char *path, const char *sql)
+{
+    tb_store *s = open_ok(path);
+    tb_err e;
+    tb_record *a = make("a", "2026-01-01T00:00:00Z", 2, 3, 0),
+              *b = make("b", "2026-01-02T00:00:00Z", 2, 3, 1);
+    assert_int_equal(tb_store_put(s, a, &e), 0);
+    assert_int_equal(tb_store_put(s, b, &e), 0);
+    tb_record_free(a);
+    tb_record_free(b);
+    tb_store_close(s);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+        fail_msg("%s: %s", sql, msg);
+    assert_int_equal(sqlite3_close(db), SQLITE_OK); /* the last connection: WAL checkpointed */
+}
+
+/* A store may come from someone else: only the schema's own objects are accepted,
+   before anything is written or a query touches a table. */
+static void test_refuse_hostile(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *sql, *want;
+    } cases[] = {
+        /* `results list` and `compare` hung on this one */
+        {"ALTER TABLE runs RENAME TO runs_real; CREATE VIEW runs AS WITH RECURSIVE"
+         " r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT runs_real.* FROM runs_real, r",
+         "not a teebench results store: it has a view \"runs\" that teebench did not create"},
+        /* this one deleted the other runs' samples on the next put */
+        {"CREATE TRIGGER wipe AFTER INSERT ON runs BEGIN DELETE FROM samples WHERE metric_id"
+         " NOT IN (SELECT id FROM metrics WHERE run_id = NEW.id); END",
+         "it has a trigger \"wipe\" that teebench did not create"},
+        {"CREATE INDEX extra ON runs(status)", "it has an index \"extra\" that teebench did not"},
+        {"CREATE TABLE notes (x)", "it has a table \"notes\" that teebench did not create"},
+        {"DROP INDEX runs_label", "it lacks the index \"runs_label\" of schema version 1"},
+        {"ALTER TABLE runs ADD COLUMN x DEFAULT 1",
+         "its table \"runs\" is not the one schema version 1 defines"},
+        {"PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = replace(sql, 'value REAL"
+         " NOT NULL', 'value REAL NOT NULL CHECK (value < 1e300)') WHERE name = 'samples'",
+         "its table \"samples\" is not the one schema version 1 defines"},
+        /* a name made to break the error line and the terminal */
+        {"CREATE VIEW \"v\n\x1b[2Jx\" AS SELECT 1", "it has a view \"v?"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[160];
+        snprintf(path, sizeof path, "%s/hostile%zu.db", dir, i);
+        hostile_store(path, cases[i].sql);
+        uint64_t t0 = tb_mono_ns();
+        expect_refused(path, cases[i].want); /* the file left as it was */
+        assert_true(tb_mono_ns() - t0 < 5000000000u);
+    }
+    /* ANALYZE's statistics are not an object of teebench's, but harmless */
+    char path[160];
+    snprintf(path, sizeof path, "%s/analyzed.db", dir);
+    hostile_store(path, "ANALYZE");
+    tb_store *s = open_ok(path);
+    assert_int_equal(n_runs(s), 2);
+    tb_store_close(s);
+    /* ours by application id at version 0, yet not empty */
+    snprintf(path, sizeof path, "%s/v0.db", dir);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    char sql[96];
+    snprintf(sql, sizeof sql, "PRAGMA application_id = %d; CREATE TABLE runs (x)", TB_STORE_APP_ID);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    expect_refused(path, "it has a table \"runs\" that teebench did not create");
+}
+
+static int db_config(tb_store *s, int op)
+{
+    int v = -2;
+    assert_int_equal(sqlite3_db_config(s->db, op, -1, &v), SQLITE_OK);
+    return v;
+}
+
+/* The connection is defensive; a trigger that got in anyway (here: made through the
+   connection itself) never fires; a statement that runs away is stopped by the guard
+   with one line, and the connection stays usable; the guard counts CPU, so waiting for
+   another writer's lock is not running away, and neither are the many short statements
+   of a big put. */
+static void test_guard(void **state)
+{
+    (void)state;
+    tb_err e;
+    tb_store *s = open_ok(dbpath);
+    assert_int_equal(db_config(s, SQLITE_DBCONFIG_DEFENSIVE), 1);
+    assert_int_equal(db_config(s, SQLITE_DBCONFIG_TRUSTED_SCHEMA), 0);
+    assert_int_equal(db_config(s, SQLITE_DBCONFIG_ENABLE_TRIGGER), 0);
+    assert_int_equal(db_config(s, SQLITE_DBCONFIG_ENABLE_VIEW), 0);
+    assert_int_equal(count(s, "PRAGMA trusted_schema"), 0);
+    assert_int_equal(count(s, "PRAGMA cell_size_check"), 1);
+    assert_int_not_equal(sqlite3_exec(s->db,
+                                      "PRAGMA writable_schema = ON; UPDATE sqlite_schema"
+                                      " SET sql = '' WHERE name = 'runs'",
+                                      NULL, NULL, NULL),
+                         SQLITE_OK);
+
+    tb_record *a = make("a", "2026-01-01T00:00:00Z", 2, 3, 0),
+              *b = make("b", "2026-01-02T00:00:00Z", 2, 3, 0);
+    assert_int_equal(tb_store_put(s, a, &e), 0);
+    assert_int_equal(sqlite3_exec(s->db,
+                                  "CREATE TRIGGER wipe AFTER INSERT ON runs BEGIN DELETE FROM "
+                                  "samples; END",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    assert_int_equal(tb_store_put(s, b, &e), 0);
+    assert_int_equal(count(s, "SELECT count(*) FROM samples"), 12);
+    assert_int_equal(sqlite3_exec(s->db, "DROP TRIGGER wipe", NULL, NULL, NULL), SQLITE_OK);
+
+    s->query_cpu_ns = 200000000u; /* 0.2 s */
+    uint64_t t0 = tb_mono_ns();
+    assert_int_equal(tb_store_exec(s,
+                                   "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM "
+                                   "r) SELECT count(*) FROM r",
+                                   "counting forever", &e),
+                     -1);
+    assert_true(tb_mono_ns() - t0 < 10000000000u);
+    assert_non_null(strstr(e.msg, "counting forever: a query ran for more than 0.2 s of CPU time"));
+    assert_null(strchr(e.msg, '\n'));
+    /* the same through a prepared statement and tb_store_sqlerr, then a usable store */
+    sqlite3_stmt *st = NULL;
+    assert_int_equal(sqlite3_prepare_v2(s->db,
+                                        "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 "
+                                        "FROM r) SELECT max(x) FROM r",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_INTERRUPT);
+    tb_store_sqlerr(s, "reading", &e);
+    sqlite3_finalize(st);
+    assert_non_null(strstr(e.msg, "reading: a query ran for more than"));
+    assert_int_equal(n_runs(s), 2);
+    assert_int_equal(tb_store_exec(s, "SELECT no_such_column FROM runs", "a bad query", &e), -1);
+    assert_null(strstr(e.msg, "ran for more than"));
+
+    /* many short statements: a put of 40 x 500 samples under a 20 ms budget */
+    s->query_cpu_ns = 20000000u;
+    tb_record *big = make("big", "2026-01-03T00:00:00Z", 40, 500, 0);
+    assert_int_equal(tb_store_put(s, big, &e), 0);
+    tb_record_free(big);
+
+    /* another writer holds the lock for 1 s: the put waits for it, not stopped */
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        sqlite3 *db;
+        if (sqlite3_open(dbpath, &db) != SQLITE_OK ||
+            sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+            _exit(1);
+        if (write(p[1], "x", 1) != 1)
+            _exit(1);
+        tb_sleep_ns(1000000000u);
+        _exit(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? 0 : 1);
+    }
+    close(p[1]);
+    char c;
+    assert_int_equal(read(p[0], &c, 1), 1);
+    close(p[0]);
+    tb_record *late = make("late", "2026-01-04T00:00:00Z", 1, 1, 0);
+    t0 = tb_mono_ns();
+    if (tb_store_put(s, late, &e) != 0)
+        fail_msg("put behind a lock: %s", e.msg);
+    assert_true(tb_mono_ns() - t0 > 500000000u); /* it did wait */
+    int wst;
+    assert_int_equal(waitpid(pid, &wst, 0), pid);
+    assert_true(WIFEXITED(wst) && WEXITSTATUS(wst) == 0);
+    assert_int_equal(n_runs(s), 4);
+    tb_record_free(late);
+    tb_record_free(a);
+    tb_record_free(b);
+    tb_store_close(s);
+}
+
 static void test_disk_full(void **state)
 {
     (void)state;
@@ -641,6 +823,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_resolve, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rm, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuse_foreign, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refuse_hostile, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_guard, setup, teardown),
         cmocka_unit_test_setup_teardown(test_disk_full, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_writers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_killed_writer, setup, teardown),

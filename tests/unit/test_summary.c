@@ -1,14 +1,18 @@
 /* Unit tests for src/stats/summary. Expected values were computed with python3's
  * statistics module (mean, median, quantiles(method="inclusive")) and, for the
  * Wilcoxon test, by brute-force enumeration of all sign assignments in python3
- * (exact) or its normal-approximation formula (n = 60), at test-writing time. */
+ * (exact) or its normal-approximation formula (n = 60), at test-writing time.
+ * Extreme values (+-DBL_MAX, subnormals) are checked by their defining property
+ * (finite, between the values they summarise), also over random samples. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stats/summary.h"
@@ -166,6 +170,112 @@ static void test_splitmix_known_values(void **state)
     assert_true(tb_stats_splitmix64(&s) == 0x6e789e6aa1b965f4ull);
 }
 
+/* The median of six DBL_MAX was inf (the two middle values summed before halving);
+   the other averages the same: extreme but finite samples give finite statistics. */
+static void test_extremes(void **state)
+{
+    (void)state;
+    const double big[] = {DBL_MAX, DBL_MAX, DBL_MAX, DBL_MAX, DBL_MAX, DBL_MAX};
+    double med;
+    assert_int_equal(tb_stats_median(big, N(big), &med), 0);
+    assert_true(med == DBL_MAX);
+    assert_true(tb_stats_mean(big, N(big)) == DBL_MAX);
+    const double neg[] = {-DBL_MAX, -DBL_MAX, -DBL_MAX, -DBL_MAX};
+    assert_int_equal(tb_stats_median(neg, N(neg), &med), 0);
+    assert_true(med == -DBL_MAX);
+    assert_true(tb_stats_mean(neg, N(neg)) == -DBL_MAX);
+    const double both[] = {-DBL_MAX, DBL_MAX};
+    assert_int_equal(tb_stats_median(both, N(both), &med), 0);
+    assert_true(med == 0);
+    assert_true(tb_stats_mean(both, N(both)) == 0);
+    /* a quartile between DBL_MAX / 2 and DBL_MAX: 3/4 of the way, finite */
+    const double up[] = {DBL_MAX / 2, DBL_MAX};
+    double s[] = {DBL_MAX / 2, DBL_MAX};
+    double q3 = tb_stats_quantile_sorted(s, 2, 3, 4);
+    assert_true(isfinite(q3) && q3 > DBL_MAX * 0.87 && q3 < DBL_MAX * 0.88);
+    tb_stats_desc d;
+    assert_int_equal(tb_stats_describe(up, N(up), &d), 0);
+    assert_true(isfinite(d.mean) && isfinite(d.median) && isfinite(d.p90) && isfinite(d.q3));
+    assert_true(d.mean == DBL_MAX / 4 * 3);
+    /* the smallest subnormals */
+    const double tiny[] = {5e-324, 5e-324, 1e-323, 1e-323};
+    assert_int_equal(tb_stats_median(tiny, N(tiny), &med), 0);
+    assert_true(med > 0 && med <= 1e-323);
+    assert_true(tb_stats_midpoint(DBL_MAX, DBL_MAX) == DBL_MAX);
+    assert_true(tb_stats_midpoint(-DBL_MAX, -DBL_MAX) == -DBL_MAX);
+    assert_true(tb_stats_midpoint(3, 4) == 3.5);
+    assert_true(tb_stats_lerp(-DBL_MAX, DBL_MAX, 0) == -DBL_MAX);
+    assert_true(tb_stats_lerp(-DBL_MAX, DBL_MAX, 0.5) == 0);
+    assert_true(tb_stats_lerp(DBL_MAX, DBL_MAX, 0.3) == DBL_MAX);
+    assert_true(tb_stats_lerp(1, 2, 0.25) == 1.25);
+    /* a bootstrap of two DBL_MAX samples: the difference of medians is 0, not NAN */
+    double lo, hi;
+    assert_int_equal(
+        tb_stats_bootstrap_median_diff(big, N(big), big, N(big), 200, 1, 0.95, &lo, &hi), 0);
+    assert_true(lo == 0 && hi == 0);
+}
+
+/* A value from the generator: mostly extremes (+-DBL_MAX and near it, subnormals,
+   zero), some ordinary numbers. */
+static double extreme(uint64_t *st)
+{
+    uint64_t r = tb_stats_splitmix64(st);
+    double u = (double)(tb_stats_splitmix64(st) >> 11) * 0x1p-53, sign = r & 1 ? -1 : 1;
+    switch ((r >> 1) % 7) {
+    case 0:
+        return sign * DBL_MAX;
+    case 1:
+        return sign * DBL_MAX * (0.5 + u / 2);
+    case 2:
+        return sign * ldexp(1 + u, -1074 + (int)(r >> 8) % 60); /* subnormal */
+    case 3:
+        return 0;
+    case 4:
+        return sign * ldexp(1 + u, (int)(r >> 8) % 2046 - 1022); /* any exponent */
+    default:
+        return sign * (1 + u) * 1000;
+    }
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Property check over 20,000 random samples of extreme values: every quantile lies
+   between its two neighbours (so is finite), the mean between the least and greatest
+   value, midpoint and lerp between their ends. */
+static void test_extremes_property(void **state)
+{
+    (void)state;
+    uint64_t st = 20261201;
+    double x[24];
+    static const int ms[] = {2, 4, 10};
+    for (int round = 0; round < 20000; round++) {
+        size_t n = 1 + (size_t)(tb_stats_splitmix64(&st) % 24);
+        for (size_t i = 0; i < n; i++)
+            x[i] = extreme(&st);
+        double mean = tb_stats_mean(x, n);
+        qsort(x, n, sizeof *x, cmp);
+        if (!(mean >= x[0] && mean <= x[n - 1]))
+            fail_msg("round %d: mean %g outside [%g, %g] (n %zu)", round, mean, x[0], x[n - 1], n);
+        for (size_t k = 0; k < N(ms); k++)
+            for (int i = 1; i < ms[k]; i++) {
+                double q = tb_stats_quantile_sorted(x, n, i, ms[k]);
+                size_t j = (size_t)i * (n - 1) / (size_t)ms[k];
+                double a = x[j], b = x[j + 1 < n ? j + 1 : j];
+                if (!(q >= a && q <= b))
+                    fail_msg("round %d: quantile %d/%d = %g outside [%g, %g]", round, i, ms[k], q,
+                             a, b);
+            }
+        double a = x[0], b = x[n - 1], t = (double)(tb_stats_splitmix64(&st) >> 11) * 0x1p-53;
+        double mid = tb_stats_midpoint(a, b), l = tb_stats_lerp(a, b, t);
+        if (!(mid >= a && mid <= b) || !(l >= a && l <= b))
+            fail_msg("round %d: midpoint %g / lerp %g outside [%g, %g]", round, mid, l, a, b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +286,8 @@ int main(void)
         cmocka_unit_test(test_wilcoxon_normal_approx),
         cmocka_unit_test(test_bootstrap_ci),
         cmocka_unit_test(test_splitmix_known_values),
+        cmocka_unit_test(test_extremes),
+        cmocka_unit_test(test_extremes_property),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,35 @@
+/* csv: writing one CSV cell -- RFC 4180 quoting, and text that a spreadsheet
+ * must not run as a formula -- for every CSV file teebench writes (results
+ * export, compare --format csv, bench's results.csv and retries.csv).
+ *
+ * A text cell (a label, a metric name, a unit, a mode, a path: anything that may
+ * come from someone else) that a spreadsheet would take for a formula -- it
+ * starts with '=', '+', '-', '@', TAB or CR, after any leading single quotes
+ * (OWASP's CSV injection list) -- gets one more leading single quote and is
+ * quoted: "=HYPERLINK(...)" is written "'=HYPERLINK(...)". Other cells are
+ * quoted when they hold ',', '"', CR or LF, a '"' written twice. The leading
+ * quote is reversible (tb_csv_text_value): a cell of single quotes followed by
+ * one of those characters always carries one quote more than its value, so a
+ * reader of teebench's own files gets back exactly what was written.
+ * Numbers are not text cells: callers write them as they are (-3.5 stays a
+ * number a spreadsheet can add up).
+ *
+ * Pure functions over caller buffers; nothing here allocates but tb_buf. */
+#ifndef TB_BASE_CSV_H
+#define TB_BASE_CSV_H
+
+#include "base/buf.h"
+
+/* 1 when a spreadsheet would read s as a formula: s, after its leading single
+   quotes, starts with '=', '+', '-', '@', TAB or CR. */
+int tb_csv_formula_like(const char *s);
+
+/* Appends the text cell s (NULL: empty) to out, quoted as above, without a
+   separator. 0 or -1 (OOM). */
+int tb_csv_text(tb_buf *out, const char *s);
+
+/* The value of a text cell as read back (its RFC 4180 quoting already undone):
+   cell without the quote tb_csv_text added, a pointer into cell. */
+const char *tb_csv_text_value(const char *cell);
+
+#endif
