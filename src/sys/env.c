@@ -1367,8 +1367,8 @@ static int record_into(const recording *r, tb_err *err)
     snprintf(sd_text, sizeof sd_text, "%s\n", sd ? sd : "unknown");
     int have_vt = json_is_integer(vt);
     json_decref(facts);
-    if ((have_vt && record_text(dir, "kvm_vm_types", vt_text, err) < 0) ||
-        record_text(dir, "dev_sev", sd_text, err) < 0)
+    if ((have_vt && record_text(r, "kvm_vm_types", vt_text, err) < 0) ||
+        record_text(r, "dev_sev", sd_text, err) < 0)
         return -1;
     long long msr = read_sev_msr(&live);
     char msr_text[32];
