@@ -20,6 +20,7 @@ TEST_PACKAGES=(
   openssh-server ansible
   chromium
   qemu-system-x86 qemu-utils busybox-static cpio dropbear-bin
+  ovmf  # a real OVMF.fd with TDVF and SEV-SNP metadata (tests/unit/test_vm_firmware.c)
   hyperfine
   libhdrhistogram-java  # HdrHistogram's own log reader (tests/e2e/http_wrk2_report.sh, with a JRE)
   python3-fusepy fuse3  # a fake configfs-tsm in a mount namespace (tests/e2e/suite_snp_tsm.sh)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sys/env.h"
+#include "vm/vm.h"
 
 static void usage(FILE *f)
 {
@@ -20,7 +21,10 @@ static void usage(FILE *f)
                "not be read is \"unknown\".\n\n"
                "  --json         print the JSON document (the one results files embed)\n"
                "  --record DIR   save this machine's inputs (cpuinfo, kernel log, CPUID leaves,\n"
-               "                 sysfs values, ...) into DIR, for a bug report or a test\n"
+               "                 sysfs values, the VM types KVM offers, /dev/sev, ...) into\n"
+               "                 DIR, for a bug report or a test; DIR/vm/ gets what `teebench\n"
+               "                 vm check --from DIR` reads too: QEMU's answers to its probe\n"
+               "                 and the firmware's facts\n"
                "  --from DIR     describe the machine recorded in DIR instead of this one\n"
                "  -h, --help     this text\n");
 }
@@ -118,7 +122,7 @@ int cmd_env(int argc, char **argv)
         return cli_fail_code(2, "env", "--from and --record: choose one");
     tb_err err = {{0}};
     if (record) {
-        if (tb_env_record(record, &err) < 0)
+        if (tb_env_record(record, &err) < 0 || tb_vm_host_record(record, &err) < 0)
             return cli_fail("env", "recording into %s: %s", record, err.msg);
         fprintf(stderr, "teebench: env: recorded this machine's inputs in %s\n", record);
         return 0;

@@ -81,10 +81,11 @@ int cli_suite_vms_plan(cli_suite_vms *v, const char *vm_dir)
         return cli_fail_code(2, CMD, "%s", e.msg);
     tb_vm_host h;
     const char *tmp = getenv("TMPDIR");
-    tb_vm_host_probe(v->spec.qemu, tmp && tmp[0] == '/' ? tmp : "/tmp", &h);
-    if (h.qemu_major || h.qemu_minor)
-        snprintf(v->qemu_version, sizeof v->qemu_version, "%d.%d.%d", h.qemu_major, h.qemu_minor,
-                 h.qemu_micro);
+    if (tb_vm_host_probe_spec(&v->spec, tmp && tmp[0] == '/' ? tmp : "/tmp", NULL, &h, &e) < 0)
+        return cli_fail(CMD, "%s", e.msg);
+    const tb_vm_qemu *q = &h.qemu[v->envs[0].kind];
+    if (q->major || q->minor)
+        snprintf(v->qemu_version, sizeof v->qemu_version, "%d.%d.%d", q->major, q->minor, q->micro);
     for (int i = 0; i < v->n; i++) {
         tb_vm_spec s;
         spec_of(v, i, v->envs[i].label, &s);

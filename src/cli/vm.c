@@ -1,7 +1,8 @@
-/* cli/vm: `teebench vm start|stop|list|ssh|show` -- a regular VM, a TDX trust
+/* cli/vm: `teebench vm start|stop|list|ssh|show|check` -- a regular VM, a TDX trust
  * domain or an SEV-SNP guest started from one description (src/vm), so that
- * they differ only in the TEE. This file parses flags and prints; src/vm
- * decides, builds the command line and runs QEMU. */
+ * they differ only in the TEE; `vm check` prints the checks a start makes, one
+ * line each. This file parses flags and prints; src/vm decides, builds the
+ * command line and runs QEMU. */
 #include "cli/cli.h"
 #include "cli/json.h"
 
@@ -27,59 +28,79 @@ static void usage(FILE *f)
         f,
         "usage: teebench vm start NAME --kind regular|tdx|snp\n"
         "                (--image DISK | --kernel K [--initrd I] [--append ARGS]) [options]\n"
+        "       teebench vm check [--kind regular|tdx|snp] [--qemu BIN] [--firmware F]\n"
+        "                [--from DIR] [--json]\n"
         "       teebench vm stop NAME [--timeout S]\n"
         "       teebench vm list\n"
         "       teebench vm ssh NAME [-- CMD...]\n"
         "       teebench vm show NAME [--json]\n\n"
         "Starts a regular VM, a TDX trust domain or an SEV-SNP guest with QEMU from one\n"
         "description: the three share every option except the TEE's own (same machine,\n"
-        "CPU model, irqchip, memory backend, devices, firmware, pinning). start waits for\n"
+        "CPU model, irqchip, memory backend, devices, firmware, pinning). start checks the\n"
+        "host first (the checks of `vm check`; the first missing one refuses), waits for\n"
         "the first SSH answer and prints the boot time. Each VM lives in RUNDIR/NAME/\n"
         "(state vm.json, QMP socket, serial log, SSH key, known_hosts).\n\n"
+        "check: one line per check -- ok or missing, what was found and where it was read:\n"
+        "KVM (/dev/kvm, kvm_intel tdx, kvm_amd sev_snp, the VM types KVM offers, /dev/sev),\n"
+        "QEMU's own word (-object help, the TEE object's properties through QMP), the\n"
+        "firmware's metadata. Exits 0 when the kind can start here. Capabilities decide,\n"
+        "never version numbers.\n\n"
         "start options:\n"
         "  --kind K             regular, tdx or snp (default regular)\n"
         "  --image DISK         disk image (qcow2 by its .qcow2 name, else raw)\n"
         "  --kernel K, --initrd I, --append ARGS   direct kernel boot (console=ttyS0 is added)\n"
         "  --cpus N             vCPUs (default 2)\n"
         "  --memory SIZE        guest memory, e.g. 4G, 512M (default 4G)\n"
+        "  --cpu MODEL          -cpu model for every kind (default host; max under TCG); an\n"
+        "                       SEV-SNP guest's firmware validates CPUID: e.g. EPYC-v4\n"
         "  --pin CPULIST        vCPU i runs only on the i-th listed host CPU (e.g. 2,3 or 4-7);\n"
         "                       QEMU's other threads are kept off them\n"
-        "  --prealloc           allocate all guest memory before the guest starts\n"
+        "  --prealloc           allocate all guest memory before the guest starts (a TD's and\n"
+        "                       an SNP guest's private memory is allocated as they accept it)\n"
         "  --ssh-port P         host port on 127.0.0.1 forwarded to the guest's 22 (default: "
         "free)\n"
         "  --ssh-user U         user to log in as (default root)\n"
         "  --ssh-key K          private key the guest accepts (default: a new one in the run dir,\n"
         "                       offered to the guest through fw_cfg opt/teebench/authorized_keys)\n"
-        "  --firmware F         OVMF file (default " TB_VM_DEFAULT_FIRMWARE "); 'none': QEMU's\n"
-        "                       own BIOS (--kind regular only)\n"
+        "  --firmware [KIND=]F  OVMF file, for every kind or one (default: the first of the\n"
+        "                       distributions' places whose file suits the kind: TDVF metadata\n"
+        "                       for tdx, SEV-SNP metadata for snp); 'none': QEMU's own BIOS\n"
+        "                       (--kind regular only)\n"
         "  --accel A            auto (KVM, else TCG for regular), kvm or tcg (regular only)\n"
         "  --vsock V            vhost-vsock-pci: auto (when /dev/vhost-vsock exists), on, off\n"
         "  --cid N              guest vsock CID (default: the SSH port)\n"
-        "  --cbitpos N, --reduced-phys-bits N   SNP values (default: the host's CPUID 0x8000001F)\n"
+        "  --cbitpos N          SNP C-bit position (default: the host's CPUID 0x8000001F)\n"
+        "  --reduced-phys-bits N  SNP guest value (default 1, what AMD and QEMU prescribe)\n"
         "  --policy P           SNP guest policy (default 0x30000)\n"
         "  --snapshot           image writes go to a temporary overlay\n"
         "  --boot-timeout S     seconds to wait for SSH (default 300)\n"
-        "  --qemu BIN           QEMU binary (default " TB_VM_DEFAULT_QEMU ")\n"
+        "  --qemu [KIND=]BIN    QEMU binary (default: qemu-system-x86_64 in PATH, else\n"
+        "                       /usr/libexec/qemu-kvm)\n"
         "  --dry-run            print the QEMU command line and exit (works on any host)\n"
-        "  --why                with --dry-run: the reason for every option\n\n"
+        "  --why                with --dry-run: the reason for every option\n"
+        "  --from DIR           check, start --dry-run: the host recorded in DIR\n"
+        "                       (`teebench env --record DIR`) instead of this one\n\n"
         "common options:\n"
         "  --dir RUNDIR         run directory (default $XDG_RUNTIME_DIR/teebench/vm, else\n"
         "                       ~/.local/state/teebench/vm)\n"
         "  --timeout S          stop: seconds for the guest to power off before QEMU is\n"
         "                       told to quit, then killed (default 60)\n"
-        "  --json               show: the state document\n"
+        "  --json               show: the state document; check: the checks\n"
         "  -h, --help           this text\n\n"
-        "Minimum versions: QEMU 10.1 and Linux 6.16 on the host for TDX (upstream), QEMU\n"
-        "9.1 and Linux 6.11 for SEV-SNP. Without KVM, --kind regular runs under TCG\n"
-        "emulation (said loudly; no performance figure from it means anything); tdx and\n"
-        "snp never do.\n");
+        "A TD needs a KVM that hosts TDs (kvm_intel tdx=Y; upstream Linux >= 6.16 or a\n"
+        "vendor's TDX kernel, e.g. canonical/tdx's), a QEMU whose -object help lists\n"
+        "tdx-guest and TDVF firmware; an SEV-SNP guest kvm_amd sev_snp=Y, a writable\n"
+        "/dev/sev, a QEMU listing sev-snp-guest and OVMF with SEV-SNP metadata. Without\n"
+        "KVM, --kind regular runs under TCG emulation (said loudly; no performance figure\n"
+        "from it means anything); tdx and snp never do.\n");
 }
 
-enum { O_DRY_RUN = 256, O_WHY, O_DIR, O_TIMEOUT, O_JSON };
+enum { O_DRY_RUN = 256, O_WHY, O_DIR, O_TIMEOUT, O_JSON, O_FROM };
 
 typedef struct vm_args {
     tb_vm_spec spec;
     const char *dir;
+    const char *from; /* --from DIR: a recorded host */
     int dry_run, why, json, timeout_s;
     char **rest; /* positional arguments */
     int nrest;
@@ -121,6 +142,9 @@ static int take_option(int c, const char *v, vm_args *a)
     case O_JSON:
         a->json = 1;
         break;
+    case O_FROM:
+        a->from = v;
+        break;
     }
     return rc;
 }
@@ -128,13 +152,11 @@ static int take_option(int c, const char *v, vm_args *a)
 /* Parses argv (argv[0] = the action). Returns 0, an exit code, or -1 for --help. */
 static int parse_args(int argc, char **argv, vm_args *a)
 {
-    static const struct option own[] = {{"dry-run", no_argument, NULL, O_DRY_RUN},
-                                        {"why", no_argument, NULL, O_WHY},
-                                        {"dir", required_argument, NULL, O_DIR},
-                                        {"timeout", required_argument, NULL, O_TIMEOUT},
-                                        {"json", no_argument, NULL, O_JSON},
-                                        {"help", no_argument, NULL, 'h'},
-                                        {NULL, 0, NULL, 0}};
+    static const struct option own[] = {
+        {"dry-run", no_argument, NULL, O_DRY_RUN}, {"why", no_argument, NULL, O_WHY},
+        {"dir", required_argument, NULL, O_DIR},   {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"json", no_argument, NULL, O_JSON},       {"from", required_argument, NULL, O_FROM},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
     struct option longs[48];
     int nlongs = 0;
     if (cli_opt_append(longs, &nlongs, 48, cli_vm_flags_start) < 0 ||
@@ -208,10 +230,14 @@ static void print_notes(const tb_vm_plan *p)
         fprintf(stderr, "teebench: vm: NOTE: %s\n", p->notes[i]);
 }
 
-static void host_probe(const tb_vm_spec *s, tb_vm_host *h)
+/* The host: live, or the recording of --from. 0, or an exit code after the message. */
+static int host_probe(const vm_args *a, const char *action, tb_vm_host *h)
 {
     const char *tmp = getenv("TMPDIR");
-    tb_vm_host_probe(s->qemu, tmp && tmp[0] == '/' ? tmp : "/tmp", h);
+    tb_err e;
+    if (tb_vm_host_probe_spec(&a->spec, tmp && tmp[0] == '/' ? tmp : "/tmp", a->from, h, &e) < 0)
+        return cli_fail(CMD, "%s: --from %s: %s", action, a->from ? a->from : "", e.msg);
+    return 0;
 }
 
 static int do_dry_run(const vm_args *a, const char *base)
@@ -222,7 +248,9 @@ static int do_dry_run(const vm_args *a, const char *base)
     tb_vm_paths paths;
     tb_vm_cmd cmd;
     tb_err e;
-    host_probe(s, &h);
+    int rc = host_probe(a, "start", &h);
+    if (rc)
+        return rc;
     if (tb_vm_plan_make(s, &h, 1, &p, &e) < 0)
         return cli_fail_code(2, CMD, "start: %s", e.msg);
     if (tb_vm_paths_make(base, s->name, &paths, &e) < 0)
@@ -251,6 +279,65 @@ static int do_dry_run(const vm_args *a, const char *base)
     return 0;
 }
 
+static const char *check_status(const tb_vm_check *c)
+{
+    return c->ok ? "ok" : c->blocking ? "missing" : "note";
+}
+
+static int print_checks_json(const tb_vm_spec *s, const tb_vm_host *h, const tb_vm_checks *c)
+{
+    json_t *arr = json_array();
+    for (int i = 0; i < c->n && arr; i++)
+        json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s}", "name", c->c[i].name, "status",
+                                             check_status(&c->c[i]), "detail", c->c[i].detail,
+                                             "source", c->c[i].source));
+    json_t *o =
+        json_pack("{s:s, s:s, s:b, s:o, s:s, s:o}", "kind", tb_vm_kind_name(s->kind), "host",
+                  h->recorded[0] ? h->recorded : "this machine", "can_start", c->first_missing < 0,
+                  "first_missing",
+                  c->first_missing < 0 ? json_null() : json_string(c->c[c->first_missing].name),
+                  "abi", c->abi, "checks", arr ? arr : json_array());
+    char *text = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(o);
+    if (!text)
+        return cli_fail(CMD, "check: out of memory");
+    printf("%s\n", text);
+    free(text);
+    return c->first_missing < 0 ? 0 : 1;
+}
+
+static int do_check(const vm_args *a)
+{
+    const tb_vm_spec *s = &a->spec;
+    if (a->nrest)
+        return cli_fail_code(2, CMD, "check: unexpected argument '%s'", a->rest[0]);
+    if (a->from && (s->qemu || s->qemu_kind[0] || s->qemu_kind[1] || s->qemu_kind[2]))
+        return cli_fail_code(2, CMD,
+                             "check: --qemu and --from: the recording holds that host's QEMU");
+    tb_vm_host h;
+    int rc = host_probe(a, "check", &h);
+    if (rc)
+        return rc;
+    tb_vm_checks c;
+    tb_vm_host_check(s, &h, &c);
+    if (a->json)
+        return print_checks_json(s, &h, &c);
+    printf("vm check --kind %s on %s\n", tb_vm_kind_name(s->kind),
+           h.recorded[0] ? h.recorded : "this machine");
+    for (int i = 0; i < c.n; i++)
+        printf("%-7s  %-14s %s  [%s]\n", check_status(&c.c[i]), c.c[i].name, c.c[i].detail,
+               c.c[i].source);
+    if (c.abi[0])
+        printf("ABI      %s\n", c.abi);
+    if (c.first_missing >= 0)
+        printf("verdict  --kind %s cannot start here: %s missing\n", tb_vm_kind_name(s->kind),
+               c.c[c.first_missing].name);
+    else
+        printf("verdict  --kind %s can start here%s\n", tb_vm_kind_name(s->kind),
+               s->kind == TB_VM_REGULAR && h.kvm != 1 ? " (under TCG emulation: no KVM)" : "");
+    return c.first_missing < 0 ? 0 : 1;
+}
+
 static void print_started(const tb_vm_state *st)
 {
     char url[128];
@@ -269,6 +356,10 @@ static int do_start(const vm_args *a, const char *base)
     tb_err e;
     if (a->why && !a->dry_run)
         return cli_fail_code(2, CMD, "--why: only with --dry-run");
+    if (a->from && !a->dry_run)
+        return cli_fail_code(2, CMD,
+                             "--from: only with --dry-run or vm check (a recorded host starts "
+                             "nothing here)");
     if (a->dry_run)
         return do_dry_run(a, base);
     if (tb_vm_spec_check(s, &e) < 0)
@@ -277,7 +368,9 @@ static int do_start(const vm_args *a, const char *base)
        TDX), then the files and the port; the notes only once nothing is refused */
     tb_vm_host h;
     tb_vm_plan p;
-    host_probe(s, &h);
+    int rc = host_probe(a, "start", &h);
+    if (rc)
+        return rc;
     if (tb_vm_plan_make(s, &h, 0, &p, &e) < 0)
         return cli_fail(CMD, "start: %s", e.msg);
     if (tb_vm_preflight(s, base, &e) < 0)
@@ -380,6 +473,13 @@ static int do_show(const vm_args *a, const char *base, const char *name)
         printf("boot time   %.1f s (vm start to the first SSH answer)\n", (double)st.boot_ns / 1e9);
     printf("started at  %s\n", st.started_at);
     printf("cpus        %d\nmemory      %" PRIu64 " MiB\n", st.cpus, st.memory >> 20);
+    if (st.qemu_path[0])
+        printf("qemu        %s (%s; sha256 %s)\n", st.qemu_path,
+               st.qemu_version[0] ? st.qemu_version : "version unknown",
+               st.qemu_sha256[0] ? st.qemu_sha256 : "unknown");
+    if (st.firmware[0])
+        printf("firmware    %s (sha256 %s)\n", st.firmware,
+               st.firmware_sha256[0] ? st.firmware_sha256 : "unknown");
     printf("serial log  %s\nQMP socket  %s\nqemu log    %s\nrun dir     %s\n", st.paths.serial,
            st.paths.qmp, st.paths.qemu_log, st.paths.dir);
     char *text = st.argv ? tb_vm_argv_shell(st.argv) : NULL;
@@ -423,9 +523,9 @@ int cmd_vm(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    static const char *const actions[] = {"start", "stop", "list", "ssh", "show", NULL};
+    static const char *const actions[] = {"start", "stop", "list", "ssh", "show", "check", NULL};
     if (strcmp(action, "start") && strcmp(action, "stop") && strcmp(action, "list") &&
-        strcmp(action, "ssh") && strcmp(action, "show"))
+        strcmp(action, "ssh") && strcmp(action, "show") && strcmp(action, "check"))
         return cli_unknown_subcommand(CMD, action, actions);
     vm_args a = {.timeout_s = 60};
     tb_vm_spec_init(&a.spec);
@@ -436,6 +536,10 @@ int cmd_vm(int argc, char **argv)
     }
     if (rc)
         return rc;
+    if (!strcmp(action, "check"))
+        return do_check(&a);
+    if (a.from && strcmp(action, "start"))
+        return cli_fail_code(2, CMD, "%s: --from is for check and start --dry-run", action);
     char base[PATH_MAX];
     if ((rc = base_dir(&a, base, sizeof base)) != 0)
         return rc;

@@ -35,6 +35,7 @@ const struct option cli_vm_flags_start[] = {{"kind", R, NULL, CLI_VM_KIND},
                                             {"snapshot", N, NULL, CLI_VM_SNAPSHOT},
                                             {"boot-timeout", R, NULL, CLI_VM_BOOT_TIMEOUT},
                                             {"qemu", R, NULL, CLI_VM_QEMU},
+                                            {"cpu", R, NULL, CLI_VM_CPU},
                                             {NULL, 0, NULL, 0}};
 
 const struct option cli_vm_flags_suite[] = {{"image", R, NULL, CLI_VM_IMAGE},
@@ -56,6 +57,7 @@ const struct option cli_vm_flags_suite[] = {{"image", R, NULL, CLI_VM_IMAGE},
                                             {"snapshot", N, NULL, CLI_VM_SNAPSHOT},
                                             {"boot-timeout", R, NULL, CLI_VM_BOOT_TIMEOUT},
                                             {"qemu", R, NULL, CLI_VM_QEMU},
+                                            {"vm-cpu", R, NULL, CLI_VM_CPU},
                                             {NULL, 0, NULL, 0}};
 
 #undef R
@@ -75,6 +77,19 @@ static void flag_name(const struct option *table, int c, char *out, size_t len)
             return;
         }
     snprintf(out, len, "--?");
+}
+
+/* "tdx=FILE" -> kind tdx, FILE; anything else is for every kind (*k = -1). */
+static const char *per_kind(const char *v, int *k)
+{
+    static const char *const kinds[] = {"regular=", "tdx=", "snp="};
+    for (int i = 0; i < 3; i++)
+        if (!strncmp(v, kinds[i], strlen(kinds[i]))) {
+            *k = i;
+            return v + strlen(kinds[i]);
+        }
+    *k = -1;
+    return v;
 }
 
 static int number(const char *cmd, const char *flag, const char *v, long lo, long hi, int *out)
@@ -134,9 +149,22 @@ int cli_vm_flag_take(const char *cmd, const struct option *table, int c, const c
     case CLI_VM_SSH_KEY:
         s->ssh_key = v;
         break;
-    case CLI_VM_FIRMWARE:
-        s->firmware = v;
+    case CLI_VM_FIRMWARE: {
+        int k;
+        const char *f2 = per_kind(v, &k);
+        if (!*f2)
+            return cli_fail_code(2, cmd, "%s %s: no file", f, v);
+        if (k == TB_VM_TDX && !strcmp(f2, "none"))
+            return cli_fail_code(2, cmd, "%s %s: a TD boots OVMF (none is for regular only)", f, v);
+        if (k == TB_VM_SNP && !strcmp(f2, "none"))
+            return cli_fail_code(
+                2, cmd, "%s %s: an SEV-SNP guest boots OVMF (none is for regular only)", f, v);
+        if (k < 0)
+            s->firmware = f2;
+        else
+            s->firmware_kind[k] = f2;
         break;
+    }
     case CLI_VM_ACCEL:
         if (tb_vm_accel_parse(v, &s->accel) < 0)
             return cli_fail_code(2, cmd, "%s %s: not auto, kvm or tcg", f, v);
@@ -183,8 +211,21 @@ int cli_vm_flag_take(const char *cmd, const struct option *table, int c, const c
         s->boot_timeout_s = (int)ceil(sec);
         break;
     }
-    case CLI_VM_QEMU:
-        s->qemu = v;
+    case CLI_VM_QEMU: {
+        int k;
+        const char *q = per_kind(v, &k);
+        if (!*q)
+            return cli_fail_code(2, cmd, "%s %s: no binary", f, v);
+        if (k < 0)
+            s->qemu = q;
+        else
+            s->qemu_kind[k] = q;
+        break;
+    }
+    case CLI_VM_CPU:
+        if (!*v || strpbrk(v, " \t\n"))
+            return cli_fail_code(2, cmd, "%s '%s': not a CPU model (e.g. host, EPYC-v4)", f, v);
+        s->cpu = v;
         break;
     default:
         return cli_fail_code(2, cmd, "%s: not a VM flag", f);

@@ -4,7 +4,9 @@
  * differently: suite run prefixes the ones that could be read as the suite's own
  * (--cpus is --vm-cpus there, --policy --vm-snp-policy), and leaves out those that
  * name one VM (--kind: --vm-kinds lists them; --ssh-port and --cid: each VM picks
- * a free one). The tables are static; nothing here allocates. */
+ * a free one). --firmware and --qemu take FILE for every kind or KIND=FILE for one
+ * (repeatable: "--firmware tdx=/usr/share/edk2/ovmf/OVMF.inteltdx.fd"). The tables
+ * are static; nothing here allocates. */
 #ifndef TB_CLI_VM_FLAGS_H
 #define TB_CLI_VM_FLAGS_H
 
@@ -36,7 +38,8 @@ enum {
     CLI_VM_SNAPSHOT,
     CLI_VM_BOOT_TIMEOUT,
     CLI_VM_QEMU,
-    CLI_VM_LAST = CLI_VM_QEMU
+    CLI_VM_CPU,
+    CLI_VM_LAST = CLI_VM_CPU
 };
 
 /* The long options of `vm start` and of `suite run` (each ends with a zero entry). */

@@ -85,6 +85,15 @@ int tb_suite_vm_annotate(tb_record *r, const tb_vm_state *st, const char *qemu_v
                            tb_vm_kind_name(st->kind), "accel", st->tcg ? "tcg" : "kvm", "cpus",
                            st->cpus, "memory_mib", (json_int_t)(st->memory >> 20), "boot_s",
                            st->boot_ns ? json_real(boot_s) : json_null());
+    if (vm && st->qemu_path[0])
+        json_object_set_new(vm, "qemu",
+                            json_pack("{s:s, s:s, s:s}", "path", st->qemu_path, "version",
+                                      st->qemu_version, "sha256", st->qemu_sha256));
+    if (vm)
+        json_object_set_new(vm, "firmware",
+                            st->firmware[0] ? json_pack("{s:s, s:s}", "path", st->firmware,
+                                                        "sha256", st->firmware_sha256)
+                                            : json_string("none: QEMU's own BIOS"));
     if (!vm || (st->tcg && json_object_set_new(vm, "note", json_string(TB_SUITE_VM_TCG_NOTE))) ||
         json_object_set_new(r->extra, "vm", vm) < 0)
         return tb_errf(err, "out of memory");

@@ -41,7 +41,8 @@ void tb_suite_vm_label(const tb_suite_vm_env *e, int tcg, char *out, size_t len)
 /* What r, measured in the VM of st, carries about it: the metric vm.boot.s (s, lower
    is better, workload "vm"; one sample: st->boot_ns, when known), extra "vm" =
    {"name", "kind", "accel" ("kvm"|"tcg"), "cpus", "memory_mib", "boot_s" (or
-   null), "note" (TCG only)}, the QEMU command line appended to r->commands (when
+   null), "qemu" {path, version, sha256} (when st knows it), "firmware" {path, sha256}
+   or "none: ...", "note" (TCG only)}, the QEMU command line appended to r->commands (when
    st has it) and versions.qemu (when qemu_version is not NULL). 0, or -1 (err). */
 int tb_suite_vm_annotate(tb_record *r, const tb_vm_state *st, const char *qemu_version,
                          tb_err *err);

@@ -420,6 +420,9 @@ void tb_env_classify(const tb_env_evidence *ev, tb_platform *out)
  *   uname        release=, version=, machine=, nodename= lines
  *   cpus_online  sysconf(_SC_NPROCESSORS_ONLN)
  *   kvm          the /dev/kvm verdict text ("absent", "usable (API 12)", ...)
+ *   kvm_vm_types KVM_CHECK_EXTENSION(KVM_CAP_VM_TYPES) in hex ("0x1f"), absent when
+ *                /dev/kvm could not be asked
+ *   dev_sev      /dev/sev's state ("read-write", "absent", "no access: ...")
  *   tsm_provider the configfs-tsm provider name, "" or absent for none
  *   msr_c0010131 the SEV status MSR in hex
  * `teebench env --record DIR` writes exactly this layout, so a machine can be
@@ -761,6 +764,111 @@ static void add_kvm(const env_src *s, json_t *o)
     fact(o, "kvm", json_string(val), "/dev/kvm ioctl KVM_GET_API_VERSION");
 }
 
+/* KVM_CHECK_EXTENSION(KVM_CAP_VM_TYPES) on /dev/kvm: the VM types this KVM creates, a
+   bit per type (upstream arch/x86/include/uapi/asm/kvm.h: 0 default, 1 SW_PROTECTED,
+   2 SEV, 3 SEV_ES, 4 SNP, 5 TDX; Intel's pre-upstream TDX patches made TDX 2). The
+   capability is 235 since Linux 6.8; an older kernel answers 0 (not offered).
+   Debian 12's linux-libc-dev predates it, hence the numbers here. Recorded: the
+   kvm_vm_types file ("0x1f"). */
+#define ENV_KVM_CHECK_EXTENSION _IO(0xAE, 0x03)
+#define ENV_KVM_CAP_VM_TYPES 235
+static void add_kvm_vm_types(const env_src *s, json_t *o)
+{
+    char why[4200];
+    if (s->root) {
+        char path[4096], v[64];
+        tb_err e;
+        char *end = NULL;
+        long long x = -1;
+        if (tb_path_join(path, sizeof path, s->root, "kvm_vm_types", &e) == 0 &&
+            read_small(path, v, sizeof v, &e) == 0 && v[0])
+            x = strtoll(v, &end, 0);
+        if (x < 0 || !end || *end || x > 0xffffffffLL)
+            fact_unknown(o, "kvm_vm_types", "not recorded");
+        else
+            fact(o, "kvm_vm_types", json_integer(x), path);
+        return;
+    }
+    int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, sizeof why, "/dev/kvm: %s", strerror(errno));
+        fact_unknown(o, "kvm_vm_types", why);
+        return;
+    }
+    int r = ioctl(fd, ENV_KVM_CHECK_EXTENSION, ENV_KVM_CAP_VM_TYPES);
+    int saved = errno;
+    close(fd);
+    if (r < 0) {
+        snprintf(why, sizeof why, "/dev/kvm KVM_CHECK_EXTENSION(KVM_CAP_VM_TYPES): %s",
+                 strerror(saved));
+        fact_unknown(o, "kvm_vm_types", why);
+        return;
+    }
+    fact(o, "kvm_vm_types", json_integer(r),
+         r ? "/dev/kvm ioctl KVM_CHECK_EXTENSION(KVM_CAP_VM_TYPES = 235), a bit per VM type"
+           : "/dev/kvm ioctl KVM_CHECK_EXTENSION(KVM_CAP_VM_TYPES = 235): 0, the kernel does "
+             "not offer the capability (Linux before 6.8)");
+}
+
+/* /dev/sev, the SEV firmware's device QEMU opens read-write (its sev-device default)
+   for an SEV-SNP guest: "read-write", "read-only", "absent", "no access: ...".
+   Opening it has no effect on the firmware. Recorded: the dev_sev file. */
+static void add_sev_device(const env_src *s, json_t *o)
+{
+    char why[4200];
+    if (s->root) {
+        char path[4096], v[256];
+        tb_err e;
+        if (tb_path_join(path, sizeof path, s->root, "dev_sev", &e) < 0 ||
+            read_small(path, v, sizeof v, &e) < 0 || !v[0])
+            fact_unknown(o, "sev_device", "not recorded");
+        else
+            fact_str(o, "sev_device", v, path);
+        return;
+    }
+    int fd = open("/dev/sev", O_RDWR | O_CLOEXEC);
+    if (fd >= 0) {
+        close(fd);
+        fact_str(o, "sev_device", "read-write", "/dev/sev opened O_RDWR");
+        return;
+    }
+    int rw = errno;
+    if (rw == ENOENT) {
+        fact_str(o, "sev_device", "absent", "/dev/sev: No such file or directory");
+        return;
+    }
+    fd = open("/dev/sev", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        close(fd);
+        snprintf(why, sizeof why, "/dev/sev opened O_RDONLY; O_RDWR: %s", strerror(rw));
+        fact_str(o, "sev_device", "read-only", why);
+        return;
+    }
+    char v[300];
+    snprintf(v, sizeof v, "no access: %s", strerror(rw));
+    fact_str(o, "sev_device", v, "/dev/sev opened O_RDWR and O_RDONLY");
+}
+
+/* The C-bit position of SEV page-table entries, CPUID 0x8000001F EBX[5:0], when
+   EAX says SEV (bit 1); the host's physical-address reduction is EBX[11:6]. */
+static void add_sev_cbitpos(json_t *o, const env_cpuid *c)
+{
+    if (!c->have) {
+        fact_unknown(o, "sev_cbitpos", "CPUID not available");
+        return;
+    }
+    if (!c->have_8000001f || !(c->l8000001f[0] & (1u << 1))) {
+        fact_str(o, "sev_cbitpos", "none", "CPUID 0x8000001F: no SEV");
+        return;
+    }
+    char src[160];
+    snprintf(src, sizeof src,
+             "CPUID 0x8000001F EBX[5:0] (EBX[11:6], the host's physical address bits lost to "
+             "encryption: %u)",
+             (c->l8000001f[1] >> 6) & 0x3f);
+    fact(o, "sev_cbitpos", json_integer(c->l8000001f[1] & 0x3f), src);
+}
+
 static void add_platform(json_t *o, const tb_env_evidence *ev)
 {
     tb_platform p;
@@ -1029,6 +1137,9 @@ static json_t *env_json(const env_src *s, tb_err *err)
     add_kernel(s, o);
     add_vulnerabilities(s, o);
     add_kvm(s, o);
+    add_kvm_vm_types(s, o);
+    add_sev_device(s, o);
+    add_sev_cbitpos(o, c);
     free(ev);
     free(c);
     return o;
@@ -1244,6 +1355,21 @@ static int record_into(const recording *r, tb_err *err)
     char kvm_text[80];
     snprintf(kvm_text, sizeof kvm_text, "%s\n", kv ? kv : "unknown");
     json_decref(kvm);
+    json_t *facts = json_object();
+    add_kvm_vm_types(&live, facts);
+    add_sev_device(&live, facts);
+    const json_t *vt = json_object_get(json_object_get(facts, "kvm_vm_types"), "value");
+    const char *sd =
+        json_string_value(json_object_get(json_object_get(facts, "sev_device"), "value"));
+    char vt_text[32], sd_text[320];
+    snprintf(vt_text, sizeof vt_text, "0x%llx\n",
+             json_is_integer(vt) ? (unsigned long long)json_integer_value(vt) : 0ull);
+    snprintf(sd_text, sizeof sd_text, "%s\n", sd ? sd : "unknown");
+    int have_vt = json_is_integer(vt);
+    json_decref(facts);
+    if ((have_vt && record_text(r, "kvm_vm_types", vt_text, err) < 0) ||
+        record_text(r, "dev_sev", sd_text, err) < 0)
+        return -1;
     long long msr = read_sev_msr(&live);
     char msr_text[32];
     snprintf(msr_text, sizeof msr_text, "%llx\n", msr);

@@ -1,6 +1,7 @@
 /* env: what machine this is -- bare metal, a VM (and whose), a TDX guest, an
  * SEV / SEV-ES / SEV-SNP guest; whether it can host TDs or SNP guests; CPU,
- * memory, kernel, clock source, vulnerability mitigations, /dev/kvm.
+ * memory, kernel, clock source, vulnerability mitigations, /dev/kvm and the VM types
+ * its KVM offers, /dev/sev.
  *
  * Invariants: every fact carries the place it was read from ("source"), and a
  * fact that could not be read is the string "unknown" (with the reason in its
@@ -22,7 +23,8 @@ json_t *tb_env_json(tb_err *err);
 
 /* The same document for a recorded machine: dir holds the inputs that
    `teebench env --record` writes (a sysroot -- dir/proc/cpuinfo, dir/sys/... --
-   plus dmesg, cpuid, uname, cpus_online, kvm, tsm_provider, msr_c0010131 files;
+   plus dmesg, cpuid, uname, cpus_online, kvm, kvm_vm_types, dev_sev, tsm_provider,
+   msr_c0010131 files;
    see env.c). Inputs missing from the recording are "unknown". The document gets
    "recorded": dir. Caller json_decref()s. NULL with err when dir is no directory. */
 json_t *tb_env_json_recorded(const char *dir, tb_err *err);

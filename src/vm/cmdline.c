@@ -165,18 +165,33 @@ static int add_machine(tb_vm_cmd *c, const tb_vm_spec *s, const tb_vm_plan *p)
     return rc;
 }
 
+static const char *cpu_reason(const tb_vm_spec *s, const tb_vm_plan *p)
+{
+    if (s->cpu)
+        return "--cpu: the CPU model, the same for every kind (an SEV-SNP guest's firmware "
+               "validates the CPUID page QEMU builds from it: a model it accepts, e.g. EPYC-v4, "
+               "where 'host' offers values it refuses)";
+    if (p->tcg)
+        return "'host' needs KVM; 'max' is TCG's nearest: every CPU feature TCG emulates";
+    return "the host's CPU model: a TD uses -cpu host (" REASON_TDX_DOC
+           "), so every kind does and all see the same CPUID features (--cpu to choose another)";
+}
+
+static const char *prealloc_reason(const tb_vm_spec *s)
+{
+    if (s->kind == TB_VM_REGULAR)
+        return "--prealloc: every page of guest RAM is allocated before the guest starts, so "
+               "first touches in a benchmark do not fault on the host";
+    return "--prealloc: the backend's pages are allocated before the guest starts; a TD or an "
+           "SEV-SNP guest uses them for shared memory only (its private pages come from KVM's "
+           "guest_memfd as the guest accepts them, and QEMU discards a shared page once the "
+           "guest converts it to private)";
+}
+
 static int add_cpu_mem(tb_vm_cmd *c, const tb_vm_spec *s, const tb_vm_plan *p)
 {
     tb_vm_opt *o = add_opt(c, "-cpu", NULL, 0);
-    int rc;
-    if (p->tcg)
-        rc = prop(o, 0, "'host' needs KVM; 'max' is TCG's nearest: every CPU feature TCG emulates",
-                  "max");
-    else
-        rc = prop(o, 0,
-                  "the host's CPU model: a TD uses -cpu host (" REASON_TDX_DOC
-                  "), so every kind does and all see the same CPUID features",
-                  "host");
+    int rc = prop(o, 0, cpu_reason(s, p), "%s", p->cpu ? p->cpu : p->tcg ? "max" : "host");
     rc |= prop(o, 0,
                "no virtual PMU: a TD has none unless its PERFMON attribute is set (" REASON_TDX_DOC
                ", TD attributes: bit 63, taken from pmu=) and KVM gives SEV-ES/SNP guests "
@@ -191,76 +206,98 @@ static int add_cpu_mem(tb_vm_cmd *c, const tb_vm_spec *s, const tb_vm_plan *p)
                "%s", size);
     o = add_opt(c, "-object", NULL, 0);
     rc |= prop(o, 0,
-               "memfd-backed guest RAM, as SNP guests use (QEMU's SNP examples; a TD's or SNP "
-               "guest's private pages come from KVM's guest_memfd, shared ones from here); the "
-               "same backend for every kind, so host memory behaves the same",
-               "memory-backend-memfd");
+               "anonymous host memory for guest RAM, the backend of canonical/tdx's run_td and "
+               "libvirt's TD template, and QEMU's default; every kind uses it. A TD's and an "
+               "SEV-SNP guest's private memory comes from KVM's guest_memfd whatever the backend "
+               "(QEMU makes one when confidential-guest-support requires it), their shared "
+               "memory from here; the regular VM's RAM gets transparent huge pages as the "
+               "host's THP setting gives anonymous memory (memory-backend-memfd would be shmem, "
+               "which gets none by default)",
+               "memory-backend-ram");
     rc |= prop(o, 0, "referenced by -machine memory-backend", "id=ram0");
     rc |= prop(o, 0, "the same size as -m", "size=%s", size);
     if (s->prealloc)
-        rc |= prop(o, 0,
-                   "--prealloc: host pages are allocated before the guest starts, so first "
-                   "touches in a benchmark do not fault on the host (a TD still accepts its "
-                   "private pages itself)",
-                   "prealloc=on");
+        rc |= prop(o, 0, prealloc_reason(s), "prealloc=on");
+    return rc;
+}
+
+static int add_tdx(tb_vm_cmd *c, const tb_vm_plan *p)
+{
+    tb_vm_opt *o = add_opt(c, "-object", NULL, 1);
+    if (p->tdx_qgs)
+        return prop(o, 1,
+                    "the TD (" REASON_TDX_DOC ": -object tdx-guest). JSON because "
+                    "quote-generation-socket is a nested address: TDVMCALL GetQuote requests go "
+                    "to the host's Quote Generation Service on vsock CID 2 (the host) port 4050, "
+                    "its default. sept-ve-disable: Linux TD guests refuse to run without it "
+                    "(QEMU's default, stated so it shows). Each property only when this QEMU's "
+                    "tdx-guest lists it (QMP qom-list-properties)",
+                    "{\"qom-type\":\"tdx-guest\",\"id\":\"tdx0\"%s,"
+                    "\"quote-generation-socket\":{\"type\":\"vsock\",\"cid\":\"2\","
+                    "\"port\":\"4050\"}}",
+                    p->tdx_sept ? ",\"sept-ve-disable\":true" : "");
+    int rc = prop(o, 1,
+                  "the TD (" REASON_TDX_DOC ": -object tdx-guest); this QEMU's tdx-guest lists "
+                  "no quote-generation-socket, so there is none",
+                  "tdx-guest");
+    rc |= prop(o, 1, "referenced by -machine confidential-guest-support", "id=tdx0");
+    if (p->tdx_sept)
+        rc |= prop(o, 1,
+                   "Linux TD guests refuse to run without it (QEMU's default, stated so it shows)",
+                   "sept-ve-disable=on");
     return rc;
 }
 
 static int add_tee(tb_vm_cmd *c, const tb_vm_spec *s, const tb_vm_plan *p)
 {
-    if (s->kind == TB_VM_TDX) {
-        tb_vm_opt *o = add_opt(c, "-object", NULL, 1);
-        return prop(o, 1,
-                    "the TD (" REASON_TDX_DOC ": -object tdx-guest; QEMU >= 10.1). JSON because "
-                    "quote-generation-socket is a nested address: TDVMCALL GetQuote requests go "
-                    "to the host's Quote Generation Service on vsock CID 2 (the host) port 4050, "
-                    "its default. sept-ve-disable: Linux TD guests refuse to run without it "
-                    "(QEMU's default, stated so it shows)",
-                    "{\"qom-type\":\"tdx-guest\",\"id\":\"tdx0\",\"sept-ve-disable\":true,"
-                    "\"quote-generation-socket\":{\"type\":\"vsock\",\"cid\":\"2\","
-                    "\"port\":\"4050\"}}");
-    }
+    if (s->kind == TB_VM_TDX)
+        return add_tdx(c, p);
     if (s->kind != TB_VM_SNP)
         return 0;
     tb_vm_opt *o = add_opt(c, "-object", NULL, 1);
-    int rc = prop(o, 1, "the SNP guest (" REASON_SEV_DOC ": -object sev-snp-guest; QEMU >= 9.1)",
+    int rc = prop(o, 1, "the SEV-SNP guest (" REASON_SEV_DOC ": -object sev-snp-guest)",
                   "sev-snp-guest");
     rc |= prop(o, 1, "referenced by -machine confidential-guest-support", "id=sev0");
-    const char *cb, *rb;
-    if (p->cbit_placeholder) {
+    const char *cb;
+    if (p->cbit_placeholder)
         cb = "PLACEHOLDER (no CPUID 0x8000001F on the host making this line, no --cbitpos): "
              "the C-bit's position in page-table entries, EBX[5:0] of CPUID 0x8000001F";
-        rb = "PLACEHOLDER (no CPUID 0x8000001F, no --reduced-phys-bits): physical address "
-             "bits lost to encryption, EBX[11:6] of CPUID 0x8000001F";
-    } else if (s->cbitpos >= 0 || s->reduced_phys_bits >= 0) {
-        cb = "the C-bit's position in page-table entries (--cbitpos, else the host's CPUID "
-             "0x8000001F EBX[5:0])";
-        rb = "physical address bits lost to encryption (--reduced-phys-bits, else the host's "
-             "CPUID 0x8000001F EBX[11:6])";
-    } else {
-        cb = "the C-bit's position in page-table entries: the host's CPUID 0x8000001F EBX[5:0]";
-        rb = "physical address bits lost to encryption: the host's CPUID 0x8000001F EBX[11:6]";
-    }
+    else if (s->cbitpos >= 0)
+        cb = "the C-bit's position in page-table entries (--cbitpos); QEMU refuses a value "
+             "other than the host's CPUID 0x8000001F EBX[5:0]";
+    else
+        cb = "the C-bit's position in page-table entries: the host's CPUID 0x8000001F EBX[5:0], "
+             "the value QEMU checks it against";
     rc |= prop(o, 1, cb, "cbitpos=%d", p->cbitpos);
-    rc |= prop(o, 1, rb, "reduced-phys-bits=%d", p->reduced_phys_bits);
     rc |= prop(o, 1,
-               "guest policy: bit 17 is reserved and must be 1, bit 16 allows SMT (QEMU's "
-               "default, stated so it shows)",
-               "policy=0x%x", (unsigned)s->snp_policy);
+               s->reduced_phys_bits >= 0
+                   ? "--reduced-phys-bits: the guest's physical address bits lost to encryption"
+                   : "the guest's physical address bits lost to encryption: 1, whatever the "
+                     "host's CPUID 0x8000001F EBX[11:6] says (5 or 6 on EPYC hosts: that is the "
+                     "host's reduction); AMD APM vol. 2 15.34.6, QEMU's SNP examples, "
+                     "kata-containers#5007",
+               "reduced-phys-bits=%d", p->reduced_phys_bits);
+    if (p->snp_policy)
+        rc |= prop(o, 1,
+                   "guest policy: bit 17 is reserved and must be 1, bit 16 allows SMT (QEMU's "
+                   "default, stated so it shows; only when this QEMU's sev-snp-guest lists it)",
+                   "policy=0x%x", (unsigned)s->snp_policy);
     return rc;
 }
 
-static int add_boot(tb_vm_cmd *c, const tb_vm_spec *s)
+static int add_boot(tb_vm_cmd *c, const tb_vm_spec *s, const tb_vm_plan *p)
 {
     int rc = 0;
-    if (s->firmware && strcmp(s->firmware, "none")) {
+    if (p->firmware[0]) {
         tb_vm_opt *o = add_opt(c, "-bios", NULL, 0);
         rc |= prop(o, 0,
-                   "OVMF (UEFI) firmware. For a TD it is TDVF, loaded with -bios because TDX has "
-                   "no read-only memory for a pflash device (" REASON_TDX_DOC
+                   "OVMF (UEFI) firmware, chosen by what the file carries (its GUIDed table: "
+                   "TDVF metadata for a TD, SEV metadata for an SEV-SNP guest), among the "
+                   "distributions' places unless --firmware. For a TD it is TDVF, loaded with "
+                   "-bios because TDX has no read-only memory for a pflash device (" REASON_TDX_DOC
                    "); SNP guests boot OVMF with -bios too; the regular VM boots the same file, "
                    "so firmware is not a difference",
-                   "%s", s->firmware);
+                   "%s", p->firmware);
     }
     if (s->kernel) {
         tb_vm_opt *o = add_opt(c, "-kernel", NULL, 0);
@@ -398,7 +435,8 @@ int tb_vm_cmdline(const tb_vm_spec *s, const tb_vm_plan *p, const tb_vm_paths *p
         return -1;
     if (s->kind != TB_VM_REGULAR && p->tcg)
         return tb_errf(err, "--kind %s cannot run under TCG", tb_vm_kind_name(s->kind));
-    c->qemu = strdup(s->qemu ? s->qemu : TB_VM_DEFAULT_QEMU);
+    const char *q = tb_vm_spec_qemu(s, s->kind);
+    c->qemu = strdup(p->qemu[0] ? p->qemu : q ? q : "qemu-system-x86_64");
     int rc = c->qemu ? 0 : -1;
     if (rc == 0)
         rc |= add_basics(c, s, p);
@@ -409,7 +447,7 @@ int tb_vm_cmdline(const tb_vm_spec *s, const tb_vm_plan *p, const tb_vm_paths *p
     if (rc == 0)
         rc |= add_tee(c, s, p);
     if (rc == 0)
-        rc |= add_boot(c, s);
+        rc |= add_boot(c, s, p);
     if (rc == 0)
         rc |= add_devices(c, s, p, paths);
     if (rc == 0)

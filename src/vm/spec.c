@@ -15,8 +15,6 @@ void tb_vm_spec_init(tb_vm_spec *s)
     memset(s, 0, sizeof *s);
     s->kind = TB_VM_REGULAR;
     s->accel = TB_VM_ACCEL_AUTO;
-    s->qemu = TB_VM_DEFAULT_QEMU;
-    s->firmware = TB_VM_DEFAULT_FIRMWARE;
     s->cpus = 2;
     s->memory = 4ull << 30;
     s->ssh_user = "root";
@@ -28,6 +26,16 @@ void tb_vm_spec_init(tb_vm_spec *s)
 }
 
 static const char *const kind_names[] = {"regular", "tdx", "snp"};
+
+const char *tb_vm_spec_qemu(const tb_vm_spec *s, tb_vm_kind k)
+{
+    return (unsigned)k < TB_VM_KINDS && s->qemu_kind[k] ? s->qemu_kind[k] : s->qemu;
+}
+
+const char *tb_vm_spec_firmware(const tb_vm_spec *s, tb_vm_kind k)
+{
+    return (unsigned)k < TB_VM_KINDS && s->firmware_kind[k] ? s->firmware_kind[k] : s->firmware;
+}
 
 const char *tb_vm_kind_name(tb_vm_kind k)
 {
@@ -194,7 +202,8 @@ int tb_vm_spec_check(const tb_vm_spec *s, tb_err *err)
         return tb_errf(err, "--initrd needs --kernel");
     if (s->append && !s->kernel)
         return tb_errf(err, "--append needs --kernel");
-    if (s->kind != TB_VM_REGULAR && (!s->firmware || !strcmp(s->firmware, "none")))
+    const char *fw = tb_vm_spec_firmware(s, s->kind);
+    if (s->kind != TB_VM_REGULAR && fw && !strcmp(fw, "none"))
         return tb_errf(err,
                        "--kind %s needs OVMF firmware (%s): --firmware none is for "
                        "--kind regular only",
@@ -219,5 +228,10 @@ int tb_vm_spec_check(const tb_vm_spec *s, tb_err *err)
         return tb_errf(err, "--boot-timeout must be at least 1 s");
     if (!s->ssh_user || !*s->ssh_user || strpbrk(s->ssh_user, "@: /"))
         return tb_errf(err, "--ssh-user: not a user name");
+    if (s->cpu && (!*s->cpu || strpbrk(s->cpu, " \t\n")))
+        return tb_errf(err,
+                       "--cpu '%s': not a CPU model (e.g. host, EPYC-v4, "
+                       "Skylake-Server,-avx512f)",
+                       s->cpu);
     return 0;
 }

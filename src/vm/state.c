@@ -2,9 +2,11 @@
  *
  * <base>/<name>/vm.json is schema "teebench-vm" version 1: name, kind, tcg, pid,
  * ssh (port, user, key, known_hosts, url), paths (qmp, serial log, qemu log, pid
- * file), cpus, memory, started_at, boot_ns, boot_s and QEMU's argv. It is
- * written atomically (base/file), read strictly (a wrong type or a missing key
- * is an error, not a default). */
+ * file), cpus, memory, started_at, boot_ns, boot_s and QEMU's argv, and what ran:
+ * "qemu" {path, version, sha256} and "firmware" {path, sha256} (optional keys: a
+ * state written before they existed reads as ""). It is written atomically
+ * (base/file), read strictly (a wrong type or a missing required key is an error,
+ * not a default). */
 #include "vm/vm.h"
 
 #include <dirent.h>
@@ -77,6 +79,15 @@ json_t *tb_vm_state_json(const tb_vm_state *st)
         st->paths.serial, "qemu_log", st->paths.qemu_log, "pidfile", st->paths.pidfile, "cpus",
         st->cpus, "memory_bytes", (json_int_t)st->memory, "started_at", st->started_at, "boot_ns",
         (json_int_t)st->boot_ns, "boot_s", (double)st->boot_ns / 1e9, "argv", argv);
+    if (o && (json_object_set_new(o, "qemu",
+                                  json_pack("{s:s, s:s, s:s}", "path", st->qemu_path, "version",
+                                            st->qemu_version, "sha256", st->qemu_sha256)) < 0 ||
+              json_object_set_new(o, "firmware",
+                                  json_pack("{s:s, s:s}", "path", st->firmware, "sha256",
+                                            st->firmware_sha256)) < 0)) {
+        json_decref(o);
+        return NULL;
+    }
     return o;
 }
 
@@ -171,6 +182,16 @@ static int parse_doc(const json_t *o, tb_vm_state *st, tb_err *err)
     if (get_int(o, "boot_ns", 0, (long long)1 << 62, &v, err) < 0)
         return -1;
     st->boot_ns = (uint64_t)v;
+    const json_t *q = json_object_get(o, "qemu"), *fw = json_object_get(o, "firmware");
+    if ((q && !json_is_object(q)) || (fw && !json_is_object(fw)))
+        return tb_errf(err, "\"qemu\" or \"firmware\" is not an object");
+    if (q && (get_str(q, "path", st->qemu_path, sizeof st->qemu_path, err) < 0 ||
+              get_str(q, "version", st->qemu_version, sizeof st->qemu_version, err) < 0 ||
+              get_str(q, "sha256", st->qemu_sha256, sizeof st->qemu_sha256, err) < 0))
+        return -1;
+    if (fw && (get_str(fw, "path", st->firmware, sizeof st->firmware, err) < 0 ||
+               get_str(fw, "sha256", st->firmware_sha256, sizeof st->firmware_sha256, err) < 0))
+        return -1;
     const json_t *argv = json_object_get(o, "argv");
     if (!json_is_array(argv))
         return tb_errf(err, "\"argv\" is missing or not an array");

@@ -102,10 +102,11 @@ int tb_vm_preflight(const tb_vm_spec *s, const char *base, tb_err *err)
         return -1;
     if (s->initrd && readable("--initrd", s->initrd, "", err) < 0)
         return -1;
-    if (s->firmware && strcmp(s->firmware, "none") &&
-        readable("firmware", s->firmware,
-                 " (install Debian's ovmf, or --firmware FILE; --firmware none boots QEMU's own "
-                 "BIOS, --kind regular only)",
+    const char *fw = tb_vm_spec_firmware(s, s->kind);
+    if (fw && strcmp(fw, "none") &&
+        readable("firmware", fw,
+                 " (install Debian's ovmf or edk2-ovmf, or --firmware FILE; --firmware none "
+                 "boots QEMU's own BIOS, --kind regular only)",
                  err) < 0)
         return -1;
     if (s->ssh_key) {
@@ -155,23 +156,18 @@ static int make_key(const char *name, const char *key, const char *dir, tb_err *
     return 0;
 }
 
-/* The first non-empty line of a file, for error messages ("" when none). */
-static void first_line(const char *path, char *out, size_t len)
+/* QEMU's log as one line for an error message (vm/qemu: its first error, or what a
+   TEE start's known failures mean). */
+static void qemu_error(const char *path, char *out, size_t len)
 {
-    out[0] = 0;
     tb_buf b = {0};
     tb_err e;
-    if (tb_file_read(path, 1 << 16, &b, &e) < 0)
+    if (tb_file_read(path, 1 << 16, &b, &e) < 0 || !b.p) {
+        tb_buf_clear(&b);
+        snprintf(out, len, "(no message; see qemu.log)");
         return;
-    const char *p = (const char *)b.p;
-    while (p && *p) {
-        size_t n = strcspn(p, "\n");
-        if (n) {
-            snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), p);
-            break;
-        }
-        p += n + (p[n] == '\n');
     }
+    tb_vm_qemu_error_line((const char *)b.p, out, len);
     tb_buf_clear(&b);
 }
 
@@ -336,13 +332,12 @@ static int spawn_qemu(char **argv, const tb_vm_paths *paths, int timeout_s,
     if (r.cancelled)
         return tb_errf(err, "interrupted while QEMU was starting");
     if (r.exit_code != 0) {
-        char line[300];
-        first_line(paths->qemu_log, line, sizeof line);
+        char line[600];
+        qemu_error(paths->qemu_log, line, sizeof line);
         if (r.timed_out)
             return tb_errf(err, "QEMU did not finish setting up within %d s (%s)", timeout_s,
                            paths->qemu_log);
-        return tb_errf(err, "QEMU exited with %d: %s", r.exit_code,
-                       line[0] ? line : "(no message; see qemu.log)");
+        return tb_errf(err, "QEMU exited with %d: %s", r.exit_code, line);
     }
     return 0;
 }
@@ -354,10 +349,10 @@ static int wait_ssh(const tb_vm_spec *s, tb_vm_state *st, uint64_t t0, tb_err *e
         if (s->stop && *s->stop)
             return tb_errf(err, "interrupted while waiting for the first SSH answer");
         if (!tb_vm_alive(st)) {
-            char line[300];
-            first_line(st->paths.qemu_log, line, sizeof line);
-            return tb_errf(err, "QEMU exited during boot%s%s (serial log: %s)", line[0] ? ": " : "",
-                           line, st->paths.serial);
+            char line[600];
+            qemu_error(st->paths.qemu_log, line, sizeof line);
+            return tb_errf(err, "QEMU exited during boot: %s (serial log: %s)", line,
+                           st->paths.serial);
         }
         if (ssh_answers(st->ssh_port, 1500)) {
             st->boot_ns = tb_mono_ns() - t0;
@@ -405,6 +400,11 @@ int tb_vm_start(const tb_vm_spec *spec, const tb_vm_plan *plan, const char *base
     snprintf(st->ssh_key, sizeof st->ssh_key, "%s", s.ssh_key ? s.ssh_key : paths->key);
     st->cpus = s.cpus;
     st->memory = s.memory;
+    snprintf(st->qemu_path, sizeof st->qemu_path, "%s", plan->qemu);
+    snprintf(st->qemu_version, sizeof st->qemu_version, "%s", plan->qemu_version);
+    snprintf(st->qemu_sha256, sizeof st->qemu_sha256, "%s", plan->qemu_sha256);
+    snprintf(st->firmware, sizeof st->firmware, "%s", plan->firmware);
+    snprintf(st->firmware_sha256, sizeof st->firmware_sha256, "%s", plan->firmware_sha256);
     tb_utc_iso8601((int64_t)(tb_wall_ns() / 1000000000ull), st->started_at, sizeof st->started_at);
 
     int setup_s = s.boot_timeout_s > 120 ? s.boot_timeout_s : 120;

@@ -3,9 +3,17 @@
  *
  * Layers (one file each):
  * - spec.c     the description (tb_vm_spec): kinds, sizes, CPU lists, names;
- * - host.c     what the host can do (tb_vm_host: QEMU version, KVM, TDX/SNP host
- *              support from sys/env, /dev/vhost-vsock, CPUID 0x8000001F) and the
- *              pure decision tb_vm_plan_make (accelerator, refusals, notes);
+ * - qemu.c     what a QEMU build says it can do (vm/qemu.h: -object help, the TEE
+ *              objects' properties through QMP), found per distribution;
+ * - firmware.c what an OVMF file can boot (vm/firmware.h: its GUIDed table's TDVF
+ *              and SEV metadata), and where distributions put OVMF;
+ * - host.c     what the host can do (tb_vm_host: sys/env's KVM facts -- usable,
+ *              kvm_intel tdx, kvm_amd sev_snp, the VM types KVM offers, /dev/sev,
+ *              CPUID 0x8000001F -- plus each kind's QEMU and firmware), live or from
+ *              a recording (`teebench env --record`); the pure checks
+ *              (tb_vm_host_check: one line each, ok or missing, and where it was
+ *              read) and the pure decision tb_vm_plan_make (accelerator, refusal
+ *              with the first missing check, the TEE object's properties, notes);
  * - cmdline.c  the pure command line tb_vm_cmdline(spec, plan, paths): every
  *              option with the reason it is there;
  * - qmp.c      a small QMP client (qmp.h);
@@ -18,6 +26,8 @@
  *   object and confidential-guest-support. Everything else (machine, CPU model,
  *   irqchip, HPET, SMM, memory backend and size, firmware, devices, SSH
  *   forwarding, pinning) comes from the same code path for every kind.
+ * - Whether a kind can start is decided by probed capabilities only; a version
+ *   number appears in messages, never in a decision.
  * - tdx and snp never run under TCG; regular falls back to TCG only when KVM is
  *   unusable (or --accel tcg), and then the plan carries a loud note and the
  *   state says "tcg": true, so no figure from such a guest passes for real.
@@ -38,6 +48,8 @@
 #include <sys/types.h>
 
 #include "base/err.h"
+#include "vm/firmware.h"
+#include "vm/qemu.h"
 
 typedef enum { TB_VM_REGULAR = 0, TB_VM_TDX = 1, TB_VM_SNP = 2 } tb_vm_kind;
 typedef enum { TB_VM_ACCEL_AUTO = 0, TB_VM_ACCEL_KVM = 1, TB_VM_ACCEL_TCG = 2 } tb_vm_accel;
@@ -45,13 +57,11 @@ typedef enum { TB_VM_VSOCK_AUTO = -1, TB_VM_VSOCK_OFF = 0, TB_VM_VSOCK_ON = 1 } 
 
 #define TB_VM_MAX_CPUS 256
 #define TB_VM_NAME_MAX 32
-#define TB_VM_DEFAULT_FIRMWARE "/usr/share/ovmf/OVMF.fd"
-#define TB_VM_DEFAULT_QEMU "qemu-system-x86_64"
+#define TB_VM_KINDS 3
 #define TB_VM_SNP_DEFAULT_POLICY 0x30000u /* bit 17 must be one, bit 16 allows SMT */
-/* Minimum versions (README "teebench vm"): QEMU with upstream TDX 10.1, with SNP 9.1. */
-#define TB_VM_QEMU_MIN_TDX 10, 1
-#define TB_VM_QEMU_MIN_SNP 9, 1
-#define TB_VM_QEMU_MIN_REGULAR 5, 0 /* -machine memory-backend= */
+/* The guest's reduced-phys-bits: 1 whatever the host's CPUID says (AMD APM vol. 2
+   15.34.6; QEMU's SNP examples; kata-containers#5007). */
+#define TB_VM_SNP_REDUCED_PHYS_BITS 1
 
 /* The description of one VM. Strings are borrowed: they must outlive every call
  * that receives the spec. tb_vm_spec_init sets the defaults. */
@@ -59,27 +69,32 @@ typedef struct tb_vm_spec {
     char name[TB_VM_NAME_MAX + 1]; /* [A-Za-z0-9_.-], not starting with '.' or '-' */
     tb_vm_kind kind;
     tb_vm_accel accel;
-    const char *qemu;        /* binary (default TB_VM_DEFAULT_QEMU, looked up in PATH) */
-    const char *image;       /* disk image (qcow2 or raw), or NULL */
-    const char *kernel;      /* direct kernel boot, or NULL (image or kernel required) */
-    const char *initrd;      /* only with kernel */
-    const char *append;      /* extra kernel command line, only with kernel */
-    const char *firmware;    /* default TB_VM_DEFAULT_FIRMWARE; "none": QEMU's own BIOS */
-    int cpus;                /* vCPUs, default 2 */
-    uint64_t memory;         /* bytes, a multiple of 1 MiB; default 4 GiB */
-    int pin[TB_VM_MAX_CPUS]; /* host CPU of vCPU i, when npin == cpus */
-    int npin;                /* 0: no pinning */
-    int prealloc;            /* preallocate guest memory (prealloc=on) */
-    int snapshot;            /* image writes go to a temporary overlay (snapshot=on) */
-    int ssh_port;            /* host port forwarded to the guest's 22; 0: pick a free one */
-    const char *ssh_user;    /* default "root" */
-    const char *ssh_key;     /* private key the guest accepts; NULL: a fresh one in the run dir */
-    tb_vm_vsock vsock;       /* vhost-vsock-pci: auto = when the host has /dev/vhost-vsock */
-    unsigned vsock_cid;      /* guest CID; 0: the SSH port (unique on this host) */
-    int cbitpos;             /* SNP C-bit position; -1: from the host's CPUID 0x8000001F */
-    int reduced_phys_bits;   /* SNP; -1: from CPUID */
-    uint32_t snp_policy;     /* default TB_VM_SNP_DEFAULT_POLICY */
-    int boot_timeout_s;      /* wait for the first SSH answer; default 300 */
+    const char *qemu;                   /* binary for every kind; NULL: found per distribution
+                                           (qemu-system-x86_64 in PATH, /usr/libexec/qemu-kvm) */
+    const char *qemu_kind[TB_VM_KINDS]; /* --qemu KIND=BIN: that kind's, over qemu */
+    const char *image;                  /* disk image (qcow2 or raw), or NULL */
+    const char *kernel;                 /* direct kernel boot, or NULL (image or kernel required) */
+    const char *initrd;                 /* only with kernel */
+    const char *append;                 /* extra kernel command line, only with kernel */
+    const char *firmware; /* OVMF for every kind; NULL: found per distribution (the first
+                             place whose file suits the kind); "none": QEMU's own BIOS */
+    const char *firmware_kind[TB_VM_KINDS]; /* --firmware KIND=FILE */
+    const char *cpu;                        /* -cpu model; NULL: "host" (KVM) or "max" (TCG) */
+    int cpus;                               /* vCPUs, default 2 */
+    uint64_t memory;                        /* bytes, a multiple of 1 MiB; default 4 GiB */
+    int pin[TB_VM_MAX_CPUS];                /* host CPU of vCPU i, when npin == cpus */
+    int npin;                               /* 0: no pinning */
+    int prealloc;                           /* preallocate guest memory (prealloc=on) */
+    int snapshot;          /* image writes go to a temporary overlay (snapshot=on) */
+    int ssh_port;          /* host port forwarded to the guest's 22; 0: pick a free one */
+    const char *ssh_user;  /* default "root" */
+    const char *ssh_key;   /* private key the guest accepts; NULL: a fresh one in the run dir */
+    tb_vm_vsock vsock;     /* vhost-vsock-pci: auto = when the host has /dev/vhost-vsock */
+    unsigned vsock_cid;    /* guest CID; 0: the SSH port (unique on this host) */
+    int cbitpos;           /* SNP C-bit position; -1: from the host's CPUID 0x8000001F */
+    int reduced_phys_bits; /* SNP; -1: TB_VM_SNP_REDUCED_PHYS_BITS */
+    uint32_t snp_policy;   /* default TB_VM_SNP_DEFAULT_POLICY */
+    int boot_timeout_s;    /* wait for the first SSH answer; default 300 */
     /* NULL, or a caller's flag (a signal handler sets it): once *stop is non-zero a
        tb_vm_start in progress gives up like any failed start (QEMU killed). */
     const volatile sig_atomic_t *stop;
@@ -101,48 +116,106 @@ int tb_vm_parse_size(const char *s, uint64_t *out, tb_err *err);
 int tb_vm_parse_cpulist(const char *s, int *cpus, int max, int *n, tb_err *err);
 /* The size as QEMU reads it back: "4G", "1536M". out needs 32 bytes. */
 void tb_vm_size_text(uint64_t bytes, char *out, size_t len);
+/* The QEMU / firmware the spec names for kind k (its KIND= value, else the common
+   one); NULL: found per distribution. */
+const char *tb_vm_spec_qemu(const tb_vm_spec *s, tb_vm_kind k);
+const char *tb_vm_spec_firmware(const tb_vm_spec *s, tb_vm_kind k);
 
 /* ---- the host ---- */
 
-/* What the host offers. -1 means unknown. Gathered by tb_vm_host_probe, or
- * filled by hand (tests, --dry-run goldens). */
+/* What the host offers. -1 means unknown. Gathered by tb_vm_host_probe_spec (live
+ * or from a recording), or filled by hand (tests). */
 typedef struct tb_vm_host {
-    int qemu_major, qemu_minor, qemu_micro; /* 0.0.0: not found */
-    char qemu_why[160];                     /* why the version is unknown */
-    int kvm;                                /* /dev/kvm usable: 1/0 */
-    char kvm_why[160];                      /* e.g. "/dev/kvm: No such file or directory" */
-    int tdx;                                /* KVM can host TDs (kvm_intel tdx=Y): 1/0/-1 */
-    char tdx_why[200];
+    char recorded[1024]; /* "": this machine; else the recording's directory */
+    int kvm;             /* /dev/kvm usable: 1/0 */
+    char kvm_why[200];   /* the fact: "usable (API 12)", "absent", ... */
+    char kvm_src[240];   /* where it was read: "/dev/kvm: No such file or directory" */
+    int tdx;             /* KVM can host TDs (kvm_intel tdx=Y): 1/0/-1 */
+    char tdx_why[240];
     int snp; /* KVM can host SNP guests (kvm_amd sev_snp=Y) */
-    char snp_why[200];
-    int cbitpos, reduced_phys_bits; /* CPUID 0x8000001F EBX, -1: no such leaf */
-    int vhost_vsock;                /* /dev/vhost-vsock exists: 1/0 */
+    char snp_why[240];
+    long long vm_types; /* KVM_CAP_VM_TYPES bits; 0: not offered; -1: unknown */
+    char vm_types_why[240];
+    int intel, amd;                          /* the CPU's vendor (cpu_vendor) */
+    int dev_sev;                             /* /dev/sev read-write: 1/0/-1 */
+    char dev_sev_why[240], dev_sev_src[240]; /* the fact ("absent", ...), where */
+    int cbitpos;                             /* CPUID 0x8000001F EBX[5:0]; -1: none */
+    char cbitpos_why[240];
+    int vhost_vsock;               /* /dev/vhost-vsock usable: 1/0 */
+    tb_vm_qemu qemu[TB_VM_KINDS];  /* each kind's QEMU */
+    tb_vm_fw fw[TB_VM_KINDS];      /* each kind's firmware (path "none": QEMU's BIOS) */
+    char fw_how[TB_VM_KINDS][400]; /* how it was chosen */
 } tb_vm_host;
 
-/* "QEMU emulator version 7.2.22 (Debian ...)" -> 7, 2, 22. -1 when not found. */
-int tb_vm_parse_qemu_version(const char *text, int *major, int *minor, int *micro);
-/* Fills kvm/tdx/snp (and their reasons) from a `teebench env --json` document
- * (sys/env's tb_env_json): facts "kvm", "tdx_host", "sev_snp_host". Pure. */
+/* Fills the kernel facts (kvm, tdx, snp, vm_types, vendor, dev_sev, cbitpos and their
+ * reasons) from a `teebench env --json` document (sys/env's tb_env_json): facts
+ * "kvm", "tdx_host", "sev_snp_host", "kvm_vm_types", "cpu_vendor", "sev_device",
+ * "sev_cbitpos". Pure. */
 void tb_vm_host_from_env(const json_t *env, tb_vm_host *h);
-/* The live host: sys/env, `<qemu> --version` (its output goes to tmpdir), CPUID,
- * /dev/vhost-vsock. Never fails hard: what cannot be read is unknown. */
-void tb_vm_host_probe(const char *qemu, const char *tmpdir, tb_vm_host *h);
+/* The host for spec: the kernel facts (sys/env), each kind's QEMU (vm/qemu: found,
+ * probed) and firmware (vm/firmware: given, or chosen among the distributions'
+ * places), /dev/vhost-vsock. With from (a directory `teebench env --record` wrote)
+ * everything comes from that recording instead (spec's QEMU is then ignored: the
+ * recording holds that host's). Fails only for a recording that is missing, of
+ * another schema version, or malformed. */
+int tb_vm_host_probe_spec(const tb_vm_spec *s, const char *tmpdir, const char *from, tb_vm_host *h,
+                          tb_err *err);
+/* Records what tb_vm_host_probe_spec reads beyond sys/env into dir/vm/: the QEMU
+ * found per distribution (its probe answers), the firmware at the distributions'
+ * places (their facts, firmware.json), /dev/vhost-vsock, a schema line. */
+int tb_vm_host_record(const char *dir, tb_err *err);
+/* "teebench-vm-host 1", the recording's schema line. */
+#define TB_VM_HOST_SCHEMA "teebench-vm-host 1"
+
+/* Pure: picks kind k's firmware among the places' facts cands[0..n) (in
+ * tb_vm_fw_places order): tdx the first with TDVF metadata, snp the first with SNP
+ * pages, regular the one the TEE kind this host runs would pick (so firmware is no
+ * difference), else any OVMF. host_tee: 0 none, TB_VM_TDX, TB_VM_SNP. Returns the
+ * index, or -1 when no file is there; how says why. */
+int tb_vm_fw_choose(tb_vm_kind k, const tb_vm_fw *cands, int n, int host_tee, char *how,
+                    size_t how_len);
+
+/* One check of `teebench vm check` (and of every start). */
+typedef struct tb_vm_check {
+    const char *name; /* "kvm", "kvm-tdx", "qemu-tdx", "firmware", ... (static) */
+    int ok;
+    int blocking;     /* a missing one refuses the start (else: a note, e.g. TCG) */
+    char detail[600]; /* what was found, or what is missing and what to do */
+    char source[400]; /* where it was read */
+} tb_vm_check;
+typedef struct tb_vm_checks {
+    tb_vm_check c[16];
+    int n;
+    int first_missing; /* index of the first blocking missing check, -1: can start */
+    char abi[300];     /* tdx/snp: the KVM ABI found ("" for regular) */
+} tb_vm_checks;
+/* Pure: the checks of spec's kind on h, in order (the host's kernel, then QEMU, then
+ * firmware). */
+void tb_vm_host_check(const tb_vm_spec *s, const tb_vm_host *h, tb_vm_checks *out);
 
 /* The decision for one spec on one host. */
 typedef struct tb_vm_plan {
     int tcg;                        /* run under TCG (never for tdx/snp) */
     int vsock;                      /* include vhost-vsock-pci */
     int cbitpos, reduced_phys_bits; /* the values used for snp */
-    int cbit_placeholder; /* 1: no CPUID 0x8000001F and no flag: placeholders (dry run only) */
-    char notes[4][320];   /* loud notes the cli prints on stderr (TCG, vsock left out) */
+    int cbit_placeholder; /* 1: no CPUID 0x8000001F and no flag: a placeholder (dry run) */
+    char qemu[1024];      /* the binary */
+    char qemu_version[200], qemu_sha256[65]; /* its first --version line, its hash */
+    char firmware[1024]; /* the OVMF file; "": QEMU's own BIOS (--firmware none) */
+    char firmware_sha256[65];
+    char firmware_how[400];
+    const char *cpu;                   /* the -cpu model */
+    int tdx_qgs, tdx_sept, snp_policy; /* the TEE object's optional properties to pass */
+    int props_assumed;  /* dry run: the build's list is unknown, upstream QEMU's shown */
+    char notes[6][480]; /* loud notes the cli prints on stderr (TCG, vsock left out) */
     int nnotes;
 } tb_vm_plan;
 
 /* Pure. With dry_run, missing host support is not an error (the command line is
- * still made, e.g. to show a TD's on any machine); without it, a tdx/snp spec on
- * a host without KVM, without TDX/SNP host support or with too old a QEMU is
- * refused with one line naming everything that is missing, and --accel kvm
- * without KVM likewise. tdx/snp with --accel tcg is refused either way. */
+ * still made, e.g. to show a TD's on any machine); without it, a spec whose checks
+ * (tb_vm_host_check) have a blocking missing one is refused with one line naming
+ * that check, what it found and where. tdx/snp with --accel tcg is refused either
+ * way. */
 int tb_vm_plan_make(const tb_vm_spec *s, const tb_vm_host *h, int dry_run, tb_vm_plan *p,
                     tb_err *err);
 
@@ -212,6 +285,9 @@ typedef struct tb_vm_state {
     char started_at[32]; /* ISO 8601 UTC */
     uint64_t boot_ns;    /* vm start to the first SSH answer; 0 when unknown */
     char **argv;         /* QEMU's argv (owned, NULL-terminated) or NULL */
+    /* what ran, for a result's environment facts ("" when unknown; optional in vm.json) */
+    char qemu_path[1024], qemu_version[200], qemu_sha256[65];
+    char firmware[1024], firmware_sha256[65]; /* firmware "": QEMU's own BIOS */
 } tb_vm_state;
 
 void tb_vm_state_free(tb_vm_state *st);

@@ -82,7 +82,12 @@ assert "no performance figure" in vm["note"], vm
 assert abs(vm["boot_s"] - boot["samples"][0]) < 1e-6, vm
 assert "TCG" in g["env"]["hypervisor"]["value"], g["env"]["hypervisor"]
 assert g["env"]["platform"]["value"] == "vm", g["env"]["platform"]
-assert any(c.startswith("qemu-system-x86_64 ") and "-accel tcg" in c for c in g["commands"]), g["commands"]
+assert any(c.split(" ", 1)[0].endswith("qemu-system-x86_64") and "-accel tcg" in c
+           for c in g["commands"]), g["commands"]
+# what ran: the QEMU found (path, version, hash) and the firmware (none here)
+assert vm["qemu"]["path"].endswith("qemu-system-x86_64") and len(vm["qemu"]["sha256"]) == 64, vm
+assert vm["qemu"]["version"].startswith("QEMU emulator version"), vm
+assert vm["firmware"].startswith("none"), vm
 print("%.1f" % boot["samples"][0])
 PY
 ) || fail "result files"

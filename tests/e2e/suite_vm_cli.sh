@@ -2,8 +2,8 @@
 # `teebench suite run --vm-kinds` without booting anything (the boot itself is
 # slow_suite_vm.sh): bad flags (exit 2, one line, nothing runs); a VM whose start
 # cannot even be tried (a missing kernel, its name already running: exit 1 before
-# anything runs); a TD on a host that cannot run one -- a fake QEMU that reports 7.2,
-# so the refusal depends on that fact alone, not on this machine -- refused with one
+# anything runs); a TD on a host that cannot run one -- a fake QEMU 7.2 whose -object
+# help lists no tdx-guest, so a TD is refused here whatever this kernel offers -- refused with one
 # line while this machine's suite still runs and is stored; and a QEMU that fails at
 # launch: QEMU's own line, the host's run kept, nothing left running or behind.
 source "$(dirname "$0")/lib.sh"
@@ -13,6 +13,7 @@ FAKEQ=$WORK/fake-qemu
 cat >"$FAKEQ" <<EOF
 #!/bin/sh
 if [ "\$1" = --version ]; then echo "QEMU emulator version 7.2.0 (fake)"; exit 0; fi
+if [ "\$1" = -object ]; then printf 'List of user creatable objects:\n  memory-backend-ram\n'; exit 0; fi
 touch "$WORK/fake-qemu-launched"
 echo "qemu-system-x86_64: -netdev user,id=net0: Could not set up host forwarding rule" >&2
 exit 1
@@ -88,7 +89,7 @@ rc=0
   --progress plain -o "$WORK/res" >"$WORK/out" 2>"$WORK/err" || rc=$?
 [ "$rc" = 1 ] || fail "a refused environment makes the exit 1, got $rc: $(cat "$WORK/err")"
 [ "$(grep -c '^teebench: ' "$WORK/err")" = 1 ] || fail "one line for the refusal: $(cat "$WORK/err")"
-grep -q "^teebench: suite: vm-tdx: refused: --kind tdx: this host lacks QEMU >= 10.1 with upstream TDX (found 7.2.0)" \
+grep -Eq "^teebench: suite: vm-tdx: refused: --kind tdx cannot start here: [a-z-]+ missing: " \
   "$WORK/err" || fail "refusal: $(cat "$WORK/err")"
 grep -q '^suite\[host\]: complete after' "$WORK/err" || fail "host did not run: $(cat "$WORK/err")"
 grep -q 'teebench suite: host, profile' "$WORK/out" || fail "host's summary: $(cat "$WORK/out")"

@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # teebench vm without booting anything: the golden --dry-run command lines of the
 # three kinds (one description, only --kind differs; every option's reason
-# pinned), the exact difference between them, and bad input -- unknown kind,
-# nothing to boot, missing files, a port in use, a name already running, a host
-# without TDX/SNP (a fake QEMU that reports 7.2, so the refusal does not depend
-# on this machine) -- each one clear line with nothing left running.
-# TB_UPDATE_GOLDEN=1 rewrites tests/data/vm/*.txt from the current output.
+# pinned; the host is the recorded Ubuntu 25.10 -- QEMU 10.1 listing both TEE
+# objects -- so the lines do not depend on this machine), the exact difference
+# between them, and bad input -- unknown kind, nothing to boot, missing files, a
+# port in use, a name already running, a host without TDX/SNP (a fake QEMU 7.2
+# whose -object help lists no TEE object) -- each one clear line with nothing
+# left running. TB_UPDATE_GOLDEN=1 rewrites tests/data/vm/*.txt from the current
+# output.
 source "$(dirname "$0")/lib.sh"
 GOLDEN=$(cd "$(dirname "$0")/../data/vm" && pwd)
+HOST=$GOLDEN/hosts/ubuntu-25.10
 RUN=$WORK/run
 
 # ---- golden command lines ----
 desc=(--kernel /guest/vmlinuz --initrd /guest/initrd.img --append quiet --cpus 4 --memory 16G
-      --pin 2-5 --prealloc --ssh-port 10022 --accel kvm --vsock on --cbitpos 51
-      --reduced-phys-bits 1 --dir "$RUN" --dry-run)
+      --pin 2-5 --ssh-port 10022 --accel kvm --vsock on --cbitpos 51 --dir "$RUN"
+      --from "$HOST" --dry-run)
 for kind in regular tdx snp; do
   "$TB" vm start vm1 --kind "$kind" "${desc[@]}" --why >"$WORK/$kind.raw" 2>"$WORK/$kind.err" ||
     fail "--dry-run --kind $kind failed: $(cat "$WORK/$kind.err")"
@@ -68,12 +71,14 @@ fi
 pass "snp dry run on any host"
 
 # ---- bad input: one line each, exit 2 for flags, 1 for the host ----
-# A fake QEMU that reports 7.2 and records any launch: the checks below then depend on
-# neither this machine's QEMU nor its KVM/TDX/SNP (a start never gets to run it).
+# A fake QEMU that reports 7.2, lists no TEE object and records any launch: the checks
+# below then depend on neither this machine's QEMU nor its KVM/TDX/SNP (a start never
+# gets to run it).
 FAKEQ=$WORK/fake-qemu
 cat >"$FAKEQ" <<EOF
 #!/bin/sh
 if [ "\$1" = --version ]; then echo "QEMU emulator version 7.2.0 (fake)"; exit 0; fi
+if [ "\$1" = -object ]; then printf 'List of user creatable objects:\n  memory-backend-ram\n  sev-guest\n'; exit 0; fi
 touch "$WORK/fake-qemu-launched"
 echo "qemu-system-x86_64: -netdev user,id=net0: Could not set up host forwarding rule" >&2
 exit 1
@@ -121,16 +126,26 @@ pass "port in use"
 echo ovmf >"$WORK/OVMF.fd"
 expect_fail 1 "$TB" vm start td --kind tdx --kernel "$K" --firmware "$WORK/OVMF.fd" \
   --qemu "$FAKEQ" --dir "$RUN"
-grep -q -- "--kind tdx: this host lacks QEMU >= 10.1 with upstream TDX (found 7.2.0)" "$WORK/err" ||
+grep -Eq -- "^teebench: vm: start: --kind tdx cannot start here: [a-z-]+ missing: .*\(all checks: teebench vm check --kind tdx\)$" "$WORK/err" ||
   fail "tdx on a QEMU 7.2 host: $(cat "$WORK/err")"
+[ "$(wc -l <"$WORK/err")" = 1 ] || fail "tdx refusal: more than one line: $(cat "$WORK/err")"
+# what this QEMU lacks is said whatever the host's kernel offers, its version only in words
+rc=0
+"$TB" vm check --kind tdx --firmware "$WORK/OVMF.fd" --qemu "$FAKEQ" >"$WORK/out" 2>"$WORK/err" || rc=$?
+[ "$rc" = 1 ] && [ ! -s "$WORK/err" ] || fail "vm check of a host without TDX: exit $rc, $(cat "$WORK/err")"
+grep -q "^missing  qemu-tdx       this QEMU lists no tdx-guest object: a build without TDX (QEMU emulator version 7.2.0 (fake))" "$WORK/out" ||
+  fail "vm check qemu-tdx: $(cat "$WORK/out")"
+grep -q "^missing  firmware       $WORK/OVMF.fd cannot boot a TD: no OVMF GUIDed table" "$WORK/out" ||
+  fail "vm check firmware: $(cat "$WORK/out")"
+grep -q "^verdict  --kind tdx cannot start here: " "$WORK/out" || fail "vm check verdict: $(cat "$WORK/out")"
 expect_fail 1 "$TB" vm start sn --kind snp --kernel "$K" --firmware "$WORK/OVMF.fd" \
   --qemu "$FAKEQ" --dir "$RUN"
-grep -q -- "--kind snp: this host lacks QEMU >= 9.1 with SEV-SNP (found 7.2.0)" "$WORK/err" ||
+grep -Eq -- "^teebench: vm: start: --kind snp cannot start here: [a-z-]+ missing" "$WORK/err" ||
   fail "snp on a QEMU 7.2 host: $(cat "$WORK/err")"
 # the host's lack comes first, before missing files
 expect_fail 1 "$TB" vm start td --kind tdx --kernel "$K" --firmware "$WORK/no-OVMF.fd" \
   --qemu "$FAKEQ" --dir "$RUN"
-grep -q -- "--kind tdx: this host lacks" "$WORK/err" || fail "tdx, no firmware: $(cat "$WORK/err")"
+grep -q -- "--kind tdx cannot start here" "$WORK/err" || fail "tdx, no firmware: $(cat "$WORK/err")"
 [ ! -e "$WORK/fake-qemu-launched" ] || fail "a refused TD start launched QEMU"
 pass "tdx/snp refused on a host without them"
 

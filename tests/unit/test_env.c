@@ -300,6 +300,54 @@ static void test_recorded_documents(void **state)
     assert_non_null(strstr(e.msg, "/nonexistent/recording"));
 }
 
+/* The KVM facts a VM start is decided on: the VM types, /dev/sev, the C-bit position;
+   "unknown" when a recording lacks them, never guessed. */
+static void test_kvm_facts(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tb-test-env-kvm.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char p[256];
+    tb_err e;
+    json_t *d = tb_env_json_recorded(dir, &e);
+    assert_non_null(d);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(d, "kvm_vm_types"), "value")), "unknown");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(d, "sev_device"), "value")), "unknown");
+    json_decref(d);
+    snprintf(p, sizeof p, "%s/kvm_vm_types", dir);
+    assert_int_equal(tb_file_write_atomic(p, "0x1d\n", 5, &e), 0);
+    snprintf(p, sizeof p, "%s/dev_sev", dir);
+    assert_int_equal(tb_file_write_atomic(p, "read-write\n", 11, &e), 0);
+    snprintf(p, sizeof p, "%s/cpuid", dir);
+    const char *cpuid = "0x80000000 0 0x80000028 0 0 0\n"
+                        "0x8000001f 0 0x0101fd3f 0x00004173 0x000003ee 0x00000006\n";
+    assert_int_equal(tb_file_write_atomic(p, cpuid, strlen(cpuid), &e), 0);
+    d = tb_env_json_recorded(dir, &e);
+    assert_non_null(d);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(d, "kvm_vm_types"), "value")), 0x1d);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(d, "sev_device"), "value")),
+        "read-write");
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(d, "sev_cbitpos"), "value")), 51);
+    assert_non_null(
+        strstr(json_string_value(json_object_get(json_object_get(d, "sev_cbitpos"), "source")),
+               "lost to encryption: 5"));
+    json_decref(d);
+    snprintf(p, sizeof p, "%s/kvm_vm_types", dir);
+    assert_int_equal(tb_file_write_atomic(p, "banana\n", 7, &e), 0);
+    d = tb_env_json_recorded(dir, &e);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(d, "kvm_vm_types"), "value")), "unknown");
+    json_decref(d);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_live_document(void **state)
 {
     (void)state;
@@ -310,7 +358,8 @@ static void test_live_document(void **state)
                                        "sev_guest",    "tdx_host",        "tdx_module",
                                        "sev_snp_host", "cpu_model",       "cpus",
                                        "memory_bytes", "kernel_release",  "kernel_cmdline",
-                                       "clocksource",  "vulnerabilities", "kvm"};
+                                       "clocksource",  "vulnerabilities", "kvm",
+                                       "kvm_vm_types", "sev_device",      "sev_cbitpos"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         json_t *f = json_object_get(doc, keys[i]);
         if (!f)
@@ -329,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_klog_variants),      cmocka_unit_test(test_small_values),
         cmocka_unit_test(test_classify_samples),   cmocka_unit_test(test_classify_partial_evidence),
         cmocka_unit_test(test_recorded_documents), cmocka_unit_test(test_live_document),
+        cmocka_unit_test(test_kvm_facts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

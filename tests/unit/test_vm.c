@@ -38,38 +38,96 @@ static void spec_kernel(tb_vm_spec *s, tb_vm_kind kind)
     s->vsock = TB_VM_VSOCK_ON;
 }
 
-/* A nested VM like the development machines: no /dev/kvm, QEMU 7.2, no TDX/SNP. */
+/* A QEMU build as its probe reads it: which TEE objects -object help lists, and
+   their properties (QMP qom-list-properties). */
+static void qemu_build(tb_vm_qemu *q, const char *version, int tdx, int snp)
+{
+    memset(q, 0, sizeof *q);
+    snprintf(q->path, sizeof q->path, "/usr/bin/qemu-system-x86_64");
+    snprintf(q->how, sizeof q->how, "qemu-system-x86_64 in PATH");
+    q->found = 1;
+    snprintf(q->version, sizeof q->version, "QEMU emulator version %s (test)", version);
+    tb_vm_parse_qemu_version(q->version, &q->major, &q->minor, &q->micro);
+    q->objects = q->backend_ram = q->backend_memfd = q->sev_guest = 1;
+    q->tdx_guest = tdx;
+    q->sev_snp_guest = snp;
+    q->tdx_props_known = tdx;
+    q->snp_props_known = snp;
+    if (tdx)
+        snprintf(q->tdx_props, sizeof q->tdx_props,
+                 " attributes sept-ve-disable mrconfigid mrowner mrownerconfig "
+                 "quote-generation-socket ");
+    if (snp)
+        snprintf(q->snp_props, sizeof q->snp_props,
+                 " sev-device kernel-hashes policy id-block cbitpos reduced-phys-bits ");
+}
+
+/* Debian 12's OVMF.fd: TDVF and SNP metadata (as firmware.c reads the real file). */
+static void fw_debian(tb_vm_fw *f)
+{
+    memset(f, 0, sizeof *f);
+    snprintf(f->path, sizeof f->path, "/usr/share/ovmf/OVMF.fd");
+    f->present = f->ovmf = f->tdx = f->sev = f->snp = f->sev_es = 1;
+    f->size = 2097152;
+    f->tdx_sections = 6;
+    f->sev_descs = 5;
+    snprintf(f->sha256, sizeof f->sha256, "%064d", 7);
+}
+
+static void host_kinds(tb_vm_host *h, const char *version, int tdx, int snp)
+{
+    for (int k = 0; k < TB_VM_KINDS; k++) {
+        qemu_build(&h->qemu[k], version, tdx, snp);
+        fw_debian(&h->fw[k]);
+        snprintf(h->fw_how[k], sizeof h->fw_how[k], "test");
+    }
+}
+
+/* A nested VM like the development machines: no /dev/kvm, QEMU 7.2 (no TEE objects),
+   no TDX/SNP in KVM. */
 static void host_nested(tb_vm_host *h)
 {
     memset(h, 0, sizeof *h);
-    h->qemu_major = 7, h->qemu_minor = 2, h->qemu_micro = 22;
+    host_kinds(h, "7.2.22", 0, 0);
     h->kvm = 0;
-    snprintf(h->kvm_why, sizeof h->kvm_why, "absent: /dev/kvm: No such file or directory");
+    snprintf(h->kvm_why, sizeof h->kvm_why, "absent");
+    snprintf(h->kvm_src, sizeof h->kvm_src, "/dev/kvm: No such file or directory");
     h->tdx = 0;
     snprintf(h->tdx_why, sizeof h->tdx_why, "/sys/module/kvm_intel absent");
     h->snp = 0;
     snprintf(h->snp_why, sizeof h->snp_why, "/sys/module/kvm_amd absent");
-    h->cbitpos = h->reduced_phys_bits = -1;
+    h->vm_types = -1;
+    h->intel = 1;
+    h->dev_sev = 0;
+    snprintf(h->dev_sev_why, sizeof h->dev_sev_why, "absent");
+    h->cbitpos = -1;
     h->vhost_vsock = 0;
 }
 
+/* Ubuntu 25.10: upstream KVM TDX (VM type 5), QEMU 10.1 with both TEE objects. */
 static void host_tdx(tb_vm_host *h)
 {
     host_nested(h);
-    h->qemu_major = 10, h->qemu_minor = 1, h->qemu_micro = 0;
+    host_kinds(h, "10.1.0", 1, 1);
     h->kvm = 1;
+    snprintf(h->kvm_why, sizeof h->kvm_why, "usable (API 12)");
     h->tdx = 1;
+    h->vm_types = 0x21;
     h->vhost_vsock = 1;
 }
 
+/* An EPYC host: kvm_amd sev_snp=Y, VM types default/SEV/SEV-ES/SNP, /dev/sev rw. */
 static void host_snp(tb_vm_host *h)
 {
     host_nested(h);
-    h->qemu_major = 9, h->qemu_minor = 1, h->qemu_micro = 2;
+    host_kinds(h, "9.2.1", 0, 1);
     h->kvm = 1;
     h->snp = 1;
+    h->intel = 0;
+    h->amd = 1;
+    h->vm_types = 0x1d;
+    h->dev_sev = 1;
     h->cbitpos = 51;
-    h->reduced_phys_bits = 1;
     h->vhost_vsock = 1;
 }
 
@@ -257,7 +315,11 @@ static void test_host_from_env(void **state)
     json_t *env = json_loads(
         "{\"kvm\":{\"value\":\"usable (API 12)\",\"source\":\"/dev/kvm ioctl\"},"
         "\"tdx_host\":{\"value\":true,\"source\":\"/sys/module/kvm_intel/parameters/tdx\"},"
-        "\"sev_snp_host\":{\"value\":false,\"source\":\"/sys/module/kvm_amd absent\"}}",
+        "\"sev_snp_host\":{\"value\":false,\"source\":\"/sys/module/kvm_amd absent\"},"
+        "\"kvm_vm_types\":{\"value\":33,\"source\":\"KVM_CHECK_EXTENSION\"},"
+        "\"cpu_vendor\":{\"value\":\"GenuineIntel\",\"source\":\"/proc/cpuinfo\"},"
+        "\"sev_device\":{\"value\":\"absent\",\"source\":\"/dev/sev: No such file\"},"
+        "\"sev_cbitpos\":{\"value\":\"none\",\"source\":\"CPUID 0x8000001F: no SEV\"}}",
         0, &je);
     assert_non_null(env);
     tb_vm_host h;
@@ -267,17 +329,37 @@ static void test_host_from_env(void **state)
     assert_int_equal(h.kvm, 1);
     assert_int_equal(h.tdx, 1);
     assert_int_equal(h.snp, 0);
+    assert_true(h.vm_types == 0x21);
+    assert_int_equal(h.intel, 1);
+    assert_int_equal(h.amd, 0);
+    assert_int_equal(h.dev_sev, 0);
+    assert_string_equal(h.dev_sev_src, "/dev/sev: No such file");
+    assert_int_equal(h.cbitpos, -1);
     assert_non_null(strstr(h.snp_why, "kvm_amd absent"));
 
     env = json_loads("{\"kvm\":{\"value\":\"absent\",\"source\":\"/dev/kvm: No such file\"},"
-                     "\"tdx_host\":{\"value\":\"unknown\",\"source\":\"unreadable\"}}",
+                     "\"tdx_host\":{\"value\":\"unknown\",\"source\":\"unreadable\"},"
+                     "\"sev_device\":{\"value\":\"read-write\",\"source\":\"/dev/sev\"},"
+                     "\"sev_cbitpos\":{\"value\":51,\"source\":\"CPUID\"}}",
                      0, &je);
     tb_vm_host_from_env(env, &h);
     json_decref(env);
     assert_int_equal(h.kvm, 0);
-    assert_non_null(strstr(h.kvm_why, "absent"));
+    assert_string_equal(h.kvm_why, "absent");
     assert_int_equal(h.tdx, -1);
     assert_int_equal(h.snp, -1); /* missing fact: unknown */
+    assert_true(h.vm_types == -1);
+    assert_int_equal(h.dev_sev, 1);
+    assert_int_equal(h.cbitpos, 51);
+}
+
+/* The check called name in c, or NULL. */
+static const tb_vm_check *check_of(const tb_vm_checks *c, const char *name)
+{
+    for (int i = 0; i < c->n; i++)
+        if (!strcmp(c->c[i].name, name))
+            return &c->c[i];
+    return NULL;
 }
 
 static void test_plan_nested_host(void **state)
@@ -299,40 +381,55 @@ static void test_plan_nested_host(void **state)
     assert_non_null(strstr(p.notes[0], "TCG EMULATION"));
     assert_non_null(strstr(p.notes[0], "no performance figure"));
     assert_non_null(strstr(p.notes[0], "/dev/kvm"));
+    assert_string_equal(p.cpu, "max");
 
     /* --accel kvm without KVM: refused, except in a dry run */
     s.accel = TB_VM_ACCEL_KVM;
     assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
+    assert_non_null(strstr(e.msg, "kvm missing"));
     assert_non_null(strstr(e.msg, "/dev/kvm"));
     assert_int_equal(tb_vm_plan_make(&s, &h, 1, &p, &e), 0);
     assert_int_equal(p.tcg, 0);
 
-    /* tdx: refused with one line naming everything that is missing */
+    /* tdx: refused with the first missing check, one line, naming where it was read */
     spec_kernel(&s, TB_VM_TDX);
     assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
     assert_null(strchr(e.msg, '\n'));
-    assert_non_null(strstr(e.msg, "--kind tdx: this host lacks"));
-    assert_non_null(strstr(e.msg, "QEMU >= 10.1 with upstream TDX (found 7.2.22)"));
-    assert_non_null(strstr(e.msg, "a usable /dev/kvm"));
-    assert_non_null(strstr(e.msg, "KVM TDX host support"));
-    assert_null(strstr(e.msg, "SEV-SNP"));
-    /* never a TCG fallback, even in a dry run */
+    assert_non_null(strstr(e.msg, "--kind tdx cannot start here: kvm missing"));
+    assert_non_null(strstr(e.msg, "No such file or directory"));
+    assert_non_null(strstr(e.msg, "teebench vm check --kind tdx"));
+    /* every check is there: the kernel's, QEMU's (no tdx-guest in 7.2), firmware ok */
+    tb_vm_checks c;
+    tb_vm_host_check(&s, &h, &c);
+    assert_string_equal(c.c[c.first_missing].name, "kvm");
+    assert_int_equal(check_of(&c, "kvm-tdx")->ok, 0);
+    assert_int_equal(check_of(&c, "qemu-tdx")->ok, 0);
+    assert_non_null(strstr(check_of(&c, "qemu-tdx")->detail, "lists no tdx-guest"));
+    assert_int_equal(check_of(&c, "firmware")->ok, 1);
+    assert_null(check_of(&c, "sev-device"));
+    /* never a TCG fallback, even in a dry run; the dry run says the properties are
+       assumed (this QEMU lists no tdx-guest) */
     assert_int_equal(tb_vm_plan_make(&s, &h, 1, &p, &e), 0);
     assert_int_equal(p.tcg, 0);
+    assert_int_equal(p.props_assumed, 1);
+    assert_int_equal(p.tdx_qgs, 1);
     s.accel = TB_VM_ACCEL_TCG;
     assert_int_equal(tb_vm_plan_make(&s, &h, 1, &p, &e), -1);
 
-    /* snp: the same, plus the missing CPUID leaf */
+    /* snp: the same, plus /dev/sev and the missing CPUID leaf */
     spec_kernel(&s, TB_VM_SNP);
     assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
-    assert_non_null(strstr(e.msg, "--kind snp: this host lacks"));
-    assert_non_null(strstr(e.msg, "QEMU >= 9.1 with SEV-SNP (found 7.2.22)"));
-    assert_non_null(strstr(e.msg, "KVM SEV-SNP host support"));
-    assert_non_null(strstr(e.msg, "CPUID 0x8000001F"));
-    /* a dry run uses marked placeholders */
+    assert_non_null(strstr(e.msg, "--kind snp cannot start here: kvm missing"));
+    tb_vm_host_check(&s, &h, &c);
+    assert_int_equal(check_of(&c, "kvm-snp")->ok, 0);
+    assert_int_equal(check_of(&c, "sev-device")->ok, 0);
+    assert_int_equal(check_of(&c, "cbitpos")->ok, 0);
+    assert_int_equal(check_of(&c, "qemu-snp")->ok, 0);
+    /* a dry run uses a marked placeholder for cbitpos; reduced-phys-bits is the guest's 1 */
     assert_int_equal(tb_vm_plan_make(&s, &h, 1, &p, &e), 0);
     assert_int_equal(p.cbit_placeholder, 1);
     assert_int_equal(p.cbitpos, 51);
+    assert_int_equal(p.reduced_phys_bits, 1);
     int placeholder_noted = 0;
     for (int i = 0; i < p.nnotes; i++)
         placeholder_noted |= strstr(p.notes[i], "PLACEHOLDER") != NULL;
@@ -346,11 +443,13 @@ static void test_plan_nested_host(void **state)
     assert_int_equal(p.reduced_phys_bits, 5);
 
     /* QEMU missing altogether */
-    h.qemu_major = h.qemu_minor = h.qemu_micro = 0;
-    snprintf(h.qemu_why, sizeof h.qemu_why, "cannot run qemu-system-x86_64: No such file");
+    h.qemu[TB_VM_REGULAR].found = 0;
+    snprintf(h.qemu[TB_VM_REGULAR].why, sizeof h.qemu[0].why,
+             "no qemu-system-x86_64 in PATH, no /usr/libexec/qemu-kvm");
     spec_kernel(&s, TB_VM_REGULAR);
     assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
-    assert_non_null(strstr(e.msg, "cannot run qemu-system-x86_64"));
+    assert_non_null(strstr(e.msg, "qemu missing"));
+    assert_non_null(strstr(e.msg, "no qemu-system-x86_64 in PATH"));
 }
 
 static void test_plan_tee_hosts(void **state)
@@ -365,21 +464,26 @@ static void test_plan_tee_hosts(void **state)
     assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), 0);
     assert_int_equal(p.tcg, 0);
     assert_int_equal(p.nnotes, 0);
+    assert_int_equal(p.props_assumed, 0);
+    assert_int_equal(p.tdx_qgs, 1);
+    assert_int_equal(p.tdx_sept, 1);
+    assert_string_equal(p.qemu, "/usr/bin/qemu-system-x86_64");
+    assert_string_equal(p.firmware, "/usr/share/ovmf/OVMF.fd");
+    tb_vm_checks c;
+    tb_vm_host_check(&s, &h, &c);
+    assert_int_equal(c.first_missing, -1);
+    assert_non_null(strstr(c.abi, "upstream KVM TDX ABI: VM type 5"));
     spec_kernel(&s, TB_VM_REGULAR);
     assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), 0);
     assert_int_equal(p.tcg, 0);
     spec_kernel(&s, TB_VM_SNP); /* an Intel TDX host is no SNP host */
     assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
-    assert_non_null(strstr(e.msg, "SEV-SNP host support"));
-    h.qemu_minor = 0; /* QEMU 10.0: only the version is missing */
-    spec_kernel(&s, TB_VM_TDX);
-    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
-    assert_non_null(strstr(e.msg, "QEMU >= 10.1 with upstream TDX (found 10.0.0)"));
-    assert_null(strstr(e.msg, ";"));
+    assert_non_null(strstr(e.msg, "kvm-snp missing"));
     /* --vsock on without the device */
-    host_tdx(&h);
+    spec_kernel(&s, TB_VM_TDX);
     h.vhost_vsock = 0;
     assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
+    assert_non_null(strstr(e.msg, "vsock missing"));
     assert_non_null(strstr(e.msg, "/dev/vhost-vsock"));
 
     host_snp(&h);
@@ -388,10 +492,181 @@ static void test_plan_tee_hosts(void **state)
     assert_int_equal(p.cbitpos, 51);
     assert_int_equal(p.reduced_phys_bits, 1);
     assert_int_equal(p.cbit_placeholder, 0);
+    assert_int_equal(p.snp_policy, 1);
+    tb_vm_host_check(&s, &h, &c);
+    assert_non_null(strstr(c.abi, "VM type 4"));
+    /* /dev/sev not writable: refused with that */
+    h.dev_sev = 0;
+    snprintf(h.dev_sev_why, sizeof h.dev_sev_why, "read-only");
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
+    assert_non_null(strstr(e.msg, "sev-device missing: /dev/sev is read-only"));
+    host_snp(&h);
     spec_kernel(&s, TB_VM_TDX);
     assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
-    assert_non_null(strstr(e.msg, "QEMU >= 10.1"));
-    assert_non_null(strstr(e.msg, "KVM TDX host support"));
+    assert_non_null(strstr(e.msg, "kvm-tdx missing"));
+}
+
+/* Capabilities decide, never version numbers: a QEMU 10.1 built without TDX is refused,
+   a vendor's 8.2.2 with TDX on its pre-upstream KVM accepted (the old rule of "QEMU >=
+   10.1" did the opposite of both). */
+static void test_capabilities_not_versions(void **state)
+{
+    (void)state;
+    tb_vm_host h;
+    tb_vm_spec s;
+    tb_vm_plan p;
+    tb_err e;
+    tb_vm_checks c;
+    spec_kernel(&s, TB_VM_TDX);
+
+    host_tdx(&h);
+    host_kinds(&h, "10.1.0", 0, 1); /* --disable-tdx */
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
+    assert_non_null(strstr(e.msg, "qemu-tdx missing: this QEMU lists no tdx-guest"));
+    assert_non_null(strstr(e.msg, "10.1.0")); /* in the message only */
+
+    /* Canonical's 24.04: linux-intel 6.8 offers TDX as VM type 2, QEMU 8.2.2+tdx */
+    host_tdx(&h);
+    host_kinds(&h, "8.2.2", 1, 0);
+    snprintf(h.qemu[TB_VM_TDX].tdx_props, sizeof h.qemu[0].tdx_props,
+             " sept-ve-disable mrconfigid mrowner mrownerconfig quote-generation-socket ");
+    h.vm_types = 0x5;
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), 0);
+    assert_int_equal(p.tdx_qgs, 1);
+    tb_vm_host_check(&s, &h, &c);
+    assert_non_null(strstr(c.abi, "pre-upstream KVM TDX ABI: VM type 2 on an Intel CPU"));
+    assert_non_null(strstr(check_of(&c, "qemu-tdx")->detail, "must be that stack's"));
+    assert_non_null(strstr(check_of(&c, "qemu-tdx")->detail, "8.2.2"));
+    /* type 2 on an AMD CPU is upstream's SEV, not TDX */
+    h.intel = 0;
+    h.amd = 1;
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
+    assert_non_null(strstr(e.msg, "kvm-vm-type missing: KVM offers VM types 0x5: no TDX"));
+    /* a kernel that reports no VM types (before 6.8) but kvm_intel tdx=Y: accepted, the
+       ABI unknown */
+    h.intel = 1;
+    h.amd = 0;
+    h.vm_types = 0;
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), 0);
+    tb_vm_host_check(&s, &h, &c);
+    assert_non_null(strstr(c.abi, "ABI unknown"));
+    /* a kernel with VM types but no TDX among them */
+    h.vm_types = 0x3;
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
+    assert_non_null(strstr(e.msg, "kvm-vm-type missing"));
+}
+
+/* Each optional property of the TEE object only when the build lists it. */
+static void test_properties_of_the_build(void **state)
+{
+    (void)state;
+    tb_vm_host h;
+    tb_vm_spec s;
+    tb_vm_cmd c;
+    tb_vm_plan p;
+    host_tdx(&h);
+    spec_kernel(&s, TB_VM_TDX);
+    snprintf(h.qemu[TB_VM_TDX].tdx_props, sizeof h.qemu[0].tdx_props, " sept-ve-disable ");
+    build(&s, &h, 0, &c, &p);
+    assert_int_equal(p.tdx_qgs, 0);
+    assert_null(find_prop(&c, "-object", "{"));
+    assert_non_null(find_prop(&c, "-object", "tdx-guest"));
+    assert_non_null(find_prop(&c, "-object", "id=tdx0"));
+    assert_non_null(find_prop(&c, "-object", "sept-ve-disable=on"));
+    int noted = 0;
+    for (int i = 0; i < p.nnotes; i++)
+        noted |= strstr(p.notes[i], "no quote-generation-socket") != NULL;
+    assert_true(noted);
+    tb_vm_cmd_free(&c);
+    h.qemu[TB_VM_TDX].tdx_props[0] = 0; /* neither */
+    build(&s, &h, 0, &c, &p);
+    assert_null(find_prop(&c, "-object", "sept-ve-disable"));
+    tb_vm_cmd_free(&c);
+    /* quote-generation-socket without sept-ve-disable: JSON without it */
+    snprintf(h.qemu[TB_VM_TDX].tdx_props, sizeof h.qemu[0].tdx_props, " quote-generation-socket ");
+    build(&s, &h, 0, &c, &p);
+    const tb_vm_prop *j = find_prop(&c, "-object", "{");
+    assert_non_null(j);
+    assert_null(strstr(j->text, "sept-ve-disable"));
+    assert_non_null(strstr(j->text, "quote-generation-socket"));
+    tb_vm_cmd_free(&c);
+
+    host_snp(&h);
+    spec_kernel(&s, TB_VM_SNP);
+    snprintf(h.qemu[TB_VM_SNP].snp_props, sizeof h.qemu[0].snp_props,
+             " cbitpos reduced-phys-bits ");
+    build(&s, &h, 0, &c, &p);
+    assert_null(find_prop(&c, "-object", "policy="));
+    assert_non_null(find_prop(&c, "-object", "cbitpos=51"));
+    tb_vm_cmd_free(&c);
+    /* a build whose list lacks cbitpos cannot make an SNP guest */
+    snprintf(h.qemu[TB_VM_SNP].snp_props, sizeof h.qemu[0].snp_props, " policy ");
+    tb_err e;
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
+    assert_non_null(strstr(e.msg, "qemu-snp-props missing"));
+    /* a build whose list is unknown (QMP failed): the documented set, a note */
+    h.qemu[TB_VM_SNP].snp_props_known = 0;
+    snprintf(h.qemu[TB_VM_SNP].props_why, sizeof h.qemu[0].props_why, "QEMU gave no answer");
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), 0);
+    assert_int_equal(p.props_assumed, 1);
+    assert_int_equal(p.snp_policy, 1);
+}
+
+/* The firmware each kind boots, chosen by what the files carry. */
+static void test_firmware_choice(void **state)
+{
+    (void)state;
+    tb_vm_fw c[4];
+    char how[400];
+    memset(c, 0, sizeof c);
+    /* CentOS Stream: OVMF.inteltdx.fd (TDVF only), OVMF.amdsev.fd (SNP), OVMF_CODE.fd */
+    snprintf(c[0].path, sizeof c[0].path, "/usr/share/ovmf/OVMF.fd");
+    snprintf(c[0].why, sizeof c[0].why, "No such file");
+    snprintf(c[1].path, sizeof c[1].path, "/usr/share/edk2/ovmf/OVMF.inteltdx.fd");
+    c[1].present = c[1].ovmf = c[1].tdx = 1;
+    snprintf(c[2].path, sizeof c[2].path, "/usr/share/edk2/ovmf/OVMF.amdsev.fd");
+    c[2].present = c[2].ovmf = c[2].sev = c[2].snp = 1;
+    snprintf(c[3].path, sizeof c[3].path, "/usr/share/edk2/ovmf/OVMF_CODE.fd");
+    c[3].present = c[3].ovmf = 1;
+    assert_int_equal(tb_vm_fw_choose(TB_VM_TDX, c, 4, 0, how, sizeof how), 1);
+    assert_non_null(strstr(how, "TDVF"));
+    assert_int_equal(tb_vm_fw_choose(TB_VM_SNP, c, 4, 0, how, sizeof how), 2);
+    /* the regular VM boots what this host's TEE kind boots */
+    assert_int_equal(tb_vm_fw_choose(TB_VM_REGULAR, c, 4, TB_VM_TDX, how, sizeof how), 1);
+    assert_non_null(strstr(how, "no difference"));
+    assert_int_equal(tb_vm_fw_choose(TB_VM_REGULAR, c, 4, TB_VM_SNP, how, sizeof how), 2);
+    assert_int_equal(tb_vm_fw_choose(TB_VM_REGULAR, c, 4, 0, how, sizeof how), 1);
+    /* only a plain OVMF: regular boots it, tdx gets it to report what it lacks */
+    c[1].present = c[2].present = 0;
+    assert_int_equal(tb_vm_fw_choose(TB_VM_REGULAR, c, 4, 0, how, sizeof how), 3);
+    assert_int_equal(tb_vm_fw_choose(TB_VM_TDX, c, 4, 0, how, sizeof how), 3);
+    assert_non_null(strstr(how, "none has TDVF metadata"));
+    /* nothing at all */
+    c[3].present = 0;
+    assert_int_equal(tb_vm_fw_choose(TB_VM_SNP, c, 4, 0, how, sizeof how), -1);
+    assert_non_null(strstr(how, "/usr/share/edk2/ovmf/OVMF.inteltdx.fd"));
+
+    /* a firmware without TDVF metadata refuses a TD, naming what it lacks */
+    tb_vm_host h;
+    host_tdx(&h);
+    h.fw[TB_VM_TDX].tdx = 0;
+    snprintf(h.fw[TB_VM_TDX].tdx_why, sizeof h.fw[0].tdx_why,
+             "no TDX metadata entry in the OVMF table");
+    tb_vm_spec s;
+    tb_vm_plan p;
+    tb_err e;
+    spec_kernel(&s, TB_VM_TDX);
+    assert_int_equal(tb_vm_plan_make(&s, &h, 0, &p, &e), -1);
+    assert_non_null(strstr(e.msg, "firmware missing"));
+    assert_non_null(strstr(e.msg, "no TDX metadata entry"));
+    /* per-kind firmware and QEMU in the spec */
+    s.firmware = "/all.fd";
+    s.firmware_kind[TB_VM_TDX] = "/td.fd";
+    s.qemu_kind[TB_VM_SNP] = "/opt/snp/qemu";
+    assert_string_equal(tb_vm_spec_firmware(&s, TB_VM_TDX), "/td.fd");
+    assert_string_equal(tb_vm_spec_firmware(&s, TB_VM_REGULAR), "/all.fd");
+    assert_string_equal(tb_vm_spec_qemu(&s, TB_VM_SNP), "/opt/snp/qemu");
+    assert_null(tb_vm_spec_qemu(&s, TB_VM_TDX));
 }
 
 /* ---- command lines ---- */
@@ -443,8 +718,14 @@ static void test_kinds_differ_only_in_tee(void **state)
     assert_non_null(find_prop(&reg, "-machine", "hpet=off"));
     assert_non_null(find_prop(&reg, "-cpu", "host"));
     assert_non_null(find_prop(&reg, "-cpu", "pmu=off"));
-    assert_non_null(find_prop(&reg, "-object", "memory-backend-memfd"));
+    assert_non_null(find_prop(&reg, "-object", "memory-backend-ram"));
+    assert_null(find_prop(&reg, "-object", "memory-backend-memfd"));
+    assert_non_null(
+        strstr(find_prop(&reg, "-object", "memory-backend-ram")->reason, "guest_memfd"));
     assert_non_null(find_prop(&reg, "-object", "prealloc=on"));
+    /* what --prealloc does is said per kind: a TEE's private memory is not preallocated */
+    assert_null(strstr(find_prop(&reg, "-object", "prealloc=on")->reason, "guest_memfd"));
+    assert_non_null(strstr(find_prop(&tdx, "-object", "prealloc=on")->reason, "guest_memfd"));
     assert_non_null(find_prop(&reg, "-device", "virtio-net-pci"));
     assert_non_null(find_prop(&reg, "-netdev", "hostfwd=tcp:127.0.0.1:40022-:22"));
     assert_non_null(find_prop(&reg, "-device", "vhost-vsock-pci"));
@@ -496,9 +777,10 @@ static void test_tdx_requirements(void **state)
     json_decref(j);
     const tb_vm_prop *bios = find_prop(&c, "-bios", "/");
     assert_non_null(bios);
-    assert_string_equal(bios->text, TB_VM_DEFAULT_FIRMWARE);
+    assert_string_equal(bios->text, "/usr/share/ovmf/OVMF.fd");
     assert_non_null(strstr(bios->reason, "TDVF"));
-    /* the machine's memory backend is the memfd object */
+    /* the machine's memory backend is the RAM object */
+    assert_non_null(find_prop(&c, "-object", "memory-backend-ram"));
     assert_non_null(find_prop(&c, "-machine", "memory-backend=ram0"));
     assert_non_null(find_prop(&c, "-object", "id=ram0"));
     tb_vm_cmd_free(&c);
@@ -510,7 +792,6 @@ static void test_snp_requirements(void **state)
     tb_vm_host h;
     host_snp(&h);
     h.cbitpos = 51;
-    h.reduced_phys_bits = 1;
     tb_vm_spec s;
     tb_vm_cmd c;
     tb_vm_plan p;
@@ -524,14 +805,25 @@ static void test_snp_requirements(void **state)
     assert_string_equal(cb->text, "cbitpos=51");
     assert_non_null(strstr(cb->reason, "CPUID 0x8000001F"));
     assert_null(strstr(cb->reason, "PLACEHOLDER"));
-    assert_string_equal(find_prop(&c, "-object", "reduced-phys-bits=")->text,
-                        "reduced-phys-bits=1");
+    const tb_vm_prop *rpb = find_prop(&c, "-object", "reduced-phys-bits=");
+    assert_string_equal(rpb->text, "reduced-phys-bits=1");
+    assert_non_null(strstr(rpb->reason, "kata-containers#5007"));
     assert_string_equal(find_prop(&c, "-object", "policy=")->text, "policy=0x30000");
     assert_string_equal(find_prop(&c, "-machine", "confidential-guest-support=")->text,
                         "confidential-guest-support=sev0");
-    assert_non_null(find_prop(&c, "-object", "memory-backend-memfd"));
+    assert_non_null(find_prop(&c, "-object", "memory-backend-ram"));
     assert_non_null(find_opt(&c, "-bios", NULL));
     assert_null(find_opt(&c, "-S", NULL));
+    tb_vm_cmd_free(&c);
+
+    /* the host's own reduction (5 on this EPYC) never reaches the guest's value */
+    s.cpu = "EPYC-v4"; /* and --cpu is that kind's model */
+    build(&s, &h, 0, &c, &p);
+    assert_string_equal(find_prop(&c, "-object", "reduced-phys-bits=")->text,
+                        "reduced-phys-bits=1");
+    assert_non_null(find_prop(&c, "-cpu", "EPYC-v4"));
+    assert_non_null(strstr(find_prop(&c, "-cpu", "EPYC-v4")->reason, "CPUID"));
+    s.cpu = NULL;
     tb_vm_cmd_free(&c);
 
     /* a dry run on a host without the leaf: placeholders, marked in the reason */
@@ -574,7 +866,7 @@ static void test_tcg_and_escapes(void **state)
     /* argv: value = properties joined with ',' */
     char **argv = tb_vm_cmd_argv(&c);
     assert_non_null(argv);
-    assert_string_equal(argv[0], TB_VM_DEFAULT_QEMU);
+    assert_string_equal(argv[0], "/usr/bin/qemu-system-x86_64");
     int found = 0;
     for (int i = 1; argv[i]; i++)
         if (!strcmp(argv[i], "-cpu")) {
@@ -584,8 +876,18 @@ static void test_tcg_and_escapes(void **state)
     assert_true(found);
     tb_vm_argv_free(argv);
     tb_vm_cmd_free(&c);
-
+    /* --cpu holds under TCG too */
+    s.cpu = "Skylake-Client";
+    build(&s, &h, 0, &c, &p);
+    assert_non_null(find_prop(&c, "-cpu", "Skylake-Client"));
+    assert_null(find_prop(&c, "-cpu", "max"));
+    tb_vm_cmd_free(&c);
+    s.cpu = "two words";
     tb_err e;
+    assert_int_equal(tb_vm_spec_check(&s, &e), -1);
+    assert_non_null(strstr(e.msg, "--cpu"));
+    s.cpu = NULL;
+
     tb_vm_paths ps;
     paths(&ps);
     spec_kernel(&s, TB_VM_TDX);
@@ -654,6 +956,11 @@ static void test_state_roundtrip(void **state)
     tb_vm_state st, back;
     tb_err e;
     fill_state(&st, base, "snp1");
+    snprintf(st.qemu_path, sizeof st.qemu_path, "/usr/libexec/qemu-kvm");
+    snprintf(st.qemu_version, sizeof st.qemu_version, "QEMU emulator version 10.0.0");
+    snprintf(st.qemu_sha256, sizeof st.qemu_sha256, "%064d", 1);
+    snprintf(st.firmware, sizeof st.firmware, "/usr/share/edk2/ovmf/OVMF.inteltdx.fd");
+    snprintf(st.firmware_sha256, sizeof st.firmware_sha256, "%064d", 2);
     char dir[600];
     snprintf(dir, sizeof dir, "%s/snp1", base);
     assert_int_equal(mkdir(dir, 0700), 0);
@@ -672,6 +979,10 @@ static void test_state_roundtrip(void **state)
     assert_string_equal(back.paths.known_hosts, st.paths.known_hosts);
     assert_string_equal(back.argv[2], "{\"qom-type\":\"tdx-guest\"}");
     assert_null(back.argv[3]);
+    assert_string_equal(back.qemu_path, "/usr/libexec/qemu-kvm");
+    assert_string_equal(back.qemu_version, "QEMU emulator version 10.0.0");
+    assert_string_equal(back.firmware, "/usr/share/edk2/ovmf/OVMF.inteltdx.fd");
+    assert_string_equal(back.firmware_sha256, st.firmware_sha256);
     char url[128];
     assert_int_equal(tb_vm_ssh_url(&back, url, sizeof url), 0);
     assert_string_equal(url, "ssh://root@127.0.0.1:40022");
@@ -721,6 +1032,24 @@ static void test_state_malformed(void **state)
     json_decref(j);
     assert_int_equal(tb_vm_state_parse(t, strlen(t), &st, &e), -1);
     assert_non_null(strstr(e.msg, "argv"));
+    free(t);
+    /* "qemu"/"firmware": optional (a state from before them reads as ""), strict if there */
+    fill_state(&good, "/tmp/x", "a");
+    j = tb_vm_state_json(&good);
+    tb_vm_state_free(&good);
+    json_object_del(j, "qemu");
+    json_object_del(j, "firmware");
+    t = json_dumps(j, 0);
+    assert_int_equal(tb_vm_state_parse(t, strlen(t), &st, &e), 0);
+    assert_string_equal(st.qemu_path, "");
+    assert_string_equal(st.firmware, "");
+    tb_vm_state_free(&st);
+    free(t);
+    json_object_set_new(j, "qemu", json_pack("{s:s}", "path", "/q"));
+    t = json_dumps(j, 0);
+    json_decref(j);
+    assert_int_equal(tb_vm_state_parse(t, strlen(t), &st, &e), -1);
+    assert_non_null(strstr(e.msg, "version"));
     free(t);
 }
 
@@ -954,6 +1283,9 @@ int main(void)
         cmocka_unit_test(test_host_from_env),
         cmocka_unit_test(test_plan_nested_host),
         cmocka_unit_test(test_plan_tee_hosts),
+        cmocka_unit_test(test_capabilities_not_versions),
+        cmocka_unit_test(test_properties_of_the_build),
+        cmocka_unit_test(test_firmware_choice),
         cmocka_unit_test(test_kinds_differ_only_in_tee),
         cmocka_unit_test(test_tdx_requirements),
         cmocka_unit_test(test_snp_requirements),
