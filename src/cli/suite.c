@@ -29,6 +29,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
+#include "base/linkage.h"
 #include "record/record.h"
 #include "store/store.h"
 #include "compare/compare.h"
@@ -125,7 +126,9 @@ static void usage(FILE *f)
         "  --target NAME=ssh://[user@]host[:port]   run there through OpenSSH (repeatable):\n"
         "                     BatchMode, a control master per target, your ssh config and\n"
         "                     keys; this teebench is copied to ~/.cache/teebench there when\n"
-        "                     that host has none of this build\n"
+        "                     that host has none of this build; where it cannot run there\n"
+        "                     (a missing library, an older glibc) the self-contained\n"
+        "                     teebench-static beside it (make static) is copied instead\n"
         "  --target NAME=vm:VM  a VM started by `teebench vm start VM`\n"
         "  --target NAME=local  this machine\n"
         "  --ssh-config FILE  ssh -F FILE\n"
@@ -841,6 +844,17 @@ static int merge_http(tb_record *r, const tb_record *http, tb_err *err)
     return 0;
 }
 
+/* build/teebench-static beside this teebench (`make static`), copied to remotes where
+   this build cannot run (suite/remote); NULL when there is none or this is it. */
+static const char *static_beside(const char *self, char *out, size_t len)
+{
+    const char *slash = strrchr(self, '/');
+    if (tb_linkage_static() || !slash ||
+        snprintf(out, len, "%.*s/teebench-static", (int)(slash - self), self) >= (int)len)
+        return NULL;
+    return access(out, X_OK) == 0 && strcmp(out, self) ? out : NULL;
+}
+
 /* One environment: here (t NULL or local) or remote. 0 and *out, or -1 after err. */
 static int run_env(const suite_args *a, tb_suite_plan *p, const tb_remote_target *t,
                    const char *control_dir, const tb_buf *suite_doc, session *ss, tb_record **out,
@@ -854,7 +868,9 @@ static int run_env(const suite_args *a, tb_suite_plan *p, const tb_remote_target
     tb_remote_target rt = *t;
     if (rt.kind == TB_TARGET_VM && resolve_vm_target(a, &rt, err) < 0)
         return -1;
+    char fallback[PATH_MAX];
     tb_remote_opts o = {.local_binary = p->self_exe,
+                        .fallback_binary = static_beside(p->self_exe, fallback, sizeof fallback),
                         .remote_binary = a->remote_binary,
                         .ssh_config = a->ssh_config,
                         .control_dir = control_dir,
