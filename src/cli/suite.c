@@ -35,6 +35,7 @@
 #include "compare/compare.h"
 #include "cli/suite_vm.h"
 #include "cli/vm_flags.h"
+#include "suite/guest.h"
 #include "suite/remote.h"
 #include "suite/suite.h"
 #include "vm/vm.h"
@@ -61,6 +62,7 @@ typedef struct suite_args {
     int n_targets;
     const char *ssh_config, *remote_binary, *vm_dir;
     int http_client_local; /* --http-client local: load remote nginx from here */
+    int guest_setup;       /* --guest-setup: install nginx there first */
     cli_suite_vms vms;     /* --vm-kinds and the VM flags (cli/suite_vm.h) */
     const char *sets[64];
     int n_sets;
@@ -138,6 +140,9 @@ static void usage(FILE *f)
         "                     the source document measured a TD: its I/O path is part of\n"
         "                     the cost)\n"
         "  --remote-binary P  run P there instead of copying this teebench\n"
+        "  --guest-setup      before the suite, install nginx there if it is missing, with\n"
+        "                     apt-get or dnf, as root or through sudo -n (its system-wide\n"
+        "                     service is stopped again: the suite starts its own)\n"
         "  --vm-dir DIR       where `teebench vm` keeps its VMs (vm:VM targets, --vm-kinds)\n"
         "  with targets, -o DIR writes one result per target: DIR/NAME.json\n\n"
         "This machine and VMs it starts, in one command (host, then each kind):\n"
@@ -185,7 +190,8 @@ static int parse_args(int argc, char **argv, suite_args *a)
         O_REMOTE_BINARY,
         O_VM_DIR,
         O_VM_KINDS,
-        O_HTTP_CLIENT
+        O_HTTP_CLIENT,
+        O_GUEST_SETUP
     };
     static const struct option opts[] = {
         {"profile", required_argument, NULL, O_PROFILE},
@@ -206,6 +212,7 @@ static int parse_args(int argc, char **argv, suite_args *a)
         {"vm-dir", required_argument, NULL, O_VM_DIR},
         {"vm-kinds", required_argument, NULL, O_VM_KINDS},
         {"http-client", required_argument, NULL, O_HTTP_CLIENT},
+        {"guest-setup", no_argument, NULL, O_GUEST_SETUP},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     struct option all[64];
@@ -307,6 +314,9 @@ static int parse_args(int argc, char **argv, suite_args *a)
             if (strcmp(optarg, "local") && strcmp(optarg, "remote"))
                 return cli_fail_code(2, CMD, "--http-client %s: want local or remote", optarg);
             a->http_client_local = !strcmp(optarg, "local");
+            break;
+        case O_GUEST_SETUP:
+            a->guest_setup = 1;
             break;
         case 'h':
             usage(stdout);
@@ -855,10 +865,42 @@ static const char *static_beside(const char *self, char *out, size_t len)
     return access(out, X_OK) == 0 && strcmp(out, self) ? out : NULL;
 }
 
-/* One environment: here (t NULL or local) or remote. 0 and *out, or -1 after err. */
+/* --guest-setup on t: nginx installed there when the run needs it (suite/guest). A
+   guest where it cannot be is one line and sets *failed; the suite still runs there
+   (its nginx target is then skipped, with the reason). */
+static void guest_setup(const tb_suite_plan *p, const tb_remote_target *t, const tb_remote_opts *o,
+                        session *ss, int *failed)
+{
+    int quiet = ss->pr.mode == PROG_NONE || ss->pr.mode == PROG_JSONL;
+    if (!p->enabled[TB_WL_HTTP] || !p->http.nginx) {
+        if (!quiet)
+            line(&ss->pr, "%s: --guest-setup: nothing to install (nginx is not in this run)",
+                 ss->pr.tag);
+        return;
+    }
+    tb_guest_setup_result gr;
+    tb_err e;
+    if (tb_guest_setup(t, o, p->http.nginx_bin, ss->hooks.stop, &gr, &e) < 0) {
+        cli_fail(CMD, "%s: --guest-setup: %s", t->name, e.msg);
+        *failed = 1;
+    } else if (quiet) {
+        return;
+    } else if (gr.installed) {
+        line(&ss->pr,
+             "%s: --guest-setup: installed nginx there with %s (as %s); its system-wide "
+             "service is stopped and disabled",
+             ss->pr.tag, gr.manager, gr.as);
+    } else {
+        line(&ss->pr, "%s: --guest-setup: nginx is installed there (%s)", ss->pr.tag,
+             p->http.nginx_bin);
+    }
+}
+
+/* One environment: here (t NULL or local) or remote. 0 and *out, or -1 after err;
+ *failed set when --guest-setup failed there. */
 static int run_env(const suite_args *a, tb_suite_plan *p, const tb_remote_target *t,
                    const char *control_dir, const tb_buf *suite_doc, session *ss, tb_record **out,
-                   tb_err *err)
+                   int *failed, tb_err *err)
 {
     if (!t || t->kind == TB_TARGET_LOCAL) {
         if (t)
@@ -879,6 +921,8 @@ static int run_env(const suite_args *a, tb_suite_plan *p, const tb_remote_target
     if (split && rt.kind == TB_TARGET_VM)
         return tb_errf(err, "--http-client local: not for vm: targets (only SSH is forwarded "
                             "into the guest)");
+    if (a->guest_setup)
+        guest_setup(p, &rt, &o, ss, failed);
     tb_record *http = NULL;
     char workloads[256] = "";
     if (split) {
@@ -961,7 +1005,7 @@ static int run_env_vm(suite_args *a, tb_suite_plan *p, const tb_remote_target *t
 {
     int rc = vm >= 0 ? cli_suite_vms_start(&a->vms, vm, &ss->hooks, err) : 0;
     if (rc == 0)
-        rc = run_env(a, p, t, control_dir, doc, ss, out, err);
+        rc = run_env(a, p, t, control_dir, doc, ss, out, failed, err);
     char base[1024];
     tb_err e;
     if (rc == 0 && t->kind == TB_TARGET_VM &&
@@ -1128,6 +1172,10 @@ int cmd_suite(int argc, char **argv)
         return cmd_plan(&a, &p);
     if (!a.n_targets && !a.vms.n && (rc = check_output(a.output)) != 0)
         return rc;
+    if (a.guest_setup && !a.n_targets && !a.vms.n)
+        return cli_fail_code(2, CMD,
+                             "--guest-setup: only with --target or --vm-kinds (it installs "
+                             "nginx there; here, scripts/setup.sh does)");
     if (a.n_targets && a.label && !a.vms.n)
         return cli_fail_code(2, CMD,
                              "--label: with --target each environment is named by its target");

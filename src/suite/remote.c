@@ -818,6 +818,13 @@ int tb_remote_teebench(const tb_remote_target *t, const tb_remote_opts *o, char 
     return rc;
 }
 
+int tb_remote_sh(const tb_remote_target *t, const tb_remote_opts *o, const char *cmd,
+                 int64_t timeout_ms, const volatile sig_atomic_t *stop, tb_buf *out, tb_buf *errb,
+                 int *code, tb_err *err)
+{
+    return ssh_cmd(t, o, cmd, NULL, out, errb, timeout_ms, stop, code, err);
+}
+
 int tb_remote_hostname(const tb_remote_target *t, const tb_remote_opts *o, char *out, size_t len,
                        tb_err *err)
 {

@@ -108,6 +108,14 @@ int tb_remote_run(const tb_remote_target *t, const tb_remote_opts *o, tb_suite_h
 int tb_remote_teebench(const tb_remote_target *t, const tb_remote_opts *o, char *const *args,
                        const volatile sig_atomic_t *stop, tb_buf *out, tb_err *err);
 
+/* Runs the shell command cmd there (stdin empty); its stdout and stderr are appended
+   to out and errb (either may be NULL), its exit code is *code (255: ssh failed).
+   Killed after timeout_ms (-1: none), or when *stop is set ("interrupted"; stop may be
+   NULL). 0, or -1 with err. Leaves the control master open. */
+int tb_remote_sh(const tb_remote_target *t, const tb_remote_opts *o, const char *cmd,
+                 int64_t timeout_ms, const volatile sig_atomic_t *stop, tb_buf *out, tb_buf *errb,
+                 int *code, tb_err *err);
+
 /* The address ssh connects to for t (`ssh -G`: the user's config may map an alias to
    a HostName), into out. 0, or -1 with err. No connection is made. */
 int tb_remote_hostname(const tb_remote_target *t, const tb_remote_opts *o, char *out, size_t len,

@@ -369,8 +369,9 @@ static int start_nginx(suite_ctx *c, tb_err *err)
     if (access(c->p->http.nginx_bin, X_OK) < 0) {
         c->nginx_skip = 1;
         return tb_errf(err,
-                       "nginx is not installed (%s: %s; install the Debian package "
-                       "nginx-light or nginx)",
+                       "nginx is not installed (%s: %s): install the package nginx "
+                       "(apt-get install nginx, dnf install nginx; `suite run --target ... "
+                       "--guest-setup` does it there)",
                        c->p->http.nginx_bin, strerror(errno));
     }
     if (suite_path(c, "nginx", c->nginx_dir, sizeof c->nginx_dir, err) < 0)
