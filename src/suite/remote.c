@@ -282,6 +282,7 @@ const char *tb_remote_package_of(const char *text, char *lib, size_t lib_len)
         {"libsqlite3.so.0", "libsqlite3-0"},
         {"liblua5.4.so.0", "liblua5.4-0"},
         {"libz.so.1", "zlib1g"},
+        {"libgcc_s.so.1", "libgcc-s1"}, /* clang's sanitizer builds */
         {"libm.so.6", "libc6"},
         {"libc.so.6", "libc6"},
     };
@@ -298,6 +299,16 @@ const char *tb_remote_package_of(const char *text, char *lib, size_t lib_len)
     return "";
 }
 
+/* 1-3 decimal digits at *p (nothing else: no sign, no space), their value in *v; p moves
+   past them. 0 when there are none. */
+static int digits(const char **p, unsigned *v)
+{
+    int n = 0;
+    for (*v = 0; n < 3 && isdigit((unsigned char)**p); n++, (*p)++)
+        *v = *v * 10 + (unsigned)(**p - '0');
+    return n > 0 && !isdigit((unsigned char)**p);
+}
+
 int tb_remote_glibc_needed(const char *text, char *ver, size_t ver_len)
 {
     static const char key[] = "version `GLIBC_";
@@ -306,8 +317,8 @@ int tb_remote_glibc_needed(const char *text, char *ver, size_t ver_len)
     for (const char *k = strstr(text, key); k; k = strstr(k, key)) {
         k += sizeof key - 1;
         unsigned major = 0, minor = 0;
-        int n = 0;
-        if (sscanf(k, "%3u.%3u%n", &major, &minor, &n) != 2 || k[n] != '\'')
+        const char *p = k;
+        if (!digits(&p, &major) || *p++ != '.' || !digits(&p, &minor) || *p != '\'')
             continue;
         if (!found || major > best_major || (major == best_major && minor > best_minor)) {
             best_major = major;

@@ -475,6 +475,7 @@ static void test_package_of_needed(void **state)
     char *out = run_capture(argv, &code);
     assert_int_equal(code, 0);
     int n = 0;
+    char unknown[64] = "";
     for (const char *p = out; (p = strstr(p, "Shared library: [")); n++) {
         p += strlen("Shared library: [");
         char msg[200];
@@ -482,10 +483,12 @@ static void test_package_of_needed(void **state)
             p);
         const char *pkg = tb_remote_package_of(msg, lib, sizeof lib);
         assert_non_null(pkg);
-        if (!pkg[0])
-            fail_msg("%s (needed by %s) has no package in the missing-library hint", lib, tb);
+        if (!pkg[0] && !unknown[0])
+            fmt(unknown, "%s", lib);
     }
     free(out);
+    if (unknown[0])
+        fail_msg("%s (needed by %s) has no package in the missing-library hint", unknown, tb);
     assert_true(n >= 6); /* libssl, libcrypto, jansson, sqlite, zlib, lua, libc ... */
 }
 
@@ -508,6 +511,11 @@ static void test_glibc_needed(void **state)
     v[0] = 0;
     assert_int_equal(tb_remote_glibc_needed("version `GLIBC_PRIVATE' not found", v, sizeof v), 0);
     assert_int_equal(tb_remote_glibc_needed("version `GLIBC_2.3x' not found", v, sizeof v), 0);
+    /* digits only (fuzz_remote: a sign made sscanf's %u wrap to 4294967284) */
+    assert_int_equal(tb_remote_glibc_needed("version `GLIBC_-12.35' not found", v, sizeof v), 0);
+    assert_int_equal(tb_remote_glibc_needed("version `GLIBC_ 2.34' not found", v, sizeof v), 0);
+    assert_int_equal(tb_remote_glibc_needed("version `GLIBC_2.+4' not found", v, sizeof v), 0);
+    assert_int_equal(tb_remote_glibc_needed("version `GLIBC_2.3456' not found", v, sizeof v), 0);
     assert_int_equal(tb_remote_glibc_needed("bash: teebench: command not found", v, sizeof v), 0);
     assert_int_equal(tb_remote_glibc_needed("", v, sizeof v), 0);
     assert_string_equal(v, "");
