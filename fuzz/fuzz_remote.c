@@ -4,7 +4,8 @@
  * user never starts with '-' and whose port is 0 (ssh's default) or 1..65535;
  * - tb_remote_shell_quote's output, read back as POSIX single-quoted words, is the
  *   input exactly (what the remote shell will see);
- * - tb_remote_package_of (text that a remote host sends back) never overruns lib. */
+ * - tb_remote_package_of (text that a remote host sends back) never overruns lib;
+ * - tb_remote_glibc_needed (the same text) gives "MAJOR.MINOR" in digits, within ver. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(lib, 'x', sizeof lib);
     if (tb_remote_package_of(s, lib, sizeof lib) && !memchr(lib, 0, sizeof lib))
         abort();
+
+    char ver[8];
+    memset(ver, 'x', sizeof ver);
+    if (tb_remote_glibc_needed(s, ver, sizeof ver)) {
+        if (!memchr(ver, 0, sizeof ver))
+            abort();
+        const char *dot = strchr(ver, '.');
+        if (!dot || dot == ver || !dot[1] || strspn(ver, "0123456789.") != strlen(ver) ||
+            strchr(dot + 1, '.'))
+            abort();
+    }
     free(s);
     return 0;
 }

@@ -5,7 +5,8 @@
 #   scripts/setup.sh --test   that, plus what only the tests need (`make test`):
 #                             cmocka, clang + sanitizer runtimes, wrk, sshd, Ansible,
 #                             Chromium, QEMU and the guest kernel/initramfs tools,
-#                             hyperfine (bench/startup.sh), HdrHistogram (Java)
+#                             hyperfine (bench/startup.sh), HdrHistogram (Java), mmdebstrap
+# (`make static` needs nothing more: the -dev packages below ship the static archives)
 set -euo pipefail
 
 RUN_PACKAGES=(
@@ -25,6 +26,7 @@ TEST_PACKAGES=(
   libhdrhistogram-java  # HdrHistogram's own log reader (tests/e2e/http_wrk2_report.sh, with a JRE)
   python3-fusepy fuse3  # a fake configfs-tsm in a mount namespace (tests/e2e/suite_snp_tsm.sh)
   time                  # /usr/bin/time: peak memory of a run (tests/e2e/suite_hostile.sh)
+  mmdebstrap            # a Debian 11 root for the self-contained build (tests/e2e/slow_static.sh)
 )
 
 packages=("${RUN_PACKAGES[@]}")

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/linkage.h"
 #include "cli/cli.h"
 
 struct command {
@@ -70,6 +71,9 @@ static int unknown(const char *name)
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
+    tb_err nss_err; /* the self-contained build loads no NSS module (base/linkage.h) */
+    if (tb_linkage_nss_builtin(&nss_err) < 0)
+        fprintf(stderr, "teebench: warning: %s\n", nss_err.msg);
     if (argc < 2) {
         usage(stderr);
         return 2;

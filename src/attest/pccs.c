@@ -23,6 +23,7 @@
 #include <curl/curl.h>
 
 #include "base/buf.h"
+#include "base/curl.h"
 #include "base/hex.h"
 
 #define PCCS_MAX_BODY (16u << 20)
@@ -90,7 +91,7 @@ int tb_attest_pccs_fetch(const char *base_url, const char *fmspc, const char *ca
         base[--bl] = '\0';
     CURL *c = curl_easy_init();
     if (!c)
-        return tb_errf(err, "libcurl initialization failed");
+        return tb_curl_load(err) < 0 ? -1 : tb_errf(err, "libcurl initialization failed");
     char url[2300];
     tb_attest_http r = {0};
     int rc = -1;

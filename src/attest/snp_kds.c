@@ -29,6 +29,7 @@
 
 #include "base/buf.h"
 #include "base/file.h"
+#include "base/curl.h"
 #include "base/hex.h"
 
 #define KDS_MAX_BODY (1u << 20)
@@ -248,7 +249,8 @@ int tb_attest_snp_kds_fetch(const char *base, const tb_attest_snp_report *r,
     for (int i = 0; i < 3; i++) {
         if (o->no_cache || !cache_get(dir, piece[i].file, piece[i].kind, now, &b)) {
             if (!c && !(c = curl_easy_init())) {
-                tb_errf(err, "libcurl initialization failed");
+                if (tb_curl_load(err) == 0)
+                    tb_errf(err, "libcurl initialization failed");
                 goto out;
             }
             snprintf(url, sizeof url, "%.*s/vcek/v1/%s/%s", (int)bl, base, pn, piece[i].path);

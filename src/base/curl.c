@@ -4,9 +4,11 @@
  * curl_easy_setopt is variadic: its one argument is read with the type libcurl
  * itself reads for the option's number range (CURLOPTTYPE_LONG, OBJECTPOINT,
  * FUNCTIONPOINT, OFF_T, BLOB), then passed on with that type. curl_easy_getinfo's
- * argument is always a pointer. */
+ * argument is always a pointer. In the self-contained build (base/linkage.h) nothing is
+ * loaded: every entry point fails as for a missing library, and tb_curl_load says why. */
 #define CURL_DISABLE_TYPECHECK 1 /* the type-checking macros would rename our definitions */
 #include "base/curl.h"
+#include "base/linkage.h"
 
 #include <curl/curl.h>
 #include <dlfcn.h>
@@ -49,6 +51,14 @@ static int sym(void *h, const char *name, void *slot)
 
 static void load(void)
 {
+    if (tb_linkage_static()) { /* a libcurl.so.4 (and the libc it needs) would abort us */
+        snprintf(lib.why, sizeof lib.why,
+                 "this teebench is the self-contained build (statically linked), which "
+                 "cannot load %s; the ordinary build (build/teebench, with libcurl4 "
+                 "installed) can",
+                 TB_CURL_SONAME);
+        return;
+    }
     void *h = dlopen(TB_CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         const char *e = dlerror();

@@ -12,7 +12,9 @@
  *
  * When libcurl cannot be loaded, curl_global_init returns CURLE_FAILED_INIT,
  * curl_easy_init and curl_slist_append return NULL, curl_easy_perform returns
- * CURLE_FAILED_INIT; tb_curl_load says why (for a clearer error line).
+ * CURLE_FAILED_INIT; tb_curl_load says why (for a clearer error line). The
+ * self-contained build (`make static`, base/linkage.h) never loads it: a shared object
+ * built for another glibc would abort a statically linked program.
  *
  * Invariant: the function table is written exactly once (pthread_once) and only
  * read afterwards, so first uses from several threads are safe. It is the one

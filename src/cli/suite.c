@@ -30,12 +30,14 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
+#include "base/linkage.h"
 #include "base/text.h"
 #include "record/record.h"
 #include "store/store.h"
 #include "compare/compare.h"
 #include "cli/suite_vm.h"
 #include "cli/vm_flags.h"
+#include "suite/guest.h"
 #include "suite/remote.h"
 #include "suite/suite.h"
 #include "vm/vm.h"
@@ -62,6 +64,7 @@ typedef struct suite_args {
     int n_targets;
     const char *ssh_config, *remote_binary, *vm_dir;
     int http_client_local; /* --http-client local: load remote nginx from here */
+    int guest_setup;       /* --guest-setup: install nginx there first */
     cli_suite_vms vms;     /* --vm-kinds and the VM flags (cli/suite_vm.h) */
     const char *sets[64];
     int n_sets;
@@ -129,7 +132,9 @@ static void usage(FILE *f)
         "                     NAME is a label, as --label; its result is stored under it):\n"
         "                     BatchMode, a control master per target, your ssh config and\n"
         "                     keys; this teebench is copied to ~/.cache/teebench there when\n"
-        "                     that host has none of this build\n"
+        "                     that host has none of this build; where it cannot run there\n"
+        "                     (a missing library, an older glibc) the self-contained\n"
+        "                     teebench-static beside it (make static) is copied instead\n"
         "  --target NAME=vm:VM  a VM started by `teebench vm start VM`\n"
         "  --target NAME=local  this machine\n"
         "  --ssh-config FILE  ssh -F FILE\n"
@@ -139,6 +144,9 @@ static void usage(FILE *f)
         "                     the source document measured a TD: its I/O path is part of\n"
         "                     the cost)\n"
         "  --remote-binary P  run P there instead of copying this teebench\n"
+        "  --guest-setup      before the suite, install nginx there if it is missing, with\n"
+        "                     apt-get or dnf, as root or through sudo -n (its system-wide\n"
+        "                     service is stopped again: the suite starts its own)\n"
         "  --vm-dir DIR       where `teebench vm` keeps its VMs (vm:VM targets, --vm-kinds)\n"
         "  with targets, -o DIR writes one result per target: DIR/NAME.json\n\n"
         "This machine and VMs it starts, in one command (host, then each kind):\n"
@@ -186,7 +194,8 @@ static int parse_args(int argc, char **argv, suite_args *a)
         O_REMOTE_BINARY,
         O_VM_DIR,
         O_VM_KINDS,
-        O_HTTP_CLIENT
+        O_HTTP_CLIENT,
+        O_GUEST_SETUP
     };
     static const struct option opts[] = {
         {"profile", required_argument, NULL, O_PROFILE},
@@ -207,6 +216,7 @@ static int parse_args(int argc, char **argv, suite_args *a)
         {"vm-dir", required_argument, NULL, O_VM_DIR},
         {"vm-kinds", required_argument, NULL, O_VM_KINDS},
         {"http-client", required_argument, NULL, O_HTTP_CLIENT},
+        {"guest-setup", no_argument, NULL, O_GUEST_SETUP},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     struct option all[64];
@@ -307,6 +317,9 @@ static int parse_args(int argc, char **argv, suite_args *a)
             if (strcmp(optarg, "local") && strcmp(optarg, "remote"))
                 return cli_fail_code(2, CMD, "--http-client %s: want local or remote", optarg);
             a->http_client_local = !strcmp(optarg, "local");
+            break;
+        case O_GUEST_SETUP:
+            a->guest_setup = 1;
             break;
         case 'h':
             usage(stdout);
@@ -855,10 +868,53 @@ static int merge_http(tb_record *r, const tb_record *http, tb_err *err)
     return 0;
 }
 
-/* One environment: here (t NULL or local) or remote. 0 and *out, or -1 after err. */
+/* build/teebench-static beside this teebench (`make static`), copied to remotes where
+   this build cannot run (suite/remote); NULL when there is none or this is it. */
+static const char *static_beside(const char *self, char *out, size_t len)
+{
+    const char *slash = strrchr(self, '/');
+    if (tb_linkage_static() || !slash ||
+        snprintf(out, len, "%.*s/teebench-static", (int)(slash - self), self) >= (int)len)
+        return NULL;
+    return access(out, X_OK) == 0 && strcmp(out, self) ? out : NULL;
+}
+
+/* --guest-setup on t: nginx installed there when the run needs it (suite/guest). A
+   guest where it cannot be is one line and sets *failed; the suite still runs there
+   (its nginx target is then skipped, with the reason). */
+static void guest_setup(const tb_suite_plan *p, const tb_remote_target *t, const tb_remote_opts *o,
+                        session *ss, int *failed)
+{
+    int quiet = ss->pr.mode == PROG_NONE || ss->pr.mode == PROG_JSONL;
+    if (!p->enabled[TB_WL_HTTP] || !p->http.nginx) {
+        if (!quiet)
+            line(&ss->pr, "%s: --guest-setup: nothing to install (nginx is not in this run)",
+                 ss->pr.tag);
+        return;
+    }
+    tb_guest_setup_result gr;
+    tb_err e;
+    if (tb_guest_setup(t, o, p->http.nginx_bin, ss->hooks.stop, &gr, &e) < 0) {
+        cli_fail(CMD, "%s: --guest-setup: %s", t->name, e.msg);
+        *failed = 1;
+    } else if (quiet) {
+        return;
+    } else if (gr.installed) {
+        line(&ss->pr,
+             "%s: --guest-setup: installed nginx there with %s (as %s); its system-wide "
+             "service is stopped and disabled",
+             ss->pr.tag, gr.manager, gr.as);
+    } else {
+        line(&ss->pr, "%s: --guest-setup: nginx is installed there (%s)", ss->pr.tag,
+             p->http.nginx_bin);
+    }
+}
+
+/* One environment: here (t NULL or local) or remote. 0 and *out, or -1 after err;
+ *failed set when --guest-setup failed there. */
 static int run_env(const suite_args *a, tb_suite_plan *p, const tb_remote_target *t,
                    const char *control_dir, const tb_buf *suite_doc, session *ss, tb_record **out,
-                   tb_err *err)
+                   int *failed, tb_err *err)
 {
     if (!t || t->kind == TB_TARGET_LOCAL) {
         if (t)
@@ -868,7 +924,9 @@ static int run_env(const suite_args *a, tb_suite_plan *p, const tb_remote_target
     tb_remote_target rt = *t;
     if (rt.kind == TB_TARGET_VM && resolve_vm_target(a, &rt, err) < 0)
         return -1;
+    char fallback[PATH_MAX];
     tb_remote_opts o = {.local_binary = p->self_exe,
+                        .fallback_binary = static_beside(p->self_exe, fallback, sizeof fallback),
                         .remote_binary = a->remote_binary,
                         .ssh_config = a->ssh_config,
                         .control_dir = control_dir,
@@ -877,6 +935,8 @@ static int run_env(const suite_args *a, tb_suite_plan *p, const tb_remote_target
     if (split && rt.kind == TB_TARGET_VM)
         return tb_errf(err, "--http-client local: not for vm: targets (only SSH is forwarded "
                             "into the guest)");
+    if (a->guest_setup)
+        guest_setup(p, &rt, &o, ss, failed);
     tb_record *http = NULL;
     char workloads[256] = "";
     if (split) {
@@ -959,7 +1019,7 @@ static int run_env_vm(suite_args *a, tb_suite_plan *p, const tb_remote_target *t
 {
     int rc = vm >= 0 ? cli_suite_vms_start(&a->vms, vm, &ss->hooks, err) : 0;
     if (rc == 0)
-        rc = run_env(a, p, t, control_dir, doc, ss, out, err);
+        rc = run_env(a, p, t, control_dir, doc, ss, out, failed, err);
     char base[1024];
     tb_err e;
     if (rc == 0 && t->kind == TB_TARGET_VM &&
@@ -1126,6 +1186,10 @@ int cmd_suite(int argc, char **argv)
         return cmd_plan(&a, &p);
     if (!a.n_targets && !a.vms.n && (rc = check_output(a.output)) != 0)
         return rc;
+    if (a.guest_setup && !a.n_targets && !a.vms.n)
+        return cli_fail_code(2, CMD,
+                             "--guest-setup: only with --target or --vm-kinds (it installs "
+                             "nginx there; here, scripts/setup.sh does)");
     if (a.n_targets && a.label && !a.vms.n)
         return cli_fail_code(2, CMD,
                              "--label: with --target each environment is named by its target");

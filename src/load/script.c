@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/linkage.h"
 #include "net/http_req.h"
 
 struct sthread {
@@ -308,6 +309,14 @@ static void set_str(lua_State *L, const char *key, const char *v)
     lua_setfield(L, -2, key);
 }
 
+/* The self-contained build loads no shared object (base/linkage.h): require finds
+   no C module (an empty package.cpath) and package.loadlib says why. Lua modules
+   still load. */
+static const char NO_C_MODULES[] =
+    "package.cpath = ''\n"
+    "package.loadlib = function(path) return nil, 'the self-contained teebench (make static) "
+    "loads no C module (' .. tostring(path) .. '); the ordinary build does', 'absent' end\n";
+
 /* A new state with the libraries, the metatables, `wrk` for the target, the script. */
 static lua_State *new_state(const char *file, const tb_script_target *t, tb_err *err)
 {
@@ -317,6 +326,11 @@ static lua_State *new_state(const char *file, const tb_script_target *t, tb_err 
         return NULL;
     }
     luaL_openlibs(L);
+    if (tb_linkage_static() && luaL_dostring(L, NO_C_MODULES) != LUA_OK) {
+        tb_errf(err, "script: cannot set up package for the self-contained build");
+        lua_close(L);
+        return NULL;
+    }
     static const luaL_Reg thread_mt[] = {
         {"__index", thread_index}, {"__newindex", thread_newindex}, {NULL, NULL}};
     static const luaL_Reg stats_mt[] = {

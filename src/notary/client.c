@@ -14,6 +14,7 @@
 #include <openssl/rand.h>
 
 #include "notary/internal.h"
+#include "base/curl.h"
 #include "base/hex.h"
 
 #define MAX_REPLY (64u << 20)
@@ -176,7 +177,7 @@ int tb_notary_client_run(const tb_notary_client_opts *o, tb_notary_client_result
         return tb_errf(err, "the API key is empty");
     CURL *c = curl_easy_init();
     if (!c)
-        return tb_errf(err, "libcurl initialisation failed");
+        return tb_curl_load(err) < 0 ? -1 : tb_errf(err, "libcurl initialisation failed");
     tb_buf reply = {0}, body = {0};
     json_t *r = NULL;
     struct curl_slist *hdrs = curl_slist_append(NULL, "Content-Type: application/json");

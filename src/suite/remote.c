@@ -292,6 +292,9 @@ const char *tb_remote_package_of(const char *text, char *lib, size_t lib_len)
         {"libcurl.so.4", "libcurl4"},
         {"libjansson.so.4", "libjansson4"},
         {"libsqlite3.so.0", "libsqlite3-0"},
+        {"liblua5.4.so.0", "liblua5.4-0"},
+        {"libz.so.1", "zlib1g"},
+        {"libgcc_s.so.1", "libgcc-s1"}, /* clang's sanitizer builds */
         {"libm.so.6", "libc6"},
         {"libc.so.6", "libc6"},
     };
@@ -306,6 +309,38 @@ const char *tb_remote_package_of(const char *text, char *lib, size_t lib_len)
         if (strlen(map[i].soname) == n && !memcmp(k, map[i].soname, n))
             return map[i].package;
     return "";
+}
+
+/* 1-3 decimal digits at *p (nothing else: no sign, no space), their value in *v; p moves
+   past them. 0 when there are none. */
+static int digits(const char **p, unsigned *v)
+{
+    int n = 0;
+    for (*v = 0; n < 3 && isdigit((unsigned char)**p); n++, (*p)++)
+        *v = *v * 10 + (unsigned)(**p - '0');
+    return n > 0 && !isdigit((unsigned char)**p);
+}
+
+int tb_remote_glibc_needed(const char *text, char *ver, size_t ver_len)
+{
+    static const char key[] = "version `GLIBC_";
+    int found = 0;
+    unsigned best_major = 0, best_minor = 0;
+    for (const char *k = strstr(text, key); k; k = strstr(k, key)) {
+        k += sizeof key - 1;
+        unsigned major = 0, minor = 0;
+        const char *p = k;
+        if (!digits(&p, &major) || *p++ != '.' || !digits(&p, &minor) || *p != '\'')
+            continue;
+        if (!found || major > best_major || (major == best_major && minor > best_minor)) {
+            best_major = major;
+            best_minor = minor;
+        }
+        found = 1;
+    }
+    if (found && ver_len)
+        snprintf(ver, ver_len, "%u.%u", best_major, best_minor);
+    return found;
 }
 
 /* ---------- moving bytes ---------- */
@@ -574,6 +609,7 @@ typedef struct probe_res {
     char line[300];   /* last line of its stderr */
     char lib[64];     /* a shared library the loader did not find */
     const char *pkg;  /* its Debian package ("" unknown); NULL: no loader message */
+    char glibc[16];   /* the glibc version the loader said is missing; "": none */
 } probe_res;
 
 static int probe(const tb_remote_target *t, const tb_remote_opts *o, const char *name,
@@ -594,7 +630,9 @@ static int probe(const tb_remote_target *t, const tb_remote_opts *o, const char 
         const char *v = out.p ? (const char *)out.p : "";
         snprintf(pr->version, sizeof pr->version, "%.*s", (int)strcspn(v, "\r\n"), v);
         last_line(&errb, pr->line, sizeof pr->line);
-        pr->pkg = tb_remote_package_of(errb.p ? (const char *)errb.p : "", pr->lib, sizeof pr->lib);
+        const char *e = errb.p ? (const char *)errb.p : "";
+        pr->pkg = tb_remote_package_of(e, pr->lib, sizeof pr->lib);
+        tb_remote_glibc_needed(e, pr->glibc, sizeof pr->glibc);
     }
     tb_buf_clear(&cmd);
     tb_buf_clear(&out);
@@ -605,11 +643,11 @@ static int probe(const tb_remote_target *t, const tb_remote_opts *o, const char 
 /* Streams this build there. The remote end checks that every byte arrived before the
    file gets its name (a connection that drops mid-copy gives cat an early EOF, not an
    error) and removes what it wrote when anything fails. */
-static int upload(const tb_remote_target *t, const tb_remote_opts *o, const char *name,
-                  const volatile sig_atomic_t *stop, tb_err *err)
+static int upload(const tb_remote_target *t, const tb_remote_opts *o, const char *path,
+                  const char *name, const volatile sig_atomic_t *stop, tb_err *err)
 {
     tb_buf bin = {0}, cmd = {0}, errb = {0};
-    if (tb_file_read(o->local_binary, 1u << 30, &bin, err) < 0)
+    if (tb_file_read(path, 1u << 30, &bin, err) < 0)
         return tb_err_wrap(err, "reading this teebench to copy it");
     int code = -1;
     int rc =
@@ -637,17 +675,35 @@ static int upload(const tb_remote_target *t, const tb_remote_opts *o, const char
     return 0;
 }
 
+/* Why a probed teebench cannot run there for want of something the loader needs (a
+   shared library, a newer glibc), into out; 0 when that is not the reason. */
+static int loader_missing(const probe_res *pr, char *out, size_t len)
+{
+    if (pr->pkg)
+        snprintf(out, len, "%s is missing (Debian package %s)", pr->lib,
+                 pr->pkg[0] ? pr->pkg : "unknown");
+    else if (pr->glibc[0])
+        snprintf(out, len, "it needs glibc %s or later, which is not there", pr->glibc);
+    else
+        return 0;
+    return 1;
+}
+
 /* Step 1 and 2: a teebench of this build runs there. The copy is made when the
    file is absent, and made again once when it is there but does not run as this
-   build (a damaged file: the name says which build it must be). */
+   build (a damaged file: the name says which build it must be). Where this build
+   cannot run for want of a library or of a newer glibc, o->fallback_binary takes its
+   place (from the probe on); *why then says what was missing, else why[0] = 0. */
 static int ensure_binary(const tb_remote_target *t, const tb_remote_opts *o,
-                         const volatile sig_atomic_t *stop, char *name, size_t name_len,
-                         tb_err *err)
+                         const volatile sig_atomic_t *stop, char *name, size_t name_len, char *why,
+                         size_t why_len, tb_err *err)
 {
+    const char *local = o->local_binary;
     name[0] = 0;
-    if (!o->remote_binary && tb_remote_binary_name(o->local_binary, name, name_len, err) < 0)
+    why[0] = 0;
+    if (!o->remote_binary && tb_remote_binary_name(local, name, name_len, err) < 0)
         return -1;
-    for (int attempt = 0;; attempt++) {
+    for (int copied = 0;;) {
         probe_res pr;
         if (probe(t, o, name, stop, &pr, err) < 0)
             return tb_err_wrap(err, "reaching %s", t->host);
@@ -655,10 +711,24 @@ static int ensure_binary(const tb_remote_target *t, const tb_remote_opts *o,
             return 0;
         if (pr.code == 255)
             return tb_errf(err, "ssh to %s failed: %s", t->host, pr.line[0] ? pr.line : "exit 255");
-        if (pr.pkg)
-            return tb_errf(err, "teebench cannot run on %s: %s is missing (Debian package %s)",
-                           t->host, pr.lib, pr.pkg[0] ? pr.pkg : "unknown");
-        if (o->remote_binary || attempt) {
+        char missing[200];
+        if (loader_missing(&pr, missing, sizeof missing)) {
+            int can_fall_back =
+                !o->remote_binary && o->fallback_binary && local != o->fallback_binary;
+            if (!can_fall_back)
+                return tb_errf(err, "teebench cannot run on %s: %s%s", t->host, missing,
+                               o->remote_binary || local == o->fallback_binary
+                                   ? ""
+                                   : "; `make static` builds build/teebench-static, which "
+                                     "needs no library there");
+            snprintf(why, why_len, "%s", missing);
+            local = o->fallback_binary;
+            copied = 0;
+            if (tb_remote_binary_name(local, name, name_len, err) < 0)
+                return -1;
+            continue;
+        }
+        if (o->remote_binary || copied) {
             if (pr.code == 0)
                 return tb_errf(err, "%s on %s says '%s', this is %s",
                                o->remote_binary ? o->remote_binary : name, t->host, pr.version,
@@ -666,8 +736,9 @@ static int ensure_binary(const tb_remote_target *t, const tb_remote_opts *o,
             return tb_errf(err, "teebench on %s does not run (exit %d): %s", t->host, pr.code,
                            pr.line[0] ? pr.line : "no message");
         }
-        if (upload(t, o, name, stop, err) < 0)
+        if (upload(t, o, local, name, stop, err) < 0)
             return -1;
+        copied = 1;
     }
 }
 
@@ -760,8 +831,22 @@ int tb_remote_run(const tb_remote_target *t, const tb_remote_opts *o, tb_suite_h
     if (t->kind == TB_TARGET_LOCAL)
         return tb_errf(err, "%s: a local target runs here, not over ssh", t->name);
     const volatile sig_atomic_t *stop = hooks ? hooks->stop : NULL;
-    char name[96];
-    int rc = ensure_binary(t, o, stop, name, sizeof name, err);
+    char name[96], why[200];
+    int rc = ensure_binary(t, o, stop, name, sizeof name, why, sizeof why, err);
+    if (rc == 0 && why[0] && hooks && hooks->progress) {
+        char text[800];
+        snprintf(text, sizeof text,
+                 "this teebench cannot run on %s (%s): running the self-contained build there "
+                 "(%s)",
+                 t->host, why, name);
+        tb_suite_event info = {.kind = TB_SUITE_EV_INFO,
+                               .workload = "",
+                               .target = "",
+                               .status = "",
+                               .text = text,
+                               .eta_s = -1};
+        hooks->progress(&info, hooks->ctx);
+    }
     if (rc == 0 && stop && *stop)
         rc = tb_errf(err, "interrupted before the suite started on %s", t->host);
     tb_buf cmd = {0}, errb = {0};
@@ -829,8 +914,8 @@ int tb_remote_run(const tb_remote_target *t, const tb_remote_opts *o, tb_suite_h
 int tb_remote_teebench(const tb_remote_target *t, const tb_remote_opts *o, char *const *args,
                        const volatile sig_atomic_t *stop, tb_buf *out, tb_err *err)
 {
-    char name[96];
-    if (ensure_binary(t, o, stop, name, sizeof name, err) < 0)
+    char name[96], why[200];
+    if (ensure_binary(t, o, stop, name, sizeof name, why, sizeof why, err) < 0)
         return -1;
     tb_buf cmd = {0}, errb = {0};
     int code = -1,
@@ -851,6 +936,13 @@ int tb_remote_teebench(const tb_remote_target *t, const tb_remote_opts *o, char 
     tb_buf_clear(&cmd);
     tb_buf_clear(&errb);
     return rc;
+}
+
+int tb_remote_sh(const tb_remote_target *t, const tb_remote_opts *o, const char *cmd,
+                 int64_t timeout_ms, const volatile sig_atomic_t *stop, tb_buf *out, tb_buf *errb,
+                 int *code, tb_err *err)
+{
+    return ssh_cmd(t, o, cmd, NULL, out, errb, timeout_ms, stop, code, err);
 }
 
 int tb_remote_hostname(const tb_remote_target *t, const tb_remote_opts *o, char *out, size_t len,

@@ -12,7 +12,11 @@
  *      name): a remote runs exactly the build that runs here, or an explicit
  *      --remote-binary (which must say `teebench <this version>`);
  *   2. `teebench --version` there proves it runs; a missing shared library is
- *      named with the Debian package that has it;
+ *      named with the Debian package that has it, a glibc older than this build's
+ *      with the version it needs. In both cases the self-contained build
+ *      (fallback_binary: build/teebench-static, `make static`) is copied and run
+ *      there instead when there is one, under its own name (its own hash), and an
+ *      INFO event says so;
  *   3. `teebench suite run ... --no-store -o - --progress=jsonl` runs there: the
  *      result comes back on stdout, each progress event as one JSON line on stderr,
  *      re-delivered to hooks->progress as it arrives; other stderr lines become
@@ -73,6 +77,10 @@ typedef struct tb_remote_opts {
                                   tests (tests/tools/fake_ssh.sh) and wrappers around ssh */
     int stop_grace_ms;         /* after *stop, how long the remote suite gets to end before
                                   its ssh is killed; 0: 60000 */
+
+    /* copied instead where local_binary cannot run (a missing library, an older glibc):
+       the self-contained build; NULL: none (the error then names what is missing) */
+    const char *fallback_binary;
 } tb_remote_opts;
 
 /* The ssh argv (NULL-terminated, malloc'd; free with tb_remote_argv_free) that runs
@@ -91,6 +99,11 @@ int tb_remote_shell_quote(const char *word, tb_buf *out);
    package that has X (libjansson.so.4 -> libjansson4, ...), or NULL. Pure. */
 const char *tb_remote_package_of(const char *stderr_text, char *lib, size_t lib_len);
 
+/* What "version `GLIBC_2.34' not found" on stderr means: the glibc version this
+   build needs ("2.34", the highest one named) into ver; 1, or 0 when there is no such
+   message. Pure. */
+int tb_remote_glibc_needed(const char *stderr_text, char *ver, size_t ver_len);
+
 /* Runs the suite on t (see above). On 0, *out is the record (caller frees) with
    label t->name (the remote's own label is replaced). -1 with err when the target
    cannot be reached, the binary cannot be put there or run, the command is too long
@@ -105,6 +118,14 @@ int tb_remote_run(const tb_remote_target *t, const tb_remote_opts *o, tb_suite_h
    there. Leaves the control master open (tb_remote_run closes it). */
 int tb_remote_teebench(const tb_remote_target *t, const tb_remote_opts *o, char *const *args,
                        const volatile sig_atomic_t *stop, tb_buf *out, tb_err *err);
+
+/* Runs the shell command cmd there (stdin empty); its stdout and stderr are appended
+   to out and errb (either may be NULL), its exit code is *code (255: ssh failed).
+   Killed after timeout_ms (-1: none), or when *stop is set ("interrupted"; stop may be
+   NULL). 0, or -1 with err. Leaves the control master open. */
+int tb_remote_sh(const tb_remote_target *t, const tb_remote_opts *o, const char *cmd,
+                 int64_t timeout_ms, const volatile sig_atomic_t *stop, tb_buf *out, tb_buf *errb,
+                 int *code, tb_err *err);
 
 /* The address ssh connects to for t (`ssh -G`: the user's config may map an alias to
    a HostName), into out. 0, or -1 with err. No connection is made. */

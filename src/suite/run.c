@@ -27,7 +27,9 @@
 
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/curl.h"
 #include "base/file.h"
+#include "base/linkage.h"
 #include "serve/nginx.h"
 #include "serve/pki.h"
 #include "sys/env.h"
@@ -262,6 +264,9 @@ static void set_versions(suite_ctx *c)
     if (uname(&u) == 0)
         json_object_set_new(v, "kernel", json_string(u.release));
     json_object_set_new(v, "glibc", json_string(gnu_get_libc_version()));
+    /* self-contained (make static): the glibc and OpenSSL above are linked in, not the system's */
+    json_object_set_new(v, "teebench_build",
+                        json_string(tb_linkage_static() ? "self-contained" : "shared libraries"));
     char nv[256];
     if (c->p->enabled[TB_WL_HTTP] && c->p->http.nginx) {
         nginx_version(c, nv, sizeof nv);
@@ -364,8 +369,9 @@ static int start_nginx(suite_ctx *c, tb_err *err)
     if (access(c->p->http.nginx_bin, X_OK) < 0) {
         c->nginx_skip = 1;
         return tb_errf(err,
-                       "nginx is not installed (%s: %s; install the Debian package "
-                       "nginx-light or nginx)",
+                       "nginx is not installed (%s: %s): install the package nginx "
+                       "(apt-get install nginx, dnf install nginx; `suite run --target ... "
+                       "--guest-setup` does it there)",
                        c->p->http.nginx_bin, strerror(errno));
     }
     if (suite_path(c, "nginx", c->nginx_dir, sizeof c->nginx_dir, err) < 0)
@@ -450,10 +456,16 @@ static int run_step(suite_ctx *c, const tb_suite_step *s, int round, tb_err *err
         return suite_http_step(c, s->target, round, err);
     case TB_WL_ATTEST:
         return suite_attest_step(c, round, err);
-    case TB_WL_NOTARY:
+    case TB_WL_NOTARY: {
+        tb_err ce; /* its client: libcurl, absent there or in the self-contained build */
+        if (tb_curl_load(&ce) < 0)
+            return tb_errf(err, "the notary client needs libcurl%s: %s",
+                           tb_linkage_static() ? "" : " (Debian package libcurl4)", ce.msg),
+                   ST_SKIPPED;
         if (!c->fixture_up)
             return tb_errf(err, "%s", c->fixture_reason), ST_FAILED;
         return suite_notary_step(c, round, err);
+    }
     default:
         return tb_errf(err, "no such step"), ST_FAILED;
     }

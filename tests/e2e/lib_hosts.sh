@@ -11,6 +11,9 @@
 #   SSH_CONFIG       an ssh_config with an entry "NAME" per host (user root, key, port 22,
 #                    known hosts in $WORK): `ssh -F "$SSH_CONFIG" NAME cmd`
 #   SSH_KEY          the client key
+# Optional, for every host of the call: HOSTS_SSHD_EXTRA, more sshd_config lines (e.g.
+# ChrootDirectory); HOSTS_NS_SETUP, a sh command run in the host's mount namespace before
+# its sshd starts (e.g. mounts for that chroot: they vanish with the namespace).
 # Everything is stopped and deleted at exit (hosts_down, called by the EXIT trap).
 # Skips the test (exit 77, "skipped: why") where namespaces or sshd are not available.
 declare -A HOST_ADDR=()
@@ -94,12 +97,13 @@ StrictModes no
 PidFile none
 Subsystem sftp internal-sftp
 AcceptEnv TEEBENCH_*
+${HOSTS_SSHD_EXTRA:-}
 CFG
     # own mount namespace: an empty tmpfs on ~/.cache/teebench (a fresh remote)
     # (sshd logs in with the passwd database's home, not this test's $HOME: lib.sh)
     mkdir -p "$REMOTE_HOME/.cache/teebench"
     ip netns exec "$ns" unshare -m --propagation private sh -c \
-      "mount -t tmpfs -o size=256m,mode=0700 tmpfs '$REMOTE_HOME/.cache/teebench' && exec /usr/sbin/sshd -D -e -f '$WORK/ssh/sshd_$name'" \
+      "mount -t tmpfs -o size=256m,mode=0700 tmpfs '$REMOTE_HOME/.cache/teebench' && ${HOSTS_NS_SETUP:-:} && exec /usr/sbin/sshd -D -e -f '$WORK/ssh/sshd_$name'" \
       2>"$WORK/ssh/sshd_$name.log" &
     _TB_SSHD_PIDS+=($!)
     echo "198.18.$n.2 $(cut -d' ' -f1-2 "$WORK/ssh/host_key.pub")" >>"$WORK/ssh/known_hosts"

@@ -115,10 +115,14 @@ r = json.load(open(sys.argv[1]))
 assert r["status"] == "complete" and r["metrics"] == [], r["status"]
 s = r["extra"]["skipped"]
 assert len(s) == 1 and s[0]["workload"] == "http" and s[0]["target"] == "nginx", s
-assert "/nonexistent/sbin/nginx" in s[0]["reason"] and "nginx-light" in s[0]["reason"], s
+assert "/nonexistent/sbin/nginx" in s[0]["reason"] and "install the package nginx" in s[0]["reason"], s
+assert "--guest-setup" in s[0]["reason"], s
 assert r["versions"]["nginx"] == "not installed"
 PY
 grep -q "^skipped:" "$WORK/out" && grep -q "http nginx: nginx is not installed" "$WORK/out" \
   || fail "summary does not list the skipped workload: $(cat "$WORK/out")"
 grep -q "http nginx: skipped" "$WORK/err" || fail "progress does not say skipped: $(cat "$WORK/err")"
+# --guest-setup installs there: here it is refused (scripts/setup.sh does that)
+expect_fail 2 "$TB" suite run --guest-setup --no-store
+grep -q -- '--guest-setup: only with --target or --vm-kinds' "$WORK/err" || fail "guest-setup here: $(cat "$WORK/err")"
 pass "suite cli"

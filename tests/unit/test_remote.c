@@ -466,6 +466,84 @@ static void test_package_of(void **state)
     assert_string_equal(small, "libj");
 }
 
+/* Every shared library the ordinary build needs (readelf -d of the built teebench) has
+   its package in the hint; the self-contained build's loader messages need none. */
+static void test_package_of_needed(void **state)
+{
+    (void)state;
+    char lib[64];
+    assert_string_equal(tb_remote_package_of("error while loading shared libraries: "
+                                             "liblua5.4.so.0: cannot open",
+                                             lib, sizeof lib),
+                        "liblua5.4-0");
+    assert_string_equal(tb_remote_package_of("error while loading shared libraries: "
+                                             "libz.so.1: cannot open",
+                                             lib, sizeof lib),
+                        "zlib1g");
+    const char *env = getenv("TEEBENCH");
+    char self[PATH_MAX], tb[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    assert_true(len > 0);
+    self[len] = 0;
+    fmt(tb, "%s", env && *env ? env : self);
+    if (!env || !*env)
+        fmt(tb, "%s/teebench", dirname(self));
+    if (access("/usr/bin/readelf", X_OK) < 0 || access(tb, R_OK) < 0)
+        skip(); /* binutils' readelf, and the built teebench */
+    char *argv[] = {"/usr/bin/readelf", "-d", tb, NULL};
+    int code = -1;
+    char *out = run_capture(argv, &code);
+    assert_int_equal(code, 0);
+    int n = 0;
+    char unknown[64] = "";
+    for (const char *p = out; (p = strstr(p, "Shared library: [")); n++) {
+        p += strlen("Shared library: [");
+        char msg[200];
+        fmt(msg, "error while loading shared libraries: %.*s: cannot open", (int)strcspn(p, "]"),
+            p);
+        const char *pkg = tb_remote_package_of(msg, lib, sizeof lib);
+        assert_non_null(pkg);
+        /* a sanitizer build's runtime (gcc's libtsan.so.2, libasan.so.8): not a build
+           anyone copies to a guest */
+        int runtime = strstr(lib, "san.so.") != NULL;
+        if (!pkg[0] && !runtime && !unknown[0])
+            fmt(unknown, "%s", lib);
+    }
+    free(out);
+    if (unknown[0])
+        fail_msg("%s (needed by %s) has no package in the missing-library hint", unknown, tb);
+    assert_true(n >= 6); /* libssl, libcrypto, jansson, sqlite, zlib, lua, libc ... */
+}
+
+static void test_glibc_needed(void **state)
+{
+    (void)state;
+    char v[16] = "";
+    assert_int_equal(
+        tb_remote_glibc_needed("/root/.cache/teebench/teebench-0.1.0-abc: /lib/x86_64-linux-gnu/"
+                               "libc.so.6: version `GLIBC_2.34' not found (required by x)\n"
+                               "x: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.38' not "
+                               "found (required by x)\n"
+                               "x: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.4' not "
+                               "found (required by x)\n",
+                               v, sizeof v),
+        1);
+    assert_string_equal(v, "2.38"); /* the highest, compared as numbers (2.4 < 2.38) */
+    assert_int_equal(tb_remote_glibc_needed("version `GLIBC_2.36' not found", v, sizeof v), 1);
+    assert_string_equal(v, "2.36");
+    v[0] = 0;
+    assert_int_equal(tb_remote_glibc_needed("version `GLIBC_PRIVATE' not found", v, sizeof v), 0);
+    assert_int_equal(tb_remote_glibc_needed("version `GLIBC_2.3x' not found", v, sizeof v), 0);
+    /* digits only (fuzz_remote: a sign made sscanf's %u wrap to 4294967284) */
+    assert_int_equal(tb_remote_glibc_needed("version `GLIBC_-12.35' not found", v, sizeof v), 0);
+    assert_int_equal(tb_remote_glibc_needed("version `GLIBC_ 2.34' not found", v, sizeof v), 0);
+    assert_int_equal(tb_remote_glibc_needed("version `GLIBC_2.+4' not found", v, sizeof v), 0);
+    assert_int_equal(tb_remote_glibc_needed("version `GLIBC_2.3456' not found", v, sizeof v), 0);
+    assert_int_equal(tb_remote_glibc_needed("bash: teebench: command not found", v, sizeof v), 0);
+    assert_int_equal(tb_remote_glibc_needed("", v, sizeof v), 0);
+    assert_string_equal(v, "");
+}
+
 static void test_binary_name(void **state)
 {
     (void)state;
@@ -792,6 +870,80 @@ static void test_run_missing_library(void **state)
                0755);
     assert_int_equal(tb_remote_run(&t, &o, NULL, &r, &e), -1);
     assert_non_null(strstr(e.msg, "libzz.so.1 is missing (Debian package unknown)"));
+}
+
+/* A build that cannot run there (a missing library, an older glibc): the fallback (the
+   self-contained build) is copied under its own name and runs; an INFO event says why.
+   Without a fallback the error says what is missing and that `make static` helps. */
+static void test_run_fallback(void **state)
+{
+    fixture *f = *state;
+    char nolib[PATH_MAX], oldc[PATH_MAX];
+    fmt(nolib, "%s/../nolib", f->home);
+    write_file(nolib,
+               "#!/bin/sh\n"
+               "echo \"$0: error while loading shared libraries: liblua5.4.so.0: cannot open "
+               "shared object file: No such file or directory\" >&2\n"
+               "exit 127\n",
+               0755);
+    tb_remote_target t = target("old=ssh://fakehost");
+    tb_remote_opts o = opts_for(f);
+    o.local_binary = nolib;
+    o.fallback_binary = f->tb;
+    seen *s = calloc(1, sizeof *s);
+    tb_suite_hooks h = {.progress = on_progress, .ctx = s, .stop = &s->stop};
+    tb_record *r = NULL;
+    tb_err e = {{0}};
+    if (tb_remote_run(&t, &o, &h, &r, &e) < 0)
+        fail_msg("tb_remote_run with a fallback: %s", e.msg);
+    assert_string_equal(r->status, "complete");
+    tb_record_free(r);
+    char text[128];
+    fmt(text, "this teebench cannot run on fakehost (liblua5.4.so.0 is missing (Debian package "
+              "liblua5.4-0)): running the self-");
+    int info = -1;
+    for (int i = 0; i < s->n && info < 0; i++)
+        if (s->kind[i] == TB_SUITE_EV_INFO && !strncmp(s->text[i], text, strlen(text)))
+            info = i;
+    assert_true(info >= 0);
+    assert_true(same_file(f->cached, f->tb)); /* the fallback, under its own hash's name */
+    /* both copies are there: the one that does not run tells the next run at once */
+    assert_int_equal(count_lines_with(f->log, ".upload."), 2);
+    unlink(f->log);
+    memset(s, 0, sizeof *s);
+    if (tb_remote_run(&t, &o, &h, &r, &e) < 0)
+        fail_msg("second tb_remote_run with a fallback: %s", e.msg);
+    tb_record_free(r);
+    assert_int_equal(count_lines_with(f->log, ".upload."), 0);
+    free(s);
+
+    /* an older glibc there, no fallback: named, with the way out */
+    fmt(oldc, "%s/../oldc", f->home);
+    write_file(oldc,
+               "#!/bin/sh\n"
+               "echo \"$0: /lib/x86_64-linux-gnu/libc.so.6: version \\`GLIBC_2.34' not found "
+               "(required by $0)\" >&2\n"
+               "exit 1\n",
+               0755);
+    o.local_binary = oldc;
+    o.fallback_binary = NULL;
+    assert_int_equal(tb_remote_run(&t, &o, NULL, &r, &e), -1);
+    assert_null(r);
+    assert_string_equal(e.msg, "teebench cannot run on fakehost: it needs glibc 2.34 or later, "
+                               "which is not there; `make static` builds "
+                               "build/teebench-static, which needs no library there");
+    /* a fallback that cannot run either: its own reason, no loop */
+    o.local_binary = oldc;
+    o.fallback_binary = nolib;
+    assert_int_equal(tb_remote_run(&t, &o, NULL, &r, &e), -1);
+    assert_string_equal(e.msg, "teebench cannot run on fakehost: liblua5.4.so.0 is missing "
+                               "(Debian package liblua5.4-0)");
+    /* --remote-binary: no fallback is copied in its place */
+    o.remote_binary = oldc;
+    o.fallback_binary = f->tb;
+    assert_int_equal(tb_remote_run(&t, &o, NULL, &r, &e), -1);
+    assert_string_equal(e.msg, "teebench cannot run on fakehost: it needs glibc 2.34 or later, "
+                               "which is not there");
 }
 
 /* A teebench of another version there (--remote-binary): refused, both named. */
@@ -1354,10 +1506,13 @@ int main(void)
         cmocka_unit_test(test_ssh_argv_openssh),
         cmocka_unit_test(test_shell_quote),
         cmocka_unit_test(test_package_of),
+        cmocka_unit_test(test_package_of_needed),
+        cmocka_unit_test(test_glibc_needed),
         cmocka_unit_test(test_binary_name),
         cmocka_unit_test_setup_teardown(test_run_copy_then_reuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_remote_binary, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_missing_library, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_fallback, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_wrong_version, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_no_result, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_unreachable, setup, teardown),

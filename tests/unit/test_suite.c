@@ -605,6 +605,9 @@ static void test_run_attest(void **state)
     assert_non_null(json_object_get(r->env, "platform"));
     assert_true(json_is_string(json_object_get(r->versions, "openssl")));
     assert_true(json_is_string(json_object_get(r->versions, "kernel")));
+    /* which teebench measured: this test is linked against shared libraries */
+    assert_string_equal(json_string_value(json_object_get(r->versions, "teebench_build")),
+                        "shared libraries");
     assert_string_equal(json_string_value(json_array_get(r->commands, 0)), p.invocation);
     int attest_cmd = 0;
     for (size_t i = 0; i < json_array_size(r->commands); i++)
