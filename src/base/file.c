@@ -179,7 +179,8 @@ static int replace_path(const char *path, const void *data, size_t len, mode_t m
     if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
         return tb_errf(err, "%s: path too long", path);
     char *slash = strrchr(dir, '/');
-    const char *name = slash ? slash + 1 : path;
+    /* the name is read from path, not dir: dir is cut below ("/x" keeps "/") */
+    const char *name = slash ? path + (slash - dir) + 1 : path;
     if (!*name)
         return tb_errf(err, "%s: is a directory", path);
     if (!slash)

@@ -127,6 +127,30 @@ static int count_entries(const char *dir)
  * uid 65534. Neither is followed:
  * the victim file keeps its bytes, the key lands in a new file of mode 0600 that
  * we own, and the planted link at the temporary name is left alone. */
+/* A file directly in "/" ("/x", the one path whose directory keeps its slash): the
+   name must not be cut with the directory (it was: renameat got "" and failed). Root
+   only; the file is removed again. */
+static void test_file_atomic_in_root_dir(void **state)
+{
+    (void)state;
+    if (geteuid() != 0) {
+        fprintf(stderr, "  (not root: a file in / is not tried)\n");
+        return;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/tb-unit-%ld.tmp", (long)getpid());
+    tb_err e;
+    int rc = tb_file_write_atomic(path, "root", 4, &e);
+    tb_buf b = {0};
+    int rd = rc == 0 ? tb_file_read(path, 100, &b, &e) : -1;
+    unlink(path);
+    assert_int_equal(rc, 0);
+    assert_int_equal(rd, 0);
+    assert_int_equal(b.len, 4);
+    assert_memory_equal(b.p, "root", 4);
+    tb_buf_clear(&b);
+}
+
 static void test_file_atomic_planted_symlinks(void **state)
 {
     (void)state;
@@ -432,6 +456,7 @@ int main(void)
         cmocka_unit_test(test_file_atomic_roundtrip),
         cmocka_unit_test(test_path_join),
         cmocka_unit_test(test_file_atomic_mode),
+        cmocka_unit_test(test_file_atomic_in_root_dir),
         cmocka_unit_test(test_file_atomic_planted_symlinks),
         cmocka_unit_test(test_dir_open_private),
         cmocka_unit_test(test_file_write_special),
