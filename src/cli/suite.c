@@ -140,7 +140,7 @@ static void usage(FILE *f)
         "This machine and VMs it starts, in one command (host, then each kind):\n"
         "  --vm-kinds LIST    e.g. regular,tdx (labels vm-regular, vm-tdx) or td=tdx,vm=regular:\n"
         "                     each VM is started from the same description, the suite runs\n"
-        "                     inside over SSH, the boot time (vm start to the first SSH answer)\n"
+        "                     inside over SSH, the boot time (vm start to the first SSH login)\n"
         "                     is the metric vm.boot.s, and the VM is stopped; a kind this host\n"
         "                     cannot run is refused with one line and the others still run.\n"
         "                     Under TCG emulation a label gets -tcg (no figure from it means\n"

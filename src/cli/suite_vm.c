@@ -151,8 +151,7 @@ int cli_suite_vms_start(cli_suite_vms *v, int i, tb_suite_hooks *hooks, tb_err *
     v->running = i;
     char url[128];
     tb_vm_ssh_url(&v->st, url, sizeof url);
-    info(hooks, "booted in %.1f s (vm start to the first SSH answer), %s", v->st.boot_ns / 1e9,
-         url);
+    info(hooks, "booted in %.1f s (vm start to the first SSH login), %s", v->st.boot_ns / 1e9, url);
     return 0;
 }
 

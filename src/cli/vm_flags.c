@@ -35,6 +35,7 @@ const struct option cli_vm_flags_start[] = {{"kind", R, NULL, CLI_VM_KIND},
                                             {"snapshot", N, NULL, CLI_VM_SNAPSHOT},
                                             {"boot-timeout", R, NULL, CLI_VM_BOOT_TIMEOUT},
                                             {"qemu", R, NULL, CLI_VM_QEMU},
+                                            {"seed", R, NULL, CLI_VM_SEED},
                                             {NULL, 0, NULL, 0}};
 
 const struct option cli_vm_flags_suite[] = {{"image", R, NULL, CLI_VM_IMAGE},
@@ -54,8 +55,10 @@ const struct option cli_vm_flags_suite[] = {{"image", R, NULL, CLI_VM_IMAGE},
                                             {"reduced-phys-bits", R, NULL, CLI_VM_RPB},
                                             {"vm-snp-policy", R, NULL, CLI_VM_POLICY},
                                             {"snapshot", N, NULL, CLI_VM_SNAPSHOT},
+                                            {"no-snapshot", N, NULL, CLI_VM_NO_SNAPSHOT},
                                             {"boot-timeout", R, NULL, CLI_VM_BOOT_TIMEOUT},
                                             {"qemu", R, NULL, CLI_VM_QEMU},
+                                            {"vm-seed", R, NULL, CLI_VM_SEED},
                                             {NULL, 0, NULL, 0}};
 
 #undef R
@@ -185,6 +188,17 @@ int cli_vm_flag_take(const char *cmd, const struct option *table, int c, const c
     }
     case CLI_VM_QEMU:
         s->qemu = v;
+        break;
+    case CLI_VM_SEED:
+        if (!strcmp(v, "on"))
+            s->seed = 1;
+        else if (!strcmp(v, "off"))
+            s->seed = 0;
+        else
+            return cli_fail_code(2, cmd, "%s %s: not on or off", f, v);
+        break;
+    case CLI_VM_NO_SNAPSHOT:
+        s->snapshot = 0;
         break;
     default:
         return cli_fail_code(2, cmd, "%s: not a VM flag", f);

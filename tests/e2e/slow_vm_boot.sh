@@ -30,7 +30,7 @@ trap stop_vm EXIT
   fail "vm start: $(cat "$WORK/start.err"); serial log: $(tail -n 20 "$RUN/g1/serial.log" 2>/dev/null)"
 cat "$WORK/start.err" "$WORK/start.out"
 grep -q "NOTE: TCG EMULATION (--accel tcg)" "$WORK/start.err" || fail "no loud TCG note"
-grep -Eq "^booted in [0-9]+\.[0-9] s \(first SSH answer\)$" "$WORK/start.out" ||
+grep -Eq "^booted in [0-9]+\.[0-9] s \(first SSH login\)$" "$WORK/start.out" ||
   fail "no boot time: $(cat "$WORK/start.out")"
 "$TB" vm show g1 --json --dir "$RUN" >"$WORK/show.json"
 grep -q '"tcg": true' "$WORK/show.json" || fail "state lacks tcg: true"
