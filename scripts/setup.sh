@@ -19,7 +19,8 @@ TEST_PACKAGES=(
   libcmocka-dev clang libclang-rt-14-dev clang-format wrk
   openssh-server ansible
   chromium
-  qemu-system-x86 qemu-utils busybox-static cpio dropbear-bin
+  qemu-system-x86 qemu-utils busybox-static cpio dropbear-bin ovmf
+  mmdebstrap dosfstools mtools fdisk genisoimage  # vm image (slow_vm_cloudimg.sh), isoinfo
   hyperfine
   libhdrhistogram-java  # HdrHistogram's own log reader (tests/e2e/http_wrk2_report.sh, with a JRE)
   python3-fusepy fuse3  # a fake configfs-tsm in a mount namespace (tests/e2e/suite_snp_tsm.sh)

@@ -153,6 +153,8 @@ int cli_vm_image(int argc, char **argv)
             return cli_fail(CMD, "image: cannot find this teebench (/proc/self/exe)");
         r.teebench = self;
     }
+    if (tb_vm_image_check(&r, &e) < 0)
+        return cli_fail(CMD, "image: %s", e.msg);
     fprintf(stderr, "teebench: vm: building %s (%s%s, mmdebstrap): a few minutes\n", out, d->name,
             r.stock ? ", stock" : "");
     fflush(stderr);

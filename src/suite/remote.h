@@ -81,6 +81,17 @@ int tb_remote_shell_quote(const char *word, tb_buf *out);
    package that has X (libjansson.so.4 -> libjansson4, ...), or NULL. Pure. */
 const char *tb_remote_package_of(const char *stderr_text, char *lib, size_t lib_len);
 
+/* What ssh's "USER@HOST: Permission denied (publickey,password)." on stderr means
+   for a BatchMode run: 1 when text holds such a refusal, with one line into out --
+   for a server that offers passwords (a TD started by hand: Canonical's image
+   takes tdx/123456), the exact ssh-copy-id command that installs a key of the
+   user's once (`--ssh-copy-id` runs it); for a key-only server, that none of the
+   user's keys is authorized there. 0 (out untouched) otherwise. Pure. */
+int tb_remote_auth_hint(const tb_remote_target *t, const char *ssh_config, const char *text,
+                        char *out, size_t len);
+/* The ssh-copy-id argv for t (NULL-terminated, malloc'd; tb_remote_argv_free). */
+char **tb_remote_copy_id_argv(const tb_remote_target *t, const char *ssh_config);
+
 /* Runs the suite on t (see above). On 0, *out is the record (caller frees) with
    label t->name. -1 with err when the target cannot be reached, the binary cannot
    be put there or run, the command is too long for ssh (a suite_doc over ~120 KiB),

@@ -66,7 +66,7 @@ int tb_vm_image_packages(const tb_vm_image_recipe *r, const tb_vm_distro *d, tb_
                          tb_err *err)
 {
     int rc = tb_buf_printf(out,
-                           "%s,systemd-sysv,udev,%s,openssh-server,cloud-init,nginx,"
+                           "%s,systemd-sysv,udev,dbus,%s,openssh-server,cloud-init,nginx,"
                            "systemd-boot-efi",
                            d->kernel, d->network);
     /* what teebench links that a cloud image may lack (libssl comes with openssh) */
@@ -390,11 +390,8 @@ static void last_log_line(const char *path, char *out, size_t len)
     tb_buf_clear(&b);
 }
 
-int tb_vm_image_build(const tb_vm_image_recipe *r, const volatile sig_atomic_t *stop,
-                      char *log_path, size_t log_len, tb_err *err)
+int tb_vm_image_check(const tb_vm_image_recipe *r, tb_err *err)
 {
-    if (log_len)
-        log_path[0] = 0;
     if (geteuid() != 0)
         return tb_errf(err, "building an image needs root (mmdebstrap's root mode chroots, and "
                             "mkfs.ext4 -d keeps the files' owners): run it as root, e.g. sudo "
@@ -409,6 +406,16 @@ int tb_vm_image_build(const tb_vm_image_recipe *r, const volatile sig_atomic_t *
         return tb_errno(err, "%s", r->teebench);
     if (r->authorized_key && access(r->authorized_key, R_OK) != 0)
         return tb_errno(err, "--authorized-key %s", r->authorized_key);
+    return 0;
+}
+
+int tb_vm_image_build(const tb_vm_image_recipe *r, const volatile sig_atomic_t *stop,
+                      char *log_path, size_t log_len, tb_err *err)
+{
+    if (log_len)
+        log_path[0] = 0;
+    if (tb_vm_image_check(r, err) < 0)
+        return -1;
     char dir[1024], work[1100], hook[1200], log[1200], img[1200], tmp[1200];
     const char *slash = strrchr(r->output, '/');
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - r->output) : 1,

@@ -2,9 +2,10 @@
  * with Debian's mmdebstrap, ready for `vm start` and `suite run --vm-kinds`:
  *
  *   mmdebstrap --mode=root --format=null --variant=apt --include=PACKAGES SUITE
- *     (the kernel, systemd, udev, cloud-init, openssh-server, nginx, systemd-boot's
- *      EFI binary, the network tool of the distribution; unless stock: teebench at
- *      /usr/local/bin and the libraries it links)
+ *     (the kernel, systemd, udev, dbus (systemd-logind then powers the guest off on
+ *      ACPI's power button: vm stop's system_powerdown), cloud-init, openssh-server,
+ *      nginx, systemd-boot's EFI binary, the network tool of the distribution; unless
+ *      stock: teebench at /usr/local/bin and the libraries it links)
  *   its customize hook (a shell script written here) then makes, from the tree:
  *     - an EFI system partition (FAT, mkfs.vfat + mtools): systemd-boot as
  *       \EFI\BOOT\BOOTX64.EFI (the removable-media path OVMF and TDVF boot without
@@ -80,7 +81,12 @@ char **tb_vm_image_argv(const tb_vm_image_recipe *r, const char *hook_path, tb_e
    ~/.local/share/...), "-stock" before the suffix for a stock one. */
 int tb_vm_image_default_path(const char *suite, int stock, char *out, size_t len, tb_err *err);
 
-/* Builds r->output: checks root and the host tools (naming their Debian packages),
+/* What a build needs of the host, checked without starting it: root, the tools
+   (named with their Debian packages), Ubuntu's keyring, the files the recipe
+   names. 0, or -1 with err. */
+int tb_vm_image_check(const tb_vm_image_recipe *r, tb_err *err);
+
+/* Builds r->output: checks root and the host tools (tb_vm_image_check),
    makes a private work directory beside the output, runs mmdebstrap (its output in
    workdir/build.log, *log_path set to it), and renames the qcow2 into place. The
    work directory is removed on success; on failure only build.log stays, and err

@@ -25,8 +25,8 @@ for t in qemu-system-x86_64 qemu-img mmdebstrap mkfs.ext4 mkfs.vfat mcopy sfdisk
 done
 [ -r /usr/share/ovmf/OVMF.fd ] || skip "no OVMF firmware (Debian's ovmf)"
 # the mirror this machine's apt uses (deb822 URIs: or a one-line deb entry)
-MIRROR=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources \
-  2>/dev/null | grep -Eo 'https?://[^ ]+/debian/?( |$)' | grep -v -- '-security' | head -n 1 | tr -d ' ')
+MIRROR=$({ cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources \
+  2>/dev/null || true; } | { grep -Eo 'https?://[^ ]+/debian/?( |$)' || true; } | head -n 1 | tr -d ' ')
 [ -n "$MIRROR" ] || MIRROR=http://deb.debian.org/debian
 
 CACHE=${TEEBENCH_VM_CACHE:-$(dirname "$TB")/vm-guest}

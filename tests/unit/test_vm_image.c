@@ -51,7 +51,7 @@ static void test_packages(void **state)
     tb_err e;
     assert_int_equal(tb_vm_image_packages(&r, d, &b, &e), 0);
     assert_string_equal((const char *)b.p,
-                        "linux-image-cloud-amd64,systemd-sysv,udev,ifupdown,openssh-server,"
+                        "linux-image-cloud-amd64,systemd-sysv,udev,dbus,ifupdown,openssh-server,"
                         "cloud-init,nginx,systemd-boot-efi,libjansson4,libsqlite3-0,"
                         "liblua5.4-0,zlib1g");
     b.len = 0;
@@ -59,7 +59,7 @@ static void test_packages(void **state)
     r.extra = "libjansson4,liblua5.4-0";
     assert_int_equal(tb_vm_image_packages(&r, d, &b, &e), 0);
     assert_string_equal((const char *)b.p,
-                        "linux-image-cloud-amd64,systemd-sysv,udev,ifupdown,openssh-server,"
+                        "linux-image-cloud-amd64,systemd-sysv,udev,dbus,ifupdown,openssh-server,"
                         "cloud-init,nginx,systemd-boot-efi,libjansson4,liblua5.4-0");
     const char *bad[] = {"a b", "x,,y", "-x", "x;rm", "X", NULL};
     for (int i = 0; bad[i]; i++) {
