@@ -56,7 +56,8 @@ pass "teebench env in the guest: a VM under QEMU TCG"
 
 # What Linux's isofs makes of teebench's cloud-init seed (the only disk of this guest):
 # Rock Ridge names by default, Joliet's with norock, bare ISO 9660 level 1 names with both off.
-"$TB" vm ssh g1 --dir "$RUN" -- sh -c 'mkdir -p /mnt/s && for o in ro ro,norock ro,norock,nojoliet; do
+# (one word: ssh hands the command line to the guest's shell as it is)
+"$TB" vm ssh g1 --dir "$RUN" -- 'mkdir -p /mnt/s && for o in ro ro,norock ro,norock,nojoliet; do
   mount -t iso9660 -o $o /dev/vda /mnt/s && echo "== $o" && ls /mnt/s && umount /mnt/s; done;
   mount -t iso9660 -o ro /dev/vda /mnt/s && cat /mnt/s/user-data /mnt/s/meta-data && umount /mnt/s' \
   >"$WORK/seed.out" 2>"$WORK/ssh.err" || fail "mounting the seed in the guest: $(cat "$WORK/ssh.err")"
