@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/buf.h"
 #include "base/clock.h"
 #include "vm/image.h"
 #include "vm/vm.h"
@@ -53,11 +54,13 @@ static void usage(FILE *f)
             "  --size SIZE          the disk's size (sparse), e.g. 4G (default 4G)\n"
             "  --apt-cache DIR      keep downloaded packages in DIR and reuse them\n"
             "  --force              rebuild an image that exists\n"
+            "  --print              print what would run as root (mmdebstrap's command line\n"
+            "                       and its customize hook) and exit\n"
             "  -h, --help           this text\n",
             tb_vm_distro_names(), TB_VM_IMAGE_DEFAULT_SUITE);
 }
 
-enum { O_SUITE = 300, O_MIRROR, O_STOCK, O_INCLUDE, O_KEY, O_SIZE, O_CACHE, O_FORCE };
+enum { O_SUITE = 300, O_MIRROR, O_STOCK, O_INCLUDE, O_KEY, O_SIZE, O_CACHE, O_FORCE, O_PRINT };
 
 /* This binary's path (copied into the image). */
 static int self_path(char *out, size_t len)
@@ -66,6 +69,30 @@ static int self_path(char *out, size_t len)
     if (n <= 0)
         return -1;
     out[n] = 0;
+    return 0;
+}
+
+/* --print: mmdebstrap's argv, one word a line, then the hook (WORKDIR for the work dir). */
+static int print_plan(tb_vm_image_recipe *r)
+{
+    tb_err e;
+    char self[PATH_MAX];
+    if (!r->stock && self_path(self, sizeof self) == 0)
+        r->teebench = self;
+    tb_buf script = {0};
+    char **argv = tb_vm_image_argv(r, "WORKDIR/hook.sh", &e);
+    if (!argv || tb_vm_image_script(r, "WORKDIR", &script, &e) < 0) {
+        tb_vm_argv_free(argv);
+        return cli_fail_code(2, CMD, "image: %s", e.msg);
+    }
+    printf("# run as root with TMPDIR=WORKDIR, WORKDIR a new private directory beside %s:\n",
+           r->output);
+    for (char **a = argv; *a; a++)
+        printf("%s%s\n", a == argv ? "" : "  ", *a);
+    printf("\n# WORKDIR/hook.sh:\n");
+    fwrite(script.p, 1, script.len, stdout);
+    tb_vm_argv_free(argv);
+    tb_buf_clear(&script);
     return 0;
 }
 
@@ -80,10 +107,11 @@ int cli_vm_image(int argc, char **argv)
                                           {"size", required_argument, NULL, O_SIZE},
                                           {"apt-cache", required_argument, NULL, O_CACHE},
                                           {"force", no_argument, NULL, O_FORCE},
+                                          {"print", no_argument, NULL, O_PRINT},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
     tb_vm_image_recipe r = {.suite = TB_VM_IMAGE_DEFAULT_SUITE};
-    int force = 0, c;
+    int force = 0, print = 0, c;
     tb_err e;
     optind = 1;
     opterr = 0;
@@ -120,6 +148,9 @@ int cli_vm_image(int argc, char **argv)
         case O_FORCE:
             force = 1;
             break;
+        case O_PRINT:
+            print = 1;
+            break;
         default:
             return cli_bad_option(CMD, c, argv);
         }
@@ -143,6 +174,8 @@ int cli_vm_image(int argc, char **argv)
         snprintf(out, sizeof out, "%s", r.output);
     }
     r.output = out;
+    if (print)
+        return print_plan(&r);
     struct stat sb;
     if (!force && stat(out, &sb) == 0) {
         printf("image %s exists (%s; --force builds it again)\n", out, d->name);

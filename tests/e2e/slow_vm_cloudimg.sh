@@ -32,8 +32,8 @@ MIRROR=$({ cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sou
 CACHE=${TEEBENCH_VM_CACHE:-$(dirname "$TB")/vm-guest}
 mkdir -p "$CACHE"
 IMG_ARGS=(--stock --suite bookworm --mirror "$MIRROR" --include libjansson4,liblua5.4-0 --size 3G)
-# the image is rebuilt when the recipe or this teebench's version changes
-KEY=$(printf '%s\n' "${IMG_ARGS[@]}" "$("$TB" --version)" | sha256sum | cut -c1-12)
+# the image is rebuilt when what vm image runs changes (its command line and hook)
+KEY=$("$TB" vm image "${IMG_ARGS[@]}" -o /cloudimg.img --print | sha256sum | cut -c1-12)
 IMG=$CACHE/cloudimg-$KEY.img
 if [ ! -s "$IMG" ]; then
   rm -f "$CACHE"/cloudimg-*.img
