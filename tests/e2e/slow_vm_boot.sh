@@ -69,7 +69,7 @@ key = open(sys.argv[2]).read().strip()
 blocks = dict((b.split("\n", 1)[0], b.split("\n", 1)[1].split()) for b in text.split("== ")[1:])
 assert blocks["ro"][:2] == ["meta-data", "user-data"], blocks["ro"]
 assert blocks["ro,norock"][:2] == ["meta-data", "user-data"], blocks["ro,norock"]
-assert blocks["ro,norock,nojoliet"][:2] == ["meta_dat.", "user_dat."], blocks["ro,norock,nojoliet"]
+assert blocks["ro,norock,nojoliet"][:2] == ["meta_dat", "user_dat"], blocks["ro,norock,nojoliet"]
 assert "#cloud-config" in text and "disable_root: false" in text and key in text, text
 assert "local-hostname: g1" in text and "instance-id: teebench-g1-" in text, text
 PY
