@@ -101,11 +101,11 @@ pass "stopped through QMP system_powerdown (guest build $((T_BUILD - T0)) s, who
 T0=$(date +%s)
 rc=0
 "$TB" vm start g2 --kernel "$KERNEL" --initrd "$GUEST_INITRD" --append "quiet teebench.nokey" \
-  --cpus 1 --memory 1G --accel tcg --firmware none --vsock off --boot-timeout 45 \
+  --cpus 1 --memory 1G --accel tcg --firmware none --vsock off --boot-timeout 30 \
   --dir "$RUN" >"$WORK/nokey.out" 2>"$WORK/nokey.err" || rc=$?
 T1=$(date +%s)
 [ $rc -eq 1 ] || fail "a guest without a key: exit $rc: $(cat "$WORK/nokey.err")"
-[ $((T1 - T0)) -le 60 ] || fail "a guest without a key took $((T1 - T0)) s to fail (boot timeout 45 s)"
+[ $((T1 - T0)) -le 45 ] || fail "a guest without a key took $((T1 - T0)) s to fail (boot timeout 30 s)"
 grep -v '^teebench: vm: NOTE: ' "$WORK/nokey.err" >"$WORK/nokey.line"
 [ "$(wc -l <"$WORK/nokey.line")" -eq 1 ] || fail "not one line: $(cat "$WORK/nokey.err")"
 grep -q "^teebench: vm: start g2: the guest's sshd on 127.0.0.1:[0-9]* refused the VM's key for root for [0-9]* s (ssh: .*Permission denied (publickey).*): give the guest a key one of three ways -- an image with cloud-init (it reads the seed teebench attaches), a guest that reads the fw_cfg file opt/teebench/authorized_keys, or --ssh-key KEY (and --ssh-user) of a key the image already accepts$" \
