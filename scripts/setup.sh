@@ -22,6 +22,7 @@ TEST_PACKAGES=(
   chromium
   qemu-system-x86 qemu-utils busybox-static cpio dropbear-bin
   ovmf  # a real OVMF.fd with TDVF and SEV-SNP metadata (tests/unit/test_vm_firmware.c)
+  mmdebstrap dosfstools mtools fdisk genisoimage  # vm image (slow_vm_cloudimg.sh), isoinfo
   hyperfine
   libhdrhistogram-java  # HdrHistogram's own log reader (tests/e2e/http_wrk2_report.sh, with a JRE)
   python3-fusepy fuse3  # a fake configfs-tsm in a mount namespace (tests/e2e/suite_snp_tsm.sh)

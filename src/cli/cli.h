@@ -22,6 +22,8 @@ int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 int cmd_vm(int argc, char **argv);
+/* `teebench vm image` (cli/vm_image.c): argv[0] is "image". */
+int cli_vm_image(int argc, char **argv);
 int cmd_suite(int argc, char **argv);
 
 /* Prints "teebench: <cmd>: <formatted message>" to stderr; returns exit code 1. */

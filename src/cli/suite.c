@@ -25,6 +25,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -65,6 +66,7 @@ typedef struct suite_args {
     const char *ssh_config, *remote_binary, *vm_dir;
     int http_client_local; /* --http-client local: load remote nginx from here */
     int guest_setup;       /* --guest-setup: install nginx there first */
+    int ssh_copy_id;       /* --ssh-copy-id: ssh-copy-id to each ssh target first */
     cli_suite_vms vms;     /* --vm-kinds and the VM flags (cli/suite_vm.h) */
     const char *sets[64];
     int n_sets;
@@ -138,6 +140,11 @@ static void usage(FILE *f)
         "  --target NAME=vm:VM  a VM started by `teebench vm start VM`\n"
         "  --target NAME=local  this machine\n"
         "  --ssh-config FILE  ssh -F FILE\n"
+        "  --ssh-copy-id      first run ssh-copy-id for each ssh:// target on this terminal\n"
+        "                     (a host that takes only a password, such as a TD started by\n"
+        "                     hand: Canonical's image logs in tdx/123456); a target user that\n"
+        "                     is not root runs every workload but those needing root there\n"
+        "                     (attest and notary's TEE modes: configfs-tsm is root's)\n"
         "  --http-client local|remote  where the load generator of http's nginx target\n"
         "                     runs for ssh targets: remote (default: the whole suite there)\n"
         "                     or local (this machine loads nginx there over the network, as\n"
@@ -152,13 +159,18 @@ static void usage(FILE *f)
         "This machine and VMs it starts, in one command (host, then each kind):\n"
         "  --vm-kinds LIST    e.g. regular,tdx (labels vm-regular, vm-tdx) or td=tdx,vm=regular:\n"
         "                     each VM is started from the same description, the suite runs\n"
-        "                     inside over SSH, the boot time (vm start to the first SSH answer)\n"
+        "                     inside over SSH, the boot time (vm start to the first SSH login)\n"
         "                     is the metric vm.boot.s, and the VM is stopped; a kind this host\n"
         "                     cannot run is refused with one line and the others still run.\n"
         "                     Under TCG emulation a label gets -tcg (no figure from it means\n"
         "                     anything). --label names this machine (default host)\n"
-        "  --image DISK | --kernel K [--initrd I] [--append ARGS]   what the VMs boot\n"
-        "  --vm-cpus N, --vm-memory SIZE, --vm-pin CPULIST, --prealloc, --snapshot,\n"
+        "  --image DISK | --kernel K [--initrd I] [--append ARGS]   what the VMs boot;\n"
+        "                     neither: the image `teebench vm image` builds (built first when\n"
+        "                     it is not there yet: root, mmdebstrap and the archive needed)\n"
+        "  --no-snapshot      the VMs write to the image (default: each VM writes to a\n"
+        "                     temporary overlay, so every kind boots the same disk)\n"
+        "  --vm-seed on|off   the cloud-init seed with the VM's key (default on)\n"
+        "  --vm-cpus N, --vm-memory SIZE, --vm-pin CPULIST, --prealloc,\n"
         "  --accel auto|kvm|tcg, --firmware F, --vsock auto|on|off, --boot-timeout S,\n"
         "  --vm-ssh-key K, --vm-ssh-user U, --qemu BIN, --cbitpos N, --reduced-phys-bits N,\n"
         "  --vm-snp-policy P  as for teebench vm start (--cpus, --memory, ... there)\n"
@@ -195,7 +207,8 @@ static int parse_args(int argc, char **argv, suite_args *a)
         O_VM_DIR,
         O_VM_KINDS,
         O_HTTP_CLIENT,
-        O_GUEST_SETUP
+        O_GUEST_SETUP,
+        O_SSH_COPY_ID
     };
     static const struct option opts[] = {
         {"profile", required_argument, NULL, O_PROFILE},
@@ -217,6 +230,7 @@ static int parse_args(int argc, char **argv, suite_args *a)
         {"vm-kinds", required_argument, NULL, O_VM_KINDS},
         {"http-client", required_argument, NULL, O_HTTP_CLIENT},
         {"guest-setup", no_argument, NULL, O_GUEST_SETUP},
+        {"ssh-copy-id", no_argument, NULL, O_SSH_COPY_ID},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     struct option all[64];
@@ -303,6 +317,9 @@ static int parse_args(int argc, char **argv, suite_args *a)
         }
         case O_SSH_CONFIG:
             a->ssh_config = optarg;
+            break;
+        case O_SSH_COPY_ID:
+            a->ssh_copy_id = 1;
             break;
         case O_REMOTE_BINARY:
             a->remote_binary = optarg;
@@ -910,6 +927,70 @@ static void guest_setup(const tb_suite_plan *p, const tb_remote_target *t, const
     }
 }
 
+/* --ssh-copy-id: ssh-copy-id for each ssh:// target, on this terminal (it asks for the
+   password). 0, or an exit code after the error line. */
+static int copy_ids(const suite_args *a)
+{
+    if (!a->ssh_copy_id)
+        return 0;
+    int n = 0;
+    for (int i = 0; i < a->n_targets; i++) {
+        tb_remote_target t;
+        tb_err e;
+        if (tb_remote_target_parse(a->targets[i], &t, &e) < 0 || t.kind != TB_TARGET_SSH)
+            continue;
+        if (!isatty(STDIN_FILENO))
+            return cli_fail_code(2, CMD,
+                                 "--ssh-copy-id: needs a terminal (ssh-copy-id asks for "
+                                 "the password of %s)",
+                                 t.host);
+        char **argv = tb_remote_copy_id_argv(&t, a->ssh_config);
+        if (!argv)
+            return cli_fail(CMD, "--ssh-copy-id: out of memory");
+        fprintf(stderr, "teebench: suite: %s: running ssh-copy-id", t.name);
+        for (char **w = argv + 1; *w; w++)
+            fprintf(stderr, " %s", *w);
+        fprintf(stderr, "\n");
+        fflush(stderr);
+        pid_t pid = fork();
+        if (pid == 0) {
+            execvp(argv[0], argv);
+            fprintf(stderr,
+                    "teebench: suite: --ssh-copy-id: cannot run ssh-copy-id: %s "
+                    "(install openssh-client)\n",
+                    strerror(errno));
+            _exit(127);
+        }
+        int status = 0;
+        while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        tb_remote_argv_free(argv);
+        if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            return cli_fail(CMD, "--ssh-copy-id: ssh-copy-id for %s failed (exit %d)", t.name,
+                            pid < 0             ? -1
+                            : WIFEXITED(status) ? WEXITSTATUS(status)
+                                                : 128);
+        n++;
+    }
+    if (!n)
+        return cli_fail_code(2, CMD, "--ssh-copy-id: no ssh:// target to copy a key to");
+    return 0;
+}
+
+/* A target whose user is not root runs what needs no root; say which workloads do. */
+static void note_user(const tb_suite_plan *p, const tb_remote_target *t)
+{
+    if (!t->user[0] || !strcmp(t->user, "root"))
+        return;
+    if (!p->enabled[TB_WL_ATTEST] && !p->enabled[TB_WL_NOTARY])
+        return;
+    fprintf(stderr,
+            "teebench: suite: NOTE: %s logs in as %s, not root: attest and notary's TEE modes "
+            "need root there (configfs-tsm reports are root's) and fail as %s; every other "
+            "workload runs as any user\n",
+            t->name, t->user, t->user);
+}
+
 /* One environment: here (t NULL or local) or remote. 0 and *out, or -1 after err;
  *failed set when --guest-setup failed there. */
 static int run_env(const suite_args *a, tb_suite_plan *p, const tb_remote_target *t,
@@ -925,6 +1006,7 @@ static int run_env(const suite_args *a, tb_suite_plan *p, const tb_remote_target
     if (rt.kind == TB_TARGET_VM && resolve_vm_target(a, &rt, err) < 0)
         return -1;
     char fallback[PATH_MAX];
+    note_user(p, &rt);
     tb_remote_opts o = {.local_binary = p->self_exe,
                         .fallback_binary = static_beside(p->self_exe, fallback, sizeof fallback),
                         .remote_binary = a->remote_binary,
@@ -1193,8 +1275,10 @@ int cmd_suite(int argc, char **argv)
     if (a.n_targets && a.label && !a.vms.n)
         return cli_fail_code(2, CMD,
                              "--label: with --target each environment is named by its target");
+    if (a.ssh_copy_id && !a.n_targets)
+        return cli_fail_code(2, CMD, "--ssh-copy-id: needs a --target NAME=ssh://...");
     if ((rc = cli_suite_vms_plan(&a.vms, a.vm_dir)) != 0 || (rc = check_env_names(&a)) != 0 ||
-        (rc = cli_suite_vms_preflight(&a.vms)) != 0)
+        (rc = cli_suite_vms_preflight(&a.vms)) != 0 || (rc = copy_ids(&a)) != 0)
         return rc;
     return cmd_run(&a, &p, argv);
 }

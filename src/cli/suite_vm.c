@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/vm_flags.h"
+#include "vm/image.h"
 
 #define CMD "suite"
 
@@ -17,6 +18,7 @@ void cli_suite_vms_init(cli_suite_vms *v)
 {
     memset(v, 0, sizeof *v);
     tb_vm_spec_init(&v->spec);
+    v->spec.snapshot = 1; /* every kind boots the same disk: the first boot changes none */
     v->running = -1;
 }
 
@@ -49,6 +51,17 @@ int cli_suite_vms_check(cli_suite_vms *v)
     }
     if (tb_suite_vm_kinds_parse(v->kinds, v->envs, TB_SUITE_VM_MAX, &v->n, &e) < 0)
         return cli_fail_code(2, CMD, "--vm-kinds %s: %s", v->kinds, e.msg);
+    if (!v->spec.image && !v->spec.kernel) {
+        /* the image `teebench vm image` keeps in the data directory */
+        if (tb_vm_image_default_path(TB_VM_IMAGE_DEFAULT_SUITE, 0, v->default_image,
+                                     sizeof v->default_image, &e) < 0)
+            return cli_fail_code(2, CMD,
+                                 "--vm-kinds: nothing to boot (no --image or --kernel) "
+                                 "and no default image: %s",
+                                 e.msg);
+        v->spec.image = v->default_image;
+        v->build_image = access(v->default_image, R_OK) != 0;
+    }
     for (int i = 0; i < v->n; i++) {
         tb_vm_spec s;
         spec_of(v, i, v->envs[i].label, &s);
@@ -98,9 +111,42 @@ int cli_suite_vms_plan(cli_suite_vms *v, const char *vm_dir)
     return 0;
 }
 
+/* The default image, built now when it is not there yet (minutes, said first). */
+static int build_default_image(cli_suite_vms *v)
+{
+    tb_err e;
+    char self[1024], log[1200];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return cli_fail(CMD, "--vm-kinds: cannot find this teebench (/proc/self/exe)");
+    self[n] = 0;
+    tb_vm_image_recipe r = {
+        .suite = TB_VM_IMAGE_DEFAULT_SUITE, .output = v->default_image, .teebench = self};
+    if (tb_vm_image_check(&r, &e) < 0)
+        return cli_fail(CMD,
+                        "--vm-kinds: nothing to boot: no --image or --kernel, and the default "
+                        "guest image (%s) cannot be built here: %s",
+                        v->default_image, e.msg);
+    fprintf(stderr,
+            "teebench: suite: no --image: building the guest image %s once (teebench vm image: "
+            "Debian 12 with cloud-init, openssh-server, nginx and this teebench; a few minutes)\n",
+            v->default_image);
+    fflush(stderr);
+    if (tb_vm_image_build(&r, NULL, log, sizeof log, &e) < 0)
+        return cli_fail(CMD, "--vm-kinds: building the default guest image %s failed: %s",
+                        v->default_image, e.msg);
+    v->build_image = 0;
+    return 0;
+}
+
 int cli_suite_vms_preflight(cli_suite_vms *v)
 {
     tb_err e;
+    int runnable = 0;
+    for (int i = 0; i < v->n; i++)
+        runnable |= !v->refused[i];
+    if (v->build_image && runnable && build_default_image(v) != 0)
+        return 1;
     for (int i = 0; i < v->n; i++) {
         tb_vm_spec s;
         spec_of(v, i, v->labels[i], &s);
@@ -152,8 +198,7 @@ int cli_suite_vms_start(cli_suite_vms *v, int i, tb_suite_hooks *hooks, tb_err *
     v->running = i;
     char url[128];
     tb_vm_ssh_url(&v->st, url, sizeof url);
-    info(hooks, "booted in %.1f s (vm start to the first SSH answer), %s", v->st.boot_ns / 1e9,
-         url);
+    info(hooks, "booted in %.1f s (vm start to the first SSH login), %s", v->st.boot_ns / 1e9, url);
     return 0;
 }
 

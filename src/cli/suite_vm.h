@@ -37,6 +37,9 @@ typedef struct cli_suite_vms {
     char why[TB_SUITE_VM_MAX][TB_ERR_MAX]; /* the refusal */
     char base[1024];                       /* the VM run directory */
     char qemu_version[32];                 /* "7.2.22", "" when unknown */
+    /* neither --image nor --kernel: `vm image`'s default image, built first when absent */
+    char default_image[1024];
+    int build_image;
     /* the VM running now: */
     tb_vm_state st;
     int running; /* index into envs, -1: none */

@@ -14,10 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/opt.h"
 #include "cli/vm_flags.h"
+#include "base/file.h"
+#include "vm/seed.h"
 #include "vm/vm.h"
 
 #define CMD "vm"
@@ -33,7 +36,9 @@ static void usage(FILE *f)
         "       teebench vm stop NAME [--timeout S]\n"
         "       teebench vm list\n"
         "       teebench vm ssh NAME [-- CMD...]\n"
-        "       teebench vm show NAME [--json]\n\n"
+        "       teebench vm show NAME [--json]\n"
+        "       teebench vm seed FILE --ssh-key K.pub [--ssh-user U] [--hostname H]\n"
+        "       teebench vm image [options]   (teebench vm image --help)\n\n"
         "Starts a regular VM, a TDX trust domain or an SEV-SNP guest with QEMU from one\n"
         "description: the three share every option except the TEE's own (same machine,\n"
         "CPU model, irqchip, memory backend, devices, firmware, pinning). start checks the\n"
@@ -45,9 +50,19 @@ static void usage(FILE *f)
         "QEMU's own word (-object help, the TEE object's properties through QMP), the\n"
         "firmware's metadata. Exits 0 when the kind can start here. Capabilities decide,\n"
         "never version numbers.\n\n"
+        "CPU model, irqchip, memory backend, devices, firmware, pinning). start waits until\n"
+        "a command runs over SSH (ssh ... true) and prints that boot time. Each VM lives in\n"
+        "RUNDIR/NAME/ (state vm.json, QMP socket, serial log, SSH key, known_hosts, the\n"
+        "cloud-init seed seed.iso).\n\n"
+        "A stock cloud image boots as it is: its format is read from its content (qcow2,\n"
+        "raw, vmdk, vdi, vhdx, vpc, qed, ...; never from its name), and SSH access comes\n"
+        "through a cloud-init NoCloud seed teebench writes and attaches (an ISO 9660 disk\n"
+        "labelled cidata: user-data with the VM's public key for --ssh-user, meta-data).\n"
+        "The key is also offered through fw_cfg (opt/teebench/authorized_keys) for guests\n"
+        "that read it. An image that already has access: --ssh-key and --ssh-user.\n\n"
         "start options:\n"
         "  --kind K             regular, tdx or snp (default regular)\n"
-        "  --image DISK         disk image (qcow2 by its .qcow2 name, else raw)\n"
+        "  --image DISK         disk image, any format QEMU reads (told by its content)\n"
         "  --kernel K, --initrd I, --append ARGS   direct kernel boot (console=ttyS0 is added)\n"
         "  --cpus N             vCPUs (default 2)\n"
         "  --memory SIZE        guest memory, e.g. 4G, 512M (default 4G)\n"
@@ -59,9 +74,11 @@ static void usage(FILE *f)
         "                       an SNP guest's private memory is allocated as they accept it)\n"
         "  --ssh-port P         host port on 127.0.0.1 forwarded to the guest's 22 (default: "
         "free)\n"
-        "  --ssh-user U         user to log in as (default root)\n"
-        "  --ssh-key K          private key the guest accepts (default: a new one in the run dir,\n"
-        "                       offered to the guest through fw_cfg opt/teebench/authorized_keys)\n"
+        "  --ssh-user U         user to log in as (default root; another user is created by\n"
+        "                       cloud-init from the seed, with sudo)\n"
+        "  --ssh-key K          private key the guest accepts, K.pub beside it (default: a new\n"
+        "                       one in the run dir, offered through the seed and fw_cfg)\n"
+        "  --seed on|off        attach the cloud-init seed (default on)\n"
         "  --firmware [KIND=]F  OVMF file, for every kind or one (default: the first of the\n"
         "                       distributions' places whose file suits the kind: TDVF metadata\n"
         "                       for tdx, SEV-SNP metadata for snp); 'none': QEMU's own BIOS\n"
@@ -73,7 +90,8 @@ static void usage(FILE *f)
         "  --reduced-phys-bits N  SNP guest value (default 1, what AMD and QEMU prescribe)\n"
         "  --policy P           SNP guest policy (default 0x30000)\n"
         "  --snapshot           image writes go to a temporary overlay\n"
-        "  --boot-timeout S     seconds to wait for SSH (default 300)\n"
+        "  --boot-timeout S     seconds to wait for the first SSH login (default 300); a guest\n"
+        "                       whose sshd refuses the key for 60 s fails sooner, saying so\n"
         "  --qemu [KIND=]BIN    QEMU binary (default: qemu-system-x86_64 in PATH, else\n"
         "                       /usr/libexec/qemu-kvm)\n"
         "  --dry-run            print the QEMU command line and exit (works on any host)\n"
@@ -86,6 +104,7 @@ static void usage(FILE *f)
         "  --timeout S          stop: seconds for the guest to power off before QEMU is\n"
         "                       told to quit, then killed (default 60)\n"
         "  --json               show: the state document; check: the checks\n"
+        "  --hostname H         seed: the guest's host name (default: teebench)\n"
         "  -h, --help           this text\n\n"
         "A TD needs a KVM that hosts TDs (kvm_intel tdx=Y; upstream Linux >= 6.16 or a\n"
         "vendor's TDX kernel, e.g. canonical/tdx's), a QEMU whose -object help lists\n"
@@ -95,14 +114,15 @@ static void usage(FILE *f)
         "from it means anything); tdx and snp never do.\n");
 }
 
-enum { O_DRY_RUN = 256, O_WHY, O_DIR, O_TIMEOUT, O_JSON, O_FROM };
+enum { O_DRY_RUN = 256, O_WHY, O_DIR, O_TIMEOUT, O_JSON, O_FROM, O_HOSTNAME };
 
 typedef struct vm_args {
     tb_vm_spec spec;
     const char *dir;
     const char *from; /* --from DIR: a recorded host */
     int dry_run, why, json, timeout_s;
-    char **rest; /* positional arguments */
+    const char *hostname; /* vm seed */
+    char **rest;          /* positional arguments */
     int nrest;
 } vm_args;
 
@@ -145,6 +165,9 @@ static int take_option(int c, const char *v, vm_args *a)
     case O_FROM:
         a->from = v;
         break;
+    case O_HOSTNAME:
+        a->hostname = v;
+        break;
     }
     return rc;
 }
@@ -152,11 +175,15 @@ static int take_option(int c, const char *v, vm_args *a)
 /* Parses argv (argv[0] = the action). Returns 0, an exit code, or -1 for --help. */
 static int parse_args(int argc, char **argv, vm_args *a)
 {
-    static const struct option own[] = {
-        {"dry-run", no_argument, NULL, O_DRY_RUN}, {"why", no_argument, NULL, O_WHY},
-        {"dir", required_argument, NULL, O_DIR},   {"timeout", required_argument, NULL, O_TIMEOUT},
-        {"json", no_argument, NULL, O_JSON},       {"from", required_argument, NULL, O_FROM},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+    static const struct option own[] = {{"dry-run", no_argument, NULL, O_DRY_RUN},
+                                        {"why", no_argument, NULL, O_WHY},
+                                        {"dir", required_argument, NULL, O_DIR},
+                                        {"timeout", required_argument, NULL, O_TIMEOUT},
+                                        {"json", no_argument, NULL, O_JSON},
+                                        {"from", required_argument, NULL, O_FROM},
+                                        {"hostname", required_argument, NULL, O_HOSTNAME},
+                                        {"help", no_argument, NULL, 'h'},
+                                        {NULL, 0, NULL, 0}};
     struct option longs[48];
     int nlongs = 0;
     if (cli_opt_append(longs, &nlongs, 48, cli_vm_flags_start) < 0 ||
@@ -258,6 +285,14 @@ static int do_dry_run(const vm_args *a, const char *base)
     tb_vm_spec shown = *s;
     if (!shown.ssh_port)
         shown.ssh_port = 2222; /* a real start picks a free port */
+    char fmt[16];
+    if (shown.image && tb_vm_image_probe(shown.image, fmt, sizeof fmt, &e) == 0)
+        shown.image_format = fmt;
+    else if (shown.image)
+        fprintf(stderr,
+                "teebench: vm: NOTE: --image %s: %s; the line leaves its format to QEMU's probe "
+                "(a real start reads it from the file)\n",
+                shown.image, e.msg);
     if (tb_vm_cmdline(&shown, &p, &paths, &cmd, &e) < 0)
         return cli_fail(CMD, "start: %s", e.msg);
     char **argv = tb_vm_cmd_argv(&cmd);
@@ -344,7 +379,7 @@ static void print_started(const tb_vm_state *st)
     tb_vm_ssh_url(st, url, sizeof url);
     printf("vm %s (%s%s): QEMU pid %d, %s\n", st->name, tb_vm_kind_name(st->kind),
            st->tcg ? ", TCG EMULATION" : ", KVM", (int)st->pid, url);
-    printf("booted in %.1f s (first SSH answer)\n", (double)st->boot_ns / 1e9);
+    printf("booted in %.1f s (first SSH login)\n", (double)st->boot_ns / 1e9);
     printf("  ssh:        teebench vm ssh %s [-- CMD]  (key %s, known_hosts %s)\n", st->name,
            st->ssh_key, st->paths.known_hosts);
     printf("  serial log: %s\n  QMP socket: %s\n", st->paths.serial, st->paths.qmp);
@@ -470,7 +505,7 @@ static int do_show(const vm_args *a, const char *base, const char *name)
         printf("state       stopped\n");
     printf("ssh         %s (key %s, known_hosts %s)\n", url, st.ssh_key, st.paths.known_hosts);
     if (st.boot_ns)
-        printf("boot time   %.1f s (vm start to the first SSH answer)\n", (double)st.boot_ns / 1e9);
+        printf("boot time   %.1f s (vm start to the first SSH login)\n", (double)st.boot_ns / 1e9);
     printf("started at  %s\n", st.started_at);
     printf("cpus        %d\nmemory      %" PRIu64 " MiB\n", st.cpus, st.memory >> 20);
     if (st.qemu_path[0])
@@ -512,6 +547,42 @@ static int do_ssh(const vm_args *a, const char *base)
     return cli_fail(CMD, "ssh: cannot run ssh: %s (install openssh-client)", strerror(err));
 }
 
+/* vm seed FILE: the cloud-init NoCloud seed alone, for a VM started elsewhere. */
+static int do_seed(const vm_args *a)
+{
+    if (a->nrest != 1)
+        return cli_fail_code(2, CMD,
+                             "seed: needs one output file (teebench vm seed FILE "
+                             "--ssh-key K.pub)");
+    if (!a->spec.ssh_key)
+        return cli_fail_code(2, CMD, "seed: --ssh-key K.pub: the public key to authorize");
+    char pub[PATH_MAX];
+    size_t n = strlen(a->spec.ssh_key);
+    if (snprintf(pub, sizeof pub, "%s%s", a->spec.ssh_key,
+                 n > 4 && !strcmp(a->spec.ssh_key + n - 4, ".pub") ? "" : ".pub") >=
+        (int)sizeof pub)
+        return cli_fail_code(2, CMD, "seed: --ssh-key: path too long");
+    tb_buf key = {0}, img = {0};
+    tb_err e;
+    if (tb_file_read(pub, 64 << 10, &key, &e) < 0)
+        return cli_fail(CMD, "seed: %s", e.msg);
+    tb_vm_seed_cfg c = {.user = a->spec.ssh_user,
+                        .pubkey = (const char *)key.p,
+                        .hostname = a->hostname ? a->hostname : "teebench",
+                        .comment = "written by teebench vm seed"};
+    int rc = tb_vm_seed_image(&c, (int64_t)time(NULL), &img, &e) < 0 ||
+                     tb_file_write_atomic(a->rest[0], img.p, img.len, &e) < 0
+                 ? cli_fail(CMD, "seed: %s", e.msg)
+                 : 0;
+    if (rc == 0)
+        printf("wrote %s: a cloud-init NoCloud seed (ISO 9660, label %s, %zu KiB) authorizing "
+               "%s for %s\n",
+               a->rest[0], TB_VM_SEED_LABEL, img.len >> 10, pub, a->spec.ssh_user);
+    tb_buf_clear(&key);
+    tb_buf_clear(&img);
+    return rc;
+}
+
 int cmd_vm(int argc, char **argv)
 {
     if (argc < 2) {
@@ -523,10 +594,14 @@ int cmd_vm(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    static const char *const actions[] = {"start", "stop", "list", "ssh", "show", "check", NULL};
+    static const char *const actions[] = {"start", "stop", "list",  "ssh",   "show",
+                                          "check", "seed", "image", NULL};
     if (strcmp(action, "start") && strcmp(action, "stop") && strcmp(action, "list") &&
-        strcmp(action, "ssh") && strcmp(action, "show") && strcmp(action, "check"))
+        strcmp(action, "ssh") && strcmp(action, "show") && strcmp(action, "check") &&
+        strcmp(action, "seed") && strcmp(action, "image"))
         return cli_unknown_subcommand(CMD, action, actions);
+    if (!strcmp(action, "image"))
+        return cli_vm_image(argc - 1, argv + 1);
     vm_args a = {.timeout_s = 60};
     tb_vm_spec_init(&a.spec);
     int rc = parse_args(argc - 1, argv + 1, &a);
@@ -551,6 +626,8 @@ int cmd_vm(int argc, char **argv)
     }
     if (!strcmp(action, "ssh"))
         return do_ssh(&a, base);
+    if (!strcmp(action, "seed"))
+        return do_seed(&a);
     if ((rc = one_name(&a, action, &name)) != 0)
         return rc;
     if (!strcmp(action, "start")) {

@@ -36,6 +36,7 @@ const struct option cli_vm_flags_start[] = {{"kind", R, NULL, CLI_VM_KIND},
                                             {"boot-timeout", R, NULL, CLI_VM_BOOT_TIMEOUT},
                                             {"qemu", R, NULL, CLI_VM_QEMU},
                                             {"cpu", R, NULL, CLI_VM_CPU},
+                                            {"seed", R, NULL, CLI_VM_SEED},
                                             {NULL, 0, NULL, 0}};
 
 const struct option cli_vm_flags_suite[] = {{"image", R, NULL, CLI_VM_IMAGE},
@@ -55,9 +56,11 @@ const struct option cli_vm_flags_suite[] = {{"image", R, NULL, CLI_VM_IMAGE},
                                             {"reduced-phys-bits", R, NULL, CLI_VM_RPB},
                                             {"vm-snp-policy", R, NULL, CLI_VM_POLICY},
                                             {"snapshot", N, NULL, CLI_VM_SNAPSHOT},
+                                            {"no-snapshot", N, NULL, CLI_VM_NO_SNAPSHOT},
                                             {"boot-timeout", R, NULL, CLI_VM_BOOT_TIMEOUT},
                                             {"qemu", R, NULL, CLI_VM_QEMU},
                                             {"vm-cpu", R, NULL, CLI_VM_CPU},
+                                            {"vm-seed", R, NULL, CLI_VM_SEED},
                                             {NULL, 0, NULL, 0}};
 
 #undef R
@@ -226,6 +229,17 @@ int cli_vm_flag_take(const char *cmd, const struct option *table, int c, const c
         if (!*v || strpbrk(v, " \t\n"))
             return cli_fail_code(2, cmd, "%s '%s': not a CPU model (e.g. host, EPYC-v4)", f, v);
         s->cpu = v;
+        break;
+    case CLI_VM_SEED:
+        if (!strcmp(v, "on"))
+            s->seed = 1;
+        else if (!strcmp(v, "off"))
+            s->seed = 0;
+        else
+            return cli_fail_code(2, cmd, "%s %s: not on or off", f, v);
+        break;
+    case CLI_VM_NO_SNAPSHOT:
+        s->snapshot = 0;
         break;
     default:
         return cli_fail_code(2, cmd, "%s: not a VM flag", f);

@@ -39,7 +39,9 @@ enum {
     CLI_VM_BOOT_TIMEOUT,
     CLI_VM_QEMU,
     CLI_VM_CPU,
-    CLI_VM_LAST = CLI_VM_CPU
+    CLI_VM_SEED,
+    CLI_VM_NO_SNAPSHOT,
+    CLI_VM_LAST = CLI_VM_NO_SNAPSHOT
 };
 
 /* The long options of `vm start` and of `suite run` (each ends with a zero entry). */

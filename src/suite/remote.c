@@ -343,6 +343,67 @@ int tb_remote_glibc_needed(const char *text, char *ver, size_t ver_len)
     return found;
 }
 
+/* ---------- refused logins ---------- */
+
+char **tb_remote_copy_id_argv(const tb_remote_target *t, const char *ssh_config)
+{
+    argv_b b = {0};
+    add(&b, "ssh-copy-id");
+    if (ssh_config)
+        add(&b, "-F"), add(&b, "%s", ssh_config);
+    if (t->port)
+        add(&b, "-p"), add(&b, "%d", t->port);
+    add(&b, "%s%s%s", t->user, t->user[0] ? "@" : "", t->host);
+    if (b.oom) {
+        if (b.v)
+            b.v[b.n] = NULL;
+        tb_remote_argv_free(b.v);
+        return NULL;
+    }
+    return b.v;
+}
+
+int tb_remote_auth_hint(const tb_remote_target *t, const char *ssh_config, const char *text,
+                        char *out, size_t len)
+{
+    const char *k = text ? strstr(text, "Permission denied (") : NULL;
+    if (!k)
+        return 0;
+    k += strlen("Permission denied (");
+    char methods[128];
+    snprintf(methods, sizeof methods, "%.*s", (int)strcspn(k, ")\n"), k);
+    char who[400];
+    snprintf(who, sizeof who, "%s%s%s", t->user[0] ? t->user : "", t->user[0] ? "@" : "", t->host);
+    if (strstr(methods, "password") || strstr(methods, "keyboard-interactive")) {
+        char **argv = tb_remote_copy_id_argv(t, ssh_config);
+        tb_buf cmd = {0};
+        for (char **a = argv; a && *a; a++) {
+            int safe = **a && strspn(*a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                         "0123456789_@%+=:,./-") == strlen(*a);
+            if (a != argv)
+                tb_buf_puts(&cmd, " ");
+            if (safe)
+                tb_buf_puts(&cmd, *a);
+            else
+                tb_remote_shell_quote(*a, &cmd);
+        }
+        tb_remote_argv_free(argv);
+        snprintf(out, len,
+                 "%s accepts no key of yours, only a password (%s), and teebench's ssh runs in "
+                 "BatchMode, which never types one: install your key there once with `%s` "
+                 "(or add --ssh-copy-id to run it here on this terminal), then run this again",
+                 who, methods, cmd.p ? (const char *)cmd.p : "ssh-copy-id");
+        tb_buf_clear(&cmd);
+        return 1;
+    }
+    snprintf(out, len,
+             "%s refuses every key of yours (it accepts: %s): authorize one of your public keys "
+             "in that user's ~/.ssh/authorized_keys there, or give ssh the right one (-i in "
+             "--ssh-config FILE)",
+             who, methods);
+    return 1;
+}
+
 /* ---------- moving bytes ---------- */
 
 /* One stderr line: its first len bytes (at most ERR_LINE_MAX), and how many more it had
@@ -709,6 +770,9 @@ static int ensure_binary(const tb_remote_target *t, const tb_remote_opts *o,
             return tb_err_wrap(err, "reaching %s", t->host);
         if (pr.code == 0 && !strcmp(pr.version, "teebench " TEEBENCH_VERSION))
             return 0;
+        char hint[700];
+        if (pr.code == 255 && tb_remote_auth_hint(t, o->ssh_config, pr.line, hint, sizeof hint))
+            return tb_errf(err, "%s", hint);
         if (pr.code == 255)
             return tb_errf(err, "ssh to %s failed: %s", t->host, pr.line[0] ? pr.line : "exit 255");
         char missing[200];

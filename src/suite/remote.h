@@ -103,6 +103,16 @@ const char *tb_remote_package_of(const char *stderr_text, char *lib, size_t lib_
    build needs ("2.34", the highest one named) into ver; 1, or 0 when there is no such
    message. Pure. */
 int tb_remote_glibc_needed(const char *stderr_text, char *ver, size_t ver_len);
+/* What ssh's "USER@HOST: Permission denied (publickey,password)." on stderr means
+   for a BatchMode run: 1 when text holds such a refusal, with one line into out --
+   for a server that offers passwords (a TD started by hand: Canonical's image
+   takes tdx/123456), the exact ssh-copy-id command that installs a key of the
+   user's once (`--ssh-copy-id` runs it); for a key-only server, that none of the
+   user's keys is authorized there. 0 (out untouched) otherwise. Pure. */
+int tb_remote_auth_hint(const tb_remote_target *t, const char *ssh_config, const char *text,
+                        char *out, size_t len);
+/* The ssh-copy-id argv for t (NULL-terminated, malloc'd; tb_remote_argv_free). */
+char **tb_remote_copy_id_argv(const tb_remote_target *t, const char *ssh_config);
 
 /* Runs the suite on t (see above). On 0, *out is the record (caller frees) with
    label t->name (the remote's own label is replaced). -1 with err when the target

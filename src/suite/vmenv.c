@@ -76,8 +76,8 @@ int tb_suite_vm_annotate(tb_record *r, const tb_vm_state *st, const char *qemu_v
             tb_record_metric(r, TB_SUITE_VM_BOOT_METRIC, "s", TB_BETTER_LOWER, "vm", err);
         if (!m || tb_metric_add(m, boot_s, err) < 0 ||
             tb_metric_set_note(m,
-                               st->tcg ? "vm start to the first SSH answer (TCG emulation)"
-                                       : "vm start to the first SSH answer",
+                               st->tcg ? "vm start to the first SSH login (TCG emulation)"
+                                       : "vm start to the first SSH login",
                                err) < 0)
             return -1;
     }

@@ -20,7 +20,7 @@
 #include "vm/vm.h"
 
 #define TB_SUITE_VM_MAX 8
-/* The metric: vm start to the first SSH answer, one sample per start. */
+/* The metric: vm start to the first SSH login, one sample per start. */
 #define TB_SUITE_VM_BOOT_METRIC "vm.boot.s"
 #define TB_SUITE_VM_TCG_NOTE "emulated (TCG): no performance figure from this guest means anything"
 

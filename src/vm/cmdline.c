@@ -319,10 +319,12 @@ static int add_boot(tb_vm_cmd *c, const tb_vm_spec *s, const tb_vm_plan *p)
         rc |=
             prop(o, 0, "no default controller: the virtio-blk device below attaches it", "if=none");
         rc |= prop(o, 0, "referenced by the virtio-blk device", "id=disk0");
-        size_t n = strlen(s->image);
-        int qcow = n > 6 && !strcmp(s->image + n - 6, ".qcow2");
-        rc |= prop(o, 0, "stated (from the file name), so QEMU does not probe the format",
-                   "format=%s", qcow ? "qcow2" : "raw");
+        if (s->image_format)
+            rc |= prop(o, 0,
+                       "the image's format, read from its first bytes (QEMU's own magics: "
+                       "qcow2's QFI\\xfb, vmdk, vdi, vhdx, ...; raw otherwise), never from its "
+                       "name: stated, so QEMU does not probe and restrict a raw image's block 0",
+                       "format=%s", s->image_format);
         if (s->snapshot)
             rc |= prop(o, 0, "--snapshot: writes go to a temporary overlay, the image is kept",
                        "snapshot=on");
@@ -377,6 +379,25 @@ static int add_devices(tb_vm_cmd *c, const tb_vm_spec *s, const tb_vm_plan *p,
         rc |= prop(o, 0, "modern virtio only, as the other devices", "disable-legacy=on");
         rc |= prop(o, 0, "DMA API in the guest, as the other devices", "iommu_platform=on");
     }
+    if (s->seed) {
+        o = add_opt(c, "-drive", NULL, 0);
+        rc |= prop_path(o,
+                        "the cloud-init NoCloud seed teebench wrote (an ISO 9660 volume labelled "
+                        "cidata: user-data authorizes the VM's public key for the SSH user, "
+                        "meta-data names the instance): a stock cloud image's cloud-init reads "
+                        "it, other guests ignore it (--seed off leaves it out)",
+                        "file", paths->seed);
+        rc |=
+            prop(o, 0, "no default controller: the virtio-blk device below attaches it", "if=none");
+        rc |= prop(o, 0, "referenced by its virtio-blk device", "id=seed0");
+        rc |= prop(o, 0, "an ISO 9660 image, written by teebench", "format=raw");
+        rc |= prop(o, 0, "the guest only reads it", "readonly=on");
+        o = add_opt(c, "-device", NULL, 0);
+        rc |= prop(o, 0, "a paravirtual disk like the image's, for every kind", "virtio-blk-pci");
+        rc |= prop(o, 0, "the seed's -drive above", "drive=seed0");
+        rc |= prop(o, 0, "modern virtio only, as the other devices", "disable-legacy=on");
+        rc |= prop(o, 0, "DMA API in the guest, as the other devices", "iommu_platform=on");
+    }
     const char *key = s->ssh_key ? s->ssh_key : paths->key;
     char pub[1200];
     snprintf(pub, sizeof pub, "%s.pub", key);
@@ -384,7 +405,7 @@ static int add_devices(tb_vm_cmd *c, const tb_vm_spec *s, const tb_vm_plan *p,
     rc |= prop(o, 0,
                "hands the guest the public half of the VM's SSH key: a guest that wants it reads "
                "/sys/firmware/qemu_fw_cfg/by_name/opt/teebench/authorized_keys/raw (teebench's "
-               "test initramfs does); other guests ignore it",
+               "test initramfs does); other guests ignore it (cloud-init reads the seed instead)",
                "name=opt/teebench/authorized_keys");
     rc |= prop_path(o, "the key's .pub file", "file", pub);
     o = add_opt(c, "-chardev", NULL, 0);

@@ -23,6 +23,8 @@ void tb_vm_spec_init(tb_vm_spec *s)
     s->reduced_phys_bits = -1;
     s->snp_policy = TB_VM_SNP_DEFAULT_POLICY;
     s->boot_timeout_s = 300;
+    s->auth_grace_s = 60;
+    s->seed = 1;
 }
 
 static const char *const kind_names[] = {"regular", "tdx", "snp"};
@@ -226,6 +228,8 @@ int tb_vm_spec_check(const tb_vm_spec *s, tb_err *err)
         return tb_errf(err, "--reduced-phys-bits %d: out of range 0..63", s->reduced_phys_bits);
     if (s->boot_timeout_s < 1)
         return tb_errf(err, "--boot-timeout must be at least 1 s");
+    if (s->auth_grace_s < 1)
+        return tb_errf(err, "the key-refusal grace must be at least 1 s");
     if (!s->ssh_user || !*s->ssh_user || strpbrk(s->ssh_user, "@: /"))
         return tb_errf(err, "--ssh-user: not a user name");
     if (s->cpu && (!*s->cpu || strpbrk(s->cpu, " \t\n")))

@@ -45,6 +45,7 @@ int tb_vm_paths_make(const char *base, const char *name, tb_vm_paths *p, tb_err 
         join(p->qemu_log, sizeof p->qemu_log, p->dir, "qemu.log", err) < 0 ||
         join(p->pidfile, sizeof p->pidfile, p->dir, "qemu.pid", err) < 0 ||
         join(p->key, sizeof p->key, p->dir, "id_ed25519", err) < 0 ||
+        join(p->seed, sizeof p->seed, p->dir, "seed.iso", err) < 0 ||
         join(p->known_hosts, sizeof p->known_hosts, p->dir, "known_hosts", err) < 0)
         return -1;
     return 0;
@@ -169,7 +170,8 @@ static int parse_doc(const json_t *o, tb_vm_state *st, tb_err *err)
         get_str(paths, "pidfile", st->paths.pidfile, sizeof st->paths.pidfile, err) < 0)
         return -1;
     if (join(st->paths.state, sizeof st->paths.state, st->paths.dir, "vm.json", err) < 0 ||
-        join(st->paths.key, sizeof st->paths.key, st->paths.dir, "id_ed25519", err) < 0)
+        join(st->paths.key, sizeof st->paths.key, st->paths.dir, "id_ed25519", err) < 0 ||
+        join(st->paths.seed, sizeof st->paths.seed, st->paths.dir, "seed.iso", err) < 0)
         return -1;
     if (get_int(o, "cpus", 1, TB_VM_MAX_CPUS, &v, err) < 0)
         return -1;

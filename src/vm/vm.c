@@ -1,8 +1,10 @@
 /* vm/vm: the lifecycle of one VM -- preflight checks, start (run dir, SSH key,
- * QEMU -daemonize, pinning through QMP, waiting for the first SSH answer),
- * stop (system_powerdown, then quit, then SIGKILL) and the ssh argv that
- * reaches it. QEMU is not our child once it daemonized: it is watched through
- * its pid file and /proc (tb_vm_alive), never waited for with waitpid. */
+ * the cloud-init seed, QEMU -daemonize, pinning through QMP, waiting until a
+ * command runs over SSH), stop (system_powerdown, then quit, then SIGKILL) and
+ * the ssh argv that reaches it. QEMU is not our child once it daemonized: it is
+ * watched through its pid file and /proc (tb_vm_alive), never waited for with
+ * waitpid. The image's format is read here from its content (vm/format) and
+ * handed to the pure command line in the spec. */
 #include "vm/vm.h"
 
 #include <arpa/inet.h>
@@ -26,6 +28,7 @@
 #include "base/file.h"
 #include "base/proc.h"
 #include "vm/qmp.h"
+#include "vm/seed.h"
 
 #define MS 1000000ull
 
@@ -96,8 +99,12 @@ int tb_vm_preflight(const tb_vm_spec *s, const char *base, tb_err *err)
     }
     if (s->ssh_port && port_free(s->ssh_port) < 0)
         return tb_errf(err, "--ssh-port %d: 127.0.0.1:%d is in use", s->ssh_port, s->ssh_port);
-    if (s->image && readable("--image", s->image, "", err) < 0)
-        return -1;
+    if (s->image) {
+        char fmt[16];
+        if (readable("--image", s->image, "", err) < 0 ||
+            tb_vm_image_probe(s->image, fmt, sizeof fmt, err) < 0)
+            return tb_err_wrap(err, "--image");
+    }
     if (s->kernel && readable("--kernel", s->kernel, "", err) < 0)
         return -1;
     if (s->initrd && readable("--initrd", s->initrd, "", err) < 0)
@@ -154,6 +161,31 @@ static int make_key(const char *name, const char *key, const char *dir, tb_err *
         return tb_errf(err, "ssh-keygen exited with %d (see %s)", r.exit_code, log);
     unlink(log);
     return 0;
+}
+
+/* The cloud-init seed for the key whose public half is pub, for user: written to
+   paths->seed (0600, atomically) before QEMU starts. */
+static int write_seed(const tb_vm_spec *s, const char *pub, const tb_vm_paths *paths, tb_err *err)
+{
+    tb_buf key = {0}, img = {0};
+    if (tb_file_read(pub, 64 << 10, &key, err) < 0)
+        return tb_err_wrap(err, "the cloud-init seed needs the public key");
+    char host[64], comment[1400];
+    tb_vm_seed_hostname(s->name, host, sizeof host);
+    snprintf(comment, sizeof comment, "teebench vm %s: SSH access for %s with the key %s", s->name,
+             s->ssh_user, pub);
+    tb_vm_seed_cfg c = {.user = s->ssh_user,
+                        .pubkey = (const char *)key.p,
+                        .hostname = host,
+                        .comment = strpbrk(comment, "\r\n") ? NULL : comment};
+    int rc = tb_vm_seed_image(&c, (int64_t)(tb_wall_ns() / 1000000000ull), &img, err);
+    if (rc < 0)
+        tb_err_wrap(err, "the cloud-init seed (%s)", pub);
+    else if ((rc = tb_file_write_atomic_mode(paths->seed, img.p, img.len, 0600, err)) < 0)
+        tb_err_wrap(err, "writing the cloud-init seed");
+    tb_buf_clear(&key);
+    tb_buf_clear(&img);
+    return rc;
 }
 
 /* QEMU's log as one line for an error message (vm/qemu: its first error, or what a
@@ -342,26 +374,126 @@ static int spawn_qemu(char **argv, const tb_vm_paths *paths, int timeout_s,
     return 0;
 }
 
+/* What one `ssh ... true` said. */
+typedef enum { LOGIN_OK, LOGIN_NOT_YET, LOGIN_REFUSED } login_res;
+
+/* The last non-empty line of ssh's stderr ("" when none). */
+static void last_line_of(const char *path, char *out, size_t len)
+{
+    out[0] = 0;
+    tb_buf b = {0};
+    tb_err e;
+    if (tb_file_read(path, 1 << 16, &b, &e) < 0)
+        return;
+    const char *p = b.p ? (const char *)b.p : "";
+    size_t end = b.len;
+    while (end && (p[end - 1] == '\n' || p[end - 1] == '\r'))
+        end--;
+    size_t start = end;
+    while (start && p[start - 1] != '\n')
+        start--;
+    snprintf(out, len, "%.*s", (int)(end - start), p + start);
+    tb_buf_clear(&b);
+}
+
+/* One login: `ssh ... true` as the VM's user with its key. The guest's host key is
+   pinned by the first login that works, so known_hosts is emptied before each try
+   (a first boot may replace the host keys while sshd already answers). line gets
+   ssh's last stderr line. */
+static login_res try_login(const tb_vm_spec *s, const tb_vm_state *st, char *line, size_t len,
+                           tb_err *err)
+{
+    char log[1200];
+    snprintf(log, sizeof log, "%s/ssh-boot.log", st->paths.dir);
+    line[0] = 0;
+    if (tb_file_write_atomic_mode(st->paths.known_hosts, "", 0, 0600, err) < 0)
+        return LOGIN_NOT_YET;
+    char *cmd[] = {"true", NULL};
+    char **argv = tb_vm_ssh_argv(st, cmd);
+    if (!argv)
+        return LOGIN_NOT_YET;
+    tb_proc_opts o = {.argv = argv, .stderr_path = log};
+    tb_proc_result r;
+    int rc = tb_proc_run(&o, 60000, s->stop, &r, err);
+    tb_vm_argv_free(argv);
+    if (rc < 0)
+        return LOGIN_NOT_YET;
+    last_line_of(log, line, len);
+    if (r.exit_code == 0 && !r.timed_out && !r.cancelled) {
+        unlink(log);
+        return LOGIN_OK;
+    }
+    /* "root@127.0.0.1: Permission denied (publickey)." (OpenSSH's client, whatever the
+       server: OpenSSH, dropbear) -- the server answered and refused the key */
+    return strstr(line, "Permission denied") ? LOGIN_REFUSED : LOGIN_NOT_YET;
+}
+
+static int refused(const tb_vm_spec *s, const tb_vm_state *st, const char *line, int waited_s,
+                   tb_err *err)
+{
+    int password = strstr(line, "password") || strstr(line, "keyboard-interactive");
+    return tb_errf(err,
+                   "the guest's sshd on 127.0.0.1:%d refused the VM's key for %s for %d s "
+                   "(ssh: %s)%s: give the guest a key one of three ways -- an image with "
+                   "cloud-init (it reads the seed teebench attaches%s), a guest that reads the "
+                   "fw_cfg file opt/teebench/authorized_keys, or --ssh-key KEY (and --ssh-user) "
+                   "of a key the image already accepts",
+                   st->ssh_port, st->ssh_user, waited_s, line,
+                   password ? "; it offers password logins, which teebench's ssh (BatchMode) "
+                              "never uses"
+                            : "",
+                   s->seed ? "" : "; --seed on");
+}
+
+/* Waits until `ssh true` runs: a banner first (cheap, no ssh process while nothing
+   listens), then logins until one works, the key is refused for auth_grace_s, or
+   the boot timeout passes. */
 static int wait_ssh(const tb_vm_spec *s, tb_vm_state *st, uint64_t t0, tb_err *err)
 {
-    uint64_t deadline = t0 + (uint64_t)s->boot_timeout_s * 1000 * MS;
+    uint64_t deadline = t0 + (uint64_t)s->boot_timeout_s * 1000 * MS, first_refusal = 0;
+    char line[300] = "";
+    int answered = 0;
     for (;;) {
         if (s->stop && *s->stop)
-            return tb_errf(err, "interrupted while waiting for the first SSH answer");
+            return tb_errf(err, "interrupted while waiting for the first SSH login");
         if (!tb_vm_alive(st)) {
-            char line[600];
-            qemu_error(st->paths.qemu_log, line, sizeof line);
-            return tb_errf(err, "QEMU exited during boot: %s (serial log: %s)", line,
+            char why[600];
+            qemu_error(st->paths.qemu_log, why, sizeof why);
+            return tb_errf(err, "QEMU exited during boot: %s (serial log: %s)", why,
                            st->paths.serial);
         }
         if (ssh_answers(st->ssh_port, 1500)) {
-            st->boot_ns = tb_mono_ns() - t0;
-            return 0;
+            answered = 1;
+            tb_err e;
+            login_res r = try_login(s, st, line, sizeof line, &e);
+            if (r == LOGIN_OK) {
+                st->boot_ns = tb_mono_ns() - t0;
+                return 0;
+            }
+            if (s->stop && *s->stop)
+                continue;
+            if (r == LOGIN_REFUSED && !first_refusal)
+                first_refusal = tb_mono_ns();
+            if (r != LOGIN_REFUSED)
+                first_refusal = 0;
+            if (first_refusal &&
+                tb_mono_ns() - first_refusal >= (uint64_t)s->auth_grace_s * 1000 * MS)
+                return refused(s, st, line, s->auth_grace_s, err);
         }
-        if (tb_mono_ns() >= deadline)
+        if (tb_mono_ns() >= deadline) {
+            if (first_refusal)
+                return refused(s, st, line,
+                               (int)((tb_mono_ns() - first_refusal + 500 * MS) / (1000 * MS)), err);
+            if (answered)
+                return tb_errf(err,
+                               "sshd on 127.0.0.1:%d answered but no login as %s worked within "
+                               "%d s (ssh: %s; serial log: %s)",
+                               st->ssh_port, st->ssh_user, s->boot_timeout_s,
+                               line[0] ? line : "no message", st->paths.serial);
             return tb_errf(err, "no SSH answer on 127.0.0.1:%d within %d s (serial log: %s)",
                            st->ssh_port, s->boot_timeout_s, st->paths.serial);
-        tb_sleep_ns(200 * MS);
+        }
+        tb_sleep_ns(500 * MS);
     }
 }
 
@@ -374,11 +506,22 @@ int tb_vm_start(const tb_vm_spec *spec, const tb_vm_plan *plan, const char *base
         return -1;
     tb_vm_spec s = *spec;
     tb_vm_paths *paths = &st->paths;
+    char fmt[16];
+    if (s.image && !s.image_format) {
+        if (tb_vm_image_probe(s.image, fmt, sizeof fmt, err) < 0)
+            return tb_err_wrap(err, "--image");
+        s.image_format = fmt;
+    }
     if (tb_vm_paths_make(base, s.name, paths, err) < 0 || make_dirs(base, paths, err) < 0)
         return -1;
     if (!s.ssh_port && (s.ssh_port = pick_port(err)) < 0)
         return -1;
     if (!s.ssh_key && make_key(s.name, paths->key, paths->dir, err) < 0)
+        return -1;
+    char pub[1200];
+    snprintf(pub, sizeof pub, "%s.pub", s.ssh_key ? s.ssh_key : paths->key);
+    unlink(paths->seed);
+    if (s.seed && write_seed(&s, pub, paths, err) < 0)
         return -1;
     if (tb_file_write_atomic_mode(paths->known_hosts, "", 0, 0600, err) < 0)
         return -1;

@@ -16,9 +16,15 @@
  *              with the first missing check, the TEE object's properties, notes);
  * - cmdline.c  the pure command line tb_vm_cmdline(spec, plan, paths): every
  *              option with the reason it is there;
+ * - format.c   a disk image's format from its first bytes (QEMU's probes);
+ * - seed.c     the cloud-init NoCloud seed (seed.h): user-data, meta-data and
+ *              the ISO 9660 image that carries them;
+ * - image.c    `vm image`: a guest image built from a distribution's archive
+ *              (image.h);
  * - qmp.c      a small QMP client (qmp.h);
  * - state.c    the run directory and its state file (vm.json);
- * - vm.c       start (QEMU -daemonize, pinning, wait for SSH), stop, ssh argv.
+ * - vm.c       start (seed, QEMU -daemonize, pinning, wait until `ssh true`
+ *              runs), stop, ssh argv.
  *
  * Invariants:
  * - The three kinds share every option except the TEE's own: tdx adds the
@@ -72,10 +78,13 @@ typedef struct tb_vm_spec {
     const char *qemu;                   /* binary for every kind; NULL: found per distribution
                                            (qemu-system-x86_64 in PATH, /usr/libexec/qemu-kvm) */
     const char *qemu_kind[TB_VM_KINDS]; /* --qemu KIND=BIN: that kind's, over qemu */
-    const char *image;                  /* disk image (qcow2 or raw), or NULL */
-    const char *kernel;                 /* direct kernel boot, or NULL (image or kernel required) */
-    const char *initrd;                 /* only with kernel */
-    const char *append;                 /* extra kernel command line, only with kernel */
+    const char *image;                  /* disk image (any format QEMU reads), or NULL */
+    const char *image_format; /* its format from its content (tb_vm_image_probe; the caller
+                                 fills it: the command line stays pure); NULL: not known,
+                                 the line leaves it to QEMU's probe */
+    const char *kernel;       /* direct kernel boot, or NULL (image or kernel required) */
+    const char *initrd;       /* only with kernel */
+    const char *append;       /* extra kernel command line, only with kernel */
     const char *firmware; /* OVMF for every kind; NULL: found per distribution (the first
                              place whose file suits the kind); "none": QEMU's own BIOS */
     const char *firmware_kind[TB_VM_KINDS]; /* --firmware KIND=FILE */
@@ -85,16 +94,20 @@ typedef struct tb_vm_spec {
     int pin[TB_VM_MAX_CPUS];                /* host CPU of vCPU i, when npin == cpus */
     int npin;                               /* 0: no pinning */
     int prealloc;                           /* preallocate guest memory (prealloc=on) */
-    int snapshot;          /* image writes go to a temporary overlay (snapshot=on) */
-    int ssh_port;          /* host port forwarded to the guest's 22; 0: pick a free one */
-    const char *ssh_user;  /* default "root" */
-    const char *ssh_key;   /* private key the guest accepts; NULL: a fresh one in the run dir */
+    int snapshot;         /* image writes go to a temporary overlay (snapshot=on) */
+    int ssh_port;         /* host port forwarded to the guest's 22; 0: pick a free one */
+    const char *ssh_user; /* default "root" */
+    const char *ssh_key;  /* private key the guest accepts; NULL: a fresh one in the run dir */
+    int seed;             /* attach the cloud-init NoCloud seed (seed.iso in the run dir,
+                             the key's public half for ssh_user); default 1 */
     tb_vm_vsock vsock;     /* vhost-vsock-pci: auto = when the host has /dev/vhost-vsock */
     unsigned vsock_cid;    /* guest CID; 0: the SSH port (unique on this host) */
     int cbitpos;           /* SNP C-bit position; -1: from the host's CPUID 0x8000001F */
     int reduced_phys_bits; /* SNP; -1: TB_VM_SNP_REDUCED_PHYS_BITS */
     uint32_t snp_policy;   /* default TB_VM_SNP_DEFAULT_POLICY */
-    int boot_timeout_s;    /* wait for the first SSH answer; default 300 */
+    int boot_timeout_s;    /* wait for the first `ssh true` to run; default 300 */
+    int auth_grace_s;      /* once the guest's sshd answers but refuses the key, how long
+                              to keep trying before saying so; default 60 */
     /* NULL, or a caller's flag (a signal handler sets it): once *stop is non-zero a
        tb_vm_start in progress gives up like any failed start (QEMU killed). */
     const volatile sig_atomic_t *stop;
@@ -219,6 +232,19 @@ typedef struct tb_vm_plan {
 int tb_vm_plan_make(const tb_vm_spec *s, const tb_vm_host *h, int dry_run, tb_vm_plan *p,
                     tb_err *err);
 
+/* ---- images ---- */
+
+/* Pure: the format QEMU's probes find in an image's first bytes (len: up to 2048,
+   fewer for a shorter file): "qcow2", "qcow", "qed", "vmdk", "vdi", "vhdx", "vpc",
+   "parallels", "bochs", "cloop" or "raw" (a static string). NULL with err for an
+   encrypted image (LUKS, encrypted qcow2), which QEMU opens only with a key
+   teebench does not have. */
+const char *tb_vm_image_format(const uint8_t *head, size_t len, tb_err *err);
+/* Reads path's first bytes and names its format into fmt. -1 with err when the
+   file cannot be read, is a directory, is smaller than one 512-byte sector, or is
+   refused by tb_vm_image_format. */
+int tb_vm_image_probe(const char *path, char *fmt, size_t len, tb_err *err);
+
 /* ---- the command line ---- */
 
 /* Paths of one VM's run directory (<dir>/<name>/...). */
@@ -230,6 +256,7 @@ typedef struct tb_vm_paths {
     char qemu_log[1100];    /* qemu.log: QEMU's stderr until it daemonizes */
     char pidfile[1100];     /* qemu.pid */
     char key[1100];         /* id_ed25519 (when teebench makes the key) */
+    char seed[1100];        /* seed.iso: the cloud-init NoCloud seed */
     char known_hosts[1100]; /* known_hosts */
 } tb_vm_paths;
 /* Fails when a path would be too long (the QMP socket must fit in 107 bytes). */
@@ -256,7 +283,8 @@ typedef struct tb_vm_cmd {
 } tb_vm_cmd;
 
 /* Pure: the QEMU command line of spec under plan, with paths of its run dir.
- * The ssh key's public half is <key>.pub (spec->ssh_key or paths->key). On
+ * The ssh key's public half is <key>.pub (spec->ssh_key or paths->key); with
+ * spec->seed the line attaches paths->seed (tb_vm_start writes it). On
  * success the caller owns cmd (tb_vm_cmd_free). */
 int tb_vm_cmdline(const tb_vm_spec *s, const tb_vm_plan *p, const tb_vm_paths *paths,
                   tb_vm_cmd *cmd, tb_err *err);
@@ -283,7 +311,7 @@ typedef struct tb_vm_state {
     int cpus;
     uint64_t memory;
     char started_at[32]; /* ISO 8601 UTC */
-    uint64_t boot_ns;    /* vm start to the first SSH answer; 0 when unknown */
+    uint64_t boot_ns;    /* vm start to the first `ssh true` that ran; 0 when unknown */
     char **argv;         /* QEMU's argv (owned, NULL-terminated) or NULL */
     /* what ran, for a result's environment facts ("" when unknown; optional in vm.json) */
     char qemu_path[1024], qemu_version[200], qemu_sha256[65];
@@ -316,15 +344,20 @@ int tb_vm_default_dir(char *out, size_t len, tb_err *err);
  * readable, the run dir paths fit. */
 int tb_vm_preflight(const tb_vm_spec *s, const char *base, tb_err *err);
 
-/* Starts the VM: run dir, SSH key (unless given), QEMU -daemonize with the
- * command line, pinning (vCPU threads one-to-one to spec->pin through QMP
- * query-cpus-fast, QEMU's other threads off those CPUs; QEMU starts paused
- * with -S and continues after pinning), then waits for the first SSH answer
- * (an "SSH-" banner through the forwarded port) up to spec->boot_timeout_s.
- * st->boot_ns is the time from the call to that answer. On failure -- also
- * when *spec->stop becomes non-zero ("interrupted") -- QEMU is killed and
- * vm.json removed; err says why (QEMU's own first error line, or where the
- * serial log is). On success st is filled and saved (caller frees). */
+/* Starts the VM: run dir, SSH key (unless given), the cloud-init seed (with
+ * spec->seed: written before QEMU starts; a seed that cannot be written fails
+ * the start), QEMU -daemonize with the command line, pinning (vCPU threads
+ * one-to-one to spec->pin through QMP query-cpus-fast, QEMU's other threads off
+ * those CPUs; QEMU starts paused with -S and continues after pinning), then waits
+ * until `ssh ... true` runs in the guest (BatchMode, the VM's key and user) up to
+ * spec->boot_timeout_s: a banner alone is not a boot, a login is. st->boot_ns is
+ * the time from the call to that first successful login. A guest whose sshd
+ * answers but refuses the key for spec->auth_grace_s fails with one line naming
+ * the three ways to give it a key (cloud-init reading the seed, a guest reading
+ * the fw_cfg key, --ssh-key of a key it accepts). On failure -- also when
+ * *spec->stop becomes non-zero ("interrupted") -- QEMU is killed and vm.json
+ * removed; err says why (QEMU's own first error line, ssh's, or where the serial
+ * log is). On success st is filled and saved (caller frees). */
 int tb_vm_start(const tb_vm_spec *s, const tb_vm_plan *p, const char *base, tb_vm_state *st,
                 tb_err *err);
 

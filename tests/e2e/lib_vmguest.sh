@@ -13,8 +13,9 @@
 # - the initramfs (made fresh each run, in $WORK): busybox-static, dropbear (SSH
 #   server) and this build's teebench, each with the shared libraries ldd names, and
 #   an /init that links busybox's applets, loads the modules, configures user-mode
-#   networking, takes the SSH key teebench offers through fw_cfg, runs busybox acpid
-#   (power button -> poweroff) and dropbear.
+#   networking, takes the SSH key teebench offers through fw_cfg (unless the kernel
+#   command line says teebench.nokey), runs busybox acpid (power button -> poweroff)
+#   and dropbear.
 
 # vmguest_need: skips unless QEMU, busybox-static, dropbear, ssh and apt are here.
 vmguest_need() {
@@ -34,10 +35,12 @@ vmguest_need() {
 # modules, downloaded once; any cloud kernel will do, so a cached one is used as is).
 vmguest_kernel() {
   local cache=${TEEBENCH_VM_CACHE:-$(dirname "$TB")/vm-guest}
-  local modules="virtio_pci virtio_net qemu_fw_cfg button evdev"
+  # virtio_blk and isofs: the guest mounts teebench's cloud-init seed (slow_vm_boot.sh)
+  local modules="virtio_pci virtio_net qemu_fw_cfg button evdev virtio_blk isofs"
   local pkg
   pkg=$(cat "$cache/package" 2>/dev/null || true)
-  if [ -z "$pkg" ] || [ ! -s "$cache/$pkg/vmlinuz" ] || [ ! -s "$cache/$pkg/modules.order" ]; then
+  if [ -z "$pkg" ] || [ ! -s "$cache/$pkg/vmlinuz" ] || [ ! -s "$cache/$pkg/modules.order" ] ||
+    [ "$(cat "$cache/$pkg/modules.wanted" 2>/dev/null)" != "$modules" ]; then
     pkg=$(apt-cache depends linux-image-cloud-amd64 2>/dev/null |
       awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
     [ -n "$pkg" ] || skip "no Debian package lists for linux-image-cloud-amd64 (apt-get update)"
@@ -64,6 +67,7 @@ vmguest_kernel() {
     }
     for m in $modules; do _vmguest_add_module "$m"; done
     echo "$_vmguest_order" >"$new/modules.order"
+    echo "$modules" >"$new/modules.wanted"
     rm -rf "${cache:?}/$pkg.tmp"
     mv "$new" "$cache/$pkg.tmp" && rm -rf "${cache:?}/$pkg" && mv "$cache/$pkg.tmp" "$cache/$pkg"
     echo "$pkg" >"$cache/package"
@@ -113,7 +117,8 @@ ip link set eth0 up
 ip addr add 10.0.2.15/24 dev eth0
 ip route add default via 10.0.2.2
 k=/sys/firmware/qemu_fw_cfg/by_name/opt/teebench/authorized_keys/raw
-cat $k >/root/.ssh/authorized_keys
+# teebench.nokey on the kernel command line: a guest that takes no key at all
+grep -q teebench.nokey /proc/cmdline || cat $k >/root/.ssh/authorized_keys
 chmod 700 /root /root/.ssh
 chmod 600 /root/.ssh/authorized_keys
 acpid

@@ -49,7 +49,7 @@ cat "$WORK/run.err"
 grep -q "^teebench: suite: vm-regular-tcg: NOTE: TCG EMULATION (--accel tcg)" "$WORK/run.err" ||
   fail "no loud TCG note"
 grep -q '^suite\[host\]: complete after' "$WORK/run.err" || fail "host did not run"
-grep -Eq '^suite\[vm-regular-tcg\]: booted in [0-9]+\.[0-9] s \(vm start to the first SSH answer\), ssh://root@127\.0\.0\.1:[0-9]+$' \
+grep -Eq '^suite\[vm-regular-tcg\]: booted in [0-9]+\.[0-9] s \(vm start to the first SSH login\), ssh://root@127\.0\.0\.1:[0-9]+$' \
   "$WORK/run.err" || fail "no boot line"
 grep -q '^suite\[vm-regular-tcg\] \[[0-9]*/[0-9]*\] round 1/2: syscall c1: ok' "$WORK/run.err" ||
   fail "the guest's progress was not streamed back"

@@ -207,3 +207,125 @@ grep -q "no VM named nosuch" "$WORK/err" || fail "stop unknown: $(cat "$WORK/err
 expect_fail 1 "$TB" vm show nosuch --dir "$RUN"
 "$TB" vm list --dir "$WORK/empty" | grep -q "^no VMs in $WORK/empty$" || fail "empty list"
 pass "unknown names"
+
+# ---- images: the format from the content, never the name ----
+# Each format made by QEMU's own qemu-img, so the probe is checked against QEMU's.
+if command -v qemu-img >/dev/null; then
+  for f in qcow2 qcow qed vmdk vdi vhdx vpc parallels raw; do
+    qemu-img create -q -f "$f" "$WORK/disk-$f.img" 16M 2>"$WORK/qi.err" || continue
+    "$TB" vm start f1 --image "$WORK/disk-$f.img" --firmware none --accel tcg --ssh-port 10022 \
+      --dir "$RUN" --dry-run >"$WORK/out" 2>"$WORK/err" || fail "dry run of a $f image: $(cat "$WORK/err")"
+    grep -q -- "-drive file=$WORK/disk-$f.img,if=none,id=disk0,format=$f " "$WORK/out" ||
+      fail "a $f image named .img: $(grep -- '-drive file=' "$WORK/out" | head -n 1)"
+  done
+  # a raw file named .qcow2 stays raw
+  head -c 65536 /dev/zero >"$WORK/raw.qcow2"
+  "$TB" vm start f1 --image "$WORK/raw.qcow2" --firmware none --accel tcg --dir "$RUN" --dry-run \
+    --why >"$WORK/out" 2>/dev/null || fail "dry run of raw.qcow2"
+  grep -q -- "-drive file=$WORK/raw.qcow2,if=none,id=disk0,format=raw " "$WORK/out" ||
+    fail "raw.qcow2: $(grep -- '-drive file=' "$WORK/out" | head -n 1)"
+  grep -q '^-drive format=raw: the image.s format, read from its first bytes' "$WORK/out" ||
+    fail "the format's reason"
+  pass "image formats from their content (qemu-img's qcow2 qcow qed vmdk vdi vhdx vpc parallels raw)"
+else
+  echo "skipped part: qemu-img missing (image formats)"
+fi
+
+# A dry run of an image that is not here: the line leaves the format to QEMU, and says so.
+"$TB" vm start f1 --image /nonexistent/disk.img --firmware none --dir "$RUN" --dry-run \
+  >"$WORK/out" 2>"$WORK/err" || fail "dry run of a missing image"
+grep -q "NOTE: --image /nonexistent/disk.img: .*No such file.*QEMU's probe" "$WORK/err" ||
+  fail "missing image in a dry run: $(cat "$WORK/err")"
+grep -q -- '-drive file=/nonexistent/disk.img,if=none,id=disk0 ' "$WORK/out" || fail "missing image's line"
+# --seed off: no seed drive; the fw_cfg key stays
+"$TB" vm start s0 --kernel /k --seed off --firmware none --dir "$RUN" --dry-run >"$WORK/out" 2>/dev/null
+grep -q 'seed.iso' "$WORK/out" && fail "--seed off still attaches the seed"
+grep -q -- '-fw_cfg name=opt/teebench/authorized_keys' "$WORK/out" || fail "--seed off dropped fw_cfg"
+expect_fail 2 "$TB" vm start s0 --kernel /k --seed maybe --dir "$RUN"
+grep -q -- "--seed maybe: not on or off" "$WORK/err" || fail "$(cat "$WORK/err")"
+pass "a missing image in a dry run; --seed off"
+
+# Images teebench refuses before QEMU runs, and one QEMU cannot read (its own message).
+rm -f "$WORK/fake-qemu-launched" # launched on purpose above
+: >"$WORK/empty.img"
+expect_fail 1 "$TB" vm start b1 --image "$WORK/empty.img" --firmware none --qemu "$FAKEQ" --dir "$RUN"
+grep -q "^teebench: vm: start: --image: $WORK/empty.img: 0 bytes, too small to be a disk image$" "$WORK/err" ||
+  fail "empty image: $(cat "$WORK/err")"
+mkdir -p "$WORK/adir"
+expect_fail 1 "$TB" vm start b1 --image "$WORK/adir" --firmware none --qemu "$FAKEQ" --dir "$RUN"
+grep -q "a directory, not a disk image" "$WORK/err" || fail "directory image: $(cat "$WORK/err")"
+if command -v qemu-img >/dev/null && qemu-img create -q -f luks --object secret,id=s0,data=pw \
+  -o key-secret=s0 "$WORK/luks.img" 16M 2>/dev/null; then
+  expect_fail 1 "$TB" vm start b1 --image "$WORK/luks.img" --firmware none --qemu "$FAKEQ" --dir "$RUN"
+  grep -q "LUKS-encrypted image: QEMU needs its passphrase" "$WORK/err" || fail "luks: $(cat "$WORK/err")"
+fi
+[ ! -e "$WORK/fake-qemu-launched" ] || fail "a refused image launched QEMU"
+# qcow2's magic over a header QEMU rejects: the real QEMU says why, in one line, nothing left
+if command -v qemu-system-x86_64 >/dev/null; then
+  { printf 'QFI\373\000\000\000\011'; head -c 4096 /dev/zero; } >"$WORK/bad.img"
+  rc=0
+  "$TB" vm start b2 --image "$WORK/bad.img" --firmware none --accel tcg --vsock off --dir "$RUN" \
+    >"$WORK/out" 2>"$WORK/err" || rc=$?
+  [ $rc -eq 1 ] || fail "an image QEMU cannot read: exit $rc: $(cat "$WORK/err")"
+  tail -n 1 "$WORK/err" | grep -q "^teebench: vm: start b2: QEMU exited with 1: qemu-system-x86_64: -drive file=$WORK/bad.img,.*: .*qcow2 version 9" ||
+    fail "an image QEMU cannot read: $(cat "$WORK/err")"
+  [ ! -e "$RUN/b2/vm.json" ] || fail "a failed start left vm.json"
+  [ ! -e "$RUN/b2/qemu.pid" ] || fail "a failed start left qemu.pid"
+fi
+pass "images refused (empty, a directory, LUKS) and one QEMU cannot read"
+
+# ---- the cloud-init seed ----
+ssh-keygen -q -t ed25519 -N '' -C "seed test" -f "$WORK/k1"
+"$TB" vm seed "$WORK/seed.iso" --ssh-key "$WORK/k1.pub" --ssh-user debian --hostname g1 \
+  >"$WORK/out" 2>"$WORK/err" || fail "vm seed: $(cat "$WORK/err")"
+grep -q "^wrote $WORK/seed.iso: a cloud-init NoCloud seed (ISO 9660, label cidata, [0-9]* KiB) authorizing $WORK/k1.pub for debian$" \
+  "$WORK/out" || fail "vm seed: $(cat "$WORK/out")"
+if command -v blkid >/dev/null; then
+  blkid -p -o export "$WORK/seed.iso" >"$WORK/blkid" || fail "blkid does not recognise the seed"
+  grep -qx 'TYPE=iso9660' "$WORK/blkid" && grep -qx 'LABEL=cidata' "$WORK/blkid" ||
+    fail "blkid: $(cat "$WORK/blkid")"
+fi
+if command -v isoinfo >/dev/null; then
+  isoinfo -R -l -i "$WORK/seed.iso" >"$WORK/rr" && isoinfo -J -l -i "$WORK/seed.iso" >"$WORK/joliet" ||
+    fail "isoinfo cannot read the seed"
+  grep -q ' user-data *$' "$WORK/rr" && grep -q ' meta-data *$' "$WORK/rr" || fail "Rock Ridge names: $(cat "$WORK/rr")"
+  grep -q -- '-r--r--r-- *1 *0 *0' "$WORK/rr" || fail "Rock Ridge modes: $(cat "$WORK/rr")"
+  grep -q ' user-data *$' "$WORK/joliet" && grep -q ' meta-data *$' "$WORK/joliet" ||
+    fail "Joliet names: $(cat "$WORK/joliet")"
+  isoinfo -R -i "$WORK/seed.iso" -x /user-data >"$WORK/ud"
+  head -n 1 "$WORK/ud" | grep -qx '#cloud-config' || fail "user-data: $(cat "$WORK/ud")"
+  grep -qF "      - '$(cat "$WORK/k1.pub")'" "$WORK/ud" || fail "the key in user-data: $(cat "$WORK/ud")"
+  grep -q "^  - name: 'debian'$" "$WORK/ud" || fail "the user in user-data: $(cat "$WORK/ud")"
+  isoinfo -J -i "$WORK/seed.iso" -x /meta-data >"$WORK/md"
+  grep -Eq '^instance-id: teebench-g1-[0-9a-f]{16}$' "$WORK/md" && grep -qx 'local-hostname: g1' "$WORK/md" ||
+    fail "meta-data: $(cat "$WORK/md")"
+  pass "vm seed: blkid sees iso9660 labelled cidata; isoinfo reads user-data and meta-data (Rock Ridge and Joliet)"
+else
+  echo "skipped part: isoinfo missing (genisoimage)"
+fi
+expect_fail 2 "$TB" vm seed "$WORK/s2.iso"
+grep -q -- "--ssh-key K.pub" "$WORK/err" || fail "vm seed without a key: $(cat "$WORK/err")"
+echo "not a key" >"$WORK/bad.pub"
+expect_fail 1 "$TB" vm seed "$WORK/s2.iso" --ssh-key "$WORK/bad.pub"
+grep -q "not one line of an OpenSSH .pub file" "$WORK/err" || fail "bad key: $(cat "$WORK/err")"
+[ ! -e "$WORK/s2.iso" ] || fail "a refused seed was written"
+
+# A seed that cannot be written (a full disk under the run directory): one line, before
+# QEMU starts, nothing left running.
+if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+  mkdir -p "$WORK/full"
+  rc=0
+  unshare -m bash -c '
+    mount -t tmpfs -o size=64k tmpfs "$1" || exit 99
+    head -c 40000 /dev/zero >"$1/filler" 2>/dev/null
+    "$2" vm start g9 --kernel "$3" --ssh-key "$4" --firmware none --qemu "$5" --dir "$1/run" \
+      >"$6/full.out" 2>"$6/full.err"' _ "$WORK/full" "$TB" "$K" "$WORK/k1" "$FAKEQ" "$WORK" || rc=$?
+  if [ $rc -ne 99 ]; then
+    [ $rc -eq 1 ] || fail "a seed that cannot be written: exit $rc: $(cat "$WORK/full.err")"
+    grep -q "^teebench: vm: start g9: writing the cloud-init seed: .*seed.iso.*No space left on device$" \
+      "$WORK/full.err" || fail "a seed that cannot be written: $(cat "$WORK/full.err")"
+    [ "$(grep -vc "^teebench: vm: NOTE: " "$WORK/full.err")" -eq 1 ] || fail "one line: $(cat "$WORK/full.err")"
+    [ ! -e "$WORK/fake-qemu-launched" ] || fail "QEMU was launched without a seed"
+    pass "a seed that cannot be written: one line, QEMU not started"
+  fi
+fi

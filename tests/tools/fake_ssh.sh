@@ -7,6 +7,8 @@
 #   ssh [options] -O CTL [--] HOST     a control request (-O exit): succeeds, does nothing
 # FAKE_SSH_LOG=FILE appends one line per call: the arguments joined by spaces.
 # FAKE_SSH_FAIL=1 makes every call fail as ssh does when it cannot connect (exit 255).
+# FAKE_SSH_DENY=METHODS fails every call as a server that refuses the key does
+# ("Permission denied (METHODS).", exit 255).
 # FAKE_SSH_STDIN_BYTES=N passes only the first N bytes of stdin on (then EOF), as a
 # connection that drops in the middle of a copy would.
 set -u
@@ -15,6 +17,10 @@ if [ -n "${FAKE_SSH_LOG:-}" ]; then
 fi
 if [ -n "${FAKE_SSH_FAIL:-}" ]; then
   echo "ssh: connect to host fake port 22: Connection refused" >&2
+  exit 255
+fi
+if [ -n "${FAKE_SSH_DENY:-}" ]; then # a server that refuses the key (BatchMode: no password)
+  echo "fake@fakehost: Permission denied ($FAKE_SSH_DENY)." >&2
   exit 255
 fi
 ctl=

@@ -1059,6 +1059,60 @@ static void test_run_unreachable(void **state)
     assert_non_null(strstr(e.msg, "runs here, not over ssh"));
 }
 
+/* A server that takes only a password (a TD started by hand) or refuses every key:
+   one line saying so, with the exact ssh-copy-id command. */
+static void test_run_refused_login(void **state)
+{
+    fixture *f = *state;
+    setenv("FAKE_SSH_DENY", "publickey,password", 1);
+    tb_remote_target t = target("td=ssh://tdx@localhost:10022");
+    tb_remote_opts o = opts_for(f);
+    tb_record *r = NULL;
+    tb_err e = {{0}};
+    assert_int_equal(tb_remote_run(&t, &o, NULL, &r, &e), -1);
+    assert_null(r);
+    assert_string_equal(e.msg, "tdx@localhost accepts no key of yours, only a password "
+                               "(publickey,password), and teebench's ssh runs in BatchMode, which "
+                               "never types one: install your key there once with `ssh-copy-id "
+                               "-p 10022 tdx@localhost` (or add --ssh-copy-id to run it here on "
+                               "this terminal), then run this again");
+    setenv("FAKE_SSH_DENY", "publickey", 1);
+    t = target("a=ssh://fakehost");
+    assert_int_equal(tb_remote_run(&t, &o, NULL, &r, &e), -1);
+    unsetenv("FAKE_SSH_DENY");
+    assert_non_null(strstr(e.msg, "fakehost refuses every key of yours (it accepts: publickey)"));
+    assert_int_equal(count_lines_with(f->log, ".upload."), 0);
+}
+
+static void test_auth_hint(void **state)
+{
+    (void)state;
+    char out[700] = "x";
+    tb_remote_target t = target("td=ssh://tdx@localhost:10022");
+    assert_int_equal(
+        tb_remote_auth_hint(&t, NULL, "ssh: connect to host: refused", out, sizeof out), 0);
+    assert_string_equal(out, "x");
+    assert_int_equal(tb_remote_auth_hint(&t, NULL, NULL, out, sizeof out), 0);
+    /* keyboard-interactive counts as a password; -F and odd words are quoted */
+    assert_int_equal(tb_remote_auth_hint(&t, "/my dir/cfg",
+                                         "tdx@localhost: Permission denied "
+                                         "(publickey,keyboard-interactive).",
+                                         out, sizeof out),
+                     1);
+    assert_non_null(strstr(out, "`ssh-copy-id -F '/my dir/cfg' -p 10022 tdx@localhost`"));
+    t = target("h=ssh://example.org");
+    assert_int_equal(
+        tb_remote_auth_hint(&t, NULL, "Permission denied (password).", out, sizeof out), 1);
+    assert_non_null(strstr(out, "example.org accepts no key of yours"));
+    assert_non_null(strstr(out, "`ssh-copy-id example.org`"));
+    char **argv = tb_remote_copy_id_argv(&t, NULL);
+    assert_non_null(argv);
+    assert_string_equal(argv[0], "ssh-copy-id");
+    assert_string_equal(argv[1], "example.org");
+    assert_null(argv[2]);
+    tb_remote_argv_free(argv);
+}
+
 /* The copy fails there (no cache directory can be made): reported, nothing left. */
 static void test_run_copy_fails(void **state)
 {
@@ -1509,6 +1563,8 @@ int main(void)
         cmocka_unit_test(test_package_of_needed),
         cmocka_unit_test(test_glibc_needed),
         cmocka_unit_test(test_binary_name),
+        cmocka_unit_test(test_auth_hint),
+        cmocka_unit_test_setup_teardown(test_run_refused_login, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_copy_then_reuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_remote_binary, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_missing_library, setup, teardown),

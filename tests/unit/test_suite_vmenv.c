@@ -130,7 +130,7 @@ static void test_annotate_tcg(void **state)
     assert_string_equal(m->unit, "s");
     assert_int_equal(m->better, TB_BETTER_LOWER);
     assert_string_equal(m->workload, "vm");
-    assert_non_null(strstr(m->note, "first SSH answer"));
+    assert_non_null(strstr(m->note, "first SSH login"));
     assert_non_null(strstr(m->note, "TCG"));
     json_t *vm = json_object_get(r->extra, "vm");
     assert_string_equal(json_string_value(json_object_get(vm, "accel")), "tcg");

@@ -861,8 +861,30 @@ static void test_tcg_and_escapes(void **state)
     assert_null(find_opt(&c, "-kernel", NULL));
     assert_null(find_prop(&c, "-device", "vhost-vsock-pci"));
     assert_non_null(find_prop(&c, "-drive", "file=/img/a,,b.qcow2"));
-    assert_non_null(find_prop(&c, "-drive", "format=qcow2"));
+    /* the format is the caller's (probed from the file), never the name's: none given,
+       none stated */
+    const tb_vm_prop *f0 = find_prop(&c, "-drive", "format="); /* the first: the seed's */
+    assert_non_null(f0);
+    assert_string_equal(f0->reason, "an ISO 9660 image, written by teebench");
     assert_non_null(find_prop(&c, "-device", "virtio-blk-pci"));
+    /* the seed: a read-only virtio-blk disk, like the image's */
+    assert_non_null(find_prop(&c, "-drive", "id=seed0"));
+    assert_non_null(find_prop(&c, "-drive", "readonly=on"));
+    assert_non_null(find_prop(&c, "-device", "drive=seed0"));
+    tb_vm_cmd_free(&c);
+    s.image_format = "raw"; /* a raw disk named .qcow2 */
+    s.seed = 0;
+    build(&s, &h, 0, &c, &p);
+    const tb_vm_prop *fp = find_prop(&c, "-drive", "format=raw");
+    assert_non_null(fp);
+    assert_non_null(strstr(fp->reason, "never from its name"));
+    assert_null(find_prop(&c, "-drive", "id=seed0"));
+    assert_non_null(find_opt(&c, "-fw_cfg", NULL)); /* the key still goes in through fw_cfg */
+    tb_vm_cmd_free(&c);
+    s.image_format = "qcow2";
+    s.seed = 1;
+    build(&s, &h, 0, &c, &p);
+    assert_non_null(find_prop(&c, "-drive", "format=qcow2"));
     /* argv: value = properties joined with ',' */
     char **argv = tb_vm_cmd_argv(&c);
     assert_non_null(argv);
