@@ -86,7 +86,7 @@ small=(--profile quick --workloads syscall,probe,http --repeat 2 --set syscall.d
        --set http.duration=1 --set http.warmup=0 --set http.connections=8)
 "$TB" suite run "${small[@]}" --target host=local --target g=vm:c1 --vm-dir "$RUN" --db "$DB" \
   -o "$WORK/res" --progress plain >"$WORK/suite.out" 2>"$WORK/suite.err" ||
-  fail "suite run: $(tail -n 8 "$WORK/suite.err")"
+  fail "suite run: $(grep -E ': (failed|skipped)' "$WORK/suite.err" | head -5; grep -A12 '^== ' "$WORK/suite.out" | grep -Ei 'fail|skip' | head -5; tail -n 8 "$WORK/suite.err")"
 T_SUITE=$(date +%s)
 cat "$WORK/suite.out"
 python3 - "$WORK/res" <<'PY' || fail "the guest's record"
