@@ -198,14 +198,14 @@ static void check_qemu(const tb_vm_host *h, tb_vm_kind k, tb_vm_checks *o)
 {
     const tb_vm_qemu *q = &h->qemu[k];
     char src[400];
-    snprintf(src, sizeof src, "%s --version; found as: %s", q->path[0] ? q->path : "QEMU",
+    snprintf(src, sizeof src, "%.200s --version; found as: %.150s", q->path[0] ? q->path : "QEMU",
              q->how[0] ? q->how : "?");
     if (!q->found) {
         add(o, "qemu", 0, 1, src, "QEMU: %s", q->why[0] ? q->why : "not found");
         return;
     }
     add(o, "qemu", 1, 1, src, "%s (%s)", q->path, q->version);
-    snprintf(src, sizeof src, "%s -object help", q->path);
+    snprintf(src, sizeof src, "%.380s -object help", q->path);
     if (!q->objects)
         add(o, "qemu-backend", 0, 1, src,
             "QEMU's -object help is not the list of object types QEMU prints");
@@ -220,7 +220,7 @@ static void check_firmware(const tb_vm_spec *s, const tb_vm_host *h, tb_vm_check
     tb_vm_kind k = s->kind;
     const tb_vm_fw *f = &h->fw[k];
     char src[700], what[500];
-    snprintf(src, sizeof src, "%s: %s", f->path[0] ? f->path : "firmware",
+    snprintf(src, sizeof src, "%.400s: %.250s", f->path[0] ? f->path : "firmware",
              h->fw_how[k][0] ? h->fw_how[k] : "OVMF GUIDed table");
     if (!strcmp(f->path, "none")) {
         add(o, "firmware", k == TB_VM_REGULAR, 1, "--firmware none",
@@ -302,7 +302,7 @@ static void check_tdx(const tb_vm_spec *s, const tb_vm_host *h, tb_vm_checks *o)
     const tb_vm_qemu *q = &h->qemu[TB_VM_TDX];
     if (q->found) {
         char src[1200];
-        snprintf(src, sizeof src, "%s -object help", q->path);
+        snprintf(src, sizeof src, "%.380s -object help", q->path);
         long long t = h->vm_types;
         int pre = t > 0 && !(t >> VT_TDX_UPSTREAM & 1) && (t >> VT_TDX_PRE & 1) && h->intel;
         if (!q->tdx_guest)
@@ -371,7 +371,7 @@ static void check_snp(const tb_vm_spec *s, const tb_vm_host *h, tb_vm_checks *o)
     const tb_vm_qemu *q = &h->qemu[TB_VM_SNP];
     if (q->found) {
         char src[1200];
-        snprintf(src, sizeof src, "%s -object help", q->path);
+        snprintf(src, sizeof src, "%.380s -object help", q->path);
         add(o, "qemu-snp", q->sev_snp_guest, 1, src,
             q->sev_snp_guest ? "sev-snp-guest listed (%s)"
                              : "this QEMU lists no sev-snp-guest object: a build without SEV-SNP "
