@@ -376,6 +376,93 @@ static void test_metric_names(void **state)
     free(v);
 }
 
+/* ---- the golden list of metrics ----
+ *
+ * Every metric a plan can produce (name, unit, direction, workload, TEE), for each
+ * profile and for the settings that change the list, compared with
+ * tests/data/workloads/suite_metrics.golden -- a list written by the suite before its
+ * workloads moved onto one interface, so that the stored runs of older teebench
+ * versions keep comparing with new ones, name for name. */
+
+typedef struct golden_variant {
+    const char *title, *profile, *workloads;
+    const char *set[4][2];
+} golden_variant;
+
+static const golden_variant golden_variants[] = {
+    {"quick", "quick", NULL, {{NULL}}},
+    {"standard", "standard", NULL, {{NULL}}},
+    {"seed", "seed", NULL, {{NULL}}},
+    {"syscall mode close", "quick", NULL, {{"syscall.mode", "close"}}},
+    {"syscall mode getpid, copies 1",
+     "quick",
+     NULL,
+     {{"syscall.mode", "getpid"}, {"syscall.copies", "1"}}},
+    {"syscall copies n", "quick", NULL, {{"syscall.copies", "n"}}},
+    {"probes rdtsc,cpuid", "quick", NULL, {{"probe.probes", "rdtsc,cpuid"}}},
+    {"http serve-tls", "quick", NULL, {{"http.targets", "serve-tls"}}},
+    {"http nginx", "quick", NULL, {{"http.targets", "nginx"}}},
+    {"notary tee modes", "quick", NULL, {{"notary.modes", "tee_no_verify,tee_verify"}}},
+    {"notary no_tee", "quick", NULL, {{"notary.modes", "no_tee"}}},
+    {"notary no_tee,tee_verify", "quick", NULL, {{"notary.modes", "no_tee,tee_verify"}}},
+    {"workloads attest,notary", "standard", "attest,notary", {{NULL}}},
+    {"workloads env", "quick", "env", {{NULL}}},
+};
+
+static void golden_text(tb_buf *out)
+{
+    static const char *const wl[] = {"env", "syscall", "probe", "http", "attest", "notary"};
+    for (size_t i = 0; i < sizeof golden_variants / sizeof golden_variants[0]; i++) {
+        const golden_variant *g = &golden_variants[i];
+        tb_suite_plan p;
+        tb_err e;
+        assert_int_equal(tb_suite_plan_init(&p, g->profile, &e), 0);
+        for (int k = 0; k < 4 && g->set[k][0]; k++)
+            if (tb_suite_plan_set(&p, g->set[k][0], g->set[k][1], &e) < 0)
+                fail_msg("%s: %s", g->title, e.msg);
+        if (g->workloads)
+            assert_int_equal(tb_suite_plan_select(&p, g->workloads, &e), 0);
+        tb_suite_metric_spec *v = NULL;
+        size_t n = 0;
+        assert_int_equal(tb_suite_plan_metrics(&p, &v, &n, &e), 0);
+        assert_int_equal(tb_buf_printf(out, "== %s\n", g->title), 0);
+        for (size_t k = 0; k < n; k++)
+            assert_int_equal(tb_buf_printf(out, "%s %s %s %s %s\n", v[k].name, v[k].unit,
+                                           v[k].better == TB_BETTER_HIGHER ? "higher" : "lower",
+                                           wl[v[k].workload], v[k].tee ? "tee" : "-"),
+                             0);
+        free(v);
+    }
+}
+
+static void test_metric_golden(void **state)
+{
+    (void)state;
+    tb_buf got = {0}, want = {0};
+    golden_text(&got);
+    char path[1024];
+    const char *src = getenv("TEEBENCH_SOURCE_DIR");
+    snprintf(path, sizeof path, "%s/tests/data/workloads/suite_metrics.golden", src ? src : ".");
+    tb_err e;
+    if (tb_file_read(path, 1 << 20, &want, &e) < 0)
+        fail_msg("%s", e.msg);
+    const char *g = got.p ? (const char *)got.p : "", *w = want.p ? (const char *)want.p : "";
+    size_t line = 1, i = 0;
+    while (g[i] && g[i] == w[i]) {
+        line += g[i] == '\n';
+        i++;
+    }
+    if (g[i] != w[i]) {
+        size_t s = i;
+        while (s > 0 && g[s - 1] != '\n')
+            s--;
+        fail_msg("suite_metrics.golden line %zu: got \"%.*s\", want \"%.*s\"", line,
+                 (int)strcspn(g + s, "\n"), g + s, (int)strcspn(w + s, "\n"), w + s);
+    }
+    tb_buf_clear(&got);
+    tb_buf_clear(&want);
+}
+
 static void test_plan_text_json(void **state)
 {
     (void)state;
@@ -778,6 +865,7 @@ int main(void)
         cmocka_unit_test(test_apply_json),
         cmocka_unit_test(test_load_file),
         cmocka_unit_test(test_metric_names),
+        cmocka_unit_test(test_metric_golden),
         cmocka_unit_test(test_plan_text_json),
         cmocka_unit_test(test_events),
         cmocka_unit_test(test_describe),
