@@ -33,6 +33,11 @@
 #include "base/text.h"
 #include "bench/results.h"
 #include "stats/summary.h"
+#include "workloads/workload.h"
+
+_Static_assert((int)TB_WL_HIGHER == (int)TB_BETTER_HIGHER &&
+                   (int)TB_WL_LOWER == (int)TB_BETTER_LOWER,
+               "workloads/ and record/ agree on directions");
 
 #define IMPORT_FILE_MAX (256u << 20)
 
@@ -179,11 +184,16 @@ typedef struct importer {
 } importer;
 
 /* One metric with the given samples (none added when n == 0 and the values are
-   absent); note may be NULL. */
-static int add(importer *im, const char *name, const char *unit, int better, const char *workload,
-               const char *note, int simulated, const double *v, size_t n)
+   absent); note may be NULL. Its unit, direction and workload are its workload's
+   table's (workloads/): a name no table has is a bug here. */
+static int add(importer *im, const char *name, const char *note, int simulated, const double *v,
+               size_t n)
 {
-    tb_metric *m = tb_record_metric(im->r, name, unit, better, workload, im->err);
+    tb_wl_match wm;
+    if (!tb_wl_metric_find(name, &wm))
+        return tb_errf(im->err, "%s: metric %s is in no workload's table", im->path, name);
+    tb_metric *m = tb_record_metric(im->r, name, wm.metric->unit, wm.metric->better,
+                                    wm.workload->name, im->err);
     if (!m)
         return -1;
     m->simulated |= simulated;
@@ -275,7 +285,7 @@ static int latency_metrics(importer *im, const json_t *lat, const char *target, 
         else
             snprintf(note, sizeof note, "%s latency from the actual send time (uncorrected)",
                      pct_names[i]);
-        if (add(im, name, "ms", TB_BETTER_LOWER, "http", note, 0, &ms, 1) < 0)
+        if (add(im, name, note, 0, &ms, 1) < 0)
             return -1;
     }
     return 0;
@@ -295,17 +305,16 @@ static int import_http(importer *im, const json_t *doc, const tb_import_opts *o)
         return tb_errf(im->err, "%s: http JSON: missing \"latency\"", im->path);
     char name[160];
     snprintf(name, sizeof name, "http.%s.rps", target);
-    if (add(im, name, "req/s", TB_BETTER_HIGHER, "http",
-            "completed requests per second (teebench http --json requests.per_second)", 0, &rps,
-            1) < 0)
+    if (add(im, name, "completed requests per second (teebench http --json requests.per_second)", 0,
+            &rps, 1) < 0)
         return -1;
     if (latency_metrics(im, lat, target, "latency") < 0)
         return -1;
     if (json_is_object(ulat) && latency_metrics(im, ulat, target, "latency_uncorrected") < 0)
         return -1;
     snprintf(name, sizeof name, "http.%s.transfer", target);
-    if (add(im, name, "B/s", TB_BETTER_HIGHER, "http",
-            "bytes read per second (headers and bodies), wrk's Transfer/sec", 0, &bps, 1) < 0)
+    if (add(im, name, "bytes read per second (headers and bodies), wrk's Transfer/sec", 0, &bps,
+            1) < 0)
         return -1;
     const char *url = json_string_value(json_object_get(json_object_get(doc, "options"), "url"));
     if (url && json_object_set_new(im->r->extra, "url", json_string(url)) < 0)
@@ -386,7 +395,7 @@ static int import_syscall(importer *im, const json_t *doc, const tb_import_opts 
              "loops per second of each pass UnixBench's scoring kept (lowest third by count "
              "dropped), mode %.32s, %lld cop%s%s",
              mode, nc, nc == 1 ? "y" : "ies", nc == 1 ? "" : ", loops summed over the copies");
-    int rc = add(im, name, "lps", TB_BETTER_HIGHER, "syscall", note, 0, lps, k);
+    int rc = add(im, name, note, 0, lps, k);
     free(lps);
     if (rc < 0)
         return -1;
@@ -400,7 +409,7 @@ static int import_syscall(importer *im, const json_t *doc, const tb_import_opts 
                  "UnixBench System Call Overhead index (score / %g lps x 10), mode mix, %lld "
                  "cop%s",
                  baseline, nc, nc == 1 ? "y" : "ies");
-        if (add(im, name, "index", TB_BETTER_HIGHER, "syscall", note, 0, &x, 1) < 0)
+        if (add(im, name, note, 0, &x, 1) < 0)
             return -1;
     }
     char started[40];
@@ -434,8 +443,7 @@ static int import_probe(importer *im, const json_t *doc, const tb_import_opts *o
             return -1;
         name_part(name, part, sizeof part);
         snprintf(metric, sizeof metric, "probe.%s.ns", part);
-        if (add(im, metric, "ns", TB_BETTER_LOWER, "probe",
-                json_string_value(json_object_get(p, "what")), 0, &median, 1) < 0)
+        if (add(im, metric, json_string_value(json_object_get(p, "what")), 0, &median, 1) < 0)
             return -1;
     }
     char started[40];
@@ -483,7 +491,7 @@ static int overhead(importer *im, const char *mode, const mode_diffs *md, int si
              "median over iterations of %s - no_tee notarization_ms, paired by iteration%s",
              !strcmp(mode, "tee_verify") ? "(notarization_ms + verify_ms) of tee_verify" : mode,
              simulated ? " (SIMULATED TEE)" : "");
-    return add(im, name, "ms", TB_BETTER_LOWER, "notary", note, simulated, &med, 1);
+    return add(im, name, note, simulated, &med, 1);
 }
 
 static int push_diff(mode_diffs *md, double v)
@@ -578,14 +586,14 @@ static int notary_metrics(importer *im, const tb_bench_results *rs, int simulate
         snprintf(note, sizeof note,
                  "notarization time the client reports (NOTARIZATION_MS), one sample per run%s",
                  sim ? tag : "");
-        if (add(im, name, "ms", TB_BETTER_LOWER, "notary", note, sim, &r->notarization_ms, 1) < 0)
+        if (add(im, name, note, sim, &r->notarization_ms, 1) < 0)
             return -1;
         if (r->has & TB_BENCH_HAS_TOTAL_E2E) {
             snprintf(name, sizeof name, "notary.%s.total_e2e_ms", part);
             snprintf(note, sizeof note,
                      "end-to-end time of one client run (TOTAL_E2E_MS), one sample per run%s",
                      sim ? tag : "");
-            if (add(im, name, "ms", TB_BETTER_LOWER, "notary", note, sim, &r->total_e2e_ms, 1) < 0)
+            if (add(im, name, note, sim, &r->total_e2e_ms, 1) < 0)
                 return -1;
         }
         if (r->has & TB_BENCH_HAS_WALL) {
@@ -593,7 +601,7 @@ static int notary_metrics(importer *im, const tb_bench_results *rs, int simulate
             snprintf(note, sizeof note,
                      "the client process's life as the harness saw it, one sample per run%s",
                      sim ? tag : "");
-            if (add(im, name, "ms", TB_BETTER_LOWER, "notary", note, sim, &r->wall_ms, 1) < 0)
+            if (add(im, name, note, sim, &r->wall_ms, 1) < 0)
                 return -1;
         }
         if (r->verify && (r->has & TB_BENCH_HAS_TDX_VERIFY)) {
@@ -601,7 +609,7 @@ static int notary_metrics(importer *im, const tb_bench_results *rs, int simulate
             snprintf(note, sizeof note,
                      "time the client spends verifying the notary's quote (TDX_VERIFY_MS)%s",
                      sim ? tag : "");
-            if (add(im, name, "ms", TB_BETTER_LOWER, "notary", note, sim, &r->tdx_verify_ms, 1) < 0)
+            if (add(im, name, note, sim, &r->tdx_verify_ms, 1) < 0)
                 return -1;
         }
     }

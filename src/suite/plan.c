@@ -19,6 +19,7 @@
 #include "net/url.h"
 #include "serve/nginx.h"
 #include "sys/probe.h"
+#include "workloads/workload.h"
 
 static const char *const wl_names[TB_WL_COUNT] = {"env",  "syscall", "probe",
                                                   "http", "attest",  "notary"};
@@ -669,25 +670,31 @@ json_t *tb_suite_plan_json(const tb_suite_plan *p)
         p->notary.retries, "pccs", p->notary.pccs, "tee", p->notary.tee);
 }
 
-/* Appends the spec of metric "<a><b><c>". */
-static int add_spec(tb_suite_metric_spec **v, size_t *n, size_t *cap, tb_suite_workload w, int tee,
-                    const char *unit, int better, const char *a, const char *b, const char *c)
+/* Appends the spec of metric "<a><b><c>": its unit, direction and TEE mark from its
+   workload's table (workloads/); a name no table has is a bug here. */
+static int add_spec(tb_suite_metric_spec **v, size_t *n, size_t *cap, tb_suite_workload w,
+                    const char *a, const char *b, const char *c, tb_err *err)
 {
     if (*n == *cap) {
         size_t nc = *cap ? *cap * 2 : 32;
         tb_suite_metric_spec *nv = realloc(*v, nc * sizeof *nv);
         if (!nv)
-            return -1;
+            return tb_errf(err, "out of memory");
         *v = nv;
         *cap = nc;
     }
-    tb_suite_metric_spec *s = &(*v)[(*n)++];
+    tb_suite_metric_spec *s = &(*v)[*n];
     memset(s, 0, sizeof *s);
     snprintf(s->name, sizeof s->name, "%s%s%s", a, b, c);
-    s->unit = unit;
-    s->better = better;
+    tb_wl_match m;
+    if (!tb_wl_metric_find(s->name, &m) || strcmp(m.workload->name, tb_suite_workload_name(w)))
+        return tb_errf(err, "metric %s is in no table of the %s workload", s->name,
+                       tb_suite_workload_name(w));
+    s->unit = m.metric->unit;
+    s->better = m.metric->better;
     s->workload = w;
-    s->tee = tee;
+    s->tee = m.tee;
+    (*n)++;
     return 0;
 }
 
@@ -698,22 +705,24 @@ int tb_suite_plan_metrics(const tb_suite_plan *p, tb_suite_metric_spec **out, si
     tb_suite_metric_spec *v = NULL;
     size_t n = 0, cap = 0;
     int rc = 0;
-    const int H = TB_BETTER_HIGHER, L = TB_BETTER_LOWER;
-#define SPEC(w, tee, unit, better, a, b, c)                                                        \
-    rc |= add_spec(&v, &n, &cap, w, tee, unit, better, a, b, c)
+#define SPEC(w, a, b, c)                                                                           \
+    do {                                                                                           \
+        if (rc == 0)                                                                               \
+            rc = add_spec(&v, &n, &cap, w, a, b, c, err);                                          \
+    } while (0)
     if (p->enabled[TB_WL_SYSCALL]) {
         /* mode mix: syscall.c1.*; other modes (no index): syscall.<mode>.c1.lps, as import.h */
         int mix = !strcmp(p->syscall.mode, "mix");
         char pre[32];
         snprintf(pre, sizeof pre, "syscall.%s%s", mix ? "" : p->syscall.mode, mix ? "" : ".");
         if (p->syscall.c1 && mix)
-            SPEC(TB_WL_SYSCALL, 0, "index", H, "syscall.c1.index", "", "");
+            SPEC(TB_WL_SYSCALL, "syscall.c1.index", "", "");
         if (p->syscall.cn && mix)
-            SPEC(TB_WL_SYSCALL, 0, "index", H, "syscall.cn.index", "", "");
+            SPEC(TB_WL_SYSCALL, "syscall.cn.index", "", "");
         if (p->syscall.c1)
-            SPEC(TB_WL_SYSCALL, 0, "lps", H, pre, "c1.lps", "");
+            SPEC(TB_WL_SYSCALL, pre, "c1.lps", "");
         if (p->syscall.cn)
-            SPEC(TB_WL_SYSCALL, 0, "lps", H, pre, "cn.lps", "");
+            SPEC(TB_WL_SYSCALL, pre, "cn.lps", "");
     }
     if (p->enabled[TB_WL_PROBE]) {
         size_t np;
@@ -723,7 +732,7 @@ int tb_suite_plan_metrics(const tb_suite_plan *p, tb_suite_metric_spec **out, si
             for (int k = 0; k < p->probe.n && !on; k++)
                 on = !strcmp(p->probe.names[k], all[i].name);
             if (on)
-                SPEC(TB_WL_PROBE, 0, "ns", L, "probe.", all[i].name, ".ns");
+                SPEC(TB_WL_PROBE, "probe.", all[i].name, ".ns");
         }
     }
     if (p->enabled[TB_WL_HTTP]) {
@@ -732,16 +741,16 @@ int tb_suite_plan_metrics(const tb_suite_plan *p, tb_suite_metric_spec **out, si
         for (int t = 0; t < 2; t++) {
             if (!targets[t])
                 continue;
-            SPEC(TB_WL_HTTP, 0, "req/s", H, targets[t], ".rps", "");
+            SPEC(TB_WL_HTTP, targets[t], ".rps", "");
             for (size_t k = 0; k < sizeof lat / sizeof lat[0]; k++)
-                SPEC(TB_WL_HTTP, 0, "ms", L, targets[t], ".latency.", lat[k]);
-            SPEC(TB_WL_HTTP, 0, "B/s", H, targets[t], ".transfer", "");
+                SPEC(TB_WL_HTTP, targets[t], ".latency.", lat[k]);
+            SPEC(TB_WL_HTTP, targets[t], ".transfer", "");
         }
     }
     if (p->enabled[TB_WL_ATTEST]) {
-        SPEC(TB_WL_ATTEST, 1, "ms", L, "attest.quote_get.ms", "", "");
-        SPEC(TB_WL_ATTEST, 1, "us", L, "attest.verify_prepared.us", "", "");
-        SPEC(TB_WL_ATTEST, 1, "ms", L, "attest.verify_scratch.ms", "", "");
+        SPEC(TB_WL_ATTEST, "attest.quote_get.ms", "", "");
+        SPEC(TB_WL_ATTEST, "attest.verify_prepared.us", "", "");
+        SPEC(TB_WL_ATTEST, "attest.verify_scratch.ms", "", "");
     }
     if (p->enabled[TB_WL_NOTARY]) {
         int have_base = 0;
@@ -750,19 +759,19 @@ int tb_suite_plan_metrics(const tb_suite_plan *p, tb_suite_metric_spec **out, si
         for (int m = 0; m < p->notary.n_modes; m++) {
             const char *mode = p->notary.modes[m];
             int tee = strcmp(mode, "no_tee") != 0;
-            SPEC(TB_WL_NOTARY, tee, "ms", L, "notary.", mode, ".notarization_ms");
-            SPEC(TB_WL_NOTARY, tee, "ms", L, "notary.", mode, ".total_e2e_ms");
-            SPEC(TB_WL_NOTARY, tee, "ms", L, "notary.", mode, ".wall_ms");
+            SPEC(TB_WL_NOTARY, "notary.", mode, ".notarization_ms");
+            SPEC(TB_WL_NOTARY, "notary.", mode, ".total_e2e_ms");
+            SPEC(TB_WL_NOTARY, "notary.", mode, ".wall_ms");
             if (!strcmp(mode, "tee_verify"))
-                SPEC(TB_WL_NOTARY, 1, "ms", L, "notary.", mode, ".verify_ms");
+                SPEC(TB_WL_NOTARY, "notary.", mode, ".verify_ms");
             if (tee && have_base)
-                SPEC(TB_WL_NOTARY, 1, "ms", L, "notary.", mode, ".overhead_ms");
+                SPEC(TB_WL_NOTARY, "notary.", mode, ".overhead_ms");
         }
     }
 #undef SPEC
     if (rc) {
         free(v);
-        return tb_errf(err, "out of memory");
+        return -1;
     }
     *out = v;
     *nout = n;
