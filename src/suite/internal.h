@@ -18,6 +18,18 @@
 #include "net/tls.h"
 #include "record/record.h"
 #include "suite/suite.h"
+#include "workloads/attest.h"
+#include "workloads/http.h"
+#include "workloads/notary.h"
+#include "workloads/probe.h"
+#include "workloads/syscall.h"
+
+/* A workload's parameters in the plan c runs. */
+#define HTTP(c) ((const tb_wl_http_params *)tb_suite_plan_params((c)->p, &tb_wl_http))
+#define SYSCALL(c) ((const tb_wl_syscall_params *)tb_suite_plan_params((c)->p, &tb_wl_syscall))
+#define PROBE(c) ((const tb_wl_probe_params *)tb_suite_plan_params((c)->p, &tb_wl_probe))
+#define ATTEST(c) ((const tb_wl_attest_params *)tb_suite_plan_params((c)->p, &tb_wl_attest))
+#define NOTARY(c) ((const tb_wl_notary_params *)tb_suite_plan_params((c)->p, &tb_wl_notary))
 
 /* What a step did. */
 enum { ST_OK = 0, ST_FAILED, ST_SKIPPED, ST_CANCELLED };

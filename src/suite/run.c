@@ -80,8 +80,7 @@ int suite_sample(suite_ctx *c, const char *name, double value, int simulated, co
     const tb_suite_metric_spec *s = find_spec(c, name);
     if (!s)
         return tb_errf(err, "metric %s is not in the plan's metrics", name);
-    tb_metric *m =
-        tb_record_metric(c->r, name, s->unit, s->better, tb_suite_workload_name(s->workload), err);
+    tb_metric *m = tb_record_metric(c->r, name, s->unit, s->better, s->workload->name, err);
     if (!m)
         return -1;
     if (note && !m->note && tb_metric_set_note(m, note, err) < 0)
@@ -233,10 +232,9 @@ static void nginx_version(suite_ctx *c, char *out, size_t n)
     out[0] = 0;
     tb_err e;
     int fd;
-    if (access(c->p->http.nginx_bin, X_OK) < 0 ||
-        (fd = suite_create(c, "nginx-version.txt", &e)) < 0)
+    if (access(HTTP(c)->nginx_bin, X_OK) < 0 || (fd = suite_create(c, "nginx-version.txt", &e)) < 0)
         return;
-    char *argv[] = {(char *)c->p->http.nginx_bin, "-v", NULL};
+    char *argv[] = {(char *)HTTP(c)->nginx_bin, "-v", NULL};
     tb_proc_opts o = {.argv = argv, .stdout_fd = fd, .stderr_fd = fd};
     tb_proc_result r;
     int rc = tb_proc_run(&o, 5000, NULL, &r, &e);
@@ -263,7 +261,7 @@ static void set_versions(suite_ctx *c)
         json_object_set_new(v, "kernel", json_string(u.release));
     json_object_set_new(v, "glibc", json_string(gnu_get_libc_version()));
     char nv[256];
-    if (c->p->enabled[TB_WL_HTTP] && c->p->http.nginx) {
+    if (tb_suite_plan_enabled(c->p, &tb_wl_http) && HTTP(c)->nginx) {
         nginx_version(c, nv, sizeof nv);
         json_object_set_new(v, "nginx", json_string(nv[0] ? nv : "not installed"));
     }
@@ -361,12 +359,12 @@ static int start_fixture(suite_ctx *c, tb_err *err)
 
 static int start_nginx(suite_ctx *c, tb_err *err)
 {
-    if (access(c->p->http.nginx_bin, X_OK) < 0) {
+    if (access(HTTP(c)->nginx_bin, X_OK) < 0) {
         c->nginx_skip = 1;
         return tb_errf(err,
                        "nginx is not installed (%s: %s; install the Debian package "
                        "nginx-light or nginx)",
-                       c->p->http.nginx_bin, strerror(errno));
+                       HTTP(c)->nginx_bin, strerror(errno));
     }
     if (suite_path(c, "nginx", c->nginx_dir, sizeof c->nginx_dir, err) < 0)
         return -1;
@@ -378,7 +376,7 @@ static int start_nginx(suite_ctx *c, tb_err *err)
                            .addr = "127.0.0.1",
                            .port = c->nginx_port,
                            .workers = c->server_threads,
-                           .nginx = c->p->http.nginx_bin};
+                           .nginx = HTTP(c)->nginx_bin};
         rc = tb_nginx_start(&o, 10000, NULL, err);
     }
     if (rc < 0)
@@ -395,22 +393,23 @@ static int start_nginx(suite_ctx *c, tb_err *err)
 
 static void start_servers(suite_ctx *c, progress *g)
 {
-    const tb_suite_plan *p = c->p;
+    const tb_wl_http_params *h = HTTP(c);
     tb_err e;
-    int http = p->enabled[TB_WL_HTTP];
-    if (http && p->http.nginx && p->http.nginx_url[0]) {
+    int http = tb_suite_plan_enabled(c->p, &tb_wl_http);
+    tb_wl_services want;
+    tb_suite_plan_services(c->p, &want);
+    if (http && h->nginx && h->nginx_url[0]) {
         c->nginx_remote = 1; /* somebody else's nginx: loaded, not started or stopped here */
         c->nginx_up = 1;
-        info(g, "nginx at %s (not started here: the load generator is this machine)",
-             p->http.nginx_url);
-    } else if (http && p->http.nginx) {
+        info(g, "nginx at %s (not started here: the load generator is this machine)", h->nginx_url);
+    } else if (http && h->nginx) {
         if (start_nginx(c, &e) < 0)
             snprintf(c->nginx_reason, sizeof c->nginx_reason, "%s", e.msg);
         else
             info(g, "nginx on 127.0.0.1:%d, %d worker%s (run dir %s)", c->nginx_port,
                  c->server_threads, c->server_threads == 1 ? "" : "s", c->nginx_dir);
     }
-    if ((http && p->http.serve_tls) || p->enabled[TB_WL_NOTARY]) {
+    if (want.fixture) {
         if (start_fixture(c, &e) < 0)
             snprintf(c->fixture_reason, sizeof c->fixture_reason, "%s", e.msg);
         else
@@ -435,12 +434,12 @@ static void stop_servers(suite_ctx *c)
 /* Runs one step; a server that is not up makes it skipped or failed. */
 static int run_step(suite_ctx *c, const tb_suite_step *s, int round, tb_err *err)
 {
-    switch (s->workload) {
-    case TB_WL_SYSCALL:
+    const tb_workload *w = s->workload;
+    if (w == &tb_wl_syscall)
         return suite_syscall_step(c, s->target, round, err);
-    case TB_WL_PROBE:
+    if (w == &tb_wl_probe)
         return suite_probe_step(c, round, err);
-    case TB_WL_HTTP:
+    if (w == &tb_wl_http) {
         if (!strcmp(s->target, "nginx") && !c->nginx_up) {
             tb_errf(err, "%s", c->nginx_reason);
             return c->nginx_skip ? ST_SKIPPED : ST_FAILED;
@@ -448,15 +447,15 @@ static int run_step(suite_ctx *c, const tb_suite_step *s, int round, tb_err *err
         if (!strcmp(s->target, "serve-tls") && !c->fixture_up)
             return tb_errf(err, "%s", c->fixture_reason), ST_FAILED;
         return suite_http_step(c, s->target, round, err);
-    case TB_WL_ATTEST:
+    }
+    if (w == &tb_wl_attest)
         return suite_attest_step(c, round, err);
-    case TB_WL_NOTARY:
+    if (w == &tb_wl_notary) {
         if (!c->fixture_up)
             return tb_errf(err, "%s", c->fixture_reason), ST_FAILED;
         return suite_notary_step(c, round, err);
-    default:
-        return tb_errf(err, "no such step"), ST_FAILED;
     }
+    return tb_errf(err, "no such step"), ST_FAILED;
 }
 
 static const char *status_name(int st)
@@ -471,9 +470,9 @@ static void record_problem(suite_ctx *c, const tb_suite_step *s, int round, int 
                            int *seen)
 {
     if (st == ST_SKIPPED && !*seen)
-        suite_problem(c->skipped, tb_suite_workload_name(s->workload), s->target, 0, why);
+        suite_problem(c->skipped, s->workload->name, s->target, 0, why);
     if (st == ST_FAILED)
-        suite_problem(c->failures, tb_suite_workload_name(s->workload), s->target, round, why);
+        suite_problem(c->failures, s->workload->name, s->target, round, why);
     *seen = 1;
 }
 
@@ -484,7 +483,7 @@ static void run_rounds(suite_ctx *c, progress *g, const tb_suite_step *st, size_
         for (size_t i = 0; i < n; i++) {
             if (suite_stopped(c))
                 return;
-            const char *w = tb_suite_workload_name(st[i].workload);
+            const char *w = st[i].workload->name;
             g->step++;
             emit(g, TB_SUITE_EV_STEP, w, st[i].target, round, 0, NULL, NULL);
             uint64_t t0 = tb_mono_ns();
@@ -564,7 +563,9 @@ int tb_suite_run(const tb_suite_plan *p, tb_suite_hooks *hooks, tb_record **out,
     c.work_fd = -1;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     c.ncpu = ncpu > 0 ? (int)ncpu : 1;
-    c.server_threads = p->http.server_threads > 0 ? p->http.server_threads : c.ncpu;
+    tb_wl_services want;
+    tb_suite_plan_services(p, &want);
+    c.server_threads = want.fixture_threads > 0 ? want.fixture_threads : c.ncpu;
     c.skipped = json_array();
     c.failures = json_array();
     c.warnings = json_array();

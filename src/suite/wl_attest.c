@@ -90,7 +90,7 @@ static void sim_commands(suite_ctx *c, const char *provider, const char *evidenc
     uint8_t rd[64];
     report_data(1, 1, rd);
     tb_hex_encode(rd, 64, hex);
-    snprintf(iters, sizeof iters, "%d", c->p->attest.iterations);
+    snprintf(iters, sizeof iters, "%d", ATTEST(c)->iterations);
     char *quote[] = {c->exe,           "attest",   "quote",         "--provider", (char *)provider,
                      "--sim-dir",      c->sim_dir, "--report-data", hex,          "-o",
                      (char *)evidence, NULL};
@@ -143,9 +143,9 @@ static void tsm_collateral(suite_ctx *c, const uint8_t *q, size_t len)
     tb_attest_collateral col;
     if (tb_attest_quote_parse(q, len, &pq, &e) < 0 ||
         tb_attest_quote_fmspc_ca(pq, fmspc, &ca, &e) < 0 ||
-        tb_attest_pccs_fetch(c->p->attest.pccs, fmspc, ca, 10000, &col, &e) < 0) {
+        tb_attest_pccs_fetch(ATTEST(c)->pccs, fmspc, ca, 10000, &col, &e) < 0) {
         snprintf(c->verify_reason, sizeof c->verify_reason,
-                 "no collateral for the quote from %.200s: %.200s", c->p->attest.pccs, e.msg);
+                 "no collateral for the quote from %.200s: %.200s", ATTEST(c)->pccs, e.msg);
         tb_attest_quote_free(pq);
         return;
     }
@@ -201,8 +201,8 @@ static void snp_kds_certs(suite_ctx *c, const uint8_t *q, size_t len)
         snprintf(c->verify_reason, sizeof c->verify_reason, "the report: %.300s", e.msg);
         return;
     }
-    if (c->p->attest.certs[0]) { /* a folder given instead of the KDS */
-        if (tb_attest_snp_certs_load(c->p->attest.certs, &c->snp_certs, &e) < 0)
+    if (ATTEST(c)->certs[0]) { /* a folder given instead of the KDS */
+        if (tb_attest_snp_certs_load(ATTEST(c)->certs, &c->snp_certs, &e) < 0)
             snprintf(c->verify_reason, sizeof c->verify_reason, "attest.certs: %.300s", e.msg);
         return;
     }
@@ -213,22 +213,22 @@ static void snp_kds_certs(suite_ctx *c, const uint8_t *q, size_t len)
                  r.version);
         return;
     }
-    if (tb_attest_snp_kds_fetch(c->p->attest.kds, &r, prod, now_s(), &o, &c->snp_certs, &fetched,
+    if (tb_attest_snp_kds_fetch(ATTEST(c)->kds, &r, prod, now_s(), &o, &c->snp_certs, &fetched,
                                 &e) < 0) {
         snprintf(c->verify_reason, sizeof c->verify_reason,
-                 "no certificates for the report from %.200s: %.200s", c->p->attest.kds, e.msg);
+                 "no certificates for the report from %.200s: %.200s", ATTEST(c)->kds, e.msg);
         tb_attest_snp_certs_clear(&c->snp_certs);
         return;
     }
     tb_attest_snp_verdict v;
     tb_attest_snp_verify(q, len, &c->snp_certs, now_s(), NULL, NULL, 0, &v);
     if (fetched && v.result != TB_ATTEST_INVALID)
-        tb_attest_snp_kds_cache_put(c->p->attest.kds, &r, prod, &o, &c->snp_certs, &e);
+        tb_attest_snp_kds_cache_put(ATTEST(c)->kds, &r, prod, &o, &c->snp_certs, &e);
 }
 
 static int setup(suite_ctx *c, tb_err *err)
 {
-    const char *tee = tb_suite_attest_tee(c->p->attest.provider, c->env_tee);
+    const char *tee = tb_suite_attest_tee(ATTEST(c)->provider, c->env_tee);
     snprintf(c->attest_tee, sizeof c->attest_tee, "%s", tee);
     c->attest_sim = !strncmp(tee, "sim", 3);
     c->attest_snp = !strcmp(tee, "snp") || !strcmp(tee, "sim-snp");
@@ -302,7 +302,7 @@ static void report_once(suite_ctx *c, int accepted, const char *key, const char 
 /* SEV-SNP: prepared (the chain checked once per round) and from scratch. */
 static int snp_verify_round(suite_ctx *c, const uint8_t *q, size_t len, tb_err *err)
 {
-    int per = c->p->attest.iterations / BATCHES > 0 ? c->p->attest.iterations / BATCHES : 1;
+    int per = ATTEST(c)->iterations / BATCHES > 0 ? ATTEST(c)->iterations / BATCHES : 1;
     int64_t now = now_s();
     tb_attest_snp_prepared *prep = NULL;
     tb_attest_snp_verdict v;
@@ -354,7 +354,7 @@ static int snp_verify_round(suite_ctx *c, const uint8_t *q, size_t len, tb_err *
 /* Prepared and from-scratch verification of quote q, BATCHES samples each. */
 static int verify_round(suite_ctx *c, const uint8_t *q, size_t len, tb_err *err)
 {
-    int per = c->p->attest.iterations / BATCHES > 0 ? c->p->attest.iterations / BATCHES : 1;
+    int per = ATTEST(c)->iterations / BATCHES > 0 ? ATTEST(c)->iterations / BATCHES : 1;
     const char *cj = c->collateral_json;
     int64_t now = now_s();
     tb_attest_collateral col;
@@ -446,7 +446,7 @@ int suite_attest_step(suite_ctx *c, int round, tb_err *err)
                  : "configfs-tsm (the TD's quote through the host's quoting enclave)");
     uint8_t rd[64], *q = NULL, *last = NULL;
     size_t len = 0, last_len = 0;
-    for (int i = 1; i <= c->p->attest.quotes; i++) {
+    for (int i = 1; i <= ATTEST(c)->quotes; i++) {
         if (suite_stopped(c)) {
             free(last);
             return ST_CANCELLED;

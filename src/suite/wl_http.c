@@ -45,7 +45,7 @@ static int log_settled(const char *path, uint64_t *n, tb_err *err)
 
 static void http_command(suite_ctx *c, int tls, const char *url)
 {
-    const tb_suite_http *h = &c->p->http;
+    const tb_wl_http_params *h = HTTP(c);
     char t[16], cc[16], d[32], to[32];
     snprintf(t, sizeof t, "-t%d", h->threads);
     snprintf(cc, sizeof cc, "-c%d", h->connections);
@@ -79,7 +79,7 @@ static int add_samples(suite_ctx *c, const char *target, const char *where, tb_l
         double p;
     } q[] = {{"p50", 50},     {"p90", 90},       {"p99", 99},
              {"p99.9", 99.9}, {"p99.99", 99.99}, {"p99.999", 99.999}};
-    const tb_suite_http *h = &c->p->http;
+    const tb_wl_http_params *h = HTTP(c);
     double rt = (double)r->runtime_ns / 1e9;
     char name[96], note[256];
     snprintf(note, sizeof note,
@@ -106,14 +106,14 @@ static int add_samples(suite_ctx *c, const char *target, const char *where, tb_l
 
 int suite_http_step(suite_ctx *c, const char *target, int round, tb_err *err)
 {
-    const tb_suite_http *h = &c->p->http;
+    const tb_wl_http_params *h = HTTP(c);
     int tls = !strcmp(target, "serve-tls");
     int remote = !tls && c->nginx_remote; /* the plan's http.nginx_url */
     int port = tls ? c->fixture_port : c->nginx_port;
     char ps[16], url[300], host[300], hosthdr[300];
     tb_url u;
     if (remote) {
-        if (tb_url_parse(c->p->http.nginx_url, &u, err) < 0)
+        if (tb_url_parse(HTTP(c)->nginx_url, &u, err) < 0)
             return ST_FAILED;
         if (tb_url_host_header(&u, hosthdr, sizeof hosthdr) < 0) {
             tb_errf(err, "http.nginx_url: host too long");
@@ -121,7 +121,7 @@ int suite_http_step(suite_ctx *c, const char *target, int round, tb_err *err)
         }
         snprintf(ps, sizeof ps, "%s", u.port);
         snprintf(host, sizeof host, "%s", u.host);
-        snprintf(url, sizeof url, "%s", c->p->http.nginx_url);
+        snprintf(url, sizeof url, "%s", HTTP(c)->nginx_url);
     } else {
         snprintf(ps, sizeof ps, "%d", port);
         snprintf(host, sizeof host, "127.0.0.1");

@@ -148,14 +148,14 @@ static int add_rows(suite_ctx *c, const tb_bench_results *rs, int complete, tb_e
     if (!complete)
         return 0;
     int have_base = 0;
-    for (int m = 0; m < c->p->notary.n_modes; m++)
-        have_base |= !strcmp(c->p->notary.modes[m], "no_tee");
-    for (int m = 0; m < c->p->notary.n_modes && have_base; m++) {
-        const char *mode = c->p->notary.modes[m];
+    for (int m = 0; m < NOTARY(c)->n_modes; m++)
+        have_base |= !strcmp(NOTARY(c)->modes[m], "no_tee");
+    for (int m = 0; m < NOTARY(c)->n_modes && have_base; m++) {
+        const char *mode = NOTARY(c)->modes[m];
         if (!strcmp(mode, "no_tee"))
             continue;
         double x;
-        int k = overhead(rs, mode, c->p->notary.iterations, &x);
+        int k = overhead(rs, mode, NOTARY(c)->iterations, &x);
         if (k < 0)
             return tb_errf(err, "out of memory");
         if (k == 0)
@@ -184,7 +184,7 @@ const char *tb_suite_notary_tee(const char *setting, const char *env_tee)
 
 int suite_notary_step(suite_ctx *c, int round, tb_err *err)
 {
-    const tb_suite_notary *n = &c->p->notary;
+    const tb_wl_notary_params *n = NOTARY(c);
     if (!c->notary_tee[0]) {
         snprintf(c->notary_tee, sizeof c->notary_tee, "%s",
                  tb_suite_notary_tee(n->tee, c->env_tee));
@@ -209,7 +209,7 @@ int suite_notary_step(suite_ctx *c, int round, tb_err *err)
     if (!strcmp(c->notary_tee, "tdx"))
         snprintf(bc.pccs_url, sizeof bc.pccs_url, "%s", n->pccs);
     if (!strcmp(c->notary_tee, "snp"))
-        snprintf(bc.kds_url, sizeof bc.kds_url, "%s", c->p->attest.kds);
+        snprintf(bc.kds_url, sizeof bc.kds_url, "%s", ATTEST(c)->kds);
     if (suite_path(c, "notary", bc.out_root, sizeof bc.out_root, err) < 0)
         return ST_FAILED;
     snprintf(bc.self_exe, sizeof bc.self_exe, "%s", c->exe);

@@ -34,7 +34,7 @@ static void first_line(const suite_ctx *c, const char *name, char *out, size_t n
 
 int suite_syscall_step(suite_ctx *c, const char *target, int round, tb_err *err)
 {
-    const tb_suite_syscall *s = &c->p->syscall;
+    const tb_wl_syscall_params *s = SYSCALL(c);
     int one = !strcmp(target, "c1"), copies = one ? 1 : c->ncpu;
     char dur[32], passes[16], ncopies[16], out[64], errp[64];
     snprintf(dur, sizeof dur, "%g", s->duration_s);
@@ -116,27 +116,17 @@ int suite_syscall_step(suite_ctx *c, const char *target, int round, tb_err *err)
     return rc < 0 ? ST_FAILED : ST_OK;
 }
 
-static int probe_selected(const tb_suite_probe *pr, const char *name)
-{
-    if (pr->n == 0)
-        return 1;
-    for (int i = 0; i < pr->n; i++)
-        if (!strcmp(pr->names[i], name))
-            return 1;
-    return 0;
-}
-
 /* The probe command lines: one per distinct sample count, as `teebench probe` takes one --reps. */
 static void probe_commands(suite_ctx *c, const tb_probe_info *all, size_t n)
 {
     unsigned done[64];
     size_t nd = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!probe_selected(&c->p->probe, all[i].name))
+        if (!tb_wl_probe_selected(PROBE(c), all[i].name))
             continue;
         unsigned reps = (unsigned)tb_probe_reps(&all[i], 0);
-        if (c->p->probe.max_reps && c->p->probe.max_reps < reps)
-            reps = c->p->probe.max_reps;
+        if ((unsigned)PROBE(c)->max_reps && (unsigned)PROBE(c)->max_reps < reps)
+            reps = (unsigned)PROBE(c)->max_reps;
         int seen = 0;
         for (size_t k = 0; k < nd; k++)
             seen |= done[k] == reps;
@@ -145,11 +135,11 @@ static void probe_commands(suite_ctx *c, const tb_probe_info *all, size_t n)
         done[nd++] = reps;
         tb_buf list = {0};
         for (size_t j = i; j < n; j++) {
-            if (!probe_selected(&c->p->probe, all[j].name))
+            if (!tb_wl_probe_selected(PROBE(c), all[j].name))
                 continue;
             unsigned r2 = (unsigned)tb_probe_reps(&all[j], 0);
-            if (c->p->probe.max_reps && c->p->probe.max_reps < r2)
-                r2 = c->p->probe.max_reps;
+            if ((unsigned)PROBE(c)->max_reps && (unsigned)PROBE(c)->max_reps < r2)
+                r2 = (unsigned)PROBE(c)->max_reps;
             if (r2 == reps)
                 tb_buf_printf(&list, "%s%s", list.len ? "," : "", all[j].name);
         }
@@ -169,13 +159,13 @@ int suite_probe_step(suite_ctx *c, int round, tb_err *err)
     probe_commands(c, all, n);
     int rc = ST_OK;
     for (size_t i = 0; i < n; i++) {
-        if (!probe_selected(&c->p->probe, all[i].name))
+        if (!tb_wl_probe_selected(PROBE(c), all[i].name))
             continue;
         if (suite_stopped(c))
             return ST_CANCELLED;
         unsigned reps = (unsigned)tb_probe_reps(&all[i], 0);
-        if (c->p->probe.max_reps && c->p->probe.max_reps < reps)
-            reps = c->p->probe.max_reps;
+        if ((unsigned)PROBE(c)->max_reps && (unsigned)PROBE(c)->max_reps < reps)
+            reps = (unsigned)PROBE(c)->max_reps;
         tb_probe_opts o = {.reps = reps, .cpu = -1};
         tb_probe_result res;
         tb_err e;

@@ -1,16 +1,141 @@
 /* workloads/probe: the probe workload -- sys/probe's TEE-sensitive microbenchmarks.
  *
  * Metrics: probe.<name>.ns, the median time of one operation, per probe. */
-#include "workloads/workload.h"
+#include "workloads/probe.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sys/probe.h"
+
+_Static_assert(sizeof(tb_wl_probe_params) <= TB_WL_PARAMS_MAX, "room in the plan");
+
+#define P(f) TB_WLP_FIELD(tb_wl_probe_params, f)
+
+int tb_wl_probe_selected(const tb_wl_probe_params *pr, const char *name)
+{
+    if (pr->n == 0)
+        return 1;
+    for (int i = 0; i < pr->n; i++)
+        if (!strcmp(pr->names[i], name))
+            return 1;
+    return 0;
+}
+
+static int probe_name(void *ctx, const char *t, tb_err *err)
+{
+    tb_wl_probe_params *pr = ctx;
+    if (!strcmp(t, "all"))
+        return 0;
+    if (!tb_probe_find(t))
+        return tb_errf(err, "unknown probe '%.40s' (teebench probe --help lists them)", t);
+    for (int i = 0; i < pr->n; i++)
+        if (!strcmp(pr->names[i], t))
+            return 0;
+    if (pr->n == TB_WL_PROBE_MAX)
+        return tb_errf(err, "more than %d probes", TB_WL_PROBE_MAX);
+    snprintf(pr->names[pr->n++], sizeof pr->names[0], "%s", t);
+    return 0;
+}
+
+static int parse_probes(void *params, const char *key, const char *v, tb_err *err)
+{
+    tb_wl_probe_params *pr = params;
+    pr->n = 0;
+    return tb_wl_each_token(key, v, probe_name, pr, err);
+}
+
+static json_t *probes_json(const void *params)
+{
+    const tb_wl_probe_params *pr = params;
+    json_t *a = json_array();
+    for (int i = 0; a && i < pr->n; i++)
+        json_array_append_new(a, json_string(pr->names[i]));
+    if (a && pr->n == 0)
+        json_array_append_new(a, json_string("all"));
+    return a;
+}
+
+static const tb_wl_param param_table[] = {
+    {.key = "max_reps",
+     .help = "samples per probe at most (0: each probe's default)",
+     .kind = TB_WLP_INT,
+     P(max_reps),
+     .lo = 0,
+     .hi = 1000000,
+     .def = {"300", "0"}},
+    {.key = "probes",
+     .help = "probe names (all: every probe)",
+     .kind = TB_WLP_CUSTOM,
+     .parse = parse_probes,
+     .json = probes_json,
+     .def = {"all"}},
+};
 
 static const tb_wl_metric metrics[] = {
     {"probe.*.ns", "ns", TB_WL_LOWER, TB_CAT_PROBE, 0, NULL, 0, 0},
 };
 
+static int plan_metrics(const void *params, tb_wl_name_fn emit, void *ctx)
+{
+    size_t np;
+    const tb_probe_info *all = tb_probe_all(&np);
+    char name[96];
+    for (size_t i = 0; i < np; i++) {
+        if (!tb_wl_probe_selected(params, all[i].name))
+            continue;
+        snprintf(name, sizeof name, "probe.%s.ns", all[i].name);
+        if (emit(ctx, name) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Expected seconds of a probe run (figures of a 2-core VM, for ETAs only). */
+static size_t steps(const void *params, tb_wl_step *out)
+{
+    const tb_wl_probe_params *pr = params;
+    size_t n;
+    const tb_probe_info *all = tb_probe_all(&n);
+    double s = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!tb_wl_probe_selected(pr, all[i].name))
+            continue;
+        unsigned reps = all[i].default_reps;
+        if (pr->max_reps && (unsigned)pr->max_reps < reps)
+            reps = (unsigned)pr->max_reps;
+        /* ~0.3 s per probe at its default sample count, plus setup */
+        s += 0.02 + 0.3 * (double)reps / (double)all[i].default_reps;
+    }
+    out[0] = (tb_wl_step){"", s};
+    return 1;
+}
+
+static void describe(const void *params, const char *target, char *out, size_t n)
+{
+    const tb_wl_probe_params *pr = params;
+    (void)target;
+    size_t all;
+    tb_probe_all(&all);
+    size_t np = pr->n ? (size_t)pr->n : all;
+    if (pr->max_reps)
+        snprintf(out, n, "%zu probe%s, at most %d samples each", np, np == 1 ? "" : "s",
+                 pr->max_reps);
+    else
+        snprintf(out, n, "%zu probe%s, each with its default samples", np, np == 1 ? "" : "s");
+}
+
 const tb_workload tb_wl_probe = {
     .name = "probe",
     .title = "Probes",
     .what = "the time of operations a confidential VM handles differently (teebench probe)",
+    .params_size = sizeof(tb_wl_probe_params),
+    .params = param_table,
+    .n_params = sizeof param_table / sizeof param_table[0],
+    .steps = steps,
+    .describe = describe,
     .metrics = metrics,
     .n_metrics = sizeof metrics / sizeof metrics[0],
+    .plan_metrics = plan_metrics,
 };

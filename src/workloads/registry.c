@@ -7,6 +7,7 @@
  * workloads share a name. */
 #include "workloads/workload.h"
 
+#include <stdio.h>
 #include <string.h>
 
 extern const tb_workload tb_wl_env, tb_wl_syscall, tb_wl_probe, tb_wl_http, tb_wl_attest,
@@ -51,6 +52,15 @@ int tb_workload_index(const tb_workload *w)
         if (workloads[i] == w)
             return (int)i;
     return -1;
+}
+
+void tb_workload_names(char *out, size_t n)
+{
+    size_t k = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < N_WORKLOADS && k < n; i++)
+        if (!(workloads[i]->flags & TB_WL_NO_SUITE))
+            k += (size_t)snprintf(out + k, n - k, "%s%s", k ? ", " : "", workloads[i]->name);
 }
 
 const char *tb_wl_category_name(tb_wl_category c)
