@@ -50,14 +50,6 @@
 
 #define TB_SUITE_MAX_STEPS 32
 
-/* The evidence the attest workload uses, from the attest.provider setting and the TEE the
-   env facts name (tb_env_json_tee): "tdx", "snp" (configfs-tsm), "sim" or "sim-snp"
-   (SIMULATED). auto: the guest's own TEE, else sim; tsm: the guest's (tdx unless snp). */
-const char *tb_suite_attest_tee(const char *provider, const char *env_tee);
-/* The notary's TEE from the notary.tee setting and env_tee: auto is the guest's own TEE
-   (tdx, snp), else sim; anything else is taken as given. */
-const char *tb_suite_notary_tee(const char *setting, const char *env_tee);
-
 /* What to run: every workload's parameters (workloads/: each one's own struct, by its
    position in the registry) and which workloads run. A plain value: copy it whole. */
 typedef struct tb_suite_plan {

@@ -19,4 +19,9 @@ typedef struct tb_wl_attest_params {
 
 extern const tb_workload tb_wl_attest;
 
+/* The evidence the attest workload uses, from the attest.provider setting and the TEE the
+   env facts name (tb_env_json_tee): "tdx", "snp" (configfs-tsm), "sim" or "sim-snp"
+   (SIMULATED). auto: the guest's own TEE, else sim; tsm: the guest's (tdx unless snp). */
+const char *tb_wl_attest_tee(const char *provider, const char *env_tee);
+
 #endif

@@ -17,4 +17,8 @@ typedef struct tb_wl_notary_params {
 
 extern const tb_workload tb_wl_notary;
 
+/* The notary's TEE from the notary.tee setting and the TEE the env facts name: auto is
+   the guest's own TEE (tdx, snp), else sim; anything else is taken as given. */
+const char *tb_wl_notary_tee(const char *setting, const char *env_tee);
+
 #endif

@@ -1,12 +1,17 @@
-/* workloads/probe: the probe workload -- sys/probe's TEE-sensitive microbenchmarks.
+/* workloads/probe: the probe workload -- sys/probe's TEE-sensitive microbenchmarks,
+ * in process (each probe pins this thread and restores its affinity).
  *
- * Metrics: probe.<name>.ns, the median time of one operation, per probe. */
+ * Metrics: probe.<name>.ns, the median time of one operation, one sample per probe
+ * and round. A probe this machine cannot run is skipped with the probe's own
+ * reason, said once (the first round it happens). */
 #include "workloads/probe.h"
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "sys/probe.h"
 
 _Static_assert(sizeof(tb_wl_probe_params) <= TB_WL_PARAMS_MAX, "room in the plan");
@@ -126,6 +131,116 @@ static void describe(const void *params, const char *target, char *out, size_t n
         snprintf(out, n, "%zu probe%s, each with its default samples", np, np == 1 ? "" : "s");
 }
 
+/* ---- the suite's steps ---- */
+
+typedef struct probe_state {
+    const tb_wl_probe_params *pr;
+    const tb_wl_env *env;
+    unsigned char skip_seen[64]; /* by index in tb_probe_all: reported as skipped */
+} probe_state;
+
+static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
+                 tb_err *err)
+{
+    (void)sink;
+    probe_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return tb_errf(err, "out of memory");
+    st->pr = params;
+    st->env = env;
+    *state = st;
+    return 0;
+}
+
+static void cleanup(void *state, tb_wl_sink *sink)
+{
+    (void)sink;
+    free(state);
+}
+
+/* The samples of probe p in this plan: its default, at most max_reps. */
+static unsigned reps_of(const tb_wl_probe_params *pr, const tb_probe_info *p)
+{
+    unsigned reps = (unsigned)tb_probe_reps(p, 0);
+    if (pr->max_reps && (unsigned)pr->max_reps < reps)
+        reps = (unsigned)pr->max_reps;
+    return reps;
+}
+
+/* The probe command lines: one per distinct sample count, as `teebench probe` takes one --reps. */
+static void probe_commands(const probe_state *st, tb_wl_sink *sink, const tb_probe_info *all,
+                           size_t n)
+{
+    unsigned done[64];
+    size_t nd = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!tb_wl_probe_selected(st->pr, all[i].name))
+            continue;
+        unsigned reps = reps_of(st->pr, &all[i]);
+        int seen = 0;
+        for (size_t k = 0; k < nd; k++)
+            seen |= done[k] == reps;
+        if (seen || nd == 64)
+            continue;
+        done[nd++] = reps;
+        tb_buf list = {0};
+        for (size_t j = i; j < n; j++)
+            if (tb_wl_probe_selected(st->pr, all[j].name) && reps_of(st->pr, &all[j]) == reps)
+                tb_buf_printf(&list, "%s%s", list.len ? "," : "", all[j].name);
+        char rs[16];
+        snprintf(rs, sizeof rs, "%u", reps);
+        char *argv[] = {(char *)st->env->exe,
+                        "probe",
+                        "--probes",
+                        list.p ? (char *)list.p : "",
+                        "--reps",
+                        rs,
+                        NULL};
+        tb_wl_command(sink, argv);
+        tb_buf_clear(&list);
+    }
+}
+
+static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb_err *err)
+{
+    probe_state *st = state;
+    (void)target;
+    size_t n;
+    const tb_probe_info *all = tb_probe_all(&n);
+    probe_commands(st, sink, all, n);
+    int rc = TB_WL_OK;
+    for (size_t i = 0; i < n; i++) {
+        if (!tb_wl_probe_selected(st->pr, all[i].name))
+            continue;
+        if (tb_wl_stopped(sink))
+            return TB_WL_CANCELLED;
+        tb_probe_opts o = {.reps = reps_of(st->pr, &all[i]), .cpu = -1};
+        tb_probe_result res;
+        tb_err e;
+        if (tb_probe_run(&all[i], &o, &res, &e) < 0) {
+            if (rc == TB_WL_OK)
+                tb_errf(err, "probe %s: %s", all[i].name, e.msg);
+            rc = TB_WL_FAILED;
+            continue;
+        }
+        if (!res.available) { /* reported once, the first round it happens */
+            if (i < sizeof st->skip_seen && !st->skip_seen[i]) {
+                st->skip_seen[i] = 1;
+                tb_wl_problem(sink, TB_WL_SKIP, all[i].name, round,
+                              res.note[0] ? res.note : "not measurable here");
+            }
+            continue;
+        }
+        char name[96];
+        snprintf(name, sizeof name, "probe.%s.ns", all[i].name);
+        if (tb_wl_sample(sink, name, res.median_ns, 0, all[i].what, &e) < 0) {
+            tb_errf(err, "%s", e.msg);
+            return TB_WL_FAILED;
+        }
+    }
+    return rc;
+}
+
 const tb_workload tb_wl_probe = {
     .name = "probe",
     .title = "Probes",
@@ -135,6 +250,9 @@ const tb_workload tb_wl_probe = {
     .n_params = sizeof param_table / sizeof param_table[0],
     .steps = steps,
     .describe = describe,
+    .setup = setup,
+    .step = step,
+    .cleanup = cleanup,
     .metrics = metrics,
     .n_metrics = sizeof metrics / sizeof metrics[0],
     .plan_metrics = plan_metrics,

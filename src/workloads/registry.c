@@ -10,12 +10,12 @@
 #include <stdio.h>
 #include <string.h>
 
-extern const tb_workload tb_wl_env, tb_wl_syscall, tb_wl_probe, tb_wl_http, tb_wl_attest,
+extern const tb_workload tb_wl_envfacts, tb_wl_syscall, tb_wl_probe, tb_wl_http, tb_wl_attest,
     tb_wl_notary, tb_wl_vm;
 
 /* env: always runs, first; the record's environment facts (`teebench env --json`) are
    the suite's own, so it has no metrics and no steps. */
-const tb_workload tb_wl_env = {
+const tb_workload tb_wl_envfacts = {
     .name = "env",
     .title = "Environment",
     .what = "the environment facts (teebench env --json), once",
@@ -23,7 +23,8 @@ const tb_workload tb_wl_env = {
 };
 
 static const tb_workload *const workloads[] = {
-    &tb_wl_env, &tb_wl_syscall, &tb_wl_probe, &tb_wl_http, &tb_wl_attest, &tb_wl_notary, &tb_wl_vm,
+    &tb_wl_envfacts, &tb_wl_syscall, &tb_wl_probe, &tb_wl_http,
+    &tb_wl_attest,   &tb_wl_notary,  &tb_wl_vm,
 };
 
 #define N_WORKLOADS (sizeof workloads / sizeof workloads[0])

@@ -22,9 +22,14 @@
 #define TB_WORKLOADS_WORKLOAD_H
 
 #include <jansson.h>
+#include <limits.h>
+#include <signal.h>
 #include <stddef.h>
 
+#include "base/buf.h"
 #include "base/err.h"
+
+typedef struct tb_workload tb_workload;
 
 #define TB_WL_MAX 16          /* workloads the registry may hold */
 #define TB_WL_PARAMS_MAX 2048 /* bytes of one workload's parameters */
@@ -134,10 +139,87 @@ typedef struct tb_wl_services {
     int fixture_threads; /* its threads, when this workload's parameters say (0: no say) */
 } tb_wl_services;
 
+/* What a step did. */
+enum { TB_WL_OK = 0, TB_WL_FAILED, TB_WL_SKIPPED, TB_WL_CANCELLED };
+
+/* What a workload's figures go to -- the suite's record, or an importer's -- and the
+   little it may use of the run: a private work directory and the stop flag. The sink
+   is narrow on purpose: a workload never sees the record, the plan or the engine. */
+typedef enum tb_wl_problem_kind {
+    TB_WL_SKIP, /* something could not be measured here: the reason (extra.skipped) */
+    TB_WL_WARN  /* a measurement stands, with a doubt (extra.warnings) */
+} tb_wl_problem_kind;
+
+typedef struct tb_wl_sink {
+    void *ctx; /* the sink's own, passed to each function */
+    /* One sample of metric name (a name of the workload's table; the suite refuses one
+       its plan does not list). note: what it measures, kept from the first sample;
+       simulated: made with a SIMULATED TEE. 0, or -1 with err. */
+    int (*sample)(void *ctx, const char *name, double value, int simulated, const char *note,
+                  tb_err *err);
+    /* A command line that redoes a measurement by hand (argv NULL-terminated, argv[0] the
+       teebench binary -- shown as "teebench" -- or another tool); kept once. May be NULL. */
+    void (*command)(void *ctx, char *const *argv);
+    /* A problem that is not a failure, of target ("" for the whole workload) in round
+       (0: not of one round). May be NULL. */
+    void (*problem)(void *ctx, tb_wl_problem_kind kind, const char *target, int round,
+                    const char *reason);
+    /* A fact about the run: extra.<key> of the record (value stolen). May be NULL. */
+    void (*fact)(void *ctx, const char *key, json_t *value);
+    /* The version of a tool the workload used ("nginx/1.22.1"). May be NULL. */
+    void (*version)(void *ctx, const char *tool, const char *text);
+    /* A line of progress: a server started, the evidence used. May be NULL. */
+    void (*info)(void *ctx, const char *text);
+    const char *dir; /* the run's work directory, private (base/file's rule), or NULL */
+    int dir_fd;      /* it, opened once: files are made relative to it; -1 without */
+    const volatile sig_atomic_t *stop; /* non-zero: stop at once (SIGINT); may be NULL */
+} tb_wl_sink;
+
+/* The sink's functions, each a no-op where the sink has none (sample: an error). */
+int tb_wl_sample(tb_wl_sink *s, const char *name, double value, int simulated, const char *note,
+                 tb_err *err);
+void tb_wl_command(tb_wl_sink *s, char *const *argv);
+void tb_wl_problem(tb_wl_sink *s, tb_wl_problem_kind kind, const char *target, int round,
+                   const char *reason);
+void tb_wl_fact(tb_wl_sink *s, const char *key, json_t *value);
+void tb_wl_version(tb_wl_sink *s, const char *tool, const char *text);
+void tb_wl_info(tb_wl_sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* 1 when the run was asked to stop. */
+int tb_wl_stopped(const tb_wl_sink *s);
+/* "<dir>/<rel>" into out; -1 with err when too long or there is no work directory. */
+int tb_wl_path(const tb_wl_sink *s, const char *rel, char *out, size_t n, tb_err *err);
+/* A new file name in the work directory (an old one removed first, never opened through
+   a symlink), open for writing: the fd (caller closes), or -1 with err. */
+int tb_wl_create(const tb_wl_sink *s, const char *name, tb_err *err);
+/* Reads the work directory's file name (not through a symlink), at most max bytes. */
+int tb_wl_read(const tb_wl_sink *s, const char *name, size_t max, tb_buf *out, tb_err *err);
+/* A duration as teebench's flags take it: "10s", "250ms". */
+void tb_wl_fmt_duration(double s, char *out, size_t n);
+
+/* The fixture server (`teebench serve --tls` on 127.0.0.1, the fixture PKI), which the
+   suite starts for the workloads that want it (tb_wl_services). */
+typedef struct tb_wl_fixture {
+    int up, port;
+    char ca[PATH_MAX];       /* the fixture PKI's CA certificate */
+    char reason[TB_ERR_MAX]; /* why it is not up, when wanted */
+} tb_wl_fixture;
+
+/* What a workload is told at setup. Borrowed: it lives until the cleanup. */
+typedef struct tb_wl_env {
+    const char *exe;              /* this teebench binary (children: serve, syscall, notary) */
+    int ncpu;                     /* CPUs online */
+    int server_threads;           /* threads of the servers a run starts (nginx, fixture server) */
+    const char *tee;              /* the TEE the env facts name (sys/env's tb_env_json_tee) */
+    const tb_wl_fixture *fixture; /* filled before round 1 (up or the reason) */
+    const tb_wl_params *params;   /* every workload's parameters in this plan, by
+                                     registry index: tb_wl_env_params */
+} tb_wl_env;
+
+/* Another workload's parameters in the plan env runs (read only), or NULL. */
+const void *tb_wl_env_params(const tb_wl_env *env, const tb_workload *w);
+
 /* For plan_metrics: called once per metric name a plan produces. 0 or -1 (stop). */
 typedef int (*tb_wl_name_fn)(void *ctx, const char *name);
-
-typedef struct tb_workload tb_workload;
 
 /* A workload: its name and its tables. */
 struct tb_workload {
@@ -157,6 +239,16 @@ struct tb_workload {
     /* one line for `suite plan`: what the step of target does */
     void (*describe)(const void *params, const char *target, char *out, size_t n);
     double (*setup_estimate)(const void *params); /* seconds before round 1 */
+    /* Before round 1: *state (the workload's own; freed by cleanup, which is called when
+     *state is set, whatever setup returned). -1 with err: every step fails with it. */
+    int (*setup)(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
+                 tb_err *err);
+    /* One measurement of target in round (1-based): TB_WL_OK, or TB_WL_FAILED /
+       TB_WL_SKIPPED with err, or TB_WL_CANCELLED (the stop flag was seen: the measurement
+       it cut short added no sample). */
+    int (*step)(void *state, const char *target, int round, tb_wl_sink *sink, tb_err *err);
+    /* After the last round, on every path: stops what setup started, frees state. */
+    void (*cleanup)(void *state, tb_wl_sink *sink);
     /* metrics: the table, and the names a plan's parameters produce (each in the table) */
     const tb_wl_metric *metrics;
     size_t n_metrics;
@@ -170,7 +262,7 @@ struct tb_workload {
 /* ---- the registry ---- */
 
 /* env: always runs, first; the suite's environment facts (no steps, no metrics). */
-extern const tb_workload tb_wl_env;
+extern const tb_workload tb_wl_envfacts;
 
 /* The workloads, in the suite's order; index < tb_workload_count(). */
 size_t tb_workload_count(void);

@@ -87,7 +87,7 @@ static void test_select(void **state)
     tb_err e;
     tb_suite_plan_init(&p, "quick", &e);
     assert_int_equal(tb_suite_plan_select(&p, "http, attest", &e), 0);
-    assert_true(ON(p, env)); /* always */
+    assert_true(tb_suite_plan_enabled(&p, &tb_wl_envfacts)); /* always */
     assert_true(ON(p, http) && ON(p, attest));
     assert_false(ON(p, syscall) || ON(p, probe) || ON(p, notary));
     tb_suite_step st[TB_SUITE_MAX_STEPS];
@@ -770,16 +770,16 @@ static void test_tee_choice(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         json_t *env = recorded_env(cases[i].dir);
         const char *t = tb_env_json_tee(env);
-        assert_string_equal(tb_suite_attest_tee("auto", t), cases[i].auto_attest);
-        assert_string_equal(tb_suite_attest_tee("tsm", t), cases[i].tsm);
-        assert_string_equal(tb_suite_attest_tee("sim", t), "sim");
-        assert_string_equal(tb_suite_attest_tee("sim-snp", t), "sim-snp");
-        assert_string_equal(tb_suite_notary_tee("auto", t), cases[i].auto_notary);
-        assert_string_equal(tb_suite_notary_tee("sim-snp", t), "sim-snp");
+        assert_string_equal(tb_wl_attest_tee("auto", t), cases[i].auto_attest);
+        assert_string_equal(tb_wl_attest_tee("tsm", t), cases[i].tsm);
+        assert_string_equal(tb_wl_attest_tee("sim", t), "sim");
+        assert_string_equal(tb_wl_attest_tee("sim-snp", t), "sim-snp");
+        assert_string_equal(tb_wl_notary_tee("auto", t), cases[i].auto_notary);
+        assert_string_equal(tb_wl_notary_tee("sim-snp", t), "sim-snp");
         json_decref(env);
     }
-    assert_string_equal(tb_suite_attest_tee("auto", "unknown"), "sim");
-    assert_string_equal(tb_suite_notary_tee("auto", "sev-es"), "sim");
+    assert_string_equal(tb_wl_attest_tee("auto", "unknown"), "sim");
+    assert_string_equal(tb_wl_notary_tee("auto", "sev-es"), "sim");
 }
 
 /* The attest workload with the SIMULATED SEV-SNP provider: the same metric names as TDX
