@@ -46,12 +46,8 @@ const char *tb_import_format_name(enum tb_import_format f)
     switch (f) {
     case TB_IMPORT_RESULT:
         return "result";
-    case TB_IMPORT_HTTP:
-        return "http";
-    case TB_IMPORT_SYSCALL:
-        return "syscall";
-    case TB_IMPORT_PROBE:
-        return "probe";
+    case TB_IMPORT_DOC:
+        return "document";
     case TB_IMPORT_BENCH_DIR:
         return "bench-dir";
     case TB_IMPORT_BENCH_CSV:
@@ -68,13 +64,14 @@ typedef struct idhash {
     EVP_MD_CTX *ctx;
 } idhash;
 
-static int id_begin(idhash *h, enum tb_import_format f, const tb_import_opts *o, tb_err *err)
+/* format: extra.source.format ("http", "bench-dir", ...). */
+static int id_begin(idhash *h, const char *format, const tb_import_opts *o, tb_err *err)
 {
     h->ctx = EVP_MD_CTX_new();
     if (!h->ctx || EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1)
         return tb_err_ssl(err, "SHA-256");
-    const char *parts[] = {"teebench-import", tb_import_format_name(f),
-                           o && o->label ? o->label : "", o && o->target ? o->target : ""};
+    const char *parts[] = {"teebench-import", format, o && o->label ? o->label : "",
+                           o && o->target ? o->target : ""};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         uint64_t n = strlen(parts[i]);
         if (EVP_DigestUpdate(h->ctx, &n, sizeof n) != 1 ||
@@ -146,18 +143,6 @@ static int stamp_to_iso(const char *stamp, char *out, size_t n)
 
 #define LAST_SECOND 253402300799LL /* 9999-12-31T23:59:59Z: four-digit years only */
 
-/* "YYYY-MM-DDTHH:MM:SSZ" as seconds since the epoch, or -1. */
-static long long iso_to_unix(const char *s)
-{
-    struct tm tm;
-    memset(&tm, 0, sizeof tm);
-    const char *end = strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    if (!end || *end)
-        return -1;
-    long long t = (long long)timegm(&tm);
-    return t >= 0 && t <= LAST_SECOND ? t : -1;
-}
-
 static void file_time(const char *path, char *out, size_t n)
 {
     struct stat st;
@@ -180,6 +165,7 @@ typedef struct importer {
     tb_record *r;
     const char *path;
     enum tb_import_format fmt;
+    const char *format; /* extra.source.format: tb_import_format_name, or a workload's name */
     tb_err *err;
 } importer;
 
@@ -191,7 +177,7 @@ static int add(importer *im, const char *name, const char *note, int simulated, 
 {
     tb_wl_match wm;
     if (!tb_wl_metric_find(name, &wm))
-        return tb_errf(im->err, "%s: metric %s is in no workload's table", im->path, name);
+        return tb_errf(im->err, "metric %s is in no workload's table", name);
     tb_metric *m = tb_record_metric(im->r, name, wm.metric->unit, wm.metric->better,
                                     wm.workload->name, im->err);
     if (!m)
@@ -230,8 +216,7 @@ static int finish(importer *im, const tb_import_opts *o, json_t *env, const char
         return -1;
     snprintf(r->started, sizeof r->started, "%s", started);
     snprintf(r->finished, sizeof r->finished, "%s", finished ? finished : started);
-    json_t *src =
-        json_pack("{s:s, s:s}", "format", tb_import_format_name(im->fmt), "path", im->path);
+    json_t *src = json_pack("{s:s, s:s}", "format", im->format, "path", im->path);
     if (!src || json_object_set_new(r->extra, "source", src) < 0)
         return tb_errf(err, "out of memory");
     return 0;
@@ -254,96 +239,45 @@ static int num_at(importer *im, const json_t *doc, const char *what, double *out
     return 0;
 }
 
-/* ---------- teebench http --json ---------- */
+/* ---------- a workload's document ---------- */
 
-static const char *const pct_names[] = {"p50", "p90", "p99", "p99.9", "p99.99", "p99.999"};
-
-/* kind: "latency" (as printed, corrected) or "latency_uncorrected". */
-static int latency_metrics(importer *im, const json_t *lat, const char *target, const char *kind)
+/* The importer as a workload's sink: samples go into the record through add(), facts
+   into extra. */
+static int im_sample(void *ctx, const char *name, double value, int simulated, const char *note,
+                     tb_err *err)
 {
-    int corrected = !strcmp(kind, "latency");
-    const json_t *pct = json_object_get(lat, "percentiles_us");
-    if (!json_is_object(pct))
-        return tb_errf(im->err, "%s: http JSON: \"%s\" has no \"percentiles_us\" object", im->path,
-                       kind);
-    for (size_t i = 0; i < sizeof pct_names / sizeof pct_names[0]; i++) {
-        const json_t *v = json_object_get(pct, pct_names[i]);
-        if (!v)
-            continue; /* an older writer without this percentile */
-        if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
-            return tb_errf(im->err, "%s: http JSON: %s.percentiles_us.%s is not a number >= 0",
-                           im->path, kind, pct_names[i]);
-        char name[160], note[160];
-        double ms = json_number_value(v) / 1000.0;
-        snprintf(name, sizeof name, "http.%s.%s.%s", target, corrected ? "latency" : "latency_u",
-                 pct_names[i]);
-        if (corrected)
-            snprintf(note, sizeof note,
-                     "%s latency of a request as teebench http prints it (with the "
-                     "coordinated-omission correction)",
-                     pct_names[i]);
-        else
-            snprintf(note, sizeof note, "%s latency from the actual send time (uncorrected)",
-                     pct_names[i]);
-        if (add(im, name, note, 0, &ms, 1) < 0)
-            return -1;
-    }
-    return 0;
+    importer *im = ctx;
+    int rc = add(im, name, note, simulated, &value, 1);
+    if (rc < 0 && err && err != im->err)
+        *err = *im->err;
+    return rc;
 }
 
-static int import_http(importer *im, const json_t *doc, const tb_import_opts *o)
+static void im_fact(void *ctx, const char *key, json_t *value)
 {
-    char target[64];
-    name_part(o && o->target ? o->target : "imported", target, sizeof target);
-    double rps, bps;
-    if (num_at(im, doc, "http JSON", &rps, "requests", "per_second") < 0 ||
-        num_at(im, doc, "http JSON", &bps, "bytes", "per_second") < 0)
-        return -1;
-    const json_t *lat = json_object_get(doc, "latency"),
-                 *ulat = json_object_get(doc, "latency_uncorrected");
-    if (!json_is_object(lat))
-        return tb_errf(im->err, "%s: http JSON: missing \"latency\"", im->path);
-    char name[160];
-    snprintf(name, sizeof name, "http.%s.rps", target);
-    if (add(im, name, "completed requests per second (teebench http --json requests.per_second)", 0,
-            &rps, 1) < 0)
-        return -1;
-    if (latency_metrics(im, lat, target, "latency") < 0)
-        return -1;
-    if (json_is_object(ulat) && latency_metrics(im, ulat, target, "latency_uncorrected") < 0)
-        return -1;
-    snprintf(name, sizeof name, "http.%s.transfer", target);
-    if (add(im, name, "bytes read per second (headers and bodies), wrk's Transfer/sec", 0, &bps,
-            1) < 0)
-        return -1;
-    const char *url = json_string_value(json_object_get(json_object_get(doc, "options"), "url"));
-    if (url && json_object_set_new(im->r->extra, "url", json_string(url)) < 0)
-        return tb_errf(im->err, "out of memory");
-    const char *st = json_string_value(json_object_get(doc, "started_at"));
+    importer *im = ctx;
+    json_object_set_new(im->r->extra, key, value);
+}
+
+/* A document a workload reads (workloads/: its doc_read); times the document does not
+   say are the file's. */
+static int import_doc(importer *im, const tb_workload *w, const json_t *doc,
+                      const tb_import_opts *o)
+{
+    tb_wl_sink sink = {.ctx = im, .sample = im_sample, .fact = im_fact, .dir_fd = -1};
+    tb_wl_read_opts ro = {.target = o ? o->target : NULL};
+    tb_wl_doc_info info;
+    memset(&info, 0, sizeof info);
+    tb_err e = {{0}};
+    if (w->doc_read(doc, &ro, &sink, &info, &e) < 0)
+        return tb_errf(im->err, "%s: %s", im->path, e.msg);
     char started[40], finished[40];
-    long long t0 = st ? iso_to_unix(st) : -1;
-    if (t0 < 0)
+    if (info.started[0])
+        snprintf(started, sizeof started, "%s", info.started);
+    else
         file_time(im->path, started, sizeof started);
-    else
-        tb_utc_iso8601(t0, started, sizeof started);
-    double runtime = 0;
-    const json_t *rt = json_object_get(doc, "runtime_s");
-    if (json_is_number(rt) && isfinite(json_number_value(rt)) && json_number_value(rt) >= 0 &&
-        json_number_value(rt) < 1e9)
-        runtime = json_number_value(rt);
-    if (t0 >= 0 && t0 + (long long)ceil(runtime) <= LAST_SECOND)
-        tb_utc_iso8601(t0 + (int64_t)ceil(runtime), finished, sizeof finished);
-    else
-        snprintf(finished, sizeof finished, "%s", started);
-    /* teebench-http/1 (the cli's envelope: env, teebench) or the older layout
-       (tool, version, environment) */
-    json_t *env = json_object_get(doc, "env");
-    const char *version = json_string_value(json_object_get(doc, "teebench"));
-    if (!env)
-        env = json_object_get(doc, "environment");
-    if (!version)
-        version = json_string_value(json_object_get(doc, "version"));
-    return finish(im, o, env, started, finished, version);
+    snprintf(finished, sizeof finished, "%s", info.finished[0] ? info.finished : started);
+    return finish(im, o, (json_t *)info.env, started, finished, info.version);
 }
 
 /* ---------- teebench syscall --json ---------- */
@@ -663,7 +597,7 @@ static int import_json(importer *im, const char *data, size_t len, const tb_impo
                        je.column, je.text);
     int rc = -1;
     const char *schema = json_string_value(json_object_get(doc, "schema"));
-    const char *tool = json_string_value(json_object_get(doc, "tool"));
+    const tb_workload *w;
     if (!json_is_object(doc)) {
         tb_errf(im->err,
                 "%s: not a format teebench imports (a JSON document that is not an "
@@ -672,6 +606,7 @@ static int import_json(importer *im, const char *data, size_t len, const tb_impo
     } else if (schema && !strcmp(schema, TB_RECORD_SCHEMA)) {
         tb_record *r = NULL;
         im->fmt = TB_IMPORT_RESULT;
+        im->format = tb_import_format_name(im->fmt);
         rc = tb_record_from_json(doc, &r, im->err);
         if (rc < 0) {
             tb_err_wrap(im->err, "%s", im->path);
@@ -684,21 +619,25 @@ static int import_json(importer *im, const char *data, size_t len, const tb_impo
             else if (o && o->label && tb_record_set_str(&r->label, o->label, im->err) < 0)
                 rc = -1;
         }
+    } else if ((w = tb_workload_for_doc(doc))) {
+        im->fmt = TB_IMPORT_DOC;
+        im->format = w->name;
+        rc = import_doc(im, w, doc, o);
     } else if (schema && !strcmp(schema, "teebench-syscall/1")) {
-        im->fmt = TB_IMPORT_SYSCALL;
+        im->fmt = TB_IMPORT_DOC;
+        im->format = "syscall";
         rc = import_syscall(im, doc, o);
     } else if (schema && !strcmp(schema, "teebench-probe/1")) {
-        im->fmt = TB_IMPORT_PROBE;
+        im->fmt = TB_IMPORT_DOC;
+        im->format = "probe";
         rc = import_probe(im, doc, o);
-    } else if ((schema && !strcmp(schema, "teebench-http/1")) ||
-               (!schema && tool && !strcmp(tool, "teebench http"))) {
-        im->fmt = TB_IMPORT_HTTP;
-        rc = import_http(im, doc, o);
     } else if (schema) {
+        char schemas[256];
+        tb_workload_doc_schemas(schemas, sizeof schemas);
         tb_errf(im->err,
                 "%s: not a format teebench imports (schema \"%.64s\"; it reads teebench-result, "
-                "teebench-http/1, teebench-syscall/1, teebench-probe/1, results.csv)",
-                im->path, schema);
+                "%s, teebench-syscall/1, teebench-probe/1, results.csv)",
+                im->path, schema, schemas);
     } else {
         tb_errf(im->err,
                 "%s: not a format teebench imports (a JSON object without \"schema\" that is "
@@ -732,7 +671,7 @@ static int set_id(importer *im, const char *data, size_t len, const tb_import_op
     if (im->fmt == TB_IMPORT_RESULT)
         return 0;
     idhash h = {0};
-    if (id_begin(&h, im->fmt, o, im->err) < 0 || id_add(&h, data, len, im->err) < 0) {
+    if (id_begin(&h, im->format, o, im->err) < 0 || id_add(&h, data, len, im->err) < 0) {
         id_free(&h);
         return -1;
     }
@@ -755,6 +694,7 @@ int tb_record_import_bytes(const char *data, size_t len, const char *name,
         rc = import_json(&im, data, len, opts);
     } else if (starts_with_header(data, len)) {
         im.fmt = TB_IMPORT_BENCH_CSV;
+        im.format = tb_import_format_name(im.fmt);
         rc = import_csv(&im, data, len, opts);
     } else {
         rc = tb_errf(err,
@@ -797,6 +737,7 @@ static int import_dir(importer *im, const tb_import_opts *o)
     json_t *runj = NULL, *envj = NULL;
     tb_bench_results rs = {0};
     im->fmt = TB_IMPORT_BENCH_DIR;
+    im->format = tb_import_format_name(im->fmt);
     int has_run = 0, has_env = 0;
     int got = read_into(im->path, "results.csv", &csv, 1, err);
     if (got != 0) {
@@ -854,7 +795,7 @@ static int import_dir(importer *im, const tb_import_opts *o)
                json_string_value(json_object_get(runj, "teebench_version"))) < 0)
         goto out;
     idhash h = {0};
-    if (id_begin(&h, im->fmt, o, err) < 0 || id_add(&h, csv.p, csv.len, err) < 0 ||
+    if (id_begin(&h, im->format, o, err) < 0 || id_add(&h, csv.p, csv.len, err) < 0 ||
         id_add(&h, run.p ? (const void *)run.p : "", run.len, err) < 0 ||
         id_add(&h, env.p ? (const void *)env.p : "", env.len, err) < 0) {
         id_free(&h);

@@ -16,12 +16,15 @@
 #include "workloads/http.h"
 
 #include <errno.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -236,6 +239,241 @@ static double setup_estimate(const void *params)
     return (h->nginx ? 0.2 + h->warmup_s : 0) + (h->serve_tls ? h->warmup_s : 0);
 }
 
+/* ---- what `teebench http` and the suite share ---- */
+
+int tb_wl_http_request(const tb_url *u, const char *const *headers, size_t n_headers, tb_buf *out)
+{
+    int has_host = 0;
+    for (size_t i = 0; i < n_headers; i++)
+        has_host |= !strncasecmp(headers[i], "host:", 5);
+    char host[TB_URL_HOST_MAX + 16];
+    if (tb_url_host_header(u, host, sizeof host) < 0)
+        return -1;
+    if (tb_buf_printf(out, "GET %s HTTP/1.1\r\n", u->path) < 0)
+        return -1;
+    if (!has_host && tb_buf_printf(out, "Host: %s\r\n", host) < 0)
+        return -1;
+    for (size_t i = 0; i < n_headers; i++)
+        if (tb_buf_printf(out, "%s\r\n", headers[i]) < 0)
+            return -1;
+    return tb_buf_puts(out, "\r\n");
+}
+
+uint64_t tb_wl_http_correct(tb_load_result *r, uint64_t connections)
+{
+    if (!connections || r->completed / connections == 0)
+        return 0;
+    uint64_t interval = r->runtime_ns / (r->completed / connections);
+    tb_hist_correct(&r->latency, interval);
+    return interval;
+}
+
+int tb_wl_http_log_settled(const char *path, uint64_t *n, tb_err *err)
+{
+    uint64_t prev = UINT64_MAX;
+    for (int i = 0; i < 20; i++) {
+        if (tb_log_count_lines(path, n, err) < 0)
+            return -1;
+        if (*n == prev)
+            return 0;
+        prev = *n;
+        tb_sleep_ns(50000000);
+    }
+    return 0;
+}
+
+/* ---- the teebench-http/1 document ---- */
+
+static json_t *hist_json(const tb_hist *h)
+{
+    static const struct {
+        const char *key;
+        double p;
+    } ps[] = {{"p50", 50},     {"p75", 75},       {"p90", 90},         {"p95", 95},  {"p99", 99},
+              {"p99.9", 99.9}, {"p99.99", 99.99}, {"p99.999", 99.999}, {"p100", 100}};
+    double mean = tb_hist_mean(h), sd = tb_hist_stdev(h, mean);
+    json_t *pj = json_object();
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
+        json_object_set_new(pj, ps[i].key, json_real(tb_hist_percentile(h, ps[i].p) / 1000.0));
+    return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:o}", "count", (json_int_t)h->count,
+                     "mean_us", mean / 1000.0, "stdev_us", sd / 1000.0, "min_us",
+                     h->count ? h->min / 1000.0 : 0.0, "max_us", h->max / 1000.0,
+                     "within_stdev_pct", tb_hist_within(h, mean, sd, 1), "percentiles_us", pj);
+}
+
+static json_t *rate_json(const tb_hist *h)
+{
+    double mean = tb_hist_mean(h), sd = tb_hist_stdev(h, mean);
+    return json_pack("{s:I, s:f, s:f, s:I, s:f}", "samples", (json_int_t)h->count, "mean_rps", mean,
+                     "stdev_rps", sd, "max_rps", (json_int_t)h->max, "within_stdev_pct",
+                     tb_hist_within(h, mean, sd, 1));
+}
+
+static json_t *opt_str(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+json_t *tb_wl_http_doc(const tb_wl_http_run *o)
+{
+    const tb_load_result *r = o->r;
+    double rt = (double)r->runtime_ns / 1e9;
+    json_t *hdrs = json_array();
+    for (size_t i = 0; hdrs && i < o->n_headers; i++)
+        json_array_append_new(hdrs, json_string(o->headers[i]));
+    json_t *opts = json_pack(
+        "{s:s, s:I, s:I, s:f, s:f, s:f, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:s, s:b}", "url",
+        o->url, "threads", (json_int_t)o->threads, "connections", (json_int_t)o->connections,
+        "duration_s", o->duration_s, "timeout_s", o->timeout_s, "rate_rps", o->rate_rps, "headers",
+        hdrs, "latency", o->latency, "u_latency", o->u_latency, "server_name",
+        opt_str(o->server_name), "cacert", opt_str(o->cacert), "connect", opt_str(o->connect),
+        "server_log", opt_str(o->server_log), "target_address", o->target_address, "tls", o->tls);
+    json_t *doc = json_pack(
+        "{s:s, s:o, s:f, s:f, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:f}, s:{s:I, s:f}, "
+        "s:I, s:{s:I, s:I, s:I, s:I, s:I}, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
+        "started_at", o->started_at, "options", opts, "runtime_s", rt, "setup_s",
+        (double)r->setup_ns / 1e9, "stopped_early", r->stopped_early, "requests", "sent",
+        (json_int_t)r->sent, "completed", (json_int_t)r->completed, "drained_after_end",
+        (json_int_t)r->drained, "failed", (json_int_t)r->failed, "unfinished",
+        (json_int_t)r->unfinished, "per_second", rt > 0 ? r->completed / rt : 0.0, "bytes", "read",
+        (json_int_t)r->bytes, "per_second", rt > 0 ? r->bytes / rt : 0.0, "connections_opened",
+        (json_int_t)r->connects, "errors", "connect", (json_int_t)r->errors.connect, "read",
+        (json_int_t)r->errors.read, "write", (json_int_t)r->errors.write, "timeout",
+        (json_int_t)r->errors.timeout, "status", (json_int_t)r->errors.status, "first_error",
+        r->first_error[0] ? json_string(r->first_error) : json_null(), "responses_by_status", "1xx",
+        (json_int_t)r->status_class[1], "2xx", (json_int_t)r->status_class[2], "3xx",
+        (json_int_t)r->status_class[3], "4xx", (json_int_t)r->status_class[4], "5xx",
+        (json_int_t)r->status_class[5], "other", (json_int_t)r->status_class[0]);
+    if (!doc)
+        return NULL;
+    json_object_set_new(doc, "latency", hist_json(&r->latency));
+    if (o->rate_rps > 0) {
+        json_object_set_new(doc, "latency_measured_from", json_string("intended send time"));
+        json_object_set_new(doc, "latency_uncorrected", hist_json(&r->latency_uncorrected));
+    } else {
+        json_object_set_new(doc, "latency_measured_from",
+                            json_string("send time, with wrk's closed-loop correction"));
+        json_object_set_new(doc, "wrk_correction_interval_us",
+                            json_real(o->wrk_interval_ns / 1000.0));
+        json_object_set_new(doc, "latency_uncorrected", hist_json(o->raw));
+    }
+    json_object_set_new(doc, "req_per_sec_per_thread", rate_json(&r->rate));
+    if (o->log_on)
+        json_object_set_new(
+            doc, "server_log",
+            json_pack("{s:s, s:I, s:I, s:I, s:I, s:b}", "file", o->server_log, "lines_before",
+                      (json_int_t)o->log_before, "lines_after", (json_int_t)o->log_after,
+                      "new_lines", (json_int_t)(o->log_after - o->log_before), "requests_completed",
+                      (json_int_t)(r->completed + r->drained), "match", o->log_match));
+    json_object_set_new(doc, "connections_up", json_integer((json_int_t)r->connections_up));
+    if (o->error)
+        json_object_set_new(doc, "error", json_string(o->error));
+    return doc;
+}
+
+#define LAST_SECOND 253402300799LL /* 9999-12-31T23:59:59Z: four-digit years only */
+
+/* "YYYY-MM-DDTHH:MM:SSZ" as seconds since the epoch, or -1. */
+static long long iso_to_unix(const char *s)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    const char *end = strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (!end || *end)
+        return -1;
+    long long t = (long long)timegm(&tm);
+    return t >= 0 && t <= LAST_SECOND ? t : -1;
+}
+
+/* kind: "latency" (as printed, corrected) or "latency_uncorrected": one sample per
+   percentile of the table the document has (an older writer may lack some). */
+static int latency_metrics(const json_t *lat, const char *target, const char *kind,
+                           tb_wl_sink *sink, tb_err *err)
+{
+    int corrected = !strcmp(kind, "latency");
+    const json_t *pct = json_object_get(lat, "percentiles_us");
+    if (!json_is_object(pct))
+        return tb_errf(err, "http JSON: \"%s\" has no \"percentiles_us\" object", kind);
+    for (size_t k = 0; k < sizeof metrics / sizeof metrics[0]; k++) {
+        const tb_wl_metric *m = &metrics[k];
+        int uncorrected = (m->flags & TB_WLM_UNCORRECTED) != 0;
+        if (m->category != TB_CAT_LATENCY || uncorrected == corrected)
+            continue;
+        const char *p = strrchr(m->name, '*') + strlen(corrected ? "*.latency." : "*.latency_u.");
+        const json_t *v = json_object_get(pct, p);
+        if (!v)
+            continue;
+        if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
+            return tb_errf(err, "http JSON: %s.percentiles_us.%s is not a number >= 0", kind, p);
+        char name[160], note[160];
+        double ms = json_number_value(v) / 1000.0;
+        snprintf(name, sizeof name, "http.%s.%s.%s", target, corrected ? "latency" : "latency_u",
+                 p);
+        if (corrected)
+            snprintf(note, sizeof note,
+                     "%s latency of a request as teebench http prints it (with the "
+                     "coordinated-omission correction)",
+                     p);
+        else
+            snprintf(note, sizeof note, "%s latency from the actual send time (uncorrected)", p);
+        if (tb_wl_sample(sink, name, ms, 0, note, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* teebench-http/1 (the cli's envelope: env, teebench) or the older layout (tool,
+   version, environment). The JSON does not say whether the server was nginx or
+   teebench serve, and the URL's host differs between environments: the target is the
+   caller's, "imported" by default. */
+static int doc_read(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sink,
+                    tb_wl_doc_info *info, tb_err *err)
+{
+    char target[64], name[160];
+    tb_wl_name_part(o && o->target ? o->target : "imported", target, sizeof target);
+    double rps, bps;
+    if (tb_wl_doc_number(doc, "http JSON", "requests", "per_second", &rps, err) < 0 ||
+        tb_wl_doc_number(doc, "http JSON", "bytes", "per_second", &bps, err) < 0)
+        return -1;
+    const json_t *lat = json_object_get(doc, "latency"),
+                 *ulat = json_object_get(doc, "latency_uncorrected");
+    if (!json_is_object(lat))
+        return tb_errf(err, "http JSON: missing \"latency\"");
+    snprintf(name, sizeof name, "http.%s.rps", target);
+    if (tb_wl_sample(sink, name, rps, 0,
+                     "completed requests per second (teebench http --json requests.per_second)",
+                     err) < 0 ||
+        latency_metrics(lat, target, "latency", sink, err) < 0)
+        return -1;
+    if (json_is_object(ulat) && latency_metrics(ulat, target, "latency_uncorrected", sink, err) < 0)
+        return -1;
+    snprintf(name, sizeof name, "http.%s.transfer", target);
+    if (tb_wl_sample(sink, name, bps, 0,
+                     "bytes read per second (headers and bodies), wrk's Transfer/sec", err) < 0)
+        return -1;
+    const char *url = json_string_value(json_object_get(json_object_get(doc, "options"), "url"));
+    if (url)
+        tb_wl_fact(sink, "url", json_string(url));
+    tb_wl_doc_envelope(doc, info);
+    if (!info->env)
+        info->env = json_object_get(doc, "environment");
+    if (!info->version)
+        info->version = json_string_value(json_object_get(doc, "version"));
+    const char *st = json_string_value(json_object_get(doc, "started_at"));
+    long long t0 = st ? iso_to_unix(st) : -1;
+    if (t0 < 0)
+        return 0; /* the reader's caller knows better (a file's time) */
+    tb_utc_iso8601(t0, info->started, sizeof info->started);
+    double runtime = 0;
+    const json_t *rt = json_object_get(doc, "runtime_s");
+    if (json_is_number(rt) && isfinite(json_number_value(rt)) && json_number_value(rt) >= 0 &&
+        json_number_value(rt) < 1e9)
+        runtime = json_number_value(rt);
+    if (t0 + (long long)ceil(runtime) <= LAST_SECOND)
+        tb_utc_iso8601(t0 + (int64_t)ceil(runtime), info->finished, sizeof info->finished);
+    return 0;
+}
+
 /* ---- the suite's steps ---- */
 
 typedef struct http_state {
@@ -249,22 +487,6 @@ typedef struct http_state {
     char nginx_dir[PATH_MAX];
     char nginx_reason[TB_ERR_MAX]; /* why it is not up */
 } http_state;
-
-/* The access log's line count once it stops moving (nginx writes a line when
-   it has sent the response; at most ~1 s). */
-static int log_settled(const char *path, uint64_t *n, tb_err *err)
-{
-    uint64_t prev = UINT64_MAX;
-    for (int i = 0; i < 20; i++) {
-        if (tb_log_count_lines(path, n, err) < 0)
-            return -1;
-        if (*n == prev)
-            return 0;
-        prev = *n;
-        tb_sleep_ns(50000000);
-    }
-    return 0;
-}
 
 /* "nginx/1.22.1" from `nginx -v` (it prints "nginx version: nginx/1.22.1" on stderr). */
 static void nginx_version(const tb_wl_http_params *h, tb_wl_sink *sink, char *out, size_t n)
@@ -454,35 +676,25 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
     if (tls && !fx->up)
         return tb_errf(err, "%s", fx->reason), TB_WL_FAILED;
     int remote = !tls && st->nginx_remote; /* the plan's http.nginx_url */
-    int port = tls ? fx->port : st->nginx_port;
-    char ps[16], url[300], host[300], hosthdr[300];
-    tb_url u;
-    if (remote) {
-        if (tb_url_parse(h->nginx_url, &u, err) < 0)
-            return TB_WL_FAILED;
-        if (tb_url_host_header(&u, hosthdr, sizeof hosthdr) < 0) {
-            tb_errf(err, "http.nginx_url: host too long");
-            return TB_WL_FAILED;
-        }
-        snprintf(ps, sizeof ps, "%s", u.port);
-        snprintf(host, sizeof host, "%s", u.host);
+    char url[300];
+    if (remote)
         snprintf(url, sizeof url, "%s", h->nginx_url);
-    } else {
-        snprintf(ps, sizeof ps, "%d", port);
-        snprintf(host, sizeof host, "127.0.0.1");
-        snprintf(hosthdr, sizeof hosthdr, "127.0.0.1:%d", port);
-        snprintf(url, sizeof url, "%s://127.0.0.1:%d/", tls ? "https" : "http", port);
-    }
+    else
+        snprintf(url, sizeof url, "%s://127.0.0.1:%d/", tls ? "https" : "http",
+                 tls ? fx->port : st->nginx_port);
+    tb_url u;
+    if (tb_url_parse(url, &u, err) < 0)
+        return TB_WL_FAILED;
     http_command(st, sink, tls, url);
     tb_load_opts lo = {0};
-    if (tb_addr_resolve(host, ps, &lo.addr, err) < 0)
+    if (tb_addr_resolve(u.host, u.port, &lo.addr, err) < 0)
         return TB_WL_FAILED;
     if (tls && !st->tls && !(st->tls = tb_tls_client_ctx_new(fx->ca, err)))
         return TB_WL_FAILED;
     tb_buf req = {0};
-    if (tb_buf_printf(&req, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", remote ? u.path : "/", hosthdr) <
-        0) {
-        tb_errf(err, "out of memory");
+    if (tb_wl_http_request(&u, NULL, 0, &req) < 0) {
+        tb_buf_clear(&req);
+        tb_errf(err, "http: the request: out of memory or a host too long");
         return TB_WL_FAILED;
     }
     lo.tls = tls ? st->tls : NULL;
@@ -513,7 +725,7 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
     uint64_t before = 0, after = 0;
     int check_log = !tls && !remote &&
                     tb_nginx_path(st->nginx_dir, "access.log", logpath, sizeof logpath, err) == 0 &&
-                    log_settled(logpath, &before, err) == 0;
+                    tb_wl_http_log_settled(logpath, &before, err) == 0;
     lo.duration_ns = (uint64_t)(h->duration_s * 1e9);
     int rc = tb_load_run(&lo, &r, err);
     tb_buf_clear(&req);
@@ -528,9 +740,7 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
         tb_load_result_clear(&r);
         return TB_WL_FAILED;
     }
-    /* wrk's closed-loop correction, as teebench http applies it */
-    if (r.completed / h->connections > 0)
-        tb_hist_correct(&r.latency, r.runtime_ns / (r.completed / h->connections));
+    tb_wl_http_correct(&r, (uint64_t)h->connections); /* as teebench http applies it */
     if (add_samples(h, sink, target,
                     remote ? "on another machine than the server (over the network)"
                            : "on the same machine",
@@ -547,7 +757,7 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
         tb_wl_problem(sink, TB_WL_WARN, target, round, why);
     }
     tb_err le;
-    if (rc_st == TB_WL_OK && check_log && log_settled(logpath, &after, &le) == 0 &&
+    if (rc_st == TB_WL_OK && check_log && tb_wl_http_log_settled(logpath, &after, &le) == 0 &&
         after - before != r.completed + r.drained) {
         char why[256];
         snprintf(why, sizeof why, "nginx access log: %llu new lines for %llu completed requests",
@@ -577,4 +787,7 @@ const tb_workload tb_wl_http = {
     .metrics = metrics,
     .n_metrics = sizeof metrics / sizeof metrics[0],
     .plan_metrics = plan_metrics,
+    .doc_schema = TB_WL_HTTP_SCHEMA,
+    .doc_tool = "teebench http",
+    .doc_read = doc_read,
 };

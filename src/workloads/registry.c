@@ -64,6 +64,30 @@ void tb_workload_names(char *out, size_t n)
             k += (size_t)snprintf(out + k, n - k, "%s%s", k ? ", " : "", workloads[i]->name);
 }
 
+const tb_workload *tb_workload_for_doc(const json_t *doc)
+{
+    const char *schema = json_string_value(json_object_get(doc, "schema"));
+    const char *tool = json_string_value(json_object_get(doc, "tool"));
+    for (size_t i = 0; i < N_WORKLOADS; i++) {
+        const tb_workload *w = workloads[i];
+        if (!w->doc_read)
+            continue;
+        if (schema ? w->doc_schema && !strcmp(schema, w->doc_schema)
+                   : tool && w->doc_tool && !strcmp(tool, w->doc_tool))
+            return w;
+    }
+    return NULL;
+}
+
+void tb_workload_doc_schemas(char *out, size_t n)
+{
+    size_t k = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < N_WORKLOADS && k < n; i++)
+        if (workloads[i]->doc_read && workloads[i]->doc_schema)
+            k += (size_t)snprintf(out + k, n - k, "%s%s", k ? ", " : "", workloads[i]->doc_schema);
+}
+
 const char *tb_wl_category_name(tb_wl_category c)
 {
     static const char *const names[TB_CAT_COUNT] = {

@@ -104,3 +104,39 @@ const void *tb_wl_env_params(const tb_wl_env *env, const tb_workload *w)
     int i = tb_workload_index(w);
     return i < 0 || !env->params ? NULL : env->params[i].bytes;
 }
+
+void tb_wl_doc_envelope(const json_t *doc, tb_wl_doc_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->env = json_object_get(doc, "env");
+    info->version = json_string_value(json_object_get(doc, "teebench"));
+}
+
+int tb_wl_doc_number(const json_t *doc, const char *what, const char *k1, const char *k2,
+                     double *out, tb_err *err)
+{
+    const json_t *v = json_object_get(doc, k1);
+    if (k2)
+        v = json_object_get(v, k2);
+    if (!v)
+        return tb_errf(err, "%s: missing \"%s%s%s\"", what, k1, k2 ? "." : "", k2 ? k2 : "");
+    if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
+        return tb_errf(err, "%s: \"%s%s%s\" is not a number >= 0", what, k1, k2 ? "." : "",
+                       k2 ? k2 : "");
+    *out = json_number_value(v);
+    return 0;
+}
+
+void tb_wl_name_part(const char *s, char *out, size_t n)
+{
+    size_t o = 0;
+    for (; *s && o + 1 < n; s++) {
+        char c = *s;
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        out[o++] = ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-') ? c : '_';
+    }
+    if (o == 0 && n > 1)
+        out[o++] = 'x';
+    out[o] = '\0';
+}

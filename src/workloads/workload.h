@@ -218,6 +218,32 @@ typedef struct tb_wl_env {
 /* Another workload's parameters in the plan env runs (read only), or NULL. */
 const void *tb_wl_env_params(const tb_wl_env *env, const tb_workload *w);
 
+/* ---- a workload's document (its command's --json output) ---- */
+
+/* What a reader is told. */
+typedef struct tb_wl_read_opts {
+    const char *target; /* the <target> its metric names carry (http: "nginx"; syscall: "c1" or
+                           "cn"); NULL: the reader's default ("imported"; from the copies) */
+} tb_wl_read_opts;
+
+/* What a document says besides its figures. */
+typedef struct tb_wl_doc_info {
+    const json_t *env;              /* the env facts it embeds (borrowed from it), or NULL */
+    const char *version;            /* the teebench that wrote it (borrowed), or NULL */
+    char started[40], finished[40]; /* ISO 8601 UTC; "" when it does not say */
+} tb_wl_doc_info;
+
+/* The envelope's members every teebench document has (cli/json: "env", "teebench") into
+   info; started and finished emptied. */
+void tb_wl_doc_envelope(const json_t *doc, tb_wl_doc_info *info);
+/* A finite number >= 0 at doc.k1 (.k2 when k2): 0 and *out, or -1 with err naming what
+   ("http JSON") and the member. */
+int tb_wl_doc_number(const json_t *doc, const char *what, const char *k1, const char *k2,
+                     double *out, tb_err *err);
+/* A metric-name segment from free text (a target, a mode, a probe from a document):
+   lowercase [a-z0-9_-], anything else ('.' included) '_'; "x" for an empty text. */
+void tb_wl_name_part(const char *s, char *out, size_t n);
+
 /* For plan_metrics: called once per metric name a plan produces. 0 or -1 (stop). */
 typedef int (*tb_wl_name_fn)(void *ctx, const char *name);
 
@@ -253,6 +279,14 @@ struct tb_workload {
     const tb_wl_metric *metrics;
     size_t n_metrics;
     int (*plan_metrics)(const void *params, tb_wl_name_fn emit, void *ctx);
+    /* its document: the schema of its command's --json output ("teebench-http/1"), an
+       older layout's "tool" member ("teebench http"), and the reader, which gives every
+       figure to sink (its samples) and says the rest in info; 0, or -1 with err naming
+       the member that is missing or wrong (a document is untrusted input) */
+    const char *doc_schema;
+    const char *doc_tool;
+    int (*doc_read)(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sink,
+                    tb_wl_doc_info *info, tb_err *err);
 };
 
 /* tb_workload.flags */
@@ -274,6 +308,12 @@ int tb_workload_index(const tb_workload *w);
 
 /* The suite's workloads for messages, into out (size n): "env, syscall, probe, ...". */
 void tb_workload_names(char *out, size_t n);
+
+/* The workload whose document doc is (its "schema", or an older layout's "tool"), or
+   NULL. */
+const tb_workload *tb_workload_for_doc(const json_t *doc);
+/* The schemas of the documents the workloads read, for messages: "teebench-http/1, ...". */
+void tb_workload_doc_schemas(char *out, size_t n);
 
 /* What a metric name is, from the tables. */
 typedef struct tb_wl_match {

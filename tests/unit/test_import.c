@@ -92,7 +92,7 @@ static void test_http(void **state)
 {
     (void)state;
     const char *path = data("http.json");
-    tb_record *r = import_ok(path, NULL, TB_IMPORT_HTTP);
+    tb_record *r = import_ok(path, NULL, TB_IMPORT_DOC);
     json_t *j = load("http.json");
     check_imported(r, "http", path);
     expect_label_of_env(r, json_object_get(j, "environment"));
@@ -124,11 +124,11 @@ static void test_http(void **state)
     assert_int_equal(r->n_metrics, 14);
     assert_null(tb_record_find(r, "http.imported.latency.p75")); /* not in the agreed set */
     /* Same file again: same id. Another label or target: another id. */
-    tb_record *again = import_ok(path, NULL, TB_IMPORT_HTTP);
+    tb_record *again = import_ok(path, NULL, TB_IMPORT_DOC);
     assert_string_equal(again->id, r->id);
     tb_record_free(again);
     tb_import_opts o = {.label = "host", .target = "nginx"};
-    tb_record *t = import_ok(path, &o, TB_IMPORT_HTTP);
+    tb_record *t = import_ok(path, &o, TB_IMPORT_DOC);
     assert_string_not_equal(t->id, r->id);
     assert_string_equal(t->label, "host");
     metric(t, "http.nginx.rps", "req/s", TB_BETTER_HIGHER);
@@ -136,13 +136,13 @@ static void test_http(void **state)
     tb_record_free(t);
     /* A target that is not a name part is made one. */
     o.target = "Test-Server.IO";
-    t = import_ok(path, &o, TB_IMPORT_HTTP);
+    t = import_ok(path, &o, TB_IMPORT_DOC);
     metric(t, "http.test-server_io.rps", "req/s", TB_BETTER_HIGHER);
     tb_record_free(t);
     json_decref(j);
     tb_record_free(r);
     /* Constant-rate run: also has uncorrected latency. */
-    r = import_ok(data("http_rate.json"), NULL, TB_IMPORT_HTTP);
+    r = import_ok(data("http_rate.json"), NULL, TB_IMPORT_DOC);
     metric(r, "http.imported.latency_u.p50", "ms", TB_BETTER_LOWER);
     tb_record_free(r);
 }
@@ -151,7 +151,7 @@ static void test_syscall(void **state)
 {
     (void)state;
     const char *path = data("syscall.json");
-    tb_record *r = import_ok(path, NULL, TB_IMPORT_SYSCALL);
+    tb_record *r = import_ok(path, NULL, TB_IMPORT_DOC);
     json_t *j = load("syscall.json");
     check_imported(r, "syscall", path);
     expect_label_of_env(r, json_object_get(j, "env"));
@@ -174,7 +174,7 @@ static void test_syscall(void **state)
     json_decref(j);
     tb_record_free(r);
     /* Mode getpid, two copies: no index (UnixBench has none for it). */
-    r = import_ok(data("syscall_getpid_c2.json"), NULL, TB_IMPORT_SYSCALL);
+    r = import_ok(data("syscall_getpid_c2.json"), NULL, TB_IMPORT_DOC);
     metric(r, "syscall.getpid.cn.lps", "lps", TB_BETTER_HIGHER);
     assert_int_equal(r->n_metrics, 1);
     tb_record_free(r);
@@ -184,7 +184,7 @@ static void test_probe(void **state)
 {
     (void)state;
     const char *path = data("probe.json");
-    tb_record *r = import_ok(path, NULL, TB_IMPORT_PROBE);
+    tb_record *r = import_ok(path, NULL, TB_IMPORT_DOC);
     json_t *j = load("probe.json");
     check_imported(r, "probe", path);
     size_t i, n = 0;
