@@ -280,78 +280,6 @@ static int import_doc(importer *im, const tb_workload *w, const json_t *doc,
     return finish(im, o, (json_t *)info.env, started, finished, info.version);
 }
 
-/* ---------- teebench syscall --json ---------- */
-
-static int import_syscall(importer *im, const json_t *doc, const tb_import_opts *o)
-{
-    const char *mode = json_string_value(json_object_get(doc, "mode"));
-    const json_t *passes = json_object_get(doc, "passes"), *copies = json_object_get(doc, "copies");
-    if (!mode)
-        return tb_errf(im->err, "%s: syscall JSON: missing \"mode\"", im->path);
-    if (!json_is_array(passes) || json_array_size(passes) == 0)
-        return tb_errf(im->err, "%s: syscall JSON: \"passes\" must be a non-empty array", im->path);
-    if (!json_is_integer(copies) || json_integer_value(copies) < 1)
-        return tb_errf(im->err, "%s: syscall JSON: \"copies\" must be an integer >= 1", im->path);
-    long long nc = json_integer_value(copies);
-    const char *cp = nc == 1 ? "c1" : "cn";
-    double baseline = 15000;
-    const json_t *b = json_object_get(doc, "baseline_lps");
-    if (json_is_number(b) && json_number_value(b) > 0 && isfinite(json_number_value(b)))
-        baseline = json_number_value(b);
-    size_t n = json_array_size(passes), k = 0;
-    double *lps = calloc(n, sizeof *lps);
-    if (!lps)
-        return tb_errf(im->err, "out of memory");
-    size_t i;
-    const json_t *p;
-    json_array_foreach(passes, i, p)
-    {
-        const json_t *v = json_object_get(p, "lps"), *kept = json_object_get(p, "kept");
-        if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0 ||
-            !json_is_boolean(kept)) {
-            free(lps);
-            return tb_errf(im->err,
-                           "%s: syscall JSON: passes[%zu] needs \"lps\" (a number >= 0) and "
-                           "\"kept\" (true or false)",
-                           im->path, i);
-        }
-        if (json_is_true(kept))
-            lps[k++] = json_number_value(v);
-    }
-    char m[72], name[160], note[256];
-    name_part(mode, m, sizeof m);
-    int is_mix = !strcmp(mode, "mix");
-    if (is_mix)
-        snprintf(name, sizeof name, "syscall.%s.lps", cp);
-    else
-        snprintf(name, sizeof name, "syscall.%s.%s.lps", m, cp);
-    snprintf(note, sizeof note,
-             "loops per second of each pass UnixBench's scoring kept (lowest third by count "
-             "dropped), mode %.32s, %lld cop%s%s",
-             mode, nc, nc == 1 ? "y" : "ies", nc == 1 ? "" : ", loops summed over the copies");
-    int rc = add(im, name, note, 0, lps, k);
-    free(lps);
-    if (rc < 0)
-        return -1;
-    const json_t *index = json_object_get(doc, "index");
-    if (is_mix && !json_is_null(index)) {
-        double x;
-        if (num_at(im, doc, "syscall JSON", &x, "index", NULL) < 0)
-            return -1;
-        snprintf(name, sizeof name, "syscall.%s.index", cp);
-        snprintf(note, sizeof note,
-                 "UnixBench System Call Overhead index (score / %g lps x 10), mode mix, %lld "
-                 "cop%s",
-                 baseline, nc, nc == 1 ? "y" : "ies");
-        if (add(im, name, note, 0, &x, 1) < 0)
-            return -1;
-    }
-    char started[40];
-    file_time(im->path, started, sizeof started);
-    return finish(im, o, json_object_get(doc, "env"), started, NULL,
-                  json_string_value(json_object_get(doc, "teebench")));
-}
-
 /* ---------- teebench probe --json ---------- */
 
 static int import_probe(importer *im, const json_t *doc, const tb_import_opts *o)
@@ -623,10 +551,6 @@ static int import_json(importer *im, const char *data, size_t len, const tb_impo
         im->fmt = TB_IMPORT_DOC;
         im->format = w->name;
         rc = import_doc(im, w, doc, o);
-    } else if (schema && !strcmp(schema, "teebench-syscall/1")) {
-        im->fmt = TB_IMPORT_DOC;
-        im->format = "syscall";
-        rc = import_syscall(im, doc, o);
     } else if (schema && !strcmp(schema, "teebench-probe/1")) {
         im->fmt = TB_IMPORT_DOC;
         im->format = "probe";
@@ -636,7 +560,7 @@ static int import_json(importer *im, const char *data, size_t len, const tb_impo
         tb_workload_doc_schemas(schemas, sizeof schemas);
         tb_errf(im->err,
                 "%s: not a format teebench imports (schema \"%.64s\"; it reads teebench-result, "
-                "%s, teebench-syscall/1, teebench-probe/1, results.csv)",
+                "%s, teebench-probe/1, results.csv)",
                 im->path, schema, schemas);
     } else {
         tb_errf(im->err,

@@ -11,6 +11,7 @@
  * mode: syscall.<mode>.c1.lps. */
 #include "workloads/syscall.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +127,123 @@ static void describe(const void *params, const char *target, char *out, size_t n
              s->duration_s, strcmp(target, "c1") ? "copies = the CPUs online" : "1 copy");
 }
 
+/* ---- the teebench-syscall/1 document ---- */
+
+double tb_wl_syscall_ns_per_loop(const tb_sc_pass *p, long copies)
+{
+    return p->seconds * 1e9 * (double)copies / (double)p->count;
+}
+
+json_t *tb_wl_syscall_doc(tb_sc_mode mode, double duration_s, long copies, const tb_sc_pass *passes,
+                          size_t n, double score)
+{
+    json_t *o = json_object(), *arr = json_array();
+    if (!o || !arr) {
+        json_decref(o);
+        json_decref(arr);
+        return NULL;
+    }
+    json_object_set_new(o, "test", json_string("System Call Overhead"));
+    json_object_set_new(o, "mode", json_string(tb_sc_mode_name(mode)));
+    json_object_set_new(o, "loop", json_string(tb_sc_mode_loop(mode)));
+    json_object_set_new(o, "duration_s", json_real(duration_s));
+    json_object_set_new(o, "copies", json_integer(copies));
+    for (size_t i = 0; i < n; i++) {
+        json_t *p = json_object();
+        json_object_set_new(p, "count", json_integer((json_int_t)passes[i].count));
+        json_object_set_new(p, "seconds", json_real(passes[i].seconds));
+        json_object_set_new(p, "lps", json_real(passes[i].lps));
+        json_object_set_new(p, "ns_per_loop",
+                            json_real(tb_wl_syscall_ns_per_loop(&passes[i], copies)));
+        json_object_set_new(p, "kept", json_boolean(passes[i].kept));
+        json_array_append_new(arr, p);
+    }
+    json_object_set_new(o, "passes", arr);
+    json_object_set_new(o, "score_lps", json_real(score));
+    json_object_set_new(o, "ns_per_loop", json_real(1e9 * (double)copies / score));
+    json_object_set_new(o, "baseline_lps", json_real(TB_SC_BASELINE_LPS));
+    json_object_set_new(o, "index",
+                        mode == TB_SC_MIX ? json_real(tb_sc_index(score)) : json_null());
+    return o;
+}
+
+/* The samples: for mode mix the index, then the lps of every pass the scoring kept, named
+   for one copy (c1) or several (cn) -- o->copies says, else the copies do; other modes
+   (no index): syscall.<mode>.c1.lps. Every member checked before the first sample. */
+static int doc_read(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sink,
+                    tb_wl_doc_info *info, tb_err *err)
+{
+    const char *mode = json_string_value(json_object_get(doc, "mode"));
+    const json_t *passes = json_object_get(doc, "passes"), *copies = json_object_get(doc, "copies");
+    if (!mode)
+        return tb_errf(err, "syscall JSON: missing \"mode\"");
+    if (!json_is_array(passes) || json_array_size(passes) == 0)
+        return tb_errf(err, "syscall JSON: \"passes\" must be a non-empty array");
+    if (!json_is_integer(copies) || json_integer_value(copies) < 1)
+        return tb_errf(err, "syscall JSON: \"copies\" must be an integer >= 1");
+    long long nc = json_integer_value(copies);
+    const char *cp = o && o->copies ? o->copies : nc == 1 ? "c1" : "cn";
+    double baseline = TB_SC_BASELINE_LPS;
+    const json_t *b = json_object_get(doc, "baseline_lps");
+    if (json_is_number(b) && json_number_value(b) > 0 && isfinite(json_number_value(b)))
+        baseline = json_number_value(b);
+    size_t n = json_array_size(passes), k = 0;
+    double *lps = calloc(n, sizeof *lps);
+    if (!lps)
+        return tb_errf(err, "out of memory");
+    size_t i;
+    const json_t *p;
+    json_array_foreach(passes, i, p)
+    {
+        const json_t *v = json_object_get(p, "lps"), *kept = json_object_get(p, "kept");
+        if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0 ||
+            !json_is_boolean(kept)) {
+            free(lps);
+            return tb_errf(err,
+                           "syscall JSON: passes[%zu] needs \"lps\" (a number >= 0) and \"kept\" "
+                           "(true or false)",
+                           i);
+        }
+        if (json_is_true(kept))
+            lps[k++] = json_number_value(v);
+    }
+    int is_mix = !strcmp(mode, "mix");
+    const json_t *index = json_object_get(doc, "index");
+    double x = 0;
+    if (is_mix && !json_is_null(index) &&
+        tb_wl_doc_number(doc, "syscall JSON", "index", NULL, &x, err) < 0) {
+        free(lps);
+        return -1;
+    }
+    char m[72], name[160], note[320], copy_text[96];
+    tb_wl_name_part(mode, m, sizeof m);
+    snprintf(copy_text, sizeof copy_text, "%lld cop%s%s%s", nc, nc == 1 ? "y" : "ies",
+             strcmp(cp, "cn") || !o || !o->copies ? "" : " (the CPUs online)",
+             nc == 1 ? "" : ", loops summed over the copies");
+    int rc = 0;
+    if (is_mix && !json_is_null(index)) {
+        snprintf(name, sizeof name, "syscall.%s.index", cp);
+        snprintf(note, sizeof note,
+                 "UnixBench System Call Overhead index (score / %g lps x 10), mode mix, %s",
+                 baseline, copy_text);
+        rc = tb_wl_sample(sink, name, x, 0, note, err);
+    }
+    if (is_mix)
+        snprintf(name, sizeof name, "syscall.%s.lps", cp);
+    else
+        snprintf(name, sizeof name, "syscall.%s.%s.lps", m, cp);
+    snprintf(note, sizeof note,
+             "loops per second of each pass UnixBench's scoring kept (lowest third by count "
+             "dropped), mode %.32s, %s",
+             mode, copy_text);
+    for (size_t j = 0; j < k && rc == 0; j++)
+        rc = tb_wl_sample(sink, name, lps[j], 0, note, err);
+    free(lps);
+    if (rc == 0)
+        tb_wl_doc_envelope(doc, info);
+    return rc;
+}
+
 /* ---- the suite's steps ---- */
 
 typedef struct sys_state {
@@ -214,49 +332,17 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
                 line);
         return TB_WL_FAILED;
     }
+    /* its document, read by the one reader of it */
     json_error_t je = {.text = ""};
     tb_buf text = {0};
     json_t *doc = tb_wl_read(sink, out, 64u << 20, &text, err) == 0
                       ? json_loadb((const char *)text.p, text.len, 0, &je)
                       : NULL;
     tb_buf_clear(&text);
-    json_t *arr = json_object_get(doc, "passes"), *index = json_object_get(doc, "index");
-    if (!json_is_array(arr) || json_array_size(arr) == 0) {
-        json_decref(doc);
-        tb_errf(err, "teebench syscall --json: no passes in its output (%s)", je.text);
-        return TB_WL_FAILED;
-    }
-    char note[256];
-    int rc = 0;
-    if (json_is_number(index)) {
-        snprintf(note, sizeof note,
-                 "UnixBench System Call Overhead index (score / 15000 lps x 10), mode %s, %d "
-                 "cop%s%s, one sample per round",
-                 s->mode, copies, copies == 1 ? "y" : "ies",
-                 one ? "" : " (the CPUs online), loops summed over the copies");
-        char name[64];
-        snprintf(name, sizeof name, "syscall.%s.index", target);
-        rc = tb_wl_sample(sink, name, json_number_value(index), 0, note, err);
-    }
-    if (rc == 0) {
-        int mix = !strcmp(s->mode, "mix");
-        char name[64];
-        snprintf(name, sizeof name, "syscall.%s%s%s.lps", mix ? "" : s->mode, mix ? "" : ".",
-                 target);
-        snprintf(note, sizeof note,
-                 "loops per second of each pass UnixBench's scoring kept (lowest third by count "
-                 "dropped), mode %s, %d cop%s%s",
-                 s->mode, copies, copies == 1 ? "y" : "ies",
-                 one ? "" : " (the CPUs online), loops summed over the copies");
-        size_t i;
-        json_t *pass;
-        json_array_foreach(arr, i, pass)
-        {
-            json_t *lps = json_object_get(pass, "lps");
-            if (rc == 0 && json_is_true(json_object_get(pass, "kept")) && json_is_number(lps))
-                rc = tb_wl_sample(sink, name, json_number_value(lps), 0, note, err);
-        }
-    }
+    tb_wl_read_opts ro = {.copies = one ? "c1" : "cn"};
+    tb_wl_doc_info info;
+    int rc = doc ? doc_read(doc, &ro, sink, &info, err)
+                 : tb_errf(err, "teebench syscall --json: not a JSON document (%s)", je.text);
     json_decref(doc);
     (void)round;
     return rc < 0 ? TB_WL_FAILED : TB_WL_OK;
@@ -277,4 +363,6 @@ const tb_workload tb_wl_syscall = {
     .metrics = metrics,
     .n_metrics = sizeof metrics / sizeof metrics[0],
     .plan_metrics = plan_metrics,
+    .doc_schema = TB_WL_SYSCALL_SCHEMA,
+    .doc_read = doc_read,
 };

@@ -222,8 +222,9 @@ const void *tb_wl_env_params(const tb_wl_env *env, const tb_workload *w);
 
 /* What a reader is told. */
 typedef struct tb_wl_read_opts {
-    const char *target; /* the <target> its metric names carry (http: "nginx"; syscall: "c1" or
-                           "cn"); NULL: the reader's default ("imported"; from the copies) */
+    const char *target; /* http: the server its metric names carry ("nginx"); NULL: "imported" */
+    const char *copies; /* syscall: "c1" or "cn", whatever the copies were (the suite's cn on a
+                           one-CPU machine); NULL: from the copies */
 } tb_wl_read_opts;
 
 /* What a document says besides its figures. */
