@@ -222,23 +222,6 @@ static int finish(importer *im, const tb_import_opts *o, json_t *env, const char
     return 0;
 }
 
-/* A finite number >= 0 at a path of object keys ("a", "b" = doc.a.b). */
-static int num_at(importer *im, const json_t *doc, const char *what, double *out, const char *k1,
-                  const char *k2)
-{
-    const json_t *v = json_object_get(doc, k1);
-    if (k2)
-        v = json_object_get(v, k2);
-    if (!v)
-        return tb_errf(im->err, "%s: %s: missing \"%s%s%s\"", im->path, what, k1, k2 ? "." : "",
-                       k2 ? k2 : "");
-    if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
-        return tb_errf(im->err, "%s: %s: \"%s%s%s\" is not a number >= 0", im->path, what, k1,
-                       k2 ? "." : "", k2 ? k2 : "");
-    *out = json_number_value(v);
-    return 0;
-}
-
 /* ---------- a workload's document ---------- */
 
 /* The importer as a workload's sink: samples go into the record through add(), facts
@@ -278,40 +261,6 @@ static int import_doc(importer *im, const tb_workload *w, const json_t *doc,
         file_time(im->path, started, sizeof started);
     snprintf(finished, sizeof finished, "%s", info.finished[0] ? info.finished : started);
     return finish(im, o, (json_t *)info.env, started, finished, info.version);
-}
-
-/* ---------- teebench probe --json ---------- */
-
-static int import_probe(importer *im, const json_t *doc, const tb_import_opts *o)
-{
-    const json_t *probes = json_object_get(doc, "probes");
-    if (!json_is_array(probes))
-        return tb_errf(im->err, "%s: probe JSON: \"probes\" must be an array", im->path);
-    size_t i;
-    const json_t *p;
-    json_array_foreach(probes, i, p)
-    {
-        const char *name = json_string_value(json_object_get(p, "name"));
-        const json_t *avail = json_object_get(p, "available");
-        if (!name || !json_is_boolean(avail))
-            return tb_errf(im->err, "%s: probe JSON: probes[%zu] needs \"name\" and \"available\"",
-                           im->path, i);
-        if (!json_is_true(avail))
-            continue;
-        char what[48], part[72], metric[160];
-        snprintf(what, sizeof what, "probe JSON: probes[%zu]", i);
-        double median;
-        if (num_at(im, p, what, &median, "median_ns", NULL) < 0)
-            return -1;
-        name_part(name, part, sizeof part);
-        snprintf(metric, sizeof metric, "probe.%s.ns", part);
-        if (add(im, metric, json_string_value(json_object_get(p, "what")), 0, &median, 1) < 0)
-            return -1;
-    }
-    char started[40];
-    file_time(im->path, started, sizeof started);
-    return finish(im, o, json_object_get(doc, "env"), started, NULL,
-                  json_string_value(json_object_get(doc, "teebench")));
 }
 
 /* ---------- results.csv (teebench bench notary or benchmark-tee-impact.sh) ---------- */
@@ -551,16 +500,12 @@ static int import_json(importer *im, const char *data, size_t len, const tb_impo
         im->fmt = TB_IMPORT_DOC;
         im->format = w->name;
         rc = import_doc(im, w, doc, o);
-    } else if (schema && !strcmp(schema, "teebench-probe/1")) {
-        im->fmt = TB_IMPORT_DOC;
-        im->format = "probe";
-        rc = import_probe(im, doc, o);
     } else if (schema) {
         char schemas[256];
         tb_workload_doc_schemas(schemas, sizeof schemas);
         tb_errf(im->err,
                 "%s: not a format teebench imports (schema \"%.64s\"; it reads teebench-result, "
-                "%s, teebench-probe/1, results.csv)",
+                "%s, results.csv)",
                 im->path, schema, schemas);
     } else {
         tb_errf(im->err,

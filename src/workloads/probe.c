@@ -131,6 +131,77 @@ static void describe(const void *params, const char *target, char *out, size_t n
         snprintf(out, n, "%zu probe%s, each with its default samples", np, np == 1 ? "" : "s");
 }
 
+/* ---- the teebench-probe/1 document ---- */
+
+json_t *tb_wl_probe_result_json(const tb_probe_info *p, const tb_probe_result *r)
+{
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "name", json_string(p->name));
+    json_object_set_new(o, "what", json_string(p->what));
+    json_object_set_new(o, "available", json_boolean(r->available));
+    json_object_set_new(o, "unit", json_string("ns per operation"));
+    if (r->available) {
+        json_object_set_new(o, "median_ns", json_real(r->median_ns));
+        json_object_set_new(o, "p99_ns", json_real(r->p99_ns));
+        json_object_set_new(o, "min_ns", json_real(r->min_ns));
+        json_object_set_new(o, "mean_ns", json_real(r->mean_ns));
+        json_object_set_new(o, "samples", json_integer((json_int_t)r->samples));
+        json_object_set_new(o, "batch", json_integer(r->batch));
+        json_object_set_new(o, "timer_ns", json_real(r->timer_ns));
+    }
+    json_object_set_new(o, "cpu", json_integer(r->cpu));
+    if (r->cpu2 >= 0)
+        json_object_set_new(o, "cpu2", json_integer(r->cpu2));
+    json_object_set_new(o, "note", json_string(r->note));
+    return o;
+}
+
+json_t *tb_wl_probe_doc(json_t *results)
+{
+    json_t *o = json_object();
+    if (!o || !results || json_object_set_new(o, "probes", results) < 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* One sample per probe the document says was measured: its median, named for the probe
+   (made safe for a metric name), with its description as the note. */
+static int doc_read(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sink,
+                    tb_wl_doc_info *info, tb_err *err)
+{
+    (void)o;
+    const json_t *probes = json_object_get(doc, "probes");
+    if (!json_is_array(probes))
+        return tb_errf(err, "probe JSON: \"probes\" must be an array");
+    size_t i;
+    const json_t *p;
+    json_array_foreach(probes, i, p)
+    {
+        const char *name = json_string_value(json_object_get(p, "name"));
+        const json_t *avail = json_object_get(p, "available");
+        if (!name || !json_is_boolean(avail))
+            return tb_errf(err, "probe JSON: probes[%zu] needs \"name\" and \"available\"", i);
+        if (!json_is_true(avail))
+            continue;
+        char what[48], part[72], metric[160];
+        snprintf(what, sizeof what, "probe JSON: probes[%zu]", i);
+        double median;
+        if (tb_wl_doc_number(p, what, "median_ns", NULL, &median, err) < 0)
+            return -1;
+        tb_wl_name_part(name, part, sizeof part);
+        snprintf(metric, sizeof metric, "probe.%s.ns", part);
+        if (tb_wl_sample(sink, metric, median, 0, json_string_value(json_object_get(p, "what")),
+                         err) < 0)
+            return -1;
+    }
+    tb_wl_doc_envelope(doc, info);
+    return 0;
+}
+
 /* ---- the suite's steps ---- */
 
 typedef struct probe_state {
@@ -256,4 +327,6 @@ const tb_workload tb_wl_probe = {
     .metrics = metrics,
     .n_metrics = sizeof metrics / sizeof metrics[0],
     .plan_metrics = plan_metrics,
+    .doc_schema = TB_WL_PROBE_SCHEMA,
+    .doc_read = doc_read,
 };

@@ -1,8 +1,13 @@
-/* workloads/probe: the probe workload (see probe.c) -- its parameters. */
+/* workloads/probe: the probe workload (see probe.c) -- its parameters, and the
+ * teebench-probe/1 document `teebench probe --json` prints (its writer; the reader is
+ * the workload's doc_read). */
 #ifndef TB_WORKLOADS_PROBE_H
 #define TB_WORKLOADS_PROBE_H
 
+#include "sys/probe.h"
 #include "workloads/workload.h"
+
+#define TB_WL_PROBE_SCHEMA "teebench-probe/1"
 
 #define TB_WL_PROBE_MAX 32 /* probes a plan may name */
 
@@ -13,6 +18,14 @@ typedef struct tb_wl_probe_params {
 } tb_wl_probe_params;
 
 extern const tb_workload tb_wl_probe;
+
+/* One probe's result as the document has it: name, what, available, unit, and when it
+   was measured its median, p99, min, mean, samples, batch and timer cost; the CPUs; the
+   note. NULL when out of memory. */
+json_t *tb_wl_probe_result_json(const tb_probe_info *p, const tb_probe_result *r);
+/* The teebench-probe/1 document's members (cli/json puts the envelope around them):
+   {"probes": results} (results, an array of tb_wl_probe_result_json, is consumed). */
+json_t *tb_wl_probe_doc(json_t *results);
 
 /* Whether the plan's parameters select the probe called name. */
 int tb_wl_probe_selected(const tb_wl_probe_params *pr, const char *name);
