@@ -32,7 +32,7 @@
 #include "base/hex.h"
 #include "base/text.h"
 #include "bench/results.h"
-#include "stats/summary.h"
+#include "workloads/notary.h"
 #include "workloads/workload.h"
 
 _Static_assert((int)TB_WL_HIGHER == (int)TB_BETTER_HIGHER &&
@@ -110,22 +110,6 @@ static void id_free(idhash *h)
 {
     EVP_MD_CTX_free(h->ctx);
     h->ctx = NULL;
-}
-
-/* A metric-name part from free text: lowercase [a-z0-9_-]; anything else, '.'
-   included (it separates parts), becomes '_'. Empty text gives "x". */
-static void name_part(const char *s, char *out, size_t n)
-{
-    size_t o = 0;
-    for (; *s && o + 1 < n; s++) {
-        char c = *s;
-        if (c >= 'A' && c <= 'Z')
-            c = (char)(c - 'A' + 'a');
-        out[o++] = ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-') ? c : '_';
-    }
-    if (o == 0 && n > 1)
-        out[o++] = 'x';
-    out[o] = '\0';
 }
 
 /* "2026-11-30T19:16:38Z" from "20261130T191638Z" (a bench folder's name). */
@@ -265,166 +249,14 @@ static int import_doc(importer *im, const tb_workload *w, const json_t *doc,
 
 /* ---------- results.csv (teebench bench notary or benchmark-tee-impact.sh) ---------- */
 
-/* The no_tee runs that succeeded, by iteration (sorted): the pairs of an overhead.
-   One per iteration: the parse refuses a second row for a (mode, iteration). */
-typedef struct base_run {
-    long it;
-    double ms;
-} base_run;
-
-static int by_iteration(const void *a, const void *b)
-{
-    const base_run *x = a, *y = b;
-    return (x->it > y->it) - (x->it < y->it);
-}
-
-/* One mode's paired differences (mode - no_tee, in row order); its first row. */
-typedef struct mode_diffs {
-    size_t first;
-    double *d;
-    size_t n, cap;
-} mode_diffs;
-
-/* notary.<mode>.overhead_ms from md: the median over iterations of (mode - no_tee),
-   paired by iteration (notarization_plus_verify_ms for tee_verify), as the suite
-   records it. No metric when no iteration pairs. */
-static int overhead(importer *im, const char *mode, const mode_diffs *md, int simulated)
-{
-    double med;
-    if (md->n == 0)
-        return 0;
-    if (tb_stats_median(md->d, md->n, &med) < 0)
-        return tb_errf(im->err, "out of memory");
-    char part[72], name[160], note[256];
-    name_part(mode, part, sizeof part);
-    snprintf(name, sizeof name, "notary.%s.overhead_ms", part);
-    snprintf(note, sizeof note,
-             "median over iterations of %s - no_tee notarization_ms, paired by iteration%s",
-             !strcmp(mode, "tee_verify") ? "(notarization_ms + verify_ms) of tee_verify" : mode,
-             simulated ? " (SIMULATED TEE)" : "");
-    return add(im, name, note, simulated, &med, 1);
-}
-
-static int push_diff(mode_diffs *md, double v)
-{
-    if (md->n == md->cap) {
-        size_t cap = md->cap ? md->cap * 2 : 16;
-        double *p = realloc(md->d, cap * sizeof *p);
-        if (!p)
-            return -1;
-        md->d = p;
-        md->cap = cap;
-    }
-    md->d[md->n++] = v;
-    return 0;
-}
-
-/* Groups the rows of every mode but no_tee by mode (in order of first appearance;
-   modes -> index into mds) with their differences to the no_tee run of the same
-   iteration. O(rows log rows). 0 or -1 (OOM). */
-static int pair_runs(const tb_bench_results *rs, const base_run *base, size_t n_base, json_t *modes,
-                     mode_diffs *mds, size_t *n_mds)
-{
-    for (size_t i = 0; i < rs->n; i++) {
-        const tb_bench_result_row *m = &rs->rows[i];
-        if (!strcmp(m->mode, "no_tee"))
-            continue;
-        const json_t *k = json_object_get(modes, m->mode);
-        if (!k) {
-            if (json_object_set_new(modes, m->mode, json_integer((json_int_t)*n_mds)) < 0)
-                return -1;
-            mds[*n_mds].first = i;
-            k = json_object_get(modes, m->mode);
-            (*n_mds)++;
-        }
-        if (!tb_bench_result_ok(m))
-            continue;
-        base_run key = {.it = m->iteration};
-        const base_run *b = bsearch(&key, base, n_base, sizeof *base, by_iteration);
-        if (!b)
-            continue;
-        double x =
-            !strcmp(m->mode, "tee_verify") && (m->has & TB_BENCH_HAS_NOTARIZATION_PLUS_VERIFY)
-                ? m->notarization_plus_verify_ms
-                : m->notarization_ms;
-        if (push_diff(&mds[json_integer_value(k)], x - b->ms) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* The overheads over no_tee of each other mode, in order of first appearance. */
-static int overheads(importer *im, const tb_bench_results *rs, int simulated)
-{
-    base_run *base = malloc(rs->n * sizeof *base);
-    mode_diffs *mds = calloc(rs->n, sizeof *mds);
-    json_t *modes = json_object();
-    size_t n_base = 0, n_mds = 0;
-    int rc = base && mds && modes ? 0 : tb_errf(im->err, "out of memory");
-    for (size_t i = 0; i < rs->n && rc == 0; i++)
-        if (!strcmp(rs->rows[i].mode, "no_tee") && tb_bench_result_ok(&rs->rows[i]))
-            base[n_base++] = (base_run){rs->rows[i].iteration, rs->rows[i].notarization_ms};
-    if (rc == 0 && n_base > 0) {
-        qsort(base, n_base, sizeof *base, by_iteration);
-        if (pair_runs(rs, base, n_base, modes, mds, &n_mds) < 0)
-            rc = tb_errf(im->err, "out of memory");
-        for (size_t k = 0; k < n_mds && rc == 0; k++) {
-            const tb_bench_result_row *first = &rs->rows[mds[k].first];
-            rc = overhead(im, first->mode, &mds[k], simulated && first->enable_tee);
-        }
-    }
-    for (size_t k = 0; mds && k < rs->n; k++)
-        free(mds[k].d);
-    free(mds);
-    free(base);
-    json_decref(modes);
-    return rc;
-}
-
+/* The rows' samples, as the suite records them (workloads/notary). */
 static int notary_metrics(importer *im, const tb_bench_results *rs, int simulated)
 {
     if (rs->n == 0)
         return tb_errf(im->err, "%s: results.csv has no rows", im->path);
-    const char *tag = simulated ? " (SIMULATED TEE)" : "";
-    for (size_t i = 0; i < rs->n; i++) {
-        const tb_bench_result_row *r = &rs->rows[i];
-        if (!tb_bench_result_ok(r))
-            continue;
-        int sim = simulated && r->enable_tee;
-        char part[72], name[160], note[256];
-        name_part(r->mode, part, sizeof part);
-        snprintf(name, sizeof name, "notary.%s.notarization_ms", part);
-        snprintf(note, sizeof note,
-                 "notarization time the client reports (NOTARIZATION_MS), one sample per run%s",
-                 sim ? tag : "");
-        if (add(im, name, note, sim, &r->notarization_ms, 1) < 0)
-            return -1;
-        if (r->has & TB_BENCH_HAS_TOTAL_E2E) {
-            snprintf(name, sizeof name, "notary.%s.total_e2e_ms", part);
-            snprintf(note, sizeof note,
-                     "end-to-end time of one client run (TOTAL_E2E_MS), one sample per run%s",
-                     sim ? tag : "");
-            if (add(im, name, note, sim, &r->total_e2e_ms, 1) < 0)
-                return -1;
-        }
-        if (r->has & TB_BENCH_HAS_WALL) {
-            snprintf(name, sizeof name, "notary.%s.wall_ms", part);
-            snprintf(note, sizeof note,
-                     "the client process's life as the harness saw it, one sample per run%s",
-                     sim ? tag : "");
-            if (add(im, name, note, sim, &r->wall_ms, 1) < 0)
-                return -1;
-        }
-        if (r->verify && (r->has & TB_BENCH_HAS_TDX_VERIFY)) {
-            snprintf(name, sizeof name, "notary.%s.verify_ms", part);
-            snprintf(note, sizeof note,
-                     "time the client spends verifying the notary's quote (TDX_VERIFY_MS)%s",
-                     sim ? tag : "");
-            if (add(im, name, note, sim, &r->tdx_verify_ms, 1) < 0)
-                return -1;
-        }
-    }
-    return overheads(im, rs, simulated);
+    tb_wl_sink sink = {.ctx = im, .sample = im_sample, .fact = im_fact, .dir_fd = -1};
+    tb_wl_notary_rows_opts o = {.simulated = simulated, .overheads = 1};
+    return tb_wl_notary_rows(rs, &o, &sink, im->err);
 }
 
 static int import_csv(importer *im, const char *data, size_t len, const tb_import_opts *o)

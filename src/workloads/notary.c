@@ -175,6 +175,170 @@ static void describe(const void *params, const char *target, char *out, size_t n
         k += (size_t)snprintf(out + k, n - k, " %s", p->modes[m]);
 }
 
+/* ---- rows of results.csv as samples (the suite's rounds and results import) ---- */
+
+/* The no_tee runs that succeeded, by iteration (sorted): the pairs of an overhead.
+   One per iteration: the parse refuses a second row for a (mode, iteration). */
+typedef struct base_run {
+    long it;
+    double ms;
+} base_run;
+
+static int by_iteration(const void *a, const void *b)
+{
+    const base_run *x = a, *y = b;
+    return (x->it > y->it) - (x->it < y->it);
+}
+
+/* One mode's paired differences (mode - no_tee, in row order); its first row. */
+typedef struct mode_diffs {
+    size_t first;
+    double *d;
+    size_t n, cap;
+} mode_diffs;
+
+/* notary.<mode>.overhead_ms from md: the median over iterations of (mode - no_tee),
+   paired by iteration (notarization_plus_verify_ms for tee_verify), as the suite
+   records it. No metric when no iteration pairs. */
+static int overhead(tb_wl_sink *sink, const char *mode, const mode_diffs *md, int simulated,
+                    const char *tag, tb_err *err)
+{
+    double med;
+    if (md->n == 0)
+        return 0;
+    if (tb_stats_median(md->d, md->n, &med) < 0)
+        return tb_errf(err, "out of memory");
+    char part[72], name[160], note[256];
+    tb_wl_name_part(mode, part, sizeof part);
+    snprintf(name, sizeof name, "notary.%s.overhead_ms", part);
+    snprintf(note, sizeof note,
+             "median over iterations of %s - no_tee notarization_ms, paired by iteration%s",
+             !strcmp(mode, "tee_verify") ? "(notarization_ms + verify_ms) of tee_verify" : mode,
+             simulated ? tag : "");
+    return tb_wl_sample(sink, name, med, simulated, note, err);
+}
+
+static int push_diff(mode_diffs *md, double v)
+{
+    if (md->n == md->cap) {
+        size_t cap = md->cap ? md->cap * 2 : 16;
+        double *p = realloc(md->d, cap * sizeof *p);
+        if (!p)
+            return -1;
+        md->d = p;
+        md->cap = cap;
+    }
+    md->d[md->n++] = v;
+    return 0;
+}
+
+/* Groups the rows of every mode but no_tee by mode (in order of first appearance;
+   modes -> index into mds) with their differences to the no_tee run of the same
+   iteration. O(rows log rows). 0 or -1 (OOM). */
+static int pair_runs(const tb_bench_results *rs, const base_run *base, size_t n_base, json_t *modes,
+                     mode_diffs *mds, size_t *n_mds)
+{
+    for (size_t i = 0; i < rs->n; i++) {
+        const tb_bench_result_row *m = &rs->rows[i];
+        if (!strcmp(m->mode, "no_tee"))
+            continue;
+        const json_t *k = json_object_get(modes, m->mode);
+        if (!k) {
+            if (json_object_set_new(modes, m->mode, json_integer((json_int_t)*n_mds)) < 0)
+                return -1;
+            mds[*n_mds].first = i;
+            k = json_object_get(modes, m->mode);
+            (*n_mds)++;
+        }
+        if (!tb_bench_result_ok(m))
+            continue;
+        base_run key = {.it = m->iteration};
+        const base_run *b = bsearch(&key, base, n_base, sizeof *base, by_iteration);
+        if (!b)
+            continue;
+        double x =
+            !strcmp(m->mode, "tee_verify") && (m->has & TB_BENCH_HAS_NOTARIZATION_PLUS_VERIFY)
+                ? m->notarization_plus_verify_ms
+                : m->notarization_ms;
+        if (push_diff(&mds[json_integer_value(k)], x - b->ms) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The overheads over no_tee of each other mode, in order of first appearance. */
+static int overheads(tb_wl_sink *sink, const tb_bench_results *rs, int simulated, const char *tag,
+                     tb_err *err)
+{
+    base_run *base = malloc(rs->n * sizeof *base);
+    mode_diffs *mds = calloc(rs->n, sizeof *mds);
+    json_t *modes = json_object();
+    size_t n_base = 0, n_mds = 0;
+    int rc = base && mds && modes ? 0 : tb_errf(err, "out of memory");
+    for (size_t i = 0; i < rs->n && rc == 0; i++)
+        if (!strcmp(rs->rows[i].mode, "no_tee") && tb_bench_result_ok(&rs->rows[i]))
+            base[n_base++] = (base_run){rs->rows[i].iteration, rs->rows[i].notarization_ms};
+    if (rc == 0 && n_base > 0) {
+        qsort(base, n_base, sizeof *base, by_iteration);
+        if (pair_runs(rs, base, n_base, modes, mds, &n_mds) < 0)
+            rc = tb_errf(err, "out of memory");
+        for (size_t k = 0; k < n_mds && rc == 0; k++) {
+            const tb_bench_result_row *first = &rs->rows[mds[k].first];
+            rc = overhead(sink, first->mode, &mds[k], simulated && first->enable_tee, tag, err);
+        }
+    }
+    for (size_t k = 0; mds && k < rs->n; k++)
+        free(mds[k].d);
+    free(mds);
+    free(base);
+    json_decref(modes);
+    return rc;
+}
+
+int tb_wl_notary_rows(const tb_bench_results *rs, const tb_wl_notary_rows_opts *o, tb_wl_sink *sink,
+                      tb_err *err)
+{
+    const char *tag = o->tag ? o->tag : " (SIMULATED TEE)";
+    for (size_t i = 0; i < rs->n; i++) {
+        const tb_bench_result_row *r = &rs->rows[i];
+        if (!tb_bench_result_ok(r))
+            continue;
+        int sim = o->simulated && r->enable_tee;
+        const char *t = sim ? tag : "";
+        char part[72], name[160], note[256];
+        tb_wl_name_part(r->mode, part, sizeof part);
+        snprintf(name, sizeof name, "notary.%s.notarization_ms", part);
+        snprintf(note, sizeof note,
+                 "notarization time the client reports (NOTARIZATION_MS), one sample per run%s", t);
+        if (tb_wl_sample(sink, name, r->notarization_ms, sim, note, err) < 0)
+            return -1;
+        if (r->has & TB_BENCH_HAS_TOTAL_E2E) {
+            snprintf(name, sizeof name, "notary.%s.total_e2e_ms", part);
+            snprintf(note, sizeof note,
+                     "end-to-end time of one client run (TOTAL_E2E_MS), one sample per run%s", t);
+            if (tb_wl_sample(sink, name, r->total_e2e_ms, sim, note, err) < 0)
+                return -1;
+        }
+        if (r->has & TB_BENCH_HAS_WALL) {
+            snprintf(name, sizeof name, "notary.%s.wall_ms", part);
+            snprintf(note, sizeof note,
+                     "life of one client process as the harness saw it (results.csv wall_ms), "
+                     "one sample per run%s",
+                     t);
+            if (tb_wl_sample(sink, name, r->wall_ms, sim, note, err) < 0)
+                return -1;
+        }
+        if (r->verify && (r->has & TB_BENCH_HAS_TDX_VERIFY)) {
+            snprintf(name, sizeof name, "notary.%s.verify_ms", part);
+            snprintf(note, sizeof note,
+                     "time the client spends verifying the notary's quote (TDX_VERIFY_MS)%s", t);
+            if (tb_wl_sample(sink, name, r->tdx_verify_ms, sim, note, err) < 0)
+                return -1;
+        }
+    }
+    return o->overheads ? overheads(sink, rs, o->simulated, tag, err) : 0;
+}
+
 /* ---- the suite's steps ---- */
 
 /* The workload's state between setup and cleanup. */
@@ -239,108 +403,6 @@ static void notary_command(notary_state *c, const tb_bench_config *bc)
     tb_wl_command(c->sink, argv);
 }
 
-static const tb_bench_result_row *find_row(const tb_bench_results *rs, const char *mode, long it)
-{
-    for (size_t i = 0; i < rs->n; i++)
-        if (rs->rows[i].iteration == it && !strcmp(rs->rows[i].mode, mode) &&
-            tb_bench_result_ok(&rs->rows[i]))
-            return &rs->rows[i];
-    return NULL;
-}
-
-/* Median paired overhead of mode over no_tee in this round; 0 = none computable. */
-static int overhead(const tb_bench_results *rs, const char *mode, int iterations, double *out)
-{
-    double *d = calloc((size_t)iterations, sizeof *d);
-    size_t n = 0;
-    if (!d)
-        return -1;
-    int verify = !strcmp(mode, "tee_verify");
-    for (long it = 1; it <= iterations; it++) {
-        const tb_bench_result_row *b = find_row(rs, "no_tee", it), *m = find_row(rs, mode, it);
-        if (!b || !m)
-            continue;
-        double x = verify ? m->notarization_plus_verify_ms : m->notarization_ms;
-        d[n++] = x - b->notarization_ms;
-    }
-    int rc = n ? (tb_stats_median(d, n, out) < 0 ? -1 : 1) : 0;
-    free(d);
-    return rc;
-}
-
-static int add_rows(notary_state *c, const tb_bench_results *rs, int complete, tb_err *err)
-{
-    int sim = tb_bench_tee_simulated(c->notary_tee);
-    const char *tag = !sim                            ? ""
-                      : !strcmp(c->notary_tee, "sim") ? " (SIMULATED TEE)"
-                                                      : " (SIMULATED SEV-SNP TEE)";
-    char note[256];
-    for (size_t i = 0; i < rs->n; i++) {
-        const tb_bench_result_row *r = &rs->rows[i];
-        if (!tb_bench_result_ok(r))
-            continue;
-        int tee = strcmp(r->mode, "no_tee") != 0;
-        char name[96];
-        snprintf(name, sizeof name, "notary.%s.notarization_ms", r->mode);
-        snprintf(note, sizeof note,
-                 "notarization time the client reports (NOTARIZATION_MS), one sample per run%s",
-                 tee ? tag : "");
-        if (tb_wl_sample(c->sink, name, r->notarization_ms, tee && sim, note, err) < 0)
-            return -1;
-        if (r->has & TB_BENCH_HAS_TOTAL_E2E) {
-            snprintf(name, sizeof name, "notary.%s.total_e2e_ms", r->mode);
-            snprintf(note, sizeof note,
-                     "end-to-end time of one client run (TOTAL_E2E_MS), one sample per run%s",
-                     tee ? tag : "");
-            if (tb_wl_sample(c->sink, name, r->total_e2e_ms, tee && sim, note, err) < 0)
-                return -1;
-        }
-        if (r->has & TB_BENCH_HAS_WALL) {
-            snprintf(name, sizeof name, "notary.%s.wall_ms", r->mode);
-            snprintf(note, sizeof note,
-                     "life of one client process as the harness saw it (results.csv wall_ms)%s",
-                     tee ? tag : "");
-            if (tb_wl_sample(c->sink, name, r->wall_ms, tee && sim, note, err) < 0)
-                return -1;
-        }
-        if ((r->has & TB_BENCH_HAS_TDX_VERIFY) && !strcmp(r->mode, "tee_verify")) {
-            snprintf(note, sizeof note,
-                     "time the client spends verifying the notary's quote (TDX_VERIFY_MS)%s", tag);
-            if (tb_wl_sample(c->sink, "notary.tee_verify.verify_ms", r->tdx_verify_ms, sim, note,
-                             err) < 0)
-                return -1;
-        }
-    }
-    if (!complete)
-        return 0;
-    int have_base = 0;
-    for (int m = 0; m < c->n->n_modes; m++)
-        have_base |= !strcmp(c->n->modes[m], "no_tee");
-    for (int m = 0; m < c->n->n_modes && have_base; m++) {
-        const char *mode = c->n->modes[m];
-        if (!strcmp(mode, "no_tee"))
-            continue;
-        double x;
-        int k = overhead(rs, mode, c->n->iterations, &x);
-        if (k < 0)
-            return tb_errf(err, "out of memory");
-        if (k == 0)
-            continue;
-        char name[96];
-        snprintf(name, sizeof name, "notary.%s.overhead_ms", mode);
-        snprintf(note, sizeof note,
-                 "median over a round's iterations of %s - no_tee notarization_ms, paired by "
-                 "iteration; one sample per round%s",
-                 strcmp(mode, "tee_verify") ? "tee_no_verify"
-                                            : "(notarization_ms + verify_ms) of "
-                                              "tee_verify",
-                 tag);
-        if (tb_wl_sample(c->sink, name, x, sim, note, err) < 0)
-            return -1;
-    }
-    return 0;
-}
-
 const char *tb_wl_notary_tee(const char *setting, const char *env_tee)
 {
     if (strcmp(setting, "auto"))
@@ -391,7 +453,13 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
         st = TB_WL_FAILED;
     } else {
         tb_err e;
-        if (add_rows(c, &rows, !oc.interrupted, &e) < 0) {
+        int sim = tb_bench_tee_simulated(c->notary_tee);
+        tb_wl_notary_rows_opts ro = {.simulated = sim,
+                                     .tag = !sim || !strcmp(c->notary_tee, "sim")
+                                                ? " (SIMULATED TEE)"
+                                                : " (SIMULATED SEV-SNP TEE)",
+                                     .overheads = !oc.interrupted};
+        if (tb_wl_notary_rows(&rows, &ro, sink, &e) < 0) {
             *err = e;
             st = TB_WL_FAILED;
         } else if (oc.interrupted) {
