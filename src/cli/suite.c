@@ -836,7 +836,9 @@ static int merge_http(tb_record *r, const tb_record *http, tb_err *err)
 {
     for (size_t i = 0; i < http->n_metrics; i++) {
         const tb_metric *m = &http->metrics[i];
-        if (strncmp(m->name, "http.nginx.", 11))
+        tb_wl_match wm; /* the http workload's metrics of target nginx */
+        if (!tb_wl_metric_find(m->name, &wm) || wm.workload != &tb_wl_http ||
+            strcmp(wm.part, "nginx"))
             continue;
         tb_metric *d = tb_record_metric(r, m->name, m->unit, m->better, m->workload, err);
         if (!d || (m->note && tb_metric_set_note(d, m->note, err) < 0))
