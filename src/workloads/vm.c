@@ -14,6 +14,5 @@ const tb_workload tb_wl_vm = {
     .title = "VM",
     .what = "the VMs teebench starts: the time to boot one",
     .flags = TB_WL_NO_SUITE,
-    .metrics = metrics,
-    .n_metrics = sizeof metrics / sizeof metrics[0],
+    TB_WL_METRIC_TABLE(metrics),
 };

@@ -290,6 +290,11 @@ struct tb_workload {
                     tb_wl_doc_info *info, tb_err *err);
 };
 
+/* A vtable's parameter table (struct type t, table tbl) and metric table (tbl). */
+#define TB_WL_PARAM_TABLE(t, tbl)                                                                  \
+    .params_size = sizeof(t), .params = (tbl), .n_params = sizeof(tbl) / sizeof((tbl)[0])
+#define TB_WL_METRIC_TABLE(tbl) .metrics = (tbl), .n_metrics = sizeof(tbl) / sizeof((tbl)[0])
+
 /* tb_workload.flags */
 #define TB_WL_ALWAYS 1u   /* runs in every suite (env: the environment facts) */
 #define TB_WL_NO_SUITE 2u /* not a suite workload: its metrics come from elsewhere (vm) */
