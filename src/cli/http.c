@@ -35,9 +35,10 @@
 #include "stats/hist.h"
 #include "stats/units.h"
 #include "sys/env.h"
+#include "workloads/http.h"
 
 #define CMD "http"
-#define SCHEMA "teebench-http/1"
+#define SCHEMA TB_WL_HTTP_SCHEMA
 #define MAX_HEADERS 64
 
 static volatile sig_atomic_t interrupted;
@@ -294,24 +295,12 @@ static int parse(int argc, char **argv, struct http_opts *o)
     return 0;
 }
 
-/* GET <path> HTTP/1.1, Host (unless -H gives one), the -H headers, blank line. */
-static int build_request(const struct http_opts *o, tb_buf *req)
+/* The -H lines as the request builder takes them (hl has MAX_HEADERS entries). */
+static size_t header_lines(const struct http_opts *o, const char **hl)
 {
-    bool has_host = false;
     for (int i = 0; i < o->nheaders; i++)
-        if (o->headers[i].name_len == 4 && !strncasecmp(o->headers[i].line, "host", 4))
-            has_host = true;
-    char host[TB_URL_HOST_MAX + 16];
-    if (tb_url_host_header(&o->url, host, sizeof host) < 0)
-        return -1;
-    if (tb_buf_printf(req, "GET %s HTTP/1.1\r\n", o->url.path) < 0)
-        return -1;
-    if (!has_host && tb_buf_printf(req, "Host: %s\r\n", host) < 0)
-        return -1;
-    for (int i = 0; i < o->nheaders; i++)
-        if (tb_buf_printf(req, "%s\r\n", o->headers[i].line) < 0)
-            return -1;
-    return tb_buf_puts(req, "\r\n");
+        hl[i] = o->headers[i].line;
+    return (size_t)o->nheaders;
 }
 
 /* --connect HOST:PORT ([v6]:port accepted). */
@@ -455,93 +444,42 @@ static void print_text(const struct http_opts *o, const tb_load_result *r,
                (unsigned long long)r->drained, lc->ok ? "match" : "MISMATCH");
 }
 
-/* ---- JSON output ---- */
-
-static json_t *hist_json(const tb_hist *h)
-{
-    static const struct {
-        const char *key;
-        double p;
-    } ps[] = {{"p50", 50},     {"p75", 75},       {"p90", 90},         {"p95", 95},  {"p99", 99},
-              {"p99.9", 99.9}, {"p99.99", 99.99}, {"p99.999", 99.999}, {"p100", 100}};
-    double mean = tb_hist_mean(h), sd = tb_hist_stdev(h, mean);
-    json_t *pj = json_object();
-    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
-        json_object_set_new(pj, ps[i].key, json_real(tb_hist_percentile(h, ps[i].p) / 1000.0));
-    return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:o}", "count", (json_int_t)h->count,
-                     "mean_us", mean / 1000.0, "stdev_us", sd / 1000.0, "min_us",
-                     h->count ? h->min / 1000.0 : 0.0, "max_us", h->max / 1000.0,
-                     "within_stdev_pct", tb_hist_within(h, mean, sd, 1), "percentiles_us", pj);
-}
-
-static json_t *rate_json(const tb_hist *h)
-{
-    double mean = tb_hist_mean(h), sd = tb_hist_stdev(h, mean);
-    return json_pack("{s:I, s:f, s:f, s:I, s:f}", "samples", (json_int_t)h->count, "mean_rps", mean,
-                     "stdev_rps", sd, "max_rps", (json_int_t)h->max, "within_stdev_pct",
-                     tb_hist_within(h, mean, sd, 1));
-}
-
-static json_t *opt_str(const char *s)
-{
-    return s ? json_string(s) : json_null();
-}
+/* ---- JSON output: the http workload's document (workloads/http) ---- */
 
 static int print_json(const struct http_opts *o, const tb_load_result *r, const tb_hist *raw,
                       uint64_t wrk_interval_ns, const struct log_check *lc, const char *started,
                       const char *target, const char *error)
 {
-    double rt = (double)r->runtime_ns / 1e9;
-    json_t *hdrs = json_array();
-    for (int i = 0; i < o->nheaders; i++)
-        json_array_append_new(hdrs, json_string(o->headers[i].line));
-    json_t *opts = json_pack(
-        "{s:s, s:I, s:I, s:f, s:f, s:f, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:s, s:b}", "url",
-        o->url_text, "threads", (json_int_t)o->threads, "connections", (json_int_t)o->connections,
-        "duration_s", o->duration_ms / 1000.0, "timeout_s", o->timeout_ms / 1000.0, "rate_rps",
-        o->rate, "headers", hdrs, "latency", o->latency, "u_latency", o->u_latency, "server_name",
-        opt_str(o->server_name), "cacert", opt_str(o->cacert), "connect", opt_str(o->connect),
-        "server_log", opt_str(o->server_log), "target_address", target, "tls", o->url.tls);
-    json_t *doc = json_pack(
-        "{s:s, s:o, s:f, s:f, s:b, s:{s:I, s:I, s:I, s:I, s:I, s:f}, s:{s:I, s:f}, "
-        "s:I, s:{s:I, s:I, s:I, s:I, s:I}, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
-        "started_at", started, "options", opts, "runtime_s", rt, "setup_s",
-        (double)r->setup_ns / 1e9, "stopped_early", r->stopped_early, "requests", "sent",
-        (json_int_t)r->sent, "completed", (json_int_t)r->completed, "drained_after_end",
-        (json_int_t)r->drained, "failed", (json_int_t)r->failed, "unfinished",
-        (json_int_t)r->unfinished, "per_second", rt > 0 ? r->completed / rt : 0.0, "bytes", "read",
-        (json_int_t)r->bytes, "per_second", rt > 0 ? r->bytes / rt : 0.0, "connections_opened",
-        (json_int_t)r->connects, "errors", "connect", (json_int_t)r->errors.connect, "read",
-        (json_int_t)r->errors.read, "write", (json_int_t)r->errors.write, "timeout",
-        (json_int_t)r->errors.timeout, "status", (json_int_t)r->errors.status, "first_error",
-        r->first_error[0] ? json_string(r->first_error) : json_null(), "responses_by_status", "1xx",
-        (json_int_t)r->status_class[1], "2xx", (json_int_t)r->status_class[2], "3xx",
-        (json_int_t)r->status_class[3], "4xx", (json_int_t)r->status_class[4], "5xx",
-        (json_int_t)r->status_class[5], "other", (json_int_t)r->status_class[0]);
+    const char *hl[MAX_HEADERS];
+    tb_wl_http_run run = {.url = o->url_text,
+                          .threads = o->threads,
+                          .connections = o->connections,
+                          .duration_s = o->duration_ms / 1000.0,
+                          .timeout_s = o->timeout_ms / 1000.0,
+                          .rate_rps = o->rate,
+                          .headers = hl,
+                          .n_headers = header_lines(o, hl),
+                          .latency = o->latency,
+                          .u_latency = o->u_latency,
+                          .server_name = o->server_name,
+                          .cacert = o->cacert,
+                          .connect = o->connect,
+                          .server_log = o->server_log,
+                          .target_address = target,
+                          .tls = o->url.tls,
+                          .started_at = started,
+                          .r = r,
+                          .raw = raw,
+                          .wrk_interval_ns = wrk_interval_ns,
+                          .log_on = lc->on,
+                          .log_before = lc->before,
+                          .log_after = lc->after,
+                          .log_match = lc->ok,
+                          .error = error};
+    json_t *doc = tb_wl_http_doc(&run);
     if (!doc)
         return -1;
-    json_object_set_new(doc, "latency", hist_json(&r->latency));
-    if (o->rate > 0) {
-        json_object_set_new(doc, "latency_measured_from", json_string("intended send time"));
-        json_object_set_new(doc, "latency_uncorrected", hist_json(&r->latency_uncorrected));
-    } else {
-        json_object_set_new(doc, "latency_measured_from",
-                            json_string("send time, with wrk's closed-loop correction"));
-        json_object_set_new(doc, "wrk_correction_interval_us", json_real(wrk_interval_ns / 1000.0));
-        json_object_set_new(doc, "latency_uncorrected", hist_json(raw));
-    }
-    json_object_set_new(doc, "req_per_sec_per_thread", rate_json(&r->rate));
-    if (lc->on)
-        json_object_set_new(doc, "server_log",
-                            json_pack("{s:s, s:I, s:I, s:I, s:I, s:b}", "file", o->server_log,
-                                      "lines_before", (json_int_t)lc->before, "lines_after",
-                                      (json_int_t)lc->after, "new_lines",
-                                      (json_int_t)(lc->after - lc->before), "requests_completed",
-                                      (json_int_t)(r->completed + r->drained), "match", lc->ok));
-    json_object_set_new(doc, "connections_up", json_integer((json_int_t)r->connections_up));
-    if (error)
-        json_object_set_new(doc, "error", json_string(error));
-    return cli_json_print(CMD, cli_json_envelope(SCHEMA, doc, 1));
+    return cli_json_print(CMD, cli_json_envelope(TB_WL_HTTP_SCHEMA, doc, 1));
 }
 
 /* --hdr-log: HdrHistogram's interval log with one interval, the whole run: the
@@ -568,22 +506,6 @@ static int write_hdr_log(const struct http_opts *o, const tb_load_result *r, con
         rc = tb_file_write_atomic(o->hdr_log, b.p, b.len, e);
     tb_buf_clear(&b);
     return rc;
-}
-
-/* The server writes its log line when it sends the response: wait until the
- * count stops moving (at most ~1 s) so late lines are not missed. */
-static int count_settled(const char *path, uint64_t *n, tb_err *e)
-{
-    uint64_t prev = UINT64_MAX;
-    for (int i = 0; i < 20; i++) {
-        if (tb_log_count_lines(path, n, e) < 0)
-            return -1;
-        if (*n == prev)
-            return 0;
-        prev = *n;
-        tb_sleep_ns(50000000);
-    }
-    return 0;
 }
 
 /* A failure after the flags were read: with --json also a JSON document with
@@ -616,21 +538,20 @@ int cmd_http(int argc, char **argv)
     char target[80];
     tb_addr_format(&lo.addr, target, sizeof target);
     tb_buf req = {0};
-    if (build_request(&o, &req) < 0) {
+    const char *hl[MAX_HEADERS];
+    size_t nhl = header_lines(&o, hl);
+    if (tb_wl_http_request(&o.url, hl, nhl, &req) < 0) {
         tb_buf_clear(&req);
         return fail(&o, "building the request: out of memory");
     }
     tb_script *script = NULL;
     if (o.script) {
-        const char *hl[MAX_HEADERS];
-        for (int i = 0; i < o.nheaders; i++)
-            hl[i] = o.headers[i].line;
         tb_script_target st = {.scheme = o.url.tls ? "https" : "http",
                                .host = o.url.host,
                                .port = o.url.port_explicit ? o.url.port : NULL,
                                .path = o.url.path,
                                .headers = hl,
-                               .nheaders = o.nheaders,
+                               .nheaders = (int)nhl,
                                .args = o.args,
                                .nargs = o.nargs,
                                .addr = target};
@@ -719,12 +640,10 @@ int cmd_http(int argc, char **argv)
         return fail(&o, "%s", e.msg);
     }
     tb_hist_merge(&raw, &r.latency, NULL);
-    if (o.rate == 0 && r.completed / o.connections > 0) {
-        interval = r.runtime_ns / (r.completed / o.connections);
-        tb_hist_correct(&r.latency, interval);
-    }
+    if (o.rate == 0)
+        interval = tb_wl_http_correct(&r, o.connections);
     if (lc.on) {
-        if (count_settled(o.server_log, &lc.after, &e) < 0) {
+        if (tb_wl_http_log_settled(o.server_log, &lc.after, &e) < 0) {
             tb_hist_free(&raw);
             tb_load_result_clear(&r);
             tb_script_free(script);

@@ -1,5 +1,6 @@
 /* cli/probe: `teebench probe` -- runs the TEE-sensitive microbenchmarks of sys/probe
- * and prints a table (median and p99 per operation, in ns) or one JSON document. */
+ * and prints a table (median and p99 per operation, in ns) or one JSON document (the
+ * probe workload's, workloads/probe). */
 #include "cli/cli.h"
 
 #include <getopt.h>
@@ -11,6 +12,7 @@
 #include "cli/opt.h"
 #include "sys/env.h"
 #include "sys/probe.h"
+#include "workloads/probe.h"
 
 #define MAX_PICK 64
 
@@ -131,29 +133,6 @@ static void print_row(const tb_probe_info *p, const tb_probe_result *r)
     printf("%-14s %12.1f %12.1f %14s  %s\n", p->name, r->median_ns, r->p99_ns, sb, p->what);
 }
 
-static json_t *result_json(const tb_probe_info *p, const tb_probe_result *r)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "name", json_string(p->name));
-    json_object_set_new(o, "what", json_string(p->what));
-    json_object_set_new(o, "available", json_boolean(r->available));
-    json_object_set_new(o, "unit", json_string("ns per operation"));
-    if (r->available) {
-        json_object_set_new(o, "median_ns", json_real(r->median_ns));
-        json_object_set_new(o, "p99_ns", json_real(r->p99_ns));
-        json_object_set_new(o, "min_ns", json_real(r->min_ns));
-        json_object_set_new(o, "mean_ns", json_real(r->mean_ns));
-        json_object_set_new(o, "samples", json_integer((json_int_t)r->samples));
-        json_object_set_new(o, "batch", json_integer(r->batch));
-        json_object_set_new(o, "timer_ns", json_real(r->timer_ns));
-    }
-    json_object_set_new(o, "cpu", json_integer(r->cpu));
-    if (r->cpu2 >= 0)
-        json_object_set_new(o, "cpu2", json_integer(r->cpu2));
-    json_object_set_new(o, "note", json_string(r->note));
-    return o;
-}
-
 int cmd_probe(int argc, char **argv)
 {
     probe_args a;
@@ -177,7 +156,7 @@ int cmd_probe(int argc, char **argv)
             return cli_fail("probe", "%s", err.msg);
         }
         if (a.json) {
-            json_array_append_new(arr, result_json(a.pick[i], &res[i]));
+            json_array_append_new(arr, tb_wl_probe_result_json(a.pick[i], &res[i]));
         } else {
             if (i == 0)
                 printf("%-14s %12s %12s %14s  %s\n", "probe", "median ns", "p99 ns",
@@ -200,7 +179,8 @@ int cmd_probe(int argc, char **argv)
         return 0;
     }
     free(res);
-    json_t *o = json_object();
-    json_object_set_new(o, "probes", arr);
-    return cli_json_print("probe", cli_json_envelope("teebench-probe/1", o, 1));
+    json_t *o = tb_wl_probe_doc(arr);
+    if (!o)
+        return cli_fail("probe", "writing JSON: out of memory");
+    return cli_json_print("probe", cli_json_envelope(TB_WL_PROBE_SCHEMA, o, 1));
 }

@@ -42,6 +42,9 @@
 #include "suite/remote.h"
 #include "suite/suite.h"
 #include "vm/vm.h"
+#include "workloads/attest.h"
+#include "workloads/http.h"
+#include "workloads/notary.h"
 
 #define CMD "suite"
 
@@ -178,8 +181,10 @@ static void usage(FILE *f)
     print_profiles(f);
     fprintf(f,
             "\nkeys for --set and suite files (suite files nest them: workloads.http.duration):\n");
-    for (const tb_suite_key *k = tb_suite_plan_keys; k->key; k++)
-        fprintf(f, "  %-20s %s\n", k->key, k->help);
+    char key[64];
+    const char *help;
+    for (size_t i = 0; tb_suite_plan_key(i, key, sizeof key, &help); i++)
+        fprintf(f, "  %-20s %s\n", key, help);
     fprintf(f,
             "\nA workload whose package is missing (nginx) is skipped with the reason; one that\n"
             "fails is listed and the result's status is \"failed\" (exit 1); Ctrl-C stops the\n"
@@ -403,10 +408,9 @@ static int cmd_plan(const suite_args *a, const tb_suite_plan *p)
         json_t *arr = json_array();
         for (size_t i = 0; i < n; i++)
             json_array_append_new(
-                arr,
-                json_pack("{s:s, s:s, s:s, s:s, s:b}", "name", ms[i].name, "unit", ms[i].unit,
-                          "better", ms[i].better == TB_BETTER_HIGHER ? "higher" : "lower",
-                          "workload", tb_suite_workload_name(ms[i].workload), "tee", ms[i].tee));
+                arr, json_pack("{s:s, s:s, s:s, s:s, s:b}", "name", ms[i].name, "unit", ms[i].unit,
+                               "better", ms[i].better == TB_BETTER_HIGHER ? "higher" : "lower",
+                               "workload", ms[i].workload->name, "tee", ms[i].tee));
         free(ms);
         json_object_set_new(j, "metrics", arr);
         char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -790,13 +794,14 @@ static int load_suite_doc(const suite_args *a, tb_buf *doc)
    selected ones but http (kept when its serve-tls target stays there); env at least. */
 static void remote_workloads(const tb_suite_plan *p, char *out, size_t n)
 {
+    const tb_wl_http_params *h = tb_suite_plan_params(p, &tb_wl_http);
     out[0] = 0;
-    for (int w = 0; w < TB_WL_COUNT; w++) {
-        if (!p->enabled[w] || w == TB_WL_ENV || (w == TB_WL_HTTP && !p->http.serve_tls))
+    for (size_t i = 0; i < tb_workload_count(); i++) {
+        const tb_workload *w = tb_workload_at(i);
+        if (!p->enabled[i] || (w->flags & TB_WL_ALWAYS) || (w == &tb_wl_http && !h->serve_tls))
             continue;
         size_t l = strlen(out);
-        snprintf(out + l, n - l, "%s%s", l ? "," : "",
-                 tb_suite_workload_name((tb_suite_workload)w));
+        snprintf(out + l, n - l, "%s%s", l ? "," : "", w->name);
     }
     if (!out[0])
         snprintf(out, n, "env");
@@ -815,9 +820,10 @@ static int http_from_here(const tb_suite_plan *p, const tb_remote_target *t,
     int v6 = strchr(host, ':') != NULL;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    const tb_wl_http_params *h = tb_suite_plan_params(p, &tb_wl_http);
     char workers[16] = "auto";
-    if (p->http.server_threads > 0)
-        snprintf(workers, sizeof workers, "%d", p->http.server_threads);
+    if (h->server_threads > 0)
+        snprintf(workers, sizeof workers, "%d", h->server_threads);
     int rc = -1;
     for (int attempt = 0; attempt < 3 && rc < 0; attempt++) {
         /* a port there that is likely free: nginx start says so when it is not */
@@ -834,12 +840,13 @@ static int http_from_here(const tb_suite_plan *p, const tb_remote_target *t,
     line(&ss->pr, "%s: nginx at %s, the load generator here (--http-client local)", ss->pr.tag,
          url);
     tb_suite_plan hp = *p;
-    for (int w = 0; w < TB_WL_COUNT; w++)
-        hp.enabled[w] = w == TB_WL_ENV || w == TB_WL_HTTP;
-    hp.http.serve_tls = 0;
+    tb_wl_http_params *hh = tb_suite_plan_params(&hp, &tb_wl_http);
+    for (size_t i = 0; i < tb_workload_count(); i++)
+        hp.enabled[i] =
+            (tb_workload_at(i)->flags & TB_WL_ALWAYS) || tb_workload_at(i) == &tb_wl_http;
+    hh->serve_tls = 0;
     snprintf(hp.label, sizeof hp.label, "%s", t->name);
-    if (snprintf(hp.http.nginx_url, sizeof hp.http.nginx_url, "%s", url) >=
-        (int)sizeof hp.http.nginx_url)
+    if (snprintf(hh->nginx_url, sizeof hh->nginx_url, "%s", url) >= (int)sizeof hh->nginx_url)
         rc = tb_errf(err, "--http-client local: URL too long: %s", url);
     else
         rc = tb_suite_run(&hp, &ss->hooks, out, err);
@@ -861,7 +868,9 @@ static int merge_http(tb_record *r, const tb_record *http, tb_err *err)
 {
     for (size_t i = 0; i < http->n_metrics; i++) {
         const tb_metric *m = &http->metrics[i];
-        if (strncmp(m->name, "http.nginx.", 11))
+        tb_wl_match wm; /* the http workload's metrics of target nginx */
+        if (!tb_wl_metric_find(m->name, &wm) || wm.workload != &tb_wl_http ||
+            strcmp(wm.part, "nginx"))
             continue;
         tb_metric *d = tb_record_metric(r, m->name, m->unit, m->better, m->workload, err);
         if (!d || (m->note && tb_metric_set_note(d, m->note, err) < 0))
@@ -903,7 +912,8 @@ static void guest_setup(const tb_suite_plan *p, const tb_remote_target *t, const
                         session *ss, int *failed)
 {
     int quiet = ss->pr.mode == PROG_NONE || ss->pr.mode == PROG_JSONL;
-    if (!p->enabled[TB_WL_HTTP] || !p->http.nginx) {
+    const tb_wl_http_params *h = tb_suite_plan_params(p, &tb_wl_http);
+    if (!tb_suite_plan_enabled(p, &tb_wl_http) || !h->nginx) {
         if (!quiet)
             line(&ss->pr, "%s: --guest-setup: nothing to install (nginx is not in this run)",
                  ss->pr.tag);
@@ -911,7 +921,7 @@ static void guest_setup(const tb_suite_plan *p, const tb_remote_target *t, const
     }
     tb_guest_setup_result gr;
     tb_err e;
-    if (tb_guest_setup(t, o, p->http.nginx_bin, ss->hooks.stop, &gr, &e) < 0) {
+    if (tb_guest_setup(t, o, h->nginx_bin, ss->hooks.stop, &gr, &e) < 0) {
         cli_fail(CMD, "%s: --guest-setup: %s", t->name, e.msg);
         *failed = 1;
     } else if (quiet) {
@@ -922,8 +932,7 @@ static void guest_setup(const tb_suite_plan *p, const tb_remote_target *t, const
              "service is stopped and disabled",
              ss->pr.tag, gr.manager, gr.as);
     } else {
-        line(&ss->pr, "%s: --guest-setup: nginx is installed there (%s)", ss->pr.tag,
-             p->http.nginx_bin);
+        line(&ss->pr, "%s: --guest-setup: nginx is installed there (%s)", ss->pr.tag, h->nginx_bin);
     }
 }
 
@@ -982,7 +991,7 @@ static void note_user(const tb_suite_plan *p, const tb_remote_target *t)
 {
     if (!t->user[0] || !strcmp(t->user, "root"))
         return;
-    if (!p->enabled[TB_WL_ATTEST] && !p->enabled[TB_WL_NOTARY])
+    if (!tb_suite_plan_enabled(p, &tb_wl_attest) && !tb_suite_plan_enabled(p, &tb_wl_notary))
         return;
     fprintf(stderr,
             "teebench: suite: NOTE: %s logs in as %s, not root: attest and notary's TEE modes "
@@ -1013,7 +1022,8 @@ static int run_env(const suite_args *a, tb_suite_plan *p, const tb_remote_target
                         .ssh_config = a->ssh_config,
                         .control_dir = control_dir,
                         .suite_doc = suite_doc->len ? (const char *)suite_doc->p : NULL};
-    int split = a->http_client_local && p->enabled[TB_WL_HTTP] && p->http.nginx;
+    const tb_wl_http_params *h = tb_suite_plan_params(p, &tb_wl_http);
+    int split = a->http_client_local && tb_suite_plan_enabled(p, &tb_wl_http) && h->nginx;
     if (split && rt.kind == TB_TARGET_VM)
         return tb_errf(err, "--http-client local: not for vm: targets (only SSH is forwarded "
                             "into the guest)");
@@ -1028,7 +1038,7 @@ static int run_env(const suite_args *a, tb_suite_plan *p, const tb_remote_target
     }
     const char *args[160];
     if (remote_args(a, split ? workloads : NULL,
-                    split && p->http.serve_tls ? "http.targets=serve-tls" : NULL, args, 160) < 0) {
+                    split && h->serve_tls ? "http.targets=serve-tls" : NULL, args, 160) < 0) {
         tb_record_free(http);
         return tb_errf(err, "too many suite arguments for a remote run");
     }
@@ -1214,7 +1224,7 @@ static int cmd_run(suite_args *a, tb_suite_plan *p, char **argv)
         return cli_fail(CMD, "out of memory");
     }
     p->invocation = (const char *)inv.p;
-    raise_fd_limit(p->http.connections);
+    raise_fd_limit(((const tb_wl_http_params *)tb_suite_plan_params(p, &tb_wl_http))->connections);
 
     session ss;
     session_begin(&ss, a->progress);

@@ -1,7 +1,7 @@
 /* cli/syscall: `teebench syscall` -- UnixBench's System Call Overhead (sys/syscall
  * runs the passes and scores them). Text output prints each pass as it ends,
- * then UnixBench's result and index lines; --json prints one document (with
- * the env document embedded) at the end. */
+ * then UnixBench's result and index lines; --json prints one document (the
+ * syscall workload's, workloads/syscall, with the env document embedded) at the end. */
 #include "cli/cli.h"
 
 #include <getopt.h>
@@ -15,6 +15,7 @@
 #include "cli/opt.h"
 #include "sys/env.h"
 #include "sys/syscall_bench.h"
+#include "workloads/syscall.h"
 
 typedef struct sc_args {
     tb_sc_mode mode;
@@ -107,15 +108,10 @@ static int parse_args(int argc, char **argv, sc_args *a)
     return -1;
 }
 
-static double ns_per_loop(const tb_sc_pass *p, long copies)
-{
-    return p->seconds * 1e9 * (double)copies / (double)p->count;
-}
-
 static void print_pass(size_t i, const tb_sc_pass *p, long copies)
 {
     printf("pass %2zu: %12llu loops in %7.3f s = %12.1f lps  (%.1f ns per loop)\n", i + 1,
-           (unsigned long long)p->count, p->seconds, p->lps, ns_per_loop(p, copies));
+           (unsigned long long)p->count, p->seconds, p->lps, tb_wl_syscall_ns_per_loop(p, copies));
     fflush(stdout);
 }
 
@@ -159,29 +155,11 @@ static void print_text_result(const sc_args *a, const tb_sc_pass *passes, double
 
 static int print_json(const sc_args *a, const tb_sc_pass *passes, double score)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "test", json_string("System Call Overhead"));
-    json_object_set_new(o, "mode", json_string(tb_sc_mode_name(a->mode)));
-    json_object_set_new(o, "loop", json_string(tb_sc_mode_loop(a->mode)));
-    json_object_set_new(o, "duration_s", json_real(a->duration));
-    json_object_set_new(o, "copies", json_integer(a->copies));
-    json_t *arr = json_array();
-    for (long i = 0; i < a->passes; i++) {
-        json_t *p = json_object();
-        json_object_set_new(p, "count", json_integer((json_int_t)passes[i].count));
-        json_object_set_new(p, "seconds", json_real(passes[i].seconds));
-        json_object_set_new(p, "lps", json_real(passes[i].lps));
-        json_object_set_new(p, "ns_per_loop", json_real(ns_per_loop(&passes[i], a->copies)));
-        json_object_set_new(p, "kept", json_boolean(passes[i].kept));
-        json_array_append_new(arr, p);
-    }
-    json_object_set_new(o, "passes", arr);
-    json_object_set_new(o, "score_lps", json_real(score));
-    json_object_set_new(o, "ns_per_loop", json_real(1e9 * (double)a->copies / score));
-    json_object_set_new(o, "baseline_lps", json_real(TB_SC_BASELINE_LPS));
-    json_object_set_new(o, "index",
-                        a->mode == TB_SC_MIX ? json_real(tb_sc_index(score)) : json_null());
-    return cli_json_print("syscall", cli_json_envelope("teebench-syscall/1", o, 1));
+    json_t *o =
+        tb_wl_syscall_doc(a->mode, a->duration, a->copies, passes, (size_t)a->passes, score);
+    if (!o)
+        return cli_fail("syscall", "writing JSON: out of memory");
+    return cli_json_print("syscall", cli_json_envelope(TB_WL_SYSCALL_SCHEMA, o, 1));
 }
 
 int cmd_syscall(int argc, char **argv)

@@ -16,6 +16,10 @@
 #include "stats/rank.h"
 #include "stats/summary.h"
 
+_Static_assert((int)TB_WL_HIGHER == (int)TB_BETTER_HIGHER &&
+                   (int)TB_WL_LOWER == (int)TB_BETTER_LOWER,
+               "workloads/ and record/ agree on directions");
+
 /* One metric of one record, for grouping the records' metrics by name. */
 typedef struct entry {
     const tb_metric *m;
@@ -172,8 +176,24 @@ static int build_row(builder *b, tb_compare_row *row, const entry *e, size_t k, 
     row->workload = first->workload;
     row->note = first->note;
     row->better = first->better;
+    row->category = TB_CAT_OTHER;
+    if (tb_wl_metric_find(first->name, &row->spec)) {
+        row->unit = row->spec.metric->unit;
+        row->workload = row->spec.workload->name;
+        row->better = row->spec.metric->better;
+        row->category = row->spec.metric->category;
+    } else {
+        memset(&row->spec, 0, sizeof row->spec);
+    }
     for (size_t i = 0; i < k; i++) {
         const tb_metric *m = e[i].m;
+        if (row->spec.metric && (strcmp(m->unit, row->unit) || m->better != row->better))
+            return tb_errf(err,
+                           "metric %s: %s has unit \"%s\" (%s is better) but the %s workload "
+                           "measures it in \"%s\" (%s)",
+                           first->name, label_of(c->records[e[i].rec]), m->unit,
+                           m->better == TB_BETTER_HIGHER ? "higher" : "lower", row->workload,
+                           row->unit, row->better == TB_BETTER_HIGHER ? "higher" : "lower");
         if (strcmp(m->unit, first->unit) || m->better != first->better)
             return tb_errf(
                 err, "metric %s: %s has unit \"%s\" (%s is better) but %s has \"%s\" (%s)",

@@ -44,6 +44,7 @@
 #include "base/err.h"
 #include "record/record.h"
 #include "stats/rank.h"
+#include "workloads/workload.h"
 
 #define TB_COMPARE_NOISY_CV 0.05
 #define TB_COMPARE_ALPHA 0.05
@@ -99,6 +100,10 @@ typedef struct tb_compare_cell {
     int ratio_ci_why;  /* enum tb_compare_ci_why */
 } tb_compare_cell;
 
+/* A row's unit, direction, workload and category come from its workload's metric table
+   (workloads/) when one has its name -- every record's metric must then agree with it --
+   else from the baseline's metric (or the first record that has it), category
+   TB_CAT_OTHER. */
 typedef struct tb_compare_row {
     const char *name; /* borrowed from a record */
     const char *unit;
@@ -107,6 +112,9 @@ typedef struct tb_compare_row {
     int better;             /* TB_BETTER_HIGHER / TB_BETTER_LOWER */
     int simulated;          /* any cell measured with a simulated TEE */
     tb_compare_cell *cells; /* n_records cells, in record order */
+    /* added with the workload tables: */
+    tb_wl_category category;
+    tb_wl_match spec; /* the table's row (spec.metric NULL: a name no table has) */
 } tb_compare_row;
 
 typedef struct tb_compare {

@@ -792,6 +792,7 @@ static json_t *row_json(const tb_compare *c, const tb_compare_row *row)
     put(o, "unit", json_string(row->unit), &bad);
     put(o, "better", json_string(row->better == TB_BETTER_HIGHER ? "higher" : "lower"), &bad);
     put(o, "workload", json_string(row->workload ? row->workload : ""), &bad);
+    put(o, "category", json_string(tb_wl_category_name(row->category)), &bad);
     put(o, "note", row->note ? json_string(row->note) : json_null(), &bad);
     put(o, "simulated", json_boolean(row->simulated), &bad);
     put(o, "cells", finish(cells, bad), &bad);

@@ -32,7 +32,12 @@
 #include "base/hex.h"
 #include "base/text.h"
 #include "bench/results.h"
-#include "stats/summary.h"
+#include "workloads/notary.h"
+#include "workloads/workload.h"
+
+_Static_assert((int)TB_WL_HIGHER == (int)TB_BETTER_HIGHER &&
+                   (int)TB_WL_LOWER == (int)TB_BETTER_LOWER,
+               "workloads/ and record/ agree on directions");
 
 #define IMPORT_FILE_MAX (256u << 20)
 
@@ -41,12 +46,8 @@ const char *tb_import_format_name(enum tb_import_format f)
     switch (f) {
     case TB_IMPORT_RESULT:
         return "result";
-    case TB_IMPORT_HTTP:
-        return "http";
-    case TB_IMPORT_SYSCALL:
-        return "syscall";
-    case TB_IMPORT_PROBE:
-        return "probe";
+    case TB_IMPORT_DOC:
+        return "document";
     case TB_IMPORT_BENCH_DIR:
         return "bench-dir";
     case TB_IMPORT_BENCH_CSV:
@@ -63,13 +64,14 @@ typedef struct idhash {
     EVP_MD_CTX *ctx;
 } idhash;
 
-static int id_begin(idhash *h, enum tb_import_format f, const tb_import_opts *o, tb_err *err)
+/* format: extra.source.format ("http", "bench-dir", ...). */
+static int id_begin(idhash *h, const char *format, const tb_import_opts *o, tb_err *err)
 {
     h->ctx = EVP_MD_CTX_new();
     if (!h->ctx || EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1)
         return tb_err_ssl(err, "SHA-256");
-    const char *parts[] = {"teebench-import", tb_import_format_name(f),
-                           o && o->label ? o->label : "", o && o->target ? o->target : ""};
+    const char *parts[] = {"teebench-import", format, o && o->label ? o->label : "",
+                           o && o->target ? o->target : ""};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         uint64_t n = strlen(parts[i]);
         if (EVP_DigestUpdate(h->ctx, &n, sizeof n) != 1 ||
@@ -110,22 +112,6 @@ static void id_free(idhash *h)
     h->ctx = NULL;
 }
 
-/* A metric-name part from free text: lowercase [a-z0-9_-]; anything else, '.'
-   included (it separates parts), becomes '_'. Empty text gives "x". */
-static void name_part(const char *s, char *out, size_t n)
-{
-    size_t o = 0;
-    for (; *s && o + 1 < n; s++) {
-        char c = *s;
-        if (c >= 'A' && c <= 'Z')
-            c = (char)(c - 'A' + 'a');
-        out[o++] = ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-') ? c : '_';
-    }
-    if (o == 0 && n > 1)
-        out[o++] = 'x';
-    out[o] = '\0';
-}
-
 /* "2026-11-30T19:16:38Z" from "20261130T191638Z" (a bench folder's name). */
 static int stamp_to_iso(const char *stamp, char *out, size_t n)
 {
@@ -140,18 +126,6 @@ static int stamp_to_iso(const char *stamp, char *out, size_t n)
 }
 
 #define LAST_SECOND 253402300799LL /* 9999-12-31T23:59:59Z: four-digit years only */
-
-/* "YYYY-MM-DDTHH:MM:SSZ" as seconds since the epoch, or -1. */
-static long long iso_to_unix(const char *s)
-{
-    struct tm tm;
-    memset(&tm, 0, sizeof tm);
-    const char *end = strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    if (!end || *end)
-        return -1;
-    long long t = (long long)timegm(&tm);
-    return t >= 0 && t <= LAST_SECOND ? t : -1;
-}
 
 static void file_time(const char *path, char *out, size_t n)
 {
@@ -175,15 +149,21 @@ typedef struct importer {
     tb_record *r;
     const char *path;
     enum tb_import_format fmt;
+    const char *format; /* extra.source.format: tb_import_format_name, or a workload's name */
     tb_err *err;
 } importer;
 
 /* One metric with the given samples (none added when n == 0 and the values are
-   absent); note may be NULL. */
-static int add(importer *im, const char *name, const char *unit, int better, const char *workload,
-               const char *note, int simulated, const double *v, size_t n)
+   absent); note may be NULL. Its unit, direction and workload are its workload's
+   table's (workloads/): a name no table has is a bug here. */
+static int add(importer *im, const char *name, const char *note, int simulated, const double *v,
+               size_t n)
 {
-    tb_metric *m = tb_record_metric(im->r, name, unit, better, workload, im->err);
+    tb_wl_match wm;
+    if (!tb_wl_metric_find(name, &wm))
+        return tb_errf(im->err, "metric %s is in no workload's table", name);
+    tb_metric *m = tb_record_metric(im->r, name, wm.metric->unit, wm.metric->better,
+                                    wm.workload->name, im->err);
     if (!m)
         return -1;
     m->simulated |= simulated;
@@ -220,392 +200,63 @@ static int finish(importer *im, const tb_import_opts *o, json_t *env, const char
         return -1;
     snprintf(r->started, sizeof r->started, "%s", started);
     snprintf(r->finished, sizeof r->finished, "%s", finished ? finished : started);
-    json_t *src =
-        json_pack("{s:s, s:s}", "format", tb_import_format_name(im->fmt), "path", im->path);
+    json_t *src = json_pack("{s:s, s:s}", "format", im->format, "path", im->path);
     if (!src || json_object_set_new(r->extra, "source", src) < 0)
         return tb_errf(err, "out of memory");
     return 0;
 }
 
-/* A finite number >= 0 at a path of object keys ("a", "b" = doc.a.b). */
-static int num_at(importer *im, const json_t *doc, const char *what, double *out, const char *k1,
-                  const char *k2)
+/* ---------- a workload's document ---------- */
+
+/* The importer as a workload's sink: samples go into the record through add(), facts
+   into extra. */
+static int im_sample(void *ctx, const char *name, double value, int simulated, const char *note,
+                     tb_err *err)
 {
-    const json_t *v = json_object_get(doc, k1);
-    if (k2)
-        v = json_object_get(v, k2);
-    if (!v)
-        return tb_errf(im->err, "%s: %s: missing \"%s%s%s\"", im->path, what, k1, k2 ? "." : "",
-                       k2 ? k2 : "");
-    if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
-        return tb_errf(im->err, "%s: %s: \"%s%s%s\" is not a number >= 0", im->path, what, k1,
-                       k2 ? "." : "", k2 ? k2 : "");
-    *out = json_number_value(v);
-    return 0;
+    importer *im = ctx;
+    int rc = add(im, name, note, simulated, &value, 1);
+    if (rc < 0 && err && err != im->err)
+        *err = *im->err;
+    return rc;
 }
 
-/* ---------- teebench http --json ---------- */
-
-static const char *const pct_names[] = {"p50", "p90", "p99", "p99.9", "p99.99", "p99.999"};
-
-/* kind: "latency" (as printed, corrected) or "latency_uncorrected". */
-static int latency_metrics(importer *im, const json_t *lat, const char *target, const char *kind)
+static void im_fact(void *ctx, const char *key, json_t *value)
 {
-    int corrected = !strcmp(kind, "latency");
-    const json_t *pct = json_object_get(lat, "percentiles_us");
-    if (!json_is_object(pct))
-        return tb_errf(im->err, "%s: http JSON: \"%s\" has no \"percentiles_us\" object", im->path,
-                       kind);
-    for (size_t i = 0; i < sizeof pct_names / sizeof pct_names[0]; i++) {
-        const json_t *v = json_object_get(pct, pct_names[i]);
-        if (!v)
-            continue; /* an older writer without this percentile */
-        if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
-            return tb_errf(im->err, "%s: http JSON: %s.percentiles_us.%s is not a number >= 0",
-                           im->path, kind, pct_names[i]);
-        char name[160], note[160];
-        double ms = json_number_value(v) / 1000.0;
-        snprintf(name, sizeof name, "http.%s.%s.%s", target, corrected ? "latency" : "latency_u",
-                 pct_names[i]);
-        if (corrected)
-            snprintf(note, sizeof note,
-                     "%s latency of a request as teebench http prints it (with the "
-                     "coordinated-omission correction)",
-                     pct_names[i]);
-        else
-            snprintf(note, sizeof note, "%s latency from the actual send time (uncorrected)",
-                     pct_names[i]);
-        if (add(im, name, "ms", TB_BETTER_LOWER, "http", note, 0, &ms, 1) < 0)
-            return -1;
-    }
-    return 0;
+    importer *im = ctx;
+    json_object_set_new(im->r->extra, key, value);
 }
 
-static int import_http(importer *im, const json_t *doc, const tb_import_opts *o)
+/* A document a workload reads (workloads/: its doc_read); times the document does not
+   say are the file's. */
+static int import_doc(importer *im, const tb_workload *w, const json_t *doc,
+                      const tb_import_opts *o)
 {
-    char target[64];
-    name_part(o && o->target ? o->target : "imported", target, sizeof target);
-    double rps, bps;
-    if (num_at(im, doc, "http JSON", &rps, "requests", "per_second") < 0 ||
-        num_at(im, doc, "http JSON", &bps, "bytes", "per_second") < 0)
-        return -1;
-    const json_t *lat = json_object_get(doc, "latency"),
-                 *ulat = json_object_get(doc, "latency_uncorrected");
-    if (!json_is_object(lat))
-        return tb_errf(im->err, "%s: http JSON: missing \"latency\"", im->path);
-    char name[160];
-    snprintf(name, sizeof name, "http.%s.rps", target);
-    if (add(im, name, "req/s", TB_BETTER_HIGHER, "http",
-            "completed requests per second (teebench http --json requests.per_second)", 0, &rps,
-            1) < 0)
-        return -1;
-    if (latency_metrics(im, lat, target, "latency") < 0)
-        return -1;
-    if (json_is_object(ulat) && latency_metrics(im, ulat, target, "latency_uncorrected") < 0)
-        return -1;
-    snprintf(name, sizeof name, "http.%s.transfer", target);
-    if (add(im, name, "B/s", TB_BETTER_HIGHER, "http",
-            "bytes read per second (headers and bodies), wrk's Transfer/sec", 0, &bps, 1) < 0)
-        return -1;
-    const char *url = json_string_value(json_object_get(json_object_get(doc, "options"), "url"));
-    if (url && json_object_set_new(im->r->extra, "url", json_string(url)) < 0)
-        return tb_errf(im->err, "out of memory");
-    const char *st = json_string_value(json_object_get(doc, "started_at"));
+    tb_wl_sink sink = {.ctx = im, .sample = im_sample, .fact = im_fact, .dir_fd = -1};
+    tb_wl_read_opts ro = {.target = o ? o->target : NULL};
+    tb_wl_doc_info info;
+    memset(&info, 0, sizeof info);
+    tb_err e = {{0}};
+    if (w->doc_read(doc, &ro, &sink, &info, &e) < 0)
+        return tb_errf(im->err, "%s: %s", im->path, e.msg);
     char started[40], finished[40];
-    long long t0 = st ? iso_to_unix(st) : -1;
-    if (t0 < 0)
+    if (info.started[0])
+        snprintf(started, sizeof started, "%s", info.started);
+    else
         file_time(im->path, started, sizeof started);
-    else
-        tb_utc_iso8601(t0, started, sizeof started);
-    double runtime = 0;
-    const json_t *rt = json_object_get(doc, "runtime_s");
-    if (json_is_number(rt) && isfinite(json_number_value(rt)) && json_number_value(rt) >= 0 &&
-        json_number_value(rt) < 1e9)
-        runtime = json_number_value(rt);
-    if (t0 >= 0 && t0 + (long long)ceil(runtime) <= LAST_SECOND)
-        tb_utc_iso8601(t0 + (int64_t)ceil(runtime), finished, sizeof finished);
-    else
-        snprintf(finished, sizeof finished, "%s", started);
-    /* teebench-http/1 (the cli's envelope: env, teebench) or the older layout
-       (tool, version, environment) */
-    json_t *env = json_object_get(doc, "env");
-    const char *version = json_string_value(json_object_get(doc, "teebench"));
-    if (!env)
-        env = json_object_get(doc, "environment");
-    if (!version)
-        version = json_string_value(json_object_get(doc, "version"));
-    return finish(im, o, env, started, finished, version);
-}
-
-/* ---------- teebench syscall --json ---------- */
-
-static int import_syscall(importer *im, const json_t *doc, const tb_import_opts *o)
-{
-    const char *mode = json_string_value(json_object_get(doc, "mode"));
-    const json_t *passes = json_object_get(doc, "passes"), *copies = json_object_get(doc, "copies");
-    if (!mode)
-        return tb_errf(im->err, "%s: syscall JSON: missing \"mode\"", im->path);
-    if (!json_is_array(passes) || json_array_size(passes) == 0)
-        return tb_errf(im->err, "%s: syscall JSON: \"passes\" must be a non-empty array", im->path);
-    if (!json_is_integer(copies) || json_integer_value(copies) < 1)
-        return tb_errf(im->err, "%s: syscall JSON: \"copies\" must be an integer >= 1", im->path);
-    long long nc = json_integer_value(copies);
-    const char *cp = nc == 1 ? "c1" : "cn";
-    double baseline = 15000;
-    const json_t *b = json_object_get(doc, "baseline_lps");
-    if (json_is_number(b) && json_number_value(b) > 0 && isfinite(json_number_value(b)))
-        baseline = json_number_value(b);
-    size_t n = json_array_size(passes), k = 0;
-    double *lps = calloc(n, sizeof *lps);
-    if (!lps)
-        return tb_errf(im->err, "out of memory");
-    size_t i;
-    const json_t *p;
-    json_array_foreach(passes, i, p)
-    {
-        const json_t *v = json_object_get(p, "lps"), *kept = json_object_get(p, "kept");
-        if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0 ||
-            !json_is_boolean(kept)) {
-            free(lps);
-            return tb_errf(im->err,
-                           "%s: syscall JSON: passes[%zu] needs \"lps\" (a number >= 0) and "
-                           "\"kept\" (true or false)",
-                           im->path, i);
-        }
-        if (json_is_true(kept))
-            lps[k++] = json_number_value(v);
-    }
-    char m[72], name[160], note[256];
-    name_part(mode, m, sizeof m);
-    int is_mix = !strcmp(mode, "mix");
-    if (is_mix)
-        snprintf(name, sizeof name, "syscall.%s.lps", cp);
-    else
-        snprintf(name, sizeof name, "syscall.%s.%s.lps", m, cp);
-    snprintf(note, sizeof note,
-             "loops per second of each pass UnixBench's scoring kept (lowest third by count "
-             "dropped), mode %.32s, %lld cop%s%s",
-             mode, nc, nc == 1 ? "y" : "ies", nc == 1 ? "" : ", loops summed over the copies");
-    int rc = add(im, name, "lps", TB_BETTER_HIGHER, "syscall", note, 0, lps, k);
-    free(lps);
-    if (rc < 0)
-        return -1;
-    const json_t *index = json_object_get(doc, "index");
-    if (is_mix && !json_is_null(index)) {
-        double x;
-        if (num_at(im, doc, "syscall JSON", &x, "index", NULL) < 0)
-            return -1;
-        snprintf(name, sizeof name, "syscall.%s.index", cp);
-        snprintf(note, sizeof note,
-                 "UnixBench System Call Overhead index (score / %g lps x 10), mode mix, %lld "
-                 "cop%s",
-                 baseline, nc, nc == 1 ? "y" : "ies");
-        if (add(im, name, "index", TB_BETTER_HIGHER, "syscall", note, 0, &x, 1) < 0)
-            return -1;
-    }
-    char started[40];
-    file_time(im->path, started, sizeof started);
-    return finish(im, o, json_object_get(doc, "env"), started, NULL,
-                  json_string_value(json_object_get(doc, "teebench")));
-}
-
-/* ---------- teebench probe --json ---------- */
-
-static int import_probe(importer *im, const json_t *doc, const tb_import_opts *o)
-{
-    const json_t *probes = json_object_get(doc, "probes");
-    if (!json_is_array(probes))
-        return tb_errf(im->err, "%s: probe JSON: \"probes\" must be an array", im->path);
-    size_t i;
-    const json_t *p;
-    json_array_foreach(probes, i, p)
-    {
-        const char *name = json_string_value(json_object_get(p, "name"));
-        const json_t *avail = json_object_get(p, "available");
-        if (!name || !json_is_boolean(avail))
-            return tb_errf(im->err, "%s: probe JSON: probes[%zu] needs \"name\" and \"available\"",
-                           im->path, i);
-        if (!json_is_true(avail))
-            continue;
-        char what[48], part[72], metric[160];
-        snprintf(what, sizeof what, "probe JSON: probes[%zu]", i);
-        double median;
-        if (num_at(im, p, what, &median, "median_ns", NULL) < 0)
-            return -1;
-        name_part(name, part, sizeof part);
-        snprintf(metric, sizeof metric, "probe.%s.ns", part);
-        if (add(im, metric, "ns", TB_BETTER_LOWER, "probe",
-                json_string_value(json_object_get(p, "what")), 0, &median, 1) < 0)
-            return -1;
-    }
-    char started[40];
-    file_time(im->path, started, sizeof started);
-    return finish(im, o, json_object_get(doc, "env"), started, NULL,
-                  json_string_value(json_object_get(doc, "teebench")));
+    snprintf(finished, sizeof finished, "%s", info.finished[0] ? info.finished : started);
+    return finish(im, o, (json_t *)info.env, started, finished, info.version);
 }
 
 /* ---------- results.csv (teebench bench notary or benchmark-tee-impact.sh) ---------- */
 
-/* The no_tee runs that succeeded, by iteration (sorted): the pairs of an overhead.
-   One per iteration: the parse refuses a second row for a (mode, iteration). */
-typedef struct base_run {
-    long it;
-    double ms;
-} base_run;
-
-static int by_iteration(const void *a, const void *b)
-{
-    const base_run *x = a, *y = b;
-    return (x->it > y->it) - (x->it < y->it);
-}
-
-/* One mode's paired differences (mode - no_tee, in row order); its first row. */
-typedef struct mode_diffs {
-    size_t first;
-    double *d;
-    size_t n, cap;
-} mode_diffs;
-
-/* notary.<mode>.overhead_ms from md: the median over iterations of (mode - no_tee),
-   paired by iteration (notarization_plus_verify_ms for tee_verify), as the suite
-   records it. No metric when no iteration pairs. */
-static int overhead(importer *im, const char *mode, const mode_diffs *md, int simulated)
-{
-    double med;
-    if (md->n == 0)
-        return 0;
-    if (tb_stats_median(md->d, md->n, &med) < 0)
-        return tb_errf(im->err, "out of memory");
-    char part[72], name[160], note[256];
-    name_part(mode, part, sizeof part);
-    snprintf(name, sizeof name, "notary.%s.overhead_ms", part);
-    snprintf(note, sizeof note,
-             "median over iterations of %s - no_tee notarization_ms, paired by iteration%s",
-             !strcmp(mode, "tee_verify") ? "(notarization_ms + verify_ms) of tee_verify" : mode,
-             simulated ? " (SIMULATED TEE)" : "");
-    return add(im, name, "ms", TB_BETTER_LOWER, "notary", note, simulated, &med, 1);
-}
-
-static int push_diff(mode_diffs *md, double v)
-{
-    if (md->n == md->cap) {
-        size_t cap = md->cap ? md->cap * 2 : 16;
-        double *p = realloc(md->d, cap * sizeof *p);
-        if (!p)
-            return -1;
-        md->d = p;
-        md->cap = cap;
-    }
-    md->d[md->n++] = v;
-    return 0;
-}
-
-/* Groups the rows of every mode but no_tee by mode (in order of first appearance;
-   modes -> index into mds) with their differences to the no_tee run of the same
-   iteration. O(rows log rows). 0 or -1 (OOM). */
-static int pair_runs(const tb_bench_results *rs, const base_run *base, size_t n_base, json_t *modes,
-                     mode_diffs *mds, size_t *n_mds)
-{
-    for (size_t i = 0; i < rs->n; i++) {
-        const tb_bench_result_row *m = &rs->rows[i];
-        if (!strcmp(m->mode, "no_tee"))
-            continue;
-        const json_t *k = json_object_get(modes, m->mode);
-        if (!k) {
-            if (json_object_set_new(modes, m->mode, json_integer((json_int_t)*n_mds)) < 0)
-                return -1;
-            mds[*n_mds].first = i;
-            k = json_object_get(modes, m->mode);
-            (*n_mds)++;
-        }
-        if (!tb_bench_result_ok(m))
-            continue;
-        base_run key = {.it = m->iteration};
-        const base_run *b = bsearch(&key, base, n_base, sizeof *base, by_iteration);
-        if (!b)
-            continue;
-        double x =
-            !strcmp(m->mode, "tee_verify") && (m->has & TB_BENCH_HAS_NOTARIZATION_PLUS_VERIFY)
-                ? m->notarization_plus_verify_ms
-                : m->notarization_ms;
-        if (push_diff(&mds[json_integer_value(k)], x - b->ms) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* The overheads over no_tee of each other mode, in order of first appearance. */
-static int overheads(importer *im, const tb_bench_results *rs, int simulated)
-{
-    base_run *base = malloc(rs->n * sizeof *base);
-    mode_diffs *mds = calloc(rs->n, sizeof *mds);
-    json_t *modes = json_object();
-    size_t n_base = 0, n_mds = 0;
-    int rc = base && mds && modes ? 0 : tb_errf(im->err, "out of memory");
-    for (size_t i = 0; i < rs->n && rc == 0; i++)
-        if (!strcmp(rs->rows[i].mode, "no_tee") && tb_bench_result_ok(&rs->rows[i]))
-            base[n_base++] = (base_run){rs->rows[i].iteration, rs->rows[i].notarization_ms};
-    if (rc == 0 && n_base > 0) {
-        qsort(base, n_base, sizeof *base, by_iteration);
-        if (pair_runs(rs, base, n_base, modes, mds, &n_mds) < 0)
-            rc = tb_errf(im->err, "out of memory");
-        for (size_t k = 0; k < n_mds && rc == 0; k++) {
-            const tb_bench_result_row *first = &rs->rows[mds[k].first];
-            rc = overhead(im, first->mode, &mds[k], simulated && first->enable_tee);
-        }
-    }
-    for (size_t k = 0; mds && k < rs->n; k++)
-        free(mds[k].d);
-    free(mds);
-    free(base);
-    json_decref(modes);
-    return rc;
-}
-
+/* The rows' samples, as the suite records them (workloads/notary). */
 static int notary_metrics(importer *im, const tb_bench_results *rs, int simulated)
 {
     if (rs->n == 0)
         return tb_errf(im->err, "%s: results.csv has no rows", im->path);
-    const char *tag = simulated ? " (SIMULATED TEE)" : "";
-    for (size_t i = 0; i < rs->n; i++) {
-        const tb_bench_result_row *r = &rs->rows[i];
-        if (!tb_bench_result_ok(r))
-            continue;
-        int sim = simulated && r->enable_tee;
-        char part[72], name[160], note[256];
-        name_part(r->mode, part, sizeof part);
-        snprintf(name, sizeof name, "notary.%s.notarization_ms", part);
-        snprintf(note, sizeof note,
-                 "notarization time the client reports (NOTARIZATION_MS), one sample per run%s",
-                 sim ? tag : "");
-        if (add(im, name, "ms", TB_BETTER_LOWER, "notary", note, sim, &r->notarization_ms, 1) < 0)
-            return -1;
-        if (r->has & TB_BENCH_HAS_TOTAL_E2E) {
-            snprintf(name, sizeof name, "notary.%s.total_e2e_ms", part);
-            snprintf(note, sizeof note,
-                     "end-to-end time of one client run (TOTAL_E2E_MS), one sample per run%s",
-                     sim ? tag : "");
-            if (add(im, name, "ms", TB_BETTER_LOWER, "notary", note, sim, &r->total_e2e_ms, 1) < 0)
-                return -1;
-        }
-        if (r->has & TB_BENCH_HAS_WALL) {
-            snprintf(name, sizeof name, "notary.%s.wall_ms", part);
-            snprintf(note, sizeof note,
-                     "the client process's life as the harness saw it, one sample per run%s",
-                     sim ? tag : "");
-            if (add(im, name, "ms", TB_BETTER_LOWER, "notary", note, sim, &r->wall_ms, 1) < 0)
-                return -1;
-        }
-        if (r->verify && (r->has & TB_BENCH_HAS_TDX_VERIFY)) {
-            snprintf(name, sizeof name, "notary.%s.verify_ms", part);
-            snprintf(note, sizeof note,
-                     "time the client spends verifying the notary's quote (TDX_VERIFY_MS)%s",
-                     sim ? tag : "");
-            if (add(im, name, "ms", TB_BETTER_LOWER, "notary", note, sim, &r->tdx_verify_ms, 1) < 0)
-                return -1;
-        }
-    }
-    return overheads(im, rs, simulated);
+    tb_wl_sink sink = {.ctx = im, .sample = im_sample, .fact = im_fact, .dir_fd = -1};
+    tb_wl_notary_rows_opts o = {.simulated = simulated, .overheads = 1};
+    return tb_wl_notary_rows(rs, &o, &sink, im->err);
 }
 
 static int import_csv(importer *im, const char *data, size_t len, const tb_import_opts *o)
@@ -655,7 +306,7 @@ static int import_json(importer *im, const char *data, size_t len, const tb_impo
                        je.column, je.text);
     int rc = -1;
     const char *schema = json_string_value(json_object_get(doc, "schema"));
-    const char *tool = json_string_value(json_object_get(doc, "tool"));
+    const tb_workload *w;
     if (!json_is_object(doc)) {
         tb_errf(im->err,
                 "%s: not a format teebench imports (a JSON document that is not an "
@@ -664,6 +315,7 @@ static int import_json(importer *im, const char *data, size_t len, const tb_impo
     } else if (schema && !strcmp(schema, TB_RECORD_SCHEMA)) {
         tb_record *r = NULL;
         im->fmt = TB_IMPORT_RESULT;
+        im->format = tb_import_format_name(im->fmt);
         rc = tb_record_from_json(doc, &r, im->err);
         if (rc < 0) {
             tb_err_wrap(im->err, "%s", im->path);
@@ -676,21 +328,17 @@ static int import_json(importer *im, const char *data, size_t len, const tb_impo
             else if (o && o->label && tb_record_set_str(&r->label, o->label, im->err) < 0)
                 rc = -1;
         }
-    } else if (schema && !strcmp(schema, "teebench-syscall/1")) {
-        im->fmt = TB_IMPORT_SYSCALL;
-        rc = import_syscall(im, doc, o);
-    } else if (schema && !strcmp(schema, "teebench-probe/1")) {
-        im->fmt = TB_IMPORT_PROBE;
-        rc = import_probe(im, doc, o);
-    } else if ((schema && !strcmp(schema, "teebench-http/1")) ||
-               (!schema && tool && !strcmp(tool, "teebench http"))) {
-        im->fmt = TB_IMPORT_HTTP;
-        rc = import_http(im, doc, o);
+    } else if ((w = tb_workload_for_doc(doc))) {
+        im->fmt = TB_IMPORT_DOC;
+        im->format = w->name;
+        rc = import_doc(im, w, doc, o);
     } else if (schema) {
+        char schemas[256];
+        tb_workload_doc_schemas(schemas, sizeof schemas);
         tb_errf(im->err,
                 "%s: not a format teebench imports (schema \"%.64s\"; it reads teebench-result, "
-                "teebench-http/1, teebench-syscall/1, teebench-probe/1, results.csv)",
-                im->path, schema);
+                "%s, results.csv)",
+                im->path, schema, schemas);
     } else {
         tb_errf(im->err,
                 "%s: not a format teebench imports (a JSON object without \"schema\" that is "
@@ -724,7 +372,7 @@ static int set_id(importer *im, const char *data, size_t len, const tb_import_op
     if (im->fmt == TB_IMPORT_RESULT)
         return 0;
     idhash h = {0};
-    if (id_begin(&h, im->fmt, o, im->err) < 0 || id_add(&h, data, len, im->err) < 0) {
+    if (id_begin(&h, im->format, o, im->err) < 0 || id_add(&h, data, len, im->err) < 0) {
         id_free(&h);
         return -1;
     }
@@ -747,6 +395,7 @@ int tb_record_import_bytes(const char *data, size_t len, const char *name,
         rc = import_json(&im, data, len, opts);
     } else if (starts_with_header(data, len)) {
         im.fmt = TB_IMPORT_BENCH_CSV;
+        im.format = tb_import_format_name(im.fmt);
         rc = import_csv(&im, data, len, opts);
     } else {
         rc = tb_errf(err,
@@ -789,6 +438,7 @@ static int import_dir(importer *im, const tb_import_opts *o)
     json_t *runj = NULL, *envj = NULL;
     tb_bench_results rs = {0};
     im->fmt = TB_IMPORT_BENCH_DIR;
+    im->format = tb_import_format_name(im->fmt);
     int has_run = 0, has_env = 0;
     int got = read_into(im->path, "results.csv", &csv, 1, err);
     if (got != 0) {
@@ -846,7 +496,7 @@ static int import_dir(importer *im, const tb_import_opts *o)
                json_string_value(json_object_get(runj, "teebench_version"))) < 0)
         goto out;
     idhash h = {0};
-    if (id_begin(&h, im->fmt, o, err) < 0 || id_add(&h, csv.p, csv.len, err) < 0 ||
+    if (id_begin(&h, im->format, o, err) < 0 || id_add(&h, csv.p, csv.len, err) < 0 ||
         id_add(&h, run.p ? (const void *)run.p : "", run.len, err) < 0 ||
         id_add(&h, env.p ? (const void *)env.p : "", env.len, err) < 0) {
         id_free(&h);

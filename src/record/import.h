@@ -50,14 +50,12 @@
 
 enum tb_import_format {
     TB_IMPORT_RESULT,
-    TB_IMPORT_HTTP,
-    TB_IMPORT_SYSCALL,
-    TB_IMPORT_PROBE,
+    TB_IMPORT_DOC, /* a workload's document (extra.source.format: the workload's name) */
     TB_IMPORT_BENCH_DIR,
     TB_IMPORT_BENCH_CSV,
 };
 
-/* "result", "http", "syscall", "probe", "bench-dir", "bench-csv". */
+/* "result", "document", "bench-dir", "bench-csv". */
 const char *tb_import_format_name(enum tb_import_format f);
 
 /* What the caller may choose; a NULL tb_import_opts means all defaults. */

@@ -200,62 +200,30 @@ static const tb_metric *metric_of(const tb_record *r, const char *name)
     return tb_record_find(r, name);
 }
 
-/* The target of "http.<target>.<rest>" into out; 0, or -1 when name is not so. */
-static int http_target(const char *name, const char *rest, char *out, size_t len)
+/* The report's sections: a row goes to one by its category (its workload's table,
+   workloads/): latency percentiles to curves, notary times to box plots, probes (times)
+   to dot plots, everything else to the bars. */
+enum section { SEC_BARS, SEC_LATENCY, SEC_NOTARY, SEC_PROBE };
+
+static enum section section_of(const tb_compare_row *r)
 {
-    if (!starts(name, "http."))
-        return -1;
-    const char *t = name + 5, *e = strstr(t, rest);
-    if (!e || e == t || (size_t)(e - t) >= len)
-        return -1;
-    memcpy(out, t, (size_t)(e - t));
-    out[e - t] = 0;
-    return 0;
+    switch (r->category) {
+    case TB_CAT_LATENCY:
+        return r->spec.metric && r->spec.metric->pct > 0 ? SEC_LATENCY : SEC_BARS;
+    case TB_CAT_NOTARY:
+        return SEC_NOTARY;
+    case TB_CAT_PROBE:
+        return tb_svg_is_time(r->unit) ? SEC_PROBE : SEC_BARS;
+    default:
+        return SEC_BARS;
+    }
 }
 
-/* http.<target>.latency.p<pct> (uncorrected: latency_u): 0 or -1. */
-static int latency_parse(const char *name, char *target, size_t len, int *uncorrected, double *pct)
+/* The order of the bars: the workloads people ask about first (throughput, system
+   calls), then the rest. */
+static int bars_rank(const tb_compare_row *r)
 {
-    const char *key = strstr(name, ".latency_u.p");
-    *uncorrected = key != NULL;
-    if (!key)
-        key = strstr(name, ".latency.p");
-    if (!key || http_target(name, *uncorrected ? ".latency_u.p" : ".latency.p", target, len) < 0)
-        return -1;
-    const char *num = key + (*uncorrected ? 12 : 10);
-    char *end = NULL;
-    double p = strtod(num, &end);
-    if (end == num || *end || !(p > 0 && p < 100))
-        return -1;
-    *pct = p;
-    return 0;
-}
-
-/* The middle part of "<prefix><middle>.<last>": "probe.page-4k.ns" -> "page-4k". */
-static void middle(const char *name, const char *prefix, char *out, size_t len)
-{
-    const char *s = name + strlen(prefix), *dot = strrchr(s, '.');
-    size_t n = dot && dot > s ? (size_t)(dot - s) : strlen(s);
-    if (n >= len)
-        n = len - 1;
-    memcpy(out, s, n);
-    out[n] = 0;
-}
-
-enum cat { CAT_BARS, CAT_LATENCY, CAT_NOTARY, CAT_PROBE };
-
-static enum cat category(const tb_compare_row *r)
-{
-    char t[160];
-    int u;
-    double p;
-    if (latency_parse(r->name, t, sizeof t, &u, &p) == 0)
-        return CAT_LATENCY;
-    if (starts(r->name, "notary."))
-        return CAT_NOTARY;
-    if (starts(r->name, "probe.") && tb_svg_is_time(r->unit))
-        return CAT_PROBE;
-    return CAT_BARS;
+    return r->category == TB_CAT_THROUGHPUT ? 0 : r->category == TB_CAT_SYSCALL ? 1 : 2;
 }
 
 static double to_ns(double v, const char *unit)
@@ -575,9 +543,13 @@ static const tb_compare_row *http_rps_row(const tb_compare *c, char *target, siz
         snprintf(target, len, "nginx");
         return r;
     }
-    for (size_t k = 0; k < c->n_rows; k++)
-        if (http_target(c->rows[k].name, ".rps", target, len) == 0 && ends(c->rows[k].name, ".rps"))
+    for (size_t k = 0; k < c->n_rows; k++) {
+        const tb_wl_match *m = &c->rows[k].spec;
+        if (m->metric && !strcmp(m->metric->name, "http.*.rps")) {
+            snprintf(target, len, "%s", m->part);
             return &c->rows[k];
+        }
+    }
     return NULL;
 }
 
@@ -701,7 +673,7 @@ static void bars_section(ctx *x)
     section_head(x, "throughput", "Throughput, indices and times");
     size_t n = 0;
     for (size_t k = 0; k < c->n_rows; k++)
-        n += category(&c->rows[k]) == CAT_BARS;
+        n += section_of(&c->rows[k]) == SEC_BARS;
     if (!n) {
         note(x, "No throughput, syscall or attestation metrics in these runs.");
         section_end(x);
@@ -720,8 +692,7 @@ static void bars_section(ctx *x)
     for (int pass = 0; pass < 3; pass++)
         for (size_t k = 0; k < c->n_rows; k++) {
             const tb_compare_row *row = &c->rows[k];
-            int rank = starts(row->name, "http.") ? 0 : starts(row->name, "syscall.") ? 1 : 2;
-            if (category(row) != CAT_BARS || rank != pass)
+            if (section_of(row) != SEC_BARS || bars_rank(row) != pass)
                 continue;
             tb_svg_bar *b = bars + gi * c->n_records;
             for (size_t i = 0; i < c->n_records; i++) {
@@ -780,7 +751,11 @@ static int cmp_pct_row(const void *a, const void *b)
     return (p->pct > q->pct) - (p->pct < q->pct);
 }
 
-static void latency_chart(ctx *x, const char *target, pct_row *rows, size_t n)
+/* One chart of a workload's latency percentiles for one target; its file is
+   latency-<target>.svg, latency-<workload>-<target>.svg when another workload's chart
+   took that name (taken). */
+static void latency_chart(ctx *x, const tb_workload *w, const char *target, int taken,
+                          pct_row *rows, size_t n)
 {
     const tb_compare *c = x->c;
     qsort(rows, n, sizeof *rows, cmp_pct_row);
@@ -833,7 +808,7 @@ static void latency_chart(ctx *x, const char *target, pct_row *rows, size_t n)
                                        : NULL,
                             cv,
                             ncv};
-    const char *title = pooled(x, "HTTP latency by percentile: %s", target);
+    const char *title = pooled(x, "%s latency by percentile: %s", w->title, target);
     tb_svg_frame f;
     char id[16];
     frame_for(x, &f, id, sizeof id, "latency", title,
@@ -843,7 +818,10 @@ static void latency_chart(ctx *x, const char *target, pct_row *rows, size_t n)
     tb_svg_series s = series_of(x);
     x->rc |= tb_svg_lines(&svg, &f, &s, &lc);
     char stem[200];
-    snprintf(stem, sizeof stem, "latency-%s", target);
+    if (taken)
+        snprintf(stem, sizeof stem, "latency-%s-%s", w->name, target);
+    else
+        snprintf(stem, sizeof stem, "latency-%s", target);
     for (char *p = stem; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
             *p = '_';
@@ -862,12 +840,20 @@ static void latency_chart(ctx *x, const char *target, pct_row *rows, size_t n)
     free(ys);
 }
 
+/* Whether row is a latency percentile of group (the workload and what its "*" stands
+   for: the target). */
+static int in_group(const tb_compare_row *row, const tb_compare_row *group)
+{
+    return section_of(row) == SEC_LATENCY && row->spec.workload == group->spec.workload &&
+           !strcmp(row->spec.part, group->spec.part);
+}
+
 static void latency_section(ctx *x)
 {
     const tb_compare *c = x->c;
     section_head(x, "latency", "HTTP latency percentiles");
     pct_row *rows = calloc(c->n_rows + 1, sizeof *rows);
-    char(*done)[160] = calloc(c->n_rows + 1, sizeof *done);
+    const tb_compare_row **done = calloc(c->n_rows + 1, sizeof *done);
     if (!rows || !done) {
         free(rows);
         free(done);
@@ -876,27 +862,27 @@ static void latency_section(ctx *x)
     }
     size_t n_done = 0;
     for (size_t k = 0; k < c->n_rows; k++) {
-        char target[160], t2[160];
-        int u;
-        double p;
-        if (latency_parse(c->rows[k].name, target, sizeof target, &u, &p) < 0)
+        const tb_compare_row *g = &c->rows[k];
+        if (section_of(g) != SEC_LATENCY)
             continue;
-        int seen = 0;
-        for (size_t d = 0; d < n_done && !seen; d++)
-            seen = !strcmp(done[d], target);
+        int seen = 0, same_part = 0;
+        for (size_t d = 0; d < n_done && !seen; d++) {
+            seen = in_group(g, done[d]);
+            same_part |= !strcmp(done[d]->spec.part, g->spec.part);
+        }
         if (seen)
             continue;
-        snprintf(done[n_done++], sizeof done[0], "%s", target);
+        done[n_done++] = g;
         size_t n = 0;
         for (size_t j = k; j < c->n_rows; j++) {
-            if (latency_parse(c->rows[j].name, t2, sizeof t2, &u, &p) < 0 || strcmp(t2, target))
+            if (!in_group(&c->rows[j], g))
                 continue;
-            rows[n].pct = p;
+            rows[n].pct = c->rows[j].spec.metric->pct;
             rows[n].row = &c->rows[j];
-            rows[n].uncorrected = u;
+            rows[n].uncorrected = (c->rows[j].spec.metric->flags & TB_WLM_UNCORRECTED) != 0;
             n++;
         }
-        latency_chart(x, target, rows, n);
+        latency_chart(x, g->spec.workload, g->spec.part, same_part, rows, n);
     }
     if (!n_done)
         note(x, "No HTTP latency percentiles (http.<target>.latency.pNN) in these runs.");
@@ -918,18 +904,13 @@ static size_t notary_group(ctx *x, const char *suffix, tb_svg_dist *d)
     for (size_t i = 0; i < c->n_records; i++) {
         for (size_t k = 0; k < c->n_rows; k++) {
             const tb_compare_row *row = &c->rows[k];
-            if (!starts(row->name, "notary.") || !ends(row->name, suffix))
+            if (section_of(row) != SEC_NOTARY || !ends(row->spec.metric->name, suffix))
                 continue;
             const tb_metric *m = metric_of(c->records[i], row->name);
             if (!m)
                 continue;
-            char mode[128];
-            middle(row->name, "notary.", mode, sizeof mode);
-            char *dot = strchr(mode, '.');
-            if (dot)
-                *dot = 0;
             d[n].series = i;
-            d[n].label = pooled(x, "%s \xc2\xb7 %s", x->titles[i], mode);
+            d[n].label = pooled(x, "%s \xc2\xb7 %s", x->titles[i], row->spec.part);
             d[n].samples = m->samples;
             d[n].n = m->n;
             n++;
@@ -992,7 +973,7 @@ static void probes_section(ctx *x)
     section_head(x, "probes", "Probes: where a confidential VM pays");
     size_t n = 0;
     for (size_t k = 0; k < c->n_rows; k++)
-        n += category(&c->rows[k]) == CAT_PROBE;
+        n += section_of(&c->rows[k]) == SEC_PROBE;
     if (!n) {
         note(x, "No probe metrics (probe.<name>.ns) in these runs.");
         section_end(x);
@@ -1009,10 +990,9 @@ static void probes_section(ctx *x)
     size_t r = 0;
     for (size_t k = 0; k < c->n_rows; k++) {
         const tb_compare_row *row = &c->rows[k];
-        if (category(row) != CAT_PROBE)
+        if (section_of(row) != SEC_PROBE)
             continue;
-        char name[160];
-        middle(row->name, "probe.", name, sizeof name);
+        const char *name = row->spec.part;
         tb_svg_dot *d = dots + r * c->n_records;
         size_t nd = 0;
         for (size_t i = 0; i < c->n_records; i++) {
@@ -1046,10 +1026,9 @@ static void probes_section(ctx *x)
     put(x, html(x) ? "<dl class=\"why\">\n" : "");
     for (size_t k = 0; k < c->n_rows; k++) {
         const tb_compare_row *row = &c->rows[k];
-        if (category(row) != CAT_PROBE || !row->note || !row->note[0])
+        if (section_of(row) != SEC_PROBE || !row->note || !row->note[0])
             continue;
-        char name[160];
-        middle(row->name, "probe.", name, sizeof name);
+        const char *name = row->spec.part;
         if (html(x)) {
             put(x, "<dt>");
             text(x, name);

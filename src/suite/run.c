@@ -1,28 +1,31 @@
-/* suite/run: tb_suite_run -- the record of one run, the work directory, the
- * servers shared by the rounds (nginx, the fixture server), the rounds
- * themselves, progress events with an ETA, and the cleanup.
+/* suite/run: tb_suite_run, the engine -- the record of one run, the work
+ * directory, the fixture server the workloads share, each workload's setup,
+ * the rounds (every step of every selected workload once per round), progress
+ * events with an ETA, and the cleanup. The workloads themselves are
+ * workloads/'s: the engine calls their setup, step and cleanup and hands them a
+ * sink (sample, command, problem, fact, version, info; the work directory; the
+ * stop flag) -- never the record, the plan or this context.
  *
- * Invariants: every server and child started here is stopped before
- * tb_suite_run returns, whatever happened (failure, interrupt); a step's
- * problem is recorded once in the record's extra ("skipped" / "failures") and
- * never stops the other steps; the record's status is "interrupted" when the
- * stop flag was seen, else "failed" when a step failed, else "complete". */
-#include "suite/internal.h"
+ * Invariants: every server and child started here is stopped, and every
+ * workload's cleanup called, before tb_suite_run returns, whatever happened
+ * (failure, interrupt); a step's problem is recorded once in the record's extra
+ * ("skipped" / "failures") and never stops the other steps; a sample of a
+ * metric the plan does not list is refused; the record's status is
+ * "interrupted" when the stop flag was seen, else "failed" when a step failed,
+ * else "complete". */
+#include "suite/suite.h"
 
-#include <errno.h>
 #include <ftw.h>
 #include <gnu/libc-version.h>
+#include <limits.h>
 #include <math.h>
-#include <stdarg.h>
-#include <netinet/in.h>
 #include <openssl/crypto.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -30,18 +33,56 @@
 #include "base/curl.h"
 #include "base/file.h"
 #include "base/linkage.h"
-#include "serve/nginx.h"
+#include "base/proc.h"
 #include "serve/pki.h"
 #include "sys/env.h"
 
-/* ---- helpers shared by the workload files ---- */
+typedef struct suite_ctx suite_ctx;
 
-int suite_stopped(const suite_ctx *c)
+/* The sink of one workload: what it adds goes to c's record under its name. */
+typedef struct wl_sink {
+    tb_wl_sink s;
+    suite_ctx *c;
+    const tb_workload *w;
+} wl_sink;
+
+struct suite_ctx {
+    const tb_suite_plan *p;
+    char exe[PATH_MAX]; /* p->self_exe, writable for argv arrays */
+    const volatile sig_atomic_t *stop;
+    tb_record *r;
+    char work[PATH_MAX];
+    int work_fd;  /* the work directory, opened once (tb_dir_open_private's rule): every
+                     file the suite writes there is created relative to it */
+    int own_work; /* made here: removed at the end unless something failed */
+    int ncpu;
+    char env_tee[8]; /* the TEE the env facts name (tb_env_json_tee) */
+    tb_suite_metric_spec *specs;
+    size_t n_specs;
+    json_t *skipped, *failures, *warnings; /* arrays, owned until put into r->extra */
+    struct progress *g;                    /* for the sinks' info lines */
+
+    /* the fixture server, started once when a workload wants it */
+    char pki[PATH_MAX];
+    tb_wl_fixture fixture;
+    tb_proc fixture_proc;
+
+    /* the workloads, by registry index */
+    tb_wl_env env;
+    wl_sink sinks[TB_WL_MAX];
+    void *state[TB_WL_MAX];
+    int setup_failed[TB_WL_MAX];
+    char setup_reason[TB_WL_MAX][TB_ERR_MAX];
+};
+
+/* ---- the sinks ---- */
+
+static int stopped(const suite_ctx *c)
 {
     return c->stop && *c->stop;
 }
 
-int suite_path(const suite_ctx *c, const char *rel, char *out, size_t n, tb_err *err)
+static int suite_path(const suite_ctx *c, const char *rel, char *out, size_t n, tb_err *err)
 {
     int k = snprintf(out, n, "%s/%s", c->work, rel);
     if (k < 0 || (size_t)k >= n)
@@ -49,23 +90,14 @@ int suite_path(const suite_ctx *c, const char *rel, char *out, size_t n, tb_err 
     return 0;
 }
 
-int suite_create(const suite_ctx *c, const char *name, tb_err *err)
+static int suite_create(const suite_ctx *c, const char *name, tb_err *err)
 {
     return tb_file_create_at(c->work_fd, c->work, name, 0, 0644, err);
 }
 
-int suite_read(const suite_ctx *c, const char *name, size_t max, tb_buf *out, tb_err *err)
+static int suite_read(const suite_ctx *c, const char *name, size_t max, tb_buf *out, tb_err *err)
 {
     return tb_file_read_at(c->work_fd, c->work, name, max, out, err);
-}
-
-void suite_fmt_duration(double s, char *out, size_t n)
-{
-    double ms = round(s * 1000);
-    if (fmod(ms, 1000) == 0)
-        snprintf(out, n, "%.0fs", ms / 1000);
-    else
-        snprintf(out, n, "%.0fms", ms);
 }
 
 static const tb_suite_metric_spec *find_spec(const suite_ctx *c, const char *name)
@@ -76,27 +108,26 @@ static const tb_suite_metric_spec *find_spec(const suite_ctx *c, const char *nam
     return NULL;
 }
 
-int suite_sample(suite_ctx *c, const char *name, double value, int simulated, const char *note,
-                 tb_err *err)
+/* Records a problem in an extra array: {"workload", "target", "round"?, "reason"}. */
+static void suite_problem(json_t *arr, const char *workload, const char *target, int round,
+                          const char *reason)
 {
-    const tb_suite_metric_spec *s = find_spec(c, name);
-    if (!s)
-        return tb_errf(err, "metric %s is not in the plan's metrics", name);
-    tb_metric *m =
-        tb_record_metric(c->r, name, s->unit, s->better, tb_suite_workload_name(s->workload), err);
-    if (!m)
-        return -1;
-    if (note && !m->note && tb_metric_set_note(m, note, err) < 0)
-        return -1;
-    if (simulated) {
-        m->simulated = 1;
-        c->r->simulated = 1;
-    }
-    return tb_metric_add(m, value, err);
+    if (!arr)
+        return;
+    json_t *o = json_pack("{s:s, s:s, s:s}", "workload", workload, "target", target ? target : "",
+                          "reason", reason);
+    if (o && round > 0)
+        json_object_set_new(o, "round", json_integer(round));
+    if (o)
+        json_array_append_new(arr, o);
 }
 
-void suite_command(suite_ctx *c, char *const *argv)
+/* Records the command line argv (NULL-terminated) once, shell-quoted, with argv[0] shown
+   as "teebench" when it is the suite's own binary. */
+static void suite_command(suite_ctx *c, char *const *argv)
 {
+    if (!c->r)
+        return;
     tb_buf b = {0};
     int rc = 0;
     if (!strcmp(argv[0], c->exe))
@@ -114,25 +145,87 @@ void suite_command(suite_ctx *c, char *const *argv)
     tb_buf_clear(&b);
 }
 
-void suite_problem(json_t *arr, const char *workload, const char *target, int round,
-                   const char *reason)
+/* The metric is the plan's (its spec) and its unit, direction and workload are its
+   table's; simulated marks the metric and the record. */
+static int sink_sample(void *ctx, const char *name, double value, int simulated, const char *note,
+                       tb_err *err)
 {
-    json_t *o = json_pack("{s:s, s:s, s:s}", "workload", workload, "target", target ? target : "",
-                          "reason", reason);
-    if (o && round > 0)
-        json_object_set_new(o, "round", json_integer(round));
-    if (o)
-        json_array_append_new(arr, o);
+    wl_sink *k = ctx;
+    suite_ctx *c = k->c;
+    const tb_suite_metric_spec *s = find_spec(c, name);
+    if (!s || s->workload != k->w)
+        return tb_errf(err, "metric %s is not in the plan's metrics of %s", name, k->w->name);
+    tb_metric *m = tb_record_metric(c->r, name, s->unit, s->better, s->workload->name, err);
+    if (!m)
+        return -1;
+    if (note && !m->note && tb_metric_set_note(m, note, err) < 0)
+        return -1;
+    if (simulated) {
+        m->simulated = 1;
+        c->r->simulated = 1;
+    }
+    return tb_metric_add(m, value, err);
+}
+
+static void sink_command(void *ctx, char *const *argv)
+{
+    suite_command(((wl_sink *)ctx)->c, argv);
+}
+
+static void sink_problem(void *ctx, tb_wl_problem_kind kind, const char *target, int round,
+                         const char *reason)
+{
+    wl_sink *k = ctx;
+    suite_problem(kind == TB_WL_SKIP ? k->c->skipped : k->c->warnings, k->w->name, target, round,
+                  reason);
+}
+
+static void sink_fact(void *ctx, const char *key, json_t *value)
+{
+    wl_sink *k = ctx;
+    if (k->c->r)
+        json_object_set_new(k->c->r->extra, key, value);
+    else
+        json_decref(value);
+}
+
+static void sink_version(void *ctx, const char *tool, const char *text)
+{
+    wl_sink *k = ctx;
+    if (k->c->r)
+        json_object_set_new(k->c->r->versions, tool, json_string(text));
+}
+
+static void sink_info(void *ctx, const char *text);
+
+static void make_sinks(suite_ctx *c)
+{
+    for (size_t i = 0; i < tb_workload_count() && i < TB_WL_MAX; i++) {
+        wl_sink *k = &c->sinks[i];
+        k->c = c;
+        k->w = tb_workload_at(i);
+        k->s = (tb_wl_sink){.ctx = k,
+                            .sample = sink_sample,
+                            .command = sink_command,
+                            .problem = sink_problem,
+                            .fact = sink_fact,
+                            .version = sink_version,
+                            .info = sink_info,
+                            .dir = c->work,
+                            .dir_fd = c->work_fd,
+                            .stop = c->stop};
+    }
 }
 
 /* ---- progress ---- */
 
-typedef struct progress {
+struct progress {
     tb_suite_hooks *h;
     uint64_t t0;
     double est_total, est_done;
     int steps, step, rounds;
-} progress;
+};
+typedef struct progress progress;
 
 static double elapsed(const progress *g)
 {
@@ -169,6 +262,13 @@ static void emit(progress *g, tb_suite_event_kind kind, const char *workload, co
                          .status = status ? status : "",
                          .text = text ? text : ""};
     g->h->progress(&ev, g->h->ctx);
+}
+
+static void sink_info(void *ctx, const char *text)
+{
+    suite_ctx *c = ((wl_sink *)ctx)->c;
+    if (c->g)
+        emit(c->g, TB_SUITE_EV_INFO, NULL, NULL, 0, 0, NULL, text);
 }
 
 static void info(progress *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -229,32 +329,6 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 
 /* ---- versions ---- */
 
-/* "nginx/1.22.1" from `nginx -v` (it prints "nginx version: nginx/1.22.1" on stderr). */
-static void nginx_version(suite_ctx *c, char *out, size_t n)
-{
-    out[0] = 0;
-    tb_err e;
-    int fd;
-    if (access(c->p->http.nginx_bin, X_OK) < 0 ||
-        (fd = suite_create(c, "nginx-version.txt", &e)) < 0)
-        return;
-    char *argv[] = {(char *)c->p->http.nginx_bin, "-v", NULL};
-    tb_proc_opts o = {.argv = argv, .stdout_fd = fd, .stderr_fd = fd};
-    tb_proc_result r;
-    int rc = tb_proc_run(&o, 5000, NULL, &r, &e);
-    close(fd);
-    if (rc < 0 || r.exit_code != 0)
-        return;
-    tb_buf b = {0};
-    if (suite_read(c, "nginx-version.txt", 4096, &b, &e) == 0 && b.p) {
-        char *s = (char *)b.p, *v = strstr(s, "version: ");
-        v = v ? v + 9 : s;
-        v[strcspn(v, "\r\n")] = 0;
-        snprintf(out, n, "%s", v);
-    }
-    tb_buf_clear(&b);
-}
-
 static void set_versions(suite_ctx *c)
 {
     json_t *v = c->r->versions;
@@ -267,38 +341,18 @@ static void set_versions(suite_ctx *c)
     /* self-contained (make static): the glibc and OpenSSL above are linked in, not the system's */
     json_object_set_new(v, "teebench_build",
                         json_string(tb_linkage_static() ? "self-contained" : "shared libraries"));
-    char nv[256];
-    if (c->p->enabled[TB_WL_HTTP] && c->p->http.nginx) {
-        nginx_version(c, nv, sizeof nv);
-        json_object_set_new(v, "nginx", json_string(nv[0] ? nv : "not installed"));
-    }
 }
 
-/* ---- servers ---- */
-
-static int pick_free_port(tb_err *err)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return tb_errno(err, "socket");
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    int rc = bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-                     getsockname(fd, (struct sockaddr *)&a, &len) == 0
-                 ? ntohs(a.sin_port)
-                 : tb_errno(err, "picking a free port");
-    close(fd);
-    return rc;
-}
+/* ---- the fixture server ---- */
 
 static int ensure_pki(suite_ctx *c, tb_err *err)
 {
-    if (c->ca[0])
+    if (c->fixture.ca[0])
         return 0;
     if (suite_path(c, "pki", c->pki, sizeof c->pki, err) < 0 ||
         tb_pki_generate_at(c->work_fd, c->work, "pki", err) < 0 ||
-        tb_pki_path(c->pki, TB_PKI_CA_CERT, c->ca, sizeof c->ca, err) < 0) {
-        c->ca[0] = 0;
+        tb_pki_path(c->pki, TB_PKI_CA_CERT, c->fixture.ca, sizeof c->fixture.ca, err) < 0) {
+        c->fixture.ca[0] = 0;
         return tb_err_wrap(err, "fixture PKI");
     }
     return 0;
@@ -331,144 +385,101 @@ static int start_fixture(suite_ctx *c, tb_err *err)
             close(out);
         return -1;
     }
-    snprintf(threads, sizeof threads, "%d", c->server_threads);
+    snprintf(threads, sizeof threads, "%d", c->env.server_threads);
     char *argv[] = {c->exe,      "serve",  "--tls", "--pki",     c->pki,  "--addr",
                     "127.0.0.1", "--port", "0",     "--threads", threads, NULL};
     tb_proc_opts o = {.argv = argv, .stdout_fd = out, .stderr_fd = errfd};
-    int spawned = tb_proc_spawn(&o, &c->fixture, err);
+    int spawned = tb_proc_spawn(&o, &c->fixture_proc, err);
     close(out);
     close(errfd);
     if (spawned < 0)
         return tb_err_wrap(err, "fixture server");
     suite_command(c, argv);
     uint64_t deadline = tb_mono_ns() + 15000000000ull;
-    while (tb_mono_ns() < deadline && !suite_stopped(c)) {
-        if (!tb_proc_alive(&c->fixture)) {
+    while (tb_mono_ns() < deadline && !stopped(c)) {
+        if (!tb_proc_alive(&c->fixture_proc)) {
             tb_buf b = {0};
             tb_err e2;
             suite_read(c, "fixture.stderr.log", 4096, &b, &e2);
             char *line = b.p ? (char *)b.p : "";
             line[strcspn(line, "\n")] = 0;
-            tb_errf(err, "fixture server exited with code %d: %s", c->fixture.code, line);
+            tb_errf(err, "fixture server exited with code %d: %s", c->fixture_proc.code, line);
             tb_buf_clear(&b);
             return -1;
         }
-        if ((c->fixture_port = listening_port(c, "fixture.stdout.log")) > 0) {
-            c->fixture_up = 1;
+        if ((c->fixture.port = listening_port(c, "fixture.stdout.log")) > 0) {
+            c->fixture.up = 1;
             return 0;
         }
         tb_sleep_ns(20000000);
     }
-    tb_proc_stop(&c->fixture, 2000);
-    return suite_stopped(c) ? tb_errf(err, "interrupted")
-                            : tb_errf(err, "fixture server not listening after 15 s");
+    tb_proc_stop(&c->fixture_proc, 2000);
+    return stopped(c) ? tb_errf(err, "interrupted")
+                      : tb_errf(err, "fixture server not listening after 15 s");
 }
 
-static int start_nginx(suite_ctx *c, tb_err *err)
+static void start_fixture_if_wanted(suite_ctx *c, progress *g)
 {
-    if (access(c->p->http.nginx_bin, X_OK) < 0) {
-        c->nginx_skip = 1;
-        return tb_errf(err,
-                       "nginx is not installed (%s: %s): install the package nginx "
-                       "(apt-get install nginx, dnf install nginx; `suite run --target ... "
-                       "--guest-setup` does it there)",
-                       c->p->http.nginx_bin, strerror(errno));
-    }
-    if (suite_path(c, "nginx", c->nginx_dir, sizeof c->nginx_dir, err) < 0)
-        return -1;
-    int rc = -1;
-    for (int attempt = 0; attempt < 3 && rc < 0; attempt++) {
-        if ((c->nginx_port = pick_free_port(err)) < 0)
-            return -1;
-        tb_nginx_opts o = {.dir = c->nginx_dir,
-                           .addr = "127.0.0.1",
-                           .port = c->nginx_port,
-                           .workers = c->server_threads,
-                           .nginx = c->p->http.nginx_bin};
-        rc = tb_nginx_start(&o, 10000, NULL, err);
-    }
-    if (rc < 0)
-        return tb_err_wrap(err, "starting nginx");
-    char port[16], workers[16];
-    snprintf(port, sizeof port, "%d", c->nginx_port);
-    snprintf(workers, sizeof workers, "%d", c->server_threads);
-    char *argv[] = {c->exe,   "nginx", "start",     "--dir", c->nginx_dir,
-                    "--port", port,    "--workers", workers, NULL};
-    suite_command(c, argv);
-    c->nginx_up = 1;
-    return 0;
-}
-
-static void start_servers(suite_ctx *c, progress *g)
-{
-    const tb_suite_plan *p = c->p;
+    tb_wl_services want;
+    tb_suite_plan_services(c->p, &want);
+    if (!want.fixture)
+        return;
     tb_err e;
-    int http = p->enabled[TB_WL_HTTP];
-    if (http && p->http.nginx && p->http.nginx_url[0]) {
-        c->nginx_remote = 1; /* somebody else's nginx: loaded, not started or stopped here */
-        c->nginx_up = 1;
-        info(g, "nginx at %s (not started here: the load generator is this machine)",
-             p->http.nginx_url);
-    } else if (http && p->http.nginx) {
-        if (start_nginx(c, &e) < 0)
-            snprintf(c->nginx_reason, sizeof c->nginx_reason, "%s", e.msg);
-        else
-            info(g, "nginx on 127.0.0.1:%d, %d worker%s (run dir %s)", c->nginx_port,
-                 c->server_threads, c->server_threads == 1 ? "" : "s", c->nginx_dir);
-    }
-    if ((http && p->http.serve_tls) || p->enabled[TB_WL_NOTARY]) {
-        if (start_fixture(c, &e) < 0)
-            snprintf(c->fixture_reason, sizeof c->fixture_reason, "%s", e.msg);
-        else
-            info(g, "fixture server (teebench serve --tls) on 127.0.0.1:%d, %d thread%s",
-                 c->fixture_port, c->server_threads, c->server_threads == 1 ? "" : "s");
+    if (start_fixture(c, &e) < 0)
+        snprintf(c->fixture.reason, sizeof c->fixture.reason, "%s", e.msg);
+    else
+        info(g, "fixture server (teebench serve --tls) on 127.0.0.1:%d, %d thread%s",
+             c->fixture.port, c->env.server_threads, c->env.server_threads == 1 ? "" : "s");
+}
+
+static void stop_fixture(suite_ctx *c)
+{
+    if (c->fixture.up || c->fixture_proc.pid > 0)
+        tb_proc_stop(&c->fixture_proc, 3000);
+    c->fixture.up = 0;
+}
+
+/* ---- the workloads ---- */
+
+/* Each enabled workload's setup, in the registry's order; a failure is remembered for
+   its steps. */
+static void setup_workloads(suite_ctx *c)
+{
+    for (size_t i = 0; i < tb_workload_count() && !stopped(c); i++) {
+        const tb_workload *w = tb_workload_at(i);
+        if (!c->p->enabled[i] || !w->setup)
+            continue;
+        tb_err e = {{0}};
+        if (w->setup(tb_suite_plan_params(c->p, w), &c->env, &c->sinks[i].s, &c->state[i], &e) <
+            0) {
+            c->setup_failed[i] = 1;
+            snprintf(c->setup_reason[i], sizeof c->setup_reason[i], "%s", e.msg);
+        }
     }
 }
 
-static void stop_servers(suite_ctx *c)
+/* Every workload's cleanup (once: its state is dropped). */
+static void cleanup_workloads(suite_ctx *c)
 {
-    tb_err e;
-    if (c->nginx_up && !c->nginx_remote && tb_nginx_stop(c->nginx_dir, 5000, &e) < 0)
-        suite_problem(c->warnings, "http", "nginx", 0, e.msg);
-    c->nginx_up = 0;
-    if (c->fixture_up || c->fixture.pid > 0)
-        tb_proc_stop(&c->fixture, 3000);
-    c->fixture_up = 0;
+    for (size_t i = tb_workload_count(); i-- > 0;) {
+        const tb_workload *w = tb_workload_at(i);
+        if (c->state[i] && w->cleanup)
+            w->cleanup(c->state[i], &c->sinks[i].s);
+        c->state[i] = NULL;
+    }
 }
 
 /* ---- steps ---- */
 
-/* Runs one step; a server that is not up makes it skipped or failed. */
+/* Runs one step; a workload whose setup failed fails each of its steps with the reason. */
 static int run_step(suite_ctx *c, const tb_suite_step *s, int round, tb_err *err)
 {
-    switch (s->workload) {
-    case TB_WL_SYSCALL:
-        return suite_syscall_step(c, s->target, round, err);
-    case TB_WL_PROBE:
-        return suite_probe_step(c, round, err);
-    case TB_WL_HTTP:
-        if (!strcmp(s->target, "nginx") && !c->nginx_up) {
-            tb_errf(err, "%s", c->nginx_reason);
-            return c->nginx_skip ? ST_SKIPPED : ST_FAILED;
-        }
-        if (!strcmp(s->target, "serve-tls") && !c->fixture_up)
-            return tb_errf(err, "%s", c->fixture_reason), ST_FAILED;
-        return suite_http_step(c, s->target, round, err);
-    case TB_WL_ATTEST:
-        return suite_attest_step(c, round, err);
-    case TB_WL_NOTARY: {
-        tb_err ce; /* its client: libcurl, absent there or in the self-contained build */
-        if (tb_curl_load(&ce) < 0)
-            return tb_errf(err, "the notary client needs libcurl%s: %s",
-                           tb_linkage_static() ? "" : " (Debian package libcurl4)", ce.msg),
-                   ST_SKIPPED;
-        if (!c->fixture_up)
-            return tb_errf(err, "%s", c->fixture_reason), ST_FAILED;
-        return suite_notary_step(c, round, err);
-    }
-    default:
-        return tb_errf(err, "no such step"), ST_FAILED;
-    }
+    int i = tb_workload_index(s->workload);
+    if (i < 0 || !s->workload->step)
+        return tb_errf(err, "no such step"), TB_WL_FAILED;
+    if (c->setup_failed[i])
+        return tb_errf(err, "%s", c->setup_reason[i]), TB_WL_FAILED;
+    return s->workload->step(c->state[i], s->target, round, &c->sinks[i].s, err);
 }
 
 static const char *status_name(int st)
@@ -482,10 +493,10 @@ static const char *status_name(int st)
 static void record_problem(suite_ctx *c, const tb_suite_step *s, int round, int st, const char *why,
                            int *seen)
 {
-    if (st == ST_SKIPPED && !*seen)
-        suite_problem(c->skipped, tb_suite_workload_name(s->workload), s->target, 0, why);
-    if (st == ST_FAILED)
-        suite_problem(c->failures, tb_suite_workload_name(s->workload), s->target, round, why);
+    if (st == TB_WL_SKIPPED && !*seen)
+        suite_problem(c->skipped, s->workload->name, s->target, 0, why);
+    if (st == TB_WL_FAILED)
+        suite_problem(c->failures, s->workload->name, s->target, round, why);
     *seen = 1;
 }
 
@@ -494,22 +505,22 @@ static void run_rounds(suite_ctx *c, progress *g, const tb_suite_step *st, size_
     int seen[TB_SUITE_MAX_STEPS] = {0};
     for (int round = 1; round <= c->p->repeat; round++) {
         for (size_t i = 0; i < n; i++) {
-            if (suite_stopped(c))
+            if (stopped(c))
                 return;
-            const char *w = tb_suite_workload_name(st[i].workload);
+            const char *w = st[i].workload->name;
             g->step++;
             emit(g, TB_SUITE_EV_STEP, w, st[i].target, round, 0, NULL, NULL);
             uint64_t t0 = tb_mono_ns();
             tb_err err = {{0}};
             int rc = run_step(c, &st[i], round, &err);
-            if (rc == ST_FAILED && suite_stopped(c)) /* failed because it was stopped */
-                rc = ST_CANCELLED;
+            if (rc == TB_WL_FAILED && stopped(c)) /* failed because it was stopped */
+                rc = TB_WL_CANCELLED;
             double dt = (double)(tb_mono_ns() - t0) / 1e9;
             g->est_done += st[i].estimate_s;
-            if (rc == ST_FAILED || rc == ST_SKIPPED)
+            if (rc == TB_WL_FAILED || rc == TB_WL_SKIPPED)
                 record_problem(c, &st[i], round, rc, err.msg, &seen[i]);
             emit(g, TB_SUITE_EV_STEP_DONE, w, st[i].target, round, dt, status_name(rc),
-                 rc == ST_OK || rc == ST_CANCELLED ? NULL : err.msg);
+                 rc == TB_WL_OK || rc == TB_WL_CANCELLED ? NULL : err.msg);
         }
     }
 }
@@ -567,28 +578,38 @@ int tb_suite_run(const tb_suite_plan *p, tb_suite_hooks *hooks, tb_record **out,
     *out = NULL;
     if (p->repeat < 1 || !p->self_exe[0])
         return tb_errf(err, "plan: repeat must be >= 1 and self_exe set");
-    suite_ctx c;
-    memset(&c, 0, sizeof c);
-    c.p = p;
-    snprintf(c.exe, sizeof c.exe, "%s", p->self_exe);
-    c.stop = hooks ? hooks->stop : NULL;
-    c.fixture.pid = c.fixture.pidfd = -1;
-    c.work_fd = -1;
+    suite_ctx *c = calloc(1, sizeof *c); /* ~40 KiB: the workloads' sinks and reasons */
+    if (!c)
+        return tb_errf(err, "out of memory");
+    c->p = p;
+    snprintf(c->exe, sizeof c->exe, "%s", p->self_exe);
+    c->stop = hooks ? hooks->stop : NULL;
+    c->fixture_proc.pid = c->fixture_proc.pidfd = -1;
+    c->work_fd = -1;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    c.ncpu = ncpu > 0 ? (int)ncpu : 1;
-    c.server_threads = p->http.server_threads > 0 ? p->http.server_threads : c.ncpu;
-    c.skipped = json_array();
-    c.failures = json_array();
-    c.warnings = json_array();
+    c->ncpu = ncpu > 0 ? (int)ncpu : 1;
+    tb_wl_services want;
+    tb_suite_plan_services(p, &want);
+    c->env =
+        (tb_wl_env){.exe = c->exe,
+                    .ncpu = c->ncpu,
+                    .server_threads = want.fixture_threads > 0 ? want.fixture_threads : c->ncpu,
+                    .tee = c->env_tee,
+                    .fixture = &c->fixture,
+                    .params = p->params};
+    c->skipped = json_array();
+    c->failures = json_array();
+    c->warnings = json_array();
     int rc = -1;
-    if (!c.skipped || !c.failures || !c.warnings) {
+    if (!c->skipped || !c->failures || !c->warnings) {
         tb_errf(err, "out of memory");
         goto out;
     }
-    if (tb_suite_plan_metrics(p, &c.specs, &c.n_specs, err) < 0 || start_record(&c, err) < 0 ||
-        make_work(&c, err) < 0)
+    if (tb_suite_plan_metrics(p, &c->specs, &c->n_specs, err) < 0 || start_record(c, err) < 0 ||
+        make_work(c, err) < 0)
         goto out;
-    set_versions(&c);
+    make_sinks(c);
+    set_versions(c);
 
     tb_suite_step st[TB_SUITE_MAX_STEPS];
     size_t n = tb_suite_plan_steps(p, st);
@@ -597,41 +618,45 @@ int tb_suite_run(const tb_suite_plan *p, tb_suite_hooks *hooks, tb_record **out,
                   .est_total = tb_suite_plan_estimate(p),
                   .steps = (int)n * p->repeat,
                   .rounds = p->repeat};
+    c->g = &g;
     emit(&g, TB_SUITE_EV_BEGIN, NULL, NULL, 0, 0, NULL, p->profile);
-    info(&g, "environment %s, %d CPUs online, work directory %s", c.r->label, c.ncpu, c.work);
-    start_servers(&c, &g);
+    info(&g, "environment %s, %d CPUs online, work directory %s", c->r->label, c->ncpu, c->work);
+    setup_workloads(c);
+    if (!stopped(c))
+        start_fixture_if_wanted(c, &g);
     double round_est = 0; /* setup is done: what is left is the rounds */
     for (size_t i = 0; i < n; i++)
         round_est += st[i].estimate_s;
     g.est_done = g.est_total - round_est * p->repeat;
-    run_rounds(&c, &g, st, n);
-    int interrupted = suite_stopped(&c);
-    stop_servers(&c);
-    suite_http_cleanup(&c);
-    suite_attest_cleanup(&c);
-    int failed = json_array_size(c.failures) > 0;
-    finish_record(&c, interrupted);
-    if (c.own_work && failed) {
-        json_object_set_new(c.r->extra, "work_dir", json_string(c.work));
-        info(&g, "work directory kept for the failed workload's logs: %s", c.work);
-        c.own_work = 0;
+    run_rounds(c, &g, st, n);
+    int interrupted = stopped(c);
+    stop_fixture(c);
+    cleanup_workloads(c);
+    int failed = json_array_size(c->failures) > 0;
+    finish_record(c, interrupted);
+    if (c->own_work && failed) {
+        json_object_set_new(c->r->extra, "work_dir", json_string(c->work));
+        info(&g, "work directory kept for the failed workload's logs: %s", c->work);
+        c->own_work = 0;
     }
-    emit(&g, TB_SUITE_EV_END, NULL, NULL, 0, 0, c.r->status, NULL);
-    *out = c.r;
-    c.r = NULL;
+    emit(&g, TB_SUITE_EV_END, NULL, NULL, 0, 0, c->r->status, NULL);
+    c->g = NULL;
+    *out = c->r;
+    c->r = NULL;
     rc = 0;
 out:
-    stop_servers(&c);
-    suite_http_cleanup(&c);
-    suite_attest_cleanup(&c);
-    if (c.work_fd >= 0)
-        close(c.work_fd);
-    if (c.own_work)
-        nftw(c.work, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    free(c.specs);
-    json_decref(c.skipped);
-    json_decref(c.failures);
-    json_decref(c.warnings);
-    tb_record_free(c.r);
+    c->g = NULL;
+    stop_fixture(c);
+    cleanup_workloads(c);
+    if (c->work_fd >= 0)
+        close(c->work_fd);
+    if (c->own_work)
+        nftw(c->work, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(c->specs);
+    json_decref(c->skipped);
+    json_decref(c->failures);
+    json_decref(c->warnings);
+    tb_record_free(c->r);
+    free(c);
     return rc;
 }

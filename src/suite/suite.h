@@ -42,97 +42,22 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "record/record.h"
+#include "workloads/workload.h"
 
 /* A metric whose coefficient of variation (stdev / mean) exceeds this is noisy
    (the same threshold as compare/). */
 #define TB_SUITE_NOISY_CV 0.05
 
-#define TB_SUITE_MAX_PROBES 32
-#define TB_SUITE_MAX_STEPS 16
-#define TB_SUITE_PCS_URL "https://api.trustedservices.intel.com"
-#define TB_SUITE_KDS_URL "https://kdsintf.amd.com"
+#define TB_SUITE_MAX_STEPS 32
 
-typedef enum tb_suite_workload {
-    TB_WL_ENV = 0, /* always runs: the record's environment facts */
-    TB_WL_SYSCALL,
-    TB_WL_PROBE,
-    TB_WL_HTTP,
-    TB_WL_ATTEST,
-    TB_WL_NOTARY,
-    TB_WL_COUNT
-} tb_suite_workload;
-
-const char *tb_suite_workload_name(tb_suite_workload w);
-/* "env", "syscall", ... -> workload; 0, or -1 with err naming the known ones. */
-int tb_suite_workload_parse(const char *name, tb_suite_workload *out, tb_err *err);
-
-typedef struct tb_suite_http {
-    double duration_s;   /* one measured run per target and round */
-    double warmup_s;     /* once per target before round 1; 0: none */
-    int threads;         /* load generator threads */
-    int connections;     /* >= threads */
-    double timeout_s;    /* a request without a response for this long is a timeout */
-    int server_threads;  /* nginx workers / fixture server threads; 0: the CPUs online */
-    int nginx;           /* target: nginx (teebench nginx), plain HTTP */
-    int serve_tls;       /* target: the fixture server (teebench serve --tls), HTTPS */
-    char nginx_bin[256]; /* the nginx binary (default TB_NGINX_BIN, Debian's) */
-    char nginx_url[256]; /* "": start nginx here; else load this nginx elsewhere
-                            (http://HOST:PORT/, the server side of --http-client local) */
-} tb_suite_http;
-
-typedef struct tb_suite_syscall {
-    char mode[16];     /* mix (UnixBench's; the only one with an index), close, getpid, exec */
-    double duration_s; /* per pass */
-    int passes;
-    int c1; /* run with copies = 1 */
-    int cn; /* run with copies = the CPUs online */
-} tb_suite_syscall;
-
-typedef struct tb_suite_probe {
-    unsigned max_reps; /* samples per probe: min(this, the probe's default); 0: defaults */
-    int n;             /* 0: every probe */
-    char names[TB_SUITE_MAX_PROBES][32];
-} tb_suite_probe;
-
-typedef struct tb_suite_attest {
-    char provider[8]; /* auto (tsm in a TDX or SEV-SNP guest, else sim), sim (SIMULATED TDX),
-                         sim-snp (SIMULATED SEV-SNP), tsm (configfs-tsm: the guest's TEE) */
-    int quotes;       /* quotes (SNP: reports) timed per round (one sample each) */
-    int iterations;   /* verifications per round and kind, in 5 batches (one sample each) */
-    char pccs[512];   /* collateral source for real TDX quotes (PCS/PCCS base URL) */
-    char kds[512];    /* certificate source for real SEV-SNP reports (AMD KDS base URL) */
-    char certs[512];  /* or a folder of them (ark.pem, ask.pem, vcek.der, crl.der); "": KDS */
-} tb_suite_attest;
-
-typedef struct tb_suite_notary {
-    int iterations; /* per round and mode */
-    int n_modes;
-    char modes[3][16]; /* no_tee, tee_no_verify, tee_verify (in this order) */
-    int run_timeout_s;
-    int retries;
-    char pccs[512]; /* tee_verify against a real TDX notary */
-    char tee[8];    /* the notary's TEE: auto (tdx / snp in such a guest, else sim), sim,
-                       sim-snp, tdx, snp */
-} tb_suite_notary;
-
-/* The evidence the attest workload uses, from the attest.provider setting and the TEE the
-   env facts name (tb_env_json_tee): "tdx", "snp" (configfs-tsm), "sim" or "sim-snp"
-   (SIMULATED). auto: the guest's own TEE, else sim; tsm: the guest's (tdx unless snp). */
-const char *tb_suite_attest_tee(const char *provider, const char *env_tee);
-/* The notary's TEE from the notary.tee setting and env_tee: auto is the guest's own TEE
-   (tdx, snp), else sim; anything else is taken as given. */
-const char *tb_suite_notary_tee(const char *setting, const char *env_tee);
-
+/* What to run: every workload's parameters (workloads/: each one's own struct, by its
+   position in the registry) and which workloads run. A plain value: copy it whole. */
 typedef struct tb_suite_plan {
-    char profile[16];      /* "quick", "standard", "seed", or "custom" once a parameter changed */
-    char base_profile[16]; /* the profile the parameters started from */
-    int repeat;            /* rounds, >= 1 */
-    int enabled[TB_WL_COUNT];
-    tb_suite_http http;
-    tb_suite_syscall syscall;
-    tb_suite_probe probe;
-    tb_suite_attest attest;
-    tb_suite_notary notary;
+    char profile[16];       /* "quick", "standard", "seed", or "custom" once a parameter changed */
+    char base_profile[16];  /* the profile the parameters started from */
+    int repeat;             /* rounds, >= 1 */
+    int enabled[TB_WL_MAX]; /* by tb_workload_index */
+    tb_wl_params params[TB_WL_MAX]; /* by tb_workload_index: tb_suite_plan_params */
     /* How to run it (not part of the measurement): */
     char label[64];          /* environment label; "": from the env facts */
     char self_exe[PATH_MAX]; /* the teebench binary (children: serve, syscall, notary) */
@@ -141,6 +66,12 @@ typedef struct tb_suite_plan {
     const char *invocation;  /* the command line that asked for the run (borrowed), or NULL */
 } tb_suite_plan;
 
+/* w's parameters in p (its own struct: tb_wl_http_params for tb_wl_http, ...); NULL
+   for a workload the registry does not hold. */
+void *tb_suite_plan_params(const tb_suite_plan *p, const tb_workload *w);
+/* Whether w runs. */
+int tb_suite_plan_enabled(const tb_suite_plan *p, const tb_workload *w);
+
 /* ---- plan building (pure: no I/O besides tb_suite_plan_load_file) ---- */
 
 /* The plan of a profile ("quick", "standard", "seed"), every workload enabled.
@@ -148,7 +79,7 @@ typedef struct tb_suite_plan {
 int tb_suite_plan_init(tb_suite_plan *p, const char *profile, tb_err *err);
 /* Enables exactly the listed workloads (comma-separated; "all"); env stays on. */
 int tb_suite_plan_select(tb_suite_plan *p, const char *list, tb_err *err);
-/* Sets one parameter: "repeat", or "<workload>.<key>" (see tb_suite_plan_keys).
+/* Sets one parameter: "repeat", or "<workload>.<key>" (see tb_suite_plan_key).
    Durations take s/ms/m suffixes ("5s", "500ms"; a bare number is seconds);
    lists are comma-separated. A changed parameter makes the profile "custom". */
 int tb_suite_plan_set(tb_suite_plan *p, const char *key, const char *value, tb_err *err);
@@ -160,21 +91,21 @@ int tb_suite_plan_apply_json(tb_suite_plan *p, const json_t *doc, tb_err *err);
 /* Reads a suite file: its "profile" member (or NULL) into profile (size n) so the
    caller can init the plan first, and the document (caller json_decref()s). */
 int tb_suite_plan_load_file(const char *path, json_t **doc, char *profile, size_t n, tb_err *err);
-/* The keys tb_suite_plan_set accepts, NULL-terminated, with a one-line help each. */
-typedef struct tb_suite_key {
-    const char *key, *help;
-} tb_suite_key;
-extern const tb_suite_key tb_suite_plan_keys[];
+/* The i-th key tb_suite_plan_set accepts ("repeat", then every workload's, in the
+   registry's order) into key (size n), with its one-line help: 1, or 0 past the last. */
+int tb_suite_plan_key(size_t i, char *key, size_t n, const char **help);
 
 /* One step of a round. */
 typedef struct tb_suite_step {
-    tb_suite_workload workload;
+    const tb_workload *workload;
     const char *target; /* "c1", "cn", "nginx", "serve-tls", or "" */
     double estimate_s;  /* expected duration */
 } tb_suite_step;
 
 /* The steps of one round, in order; returns their number (<= TB_SUITE_MAX_STEPS). */
 size_t tb_suite_plan_steps(const tb_suite_plan *p, tb_suite_step *steps);
+/* What the plan's workloads want from the suite (the fixture server, its threads). */
+void tb_suite_plan_services(const tb_suite_plan *p, tb_wl_services *want);
 /* Expected duration of the whole suite in seconds (setup + rounds). */
 double tb_suite_plan_estimate(const tb_suite_plan *p);
 /* The plan's parameters as JSON (new reference; NULL when out of memory). */
@@ -185,7 +116,7 @@ typedef struct tb_suite_metric_spec {
     char name[128];
     const char *unit;
     int better; /* TB_BETTER_HIGHER / TB_BETTER_LOWER */
-    tb_suite_workload workload;
+    const tb_workload *workload;
     int tee; /* measured with the TEE (SIMULATED when the sim provider is used) */
 } tb_suite_metric_spec;
 

@@ -6,6 +6,7 @@
 
 #include "base/buf.h"
 #include "suite/suite.h"
+#include "workloads/workload.h"
 
 /* One item "KIND" or "LABEL=KIND" of len bytes. */
 static int parse_item(const char *item, size_t len, tb_suite_vm_env *e, tb_err *err)
@@ -72,8 +73,11 @@ int tb_suite_vm_annotate(tb_record *r, const tb_vm_state *st, const char *qemu_v
 {
     double boot_s = (double)st->boot_ns / 1e9;
     if (st->boot_ns) {
-        tb_metric *m =
-            tb_record_metric(r, TB_SUITE_VM_BOOT_METRIC, "s", TB_BETTER_LOWER, "vm", err);
+        tb_wl_match wm; /* its unit and direction: workloads/vm's table */
+        if (!tb_wl_metric_find(TB_SUITE_VM_BOOT_METRIC, &wm))
+            return tb_errf(err, "%s is in no workload's table", TB_SUITE_VM_BOOT_METRIC);
+        tb_metric *m = tb_record_metric(r, TB_SUITE_VM_BOOT_METRIC, wm.metric->unit,
+                                        wm.metric->better, wm.workload->name, err);
         if (!m || tb_metric_add(m, boot_s, err) < 0 ||
             tb_metric_set_note(m,
                                st->tcg ? "vm start to the first SSH login (TCG emulation)"

@@ -790,7 +790,8 @@ static void test_tee_side_by_side(void **state)
     free(t);
 
     t = format(&c, TB_COMPARE_CSV);
-    assert_non_null(strstr(t, "http.nginx.rps,req/s,higher,test,snp [SEV-SNP],3,0,"));
+    /* the workload is the table's (workloads/http), not what the record calls it */
+    assert_non_null(strstr(t, "http.nginx.rps,req/s,higher,http,snp [SEV-SNP],3,0,"));
     free(t);
 
     t = format(&c, TB_COMPARE_JSON);
@@ -1202,6 +1203,67 @@ static void test_gate_precision(void **state)
     tb_record_free(r[1]);
 }
 
+/* A row's unit, direction, workload and category come from its workload's metric table
+   (workloads/); a record that disagrees with the table is refused; a name no table has
+   keeps its record's and is "other"; the JSON form says the category. */
+static void test_tables(void **state)
+{
+    (void)state;
+    tb_record *r[2] = {rec("a"), rec("b")};
+    tb_err err = {{0}};
+    add(r[0], "http.nginx.latency.p99", "ms", TB_BETTER_LOWER, 2, 0.1, 8, 1);
+    add(r[1], "http.nginx.latency.p99", "ms", TB_BETTER_LOWER, 3, 0.1, 8, 2);
+    add(r[0], "probe.cpuid.ns", "ns", TB_BETTER_LOWER, 40, 0.1, 8, 3);
+    add(r[1], "probe.cpuid.ns", "ns", TB_BETTER_LOWER, 90, 0.1, 8, 4);
+    add(r[0], "newer.thing.count", "ops", TB_BETTER_HIGHER, 5, 0.1, 8, 5);
+    add(r[1], "newer.thing.count", "ops", TB_BETTER_HIGHER, 6, 0.1, 8, 6);
+    tb_compare c;
+    assert_int_equal(tb_compare_build((const tb_record *const *)r, 2, 0, 0.05, &c, &err), 0);
+    const tb_compare_row *lat = tb_compare_find(&c, "http.nginx.latency.p99");
+    const tb_compare_row *pr = tb_compare_find(&c, "probe.cpuid.ns");
+    const tb_compare_row *other = tb_compare_find(&c, "newer.thing.count");
+    assert_int_equal(lat->category, TB_CAT_LATENCY);
+    assert_string_equal(lat->workload, "http");
+    assert_string_equal(lat->spec.part, "nginx");
+    assert_true(lat->spec.metric->pct == 99);
+    assert_int_equal(pr->category, TB_CAT_PROBE);
+    assert_string_equal(pr->spec.part, "cpuid");
+    assert_int_equal(other->category, TB_CAT_OTHER);
+    assert_null(other->spec.metric);
+    assert_string_equal(other->unit, "ops");
+    assert_string_equal(other->workload, "test");
+    tb_buf b = {0};
+    assert_int_equal(tb_compare_format(&c, TB_COMPARE_JSON, &b, &err), 0);
+    json_t *j = json_loadb((const char *)b.p, b.len, 0, NULL);
+    assert_non_null(j);
+    size_t i;
+    json_t *m;
+    int seen = 0;
+    json_array_foreach(json_object_get(j, "metrics"), i, m)
+    {
+        const char *name = json_string_value(json_object_get(m, "name"));
+        const char *cat = json_string_value(json_object_get(m, "category"));
+        assert_non_null(cat);
+        if (!strcmp(name, "probe.cpuid.ns"))
+            seen++, assert_string_equal(cat, "probe");
+        if (!strcmp(name, "newer.thing.count"))
+            seen++, assert_string_equal(cat, "other");
+    }
+    assert_int_equal(seen, 2);
+    json_decref(j);
+    tb_buf_clear(&b);
+    tb_compare_clear(&c);
+    /* both records call probe.rdtsc.ns a time in ms: the table says ns, so no figure of
+       them can be read as the workload measured it */
+    add(r[0], "probe.rdtsc.ns", "ms", TB_BETTER_LOWER, 1, 0.1, 8, 7);
+    add(r[1], "probe.rdtsc.ns", "ms", TB_BETTER_LOWER, 1, 0.1, 8, 8);
+    assert_int_equal(tb_compare_build((const tb_record *const *)r, 2, 0, 0.05, &c, &err), -1);
+    assert_non_null(strstr(err.msg, "probe.rdtsc.ns"));
+    assert_non_null(strstr(err.msg, "the probe workload measures it in \"ns\""));
+    tb_record_free(r[0]);
+    tb_record_free(r[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1225,6 +1287,7 @@ int main(void)
         cmocka_unit_test(test_ratio_interval_reason),
         cmocka_unit_test(test_gate_precision),
         cmocka_unit_test(test_extreme_samples),
+        cmocka_unit_test(test_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -92,7 +92,7 @@ static void test_http(void **state)
 {
     (void)state;
     const char *path = data("http.json");
-    tb_record *r = import_ok(path, NULL, TB_IMPORT_HTTP);
+    tb_record *r = import_ok(path, NULL, TB_IMPORT_DOC);
     json_t *j = load("http.json");
     check_imported(r, "http", path);
     expect_label_of_env(r, json_object_get(j, "environment"));
@@ -124,11 +124,11 @@ static void test_http(void **state)
     assert_int_equal(r->n_metrics, 14);
     assert_null(tb_record_find(r, "http.imported.latency.p75")); /* not in the agreed set */
     /* Same file again: same id. Another label or target: another id. */
-    tb_record *again = import_ok(path, NULL, TB_IMPORT_HTTP);
+    tb_record *again = import_ok(path, NULL, TB_IMPORT_DOC);
     assert_string_equal(again->id, r->id);
     tb_record_free(again);
     tb_import_opts o = {.label = "host", .target = "nginx"};
-    tb_record *t = import_ok(path, &o, TB_IMPORT_HTTP);
+    tb_record *t = import_ok(path, &o, TB_IMPORT_DOC);
     assert_string_not_equal(t->id, r->id);
     assert_string_equal(t->label, "host");
     metric(t, "http.nginx.rps", "req/s", TB_BETTER_HIGHER);
@@ -136,13 +136,13 @@ static void test_http(void **state)
     tb_record_free(t);
     /* A target that is not a name part is made one. */
     o.target = "Test-Server.IO";
-    t = import_ok(path, &o, TB_IMPORT_HTTP);
+    t = import_ok(path, &o, TB_IMPORT_DOC);
     metric(t, "http.test-server_io.rps", "req/s", TB_BETTER_HIGHER);
     tb_record_free(t);
     json_decref(j);
     tb_record_free(r);
     /* Constant-rate run: also has uncorrected latency. */
-    r = import_ok(data("http_rate.json"), NULL, TB_IMPORT_HTTP);
+    r = import_ok(data("http_rate.json"), NULL, TB_IMPORT_DOC);
     metric(r, "http.imported.latency_u.p50", "ms", TB_BETTER_LOWER);
     tb_record_free(r);
 }
@@ -151,7 +151,7 @@ static void test_syscall(void **state)
 {
     (void)state;
     const char *path = data("syscall.json");
-    tb_record *r = import_ok(path, NULL, TB_IMPORT_SYSCALL);
+    tb_record *r = import_ok(path, NULL, TB_IMPORT_DOC);
     json_t *j = load("syscall.json");
     check_imported(r, "syscall", path);
     expect_label_of_env(r, json_object_get(j, "env"));
@@ -174,7 +174,7 @@ static void test_syscall(void **state)
     json_decref(j);
     tb_record_free(r);
     /* Mode getpid, two copies: no index (UnixBench has none for it). */
-    r = import_ok(data("syscall_getpid_c2.json"), NULL, TB_IMPORT_SYSCALL);
+    r = import_ok(data("syscall_getpid_c2.json"), NULL, TB_IMPORT_DOC);
     metric(r, "syscall.getpid.cn.lps", "lps", TB_BETTER_HIGHER);
     assert_int_equal(r->n_metrics, 1);
     tb_record_free(r);
@@ -184,7 +184,7 @@ static void test_probe(void **state)
 {
     (void)state;
     const char *path = data("probe.json");
-    tb_record *r = import_ok(path, NULL, TB_IMPORT_PROBE);
+    tb_record *r = import_ok(path, NULL, TB_IMPORT_DOC);
     json_t *j = load("probe.json");
     check_imported(r, "probe", path);
     size_t i, n = 0;
@@ -527,6 +527,88 @@ static void test_bad_inputs(void **state)
     assert_null(r);
 }
 
+/* ---- the golden imports ----
+ *
+ * What each input of tests/data/import becomes -- the id, format and label, and every
+ * metric's name, unit, direction, workload, SIMULATED mark and samples (to 17
+ * digits), sorted by name -- compared with tests/data/workloads/import_metrics.golden,
+ * written by the importer before the workloads moved onto one interface: the same
+ * file imported again gives the same run with the same numbers, so a store's old
+ * imports stay "already stored" and compare with new ones. */
+
+static int by_metric_name(const void *a, const void *b)
+{
+    return strcmp((*(const tb_metric *const *)a)->name, (*(const tb_metric *const *)b)->name);
+}
+
+static void golden_one(tb_buf *out, const char *file, const tb_import_opts *o, const char *title)
+{
+    tb_record *r = NULL;
+    tb_err e = {{0}};
+    if (tb_record_import_file(data(file), o, &r, NULL, &e) != 0)
+        fail_msg("import %s: %s", file, e.msg);
+    const json_t *src = json_object_get(r->extra, "source");
+    assert_int_equal(tb_buf_printf(out,
+                                   "== %s\nid %s\nformat %s\nlabel %s\nstatus %s\nsimulated %d\n",
+                                   title, r->id, json_string_value(json_object_get(src, "format")),
+                                   r->label, r->status, r->simulated),
+                     0);
+    const tb_metric **ms = calloc(r->n_metrics + 1, sizeof *ms);
+    assert_non_null(ms);
+    for (size_t i = 0; i < r->n_metrics; i++)
+        ms[i] = &r->metrics[i];
+    qsort(ms, r->n_metrics, sizeof *ms, by_metric_name);
+    for (size_t i = 0; i < r->n_metrics; i++) {
+        const tb_metric *m = ms[i];
+        assert_int_equal(tb_buf_printf(out, "%s %s %s %s %s n=%zu", m->name, m->unit,
+                                       m->better == TB_BETTER_HIGHER ? "higher" : "lower",
+                                       m->workload, m->simulated ? "sim" : "-", m->n),
+                         0);
+        for (size_t k = 0; k < m->n; k++)
+            assert_int_equal(tb_buf_printf(out, " %.17g", m->samples[k]), 0);
+        assert_int_equal(tb_buf_puts(out, "\n"), 0);
+    }
+    free(ms);
+    tb_record_free(r);
+}
+
+static void test_import_golden(void **state)
+{
+    (void)state;
+    tb_buf got = {0}, want = {0};
+    tb_import_opts nginx = {.target = "nginx"}, host = {.label = "Host"};
+    golden_one(&got, "http.json", NULL, "http.json");
+    golden_one(&got, "http.json", &nginx, "http.json target nginx");
+    golden_one(&got, "http.json", &host, "http.json label Host");
+    golden_one(&got, "http_rate.json", NULL, "http_rate.json");
+    golden_one(&got, "syscall.json", NULL, "syscall.json");
+    golden_one(&got, "syscall_getpid_c2.json", NULL, "syscall_getpid_c2.json");
+    golden_one(&got, "probe.json", NULL, "probe.json");
+    golden_one(&got, "bench/20261130T191707Z", NULL, "bench/20261130T191707Z");
+    golden_one(&got, "bench_results.csv", NULL, "bench_results.csv");
+    golden_one(&got, "source_results.csv", NULL, "source_results.csv");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/../workloads/import_metrics.golden", data_dir);
+    tb_err e;
+    if (tb_file_read(path, 1 << 22, &want, &e) < 0)
+        fail_msg("%s", e.msg);
+    const char *g = got.p ? (const char *)got.p : "", *w = want.p ? (const char *)want.p : "";
+    size_t line = 1, i = 0;
+    while (g[i] && g[i] == w[i]) {
+        line += g[i] == '\n';
+        i++;
+    }
+    if (g[i] != w[i]) {
+        size_t s = i;
+        while (s > 0 && g[s - 1] != '\n')
+            s--;
+        fail_msg("import_metrics.golden line %zu: got \"%.*s\", want \"%.*s\"", line,
+                 (int)strcspn(g + s, "\n"), g + s, (int)strcspn(w + s, "\n"), w + s);
+    }
+    tb_buf_clear(&got);
+    tb_buf_clear(&want);
+}
+
 int main(void)
 {
     const char *src = getenv("TEEBENCH_SOURCE_DIR");
@@ -540,6 +622,7 @@ int main(void)
         cmocka_unit_test(test_result_document),
         cmocka_unit_test(test_results_csv_large),
         cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_import_golden),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,6 +27,19 @@
 #include "env_test_util.h"
 #include "sys/env.h"
 #include "sys/probe.h"
+#include "workloads/attest.h"
+#include "workloads/http.h"
+#include "workloads/notary.h"
+#include "workloads/probe.h"
+#include "workloads/syscall.h"
+
+/* A workload's parameters in plan p. */
+#define HTTP(p) ((tb_wl_http_params *)tb_suite_plan_params(&(p), &tb_wl_http))
+#define SYSCALL(p) ((tb_wl_syscall_params *)tb_suite_plan_params(&(p), &tb_wl_syscall))
+#define PROBE(p) ((tb_wl_probe_params *)tb_suite_plan_params(&(p), &tb_wl_probe))
+#define ATTEST(p) ((tb_wl_attest_params *)tb_suite_plan_params(&(p), &tb_wl_attest))
+#define NOTARY(p) ((tb_wl_notary_params *)tb_suite_plan_params(&(p), &tb_wl_notary))
+#define ON(p, w) tb_suite_plan_enabled(&(p), &tb_wl_##w)
 
 static void test_profiles(void **state)
 {
@@ -37,23 +50,23 @@ static void test_profiles(void **state)
     assert_string_equal(p.profile, "seed");
     assert_int_equal(p.repeat, 1);
     /* wrk -t4 -c100 -d30s */
-    assert_int_equal(p.http.threads, 4);
-    assert_int_equal(p.http.connections, 100);
-    assert_true(p.http.duration_s == 30);
-    assert_true(p.http.warmup_s == 0);
+    assert_int_equal(HTTP(p)->threads, 4);
+    assert_int_equal(HTTP(p)->connections, 100);
+    assert_true(HTTP(p)->duration_s == 30);
+    assert_true(HTTP(p)->warmup_s == 0);
     /* UnixBench: 10 passes of 10 s, one copy and one per CPU */
-    assert_int_equal(p.syscall.passes, 10);
-    assert_true(p.syscall.duration_s == 10);
-    assert_true(p.syscall.c1 && p.syscall.cn);
-    assert_string_equal(p.syscall.mode, "mix");
+    assert_int_equal(SYSCALL(p)->passes, 10);
+    assert_true(SYSCALL(p)->duration_s == 10);
+    assert_true(SYSCALL(p)->c1 && SYSCALL(p)->cn);
+    assert_string_equal(SYSCALL(p)->mode, "mix");
     /* 25 notarizations x 3 modes */
-    assert_int_equal(p.notary.iterations, 25);
-    assert_int_equal(p.notary.n_modes, 3);
-    assert_string_equal(p.notary.modes[0], "no_tee");
-    assert_string_equal(p.notary.modes[1], "tee_no_verify");
-    assert_string_equal(p.notary.modes[2], "tee_verify");
-    for (int w = 0; w < TB_WL_COUNT; w++)
-        assert_true(p.enabled[w]);
+    assert_int_equal(NOTARY(p)->iterations, 25);
+    assert_int_equal(NOTARY(p)->n_modes, 3);
+    assert_string_equal(NOTARY(p)->modes[0], "no_tee");
+    assert_string_equal(NOTARY(p)->modes[1], "tee_no_verify");
+    assert_string_equal(NOTARY(p)->modes[2], "tee_verify");
+    for (size_t w = 0; w < tb_workload_count(); w++) /* all but vm (not a suite workload) */
+        assert_int_equal(p.enabled[w], !(tb_workload_at(w)->flags & TB_WL_NO_SUITE));
 
     assert_int_equal(tb_suite_plan_init(&p, "quick", &e), 0);
     assert_true(p.repeat >= 2);
@@ -74,28 +87,28 @@ static void test_select(void **state)
     tb_err e;
     tb_suite_plan_init(&p, "quick", &e);
     assert_int_equal(tb_suite_plan_select(&p, "http, attest", &e), 0);
-    assert_true(p.enabled[TB_WL_ENV]); /* always */
-    assert_true(p.enabled[TB_WL_HTTP] && p.enabled[TB_WL_ATTEST]);
-    assert_false(p.enabled[TB_WL_SYSCALL] || p.enabled[TB_WL_PROBE] || p.enabled[TB_WL_NOTARY]);
+    assert_true(tb_suite_plan_enabled(&p, &tb_wl_envfacts)); /* always */
+    assert_true(ON(p, http) && ON(p, attest));
+    assert_false(ON(p, syscall) || ON(p, probe) || ON(p, notary));
     tb_suite_step st[TB_SUITE_MAX_STEPS];
     size_t n = tb_suite_plan_steps(&p, st);
     assert_int_equal(n, 3);
-    assert_int_equal(st[0].workload, TB_WL_HTTP);
+    assert_ptr_equal(st[0].workload, &tb_wl_http);
     assert_string_equal(st[0].target, "nginx");
     assert_string_equal(st[1].target, "serve-tls");
-    assert_int_equal(st[2].workload, TB_WL_ATTEST);
+    assert_ptr_equal(st[2].workload, &tb_wl_attest);
     assert_string_equal(p.profile, "quick"); /* a selection keeps the profile */
 
     assert_int_equal(tb_suite_plan_select(&p, "http,bogus", &e), -1);
     assert_non_null(strstr(e.msg, "unknown workload 'bogus'"));
-    assert_true(p.enabled[TB_WL_ATTEST]); /* unchanged on error */
+    assert_true(ON(p, attest)); /* unchanged on error */
     assert_int_equal(tb_suite_plan_select(&p, " , ", &e), -1);
     assert_int_equal(tb_suite_plan_select(&p, "all", &e), 0);
     n = tb_suite_plan_steps(&p, st);
     assert_int_equal(n, 7); /* c1, cn, probe, nginx, serve-tls, attest, notary */
     assert_string_equal(st[0].target, "c1");
     assert_string_equal(st[1].target, "cn");
-    assert_int_equal(st[6].workload, TB_WL_NOTARY);
+    assert_ptr_equal(st[6].workload, &tb_wl_notary);
     for (size_t i = 0; i < n; i++)
         assert_true(st[i].estimate_s > 0);
 }
@@ -112,66 +125,76 @@ static void test_set(void **state)
     assert_int_equal(tb_suite_plan_set(&p, "http.nginx_bin", "/opt/nginx/sbin/nginx", &e), 0);
     assert_string_equal(p.profile, "standard");
     assert_int_equal(tb_suite_plan_set(&p, "http.duration", "5s", &e), 0);
-    assert_true(p.http.duration_s == 5);
+    assert_true(HTTP(p)->duration_s == 5);
     assert_string_equal(p.profile, "custom");
     assert_string_equal(p.base_profile, "standard");
     assert_int_equal(tb_suite_plan_set(&p, "http.duration", "500ms", &e), 0);
-    assert_true(fabs(p.http.duration_s - 0.5) < 1e-12);
+    assert_true(fabs(HTTP(p)->duration_s - 0.5) < 1e-12);
     assert_int_equal(tb_suite_plan_set(&p, "http.duration", "2m", &e), 0);
-    assert_true(p.http.duration_s == 120);
+    assert_true(HTTP(p)->duration_s == 120);
     assert_int_equal(tb_suite_plan_set(&p, "http.duration", "3", &e), 0);
-    assert_true(p.http.duration_s == 3);
+    assert_true(HTTP(p)->duration_s == 3);
     assert_int_equal(tb_suite_plan_set(&p, "http.duration", "5x", &e), -1);
     assert_non_null(strstr(e.msg, "http.duration"));
     assert_int_equal(tb_suite_plan_set(&p, "http.duration", "0", &e), -1);
     assert_int_equal(tb_suite_plan_set(&p, "http.duration", "", &e), -1);
-    assert_true(p.http.duration_s == 3);
+    assert_true(HTTP(p)->duration_s == 3);
     assert_int_equal(tb_suite_plan_set(&p, "http.targets", "nginx", &e), 0);
-    assert_true(p.http.nginx && !p.http.serve_tls);
+    assert_true(HTTP(p)->nginx && !HTTP(p)->serve_tls);
     assert_int_equal(tb_suite_plan_set(&p, "http.targets", "apache", &e), -1);
-    assert_true(p.http.nginx && !p.http.serve_tls);
+    assert_true(HTTP(p)->nginx && !HTTP(p)->serve_tls);
     assert_int_equal(tb_suite_plan_set(&p, "http.threads", "8", &e), 0);
     assert_int_equal(tb_suite_plan_set(&p, "http.connections", "4", &e), -1);
     assert_non_null(strstr(e.msg, ">= http.threads"));
-    assert_int_equal(p.http.connections, 100);
+    assert_int_equal(HTTP(p)->connections, 100);
     assert_int_equal(tb_suite_plan_set(&p, "http.threads", "two", &e), -1);
     assert_int_equal(tb_suite_plan_set(&p, "http.nginx_bin", "nginx", &e), -1);
     assert_int_equal(tb_suite_plan_set(&p, "syscall.copies", "n", &e), 0);
-    assert_true(!p.syscall.c1 && p.syscall.cn);
+    assert_true(!SYSCALL(p)->c1 && SYSCALL(p)->cn);
     assert_int_equal(tb_suite_plan_set(&p, "syscall.copies", "3", &e), -1);
     assert_int_equal(tb_suite_plan_set(&p, "syscall.mode", "fork", &e), -1);
     assert_int_equal(tb_suite_plan_set(&p, "syscall.mode", "getpid", &e), 0);
     assert_int_equal(tb_suite_plan_set(&p, "probe.probes", "cpuid,page-4k,cpuid", &e), 0);
-    assert_int_equal(p.probe.n, 2);
+    assert_int_equal(PROBE(p)->n, 2);
     assert_int_equal(tb_suite_plan_set(&p, "probe.probes", "cpuid,warp", &e), -1);
     assert_non_null(strstr(e.msg, "unknown probe 'warp'"));
-    assert_int_equal(p.probe.n, 2);
+    assert_int_equal(PROBE(p)->n, 2);
     assert_int_equal(tb_suite_plan_set(&p, "notary.modes", "tee_verify,no_tee", &e), 0);
-    assert_int_equal(p.notary.n_modes, 2);
-    assert_string_equal(p.notary.modes[0], "no_tee"); /* canonical order */
-    assert_string_equal(p.notary.modes[1], "tee_verify");
+    assert_int_equal(NOTARY(p)->n_modes, 2);
+    assert_string_equal(NOTARY(p)->modes[0], "no_tee"); /* canonical order */
+    assert_string_equal(NOTARY(p)->modes[1], "tee_verify");
     assert_int_equal(tb_suite_plan_set(&p, "notary.modes", "tee", &e), -1);
     assert_int_equal(tb_suite_plan_set(&p, "attest.provider", "tdx", &e), -1);
     assert_int_equal(tb_suite_plan_set(&p, "attest.provider", "sim-snp", &e), 0);
-    assert_string_equal(p.attest.provider, "sim-snp");
+    assert_string_equal(ATTEST(p)->provider, "sim-snp");
     assert_int_equal(tb_suite_plan_set(&p, "attest.kds", "kdsintf.amd.com", &e), -1);
     assert_int_equal(tb_suite_plan_set(&p, "attest.kds", "http://127.0.0.1:9/", &e), 0);
-    assert_string_equal(p.attest.kds, "http://127.0.0.1:9/");
+    assert_string_equal(ATTEST(p)->kds, "http://127.0.0.1:9/");
     assert_int_equal(tb_suite_plan_set(&p, "attest.certs", "", &e), -1);
     assert_int_equal(tb_suite_plan_set(&p, "attest.certs", "/srv/amd/milan", &e), 0);
-    assert_string_equal(p.attest.certs, "/srv/amd/milan");
+    assert_string_equal(ATTEST(p)->certs, "/srv/amd/milan");
     assert_int_equal(tb_suite_plan_set(&p, "notary.tee", "sev", &e), -1);
     assert_non_null(strstr(e.msg, "notary.tee"));
     assert_int_equal(tb_suite_plan_set(&p, "notary.tee", "snp", &e), 0);
-    assert_string_equal(p.notary.tee, "snp");
+    assert_string_equal(NOTARY(p)->tee, "snp");
     assert_int_equal(tb_suite_plan_set(&p, "attest.pccs", "ftp://x", &e), -1);
     assert_int_equal(tb_suite_plan_set(&p, "attest.iterations", "4", &e), -1);
     assert_int_equal(tb_suite_plan_set(&p, "repeat", "0", &e), -1);
     assert_int_equal(tb_suite_plan_set(&p, "http.speed", "1", &e), -1);
     assert_non_null(strstr(e.msg, "unknown setting 'http.speed'"));
     /* every documented key is accepted with a sensible value */
-    for (const tb_suite_key *k = tb_suite_plan_keys; k->key; k++)
-        assert_non_null(k->help);
+    char key[64], prev[64][64];
+    const char *help;
+    size_t nk = 0;
+    for (; tb_suite_plan_key(nk, key, sizeof key, &help); nk++) {
+        assert_non_null(help);
+        assert_true(nk == 0 ? !strcmp(key, "repeat") : strchr(key, '.') != NULL);
+        for (size_t j = 0; j < nk && j < 64; j++)
+            assert_string_not_equal(prev[j], key);
+        if (nk < 64)
+            snprintf(prev[nk], sizeof prev[nk], "%s", key);
+    }
+    assert_int_equal(nk, 28); /* repeat and every workload's */
 }
 
 static void test_apply_json(void **state)
@@ -190,13 +213,13 @@ static void test_apply_json(void **state)
     assert_int_equal(tb_suite_plan_apply_json(&p, doc, &e), 0);
     json_decref(doc);
     assert_int_equal(p.repeat, 2);
-    assert_true(p.http.duration_s == 2);
-    assert_int_equal(p.http.connections, 20);
-    assert_true(!p.http.nginx && p.http.serve_tls);
-    assert_int_equal(p.probe.n, 2);
-    assert_int_equal(p.probe.max_reps, 100);
-    assert_true(p.enabled[TB_WL_HTTP] && p.enabled[TB_WL_PROBE] && p.enabled[TB_WL_NOTARY]);
-    assert_false(p.enabled[TB_WL_SYSCALL] || p.enabled[TB_WL_ATTEST]);
+    assert_true(HTTP(p)->duration_s == 2);
+    assert_int_equal(HTTP(p)->connections, 20);
+    assert_true(!HTTP(p)->nginx && HTTP(p)->serve_tls);
+    assert_int_equal(PROBE(p)->n, 2);
+    assert_int_equal(PROBE(p)->max_reps, 100);
+    assert_true(ON(p, http) && ON(p, probe) && ON(p, notary));
+    assert_false(ON(p, syscall) || ON(p, attest));
     assert_string_equal(p.profile, "custom");
 
     static const char *const bad[] = {
@@ -253,7 +276,7 @@ static void test_load_file(void **state)
     tb_suite_plan p;
     tb_suite_plan_init(&p, profile, &e);
     assert_int_equal(tb_suite_plan_apply_json(&p, doc, &e), 0);
-    assert_true(p.enabled[TB_WL_SYSCALL] && !p.enabled[TB_WL_HTTP]);
+    assert_true(ON(p, syscall) && !ON(p, http));
     assert_string_equal(p.profile, "seed"); /* only a selection */
     json_decref(doc);
     unlink(ok);
@@ -374,6 +397,92 @@ static void test_metric_names(void **state)
     assert_int_equal(tb_suite_plan_metrics(&p, &v, &n, &e), 0);
     assert_int_equal(n, 0);
     free(v);
+}
+
+/* ---- the golden list of metrics ----
+ *
+ * Every metric a plan can produce (name, unit, direction, workload, TEE), for each
+ * profile and for the settings that change the list, compared with
+ * tests/data/workloads/suite_metrics.golden -- a list written by the suite before its
+ * workloads moved onto one interface, so that the stored runs of older teebench
+ * versions keep comparing with new ones, name for name. */
+
+typedef struct golden_variant {
+    const char *title, *profile, *workloads;
+    const char *set[4][2];
+} golden_variant;
+
+static const golden_variant golden_variants[] = {
+    {"quick", "quick", NULL, {{NULL}}},
+    {"standard", "standard", NULL, {{NULL}}},
+    {"seed", "seed", NULL, {{NULL}}},
+    {"syscall mode close", "quick", NULL, {{"syscall.mode", "close"}}},
+    {"syscall mode getpid, copies 1",
+     "quick",
+     NULL,
+     {{"syscall.mode", "getpid"}, {"syscall.copies", "1"}}},
+    {"syscall copies n", "quick", NULL, {{"syscall.copies", "n"}}},
+    {"probes rdtsc,cpuid", "quick", NULL, {{"probe.probes", "rdtsc,cpuid"}}},
+    {"http serve-tls", "quick", NULL, {{"http.targets", "serve-tls"}}},
+    {"http nginx", "quick", NULL, {{"http.targets", "nginx"}}},
+    {"notary tee modes", "quick", NULL, {{"notary.modes", "tee_no_verify,tee_verify"}}},
+    {"notary no_tee", "quick", NULL, {{"notary.modes", "no_tee"}}},
+    {"notary no_tee,tee_verify", "quick", NULL, {{"notary.modes", "no_tee,tee_verify"}}},
+    {"workloads attest,notary", "standard", "attest,notary", {{NULL}}},
+    {"workloads env", "quick", "env", {{NULL}}},
+};
+
+static void golden_text(tb_buf *out)
+{
+    for (size_t i = 0; i < sizeof golden_variants / sizeof golden_variants[0]; i++) {
+        const golden_variant *g = &golden_variants[i];
+        tb_suite_plan p;
+        tb_err e;
+        assert_int_equal(tb_suite_plan_init(&p, g->profile, &e), 0);
+        for (int k = 0; k < 4 && g->set[k][0]; k++)
+            if (tb_suite_plan_set(&p, g->set[k][0], g->set[k][1], &e) < 0)
+                fail_msg("%s: %s", g->title, e.msg);
+        if (g->workloads)
+            assert_int_equal(tb_suite_plan_select(&p, g->workloads, &e), 0);
+        tb_suite_metric_spec *v = NULL;
+        size_t n = 0;
+        assert_int_equal(tb_suite_plan_metrics(&p, &v, &n, &e), 0);
+        assert_int_equal(tb_buf_printf(out, "== %s\n", g->title), 0);
+        for (size_t k = 0; k < n; k++)
+            assert_int_equal(tb_buf_printf(out, "%s %s %s %s %s\n", v[k].name, v[k].unit,
+                                           v[k].better == TB_BETTER_HIGHER ? "higher" : "lower",
+                                           v[k].workload->name, v[k].tee ? "tee" : "-"),
+                             0);
+        free(v);
+    }
+}
+
+static void test_metric_golden(void **state)
+{
+    (void)state;
+    tb_buf got = {0}, want = {0};
+    golden_text(&got);
+    char path[1024];
+    const char *src = getenv("TEEBENCH_SOURCE_DIR");
+    snprintf(path, sizeof path, "%s/tests/data/workloads/suite_metrics.golden", src ? src : ".");
+    tb_err e;
+    if (tb_file_read(path, 1 << 20, &want, &e) < 0)
+        fail_msg("%s", e.msg);
+    const char *g = got.p ? (const char *)got.p : "", *w = want.p ? (const char *)want.p : "";
+    size_t line = 1, i = 0;
+    while (g[i] && g[i] == w[i]) {
+        line += g[i] == '\n';
+        i++;
+    }
+    if (g[i] != w[i]) {
+        size_t s = i;
+        while (s > 0 && g[s - 1] != '\n')
+            s--;
+        fail_msg("suite_metrics.golden line %zu: got \"%.*s\", want \"%.*s\"", line,
+                 (int)strcspn(g + s, "\n"), g + s, (int)strcspn(w + s, "\n"), w + s);
+    }
+    tb_buf_clear(&got);
+    tb_buf_clear(&want);
 }
 
 static void test_plan_text_json(void **state)
@@ -664,16 +773,16 @@ static void test_tee_choice(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         json_t *env = recorded_env(cases[i].dir);
         const char *t = tb_env_json_tee(env);
-        assert_string_equal(tb_suite_attest_tee("auto", t), cases[i].auto_attest);
-        assert_string_equal(tb_suite_attest_tee("tsm", t), cases[i].tsm);
-        assert_string_equal(tb_suite_attest_tee("sim", t), "sim");
-        assert_string_equal(tb_suite_attest_tee("sim-snp", t), "sim-snp");
-        assert_string_equal(tb_suite_notary_tee("auto", t), cases[i].auto_notary);
-        assert_string_equal(tb_suite_notary_tee("sim-snp", t), "sim-snp");
+        assert_string_equal(tb_wl_attest_tee("auto", t), cases[i].auto_attest);
+        assert_string_equal(tb_wl_attest_tee("tsm", t), cases[i].tsm);
+        assert_string_equal(tb_wl_attest_tee("sim", t), "sim");
+        assert_string_equal(tb_wl_attest_tee("sim-snp", t), "sim-snp");
+        assert_string_equal(tb_wl_notary_tee("auto", t), cases[i].auto_notary);
+        assert_string_equal(tb_wl_notary_tee("sim-snp", t), "sim-snp");
         json_decref(env);
     }
-    assert_string_equal(tb_suite_attest_tee("auto", "unknown"), "sim");
-    assert_string_equal(tb_suite_notary_tee("auto", "sev-es"), "sim");
+    assert_string_equal(tb_wl_attest_tee("auto", "unknown"), "sim");
+    assert_string_equal(tb_wl_notary_tee("auto", "sev-es"), "sim");
 }
 
 /* The attest workload with the SIMULATED SEV-SNP provider: the same metric names as TDX
@@ -781,6 +890,7 @@ int main(void)
         cmocka_unit_test(test_apply_json),
         cmocka_unit_test(test_load_file),
         cmocka_unit_test(test_metric_names),
+        cmocka_unit_test(test_metric_golden),
         cmocka_unit_test(test_plan_text_json),
         cmocka_unit_test(test_events),
         cmocka_unit_test(test_describe),

@@ -1,7 +1,7 @@
-/* suite/wl_attest: the attest workload -- get the TEE's evidence (TDX quotes or
+/* workloads/attest: the attest workload -- get the TEE's evidence (TDX quotes or
  * SEV-SNP reports) and verify it.
  *
- * Evidence (tb_suite_attest_tee): configfs-tsm in a TDX guest (real quotes;
+ * Evidence (tb_wl_attest_tee): configfs-tsm in a TDX guest (real quotes;
  * collateral from a PCS or PCCS through the attest cache, fetched once, not
  * timed) or in an SEV-SNP guest (real reports; the VCEK and chain from AMD's
  * KDS through the same cache, fetched once, not timed); elsewhere a SIMULATED
@@ -16,21 +16,140 @@
  * bench` does), each in 5 batches whose mean is one sample. A verdict of
  * ACCEPTED or REFUSED (valid evidence the default policy refuses, e.g. an
  * out-of-date TCB or a debug guest) counts; INVALID or EXPIRED fails the step.
- * Every metric is marked simulated when a SIMULATED provider made the evidence. */
-#include "suite/internal.h"
+ * Every metric is marked simulated when a SIMULATED provider made the evidence.
+ * Setup opens the provider and fetches the collateral (once, not timed); a setup
+ * that fails fails every step with its reason. */
+#include "workloads/attest.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "attest/attest.h"
+#include "attest/snp.h"
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/hex.h"
 
+_Static_assert(sizeof(tb_wl_attest_params) <= TB_WL_PARAMS_MAX, "room in the plan");
+
+#define P(f) TB_WLP_FIELD(tb_wl_attest_params, f)
+
+static int check_folder(const char *key, const char *v, tb_err *err)
+{
+    return v[0] ? 0 : tb_errf(err, "%s: wants a folder", key);
+}
+
+static const tb_wl_param param_table[] = {
+    {.key = "provider",
+     .help = "auto (tsm in a TDX or SEV-SNP guest, else sim), sim (SIMULATED TDX), "
+             "sim-snp (SIMULATED SEV-SNP) or tsm",
+     .kind = TB_WLP_TEXT,
+     P(provider),
+     .choices = "auto|sim|sim-snp|tsm",
+     .def = {"auto"}},
+    {.key = "quotes",
+     .help = "quotes (SEV-SNP: reports) timed per round",
+     .kind = TB_WLP_INT,
+     P(quotes),
+     .lo = 1,
+     .hi = 100000,
+     .def = {"5", "20", "25"}},
+    {.key = "iterations",
+     .help = "verifications timed per round, prepared and from scratch",
+     .kind = TB_WLP_INT,
+     P(iterations),
+     .lo = 5,
+     .hi = 10000000,
+     .def = {"50", "500", "1000"}},
+    {.key = "pccs",
+     .help = "PCS/PCCS base URL for the collateral of real TDX quotes",
+     .kind = TB_WLP_TEXT,
+     P(pccs),
+     .check = tb_wl_check_http_url,
+     .def = {TB_WL_PCS_URL},
+     .flags = TB_WLP_PLACE},
+    {.key = "kds",
+     .help = "AMD KDS base URL for the certificates of real SEV-SNP reports",
+     .kind = TB_WLP_TEXT,
+     P(kds),
+     .check = tb_wl_check_http_url,
+     .def = {TB_WL_KDS_URL},
+     .flags = TB_WLP_PLACE},
+    {.key = "certs",
+     .help = "a folder of SEV-SNP certificates (ark.pem, ask.pem, vcek.der, crl.der) to use "
+             "instead of the KDS",
+     .kind = TB_WLP_TEXT,
+     P(certs),
+     .check = check_folder,
+     .flags = TB_WLP_PLACE},
+};
+
+static const tb_wl_metric metrics[] = {
+    {"attest.quote_get.ms", "ms", TB_WL_LOWER, TB_CAT_ATTEST, 1, NULL, 0, 0},
+    {"attest.verify_prepared.us", "us", TB_WL_LOWER, TB_CAT_ATTEST, 1, NULL, 0, 0},
+    {"attest.verify_scratch.ms", "ms", TB_WL_LOWER, TB_CAT_ATTEST, 1, NULL, 0, 0},
+};
+
+static int plan_metrics(const void *params, tb_wl_name_fn emit, void *ctx)
+{
+    (void)params;
+    for (size_t k = 0; k < sizeof metrics / sizeof metrics[0]; k++)
+        if (emit(ctx, metrics[k].name) < 0)
+            return -1;
+    return 0;
+}
+
+static size_t steps(const void *params, tb_wl_step *out)
+{
+    const tb_wl_attest_params *a = params;
+    out[0] = (tb_wl_step){"", 0.05 + a->quotes * 0.005 + a->iterations * 0.0025};
+    return 1;
+}
+
+static void describe(const void *params, const char *target, char *out, size_t n)
+{
+    const tb_wl_attest_params *a = params;
+    (void)target;
+    snprintf(out, n, "provider %s: %d quotes; %d verifications prepared and from scratch",
+             a->provider, a->quotes, a->iterations);
+}
+
+/* the provider opened, the first quote and its collateral */
+static double setup_estimate(const void *params)
+{
+    (void)params;
+    return 0.1;
+}
+
+/* ---- the suite's steps ---- */
+
 #define BATCHES 5
 
-void suite_attest_cleanup(suite_ctx *c)
+/* The workload's state between setup and cleanup. */
+typedef struct attest_state {
+    const tb_wl_attest_params *a;
+    const tb_wl_env *env;
+    tb_wl_sink *sink;   /* the current call's */
+    char attest_tee[8]; /* the evidence: "tdx", "snp" (configfs-tsm), "sim", "sim-snp" */
+    int attest_sim;     /* attest_tee is a SIMULATED one */
+    int attest_snp;     /* attest_tee is SEV-SNP */
+    char sim_dir[PATH_MAX];
+    tb_attest_sim *sim;         /* sim: opened once */
+    tb_attest_snp_sim *snp_sim; /* sim-snp: opened once */
+    char *collateral_json;      /* TDX; NULL: verification unavailable (verify_reason) */
+    char verify_reason[TB_ERR_MAX];
+    tb_attest_root *root;
+    tb_attest_snp_certs snp_certs; /* SEV-SNP; vcek NULL: verification unavailable */
+    uint8_t *snp_root;             /* the trusted ARK (SIMULATED); NULL: built-in */
+    size_t snp_root_len;
+    int attest_reported;
+} attest_state;
+
+static void clear(attest_state *c)
 {
     tb_attest_sim_close(c->sim);
     c->sim = NULL;
@@ -45,7 +164,7 @@ void suite_attest_cleanup(suite_ctx *c)
     c->snp_root = NULL;
 }
 
-const char *tb_suite_attest_tee(const char *provider, const char *env_tee)
+const char *tb_wl_attest_tee(const char *provider, const char *env_tee)
 {
     int tdx = !strcmp(env_tee, "tdx"), snp = !strcmp(env_tee, "snp");
     if (!strcmp(provider, "sim") || !strcmp(provider, "sim-snp"))
@@ -67,7 +186,7 @@ static void report_data(int round, int i, uint8_t rd[64])
 }
 
 /* One quote (or SNP report) from the provider the suite uses. */
-static int get_quote(suite_ctx *c, const uint8_t rd[64], uint8_t **q, size_t *len, tb_err *err)
+static int get_quote(attest_state *c, const uint8_t rd[64], uint8_t **q, size_t *len, tb_err *err)
 {
     const char *t = c->attest_tee;
     if (!strcmp(t, "sim"))
@@ -82,7 +201,7 @@ static int get_quote(suite_ctx *c, const uint8_t rd[64], uint8_t **q, size_t *le
 /* Records the three commands that redo the SIMULATED setup by hand: the first quote or
    report (-o evidence), its collateral or certificates (col_cmd into col_dir), and
    `attest bench` (col_flag col_arg --root root). */
-static void sim_commands(suite_ctx *c, const char *provider, const char *evidence,
+static void sim_commands(attest_state *c, const char *provider, const char *evidence,
                          const char *col_cmd, const char *col_dir, const char *col_flag,
                          const char *col_arg, const char *root)
 {
@@ -90,32 +209,32 @@ static void sim_commands(suite_ctx *c, const char *provider, const char *evidenc
     uint8_t rd[64];
     report_data(1, 1, rd);
     tb_hex_encode(rd, 64, hex);
-    snprintf(iters, sizeof iters, "%d", c->p->attest.iterations);
-    char *quote[] = {c->exe,           "attest",   "quote",         "--provider", (char *)provider,
-                     "--sim-dir",      c->sim_dir, "--report-data", hex,          "-o",
-                     (char *)evidence, NULL};
-    char *col[] = {c->exe,     "attest", (char *)col_cmd, (char *)col_dir, "--sim-dir",
-                   c->sim_dir, NULL};
-    char *bench[] = {c->exe,           "attest",        "bench",  (char *)evidence,
-                     (char *)col_flag, (char *)col_arg, "--root", (char *)root,
-                     "--iterations",   iters,           NULL};
-    suite_command(c, quote);
-    suite_command(c, col);
-    suite_command(c, bench);
+    snprintf(iters, sizeof iters, "%d", c->a->iterations);
+    char *quote[] = {
+        (char *)c->env->exe, "attest",        "quote", "--provider", (char *)provider, "--sim-dir",
+        c->sim_dir,          "--report-data", hex,     "-o",         (char *)evidence, NULL};
+    char *col[] = {(char *)c->env->exe, "attest", (char *)col_cmd, (char *)col_dir, "--sim-dir",
+                   c->sim_dir,          NULL};
+    char *bench[] = {(char *)c->env->exe, "attest",        "bench",  (char *)evidence,
+                     (char *)col_flag,    (char *)col_arg, "--root", (char *)root,
+                     "--iterations",      iters,           NULL};
+    tb_wl_command(c->sink, quote);
+    tb_wl_command(c->sink, col);
+    tb_wl_command(c->sink, bench);
 }
 
 /* Writes what the equivalent `teebench attest ...` commands read (quote.bin,
    collateral.json, sim-root.pem in <work>/attest) and records those commands. */
-static void sim_files(suite_ctx *c, const uint8_t *q, size_t len)
+static void sim_files(attest_state *c, const uint8_t *q, size_t len)
 {
     char dir[PATH_MAX], qp[PATH_MAX], cp[PATH_MAX], rp[PATH_MAX], srcroot[PATH_MAX];
     tb_err e;
     int dfd = -1;
-    if (suite_path(c, "attest", dir, sizeof dir, &e) < 0 ||
+    if (tb_wl_path(c->sink, "attest", dir, sizeof dir, &e) < 0 ||
         snprintf(qp, sizeof qp, "%s/quote.bin", dir) >= (int)sizeof qp ||
         snprintf(cp, sizeof cp, "%s/collateral.json", dir) >= (int)sizeof cp ||
         snprintf(rp, sizeof rp, "%s/sim-root.pem", dir) >= (int)sizeof rp ||
-        (dfd = tb_dir_open_at(c->work_fd, c->work, "attest", 0700, &e)) < 0)
+        (dfd = tb_dir_open_at(c->sink->dir_fd, c->sink->dir, "attest", 0700, &e)) < 0)
         return;
     tb_buf root = {0};
     int rc = tb_file_write_at(dfd, dir, "quote.bin", q, len, 0644, &e) < 0 ||
@@ -134,7 +253,7 @@ static void sim_files(suite_ctx *c, const uint8_t *q, size_t len)
 }
 
 /* Real quotes: the collateral of the quote's FMSPC from the PCS/PCCS. */
-static void tsm_collateral(suite_ctx *c, const uint8_t *q, size_t len)
+static void tsm_collateral(attest_state *c, const uint8_t *q, size_t len)
 {
     tb_err e;
     tb_attest_quote *pq = NULL;
@@ -143,9 +262,9 @@ static void tsm_collateral(suite_ctx *c, const uint8_t *q, size_t len)
     tb_attest_collateral col;
     if (tb_attest_quote_parse(q, len, &pq, &e) < 0 ||
         tb_attest_quote_fmspc_ca(pq, fmspc, &ca, &e) < 0 ||
-        tb_attest_pccs_fetch(c->p->attest.pccs, fmspc, ca, 10000, &col, &e) < 0) {
+        tb_attest_pccs_fetch(c->a->pccs, fmspc, ca, 10000, &col, &e) < 0) {
         snprintf(c->verify_reason, sizeof c->verify_reason,
-                 "no collateral for the quote from %.200s: %.200s", c->p->attest.pccs, e.msg);
+                 "no collateral for the quote from %.200s: %.200s", c->a->pccs, e.msg);
         tb_attest_quote_free(pq);
         return;
     }
@@ -154,22 +273,23 @@ static void tsm_collateral(suite_ctx *c, const uint8_t *q, size_t len)
         tb_attest_root_intel(&c->root, &e) < 0)
         snprintf(c->verify_reason, sizeof c->verify_reason, "collateral: %.300s", e.msg);
     tb_attest_collateral_clear(&col);
-    char *argv[] = {c->exe, "attest", "quote", "--provider", "tsm", "--report-data", "00", NULL};
-    suite_command(c, argv);
+    char *argv[] = {(char *)c->env->exe, "attest", "quote", "--provider", "tsm",
+                    "--report-data",     "00",     NULL};
+    tb_wl_command(c->sink, argv);
 }
 
 /* SIMULATED SEV-SNP: the sim's certificates (<work>/attest/snp-certs) and ARK, the
    first report in <work>/attest/report.bin, and the equivalent commands. */
-static int snp_sim_setup(suite_ctx *c, const uint8_t *q, size_t len, tb_err *err)
+static int snp_sim_setup(attest_state *c, const uint8_t *q, size_t len, tb_err *err)
 {
     char dir[PATH_MAX], certs[PATH_MAX], rp[PATH_MAX], ark[PATH_MAX];
-    if (suite_path(c, "attest", dir, sizeof dir, err) < 0)
+    if (tb_wl_path(c->sink, "attest", dir, sizeof dir, err) < 0)
         return -1;
     if (snprintf(certs, sizeof certs, "%s/snp-certs", dir) >= (int)sizeof certs ||
         snprintf(rp, sizeof rp, "%s/report.bin", dir) >= (int)sizeof rp ||
         snprintf(ark, sizeof ark, "%s/ark.pem", certs) >= (int)sizeof ark)
         return tb_errf(err, "work directory path too long");
-    int dfd = tb_dir_open_at(c->work_fd, c->work, "attest", 0700, err);
+    int dfd = tb_dir_open_at(c->sink->dir_fd, c->sink->dir, "attest", 0700, err);
     if (dfd < 0)
         return -1;
     int rc = tb_attest_snp_sim_certs(c->sim_dir, certs, now_s(), 0, err) < 0 ||
@@ -188,21 +308,22 @@ static int snp_sim_setup(suite_ctx *c, const uint8_t *q, size_t len, tb_err *err
 /* Real SEV-SNP reports: the VCEK and chain of the report's chip and TCB from the KDS
    (through the attest cache), or from the folder attest.certs. Without them, verification
    is skipped with the reason. */
-static void snp_kds_certs(suite_ctx *c, const uint8_t *q, size_t len)
+static void snp_kds_certs(attest_state *c, const uint8_t *q, size_t len)
 {
     tb_err e;
     tb_attest_snp_report r;
     tb_attest_snp_kds_opts o = {.timeout_ms = 10000};
     int fetched = 0;
     tb_attest_snp_product prod;
-    char *argv[] = {c->exe, "attest", "quote", "--provider", "snp", "--report-data", "00", NULL};
-    suite_command(c, argv);
+    char *argv[] = {(char *)c->env->exe, "attest", "quote", "--provider", "snp",
+                    "--report-data",     "00",     NULL};
+    tb_wl_command(c->sink, argv);
     if (tb_attest_snp_parse(q, len, &r, &e) < 0) {
         snprintf(c->verify_reason, sizeof c->verify_reason, "the report: %.300s", e.msg);
         return;
     }
-    if (c->p->attest.certs[0]) { /* a folder given instead of the KDS */
-        if (tb_attest_snp_certs_load(c->p->attest.certs, &c->snp_certs, &e) < 0)
+    if (c->a->certs[0]) { /* a folder given instead of the KDS */
+        if (tb_attest_snp_certs_load(c->a->certs, &c->snp_certs, &e) < 0)
             snprintf(c->verify_reason, sizeof c->verify_reason, "attest.certs: %.300s", e.msg);
         return;
     }
@@ -213,29 +334,29 @@ static void snp_kds_certs(suite_ctx *c, const uint8_t *q, size_t len)
                  r.version);
         return;
     }
-    if (tb_attest_snp_kds_fetch(c->p->attest.kds, &r, prod, now_s(), &o, &c->snp_certs, &fetched,
-                                &e) < 0) {
+    if (tb_attest_snp_kds_fetch(c->a->kds, &r, prod, now_s(), &o, &c->snp_certs, &fetched, &e) <
+        0) {
         snprintf(c->verify_reason, sizeof c->verify_reason,
-                 "no certificates for the report from %.200s: %.200s", c->p->attest.kds, e.msg);
+                 "no certificates for the report from %.200s: %.200s", c->a->kds, e.msg);
         tb_attest_snp_certs_clear(&c->snp_certs);
         return;
     }
     tb_attest_snp_verdict v;
     tb_attest_snp_verify(q, len, &c->snp_certs, now_s(), NULL, NULL, 0, &v);
     if (fetched && v.result != TB_ATTEST_INVALID)
-        tb_attest_snp_kds_cache_put(c->p->attest.kds, &r, prod, &o, &c->snp_certs, &e);
+        tb_attest_snp_kds_cache_put(c->a->kds, &r, prod, &o, &c->snp_certs, &e);
 }
 
-static int setup(suite_ctx *c, tb_err *err)
+static int open_evidence(attest_state *c, tb_err *err)
 {
-    const char *tee = tb_suite_attest_tee(c->p->attest.provider, c->env_tee);
+    const char *tee = tb_wl_attest_tee(c->a->provider, c->env->tee);
     snprintf(c->attest_tee, sizeof c->attest_tee, "%s", tee);
     c->attest_sim = !strncmp(tee, "sim", 3);
     c->attest_snp = !strcmp(tee, "snp") || !strcmp(tee, "sim-snp");
     uint8_t rd[64], *q = NULL;
     size_t len;
     report_data(0, 0, rd);
-    if (c->attest_sim && suite_path(c, "sim", c->sim_dir, sizeof c->sim_dir, err) < 0)
+    if (c->attest_sim && tb_wl_path(c->sink, "sim", c->sim_dir, sizeof c->sim_dir, err) < 0)
         return -1;
     if (!strcmp(tee, "sim-snp")) {
         /* opening makes the sim PKI (RSA-4096 keys: seconds, once; not timed) */
@@ -276,7 +397,7 @@ static int setup(suite_ctx *c, tb_err *err)
 }
 
 /* What made the evidence, for extra.attest and the notes. */
-static const char *evidence_name(const suite_ctx *c)
+static const char *evidence_name(const attest_state *c)
 {
     const char *t = c->attest_tee;
     return !strcmp(t, "sim")       ? "SIMULATED TDX quotes (teebench sim provider)"
@@ -286,7 +407,7 @@ static const char *evidence_name(const suite_ctx *c)
 }
 
 /* extra.attest: {provider, tee, evidence, simulated, verdict, tcb_status | product}. */
-static void report_once(suite_ctx *c, int accepted, const char *key, const char *value)
+static void report_once(attest_state *c, int accepted, const char *key, const char *value)
 {
     if (c->attest_reported)
         return;
@@ -295,14 +416,13 @@ static void report_once(suite_ctx *c, int accepted, const char *key, const char 
                           c->attest_sim ? "sim (SIMULATED)" : "tsm (configfs-tsm)", "tee",
                           c->attest_tee, "evidence", evidence_name(c), "simulated", c->attest_sim,
                           "verdict", accepted ? "ACCEPTED" : "REFUSED", key, value);
-    if (o)
-        json_object_set_new(c->r->extra, "attest", o);
+    tb_wl_fact(c->sink, "attest", o);
 }
 
 /* SEV-SNP: prepared (the chain checked once per round) and from scratch. */
-static int snp_verify_round(suite_ctx *c, const uint8_t *q, size_t len, tb_err *err)
+static int snp_verify_round(attest_state *c, const uint8_t *q, size_t len, tb_err *err)
 {
-    int per = c->p->attest.iterations / BATCHES > 0 ? c->p->attest.iterations / BATCHES : 1;
+    int per = c->a->iterations / BATCHES > 0 ? c->a->iterations / BATCHES : 1;
     int64_t now = now_s();
     tb_attest_snp_prepared *prep = NULL;
     tb_attest_snp_verdict v;
@@ -318,7 +438,7 @@ static int snp_verify_round(suite_ctx *c, const uint8_t *q, size_t len, tb_err *
              "(tb_attest_snp_prepare), mean of a batch of %d%s",
              per, sim_note);
     int rc = 0;
-    for (int b = 0; b < BATCHES && rc == 0 && !suite_stopped(c); b++) {
+    for (int b = 0; b < BATCHES && rc == 0 && !tb_wl_stopped(c->sink); b++) {
         uint64_t t0 = tb_mono_ns();
         for (int i = 0; i < per; i++)
             tb_attest_snp_verify_prepared(q, len, prep, now, NULL, &v);
@@ -327,7 +447,7 @@ static int snp_verify_round(suite_ctx *c, const uint8_t *q, size_t len, tb_err *
             rc = tb_errf(err, "SEV-SNP report verification failed at %s: %s",
                          tb_attest_snp_step_name(v.step), v.reason);
         else
-            rc = suite_sample(c, "attest.verify_prepared.us", us, c->attest_sim, note, err);
+            rc = tb_wl_sample(c->sink, "attest.verify_prepared.us", us, c->attest_sim, note, err);
     }
     tb_attest_snp_prepared_free(prep);
     if (rc == 0)
@@ -337,7 +457,7 @@ static int snp_verify_round(suite_ctx *c, const uint8_t *q, size_t len, tb_err *
              "verification of one SEV-SNP report from scratch: certificates parsed, chain, CRL "
              "and report checked every time, mean of a batch of %d%s",
              per, sim_note);
-    for (int b = 0; b < BATCHES && rc == 0 && !suite_stopped(c); b++) {
+    for (int b = 0; b < BATCHES && rc == 0 && !tb_wl_stopped(c->sink); b++) {
         uint64_t t0 = tb_mono_ns();
         for (int i = 0; i < per; i++)
             tb_attest_snp_verify(q, len, &c->snp_certs, now, NULL, root, rl, &v);
@@ -346,15 +466,15 @@ static int snp_verify_round(suite_ctx *c, const uint8_t *q, size_t len, tb_err *
             rc = tb_errf(err, "SEV-SNP report verification failed at %s: %s",
                          tb_attest_snp_step_name(v.step), v.reason);
         else
-            rc = suite_sample(c, "attest.verify_scratch.ms", ms, c->attest_sim, note, err);
+            rc = tb_wl_sample(c->sink, "attest.verify_scratch.ms", ms, c->attest_sim, note, err);
     }
     return rc;
 }
 
 /* Prepared and from-scratch verification of quote q, BATCHES samples each. */
-static int verify_round(suite_ctx *c, const uint8_t *q, size_t len, tb_err *err)
+static int verify_round(attest_state *c, const uint8_t *q, size_t len, tb_err *err)
 {
-    int per = c->p->attest.iterations / BATCHES > 0 ? c->p->attest.iterations / BATCHES : 1;
+    int per = c->a->iterations / BATCHES > 0 ? c->a->iterations / BATCHES : 1;
     const char *cj = c->collateral_json;
     int64_t now = now_s();
     tb_attest_collateral col;
@@ -374,7 +494,7 @@ static int verify_round(suite_ctx *c, const uint8_t *q, size_t len, tb_err *err)
         "a batch of %d%s",
         per, sim_note);
     for (int b = 0; b < BATCHES && rc == 0; b++) {
-        if (suite_stopped(c))
+        if (tb_wl_stopped(c->sink))
             break;
         uint64_t t0 = tb_mono_ns();
         for (int i = 0; i < per; i++)
@@ -384,7 +504,7 @@ static int verify_round(suite_ctx *c, const uint8_t *q, size_t len, tb_err *err)
             rc = tb_errf(err, "quote verification failed at %s: %s", tb_attest_step_name(v.step),
                          v.reason);
         else
-            rc = suite_sample(c, "attest.verify_prepared.us", us, c->attest_sim, note, err);
+            rc = tb_wl_sample(c->sink, "attest.verify_prepared.us", us, c->attest_sim, note, err);
     }
     tb_attest_prepared_free(prep);
     if (rc == 0)
@@ -395,7 +515,7 @@ static int verify_round(suite_ctx *c, const uint8_t *q, size_t len, tb_err *err)
              "time, mean of a batch of %d%s",
              per, sim_note);
     for (int b = 0; b < BATCHES && rc == 0; b++) {
-        if (suite_stopped(c))
+        if (tb_wl_stopped(c->sink))
             break;
         uint64_t t0 = tb_mono_ns();
         for (int i = 0; i < per && rc == 0; i++) {
@@ -411,28 +531,16 @@ static int verify_round(suite_ctx *c, const uint8_t *q, size_t len, tb_err *err)
             rc = tb_errf(err, "quote verification failed at %s: %s", tb_attest_step_name(v.step),
                          v.reason);
         else if (rc == 0)
-            rc = suite_sample(c, "attest.verify_scratch.ms", ms, c->attest_sim, note, err);
+            rc = tb_wl_sample(c->sink, "attest.verify_scratch.ms", ms, c->attest_sim, note, err);
     }
     return rc;
 }
 
-int suite_attest_step(suite_ctx *c, int round, tb_err *err)
+static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb_err *err)
 {
-    if (c->attest_ready == 0) {
-        tb_err e;
-        if (setup(c, &e) < 0) {
-            c->attest_ready = -1;
-            snprintf(c->attest_reason, sizeof c->attest_reason, "%s", e.msg);
-        } else {
-            c->attest_ready = 1;
-            if (c->attest_snp ? !c->snp_certs.vcek : !c->collateral_json)
-                suite_problem(c->skipped, "attest", "verify", 0, c->verify_reason);
-        }
-    }
-    if (c->attest_ready < 0) {
-        tb_errf(err, "%s", c->attest_reason);
-        return ST_FAILED;
-    }
+    attest_state *c = state;
+    (void)target;
+    c->sink = sink;
     char note[256];
     const char *t = c->attest_tee;
     snprintf(note, sizeof note, "time to get one %s binding 64 bytes of report data: %s",
@@ -446,31 +554,70 @@ int suite_attest_step(suite_ctx *c, int round, tb_err *err)
                  : "configfs-tsm (the TD's quote through the host's quoting enclave)");
     uint8_t rd[64], *q = NULL, *last = NULL;
     size_t len = 0, last_len = 0;
-    for (int i = 1; i <= c->p->attest.quotes; i++) {
-        if (suite_stopped(c)) {
+    for (int i = 1; i <= c->a->quotes; i++) {
+        if (tb_wl_stopped(c->sink)) {
             free(last);
-            return ST_CANCELLED;
+            return TB_WL_CANCELLED;
         }
         report_data(round, i, rd);
         uint64_t t0 = tb_mono_ns();
         if (get_quote(c, rd, &q, &len, err) < 0) {
             free(last);
-            return ST_FAILED;
+            return TB_WL_FAILED;
         }
         double ms = (double)(tb_mono_ns() - t0) / 1e6;
         free(last);
         last = q;
         last_len = len;
-        if (suite_sample(c, "attest.quote_get.ms", ms, c->attest_sim, note, err) < 0) {
+        if (tb_wl_sample(c->sink, "attest.quote_get.ms", ms, c->attest_sim, note, err) < 0) {
             free(last);
-            return ST_FAILED;
+            return TB_WL_FAILED;
         }
     }
     int rc = c->attest_snp ? (c->snp_certs.vcek ? snp_verify_round(c, last, last_len, err) : 0)
              : c->collateral_json ? verify_round(c, last, last_len, err)
                                   : 0;
     free(last);
-    if (suite_stopped(c))
-        return ST_CANCELLED;
-    return rc < 0 ? ST_FAILED : ST_OK;
+    if (tb_wl_stopped(c->sink))
+        return TB_WL_CANCELLED;
+    return rc < 0 ? TB_WL_FAILED : TB_WL_OK;
 }
+
+static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
+                 tb_err *err)
+{
+    attest_state *c = calloc(1, sizeof *c);
+    if (!c)
+        return tb_errf(err, "out of memory");
+    *state = c;
+    c->a = params;
+    c->env = env;
+    c->sink = sink;
+    if (open_evidence(c, err) < 0)
+        return -1;
+    if (c->attest_snp ? !c->snp_certs.vcek : !c->collateral_json)
+        tb_wl_problem(sink, TB_WL_SKIP, "verify", 0, c->verify_reason);
+    return 0;
+}
+
+static void cleanup(void *state, tb_wl_sink *sink)
+{
+    (void)sink;
+    clear(state);
+    free(state);
+}
+
+const tb_workload tb_wl_attest = {
+    .name = "attest",
+    .title = "Attestation",
+    .what = "getting and verifying TDX quotes or SEV-SNP reports",
+    TB_WL_PARAM_TABLE(tb_wl_attest_params, param_table),
+    .steps = steps,
+    .describe = describe,
+    .setup_estimate = setup_estimate,
+    .setup = setup,
+    .step = step,
+    .cleanup = cleanup,
+    TB_WL_METRIC_TABLE(metrics),
+    .plan_metrics = plan_metrics,
+};

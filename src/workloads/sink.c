@@ -1,0 +1,142 @@
+/* workloads/sink: the calls a workload makes on its sink (workload.h), and the files
+ * of the run's work directory.
+ *
+ * Invariants: a sink function the sink does not have is a no-op (sample: an
+ * error, so a reader never drops figures silently); files are made and read
+ * relative to the directory descriptor only (base/file's *_at functions), never
+ * through a symlink; nothing here prints. */
+#include "workloads/workload.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/file.h"
+
+int tb_wl_sample(tb_wl_sink *s, const char *name, double value, int simulated, const char *note,
+                 tb_err *err)
+{
+    if (!s->sample)
+        return tb_errf(err, "metric %s: nowhere to put its samples", name);
+    return s->sample(s->ctx, name, value, simulated, note, err);
+}
+
+void tb_wl_command(tb_wl_sink *s, char *const *argv)
+{
+    if (s->command)
+        s->command(s->ctx, argv);
+}
+
+void tb_wl_problem(tb_wl_sink *s, tb_wl_problem_kind kind, const char *target, int round,
+                   const char *reason)
+{
+    if (s->problem)
+        s->problem(s->ctx, kind, target ? target : "", round, reason);
+}
+
+void tb_wl_fact(tb_wl_sink *s, const char *key, json_t *value)
+{
+    if (s->fact && value)
+        s->fact(s->ctx, key, value);
+    else
+        json_decref(value);
+}
+
+void tb_wl_version(tb_wl_sink *s, const char *tool, const char *text)
+{
+    if (s->version)
+        s->version(s->ctx, tool, text);
+}
+
+void tb_wl_info(tb_wl_sink *s, const char *fmt, ...)
+{
+    if (!s->info)
+        return;
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    s->info(s->ctx, text);
+}
+
+int tb_wl_stopped(const tb_wl_sink *s)
+{
+    return s->stop && *s->stop;
+}
+
+int tb_wl_path(const tb_wl_sink *s, const char *rel, char *out, size_t n, tb_err *err)
+{
+    if (!s->dir)
+        return tb_errf(err, "%s: no work directory", rel);
+    int k = snprintf(out, n, "%s/%s", s->dir, rel);
+    if (k < 0 || (size_t)k >= n)
+        return tb_errf(err, "%s/%s: path too long", s->dir, rel);
+    return 0;
+}
+
+int tb_wl_create(const tb_wl_sink *s, const char *name, tb_err *err)
+{
+    if (!s->dir || s->dir_fd < 0)
+        return tb_errf(err, "%s: no work directory", name);
+    return tb_file_create_at(s->dir_fd, s->dir, name, 0, 0644, err);
+}
+
+int tb_wl_read(const tb_wl_sink *s, const char *name, size_t max, tb_buf *out, tb_err *err)
+{
+    if (!s->dir || s->dir_fd < 0)
+        return tb_errf(err, "%s: no work directory", name);
+    return tb_file_read_at(s->dir_fd, s->dir, name, max, out, err);
+}
+
+void tb_wl_fmt_duration(double s, char *out, size_t n)
+{
+    double ms = round(s * 1000);
+    if (fmod(ms, 1000) == 0)
+        snprintf(out, n, "%.0fs", ms / 1000);
+    else
+        snprintf(out, n, "%.0fms", ms);
+}
+
+const void *tb_wl_env_params(const tb_wl_env *env, const tb_workload *w)
+{
+    int i = tb_workload_index(w);
+    return i < 0 || !env->params ? NULL : env->params[i].bytes;
+}
+
+void tb_wl_doc_envelope(const json_t *doc, tb_wl_doc_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->env = json_object_get(doc, "env");
+    info->version = json_string_value(json_object_get(doc, "teebench"));
+}
+
+int tb_wl_doc_number(const json_t *doc, const char *what, const char *k1, const char *k2,
+                     double *out, tb_err *err)
+{
+    const json_t *v = json_object_get(doc, k1);
+    if (k2)
+        v = json_object_get(v, k2);
+    if (!v)
+        return tb_errf(err, "%s: missing \"%s%s%s\"", what, k1, k2 ? "." : "", k2 ? k2 : "");
+    if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
+        return tb_errf(err, "%s: \"%s%s%s\" is not a number >= 0", what, k1, k2 ? "." : "",
+                       k2 ? k2 : "");
+    *out = json_number_value(v);
+    return 0;
+}
+
+void tb_wl_name_part(const char *s, char *out, size_t n)
+{
+    size_t o = 0;
+    for (; *s && o + 1 < n; s++) {
+        char c = *s;
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        out[o++] = ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-') ? c : '_';
+    }
+    if (o == 0 && n > 1)
+        out[o++] = 'x';
+    out[o] = '\0';
+}
