@@ -91,7 +91,8 @@ void tb_workload_doc_schemas(char *out, size_t n)
 const char *tb_wl_category_name(tb_wl_category c)
 {
     static const char *const names[TB_CAT_COUNT] = {
-        "other", "throughput", "latency", "syscall", "probe", "attestation", "notary", "boot",
+        "other",  "throughput", "latency", "syscall", "probe",     "attestation",
+        "notary", "boot",       "storage", "network", "key-value", "memory",
     };
     return (unsigned)c < TB_CAT_COUNT ? names[c] : "other";
 }

@@ -48,6 +48,10 @@ typedef enum tb_wl_category {
     TB_CAT_ATTEST,     /* "attestation": getting and verifying evidence */
     TB_CAT_NOTARY,     /* "notary": a notarization's times and the TEE's overheads */
     TB_CAT_BOOT,       /* "boot": starting a VM */
+    TB_CAT_STORAGE,    /* "storage": block I/O (fio): IOPS, bandwidth, completion latency */
+    TB_CAT_NETWORK,    /* "network": TCP/UDP throughput, loss, round trips (iperf3, ping) */
+    TB_CAT_KV,         /* "key-value": a key-value store's operations (redis), plain or TLS */
+    TB_CAT_MEMORY,     /* "memory": bandwidth, latency, first-touch cost */
     TB_CAT_COUNT
 } tb_wl_category;
 
