@@ -797,17 +797,18 @@ static void latency_chart(ctx *x, const tb_workload *w, const char *target, int 
         }
     }
     const char *unit = n ? rows[0].row->unit : "ms";
-    tb_svg_line_chart lc = {TB_SVG_PCTL,
-                            "percentile",
-                            NULL,
-                            "latency",
-                            unit,
-                            -1,
-                            n_c && n_u ? "solid: corrected for coordinated omission; dashed: "
-                                         "uncorrected (as measured)"
-                                       : NULL,
-                            cv,
-                            ncv};
+    tb_svg_line_chart lc = {
+        .xkind = TB_SVG_PCTL,
+        .xtitle = "percentile",
+        .ytitle = "latency",
+        .yunit = unit,
+        .ylog = -1,
+        .dash_note = n_c && n_u ? "solid: corrected for coordinated omission; dashed: "
+                                  "uncorrected (as measured)"
+                                : NULL,
+        .curves = cv,
+        .n = ncv,
+    };
     const char *title = pooled(x, "%s latency by percentile: %s", w->title, target);
     tb_svg_frame f;
     char id[16];
