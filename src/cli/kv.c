@@ -232,6 +232,10 @@ static int bench(int argc, char **argv)
     for (size_t i = 0; i < a.n_set; i++)
         if (tb_wl_params_set(&tb_wl_kv, &p, a.set[i].key, a.set[i].value, NULL, &err) < 0)
             return cli_fail_code(2, CMD, "%s", cli_setting_msg(CMD, a.set[i].key, err.msg));
+    if (p.tls && p.tls_server[0] && !p.cacert[0])
+        return cli_fail_code(2, CMD,
+                             "--tls-server needs --cacert (the CA that signed its "
+                             "certificate)");
     char work[PATH_MAX];
     tb_wl_sink sink = {.dir_fd = -1, .stop = &interrupted};
     if (tb_wl_workdir_open(CMD, work, sizeof work, &sink, &err) < 0)

@@ -211,14 +211,6 @@ static const tb_wl_param param_table[] = {
      .flags = TB_WLP_PLACE | TB_WLP_UNLISTED},
 };
 
-static int check(const void *params, tb_err *err)
-{
-    const tb_wl_kv_params *k = params;
-    if (k->tls_server[0] && !k->cacert[0])
-        return tb_errf(err, "kv.tls_server needs kv.cacert (the CA that signed its certificate)");
-    return 0;
-}
-
 /* ---- metrics ---- */
 
 #define OP(op)                                                                                     \
@@ -343,7 +335,10 @@ static int ping(const char *host, int port, tb_tls_ctx *tls, const char *sni, in
     char reply[256];
     while (rc == 0 && !memchr(reply, '\n', got)) {
         if (got == sizeof reply - 1) {
-            rc = tb_errf(err, "redis at %s: a PING reply without an end", where);
+            reply[got] = 0; /* a long error ("-DENIED Redis is running in protected mode...") */
+            rc = reply[0] == '-'
+                     ? tb_errf(err, "redis at %s answered PING with \"%.160s...\"", where, reply)
+                     : tb_errf(err, "redis at %s: a PING reply without an end", where);
             break;
         }
         st = s.ops->read(&s, reply + got, sizeof reply - 1 - got, &k);
@@ -481,6 +476,10 @@ int tb_wl_kv_server_argv(const char *bin, const char *addr, int port, int tls_po
     word(&w, "no");
     word(&w, "--daemonize");
     word(&w, "no");
+    /* no password: clients from other hosts only with protected mode off (the fixture
+       server of a split run is reached over the network) */
+    word(&w, "--protected-mode");
+    word(&w, "%s", strcmp(addr, "127.0.0.1") && strcmp(addr, "::1") ? "no" : "yes");
     if (dir) { /* else its log goes to stdout, and it writes no file */
         word(&w, "--dir");
         word(&w, "%s", dir);
@@ -665,7 +664,7 @@ int tb_wl_kv_parse_csv(const char *text, size_t len, const char *transport, json
                 for (size_t i = 0; i < nf; i++)
                     if (!strcmp(f[i], cols[c]))
                         idx[c] = (int)i;
-                if (idx[c] < 0)
+                if (idx[c] < 0 && rc == 0)
                     rc = tb_errf(err,
                                  "redis-benchmark CSV: no column \"%s\" in the header (a "
                                  "redis-benchmark older than 7.0 has no latency columns)",
@@ -963,6 +962,10 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
             return tb_errf(err, "kv: '%.60s' is not HOST:PORT", remote), TB_WL_FAILED;
         t.host = host;
         t.ca = s->p->cacert;
+        if (tls && !t.ca[0])
+            return tb_errf(err, "kv.tls_server needs kv.cacert (the CA that signed its "
+                                "certificate)"),
+                   TB_WL_FAILED;
     } else {
         if (!s->server.up)
             return tb_errf(err, "%s", s->why), s->skip ? TB_WL_SKIPPED : TB_WL_FAILED;
@@ -997,7 +1000,6 @@ const tb_workload tb_wl_kv = {
     .what = "redis-benchmark GET and SET with pipelining against redis-server, plain TCP and TLS",
     .flags = TB_WL_NOT_QUICK,
     TB_WL_PARAM_TABLE(tb_wl_kv_params, param_table),
-    .check = check,
     .steps = steps,
     .describe = describe,
     .setup_estimate = setup_estimate,

@@ -433,7 +433,7 @@ static int make_file(tb_wl_storage_place *st, int *skip, tb_err *err)
                                   "no storage): %s",
                                   st->dir, place_hint);
     struct statvfs vfs;
-    if (fstatvfs(st->dfd, &vfs) == 0) {
+    if (fstatvfs(st->dfd, &vfs) == 0 && vfs.f_blocks > 0) { /* ramfs: no size at all */
         long long avail = (long long)vfs.f_bavail * (long long)vfs.f_frsize;
         if (avail < st->size + (64ll << 20)) {
             char a[32], b[32];
@@ -828,6 +828,8 @@ int tb_wl_fio_parse(const char *text, size_t len, const char *engine, json_t **r
             return tb_errf(err, "fio JSON: no JSON document in fio's output");
         off = (size_t)(nl - text) + 1;
     }
+    if (off >= len)
+        return tb_errf(err, "fio JSON: no JSON document in fio's output");
     json_error_t je;
     json_t *doc = json_loadb(text + off, len - off, 0, &je);
     if (!doc)
