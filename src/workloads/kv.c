@@ -694,6 +694,9 @@ int tb_wl_kv_parse_csv(const char *text, size_t len, const char *transport, json
             else
                 json_object_set_new(t, keys[c], json_real(x));
         }
+        if (rc == 0 && strcasecmp(f[idx[0]], "SET") && strcasecmp(f[idx[0]], "GET"))
+            rc = tb_errf(err, "redis-benchmark CSV: a test that is not SET or GET (\"%.20s\")",
+                         f[idx[0]]);
         if (rc == 0) {
             set |= !strcasecmp(f[idx[0]], "SET");
             get |= !strcasecmp(f[idx[0]], "GET");

@@ -75,7 +75,7 @@ int tb_wl_kv_bench(const tb_wl_kv_params *p, const tb_wl_kv_target *t, tb_wl_sin
 
 /* redis-benchmark --csv output (redis 7: a header "test","rps","avg_latency_ms",
    "min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
-   and a row per test; lines not starting with '"' are skipped) as one run of the
+   and a row per test, SET and GET only; lines not starting with '"' are skipped) as one run of the
    document: {"transport", "tests": [{"test": "SET", "rps", "avg_ms", "min_ms", "p50_ms",
    "p95_ms", "p99_ms", "max_ms"}, ...]}, SET and GET both there. 0 and *run (caller
    decrefs), or -1 with err naming what is wrong. */

@@ -250,6 +250,8 @@ static void test_parse_bad(void **state)
     expect_csv_error(HEAD SET "\"GET\",\"-1\",\"0.2\",\"0.1\",\"0.2\",\"0.3\",\"0.4\",\"3.5\"\n",
                      "not a number >= 0");
     expect_csv_error(HEAD SET "\"GET\",\"1\"\n", "a row with 2 fields");
+    expect_csv_error(HEAD SET GET "\"INCR\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\"\n",
+                     "a test that is not SET or GET (\"INCR\")");
     /* warnings and progress lines are no rows; CRLF and a column order of its own are fine */
     const char *ok = "WARNING: Could not fetch server CONFIG\r\n" HEAD SET "GET: rps=0.0\r" GET;
     json_t *run = NULL;
