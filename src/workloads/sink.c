@@ -1,5 +1,6 @@
-/* workloads/sink: the calls a workload makes on its sink (workload.h), and the files
- * of the run's work directory.
+/* workloads/sink: the calls a workload makes on its sink (workload.h), the files of
+ * the run's work directory, the tools a workload runs (found in PATH or at a path), and
+ * the private work directory of a workload's own command (outside the suite).
  *
  * Invariants: a sink function the sink does not have is a no-op (sample: an
  * error, so a reader never drops figures silently); files are made and read
