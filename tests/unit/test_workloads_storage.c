@@ -6,7 +6,8 @@
  * what the parser refuses, the teebench-storage/1 document written and read back (every
  * member checked before the first sample), and the place checks that refuse before
  * anything is written: a missing fio (with the package), tmpfs, a directory others may
- * write, too little room, something that is not a block device. */
+ * write, too little room, something that is not a block device; and the suite's quick
+ * profile leaving storage and kv out unless named (TB_WL_NOT_QUICK). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,6 +25,10 @@
 
 #include "base/buf.h"
 #include "base/file.h"
+#include "suite/suite.h"
+#include "workloads/http.h"
+#include "workloads/kv.h"
+#include "workloads/notary.h"
 #include "workloads/storage.h"
 
 typedef struct kept {
@@ -635,6 +640,33 @@ static void test_place(void **state)
     assert_non_null(strstr(e.msg, "/dev/null is not a block device"));
 }
 
+/* storage and kv (TB_WL_NOT_QUICK) are left out of the quick profile unless named, and run
+   in the others. */
+static void test_not_quick(void **state)
+{
+    (void)state;
+    tb_suite_plan p;
+    tb_err e;
+    assert_int_equal(tb_suite_plan_init(&p, "quick", &e), 0);
+    assert_true(tb_suite_plan_enabled(&p, &tb_wl_http) && tb_suite_plan_enabled(&p, &tb_wl_notary));
+    assert_false(tb_suite_plan_enabled(&p, &tb_wl_storage) || tb_suite_plan_enabled(&p, &tb_wl_kv));
+    assert_int_equal(tb_suite_plan_select(&p, "kv", &e), 0);
+    assert_true(tb_suite_plan_enabled(&p, &tb_wl_kv) && !tb_suite_plan_enabled(&p, &tb_wl_storage));
+    assert_int_equal(tb_suite_plan_select(&p, "all", &e), 0);
+    assert_true(tb_suite_plan_enabled(&p, &tb_wl_storage) && tb_suite_plan_enabled(&p, &tb_wl_kv));
+    json_t *doc = json_pack("{s:{s:{}}}", "workloads", "storage");
+    assert_int_equal(tb_suite_plan_init(&p, "quick", &e), 0);
+    assert_int_equal(tb_suite_plan_apply_json(&p, doc, &e), 0);
+    assert_true(tb_suite_plan_enabled(&p, &tb_wl_storage) &&
+                !tb_suite_plan_enabled(&p, &tb_wl_http));
+    json_decref(doc);
+    for (const char *const *pr = (const char *const[]){"standard", "seed", NULL}; *pr; pr++) {
+        assert_int_equal(tb_suite_plan_init(&p, *pr, &e), 0);
+        assert_true(tb_suite_plan_enabled(&p, &tb_wl_storage) &&
+                    tb_suite_plan_enabled(&p, &tb_wl_kv));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -646,6 +678,7 @@ int main(void)
         cmocka_unit_test(test_parse_bad),
         cmocka_unit_test(test_doc),
         cmocka_unit_test_setup_teardown(test_place, place_setup, place_teardown),
+        cmocka_unit_test(test_not_quick),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
