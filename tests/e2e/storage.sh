@@ -3,8 +3,8 @@
 # engines, --json, the document imported), the text output, the places refused before
 # anything is written (ramfs: no O_DIRECT; tmpfs: memory; both in a mount namespace this
 # test makes), a loop device this test makes (free: measured; mounted: refused), a missing
-# fio (PATH without it: the package named), and the suite's storage workload (measured;
-# skipped with the package when fio is missing).
+# fio (PATH without it: the package named), an interrupt, and the suite's storage workload
+# (measured; skipped with the package when fio is missing).
 source "$(dirname "$0")/lib.sh"
 command -v fio >/dev/null || skip "fio is not installed (scripts/setup.sh installs it)"
 D="$WORK/disk"
@@ -112,7 +112,23 @@ assert len(d["runs"][0]["jobs"]) == 2
   fi
 fi
 
-# 5. the suite's workload: measured; skipped with the package when fio is missing
+# 5. an interrupt: fio's process group killed at once, the file removed, exit 130
+"$TB" storage --dir "$D" --size 16M --runtime 30s --ramp 0 --jobs lat-read >"$WORK/int.out" 2>"$WORK/int.err" &
+pid=$!
+for _ in $(seq 100); do pgrep -f "fio.*--filename=$D/" >/dev/null && break; sleep 0.05; done
+pgrep -f "fio.*--filename=$D/" >/dev/null || fail "fio did not start: $(cat "$WORK/int.err")"
+t0=$(date +%s%N)
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+[ $rc = 130 ] || fail "interrupted: exit $rc: $(cat "$WORK/int.err")"
+[ $((($(date +%s%N) - t0) / 1000000)) -lt 3000 ] || fail "the interrupt took more than 3 s"
+grep -qx "teebench: storage: interrupted" "$WORK/int.err" || fail "interrupted: $(cat "$WORK/int.err")"
+pgrep -f "fio.*--filename=$D/" >/dev/null && fail "fio still runs after the interrupt"
+[ -z "$(ls -A "$D")" ] || fail "the interrupt left fio's file in $D"
+pass "SIGINT: fio stopped, its file removed, exit 130"
+
+# 6. the suite's workload: measured; skipped with the package when fio is missing
 SET=(--set storage.dir="$D" --set storage.size=16M --set storage.runtime=300ms
   --set storage.ramp=0 --set storage.jobs=lat-randread)
 "$TB" suite run --profile quick --workloads storage --repeat 1 "${SET[@]}" --no-store \
