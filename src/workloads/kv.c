@@ -259,10 +259,10 @@ static void describe(const void *params, const char *target, char *out, size_t n
     const tb_wl_kv_params *k = params;
     int tls = !strcmp(target, "tls");
     const char *remote = tls ? k->tls_server : k->server;
-    snprintf(out, n, "redis-benchmark -t set,get -n %d -c %d -P %d -d %d%s against %s%s%s",
+    snprintf(out, n, "redis-benchmark -t set,get -n %d -c %d -P %d -d %d%s against %s%s",
              k->requests, k->clients, k->pipeline, k->data_size, tls ? " --tls" : "",
-             remote[0] ? remote : "redis-server here", tls ? " (TLS, fixture PKI)" : " (plain TCP)",
-             "");
+             remote[0] ? remote : "redis-server here",
+             tls ? " (TLS, fixture PKI)" : " (plain TCP)");
 }
 
 static double setup_estimate(const void *params)
@@ -535,7 +535,7 @@ static int start_once(const tb_wl_kv_params *p, const char *bin, const char *pki
         return tb_err_wrap(err, "redis-server");
     tb_wl_command(sink, argv);
     tb_err e = {{0}};
-    for (int i = 0; i < 200; i++) { /* 10 s */
+    for (uint64_t end = tb_mono_ns() + 10000000000ull; tb_mono_ns() < end;) { /* 10 s */
         if (!tb_proc_alive(&s->proc)) {
             char line[256];
             last_line(sink, "kv/redis.log", line, sizeof line);
