@@ -246,6 +246,16 @@ int tb_wl_create(const tb_wl_sink *s, const char *name, tb_err *err);
 int tb_wl_read(const tb_wl_sink *s, const char *name, size_t max, tb_buf *out, tb_err *err);
 /* A duration as teebench's flags take it: "10s", "250ms". */
 void tb_wl_fmt_duration(double s, char *out, size_t n);
+/* The program a workload runs (name: looked up in PATH, as execvp does; or a path
+   with a '/'), its path into out: 1 when it is there and executable, else 0. */
+int tb_wl_find_tool(const char *name, char *out, size_t n);
+/* For a workload's command (outside the suite): a new private work directory
+   "$TMPDIR/teebench-<name>.XXXXXX" (/tmp without TMPDIR), its path into path (size n) and
+   sink->dir / sink->dir_fd set to it. 0, or -1 with err. */
+int tb_wl_workdir_open(const char *name, char *path, size_t n, tb_wl_sink *sink, tb_err *err);
+/* Removes that directory and everything in it (never following a symlink); closes
+   sink->dir_fd. */
+void tb_wl_workdir_remove(tb_wl_sink *sink);
 
 /* The fixture server (`teebench serve --tls` on 127.0.0.1, the fixture PKI), which the
    suite starts for the workloads that want it (tb_wl_services). */
@@ -354,6 +364,9 @@ struct tb_workload {
 /* tb_workload.flags */
 #define TB_WL_ALWAYS 1u   /* runs in every suite (env: the environment facts) */
 #define TB_WL_NO_SUITE 2u /* not a suite workload: its metrics come from elsewhere (vm) */
+/* left out of the quick profile (tests and smoke runs) unless named (--workloads, a suite
+   file): a workload that needs a tool or minutes (storage, kv) */
+#define TB_WL_NOT_QUICK 4u
 
 /* ---- the registry ---- */
 
