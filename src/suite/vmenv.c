@@ -69,6 +69,28 @@ void tb_suite_vm_label(const tb_suite_vm_env *e, int tcg, char *out, size_t len)
     snprintf(out, len, "%s%s", e->label, tcg && !e->named ? "-tcg" : "");
 }
 
+/* vm.boot.<phase>.s for each phase the guest told (vm/boot.h), one sample each, the
+   split's note on every one. */
+static int add_phases(tb_record *r, const tb_vm_state *st, tb_err *err)
+{
+    for (int i = 0; i < TB_VM_BOOT_NPHASES; i++) {
+        if (st->boot_phase_ns[i] < 0)
+            continue;
+        char name[64], note[400];
+        snprintf(name, sizeof name, "vm.boot.%s.s", tb_vm_boot_phase_name(i));
+        tb_wl_match wm;
+        if (!tb_wl_metric_find(name, &wm))
+            return tb_errf(err, "%s is in no workload's table", name);
+        snprintf(note, sizeof note, "%s%s", st->boot_note, st->tcg ? " (TCG emulation)" : "");
+        tb_metric *m =
+            tb_record_metric(r, name, wm.metric->unit, wm.metric->better, wm.workload->name, err);
+        if (!m || tb_metric_add(m, (double)st->boot_phase_ns[i] / 1e9, err) < 0 ||
+            tb_metric_set_note(m, note, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int tb_suite_vm_annotate(tb_record *r, const tb_vm_state *st, const char *qemu_version, tb_err *err)
 {
     double boot_s = (double)st->boot_ns / 1e9;
@@ -85,6 +107,8 @@ int tb_suite_vm_annotate(tb_record *r, const tb_vm_state *st, const char *qemu_v
                                err) < 0)
             return -1;
     }
+    if (st->boot_ns && add_phases(r, st, err) < 0)
+        return -1;
     json_t *vm = json_pack("{s:s, s:s, s:s, s:i, s:I, s:o}", "name", st->name, "kind",
                            tb_vm_kind_name(st->kind), "accel", st->tcg ? "tcg" : "kvm", "cpus",
                            st->cpus, "memory_mib", (json_int_t)(st->memory >> 20), "boot_s",
@@ -98,6 +122,8 @@ int tb_suite_vm_annotate(tb_record *r, const tb_vm_state *st, const char *qemu_v
                             st->firmware[0] ? json_pack("{s:s, s:s}", "path", st->firmware,
                                                         "sha256", st->firmware_sha256)
                                             : json_string("none: QEMU's own BIOS"));
+    if (vm && st->boot_note[0])
+        json_object_set_new(vm, "boot_phases", json_string(st->boot_note));
     if (!vm || (st->tcg && json_object_set_new(vm, "note", json_string(TB_SUITE_VM_TCG_NOTE))) ||
         json_object_set_new(r->extra, "vm", vm) < 0)
         return tb_errf(err, "out of memory");

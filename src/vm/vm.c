@@ -497,11 +497,47 @@ static int wait_ssh(const tb_vm_spec *s, tb_vm_state *st, uint64_t t0, tb_err *e
     }
 }
 
+/* The boot's phases (vm/boot.h): the probe over a second login, its output kept as
+   boot-probe.txt in the run dir. A probe that fails leaves the phases unknown, with
+   the reason; the VM has booted either way. */
+static void probe_boot(const tb_vm_spec *s, tb_vm_state *st, uint64_t t0)
+{
+    char out[1200], log[1200];
+    snprintf(out, sizeof out, "%s/boot-probe.txt", st->paths.dir);
+    snprintf(log, sizeof log, "%s/ssh-probe.log", st->paths.dir);
+    char *cmd[] = {(char *)tb_vm_boot_probe_cmd(), NULL};
+    char **argv = tb_vm_ssh_argv(st, cmd);
+    tb_proc_result r;
+    tb_err e;
+    tb_proc_opts o = {.argv = argv, .stdout_path = out, .stderr_path = log};
+    int rc = argv ? tb_proc_run(&o, 60000, s->stop, &r, &e) : -1;
+    uint64_t end = tb_mono_ns() - t0;
+    tb_vm_argv_free(argv);
+    tb_buf b = {0};
+    tb_vm_boot_guest g;
+    if (rc < 0 || r.exit_code != 0 || r.timed_out || r.cancelled ||
+        tb_file_read(out, 1 << 16, &b, &e) < 0) {
+        snprintf(st->boot_note, sizeof st->boot_note,
+                 "the boot probe's login failed (ssh-probe.log in the run dir): no phases");
+        tb_buf_clear(&b);
+        return;
+    }
+    unlink(log);
+    tb_vm_boot_parse(b.p ? (const char *)b.p : "", b.len, &g);
+    tb_buf_clear(&b);
+    tb_vm_boot_phases ph;
+    tb_vm_boot_phases_make(st->boot_ns, end, &g, &ph);
+    memcpy(st->boot_phase_ns, ph.ns, sizeof ph.ns);
+    snprintf(st->boot_note, sizeof st->boot_note, "%s", ph.note);
+}
+
 int tb_vm_start(const tb_vm_spec *spec, const tb_vm_plan *plan, const char *base, tb_vm_state *st,
                 tb_err *err)
 {
     uint64_t t0 = tb_mono_ns();
     memset(st, 0, sizeof *st);
+    for (int i = 0; i < TB_VM_BOOT_NPHASES; i++)
+        st->boot_phase_ns[i] = -1;
     if (tb_vm_preflight(spec, base, err) < 0)
         return -1;
     tb_vm_spec s = *spec;
@@ -562,7 +598,10 @@ int tb_vm_start(const tb_vm_spec *spec, const tb_vm_plan *plan, const char *base
         goto fail;
     if (s.npin && pin_vcpus(&s, st, err) < 0)
         goto fail;
-    if (wait_ssh(&s, st, t0, err) < 0 || tb_vm_state_save(st, err) < 0)
+    if (wait_ssh(&s, st, t0, err) < 0)
+        goto fail;
+    probe_boot(&s, st, t0);
+    if (tb_vm_state_save(st, err) < 0)
         goto fail;
     return 0;
 fail:

@@ -54,6 +54,7 @@
 #include <sys/types.h>
 
 #include "base/err.h"
+#include "vm/boot.h"
 #include "vm/firmware.h"
 #include "vm/qemu.h"
 
@@ -312,6 +313,10 @@ typedef struct tb_vm_state {
     uint64_t memory;
     char started_at[32]; /* ISO 8601 UTC */
     uint64_t boot_ns;    /* vm start to the first `ssh true` that ran; 0 when unknown */
+    /* boot_ns's phases (vm/boot.h; -1: unknown; all -1 in a vm.json without them) and
+       how they were split */
+    int64_t boot_phase_ns[TB_VM_BOOT_NPHASES];
+    char boot_note[240];
     char **argv;         /* QEMU's argv (owned, NULL-terminated) or NULL */
     /* what ran, for a result's environment facts ("" when unknown; optional in vm.json) */
     char qemu_path[1024], qemu_version[200], qemu_sha256[65];

@@ -88,6 +88,15 @@ assert any(c.split(" ", 1)[0].endswith("qemu-system-x86_64") and "-accel tcg" in
 assert vm["qemu"]["path"].endswith("qemu-system-x86_64") and len(vm["qemu"]["sha256"]) == 64, vm
 assert vm["qemu"]["version"].startswith("QEMU emulator version"), vm
 assert vm["firmware"].startswith("none"), vm
+# the boot's phases, from the guest's own uptime and kernel log (busybox: no systemd,
+# so userspace runs to the login and there is no ssh phase); they add up to vm.boot.s
+ph = {m["name"]: m for m in g["metrics"] if m["name"].startswith("vm.boot.") and m["name"] != "vm.boot.s"}
+assert set(ph) == {"vm.boot.firmware.s", "vm.boot.kernel.s", "vm.boot.userspace.s"}, (sorted(ph), vm.get("boot_phases"))
+for m in ph.values():
+    assert m["unit"] == "s" and m["better"] == "lower" and len(m["samples"]) == 1 and m["samples"][0] >= 0, m
+    assert "TCG" in m["note"] and "no systemd-analyze" in m["note"], m["note"]
+assert abs(sum(m["samples"][0] for m in ph.values()) - boot["samples"][0]) < 1e-6, ph
+assert 0 < ph["vm.boot.kernel.s"]["samples"][0] < boot["samples"][0], ph
 print("%.1f" % boot["samples"][0])
 PY
 ) || fail "result files"
