@@ -59,7 +59,7 @@ static void on_signal(int sig)
 enum { PROG_AUTO, PROG_TTY, PROG_PLAIN, PROG_JSONL, PROG_NONE };
 
 #define MAX_TARGETS 16
-#define MAX_ENVS (1 + TB_SUITE_VM_MAX + MAX_TARGETS) /* host, --vm-kinds, --target */
+#define MAX_ENVS (1 + TB_FLEET_VM_MAX + MAX_TARGETS) /* host, --vm-kinds, --target */
 
 typedef struct suite_args {
     const char *profile, *workloads, *suite_file, *label, *output, *work_dir, *repeat, *db;

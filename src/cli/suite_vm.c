@@ -49,7 +49,7 @@ int cli_suite_vms_check(cli_suite_vms *v)
                                      o->name);
         return cli_fail_code(2, CMD, "VM flags need --vm-kinds");
     }
-    if (tb_suite_vm_kinds_parse(v->kinds, v->envs, TB_SUITE_VM_MAX, &v->n, &e) < 0)
+    if (tb_fleet_vm_kinds_parse(v->kinds, v->envs, TB_FLEET_VM_MAX, &v->n, &e) < 0)
         return cli_fail_code(2, CMD, "--vm-kinds %s: %s", v->kinds, e.msg);
     if (!v->spec.image && !v->spec.kernel) {
         /* the image `teebench vm image` keeps in the data directory */
@@ -105,7 +105,7 @@ int cli_suite_vms_plan(cli_suite_vms *v, const char *vm_dir)
         v->refused[i] = tb_vm_plan_make(&s, &h, 0, &v->plans[i], &e) < 0;
         if (v->refused[i])
             snprintf(v->why[i], sizeof v->why[i], "%s", e.msg);
-        tb_suite_vm_label(&v->envs[i], !v->refused[i] && v->plans[i].tcg, v->labels[i],
+        tb_fleet_vm_label(&v->envs[i], !v->refused[i] && v->plans[i].tcg, v->labels[i],
                           sizeof v->labels[i]);
     }
     return 0;
@@ -226,7 +226,7 @@ int cli_suite_vm_annotate(const char *base, const char *name, const char *qemu_v
     tb_vm_state st;
     if (tb_vm_load(base, name, &st, err) < 0)
         return -1;
-    int rc = tb_suite_vm_annotate(r, &st, qemu_version && *qemu_version ? qemu_version : NULL, err);
+    int rc = tb_fleet_vm_annotate(r, &st, qemu_version && *qemu_version ? qemu_version : NULL, err);
     tb_vm_state_free(&st);
     return rc;
 }

@@ -6,7 +6,7 @@
  * and preflighted (unreadable boot files, a name already running: nothing runs);
  * at its turn a VM is started (its boot time kept), the suite runs inside through
  * suite/remote as a vm:NAME target, the record gets the VM's facts
- * (suite/vmenv: vm.boot.s, extra.vm) and the VM is stopped -- on every path,
+ * (fleet/vmenv: vm.boot.s, extra.vm) and the VM is stopped -- on every path,
  * also after an error or Ctrl-C (a boot in progress gives up at once).
  *
  * One VM runs at a time; each lives in the VM run directory (--vm-dir, else
@@ -21,20 +21,20 @@
 
 #include "record/record.h"
 #include "suite/suite.h"
-#include "suite/vmenv.h"
+#include "fleet/vmenv.h"
 #include "vm/vm.h"
 
 typedef struct cli_suite_vms {
     const char *kinds; /* --vm-kinds LIST; NULL: no VMs */
     tb_vm_spec spec;   /* --image, --kernel, --vm-cpus ...: the same for every kind */
     int flag;          /* the first VM flag given (a CLI_VM_* code), 0: none */
-    tb_suite_vm_env envs[TB_SUITE_VM_MAX];
+    tb_fleet_vm_env envs[TB_FLEET_VM_MAX];
     int n;
     /* after cli_suite_vms_plan: */
-    char labels[TB_SUITE_VM_MAX][TB_VM_NAME_MAX + 1]; /* final labels (-tcg) */
-    tb_vm_plan plans[TB_SUITE_VM_MAX];
-    int refused[TB_SUITE_VM_MAX];          /* 1: refused on this host */
-    char why[TB_SUITE_VM_MAX][TB_ERR_MAX]; /* the refusal */
+    char labels[TB_FLEET_VM_MAX][TB_VM_NAME_MAX + 1]; /* final labels (-tcg) */
+    tb_vm_plan plans[TB_FLEET_VM_MAX];
+    int refused[TB_FLEET_VM_MAX];          /* 1: refused on this host */
+    char why[TB_FLEET_VM_MAX][TB_ERR_MAX]; /* the refusal */
     char base[1024];                       /* the VM run directory */
     char qemu_version[32];                 /* "7.2.22", "" when unknown */
     /* neither --image nor --kernel: `vm image`'s default image, built first when absent */
@@ -76,7 +76,7 @@ int cli_suite_vms_start(cli_suite_vms *v, int i, tb_suite_hooks *hooks, tb_err *
 int cli_suite_vms_stop(cli_suite_vms *v, tb_suite_hooks *hooks, int interrupted, tb_err *err);
 
 /* Adds the facts of VM name (its state in base) to r: vm.boot.s when its boot time
-   is known, extra.vm, its QEMU command line (suite/vmenv tb_suite_vm_annotate). */
+   is known, extra.vm, its QEMU command line (fleet/vmenv tb_fleet_vm_annotate). */
 int cli_suite_vm_annotate(const char *base, const char *name, const char *qemu_version,
                           tb_record *r, tb_err *err);
 
