@@ -18,18 +18,6 @@
 #include "base/linkage.h"
 #include "workloads/http.h"
 
-void fleet_say(const tb_fleet_hooks *h, tb_fleet_say_kind kind, const char *fmt, ...)
-{
-    if (!h || !h->say)
-        return;
-    char text[TB_ERR_MAX + 600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    h->say(kind, text, h->ctx);
-}
-
 tb_fleet *tb_fleet_new(const tb_fleet_opts *o)
 {
     tb_fleet *f = calloc(1, sizeof *f);

@@ -2,11 +2,24 @@
 #ifndef TB_FLEET_INTERNAL_H
 #define TB_FLEET_INTERNAL_H
 
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "fleet/fleet.h"
 
 /* One line through h->say (nothing when h or h->say is NULL). */
-void fleet_say(const tb_fleet_hooks *h, tb_fleet_say_kind kind, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+__attribute__((format(printf, 3, 4))) static inline void
+fleet_say(const tb_fleet_hooks *h, tb_fleet_say_kind kind, const char *fmt, ...)
+{
+    if (!h || !h->say)
+        return;
+    char text[TB_ERR_MAX + 600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    h->say(kind, text, h->ctx);
+}
 
 /* ---- vm.c ---- */
 
