@@ -194,8 +194,9 @@ int tb_fleet_split_port(unsigned long seed, int attempt);
 /* The workloads the remote suite runs when http's nginx target is measured from here:
    the plan's but http (kept when its serve-tls target stays there); env at least. */
 void tb_fleet_split_workloads(const tb_suite_plan *p, char *out, size_t n);
-/* Puts the http.nginx.* metrics of http (measured from here) into r, the environment's
-   record: their samples and notes, http's commands, extra.http_client {mode "local",
+/* Puts the metrics of http (measured from here) that the http workload's table names for
+   target nginx (http.nginx.rps, .latency.*, ...; any other name is left out) into r, the
+   environment's record: their samples and notes, http's commands, extra.http_client {mode "local",
    client: client_host, env: http's env facts}, and http's profile (the two together
    ran the profile's suite). 0, or -1 with err. */
 int tb_fleet_merge_http(tb_record *r, const tb_record *http, const char *client_host, tb_err *err);

@@ -6,8 +6,9 @@
  * into that environment's record.
  *
  * Invariants: the nginx started there is stopped again on every path after it
- * started (a failure to stop it is said, not fatal); only http.nginx.* metrics are
- * merged, and only from a load run that completed. */
+ * started (a failure to stop it is said, not fatal), and the run directories made
+ * there for it are removed; only the http workload's metrics of target nginx (by its
+ * table) are merged, and only from a load run that completed. */
 #include "fleet/internal.h"
 
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/buf.h"
 #include "workloads/http.h"
 
 int tb_fleet_split_port(unsigned long seed, int attempt)
@@ -37,10 +39,29 @@ void tb_fleet_split_workloads(const tb_suite_plan *p, char *out, size_t n)
         snprintf(out, n, "env");
 }
 
+/* Removes the run directories nginx start made there (dirs[0..n)); a failure is said. */
+static void remove_dirs(const tb_remote_target *t, const tb_remote_opts *o, char dirs[][128], int n,
+                        const tb_suite_hooks *sh)
+{
+    tb_buf cmd = {0};
+    int rc = tb_buf_puts(&cmd, "rm -rf --");
+    for (int i = 0; i < n && rc == 0; i++)
+        rc = tb_buf_puts(&cmd, " ") < 0 || tb_remote_shell_quote(dirs[i], &cmd) < 0 ? -1 : 0;
+    tb_err e;
+    int code = 0;
+    if (rc < 0)
+        tb_suite_info(sh, "removing nginx's run directory there: out of memory");
+    else if (tb_remote_sh(t, o, (const char *)cmd.p, 30000, NULL, NULL, NULL, &code, &e) < 0 ||
+             code != 0)
+        tb_suite_info(sh, "removing nginx's run directory %s there: %s", dirs[0],
+                      code ? "rm failed" : e.msg);
+    tb_buf_clear(&cmd);
+}
+
 int fleet_http_from_here(const tb_suite_plan *p, const tb_remote_target *t, const tb_remote_opts *o,
                          const tb_fleet_hooks *h, tb_record **out, tb_err *err)
 {
-    char host[256], dir[128], port[16], url[320];
+    char host[256], dirs[3][128], port[16], url[320];
     if (tb_remote_hostname(t, o, host, sizeof host, err) < 0)
         return -1;
     int v6 = strchr(host, ':') != NULL;
@@ -52,16 +73,19 @@ int fleet_http_from_here(const tb_suite_plan *p, const tb_remote_target *t, cons
     if (params->server_threads > 0)
         snprintf(workers, sizeof workers, "%d", params->server_threads);
     tb_suite_hooks sh = h->suite;
-    int rc = -1;
-    for (int attempt = 0; attempt < 3 && rc < 0; attempt++) {
-        snprintf(port, sizeof port, "%d", tb_fleet_split_port(seed, attempt));
-        snprintf(dir, sizeof dir, "/tmp/teebench-http-client.%s.%s", t->name, port);
+    int rc = -1, n = 0;
+    for (; n < 3 && rc < 0; n++) {
+        snprintf(port, sizeof port, "%d", tb_fleet_split_port(seed, n));
+        snprintf(dirs[n], sizeof dirs[n], "/tmp/teebench-http-client.%s.%s", t->name, port);
         char *start[] = {"nginx", "start", "--addr",    host,    "--port", port,
-                         "--dir", dir,     "--workers", workers, NULL};
+                         "--dir", dirs[n], "--workers", workers, NULL};
         rc = tb_remote_teebench(t, o, start, sh.stop, NULL, err);
     }
-    if (rc < 0)
+    if (rc < 0) {
+        remove_dirs(t, o, dirs, n, &sh);
         return tb_err_wrap(err, "--http-client local: nginx on %s", t->host);
+    }
+    char *dir = dirs[n - 1];
     snprintf(url, sizeof url, v6 ? "http://[%s]:%s/" : "http://%s:%s/", host, port);
     tb_suite_info(&sh, "nginx at %s, the load generator here (--http-client local)", url);
     tb_suite_plan hp = *p;
@@ -79,6 +103,8 @@ int fleet_http_from_here(const tb_suite_plan *p, const tb_remote_target *t, cons
     tb_err e;
     if (tb_remote_teebench(t, o, stop, NULL, NULL, &e) < 0)
         tb_suite_info(&sh, "stopping nginx there: %s", e.msg);
+    else
+        remove_dirs(t, o, dirs, n, &sh);
     if (rc == 0 && strcmp((*out)->status, "complete")) {
         rc = tb_errf(err, "--http-client local: the load from here %s",
                      !strcmp((*out)->status, "interrupted") ? "was interrupted" : "failed");
