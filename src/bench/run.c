@@ -24,6 +24,7 @@
 #include "base/file.h"
 #include "base/proc.h"
 #include "bench/report.h"
+#include "net/sock.h"
 #include "serve/pki.h"
 #include "sys/env.h"
 
@@ -501,23 +502,6 @@ static int write_run_json(run_state *s, const char *status, tb_err *err)
 }
 
 /* ---- local servers ---- */
-
-static int pick_free_port(tb_err *err)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return tb_errno(err, "socket");
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
-        getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
-        tb_errno(err, "picking a free port");
-        close(fd);
-        return -1;
-    }
-    close(fd);
-    return ntohs(a.sin_port);
-}
 
 /* Fails when something already listens on host:port (the server to start would
  * not get the port, and connecting would reach the other program). */
@@ -1055,13 +1039,13 @@ int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
         snprintf(s.sim_env, sizeof s.sim_env, "TEEBENCH_SIM_DIR=%s/sim", s.dir);
     int rc = -1;
     s.fixture_port = c->fixture_port;
-    if (c->start_fixture && s.fixture_port == 0 && (s.fixture_port = pick_free_port(err)) < 0)
+    if (c->start_fixture && s.fixture_port == 0 && (s.fixture_port = tb_sock_free_port(err)) < 0)
         goto out;
     s.target_port = c->target_port ? c->target_port : s.fixture_port;
     s.notary_port = c->notary_port;
     /* Two picks in a row may return the same port: the notary's must differ. */
     for (int k = 0; c->start_notary && c->notary_port == 0 && k < 20; k++) {
-        if ((s.notary_port = pick_free_port(err)) < 0)
+        if ((s.notary_port = tb_sock_free_port(err)) < 0)
             goto out;
         if (s.notary_port != s.fixture_port)
             break;

@@ -167,6 +167,12 @@ typedef struct tb_suite_hooks {
    started are stopped in every case. */
 int tb_suite_run(const tb_suite_plan *p, tb_suite_hooks *hooks, tb_record **out, tb_err *err);
 
+/* One INFO event with the formatted text (cut at 1 KiB) through hooks->progress, as
+   the suite's own are: for what runs around a suite (suite/remote, fleet/). Nothing
+   when hooks or hooks->progress is NULL. */
+void tb_suite_info(const tb_suite_hooks *hooks, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* ---- output helpers (pure) ---- */
 
 /* argv (NULL-terminated) as one shell command line: words with characters other

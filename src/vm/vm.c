@@ -27,6 +27,7 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/proc.h"
+#include "net/sock.h"
 #include "vm/qmp.h"
 #include "vm/seed.h"
 
@@ -43,25 +44,6 @@ static int port_free(int port)
     int rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
     close(fd);
     return rc;
-}
-
-/* A port the kernel picks on 127.0.0.1, or -1. */
-static int pick_port(tb_err *err)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return tb_errno(err, "socket");
-    struct sockaddr_in sa = {.sin_family = AF_INET};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof sa;
-    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-        getsockname(fd, (struct sockaddr *)&sa, &len) < 0) {
-        tb_errno(err, "picking a free port on 127.0.0.1");
-        close(fd);
-        return -1;
-    }
-    close(fd);
-    return ntohs(sa.sin_port);
 }
 
 static int readable(const char *what, const char *path, const char *hint, tb_err *err)
@@ -550,7 +532,7 @@ int tb_vm_start(const tb_vm_spec *spec, const tb_vm_plan *plan, const char *base
     }
     if (tb_vm_paths_make(base, s.name, paths, err) < 0 || make_dirs(base, paths, err) < 0)
         return -1;
-    if (!s.ssh_port && (s.ssh_port = pick_port(err)) < 0)
+    if (!s.ssh_port && (s.ssh_port = tb_sock_free_port(err)) < 0)
         return -1;
     if (!s.ssh_key && make_key(s.name, paths->key, paths->dir, err) < 0)
         return -1;

@@ -1,5 +1,5 @@
 /* workloads/vm: what teebench measures of the VMs it starts itself (suite run
- * --vm-kinds: cli/suite_vm and suite/vmenv) -- not a suite workload: its metrics
+ * --vm-kinds: fleet/vm and fleet/vmenv) -- not a suite workload: its metrics
  * are put into a VM's record by whoever started the VM.
  *
  * Metrics: vm.boot.s, the time from the VM's start to its first SSH answer; and its

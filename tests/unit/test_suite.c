@@ -813,11 +813,15 @@ static void test_run_attest_snp(void **state)
     assert_true(r->simulated);
     const tb_metric *vp = tb_record_find(r, "attest.verify_prepared.us");
     const tb_metric *vs = tb_record_find(r, "attest.verify_scratch.ms");
-    double p_med, s_med, cv;
-    assert_int_equal(tb_suite_describe(vp->samples, vp->n, &p_med, &cv), 0);
-    assert_int_equal(tb_suite_describe(vs->samples, vs->n, &s_med, &cv), 0);
-    /* from scratch adds two RSA-4096 verifications (and the ARK's, for a caller's root) */
-    assert_true(s_med * 1000 > p_med);
+    /* from scratch adds two RSA-4096 verifications (and the ARK's, for a caller's root).
+       The fastest batch of each, not the medians: on a loaded machine (2 cores, several
+       builds) preemption inflates batches at random, and the medians of 10 crossed */
+    double p_min = vp->samples[0], s_min = vs->samples[0];
+    for (size_t i = 1; i < vp->n; i++)
+        p_min = vp->samples[i] < p_min ? vp->samples[i] : p_min;
+    for (size_t i = 1; i < vs->n; i++)
+        s_min = vs->samples[i] < s_min ? vs->samples[i] : s_min;
+    assert_true(s_min * 1000 > p_min);
     json_t *a = json_object_get(r->extra, "attest");
     assert_string_equal(json_string_value(json_object_get(a, "tee")), "sim-snp");
     assert_string_equal(json_string_value(json_object_get(a, "verdict")), "ACCEPTED");

@@ -1,4 +1,4 @@
-/* Unit tests for src/suite/vmenv: --vm-kinds lists (default labels, LABEL=KIND,
+/* Unit tests for src/fleet/vmenv: --vm-kinds lists (default labels, LABEL=KIND,
  * duplicates, unknown kinds, labels that cannot name a VM), the "-tcg" label of a
  * TCG guest, and what a record measured in a VM carries (vm.boot.s with its
  * sample, unit and direction; extra "vm" with the TCG note only under TCG; the
@@ -13,15 +13,15 @@
 #include <string.h>
 
 #include "record/record.h"
-#include "suite/vmenv.h"
+#include "fleet/vmenv.h"
 
 static void test_kinds_default_labels(void **state)
 {
     (void)state;
-    tb_suite_vm_env e[TB_SUITE_VM_MAX];
+    tb_fleet_vm_env e[TB_FLEET_VM_MAX];
     int n = -1;
     tb_err err;
-    assert_int_equal(tb_suite_vm_kinds_parse("regular,tdx,snp", e, TB_SUITE_VM_MAX, &n, &err), 0);
+    assert_int_equal(tb_fleet_vm_kinds_parse("regular,tdx,snp", e, TB_FLEET_VM_MAX, &n, &err), 0);
     assert_int_equal(n, 3);
     assert_string_equal(e[0].label, "vm-regular");
     assert_int_equal(e[0].kind, TB_VM_REGULAR);
@@ -35,10 +35,10 @@ static void test_kinds_default_labels(void **state)
 static void test_kinds_named(void **state)
 {
     (void)state;
-    tb_suite_vm_env e[TB_SUITE_VM_MAX];
+    tb_fleet_vm_env e[TB_FLEET_VM_MAX];
     int n;
     tb_err err;
-    assert_int_equal(tb_suite_vm_kinds_parse("td=tdx,a.1=regular,b_2=regular", e, 8, &n, &err), 0);
+    assert_int_equal(tb_fleet_vm_kinds_parse("td=tdx,a.1=regular,b_2=regular", e, 8, &n, &err), 0);
     assert_int_equal(n, 3);
     assert_string_equal(e[0].label, "td");
     assert_int_equal(e[0].kind, TB_VM_TDX);
@@ -48,16 +48,16 @@ static void test_kinds_named(void **state)
     /* a 32-character label still names a VM; 33 do not */
     char list[80];
     snprintf(list, sizeof list, "%s=regular", "abcdefghijklmnopqrstuvwxyz012345");
-    assert_int_equal(tb_suite_vm_kinds_parse(list, e, 8, &n, &err), 0);
+    assert_int_equal(tb_fleet_vm_kinds_parse(list, e, 8, &n, &err), 0);
     snprintf(list, sizeof list, "%s=regular", "abcdefghijklmnopqrstuvwxyz0123456");
-    assert_int_equal(tb_suite_vm_kinds_parse(list, e, 8, &n, &err), -1);
+    assert_int_equal(tb_fleet_vm_kinds_parse(list, e, 8, &n, &err), -1);
     assert_non_null(strstr(err.msg, "names the VM"));
 }
 
 static void test_kinds_errors(void **state)
 {
     (void)state;
-    tb_suite_vm_env e[2];
+    tb_fleet_vm_env e[2];
     int n;
     tb_err err;
     static const struct {
@@ -79,25 +79,25 @@ static void test_kinds_errors(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err.msg[0] = 0;
-        assert_int_equal(tb_suite_vm_kinds_parse(bad[i].list, e, 2, &n, &err), -1);
+        assert_int_equal(tb_fleet_vm_kinds_parse(bad[i].list, e, 2, &n, &err), -1);
         if (!strstr(err.msg, bad[i].says))
             fail_msg("'%s': '%s' lacks '%s'", bad[i].list, err.msg, bad[i].says);
         assert_null(strchr(err.msg, '\n'));
     }
-    assert_int_equal(tb_suite_vm_kinds_parse(NULL, e, 2, &n, &err), -1);
+    assert_int_equal(tb_fleet_vm_kinds_parse(NULL, e, 2, &n, &err), -1);
 }
 
 static void test_label_tcg(void **state)
 {
     (void)state;
-    tb_suite_vm_env def = {.kind = TB_VM_REGULAR, .label = "vm-regular", .named = 0};
-    tb_suite_vm_env own = {.kind = TB_VM_REGULAR, .label = "guest", .named = 1};
+    tb_fleet_vm_env def = {.kind = TB_VM_REGULAR, .label = "vm-regular", .named = 0};
+    tb_fleet_vm_env own = {.kind = TB_VM_REGULAR, .label = "guest", .named = 1};
     char out[TB_VM_NAME_MAX + 1];
-    tb_suite_vm_label(&def, 0, out, sizeof out);
+    tb_fleet_vm_label(&def, 0, out, sizeof out);
     assert_string_equal(out, "vm-regular");
-    tb_suite_vm_label(&def, 1, out, sizeof out);
+    tb_fleet_vm_label(&def, 1, out, sizeof out);
     assert_string_equal(out, "vm-regular-tcg");
-    tb_suite_vm_label(&own, 1, out, sizeof out);
+    tb_fleet_vm_label(&own, 1, out, sizeof out);
     assert_string_equal(out, "guest");
 }
 
@@ -122,7 +122,7 @@ static void test_annotate_tcg(void **state)
     fill_state(&st, 1, 17300000000ull);
     static char *argv[] = {"qemu-system-x86_64", "-name", "vm regular", NULL};
     st.argv = argv;
-    assert_int_equal(tb_suite_vm_annotate(r, &st, "7.2.22", &err), 0);
+    assert_int_equal(tb_fleet_vm_annotate(r, &st, "7.2.22", &err), 0);
     const tb_metric *m = tb_record_find(r, "vm.boot.s");
     assert_non_null(m);
     assert_int_equal(m->n, 1);
@@ -160,7 +160,7 @@ static void test_annotate_kvm_unknown_boot(void **state)
     tb_record *r = tb_record_new(&err);
     tb_vm_state st;
     fill_state(&st, 0, 0);
-    assert_int_equal(tb_suite_vm_annotate(r, &st, NULL, &err), 0);
+    assert_int_equal(tb_fleet_vm_annotate(r, &st, NULL, &err), 0);
     assert_null(tb_record_find(r, "vm.boot.s")); /* unknown: no sample made up */
     json_t *vm = json_object_get(r->extra, "vm");
     assert_string_equal(json_string_value(json_object_get(vm, "accel")), "kvm");
@@ -170,9 +170,9 @@ static void test_annotate_kvm_unknown_boot(void **state)
     assert_null(json_object_get(r->versions, "qemu"));
     /* a second start of the same environment adds a second sample */
     st.boot_ns = 2000000000ull;
-    assert_int_equal(tb_suite_vm_annotate(r, &st, NULL, &err), 0);
+    assert_int_equal(tb_fleet_vm_annotate(r, &st, NULL, &err), 0);
     st.boot_ns = 3000000000ull;
-    assert_int_equal(tb_suite_vm_annotate(r, &st, NULL, &err), 0);
+    assert_int_equal(tb_fleet_vm_annotate(r, &st, NULL, &err), 0);
     const tb_metric *m = tb_record_find(r, "vm.boot.s");
     assert_int_equal(m->n, 2);
     assert_true(m->samples[1] == 3.0);

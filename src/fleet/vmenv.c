@@ -1,5 +1,5 @@
-/* suite/vmenv: see vmenv.h. Pure: parsing, labels, and additions to a record. */
-#include "suite/vmenv.h"
+/* fleet/vmenv: see vmenv.h. Pure: parsing, labels, and additions to a record. */
+#include "fleet/vmenv.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -9,7 +9,7 @@
 #include "workloads/workload.h"
 
 /* One item "KIND" or "LABEL=KIND" of len bytes. */
-static int parse_item(const char *item, size_t len, tb_suite_vm_env *e, tb_err *err)
+static int parse_item(const char *item, size_t len, tb_fleet_vm_env *e, tb_err *err)
 {
     char text[128];
     if (len == 0)
@@ -38,7 +38,7 @@ static int parse_item(const char *item, size_t len, tb_suite_vm_env *e, tb_err *
     return 0;
 }
 
-int tb_suite_vm_kinds_parse(const char *list, tb_suite_vm_env *out, int max, int *n, tb_err *err)
+int tb_fleet_vm_kinds_parse(const char *list, tb_fleet_vm_env *out, int max, int *n, tb_err *err)
 {
     *n = 0;
     if (!list || !*list)
@@ -48,7 +48,7 @@ int tb_suite_vm_kinds_parse(const char *list, tb_suite_vm_env *out, int max, int
         size_t len = strcspn(p, ",");
         if (*n == max)
             return tb_errf(err, "at most %d VMs", max);
-        tb_suite_vm_env *e = &out[*n];
+        tb_fleet_vm_env *e = &out[*n];
         if (parse_item(p, len, e, err) < 0)
             return -1;
         for (int i = 0; i < *n; i++)
@@ -64,7 +64,7 @@ int tb_suite_vm_kinds_parse(const char *list, tb_suite_vm_env *out, int max, int
     }
 }
 
-void tb_suite_vm_label(const tb_suite_vm_env *e, int tcg, char *out, size_t len)
+void tb_fleet_vm_label(const tb_fleet_vm_env *e, int tcg, char *out, size_t len)
 {
     snprintf(out, len, "%s%s", e->label, tcg && !e->named ? "-tcg" : "");
 }
@@ -91,14 +91,14 @@ static int add_phases(tb_record *r, const tb_vm_state *st, tb_err *err)
     return 0;
 }
 
-int tb_suite_vm_annotate(tb_record *r, const tb_vm_state *st, const char *qemu_version, tb_err *err)
+int tb_fleet_vm_annotate(tb_record *r, const tb_vm_state *st, const char *qemu_version, tb_err *err)
 {
     double boot_s = (double)st->boot_ns / 1e9;
     if (st->boot_ns) {
         tb_wl_match wm; /* its unit and direction: workloads/vm's table */
-        if (!tb_wl_metric_find(TB_SUITE_VM_BOOT_METRIC, &wm))
-            return tb_errf(err, "%s is in no workload's table", TB_SUITE_VM_BOOT_METRIC);
-        tb_metric *m = tb_record_metric(r, TB_SUITE_VM_BOOT_METRIC, wm.metric->unit,
+        if (!tb_wl_metric_find(TB_FLEET_VM_BOOT_METRIC, &wm))
+            return tb_errf(err, "%s is in no workload's table", TB_FLEET_VM_BOOT_METRIC);
+        tb_metric *m = tb_record_metric(r, TB_FLEET_VM_BOOT_METRIC, wm.metric->unit,
                                         wm.metric->better, wm.workload->name, err);
         if (!m || tb_metric_add(m, boot_s, err) < 0 ||
             tb_metric_set_note(m,
@@ -124,7 +124,7 @@ int tb_suite_vm_annotate(tb_record *r, const tb_vm_state *st, const char *qemu_v
                                             : json_string("none: QEMU's own BIOS"));
     if (vm && st->boot_note[0])
         json_object_set_new(vm, "boot_phases", json_string(st->boot_note));
-    if (!vm || (st->tcg && json_object_set_new(vm, "note", json_string(TB_SUITE_VM_TCG_NOTE))) ||
+    if (!vm || (st->tcg && json_object_set_new(vm, "note", json_string(TB_FLEET_VM_TCG_NOTE))) ||
         json_object_set_new(r->extra, "vm", vm) < 0)
         return tb_errf(err, "out of memory");
     if (st->argv) {

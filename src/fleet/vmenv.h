@@ -1,7 +1,7 @@
-/* suite/vmenv: the VM environments of `suite run --vm-kinds` -- the pure parts:
+/* fleet/vmenv: the VM environments of `suite run --vm-kinds` -- the pure parts:
  * which VMs (kinds and labels), the label a TCG guest gets, and what a record
- * measured in a VM carries about it. Starting, running and stopping the VMs is the
- * cli's (cli/suite_vm.c, through vm/ and suite/remote).
+ * measured in a VM carries about it. Starting, running and stopping the VMs is
+ * fleet/vm.c's (through vm/ and suite/remote).
  *
  * Invariants:
  * - A VM environment's label is also its VM's name (`teebench vm list` shows it
@@ -10,8 +10,8 @@
  *   "-tcg", its record's extra "vm" says "accel": "tcg" with a note, and the
  *   vm.boot.s metric's note says so too.
  * Nothing here prints or touches the host. */
-#ifndef TB_SUITE_VMENV_H
-#define TB_SUITE_VMENV_H
+#ifndef TB_FLEET_VMENV_H
+#define TB_FLEET_VMENV_H
 
 #include <stddef.h>
 
@@ -19,24 +19,24 @@
 #include "record/record.h"
 #include "vm/vm.h"
 
-#define TB_SUITE_VM_MAX 8
+#define TB_FLEET_VM_MAX 8
 /* The metric: vm start to the first SSH login, one sample per start. */
-#define TB_SUITE_VM_BOOT_METRIC "vm.boot.s"
-#define TB_SUITE_VM_TCG_NOTE "emulated (TCG): no performance figure from this guest means anything"
+#define TB_FLEET_VM_BOOT_METRIC "vm.boot.s"
+#define TB_FLEET_VM_TCG_NOTE "emulated (TCG): no performance figure from this guest means anything"
 
-typedef struct tb_suite_vm_env {
+typedef struct tb_fleet_vm_env {
     tb_vm_kind kind;
     char label[TB_VM_NAME_MAX + 1]; /* "vm-regular", or the LABEL of LABEL=KIND */
     int named;                      /* 1: LABEL=KIND (the label is the user's) */
-} tb_suite_vm_env;
+} tb_fleet_vm_env;
 
 /* Parses "regular,tdx" (labels vm-regular, vm-tdx) or "td=tdx,vm=regular" (labels
    given): at most max entries, no label twice. 0, or -1 with one line in err. */
-int tb_suite_vm_kinds_parse(const char *list, tb_suite_vm_env *out, int max, int *n, tb_err *err);
+int tb_fleet_vm_kinds_parse(const char *list, tb_fleet_vm_env *out, int max, int *n, tb_err *err);
 
 /* The label of e once its accelerator is known: a default label of a TCG guest
    gets "-tcg" ("vm-regular-tcg"); a given label stays as it is. */
-void tb_suite_vm_label(const tb_suite_vm_env *e, int tcg, char *out, size_t len);
+void tb_fleet_vm_label(const tb_fleet_vm_env *e, int tcg, char *out, size_t len);
 
 /* What r, measured in the VM of st, carries about it: the metric vm.boot.s (s, lower
    is better, workload "vm"; one sample: st->boot_ns, when known), extra "vm" =
@@ -44,7 +44,7 @@ void tb_suite_vm_label(const tb_suite_vm_env *e, int tcg, char *out, size_t len)
    null), "qemu" {path, version, sha256} (when st knows it), "firmware" {path, sha256}
    or "none: ...", "note" (TCG only)}, the QEMU command line appended to r->commands (when
    st has it) and versions.qemu (when qemu_version is not NULL). 0, or -1 (err). */
-int tb_suite_vm_annotate(tb_record *r, const tb_vm_state *st, const char *qemu_version,
+int tb_fleet_vm_annotate(tb_record *r, const tb_vm_state *st, const char *qemu_version,
                          tb_err *err);
 
 #endif
