@@ -62,6 +62,7 @@ typedef struct suite_args {
     tb_fleet *fleet;
     const char *vm_kinds; /* --vm-kinds LIST */
     int vm_flag;          /* the first VM flag given (a CLI_VM_* code), 0: none */
+    int boot_memory;      /* --vm-boot-memory given */
     int ssh_copy_id;      /* --ssh-copy-id: ssh-copy-id to each ssh target first */
     const char *sets[64];
     int n_sets;
@@ -166,6 +167,10 @@ static void usage(FILE *f)
         "  --no-snapshot      the VMs write to the image (default: each VM writes to a\n"
         "                     temporary overlay, so every kind boots the same disk)\n"
         "  --vm-seed on|off   the cloud-init seed with the VM's key (default on)\n"
+        "  --vm-boot-memory SIZE[,SIZE]   after each VM's suite, boot it again at each size\n"
+        "                     (boot only, then stopped): vm.boot.mem.<N>mib.s, with its own\n"
+        "                     size's boot, is boot time by guest memory (a TD accepts its\n"
+        "                     pages as it starts: its boot grows with memory)\n"
         "  --vm-cpus N, --vm-memory SIZE, --vm-pin CPULIST, --prealloc,\n"
         "  --accel auto|kvm|tcg, --firmware F, --vsock auto|on|off, --boot-timeout S,\n"
         "  --vm-ssh-key K, --vm-ssh-user U, --qemu BIN, --cbitpos N, --reduced-phys-bits N,\n"
@@ -183,6 +188,39 @@ static void usage(FILE *f)
             "fails is listed and the result's status is \"failed\" (exit 1); Ctrl-C stops the\n"
             "current workload, keeps every finished sample, writes the result with status\n"
             "\"interrupted\" and exits 130.\n");
+}
+
+/* --vm-boot-memory 512M,8G: the extra boots' sizes (distinct, at least 64 MiB), in
+   order. 0, or exit code 2 (said). */
+static int boot_memory(const char *list, tb_fleet_opts *o)
+{
+    o->n_boot_memory = 0;
+    const char *p = list;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        char one[32];
+        uint64_t v;
+        tb_err e;
+        if (!len || len >= sizeof one)
+            return cli_fail_code(2, CMD, "--vm-boot-memory %s: want SIZE[,SIZE...], e.g. 1G,8G",
+                                 list);
+        memcpy(one, p, len);
+        one[len] = 0;
+        if (tb_vm_parse_size(one, &v, &e) < 0)
+            return cli_fail_code(2, CMD, "--vm-boot-memory %s: %s", one, e.msg);
+        if (v < (64ull << 20))
+            return cli_fail_code(2, CMD, "--vm-boot-memory %s: at least 64M", one);
+        for (int i = 0; i < o->n_boot_memory; i++)
+            if (o->boot_memory[i] == v)
+                return cli_fail_code(2, CMD, "--vm-boot-memory: %s twice", one);
+        if (o->n_boot_memory == TB_FLEET_BOOT_SIZES)
+            return cli_fail_code(2, CMD, "--vm-boot-memory: at most %d sizes",
+                                 TB_FLEET_BOOT_SIZES);
+        o->boot_memory[o->n_boot_memory++] = v;
+        if (!p[len])
+            return 0;
+        p += len + 1;
+    }
 }
 
 static int parse_args(int argc, char **argv, suite_args *a)
@@ -204,6 +242,7 @@ static int parse_args(int argc, char **argv, suite_args *a)
         O_REMOTE_BINARY,
         O_VM_DIR,
         O_VM_KINDS,
+        O_VM_BOOT_MEMORY,
         O_HTTP_CLIENT,
         O_GUEST_SETUP,
         O_SSH_COPY_ID
@@ -226,6 +265,7 @@ static int parse_args(int argc, char **argv, suite_args *a)
         {"remote-binary", required_argument, NULL, O_REMOTE_BINARY},
         {"vm-dir", required_argument, NULL, O_VM_DIR},
         {"vm-kinds", required_argument, NULL, O_VM_KINDS},
+        {"vm-boot-memory", required_argument, NULL, O_VM_BOOT_MEMORY},
         {"http-client", required_argument, NULL, O_HTTP_CLIENT},
         {"guest-setup", no_argument, NULL, O_GUEST_SETUP},
         {"ssh-copy-id", no_argument, NULL, O_SSH_COPY_ID},
@@ -323,6 +363,11 @@ static int parse_args(int argc, char **argv, suite_args *a)
         case O_VM_KINDS:
             a->vm_kinds = optarg;
             break;
+        case O_VM_BOOT_MEMORY:
+            if (boot_memory(optarg, &a->fleet->o) != 0)
+                return 2;
+            a->boot_memory = 1;
+            break;
         case O_HTTP_CLIENT:
             if (strcmp(optarg, "local") && strcmp(optarg, "remote"))
                 return cli_fail_code(2, CMD, "--http-client %s: want local or remote", optarg);
@@ -355,6 +400,8 @@ static int parse_args(int argc, char **argv, suite_args *a)
    exit code 2. */
 static int check_vms(suite_args *a)
 {
+    if (!a->vm_kinds && a->boot_memory)
+        return cli_fail_code(2, CMD, "--vm-boot-memory: boots the VMs of --vm-kinds (none given)");
     if (!a->vm_kinds) {
         if (!a->vm_flag)
             return 0;

@@ -227,6 +227,12 @@ static int run_env_vm(tb_fleet *f, const tb_suite_plan *p, const tb_fleet_env *e
     if (e->vm >= 0 && fleet_vm_stop(f, &h->suite, stop && *stop, &ve) < 0) {
         fleet_say(h, TB_FLEET_ERROR, "%s: %s", e->t.name, ve.msg);
         *failed = 1;
+        return rc;
+    }
+    if (rc == 0 && e->vm >= 0 && f->o.n_boot_memory && !(stop && *stop) &&
+        fleet_vm_boot_sizes(f, e->vm, *out, h, &ve) < 0) {
+        fleet_say(h, TB_FLEET_ERROR, "%s: %s", e->t.name, ve.msg);
+        *failed = 1;
     }
     return rc;
 }

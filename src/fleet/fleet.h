@@ -37,6 +37,7 @@
 #define TB_FLEET_FLEET_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
 #include "fleet/vmenv.h"
@@ -51,6 +52,7 @@
 /* tb_fleet_plan and tb_fleet_copy_ids: the environments as given cannot run (a
    usage error: exit 2), as opposed to -1, something failed here (exit 1). */
 #define TB_FLEET_USAGE (-2)
+#define TB_FLEET_BOOT_SIZES 4
 
 /* One environment. */
 typedef struct tb_fleet_env {
@@ -81,6 +83,10 @@ typedef struct tb_fleet_opts {
     const char *const *sets; /* --set KEY=VALUE, n_sets of them */
     int n_sets;
     const char *suite_doc; /* --suite FILE's text, sent along; NULL: none */
+    /* --vm-boot-memory: after a VM's suite, the VM booted again at each size (boot
+       only): vm.boot.mem.<N>mib.s in its record, with the suite's own boot's size */
+    uint64_t boot_memory[TB_FLEET_BOOT_SIZES];
+    int n_boot_memory;
     /* for tests and wrappers: */
     const char *ssh_program; /* argv[0] of the suite's ssh calls; NULL: "ssh" */
     int stop_grace_ms;       /* suite/remote's grace after an interrupt; 0: its default */

@@ -35,6 +35,11 @@ int fleet_vm_start(tb_fleet *f, int i, const tb_suite_hooks *h, tb_err *err);
    err when QEMU could not be ended. */
 int fleet_vm_stop(tb_fleet *f, const tb_suite_hooks *h, int interrupted, tb_err *err);
 /* The facts of VM name (its state under base) into r (fleet/vmenv). */
+/* --vm-boot-memory: VM i (stopped) booted again at each size and stopped, each boot's
+   time into r as vm.boot.mem.<N>mib.s, and r's own boot (vm.boot.s) as its size's
+   point. A boot that fails is said and the others still run; 0, or -1 when a VM
+   cannot be stopped (err). */
+int fleet_vm_boot_sizes(tb_fleet *f, int i, tb_record *r, const tb_fleet_hooks *h, tb_err *err);
 int fleet_vm_annotate(const char *base, const char *name, const char *qemu_version, tb_record *r,
                       tb_err *err);
 /* A vm:NAME target becomes the ssh target its state names (127.0.0.1, its port, user,

@@ -192,6 +192,60 @@ int fleet_vm_stop(tb_fleet *f, const tb_suite_hooks *h, int interrupted, tb_err 
     return rc;
 }
 
+/* vm.boot.mem.<N>mib.s = seconds, one sample (workloads/vm's sweep by memory). */
+static int boot_point(tb_record *r, uint64_t memory, double s, int tcg, tb_err *err)
+{
+    char name[64];
+    snprintf(name, sizeof name, "vm.boot.mem.%llumib.s", (unsigned long long)(memory >> 20));
+    tb_wl_match wm;
+    if (!tb_wl_metric_find(name, &wm))
+        return tb_errf(err, "%s is in no workload's table", name);
+    tb_metric *m =
+        tb_record_metric(r, name, wm.metric->unit, wm.metric->better, wm.workload->name, err);
+    return !m || tb_metric_add(m, s, err) < 0 ||
+                   tb_metric_set_note(m,
+                                      tcg ? "vm start to the first SSH login at this guest "
+                                            "memory (TCG emulation)"
+                                          : "vm start to the first SSH login at this guest memory",
+                                      err) < 0
+               ? -1
+               : 0;
+}
+
+int fleet_vm_boot_sizes(tb_fleet *f, int i, tb_record *r, const tb_fleet_hooks *h, tb_err *err)
+{
+    const tb_fleet_vm *v = &f->vms[i];
+    const volatile sig_atomic_t *stop = h->suite.stop;
+    const tb_metric *own = tb_record_find(r, "vm.boot.s");
+    tb_err e;
+    if (own && own->n && boot_point(r, f->vm_spec.memory, own->samples[0], v->plan.tcg, &e) < 0)
+        fleet_say(h, TB_FLEET_ERROR, "%s: %s", v->label, e.msg);
+    for (int k = 0; k < f->o.n_boot_memory && !(stop && *stop); k++) {
+        uint64_t mem = f->o.boot_memory[k];
+        if (mem == f->vm_spec.memory)
+            continue; /* the suite's own boot is that point */
+        tb_vm_spec s;
+        spec_of(f, i, v->label, &s);
+        s.memory = mem;
+        s.stop = stop;
+        tb_suite_info(&h->suite, "booting VM %s again with %llu MiB (boot time by memory)",
+                      s.name, (unsigned long long)(mem >> 20));
+        if (tb_vm_start(&s, &v->plan, f->vm_base, &f->st, &e) < 0) {
+            fleet_say(h, TB_FLEET_ERROR, "%s: the boot with %llu MiB: %s", v->label,
+                      (unsigned long long)(mem >> 20), e.msg);
+            continue;
+        }
+        f->running = i;
+        tb_suite_info(&h->suite, "booted with %llu MiB in %.1f s", (unsigned long long)(mem >> 20),
+                      f->st.boot_ns / 1e9);
+        if (boot_point(r, mem, f->st.boot_ns / 1e9, v->plan.tcg, &e) < 0)
+            fleet_say(h, TB_FLEET_ERROR, "%s: %s", v->label, e.msg);
+        if (fleet_vm_stop(f, &h->suite, stop && *stop, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int fleet_vm_annotate(const char *base, const char *name, const char *qemu_version, tb_record *r,
                       tb_err *err)
 {

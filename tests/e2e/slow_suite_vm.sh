@@ -42,7 +42,7 @@ gone() {
 
 # ---- 1. host and a regular VM in one command ----
 T1=$(date +%s)
-"$TB" suite run "${small[@]}" --vm-kinds regular "${vm[@]}" -o "$WORK/res" --progress plain \
+"$TB" suite run "${small[@]}" --vm-kinds regular "${vm[@]}" --vm-boot-memory 1G,512M -o "$WORK/res" --progress plain \
   >"$WORK/run.out" 2>"$WORK/run.err" || fail "suite run --vm-kinds regular: $(tail -n 5 "$WORK/run.err")"
 T1_END=$(date +%s)
 cat "$WORK/run.err"
@@ -97,9 +97,17 @@ for m in ph.values():
     assert "TCG" in m["note"] and "no systemd-analyze" in m["note"], m["note"]
 assert abs(sum(m["samples"][0] for m in ph.values()) - boot["samples"][0]) < 1e-6, ph
 assert 0 < ph["vm.boot.kernel.s"]["samples"][0] < boot["samples"][0], ph
+# --vm-boot-memory 1G,512M: the suite's own boot is the 1 GiB point, one more boot at 512 MiB
+mem = {m["name"]: m for m in g["metrics"] if m["name"].startswith("vm.boot.mem.")}
+assert set(mem) == {"vm.boot.mem.1024mib.s", "vm.boot.mem.512mib.s"}, sorted(mem)
+assert mem["vm.boot.mem.1024mib.s"]["samples"] == boot["samples"], mem
+assert len(mem["vm.boot.mem.512mib.s"]["samples"]) == 1 and 0 < mem["vm.boot.mem.512mib.s"]["samples"][0] < 240, mem
+assert "TCG" in mem["vm.boot.mem.512mib.s"]["note"], mem
 print("%.1f" % boot["samples"][0])
 PY
 ) || fail "result files"
+grep -q '^suite\[vm-regular-tcg\]: booting VM vm-regular-tcg again with 512 MiB (boot time by memory)$' "$WORK/run.err" ||
+  fail "no second boot line"
 "$TB" results list --db "$DB" >"$WORK/list" || fail "results list"
 [ "$(grep -cE ' (host|vm-regular-tcg) +[A-Za-z-]+ +custom +complete' "$WORK/list")" = 2 ] ||
   fail "both runs stored: $(cat "$WORK/list")"
