@@ -304,7 +304,8 @@ typedef struct tb_attest_sim_quote_params {
 int tb_attest_sim_quote_custom(const char *dir, const uint8_t report_data[64],
                                const tb_attest_sim_quote_params *par, uint8_t **quote, size_t *len,
                                tb_err *err);
-/* The cache directory: override, else $XDG_CACHE_HOME/teebench, else ~/.cache/teebench. */
+/* The cache directory: override, else $XDG_CACHE_HOME/teebench, else ~/.cache/teebench
+ * (base/paths' rule). */
 int tb_attest_cache_dir(const char *override, char *out, size_t outlen, tb_err *err);
 
 /* ------------------------------------------------------ snp_cert.c (SEV-SNP) */
