@@ -248,8 +248,8 @@ int tb_attest_p256_verify_ctx(void *ctx, const uint8_t pub[65], const void *data
 int tb_attest_crl_to_der(const uint8_t *p, size_t n, uint8_t **der, size_t *derlen, tb_err *err);
 /* Signs SHA-256(data) into raw r||s. */
 int tb_attest_ecdsa_sign_raw(EVP_PKEY *key, const void *data, size_t n, uint8_t sig[64]);
-/* The Intel SGX Root CA, PEM. */
-extern const char tb_attest_intel_root_pem[];
+/* The built-in Intel SGX Root CA: the embedded PEM text (*len bytes, NUL-terminated). */
+const char *tb_attest_intel_root_pem(size_t *len);
 
 /* -------------------------------------------------------------------- pck.c */
 
