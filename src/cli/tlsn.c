@@ -158,7 +158,8 @@ static void print_result(const tb_tlsn_session_config *c, const tb_tlsn_session_
     /* the MPC session, and in TEE modes the quote's arrival: the notarization */
     if (json_is_number(nm))
         print_ms("NOTARIZATION_MS", json_number_value(nm));
-    print_ms("TOTAL_E2E_MS", (double)r->wall_ms);
+    if (r->out[TB_TLSN_PROVER] && r->out[TB_TLSN_VERIFIER])
+        print_ms("TOTAL_E2E_MS", (double)r->wall_ms);
     if (c->verify)
         print_ms("TDX_VERIFY_MS", r->tdx_verify_ms);
     print_ms("INIT_MS", tb_tlsn_session_phase(r, TB_TLSN_PROVER, "init"));
@@ -169,7 +170,8 @@ static void print_result(const tb_tlsn_session_config *c, const tb_tlsn_session_
     if (c->tee) {
         print_ms("TEE_MS", tb_tlsn_session_phase(r, TB_TLSN_PROVER, "tee"));
         print_ms("QUOTE_MS", r->quote_ms);
-        printf("QUOTE_BYTES=%zu\n", r->quote_len);
+        if (r->quote_len)
+            printf("QUOTE_BYTES=%zu\n", r->quote_len);
         printf("TEE_KIND=%s%s\n", c->tee_kind, r->simulated ? " (SIMULATED)" : "");
     }
     printf("BYTES_PROVER_TO_VERIFIER=%llu\n",
@@ -178,8 +180,8 @@ static void print_result(const tb_tlsn_session_config *c, const tb_tlsn_session_
            (unsigned long long)h->relay_bytes[TB_TLSN_MPC][TB_TLSN_VERIFIER]);
     printf("BYTES_TEE_CHANNEL=%llu\n",
            (unsigned long long)(h->relay_bytes[TB_TLSN_TEE][0] + h->relay_bytes[TB_TLSN_TEE][1]));
-    printf("BYTES_TO_TARGET=%llu\nBYTES_FROM_TARGET=%llu\n",
-           (unsigned long long)h->proxy_to_target, (unsigned long long)h->proxy_from_target);
+    printf("BYTES_TO_TARGET=%llu\nBYTES_FROM_TARGET=%llu\n", (unsigned long long)h->proxy_to_target,
+           (unsigned long long)h->proxy_from_target);
     printf("PROVER_CPU_MS=%.0f\nVERIFIER_CPU_MS=%.0f\n", r->cpu_ms[0], r->cpu_ms[1]);
     printf("PROVER_PEAK_RSS_MIB=%.1f\nVERIFIER_PEAK_RSS_MIB=%.1f\n", r->peak_rss_mib[0],
            r->peak_rss_mib[1]);
@@ -199,8 +201,25 @@ static int cmd_session(int argc, char **argv)
     const char *mode = NULL, *out_json = NULL, *work = NULL;
     int env = 0;
     enum {
-        O_MODE = 256, O_TARGET, O_NAME, O_URI, O_CA, O_THREADS, O_SENT, O_RECV, O_TEE, O_SIM,
-        O_COLL, O_PCCS, O_WASM, O_CHROME, O_WORK, O_STARTUP, O_PHASE, O_OUT, O_ENV
+        O_MODE = 256,
+        O_TARGET,
+        O_NAME,
+        O_URI,
+        O_CA,
+        O_THREADS,
+        O_SENT,
+        O_RECV,
+        O_TEE,
+        O_SIM,
+        O_COLL,
+        O_PCCS,
+        O_WASM,
+        O_CHROME,
+        O_WORK,
+        O_STARTUP,
+        O_PHASE,
+        O_OUT,
+        O_ENV
     };
     static const struct option lo[] = {
         {"mode", required_argument, 0, O_MODE},
@@ -317,29 +336,10 @@ static int cmd_session(int argc, char **argv)
     (void)mode;
     if (!c.wasm_dir[0] && tb_tlsn_wasm_default_dir(c.wasm_dir, sizeof c.wasm_dir, &err) < 0)
         return cli_fail("tlsn session", "%s", err.msg);
-    /* Chromium: named, or found in PATH */
-    if (!strchr(c.chromium, '/')) {
-        const char *path = getenv("PATH");
-        char found[4096] = "";
-        for (const char *p = path ? path : "/usr/bin"; *p;) {
-            const char *e = strchr(p, ':');
-            size_t l = e ? (size_t)(e - p) : strlen(p);
-            int w = snprintf(found, sizeof found, "%.*s/%.255s", (int)(l < 3000 ? l : 3000), p,
-                             c.chromium);
-            if (w > 0 && access(found, X_OK) == 0)
-                break;
-            found[0] = 0;
-            p += l + (e ? 1 : 0);
-        }
-        if (!found[0])
-            return cli_fail("tlsn session",
-                            "Chromium is not installed: no %s in PATH (scripts/setup.sh --tlsn "
-                            "installs Debian's chromium; or give --chromium PATH)",
-                            c.chromium);
-        snprintf(c.chromium, sizeof c.chromium, "%s", found);
-    } else if (access(c.chromium, X_OK) < 0) {
-        return cli_fail("tlsn session", "--chromium %s: not an executable", c.chromium);
-    }
+    char chromium[sizeof c.chromium];
+    if (tb_tlsn_find_chromium(c.chromium, chromium, sizeof chromium, &err) < 0)
+        return cli_fail("tlsn session", "%s", err.msg);
+    snprintf(c.chromium, sizeof c.chromium, "%s", chromium);
     char tmp[PATH_MAX] = "";
     if (work) {
         snprintf(c.work_dir, sizeof c.work_dir, "%s", work);

@@ -145,8 +145,8 @@ static int list_has(const char *v, size_t n, const char *tok)
 
 static int b64_char(int c)
 {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-           c == '+' || c == '/';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
+           c == '/';
 }
 
 int tb_ws_handshake_check(const tb_http_req *r, const uint8_t *buf,
@@ -165,8 +165,8 @@ int tb_ws_handshake_check(const tb_http_req *r, const uint8_t *buf,
     if (tb_http_req_header(r, buf, "Sec-WebSocket-Version", &v, &n) != 1 || n != 2 ||
         memcmp(v, "13", 2))
         return tb_errf(err, "Sec-WebSocket-Version is not 13");
-    if (tb_http_req_header(r, buf, "Sec-WebSocket-Key", &v, &n) != 1 || n != 24 ||
-        v[22] != '=' || v[23] != '=')
+    if (tb_http_req_header(r, buf, "Sec-WebSocket-Key", &v, &n) != 1 || n != 24 || v[22] != '=' ||
+        v[23] != '=')
         return tb_errf(err, "Sec-WebSocket-Key is not 16 bytes in base64");
     for (size_t i = 0; i < 22; i++)
         if (!b64_char((unsigned char)v[i]))

@@ -24,9 +24,9 @@
 #include "base/err.h"
 #include "net/http_req.h"
 
-#define TB_WS_MAX_HEADER 14     /* 2 + 8 (length) + 4 (mask) */
-#define TB_WS_ACCEPT_LEN 28     /* base64 of a SHA-1 */
-#define TB_WS_MAX_CONTROL 125   /* payload of a control frame */
+#define TB_WS_MAX_HEADER 14   /* 2 + 8 (length) + 4 (mask) */
+#define TB_WS_ACCEPT_LEN 28   /* base64 of a SHA-1 */
+#define TB_WS_MAX_CONTROL 125 /* payload of a control frame */
 
 enum tb_ws_opcode {
     TB_WS_CONT = 0x0,

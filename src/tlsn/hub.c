@@ -41,13 +41,13 @@ struct conn {
     tb_tlsn_hub *h;
     int fd;
     int kind;
-    int ws_kind;         /* K_WS: WS_RELAY or WS_PROXY */
-    int channel, role;   /* relay */
-    int paired;          /* relay: it had a partner (pending is empty since) */
-    int connecting;      /* K_TCP: connect in progress */
-    int close_after;     /* close once out is flushed */
-    int read_paused;     /* backpressure */
-    int eof;             /* the socket said end of stream */
+    int ws_kind;       /* K_WS: WS_RELAY or WS_PROXY */
+    int channel, role; /* relay */
+    int paired;        /* relay: it had a partner (pending is empty since) */
+    int connecting;    /* K_TCP: connect in progress */
+    int close_after;   /* close once out is flushed */
+    int read_paused;   /* backpressure */
+    int eof;           /* the socket said end of stream */
     conn *peer;
     conn *prev, *next; /* the hub's list */
     conn *wait_next;   /* relay: the queue of unpaired sides of (channel, role) */
@@ -162,17 +162,17 @@ static void conn_free(conn *c)
 {
     tb_tlsn_hub *h = c->h;
     if (c->kind == K_WS && c->ws_kind == WS_RELAY && !c->paired)
-        note(h, "relay: the %s left the %s channel before the %s connected",
-             role_names[c->role], channel_names[c->channel], role_names[!c->role]);
+        note(h, "relay: the %s left the %s channel before the %s connected", role_names[c->role],
+             channel_names[c->channel], role_names[!c->role]);
     unwait(c);
     conn *p = c->peer;
     if (p) {
         p->peer = NULL;
         if (p->kind == K_WS) {
             uint8_t pl[TB_WS_MAX_CONTROL];
-            size_t n = tb_ws_close_payload(pl, c->kind == K_TCP ? TB_WS_CLOSE_NORMAL
-                                                                : TB_WS_CLOSE_GOING_AWAY,
-                                           c->kind == K_TCP ? "target closed" : "peer gone");
+            size_t n = tb_ws_close_payload(
+                pl, c->kind == K_TCP ? TB_WS_CLOSE_NORMAL : TB_WS_CLOSE_GOING_AWAY,
+                c->kind == K_TCP ? "target closed" : "peer gone");
             send_frame(p, TB_WS_CLOSE, 1, pl, n);
         }
         /* p closes in its own callback (never freed from here): */
@@ -301,8 +301,8 @@ static void http_head(tb_buf *b, int status, const char *reason, const char *typ
                   status, reason, type, len, keep_alive ? "keep-alive" : "close");
 }
 
-static void respond(conn *c, int status, const char *reason, const char *type,
-                    const uint8_t *body, size_t len, int keep_alive)
+static void respond(conn *c, int status, const char *reason, const char *type, const uint8_t *body,
+                    size_t len, int keep_alive)
 {
     tb_buf head = {0};
     http_head(&head, status, reason, type, len, keep_alive);
@@ -316,8 +316,7 @@ static void respond(conn *c, int status, const char *reason, const char *type,
 
 static void respond_text(conn *c, int status, const char *reason, const char *text)
 {
-    respond(c, status, reason, "text/plain; charset=utf-8", (const uint8_t *)text, strlen(text),
-            0);
+    respond(c, status, reason, "text/plain; charset=utf-8", (const uint8_t *)text, strlen(text), 0);
 }
 
 static const file_ent *find_file(tb_tlsn_hub *h, const char *path, size_t n)
@@ -479,7 +478,8 @@ static void http_request(conn *c)
         tb_buf_clear(&resp);
         return;
     }
-    if (!tb_http_req_method_is(&c->req, buf, "GET") && !tb_http_req_method_is(&c->req, buf, "HEAD")) {
+    if (!tb_http_req_method_is(&c->req, buf, "GET") &&
+        !tb_http_req_method_is(&c->req, buf, "HEAD")) {
         respond_text(c, 405, "Method Not Allowed", "GET, HEAD, or POST to /api/\n");
         return;
     }
@@ -572,8 +572,8 @@ static void ws_data(conn *c, const tb_ws_frame *f, const uint8_t *p)
     uint8_t hdr[TB_WS_MAX_HEADER];
     size_t hl = tb_ws_header_encode(hdr, f->opcode, f->fin, f->len);
     if (c->pending.len + hl + f->len > h->c.max_pending) {
-        note(h, "relay: the %s sent over %zu bytes before the %s connected",
-             role_names[c->role], h->c.max_pending, role_names[!c->role]);
+        note(h, "relay: the %s sent over %zu bytes before the %s connected", role_names[c->role],
+             h->c.max_pending, role_names[!c->role]);
         ws_fail(c, TB_WS_CLOSE_TOO_BIG, "too much before the peer connected");
         return;
     }

@@ -66,10 +66,10 @@ typedef struct tb_tlsn_hub_config {
     const char *session;     /* the id in relay and proxy paths: [0-9a-f]{1,64} */
     const char *target_host; /* the proxy's one target */
     const char *target_port;
-    uint64_t max_frame;      /* a frame's payload; 0: 16 MiB */
-    size_t max_pending;      /* bytes queued for one side; 0: 256 MiB */
-    tb_tlsn_api_fn api;      /* NULL: /api/ is 404 */
-    tb_tlsn_note_fn note;    /* may be NULL */
+    uint64_t max_frame;   /* a frame's payload; 0: 16 MiB */
+    size_t max_pending;   /* bytes queued for one side; 0: 256 MiB */
+    tb_tlsn_api_fn api;   /* NULL: /api/ is 404 */
+    tb_tlsn_note_fn note; /* may be NULL */
     void *ctx;
 } tb_tlsn_hub_config;
 

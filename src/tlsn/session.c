@@ -97,6 +97,30 @@ void tb_tlsn_session_config_defaults(tb_tlsn_session_config *c)
     c->phase_timeout_s = 300;
 }
 
+int tb_tlsn_find_chromium(const char *name, char *out, size_t n, tb_err *err)
+{
+    if (strchr(name, '/')) {
+        if (access(name, X_OK) < 0)
+            return tb_errf(err, "Chromium: %s is not an executable", name);
+        snprintf(out, n, "%s", name);
+        return 0;
+    }
+    const char *path = getenv("PATH");
+    for (const char *p = path && path[0] ? path : "/usr/bin:/bin"; *p;) {
+        const char *e = strchr(p, ':');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        int w = snprintf(out, n, "%.*s/%s", (int)l, p, name);
+        if (w > 0 && (size_t)w < n && l && access(out, X_OK) == 0)
+            return 0;
+        p += l + (e ? 1 : 0);
+    }
+    out[0] = 0;
+    return tb_errf(err,
+                   "Chromium is not installed: no %s in PATH (scripts/setup.sh --tlsn installs "
+                   "Debian's chromium; or give --chromium PATH)",
+                   name);
+}
+
 void tb_tlsn_session_result_clear(tb_tlsn_session_result *r)
 {
     for (int i = 0; i < TB_TLSN_ROLES; i++)
@@ -106,8 +130,8 @@ void tb_tlsn_session_result_clear(tb_tlsn_session_result *r)
 
 double tb_tlsn_session_phase(const tb_tlsn_session_result *r, int role, const char *phase)
 {
-    json_t *v = r->out[role] ? json_object_get(json_object_get(r->out[role], "phases"), phase)
-                             : NULL;
+    json_t *v =
+        r->out[role] ? json_object_get(json_object_get(r->out[role], "phases"), phase) : NULL;
     return json_is_number(v) ? json_number_value(v) : -1;
 }
 
@@ -198,12 +222,12 @@ static int api_config(sess *s, json_t *body, tb_buf *resp, tb_err *err)
     snprintf(mpc, sizeof mpc, "%s/relay/%s/mpc/%s", base, sid, role_name[role]);
     snprintf(tee, sizeof tee, "%s/relay/%s/tee/%s", base, sid, role_name[role]);
     snprintf(proxy, sizeof proxy, "%s/proxy/%s", base, sid);
-    json_t *j = json_pack("{ss ss ss ss ss ss ss si sI sI sb sb ss ss}", "session", sid, "relay_mpc",
-                          mpc, "relay_tee", tee, "proxy", proxy, "server_name", c->server_name,
-                          "host", c->server_name, "uri", c->uri, "threads", c->threads,
-                          "max_sent_data", (json_int_t)c->max_sent_data, "max_recv_data",
-                          (json_int_t)c->max_recv_data, "tee", c->tee, "verify", c->verify,
-                          "network", c->network, "log_level", c->log_level);
+    json_t *j = json_pack("{ss ss ss ss ss ss ss si sI sI sb sb ss ss}", "session", sid,
+                          "relay_mpc", mpc, "relay_tee", tee, "proxy", proxy, "server_name",
+                          c->server_name, "host", c->server_name, "uri", c->uri, "threads",
+                          c->threads, "max_sent_data", (json_int_t)c->max_sent_data,
+                          "max_recv_data", (json_int_t)c->max_recv_data, "tee", c->tee, "verify",
+                          c->verify, "network", c->network, "log_level", c->log_level);
     char *txt = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     if (!txt)
@@ -262,7 +286,7 @@ static int body_report_data(sess *s, json_t *body, uint8_t rd[64], tb_err *err)
     const char *recv = json_string_value(json_object_get(body, "recv"));
     uint8_t nb[TB_TLSN_NONCE_LEN];
     if (!nonce || strlen(nonce) != 2 * TB_TLSN_NONCE_LEN ||
-        tb_hex_decode(nonce, strlen(nonce), nb, sizeof nb) != TB_TLSN_NONCE_LEN)
+        tb_hex_decode(nonce, strlen(nonce), nb, sizeof nb) < 0)
         return tb_errf(err, "the nonce is not %d bytes of hex", TB_TLSN_NONCE_LEN);
     if (!name || !sent || !recv)
         return tb_errf(err, "server_name, sent and recv are needed");
@@ -295,9 +319,9 @@ static int api_quote(sess *s, json_t *body, tb_buf *resp, tb_err *err)
     s->r->simulated = s->tee.simulated;
     char *b = b64_encode(q, ql);
     free(q);
-    json_t *j = b ? json_pack("{ss ss sb}", "quote", b, "tee", s->tee.kind, "simulated",
-                              s->tee.simulated)
-                  : NULL;
+    json_t *j =
+        b ? json_pack("{ss ss sb}", "quote", b, "tee", s->tee.kind, "simulated", s->tee.simulated)
+          : NULL;
     free(b);
     char *txt = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
@@ -436,8 +460,8 @@ static void sample_group(sess *s, party *p)
         if (sscanf(rp + 2,
                    "%c %d %d %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu "
                    "%llu %llu %llu %llu %llu %llu",
-                   &st, &ppid, &pgrp, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7],
-                   &f[8], &f[9], &f[10], &f[11], &f[12], &f[13], &f[14], &f[15], &f[16], &f[17],
+                   &st, &ppid, &pgrp, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8],
+                   &f[9], &f[10], &f[11], &f[12], &f[13], &f[14], &f[15], &f[16], &f[17],
                    &f[18]) < 22)
             continue;
         if (pgrp != p->proc.pid)
@@ -474,13 +498,13 @@ static void check_party(sess *s, int role, uint64_t now)
              role_name[role], p->proc.code, p->phase, s->r->log[role]);
         return;
     }
-    uint64_t limit = (uint64_t)(p->configured ? c->phase_timeout_s : c->startup_timeout_s) *
-                     1000000000ull;
+    uint64_t limit =
+        (uint64_t)(p->configured ? c->phase_timeout_s : c->startup_timeout_s) * 1000000000ull;
     if (now - p->since_ns <= limit)
         return;
     if (!p->configured) {
-        fail(s, "the %s's page did not start within %d s (its Chromium's log: %s)",
-             role_name[role], c->startup_timeout_s, s->r->log[role]);
+        fail(s, "the %s's page did not start within %d s (its Chromium's log: %s)", role_name[role],
+             c->startup_timeout_s, s->r->log[role]);
         return;
     }
     tb_tlsn_hub_stats st;

@@ -38,25 +38,25 @@
 #include "tlsn/hub.h"
 
 typedef struct tb_tlsn_session_config {
-    char chromium[4096];     /* the browser binary */
-    char wasm_dir[4096];     /* the installed package (tlsn/wasm) */
-    char fixture_ca[4096];   /* non-empty: substitute this CA for the anchor */
-    char work_dir[4096];     /* private: profiles and logs */
-    char target_host[256];   /* TCP target of the proxy */
+    char chromium[4096];   /* the browser binary */
+    char wasm_dir[4096];   /* the installed package (tlsn/wasm) */
+    char fixture_ca[4096]; /* non-empty: substitute this CA for the anchor */
+    char work_dir[4096];   /* private: profiles and logs */
+    char target_host[256]; /* TCP target of the proxy */
     int target_port;
-    char server_name[256];   /* SNI and Host */
-    char uri[1024];          /* path and query: "/formats/json?size=4" */
-    int tee, verify;         /* the mode: no_tee (0,0), tee_no_verify (1,0), tee_verify (1,1) */
-    char tee_kind[8];        /* "sim" | "tdx" */
-    char sim_dir[4096];      /* the SIMULATED provider's state ("": its default) */
-    char collateral[4096];   /* tdx verification */
+    char server_name[256]; /* SNI and Host */
+    char uri[1024];        /* path and query: "/formats/json?size=4" */
+    int tee, verify;       /* the mode: no_tee (0,0), tee_no_verify (1,0), tee_verify (1,1) */
+    char tee_kind[8];      /* "sim" | "tdx" */
+    char sim_dir[4096];    /* the SIMULATED provider's state ("": its default) */
+    char collateral[4096]; /* tdx verification */
     char pccs[1024];
-    int threads;             /* per party (initialize's thread_count) */
+    int threads; /* per party (initialize's thread_count) */
     long max_sent_data, max_recv_data;
-    char network[16];        /* "Bandwidth" | "Latency" */
-    char log_level[8];       /* the wasm's: "Info", "Warn", ... */
-    int startup_timeout_s;   /* Chromium start to the page's first call */
-    int phase_timeout_s;     /* each phase */
+    char network[16];      /* "Bandwidth" | "Latency" */
+    char log_level[8];     /* the wasm's: "Info", "Warn", ... */
+    int startup_timeout_s; /* Chromium start to the page's first call */
+    int phase_timeout_s;   /* each phase */
     /* the relay's and the proxy's notes, one line each (may be NULL) */
     void (*log)(void *ctx, const char *line);
     void *log_ctx;
@@ -64,8 +64,12 @@ typedef struct tb_tlsn_session_config {
 
 void tb_tlsn_session_config_defaults(tb_tlsn_session_config *c);
 
+/* The browser: name with a '/' as it is (it must be executable), else looked up in
+   PATH. -1 with a line saying how to install it. */
+int tb_tlsn_find_chromium(const char *name, char *out, size_t n, tb_err *err);
+
 typedef struct tb_tlsn_session_result {
-    json_t *out[TB_TLSN_ROLES];    /* each party's "done" report: {phases, output} or NULL */
+    json_t *out[TB_TLSN_ROLES];     /* each party's "done" report: {phases, output} or NULL */
     double quote_ms, tdx_verify_ms; /* teebench's side of the TEE message; < 0: none */
     size_t quote_len;
     int simulated; /* the quote was SIMULATED */

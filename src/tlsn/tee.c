@@ -61,8 +61,8 @@ void tb_tlsn_tee_close(tb_tlsn_tee *t)
     t->open = 0;
 }
 
-int tb_tlsn_tee_quote(tb_tlsn_tee *t, const uint8_t report_data[64], uint8_t **quote,
-                      size_t *len, tb_err *err)
+int tb_tlsn_tee_quote(tb_tlsn_tee *t, const uint8_t report_data[64], uint8_t **quote, size_t *len,
+                      tb_err *err)
 {
     if (!t->open)
         return tb_errf(err, "no TEE is open");
@@ -91,8 +91,8 @@ int tb_tlsn_tee_verify(const tb_tlsn_tee *t, const uint8_t *quote, size_t len,
     pol.report_data_len = 64;
     tb_attest_verdict v;
     tb_attest_fetch_opts fetch = {0};
-    int rc = tb_attest_verify_quote(quote, len, source, NULL, (int64_t)time(NULL), &pol, &fetch,
-                                    &v, NULL, err);
+    int rc = tb_attest_verify_quote(quote, len, source, NULL, (int64_t)time(NULL), &pol, &fetch, &v,
+                                    NULL, err);
     if ((rc == 0 || v.step != TB_ATTEST_STEP_NONE) && v.simulated != t->simulated)
         return tb_errf(err, t->simulated ? "the quote did not verify against the simulated root"
                                          : "a SIMULATED quote where a real one was expected");

@@ -52,8 +52,8 @@ int tb_tlsn_tee_open(const char *kind, const char *sim_dir, tb_tlsn_tee *t, tb_e
 void tb_tlsn_tee_close(tb_tlsn_tee *t);
 
 /* A quote over report_data: *quote malloc'd (caller frees). */
-int tb_tlsn_tee_quote(tb_tlsn_tee *t, const uint8_t report_data[64], uint8_t **quote,
-                      size_t *len, tb_err *err);
+int tb_tlsn_tee_quote(tb_tlsn_tee *t, const uint8_t report_data[64], uint8_t **quote, size_t *len,
+                      tb_err *err);
 
 /* 0 when the quote verifies and binds report_data; -1 with why. */
 int tb_tlsn_tee_verify(const tb_tlsn_tee *t, const uint8_t *quote, size_t len,

@@ -38,8 +38,7 @@ int tb_tlsn_wasm_default_dir(char *out, size_t n, tb_err *err)
     if (xdg && xdg[0] == '/')
         w = snprintf(out, n, "%s/teebench/tlsn-wasm/%s/package", xdg, TB_TLSN_WASM_VERSION);
     else if (home && home[0])
-        w = snprintf(out, n, "%s/.cache/teebench/tlsn-wasm/%s/package", home,
-                     TB_TLSN_WASM_VERSION);
+        w = snprintf(out, n, "%s/.cache/teebench/tlsn-wasm/%s/package", home, TB_TLSN_WASM_VERSION);
     else
         return tb_errf(err, "no HOME or XDG_CACHE_HOME to find tlsn-wasm in (give --wasm DIR)");
     if (w < 0 || (size_t)w >= n)
@@ -77,8 +76,9 @@ int tb_tlsn_wasm_load(const char *dir, tb_tlsn_wasm *w, tb_err *err)
         snprintf(path, sizeof path, "%s/%s", dir, f->path);
         if (tb_file_read(path, MAX_FILE, &f->data, err) < 0) {
             tb_tlsn_wasm_clear(w);
-            return tb_err_wrap(err, "tlsn-wasm %s is incomplete (scripts/setup.sh --tlsn "
-                                    "installs it again)",
+            return tb_err_wrap(err,
+                               "tlsn-wasm %s is incomplete (scripts/setup.sh --tlsn "
+                               "installs it again)",
                                TB_TLSN_WASM_VERSION);
         }
         uint8_t md[EVP_MAX_MD_SIZE];
@@ -100,12 +100,11 @@ int tb_tlsn_wasm_load(const char *dir, tb_tlsn_wasm *w, tb_err *err)
 
 /* GlobalSign ECC Root CA - R4: its subject's contents, as webpki-roots has it. */
 static const uint8_t anchor_subject[] = {
-    0x31, 0x24, 0x30, 0x22, 0x06, 0x03, 0x55, 0x04, 0x0b, 0x13, 0x1b, 'G',  'l',  'o',
-    'b',  'a',  'l',  'S',  'i',  'g',  'n',  ' ',  'E',  'C',  'C',  ' ',  'R',  'o',
-    'o',  't',  ' ',  'C',  'A',  ' ',  '-',  ' ',  'R',  '4',  0x31, 0x13, 0x30, 0x11,
-    0x06, 0x03, 0x55, 0x04, 0x0a, 0x13, 0x0a, 'G',  'l',  'o',  'b',  'a',  'l',  'S',
-    'i',  'g',  'n',  0x31, 0x13, 0x30, 0x11, 0x06, 0x03, 0x55, 0x04, 0x03, 0x13, 0x0a,
-    'G',  'l',  'o',  'b',  'a',  'l',  'S',  'i',  'g',  'n'};
+    0x31, 0x24, 0x30, 0x22, 0x06, 0x03, 0x55, 0x04, 0x0b, 0x13, 0x1b, 'G',  'l',  'o',  'b',  'a',
+    'l',  'S',  'i',  'g',  'n',  ' ',  'E',  'C',  'C',  ' ',  'R',  'o',  'o',  't',  ' ',  'C',
+    'A',  ' ',  '-',  ' ',  'R',  '4',  0x31, 0x13, 0x30, 0x11, 0x06, 0x03, 0x55, 0x04, 0x0a, 0x13,
+    0x0a, 'G',  'l',  'o',  'b',  'a',  'l',  'S',  'i',  'g',  'n',  0x31, 0x13, 0x30, 0x11, 0x06,
+    0x03, 0x55, 0x04, 0x03, 0x13, 0x0a, 'G',  'l',  'o',  'b',  'a',  'l',  'S',  'i',  'g',  'n'};
 /* The start of a P-256 SubjectPublicKeyInfo's contents (id-ecPublicKey, prime256v1,
    an uncompressed point); 89 bytes in all. */
 static const uint8_t p256_prefix[] = {0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d,
@@ -187,7 +186,8 @@ int tb_tlsn_wasm_substitute_root(uint8_t *wasm, size_t len, const char *ca_pem, 
         goto out;
     }
     uint8_t *key = at + sizeof anchor_subject;
-    if ((size_t)(key - wasm) + P256_SPKI_LEN > len || memcmp(key, p256_prefix, sizeof p256_prefix)) {
+    if ((size_t)(key - wasm) + P256_SPKI_LEN > len ||
+        memcmp(key, p256_prefix, sizeof p256_prefix)) {
         tb_errf(err, "the wasm's GlobalSign ECC Root CA - R4 anchor has no P-256 key after it");
         goto out;
     }
