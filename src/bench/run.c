@@ -285,8 +285,8 @@ typedef struct run_state {
     tb_proc fixture, notary;
     int dfd, logs_fd; /* the run directory and its logs/, opened once (private rule) */
     int results_fd, retries_fd;
-    int extra_fd;        /* extra_csv, or -1 */
-    tb_buf extra_line;   /* its row for the last attempt */
+    int extra_fd;      /* extra_csv, or -1 */
+    tb_buf extra_line; /* its row for the last attempt */
     tb_bench_progress progress;
     void *ctx;
 } run_state;
