@@ -2,6 +2,8 @@
 # Installs the Debian packages that teebench needs, skipping those already present.
 # Needs root (or sudo) only when something is missing.
 #   scripts/setup.sh          what the build and the main job (`make run`) need
+#   scripts/setup.sh --tlsn   that, plus what `teebench bench tlsn` needs: Chromium, and
+#                             tlsn-wasm from the npm registry (scripts/tlsn-wasm.sh)
 #   scripts/setup.sh --test   that, plus what only the tests need (`make test`):
 #                             cmocka, clang + sanitizer runtimes, wrk, sshd, Ansible,
 #                             Chromium, QEMU and the guest kernel/initramfs tools,
@@ -32,6 +34,9 @@ TEST_PACKAGES=(
 
 packages=("${RUN_PACKAGES[@]}")
 if [ "${1:-}" = "--test" ]; then packages+=("${TEST_PACKAGES[@]}"); fi
+if [ "${1:-}" = "--tlsn" ]; then packages+=(chromium); fi
+# tlsn-wasm (pinned, integrity-checked, into a cache directory): bench tlsn and its tests
+case "${1:-}" in --test | --tlsn) bash "$(dirname "$0")/tlsn-wasm.sh" ;; esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -163,7 +163,7 @@ int cli_bench_tlsn_prepare(tb_bench_config *c, cli_bench_tlsn *t, tb_err *err)
     char num[64];
     tb_buf_puts(&b, "exec");
     quote(&b, c->self_exe);
-    tb_buf_puts(&b, " tlsn session --env --threads");
+    tb_buf_puts(&b, " tlsn session --env --verbose --threads");
     snprintf(num, sizeof num, " %d --tee %s --startup-timeout %d --phase-timeout %d", t->threads,
              t->tee, t->startup_timeout_s, t->phase_timeout_s);
     tb_buf_puts(&b, num);

@@ -74,7 +74,8 @@ static void usage_session(FILE *f)
             "  --startup-timeout DUR     until a page asks for its configuration (60s)\n"
             "  --phase-timeout DUR       each phase (300s)\n"
             "  --verifier-output FILE    the verifier's verify() output as JSON\n"
-            "  --env                     mode, target and limits from the harness's variables\n",
+            "  --env                     mode, target and limits from the harness's variables\n"
+            "  --verbose                 the relay's and the proxy's events on stderr\n",
             TB_TLSN_WASM_VERSION, "~/.cache/teebench/tlsn-wasm/<version>/package");
 }
 
@@ -148,7 +149,6 @@ static void print_result(const tb_tlsn_session_config *c, const tb_tlsn_session_
     const tb_tlsn_hub_stats *h = &r->hub;
     json_t *po = json_object_get(r->out[TB_TLSN_PROVER], "output");
     json_t *vo = json_object_get(r->out[TB_TLSN_VERIFIER], "output");
-    json_t *nm = json_object_get(po, "notarization_ms");
     printf("TLSN_WASM_VERSION=%s\n", TB_TLSN_WASM_VERSION);
     printf("TLSN_THREADS=%d\n", c->threads);
     printf("TLSN_SESSION=%s\n", r->session);
@@ -156,8 +156,7 @@ static void print_result(const tb_tlsn_session_config *c, const tb_tlsn_session_
     if (r->substituted)
         printf("TRUST_NOTE=\"%s\"\n", TB_TLSN_SUBSTITUTED_NOTE);
     /* the MPC session, and in TEE modes the quote's arrival: the notarization */
-    if (json_is_number(nm))
-        print_ms("NOTARIZATION_MS", json_number_value(nm));
+    print_ms("NOTARIZATION_MS", r->notarization_ms);
     if (r->out[TB_TLSN_PROVER] && r->out[TB_TLSN_VERIFIER])
         print_ms("TOTAL_E2E_MS", (double)r->wall_ms);
     if (c->verify)
@@ -185,6 +184,9 @@ static void print_result(const tb_tlsn_session_config *c, const tb_tlsn_session_
     printf("PROVER_CPU_MS=%.0f\nVERIFIER_CPU_MS=%.0f\n", r->cpu_ms[0], r->cpu_ms[1]);
     printf("PROVER_PEAK_RSS_MIB=%.1f\nVERIFIER_PEAK_RSS_MIB=%.1f\n", r->peak_rss_mib[0],
            r->peak_rss_mib[1]);
+    json_t *status = json_object_get(po, "status");
+    if (json_is_integer(status))
+        printf("TARGET_STATUS=%lld\n", (long long)json_integer_value(status));
     const char *sn = json_string_value(json_object_get(vo, "server_name"));
     if (sn)
         printf("VERIFIED_SERVER_NAME=%s\n", sn);
@@ -199,7 +201,7 @@ static int cmd_session(int argc, char **argv)
     tb_tlsn_session_config_defaults(&c);
     tb_err err = {{0}};
     const char *mode = NULL, *out_json = NULL, *work = NULL;
-    int env = 0;
+    int env = 0, verbose = 0;
     enum {
         O_MODE = 256,
         O_TARGET,
@@ -219,7 +221,8 @@ static int cmd_session(int argc, char **argv)
         O_STARTUP,
         O_PHASE,
         O_OUT,
-        O_ENV
+        O_ENV,
+        O_VERBOSE
     };
     static const struct option lo[] = {
         {"mode", required_argument, 0, O_MODE},
@@ -241,6 +244,7 @@ static int cmd_session(int argc, char **argv)
         {"phase-timeout", required_argument, 0, O_PHASE},
         {"verifier-output", required_argument, 0, O_OUT},
         {"env", no_argument, 0, O_ENV},
+        {"verbose", no_argument, 0, O_VERBOSE},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -325,6 +329,9 @@ static int cmd_session(int argc, char **argv)
             break;
         case O_ENV:
             break;
+        case O_VERBOSE:
+            verbose = 1;
+            break;
         default:
             return cli_bad_option("tlsn session", o, argv);
         }
@@ -357,7 +364,8 @@ static int cmd_session(int argc, char **argv)
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    c.log = log_line;
+    if (verbose)
+        c.log = log_line;
     tb_tlsn_session_result r;
     int rc = tb_tlsn_session_run(&c, &interrupted, &r, &err);
     print_result(&c, &r);

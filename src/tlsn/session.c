@@ -57,6 +57,12 @@ typedef struct party {
     int started, configured, done, failed;
     char phase[MAX_PHASE];
     uint64_t since_ns; /* the phase's (or the start's) time */
+    /* when teebench received the report of a phase's start / end (0: not yet) */
+    struct {
+        char name[MAX_PHASE];
+        uint64_t start_ns, end_ns;
+    } marks[12];
+    int n_marks;
     /* CPU: the last user+system ticks seen of each pid of the group */
     struct {
         int pid;
@@ -237,6 +243,49 @@ static int api_config(sess *s, json_t *body, tb_buf *resp, tb_err *err)
     return 0;
 }
 
+static void mark(party *p, const char *phase, int end)
+{
+    int i;
+    for (i = 0; i < p->n_marks && strcmp(p->marks[i].name, phase); i++)
+        ;
+    if (i == p->n_marks) {
+        if (p->n_marks == (int)(sizeof p->marks / sizeof p->marks[0]))
+            return;
+        snprintf(p->marks[i].name, sizeof p->marks[i].name, "%s", phase);
+        p->marks[i].start_ns = p->marks[i].end_ns = 0;
+        p->n_marks++;
+    }
+    if (end)
+        p->marks[i].end_ns = tb_mono_ns();
+    else
+        p->marks[i].start_ns = tb_mono_ns();
+}
+
+static uint64_t mark_at(const party *p, const char *phase, int end)
+{
+    for (int i = 0; i < p->n_marks; i++)
+        if (!strcmp(p->marks[i].name, phase))
+            return end ? p->marks[i].end_ns : p->marks[i].start_ns;
+    return 0;
+}
+
+/* The notarization on teebench's clock: from the prover's setup to the end of both
+   parties' work -- the prover's reveal and the verifier's verify(), and in TEE modes
+   the quote's arrival at the prover (its own check is tdx_verify_ms, apart). */
+static void notarization_time(sess *s)
+{
+    const party *pr = &s->p[TB_TLSN_PROVER], *vf = &s->p[TB_TLSN_VERIFIER];
+    uint64_t t0 = mark_at(pr, "setup", 0), end = mark_at(pr, "reveal", 1),
+             v = mark_at(vf, "verify", 1), t = mark_at(pr, "tee", 1);
+    if (!t0 || !end || !v || (s->c->tee && !t))
+        return;
+    if (v > end)
+        end = v;
+    if (t > end)
+        end = t;
+    s->r->notarization_ms = (double)(end - t0) / 1e6;
+}
+
 static int api_report(sess *s, json_t *body, tb_buf *resp, tb_err *err)
 {
     int role = role_of(body, err);
@@ -250,6 +299,7 @@ static int api_report(sess *s, json_t *body, tb_buf *resp, tb_err *err)
         return tb_errf(err, "no event");
     if (!strcmp(ev, "phase") && ph) {
         const char *st = json_string_value(json_object_get(body, "state"));
+        mark(p, ph, st && !strcmp(st, "end"));
         snprintf(p->phase, sizeof p->phase, "%s", ph);
         p->since_ns = tb_mono_ns();
         if (st && !strcmp(st, "end"))
@@ -262,6 +312,7 @@ static int api_report(sess *s, json_t *body, tb_buf *resp, tb_err *err)
         s->r->out[role] = json_incref(body);
         s->r->wall_ms = (tb_mono_ns() - s->t0) / 1000000u;
         if (s->p[!role].done) {
+            notarization_time(s);
             s->over = 1;
             tb_ev_stop(tb_tlsn_hub_loop(s->hub));
         }
@@ -566,7 +617,7 @@ int tb_tlsn_session_run(const tb_tlsn_session_config *c, const volatile sig_atom
                         tb_tlsn_session_result *r, tb_err *err)
 {
     memset(r, 0, sizeof *r);
-    r->quote_ms = r->tdx_verify_ms = -1;
+    r->quote_ms = r->tdx_verify_ms = r->notarization_ms = -1;
     if (c->threads < 1 || c->threads > 64)
         return tb_errf(err, "threads per party must be 1 to 64");
     sess *s = calloc(1, sizeof *s);

@@ -70,6 +70,10 @@ int tb_tlsn_find_chromium(const char *name, char *out, size_t n, tb_err *err);
 
 typedef struct tb_tlsn_session_result {
     json_t *out[TB_TLSN_ROLES];     /* each party's "done" report: {phases, output} or NULL */
+    /* On teebench's clock, from the prover's setup to the end of both parties' work
+       (prover: reveal; verifier: verify(); TEE modes: the quote at the prover); < 0: the
+       session did not get there. */
+    double notarization_ms;
     double quote_ms, tdx_verify_ms; /* teebench's side of the TEE message; < 0: none */
     size_t quote_len;
     int simulated; /* the quote was SIMULATED */

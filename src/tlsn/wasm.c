@@ -33,16 +33,35 @@ static const struct {
 
 int tb_tlsn_wasm_default_dir(char *out, size_t n, tb_err *err)
 {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    int w;
-    if (xdg && xdg[0] == '/')
-        w = snprintf(out, n, "%s/teebench/tlsn-wasm/%s/package", xdg, TB_TLSN_WASM_VERSION);
-    else if (home && home[0])
-        w = snprintf(out, n, "%s/.cache/teebench/tlsn-wasm/%s/package", home, TB_TLSN_WASM_VERSION);
-    else
-        return tb_errf(err, "no HOME or XDG_CACHE_HOME to find tlsn-wasm in (give --wasm DIR)");
-    if (w < 0 || (size_t)w >= n)
+    const char *env = getenv("TEEBENCH_TLSN_WASM"), *xdg = getenv("XDG_CACHE_HOME"),
+               *home = getenv("HOME");
+    char cand[3][4096];
+    int nc = 0;
+    if (env && env[0]) {
+        snprintf(cand[nc++], sizeof cand[0], "%s", env);
+    } else {
+        if (xdg && xdg[0] == '/')
+            snprintf(cand[nc++], sizeof cand[0], "%.3000s/teebench/tlsn-wasm/%s/package", xdg,
+                     TB_TLSN_WASM_VERSION);
+        else if (home && home[0] == '/')
+            snprintf(cand[nc++], sizeof cand[0], "%.3000s/.cache/teebench/tlsn-wasm/%s/package",
+                     home, TB_TLSN_WASM_VERSION);
+        snprintf(cand[nc++], sizeof cand[0], "/var/cache/teebench/tlsn-wasm/%s/package",
+                 TB_TLSN_WASM_VERSION);
+    }
+    for (int i = 0; i < nc; i++) {
+        struct stat st;
+        if (stat(cand[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (strlen(cand[i]) >= n)
+                return tb_errf(err, "the tlsn-wasm directory's path is too long");
+            snprintf(out, n, "%s", cand[i]);
+            return 0;
+        }
+    }
+    /* none there: the first, whose load says how to install it */
+    if (strlen(cand[0]) >= n)
         return tb_errf(err, "the tlsn-wasm directory's path is too long");
+    snprintf(out, n, "%s", cand[0]);
     return 0;
 }
 
@@ -66,7 +85,8 @@ int tb_tlsn_wasm_load(const char *dir, tb_tlsn_wasm *w, tb_err *err)
     if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
         return tb_errf(err,
                        "tlsn-wasm is not installed: no directory %s (scripts/setup.sh --tlsn "
-                       "installs %s from the npm registry there)",
+                       "installs %s from the npm registry; --wasm DIR or TEEBENCH_TLSN_WASM "
+                       "names another place)",
                        dir, TB_TLSN_WASM_NPM);
     for (int i = 0; i < TB_TLSN_WASM_FILES; i++) {
         tb_tlsn_wasm_file *f = &w->files[i];

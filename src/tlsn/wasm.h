@@ -5,9 +5,12 @@
  * (sha512, in scripts/setup.sh) is checked when it is installed; here, at every
  * load, the SHA-256 of each file teebench serves (tb_tlsn_wasm_load refuses a
  * package with a missing file or any other byte). Installed by
- * `scripts/setup.sh --tlsn` (or --test) into <cache>/teebench/tlsn-wasm/<version>/
- * package/, <cache> being $XDG_CACHE_HOME or ~/.cache (tb_tlsn_wasm_default_dir);
- * nothing is downloaded at run time.
+ * `scripts/setup.sh --tlsn` (or --test: scripts/tlsn-wasm.sh) into
+ * $TEEBENCH_TLSN_WASM, or as root /var/cache/teebench/tlsn-wasm/<version>/package,
+ * else ${XDG_CACHE_HOME:-~/.cache}/teebench/tlsn-wasm/<version>/package; teebench
+ * looks there in that order (tb_tlsn_wasm_default_dir: TEEBENCH_TLSN_WASM alone
+ * when set, else the user's cache, then the system's). Nothing is downloaded at
+ * run time.
  *
  * The substitution: the wasm trusts only the Mozilla roots compiled into it (no
  * root-store option). A trust anchor there is its subject's DER (the Name's
@@ -47,7 +50,8 @@ typedef struct tb_tlsn_wasm {
     int substituted; /* the fixture root replaced an anchor in files' wasm */
 } tb_tlsn_wasm;
 
-/* <cache>/teebench/tlsn-wasm/<version>/package into out; -1 without HOME and XDG. */
+/* The first of those directories that exists into out (none: the first of them, so
+   that loading it says what to install). */
 int tb_tlsn_wasm_default_dir(char *out, size_t n, tb_err *err);
 
 /* Reads the package in dir and checks every pin. A missing directory or file says
