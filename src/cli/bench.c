@@ -202,6 +202,8 @@ static int bench_main(int argc, char **argv, cli_bench_tlsn *tlsn)
         }
         if (tlsn) {
             int took = cli_bench_tlsn_flag(tlsn, argc, argv, &i, &err);
+            if (took < 0 && !json)
+                return cli_fail_code(2, cmdname, "%s", err.msg);
             if (took < 0)
                 return notary_fail(json, 2, err.msg);
             if (took)

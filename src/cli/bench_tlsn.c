@@ -25,9 +25,9 @@ void cli_bench_tlsn_defaults(tb_bench_config *c, cli_bench_tlsn *t)
     snprintf(t->chromium, sizeof t->chromium, "chromium");
     snprintf(t->tee, sizeof t->tee, "auto");
     t->startup_timeout_s = 60;
-    t->phase_timeout_s = 300;
+    t->phase_timeout_s = 900;
     c->start_notary = 0;
-    c->run_timeout_s = 1200;
+    c->run_timeout_s = 1800;
     snprintf(c->extra_csv, sizeof c->extra_csv, "phases.csv");
     snprintf(c->extra_keys, sizeof c->extra_keys, "%s", CLI_TLSN_KEYS);
     const char *v;
@@ -49,7 +49,7 @@ void cli_bench_tlsn_usage(FILE *f)
             "stream; tee_verify: plus the prover checking it (TDX_VERIFY_MS).\n"
             "The harness's options are bench notary's (--iterations, --benchmark-modes,\n"
             "--fixture-port, --target-host/--target-port/--target-server-name/--target-uri,\n"
-            "--use-fixture-ca, --max-sent-data, --max-recv-data, --run-timeout-seconds (1200),\n"
+            "--use-fixture-ca, --max-sent-data, --max-recv-data, --run-timeout-seconds (1800),\n"
             "--retries, --results-dir, --json; not --client-cmd or the notary's).\n"
             "With the fixture CA (the default) the fixture root is substituted in the wasm's\n"
             "trust store (labelled); any other target needs no substitution.\n"
@@ -57,8 +57,8 @@ void cli_bench_tlsn_usage(FILE *f)
             "  --tee auto|sim|tdx        the quote source (auto: tdx in a TD, else sim)\n"
             "  --wasm DIR                the package (TLSN_WASM; %s)\n"
             "  --chromium PATH           (TLSN_CHROMIUM; chromium)\n"
-            "  --startup-timeout DUR     a page's start (60s)\n"
-            "  --phase-timeout DUR       each phase (300s)\n"
+            "  --startup-timeout DUR     a page's start, its peer's connection (60s)\n"
+            "  --phase-timeout DUR       each phase (900s)\n"
             "Writes bench notary's files plus phases.csv (each phase's ms, bytes each way, CPU\n"
             "and peak memory per party) and prints the phases' medians.\n",
             TB_TLSN_WASM_VERSION, "~/.cache/teebench/tlsn-wasm/<version>/package");

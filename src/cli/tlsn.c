@@ -71,8 +71,9 @@ static void usage_session(FILE *f)
             "  --wasm DIR                the tlsn-wasm package (%s)\n"
             "  --chromium PATH           (chromium)\n"
             "  --work-dir DIR            profiles and Chromium logs (a new temporary one)\n"
-            "  --startup-timeout DUR     until a page asks for its configuration (60s)\n"
-            "  --phase-timeout DUR       each phase (300s)\n"
+            "  --startup-timeout DUR     until a page asks for its configuration, and until\n"
+            "                            its peer connects to the relay (60s)\n"
+            "  --phase-timeout DUR       each phase (900s)\n"
             "  --verifier-output FILE    the verifier's verify() output as JSON\n"
             "  --env                     mode, target and limits from the harness's variables\n"
             "  --verbose                 the relay's and the proxy's events on stderr\n",

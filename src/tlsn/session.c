@@ -100,7 +100,7 @@ void tb_tlsn_session_config_defaults(tb_tlsn_session_config *c)
     snprintf(c->network, sizeof c->network, "Bandwidth");
     snprintf(c->log_level, sizeof c->log_level, "Warn");
     c->startup_timeout_s = 60;
-    c->phase_timeout_s = 300;
+    c->phase_timeout_s = 900; /* a loaded 2-core machine: a session of 5 minutes seen */
 }
 
 int tb_tlsn_find_chromium(const char *name, char *out, size_t n, tb_err *err)
@@ -549,8 +549,21 @@ static void check_party(sess *s, int role, uint64_t now)
              role_name[role], p->proc.code, p->phase, s->r->log[role]);
         return;
     }
-    uint64_t limit =
-        (uint64_t)(p->configured ? c->phase_timeout_s : c->startup_timeout_s) * 1000000000ull;
+    uint64_t startup = (uint64_t)c->startup_timeout_s * 1000000000ull;
+    uint64_t limit = p->configured ? (uint64_t)c->phase_timeout_s * 1000000000ull : startup;
+    /* its peer's connection to the relay is a start too: a party in its setup whose peer
+       has not connected for startup_timeout_s will never finish it */
+    if (p->configured && !strcmp(p->phase, "setup") && now - p->since_ns > startup) {
+        tb_tlsn_hub_stats st;
+        tb_tlsn_hub_stats_get(s->hub, &st);
+        if (!st.connected[TB_TLSN_MPC][!role]) {
+            fail(s,
+                 "the %s's setup phase did not finish: the %s never connected to the relay "
+                 "within %d s",
+                 role_name[role], role_name[!role], c->startup_timeout_s);
+            return;
+        }
+    }
     if (now - p->since_ns <= limit)
         return;
     if (!p->configured) {

@@ -12,7 +12,8 @@
  * SIGKILL).
  *
  * Timeouts: a page must ask for its configuration within startup_timeout_s of its
- * Chromium's start; each phase it starts must end within phase_timeout_s. Past
+ * Chromium's start, and a party's peer must connect to the relay within
+ * startup_timeout_s of the party's setup; each phase must end within phase_timeout_s. Past
  * either, the session fails with one line naming the party and the phase, and,
  * for a connection phase, who never connected.
  *
@@ -69,7 +70,7 @@ void tb_tlsn_session_config_defaults(tb_tlsn_session_config *c);
 int tb_tlsn_find_chromium(const char *name, char *out, size_t n, tb_err *err);
 
 typedef struct tb_tlsn_session_result {
-    json_t *out[TB_TLSN_ROLES];     /* each party's "done" report: {phases, output} or NULL */
+    json_t *out[TB_TLSN_ROLES]; /* each party's "done" report: {phases, output} or NULL */
     /* On teebench's clock, from the prover's setup to the end of both parties' work
        (prover: reveal; verifier: verify(); TEE modes: the quote at the prover); < 0: the
        session did not get there. */

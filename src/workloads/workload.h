@@ -302,6 +302,7 @@ struct tb_workload {
 /* tb_workload.flags */
 #define TB_WL_ALWAYS 1u   /* runs in every suite (env: the environment facts) */
 #define TB_WL_NO_SUITE 2u /* not a suite workload: its metrics come from elsewhere (vm) */
+#define TB_WL_ONCE 4u     /* its steps run in round 1 only (long ones: tlsn's sessions) */
 
 /* ---- the registry ---- */
 

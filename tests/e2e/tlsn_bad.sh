@@ -45,7 +45,7 @@ session sleep
 grep -Eq "the (prover|verifier)'s page did not start within 2 s \(its Chromium's log: $WORK/w/(prover|verifier).chromium.log\)" "$WORK/err" ||
   fail "never started: $(cat "$WORK/err")"
 session stall
-grep -Eq "the (prover|verifier)'s setup phase did not finish within 2 s: the (verifier|prover) never connected to the relay" "$WORK/err" ||
+grep -Eq "the (prover|verifier)'s setup phase did not finish: the (verifier|prover) never connected to the relay within 2 s" "$WORK/err" ||
   fail "never connected: $(cat "$WORK/err")"
 session error
 grep -Eq "the (prover|verifier) failed in its setup phase: fake failure" "$WORK/err" || fail "$(cat "$WORK/err")"
