@@ -594,7 +594,7 @@ int cmd_vm(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    static const char *const actions[] = {"start", "stop", "list",  "ssh", "show",
+    static const char *const actions[] = {"start", "stop", "list",  "ssh",   "show",
                                           "check", "seed", "image", NULL};
     if (strcmp(action, "start") && strcmp(action, "stop") && strcmp(action, "list") &&
         strcmp(action, "ssh") && strcmp(action, "show") && strcmp(action, "check") &&
