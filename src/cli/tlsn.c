@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include "base/file.h"
 #include "cli/opt.h"
 #include "tlsn/session.h"
@@ -194,6 +196,17 @@ static void print_result(const tb_tlsn_session_config *c, const tb_tlsn_session_
     json_t *rl = json_object_get(vo, "recv_len");
     if (json_is_integer(rl))
         printf("VERIFIED_RECV_BYTES=%lld\n", (long long)json_integer_value(rl));
+    /* what the verifier verified it received from the server, whole (max_recv_data) */
+    const char *recv = json_string_value(json_object_get(vo, "recv"));
+    if (recv) {
+        size_t n = strlen(recv);
+        char *b = malloc(4 * ((n + 2) / 3) + 1);
+        if (b) {
+            EVP_EncodeBlock((unsigned char *)b, (const unsigned char *)recv, (int)n);
+            printf("VERIFIED_RECV_BASE64=%s\n", b);
+        }
+        free(b);
+    }
 }
 
 static int cmd_session(int argc, char **argv)

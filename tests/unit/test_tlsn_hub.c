@@ -254,7 +254,7 @@ static void test_static_headers(void **state)
     (void)state;
     fixture *f = start("1", 0);
     int port = tb_tlsn_hub_port(f->hub);
-    const char *paths[] = {"/a.js", "/pkg/m.wasm", "/missing", "/../a.js", "/relay/" SID};
+    const char *paths[] = {"/a.js", "/pkg/m.wasm", "/missing", "/../a.js", ("/relay/" SID)};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         int fd = dial(port);
         char req[256], head[2048];
@@ -444,8 +444,8 @@ static void test_relay_oversized_and_bad(void **state)
     expect_close(p, TB_WS_CLOSE_PROTOCOL);
     close(p);
     /* a wrong session, channel or role: no upgrade */
-    const char *bad[] = {"/relay/beef/mpc/prover", "/relay/" SID "/x/prover",
-                         "/relay/" SID "/mpc/notary", "/proxy/" SID "/more"};
+    const char *bad[] = {"/relay/beef/mpc/prover", ("/relay/" SID "/x/prover"),
+                         ("/relay/" SID "/mpc/notary"), ("/proxy/" SID "/more")};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char head[1024];
         int fd = ws_open(port, bad[i], head, sizeof head);
