@@ -83,7 +83,12 @@ pass "verify() names test-server.io and its transcript is the fixture's response
 grep -q "SIMULATED TEE" "$WORK/summary" || fail "summary: SIMULATED label"
 grep -q "^no_tee: runs=1 " "$WORK/summary" || fail "summary: no_tee"
 "$TB" bench summarize --json "$WORK/run" | python3 -c 'import json,sys; json.load(sys.stdin)' || fail "summary --json"
-TEEBENCH_DB=$WORK/db "$TB" results import "$WORK/run" >/dev/null || fail "results import"
+TEEBENCH_DB=$WORK/db "$TB" results import "$WORK/run" >"$WORK/imp" || fail "results import"
+id=$(awk '{print $2}' "$WORK/imp")
+TEEBENCH_DB=$WORK/db "$TB" results show "$id" >"$WORK/show" || fail "results show"
+for m in tlsn.no_tee.setup_ms tlsn.tee_verify.verify_ms tlsn.tee_no_verify.overhead_ms; do
+  grep -q "^$m " "$WORK/show" || fail "import: no $m: $(cat "$WORK/show")"
+done
 grep -q "phases (median" "$WORK/out" || fail "bench tlsn prints the phases"
 if pgrep -f "user-data-dir=$WORK" >/dev/null; then fail "a Chromium outlived its session"; fi
 pass "bench summarize, results import; no Chromium left"
