@@ -188,17 +188,22 @@ static double phase_value(const char *phases, const char *mode, long it, const c
     return -1;
 }
 
-static int sample(tb_wl_sink *sink, const char *mode, const char *what, double v, int sim,
-                  const char *note, tb_err *err)
+/* A sample of tlsn.<mode>.<what>; v < 0 is "none" (a phase not reported). */
+static int sample_signed(tb_wl_sink *sink, const char *mode, const char *what, double v, int sim,
+                         const char *note, tb_err *err)
 {
     char part[72], name[160], full[320];
-    if (v < 0)
-        return 0;
     tb_wl_name_part(mode, part, sizeof part);
     snprintf(name, sizeof name, "tlsn.%s.%s", part, what);
     snprintf(full, sizeof full, "%s (tlsn-wasm %s in Chromium's WebAssembly)%s", note,
              TB_TLSN_WASM_VERSION, sim ? " (SIMULATED TEE)" : "");
     return tb_wl_sample(sink, name, v, sim, full, err);
+}
+
+static int sample(tb_wl_sink *sink, const char *mode, const char *what, double v, int sim,
+                  const char *note, tb_err *err)
+{
+    return v < 0 ? 0 : sample_signed(sink, mode, what, v, sim, note, err);
 }
 
 static int overhead(const tb_bench_results *rs, const char *mode, int simulated, tb_wl_sink *sink,
@@ -228,10 +233,10 @@ static int overhead(const tb_bench_results *rs, const char *mode, int simulated,
     int rc = 0;
     double med;
     if (n && tb_stats_median(d, n, &med) == 0)
-        rc = sample(sink, mode, "overhead_ms", med, simulated,
-                    "median over iterations of the mode's notarization (tee_verify: + its "
-                    "verification) minus no_tee's, paired by iteration",
-                    err);
+        rc = sample_signed(sink, mode, "overhead_ms", med, simulated, /* may be < 0 */
+                           "median over iterations of the mode's notarization (tee_verify: + its "
+                           "verification) minus no_tee's, paired by iteration",
+                           err);
     free(d);
     return rc;
 }
