@@ -7,7 +7,8 @@
  * Samples: every successful session's notarization_ms and total_e2e_ms per mode,
  * tee_verify's verify_ms, each mode's setup_ms, request_ms, reveal_ms, cpu_ms and
  * peak_rss_mib (phases.csv), and the paired overhead of each TEE mode over no_tee.
- * The TEE modes' samples are SIMULATED outside a TD. */
+ * The TEE modes' samples are SIMULATED outside a TD. The prover's setup, request and
+ * reveal are a phases family (the report stacks them per mode; notarization the whole). */
 #include "workloads/tlsn.h"
 
 #include <math.h>
@@ -90,6 +91,19 @@ static const tb_wl_metric metrics[] = {
     TLSN("notarization_ms", "ms"), TLSN("total_e2e_ms", "ms"), TLSN("verify_ms", "ms"),
     TLSN("overhead_ms", "ms"),     TLSN("setup_ms", "ms"),     TLSN("request_ms", "ms"),
     TLSN("reveal_ms", "ms"),       TLSN("cpu_ms", "ms"),       TLSN("peak_rss_mib", "MiB"),
+};
+
+/* The prover's phases, in order, are consecutive parts of a session's notarization
+   (which adds, in the TEE modes, the quote's arrival and its check): the report stacks
+   them, one bar per mode. */
+static const char *const session_phases[] = {"tlsn.*.setup_ms", "tlsn.*.request_ms",
+                                             "tlsn.*.reveal_ms", NULL};
+
+static const tb_wl_family families[] = {
+    {.kind = TB_WLF_PHASES,
+     .title = "TLSNotary session phases",
+     .phases = session_phases,
+     .total = "tlsn.*.notarization_ms"},
 };
 
 static const char *const mode_names[3] = {"no_tee", "tee_no_verify", "tee_verify"};
@@ -425,5 +439,6 @@ const tb_workload tb_wl_tlsn = {
     .step = step,
     .cleanup = cleanup,
     TB_WL_METRIC_TABLE(metrics),
+    TB_WL_FAMILY_TABLE(families),
     .plan_metrics = plan_metrics,
 };

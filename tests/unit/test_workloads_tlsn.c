@@ -2,7 +2,8 @@
  * (the suite's step and results import share it): one sample per successful session and
  * metric, phases from phases.csv by (mode, iteration), CPU summed over both parties and
  * the larger party's memory, verification only where it verified, SIMULATED marks on the
- * TEE modes alone, paired overheads; the workload's plan: off in quick, once per run. */
+ * TEE modes alone, paired overheads; the workload's plan: off in quick, once per run;
+ * the prover's phases as one family (a stacked bar per mode, notarization its whole). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -152,11 +153,37 @@ static void test_plan(void **state)
     assert_int_equal(tb_wl_params_set(&tb_wl_tlsn, &p, "tee", "snp", NULL, &e), -1);
 }
 
+/* The prover's phases are one stacked bar per mode (the report's phases family), and
+   notarization_ms is their whole. */
+static void test_phases(void **state)
+{
+    (void)state;
+    tb_wl_match m;
+    size_t k = 99;
+    assert_int_equal(tb_wl_metric_find("tlsn.tee_verify.request_ms", &m), 1);
+    const tb_wl_family *f = tb_wl_phase_of(&m, &k);
+    assert_non_null(f);
+    assert_int_equal(k, 1);
+    assert_int_equal(tb_wl_phase_count(f), 3);
+    static const char *const labels[] = {"setup_ms", "request_ms", "reveal_ms"};
+    for (size_t i = 0; i < 3; i++) {
+        char l[32];
+        tb_wl_phase_label(f, i, l, sizeof l);
+        assert_string_equal(l, labels[i]);
+    }
+    assert_string_equal(f->total, "tlsn.*.notarization_ms");
+    assert_int_equal(tb_wl_metric_find("tlsn.no_tee.notarization_ms", &m), 1);
+    assert_null(tb_wl_phase_of(&m, &k));
+    assert_int_equal(tb_wl_metric_find("tlsn.no_tee.cpu_ms", &m), 1);
+    assert_null(tb_wl_phase_of(&m, &k));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_plan),
+        cmocka_unit_test(test_phases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
