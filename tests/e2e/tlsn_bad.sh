@@ -5,7 +5,7 @@
 # naming the party, the phase and who never connected), a party that fails, a browser
 # that exits, a target that refuses (the proxy's close and the session's line) and one
 # that is not TLS. The parties here are tests/e2e/tlsn_fake_party.py standing in for
-# Chromium (a real session takes a minute: slow_tlsn.sh), so this runs in seconds.
+# Chromium (a real session takes 1 to 5 minutes: slow_tlsn.sh), so this runs in seconds.
 source "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FAKE=$HERE/tlsn_fake_party.py
