@@ -430,7 +430,7 @@ const tb_workload tb_wl_tlsn = {
     .title = "TLSNotary",
     .what = "the real TLSNotary protocol (tlsn-wasm in headless Chromium) without and with a "
             "TEE message (teebench bench tlsn)",
-    .flags = TB_WL_ONCE,
+    .flags = TB_WL_ONCE | TB_WL_NOT_QUICK,
     TB_WL_PARAM_TABLE(tb_wl_tlsn_params, param_table),
     .services = services,
     .steps = steps,
