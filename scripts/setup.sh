@@ -2,6 +2,8 @@
 # Installs the Debian packages that teebench needs, skipping those already present.
 # Needs root (or sudo) only when something is missing.
 #   scripts/setup.sh          what the build and the main job (`make run`) need
+#   scripts/setup.sh --tlsn   that, plus what `teebench bench tlsn` needs: Chromium, and
+#                             tlsn-wasm from the npm registry (scripts/tlsn-wasm.sh)
 #   scripts/setup.sh --test   that, plus what only the tests need (`make test`):
 #                             cmocka, clang + sanitizer runtimes, wrk, sshd, Ansible,
 #                             Chromium, QEMU and the guest kernel/initramfs tools,
@@ -32,7 +34,23 @@ TEST_PACKAGES=(
 )
 
 packages=("${RUN_PACKAGES[@]}")
+tlsn=0
+case "${1:-}" in --test | --tlsn) tlsn=1 ;; esac
 if [ "${1:-}" = "--test" ]; then packages+=("${TEST_PACKAGES[@]}"); fi
+if [ "${1:-}" = "--tlsn" ]; then packages+=(chromium); fi
+# npm fetches tlsn-wasm; Debian's npm (and its nodejs) unless an npm is there already (a
+# nodejs from elsewhere, e.g. NodeSource's, ships its own and conflicts with Debian's)
+if [ "$tlsn" -eq 1 ] && ! command -v npm >/dev/null 2>&1; then packages+=(npm); fi
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+# tlsn-wasm (pinned, integrity-checked) into the system's cache directory, where bench
+# tlsn and its tests (run with an empty HOME) find it; after the packages (npm)
+tlsn_wasm() {
+  local w
+  w=$(dirname "$0")/tlsn-wasm.sh
+  if [ "$tlsn" -eq 1 ] && ! bash "$w" --system --check; then $SUDO bash "$w" --system; fi
+}
 
 missing=()
 for p in "${packages[@]}"; do
@@ -41,11 +59,10 @@ for p in "${packages[@]}"; do
   fi
 done
 if [ ${#missing[@]} -eq 0 ]; then
+  tlsn_wasm
   exit 0
 fi
 echo "setup: installing: ${missing[*]}"
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
@@ -55,3 +72,4 @@ for svc in nginx ssh redis-server; do
   if command -v systemctl >/dev/null 2>&1; then $SUDO systemctl disable --now "$svc" >/dev/null 2>&1 || true; fi
   $SUDO service "$svc" stop >/dev/null 2>&1 || true
 done
+tlsn_wasm

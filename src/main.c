@@ -25,6 +25,7 @@ static const struct command commands[] = {
     {"notary", cmd_notary, "the TEE notary service (serve, check)"},
     {"notarize", cmd_notarize, "the notary client"},
     {"bench", cmd_bench, "benchmark harness (notary, summarize)"},
+    {"tlsn", cmd_tlsn, "one real TLSNotary session (tlsn-wasm in headless Chromium)"},
     {"compare", cmd_compare, "environments side by side: medians, intervals, ratios, significance"},
     {"report", cmd_report, "one HTML page (SVG charts, tables) of stored runs side by side"},
     {"results", cmd_results, "the results store: list, show, export, import, rm runs"},

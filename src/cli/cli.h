@@ -18,6 +18,7 @@ int cmd_attest(int argc, char **argv);
 int cmd_notary(int argc, char **argv);
 int cmd_notarize(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_tlsn(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_results(int argc, char **argv);

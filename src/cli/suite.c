@@ -24,13 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/fdlimit.h"
 #include "base/file.h"
 #include "base/text.h"
 #include "cli/vm_flags.h"
@@ -636,17 +636,6 @@ static void on_event(const tb_suite_event *ev, void *ctx)
     pthread_mutex_unlock(&pr->mu);
 }
 
-/* Enough open files for the load generator's connections. */
-static void raise_fd_limit(int connections)
-{
-    struct rlimit rl;
-    rlim_t need = (rlim_t)connections * 2 + 512;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need) {
-        rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
-        setrlimit(RLIMIT_NOFILE, &rl);
-    }
-}
-
 /* Stores the run (whatever its status: finished samples of an interrupted run
    count). -1 after printing the error. */
 static int store(const suite_args *a, const tb_record *r, int progress)
@@ -919,7 +908,11 @@ static int cmd_run(suite_args *a, tb_suite_plan *p, char **argv)
         return cli_fail(CMD, "out of memory");
     }
     p->invocation = (const char *)inv.p;
-    raise_fd_limit(((const tb_wl_http_params *)tb_suite_plan_params(p, &tb_wl_http))->connections);
+    /* enough open files for the load generator's connections */
+    tb_fd_limit_raise(
+        (uint64_t)((const tb_wl_http_params *)tb_suite_plan_params(p, &tb_wl_http))->connections *
+            2 +
+        512);
 
     session ss;
     session_begin(&ss, a->progress);

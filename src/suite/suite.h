@@ -100,6 +100,7 @@ typedef struct tb_suite_step {
     const tb_workload *workload;
     const char *target; /* "c1", "cn", "nginx", "serve-tls", or "" */
     double estimate_s;  /* expected duration */
+    int once;           /* round 1 only (the workload's TB_WL_ONCE) */
 } tb_suite_step;
 
 /* The steps of one round, in order; returns their number (<= TB_SUITE_MAX_STEPS). */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/paths.h"
 #include "base/file.h"
 
 #define SCHEMA "teebench-vm"
@@ -364,17 +365,7 @@ int tb_vm_alive(const tb_vm_state *st)
 
 int tb_vm_default_dir(char *out, size_t len, tb_err *err)
 {
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    int n;
-    if (xdg && xdg[0] == '/')
-        n = snprintf(out, len, "%s/teebench/vm", xdg);
-    else {
-        const char *home = getenv("HOME");
-        if (!home || home[0] != '/')
-            return tb_errf(err, "neither XDG_RUNTIME_DIR nor HOME is set: give --dir");
-        n = snprintf(out, len, "%s/.local/state/teebench/vm", home);
-    }
-    if (n < 0 || (size_t)n >= len)
-        return tb_errf(err, "default run dir: path too long");
+    if (tb_path_dir(TB_PATH_RUNTIME, "teebench/vm", out, len, err) < 0)
+        return tb_err_wrap(err, "no default run dir (give --dir)");
     return 0;
 }

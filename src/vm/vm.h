@@ -86,8 +86,8 @@ typedef struct tb_vm_spec {
     const char *kernel;       /* direct kernel boot, or NULL (image or kernel required) */
     const char *initrd;       /* only with kernel */
     const char *append;       /* extra kernel command line, only with kernel */
-    const char *firmware; /* OVMF for every kind; NULL: found per distribution (the first
-                             place whose file suits the kind); "none": QEMU's own BIOS */
+    const char *firmware;     /* OVMF for every kind; NULL: found per distribution (the first
+                                 place whose file suits the kind); "none": QEMU's own BIOS */
     const char *firmware_kind[TB_VM_KINDS]; /* --firmware KIND=FILE */
     const char *cpu;                        /* -cpu model; NULL: "host" (KVM) or "max" (TCG) */
     int cpus;                               /* vCPUs, default 2 */
@@ -95,12 +95,12 @@ typedef struct tb_vm_spec {
     int pin[TB_VM_MAX_CPUS];                /* host CPU of vCPU i, when npin == cpus */
     int npin;                               /* 0: no pinning */
     int prealloc;                           /* preallocate guest memory (prealloc=on) */
-    int snapshot;         /* image writes go to a temporary overlay (snapshot=on) */
-    int ssh_port;         /* host port forwarded to the guest's 22; 0: pick a free one */
-    const char *ssh_user; /* default "root" */
-    const char *ssh_key;  /* private key the guest accepts; NULL: a fresh one in the run dir */
-    int seed;             /* attach the cloud-init NoCloud seed (seed.iso in the run dir,
-                             the key's public half for ssh_user); default 1 */
+    int snapshot;          /* image writes go to a temporary overlay (snapshot=on) */
+    int ssh_port;          /* host port forwarded to the guest's 22; 0: pick a free one */
+    const char *ssh_user;  /* default "root" */
+    const char *ssh_key;   /* private key the guest accepts; NULL: a fresh one in the run dir */
+    int seed;              /* attach the cloud-init NoCloud seed (seed.iso in the run dir,
+                              the key's public half for ssh_user); default 1 */
     tb_vm_vsock vsock;     /* vhost-vsock-pci: auto = when the host has /dev/vhost-vsock */
     unsigned vsock_cid;    /* guest CID; 0: the SSH port (unique on this host) */
     int cbitpos;           /* SNP C-bit position; -1: from the host's CPUID 0x8000001F */
@@ -339,7 +339,7 @@ int tb_vm_list(const char *base, char ***names, tb_err *err);
 /* 1 when st->pid is alive and is this VM's QEMU, else 0. */
 int tb_vm_alive(const tb_vm_state *st);
 /* The default base dir: $XDG_RUNTIME_DIR/teebench/vm, else
- * $HOME/.local/state/teebench/vm. */
+ * $HOME/.local/state/teebench/vm (base/paths' rule). */
 int tb_vm_default_dir(char *out, size_t len, tb_err *err);
 
 /* ---- lifecycle ---- */

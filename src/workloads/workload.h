@@ -367,6 +367,7 @@ struct tb_workload {
 /* left out of the quick profile (tests and smoke runs) unless named (--workloads, a suite
    file): a workload that needs a tool or minutes (storage, kv) */
 #define TB_WL_NOT_QUICK 4u
+#define TB_WL_ONCE 8u /* its steps run in round 1 only (long ones: tlsn's sessions) */
 
 /* ---- the registry ---- */
 

@@ -73,7 +73,12 @@ static void test_profiles(void **state)
     assert_true(tb_suite_plan_estimate(&p) <= 90); /* the issue's bound on 2 cores */
     assert_int_equal(tb_suite_plan_init(&p, "standard", &e), 0);
     assert_true(p.repeat >= 3);
+    /* within 10 minutes, but for the real TLSNotary protocol's 3 x 3 sessions (about a
+       minute each, once per run), which issue 23 puts in the standard profile */
+    double with_tlsn = tb_suite_plan_estimate(&p);
+    assert_int_equal(tb_suite_plan_set(&p, "tlsn.iterations", "0", &e), 0);
     assert_true(tb_suite_plan_estimate(&p) <= 600);
+    assert_true(with_tlsn - tb_suite_plan_estimate(&p) <= 9 * 60 + 1);
 
     assert_int_equal(tb_suite_plan_init(&p, "fast", &e), -1);
     assert_non_null(strstr(e.msg, "unknown profile 'fast'"));
@@ -195,7 +200,8 @@ static void test_set(void **state)
         if (nk < 64)
             snprintf(prev[nk], sizeof prev[nk], "%s", key);
     }
-    assert_int_equal(nk, 28 + 8 + 12); /* repeat and every workload's (storage 8, kv 12) */
+    assert_int_equal(nk, 28 + 8 + 12 + 6); /* repeat and every workload's (storage 8, kv 12,
+                                               tlsn 6) */
 }
 
 static void test_apply_json(void **state)
@@ -361,8 +367,9 @@ static void test_metric_names(void **state)
     size_t nprobes;
     tb_probe_all(&nprobes);
     /* 4 syscall + probes + 2 x 8 http + 3 attest + 3 x 3 + 1 verify + 2 overheads notary
-       + storage (libaio: 8 jobs x 5 + randrw 2 x 5) + kv (2 transports x 2 tests x 4) */
-    assert_int_equal(n, 4 + nprobes + 16 + 3 + 12 + 50 + 16);
+       + storage (libaio: 8 jobs x 5 + randrw 2 x 5) + kv (2 transports x 2 tests x 4)
+       + 3 x 7 + 1 verify + 2 overheads tlsn */
+    assert_int_equal(n, 4 + nprobes + 16 + 3 + 12 + 50 + 16 + 24);
     for (size_t i = 0; i < n; i++) {
         assert_true(tb_record_name_valid(v[i].name));
         for (size_t k = i + 1; k < n; k++)
@@ -496,7 +503,8 @@ static void test_plan_text_json(void **state)
     tb_buf b = {0};
     assert_int_equal(tb_suite_plan_describe(&p, &b, &e), 0);
     const char *t = (const char *)b.p;
-    assert_non_null(strstr(t, "profile seed, 1 round of 11 steps")); /* + storage x 2, kv x 2 */
+    assert_non_null(strstr(t, "profile seed, 1 round of 12 steps")); /* + storage x 2, kv x 2,
+                                                                        tlsn */
     assert_non_null(strstr(t, "-t4 -c100 -d30s"));
     assert_non_null(strstr(t, "10 x 10 s"));
     assert_non_null(strstr(t, "25 iterations"));
