@@ -44,6 +44,7 @@
 #include "vm/vm.h"
 #include "workloads/attest.h"
 #include "workloads/http.h"
+#include "workloads/network.h"
 #include "workloads/notary.h"
 
 #define CMD "suite"
@@ -68,6 +69,7 @@ typedef struct suite_args {
     int n_targets;
     const char *ssh_config, *remote_binary, *vm_dir;
     int http_client_local; /* --http-client local: load remote nginx from here */
+    int net_client_local;  /* --net-client local: network servers there, clients here */
     int guest_setup;       /* --guest-setup: install nginx there first */
     int ssh_copy_id;       /* --ssh-copy-id: ssh-copy-id to each ssh target first */
     cli_suite_vms vms;     /* --vm-kinds and the VM flags (cli/suite_vm.h) */
@@ -153,6 +155,11 @@ static void usage(FILE *f)
         "                     or local (this machine loads nginx there over the network, as\n"
         "                     the source document measured a TD: its I/O path is part of\n"
         "                     the cost)\n"
+        "  --net-client local|remote  where the network workload's clients (iperf3, the\n"
+        "                     round trips) run for ssh targets: remote (default: clients\n"
+        "                     and servers there, over its loopback) or local (the servers\n"
+        "                     there, `teebench network serve`, the clients here: its\n"
+        "                     network path, virtio and a TD's bounce buffers, in the figures)\n"
         "  --remote-binary P  run P there instead of copying this teebench\n"
         "  --guest-setup      before the suite, install nginx there if it is missing, with\n"
         "                     apt-get or dnf, as root or through sudo -n (its system-wide\n"
@@ -212,6 +219,7 @@ static int parse_args(int argc, char **argv, suite_args *a)
         O_VM_DIR,
         O_VM_KINDS,
         O_HTTP_CLIENT,
+        O_NET_CLIENT,
         O_GUEST_SETUP,
         O_SSH_COPY_ID
     };
@@ -234,6 +242,7 @@ static int parse_args(int argc, char **argv, suite_args *a)
         {"vm-dir", required_argument, NULL, O_VM_DIR},
         {"vm-kinds", required_argument, NULL, O_VM_KINDS},
         {"http-client", required_argument, NULL, O_HTTP_CLIENT},
+        {"net-client", required_argument, NULL, O_NET_CLIENT},
         {"guest-setup", no_argument, NULL, O_GUEST_SETUP},
         {"ssh-copy-id", no_argument, NULL, O_SSH_COPY_ID},
         {"help", no_argument, NULL, 'h'},
@@ -339,6 +348,11 @@ static int parse_args(int argc, char **argv, suite_args *a)
             if (strcmp(optarg, "local") && strcmp(optarg, "remote"))
                 return cli_fail_code(2, CMD, "--http-client %s: want local or remote", optarg);
             a->http_client_local = !strcmp(optarg, "local");
+            break;
+        case O_NET_CLIENT:
+            if (strcmp(optarg, "local") && strcmp(optarg, "remote"))
+                return cli_fail_code(2, CMD, "--net-client %s: want local or remote", optarg);
+            a->net_client_local = !strcmp(optarg, "local");
             break;
         case O_GUEST_SETUP:
             a->guest_setup = 1;
@@ -790,15 +804,19 @@ static int load_suite_doc(const suite_args *a, tb_buf *doc)
     return 0;
 }
 
-/* The remote suite's workloads when http's nginx target is measured from here: the
-   selected ones but http (kept when its serve-tls target stays there); env at least. */
-static void remote_workloads(const tb_suite_plan *p, char *out, size_t n)
+/* The remote suite's workloads when part of it is measured from here: the selected ones
+   but http when its nginx target is (kept when its serve-tls target stays there) and
+   network when its clients are; env at least. */
+static void remote_workloads(const tb_suite_plan *p, int http_here, int network_here, char *out,
+                             size_t n)
 {
     const tb_wl_http_params *h = tb_suite_plan_params(p, &tb_wl_http);
     out[0] = 0;
     for (size_t i = 0; i < tb_workload_count(); i++) {
         const tb_workload *w = tb_workload_at(i);
-        if (!p->enabled[i] || (w->flags & TB_WL_ALWAYS) || (w == &tb_wl_http && !h->serve_tls))
+        if (!p->enabled[i] || (w->flags & TB_WL_ALWAYS) ||
+            (http_here && w == &tb_wl_http && !h->serve_tls) ||
+            (network_here && w == &tb_wl_network))
             continue;
         size_t l = strlen(out);
         snprintf(out + l, n - l, "%s%s", l ? "," : "", w->name);
@@ -863,14 +881,15 @@ static int http_from_here(const tb_suite_plan *p, const tb_remote_target *t,
     return rc;
 }
 
-/* Puts the http.nginx.* metrics measured from here into the environment's record. */
-static int merge_http(tb_record *r, const tb_record *http, tb_err *err)
+/* Puts the metrics of workload w (of target part, when not NULL) measured from here into
+   the environment's record, and says so in extra.<key>. */
+static int merge_local(tb_record *r, const tb_record *here, const tb_workload *w, const char *part,
+                       const char *key, tb_err *err)
 {
-    for (size_t i = 0; i < http->n_metrics; i++) {
-        const tb_metric *m = &http->metrics[i];
-        tb_wl_match wm; /* the http workload's metrics of target nginx */
-        if (!tb_wl_metric_find(m->name, &wm) || wm.workload != &tb_wl_http ||
-            strcmp(wm.part, "nginx"))
+    for (size_t i = 0; i < here->n_metrics; i++) {
+        const tb_metric *m = &here->metrics[i];
+        tb_wl_match wm; /* the workload's metrics (of that target) */
+        if (!tb_wl_metric_find(m->name, &wm) || wm.workload != w || (part && strcmp(wm.part, part)))
             continue;
         tb_metric *d = tb_record_metric(r, m->name, m->unit, m->better, m->workload, err);
         if (!d || (m->note && tb_metric_set_note(d, m->note, err) < 0))
@@ -881,17 +900,70 @@ static int merge_http(tb_record *r, const tb_record *http, tb_err *err)
     }
     size_t n;
     json_t *c;
-    json_array_foreach(http->commands, n, c) json_array_append(r->commands, c);
+    json_array_foreach(here->commands, n, c) json_array_append(r->commands, c);
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    json_object_set_new(r->extra, "http_client",
+    json_object_set_new(r->extra, key,
                         json_pack("{s:s, s:s, s:o}", "mode", "local", "client", host, "env",
-                                  json_deep_copy(http->env)));
+                                  json_deep_copy(here->env)));
     /* the remote ran the profile's other workloads (--set http.targets marked them
-       "custom"); nginx's were measured from here: together, the profile's suite */
-    if (http->profile && tb_record_set_str(&r->profile, http->profile, err) < 0)
+       "custom"); these were measured from here: together, the profile's suite */
+    if (here->profile && tb_record_set_str(&r->profile, here->profile, err) < 0)
         return -1;
     return 0;
+}
+
+/* --net-client local: the network workload's servers run in the environment under test
+   (`teebench network serve --daemon` there, listening on the address ssh reaches), its
+   clients here, so the environment's network path (virtio, a TD's bounce buffers) is in
+   the figures. *out gets a record with the network.* metrics measured from here. */
+static int network_from_here(const tb_suite_plan *p, const tb_remote_target *t,
+                             const tb_remote_opts *o, session *ss, tb_record **out, tb_err *err)
+{
+    char host[256], dir[128], port[16], procs[16], server[300];
+    if (tb_remote_hostname(t, o, host, sizeof host, err) < 0)
+        return -1;
+    const tb_wl_network_params *np = tb_suite_plan_params(p, &tb_wl_network);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    /* as many iperf3 servers as the clients here use (an iperf3 of one thread a process) */
+    snprintf(procs, sizeof procs, "%d", tb_wl_network_server_procs(np, ncpu > 0 ? (int)ncpu : 1, 0));
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int rc = -1;
+    for (int attempt = 0; attempt < 3 && rc < 0; attempt++) {
+        /* a port there that is likely free (and the ones after it): serve says when not */
+        int pn = 20000 + (int)((ts.tv_nsec / 1000 + getpid() * 7919 + attempt * 104729) % 40000);
+        snprintf(port, sizeof port, "%d", pn);
+        snprintf(dir, sizeof dir, "/tmp/teebench-net-client.%s.%s", t->name, port);
+        char *start[] = {"network", "serve", "--daemon", "--json", "--dir",  dir,   "--addr",
+                         host,      "--port", port,     "--procs", procs,   NULL};
+        rc = tb_remote_teebench(t, o, start, ss->hooks.stop, NULL, err);
+    }
+    if (rc < 0)
+        return tb_err_wrap(err, "--net-client local: the network servers on %s", t->host);
+    snprintf(server, sizeof server, strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, port);
+    line(&ss->pr, "%s: network servers at %s, the clients here (--net-client local)", ss->pr.tag,
+         server);
+    tb_suite_plan np2 = *p;
+    for (size_t i = 0; i < tb_workload_count(); i++)
+        np2.enabled[i] =
+            (tb_workload_at(i)->flags & TB_WL_ALWAYS) || tb_workload_at(i) == &tb_wl_network;
+    snprintf(np2.label, sizeof np2.label, "%s", t->name);
+    rc = tb_wl_params_set(&tb_wl_network, tb_suite_plan_params(&np2, &tb_wl_network), "server",
+                          server, NULL, err);
+    if (rc == 0)
+        rc = tb_suite_run(&np2, &ss->hooks, out, err);
+    char *stop[] = {"network", "serve", "--stop", "--dir", dir, NULL};
+    tb_err e;
+    if (tb_remote_teebench(t, o, stop, NULL, NULL, &e) < 0)
+        line(&ss->pr, "%s: stopping the network servers there: %s", ss->pr.tag, e.msg);
+    if (rc == 0 && strcmp((*out)->status, "complete")) {
+        rc = tb_errf(err, "--net-client local: the clients here %s",
+                     !strcmp((*out)->status, "interrupted") ? "were interrupted" : "failed");
+        tb_record_free(*out);
+        *out = NULL;
+    }
+    return rc;
 }
 
 /* build/teebench-static beside this teebench (`make static`), copied to remotes where
@@ -1027,29 +1099,39 @@ static int run_env(const suite_args *a, tb_suite_plan *p, const tb_remote_target
     if (split && rt.kind == TB_TARGET_VM)
         return tb_errf(err, "--http-client local: not for vm: targets (only SSH is forwarded "
                             "into the guest)");
+    int nsplit = a->net_client_local && tb_suite_plan_enabled(p, &tb_wl_network);
+    if (nsplit && rt.kind == TB_TARGET_VM)
+        return tb_errf(err, "--net-client local: not for vm: targets (only SSH is forwarded "
+                            "into the guest)");
     if (a->guest_setup)
         guest_setup(p, &rt, &o, ss, failed);
-    tb_record *http = NULL;
+    tb_record *http = NULL, *net = NULL;
     char workloads[256] = "";
-    if (split) {
-        if (http_from_here(p, &rt, &o, ss, &http, err) < 0)
-            return -1;
-        remote_workloads(p, workloads, sizeof workloads);
+    if (split && http_from_here(p, &rt, &o, ss, &http, err) < 0)
+        return -1;
+    if (nsplit && network_from_here(p, &rt, &o, ss, &net, err) < 0) {
+        tb_record_free(http);
+        return -1;
     }
+    if (split || nsplit)
+        remote_workloads(p, split, nsplit, workloads, sizeof workloads);
     const char *args[160];
-    if (remote_args(a, split ? workloads : NULL,
+    if (remote_args(a, split || nsplit ? workloads : NULL,
                     split && h->serve_tls ? "http.targets=serve-tls" : NULL, args, 160) < 0) {
         tb_record_free(http);
+        tb_record_free(net);
         return tb_errf(err, "too many suite arguments for a remote run");
     }
     o.suite_args = (char *const *)args;
     int rc = tb_remote_run(&rt, &o, &ss->hooks, out, err);
-    if (rc == 0 && http && merge_http(*out, http, err) < 0) {
+    if (rc == 0 && ((http && merge_local(*out, http, &tb_wl_http, "nginx", "http_client", err) < 0) ||
+                    (net && merge_local(*out, net, &tb_wl_network, NULL, "network_client", err) < 0))) {
         tb_record_free(*out);
         *out = NULL;
         rc = -1;
     }
     tb_record_free(http);
+    tb_record_free(net);
     return rc;
 }
 

@@ -69,7 +69,7 @@ int tb_suite_plan_init(tb_suite_plan *p, const char *profile, tb_err *err)
         const tb_workload *w = tb_workload_at(i);
         if (w->flags & TB_WL_NO_SUITE)
             continue;
-        p->enabled[i] = 1;
+        p->enabled[i] = !(k == TB_WL_QUICK && (w->flags & TB_WL_NOT_QUICK));
         if (tb_wl_params_init(w, p->params[i].bytes, k, err) < 0)
             return -1;
     }

@@ -1,5 +1,8 @@
 /* probe: microbenchmarks of the operations a confidential VM handles differently
- * from a regular VM (CPUID, timers, page faults, IPIs), for `teebench probe`.
+ * from a regular VM (CPUID, timers, page faults, IPIs, port I/O, MSRs), for
+ * `teebench probe`. A probe this machine cannot run (no privilege, no driver, not
+ * x86) is "not available" with the reason in its note, and has no figures: a probe
+ * never reports a number it did not measure.
  *
  * Method: the calling thread is pinned to one CPU for the run (its affinity is
  * restored afterwards); each probe first runs warm-up operations, then takes
@@ -33,6 +36,7 @@ typedef struct tb_probe_opts {
     unsigned reps;   /* samples; 0 = the probe's default; capped at its max_reps */
     unsigned warmup; /* warm-up operations; 0 = reps / 10, at least 10 */
     int cpu;         /* CPU to pin to; -1 = the first CPU this process may use */
+    const char *msr_path; /* msr: NULL = /dev/cpu/<cpu>/msr; a test's file of 8-byte words */
 } tb_probe_opts;
 
 typedef struct tb_probe_result {

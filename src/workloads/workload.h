@@ -302,6 +302,9 @@ struct tb_workload {
 /* tb_workload.flags */
 #define TB_WL_ALWAYS 1u   /* runs in every suite (env: the environment facts) */
 #define TB_WL_NO_SUITE 2u /* not a suite workload: its metrics come from elsewhere (vm) */
+/* left out of the quick profile (its figures need more than a few seconds); it runs in quick
+   when --workloads names it, with quick's defaults */
+#define TB_WL_NOT_QUICK 4u
 
 /* ---- the registry ---- */
 

@@ -29,6 +29,8 @@
 #include "sys/probe.h"
 #include "workloads/attest.h"
 #include "workloads/http.h"
+#include "workloads/memory.h"
+#include "workloads/network.h"
 #include "workloads/notary.h"
 #include "workloads/probe.h"
 #include "workloads/syscall.h"
@@ -105,10 +107,16 @@ static void test_select(void **state)
     assert_int_equal(tb_suite_plan_select(&p, " , ", &e), -1);
     assert_int_equal(tb_suite_plan_select(&p, "all", &e), 0);
     n = tb_suite_plan_steps(&p, st);
-    assert_int_equal(n, 7); /* c1, cn, probe, nginx, serve-tls, attest, notary */
+    /* c1, cn, probe, nginx, serve-tls, attest, notary, then memory's bandwidth, latency,
+       first-touch and network's tcp, udp, rtt: "all" names the workloads quick leaves out */
+    assert_int_equal(n, 13);
     assert_string_equal(st[0].target, "c1");
     assert_string_equal(st[1].target, "cn");
     assert_ptr_equal(st[6].workload, &tb_wl_notary);
+    assert_ptr_equal(st[7].workload, &tb_wl_memory);
+    assert_string_equal(st[9].target, "first-touch");
+    assert_ptr_equal(st[12].workload, &tb_wl_network);
+    assert_string_equal(st[12].target, "rtt");
     for (size_t i = 0; i < n; i++)
         assert_true(st[i].estimate_s > 0);
 }
@@ -194,7 +202,7 @@ static void test_set(void **state)
         if (nk < 64)
             snprintf(prev[nk], sizeof prev[nk], "%s", key);
     }
-    assert_int_equal(nk, 28); /* repeat and every workload's */
+    assert_int_equal(nk, 44); /* repeat and every workload's */
 }
 
 static void test_apply_json(void **state)
@@ -359,8 +367,10 @@ static void test_metric_names(void **state)
     assert_int_equal(tb_suite_plan_metrics(&p, &v, &n, &e), 0);
     size_t nprobes;
     tb_probe_all(&nprobes);
-    /* 4 syscall + probes + 2 x 8 http + 3 attest + 3 x 3 + 1 verify + 2 overheads notary */
-    assert_int_equal(n, 4 + nprobes + 16 + 3 + 12);
+    /* 4 syscall + probes + 2 x 8 http + 3 attest + 3 x 3 + 1 verify + 2 overheads notary;
+       memory: 4 kernels x 2 thread counts, 10 working sets, first touch; network: 2 TCP
+       stream counts, 2 UDP sizes x throughput and loss, 2 round-trip protocols x p50, p99 */
+    assert_int_equal(n, 4 + nprobes + 16 + 3 + 12 + 19 + 10);
     for (size_t i = 0; i < n; i++) {
         assert_true(tb_record_name_valid(v[i].name));
         for (size_t k = i + 1; k < n; k++)
@@ -430,6 +440,15 @@ static const golden_variant golden_variants[] = {
     {"notary no_tee,tee_verify", "quick", NULL, {{"notary.modes", "no_tee,tee_verify"}}},
     {"workloads attest,notary", "standard", "attest,notary", {{NULL}}},
     {"workloads env", "quick", "env", {{NULL}}},
+    {"workloads memory,network (quick)", "quick", "memory,network", {{NULL}}},
+    {"memory threads 1,2,n, no first touch",
+     "standard",
+     "memory",
+     {{"memory.threads", "1,2,n"}, {"memory.parts", "bandwidth,latency"}, {"memory.sizes", "4k,1536k,2g"}}},
+    {"network tcp 1,2,8, udp 512, no rtt",
+     "standard",
+     "network",
+     {{"network.streams", "1,2,8"}, {"network.udp_sizes", "512"}, {"network.tests", "tcp,udp"}}},
 };
 
 static void golden_text(tb_buf *out)
@@ -494,7 +513,7 @@ static void test_plan_text_json(void **state)
     tb_buf b = {0};
     assert_int_equal(tb_suite_plan_describe(&p, &b, &e), 0);
     const char *t = (const char *)b.p;
-    assert_non_null(strstr(t, "profile seed, 1 round of 7 steps"));
+    assert_non_null(strstr(t, "profile seed, 1 round of 13 steps"));
     assert_non_null(strstr(t, "-t4 -c100 -d30s"));
     assert_non_null(strstr(t, "10 x 10 s"));
     assert_non_null(strstr(t, "25 iterations"));
