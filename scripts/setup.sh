@@ -15,6 +15,7 @@ RUN_PACKAGES=(
   zlib1g-dev liblua5.4-dev
   nginx-light curl python3 iproute2 procps util-linux ca-certificates
   openssh-client
+  fio redis-server redis-tools  # the suite's storage and kv workloads (standard profile)
 )
 TEST_PACKAGES=(
   libcmocka-dev clang libclang-rt-14-dev clang-format wrk
@@ -48,9 +49,9 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-# Debian starts nginx and sshd on install; teebench runs its own instances (tests start
-# sshd in network namespaces they create) and needs nothing global running.
-for svc in nginx ssh; do
+# Debian starts nginx, sshd and redis-server on install; teebench runs its own instances
+# (tests start sshd in network namespaces they create) and needs nothing global running.
+for svc in nginx ssh redis-server; do
   if command -v systemctl >/dev/null 2>&1; then $SUDO systemctl disable --now "$svc" >/dev/null 2>&1 || true; fi
   $SUDO service "$svc" stop >/dev/null 2>&1 || true
 done

@@ -32,6 +32,8 @@ static const struct command commands[] = {
     {"results", cmd_results, "the results store: list, show, export, import, rm runs"},
     {"vm", cmd_vm, "start a regular VM, a TDX trust domain or an SEV-SNP guest (QEMU)"},
     {"suite", cmd_suite, "every workload in this environment, one stored result"},
+    {"storage", cmd_storage, "fio with CVM_eval's jobs: IOPS, bandwidth, completion latency"},
+    {"kv", cmd_kv, "redis-benchmark GET/SET against redis-server, plain TCP and TLS"},
 };
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

@@ -27,6 +27,8 @@ int cmd_vm(int argc, char **argv);
 /* `teebench vm image` (cli/vm_image.c): argv[0] is "image". */
 int cli_vm_image(int argc, char **argv);
 int cmd_suite(int argc, char **argv);
+int cmd_storage(int argc, char **argv);
+int cmd_kv(int argc, char **argv);
 
 /* Prints "teebench: <cmd>: <formatted message>" to stderr; returns exit code 1. */
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -45,6 +47,10 @@ int cli_bad_option(const char *cmd, int c, char **argv);
 /* "<word>: unknown subcommand (a, b, c)", plus "; did you mean 'b'?" when a name is
  * close to word (cli_suggest). names is NULL-terminated. Returns 2. */
 int cli_unknown_subcommand(const char *cmd, const char *word, const char *const *names);
+/* A workload parameter's message as its command's flag says it: "<workload>.<key>: ..."
+ * (workloads/param's wording) becomes "--<key with '-' for '_'>: ..."; any other text is
+ * returned as it is. The result lives in msg's buffer (rewritten in place). */
+const char *cli_setting_msg(const char *workload, const char *key, char *msg);
 /* The name in names (NULL-terminated) closest to word -- at most 2 edits, counting a
  * swap of neighbours as one, or word being a prefix of 3+ letters -- or NULL. */
 const char *cli_suggest(const char *word, const char *const *names);

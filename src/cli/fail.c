@@ -133,3 +133,18 @@ int cli_unknown_subcommand(const char *cmd, const char *word, const char *const 
                              near);
     return cli_fail_code(2, cmd, "%s: unknown subcommand (%s)", word, list);
 }
+
+const char *cli_setting_msg(const char *workload, const char *key, char *msg)
+{
+    char prefix[128], flag[128], rest[TB_ERR_MAX];
+    int n = snprintf(prefix, sizeof prefix, "%s.%s", workload, key);
+    if (n < 0 || (size_t)n >= sizeof prefix || strncmp(msg, prefix, (size_t)n))
+        return msg;
+    snprintf(flag, sizeof flag, "--%s", key);
+    for (char *c = flag; *c; c++)
+        if (*c == '_')
+            *c = '-';
+    snprintf(rest, sizeof rest, "%s", msg + n);
+    snprintf(msg, TB_ERR_MAX, "%.100s%.400s", flag, rest);
+    return msg;
+}

@@ -285,6 +285,44 @@ static void geomeans(tb_compare *c)
     }
 }
 
+void tb_compare_category_geomean(const tb_compare *c, size_t i, tb_wl_category cat, int better,
+                                 tb_compare_gm *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ratio = out->lo = out->hi = NAN;
+    if (i >= c->n_records || i == c->baseline)
+        return;
+    /* Welford's mean and sum of squares of the log ratios: one pass, no scratch */
+    double mean = 0, m2 = 0, least = INFINITY, most = 0;
+    for (size_t k = 0; k < c->n_rows; k++) {
+        const tb_compare_row *row = &c->rows[k];
+        const tb_compare_cell *cell = &row->cells[i];
+        double q = cell->ratio;
+        if (row->category != cat || row->better != better || !(q > 0) || isinf(q))
+            continue;
+        out->n++;
+        out->simulated |= cell->simulated || row->cells[c->baseline].simulated;
+        double l = log(q), d = l - mean;
+        mean += d / (double)out->n;
+        m2 += d * (l - mean);
+        least = q < least ? q : least;
+        most = q > most ? q : most;
+    }
+    if (!out->n)
+        return;
+    out->ratio = fmin(fmax(exp(mean), least), most); /* exp of a mean of logs may round past */
+    if (out->n < 2)
+        return;
+    double sd = sqrt(fmax(m2, 0) / (double)(out->n - 1));
+    double half = tb_stats_t_quantile(TB_COMPARE_LEVEL, out->n - 1) * sd / sqrt((double)out->n);
+    out->lo = exp(mean - half);
+    out->hi = exp(mean + half);
+    if (!(out->lo <= out->ratio)) /* rounding (sd 0) */
+        out->lo = out->ratio;
+    if (!(out->hi >= out->ratio))
+        out->hi = out->ratio;
+}
+
 /* The verdicts of the tested cells from p-values adjusted by method within each
    record's family, and the counts. adj: n_rows * n_records doubles of scratch
    (holds the adjusted p-values, row-major). 0, or -1 (out of memory: nothing

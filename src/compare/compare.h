@@ -203,6 +203,25 @@ int tb_compare_gate_eval(const tb_compare *c, const tb_compare_gate *g, tb_buf *
 void tb_compare_title(const tb_compare *c, size_t i, char *out, size_t out_len);
 /* The decimals a ratio is printed with: 0.215x, 12.35x, 123.5x (3, 2, 1). */
 int tb_compare_ratio_decimals(double ratio);
+/* (Added with issue 21.) The geometric mean of record i's ratios to the baseline over the
+   rows of category cat whose direction is better (TB_BETTER_HIGHER / _LOWER) -- the rows
+   with a ratio (finite, > 0) -- with a 95 % interval across those metrics: a Student's t
+   interval of the mean of their log ratios, exp(mean +- t(0.95, n-1) * sd / sqrt(n)) (sd
+   the sample standard deviation of the log ratios). It says where the typical ratio of
+   the category's metrics lies given how much those metrics disagree with each other; it
+   does not carry each metric's own measurement noise (its ratio interval does), and
+   metrics of one workload are not independent (percentiles of one distribution), so it
+   summarises a spread, it is no test. */
+typedef struct tb_compare_gm {
+    size_t n;      /* rows with a ratio */
+    double ratio;  /* the geometric mean; NAN when n == 0 */
+    double lo, hi; /* its interval; NAN when n < 2 */
+    int simulated; /* one of those rows was measured with a simulated TEE here or in the
+                      baseline */
+} tb_compare_gm;
+void tb_compare_category_geomean(const tb_compare *c, size_t i, tb_wl_category cat, int better,
+                                 tb_compare_gm *out);
+
 /* (Added.) The verdict's name: "baseline", "absent", "same", "better", "worse",
    "untestable". */
 const char *tb_compare_verdict_name(int verdict);

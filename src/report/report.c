@@ -28,6 +28,10 @@ typedef struct ctx {
     tb_record_tee_info *tee;   /* per record: its TEE kind and attestation evidence */
     int any_tee;               /* some record is a TEE or has evidence: cards say each one's */
     const char **title_ptrs;   /* titles as the charts' series names */
+    unsigned char *sec;        /* per row: its section (enum section), from its category and
+                                  its family (a sweep with two points or more, a phase) */
+    const tb_wl_family **fam;  /* per row: its sweep or phases family, or NULL */
+    double *fx;                /* per row: a sweep's setting, or the phase's position */
     char **pool;               /* strings made for charts */
     size_t n_pool, cap_pool;
     int charts;
@@ -202,8 +206,10 @@ static const tb_metric *metric_of(const tb_record *r, const char *name)
 
 /* The report's sections: a row goes to one by its category (its workload's table,
    workloads/): latency percentiles to curves, notary times to box plots, probes (times)
-   to dot plots, everything else to the bars. */
-enum section { SEC_BARS, SEC_LATENCY, SEC_NOTARY, SEC_PROBE };
+   to dot plots, everything else to the bars -- unless its workload's table puts it in a
+   family: a sweep's points (two or more in the comparison) to line charts, phases to
+   stacked bars. Every row is also in the forest plot. */
+enum section { SEC_BARS, SEC_LATENCY, SEC_NOTARY, SEC_PROBE, SEC_SWEEP, SEC_PHASE };
 
 static enum section section_of(const tb_compare_row *r)
 {
@@ -217,6 +223,12 @@ static enum section section_of(const tb_compare_row *r)
     default:
         return SEC_BARS;
     }
+}
+
+/* The section a row is drawn in (ctx_init decided). */
+static enum section place(const ctx *x, const tb_compare_row *r)
+{
+    return (enum section)x->sec[r - x->c->rows];
 }
 
 /* The order of the bars: the workloads people ask about first (throughput, system
@@ -665,6 +677,237 @@ static void headline(ctx *x)
     section_end(x);
 }
 
+/* ------------------------------------------------------------------ forest plot */
+
+/* "Throughput", "Key-value": a category's name as a heading. */
+static void category_title(tb_wl_category cat, char *out, size_t n)
+{
+    snprintf(out, n, "%s", tb_wl_category_name(cat));
+    if (out[0] >= 'a' && out[0] <= 'z')
+        out[0] = (char)(out[0] - 'a' + 'A');
+}
+
+static int svg_verdict(int v)
+{
+    return v == TB_COMPARE_BETTER  ? TB_SVG_V_BETTER
+           : v == TB_COMPARE_WORSE ? TB_SVG_V_WORSE
+           : v == TB_COMPARE_SAME  ? TB_SVG_V_SAME
+                                   : TB_SVG_V_NONE;
+}
+
+/* Whether row is measured in the baseline and in some other record: a forest row. */
+static int compared(const tb_compare *c, const tb_compare_row *row)
+{
+    if (!row->cells[c->baseline].present || !row->cells[c->baseline].n)
+        return 0;
+    for (size_t i = 0; i < c->n_records; i++)
+        if (i != c->baseline && row->cells[i].present && row->cells[i].n)
+            return 1;
+    return 0;
+}
+
+/* The mark of record i in a metric's row. */
+static void metric_mark(ctx *x, const tb_compare_row *row, size_t i, tb_svg_forest_mark *m)
+{
+    const tb_compare *c = x->c;
+    const tb_compare_cell *cell = &row->cells[i];
+    memset(m, 0, sizeof *m);
+    m->series = i;
+    m->value = cell->ratio;
+    m->lo = cell->ratio_lo;
+    m->hi = cell->ratio_hi;
+    m->verdict = svg_verdict(cell->verdict);
+    m->simulated = cell->simulated || row->cells[c->baseline].simulated;
+    if (!cell->present || !cell->n) {
+        m->value = NAN;
+        m->text = "not measured here";
+        m->tip = "not measured in this environment";
+        return;
+    }
+    if (!isfinite(cell->ratio)) {
+        m->text = "no ratio";
+        m->tip = "no ratio: a median \xe2\x89\xa4 0";
+        return;
+    }
+    char num[48], ci[96], words[192];
+    tb_svg_fmt_num(cell->ratio, num, sizeof num);
+    static const char *const short_v[] = {"", "", "~", "better", "worse", "untested"};
+    const char *v =
+        cell->verdict >= 0 && cell->verdict <= TB_COMPARE_UNTESTABLE ? short_v[cell->verdict] : "";
+    m->text = pooled(x, "%s\xc3\x97%s%s", num, *v ? " " : "", v);
+    fmt_interval(cell->ratio_lo, cell->ratio_hi, NULL, 0, ci, sizeof ci);
+    if (!ci[0])
+        snprintf(ci, sizeof ci, "%s",
+                 cell->ratio_ci_why == TB_COMPARE_CI_NON_POSITIVE
+                     ? "(no interval: a sample \xe2\x89\xa4 0)"
+                     : "(too few samples for an interval)");
+    verdict_words(c, row, i, words, sizeof words);
+    m->tip = pooled(x, "%s\xc3\x97 %s; %s%s", num, ci, words, m->simulated ? "; SIMULATED" : "");
+}
+
+/* Appends the rows of category cat to rows (n so far, room for it all): its heading, a
+   geometric mean per direction with two metrics or more, its metrics. Returns n. */
+static size_t forest_category(ctx *x, tb_wl_category cat, tb_svg_forest_row *rows, size_t n,
+                              tb_svg_forest_mark *marks, size_t *used)
+{
+    const tb_compare *c = x->c;
+    size_t nr = c->n_records, metrics = 0, dir_n[2] = {0, 0};
+    for (size_t k = 0; k < c->n_rows; k++) {
+        const tb_compare_row *row = &c->rows[k];
+        if (row->category != cat || !compared(c, row))
+            continue;
+        metrics++;
+        dir_n[row->better == TB_BETTER_HIGHER ? 0 : 1]++;
+    }
+    if (!metrics)
+        return n;
+    char title[64];
+    category_title(cat, title, sizeof title);
+    rows[n].kind = TB_SVG_FOREST_HEADING;
+    rows[n].label = pooled(x, "%s \xc2\xb7 %zu metric%s", title, metrics, metrics == 1 ? "" : "s");
+    n++;
+    for (int d = 0; d < 2; d++) {
+        int better = d ? TB_BETTER_LOWER : TB_BETTER_HIGHER;
+        if (dir_n[d] < 2)
+            continue;
+        tb_svg_forest_mark *m = marks + *used;
+        size_t nm = 0, most = 0;
+        for (size_t i = 0; i < nr; i++) {
+            if (i == c->baseline)
+                continue;
+            tb_compare_gm g;
+            tb_compare_category_geomean(c, i, cat, better, &g);
+            memset(&m[nm], 0, sizeof m[nm]);
+            m[nm].series = i;
+            m[nm].value = g.ratio;
+            m[nm].lo = g.lo;
+            m[nm].hi = g.hi;
+            m[nm].simulated = g.simulated;
+            most = g.n > most ? g.n : most;
+            char num[48], ci[96];
+            tb_svg_fmt_num(g.ratio, num, sizeof num);
+            fmt_interval(g.lo, g.hi, NULL, 0, ci, sizeof ci);
+            if (!g.n) {
+                m[nm].text = "no ratio";
+            } else {
+                m[nm].text = pooled(x, "%s\xc3\x97%s%s", num, ci[0] ? " " : "", ci);
+                m[nm].tip =
+                    pooled(x,
+                           "geometric mean of %zu ratio%s: %s\xc3\x97 %s (a t interval across the "
+                           "metrics)%s",
+                           g.n, g.n == 1 ? "" : "s", num, ci[0] ? ci : "(no interval: one metric)",
+                           g.simulated ? "; SIMULATED metrics among them" : "");
+            }
+            nm++;
+        }
+        rows[n].kind = TB_SVG_FOREST_SUMMARY;
+        rows[n].label = pooled(x, "geomean, %s better (%zu)", d ? "lower" : "higher", most);
+        rows[n].better = d ? -1 : 1;
+        rows[n].marks = m;
+        rows[n].n = nm;
+        *used += nm;
+        n++;
+    }
+    for (size_t k = 0; k < c->n_rows; k++) {
+        const tb_compare_row *row = &c->rows[k];
+        if (row->category != cat || !compared(c, row))
+            continue;
+        tb_svg_forest_mark *m = marks + *used;
+        size_t nm = 0;
+        for (size_t i = 0; i < nr; i++)
+            if (i != c->baseline)
+                metric_mark(x, row, i, &m[nm++]);
+        rows[n].kind = TB_SVG_FOREST_METRIC;
+        rows[n].label = row->name;
+        rows[n].better = row->better == TB_BETTER_HIGHER ? 1 : -1;
+        rows[n].marks = m;
+        rows[n].n = nm;
+        *used += nm;
+        n++;
+    }
+    return n;
+}
+
+static void forest_section(ctx *x)
+{
+    const tb_compare *c = x->c;
+    if (c->n_records < 2)
+        return; /* one environment: nothing to compare; the headline says its numbers */
+    section_head(x, "overview", "Every metric against the baseline");
+    size_t n_rows = 0, n_absent = 0;
+    int any_sim = 0;
+    for (size_t k = 0; k < c->n_rows; k++) {
+        if (compared(c, &c->rows[k])) {
+            n_rows++;
+            any_sim |= c->rows[k].simulated;
+        } else {
+            n_absent++;
+        }
+    }
+    /* rows: per category a heading, up to two means and its metrics */
+    size_t cap = n_rows + 3 * TB_CAT_COUNT + 1,
+           cap_m = (n_rows + 2 * TB_CAT_COUNT + 1) * c->n_records;
+    tb_svg_forest_row *rows = calloc(cap, sizeof *rows);
+    tb_svg_forest_mark *marks = calloc(cap_m, sizeof *marks);
+    if (!rows || !marks) {
+        free(rows);
+        free(marks);
+        x->rc = -1;
+        return;
+    }
+    size_t n = 0, used = 0;
+    for (int k = 1; k <= TB_CAT_COUNT; k++) /* the categories in the tables' order, other last */
+        n = forest_category(x, (tb_wl_category)(k % TB_CAT_COUNT), rows, n, marks, &used);
+    if (!n_rows) {
+        note(x, "No metric was measured both in the baseline and in another environment.");
+    } else {
+        tb_svg_forest_chart fc = {pooled(x, "ratio to %s", x->names[c->baseline]), rows, n};
+        const char *title = pooled(x, "Every metric against %s", x->names[c->baseline]);
+        tb_svg_frame f;
+        char id[16];
+        frame_for(x, &f, id, sizeof id, "overview", title,
+                  "A forest plot: one row per metric, grouped by category, with each "
+                  "environment's ratio of medians to the baseline and its 95 % interval on one "
+                  "log axis; the marker's colour is the rank test's verdict; per category, "
+                  "diamonds give the geometric mean of the ratios per direction with a t "
+                  "interval across the metrics.");
+        tb_buf svg = {0};
+        tb_svg_series s = series_of(x);
+        x->rc |= tb_svg_forest(&svg, &f, &s, &fc);
+        place_chart(x, "overview", title, &svg);
+        char words[1400];
+        snprintf(words, sizeof words,
+                 "Each row: one metric, the ratio of an environment's median to the baseline's "
+                 "(%s) with its 95 %% percentile-bootstrap interval as a whisker, on a log axis "
+                 "(1: the same). The marker's colour is the Mann-Whitney U test's verdict%s: "
+                 "better or worse in the metric's own direction, hollow for no significant "
+                 "difference, dashed for too few samples to test. The shaded half of a row is "
+                 "its better side: right of 1 where higher is better, left where lower is "
+                 "better.%s Diamonds: per category and direction, the geometric mean of the ratios "
+                 "with a 95 %% Student's t interval across that category's metrics -- it says "
+                 "where the typical ratio of those metrics lies given how much they disagree "
+                 "with each other, not how precisely each one was measured (the whiskers say "
+                 "that), and metrics of one workload (percentiles of one latency) are not "
+                 "independent: read it as a summary of the spread, not as a test.",
+                 x->names[c->baseline],
+                 c->adjust == TB_STATS_ADJUST_NONE ? "" : " (p adjusted for many tests)",
+                 any_sim ? " SIMULATED: measured with a simulated TEE, here or in the baseline."
+                         : "");
+        note(x, words);
+        if (n_absent) {
+            char more[160];
+            snprintf(more, sizeof more,
+                     "%zu metric%s measured on one side only (not in the baseline, or only in "
+                     "it): in the table below, not in the plot.",
+                     n_absent, n_absent == 1 ? " is" : "s are");
+            note(x, more);
+        }
+    }
+    free(rows);
+    free(marks);
+    section_end(x);
+}
+
 /* ------------------------------------------------------------------ charts */
 
 static void bars_section(ctx *x)
@@ -673,7 +916,7 @@ static void bars_section(ctx *x)
     section_head(x, "throughput", "Throughput, indices and times");
     size_t n = 0;
     for (size_t k = 0; k < c->n_rows; k++)
-        n += section_of(&c->rows[k]) == SEC_BARS;
+        n += place(x, &c->rows[k]) == SEC_BARS;
     if (!n) {
         note(x, "No throughput, syscall or attestation metrics in these runs.");
         section_end(x);
@@ -692,7 +935,7 @@ static void bars_section(ctx *x)
     for (int pass = 0; pass < 3; pass++)
         for (size_t k = 0; k < c->n_rows; k++) {
             const tb_compare_row *row = &c->rows[k];
-            if (section_of(row) != SEC_BARS || bars_rank(row) != pass)
+            if (place(x, row) != SEC_BARS || bars_rank(row) != pass)
                 continue;
             tb_svg_bar *b = bars + gi * c->n_records;
             for (size_t i = 0; i < c->n_records; i++) {
@@ -797,17 +1040,18 @@ static void latency_chart(ctx *x, const tb_workload *w, const char *target, int 
         }
     }
     const char *unit = n ? rows[0].row->unit : "ms";
-    tb_svg_line_chart lc = {TB_SVG_PCTL,
-                            "percentile",
-                            NULL,
-                            "latency",
-                            unit,
-                            -1,
-                            n_c && n_u ? "solid: corrected for coordinated omission; dashed: "
-                                         "uncorrected (as measured)"
-                                       : NULL,
-                            cv,
-                            ncv};
+    tb_svg_line_chart lc = {
+        .xkind = TB_SVG_PCTL,
+        .xtitle = "percentile",
+        .ytitle = "latency",
+        .yunit = unit,
+        .ylog = -1,
+        .dash_note = n_c && n_u ? "solid: corrected for coordinated omission; dashed: "
+                                  "uncorrected (as measured)"
+                                : NULL,
+        .curves = cv,
+        .n = ncv,
+    };
     const char *title = pooled(x, "%s latency by percentile: %s", w->title, target);
     tb_svg_frame f;
     char id[16];
@@ -842,9 +1086,9 @@ static void latency_chart(ctx *x, const tb_workload *w, const char *target, int 
 
 /* Whether row is a latency percentile of group (the workload and what its "*" stands
    for: the target). */
-static int in_group(const tb_compare_row *row, const tb_compare_row *group)
+static int in_group(const ctx *x, const tb_compare_row *row, const tb_compare_row *group)
 {
-    return section_of(row) == SEC_LATENCY && row->spec.workload == group->spec.workload &&
+    return place(x, row) == SEC_LATENCY && row->spec.workload == group->spec.workload &&
            !strcmp(row->spec.part, group->spec.part);
 }
 
@@ -863,11 +1107,11 @@ static void latency_section(ctx *x)
     size_t n_done = 0;
     for (size_t k = 0; k < c->n_rows; k++) {
         const tb_compare_row *g = &c->rows[k];
-        if (section_of(g) != SEC_LATENCY)
+        if (place(x, g) != SEC_LATENCY)
             continue;
         int seen = 0, same_part = 0;
         for (size_t d = 0; d < n_done && !seen; d++) {
-            seen = in_group(g, done[d]);
+            seen = in_group(x, g, done[d]);
             same_part |= !strcmp(done[d]->spec.part, g->spec.part);
         }
         if (seen)
@@ -875,7 +1119,7 @@ static void latency_section(ctx *x)
         done[n_done++] = g;
         size_t n = 0;
         for (size_t j = k; j < c->n_rows; j++) {
-            if (!in_group(&c->rows[j], g))
+            if (!in_group(x, &c->rows[j], g))
                 continue;
             rows[n].pct = c->rows[j].spec.metric->pct;
             rows[n].row = &c->rows[j];
@@ -895,6 +1139,295 @@ static void latency_section(ctx *x)
     section_end(x);
 }
 
+/* ------------------------------------------------------------------ sweeps, phases */
+
+typedef struct sweep_pt {
+    double x;
+    const tb_compare_row *row;
+} sweep_pt;
+
+static int cmp_sweep_pt(const void *a, const void *b)
+{
+    double p = ((const sweep_pt *)a)->x, q = ((const sweep_pt *)b)->x;
+    return (p > q) - (p < q);
+}
+
+/* A file stem of a family's chart: "<kind>-<workload>-<title>", [a-z0-9-] only. */
+static void family_stem(const char *kind, const tb_workload *w, const tb_wl_family *f, char *out,
+                        size_t n)
+{
+    snprintf(out, n, "%s-%s-%s", kind, w->name, f->title ? f->title : "");
+    for (char *p = out; *p; p++) {
+        if (*p >= 'A' && *p <= 'Z')
+            *p = (char)(*p - 'A' + 'a');
+        else if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
+            *p = '-';
+    }
+}
+
+static void family_heading(ctx *x, const tb_workload *w, const tb_wl_family *f)
+{
+    char h[256];
+    snprintf(h, sizeof h, "%s: %s", w->title, f->title ? f->title : "");
+    if (html(x)) {
+        put(x, "<h3>");
+        text(x, h);
+        put(x, "</h3>\n");
+    } else {
+        put(x, "### ");
+        md_text(x, h);
+        put(x, "\n\n");
+    }
+}
+
+/* One line chart of a sweep's points pts[0..n-1] (n >= 2): per environment the medians
+   over the setting, with their intervals. */
+static void sweep_chart(ctx *x, const tb_wl_family *f, sweep_pt *pts, size_t n)
+{
+    const tb_compare *c = x->c;
+    const tb_workload *w = pts[0].row->spec.workload;
+    qsort(pts, n, sizeof *pts, cmp_sweep_pt);
+    size_t nr = c->n_records, nt = 0;
+    tb_svg_curve *cv = calloc(nr, sizeof *cv);
+    double *v = calloc(4 * nr * n, sizeof *v);
+    tb_svg_tick *t = calloc(n, sizeof *t);
+    if (!cv || !v || !t) {
+        free(cv);
+        free(v);
+        free(t);
+        x->rc = -1;
+        return;
+    }
+    int bytes = f->unit && !strcmp(f->unit, "B");
+    for (size_t k = 0; k < n && nt < 64; k++) {
+        if (nt && t[nt - 1].v == pts[k].x)
+            continue;
+        t[nt].v = pts[k].x;
+        if (bytes)
+            tb_svg_fmt_bytes(pts[k].x, t[nt].label, sizeof t[nt].label);
+        else if (pts[k].x == floor(pts[k].x) && fabs(pts[k].x) < 1e15) /* a count: "32" */
+            snprintf(t[nt].label, sizeof t[nt].label, "%.0f", pts[k].x);
+        else
+            tb_svg_fmt_num(pts[k].x, t[nt].label, sizeof t[nt].label);
+        nt++;
+    }
+    size_t ncv = 0;
+    for (size_t i = 0; i < nr; i++) {
+        double *xs = v + 4 * n * i, *ys = xs + n, *lo = ys + n, *hi = lo + n;
+        size_t m = 0;
+        for (size_t k = 0; k < n; k++) {
+            const tb_compare_cell *cell = &pts[k].row->cells[i];
+            if (!cell->present || !cell->n)
+                continue;
+            xs[m] = pts[k].x;
+            ys[m] = cell->median;
+            lo[m] = cell->lo;
+            hi[m] = cell->hi;
+            m++;
+        }
+        if (!m)
+            continue;
+        cv[ncv] = (tb_svg_curve){.series = i, .x = xs, .y = ys, .n = m, .lo = lo, .hi = hi};
+        ncv++;
+    }
+    const tb_compare_row *r0 = pts[0].row;
+    tb_svg_line_chart lc = {
+        .xkind = f->log ? TB_SVG_LOG : TB_SVG_LINEAR,
+        .xtitle = f->axis,
+        .xunit = bytes ? NULL : f->unit,
+        .ytitle =
+            pooled(x, "median, %s is better", r0->better == TB_BETTER_HIGHER ? "higher" : "lower"),
+        .yunit = r0->unit,
+        .ylog = -1,
+        .curves = cv,
+        .n = ncv,
+        .xticks = t,
+        .n_xticks = nt,
+    };
+    const char *title =
+        pooled(x, "%s: %s (%s)", w->title, f->title ? f->title : "", r0->spec.metric->name);
+    tb_svg_frame fr;
+    char id[16];
+    frame_for(x, &fr, id, sizeof id, "sweeps", title,
+              pooled(x,
+                     "The median over runs of %s at each %s, one line per environment, with "
+                     "its 95 %% interval as a whisker.",
+                     r0->spec.metric->name, f->axis ? f->axis : "setting"));
+    tb_buf svg = {0};
+    tb_svg_series s = series_of(x);
+    x->rc |= tb_svg_lines(&svg, &fr, &s, &lc);
+    char stem[200];
+    family_stem("sweep", w, f, stem, sizeof stem);
+    family_heading(x, w, f);
+    place_chart(x, stem, title, &svg);
+    free(cv);
+    free(v);
+    free(t);
+}
+
+static void sweeps_section(ctx *x)
+{
+    const tb_compare *c = x->c;
+    size_t any = 0;
+    for (size_t k = 0; k < c->n_rows; k++)
+        any += x->sec[k] == SEC_SWEEP;
+    if (!any)
+        return; /* only workloads with sweeps have the section */
+    section_head(x, "sweeps", "Sweeps: one setting varied");
+    sweep_pt *pts = calloc(c->n_rows, sizeof *pts);
+    const tb_wl_family **done = calloc(c->n_rows, sizeof *done);
+    if (!pts || !done) {
+        free(pts);
+        free(done);
+        x->rc = -1;
+        return;
+    }
+    size_t n_done = 0;
+    for (size_t k = 0; k < c->n_rows; k++) {
+        const tb_wl_family *f = x->fam[k];
+        int seen = x->sec[k] != SEC_SWEEP;
+        for (size_t d = 0; d < n_done && !seen; d++)
+            seen = done[d] == f;
+        if (seen)
+            continue;
+        done[n_done++] = f;
+        size_t n = 0;
+        for (size_t j = k; j < c->n_rows; j++)
+            if (x->sec[j] == SEC_SWEEP && x->fam[j] == f)
+                pts[n++] = (sweep_pt){x->fx[j], &c->rows[j]};
+        sweep_chart(x, f, pts, n);
+    }
+    note(x, "Each point: the median over runs of the metric at that setting, with its 95 % "
+            "interval as a whisker; one line per environment. Every point is also a row of the "
+            "overview and of the table.");
+    free(pts);
+    free(done);
+    section_end(x);
+}
+
+/* One stacked-bar chart of a phases family f: a bar per environment (and per what the
+   phases' "*" stood for). */
+static void phases_chart(ctx *x, const tb_wl_family *f)
+{
+    const tb_compare *c = x->c;
+    size_t np = tb_wl_phase_count(f), nr = c->n_records;
+    if (np > 8)
+        np = 8; /* colours and hatchings to tell them apart */
+    const char **parts = calloc(np + 1, sizeof *parts);
+    const char **groups = calloc(c->n_rows + 1, sizeof *groups);
+    tb_svg_stack *rows = calloc((c->n_rows + 1) * nr, sizeof *rows);
+    double *vals = calloc((c->n_rows + 1) * nr * (np + 1), sizeof *vals);
+    if (!parts || !groups || !rows || !vals) {
+        free(parts);
+        free(groups);
+        free(rows);
+        free(vals);
+        x->rc = -1;
+        return;
+    }
+    const tb_workload *w = NULL;
+    for (size_t p = 0; p < np; p++) {
+        char l[128];
+        tb_wl_phase_label(f, p, l, sizeof l);
+        parts[p] = pooled(x, "%s", l);
+    }
+    size_t ng = 0; /* what "*" stood for, in first-seen order ("" for literal names) */
+    for (size_t k = 0; k < c->n_rows; k++) {
+        if (x->sec[k] != SEC_PHASE || x->fam[k] != f)
+            continue;
+        w = c->rows[k].spec.workload;
+        int seen = 0;
+        for (size_t g = 0; g < ng && !seen; g++)
+            seen = !strcmp(groups[g], c->rows[k].spec.part);
+        if (!seen)
+            groups[ng++] = c->rows[k].spec.part;
+    }
+    const tb_compare_row *total =
+        f->total && !strchr(f->total, '*') ? tb_compare_find(c, f->total) : NULL;
+    size_t n = 0;
+    for (size_t g = 0; g < ng; g++)
+        for (size_t i = 0; i < nr; i++) {
+            double *v = vals + n * np;
+            int any = 0;
+            for (size_t p = 0; p < np; p++)
+                v[p] = NAN;
+            for (size_t k = 0; k < c->n_rows; k++) {
+                const tb_compare_row *row = &c->rows[k];
+                size_t p = (size_t)x->fx[k];
+                if (x->sec[k] != SEC_PHASE || x->fam[k] != f || p >= np ||
+                    strcmp(row->spec.part, groups[g]) || !row->cells[i].present || !row->cells[i].n)
+                    continue;
+                v[p] = row->cells[i].median;
+                any = 1;
+            }
+            if (!any)
+                continue;
+            rows[n].series = i;
+            rows[n].values = v;
+            rows[n].label =
+                groups[g][0] ? pooled(x, "%s \xc2\xb7 %s", x->titles[i], groups[g]) : NULL;
+            if (total && total->cells[i].present && total->cells[i].n) {
+                char tv[64];
+                tb_svg_fmt_value(total->cells[i].median, total->unit, tv, sizeof tv);
+                rows[n].note = pooled(x, "\xc2\xb7 whole %s", tv);
+            }
+            n++;
+        }
+    const tb_compare_row *any_row = NULL;
+    for (size_t k = 0; k < c->n_rows && !any_row; k++)
+        if (x->sec[k] == SEC_PHASE && x->fam[k] == f)
+            any_row = &c->rows[k];
+    tb_svg_stack_chart sc = {"median time", any_row ? any_row->unit : "s", parts, np, rows, n};
+    const char *title = pooled(x, "%s: %s", w ? w->title : "", f->title ? f->title : "");
+    tb_svg_frame fr;
+    char id[16];
+    frame_for(x, &fr, id, sizeof id, "phases", title,
+              "One bar per environment: the median of each phase, stacked in order; the "
+              "bar's length is their sum.");
+    tb_buf svg = {0};
+    tb_svg_series s = series_of(x);
+    x->rc |= tb_svg_stacks(&svg, &fr, &s, &sc);
+    char stem[200];
+    family_stem("phases", w, f, stem, sizeof stem);
+    family_heading(x, w, f);
+    place_chart(x, stem, title, &svg);
+    free(parts);
+    free(groups);
+    free(rows);
+    free(vals);
+}
+
+static void phases_section(ctx *x)
+{
+    const tb_compare *c = x->c;
+    const tb_wl_family **done = calloc(c->n_rows + 1, sizeof *done);
+    if (!done) {
+        x->rc = -1;
+        return;
+    }
+    size_t n_done = 0;
+    for (size_t k = 0; k < c->n_rows; k++) {
+        int seen = x->sec[k] != SEC_PHASE;
+        for (size_t d = 0; d < n_done && !seen; d++)
+            seen = done[d] == x->fam[k];
+        if (seen)
+            continue;
+        if (!n_done)
+            section_head(x, "phases", "Phases: where the time goes");
+        done[n_done++] = x->fam[k];
+        phases_chart(x, x->fam[k]);
+    }
+    if (n_done) {
+        note(x,
+             "Each bar: the medians over runs of consecutive phases, stacked in order; its "
+             "length is their sum, written after it; (3 of 4): a phase was not measured there. A "
+             "median of a sum is not the sum of medians: where the run measured the whole "
+             "too, its median follows (whole).");
+        section_end(x);
+    }
+    free(done);
+}
+
 /* The rows of one notary box group: every environment x every mode whose metric name
    ends in suffix. */
 static size_t notary_group(ctx *x, const char *suffix, tb_svg_dist *d)
@@ -904,7 +1437,7 @@ static size_t notary_group(ctx *x, const char *suffix, tb_svg_dist *d)
     for (size_t i = 0; i < c->n_records; i++) {
         for (size_t k = 0; k < c->n_rows; k++) {
             const tb_compare_row *row = &c->rows[k];
-            if (section_of(row) != SEC_NOTARY || !ends(row->spec.metric->name, suffix))
+            if (place(x, row) != SEC_NOTARY || !ends(row->spec.metric->name, suffix))
                 continue;
             const tb_metric *m = metric_of(c->records[i], row->name);
             if (!m)
@@ -973,7 +1506,7 @@ static void probes_section(ctx *x)
     section_head(x, "probes", "Probes: where a confidential VM pays");
     size_t n = 0;
     for (size_t k = 0; k < c->n_rows; k++)
-        n += section_of(&c->rows[k]) == SEC_PROBE;
+        n += place(x, &c->rows[k]) == SEC_PROBE;
     if (!n) {
         note(x, "No probe metrics (probe.<name>.ns) in these runs.");
         section_end(x);
@@ -990,7 +1523,7 @@ static void probes_section(ctx *x)
     size_t r = 0;
     for (size_t k = 0; k < c->n_rows; k++) {
         const tb_compare_row *row = &c->rows[k];
-        if (section_of(row) != SEC_PROBE)
+        if (place(x, row) != SEC_PROBE)
             continue;
         const char *name = row->spec.part;
         tb_svg_dot *d = dots + r * c->n_records;
@@ -1026,7 +1559,7 @@ static void probes_section(ctx *x)
     put(x, html(x) ? "<dl class=\"why\">\n" : "");
     for (size_t k = 0; k < c->n_rows; k++) {
         const tb_compare_row *row = &c->rows[k];
-        if (section_of(row) != SEC_PROBE || !row->note || !row->note[0])
+        if (place(x, row) != SEC_PROBE || !row->note || !row->note[0])
             continue;
         const char *name = row->spec.part;
         if (html(x)) {
@@ -1603,6 +2136,34 @@ static int ctx_init(ctx *x, const tb_compare *c, enum tb_page_format fmt, const 
             x->names[i][strlen(x->names[i]) - strlen(tag)] = 0;
         x->title_ptrs[i] = x->titles[i];
     }
+    size_t nr = c->n_rows ? c->n_rows : 1;
+    x->sec = calloc(nr, sizeof *x->sec);
+    x->fam = calloc(nr, sizeof *x->fam);
+    x->fx = calloc(nr, sizeof *x->fx);
+    if (!x->sec || !x->fam || !x->fx)
+        return -1;
+    for (size_t k = 0; k < c->n_rows; k++) {
+        const tb_compare_row *row = &c->rows[k];
+        size_t at = 0;
+        x->sec[k] = (unsigned char)section_of(row);
+        if ((x->fam[k] = tb_wl_sweep_of(&row->spec, &x->fx[k])))
+            continue;
+        if ((x->fam[k] = tb_wl_phase_of(&row->spec, &at))) {
+            x->fx[k] = (double)at;
+            x->sec[k] = SEC_PHASE;
+        }
+    }
+    for (size_t k = 0; k < c->n_rows; k++) { /* a sweep of one point is a metric alone */
+        if (!x->fam[k] || x->fam[k]->kind != TB_WLF_SWEEP)
+            continue;
+        size_t points = 0;
+        for (size_t j = 0; j < c->n_rows && points < 2; j++)
+            points += x->fam[j] == x->fam[k] && x->fx[j] != x->fx[k];
+        if (points)
+            x->sec[k] = SEC_SWEEP;
+        else
+            x->fam[k] = NULL;
+    }
     return 0;
 }
 
@@ -1615,6 +2176,9 @@ static void ctx_free(ctx *x)
     free(x->names);
     free(x->title_ptrs);
     free(x->tee);
+    free(x->sec);
+    free(x->fam);
+    free(x->fx);
 }
 
 int tb_page_build(const tb_compare *c, enum tb_page_format fmt, const tb_page_opts *o, tb_page *out,
@@ -1633,9 +2197,12 @@ int tb_page_build(const tb_compare *c, enum tb_page_format fmt, const tb_page_op
     }
     const char *title = o->title && *o->title ? o->title : "teebench report";
     page_head(&x, title);
+    forest_section(&x);
     headline(&x);
     bars_section(&x);
     latency_section(&x);
+    sweeps_section(&x);
+    phases_section(&x);
     notary_section(&x);
     probes_section(&x);
     compare_table(&x);

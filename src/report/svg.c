@@ -582,7 +582,19 @@ const char *tb_svg_css(void)
            ".tb-f6{fill:var(--tb-c6)}.tb-f7{fill:var(--tb-c7)}\n"
            ".tb-s0{stroke:var(--tb-c0)}.tb-s1{stroke:var(--tb-c1)}.tb-s2{stroke:var(--tb-c2)}"
            ".tb-s3{stroke:var(--tb-c3)}.tb-s4{stroke:var(--tb-c4)}.tb-s5{stroke:var(--tb-c5)}"
-           ".tb-s6{stroke:var(--tb-c6)}.tb-s7{stroke:var(--tb-c7)}\n";
+           ".tb-s6{stroke:var(--tb-c6)}.tb-s7{stroke:var(--tb-c7)}\n"
+           /* the forest plot: verdict colours (better blue, worse vermillion: apart for
+              every common colour vision), the side of 1 that is better, the line at 1 */
+           ".tb-vb{fill:var(--tb-c0);stroke:var(--tb-c0)}.tb-vw{fill:var(--tb-c1);"
+           "stroke:var(--tb-c1)}.tb-vs{fill:var(--tb-bg);stroke:var(--tb-fg)}"
+           ".tb-vn{fill:var(--tb-bg);stroke:var(--tb-muted);stroke-dasharray:2 1.5}"
+           ".tb-vg{fill:var(--tb-fg);stroke:var(--tb-fg)}\n"
+           ".tb-side{fill:var(--tb-fg);fill-opacity:.07}"
+           ".tb-one{stroke:var(--tb-fg);stroke-width:1.5;fill:none}"
+           ".tb-fw{stroke:var(--tb-fg);stroke-width:1.3;fill:none}"
+           ".tb-chart .tb-gm{font-weight:600}"
+           ".tb-chart .tb-simt{fill:var(--tb-sim,#b3261e);font-weight:700;font-size:9px}\n"
+           ".tb-seg{stroke:var(--tb-bg);stroke-width:1}\n";
 }
 
 /* ---------------------------------------------------------------- frame and shapes */
@@ -763,13 +775,11 @@ static void axis_title(const char *title, const char *unit, int log, char *out, 
              title && *u ? ")" : "", log && (title || *u) ? ", " : "", log ? "log scale" : "");
 }
 
-/* An x axis for s: grid lines from top to y, the axis line at y, ticks and their
-   labels below, and the title under them. */
-static int x_axis(tb_buf *out, const tb_svg_scale *s, const char *unit, double top, double y,
-                  const char *title)
+/* An x axis for s with the ticks t[0..n-1]: grid lines from top to y, the axis line at
+   y, ticks and their labels below, and the title under them. */
+static int x_axis_ticks(tb_buf *out, const tb_svg_scale *s, const tb_svg_tick *t, size_t n,
+                        double top, double y, const char *title)
 {
-    tb_svg_tick t[TB_SVG_TICK_MAX];
-    size_t n = tb_svg_ticks(s, unit, t, s->kind == TB_SVG_PCTL ? 9 : 7);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         double x = tb_svg_scale_map(s, t[i].v);
@@ -785,6 +795,15 @@ static int x_axis(tb_buf *out, const tb_svg_scale *s, const char *unit, double t
     rc |= text_at(out, (s->r0 + s->r1) / 2, y + 31, "tb-m", "middle", title, 0);
     rc |= tb_buf_puts(out, "\n");
     return rc ? -1 : 0;
+}
+
+/* The same with the scale's own ticks. */
+static int x_axis(tb_buf *out, const tb_svg_scale *s, const char *unit, double top, double y,
+                  const char *title)
+{
+    tb_svg_tick t[TB_SVG_TICK_MAX];
+    size_t n = tb_svg_ticks(s, unit, t, s->kind == TB_SVG_PCTL ? 9 : 7);
+    return x_axis_ticks(out, s, t, n, top, y, title);
 }
 
 static int y_axis(tb_buf *out, const tb_svg_scale *s, const char *unit, double left, double right,
@@ -978,16 +997,70 @@ static void spread_labels(end_label *l, size_t n, double gap, double top, double
             l[i].y = top;
 }
 
-static void x_label(enum tb_svg_kind k, double x, const char *unit, char *out, size_t len)
+static void x_label(const tb_svg_line_chart *c, double x, char *out, size_t len)
 {
-    if (k == TB_SVG_PCTL) {
+    for (size_t i = 0; c->xticks && i < c->n_xticks; i++)
+        if (c->xticks[i].v == x) {
+            join3(out, len, c->xticks[i].label, NULL, NULL);
+            return;
+        }
+    if (c->xkind == TB_SVG_PCTL) {
         char p[24];
         pctl_label(x, p, sizeof p);
         p[strlen(p) - 1] = 0; /* "99.9" */
         join3(out, len, "p", p, NULL);
         return;
     }
-    tb_svg_fmt_value(x, unit, out, len);
+    tb_svg_fmt_value(x, c->xunit, out, len);
+}
+
+/* A domain for the caller's ticks: the points' span with a margin (LOG: x > 0 only). */
+static void fit_to_points(tb_svg_scale *s, enum tb_svg_kind kind, double lo, double hi)
+{
+    if (kind == TB_SVG_LOG && lo > 0 && isfinite(hi)) {
+        double a = log10(lo), b = log10(hi), pad = b > a ? (b - a) * 0.05 : 0.15;
+        s->d0 = pow(10, a - pad);
+        s->d1 = pow(10, b + pad);
+        return;
+    }
+    if (!isfinite(lo) || !isfinite(hi)) {
+        lo = 0;
+        hi = 1;
+    }
+    double pad = hi > lo ? (hi - lo) * 0.05 : fmax(fabs(lo) * 0.1, 1);
+    s->d0 = lo - pad;
+    s->d1 = hi + pad;
+}
+
+/* The caller's ticks within the domain, every k-th so that labels do not touch. */
+static size_t thin_ticks(const tb_svg_scale *s, const tb_svg_tick *in, size_t n, tb_svg_tick *out,
+                         size_t max)
+{
+    size_t m = 0;
+    tb_svg_tick all[64];
+    double widest = 0;
+    for (size_t i = 0; i < n && m < 64; i++) {
+        if (!isfinite(in[i].v) || (s->kind == TB_SVG_LOG && in[i].v <= 0) ||
+            in[i].v < fmin(s->d0, s->d1) || in[i].v > fmax(s->d0, s->d1))
+            continue;
+        all[m++] = in[i];
+        widest = fmax(widest, (double)tb_svg_strlen(in[i].label) * CHAR_W * 0.92 + 10);
+    }
+    for (size_t every = 1; every <= m + 1; every++) {
+        size_t k = 0;
+        int fits = 1;
+        for (size_t i = 0; i < m; i += every) {
+            if (k && tb_svg_scale_map(s, all[i].v) - tb_svg_scale_map(s, out[k - 1].v) < widest)
+                fits = 0;
+            if (k < max)
+                out[k++] = all[i];
+            else
+                fits = 0;
+        }
+        if (fits || every > m)
+            return k;
+    }
+    return 0;
 }
 
 int tb_svg_lines(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
@@ -1001,10 +1074,15 @@ int tb_svg_lines(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
                 continue;
             xlo = fmin(xlo, cv->x[k]);
             xhi = fmax(xhi, cv->x[k]);
-            ylo = fmin(ylo, cv->y[k]);
-            yhi = fmax(yhi, cv->y[k]);
-            if (cv->y[k] > 0)
-                ypos = fmin(ypos, cv->y[k]);
+            double v[3] = {cv->y[k], cv->lo ? cv->lo[k] : NAN, cv->hi ? cv->hi[k] : NAN};
+            for (size_t j = 0; j < 3; j++) {
+                if (!isfinite(v[j]))
+                    continue;
+                ylo = fmin(ylo, v[j]);
+                yhi = fmax(yhi, v[j]);
+                if (v[j] > 0)
+                    ypos = fmin(ypos, v[j]);
+            }
         }
     }
     int ylog = c->ylog;
@@ -1013,7 +1091,14 @@ int tb_svg_lines(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
     double px0 = LINE_LEFT, px1 = TB_SVG_WIDTH - LINE_RIGHT;
     double py0 = LINE_H - LINE_BOTTOM, py1 = LINE_TOP;
     tb_svg_scale xs, ys;
-    tb_svg_scale_fit(&xs, c->xkind, xlo, xhi, 0, px0, px1);
+    enum tb_svg_kind xkind = c->xkind;
+    if (xkind == TB_SVG_LOG && !(c->xticks && xlo > 0))
+        xkind = TB_SVG_LINEAR; /* a log x axis needs its ticks and positive x */
+    tb_svg_scale_fit(&xs, xkind == TB_SVG_LOG ? TB_SVG_LINEAR : xkind, xlo, xhi, 0, px0, px1);
+    if (c->xticks && c->n_xticks && xkind != TB_SVG_PCTL) {
+        xs.kind = xkind;
+        fit_to_points(&xs, xkind, xlo, xhi);
+    }
     tb_svg_scale_fit(&ys, ylog ? TB_SVG_LOG : TB_SVG_LINEAR, ylog ? ypos : ylo, yhi, 1, py0, py1);
     int rc = frame_begin(out, f, LINE_H);
     if (c->dash_note)
@@ -1023,8 +1108,14 @@ int tb_svg_lines(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
     char title[128];
     axis_title(c->ytitle, c->yunit, ylog, title, sizeof title);
     rc |= y_axis(out, &ys, c->yunit, px0, px1, title);
-    axis_title(c->xtitle, c->xunit, 0, title, sizeof title);
-    rc |= x_axis(out, &xs, c->xunit, py1, py0, title);
+    axis_title(c->xtitle, c->xunit, xs.kind == TB_SVG_LOG, title, sizeof title);
+    if (c->xticks && c->n_xticks && xkind != TB_SVG_PCTL) {
+        tb_svg_tick t[TB_SVG_TICK_MAX];
+        size_t nt = thin_ticks(&xs, c->xticks, c->n_xticks, t, TB_SVG_TICK_MAX);
+        rc |= x_axis_ticks(out, &xs, t, nt, py1, py0, title);
+    } else {
+        rc |= x_axis(out, &xs, c->xunit, py1, py0, title);
+    }
     end_label *ends = calloc(c->n ? c->n : 1, sizeof *ends);
     if (!ends)
         return -1;
@@ -1045,13 +1136,30 @@ int tb_svg_lines(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
             first = 0;
         }
         rc |= tb_buf_puts(out, "\"/>");
+        for (size_t k = 0; k < cv->n; k++) { /* whiskers under the markers */
+            if (!isfinite(cv->x[k]) || !isfinite(cv->y[k]) || !cv->lo || !cv->hi ||
+                !isfinite(cv->lo[k]) || !isfinite(cv->hi[k]))
+                continue;
+            double x = tb_svg_scale_map(&xs, cv->x[k]), a = tb_svg_scale_map(&ys, cv->lo[k]),
+                   z = tb_svg_scale_map(&ys, cv->hi[k]);
+            rc |= tb_buf_printf(out,
+                                "<path class=\"tb-wk tb-s%zu\" d=\"M%.1f,%.1fV%.1fM%.1f,%.1fh6M%."
+                                "1f,%.1fh6\"/>",
+                                colour_of(cv->series), x, a, z, x - 3, a, x - 3, z);
+        }
         for (size_t k = 0; k < cv->n; k++) {
             if (!isfinite(cv->x[k]) || !isfinite(cv->y[k]))
                 continue;
-            char xl[48], yl[64], tip[512];
-            x_label(c->xkind, cv->x[k], c->xunit, xl, sizeof xl);
+            char xl[48], yl[64], tip[512], ci[112] = "";
+            x_label(c, cv->x[k], xl, sizeof xl);
             tb_svg_fmt_value(cv->y[k], c->yunit, yl, sizeof yl);
-            snprintf(tip, sizeof tip, "%s: %s = %s", name, xl, yl);
+            if (cv->lo && cv->hi && isfinite(cv->lo[k]) && isfinite(cv->hi[k])) {
+                char a[48], z[48];
+                tb_svg_fmt_num(cv->lo[k], a, sizeof a);
+                tb_svg_fmt_num(cv->hi[k], z, sizeof z);
+                snprintf(ci, sizeof ci, " [%s, %s]", a, z);
+            }
+            snprintf(tip, sizeof tip, "%s: %s = %s%s", name, xl, yl, ci);
             rc |= marker(out, "tb-pt", cv->series, cv->dashed, tb_svg_scale_map(&xs, cv->x[k]),
                          tb_svg_scale_map(&ys, cv->y[k]), 3.5, cv->y[k], tip);
         }
@@ -1315,6 +1423,527 @@ int tb_svg_dots(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
                          d->value, tip);
         }
         rc |= tb_buf_puts(out, "\n");
+    }
+    rc |= frame_end(out);
+    return rc ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- sizes */
+
+void tb_svg_fmt_bytes(double v, char *out, size_t len)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    if (!isfinite(v)) {
+        snprintf(out, len, "-");
+        return;
+    }
+    size_t u = 0;
+    double a = fabs(v);
+    while (u + 1 < sizeof units / sizeof units[0] && a >= 1024) {
+        a /= 1024;
+        v /= 1024;
+        u++;
+    }
+    char num[48];
+    fmt_sig(v, 1, num, sizeof num);
+    join3(out, len, num, " ", units[u]);
+}
+
+/* ---------------------------------------------------------------- forest */
+
+#define FOREST_SUB_H 16.0  /* one mark's line */
+#define FOREST_PAD 5.0     /* above and below a row's marks */
+#define FOREST_HEAD_H 28.0 /* a heading row */
+#define FOREST_RIGHT 234.0 /* the text column right of the plot */
+#define RATIO_MIN 1e-3
+#define RATIO_MAX 1e3
+
+void tb_svg_ratio_fit(tb_svg_scale *s, double lo, double hi, double r0, double r1)
+{
+    double a = isfinite(lo) && lo > 0 ? lo : 1, b = isfinite(hi) && hi > 0 ? hi : 1;
+    if (a > b) {
+        double t = a;
+        a = b;
+        b = t;
+    }
+    s->kind = TB_SVG_LOG;
+    s->d0 = fmax(fmin(a, 0.8) / 1.12, RATIO_MIN);
+    s->d1 = fmin(fmax(b, 1.25) * 1.12, RATIO_MAX);
+    s->r0 = r0;
+    s->r1 = r1;
+}
+
+/* How readily a ratio is a tick (a lower level is kept longer): 0 for 1, 1 for powers of
+   ten, 2 for 2 times them above 1 and 5 times them below (2, 20; 0.5, 0.05: reciprocals),
+   3 for 5 times them above 1 and 2 times them below (5, 50; 0.2), 4 for 0.8 and 1.25,
+   5 for 0.9 and 1.1. */
+typedef struct ratio_tick {
+    double v;
+    int level;
+} ratio_tick;
+
+static int cmp_ratio_tick(const void *a, const void *b)
+{
+    double x = ((const ratio_tick *)a)->v, y = ((const ratio_tick *)b)->v;
+    return (x > y) - (x < y);
+}
+
+static void ratio_label(double v, char *out, size_t len)
+{
+    char num[24];
+    snprintf(num, sizeof num, "%g", v);
+    join3(out, len, num, "\xc3\x97", NULL);
+}
+
+size_t tb_svg_ratio_ticks(const tb_svg_scale *s, tb_svg_tick *out, size_t max)
+{
+    ratio_tick cand[64];
+    size_t n = 0;
+    for (int e = -3; e <= 3; e++) {
+        double p = pow(10, e);
+        cand[n++] = (ratio_tick){p, e == 0 ? 0 : 1};
+        cand[n++] = (ratio_tick){(e >= 0 ? 2 : 5) * p, 2};
+        cand[n++] = (ratio_tick){(e >= 0 ? 5 : 2) * p, 3};
+    }
+    static const ratio_tick near[] = {{0.8, 4}, {1.25, 4}, {0.9, 5}, {1.1, 5}};
+    for (size_t i = 0; i < 4; i++)
+        cand[n++] = near[i];
+    qsort(cand, n, sizeof *cand, cmp_ratio_tick);
+    if (max > TB_SVG_TICK_MAX)
+        max = TB_SVG_TICK_MAX;
+    size_t best = 0;
+    for (int level = 5; level >= 0; level--) {
+        size_t k = 0;
+        int fits = 1;
+        double last_x = -INFINITY, last_w = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (cand[i].level > level || cand[i].v < s->d0 * (1 - 1e-9) ||
+                cand[i].v > s->d1 * (1 + 1e-9))
+                continue;
+            if (k == max) {
+                fits = 0;
+                break;
+            }
+            out[k].v = cand[i].v;
+            ratio_label(cand[i].v, out[k].label, sizeof out[k].label);
+            /* labels of 11 px text, centred on their ticks, 6 px apart at least */
+            double x = tb_svg_scale_map(s, cand[i].v);
+            double w = (double)tb_svg_strlen(out[k].label) * 6.2;
+            if (x - last_x < (w + last_w) / 2 + 6)
+                fits = 0;
+            last_x = x;
+            last_w = w;
+            k++;
+        }
+        best = k;
+        if (fits)
+            break;
+    }
+    return best;
+}
+
+static const char *verdict_cls(int v)
+{
+    switch (v) {
+    case TB_SVG_V_BETTER:
+        return "tb-vb";
+    case TB_SVG_V_WORSE:
+        return "tb-vw";
+    case TB_SVG_V_SAME:
+        return "tb-vs";
+    default:
+        return "tb-vn";
+    }
+}
+
+static const char *verdict_word(int v)
+{
+    switch (v) {
+    case TB_SVG_V_BETTER:
+        return "better";
+    case TB_SVG_V_WORSE:
+        return "worse";
+    case TB_SVG_V_SAME:
+        return "same";
+    default:
+        return "untested";
+    }
+}
+
+static double forest_row_h(const tb_svg_forest_row *r)
+{
+    if (r->kind == TB_SVG_FOREST_HEADING)
+        return FOREST_HEAD_H;
+    return (r->n ? (double)r->n : 1) * FOREST_SUB_H + 2 * FOREST_PAD;
+}
+
+/* One entry of the forest's key: a swatch (kind: 0 a series' shape, 1 a verdict's circle,
+   2 the shaded side, 3 a summary's diamond) and its words; laid out in lines from x0,
+   wrapping at the chart's width. out NULL: layout only. Returns the x after it. */
+static double key_entry(tb_buf *out, int kind, size_t arg, const char *words, double x0, double *x,
+                        double *y, int *rc)
+{
+    size_t chars = tb_svg_strlen(words);
+    if (chars > 28)
+        chars = 28;
+    double w = 22 + CHAR_W * (double)chars + 14;
+    if (*x + w > TB_SVG_WIDTH - 8 && *x > x0) {
+        *x = x0;
+        *y += LEGEND_ROW_H;
+    }
+    if (out) {
+        double cx = *x + 8, cy = *y - 4;
+        if (kind == 0) {
+            *rc |= tb_buf_puts(out, "<path class=\"tb-key tb-vs\" stroke-width=\"1.4\" d=\"");
+            *rc |= marker_d(out, shape_of(arg), cx, cy, 4.5);
+            *rc |= tb_buf_puts(out, "\"/>");
+        } else if (kind == 1) {
+            *rc |= tb_buf_printf(out, "<path class=\"tb-key %s\" stroke-width=\"1.4\" d=\"",
+                                 verdict_cls((int)arg));
+            *rc |= marker_d(out, 0, cx, cy, 4.5);
+            *rc |= tb_buf_puts(out, "\"/>");
+        } else if (kind == 2) {
+            *rc |= tb_buf_printf(out,
+                                 "<rect class=\"tb-side\" x=\"%.1f\" y=\"%.1f\" width=\"14\" "
+                                 "height=\"12\"/>",
+                                 cx - 7, cy - 6);
+        } else {
+            *rc |= tb_buf_printf(out,
+                                 "<path class=\"tb-vg\" d=\"M%.1f,%.1fL%.1f,%.1fL%.1f,%.1fL%.1f,"
+                                 "%.1fz\"/>",
+                                 cx - 8, cy, cx, cy - 5, cx + 8, cy, cx, cy + 5);
+        }
+        *rc |= text_at(out, *x + 18, *y, "", "start", words, 28);
+    }
+    *x += w;
+    return *x;
+}
+
+/* The key: the environments' shapes (those with marks), the verdicts' colours, the
+   shaded side, the summaries' diamond. Returns the y of its last line. */
+static double forest_key(tb_buf *out, const tb_svg_series *s, const tb_svg_forest_chart *c,
+                         const unsigned char *used, double y, int *rc)
+{
+    double x0 = 8, x = x0;
+    int summary = 0;
+    for (size_t r = 0; r < c->n; r++)
+        summary |= c->rows[r].kind == TB_SVG_FOREST_SUMMARY;
+    for (size_t i = 0; s && i < s->n; i++)
+        if (used[i])
+            key_entry(out, 0, i, series_name(s, i), x0, &x, &y, rc);
+    if (x > x0) { /* the verdicts on a line of their own */
+        x = x0;
+        y += LEGEND_ROW_H;
+    }
+    key_entry(out, 1, TB_SVG_V_BETTER, "better", x0, &x, &y, rc);
+    key_entry(out, 1, TB_SVG_V_WORSE, "worse", x0, &x, &y, rc);
+    key_entry(out, 1, TB_SVG_V_SAME, "no significant difference", x0, &x, &y, rc);
+    key_entry(out, 1, TB_SVG_V_NONE, "not tested", x0, &x, &y, rc);
+    key_entry(out, 2, 0, "shaded: the better side", x0, &x, &y, rc);
+    if (summary)
+        key_entry(out, 3, 0, "geometric mean", x0, &x, &y, rc);
+    return y;
+}
+
+/* An arrow at the axis' end x (dir -1 left, +1 right) on line y: a value beyond it. */
+static int arrow(tb_buf *out, double x, double y, int dir)
+{
+    return tb_buf_printf(out, "<path class=\"tb-vg\" d=\"M%.1f,%.1fl%.1f,-4v8z\"/>", x, y,
+                         -dir * 7.0);
+}
+
+static int forest_mark(tb_buf *out, const tb_svg_series *s, const tb_svg_forest_row *row,
+                       const tb_svg_forest_mark *m, const tb_svg_scale *sc, double yc, int keyed)
+{
+    int rc = 0;
+    double px0 = fmin(sc->r0, sc->r1), px1 = fmax(sc->r0, sc->r1);
+    char text[160];
+    if (m->text)
+        join3(text, sizeof text, m->text, NULL, NULL);
+    else if (isfinite(m->value) && m->value > 0) {
+        char num[48];
+        tb_svg_fmt_num(m->value, num, sizeof num);
+        join3(text, sizeof text, num, "\xc3\x97", NULL);
+    } else
+        join3(text, sizeof text, "no ratio", NULL, NULL);
+    if (isfinite(m->value) && m->value > 0) { /* else the text alone says why not */
+        int has_ci = isfinite(m->lo) && isfinite(m->hi) && m->lo > 0 && m->hi > 0;
+        int summary = row->kind == TB_SVG_FOREST_SUMMARY;
+        double xv = tb_svg_scale_map(sc, m->value), a = xv, z = xv;
+        if (has_ci) {
+            a = tb_svg_scale_map(sc, m->lo);
+            z = tb_svg_scale_map(sc, m->hi);
+            if (!summary) {
+                rc |= tb_buf_printf(out, "<path class=\"tb-fw%s\" d=\"M%.1f,%.1fH%.1fM%.1f,%.1fv8",
+                                    m->simulated ? " tb-dash" : "", a, yc, z, a, yc - 4);
+                rc |= tb_buf_printf(out, "M%.1f,%.1fv8\"/>", z, yc - 4);
+            }
+        }
+        /* beyond the axis: an arrow at its end (the text says the number) */
+        if ((has_ci && m->lo < sc->d0 * (1 - 1e-9)) || m->value < sc->d0 * (1 - 1e-9))
+            rc |= arrow(out, px0, yc, -1);
+        if ((has_ci && m->hi > sc->d1 * (1 + 1e-9)) || m->value > sc->d1 * (1 + 1e-9))
+            rc |= arrow(out, px1, yc, 1);
+        if (summary) { /* a diamond over the interval, at least 10 pixels wide */
+            double l = fmin(a, xv - 5), r = fmax(z, xv + 5);
+            rc |= tb_buf_printf(out,
+                                "<path class=\"tb-fm tb-vg\" d=\"M%.1f,%.1fL%.1f,%.1fL%.1f,"
+                                "%.1fL%.1f,%.1fz\"",
+                                l, yc, xv, yc - 6, r, yc, xv, yc + 6);
+        } else {
+            rc |= tb_buf_printf(out, "<path class=\"tb-fm %s\" stroke-width=\"1.6\" d=\"",
+                                verdict_cls(m->verdict));
+            rc |= marker_d(out, shape_of(m->series), xv, yc, 4.6);
+            rc |= tb_buf_puts(out, "\"");
+        }
+        rc |= tb_buf_printf(
+            out, " data-series=\"%zu\" data-value=\"%.17g\" data-verdict=\"%s\"", m->series,
+            m->value, row->kind == TB_SVG_FOREST_SUMMARY ? "summary" : verdict_word(m->verdict));
+        if (has_ci)
+            rc |= tb_buf_printf(out, " data-lo=\"%.17g\" data-hi=\"%.17g\"", m->lo, m->hi);
+        rc |= tb_buf_puts(out, "><title>");
+        rc |= tb_svg_escape(out, series_name(s, m->series));
+        rc |= tb_buf_puts(out, ": ");
+        rc |= tb_svg_escape(out, m->tip ? m->tip : text);
+        rc |= tb_buf_puts(out, "</title></path>");
+    }
+    double tx = px1 + 8;
+    if (keyed) { /* several environments: each line of text starts with its shape */
+        rc |= tb_buf_puts(out, "<path class=\"tb-key tb-vs\" stroke-width=\"1.2\" d=\"");
+        rc |= marker_d(out, shape_of(m->series), px1 + 13, yc, 3.6);
+        rc |= tb_buf_puts(out, "\"/>");
+        tx += 12;
+    }
+    rc |= tb_buf_printf(out, "<text x=\"%.1f\" y=\"%.1f\"%s>", tx, yc + 4,
+                        row->kind == TB_SVG_FOREST_SUMMARY ? " class=\"tb-gm\"" : "");
+    rc |= tb_svg_escape_cut(out, text, 24);
+    if (m->simulated)
+        rc |= tb_buf_puts(out, " <tspan class=\"tb-simt\">SIMULATED</tspan>");
+    rc |= tb_buf_puts(out, "</text>");
+    return rc ? -1 : 0;
+}
+
+int tb_svg_forest(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
+                  const tb_svg_forest_chart *c)
+{
+    size_t n_series = s ? s->n : 0;
+    double lo = INFINITY, hi = -INFINITY, label_w = 0;
+    unsigned char *used = calloc(n_series ? n_series : 1, 1);
+    if (!used)
+        return -1;
+    for (size_t r = 0; r < c->n; r++) {
+        const tb_svg_forest_row *row = &c->rows[r];
+        if (row->kind == TB_SVG_FOREST_HEADING)
+            continue;
+        size_t k = tb_svg_strlen(row->label);
+        if (k > LABEL_MAX_CHARS)
+            k = LABEL_MAX_CHARS;
+        /* summaries are bold: a tenth wider */
+        double w = (double)k * CHAR_W * (row->kind == TB_SVG_FOREST_SUMMARY ? 1.12 : 1);
+        label_w = w > label_w ? w : label_w;
+        for (size_t i = 0; i < row->n; i++) {
+            const tb_svg_forest_mark *m = &row->marks[i];
+            if (m->series < n_series)
+                used[m->series] = 1;
+            /* the axis follows the metrics; summaries' intervals may end beyond it */
+            double v[3] = {m->value, m->lo, m->hi};
+            for (size_t j = 0; j < (row->kind == TB_SVG_FOREST_METRIC ? 3u : 1u); j++)
+                if (isfinite(v[j]) && v[j] > 0) {
+                    lo = fmin(lo, v[j]);
+                    hi = fmax(hi, v[j]);
+                }
+        }
+    }
+    size_t n_used = 0;
+    for (size_t i = 0; i < n_series; i++)
+        n_used += used[i];
+    int rc = 0;
+    double lw = fmax(90, 14 + label_w), px0 = lw + 8, px1 = TB_SVG_WIDTH - FOREST_RIGHT;
+    double key_end = forest_key(NULL, s, c, used, 24, &rc);
+    double top = key_end + 30; /* the upper tick labels above the rows */
+    double rows_h = 0;
+    for (size_t r = 0; r < c->n; r++)
+        rows_h += forest_row_h(&c->rows[r]);
+    if (!c->n)
+        rows_h = FOREST_SUB_H + 2 * FOREST_PAD;
+    double bottom = top + rows_h, h = bottom + AXIS_H + 8;
+    tb_svg_scale sc;
+    tb_svg_ratio_fit(&sc, lo, hi, px0, px1);
+    tb_svg_tick t[TB_SVG_TICK_MAX];
+    size_t nt = tb_svg_ratio_ticks(&sc, t, TB_SVG_TICK_MAX);
+    rc |= frame_begin(out, f, h);
+    forest_key(out, s, c, used, 24, &rc);
+    for (size_t i = 0; i < nt; i++) /* the ratios above the rows too: a long plot */
+        rc |=
+            text_at(out, tb_svg_scale_map(&sc, t[i].v), top - 6, "tb-sm", "middle", t[i].label, 0);
+    char at[160];
+    axis_title(c->xtitle, NULL, 1, at, sizeof at);
+    rc |= x_axis_ticks(out, &sc, t, nt, top, bottom, at);
+    if (!c->n)
+        rc |= text_at(out, px0 + 4, top + 16, "tb-m", "start", "no data", 0);
+    /* the better side of each metric's row, under everything else */
+    double x1 = tb_svg_scale_map(&sc, 1), y = top;
+    for (size_t r = 0; r < c->n; r++) {
+        const tb_svg_forest_row *row = &c->rows[r];
+        double rh = forest_row_h(row);
+        if (row->kind != TB_SVG_FOREST_HEADING && row->better)
+            rc |= tb_buf_printf(out,
+                                "<rect class=\"tb-side\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                                "height=\"%.1f\"/>",
+                                row->better > 0 ? x1 : px0, y + 1,
+                                row->better > 0 ? px1 - x1 : x1 - px0, rh - 2);
+        y += rh;
+    }
+    rc |= tb_buf_printf(out, "<path class=\"tb-one\" d=\"M%.1f,%.1fV%.1f\"/>\n", x1, top, bottom);
+    y = top;
+    for (size_t r = 0; r < c->n; r++) {
+        const tb_svg_forest_row *row = &c->rows[r];
+        double rh = forest_row_h(row);
+        static const char *const kinds[] = {"metric", "summary", "heading"};
+        rc |= tb_buf_printf(out, "<g class=\"tb-frow\" data-kind=\"%s\" data-label=\"",
+                            kinds[row->kind >= 0 && row->kind <= 2 ? row->kind : 0]);
+        rc |= tb_svg_escape(out, row->label);
+        rc |= tb_buf_puts(out, "\">");
+        if (row->kind == TB_SVG_FOREST_HEADING) {
+            if (r)
+                rc |= tb_buf_printf(out, "<path class=\"tb-ax\" d=\"M8,%.1fH%.1f\"/>", y + 4,
+                                    TB_SVG_WIDTH - 8);
+            rc |= text_at(out, 8, y + 21, "tb-t", "start", row->label, 80);
+            rc |= tb_buf_puts(out, "</g>\n");
+            y += rh;
+            continue;
+        }
+        if (r && c->rows[r - 1].kind != TB_SVG_FOREST_HEADING)
+            rc |= tb_buf_printf(out, "<path class=\"tb-gr\" d=\"M8,%.1fH%.1f\"/>", y, px1);
+        if (row->better) {
+            rc |= tb_buf_puts(out, "<title>");
+            rc |= tb_svg_escape(out, row->label);
+            rc |= tb_buf_puts(out, row->better > 0 ? ": higher is better" : ": lower is better");
+            rc |= tb_buf_puts(out, "</title>");
+        }
+        rc |= text_at(out, lw, y + rh / 2 + 4, row->kind == TB_SVG_FOREST_SUMMARY ? "tb-gm" : "",
+                      "end", row->label, LABEL_MAX_CHARS);
+        if (!row->n)
+            rc |= text_at(out, px0 + 6, y + rh / 2 + 4, "tb-m", "start", "no ratio", 0);
+        for (size_t i = 0; i < row->n; i++)
+            rc |= forest_mark(out, s, row, &row->marks[i], &sc,
+                              y + FOREST_PAD + ((double)i + 0.5) * FOREST_SUB_H, n_used > 1);
+        rc |= tb_buf_puts(out, "</g>\n");
+        y += rh;
+    }
+    free(used);
+    rc |= frame_end(out);
+    return rc ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- stacks */
+
+#define STACK_ROW_H 24.0
+#define STACK_H 16.0
+#define STACK_RIGHT 210.0 /* the total, the parts missing, the measured whole */
+
+int tb_svg_stacks(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
+                  const tb_svg_stack_chart *c)
+{
+    size_t chars = 0, parts = c->n_parts < N_PATTERNS ? c->n_parts : N_PATTERNS;
+    double most = 0;
+    for (size_t r = 0; r < c->n; r++) {
+        const tb_svg_stack *row = &c->rows[r];
+        size_t k = tb_svg_strlen(row->label ? row->label : series_name(s, row->series));
+        chars = k > chars ? k : chars;
+        double sum = 0;
+        for (size_t p = 0; p < parts; p++)
+            if (isfinite(row->values[p]) && row->values[p] > 0)
+                sum += row->values[p];
+        most = fmax(most, sum);
+    }
+    int rc = 0;
+    double lw = label_col(chars), px0 = lw + 8, px1 = TB_SVG_WIDTH - STACK_RIGHT;
+    /* the key: the parts in order, each its swatch */
+    double x = 8, y = 24, key_y = 24;
+    for (size_t p = 0; p < parts; p++) {
+        size_t k = tb_svg_strlen(c->parts[p]);
+        double w = 22 + CHAR_W * (double)(k > 24 ? 24 : k) + 14;
+        if (x + w > TB_SVG_WIDTH - 8 && x > 8) {
+            x = 8;
+            y += LEGEND_ROW_H;
+        }
+        x += w;
+    }
+    double top = y + 14, rows_h = (c->n ? (double)c->n : 1) * STACK_ROW_H;
+    double h = top + rows_h + AXIS_H + 8;
+    tb_svg_scale sc;
+    tb_svg_scale_fit(&sc, TB_SVG_LINEAR, 0, most > 0 ? most : 1, 1, px0, px1);
+    rc |= frame_begin(out, f, h);
+    rc |= pattern_defs(out, f->id, parts);
+    x = 8;
+    y = key_y;
+    for (size_t p = 0; p < parts; p++) {
+        size_t k = tb_svg_strlen(c->parts[p]);
+        double w = 22 + CHAR_W * (double)(k > 24 ? 24 : k) + 14;
+        if (x + w > TB_SVG_WIDTH - 8 && x > 8) {
+            x = 8;
+            y += LEGEND_ROW_H;
+        }
+        rc |= tb_buf_printf(out,
+                            "<rect class=\"tb-key tb-s%zu\" x=\"%.1f\" y=\"%.1f\" width=\"14\" "
+                            "height=\"12\" fill=\"url(#",
+                            colour_of(p), x + 1, y - 10);
+        rc |= tb_svg_escape(out, f->id);
+        rc |= tb_buf_printf(out, "-p%zu)\"/>", p);
+        rc |= text_at(out, x + 20, y, "", "start", c->parts[p], 24);
+        x += w;
+    }
+    char at[96];
+    axis_title(c->xtitle, c->unit, 0, at, sizeof at);
+    rc |= x_axis(out, &sc, c->unit, top, top + rows_h + 2, at);
+    if (!c->n)
+        rc |= text_at(out, px0 + 4, top + 16, "tb-m", "start", "no data", 0);
+    for (size_t r = 0; r < c->n; r++) {
+        const tb_svg_stack *row = &c->rows[r];
+        const char *label = row->label ? row->label : series_name(s, row->series);
+        double yc = top + ((double)r + 0.5) * STACK_ROW_H, at_x = sc.r0, sum = 0;
+        size_t shown = 0;
+        rc |= text_at(out, lw, yc + 4, "", "end", label, LABEL_MAX_CHARS);
+        for (size_t p = 0; p < parts; p++) {
+            double v = row->values[p];
+            if (!(isfinite(v) && v > 0))
+                continue;
+            double x0 = tb_svg_scale_map(&sc, sum), x1 = tb_svg_scale_map(&sc, sum + v);
+            sum += v;
+            shown++;
+            char val[64], tip[512];
+            tb_svg_fmt_value(v, c->unit, val, sizeof val);
+            snprintf(tip, sizeof tip, "%s: %s %s", label, c->parts[p], val);
+            rc |= tb_buf_printf(out,
+                                "<rect class=\"tb-seg\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                                "height=\"%.1f\" fill=\"url(#",
+                                x0, yc - STACK_H / 2, fmax(x1 - x0, 0.5), STACK_H);
+            rc |= tb_svg_escape(out, f->id);
+            rc |= tb_buf_printf(out,
+                                "-p%zu)\" data-series=\"%zu\" data-part=\"%zu\" "
+                                "data-value=\"%.17g\"><title>",
+                                p, row->series, p, v);
+            rc |= tb_svg_escape(out, tip);
+            rc |= tb_buf_puts(out, "</title></rect>");
+            at_x = x1;
+        }
+        char total[64], right[256];
+        tb_svg_fmt_value(sum, c->unit, total, sizeof total);
+        if (!shown)
+            snprintf(right, sizeof right, "no data");
+        else if (shown < parts)
+            snprintf(right, sizeof right, "%s (%zu of %zu)", total, shown, parts);
+        else
+            snprintf(right, sizeof right, "%s", total);
+        rc |= tb_buf_printf(out, "<text x=\"%.1f\" y=\"%.1f\">", at_x + 6, yc + 4);
+        rc |= tb_svg_escape(out, right);
+        if (row->note) {
+            rc |= tb_buf_puts(out, " <tspan class=\"tb-m\">");
+            rc |= tb_svg_escape(out, row->note);
+            rc |= tb_buf_puts(out, "</tspan>");
+        }
+        rc |= tb_buf_puts(out, "</text>\n");
     }
     rc |= frame_end(out);
     return rc ? -1 : 0;

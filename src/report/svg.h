@@ -19,14 +19,26 @@
  * - tb_svg_boxes: box plots (quartiles, median, whiskers to the furthest sample within
  *   1.5 IQR) with every sample drawn as a dot (strip), one panel per group;
  * - tb_svg_dots: a dot plot, one row per item and one marker per series, with whiskers,
- *   usually on a log axis.
+ *   usually on a log axis;
+ * - tb_svg_forest: a forest plot of ratios to a baseline on one log axis (ticks at
+ *   ratios people read: 0.5, 0.8, 1, 1.25, 2 ...), a vertical line at 1, one row per
+ *   metric with one marker per series and its interval as a whisker, the marker
+ *   coloured by the verdict (better, worse, no significant difference; hollow when not
+ *   tested) and the better side of each row shaded; headings and summary rows
+ *   (diamonds spanning their interval) between the metrics. Values beyond the axis
+ *   sit at its end with an arrow; every row's text says the number;
+ * - tb_svg_stacks: stacked horizontal bars, one per row, one segment per part (phases
+ *   of a whole) in the part's colour and hatching, with a legend of parts and the
+ *   total at the bar's end.
  * Readable without colour: series differ by colour AND by fill pattern (bars), marker
  * shape and dash (curves, dots); every bar and box row is labelled directly, curves
  * carry their name at their end, dot plots have a legend of shapes. Colours are CSS
  * variables (--tb-c0 ... --tb-c7, --tb-fg, --tb-bg, --tb-grid) set by tb_svg_css,
  * with a dark-mode variant; every text is escaped (tb_svg_escape); every axis has a
  * title with its unit. Elements carry classes for tests and readers: "tb-bar",
- * "tb-pt" (a curve's point), "tb-box", "tb-dot", with data-series / data-value.
+ * "tb-pt" (a curve's point), "tb-box", "tb-dot", "tb-fm" (a forest plot's marker;
+ * its rows are <g class="tb-frow"> with data-kind and data-label), "tb-seg" (a stack's
+ * segment), with data-series / data-value.
  *
  * Ownership: inputs are borrowed for the call; output is appended to the caller's
  * tb_buf. Functions return 0, or -1 (out of memory; the buffer then holds a partial
@@ -98,6 +110,10 @@ const char *tb_svg_unit(const char *unit);
 /* 1 when unit is a time unit this module converts ("ns", "us", "ms", "s"). */
 int tb_svg_is_time(const char *unit);
 
+/* A size in bytes with a binary unit, 3 significant digits at most, trailing zeros
+   dropped: "512 B", "4 KiB", "1.5 MiB", "64 GiB". */
+void tb_svg_fmt_bytes(double v, char *out, size_t len);
+
 /* The style sheet of the charts (CSS: palette variables light and dark, patterns'
    colours, text, print). A page includes it once; a standalone SVG file embeds it. */
 const char *tb_svg_css(void);
@@ -152,10 +168,12 @@ typedef struct tb_svg_curve {
     int dashed;          /* second line of the same series (e.g. "uncorrected") */
     const double *x, *y; /* n points; points with non-finite y are skipped */
     size_t n;
+    const double *lo, *hi; /* per point, a vertical whisker (its interval); NULL, or a
+                              non-finite end: none */
 } tb_svg_curve;
 
 typedef struct tb_svg_line_chart {
-    enum tb_svg_kind xkind; /* TB_SVG_PCTL or TB_SVG_LINEAR */
+    enum tb_svg_kind xkind; /* TB_SVG_PCTL, TB_SVG_LINEAR or (with xticks) TB_SVG_LOG */
     const char *xtitle;     /* "percentile" */
     const char *xunit;      /* may be NULL (PCTL) */
     const char *ytitle;     /* "latency" */
@@ -164,6 +182,12 @@ typedef struct tb_svg_line_chart {
     const char *dash_note;  /* legend text for dashed curves ("dashed: uncorrected"), NULL */
     const tb_svg_curve *curves;
     size_t n;
+    /* The x axis' ticks, when the caller knows them (a sweep's settings: "4 KiB", "qd 32"):
+       the axis then spans the points' x (LINEAR or LOG, a little margin) instead of nice
+       ends, and a point whose x is a tick's is named by its label. NULL: ticks of the
+       scale. */
+    const tb_svg_tick *xticks;
+    size_t n_xticks;
 } tb_svg_line_chart;
 
 int tb_svg_lines(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
@@ -208,5 +232,79 @@ typedef struct tb_svg_dot_chart {
 
 int tb_svg_dots(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
                 const tb_svg_dot_chart *c);
+
+/* ---- forest plot ---- */
+
+/* The ratio axis of a forest plot: a LOG scale over [lo, hi] (the ratios and interval
+   ends to show; non-finite and non-positive ones ignored) widened to hold 0.8 to 1.25
+   and a margin, within [0.001, 1000]; range [r0, r1]. */
+void tb_svg_ratio_fit(tb_svg_scale *s, double lo, double hi, double r0, double r1);
+/* Its ticks: 1, powers of ten, then 2 and 0.5, 5 and 0.2 times them (reciprocals come
+   together), 0.8 and 1.25, 0.9 and 1.1 -- the finest of those sets whose labels do not
+   touch -- labelled "0.5x", "1x", "1.25x" (with the multiplication sign). Returns the
+   count (>= 1). */
+size_t tb_svg_ratio_ticks(const tb_svg_scale *s, tb_svg_tick *out, size_t max);
+
+/* A mark's colour: what the test against the baseline says (compare's verdict). */
+enum tb_svg_verdict {
+    TB_SVG_V_NONE = 0, /* not tested (too few samples): hollow, dashed */
+    TB_SVG_V_SAME,     /* no significant difference: hollow */
+    TB_SVG_V_BETTER,
+    TB_SVG_V_WORSE
+};
+
+typedef struct tb_svg_forest_mark {
+    size_t series;    /* the environment: its marker shape (legend) */
+    double value;     /* the ratio; not finite or <= 0: "no ratio" */
+    double lo, hi;    /* its interval; NAN: none */
+    int verdict;      /* enum tb_svg_verdict */
+    int simulated;    /* measured with a SIMULATED TEE: dashed whisker, said in the text */
+    const char *text; /* right of the plot: "0.800× worse"; NULL: the ratio alone */
+    const char *tip;  /* hover text: the interval and the test in words; may be NULL */
+} tb_svg_forest_mark;
+
+enum tb_svg_forest_kind {
+    TB_SVG_FOREST_METRIC = 0, /* a metric: markers with whiskers */
+    TB_SVG_FOREST_SUMMARY,    /* a summary (a geometric mean): diamonds over its interval */
+    TB_SVG_FOREST_HEADING     /* a group's heading (a category): text only */
+};
+
+typedef struct tb_svg_forest_row {
+    int kind;          /* enum tb_svg_forest_kind */
+    const char *label; /* "http.nginx.rps", "geometric mean, higher is better", "Throughput" */
+    int better;        /* +1: higher is better (right of 1 shaded), -1: lower, 0: neither */
+    const tb_svg_forest_mark *marks;
+    size_t n; /* one sub-row each (headings: 0) */
+} tb_svg_forest_row;
+
+typedef struct tb_svg_forest_chart {
+    const char *xtitle; /* "ratio to host" */
+    const tb_svg_forest_row *rows;
+    size_t n;
+} tb_svg_forest_chart;
+
+int tb_svg_forest(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
+                  const tb_svg_forest_chart *c);
+
+/* ---- stacked bars ---- */
+
+typedef struct tb_svg_stack {
+    size_t series;        /* the environment */
+    const char *label;    /* row label; NULL: the series' name */
+    const double *values; /* one per part of the chart; not finite: missing */
+    const char *note;     /* after the total ("measured: 12.6 s"); may be NULL */
+} tb_svg_stack;
+
+typedef struct tb_svg_stack_chart {
+    const char *xtitle;       /* "time" */
+    const char *unit;         /* "s" */
+    const char *const *parts; /* the parts' names in order: the legend */
+    size_t n_parts;           /* <= 8: each its own colour and hatching */
+    const tb_svg_stack *rows;
+    size_t n;
+} tb_svg_stack_chart;
+
+int tb_svg_stacks(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
+                  const tb_svg_stack_chart *c);
 
 #endif

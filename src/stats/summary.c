@@ -303,3 +303,48 @@ int tb_stats_wilcoxon(const double *d, size_t n, tb_wilcoxon *out)
     free(r2);
     return rc;
 }
+
+/* P(|T| <= t) for T ~ t(df), t >= 0 (Abramowitz & Stegun 26.7.3, 26.7.4). */
+static double t_central(double t, size_t df)
+{
+    double th = atan(t / sqrt((double)df)), c2 = cos(th) * cos(th), s = sin(th);
+    double sum = 1, term = 1;
+    if (df % 2 == 0) { /* sin(th) (1 + c2/2 + 1*3/(2*4) c2^2 + ... + c2^((df-2)/2) ...) */
+        for (size_t k = 1; k <= (df - 2) / 2; k++) {
+            term *= c2 * (double)(2 * k - 1) / (double)(2 * k);
+            sum += term;
+            if (term < 1e-17 * sum)
+                break;
+        }
+        return s * sum;
+    }
+    if (df == 1)
+        return 2 * th / M_PI;
+    /* 2/pi (th + sin(th) cos(th) (1 + 2/3 c2 + 2*4/(3*5) c2^2 + ... + c2^((df-3)/2) ...)) */
+    for (size_t k = 1; k <= (df - 3) / 2; k++) {
+        term *= c2 * (double)(2 * k) / (double)(2 * k + 1);
+        sum += term;
+        if (term < 1e-17 * sum)
+            break;
+    }
+    return 2 / M_PI * (th + s * cos(th) * sum);
+}
+
+double tb_stats_t_quantile(double level, size_t df)
+{
+    if (!(level > 0 && level < 1) || df < 1)
+        return NAN;
+    if (df > 100000)
+        df = 100000;
+    double lo = 0, hi = 2;
+    while (t_central(hi, df) < level && hi < 1e300)
+        hi *= 2;
+    for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+        double mid = (lo + hi) / 2;
+        if (t_central(mid, df) < level)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (lo + hi) / 2;
+}

@@ -11,7 +11,8 @@
 #include <string.h>
 
 extern const tb_workload tb_wl_envfacts, tb_wl_syscall, tb_wl_probe, tb_wl_http, tb_wl_attest,
-    tb_wl_notary, tb_wl_memory, tb_wl_network, tb_wl_vm;
+    tb_wl_notary, tb_wl_vm;
+extern const tb_workload tb_wl_storage, tb_wl_kv, tb_wl_memory, tb_wl_network;
 
 /* env: always runs, first; the record's environment facts (`teebench env --json`) are
    the suite's own, so it has no metrics and no steps. */
@@ -23,9 +24,8 @@ const tb_workload tb_wl_envfacts = {
 };
 
 static const tb_workload *const workloads[] = {
-    &tb_wl_envfacts, &tb_wl_syscall, &tb_wl_probe, &tb_wl_http,
-    &tb_wl_attest,   &tb_wl_notary,  &tb_wl_memory, &tb_wl_network,
-    &tb_wl_vm,
+    &tb_wl_envfacts, &tb_wl_syscall, &tb_wl_probe, &tb_wl_http, &tb_wl_attest, &tb_wl_notary,
+    &tb_wl_vm, &tb_wl_storage, &tb_wl_kv, &tb_wl_memory, &tb_wl_network,
 };
 
 #define N_WORKLOADS (sizeof workloads / sizeof workloads[0])
@@ -122,6 +122,24 @@ static int fits(const char *tpl, const char *rest, char *part, size_t n)
     }
 }
 
+int tb_wl_metric_match(const tb_workload *w, const char *name, tb_wl_match *out)
+{
+    size_t wl = strcspn(name, ".");
+    if (!name[wl] || strlen(w->name) != wl || memcmp(w->name, name, wl))
+        return 0;
+    for (size_t k = 0; k < w->n_metrics; k++) {
+        const tb_wl_metric *m = &w->metrics[k];
+        size_t ml = strcspn(m->name, ".");
+        if (m->name[ml] && fits(m->name + ml + 1, name + wl + 1, out->part, sizeof out->part)) {
+            out->workload = w;
+            out->metric = m;
+            out->tee = m->tee && !(m->plain && !strcmp(out->part, m->plain));
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int tb_wl_metric_find(const char *name, tb_wl_match *out)
 {
     size_t wl = strcspn(name, ".");
@@ -129,19 +147,8 @@ int tb_wl_metric_find(const char *name, tb_wl_match *out)
         return 0;
     for (size_t i = 0; i < N_WORKLOADS; i++) {
         const tb_workload *w = workloads[i];
-        if (strlen(w->name) != wl || memcmp(w->name, name, wl))
-            continue;
-        for (size_t k = 0; k < w->n_metrics; k++) {
-            const tb_wl_metric *m = &w->metrics[k];
-            size_t ml = strcspn(m->name, ".");
-            if (m->name[ml] && fits(m->name + ml + 1, name + wl + 1, out->part, sizeof out->part)) {
-                out->workload = w;
-                out->metric = m;
-                out->tee = m->tee && !(m->plain && !strcmp(out->part, m->plain));
-                return 1;
-            }
-        }
-        return 0;
+        if (strlen(w->name) == wl && !memcmp(w->name, name, wl))
+            return tb_wl_metric_match(w, name, out);
     }
     return 0;
 }

@@ -1,5 +1,6 @@
-/* workloads/sink: the calls a workload makes on its sink (workload.h), and the files
- * of the run's work directory.
+/* workloads/sink: the calls a workload makes on its sink (workload.h), the files of
+ * the run's work directory, the tools a workload runs (found in PATH or at a path), and
+ * the private work directory of a workload's own command (outside the suite).
  *
  * Invariants: a sink function the sink does not have is a no-op (sample: an
  * error, so a reader never drops figures silently); files are made and read
@@ -7,10 +8,13 @@
  * through a symlink; nothing here prints. */
 #include "workloads/workload.h"
 
+#include <ftw.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/file.h"
 
@@ -139,4 +143,66 @@ void tb_wl_name_part(const char *s, char *out, size_t n)
     if (o == 0 && n > 1)
         out[o++] = 'x';
     out[o] = '\0';
+}
+
+int tb_wl_find_tool(const char *name, char *out, size_t n)
+{
+    if (!name[0])
+        return 0;
+    if (strchr(name, '/')) {
+        snprintf(out, n, "%s", name);
+        return access(name, X_OK) == 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        size_t k = strcspn(path, ":");
+        int w = snprintf(out, n, "%.*s/%s", (int)k, path, name);
+        if (k && w > 0 && (size_t)w < n && access(out, X_OK) == 0)
+            return 1;
+        path += k + (path[k] == ':');
+    }
+    out[0] = 0;
+    return 0;
+}
+
+int tb_wl_workdir_open(const char *name, char *path, size_t n, tb_wl_sink *sink, tb_err *err)
+{
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || tmp[0] != '/' || strlen(tmp) > 512)
+        tmp = "/tmp";
+    int k = snprintf(path, n, "%s/teebench-%s.XXXXXX", tmp, name);
+    if (k < 0 || (size_t)k >= n)
+        return tb_errf(err, "%s: path too long", tmp);
+    if (!mkdtemp(path))
+        return tb_errno(err, "making a work directory in %s", tmp);
+    int fd = tb_dir_open_private(path, 0700, err);
+    if (fd < 0) {
+        rmdir(path);
+        return -1;
+    }
+    sink->dir = path;
+    sink->dir_fd = fd;
+    return 0;
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    if (flag == FTW_DP)
+        rmdir(p);
+    else
+        unlink(p);
+    return 0;
+}
+
+void tb_wl_workdir_remove(tb_wl_sink *sink)
+{
+    if (sink->dir_fd >= 0)
+        close(sink->dir_fd);
+    sink->dir_fd = -1;
+    if (sink->dir && sink->dir[0])
+        nftw(sink->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -2,17 +2,34 @@
  * --vm-kinds: cli/suite_vm and suite/vmenv) -- not a suite workload: its metrics
  * are put into a VM's record by whoever started the VM.
  *
- * Metrics: vm.boot.s, the time from the VM's start to its first SSH answer. */
+ * Metrics: vm.boot.s, the time from the VM's start to its first SSH answer; and its
+ * phases, consecutive (they add up to about vm.boot.s): vm.boot.firmware.s (QEMU's
+ * start to the kernel's first line on the serial console), vm.boot.kernel.s (to
+ * userspace's start), vm.boot.userspace.s (to the guest's boot target, systemd-analyze)
+ * and vm.boot.ssh.s (to the first SSH login) -- the report stacks them (a phases
+ * family). */
 #include "workloads/workload.h"
 
 static const tb_wl_metric metrics[] = {
     {"vm.boot.s", "s", TB_WL_LOWER, TB_CAT_BOOT, 0, NULL, 0, 0},
+    {"vm.boot.firmware.s", "s", TB_WL_LOWER, TB_CAT_BOOT, 0, NULL, 0, 0},
+    {"vm.boot.kernel.s", "s", TB_WL_LOWER, TB_CAT_BOOT, 0, NULL, 0, 0},
+    {"vm.boot.userspace.s", "s", TB_WL_LOWER, TB_CAT_BOOT, 0, NULL, 0, 0},
+    {"vm.boot.ssh.s", "s", TB_WL_LOWER, TB_CAT_BOOT, 0, NULL, 0, 0},
+};
+
+static const char *const boot_phases[] = {"vm.boot.firmware.s", "vm.boot.kernel.s",
+                                          "vm.boot.userspace.s", "vm.boot.ssh.s", NULL};
+
+static const tb_wl_family families[] = {
+    {.kind = TB_WLF_PHASES, .title = "boot phases", .phases = boot_phases, .total = "vm.boot.s"},
 };
 
 const tb_workload tb_wl_vm = {
     .name = "vm",
     .title = "VM",
-    .what = "the VMs teebench starts: the time to boot one",
+    .what = "the VMs teebench starts: the time to boot one, by phase",
     .flags = TB_WL_NO_SUITE,
     TB_WL_METRIC_TABLE(metrics),
+    TB_WL_FAMILY_TABLE(families),
 };

@@ -16,6 +16,11 @@
  * a probe, a mode): "http.*.latency.p99.9". The first matching row of the
  * workload wins, so a literal row may precede a template.
  *
+ * Families (optional, tb_wl_family): metrics a chart draws together beyond their
+ * category -- a sweep (one row whose "*" is the value of one setting: a working set, a
+ * queue depth, a number of streams) or phases (rows that are consecutive parts of one
+ * whole: a boot's firmware, kernel, userspace, login). family.c reads them.
+ *
  * Invariants: the registry is a static const table (no mutable state anywhere
  * here); every lookup is pure. Nothing here prints. */
 #ifndef TB_WORKLOADS_WORKLOAD_H
@@ -74,6 +79,48 @@ typedef struct tb_wl_metric {
     double pct;        /* TB_CAT_LATENCY: the percentile (99.9); else 0 */
     unsigned flags;    /* TB_WLM_* */
 } tb_wl_metric;
+
+/* ---- families: metrics that a chart draws together (optional; family.c) ----
+
+   A sweep is one row of the table whose "*" segment is the value of one setting, a point
+   on an x axis: "memory.latency.*.ns" with "*" = "ws_64kib" is the latency at a working
+   set of 64 KiB. The report draws a sweep as a line chart of the medians over the
+   setting, one curve per environment. Its segments read as the family's prefix, a whole
+   number and an optional multiplier, in any case: k, m, g, t (powers of 1000) or ki, mi,
+   gi, ti (powers of 1024), either optionally followed by "b" -- "ws_64kib" = 65536,
+   "bs_4kib" = 4096, "qd_32" = 32, "streams_4" = 4, "size_1500" = 1500 ("4k" is 4000:
+   write "4kib" for fio's 4k). A segment that does not read so (another prefix, another
+   form) is not a point of that sweep: the metric stays a metric of its own. One row may
+   carry several sweeps with different prefixes ("storage.randread.*.iops" with qd_N
+   and bs_N).
+
+   Phases are rows (literal names or templates), in order, that are consecutive parts of
+   one whole, each a duration in one unit ("vm.boot.firmware.s", "vm.boot.kernel.s",
+   ...): the report stacks their medians into one bar per environment -- and per what "*"
+   stood for, when the rows are templates ("vm.boot.*.kernel.s" with "*" = a memory size:
+   one bar per size). A phase's label is its name without the segments all the phases'
+   names share at their start and end ("firmware"). total names the metric of the whole
+   when it is measured too ("vm.boot.s"): shown beside the sum of the phases.
+
+   Every name a family gives is a row's name in the same workload's table. */
+typedef enum tb_wl_family_kind {
+    TB_WLF_SWEEP = 1, /* a line chart over a setting */
+    TB_WLF_PHASES     /* a stacked bar of consecutive parts */
+} tb_wl_family_kind;
+
+typedef struct tb_wl_family {
+    tb_wl_family_kind kind;
+    const char *title; /* the chart's heading: "latency by working set", "boot phases" */
+    /* TB_WLF_SWEEP: */
+    const char *metric; /* the row's name: "memory.latency.*.ns" */
+    const char *prefix; /* what its "*" starts with: "ws_" */
+    const char *axis;   /* the x axis' title: "working set" */
+    const char *unit;   /* the setting's unit: "B" (sizes: shown as KiB, MiB), NULL: a count */
+    int log;            /* a log x axis (settings that double) */
+    /* TB_WLF_PHASES: */
+    const char *const *phases; /* the rows' names in order, NULL-terminated */
+    const char *total;         /* the whole's metric name, or NULL */
+} tb_wl_family;
 
 /* ---- parameters ---- */
 
@@ -199,6 +246,16 @@ int tb_wl_create(const tb_wl_sink *s, const char *name, tb_err *err);
 int tb_wl_read(const tb_wl_sink *s, const char *name, size_t max, tb_buf *out, tb_err *err);
 /* A duration as teebench's flags take it: "10s", "250ms". */
 void tb_wl_fmt_duration(double s, char *out, size_t n);
+/* The program a workload runs (name: looked up in PATH, as execvp does; or a path
+   with a '/'), its path into out: 1 when it is there and executable, else 0. */
+int tb_wl_find_tool(const char *name, char *out, size_t n);
+/* For a workload's command (outside the suite): a new private work directory
+   "$TMPDIR/teebench-<name>.XXXXXX" (/tmp without TMPDIR), its path into path (size n) and
+   sink->dir / sink->dir_fd set to it. 0, or -1 with err. */
+int tb_wl_workdir_open(const char *name, char *path, size_t n, tb_wl_sink *sink, tb_err *err);
+/* Removes that directory and everything in it (never following a symlink); closes
+   sink->dir_fd. */
+void tb_wl_workdir_remove(tb_wl_sink *sink);
 
 /* The fixture server (`teebench serve --tls` on 127.0.0.1, the fixture PKI), which the
    suite starts for the workloads that want it (tb_wl_services). */
@@ -292,18 +349,24 @@ struct tb_workload {
     const char *doc_tool;
     int (*doc_read)(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sink,
                     tb_wl_doc_info *info, tb_err *err);
+    /* families of its metrics that charts draw together (sweeps, phases); optional */
+    const tb_wl_family *families;
+    size_t n_families;
 };
 
 /* A vtable's parameter table (struct type t, table tbl) and metric table (tbl). */
 #define TB_WL_PARAM_TABLE(t, tbl)                                                                  \
     .params_size = sizeof(t), .params = (tbl), .n_params = sizeof(tbl) / sizeof((tbl)[0])
 #define TB_WL_METRIC_TABLE(tbl) .metrics = (tbl), .n_metrics = sizeof(tbl) / sizeof((tbl)[0])
+/* A vtable's families (tbl). */
+#define TB_WL_FAMILY_TABLE(tbl) .families = (tbl), .n_families = sizeof(tbl) / sizeof((tbl)[0])
 
 /* tb_workload.flags */
 #define TB_WL_ALWAYS 1u   /* runs in every suite (env: the environment facts) */
 #define TB_WL_NO_SUITE 2u /* not a suite workload: its metrics come from elsewhere (vm) */
-/* left out of the quick profile (its figures need more than a few seconds); it runs in quick
-   when --workloads names it, with quick's defaults */
+/* left out of the quick profile (tests and smoke runs) unless named (--workloads, a suite
+   file): a workload that needs a tool or minutes (storage, kv, network) or whose figures
+   need more than a few seconds (memory); named, it runs with quick's defaults */
 #define TB_WL_NOT_QUICK 4u
 
 /* ---- the registry ---- */
@@ -338,6 +401,23 @@ typedef struct tb_wl_match {
 
 /* 1 and *out when a table has name (a segment for "*" is at most 127 bytes), else 0. */
 int tb_wl_metric_find(const char *name, tb_wl_match *out);
+/* The same in w's table alone (w need not be in the registry: tests' own tables). */
+int tb_wl_metric_match(const tb_workload *w, const char *name, tb_wl_match *out);
+
+/* ---- families (family.c) ---- */
+
+/* The sweep of a matched metric: its family and the setting's value (*x), or NULL when
+   the metric is in no sweep of its workload (or its segment reads as none). */
+const tb_wl_family *tb_wl_sweep_of(const tb_wl_match *m, double *x);
+/* A sweep segment ("ws_64kib") of family f as the setting's value: 0 and *x, or -1. */
+int tb_wl_sweep_value(const tb_wl_family *f, const char *part, double *x);
+/* The phases a matched metric is one of: the family and the phase's position (*index),
+   or NULL. */
+const tb_wl_family *tb_wl_phase_of(const tb_wl_match *m, size_t *index);
+/* Phase index of f for legends ("firmware"), into out (size n). */
+void tb_wl_phase_label(const tb_wl_family *f, size_t index, char *out, size_t n);
+/* The number of phases of f. */
+size_t tb_wl_phase_count(const tb_wl_family *f);
 
 /* ---- parameters (param.c) ---- */
 

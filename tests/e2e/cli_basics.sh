@@ -70,7 +70,10 @@ vm stop|vm|--timeout
 vm list|vm|--dir
 vm show|vm|--dir
 suite run|suite|--repeat
-suite plan|suite|-o'
+suite plan|suite|-o
+storage|storage|--size
+kv|kv|--requests
+kv serve|kv serve|--port'
 for c in $cmds; do
   echo "$table" | grep -q "^$c[ |]" || fail "cli_basics: no option-wording line for '$c'"
 done

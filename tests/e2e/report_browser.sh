@@ -2,7 +2,8 @@
 # e2e: `teebench report` opened in headless Chromium, checked for what a person sees.
 #
 # Result files for three environments (host, one labelled "<script>alert(1)</script>",
-# and a SIMULATED tdx-guest) come from tests/tools/make_results.py. The report is
+# and a SIMULATED tdx-guest) come from tests/tools/make_results.py: 51 metrics each (the
+# base set, 13 more, a VM's boot with its phases). The report is
 # loaded by tests/e2e/report_cdp.py, which drives one Chromium over the DevTools
 # protocol on a pipe, with the network emulated offline, and records the page's own
 # requests, console messages and log entries, its DOM (what --dump-dom prints) and a
@@ -13,7 +14,12 @@
 # text and no <script> element, every headline number equal to what the result files
 # give (medians and ratios of medians computed here), one chart per section with one
 # mark per environment and metric, and no request but the page itself, no console
-# message, no log entry.
+# message, no log entry. The forest plot comes first: one row per metric (51, every
+# one), each with a mark per environment but the baseline whose data-value is the ratio
+# of medians computed here, SIMULATED where the metric was; and it is rendered -- the
+# browser's layout gives every row a box of its own (report_cdp.py --boxes: DOM
+# boxes, not just elements), inside the page's width, one under the other, the plot
+# above every other chart. The boot phases are one stacked bar per environment.
 # The screenshot is copied beside the binary (build/report-screenshot.png) to look at.
 # Also: bad invocations fail with one line and leave no file; runs named by label and
 # id prefix in a results store; --format markdown writes the page and its SVG files.
@@ -29,7 +35,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 SCRIPT_LABEL='<script>alert(1)</script>'
 
 python3 "$ROOT/tests/tools/make_results.py" "$WORK/res" --envs "host,$SCRIPT_LABEL,tdx-guest" \
-  --simulated tdx-guest >/dev/null
+  --simulated tdx-guest --extra-metrics 13 --boot >/dev/null
 R=("$WORK/res/0.json" "$WORK/res/1.json" "$WORK/res/2.json")
 
 # ---- the command line: errors, markdown, the page
@@ -46,12 +52,14 @@ pass "bad invocations: one line, no file"
 
 mkdir "$WORK/md"
 "$TB" report "${R[@]}" --format markdown -o "$WORK/md/page.md" >"$WORK/out"
-for f in page.md page-throughput.svg page-latency-nginx.svg page-notary.svg page-probes.svg; do
+for f in page.md page-overview.svg page-throughput.svg page-latency-nginx.svg \
+  page-phases-vm-boot-phases.svg page-notary.svg page-probes.svg; do
   [ -s "$WORK/md/$f" ] || fail "markdown: $f missing"
 done
 grep -q '](page-probes.svg)' "$WORK/md/page.md" || fail "markdown: no link to its SVG"
+grep -q '](page-overview.svg)' "$WORK/md/page.md" || fail "markdown: no link to the forest plot"
 if grep -q '<script' "$WORK/md/page.md" "$WORK"/md/*.svg; then fail "markdown: raw <script"; fi
-pass "markdown: page.md and four SVG files"
+pass "markdown: page.md and six SVG files"
 
 # runs named by label and by id prefix in a results store; a missing name is one line
 export TEEBENCH_DB="$WORK/db/results.db"
@@ -80,6 +88,7 @@ csp=$(grep -o '<meta http-equiv="Content-Security-Policy"[^>]*>' "$WORK/report.h
 printf '<!DOCTYPE html><html><head><meta charset="utf-8">%s</head><body><img src="http://203.0.113.9/csp.png"></body></html>\n' \
   "$csp" >"$WORK/csp.html"
 python3 "$HERE/report_cdp.py" "$CHROMIUM" "$WORK/cdp" "file://$WORK/control.html" \
+  '--boxes=section#overview g.tb-frow[data-kind="metric"]' '--boxes=figure > svg' \
   "file://$WORK/csp.html" "file://$WORK/report.html" ||
   fail "chromium: $(tail -5 "$WORK/cdp/chromium.log" 2>/dev/null)"
 shot_dir=$(dirname "$TB")
@@ -251,10 +260,13 @@ names = list(metrics[0])
 lat = [n for n in names if re.match(r"http\.[^.]+\.latency(_u)?\.p[0-9.]+$", n)]
 notary = [n for n in names if n.startswith("notary.")]
 probes = [n for n in names if n.startswith("probe.")]
-bars = [n for n in names if n not in lat and n not in notary and n not in probes]
+phases = [n for n in names if re.match(r"vm\.boot\.[a-z]+\.s$", n)]
+bars = [n for n in names if n not in lat + notary + probes + phases]
 boxes = [n for n in notary if n.endswith((".notarization_ms", ".verify_ms", ".total_e2e_ms"))]
+check(len(names) == 51 and len(phases) == 4, "metrics: %d, phases %s" % (len(names), phases))
 want = {"throughput": ("tb-bar", 3 * len(bars)), "latency": ("tb-pt", 3 * len(lat)),
-        "notary": ("tb-box", 3 * len(boxes)), "probes": ("tb-dot", 3 * len(probes))}
+        "notary": ("tb-box", 3 * len(boxes)), "probes": ("tb-dot", 3 * len(probes)),
+        "phases": ("tb-seg", 3 * len(phases))}
 for sid, (mark, n) in want.items():
     sec = section(sid)
     svgs = inside(sec, lambda e: e["tag"] == "svg")
@@ -266,6 +278,51 @@ check(samples == sum(len(metrics[i][b]["samples"]) for i in range(3) for b in bo
       "notary: %d sample dots" % samples)
 check("99.999%" in "".join(section("latency")["text"]), "latency: no 99.999% tick")
 check("\u00b5s" in "".join(section("probes")["text"]), "probes: no \u00b5s on the log axis")
+# the forest plot: the first section, every metric a row with a mark per environment but
+# the baseline (its ratio of medians, as computed here), SIMULATED where it was
+sections = [e["attrs"].get("id") for e in dom.elems if e["tag"] == "section"]
+check(sections[:2] == ["overview", "headline"], "sections: %s" % sections)
+ov = section("overview")
+frows = inside(ov, lambda e: "tb-frow" in cls(e) and e["attrs"].get("data-kind") == "metric")
+check(sorted(r["attrs"]["data-label"] for r in frows) == sorted(names),
+      "forest rows: %d, not the %d metrics" % (len(frows), len(names)))
+n_marks = 0
+for r in frows:
+    name = r["attrs"]["data-label"]
+    marks = [e for e in dom.elems if r in e["anc"] and "tb-fm" in cls(e)]
+    check([m["attrs"].get("data-series") for m in marks] == ["1", "2"],
+          "%s: marks %s" % (name, [m["attrs"].get("data-series") for m in marks]))
+    for m in marks:
+        i = int(m["attrs"]["data-series"])
+        want_r = med(i, name) / med(0, name)
+        check(close(float(m["attrs"]["data-value"]), want_r),
+              "%s #%d: ratio %s != %r" % (name, i, m["attrs"]["data-value"], want_r))
+        check(m["attrs"].get("data-verdict") in ("better", "worse", "same", "untested"),
+              "%s: verdict %s" % (name, m["attrs"].get("data-verdict")))
+        n_marks += 1
+    sim = [txt(e) for e in dom.elems if r in e["anc"] and "tb-simt" in cls(e)]
+    check(sim == (["SIMULATED"] if metrics[2][name]["simulated"] else []),
+          "%s: SIMULATED marks %s" % (name, sim))
+check(n_marks == 2 * len(names), "forest marks: %d" % n_marks)
+rps = [r for r in frows if r["attrs"]["data-label"] == "http.nginx.rps"][0]
+check([e["attrs"].get("data-verdict") for e in dom.elems if rps in e["anc"] and "tb-fm" in cls(e)]
+      == ["worse", "worse"], "http.nginx.rps: not worse in both")
+heads = [e["attrs"]["data-label"] for e in inside(ov, lambda e: e["attrs"].get("data-kind") == "heading")]
+check(len(heads) >= 6 and heads[0].startswith("Throughput") and heads[-1].startswith("Other"),
+      "forest headings: %s" % heads)
+check(len(inside(ov, lambda e: e["attrs"].get("data-kind") == "summary")) >= 4, "forest: no means")
+check("1\u00d7" in "".join(ov["text"]), "forest: no 1x tick")
+# rendered: a box of its own for every row, inside the page, one under the other; the plot
+# above every other chart
+bx = p.get("boxes", {})
+rb = bx.get('section#overview g.tb-frow[data-kind="metric"]', [])
+check(len(rb) == len(names) and all(b and b[2] > 100 and b[3] > 10 for b in rb),
+      "forest rows not rendered: %s" % rb[:3])
+check(all(b and b[0] >= 0 and b[0] + b[2] <= 1280 for b in rb), "forest rows outside the page")
+check(all(a and b and b[1] >= a[1] + a[3] - 1 for a, b in zip(rb, rb[1:])), "forest rows overlap")
+fb = bx.get("figure > svg", [])
+check(len(fb) >= 6 and all(fb) and fb[0][1] == min(b[1] for b in fb) and fb[0][3] > 20 * len(names),
+      "forest plot is not the first, tall chart: %s" % fb[:2])
 rows = inside(section("comparison"), lambda e: e["tag"] == "tr" and "data-metric" in e["attrs"])
 check(len(rows) == len(names), "comparison: %d rows" % len(rows))
 # under the table, compare's multiple-comparison line for each environment but the baseline
@@ -278,7 +335,7 @@ if bad:
     for b in bad:
         print("FAIL:", b, file=sys.stderr)
     sys.exit(1)
-print("PASS: %d headline numbers, 4 charts, %d table rows, no request, no console message"
-      % (n_checked, len(rows)))
+print("PASS: %d headline numbers, a forest plot of %d rendered rows, 5 charts, %d table rows, "
+      "no request, no console message" % (n_checked, len(rb), len(rows)))
 EOF
 pass "report in headless Chromium"

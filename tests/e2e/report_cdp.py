@@ -2,7 +2,7 @@
 """Opens pages in one headless Chromium and reports what a person (and the network)
 would see, for tests/e2e/report_browser.sh. Python standard library only.
 
-    report_cdp.py CHROMIUM OUTDIR URL...
+    report_cdp.py CHROMIUM OUTDIR [--boxes=SELECTOR]... URL...
 
 Drives Chromium over the DevTools protocol on a pipe (--remote-debugging-pipe: no
 port, nothing for other processes to reach). Each URL is loaded with the network
@@ -13,6 +13,11 @@ the page's and do not appear there). For URL number i it writes:
                           "log": [{"level", "text", "url"}...], "exceptions": [text...]}
     OUTDIR/page<i>.html  the DOM after loading (DOM.getOuterHTML: what --dump-dom prints)
     OUTDIR/page<i>.png   a screenshot of the whole page, 1280 CSS pixels wide
+With --boxes=SELECTOR, page<i>.json also has "boxes": {SELECTOR: [[x, y, width,
+height]...]}, the rendered border box of every element the CSS selector matches (in
+document order; DOM.getBoxModel, CSS pixels, page coordinates): what the layout made of
+them, not just that they are in the DOM (an element that is not rendered has no box and
+is given as null).
 Exits 0 when every page loaded, 1 otherwise (with a line on stderr).
 """
 import base64
@@ -127,7 +132,21 @@ def arg_text(a):
     return a.get("description", a.get("type", "?"))
 
 
-def visit(b, session, url, out_prefix):
+def boxes(b, session, root, selector):
+    ids = b.send("DOM.querySelectorAll", {"nodeId": root, "selector": selector}, session)["nodeIds"]
+    out = []
+    for node in ids:
+        try:
+            q = b.send("DOM.getBoxModel", {"nodeId": node}, session)["model"]["border"]
+        except RuntimeError:  # no layout object: not rendered
+            out.append(None)
+            continue
+        xs, ys = q[0::2], q[1::2]
+        out.append([min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)])
+    return out
+
+
+def visit(b, session, url, out_prefix, selectors=()):
     b.events = []
     b.send("Page.navigate", {"url": url}, session)
     loaded = True
@@ -154,6 +173,8 @@ def visit(b, session, url, out_prefix):
                                "url": en.get("url", "")})
     doc = b.send("DOM.getDocument", {"depth": -1}, session)
     html = b.send("DOM.getOuterHTML", {"nodeId": doc["root"]["nodeId"]}, session)["outerHTML"]
+    if selectors:
+        res["boxes"] = {sel: boxes(b, session, doc["root"]["nodeId"], sel) for sel in selectors}
     with open(out_prefix + ".html", "w", encoding="utf-8") as f:
         f.write(html)
     metrics = b.send("Page.getLayoutMetrics", {}, session)
@@ -173,8 +194,10 @@ def visit(b, session, url, out_prefix):
 
 def main():
     if len(sys.argv) < 4:
-        sys.exit("usage: report_cdp.py CHROMIUM OUTDIR URL...")
-    chromium, outdir, urls = sys.argv[1], sys.argv[2], sys.argv[3:]
+        sys.exit("usage: report_cdp.py CHROMIUM OUTDIR [--boxes=SELECTOR]... URL...")
+    chromium, outdir = sys.argv[1], sys.argv[2]
+    selectors = [a[len("--boxes="):] for a in sys.argv[3:] if a.startswith("--boxes=")]
+    urls = [a for a in sys.argv[3:] if not a.startswith("--boxes=")]
     os.makedirs(outdir, exist_ok=True)
     b = Browser(chromium, outdir)
     ok = True
@@ -189,7 +212,7 @@ def main():
         b.send("Emulation.setDeviceMetricsOverride",
                {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False}, session)
         for i, url in enumerate(urls):
-            if not visit(b, session, url, os.path.join(outdir, "page%d" % i)):
+            if not visit(b, session, url, os.path.join(outdir, "page%d" % i), selectors):
                 print("report_cdp: %s did not finish loading" % url, file=sys.stderr)
                 ok = False
     except Exception as e:  # one line, like teebench's own errors

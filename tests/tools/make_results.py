@@ -3,14 +3,16 @@
 JSON form of src/record/record.h) for tests and benchmarks of `teebench report`.
 
     make_results.py DIR [--envs host,vm,tdx-guest] [--simulated tdx-guest]
-                        [--extra-metrics N] [--samples N] [--seed S]
+                        [--extra-metrics N] [--samples N] [--seed S] [--boot]
 
 One file per environment, DIR/<n>.json (n = position), with the agreed metric names:
 http.nginx.rps / .transfer / .latency.pNN / .latency_u.pNN, syscall.c1|cn.index,
 probe.<name>.ns (with notes), attest.*, notary.<mode>.* -- every environment slower
 than the one before it by a fixed factor, so ratios and verdicts are predictable.
 --extra-metrics adds that many more metrics (http targets t0, t1, ... and vm.misc.*)
-to reach a size (the speed benchmark uses 5 x 200). Deterministic for a seed.
+to reach a size (the speed benchmark uses 5 x 200). --boot adds a VM's boot: vm.boot.s
+and its phases vm.boot.firmware|kernel|userspace|ssh.s (a phases family of the vm
+workload's table), a TD's firmware and kernel slower. Deterministic for a seed.
 """
 import argparse
 import json
@@ -63,7 +65,11 @@ def metric(name, unit, better, workload, values, note=None, simulated=False):
     return m
 
 
-def record(label, i, simulated, extra, n, rng):
+BOOT_PHASES = [("firmware", 2.1, 1.6), ("kernel", 1.4, 2.4), ("userspace", 3.2, 1.1),
+               ("ssh", 0.8, 1.05)]
+
+
+def record(label, i, simulated, extra, n, rng, boot=False):
     slow = [1.0, 1.18, 4.65, 1.4, 2.2][i % 5] * (1 + 0.07 * (i // 5))
     ms = []
     ms.append(metric("http.nginx.rps", "req/s", "higher", "http", samples(rng, 162588 / slow, n)))
@@ -106,6 +112,14 @@ def record(label, i, simulated, extra, n, rng):
                      [b - a for a, b in zip(base_not, tee_not)], simulated=sim))
     ms.append(metric("notary.tee_verify.overhead_ms", "ms", "lower", "notary",
                      [b + c - a for a, b, c in zip(base_not, tee_not, ver)], simulated=sim))
+    if boot:
+        whole = [0.0] * n
+        for name, s, td in BOOT_PHASES:
+            f = 1.0 if i == 0 else (td if "tdx" in label else 1 + (td - 1) * 0.2)
+            v = samples(rng, s * f, n, 0.03)
+            whole = [a + b for a, b in zip(whole, v)]
+            ms.append(metric("vm.boot.%s.s" % name, "s", "lower", "vm", v))
+        ms.append(metric("vm.boot.s", "s", "lower", "vm", [round(w + 0.05, 6) for w in whole]))
     # more metrics to reach a size: further http targets, then vm.misc.*
     t = 0
     while extra > 0:
@@ -148,12 +162,13 @@ def main():
     ap.add_argument("--extra-metrics", type=int, default=0)
     ap.add_argument("--samples", type=int, default=10)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--boot", action="store_true")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     os.makedirs(a.dir, exist_ok=True)
     sims = set(s for s in a.simulated.split(",") if s)
     for i, label in enumerate(a.envs.split(",")):
-        doc = record(label, i, label in sims, a.extra_metrics, a.samples, rng)
+        doc = record(label, i, label in sims, a.extra_metrics, a.samples, rng, a.boot)
         with open(os.path.join(a.dir, "%d.json" % i), "w") as f:
             json.dump(doc, f, indent=1)
         print(os.path.join(a.dir, "%d.json" % i))

@@ -222,6 +222,73 @@ static void test_geomean(void **state)
     tb_record_free(r[1]);
 }
 
+/* Per category and direction, the geometric mean of the ratios with a t interval across
+   the metrics (constant samples: the ratios are exact). Three throughput rows 0.5, 1, 2:
+   mean log 0, sd ln 2, so exp(+-t(0.95, 2) ln 2 / sqrt 3); one latency row: no interval;
+   rows without a ratio or of another category or direction are not counted; a SIMULATED
+   row marks its category's mean. */
+static void test_category_geomean(void **state)
+{
+    (void)state;
+    tb_record *r[2] = {rec("a"), rec("b")};
+    const double q[] = {0.5, 1, 2};
+    const char *const rps[] = {"http.a.rps", "http.b.rps", "http.c.rps"};
+    for (size_t i = 0; i < 3; i++) {
+        add(r[0], rps[i], "req/s", TB_BETTER_HIGHER, 100, 0, 8, 1);
+        add(r[1], rps[i], "req/s", TB_BETTER_HIGHER, 100 * q[i], 0, 8, 1);
+    }
+    add(r[0], "http.d.rps", "req/s", TB_BETTER_HIGHER, 100, 0, 8, 1); /* not in b */
+    add(r[0], "http.e.rps", "req/s", TB_BETTER_HIGHER, 0, 0, 8, 1);   /* no ratio */
+    add(r[1], "http.e.rps", "req/s", TB_BETTER_HIGHER, 10, 0, 8, 1);
+    add(r[0], "http.a.latency.p50", "ms", TB_BETTER_LOWER, 2, 0, 8, 1);
+    add(r[1], "http.a.latency.p50", "ms", TB_BETTER_LOWER, 3, 0, 8, 1);
+    add(r[0], "attest.quote_get.ms", "ms", TB_BETTER_LOWER, 4, 0, 8, 1);
+    add(r[1], "attest.quote_get.ms", "ms", TB_BETTER_LOWER, 2, 0, 8, 1);
+    ((tb_metric *)tb_record_find(r[1], "attest.quote_get.ms"))->simulated = 1;
+    tb_compare c;
+    tb_err err = {{0}};
+    assert_int_equal(tb_compare_build((const tb_record *const *)r, 2, 0, 0.05, &c, &err), 0);
+    tb_compare_gm g;
+    tb_compare_category_geomean(&c, 1, TB_CAT_THROUGHPUT, TB_BETTER_HIGHER, &g);
+    assert_int_equal(g.n, 3);
+    assert_float_equal(g.ratio, 1, 1e-12);
+    double half = 4.302652729749205 * log(2) / sqrt(3);
+    assert_float_equal(g.lo, exp(-half), 1e-9);
+    assert_float_equal(g.hi, exp(half), 1e-9);
+    assert_false(g.simulated);
+    tb_compare_category_geomean(&c, 1, TB_CAT_THROUGHPUT, TB_BETTER_LOWER, &g);
+    assert_int_equal(g.n, 0);
+    assert_true(isnan(g.ratio) && isnan(g.lo) && isnan(g.hi));
+    tb_compare_category_geomean(&c, 1, TB_CAT_LATENCY, TB_BETTER_LOWER, &g);
+    assert_int_equal(g.n, 1);
+    assert_float_equal(g.ratio, 1.5, 1e-12);
+    assert_true(isnan(g.lo) && isnan(g.hi));
+    tb_compare_category_geomean(&c, 1, TB_CAT_ATTEST, TB_BETTER_LOWER, &g);
+    assert_int_equal(g.n, 1);
+    assert_float_equal(g.ratio, 0.5, 1e-12);
+    assert_true(g.simulated);
+    /* the baseline and records out of range have none */
+    tb_compare_category_geomean(&c, 0, TB_CAT_THROUGHPUT, TB_BETTER_HIGHER, &g);
+    assert_int_equal(g.n, 0);
+    tb_compare_category_geomean(&c, 2, TB_CAT_THROUGHPUT, TB_BETTER_HIGHER, &g);
+    assert_int_equal(g.n, 0);
+    assert_true(isnan(g.ratio));
+    tb_compare_clear(&c);
+    /* equal ratios: a zero-width interval at the ratio */
+    add(r[0], "http.d.latency.p50", "ms", TB_BETTER_LOWER, 2, 0, 8, 1);
+    add(r[1], "http.d.latency.p50", "ms", TB_BETTER_LOWER, 3, 0, 8, 1);
+    assert_int_equal(tb_compare_build((const tb_record *const *)r, 2, 0, 0.05, &c, &err), 0);
+    tb_compare_category_geomean(&c, 1, TB_CAT_LATENCY, TB_BETTER_LOWER, &g);
+    assert_int_equal(g.n, 2);
+    assert_float_equal(g.ratio, 1.5, 1e-12);
+    assert_float_equal(g.lo, 1.5, 1e-12);
+    assert_float_equal(g.hi, 1.5, 1e-12);
+    assert_true(g.lo <= g.ratio && g.ratio <= g.hi);
+    tb_compare_clear(&c);
+    tb_record_free(r[0]);
+    tb_record_free(r[1]);
+}
+
 static void test_single_and_errors(void **state)
 {
     (void)state;
@@ -1271,6 +1338,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_significance_both_ways, setup, teardown),
         cmocka_unit_test_setup_teardown(test_too_few_and_absent, setup, teardown),
         cmocka_unit_test(test_geomean),
+        cmocka_unit_test(test_category_geomean),
         cmocka_unit_test(test_single_and_errors),
         cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gates, setup, teardown),

@@ -221,6 +221,55 @@ static void test_html_page(void **state)
     assert_true(count(head, ">SIMULATED</span>") >= 4);
     free(head);
 
+    /* the forest plot first: every metric a row, a mark per environment but the
+       baseline, coloured by compare's verdict; per category and direction with two
+       metrics or more a geometric mean (compare's); SIMULATED marked */
+    assert_true(strstr(doc, "<section id=\"overview\"") < strstr(doc, "<section id=\"headline\""));
+    char *ov = section(doc, "overview");
+    assert_int_equal(count(ov, "<svg"), 1);
+    assert_int_equal(count(ov, "data-kind=\"metric\""), (int)f.c.n_rows);
+    size_t summaries = 0, sims = 0;
+    for (int cat = 0; cat < TB_CAT_COUNT; cat++)
+        for (int d = 0; d < 2; d++) {
+            size_t n = 0;
+            for (size_t k = 0; k < f.c.n_rows; k++)
+                n += f.c.rows[k].category == (tb_wl_category)cat &&
+                     f.c.rows[k].better == (d ? TB_BETTER_LOWER : TB_BETTER_HIGHER);
+            if (n < 2)
+                continue;
+            summaries++;
+            tb_compare_gm g;
+            tb_compare_category_geomean(&f.c, 2, (tb_wl_category)cat,
+                                        d ? TB_BETTER_LOWER : TB_BETTER_HIGHER, &g);
+            sims += g.simulated;
+        }
+    for (size_t k = 0; k < f.c.n_rows; k++)
+        sims += f.c.rows[k].cells[2].simulated;
+    assert_int_equal(summaries, 3); /* latency, probe, notary: lower is better */
+    assert_int_equal(count(ov, "data-kind=\"summary\""), (int)summaries);
+    assert_int_equal(count(ov, "class=\"tb-fm "), (int)(2 * (f.c.n_rows + summaries)));
+    assert_int_equal(count(ov, ">SIMULATED</tspan>"), (int)sims);
+    assert_int_equal(sims, 5);
+    assert_non_null(strstr(ov, "data-label=\"Latency \xc2\xb7 10 metrics\""));
+    assert_non_null(strstr(ov, "data-label=\"geomean, lower better (10)\""));
+    /* vm's nginx throughput: 0.8, significantly worse */
+    const char *rps = strstr(ov, "data-label=\"http.nginx.rps\"");
+    assert_non_null(rps);
+    assert_float_equal(attr_after(rps, "data-series=\"1\"", "data-value"), 0.8, 1e-12);
+    assert_non_null(strstr(rps, "data-series=\"1\" data-value=\"0.80000000000000004\" "
+                                "data-verdict=\"worse\""));
+    /* the latency mean of vm: compare's */
+    tb_compare_gm lat_gm;
+    tb_compare_category_geomean(&f.c, 1, TB_CAT_LATENCY, TB_BETTER_LOWER, &lat_gm);
+    assert_float_equal(lat_gm.ratio, 1.25, 1e-12);
+    const char *gm = strstr(ov, "data-label=\"geomean, lower better (10)\"");
+    assert_float_equal(attr_after(gm, "data-series=\"1\"", "data-value"), lat_gm.ratio, 1e-12);
+    assert_non_null(strstr(ov, "ratio to host, log scale"));
+    assert_non_null(strstr(ov, "a 95 % Student&#39;s t interval across that category&#39;s "
+                               "metrics"));
+    assert_null(strstr(ov, "on one side only"));
+    free(ov);
+
     /* charts: one per section, one mark per environment and metric */
     char *bars = section(doc, "throughput");
     assert_int_equal(count(bars, "<svg"), 1);
@@ -310,10 +359,10 @@ static void test_markdown(void **state)
     fixture f = {.r = {env_record("host", 1, 0, 1), env_record("a|b_*<i>", 2, 1, 1)}, .n = 2};
     build(&f, TB_PAGE_MARKDOWN, "out");
     const char *doc = (const char *)f.page.doc.p;
-    assert_int_equal(f.page.n_files, 4);
-    const char *want[] = {"out-throughput.svg", "out-latency-nginx.svg", "out-notary.svg",
-                          "out-probes.svg"};
-    for (size_t i = 0; i < 4; i++) {
+    assert_int_equal(f.page.n_files, 5);
+    const char *want[] = {"out-overview.svg", "out-throughput.svg", "out-latency-nginx.svg",
+                          "out-notary.svg", "out-probes.svg"};
+    for (size_t i = 0; i < 5; i++) {
         assert_string_equal(f.page.files[i].name, want[i]);
         const char *svg = (const char *)f.page.files[i].data.p;
         assert_int_equal(strncmp(svg, "<svg", 4), 0);
@@ -467,6 +516,244 @@ static void test_sections_from_tables(void **state)
     fixture_free(&f);
 }
 
+/* A forest plot of many metrics (issue 21: readable with 46 rows and more): 52 rows in
+   three categories, headings in the tables' order (other last), every row a mark per
+   environment, each mark's verdict compare's, a mean per category and direction, and a
+   metric of the baseline alone left out with a note. */
+static void test_forest_many_metrics(void **state)
+{
+    (void)state;
+    tb_err e;
+    fixture f = {.r = {tb_record_new(&e), tb_record_new(&e)}, .n = 2};
+    assert_int_equal(tb_record_set_str(&f.r[0]->label, "host", &e), 0);
+    assert_int_equal(tb_record_set_str(&f.r[1]->label, "td", &e), 0);
+    char name[64];
+    for (int i = 0; i < 12; i++) { /* throughput: 0.7 .. 1.25 */
+        snprintf(name, sizeof name, "http.t%02d.rps", i);
+        add(f.r[0], name, "req/s", TB_BETTER_HIGHER, "http", unit10, 10, 1000, 0, NULL);
+        add(f.r[1], name, "req/s", TB_BETTER_HIGHER, "http", unit10, 10, 700 + 50 * i, 0, NULL);
+    }
+    for (int i = 0; i < 20; i++) { /* probes: 1 .. 20 times slower, one 100 times */
+        snprintf(name, sizeof name, "probe.p%02d.ns", i);
+        add(f.r[0], name, "ns", TB_BETTER_LOWER, "probe", unit10, 10, 50, 0, NULL);
+        add(f.r[1], name, "ns", TB_BETTER_LOWER, "probe", unit10, 10, i == 19 ? 5000 : 50 + 50 * i,
+            0, NULL);
+    }
+    for (int i = 0; i < 20; i++) { /* names no table has: category other */
+        snprintf(name, sizeof name, "newer.m%02d.count", i);
+        add(f.r[0], name, "ops", TB_BETTER_HIGHER, "newer", unit10, 10, 10, 0, NULL);
+        add(f.r[1], name, "ops", TB_BETTER_HIGHER, "newer", unit10, 10, 10, 0, NULL);
+    }
+    add(f.r[0], "http.only.rps", "req/s", TB_BETTER_HIGHER, "http", unit10, 10, 5, 0, NULL);
+    build(&f, TB_PAGE_HTML, NULL);
+    const char *doc = (const char *)f.page.doc.p;
+    char *ov = section(doc, "overview");
+    assert_int_equal(count(ov, "<svg"), 1);
+    assert_int_equal(count(ov, "data-kind=\"metric\""), 52);
+    assert_int_equal(count(ov, "data-kind=\"summary\""), 3);
+    assert_int_equal(count(ov, "class=\"tb-fm "), 52 + 3);
+    const char *h1 = strstr(ov, "data-label=\"Throughput \xc2\xb7 12 metrics\"");
+    const char *h2 = strstr(ov, "data-label=\"Probe \xc2\xb7 20 metrics\"");
+    const char *h3 = strstr(ov, "data-label=\"Other \xc2\xb7 20 metrics\"");
+    assert_true(h1 && h2 && h3 && h1 < h2 && h2 < h3);
+    size_t better = 0, worse = 0, same = 0;
+    for (size_t k = 0; k < f.c.n_rows; k++) {
+        int v = f.c.rows[k].cells[1].verdict;
+        better += v == TB_COMPARE_BETTER;
+        worse += v == TB_COMPARE_WORSE;
+        same += v == TB_COMPARE_SAME;
+    }
+    assert_true(better > 0 && worse > 0 && same > 0);
+    assert_int_equal(count(ov, "data-verdict=\"better\""), (int)better);
+    assert_int_equal(count(ov, "data-verdict=\"worse\""), (int)worse);
+    assert_int_equal(count(ov, "data-verdict=\"same\""), (int)same);
+    /* readable ticks; 100x is on the axis (it follows the metrics) */
+    assert_non_null(strstr(ov, ">1\xc3\x97</text>"));
+    assert_non_null(strstr(ov, ">10\xc3\x97</text>"));
+    assert_non_null(strstr(ov, ">100\xc3\x97</text>"));
+    assert_non_null(strstr(ov, "1 metric is measured on one side only"));
+    assert_null(strstr(ov, "data-label=\"http.only.rps\""));
+    assert_null(strstr(ov, "SIMULATED"));
+    check_svgs_well_formed(doc);
+    free(ov);
+    fixture_free(&f);
+}
+
+/* A test-only workload with families (its rows are given to the comparison by hand: the
+   registry does not know it): a sweep over working sets (log, bytes), one over threads,
+   one whose single point stays a bar, and phases of templates (a bar per memory size). */
+static const tb_wl_metric mem_metrics[] = {
+    {"mem.latency.*.ns", "ns", TB_WL_LOWER, TB_CAT_MEMORY, 0, NULL, 0, 0},
+    {"mem.copy.*.bps", "B/s", TB_WL_HIGHER, TB_CAT_MEMORY, 0, NULL, 0, 0},
+    {"mem.boot.*.firmware.s", "s", TB_WL_LOWER, TB_CAT_BOOT, 0, NULL, 0, 0},
+    {"mem.boot.*.kernel.s", "s", TB_WL_LOWER, TB_CAT_BOOT, 0, NULL, 0, 0},
+};
+static const char *const mem_phases[] = {"mem.boot.*.firmware.s", "mem.boot.*.kernel.s", NULL};
+static const tb_wl_family mem_families[] = {
+    {.kind = TB_WLF_SWEEP,
+     .title = "latency by working set",
+     .metric = "mem.latency.*.ns",
+     .prefix = "ws_",
+     .axis = "working set",
+     .unit = "B",
+     .log = 1},
+    {.kind = TB_WLF_SWEEP,
+     .title = "copy by threads",
+     .metric = "mem.copy.*.bps",
+     .prefix = "threads_",
+     .axis = "threads"},
+    {.kind = TB_WLF_SWEEP,
+     .title = "copy by size",
+     .metric = "mem.copy.*.bps",
+     .prefix = "size_",
+     .axis = "array",
+     .unit = "B",
+     .log = 1},
+    {.kind = TB_WLF_PHASES, .title = "boot by memory", .phases = mem_phases},
+};
+static const tb_workload mem_wl = {
+    .name = "mem",
+    .title = "Memory (test)",
+    .what = "a test-only table",
+    TB_WL_METRIC_TABLE(mem_metrics),
+    TB_WL_FAMILY_TABLE(mem_families),
+};
+
+static void add_families(tb_record *r, double slow, int with_ssh)
+{
+    static const char *const ws[] = {"4kib", "16kib", "64kib", "256kib", "1mib",
+                                     "4mib", "16mib", "64mib", "1gib"};
+    char name[64];
+    for (size_t i = 0; i < 9; i++) {
+        snprintf(name, sizeof name, "mem.latency.ws_%s.ns", ws[i]);
+        add(r, name, "ns", TB_BETTER_LOWER, "mem", unit10, 10, (1.0 + 10.0 * (double)i) * slow, 0,
+            NULL);
+    }
+    for (int t = 1; t <= 8; t *= 2) {
+        snprintf(name, sizeof name, "mem.copy.threads_%d.bps", t);
+        add(r, name, "B/s", TB_BETTER_HIGHER, "mem", unit10, 10, 1e9 * t / slow, 0, NULL);
+    }
+    add(r, "mem.copy.size_64kib.bps", "B/s", TB_BETTER_HIGHER, "mem", unit10, 10, 5e9 / slow, 0,
+        NULL);
+    static const char *const ph[] = {"firmware", "kernel", "userspace", "ssh"};
+    for (size_t p = 0; p < 4; p++) {
+        if (p == 3 && !with_ssh)
+            continue;
+        snprintf(name, sizeof name, "vm.boot.%s.s", ph[p]);
+        add(r, name, "s", TB_BETTER_LOWER, "vm", unit10, 10, (1.0 + (double)p) * slow, 0, NULL);
+    }
+    add(r, "vm.boot.s", "s", TB_BETTER_LOWER, "vm", unit10, 10, 10.5 * slow, 0, NULL);
+    static const char *const sizes[] = {"mem_2gib", "mem_8gib"};
+    for (size_t m = 0; m < 2; m++) {
+        snprintf(name, sizeof name, "mem.boot.%s.firmware.s", sizes[m]);
+        add(r, name, "s", TB_BETTER_LOWER, "mem", unit10, 10, 1 + (double)m, 0, NULL);
+        snprintf(name, sizeof name, "mem.boot.%s.kernel.s", sizes[m]);
+        add(r, name, "s", TB_BETTER_LOWER, "mem", unit10, 10, 2 + 4 * (double)m * slow, 0, NULL);
+    }
+}
+
+/* The rows the test-only table has, as compare would have made them from a registry
+   that held it. */
+static void adopt_test_table(tb_compare *c)
+{
+    for (size_t k = 0; k < c->n_rows; k++) {
+        tb_compare_row *row = &c->rows[k];
+        if (tb_wl_metric_match(&mem_wl, row->name, &row->spec)) {
+            row->category = row->spec.metric->category;
+            row->workload = mem_wl.name;
+        }
+    }
+}
+
+static void test_sweeps_and_phases(void **state)
+{
+    (void)state;
+    tb_err e;
+    fixture f = {
+        .r = {env_record("host", 1, 0, 0), env_record("vm", 1.25, 0, 0), env_record("td", 2, 0, 0)},
+        .n = 3};
+    add_families(f.r[0], 1, 1);
+    add_families(f.r[1], 1.25, 1);
+    add_families(f.r[2], 2, 0); /* no ssh phase */
+    assert_int_equal(
+        tb_compare_build((const tb_record *const *)f.r, f.n, 0, TB_COMPARE_ALPHA, &f.c, &e), 0);
+    adopt_test_table(&f.c);
+    tb_page_opts o = {"families", NULL, NULL, "out"};
+    assert_int_equal(tb_page_build(&f.c, TB_PAGE_HTML, &o, &f.page, &e), 0);
+    const char *doc = (const char *)f.page.doc.p;
+    check_svgs_well_formed(doc);
+    /* sweeps: a line chart each, a point per environment and setting */
+    char *sw = section(doc, "sweeps");
+    assert_int_equal(count(sw, "<svg"), 2);
+    assert_int_equal(count(sw, "class=\"tb-pt "), 3 * (9 + 4));
+    assert_non_null(strstr(sw, "<h3>Memory (test): latency by working set</h3>"));
+    assert_non_null(strstr(sw, "<h3>Memory (test): copy by threads</h3>"));
+    assert_non_null(strstr(sw, ">4 KiB</text>"));
+    assert_non_null(strstr(sw, "working set, log scale"));
+    assert_non_null(strstr(sw, "host: 1 GiB = 81.0 ns"));
+    assert_non_null(strstr(sw, "td [TDX]: 8 = 4,000,000,000 B/s [3,920,000,000, 4,080,000,000]"));
+    assert_non_null(strstr(sw, "median, lower is better (ns)"));
+    assert_null(strstr(sw, "copy by size")); /* one point: a bar */
+    free(sw);
+    /* phases: a stacked bar per environment, per memory size for templates */
+    char *ph = section(doc, "phases");
+    assert_int_equal(count(ph, "<svg"), 2);
+    assert_int_equal(count(ph, "class=\"tb-seg\""), (4 + 4 + 3) + 3 * 2 * 2);
+    assert_non_null(strstr(ph, "<h3>VM: boot phases</h3>"));
+    assert_non_null(strstr(ph, ">userspace</text>"));
+    assert_non_null(strstr(ph, ">firmware</text>"));
+    assert_int_equal(count(ph, "\xc2\xb7 whole "), 3);
+    assert_non_null(strstr(ph, ">10.0 s <tspan class=\"tb-m\">\xc2\xb7 whole 10.5 s</tspan>"));
+    assert_non_null(strstr(ph, ">12.0 s (3 of 4) <tspan"));
+    assert_non_null(strstr(ph, ">host \xc2\xb7 mem_2gib</text>"));
+    assert_non_null(strstr(ph, ">td [TDX] \xc2\xb7 mem_8gib</text>"));
+    free(ph);
+    /* the bars: neither sweeps' points nor phases, but the single point and the whole */
+    char *bars = section(doc, "throughput");
+    assert_null(strstr(bars, "mem.latency.ws_4kib.ns"));
+    assert_null(strstr(bars, "vm.boot.kernel.s"));
+    assert_null(strstr(bars, "mem.boot.mem_2gib.kernel.s"));
+    assert_non_null(strstr(bars, "mem.copy.size_64kib.bps"));
+    assert_non_null(strstr(bars, "vm.boot.s"));
+    free(bars);
+    /* every one of them is a row of the forest plot */
+    char *ov = section(doc, "overview");
+    assert_int_equal(count(ov, "data-kind=\"metric\""), (int)f.c.n_rows);
+    assert_non_null(strstr(ov, "data-label=\"Memory \xc2\xb7 14 metrics\""));
+    assert_non_null(strstr(ov, "data-label=\"Boot \xc2\xb7 9 metrics\""));
+    free(ov);
+    tb_page_free(&f.page);
+
+    /* markdown: a file per chart, named by family */
+    assert_int_equal(tb_page_build(&f.c, TB_PAGE_MARKDOWN, &o, &f.page, &e), 0);
+    static const char *const files[] = {
+        "out-sweep-mem-latency-by-working-set.svg", "out-sweep-mem-copy-by-threads.svg",
+        "out-phases-vm-boot-phases.svg", "out-phases-mem-boot-by-memory.svg"};
+    for (size_t i = 0; i < 4; i++) {
+        size_t k = 0;
+        while (k < f.page.n_files && strcmp(f.page.files[k].name, files[i]))
+            k++;
+        if (k == f.page.n_files)
+            fail_msg("markdown: no %s", files[i]);
+        assert_true(well_formed((const char *)f.page.files[k].data.p));
+    }
+    fixture_free(&f);
+
+    /* without the families' table the same names are metrics of their own (category
+       other): no sweep, no mem phases; vm's phases are the registry's own */
+    fixture g = {.r = {tb_record_new(&e), tb_record_new(&e)}, .n = 2};
+    add_families(g.r[0], 1, 1);
+    add_families(g.r[1], 2, 1);
+    build(&g, TB_PAGE_HTML, NULL);
+    doc = (const char *)g.page.doc.p;
+    assert_null(strstr(doc, "<section id=\"sweeps\""));
+    ph = section(doc, "phases");
+    assert_int_equal(count(ph, "<svg"), 1);
+    assert_int_equal(count(ph, "class=\"tb-seg\""), 2 * 4);
+    free(ph);
+    fixture_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -477,6 +764,8 @@ int main(void)
         cmocka_unit_test(test_format_parse),
         cmocka_unit_test(test_verdict_rule_and_many_rows),
         cmocka_unit_test(test_sections_from_tables),
+        cmocka_unit_test(test_forest_many_metrics),
+        cmocka_unit_test(test_sweeps_and_phases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -276,6 +276,39 @@ static void test_extremes_property(void **state)
     }
 }
 
+/* Student's t quantiles, two-sided: the values of printed tables (checked with python3
+   by integrating the t density with Simpson's rule and bisecting). */
+static void test_t_quantile(void **state)
+{
+    (void)state;
+    static const struct {
+        double level;
+        size_t df;
+        double t;
+    } want[] = {
+        {0.95, 1, 12.706204736172555},    {0.95, 2, 4.302652729749205},
+        {0.95, 3, 3.182446305283711},     {0.95, 4, 2.7764451051978023},
+        {0.95, 5, 2.570581835636167},     {0.95, 10, 2.228138851986313},
+        {0.95, 30, 2.0422724563012595},   {0.95, 100, 1.9839715185237616},
+        {0.95, 1000, 1.9623390808257812}, {0.99, 7, 3.499483297351457},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        double t = tb_stats_t_quantile(want[i].level, want[i].df);
+        if (!(fabs(t - want[i].t) <= 1e-9 * want[i].t))
+            fail_msg("t(%g, %zu) = %.15g, want %.15g", want[i].level, want[i].df, t, want[i].t);
+    }
+    /* towards the normal quantile 1.959964 as df grows; capped beyond 100000 */
+    double big = tb_stats_t_quantile(0.95, 100000);
+    assert_true(big > 1.959964 && big < 1.96);
+    assert_true(tb_stats_t_quantile(0.95, (size_t)1 << 40) == big);
+    assert_true(tb_stats_t_quantile(0.5, 1) > 0.999999999 &&
+                tb_stats_t_quantile(0.5, 1) < 1.000000001);
+    assert_true(isnan(tb_stats_t_quantile(0.95, 0)));
+    assert_true(isnan(tb_stats_t_quantile(0, 3)));
+    assert_true(isnan(tb_stats_t_quantile(1, 3)));
+    assert_true(isnan(tb_stats_t_quantile(NAN, 3)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -288,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_splitmix_known_values),
         cmocka_unit_test(test_extremes),
         cmocka_unit_test(test_extremes_property),
+        cmocka_unit_test(test_t_quantile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -399,10 +399,17 @@ static void test_lines_percentiles(void **state)
     const double td[] = {1.2, 2.5, 4.4, NAN, 12.5, 20.1};
     const double td_u[] = {1.1, 2.2, 3.9, 7.5, 9.9, 15.0};
     tb_svg_series s = {names20, 3};
-    tb_svg_curve c[] = {
-        {0, NULL, 0, p, host, 6}, {2, NULL, 0, p, td, 6}, {2, "tdx (uncorrected)", 1, p, td_u, 6}};
-    tb_svg_line_chart lc = {TB_SVG_PCTL, "percentile",          NULL, "latency", "ms",
-                            -1,          "dashed: uncorrected", c,    3};
+    tb_svg_curve c[] = {{0, NULL, 0, p, host, 6, NULL, NULL},
+                        {2, NULL, 0, p, td, 6, NULL, NULL},
+                        {2, "tdx (uncorrected)", 1, p, td_u, 6, NULL, NULL}};
+    tb_svg_line_chart lc = {.xkind = TB_SVG_PCTL,
+                            .xtitle = "percentile",
+                            .ytitle = "latency",
+                            .yunit = "ms",
+                            .ylog = -1,
+                            .dash_note = "dashed: uncorrected",
+                            .curves = c,
+                            .n = 3};
     tb_svg_frame f = {"c3", "latency", "HTTP latency", NULL, 0};
     tb_buf b = {0};
     assert_int_equal(tb_svg_lines(&b, &f, &s, &lc), 0);
@@ -419,7 +426,7 @@ static void test_lines_percentiles(void **state)
     assert_null(strstr(o, "log scale")); /* 20.1 / 0.9 < 30: linear */
     tb_buf_reset(&b);
     /* one point per curve, a single curve */
-    tb_svg_curve one = {0, NULL, 0, p, host, 1};
+    tb_svg_curve one = {0, NULL, 0, p, host, 1, NULL, NULL};
     lc.curves = &one;
     lc.n = 1;
     lc.ylog = 1;
@@ -487,6 +494,291 @@ static void test_dots_log(void **state)
     tb_buf_clear(&b);
 }
 
+/* ---- forest plot, stacks, sweeps ---- */
+
+static size_t tick_labels(const tb_svg_scale *s, char *out, size_t n)
+{
+    tb_svg_tick t[TB_SVG_TICK_MAX];
+    size_t k = tb_svg_ratio_ticks(s, t, TB_SVG_TICK_MAX);
+    out[0] = 0;
+    for (size_t i = 0; i < k; i++) {
+        size_t o = strlen(out);
+        snprintf(out + o, n - o, "%s%s", i ? " " : "", t[i].label);
+    }
+    return k;
+}
+
+static void test_ratio_axis(void **state)
+{
+    (void)state;
+    tb_svg_scale s;
+    char l[256];
+    /* close to 1: the fine ratios, the domain holds 0.8 to 1.25 with a margin */
+    tb_svg_ratio_fit(&s, 0.9, 1.05, 0, 300);
+    assert_int_equal(s.kind, TB_SVG_LOG);
+    assert_float_equal(s.d0, 0.8 / 1.12, 1e-12);
+    assert_float_equal(s.d1, 1.25 * 1.12, 1e-12);
+    assert_int_equal(tick_labels(&s, l, sizeof l), 5);
+    assert_string_equal(l, "0.8\xc3\x97 0.9\xc3\x97 1\xc3\x97 1.1\xc3\x97 1.25\xc3\x97");
+    /* the same span on a narrow axis: the fine ticks would touch */
+    tb_svg_ratio_fit(&s, 0.9, 1.05, 0, 80);
+    tick_labels(&s, l, sizeof l);
+    assert_string_equal(l, "1\xc3\x97");
+    /* a few decades: 2 and 0.5, 5 and 0.2 join the powers of ten where there is room */
+    tb_svg_ratio_fit(&s, 0.19, 60, 0, 400);
+    tick_labels(&s, l, sizeof l);
+    assert_string_equal(
+        l, "0.2\xc3\x97 0.5\xc3\x97 1\xc3\x97 2\xc3\x97 5\xc3\x97 10\xc3\x97 20\xc3\x97 "
+           "50\xc3\x97");
+    /* many decades: powers of ten */
+    tb_svg_ratio_fit(&s, 0.01, 300, 0, 300);
+    tick_labels(&s, l, sizeof l);
+    assert_string_equal(l, "0.01\xc3\x97 0.1\xc3\x97 1\xc3\x97 10\xc3\x97 100\xc3\x97");
+    /* clamped to [0.001, 1000]; nothing usable: around 1 */
+    tb_svg_ratio_fit(&s, 1e-9, 1e9, 0, 300);
+    assert_float_equal(s.d0, 1e-3, 1e-15);
+    assert_float_equal(s.d1, 1e3, 1e-9);
+    tb_svg_ratio_fit(&s, NAN, -1, 0, 300);
+    assert_float_equal(s.d0, 0.8 / 1.12, 1e-12);
+    tb_svg_ratio_fit(&s, 3, 2, 0, 300); /* swapped */
+    assert_true(s.d0 < 1 && s.d1 > 3);
+}
+
+static void test_forest(void **state)
+{
+    (void)state;
+    const char *names[] = {"host", "vm", "td <b>"};
+    tb_svg_series s = {names, 3};
+    tb_svg_forest_mark gm[] = {{1, 0.9, 0.85, 0.95, 0, 0, "0.9x [0.85, 0.95]", NULL},
+                               {2, 0.4, 1e-6, 1e6, 0, 1, NULL, NULL}}; /* beyond both ends */
+    tb_svg_forest_mark rps[] = {{1, 1.5, 1.4, 1.6, TB_SVG_V_BETTER, 0, "1.50x better", "tip <i>"},
+                                {2, 0.5, 0.45, 0.55, TB_SVG_V_WORSE, 1, "0.500x worse", NULL}};
+    tb_svg_forest_mark lat[] = {{1, 1.01, 0.97, 1.05, TB_SVG_V_SAME, 0, NULL, NULL},
+                                {2, NAN, NAN, NAN, TB_SVG_V_NONE, 0, "not measured here", NULL}};
+    tb_svg_forest_mark far[] = {{1, 5000, NAN, NAN, TB_SVG_V_NONE, 0, NULL, NULL},
+                                {2, 0.98, NAN, NAN, TB_SVG_V_NONE, 0, NULL, NULL}};
+    tb_svg_forest_row rows[] = {
+        {TB_SVG_FOREST_HEADING, "Throughput \xc2\xb7 2 metrics", 0, NULL, 0},
+        {TB_SVG_FOREST_SUMMARY, "geomean, higher better (2)", 1, gm, 2},
+        {TB_SVG_FOREST_METRIC, "http.nginx.rps", 1, rps, 2},
+        {TB_SVG_FOREST_METRIC, "http.nginx.latency.p99", -1, lat, 2},
+        {TB_SVG_FOREST_HEADING, "Other \xc2\xb7 1 metric", 0, NULL, 0},
+        {TB_SVG_FOREST_METRIC, "x.far", 0, far, 2},
+    };
+    tb_svg_forest_chart c = {"ratio to host", rows, N(rows)};
+    tb_svg_frame f = {"c9", "overview", "Every metric", "desc", 0};
+    tb_buf b = {0};
+    assert_int_equal(tb_svg_forest(&b, &f, &s, &c), 0);
+    const char *o = (const char *)b.p;
+    assert_true(well_formed(o));
+    no_bad_numbers(o);
+    assert_int_equal(count(o, "class=\"tb-frow\" data-kind=\"metric\""), 3);
+    assert_int_equal(count(o, "class=\"tb-frow\" data-kind=\"summary\""), 1);
+    assert_int_equal(count(o, "class=\"tb-frow\" data-kind=\"heading\""), 2);
+    assert_non_null(strstr(o, "data-label=\"http.nginx.rps\""));
+    /* a marker per ratio (the missing one has none, its text says why), coloured by verdict */
+    assert_int_equal(count(o, "class=\"tb-fm "), 2 + 2 + 1 + 2);
+    assert_int_equal(count(o, "class=\"tb-fm tb-vb\""), 1);
+    assert_int_equal(count(o, "class=\"tb-fm tb-vw\""), 1);
+    assert_int_equal(count(o, "class=\"tb-fm tb-vs\""), 1);
+    assert_int_equal(count(o, "class=\"tb-fm tb-vn\""), 2);
+    assert_int_equal(count(o, "class=\"tb-fm tb-vg\""), 2); /* the summary's diamonds */
+    assert_int_equal(count(o, "data-verdict=\"summary\""), 2);
+    assert_non_null(strstr(o, "data-value=\"1.5\" data-verdict=\"better\" data-lo=\"1.3999"));
+    assert_non_null(strstr(o, ">not measured here</text>"));
+    assert_non_null(strstr(o, ">1.50x better</text>"));
+    assert_non_null(strstr(o, ">1.01\xc3\x97</text>")); /* no text: the ratio */
+    assert_non_null(strstr(o, "<title>vm: tip &lt;i&gt;</title>"));
+    assert_non_null(strstr(o, "<title>td &lt;b&gt;: 0.500x worse</title>"));
+    /* SIMULATED said in the text, its whisker dashed */
+    assert_int_equal(count(o, ">SIMULATED</tspan>"), 2);
+    assert_int_equal(count(o, "class=\"tb-fw tb-dash\""), 1);
+    assert_int_equal(count(o, "class=\"tb-fw\""), 2);
+    /* the better sides: three rows with a direction, and the key's swatch */
+    assert_int_equal(count(o, "<rect class=\"tb-side\""), 3 + 1);
+    assert_int_equal(count(o, "<title>http.nginx.latency.p99: lower is better</title>"), 1);
+    assert_null(strstr(o, "x.far: "));
+    /* the line at 1, ticks above and below the rows, arrows past the ends */
+    assert_int_equal(count(o, "class=\"tb-one\""), 1);
+    assert_int_equal(count(o, ">1\xc3\x97</text>"), 2);
+    assert_non_null(strstr(o, "ratio to host, log scale"));
+    assert_int_equal(count(o, "l7.0,-4v8z"), 1);  /* the summary's low end */
+    assert_int_equal(count(o, "l-7.0,-4v8z"), 2); /* its high end, and 5000 */
+    /* the key: the environments with marks (not the baseline), the verdicts */
+    assert_null(strstr(o, ">host</text>"));
+    assert_non_null(strstr(o, ">td &lt;b&gt;</text>"));
+    assert_non_null(strstr(o, ">no significant difference</text>"));
+    assert_non_null(strstr(o, ">geometric mean</text>"));
+    /* several environments: each line of text starts with its shape */
+    /* (the key: two shapes and the hollow circle; then one a line of text) */
+    assert_int_equal(count(o, "class=\"tb-key tb-vs\""), 3 + 8);
+    double h_small = 0;
+    assert_int_equal(sscanf(strstr(o, "height=\""), "height=\"%lf", &h_small), 1);
+    tb_buf_reset(&b);
+
+    /* sixty rows, one environment: every row drawn, the picture grows with them */
+    tb_svg_forest_row many[60];
+    tb_svg_forest_mark one[60];
+    char labels[60][32];
+    for (size_t i = 0; i < 60; i++) {
+        one[i] =
+            (tb_svg_forest_mark){1, 0.5 + (double)i / 30, NAN, NAN, TB_SVG_V_SAME, 0, NULL, NULL};
+        snprintf(labels[i], sizeof labels[i], "m.%02zu.rps", i);
+        many[i] = (tb_svg_forest_row){TB_SVG_FOREST_METRIC, labels[i], 1, &one[i], 1};
+    }
+    tb_svg_series s2 = {names, 2};
+    tb_svg_forest_chart c60 = {"ratio to host", many, 60};
+    f.standalone = 1;
+    assert_int_equal(tb_svg_forest(&b, &f, &s2, &c60), 0);
+    o = (const char *)b.p;
+    assert_true(well_formed(o));
+    no_bad_numbers(o);
+    assert_int_equal(count(o, "class=\"tb-frow\" data-kind=\"metric\""), 60);
+    assert_int_equal(count(o, "class=\"tb-fm "), 60);
+    assert_non_null(strstr(o, ">m.59.rps</text>"));
+    assert_null(strstr(o, "class=\"tb-key tb-vs\" stroke-width=\"1.2\"")); /* one: no shapes */
+    assert_non_null(strstr(o, "xmlns="));
+    double h = 0;
+    assert_int_equal(sscanf(strstr(o, "height=\""), "height=\"%lf", &h), 1);
+    assert_true(h > 60 * 20 && h > h_small * 2);
+    tb_buf_reset(&b);
+
+    /* nothing at all */
+    tb_svg_forest_chart none = {"ratio", NULL, 0};
+    assert_int_equal(tb_svg_forest(&b, &f, &s2, &none), 0);
+    assert_true(well_formed((char *)b.p));
+    assert_non_null(strstr((char *)b.p, ">no data</text>"));
+    tb_buf_clear(&b);
+}
+
+static void test_stacks(void **state)
+{
+    (void)state;
+    const char *const parts[] = {"firmware", "kernel", "userspace", "ssh <x>"};
+    const double a[] = {1, 2, 3, 4}, b2[] = {2, NAN, 3, 5}, c[] = {NAN, NAN, NAN, NAN};
+    tb_svg_stack rows[] = {
+        {0, NULL, a, "whole 11 s"}, {1, "vm \xc2\xb7 mem_8gib", b2, NULL}, {2, NULL, c, NULL}};
+    tb_svg_series s = {names20, 3};
+    tb_svg_stack_chart sc = {"median time", "s", parts, 4, rows, 3};
+    tb_svg_frame f = {"c7", "phases", "Boot phases", NULL, 0};
+    tb_buf b = {0};
+    assert_int_equal(tb_svg_stacks(&b, &f, &s, &sc), 0);
+    const char *o = (const char *)b.p;
+    assert_true(well_formed(o));
+    no_bad_numbers(o);
+    assert_int_equal(count(o, "class=\"tb-seg\""), 4 + 3);
+    assert_int_equal(count(o, "<pattern "), 4);
+    assert_int_equal(count(o, "data-part=\"3\""), 2);
+    assert_non_null(strstr(o, ">10.0 s <tspan class=\"tb-m\">whole 11 s</tspan></text>"));
+    assert_non_null(strstr(o, ">10.0 s (3 of 4)</text>"));
+    assert_non_null(strstr(o, ">no data</text>"));
+    assert_non_null(strstr(o, ">ssh &lt;x&gt;</text>"));
+    assert_non_null(strstr(o, ">vm \xc2\xb7 mem_8gib</text>"));
+    assert_non_null(strstr(o, "host: userspace 3.00 s"));
+    assert_non_null(strstr(o, "median time (s)"));
+    /* segments in order: the second starts where the first ends */
+    const char *s1 = strstr(o, "data-series=\"0\" data-part=\"0\"");
+    assert_non_null(s1);
+    tb_buf_clear(&b);
+}
+
+static void test_lines_sweep(void **state)
+{
+    (void)state;
+    double x[19], y0[19], y1[19], lo[19], hi[19];
+    tb_svg_tick t[19];
+    for (size_t i = 0; i < 19; i++) {
+        x[i] = 4096.0 * pow(2, (double)i); /* 4 KiB .. 1 GiB */
+        y0[i] = 1 + (double)i;
+        y1[i] = 1.2 + 1.5 * (double)i;
+        lo[i] = y0[i] * 0.95;
+        hi[i] = y0[i] * 1.05;
+        t[i].v = x[i];
+        tb_svg_fmt_bytes(x[i], t[i].label, sizeof t[i].label);
+    }
+    lo[3] = NAN; /* a point without an interval */
+    tb_svg_curve c[] = {{0, NULL, 0, x, y0, 19, lo, hi}, {1, NULL, 0, x, y1, 19, NULL, NULL}};
+    tb_svg_line_chart lc = {.xkind = TB_SVG_LOG,
+                            .xtitle = "working set",
+                            .ytitle = "median",
+                            .yunit = "ns",
+                            .ylog = 0,
+                            .curves = c,
+                            .n = 2,
+                            .xticks = t,
+                            .n_xticks = 19};
+    tb_svg_series s = {names20, 2};
+    tb_svg_frame f = {"c8", "sweeps", "latency by working set", NULL, 0};
+    tb_buf b = {0};
+    assert_int_equal(tb_svg_lines(&b, &f, &s, &lc), 0);
+    const char *o = (const char *)b.p;
+    assert_true(well_formed(o));
+    no_bad_numbers(o);
+    assert_int_equal(count(o, "class=\"tb-pt "), 38);
+    assert_int_equal(count(o, "class=\"tb-wk tb-s0\""), 18);
+    assert_non_null(strstr(o, "working set, log scale"));
+    assert_non_null(strstr(o, "host: 4 KiB = 1.00 ns [0.950, 1.05]"));
+    assert_non_null(strstr(o, "vm: 1 GiB = 28.2 ns"));
+    /* the ticks are the caller's, thinned so their labels do not touch */
+    size_t shown = count(o, " KiB</text>") + count(o, " MiB</text>") + count(o, " GiB</text>");
+    assert_true(shown >= 4 && shown < 19);
+    assert_non_null(strstr(o, ">4 KiB</text>"));
+    assert_null(strstr(o, ">10k</text>")); /* not the log scale's own ticks */
+    tb_buf_reset(&b);
+    /* a linear sweep (queue depths), and a log one without ticks falls back to linear */
+    double qd[] = {1, 2, 4, 8}, iops[] = {10e3, 19e3, 35e3, 60e3};
+    tb_svg_tick tq[4];
+    for (size_t i = 0; i < 4; i++) {
+        tq[i].v = qd[i];
+        snprintf(tq[i].label, sizeof tq[i].label, "%g", qd[i]);
+    }
+    tb_svg_curve one = {0, NULL, 0, qd, iops, 4, NULL, NULL};
+    lc.xkind = TB_SVG_LINEAR;
+    lc.curves = &one;
+    lc.n = 1;
+    lc.xticks = tq;
+    lc.n_xticks = 4;
+    lc.xtitle = "queue depth";
+    assert_int_equal(tb_svg_lines(&b, &f, &s, &lc), 0);
+    o = (const char *)b.p;
+    assert_true(well_formed(o));
+    assert_non_null(strstr(o, ">8</text>"));
+    assert_non_null(strstr(o, "host: 8 = 60,000 ns"));
+    assert_null(strstr(o, "queue depth, log scale"));
+    tb_buf_reset(&b);
+    lc.xkind = TB_SVG_LOG;
+    lc.xticks = NULL;
+    lc.n_xticks = 0;
+    assert_int_equal(tb_svg_lines(&b, &f, &s, &lc), 0);
+    o = (const char *)b.p;
+    assert_true(well_formed(o));
+    assert_null(strstr(o, "log scale"));
+    tb_buf_clear(&b);
+}
+
+static void test_fmt_bytes(void **state)
+{
+    (void)state;
+    static const struct {
+        double v;
+        const char *s;
+    } want[] = {{0, "0 B"},
+                {512, "512 B"},
+                {1000, "1,000 B"},
+                {4096, "4 KiB"},
+                {1536.0 * 1024, "1.5 MiB"},
+                {1073741824.0, "1 GiB"},
+                {65536, "64 KiB"},
+                {3.5 * 1099511627776.0, "3.5 TiB"}};
+    char out[32];
+    for (size_t i = 0; i < N(want); i++) {
+        tb_svg_fmt_bytes(want[i].v, out, sizeof out);
+        assert_string_equal(out, want[i].s);
+    }
+    tb_svg_fmt_bytes(NAN, out, sizeof out);
+    assert_string_equal(out, "-");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -503,6 +795,11 @@ int main(void)
         cmocka_unit_test(test_lines_percentiles),
         cmocka_unit_test(test_boxes_one_sample),
         cmocka_unit_test(test_dots_log),
+        cmocka_unit_test(test_ratio_axis),
+        cmocka_unit_test(test_forest),
+        cmocka_unit_test(test_stacks),
+        cmocka_unit_test(test_lines_sweep),
+        cmocka_unit_test(test_fmt_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,383 @@
+/* cli/kv: `teebench kv` -- redis-benchmark GET and SET against redis-server, over plain
+ * TCP and over TLS with the fixture PKI (workloads/kv: the server, the run, the CSV, the
+ * document). Flags are the kv workload's parameters (--requests = kv.requests, ...) on
+ * top of a profile's defaults (--profile, default standard). Without --server /
+ * --tls-server it starts its own redis-server on 127.0.0.1 (in a private work directory
+ * in $TMPDIR, removed at the end); with them it loads a redis elsewhere -- the client
+ * here, the server in the environment under test, started there by `teebench kv serve`,
+ * which execs redis-server on an address with a plain and a TLS port and the fixture PKI.
+ * Text output prints each transport's tests as redis-benchmark finishes; --json prints
+ * one teebench-kv/1 document at the end (`teebench results import` reads it).
+ *
+ * Global state: `interrupted`, the SIGINT/SIGTERM flag (volatile sig_atomic_t, written only
+ * by the handler): redis-benchmark's process group is killed, the server stopped, exit 130. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "cli/json.h"
+#include "serve/pki.h"
+#include "workloads/kv.h"
+
+#define CMD "kv"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(
+        f,
+        "usage: teebench kv [--transports plain,tls] [--requests N] [--clients N] [--pipeline N]\n"
+        "                   [--threads N] [--data-size BYTES] [--keyspace N]\n"
+        "                   [--server HOST:PORT] [--tls-server HOST:PORT --cacert FILE]\n"
+        "                   [--profile quick|standard|seed] [--json]\n"
+        "       teebench kv serve [--addr ADDR] [--port P] [--tls-port P] [--pki DIR]\n\n"
+        "redis-benchmark (Debian's redis-tools) -t set,get against redis-server (Debian's\n"
+        "redis-server), once over plain TCP and once over TLS: requests per second and the\n"
+        "latency percentiles p50, p95, p99 of SET and GET. TLS uses the fixture PKI: the\n"
+        "server's certificate for test-server.io, signed by the fixture CA, which the client\n"
+        "trusts alone (verified before redis-benchmark runs). Without --server/--tls-server a\n"
+        "redis-server is started on 127.0.0.1 (no persistence) and stopped afterwards.\n\n"
+        "  --transports L   plain and/or tls (default both)\n"
+        "  --requests N     requests per test (standard 200000)\n"
+        "  --clients N      connections (standard 50; seed 100, as CVM_eval's memtier)\n"
+        "  --pipeline N     requests in flight per connection (standard 16; seed 40)\n"
+        "  --threads N      redis-benchmark threads (standard 1)\n"
+        "  --data-size B    bytes of a SET's value (default 32)\n"
+        "  --keyspace N     random keys out of N (default 100000)\n"
+        "  --server H:P     a redis elsewhere (plain TCP) instead of starting one\n"
+        "  --tls-server H:P a redis elsewhere over TLS; --cacert: the CA of its certificate\n"
+        "  --profile P      the defaults of the suite's profile P (default standard)\n"
+        "  --json           print one JSON document (teebench-kv/1, with the env)\n"
+        "  -h, --help       this text\n\n"
+        "serve: exec redis-server on ADDR (default 127.0.0.1), port P (default 6379) and TLS\n"
+        "port P (default 6380; 0: no TLS) with DIR's fixture PKI (default $TEEBENCH_PKI or\n"
+        "./fixture-pki; made there when missing), no persistence, its log on stdout:\n"
+        "the server side of `teebench kv --server ADDR:P --tls-server ADDR:P --cacert\n"
+        "DIR/ca.pem` run elsewhere.\n");
+}
+
+typedef struct setting {
+    const char *key, *value;
+} setting;
+
+typedef struct kv_args {
+    const char *profile;
+    setting set[24];
+    size_t n_set;
+    int json;
+} kv_args;
+
+static int parse_args(int argc, char **argv, kv_args *a)
+{
+    static const struct option opts[] = {{"transports", required_argument, NULL, 't'},
+                                         {"requests", required_argument, NULL, 'n'},
+                                         {"clients", required_argument, NULL, 'c'},
+                                         {"pipeline", required_argument, NULL, 'P'},
+                                         {"threads", required_argument, NULL, 'T'},
+                                         {"data-size", required_argument, NULL, 'd'},
+                                         {"keyspace", required_argument, NULL, 'r'},
+                                         {"server", required_argument, NULL, 's'},
+                                         {"tls-server", required_argument, NULL, 'S'},
+                                         {"cacert", required_argument, NULL, 'C'},
+                                         {"redis-server", required_argument, NULL, 'X'},
+                                         {"redis-benchmark", required_argument, NULL, 'B'},
+                                         {"profile", required_argument, NULL, 'p'},
+                                         {"json", no_argument, NULL, 'J'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    static const struct {
+        int c;
+        const char *key;
+    } keys[] = {{'t', "transports"}, {'n', "requests"},     {'c', "clients"},
+                {'P', "pipeline"},   {'T', "threads"},      {'d', "data_size"},
+                {'r', "keyspace"},   {'s', "server"},       {'S', "tls_server"},
+                {'C', "cacert"},     {'X', "redis_server"}, {'B', "redis_benchmark"}};
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            usage(stdout);
+            return 0;
+        }
+        if (c == 'J') {
+            a->json = 1;
+            continue;
+        }
+        if (c == 'p') {
+            a->profile = optarg;
+            continue;
+        }
+        size_t k = 0;
+        while (k < sizeof keys / sizeof keys[0] && keys[k].c != c)
+            k++;
+        if (k == sizeof keys / sizeof keys[0])
+            return cli_bad_option(CMD, c, argv);
+        if (a->n_set == sizeof a->set / sizeof a->set[0])
+            return cli_fail_code(2, CMD, "too many options");
+        a->set[a->n_set++] = (setting){keys[k].key, optarg};
+    }
+    if (optind < argc)
+        return cli_fail_code(2, CMD, "%s: unexpected argument", argv[optind]);
+    return -1;
+}
+
+static int fail(const kv_args *a, int code, const char *msg)
+{
+    if (a->json)
+        return cli_json_fail(code, CMD, TB_WL_KV_SCHEMA, "%s", msg);
+    return cli_fail_code(code, CMD, "%s", msg);
+}
+
+static void print_run(const json_t *run)
+{
+    const char *tr = json_string_value(json_object_get(run, "transport"));
+    size_t i;
+    const json_t *t;
+    json_array_foreach(json_object_get(run, "tests"), i, t)
+    {
+        printf("%-9s %-5s %14.1f %9.3f ms %9.3f ms %9.3f ms   %s\n", tr,
+               json_string_value(json_object_get(t, "test")),
+               json_number_value(json_object_get(t, "rps")),
+               json_number_value(json_object_get(t, "p50_ms")),
+               json_number_value(json_object_get(t, "p95_ms")),
+               json_number_value(json_object_get(t, "p99_ms")),
+               json_string_value(json_object_get(run, "server")));
+    }
+    fflush(stdout);
+}
+
+/* "HOST:PORT" into host, port (the parameter's check accepted it). */
+static void split(const char *v, char *host, size_t n, int *port)
+{
+    const char *colon = strrchr(v, ':');
+    const char *h = v[0] == '[' ? v + 1 : v, *he = v[0] == '[' ? colon - 1 : colon;
+    snprintf(host, n, "%.*s", (int)(he - h), h);
+    *port = atoi(colon + 1);
+}
+
+/* Every transport; 0, or an exit code (the error printed). */
+static int run_all(const kv_args *a, const tb_wl_kv_params *p, const tb_wl_kv_server *srv,
+                   tb_wl_sink *sink, json_t *runs)
+{
+    for (int tls = 0; tls < 2; tls++) {
+        if (tls ? !p->tls : !p->plain)
+            continue;
+        char host[256];
+        tb_wl_kv_target t = {.tls = tls, .sni = TB_PKI_SERVER_NAME};
+        const char *remote = tls ? p->tls_server : p->server;
+        if (remote[0]) {
+            split(remote, host, sizeof host, &t.port);
+            t.host = host;
+            t.ca = p->cacert;
+        } else if (tls && !srv->tls_port) {
+            if (!a->json)
+                printf("%-9s skipped: %s\n", "tls", srv->tls_why);
+            continue;
+        } else {
+            t.host = "127.0.0.1";
+            t.port = tls ? srv->tls_port : srv->port;
+            t.ca = srv->ca;
+        }
+        json_t *run = NULL;
+        tb_err err = {{0}};
+        int rc = tb_wl_kv_bench(p, &t, sink, &run, &err);
+        if (rc == TB_WL_CANCELLED || interrupted)
+            return json_decref(run), fail(a, 130, "interrupted");
+        if (rc != TB_WL_OK)
+            return fail(a, 1, err.msg);
+        if (!a->json)
+            print_run(run);
+        json_array_append_new(runs, run);
+    }
+    if (json_array_size(runs) == 0)
+        return fail(a, 1, "no transport could run");
+    return 0;
+}
+
+static void now_iso(char *out, size_t n)
+{
+    tb_utc_iso8601((int64_t)(tb_wall_ns() / 1000000000ull), out, n);
+}
+
+static int bench(int argc, char **argv)
+{
+    kv_args a = {.profile = "standard"};
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    int profile = tb_wl_profile_parse(a.profile);
+    if (profile < 0)
+        return cli_fail_code(2, CMD, "--profile %s: want quick, standard or seed", a.profile);
+    tb_wl_kv_params p;
+    tb_err err = {{0}};
+    if (tb_wl_params_init(&tb_wl_kv, &p, profile, &err) < 0)
+        return fail(&a, 1, err.msg);
+    for (size_t i = 0; i < a.n_set; i++)
+        if (tb_wl_params_set(&tb_wl_kv, &p, a.set[i].key, a.set[i].value, NULL, &err) < 0)
+            return cli_fail_code(2, CMD, "%s", cli_setting_msg(CMD, a.set[i].key, err.msg));
+    if (p.tls && p.tls_server[0] && !p.cacert[0])
+        return cli_fail_code(2, CMD,
+                             "--tls-server needs --cacert (the CA that signed its "
+                             "certificate)");
+    char work[PATH_MAX];
+    tb_wl_sink sink = {.dir_fd = -1, .stop = &interrupted};
+    if (tb_wl_workdir_open(CMD, work, sizeof work, &sink, &err) < 0)
+        return fail(&a, 1, err.msg);
+    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    char started[40], finished[40], bv[64];
+    now_iso(started, sizeof started);
+    tb_wl_kv_server srv;
+    memset(&srv, 0, sizeof srv);
+    srv.proc.pid = srv.proc.pidfd = -1;
+    int local = (p.plain && !p.server[0]) || (p.tls && !p.tls_server[0]), skip = 0;
+    json_t *runs = json_array();
+    tb_wl_kv_bench_version(&p, &sink, bv, sizeof bv);
+    if (local &&
+        tb_wl_kv_server_start(&p, p.tls && !p.tls_server[0], &sink, &srv, &skip, &err) < 0) {
+        rc = fail(&a, interrupted ? 130 : 1, interrupted ? "interrupted" : err.msg);
+    } else {
+        if (!a.json) {
+            if (local)
+                printf("redis-server %s on 127.0.0.1:%d%s", srv.version, srv.port,
+                       srv.tls_port ? "" : "\n");
+            if (local && srv.tls_port)
+                printf(", TLS on 127.0.0.1:%d (fixture PKI)\n", srv.tls_port);
+            char th[32] = "";
+            if (p.threads > 1)
+                snprintf(th, sizeof th, " --threads %d", p.threads);
+            printf("redis-benchmark %s -t set,get -n %d -c %d -P %d -d %d -r %d%s\n",
+                   bv[0] ? bv : "(not installed)", p.requests, p.clients, p.pipeline, p.data_size,
+                   p.keyspace, th);
+            printf("%-9s %-5s %14s %12s %12s %12s   %s\n", "transport", "test", "req/s", "p50",
+                   "p95", "p99", "server");
+            fflush(stdout);
+        }
+        rc = run_all(&a, &p, &srv, &sink, runs);
+        now_iso(finished, sizeof finished);
+        if (rc == 0 && a.json) {
+            json_t *body = tb_wl_kv_doc(&p, local ? srv.version : NULL, bv, json_incref(runs));
+            if (body) {
+                json_object_set_new(body, "started_at", json_string(started));
+                json_object_set_new(body, "finished_at", json_string(finished));
+            }
+            rc = cli_json_print(CMD, cli_json_envelope(TB_WL_KV_SCHEMA, body, 1));
+        }
+    }
+    tb_wl_kv_server_stop(&srv);
+    json_decref(runs);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    tb_wl_workdir_remove(&sink);
+    return rc;
+}
+
+/* ---- serve ---- */
+
+static int port_arg(const char *flag, const char *v, int zero_ok, int *out)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (end == v || *end || errno || x < (zero_ok ? 0 : 1) || x > 65535)
+        return cli_fail_code(2, CMD, "%s %s: want a port (%d-65535)", flag, v, zero_ok ? 0 : 1);
+    *out = (int)x;
+    return -1;
+}
+
+static int serve(int argc, char **argv)
+{
+    static const struct option opts[] = {{"addr", required_argument, NULL, 'a'},
+                                         {"port", required_argument, NULL, 'p'},
+                                         {"tls-port", required_argument, NULL, 't'},
+                                         {"pki", required_argument, NULL, 'k'},
+                                         {"redis-server", required_argument, NULL, 'X'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *env_pki = getenv("TEEBENCH_PKI");
+    const char *addr = "127.0.0.1", *pki = env_pki && *env_pki ? env_pki : "fixture-pki",
+               *bin = "redis-server";
+    int port = 6379, tls_port = 6380, c, rc;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'a':
+            addr = optarg;
+            break;
+        case 'p':
+            if ((rc = port_arg("--port", optarg, 0, &port)) >= 0)
+                return rc;
+            break;
+        case 't':
+            if ((rc = port_arg("--tls-port", optarg, 1, &tls_port)) >= 0)
+                return rc;
+            break;
+        case 'k':
+            pki = optarg;
+            break;
+        case 'X':
+            bin = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            return cli_bad_option("kv serve", c, argv);
+        }
+    }
+    if (optind < argc)
+        return cli_fail_code(2, CMD, "serve: %s: unexpected argument", argv[optind]);
+    char path[PATH_MAX], cert[PATH_MAX];
+    if (!tb_wl_find_tool(bin, path, sizeof path))
+        return cli_fail(CMD,
+                        "serve: redis-server is not installed (%s not found): install the package "
+                        "redis-server (apt-get install redis-server, dnf install redis)",
+                        bin);
+    tb_err err = {{0}};
+    if (tls_port > 0) {
+        if (tb_pki_path(pki, TB_PKI_SERVER_CERT, cert, sizeof cert, &err) < 0)
+            return cli_fail(CMD, "serve: --pki %s: %s", pki, err.msg);
+        struct stat sb;
+        if (stat(cert, &sb) < 0 && tb_pki_generate(pki, &err) < 0)
+            return cli_fail(CMD, "serve: --pki %s: %s", pki, err.msg);
+    }
+    char *args[48], text[8192];
+    if (tb_wl_kv_server_argv(path, addr, port, tls_port, tls_port > 0 ? pki : NULL, NULL, args,
+                             sizeof args / sizeof args[0], text, sizeof text) < 0)
+        return cli_fail(CMD, "serve: redis-server's command line is too long");
+    fprintf(stderr, "teebench kv serve: redis-server on %s:%d%s", addr, port,
+            tls_port > 0 ? "" : " (no TLS)\n");
+    if (tls_port > 0)
+        fprintf(stderr, ", TLS on %s:%d (fixture PKI %s: clients trust %s/%s, server name %s)\n",
+                addr, tls_port, pki, pki, TB_PKI_CA_CERT, TB_PKI_SERVER_NAME);
+    fflush(stderr);
+    execv(path, args);
+    return cli_fail(CMD, "serve: running %s: %s", path, strerror(errno));
+}
+
+int cmd_kv(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "serve"))
+        return serve(argc - 1, argv + 1);
+    return bench(argc, argv);
+}
