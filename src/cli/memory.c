@@ -31,7 +31,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: teebench memory [--parts LIST] [--array SIZE] [--threads LIST] [--passes N]\n"
-            "                       [--sizes LIST] [--chase T] [--first-touch SIZE] [--json]\n\n"
+            "                       [--sizes LIST] [--chase T] [--first-touch SIZE]\n"
+            "                       [--profile quick|standard|seed] [--json]\n\n"
             "What memory costs here -- where a confidential VM's encrypted memory and its lazy\n"
             "page acceptance show:\n"
             "  bandwidth    STREAM's kernels (copy c=a, scale b=s*c, add c=a+b, triad a=b+s*c)\n"
@@ -46,11 +47,14 @@ static void usage(FILE *f)
             "  --array SIZE      bytes of each array, e.g. 1g (default auto: 4 x the\n"
             "                    last-level cache, at least 64m)\n"
             "  --threads LIST    thread counts, n = one per CPU online (default 1,n)\n"
-            "  --passes N        timed passes of the four kernels (default 5)\n"
+            "  --passes N        timed passes of the four kernels (default 2, seed 10)\n"
             "  --sizes LIST      working sets of the chase (default 4k,16k,64k,256k,1m,4m,\n"
             "                    16m,64m,256m,1g)\n"
-            "  --chase T         seconds of chasing per working set (default 200ms)\n"
+            "  --chase T         seconds of chasing per working set (default 100ms, seed\n"
+            "                    200ms)\n"
             "  --first-touch SIZE  the region (default 1g)\n"
+            "  --profile P       the defaults of the suite's profile P (default standard; quick:\n"
+            "                    16m arrays, 4k..16m, a 64m region)\n"
             "  --json            print one JSON document (includes `teebench env --json`)\n"
             "  -h, --help        this text\n\n"
             "Sizes take k, m, g (KiB, MiB, GiB). Nothing takes more than half of MemAvailable:\n"
@@ -77,22 +81,34 @@ typedef struct mem_args {
 
 static int parse_args(int argc, char **argv, mem_args *a)
 {
-    static const struct option opts[] = {
-        {"parts", required_argument, NULL, 'P'},  {"array", required_argument, NULL, 'a'},
-        {"threads", required_argument, NULL, 't'}, {"passes", required_argument, NULL, 'n'},
-        {"sizes", required_argument, NULL, 's'},  {"chase", required_argument, NULL, 'c'},
-        {"first-touch", required_argument, NULL, 'f'}, {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"parts", required_argument, NULL, 'P'},
+                                         {"array", required_argument, NULL, 'a'},
+                                         {"threads", required_argument, NULL, 't'},
+                                         {"passes", required_argument, NULL, 'n'},
+                                         {"sizes", required_argument, NULL, 's'},
+                                         {"chase", required_argument, NULL, 'c'},
+                                         {"first-touch", required_argument, NULL, 'f'},
+                                         {"profile", required_argument, NULL, 'p'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     static const struct {
         int c;
         const char *flag, *key;
-    } map[] = {{'P', "--parts", "parts"},   {'a', "--array", "array"},
-               {'t', "--threads", "threads"}, {'n', "--passes", "passes"},
-               {'s', "--sizes", "sizes"},   {'c', "--chase", "chase"},
+    } map[] = {{'P', "--parts", "parts"},
+               {'a', "--array", "array"},
+               {'t', "--threads", "threads"},
+               {'n', "--passes", "passes"},
+               {'s', "--sizes", "sizes"},
+               {'c', "--chase", "chase"},
                {'f', "--first-touch", "first_touch"}};
-    tb_err e;
-    if (tb_wl_params_init(&tb_wl_memory, &a->p, TB_WL_STANDARD, &e) < 0)
-        return cli_fail(CMD, "%s", e.msg);
+    /* the flags in order, applied over the profile's defaults once all are read */
+    struct {
+        size_t k;
+        const char *v;
+    } set[32];
+    size_t n_set = 0;
+    const char *profile = "standard";
     int c;
     opterr = 0;
     optind = 1;
@@ -105,17 +121,33 @@ static int parse_args(int argc, char **argv, mem_args *a)
             a->json = 1;
             continue;
         }
+        if (c == 'p') {
+            profile = optarg;
+            continue;
+        }
         size_t i = 0;
         while (i < sizeof map / sizeof map[0] && map[i].c != c)
             i++;
         if (i == sizeof map / sizeof map[0])
             return cli_bad_option(CMD, c, argv);
-        int rc = set_param(&a->p, map[i].flag, map[i].key, optarg);
-        if (rc)
-            return rc;
+        if (n_set == sizeof set / sizeof set[0])
+            return cli_fail_code(2, CMD, "too many options");
+        set[n_set].k = i;
+        set[n_set++].v = optarg;
     }
     if (optind < argc)
         return cli_fail_code(2, CMD, "%s: unexpected argument", argv[optind]);
+    int k = tb_wl_profile_parse(profile);
+    if (k < 0)
+        return cli_fail_code(2, CMD, "--profile %s: want quick, standard or seed", profile);
+    tb_err e;
+    if (tb_wl_params_init(&tb_wl_memory, &a->p, k, &e) < 0)
+        return cli_fail(CMD, "%s", e.msg);
+    for (size_t j = 0; j < n_set; j++) {
+        int rc = set_param(&a->p, map[set[j].k].flag, map[set[j].k].key, set[j].v);
+        if (rc)
+            return rc;
+    }
     return -1;
 }
 
@@ -148,7 +180,8 @@ static void print_bandwidth(const json_t *doc)
                  json_is_true(json_object_get(e, "pinned")) ? "" : "*");
         printf("  %-12s", t);
         for (int k = 0; k < TB_MEM_NKERNELS; k++) {
-            const json_t *kk = json_object_get(json_object_get(e, "kernels"), tb_mem_kernel_name(k));
+            const json_t *kk =
+                json_object_get(json_object_get(e, "kernels"), tb_mem_kernel_name(k));
             printf(" %12.2f", json_number_value(json_object_get(kk, "best_Bps")) / 1e9);
         }
         printf("\n");
@@ -167,9 +200,9 @@ static void print_latency(const json_t *doc)
         return;
     printf("memory latency: a dependent load through one random cycle of 64-byte lines\n");
     printf("  %-12s %12s\n", "working set", "ns per load");
-    json_array_foreach(list, i, e) printf("  %-12s %12.2f\n",
-                                          json_string_value(json_object_get(e, "label")),
-                                          json_number_value(json_object_get(e, "ns_per_load")));
+    json_array_foreach(list, i, e)
+        printf("  %-12s %12.2f\n", json_string_value(json_object_get(e, "label")),
+               json_number_value(json_object_get(e, "ns_per_load")));
 }
 
 static void print_touch(const json_t *doc)

@@ -33,6 +33,7 @@
 #include "workloads/network.h"
 
 #define CMD "network"
+#define SCMD "network serve" /* the errors of `teebench network serve` */
 
 static volatile sig_atomic_t interrupted;
 
@@ -52,48 +53,50 @@ static void catch_signals(void)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: teebench network [--tests LIST] [--duration S] [--streams LIST] [--procs N]\n"
-            "                        [--udp-sizes LIST] [--udp-rate R] [--rtt T] [--iperf3 PATH]\n"
-            "                        [--server HOST:PORT] [--json]\n"
-            "       teebench network serve [--addr A] [--port P] [--procs N] [--iperf3 PATH]\n"
-            "                        [--json] [--dir DIR [--daemon]]\n"
-            "       teebench network serve --stop --dir DIR\n\n"
-            "What the network path costs: iperf3 (Debian's iperf3) for throughput, teebench for\n"
-            "round trips. The servers run where the figures are wanted (the environment under\n"
-            "test): the echo server on PORT (TCP and UDP), one `iperf3 -s` per client process on\n"
-            "PORT+1, PORT+2, ...\n"
-            "  tcp   iperf3 -P N for each N of --streams: bits received per second; iperf3 before\n"
-            "        3.16 runs one process in one thread, so N streams go to up to one process\n"
-            "        per CPU (--procs), their receivers summed\n"
-            "  udp   iperf3 -u -b R -l SIZE for each size: bits received per second and the %% of\n"
-            "        datagrams lost (-b 0: as fast as the sender can)\n"
-            "  rtt   8-byte requests and their echo over TCP and over UDP, one at a time: p50\n"
-            "        and p99 of the round trip (netperf's TCP_RR/UDP_RR; not ICMP ping, which\n"
-            "        needs privileges and never wakes a process on the other side)\n\n"
-            "  --tests LIST      tcp, udp, rtt (default: all three)\n"
-            "  --duration S      seconds of each iperf3 run, whole (default 5)\n"
-            "  --streams LIST    TCP stream counts (default 1,4)\n"
-            "  --procs N         iperf3 processes for N streams at most (default 0: one per CPU;\n"
-            "                    from iperf3 3.16 on one process, its threads)\n"
-            "  --udp-sizes LIST  UDP datagram bytes (default 64,1472: 1472 fills a 1500-byte\n"
-            "                    Ethernet frame with IPv4)\n"
-            "  --udp-rate R      iperf3 -b (default 0)\n"
-            "  --rtt T           seconds of round trips per protocol (default 2s)\n"
-            "  --iperf3 PATH     the iperf3 binary (default " TB_IPERF3_BIN ")\n"
-            "  --server H:P      `teebench network serve` runs there (default: servers here,\n"
-            "                    on 127.0.0.1, for the run)\n"
-            "  --json            print one JSON document (includes `teebench env --json`)\n\n"
-            "serve:\n"
-            "  --addr A          listen on A (default 127.0.0.1; the address clients reach)\n"
-            "  --port P          the echo server's port (default 0: a free one)\n"
-            "  --procs N         iperf3 servers (default 2; 0: round trips only)\n"
-            "  --json            say where it listens as one JSON line (teebench-network-serve/1)\n"
-            "  --dir DIR         iperf3's logs there; with --daemon also serve.pid and serve.log:\n"
-            "                    the command returns once everything listens\n"
-            "  --stop            end the daemon of --dir DIR (and remove its files there)\n"
-            "  -h, --help        this text\n\n"
-            "A missing iperf3 skips tcp and udp with the package to install (iperf3); rtt runs.\n");
+    fprintf(
+        f, "usage: teebench network [--tests LIST] [--duration S] [--streams LIST] [--procs N]\n"
+           "                        [--udp-sizes LIST] [--udp-rate R] [--rtt T] [--iperf3 PATH]\n"
+           "                        [--server HOST:PORT] [--profile quick|standard|seed] [--json]\n"
+           "       teebench network serve [--addr A] [--port P] [--procs N] [--iperf3 PATH]\n"
+           "                        [--json] [--dir DIR [--daemon]]\n"
+           "       teebench network serve --stop --dir DIR\n\n"
+           "What the network path costs: iperf3 (Debian's iperf3) for throughput, teebench for\n"
+           "round trips. The servers run where the figures are wanted (the environment under\n"
+           "test): the echo server on PORT (TCP and UDP), one `iperf3 -s` per client process on\n"
+           "PORT+1, PORT+2, ...\n"
+           "  tcp   iperf3 -P N for each N of --streams: bits received per second; iperf3 before\n"
+           "        3.16 runs one process in one thread, so N streams go to up to one process\n"
+           "        per CPU (--procs), their receivers summed\n"
+           "  udp   iperf3 -u -b R -l SIZE for each size: bits received per second and the %% of\n"
+           "        datagrams lost (-b 0: as fast as the sender can)\n"
+           "  rtt   8-byte requests and their echo over TCP and over UDP, one at a time: p50\n"
+           "        and p99 of the round trip (netperf's TCP_RR/UDP_RR; not ICMP ping, which\n"
+           "        needs privileges and never wakes a process on the other side)\n\n"
+           "  --tests LIST      tcp, udp, rtt (default: all three)\n"
+           "  --duration S      seconds of each iperf3 run, whole (default 2, seed 10)\n"
+           "  --streams LIST    TCP stream counts (default 1,4)\n"
+           "  --procs N         iperf3 processes for N streams at most (default 0: one per CPU;\n"
+           "                    from iperf3 3.16 on one process, its threads)\n"
+           "  --udp-sizes LIST  UDP datagram bytes (default 64,1472: 1472 fills a 1500-byte\n"
+           "                    Ethernet frame with IPv4)\n"
+           "  --udp-rate R      iperf3 -b (default 0)\n"
+           "  --rtt T           seconds of round trips per protocol (default 1s, seed 5s)\n"
+           "  --iperf3 PATH     the iperf3 binary (default " TB_IPERF3_BIN ")\n"
+           "  --server H:P      `teebench network serve` runs there (default: servers here,\n"
+           "                    on 127.0.0.1, for the run)\n"
+           "  --profile P       the defaults of the suite's profile P (default standard;\n"
+           "                    quick: 1 s runs, 1 stream, 64-byte datagrams)\n"
+           "  --json            print one JSON document (includes `teebench env --json`)\n\n"
+           "serve:\n"
+           "  --addr A          listen on A (default 127.0.0.1; the address clients reach)\n"
+           "  --port P          the echo server's port (default 0: a free one)\n"
+           "  --procs N         iperf3 servers (default 2; 0: round trips only)\n"
+           "  --json            say where it listens as one JSON line (teebench-network-serve/1)\n"
+           "  --dir DIR         iperf3's logs there; with --daemon also serve.pid and serve.log:\n"
+           "                    the command returns once everything listens\n"
+           "  --stop            end the daemon of --dir DIR (and remove its files there)\n"
+           "  -h, --help        this text\n\n"
+           "A missing iperf3 skips tcp and udp with the package to install (iperf3); rtt runs.\n");
 }
 
 /* ---- teebench network ---- */
@@ -125,20 +128,29 @@ static int parse_args(int argc, char **argv, net_args *a)
                                          {"rtt", required_argument, NULL, 'r'},
                                          {"iperf3", required_argument, NULL, 'i'},
                                          {"server", required_argument, NULL, 's'},
+                                         {"profile", required_argument, NULL, 'p'},
                                          {"json", no_argument, NULL, 'j'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     static const struct {
         int c;
         const char *flag, *key;
-    } map[] = {{'T', "--tests", "tests"},         {'d', "--duration", "duration"},
-               {'P', "--streams", "streams"},     {'k', "--procs", "procs"},
-               {'l', "--udp-sizes", "udp_sizes"}, {'b', "--udp-rate", "udp_rate"},
-               {'r', "--rtt", "rtt"},             {'i', "--iperf3", "iperf3_bin"},
+    } map[] = {{'T', "--tests", "tests"},
+               {'d', "--duration", "duration"},
+               {'P', "--streams", "streams"},
+               {'k', "--procs", "procs"},
+               {'l', "--udp-sizes", "udp_sizes"},
+               {'b', "--udp-rate", "udp_rate"},
+               {'r', "--rtt", "rtt"},
+               {'i', "--iperf3", "iperf3_bin"},
                {'s', "--server", "server"}};
-    tb_err e;
-    if (tb_wl_params_init(&tb_wl_network, &a->p, TB_WL_STANDARD, &e) < 0)
-        return cli_fail(CMD, "%s", e.msg);
+    /* the flags in order, applied over the profile's defaults once all are read */
+    struct {
+        size_t k;
+        const char *v;
+    } set[32];
+    size_t n_set = 0;
+    const char *profile = "standard";
     int c;
     opterr = 0;
     optind = 1;
@@ -151,17 +163,33 @@ static int parse_args(int argc, char **argv, net_args *a)
             a->json = 1;
             continue;
         }
+        if (c == 'p') {
+            profile = optarg;
+            continue;
+        }
         size_t i = 0;
         while (i < sizeof map / sizeof map[0] && map[i].c != c)
             i++;
         if (i == sizeof map / sizeof map[0])
             return cli_bad_option(CMD, c, argv);
-        int rc = set_param(&a->p, map[i].flag, map[i].key, optarg);
-        if (rc)
-            return rc;
+        if (n_set == sizeof set / sizeof set[0])
+            return cli_fail_code(2, CMD, "too many options");
+        set[n_set].k = i;
+        set[n_set++].v = optarg;
     }
     if (optind < argc)
         return cli_fail_code(2, CMD, "%s: unexpected argument", argv[optind]);
+    int k = tb_wl_profile_parse(profile);
+    if (k < 0)
+        return cli_fail_code(2, CMD, "--profile %s: want quick, standard or seed", profile);
+    tb_err e;
+    if (tb_wl_params_init(&tb_wl_network, &a->p, k, &e) < 0)
+        return cli_fail(CMD, "%s", e.msg);
+    for (size_t j = 0; j < n_set; j++) {
+        int rc = set_param(&a->p, map[set[j].k].flag, map[set[j].k].key, set[j].v);
+        if (rc)
+            return rc;
+    }
     return -1;
 }
 
@@ -249,8 +277,8 @@ typedef struct net_run {
 static int prepare(net_args *a, net_run *r, tb_err *err)
 {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    r->ctx = (tb_wl_net_ctx){.host = r->host, .ncpu = ncpu > 0 ? (int)ncpu : 1,
-                             .stop = &interrupted, .dir = r->dir};
+    r->ctx = (tb_wl_net_ctx){
+        .host = r->host, .ncpu = ncpu > 0 ? (int)ncpu : 1, .stop = &interrupted, .dir = r->dir};
     if ((r->ctx.dir_fd = temp_dir(r->dir, sizeof r->dir, err)) < 0)
         return -1;
     int want = a->p.test[TB_WL_NET_TCP] || a->p.test[TB_WL_NET_UDP];
@@ -266,8 +294,8 @@ static int prepare(net_args *a, net_run *r, tb_err *err)
         r->ctx.remote = 1;
         return 0;
     }
-    int procs = r->have_iperf3 ? tb_wl_network_server_procs(&a->p, r->ctx.ncpu, r->ctx.threaded)
-                               : 0;
+    int procs =
+        r->have_iperf3 ? tb_wl_network_server_procs(&a->p, r->ctx.ncpu, r->ctx.threaded) : 0;
     if (!(r->local = tb_wl_net_local_start(procs, a->p.iperf3_bin, r->dir, err)))
         return tb_err_wrap(err, "starting the servers here");
     snprintf(r->host, sizeof r->host, "127.0.0.1");
@@ -327,7 +355,7 @@ static int client(int argc, char **argv)
                r.ctx.remote ? "servers at" : "servers here on", r.host, r.ctx.port,
                r.version[0]                                         ? r.version
                : a.p.test[TB_WL_NET_TCP] || a.p.test[TB_WL_NET_UDP] ? "not installed"
-                                                                     : "not used",
+                                                                    : "not used",
                r.version[0] && !r.ctx.threaded ? " (one thread per process)" : "");
     if (rc == 0)
         rc = run_all(&a, &r, doc, &measured, &err);
@@ -363,11 +391,11 @@ typedef struct serve_args {
 static int serve_parse(int argc, char **argv, serve_args *a)
 {
     static const struct option opts[] = {
-        {"addr", required_argument, NULL, 'a'}, {"port", required_argument, NULL, 'p'},
+        {"addr", required_argument, NULL, 'a'},  {"port", required_argument, NULL, 'p'},
         {"procs", required_argument, NULL, 'k'}, {"iperf3", required_argument, NULL, 'i'},
-        {"dir", required_argument, NULL, 'D'},  {"daemon", no_argument, NULL, 'd'},
-        {"stop", no_argument, NULL, 's'},       {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0}};
+        {"dir", required_argument, NULL, 'D'},   {"daemon", no_argument, NULL, 'd'},
+        {"stop", no_argument, NULL, 's'},        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
     *a = (serve_args){.addr = "127.0.0.1", .iperf3 = TB_IPERF3_BIN, .procs = 2};
     int c;
     long v;
@@ -381,17 +409,17 @@ static int serve_parse(int argc, char **argv, serve_args *a)
             break;
         case 'p':
             if (cli_opt_long("--port", optarg, 0, 65535 - TB_WL_NET_MAX_PROCS, &v, &e) < 0)
-                return cli_fail_code(2, CMD, "serve: %s", e.msg);
+                return cli_fail_code(2, SCMD, "%s", e.msg);
             a->port = (int)v;
             break;
         case 'k':
             if (cli_opt_long("--procs", optarg, 0, TB_WL_NET_MAX_PROCS, &v, &e) < 0)
-                return cli_fail_code(2, CMD, "serve: %s", e.msg);
+                return cli_fail_code(2, SCMD, "%s", e.msg);
             a->procs = (int)v;
             break;
         case 'i':
             if (optarg[0] != '/')
-                return cli_fail_code(2, CMD, "serve: --iperf3 %s: not an absolute path", optarg);
+                return cli_fail_code(2, SCMD, "--iperf3 %s: not an absolute path", optarg);
             a->iperf3 = optarg;
             break;
         case 'D':
@@ -410,13 +438,13 @@ static int serve_parse(int argc, char **argv, serve_args *a)
             usage(stdout);
             return 0;
         default:
-            return cli_bad_option(CMD, c, argv);
+            return cli_bad_option(SCMD, c, argv);
         }
     }
     if (optind < argc)
-        return cli_fail_code(2, CMD, "serve: %s: unexpected argument", argv[optind]);
+        return cli_fail_code(2, SCMD, "%s: unexpected argument", argv[optind]);
     if ((a->daemon || a->stop) && !a->dir)
-        return cli_fail_code(2, CMD, "serve: --%s needs --dir DIR", a->stop ? "stop" : "daemon");
+        return cli_fail_code(2, SCMD, "--%s needs --dir DIR", a->stop ? "stop" : "daemon");
     return -1;
 }
 
@@ -430,7 +458,8 @@ static void ready_line(const serve_args *a, const tb_wl_net_server *s, char *out
         free(t);
         json_decref(j);
     } else if (s->n_iperf) {
-        snprintf(out, n, "teebench network serve: echo on %s:%d (TCP, UDP), iperf3 on ports %d..%d\n",
+        snprintf(out, n,
+                 "teebench network serve: echo on %s:%d (TCP, UDP), iperf3 on ports %d..%d\n",
                  a->addr, s->port, s->port + 1, s->port + s->n_iperf);
     } else {
         snprintf(out, n, "teebench network serve: echo on %s:%d (TCP, UDP), no iperf3 server\n",
@@ -444,7 +473,7 @@ static int serve_here(const serve_args *a, int out, int *said)
     tb_wl_net_server s;
     tb_err e;
     if (tb_wl_net_server_start(a->addr, a->port, a->procs, a->iperf3, a->dir, &s, &e) < 0)
-        return cli_fail(CMD, "serve: %s", e.msg);
+        return cli_fail(SCMD, "%s", e.msg);
     char line[512];
     ready_line(a, &s, line, sizeof line);
     if (write(out, line, strlen(line)) < 0) {
@@ -454,7 +483,7 @@ static int serve_here(const serve_args *a, int out, int *said)
     int rc = tb_wl_net_server_serve(&s, &interrupted, &e);
     tb_wl_net_server_stop(&s);
     if (rc < 0)
-        return cli_fail(CMD, "serve: %s", e.msg);
+        return cli_fail(SCMD, "%s", e.msg);
     return 0;
 }
 
@@ -465,7 +494,7 @@ static int serve_daemon(const serve_args *a)
     tb_err e;
     int dfd = tb_dir_open_private(a->dir, 0700, &e);
     if (dfd < 0)
-        return cli_fail(CMD, "serve: %s", e.msg);
+        return cli_fail(SCMD, "%s", e.msg);
     int log = tb_file_create_at(dfd, a->dir, "serve.log", O_APPEND, 0600, &e);
     int pfd[2];
     if (log < 0 || pipe2(pfd, O_CLOEXEC) < 0) {
@@ -474,7 +503,7 @@ static int serve_daemon(const serve_args *a)
         close(dfd);
         if (log >= 0)
             close(log);
-        return cli_fail(CMD, "serve: %s", e.msg);
+        return cli_fail(SCMD, "%s", e.msg);
     }
     fflush(stdout);
     fflush(stderr);
@@ -484,7 +513,7 @@ static int serve_daemon(const serve_args *a)
         close(log);
         close(pfd[0]);
         close(pfd[1]);
-        return cli_fail(CMD, "serve: fork: %s", strerror(errno));
+        return cli_fail(SCMD, "fork: %s", strerror(errno));
     }
     if (pid == 0) {
         close(pfd[0]);
@@ -536,7 +565,7 @@ static int serve_daemon(const serve_args *a)
         int k = snprintf(pidtext, sizeof pidtext, "%d\n", (int)pid);
         if (tb_file_write_at(dfd, a->dir, "serve.pid", pidtext, (size_t)k, 0600, &e) < 0) {
             kill(pid, SIGTERM);
-            rc = cli_fail(CMD, "serve: %s", e.msg);
+            rc = cli_fail(SCMD, "%s", e.msg);
         } else {
             fputs(text, stdout);
         }
@@ -585,17 +614,17 @@ static int serve_stop(const serve_args *a)
     tb_err e;
     int dfd = tb_dir_open_private(a->dir, 0700, &e);
     if (dfd < 0)
-        return cli_fail(CMD, "serve --stop: %s", e.msg);
+        return cli_fail(SCMD, "--stop: %s", e.msg);
     tb_buf b = {0};
     if (tb_file_read_at(dfd, a->dir, "serve.pid", 64, &b, &e) < 0) {
         close(dfd);
-        return cli_fail(CMD, "serve --stop: no server of %s: %s", a->dir, e.msg);
+        return cli_fail(SCMD, "--stop: no server of %s: %s", a->dir, e.msg);
     }
     long pid = b.p ? strtol((const char *)b.p, NULL, 10) : 0;
     tb_buf_clear(&b);
     int rc = 0;
     if (pid <= 1) {
-        rc = cli_fail(CMD, "serve --stop: %s/serve.pid holds no process id", a->dir);
+        rc = cli_fail(SCMD, "--stop: %s/serve.pid holds no process id", a->dir);
     } else if (is_our_daemon((pid_t)pid)) {
         kill((pid_t)pid, SIGTERM);
         for (int i = 0; i < 100 && is_our_daemon((pid_t)pid); i++)
@@ -640,7 +669,7 @@ static int serve(int argc, char **argv)
         tb_err e;
         int dfd = tb_dir_open_private(a.dir, 0700, &e);
         if (dfd < 0)
-            return cli_fail(CMD, "serve: %s", e.msg);
+            return cli_fail(SCMD, "%s", e.msg);
         close(dfd);
     }
     int said = 0;

@@ -33,9 +33,9 @@ const tb_probe_info *tb_probe_all(size_t *n);
 const tb_probe_info *tb_probe_find(const char *name);
 
 typedef struct tb_probe_opts {
-    unsigned reps;   /* samples; 0 = the probe's default; capped at its max_reps */
-    unsigned warmup; /* warm-up operations; 0 = reps / 10, at least 10 */
-    int cpu;         /* CPU to pin to; -1 = the first CPU this process may use */
+    unsigned reps;        /* samples; 0 = the probe's default; capped at its max_reps */
+    unsigned warmup;      /* warm-up operations; 0 = reps / 10, at least 10 */
+    int cpu;              /* CPU to pin to; -1 = the first CPU this process may use */
     const char *msr_path; /* msr: NULL = /dev/cpu/<cpu>/msr; a test's file of 8-byte words */
 } tb_probe_opts;
 
@@ -61,5 +61,11 @@ size_t tb_probe_reps(const tb_probe_info *p, unsigned requested);
 
 /* Median/p99/min/mean of x[0..n-1] (sorted in place) into out. n >= 1. */
 void tb_probe_summarize(double *x, size_t n, tb_probe_result *out);
+
+/* One IN from port in a child process, after ioperm(port) when grant: 0 when it
+   completed, the signal that ended the child (SIGSEGV where user port I/O faults: no
+   ioperm, or a TD's kernel), -1 otherwise (fork failed, ioperm refused, not x86). The
+   ioport probe takes it first, so a fault never reaches the measuring process. */
+int tb_probe_port_trial(unsigned port, int grant);
 
 #endif

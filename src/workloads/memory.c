@@ -154,8 +154,7 @@ static int thread_token(void *ctx, const char *t, tb_err *err)
     tb_wl_memory_params *m = ctx;
     int n = 0;
     if (strcmp(t, "n") && tb_wl_parse_int("", t, 1, 1024, &n, err) < 0)
-        return tb_errf(err, "'%.40s': want a thread count (1..1024) or n (one per CPU online)",
-                       t);
+        return tb_errf(err, "'%.40s': want a thread count (1..1024) or n (one per CPU online)", t);
     for (int i = 0; i < m->n_threads; i++)
         if (m->threads[i] == n)
             return 0;
@@ -259,7 +258,7 @@ static const tb_wl_param param_table[] = {
      P(passes),
      .lo = 1,
      .hi = TB_MEM_PASSES_MAX,
-     .def = {"2", "5", "10"}},
+     .def = {"2", "2", "10"}},
     {.key = "threads",
      .help = "bandwidth: thread counts (n: one per CPU online)",
      .kind = TB_WLP_CUSTOM,
@@ -278,7 +277,7 @@ static const tb_wl_param param_table[] = {
      P(chase_s),
      .lo = 0.001,
      .hi = 600,
-     .def = {"50ms", "200ms"}},
+     .def = {"50ms", "100ms", "200ms"}},
     {.key = "first_touch",
      .help = "first touch: the region mapped with MAP_POPULATE",
      .kind = TB_WLP_CUSTOM,
@@ -393,8 +392,8 @@ static void describe(const void *params, const char *target, char *out, size_t n
         size_t k = 0, i;
         json_t *v;
         t[0] = 0;
-        json_array_foreach(j, i, v) k += (size_t)snprintf(t + k, sizeof t - k, "%s%s",
-                                                          i ? "," : "", json_string_value(v));
+        json_array_foreach(j, i, v) k +=
+            (size_t)snprintf(t + k, sizeof t - k, "%s%s", i ? "," : "", json_string_value(v));
         json_decref(j);
         if (m->array_bytes)
             tb_wl_memory_size_name(m->array_bytes, a, sizeof a);
@@ -488,16 +487,18 @@ static int run_bandwidth(const tb_wl_memory_params *p, int ncpu, const volatile 
         tb_wl_memory_size_name(want, ws, sizeof ws);
         tb_wl_memory_size_name(a, as, sizeof as);
         tb_wl_memory_size_name(avail / MIB * MIB, ms, sizeof ms);
-        warn(doc, "bandwidth: arrays of %s instead of %s (3 of them in at most half of the %s "
-                  "available)", as, ws, ms);
+        warn(doc,
+             "bandwidth: arrays of %s instead of %s (3 of them in at most half of the %s "
+             "available)",
+             as, ws, ms);
         if (a < 64 * 1024)
             return tb_errf(err, "memory bandwidth: only %s of memory available", ms);
     }
     json_t *list = member_array(doc, "bandwidth");
     for (int t = 0; t < p->n_threads; t++) {
         int threads = p->threads[t] ? p->threads[t] : (ncpu > 0 ? ncpu : 1);
-        tb_mem_bw_opts o = {.array_bytes = a, .threads = threads, .passes = p->passes,
-                            .stop = stop};
+        tb_mem_bw_opts o = {
+            .array_bytes = a, .threads = threads, .passes = p->passes, .stop = stop};
         tb_mem_bw_result r;
         if (tb_mem_bandwidth(&o, &r, err) < 0)
             return -1;
@@ -511,8 +512,8 @@ static int run_bandwidth(const tb_wl_memory_params *p, int ncpu, const volatile 
                                 json_pack("{s:f, s:f, s:f, s:i}", "best_Bps", r.best_Bps[i],
                                           "best_s", r.best_s[i], "mean_s", r.mean_s[i],
                                           "bytes_per_element", tb_mem_kernel_bytes(i)));
-        json_array_append_new(list, json_pack("{s:s, s:i, s:I, s:i, s:b, s:b, s:o}", "label",
-                                              label, "threads", threads, "array_bytes",
+        json_array_append_new(list, json_pack("{s:s, s:i, s:I, s:i, s:b, s:b, s:o}", "label", label,
+                                              "threads", threads, "array_bytes",
                                               (json_int_t)(r.elements * sizeof(double)), "passes",
                                               r.passes, "pinned", r.pinned, "nt_stores",
                                               r.nt_stores, "kernels", k));
@@ -520,8 +521,8 @@ static int run_bandwidth(const tb_wl_memory_params *p, int ncpu, const volatile 
     return 0;
 }
 
-static int run_latency(const tb_wl_memory_params *p, const volatile sig_atomic_t *stop,
-                       json_t *doc, int *stopped, tb_err *err)
+static int run_latency(const tb_wl_memory_params *p, const volatile sig_atomic_t *stop, json_t *doc,
+                       int *stopped, tb_err *err)
 {
     uint64_t avail = mem_available();
     json_t *list = member_array(doc, "latency");
@@ -754,16 +755,16 @@ static void memory_command(const memory_state *st, int part, tb_wl_sink *sink)
         const json_t *e;
         if (json_is_string(x))
             snprintf(v[i], sizeof v[i], "%s", json_string_value(x));
-        json_array_foreach(x, j, e) k += (size_t)snprintf(
-            v[i] + k, sizeof v[i] - k, "%s%s", j ? "," : "", json_string_value(e));
+        json_array_foreach(x, j, e) k +=
+            (size_t)snprintf(v[i] + k, sizeof v[i] - k, "%s%s", j ? "," : "", json_string_value(e));
     }
     json_decref(opt);
     char passes[16], chase[24];
     snprintf(passes, sizeof passes, "%d", st->p->passes);
     tb_wl_fmt_duration(st->p->chase_s, chase, sizeof chase);
     char *exe = (char *)st->env->exe, *pn = (char *)part_names[part];
-    char *bw[] = {exe, "memory", "--parts", pn, "--array", v[0], "--threads", v[1],
-                  "--passes", passes, NULL};
+    char *bw[] = {exe,         "memory", "--parts",  pn,     "--array", v[0],
+                  "--threads", v[1],     "--passes", passes, NULL};
     char *lat[] = {exe, "memory", "--parts", pn, "--sizes", v[2], "--chase", chase, NULL};
     char *ft[] = {exe, "memory", "--parts", pn, "--first-touch", v[3], NULL};
     tb_wl_command(sink, part == TB_WL_MEM_BANDWIDTH ? bw : part == TB_WL_MEM_LATENCY ? lat : ft);
@@ -795,8 +796,8 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
         rc = TB_WL_SKIPPED;
     }
     if (rc == TB_WL_OK && !st->warned[part]) { /* said once, the first round */
-        json_array_foreach(w, i, x) tb_wl_problem(sink, TB_WL_WARN, target, round,
-                                                  json_string_value(x));
+        json_array_foreach(w, i, x)
+            tb_wl_problem(sink, TB_WL_WARN, target, round, json_string_value(x));
         st->warned[part] = 1;
     }
     if (rc == TB_WL_OK && doc_samples(doc, sink, err) < 0)

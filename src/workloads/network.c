@@ -194,7 +194,7 @@ static const tb_wl_param param_table[] = {
      P(duration_s),
      .lo = 1,
      .hi = 3600,
-     .def = {"1", "5", "10"}},
+     .def = {"1", "2", "10"}},
     {.key = "streams",
      .help = "TCP: parallel stream counts (iperf3 -P), one metric each",
      .kind = TB_WLP_CUSTOM,
@@ -226,7 +226,7 @@ static const tb_wl_param param_table[] = {
      P(rtt_s),
      .lo = 0.01,
      .hi = 3600,
-     .def = {"200ms", "2", "5"}},
+     .def = {"200ms", "1", "5"}},
     {.key = "iperf3_bin",
      .help = "the iperf3 binary (default " TB_IPERF3_BIN ")",
      .kind = TB_WLP_TEXT,
@@ -363,7 +363,8 @@ static int iperf3_read(const json_t *d, tb_wl_iperf3 *out, tb_err *err)
     if (out->udp && !sent)
         sent = object_at(end, "sum");
     if (!recv || !sent)
-        return tb_errf(err, "iperf3 --json: missing \"end.%s\"", recv ? "sum_sent" : "sum_received");
+        return tb_errf(err, "iperf3 --json: missing \"end.%s\"",
+                       recv ? "sum_sent" : "sum_received");
     if (tb_wl_doc_number(recv, "iperf3 --json: end.sum_received", "bits_per_second", NULL,
                          &out->received_bps, err) < 0 ||
         tb_wl_doc_number(recv, "iperf3 --json: end.sum_received", "bytes", NULL,
@@ -375,11 +376,10 @@ static int iperf3_read(const json_t *d, tb_wl_iperf3 *out, tb_err *err)
         return -1;
     out->seconds = opt_number(recv, "seconds", 0);
     out->retransmits = out->udp ? -1 : opt_number(sent, "retransmits", -1);
-    if (out->udp &&
-        (tb_wl_doc_number(recv, "iperf3 --json: end.sum_received", "lost_percent", NULL,
-                          &out->lost_percent, err) < 0 ||
-         tb_wl_doc_number(recv, "iperf3 --json: end.sum_received", "packets", NULL, &out->packets,
-                          err) < 0))
+    if (out->udp && (tb_wl_doc_number(recv, "iperf3 --json: end.sum_received", "lost_percent", NULL,
+                                      &out->lost_percent, err) < 0 ||
+                     tb_wl_doc_number(recv, "iperf3 --json: end.sum_received", "packets", NULL,
+                                      &out->packets, err) < 0))
         return -1;
     out->lost_packets = out->udp ? opt_number(recv, "lost_packets", 0) : 0;
     out->jitter_ms = out->udp ? opt_number(recv, "jitter_ms", 0) : 0;
@@ -527,8 +527,8 @@ static int start_iperf3(const char *addr, int port, const char *bin, const char 
         return tb_errf(err, "%s: path too long", log_dir);
     /* --idle-timeout: a client that vanished mid-test does not keep the server busy */
     char *argv[] = {(char *)bin, "-s", "-p", ps, "-B", (char *)addr, "--idle-timeout", "60", NULL};
-    tb_proc_opts o = {.argv = argv, .stdout_path = log[0] ? log : NULL,
-                      .stderr_path = log[0] ? log : NULL};
+    tb_proc_opts o = {
+        .argv = argv, .stdout_path = log[0] ? log : NULL, .stderr_path = log[0] ? log : NULL};
     if (tb_proc_spawn(&o, pr, err) < 0)
         return tb_err_wrap(err, "iperf3 -s -p %d", port);
     for (int i = 0; i < 250; i++) {
@@ -537,8 +537,8 @@ static int start_iperf3(const char *addr, int port, const char *bin, const char 
         if (!tb_proc_alive(pr)) {
             char why[300];
             last_line(log[0] ? log : NULL, why, sizeof why);
-            return tb_errf(err, "iperf3 -s -p %d exited %d%s%s", port, pr->code,
-                           why[0] ? ": " : "", why);
+            return tb_errf(err, "iperf3 -s -p %d exited %d%s%s", port, pr->code, why[0] ? ": " : "",
+                           why);
         }
         tb_sleep_ns(20000000);
     }
@@ -614,8 +614,8 @@ json_t *tb_wl_net_server_json(const tb_wl_net_server *s, const char *addr, const
     for (int i = 0; ports && i < s->n_iperf; i++)
         json_array_append_new(ports, json_integer(s->port + 1 + i));
     return json_pack("{s:s, s:s, s:i, s:o, s:s}", "schema", TB_WL_NETWORK_SERVE_SCHEMA, "addr",
-                     addr, "port", s->port, "iperf3_ports", ports ? ports : json_array(),
-                     "iperf3", iperf3 ? iperf3 : "");
+                     addr, "port", s->port, "iperf3_ports", ports ? ports : json_array(), "iperf3",
+                     iperf3 ? iperf3 : "");
 }
 
 /* ---- the runs ---- */
@@ -783,8 +783,8 @@ static int run_udp(const tb_wl_network_params *p, const tb_wl_net_ctx *c, int si
                                     size, "rate", p->udp_rate, "duration_s", p->duration_s,
                                     "throughput_bps", r.received_bps, "sent_bps", r.sent_bps,
                                     "loss_percent", r.lost_percent, "lost_packets",
-                                    (json_int_t)r.lost_packets, "packets", (json_int_t)r.packets, "jitter_ms", r.jitter_ms, "cpu_host",
-                                    r.cpu_host));
+                                    (json_int_t)r.lost_packets, "packets", (json_int_t)r.packets,
+                                    "jitter_ms", r.jitter_ms, "cpu_host", r.cpu_host));
     return 0;
 }
 
@@ -1042,8 +1042,8 @@ typedef struct network_state {
     char server_reason[TB_ERR_MAX]; /* the servers did not start: why */
 } network_state;
 
-int tb_wl_network_iperf3_version(const char *bin, int dir_fd, const char *dir, char *out,
-                                 size_t n, int *threaded)
+int tb_wl_network_iperf3_version(const char *bin, int dir_fd, const char *dir, char *out, size_t n,
+                                 int *threaded)
 {
     tb_err e;
     out[0] = 0;
@@ -1071,9 +1071,8 @@ int tb_wl_network_iperf3_version(const char *bin, int dir_fd, const char *dir, c
 
 static int start_local(network_state *st, tb_wl_sink *sink, tb_err *err)
 {
-    int procs = st->have_iperf3
-                    ? tb_wl_network_server_procs(st->p, st->env->ncpu, st->ctx.threaded)
-                    : 0;
+    int procs =
+        st->have_iperf3 ? tb_wl_network_server_procs(st->p, st->env->ncpu, st->ctx.threaded) : 0;
     if (!(st->local = tb_wl_net_local_start(procs, st->p->iperf3_bin, sink->dir, err)))
         return -1;
     snprintf(st->host, sizeof st->host, "127.0.0.1");
@@ -1090,8 +1089,8 @@ static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, voi
     *state = st;
     st->p = params;
     st->env = env;
-    st->ctx = (tb_wl_net_ctx){.ncpu = env->ncpu, .dir_fd = sink->dir_fd, .dir = sink->dir,
-                              .host = st->host};
+    st->ctx = (tb_wl_net_ctx){
+        .ncpu = env->ncpu, .dir_fd = sink->dir_fd, .dir = sink->dir, .host = st->host};
     tb_err e;
     st->have_iperf3 = (st->p->test[TB_WL_NET_TCP] || st->p->test[TB_WL_NET_UDP]) &&
                       tb_wl_network_have_iperf3(st->p->iperf3_bin, &e) == 0;
@@ -1106,12 +1105,13 @@ static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, voi
     }
     if (st->p->server[0]) {
         st->ctx.remote = 1;
-        if (split_server("network.server", st->p->server, st->host, sizeof st->host,
-                         &st->ctx.port, &e) < 0)
+        if (split_server("network.server", st->p->server, st->host, sizeof st->host, &st->ctx.port,
+                         &e) < 0)
             snprintf(st->server_reason, sizeof st->server_reason, "%s", e.msg);
         else
-            tb_wl_info(sink, "network: servers at %s (not started here: the clients are this "
-                             "machine)",
+            tb_wl_info(sink,
+                       "network: servers at %s (not started here: the clients are this "
+                       "machine)",
                        st->p->server);
     } else if (start_local(st, sink, &e) < 0) {
         snprintf(st->server_reason, sizeof st->server_reason, "network servers: %.480s", e.msg);
