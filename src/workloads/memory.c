@@ -6,8 +6,9 @@
  *
  * Metrics, the sweeps' values in the names: memory.bw.<kernel>.t<N> (B/s; N the
  * thread count, "n" for one thread per CPU online), memory.latency.<size> (ns per
- * load; "4k", "1m", "1g"), memory.first_touch (ns per 4 KiB page). One sample per
- * name and round; each part (bandwidth, latency, first-touch) is one step.
+ * load; "4kib", "1mib", "1gib": a sweep, the report's line chart by working set),
+ * memory.first_touch (ns per 4 KiB page). One sample per name and round; each part (bandwidth,
+ * latency, first-touch) is one step.
  *
  * Memory is taken per step and given back before the step returns. Nothing asks
  * for more than half of MemAvailable: arrays shrink (a warning says so) and a
@@ -322,6 +323,26 @@ static void thread_label(int threads, char *out, size_t n)
         snprintf(out, n, "tn");
 }
 
+/* memory.latency.<size> with the size in binary units ("4kib", "1gib", a bare count of
+   bytes otherwise): the segment the report's working-set sweep reads (family.c: "4k"
+   would be 4000 there). */
+static void latency_name(const char *label, char *out, size_t n)
+{
+    size_t l = strlen(label);
+    int binary = l > 1 && strchr("kmgt", label[l - 1]);
+    snprintf(out, n, "memory.latency.%s%s", label, binary ? "ib" : "");
+}
+
+static const tb_wl_family families[] = {
+    {.kind = TB_WLF_SWEEP,
+     .title = "latency by working set",
+     .metric = "memory.latency.*",
+     .prefix = "",
+     .axis = "working set",
+     .unit = "B",
+     .log = 1},
+};
+
 static int plan_metrics(const void *params, tb_wl_name_fn emit, void *ctx)
 {
     const tb_wl_memory_params *m = params;
@@ -335,7 +356,7 @@ static int plan_metrics(const void *params, tb_wl_name_fn emit, void *ctx)
         }
     for (int i = 0; m->part[TB_WL_MEM_LATENCY] && i < m->n_sizes; i++) {
         tb_wl_memory_size_name(m->sizes[i], label, sizeof label);
-        snprintf(name, sizeof name, "memory.latency.%s", label);
+        latency_name(label, name, sizeof name);
         if (emit(ctx, name) < 0)
             return -1;
     }
@@ -659,7 +680,7 @@ static int latency_samples(const json_t *list, tb_wl_sink *sink, tb_err *err)
         if (label_of(e, what, label, sizeof label, err) < 0 ||
             tb_wl_doc_number(e, what, "ns_per_load", NULL, &ns, err) < 0)
             return -1;
-        snprintf(name, sizeof name, "memory.latency.%s", label);
+        latency_name(label, name, sizeof name);
         snprintf(note, sizeof note,
                  "ns per dependent load, one random cycle through a %s working set of 64-byte "
                  "lines",
@@ -819,6 +840,7 @@ const tb_workload tb_wl_memory = {
     .step = step,
     .cleanup = cleanup,
     TB_WL_METRIC_TABLE(metrics),
+    TB_WL_FAMILY_TABLE(families),
     .plan_metrics = plan_metrics,
     .doc_schema = TB_WL_MEMORY_SCHEMA,
     .doc_read = doc_read,

@@ -260,6 +260,31 @@ static const tb_wl_metric metrics[] = {
     {"network.rtt.*.p99", "us", TB_WL_LOWER, TB_CAT_NETWORK, 0, NULL, 0, 0},
 };
 
+/* The sweeps the report draws as line charts: TCP by stream count ("p4"), UDP by
+   datagram size ("1472b"). */
+static const tb_wl_family families[] = {
+    {.kind = TB_WLF_SWEEP,
+     .title = "TCP throughput by parallel streams",
+     .metric = "network.tcp.*.throughput",
+     .prefix = "p",
+     .axis = "streams (iperf3 -P)",
+     .log = 1},
+    {.kind = TB_WLF_SWEEP,
+     .title = "UDP throughput by datagram size",
+     .metric = "network.udp.*.throughput",
+     .prefix = "",
+     .axis = "datagram",
+     .unit = "B",
+     .log = 1},
+    {.kind = TB_WLF_SWEEP,
+     .title = "UDP loss by datagram size",
+     .metric = "network.udp.*.loss",
+     .prefix = "",
+     .axis = "datagram",
+     .unit = "B",
+     .log = 1},
+};
+
 static int plan_metrics(const void *params, tb_wl_name_fn emit, void *ctx)
 {
     const tb_wl_network_params *n = params;
@@ -1220,6 +1245,7 @@ const tb_workload tb_wl_network = {
     .step = step,
     .cleanup = cleanup,
     TB_WL_METRIC_TABLE(metrics),
+    TB_WL_FAMILY_TABLE(families),
     .plan_metrics = plan_metrics,
     .doc_schema = TB_WL_NETWORK_SCHEMA,
     .doc_read = doc_read,

@@ -40,11 +40,11 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 if isinstance(d, list): d = d[0]
 m = {x["name"]: x for x in d["metrics"]}
-want = {"memory.bw.copy.t2": "B/s", "memory.bw.triad.t2": "B/s", "memory.latency.4k": "ns",
-        "memory.latency.64k": "ns", "memory.first_touch": "ns"}
+want = {"memory.bw.copy.t2": "B/s", "memory.bw.triad.t2": "B/s", "memory.latency.4kib": "ns",
+        "memory.latency.64kib": "ns", "memory.first_touch": "ns"}
 for n, u in want.items():
     assert n in m and m[n]["unit"] == u, (n, m.get(n))
-assert m["memory.bw.copy.t2"]["better"] in ("higher", 1) and m["memory.latency.4k"]["better"] in ("lower", -1)
+assert m["memory.bw.copy.t2"]["better"] in ("higher", 1) and m["memory.latency.4kib"]["better"] in ("lower", -1)
 PY
 
 # the suite: not in quick, unless named
@@ -59,7 +59,7 @@ d = json.load(open(sys.argv[1]))
 assert d["status"] == "complete", d["status"]
 m = {x["name"]: x for x in d["metrics"]}
 assert sorted(m) == sorted(["memory.bw.copy.t1", "memory.bw.scale.t1", "memory.bw.add.t1",
-                            "memory.bw.triad.t1", "memory.latency.4k", "memory.latency.64k",
+                            "memory.bw.triad.t1", "memory.latency.4kib", "memory.latency.64kib",
                             "memory.first_touch"]), sorted(m)
 for x in m.values():
     assert len(x["samples"]) == 2 and min(x["samples"]) > 0, x

@@ -22,12 +22,10 @@ static void test_sizes(void **state)
         const char *text;
         uint64_t bytes;
         const char *name;
-    } ok[] = {{"4096", 4096, "4k"},          {"4k", 4096, "4k"},
-              {"64K", 65536, "64k"},         {"64KiB", 65536, "64k"},
-              {"1m", 1 << 20, "1m"},         {"1536k", 1536 << 10, "1536k"},
-              {"1g", 1ull << 30, "1g"},      {"2GiB", 2ull << 30, "2g"},
-              {"1024m", 1ull << 30, "1g"},   {"100", 100, "100"},
-              {"3mb", 3 << 20, "3m"}};
+    } ok[] = {{"4096", 4096, "4k"},     {"4k", 4096, "4k"},         {"64K", 65536, "64k"},
+              {"64KiB", 65536, "64k"},  {"1m", 1 << 20, "1m"},      {"1536k", 1536 << 10, "1536k"},
+              {"1g", 1ull << 30, "1g"}, {"2GiB", 2ull << 30, "2g"}, {"1024m", 1ull << 30, "1g"},
+              {"100", 100, "100"},      {"3mb", 3 << 20, "3m"}};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         uint64_t b = 0;
         tb_err e;
@@ -38,8 +36,8 @@ static void test_sizes(void **state)
         tb_wl_memory_size_name(b, n, sizeof n);
         assert_string_equal(n, ok[i].name);
     }
-    static const char *const bad[] = {"", "k", "-4k", "0", "4x", "4kk", "1.5g", " 4k",
-                                      "99999999999999999999g"};
+    static const char *const bad[] = {
+        "", "k", "-4k", "0", "4x", "4kk", "1.5g", " 4k", "99999999999999999999g"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint64_t b;
         tb_err e;
@@ -146,10 +144,10 @@ static void test_plan_metrics(void **state)
     kept k = {0};
     assert_int_equal(tb_wl_memory.plan_metrics(&m, collect, &k), 0);
     static const char *const want[] = {
-        "memory.bw.copy.t1",  "memory.bw.scale.t1",  "memory.bw.add.t1",  "memory.bw.triad.t1",
-        "memory.bw.copy.tn",  "memory.bw.scale.tn",  "memory.bw.add.tn",  "memory.bw.triad.tn",
-        "memory.bw.copy.t3",  "memory.bw.scale.t3",  "memory.bw.add.t3",  "memory.bw.triad.t3",
-        "memory.latency.4k",  "memory.latency.1536k", "memory.first_touch"};
+        "memory.bw.copy.t1",   "memory.bw.scale.t1",     "memory.bw.add.t1",  "memory.bw.triad.t1",
+        "memory.bw.copy.tn",   "memory.bw.scale.tn",     "memory.bw.add.tn",  "memory.bw.triad.tn",
+        "memory.bw.copy.t3",   "memory.bw.scale.t3",     "memory.bw.add.t3",  "memory.bw.triad.t3",
+        "memory.latency.4kib", "memory.latency.1536kib", "memory.first_touch"};
     assert_int_equal(k.n, sizeof want / sizeof want[0]);
     for (size_t i = 0; i < k.n; i++) {
         assert_string_equal(k.names[i], want[i]);
@@ -185,8 +183,8 @@ static void test_document(void **state)
             fail_msg("%s: %s", tb_wl_memory_part_name(part), e.msg);
         assert_false(stopped);
     }
-    assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "options"), "array")),
-                        "256k");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(doc, "options"), "array")), "256k");
     const json_t *bw = json_object_get(doc, "bandwidth");
     assert_int_equal(json_array_size(bw), 2);
     assert_int_equal(json_integer_value(json_object_get(json_array_get(bw, 1), "threads")), 2);
@@ -195,8 +193,8 @@ static void test_document(void **state)
     assert_int_equal(k.n, 8 + 2 + 1);
     assert_string_equal(k.names[0], "memory.bw.copy.t1");
     assert_string_equal(k.names[7], "memory.bw.triad.tn");
-    assert_string_equal(k.names[8], "memory.latency.4k");
-    assert_string_equal(k.names[9], "memory.latency.64k");
+    assert_string_equal(k.names[8], "memory.latency.4kib");
+    assert_string_equal(k.names[9], "memory.latency.64kib");
     assert_string_equal(k.names[10], "memory.first_touch");
     /* the values are the document's */
     double copy = json_number_value(json_object_get(
@@ -205,9 +203,8 @@ static void test_document(void **state)
     double lat = json_number_value(
         json_object_get(json_array_get(json_object_get(doc, "latency"), 1), "ns_per_load"));
     assert_true(lat > 0 && k.values[9] == lat);
-    assert_true(k.values[10] ==
-                json_number_value(json_object_get(json_object_get(doc, "first_touch"),
-                                                  "ns_per_page")));
+    assert_true(k.values[10] == json_number_value(json_object_get(
+                                    json_object_get(doc, "first_touch"), "ns_per_page")));
     assert_non_null(strstr(k.notes[0], "copy over 3 arrays of 256k, 1 thread"));
     assert_non_null(strstr(k.notes[4], "2 threads"));
     assert_non_null(strstr(k.notes[10], "mmap(MAP_POPULATE) of a fresh 2m region"));
@@ -227,16 +224,14 @@ static void test_document(void **state)
     json_object_set_new(json_array_get(json_object_get(doc, "latency"), 0), "ns_per_load",
                         json_real(-1));
     assert_int_equal(read_doc(doc, &k, &e), -1);
-    assert_string_equal(e.msg,
-                        "memory JSON: latency[0]: \"ns_per_load\" is not a number >= 0");
+    assert_string_equal(e.msg, "memory JSON: latency[0]: \"ns_per_load\" is not a number >= 0");
     json_object_del(doc, "latency");
     json_object_set_new(doc, "first_touch", json_string("fast"));
     assert_int_equal(read_doc(doc, &k, &e), -1);
     assert_string_equal(e.msg, "memory JSON: \"first_touch\" must be an object");
     json_object_del(doc, "first_touch");
     assert_int_equal(read_doc(doc, &k, &e), -1);
-    assert_string_equal(e.msg,
-                        "memory JSON: none of \"bandwidth\", \"latency\", \"first_touch\"");
+    assert_string_equal(e.msg, "memory JSON: none of \"bandwidth\", \"latency\", \"first_touch\"");
     /* another teebench's label, made safe for a metric name */
     json_object_set_new(doc, "latency",
                         json_pack("[{s:s, s:f}]", "label", "8 KiB", "ns_per_load", 2.5));
@@ -262,12 +257,35 @@ static void test_stopped(void **state)
     json_decref(doc);
 }
 
+/* The working-set sweep the report draws: latency names read as their sizes in bytes. */
+static void test_sweep(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        double x;
+    } cases[] = {{"memory.latency.4kib", 4096},
+                 {"memory.latency.1536kib", 1536 * 1024.0},
+                 {"memory.latency.1gib", 1073741824.0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tb_wl_match m;
+        double x = 0;
+        assert_int_equal(tb_wl_metric_find(cases[i].name, &m), 1);
+        assert_non_null(tb_wl_sweep_of(&m, &x));
+        assert_true(x == cases[i].x);
+    }
+    tb_wl_match m;
+    double x;
+    assert_int_equal(tb_wl_metric_find("memory.bw.copy.t1", &m), 1);
+    assert_null(tb_wl_sweep_of(&m, &x)); /* thread counts are no sweep ("tn") */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sizes),    cmocka_unit_test(test_params),
-        cmocka_unit_test(test_plan_metrics), cmocka_unit_test(test_document),
-        cmocka_unit_test(test_stopped),
+        cmocka_unit_test(test_sweep),    cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_params),   cmocka_unit_test(test_plan_metrics),
+        cmocka_unit_test(test_document), cmocka_unit_test(test_stopped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

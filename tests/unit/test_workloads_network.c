@@ -292,11 +292,11 @@ static void test_plan_metrics(void **state)
     assert_int_equal(tb_wl_params_init(&tb_wl_network, &p, TB_WL_STANDARD, &e), 0);
     kept k = {0};
     assert_int_equal(tb_wl_network.plan_metrics(&p, collect, &k), 0);
-    static const char *const want[] = {
-        "network.tcp.p1.throughput",     "network.tcp.p4.throughput", "network.udp.64b.throughput",
-        "network.udp.64b.loss",          "network.udp.1472b.throughput", "network.udp.1472b.loss",
-        "network.rtt.tcp.p50",           "network.rtt.tcp.p99",       "network.rtt.udp.p50",
-        "network.rtt.udp.p99"};
+    static const char *const want[] = {"network.tcp.p1.throughput",    "network.tcp.p4.throughput",
+                                       "network.udp.64b.throughput",   "network.udp.64b.loss",
+                                       "network.udp.1472b.throughput", "network.udp.1472b.loss",
+                                       "network.rtt.tcp.p50",          "network.rtt.tcp.p99",
+                                       "network.rtt.udp.p50",          "network.rtt.udp.p99"};
     static const char *const units[] = {"bit/s", "bit/s", "bit/s", "%",  "bit/s",
                                         "%",     "us",    "us",    "us", "us"};
     assert_int_equal(k.n, 10);
@@ -305,8 +305,7 @@ static void test_plan_metrics(void **state)
         tb_wl_match m;
         assert_int_equal(tb_wl_metric_find(want[i], &m), 1);
         assert_string_equal(m.metric->unit, units[i]);
-        assert_int_equal(m.metric->better,
-                         !strcmp(units[i], "bit/s") ? TB_WL_HIGHER : TB_WL_LOWER);
+        assert_int_equal(m.metric->better, !strcmp(units[i], "bit/s") ? TB_WL_HIGHER : TB_WL_LOWER);
     }
     tb_wl_step st[TB_WL_MAX_STEPS];
     assert_int_equal(tb_wl_network.steps(&p, st), 3);
@@ -316,13 +315,13 @@ static void test_plan_metrics(void **state)
 
 static json_t *handmade(int remote)
 {
-    return json_pack(
-        "{s:s, s:{s:s, s:i, s:b}, s:[{s:i, s:i, s:f}], s:[{s:i, s:s, s:f, s:f}], "
-        "s:[{s:s, s:f, s:f}, {s:s, s:f, s:f}]}",
-        "schema", TB_WL_NETWORK_SCHEMA, "server", "host", "198.18.0.2", "port", 40000, "remote",
-        remote, "tcp", "streams", 4, "processes", 2, "throughput_bps", 9.5e9, "udp", "size", 1472,
-        "rate", "0", "throughput_bps", 1.2e9, "loss_percent", 3.5, "rtt", "protocol", "tcp",
-        "p50_us", 30.5, "p99_us", 80.25, "protocol", "udp", "p50_us", 25.0, "p99_us", 60.0);
+    return json_pack("{s:s, s:{s:s, s:i, s:b}, s:[{s:i, s:i, s:f}], s:[{s:i, s:s, s:f, s:f}], "
+                     "s:[{s:s, s:f, s:f}, {s:s, s:f, s:f}]}",
+                     "schema", TB_WL_NETWORK_SCHEMA, "server", "host", "198.18.0.2", "port", 40000,
+                     "remote", remote, "tcp", "streams", 4, "processes", 2, "throughput_bps", 9.5e9,
+                     "udp", "size", 1472, "rate", "0", "throughput_bps", 1.2e9, "loss_percent", 3.5,
+                     "rtt", "protocol", "tcp", "p50_us", 30.5, "p99_us", 80.25, "protocol", "udp",
+                     "p50_us", 25.0, "p99_us", 60.0);
 }
 
 static void test_document(void **state)
@@ -332,12 +331,9 @@ static void test_document(void **state)
     kept k;
     tb_err e;
     assert_int_equal(read_doc(doc, &k, &e), 0);
-    static const char *const want[] = {"network.tcp.p4.throughput",
-                                       "network.udp.1472b.throughput",
-                                       "network.udp.1472b.loss",
-                                       "network.rtt.tcp.p50",
-                                       "network.rtt.tcp.p99",
-                                       "network.rtt.udp.p50",
+    static const char *const want[] = {"network.tcp.p4.throughput", "network.udp.1472b.throughput",
+                                       "network.udp.1472b.loss",    "network.rtt.tcp.p50",
+                                       "network.rtt.tcp.p99",       "network.rtt.udp.p50",
                                        "network.rtt.udp.p99"};
     static const double values[] = {9.5e9, 1.2e9, 3.5, 30.5, 80.25, 25.0, 60.0};
     assert_int_equal(k.n, 7);
@@ -352,8 +348,7 @@ static void test_document(void **state)
     assert_int_equal(read_doc(doc, &k, &e), 0);
     assert_non_null(strstr(k.notes[0], "over loopback"));
     /* refused */
-    json_object_set_new(json_array_get(json_object_get(doc, "tcp"), 0), "streams",
-                        json_real(2.5));
+    json_object_set_new(json_array_get(json_object_get(doc, "tcp"), 0), "streams", json_real(2.5));
     assert_int_equal(read_doc(doc, &k, &e), -1);
     assert_string_equal(e.msg, "network JSON: tcp[0]: \"streams\" is not a stream count");
     json_object_del(doc, "tcp");
@@ -472,14 +467,37 @@ static void test_live_iperf3(void **state)
     remove_dir(dfd, dir);
 }
 
+/* The sweeps the report draws: TCP by stream count, UDP by datagram size. */
+static void test_sweep(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        double x;
+    } cases[] = {{"network.tcp.p4.throughput", 4},
+                 {"network.udp.64b.throughput", 64},
+                 {"network.udp.1472b.loss", 1472}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tb_wl_match m;
+        double x = 0;
+        assert_int_equal(tb_wl_metric_find(cases[i].name, &m), 1);
+        assert_non_null(tb_wl_sweep_of(&m, &x));
+        assert_true(x == cases[i].x);
+    }
+    tb_wl_match m;
+    double x;
+    assert_int_equal(tb_wl_metric_find("network.rtt.tcp.p99", &m), 1);
+    assert_null(tb_wl_sweep_of(&m, &x));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_iperf3_outputs), cmocka_unit_test(test_iperf3_broken),
-        cmocka_unit_test(test_version_and_procs), cmocka_unit_test(test_params),
-        cmocka_unit_test(test_listening),      cmocka_unit_test(test_plan_metrics),
-        cmocka_unit_test(test_document),       cmocka_unit_test(test_live_rtt),
-        cmocka_unit_test(test_live_iperf3),
+        cmocka_unit_test(test_sweep),         cmocka_unit_test(test_iperf3_outputs),
+        cmocka_unit_test(test_iperf3_broken), cmocka_unit_test(test_version_and_procs),
+        cmocka_unit_test(test_params),        cmocka_unit_test(test_listening),
+        cmocka_unit_test(test_plan_metrics),  cmocka_unit_test(test_document),
+        cmocka_unit_test(test_live_rtt),      cmocka_unit_test(test_live_iperf3),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
