@@ -642,6 +642,8 @@ static int bandwidth_samples(const json_t *list, tb_wl_sink *sink, tb_err *err)
             tb_wl_doc_number(e, what, "threads", NULL, &threads, err) < 0 ||
             tb_wl_doc_number(e, what, "array_bytes", NULL, &bytes, err) < 0)
             return -1;
+        if (bytes > 0x1p62)
+            return tb_errf(err, "%s: \"array_bytes\" %g is no size", what, bytes);
         const json_t *k = json_object_get(e, "kernels");
         if (!json_is_object(k))
             return tb_errf(err, "%s: missing \"kernels\"", what);

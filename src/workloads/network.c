@@ -381,7 +381,8 @@ static int iperf3_read(const json_t *d, tb_wl_iperf3 *out, tb_err *err)
     const json_t *ts = object_at(start, "test_start");
     const char *proto = json_string_value(json_object_get(ts, "protocol"));
     out->udp = proto && !strcmp(proto, "UDP");
-    out->streams = (int)opt_number(ts, "num_streams", 0);
+    double ns = opt_number(ts, "num_streams", 0);
+    out->streams = ns <= 1e6 ? (int)ns : 0; /* not a count iperf3 makes: unknown */
     const json_t *recv = object_at(end, "sum_received"), *sent = object_at(end, "sum_sent");
     if (out->udp && !recv)
         recv = object_at(end, "sum"); /* before iperf3 3.?: one sum, the receiver's loss */

@@ -196,6 +196,14 @@ static void test_document(void **state)
     assert_string_equal(k.names[8], "memory.latency.4kib");
     assert_string_equal(k.names[9], "memory.latency.64kib");
     assert_string_equal(k.names[10], "memory.first_touch");
+    /* an array size no uint64_t holds (a document's bytes are untrusted): refused */
+    json_t *bad = json_deep_copy(doc);
+    json_object_set_new(json_array_get(json_object_get(bad, "bandwidth"), 0), "array_bytes",
+                        json_real(1e30));
+    kept k2;
+    assert_int_equal(read_doc(bad, &k2, &e), -1);
+    assert_non_null(strstr(e.msg, "\"array_bytes\" 1e+30 is no size"));
+    json_decref(bad);
     /* the values are the document's */
     double copy = json_number_value(json_object_get(
         json_object_get(json_object_get(json_array_get(bw, 0), "kernels"), "copy"), "best_Bps"));

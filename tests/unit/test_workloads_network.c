@@ -119,6 +119,13 @@ static void no_end(json_t *d)
     json_object_del(d, "end");
 }
 
+/* fuzz_iperf3's first find: a stream count no double-to-int conversion holds */
+static void huge_streams(json_t *d)
+{
+    json_object_set_new(json_object_get(json_object_get(d, "start"), "test_start"), "num_streams",
+                        json_real(8.84525e12));
+}
+
 static void test_iperf3_broken(void **state)
 {
     (void)state;
@@ -129,6 +136,8 @@ static void test_iperf3_broken(void **state)
     parse_edited("tcp-p2.json", negative, &r, -1,
                  "iperf3 --json: end.sum_received: \"bits_per_second\" is not a number >= 0");
     parse_edited("tcp-p2.json", no_end, &r, -1, "iperf3 --json: missing \"end\"");
+    parse_edited("tcp-p2.json", huge_streams, &r, 0, NULL);
+    assert_int_equal(r.streams, 0); /* unknown, not a wrapped int */
     /* an older UDP layout: one "sum", the receiver's loss in it */
     parse_edited("udp-64b.json", old_udp, &r, 0, NULL);
     assert_true(near(r.received_bps, 152474149.522257)); /* end.sum's */
