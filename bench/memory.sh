@@ -13,7 +13,8 @@
 #   teebench memory --parts bandwidth --threads 1,n --passes 3 --array ARRAY
 #   mbw -n 3 -t0 / -t1 / -t2 MiB        (memcpy, a loop, memcpy in blocks; 1 thread)
 #   sysbench memory --memory-oper=write|read --memory-block-size=ARRAY
-#            --memory-total-size=3 x ARRAY --threads=1|n
+#            --memory-total-size=3 x ARRAY --threads=1|n --memory-scope=local
+#            (its block a power of two: the largest not above ARRAY)
 # and keeps each tool's best figure, as STREAM and mbw report theirs: teebench's best
 # pass of its best kernel; mbw's best run of its best test; sysbench's fastest event
 # (one pass over its buffer: its latency "min"). All are compared as bytes of memory
@@ -86,7 +87,8 @@ for r in range(rounds):
         tbest[n] = max(tbest.get(n, (0.0, "")), v)
     mbest = max(mbest, mbw_best(max(1, array_bytes // 2**20)))
     for n in sorted(t):
-        sbest[n] = max(sbest.get(n, (0.0, "")), sysbench_best(array_bytes, n))
+        # sysbench takes powers of two only: the largest not above the arrays
+        sbest[n] = max(sbest.get(n, (0.0, "")), sysbench_best(1 << (array_bytes.bit_length() - 1), n))
     print("round %d of %d done" % (r + 1, rounds), file=sys.stderr)
 
 gb = lambda x: x / 1e9
