@@ -7,7 +7,8 @@
 #   scripts/setup.sh --test   that, plus what only the tests need (`make test`):
 #                             cmocka, clang + sanitizer runtimes, wrk, sshd, Ansible,
 #                             Chromium, QEMU and the guest kernel/initramfs tools,
-#                             hyperfine (bench/startup.sh), HdrHistogram (Java), mmdebstrap
+#                             hyperfine (bench/startup.sh), HdrHistogram (Java), mmdebstrap,
+#                             mbw and sysbench (bench/memory.sh)
 # (`make static` needs nothing more: the -dev packages below ship the static archives)
 set -euo pipefail
 
@@ -18,6 +19,7 @@ RUN_PACKAGES=(
   nginx-light curl python3 iproute2 procps util-linux ca-certificates
   openssh-client
   fio redis-server redis-tools  # the suite's storage and kv workloads (standard profile)
+  iperf3                        # the suite's network workload (standard profile)
 )
 TEST_PACKAGES=(
   libcmocka-dev clang libclang-rt-14-dev clang-format wrk
@@ -31,6 +33,7 @@ TEST_PACKAGES=(
   python3-fusepy fuse3  # a fake configfs-tsm in a mount namespace (tests/e2e/suite_snp_tsm.sh)
   time                  # /usr/bin/time: peak memory of a run (tests/e2e/suite_hostile.sh)
   mmdebstrap            # a Debian 11 root for the self-contained build (tests/e2e/slow_static.sh)
+  mbw sysbench          # the bandwidth kernel's yardsticks (bench/memory.sh)
 )
 
 packages=("${RUN_PACKAGES[@]}")
@@ -66,9 +69,10 @@ echo "setup: installing: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-# Debian starts nginx, sshd and redis-server on install; teebench runs its own instances
-# (tests start sshd in network namespaces they create) and needs nothing global running.
-for svc in nginx ssh redis-server; do
+# Debian starts nginx, sshd and redis-server on install (iperf3 when debconf says so);
+# teebench runs its own instances (tests start sshd in network namespaces they create)
+# and needs nothing global running.
+for svc in nginx ssh redis-server iperf3; do
   if command -v systemctl >/dev/null 2>&1; then $SUDO systemctl disable --now "$svc" >/dev/null 2>&1 || true; fi
   $SUDO service "$svc" stop >/dev/null 2>&1 || true
 done

@@ -20,6 +20,8 @@ static const struct command commands[] = {
     {"nginx", cmd_nginx, "start/stop a real nginx with a generated config"},
     {"syscall", cmd_syscall, "UnixBench-compatible System Call Overhead"},
     {"probe", cmd_probe, "TEE-sensitive microbenchmarks (cpuid, page faults, IPIs, timers)"},
+    {"memory", cmd_memory, "memory bandwidth (STREAM's kernels), latency, first-touch cost"},
+    {"network", cmd_network, "TCP/UDP throughput (iperf3) and round trips, client and server"},
     {"env", cmd_env, "what this machine is: bare metal, VM, TDX guest, SEV-SNP guest"},
     {"attest", cmd_attest, "TDX quotes and SEV-SNP reports: get, show, verify, collateral"},
     {"notary", cmd_notary, "the TEE notary service (serve, check)"},

@@ -13,6 +13,8 @@ int cmd_serve(int argc, char **argv);
 int cmd_nginx(int argc, char **argv);
 int cmd_syscall(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_memory(int argc, char **argv);
+int cmd_network(int argc, char **argv);
 int cmd_env(int argc, char **argv);
 int cmd_attest(int argc, char **argv);
 int cmd_notary(int argc, char **argv);

@@ -76,7 +76,10 @@ suite run|suite|--repeat
 suite plan|suite|-o
 storage|storage|--size
 kv|kv|--requests
-kv serve|kv serve|--port'
+kv serve|kv serve|--port
+memory|memory|--passes
+network|network|--duration
+network serve|network serve|--port'
 for c in $cmds; do
   echo "$table" | grep -q "^$c[ |]" || fail "cli_basics: no option-wording line for '$c'"
 done

@@ -673,7 +673,7 @@ static void test_split_port_and_workloads(void **state)
     /* storage and kv are not in quick unless named; standard runs them there */
     assert_int_equal(tb_suite_plan_init(&p, "standard", &e), 0);
     tb_fleet_split_workloads(&p, w, sizeof w);
-    assert_string_equal(w, "syscall,probe,http,attest,notary,storage,kv,tlsn");
+    assert_string_equal(w, "syscall,probe,http,attest,notary,storage,kv,memory,network,tlsn");
     assert_int_equal(tb_suite_plan_init(&p, "quick", &e), 0);
     assert_int_equal(tb_suite_plan_select(&p, "kv,http", &e), 0);
     tb_fleet_split_workloads(&p, w, sizeof w);
