@@ -21,10 +21,12 @@
  *              the ISO 9660 image that carries them;
  * - image.c    `vm image`: a guest image built from a distribution's archive
  *              (image.h);
+ * - boot.c     the boot's phases from the guest's own account at its first login
+ *              (boot.h);
  * - qmp.c      a small QMP client (qmp.h);
  * - state.c    the run directory and its state file (vm.json);
  * - vm.c       start (seed, QEMU -daemonize, pinning, wait until `ssh true`
- *              runs), stop, ssh argv.
+ *              runs, then the boot probe), stop, ssh argv.
  *
  * Invariants:
  * - The three kinds share every option except the TEE's own: tdx adds the
