@@ -83,7 +83,7 @@ pass "vm start booted it with nothing but its seed ($((T_BOOT - T_IMAGE)) s, TCG
 # ---- the suite in the guest, compared with this machine ----
 small=(--profile quick --workloads syscall,probe,http --repeat 2 --set syscall.duration=0.2
        --set syscall.passes=2 --set probe.probes=getpid,rdtsc --set probe.max_reps=2000
-       --set http.duration=1 --set http.warmup=0 --set http.connections=8)
+       --set http.duration=1 --set http.warmup=0 --set http.connections=8 --set http.targets=nginx)
 "$TB" suite run "${small[@]}" --target host=local --target g=vm:c1 --vm-dir "$RUN" --db "$DB" \
   -o "$WORK/res" --progress plain >"$WORK/suite.out" 2>"$WORK/suite.err" ||
   fail "suite run: $(grep -E ': (failed|skipped)' "$WORK/suite.err" | head -5; grep -A12 '^== ' "$WORK/suite.out" | grep -Ei 'fail|skip' | head -5; tail -n 8 "$WORK/suite.err")"
