@@ -662,21 +662,21 @@ static void test_split_port_and_workloads(void **state)
     tb_err e;
     char w[256];
     assert_int_equal(tb_suite_plan_init(&p, "quick", &e), 0);
-    tb_fleet_split_workloads(&p, w, sizeof w); /* serve-tls stays there: http too */
+    tb_fleet_split_workloads(&p, 1, 0, w, sizeof w); /* serve-tls stays there: http too */
     assert_string_equal(w, "syscall,probe,http,attest,notary");
     assert_int_equal(tb_suite_plan_set(&p, "http.targets", "nginx", &e), 0);
-    tb_fleet_split_workloads(&p, w, sizeof w);
+    tb_fleet_split_workloads(&p, 1, 0, w, sizeof w);
     assert_string_equal(w, "syscall,probe,attest,notary");
     assert_int_equal(tb_suite_plan_select(&p, "http", &e), 0);
-    tb_fleet_split_workloads(&p, w, sizeof w); /* nothing else: env at least */
+    tb_fleet_split_workloads(&p, 1, 0, w, sizeof w); /* nothing else: env at least */
     assert_string_equal(w, "env");
     /* storage and kv are not in quick unless named; standard runs them there */
     assert_int_equal(tb_suite_plan_init(&p, "standard", &e), 0);
-    tb_fleet_split_workloads(&p, w, sizeof w);
+    tb_fleet_split_workloads(&p, 1, 0, w, sizeof w);
     assert_string_equal(w, "syscall,probe,http,attest,notary,storage,kv,memory,network,tlsn");
     assert_int_equal(tb_suite_plan_init(&p, "quick", &e), 0);
     assert_int_equal(tb_suite_plan_select(&p, "kv,http", &e), 0);
-    tb_fleet_split_workloads(&p, w, sizeof w);
+    tb_fleet_split_workloads(&p, 1, 0, w, sizeof w);
     assert_string_equal(w, "http,kv");
 }
 
