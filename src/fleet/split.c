@@ -198,8 +198,9 @@ int fleet_network_from_here(const tb_suite_plan *p, const tb_remote_target *t,
 }
 
 /* Puts the metrics of here that workload w's table names (of target part, when not
-   NULL) into r with their samples and notes, here's commands, extra.<key> {mode "local",
-   client, env} and here's profile. 0, or -1 with err. */
+   NULL) into r with their samples and notes, here's commands, its extra.skipped and
+   .warnings (appended), extra.<key> {mode "local", client, env, versions: here's} and
+   here's profile. 0, or -1 with err. */
 static int merge_here(tb_record *r, const tb_record *here, const tb_workload *w, const char *part,
                       const char *key, const char *client_host, tb_err *err)
 {
@@ -218,9 +219,26 @@ static int merge_here(tb_record *r, const tb_record *here, const tb_workload *w,
     size_t n;
     json_t *c;
     json_array_foreach(here->commands, n, c) json_array_append(r->commands, c);
+    /* what was skipped or warned of here (iperf3 missing here: tcp and udp) is said in
+       the record, never lost */
+    static const char *const lists[] = {"skipped", "warnings"};
+    for (int i = 0; i < 2; i++) {
+        json_t *src = json_object_get(here->extra, lists[i]);
+        json_t *dst = json_object_get(r->extra, lists[i]);
+        if (!json_array_size(src))
+            continue;
+        if (!json_is_array(dst)) {
+            dst = json_array();
+            if (json_object_set_new(r->extra, lists[i], dst) < 0)
+                return tb_errf(err, "out of memory");
+        }
+        if (json_array_extend(dst, src) < 0)
+            return tb_errf(err, "out of memory");
+    }
     json_object_set_new(r->extra, key,
-                        json_pack("{s:s, s:s, s:o}", "mode", "local", "client", client_host, "env",
-                                  json_deep_copy(here->env)));
+                        json_pack("{s:s, s:s, s:o, s:o}", "mode", "local", "client", client_host,
+                                  "env", json_deep_copy(here->env), "versions",
+                                  here->versions ? json_deep_copy(here->versions) : json_object()));
     /* the remote ran the profile's other workloads (--set http.targets or --workloads
        marked them "custom"); these were measured from here: together, the profile's suite */
     if (here->profile && tb_record_set_str(&r->profile, here->profile, err) < 0)

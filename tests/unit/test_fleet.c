@@ -833,6 +833,12 @@ static void test_merge_network(void **state)
     json_array_append_new(n->commands, json_string("teebench network --server b:20001"));
     json_decref(n->env);
     n->env = json_pack("{s:s}", "kind", "bare-metal");
+    json_object_set_new(n->versions, "iperf3", json_string("3.12"));
+    /* what was skipped here is kept; the remote's own list too */
+    json_object_set_new(r->extra, "skipped", json_pack("[{s:s}]", "workload", "storage"));
+    json_object_set_new(n->extra, "skipped",
+                        json_pack("[{s:s, s:s}]", "workload", "network", "target", "udp"));
+    json_object_set_new(n->extra, "warnings", json_pack("[{s:s}]", "workload", "network"));
     assert_int_equal(tb_fleet_merge_network(r, n, "client-host", &e), 0);
     assert_int_equal(r->n_metrics, 4);
     const tb_metric *tcp = tb_record_find(r, "network.tcp.p4.throughput");
@@ -852,7 +858,13 @@ static void test_merge_network(void **state)
     assert_string_equal(json_string_value(json_object_get(nc, "client")), "client-host");
     assert_string_equal(json_string_value(json_object_get(json_object_get(nc, "env"), "kind")),
                         "bare-metal");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(nc, "versions"), "iperf3")), "3.12");
     assert_null(json_object_get(r->extra, "http_client"));
+    json_t *sk = json_object_get(r->extra, "skipped");
+    assert_int_equal(json_array_size(sk), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(sk, 1), "target")), "udp");
+    assert_int_equal(json_array_size(json_object_get(r->extra, "warnings")), 1);
     assert_string_equal(r->profile, "standard");
     tb_record_free(r);
     tb_record_free(n);
