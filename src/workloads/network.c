@@ -415,12 +415,31 @@ static int iperf3_read(const json_t *d, tb_wl_iperf3 *out, tb_err *err)
     return 0;
 }
 
+/* Where iperf3's document begins in text: the first line that opens with "{". iperf3
+   3.12 writes a warning line first when a UDP datagram is larger than the path's TCP
+   MSS ("warning: UDP block size 1472 exceeds TCP MSS 1448, may result in fragmentation
+   / drops": -l 1472 over any Ethernet path, never over loopback). 0 when there is none
+   (the whole text is then parsed, for its error). */
+static size_t doc_start(const char *text, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '{' && (i == 0 || text[i - 1] == '\n'))
+            return i;
+        const char *nl = memchr(text + i, '\n', len - i);
+        if (!nl)
+            break;
+        i = (size_t)(nl - text);
+    }
+    return 0;
+}
+
 int tb_wl_iperf3_parse(const char *text, size_t len, tb_wl_iperf3 *out, tb_err *err)
 {
     memset(out, 0, sizeof *out);
     json_error_t je;
+    size_t at = doc_start(text, len);
     /* not JSON_REJECT_DUPLICATES: iperf3 3.12 writes "sock_bufsize" twice in "start" */
-    json_t *d = json_loadb(text, len, 0, &je);
+    json_t *d = json_loadb(text + at, len - at, 0, &je);
     if (!d)
         return tb_errf(err, "iperf3 --json: not JSON (line %d: %.120s)", je.line, je.text);
     int rc = json_is_object(d) ? iperf3_read(d, out, err)

@@ -60,7 +60,8 @@ typedef struct tb_wl_iperf3 {
 /* Reads iperf3's --json output (len bytes, untrusted). iperf3 3.12 exits 0 with a
    document whose "error" says why it failed: that is an error here, with its text. The
    receiver's figures are end.sum_received (UDP: end.sum when an older iperf3 has no
-   sum_received). 0 and *out, or -1 with err naming the member. */
+   sum_received). Lines before the document (iperf3's warnings: a UDP datagram larger than
+   the TCP MSS) are passed over. 0 and *out, or -1 with err naming the member. */
 int tb_wl_iperf3_parse(const char *text, size_t len, tb_wl_iperf3 *out, tb_err *err);
 
 /* "iperf 3.12 (cJSON 1.7.15)" (`iperf3 --version`'s first line) -> major, minor; 0, or -1. */
