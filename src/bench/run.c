@@ -1,6 +1,7 @@
 /* run: the benchmark run matrix. See run.h. Owns the run directory layout, the
  * client's command line and environment, the local fixture server and notary
  * it may start, and retries. */
+#include "bench/internal.h"
 #include "bench/run.h"
 
 #include <arpa/inet.h>

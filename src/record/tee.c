@@ -16,6 +16,7 @@
  *
  * Invariants: pure (no I/O, no allocation); every output field is filled, and a
  * simulated evidence is always spelled with the word "SIMULATED". */
+#include "record/internal.h"
 #include "record/record.h"
 
 #include <stdio.h>

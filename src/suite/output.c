@@ -8,6 +8,7 @@
  * every metric of the record in its order, each with its unit, and the word
  * SIMULATED on every row (and in the header) measured with a simulated TEE; its
  * strings from the record (a remote's, or the store's) are escaped (base/text). */
+#include "suite/internal.h"
 #include "suite/suite.h"
 
 #include <math.h>

@@ -188,11 +188,6 @@ json_t *tb_suite_event_to_json(const tb_suite_event *ev);
 int tb_suite_event_from_json(const json_t *doc, tb_suite_event *ev, tb_err *err);
 const char *tb_suite_event_kind_name(tb_suite_event_kind k);
 
-/* Median, coefficient of variation (sample stdev / mean; NAN below 2 samples or
-   a zero mean) of samples x[0..n) (n >= 1; x is not modified). -1 when out of
-   memory. */
-int tb_suite_describe(const double *x, size_t n, double *median, double *cv);
-
 /* The summary table of a record: one row per metric (name, n, median with
    unit, CV %, "noisy" when CV > TB_SUITE_NOISY_CV, "SIMULATED"), then the
    skipped and failed workloads. Appended to out. 0 or -1 (OOM). */

@@ -19,6 +19,7 @@
  *
  * A missing iperf3 makes the TCP and UDP steps skipped with the package to install;
  * the round trips need nothing but teebench. */
+#include "workloads/internal.h"
 #include "workloads/network.h"
 
 #include <errno.h>

@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "compare/compare.h"
+#include "stats/internal.h"
 #include "stats/rank.h"
 #include "stats/summary.h"
 #include "env_test_util.h"

@@ -22,6 +22,7 @@
 #include "record/record.h"
 #include "report/report.h"
 #include "svg_test_util.h"
+#include "workloads/internal.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

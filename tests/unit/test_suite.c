@@ -23,6 +23,7 @@
 #include "base/buf.h"
 #include "base/file.h"
 #include "record/record.h"
+#include "suite/internal.h"
 #include "suite/suite.h"
 #include "env_test_util.h"
 #include "sys/env.h"
@@ -453,7 +454,9 @@ static const golden_variant golden_variants[] = {
     {"memory threads 1,2,n, no first touch",
      "standard",
      "memory",
-     {{"memory.threads", "1,2,n"}, {"memory.parts", "bandwidth,latency"}, {"memory.sizes", "4k,1536k,2g"}}},
+     {{"memory.threads", "1,2,n"},
+      {"memory.parts", "bandwidth,latency"},
+      {"memory.sizes", "4k,1536k,2g"}}},
     {"network tcp 1,2,8, udp 512, no rtt",
      "standard",
      "network",

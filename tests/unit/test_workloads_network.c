@@ -21,6 +21,7 @@
 
 #include "base/buf.h"
 #include "base/file.h"
+#include "workloads/internal.h"
 #include "workloads/network.h"
 
 static void load(const char *name, tb_buf *b)
