@@ -34,6 +34,7 @@ static void spec_of(const cli_suite_vms *v, int i, const char *name, tb_vm_spec 
 {
     *s = v->spec;
     s->kind = v->envs[i].kind;
+    s->swiotlb = v->envs[i].swiotlb;
     snprintf(s->name, sizeof s->name, "%s", name);
 }
 
@@ -191,7 +192,7 @@ int cli_suite_vms_start(cli_suite_vms *v, int i, tb_suite_hooks *hooks, tb_err *
     spec_of(v, i, v->labels[i], &s);
     s.stop = hooks ? hooks->stop : NULL;
     info(hooks, "starting VM %s (%s, %s, %d vCPU%s, %llu MiB) in %s", s.name,
-         tb_vm_kind_name(s.kind), v->plans[i].tcg ? "TCG EMULATION" : "KVM", s.cpus,
+         tb_vm_spec_kind_label(&s), v->plans[i].tcg ? "TCG EMULATION" : "KVM", s.cpus,
          s.cpus == 1 ? "" : "s", (unsigned long long)(s.memory >> 20), v->base);
     if (tb_vm_start(&s, &v->plans[i], v->base, &v->st, err) < 0)
         return tb_err_wrap(err, "starting VM %s", s.name);
