@@ -705,6 +705,9 @@ static int finish_record(const suite_args *a, const char *output, const tb_recor
         fflush(sf);
     }
     tb_buf_clear(&sum);
+    char swiotlb[600];
+    if (tb_suite_swiotlb_full_grew(r, swiotlb, sizeof swiotlb))
+        fprintf(stderr, "teebench: suite: %s\n", swiotlb);
     if (code == 0 && !strcmp(r->status, "interrupted"))
         code =
             cli_fail_code(130, CMD, "%sinterrupted: the %zu metrics measured so far are kept%s%s",

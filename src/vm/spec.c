@@ -100,49 +100,6 @@ const char *tb_vm_spec_kind_label(const tb_vm_spec *s)
     return s->swiotlb && s->kind == TB_VM_REGULAR ? "regular-swiotlb" : tb_vm_kind_name(s->kind);
 }
 
-/* One swiotlb= value as lib/swiotlb.c setup_io_tlb_npages reads it: [<nslabs>][,<nareas>]
-   [,force|,noforce]. */
-static void swiotlb_value(const char *v, size_t n, int *forced, uint64_t *nslabs)
-{
-    size_t i = 0;
-    uint64_t slabs = 0;
-    int digits = 0;
-    while (i < n && isdigit((unsigned char)v[i]) && slabs < UINT64_MAX / 10) {
-        slabs = slabs * 10 + (uint64_t)(v[i++] - '0');
-        digits = 1;
-    }
-    if (digits)
-        *nslabs = slabs;
-    while (i < n && isdigit((unsigned char)v[i]))
-        i++;
-    if (i < n && v[i] == ',')
-        i++;
-    while (i < n && isdigit((unsigned char)v[i])) /* nareas */
-        i++;
-    if (i < n && v[i] == ',')
-        i++;
-    if (n - i == 5 && !memcmp(v + i, "force", 5))
-        *forced = 1;
-    else if (n - i == 7 && !memcmp(v + i, "noforce", 7))
-        *forced = 0;
-}
-
-int tb_vm_cmdline_swiotlb_forced(const char *cmdline, uint64_t *nslabs)
-{
-    int forced = 0;
-    *nslabs = 0;
-    const char *p = cmdline;
-    while (p && *p) {
-        while (*p == ' ' || *p == '\t' || *p == '\n')
-            p++;
-        size_t n = strcspn(p, " \t\n");
-        if (n > 8 && !memcmp(p, "swiotlb=", 8))
-            swiotlb_value(p + 8, n - 8, &forced, nslabs);
-        p += n;
-    }
-    return forced;
-}
-
 int tb_vm_kind_parse_ext(const char *s, tb_vm_kind *kind, uint64_t *swiotlb, tb_err *err)
 {
     static const char rs[] = "regular-swiotlb";

@@ -27,6 +27,7 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/proc.h"
+#include "sys/env.h"
 #include "vm/qmp.h"
 #include "vm/seed.h"
 
@@ -548,10 +549,10 @@ static int check_swiotlb(const tb_vm_spec *s, tb_vm_state *st, uint64_t t0, tb_e
         if (s->stop && *s->stop)
             return tb_errf(err, "interrupted while waiting for the guest to boot with %s",
                            st->swiotlb_param);
-        uint64_t nslabs = 0;
+        unsigned long long nslabs = 0;
         if (guest_read(s, st, "cat /proc/cmdline", st->guest_cmdline, sizeof st->guest_cmdline) ==
                 0 &&
-            tb_vm_cmdline_swiotlb_forced(st->guest_cmdline, &nslabs) && nslabs == want) {
+            tb_env_parse_swiotlb_cmdline(st->guest_cmdline, &nslabs) && nslabs == want) {
             if (reboot)
                 st->boot_ns = tb_mono_ns() - t0;
             return 0;

@@ -147,9 +147,6 @@ void tb_vm_swiotlb_param(const tb_vm_spec *s, char *out, size_t len);
 /* How s's guest gets the parameter: "append" (--kernel), "seed-reboot" (an image and
    the seed), NULL (none forced). */
 const char *tb_vm_swiotlb_how(const tb_vm_spec *s);
-/* 1 when the kernel command line text has swiotlb=...force (the last swiotlb= wins, as
-   the kernel parses them in order); *nslabs gets its slab count (0: none given). */
-int tb_vm_cmdline_swiotlb_forced(const char *cmdline, uint64_t *nslabs);
 /* A kind as the user writes it: "regular", "tdx", "snp", "regular-swiotlb" or
    "regular-swiotlb:SIZE" (SIZE as tb_vm_parse_size: 256M). *swiotlb: 0, the size, or
    TB_VM_SWIOTLB_AUTO. 0, or -1 with err. */
