@@ -224,6 +224,8 @@ static void parse_klog_line(const char *p, size_t n, tb_klog *out)
     if (find_in(p, n, "TDX module"))
         parse_tdx_version(p, n, out);
     if ((m = find_in(p, n, "software IO TLB:")) != NULL) {
+        if (!out->swiotlb_line)
+            copy_trim(out->swiotlb_log, sizeof out->swiotlb_log, m, (size_t)(p + n - m));
         out->swiotlb_line = 1;
         /* "software IO TLB: mapped [mem 0x...-0x...] (64MB)" */
         const char *mb = find_in(m, (size_t)(p + n - m), "] (");
@@ -346,12 +348,13 @@ json_t *tb_env_swiotlb_value(const tb_swiotlb_in *in)
     }
     const char *by = cl_forced ? "kernel command line" : in->cvm ? "confidential guest" : NULL;
     return json_pack(
-        "{s:b, s:o, s:o, s:o, s:o, s:s, s:o, s:o}", "forced", by != NULL, "forced_by",
+        "{s:b, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o}", "forced", by != NULL, "forced_by",
         by ? json_string(by) : json_null(), "param", param[0] ? json_string(param) : json_null(),
         "pool_bytes", pool > 0 ? json_integer(pool) : json_null(), "nslabs",
-        pool > 0 ? json_integer(pool / SWIOTLB_SLAB) : json_null(), "pool_source", src,
-        "used_slabs", in->debugfs_used >= 0 ? json_integer(in->debugfs_used) : json_null(),
-        "full_lines", k ? json_integer(k->swiotlb_full) : json_null());
+        pool > 0 ? json_integer(pool / SWIOTLB_SLAB) : json_null(), "pool_source", src, "log_line",
+        k && k->swiotlb_line ? json_string(k->swiotlb_log) : json_null(), "used_slabs",
+        in->debugfs_used >= 0 ? json_integer(in->debugfs_used) : json_null(), "full_lines",
+        k ? json_integer(k->swiotlb_full) : json_null());
 }
 
 void tb_env_swiotlb_text(const json_t *v, char *out, size_t len)

@@ -75,6 +75,7 @@ typedef struct tb_klog {
     char tdx_module[64];   /* TDX module version, e.g. "1.5.06.00.0744" or "1.5 build 481" */
     /* swiotlb (lib/swiotlb.c): */
     int swiotlb_line;            /* a "software IO TLB:" line was found (the pool was set up) */
+    char swiotlb_log[160];       /* the first such line, from "software IO TLB:" on */
     long long swiotlb_mapped_mb; /* "software IO TLB: mapped [mem ...] (64MB)": 64; -1 none */
     int swiotlb_full;            /* lines with "swiotlb buffer is full" (the pool ran out: a DMA
                                     mapping failed, swiotlb_tbl_map_single's warning) */
@@ -108,8 +109,9 @@ typedef struct tb_swiotlb_in {
 /* The fact's value, a new object: {"forced" (bool: swiotlb=force, or a TD / SEV guest,
    whose kernel bounces every DMA whatever the command line), "forced_by"
    ("kernel command line" | "confidential guest" | null), "param" (the swiotlb= word or
-   null), "pool_bytes", "nslabs" (or null), "pool_source" (text), "used_slabs" (debugfs
-   or null), "full_lines" (the count of "swiotlb buffer is full" lines in the kernel
+   null), "pool_bytes", "nslabs" (or null), "pool_source" (text), "log_line" (the kernel
+   log's first "software IO TLB:" line, or null), "used_slabs" (debugfs or null),
+   "full_lines" (the count of "swiotlb buffer is full" lines in the kernel
    log, null when it is unreadable)}. NULL when out of memory. */
 json_t *tb_env_swiotlb_value(const tb_swiotlb_in *in);
 
