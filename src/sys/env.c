@@ -1520,6 +1520,8 @@ static int record_into(const recording *r, tb_err *err)
         "/sys/module/kvm_amd/parameters/sev",
         "/sys/module/kvm_amd/parameters/sev_es",
         "/sys/module/kvm_amd/parameters/sev_snp",
+        "/sys/kernel/debug/swiotlb/io_tlb_nslabs", /* the swiotlb fact, when debugfs is */
+        "/sys/kernel/debug/swiotlb/io_tlb_used",   /* mounted and readable */
     };
     env_src live = {NULL};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)

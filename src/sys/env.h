@@ -73,7 +73,7 @@ typedef struct tb_klog {
     int tdx_module_init;   /* "virt/tdx: module initialized" / "TDX module initialized" */
     int tdx_module_failed; /* "virt/tdx: module initialization failed" */
     char tdx_module[64];   /* TDX module version, e.g. "1.5.06.00.0744" or "1.5 build 481" */
-    /* swiotlb (lib/swiotlb.c): */
+    /* swiotlb (kernel/dma/swiotlb.c): */
     int swiotlb_line;            /* a "software IO TLB:" line was found (the pool was set up) */
     char swiotlb_log[160];       /* the first such line, from "software IO TLB:" on */
     long long swiotlb_mapped_mb; /* "software IO TLB: mapped [mem ...] (64MB)": 64; -1 none */
@@ -85,7 +85,7 @@ typedef struct tb_klog {
    /dev/kmsg records). Never fails; fields stay 0/"" when nothing matched. */
 void tb_env_parse_klog(const char *text, tb_klog *out);
 
-/* swiotlb= on a kernel command line (lib/swiotlb.c setup_io_tlb_npages:
+/* swiotlb= on a kernel command line (kernel/dma/swiotlb.c setup_io_tlb_npages:
    "swiotlb=[<nslabs>][,<nareas>][,force|noforce]"; each occurrence overrides the one
    before). Returns 1 when the last one says force, else 0; *nslabs gets the last slab
    count given (0: none). Pure. */
