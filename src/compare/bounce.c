@@ -24,7 +24,8 @@ const char *tb_compare_bounce_why_text(int why)
     case TB_COMPARE_BOUNCE_NOT_SLOWER:
         return "the TD is not slower than the VM: no extra cost to split";
     case TB_COMPARE_BOUNCE_UNBOUNDED:
-        return "no interval: in too many resamples the TD is not slower than the VM";
+        return "no interval: the TD is not clearly slower than the VM (in more resamples "
+               "than the interval's tail it is not)";
     case TB_COMPARE_BOUNCE_TOO_FEW:
         return "no interval: fewer than 6 samples in one of the three";
     case TB_COMPARE_BOUNCE_NO_DATA:
