@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report/svg.h"
+#include "sys/env.h"
 
 #define TITLE_MAX 512
 
@@ -2082,6 +2083,25 @@ static void env_table(ctx *x)
             snprintf(vals[i], sizeof vals[i], "unknown");
     }
     env_row(x, "memory", vals);
+    for (size_t i = 0; i < c->n_records; i++)
+        fact(c->records[i]->env, "kernel_cmdline", vals[i], sizeof vals[i]);
+    env_row(x, "kernel command line", vals);
+    /* the bounce buffer: forced or not, its pool, and whether it ran out (sys/env) */
+    for (size_t i = 0; i < c->n_records; i++) {
+        const json_t *sw = json_object_get(json_object_get(c->records[i]->env, "swiotlb"), "value");
+        if (json_is_object(sw))
+            tb_env_swiotlb_text(sw, vals[i], sizeof vals[i]);
+        else
+            snprintf(vals[i], sizeof vals[i], "not recorded");
+        const json_t *grew = json_object_get(c->records[i]->extra, "swiotlb_full");
+        if (json_is_true(json_object_get(grew, "grew")))
+            snprintf(vals[i] + strlen(vals[i]), sizeof vals[i] - strlen(vals[i]),
+                     "; the pool ran out DURING the run (%lld more 'swiotlb buffer is full' "
+                     "lines)",
+                     (long long)(json_integer_value(json_object_get(grew, "end")) -
+                                 json_integer_value(json_object_get(grew, "start"))));
+    }
+    env_row(x, "swiotlb", vals);
     for (size_t i = 0; i < c->n_records; i++)
         mitigations(c->records[i]->env, vals[i], sizeof vals[i]);
     env_row(x, "mitigations", vals);

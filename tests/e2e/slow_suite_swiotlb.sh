@@ -70,6 +70,37 @@ print("ok")
 PY
 pass "regular and regular-swiotlb under TCG: forced swiotlb (64 MiB, append) in the env facts of the bounced guest only"
 
+# The report of that run in headless Chromium: the forest plot first, the bounce section
+# (VM and VM+bounce are here, the TD is not: it says so), the env table's swiotlb row.
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$CHROMIUM" ]; then
+  "$TB" report "$WORK/res/host.json" "$WORK/res/vm-regular-tcg.json" "$WORK/res/vm-regular-swiotlb-tcg.json" \
+    -o "$WORK/report.html" >/dev/null || fail "report of the run"
+  python3 "$(dirname "$0")/report_cdp.py" "$CHROMIUM" "$WORK/cdp" \
+    '--boxes=section#overview g.tb-frow[data-kind="metric"]' "file://$WORK/report.html" ||
+    fail "chromium: $(tail -5 "$WORK/cdp/chromium.log" 2>/dev/null)"
+  python3 - "$WORK" <<'PY' || fail "the run's report in Chromium"
+import json, re, sys
+w = sys.argv[1]
+p = json.load(open(w + "/cdp/page0.json"))
+assert p["loaded"] and p["console"] == [] and p["exceptions"] == [], p
+assert p["requests"] == ["file://%s/report.html" % w], p["requests"]
+dom = open(w + "/cdp/page0.html").read()
+ids = re.findall(r'<section id="([^"]+)"', dom)
+assert ids[0] == "overview" and "bounce" in ids, ids
+rows = p["boxes"]['section#overview g.tb-frow[data-kind="metric"]']
+assert len(rows) >= 1 and all(b and b[2] > 0 and b[3] > 0 for b in rows), rows
+sec = dom[dom.index('<section id="bounce"'):]
+sec = sec[:sec.index("</section>")]
+assert "vm-regular-swiotlb-tcg" in sec and "the split needs also a TD or SEV-SNP guest" in sec, sec
+assert "forced (kernel command line: swiotlb=32768,force), pool 64 MiB" in dom, "env table: no swiotlb row"
+print("ok")
+PY
+  pass "the run's report in Chromium: forest plot first, the bounce section says the TD is missing"
+else
+  echo "chromium not installed: the report check is left out"
+fi
+
 # A guest whose /proc/cmdline lacks the parameter is never measured as bounced: an
 # initramfs that bind-mounts a copy of /proc/cmdline without it over the real one (as
 # a guest would look whose boot loader dropped it) -- the start fails with one line
