@@ -200,6 +200,9 @@ int cli_suite_vms_start(cli_suite_vms *v, int i, tb_suite_hooks *hooks, tb_err *
     char url[128];
     tb_vm_ssh_url(&v->st, url, sizeof url);
     info(hooks, "booted in %.1f s (vm start to the first SSH login), %s", v->st.boot_ns / 1e9, url);
+    if (v->st.swiotlb_param[0]) /* regular-swiotlb: tb_vm_start checked the guest has it */
+        info(hooks, "bounce buffers forced: the guest's /proc/cmdline has %s (%s)",
+             v->st.swiotlb_param, v->st.swiotlb_how);
     return 0;
 }
 

@@ -34,6 +34,9 @@ small=(--profile quick --workloads probe --repeat 1 --set probe.probes=getpid --
   >"$WORK/run.out" 2>"$WORK/run.err" || fail "suite run: $(tail -n 5 "$WORK/run.err")"
 grep -q '^suite\[vm-regular-swiotlb-tcg\]: starting VM vm-regular-swiotlb-tcg (regular-swiotlb, TCG' \
   "$WORK/run.err" || fail "no start line for regular-swiotlb: $(grep starting "$WORK/run.err")"
+grep -q '^suite\[vm-regular-swiotlb-tcg\]: bounce buffers forced: the guest.s /proc/cmdline has swiotlb=32768,force (append)$' \
+  "$WORK/run.err" || fail "no line saying the guest has the parameter"
+if grep -q "bounce buffers forced" <(grep '^suite\[vm-regular-tcg\]' "$WORK/run.err"); then fail "the regular VM says bounce"; fi
 grep -q "swiotlb buffer is full" "$WORK/run.err" && fail "a 64 MiB pool ran out: $(grep 'buffer is full' "$WORK/run.err")"
 python3 - "$WORK/res" <<'PY' || fail "the records' swiotlb facts"
 import json, os, sys
