@@ -377,9 +377,15 @@ static void print_started(const tb_vm_state *st)
 {
     char url[128];
     tb_vm_ssh_url(st, url, sizeof url);
-    printf("vm %s (%s%s): QEMU pid %d, %s\n", st->name, tb_vm_kind_name(st->kind),
+    printf("vm %s (%s%s): QEMU pid %d, %s\n", st->name,
+           st->swiotlb_param[0] ? "regular-swiotlb" : tb_vm_kind_name(st->kind),
            st->tcg ? ", TCG EMULATION" : ", KVM", (int)st->pid, url);
-    printf("booted in %.1f s (first SSH login)\n", (double)st->boot_ns / 1e9);
+    int reboot = !strcmp(st->swiotlb_how, "seed-reboot");
+    printf("booted in %.1f s (%s)\n", (double)st->boot_ns / 1e9,
+           reboot ? "the SSH login after the seed's reboot" : "first SSH login");
+    if (st->swiotlb_param[0])
+        printf("  bounce:     the guest's /proc/cmdline has %s (%s)\n", st->swiotlb_param,
+               st->swiotlb_how);
     printf("  ssh:        teebench vm ssh %s [-- CMD]  (key %s, known_hosts %s)\n", st->name,
            st->ssh_key, st->paths.known_hosts);
     printf("  serial log: %s\n  QMP socket: %s\n", st->paths.serial, st->paths.qmp);
@@ -594,7 +600,7 @@ int cmd_vm(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    static const char *const actions[] = {"start", "stop", "list",  "ssh",   "show",
+    static const char *const actions[] = {"start", "stop", "list",  "ssh", "show",
                                           "check", "seed", "image", NULL};
     if (strcmp(action, "start") && strcmp(action, "stop") && strcmp(action, "list") &&
         strcmp(action, "ssh") && strcmp(action, "show") && strcmp(action, "check") &&

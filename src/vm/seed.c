@@ -483,7 +483,7 @@ static int boot_param(tb_buf *out, const char *p)
         "case \" $(cat /proc/cmdline) \" in *\" $P \"*)",
         "  echo \"ok: $P is on the kernel command line\" >$S; exit 0 ;;",
         "esac",
-        "if [ -e $S.rebooted ]; then",
+        "if [ -e \"$S.rebooted.$P\" ]; then",
         "  echo \"failed: rebooted once and /proc/cmdline still lacks $P: $(cat /proc/cmdline)\" "
         ">$S",
         "  exit 0",
@@ -515,7 +515,7 @@ static int boot_param(tb_buf *out, const char *p)
         "  exit 0",
         "fi",
         "echo \"rebooting: $P set through $how\" >$S",
-        ": >$S.rebooted",
+        ": >\"$S.rebooted.$P\"",
         "sync",
         "systemctl reboot || reboot",
     };

@@ -335,7 +335,7 @@ static void test_user_data_kernel_param(void **state)
     assert_non_null(strstr(ud, ">/etc/default/grub.d/99-teebench.cfg"));
     assert_non_null(strstr(ud, "update-grub && how=update-grub"));
     assert_non_null(strstr(ud, "loader/entries/*.conf && how=systemd-boot"));
-    assert_non_null(strstr(ud, "[ -e $S.rebooted ]")); /* never a second reboot */
+    assert_non_null(strstr(ud, "[ -e \"$S.rebooted.$P\" ]")); /* never a second reboot */
     assert_non_null(strstr(ud, "systemctl reboot || reboot"));
     /* the keys stay before it, the document ends with it */
     assert_true(strstr(ud, "ssh_authorized_keys") < strstr(ud, "bootcmd"));
