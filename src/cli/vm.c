@@ -29,7 +29,7 @@ static void usage(FILE *f)
 {
     fprintf(
         f,
-        "usage: teebench vm start NAME --kind regular|tdx|snp\n"
+        "usage: teebench vm start NAME --kind regular|regular-swiotlb[:POOL]|tdx|snp\n"
         "                (--image DISK | --kernel K [--initrd I] [--append ARGS]) [options]\n"
         "       teebench vm check [--kind regular|tdx|snp] [--qemu BIN] [--firmware F]\n"
         "                [--from DIR] [--json]\n"
@@ -61,7 +61,11 @@ static void usage(FILE *f)
         "The key is also offered through fw_cfg (opt/teebench/authorized_keys) for guests\n"
         "that read it. An image that already has access: --ssh-key and --ssh-user.\n\n"
         "start options:\n"
-        "  --kind K             regular, tdx or snp (default regular)\n"
+        "  --kind K             regular, tdx or snp (default regular); regular-swiotlb[:POOL]:\n"
+        "                       the regular VM booted with swiotlb=<slabs>,force (bounce\n"
+        "                       buffers as in a TD; POOL default: a TD's, 6 %% of memory in\n"
+        "                       [64M, 1G]), set on -append, or from an image by the seed and\n"
+        "                       one reboot; the guest's /proc/cmdline must show it\n"
         "  --image DISK         disk image, any format QEMU reads (told by its content)\n"
         "  --kernel K, --initrd I, --append ARGS   direct kernel boot (console=ttyS0 is added)\n"
         "  --cpus N             vCPUs (default 2)\n"
