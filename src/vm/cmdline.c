@@ -317,14 +317,15 @@ static int add_boot(tb_vm_cmd *c, const tb_vm_spec *s, const tb_vm_plan *p)
         char sw[64];
         tb_vm_swiotlb_param(s, sw, sizeof sw);
         if (sw[0])
-            rc |= prop(o, 0,
-                       "regular-swiotlb: every DMA of the guest's drivers goes through a "
-                       "bounce buffer (swiotlb=<slabs of 2 KiB>,force; kernel/dma/swiotlb.c), as in a "
-                       "TD or SNP guest, whose pool is 6 % of its memory in [64 MiB, 1 GiB] "
-                       "(arch/x86/mm/mem_encrypt.c) -- the default here. The virtio devices "
-                       "already use the DMA API (iommu_platform=on, every kind), so this is "
-                       "the one difference from the regular VM",
-                       "%s", sw);
+            rc |= prop(
+                o, 0,
+                "regular-swiotlb: every DMA of the guest's drivers goes through a "
+                "bounce buffer (swiotlb=<slabs of 2 KiB>,force; kernel/dma/swiotlb.c), as in a "
+                "TD or SNP guest, whose pool is 6 % of its memory in [64 MiB, 1 GiB] "
+                "(arch/x86/mm/mem_encrypt.c) -- the default here. The virtio devices "
+                "already use the DMA API (iommu_platform=on, every kind), so this is "
+                "the one difference from the regular VM",
+                "%s", sw);
     }
     if (s->image) {
         tb_vm_opt *o = add_opt(c, "-drive", NULL, 0);
