@@ -22,20 +22,17 @@
 #include <openssl/sha.h>
 
 #include "base/file.h"
+#include "base/paths.h"
 #include "base/hex.h"
 
 int tb_attest_cache_dir(const char *override, char *out, size_t outlen, tb_err *err)
 {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    int n;
-    if (override && *override)
-        n = snprintf(out, outlen, "%s", override);
-    else if (xdg && *xdg)
-        n = snprintf(out, outlen, "%s/teebench", xdg);
-    else if (home && *home)
-        n = snprintf(out, outlen, "%s/.cache/teebench", home);
-    else
-        return tb_errf(err, "no cache directory: set XDG_CACHE_HOME or HOME");
+    if (!override || !*override) {
+        if (tb_path_dir(TB_PATH_CACHE, "teebench", out, outlen, err) < 0)
+            return tb_err_wrap(err, "no cache directory");
+        return 0;
+    }
+    int n = snprintf(out, outlen, "%s", override);
     if (n < 0 || (size_t)n >= outlen)
         return tb_errf(err, "cache directory path too long");
     return 0;

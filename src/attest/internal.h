@@ -248,8 +248,8 @@ int tb_attest_p256_verify_ctx(void *ctx, const uint8_t pub[65], const void *data
 int tb_attest_crl_to_der(const uint8_t *p, size_t n, uint8_t **der, size_t *derlen, tb_err *err);
 /* Signs SHA-256(data) into raw r||s. */
 int tb_attest_ecdsa_sign_raw(EVP_PKEY *key, const void *data, size_t n, uint8_t sig[64]);
-/* The Intel SGX Root CA, PEM. */
-extern const char tb_attest_intel_root_pem[];
+/* The built-in Intel SGX Root CA: the embedded PEM text (*len bytes, NUL-terminated). */
+const char *tb_attest_intel_root_pem(size_t *len);
 
 /* -------------------------------------------------------------------- pck.c */
 
@@ -304,7 +304,8 @@ typedef struct tb_attest_sim_quote_params {
 int tb_attest_sim_quote_custom(const char *dir, const uint8_t report_data[64],
                                const tb_attest_sim_quote_params *par, uint8_t **quote, size_t *len,
                                tb_err *err);
-/* The cache directory: override, else $XDG_CACHE_HOME/teebench, else ~/.cache/teebench. */
+/* The cache directory: override, else $XDG_CACHE_HOME/teebench, else ~/.cache/teebench
+ * (base/paths' rule). */
 int tb_attest_cache_dir(const char *override, char *out, size_t outlen, tb_err *err);
 
 /* ------------------------------------------------------ snp_cert.c (SEV-SNP) */

@@ -32,6 +32,7 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/hex.h"
+#include "base/paths.h"
 
 static const uint8_t SIM_FMSPC[6] = {0xfe, 0xeb, 0x00, 0x00, 0x00, 0x00};
 static const uint8_t SIM_SGX[16] = {3, 3, 2, 2, 4, 1, 0, 5};
@@ -62,20 +63,14 @@ static void sim_clear(sim *s)
 
 int tb_attest_sim_dir(const char *override, char *out, size_t outlen, tb_err *err)
 {
-    const char *env = getenv("TEEBENCH_SIM_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
-               *home = getenv("HOME");
-    int n;
-    if (override && *override)
-        n = snprintf(out, outlen, "%s", override);
-    else if (env && *env)
-        n = snprintf(out, outlen, "%s", env);
-    else if (xdg && *xdg)
-        n = snprintf(out, outlen, "%s/teebench/sim", xdg);
-    else if (home && *home)
-        n = snprintf(out, outlen, "%s/.cache/teebench/sim", home);
-    else
-        return tb_errf(err, "no simulated-TDX state directory: set TEEBENCH_SIM_DIR, "
-                            "XDG_CACHE_HOME or HOME");
+    const char *env = getenv("TEEBENCH_SIM_DIR");
+    const char *given = override && *override ? override : env && *env ? env : NULL;
+    if (!given) {
+        if (tb_path_dir(TB_PATH_CACHE, "teebench/sim", out, outlen, err) < 0)
+            return tb_err_wrap(err, "no simulated-TDX state directory (set TEEBENCH_SIM_DIR)");
+        return 0;
+    }
+    int n = snprintf(out, outlen, "%s", given);
     if (n < 0 || (size_t)n >= outlen)
         return tb_errf(err, "simulated-TDX state directory path too long");
     return 0;

@@ -12,27 +12,19 @@
 #include <openssl/pem.h>
 
 #include "base/buf.h"
+#include "base/embed.h"
 #include "base/file.h"
 #include "base/hex.h"
 
-/* The Intel SGX Root CA (testdata/tdx/intel-sgx-root-ca.pem). */
-const char tb_attest_intel_root_pem[] =
-    "-----BEGIN CERTIFICATE-----\n"
-    "MIICjzCCAjSgAwIBAgIUImUM1lqdNInzg7SVUr9QGzknBqwwCgYIKoZIzj0EAwIw\n"
-    "aDEaMBgGA1UEAwwRSW50ZWwgU0dYIFJvb3QgQ0ExGjAYBgNVBAoMEUludGVsIENv\n"
-    "cnBvcmF0aW9uMRQwEgYDVQQHDAtTYW50YSBDbGFyYTELMAkGA1UECAwCQ0ExCzAJ\n"
-    "BgNVBAYTAlVTMB4XDTE4MDUyMTEwNDUxMFoXDTQ5MTIzMTIzNTk1OVowaDEaMBgG\n"
-    "A1UEAwwRSW50ZWwgU0dYIFJvb3QgQ0ExGjAYBgNVBAoMEUludGVsIENvcnBvcmF0\n"
-    "aW9uMRQwEgYDVQQHDAtTYW50YSBDbGFyYTELMAkGA1UECAwCQ0ExCzAJBgNVBAYT\n"
-    "AlVTMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEC6nEwMDIYZOj/iPWsCzaEKi7\n"
-    "1OiOSLRFhWGjbnBVJfVnkY4u3IjkDYYL0MxO4mqsyYjlBalTVYxFP2sJBK5zlKOB\n"
-    "uzCBuDAfBgNVHSMEGDAWgBQiZQzWWp00ifODtJVSv1AbOScGrDBSBgNVHR8ESzBJ\n"
-    "MEegRaBDhkFodHRwczovL2NlcnRpZmljYXRlcy50cnVzdGVkc2VydmljZXMuaW50\n"
-    "ZWwuY29tL0ludGVsU0dYUm9vdENBLmRlcjAdBgNVHQ4EFgQUImUM1lqdNInzg7SV\n"
-    "Ur9QGzknBqwwDgYDVR0PAQH/BAQDAgEGMBIGA1UdEwEB/wQIMAYBAf8CAQEwCgYI\n"
-    "KoZIzj0EAwIDSQAwRgIhAOW/5QkR+S9CiSDcNoowLuPRLsWGf/Yi7GSX94BgwTwg\n"
-    "AiEA4J0lrHoMs+Xo5o/sX6O9QWxHRAvZUGOdRQ7cvqRXaqI=\n"
-    "-----END CERTIFICATE-----\n";
+/* The Intel SGX Root CA: data/roots/intel-sgx-root-ca.pem (the same bytes as
+ * testdata/tdx/intel-sgx-root-ca.pem), embedded at build time (base/embed). */
+TB_EMBED(tb_intel_root_pem, "data/roots/intel-sgx-root-ca.pem");
+
+const char *tb_attest_intel_root_pem(size_t *len)
+{
+    *len = TB_EMBED_LEN(tb_intel_root_pem);
+    return (const char *)tb_intel_root_pem_start;
+}
 
 int tb_attest_root_wrap(X509 *x, tb_attest_root **out, tb_err *err)
 {
@@ -63,7 +55,9 @@ static int root_from_pem(const char *pem, size_t n, tb_attest_root **out, tb_err
 
 int tb_attest_root_intel(tb_attest_root **out, tb_err *err)
 {
-    return root_from_pem(tb_attest_intel_root_pem, strlen(tb_attest_intel_root_pem), out, err);
+    size_t n;
+    const char *pem = tb_attest_intel_root_pem(&n);
+    return root_from_pem(pem, n, out, err);
 }
 
 int tb_attest_root_load(const char *path, tb_attest_root **out, tb_err *err)

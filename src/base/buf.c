@@ -19,6 +19,7 @@ int tb_buf_reserve(tb_buf *b, size_t n)
     uint8_t *p = realloc(b->p, cap);
     if (!p)
         return -1;
+    p[b->len] = 0; /* the invariant: a first allocation holds no NUL of its own */
     b->p = p;
     b->cap = cap;
     return 0;

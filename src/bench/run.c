@@ -24,6 +24,7 @@
 #include "base/file.h"
 #include "base/proc.h"
 #include "bench/report.h"
+#include "net/sock.h"
 #include "serve/pki.h"
 #include "sys/env.h"
 
@@ -285,6 +286,8 @@ typedef struct run_state {
     tb_proc fixture, notary;
     int dfd, logs_fd; /* the run directory and its logs/, opened once (private rule) */
     int results_fd, retries_fd;
+    int extra_fd;      /* extra_csv, or -1 */
+    tb_buf extra_line; /* its row for the last attempt */
     tb_bench_progress progress;
     void *ctx;
 } run_state;
@@ -501,23 +504,6 @@ static int write_run_json(run_state *s, const char *status, tb_err *err)
 }
 
 /* ---- local servers ---- */
-
-static int pick_free_port(tb_err *err)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return tb_errno(err, "socket");
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
-        getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
-        tb_errno(err, "picking a free port");
-        close(fd);
-        return -1;
-    }
-    close(fd);
-    return ntohs(a.sin_port);
-}
 
 /* Fails when something already listens on host:port (the server to start would
  * not get the port, and connecting would reach the other program). */
@@ -779,6 +765,73 @@ static void note_timeout(const run_state *s, const char *stderr_path, int timeou
     close(fd);
 }
 
+/* The last value of KEY=value in text (a whitespace-separated token) if it is a plain
+   number, else "" (out: at least 64 bytes). */
+static void last_value(const char *text, size_t len, const char *key, char *out)
+{
+    size_t kl = strlen(key);
+    out[0] = 0;
+    for (size_t i = 0; i + kl < len; i++) {
+        if ((i && !isspace((unsigned char)text[i - 1])) || memcmp(text + i, key, kl) ||
+            text[i + kl] != '=')
+            continue;
+        size_t j = i + kl + 1, k = 0;
+        char v[64];
+        while (j < len && !isspace((unsigned char)text[j]) && k + 1 < sizeof v)
+            v[k++] = text[j++];
+        v[k] = 0;
+        int ok = k > 0 && (j >= len || isspace((unsigned char)text[j]));
+        for (size_t q = 0; ok && q < k; q++)
+            ok = isdigit((unsigned char)v[q]) || v[q] == '.';
+        snprintf(out, 64, "%s", ok ? v : "");
+    }
+}
+
+/* The extra CSV's row of this attempt (see tb_bench_config.extra_csv). */
+static void extra_row(run_state *s, const tb_bench_result_row *row, const char *text, size_t len)
+{
+    if (s->extra_fd < 0)
+        return;
+    tb_buf_reset(&s->extra_line);
+    tb_buf line = {0};
+    if (tb_bench_results_format_row(row, &line) == 0) {
+        /* mode (as results.csv writes it: the formula guard), iteration, exit code */
+        size_t commas = 0, cut = 0;
+        for (; cut < line.len && commas < 2; cut++)
+            commas += line.p[cut] == ',';
+        tb_buf_append(&s->extra_line, line.p, cut);
+        tb_buf_printf(&s->extra_line, "%d", row->exit_code);
+    }
+    tb_buf_clear(&line);
+    char keys[sizeof s->c->extra_keys];
+    snprintf(keys, sizeof keys, "%s", s->c->extra_keys);
+    char *save = NULL;
+    for (char *k = strtok_r(keys, " ", &save); k; k = strtok_r(NULL, " ", &save)) {
+        char v[64] = "";
+        if (text)
+            last_value(text, len, k, v);
+        tb_buf_printf(&s->extra_line, ",%s", v);
+    }
+    tb_buf_puts(&s->extra_line, "\n");
+}
+
+static int extra_header(const tb_bench_config *c, char *out, size_t n)
+{
+    size_t k = (size_t)snprintf(out, n, "mode,iteration,exit_code");
+    for (const char *p = c->extra_keys; *p && k + 2 < n; p++) {
+        if (*p == ' ') {
+            if (p[1] && p[1] != ' ')
+                out[k++] = ',';
+            continue;
+        }
+        if (p == c->extra_keys)
+            out[k++] = ',';
+        out[k++] = (char)tolower((unsigned char)*p);
+    }
+    out[k] = 0;
+    return k + 2 < n ? 0 : -1;
+}
+
 /* Runs the client once; fills row (logs under their final names). Returns -1
  * only when the client could not be started at all or cancellation hit. */
 static int run_once(run_state *s, const char *mode, long it, const volatile sig_atomic_t *cancel,
@@ -878,6 +931,7 @@ static int run_once(run_state *s, const char *mode, long it, const volatile sig_
                 co.notarization_ms + ((co.has & TB_BENCH_HAS_TDX_VERIFY) ? co.tdx_verify_ms : 0);
         }
     }
+    extra_row(s, row, (const char *)b.p, b.len);
     tb_buf_clear(&b);
     return 0;
 }
@@ -889,6 +943,11 @@ static int append_row(run_state *s, const tb_bench_result_row *row, tb_err *err)
                  ? tb_errf(err, "out of memory")
                  : tb_bench_csv_append_line(s->results_fd, (const char *)b.p, b.len, err);
     tb_buf_clear(&b);
+    if (rc == 0 && s->extra_fd >= 0 && s->extra_line.len &&
+        tb_bench_csv_append_line(s->extra_fd, (const char *)s->extra_line.p, s->extra_line.len,
+                                 err) < 0)
+        return tb_err_wrap(err, "%s/%s: the row of %s iteration %ld", s->dir, s->c->extra_csv,
+                           row->mode, row->iteration);
     return rc < 0 ? tb_err_wrap(err,
                                 "%s/results.csv: the row of %s iteration %ld (not written; "
                                 "the rows before it are intact)",
@@ -1026,6 +1085,7 @@ int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
                    .logs_fd = -1,
                    .results_fd = -1,
                    .retries_fd = -1,
+                   .extra_fd = -1,
                    .progress = progress,
                    .ctx = ctx};
     s.fixture.pid = s.notary.pid = -1;
@@ -1055,13 +1115,13 @@ int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
         snprintf(s.sim_env, sizeof s.sim_env, "TEEBENCH_SIM_DIR=%s/sim", s.dir);
     int rc = -1;
     s.fixture_port = c->fixture_port;
-    if (c->start_fixture && s.fixture_port == 0 && (s.fixture_port = pick_free_port(err)) < 0)
+    if (c->start_fixture && s.fixture_port == 0 && (s.fixture_port = tb_sock_free_port(err)) < 0)
         goto out;
     s.target_port = c->target_port ? c->target_port : s.fixture_port;
     s.notary_port = c->notary_port;
     /* Two picks in a row may return the same port: the notary's must differ. */
     for (int k = 0; c->start_notary && c->notary_port == 0 && k < 20; k++) {
-        if ((s.notary_port = pick_free_port(err)) < 0)
+        if ((s.notary_port = tb_sock_free_port(err)) < 0)
             goto out;
         if (s.notary_port != s.fixture_port)
             break;
@@ -1077,6 +1137,15 @@ int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
         (s.retries_fd =
              tb_bench_csv_create_at(s.dfd, s.dir, "retries.csv", TB_BENCH_RETRIES_HEADER, err)) < 0)
         goto out;
+    if (c->extra_csv[0]) {
+        char header[2048];
+        if (extra_header(c, header, sizeof header) < 0) {
+            tb_errf(err, "%s: too many columns", c->extra_csv);
+            goto out;
+        }
+        if ((s.extra_fd = tb_bench_csv_create_at(s.dfd, s.dir, c->extra_csv, header, err)) < 0)
+            goto out;
+    }
     if (c->start_fixture) {
         info(&s, "starting fixture server (teebench serve --tls) on %s:%d", c->fixture_addr,
              s.fixture_port);
@@ -1108,6 +1177,9 @@ out:
         close(s.results_fd);
     if (s.retries_fd >= 0)
         close(s.retries_fd);
+    if (s.extra_fd >= 0)
+        close(s.extra_fd);
+    tb_buf_clear(&s.extra_line);
     if (s.dir[0] && s.results_fd >= 0) {
         tb_err e2;
         write_run_json(&s, rc < 0 ? "failed" : oc->interrupted ? "interrupted" : "complete", &e2);

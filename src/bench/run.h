@@ -67,6 +67,12 @@ typedef struct tb_bench_config {
     char results_dir[PATH_MAX]; /* RESULTS_DIR: the run directory itself; empty: below */
     char out_root[PATH_MAX];    /* the parent of a timestamped run directory */
     char self_exe[PATH_MAX];    /* the teebench binary, for the built-in client and servers */
+    /* A second CSV beside results.csv (empty: none; `bench tlsn`: "phases.csv"): one row
+       per row of results.csv, "mode,iteration,exit_code," then one column per KEY of
+       extra_keys (space-separated KEY names the client prints as KEY=value; the column
+       is the key in lower case; a value that is not a plain number is left empty). */
+    char extra_csv[64];
+    char extra_keys[1024];
 } tb_bench_config;
 
 /* The defaults of the source benchmark script (NOTARY_* for a local notary). */

@@ -21,6 +21,7 @@
 
 #include "base/buf.h"
 #include "bench/run.h"
+#include "cli/bench_tlsn.h"
 #include "cli/json.h"
 
 #define SCHEMA_NOTARY "teebench-bench-notary/1"
@@ -84,6 +85,7 @@ static void usage_notary(FILE *f)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: teebench bench notary [options]   (--help for options)\n"
+               "       teebench bench tlsn [options]     (the real TLSNotary protocol)\n"
                "       teebench bench summarize [--json] DIR|results.csv\n");
 }
 
@@ -168,15 +170,21 @@ static int notary_fail(int json, int code, const char *msg)
     return cli_fail_code(code, "bench", "%s", msg);
 }
 
-static int cmd_bench_notary(int argc, char **argv)
+/* bench notary, and bench tlsn (tlsn: its options, cli/bench_tlsn.c) */
+static int bench_main(int argc, char **argv, cli_bench_tlsn *tlsn)
 {
     tb_bench_config c;
     tb_err err;
     char msg[sizeof err.msg + 256];
     int json = 0;
+    const char *sub = tlsn ? "tlsn" : "notary";
+    char cmdname[32];
+    snprintf(cmdname, sizeof cmdname, "bench %s", sub);
     for (int i = 1; i < argc; i++) /* --json anywhere: errors are JSON documents too */
         json |= !strcmp(argv[i], "--json");
     tb_bench_config_defaults(&c);
+    if (tlsn)
+        cli_bench_tlsn_defaults(&c, tlsn);
     for (const char *const *n = tb_bench_config_names; *n; n++) {
         const char *v = getenv(*n);
         if (v && tb_bench_config_set(&c, *n, v, &err) < 0) {
@@ -186,8 +194,20 @@ static int cmd_bench_notary(int argc, char **argv)
     }
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage_notary(stdout);
+            if (tlsn)
+                cli_bench_tlsn_usage(stdout);
+            else
+                usage_notary(stdout);
             return 0;
+        }
+        if (tlsn) {
+            int took = cli_bench_tlsn_flag(tlsn, argc, argv, &i, &err);
+            if (took < 0 && !json)
+                return cli_fail_code(2, cmdname, "%s", err.msg);
+            if (took < 0)
+                return notary_fail(json, 2, err.msg);
+            if (took)
+                continue;
         }
         if (!strcmp(argv[i], "--json")) {
             json = 1;
@@ -203,16 +223,16 @@ static int cmd_bench_notary(int argc, char **argv)
                 name = *n;
         }
         if (!name && !json)
-            return cli_unknown_option("bench notary", a);
+            return cli_unknown_option(cmdname, a);
         if (!name) {
-            snprintf(msg, sizeof msg, "%.*s: unknown option (teebench bench notary --help)",
-                     (int)alen, a);
+            snprintf(msg, sizeof msg, "%.*s: unknown option (teebench %s --help)", (int)alen, a,
+                     cmdname);
             return notary_fail(json, 2, msg);
         }
         const char *v = eq ? eq + 1 : NULL;
         if (!v) {
             if (i + 1 >= argc && !json)
-                return cli_missing_value("bench notary", a);
+                return cli_missing_value(cmdname, a);
             if (i + 1 >= argc) {
                 snprintf(msg, sizeof msg, "%s: needs a value", a);
                 return notary_fail(json, 2, msg);
@@ -228,6 +248,8 @@ static int cmd_bench_notary(int argc, char **argv)
     if (n <= 0)
         return cli_fail("bench", "cannot find the teebench binary (/proc/self/exe)");
     c.self_exe[n] = 0;
+    if (tlsn && cli_bench_tlsn_prepare(&c, tlsn, &err) < 0)
+        return notary_fail(json, 1, err.msg);
 
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
@@ -258,21 +280,33 @@ static int cmd_bench_notary(int argc, char **argv)
                 fputs(line, stdout);
             fclose(f);
         }
+        if (tlsn)
+            cli_bench_tlsn_print_phases(tlsn, oc.run_dir, stdout);
         fflush(stdout);
     }
     if (rc < 0)
-        return cli_fail("bench", "notary: %s", err.msg);
+        return cli_fail("bench", "%s: %s", sub, err.msg);
     if (oc.interrupted)
-        return cli_fail_code(130, "bench",
-                             "notary: interrupted after %d runs (rows so far are in %s)",
-                             oc.completed, oc.run_dir);
+        return cli_fail_code(130, "bench", "%s: interrupted after %d runs (rows so far are in %s)",
+                             sub, oc.completed, oc.run_dir);
     if (oc.failed && c.retries)
-        return cli_fail("bench", "notary: %d run(s) still failed after %d retries (see %s)",
+        return cli_fail("bench", "%s: %d run(s) still failed after %d retries (see %s)", sub,
                         oc.failed, c.retries, oc.run_dir);
     if (oc.failed)
-        return cli_fail("bench", "notary: %d run(s) failed (no retries: RETRIES=0; see %s)",
+        return cli_fail("bench", "%s: %d run(s) failed (no retries: RETRIES=0; see %s)", sub,
                         oc.failed, oc.run_dir);
     return 0;
+}
+
+static int cmd_bench_notary(int argc, char **argv)
+{
+    return bench_main(argc, argv, NULL);
+}
+
+static int cmd_bench_tlsn(int argc, char **argv)
+{
+    cli_bench_tlsn t;
+    return bench_main(argc, argv, &t);
 }
 
 static int cmd_bench_summarize(int argc, char **argv)
@@ -322,7 +356,7 @@ static int cmd_bench_summarize(int argc, char **argv)
 int cmd_bench(int argc, char **argv)
 {
     if (argc < 2)
-        return cli_fail_code(2, "bench", "expected a subcommand: notary or summarize");
+        return cli_fail_code(2, "bench", "expected a subcommand: notary, tlsn or summarize");
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         usage(stdout);
         return 0;
@@ -331,6 +365,8 @@ int cmd_bench(int argc, char **argv)
         return cmd_bench_notary(argc - 1, argv + 1);
     if (!strcmp(argv[1], "summarize"))
         return cmd_bench_summarize(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "tlsn"))
+        return cmd_bench_tlsn(argc - 1, argv + 1);
     return cli_unknown_subcommand("bench", argv[1],
-                                  (const char *const[]){"notary", "summarize", NULL});
+                                  (const char *const[]){"notary", "tlsn", "summarize", NULL});
 }

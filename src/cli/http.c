@@ -16,11 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/fdlimit.h"
 #include "cli/cli.h"
 #include "cli/json.h"
 #include "cli/opt.h"
@@ -326,15 +326,6 @@ static int resolve_target(const struct http_opts *o, tb_addr *a, tb_err *e)
     return tb_addr_resolve(host, colon + 1, a, e);
 }
 
-static void raise_fd_limit(uint64_t need)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need) {
-        rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
-        setrlimit(RLIMIT_NOFILE, &rl);
-    }
-}
-
 /* ---- text output, wrk 4.x layout ---- */
 
 typedef char *(*fmt_fn)(long double, char *);
@@ -566,7 +557,7 @@ int cmd_http(int argc, char **argv)
         tb_buf_clear(&req);
         return fail(&o, "%s", e.msg);
     }
-    raise_fd_limit(o.connections + o.threads * 2 + 256);
+    tb_fd_limit_raise(o.connections + o.threads * 2 + 256);
     if (tb_sock_connect_wait(&lo.addr, o.timeout_ms > 5000 ? 5000 : (int)o.timeout_ms, &e) < 0) {
         tb_script_free(script);
         tb_tls_ctx_free(tls);

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 
 #include <openssl/sha.h>
@@ -30,6 +29,7 @@
 #include "notary/server.h"
 #include "notary/target.h"
 #include "notary/tee.h"
+#include "base/fdlimit.h"
 #include "base/hex.h"
 
 #define MAX_CA 16
@@ -293,17 +293,6 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
     return -1; /* parsed; go on */
 }
 
-/* Every connection is an fd: lift the soft limit toward `want` (never above
- * the hard limit; the server sizes its connection cap from what it gets). */
-static void raise_fd_limit(uint64_t want)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
-        return;
-    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &rl);
-}
-
 /* SIGHUP: reads the keys file again; a file that does not parse leaves the
  * keys in use as they are. One line on stderr either way (never a key). */
 static void reload_keys(const char *path, tb_notary_server *srv, tb_notary_keys **keys)
@@ -392,7 +381,9 @@ static int cmd_serve_notary(int argc, char **argv)
         .tls_cert = o.tls_cert,
         .tls_key = o.tls_key,
     };
-    raise_fd_limit(o.max_conns + o.concurrency + 2 * o.max_lookups + 64);
+    /* every connection is an fd: the server sizes its connection cap from what this
+     * reaches */
+    tb_fd_limit_raise(o.max_conns + o.concurrency + 2 * o.max_lookups + 64);
     /* Block the signals before any thread starts, so they all inherit it. */
     sigset_t set;
     sigemptyset(&set);

@@ -15,10 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fdlimit.h"
 #include "cli/json.h"
 #include "net/tls.h"
 #include "serve/pki.h"
@@ -193,17 +193,8 @@ static void print_summary(const tb_counts *c, int json)
 /* Raises the open-file limit to its hard maximum; returns the fd bound to use. */
 static int fd_budget(void)
 {
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-        if (rl.rlim_cur < rl.rlim_max) {
-            rl.rlim_cur = rl.rlim_max;
-            setrlimit(RLIMIT_NOFILE, &rl);
-            getrlimit(RLIMIT_NOFILE, &rl);
-        }
-        if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 65536)
-            return (int)rl.rlim_cur;
-    }
-    return 65536;
+    uint64_t lim = tb_fd_limit_raise(TB_FD_LIMIT_HARD);
+    return lim && lim < 65536 ? (int)lim : 65536;
 }
 
 static tb_tls_ctx *make_tls(const struct opts *o, tb_err *err)

@@ -1,6 +1,8 @@
 /* cli/suite: `teebench suite run|plan` -- every workload in this environment,
- * one result (suite/suite.h runs it; this file parses flags, prints progress and
- * the summary, writes the result).
+ * one result (suite/suite.h runs it), or in several environments -- --target,
+ * --vm-kinds -- one result each, then compared (fleet/fleet.h runs them). This file
+ * parses flags, prints progress, the summaries and the comparison, writes the
+ * results and chooses the exit code.
  *
  * Progress goes to stderr: on a terminal one live line (step, round, elapsed,
  * ETA; redrawn on each event and once a second by a ticker thread that sleeps
@@ -22,29 +24,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/fdlimit.h"
 #include "base/file.h"
-#include "base/linkage.h"
 #include "base/text.h"
+#include "cli/vm_flags.h"
+#include "compare/compare.h"
+#include "fleet/fleet.h"
 #include "record/record.h"
 #include "store/store.h"
-#include "compare/compare.h"
-#include "cli/suite_vm.h"
-#include "cli/vm_flags.h"
-#include "suite/guest.h"
-#include "suite/remote.h"
 #include "suite/suite.h"
-#include "vm/vm.h"
-#include "workloads/attest.h"
 #include "workloads/http.h"
-#include "workloads/notary.h"
 
 #define CMD "suite"
 
@@ -58,19 +53,17 @@ static void on_signal(int sig)
 
 enum { PROG_AUTO, PROG_TTY, PROG_PLAIN, PROG_JSONL, PROG_NONE };
 
-#define MAX_TARGETS 16
-#define MAX_ENVS (1 + TB_SUITE_VM_MAX + MAX_TARGETS) /* host, --vm-kinds, --target */
-
 typedef struct suite_args {
     const char *profile, *workloads, *suite_file, *label, *output, *work_dir, *repeat, *db;
     int no_store;
-    const char *targets[MAX_TARGETS]; /* --target NAME=URL */
-    int n_targets;
-    const char *ssh_config, *remote_binary, *vm_dir;
-    int http_client_local; /* --http-client local: load remote nginx from here */
-    int guest_setup;       /* --guest-setup: install nginx there first */
-    int ssh_copy_id;       /* --ssh-copy-id: ssh-copy-id to each ssh target first */
-    cli_suite_vms vms;     /* --vm-kinds and the VM flags (cli/suite_vm.h) */
+    /* the other environments (fleet/): --target, --vm-kinds, the VM flags (into
+       fleet->vm_spec), --ssh-config, --remote-binary, --vm-dir, --http-client,
+       --guest-setup go into it as they are parsed */
+    tb_fleet *fleet;
+    const char *vm_kinds; /* --vm-kinds LIST */
+    int vm_flag;          /* the first VM flag given (a CLI_VM_* code), 0: none */
+    int boot_memory;      /* --vm-boot-memory given */
+    int ssh_copy_id;      /* --ssh-copy-id: ssh-copy-id to each ssh target first */
     const char *sets[64];
     int n_sets;
     int progress;
@@ -111,7 +104,9 @@ static void usage(FILE *f)
         "CPU), probe (TEE-sensitive microbenchmarks), http (load on nginx and on teebench\n"
         "serve --tls), attest (quotes and their verification; SIMULATED outside a TD),\n"
         "notary (bench notary: no_tee, tee_no_verify, tee_verify), storage (fio, CVM_eval's\n"
-        "jobs), kv (redis GET/SET, plain and TLS); storage and kv not in quick unless named.\n"
+        "jobs), kv (redis GET/SET, plain and TLS), memory (STREAM's kernels per thread count,\n"
+        "a pointer chase 4 KiB..1 GiB, first touch), network (iperf3 TCP and UDP, round\n"
+        "trips); storage, kv, memory and network not in quick unless named.\n"
         "With --repeat N the suite runs N rounds, each running every workload once, so\n"
         "each metric gets N samples (or more) measured interleaved with the others.\n\n"
         "  --profile P        quick, standard (default) or seed\n"
@@ -177,6 +172,10 @@ static void usage(FILE *f)
         "  --no-snapshot      the VMs write to the image (default: each VM writes to a\n"
         "                     temporary overlay, so every kind boots the same disk)\n"
         "  --vm-seed on|off   the cloud-init seed with the VM's key (default on)\n"
+        "  --vm-boot-memory SIZE[,SIZE]   after each VM's suite, boot it again at each size\n"
+        "                     (boot only, then stopped): vm.boot.mem.<N>mib.s, with its own\n"
+        "                     size's boot, is boot time by guest memory (a TD accepts its\n"
+        "                     pages as it starts: its boot grows with memory)\n"
         "  --vm-cpus N, --vm-memory SIZE, --vm-pin CPULIST, --prealloc,\n"
         "  --accel auto|kvm|tcg, --firmware F, --vsock auto|on|off, --boot-timeout S,\n"
         "  --vm-ssh-key K, --vm-ssh-user U, --qemu BIN, --cbitpos N, --reduced-phys-bits N,\n"
@@ -194,6 +193,39 @@ static void usage(FILE *f)
             "fails is listed and the result's status is \"failed\" (exit 1); Ctrl-C stops the\n"
             "current workload, keeps every finished sample, writes the result with status\n"
             "\"interrupted\" and exits 130.\n");
+}
+
+/* --vm-boot-memory 512M,8G: the extra boots' sizes (distinct, at least 64 MiB), in
+   order. 0, or exit code 2 (said). */
+static int boot_memory(const char *list, tb_fleet_opts *o)
+{
+    o->n_boot_memory = 0;
+    const char *p = list;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        char one[32];
+        uint64_t v;
+        tb_err e;
+        if (!len || len >= sizeof one)
+            return cli_fail_code(2, CMD, "--vm-boot-memory %s: want SIZE[,SIZE...], e.g. 1G,8G",
+                                 list);
+        memcpy(one, p, len);
+        one[len] = 0;
+        if (tb_vm_parse_size(one, &v, &e) < 0)
+            return cli_fail_code(2, CMD, "--vm-boot-memory %s: %s", one, e.msg);
+        if (v < (64ull << 20))
+            return cli_fail_code(2, CMD, "--vm-boot-memory %s: at least 64M", one);
+        for (int i = 0; i < o->n_boot_memory; i++)
+            if (o->boot_memory[i] == v)
+                return cli_fail_code(2, CMD, "--vm-boot-memory: %s twice", one);
+        if (o->n_boot_memory == TB_FLEET_BOOT_SIZES)
+            return cli_fail_code(2, CMD, "--vm-boot-memory: at most %d sizes",
+                                 TB_FLEET_BOOT_SIZES);
+        o->boot_memory[o->n_boot_memory++] = v;
+        if (!p[len])
+            return 0;
+        p += len + 1;
+    }
 }
 
 static int parse_args(int argc, char **argv, suite_args *a)
@@ -215,6 +247,7 @@ static int parse_args(int argc, char **argv, suite_args *a)
         O_REMOTE_BINARY,
         O_VM_DIR,
         O_VM_KINDS,
+        O_VM_BOOT_MEMORY,
         O_HTTP_CLIENT,
         O_GUEST_SETUP,
         O_SSH_COPY_ID
@@ -237,6 +270,7 @@ static int parse_args(int argc, char **argv, suite_args *a)
         {"remote-binary", required_argument, NULL, O_REMOTE_BINARY},
         {"vm-dir", required_argument, NULL, O_VM_DIR},
         {"vm-kinds", required_argument, NULL, O_VM_KINDS},
+        {"vm-boot-memory", required_argument, NULL, O_VM_BOOT_MEMORY},
         {"http-client", required_argument, NULL, O_HTTP_CLIENT},
         {"guest-setup", no_argument, NULL, O_GUEST_SETUP},
         {"ssh-copy-id", no_argument, NULL, O_SSH_COPY_ID},
@@ -251,7 +285,9 @@ static int parse_args(int argc, char **argv, suite_args *a)
     optind = 1;
     while ((c = getopt_long(argc, argv, ":o:h", all, NULL)) != -1) {
         if (cli_vm_flag_is(c)) {
-            int rc = cli_suite_vms_flag(&a->vms, c, optarg);
+            if (!a->vm_flag)
+                a->vm_flag = c;
+            int rc = cli_vm_flag_take(CMD, cli_vm_flags_suite, c, optarg, &a->fleet->vm_spec);
             if (rc)
                 return rc;
             continue;
@@ -310,42 +346,40 @@ static int parse_args(int argc, char **argv, suite_args *a)
             a->no_store = 1;
             break;
         case O_TARGET: {
-            tb_remote_target t;
             tb_err e;
-            if (a->n_targets == MAX_TARGETS)
-                return cli_fail_code(2, CMD, "--target: at most %d", MAX_TARGETS);
-            if (tb_remote_target_parse(optarg, &t, &e) < 0)
+            if (a->fleet->n_targets == TB_FLEET_MAX_TARGETS)
+                return cli_fail_code(2, CMD, "--target: at most %d", TB_FLEET_MAX_TARGETS);
+            if (tb_fleet_add_target(a->fleet, optarg, &e) < 0)
                 return cli_fail_code(2, CMD, "--target %s", e.msg);
-            for (int i = 0; i < a->n_targets; i++)
-                if (!strncmp(a->targets[i], optarg, strlen(t.name)) &&
-                    a->targets[i][strlen(t.name)] == '=')
-                    return cli_fail_code(2, CMD, "--target %s: the name %s is used twice", optarg,
-                                         t.name);
-            a->targets[a->n_targets++] = optarg;
             break;
         }
         case O_SSH_CONFIG:
-            a->ssh_config = optarg;
+            a->fleet->o.ssh_config = optarg;
             break;
         case O_SSH_COPY_ID:
             a->ssh_copy_id = 1;
             break;
         case O_REMOTE_BINARY:
-            a->remote_binary = optarg;
+            a->fleet->o.remote_binary = optarg;
             break;
         case O_VM_DIR:
-            a->vm_dir = optarg;
+            a->fleet->o.vm_dir = optarg;
             break;
         case O_VM_KINDS:
-            a->vms.kinds = optarg;
+            a->vm_kinds = optarg;
+            break;
+        case O_VM_BOOT_MEMORY:
+            if (boot_memory(optarg, &a->fleet->o) != 0)
+                return 2;
+            a->boot_memory = 1;
             break;
         case O_HTTP_CLIENT:
             if (strcmp(optarg, "local") && strcmp(optarg, "remote"))
                 return cli_fail_code(2, CMD, "--http-client %s: want local or remote", optarg);
-            a->http_client_local = !strcmp(optarg, "local");
+            a->fleet->o.http_client_local = !strcmp(optarg, "local");
             break;
         case O_GUEST_SETUP:
-            a->guest_setup = 1;
+            a->fleet->o.guest_setup = 1;
             break;
         case 'h':
             usage(stdout);
@@ -356,7 +390,36 @@ static int parse_args(int argc, char **argv, suite_args *a)
     }
     if (optind < argc)
         return cli_fail_code(2, CMD, "%s: unexpected argument", argv[optind]);
+    /* what a remote suite run gets, and this machine's name among VMs */
+    tb_fleet_opts *fo = &a->fleet->o;
+    fo->host_label = a->label;
+    fo->profile = a->profile;
+    fo->workloads = a->workloads;
+    fo->repeat = a->repeat;
+    fo->sets = a->sets;
+    fo->n_sets = a->n_sets;
     return -1;
+}
+
+/* After the flags: the VMs of --vm-kinds (fleet/); VM flags without it refused. 0, or
+   exit code 2. */
+static int check_vms(suite_args *a)
+{
+    if (!a->vm_kinds && a->boot_memory)
+        return cli_fail_code(2, CMD, "--vm-boot-memory: boots the VMs of --vm-kinds (none given)");
+    if (!a->vm_kinds) {
+        if (!a->vm_flag)
+            return 0;
+        for (const struct option *o = cli_vm_flags_suite; o->name; o++)
+            if (o->val == a->vm_flag)
+                return cli_fail_code(2, CMD, "--%s: describes the VMs of --vm-kinds (none given)",
+                                     o->name);
+        return cli_fail_code(2, CMD, "VM flags need --vm-kinds");
+    }
+    tb_err e;
+    if (tb_fleet_set_vm_kinds(a->fleet, a->vm_kinds, &e) < 0)
+        return cli_fail_code(2, CMD, "%s", e.msg);
+    return 0;
 }
 
 /* profile -> suite file -> --set -> --repeat -> --workloads; exit code 2 on bad input. */
@@ -578,17 +641,6 @@ static void on_event(const tb_suite_event *ev, void *ctx)
     pthread_mutex_unlock(&pr->mu);
 }
 
-/* Enough open files for the load generator's connections. */
-static void raise_fd_limit(int connections)
-{
-    struct rlimit rl;
-    rlim_t need = (rlim_t)connections * 2 + 512;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need) {
-        rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
-        setrlimit(RLIMIT_NOFILE, &rl);
-    }
-}
-
 /* Stores the run (whatever its status: finished samples of an interrupted run
    count). -1 after printing the error. */
 static int store(const suite_args *a, const tb_record *r, int progress)
@@ -722,70 +774,6 @@ static int finish_record(const suite_args *a, const char *output, const tb_recor
     return code;
 }
 
-/* The arguments a remote `suite run` gets (the plan's choices, not how to run it).
-   argv entries point into a (borrowed) or are the static strings. */
-static int remote_args(const suite_args *a, const char *workloads, const char *extra_set,
-                       const char **out, int cap)
-{
-    int n = 0;
-#define ARG(x)                                                                                     \
-    do {                                                                                           \
-        if (n + 1 >= cap)                                                                          \
-            return -1;                                                                             \
-        out[n++] = (x);                                                                            \
-    } while (0)
-    if (a->profile) {
-        ARG("--profile");
-        ARG(a->profile);
-    }
-    if (workloads || a->workloads) {
-        ARG("--workloads");
-        ARG(workloads ? workloads : a->workloads);
-    }
-    if (a->repeat) {
-        ARG("--repeat");
-        ARG(a->repeat);
-    }
-    for (int i = 0; i < a->n_sets; i++) {
-        ARG("--set");
-        ARG(a->sets[i]);
-    }
-    if (extra_set) {
-        ARG("--set");
-        ARG(extra_set);
-    }
-#undef ARG
-    out[n] = NULL;
-    return n;
-}
-
-/* A vm:NAME target becomes an ssh target from the VM's state. */
-static int resolve_vm_target(const suite_args *a, tb_remote_target *t, tb_err *err)
-{
-    char base[1024];
-    if (cli_suite_vm_base(a->vm_dir, base, sizeof base, err) < 0)
-        return -1;
-    tb_vm_state st;
-    if (tb_vm_load(base, t->vm, &st, err) < 0)
-        return tb_err_wrap(err, "vm:%s", t->vm);
-    int alive = tb_vm_alive(&st);
-    snprintf(t->host, sizeof t->host, "127.0.0.1");
-    t->port = st.ssh_port;
-    snprintf(t->user, sizeof t->user, "%s", st.ssh_user[0] ? st.ssh_user : "root");
-    snprintf(t->identity, sizeof t->identity, "%s", st.ssh_key);
-    snprintf(t->known_hosts, sizeof t->known_hosts, "%s", st.paths.known_hosts);
-    int tcg = st.tcg;
-    tb_vm_state_free(&st);
-    if (!alive)
-        return tb_errf(err, "vm:%s is not running (teebench vm start %s ...)", t->vm, t->vm);
-    if (tcg)
-        fprintf(stderr,
-                "teebench: suite: NOTE: vm:%s runs under TCG (emulation): no performance "
-                "figure from it means anything\n",
-                t->vm);
-    return 0;
-}
-
 /* Reads the suite file for a remote run (its text goes along). */
 static int load_suite_doc(const suite_args *a, tb_buf *doc)
 {
@@ -795,269 +783,6 @@ static int load_suite_doc(const suite_args *a, tb_buf *doc)
     if (tb_file_read(a->suite_file, 1 << 20, doc, &err) < 0)
         return cli_fail_code(2, CMD, "--suite %s", err.msg);
     return 0;
-}
-
-/* The remote suite's workloads when http's nginx target is measured from here: the
-   selected ones but http (kept when its serve-tls target stays there); env at least. */
-static void remote_workloads(const tb_suite_plan *p, char *out, size_t n)
-{
-    const tb_wl_http_params *h = tb_suite_plan_params(p, &tb_wl_http);
-    out[0] = 0;
-    for (size_t i = 0; i < tb_workload_count(); i++) {
-        const tb_workload *w = tb_workload_at(i);
-        if (!p->enabled[i] || (w->flags & TB_WL_ALWAYS) || (w == &tb_wl_http && !h->serve_tls))
-            continue;
-        size_t l = strlen(out);
-        snprintf(out + l, n - l, "%s%s", l ? "," : "", w->name);
-    }
-    if (!out[0])
-        snprintf(out, n, "env");
-}
-
-/* --http-client local, the source document's setup: nginx runs in the environment under
-   test (started there with `teebench nginx start`, listening on the address ssh reaches),
-   the load generator here, so the environment's network path is part of the figure.
-   *out gets a record with the http.nginx.* metrics measured from here. */
-static int http_from_here(const tb_suite_plan *p, const tb_remote_target *t,
-                          const tb_remote_opts *o, session *ss, tb_record **out, tb_err *err)
-{
-    char host[256], dir[128], port[16], url[320];
-    if (tb_remote_hostname(t, o, host, sizeof host, err) < 0)
-        return -1;
-    int v6 = strchr(host, ':') != NULL;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    const tb_wl_http_params *h = tb_suite_plan_params(p, &tb_wl_http);
-    char workers[16] = "auto";
-    if (h->server_threads > 0)
-        snprintf(workers, sizeof workers, "%d", h->server_threads);
-    int rc = -1;
-    for (int attempt = 0; attempt < 3 && rc < 0; attempt++) {
-        /* a port there that is likely free: nginx start says so when it is not */
-        int pn = 20000 + (int)((ts.tv_nsec / 1000 + getpid() * 7919 + attempt * 104729) % 40000);
-        snprintf(port, sizeof port, "%d", pn);
-        snprintf(dir, sizeof dir, "/tmp/teebench-http-client.%s.%s", t->name, port);
-        char *start[] = {"nginx", "start", "--addr",    host,    "--port", port,
-                         "--dir", dir,     "--workers", workers, NULL};
-        rc = tb_remote_teebench(t, o, start, ss->hooks.stop, NULL, err);
-    }
-    if (rc < 0)
-        return tb_err_wrap(err, "--http-client local: nginx on %s", t->host);
-    snprintf(url, sizeof url, v6 ? "http://[%s]:%s/" : "http://%s:%s/", host, port);
-    line(&ss->pr, "%s: nginx at %s, the load generator here (--http-client local)", ss->pr.tag,
-         url);
-    tb_suite_plan hp = *p;
-    tb_wl_http_params *hh = tb_suite_plan_params(&hp, &tb_wl_http);
-    for (size_t i = 0; i < tb_workload_count(); i++)
-        hp.enabled[i] =
-            (tb_workload_at(i)->flags & TB_WL_ALWAYS) || tb_workload_at(i) == &tb_wl_http;
-    hh->serve_tls = 0;
-    snprintf(hp.label, sizeof hp.label, "%s", t->name);
-    if (snprintf(hh->nginx_url, sizeof hh->nginx_url, "%s", url) >= (int)sizeof hh->nginx_url)
-        rc = tb_errf(err, "--http-client local: URL too long: %s", url);
-    else
-        rc = tb_suite_run(&hp, &ss->hooks, out, err);
-    char *stop[] = {"nginx", "stop", "--dir", dir, NULL};
-    tb_err e;
-    if (tb_remote_teebench(t, o, stop, NULL, NULL, &e) < 0)
-        line(&ss->pr, "%s: stopping nginx there: %s", ss->pr.tag, e.msg);
-    if (rc == 0 && strcmp((*out)->status, "complete")) {
-        rc = tb_errf(err, "--http-client local: the load from here %s",
-                     !strcmp((*out)->status, "interrupted") ? "was interrupted" : "failed");
-        tb_record_free(*out);
-        *out = NULL;
-    }
-    return rc;
-}
-
-/* Puts the http.nginx.* metrics measured from here into the environment's record. */
-static int merge_http(tb_record *r, const tb_record *http, tb_err *err)
-{
-    for (size_t i = 0; i < http->n_metrics; i++) {
-        const tb_metric *m = &http->metrics[i];
-        tb_wl_match wm; /* the http workload's metrics of target nginx */
-        if (!tb_wl_metric_find(m->name, &wm) || wm.workload != &tb_wl_http ||
-            strcmp(wm.part, "nginx"))
-            continue;
-        tb_metric *d = tb_record_metric(r, m->name, m->unit, m->better, m->workload, err);
-        if (!d || (m->note && tb_metric_set_note(d, m->note, err) < 0))
-            return -1;
-        for (size_t k = 0; k < m->n; k++)
-            if (tb_metric_add(d, m->samples[k], err) < 0)
-                return -1;
-    }
-    size_t n;
-    json_t *c;
-    json_array_foreach(http->commands, n, c) json_array_append(r->commands, c);
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
-    json_object_set_new(r->extra, "http_client",
-                        json_pack("{s:s, s:s, s:o}", "mode", "local", "client", host, "env",
-                                  json_deep_copy(http->env)));
-    /* the remote ran the profile's other workloads (--set http.targets marked them
-       "custom"); nginx's were measured from here: together, the profile's suite */
-    if (http->profile && tb_record_set_str(&r->profile, http->profile, err) < 0)
-        return -1;
-    return 0;
-}
-
-/* build/teebench-static beside this teebench (`make static`), copied to remotes where
-   this build cannot run (suite/remote); NULL when there is none or this is it. */
-static const char *static_beside(const char *self, char *out, size_t len)
-{
-    const char *slash = strrchr(self, '/');
-    if (tb_linkage_static() || !slash ||
-        snprintf(out, len, "%.*s/teebench-static", (int)(slash - self), self) >= (int)len)
-        return NULL;
-    return access(out, X_OK) == 0 && strcmp(out, self) ? out : NULL;
-}
-
-/* --guest-setup on t: nginx installed there when the run needs it (suite/guest). A
-   guest where it cannot be is one line and sets *failed; the suite still runs there
-   (its nginx target is then skipped, with the reason). */
-static void guest_setup(const tb_suite_plan *p, const tb_remote_target *t, const tb_remote_opts *o,
-                        session *ss, int *failed)
-{
-    int quiet = ss->pr.mode == PROG_NONE || ss->pr.mode == PROG_JSONL;
-    const tb_wl_http_params *h = tb_suite_plan_params(p, &tb_wl_http);
-    if (!tb_suite_plan_enabled(p, &tb_wl_http) || !h->nginx) {
-        if (!quiet)
-            line(&ss->pr, "%s: --guest-setup: nothing to install (nginx is not in this run)",
-                 ss->pr.tag);
-        return;
-    }
-    tb_guest_setup_result gr;
-    tb_err e;
-    if (tb_guest_setup(t, o, h->nginx_bin, ss->hooks.stop, &gr, &e) < 0) {
-        cli_fail(CMD, "%s: --guest-setup: %s", t->name, e.msg);
-        *failed = 1;
-    } else if (quiet) {
-        return;
-    } else if (gr.installed) {
-        line(&ss->pr,
-             "%s: --guest-setup: installed nginx there with %s (as %s); its system-wide "
-             "service is stopped and disabled",
-             ss->pr.tag, gr.manager, gr.as);
-    } else {
-        line(&ss->pr, "%s: --guest-setup: nginx is installed there (%s)", ss->pr.tag, h->nginx_bin);
-    }
-}
-
-/* --ssh-copy-id: ssh-copy-id for each ssh:// target, on this terminal (it asks for the
-   password). 0, or an exit code after the error line. */
-static int copy_ids(const suite_args *a)
-{
-    if (!a->ssh_copy_id)
-        return 0;
-    int n = 0;
-    for (int i = 0; i < a->n_targets; i++) {
-        tb_remote_target t;
-        tb_err e;
-        if (tb_remote_target_parse(a->targets[i], &t, &e) < 0 || t.kind != TB_TARGET_SSH)
-            continue;
-        if (!isatty(STDIN_FILENO))
-            return cli_fail_code(2, CMD,
-                                 "--ssh-copy-id: needs a terminal (ssh-copy-id asks for "
-                                 "the password of %s)",
-                                 t.host);
-        char **argv = tb_remote_copy_id_argv(&t, a->ssh_config);
-        if (!argv)
-            return cli_fail(CMD, "--ssh-copy-id: out of memory");
-        fprintf(stderr, "teebench: suite: %s: running ssh-copy-id", t.name);
-        for (char **w = argv + 1; *w; w++)
-            fprintf(stderr, " %s", *w);
-        fprintf(stderr, "\n");
-        fflush(stderr);
-        pid_t pid = fork();
-        if (pid == 0) {
-            execvp(argv[0], argv);
-            fprintf(stderr,
-                    "teebench: suite: --ssh-copy-id: cannot run ssh-copy-id: %s "
-                    "(install openssh-client)\n",
-                    strerror(errno));
-            _exit(127);
-        }
-        int status = 0;
-        while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
-            ;
-        tb_remote_argv_free(argv);
-        if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-            return cli_fail(CMD, "--ssh-copy-id: ssh-copy-id for %s failed (exit %d)", t.name,
-                            pid < 0             ? -1
-                            : WIFEXITED(status) ? WEXITSTATUS(status)
-                                                : 128);
-        n++;
-    }
-    if (!n)
-        return cli_fail_code(2, CMD, "--ssh-copy-id: no ssh:// target to copy a key to");
-    return 0;
-}
-
-/* A target whose user is not root runs what needs no root; say which workloads do. */
-static void note_user(const tb_suite_plan *p, const tb_remote_target *t)
-{
-    if (!t->user[0] || !strcmp(t->user, "root"))
-        return;
-    if (!tb_suite_plan_enabled(p, &tb_wl_attest) && !tb_suite_plan_enabled(p, &tb_wl_notary))
-        return;
-    fprintf(stderr,
-            "teebench: suite: NOTE: %s logs in as %s, not root: attest and notary's TEE modes "
-            "need root there (configfs-tsm reports are root's) and fail as %s; every other "
-            "workload runs as any user\n",
-            t->name, t->user, t->user);
-}
-
-/* One environment: here (t NULL or local) or remote. 0 and *out, or -1 after err;
- *failed set when --guest-setup failed there. */
-static int run_env(const suite_args *a, tb_suite_plan *p, const tb_remote_target *t,
-                   const char *control_dir, const tb_buf *suite_doc, session *ss, tb_record **out,
-                   int *failed, tb_err *err)
-{
-    if (!t || t->kind == TB_TARGET_LOCAL) {
-        if (t)
-            snprintf(p->label, sizeof p->label, "%s", t->name);
-        return tb_suite_run(p, &ss->hooks, out, err);
-    }
-    tb_remote_target rt = *t;
-    if (rt.kind == TB_TARGET_VM && resolve_vm_target(a, &rt, err) < 0)
-        return -1;
-    char fallback[PATH_MAX];
-    note_user(p, &rt);
-    tb_remote_opts o = {.local_binary = p->self_exe,
-                        .fallback_binary = static_beside(p->self_exe, fallback, sizeof fallback),
-                        .remote_binary = a->remote_binary,
-                        .ssh_config = a->ssh_config,
-                        .control_dir = control_dir,
-                        .suite_doc = suite_doc->len ? (const char *)suite_doc->p : NULL};
-    const tb_wl_http_params *h = tb_suite_plan_params(p, &tb_wl_http);
-    int split = a->http_client_local && tb_suite_plan_enabled(p, &tb_wl_http) && h->nginx;
-    if (split && rt.kind == TB_TARGET_VM)
-        return tb_errf(err, "--http-client local: not for vm: targets (only SSH is forwarded "
-                            "into the guest)");
-    if (a->guest_setup)
-        guest_setup(p, &rt, &o, ss, failed);
-    tb_record *http = NULL;
-    char workloads[256] = "";
-    if (split) {
-        if (http_from_here(p, &rt, &o, ss, &http, err) < 0)
-            return -1;
-        remote_workloads(p, workloads, sizeof workloads);
-    }
-    const char *args[160];
-    if (remote_args(a, split ? workloads : NULL,
-                    split && h->serve_tls ? "http.targets=serve-tls" : NULL, args, 160) < 0) {
-        tb_record_free(http);
-        return tb_errf(err, "too many suite arguments for a remote run");
-    }
-    o.suite_args = (char *const *)args;
-    int rc = tb_remote_run(&rt, &o, &ss->hooks, out, err);
-    if (rc == 0 && http && merge_http(*out, http, err) < 0) {
-        tb_record_free(*out);
-        *out = NULL;
-        rc = -1;
-    }
-    tb_record_free(http);
-    return rc;
 }
 
 /* The side-by-side table of the records measured now (first = baseline). */
@@ -1081,94 +806,60 @@ static void print_comparison(tb_record **recs, size_t n)
     tb_compare_clear(&c);
 }
 
-/* Environment i of a multi-environment run: with --vm-kinds this machine, then
-   each VM, then the --targets. Fills t and where (what the progress line says);
-   returns the VM's index in a->vms, or -1 for anything else. */
-static int env_at(const suite_args *a, int i, tb_remote_target *t, char *where, size_t len)
+/* The cli's side of a fleet run: the session it prints through, and the exit code
+   its records make. */
+typedef struct fleet_ctx {
+    const suite_args *a;
+    session *ss;
+    int code;   /* 130 (an interrupted record), 1 (-o DIR/NAME.json too long) or 0 */
+    int failed; /* a record's -o, store or status failed */
+} fleet_ctx;
+
+/* The fleet's lines: "teebench: suite: TEXT" on stderr. */
+static void on_say(tb_fleet_say_kind kind, const char *text, void *ctx)
 {
-    tb_err err;
-    int nv = a->vms.n ? 1 + a->vms.n : 0;
-    if (i >= nv) {
-        tb_remote_target_parse(a->targets[i - nv], t, &err); /* checked by parse_args */
-        snprintf(where, len, "%s", strchr(a->targets[i - nv], '=') + 1);
-        return -1;
-    }
-    memset(t, 0, sizeof *t);
-    if (i == 0) {
-        t->kind = TB_TARGET_LOCAL;
-        snprintf(t->name, sizeof t->name, "%s", a->label ? a->label : "host");
-        snprintf(where, len, "this machine");
-        return -1;
-    }
-    const cli_suite_vms *v = &a->vms;
-    t->kind = TB_TARGET_VM;
-    snprintf(t->name, sizeof t->name, "%s", v->labels[i - 1]);
-    snprintf(t->vm, sizeof t->vm, "%s", v->labels[i - 1]);
-    snprintf(where, len, "a %s VM started here (vm:%s)", tb_vm_kind_name(v->envs[i - 1].kind),
-             v->labels[i - 1]);
-    return i - 1;
+    (void)kind;
+    (void)ctx;
+    cli_fail(CMD, "%s", text);
+    fflush(stderr);
 }
 
-/* One environment with VMs around it: ours started before and stopped after (on
-   every path; a VM that cannot be stopped is one more line and sets *failed), any
-   VM's facts added to its record. 0 and *out, or -1 after err. */
-static int run_env_vm(suite_args *a, tb_suite_plan *p, const tb_remote_target *t, int vm,
-                      const char *control_dir, const tb_buf *doc, session *ss, tb_record **out,
-                      int *failed, tb_err *err)
+static void on_begin(const tb_fleet_env *e, void *ctx)
 {
-    int rc = vm >= 0 ? cli_suite_vms_start(&a->vms, vm, &ss->hooks, err) : 0;
-    if (rc == 0)
-        rc = run_env(a, p, t, control_dir, doc, ss, out, failed, err);
-    char base[1024];
-    tb_err e;
-    if (rc == 0 && t->kind == TB_TARGET_VM &&
-        (cli_suite_vm_base(a->vm_dir, base, sizeof base, &e) < 0 ||
-         cli_suite_vm_annotate(base, t->vm, vm >= 0 ? a->vms.qemu_version : NULL, *out, &e) < 0))
-        cli_fail(CMD, "%s: the VM's facts are not in the record: %s", t->name, e.msg);
-    if (vm >= 0 && cli_suite_vms_stop(&a->vms, &ss->hooks, interrupted, &e) < 0) {
-        cli_fail(CMD, "%s: %s", t->name, e.msg);
-        *failed = 1;
-    }
-    return rc;
+    fleet_ctx *c = ctx;
+    session_tag(c->ss, e->t.name);
+    if (c->ss->pr.mode != PROG_NONE && c->ss->pr.mode != PROG_JSONL)
+        fprintf(stderr, "suite[%s]: %s\n", e->t.name, e->where);
 }
 
-/* Every environment's name once (the VMs' final labels are known after
-   cli_suite_vms_plan). 0, or exit code 2. */
-static int check_env_names(const suite_args *a)
+/* An environment's record: -o DIR/NAME.json, the store, the summary. */
+static void on_done(const tb_fleet_env *e, const tb_record *r, void *ctx)
 {
-    int n = (a->vms.n ? 1 + a->vms.n : 0) + a->n_targets;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < i; j++) {
-            tb_remote_target ti, tj;
-            char w[600];
-            env_at(a, i, &ti, w, sizeof w);
-            env_at(a, j, &tj, w, sizeof w);
-            if (!strcmp(ti.name, tj.name))
-                return cli_fail_code(2, CMD,
-                                     "%s names two environments (--label, --vm-kinds "
-                                     "and --target names must differ)",
-                                     ti.name);
-        }
-    return 0;
+    fleet_ctx *c = ctx;
+    const char *out = c->a->output;
+    char path[PATH_MAX];
+    if (out && snprintf(path, sizeof path, "%s/%s.json", out, e->t.name) >= (int)sizeof path)
+        c->code = cli_fail(CMD, "-o %s: path too long", out);
+    int k = finish_record(c->a, out ? path : NULL, r, c->ss->pr.mode, e->t.name);
+    if (k == 130)
+        c->code = 130;
+    else if (k)
+        c->failed = 1;
 }
 
-/* --target / --vm-kinds: each environment in turn, stored, then compared. */
+/* --target / --vm-kinds: each environment in turn (fleet/), stored, then compared. */
 static int run_targets(suite_args *a, tb_suite_plan *p, session *ss)
 {
-    char control_dir[] = "/tmp/teebench-ssh-XXXXXX"; /* short: socket paths are limited */
-    if (!mkdtemp(control_dir))
-        return cli_fail(CMD, "control socket directory: %s", strerror(errno));
     tb_buf doc = {0};
     int code = load_suite_doc(a, &doc);
     if (code)
-        return rmdir(control_dir), code;
+        return code;
     /* -o DIR: a private directory by base/file's rule (another user's or one others may
        write is refused: they could plant what the results are written over) */
     tb_err oe;
     int ofd = a->output ? tb_dir_open_private(a->output, 0700, &oe) : -1;
     if (a->output && ofd < 0) {
         tb_buf_clear(&doc);
-        rmdir(control_dir);
         struct stat ost;
         if (stat(a->output, &ost) == 0 && !S_ISDIR(ost.st_mode))
             return cli_fail_code(2, CMD, "-o %s: with --target, -o names a directory", a->output);
@@ -1176,47 +867,41 @@ static int run_targets(suite_args *a, tb_suite_plan *p, session *ss)
     }
     if (ofd >= 0)
         close(ofd);
-    tb_record *recs[MAX_ENVS];
-    size_t n = 0;
-    int failed = 0, n_envs = (a->vms.n ? 1 + a->vms.n : 0) + a->n_targets;
-    for (int i = 0; i < n_envs && !interrupted; i++) {
-        tb_remote_target t;
-        tb_err err;
-        char where[600];
-        int vm = env_at(a, i, &t, where, sizeof where);
-        if (vm >= 0 && a->vms.refused[vm]) { /* said before the first environment ran */
-            failed = 1;
-            continue;
-        }
-        session_tag(ss, t.name);
-        if (ss->pr.mode != PROG_NONE && ss->pr.mode != PROG_JSONL)
-            fprintf(stderr, "suite[%s]: %s\n", t.name, where);
-        tb_record *r = NULL;
-        if (run_env_vm(a, p, &t, vm, control_dir, &doc, ss, &r, &failed, &err) < 0) {
-            cli_fail(CMD, "%s: %s", t.name, err.msg);
-            failed = 1;
-            continue;
-        }
-        char path[PATH_MAX];
-        if (a->output &&
-            snprintf(path, sizeof path, "%s/%s.json", a->output, t.name) >= (int)sizeof path)
-            code = cli_fail(CMD, "-o %s: path too long", a->output);
-        int c = finish_record(a, a->output ? path : NULL, r, ss->pr.mode, t.name);
-        if (c == 130)
-            code = 130;
-        else if (c)
-            failed = 1;
-        recs[n++] = r;
-    }
-    session_tag(ss, NULL);
-    print_comparison(recs, n);
-    for (size_t i = 0; i < n; i++)
-        tb_record_free(recs[i]);
+    a->fleet->o.suite_doc = doc.len ? (const char *)doc.p : NULL;
+    fleet_ctx fc = {.a = a, .ss = ss};
+    tb_fleet_hooks h = {
+        .suite = ss->hooks, .say = on_say, .begin = on_begin, .done = on_done, .ctx = &fc};
+    tb_fleet_result res;
+    tb_err err;
+    int rc = tb_fleet_run(a->fleet, p, &h, &res, &err);
+    a->fleet->o.suite_doc = NULL;
     tb_buf_clear(&doc);
-    rmdir(control_dir);
+    if (rc < 0)
+        return cli_fail(CMD, "%s", err.msg);
+    session_tag(ss, NULL);
+    print_comparison(res.recs, res.n);
+    int failed = fc.failed || res.failed;
+    tb_fleet_result_clear(&res);
+    code = fc.code;
     if (interrupted && code != 130)
         code = cli_fail_code(130, CMD, "interrupted");
     return code ? code : failed;
+}
+
+/* Before anything runs: the environments planned (every name once), the VMs
+   preflighted, --ssh-copy-id. 0, or the exit code after the error line. */
+static int prepare_envs(suite_args *a)
+{
+    tb_err e;
+    tb_fleet_hooks h = {.say = on_say};
+    int rc = tb_fleet_plan(a->fleet, &e);
+    if (rc == 0)
+        rc = tb_fleet_preflight(a->fleet, &h, &e);
+    if (rc == 0 && a->ssh_copy_id)
+        rc = tb_fleet_copy_ids(a->fleet, &h, &e);
+    if (rc == 0)
+        return 0;
+    return cli_fail_code(rc == TB_FLEET_USAGE ? 2 : 1, CMD, "%s", e.msg);
 }
 
 static int cmd_run(suite_args *a, tb_suite_plan *p, char **argv)
@@ -1231,12 +916,16 @@ static int cmd_run(suite_args *a, tb_suite_plan *p, char **argv)
         return cli_fail(CMD, "out of memory");
     }
     p->invocation = (const char *)inv.p;
-    raise_fd_limit(((const tb_wl_http_params *)tb_suite_plan_params(p, &tb_wl_http))->connections);
+    /* enough open files for the load generator's connections */
+    tb_fd_limit_raise(
+        (uint64_t)((const tb_wl_http_params *)tb_suite_plan_params(p, &tb_wl_http))->connections *
+            2 +
+        512);
 
     session ss;
     session_begin(&ss, a->progress);
     int code;
-    if (a->n_targets || a->vms.n) {
+    if (a->fleet->n_envs) {
         code = run_targets(a, p, &ss);
         session_end(&ss);
     } else {
@@ -1251,6 +940,40 @@ static int cmd_run(suite_args *a, tb_suite_plan *p, char **argv)
     tb_buf_clear(&inv);
     p->invocation = NULL;
     return code;
+}
+
+/* suite run|plan with a's fleet made. */
+static int suite_main(suite_args *a, const char *sub, int argc, char **argv)
+{
+    int rc = parse_args(argc - 1, argv + 1, a);
+    if (rc >= 0)
+        return rc;
+    if ((rc = check_vms(a)) != 0)
+        return rc;
+    int n_vms = a->fleet->n_vms, n_targets = a->fleet->n_targets;
+    if (n_vms && !strcmp(sub, "plan"))
+        return cli_fail_code(2, CMD, "--vm-kinds: only for suite run");
+    if (!strcmp(sub, "run") && a->json)
+        return cli_fail_code(2, CMD, "--json: only for suite plan (run writes JSON with -o)");
+    tb_suite_plan p;
+    if ((rc = build_plan(a, &p)) != 0)
+        return rc;
+    if (!strcmp(sub, "plan"))
+        return cmd_plan(a, &p);
+    if (!n_targets && !n_vms && (rc = check_output(a->output)) != 0)
+        return rc;
+    if (a->fleet->o.guest_setup && !n_targets && !n_vms)
+        return cli_fail_code(2, CMD,
+                             "--guest-setup: only with --target or --vm-kinds (it installs "
+                             "nginx there; here, scripts/setup.sh does)");
+    if (n_targets && a->label && !n_vms)
+        return cli_fail_code(2, CMD,
+                             "--label: with --target each environment is named by its target");
+    if (a->ssh_copy_id && !n_targets)
+        return cli_fail_code(2, CMD, "--ssh-copy-id: needs a --target NAME=ssh://...");
+    if ((rc = prepare_envs(a)) != 0)
+        return rc;
+    return cmd_run(a, &p, argv);
 }
 
 int cmd_suite(int argc, char **argv)
@@ -1268,34 +991,9 @@ int cmd_suite(int argc, char **argv)
     if (strcmp(sub, "run") && strcmp(sub, "plan"))
         return cli_unknown_subcommand(CMD, sub, subs);
     suite_args a = {0};
-    cli_suite_vms_init(&a.vms);
-    int rc = parse_args(argc - 1, argv + 1, &a);
-    if (rc >= 0)
-        return rc;
-    if ((rc = cli_suite_vms_check(&a.vms)) != 0)
-        return rc;
-    if (a.vms.n && !strcmp(sub, "plan"))
-        return cli_fail_code(2, CMD, "--vm-kinds: only for suite run");
-    if (!strcmp(sub, "run") && a.json)
-        return cli_fail_code(2, CMD, "--json: only for suite plan (run writes JSON with -o)");
-    tb_suite_plan p;
-    if ((rc = build_plan(&a, &p)) != 0)
-        return rc;
-    if (!strcmp(sub, "plan"))
-        return cmd_plan(&a, &p);
-    if (!a.n_targets && !a.vms.n && (rc = check_output(a.output)) != 0)
-        return rc;
-    if (a.guest_setup && !a.n_targets && !a.vms.n)
-        return cli_fail_code(2, CMD,
-                             "--guest-setup: only with --target or --vm-kinds (it installs "
-                             "nginx there; here, scripts/setup.sh does)");
-    if (a.n_targets && a.label && !a.vms.n)
-        return cli_fail_code(2, CMD,
-                             "--label: with --target each environment is named by its target");
-    if (a.ssh_copy_id && !a.n_targets)
-        return cli_fail_code(2, CMD, "--ssh-copy-id: needs a --target NAME=ssh://...");
-    if ((rc = cli_suite_vms_plan(&a.vms, a.vm_dir)) != 0 || (rc = check_env_names(&a)) != 0 ||
-        (rc = cli_suite_vms_preflight(&a.vms)) != 0 || (rc = copy_ids(&a)) != 0)
-        return rc;
-    return cmd_run(&a, &p, argv);
+    if (!(a.fleet = tb_fleet_new(NULL)))
+        return cli_fail(CMD, "out of memory");
+    int rc = suite_main(&a, sub, argc, argv);
+    tb_fleet_free(a.fleet);
+    return rc;
 }

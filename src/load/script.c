@@ -432,78 +432,37 @@ static int hook_request(void *ctx, const uint8_t **req, size_t *len)
     return 0;
 }
 
-/* The final header block (after any 1xx interim ones) into a table; *body_off is
- * where the body starts. */
-static void push_headers(lua_State *L, const uint8_t *raw, size_t len, size_t *body_off)
+/* The response() hook's view of a response: net/http_resp parses the raw bytes
+ * again with a sink that puts the final response's header fields into the table on
+ * the top of the Lua stack and its payload (chunk framing removed) into body. */
+struct resp_sink {
+    lua_State *L;
+    const uint8_t *raw;
+    tb_buf *body;
+    bool oom;
+};
+
+static void sink_field(void *ctx, uint32_t name_off, uint32_t name_len, uint32_t value_off,
+                       uint32_t value_len)
 {
-    size_t i = 0;
-    for (;;) {
-        lua_newtable(L);
-        bool interim = len - i > 12 && !memcmp(raw + i, "HTTP/1.", 7) && raw[i + 9] == '1' &&
-                       memcmp(raw + i + 9, "101", 3) != 0;
-        bool first = true;
-        while (i < len) {
-            size_t eol = i;
-            while (eol < len && raw[eol] != '\n')
-                eol++;
-            size_t end = eol > i && raw[eol - 1] == '\r' ? eol - 1 : eol;
-            size_t next = eol < len ? eol + 1 : len;
-            if (end == i) { /* the blank line ends the block */
-                i = next;
-                break;
-            }
-            const uint8_t *colon = first ? NULL : memchr(raw + i, ':', end - i);
-            if (colon) {
-                const uint8_t *v = colon + 1;
-                const uint8_t *ve = raw + end;
-                while (v < ve && (*v == ' ' || *v == '\t'))
-                    v++;
-                while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
-                    ve--;
-                lua_pushlstring(L, (const char *)raw + i, (size_t)(colon - (raw + i)));
-                lua_pushlstring(L, (const char *)v, (size_t)(ve - v));
-                lua_settable(L, -3);
-            }
-            first = false;
-            i = next;
-        }
-        if (interim && i < len) {
-            lua_pop(L, 1);
-            continue;
-        }
-        *body_off = i;
-        return;
-    }
+    struct resp_sink *r = ctx;
+    lua_pushlstring(r->L, (const char *)r->raw + name_off, name_len);
+    lua_pushlstring(r->L, (const char *)r->raw + value_off, value_len);
+    lua_settable(r->L, -3);
 }
 
-/* The payload of a chunked body (already validated by the response parser). */
-static int dechunk(const uint8_t *p, size_t n, tb_buf *out)
+static void sink_interim(void *ctx) /* a 1xx response's fields are not the response's */
 {
-    size_t i = 0;
-    out->len = 0;
-    while (i < n) {
-        uint64_t size = 0;
-        while (i < n &&
-               ((p[i] >= '0' && p[i] <= '9') || ((p[i] | 32) >= 'a' && (p[i] | 32) <= 'f'))) {
-            int d = p[i] <= '9' ? p[i] - '0' : (p[i] | 32) - 'a' + 10;
-            size = size * 16 + (uint64_t)d;
-            i++;
-        }
-        while (i < n && p[i] != '\n')
-            i++;
-        i++;
-        if (size == 0 || i >= n)
-            return 0;
-        if (size > n - i)
-            size = n - i;
-        if (tb_buf_append(out, p + i, (size_t)size) < 0)
-            return -1;
-        i += (size_t)size;
-        while (i < n && p[i] != '\n')
-            i++;
-        i++;
-    }
-    return 0;
+    struct resp_sink *r = ctx;
+    lua_pop(r->L, 1);
+    lua_newtable(r->L);
+}
+
+static void sink_body(void *ctx, const uint8_t *p, size_t n)
+{
+    struct resp_sink *r = ctx;
+    if (!r->oom && tb_buf_append(r->body, p, n) < 0)
+        r->oom = true;
 }
 
 static int hook_response(void *ctx, const tb_http_resp *p, const uint8_t *raw, size_t len)
@@ -514,21 +473,24 @@ static int hook_response(void *ctx, const tb_http_resp *p, const uint8_t *raw, s
     lua_State *L = t->L;
     lua_getglobal(L, "response");
     lua_pushinteger(L, p->status);
-    size_t body = len;
-    push_headers(L, raw, len, &body);
-    if (p->chunked) {
-        if (dechunk(raw + body, len - body, &t->req) < 0) {
-            lua_pop(L, 3);
-            snprintf(t->error, sizeof t->error, "response(): out of memory");
-            return -1;
-        }
-        lua_pushlstring(L, (const char *)t->req.p, t->req.len);
-    } else {
-        size_t n = len - body;
-        if (p->body_bytes < n)
-            n = (size_t)p->body_bytes;
-        lua_pushlstring(L, (const char *)raw + body, n);
+    lua_newtable(L);
+    struct resp_sink r = {L, raw, &t->req, false};
+    const tb_http_resp_sink sink = {sink_field, sink_interim, sink_body, &r};
+    tb_http_resp q;
+    tb_http_resp_init(&q);
+    q.head = p->head;
+    q.sink = &sink;
+    t->req.len = 0;
+    size_t used;
+    int rc = tb_http_resp_feed(&q, raw, len, &used);
+    if (rc == TB_HTTP_MORE)
+        rc = tb_http_resp_eof(&q); /* a body that ran to the end of the connection */
+    if (rc != TB_HTTP_DONE || r.oom) {
+        lua_pop(L, 3);
+        snprintf(t->error, sizeof t->error, "response(): %s", r.oom ? "out of memory" : q.error);
+        return -1;
     }
+    lua_pushlstring(L, (const char *)t->req.p, t->req.len);
     return pcall(L, 3, 0, t->error, sizeof t->error, "response()");
 }
 

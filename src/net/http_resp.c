@@ -114,8 +114,26 @@ static bool has_element(const char *v, size_t n)
     return false;
 }
 
+/* The offset of buf[i] in the bytes fed since tb_http_resp_init. */
+static uint32_t off(const tb_http_resp *p, size_t i)
+{
+    return (uint32_t)(p->fed + i);
+}
+
+/* The sink's value ends after the last byte of buf[i..j) that is not a blank. */
+static void value_run(tb_http_resp *p, const uint8_t *buf, size_t i, size_t j)
+{
+    while (j > i && (buf[j - 1] == ' ' || buf[j - 1] == '\t'))
+        j--;
+    if (j > i)
+        p->f_val_end = off(p, j);
+}
+
 static int end_value(tb_http_resp *p)
 {
+    if (p->sink && p->sink->field)
+        p->sink->field(p->sink->ctx, p->f_name, p->f_name_end - p->f_name, p->f_val,
+                       p->f_val_end - p->f_val);
     size_t n = p->val_len;
     while (n > 0 && (p->val[n - 1] == ' ' || p->val[n - 1] == '\t'))
         n--;
@@ -164,9 +182,15 @@ static int headers_done(tb_http_resp *p)
     if (p->status >= 100 && p->status < 200) { /* interim response: the real one follows */
         uint32_t hb = p->header_bytes;
         bool head = p->head;
+        const tb_http_resp_sink *sink = p->sink;
+        uint64_t fed = p->fed;
         tb_http_resp_init(p);
         p->header_bytes = hb;
         p->head = head;
+        p->sink = sink;
+        p->fed = fed;
+        if (sink && sink->interim)
+            sink->interim(sink->ctx);
         return TB_HTTP_MORE;
     }
     p->keep_alive = p->minor >= 1 ? !p->conn_close : (p->conn_keep && !p->conn_close);
@@ -364,8 +388,10 @@ int tb_http_resp_feed(tb_http_resp *p, const uint8_t *buf, size_t len, size_t *u
                 p->val_len = 0;
                 p->val_overflow = false;
                 p->hdr = H_NONE;
+                p->f_name = off(p, i - 1);
                 size_t j = run_end(buf, i, len, 255, 1);
                 if (j < len && buf[j] == ':') { /* fast path: the whole name is here */
+                    p->f_name_end = off(p, j);
                     p->hdr = known_header(buf + i - 1, j - i + 1);
                     p->header_bytes += (uint32_t)(j + 1 - i);
                     if (p->header_bytes > TB_HTTP_HEADER_MAX) {
@@ -386,6 +412,7 @@ int tb_http_resp_feed(tb_http_resp *p, const uint8_t *buf, size_t len, size_t *u
             break;
         case S_NAME:
             if (c == ':') {
+                p->f_name_end = off(p, i);
                 p->hdr = H_NONE;
                 for (int k = 0; k < 3; k++)
                     if ((p->match & (1 << k)) && p->name_len == known_len[k])
@@ -411,10 +438,14 @@ int tb_http_resp_feed(tb_http_resp *p, const uint8_t *buf, size_t len, size_t *u
                 break;
             }
             p->state = S_VAL;
+            p->f_val = p->f_val_end = off(p, i);
             /* fall through */
         case S_VAL:
             if (p->hdr == H_NONE && (cls[c] & 2)) { /* a value we ignore: skip it */
+                size_t from = i;
                 i = skip_run(p, buf, i, len, 2);
+                if (p->sink)
+                    value_run(p, buf, from, i);
                 if (p->header_bytes > TB_HTTP_HEADER_MAX)
                     rc = fail(p, "response headers too large");
                 break;
@@ -429,6 +460,8 @@ int tb_http_resp_feed(tb_http_resp *p, const uint8_t *buf, size_t len, size_t *u
                 rc = fail(p, "control byte in header value");
                 break;
             } else if (p->hdr != H_NONE) {
+                if (c != ' ' && c != '\t')
+                    p->f_val_end = off(p, i + 1);
                 if (p->val_len < sizeof p->val)
                     p->val[p->val_len++] = (char)c;
                 else
@@ -448,6 +481,8 @@ int tb_http_resp_feed(tb_http_resp *p, const uint8_t *buf, size_t len, size_t *u
             size_t take = len - i;
             if (take > p->remaining)
                 take = (size_t)p->remaining;
+            if (p->sink && p->sink->body && take)
+                p->sink->body(p->sink->ctx, buf + i, take);
             p->remaining -= take;
             p->body_bytes += take;
             i += take;
@@ -458,6 +493,8 @@ int tb_http_resp_feed(tb_http_resp *p, const uint8_t *buf, size_t len, size_t *u
             break;
         }
         case S_BODY_EOF:
+            if (p->sink && p->sink->body)
+                p->sink->body(p->sink->ctx, buf + i, len - i);
             p->body_bytes += len - i;
             i = len;
             break;
@@ -515,6 +552,8 @@ int tb_http_resp_feed(tb_http_resp *p, const uint8_t *buf, size_t len, size_t *u
             size_t take = len - i;
             if (take > p->remaining)
                 take = (size_t)p->remaining;
+            if (p->sink && p->sink->body && take)
+                p->sink->body(p->sink->ctx, buf + i, take);
             p->remaining -= take;
             p->body_bytes += take;
             i += take;
@@ -577,6 +616,7 @@ int tb_http_resp_feed(tb_http_resp *p, const uint8_t *buf, size_t len, size_t *u
         }
     }
     *used = i;
+    p->fed += i;
     return rc;
 }
 

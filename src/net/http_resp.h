@@ -17,10 +17,19 @@
  * Limits: 64 KiB of status line plus headers (interim responses included),
  * 15 hex digits of chunk size, 2^62 bytes of body.
  *
- * Usage: tb_http_resp_init once (then set `head` if the request was HEAD), then
- * tb_http_resp_feed until TB_HTTP_DONE (then read the result fields and
- * tb_http_resp_init again for the next response). At the end of the stream call
- * tb_http_resp_eof. */
+ * Usage: tb_http_resp_init once (then set `head` if the request was HEAD, and
+ * `sink` to be told the header fields and the body), then tb_http_resp_feed until
+ * TB_HTTP_DONE (then read the result fields and tb_http_resp_init again for the
+ * next response). At the end of the stream call tb_http_resp_eof.
+ *
+ * A sink (optional; load/script's response() hook uses one) is told, as they are
+ * parsed: each header field of the response -- name, and value without its
+ * surrounding blanks, as offsets into the bytes fed since tb_http_resp_init (a
+ * field may span two feeds; the caller keeps the bytes it wants to read), the end
+ * of each 1xx interim response (the fields reported so far were the interim
+ * one's), and the body's payload (chunk framing removed) as pointers into the fed
+ * buffer, valid during the call. Trailer fields are not reported. Without a sink
+ * the parser does no work for it. */
 #ifndef TB_NET_HTTP_RESP_H
 #define TB_NET_HTTP_RESP_H
 
@@ -34,6 +43,14 @@
 
 #define TB_HTTP_HEADER_MAX (64 * 1024)
 
+typedef struct tb_http_resp_sink {
+    void (*field)(void *ctx, uint32_t name_off, uint32_t name_len, uint32_t value_off,
+                  uint32_t value_len);
+    void (*interim)(void *ctx);
+    void (*body)(void *ctx, const uint8_t *p, size_t n);
+    void *ctx;
+} tb_http_resp_sink;
+
 typedef struct tb_http_resp {
     /* results, valid once the headers are parsed (and all at TB_HTTP_DONE) */
     int status;
@@ -45,7 +62,8 @@ typedef struct tb_http_resp {
     uint32_t header_bytes;  /* status line and headers, including the blank line */
     const char *error;      /* static string, set on TB_HTTP_ERROR */
     /* configuration: set after tb_http_resp_init; kept across interim responses */
-    bool head; /* the request was HEAD: the response ends after its headers */
+    bool head;                     /* the request was HEAD: the response ends after its headers */
+    const tb_http_resp_sink *sink; /* NULL: none */
     /* parser state (private) */
     uint8_t state;
     uint8_t hdr; /* which known header the current line is */
@@ -58,6 +76,8 @@ typedef struct tb_http_resp {
     uint64_t remaining; /* body or chunk bytes left */
     uint32_t digits;
     char val[64];
+    uint64_t fed; /* bytes used by earlier feeds of this response (interim ones included) */
+    uint32_t f_name, f_name_end, f_val, f_val_end; /* the sink's current field (offsets) */
 } tb_http_resp;
 
 void tb_http_resp_init(tb_http_resp *p);

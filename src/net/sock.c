@@ -194,6 +194,21 @@ int tb_sock_listen(const char *host, const char *port, int backlog, int reusepor
     return 0;
 }
 
+int tb_sock_free_port(tb_err *err)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return tb_errno(err, "socket");
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof sa;
+    int rc = bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 &&
+                     getsockname(fd, (struct sockaddr *)&sa, &len) == 0
+                 ? ntohs(sa.sin_port)
+                 : tb_errno(err, "picking a free port on 127.0.0.1");
+    close(fd);
+    return rc;
+}
+
 int tb_sock_accept(int lfd, int *fd, tb_err *err)
 {
     int s = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);

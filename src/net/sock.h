@@ -71,6 +71,12 @@ int tb_sock_connect_wait(const tb_addr *a, int timeout_ms, tb_err *err);
  * reuseport also SO_REUSEPORT so several threads can each listen). */
 int tb_sock_listen(const char *host, const char *port, int backlog, int reuseport, int *fd,
                    tb_err *err);
+/* A TCP port on 127.0.0.1 that nothing uses now, picked by the kernel (bind to port
+ * 0, read it back, close): the one way teebench picks a local port for a server it
+ * starts (nginx, the fixture server, the notary, a VM's SSH forward). Another program
+ * may take it before the caller binds it, so a caller retries or says which port was
+ * taken. The port (1..65535), or -1 with err. */
+int tb_sock_free_port(tb_err *err);
 /* Accepts one connection as a non-blocking, TCP_NODELAY fd. Returns 0 with *fd,
  * 1 if none is pending (EAGAIN), -1 with err on failure. */
 int tb_sock_accept(int lfd, int *fd, tb_err *err);

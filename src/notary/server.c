@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -43,6 +42,7 @@
 
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/fdlimit.h"
 #include "base/hex.h"
 #include "net/ev.h"
 #include "net/http_req.h"
@@ -1170,16 +1170,17 @@ static int tls_setup(tb_notary_server *s, tb_err *err)
 /* The fd budget: the loop watches fds below the soft RLIMIT_NOFILE. */
 static void size_limits(tb_notary_server *s)
 {
-    struct rlimit rl;
-    rlim_t cur = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
-    if (cur == RLIM_INFINITY || cur > (1u << 20))
+    uint64_t cur = tb_fd_limit_raise(0);
+    if (cur == 0)
+        cur = 1024;
+    if (cur > (1u << 20))
         cur = 1u << 20;
     s->setsize = (int)cur;
     size_t want = s->cfg.max_connections ? s->cfg.max_connections : DEFAULT_MAX_CONNECTIONS;
     /* leave room for the workers' target sockets, the lookups (an eventfd and a
      * DNS socket each) and the rest of the process */
     size_t other = (size_t)s->cfg.concurrency + 2 * s->cfg.max_resolutions + 64;
-    size_t room = cur > (rlim_t)other ? (size_t)cur - other : 16;
+    size_t room = cur > (uint64_t)other ? (size_t)cur - other : 16;
     s->max_conns = want < room ? want : room;
 }
 

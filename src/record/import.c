@@ -33,6 +33,7 @@
 #include "base/text.h"
 #include "bench/results.h"
 #include "workloads/notary.h"
+#include "workloads/tlsn.h"
 #include "workloads/workload.h"
 
 _Static_assert((int)TB_WL_HIGHER == (int)TB_BETTER_HIGHER &&
@@ -259,6 +260,16 @@ static int notary_metrics(importer *im, const tb_bench_results *rs, int simulate
     return tb_wl_notary_rows(rs, &o, &sink, im->err);
 }
 
+/* A bench tlsn folder's rows and phases, as the suite's tlsn workload records them. */
+static int tlsn_metrics(importer *im, const tb_bench_results *rs, const char *phases,
+                        int simulated)
+{
+    if (rs->n == 0)
+        return tb_errf(im->err, "%s: results.csv has no rows", im->path);
+    tb_wl_sink sink = {.ctx = im, .sample = im_sample, .fact = im_fact, .dir_fd = -1};
+    return tb_wl_tlsn_rows(rs, phases, simulated, &sink, im->err);
+}
+
 static int import_csv(importer *im, const char *data, size_t len, const tb_import_opts *o)
 {
     tb_bench_results rs = {0};
@@ -467,7 +478,13 @@ static int import_dir(importer *im, const tb_import_opts *o)
         goto out;
     }
     int simulated = json_is_true(json_object_get(runj, "simulated"));
-    if (notary_metrics(im, &rs, simulated) < 0)
+    /* a bench tlsn folder (phases.csv beside results.csv): the tlsn workload's samples */
+    tb_buf ph = {0};
+    int has_ph = read_into(im->path, "phases.csv", &ph, 1, err);
+    int mrc = has_ph < 0 ? -1 : has_ph == 0 ? tlsn_metrics(im, &rs, (const char *)ph.p, simulated)
+                                            : notary_metrics(im, &rs, simulated);
+    tb_buf_clear(&ph);
+    if (mrc < 0)
         goto out;
     const char *status = json_string_value(json_object_get(runj, "status"));
     if (status &&

@@ -1,11 +1,8 @@
 /* fixture: embedded fixture documents and the compact JSON re-encoding.
  *
- * The documents are pulled into .rodata by the assembler's .incbin from
- * TEEBENCH_SOURCE_DIR/testdata/fixture at compile time, so the binary carries
- * them and never reads the source tree at run time. Each blob is followed by a
- * NUL byte (not counted in its length). If a document in testdata/fixture
- * changes, touch this file (or rebuild) to re-embed it; the unit test compares
- * the embedded bytes with the files. */
+ * The documents of testdata/fixture are embedded at compile time (base/embed), so
+ * the binary carries them and never reads the source tree at run time; the unit
+ * test compares the embedded bytes with the files. */
 #include "serve/fixture.h"
 
 #include <jansson.h>
@@ -13,24 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIXTURE_DIR TEEBENCH_SOURCE_DIR "/testdata/fixture/"
+#include "base/embed.h"
 
-#define TB_INCBIN(sym, file)                                                                       \
-    __asm__(".section .rodata\n"                                                                   \
-            ".balign 16\n"                                                                         \
-            ".globl " #sym "_start\n"                                                              \
-            ".hidden " #sym "_start\n" #sym "_start:\n"                                            \
-            ".incbin \"" file "\"\n"                                                               \
-            ".globl " #sym "_end\n"                                                                \
-            ".hidden " #sym "_end\n" #sym "_end:\n"                                                \
-            ".byte 0\n"                                                                            \
-            ".previous\n");                                                                        \
-    extern const uint8_t sym##_start[], sym##_end[]
+#define FIXTURE_DIR "testdata/fixture/"
 
-TB_INCBIN(tb_fixture_1kb_json, FIXTURE_DIR "1kb.json");
-TB_INCBIN(tb_fixture_4kb_json, FIXTURE_DIR "4kb.json");
-TB_INCBIN(tb_fixture_8kb_json, FIXTURE_DIR "8kb.json");
-TB_INCBIN(tb_fixture_4kb_html, FIXTURE_DIR "4kb.html");
+TB_EMBED(tb_fixture_1kb_json, FIXTURE_DIR "1kb.json");
+TB_EMBED(tb_fixture_4kb_json, FIXTURE_DIR "4kb.json");
+TB_EMBED(tb_fixture_8kb_json, FIXTURE_DIR "8kb.json");
+TB_EMBED(tb_fixture_4kb_html, FIXTURE_DIR "4kb.html");
 
 static const char welcome_page[] =
     "<!DOCTYPE html>\n"

@@ -135,7 +135,7 @@ static int generate_in(int dfd, const char *dir, tb_err *err)
         tb_err_ssl(err, "generating EC P-256 keys");
         goto out;
     }
-    if (!(ca = make_cert(ca_key, "teebench fixture CA", NULL, ca_key, 1, err)) ||
+    if (!(ca = make_cert(ca_key, TB_PKI_CA_NAME, NULL, ca_key, 1, err)) ||
         !(srv = make_cert(srv_key, TB_PKI_SERVER_NAME, ca, ca_key, 0, err)))
         goto out;
     if (write_pem(dfd, dir, TB_PKI_CA_KEY, NULL, ca_key, err) < 0 ||

@@ -4,7 +4,7 @@
  * tb_pki_generate(dir) writes four PEM files into dir, a private directory
  * (tb_dir_open_private: created 0700 if missing; an existing one must be the
  * caller's and writable by no one else), each relative to its descriptor:
- *   ca.pem          the CA certificate (CN "teebench fixture CA", CA:TRUE, pathlen 0)
+ *   ca.pem          the CA certificate (O teebench, CN TB_PKI_CA_NAME, CA:TRUE, pathlen 0)
  *   ca-key.pem      its private key (mode 0600)
  *   server.pem      the server certificate: CN test-server.io, SANs
  *                   DNS:test-server.io, DNS:localhost, IP:127.0.0.1, serverAuth
@@ -28,6 +28,11 @@
 #define TB_PKI_SERVER_CERT "server.pem"
 #define TB_PKI_SERVER_KEY "server-key.pem"
 #define TB_PKI_SERVER_NAME "test-server.io"
+/* The CA's common name. Its length is not free: the CA's subject (O=teebench plus this
+ * CN) is 80 bytes of DER, as long as the subject of the root that tlsn/wasm replaces
+ * with it in a copy of tlsn-wasm's compiled-in trust store (a name must match its
+ * anchor's byte for byte, and the wasm's bytes cannot grow). */
+#define TB_PKI_CA_NAME "teebench fixture CA (also the tlsn-wasm test root)"
 
 int tb_pki_generate(const char *dir, tb_err *err);
 /* The same into the subdirectory name of the private directory parent_fd (parent:

@@ -13,7 +13,6 @@
 #include "store/internal.h"
 
 #include <errno.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,29 +23,16 @@
 
 #include "base/clock.h"
 #include "base/file.h"
+#include "base/paths.h"
 #include "record/import.h"
 
 /* ---------- paths ---------- */
 
 int tb_store_default_path(char *out, size_t out_len, tb_err *err)
 {
-    const char *xdg = getenv("XDG_DATA_HOME");
-    int n;
-    if (xdg && xdg[0] == '/') {
-        n = snprintf(out, out_len, "%s/teebench/results.db", xdg);
-    } else {
-        const char *home = getenv("HOME");
-        if (!home || !*home) {
-            struct passwd *pw = getpwuid(getuid());
-            home = pw ? pw->pw_dir : NULL;
-        }
-        if (!home || !*home)
-            return tb_errf(err, "no home directory to keep the results store in (set HOME, "
+    if (tb_path_dir(TB_PATH_DATA, "teebench/results.db", out, out_len, err) < 0)
+        return tb_err_wrap(err, "no home directory to keep the results store in (set HOME, "
                                 "XDG_DATA_HOME or TEEBENCH_DB, or use --db FILE)");
-        n = snprintf(out, out_len, "%s/.local/share/teebench/results.db", home);
-    }
-    if (n < 0 || (size_t)n >= out_len)
-        return tb_errf(err, "results store path too long");
     return 0;
 }
 

@@ -4,7 +4,7 @@
  *
  * Where it lives: `--db FILE`, else $TEEBENCH_DB, else
  * $XDG_DATA_HOME/teebench/results.db, else ~/.local/share/teebench/results.db
- * (tb_store_path resolves it; tb_store_open takes the result).
+ * (base/paths' rule; tb_store_path resolves it; tb_store_open takes the result).
  *
  * Invariants:
  * - A store is an SQLite database with application_id TB_STORE_APP_ID and a
@@ -47,7 +47,7 @@
 typedef struct tb_store tb_store;
 
 /* The default path ($XDG_DATA_HOME/teebench/results.db when XDG_DATA_HOME is an
-   absolute path, else $HOME/.local/share/teebench/results.db). 0 or -1. */
+   absolute path, else $HOME/.local/share/teebench/results.db: base/paths). 0 or -1. */
 int tb_store_default_path(char *out, size_t out_len, tb_err *err);
 /* The store the user chose: db_flag (the --db value) when not NULL, else
    $TEEBENCH_DB when set and non-empty, else tb_store_default_path. 0 or -1. */

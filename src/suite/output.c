@@ -1,7 +1,7 @@
 /* suite/output: the suite's pure output helpers -- progress events as JSON
  * (one object a line for `--progress=jsonl`, read back by a remote run's
  * caller), the median and coefficient of variation of a metric, and the
- * summary table of a record.
+ * summary table of a record; tb_suite_info, the one maker of an INFO event.
  *
  * Invariants: an event survives tb_suite_event_to_json + _from_json unchanged
  * (numbers as JSON reals/integers, every member present); the summary shows
@@ -11,6 +11,8 @@
 #include "suite/suite.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +24,24 @@ static const char *const kind_names[] = {"begin", "info", "step", "step_done", "
 const char *tb_suite_event_kind_name(tb_suite_event_kind k)
 {
     return (unsigned)k < sizeof kind_names / sizeof kind_names[0] ? kind_names[k] : "?";
+}
+
+void tb_suite_info(const tb_suite_hooks *hooks, const char *fmt, ...)
+{
+    if (!hooks || !hooks->progress)
+        return;
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    tb_suite_event ev = {.kind = TB_SUITE_EV_INFO,
+                         .workload = "",
+                         .target = "",
+                         .status = "",
+                         .text = text,
+                         .eta_s = -1};
+    hooks->progress(&ev, hooks->ctx);
 }
 
 static const char *str_or_empty(const char *s)

@@ -287,7 +287,8 @@ size_t tb_suite_plan_steps(const tb_suite_plan *p, tb_suite_step *st)
         tb_wl_step ws[TB_WL_MAX_STEPS];
         size_t k = w->steps(p->params[i].bytes, ws);
         for (size_t j = 0; j < k && n < TB_SUITE_MAX_STEPS; j++)
-            st[n++] = (tb_suite_step){w, ws[j].target, ws[j].estimate_s};
+            st[n++] =
+                (tb_suite_step){w, ws[j].target, ws[j].estimate_s, (w->flags & TB_WL_ONCE) != 0};
     }
     return n;
 }
@@ -328,10 +329,10 @@ double tb_suite_plan_estimate(const tb_suite_plan *p)
 {
     tb_suite_step st[TB_SUITE_MAX_STEPS];
     size_t n = tb_suite_plan_steps(p, st);
-    double round = 0;
+    double round = 0, once = 0;
     for (size_t i = 0; i < n; i++)
-        round += st[i].estimate_s;
-    return setup_estimate(p) + round * p->repeat;
+        *(st[i].once ? &once : &round) += st[i].estimate_s;
+    return setup_estimate(p) + round * p->repeat + once;
 }
 
 /* ---- JSON and text ---- */
@@ -447,8 +448,8 @@ int tb_suite_plan_describe(const tb_suite_plan *p, tb_buf *out, tb_err *err)
         if (w->describe)
             w->describe(tb_suite_plan_params(p, w), st[i].target, what, sizeof what);
         fmt_duration(st[i].estimate_s, est, sizeof est);
-        rc |= tb_buf_printf(out, "  %-20s %s (~%s per round)\n",
-                            step_label(&st[i], lbl, sizeof lbl), what, est);
+        rc |= tb_buf_printf(out, "  %-20s %s (~%s %s)\n", step_label(&st[i], lbl, sizeof lbl), what,
+                            est, st[i].once ? "in round 1 only" : "per round");
     }
     tb_suite_metric_spec *ms = NULL;
     size_t nm = 0;

@@ -897,20 +897,11 @@ int tb_remote_run(const tb_remote_target *t, const tb_remote_opts *o, tb_suite_h
     const volatile sig_atomic_t *stop = hooks ? hooks->stop : NULL;
     char name[96], why[200];
     int rc = ensure_binary(t, o, stop, name, sizeof name, why, sizeof why, err);
-    if (rc == 0 && why[0] && hooks && hooks->progress) {
-        char text[800];
-        snprintf(text, sizeof text,
-                 "this teebench cannot run on %s (%s): running the self-contained build there "
-                 "(%s)",
-                 t->host, why, name);
-        tb_suite_event info = {.kind = TB_SUITE_EV_INFO,
-                               .workload = "",
-                               .target = "",
-                               .status = "",
-                               .text = text,
-                               .eta_s = -1};
-        hooks->progress(&info, hooks->ctx);
-    }
+    if (rc == 0 && why[0])
+        tb_suite_info(hooks,
+                      "this teebench cannot run on %s (%s): running the self-contained build "
+                      "there (%s)",
+                      t->host, why, name);
     if (rc == 0 && stop && *stop)
         rc = tb_errf(err, "interrupted before the suite started on %s", t->host);
     tb_buf cmd = {0}, errb = {0};

@@ -502,6 +502,15 @@ static void record_problem(suite_ctx *c, const tb_suite_step *s, int round, int 
     *seen = 1;
 }
 
+/* The steps the rounds run: a once step in round 1 only. */
+static int steps_run(const tb_suite_step *st, size_t n, int repeat)
+{
+    int k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += st[i].once ? 1 : repeat;
+    return k;
+}
+
 static void run_rounds(suite_ctx *c, progress *g, const tb_suite_step *st, size_t n)
 {
     int seen[TB_SUITE_MAX_STEPS] = {0};
@@ -509,6 +518,8 @@ static void run_rounds(suite_ctx *c, progress *g, const tb_suite_step *st, size_
         for (size_t i = 0; i < n; i++) {
             if (stopped(c))
                 return;
+            if (st[i].once && round > 1)
+                continue;
             const char *w = st[i].workload->name;
             g->step++;
             emit(g, TB_SUITE_EV_STEP, w, st[i].target, round, 0, NULL, NULL);
@@ -631,7 +642,7 @@ int tb_suite_run(const tb_suite_plan *p, tb_suite_hooks *hooks, tb_record **out,
     progress g = {.h = hooks,
                   .t0 = tb_mono_ns(),
                   .est_total = tb_suite_plan_estimate(p),
-                  .steps = (int)n * p->repeat,
+                  .steps = steps_run(st, n, p->repeat),
                   .rounds = p->repeat};
     c->g = &g;
     emit(&g, TB_SUITE_EV_BEGIN, NULL, NULL, 0, 0, NULL, p->profile);
@@ -639,10 +650,10 @@ int tb_suite_run(const tb_suite_plan *p, tb_suite_hooks *hooks, tb_record **out,
     setup_workloads(c);
     if (!stopped(c))
         start_fixture_if_wanted(c, &g);
-    double round_est = 0; /* setup is done: what is left is the rounds */
+    double rounds_est = 0; /* setup is done: what is left is the rounds */
     for (size_t i = 0; i < n; i++)
-        round_est += st[i].estimate_s;
-    g.est_done = g.est_total - round_est * p->repeat;
+        rounds_est += st[i].estimate_s * (st[i].once ? 1 : p->repeat);
+    g.est_done = g.est_total - rounds_est;
     run_rounds(c, &g, st, n);
     int interrupted = stopped(c);
     stop_fixture(c);

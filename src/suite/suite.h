@@ -100,6 +100,7 @@ typedef struct tb_suite_step {
     const tb_workload *workload;
     const char *target; /* "c1", "cn", "nginx", "serve-tls", or "" */
     double estimate_s;  /* expected duration */
+    int once;           /* round 1 only (the workload's TB_WL_ONCE) */
 } tb_suite_step;
 
 /* The steps of one round, in order; returns their number (<= TB_SUITE_MAX_STEPS). */
@@ -166,6 +167,12 @@ typedef struct tb_suite_hooks {
    work directory cannot be made); then *out is NULL. Servers and children it
    started are stopped in every case. */
 int tb_suite_run(const tb_suite_plan *p, tb_suite_hooks *hooks, tb_record **out, tb_err *err);
+
+/* One INFO event with the formatted text (cut at 1 KiB) through hooks->progress, as
+   the suite's own are: for what runs around a suite (suite/remote, fleet/). Nothing
+   when hooks or hooks->progress is NULL. */
+void tb_suite_info(const tb_suite_hooks *hooks, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* ---- output helpers (pure) ---- */
 

@@ -25,6 +25,7 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#include <sys/io.h>
 #include <x86intrin.h>
 #define TB_X86 1
 #else
@@ -62,6 +63,11 @@ static const tb_probe_info probes[] = {
      1, 4096, 1000000},
     {"nanosleep", "overshoot of nanosleep(1 us) with 1 ns timer slack (timer programming)", 1, 1000,
      100000},
+    {"ioport",
+     "IN from port 0x80 (ioperm, root): an I/O exit to the VMM; a #VE and TDVMCALL in a TD", 1,
+     2000, 100000},
+    {"msr", "read IA32_MISC_ENABLE (0x1a0) via /dev/cpu/N/msr: a system call and an emulated RDMSR",
+     1, 2000, 100000},
 };
 
 const tb_probe_info *tb_probe_all(size_t *n)
@@ -373,6 +379,119 @@ static int probe_nanosleep(run *r, tb_err *err)
     return 0;
 }
 
+/* ---------- port I/O and MSRs: exits a probe can only take with privileges ---------- */
+
+#define PROBE_PORT 0x80 /* the POST code port: writes are harmless, reads return junk */
+#define PROBE_MSR 0x1a0 /* IA32_MISC_ENABLE: architectural, readable on every x86-64 CPU */
+
+int tb_probe_port_trial(unsigned port, int grant)
+{
+#if TB_X86
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) { /* only system calls and the instruction: the parent may have threads */
+        struct sigaction dfl = {.sa_handler = SIG_DFL}; /* a fault ends it, whoever hooked it */
+        sigaction(SIGSEGV, &dfl, NULL);
+        sigaction(SIGBUS, &dfl, NULL);
+        if (grant && ioperm(port, 1, 1) != 0)
+            _exit(2);
+        volatile unsigned char v = inb((unsigned short)port);
+        (void)v;
+        _exit(0);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFSIGNALED(st) ? WTERMSIG(st) : WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+#else
+    (void)port;
+    (void)grant;
+    return -1;
+#endif
+}
+
+static int probe_ioport(run *r, tb_err *err)
+{
+#if TB_X86
+    /* A TD's kernel does not emulate port I/O from user space: its #VE becomes SIGSEGV.
+       A child takes the first IN, so that this process never does what kills it. */
+    int sig = tb_probe_port_trial(PROBE_PORT, 1);
+    if (sig > 0) {
+        r->out->available = 0;
+        snprintf(r->out->note, sizeof r->out->note,
+                 "IN from port 0x%x killed a test process with %s (a TD's kernel does not "
+                 "emulate port I/O from user space)",
+                 PROBE_PORT, strsignal(sig));
+        return 0;
+    }
+    if (ioperm(PROBE_PORT, 1, 1) != 0) {
+        int e = errno;
+        r->out->available = 0;
+        snprintf(r->out->note, sizeof r->out->note, "ioperm(0x%x): %s", PROBE_PORT,
+                 e == EPERM    ? "not permitted (root only: CAP_SYS_RAWIO; refused under kernel "
+                                 "lockdown)"
+                 : e == ENOSYS ? "not in this kernel (built without CONFIG_X86_IOPL_IOPERM)"
+                               : strerror(e));
+        return 0;
+    }
+    volatile unsigned char sink = 0;
+    SAMPLE(r->x, r->reps, r->p->batch, r->warmup, r->timer, sink += inb(PROBE_PORT));
+    (void)sink;
+    ioperm(PROBE_PORT, 1, 0);
+    snprintf(r->out->note, sizeof r->out->note, "IN AL, 0x%x: each one an I/O instruction exit",
+             PROBE_PORT);
+    return 0;
+#else
+    r->out->available = 0;
+    snprintf(r->out->note, sizeof r->out->note, "not an x86 CPU (no port I/O)");
+    return 0;
+#endif
+}
+
+static int probe_msr(run *r, const char *path_given, tb_err *err)
+{
+    char path[160];
+    if (path_given)
+        snprintf(path, sizeof path, "%s", path_given);
+    else
+        snprintf(path, sizeof path, "/dev/cpu/%d/msr", r->out->cpu);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        r->out->available = 0;
+        snprintf(r->out->note, sizeof r->out->note, "%s: %s", path,
+                 e == ENOENT ? "absent (the msr driver is not loaded -- modprobe msr -- or not "
+                               "in this kernel)"
+                 : e == EACCES || e == EPERM ? "not permitted (root only: CAP_SYS_RAWIO)"
+                                             : strerror(e));
+        return 0;
+    }
+    uint64_t v;
+    if (pread(fd, &v, sizeof v, PROBE_MSR) != (ssize_t)sizeof v) {
+        int e = errno;
+        close(fd);
+        r->out->available = 0;
+        snprintf(r->out->note, sizeof r->out->note, "%s: reading MSR 0x%x: %s", path, PROBE_MSR,
+                 e == EIO ? "refused (the CPU or the hypervisor has no such MSR)" : strerror(e));
+        return 0;
+    }
+    int failed = 0;
+    SAMPLE(r->x, r->reps, r->p->batch, r->warmup, r->timer,
+           failed |= pread(fd, &v, sizeof v, PROBE_MSR) != (ssize_t)sizeof v);
+    close(fd);
+    if (failed) {
+        r->out->available = 0; /* some reads failed: no figure for what was not measured */
+        snprintf(r->out->note, sizeof r->out->note, "%s: a read of MSR 0x%x failed midway", path,
+                 PROBE_MSR);
+        return 0;
+    }
+    snprintf(r->out->note, sizeof r->out->note, "MSR 0x%x through %s, pinned to CPU %d", PROBE_MSR,
+             path, r->out->cpu);
+    return 0;
+}
+
 /* ---------- pipe ping-pong ---------- */
 
 static int pin(int cpu)
@@ -489,7 +608,7 @@ static void pick_cpus(const cpu_set_t *mask, int want, int *cpu, int *cpu2)
         }
 }
 
-static int dispatch(run *r, int cpu2, tb_err *err)
+static int dispatch(run *r, int cpu2, const tb_probe_opts *o, tb_err *err)
 {
     const char *n = r->p->name;
     if (!strcmp(n, "cpuid"))
@@ -514,6 +633,10 @@ static int dispatch(run *r, int cpu2, tb_err *err)
         return probe_pipe(r, cpu2, err);
     if (!strcmp(n, "nanosleep"))
         return probe_nanosleep(r, err);
+    if (!strcmp(n, "ioport"))
+        return probe_ioport(r, err);
+    if (!strcmp(n, "msr"))
+        return probe_msr(r, o->msr_path, err);
     return tb_errf(err, "%s: no such probe", n);
 }
 
@@ -551,7 +674,7 @@ int tb_probe_run(const tb_probe_info *p, const tb_probe_opts *o, tb_probe_result
     }
     run r = {p, reps, warmup, timer_cost(), x, out};
     out->timer_ns = r.timer;
-    int rc = dispatch(&r, cpu2, err);
+    int rc = dispatch(&r, cpu2, o, err);
     if (rc == 0 && out->available)
         tb_probe_summarize(x, reps, out);
     free(x);

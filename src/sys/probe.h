@@ -1,5 +1,8 @@
 /* probe: microbenchmarks of the operations a confidential VM handles differently
- * from a regular VM (CPUID, timers, page faults, IPIs), for `teebench probe`.
+ * from a regular VM (CPUID, timers, page faults, IPIs, port I/O, MSRs), for
+ * `teebench probe`. A probe this machine cannot run (no privilege, no driver, not
+ * x86) is "not available" with the reason in its note, and has no figures: a probe
+ * never reports a number it did not measure.
  *
  * Method: the calling thread is pinned to one CPU for the run (its affinity is
  * restored afterwards); each probe first runs warm-up operations, then takes
@@ -30,9 +33,10 @@ const tb_probe_info *tb_probe_all(size_t *n);
 const tb_probe_info *tb_probe_find(const char *name);
 
 typedef struct tb_probe_opts {
-    unsigned reps;   /* samples; 0 = the probe's default; capped at its max_reps */
-    unsigned warmup; /* warm-up operations; 0 = reps / 10, at least 10 */
-    int cpu;         /* CPU to pin to; -1 = the first CPU this process may use */
+    unsigned reps;        /* samples; 0 = the probe's default; capped at its max_reps */
+    unsigned warmup;      /* warm-up operations; 0 = reps / 10, at least 10 */
+    int cpu;              /* CPU to pin to; -1 = the first CPU this process may use */
+    const char *msr_path; /* msr: NULL = /dev/cpu/<cpu>/msr; a test's file of 8-byte words */
 } tb_probe_opts;
 
 typedef struct tb_probe_result {
@@ -57,5 +61,11 @@ size_t tb_probe_reps(const tb_probe_info *p, unsigned requested);
 
 /* Median/p99/min/mean of x[0..n-1] (sorted in place) into out. n >= 1. */
 void tb_probe_summarize(double *x, size_t n, tb_probe_result *out);
+
+/* One IN from port in a child process, after ioperm(port) when grant: 0 when it
+   completed, the signal that ended the child (SIGSEGV where user port I/O faults: no
+   ioperm, or a TD's kernel), -1 otherwise (fork failed, ioperm refused, not x86). The
+   ioport probe takes it first, so a fault never reaches the measuring process. */
+int tb_probe_port_trial(unsigned port, int grant);
 
 #endif

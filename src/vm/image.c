@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/file.h"
+#include "base/paths.h"
 #include "base/proc.h"
 #include "vm/vm.h"
 
@@ -325,18 +326,13 @@ char **tb_vm_image_argv(const tb_vm_image_recipe *r, const char *hook_path, tb_e
 
 int tb_vm_image_default_path(const char *suite, int stock, char *out, size_t len, tb_err *err)
 {
-    const char *data = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    int n;
     const char *s = suite ? suite : TB_VM_IMAGE_DEFAULT_SUITE;
-    if (data && data[0] == '/')
-        n = snprintf(out, len, "%s/teebench/images/%s%s.qcow2", data, s, stock ? "-stock" : "");
-    else if (home && home[0] == '/')
-        n = snprintf(out, len, "%s/.local/share/teebench/images/%s%s.qcow2", home, s,
-                     stock ? "-stock" : "");
-    else
-        return tb_errf(err, "neither XDG_DATA_HOME nor HOME is an absolute path");
-    if (n < 0 || (size_t)n >= len)
+    char sub[256];
+    int n = snprintf(sub, sizeof sub, "teebench/images/%s%s.qcow2", s, stock ? "-stock" : "");
+    if (n < 0 || (size_t)n >= sizeof sub)
         return tb_errf(err, "the image path is too long");
+    if (tb_path_dir(TB_PATH_DATA, sub, out, len, err) < 0)
+        return tb_err_wrap(err, "no default image path");
     return 0;
 }
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/paths.h"
 #include "base/file.h"
 
 #define SCHEMA "teebench-vm"
@@ -63,6 +64,49 @@ int tb_vm_ssh_url(const tb_vm_state *st, char *out, size_t len)
     return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
+/* {"firmware_ns": N|null, ..., "note": "..."} */
+static json_t *phases_json(const tb_vm_state *st)
+{
+    json_t *o = json_object();
+    for (int i = 0; o && i < TB_VM_BOOT_NPHASES; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "%s_ns", tb_vm_boot_phase_name(i));
+        json_object_set_new(
+            o, key, st->boot_phase_ns[i] >= 0 ? json_integer(st->boot_phase_ns[i]) : json_null());
+    }
+    if (o)
+        json_object_set_new(o, "note", json_string(st->boot_note));
+    return o;
+}
+
+/* Optional in vm.json (a state written before phases were measured has none). */
+static int parse_phases(const json_t *o, tb_vm_state *st, tb_err *err)
+{
+    for (int i = 0; i < TB_VM_BOOT_NPHASES; i++)
+        st->boot_phase_ns[i] = -1;
+    const json_t *ph = json_object_get(o, "boot_phases");
+    if (!ph)
+        return 0;
+    if (!json_is_object(ph))
+        return tb_errf(err, "\"boot_phases\" is not an object");
+    for (int i = 0; i < TB_VM_BOOT_NPHASES; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "%s_ns", tb_vm_boot_phase_name(i));
+        const json_t *v = json_object_get(ph, key);
+        if (!v || json_is_null(v))
+            continue;
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            json_integer_value(v) > ((json_int_t)1 << 62))
+            return tb_errf(err, "\"boot_phases\".%s is not a number of nanoseconds", key);
+        st->boot_phase_ns[i] = (int64_t)json_integer_value(v);
+    }
+    const json_t *note = json_object_get(ph, "note");
+    if (note && !json_is_string(note))
+        return tb_errf(err, "\"boot_phases\".note is not a string");
+    snprintf(st->boot_note, sizeof st->boot_note, "%s", note ? json_string_value(note) : "");
+    return 0;
+}
+
 json_t *tb_vm_state_json(const tb_vm_state *st)
 {
     char url[128];
@@ -85,7 +129,8 @@ json_t *tb_vm_state_json(const tb_vm_state *st)
                                             st->qemu_version, "sha256", st->qemu_sha256)) < 0 ||
               json_object_set_new(o, "firmware",
                                   json_pack("{s:s, s:s}", "path", st->firmware, "sha256",
-                                            st->firmware_sha256)) < 0)) {
+                                            st->firmware_sha256)) < 0 ||
+              json_object_set_new(o, "boot_phases", phases_json(st)) < 0)) {
         json_decref(o);
         return NULL;
     }
@@ -192,6 +237,8 @@ static int parse_doc(const json_t *o, tb_vm_state *st, tb_err *err)
     if (get_int(o, "boot_ns", 0, (long long)1 << 62, &v, err) < 0)
         return -1;
     st->boot_ns = (uint64_t)v;
+    if (parse_phases(o, st, err) < 0)
+        return -1;
     const json_t *q = json_object_get(o, "qemu"), *fw = json_object_get(o, "firmware");
     if ((q && !json_is_object(q)) || (fw && !json_is_object(fw)))
         return tb_errf(err, "\"qemu\" or \"firmware\" is not an object");
@@ -336,17 +383,7 @@ int tb_vm_alive(const tb_vm_state *st)
 
 int tb_vm_default_dir(char *out, size_t len, tb_err *err)
 {
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    int n;
-    if (xdg && xdg[0] == '/')
-        n = snprintf(out, len, "%s/teebench/vm", xdg);
-    else {
-        const char *home = getenv("HOME");
-        if (!home || home[0] != '/')
-            return tb_errf(err, "neither XDG_RUNTIME_DIR nor HOME is set: give --dir");
-        n = snprintf(out, len, "%s/.local/state/teebench/vm", home);
-    }
-    if (n < 0 || (size_t)n >= len)
-        return tb_errf(err, "default run dir: path too long");
+    if (tb_path_dir(TB_PATH_RUNTIME, "teebench/vm", out, len, err) < 0)
+        return tb_err_wrap(err, "no default run dir (give --dir)");
     return 0;
 }

@@ -27,6 +27,7 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/proc.h"
+#include "net/sock.h"
 #include "sys/env.h"
 #include "vm/qmp.h"
 #include "vm/seed.h"
@@ -44,25 +45,6 @@ static int port_free(int port)
     int rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
     close(fd);
     return rc;
-}
-
-/* A port the kernel picks on 127.0.0.1, or -1. */
-static int pick_port(tb_err *err)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return tb_errno(err, "socket");
-    struct sockaddr_in sa = {.sin_family = AF_INET};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof sa;
-    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-        getsockname(fd, (struct sockaddr *)&sa, &len) < 0) {
-        tb_errno(err, "picking a free port on 127.0.0.1");
-        close(fd);
-        return -1;
-    }
-    close(fd);
-    return ntohs(sa.sin_port);
 }
 
 static int readable(const char *what, const char *path, const char *hint, tb_err *err)
@@ -577,11 +559,47 @@ static int check_swiotlb(const tb_vm_spec *s, tb_vm_state *st, uint64_t t0, tb_e
     }
 }
 
+/* The boot's phases (vm/boot.h): the probe over a second login, its output kept as
+   boot-probe.txt in the run dir. A probe that fails leaves the phases unknown, with
+   the reason; the VM has booted either way. */
+static void probe_boot(const tb_vm_spec *s, tb_vm_state *st, uint64_t t0)
+{
+    char out[1200], log[1200];
+    snprintf(out, sizeof out, "%s/boot-probe.txt", st->paths.dir);
+    snprintf(log, sizeof log, "%s/ssh-probe.log", st->paths.dir);
+    char *cmd[] = {(char *)tb_vm_boot_probe_cmd(), NULL};
+    char **argv = tb_vm_ssh_argv(st, cmd);
+    tb_proc_result r;
+    tb_err e;
+    tb_proc_opts o = {.argv = argv, .stdout_path = out, .stderr_path = log};
+    int rc = argv ? tb_proc_run(&o, 60000, s->stop, &r, &e) : -1;
+    uint64_t end = tb_mono_ns() - t0;
+    tb_vm_argv_free(argv);
+    tb_buf b = {0};
+    tb_vm_boot_guest g;
+    if (rc < 0 || r.exit_code != 0 || r.timed_out || r.cancelled ||
+        tb_file_read(out, 1 << 16, &b, &e) < 0) {
+        snprintf(st->boot_note, sizeof st->boot_note,
+                 "the boot probe's login failed (ssh-probe.log in the run dir): no phases");
+        tb_buf_clear(&b);
+        return;
+    }
+    unlink(log);
+    tb_vm_boot_parse(b.p ? (const char *)b.p : "", b.len, &g);
+    tb_buf_clear(&b);
+    tb_vm_boot_phases ph;
+    tb_vm_boot_phases_make(st->boot_ns, end, &g, &ph);
+    memcpy(st->boot_phase_ns, ph.ns, sizeof ph.ns);
+    snprintf(st->boot_note, sizeof st->boot_note, "%s", ph.note);
+}
+
 int tb_vm_start(const tb_vm_spec *spec, const tb_vm_plan *plan, const char *base, tb_vm_state *st,
                 tb_err *err)
 {
     uint64_t t0 = tb_mono_ns();
     memset(st, 0, sizeof *st);
+    for (int i = 0; i < TB_VM_BOOT_NPHASES; i++)
+        st->boot_phase_ns[i] = -1;
     if (tb_vm_preflight(spec, base, err) < 0)
         return -1;
     tb_vm_spec s = *spec;
@@ -594,7 +612,7 @@ int tb_vm_start(const tb_vm_spec *spec, const tb_vm_plan *plan, const char *base
     }
     if (tb_vm_paths_make(base, s.name, paths, err) < 0 || make_dirs(base, paths, err) < 0)
         return -1;
-    if (!s.ssh_port && (s.ssh_port = pick_port(err)) < 0)
+    if (!s.ssh_port && (s.ssh_port = tb_sock_free_port(err)) < 0)
         return -1;
     if (!s.ssh_key && make_key(s.name, paths->key, paths->dir, err) < 0)
         return -1;
@@ -646,8 +664,10 @@ int tb_vm_start(const tb_vm_spec *spec, const tb_vm_plan *plan, const char *base
         goto fail;
     if (s.npin && pin_vcpus(&s, st, err) < 0)
         goto fail;
-    if (wait_ssh(&s, st, t0, err) < 0 || check_swiotlb(&s, st, t0, err) < 0 ||
-        tb_vm_state_save(st, err) < 0)
+    if (wait_ssh(&s, st, t0, err) < 0 || check_swiotlb(&s, st, t0, err) < 0)
+        goto fail;
+    probe_boot(&s, st, t0); /* after the seed's reboot, of the boot that is measured */
+    if (tb_vm_state_save(st, err) < 0)
         goto fail;
     return 0;
 fail:

@@ -21,10 +21,12 @@
  *              the ISO 9660 image that carries them;
  * - image.c    `vm image`: a guest image built from a distribution's archive
  *              (image.h);
+ * - boot.c     the boot's phases from the guest's own account at its first login
+ *              (boot.h);
  * - qmp.c      a small QMP client (qmp.h);
  * - state.c    the run directory and its state file (vm.json);
  * - vm.c       start (seed, QEMU -daemonize, pinning, wait until `ssh true`
- *              runs), stop, ssh argv.
+ *              runs, then the boot probe), stop, ssh argv.
  *
  * Invariants:
  * - The three kinds share every option except the TEE's own: tdx adds the
@@ -54,6 +56,7 @@
 #include <sys/types.h>
 
 #include "base/err.h"
+#include "vm/boot.h"
 #include "vm/firmware.h"
 #include "vm/qemu.h"
 
@@ -354,6 +357,10 @@ typedef struct tb_vm_state {
     uint64_t memory;
     char started_at[32]; /* ISO 8601 UTC */
     uint64_t boot_ns;    /* vm start to the first `ssh true` that ran; 0 when unknown */
+    /* boot_ns's phases (vm/boot.h; -1: unknown; all -1 in a vm.json without them) and
+       how they were split */
+    int64_t boot_phase_ns[TB_VM_BOOT_NPHASES];
+    char boot_note[240];
     char **argv;         /* QEMU's argv (owned, NULL-terminated) or NULL */
     /* what ran, for a result's environment facts ("" when unknown; optional in vm.json) */
     char qemu_path[1024], qemu_version[200], qemu_sha256[65];
@@ -382,7 +389,7 @@ int tb_vm_list(const char *base, char ***names, tb_err *err);
 /* 1 when st->pid is alive and is this VM's QEMU, else 0. */
 int tb_vm_alive(const tb_vm_state *st);
 /* The default base dir: $XDG_RUNTIME_DIR/teebench/vm, else
- * $HOME/.local/state/teebench/vm. */
+ * $HOME/.local/state/teebench/vm (base/paths' rule). */
 int tb_vm_default_dir(char *out, size_t len, tb_err *err);
 
 /* ---- lifecycle ---- */

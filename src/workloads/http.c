@@ -513,21 +513,6 @@ static void nginx_version(const tb_wl_http_params *h, tb_wl_sink *sink, char *ou
     tb_buf_clear(&b);
 }
 
-static int pick_free_port(tb_err *err)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return tb_errno(err, "socket");
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    int rc = bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-                     getsockname(fd, (struct sockaddr *)&a, &len) == 0
-                 ? ntohs(a.sin_port)
-                 : tb_errno(err, "picking a free port");
-    close(fd);
-    return rc;
-}
-
 static int start_nginx(http_state *st, tb_wl_sink *sink, tb_err *err)
 {
     const tb_wl_http_params *h = st->h;
@@ -543,7 +528,7 @@ static int start_nginx(http_state *st, tb_wl_sink *sink, tb_err *err)
         return -1;
     int rc = -1;
     for (int attempt = 0; attempt < 3 && rc < 0; attempt++) {
-        if ((st->nginx_port = pick_free_port(err)) < 0)
+        if ((st->nginx_port = tb_sock_free_port(err)) < 0)
             return -1;
         tb_nginx_opts o = {.dir = st->nginx_dir,
                            .addr = "127.0.0.1",

@@ -12,7 +12,7 @@
 
 extern const tb_workload tb_wl_envfacts, tb_wl_syscall, tb_wl_probe, tb_wl_http, tb_wl_attest,
     tb_wl_notary, tb_wl_vm;
-extern const tb_workload tb_wl_storage, tb_wl_kv;
+extern const tb_workload tb_wl_storage, tb_wl_kv, tb_wl_memory, tb_wl_network, tb_wl_tlsn;
 
 /* env: always runs, first; the record's environment facts (`teebench env --json`) are
    the suite's own, so it has no metrics and no steps. */
@@ -24,8 +24,8 @@ const tb_workload tb_wl_envfacts = {
 };
 
 static const tb_workload *const workloads[] = {
-    &tb_wl_envfacts, &tb_wl_syscall, &tb_wl_probe,   &tb_wl_http, &tb_wl_attest,
-    &tb_wl_notary,   &tb_wl_vm,      &tb_wl_storage, &tb_wl_kv,
+    &tb_wl_envfacts, &tb_wl_syscall, &tb_wl_probe, &tb_wl_http,    &tb_wl_attest, &tb_wl_notary,
+    &tb_wl_vm,       &tb_wl_storage, &tb_wl_kv,    &tb_wl_memory, &tb_wl_network, &tb_wl_tlsn,
 };
 
 #define N_WORKLOADS (sizeof workloads / sizeof workloads[0])

@@ -365,8 +365,10 @@ struct tb_workload {
 #define TB_WL_ALWAYS 1u   /* runs in every suite (env: the environment facts) */
 #define TB_WL_NO_SUITE 2u /* not a suite workload: its metrics come from elsewhere (vm) */
 /* left out of the quick profile (tests and smoke runs) unless named (--workloads, a suite
-   file): a workload that needs a tool or minutes (storage, kv) */
+   file): a workload that needs a tool or minutes (storage, kv, network) or whose figures
+   need more than a few seconds (memory); named, it runs with quick's defaults */
 #define TB_WL_NOT_QUICK 4u
+#define TB_WL_ONCE 8u /* its steps run in round 1 only (long ones: tlsn's sessions) */
 
 /* ---- the registry ---- */
 

@@ -15,7 +15,7 @@ grep -q 'did you mean' "$WORK/err" && fail "no suggestion for a far word: $(cat 
 expect_fail 2 "$TB" htpp
 grep -q "unknown command 'htpp'; did you mean 'http'?" "$WORK/err" || fail "suggestion: $(cat "$WORK/err")"
 expect_fail 2 "$TB" bench sumarize
-grep -q "sumarize: unknown subcommand (notary, summarize); did you mean 'summarize'?" "$WORK/err" \
+grep -q "sumarize: unknown subcommand (notary, tlsn, summarize); did you mean 'summarize'?" "$WORK/err" \
   || fail "subcommand suggestion: $(cat "$WORK/err")"
 expect_fail 2 "$TB" nginx strat
 grep -q "did you mean 'start'" "$WORK/err" || fail "nginx action suggestion: $(cat "$WORK/err")"
@@ -58,6 +58,9 @@ notary check|notary check|--ca
 notarize|notarize|--notary
 bench notary|bench notary|--iterations
 bench summarize|bench summarize|-
+bench tlsn|bench tlsn|--iterations
+bench tlsn|bench tlsn|--threads
+tlsn session|tlsn session|--threads
 compare|compare|--format
 report|report|-o
 results list|results|--db
@@ -73,7 +76,10 @@ suite run|suite|--repeat
 suite plan|suite|-o
 storage|storage|--size
 kv|kv|--requests
-kv serve|kv serve|--port'
+kv serve|kv serve|--port
+memory|memory|--passes
+network|network|--duration
+network serve|network serve|--port'
 for c in $cmds; do
   echo "$table" | grep -q "^$c[ |]" || fail "cli_basics: no option-wording line for '$c'"
 done

@@ -42,7 +42,7 @@ gone() {
 
 # ---- 1. host and a regular VM in one command ----
 T1=$(date +%s)
-"$TB" suite run "${small[@]}" --vm-kinds regular "${vm[@]}" -o "$WORK/res" --progress plain \
+"$TB" suite run "${small[@]}" --vm-kinds regular "${vm[@]}" --vm-boot-memory 1G,512M -o "$WORK/res" --progress plain \
   >"$WORK/run.out" 2>"$WORK/run.err" || fail "suite run --vm-kinds regular: $(tail -n 5 "$WORK/run.err")"
 T1_END=$(date +%s)
 cat "$WORK/run.err"
@@ -88,9 +88,27 @@ assert any(c.split(" ", 1)[0].endswith("qemu-system-x86_64") and "-accel tcg" in
 assert vm["qemu"]["path"].endswith("qemu-system-x86_64") and len(vm["qemu"]["sha256"]) == 64, vm
 assert vm["qemu"]["version"].startswith("QEMU emulator version"), vm
 assert vm["firmware"].startswith("none"), vm
+# the boot's phases, from the guest's own uptime and kernel log (busybox: no systemd,
+# so userspace runs to the login and there is no ssh phase); they add up to vm.boot.s
+ph = {m["name"]: m for m in g["metrics"] if m["name"].startswith("vm.boot.") and m["name"] != "vm.boot.s"
+      and not m["name"].startswith("vm.boot.mem.")}
+assert set(ph) == {"vm.boot.firmware.s", "vm.boot.kernel.s", "vm.boot.userspace.s"}, (sorted(ph), vm.get("boot_phases"))
+for m in ph.values():
+    assert m["unit"] == "s" and m["better"] == "lower" and len(m["samples"]) == 1 and m["samples"][0] >= 0, m
+    assert "TCG" in m["note"] and "no systemd-analyze" in m["note"], m["note"]
+assert abs(sum(m["samples"][0] for m in ph.values()) - boot["samples"][0]) < 1e-6, ph
+assert 0 < ph["vm.boot.kernel.s"]["samples"][0] < boot["samples"][0], ph
+# --vm-boot-memory 1G,512M: the suite's own boot is the 1 GiB point, one more boot at 512 MiB
+mem = {m["name"]: m for m in g["metrics"] if m["name"].startswith("vm.boot.mem.")}
+assert set(mem) == {"vm.boot.mem.1024mib.s", "vm.boot.mem.512mib.s"}, sorted(mem)
+assert mem["vm.boot.mem.1024mib.s"]["samples"] == boot["samples"], mem
+assert len(mem["vm.boot.mem.512mib.s"]["samples"]) == 1 and 0 < mem["vm.boot.mem.512mib.s"]["samples"][0] < 240, mem
+assert "TCG" in mem["vm.boot.mem.512mib.s"]["note"], mem
 print("%.1f" % boot["samples"][0])
 PY
 ) || fail "result files"
+grep -q '^suite\[vm-regular-tcg\]: booting VM vm-regular-tcg again with 512 MiB (boot time by memory)$' "$WORK/run.err" ||
+  fail "no second boot line"
 "$TB" results list --db "$DB" >"$WORK/list" || fail "results list"
 [ "$(grep -cE ' (host|vm-regular-tcg) +[A-Za-z-]+ +custom +complete' "$WORK/list")" = 2 ] ||
   fail "both runs stored: $(cat "$WORK/list")"

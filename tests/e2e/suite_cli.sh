@@ -46,7 +46,7 @@ for p in quick standard seed; do
   grep -Eq "^  $p +~ *[0-9]+ s" "$WORK/help" || fail "--help lacks the planned time of $p"
 done
 "$TB" suite plan --profile seed >"$WORK/plan" || fail "suite plan"
-grep -q "^profile seed, 1 round of 11 steps" "$WORK/plan" || fail "plan header: $(head -1 "$WORK/plan")"
+grep -q "^profile seed, 1 round of 18 steps" "$WORK/plan" || fail "plan header: $(head -1 "$WORK/plan")"
 grep -q -- "-t4 -c100 -d30s" "$WORK/plan" || fail "seed http parameters"
 grep -q "10 x 10 s" "$WORK/plan" || fail "seed syscall parameters"
 "$TB" suite plan --profile quick --workloads syscall,notary --set notary.iterations=4 --json >"$WORK/plan.json" \

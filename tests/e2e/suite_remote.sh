@@ -57,7 +57,8 @@ ssh -F "$SSH_CONFIG" a 'stat -c %Y ~/.cache/teebench/teebench-*' >"$WORK/mtime2"
 cmp -s "$WORK/mtime1" "$WORK/mtime2" || fail "the copy was reused, not copied again"
 
 # 2b. --http-client local: nginx started on the host under test, loaded from here over
-#     the veth (the source document's setup); nginx stopped there afterwards
+#     the veth (the source document's setup); nginx stopped there afterwards, its run
+#     directory removed
 "$TB" suite run --profile quick --workloads http --set http.targets=nginx --set http.duration=0.5s \
   --repeat 2 --target b=ssh://b --ssh-config "$SSH_CONFIG" --http-client local --no-store \
   -o "$WORK/hc" --progress plain >"$WORK/hc.out" 2>"$WORK/hc.err" || fail "http-client local: $(tail -3 "$WORK/hc.err")"
@@ -75,6 +76,10 @@ PY
 for ns in "${_TB_NETNS[@]}"; do
   ip netns pids "$ns" | xargs -r ps -o comm= -p | grep -q nginx && fail "nginx left running on a host"
 done
+hc_port=$(sed -n "s|^suite\[b\]: nginx at http://$B:\([0-9]*\)/, the load generator here.*|\1|p" "$WORK/hc.err")
+[ -n "$hc_port" ] || fail "no nginx port in: $(grep nginx "$WORK/hc.err")"
+ssh -F "$SSH_CONFIG" b "test ! -e /tmp/teebench-http-client.b.$hc_port" ||
+  fail "nginx's run directory /tmp/teebench-http-client.b.$hc_port left on b"
 expect_fail 2 "$TB" suite run --http-client sideways --no-store
 
 # 3. a remote where teebench cannot run: the missing library and its package are named

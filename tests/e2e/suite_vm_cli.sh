@@ -43,6 +43,17 @@ expect_fail 2 "$TB" suite run "${small[@]}" --vm-kinds tdx --accel tcg --kernel 
 grep -q "cannot run under TCG" "$WORK/err" || fail "$(cat "$WORK/err")"
 expect_fail 2 "$TB" suite run "${small[@]}" --vm-kinds regular --kernel "$K" --vm-cpus 0
 grep -q -- "--vm-cpus 0: must be between 1 and 256" "$WORK/err" || fail "$(cat "$WORK/err")"
+# --vm-boot-memory: sizes checked before anything boots
+expect_fail 2 "$TB" suite run "${small[@]}" --vm-boot-memory 1G
+grep -q -- "--vm-boot-memory: boots the VMs of --vm-kinds (none given)" "$WORK/err" || fail "$(cat "$WORK/err")"
+expect_fail 2 "$TB" suite run "${small[@]}" --vm-kinds regular --kernel "$K" --vm-boot-memory 1G,1024M
+grep -q -- "--vm-boot-memory: 1024M twice" "$WORK/err" || fail "$(cat "$WORK/err")"
+expect_fail 2 "$TB" suite run "${small[@]}" --vm-kinds regular --kernel "$K" --vm-boot-memory 32M
+grep -q -- "--vm-boot-memory 32M: at least 64M" "$WORK/err" || fail "$(cat "$WORK/err")"
+expect_fail 2 "$TB" suite run "${small[@]}" --vm-kinds regular --kernel "$K" --vm-boot-memory 1G,,2G
+grep -q -- "--vm-boot-memory 1G,,2G: want SIZE" "$WORK/err" || fail "$(cat "$WORK/err")"
+expect_fail 2 "$TB" suite run "${small[@]}" --vm-kinds regular --kernel "$K" --vm-boot-memory 1X
+grep -q -- "--vm-boot-memory 1X: " "$WORK/err" || fail "$(cat "$WORK/err")"
 expect_fail 2 "$TB" suite run "${small[@]}" --vm-kinds regular --kernel "$K" --vm-memory 2Q
 expect_fail 2 "$TB" suite run "${small[@]}" --vm-kinds regular --kernel "$K" --cpus 2
 expect_fail 2 "$TB" suite run "${small[@]}" --vm-kinds host=regular --kernel "$K" --firmware none

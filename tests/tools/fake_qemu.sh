@@ -8,6 +8,9 @@
 #   FAKE_QEMU_LOG     optional: a real launch appends its arguments here
 #   FAKE_QEMU_STDERR  optional: a file whose text a launch prints on stderr
 #   FAKE_QEMU_EXIT    a launch's exit code (default 1: nothing is started)
+#   FAKE_QEMU_LAUNCH  optional: a program a launch execs instead, with the same
+#                     arguments (tests/unit/test_fleet.c: a guest that daemonizes,
+#                     answers SSH's banner and QMP, and powers off when asked)
 d=${FAKE_QEMU_DIR:?FAKE_QEMU_DIR: the recorded vm/qemu directory}
 if [ "$1" = --version ]; then
   cat "$d/version.txt"
@@ -34,5 +37,6 @@ for a in "$@"; do
   fi
 done
 if [ -n "${FAKE_QEMU_LOG:-}" ]; then printf '%s\n' "$*" >>"$FAKE_QEMU_LOG"; fi
+if [ -n "${FAKE_QEMU_LAUNCH:-}" ]; then exec "$FAKE_QEMU_LAUNCH" "$@"; fi
 if [ -n "${FAKE_QEMU_STDERR:-}" ]; then cat "$FAKE_QEMU_STDERR" >&2; fi
 exit "${FAKE_QEMU_EXIT:-1}"

@@ -51,6 +51,40 @@ static void test_buf_append_printf_consume(void **state)
     assert_null(b.p);
 }
 
+/* p[len] is NUL once there is storage, also when nothing was written into it: a
+   reserve alone, an empty file read (vm/'s QEMU error line read a freed block's bytes
+   as the text of an empty qemu.log). */
+static void test_buf_nul_after_reserve(void **state)
+{
+    (void)state;
+    char *junk = malloc(65536); /* a block the next one may reuse, not zeroed */
+    assert_non_null(junk);
+    memset(junk, 'x', 65536);
+    free(junk);
+    tb_buf b = {0};
+    assert_int_equal(tb_buf_reserve(&b, 65536 - 64), 0);
+    assert_int_equal(b.p[0], 0);
+    tb_buf_clear(&b);
+    char dir[] = "/tmp/tb-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/empty", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+    junk = malloc(65536 + 1);
+    assert_non_null(junk);
+    memset(junk, 'x', 65536 + 1);
+    free(junk);
+    tb_err e;
+    assert_int_equal(tb_file_read(path, 100, &b, &e), 0);
+    assert_int_equal(b.len, 0);
+    assert_true(!b.p || b.p[0] == 0);
+    tb_buf_clear(&b);
+    unlink(path);
+    rmdir(dir);
+}
+
 static void test_path_join(void **state)
 {
     (void)state;
@@ -453,6 +487,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_err_format_and_wrap),
         cmocka_unit_test(test_buf_append_printf_consume),
+        cmocka_unit_test(test_buf_nul_after_reserve),
         cmocka_unit_test(test_file_atomic_roundtrip),
         cmocka_unit_test(test_path_join),
         cmocka_unit_test(test_file_atomic_mode),

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "net/http_resp.h"
@@ -243,10 +244,84 @@ static void test_header_bytes_counted(void **state)
     assert_int_equal(p.content_length, 1);
 }
 
+/* ---- the sink: header fields and the body as the parser sees them ---- */
+
+struct collect {
+    const char *msg;
+    char out[512]; /* "name=value;" per field, "|" per interim end */
+    char body[128];
+    size_t out_len, body_len;
+};
+
+static void c_field(void *ctx, uint32_t no, uint32_t nl, uint32_t vo, uint32_t vl)
+{
+    struct collect *c = ctx;
+    c->out_len += (size_t)snprintf(c->out + c->out_len, sizeof c->out - c->out_len, "%.*s=%.*s;",
+                                   (int)nl, c->msg + no, (int)vl, c->msg + vo);
+}
+
+static void c_interim(void *ctx)
+{
+    struct collect *c = ctx;
+    c->out_len += (size_t)snprintf(c->out + c->out_len, sizeof c->out - c->out_len, "|");
+}
+
+static void c_body(void *ctx, const uint8_t *b, size_t n)
+{
+    struct collect *c = ctx;
+    assert_true(c->body_len + n < sizeof c->body);
+    memcpy(c->body + c->body_len, b, n);
+    c->body_len += n;
+}
+
+/* At every split point (and byte by byte) the sink sees the same fields and body. */
+static void check_sink(const char *msg, bool eof, const char *fields, const char *body)
+{
+    size_t n = strlen(msg);
+    for (size_t k = 0; k <= n + 1; k++) {
+        struct collect c = {.msg = msg};
+        const tb_http_resp_sink sink = {c_field, c_interim, c_body, &c};
+        tb_http_resp p;
+        tb_http_resp_init(&p);
+        p.sink = &sink;
+        size_t used, at = 0;
+        int rc = TB_HTTP_MORE;
+        /* k <= n: two pieces; k == n + 1: byte by byte */
+        while (at < n && rc == TB_HTTP_MORE) {
+            size_t piece = k == n + 1 ? 1 : at < k ? k - at : n - at;
+            rc = tb_http_resp_feed(&p, (const uint8_t *)msg + at, piece, &used);
+            at += used;
+        }
+        if (eof)
+            rc = tb_http_resp_eof(&p);
+        assert_int_equal(rc, TB_HTTP_DONE);
+        assert_string_equal(c.out, fields);
+        assert_int_equal(c.body_len, strlen(body));
+        assert_memory_equal(c.body, body, c.body_len);
+        assert_int_equal(p.body_bytes, c.body_len);
+    }
+}
+
+static void test_sink(void **state)
+{
+    (void)state;
+    check_sink("HTTP/1.1 100 Continue\r\nX-Interim: yes\r\n\r\n"
+               "HTTP/1.1 200 OK\r\nX-T:  tok \r\nContent-Length: 2\r\nE:\r\n"
+               "A-Long-Header-Name:\t a b \t\r\n\r\nhi",
+               false, "X-Interim=yes;|X-T=tok;Content-Length=2;E=;A-Long-Header-Name=a b;", "hi");
+    check_sink("HTTP/1.1 503 Busy\r\nTransfer-Encoding: chunked\r\n\r\n"
+               "3\r\nabc\r\n2;ext=1\r\nde\r\n0\r\nTrailer: no\r\n\r\n",
+               false, "Transfer-Encoding=chunked;", "abcde");
+    check_sink("HTTP/1.0 200 OK\nServer: x\n\nto the end", true, "Server=x;", "to the end");
+    check_sink("HTTP/1.1 204 No Content\r\nConnection: keep-alive  \r\n\r\n", false,
+               "Connection=keep-alive;", "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_content_length),
+        cmocka_unit_test(test_sink),
         cmocka_unit_test(test_chunked),
         cmocka_unit_test(test_close_and_keepalive),
         cmocka_unit_test(test_interim_response),

@@ -212,6 +212,48 @@ static void test_results_dir_and_timeout(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* extra_csv: one row per results.csv row, the last value of each named key, numbers only
+   (a value that is not one, or a key not printed, is an empty cell), the header in lower
+   case; the mode written as results.csv writes it. */
+static void test_extra_csv(void **state)
+{
+    (void)state;
+    char tmp[] = "/tmp/tb-run-test.XXXXXX";
+    assert_non_null(mkdtemp(tmp));
+    tb_bench_config c;
+    tb_err e;
+    tb_bench_config_defaults(&c);
+    c.iterations = 2;
+    c.n_modes = 2;
+    strcpy(c.modes[0], "no_tee");
+    strcpy(c.modes[1], "tee_verify");
+    c.start_fixture = c.start_notary = 0;
+    c.notary_port = 1;
+    snprintf(c.extra_csv, sizeof c.extra_csv, "phases.csv");
+    snprintf(c.extra_keys, sizeof c.extra_keys, "SETUP_MS BYTES_UP NOT_A_NUMBER MISSING");
+    snprintf(c.client_cmd, sizeof c.client_cmd,
+             "echo NOTARIZATION_MS=5 SETUP_MS=1 SETUP_MS=$BENCHMARK_ITERATION.5; "
+             "echo BYTES_UP=88000000 NOT_A_NUMBER=12abc XSETUP_MS=9; "
+             "[ $BENCHMARK_MODE = no_tee ] || [ $BENCHMARK_ITERATION = 1 ] || exit 3");
+    snprintf(c.results_dir, sizeof c.results_dir, "%s/run", tmp);
+    tb_bench_outcome oc;
+    assert_int_equal(tb_bench_run(&c, NULL, NULL, NULL, &oc, &e), 0);
+    assert_int_equal(oc.completed, 4);
+    assert_int_equal(oc.failed, 1);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/phases.csv", c.results_dir);
+    char *csv = slurp(path);
+    assert_string_equal(csv, "mode,iteration,exit_code,setup_ms,bytes_up,not_a_number,missing\n"
+                             "no_tee,1,0,1.5,88000000,,\n"
+                             "tee_verify,1,0,1.5,88000000,,\n"
+                             "no_tee,2,0,2.5,88000000,,\n"
+                             "tee_verify,2,3,2.5,88000000,,\n");
+    free(csv);
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +262,7 @@ int main(void)
         cmocka_unit_test(test_config_check),
         cmocka_unit_test(test_mode_flags),
         cmocka_unit_test(test_results_dir_and_timeout),
+        cmocka_unit_test(test_extra_csv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

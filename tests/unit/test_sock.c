@@ -95,11 +95,29 @@ static void test_failures(void **state)
     assert_int_equal(tb_sock_accept(-1, &fd, &e), -1);
 }
 
+/* tb_sock_free_port: a port nothing holds (it can be listened on at once), and not
+   one that is held: two picks while the first is listened on differ. */
+static void test_free_port(void **state)
+{
+    (void)state;
+    tb_err e;
+    int p = tb_sock_free_port(&e);
+    assert_true(p > 0 && p < 65536);
+    char port[8];
+    snprintf(port, sizeof port, "%d", p);
+    int lfd;
+    assert_int_equal(tb_sock_listen("127.0.0.1", port, 4, 0, &lfd, &e), 0);
+    for (int i = 0; i < 20; i++)
+        assert_int_not_equal(tb_sock_free_port(&e), p);
+    close(lfd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip),
         cmocka_unit_test(test_failures),
+        cmocka_unit_test(test_free_port),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

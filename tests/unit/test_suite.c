@@ -29,6 +29,8 @@
 #include "sys/probe.h"
 #include "workloads/attest.h"
 #include "workloads/http.h"
+#include "workloads/memory.h"
+#include "workloads/network.h"
 #include "workloads/notary.h"
 #include "workloads/probe.h"
 #include "workloads/syscall.h"
@@ -73,7 +75,12 @@ static void test_profiles(void **state)
     assert_true(tb_suite_plan_estimate(&p) <= 90); /* the issue's bound on 2 cores */
     assert_int_equal(tb_suite_plan_init(&p, "standard", &e), 0);
     assert_true(p.repeat >= 3);
+    /* within 10 minutes, but for the real TLSNotary protocol's 3 x 3 sessions (about a
+       minute each, once per run), which issue 23 puts in the standard profile */
+    double with_tlsn = tb_suite_plan_estimate(&p);
+    assert_int_equal(tb_suite_plan_set(&p, "tlsn.iterations", "0", &e), 0);
     assert_true(tb_suite_plan_estimate(&p) <= 600);
+    assert_true(with_tlsn - tb_suite_plan_estimate(&p) <= 9 * 60 + 1);
 
     assert_int_equal(tb_suite_plan_init(&p, "fast", &e), -1);
     assert_non_null(strstr(e.msg, "unknown profile 'fast'"));
@@ -105,11 +112,17 @@ static void test_select(void **state)
     assert_int_equal(tb_suite_plan_select(&p, " , ", &e), -1);
     assert_int_equal(tb_suite_plan_select(&p, "all", &e), 0);
     n = tb_suite_plan_steps(&p, st);
-    /* c1, cn, probe, nginx, serve-tls, attest, notary, storage libaio, kv plain, kv tls */
-    assert_int_equal(n, 10);
+    /* c1, cn, probe, nginx, serve-tls, attest, notary, storage libaio, kv plain, kv tls,
+       then memory's bandwidth, latency, first-touch and network's tcp, udp, rtt: "all" names
+       the workloads quick leaves out */
+    assert_int_equal(n, 16);
     assert_string_equal(st[0].target, "c1");
     assert_string_equal(st[1].target, "cn");
     assert_ptr_equal(st[6].workload, &tb_wl_notary);
+    assert_ptr_equal(st[10].workload, &tb_wl_memory);
+    assert_string_equal(st[12].target, "first-touch");
+    assert_ptr_equal(st[15].workload, &tb_wl_network);
+    assert_string_equal(st[15].target, "rtt");
     for (size_t i = 0; i < n; i++)
         assert_true(st[i].estimate_s > 0);
 }
@@ -184,18 +197,19 @@ static void test_set(void **state)
     assert_int_equal(tb_suite_plan_set(&p, "http.speed", "1", &e), -1);
     assert_non_null(strstr(e.msg, "unknown setting 'http.speed'"));
     /* every documented key is accepted with a sensible value */
-    char key[64], prev[64][64];
+    char key[64], prev[96][64];
     const char *help;
     size_t nk = 0;
     for (; tb_suite_plan_key(nk, key, sizeof key, &help); nk++) {
         assert_non_null(help);
         assert_true(nk == 0 ? !strcmp(key, "repeat") : strchr(key, '.') != NULL);
-        for (size_t j = 0; j < nk && j < 64; j++)
+        for (size_t j = 0; j < nk && j < 96; j++)
             assert_string_not_equal(prev[j], key);
-        if (nk < 64)
+        if (nk < 96)
             snprintf(prev[nk], sizeof prev[nk], "%s", key);
     }
-    assert_int_equal(nk, 28 + 8 + 12); /* repeat and every workload's (storage 8, kv 12) */
+    assert_int_equal(nk, 28 + 8 + 12 + 16 + 6); /* repeat and every workload's (storage 8,
+                                                    kv 12, memory and network 16, tlsn 6) */
 }
 
 static void test_apply_json(void **state)
@@ -361,8 +375,11 @@ static void test_metric_names(void **state)
     size_t nprobes;
     tb_probe_all(&nprobes);
     /* 4 syscall + probes + 2 x 8 http + 3 attest + 3 x 3 + 1 verify + 2 overheads notary
-       + storage (libaio: 8 jobs x 5 + randrw 2 x 5) + kv (2 transports x 2 tests x 4) */
-    assert_int_equal(n, 4 + nprobes + 16 + 3 + 12 + 50 + 16);
+       + storage (libaio: 8 jobs x 5 + randrw 2 x 5) + kv (2 transports x 2 tests x 4);
+       memory: 4 kernels x 2 thread counts, 10 working sets, first touch; network: 2 TCP
+       stream counts, 2 UDP sizes x throughput and loss, 2 round-trip protocols x p50, p99;
+       tlsn: 3 x 7 + 1 verify + 2 overheads */
+    assert_int_equal(n, 4 + nprobes + 16 + 3 + 12 + 50 + 16 + 19 + 10 + 24);
     for (size_t i = 0; i < n; i++) {
         assert_true(tb_record_name_valid(v[i].name));
         for (size_t k = i + 1; k < n; k++)
@@ -432,6 +449,15 @@ static const golden_variant golden_variants[] = {
     {"notary no_tee,tee_verify", "quick", NULL, {{"notary.modes", "no_tee,tee_verify"}}},
     {"workloads attest,notary", "standard", "attest,notary", {{NULL}}},
     {"workloads env", "quick", "env", {{NULL}}},
+    {"workloads memory,network (quick)", "quick", "memory,network", {{NULL}}},
+    {"memory threads 1,2,n, no first touch",
+     "standard",
+     "memory",
+     {{"memory.threads", "1,2,n"}, {"memory.parts", "bandwidth,latency"}, {"memory.sizes", "4k,1536k,2g"}}},
+    {"network tcp 1,2,8, udp 512, no rtt",
+     "standard",
+     "network",
+     {{"network.streams", "1,2,8"}, {"network.udp_sizes", "512"}, {"network.tests", "tcp,udp"}}},
 };
 
 static void golden_text(tb_buf *out)
@@ -496,7 +522,8 @@ static void test_plan_text_json(void **state)
     tb_buf b = {0};
     assert_int_equal(tb_suite_plan_describe(&p, &b, &e), 0);
     const char *t = (const char *)b.p;
-    assert_non_null(strstr(t, "profile seed, 1 round of 11 steps")); /* + storage x 2, kv x 2 */
+    /* + storage x 2, kv x 2, memory x 3, network x 3, tlsn */
+    assert_non_null(strstr(t, "profile seed, 1 round of 18 steps"));
     assert_non_null(strstr(t, "-t4 -c100 -d30s"));
     assert_non_null(strstr(t, "10 x 10 s"));
     assert_non_null(strstr(t, "25 iterations"));
@@ -813,11 +840,15 @@ static void test_run_attest_snp(void **state)
     assert_true(r->simulated);
     const tb_metric *vp = tb_record_find(r, "attest.verify_prepared.us");
     const tb_metric *vs = tb_record_find(r, "attest.verify_scratch.ms");
-    double p_med, s_med, cv;
-    assert_int_equal(tb_suite_describe(vp->samples, vp->n, &p_med, &cv), 0);
-    assert_int_equal(tb_suite_describe(vs->samples, vs->n, &s_med, &cv), 0);
-    /* from scratch adds two RSA-4096 verifications (and the ARK's, for a caller's root) */
-    assert_true(s_med * 1000 > p_med);
+    /* from scratch adds two RSA-4096 verifications (and the ARK's, for a caller's root).
+       The fastest batch of each, not the medians: on a loaded machine (2 cores, several
+       builds) preemption inflates batches at random, and the medians of 10 crossed */
+    double p_min = vp->samples[0], s_min = vs->samples[0];
+    for (size_t i = 1; i < vp->n; i++)
+        p_min = vp->samples[i] < p_min ? vp->samples[i] : p_min;
+    for (size_t i = 1; i < vs->n; i++)
+        s_min = vs->samples[i] < s_min ? vs->samples[i] : s_min;
+    assert_true(s_min * 1000 > p_min);
     json_t *a = json_object_get(r->extra, "attest");
     assert_string_equal(json_string_value(json_object_get(a, "tee")), "sim-snp");
     assert_string_equal(json_string_value(json_object_get(a, "verdict")), "ACCEPTED");

@@ -214,6 +214,18 @@ static void test_registry_families(void **state)
     assert_string_equal(f->total, "vm.boot.s");
     assert_int_equal(tb_wl_metric_find("vm.boot.s", &m), 1);
     assert_null(tb_wl_phase_of(&m, &k)); /* the whole is no phase */
+    /* --vm-boot-memory's points: boot time by guest memory, in bytes */
+    double x = 0;
+    assert_int_equal(tb_wl_metric_find("vm.boot.mem.512mib.s", &m), 1);
+    f = tb_wl_sweep_of(&m, &x);
+    assert_non_null(f);
+    assert_string_equal(f->axis, "guest memory");
+    assert_float_equal(x, 512.0 * 1024 * 1024, 0);
+    assert_int_equal(tb_wl_metric_find("vm.boot.mem.8192mib.s", &m), 1);
+    assert_non_null(tb_wl_sweep_of(&m, &x));
+    assert_float_equal(x, 8192.0 * 1024 * 1024, 0);
+    assert_int_equal(tb_wl_metric_find("vm.boot.mem.lots.s", &m), 1); /* the row's, */
+    assert_null(tb_wl_sweep_of(&m, &x));                               /* no point */
     for (size_t i = 0; i < tb_workload_count(); i++) {
         const tb_workload *w = tb_workload_at(i);
         for (size_t j = 0; j < w->n_families; j++) {

@@ -1,0 +1,277 @@
+/* cli/memory: `teebench memory` -- memory bandwidth, latency and first-touch cost
+ * (workloads/memory runs sys/membench). Flags are the memory workload's parameters
+ * (the suite's memory.* keys) with the standard profile's defaults; text output
+ * prints each part as it ends, --json one teebench-memory/1 document at the end.
+ * Global state: `interrupted`, set by the SIGINT/SIGTERM handler (a volatile
+ * sig_atomic_t, as in cli/suite.c): the part running stops, what finished is printed,
+ * exit 130. */
+#include "cli/cli.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/json.h"
+#include "sys/membench.h"
+#include "workloads/memory.h"
+
+#define CMD "memory"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: teebench memory [--parts LIST] [--array SIZE] [--threads LIST] [--passes N]\n"
+            "                       [--sizes LIST] [--chase T] [--first-touch SIZE]\n"
+            "                       [--profile quick|standard|seed] [--json]\n\n"
+            "What memory costs here -- where a confidential VM's encrypted memory and its lazy\n"
+            "page acceptance show:\n"
+            "  bandwidth    STREAM's kernels (copy c=a, scale b=s*c, add c=a+b, triad a=b+s*c)\n"
+            "               over 3 arrays of doubles well beyond the last-level cache, each\n"
+            "               thread on its own slice (pinned to its own CPU); the best pass, in\n"
+            "               bytes read and written per second as STREAM counts them\n"
+            "  latency      a dependent pointer chase through one random cycle of 64-byte\n"
+            "               lines per working set: ns per load (caches, then memory and TLBs)\n"
+            "  first-touch  mmap(MAP_POPULATE) of a fresh region: ns per 4 KiB page (faults,\n"
+            "               zeroing; in a TD the acceptance of pages the guest never used)\n\n"
+            "  --parts LIST      bandwidth, latency, first-touch (default: all three)\n"
+            "  --array SIZE      bytes of each array, e.g. 1g (default auto: 4 x the\n"
+            "                    last-level cache, at least 64m)\n"
+            "  --threads LIST    thread counts, n = one per CPU online (default 1,n)\n"
+            "  --passes N        timed passes of the four kernels (default 2, seed 10)\n"
+            "  --sizes LIST      working sets of the chase (default 4k,16k,64k,256k,1m,4m,\n"
+            "                    16m,64m,256m,1g)\n"
+            "  --chase T         seconds of chasing per working set (default 100ms, seed\n"
+            "                    200ms)\n"
+            "  --first-touch SIZE  the region (default 1g)\n"
+            "  --profile P       the defaults of the suite's profile P (default standard; quick:\n"
+            "                    16m arrays, 4k..16m, a 64m region)\n"
+            "  --json            print one JSON document (includes `teebench env --json`)\n"
+            "  -h, --help        this text\n\n"
+            "Sizes take k, m, g (KiB, MiB, GiB). Nothing takes more than half of MemAvailable:\n"
+            "arrays shrink and a working set that does not fit is left out, with a warning.\n"
+            "The suite runs the same as its memory workload (suite run --set memory.array=...).\n");
+}
+
+/* One flag into the workload's parameter key; its message names the flag. */
+static int set_param(tb_wl_memory_params *p, const char *flag, const char *key, const char *v)
+{
+    tb_err e;
+    if (tb_wl_params_set(&tb_wl_memory, p, key, v, NULL, &e) == 0)
+        return 0;
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "memory.%s: ", key);
+    const char *msg = strncmp(e.msg, prefix, strlen(prefix)) ? e.msg : e.msg + strlen(prefix);
+    return cli_fail_code(2, CMD, "%s %s: %s", flag, v, msg);
+}
+
+typedef struct mem_args {
+    tb_wl_memory_params p;
+    int json;
+} mem_args;
+
+static int parse_args(int argc, char **argv, mem_args *a)
+{
+    static const struct option opts[] = {{"parts", required_argument, NULL, 'P'},
+                                         {"array", required_argument, NULL, 'a'},
+                                         {"threads", required_argument, NULL, 't'},
+                                         {"passes", required_argument, NULL, 'n'},
+                                         {"sizes", required_argument, NULL, 's'},
+                                         {"chase", required_argument, NULL, 'c'},
+                                         {"first-touch", required_argument, NULL, 'f'},
+                                         {"profile", required_argument, NULL, 'p'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    static const struct {
+        int c;
+        const char *flag, *key;
+    } map[] = {{'P', "--parts", "parts"},
+               {'a', "--array", "array"},
+               {'t', "--threads", "threads"},
+               {'n', "--passes", "passes"},
+               {'s', "--sizes", "sizes"},
+               {'c', "--chase", "chase"},
+               {'f', "--first-touch", "first_touch"}};
+    /* the flags in order, applied over the profile's defaults once all are read */
+    struct {
+        size_t k;
+        const char *v;
+    } set[32];
+    size_t n_set = 0;
+    const char *profile = "standard";
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            usage(stdout);
+            return 0;
+        }
+        if (c == 'j') {
+            a->json = 1;
+            continue;
+        }
+        if (c == 'p') {
+            profile = optarg;
+            continue;
+        }
+        size_t i = 0;
+        while (i < sizeof map / sizeof map[0] && map[i].c != c)
+            i++;
+        if (i == sizeof map / sizeof map[0])
+            return cli_bad_option(CMD, c, argv);
+        if (n_set == sizeof set / sizeof set[0])
+            return cli_fail_code(2, CMD, "too many options");
+        set[n_set].k = i;
+        set[n_set++].v = optarg;
+    }
+    if (optind < argc)
+        return cli_fail_code(2, CMD, "%s: unexpected argument", argv[optind]);
+    int k = tb_wl_profile_parse(profile);
+    if (k < 0)
+        return cli_fail_code(2, CMD, "--profile %s: want quick, standard or seed", profile);
+    tb_err e;
+    if (tb_wl_params_init(&tb_wl_memory, &a->p, k, &e) < 0)
+        return cli_fail(CMD, "%s", e.msg);
+    for (size_t j = 0; j < n_set; j++) {
+        int rc = set_param(&a->p, map[set[j].k].flag, map[set[j].k].key, set[j].v);
+        if (rc)
+            return rc;
+    }
+    return -1;
+}
+
+/* ---- text ---- */
+
+static void print_bandwidth(const json_t *doc)
+{
+    const json_t *list = json_object_get(doc, "bandwidth"), *e;
+    size_t i;
+    if (!json_array_size(list))
+        return;
+    char as[32], llc[32];
+    const json_t *first = json_array_get(list, 0);
+    tb_wl_memory_size_name((uint64_t)json_integer_value(json_object_get(first, "array_bytes")), as,
+                           sizeof as);
+    tb_wl_memory_size_name((uint64_t)json_integer_value(json_object_get(doc, "llc_bytes")), llc,
+                           sizeof llc);
+    printf("memory bandwidth: 3 arrays of %s each (last-level cache %s), the best of %d "
+           "passes%s\n",
+           as, json_integer_value(json_object_get(doc, "llc_bytes")) ? llc : "unknown",
+           (int)json_integer_value(json_object_get(first, "passes")),
+           json_is_true(json_object_get(first, "nt_stores")) ? ", non-temporal stores" : "");
+    printf("  %-12s %12s %12s %12s %12s\n", "threads", "copy GB/s", "scale GB/s", "add GB/s",
+           "triad GB/s");
+    json_array_foreach(list, i, e)
+    {
+        char t[32];
+        snprintf(t, sizeof t, "%s (%d)%s", json_string_value(json_object_get(e, "label")),
+                 (int)json_integer_value(json_object_get(e, "threads")),
+                 json_is_true(json_object_get(e, "pinned")) ? "" : "*");
+        printf("  %-12s", t);
+        for (int k = 0; k < TB_MEM_NKERNELS; k++) {
+            const json_t *kk =
+                json_object_get(json_object_get(e, "kernels"), tb_mem_kernel_name(k));
+            printf(" %12.2f", json_number_value(json_object_get(kk, "best_Bps")) / 1e9);
+        }
+        printf("\n");
+    }
+    printf("  (bytes read + written per second, as STREAM counts them; GB = 10^9 bytes%s)\n",
+           json_is_true(json_object_get(json_array_get(list, json_array_size(list) - 1), "pinned"))
+               ? ""
+               : "; * more threads than CPUs: not pinned");
+}
+
+static void print_latency(const json_t *doc)
+{
+    const json_t *list = json_object_get(doc, "latency"), *e;
+    size_t i;
+    if (!json_array_size(list))
+        return;
+    printf("memory latency: a dependent load through one random cycle of 64-byte lines\n");
+    printf("  %-12s %12s\n", "working set", "ns per load");
+    json_array_foreach(list, i, e)
+        printf("  %-12s %12.2f\n", json_string_value(json_object_get(e, "label")),
+               json_number_value(json_object_get(e, "ns_per_load")));
+}
+
+static void print_touch(const json_t *doc)
+{
+    const json_t *t = json_object_get(doc, "first_touch");
+    if (!json_is_object(t))
+        return;
+    printf("first touch: mmap(MAP_POPULATE) of %s: %.3f s, %.1f ns per 4 KiB page (munmap "
+           "%.3f s; THP %s)\n",
+           json_string_value(json_object_get(t, "label")),
+           json_number_value(json_object_get(t, "seconds")),
+           json_number_value(json_object_get(t, "ns_per_page")),
+           json_number_value(json_object_get(t, "munmap_s")),
+           json_string_value(json_object_get(doc, "thp")));
+}
+
+static void print_part(const json_t *doc, int part)
+{
+    if (part == TB_WL_MEM_BANDWIDTH)
+        print_bandwidth(doc);
+    else if (part == TB_WL_MEM_LATENCY)
+        print_latency(doc);
+    else
+        print_touch(doc);
+    fflush(stdout);
+}
+
+int cmd_memory(int argc, char **argv)
+{
+    mem_args a;
+    memset(&a, 0, sizeof a);
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    json_t *doc = tb_wl_memory_doc(&a.p, ncpu > 0 ? (int)ncpu : 1);
+    if (!doc)
+        return cli_fail(CMD, "out of memory");
+    size_t warned = 0;
+    for (int part = 0; part < TB_WL_MEM_PARTS && !interrupted; part++) {
+        if (!a.p.part[part])
+            continue;
+        tb_err e;
+        int stopped = 0;
+        if (tb_wl_memory_run(&a.p, part, ncpu > 0 ? (int)ncpu : 1, &interrupted, doc, &stopped,
+                             &e) < 0) {
+            json_decref(doc);
+            if (a.json)
+                return cli_json_fail(1, CMD, TB_WL_MEMORY_SCHEMA, "%s", e.msg);
+            return cli_fail(CMD, "%s", e.msg);
+        }
+        if (!a.json && !stopped)
+            print_part(doc, part);
+        const json_t *w = json_object_get(doc, "warnings");
+        for (; !a.json && warned < json_array_size(w); warned++)
+            fprintf(stderr, "teebench: memory: warning: %s\n",
+                    json_string_value(json_array_get(w, warned)));
+    }
+    if (interrupted) {
+        json_decref(doc);
+        return cli_fail_code(130, CMD, "interrupted");
+    }
+    if (!a.json) {
+        json_decref(doc);
+        return 0;
+    }
+    return cli_json_print(CMD, cli_json_envelope(TB_WL_MEMORY_SCHEMA, doc, 1));
+}
