@@ -169,7 +169,10 @@ static void usage(FILE *f)
         "                     is the metric vm.boot.s, and the VM is stopped; a kind this host\n"
         "                     cannot run is refused with one line and the others still run.\n"
         "                     Under TCG emulation a label gets -tcg (no figure from it means\n"
-        "                     anything). --label names this machine (default host)\n"
+        "                     anything). --label names this machine (default host).\n"
+        "                     regular-swiotlb[:POOL]: the regular VM with forced bounce\n"
+        "                     buffers (label vm-regular-swiotlb), for the report's split of\n"
+        "                     a TD's I/O cost (see teebench vm start --help)\n"
         "  --image DISK | --kernel K [--initrd I] [--append ARGS]   what the VMs boot;\n"
         "                     neither: the image `teebench vm image` builds (built first when\n"
         "                     it is not there yet: root, mmdebstrap and the archive needed)\n"
@@ -771,6 +774,9 @@ static int finish_record(const suite_args *a, const char *output, const tb_recor
         fflush(sf);
     }
     tb_buf_clear(&sum);
+    char swiotlb[600];
+    if (tb_suite_swiotlb_full_grew(r, swiotlb, sizeof swiotlb))
+        fprintf(stderr, "teebench: suite: %s\n", swiotlb);
     if (code == 0 && !strcmp(r->status, "interrupted"))
         code =
             cli_fail_code(130, CMD, "%sinterrupted: the %zu metrics measured so far are kept%s%s",

@@ -193,4 +193,13 @@ const char *tb_suite_event_kind_name(tb_suite_event_kind k);
    skipped and failed workloads. Appended to out. 0 or -1 (OOM). */
 int tb_suite_summary(const tb_record *r, tb_buf *out, tb_err *err);
 
+/* The kernel log's "swiotlb buffer is full" lines over a run: tb_suite_run reads their
+   count at the start and at the end (sys/env tb_env_swiotlb_full_now) into the record's
+   extra "swiotlb_full": {"start", "end", "grew" (bool)}, or {"unknown": why} when the
+   log could not be read (not root: kernel.dmesg_restrict). A count that grew means some
+   DMA found the bounce-buffer pool exhausted while the workloads ran (a driver then
+   retries or fails: the I/O figures of that run include it). 1 and one line (no
+   newline) in out when r's count grew, else 0. Pure. */
+int tb_suite_swiotlb_full_grew(const tb_record *r, char *out, size_t len);
+
 #endif

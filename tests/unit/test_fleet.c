@@ -603,7 +603,9 @@ static void test_names_and_kinds_refused(void **state)
     assert_int_equal(tb_fleet_set_vm_kinds(fl, "regular,regular", &e), -1);
     assert_non_null(strstr(e.msg, "--vm-kinds regular,regular: vm-regular twice"));
     assert_int_equal(tb_fleet_set_vm_kinds(fl, "kvm", &e), -1);
-    assert_string_equal(e.msg, "--vm-kinds kvm: kvm: unknown kind 'kvm' (regular, tdx or snp)");
+    assert_string_equal(
+        e.msg,
+        "--vm-kinds kvm: kvm: unknown kind 'kvm' (regular, regular-swiotlb[:POOL], tdx or snp)");
     /* a TD without OVMF: its description is refused before any host access */
     assert_int_equal(tb_fleet_set_vm_kinds(fl, "regular,tdx", &e), -1);
     assert_non_null(strstr(e.msg, "--vm-kinds: vm-tdx: --kind tdx needs OVMF firmware"));
