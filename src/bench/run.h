@@ -94,9 +94,6 @@ const char *tb_bench_config_target_host(const tb_bench_config *c);
 /* Names accepted by tb_bench_config_set, NULL-terminated. */
 extern const char *const tb_bench_config_names[];
 
-/* A notary TEE kind that is SIMULATED (sim, sim-snp): labelled so in every output. */
-int tb_bench_tee_simulated(const char *tee);
-
 /* Mode -> client flags: no_tee (0,0), tee_no_verify (1,0), tee_verify (1,1). */
 int tb_bench_mode_flags(const char *mode, int *enable_tee, int *verify);
 

@@ -652,7 +652,7 @@ static int cmd_quote(int argc, char **argv)
                                          {0, 0, 0, 0}};
     const char *cmd = "attest quote", *hex = NULL, *file = NULL, *out = NULL;
     tb_attest_quote_opts qo = {0};
-    tb_attest_provider kind = TB_ATTEST_PROVIDER_TSM;
+    tb_tee kind = TB_TEE_TDX;
     int c;
     optind = 1;
     opterr = 0;
@@ -668,7 +668,7 @@ static int cmd_quote(int argc, char **argv)
             out = optarg;
             break;
         case 'p':
-            if (tb_attest_provider_parse(optarg, &kind) < 0)
+            if (tb_tee_provider(optarg, &kind) < 0)
                 return usage_fail(cmd, "--provider wants tsm, sim, snp or sim-snp");
             break;
         case 's':
@@ -687,7 +687,7 @@ static int cmd_quote(int argc, char **argv)
         return usage_fail(cmd, "unexpected argument");
     if (!!hex == !!file)
         return usage_fail(cmd, "want one of --report-data HEX or --report-data-file FILE");
-    if (qo.sim_debug && kind != TB_ATTEST_PROVIDER_SIM && kind != TB_ATTEST_PROVIDER_SIM_SNP)
+    if (qo.sim_debug && !tb_tee_simulated(kind))
         return usage_fail(cmd, "--debug is for the simulated provider only");
     uint8_t rd[64] = {0};
     tb_err e;
@@ -712,11 +712,11 @@ static int cmd_quote(int argc, char **argv)
     if (tb_attest_get_quote(kind, rd, &qo, &quote, &len, &e) < 0)
         return cli_fail(cmd, "%s", e.msg);
     uint64_t dt = tb_mono_ns() - t0;
-    const char *label = kind == TB_ATTEST_PROVIDER_SIM ? "SIMULATED quote (teebench sim provider)"
-                        : kind == TB_ATTEST_PROVIDER_SIM_SNP
+    const char *label = kind == TB_TEE_SIM ? "SIMULATED quote (teebench sim provider)"
+                        : kind == TB_TEE_SIM_SNP
                             ? "SIMULATED SEV-SNP report (teebench sim-snp provider)"
-                        : kind == TB_ATTEST_PROVIDER_SNP ? "SEV-SNP report (configfs-tsm)"
-                                                         : "TDX quote (configfs-tsm)";
+                        : kind == TB_TEE_SNP ? "SEV-SNP report (configfs-tsm)"
+                                             : "TDX quote (configfs-tsm)";
     int rc = 0;
     if (out) {
         if (tb_file_write_atomic(out, quote, len, &e) < 0)

@@ -56,14 +56,13 @@ static int get_tsm_quote(void *ctx, const uint8_t rd[64], uint8_t **quote, size_
     return rc;
 }
 
-int tb_notary_tee_open(const char *kind, const char *sim_dir, tb_notary_quote_source *out,
-                       tb_err *err)
+int tb_notary_tee_open(tb_tee kind, const char *sim_dir, tb_notary_quote_source *out, tb_err *err)
 {
     memset(out, 0, sizeof *out);
     src_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return tb_errf(err, "out of memory");
-    if (!strcmp(kind, "sim")) {
+    if (kind == TB_TEE_SIM) {
         char dir[4096];
         /* the verifier's collateral too, made here once (a real verifier has it cached) */
         tb_attest_collateral col;
@@ -77,10 +76,8 @@ int tb_notary_tee_open(const char *kind, const char *sim_dir, tb_notary_quote_so
         }
         tb_attest_collateral_clear(&col);
         tb_attest_root_free(root);
-        out->kind = "sim";
-        out->simulated = 1;
         out->get_quote = get_sim_quote;
-    } else if (!strcmp(kind, "sim-snp")) {
+    } else if (kind == TB_TEE_SIM_SNP) {
         /* the SIMULATED SNP provider is opened (its PKI made or read) once here, not in a
            worker, and the certificates a verifier of its reports reads are made too (as a
            real verifier has AMD's on disk or in its KDS cache) */
@@ -94,19 +91,16 @@ int tb_notary_tee_open(const char *kind, const char *sim_dir, tb_notary_quote_so
             return tb_err_wrap(err, "simulated SEV-SNP");
         }
         tb_attest_snp_certs_clear(&certs);
-        out->kind = "sim-snp";
-        out->simulated = 1;
         out->get_quote = get_sim_snp;
-    } else if (!strcmp(kind, "tdx")) {
-        out->kind = "tdx";
+    } else if (kind == TB_TEE_TDX) {
         out->get_quote = get_tsm_quote;
-    } else if (!strcmp(kind, "snp")) {
-        out->kind = "snp";
+    } else if (kind == TB_TEE_SNP) {
         out->get_quote = get_tsm_snp;
     } else {
         free(c);
-        return tb_errf(err, "unknown TEE '%s' (want tdx, snp, sim or sim-snp)", kind);
+        return tb_errf(err, "unknown TEE '%s' (want tdx, snp, sim or sim-snp)", tb_tee_name(kind));
     }
+    out->tee = kind;
     pthread_mutex_init(&c->mu, NULL);
     out->ctx = c;
     return 0;
@@ -280,7 +274,7 @@ int tb_notary_verifier_open(const tb_notary_verifier_opts *o, tb_notary_quote_ve
     }
     c->root = o->root;
     c->simulated = o->simulated;
-    c->snp = o->tee && (!strcmp(o->tee, "snp") || !strcmp(o->tee, "sim-snp"));
+    c->snp = tb_tee_family_of(o->tee) == TB_TEE_FAMILY_SNP;
     if (c->snp)
         return open_snp(o, c, out, err);
     if (o->certs || o->kds) {

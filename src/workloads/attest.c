@@ -33,6 +33,7 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/hex.h"
+#include "base/tee.h"
 
 _Static_assert(sizeof(tb_wl_attest_params) <= TB_WL_PARAMS_MAX, "room in the plan");
 
@@ -133,10 +134,10 @@ static double setup_estimate(const void *params)
 typedef struct attest_state {
     const tb_wl_attest_params *a;
     const tb_wl_env *env;
-    tb_wl_sink *sink;   /* the current call's */
-    char attest_tee[8]; /* the evidence: "tdx", "snp" (configfs-tsm), "sim", "sim-snp" */
-    int attest_sim;     /* attest_tee is a SIMULATED one */
-    int attest_snp;     /* attest_tee is SEV-SNP */
+    tb_wl_sink *sink;  /* the current call's */
+    tb_tee attest_tee; /* the evidence: tdx, snp (configfs-tsm), sim, sim-snp */
+    int attest_sim;    /* attest_tee is a SIMULATED one */
+    int attest_snp;    /* attest_tee is SEV-SNP */
     char sim_dir[PATH_MAX];
     tb_attest_sim *sim;         /* sim: opened once */
     tb_attest_snp_sim *snp_sim; /* sim-snp: opened once */
@@ -166,12 +167,12 @@ static void clear(attest_state *c)
 
 const char *tb_wl_attest_tee(const char *provider, const char *env_tee)
 {
-    int tdx = !strcmp(env_tee, "tdx"), snp = !strcmp(env_tee, "snp");
-    if (!strcmp(provider, "sim") || !strcmp(provider, "sim-snp"))
-        return provider;
-    if (!strcmp(provider, "tsm"))
-        return snp ? "snp" : "tdx";
-    return tdx ? "tdx" : snp ? "snp" : "sim"; /* auto */
+    tb_tee guest = tb_tee_guest(env_tee), t;
+    if (tb_tee_provider(provider, &t) < 0) /* auto */
+        return tb_tee_name(guest != TB_TEE_NONE ? guest : TB_TEE_SIM);
+    if (!tb_tee_simulated(t)) /* tsm: configfs-tsm, the guest's own evidence */
+        t = guest == TB_TEE_SNP ? TB_TEE_SNP : TB_TEE_TDX;
+    return tb_tee_name(t);
 }
 
 static int64_t now_s(void)
@@ -188,14 +189,16 @@ static void report_data(int round, int i, uint8_t rd[64])
 /* One quote (or SNP report) from the provider the suite uses. */
 static int get_quote(attest_state *c, const uint8_t rd[64], uint8_t **q, size_t *len, tb_err *err)
 {
-    const char *t = c->attest_tee;
-    if (!strcmp(t, "sim"))
+    switch (c->attest_tee) {
+    case TB_TEE_SIM:
         return tb_attest_sim_quote(c->sim, rd, 0, q, len, err);
-    if (!strcmp(t, "sim-snp"))
+    case TB_TEE_SIM_SNP:
         return tb_attest_snp_sim_quote(c->snp_sim, rd, 0, q, len, err);
-    if (!strcmp(t, "snp"))
+    case TB_TEE_SNP:
         return tb_attest_snp_tsm_report(NULL, rd, q, len, err);
-    return tb_attest_tsm_get_quote(NULL, rd, q, len, err);
+    default:
+        return tb_attest_tsm_get_quote(NULL, rd, q, len, err);
+    }
 }
 
 /* Records the three commands that redo the SIMULATED setup by hand: the first quote or
@@ -349,16 +352,18 @@ static void snp_kds_certs(attest_state *c, const uint8_t *q, size_t len)
 
 static int open_evidence(attest_state *c, tb_err *err)
 {
-    const char *tee = tb_wl_attest_tee(c->a->provider, c->env->tee);
-    snprintf(c->attest_tee, sizeof c->attest_tee, "%s", tee);
-    c->attest_sim = !strncmp(tee, "sim", 3);
-    c->attest_snp = !strcmp(tee, "snp") || !strcmp(tee, "sim-snp");
+    tb_tee tee;
+    if (tb_tee_parse(tb_wl_attest_tee(c->a->provider, c->env->tee), &tee) < 0)
+        return tb_errf(err, "provider: '%s' is not auto, sim, sim-snp or tsm", c->a->provider);
+    c->attest_tee = tee;
+    c->attest_sim = tb_tee_simulated(tee);
+    c->attest_snp = tb_tee_family_of(tee) == TB_TEE_FAMILY_SNP;
     uint8_t rd[64], *q = NULL;
     size_t len;
     report_data(0, 0, rd);
     if (c->attest_sim && tb_wl_path(c->sink, "sim", c->sim_dir, sizeof c->sim_dir, err) < 0)
         return -1;
-    if (!strcmp(tee, "sim-snp")) {
+    if (tee == TB_TEE_SIM_SNP) {
         /* opening makes the sim PKI (RSA-4096 keys: seconds, once; not timed) */
         int rc = tb_attest_snp_sim_open(c->sim_dir, &c->snp_sim, err);
         if (rc == 0)
@@ -368,7 +373,7 @@ static int open_evidence(attest_state *c, tb_err *err)
         free(q);
         return rc < 0 ? tb_err_wrap(err, "SIMULATED SEV-SNP provider") : 0;
     }
-    if (!strcmp(tee, "sim")) {
+    if (tee == TB_TEE_SIM) {
         tb_attest_collateral col;
         if (tb_attest_sim_open(c->sim_dir, &c->sim, err) < 0)
             return tb_err_wrap(err, "SIMULATED provider");
@@ -382,7 +387,7 @@ static int open_evidence(attest_state *c, tb_err *err)
         free(q);
         return rc < 0 ? tb_err_wrap(err, "SIMULATED collateral") : 0;
     }
-    if (!strcmp(tee, "snp")) {
+    if (tee == TB_TEE_SNP) {
         if (tb_attest_snp_tsm_report(NULL, rd, &q, &len, err) < 0)
             return tb_err_wrap(err, "configfs-tsm SEV-SNP report");
         snp_kds_certs(c, q, len);
@@ -399,11 +404,31 @@ static int open_evidence(attest_state *c, tb_err *err)
 /* What made the evidence, for extra.attest and the notes. */
 static const char *evidence_name(const attest_state *c)
 {
-    const char *t = c->attest_tee;
-    return !strcmp(t, "sim")       ? "SIMULATED TDX quotes (teebench sim provider)"
-           : !strcmp(t, "sim-snp") ? "SIMULATED SEV-SNP reports (teebench sim-snp provider)"
-           : !strcmp(t, "snp")     ? "SEV-SNP reports (configfs-tsm sev_guest)"
-                                   : "TDX quotes (configfs-tsm tdx_guest)";
+    switch (c->attest_tee) {
+    case TB_TEE_SIM:
+        return "SIMULATED TDX quotes (teebench sim provider)";
+    case TB_TEE_SIM_SNP:
+        return "SIMULATED SEV-SNP reports (teebench sim-snp provider)";
+    case TB_TEE_SNP:
+        return "SEV-SNP reports (configfs-tsm sev_guest)";
+    default:
+        return "TDX quotes (configfs-tsm tdx_guest)";
+    }
+}
+
+/* Where the step's quotes come from, for its note. */
+static const char *quote_source(tb_tee t)
+{
+    switch (t) {
+    case TB_TEE_SIM:
+        return "SIMULATED TDX provider (local PKI, opened once as the notary does)";
+    case TB_TEE_SIM_SNP:
+        return "SIMULATED SEV-SNP provider (local PKI, opened once as the notary does)";
+    case TB_TEE_SNP:
+        return "configfs-tsm (the guest's report from the AMD secure processor)";
+    default:
+        return "configfs-tsm (the TD's quote through the host's quoting enclave)";
+    }
 }
 
 /* extra.attest: {provider, tee, evidence, simulated, verdict, tcb_status | product}. */
@@ -414,8 +439,8 @@ static void report_once(attest_state *c, int accepted, const char *key, const ch
     c->attest_reported = 1;
     json_t *o = json_pack("{s:s, s:s, s:s, s:b, s:s, s:s}", "provider",
                           c->attest_sim ? "sim (SIMULATED)" : "tsm (configfs-tsm)", "tee",
-                          c->attest_tee, "evidence", evidence_name(c), "simulated", c->attest_sim,
-                          "verdict", accepted ? "ACCEPTED" : "REFUSED", key, value);
+                          tb_tee_name(c->attest_tee), "evidence", evidence_name(c), "simulated",
+                          c->attest_sim, "verdict", accepted ? "ACCEPTED" : "REFUSED", key, value);
     tb_wl_fact(c->sink, "attest", o);
 }
 
@@ -542,16 +567,8 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
     (void)target;
     c->sink = sink;
     char note[256];
-    const char *t = c->attest_tee;
     snprintf(note, sizeof note, "time to get one %s binding 64 bytes of report data: %s",
-             c->attest_snp ? "SEV-SNP report" : "TDX quote",
-             !strcmp(t, "sim") ? "SIMULATED TDX provider (local PKI, opened once as the notary "
-                                 "does)"
-             : !strcmp(t, "sim-snp")
-                 ? "SIMULATED SEV-SNP provider (local PKI, opened once as the notary does)"
-             : !strcmp(t, "snp")
-                 ? "configfs-tsm (the guest's report from the AMD secure processor)"
-                 : "configfs-tsm (the TD's quote through the host's quoting enclave)");
+             tb_tee_traits_of(c->attest_tee)->evidence, quote_source(c->attest_tee));
     uint8_t rd[64], *q = NULL, *last = NULL;
     size_t len = 0, last_len = 0;
     for (int i = 1; i <= c->a->quotes; i++) {
