@@ -29,6 +29,7 @@
 
 #include "attest/attest.h"
 #include "attest/snp.h"
+#include "attest/timing.h"
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
@@ -444,121 +445,96 @@ static void report_once(attest_state *c, int accepted, const char *key, const ch
     tb_wl_fact(c->sink, "attest", o);
 }
 
-/* SEV-SNP: prepared (the chain checked once per round) and from scratch. */
-static int snp_verify_round(attest_state *c, const uint8_t *q, size_t len, tb_err *err)
+/* One batch of a round's verification (attest/timing's loop) becomes one sample. */
+typedef struct batch_ctx {
+    attest_state *c;
+    const char *metric, *note;
+    double scale; /* ms -> the metric's unit */
+    int refused;  /* batch_sample failed the run (else a failure is the collateral's) */
+} batch_ctx;
+
+static int batch_stopped(void *ctx)
 {
-    int per = c->a->iterations / BATCHES > 0 ? c->a->iterations / BATCHES : 1;
-    int64_t now = now_s();
-    tb_attest_snp_prepared *prep = NULL;
-    tb_attest_snp_verdict v;
-    const uint8_t *root = c->snp_root;
-    size_t rl = c->snp_root_len;
-    if (tb_attest_snp_prepare(q, len, &c->snp_certs, now, root, rl, &prep, &v) < 0)
-        return tb_errf(err, "SEV-SNP report verification failed at %s: %s",
-                       tb_attest_snp_step_name(v.step), v.reason);
-    const char *sim_note = c->attest_sim ? " (SIMULATED SEV-SNP report and certificates)" : "";
-    char note[256];
-    snprintf(note, sizeof note,
-             "verification of one SEV-SNP report with the certificate chain checked beforehand "
-             "(tb_attest_snp_prepare), mean of a batch of %d%s",
-             per, sim_note);
-    int rc = 0;
-    for (int b = 0; b < BATCHES && rc == 0 && !tb_wl_stopped(c->sink); b++) {
-        uint64_t t0 = tb_mono_ns();
-        for (int i = 0; i < per; i++)
-            tb_attest_snp_verify_prepared(q, len, prep, now, NULL, &v);
-        double us = (double)(tb_mono_ns() - t0) / 1e3 / per;
-        if (v.result >= TB_ATTEST_INVALID)
-            rc = tb_errf(err, "SEV-SNP report verification failed at %s: %s",
-                         tb_attest_snp_step_name(v.step), v.reason);
-        else
-            rc = tb_wl_sample(c->sink, "attest.verify_prepared.us", us, c->attest_sim, note, err);
-    }
-    tb_attest_snp_prepared_free(prep);
-    if (rc == 0)
-        report_once(c, v.result == TB_ATTEST_ACCEPTED, "product",
-                    tb_attest_snp_product_name(v.product));
-    snprintf(note, sizeof note,
-             "verification of one SEV-SNP report from scratch: certificates parsed, chain, CRL "
-             "and report checked every time, mean of a batch of %d%s",
-             per, sim_note);
-    for (int b = 0; b < BATCHES && rc == 0 && !tb_wl_stopped(c->sink); b++) {
-        uint64_t t0 = tb_mono_ns();
-        for (int i = 0; i < per; i++)
-            tb_attest_snp_verify(q, len, &c->snp_certs, now, NULL, root, rl, &v);
-        double ms = (double)(tb_mono_ns() - t0) / 1e6 / per;
-        if (v.result >= TB_ATTEST_INVALID)
-            rc = tb_errf(err, "SEV-SNP report verification failed at %s: %s",
-                         tb_attest_snp_step_name(v.step), v.reason);
-        else
-            rc = tb_wl_sample(c->sink, "attest.verify_scratch.ms", ms, c->attest_sim, note, err);
-    }
+    const batch_ctx *b = ctx;
+    return tb_wl_stopped(b->c->sink);
+}
+
+static int batch_sample(void *ctx, const tb_attest_timed *t, tb_err *err)
+{
+    batch_ctx *b = ctx;
+    attest_state *c = b->c;
+    int rc;
+    if (c->attest_snp && t->snp.result >= TB_ATTEST_INVALID)
+        rc = tb_errf(err, "SEV-SNP report verification failed at %s: %s",
+                     tb_attest_snp_step_name(t->snp.step), t->snp.reason);
+    else if (!c->attest_snp && t->tdx.result >= TB_ATTEST_INVALID)
+        rc = tb_errf(err, "quote verification failed at %s: %s", tb_attest_step_name(t->tdx.step),
+                     t->tdx.reason);
+    else
+        rc = tb_wl_sample(c->sink, b->metric, t->wall_ms * b->scale, c->attest_sim, b->note, err);
+    b->refused = rc < 0;
     return rc;
 }
 
-/* Prepared and from-scratch verification of quote q, BATCHES samples each. */
+/* Prepared (the collateral or the SEV-SNP chain checked once per round) and from-scratch
+   verification of evidence q, BATCHES samples each. */
 static int verify_round(attest_state *c, const uint8_t *q, size_t len, tb_err *err)
 {
     int per = c->a->iterations / BATCHES > 0 ? c->a->iterations / BATCHES : 1;
     const char *cj = c->collateral_json;
-    int64_t now = now_s();
-    tb_attest_collateral col;
-    tb_attest_prepared *prep = NULL;
-    tb_attest_verdict v;
-    if (tb_attest_collateral_parse_json(cj, strlen(cj), &col, err) < 0)
-        return tb_err_wrap(err, "collateral");
-    int rc = tb_attest_prepare(&col, now, c->root, &prep, &v, err);
-    tb_attest_collateral_clear(&col);
-    if (rc < 0)
-        return tb_err_wrap(err, "collateral");
-    const char *sim_note = c->attest_sim ? " (SIMULATED quote and collateral)" : "";
+    tb_attest_timed_input in = {.family = tb_tee_family_of(c->attest_tee),
+                                .evidence = q,
+                                .len = len,
+                                .now = now_s(),
+                                .collateral_json = cj,
+                                .collateral_len = cj ? strlen(cj) : 0,
+                                .root = c->root,
+                                .certs = &c->snp_certs,
+                                .ark = c->snp_root,
+                                .ark_len = c->snp_root_len};
+    const char *sim_note = !c->attest_sim  ? ""
+                           : c->attest_snp ? " (SIMULATED SEV-SNP report and certificates)"
+                                           : " (SIMULATED quote and collateral)";
     char note[256];
-    snprintf(
-        note, sizeof note,
-        "verification of one quote with collateral checked beforehand (tb_attest_prepare), mean of "
-        "a batch of %d%s",
-        per, sim_note);
-    for (int b = 0; b < BATCHES && rc == 0; b++) {
-        if (tb_wl_stopped(c->sink))
-            break;
-        uint64_t t0 = tb_mono_ns();
-        for (int i = 0; i < per; i++)
-            tb_attest_verify_prepared(q, len, prep, now, NULL, &v);
-        double us = (double)(tb_mono_ns() - t0) / 1e3 / per;
-        if (v.result >= TB_ATTEST_INVALID)
-            rc = tb_errf(err, "quote verification failed at %s: %s", tb_attest_step_name(v.step),
-                         v.reason);
-        else
-            rc = tb_wl_sample(c->sink, "attest.verify_prepared.us", us, c->attest_sim, note, err);
-    }
-    tb_attest_prepared_free(prep);
-    if (rc == 0)
-        report_once(c, v.result == TB_ATTEST_ACCEPTED, "tcb_status",
-                    v.status_known ? tb_attest_tcb_status_name(v.status) : "");
-    snprintf(note, sizeof note,
-             "verification of one quote from scratch: collateral JSON parsed and checked every "
-             "time, mean of a batch of %d%s",
-             per, sim_note);
-    for (int b = 0; b < BATCHES && rc == 0; b++) {
-        if (tb_wl_stopped(c->sink))
-            break;
-        uint64_t t0 = tb_mono_ns();
-        for (int i = 0; i < per && rc == 0; i++) {
-            if (tb_attest_collateral_parse_json(cj, strlen(cj), &col, err) < 0) {
-                rc = tb_err_wrap(err, "collateral");
-            } else {
-                tb_attest_verify(q, len, &col, now, NULL, c->root, &v);
-                tb_attest_collateral_clear(&col);
-            }
-        }
-        double ms = (double)(tb_mono_ns() - t0) / 1e6 / per;
-        if (rc == 0 && v.result >= TB_ATTEST_INVALID)
-            rc = tb_errf(err, "quote verification failed at %s: %s", tb_attest_step_name(v.step),
-                         v.reason);
-        else if (rc == 0)
-            rc = tb_wl_sample(c->sink, "attest.verify_scratch.ms", ms, c->attest_sim, note, err);
-    }
-    return rc;
+    batch_ctx b = {.c = c, .metric = "attest.verify_prepared.us", .note = note, .scale = 1e3};
+    tb_attest_timing_opts o = {
+        .batches = BATCHES, .per = per, .ctx = &b, .stop = batch_stopped, .batch = batch_sample};
+    tb_attest_timed t;
+    if (c->attest_snp)
+        snprintf(note, sizeof note,
+                 "verification of one SEV-SNP report with the certificate chain checked "
+                 "beforehand (tb_attest_snp_prepare), mean of a batch of %d%s",
+                 per, sim_note);
+    else
+        snprintf(note, sizeof note,
+                 "verification of one quote with collateral checked beforehand "
+                 "(tb_attest_prepare), mean of a batch of %d%s",
+                 per, sim_note);
+    /* TDX: a collateral that does not parse or prepare is named so (SEV-SNP's failure to
+       prepare says it is the report's) */
+    if (tb_attest_time_verify(&in, TB_ATTEST_PREPARED, &o, &t, err) < 0)
+        return c->attest_snp || b.refused ? -1 : tb_err_wrap(err, "collateral");
+    if (c->attest_snp)
+        report_once(c, t.snp.result == TB_ATTEST_ACCEPTED, "product",
+                    tb_attest_snp_product_name(t.snp.product));
+    else
+        report_once(c, t.tdx.result == TB_ATTEST_ACCEPTED, "tcb_status",
+                    t.tdx.status_known ? tb_attest_tcb_status_name(t.tdx.status) : "");
+    if (c->attest_snp)
+        snprintf(note, sizeof note,
+                 "verification of one SEV-SNP report from scratch: certificates parsed, chain, "
+                 "CRL and report checked every time, mean of a batch of %d%s",
+                 per, sim_note);
+    else
+        snprintf(note, sizeof note,
+                 "verification of one quote from scratch: collateral JSON parsed and checked "
+                 "every time, mean of a batch of %d%s",
+                 per, sim_note);
+    b.metric = "attest.verify_scratch.ms";
+    b.scale = 1;
+    if (tb_attest_time_verify(&in, TB_ATTEST_FROM_SCRATCH, &o, &t, err) < 0)
+        return c->attest_snp || b.refused ? -1 : tb_err_wrap(err, "collateral");
+    return 0;
 }
 
 static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb_err *err)
@@ -591,7 +567,7 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
             return TB_WL_FAILED;
         }
     }
-    int rc = c->attest_snp ? (c->snp_certs.vcek ? snp_verify_round(c, last, last_len, err) : 0)
+    int rc = c->attest_snp        ? (c->snp_certs.vcek ? verify_round(c, last, last_len, err) : 0)
              : c->collateral_json ? verify_round(c, last, last_len, err)
                                   : 0;
     free(last);
