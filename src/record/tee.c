@@ -8,8 +8,9 @@
  *   metal or a VM); anything else, or no env, is "unknown".
  * - evidence: extra.attest.tee and extra.notary_tee, each one of "tdx", "snp",
  *   "sim", "sim-snp". A record written before the suite stored extra.attest.tee has
- *   only extra.attest.provider: "sim..." was the SIMULATED TDX provider, "tsm..."
- *   configfs-tsm (SEV-SNP reports on an SEV-SNP guest, TDX quotes otherwise).
+ *   only extra.attest.provider, whose first word is an attest provider name (base/tee):
+ *   "sim (SIMULATED)" was the SIMULATED TDX provider, "tsm (configfs-tsm)" configfs-tsm
+ *   (SEV-SNP reports on an SEV-SNP guest, TDX quotes otherwise).
  *   An imported bench folder keeps its run.json in extra.bench, whose notary_tee
  *   counts when one of its modes used the TEE. When the attest and notary workloads
  *   used different evidence, both are named.
