@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "attest/attest.h"
+#include "attest/evidence.h"
 #include "attest/snp.h"
 #include "attest/timing.h"
 #include "base/buf.h"
@@ -140,9 +141,8 @@ typedef struct attest_state {
     int attest_sim;    /* attest_tee is a SIMULATED one */
     int attest_snp;    /* attest_tee is SEV-SNP */
     char sim_dir[PATH_MAX];
-    tb_attest_sim *sim;         /* sim: opened once */
-    tb_attest_snp_sim *snp_sim; /* sim-snp: opened once */
-    char *collateral_json;      /* TDX; NULL: verification unavailable (verify_reason) */
+    tb_attest_evidence *ev; /* the provider, opened once */
+    char *collateral_json;  /* TDX; NULL: verification unavailable (verify_reason) */
     char verify_reason[TB_ERR_MAX];
     tb_attest_root *root;
     tb_attest_snp_certs snp_certs; /* SEV-SNP; vcek NULL: verification unavailable */
@@ -153,10 +153,8 @@ typedef struct attest_state {
 
 static void clear(attest_state *c)
 {
-    tb_attest_sim_close(c->sim);
-    c->sim = NULL;
-    tb_attest_snp_sim_close(c->snp_sim);
-    c->snp_sim = NULL;
+    tb_attest_evidence_close(c->ev);
+    c->ev = NULL;
     free(c->collateral_json);
     c->collateral_json = NULL;
     tb_attest_root_free(c->root);
@@ -190,16 +188,7 @@ static void report_data(int round, int i, uint8_t rd[64])
 /* One quote (or SNP report) from the provider the suite uses. */
 static int get_quote(attest_state *c, const uint8_t rd[64], uint8_t **q, size_t *len, tb_err *err)
 {
-    switch (c->attest_tee) {
-    case TB_TEE_SIM:
-        return tb_attest_sim_quote(c->sim, rd, 0, q, len, err);
-    case TB_TEE_SIM_SNP:
-        return tb_attest_snp_sim_quote(c->snp_sim, rd, 0, q, len, err);
-    case TB_TEE_SNP:
-        return tb_attest_snp_tsm_report(NULL, rd, q, len, err);
-    default:
-        return tb_attest_tsm_get_quote(NULL, rd, q, len, err);
-    }
+    return tb_attest_evidence_get(c->ev, rd, q, len, err);
 }
 
 /* Records the three commands that redo the SIMULATED setup by hand: the first quote or
@@ -364,42 +353,43 @@ static int open_evidence(attest_state *c, tb_err *err)
     report_data(0, 0, rd);
     if (c->attest_sim && tb_wl_path(c->sink, "sim", c->sim_dir, sizeof c->sim_dir, err) < 0)
         return -1;
-    if (tee == TB_TEE_SIM_SNP) {
-        /* opening makes the sim PKI (RSA-4096 keys: seconds, once; not timed) */
-        int rc = tb_attest_snp_sim_open(c->sim_dir, &c->snp_sim, err);
-        if (rc == 0)
-            rc = tb_attest_snp_sim_quote(c->snp_sim, rd, 0, &q, &len, err);
-        if (rc == 0)
-            rc = snp_sim_setup(c, q, len, err);
-        free(q);
-        return rc < 0 ? tb_err_wrap(err, "SIMULATED SEV-SNP provider") : 0;
-    }
+    /* what failed, as each kind's setup says it */
+    const char *what = tee == TB_TEE_SIM_SNP ? "SIMULATED SEV-SNP provider"
+                       : tee == TB_TEE_SNP   ? "configfs-tsm SEV-SNP report"
+                                             : "configfs-tsm quote";
+    /* opening a SIMULATED provider makes its PKI (SEV-SNP's RSA-4096 keys: seconds, once;
+       not timed) */
+    if (tb_attest_evidence_open(tee, c->attest_sim ? c->sim_dir : NULL, NULL, &c->ev, err) < 0)
+        return tb_err_wrap(err, "%s", tee == TB_TEE_SIM ? "SIMULATED provider" : what);
+    int rc = 0;
     if (tee == TB_TEE_SIM) {
         tb_attest_collateral col;
-        if (tb_attest_sim_open(c->sim_dir, &c->sim, err) < 0)
-            return tb_err_wrap(err, "SIMULATED provider");
-        int rc = tb_attest_sim_collateral(c->sim_dir, now_s(), 0, &col, &c->root, err);
+        what = "SIMULATED collateral";
+        rc = tb_attest_sim_collateral(c->sim_dir, now_s(), 0, &col, &c->root, err);
         if (rc == 0) {
             rc = tb_attest_collateral_to_json(&col, &c->collateral_json, err);
             tb_attest_collateral_clear(&col);
         }
-        if (rc == 0 && (rc = tb_attest_sim_quote(c->sim, rd, 0, &q, &len, err)) == 0)
+    }
+    if (rc == 0)
+        rc = tb_attest_evidence_get(c->ev, rd, &q, &len, err);
+    if (rc == 0) {
+        switch (tee) {
+        case TB_TEE_SIM_SNP:
+            rc = snp_sim_setup(c, q, len, err);
+            break;
+        case TB_TEE_SIM:
             sim_files(c, q, len);
-        free(q);
-        return rc < 0 ? tb_err_wrap(err, "SIMULATED collateral") : 0;
+            break;
+        case TB_TEE_SNP:
+            snp_kds_certs(c, q, len);
+            break;
+        default:
+            tsm_collateral(c, q, len);
+        }
     }
-    if (tee == TB_TEE_SNP) {
-        if (tb_attest_snp_tsm_report(NULL, rd, &q, &len, err) < 0)
-            return tb_err_wrap(err, "configfs-tsm SEV-SNP report");
-        snp_kds_certs(c, q, len);
-        free(q);
-        return 0;
-    }
-    if (tb_attest_tsm_get_quote(NULL, rd, &q, &len, err) < 0)
-        return tb_err_wrap(err, "configfs-tsm quote");
-    tsm_collateral(c, q, len);
     free(q);
-    return 0;
+    return rc < 0 ? tb_err_wrap(err, "%s", what) : 0;
 }
 
 /* What made the evidence, for extra.attest and the notes. */
