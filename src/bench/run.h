@@ -91,8 +91,6 @@ int tb_bench_config_check(const tb_bench_config *c, tb_err *err);
 /* Names accepted by tb_bench_config_set, NULL-terminated. */
 extern const char *const tb_bench_config_names[];
 
-/* A notary TEE kind that is SIMULATED (sim, sim-snp): labelled so in every output. */
-int tb_bench_tee_simulated(const char *tee);
 
 /* Progress of one attempt (for the cli to print). */
 typedef struct tb_bench_event {

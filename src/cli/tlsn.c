@@ -174,7 +174,7 @@ static void print_result(const tb_tlsn_session_config *c, const tb_tlsn_session_
         print_ms("QUOTE_MS", r->quote_ms);
         if (r->quote_len)
             printf("QUOTE_BYTES=%zu\n", r->quote_len);
-        printf("TEE_KIND=%s%s\n", c->tee_kind, r->simulated ? " (SIMULATED)" : "");
+        printf("TEE_KIND=%s%s\n", tb_tee_name(c->tee_kind), r->simulated ? " (SIMULATED)" : "");
     }
     printf("BYTES_PROVER_TO_VERIFIER=%llu\n",
            (unsigned long long)h->relay_bytes[TB_TLSN_MPC][TB_TLSN_PROVER]);
@@ -308,9 +308,9 @@ static int cmd_session(int argc, char **argv)
             bad = cli_opt_long("--max-recv-data", optarg, 1, 1L << 30, &c.max_recv_data, &err);
             break;
         case O_TEE:
-            if (strcmp(optarg, "sim") && strcmp(optarg, "tdx"))
+            if (tb_tee_parse(optarg, &c.tee_kind) < 0 ||
+                tb_tee_family_of(c.tee_kind) != TB_TEE_FAMILY_TDX)
                 bad = tb_errf(&err, "--tee %s: sim or tdx", optarg);
-            snprintf(c.tee_kind, sizeof c.tee_kind, "%s", optarg);
             break;
         case O_SIM:
             snprintf(c.sim_dir, sizeof c.sim_dir, "%s", optarg);
