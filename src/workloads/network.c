@@ -629,9 +629,17 @@ int tb_wl_net_server_start(const char *addr, int port, int procs, const char *ip
         return tb_errf(err, "%d iperf3 servers (0..%d)", procs, TB_WL_NET_MAX_PROCS);
     if (procs && tb_wl_network_have_iperf3(iperf3_bin, err) < 0)
         return -1;
+    /* No port given: a base in [20000, 32000), below Linux's ephemeral range (32768 on),
+       so that the ports after it are not taken by other programs' outgoing connections
+       (a kernel-picked base is in that range, and a busy machine often holds the next
+       one); another base when one is taken. */
     int rc = -1;
-    for (int attempt = 0; attempt < (port ? 1 : 5) && rc < 0; attempt++)
-        rc = server_try(addr, port, procs, iperf3_bin, log_dir, s, err);
+    uint64_t r = tb_mono_ns() ^ ((uint64_t)getpid() << 20);
+    for (int attempt = 0; attempt < (port ? 1 : 20) && rc < 0; attempt++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        int base = port ? port : 20000 + (int)((r >> 33) % 12000);
+        rc = server_try(addr, base, procs, iperf3_bin, log_dir, s, err);
+    }
     return rc;
 }
 
