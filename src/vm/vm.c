@@ -590,7 +590,11 @@ static void probe_boot(const tb_vm_spec *s, tb_vm_state *st, uint64_t t0)
     tb_vm_boot_phases ph;
     tb_vm_boot_phases_make(st->boot_ns, end, &g, &ph);
     memcpy(st->boot_phase_ns, ph.ns, sizeof ph.ns);
-    snprintf(st->boot_note, sizeof st->boot_note, "%s", ph.note);
+    snprintf(st->boot_note, sizeof st->boot_note, "%s%s", ph.note,
+             strcmp(st->swiotlb_how, "seed-reboot") || ph.ns[TB_VM_BOOT_FIRMWARE] < 0
+                 ? ""
+                 : "; two boots (the seed's reboot for swiotlb): the firmware phase holds the "
+                   "first boot and the reboot");
 }
 
 int tb_vm_start(const tb_vm_spec *spec, const tb_vm_plan *plan, const char *base, tb_vm_state *st,
