@@ -92,7 +92,7 @@ static int add_phases(tb_record *r, const tb_vm_state *st, tb_err *err)
     for (int i = 0; i < TB_VM_BOOT_NPHASES; i++) {
         if (st->boot_phase_ns[i] < 0)
             continue;
-        char name[64], note[400];
+        char name[64], note[440];
         snprintf(name, sizeof name, "vm.boot.%s.s", tb_vm_boot_phase_name(i));
         tb_wl_match wm;
         if (!tb_wl_metric_find(name, &wm))

@@ -360,7 +360,7 @@ typedef struct tb_vm_state {
     /* boot_ns's phases (vm/boot.h; -1: unknown; all -1 in a vm.json without them) and
        how they were split */
     int64_t boot_phase_ns[TB_VM_BOOT_NPHASES];
-    char boot_note[240];
+    char boot_note[400];
     char **argv;         /* QEMU's argv (owned, NULL-terminated) or NULL */
     /* what ran, for a result's environment facts ("" when unknown; optional in vm.json) */
     char qemu_path[1024], qemu_version[200], qemu_sha256[65];
