@@ -1074,7 +1074,7 @@ int tb_wl_net_local_stop(tb_wl_net_local *l, tb_err *err)
 {
     if (!l)
         return 0;
-    l->stop = 1;
+    __atomic_store_n(&l->stop, 1, __ATOMIC_RELAXED); /* the serving thread reads it */
     pthread_join(l->th, NULL);
     int rc = 0;
     if (l->err.msg[0])
