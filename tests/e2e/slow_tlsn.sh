@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# e2e (slow: the release stage only): the real TLSNotary protocol, one session of mode
-# tee_verify by default (the one that runs everything: MPC-TLS, verify(), the quote on the
-# TEE channel and its check) or one per mode with TEEBENCH_TLSN_MODES=all (or a list:
-# "no_tee tee_verify"), sized to what it carries (--max-sent-data 1024 --max-recv-data
-# 6144: the MPC's setup grows with those limits, used or not -- 39 s a session instead of
-# 4 minutes with the 4 KiB / 16 KiB defaults on a loaded 2-core machine, and make test
-# must stay under 20) -- `teebench bench tlsn --iterations 1` with tlsn-wasm in
+# e2e (slow: the release stage only): the real TLSNotary protocol, one session per mode
+# (no_tee, tee_no_verify, tee_verify; TEEBENCH_TLSN_MODES=tee_verify, or a list, for
+# fewer), each sized to what it carries (--max-sent-data 1024 --max-recv-data 6144: the
+# MPC's setup grows with those limits, used or not -- 39 s a session instead of 4 minutes
+# with the 4 KiB / 16 KiB defaults on a loaded 2-core machine, and make test must stay
+# under 20) -- `teebench bench tlsn --iterations 1` with tlsn-wasm in
 # two headless Chromium processes
 # (2 threads per party), against the fixture target test-server.io (the fixture root
 # substituted in the wasm's trust store). Checks: every session succeeded; the
@@ -22,7 +21,7 @@ PKG=${TEEBENCH_TLSN_WASM:-/var/cache/teebench/tlsn-wasm/0.1.0-alpha.12/package}
 [ -f "$PKG/tlsn_wasm_bg.wasm" ] || skip "tlsn-wasm not installed in $PKG (scripts/setup.sh --tlsn)"
 if [ -n "${TEEBENCH_SANITIZER:-}" ]; then skip "the release stage runs it"; fi
 
-MODES=${TEEBENCH_TLSN_MODES:-tee_verify}
+MODES=${TEEBENCH_TLSN_MODES:-all}
 [ "$MODES" = all ] && MODES="no_tee tee_no_verify tee_verify"
 for m in $MODES; do
   case $m in no_tee | tee_no_verify | tee_verify) ;; *) fail "TEEBENCH_TLSN_MODES: no mode $m" ;; esac
