@@ -1,0 +1,174 @@
+/* cli/flags: see flags.h. The getopt_long table is built on the stack from the
+ * command's table on every parse: a flag with a short letter answers to it, one
+ * without gets 256 + its index. Parsing sets getopt's opterr and optind (libc's
+ * globals, as every getopt_long loop did). */
+#include "cli/flags.h"
+
+#include <getopt.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/opt.h"
+
+static size_t count(const cli_flag *t)
+{
+    size_t n = 0;
+    while (t[n].type != CLI_F_END)
+        n++;
+    return n;
+}
+
+int cli_flags_bad_choice(const char *flag, const char *value, const char *const *choices,
+                         tb_err *err)
+{
+    char list[256] = "";
+    size_t len = 0;
+    for (size_t i = 0; choices[i] && len < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", choices[i]);
+    return tb_errf(err, "%s %s: unknown (%s)", flag, value, list);
+}
+
+/* One flag's value into args. 0, or -1 with err. */
+static int store(const cli_flag *f, void *args, const char *v, tb_err *err)
+{
+    char flag[80];
+    snprintf(flag, sizeof flag, "--%s", f->name);
+    char *at = (char *)args + f->off;
+    long l;
+    switch (f->type) {
+    case CLI_F_BOOL:
+        *(int *)at = 1;
+        return 0;
+    case CLI_F_STR:
+        *(const char **)at = v;
+        return 0;
+    case CLI_F_LONG:
+        return cli_opt_long(flag, v, (long)f->lo, (long)f->hi, (long *)at, err);
+    case CLI_F_INT:
+        if (cli_opt_long(flag, v, (long)f->lo, (long)f->hi, &l, err) < 0)
+            return -1;
+        *(int *)at = (int)l;
+        return 0;
+    case CLI_F_DOUBLE:
+        return cli_opt_double(flag, v, f->lo, f->hi, (double *)at, err);
+    case CLI_F_SECONDS:
+        return cli_opt_duration(flag, v, f->lo, f->hi, (double *)at, err);
+    case CLI_F_CHOICE:
+        for (size_t i = 0; f->choices[i]; i++)
+            if (!strcmp(v, f->choices[i])) {
+                *(const char **)at = f->choices[i];
+                return 0;
+            }
+        return cli_flags_bad_choice(flag, v, f->choices, err);
+    case CLI_F_CALL:
+        return f->call(args, flag, v, err);
+    case CLI_F_END:
+    case CLI_F_HELP:
+        break;
+    }
+    return 0;
+}
+
+/* The getopt_long tables of c's flags into opts and shorts (sized by the caller). */
+static void build(const cli_flag *t, size_t n, struct option *opts, char *shorts)
+{
+    size_t k = 0;
+    shorts[k++] = ':'; /* a missing value is ':', not '?' */
+    for (size_t i = 0; i < n; i++) {
+        int has_arg = t[i].arg ? required_argument : no_argument;
+        opts[i] =
+            (struct option){t[i].name, has_arg, NULL, t[i].shortc ? t[i].shortc : 256 + (int)i};
+        if (t[i].shortc) {
+            shorts[k++] = t[i].shortc;
+            if (t[i].arg)
+                shorts[k++] = ':';
+        }
+    }
+    opts[n] = (struct option){NULL, 0, NULL, 0};
+    shorts[k] = 0;
+}
+
+static const cli_flag *find(const cli_flag *t, size_t n, int c)
+{
+    if (c >= 256 && (size_t)(c - 256) < n)
+        return &t[c - 256];
+    for (size_t i = 0; i < n; i++)
+        if (t[i].shortc && t[i].shortc == c)
+            return &t[i];
+    return NULL;
+}
+
+int cli_flags_parse(const cli_cmd *c, int argc, char **argv, void *args, int *first)
+{
+    size_t n = count(c->flags);
+    if (n > CLI_FLAGS_MAX)
+        return cli_fail_code(2, c->name, "%zu flags: more than %d", n, CLI_FLAGS_MAX);
+    struct option opts[CLI_FLAGS_MAX + 1];
+    char shorts[2 + 3 * CLI_FLAGS_MAX + 1];
+    build(c->flags, n, opts, shorts + 1);
+    shorts[0] = c->stop_at_operand ? '+' : ':';
+    const char *optstring = c->stop_at_operand ? shorts : shorts + 1;
+    tb_err err = {{0}};
+    int ch;
+    opterr = 0;
+    optind = 0; /* glibc: 0 also rereads the optstring's '+' (1 keeps the last mode) */
+    while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
+        const cli_flag *f = ch == '?' || ch == ':' ? NULL : find(c->flags, n, ch);
+        if (!f)
+            return cli_bad_option(c->name, ch == ':' ? ':' : '?', argv);
+        if (f->type == CLI_F_HELP) {
+            c->usage(stdout, c);
+            return 0;
+        }
+        if (store(f, args, optarg, &err) < 0)
+            return cli_fail_code(2, c->name, "%s", err.msg);
+    }
+    if (c->max_operands >= 0 && argc - optind > c->max_operands)
+        return cli_fail_code(2, c->name, "%s: unexpected argument", argv[optind + c->max_operands]);
+    *first = optind;
+    return CLI_FLAGS_GO;
+}
+
+/* "[-x, ]--name[ ARG]" into buf. */
+static void label(const cli_flag *f, char *buf, size_t size)
+{
+    char sh[8] = "";
+    if (f->shortc)
+        snprintf(sh, sizeof sh, "-%c, ", f->shortc);
+    snprintf(buf, size, "%s--%s%s%s", sh, f->name, f->arg ? " " : "", f->arg ? f->arg : "");
+}
+
+void cli_flags_help(FILE *f, const cli_cmd *c)
+{
+    int col = c->col ? c->col : 17;
+    for (const cli_flag *fl = c->flags; fl->type != CLI_F_END; fl++) {
+        char name[128];
+        label(fl, name, sizeof name);
+        if ((int)strlen(name) + 3 > col)
+            fprintf(f, "  %s\n%*s", name, col, "");
+        else
+            fprintf(f, "  %-*s", col - 2, name);
+        const char *h = fl->help ? fl->help : "";
+        for (;;) {
+            size_t len = strcspn(h, "\n");
+            int last = !h[len];
+            fprintf(f, "%.*s", (int)len, h);
+            if (last && fl->def)
+                fprintf(f, " (default %s)", fl->def);
+            fputc('\n', f);
+            if (last)
+                break;
+            h += len + 1;
+            fprintf(f, "%*s", col, "");
+        }
+    }
+}
+
+void cli_flags_list(FILE *f, const cli_cmd *c)
+{
+    for (const cli_flag *fl = c->flags; fl->type != CLI_F_END; fl++) {
+        fprintf(f, "--%s\n", fl->name);
+        if (fl->shortc)
+            fprintf(f, "-%c\n", fl->shortc);
+    }
+}

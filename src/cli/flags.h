@@ -1,0 +1,132 @@
+/* cli/flags: a command's flags declared once, in a table, which drives their parsing
+ * (getopt_long underneath: long names, unambiguous prefixes, --flag=value, -x
+ * groups, operands anywhere unless the command stops at the first), their checks
+ * (cli/opt's number syntax and ranges, choice lists) and the option list of the
+ * command's --help; `teebench __flags` prints every table (for the man page and
+ * the bash completion).
+ *
+ * One wording of each command-line mistake for every command (all exit 2):
+ *   teebench: <cmd>: <option>: unknown option (teebench <cmd> --help)
+ *   teebench: <cmd>: <option>: needs a value
+ *   teebench: <cmd>: <word>: unexpected argument
+ *   teebench: <cmd>: <flag> <value>: not an integer | not a number | must be between ...
+ *
+ * Invariants: a table is static const data ending with {0}; each entry writes one
+ * field of the command's args struct (its offset, type-checked by the CLI_* macros)
+ * or calls its callback; nothing here keeps state between calls (getopt's optind is
+ * libc's, reset on every parse). */
+#ifndef TB_CLI_FLAGS_H
+#define TB_CLI_FLAGS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "base/err.h"
+
+typedef enum cli_flag_type {
+    CLI_F_END = 0,
+    CLI_F_HELP,    /* -h, --help: prints the command's usage, exit 0 */
+    CLI_F_BOOL,    /* no value: int = 1 */
+    CLI_F_STR,     /* const char * = the value (argv's) */
+    CLI_F_LONG,    /* long in [lo, hi] (cli_opt_long) */
+    CLI_F_INT,     /* int in [lo, hi] (cli_opt_long) */
+    CLI_F_DOUBLE,  /* double in [lo, hi] (cli_opt_double) */
+    CLI_F_SECONDS, /* double seconds in [lo, hi], a duration (cli_opt_duration) */
+    CLI_F_CHOICE,  /* const char * = one of choices (NULL-terminated), else
+                      "<flag> <value>: unknown (a, b, c)" */
+    CLI_F_CALL,    /* call(args, flag, value, err): value NULL for a flag without one */
+} cli_flag_type;
+
+typedef struct cli_flag {
+    const char *name; /* long name without "--" */
+    char shortc;      /* short letter, or 0 */
+    cli_flag_type type;
+    const char *arg; /* the value's name in --help ("N", "DIR"); NULL: takes none */
+    size_t off;      /* where the value goes in the args struct */
+    double lo, hi;   /* numbers: the range */
+    const char *const *choices;
+    int (*call)(void *args, const char *flag, const char *value, tb_err *err);
+    const char *help; /* its --help text; '\n' starts a continuation line */
+    const char *def;  /* appended to the help as " (default DEF)", or NULL */
+} cli_flag;
+
+typedef struct cli_cmd cli_cmd;
+struct cli_cmd {
+    const char *name;      /* in messages: "env", "notary serve" */
+    const cli_flag *flags; /* ends with {0} */
+    void (*usage)(FILE *f, const cli_cmd *c);
+    int max_operands;    /* more: "<word>: unexpected argument"; -1: any */
+    int stop_at_operand; /* 1: flags end at the first operand (the rest is its own) */
+    int col;             /* the help's column (0: 17) */
+};
+
+/* The value of a field in T (type-checked: a mismatch is a compile error with -Werror). */
+#define CLI_OFF(T, f, type) (offsetof(T, f) + 0 * sizeof((type *)0 == &((T *)0)->f))
+
+#define CLI_HELP()                                                                                 \
+    {                                                                                              \
+        .name = "help", .shortc = 'h', .type = CLI_F_HELP, .help = "this text"                     \
+    }
+#define CLI_BOOL(n, s, T, f, h)                                                                    \
+    {                                                                                              \
+        .name = n, .shortc = s, .type = CLI_F_BOOL, .off = CLI_OFF(T, f, int), .help = h           \
+    }
+#define CLI_STR(n, s, T, f, a, h)                                                                  \
+    {                                                                                              \
+        .name = n, .shortc = s, .type = CLI_F_STR, .arg = a, .off = CLI_OFF(T, f, const char *),   \
+        .help = h                                                                                  \
+    }
+#define CLI_LONG(n, s, T, f, l, u, a, h)                                                           \
+    {                                                                                              \
+        .name = n, .shortc = s, .type = CLI_F_LONG, .arg = a, .off = CLI_OFF(T, f, long), .lo = l, \
+        .hi = u, .help = h                                                                         \
+    }
+#define CLI_INT(n, s, T, f, l, u, a, h)                                                            \
+    {                                                                                              \
+        .name = n, .shortc = s, .type = CLI_F_INT, .arg = a, .off = CLI_OFF(T, f, int), .lo = l,   \
+        .hi = u, .help = h                                                                         \
+    }
+#define CLI_DOUBLE(n, s, T, f, l, u, a, h)                                                         \
+    {                                                                                              \
+        .name = n, .shortc = s, .type = CLI_F_DOUBLE, .arg = a, .off = CLI_OFF(T, f, double),      \
+        .lo = l, .hi = u, .help = h                                                                \
+    }
+#define CLI_SECONDS(n, s, T, f, l, u, a, h)                                                        \
+    {                                                                                              \
+        .name = n, .shortc = s, .type = CLI_F_SECONDS, .arg = a, .off = CLI_OFF(T, f, double),     \
+        .lo = l, .hi = u, .help = h                                                                \
+    }
+#define CLI_CHOICE(n, s, T, f, list, a, h)                                                         \
+    {                                                                                              \
+        .name = n, .shortc = s, .type = CLI_F_CHOICE, .arg = a,                                    \
+        .off = CLI_OFF(T, f, const char *), .choices = list, .help = h                             \
+    }
+#define CLI_CALL(n, s, fn, a, h)                                                                   \
+    {                                                                                              \
+        .name = n, .shortc = s, .type = CLI_F_CALL, .arg = a, .call = fn, .help = h                \
+    }
+
+/* The most flags a table may have. */
+#define CLI_FLAGS_MAX 64
+/* What cli_flags_parse returns when the command goes on. */
+#define CLI_FLAGS_GO (-1)
+
+/* Parses argv[1..] (argv[0] is the command's name) into args. Returns CLI_FLAGS_GO
+ * with the first operand's index in *first (argv[*first..argc-1] are the operands),
+ * or the exit code when the command is done: 0 after --help, 2 after a mistake
+ * (printed, worded as above). */
+int cli_flags_parse(const cli_cmd *c, int argc, char **argv, void *args, int *first);
+
+/* The option list of c's --help: one entry a flag, "  [-x, ]--name[ ARG]" then its
+ * help at column c->col (on the next line when the name reaches it), continuation
+ * lines indented to that column. */
+void cli_flags_help(FILE *f, const cli_cmd *c);
+
+/* Every flag of c, one a line: "--name" (and "-x"), for `teebench __flags`. */
+void cli_flags_list(FILE *f, const cli_cmd *c);
+
+/* A choice's error: "<flag> <value>: unknown (a, b, c)". Returns -1. */
+int cli_flags_bad_choice(const char *flag, const char *value, const char *const *choices,
+                         tb_err *err);
+
+#endif

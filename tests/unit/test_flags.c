@@ -1,0 +1,256 @@
+/* Unit tests for cli/flags: every argument type into its field, the ranges, the one
+ * wording of each mistake (unknown option, missing value, unexpected argument, bad
+ * number, bad choice), --help and its exit code, operands (anywhere, or after the
+ * first one for a command that stops there), and the generated option list. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/flags.h"
+
+typedef struct t_args {
+    int json, threads, calls;
+    long passes;
+    double alpha, duration;
+    const char *out, *format, *last;
+} t_args;
+
+static int on_call(void *args, const char *flag, const char *value, tb_err *err)
+{
+    t_args *a = args;
+    if (!strcmp(value, "bad"))
+        return tb_errf(err, "%s %s: not today", flag, value);
+    a->calls++;
+    a->last = value;
+    return 0;
+}
+
+static const char *const formats[] = {"html", "markdown", NULL};
+
+static void usage(FILE *f, const cli_cmd *c)
+{
+    fprintf(f, "usage: t\n");
+    cli_flags_help(f, c);
+}
+
+static const cli_flag t_flags[] = {
+    CLI_BOOL("json", 'j', t_args, json, "print JSON"),
+    CLI_STR("output", 'o', t_args, out, "FILE", "write FILE\nnot stdout"),
+    CLI_INT("threads", 't', t_args, threads, 1, 64, "N", "threads"),
+    CLI_LONG("passes", 0, t_args, passes, 1, 1000, "N", "passes"),
+    CLI_DOUBLE("alpha", 0, t_args, alpha, 0, 1, "A", "level"),
+    CLI_SECONDS("duration", 'd', t_args, duration, 0.001, 60, "T", "how long"),
+    CLI_CHOICE("format", 0, t_args, format, formats, "F", "html or markdown"),
+    CLI_CALL("set", 's', on_call, "K=V", "a setting, repeatable"),
+    {.name = "a-rather-long-name",
+     .type = CLI_F_BOOL,
+     .off = CLI_OFF(t_args, json, int),
+     .help = "on the next line",
+     .def = "off"},
+    CLI_HELP(),
+    {0}};
+
+static const cli_cmd t_cmd = {.name = "t", .flags = t_flags, .usage = usage, .max_operands = 1};
+
+/* Runs the parse of the NULL-terminated words with stdout and stderr captured into
+ * out/err (NUL-terminated, truncated). Returns the parse's return value. */
+static int run(const cli_cmd *c, t_args *a, int *first, char *out, char *err, size_t size, ...)
+{
+    char *argv[32];
+    int argc = 0;
+    va_list ap;
+    va_start(ap, size);
+    argv[argc++] = "t";
+    for (char *w; argc < 31 && (w = va_arg(ap, char *));)
+        argv[argc++] = w;
+    va_end(ap);
+    argv[argc] = NULL;
+    fflush(stdout);
+    fflush(stderr);
+    FILE *fo = tmpfile(), *fe = tmpfile();
+    assert_non_null(fo);
+    assert_non_null(fe);
+    int so = dup(1), se = dup(2);
+    dup2(fileno(fo), 1);
+    dup2(fileno(fe), 2);
+    int rc = cli_flags_parse(c, argc, argv, a, first);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(so, 1);
+    dup2(se, 2);
+    close(so);
+    close(se);
+    FILE *fs[2] = {fo, fe};
+    char *bufs[2] = {out, err};
+    for (int i = 0; i < 2; i++) {
+        rewind(fs[i]);
+        size_t n = fread(bufs[i], 1, size - 1, fs[i]);
+        bufs[i][n] = 0;
+        fclose(fs[i]);
+    }
+    return rc;
+}
+
+#define RUN(...) run(&t_cmd, &a, &first, out, err, sizeof out, __VA_ARGS__, (char *)NULL)
+
+static void test_types(void **state)
+{
+    (void)state;
+    t_args a = {0};
+    int first = -7;
+    char out[2048], err[512];
+    assert_int_equal(RUN("-j", "--output=x.html", "-t", "8", "--passes", "12", "--alpha", "0.05",
+                         "-d", "500ms", "--format", "markdown", "-s", "a=1", "--set=b=2"),
+                     CLI_FLAGS_GO);
+    assert_int_equal(first, 16);
+    assert_int_equal(a.json, 1);
+    assert_string_equal(a.out, "x.html");
+    assert_int_equal(a.threads, 8);
+    assert_int_equal(a.passes, 12);
+    assert_true(a.alpha == 0.05);
+    assert_true(a.duration == 0.5);
+    assert_string_equal(a.format, "markdown");
+    assert_int_equal(a.calls, 2);
+    assert_string_equal(a.last, "b=2");
+    assert_string_equal(err, "");
+    assert_string_equal(out, "");
+
+    /* unambiguous prefixes, -x groups and operands anywhere, as getopt_long */
+    t_args b = {0};
+    assert_int_equal(
+        run(&t_cmd, &b, &first, out, err, sizeof out, "--js", "OP", "-jt3", (char *)NULL),
+        CLI_FLAGS_GO);
+    assert_int_equal(b.json, 1);
+    assert_int_equal(b.threads, 3);
+    assert_int_equal(first, 3);
+}
+
+static void test_ranges_and_numbers(void **state)
+{
+    (void)state;
+    t_args a = {0};
+    int first;
+    char out[2048], err[512];
+    assert_int_equal(RUN("--threads", "0"), 2);
+    assert_string_equal(err, "teebench: t: --threads 0: must be between 1 and 64\n");
+    assert_int_equal(RUN("-t", "65"), 2);
+    assert_string_equal(err, "teebench: t: --threads 65: must be between 1 and 64\n");
+    assert_int_equal(RUN("-t", "64"), CLI_FLAGS_GO);
+    assert_int_equal(a.threads, 64);
+    assert_int_equal(RUN("--passes", "12x"), 2);
+    assert_string_equal(err, "teebench: t: --passes 12x: not an integer\n");
+    assert_int_equal(RUN("--alpha", "nan"), 2);
+    assert_string_equal(err, "teebench: t: --alpha nan: not a number\n");
+    assert_int_equal(RUN("--alpha", "1.5"), 2);
+    assert_string_equal(err, "teebench: t: --alpha 1.5: must be between 0 and 1\n");
+    assert_int_equal(RUN("-d", "2h"), 2);
+    assert_string_equal(err, "teebench: t: --duration 2h: must be between 0.001s and 60s\n");
+    assert_int_equal(RUN("-d", "2 s"), 2);
+    assert_string_equal(err, "teebench: t: --duration 2 s: not a duration (e.g. 2s, 500ms, 1.5m; "
+                             "no unit: seconds)\n");
+    assert_int_equal(RUN("--format", "pdf"), 2);
+    assert_string_equal(err, "teebench: t: --format pdf: unknown (html, markdown)\n");
+    assert_int_equal(RUN("--set", "bad"), 2);
+    assert_string_equal(err, "teebench: t: --set bad: not today\n");
+}
+
+static void test_mistakes(void **state)
+{
+    (void)state;
+    t_args a = {0};
+    int first;
+    char out[2048], err[512];
+    assert_int_equal(RUN("--nope"), 2);
+    assert_string_equal(err, "teebench: t: --nope: unknown option (teebench t --help)\n");
+    assert_int_equal(RUN("--nope=3"), 2);
+    assert_string_equal(err, "teebench: t: --nope: unknown option (teebench t --help)\n");
+    assert_int_equal(RUN("-jx"), 2);
+    assert_string_equal(err, "teebench: t: -x: unknown option (teebench t --help)\n");
+    assert_int_equal(RUN("--json=1"), 2);
+    assert_string_equal(err, "teebench: t: --json: unknown option (teebench t --help)\n");
+    assert_int_equal(RUN("--output"), 2);
+    assert_string_equal(err, "teebench: t: --output: needs a value\n");
+    assert_int_equal(RUN("--passes"), 2);
+    assert_string_equal(err, "teebench: t: --passes: needs a value\n");
+    assert_int_equal(RUN("-t"), 2);
+    assert_string_equal(err, "teebench: t: -t: needs a value\n");
+    assert_int_equal(RUN("one", "two"), 2);
+    assert_string_equal(err, "teebench: t: two: unexpected argument\n");
+    assert_int_equal(RUN("one", "-j"), CLI_FLAGS_GO);
+    assert_int_equal(first, 2);
+    assert_string_equal(out, "");
+}
+
+static void test_stop_at_operand(void **state)
+{
+    (void)state;
+    static const cli_cmd stop = {
+        .name = "s", .flags = t_flags, .usage = usage, .max_operands = -1, .stop_at_operand = 1};
+    t_args a = {0};
+    int first;
+    char out[2048], err[512];
+    assert_int_equal(run(&stop, &a, &first, out, err, sizeof out, "-j", "URL", "--threads", "x",
+                         "more", (char *)NULL),
+                     CLI_FLAGS_GO);
+    assert_int_equal(first, 2);
+    assert_int_equal(a.threads, 0);
+    assert_int_equal(a.json, 1);
+    assert_int_equal(run(&stop, &a, &first, out, err, sizeof out, "--bad", (char *)NULL), 2);
+    assert_string_equal(err, "teebench: s: --bad: unknown option (teebench s --help)\n");
+}
+
+static void test_help(void **state)
+{
+    (void)state;
+    t_args a = {0};
+    int first;
+    char out[2048], err[512];
+    assert_int_equal(RUN("--json", "--help", "--nope"), 0);
+    assert_string_equal(err, "");
+    assert_string_equal(out, "usage: t\n"
+                             "  -j, --json     print JSON\n"
+                             "  -o, --output FILE\n"
+                             "                 write FILE\n"
+                             "                 not stdout\n"
+                             "  -t, --threads N\n"
+                             "                 threads\n"
+                             "  --passes N     passes\n"
+                             "  --alpha A      level\n"
+                             "  -d, --duration T\n"
+                             "                 how long\n"
+                             "  --format F     html or markdown\n"
+                             "  -s, --set K=V  a setting, repeatable\n"
+                             "  --a-rather-long-name\n"
+                             "                 on the next line (default off)\n"
+                             "  -h, --help     this text\n");
+    assert_int_equal(RUN("-h"), 0);
+    assert_memory_equal(out, "usage: t\n", 9);
+
+    char *list = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&list, &len);
+    assert_non_null(f);
+    cli_flags_list(f, &t_cmd);
+    fclose(f);
+    assert_string_equal(list, "--json\n-j\n--output\n-o\n--threads\n-t\n--passes\n--alpha\n"
+                              "--duration\n-d\n--format\n--set\n-s\n--a-rather-long-name\n"
+                              "--help\n-h\n");
+    free(list);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_types),    cmocka_unit_test(test_ranges_and_numbers),
+        cmocka_unit_test(test_mistakes), cmocka_unit_test(test_stop_at_operand),
+        cmocka_unit_test(test_help),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
