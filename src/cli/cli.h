@@ -34,6 +34,8 @@ int cmd_kv(int argc, char **argv);
 /* The flag tables (cli/flags) of the commands declared with one, for `teebench __flags`. */
 typedef struct cli_cmd cli_cmd;
 extern const cli_cmd cli_env_cmd;
+extern const cli_cmd cli_probe_cmd;
+extern const cli_cmd cli_syscall_cmd;
 
 /* Prints "teebench: <cmd>: <formatted message>" to stderr; returns exit code 1. */
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -49,6 +49,11 @@ static int store(const cli_flag *f, void *args, const char *v, tb_err *err)
             return -1;
         *(int *)at = (int)l;
         return 0;
+    case CLI_F_UINT:
+        if (cli_opt_long(flag, v, (long)f->lo, (long)f->hi, &l, err) < 0)
+            return -1;
+        *(unsigned *)at = (unsigned)l;
+        return 0;
     case CLI_F_DOUBLE:
         return cli_opt_double(flag, v, f->lo, f->hi, (double *)at, err);
     case CLI_F_SECONDS:
@@ -64,9 +69,19 @@ static int store(const cli_flag *f, void *args, const char *v, tb_err *err)
         return f->call(args, flag, v, err);
     case CLI_F_END:
     case CLI_F_HELP:
+    case CLI_F_ALIAS:
         break;
     }
     return 0;
+}
+
+/* The flag an alias stands for (by name), or f. */
+static const cli_flag *resolve(const cli_flag *t, size_t n, const cli_flag *f)
+{
+    for (size_t i = 0; f->type == CLI_F_ALIAS && i < n; i++)
+        if (t[i].type != CLI_F_ALIAS && !strcmp(t[i].name, f->help))
+            return &t[i];
+    return f;
 }
 
 /* The getopt_long tables of c's flags into opts and shorts (sized by the caller). */
@@ -75,7 +90,7 @@ static void build(const cli_flag *t, size_t n, struct option *opts, char *shorts
     size_t k = 0;
     shorts[k++] = ':'; /* a missing value is ':', not '?' */
     for (size_t i = 0; i < n; i++) {
-        int has_arg = t[i].arg ? required_argument : no_argument;
+        int has_arg = resolve(t, n, &t[i])->arg ? required_argument : no_argument;
         opts[i] =
             (struct option){t[i].name, has_arg, NULL, t[i].shortc ? t[i].shortc : 256 + (int)i};
         if (t[i].shortc) {
@@ -91,7 +106,7 @@ static void build(const cli_flag *t, size_t n, struct option *opts, char *shorts
 static const cli_flag *find(const cli_flag *t, size_t n, int c)
 {
     if (c >= 256 && (size_t)(c - 256) < n)
-        return &t[c - 256];
+        return resolve(t, n, &t[c - 256]);
     for (size_t i = 0; i < n; i++)
         if (t[i].shortc && t[i].shortc == c)
             return &t[i];
@@ -130,10 +145,10 @@ int cli_flags_parse(const cli_cmd *c, int argc, char **argv, void *args, int *fi
 }
 
 /* "[-x, ]--name[ ARG]" into buf. */
-static void label(const cli_flag *f, char *buf, size_t size)
+static void label(const cli_cmd *c, const cli_flag *f, char *buf, size_t size)
 {
     char sh[8] = "";
-    if (f->shortc)
+    if (f->shortc && (!c->hide_shorts || f->type == CLI_F_HELP))
         snprintf(sh, sizeof sh, "-%c, ", f->shortc);
     snprintf(buf, size, "%s--%s%s%s", sh, f->name, f->arg ? " " : "", f->arg ? f->arg : "");
 }
@@ -142,8 +157,10 @@ void cli_flags_help(FILE *f, const cli_cmd *c)
 {
     int col = c->col ? c->col : 17;
     for (const cli_flag *fl = c->flags; fl->type != CLI_F_END; fl++) {
+        if (fl->hidden || fl->type == CLI_F_ALIAS)
+            continue;
         char name[128];
-        label(fl, name, sizeof name);
+        label(c, fl, name, sizeof name);
         if ((int)strlen(name) + 3 > col)
             fprintf(f, "  %s\n%*s", name, col, "");
         else

@@ -30,10 +30,12 @@ typedef enum cli_flag_type {
     CLI_F_STR,     /* const char * = the value (argv's) */
     CLI_F_LONG,    /* long in [lo, hi] (cli_opt_long) */
     CLI_F_INT,     /* int in [lo, hi] (cli_opt_long) */
+    CLI_F_UINT,    /* unsigned in [lo, hi] (cli_opt_long; lo >= 0) */
     CLI_F_DOUBLE,  /* double in [lo, hi] (cli_opt_double) */
     CLI_F_SECONDS, /* double seconds in [lo, hi], a duration (cli_opt_duration) */
     CLI_F_CHOICE,  /* const char * = one of choices (NULL-terminated), else
                       "<flag> <value>: unknown (a, b, c)" */
+    CLI_F_ALIAS,   /* the flag named by help, under another name (hidden) */
     CLI_F_CALL,    /* call(args, flag, value, err): value NULL for a flag without one */
 } cli_flag_type;
 
@@ -48,6 +50,7 @@ typedef struct cli_flag {
     int (*call)(void *args, const char *flag, const char *value, tb_err *err);
     const char *help; /* its --help text; '\n' starts a continuation line */
     const char *def;  /* appended to the help as " (default DEF)", or NULL */
+    int hidden;       /* 1: parsed but not in --help (an old spelling) */
 } cli_flag;
 
 typedef struct cli_cmd cli_cmd;
@@ -58,6 +61,7 @@ struct cli_cmd {
     int max_operands;    /* more: "<word>: unexpected argument"; -1: any */
     int stop_at_operand; /* 1: flags end at the first operand (the rest is its own) */
     int col;             /* the help's column (0: 17) */
+    int hide_shorts;     /* 1: --help shows no short letter but -h's */
 };
 
 /* The value of a field in T (type-checked: a mismatch is a compile error with -Werror). */
@@ -86,6 +90,11 @@ struct cli_cmd {
         .name = n, .shortc = s, .type = CLI_F_INT, .arg = a, .off = CLI_OFF(T, f, int), .lo = l,   \
         .hi = u, .help = h                                                                         \
     }
+#define CLI_UINT(n, s, T, f, l, u, a, h)                                                           \
+    {                                                                                              \
+        .name = n, .shortc = s, .type = CLI_F_UINT, .arg = a, .off = CLI_OFF(T, f, unsigned),      \
+        .lo = l, .hi = u, .help = h                                                                \
+    }
 #define CLI_DOUBLE(n, s, T, f, l, u, a, h)                                                         \
     {                                                                                              \
         .name = n, .shortc = s, .type = CLI_F_DOUBLE, .arg = a, .off = CLI_OFF(T, f, double),      \
@@ -104,6 +113,12 @@ struct cli_cmd {
 #define CLI_CALL(n, s, fn, a, h)                                                                   \
     {                                                                                              \
         .name = n, .shortc = s, .type = CLI_F_CALL, .arg = a, .call = fn, .help = h                \
+    }
+
+/* An old spelling of the flag before it (same type and field), not in --help. */
+#define CLI_ALIAS(n, prev)                                                                         \
+    {                                                                                              \
+        .name = n, .type = CLI_F_ALIAS, .help = prev                                               \
     }
 
 /* The most flags a table may have. */

@@ -61,7 +61,7 @@ static const cli_cmd t_cmd = {.name = "t", .flags = t_flags, .usage = usage, .ma
 
 /* Runs the parse of the NULL-terminated words with stdout and stderr captured into
  * out/err (NUL-terminated, truncated). Returns the parse's return value. */
-static int run(const cli_cmd *c, t_args *a, int *first, char *out, char *err, size_t size, ...)
+static int run(const cli_cmd *c, void *a, int *first, char *out, char *err, size_t size, ...)
 {
     char *argv[32];
     int argc = 0;
@@ -206,6 +206,47 @@ static void test_stop_at_operand(void **state)
     assert_string_equal(err, "teebench: s: --bad: unknown option (teebench s --help)\n");
 }
 
+typedef struct u_args {
+    unsigned reps;
+    const char *probes;
+} u_args;
+
+static const cli_flag u_flags[] = {CLI_UINT("reps", 'r', u_args, reps, 1, 100, "N", "samples"),
+                                   CLI_STR("probes", 'p', u_args, probes, "LIST", "names"),
+                                   CLI_ALIAS("probe", "probes"),
+                                   CLI_HELP(),
+                                   {0}};
+
+static const cli_cmd u_cmd = {
+    .name = "u", .flags = u_flags, .usage = usage, .max_operands = 0, .hide_shorts = 1};
+
+/* unsigned fields, an old spelling (parsed, not in --help) and a help without the
+   short letters */
+static void test_uint_alias_hidden(void **state)
+{
+    (void)state;
+    u_args a = {0};
+    int first;
+    char out[1024], err[512];
+    assert_int_equal(
+        run(&u_cmd, &a, &first, out, err, sizeof out, "-r", "7", "--probe", "x", (char *)NULL),
+        CLI_FLAGS_GO);
+    assert_int_equal(a.reps, 7);
+    assert_string_equal(a.probes, "x");
+    assert_int_equal(run(&u_cmd, &a, &first, out, err, sizeof out, "--reps", "-1", (char *)NULL),
+                     2);
+    assert_string_equal(err, "teebench: u: --reps -1: must be between 1 and 100\n");
+    assert_int_equal(run(&u_cmd, &a, &first, out, err, sizeof out, "--probe", (char *)NULL), 2);
+    assert_string_equal(err, "teebench: u: --probe: needs a value\n");
+    assert_int_equal(run(&u_cmd, &a, &first, out, err, sizeof out, "x", (char *)NULL), 2);
+    assert_string_equal(err, "teebench: u: x: unexpected argument\n");
+    assert_int_equal(run(&u_cmd, &a, &first, out, err, sizeof out, "--help", (char *)NULL), 0);
+    assert_string_equal(out, "usage: t\n"
+                             "  --reps N       samples\n"
+                             "  --probes LIST  names\n"
+                             "  -h, --help     this text\n");
+}
+
 static void test_help(void **state)
 {
     (void)state;
@@ -248,8 +289,11 @@ static void test_help(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_types),    cmocka_unit_test(test_ranges_and_numbers),
-        cmocka_unit_test(test_mistakes), cmocka_unit_test(test_stop_at_operand),
+        cmocka_unit_test(test_types),
+        cmocka_unit_test(test_ranges_and_numbers),
+        cmocka_unit_test(test_mistakes),
+        cmocka_unit_test(test_stop_at_operand),
+        cmocka_unit_test(test_uint_alias_hidden),
         cmocka_unit_test(test_help),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
