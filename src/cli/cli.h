@@ -36,6 +36,8 @@ typedef struct cli_cmd cli_cmd;
 extern const cli_cmd cli_env_cmd;
 extern const cli_cmd cli_probe_cmd;
 extern const cli_cmd cli_syscall_cmd;
+extern const cli_cmd cli_report_cmd;
+extern const cli_cmd cli_compare_cmd;
 
 /* Prints "teebench: <cmd>: <formatted message>" to stderr; returns exit code 1. */
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

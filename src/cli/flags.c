@@ -150,6 +150,8 @@ static void label(const cli_cmd *c, const cli_flag *f, char *buf, size_t size)
     char sh[8] = "";
     if (f->shortc && (!c->hide_shorts || f->type == CLI_F_HELP))
         snprintf(sh, sizeof sh, "-%c, ", f->shortc);
+    else if (c->align_long)
+        snprintf(sh, sizeof sh, "    ");
     snprintf(buf, size, "%s--%s%s%s", sh, f->name, f->arg ? " " : "", f->arg ? f->arg : "");
 }
 

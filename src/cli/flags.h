@@ -61,6 +61,7 @@ struct cli_cmd {
     int max_operands;    /* more: "<word>: unexpected argument"; -1: any */
     int stop_at_operand; /* 1: flags end at the first operand (the rest is its own) */
     int col;             /* the help's column (0: 17) */
+    int align_long;      /* 1: a flag without a short letter is indented under the others' "--" */
     int hide_shorts;     /* 1: --help shows no short letter but -h's */
 };
 
