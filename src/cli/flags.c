@@ -31,9 +31,11 @@ int cli_flags_bad_choice(const char *flag, const char *value, const char *const 
 /* One flag's value into args. 0, or -1 with err. */
 static int store(const cli_flag *f, void *args, const char *v, tb_err *err)
 {
-    char flag[80];
+    char flag[42]; /* cli_settings' flag holds it */
     snprintf(flag, sizeof flag, "--%s", f->name);
     char *at = (char *)args + f->off;
+    if (f->type == CLI_F_SETTING && strlen(f->name) >= sizeof((cli_settings *)0)->set[0].key)
+        return tb_errf(err, "%s: a setting's name too long", flag);
     long l;
     switch (f->type) {
     case CLI_F_BOOL:
@@ -67,6 +69,18 @@ static int store(const cli_flag *f, void *args, const char *v, tb_err *err)
         return cli_flags_bad_choice(flag, v, f->choices, err);
     case CLI_F_CALL:
         return f->call(args, flag, v, err);
+    case CLI_F_SETTING: {
+        cli_settings *set = (cli_settings *)at;
+        if (set->n == CLI_SETTINGS_MAX)
+            return tb_errf(err, "too many options");
+        snprintf(set->set[set->n].flag, sizeof set->set[set->n].flag, "%s", flag);
+        char *key = set->set[set->n].key;
+        snprintf(key, sizeof set->set[set->n].key, "%s", f->name);
+        for (char *p = key; *p; p++)
+            *p = *p == '-' ? '_' : *p;
+        set->set[set->n++].value = v;
+        return 0;
+    }
     case CLI_F_END:
     case CLI_F_HELP:
     case CLI_F_ALIAS:
@@ -164,7 +178,7 @@ void cli_flags_help(FILE *f, const cli_cmd *c)
         char name[128];
         label(c, fl, name, sizeof name);
         if ((int)strlen(name) + 3 > col)
-            fprintf(f, "  %s\n%*s", name, col, "");
+            fprintf(f, "  %s  ", name);
         else
             fprintf(f, "  %-*s", col - 2, name);
         const char *h = fl->help ? fl->help : "";

@@ -35,9 +35,22 @@ typedef enum cli_flag_type {
     CLI_F_SECONDS, /* double seconds in [lo, hi], a duration (cli_opt_duration) */
     CLI_F_CHOICE,  /* const char * = one of choices (NULL-terminated), else
                       "<flag> <value>: unknown (a, b, c)" */
+    CLI_F_SETTING, /* a workload parameter: {key, value} appended to a cli_settings, key
+                      the name with '_' for '-'; "too many options" past CLI_SETTINGS_MAX */
     CLI_F_ALIAS,   /* the flag named by help, under another name (hidden) */
     CLI_F_CALL,    /* call(args, flag, value, err): value NULL for a flag without one */
 } cli_flag_type;
+
+/* The workload parameters given as flags, in order (applied over the profile's
+ * defaults once all are read). The values are argv's. */
+#define CLI_SETTINGS_MAX 32
+typedef struct cli_settings {
+    struct {
+        char key[40], flag[44];
+        const char *value;
+    } set[CLI_SETTINGS_MAX];
+    size_t n;
+} cli_settings;
 
 typedef struct cli_flag {
     const char *name; /* long name without "--" */
@@ -111,6 +124,10 @@ struct cli_cmd {
         .name = n, .shortc = s, .type = CLI_F_CHOICE, .arg = a,                                    \
         .off = CLI_OFF(T, f, const char *), .choices = list, .help = h                             \
     }
+#define CLI_SETTING(n, T, f, a, h)                                                                 \
+    {                                                                                              \
+        .name = n, .type = CLI_F_SETTING, .arg = a, .off = CLI_OFF(T, f, cli_settings), .help = h  \
+    }
 #define CLI_CALL(n, s, fn, a, h)                                                                   \
     {                                                                                              \
         .name = n, .shortc = s, .type = CLI_F_CALL, .arg = a, .call = fn, .help = h                \
@@ -134,7 +151,7 @@ struct cli_cmd {
 int cli_flags_parse(const cli_cmd *c, int argc, char **argv, void *args, int *first);
 
 /* The option list of c's --help: one entry a flag, "  [-x, ]--name[ ARG]" then its
- * help at column c->col (on the next line when the name reaches it), continuation
+ * help at column c->col (two spaces after a name that reaches it), continuation
  * lines indented to that column. */
 void cli_flags_help(FILE *f, const cli_cmd *c);
 

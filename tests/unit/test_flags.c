@@ -52,7 +52,7 @@ static const cli_flag t_flags[] = {
     {.name = "a-rather-long-name",
      .type = CLI_F_BOOL,
      .off = CLI_OFF(t_args, json, int),
-     .help = "on the next line",
+     .help = "on the same line",
      .def = "off"},
     CLI_HELP(),
     {0}};
@@ -257,19 +257,15 @@ static void test_help(void **state)
     assert_string_equal(err, "");
     assert_string_equal(out, "usage: t\n"
                              "  -j, --json     print JSON\n"
-                             "  -o, --output FILE\n"
-                             "                 write FILE\n"
+                             "  -o, --output FILE  write FILE\n"
                              "                 not stdout\n"
-                             "  -t, --threads N\n"
-                             "                 threads\n"
+                             "  -t, --threads N  threads\n"
                              "  --passes N     passes\n"
                              "  --alpha A      level\n"
-                             "  -d, --duration T\n"
-                             "                 how long\n"
+                             "  -d, --duration T  how long\n"
                              "  --format F     html or markdown\n"
                              "  -s, --set K=V  a setting, repeatable\n"
-                             "  --a-rather-long-name\n"
-                             "                 on the next line (default off)\n"
+                             "  --a-rather-long-name  on the same line (default off)\n"
                              "  -h, --help     this text\n");
     assert_int_equal(RUN("-h"), 0);
     assert_memory_equal(out, "usage: t\n", 9);
