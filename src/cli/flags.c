@@ -34,7 +34,8 @@ static int store(const cli_flag *f, void *args, const char *v, tb_err *err)
     char flag[42]; /* cli_settings' flag holds it */
     snprintf(flag, sizeof flag, "--%s", f->name);
     char *at = (char *)args + f->off;
-    if (f->type == CLI_F_SETTING && strlen(f->name) >= sizeof((cli_settings *)0)->set[0].key)
+    if (f->type == CLI_F_SETTING &&
+        strlen(f->key ? f->key : f->name) >= sizeof((cli_settings *)0)->set[0].key)
         return tb_errf(err, "%s: a setting's name too long", flag);
     long l;
     switch (f->type) {
@@ -75,7 +76,7 @@ static int store(const cli_flag *f, void *args, const char *v, tb_err *err)
             return tb_errf(err, "too many options");
         snprintf(set->set[set->n].flag, sizeof set->set[set->n].flag, "%s", flag);
         char *key = set->set[set->n].key;
-        snprintf(key, sizeof set->set[set->n].key, "%s", f->name);
+        snprintf(key, sizeof set->set[set->n].key, "%s", f->key ? f->key : f->name);
         for (char *p = key; *p; p++)
             *p = *p == '-' ? '_' : *p;
         set->set[set->n++].value = v;

@@ -63,7 +63,8 @@ typedef struct cli_flag {
     int (*call)(void *args, const char *flag, const char *value, tb_err *err);
     const char *help; /* its --help text; '\n' starts a continuation line */
     const char *def;  /* appended to the help as " (default DEF)", or NULL */
-    int hidden;       /* 1: parsed but not in --help (an old spelling) */
+    int hidden;       /* 1: parsed but not in --help (told of elsewhere, an old spelling) */
+    const char *key;  /* CLI_F_SETTING: the parameter's key (NULL: the name, '_' for '-') */
 } cli_flag;
 
 typedef struct cli_cmd cli_cmd;
