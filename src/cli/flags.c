@@ -61,6 +61,9 @@ static int store(const cli_flag *f, void *args, const char *v, tb_err *err)
         return cli_opt_double(flag, v, f->lo, f->hi, (double *)at, err);
     case CLI_F_SECONDS:
         return cli_opt_duration(flag, v, f->lo, f->hi, (double *)at, err);
+    case CLI_F_BUF:
+        snprintf(at, f->size, "%s", v);
+        return 0;
     case CLI_F_CHOICE:
         for (size_t i = 0; f->choices[i]; i++)
             if (!strcmp(v, f->choices[i])) {

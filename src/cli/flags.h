@@ -33,6 +33,7 @@ typedef enum cli_flag_type {
     CLI_F_UINT,    /* unsigned in [lo, hi] (cli_opt_long; lo >= 0) */
     CLI_F_DOUBLE,  /* double in [lo, hi] (cli_opt_double) */
     CLI_F_SECONDS, /* double seconds in [lo, hi], a duration (cli_opt_duration) */
+    CLI_F_BUF,     /* char[size]: a copy of the value (cut at size - 1) */
     CLI_F_CHOICE,  /* const char * = one of choices (NULL-terminated), else
                       "<flag> <value>: unknown (a, b, c)" */
     CLI_F_SETTING, /* a workload parameter: {key, value} appended to a cli_settings, key
@@ -64,6 +65,7 @@ typedef struct cli_flag {
     const char *help; /* its --help text; '\n' starts a continuation line */
     const char *def;  /* appended to the help as " (default DEF)", or NULL */
     int hidden;       /* 1: parsed but not in --help (told of elsewhere, an old spelling) */
+    size_t size;      /* CLI_F_BUF: the array's size */
     const char *key;  /* CLI_F_SETTING: the parameter's key (NULL: the name, '_' for '-') */
 } cli_flag;
 
@@ -82,6 +84,10 @@ struct cli_cmd {
 /* The value of a field in T (type-checked: a mismatch is a compile error with -Werror). */
 #define CLI_OFF(T, f, type) (offsetof(T, f) + 0 * sizeof((type *)0 == &((T *)0)->f))
 
+/* The same for a char array (its size kept in .size). */
+#define CLI_OFF_BUF(T, f)                                                                          \
+    (offsetof(T, f) + 0 * sizeof(&((T *)0)->f == (char(*)[sizeof(((T *)0)->f)])0))
+
 #define CLI_HELP()                                                                                 \
     {                                                                                              \
         .name = "help", .shortc = 'h', .type = CLI_F_HELP, .help = "this text"                     \
@@ -94,6 +100,11 @@ struct cli_cmd {
     {                                                                                              \
         .name = n, .shortc = s, .type = CLI_F_STR, .arg = a, .off = CLI_OFF(T, f, const char *),   \
         .help = h                                                                                  \
+    }
+#define CLI_BUF(n, T, f, a, h)                                                                     \
+    {                                                                                              \
+        .name = n, .type = CLI_F_BUF, .arg = a, .off = CLI_OFF_BUF(T, f),                          \
+        .size = sizeof(((T *)0)->f), .help = h                                                     \
     }
 #define CLI_LONG(n, s, T, f, l, u, a, h)                                                           \
     {                                                                                              \
