@@ -12,7 +12,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
