@@ -57,6 +57,16 @@ static int store(const cli_flag *f, void *args, const char *v, tb_err *err)
             return -1;
         *(unsigned *)at = (unsigned)l;
         return 0;
+    case CLI_F_U64: {
+        uint64_t lo = (uint64_t)f->lo,
+                 hi = f->hi >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)f->hi;
+        if (cli_opt_u64(v, lo, hi, (uint64_t *)at) == 0)
+            return 0;
+        if (v[0] && strspn(v, "0123456789") == strlen(v))
+            return tb_errf(err, "%s %s: must be between %llu and %llu", flag, v,
+                           (unsigned long long)lo, (unsigned long long)hi);
+        return tb_errf(err, "%s %s: not an integer", flag, v);
+    }
     case CLI_F_DOUBLE:
         return cli_opt_double(flag, v, f->lo, f->hi, (double *)at, err);
     case CLI_F_SECONDS:

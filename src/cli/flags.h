@@ -19,6 +19,7 @@
 #define TB_CLI_FLAGS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "base/err.h"
@@ -31,6 +32,7 @@ typedef enum cli_flag_type {
     CLI_F_LONG,    /* long in [lo, hi] (cli_opt_long) */
     CLI_F_INT,     /* int in [lo, hi] (cli_opt_long) */
     CLI_F_UINT,    /* unsigned in [lo, hi] (cli_opt_long; lo >= 0) */
+    CLI_F_U64,     /* uint64_t in [lo, hi] (cli_opt_u64; hi >= 2^64: UINT64_MAX) */
     CLI_F_DOUBLE,  /* double in [lo, hi] (cli_opt_double) */
     CLI_F_SECONDS, /* double seconds in [lo, hi], a duration (cli_opt_duration) */
     CLI_F_BUF,     /* char[size]: a copy of the value (cut at size - 1) */
@@ -119,6 +121,11 @@ struct cli_cmd {
 #define CLI_UINT(n, s, T, f, l, u, a, h)                                                           \
     {                                                                                              \
         .name = n, .shortc = s, .type = CLI_F_UINT, .arg = a, .off = CLI_OFF(T, f, unsigned),      \
+        .lo = l, .hi = u, .help = h                                                                \
+    }
+#define CLI_U64(n, s, T, f, l, u, a, h)                                                            \
+    {                                                                                              \
+        .name = n, .shortc = s, .type = CLI_F_U64, .arg = a, .off = CLI_OFF(T, f, uint64_t),       \
         .lo = l, .hi = u, .help = h                                                                \
     }
 #define CLI_DOUBLE(n, s, T, f, l, u, a, h)                                                         \
