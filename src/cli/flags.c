@@ -185,16 +185,21 @@ static void label(const cli_cmd *c, const cli_flag *f, char *buf, size_t size)
 
 void cli_flags_help(FILE *f, const cli_cmd *c)
 {
-    int col = c->col ? c->col : 17;
+    int col = c->col ? c->col : 17, ind = c->indent ? c->indent : 2;
     for (const cli_flag *fl = c->flags; fl->type != CLI_F_END; fl++) {
         if (fl->hidden || fl->type == CLI_F_ALIAS)
             continue;
         char name[128];
-        label(c, fl, name, sizeof name);
-        if ((int)strlen(name) + 3 > col)
-            fprintf(f, "  %s  ", name);
+        if (fl->label)
+            snprintf(name, sizeof name, "%s", fl->label);
         else
-            fprintf(f, "  %-*s", col - 2, name);
+            label(c, fl, name, sizeof name);
+        if (fl->gap)
+            fputc('\n', f);
+        if ((int)strlen(name) + ind + 1 > col)
+            fprintf(f, "%*s%s  ", ind, "", name);
+        else
+            fprintf(f, "%*s%-*s", ind, "", col - ind, name);
         const char *h = fl->help ? fl->help : "";
         for (;;) {
             size_t len = strcspn(h, "\n");

@@ -64,11 +64,13 @@ typedef struct cli_flag {
     double lo, hi;   /* numbers: the range */
     const char *const *choices;
     int (*call)(void *args, const char *flag, const char *value, tb_err *err);
-    const char *help; /* its --help text; '\n' starts a continuation line */
-    const char *def;  /* appended to the help as " (default DEF)", or NULL */
-    int hidden;       /* 1: parsed but not in --help (told of elsewhere, an old spelling) */
-    size_t size;      /* CLI_F_BUF: the array's size */
-    const char *key;  /* CLI_F_SETTING: the parameter's key (NULL: the name, '_' for '-') */
+    const char *help;  /* its --help text; '\n' starts a continuation line */
+    const char *def;   /* appended to the help as " (default DEF)", or NULL */
+    int hidden;        /* 1: parsed but not in --help (told of elsewhere, an old spelling) */
+    const char *label; /* the help's name column as written (NULL: "[-x, ]--name[ ARG]") */
+    int gap;           /* 1: a blank line before it in --help */
+    size_t size;       /* CLI_F_BUF: the array's size */
+    const char *key;   /* CLI_F_SETTING: the parameter's key (NULL: the name, '_' for '-') */
 } cli_flag;
 
 typedef struct cli_cmd cli_cmd;
@@ -79,6 +81,7 @@ struct cli_cmd {
     int max_operands;    /* more: "<word>: unexpected argument"; -1: any */
     int stop_at_operand; /* 1: flags end at the first operand (the rest is its own) */
     int col;             /* the help's column (0: 17) */
+    int indent;          /* the help's indent (0: 2) */
     int align_long;      /* 1: a flag without a short letter is indented under the others' "--" */
     int hide_shorts;     /* 1: --help shows no short letter but -h's */
 };

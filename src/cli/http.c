@@ -7,7 +7,6 @@
  * Global state: `interrupted`, the SIGINT flag (volatile sig_atomic_t, set by the
  * handler, read by the engine's threads every 100 ms). */
 #include <ctype.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <openssl/crypto.h>
 #include <math.h>
@@ -22,6 +21,7 @@
 #include "base/clock.h"
 #include "base/fdlimit.h"
 #include "cli/cli.h"
+#include "cli/flags.h"
 #include "cli/json.h"
 #include "cli/opt.h"
 #include "load/load.h"
@@ -69,72 +69,16 @@ struct http_opts {
     tb_url url;
 };
 
-static void usage(FILE *f)
+static void usage(FILE *f, const cli_cmd *c)
 {
-    fprintf(f,
-            "Usage: teebench http <options> <url>\n"
-            "  Options:\n"
-            "    -c, --connections <N>  Connections to keep open (default 10)\n"
-            "    -d, --duration    <T>  Duration of test (default 10s)\n"
-            "    -t, --threads     <N>  Number of threads to use (default 2)\n"
-            "\n"
-            "    -s, --script      <S>  Load Lua script file (wrk's scripting API)\n"
-            "    -H, --header      <H>  Add header to request (\"Name: value\"; a repeated\n"
-            "                           name: the last wins; malformed ones are ignored)\n"
-            "    -L, --latency          Print latency statistics\n"
-            "        --timeout     <T>  Socket/request timeout (default 2s)\n"
-            "    -v, --version          Print version details\n"
-            "\n"
-            "    -R, --rate        <N>  Constant rate: N requests/s in total (2k = 2000); latency\n"
-            "                           is measured from each request's intended send time\n"
-            "    -U, --u-latency        With -R: also print the uncorrected latency (wrk2's\n"
-            "                           --u_latency; implies --latency)\n"
-            "        --hdr-log     <F>  Write the latency histograms to F in HdrHistogram's\n"
-            "                           interval log format (.hlog)\n"
-            "        --json             Print one JSON document instead of text\n"
-            "        --server-name <S>  TLS server name (SNI and verified name)\n"
-            "        --cacert      <F>  Verify the server certificate against CA file F\n"
-            "        --connect  <H:P>   Connect to H:P instead of the URL's host and port\n"
-            "        --server-log  <F>  Compare the lines the server appends to its\n"
-            "                           access log F with the requests completed\n"
-            "\n"
-            "  Numeric arguments may include a SI unit (1k, 1M, 1G)\n"
-            "  Time arguments may include a time unit (2s, 2m, 2h, 500ms, 1.5s;\n"
-            "  none: seconds)\n");
+    fprintf(f, "Usage: teebench http <options> <url>\n"
+               "  Options:\n");
+    cli_flags_help(f, c);
+    fprintf(f, "\n"
+               "  Numeric arguments may include a SI unit (1k, 1M, 1G)\n"
+               "  Time arguments may include a time unit (2s, 2m, 2h, 500ms, 1.5s;\n"
+               "  none: seconds)\n");
 }
-
-enum {
-    OPT_LATENCY = 256,
-    OPT_TIMEOUT,
-    OPT_JSON,
-    OPT_SNI,
-    OPT_CACERT,
-    OPT_CONNECT,
-    OPT_SERVER_LOG,
-    OPT_HDR_LOG,
-};
-
-static const struct option longopts[] = {
-    {"connections", required_argument, NULL, 'c'},
-    {"duration", required_argument, NULL, 'd'},
-    {"threads", required_argument, NULL, 't'},
-    {"header", required_argument, NULL, 'H'},
-    {"latency", no_argument, NULL, OPT_LATENCY},
-    {"timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"version", no_argument, NULL, 'v'},
-    {"help", no_argument, NULL, 'h'},
-    {"rate", required_argument, NULL, 'R'},
-    {"u-latency", no_argument, NULL, 'U'},
-    {"u_latency", no_argument, NULL, 'U'},
-    {"script", required_argument, NULL, 's'},
-    {"hdr-log", required_argument, NULL, OPT_HDR_LOG},
-    {"json", no_argument, NULL, OPT_JSON},
-    {"server-name", required_argument, NULL, OPT_SNI},
-    {"cacert", required_argument, NULL, OPT_CACERT},
-    {"connect", required_argument, NULL, OPT_CONNECT},
-    {"server-log", required_argument, NULL, OPT_SERVER_LOG},
-    {NULL, 0, NULL, 0},
-};
 
 /* -H as wrk takes it: "Name: value" with exactly ": " after the name; anything else
  * is ignored (wrk drops it silently, teebench says so on stderr). A repeated name
@@ -183,6 +127,211 @@ static int scan_rate(const char *s, double *rate)
     return 0;
 }
 
+struct http_flags {
+    struct http_opts *o;
+    bool version;
+};
+
+static int set_threads(void *args, const char *flag, const char *v, tb_err *err)
+{
+    struct http_opts *o = ((struct http_flags *)args)->o;
+    (void)flag;
+    if (tb_scan_metric(v, &o->threads) < 0 || o->threads > 10000)
+        return tb_errf(err, "invalid thread count: %s", v);
+    return 0;
+}
+
+static int set_connections(void *args, const char *flag, const char *v, tb_err *err)
+{
+    struct http_opts *o = ((struct http_flags *)args)->o;
+    (void)flag;
+    if (tb_scan_metric(v, &o->connections) < 0 || o->connections > 1000000)
+        return tb_errf(err, "invalid connection count: %s", v);
+    return 0;
+}
+
+static int set_duration(void *args, const char *flag, const char *v, tb_err *err)
+{
+    double sec;
+    if (cli_opt_duration(flag, v, 0.001, 86400.0 * 7, &sec, err) < 0)
+        return -1;
+    ((struct http_flags *)args)->o->duration_ms = (uint64_t)llround(sec * 1000.0);
+    return 0;
+}
+
+static int set_timeout(void *args, const char *flag, const char *v, tb_err *err)
+{
+    double sec;
+    if (cli_opt_duration(flag, v, 0.001, 86400.0, &sec, err) < 0)
+        return -1;
+    ((struct http_flags *)args)->o->timeout_ms = (uint64_t)llround(sec * 1000.0);
+    return 0;
+}
+
+static int set_header(void *args, const char *flag, const char *v, tb_err *err)
+{
+    (void)flag;
+    if (add_header(((struct http_flags *)args)->o, v) < 0)
+        return tb_errf(err, "too many headers (at most %d)", MAX_HEADERS);
+    return 0;
+}
+
+static int set_rate(void *args, const char *flag, const char *v, tb_err *err)
+{
+    (void)flag;
+    if (scan_rate(v, &((struct http_flags *)args)->o->rate) < 0)
+        return tb_errf(err, "invalid rate (requests/s > 0, e.g. 2000 or 2k): %s", v);
+    return 0;
+}
+
+/* The string flags, each into its field of the options. */
+static int set_string(void *args, const char *flag, const char *v, tb_err *err)
+{
+    struct http_opts *o = ((struct http_flags *)args)->o;
+    (void)err;
+    const char **to = !strcmp(flag, "--script")        ? &o->script
+                      : !strcmp(flag, "--hdr-log")     ? &o->hdr_log
+                      : !strcmp(flag, "--server-name") ? &o->server_name
+                      : !strcmp(flag, "--cacert")      ? &o->cacert
+                      : !strcmp(flag, "--connect")     ? &o->connect
+                                                       : &o->server_log;
+    *to = v;
+    return 0;
+}
+
+/* The switches: -L, -U (wrk2: also the corrected latency, so implies -L), -v. */
+static int set_switch(void *args, const char *flag, const char *v, tb_err *err)
+{
+    struct http_flags *h = args;
+    (void)v, (void)err;
+    if (!strcmp(flag, "--version"))
+        h->version = true;
+    else if (!strcmp(flag, "--json"))
+        h->o->json = true;
+    else
+        h->o->latency = true;
+    if (!strcmp(flag, "--u-latency"))
+        h->o->u_latency = true;
+    return 0;
+}
+
+/* wrk's help layout: its own name column (the values' names aligned). */
+static const cli_flag http_flags[] = {
+    {.name = "connections",
+     .shortc = 'c',
+     .type = CLI_F_CALL,
+     .arg = "N",
+     .call = set_connections,
+     .label = "-c, --connections <N>",
+     .help = "Connections to keep open (default 10)"},
+    {.name = "duration",
+     .shortc = 'd',
+     .type = CLI_F_CALL,
+     .arg = "T",
+     .call = set_duration,
+     .label = "-d, --duration    <T>",
+     .help = "Duration of test (default 10s)"},
+    {.name = "threads",
+     .shortc = 't',
+     .type = CLI_F_CALL,
+     .arg = "N",
+     .call = set_threads,
+     .label = "-t, --threads     <N>",
+     .help = "Number of threads to use (default 2)"},
+    {.name = "script",
+     .shortc = 's',
+     .type = CLI_F_CALL,
+     .arg = "S",
+     .call = set_string,
+     .label = "-s, --script      <S>",
+     .help = "Load Lua script file (wrk's scripting API)",
+     .gap = 1},
+    {.name = "header",
+     .shortc = 'H',
+     .type = CLI_F_CALL,
+     .arg = "H",
+     .call = set_header,
+     .label = "-H, --header      <H>",
+     .help = "Add header to request (\"Name: value\"; a repeated\n"
+             "name: the last wins; malformed ones are ignored)"},
+    {.name = "latency",
+     .shortc = 'L',
+     .type = CLI_F_CALL,
+     .call = set_switch,
+     .label = "-L, --latency",
+     .help = "Print latency statistics"},
+    {.name = "timeout",
+     .type = CLI_F_CALL,
+     .arg = "T",
+     .call = set_timeout,
+     .label = "    --timeout     <T>",
+     .help = "Socket/request timeout (default 2s)"},
+    {.name = "version",
+     .shortc = 'v',
+     .type = CLI_F_CALL,
+     .call = set_switch,
+     .label = "-v, --version",
+     .help = "Print version details"},
+    {.name = "rate",
+     .shortc = 'R',
+     .type = CLI_F_CALL,
+     .arg = "N",
+     .call = set_rate,
+     .label = "-R, --rate        <N>",
+     .help = "Constant rate: N requests/s in total (2k = 2000); latency\n"
+             "is measured from each request's intended send time",
+     .gap = 1},
+    {.name = "u-latency",
+     .shortc = 'U',
+     .type = CLI_F_CALL,
+     .call = set_switch,
+     .label = "-U, --u-latency",
+     .help = "With -R: also print the uncorrected latency (wrk2's\n"
+             "--u_latency; implies --latency)"},
+    CLI_ALIAS("u_latency", "u-latency"),
+    {.name = "hdr-log",
+     .type = CLI_F_CALL,
+     .arg = "F",
+     .call = set_string,
+     .label = "    --hdr-log     <F>",
+     .help = "Write the latency histograms to F in HdrHistogram's\n"
+             "interval log format (.hlog)"},
+    {.name = "json",
+     .type = CLI_F_CALL,
+     .call = set_switch,
+     .label = "    --json",
+     .help = "Print one JSON document instead of text"},
+    {.name = "server-name",
+     .type = CLI_F_CALL,
+     .arg = "S",
+     .call = set_string,
+     .label = "    --server-name <S>",
+     .help = "TLS server name (SNI and verified name)"},
+    {.name = "cacert",
+     .type = CLI_F_CALL,
+     .arg = "F",
+     .call = set_string,
+     .label = "    --cacert      <F>",
+     .help = "Verify the server certificate against CA file F"},
+    {.name = "connect",
+     .type = CLI_F_CALL,
+     .arg = "H:P",
+     .call = set_string,
+     .label = "    --connect  <H:P>",
+     .help = "Connect to H:P instead of the URL's host and port"},
+    {.name = "server-log",
+     .type = CLI_F_CALL,
+     .arg = "F",
+     .call = set_string,
+     .label = "    --server-log  <F>",
+     .help = "Compare the lines the server appends to its\n"
+             "access log F with the requests completed"},
+    {.name = "help", .shortc = 'h', .type = CLI_F_HELP, .hidden = 1},
+    {0}};
+
+const cli_cmd cli_http_cmd = {
+    .name = CMD, .flags = http_flags, .usage = usage, .max_operands = -1, .col = 27, .indent = 4};
+
 /* Returns 0 to run, 1 to exit 0 (help/version), or an exit code > 1 after an error line. */
 static int parse(int argc, char **argv, struct http_opts *o)
 {
@@ -191,93 +340,26 @@ static int parse(int argc, char **argv, struct http_opts *o)
     o->connections = 10;
     o->duration_ms = 10000;
     o->timeout_ms = 2000;
-    bool version = false;
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, ":t:c:d:H:R:s:LUvh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 't':
-            if (tb_scan_metric(optarg, &o->threads) < 0 || o->threads > 10000)
-                return cli_fail_code(2, CMD, "invalid thread count: %s", optarg);
-            break;
-        case 'c':
-            if (tb_scan_metric(optarg, &o->connections) < 0 || o->connections > 1000000)
-                return cli_fail_code(2, CMD, "invalid connection count: %s", optarg);
-            break;
-        case 'd':
-        case OPT_TIMEOUT: {
-            double sec;
-            tb_err e;
-            if (cli_opt_duration(c == 'd' ? "--duration" : "--timeout", optarg, 0.001,
-                                 c == 'd' ? 86400.0 * 7 : 86400.0, &sec, &e) < 0)
-                return cli_fail_code(2, CMD, "%s", e.msg);
-            *(c == 'd' ? &o->duration_ms : &o->timeout_ms) = (uint64_t)llround(sec * 1000.0);
-            break;
-        }
-        case 'H':
-            if (add_header(o, optarg) < 0)
-                return cli_fail_code(2, CMD, "too many headers (at most %d)", MAX_HEADERS);
-            break;
-        case 'R':
-            if (scan_rate(optarg, &o->rate) < 0)
-                return cli_fail_code(2, CMD, "invalid rate (requests/s > 0, e.g. 2000 or 2k): %s",
-                                     optarg);
-            break;
-        case 's':
-            o->script = optarg;
-            break;
-        case OPT_HDR_LOG:
-            o->hdr_log = optarg;
-            break;
-        case 'L':
-        case OPT_LATENCY:
-            o->latency = true;
-            break;
-        case 'U': /* wrk2: -U prints the corrected latency too */
-            o->u_latency = true;
-            o->latency = true;
-            break;
-        case OPT_JSON:
-            o->json = true;
-            break;
-        case OPT_SNI:
-            o->server_name = optarg;
-            break;
-        case OPT_CACERT:
-            o->cacert = optarg;
-            break;
-        case OPT_CONNECT:
-            o->connect = optarg;
-            break;
-        case OPT_SERVER_LOG:
-            o->server_log = optarg;
-            break;
-        case 'v':
-            version = true;
-            break;
-        case 'h':
-            usage(stdout);
-            return 1;
-        default:
-            return cli_bad_option(CMD, c, argv);
-        }
-    }
+    struct http_flags h = {.o = o};
+    int first, rc = cli_flags_parse(&cli_http_cmd, argc, argv, &h, &first);
+    if (rc != CLI_FLAGS_GO)
+        return rc == 0 ? 1 : rc;
+    bool version = h.version;
     if (version) {
         printf("teebench http %s (wrk 4.x compatible) [epoll] %s\n", TEEBENCH_VERSION,
                OpenSSL_version(OPENSSL_VERSION));
-        if (optind == argc)
+        if (first == argc)
             return 1;
     }
-    if (optind == argc)
+    if (first == argc)
         return cli_fail_code(2, CMD, "missing URL (usage: teebench http <options> <url>)");
-    if (optind + 1 < argc && !o->script)
+    if (first + 1 < argc && !o->script)
         return cli_fail_code(2, CMD,
-                             "unexpected argument: %s (arguments after the URL go to a "
+                             "%s: unexpected argument (arguments after the URL go to a "
                              "-s script)",
-                             argv[optind + 1]);
-    o->args = (const char *const *)argv + optind; /* init(args): the URL, then the rest */
-    o->nargs = argc - optind;
+                             argv[first + 1]);
+    o->args = (const char *const *)argv + first; /* init(args): the URL, then the rest */
+    o->nargs = argc - first;
     if (o->threads == 0 || o->duration_ms == 0)
         return cli_fail_code(2, CMD, "threads and duration must be > 0");
     if (o->connections == 0 || o->connections < o->threads)
@@ -287,7 +369,7 @@ static int parse(int argc, char **argv, struct http_opts *o)
     if (o->hdr_log && !*o->hdr_log)
         return cli_fail_code(2, CMD, "--hdr-log: needs a file name");
     tb_err e;
-    o->url_text = argv[optind];
+    o->url_text = argv[first];
     if (tb_url_parse(o->url_text, &o->url, &e) < 0)
         return cli_fail_code(2, CMD, "%s", e.msg);
     if (!o->url.tls && (o->cacert || o->server_name))
