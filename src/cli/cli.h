@@ -52,6 +52,8 @@ extern const cli_cmd cli_serve_cmd;
 extern const cli_cmd cli_http_cmd;
 extern const cli_cmd cli_nginx_cmd;
 extern const cli_cmd cli_vm_image_cmd;
+extern const cli_cmd cli_notary_serve_cmd;
+extern const cli_cmd cli_notary_check_cmd;
 
 /* Prints "teebench: <cmd>: <formatted message>" to stderr; returns exit code 1. */
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -194,13 +194,16 @@ void cli_flags_help(FILE *f, const cli_cmd *c)
             snprintf(name, sizeof name, "%s", fl->label);
         else
             label(c, fl, name, sizeof name);
-        if (fl->gap)
-            fputc('\n', f);
-        if ((int)strlen(name) + ind + 1 > col)
+        const char *h = fl->help ? fl->help : "";
+        if (fl->before)
+            fputs(fl->before, f);
+        if (h[0] == '\n') {
+            fprintf(f, "%*s%s\n%*s", ind, "", name, col, "");
+            h++;
+        } else if ((int)strlen(name) + ind + 1 > col)
             fprintf(f, "%*s%s  ", ind, "", name);
         else
             fprintf(f, "%*s%-*s", ind, "", col - ind, name);
-        const char *h = fl->help ? fl->help : "";
         for (;;) {
             size_t len = strcspn(h, "\n");
             int last = !h[len];

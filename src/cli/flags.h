@@ -68,7 +68,7 @@ typedef struct cli_flag {
     const char *def;   /* appended to the help as " (default DEF)", or NULL */
     int hidden;        /* 1: parsed but not in --help (told of elsewhere, an old spelling) */
     const char *label; /* the help's name column as written (NULL: "[-x, ]--name[ ARG]") */
-    int gap;           /* 1: a blank line before it in --help */
+    const char *before; /* printed before its entry in --help (a blank line, a heading) */
     size_t size;       /* CLI_F_BUF: the array's size */
     const char *key;   /* CLI_F_SETTING: the parameter's key (NULL: the name, '_' for '-') */
 } cli_flag;
@@ -173,8 +173,8 @@ struct cli_cmd {
 int cli_flags_parse(const cli_cmd *c, int argc, char **argv, void *args, int *first);
 
 /* The option list of c's --help: one entry a flag, "  [-x, ]--name[ ARG]" then its
- * help at column c->col (two spaces after a name that reaches it), continuation
- * lines indented to that column. */
+ * help at column c->col (two spaces after a name that reaches it; on the next line
+ * when the help starts with '\n'), continuation lines indented to that column. */
 void cli_flags_help(FILE *f, const cli_cmd *c);
 
 /* Every flag of c, one a line: "--name" (and "-x"), for `teebench __flags`. */

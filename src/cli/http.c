@@ -245,7 +245,7 @@ static const cli_flag http_flags[] = {
      .call = set_string,
      .label = "-s, --script      <S>",
      .help = "Load Lua script file (wrk's scripting API)",
-     .gap = 1},
+     .before = "\n"},
     {.name = "header",
      .shortc = 'H',
      .type = CLI_F_CALL,
@@ -280,7 +280,7 @@ static const cli_flag http_flags[] = {
      .label = "-R, --rate        <N>",
      .help = "Constant rate: N requests/s in total (2k = 2000); latency\n"
              "is measured from each request's intended send time",
-     .gap = 1},
+     .before = "\n"},
     {.name = "u-latency",
      .shortc = 'U',
      .type = CLI_F_CALL,
