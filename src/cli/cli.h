@@ -54,6 +54,13 @@ extern const cli_cmd cli_nginx_cmd;
 extern const cli_cmd cli_vm_image_cmd;
 extern const cli_cmd cli_notary_serve_cmd;
 extern const cli_cmd cli_notary_check_cmd;
+extern const cli_cmd cli_attest_show_cmd;
+extern const cli_cmd cli_attest_verify_cmd;
+extern const cli_cmd cli_attest_collateral_cmd;
+extern const cli_cmd cli_attest_quote_cmd;
+extern const cli_cmd cli_attest_sim_collateral_cmd;
+extern const cli_cmd cli_attest_sim_snp_certs_cmd;
+extern const cli_cmd cli_attest_bench_cmd;
 
 /* Prints "teebench: <cmd>: <formatted message>" to stderr; returns exit code 1. */
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -5,6 +5,7 @@
 #include "cli/flags.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -28,6 +29,12 @@ int cli_flags_bad_choice(const char *flag, const char *value, const char *const 
     return tb_errf(err, "%s %s: unknown (%s)", flag, value, list);
 }
 
+/* A range end as a long (a table may say 1e19 for "no upper bound"). */
+static long to_long(double d)
+{
+    return d >= 9.2233720368547758e18 ? LONG_MAX : d <= -9.2233720368547758e18 ? LONG_MIN : (long)d;
+}
+
 /* One flag's value into args. 0, or -1 with err. */
 static int store(const cli_flag *f, void *args, const char *v, tb_err *err)
 {
@@ -46,14 +53,19 @@ static int store(const cli_flag *f, void *args, const char *v, tb_err *err)
         *(const char **)at = v;
         return 0;
     case CLI_F_LONG:
-        return cli_opt_long(flag, v, (long)f->lo, (long)f->hi, (long *)at, err);
+        return cli_opt_long(flag, v, to_long(f->lo), to_long(f->hi), (long *)at, err);
+    case CLI_F_I64:
+        if (cli_opt_long(flag, v, to_long(f->lo), to_long(f->hi), &l, err) < 0)
+            return -1;
+        *(int64_t *)at = l;
+        return 0;
     case CLI_F_INT:
-        if (cli_opt_long(flag, v, (long)f->lo, (long)f->hi, &l, err) < 0)
+        if (cli_opt_long(flag, v, to_long(f->lo), to_long(f->hi), &l, err) < 0)
             return -1;
         *(int *)at = (int)l;
         return 0;
     case CLI_F_UINT:
-        if (cli_opt_long(flag, v, (long)f->lo, (long)f->hi, &l, err) < 0)
+        if (cli_opt_long(flag, v, to_long(f->lo), to_long(f->hi), &l, err) < 0)
             return -1;
         *(unsigned *)at = (unsigned)l;
         return 0;

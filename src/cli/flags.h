@@ -29,7 +29,8 @@ typedef enum cli_flag_type {
     CLI_F_HELP,    /* -h, --help: prints the command's usage, exit 0 */
     CLI_F_BOOL,    /* no value: int = 1 */
     CLI_F_STR,     /* const char * = the value (argv's) */
-    CLI_F_LONG,    /* long in [lo, hi] (cli_opt_long) */
+    CLI_F_LONG,    /* long in [lo, hi] (cli_opt_long; hi past LONG_MAX: LONG_MAX) */
+    CLI_F_I64,     /* int64_t in [lo, hi], as CLI_F_LONG */
     CLI_F_INT,     /* int in [lo, hi] (cli_opt_long) */
     CLI_F_UINT,    /* unsigned in [lo, hi] (cli_opt_long; lo >= 0) */
     CLI_F_U64,     /* uint64_t in [lo, hi] (cli_opt_u64; hi >= 2^64: UINT64_MAX) */
@@ -64,13 +65,13 @@ typedef struct cli_flag {
     double lo, hi;   /* numbers: the range */
     const char *const *choices;
     int (*call)(void *args, const char *flag, const char *value, tb_err *err);
-    const char *help;  /* its --help text; '\n' starts a continuation line */
-    const char *def;   /* appended to the help as " (default DEF)", or NULL */
-    int hidden;        /* 1: parsed but not in --help (told of elsewhere, an old spelling) */
-    const char *label; /* the help's name column as written (NULL: "[-x, ]--name[ ARG]") */
+    const char *help;   /* its --help text; '\n' starts a continuation line */
+    const char *def;    /* appended to the help as " (default DEF)", or NULL */
+    int hidden;         /* 1: parsed but not in --help (told of elsewhere, an old spelling) */
+    const char *label;  /* the help's name column as written (NULL: "[-x, ]--name[ ARG]") */
     const char *before; /* printed before its entry in --help (a blank line, a heading) */
-    size_t size;       /* CLI_F_BUF: the array's size */
-    const char *key;   /* CLI_F_SETTING: the parameter's key (NULL: the name, '_' for '-') */
+    size_t size;        /* CLI_F_BUF: the array's size */
+    const char *key;    /* CLI_F_SETTING: the parameter's key (NULL: the name, '_' for '-') */
 } cli_flag;
 
 typedef struct cli_cmd cli_cmd;
@@ -115,6 +116,11 @@ struct cli_cmd {
     {                                                                                              \
         .name = n, .shortc = s, .type = CLI_F_LONG, .arg = a, .off = CLI_OFF(T, f, long), .lo = l, \
         .hi = u, .help = h                                                                         \
+    }
+#define CLI_I64(n, s, T, f, l, u, a, h)                                                            \
+    {                                                                                              \
+        .name = n, .shortc = s, .type = CLI_F_I64, .arg = a, .off = CLI_OFF(T, f, int64_t),        \
+        .lo = l, .hi = u, .help = h                                                                \
     }
 #define CLI_INT(n, s, T, f, l, u, a, h)                                                            \
     {                                                                                              \
