@@ -30,6 +30,8 @@ int cli_vm_image(int argc, char **argv);
 int cmd_suite(int argc, char **argv);
 int cmd_storage(int argc, char **argv);
 int cmd_kv(int argc, char **argv);
+/* `teebench __flags [CMD]` (cli/tables.c, hidden): the flag tables, for gen-docs.sh. */
+int cmd_flags(int argc, char **argv);
 
 /* The flag tables (cli/flags) of the commands declared with one, for `teebench __flags`. */
 typedef struct cli_cmd cli_cmd;

@@ -233,9 +233,13 @@ void cli_flags_help(FILE *f, const cli_cmd *c)
 
 void cli_flags_list(FILE *f, const cli_cmd *c)
 {
+    fprintf(f, "%s\t", c->name);
     for (const cli_flag *fl = c->flags; fl->type != CLI_F_END; fl++) {
-        fprintf(f, "--%s\n", fl->name);
+        if (fl->type == CLI_F_ALIAS)
+            continue;
+        fprintf(f, "%s--%s", fl == c->flags ? "" : " ", fl->name);
         if (fl->shortc)
-            fprintf(f, "-%c\n", fl->shortc);
+            fprintf(f, " -%c", fl->shortc);
     }
+    fputc('\n', f);
 }

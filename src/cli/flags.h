@@ -183,7 +183,8 @@ int cli_flags_parse(const cli_cmd *c, int argc, char **argv, void *args, int *fi
  * when the help starts with '\n'), continuation lines indented to that column. */
 void cli_flags_help(FILE *f, const cli_cmd *c);
 
-/* Every flag of c, one a line: "--name" (and "-x"), for `teebench __flags`. */
+/* c's line of `teebench __flags`: its name, a tab, then every flag it takes (hidden
+ * ones too, old spellings not) as "--name" and "-x", space-separated, a newline. */
 void cli_flags_list(FILE *f, const cli_cmd *c);
 
 /* A choice's error: "<flag> <value>: unknown (a, b, c)". Returns -1. */

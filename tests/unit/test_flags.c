@@ -276,9 +276,9 @@ static void test_help(void **state)
     assert_non_null(f);
     cli_flags_list(f, &t_cmd);
     fclose(f);
-    assert_string_equal(list, "--json\n-j\n--output\n-o\n--threads\n-t\n--passes\n--alpha\n"
-                              "--duration\n-d\n--format\n--set\n-s\n--a-rather-long-name\n"
-                              "--help\n-h\n");
+    assert_string_equal(list,
+                        "t\t--json -j --output -o --threads -t --passes --alpha --duration -d "
+                        "--format --set -s --a-rather-long-name --help -h\n");
     free(list);
 }
 
