@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,6 +249,105 @@ static void test_uint_alias_hidden(void **state)
                              "  -h, --help     this text\n");
 }
 
+typedef struct w_args {
+    uint64_t bytes;
+    int64_t now;
+    long big;
+    char name[8];
+    cli_settings set;
+} w_args;
+
+static const cli_flag w_flags[] = {
+    CLI_U64("bytes-cap", 0, w_args, bytes, 1, 1e20, "N", "bytes"),
+    CLI_I64("now", 0, w_args, now, 0, 1e19, "T", "\non the next line"),
+    CLI_LONG("big", 0, w_args, big, -1e19, 1e19, "N", "any long"),
+    CLI_BUF("name", w_args, name, "S", "cut at 7"),
+    {.name = "iperf3",
+     .type = CLI_F_SETTING,
+     .arg = "P",
+     .off = CLI_OFF(w_args, set, cli_settings),
+     .key = "iperf3_bin",
+     .label = "--iperf3 PATH",
+     .before = "settings:\n",
+     .help = "a setting"},
+    CLI_SETTING("udp-sizes", w_args, set, "L", "another"),
+    {0}};
+
+static const cli_cmd w_cmd = {
+    .name = "w", .flags = w_flags, .usage = usage, .max_operands = 0, .col = 16, .indent = 4};
+
+/* 64-bit numbers, a copy into an array, workload settings (in order, their keys, at
+   most CLI_SETTINGS_MAX), and the help's headings, own name columns and indent */
+static void test_wide_types_settings(void **state)
+{
+    (void)state;
+    w_args a = {0};
+    int first;
+    char out[1024], err[512];
+    assert_int_equal(run(&w_cmd, &a, &first, out, err, sizeof out, "--bytes-cap",
+                         "18446744073709551615", "--now", "9223372036854775807", "--big",
+                         "-9223372036854775808", "--name", "a-long-name", "--iperf3", "/x",
+                         "--udp-sizes", "64", "--iperf3", "/y", (char *)NULL),
+                     CLI_FLAGS_GO);
+    assert_true(a.bytes == UINT64_MAX);
+    assert_true(a.now == INT64_MAX);
+    assert_true(a.big == LONG_MIN);
+    assert_string_equal(a.name, "a-long-");
+    assert_int_equal(a.set.n, 3);
+    assert_string_equal(a.set.set[0].key, "iperf3_bin");
+    assert_string_equal(a.set.set[0].flag, "--iperf3");
+    assert_string_equal(a.set.set[0].value, "/x");
+    assert_string_equal(a.set.set[1].key, "udp_sizes");
+    assert_string_equal(a.set.set[2].value, "/y");
+    assert_int_equal(
+        run(&w_cmd, &a, &first, out, err, sizeof out, "--bytes-cap", "0", (char *)NULL), 2);
+    assert_string_equal(err,
+                        "teebench: w: --bytes-cap 0: must be between 1 and 18446744073709551615\n");
+    assert_int_equal(
+        run(&w_cmd, &a, &first, out, err, sizeof out, "--bytes-cap", "-1", (char *)NULL), 2);
+    assert_string_equal(err, "teebench: w: --bytes-cap -1: not an integer\n");
+    assert_int_equal(run(&w_cmd, &a, &first, out, err, sizeof out, "--bytes-cap",
+                         "18446744073709551616", (char *)NULL),
+                     2);
+    assert_string_equal(err, "teebench: w: --bytes-cap 18446744073709551616: must be between 1 and "
+                             "18446744073709551615\n");
+    assert_int_equal(run(&w_cmd, &a, &first, out, err, sizeof out, "--now", "-1", (char *)NULL), 2);
+    assert_string_equal(err, "teebench: w: --now -1: must be between 0 and 9223372036854775807\n");
+
+    w_args b = {0};
+    char *argv[2 * CLI_SETTINGS_MAX + 4] = {"w"};
+    int argc = 1;
+    for (int i = 0; i <= CLI_SETTINGS_MAX; i++) {
+        argv[argc++] = "--udp-sizes";
+        argv[argc++] = "1";
+    }
+    fflush(stderr);
+    int se = dup(2), dn = open("/dev/null", O_WRONLY);
+    dup2(dn, 2);
+    int rc = cli_flags_parse(&w_cmd, argc, argv, &b, &first);
+    dup2(se, 2);
+    close(se);
+    close(dn);
+    assert_int_equal(rc, 2);
+    assert_int_equal(b.set.n, CLI_SETTINGS_MAX);
+
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    cli_flags_help(f, &w_cmd);
+    fclose(f);
+    assert_string_equal(text, "    --bytes-cap N  bytes\n"
+                              "    --now T\n"
+                              "                on the next line\n"
+                              "    --big N     any long\n"
+                              "    --name S    cut at 7\n"
+                              "settings:\n"
+                              "    --iperf3 PATH  a setting\n"
+                              "    --udp-sizes L  another\n");
+    free(text);
+}
+
 static void test_help(void **state)
 {
     (void)state;
@@ -290,6 +391,7 @@ int main(void)
         cmocka_unit_test(test_mistakes),
         cmocka_unit_test(test_stop_at_operand),
         cmocka_unit_test(test_uint_alias_hidden),
+        cmocka_unit_test(test_wide_types_settings),
         cmocka_unit_test(test_help),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
