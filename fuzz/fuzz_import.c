@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "record/import.h"
+#include "record/internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

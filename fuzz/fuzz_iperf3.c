@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "workloads/internal.h"
 #include "workloads/network.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -14,13 +15,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tb_wl_iperf3 r;
     tb_err err;
     if (tb_wl_iperf3_parse((const char *)data, size, &r, &err) == 0) {
-        const double v[] = {r.sent_bps, r.received_bps, r.sent_bytes, r.received_bytes,
-                            r.lost_percent, r.lost_packets, r.packets, r.jitter_ms,
-                            r.cpu_host, r.cpu_remote, r.seconds};
+        const double v[] = {r.sent_bps,     r.received_bps, r.sent_bytes, r.received_bytes,
+                            r.lost_percent, r.lost_packets, r.packets,    r.jitter_ms,
+                            r.cpu_host,     r.cpu_remote,   r.seconds};
         for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
             if (!isfinite(v[i]) || v[i] < 0)
                 __builtin_trap();
-        if (!(r.retransmits >= 0 || r.retransmits == -1) || memchr(r.version, 0, sizeof r.version) == NULL)
+        if (!(r.retransmits >= 0 || r.retransmits == -1) ||
+            memchr(r.version, 0, sizeof r.version) == NULL)
             __builtin_trap();
     }
     char *text = malloc(size + 1);

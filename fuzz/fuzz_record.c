@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "record/internal.h"
 #include "record/record.h"
 
 /* tb_record_read_fd of data: 0 and *out, or -1 (and *too_large when a limit). */

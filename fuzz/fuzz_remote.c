@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "suite/internal.h"
 #include "suite/remote.h"
 
 /* a VM name of vm:VM */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "compare/compare.h"
+#include "record/internal.h"
 #include "record/record.h"
 #include "report/report.h"
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bench/internal.h"
 #include "bench/report.h"
 #include "bench/results.h"
 

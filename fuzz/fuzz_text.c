@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/internal.h"
 #include "base/text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

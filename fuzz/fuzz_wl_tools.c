@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "workloads/internal.h"
 #include "workloads/kv.h"
 #include "workloads/storage.h"
 

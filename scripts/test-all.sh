@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test (`make test`), in four stages, and prints each stage's result and time:
+#   0. docs/ARCHITECTURE.md checked against the tree (scripts/check-architecture.py);
 #   1. the release build (build/): unit + end-to-end tests;
 #   (tests labelled "slow" -- e2e tests named slow_*, e.g. booting a VM under TCG -- run
 #   only in stage 1: they exercise no code path the other stages would see differently)
@@ -86,6 +87,13 @@ build_static() {
   cmake --build build -j "$JOBS" --target teebench-static >build/build-static.log 2>&1 ||
     { cat build/build-static.log; return 1; }
 }
+
+# Before any build: docs/ARCHITECTURE.md names only what exists (one line per missing
+# file, module or function; also the CTest test docs.architecture).
+echo "== docs/ARCHITECTURE.md against the tree"
+if python3 scripts/check-architecture.py docs/ARCHITECTURE.md .; then
+  summary+=("$(printf '%-40s %s %4ds' "architecture document" PASS 0)")
+else status=1; summary+=("$(printf '%-40s %s %4ds' "architecture document" FAIL 0)"); fi
 
 echo "== release build: unit + end-to-end tests"
 if configure build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTEEBENCH_WERROR=ON && build_static; then

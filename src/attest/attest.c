@@ -14,20 +14,22 @@
 #include "base/clock.h"
 #include "base/hex.h"
 
-int tb_attest_get_quote(tb_attest_provider kind, const uint8_t rd[64],
-                        const tb_attest_quote_opts *opts, uint8_t **quote, size_t *len, tb_err *err)
+int tb_attest_get_quote(tb_tee kind, const uint8_t rd[64], const tb_attest_quote_opts *opts,
+                        uint8_t **quote, size_t *len, tb_err *err)
 {
     tb_attest_quote_opts def = {0};
     if (!opts)
         opts = &def;
-    if (kind == TB_ATTEST_PROVIDER_TSM)
+    if (kind == TB_TEE_TDX)
         return tb_attest_tsm_get_quote(opts->tsm_root, rd, quote, len, err);
-    if (kind == TB_ATTEST_PROVIDER_SNP)
+    if (kind == TB_TEE_SNP)
         return tb_attest_snp_tsm_report(opts->tsm_root, rd, quote, len, err);
+    if (!tb_tee_simulated(kind))
+        return tb_errf(err, "no evidence provider for TEE %s", tb_tee_name(kind));
     char dir[4096];
     if (tb_attest_sim_dir(opts->sim_dir, dir, sizeof dir, err) < 0)
         return -1;
-    if (kind == TB_ATTEST_PROVIDER_SIM_SNP)
+    if (kind == TB_TEE_SIM_SNP)
         return tb_attest_snp_sim_report(dir, rd, opts->sim_debug, quote, len, err);
     return tb_attest_sim_get_quote(dir, rd, opts->sim_debug, quote, len, err);
 }

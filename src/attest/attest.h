@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/tee.h"
 
 /* ------------------------------------------------------------------ quote */
 
@@ -320,13 +321,6 @@ int tb_attest_verify(const uint8_t *quote, size_t len, const tb_attest_collatera
 
 /* ---------------------------------------------------------------- providers */
 
-typedef enum tb_attest_provider {
-    TB_ATTEST_PROVIDER_TSM = 0,
-    TB_ATTEST_PROVIDER_SIM = 1,
-    TB_ATTEST_PROVIDER_SNP = 2,    /* an SEV-SNP report from configfs-tsm (sev_guest) */
-    TB_ATTEST_PROVIDER_SIM_SNP = 3 /* a SIMULATED SEV-SNP report (attest/snp.h) */
-} tb_attest_provider;
-
 /* Options for getting a quote; a NULL pointer means all defaults. */
 typedef struct tb_attest_quote_opts {
     const char *sim_dir;  /* sim state; NULL: $TEEBENCH_SIM_DIR, else
@@ -335,11 +329,11 @@ typedef struct tb_attest_quote_opts {
     const char *tsm_root; /* tsm: NULL = /sys/kernel/config/tsm/report */
 } tb_attest_quote_opts;
 
-/* Parses "tsm" / "sim" / "snp" / "sim-snp". */
-int tb_attest_provider_parse(const char *name, tb_attest_provider *out);
-/* Gets a quote (an SEV-SNP report for the snp providers) binding 64 bytes of report
- * data. *quote is malloc'd (caller frees). */
-int tb_attest_get_quote(tb_attest_provider kind, const uint8_t report_data[64],
+/* Gets a quote (an SEV-SNP report for the SEV-SNP kinds) binding 64 bytes of report
+ * data from the provider of kind (base/tee.h: tdx and snp from configfs-tsm, sim and
+ * sim-snp SIMULATED; `--provider` names: tb_tee_provider). TB_TEE_NONE is refused.
+ * *quote is malloc'd (caller frees). */
+int tb_attest_get_quote(tb_tee kind, const uint8_t report_data[64],
                         const tb_attest_quote_opts *opts, uint8_t **quote, size_t *len,
                         tb_err *err);
 /* A quote from configfs-tsm under tsm_root (NULL: /sys/kernel/config/tsm/report). */

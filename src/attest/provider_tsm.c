@@ -135,18 +135,3 @@ static int tsm_get(const char *tsm_root, const char *want, const uint8_t rd[64],
     }
     return rc;
 }
-
-int tb_attest_provider_parse(const char *name, tb_attest_provider *out)
-{
-    if (!strcmp(name, "tsm"))
-        *out = TB_ATTEST_PROVIDER_TSM;
-    else if (!strcmp(name, "sim"))
-        *out = TB_ATTEST_PROVIDER_SIM;
-    else if (!strcmp(name, "snp"))
-        *out = TB_ATTEST_PROVIDER_SNP;
-    else if (!strcmp(name, "sim-snp"))
-        *out = TB_ATTEST_PROVIDER_SIM_SNP;
-    else
-        return -1;
-    return 0;
-}

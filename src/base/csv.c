@@ -1,6 +1,7 @@
 /* csv: see csv.h. Invariant: tb_csv_text_value(unquoted tb_csv_text(s)) == s for
  * every s, and tb_csv_text never writes a cell a spreadsheet evaluates. */
 #include "base/csv.h"
+#include "base/internal.h"
 
 #include <string.h>
 

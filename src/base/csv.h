@@ -20,10 +20,6 @@
 
 #include "base/buf.h"
 
-/* 1 when a spreadsheet would read s as a formula: s, after its leading single
-   quotes, starts with '=', '+', '-', '@', TAB or CR. */
-int tb_csv_formula_like(const char *s);
-
 /* Appends the text cell s (NULL: empty) to out, quoted as above, without a
    separator. 0 or -1 (OOM). */
 int tb_csv_text(tb_buf *out, const char *s);

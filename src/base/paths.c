@@ -1,5 +1,6 @@
 /* paths: XDG base directories, one rule (see paths.h). Invariant: reads the
  * environment, writes only out and err. */
+#include "base/internal.h"
 #include "base/paths.h"
 
 #include <stdio.h>

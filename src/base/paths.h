@@ -37,7 +37,4 @@ typedef enum tb_path_kind {
  * directory for (tb_err_wrap). */
 int tb_path_dir(tb_path_kind kind, const char *sub, char *out, size_t len, tb_err *err);
 
-/* The environment variable of a kind ("XDG_DATA_HOME", ...). */
-const char *tb_path_var(tb_path_kind kind);
-
 #endif

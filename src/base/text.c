@@ -2,6 +2,7 @@
  * and says how it prints; the escaper appends runs of characters that print as
  * themselves in one copy. Invariant: the output of tb_text_escape is always plain
  * (tb_text_plain says 1 of it): every escape is printable ASCII. */
+#include "base/internal.h"
 #include "base/text.h"
 
 #include <stdint.h>

@@ -27,8 +27,6 @@ int tb_text_escape(tb_buf *out, const char *s, size_t n);
 int tb_text_escape_str(tb_buf *out, const char *s);
 /* 1 when s[0..n) prints as itself (nothing in it would be escaped), else 0. */
 int tb_text_plain(const char *s, size_t n);
-/* 1 when s[0..n) holds a bidi control (the list above), else 0. */
-int tb_text_has_bidi(const char *s, size_t n);
 /* s ready for printf's %s: s itself when it is plain, else its escaped form in
    buf[len] -- cut at a character boundary, ending in "...", when it does not fit
    (len >= 4). NULL s gives "". Never NULL. */

@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "bench/run.h"
+#include "base/tee.h"
 #include "bench/script.h"
 #include "stats/summary.h"
 
@@ -347,9 +347,17 @@ static void headline_tail(ctx *c, const char *mode, int m, json_t *hj, const cha
                                       !zero_in && !few));
 }
 
+/* The notary's TEE as the results recorded it (run.json's notary_tee, read here):
+   0 and its kind, or -1 when unknown, an external notary or not a kind. */
+static int notary_tee(const ctx *c, tb_tee *t)
+{
+    return tb_tee_parse(c->o->notary_tee, t);
+}
+
 static int simulated(const ctx *c)
 {
-    return c->o->notary_tee && tb_bench_tee_simulated(c->o->notary_tee);
+    tb_tee t;
+    return notary_tee(c, &t) == 0 && tb_tee_simulated(t);
 }
 
 static void headline_end(ctx *c)
@@ -456,13 +464,14 @@ static void section_header(ctx *c)
     if (c->o->source)
         c->rc |= tb_buf_printf(c->out, "results: %s\n", c->o->source);
     const char *tee = c->o->notary_tee;
+    tb_tee t;
     if (!tee)
         c->rc |= tb_buf_puts(c->out, "notary tee: unknown (not recorded with these results)\n");
-    else if (tb_bench_tee_simulated(tee))
+    else if (notary_tee(c, &t) == 0 && tb_tee_simulated(t))
         c->rc |= tb_buf_printf(c->out,
                                "notary tee: %s -- SIMULATED TEE: quotes come from a software "
                                "provider, not from %s hardware; TEE figures are simulated\n",
-                               tee, strcmp(tee, "sim") ? "SEV-SNP" : "TDX");
+                               tee, tb_tee_traits_of(t)->family_name);
     else if (!strcmp(tee, "external"))
         c->rc |= tb_buf_puts(c->out, "notary tee: unknown (an external notary; set NOTARY_TEE to "
                                      "record its kind)\n");
@@ -471,7 +480,7 @@ static void section_header(ctx *c)
     if (c->j) {
         json_object_set_new(c->j, "source", c->o->source ? json_string(c->o->source) : json_null());
         json_object_set_new(c->j, "notary_tee", tee ? json_string(tee) : json_null());
-        json_object_set_new(c->j, "simulated", json_boolean(tee && tb_bench_tee_simulated(tee)));
+        json_object_set_new(c->j, "simulated", json_boolean(simulated(c)));
         json_object_set_new(
             c->j, "runs",
             json_pack("{s:I, s:I, s:I, s:o, s:I}", "rows", (json_int_t)c->rs->n, "successful",

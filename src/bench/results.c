@@ -1,6 +1,7 @@
 /* results: results.csv / retries.csv rows and client output lines. See results.h.
  * The CSV reader is a small RFC 4180 record splitter (quoted fields, "" escapes,
  * CRLF or LF) that never reads past len and bounds every field. */
+#include "bench/internal.h"
 #include "bench/results.h"
 
 #include <ctype.h>

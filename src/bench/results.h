@@ -94,18 +94,10 @@ int tb_bench_results_format_row(const tb_bench_result_row *row, tb_buf *out);
 /* Parses a whole results.csv (data need not be NUL-terminated). Appends rows to
  * out (caller frees with tb_bench_results_clear, also on failure). */
 int tb_bench_results_parse(const char *data, size_t len, tb_bench_results *out, tb_err *err);
-/* The same, but a bad row (or a duplicate (mode, iteration)) does not fail the
- * parse: it goes to out->damaged and the rows around it are kept. Only a missing
- * or wrong header, or running out of memory, fail. */
-int tb_bench_results_parse_lenient(const char *data, size_t len, tb_bench_results *out,
-                                   tb_err *err);
 
 /* Reads and parses path (at most TB_BENCH_RESULTS_MAX_BYTES); lenient: 0 strict, 1 lenient. */
 int tb_bench_results_load(const char *path, int lenient, tb_bench_results *out, tb_err *err);
 
-/* Creates path (it must not exist) with header + '\n'; returns an O_APPEND fd
- * (caller closes) or -1. */
-int tb_bench_csv_create(const char *path, const char *header, tb_err *err);
 /* The same for name in the directory dfd (dir: its path, for messages), created
  * O_EXCL|O_NOFOLLOW: never an existing file, never through a symlink. */
 int tb_bench_csv_create_at(int dfd, const char *dir, const char *name, const char *header,
@@ -131,7 +123,6 @@ typedef struct tb_bench_retries {
     size_t n, cap;
 } tb_bench_retries;
 
-int tb_bench_retries_push(tb_bench_retries *rs, const tb_bench_retry_row *row, tb_err *err);
 void tb_bench_retries_clear(tb_bench_retries *rs);
 int tb_bench_retries_format_row(const tb_bench_retry_row *row, tb_buf *out);
 int tb_bench_retries_parse(const char *data, size_t len, tb_bench_retries *out, tb_err *err);
@@ -147,8 +138,5 @@ typedef struct tb_bench_client_output {
  * TOTAL_E2E_MS, TDX_VERIFY_MS, ENABLE_TEE_ATTESTATION). The last occurrence of a
  * key wins, even when its value is not a valid number (the key is then absent). */
 void tb_bench_client_output_parse(const char *text, size_t len, tb_bench_client_output *out);
-
-/* Formats milliseconds for CSV: up to 3 decimals, trailing zeros dropped. */
-int tb_bench_format_ms(double ms, char *out, size_t n);
 
 #endif

@@ -1,6 +1,7 @@
 /* run: the benchmark run matrix. See run.h. Owns the run directory layout, the
  * client's command line and environment, the local fixture server and notary
  * it may start, and retries. */
+#include "bench/internal.h"
 #include "bench/run.h"
 
 #include <arpa/inet.h>
@@ -23,6 +24,7 @@
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/proc.h"
+#include "base/tee.h"
 #include "bench/report.h"
 #include "net/sock.h"
 #include "serve/pki.h"
@@ -135,11 +137,6 @@ static int set_str(const char *name, const char *v, char *out, size_t n, int all
     return 0;
 }
 
-int tb_bench_tee_simulated(const char *tee)
-{
-    return !strcmp(tee, "sim") || !strcmp(tee, "sim-snp");
-}
-
 int tb_bench_mode_flags(const char *mode, int *enable_tee, int *verify)
 {
     if (!strcmp(mode, "no_tee"))
@@ -198,8 +195,8 @@ int tb_bench_config_set(tb_bench_config *c, const char *name, const char *v, tb_
     if (!strcmp(name, "START_NOTARY"))
         return set_bool(name, v, &c->start_notary, err);
     if (!strcmp(name, "NOTARY_TEE")) {
-        if (strcmp(v, "none") && strcmp(v, "sim") && strcmp(v, "tdx") && strcmp(v, "snp") &&
-            strcmp(v, "sim-snp") && strcmp(v, "auto"))
+        tb_tee t;
+        if (strcmp(v, "auto") && tb_tee_parse(v, &t) < 0)
             return tb_errf(err, "NOTARY_TEE: '%.40s' is not none, sim, tdx, snp, sim-snp or auto",
                            v);
         strcpy(c->notary_tee, strcmp(v, "auto") ? v : "");
@@ -279,7 +276,8 @@ int tb_bench_config_check(const tb_bench_config *c, tb_err *err)
 typedef struct run_state {
     const tb_bench_config *c;
     char dir[PATH_MAX];
-    char notary_tee[16];
+    char notary_tee[16]; /* run.json's: a tb_tee name, or "external" */
+    int simulated;       /* notary_tee is a SIMULATED kind */
     char fixture_ca[PATH_MAX];
     char sim_env[PATH_MAX + 32]; /* TEEBENCH_SIM_DIR=<run dir>/sim, for notary and client */
     int fixture_port, target_port, notary_port;
@@ -443,8 +441,8 @@ static int write_json(run_state *s, const char *rel, json_t *j, tb_err *err)
    own (tdx, snp), else the SIMULATED TDX provider. */
 static const char *auto_tee(const json_t *env)
 {
-    const char *t = tb_env_json_tee(env);
-    return !strcmp(t, "tdx") || !strcmp(t, "snp") ? t : "sim";
+    tb_tee guest = tb_tee_guest(tb_env_json_tee(env));
+    return tb_tee_name(guest != TB_TEE_NONE ? guest : TB_TEE_SIM);
 }
 
 /* env.json: `teebench env --json` (sys/env). If that fails (out of memory), a
@@ -478,7 +476,7 @@ static int write_run_json(run_state *s, const char *status, tb_err *err)
     json_object_set_new(j, "benchmark_modes", modes);
     json_object_set_new(j, "iterations", json_integer(c->iterations));
     json_object_set_new(j, "notary_tee", json_string(s->notary_tee));
-    json_object_set_new(j, "simulated", json_boolean(tb_bench_tee_simulated(s->notary_tee)));
+    json_object_set_new(j, "simulated", json_boolean(s->simulated));
     json_object_set_new(j, "start_notary", json_boolean(c->start_notary));
     json_object_set_new(j, "start_fixture", json_boolean(c->start_fixture));
     json_object_set_new(j, "notary_scheme", json_string(c->notary_scheme));
@@ -1098,6 +1096,8 @@ int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
                       : !c->start_notary ? "external"
                                          : auto_tee(env);
     snprintf(s.notary_tee, sizeof s.notary_tee, "%s", tee);
+    tb_tee kind;
+    s.simulated = tb_tee_parse(tee, &kind) == 0 && tb_tee_simulated(kind);
     snprintf(s.fixture_ca, sizeof s.fixture_ca, "%s", c->fixture_ca);
     /* A fixed port already taken fails now, before the run directory exists. */
     if ((c->start_fixture && c->fixture_port &&
@@ -1154,8 +1154,7 @@ int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
     }
     if (c->start_notary) {
         info(&s, "starting notary (teebench notary serve --tee %s%s) on %s:%d", s.notary_tee,
-             tb_bench_tee_simulated(s.notary_tee) ? ", SIMULATED TEE" : "", c->notary_host,
-             s.notary_port);
+             s.simulated ? ", SIMULATED TEE" : "", c->notary_host, s.notary_port);
         if (start_notary(&s, cancel, err) < 0)
             goto start_failed;
     }
@@ -1205,8 +1204,8 @@ static int read_notary_tee(const char *dir, char *tee, size_t n)
         return -1;
     const char *t = json_string_value(json_object_get(j, "notary_tee"));
     int rc = -1;
-    if (t && (!strcmp(t, "none") || !strcmp(t, "sim") || !strcmp(t, "tdx") || !strcmp(t, "snp") ||
-              !strcmp(t, "sim-snp") || !strcmp(t, "external"))) {
+    tb_tee kind;
+    if (t && (tb_tee_parse(t, &kind) == 0 || !strcmp(t, "external"))) {
         snprintf(tee, n, "%s", t);
         rc = 0;
     }

@@ -88,17 +88,9 @@ int tb_bench_config_set(tb_bench_config *c, const char *name, const char *value,
  * USE_FIXTURE_CA=true and no fixture started needs FIXTURE_CA). */
 int tb_bench_config_check(const tb_bench_config *c, tb_err *err);
 
-/* The TCP target the client gets: TARGET_HOST, or FIXTURE_ADDR when unset. */
-const char *tb_bench_config_target_host(const tb_bench_config *c);
-
 /* Names accepted by tb_bench_config_set, NULL-terminated. */
 extern const char *const tb_bench_config_names[];
 
-/* A notary TEE kind that is SIMULATED (sim, sim-snp): labelled so in every output. */
-int tb_bench_tee_simulated(const char *tee);
-
-/* Mode -> client flags: no_tee (0,0), tee_no_verify (1,0), tee_verify (1,1). */
-int tb_bench_mode_flags(const char *mode, int *enable_tee, int *verify);
 
 /* Progress of one attempt (for the cli to print). */
 typedef struct tb_bench_event {

@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "attest/attest.h"
+#include "attest/timing.h"
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
@@ -30,7 +31,6 @@
 #include "cli/cli.h"
 #include "cli/flags.h"
 #include "cli/json.h"
-#include "stats/summary.h"
 
 #define EXIT_REFUSED 3
 #define EXIT_INVALID 4
@@ -612,12 +612,12 @@ static int cmd_collateral(int argc, char **argv)
 typedef struct quote_args {
     const char *hex, *file, *out;
     tb_attest_quote_opts qo;
-    tb_attest_provider kind;
+    tb_tee kind;
 } quote_args;
 
 static int set_provider(void *args, const char *flag, const char *v, tb_err *err)
 {
-    if (tb_attest_provider_parse(v, &((quote_args *)args)->kind) < 0)
+    if (tb_tee_provider(v, &((quote_args *)args)->kind) < 0)
         return tb_errf(err, "%s wants tsm, sim, snp or sim-snp (teebench attest --help)", flag);
     return 0;
 }
@@ -637,16 +637,16 @@ const cli_cmd cli_attest_quote_cmd = {
 static int cmd_quote(int argc, char **argv)
 {
     const char *cmd = "attest quote";
-    quote_args a = {.kind = TB_ATTEST_PROVIDER_TSM};
+    quote_args a = {.kind = TB_TEE_TDX};
     int first, done = cli_flags_parse(&cli_attest_quote_cmd, argc, argv, &a, &first);
     if (done != CLI_FLAGS_GO)
         return done;
     const char *hex = a.hex, *file = a.file, *out = a.out;
     tb_attest_quote_opts qo = a.qo;
-    tb_attest_provider kind = a.kind;
+    tb_tee kind = a.kind;
     if (!!hex == !!file)
         return usage_fail(cmd, "want one of --report-data HEX or --report-data-file FILE");
-    if (qo.sim_debug && kind != TB_ATTEST_PROVIDER_SIM && kind != TB_ATTEST_PROVIDER_SIM_SNP)
+    if (qo.sim_debug && !tb_tee_simulated(kind))
         return usage_fail(cmd, "--debug is for the simulated provider only");
     uint8_t rd[64] = {0};
     tb_err e;
@@ -671,11 +671,11 @@ static int cmd_quote(int argc, char **argv)
     if (tb_attest_get_quote(kind, rd, &qo, &quote, &len, &e) < 0)
         return cli_fail(cmd, "%s", e.msg);
     uint64_t dt = tb_mono_ns() - t0;
-    const char *label = kind == TB_ATTEST_PROVIDER_SIM ? "SIMULATED quote (teebench sim provider)"
-                        : kind == TB_ATTEST_PROVIDER_SIM_SNP
+    const char *label = kind == TB_TEE_SIM ? "SIMULATED quote (teebench sim provider)"
+                        : kind == TB_TEE_SIM_SNP
                             ? "SIMULATED SEV-SNP report (teebench sim-snp provider)"
-                        : kind == TB_ATTEST_PROVIDER_SNP ? "SEV-SNP report (configfs-tsm)"
-                                                         : "TDX quote (configfs-tsm)";
+                        : kind == TB_TEE_SNP ? "SEV-SNP report (configfs-tsm)"
+                                             : "TDX quote (configfs-tsm)";
     int rc = 0;
     if (out) {
         if (tb_file_write_atomic(out, quote, len, &e) < 0)
@@ -806,49 +806,27 @@ static int cmd_sim_snp_certs(int argc, char **argv)
 
 /* ------------------------------------------------------------------ bench */
 
-/* Median (stats/summary) over 5 rounds of the mean time per quote (ms), wall and CPU
- * time of this thread (the latter is what `openssl speed` reports by default, and what
- * a loaded machine does not inflate). mode 0: from scratch, 1: prepared. */
-static int bench_mode(int mode, const tb_buf *qb, const tb_buf *cb, const tb_attest_root *root,
-                      int64_t now, int iters, double *ms_per_quote, double *cpu_ms_per_quote,
-                      tb_attest_verdict *v, tb_err *e)
+/* Median over 5 rounds of the mean time per quote (ms), wall and CPU time of this thread
+ * (the latter is what `openssl speed` reports by default, and what a loaded machine does
+ * not inflate), after 10 untimed: attest/timing's loop. */
+static int bench_mode(tb_attest_way way, const tb_buf *qb, const tb_buf *cb,
+                      const tb_attest_root *root, int64_t now, int iters, double *ms_per_quote,
+                      double *cpu_ms_per_quote, tb_attest_verdict *v, tb_err *e)
 {
-    double rounds[5], cpu_rounds[5];
-    tb_attest_prepared *p = NULL;
-    tb_attest_collateral c;
-    if (mode == 1) {
-        if (tb_attest_collateral_parse_json((const char *)cb->p, cb->len, &c, e) < 0)
-            return -1;
-        int rc = tb_attest_prepare(&c, now, root, &p, v, e);
-        tb_attest_collateral_clear(&c);
-        if (rc < 0)
-            return -1;
-    }
-    int per = iters / 5 > 0 ? iters / 5 : 1;
-    for (int r = -1; r < 5; r++) { /* round -1 warms up */
-        uint64_t t0 = tb_mono_ns(), c0 = tb_thread_cpu_ns();
-        for (int i = 0; i < (r < 0 ? 10 : per); i++) {
-            if (mode == 1) {
-                tb_attest_verify_prepared(qb->p, qb->len, p, now, NULL, v);
-                continue;
-            }
-            if (tb_attest_collateral_parse_json((const char *)cb->p, cb->len, &c, e) < 0) {
-                tb_attest_prepared_free(p);
-                return -1;
-            }
-            tb_attest_verify(qb->p, qb->len, &c, now, NULL, root, v);
-            tb_attest_collateral_clear(&c);
-        }
-        if (r >= 0) {
-            cpu_rounds[r] = (double)(tb_thread_cpu_ns() - c0) / 1e6 / per;
-            rounds[r] = (double)(tb_mono_ns() - t0) / 1e6 / per;
-        }
-    }
-    tb_attest_prepared_free(p);
-    if (tb_stats_median(rounds, 5, ms_per_quote) < 0 ||
-        tb_stats_median(cpu_rounds, 5, cpu_ms_per_quote) < 0)
-        return tb_errf(e, "out of memory");
-    return 0;
+    tb_attest_timed_input in = {.family = TB_TEE_FAMILY_TDX,
+                                .evidence = qb->p,
+                                .len = qb->len,
+                                .now = now,
+                                .collateral_json = (const char *)cb->p,
+                                .collateral_len = cb->len,
+                                .root = root};
+    tb_attest_timing_opts o = {.batches = 5, .per = iters / 5 > 0 ? iters / 5 : 1, .warmup = 10};
+    tb_attest_timed t;
+    int rc = tb_attest_time_verify(&in, way, &o, &t, e);
+    *v = t.tdx;
+    *ms_per_quote = t.wall_ms;
+    *cpu_ms_per_quote = t.cpu_ms;
+    return rc;
 }
 
 typedef struct bench_args {
@@ -919,9 +897,10 @@ static int cmd_attest_bench(int argc, char **argv)
     tb_attest_collateral_clear(&checked);
     double scratch = 0, prepared = 0, scratch_cpu = 0, prepared_cpu = 0;
     tb_attest_verdict v1, v2;
-    rc = bench_mode(0, &qb, &cb, root, now, (int)iters, &scratch, &scratch_cpu, &v1, &e) < 0 ||
-                 bench_mode(1, &qb, &cb, root, now, (int)iters, &prepared, &prepared_cpu, &v2, &e) <
-                     0
+    rc = bench_mode(TB_ATTEST_FROM_SCRATCH, &qb, &cb, root, now, (int)iters, &scratch, &scratch_cpu,
+                    &v1, &e) < 0 ||
+                 bench_mode(TB_ATTEST_PREPARED, &qb, &cb, root, now, (int)iters, &prepared,
+                            &prepared_cpu, &v2, &e) < 0
              ? -1
              : 0;
     tb_attest_root_free(root);

@@ -12,13 +12,13 @@
 #include <jansson.h>
 
 #include "attest/snp.h"
+#include "attest/timing.h"
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/hex.h"
 #include "cli/cli.h"
 #include "cli/json.h"
-#include "stats/summary.h"
 
 #define EXIT_REFUSED 3
 #define EXIT_INVALID 4
@@ -346,32 +346,26 @@ int cli_attest_snp_bench(const char *path, const uint8_t *report, size_t len, co
         free(root);
         return cli_fail(cmd, "%s", e.msg);
     }
-    tb_attest_snp_verdict v, pv;
-    tb_attest_snp_prepared *prep = NULL;
-    double rounds[5], prounds[5];
+    /* attest/timing's loop: 10 untimed, then the median of 5 rounds; prepared: the chain
+       once (not timed), then each report */
     int per = iters / 5 > 0 ? iters / 5 : 1;
-    for (int r = -1; r < 5; r++) { /* round -1 warms up */
-        uint64_t t0 = tb_mono_ns();
-        for (int i = 0; i < (r < 0 ? 10 : per); i++)
-            tb_attest_snp_verify(report, len, &certs, now, NULL, root, root_len, &v);
-        if (r >= 0)
-            rounds[r] = (double)(tb_mono_ns() - t0) / 1e6 / per;
-    }
-    /* prepared: the chain once (not timed), then each report */
-    int prc = tb_attest_snp_prepare(report, len, &certs, now, root, root_len, &prep, &pv);
-    for (int r = -1; r < 5 && prc == 0; r++) {
-        uint64_t t0 = tb_mono_ns();
-        for (int i = 0; i < (r < 0 ? 10 : per); i++)
-            tb_attest_snp_verify_prepared(report, len, prep, now, NULL, &pv);
-        if (r >= 0)
-            prounds[r] = (double)(tb_mono_ns() - t0) / 1e6 / per;
-    }
-    tb_attest_snp_prepared_free(prep);
+    tb_attest_timed_input in = {.family = TB_TEE_FAMILY_SNP,
+                                .evidence = report,
+                                .len = len,
+                                .now = now,
+                                .certs = &certs,
+                                .ark = root,
+                                .ark_len = root_len};
+    tb_attest_timing_opts o = {.batches = 5, .per = per, .warmup = 10};
+    tb_attest_timed scratch, prepared;
+    int src = tb_attest_time_verify(&in, TB_ATTEST_FROM_SCRATCH, &o, &scratch, &e);
+    int prc = src == 0 ? tb_attest_time_verify(&in, TB_ATTEST_PREPARED, &o, &prepared, &e) : 0;
     tb_attest_snp_certs_clear(&certs);
     free(root);
-    double ms, pms = 0;
-    if (tb_stats_median(rounds, 5, &ms) < 0 || (prc == 0 && tb_stats_median(prounds, 5, &pms) < 0))
-        return cli_fail(cmd, "out of memory");
+    if (src < 0)
+        return cli_fail(cmd, "%s", e.msg);
+    const tb_attest_snp_verdict v = scratch.snp, pv = prepared.snp;
+    double ms = scratch.wall_ms, pms = prc == 0 ? prepared.wall_ms : 0;
     if (pv.result != v.result || strcmp(pv.reason, v.reason))
         return cli_fail(cmd, "prepared and from-scratch verdicts differ: \"%s\" vs \"%s\"",
                         pv.reason, v.reason);

@@ -95,7 +95,9 @@ int cli_bench_tlsn_flag(cli_bench_tlsn *t, int argc, char **argv, int *i, tb_err
     if ((r = take(argc, argv, i, "--tee", &v, err)) != 0) {
         if (r < 0)
             return -1;
-        if (strcmp(v, "auto") && strcmp(v, "sim") && strcmp(v, "tdx"))
+        tb_tee k;
+        if (strcmp(v, "auto") &&
+            (tb_tee_parse(v, &k) < 0 || tb_tee_family_of(k) != TB_TEE_FAMILY_TDX))
             return tb_errf(err, "--tee %s: auto, sim or tdx", v);
         snprintf(t->tee, sizeof t->tee, "%s", v);
         return 1;

@@ -91,9 +91,13 @@ static void print_text(const json_t *doc)
             continue;
         }
         printf("%-18s ", key);
+        char sw[600];
         if (!strcmp(key, "memory_bytes"))
             print_bytes(v);
-        else
+        else if (!strcmp(key, "swiotlb") && json_is_object(v)) {
+            tb_env_swiotlb_text(v, sw, sizeof sw);
+            fputs(sw, stdout);
+        } else
             print_value(v);
         const char *sig = json_string_value(json_object_get(f, "signature"));
         if (sig)

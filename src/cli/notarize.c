@@ -239,7 +239,7 @@ static json_t *result_json(const tb_notary_client_opts *no, const tb_notary_clie
         "s:o, s:f}",
         "notary", no->notary_url, "target", "host", no->host, "port", (int)no->port, "server_name",
         no->server_name, "uri", no->uri, "tee_attestation", no->tee, "notary_tee",
-        res->has_evidence ? res->evidence.tee : "none", "simulated",
+        tb_tee_name(res->has_evidence ? res->evidence.tee : TB_TEE_NONE), "simulated",
         res->has_evidence && res->evidence.simulated, "verified", verify_ms >= 0, "session_id", sid,
         "notary_key_sha256", kh, "request_bytes", (json_int_t)res->doc.request.len,
         "response_bytes", (json_int_t)res->doc.response.len, "document_file",
@@ -366,7 +366,7 @@ int cmd_notarize(int argc, char **argv)
     printf("NOTARIZATION_MS=%.3f ENABLE_TEE_ATTESTATION=%s\n", notarization_ms,
            tee ? "true" : "false");
     if (tee)
-        printf("NOTARY_TEE=%s SIMULATED=%s\n", res.evidence.tee,
+        printf("NOTARY_TEE=%s SIMULATED=%s\n", tb_tee_name(res.evidence.tee),
                res.evidence.simulated ? "true" : "false");
     if (verify_ms >= 0)
         printf("TDX_VERIFY_MS=%.3f\n", verify_ms);

@@ -49,7 +49,8 @@ static void log_line(void *ctx, const char *line)
 }
 
 typedef struct serve_opts {
-    const char *addr, *tee, *sim_dir, *key, *save_key, *tls_cert, *tls_key, *api_keys;
+    tb_tee tee;
+    const char *addr, *sim_dir, *key, *save_key, *tls_cert, *tls_key, *api_keys;
     const char *ca[MAX_CA];
     size_t n_ca;
     int system_ca, quiet;
@@ -64,10 +65,7 @@ typedef struct serve_opts {
 
 static int set_tee(void *args, const char *flag, const char *v, tb_err *err)
 {
-    serve_opts *o = args;
-    o->tee = v;
-    if (strcmp(v, "none") && strcmp(v, "tdx") && strcmp(v, "sim") && strcmp(v, "snp") &&
-        strcmp(v, "sim-snp"))
+    if (tb_tee_parse(v, &((serve_opts *)args)->tee) < 0)
         return tb_errf(err, "%s %s: unknown (none, tdx, sim, snp, sim-snp)", flag, v);
     return 0;
 }
@@ -187,7 +185,7 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->addr = "127.0.0.1";
-    o->tee = "none";
+    o->tee = TB_TEE_NONE;
     o->system_ca = 1;
     o->port = 7047;
     o->max_sent = 4096;
@@ -266,7 +264,7 @@ static int cmd_serve_notary(int argc, char **argv)
     tb_notary_target target = {0};
     tb_notary_quote_source tee;
     memset(&tee, 0, sizeof tee);
-    int have_tee = strcmp(o.tee, "none") != 0;
+    int have_tee = o.tee != TB_TEE_NONE;
     tb_notary_server *srv = NULL;
     if (o.save_key && tb_notary_key_save(&key, o.save_key, &err) < 0) {
         cli_fail(cmd, "--save-key: %s", err.msg);
@@ -335,8 +333,8 @@ static int cmd_serve_notary(int argc, char **argv)
         snprintf(auth, sizeof auth, "%zu API keys", tb_notary_keys_count(keys));
     printf("teebench notary: listening on %s://%s%s%s:%u (tee %s%s, key sha256 %s, %s)\n",
            o.tls_cert ? "https" : "http", v6 ? "[" : "", o.addr, v6 ? "]" : "",
-           tb_notary_server_port(srv), o.tee, have_tee && tee.simulated ? ", SIMULATED" : "", kh,
-           auth);
+           tb_notary_server_port(srv), tb_tee_name(o.tee),
+           tb_tee_simulated(o.tee) ? ", SIMULATED" : "", kh, auth);
     fflush(stdout);
     int sig = 0;
     while (sigwait(&set, &sig) == 0 && sig == SIGHUP)
@@ -384,7 +382,8 @@ static void doc_text_fill(const tb_notary_doc *d, doc_text *x)
     tb_notary_view_str(d->server_name, x->server, sizeof x->server);
     tb_notary_view_str(d->target_host, x->host, sizeof x->host);
     tb_notary_view_str(d->tee, x->tee, sizeof x->tee);
-    x->simulated = !strcmp(x->tee, "sim") || !strcmp(x->tee, "sim-snp");
+    tb_tee kind; /* the document's tee: doc.c refuses one that does not parse */
+    x->simulated = tb_tee_parse(x->tee, &kind) == 0 && tb_tee_simulated(kind);
     tb_hex_encode(d->session_id, 16, x->id);
     SHA256(d->notary_key.p, d->notary_key.len, sha);
     tb_hex_encode(sha, 32, x->key_sha);
@@ -435,8 +434,9 @@ static json_t *check_json(const char *path, const tb_notary_doc *d, const char *
     doc_text_fill(d, &x);
     json_t *evj = json_null();
     if (evpath)
-        evj = json_pack("{s:s, s:s, s:b, s:b, s:b}", "file", evpath, "tee", ev->tee, "simulated",
-                        ev->simulated, "binds_key_and_nonce", 1, "quote_verified", verified);
+        evj = json_pack("{s:s, s:s, s:b, s:b, s:b}", "file", evpath, "tee", tb_tee_name(ev->tee),
+                        "simulated", ev->simulated, "binds_key_and_nonce", 1, "quote_verified",
+                        verified);
     return json_pack("{s:s, s:i, s:s, s:s, s:I, s:s, s:s, s:i, s:s, s:b, s:I, s:I, s:s, s:I, s:s, "
                      "s:s, s:s, s:o, s:b, s:o}",
                      "document", path, "format_version", (int)d->version, "session_id", x.id,
@@ -545,7 +545,7 @@ static int cmd_check(int argc, char **argv)
     if (ca || system_ca)
         printf("server chain: valid for the server name (%s)\n", ca ? ca : "system store");
     if (evpath)
-        printf("evidence: binds this notary key and nonce (%s%s)%s\n", ev.tee,
+        printf("evidence: binds this notary key and nonce (%s%s)%s\n", tb_tee_name(ev.tee),
                ev.simulated ? ", SIMULATED" : "", verify ? "; quote verified" : "");
     rc = 0;
 out:

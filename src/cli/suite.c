@@ -40,6 +40,7 @@
 #include "store/store.h"
 #include "suite/suite.h"
 #include "workloads/http.h"
+#include "workloads/network.h"
 
 #define CMD "suite"
 
@@ -58,7 +59,7 @@ typedef struct suite_args {
     int no_store;
     /* the other environments (fleet/): --target, --vm-kinds, the VM flags (into
        fleet->vm_spec), --ssh-config, --remote-binary, --vm-dir, --http-client,
-       --guest-setup go into it as they are parsed */
+       --net-client, --guest-setup go into it as they are parsed */
     tb_fleet *fleet;
     const char *vm_kinds; /* --vm-kinds LIST */
     int vm_flag;          /* the first VM flag given (a CLI_VM_* code), 0: none */
@@ -149,6 +150,12 @@ static void usage(FILE *f)
         "                     or local (this machine loads nginx there over the network, as\n"
         "                     the source document measured a TD: its I/O path is part of\n"
         "                     the cost)\n"
+        "  --net-client local|remote  where the network workload's clients (iperf3, the\n"
+        "                     round trips) run for ssh targets: remote (default: clients\n"
+        "                     and servers there, over its loopback) or local (the servers\n"
+        "                     there, `teebench network serve`, the clients here: its\n"
+        "                     network path, virtio and a TD's bounce buffers, in the\n"
+        "                     figures); only with ssh:// targets\n"
         "  --remote-binary P  run P there instead of copying this teebench\n"
         "  --guest-setup      before the suite, install nginx there if it is missing, with\n"
         "                     apt-get or dnf, as root or through sudo -n (its system-wide\n"
@@ -162,7 +169,10 @@ static void usage(FILE *f)
         "                     is the metric vm.boot.s, and the VM is stopped; a kind this host\n"
         "                     cannot run is refused with one line and the others still run.\n"
         "                     Under TCG emulation a label gets -tcg (no figure from it means\n"
-        "                     anything). --label names this machine (default host)\n"
+        "                     anything). --label names this machine (default host).\n"
+        "                     regular-swiotlb[:POOL]: the regular VM with forced bounce\n"
+        "                     buffers (label vm-regular-swiotlb), for the report's split of\n"
+        "                     a TD's I/O cost (see teebench vm start --help)\n"
         "  --image DISK | --kernel K [--initrd I] [--append ARGS]   what the VMs boot;\n"
         "                     neither: the image `teebench vm image` builds (built first when\n"
         "                     it is not there yet: root, mmdebstrap and the archive needed)\n"
@@ -246,6 +256,7 @@ static int parse_args(int argc, char **argv, suite_args *a)
         O_VM_KINDS,
         O_VM_BOOT_MEMORY,
         O_HTTP_CLIENT,
+        O_NET_CLIENT,
         O_GUEST_SETUP,
         O_SSH_COPY_ID
     };
@@ -269,6 +280,7 @@ static int parse_args(int argc, char **argv, suite_args *a)
         {"vm-kinds", required_argument, NULL, O_VM_KINDS},
         {"vm-boot-memory", required_argument, NULL, O_VM_BOOT_MEMORY},
         {"http-client", required_argument, NULL, O_HTTP_CLIENT},
+        {"net-client", required_argument, NULL, O_NET_CLIENT},
         {"guest-setup", no_argument, NULL, O_GUEST_SETUP},
         {"ssh-copy-id", no_argument, NULL, O_SSH_COPY_ID},
         {"help", no_argument, NULL, 'h'},
@@ -374,6 +386,11 @@ static int parse_args(int argc, char **argv, suite_args *a)
             if (strcmp(optarg, "local") && strcmp(optarg, "remote"))
                 return cli_fail_code(2, CMD, "--http-client %s: want local or remote", optarg);
             a->fleet->o.http_client_local = !strcmp(optarg, "local");
+            break;
+        case O_NET_CLIENT:
+            if (strcmp(optarg, "local") && strcmp(optarg, "remote"))
+                return cli_fail_code(2, CMD, "--net-client %s: want local or remote", optarg);
+            a->fleet->o.net_client_local = !strcmp(optarg, "local");
             break;
         case O_GUEST_SETUP:
             a->fleet->o.guest_setup = 1;
@@ -757,6 +774,9 @@ static int finish_record(const suite_args *a, const char *output, const tb_recor
         fflush(sf);
     }
     tb_buf_clear(&sum);
+    char swiotlb[600];
+    if (tb_suite_swiotlb_full_grew(r, swiotlb, sizeof swiotlb))
+        fprintf(stderr, "teebench: suite: %s\n", swiotlb);
     if (code == 0 && !strcmp(r->status, "interrupted"))
         code =
             cli_fail_code(130, CMD, "%sinterrupted: the %zu metrics measured so far are kept%s%s",
@@ -882,13 +902,21 @@ static int run_targets(suite_args *a, tb_suite_plan *p, session *ss)
     return code ? code : failed;
 }
 
-/* Before anything runs: the environments planned (every name once), the VMs
-   preflighted, --ssh-copy-id. 0, or the exit code after the error line. */
-static int prepare_envs(suite_args *a)
+/* Before anything runs: the environments planned (every name once) and checked for
+   the options (--net-client local), the VMs preflighted, --ssh-copy-id. 0, or the exit
+   code after the error line. */
+static int prepare_envs(suite_args *a, const tb_suite_plan *p)
 {
     tb_err e;
     tb_fleet_hooks h = {.say = on_say};
+    if (a->fleet->o.net_client_local && !tb_suite_plan_enabled(p, &tb_wl_network))
+        on_say(TB_FLEET_NOTE,
+               "NOTE: --net-client local: the network workload is not in this run (quick "
+               "leaves it out unless named: --workloads network)",
+               NULL);
     int rc = tb_fleet_plan(a->fleet, &e);
+    if (rc == 0)
+        rc = tb_fleet_check(a->fleet, p, &e);
     if (rc == 0)
         rc = tb_fleet_preflight(a->fleet, &h, &e);
     if (rc == 0 && a->ssh_copy_id)
@@ -965,7 +993,7 @@ static int suite_main(suite_args *a, const char *sub, int argc, char **argv)
                              "--label: with --target each environment is named by its target");
     if (a->ssh_copy_id && !n_targets)
         return cli_fail_code(2, CMD, "--ssh-copy-id: needs a --target NAME=ssh://...");
-    if ((rc = prepare_envs(a)) != 0)
+    if ((rc = prepare_envs(a, &p)) != 0)
         return rc;
     return cmd_run(a, &p, argv);
 }

@@ -155,7 +155,7 @@ static void print_result(const tb_tlsn_session_config *c, const tb_tlsn_session_
         print_ms("QUOTE_MS", r->quote_ms);
         if (r->quote_len)
             printf("QUOTE_BYTES=%zu\n", r->quote_len);
-        printf("TEE_KIND=%s%s\n", c->tee_kind, r->simulated ? " (SIMULATED)" : "");
+        printf("TEE_KIND=%s%s\n", tb_tee_name(c->tee_kind), r->simulated ? " (SIMULATED)" : "");
     }
     printf("BYTES_PROVER_TO_VERIFIER=%llu\n",
            (unsigned long long)h->relay_bytes[TB_TLSN_MPC][TB_TLSN_PROVER]);
@@ -220,9 +220,8 @@ static int flag_uri(void *args, const char *flag, const char *v, tb_err *err)
 static int flag_tee(void *args, const char *flag, const char *v, tb_err *err)
 {
     session_args *a = args;
-    if (strcmp(v, "sim") && strcmp(v, "tdx"))
+    if (tb_tee_parse(v, &a->c.tee_kind) < 0 || tb_tee_family_of(a->c.tee_kind) != TB_TEE_FAMILY_TDX)
         return tb_errf(err, "%s %s: sim or tdx", flag, v);
-    snprintf(a->c.tee_kind, sizeof a->c.tee_kind, "%s", v);
     return 0;
 }
 

@@ -29,7 +29,7 @@ static void usage(FILE *f)
 {
     fprintf(
         f,
-        "usage: teebench vm start NAME --kind regular|tdx|snp\n"
+        "usage: teebench vm start NAME --kind regular|regular-swiotlb[:POOL]|tdx|snp\n"
         "                (--image DISK | --kernel K [--initrd I] [--append ARGS]) [options]\n"
         "       teebench vm check [--kind regular|tdx|snp] [--qemu BIN] [--firmware F]\n"
         "                [--from DIR] [--json]\n"
@@ -61,7 +61,11 @@ static void usage(FILE *f)
         "The key is also offered through fw_cfg (opt/teebench/authorized_keys) for guests\n"
         "that read it. An image that already has access: --ssh-key and --ssh-user.\n\n"
         "start options:\n"
-        "  --kind K             regular, tdx or snp (default regular)\n"
+        "  --kind K             regular, tdx or snp (default regular); regular-swiotlb[:POOL]:\n"
+        "                       the regular VM booted with swiotlb=<slabs>,force (bounce\n"
+        "                       buffers as in a TD; POOL default: a TD's, 6 %% of memory in\n"
+        "                       [64M, 1G]), set on -append, or from an image by the seed and\n"
+        "                       one reboot; the guest's /proc/cmdline must show it\n"
         "  --image DISK         disk image, any format QEMU reads (told by its content)\n"
         "  --kernel K, --initrd I, --append ARGS   direct kernel boot (console=ttyS0 is added)\n"
         "  --cpus N             vCPUs (default 2)\n"
@@ -377,9 +381,15 @@ static void print_started(const tb_vm_state *st)
 {
     char url[128];
     tb_vm_ssh_url(st, url, sizeof url);
-    printf("vm %s (%s%s): QEMU pid %d, %s\n", st->name, tb_vm_kind_name(st->kind),
+    printf("vm %s (%s%s): QEMU pid %d, %s\n", st->name,
+           st->swiotlb_param[0] ? "regular-swiotlb" : tb_vm_kind_name(st->kind),
            st->tcg ? ", TCG EMULATION" : ", KVM", (int)st->pid, url);
-    printf("booted in %.1f s (first SSH login)\n", (double)st->boot_ns / 1e9);
+    int reboot = !strcmp(st->swiotlb_how, "seed-reboot");
+    printf("booted in %.1f s (%s)\n", (double)st->boot_ns / 1e9,
+           reboot ? "the SSH login after the seed's reboot" : "first SSH login");
+    if (st->swiotlb_param[0])
+        printf("  bounce:     the guest's /proc/cmdline has %s (%s)\n", st->swiotlb_param,
+               st->swiotlb_how);
     printf("  ssh:        teebench vm ssh %s [-- CMD]  (key %s, known_hosts %s)\n", st->name,
            st->ssh_key, st->paths.known_hosts);
     printf("  serial log: %s\n  QMP socket: %s\n", st->paths.serial, st->paths.qmp);
@@ -594,7 +604,7 @@ int cmd_vm(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    static const char *const actions[] = {"start", "stop", "list",  "ssh",   "show",
+    static const char *const actions[] = {"start", "stop", "list",  "ssh", "show",
                                           "check", "seed", "image", NULL};
     if (strcmp(action, "start") && strcmp(action, "stop") && strcmp(action, "list") &&
         strcmp(action, "ssh") && strcmp(action, "show") && strcmp(action, "check") &&

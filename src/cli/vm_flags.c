@@ -114,8 +114,8 @@ int cli_vm_flag_take(const char *cmd, const struct option *table, int c, const c
     flag_name(table, c, f, sizeof f);
     switch (c) {
     case CLI_VM_KIND:
-        if (tb_vm_kind_parse(v, &s->kind) < 0)
-            return cli_fail_code(2, cmd, "%s %s: unknown kind (regular, tdx or snp)", f, v);
+        if (tb_vm_kind_parse_ext(v, &s->kind, &s->swiotlb, &e) < 0)
+            return cli_fail_code(2, cmd, "%s %s: %s", f, v, e.msg);
         break;
     case CLI_VM_IMAGE:
         s->image = v;
@@ -134,11 +134,11 @@ int cli_vm_flag_take(const char *cmd, const struct option *table, int c, const c
         break;
     case CLI_VM_MEMORY:
         if (tb_vm_parse_size(v, &s->memory, &e) < 0)
-            return cli_fail_code(2, cmd, "%s %s", f, e.msg);
+            return cli_fail_code(2, cmd, "%s %s: %s", f, v, e.msg);
         break;
     case CLI_VM_PIN:
         if (tb_vm_parse_cpulist(v, s->pin, TB_VM_MAX_CPUS, &s->npin, &e) < 0)
-            return cli_fail_code(2, cmd, "%s %s", f, e.msg);
+            return cli_fail_code(2, cmd, "%s %s: %s", f, v, e.msg);
         break;
     case CLI_VM_PREALLOC:
         s->prealloc = 1;

@@ -39,6 +39,7 @@
 #define TB_COMPARE_COMPARE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/buf.h"
 #include "base/err.h"
@@ -221,6 +222,66 @@ typedef struct tb_compare_gm {
 } tb_compare_gm;
 void tb_compare_category_geomean(const tb_compare *c, size_t i, tb_wl_category cat, int better,
                                  tb_compare_gm *out);
+
+/* ---- the bounce-buffer split (issue 21; compare/bounce.c) ----
+ *
+ * A TD's (or SNP guest's) I/O cost over a regular VM has a part that is the bounce
+ * buffer's copying (swiotlb) and the rest (exits, page conversions, ...). A regular VM
+ * booted with swiotlb=force (regular-swiotlb) pays the first part only, so for one
+ * metric
+ *     share = (median(bounce) - median(vm)) / (median(td) - median(vm))
+ * is the share of the TD's extra cost the bounce path explains (CVM_eval's split). It is
+ * defined only when the TD is slower than the VM in the metric's direction (lower
+ * throughput, higher latency); a share outside [0, 1] says the bounced VM is faster than
+ * the VM, or slower than the TD (noise, or a cost the TD does not pay). The interval: a
+ * percentile bootstrap, each of the three sample sets resampled on its own (medians
+ * from tb_stats_boot_medians, seeds seed, seed ^ TB_STATS_BOOT_SEED_B, seed ^
+ * TB_COMPARE_BOUNCE_SEED_TD), the share computed per resample; a resample whose TD is
+ * not slower than its VM has no share (the ratio passed through infinity): when more
+ * than (1 - level) / 2 of them have none the interval is unbounded and not given,
+ * else the percentiles are those of the resamples that have one. At least
+ * tb_stats_median_ci_min_n(level) samples (6 at 95 %) in each set. */
+#define TB_COMPARE_BOUNCE_SEED_TD 0x2545f4914f6cdd1dull
+
+enum tb_compare_bounce_why {
+    TB_COMPARE_BOUNCE_OK = 0,     /* a share and its interval */
+    TB_COMPARE_BOUNCE_NOT_SLOWER, /* the TD is not slower than the VM: no share */
+    TB_COMPARE_BOUNCE_UNBOUNDED,  /* a share, no interval: too many resamples' TDs were
+                                     not slower than their VMs */
+    TB_COMPARE_BOUNCE_TOO_FEW,    /* a share, no interval: fewer than 6 samples somewhere */
+    TB_COMPARE_BOUNCE_NO_DATA     /* a set without samples: nothing */
+};
+
+typedef struct tb_compare_bounce {
+    double vm, bounce, td; /* medians; NAN when a set has no samples */
+    double share;          /* NAN when why is NOT_SLOWER or NO_DATA */
+    double lo, hi;         /* the interval; NAN unless why is OK */
+    double no_share;       /* the fraction of resamples without a share; NAN: none drawn */
+    int why;               /* enum tb_compare_bounce_why */
+} tb_compare_bounce;
+
+/* The split of one metric (better: TB_BETTER_HIGHER / _LOWER) from its samples in the
+   VM, the bounced VM and the TD (unsorted, not modified), with resamples (>= 1) at
+   level (0 < level < 1). 0, or -1 with err (out of memory). Pure. */
+int tb_compare_bounce_share(const double *vm, size_t nv, const double *bounce, size_t nb,
+                            const double *td, size_t nt, int better, unsigned resamples,
+                            uint64_t seed, double level, tb_compare_bounce *out, tb_err *err);
+/* "the TD is not slower than the VM", ... : one phrase per enum tb_compare_bounce_why
+   ("" for OK). */
+const char *tb_compare_bounce_why_text(int why);
+
+/* The environments of the split among c's records, identified by their facts (never by
+   labels): the VM, the bounced VM and the TD -- extra.vm (a VM teebench started: kind
+   "regular" with swiotlb.forced false, "regular" with it true, "tdx" or "snp"), else the
+   env facts (platform "vm" and the swiotlb fact not forced by the command line; "vm"
+   and forced by it; a TDX or SEV-SNP guest). The first record of each role; -1 where
+   none. Returns 1 when all three are there, else 0. */
+typedef struct tb_compare_bounce_roles {
+    long vm, bounce, td; /* record indices, -1: none */
+} tb_compare_bounce_roles;
+int tb_compare_bounce_roles_find(const tb_compare *c, tb_compare_bounce_roles *out);
+/* 1 for the categories whose I/O a bounce buffer carries: storage, network, key-value. */
+int tb_compare_bounce_category(tb_wl_category cat);
 
 /* (Added.) The verdict's name: "baseline", "absent", "same", "better", "worse",
    "untestable". */

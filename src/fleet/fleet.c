@@ -17,6 +17,7 @@
 
 #include "base/linkage.h"
 #include "workloads/http.h"
+#include "workloads/network.h"
 
 tb_fleet *tb_fleet_new(const tb_fleet_opts *o)
 {
@@ -99,6 +100,34 @@ int tb_fleet_plan(tb_fleet *f, tb_err *err)
     return 0;
 }
 
+int tb_fleet_check(const tb_fleet *f, const tb_suite_plan *p, tb_err *err)
+{
+    if (!f->o.net_client_local || !tb_suite_plan_enabled(p, &tb_wl_network))
+        return 0;
+    if (!f->n_envs) {
+        tb_errf(err, "--net-client local: needs a --target NAME=ssh://... (the network "
+                     "servers there, the clients here)");
+        return TB_FLEET_USAGE;
+    }
+    for (int i = 0; i < f->n_envs; i++) /* a VM first: with --vm-kinds the host is too */
+        if (f->envs[i].t.kind == TB_TARGET_VM) {
+            tb_errf(err,
+                    "--net-client local: %s is a VM (%s): only SSH is forwarded into it, so "
+                    "the clients here cannot reach its servers (only ssh:// targets)",
+                    f->envs[i].t.name, f->envs[i].where);
+            return TB_FLEET_USAGE;
+        }
+    for (int i = 0; i < f->n_envs; i++)
+        if (f->envs[i].t.kind == TB_TARGET_LOCAL) {
+            tb_errf(err,
+                    "--net-client local: %s is this machine: its clients and servers would "
+                    "both be here (only ssh:// targets)",
+                    f->envs[i].t.name);
+            return TB_FLEET_USAGE;
+        }
+    return 0;
+}
+
 int tb_fleet_remote_args(const tb_fleet_opts *o, const char *workloads, const char *extra_set,
                          const char **out, int cap)
 {
@@ -175,33 +204,43 @@ static int run_env(const tb_fleet *f, const tb_suite_plan *p, const tb_fleet_env
     if (split && rt.kind == TB_TARGET_VM)
         return tb_errf(err, "--http-client local: not for vm: targets (only SSH is forwarded "
                             "into the guest)");
+    /* (tb_fleet_check refuses it before the run; a caller that did not check is told
+       here) */
+    int nsplit = f->o.net_client_local && tb_suite_plan_enabled(p, &tb_wl_network);
+    if (nsplit && e->t.kind == TB_TARGET_VM)
+        return tb_errf(err, "--net-client local: not for vm: targets (only SSH is forwarded "
+                            "into the guest)");
     if (f->o.guest_setup)
         fleet_guest_setup(p, &rt, &o, h, failed);
-    tb_record *http = NULL;
+    tb_record *http = NULL, *net = NULL;
     char workloads[256] = "";
-    if (split) {
-        if (fleet_http_from_here(p, &rt, &o, h, &http, err) < 0)
-            return -1;
-        tb_fleet_split_workloads(p, workloads, sizeof workloads);
+    if (split && fleet_http_from_here(p, &rt, &o, h, &http, err) < 0)
+        return -1;
+    if (nsplit && fleet_network_from_here(p, &rt, &o, h, &net, err) < 0) {
+        tb_record_free(http);
+        return -1;
     }
+    if (split || nsplit)
+        tb_fleet_split_workloads(p, split, nsplit, workloads, sizeof workloads);
     const char *args[160];
-    if (tb_fleet_remote_args(&f->o, split ? workloads : NULL,
+    if (tb_fleet_remote_args(&f->o, split || nsplit ? workloads : NULL,
                              split && hp->serve_tls ? "http.targets=serve-tls" : NULL, args,
                              160) < 0) {
         tb_record_free(http);
+        tb_record_free(net);
         return tb_errf(err, "too many suite arguments for a remote run");
     }
     o.suite_args = (char *const *)args;
     int rc = tb_remote_run(&rt, &o, &sh, out, err);
-    if (rc == 0 && http) {
-        char host[256] = "";
-        gethostname(host, sizeof host - 1);
-        if (tb_fleet_merge_http(*out, http, host, err) < 0) {
-            tb_record_free(*out);
-            *out = NULL;
-            rc = -1;
-        }
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    if (rc == 0 && ((http && tb_fleet_merge_http(*out, http, host, err) < 0) ||
+                    (net && tb_fleet_merge_network(*out, net, host, err) < 0))) {
+        tb_record_free(*out);
+        *out = NULL;
+        rc = -1;
     }
+    tb_record_free(net);
     tb_record_free(http);
     return rc;
 }

@@ -16,6 +16,9 @@
  *             measured in a VM carries;
  * - split.c   --http-client local: nginx there, the load generator here, the
  *             http.nginx.* metrics merged into that environment's record;
+ *             --net-client local: the network workload's servers there (`teebench
+ *             network serve --daemon`), its clients here, the network.* metrics
+ *             merged the same way;
  * - access.c  a target made ready before its suite: --ssh-copy-id on the terminal,
  *             --guest-setup (suite/guest), the note on a user that is not root.
  *
@@ -77,6 +80,7 @@ typedef struct tb_fleet_opts {
     const char *remote_binary; /* run this there instead of copying this teebench */
     const char *vm_dir;        /* the VM run directory; NULL: vm/'s default */
     int http_client_local;     /* --http-client local (ssh targets) */
+    int net_client_local;      /* --net-client local (ssh targets only: tb_fleet_check) */
     int guest_setup;           /* --guest-setup: nginx installed there first */
     /* the flags a remote `suite run` gets (the plan's choices, not how to run it): */
     const char *profile, *workloads, *repeat;
@@ -171,6 +175,13 @@ int tb_fleet_plan(tb_fleet *f, tb_err *err);
    through h->say. 0, or -1 with err (nothing ran). */
 int tb_fleet_preflight(tb_fleet *f, const tb_fleet_hooks *h, tb_err *err);
 
+/* After tb_fleet_plan, before anything runs: whether the options can be done in f's
+   environments with plan p. --net-client local with the network workload in p needs
+   ssh:// targets only: none (no --target), this machine (NAME=local, the host of
+   --vm-kinds: clients and servers would both be here) or a VM (vm:VM, --vm-kinds: only
+   SSH is forwarded into it) is refused. 0, or TB_FLEET_USAGE with err. Pure. */
+int tb_fleet_check(const tb_fleet *f, const tb_suite_plan *p, tb_err *err);
+
 /* --ssh-copy-id: ssh-copy-id for each ssh:// target, run on this terminal (it asks for
    the password); each said through h->say first. 0; -1 with err (it failed);
    TB_FLEET_USAGE with err (no terminal on stdin, no ssh:// target). */
@@ -193,18 +204,27 @@ void tb_fleet_result_clear(tb_fleet_result *res);
 int tb_fleet_remote_args(const tb_fleet_opts *o, const char *workloads, const char *extra_set,
                          const char **out, int cap);
 
-/* --http-client local: the port nginx is started on there, attempt 0, 1, 2 (a port
-   there cannot be asked of this kernel; nginx start says when one is taken): 20000..
-   59999 from seed (the clock, this process) and the attempt. */
+/* --http-client local, --net-client local: the port nginx (the network servers: the
+   echo server, iperf3 on the ports after it) is started on there, attempt 0, 1, 2 (a port
+   there cannot be asked of this kernel; nginx start and network serve say when one is
+   taken): 20000..59999 from seed (the clock, this process) and the attempt. */
 int tb_fleet_split_port(unsigned long seed, int attempt);
-/* The workloads the remote suite runs when http's nginx target is measured from here:
-   the plan's but http (kept when its serve-tls target stays there); env at least. */
-void tb_fleet_split_workloads(const tb_suite_plan *p, char *out, size_t n);
+/* The workloads the remote suite runs when part of the plan is measured from here: the
+   plan's but http when its nginx target is (http_here; kept when its serve-tls target
+   stays there) and network when its clients are (network_here); env at least. */
+void tb_fleet_split_workloads(const tb_suite_plan *p, int http_here, int network_here, char *out,
+                              size_t n);
 /* Puts the metrics of http (measured from here) that the http workload's table names for
    target nginx (http.nginx.rps, .latency.*, ...; any other name is left out) into r, the
    environment's record: their samples and notes, http's commands, extra.http_client {mode "local",
    client: client_host, env: http's env facts}, and http's profile (the two together
    ran the profile's suite). 0, or -1 with err. */
 int tb_fleet_merge_http(tb_record *r, const tb_record *http, const char *client_host, tb_err *err);
+/* The same for net (measured from here with --net-client local): the metrics the network
+   workload's table names (network.tcp.*, .udp.*, .rtt.*), net's commands,
+   extra.network_client {mode "local", client: client_host, env: net's env facts}, net's
+   profile. 0, or -1 with err. */
+int tb_fleet_merge_network(tb_record *r, const tb_record *net, const char *client_host,
+                           tb_err *err);
 
 #endif

@@ -53,6 +53,14 @@ int fleet_vm_target(const tb_fleet *f, tb_remote_target *t, const tb_fleet_hooks
    metrics), or -1 with err. */
 int fleet_http_from_here(const tb_suite_plan *p, const tb_remote_target *t, const tb_remote_opts *o,
                          const tb_fleet_hooks *h, tb_record **out, tb_err *err);
+/* --net-client local on ssh target t: `teebench network serve --daemon` there (on the
+   address ssh reaches, a port from tb_fleet_split_port, three tries), the plan's network
+   workload run here with network.server pointing at it, the servers stopped (a failure
+   said through h->say). 0 and *out (a record with the network.* metrics), or -1 with
+   err. */
+int fleet_network_from_here(const tb_suite_plan *p, const tb_remote_target *t,
+                            const tb_remote_opts *o, const tb_fleet_hooks *h, tb_record **out,
+                            tb_err *err);
 
 /* ---- access.c ---- */
 

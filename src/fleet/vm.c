@@ -27,6 +27,7 @@ static void spec_of(const tb_fleet *f, int i, const char *name, tb_vm_spec *s)
 {
     *s = f->vm_spec;
     s->kind = f->vms[i].env.kind;
+    s->swiotlb = f->vms[i].env.swiotlb;
     snprintf(s->name, sizeof s->name, "%s", name);
 }
 
@@ -161,7 +162,7 @@ int fleet_vm_start(tb_fleet *f, int i, const tb_suite_hooks *h, tb_err *err)
     spec_of(f, i, v->label, &s);
     s.stop = h ? h->stop : NULL;
     tb_suite_info(h, "starting VM %s (%s, %s, %d vCPU%s, %llu MiB) in %s", s.name,
-                  tb_vm_kind_name(s.kind), v->plan.tcg ? "TCG EMULATION" : "KVM", s.cpus,
+                  tb_vm_spec_kind_label(&s), v->plan.tcg ? "TCG EMULATION" : "KVM", s.cpus,
                   s.cpus == 1 ? "" : "s", (unsigned long long)(s.memory >> 20), f->vm_base);
     if (tb_vm_start(&s, &v->plan, f->vm_base, &f->st, err) < 0)
         return tb_err_wrap(err, "starting VM %s", s.name);
@@ -170,6 +171,9 @@ int fleet_vm_start(tb_fleet *f, int i, const tb_suite_hooks *h, tb_err *err)
     tb_vm_ssh_url(&f->st, url, sizeof url);
     tb_suite_info(h, "booted in %.1f s (vm start to the first SSH login), %s", f->st.boot_ns / 1e9,
                   url);
+    if (f->st.swiotlb_param[0]) /* regular-swiotlb: tb_vm_start checked the guest has it */
+        tb_suite_info(h, "bounce buffers forced: the guest's /proc/cmdline has %s (%s)",
+                      f->st.swiotlb_param, f->st.swiotlb_how);
     return 0;
 }
 
@@ -228,8 +232,8 @@ int fleet_vm_boot_sizes(tb_fleet *f, int i, tb_record *r, const tb_fleet_hooks *
         spec_of(f, i, v->label, &s);
         s.memory = mem;
         s.stop = stop;
-        tb_suite_info(&h->suite, "booting VM %s again with %llu MiB (boot time by memory)",
-                      s.name, (unsigned long long)(mem >> 20));
+        tb_suite_info(&h->suite, "booting VM %s again with %llu MiB (boot time by memory)", s.name,
+                      (unsigned long long)(mem >> 20));
         if (tb_vm_start(&s, &v->plan, f->vm_base, &f->st, &e) < 0) {
             fleet_say(h, TB_FLEET_ERROR, "%s: the boot with %llu MiB: %s", v->label,
                       (unsigned long long)(mem >> 20), e.msg);

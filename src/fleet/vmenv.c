@@ -20,11 +20,14 @@ static int parse_item(const char *item, size_t len, tb_fleet_vm_env *e, tb_err *
     text[len] = 0;
     char *eq = strchr(text, '=');
     const char *kind = eq ? eq + 1 : text;
-    if (tb_vm_kind_parse(kind, &e->kind) < 0)
-        return tb_errf(err, "%s: unknown kind '%s' (regular, tdx or snp)", text, kind);
+    if (tb_vm_kind_parse_ext(kind, &e->kind, &e->swiotlb, err) < 0)
+        return tb_err_wrap(err, "%s", text);
     e->named = eq != NULL;
     if (!eq) {
-        snprintf(e->label, sizeof e->label, "vm-%s", tb_vm_kind_name(e->kind));
+        /* "vm-regular-swiotlb" whatever its pool: a pool of its own needs LABEL= to run
+           next to another */
+        snprintf(e->label, sizeof e->label, "vm-%s",
+                 e->swiotlb ? "regular-swiotlb" : tb_vm_kind_name(e->kind));
         return 0;
     }
     *eq = 0;
@@ -69,6 +72,19 @@ void tb_fleet_vm_label(const tb_fleet_vm_env *e, int tcg, char *out, size_t len)
     snprintf(out, len, "%s%s", e->label, tcg && !e->named ? "-tcg" : "");
 }
 
+/* extra.vm.swiotlb: {"forced": true, "param", "nslabs", "pool_bytes", "how", "guest_cmdline"}
+   for a regular-swiotlb VM, {"forced": false} for another (a TD's kernel bounces its I/O
+   whatever: its env facts' "swiotlb" says with which pool). */
+static json_t *vm_swiotlb(const tb_vm_state *st)
+{
+    if (!st->swiotlb_param[0])
+        return json_pack("{s:b}", "forced", 0);
+    return json_pack("{s:b, s:s, s:I, s:I, s:s, s:s}", "forced", 1, "param", st->swiotlb_param,
+                     "nslabs", (json_int_t)(st->swiotlb_pool / TB_VM_SWIOTLB_SLAB), "pool_bytes",
+                     (json_int_t)st->swiotlb_pool, "how", st->swiotlb_how, "guest_cmdline",
+                     st->guest_cmdline);
+}
+
 /* vm.boot.<phase>.s for each phase the guest told (vm/boot.h), one sample each, the
    split's note on every one. */
 static int add_phases(tb_record *r, const tb_vm_state *st, tb_err *err)
@@ -76,7 +92,7 @@ static int add_phases(tb_record *r, const tb_vm_state *st, tb_err *err)
     for (int i = 0; i < TB_VM_BOOT_NPHASES; i++) {
         if (st->boot_phase_ns[i] < 0)
             continue;
-        char name[64], note[400];
+        char name[64], note[440];
         snprintf(name, sizeof name, "vm.boot.%s.s", tb_vm_boot_phase_name(i));
         tb_wl_match wm;
         if (!tb_wl_metric_find(name, &wm))
@@ -102,17 +118,23 @@ int tb_fleet_vm_annotate(tb_record *r, const tb_vm_state *st, const char *qemu_v
                                         wm.metric->better, wm.workload->name, err);
         if (!m || tb_metric_add(m, boot_s, err) < 0 ||
             tb_metric_set_note(m,
-                               st->tcg ? "vm start to the first SSH login (TCG emulation)"
-                                       : "vm start to the first SSH login",
+                               !strcmp(st->swiotlb_how, "seed-reboot")
+                                   ? (st->tcg ? "vm start to the SSH login after the seed's "
+                                                "reboot into swiotlb=force (TCG emulation)"
+                                              : "vm start to the SSH login after the seed's "
+                                                "reboot into swiotlb=force")
+                               : st->tcg ? "vm start to the first SSH login (TCG emulation)"
+                                         : "vm start to the first SSH login",
                                err) < 0)
             return -1;
     }
     if (st->boot_ns && add_phases(r, st, err) < 0)
         return -1;
-    json_t *vm = json_pack("{s:s, s:s, s:s, s:i, s:I, s:o}", "name", st->name, "kind",
-                           tb_vm_kind_name(st->kind), "accel", st->tcg ? "tcg" : "kvm", "cpus",
-                           st->cpus, "memory_mib", (json_int_t)(st->memory >> 20), "boot_s",
-                           st->boot_ns ? json_real(boot_s) : json_null());
+    json_t *vm =
+        json_pack("{s:s, s:s, s:s, s:i, s:I, s:o, s:o}", "name", st->name, "kind",
+                  tb_vm_kind_name(st->kind), "accel", st->tcg ? "tcg" : "kvm", "cpus", st->cpus,
+                  "memory_mib", (json_int_t)(st->memory >> 20), "boot_s",
+                  st->boot_ns ? json_real(boot_s) : json_null(), "swiotlb", vm_swiotlb(st));
     if (vm && st->qemu_path[0])
         json_object_set_new(vm, "qemu",
                             json_pack("{s:s, s:s, s:s}", "path", st->qemu_path, "version",

@@ -14,6 +14,7 @@
 #define TB_FLEET_VMENV_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
 #include "record/record.h"
@@ -28,10 +29,13 @@ typedef struct tb_fleet_vm_env {
     tb_vm_kind kind;
     char label[TB_VM_NAME_MAX + 1]; /* "vm-regular", or the LABEL of LABEL=KIND */
     int named;                      /* 1: LABEL=KIND (the label is the user's) */
+    uint64_t swiotlb; /* "regular-swiotlb[:POOL]": tb_vm_spec.swiotlb (0: not forced) */
 } tb_fleet_vm_env;
 
 /* Parses "regular,tdx" (labels vm-regular, vm-tdx) or "td=tdx,vm=regular" (labels
-   given): at most max entries, no label twice. 0, or -1 with one line in err. */
+   given): at most max entries, no label twice. A kind is also "regular-swiotlb" or
+   "regular-swiotlb:POOL" (label vm-regular-swiotlb): the regular VM with forced bounce
+   buffers (vm/vm.h, tb_vm_kind_parse_ext). 0, or -1 with one line in err. */
 int tb_fleet_vm_kinds_parse(const char *list, tb_fleet_vm_env *out, int max, int *n, tb_err *err);
 
 /* The label of e once its accelerator is known: a default label of a TCG guest
@@ -41,9 +45,11 @@ void tb_fleet_vm_label(const tb_fleet_vm_env *e, int tcg, char *out, size_t len)
 /* What r, measured in the VM of st, carries about it: the metric vm.boot.s (s, lower
    is better, workload "vm"; one sample: st->boot_ns, when known), extra "vm" =
    {"name", "kind", "accel" ("kvm"|"tcg"), "cpus", "memory_mib", "boot_s" (or
-   null), "qemu" {path, version, sha256} (when st knows it), "firmware" {path, sha256}
-   or "none: ...", "note" (TCG only)}, the QEMU command line appended to r->commands (when
-   st has it) and versions.qemu (when qemu_version is not NULL). 0, or -1 (err). */
+   null), "swiotlb" ({"forced": false}, or {"forced": true, "param", "nslabs",
+   "pool_bytes", "how" ("append"|"seed-reboot"), "guest_cmdline"}), "qemu" {path, version,
+   sha256} (when st knows it), "firmware" {path, sha256} or "none: ...", "note" (TCG only)},
+   the QEMU command line appended to r->commands (when st has it) and versions.qemu (when
+   qemu_version is not NULL). 0, or -1 (err). */
 int tb_fleet_vm_annotate(tb_record *r, const tb_vm_state *st, const char *qemu_version,
                          tb_err *err);
 

@@ -152,7 +152,9 @@ static void accept_conns(tb_echo_server *s)
 int tb_echo_serve(tb_echo_server *s, const volatile sig_atomic_t *stop, tb_err *err)
 {
     struct pollfd p[2 + TB_ECHO_MAX_CONNS];
-    while (!(stop && *stop)) {
+    /* *stop is set by a signal handler or by another thread (the network workload's
+       local server): read atomically, so that neither is a data race */
+    while (!(stop && __atomic_load_n(stop, __ATOMIC_RELAXED))) {
         p[0] = (struct pollfd){.fd = s->tcp_fd, .events = POLLIN};
         p[1] = (struct pollfd){.fd = s->udp_fd, .events = POLLIN};
         int n = s->n_conns;
@@ -318,7 +320,7 @@ int tb_echo_rtt(const tb_echo_opts *o, tb_echo_result *out, tb_err *err)
             rc = tb_errf(err, "out of memory");
             break;
         }
-        if (o->stop && *o->stop) {
+        if (o->stop && __atomic_load_n(o->stop, __ATOMIC_RELAXED)) {
             out->stopped = 1;
             break;
         }

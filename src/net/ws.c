@@ -1,5 +1,6 @@
 /* ws: WebSocket framing (see ws.h). Invariants: every read of buf is bounded by
  * len; a header is either fully decoded (TB_WS_DONE) or nothing is reported. */
+#include "net/internal.h"
 #include "net/ws.h"
 
 #include <string.h>

@@ -81,10 +81,6 @@ size_t tb_ws_header_encode(uint8_t *out, int opcode, int fin, uint64_t len);
  * bytes. Writes it into out (at least TB_WS_MAX_CONTROL bytes); returns its length. */
 size_t tb_ws_close_payload(uint8_t *out, int code, const char *reason);
 
-/* Sec-WebSocket-Accept for a Sec-WebSocket-Key: base64(SHA-1(key GUID)), NUL-terminated
- * in out (TB_WS_ACCEPT_LEN + 1 bytes). */
-void tb_ws_accept_key(const char *key, size_t key_len, char out[TB_WS_ACCEPT_LEN + 1]);
-
 /* Checks that a parsed request head (tb_http_req_parse said TB_HREQ_DONE) is a
  * WebSocket opening handshake: GET, HTTP/1.1, Upgrade: websocket, Connection
  * naming upgrade, Sec-WebSocket-Version 13, a Sec-WebSocket-Key of 16 bytes in

@@ -30,8 +30,9 @@ static int check_doc(const tb_notary_doc *d, const tb_notary_check_opts *o, tb_e
 static int check_evidence(const tb_notary_doc *d, const tb_notary_check_opts *o, tb_err *err)
 {
     const tb_notary_evidence *ev = o->evidence;
-    if (d->tee.len != strlen(ev->tee) || memcmp(d->tee.p, ev->tee, d->tee.len))
-        return tb_errf(err, "the document's tee is not the evidence's (%s)", ev->tee);
+    const char *tee = tb_tee_name(ev->tee);
+    if (d->tee.len != strlen(tee) || memcmp(d->tee.p, tee, d->tee.len))
+        return tb_errf(err, "the document's tee is not the evidence's (%s)", tee);
     const uint8_t *nonce = o->nonce ? o->nonce : d->nonce.p;
     size_t nonce_len = o->nonce ? o->nonce_len : d->nonce.len;
     if (!o->verify)

@@ -126,7 +126,8 @@ static int check_doc(const tb_notary_client_opts *o, const tb_notary_client_resu
             return tb_errf(err, "document: TEE attestation was asked but the document says none");
         if (!view_is(d->nonce, res->nonce, sizeof res->nonce))
             return tb_errf(err, "document: nonce differs from the one sent");
-        if (!view_is(d->tee, res->evidence.tee, strlen(res->evidence.tee)))
+        const char *tee = tb_tee_name(res->evidence.tee);
+        if (!view_is(d->tee, tee, strlen(tee)))
             return tb_errf(err, "document and evidence disagree on the TEE kind");
     } else if (!view_is(d->tee, "none", 4)) {
         return tb_errf(err, "document: TEE attestation was not asked but the document says %.*s",

@@ -40,11 +40,13 @@ static int printable(tb_notary_view v)
 
 static int tee_known(tb_notary_view v)
 {
-    static const char *const known[] = {"none", "tdx", "sim", "snp", "sim-snp"};
-    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-        if (v.len == strlen(known[i]) && !memcmp(v.p, known[i], v.len))
-            return 1;
-    return 0;
+    char name[16];
+    tb_tee t;
+    if (v.len >= sizeof name || memchr(v.p, 0, v.len))
+        return 0;
+    memcpy(name, v.p, v.len);
+    name[v.len] = '\0';
+    return tb_tee_parse(name, &t) == 0;
 }
 
 /* Range checks shared by the encoder and the decoder. */

@@ -31,8 +31,8 @@ int tb_notary_evidence_make(const tb_notary_quote_source *src, const uint8_t *no
     memset(ev, 0, sizeof *ev);
     if (nonce_len > sizeof ev->nonce)
         return tb_errf(err, "evidence: nonce longer than 64 bytes");
-    snprintf(ev->tee, sizeof ev->tee, "%s", src->kind);
-    ev->simulated = src->simulated;
+    ev->tee = src->tee;
+    ev->simulated = tb_tee_simulated(src->tee);
     if (nonce_len)
         memcpy(ev->nonce, nonce, nonce_len);
     ev->nonce_len = nonce_len;
@@ -40,7 +40,7 @@ int tb_notary_evidence_make(const tb_notary_quote_source *src, const uint8_t *no
     uint8_t *q = NULL;
     size_t qlen = 0;
     if (src->get_quote(src->ctx, ev->report_data, &q, &qlen, err) < 0)
-        return tb_err_wrap(err, "getting a %s quote", src->kind);
+        return tb_err_wrap(err, "getting a %s quote", tb_tee_name(src->tee));
     int rc = tb_buf_append(&ev->quote, q, qlen);
     free(q);
     if (rc < 0) {
@@ -58,7 +58,7 @@ int tb_notary_evidence_to_json(const tb_notary_evidence *ev, tb_buf *out, tb_err
     int rc = tb_buf_printf(out,
                            "{\"format\":\"teebench-notary-evidence\",\"version\":1,\"tee\":\"%s\","
                            "\"simulated\":%s,\"nonce\":\"%s\",\"reportData\":\"%s\",\"quote\":\"",
-                           ev->tee, ev->simulated ? "true" : "false", nonce, rd);
+                           tb_tee_name(ev->tee), ev->simulated ? "true" : "false", nonce, rd);
     rc |= tb_notary_b64_append(out, ev->quote.p, ev->quote.len);
     rc |= tb_buf_puts(out, "\"}");
     return rc ? tb_errf(err, "evidence: out of memory") : 0;
@@ -98,20 +98,17 @@ int tb_notary_evidence_parse(const char *text, size_t len, tb_notary_evidence *e
         tb_errf(err, "evidence: unsupported version (want 1)");
         goto out;
     }
-    const char *tv = json_string_value(tee);
-    if (!tv ||
-        (strcmp(tv, "tdx") && strcmp(tv, "sim") && strcmp(tv, "snp") && strcmp(tv, "sim-snp"))) {
+    if (tb_tee_parse(json_string_value(tee), &ev->tee) < 0 || ev->tee == TB_TEE_NONE) {
         tb_errf(err, "evidence: tee must be tdx, snp, sim or sim-snp");
         goto out;
     }
-    snprintf(ev->tee, sizeof ev->tee, "%s", json_string_value(tee));
     if (!json_is_boolean(sim)) {
         tb_errf(err, "evidence: simulated must be a boolean");
         goto out;
     }
     ev->simulated = json_is_true(sim);
-    if (ev->simulated != (!strcmp(ev->tee, "sim") || !strcmp(ev->tee, "sim-snp"))) {
-        tb_errf(err, "evidence: tee %s cannot be simulated=%s", ev->tee,
+    if (ev->simulated != tb_tee_simulated(ev->tee)) {
+        tb_errf(err, "evidence: tee %s cannot be simulated=%s", tb_tee_name(ev->tee),
                 ev->simulated ? "true" : "false");
         goto out;
     }

@@ -25,21 +25,21 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/tee.h"
 
-/* Where quotes come from. kind is "tdx", "snp" (an SEV-SNP report is the "quote"),
- * "sim" or "sim-snp" (SIMULATED; a static string). get_quote
+/* Where quotes come from. tee is TDX, SNP (an SEV-SNP report is the "quote"),
+ * SIM or SIM_SNP (SIMULATED: tb_tee_simulated). get_quote
  * returns a malloc'd quote in *quote (caller frees). Must be thread-safe. */
 typedef struct tb_notary_quote_source {
-    const char *kind;
-    int simulated;
+    tb_tee tee;
     void *ctx;
     int (*get_quote)(void *ctx, const uint8_t report_data[64], uint8_t **quote, size_t *len,
                      tb_err *err);
 } tb_notary_quote_source;
 
 typedef struct tb_notary_evidence {
-    char tee[8];
-    int simulated;
+    tb_tee tee;    /* never TB_TEE_NONE */
+    int simulated; /* as the message says; parsing refuses one that is not tee's */
     uint8_t nonce[64];
     size_t nonce_len;
     uint8_t report_data[64];

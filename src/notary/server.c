@@ -265,7 +265,7 @@ static void notarize_reply(tb_notary_server *s, const tb_notary_session *ss,
     d.server_name = (tb_notary_view){(const uint8_t *)q->server_name, strlen(q->server_name)};
     d.target_host = (tb_notary_view){(const uint8_t *)q->host, strlen(q->host)};
     d.target_port = q->port;
-    const char *tee = ss->tee ? s->cfg.tee->kind : "none";
+    const char *tee = tb_tee_name(ss->tee ? s->cfg.tee->tee : TB_TEE_NONE);
     d.tee = (tb_notary_view){(const uint8_t *)tee, strlen(tee)};
     if (ss->tee)
         d.nonce = (tb_notary_view){nonce, nonce_len};
@@ -1110,13 +1110,13 @@ static int build_info(tb_notary_server *s, tb_err *err)
     const tb_notary_config *c = &s->cfg;
     char kh[65];
     tb_hex_encode(c->key->spki_sha256, 32, kh);
-    json_t *o =
-        json_pack("{s:s, s:s, s:s, s:b, s:s, s:s, s:i, s:I, s:I, s:I}", "name", "teebench-notary",
-                  "version", TEEBENCH_VERSION, "tee", c->tee ? c->tee->kind : "none", "simulated",
-                  c->tee ? c->tee->simulated : 0, "publicKey", (const char *)c->key->pem.p,
-                  "publicKeySha256", kh, "documentVersion", TB_NOTARY_DOC_VERSION, "maxSentData",
-                  (json_int_t)c->max_sent, "maxRecvData", (json_int_t)c->max_recv,
-                  "sessionTimeoutMs", (json_int_t)(c->session_ttl_ns / 1000000u));
+    json_t *o = json_pack(
+        "{s:s, s:s, s:s, s:b, s:s, s:s, s:i, s:I, s:I, s:I}", "name", "teebench-notary", "version",
+        TEEBENCH_VERSION, "tee", tb_tee_name(c->tee ? c->tee->tee : TB_TEE_NONE), "simulated",
+        c->tee ? tb_tee_simulated(c->tee->tee) : 0, "publicKey", (const char *)c->key->pem.p,
+        "publicKeySha256", kh, "documentVersion", TB_NOTARY_DOC_VERSION, "maxSentData",
+        (json_int_t)c->max_sent, "maxRecvData", (json_int_t)c->max_recv, "sessionTimeoutMs",
+        (json_int_t)(c->session_ttl_ns / 1000000u));
     if (!o)
         return tb_errf(err, "building /info: out of memory");
     if (c->tee) {

@@ -1,13 +1,12 @@
 /* notary/tee: the quote source and the quote verifier over src/attest (see
- * tee.h). The simulated provider is opened once (its PKI read at start) and
- * used from every worker thread; configfs-tsm reports are serialized with a
- * mutex (a report entry is not safe for concurrent use). Verification is one
- * call to tb_attest_verify_quote: the collateral source, cache and checks are
- * the attest module's, not repeated here. */
+ * tee.h). The source is attest/evidence's provider, opened once (a simulated
+ * one's PKI read at start) and used from every worker thread; it serializes
+ * configfs-tsm reports itself (a report entry is not safe for concurrent use).
+ * Verification is one call to tb_attest_verify_quote: the collateral source,
+ * cache and checks are the attest module's, not repeated here. */
 #include "notary/tee.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,110 +16,55 @@
 #include <openssl/crypto.h>
 
 #include "attest/attest.h"
+#include "attest/evidence.h"
 #include "attest/snp.h"
 #include "notary/internal.h"
 
-typedef struct src_ctx {
-    tb_attest_sim *sim;         /* sim: the provider opened once (thread-safe) */
-    tb_attest_snp_sim *snp_sim; /* sim-snp: the same */
-    pthread_mutex_t mu;         /* tdx, snp: one configfs-tsm report at a time */
-} src_ctx;
-
-static int get_sim_quote(void *ctx, const uint8_t rd[64], uint8_t **quote, size_t *len, tb_err *err)
+static int get_evidence(void *ctx, const uint8_t rd[64], uint8_t **quote, size_t *len, tb_err *err)
 {
-    src_ctx *c = ctx;
-    return tb_attest_sim_quote(c->sim, rd, 0, quote, len, err);
+    return tb_attest_evidence_get(ctx, rd, quote, len, err);
 }
 
-static int get_sim_snp(void *ctx, const uint8_t rd[64], uint8_t **quote, size_t *len, tb_err *err)
+/* The verifier's collateral of a SIMULATED provider, made here once (as a real verifier
+   has Intel's cached, or AMD's on disk or in its KDS cache). */
+static int sim_collateral(tb_tee kind, const char *dir, tb_err *err)
 {
-    src_ctx *c = ctx;
-    return tb_attest_snp_sim_quote(c->snp_sim, rd, 0, quote, len, err);
+    if (kind == TB_TEE_SIM_SNP) {
+        tb_attest_snp_certs certs;
+        if (tb_attest_snp_sim_certs_cached(dir, (int64_t)time(NULL), &certs, err) < 0)
+            return -1;
+        tb_attest_snp_certs_clear(&certs);
+        return 0;
+    }
+    tb_attest_collateral col;
+    tb_attest_root *root = NULL;
+    if (tb_attest_sim_collateral_cached(dir, (int64_t)time(NULL), &col, &root, err) < 0)
+        return -1;
+    tb_attest_collateral_clear(&col);
+    tb_attest_root_free(root);
+    return 0;
 }
 
-static int get_tsm_snp(void *ctx, const uint8_t rd[64], uint8_t **quote, size_t *len, tb_err *err)
-{
-    src_ctx *c = ctx;
-    pthread_mutex_lock(&c->mu);
-    int rc = tb_attest_snp_tsm_report(NULL, rd, quote, len, err);
-    pthread_mutex_unlock(&c->mu);
-    return rc;
-}
-
-static int get_tsm_quote(void *ctx, const uint8_t rd[64], uint8_t **quote, size_t *len, tb_err *err)
-{
-    src_ctx *c = ctx;
-    pthread_mutex_lock(&c->mu);
-    int rc = tb_attest_tsm_get_quote(NULL, rd, quote, len, err);
-    pthread_mutex_unlock(&c->mu);
-    return rc;
-}
-
-int tb_notary_tee_open(const char *kind, const char *sim_dir, tb_notary_quote_source *out,
-                       tb_err *err)
+int tb_notary_tee_open(tb_tee kind, const char *sim_dir, tb_notary_quote_source *out, tb_err *err)
 {
     memset(out, 0, sizeof *out);
-    src_ctx *c = calloc(1, sizeof *c);
-    if (!c)
-        return tb_errf(err, "out of memory");
-    if (!strcmp(kind, "sim")) {
-        char dir[4096];
-        /* the verifier's collateral too, made here once (a real verifier has it cached) */
-        tb_attest_collateral col;
-        tb_attest_root *root = NULL;
-        if (tb_attest_sim_dir(sim_dir, dir, sizeof dir, err) < 0 ||
-            tb_attest_sim_open(dir, &c->sim, err) < 0 ||
-            tb_attest_sim_collateral_cached(dir, (int64_t)time(NULL), &col, &root, err) < 0) {
-            tb_attest_sim_close(c->sim);
-            free(c);
-            return tb_err_wrap(err, "simulated TEE");
-        }
-        tb_attest_collateral_clear(&col);
-        tb_attest_root_free(root);
-        out->kind = "sim";
-        out->simulated = 1;
-        out->get_quote = get_sim_quote;
-    } else if (!strcmp(kind, "sim-snp")) {
-        /* the SIMULATED SNP provider is opened (its PKI made or read) once here, not in a
-           worker, and the certificates a verifier of its reports reads are made too (as a
-           real verifier has AMD's on disk or in its KDS cache) */
-        char dir[4096];
-        tb_attest_snp_certs certs;
-        if (tb_attest_sim_dir(sim_dir, dir, sizeof dir, err) < 0 ||
-            tb_attest_snp_sim_open(dir, &c->snp_sim, err) < 0 ||
-            tb_attest_snp_sim_certs_cached(dir, (int64_t)time(NULL), &certs, err) < 0) {
-            tb_attest_snp_sim_close(c->snp_sim);
-            free(c);
-            return tb_err_wrap(err, "simulated SEV-SNP");
-        }
-        tb_attest_snp_certs_clear(&certs);
-        out->kind = "sim-snp";
-        out->simulated = 1;
-        out->get_quote = get_sim_snp;
-    } else if (!strcmp(kind, "tdx")) {
-        out->kind = "tdx";
-        out->get_quote = get_tsm_quote;
-    } else if (!strcmp(kind, "snp")) {
-        out->kind = "snp";
-        out->get_quote = get_tsm_snp;
-    } else {
-        free(c);
-        return tb_errf(err, "unknown TEE '%s' (want tdx, snp, sim or sim-snp)", kind);
+    tb_attest_evidence *ev = NULL;
+    const char *what = kind == TB_TEE_SIM_SNP ? "simulated SEV-SNP" : "simulated TEE";
+    if (tb_attest_evidence_open(kind, sim_dir, NULL, &ev, err) < 0)
+        return tb_tee_simulated(kind) ? tb_err_wrap(err, "%s", what) : -1;
+    if (tb_tee_simulated(kind) && sim_collateral(kind, tb_attest_evidence_sim_dir(ev), err) < 0) {
+        tb_attest_evidence_close(ev);
+        return tb_err_wrap(err, "%s", what);
     }
-    pthread_mutex_init(&c->mu, NULL);
-    out->ctx = c;
+    out->tee = kind;
+    out->ctx = ev;
+    out->get_quote = get_evidence;
     return 0;
 }
 
 void tb_notary_tee_close(tb_notary_quote_source *src)
 {
-    src_ctx *c = src->ctx;
-    if (c) {
-        tb_attest_sim_close(c->sim);
-        tb_attest_snp_sim_close(c->snp_sim);
-        pthread_mutex_destroy(&c->mu);
-        free(c);
-    }
+    tb_attest_evidence_close(src->ctx);
     memset(src, 0, sizeof *src);
 }
 
@@ -280,7 +224,7 @@ int tb_notary_verifier_open(const tb_notary_verifier_opts *o, tb_notary_quote_ve
     }
     c->root = o->root;
     c->simulated = o->simulated;
-    c->snp = o->tee && (!strcmp(o->tee, "snp") || !strcmp(o->tee, "sim-snp"));
+    c->snp = tb_tee_family_of(o->tee) == TB_TEE_FAMILY_SNP;
     if (c->snp)
         return open_snp(o, c, out, err);
     if (o->certs || o->kds) {

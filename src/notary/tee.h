@@ -26,8 +26,8 @@
 #include "base/err.h"
 #include "notary/evidence.h"
 
-int tb_notary_tee_open(const char *kind, const char *sim_dir, tb_notary_quote_source *out,
-                       tb_err *err);
+/* kind: any but TB_TEE_NONE (refused). */
+int tb_notary_tee_open(tb_tee kind, const char *sim_dir, tb_notary_quote_source *out, tb_err *err);
 void tb_notary_tee_close(tb_notary_quote_source *src);
 
 typedef struct tb_notary_verifier_opts {
@@ -37,7 +37,7 @@ typedef struct tb_notary_verifier_opts {
     const char *root;       /* trusted root PEM (NULL: Intel's, or the sim root for sim) */
     const char *policy;     /* policy JSON file (NULL: the default policy, UpToDate only) */
     int simulated;          /* the evidence says SIMULATED: verify against the sim PKI */
-    const char *tee;        /* the evidence's TEE kind (snp, sim-snp: the SNP verifier) */
+    tb_tee tee;             /* the evidence's TEE kind (family SNP: the SNP verifier) */
     const char *certs;      /* SNP: folder with ark.pem, ask.pem, vcek.der, crl.der */
     const char *kds;        /* SNP: AMD KDS base URL (cached as attest does) */
 } tb_notary_verifier_opts;

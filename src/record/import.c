@@ -32,6 +32,7 @@
 #include "base/hex.h"
 #include "base/text.h"
 #include "bench/results.h"
+#include "record/internal.h"
 #include "workloads/notary.h"
 #include "workloads/tlsn.h"
 #include "workloads/workload.h"
@@ -261,8 +262,7 @@ static int notary_metrics(importer *im, const tb_bench_results *rs, int simulate
 }
 
 /* A bench tlsn folder's rows and phases, as the suite's tlsn workload records them. */
-static int tlsn_metrics(importer *im, const tb_bench_results *rs, const char *phases,
-                        int simulated)
+static int tlsn_metrics(importer *im, const tb_bench_results *rs, const char *phases, int simulated)
 {
     if (rs->n == 0)
         return tb_errf(im->err, "%s: results.csv has no rows", im->path);
@@ -481,8 +481,9 @@ static int import_dir(importer *im, const tb_import_opts *o)
     /* a bench tlsn folder (phases.csv beside results.csv): the tlsn workload's samples */
     tb_buf ph = {0};
     int has_ph = read_into(im->path, "phases.csv", &ph, 1, err);
-    int mrc = has_ph < 0 ? -1 : has_ph == 0 ? tlsn_metrics(im, &rs, (const char *)ph.p, simulated)
-                                            : notary_metrics(im, &rs, simulated);
+    int mrc = has_ph < 0    ? -1
+              : has_ph == 0 ? tlsn_metrics(im, &rs, (const char *)ph.p, simulated)
+                            : notary_metrics(im, &rs, simulated);
     tb_buf_clear(&ph);
     if (mrc < 0)
         goto out;

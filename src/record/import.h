@@ -71,10 +71,4 @@ typedef struct tb_import_opts {
 int tb_record_import_file(const char *path, const tb_import_opts *opts, tb_record **out,
                           enum tb_import_format *fmt, tb_err *err);
 
-/* The same for the bytes of a file (data need not be NUL-terminated); name is
-   the path recorded in extra.source. A folder's format is not read from bytes. */
-int tb_record_import_bytes(const char *data, size_t len, const char *name,
-                           const tb_import_opts *opts, tb_record **out, enum tb_import_format *fmt,
-                           tb_err *err);
-
 #endif

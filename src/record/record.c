@@ -22,6 +22,7 @@
  *   simulated; from_json refuses a document that says otherwise.
  * - Nothing here prints; "-" in tb_record_write_file is the caller's stdout as a
  *   file (a remote suite streams its result back), not a message. */
+#include "record/internal.h"
 #include "record/record.h"
 
 #include <math.h>

@@ -111,8 +111,6 @@ json_t *tb_record_to_json(const tb_record *r);
    sample or a duplicate metric is an error with one line in err. */
 int tb_record_from_json(const json_t *doc, tb_record **out, tb_err *err);
 
-/* Reads a result JSON file (tb_record_from_json of its content). */
-int tb_record_read_file(const char *path, tb_record **out, tb_err *err);
 /* Reads a result document from fd, from its offset to its end, as
    tb_record_read_file does, for a document from elsewhere (a remote host's result):
    the memory it can take is bounded (record/bounded.c). One that holds more than
@@ -164,9 +162,5 @@ int tb_record_tee(const tb_record *r, tb_record_tee_info *out);
 const char *tb_record_tee_kind(const json_t *env);
 /* The same from a tee code of sys/env (tb_env_platform_tee: "tdx", "snp", ...). */
 const char *tb_record_tee_kind_name(const char *tee);
-/* The evidence words of a tee code: "tdx" -> "TDX quotes", "snp" -> "SEV-SNP reports",
-   "sim" -> "SIMULATED TDX quotes", "sim-snp" -> "SIMULATED SEV-SNP reports"; NULL for
-   anything else (NULL included). */
-const char *tb_record_tee_evidence(const char *tee);
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report/svg.h"
+#include "sys/env.h"
 
 #define TITLE_MAX 512
 
@@ -905,6 +906,206 @@ static void forest_section(ctx *x)
     }
     free(rows);
     free(marks);
+    section_end(x);
+}
+
+/* ------------------------------------------------------------------ bounce split */
+
+/* The share as a percentage with its interval: "62 % [41, 80]". */
+static void fmt_share(const tb_compare_bounce *b, char *out, size_t len)
+{
+    if (!isfinite(b->share)) {
+        snprintf(out, len, "-");
+        return;
+    }
+    if (b->why == TB_COMPARE_BOUNCE_OK)
+        snprintf(out, len, "%.0f %% [%.0f, %.0f]", 100 * b->share, 100 * b->lo, 100 * b->hi);
+    else
+        snprintf(out, len, "%.0f %%", 100 * b->share);
+}
+
+/* When the records hold a VM, a VM booted with swiotlb=force and a TD (compare/bounce:
+   by their facts), the I/O metrics (storage, network, key-value) side by side -- VM,
+   VM+bounce, TD -- and per metric the share of the TD's extra cost the bounce path
+   explains, with its bootstrap interval. With a bounced VM but not all three: a note
+   saying which is missing. Nothing without a bounced VM. */
+static void bounce_section(ctx *x)
+{
+    const tb_compare *c = x->c;
+    tb_compare_bounce_roles ro;
+    int all = tb_compare_bounce_roles_find(c, &ro);
+    if (ro.bounce < 0)
+        return;
+    section_head(x, "bounce", "Where a TD's I/O cost goes: the bounce buffer");
+    if (!all) {
+        note(x, pooled(x,
+                       "A regular VM booted with swiotlb=force is here (%s), but the split needs "
+                       "also %s%s%s: run them in the same suite (--vm-kinds "
+                       "regular,regular-swiotlb,tdx).",
+                       x->names[ro.bounce], ro.vm < 0 ? "a regular VM" : "",
+                       ro.vm < 0 && ro.td < 0 ? " and " : "",
+                       ro.td < 0 ? "a TD or SEV-SNP guest" : ""));
+        section_end(x);
+        return;
+    }
+    size_t rec[3] = {(size_t)ro.vm, (size_t)ro.bounce, (size_t)ro.td};
+    size_t n = 0;
+    for (size_t k = 0; k < c->n_rows; k++) {
+        const tb_compare_row *row = &c->rows[k];
+        int in_all = 1;
+        for (int j = 0; j < 3; j++)
+            in_all &= row->cells[rec[j]].present && row->cells[rec[j]].n > 0;
+        n += tb_compare_bounce_category(row->category) && in_all;
+    }
+    if (!n) {
+        note(x, pooled(x,
+                       "No storage, network or key-value metric was measured in all three of "
+                       "%s (VM), %s (VM+bounce) and %s (TD): the bounce buffer carries I/O, so "
+                       "only those split (--workloads storage,network,kv).",
+                       x->names[ro.vm], x->names[ro.bounce], x->names[ro.td]));
+        section_end(x);
+        return;
+    }
+    tb_svg_bar_group *g = calloc(n, sizeof *g);
+    tb_svg_bar *bars = calloc(3 * n, sizeof *bars);
+    tb_compare_bounce *sh = calloc(n, sizeof *sh);
+    const tb_compare_row **rows = calloc(n, sizeof *rows);
+    if (!g || !bars || !sh || !rows) {
+        free(g);
+        free(bars);
+        free(sh);
+        free(rows);
+        x->rc = -1;
+        return;
+    }
+    static const char *const role[3] = {"VM", "VM+bounce", "TD"};
+    size_t gi = 0;
+    for (size_t k = 0; k < c->n_rows && gi < n; k++) {
+        const tb_compare_row *row = &c->rows[k];
+        int in_all = 1;
+        for (int j = 0; j < 3; j++)
+            in_all &= row->cells[rec[j]].present && row->cells[rec[j]].n > 0;
+        if (!tb_compare_bounce_category(row->category) || !in_all)
+            continue;
+        const tb_metric *m[3];
+        for (int j = 0; j < 3; j++)
+            m[j] = metric_of(c->records[rec[j]], row->name);
+        tb_err e;
+        if (tb_compare_bounce_share(m[0]->samples, m[0]->n, m[1]->samples, m[1]->n, m[2]->samples,
+                                    m[2]->n, row->better, TB_COMPARE_RESAMPLES, TB_COMPARE_SEED,
+                                    TB_COMPARE_LEVEL, &sh[gi], &e) < 0) {
+            x->rc = -1;
+            break;
+        }
+        char shr[64];
+        fmt_share(&sh[gi], shr, sizeof shr);
+        tb_svg_bar *b = bars + 3 * gi;
+        for (int j = 0; j < 3; j++) {
+            const tb_compare_cell *cell = &row->cells[rec[j]];
+            b[j].series = rec[j];
+            b[j].label = pooled(x, "%s (%s)", x->names[rec[j]], role[j]);
+            b[j].value = cell->median;
+            b[j].lo = cell->lo;
+            b[j].hi = cell->hi;
+            if (j == 1)
+                b[j].note = isfinite(sh[gi].share) ? pooled(x, "explains %s of the TD's extra", shr)
+                                                   : "no share";
+            else if (j == 2)
+                b[j].note = isfinite(sh[gi].vm) && sh[gi].vm != 0
+                                ? pooled(x, "%+.0f %% vs VM", 100 * (sh[gi].td / sh[gi].vm - 1))
+                                : NULL;
+        }
+        g[gi].title = row->name;
+        g[gi].unit = row->unit;
+        g[gi].sub = row->better == TB_BETTER_HIGHER ? "higher is better" : "lower is better";
+        g[gi].bars = b;
+        g[gi].n = 3;
+        rows[gi] = row;
+        gi++;
+    }
+    tb_svg_frame f;
+    char id[16];
+    frame_for(x, &f, id, sizeof id, "bounce", "VM, VM+bounce and TD per I/O metric",
+              "One panel per storage, network or key-value metric: the regular VM, the regular "
+              "VM booted with swiotlb=force and the TD (medians, 95 % intervals as whiskers); "
+              "after the bounced VM's value, the share of the TD's extra cost the bounce path "
+              "explains, with its 95 % bootstrap interval.");
+    tb_buf svg = {0};
+    tb_svg_series s = series_of(x);
+    x->rc |= tb_svg_bars(&svg, &f, &s, g, gi);
+    place_chart(x, "bounce", "VM, VM+bounce and TD per I/O metric", &svg);
+    if (html(x)) {
+        put(x, "<div class=\"tw\"><table class=\"cmp bounce\"><thead><tr><th>metric</th>"
+               "<th>unit</th>");
+        for (int j = 0; j < 3; j++) {
+            put(x, "<th>");
+            text(x, x->names[rec[j]]);
+            putf(x, " (%s)</th>", role[j]);
+        }
+        put(x, "<th>share the bounce path explains (95 % interval)</th></tr></thead><tbody>\n");
+    } else {
+        put(x, "| metric | unit | ");
+        for (int j = 0; j < 3; j++) {
+            md_text(x, x->names[rec[j]]);
+            putf(x, " (%s) | ", role[j]);
+        }
+        put(x, "share the bounce path explains (95 % interval) |\n|---|---|---|---|---|---|\n");
+    }
+    for (size_t i = 0; i < gi; i++) {
+        char v[3][64], shr[64];
+        tb_svg_fmt_num(sh[i].vm, v[0], sizeof v[0]);
+        tb_svg_fmt_num(sh[i].bounce, v[1], sizeof v[1]);
+        tb_svg_fmt_num(sh[i].td, v[2], sizeof v[2]);
+        fmt_share(&sh[i], shr, sizeof shr);
+        const char *why = tb_compare_bounce_why_text(sh[i].why);
+        if (html(x)) {
+            put(x, "<tr data-metric=\"");
+            text(x, rows[i]->name);
+            putf(x, "\" data-why=\"%d\"", sh[i].why);
+            if (isfinite(sh[i].share))
+                putf(x, " data-share=\"%.17g\"", sh[i].share);
+            if (sh[i].why == TB_COMPARE_BOUNCE_OK)
+                putf(x, " data-lo=\"%.17g\" data-hi=\"%.17g\"", sh[i].lo, sh[i].hi);
+            put(x, "><td>");
+            text(x, rows[i]->name);
+            put(x, "</td><td>");
+            text(x, tb_svg_unit(rows[i]->unit));
+            putf(x, "</td><td>%s</td><td>%s</td><td>%s</td><td class=\"share\">%s", v[0], v[1],
+                 v[2], shr);
+            if (why[0]) {
+                put(x, "<br><span class=\"ex\">");
+                text(x, why);
+                put(x, "</span>");
+            }
+            put(x, "</td></tr>\n");
+        } else {
+            put(x, "| ");
+            md_text(x, rows[i]->name);
+            putf(x, " | %s | %s | %s | %s | %s%s", tb_svg_unit(rows[i]->unit), v[0], v[1], v[2],
+                 shr, why[0] ? " (" : "");
+            md_text(x, why);
+            put(x, why[0] ? ") |\n" : " |\n");
+        }
+    }
+    if (html(x))
+        put(x, "</tbody></table></div>\n");
+    else
+        put(x, "\n");
+    note(x, pooled(x,
+                   "The VM+bounce environment (%s) is the regular VM (%s) booted with "
+                   "swiotlb=<slabs>,force: every DMA of its virtio drivers is copied through a "
+                   "bounce buffer, as in a TD or SEV-SNP guest (%s), whose memory the host cannot "
+                   "read. Share = (median(VM+bounce) - median(VM)) / (median(TD) - median(VM)): "
+                   "the part of the TD's extra cost the copying explains; the rest is the TD's "
+                   "own (exits, private-shared page conversions). 95 %% percentile-bootstrap "
+                   "interval, each of the three sample sets resampled on its own. A share "
+                   "outside 0..100 %% means the bounced VM was faster than the VM or slower than "
+                   "the TD; none is given where the TD is not slower than the VM.",
+                   x->names[ro.bounce], x->names[ro.vm], x->names[ro.td]));
+    free(g);
+    free(bars);
+    free(sh);
+    free(rows);
     section_end(x);
 }
 
@@ -1883,6 +2084,25 @@ static void env_table(ctx *x)
     }
     env_row(x, "memory", vals);
     for (size_t i = 0; i < c->n_records; i++)
+        fact(c->records[i]->env, "kernel_cmdline", vals[i], sizeof vals[i]);
+    env_row(x, "kernel command line", vals);
+    /* the bounce buffer: forced or not, its pool, and whether it ran out (sys/env) */
+    for (size_t i = 0; i < c->n_records; i++) {
+        const json_t *sw = json_object_get(json_object_get(c->records[i]->env, "swiotlb"), "value");
+        if (json_is_object(sw))
+            tb_env_swiotlb_text(sw, vals[i], sizeof vals[i]);
+        else
+            snprintf(vals[i], sizeof vals[i], "not recorded");
+        const json_t *grew = json_object_get(c->records[i]->extra, "swiotlb_full");
+        if (json_is_true(json_object_get(grew, "grew")))
+            snprintf(vals[i] + strlen(vals[i]), sizeof vals[i] - strlen(vals[i]),
+                     "; the pool ran out DURING the run (%lld more 'swiotlb buffer is full' "
+                     "lines)",
+                     (long long)(json_integer_value(json_object_get(grew, "end")) -
+                                 json_integer_value(json_object_get(grew, "start"))));
+    }
+    env_row(x, "swiotlb", vals);
+    for (size_t i = 0; i < c->n_records; i++)
         mitigations(c->records[i]->env, vals[i], sizeof vals[i]);
     env_row(x, "mitigations", vals);
     /* the run itself */
@@ -2199,6 +2419,7 @@ int tb_page_build(const tb_compare *c, enum tb_page_format fmt, const tb_page_op
     page_head(&x, title);
     forest_section(&x);
     headline(&x);
+    bounce_section(&x);
     bars_section(&x);
     latency_section(&x);
     sweeps_section(&x);

@@ -22,6 +22,7 @@
  * working directory is the run directory itself (the same device and inode): a
  * pid file naming any other process -- another program, another directory's
  * nginx -- is never signalled. */
+#include "serve/internal.h"
 #include "serve/nginx.h"
 
 #include <errno.h>

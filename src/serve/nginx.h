@@ -49,9 +49,6 @@ typedef struct tb_nginx_opts {
                           exists, else nobody; "root" only when asked); ignored otherwise */
 } tb_nginx_opts;
 
-/* The nginx.conf text for o (appended to out, caller-owned). Pure: touches no file. */
-int tb_nginx_config(const tb_nginx_opts *o, tb_buf *out, tb_err *err);
-
 /* Writes the run directory and config, starts nginx, and waits up to timeout_ms
  * until it accepts connections; its master's pid goes to *pid (pid may be NULL).
  * Fails if nginx already runs from this dir, if it cannot start (its own error

@@ -1,6 +1,7 @@
 /* hdr: HdrHistogram formats for a tb_hist. See hdr.h; the layout equivalence is
  * what makes every function here a plain walk over h->counts. */
 #include "stats/hdr.h"
+#include "stats/internal.h"
 
 #include <math.h>
 #include <stdlib.h>

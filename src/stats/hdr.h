@@ -35,9 +35,6 @@ int tb_hdr_bucket_count(const tb_hist *h);
  * value_scale and printed with 3 decimals (ns / 1e6: milliseconds, as wrk2). */
 int tb_hdr_spectrum(const tb_hist *h, double value_scale, int ticks_per_half, tb_buf *out);
 
-/* Appends h in HdrHistogram's V2 compressed encoding, base64 (no line breaks). */
-int tb_hdr_encode(const tb_hist *h, tb_buf *out, tb_err *err);
-
 /* The interval log's header: format version 1.3, start time (seconds since the
  * epoch) and base time, the column legend. comment (may be NULL) goes first as
  * a `#[...]` line. */

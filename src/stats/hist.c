@@ -1,5 +1,6 @@
 /* hist: log-linear histogram. See hist.h for the layout. */
 #include "stats/hist.h"
+#include "stats/internal.h"
 
 #include <math.h>
 #include <stdlib.h>

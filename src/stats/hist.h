@@ -35,7 +35,6 @@ typedef struct tb_hist {
 /* highest: the largest value to distinguish (>= 2048; TB_HIST_DEFAULT_MAX for latencies). */
 int tb_hist_init(tb_hist *h, uint64_t highest, tb_err *err);
 void tb_hist_free(tb_hist *h);
-void tb_hist_reset(tb_hist *h);
 
 /* Counter index of a value (exposed for tests). */
 static inline uint32_t tb_hist_index(uint64_t v)

@@ -1,6 +1,7 @@
 /* rank: see rank.h for the definitions. Pure functions over caller arrays; the
  * bootstrap context (tb_stats_boot) caches the resample-median laws by sample
  * size and owns them until tb_stats_boot_free. */
+#include "stats/internal.h"
 #include "stats/rank.h"
 
 #include <math.h>

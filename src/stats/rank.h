@@ -72,9 +72,8 @@ typedef struct tb_mwu {
     int ties;       /* some value occurs more than once in the pooled sample */
 } tb_mwu;
 
-/* Mann-Whitney U test of x against y (unsorted, not modified). */
-int tb_stats_mwu(const double *x, size_t nx, const double *y, size_t ny, tb_mwu *out);
-/* The same on samples already sorted ascending (no copy, no sort). */
+/* Mann-Whitney U test of xs against ys, samples already sorted ascending (no copy, no
+   sort; tests call tb_stats_mwu, stats/internal.h, on unsorted ones). */
 int tb_stats_mwu_sorted(const double *xs, size_t nx, const double *ys, size_t ny, tb_mwu *out);
 /* The smallest two-sided p-value the exact test can give for these sizes:
    2 / C(nx+ny, nx), capped at 1 (1 when a size is 0). Below alpha a difference can
@@ -122,19 +121,6 @@ typedef struct tb_stats_medlaw {
     uint32_t *alias; /* ... else take point alias[i] */
 } tb_stats_medlaw;
 
-int tb_stats_medlaw_init(tb_stats_medlaw *law, size_t n);
-void tb_stats_medlaw_free(tb_stats_medlaw *law);
-/* One resample's median of sorted[0..law->n-1]. */
-double tb_stats_medlaw_draw(const tb_stats_medlaw *law, const double *sorted, uint64_t *state);
-/* The positions of one resample's median for any n >= 1, without a table: drawing
-   n indices uniformly is floor(n * U) of n uniforms, and floor keeps order, so the
-   lower median's position is floor(n * U_(k)) with U_(k) ~ Beta(k, n+1-k), k =
-   ceil(n/2) (Beta from two Marsaglia-Tsang gammas); for even n the upper one is
-   floor(n * U_(k+1)), U_(k+1) = U_(k) + (1 - U_(k)) * (1 - V^(1/(n-k))) (the least
-   of the n-k draws above U_(k)). O(1) per resample; the law of the positions is
-   tb_stats_medlaw's (checked in test_rank.c). Used above TB_STATS_MEDLAW_MAX. */
-void tb_stats_median_positions(size_t n, uint64_t *state, size_t *lo, size_t *hi);
-
 /* A bootstrap context: the laws built so far (by n) and scratch space, reused
  * across calls. Not shared between threads. Free with tb_stats_boot_free. */
 typedef struct tb_stats_boot {
@@ -181,21 +167,7 @@ void tb_stats_boot_ratio_interval(tb_stats_boot *bt, const double *inv_ma, const
    reciprocals are not normal doubles). */
 void tb_stats_boot_ratio_interval_div(tb_stats_boot *bt, const double *ma, const double *mb,
                                       double level, double *lo, double *hi);
-/* 100*level % percentile-bootstrap interval of median(b) / median(a) from sorted
- * samples (na, nb >= 1): a's medians drawn from seed, b's from seed ^
- * TB_STATS_BOOT_SEED_B, paired (ratio = mb * (1 / ma)). lo = hi = NAN when a has a value <= 0. 0 or
- * -1 (OOM). */
+/* b's resamples are drawn from seed ^ this (tb_stats_boot_median_ratio, stats/internal.h). */
 #define TB_STATS_BOOT_SEED_B 0x5851f42d4c957f2dull
-int tb_stats_boot_median_ratio(tb_stats_boot *bt, const double *a_sorted, size_t na,
-                               const double *b_sorted, size_t nb, uint64_t seed, double level,
-                               double *lo, double *hi);
-/* One-shot form on unsorted samples (a context made and freed inside). */
-int tb_stats_bootstrap_median_ratio(const double *a, size_t na, const double *b, size_t nb,
-                                    unsigned resamples, uint64_t seed, double level, double *lo,
-                                    double *hi);
-
-/* The k-th smallest (0-based) of x[0..n-1], k < n; reorders x (quickselect):
-   afterwards x[k] holds it, nothing before k is larger, nothing after is smaller. */
-double tb_stats_select(double *x, size_t n, size_t k);
 
 #endif

@@ -1,4 +1,5 @@
 /* units: wrk-compatible formatting and parsing. See units.h. */
+#include "stats/internal.h"
 #include "stats/units.h"
 
 #include <stdio.h>

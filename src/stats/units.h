@@ -23,7 +23,5 @@ char *tb_fmt_time_s(long double s, char out[TB_UNITS_MAX]);
 
 /* Returns 0 and *n, or -1 if s is not "<digits>[unit]" or overflows. */
 int tb_scan_metric(const char *s, uint64_t *n);
-/* Result in milliseconds: "10" = "10s" = 10000, "2m" = 120000, "500ms" = 500. */
-int tb_scan_time_ms(const char *s, uint64_t *ms);
 
 #endif

@@ -42,4 +42,20 @@ void tb_store_rollback(tb_store *s);
    the schema's own objects, migrates. */
 int tb_store_schema_open(tb_store *s, tb_err *err);
 
+/* Used only by the tests (not by other modules): */
+/* ---- store/store.h ---- */
+/* The default path ($XDG_DATA_HOME/teebench/results.db when XDG_DATA_HOME is an
+   absolute path, else $HOME/.local/share/teebench/results.db: base/paths). 0 or -1. */
+int tb_store_default_path(char *out, size_t out_len, tb_err *err);
+/* The latest run (by start time, then storing order), of this label when label is
+   not NULL. 0 (*out new), 1 (none) or -1. */
+int tb_store_latest(tb_store *s, const char *label, tb_record **out, tb_err *err);
+/* The run before the run `id` (started earlier, or at the same time and stored
+   earlier), of this label when label is not NULL: what `make run` compares a new
+   run against. 0 (*out new), 1 (none, or no run `id`) or -1. */
+int tb_store_previous(tb_store *s, const char *id, const char *label, tb_record **out, tb_err *err);
+/* The environment id of env facts: the SHA-256 (lowercase hex) of their canonical
+   JSON (compact, keys sorted). out needs 65 bytes. 0 or -1 (OOM). */
+int tb_store_env_id(const json_t *env, char out[65], tb_err *err);
+
 #endif

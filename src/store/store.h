@@ -46,9 +46,6 @@
 
 typedef struct tb_store tb_store;
 
-/* The default path ($XDG_DATA_HOME/teebench/results.db when XDG_DATA_HOME is an
-   absolute path, else $HOME/.local/share/teebench/results.db: base/paths). 0 or -1. */
-int tb_store_default_path(char *out, size_t out_len, tb_err *err);
 /* The store the user chose: db_flag (the --db value) when not NULL, else
    $TEEBENCH_DB when set and non-empty, else tb_store_default_path. 0 or -1. */
 int tb_store_path(const char *db_flag, char *out, size_t out_len, tb_err *err);
@@ -89,14 +86,6 @@ void tb_store_runs_free(tb_store_runs *l);
 /* The run with this full id. 0 (found, *out new), 1 (no such run, *out NULL) or -1. */
 int tb_store_get(tb_store *s, const char *id, tb_record **out, tb_err *err);
 
-/* The latest run (by start time, then storing order), of this label when label is
-   not NULL. 0 (*out new), 1 (none) or -1. */
-int tb_store_latest(tb_store *s, const char *label, tb_record **out, tb_err *err);
-/* The run before the run `id` (started earlier, or at the same time and stored
-   earlier), of this label when label is not NULL: what `make run` compares a new
-   run against. 0 (*out new), 1 (none, or no run `id`) or -1. */
-int tb_store_previous(tb_store *s, const char *id, const char *label, tb_record **out, tb_err *err);
-
 /* How a reference was resolved. */
 enum tb_store_ref { TB_STORE_REF_ID, TB_STORE_REF_LABEL, TB_STORE_REF_PREFIX, TB_STORE_REF_FILE };
 
@@ -116,9 +105,5 @@ int tb_store_resolve(tb_store *s, const char *ref, tb_record **out, enum tb_stor
 /* Removes the run with this full id (its metrics and samples; its environment
    when no other run refers to it). 0, 1 (no such run) or -1. */
 int tb_store_rm(tb_store *s, const char *id, tb_err *err);
-
-/* The environment id of env facts: the SHA-256 (lowercase hex) of their canonical
-   JSON (compact, keys sorted). out needs 65 bytes. 0 or -1 (OOM). */
-int tb_store_env_id(const json_t *env, char out[65], tb_err *err);
 
 #endif

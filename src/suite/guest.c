@@ -2,6 +2,7 @@
  * "manager dnf", "present", "installed"); a failure is its exit code (below), with the
  * package manager's messages on stderr, whose last line goes into the error. */
 #include "suite/guest.h"
+#include "suite/internal.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -24,10 +24,6 @@ typedef struct tb_guest_setup_result {
     char as[16];      /* as "root" or through "sudo -n" */
 } tb_guest_setup_result;
 
-/* The script, for the nginx binary at nginx_bin (the suite's http.nginx_bin), appended
-   to out. 0, or -1 when out of memory. */
-int tb_guest_setup_script(const char *nginx_bin, tb_buf *out);
-
 /* Runs the script on t (at most 15 minutes; *stop interrupts it). 0 with *res, or -1 with
    err saying what is missing there and what to do: neither root nor passwordless sudo,
    neither apt-get nor dnf, the package manager's own last line when it failed. */

@@ -8,6 +8,7 @@
  * every metric of the record in its order, each with its unit, and the word
  * SIMULATED on every row (and in the header) measured with a simulated TEE; its
  * strings from the record (a remote's, or the store's) are escaped (base/text). */
+#include "suite/internal.h"
 #include "suite/suite.h"
 
 #include <math.h>
@@ -232,4 +233,20 @@ int tb_suite_summary(const tb_record *r, tb_buf *out, tb_err *err)
     rc |= list_problems(r, "skipped", "skipped", out);
     rc |= list_problems(r, "failures", "FAILED", out);
     return rc ? tb_errf(err, "out of memory") : 0;
+}
+
+int tb_suite_swiotlb_full_grew(const tb_record *r, char *out, size_t len)
+{
+    const json_t *f = json_object_get(r->extra, "swiotlb_full");
+    if (!json_is_true(json_object_get(f, "grew")))
+        return 0;
+    long long a = json_integer_value(json_object_get(f, "start"));
+    long long b = json_integer_value(json_object_get(f, "end"));
+    snprintf(out, len,
+             "%s: WARNING: the kernel log gained %lld 'swiotlb buffer is full' line%s during "
+             "the run (%lld before, %lld after): the bounce-buffer pool ran out and some I/O "
+             "was retried or failed; a larger pool (regular-swiotlb:SIZE) or fewer parallel "
+             "streams",
+             r->label ? r->label : "?", b - a, b - a == 1 ? "" : "s", a, b);
+    return 1;
 }

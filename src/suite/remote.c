@@ -6,6 +6,7 @@
  * is held stays bounded: a stderr line's first ERR_LINE_MAX bytes, ERR_KEEP of
  * stderr's tail, OUT_KEEP of a command's stdout, and nothing of the result in memory
  * until tb_record_read_fd reads it within its limits. */
+#include "suite/internal.h"
 #include "suite/remote.h"
 
 #include <ctype.h>

@@ -83,34 +83,11 @@ typedef struct tb_remote_opts {
     const char *fallback_binary;
 } tb_remote_opts;
 
-/* The ssh argv (NULL-terminated, malloc'd; free with tb_remote_argv_free) that runs
-   the shell command cmd on target t. Pure. NULL when out of memory. */
-char **tb_remote_ssh_argv(const tb_remote_target *t, const tb_remote_opts *o, const char *cmd);
 void tb_remote_argv_free(char **argv);
-
-/* The remote file name of this build: "teebench-<version>-<first 12 hex of the
-   SHA-256 of path>". 0, or -1 with err (unreadable binary). */
-int tb_remote_binary_name(const char *path, char *out, size_t out_len, tb_err *err);
 
 /* One word quoted for a POSIX shell (single quotes; ' as '\''), appended to out. */
 int tb_remote_shell_quote(const char *word, tb_buf *out);
 
-/* What "error while loading shared libraries: X: ..." on stderr means: the Debian
-   package that has X (libjansson.so.4 -> libjansson4, ...), or NULL. Pure. */
-const char *tb_remote_package_of(const char *stderr_text, char *lib, size_t lib_len);
-
-/* What "version `GLIBC_2.34' not found" on stderr means: the glibc version this
-   build needs ("2.34", the highest one named) into ver; 1, or 0 when there is no such
-   message. Pure. */
-int tb_remote_glibc_needed(const char *stderr_text, char *ver, size_t ver_len);
-/* What ssh's "USER@HOST: Permission denied (publickey,password)." on stderr means
-   for a BatchMode run: 1 when text holds such a refusal, with one line into out --
-   for a server that offers passwords (a TD started by hand: Canonical's image
-   takes tdx/123456), the exact ssh-copy-id command that installs a key of the
-   user's once (`--ssh-copy-id` runs it); for a key-only server, that none of the
-   user's keys is authorized there. 0 (out untouched) otherwise. Pure. */
-int tb_remote_auth_hint(const tb_remote_target *t, const char *ssh_config, const char *text,
-                        char *out, size_t len);
 /* The ssh-copy-id argv for t (NULL-terminated, malloc'd; tb_remote_argv_free). */
 char **tb_remote_copy_id_argv(const tb_remote_target *t, const char *ssh_config);
 

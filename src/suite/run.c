@@ -56,7 +56,9 @@ struct suite_ctx {
                      file the suite writes there is created relative to it */
     int own_work; /* made here: removed at the end unless something failed */
     int ncpu;
-    char env_tee[8]; /* the TEE the env facts name (tb_env_json_tee) */
+    char env_tee[8];         /* the TEE the env facts name (tb_env_json_tee) */
+    long long swiotlb_full0; /* "swiotlb buffer is full" lines at the start; -1 unread */
+    char swiotlb_why[TB_ERR_MAX];
     tb_suite_metric_spec *specs;
     size_t n_specs;
     json_t *skipped, *failures, *warnings; /* arrays, owned until put into r->extra */
@@ -549,6 +551,9 @@ static int start_record(suite_ctx *c, tb_err *err)
         c->r->env = env;
     }
     snprintf(c->env_tee, sizeof c->env_tee, "%s", tb_env_json_tee(c->r->env));
+    tb_err se = {{0}};
+    c->swiotlb_full0 = tb_env_swiotlb_full_now(&se);
+    snprintf(c->swiotlb_why, sizeof c->swiotlb_why, "%s", se.msg);
     char label[64];
     if (c->p->label[0])
         snprintf(label, sizeof label, "%s", c->p->label);
@@ -582,6 +587,16 @@ static void finish_record(suite_ctx *c, int interrupted)
         json_decref(c->warnings);
     c->skipped = c->failures = c->warnings = NULL;
     json_object_set_new(r->extra, "cpus_online", json_integer(c->ncpu));
+    long long end = c->swiotlb_full0 >= 0 ? tb_env_swiotlb_full_now(&e) : -1;
+    json_t *sw;
+    if (c->swiotlb_full0 < 0 || end < 0)
+        sw = json_pack("{s:s}", "unknown",
+                       c->swiotlb_full0 < 0 ? c->swiotlb_why : "the kernel log at the end");
+    else /* a count that fell: the ring buffer dropped old lines; new ones would still add */
+        sw = json_pack("{s:I, s:I, s:b}", "start", (json_int_t)c->swiotlb_full0, "end",
+                       (json_int_t)end, "grew", end > c->swiotlb_full0);
+    if (sw)
+        json_object_set_new(r->extra, "swiotlb_full", sw);
 }
 
 int tb_suite_run(const tb_suite_plan *p, tb_suite_hooks *hooks, tb_record **out, tb_err *err)

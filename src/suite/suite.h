@@ -188,14 +188,18 @@ json_t *tb_suite_event_to_json(const tb_suite_event *ev);
 int tb_suite_event_from_json(const json_t *doc, tb_suite_event *ev, tb_err *err);
 const char *tb_suite_event_kind_name(tb_suite_event_kind k);
 
-/* Median, coefficient of variation (sample stdev / mean; NAN below 2 samples or
-   a zero mean) of samples x[0..n) (n >= 1; x is not modified). -1 when out of
-   memory. */
-int tb_suite_describe(const double *x, size_t n, double *median, double *cv);
-
 /* The summary table of a record: one row per metric (name, n, median with
    unit, CV %, "noisy" when CV > TB_SUITE_NOISY_CV, "SIMULATED"), then the
    skipped and failed workloads. Appended to out. 0 or -1 (OOM). */
 int tb_suite_summary(const tb_record *r, tb_buf *out, tb_err *err);
+
+/* The kernel log's "swiotlb buffer is full" lines over a run: tb_suite_run reads their
+   count at the start and at the end (sys/env tb_env_swiotlb_full_now) into the record's
+   extra "swiotlb_full": {"start", "end", "grew" (bool)}, or {"unknown": why} when the
+   log could not be read (not root: kernel.dmesg_restrict). A count that grew means some
+   DMA found the bounce-buffer pool exhausted while the workloads ran (a driver then
+   retries or fails: the I/O figures of that run include it). 1 and one line (no
+   newline) in out when r's count grew, else 0. Pure. */
+int tb_suite_swiotlb_full_grew(const tb_record *r, char *out, size_t len);
 
 #endif

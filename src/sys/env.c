@@ -223,11 +223,32 @@ static void parse_klog_line(const char *p, size_t n, tb_klog *out)
         out->tdx_module_failed = 1;
     if (find_in(p, n, "TDX module"))
         parse_tdx_version(p, n, out);
+    if ((m = find_in(p, n, "software IO TLB:")) != NULL) {
+        if (!out->swiotlb_line)
+            copy_trim(out->swiotlb_log, sizeof out->swiotlb_log, m, (size_t)(p + n - m));
+        out->swiotlb_line = 1;
+        /* "software IO TLB: mapped [mem 0x...-0x...] (64MB)" */
+        const char *mb = find_in(m, (size_t)(p + n - m), "] (");
+        if (find_in(m, (size_t)(p + n - m), "mapped") && mb) {
+            mb += 3;
+            long long v = 0;
+            int digits = 0;
+            while (mb < p + n && isdigit((unsigned char)*mb) && v < (1ll << 40)) {
+                v = v * 10 + (*mb++ - '0');
+                digits = 1;
+            }
+            if (digits && p + n - mb >= 3 && !memcmp(mb, "MB)", 3))
+                out->swiotlb_mapped_mb = v;
+        }
+    }
+    if (find_in(p, n, "swiotlb buffer is full"))
+        out->swiotlb_full++;
 }
 
 void tb_env_parse_klog(const char *text, tb_klog *out)
 {
     memset(out, 0, sizeof *out);
+    out->swiotlb_mapped_mb = -1;
     const char *line = text;
     while (line && *line) {
         const char *nl = strchr(line, '\n');
@@ -235,6 +256,136 @@ void tb_env_parse_klog(const char *text, tb_klog *out)
         parse_klog_line(line, len, out);
         line = nl ? nl + 1 : NULL;
     }
+}
+
+/* ---------- swiotlb ---------- */
+
+int tb_env_parse_swiotlb_cmdline(const char *cmdline, unsigned long long *nslabs)
+{
+    int forced = 0;
+    *nslabs = 0;
+    for (const char *p = cmdline; p && *p;) {
+        while (*p && isspace((unsigned char)*p))
+            p++;
+        size_t n = 0;
+        while (p[n] && !isspace((unsigned char)p[n]))
+            n++;
+        if (n > 8 && !memcmp(p, "swiotlb=", 8)) {
+            const char *v = p + 8, *end = p + n;
+            unsigned long long slabs = 0;
+            int digits = 0;
+            while (v < end && isdigit((unsigned char)*v)) {
+                if (slabs < 1ull << 50)
+                    slabs = slabs * 10 + (unsigned long long)(*v - '0');
+                v++;
+                digits = 1;
+            }
+            if (digits)
+                *nslabs = slabs;
+            if (v < end && *v == ',')
+                v++;
+            while (v < end && isdigit((unsigned char)*v)) /* nareas */
+                v++;
+            if (v < end && *v == ',')
+                v++;
+            if (end - v == 5 && !memcmp(v, "force", 5))
+                forced = 1;
+            else if (end - v == 7 && !memcmp(v, "noforce", 7))
+                forced = 0;
+        }
+        p += n;
+    }
+    return forced;
+}
+
+#define SWIOTLB_SLAB 2048ll          /* IO_TLB_SIZE: 1 << IO_TLB_SHIFT (11) */
+#define SWIOTLB_DEFAULT (64ll << 20) /* IO_TLB_DEFAULT_SIZE */
+
+/* The pool of a TD / SEV guest's kernel: 6 % of memory in [64 MiB, 1 GiB], in whole
+   128-slab segments (swiotlb_adjust_size). */
+static long long cvm_pool(long long memory)
+{
+    long long size = memory / 100 * 6 + memory % 100 * 6 / 100;
+    size = size < SWIOTLB_DEFAULT ? SWIOTLB_DEFAULT : size > (1ll << 30) ? 1ll << 30 : size;
+    long long slabs = (size + SWIOTLB_SLAB - 1) / SWIOTLB_SLAB;
+    return (slabs + 127) / 128 * 128 * SWIOTLB_SLAB;
+}
+
+json_t *tb_env_swiotlb_value(const tb_swiotlb_in *in)
+{
+    unsigned long long cl_slabs = 0;
+    int cl_forced = in->cmdline ? tb_env_parse_swiotlb_cmdline(in->cmdline, &cl_slabs) : 0;
+    char param[64] = "";
+    for (const char *p = in->cmdline; p && (p = strstr(p, "swiotlb=")) != NULL; p += 8)
+        if (p == in->cmdline || isspace((unsigned char)p[-1]))
+            snprintf(param, sizeof param, "%.*s", (int)strcspn(p, " \t\n"), p);
+    const tb_klog *k = in->have_klog ? in->klog : NULL;
+    long long pool = -1;
+    char src[200];
+    if (in->debugfs_nslabs > 0) {
+        pool = in->debugfs_nslabs * SWIOTLB_SLAB;
+        snprintf(src, sizeof src, "debugfs: /sys/kernel/debug/swiotlb/io_tlb_nslabs");
+    } else if (cl_slabs > 0) {
+        /* the kernel rounds the count up to whole 128-slab segments */
+        pool = (long long)((cl_slabs + 127) / 128 * 128) * SWIOTLB_SLAB;
+        snprintf(src, sizeof src, "kernel command line: %s", param);
+    } else if (k && k->swiotlb_mapped_mb > 0) {
+        pool = k->swiotlb_mapped_mb << 20;
+        snprintf(src, sizeof src, "kernel log: software IO TLB: mapped ... (%lldMB)",
+                 k->swiotlb_mapped_mb);
+    } else if (in->cvm && in->memory_bytes > 0) {
+        pool = cvm_pool(in->memory_bytes);
+        snprintf(src, sizeof src,
+                 "a TD / SEV guest's rule: 6 %% of memory in [64 MiB, 1 GiB] "
+                 "(arch/x86/mm/mem_encrypt.c), not read");
+    } else if (k && k->swiotlb_line) {
+        pool = SWIOTLB_DEFAULT;
+        snprintf(src, sizeof src, "the kernel's default (IO_TLB_DEFAULT_SIZE 64 MiB), not read");
+    } else {
+        snprintf(src, sizeof src,
+                 k ? "none: no software IO TLB line in the kernel log (no pool was set up)"
+                   : "unknown: kernel log and debugfs unreadable");
+    }
+    const char *by = cl_forced ? "kernel command line" : in->cvm ? "confidential guest" : NULL;
+    return json_pack(
+        "{s:b, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o}", "forced", by != NULL, "forced_by",
+        by ? json_string(by) : json_null(), "param", param[0] ? json_string(param) : json_null(),
+        "pool_bytes", pool > 0 ? json_integer(pool) : json_null(), "nslabs",
+        pool > 0 ? json_integer(pool / SWIOTLB_SLAB) : json_null(), "pool_source", src, "log_line",
+        k && k->swiotlb_line ? json_string(k->swiotlb_log) : json_null(), "used_slabs",
+        in->debugfs_used >= 0 ? json_integer(in->debugfs_used) : json_null(), "full_lines",
+        k ? json_integer(k->swiotlb_full) : json_null());
+}
+
+void tb_env_swiotlb_text(const json_t *v, char *out, size_t len)
+{
+    if (!json_is_object(v)) {
+        snprintf(out, len, "unknown");
+        return;
+    }
+    const char *by = json_string_value(json_object_get(v, "forced_by"));
+    const char *param = json_string_value(json_object_get(v, "param"));
+    const char *src = json_string_value(json_object_get(v, "pool_source"));
+    const json_t *pool = json_object_get(v, "pool_bytes"), *full = json_object_get(v, "full_lines");
+    char forced[160], size[160], lines[80];
+    if (by)
+        snprintf(forced, sizeof forced, "forced (%s%s%s)", by, param ? ": " : "",
+                 param ? param : "");
+    else
+        snprintf(forced, sizeof forced, "not forced%s%s", param ? " (" : "", param ? param : "");
+    if (!by && param)
+        snprintf(forced + strlen(forced), sizeof forced - strlen(forced), ")");
+    if (json_is_integer(pool))
+        snprintf(size, sizeof size, "pool %.0f MiB (%s)",
+                 (double)json_integer_value(pool) / (1 << 20), src ? src : "?");
+    else
+        snprintf(size, sizeof size, "pool %s", src ? src : "unknown");
+    if (json_is_integer(full))
+        snprintf(lines, sizeof lines, "%lld 'swiotlb buffer is full' line%s",
+                 (long long)json_integer_value(full), json_integer_value(full) == 1 ? "" : "s");
+    else
+        snprintf(lines, sizeof lines, "'swiotlb buffer is full' lines unknown");
+    snprintf(out, len, "%s, %s, %s", forced, size, lines);
 }
 
 /* ---------- small sysfs / procfs values ---------- */
@@ -1085,6 +1236,62 @@ static void add_kernel(const env_src *s, json_t *o)
         fact_unknown(o, "clocksource", cs[0] ? e.msg : "clock source empty");
 }
 
+/* A debugfs number (-1 when unreadable: debugfs not mounted, or no root). */
+static long long read_debugfs_num(const env_src *s, const char *p)
+{
+    char v[64], where[4096];
+    tb_err e;
+    if (src_read_small(s, p, v, sizeof v, where, sizeof where, &e) < 0)
+        return -1;
+    char *end;
+    long long x = strtoll(v, &end, 10);
+    return end != v && !*end && x >= 0 ? x : -1;
+}
+
+static void add_swiotlb(const env_src *s, json_t *o, const tb_env_evidence *ev)
+{
+    char line[4096], where[4096];
+    tb_err e;
+    int have_cmdline =
+        src_read_small(s, "/proc/cmdline", line, sizeof line, where, sizeof where, &e) == 0;
+    json_t *mem = json_object_get(json_object_get(o, "memory_bytes"), "value");
+    tb_platform p;
+    tb_env_classify(ev, &p);
+    tb_swiotlb_in in = {
+        .cmdline = have_cmdline ? line : NULL,
+        .debugfs_nslabs = read_debugfs_num(s, "/sys/kernel/debug/swiotlb/io_tlb_nslabs"),
+        .debugfs_used = read_debugfs_num(s, "/sys/kernel/debug/swiotlb/io_tlb_used"),
+        .have_klog = ev->have_klog,
+        .klog = &ev->klog,
+        .cvm = p.tdx || (p.sev && strcmp(p.sev, "none") && strcmp(p.sev, "unknown")),
+        .memory_bytes = json_is_integer(mem) ? json_integer_value(mem) : -1};
+    json_t *v = tb_env_swiotlb_value(&in);
+    fact(o, "swiotlb", v,
+         have_cmdline ? "/proc/cmdline swiotlb=; the kernel log (software IO TLB, swiotlb "
+                        "buffer is full); /sys/kernel/debug/swiotlb when mounted"
+                      : "/proc/cmdline unreadable; the kernel log; /sys/kernel/debug/swiotlb");
+}
+
+long long tb_env_swiotlb_full_now(tb_err *err)
+{
+    env_src s = {NULL};
+    tb_buf b = {0};
+    if (read_klog(&s, &b, err) < 0) {
+        tb_buf_clear(&b);
+        return -1;
+    }
+    tb_klog *k = malloc(sizeof *k);
+    if (!k) {
+        tb_buf_clear(&b);
+        return tb_errf(err, "out of memory");
+    }
+    tb_env_parse_klog(b.p ? (const char *)b.p : "", k);
+    long long n = k->swiotlb_full;
+    free(k);
+    tb_buf_clear(&b);
+    return n;
+}
+
 /* Builds the document from one source. */
 static json_t *env_json(const env_src *s, tb_err *err)
 {
@@ -1135,6 +1342,7 @@ static json_t *env_json(const env_src *s, tb_err *err)
     add_tdx_host(s, o, ev, c, klog_why);
     add_cpu_mem(s, o, ev, cpu_src, cpu_why);
     add_kernel(s, o);
+    add_swiotlb(s, o, ev);
     add_vulnerabilities(s, o);
     add_kvm(s, o);
     add_kvm_vm_types(s, o);
@@ -1312,6 +1520,8 @@ static int record_into(const recording *r, tb_err *err)
         "/sys/module/kvm_amd/parameters/sev",
         "/sys/module/kvm_amd/parameters/sev_es",
         "/sys/module/kvm_amd/parameters/sev_snp",
+        "/sys/kernel/debug/swiotlb/io_tlb_nslabs", /* the swiotlb fact, when debugfs is */
+        "/sys/kernel/debug/swiotlb/io_tlb_used",   /* mounted and readable */
     };
     env_src live = {NULL};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)

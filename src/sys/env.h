@@ -73,11 +73,57 @@ typedef struct tb_klog {
     int tdx_module_init;   /* "virt/tdx: module initialized" / "TDX module initialized" */
     int tdx_module_failed; /* "virt/tdx: module initialization failed" */
     char tdx_module[64];   /* TDX module version, e.g. "1.5.06.00.0744" or "1.5 build 481" */
+    /* swiotlb (kernel/dma/swiotlb.c): */
+    int swiotlb_line;            /* a "software IO TLB:" line was found (the pool was set up) */
+    char swiotlb_log[160];       /* the first such line, from "software IO TLB:" on */
+    long long swiotlb_mapped_mb; /* "software IO TLB: mapped [mem ...] (64MB)": 64; -1 none */
+    int swiotlb_full;            /* lines with "swiotlb buffer is full" (the pool ran out: a DMA
+                                    mapping failed, swiotlb_tbl_map_single's warning) */
 } tb_klog;
 
 /* Parses kernel log text (dmesg output with or without "[ time]" prefixes, or
    /dev/kmsg records). Never fails; fields stay 0/"" when nothing matched. */
 void tb_env_parse_klog(const char *text, tb_klog *out);
+
+/* swiotlb= on a kernel command line (kernel/dma/swiotlb.c setup_io_tlb_npages:
+   "swiotlb=[<nslabs>][,<nareas>][,force|noforce]"; each occurrence overrides the one
+   before). Returns 1 when the last one says force, else 0; *nslabs gets the last slab
+   count given (0: none). Pure. */
+int tb_env_parse_swiotlb_cmdline(const char *cmdline, unsigned long long *nslabs);
+
+/* The "swiotlb" fact: whether bounce buffering is forced and the pool's size, from the
+   inputs below (-1: unread). The pool comes from the first source that has it:
+   debugfs (io_tlb_nslabs), the command line's slab count, the kernel log's "mapped"
+   line, the rule of a TD / SEV guest's kernel (6 % of memory in [64 MiB, 1 GiB],
+   arch/x86/mm/mem_encrypt.c), the kernel's default (64 MiB, IO_TLB_DEFAULT_SIZE) when
+   the log shows a pool was set up; else none. */
+typedef struct tb_swiotlb_in {
+    const char *cmdline;      /* /proc/cmdline, NULL: unreadable */
+    long long debugfs_nslabs; /* /sys/kernel/debug/swiotlb/io_tlb_nslabs */
+    long long debugfs_used;   /* .../io_tlb_used */
+    int have_klog;            /* klog is filled */
+    const tb_klog *klog;
+    int cvm;                /* a TD or SEV guest (its kernel forces bouncing) */
+    long long memory_bytes; /* MemTotal */
+} tb_swiotlb_in;
+/* The fact's value, a new object: {"forced" (bool: swiotlb=force, or a TD / SEV guest,
+   whose kernel bounces every DMA whatever the command line), "forced_by"
+   ("kernel command line" | "confidential guest" | null), "param" (the swiotlb= word or
+   null), "pool_bytes", "nslabs" (or null), "pool_source" (text), "log_line" (the kernel
+   log's first "software IO TLB:" line, or null), "used_slabs" (debugfs or null),
+   "full_lines" (the count of "swiotlb buffer is full" lines in the kernel
+   log, null when it is unreadable)}. NULL when out of memory. */
+json_t *tb_env_swiotlb_value(const tb_swiotlb_in *in);
+
+/* The fact's value as one line: "forced (kernel command line: swiotlb=32768,force), pool
+   64 MiB (kernel command line: ...), 0 'swiotlb buffer is full' lines" or "not forced,
+   ...". Into out. */
+void tb_env_swiotlb_text(const json_t *value, char *out, size_t len);
+
+/* The count of "swiotlb buffer is full" lines in this machine's kernel log now, or -1
+   (with err) when it cannot be read. The suite reads it at the start and the end of a
+   run: a count that grew means some DMA found the pool exhausted during the run. */
+long long tb_env_swiotlb_full_now(tb_err *err);
 
 /* A sysfs boolean module parameter ("Y", "N", "1", "0", with or without newline):
    1, 0, or -1 when the text is none of these. */

@@ -6,6 +6,7 @@
  * caller thread's CPU affinity during a chase (restored before returning). The kernels
  * are written here, for this purpose; they take 64-byte aligned slices whose length is
  * a multiple of 8 doubles, so the vector loops need no tail. */
+#include "sys/internal.h"
 #include "sys/membench.h"
 
 #include <dirent.h>
@@ -542,8 +543,8 @@ int tb_mem_first_touch(size_t bytes, tb_mem_touch_result *out, tb_err *err)
     if (!vec)
         return tb_errf(err, "out of memory");
     uint64_t t0 = tb_mono_ns();
-    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-                   -1, 0);
+    void *m =
+        mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     uint64_t t1 = tb_mono_ns();
     if (m == MAP_FAILED) {
         free(vec);

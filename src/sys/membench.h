@@ -50,9 +50,9 @@ unsigned tb_mem_kernel_bytes(tb_mem_kernel k);
 #define TB_MEM_PASSES_MAX 100 /* the values the passes leave stay finite */
 
 typedef struct tb_mem_bw_opts {
-    size_t array_bytes; /* of each of the three arrays (>= 64 bytes per thread) */
-    int threads;        /* >= 1 */
-    int passes;         /* timed passes, 1..TB_MEM_PASSES_MAX */
+    size_t array_bytes;                /* of each of the three arrays (>= 64 bytes per thread) */
+    int threads;                       /* >= 1 */
+    int passes;                        /* timed passes, 1..TB_MEM_PASSES_MAX */
     const volatile sig_atomic_t *stop; /* non-zero: stop after the current kernel */
 } tb_mem_bw_opts;
 
@@ -90,10 +90,6 @@ typedef struct tb_mem_chase_result {
 
 /* One pointer chase. 0 and *out, or -1 with err (mmap, pinning). */
 int tb_mem_chase(const tb_mem_chase_opts *o, tb_mem_chase_result *out, tb_err *err);
-
-/* The cycle tb_mem_chase walks, for its tests: next[i] (i < n) becomes the line after
-   line i, one cycle through all n >= 2 lines (Sattolo's shuffle, splitmix64 from seed). */
-void tb_mem_chase_order(uint32_t *next, size_t n, uint64_t seed);
 
 typedef struct tb_mem_touch_result {
     double seconds;     /* of the mmap call */

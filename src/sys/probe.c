@@ -5,6 +5,7 @@
  * the pipe ping-pong (forked, pinned to a second CPU, ended by EOF and reaped
  * before returning). Memory probes map fresh anonymous memory per run and
  * unmap it before returning. */
+#include "sys/internal.h"
 #include "sys/probe.h"
 
 #include <errno.h>

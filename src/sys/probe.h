@@ -59,13 +59,4 @@ int tb_probe_run(const tb_probe_info *p, const tb_probe_opts *o, tb_probe_result
 /* Samples a run of p takes when asked for `requested` (0 = default): capped at max_reps. */
 size_t tb_probe_reps(const tb_probe_info *p, unsigned requested);
 
-/* Median/p99/min/mean of x[0..n-1] (sorted in place) into out. n >= 1. */
-void tb_probe_summarize(double *x, size_t n, tb_probe_result *out);
-
-/* One IN from port in a child process, after ioperm(port) when grant: 0 when it
-   completed, the signal that ended the child (SIGSEGV where user port I/O faults: no
-   ioperm, or a TD's kernel), -1 otherwise (fork failed, ioperm refused, not x86). The
-   ioport probe takes it first, so a fault never reaches the measuring process. */
-int tb_probe_port_trial(unsigned port, int grant);
-
 #endif

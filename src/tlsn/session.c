@@ -93,7 +93,7 @@ void tb_tlsn_session_config_defaults(tb_tlsn_session_config *c)
     c->target_port = 4000;
     snprintf(c->server_name, sizeof c->server_name, "test-server.io");
     snprintf(c->uri, sizeof c->uri, "/formats/json?size=4");
-    snprintf(c->tee_kind, sizeof c->tee_kind, "sim");
+    c->tee_kind = TB_TEE_SIM;
     c->threads = 2;
     c->max_sent_data = 4096;
     c->max_recv_data = 16384;
@@ -367,12 +367,12 @@ static int api_quote(sess *s, json_t *body, tb_buf *resp, tb_err *err)
         return tb_err_wrap(err, "the quote");
     s->r->quote_ms = (double)(tb_mono_ns() - t) / 1e6;
     s->r->quote_len = ql;
-    s->r->simulated = s->tee.simulated;
+    s->r->simulated = tb_tee_simulated(s->tee.kind);
     char *b = b64_encode(q, ql);
     free(q);
-    json_t *j =
-        b ? json_pack("{ss ss sb}", "quote", b, "tee", s->tee.kind, "simulated", s->tee.simulated)
-          : NULL;
+    json_t *j = b ? json_pack("{ss ss sb}", "quote", b, "tee", tb_tee_name(s->tee.kind),
+                              "simulated", tb_tee_simulated(s->tee.kind))
+                  : NULL;
     free(b);
     char *txt = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);

@@ -36,6 +36,7 @@
 #include <jansson.h>
 
 #include "base/err.h"
+#include "base/tee.h"
 #include "tlsn/hub.h"
 
 typedef struct tb_tlsn_session_config {
@@ -48,7 +49,7 @@ typedef struct tb_tlsn_session_config {
     char server_name[256]; /* SNI and Host */
     char uri[1024];        /* path and query: "/formats/json?size=4" */
     int tee, verify;       /* the mode: no_tee (0,0), tee_no_verify (1,0), tee_verify (1,1) */
-    char tee_kind[8];      /* "sim" | "tdx" */
+    tb_tee tee_kind;       /* TB_TEE_SIM | TB_TEE_TDX */
     char sim_dir[4096];    /* the SIMULATED provider's state ("": its default) */
     char collateral[4096]; /* tdx verification */
     char pccs[1024];

@@ -39,17 +39,17 @@ void tb_tlsn_tee_report_data(const uint8_t session[TB_TLSN_SESSION_ID_LEN],
     EVP_MD_CTX_free(c);
 }
 
-int tb_tlsn_tee_open(const char *kind, const char *sim_dir, tb_tlsn_tee *t, tb_err *err)
+int tb_tlsn_tee_open(tb_tee kind, const char *sim_dir, tb_tlsn_tee *t, tb_err *err)
 {
     memset(t, 0, sizeof *t);
-    if (strcmp(kind, "sim") && strcmp(kind, "tdx"))
-        return tb_errf(err, "the TEE message is a TDX quote: --tee tdx or sim, not %s", kind);
-    snprintf(t->kind, sizeof t->kind, "%s", kind);
+    if (tb_tee_family_of(kind) != TB_TEE_FAMILY_TDX)
+        return tb_errf(err, "the TEE message is a TDX quote: --tee tdx or sim, not %s",
+                       tb_tee_name(kind));
+    t->kind = kind;
     if (sim_dir && sim_dir[0])
         snprintf(t->sim_dir, sizeof t->sim_dir, "%s", sim_dir);
     if (tb_notary_tee_open(kind, t->sim_dir[0] ? t->sim_dir : NULL, &t->src, err) < 0)
         return -1;
-    t->simulated = t->src.simulated;
     t->open = 1;
     return 0;
 }
@@ -73,7 +73,7 @@ int tb_tlsn_tee_verify(const tb_tlsn_tee *t, const uint8_t *quote, size_t len,
                        const uint8_t report_data[64], tb_err *err)
 {
     char source[4200];
-    if (t->simulated) {
+    if (tb_tee_simulated(t->kind)) {
         char dir[4096];
         if (tb_attest_sim_dir(t->sim_dir[0] ? t->sim_dir : NULL, dir, sizeof dir, err) < 0)
             return tb_err_wrap(err, "simulated TEE");
@@ -93,9 +93,10 @@ int tb_tlsn_tee_verify(const tb_tlsn_tee *t, const uint8_t *quote, size_t len,
     tb_attest_fetch_opts fetch = {0};
     int rc = tb_attest_verify_quote(quote, len, source, NULL, (int64_t)time(NULL), &pol, &fetch, &v,
                                     NULL, err);
-    if ((rc == 0 || v.step != TB_ATTEST_STEP_NONE) && v.simulated != t->simulated)
-        return tb_errf(err, t->simulated ? "the quote did not verify against the simulated root"
-                                         : "a SIMULATED quote where a real one was expected");
+    if ((rc == 0 || v.step != TB_ATTEST_STEP_NONE) && v.simulated != tb_tee_simulated(t->kind))
+        return tb_errf(err, tb_tee_simulated(t->kind)
+                                ? "the quote did not verify against the simulated root"
+                                : "a SIMULATED quote where a real one was expected");
     if (rc < 0 && v.result == TB_ATTEST_REFUSED && !strncmp(v.reason, "REPORTDATA", 10))
         return tb_errf(err, "the quote's REPORTDATA does not bind this session (a quote for "
                             "another session, nonce or transcript)");

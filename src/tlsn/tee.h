@@ -35,8 +35,7 @@
 typedef struct tb_tlsn_tee {
     tb_notary_quote_source src;
     int open;
-    char kind[8]; /* "tdx" | "sim" */
-    int simulated;
+    tb_tee kind;           /* TB_TEE_TDX | TB_TEE_SIM (tb_tee_simulated: SIMULATED) */
     char sim_dir[4096];    /* sim: the provider's state ("": its default) */
     char collateral[4096]; /* tdx: collateral file, or */
     char pccs[1024];       /* tdx: PCCS base URL */
@@ -47,8 +46,9 @@ void tb_tlsn_tee_report_data(const uint8_t session[TB_TLSN_SESSION_ID_LEN],
                              const uint8_t *sent, size_t sent_len, const uint8_t *recv,
                              size_t recv_len, uint8_t out[64]);
 
-/* kind "tdx" or "sim"; sim_dir may be NULL or "" (the provider's default). */
-int tb_tlsn_tee_open(const char *kind, const char *sim_dir, tb_tlsn_tee *t, tb_err *err);
+/* kind TB_TEE_TDX or TB_TEE_SIM (others refused); sim_dir may be NULL or "" (the
+   provider's default). */
+int tb_tlsn_tee_open(tb_tee kind, const char *sim_dir, tb_tlsn_tee *t, tb_err *err);
 void tb_tlsn_tee_close(tb_tlsn_tee *t);
 
 /* A quote over report_data: *quote malloc'd (caller frees). */

@@ -307,11 +307,25 @@ static int add_boot(tb_vm_cmd *c, const tb_vm_spec *s, const tb_vm_plan *p)
             rc |= prop(o, 0, "its initramfs (--initrd)", "%s", s->initrd);
         }
         o = add_opt(c, "-append", NULL, 0);
+        if (o)
+            o->sep = ' '; /* one kernel command line: its parameters are words */
         rc |= prop(o, 0,
                    "console=ttyS0 sends the kernel's console to the serial log; the rest is "
                    "--append",
                    "console=ttyS0%s%s", s->append && *s->append ? " " : "",
                    s->append ? s->append : "");
+        char sw[64];
+        tb_vm_swiotlb_param(s, sw, sizeof sw);
+        if (sw[0])
+            rc |= prop(
+                o, 0,
+                "regular-swiotlb: every DMA of the guest's drivers goes through a "
+                "bounce buffer (swiotlb=<slabs of 2 KiB>,force; kernel/dma/swiotlb.c), as in a "
+                "TD or SNP guest, whose pool is 6 % of its memory in [64 MiB, 1 GiB] "
+                "(arch/x86/mm/mem_encrypt.c) -- the default here. The virtio devices "
+                "already use the DMA API (iommu_platform=on, every kind), so this is "
+                "the one difference from the regular VM",
+                "%s", sw);
     }
     if (s->image) {
         tb_vm_opt *o = add_opt(c, "-drive", NULL, 0);
@@ -381,11 +395,21 @@ static int add_devices(tb_vm_cmd *c, const tb_vm_spec *s, const tb_vm_plan *p,
     }
     if (s->seed) {
         o = add_opt(c, "-drive", NULL, 0);
+        int reboot = tb_vm_swiotlb_how(s) && !strcmp(tb_vm_swiotlb_how(s), "seed-reboot");
         rc |= prop_path(o,
-                        "the cloud-init NoCloud seed teebench wrote (an ISO 9660 volume labelled "
-                        "cidata: user-data authorizes the VM's public key for the SSH user, "
-                        "meta-data names the instance): a stock cloud image's cloud-init reads "
-                        "it, other guests ignore it (--seed off leaves it out)",
+                        reboot ? "the cloud-init NoCloud seed teebench wrote (an ISO 9660 volume "
+                                 "labelled cidata: user-data authorizes the VM's public key for "
+                                 "the SSH user, meta-data names the instance). regular-swiotlb "
+                                 "from an image: its bootcmd adds the swiotlb=...,force "
+                                 "parameter to the image's boot loader (update-grub, grubby or "
+                                 "a systemd-boot entry, whichever the guest has) and reboots "
+                                 "once, so this line has no -no-reboot (the reboot stays in "
+                                 "this QEMU, whose snapshot overlay keeps the change)"
+                               : "the cloud-init NoCloud seed teebench wrote (an ISO 9660 "
+                                 "volume labelled cidata: user-data authorizes the VM's public "
+                                 "key for the SSH user, meta-data names the instance): a stock "
+                                 "cloud image's cloud-init reads it, other guests ignore it "
+                                 "(--seed off leaves it out)",
                         "file", paths->seed);
         rc |=
             prop(o, 0, "no default controller: the virtio-blk device below attaches it", "if=none");
@@ -430,10 +454,13 @@ static int add_devices(tb_vm_cmd *c, const tb_vm_spec *s, const tb_vm_plan *p,
 
 static int add_process(tb_vm_cmd *c, const tb_vm_spec *s, const tb_vm_paths *paths)
 {
-    int rc = !add_opt(c, "-no-reboot",
-                      "a reboot or triple fault ends QEMU instead of looping (TDs and SEV-ES/SNP "
-                      "guests cannot be reset anyway)",
-                      0);
+    const char *how = tb_vm_swiotlb_how(s);
+    int rc = 0;
+    if (!how || strcmp(how, "seed-reboot") != 0) /* the seed's reboot must stay in QEMU */
+        rc |= !add_opt(c, "-no-reboot",
+                       "a reboot or triple fault ends QEMU instead of looping (TDs and "
+                       "SEV-ES/SNP guests cannot be reset anyway)",
+                       0);
     tb_vm_opt *o = add_opt(c, "-pidfile", NULL, 0);
     rc |= prop(o, 0, "QEMU's pid in the run dir (vm stop, vm list)", "%s", paths->pidfile);
     rc |= !add_opt(c, "-daemonize",
@@ -506,7 +533,7 @@ char **tb_vm_cmd_argv(const tb_vm_cmd *c)
         for (int j = 0; j < o->nprops; j++) {
             size_t t = strlen(o->props[j].text);
             if (j)
-                *w++ = ',';
+                *w++ = o->sep ? o->sep : ',';
             memcpy(w, o->props[j].text, t + 1);
             w += t;
         }

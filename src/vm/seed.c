@@ -461,8 +461,76 @@ static int yaml_quote(tb_buf *b, const char *s)
     return rc | tb_buf_puts(b, "'");
 }
 
+static int param_ok(const char *p)
+{
+    size_t n = strlen(p);
+    if (n == 0 || n > 200)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)p[i]) && !strchr("_.,=-", p[i]))
+            return 0;
+    return 1;
+}
+
+/* The bootcmd of kernel_param p (checked by param_ok: no quoting needed): one shell
+   script, a YAML block scalar (cloud-init runs bootcmd on every boot, early, as root). */
+static int boot_param(tb_buf *out, const char *p)
+{
+    int rc = tb_buf_puts(out, "bootcmd:\n  - |\n");
+    rc |= tb_buf_printf(out, "    P='%s'\n    S=" TB_VM_SEED_PARAM_STATUS "\n", p);
+    static const char *const lines[] = {
+        "# teebench: this guest must boot with $P (regular-swiotlb: forced bounce buffers)",
+        "case \" $(cat /proc/cmdline) \" in *\" $P \"*)",
+        "  echo \"ok: $P is on the kernel command line\" >$S; exit 0 ;;",
+        "esac",
+        "if [ -e \"$S.rebooted.$P\" ]; then",
+        "  echo \"failed: rebooted once and /proc/cmdline still lacks $P: $(cat /proc/cmdline)\" "
+        ">$S",
+        "  exit 0",
+        "fi",
+        "how=",
+        "if command -v grubby >/dev/null 2>&1; then",
+        "  grubby --update-kernel=ALL --args=\"$P\" && how=grubby",
+        "elif command -v update-grub >/dev/null 2>&1; then",
+        "  mkdir -p /etc/default/grub.d &&",
+        "  printf 'GRUB_CMDLINE_LINUX=\"$GRUB_CMDLINE_LINUX %s\"\\n' \"$P\" "
+        ">/etc/default/grub.d/99-teebench.cfg &&",
+        "  update-grub && how=update-grub",
+        "else",
+        "  E=",
+        "  for d in /boot/efi /efi /boot; do [ -d $d/loader/entries ] && E=$d; done",
+        "  if [ -z \"$E\" ]; then",
+        "    dev=$(blkid -L ESP 2>/dev/null || blkid -t TYPE=vfat -o device 2>/dev/null | head "
+        "-n 1)",
+        "    mkdir -p /run/teebench-esp",
+        "    [ -n \"$dev\" ] && mount \"$dev\" /run/teebench-esp && E=/run/teebench-esp",
+        "  fi",
+        "  if [ -n \"$E\" ] && ls $E/loader/entries/*.conf >/dev/null 2>&1; then",
+        "    sed -i \"s/^options .*/& $P/\" $E/loader/entries/*.conf && how=systemd-boot",
+        "  fi",
+        "fi",
+        "if [ -z \"$how\" ]; then",
+        "  echo \"failed: no boot loader to set $P in (grubby, update-grub, systemd-boot "
+        "entries)\" >$S",
+        "  exit 0",
+        "fi",
+        "echo \"rebooting: $P set through $how\" >$S",
+        ": >\"$S.rebooted.$P\"",
+        "sync",
+        "systemctl reboot || reboot",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        rc |= tb_buf_printf(out, "    %s\n", lines[i]);
+    return rc;
+}
+
 int tb_vm_seed_user_data(const tb_vm_seed_cfg *c, tb_buf *out, tb_err *err)
 {
+    if (c->kernel_param && !param_ok(c->kernel_param))
+        return tb_errf(err,
+                       "'%s': not a kernel parameter the seed sets (1..200 of A-Z a-z 0-9 "
+                       "_ . , = -)",
+                       c->kernel_param);
     char key[16384];
     if (!user_ok(c->user))
         return tb_errf(err,
@@ -490,6 +558,8 @@ int tb_vm_seed_user_data(const tb_vm_seed_cfg *c, tb_buf *out, tb_err *err)
                                "    ssh_authorized_keys:\n      - ");
         rc |= yaml_quote(out, key) | tb_buf_puts(out, "\n");
     }
+    if (c->kernel_param)
+        rc |= boot_param(out, c->kernel_param);
     if (rc) {
         out->len = base;
         return tb_errf(err, "out of memory");

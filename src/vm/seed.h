@@ -56,11 +56,20 @@ typedef struct tb_vm_seed_cfg {
     const char *pubkey;   /* the public key, one line of an OpenSSH .pub file */
     const char *hostname; /* the guest's local-hostname: [A-Za-z0-9-], 1..63 */
     const char *comment;  /* a line for the user-data's header comment, or NULL */
+    /* NULL, or a kernel parameter the guest must boot with ("swiotlb=32768,force", of
+       [A-Za-z0-9_.,=-]): a bootcmd that, when /proc/cmdline lacks it, adds it to the
+       image's boot loader -- grubby (CentOS, RHEL, Fedora), else /etc/default/grub.d/ and
+       update-grub (Debian, Ubuntu), else the options line of the systemd-boot entries on
+       the ESP (`teebench vm image`'s) -- and reboots once. It leaves its state in
+       TB_VM_SEED_PARAM_STATUS ("ok: ...", "rebooting: ...", "failed: ..."), and never
+       reboots a second time. */
+    const char *kernel_param;
 } tb_vm_seed_cfg;
+#define TB_VM_SEED_PARAM_STATUS "/var/lib/teebench-kernel-param.status"
 
 /* user-data (#cloud-config): the key authorized for root (disable_root: false)
    or, for another user, that user created with the key, no password and sudo
-   without one. Appended to out. */
+   without one; with kernel_param, its bootcmd (above). Appended to out. */
 int tb_vm_seed_user_data(const tb_vm_seed_cfg *c, tb_buf *out, tb_err *err);
 /* meta-data: instance-id (teebench-<hostname>-<first 16 hex digits of the
    SHA-256 of user_data>: a seed with another key or user is a new instance, so

@@ -54,6 +54,69 @@ int tb_vm_kind_parse(const char *s, tb_vm_kind *out)
     return -1;
 }
 
+uint64_t tb_vm_swiotlb_cvm_pool(uint64_t memory)
+{
+    uint64_t size = memory / 100 * 6 + memory % 100 * 6 / 100; /* memory * 6 / 100 */
+    if (size < (64ull << 20))
+        size = 64ull << 20; /* IO_TLB_DEFAULT_SIZE */
+    if (size > (1ull << 30))
+        size = 1ull << 30; /* SZ_1G */
+    return size;
+}
+
+uint64_t tb_vm_swiotlb_nslabs(uint64_t bytes)
+{
+    uint64_t slabs = bytes / TB_VM_SWIOTLB_SLAB + (bytes % TB_VM_SWIOTLB_SLAB != 0);
+    return (slabs + TB_VM_SWIOTLB_SEGSIZE - 1) / TB_VM_SWIOTLB_SEGSIZE * TB_VM_SWIOTLB_SEGSIZE;
+}
+
+uint64_t tb_vm_swiotlb_pool(const tb_vm_spec *s)
+{
+    if (!s->swiotlb)
+        return 0;
+    uint64_t want =
+        s->swiotlb == TB_VM_SWIOTLB_AUTO ? tb_vm_swiotlb_cvm_pool(s->memory) : s->swiotlb;
+    return tb_vm_swiotlb_nslabs(want) * TB_VM_SWIOTLB_SLAB;
+}
+
+void tb_vm_swiotlb_param(const tb_vm_spec *s, char *out, size_t len)
+{
+    uint64_t pool = tb_vm_swiotlb_pool(s);
+    if (!pool)
+        snprintf(out, len, "%s", "");
+    else
+        snprintf(out, len, "swiotlb=%" PRIu64 ",force", pool / TB_VM_SWIOTLB_SLAB);
+}
+
+const char *tb_vm_swiotlb_how(const tb_vm_spec *s)
+{
+    if (!s->swiotlb)
+        return NULL;
+    return s->kernel ? "append" : "seed-reboot";
+}
+
+const char *tb_vm_spec_kind_label(const tb_vm_spec *s)
+{
+    return s->swiotlb && s->kind == TB_VM_REGULAR ? "regular-swiotlb" : tb_vm_kind_name(s->kind);
+}
+
+int tb_vm_kind_parse_ext(const char *s, tb_vm_kind *kind, uint64_t *swiotlb, tb_err *err)
+{
+    static const char rs[] = "regular-swiotlb";
+    size_t n = strlen(rs);
+    *swiotlb = 0;
+    if (!strncmp(s, rs, n) && (s[n] == 0 || s[n] == ':')) {
+        *kind = TB_VM_REGULAR;
+        *swiotlb = TB_VM_SWIOTLB_AUTO;
+        if (s[n] == ':' && tb_vm_parse_size(s + n + 1, swiotlb, err) < 0)
+            return tb_err_wrap(err, "the bounce-buffer pool (regular-swiotlb:SIZE)");
+        return 0;
+    }
+    if (tb_vm_kind_parse(s, kind) == 0)
+        return 0;
+    return tb_errf(err, "unknown kind '%s' (regular, regular-swiotlb[:POOL], tdx or snp)", s);
+}
+
 int tb_vm_accel_parse(const char *s, tb_vm_accel *out)
 {
     if (!strcmp(s, "auto"))
@@ -226,6 +289,24 @@ int tb_vm_spec_check(const tb_vm_spec *s, tb_err *err)
         return tb_errf(err, "--cbitpos %d: out of range 32..63", s->cbitpos);
     if (s->reduced_phys_bits != -1 && (s->reduced_phys_bits < 0 || s->reduced_phys_bits > 63))
         return tb_errf(err, "--reduced-phys-bits %d: out of range 0..63", s->reduced_phys_bits);
+    if (s->swiotlb && s->kind != TB_VM_REGULAR)
+        return tb_errf(err,
+                       "forced swiotlb is for the regular kind (regular-swiotlb): a %s "
+                       "guest's kernel bounces all its I/O already",
+                       s->kind == TB_VM_TDX ? "TD" : "SEV-SNP");
+    if (s->swiotlb && s->swiotlb != TB_VM_SWIOTLB_AUTO &&
+        (s->swiotlb < (1ull << 20) || s->swiotlb > s->memory / 2)) {
+        char size[32];
+        tb_vm_size_text(s->swiotlb, size, sizeof size);
+        return tb_errf(err,
+                       "regular-swiotlb:%s: the bounce-buffer pool must be 1M .. half the "
+                       "guest's memory",
+                       size);
+    }
+    if (s->swiotlb && !s->kernel && !s->seed)
+        return tb_errf(err, "regular-swiotlb with an --image needs the cloud-init seed (it sets "
+                            "swiotlb=force in the image's boot loader): no --seed off, or boot "
+                            "with --kernel");
     if (s->boot_timeout_s < 1)
         return tb_errf(err, "--boot-timeout must be at least 1 s");
     if (s->auth_grace_s < 1)

@@ -134,6 +134,14 @@ json_t *tb_vm_state_json(const tb_vm_state *st)
         json_decref(o);
         return NULL;
     }
+    if (o && st->swiotlb_param[0] &&
+        json_object_set_new(o, "swiotlb",
+                            json_pack("{s:s, s:s, s:I, s:s}", "param", st->swiotlb_param, "how",
+                                      st->swiotlb_how, "pool_bytes", (json_int_t)st->swiotlb_pool,
+                                      "guest_cmdline", st->guest_cmdline)) < 0) {
+        json_decref(o);
+        return NULL;
+    }
     return o;
 }
 
@@ -241,6 +249,16 @@ static int parse_doc(const json_t *o, tb_vm_state *st, tb_err *err)
     if (fw && (get_str(fw, "path", st->firmware, sizeof st->firmware, err) < 0 ||
                get_str(fw, "sha256", st->firmware_sha256, sizeof st->firmware_sha256, err) < 0))
         return -1;
+    const json_t *sw = json_object_get(o, "swiotlb"); /* optional: regular-swiotlb only */
+    if (sw && !json_is_object(sw))
+        return tb_errf(err, "\"swiotlb\" is not an object");
+    if (sw && (get_str(sw, "param", st->swiotlb_param, sizeof st->swiotlb_param, err) < 0 ||
+               get_str(sw, "how", st->swiotlb_how, sizeof st->swiotlb_how, err) < 0 ||
+               get_int(sw, "pool_bytes", 1, (long long)1 << 50, &v, err) < 0 ||
+               get_str(sw, "guest_cmdline", st->guest_cmdline, sizeof st->guest_cmdline, err) < 0))
+        return -1;
+    if (sw)
+        st->swiotlb_pool = (uint64_t)v;
     const json_t *argv = json_object_get(o, "argv");
     if (!json_is_array(argv))
         return tb_errf(err, "\"argv\" is missing or not an array");

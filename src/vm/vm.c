@@ -28,6 +28,7 @@
 #include "base/file.h"
 #include "base/proc.h"
 #include "net/sock.h"
+#include "sys/env.h"
 #include "vm/qmp.h"
 #include "vm/seed.h"
 
@@ -160,6 +161,11 @@ static int write_seed(const tb_vm_spec *s, const char *pub, const tb_vm_paths *p
                         .pubkey = (const char *)key.p,
                         .hostname = host,
                         .comment = strpbrk(comment, "\r\n") ? NULL : comment};
+    char param[64];
+    tb_vm_swiotlb_param(s, param, sizeof param);
+    const char *how = tb_vm_swiotlb_how(s);
+    if (how && !strcmp(how, "seed-reboot"))
+        c.kernel_param = param;
     int rc = tb_vm_seed_image(&c, (int64_t)(tb_wall_ns() / 1000000000ull), &img, err);
     if (rc < 0)
         tb_err_wrap(err, "the cloud-init seed (%s)", pub);
@@ -479,6 +485,80 @@ static int wait_ssh(const tb_vm_spec *s, tb_vm_state *st, uint64_t t0, tb_err *e
     }
 }
 
+/* Runs cmd in the guest over SSH (60 s at most); its stdout (up to len - 1 bytes,
+   trailing newlines cut) into out. 0 when it ran and exited 0, else -1. */
+static int guest_read(const tb_vm_spec *s, const tb_vm_state *st, const char *cmd, char *out,
+                      size_t len)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/ssh-read.out", st->paths.dir);
+    char *words[] = {(char *)cmd, NULL};
+    char **argv = tb_vm_ssh_argv(st, words);
+    out[0] = 0;
+    if (!argv)
+        return -1;
+    tb_proc_opts o = {.argv = argv, .stdout_path = path};
+    tb_proc_result r;
+    tb_err e;
+    int rc = tb_proc_run(&o, 60000, s->stop, &r, &e);
+    tb_vm_argv_free(argv);
+    tb_buf b = {0};
+    if (rc == 0 && tb_file_read(path, len, &b, &e) == 0 && b.p) {
+        size_t n = b.len < len ? b.len : len - 1;
+        while (n && (b.p[n - 1] == '\n' || b.p[n - 1] == '\r'))
+            n--;
+        memcpy(out, b.p, n);
+        out[n] = 0;
+    }
+    tb_buf_clear(&b);
+    unlink(path);
+    return rc == 0 && r.exit_code == 0 && !r.timed_out && !r.cancelled ? 0 : -1;
+}
+
+/* regular-swiotlb: the guest's /proc/cmdline must carry the parameter asked for (the
+   same slab count, force). With "seed-reboot" the first login may come before the
+   seed's reboot: logins are retried until the second boot's proves it, the seed says
+   it failed, or the boot timeout passes; boot_ns is then the time to that login. */
+static int check_swiotlb(const tb_vm_spec *s, tb_vm_state *st, uint64_t t0, tb_err *err)
+{
+    if (!s->swiotlb)
+        return 0;
+    uint64_t want = tb_vm_swiotlb_pool(s) / TB_VM_SWIOTLB_SLAB,
+             deadline = t0 + (uint64_t)s->boot_timeout_s * 1000 * MS;
+    int reboot = !strcmp(st->swiotlb_how, "seed-reboot");
+    char status[400] = "";
+    for (;;) {
+        if (s->stop && *s->stop)
+            return tb_errf(err, "interrupted while waiting for the guest to boot with %s",
+                           st->swiotlb_param);
+        unsigned long long nslabs = 0;
+        tb_err ke;
+        /* across the seed's reboot, as during a first boot (try_login): the host key is
+           pinned again by the login that proves the parameter */
+        if (reboot && tb_file_write_atomic_mode(st->paths.known_hosts, "", 0, 0600, &ke) < 0)
+            return tb_errf(err, "%s", ke.msg);
+        if (guest_read(s, st, "cat /proc/cmdline", st->guest_cmdline, sizeof st->guest_cmdline) ==
+                0 &&
+            tb_env_parse_swiotlb_cmdline(st->guest_cmdline, &nslabs) && nslabs == want) {
+            if (reboot)
+                st->boot_ns = tb_mono_ns() - t0;
+            return 0;
+        }
+        if (reboot && st->guest_cmdline[0])
+            guest_read(s, st, "cat " TB_VM_SEED_PARAM_STATUS, status, sizeof status);
+        if (!reboot || !strncmp(status, "failed:", 7) || tb_mono_ns() >= deadline ||
+            !tb_vm_alive(st))
+            return tb_errf(err,
+                           "regular-swiotlb: the guest runs without %s (its /proc/cmdline: "
+                           "'%s'%s%s): its I/O would not take the bounce path, so it is not "
+                           "measured as if it did",
+                           st->swiotlb_param,
+                           st->guest_cmdline[0] ? st->guest_cmdline : "unreadable",
+                           status[0] ? "; the seed's boot-loader step: " : "", status);
+        tb_sleep_ns(2000 * MS);
+    }
+}
+
 /* The boot's phases (vm/boot.h): the probe over a second login, its output kept as
    boot-probe.txt in the run dir. A probe that fails leaves the phases unknown, with
    the reason; the VM has booted either way. */
@@ -510,7 +590,11 @@ static void probe_boot(const tb_vm_spec *s, tb_vm_state *st, uint64_t t0)
     tb_vm_boot_phases ph;
     tb_vm_boot_phases_make(st->boot_ns, end, &g, &ph);
     memcpy(st->boot_phase_ns, ph.ns, sizeof ph.ns);
-    snprintf(st->boot_note, sizeof st->boot_note, "%s", ph.note);
+    snprintf(st->boot_note, sizeof st->boot_note, "%s%s", ph.note,
+             strcmp(st->swiotlb_how, "seed-reboot") || ph.ns[TB_VM_BOOT_FIRMWARE] < 0
+                 ? ""
+                 : "; two boots (the seed's reboot for swiotlb): the firmware phase holds the "
+                   "first boot and the reboot");
 }
 
 int tb_vm_start(const tb_vm_spec *spec, const tb_vm_plan *plan, const char *base, tb_vm_state *st,
@@ -566,6 +650,10 @@ int tb_vm_start(const tb_vm_spec *spec, const tb_vm_plan *plan, const char *base
     snprintf(st->qemu_sha256, sizeof st->qemu_sha256, "%s", plan->qemu_sha256);
     snprintf(st->firmware, sizeof st->firmware, "%s", plan->firmware);
     snprintf(st->firmware_sha256, sizeof st->firmware_sha256, "%s", plan->firmware_sha256);
+    tb_vm_swiotlb_param(&s, st->swiotlb_param, sizeof st->swiotlb_param);
+    snprintf(st->swiotlb_how, sizeof st->swiotlb_how, "%s",
+             tb_vm_swiotlb_how(&s) ? tb_vm_swiotlb_how(&s) : "");
+    st->swiotlb_pool = tb_vm_swiotlb_pool(&s);
     tb_utc_iso8601((int64_t)(tb_wall_ns() / 1000000000ull), st->started_at, sizeof st->started_at);
 
     int setup_s = s.boot_timeout_s > 120 ? s.boot_timeout_s : 120;
@@ -580,9 +668,9 @@ int tb_vm_start(const tb_vm_spec *spec, const tb_vm_plan *plan, const char *base
         goto fail;
     if (s.npin && pin_vcpus(&s, st, err) < 0)
         goto fail;
-    if (wait_ssh(&s, st, t0, err) < 0)
+    if (wait_ssh(&s, st, t0, err) < 0 || check_swiotlb(&s, st, t0, err) < 0)
         goto fail;
-    probe_boot(&s, st, t0);
+    probe_boot(&s, st, t0); /* after the seed's reboot, of the boot that is measured */
     if (tb_vm_state_save(st, err) < 0)
         goto fail;
     return 0;

@@ -114,7 +114,48 @@ typedef struct tb_vm_spec {
     /* NULL, or a caller's flag (a signal handler sets it): once *stop is non-zero a
        tb_vm_start in progress gives up like any failed start (QEMU killed). */
     const volatile sig_atomic_t *stop;
+    /* Forced bounce buffering (kind regular only: "regular-swiotlb"): 0 none; else the
+       guest boots with swiotlb=<nslabs>,force, a pool of this many bytes (rounded up to
+       whole 128-slab segments of 2 KiB slabs); TB_VM_SWIOTLB_AUTO: the pool a TD or SEV
+       guest of this memory size gets (tb_vm_swiotlb_pool). */
+    uint64_t swiotlb;
 } tb_vm_spec;
+
+/* ---- forced bounce buffering (regular-swiotlb) ----
+ *
+ * Every virtio device on the line has iommu_platform=on for every kind (cmdline.c), so
+ * a regular VM's virtio drivers already go through the DMA API; what makes a regular
+ * VM's I/O take the bounce path a TD's or SNP guest's takes is the guest kernel
+ * parameter swiotlb=<nslabs>,force (Documentation/admin-guide/kernel-parameters.txt:
+ * "swiotlb= [ARM,PPC,MIPS,X86,S390,EARLY] Format: { <int> [,<int>] | force | noforce
+ * }"; the first number is the pool in slabs of 2 KiB, IO_TLB_SHIFT 11, rounded up to
+ * IO_TLB_SEGSIZE 128). A TD's or SEV guest's kernel sizes its pool to 6 % of its
+ * memory, clamped to [64 MiB, 1 GiB] (arch/x86/mm/mem_encrypt.c
+ * mem_encrypt_setup_arch), so that is the default pool here. With --kernel the
+ * parameter is appended to -append ("append"); with an image booted by its own boot
+ * loader the seed's user-data sets it in the boot loader's configuration and reboots
+ * once ("seed-reboot"). Either way tb_vm_start reads the guest's /proc/cmdline and
+ * fails unless it carries the parameter. */
+#define TB_VM_SWIOTLB_AUTO UINT64_MAX
+#define TB_VM_SWIOTLB_SLAB 2048u   /* bytes (IO_TLB_SIZE) */
+#define TB_VM_SWIOTLB_SEGSIZE 128u /* slabs (IO_TLB_SEGSIZE) */
+/* The pool of spec s in bytes (its nslabs * 2 KiB); 0 when s forces none. */
+uint64_t tb_vm_swiotlb_pool(const tb_vm_spec *s);
+/* The pool a TD / SEV guest of memory bytes gets: 6 %, clamped to [64 MiB, 1 GiB]. */
+uint64_t tb_vm_swiotlb_cvm_pool(uint64_t memory);
+/* Slabs for a pool of bytes: whole 2 KiB slabs, rounded up to 128-slab segments. */
+uint64_t tb_vm_swiotlb_nslabs(uint64_t bytes);
+/* "swiotlb=32768,force" for s into out ("" when s forces none). */
+void tb_vm_swiotlb_param(const tb_vm_spec *s, char *out, size_t len);
+/* How s's guest gets the parameter: "append" (--kernel), "seed-reboot" (an image and
+   the seed), NULL (none forced). */
+const char *tb_vm_swiotlb_how(const tb_vm_spec *s);
+/* A kind as the user writes it: "regular", "tdx", "snp", "regular-swiotlb" or
+   "regular-swiotlb:SIZE" (SIZE as tb_vm_parse_size: 256M). *swiotlb: 0, the size, or
+   TB_VM_SWIOTLB_AUTO. 0, or -1 with err. */
+int tb_vm_kind_parse_ext(const char *s, tb_vm_kind *kind, uint64_t *swiotlb, tb_err *err);
+/* "regular-swiotlb" when s forces bounce buffering, else tb_vm_kind_name. */
+const char *tb_vm_spec_kind_label(const tb_vm_spec *s);
 
 void tb_vm_spec_init(tb_vm_spec *s);
 /* 1 when name is a valid VM name (it is also a directory name under the run dir). */
@@ -278,6 +319,7 @@ typedef struct tb_vm_opt {
     int nprops;
     const char *reason; /* for flags without value, or for the option as a whole */
     int tee;            /* 1: the whole option exists only for the TEE kind */
+    char sep;           /* joins the properties: 0 is ',' (QemuOpts); ' ' for -append */
 } tb_vm_opt;
 typedef struct tb_vm_cmd {
     char *qemu; /* argv[0] (owned) */
@@ -318,11 +360,17 @@ typedef struct tb_vm_state {
     /* boot_ns's phases (vm/boot.h; -1: unknown; all -1 in a vm.json without them) and
        how they were split */
     int64_t boot_phase_ns[TB_VM_BOOT_NPHASES];
-    char boot_note[240];
+    char boot_note[400];
     char **argv;         /* QEMU's argv (owned, NULL-terminated) or NULL */
     /* what ran, for a result's environment facts ("" when unknown; optional in vm.json) */
     char qemu_path[1024], qemu_version[200], qemu_sha256[65];
     char firmware[1024], firmware_sha256[65]; /* firmware "": QEMU's own BIOS */
+    /* forced bounce buffering (optional in vm.json): the parameter asked for ("" none),
+       how it was set ("append" | "seed-reboot"), the pool in bytes, and the guest's
+       /proc/cmdline read once it booted (the proof) */
+    char swiotlb_param[64], swiotlb_how[16];
+    uint64_t swiotlb_pool;
+    char guest_cmdline[1024];
 } tb_vm_state;
 
 void tb_vm_state_free(tb_vm_state *st);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "workloads/internal.h"
 #include "workloads/workload.h"
 
 static int lower(int c)

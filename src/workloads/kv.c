@@ -21,6 +21,7 @@
  * request as redis-benchmark measures it: with pipelining, from its batch's send).
  * Invariants: the suite's samples come from the run's document through doc_read, the
  * reader `results import` uses; nothing here prints. */
+#include "workloads/internal.h"
 #include "workloads/kv.h"
 
 #include <arpa/inet.h>

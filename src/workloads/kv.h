@@ -73,15 +73,6 @@ typedef struct tb_wl_kv_target {
 int tb_wl_kv_bench(const tb_wl_kv_params *p, const tb_wl_kv_target *t, tb_wl_sink *sink,
                    json_t **run, tb_err *err);
 
-/* redis-benchmark --csv output (redis 7: a header "test","rps","avg_latency_ms",
-   "min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
-   and a row per test, SET and GET only; lines not starting with '"' are skipped) as one run of the
-   document: {"transport", "tests": [{"test": "SET", "rps", "avg_ms", "min_ms", "p50_ms",
-   "p95_ms", "p99_ms", "max_ms"}, ...]}, SET and GET both there. 0 and *run (caller
-   decrefs), or -1 with err naming what is wrong. */
-int tb_wl_kv_parse_csv(const char *text, size_t len, const char *transport, json_t **run,
-                       tb_err *err);
-
 /* The teebench-kv/1 document's members (cli/json puts the envelope around them): the
    versions (redis_server: NULL for one elsewhere), the options and runs (an array of
    tb_wl_kv_parse_csv's runs, each with "server": consumed). NULL when out of memory. */

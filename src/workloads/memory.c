@@ -13,6 +13,7 @@
  * Memory is taken per step and given back before the step returns. Nothing asks
  * for more than half of MemAvailable: arrays shrink (a warning says so) and a
  * working set or region that does not fit is left out with the reason. */
+#include "workloads/internal.h"
 #include "workloads/memory.h"
 
 #include <ctype.h>

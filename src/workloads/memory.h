@@ -37,18 +37,8 @@ typedef struct tb_wl_memory_params {
 
 extern const tb_workload tb_wl_memory;
 
-/* "bandwidth", "latency", "first-touch" (the steps' targets); NULL out of range. */
-const char *tb_wl_memory_part_name(tb_wl_memory_part part);
-
-/* A size as the parameters take it: "4096", "4k", "64K", "64KiB", "1m", "1g", "1GiB"
-   (binary units). 0 and *out (> 0), or -1 with err naming key. */
-int tb_wl_memory_size_parse(const char *key, const char *v, uint64_t *out, tb_err *err);
 /* The name of a size in metric names and texts: "4k", "1m", "1g", "1536k", "100" (bytes). */
 void tb_wl_memory_size_name(uint64_t bytes, char *out, size_t n);
-
-/* The bandwidth arrays' size a plan gives on this machine: array_bytes, or for auto 4 x
-   llc (at least 64 MiB; llc 0 -- unknown -- gives 256 MiB). */
-uint64_t tb_wl_memory_array_auto(const tb_wl_memory_params *p, uint64_t llc);
 
 /* A new teebench-memory/1 body (cli/json puts the envelope around it) with the run's
    options and the machine's facts (last-level cache, THP mode), NULL when out of memory.

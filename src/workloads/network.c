@@ -19,6 +19,7 @@
  *
  * A missing iperf3 makes the TCP and UDP steps skipped with the package to install;
  * the round trips need nothing but teebench. */
+#include "workloads/internal.h"
 #include "workloads/network.h"
 
 #include <errno.h>
@@ -415,12 +416,31 @@ static int iperf3_read(const json_t *d, tb_wl_iperf3 *out, tb_err *err)
     return 0;
 }
 
+/* Where iperf3's document begins in text: the first line that opens with "{". iperf3
+   3.12 writes a warning line first when a UDP datagram is larger than the path's TCP
+   MSS ("warning: UDP block size 1472 exceeds TCP MSS 1448, may result in fragmentation
+   / drops": -l 1472 over any Ethernet path, never over loopback). 0 when there is none
+   (the whole text is then parsed, for its error). */
+static size_t doc_start(const char *text, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '{' && (i == 0 || text[i - 1] == '\n'))
+            return i;
+        const char *nl = memchr(text + i, '\n', len - i);
+        if (!nl)
+            break;
+        i = (size_t)(nl - text);
+    }
+    return 0;
+}
+
 int tb_wl_iperf3_parse(const char *text, size_t len, tb_wl_iperf3 *out, tb_err *err)
 {
     memset(out, 0, sizeof *out);
     json_error_t je;
+    size_t at = doc_start(text, len);
     /* not JSON_REJECT_DUPLICATES: iperf3 3.12 writes "sock_bufsize" twice in "start" */
-    json_t *d = json_loadb(text, len, 0, &je);
+    json_t *d = json_loadb(text + at, len - at, 0, &je);
     if (!d)
         return tb_errf(err, "iperf3 --json: not JSON (line %d: %.120s)", je.line, je.text);
     int rc = json_is_object(d) ? iperf3_read(d, out, err)
@@ -609,9 +629,17 @@ int tb_wl_net_server_start(const char *addr, int port, int procs, const char *ip
         return tb_errf(err, "%d iperf3 servers (0..%d)", procs, TB_WL_NET_MAX_PROCS);
     if (procs && tb_wl_network_have_iperf3(iperf3_bin, err) < 0)
         return -1;
+    /* No port given: a base in [20000, 32000), below Linux's ephemeral range (32768 on),
+       so that the ports after it are not taken by other programs' outgoing connections
+       (a kernel-picked base is in that range, and a busy machine often holds the next
+       one); another base when one is taken. */
     int rc = -1;
-    for (int attempt = 0; attempt < (port ? 1 : 5) && rc < 0; attempt++)
-        rc = server_try(addr, port, procs, iperf3_bin, log_dir, s, err);
+    uint64_t r = tb_mono_ns() ^ ((uint64_t)getpid() << 20);
+    for (int attempt = 0; attempt < (port ? 1 : 20) && rc < 0; attempt++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        int base = port ? port : 20000 + (int)((r >> 33) % 12000);
+        rc = server_try(addr, base, procs, iperf3_bin, log_dir, s, err);
+    }
     return rc;
 }
 
@@ -1046,7 +1074,7 @@ int tb_wl_net_local_stop(tb_wl_net_local *l, tb_err *err)
 {
     if (!l)
         return 0;
-    l->stop = 1;
+    __atomic_store_n(&l->stop, 1, __ATOMIC_RELAXED); /* the serving thread reads it */
     pthread_join(l->th, NULL);
     int rc = 0;
     if (l->err.msg[0])

@@ -23,7 +23,12 @@
 #define TB_WL_NET_MAX_PROCS 16  /* iperf3 processes (and servers) at most */
 
 /* The tests, in the order a round runs them. */
-typedef enum tb_wl_net_test { TB_WL_NET_TCP = 0, TB_WL_NET_UDP, TB_WL_NET_RTT, TB_WL_NET_TESTS } tb_wl_net_test;
+typedef enum tb_wl_net_test {
+    TB_WL_NET_TCP = 0,
+    TB_WL_NET_UDP,
+    TB_WL_NET_RTT,
+    TB_WL_NET_TESTS
+} tb_wl_net_test;
 
 typedef struct tb_wl_network_params {
     int test[TB_WL_NET_TESTS]; /* "tests": which run */
@@ -57,32 +62,18 @@ typedef struct tb_wl_iperf3 {
     double cpu_host, cpu_remote; /* end.cpu_utilization_percent: host_total, remote_total */
 } tb_wl_iperf3;
 
-/* Reads iperf3's --json output (len bytes, untrusted). iperf3 3.12 exits 0 with a
-   document whose "error" says why it failed: that is an error here, with its text. The
-   receiver's figures are end.sum_received (UDP: end.sum when an older iperf3 has no
-   sum_received). 0 and *out, or -1 with err naming the member. */
-int tb_wl_iperf3_parse(const char *text, size_t len, tb_wl_iperf3 *out, tb_err *err);
-
-/* "iperf 3.12 (cJSON 1.7.15)" (`iperf3 --version`'s first line) -> major, minor; 0, or -1. */
-int tb_wl_iperf3_version_parse(const char *text, int *major, int *minor);
 /* Runs `bin --version` (its output in dir_fd's "iperf3-version.txt"): "3.12" into out and
    whether it runs streams in threads. 0, or -1 (out "": unknown). */
-int tb_wl_network_iperf3_version(const char *bin, int dir_fd, const char *dir, char *out,
-                                 size_t n, int *threaded);
-/* iperf3 runs each stream in a thread of its own from 3.16 on; before, one process is one
-   thread whatever -P says. */
-int tb_wl_iperf3_threaded(int major, int minor);
+int tb_wl_network_iperf3_version(const char *bin, int dir_fd, const char *dir, char *out, size_t n,
+                                 int *threaded);
 
-/* The iperf3 processes that carry N streams: 1 for a threaded iperf3; else procs (or,
-   when 0, ncpu), at most N and TB_WL_NET_MAX_PROCS. */
-int tb_wl_network_procs(const tb_wl_network_params *p, int streams, int ncpu, int threaded);
 /* The iperf3 servers a plan's runs need: the most any of its TCP runs uses; 1 for UDP. */
 int tb_wl_network_server_procs(const tb_wl_network_params *p, int ncpu, int threaded);
 
 /* ---- the server side (`teebench network serve`) ---- */
 
 typedef struct tb_wl_net_server {
-    tb_echo_server echo; /* TCP and UDP on port */
+    tb_echo_server echo;                /* TCP and UDP on port */
     tb_proc iperf[TB_WL_NET_MAX_PROCS]; /* `iperf3 -s` on port + 1 + i */
     int n_iperf;
     int port;
@@ -112,9 +103,6 @@ tb_wl_net_local *tb_wl_net_local_start(int procs, const char *iperf3_bin, const 
 const tb_wl_net_server *tb_wl_net_local_server(const tb_wl_net_local *l);
 /* Stops and frees l (NULL: nothing); -1 with err when the serving thread had failed. */
 int tb_wl_net_local_stop(tb_wl_net_local *l, tb_err *err);
-
-/* 1 when /proc/net/tcp's (or tcp6's) text has a socket in LISTEN on port, else 0. Pure. */
-int tb_wl_network_listening(const char *proc_net_tcp, int port);
 
 /* ---- the runs ---- */
 

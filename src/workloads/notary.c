@@ -20,6 +20,7 @@
 
 #include "base/curl.h"
 #include "base/linkage.h"
+#include "base/tee.h"
 #include "bench/run.h"
 #include "stats/summary.h"
 #include "workloads/attest.h"
@@ -348,8 +349,8 @@ typedef struct notary_state {
     const tb_wl_notary_params *n;
     const tb_wl_attest_params *a; /* attest.kds: the KDS of a real SEV-SNP notary's reports */
     const tb_wl_env *env;
-    tb_wl_sink *sink;   /* the current call's */
-    char notary_tee[8]; /* "sim", "sim-snp", "tdx" or "snp" */
+    tb_wl_sink *sink;  /* the current call's */
+    tb_tee notary_tee; /* sim, sim-snp, tdx or snp */
 } notary_state;
 
 /* The final attempt of every run (the harness reports each attempt). */
@@ -409,7 +410,8 @@ const char *tb_wl_notary_tee(const char *setting, const char *env_tee)
 {
     if (strcmp(setting, "auto"))
         return setting;
-    return !strcmp(env_tee, "tdx") || !strcmp(env_tee, "snp") ? env_tee : "sim";
+    tb_tee guest = tb_tee_guest(env_tee);
+    return tb_tee_name(guest != TB_TEE_NONE ? guest : TB_TEE_SIM);
 }
 
 static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb_err *err)
@@ -439,12 +441,12 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
     bc.target_port = fx->port;
     bc.start_notary = 1;
     bc.notary_port = 0;
-    snprintf(bc.notary_tee, sizeof bc.notary_tee, "%s", c->notary_tee);
+    snprintf(bc.notary_tee, sizeof bc.notary_tee, "%s", tb_tee_name(c->notary_tee));
     bc.run_timeout_s = n->run_timeout_s;
     bc.retries = n->retries;
-    if (!strcmp(c->notary_tee, "tdx"))
+    if (c->notary_tee == TB_TEE_TDX)
         snprintf(bc.pccs_url, sizeof bc.pccs_url, "%s", n->pccs);
-    if (!strcmp(c->notary_tee, "snp"))
+    if (c->notary_tee == TB_TEE_SNP)
         snprintf(bc.kds_url, sizeof bc.kds_url, "%s", c->a->kds);
     if (tb_wl_path(c->sink, "notary", bc.out_root, sizeof bc.out_root, err) < 0)
         return TB_WL_FAILED;
@@ -460,9 +462,9 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
         st = TB_WL_FAILED;
     } else {
         tb_err e;
-        int sim = tb_bench_tee_simulated(c->notary_tee);
+        int sim = tb_tee_simulated(c->notary_tee);
         tb_wl_notary_rows_opts ro = {.simulated = sim,
-                                     .tag = !sim || !strcmp(c->notary_tee, "sim")
+                                     .tag = !sim || c->notary_tee == TB_TEE_SIM
                                                 ? " (SIMULATED TEE)"
                                                 : " (SIMULATED SEV-SNP TEE)",
                                      .overheads = !oc.interrupted};
@@ -493,8 +495,10 @@ static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, voi
     c->a = tb_wl_env_params(env, &tb_wl_attest);
     c->env = env;
     c->sink = sink;
-    snprintf(c->notary_tee, sizeof c->notary_tee, "%s", tb_wl_notary_tee(c->n->tee, env->tee));
-    tb_wl_fact(sink, "notary_tee", json_string(c->notary_tee));
+    /* the parameter is one of its choices (auto|sim|sim-snp|tdx|snp) */
+    if (tb_tee_parse(tb_wl_notary_tee(c->n->tee, env->tee), &c->notary_tee) < 0)
+        return tb_errf(err, "tee: '%s' is not auto, sim, sim-snp, tdx or snp", c->n->tee);
+    tb_wl_fact(sink, "notary_tee", json_string(tb_tee_name(c->notary_tee)));
     return 0;
 }
 

@@ -4,6 +4,7 @@
  * Metrics: probe.<name>.ns, the median time of one operation, one sample per probe
  * and round. A probe this machine cannot run is skipped with the probe's own
  * reason, said once (the first round it happens). */
+#include "workloads/internal.h"
 #include "workloads/probe.h"
 
 #include <stddef.h>

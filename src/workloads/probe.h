@@ -27,7 +27,4 @@ json_t *tb_wl_probe_result_json(const tb_probe_info *p, const tb_probe_result *r
    {"probes": results} (results, an array of tb_wl_probe_result_json, is consumed). */
 json_t *tb_wl_probe_doc(json_t *results);
 
-/* Whether the plan's parameters select the probe called name. */
-int tb_wl_probe_selected(const tb_wl_probe_params *pr, const char *name);
-
 #endif

@@ -5,6 +5,7 @@
  * static const; every row's metric names start with its workload's name and a dot
  * (tb_wl_metric_find goes from the first segment to the workload); no two
  * workloads share a name. */
+#include "workloads/internal.h"
 #include "workloads/workload.h"
 
 #include <stdio.h>
@@ -24,7 +25,7 @@ const tb_workload tb_wl_envfacts = {
 };
 
 static const tb_workload *const workloads[] = {
-    &tb_wl_envfacts, &tb_wl_syscall, &tb_wl_probe, &tb_wl_http,    &tb_wl_attest, &tb_wl_notary,
+    &tb_wl_envfacts, &tb_wl_syscall, &tb_wl_probe, &tb_wl_http,   &tb_wl_attest,  &tb_wl_notary,
     &tb_wl_vm,       &tb_wl_storage, &tb_wl_kv,    &tb_wl_memory, &tb_wl_network, &tb_wl_tlsn,
 };
 

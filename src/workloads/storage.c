@@ -26,6 +26,7 @@
  * Invariants: fio's output is parsed into the run of the teebench-storage/1 document
  * (tb_wl_fio_parse) and the suite's samples come from that document through doc_read,
  * the reader `results import` uses; nothing here prints. */
+#include "workloads/internal.h"
 #include "workloads/storage.h"
 
 #include <errno.h>
@@ -696,8 +697,8 @@ static void word(words *w, const char *fmt, ...)
     w->used += (size_t)k + 1;
 }
 
-int tb_wl_storage_argv(const tb_wl_storage_place *st, unsigned engine, const char *output, char **argv,
-                       size_t n, char *text, size_t tn)
+int tb_wl_storage_argv(const tb_wl_storage_place *st, unsigned engine, const char *output,
+                       char **argv, size_t n, char *text, size_t tn)
 {
     words w = {argv, 0, n, text, 0, tn, 0};
     long long run_ms = llround(st->p.runtime_s * 1000), ramp_ms = llround(st->p.ramp_s * 1000);

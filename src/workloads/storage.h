@@ -26,12 +26,6 @@ typedef struct tb_wl_fio_job {
 #define TB_WL_FIO_JOBS 9
 extern const tb_wl_fio_job tb_wl_fio_jobs[TB_WL_FIO_JOBS];
 
-/* The job called name, or NULL. */
-const tb_wl_fio_job *tb_wl_fio_job_find(const char *name);
-/* Whether job reads, writes (rw=randrw: both). */
-int tb_wl_fio_job_reads(const tb_wl_fio_job *j);
-int tb_wl_fio_job_writes(const tb_wl_fio_job *j);
-
 /* The I/O engines: fio's ioengine= and the metric names' segment. */
 enum { TB_WL_FIO_LIBAIO = 1, TB_WL_FIO_IO_URING = 2 };
 
@@ -79,26 +73,12 @@ int tb_wl_storage_open(tb_wl_storage_place *st, const tb_wl_storage_params *p, t
 /* Removes the file it made (a device is left as it is). */
 void tb_wl_storage_close(tb_wl_storage_place *st);
 
-/* fio's command line for one run of every selected job with engine (one TB_WL_FIO_*
-   bit), its JSON written to output: into argv (at most n - 1 words and a NULL; the words
-   live in text, size tn). 0, or -1 when it does not fit. */
-int tb_wl_storage_argv(const tb_wl_storage_place *st, unsigned engine, const char *output, char **argv,
-                       size_t n, char *text, size_t tn);
-
 /* One run of every selected job with engine: fio in its own process group (an interrupt
    kills it at once), its JSON parsed into *run (tb_wl_fio_parse's; caller decrefs).
    TB_WL_OK, TB_WL_FAILED or TB_WL_SKIPPED (io_uring not available) with err, or
    TB_WL_CANCELLED. */
 int tb_wl_storage_run(tb_wl_storage_place *st, unsigned engine, tb_wl_sink *sink, json_t **run,
                       tb_err *err);
-
-/* fio's --output-format=json output (text, len: anything before the first line that
-   starts with '{' -- fio's notes -- is skipped) as one run of the document: {"engine",
-   "fio", "jobs": [{"name", "rw", "bs", "iodepth", "numjobs", ["rwmixread",] "runtime_ms",
-   "read" / "write": {"iops", "bw_bytes", "io_bytes", "clat_us": {"mean", "p50", "p99",
-   "p99.9"}, "lat_us_mean"}}]} -- each job one of the set (its direction or both), none
-   with an error. 0 and *run (caller decrefs), or -1 with err naming what is wrong. */
-int tb_wl_fio_parse(const char *text, size_t len, const char *engine, json_t **run, tb_err *err);
 
 /* The teebench-storage/1 document's members (cli/json puts the envelope around them):
    the fio version, the target (kind, path, filesystem, size_bytes), the options

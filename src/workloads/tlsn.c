@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/file.h"
+#include "base/tee.h"
 #include "bench/run.h"
 #include "stats/summary.h"
 #include "tlsn/session.h"
@@ -303,7 +304,7 @@ int tb_wl_tlsn_rows(const tb_bench_results *rs, const char *phases, int simulate
 typedef struct tlsn_state {
     const tb_wl_tlsn_params *t;
     const tb_wl_env *env;
-    char tee[8];
+    tb_tee tee; /* TB_TEE_TDX or TB_TEE_SIM */
 } tlsn_state;
 
 static void collect(const tb_bench_event *ev, void *ctx)
@@ -347,7 +348,7 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
     snprintf(bc.fixture_ca, sizeof bc.fixture_ca, "%s", fx->ca);
     snprintf(bc.target_host, sizeof bc.target_host, "127.0.0.1");
     bc.target_port = fx->port;
-    snprintf(bc.notary_tee, sizeof bc.notary_tee, "%s", c->tee);
+    snprintf(bc.notary_tee, sizeof bc.notary_tee, "%s", tb_tee_name(c->tee));
     bc.run_timeout_s = t->run_timeout_s;
     snprintf(bc.extra_csv, sizeof bc.extra_csv, "phases.csv");
     snprintf(bc.extra_keys, sizeof bc.extra_keys,
@@ -359,7 +360,7 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
     int w2 = snprintf(bc.client_cmd, sizeof bc.client_cmd,
                       "exec '%s' tlsn session --env --verbose --threads %d --tee %s --wasm '%s' "
                       "--chromium '%s'",
-                      c->env->exe, t->threads, c->tee, wasm, chromium);
+                      c->env->exe, t->threads, tb_tee_name(c->tee), wasm, chromium);
     if (w2 < 0 || (size_t)w2 >= sizeof bc.client_cmd || strchr(c->env->exe, '\'') ||
         strchr(wasm, '\'') || strchr(chromium, '\''))
         return tb_errf(err, "the session's command line: a path with a quote or too long"),
@@ -384,7 +385,7 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
         snprintf(path, sizeof path, "%s/phases.csv", oc.run_dir);
         tb_err e;
         int have = tb_file_read(path, 16u << 20, &ph, &e) == 0;
-        if (tb_wl_tlsn_rows(&rows, have ? (const char *)ph.p : NULL, !strcmp(c->tee, "sim"), sink,
+        if (tb_wl_tlsn_rows(&rows, have ? (const char *)ph.p : NULL, tb_tee_simulated(c->tee), sink,
                             &e) < 0) {
             *err = e;
             st = TB_WL_FAILED;
@@ -410,11 +411,11 @@ static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, voi
     *state = c;
     c->t = params;
     c->env = env;
-    const char *tee = c->t->tee;
-    if (!strcmp(tee, "auto"))
-        tee = !strcmp(env->tee, "tdx") ? "tdx" : "sim";
-    snprintf(c->tee, sizeof c->tee, "%s", tee);
-    tb_wl_fact(sink, "tlsn_tee", json_string(c->tee));
+    /* the parameter is one of its choices (auto|sim|tdx): auto is tdx in a TD, else sim */
+    c->tee = tb_tee_guest(env->tee) == TB_TEE_TDX ? TB_TEE_TDX : TB_TEE_SIM;
+    if (strcmp(c->t->tee, "auto") && tb_tee_parse(c->t->tee, &c->tee) < 0)
+        return tb_errf(err, "tee: '%s' is not auto, sim or tdx", c->t->tee);
+    tb_wl_fact(sink, "tlsn_tee", json_string(tb_tee_name(c->tee)));
     tb_wl_version(sink, "tlsn-wasm", TB_TLSN_WASM_VERSION);
     return 0;
 }

@@ -402,16 +402,12 @@ typedef struct tb_wl_match {
 
 /* 1 and *out when a table has name (a segment for "*" is at most 127 bytes), else 0. */
 int tb_wl_metric_find(const char *name, tb_wl_match *out);
-/* The same in w's table alone (w need not be in the registry: tests' own tables). */
-int tb_wl_metric_match(const tb_workload *w, const char *name, tb_wl_match *out);
 
 /* ---- families (family.c) ---- */
 
 /* The sweep of a matched metric: its family and the setting's value (*x), or NULL when
    the metric is in no sweep of its workload (or its segment reads as none). */
 const tb_wl_family *tb_wl_sweep_of(const tb_wl_match *m, double *x);
-/* A sweep segment ("ws_64kib") of family f as the setting's value: 0 and *x, or -1. */
-int tb_wl_sweep_value(const tb_wl_family *f, const char *part, double *x);
 /* The phases a matched metric is one of: the family and the phase's position (*index),
    or NULL. */
 const tb_wl_family *tb_wl_phase_of(const tb_wl_match *m, size_t *index);

@@ -17,7 +17,7 @@ RUN=$WORK/run
 desc=(--kernel /guest/vmlinuz --initrd /guest/initrd.img --append quiet --cpus 4 --memory 16G
       --pin 2-5 --ssh-port 10022 --accel kvm --vsock on --cbitpos 51 --dir "$RUN"
       --from "$HOST" --dry-run)
-for kind in regular tdx snp; do
+for kind in regular tdx snp regular-swiotlb; do
   "$TB" vm start vm1 --kind "$kind" "${desc[@]}" --why >"$WORK/$kind.raw" 2>"$WORK/$kind.err" ||
     fail "--dry-run --kind $kind failed: $(cat "$WORK/$kind.err")"
   [ ! -s "$WORK/$kind.err" ] || fail "--dry-run --kind $kind printed notes: $(cat "$WORK/$kind.err")"
@@ -30,7 +30,30 @@ for kind in regular tdx snp; do
   bash -n "$WORK/$kind.cmd" || fail "--kind $kind: the printed command line is not valid shell"
 done
 [ ! -e "$RUN" ] || fail "--dry-run created $RUN"
-pass "golden command lines of regular, tdx and snp"
+pass "golden command lines of regular, tdx, snp and regular-swiotlb"
+
+# regular-swiotlb differs from regular in the kernel command line only: swiotlb=<slabs>,force
+# with the pool a TD of 16 GiB gets (6 % = 983 MiB, within [64 MiB, 1 GiB]: 503424 slabs of
+# 2 KiB, whole 128-slab segments); every virtio device has iommu_platform=on in both.
+diff <(sed '/^$/,$d' "$WORK/regular.txt") <(sed '/^$/,$d' "$WORK/regular-swiotlb.txt") >"$WORK/d.sw" || true
+cat >"$WORK/want.sw" <<'EOF'
+15c15
+<   -append 'console=ttyS0 quiet' \
+---
+>   -append 'console=ttyS0 quiet swiotlb=503424,force' \
+EOF
+diff -u "$WORK/want.sw" "$WORK/d.sw" || fail "regular and regular-swiotlb differ in more than swiotlb=force"
+grep -q '^-append swiotlb=503424,force: regular-swiotlb: .*mem_encrypt.c' "$WORK/regular-swiotlb.txt" ||
+  fail "regular-swiotlb: the parameter lacks its reason"
+"$TB" vm start vm1 --kind regular-swiotlb:256M "${desc[@]}" >"$WORK/sw256" 2>&1 || fail "regular-swiotlb:256M: $(cat "$WORK/sw256")"
+grep -q "swiotlb=131072,force" "$WORK/sw256" || fail "regular-swiotlb:256M is not 131072 slabs"
+code=0; "$TB" vm start vm1 --kind regular-swiotlb:1K "${desc[@]}" >"$WORK/out" 2>"$WORK/err" || code=$?
+[ $code = 2 ] && grep -q "regular-swiotlb:1024B: the bounce-buffer pool must be 1M .. half" "$WORK/err" ||
+  fail "a pool below 1 MiB: $code $(cat "$WORK/err")"
+code=0; "$TB" vm start vm1 --kind regular-swiotlb:9G "${desc[@]}" >"$WORK/out" 2>"$WORK/err" || code=$?
+[ $code = 2 ] && grep -q "regular-swiotlb:9G: the bounce-buffer pool must be 1M .. half" "$WORK/err" ||
+  fail "a pool above half the memory: $code $(cat "$WORK/err")"
+pass "regular-swiotlb: the regular line plus swiotlb=force (default pool: a TD's; :SIZE to choose)"
 
 # The kinds differ in the TEE's options only: one -machine property and one -object.
 diff <(sed '/^$/,$d' "$WORK/regular.txt") <(sed '/^$/,$d' "$WORK/tdx.txt") >"$WORK/d.tdx" || true

@@ -4,6 +4,7 @@ JSON form of src/record/record.h) for tests and benchmarks of `teebench report`.
 
     make_results.py DIR [--envs host,vm,tdx-guest] [--simulated tdx-guest]
                         [--extra-metrics N] [--samples N] [--seed S] [--boot]
+                        [--vm-kinds none,regular,regular-swiotlb,tdx] [--io]
 
 One file per environment, DIR/<n>.json (n = position), with the agreed metric names:
 http.nginx.rps / .transfer / .latency.pNN / .latency_u.pNN, syscall.c1|cn.index,
@@ -12,7 +13,13 @@ than the one before it by a fixed factor, so ratios and verdicts are predictable
 --extra-metrics adds that many more metrics (http targets t0, t1, ... and vm.misc.*)
 to reach a size (the speed benchmark uses 5 x 200). --boot adds a VM's boot: vm.boot.s
 and its phases vm.boot.firmware|kernel|userspace|ssh.s (a phases family of the vm
-workload's table), a TD's firmware and kernel slower. Deterministic for a seed.
+workload's table), a TD's firmware and kernel slower. --vm-kinds gives each environment
+(in --envs order) the extra.vm a VM teebench started carries: its kind, and swiotlb
+forced for "regular-swiotlb" ("none": no extra.vm). --io adds I/O metrics (storage.libaio.*
+and kv.plain.*) whose cost follows the kind -- VM 1, VM+bounce 1.3, TD 1.6 (IOPS divided,
+latency multiplied: the bounce path explains 50 % of a TD's extra latency and 61.5 % of
+its lost IOPS) -- and kv.plain.set.latency.p50 equal everywhere (no extra cost to split).
+Deterministic for a seed.
 """
 import argparse
 import json
@@ -69,7 +76,25 @@ BOOT_PHASES = [("firmware", 2.1, 1.6), ("kernel", 1.4, 2.4), ("userspace", 3.2, 
                ("ssh", 0.8, 1.05)]
 
 
-def record(label, i, simulated, extra, n, rng, boot=False):
+IO_COST = {"none": 0.9, "regular": 1.0, "regular-swiotlb": 1.3, "tdx": 1.6, "snp": 1.6}
+
+
+def io_metrics(kind, n, rng):
+    c = IO_COST.get(kind, 1.0)
+    ms = []
+    for job, iops in (("lat-randread", 9000.0), ("iops-randwrite", 52000.0)):
+        ms.append(metric("storage.libaio.%s.iops" % job, "IOPS", "higher", "storage",
+                         samples(rng, iops / c, n, 0.005)))
+        ms.append(metric("storage.libaio.%s.clat.p50" % job, "us", "lower", "storage",
+                         samples(rng, 100.0 * c, n, 0.005)))
+    ms.append(metric("kv.plain.get.rps", "req/s", "higher", "key-value",
+                     samples(rng, 120000.0 / c, n, 0.005)))
+    ms.append(metric("kv.plain.set.latency.p50", "ms", "lower", "key-value",
+                     samples(random.Random(7), 0.25, n, 0.005)))  # the same in every env
+    return ms
+
+
+def record(label, i, simulated, extra, n, rng, boot=False, vm_kind="none", io=False):
     slow = [1.0, 1.18, 4.65, 1.4, 2.2][i % 5] * (1 + 0.07 * (i // 5))
     ms = []
     ms.append(metric("http.nginx.rps", "req/s", "higher", "http", samples(rng, 162588 / slow, n)))
@@ -120,6 +145,8 @@ def record(label, i, simulated, extra, n, rng, boot=False):
             whole = [a + b for a, b in zip(whole, v)]
             ms.append(metric("vm.boot.%s.s" % name, "s", "lower", "vm", v))
         ms.append(metric("vm.boot.s", "s", "lower", "vm", [round(w + 0.05, 6) for w in whole]))
+    if io:
+        ms.extend(io_metrics(vm_kind, n, rng))
     # more metrics to reach a size: further http targets, then vm.misc.*
     t = 0
     while extra > 0:
@@ -149,7 +176,11 @@ def record(label, i, simulated, extra, n, rng, boot=False):
                      "teebench syscall --duration 10 --passes 10",
                      "teebench probe --json", "teebench bench notary --iterations 25"],
         "versions": {"nginx": "1.22.1", "openssl": "3.0.15", "kernel": "6.8.0-%d" % (40 + i)},
-        "extra": {"source": "tests/tools/make_results.py"},
+        "extra": dict({"source": "tests/tools/make_results.py"},
+                      **({} if vm_kind == "none" else {"vm": {
+                          "name": label, "kind": "tdx" if vm_kind == "tdx" else
+                          "snp" if vm_kind == "snp" else "regular", "accel": "kvm",
+                          "swiotlb": {"forced": vm_kind == "regular-swiotlb"}}})),
         "metrics": ms,
     }
 
@@ -163,12 +194,16 @@ def main():
     ap.add_argument("--samples", type=int, default=10)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--boot", action="store_true")
+    ap.add_argument("--vm-kinds", default="")
+    ap.add_argument("--io", action="store_true")
     a = ap.parse_args()
+    kinds = a.vm_kinds.split(",") if a.vm_kinds else []
     rng = random.Random(a.seed)
     os.makedirs(a.dir, exist_ok=True)
     sims = set(s for s in a.simulated.split(",") if s)
     for i, label in enumerate(a.envs.split(",")):
-        doc = record(label, i, label in sims, a.extra_metrics, a.samples, rng, a.boot)
+        kind = kinds[i] if i < len(kinds) else "none"
+        doc = record(label, i, label in sims, a.extra_metrics, a.samples, rng, a.boot, kind, a.io)
         with open(os.path.join(a.dir, "%d.json" % i), "w") as f:
             json.dump(doc, f, indent=1)
         print(os.path.join(a.dir, "%d.json" % i))

@@ -85,7 +85,7 @@ static void test_sim_state_created_once(void **state)
     tb_attest_quote_opts qo = {.sim_dir = sim, .sim_debug = 1};
     uint8_t *q2;
     size_t n2;
-    assert_int_equal(tb_attest_get_quote(TB_ATTEST_PROVIDER_SIM, rd, &qo, &q2, &n2, &e), 0);
+    assert_int_equal(tb_attest_get_quote(TB_TEE_SIM, rd, &qo, &q2, &n2, &e), 0);
     assert_int_equal(tb_attest_quote_parse(q2, n2, &pq, &e), 0);
     assert_true(tb_attest_quote_is_debug(pq));
     tb_attest_quote_free(pq);

@@ -32,16 +32,16 @@ static void test_tsm_errors(void **state)
     snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s')\"", dir);
     assert_int_equal(system(cmd), 0); /* the entry was removed */
     rm_rf(dir);
-    tb_attest_provider k;
-    assert_int_equal(tb_attest_provider_parse("sim", &k), 0);
-    assert_int_equal(k, TB_ATTEST_PROVIDER_SIM);
-    assert_int_equal(tb_attest_provider_parse("tsm", &k), 0);
-    assert_int_equal(k, TB_ATTEST_PROVIDER_TSM);
-    assert_int_equal(tb_attest_provider_parse("sev", &k), -1);
-    assert_int_equal(tb_attest_provider_parse("snp", &k), 0);
-    assert_int_equal(k, TB_ATTEST_PROVIDER_SNP);
-    assert_int_equal(tb_attest_provider_parse("sim-snp", &k), 0);
-    assert_int_equal(k, TB_ATTEST_PROVIDER_SIM_SNP);
+    tb_tee k; /* the --provider names (base/tee) */
+    assert_int_equal(tb_tee_provider("sim", &k), 0);
+    assert_int_equal(k, TB_TEE_SIM);
+    assert_int_equal(tb_tee_provider("tsm", &k), 0);
+    assert_int_equal(k, TB_TEE_TDX);
+    assert_int_equal(tb_tee_provider("sev", &k), -1);
+    assert_int_equal(tb_tee_provider("snp", &k), 0);
+    assert_int_equal(k, TB_TEE_SNP);
+    assert_int_equal(tb_tee_provider("sim-snp", &k), 0);
+    assert_int_equal(k, TB_TEE_SIM_SNP);
     /* SEV-SNP takes the same path, expecting provider sev_guest */
     assert_int_equal(tb_attest_snp_tsm_report("/nonexistent/tsm/report", rd, &q, &n, &e), -1);
     assert_non_null(strstr(e.msg, "not a SEV-SNP guest"));

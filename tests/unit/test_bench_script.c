@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench/internal.h"
 #include "bench/report.h"
 #include "bench/script.h"
 

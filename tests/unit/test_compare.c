@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "compare/compare.h"
+#include "stats/internal.h"
 #include "stats/rank.h"
 #include "stats/summary.h"
 #include "env_test_util.h"
@@ -1331,6 +1332,146 @@ static void test_tables(void **state)
     tb_record_free(r[1]);
 }
 
+/* ---- the bounce-buffer split ---- */
+
+/* Known medians: VM 100, bounced VM 80, TD 60 (throughput: the TD is slower), so the
+   bounce path explains (80 - 100) / (60 - 100) = 0.5 of the TD's cost; tight samples
+   give a tight interval around it; lower-is-better metrics the same way. */
+static void test_bounce_share_known(void **state)
+{
+    (void)state;
+    double vm[9], bb[9], td[9];
+    for (int i = 0; i < 9; i++) {
+        vm[i] = 100 + (i - 4) * 0.1;
+        bb[i] = 80 + (i - 4) * 0.1;
+        td[i] = 60 + (i - 4) * 0.1;
+    }
+    tb_compare_bounce b;
+    tb_err e;
+    assert_int_equal(tb_compare_bounce_share(vm, 9, bb, 9, td, 9, TB_BETTER_HIGHER, 2000,
+                                             TB_COMPARE_SEED, 0.95, &b, &e),
+                     0);
+    assert_int_equal(b.why, TB_COMPARE_BOUNCE_OK);
+    assert_true(b.vm == 100 && b.bounce == 80 && b.td == 60);
+    assert_true(fabs(b.share - 0.5) < 1e-12);
+    assert_true(b.lo < 0.5 && b.hi > 0.5);
+    assert_true(b.lo > 0.48 && b.hi < 0.52); /* spreads of +-0.4 over gaps of 20 and 40 */
+    assert_true(b.no_share == 0);
+    /* the same input and seed: the same interval */
+    tb_compare_bounce again;
+    tb_compare_bounce_share(vm, 9, bb, 9, td, 9, TB_BETTER_HIGHER, 2000, TB_COMPARE_SEED, 0.95,
+                            &again, &e);
+    assert_true(again.lo == b.lo && again.hi == b.hi);
+    /* latency (lower is better): VM 10 us, bounced 13, TD 16: 0.5 again; unsorted input */
+    double lv[] = {10.2, 9.8, 10, 10.1, 9.9, 10}, lb[] = {13, 13.1, 12.9, 13, 13.2, 12.8},
+           lt[] = {16, 15.9, 16.1, 16, 16.2, 15.8};
+    assert_int_equal(
+        tb_compare_bounce_share(lv, 6, lb, 6, lt, 6, TB_BETTER_LOWER, 2000, 7, 0.95, &b, &e), 0);
+    assert_int_equal(b.why, TB_COMPARE_BOUNCE_OK);
+    assert_true(fabs(b.share - 0.5) < 1e-12);
+    assert_true(b.lo > 0.3 && b.lo < 0.5 && b.hi > 0.5 && b.hi < 0.7);
+    assert_true(lv[0] == 10.2); /* not modified */
+    /* a bounced VM as slow as the TD: all of it (1); as fast as the VM: none (0) */
+    assert_int_equal(
+        tb_compare_bounce_share(lv, 6, lt, 6, lt, 6, TB_BETTER_LOWER, 500, 7, 0.95, &b, &e), 0);
+    assert_true(fabs(b.share - 1) < 1e-12);
+    tb_compare_bounce_share(lv, 6, lv, 6, lt, 6, TB_BETTER_LOWER, 500, 7, 0.95, &b, &e);
+    assert_true(fabs(b.share) < 1e-12);
+}
+
+/* The TD not slower than the VM: no share (undefined), said; a TD barely slower than a
+   noisy VM: a share, but no interval (the resamples' TDs are often not slower); too few
+   samples: a share, no interval; an empty set: nothing. */
+static void test_bounce_share_undefined(void **state)
+{
+    (void)state;
+    tb_compare_bounce b;
+    tb_err e;
+    double vm[] = {100, 101, 99, 100, 102, 98}, bb[] = {90, 91, 89, 90, 92, 88},
+           faster[] = {110, 111, 109, 110, 112, 108};
+    assert_int_equal(
+        tb_compare_bounce_share(vm, 6, bb, 6, faster, 6, TB_BETTER_HIGHER, 2000, 1, 0.95, &b, &e),
+        0);
+    assert_int_equal(b.why, TB_COMPARE_BOUNCE_NOT_SLOWER);
+    assert_true(isnan(b.share) && isnan(b.lo) && isnan(b.hi));
+    assert_true(b.td == 110);
+    assert_non_null(strstr(tb_compare_bounce_why_text(b.why), "not slower"));
+    /* equal medians are not slower either */
+    assert_int_equal(
+        tb_compare_bounce_share(vm, 6, bb, 6, vm, 6, TB_BETTER_HIGHER, 2000, 1, 0.95, &b, &e), 0);
+    assert_int_equal(b.why, TB_COMPARE_BOUNCE_NOT_SLOWER);
+    /* lower is better: a TD with lower latency is not slower */
+    assert_int_equal(
+        tb_compare_bounce_share(faster, 6, bb, 6, vm, 6, TB_BETTER_LOWER, 2000, 1, 0.95, &b, &e),
+        0);
+    assert_int_equal(b.why, TB_COMPARE_BOUNCE_NOT_SLOWER);
+    /* TD median 99.5 against a VM spread over 90..110: a share, no bounded interval */
+    double wide[] = {90, 110, 95, 105, 100, 101, 99}, td[] = {99.5, 99.4, 99.6, 99.5, 99.5, 99.6};
+    assert_int_equal(
+        tb_compare_bounce_share(wide, 7, bb, 6, td, 6, TB_BETTER_HIGHER, 2000, 1, 0.95, &b, &e), 0);
+    assert_int_equal(b.why, TB_COMPARE_BOUNCE_UNBOUNDED);
+    assert_true(isfinite(b.share) && isnan(b.lo) && isnan(b.hi));
+    assert_true(b.no_share > 0.025);
+    /* too few */
+    assert_int_equal(
+        tb_compare_bounce_share(vm, 5, bb, 6, faster, 6, TB_BETTER_LOWER, 2000, 1, 0.95, &b, &e),
+        0);
+    assert_int_equal(b.why, TB_COMPARE_BOUNCE_TOO_FEW);
+    assert_true(isfinite(b.share) && isnan(b.lo));
+    assert_int_equal(
+        tb_compare_bounce_share(vm, 0, bb, 6, faster, 6, TB_BETTER_LOWER, 2000, 1, 0.95, &b, &e),
+        0);
+    assert_int_equal(b.why, TB_COMPARE_BOUNCE_NO_DATA);
+    assert_true(isnan(b.vm) && isnan(b.share));
+    assert_int_equal(
+        tb_compare_bounce_share(vm, 6, bb, 6, faster, 6, TB_BETTER_LOWER, 0, 1, 0.95, &b, &e), -1);
+}
+
+/* The roles come from the records' facts, never their labels: extra.vm first (kind,
+   swiotlb.forced), else the env facts (platform, the swiotlb fact); the first of each. */
+static void test_bounce_roles(void **state)
+{
+    (void)state;
+    tb_record *r[5];
+    r[0] = rec_env("host", "bare", "{}", 100);
+    r[1] = rec_env("td", "vm-kvm",
+                   "{\"vm\": {\"kind\": \"regular\", \"swiotlb\": {\"forced\": true}}}", 100);
+    r[2] = rec_env("bounce", "vm-kvm", "{\"vm\": {\"kind\": \"tdx\"}}", 100);
+    r[3] = rec_env("vm-bounce", "vm-kvm",
+                   "{\"vm\": {\"kind\": \"regular\", \"swiotlb\": {\"forced\": false}}}", 100);
+    r[4] = rec_env("vm2", "vm-kvm", "{}", 100);
+    tb_compare c;
+    tb_err e;
+    assert_int_equal(tb_compare_build((const tb_record *const *)r, 5, 0, 0.05, &c, &e), 0);
+    tb_compare_bounce_roles ro;
+    assert_int_equal(tb_compare_bounce_roles_find(&c, &ro), 1);
+    assert_int_equal(ro.bounce, 1); /* labelled "td": the facts win */
+    assert_int_equal(ro.td, 2);
+    assert_int_equal(ro.vm, 3);
+    tb_compare_clear(&c);
+    /* from env facts alone: the recorded TD, the recorded swiotlb guest, a KVM VM */
+    tb_record *f[3] = {rec_env("a", "td", "{}", 100), rec_env("b", "vm-swiotlb", "{}", 100),
+                       rec_env("c", "vm-kvm", "{}", 100)};
+    assert_int_equal(tb_compare_build((const tb_record *const *)f, 3, 0, 0.05, &c, &e), 0);
+    assert_int_equal(tb_compare_bounce_roles_find(&c, &ro), 1);
+    assert_true(ro.td == 0 && ro.bounce == 1 && ro.vm == 2);
+    tb_compare_clear(&c);
+    /* without a bounced VM: 0, and -1 there */
+    assert_int_equal(tb_compare_build((const tb_record *const *)r, 1, 0, 0.05, &c, &e), 0);
+    assert_int_equal(tb_compare_bounce_roles_find(&c, &ro), 0);
+    assert_true(ro.vm == -1 && ro.bounce == -1 && ro.td == -1);
+    tb_compare_clear(&c);
+    for (int i = 0; i < 5; i++)
+        tb_record_free(r[i]);
+    for (int i = 0; i < 3; i++)
+        tb_record_free(f[i]);
+    assert_true(tb_compare_bounce_category(TB_CAT_STORAGE) &&
+                tb_compare_bounce_category(TB_CAT_KV) &&
+                tb_compare_bounce_category(TB_CAT_NETWORK));
+    assert_false(tb_compare_bounce_category(TB_CAT_MEMORY) ||
+                 tb_compare_bounce_category(TB_CAT_THROUGHPUT));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1356,6 +1497,9 @@ int main(void)
         cmocka_unit_test(test_gate_precision),
         cmocka_unit_test(test_extreme_samples),
         cmocka_unit_test(test_tables),
+        cmocka_unit_test(test_bounce_share_known),
+        cmocka_unit_test(test_bounce_share_undefined),
+        cmocka_unit_test(test_bounce_roles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/csv.h"
+#include "base/internal.h"
 
 /* tb_csv_text(s) as a C string (static buffer, for one assertion at a time). */
 static const char *cell(const char *s)

@@ -45,7 +45,7 @@ static void start(served *v)
 
 static void stop(served *v)
 {
-    v->stop = 1;
+    __atomic_store_n(&v->stop, 1, __ATOMIC_RELAXED); /* the serving thread reads it */
     pthread_join(v->th, NULL);
     assert_int_equal(v->rc, 0);
     tb_echo_close(&v->s);

@@ -359,7 +359,8 @@ static void test_live_document(void **state)
                                        "sev_snp_host", "cpu_model",       "cpus",
                                        "memory_bytes", "kernel_release",  "kernel_cmdline",
                                        "clocksource",  "vulnerabilities", "kvm",
-                                       "kvm_vm_types", "sev_device",      "sev_cbitpos"};
+                                       "kvm_vm_types", "sev_device",      "sev_cbitpos",
+                                       "swiotlb"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         json_t *f = json_object_get(doc, keys[i]);
         if (!f)
@@ -367,6 +368,218 @@ static void test_live_document(void **state)
         assert_non_null(json_object_get(f, "value"));
         assert_true(json_is_string(json_object_get(f, "source")));
     }
+    json_decref(doc);
+}
+
+/* ---- swiotlb ---- */
+
+static void test_swiotlb_cmdline(void **state)
+{
+    (void)state;
+    unsigned long long n = 99;
+    assert_int_equal(tb_env_parse_swiotlb_cmdline("console=ttyS0 quiet", &n), 0);
+    assert_true(n == 0);
+    assert_int_equal(tb_env_parse_swiotlb_cmdline("console=ttyS0 swiotlb=32768,force", &n), 1);
+    assert_true(n == 32768);
+    /* the kernel's forms: <nslabs>, <nslabs>,<nareas>, force alone, noforce */
+    assert_int_equal(tb_env_parse_swiotlb_cmdline("swiotlb=force", &n), 1);
+    assert_true(n == 0);
+    assert_int_equal(tb_env_parse_swiotlb_cmdline("swiotlb=65536,4,force\n", &n), 1);
+    assert_true(n == 65536);
+    assert_int_equal(tb_env_parse_swiotlb_cmdline("swiotlb=65536", &n), 0);
+    assert_true(n == 65536);
+    /* each occurrence overrides the one before: the last word decides */
+    assert_int_equal(tb_env_parse_swiotlb_cmdline("swiotlb=1024,force swiotlb=noforce", &n), 0);
+    assert_int_equal(tb_env_parse_swiotlb_cmdline("swiotlb=noforce swiotlb=2048,force", &n), 1);
+    assert_true(n == 2048);
+    /* not the parameter: another word containing it, a bad suffix */
+    assert_int_equal(tb_env_parse_swiotlb_cmdline("xswiotlb=force", &n), 0);
+    assert_int_equal(tb_env_parse_swiotlb_cmdline("swiotlb=32768,forced", &n), 0);
+    assert_int_equal(tb_env_parse_swiotlb_cmdline("", &n), 0);
+    assert_int_equal(tb_env_parse_swiotlb_cmdline(NULL, &n), 0);
+}
+
+static void test_swiotlb_klog(void **state)
+{
+    (void)state;
+    /* the recorded guest (Debian 6.1 with swiotlb=32768,force): "area num 1." only */
+    char *t = sample("vm-swiotlb/dmesg");
+    tb_klog *k = calloc(1, sizeof *k);
+    tb_env_parse_klog(t, k);
+    assert_true(k->swiotlb_line);
+    assert_string_equal(k->swiotlb_log, "software IO TLB: area num 1.");
+    assert_true(k->swiotlb_mapped_mb == -1);
+    assert_int_equal(k->swiotlb_full, 0);
+    free(t);
+    /* another kernel's pool line, and the pool running out (kernel/dma/swiotlb.c
+       swiotlb_tbl_map_single: dev_warn_ratelimited), with and without printk prefixes */
+    tb_env_parse_klog(
+        "[    0.512000] software IO TLB: mapped [mem 0x00000000bbfd0000-0x00000000bffd0000] "
+        "(64MB)\n"
+        "<4>[  812.1] virtio-pci 0000:00:03.0: swiotlb buffer is full (sz: 65536 bytes), total "
+        "32768 (slots), used 32740 (slots)\n"
+        "virtio_net virtio1: swiotlb buffer is full (sz: 1526 bytes), total 32768 (slots), used "
+        "32768 (slots)\n"
+        "swiotlb buffer is",
+        k);
+    assert_true(k->swiotlb_mapped_mb == 64);
+    assert_string_equal(
+        k->swiotlb_log,
+        "software IO TLB: mapped [mem 0x00000000bbfd0000-0x00000000bffd0000] (64MB)");
+    assert_int_equal(k->swiotlb_full, 2);
+    /* a malformed size is no size */
+    tb_env_parse_klog("software IO TLB: mapped [mem 0x0-0x1] (64GB)\n", k);
+    assert_true(k->swiotlb_line && k->swiotlb_mapped_mb == -1);
+    tb_env_parse_klog("", k);
+    assert_false(k->swiotlb_line);
+    free(k);
+}
+
+static json_t *sw_value(const tb_swiotlb_in *in)
+{
+    json_t *v = tb_env_swiotlb_value(in);
+    assert_non_null(v);
+    return v;
+}
+
+static long long jint(const json_t *v, const char *key)
+{
+    const json_t *x = json_object_get(v, key);
+    if (!json_is_integer(x))
+        fail_msg("%s is not an integer", key);
+    return (long long)json_integer_value(x);
+}
+
+static const char *jstr(const json_t *v, const char *key)
+{
+    const char *x = json_string_value(json_object_get(v, key));
+    return x ? x : "(null)";
+}
+
+static void test_swiotlb_value_sources(void **state)
+{
+    (void)state;
+    tb_klog *k = calloc(1, sizeof *k);
+    tb_env_parse_klog("software IO TLB: mapped [mem 0x1-0x2] (128MB)\n"
+                      "nvme 0000:01:00.0: swiotlb buffer is full (sz: 4096 bytes), total 65536 "
+                      "(slots), used 65536 (slots)\n",
+                      k);
+    /* debugfs first */
+    tb_swiotlb_in in = {.cmdline = "quiet swiotlb=32768,force",
+                        .debugfs_nslabs = 65536,
+                        .debugfs_used = 12,
+                        .have_klog = 1,
+                        .klog = k,
+                        .cvm = 0,
+                        .memory_bytes = 1ll << 30};
+    json_t *v = sw_value(&in);
+    assert_true(json_is_true(json_object_get(v, "forced")));
+    assert_string_equal(jstr(v, "forced_by"), "kernel command line");
+    assert_string_equal(jstr(v, "param"), "swiotlb=32768,force");
+    assert_int_equal(jint(v, "pool_bytes"), 128ll << 20);
+    assert_int_equal(jint(v, "nslabs"), 65536);
+    assert_non_null(strstr(jstr(v, "pool_source"), "debugfs"));
+    assert_int_equal(jint(v, "used_slabs"), 12);
+    assert_int_equal(jint(v, "full_lines"), 1);
+    json_decref(v);
+    /* then the command line's count (rounded up to 128-slab segments) */
+    in.debugfs_nslabs = in.debugfs_used = -1;
+    in.cmdline = "swiotlb=1000,force";
+    v = sw_value(&in);
+    assert_int_equal(jint(v, "nslabs"), 1024);
+    assert_string_equal(jstr(v, "pool_source"), "kernel command line: swiotlb=1000,force");
+    assert_true(json_is_null(json_object_get(v, "used_slabs")));
+    json_decref(v);
+    /* then the kernel log's mapped line; "force" without a count */
+    in.cmdline = "swiotlb=force";
+    v = sw_value(&in);
+    assert_true(json_is_true(json_object_get(v, "forced")));
+    assert_int_equal(jint(v, "pool_bytes"), 128ll << 20);
+    assert_non_null(strstr(jstr(v, "pool_source"), "kernel log"));
+    json_decref(v);
+    /* a TD: forced by being one, the CVM rule for its memory (8 GiB: 6 % in segments) */
+    tb_env_parse_klog("tdx: Guest detected\n", k);
+    in.cmdline = "console=hvc0";
+    in.cvm = 1;
+    in.memory_bytes = 8ll << 30;
+    v = sw_value(&in);
+    assert_true(json_is_true(json_object_get(v, "forced")));
+    assert_string_equal(jstr(v, "forced_by"), "confidential guest");
+    assert_true(json_is_null(json_object_get(v, "param")));
+    assert_int_equal(jint(v, "nslabs"), 251776); /* ceil(515396075 / 2048) up to 128s */
+    assert_non_null(strstr(jstr(v, "pool_source"), "mem_encrypt.c"));
+    assert_int_equal(jint(v, "full_lines"), 0);
+    json_decref(v);
+    /* a regular guest whose log shows a pool (>= 4 GiB: set up anyway), not forced */
+    tb_env_parse_klog("software IO TLB: area num 2.\n", k);
+    in.cvm = 0;
+    in.cmdline = "quiet swiotlb=noforce";
+    v = sw_value(&in);
+    assert_true(json_is_false(json_object_get(v, "forced")));
+    assert_true(json_is_null(json_object_get(v, "forced_by")));
+    assert_string_equal(jstr(v, "param"), "swiotlb=noforce");
+    assert_int_equal(jint(v, "pool_bytes"), 64ll << 20);
+    assert_non_null(strstr(jstr(v, "pool_source"), "default"));
+    json_decref(v);
+    /* no pool at all: a 1 GiB guest without the parameter */
+    tb_env_parse_klog("Linux version 6.1\n", k);
+    in.cmdline = "quiet";
+    v = sw_value(&in);
+    assert_true(json_is_false(json_object_get(v, "forced")));
+    assert_true(json_is_null(json_object_get(v, "pool_bytes")));
+    assert_true(json_is_null(json_object_get(v, "log_line")));
+    assert_non_null(strstr(jstr(v, "pool_source"), "none"));
+    json_decref(v);
+    /* the kernel log unreadable: no count, never 0 */
+    in.have_klog = 0;
+    in.cmdline = NULL;
+    v = sw_value(&in);
+    assert_true(json_is_null(json_object_get(v, "full_lines")));
+    assert_true(json_is_false(json_object_get(v, "forced")));
+    assert_non_null(strstr(jstr(v, "pool_source"), "unknown"));
+    char text[400];
+    tb_env_swiotlb_text(v, text, sizeof text);
+    assert_non_null(strstr(text, "'swiotlb buffer is full' lines unknown"));
+    json_decref(v);
+    free(k);
+}
+
+/* The recorded guest with swiotlb=32768,force and debugfs mounted, the TD and the
+   regular VM: the fact each document carries. */
+static void test_swiotlb_recorded(void **state)
+{
+    (void)state;
+    const char *root = getenv("TEEBENCH_SOURCE_DIR");
+    char dir[1024];
+    tb_err e;
+    snprintf(dir, sizeof dir, "%s/tests/data/env/vm-swiotlb", root ? root : TEEBENCH_SOURCE_DIR);
+    json_t *doc = tb_env_json_recorded(dir, &e);
+    assert_non_null(doc);
+    json_t *v = json_object_get(json_object_get(doc, "swiotlb"), "value");
+    assert_true(json_is_true(json_object_get(v, "forced")));
+    assert_string_equal(jstr(v, "param"), "swiotlb=32768,force");
+    assert_int_equal(jint(v, "nslabs"), 32768);
+    assert_int_equal(jint(v, "pool_bytes"), 64ll << 20);
+    assert_non_null(strstr(jstr(v, "pool_source"), "debugfs"));
+    assert_int_equal(jint(v, "used_slabs"), 250);
+    assert_string_equal(jstr(v, "log_line"), "software IO TLB: area num 1.");
+    assert_int_equal(jint(v, "full_lines"), 0);
+    char text[400];
+    tb_env_swiotlb_text(v, text, sizeof text);
+    assert_string_equal(text, "forced (kernel command line: swiotlb=32768,force), pool 64 MiB "
+                              "(debugfs: /sys/kernel/debug/swiotlb/io_tlb_nslabs), 0 'swiotlb "
+                              "buffer is full' lines");
+    json_decref(doc);
+    snprintf(dir, sizeof dir, "%s/tests/data/env/td", root ? root : TEEBENCH_SOURCE_DIR);
+    doc = tb_env_json_recorded(dir, &e);
+    v = json_object_get(json_object_get(doc, "swiotlb"), "value");
+    assert_string_equal(jstr(v, "forced_by"), "confidential guest");
+    assert_int_equal(jint(v, "pool_bytes"), 243968ll * 2048); /* 6 % of 8131860 kB */
+    json_decref(doc);
+    snprintf(dir, sizeof dir, "%s/tests/data/env/vm-kvm", root ? root : TEEBENCH_SOURCE_DIR);
+    doc = tb_env_json_recorded(dir, &e);
+    v = json_object_get(json_object_get(doc, "swiotlb"), "value");
+    assert_true(json_is_false(json_object_get(v, "forced")));
     json_decref(doc);
 }
 
@@ -378,7 +591,9 @@ int main(void)
         cmocka_unit_test(test_klog_variants),      cmocka_unit_test(test_small_values),
         cmocka_unit_test(test_classify_samples),   cmocka_unit_test(test_classify_partial_evidence),
         cmocka_unit_test(test_recorded_documents), cmocka_unit_test(test_live_document),
-        cmocka_unit_test(test_kvm_facts),
+        cmocka_unit_test(test_kvm_facts),          cmocka_unit_test(test_swiotlb_cmdline),
+        cmocka_unit_test(test_swiotlb_klog),       cmocka_unit_test(test_swiotlb_value_sources),
+        cmocka_unit_test(test_swiotlb_recorded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -603,7 +603,9 @@ static void test_names_and_kinds_refused(void **state)
     assert_int_equal(tb_fleet_set_vm_kinds(fl, "regular,regular", &e), -1);
     assert_non_null(strstr(e.msg, "--vm-kinds regular,regular: vm-regular twice"));
     assert_int_equal(tb_fleet_set_vm_kinds(fl, "kvm", &e), -1);
-    assert_string_equal(e.msg, "--vm-kinds kvm: kvm: unknown kind 'kvm' (regular, tdx or snp)");
+    assert_string_equal(
+        e.msg,
+        "--vm-kinds kvm: kvm: unknown kind 'kvm' (regular, regular-swiotlb[:POOL], tdx or snp)");
     /* a TD without OVMF: its description is refused before any host access */
     assert_int_equal(tb_fleet_set_vm_kinds(fl, "regular,tdx", &e), -1);
     assert_non_null(strstr(e.msg, "--vm-kinds: vm-tdx: --kind tdx needs OVMF firmware"));
@@ -662,22 +664,92 @@ static void test_split_port_and_workloads(void **state)
     tb_err e;
     char w[256];
     assert_int_equal(tb_suite_plan_init(&p, "quick", &e), 0);
-    tb_fleet_split_workloads(&p, w, sizeof w); /* serve-tls stays there: http too */
+    tb_fleet_split_workloads(&p, 1, 0, w, sizeof w); /* serve-tls stays there: http too */
     assert_string_equal(w, "syscall,probe,http,attest,notary");
     assert_int_equal(tb_suite_plan_set(&p, "http.targets", "nginx", &e), 0);
-    tb_fleet_split_workloads(&p, w, sizeof w);
+    tb_fleet_split_workloads(&p, 1, 0, w, sizeof w);
     assert_string_equal(w, "syscall,probe,attest,notary");
     assert_int_equal(tb_suite_plan_select(&p, "http", &e), 0);
-    tb_fleet_split_workloads(&p, w, sizeof w); /* nothing else: env at least */
+    tb_fleet_split_workloads(&p, 1, 0, w, sizeof w); /* nothing else: env at least */
     assert_string_equal(w, "env");
     /* storage and kv are not in quick unless named; standard runs them there */
     assert_int_equal(tb_suite_plan_init(&p, "standard", &e), 0);
-    tb_fleet_split_workloads(&p, w, sizeof w);
+    tb_fleet_split_workloads(&p, 1, 0, w, sizeof w);
     assert_string_equal(w, "syscall,probe,http,attest,notary,storage,kv,memory,network,tlsn");
     assert_int_equal(tb_suite_plan_init(&p, "quick", &e), 0);
     assert_int_equal(tb_suite_plan_select(&p, "kv,http", &e), 0);
-    tb_fleet_split_workloads(&p, w, sizeof w);
+    tb_fleet_split_workloads(&p, 1, 0, w, sizeof w);
     assert_string_equal(w, "http,kv");
+    /* --net-client local: network's clients here, the rest there (http with it unless
+       it is measured from here too) */
+    assert_int_equal(tb_suite_plan_init(&p, "standard", &e), 0);
+    tb_fleet_split_workloads(&p, 0, 1, w, sizeof w);
+    assert_string_equal(w, "syscall,probe,http,attest,notary,storage,kv,memory,tlsn");
+    assert_int_equal(tb_suite_plan_set(&p, "http.targets", "nginx", &e), 0);
+    tb_fleet_split_workloads(&p, 1, 1, w, sizeof w);
+    assert_string_equal(w, "syscall,probe,attest,notary,storage,kv,memory,tlsn");
+    tb_fleet_split_workloads(&p, 0, 0, w, sizeof w); /* neither: the plan's */
+    assert_string_equal(w, "syscall,probe,http,attest,notary,storage,kv,memory,network,tlsn");
+    assert_int_equal(tb_suite_plan_init(&p, "quick", &e), 0);
+    assert_int_equal(tb_suite_plan_select(&p, "network", &e), 0);
+    tb_fleet_split_workloads(&p, 0, 1, w, sizeof w);
+    assert_string_equal(w, "env");
+    assert_int_equal(tb_suite_plan_select(&p, "memory,network,http", &e), 0);
+    tb_fleet_split_workloads(&p, 0, 1, w, sizeof w);
+    assert_string_equal(w, "http,memory");
+}
+
+/* --net-client local: only where every environment is an ssh target (with the network
+   workload in the plan); without it, or without network, nothing is refused. */
+static void test_check_net_client(void **state)
+{
+    fixture *f = *state;
+    tb_suite_plan p;
+    tb_err e;
+    assert_int_equal(tb_suite_plan_init(&p, "quick", &e), 0);
+    assert_int_equal(tb_suite_plan_select(&p, "network,probe", &e), 0);
+    static const struct {
+        const char *targets[3];
+        int net, rc;
+        const char *msg;
+    } cases[] = {
+        {{"a=ssh://a", "b=ssh://root@198.18.0.2:22"}, 1, 0, NULL},
+        {{NULL}, 1, TB_FLEET_USAGE, "--net-client local: needs a --target NAME=ssh://..."},
+        {{"a=ssh://a", "here=local"},
+         1,
+         TB_FLEET_USAGE,
+         "--net-client local: here is this machine: its clients and servers would both be "
+         "here (only ssh:// targets)"},
+        {{"here=local", "td=vm:td1"},
+         1,
+         TB_FLEET_USAGE,
+         "--net-client local: td is a VM (vm:td1): only SSH is forwarded into it"},
+        {{"here=local", "td=vm:td1"}, 0, 0, NULL}, /* --net-client remote */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        f->opts.net_client_local = cases[i].net;
+        tb_fleet *fl = tb_fleet_new(&f->opts);
+        for (int k = 0; k < 3 && cases[i].targets[k]; k++)
+            assert_int_equal(tb_fleet_add_target(fl, cases[i].targets[k], &e), 0);
+        assert_int_equal(tb_fleet_plan(fl, &e), 0);
+        assert_int_equal(tb_fleet_check(fl, &p, &e), cases[i].rc);
+        if (cases[i].msg)
+            assert_non_null(strstr(e.msg, cases[i].msg));
+        tb_fleet_free(fl);
+    }
+    /* a VM of --vm-kinds (and its host) is refused; without network in the plan the flag
+       changes nothing and nothing is refused */
+    f->opts.net_client_local = 1;
+    tb_fleet *fl = tb_fleet_new(&f->opts);
+    vm_spec(f, fl);
+    assert_int_equal(tb_fleet_set_vm_kinds(fl, "vm=regular", &e), 0);
+    assert_int_equal(tb_fleet_plan(fl, &e), 0);
+    assert_int_equal(tb_fleet_check(fl, &p, &e), TB_FLEET_USAGE);
+    assert_non_null(strstr(e.msg, "--net-client local: vm is a VM (a regular VM started here"));
+    assert_int_equal(tb_suite_plan_select(&p, "probe", &e), 0);
+    assert_int_equal(tb_fleet_check(fl, &p, &e), 0);
+    tb_fleet_free(fl);
+    f->opts.net_client_local = 0;
 }
 
 static void test_merge_http(void **state)
@@ -731,6 +803,73 @@ static void test_merge_http(void **state)
     assert_int_equal(tb_record_find(r, "http.nginx.rps")->n, 4);
     tb_record_free(r);
     tb_record_free(h);
+}
+
+/* The network workload's metrics measured from here: only those its table names, with
+   their samples and notes; commands, extra.network_client, the profile. */
+static void test_merge_network(void **state)
+{
+    (void)state;
+    tb_err e;
+    tb_record *r = tb_record_new(&e), *n = tb_record_new(&e);
+    assert_non_null(r);
+    assert_non_null(n);
+    assert_int_equal(tb_record_set_str(&r->profile, "custom", &e), 0);
+    assert_int_equal(tb_record_set_str(&n->profile, "standard", &e), 0);
+    tb_metric *m =
+        tb_record_metric(r, "memory.copy.t1.bandwidth", "B/s", TB_BETTER_HIGHER, "memory", &e);
+    assert_non_null(m);
+    assert_int_equal(tb_metric_add(m, 1e10, &e), 0);
+    m = tb_record_metric(n, "network.tcp.p4.throughput", "bit/s", TB_BETTER_HIGHER, "network", &e);
+    assert_int_equal(tb_metric_set_note(m, "servers in another environment", &e), 0);
+    assert_int_equal(tb_metric_add(m, 9e9, &e), 0);
+    assert_int_equal(tb_metric_add(m, 8e9, &e), 0);
+    m = tb_record_metric(n, "network.udp.1472b.loss", "%", TB_BETTER_LOWER, "network", &e);
+    assert_int_equal(tb_metric_add(m, 0.5, &e), 0);
+    m = tb_record_metric(n, "network.rtt.tcp.p99", "us", TB_BETTER_LOWER, "network", &e);
+    assert_int_equal(tb_metric_add(m, 40, &e), 0);
+    m = tb_record_metric(n, "http.nginx.rps", "req/s", TB_BETTER_HIGHER, "http", &e);
+    assert_int_equal(tb_metric_add(m, 1, &e), 0); /* not network's: not merged */
+    m = tb_record_metric(n, "network.bogus", "s", TB_BETTER_LOWER, "network", &e);
+    assert_int_equal(tb_metric_add(m, 1, &e), 0); /* in no table: not merged */
+    json_array_append_new(n->commands, json_string("teebench network --server b:20001"));
+    json_decref(n->env);
+    n->env = json_pack("{s:s}", "kind", "bare-metal");
+    json_object_set_new(n->versions, "iperf3", json_string("3.12"));
+    /* what was skipped here is kept; the remote's own list too */
+    json_object_set_new(r->extra, "skipped", json_pack("[{s:s}]", "workload", "storage"));
+    json_object_set_new(n->extra, "skipped",
+                        json_pack("[{s:s, s:s}]", "workload", "network", "target", "udp"));
+    json_object_set_new(n->extra, "warnings", json_pack("[{s:s}]", "workload", "network"));
+    assert_int_equal(tb_fleet_merge_network(r, n, "client-host", &e), 0);
+    assert_int_equal(r->n_metrics, 4);
+    const tb_metric *tcp = tb_record_find(r, "network.tcp.p4.throughput");
+    assert_non_null(tcp);
+    assert_int_equal(tcp->n, 2);
+    assert_true(tcp->samples[0] == 9e9 && tcp->samples[1] == 8e9);
+    assert_string_equal(tcp->unit, "bit/s");
+    assert_string_equal(tcp->note, "servers in another environment");
+    assert_int_equal(tb_record_find(r, "network.udp.1472b.loss")->better, TB_BETTER_LOWER);
+    assert_non_null(tb_record_find(r, "network.rtt.tcp.p99"));
+    assert_non_null(tb_record_find(r, "memory.copy.t1.bandwidth")); /* the remote's kept */
+    assert_null(tb_record_find(r, "http.nginx.rps"));
+    assert_null(tb_record_find(r, "network.bogus"));
+    assert_int_equal(json_array_size(r->commands), 1);
+    json_t *nc = json_object_get(r->extra, "network_client");
+    assert_string_equal(json_string_value(json_object_get(nc, "mode")), "local");
+    assert_string_equal(json_string_value(json_object_get(nc, "client")), "client-host");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(nc, "env"), "kind")),
+                        "bare-metal");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(nc, "versions"), "iperf3")), "3.12");
+    assert_null(json_object_get(r->extra, "http_client"));
+    json_t *sk = json_object_get(r->extra, "skipped");
+    assert_int_equal(json_array_size(sk), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(sk, 1), "target")), "udp");
+    assert_int_equal(json_array_size(json_object_get(r->extra, "warnings")), 1);
+    assert_string_equal(r->profile, "standard");
+    tb_record_free(r);
+    tb_record_free(n);
 }
 
 /* ---------- the sequence ---------- */
@@ -1027,9 +1166,11 @@ int main(int argc, char **argv)
         T(test_targets_in_order),
         T(test_vm_kinds_list),
         T(test_names_and_kinds_refused),
+        T(test_check_net_client),
         cmocka_unit_test(test_remote_args),
         cmocka_unit_test(test_split_port_and_workloads),
         cmocka_unit_test(test_merge_http),
+        cmocka_unit_test(test_merge_network),
         T(test_run_one_fails),
         T(test_run_interrupted),
         T(test_copy_ids_refused),

@@ -87,6 +87,41 @@ static void test_kinds_errors(void **state)
     assert_int_equal(tb_fleet_vm_kinds_parse(NULL, e, 2, &n, &err), -1);
 }
 
+/* regular-swiotlb: the regular kind with forced bounce buffers, its own default label */
+static void test_kinds_swiotlb(void **state)
+{
+    (void)state;
+    tb_fleet_vm_env e[TB_FLEET_VM_MAX];
+    int n;
+    tb_err err;
+    assert_int_equal(
+        tb_fleet_vm_kinds_parse("regular,regular-swiotlb,tdx", e, TB_FLEET_VM_MAX, &n, &err), 0);
+    assert_int_equal(n, 3);
+    assert_string_equal(e[0].label, "vm-regular");
+    assert_true(e[0].swiotlb == 0);
+    assert_string_equal(e[1].label, "vm-regular-swiotlb");
+    assert_int_equal(e[1].kind, TB_VM_REGULAR);
+    assert_true(e[1].swiotlb == TB_VM_SWIOTLB_AUTO);
+    assert_true(e[2].swiotlb == 0);
+    char out[TB_VM_NAME_MAX + 1];
+    tb_fleet_vm_label(&e[1], 1, out, sizeof out);
+    assert_string_equal(out, "vm-regular-swiotlb-tcg");
+    assert_int_equal(tb_fleet_vm_kinds_parse("small=regular-swiotlb:64M,big=regular-swiotlb:1G", e,
+                                             TB_FLEET_VM_MAX, &n, &err),
+                     0);
+    assert_string_equal(e[0].label, "small");
+    assert_true(e[0].swiotlb == 64ull << 20);
+    assert_true(e[1].swiotlb == 1ull << 30);
+    /* two pools under one default label: each needs its own */
+    assert_int_equal(tb_fleet_vm_kinds_parse("regular-swiotlb:64M,regular-swiotlb:1G", e,
+                                             TB_FLEET_VM_MAX, &n, &err),
+                     -1);
+    assert_non_null(strstr(err.msg, "vm-regular-swiotlb twice"));
+    assert_int_equal(tb_fleet_vm_kinds_parse("regular-swiotlb:lots", e, TB_FLEET_VM_MAX, &n, &err),
+                     -1);
+    assert_non_null(strstr(err.msg, "regular-swiotlb:lots: the bounce-buffer pool"));
+}
+
 static void test_label_tcg(void **state)
 {
     (void)state;
@@ -153,6 +188,40 @@ static void test_annotate_tcg(void **state)
     tb_record_free(r);
 }
 
+static void test_annotate_swiotlb(void **state)
+{
+    (void)state;
+    tb_err err;
+    tb_record *r = tb_record_new(&err);
+    tb_vm_state st;
+    fill_state(&st, 0, 9000000000ull);
+    /* a regular VM: extra.vm.swiotlb says nothing forced */
+    assert_int_equal(tb_fleet_vm_annotate(r, &st, NULL, &err), 0);
+    json_t *sw = json_object_get(json_object_get(r->extra, "vm"), "swiotlb");
+    assert_true(json_is_false(json_object_get(sw, "forced")));
+    assert_int_equal(json_object_size(sw), 1);
+    tb_record_free(r);
+    /* regular-swiotlb from an image: the parameter, the pool, the way, the proof */
+    r = tb_record_new(&err);
+    snprintf(st.swiotlb_param, sizeof st.swiotlb_param, "swiotlb=32768,force");
+    snprintf(st.swiotlb_how, sizeof st.swiotlb_how, "seed-reboot");
+    st.swiotlb_pool = 64ull << 20;
+    snprintf(st.guest_cmdline, sizeof st.guest_cmdline, "root=LABEL=r swiotlb=32768,force");
+    assert_int_equal(tb_fleet_vm_annotate(r, &st, NULL, &err), 0);
+    sw = json_object_get(json_object_get(r->extra, "vm"), "swiotlb");
+    assert_true(json_is_true(json_object_get(sw, "forced")));
+    assert_string_equal(json_string_value(json_object_get(sw, "param")), "swiotlb=32768,force");
+    assert_int_equal(json_integer_value(json_object_get(sw, "nslabs")), 32768);
+    assert_int_equal(json_integer_value(json_object_get(sw, "pool_bytes")), 64 << 20);
+    assert_string_equal(json_string_value(json_object_get(sw, "how")), "seed-reboot");
+    assert_string_equal(json_string_value(json_object_get(sw, "guest_cmdline")),
+                        "root=LABEL=r swiotlb=32768,force");
+    /* its boot time includes the reboot, and says so */
+    const tb_metric *m = tb_record_find(r, "vm.boot.s");
+    assert_non_null(strstr(m->note, "after the seed's reboot"));
+    tb_record_free(r);
+}
+
 static void test_annotate_kvm_unknown_boot(void **state)
 {
     (void)state;
@@ -186,7 +255,9 @@ int main(void)
         cmocka_unit_test(test_kinds_default_labels),
         cmocka_unit_test(test_kinds_named),
         cmocka_unit_test(test_kinds_errors),
+        cmocka_unit_test(test_kinds_swiotlb),
         cmocka_unit_test(test_label_tcg),
+        cmocka_unit_test(test_annotate_swiotlb),
         cmocka_unit_test(test_annotate_tcg),
         cmocka_unit_test(test_annotate_kvm_unknown_boot),
     };

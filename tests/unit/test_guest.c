@@ -25,6 +25,7 @@
 #include "base/buf.h"
 #include "base/file.h"
 #include "suite/guest.h"
+#include "suite/internal.h"
 
 #define fmt(buf, ...) assert_true(snprintf((buf), sizeof(buf), __VA_ARGS__) < (int)sizeof(buf))
 

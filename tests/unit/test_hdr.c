@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "stats/hdr.h"
+#include "stats/internal.h"
 
 static void hist(tb_hist *h)
 {

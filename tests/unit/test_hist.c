@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "stats/hist.h"
+#include "stats/internal.h"
 
 static uint64_t rng = 88172645463325252ULL;
 static uint64_t next(void)

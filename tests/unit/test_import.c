@@ -22,6 +22,7 @@
 #include "base/file.h"
 #include "bench/results.h"
 #include "record/import.h"
+#include "record/internal.h"
 
 static char data_dir[512];
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/file.h"
+#include "sys/internal.h"
 #include "sys/membench.h"
 
 static void test_kernels(void **state)
@@ -212,9 +213,12 @@ static void test_llc(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_kernels),       cmocka_unit_test(test_bandwidth),
-        cmocka_unit_test(test_bandwidth_refused), cmocka_unit_test(test_chase_order),
-        cmocka_unit_test(test_chase),         cmocka_unit_test(test_first_touch),
+        cmocka_unit_test(test_kernels),
+        cmocka_unit_test(test_bandwidth),
+        cmocka_unit_test(test_bandwidth_refused),
+        cmocka_unit_test(test_chase_order),
+        cmocka_unit_test(test_chase),
+        cmocka_unit_test(test_first_touch),
         cmocka_unit_test(test_llc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,6 +19,7 @@
 #include "base/file.h"
 #include "load/logcount.h"
 #include "net/sock.h"
+#include "serve/internal.h"
 #include "serve/nginx.h"
 
 static char *config(const tb_nginx_opts *o, tb_err *err)

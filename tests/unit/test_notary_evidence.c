@@ -39,7 +39,7 @@ static int fake_verify(void *ctx, const uint8_t *q, size_t len, const uint8_t rd
     return 0;
 }
 
-static const tb_notary_quote_source SRC = {"sim", 1, NULL, fake_quote};
+static const tb_notary_quote_source SRC = {TB_TEE_SIM, NULL, fake_quote};
 static const tb_notary_quote_verifier VER = {NULL, fake_verify};
 
 static void test_report_data(void **state)
@@ -72,7 +72,7 @@ static void test_make_json_check(void **state)
     assert_int_equal(tb_notary_evidence_to_json(&ev, &j, &err), 0);
     assert_non_null(strstr((char *)j.p, "\"simulated\":true"));
     assert_int_equal(tb_notary_evidence_parse((char *)j.p, j.len, &back, &err), 0);
-    assert_string_equal(back.tee, "sim");
+    assert_string_equal(tb_tee_name(back.tee), "sim");
     assert_int_equal(back.nonce_len, 32);
     assert_memory_equal(back.report_data, ev.report_data, 64);
     assert_int_equal(back.quote.len, ev.quote.len);

@@ -41,7 +41,7 @@ static int fake_quote(void *ctx, const uint8_t rd[64], uint8_t **q, size_t *len,
     *len = 66;
     return 0;
 }
-static const tb_notary_quote_source FAKE_TEE = {"sim", 1, NULL, fake_quote};
+static const tb_notary_quote_source FAKE_TEE = {TB_TEE_SIM, NULL, fake_quote};
 
 /* A TEE whose quotes after the first (the /info quote at start) take 3 s: a
  * worker busy with something no stop can cancel. */
@@ -273,7 +273,7 @@ static void test_notarize_tee(void **state)
     tb_notary_client_opts o = opts(&f, 1);
     assert_int_equal(tb_notary_client_run(&o, &res, &err), 0);
     assert_int_equal(res.has_evidence, 1);
-    assert_string_equal(res.evidence.tee, "sim");
+    assert_string_equal(tb_tee_name(res.evidence.tee), "sim");
     assert_int_equal(res.doc.nonce.len, 32);
     assert_memory_equal(res.doc.nonce.p, res.nonce, 32);
     assert_int_equal(tb_notary_evidence_check(&res.evidence, res.doc.notary_key.p,
@@ -887,7 +887,7 @@ static void test_stop_with_a_busy_worker(void **state)
 {
     (void)state;
     int calls = 0;
-    const tb_notary_quote_source slow = {"sim", 1, &calls, slow_quote};
+    const tb_notary_quote_source slow = {TB_TEE_SIM, &calls, slow_quote};
     fx f;
     assert_int_equal(start_with(&f, (knobs){.concurrency = 2, .tls_conns = 1, .tee_source = &slow}),
                      0);

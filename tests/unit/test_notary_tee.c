@@ -46,9 +46,9 @@ static void test_sim_quote_and_verify(void **state)
     snprintf(sim, sizeof sim, "%s/sim", dir);
     snprintf(other, sizeof other, "%s/other", dir);
     tb_notary_quote_source src;
-    assert_int_equal(tb_notary_tee_open("sim", sim, &src, &err), 0);
-    assert_string_equal(src.kind, "sim");
-    assert_int_equal(src.simulated, 1);
+    assert_int_equal(tb_notary_tee_open(TB_TEE_SIM, sim, &src, &err), 0);
+    assert_string_equal(tb_tee_name(src.tee), "sim");
+    assert_int_equal(tb_tee_simulated(src.tee), 1);
     tb_notary_key k;
     assert_int_equal(tb_notary_key_generate(&k, &err), 0);
     uint8_t nonce[32];
@@ -85,7 +85,7 @@ static void test_sim_quote_and_verify(void **state)
     tb_notary_verifier_opts mixed = {.simulated = 1, .collateral = "x.json"};
     assert_int_equal(tb_notary_verifier_open(&mixed, &qv, &err), -1);
     tb_notary_quote_source bad;
-    assert_int_equal(tb_notary_tee_open("sgx", NULL, &bad, &err), -1);
+    assert_int_equal(tb_notary_tee_open(TB_TEE_NONE, NULL, &bad, &err), -1); /* "sgx": test_tee */
 
     tb_notary_evidence_clear(&ev);
     tb_notary_key_clear(&k);
@@ -99,7 +99,7 @@ static void test_simulated_quote_is_not_real(void **state)
     char sim[128], col[256];
     snprintf(sim, sizeof sim, "%s/sim", dir);
     tb_notary_quote_source src;
-    assert_int_equal(tb_notary_tee_open("sim", sim, &src, &err), 0);
+    assert_int_equal(tb_notary_tee_open(TB_TEE_SIM, sim, &src, &err), 0);
     tb_notary_key k;
     assert_int_equal(tb_notary_key_generate(&k, &err), 0);
     tb_notary_evidence ev;
@@ -140,9 +140,9 @@ static void test_sim_snp_evidence_roundtrip(void **state)
              TEEBENCH_SOURCE_DIR, SNP_SIM);
     assert_int_equal(system(cmd), 0);
     tb_notary_quote_source src;
-    assert_int_equal(tb_notary_tee_open("sim-snp", SNP_SIM, &src, &err), 0);
-    assert_string_equal(src.kind, "sim-snp");
-    assert_int_equal(src.simulated, 1);
+    assert_int_equal(tb_notary_tee_open(TB_TEE_SIM_SNP, SNP_SIM, &src, &err), 0);
+    assert_string_equal(tb_tee_name(src.tee), "sim-snp");
+    assert_int_equal(tb_tee_simulated(src.tee), 1);
     tb_notary_key k;
     assert_int_equal(tb_notary_key_generate(&k, &err), 0);
     uint8_t nonce[24];
@@ -163,7 +163,7 @@ static void test_sim_snp_evidence_roundtrip(void **state)
     assert_non_null(strstr((char *)j.p, "\"tee\":\"sim-snp\",\"simulated\":true"));
     tb_notary_evidence back;
     assert_int_equal(tb_notary_evidence_parse((char *)j.p, j.len, &back, &err), 0);
-    assert_string_equal(back.tee, "sim-snp");
+    assert_string_equal(tb_tee_name(back.tee), "sim-snp");
     assert_int_equal(back.simulated, 1);
     assert_int_equal(back.nonce_len, sizeof nonce);
     assert_memory_equal(back.report_data, ev.report_data, 64);
@@ -171,7 +171,7 @@ static void test_sim_snp_evidence_roundtrip(void **state)
     assert_memory_equal(back.quote.p, ev.quote.p, ev.quote.len);
 
     /* the SNP verifier with the simulated ARK/ASK/VCEK accepts it, for this binding only */
-    tb_notary_verifier_opts vo = {.sim_dir = SNP_SIM, .simulated = 1, .tee = "sim-snp"};
+    tb_notary_verifier_opts vo = {.sim_dir = SNP_SIM, .simulated = 1, .tee = TB_TEE_SIM_SNP};
     tb_notary_quote_verifier qv;
     assert_int_equal(tb_notary_verifier_open(&vo, &qv, &err), 0);
     assert_int_equal(
@@ -193,7 +193,7 @@ static void test_sim_snp_evidence_roundtrip(void **state)
     snprintf(ark, sizeof ark, "%s/ark.pem", certs);
     assert_int_equal(mkdir(certs, 0700), 0);
     assert_int_equal(tb_attest_snp_sim_certs(SNP_SIM, certs, (int64_t)time(NULL), 0, &err), 0);
-    tb_notary_verifier_opts real = {.tee = "snp", .certs = certs, .root = ark};
+    tb_notary_verifier_opts real = {.tee = TB_TEE_SNP, .certs = certs, .root = ark};
     assert_int_equal(tb_notary_verifier_open(&real, &qv, &err), 0);
     assert_int_equal(
         tb_notary_evidence_check(&ev, k.spki.p, k.spki.len, nonce, sizeof nonce, &qv, &err), -1);
@@ -201,13 +201,13 @@ static void test_sim_snp_evidence_roundtrip(void **state)
     tb_notary_verifier_close(&qv);
 
     /* configuration errors */
-    tb_notary_verifier_opts none = {.tee = "snp"};
+    tb_notary_verifier_opts none = {.tee = TB_TEE_SNP};
     assert_int_equal(tb_notary_verifier_open(&none, &qv, &err), -1);
     assert_non_null(strstr(err.msg, "--certs DIR or --kds URL"));
-    tb_notary_verifier_opts tdxopt = {.tee = "sim-snp", .simulated = 1, .pccs = "http://x"};
+    tb_notary_verifier_opts tdxopt = {.tee = TB_TEE_SIM_SNP, .simulated = 1, .pccs = "http://x"};
     assert_int_equal(tb_notary_verifier_open(&tdxopt, &qv, &err), -1);
     assert_non_null(strstr(err.msg, "for TDX quotes"));
-    tb_notary_verifier_opts snpopt = {.tee = "tdx", .certs = certs};
+    tb_notary_verifier_opts snpopt = {.tee = TB_TEE_TDX, .certs = certs};
     assert_int_equal(tb_notary_verifier_open(&snpopt, &qv, &err), -1);
     assert_non_null(strstr(err.msg, "for SEV-SNP evidence"));
 

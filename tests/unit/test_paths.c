@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "attest/internal.h"
+#include "base/internal.h"
 #include "base/paths.h"
+#include "store/internal.h"
 #include "store/store.h"
 #include "vm/image.h"
 #include "vm/vm.h"

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sys/internal.h"
 #include "sys/probe.h"
 
 static void test_summarize(void **state)

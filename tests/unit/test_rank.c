@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/internal.h"
 #include "stats/rank.h"
 #include "stats/summary.h"
 

@@ -22,6 +22,7 @@
 
 #include "base/buf.h"
 #include "base/file.h"
+#include "record/internal.h"
 #include "record/record.h"
 #include "env_test_util.h"
 #include "sys/env.h"

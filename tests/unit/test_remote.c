@@ -37,6 +37,7 @@
 #include "base/file.h"
 #include "base/proc.h"
 #include "record/record.h"
+#include "suite/internal.h"
 #include "suite/remote.h"
 #include "suite/suite.h"
 

@@ -22,6 +22,7 @@
 #include "record/record.h"
 #include "report/report.h"
 #include "svg_test_util.h"
+#include "workloads/internal.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -351,6 +352,79 @@ static void test_missing_sections_and_one_env(void **state)
     assert_non_null(strstr(doc, "none of the headline metrics was measured here"));
     assert_int_equal(count(doc, "<svg"), 0);
     fixture_free(&g);
+}
+
+/* A VM, the VM booted with swiotlb=force and a TD (extra.vm), with fio IOPS whose
+   medians are known (100, 80, 60: the bounce path explains half of the TD's loss) and a
+   latency the TD pays nothing extra on: the bounce section, its bars in VM / bounce /
+   TD order, the shares in the table, the undefined one said. */
+static tb_record *vm_record(const char *label, const char *vm, double iops, double lat)
+{
+    tb_err e;
+    tb_record *r = tb_record_new(&e);
+    assert_int_equal(tb_record_set_str(&r->label, label, &e), 0);
+    json_object_set_new(r->extra, "vm", json_loads(vm, 0, NULL));
+    add(r, "storage.libaio.lat-randread.iops", "IOPS", TB_BETTER_HIGHER, "storage", unit10, 10,
+        iops, 0, NULL);
+    add(r, "storage.libaio.lat-randread.clat.p50", "us", TB_BETTER_LOWER, "storage", unit10, 10,
+        lat, 0, NULL);
+    add(r, "syscall.c1.index", "index", TB_BETTER_HIGHER, "syscall", unit10, 10, 1000, 0, NULL);
+    return r;
+}
+
+static void test_bounce_section(void **state)
+{
+    (void)state;
+    fixture f = {
+        .r = {vm_record("td", "{\"kind\": \"tdx\"}", 60, 100),
+              vm_record("vm", "{\"kind\": \"regular\", \"swiotlb\": {\"forced\": false}}", 100,
+                        100),
+              vm_record("vm-sw", "{\"kind\": \"regular\", \"swiotlb\": {\"forced\": true}}", 80,
+                        100)},
+        .n = 3};
+    build(&f, TB_PAGE_HTML, NULL);
+    const char *doc = (const char *)f.page.doc.p;
+    const char *at = strstr(doc, "<section id=\"bounce\"");
+    assert_non_null(at);
+    char *sec = strndup(at, (size_t)(strstr(at, "</section>") - at)); /* the section alone */
+    assert_non_null(sec);
+    assert_true(strstr(doc, "<section id=\"overview\"") < at); /* the forest plot first */
+    assert_non_null(strstr(sec, "<tr data-metric=\"storage.libaio.lat-randread.iops\" "
+                                "data-why=\"0\" data-share=\"0.5\""));
+    assert_non_null(strstr(sec, "<td class=\"share\">50 % ["));
+    assert_non_null(strstr(sec, "<tr data-metric=\"storage.libaio.lat-randread.clat.p50\" "
+                                "data-why=\"1\"><td>"));
+    assert_non_null(strstr(sec, "the TD is not slower than the VM"));
+    assert_null(strstr(sec, "data-metric=\"syscall.c1.index\"")); /* not I/O */
+    /* the bars: VM (record 1), VM+bounce (2), TD (0) */
+    const char *b0 = strstr(sec, "class=\"tb-bar "),
+               *b1 = b0 ? strstr(b0 + 1, "class=\"tb-bar ") : NULL;
+    assert_non_null(b1);
+    assert_non_null(strstr(sec, "vm (VM)"));
+    assert_non_null(strstr(sec, "vm-sw (VM+bounce)"));
+    assert_non_null(strstr(sec, "td (TD)"));
+    assert_true(strstr(sec, "vm (VM)") < strstr(sec, "vm-sw (VM+bounce)"));
+    assert_true(strstr(sec, "vm-sw (VM+bounce)") < strstr(sec, "td (TD)"));
+    check_svgs_well_formed(doc);
+    free(sec);
+    fixture_free(&f);
+    /* no TD: the section says so; no bounced VM: no section */
+    fixture g = {
+        .r = {vm_record("vm", "{\"kind\": \"regular\"}", 100, 100),
+              vm_record("vm-sw", "{\"kind\": \"regular\", \"swiotlb\": {\"forced\": true}}", 80,
+                        100)},
+        .n = 2};
+    build(&g, TB_PAGE_HTML, NULL);
+    doc = (const char *)g.page.doc.p;
+    assert_non_null(strstr(doc, "the split needs also a TD or SEV-SNP guest"));
+    assert_null(strstr(doc, "data-share="));
+    fixture_free(&g);
+    fixture h = {.r = {vm_record("vm", "{\"kind\": \"regular\"}", 100, 100),
+                       vm_record("td", "{\"kind\": \"snp\"}", 80, 100)},
+                 .n = 2};
+    build(&h, TB_PAGE_HTML, NULL);
+    assert_null(strstr((const char *)h.page.doc.p, "id=\"bounce\""));
+    fixture_free(&h);
 }
 
 static void test_markdown(void **state)
@@ -760,6 +834,7 @@ int main(void)
         cmocka_unit_test(test_html_page),
         cmocka_unit_test(test_missing_sections_and_one_env),
         cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_bounce_section),
         cmocka_unit_test(test_tdx_and_snp),
         cmocka_unit_test(test_format_parse),
         cmocka_unit_test(test_verdict_rule_and_many_rows),

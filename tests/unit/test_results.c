@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/file.h"
+#include "bench/internal.h"
 #include "bench/results.h"
 
 static const char *H = TB_BENCH_RESULTS_HEADER "\n";

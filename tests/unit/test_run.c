@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/file.h"
+#include "bench/internal.h"
 #include "bench/run.h"
 
 static void test_defaults(void **state)

@@ -23,6 +23,7 @@
 #include "base/buf.h"
 #include "base/file.h"
 #include "record/record.h"
+#include "suite/internal.h"
 #include "suite/suite.h"
 #include "env_test_util.h"
 #include "sys/env.h"
@@ -453,7 +454,9 @@ static const golden_variant golden_variants[] = {
     {"memory threads 1,2,n, no first touch",
      "standard",
      "memory",
-     {{"memory.threads", "1,2,n"}, {"memory.parts", "bandwidth,latency"}, {"memory.sizes", "4k,1536k,2g"}}},
+     {{"memory.threads", "1,2,n"},
+      {"memory.parts", "bandwidth,latency"},
+      {"memory.sizes", "4k,1536k,2g"}}},
     {"network tcp 1,2,8, udp 512, no rtt",
      "standard",
      "network",
@@ -880,6 +883,30 @@ static void test_run_interrupted(void **state)
     tb_record_free(r);
 }
 
+static void test_swiotlb_full_grew(void **state)
+{
+    (void)state;
+    tb_err e;
+    tb_record *r = tb_record_new(&e);
+    assert_int_equal(tb_record_set_str(&r->label, "vm-regular-swiotlb", &e), 0);
+    char line[600] = "";
+    assert_int_equal(tb_suite_swiotlb_full_grew(r, line, sizeof line), 0); /* none recorded */
+    json_object_set_new(r->extra, "swiotlb_full", json_pack("{s:s}", "unknown", "klogctl: EPERM"));
+    assert_int_equal(tb_suite_swiotlb_full_grew(r, line, sizeof line), 0);
+    json_object_set_new(r->extra, "swiotlb_full",
+                        json_pack("{s:i, s:i, s:b}", "start", 3, "end", 3, "grew", 0));
+    assert_int_equal(tb_suite_swiotlb_full_grew(r, line, sizeof line), 0);
+    assert_string_equal(line, "");
+    json_object_set_new(r->extra, "swiotlb_full",
+                        json_pack("{s:i, s:i, s:b}", "start", 3, "end", 5, "grew", 1));
+    assert_int_equal(tb_suite_swiotlb_full_grew(r, line, sizeof line), 1);
+    assert_non_null(strstr(line, "vm-regular-swiotlb: WARNING: the kernel log gained 2 "
+                                 "'swiotlb buffer is full' lines during the run (3 before, 5 "
+                                 "after)"));
+    assert_non_null(strstr(line, "regular-swiotlb:SIZE"));
+    tb_record_free(r);
+}
+
 static void test_run_failures(void **state)
 {
     (void)state;
@@ -903,6 +930,15 @@ static void test_run_failures(void **state)
     assert_int_equal(json_integer_value(json_object_get(f0, "round")), 1);
     assert_true(strlen(json_string_value(json_object_get(f0, "reason"))) > 0);
     assert_non_null(tb_record_find(r, "attest.quote_get.ms")); /* the rest still ran */
+    /* the kernel log's "swiotlb buffer is full" count over the run: read at both ends
+       (equal here: nothing bounced), or why it could not be */
+    json_t *sf = json_object_get(r->extra, "swiotlb_full");
+    assert_true(json_is_object(sf));
+    if (!json_object_get(sf, "unknown")) {
+        assert_true(json_is_false(json_object_get(sf, "grew")));
+        assert_true(json_integer_value(json_object_get(sf, "end")) >=
+                    json_integer_value(json_object_get(sf, "start")));
+    }
     assert_int_equal(ev.done_failed, 2);
     assert_int_equal(ev.done_ok, 2);
     assert_string_equal(ev.end_status, "failed");
@@ -934,6 +970,7 @@ int main(void)
         cmocka_unit_test(test_run_attest_snp),
         cmocka_unit_test(test_run_interrupted),
         cmocka_unit_test(test_run_failures),
+        cmocka_unit_test(test_swiotlb_full_grew),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

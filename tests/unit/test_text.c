@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/internal.h"
 #include "base/text.h"
 
 /* The escaped form of s[0..n), as a malloc'd C string. */

@@ -30,7 +30,7 @@ static void test_defaults(void **state)
     assert_string_equal(c.target_host, "127.0.0.1");
     assert_int_equal(c.threads, 2);
     assert_int_equal(c.tee, 0);
-    assert_string_equal(c.tee_kind, "sim");
+    assert_int_equal(c.tee_kind, TB_TEE_SIM);
     assert_string_equal(c.network, "Bandwidth");
     assert_true(c.max_recv_data >= 16384);
     assert_int_equal(c.startup_timeout_s, 60);

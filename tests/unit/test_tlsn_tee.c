@@ -88,8 +88,8 @@ static void test_sim_quote_binds_session(void **state)
     tb_err e;
     char dir[300];
     snprintf(dir, sizeof dir, "%s/sim", tmp);
-    assert_int_equal(tb_tlsn_tee_open("sim", dir, &t, &e), 0);
-    assert_true(t.simulated);
+    assert_int_equal(tb_tlsn_tee_open(TB_TEE_SIM, dir, &t, &e), 0);
+    assert_true(tb_tee_simulated(t.kind));
     uint8_t a[64], other[64];
     rd(sid_a, nonce, "test-server.io", sent, recv_, a);
     uint8_t *q = NULL;
@@ -110,7 +110,7 @@ static void test_sim_quote_binds_session(void **state)
     assert_int_equal(tb_tlsn_tee_verify(&t, q, ql, a, &e), -1);
     free(q);
     tb_tlsn_tee_close(&t);
-    assert_int_equal(tb_tlsn_tee_open("snp", dir, &t, &e), -1);
+    assert_int_equal(tb_tlsn_tee_open(TB_TEE_SNP, dir, &t, &e), -1);
 }
 
 int main(void)

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "stats/internal.h"
 #include "stats/units.h"
 
 static void test_format(void **state)

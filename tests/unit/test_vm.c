@@ -971,6 +971,147 @@ static void fill_state(tb_vm_state *st, const char *base, const char *name)
     st->argv[2] = strdup("{\"qom-type\":\"tdx-guest\"}");
 }
 
+/* ---- regular-swiotlb ---- */
+
+static void test_swiotlb_kind_and_pool(void **state)
+{
+    (void)state;
+    tb_vm_kind k;
+    uint64_t sw;
+    tb_err e;
+    assert_int_equal(tb_vm_kind_parse_ext("regular-swiotlb", &k, &sw, &e), 0);
+    assert_int_equal(k, TB_VM_REGULAR);
+    assert_true(sw == TB_VM_SWIOTLB_AUTO);
+    assert_int_equal(tb_vm_kind_parse_ext("regular-swiotlb:256M", &k, &sw, &e), 0);
+    assert_true(sw == 256ull << 20);
+    assert_int_equal(tb_vm_kind_parse_ext("tdx", &k, &sw, &e), 0);
+    assert_int_equal(k, TB_VM_TDX);
+    assert_true(sw == 0);
+    assert_int_equal(tb_vm_kind_parse_ext("regular-swiotlb:", &k, &sw, &e), -1);
+    assert_non_null(strstr(e.msg, "the bounce-buffer pool (regular-swiotlb:SIZE)"));
+    assert_int_equal(tb_vm_kind_parse_ext("regular-swiotlbx", &k, &sw, &e), -1);
+    assert_non_null(strstr(e.msg, "unknown kind 'regular-swiotlbx'"));
+    assert_int_equal(tb_vm_kind_parse_ext("tdx-swiotlb", &k, &sw, &e), -1);
+
+    /* a TD / SEV guest's rule: 6 % of memory in [64 MiB, 1 GiB] */
+    assert_true(tb_vm_swiotlb_cvm_pool(1ull << 30) == 64ull << 20);  /* 61 MiB: clamped up */
+    assert_true(tb_vm_swiotlb_cvm_pool(64ull << 30) == 1ull << 30);  /* 3.8 GiB: down */
+    assert_true(tb_vm_swiotlb_cvm_pool(4ull << 30) == 257698037ull); /* 4 GiB * 6 / 100 */
+    /* 2 KiB slabs, rounded up to 128-slab segments */
+    assert_true(tb_vm_swiotlb_nslabs(64ull << 20) == 32768);
+    assert_true(tb_vm_swiotlb_nslabs(257698037ull) == 125952);
+    assert_true(tb_vm_swiotlb_nslabs(1) == 128);
+    tb_vm_spec s;
+    spec_kernel(&s, TB_VM_REGULAR);
+    char param[64];
+    tb_vm_swiotlb_param(&s, param, sizeof param);
+    assert_string_equal(param, "");
+    assert_null(tb_vm_swiotlb_how(&s));
+    assert_string_equal(tb_vm_spec_kind_label(&s), "regular");
+    s.swiotlb = TB_VM_SWIOTLB_AUTO; /* 4 GiB by default */
+    tb_vm_swiotlb_param(&s, param, sizeof param);
+    assert_string_equal(param, "swiotlb=125952,force");
+    assert_true(tb_vm_swiotlb_pool(&s) == 125952ull * 2048);
+    assert_string_equal(tb_vm_swiotlb_how(&s), "append");
+    assert_string_equal(tb_vm_spec_kind_label(&s), "regular-swiotlb");
+    s.memory = 1ull << 30;
+    tb_vm_swiotlb_param(&s, param, sizeof param);
+    assert_string_equal(param, "swiotlb=32768,force");
+    s.kernel = NULL;
+    s.initrd = NULL;
+    s.append = NULL;
+    s.image = "/img/a.qcow2";
+    assert_string_equal(tb_vm_swiotlb_how(&s), "seed-reboot");
+}
+
+static void test_swiotlb_spec_check(void **state)
+{
+    (void)state;
+    tb_vm_spec s;
+    tb_err e;
+    spec_kernel(&s, TB_VM_REGULAR);
+    s.swiotlb = 256ull << 20;
+    assert_int_equal(tb_vm_spec_check(&s, &e), 0);
+    s.swiotlb = 512ull << 10;
+    assert_int_equal(tb_vm_spec_check(&s, &e), -1);
+    assert_non_null(strstr(e.msg, "regular-swiotlb:524288B: the bounce-buffer pool must be 1M"));
+    s.swiotlb = 3ull << 30; /* more than half of 4 GiB */
+    assert_int_equal(tb_vm_spec_check(&s, &e), -1);
+    assert_non_null(strstr(e.msg, "half the guest's memory"));
+    s.swiotlb = TB_VM_SWIOTLB_AUTO;
+    s.kind = TB_VM_TDX;
+    s.firmware = "/ovmf.fd";
+    assert_int_equal(tb_vm_spec_check(&s, &e), -1);
+    assert_non_null(strstr(e.msg, "a TD guest's kernel bounces all its I/O already"));
+    spec_kernel(&s, TB_VM_REGULAR);
+    s.swiotlb = TB_VM_SWIOTLB_AUTO;
+    s.kernel = s.initrd = s.append = NULL;
+    s.image = "/img/a.qcow2";
+    s.seed = 0;
+    assert_int_equal(tb_vm_spec_check(&s, &e), -1);
+    assert_non_null(strstr(e.msg, "needs the cloud-init seed"));
+}
+
+static void test_swiotlb_cmdline(void **state)
+{
+    (void)state;
+    tb_vm_host h;
+    host_nested(&h);
+    tb_vm_spec s;
+    tb_vm_cmd c, r;
+    tb_vm_plan p;
+    spec_kernel(&s, TB_VM_REGULAR);
+    s.vsock = TB_VM_VSOCK_OFF;
+    build(&s, &h, 0, &r, &p);
+    s.swiotlb = 64ull << 20;
+    build(&s, &h, 0, &c, &p);
+    /* one kernel command line: the parameter is a word of -append, with its reason */
+    const tb_vm_prop *sw = find_prop(&c, "-append", "swiotlb=");
+    assert_non_null(sw);
+    assert_string_equal(sw->text, "swiotlb=32768,force");
+    assert_non_null(strstr(sw->reason, "mem_encrypt.c"));
+    assert_non_null(strstr(sw->reason, "iommu_platform=on"));
+    assert_false(sw->tee);
+    char **argv = tb_vm_cmd_argv(&c);
+    int found = 0;
+    for (int i = 0; argv[i]; i++)
+        if (!strcmp(argv[i], "-append")) {
+            assert_string_equal(argv[i + 1], "console=ttyS0 quiet swiotlb=32768,force");
+            found = 1;
+        }
+    assert_true(found);
+    tb_vm_argv_free(argv);
+    /* everything else is the regular VM's: the same options, -no-reboot included */
+    char *a = shared_part(&r), *b = shared_part(&c);
+    const char *extra = strstr(b, "-append swiotlb=32768,force\n");
+    assert_non_null(extra);
+    size_t at = (size_t)(extra - b), len = strlen("-append swiotlb=32768,force\n");
+    assert_int_equal(strlen(a) + len, strlen(b));
+    assert_memory_equal(a, b, at);
+    assert_string_equal(a + at, b + at + len);
+    free(a);
+    free(b);
+    assert_non_null(find_opt(&c, "-no-reboot", NULL));
+    tb_vm_cmd_free(&c);
+    tb_vm_cmd_free(&r);
+
+    /* from an image: no -append, the seed's reason says it reboots once, no -no-reboot */
+    s.kernel = s.initrd = s.append = NULL;
+    s.image = "/img/a.qcow2";
+    s.firmware = "none";
+    build(&s, &h, 0, &c, &p);
+    assert_null(find_opt(&c, "-append", NULL));
+    assert_null(find_opt(&c, "-no-reboot", NULL));
+    const tb_vm_prop *seed = find_prop(&c, "-drive", "file=/run/user/1000/teebench/vm/t1/seed.iso");
+    assert_non_null(seed);
+    assert_non_null(strstr(seed->reason, "reboots once"));
+    tb_vm_cmd_free(&c);
+    s.swiotlb = 0;
+    build(&s, &h, 0, &c, &p);
+    assert_non_null(find_opt(&c, "-no-reboot", NULL));
+    tb_vm_cmd_free(&c);
+}
+
 static void test_state_roundtrip(void **state)
 {
     (void)state;
@@ -1013,8 +1154,23 @@ static void test_state_roundtrip(void **state)
     assert_true(json_integer_value(json_object_get(j, "boot_ns")) == 23400000000ll);
     assert_true(json_real_value(json_object_get(j, "boot_s")) > 23.39);
     json_decref(j);
-    tb_vm_state_free(&back);
     tb_vm_state_free(&st);
+
+    /* regular-swiotlb's facts survive (optional: absent above) */
+    assert_string_equal(back.swiotlb_param, "");
+    snprintf(back.swiotlb_param, sizeof back.swiotlb_param, "swiotlb=32768,force");
+    snprintf(back.swiotlb_how, sizeof back.swiotlb_how, "seed-reboot");
+    back.swiotlb_pool = 64ull << 20;
+    snprintf(back.guest_cmdline, sizeof back.guest_cmdline, "root=LABEL=r swiotlb=32768,force");
+    assert_int_equal(tb_vm_state_save(&back, &e), 0);
+    tb_vm_state sw;
+    assert_int_equal(tb_vm_load(base, "snp1", &sw, &e), 0);
+    assert_string_equal(sw.swiotlb_param, "swiotlb=32768,force");
+    assert_string_equal(sw.swiotlb_how, "seed-reboot");
+    assert_true(sw.swiotlb_pool == 64ull << 20);
+    assert_string_equal(sw.guest_cmdline, "root=LABEL=r swiotlb=32768,force");
+    tb_vm_state_free(&sw);
+    tb_vm_state_free(&back);
 
     assert_int_equal(tb_vm_load(base, "nope", &back, &e), -1);
     assert_non_null(strstr(e.msg, "no VM named nope"));
@@ -1313,6 +1469,9 @@ int main(void)
         cmocka_unit_test(test_snp_requirements),
         cmocka_unit_test(test_tcg_and_escapes),
         cmocka_unit_test(test_argv_shell),
+        cmocka_unit_test(test_swiotlb_kind_and_pool),
+        cmocka_unit_test(test_swiotlb_spec_check),
+        cmocka_unit_test(test_swiotlb_cmdline),
         cmocka_unit_test(test_state_roundtrip),
         cmocka_unit_test(test_state_malformed),
         cmocka_unit_test(test_list),

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vm/seed.h"
 
@@ -317,6 +318,59 @@ static void test_user_data(void **state)
     tb_buf_clear(&b);
 }
 
+/* regular-swiotlb from an image: a bootcmd that sets the parameter in whichever boot
+   loader the guest has and reboots once; the script is valid shell (sh -n). */
+static void test_user_data_kernel_param(void **state)
+{
+    (void)state;
+    tb_buf b = {0};
+    tb_err e;
+    tb_vm_seed_cfg c = {
+        .user = "root", .pubkey = KEY, .hostname = "g1", .kernel_param = "swiotlb=32768,force"};
+    assert_int_equal(tb_vm_seed_user_data(&c, &b, &e), 0);
+    const char *ud = (const char *)b.p;
+    assert_non_null(strstr(ud, "\nbootcmd:\n  - |\n    P='swiotlb=32768,force'\n"));
+    assert_non_null(strstr(ud, "    S=" TB_VM_SEED_PARAM_STATUS "\n"));
+    assert_non_null(strstr(ud, "grubby --update-kernel=ALL --args=\"$P\""));
+    assert_non_null(strstr(ud, ">/etc/default/grub.d/99-teebench.cfg"));
+    assert_non_null(strstr(ud, "update-grub && how=update-grub"));
+    assert_non_null(strstr(ud, "loader/entries/*.conf && how=systemd-boot"));
+    assert_non_null(strstr(ud, "[ -e \"$S.rebooted.$P\" ]")); /* never a second reboot */
+    assert_non_null(strstr(ud, "systemctl reboot || reboot"));
+    /* the keys stay before it, the document ends with it */
+    assert_true(strstr(ud, "ssh_authorized_keys") < strstr(ud, "bootcmd"));
+    char path[] = "/tmp/tb-seed-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    for (const char *l = strstr(ud, "    P="); l && *l;) { /* the block, unindented */
+        const char *nl = strchr(l, '\n');
+        size_t n = nl ? (size_t)(nl - l) + 1 : strlen(l);
+        assert_true(n >= 4 && !memcmp(l, "    ", 4));
+        assert_int_equal(write(fd, l + 4, n - 4), (ssize_t)(n - 4));
+        l += n;
+    }
+    close(fd);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "sh -n %s", path);
+    assert_int_equal(system(cmd), 0);
+    unlink(path);
+    /* the same seed without the parameter has no bootcmd */
+    b.len = 0;
+    c.kernel_param = NULL;
+    assert_int_equal(tb_vm_seed_user_data(&c, &b, &e), 0);
+    assert_null(strstr((const char *)b.p, "bootcmd"));
+    /* a parameter that would need quoting is refused */
+    const char *bad[] = {"", "a b", "x'y", "a;reboot", "$(id)", "a\nb"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        c.kernel_param = bad[i];
+        b.len = 0;
+        assert_int_equal(tb_vm_seed_user_data(&c, &b, &e), -1);
+        assert_non_null(strstr(e.msg, "not a kernel parameter"));
+        assert_int_equal(b.len, 0);
+    }
+    tb_buf_clear(&b);
+}
+
 static void test_meta_data(void **state)
 {
     (void)state;
@@ -376,9 +430,13 @@ static void test_image_and_hostname(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_descriptors),        cmocka_unit_test(test_trees),
-        cmocka_unit_test(test_deterministic),      cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_user_data),          cmocka_unit_test(test_meta_data),
+        cmocka_unit_test(test_descriptors),
+        cmocka_unit_test(test_trees),
+        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_user_data),
+        cmocka_unit_test(test_meta_data),
+        cmocka_unit_test(test_user_data_kernel_param),
         cmocka_unit_test(test_image_and_hostname),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "workloads/internal.h"
 #include "workloads/workload.h"
 
 static const tb_wl_metric mem_metrics[] = {

@@ -20,6 +20,7 @@
 
 #include "base/buf.h"
 #include "base/file.h"
+#include "workloads/internal.h"
 #include "workloads/kv.h"
 
 typedef struct kept {

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "workloads/internal.h"
 #include "workloads/memory.h"
 
 static void test_sizes(void **state)

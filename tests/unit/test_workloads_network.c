@@ -21,6 +21,7 @@
 
 #include "base/buf.h"
 #include "base/file.h"
+#include "workloads/internal.h"
 #include "workloads/network.h"
 
 static void load(const char *name, tb_buf *b)
@@ -72,6 +73,17 @@ static void test_iperf3_outputs(void **state)
     assert_int_equal(parse_file("udp-1472b.json", &r, &e), 0);
     assert_true(near(r.received_bps, 835898535.0659077));
     assert_true(near(r.lost_percent, 71.7034428794992));
+    /* across a veth (MTU 1500), -l 1472: iperf3 writes a warning line before its document */
+    assert_int_equal(parse_file("udp-1472b-veth.json", &r, &e), 0);
+    assert_true(r.udp);
+    assert_true(near(r.received_bps, 99725370.8739472));
+    assert_true(near(r.lost_percent, 87.87891617273498));
+    /* a line that is not the document's start, and text with no document at all */
+    const char *two = "warning: one\nwarning: {two}\n{\"error\": \"it failed\"}\n";
+    assert_int_equal(tb_wl_iperf3_parse(two, strlen(two), &r, &e), -1);
+    assert_string_equal(e.msg, "iperf3: it failed");
+    assert_int_equal(tb_wl_iperf3_parse("warning: x\n", 11, &r, &e), -1);
+    assert_non_null(strstr(e.msg, "iperf3 --json: not JSON"));
     /* iperf3 3.12 exits 0 when it could not connect: the document says why */
     assert_int_equal(parse_file("refused.json", &r, &e), -1);
     assert_string_equal(e.msg, "iperf3: unable to connect to server: Connection refused");

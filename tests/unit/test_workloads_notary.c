@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench/internal.h"
 #include "bench/run.h"
 #include "workloads/notary.h"
 

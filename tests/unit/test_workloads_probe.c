@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "workloads/internal.h"
 #include "workloads/probe.h"
 
 typedef struct kept {

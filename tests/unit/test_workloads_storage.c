@@ -27,6 +27,7 @@
 #include "base/file.h"
 #include "suite/suite.h"
 #include "workloads/http.h"
+#include "workloads/internal.h"
 #include "workloads/kv.h"
 #include "workloads/notary.h"
 #include "workloads/storage.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "net/http_req.h"
+#include "net/internal.h"
 #include "net/ws.h"
 
 static void test_accept_key(void **state)
