@@ -134,65 +134,51 @@ static const cli_flag nginx_flags[] = {
 const cli_cmd cli_nginx_cmd = {
     .name = CMD, .flags = nginx_flags, .usage = usage, .max_operands = 0, .col = 19};
 
-int cmd_nginx(int argc, char **argv)
+/* nginx stop: stops the nginx of adir and waits. An exit code. */
+static int nginx_stop(const char *adir, int timeout_ms, int json)
 {
-    if (argc < 2) {
-        usage(stderr, &cli_nginx_cmd);
-        return 2;
-    }
-    const char *action = argv[1];
-    if (!strcmp(action, "-h") || !strcmp(action, "--help")) {
-        usage(stdout, &cli_nginx_cmd);
-        return 0;
-    }
-    static const char *const actions[] = {"start", "stop", "log-lines", NULL};
-    if (strcmp(action, "start") && strcmp(action, "stop") && strcmp(action, "log-lines"))
-        return cli_unknown_subcommand(CMD, action, actions);
-    const char *env_pki = getenv("TEEBENCH_PKI");
-    nginx_args a = {.o = {.addr = "127.0.0.1", .workers = 1},
-                    .dir = "teebench-nginx",
-                    .pki = env_pki && *env_pki ? env_pki : "fixture-pki",
-                    .timeout_ms = 10000};
-    int first, done = cli_flags_parse(&cli_nginx_cmd, argc - 1, argv + 1, &a, &first);
-    if (done != CLI_FLAGS_GO)
-        return done;
-    tb_nginx_opts o = a.o;
-    const char *dir = a.dir, *root = a.root, *cert = a.cert, *key = a.key, *pki = a.pki;
-    int timeout_ms = a.timeout_ms, json = a.json;
-    char adir[PATH_MAX], aroot[PATH_MAX], acert[PATH_MAX], akey[PATH_MAX];
-    int rc;
-    if ((rc = absolute("--dir", dir, adir, sizeof adir)) != 0)
-        return rc;
-    o.dir = adir;
     tb_err err;
-    if (!strcmp(action, "stop")) {
-        pid_t pid = tb_nginx_pid(adir, &err);
-        if (pid < 0 || tb_nginx_stop(adir, timeout_ms, &err) < 0)
-            return fail(json, "stop: %s", err.msg);
-        if (json)
-            return cli_json_print(CMD,
-                                  cli_json_envelope(SCHEMA,
-                                                    json_pack("{s:s, s:i, s:s}", "action", "stop",
-                                                              "pid", (int)pid, "run_dir", adir),
-                                                    1));
-        printf("nginx stopped (pid %d, run dir %s)\n", (int)pid, adir);
-        return 0;
-    }
-    if (!strcmp(action, "log-lines")) {
-        char log[PATH_MAX];
-        uint64_t n;
-        if (tb_nginx_path(adir, "access.log", log, sizeof log, &err) < 0 ||
-            tb_log_count_lines(log, &n, &err) < 0)
-            return fail(json, "log-lines: %s", err.msg);
-        if (json)
-            return cli_json_print(
-                CMD, cli_json_envelope(SCHEMA,
-                                       json_pack("{s:s, s:s, s:I}", "action", "log-lines",
-                                                 "access_log", log, "lines", (json_int_t)n),
-                                       1));
-        printf("%s: %" PRIu64 " lines\n", log, n);
-        return 0;
-    }
+    pid_t pid = tb_nginx_pid(adir, &err);
+    if (pid < 0 || tb_nginx_stop(adir, timeout_ms, &err) < 0)
+        return fail(json, "stop: %s", err.msg);
+    if (json)
+        return cli_json_print(CMD, cli_json_envelope(SCHEMA,
+                                                     json_pack("{s:s, s:i, s:s}", "action", "stop",
+                                                               "pid", (int)pid, "run_dir", adir),
+                                                     1));
+    printf("nginx stopped (pid %d, run dir %s)\n", (int)pid, adir);
+    return 0;
+}
+
+/* nginx log-lines: the access log's line count. An exit code. */
+static int nginx_log_lines(const char *adir, int json)
+{
+    tb_err err;
+    char log[PATH_MAX];
+    uint64_t n;
+    if (tb_nginx_path(adir, "access.log", log, sizeof log, &err) < 0 ||
+        tb_log_count_lines(log, &n, &err) < 0)
+        return fail(json, "log-lines: %s", err.msg);
+    if (json)
+        return cli_json_print(
+            CMD, cli_json_envelope(SCHEMA,
+                                   json_pack("{s:s, s:s, s:I}", "action", "log-lines", "access_log",
+                                             log, "lines", (json_int_t)n),
+                                   1));
+    printf("%s: %" PRIu64 " lines\n", log, n);
+    return 0;
+}
+
+/* nginx start: the flags checked, the paths made absolute, nginx started in adir. An
+ * exit code. */
+static int nginx_start(const nginx_args *a, const char *adir)
+{
+    tb_nginx_opts o = a->o;
+    const char *root = a->root, *cert = a->cert, *key = a->key, *pki = a->pki;
+    int timeout_ms = a->timeout_ms, json = a->json, rc;
+    char aroot[PATH_MAX], acert[PATH_MAX], akey[PATH_MAX];
+    tb_err err;
+    o.dir = adir;
     if (!o.port)
         return cli_fail_code(2, CMD, "start: --port is required");
     if ((cert || key) && !o.tls)
@@ -242,4 +228,37 @@ int cmd_nginx(int argc, char **argv)
            o.tls ? "https" : "http", o.addr, o.port, o.workers, o.workers == 1 ? "" : "s");
     printf("run dir: %s\naccess log: %s/access.log\n", adir, adir);
     return 0;
+}
+
+int cmd_nginx(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr, &cli_nginx_cmd);
+        return 2;
+    }
+    const char *action = argv[1];
+    if (!strcmp(action, "-h") || !strcmp(action, "--help")) {
+        usage(stdout, &cli_nginx_cmd);
+        return 0;
+    }
+    static const char *const actions[] = {"start", "stop", "log-lines", NULL};
+    if (strcmp(action, "start") && strcmp(action, "stop") && strcmp(action, "log-lines"))
+        return cli_unknown_subcommand(CMD, action, actions);
+    const char *env_pki = getenv("TEEBENCH_PKI");
+    nginx_args a = {.o = {.addr = "127.0.0.1", .workers = 1},
+                    .dir = "teebench-nginx",
+                    .pki = env_pki && *env_pki ? env_pki : "fixture-pki",
+                    .timeout_ms = 10000};
+    int first, done = cli_flags_parse(&cli_nginx_cmd, argc - 1, argv + 1, &a, &first);
+    if (done != CLI_FLAGS_GO)
+        return done;
+    char adir[PATH_MAX];
+    int rc;
+    if ((rc = absolute("--dir", a.dir, adir, sizeof adir)) != 0)
+        return rc;
+    if (!strcmp(action, "stop"))
+        return nginx_stop(adir, a.timeout_ms, a.json);
+    if (!strcmp(action, "log-lines"))
+        return nginx_log_lines(adir, a.json);
+    return nginx_start(&a, adir);
 }
