@@ -254,6 +254,54 @@ static double ms_since(uint64_t t0)
     return (double)(tb_mono_ns() - t0) / 1e6;
 }
 
+/* The options that are strings (a flag or its environment variable), read. */
+typedef struct values {
+    int tee, verify, use_fixture;
+    uint64_t tport, max_sent, max_recv, timeout;
+    char url[1024]; /* the notary's, when built from scheme, host and port */
+} values;
+
+/* o's strings into v, and o->url from scheme, host and port unless given (then in
+ * v->url). -1 to go on, or exit code 2 after the message. */
+static int read_values(opts *o, values *v)
+{
+    uint64_t nport;
+    if (parse_bool(o->tee, &v->tee) < 0)
+        return cli_fail_code(
+            2, CMD, "ENABLE_TEE_ATTESTATION/--tee: want 1/0 or true/false, got '%s'", o->tee);
+    if (parse_bool(o->verify, &v->verify) < 0)
+        return cli_fail_code(2, CMD, "VERIFY_ATTESTATION: want 1/0 or true/false, got '%s'",
+                             o->verify);
+    if (parse_bool(o->use_fixture_ca, &v->use_fixture) < 0)
+        return cli_fail_code(2, CMD, "USE_FIXTURE_CA: want true or false, got '%s'",
+                             o->use_fixture_ca);
+    if (cli_opt_u64(o->tport, 1, 65535, &v->tport) < 0)
+        return cli_fail_code(2, CMD, "TARGET_PORT: want 1..65535, got '%s'", o->tport);
+    if (cli_opt_u64(o->max_sent, 1, TB_NOTARY_DOC_MAX_DATA, &v->max_sent) < 0 ||
+        cli_opt_u64(o->max_recv, 1, TB_NOTARY_DOC_MAX_DATA, &v->max_recv) < 0)
+        return cli_fail_code(2, CMD, "MAX_SENT_DATA/MAX_RECV_DATA: want 1..%u bytes",
+                             TB_NOTARY_DOC_MAX_DATA);
+    if (cli_opt_u64(o->timeout, 1, 3600000, &v->timeout) < 0)
+        return cli_fail_code(2, CMD, "--timeout: want milliseconds, got '%s'", o->timeout);
+    if (v->use_fixture && !o->fixture_ca)
+        return cli_fail_code(2, CMD,
+                             "USE_FIXTURE_CA is true: give --fixture-ca FILE (or "
+                             "FIXTURE_CA), or set USE_FIXTURE_CA=false");
+    if (!o->url) {
+        if (strcmp(o->scheme, "http") && strcmp(o->scheme, "https"))
+            return cli_fail_code(2, CMD, "NOTARY_SCHEME: want http or https, got '%s'", o->scheme);
+        if (cli_opt_u64(o->nport, 1, 65535, &nport) < 0)
+            return cli_fail_code(2, CMD, "NOTARY_PORT: want 1..65535, got '%s'", o->nport);
+        int v6 = strchr(o->nhost, ':') != NULL;
+        snprintf(v->url, sizeof v->url, "%s://%s%s%s:%llu", o->scheme, v6 ? "[" : "", o->nhost,
+                 v6 ? "]" : "", (unsigned long long)nport);
+        o->url = v->url;
+    }
+    if (v->verify && !v->tee)
+        v->verify = 0; /* nothing to verify without TEE attestation (as the source client) */
+    return -1;
+}
+
 int cmd_notarize(int argc, char **argv)
 {
     opts o;
@@ -261,42 +309,11 @@ int cmd_notarize(int argc, char **argv)
     if (prc >= 0)
         return prc;
     uint64_t t_start = tb_mono_ns();
-    int tee = 0, verify = 0, use_fixture = 0;
-    uint64_t tport, max_sent, max_recv, timeout, nport;
-    if (parse_bool(o.tee, &tee) < 0)
-        return cli_fail_code(
-            2, CMD, "ENABLE_TEE_ATTESTATION/--tee: want 1/0 or true/false, got '%s'", o.tee);
-    if (parse_bool(o.verify, &verify) < 0)
-        return cli_fail_code(2, CMD, "VERIFY_ATTESTATION: want 1/0 or true/false, got '%s'",
-                             o.verify);
-    if (parse_bool(o.use_fixture_ca, &use_fixture) < 0)
-        return cli_fail_code(2, CMD, "USE_FIXTURE_CA: want true or false, got '%s'",
-                             o.use_fixture_ca);
-    if (cli_opt_u64(o.tport, 1, 65535, &tport) < 0)
-        return cli_fail_code(2, CMD, "TARGET_PORT: want 1..65535, got '%s'", o.tport);
-    if (cli_opt_u64(o.max_sent, 1, TB_NOTARY_DOC_MAX_DATA, &max_sent) < 0 ||
-        cli_opt_u64(o.max_recv, 1, TB_NOTARY_DOC_MAX_DATA, &max_recv) < 0)
-        return cli_fail_code(2, CMD, "MAX_SENT_DATA/MAX_RECV_DATA: want 1..%u bytes",
-                             TB_NOTARY_DOC_MAX_DATA);
-    if (cli_opt_u64(o.timeout, 1, 3600000, &timeout) < 0)
-        return cli_fail_code(2, CMD, "--timeout: want milliseconds, got '%s'", o.timeout);
-    if (use_fixture && !o.fixture_ca)
-        return cli_fail_code(2, CMD,
-                             "USE_FIXTURE_CA is true: give --fixture-ca FILE (or "
-                             "FIXTURE_CA), or set USE_FIXTURE_CA=false");
-    char url[1024];
-    if (!o.url) {
-        if (strcmp(o.scheme, "http") && strcmp(o.scheme, "https"))
-            return cli_fail_code(2, CMD, "NOTARY_SCHEME: want http or https, got '%s'", o.scheme);
-        if (cli_opt_u64(o.nport, 1, 65535, &nport) < 0)
-            return cli_fail_code(2, CMD, "NOTARY_PORT: want 1..65535, got '%s'", o.nport);
-        int v6 = strchr(o.nhost, ':') != NULL;
-        snprintf(url, sizeof url, "%s://%s%s%s:%llu", o.scheme, v6 ? "[" : "", o.nhost,
-                 v6 ? "]" : "", (unsigned long long)nport);
-        o.url = url;
-    }
-    if (verify && !tee)
-        verify = 0; /* nothing to verify without TEE attestation (as the source client) */
+    values v;
+    if ((prc = read_values(&o, &v)) >= 0)
+        return prc;
+    int tee = v.tee, verify = v.verify, use_fixture = v.use_fixture;
+    uint64_t tport = v.tport, max_sent = v.max_sent, max_recv = v.max_recv, timeout = v.timeout;
 
     tb_err err;
     int rc = 1;
