@@ -19,8 +19,8 @@ static size_t count(const cli_flag *t)
     return n;
 }
 
-int cli_flags_bad_choice(const char *flag, const char *value, const char *const *choices,
-                         tb_err *err)
+/* A choice's error: "<flag> <value>: unknown (a, b, c)". Returns -1. */
+static int bad_choice(const char *flag, const char *value, const char *const *choices, tb_err *err)
 {
     char list[256] = "";
     size_t len = 0;
@@ -92,7 +92,7 @@ static int store(const cli_flag *f, void *args, const char *v, tb_err *err)
                 *(const char **)at = f->choices[i];
                 return 0;
             }
-        return cli_flags_bad_choice(flag, v, f->choices, err);
+        return bad_choice(flag, v, f->choices, err);
     case CLI_F_CALL:
         return f->call(args, flag, v, err);
     case CLI_F_SETTING: {

@@ -187,8 +187,4 @@ void cli_flags_help(FILE *f, const cli_cmd *c);
  * ones too, old spellings not) as "--name" and "-x", space-separated, a newline. */
 void cli_flags_list(FILE *f, const cli_cmd *c);
 
-/* A choice's error: "<flag> <value>: unknown (a, b, c)". Returns -1. */
-int cli_flags_bad_choice(const char *flag, const char *value, const char *const *choices,
-                         tb_err *err);
-
 #endif
