@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Generates the man page and the bash completion of teebench from the binary's own
-# help text, so they say exactly what `teebench --help` and `teebench help CMD` say.
+# help text, so they say exactly what `teebench --help` and `teebench help CMD` say,
+# and the completion's options from the flag tables the parsers run on (`teebench
+# __flags CMD`, cli/flags), with the ones a command's help names (the commands
+# whose flags have no table: vm, suite, bench notary/tlsn).
 #   scripts/gen-docs.sh path/to/teebench OUTDIR
 # Writes OUTDIR/teebench.1 (roff) and OUTDIR/teebench.bash (bash completion).
 set -euo pipefail
@@ -68,7 +71,11 @@ subcommands() {
   echo "    case \$cmd in"
   for c in $cmds; do
     subs=$(subcommands "$c")
-    opts=$({ "$TB" help "$c" 2>&1 | grep -oE -- '--[a-z][a-z0-9-]*'; echo --help; } | sort -u | tr '\n' ' ')
+    opts=$({
+      "$TB" __flags "$c" | cut -f2 | tr ' ' '\n' | grep -E -- '^--[a-z]' || true
+      "$TB" help "$c" 2>&1 | grep -oE -- '--[a-z][a-z0-9-]*'
+      echo --help
+    } | sort -u | tr '\n' ' ')
     if [ -n "$subs" ]; then
       echo "      $c) if [ \"\$COMP_CWORD\" -eq 2 ]; then words='${subs% }'; else words='${opts% }'; fi ;;"
     else

@@ -99,6 +99,8 @@ int main(int argc, char **argv)
         printf("teebench %s\n", TEEBENCH_VERSION);
         return 0;
     }
+    if (!strcmp(argv[1], "__flags")) /* hidden: the flag tables, for scripts/gen-docs.sh */
+        return cmd_flags(argc - 1, argv + 1);
     const struct command *c = find(argv[1]);
     if (c)
         return c->run(argc - 1, argv + 1);

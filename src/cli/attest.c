@@ -13,7 +13,7 @@
  * Messages name each path once: the module's errors already carry it.
  * Anything involving the simulated provider says "SIMULATED" in its output. */
 #include <errno.h>
-#include <getopt.h>
+#include <getopt.h> /* optind: the first operand after cli_flags_parse */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +29,7 @@
 #include "base/hex.h"
 #include "cli/attest_snp.h"
 #include "cli/cli.h"
+#include "cli/flags.h"
 #include "cli/json.h"
 
 #define EXIT_REFUSED 3
@@ -77,16 +78,20 @@ static int usage_fail(const char *cmd, const char *msg)
     return cli_fail_code(2, cmd, "%s (teebench attest --help)", msg);
 }
 
-static int parse_i64(const char *s, int64_t *out)
+/* Every subcommand's --help is the one text above. */
+static void attest_usage(FILE *f, const cli_cmd *c)
 {
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < 0)
-        return -1;
-    *out = v;
-    return 0;
+    (void)c;
+    fputs(USAGE, f);
 }
+
+/* --now: a UNIX time in seconds; --timeout: milliseconds. */
+#define NOW_FLAG(T) CLI_I64("now", 0, T, now, 0, 1e19, "UNIX_TIME", NULL)
+#define TIMEOUT_FLAG(T) CLI_I64("timeout", 0, T, timeout, 1, 86400000, "MS", NULL)
+#define HELP_FLAG                                                                                  \
+    {                                                                                              \
+        .name = "help", .shortc = 'h', .type = CLI_F_HELP                                          \
+    }
 
 static int64_t wall_now(void)
 {
@@ -183,21 +188,21 @@ static json_t *quote_json(const tb_attest_quote *q)
     return o;
 }
 
+typedef struct show_args {
+    int json;
+} show_args;
+
+static const cli_flag show_flags[] = {CLI_BOOL("json", 'j', show_args, json, NULL), HELP_FLAG, {0}};
+const cli_cmd cli_attest_show_cmd = {
+    .name = "attest show", .flags = show_flags, .usage = attest_usage, .max_operands = -1};
+
 static int cmd_show(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    int json = 0, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
-        if (c == 'j')
-            json = 1;
-        else if (c == 'h')
-            return fputs(USAGE, stdout), 0;
-        else
-            return cli_bad_option("attest show", c, argv);
-    }
+    show_args a = {0};
+    int first, done = cli_flags_parse(&cli_attest_show_cmd, argc, argv, &a, &first);
+    if (done != CLI_FLAGS_GO)
+        return done;
+    int json = a.json;
     if (optind != argc - 1)
         return usage_fail("attest show", "want exactly one QUOTE file");
     tb_attest_quote *q;
@@ -424,85 +429,54 @@ static int verify_snp(const char *path, const char *certs, const char *kds, cons
     return rc;
 }
 
+typedef struct verify_args {
+    const char *collateral, *pccs, *root, *policy_path, *certs, *kds;
+    tb_attest_snp_product product;
+    int json, allow_debug, allow_expired;
+    int64_t now, timeout;
+    tb_attest_fetch_opts fo;
+} verify_args;
+
+static int set_product(void *args, const char *flag, const char *v, tb_err *err)
+{
+    if (tb_attest_snp_product_parse(v, &((verify_args *)args)->product) < 0)
+        return tb_errf(err, "%s wants milan, genoa or turin (teebench attest --help)", flag);
+    return 0;
+}
+
+static const cli_flag verify_flags[] = {
+    CLI_STR("collateral", 0, verify_args, collateral, "FILE", NULL),
+    CLI_STR("pccs", 0, verify_args, pccs, "URL", NULL),
+    NOW_FLAG(verify_args),
+    CLI_STR("root", 0, verify_args, root, "CA_FILE", NULL),
+    CLI_BOOL("allow-debug", 0, verify_args, allow_debug, NULL),
+    CLI_STR("policy", 0, verify_args, policy_path, "FILE", NULL),
+    CLI_BOOL("json", 0, verify_args, json, NULL),
+    CLI_BOOL("no-cache", 0, verify_args, fo.no_cache, NULL),
+    CLI_STR("cache-dir", 0, verify_args, fo.cache_dir, "DIR", NULL),
+    TIMEOUT_FLAG(verify_args),
+    CLI_BOOL("allow-expired-collateral", 0, verify_args, allow_expired, NULL),
+    CLI_STR("certs", 0, verify_args, certs, "DIR", NULL),
+    CLI_STR("kds", 0, verify_args, kds, "URL", NULL),
+    CLI_CALL("product", 0, set_product, "milan|genoa|turin", NULL),
+    HELP_FLAG,
+    {0}};
+const cli_cmd cli_attest_verify_cmd = {
+    .name = "attest verify", .flags = verify_flags, .usage = attest_usage, .max_operands = -1};
+
 static int cmd_verify(int argc, char **argv)
 {
-    static const struct option opts[] = {{"collateral", required_argument, 0, 'c'},
-                                         {"pccs", required_argument, 0, 'p'},
-                                         {"now", required_argument, 0, 'n'},
-                                         {"root", required_argument, 0, 'r'},
-                                         {"allow-debug", no_argument, 0, 'd'},
-                                         {"policy", required_argument, 0, 'P'},
-                                         {"json", no_argument, 0, 'j'},
-                                         {"no-cache", no_argument, 0, 'N'},
-                                         {"cache-dir", required_argument, 0, 'C'},
-                                         {"timeout", required_argument, 0, 't'},
-                                         {"allow-expired-collateral", no_argument, 0, 'X'},
-                                         {"certs", required_argument, 0, 'S'},
-                                         {"kds", required_argument, 0, 'K'},
-                                         {"product", required_argument, 0, 'R'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *cmd = "attest verify", *collateral = NULL, *pccs = NULL, *root = NULL,
-               *policy_path = NULL, *certs = NULL, *kds = NULL;
-    tb_attest_snp_product product = TB_ATTEST_SNP_UNKNOWN;
-    int json = 0, allow_debug = 0, allow_expired = 0, c;
-    int64_t now = -1, timeout = 10000;
-    tb_attest_fetch_opts fo = {0};
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c':
-            collateral = optarg;
-            break;
-        case 'p':
-            pccs = optarg;
-            break;
-        case 'n':
-            if (parse_i64(optarg, &now) < 0)
-                return usage_fail(cmd, "--now wants a UNIX time in seconds");
-            break;
-        case 'r':
-            root = optarg;
-            break;
-        case 'd':
-            allow_debug = 1;
-            break;
-        case 'X':
-            allow_expired = 1;
-            break;
-        case 'P':
-            policy_path = optarg;
-            break;
-        case 'j':
-            json = 1;
-            break;
-        case 'N':
-            fo.no_cache = 1;
-            break;
-        case 'C':
-            fo.cache_dir = optarg;
-            break;
-        case 't':
-            if (parse_i64(optarg, &timeout) < 0 || timeout == 0)
-                return usage_fail(cmd, "--timeout wants milliseconds > 0");
-            break;
-        case 'S':
-            certs = optarg;
-            break;
-        case 'K':
-            kds = optarg;
-            break;
-        case 'R':
-            if (tb_attest_snp_product_parse(optarg, &product) < 0)
-                return usage_fail(cmd, "--product wants milan, genoa or turin");
-            break;
-        case 'h':
-            return fputs(USAGE, stdout), 0;
-        default:
-            return cli_bad_option(cmd, c, argv);
-        }
-    }
+    const char *cmd = "attest verify";
+    verify_args a = {.product = TB_ATTEST_SNP_UNKNOWN, .now = -1, .timeout = 10000};
+    int first, done = cli_flags_parse(&cli_attest_verify_cmd, argc, argv, &a, &first);
+    if (done != CLI_FLAGS_GO)
+        return done;
+    const char *collateral = a.collateral, *pccs = a.pccs, *root = a.root,
+               *policy_path = a.policy_path, *certs = a.certs, *kds = a.kds;
+    tb_attest_snp_product product = a.product;
+    int json = a.json, allow_debug = a.allow_debug, allow_expired = a.allow_expired;
+    int64_t now = a.now, timeout = a.timeout;
+    tb_attest_fetch_opts fo = a.fo;
     if (optind != argc - 1)
         return usage_fail(cmd, "want exactly one QUOTE file");
     if (certs || kds) {
@@ -569,36 +543,31 @@ static int cmd_verify(int argc, char **argv)
 
 /* --------------------------------------------------------------- collateral */
 
+typedef struct collateral_args {
+    const char *pccs, *out;
+    int64_t timeout;
+} collateral_args;
+
+static const cli_flag collateral_flags[] = {
+    CLI_STR("pccs", 0, collateral_args, pccs, "URL", NULL),
+    CLI_STR("output", 'o', collateral_args, out, "FILE", NULL),
+    TIMEOUT_FLAG(collateral_args),
+    HELP_FLAG,
+    {0}};
+const cli_cmd cli_attest_collateral_cmd = {.name = "attest collateral",
+                                           .flags = collateral_flags,
+                                           .usage = attest_usage,
+                                           .max_operands = -1};
+
 static int cmd_collateral(int argc, char **argv)
 {
-    static const struct option opts[] = {{"pccs", required_argument, 0, 'p'},
-                                         {"output", required_argument, 0, 'o'},
-                                         {"timeout", required_argument, 0, 't'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *cmd = "attest collateral", *pccs = NULL, *out = NULL;
-    int64_t timeout = 10000;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'p':
-            pccs = optarg;
-            break;
-        case 'o':
-            out = optarg;
-            break;
-        case 't':
-            if (parse_i64(optarg, &timeout) < 0 || timeout == 0)
-                return usage_fail(cmd, "--timeout wants milliseconds > 0");
-            break;
-        case 'h':
-            return fputs(USAGE, stdout), 0;
-        default:
-            return cli_bad_option(cmd, c, argv);
-        }
-    }
+    const char *cmd = "attest collateral";
+    collateral_args a = {.timeout = 10000};
+    int first, done = cli_flags_parse(&cli_attest_collateral_cmd, argc, argv, &a, &first);
+    if (done != CLI_FLAGS_GO)
+        return done;
+    const char *pccs = a.pccs, *out = a.out;
+    int64_t timeout = a.timeout;
     if (optind != argc - 1 || !pccs)
         return usage_fail(cmd, "want QUOTE and --pccs URL");
     tb_attest_quote *q;
@@ -640,51 +609,41 @@ static int cmd_collateral(int argc, char **argv)
 
 /* ------------------------------------------------------------------ quote */
 
+typedef struct quote_args {
+    const char *hex, *file, *out;
+    tb_attest_quote_opts qo;
+    tb_tee kind;
+} quote_args;
+
+static int set_provider(void *args, const char *flag, const char *v, tb_err *err)
+{
+    if (tb_tee_provider(v, &((quote_args *)args)->kind) < 0)
+        return tb_errf(err, "%s wants tsm, sim, snp or sim-snp (teebench attest --help)", flag);
+    return 0;
+}
+
+static const cli_flag quote_flags[] = {
+    CLI_STR("report-data", 0, quote_args, hex, "HEX", NULL),
+    CLI_STR("report-data-file", 0, quote_args, file, "FILE", NULL),
+    CLI_STR("output", 'o', quote_args, out, "OUT", NULL),
+    CLI_CALL("provider", 0, set_provider, "tsm|sim|snp|sim-snp", NULL),
+    CLI_STR("sim-dir", 0, quote_args, qo.sim_dir, "DIR", NULL),
+    CLI_BOOL("debug", 0, quote_args, qo.sim_debug, NULL),
+    HELP_FLAG,
+    {0}};
+const cli_cmd cli_attest_quote_cmd = {
+    .name = "attest quote", .flags = quote_flags, .usage = attest_usage, .max_operands = 0};
+
 static int cmd_quote(int argc, char **argv)
 {
-    static const struct option opts[] = {{"report-data", required_argument, 0, 'r'},
-                                         {"report-data-file", required_argument, 0, 'f'},
-                                         {"output", required_argument, 0, 'o'},
-                                         {"provider", required_argument, 0, 'p'},
-                                         {"sim-dir", required_argument, 0, 's'},
-                                         {"debug", no_argument, 0, 'd'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *cmd = "attest quote", *hex = NULL, *file = NULL, *out = NULL;
-    tb_attest_quote_opts qo = {0};
-    tb_tee kind = TB_TEE_TDX;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'r':
-            hex = optarg;
-            break;
-        case 'f':
-            file = optarg;
-            break;
-        case 'o':
-            out = optarg;
-            break;
-        case 'p':
-            if (tb_tee_provider(optarg, &kind) < 0)
-                return usage_fail(cmd, "--provider wants tsm, sim, snp or sim-snp");
-            break;
-        case 's':
-            qo.sim_dir = optarg;
-            break;
-        case 'd':
-            qo.sim_debug = 1;
-            break;
-        case 'h':
-            return fputs(USAGE, stdout), 0;
-        default:
-            return cli_bad_option(cmd, c, argv);
-        }
-    }
-    if (optind != argc)
-        return usage_fail(cmd, "unexpected argument");
+    const char *cmd = "attest quote";
+    quote_args a = {.kind = TB_TEE_TDX};
+    int first, done = cli_flags_parse(&cli_attest_quote_cmd, argc, argv, &a, &first);
+    if (done != CLI_FLAGS_GO)
+        return done;
+    const char *hex = a.hex, *file = a.file, *out = a.out;
+    tb_attest_quote_opts qo = a.qo;
+    tb_tee kind = a.kind;
     if (!!hex == !!file)
         return usage_fail(cmd, "want one of --report-data HEX or --report-data-file FILE");
     if (qo.sim_debug && !tb_tee_simulated(kind))
@@ -747,38 +706,36 @@ typedef struct sim_args {
     int revoke;
 } sim_args;
 
+static const cli_flag sim_collateral_flags[] = {
+    CLI_STR("sim-dir", 0, sim_args, simdir, "DIR", NULL),
+    NOW_FLAG(sim_args),
+    CLI_BOOL("revoke-pck", 0, sim_args, revoke, NULL),
+    HELP_FLAG,
+    {0}};
+const cli_cmd cli_attest_sim_collateral_cmd = {.name = "attest sim-collateral",
+                                               .flags = sim_collateral_flags,
+                                               .usage = attest_usage,
+                                               .max_operands = -1};
+
+static const cli_flag sim_snp_certs_flags[] = {CLI_STR("sim-dir", 0, sim_args, simdir, "DIR", NULL),
+                                               NOW_FLAG(sim_args),
+                                               CLI_BOOL("revoke-vcek", 0, sim_args, revoke, NULL),
+                                               HELP_FLAG,
+                                               {0}};
+const cli_cmd cli_attest_sim_snp_certs_cmd = {.name = "attest sim-snp-certs",
+                                              .flags = sim_snp_certs_flags,
+                                              .usage = attest_usage,
+                                              .max_operands = -1};
+
 /* -1: parsed, go on; else the exit code (help printed, or a usage error reported). */
-static int parse_sim_args(int argc, char **argv, const char *cmd, const char *revoke_flag,
-                          sim_args *a)
+static int parse_sim_args(int argc, char **argv, const cli_cmd *c, sim_args *a)
 {
-    const struct option opts[] = {{"sim-dir", required_argument, 0, 's'},
-                                  {"now", required_argument, 0, 'n'},
-                                  {revoke_flag, no_argument, 0, 'R'},
-                                  {"help", no_argument, 0, 'h'},
-                                  {0, 0, 0, 0}};
-    int c;
+    const char *cmd = c->name;
     memset(a, 0, sizeof *a);
     a->now = -1;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-            a->simdir = optarg;
-            break;
-        case 'n':
-            if (parse_i64(optarg, &a->now) < 0)
-                return usage_fail(cmd, "--now wants a UNIX time in seconds");
-            break;
-        case 'R':
-            a->revoke = 1;
-            break;
-        case 'h':
-            return fputs(USAGE, stdout), 0;
-        default:
-            return cli_bad_option(cmd, c, argv);
-        }
-    }
+    int first, done = cli_flags_parse(c, argc, argv, a, &first);
+    if (done != CLI_FLAGS_GO)
+        return done;
     if (optind != argc - 1)
         return usage_fail(cmd, "want exactly one output DIR");
     if (a->now < 0)
@@ -791,7 +748,7 @@ static int cmd_sim_collateral(int argc, char **argv)
 {
     const char *cmd = "attest sim-collateral";
     sim_args a;
-    int rc = parse_sim_args(argc, argv, cmd, "revoke-pck", &a);
+    int rc = parse_sim_args(argc, argv, &cli_attest_sim_collateral_cmd, &a);
     if (rc >= 0)
         return rc;
     const char *outdir = a.outdir;
@@ -833,7 +790,7 @@ static int cmd_sim_snp_certs(int argc, char **argv)
 {
     const char *cmd = "attest sim-snp-certs";
     sim_args a;
-    int rc = parse_sim_args(argc, argv, cmd, "revoke-vcek", &a);
+    int rc = parse_sim_args(argc, argv, &cli_attest_sim_snp_certs_cmd, &a);
     if (rc >= 0)
         return rc;
     char dir[4096];
@@ -872,49 +829,34 @@ static int bench_mode(tb_attest_way way, const tb_buf *qb, const tb_buf *cb,
     return rc;
 }
 
+typedef struct bench_args {
+    const char *col, *rootp, *certs;
+    int64_t now, iters;
+    int json;
+} bench_args;
+
+static const cli_flag bench_flags[] = {
+    CLI_STR("collateral", 0, bench_args, col, "FILE", NULL),
+    CLI_STR("certs", 0, bench_args, certs, "DIR", NULL),
+    NOW_FLAG(bench_args),
+    CLI_STR("root", 0, bench_args, rootp, "CA_FILE", NULL),
+    CLI_I64("iterations", 0, bench_args, iters, 5, 10000000, "N", NULL),
+    CLI_BOOL("json", 0, bench_args, json, NULL),
+    HELP_FLAG,
+    {0}};
+const cli_cmd cli_attest_bench_cmd = {
+    .name = "attest bench", .flags = bench_flags, .usage = attest_usage, .max_operands = -1};
+
 static int cmd_attest_bench(int argc, char **argv)
 {
-    static const struct option opts[] = {{"collateral", required_argument, 0, 'c'},
-                                         {"certs", required_argument, 0, 'S'},
-                                         {"now", required_argument, 0, 'n'},
-                                         {"root", required_argument, 0, 'r'},
-                                         {"iterations", required_argument, 0, 'i'},
-                                         {"json", no_argument, 0, 'j'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *cmd = "attest bench", *col = NULL, *rootp = NULL, *certs = NULL;
-    int64_t now = -1, iters = 1000;
-    int json = 0, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c':
-            col = optarg;
-            break;
-        case 'S':
-            certs = optarg;
-            break;
-        case 'n':
-            if (parse_i64(optarg, &now) < 0)
-                return usage_fail(cmd, "--now wants a UNIX time in seconds");
-            break;
-        case 'r':
-            rootp = optarg;
-            break;
-        case 'i':
-            if (parse_i64(optarg, &iters) < 0 || iters < 5 || iters > 10000000)
-                return usage_fail(cmd, "--iterations wants 5..10000000");
-            break;
-        case 'j':
-            json = 1;
-            break;
-        case 'h':
-            return fputs(USAGE, stdout), 0;
-        default:
-            return cli_bad_option(cmd, c, argv);
-        }
-    }
+    const char *cmd = "attest bench";
+    bench_args a = {.now = -1, .iters = 1000};
+    int first, done = cli_flags_parse(&cli_attest_bench_cmd, argc, argv, &a, &first);
+    if (done != CLI_FLAGS_GO)
+        return done;
+    const char *col = a.col, *rootp = a.rootp, *certs = a.certs;
+    int64_t now = a.now, iters = a.iters;
+    int json = a.json;
     if (optind != argc - 1 || !!col == !!certs)
         return usage_fail(cmd, "want QUOTE and --collateral FILE, or REPORT and --certs DIR");
     if (now < 0)

@@ -8,10 +8,10 @@
  * done so far stay in results.csv, the summary is written, and the exit code is
  * 130. */
 #include "cli/cli.h"
+#include "cli/flags.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -89,15 +89,14 @@ static void usage(FILE *f)
                "       teebench bench summarize [--json] DIR|results.csv\n");
 }
 
-static void usage_summarize(FILE *f)
+static void usage_summarize(FILE *f, const cli_cmd *c)
 {
     fprintf(f, "usage: teebench bench summarize [--json] DIR|results.csv\n"
                "Recomputes summary.txt's text from a results.csv (also one written by the\n"
                "source benchmark script) and prints it; the file is not changed. Damaged rows\n"
                "(cut short, unreadable, a second row of a (mode, iteration)) are left out and\n"
-               "listed as DAMAGED; the intact rows are summarized, and the exit code is 1.\n"
-               "  --json       one JSON document with the same figures instead of the text\n"
-               "  -h, --help   this text\n");
+               "listed as DAMAGED; the intact rows are summarized, and the exit code is 1.\n");
+    cli_flags_help(f, c);
 }
 
 /* "ITERATIONS" -> "--iterations" */
@@ -309,28 +308,32 @@ static int cmd_bench_tlsn(int argc, char **argv)
     return bench_main(argc, argv, &t);
 }
 
+typedef struct summarize_args {
+    int json;
+} summarize_args;
+
+static const cli_flag summarize_flags[] = {
+    CLI_BOOL("json", 0, summarize_args, json,
+             "one JSON document with the same figures instead of the text"),
+    CLI_HELP(),
+    {0}};
+
+const cli_cmd cli_bench_summarize_cmd = {.name = "bench summarize",
+                                         .flags = summarize_flags,
+                                         .usage = usage_summarize,
+                                         .max_operands = -1,
+                                         .col = 15};
+
 static int cmd_bench_summarize(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    int json = 0, c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            json = 1;
-            break;
-        case 'h':
-            usage_summarize(stdout);
-            return 0;
-        default:
-            return cli_bad_option("bench summarize", c, argv);
-        }
-    }
-    if (argc - optind != 1)
+    summarize_args a = {0};
+    int first, done = cli_flags_parse(&cli_bench_summarize_cmd, argc, argv, &a, &first);
+    if (done != CLI_FLAGS_GO)
+        return done;
+    int json = a.json;
+    if (argc - first != 1)
         return cli_fail_code(2, "bench", "summarize: expected one argument, DIR or results.csv");
-    const char *path = argv[optind];
+    const char *path = argv[first];
     tb_buf out = {0};
     tb_err err;
     tb_bench_summary sum;

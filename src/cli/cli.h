@@ -30,6 +30,39 @@ int cli_vm_image(int argc, char **argv);
 int cmd_suite(int argc, char **argv);
 int cmd_storage(int argc, char **argv);
 int cmd_kv(int argc, char **argv);
+/* `teebench __flags [CMD]` (cli/tables.c, hidden): the flag tables, for gen-docs.sh. */
+int cmd_flags(int argc, char **argv);
+
+/* The flag tables (cli/flags) of the commands declared with one, for `teebench __flags`. */
+typedef struct cli_cmd cli_cmd;
+extern const cli_cmd cli_env_cmd;
+extern const cli_cmd cli_probe_cmd;
+extern const cli_cmd cli_syscall_cmd;
+extern const cli_cmd cli_report_cmd;
+extern const cli_cmd cli_compare_cmd;
+extern const cli_cmd cli_results_cmd;
+extern const cli_cmd cli_storage_cmd;
+extern const cli_cmd cli_memory_cmd;
+extern const cli_cmd cli_kv_cmd;
+extern const cli_cmd cli_kv_serve_cmd;
+extern const cli_cmd cli_network_cmd;
+extern const cli_cmd cli_network_serve_cmd;
+extern const cli_cmd cli_tlsn_session_cmd;
+extern const cli_cmd cli_notarize_cmd;
+extern const cli_cmd cli_bench_summarize_cmd;
+extern const cli_cmd cli_serve_cmd;
+extern const cli_cmd cli_http_cmd;
+extern const cli_cmd cli_nginx_cmd;
+extern const cli_cmd cli_vm_image_cmd;
+extern const cli_cmd cli_notary_serve_cmd;
+extern const cli_cmd cli_notary_check_cmd;
+extern const cli_cmd cli_attest_show_cmd;
+extern const cli_cmd cli_attest_verify_cmd;
+extern const cli_cmd cli_attest_collateral_cmd;
+extern const cli_cmd cli_attest_quote_cmd;
+extern const cli_cmd cli_attest_sim_collateral_cmd;
+extern const cli_cmd cli_attest_sim_snp_certs_cmd;
+extern const cli_cmd cli_attest_bench_cmd;
 
 /* Prints "teebench: <cmd>: <formatted message>" to stderr; returns exit code 1. */
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

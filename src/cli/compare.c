@@ -3,9 +3,10 @@
  * gates for CI (--fail-if). Every reference goes through cli_resolve_ref (cli/ref.c):
  * a result file, or a run id, label or id prefix in the results store. */
 #include "cli/cli.h"
+#include "cli/flags.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 #include "cli/opt.h"
 #include "compare/compare.h"
 
-static void usage(FILE *f)
+static void usage(FILE *f, const cli_cmd *c)
 {
     fprintf(f, "usage: teebench compare [options] RUN|LABEL|FILE ...\n\n"
                "Environments side by side: one row per metric, one column per environment, the\n"
@@ -29,21 +30,9 @@ static void usage(FILE *f)
                "0.05, about 2.3 differ between two identical machines); csv writes that line\n"
                "to stderr, json has it in multiple_comparisons; --adjust corrects for it. A\n"
                "column names its environment's TEE ([TDX], [SEV-SNP]); the legend says each\n"
-               "one's TEE and attestation evidence. Simulated TEEs say SIMULATED.\n\n"
-               "  --baseline X     the reference: an argument as given, a label, or a position\n"
-               "                   (1 = the first argument)\n"
-               "  --format F       text (default), markdown, csv or json\n"
-               "  --fail-if EXPR   a regression gate, repeatable: '<metric> <op> <ratio>' with op\n"
-               "                   <, <=, > or >=; fails when an environment's ratio to the\n"
-               "                   baseline satisfies it ('http.nginx.rps < 0.9'), or has none;\n"
-               "                   compared as printed (3.000x is not < 3)\n"
-               "  --alpha A        significance level of the test (default 0.05)\n"
-               "  --adjust M       adjust p-values for testing many rows, per environment:\n"
-               "                   none (default), holm (family-wise error rate) or bh\n"
-               "                   (Benjamini-Hochberg: false discovery rate, the useful one at\n"
-               "                   a few samples per metric); verdicts then use the adjusted p\n"
-               "  --db PATH        the results store that RUN ids and LABELs are looked up in\n"
-               "  -h, --help       this text\n\n"
+               "one's TEE and attestation evidence. Simulated TEEs say SIMULATED.\n\n");
+    cli_flags_help(f, c);
+    fprintf(f, "\n"
                "Exit status: 0; 1 when a gate fails or an input cannot be read; 2 on bad flags.\n");
 }
 
@@ -56,59 +45,74 @@ typedef struct opts {
     size_t n_gates;
 } opts;
 
+static int set_format(void *args, const char *flag, const char *v, tb_err *err)
+{
+    if (tb_compare_format_parse(v, &((opts *)args)->format) < 0)
+        return tb_errf(err, "%s %s: unknown (text, markdown, csv, json)", flag, v);
+    return 0;
+}
+
+static int add_gate(void *args, const char *flag, const char *v, tb_err *err)
+{
+    opts *o = args;
+    tb_compare_gate *g = realloc(o->gates, (o->n_gates + 1) * sizeof *g);
+    if (!g)
+        return tb_errf(err, "out of memory");
+    o->gates = g;
+    tb_err why = {{0}};
+    if (tb_compare_gate_parse(v, &o->gates[o->n_gates], &why) < 0)
+        return tb_errf(err, "%s: %s", flag, why.msg);
+    o->n_gates++;
+    return 0;
+}
+
+static int set_alpha(void *args, const char *flag, const char *v, tb_err *err)
+{
+    opts *o = args;
+    if (cli_opt_double(flag, v, 0, 1, &o->alpha, err) < 0)
+        return -1;
+    if (!(o->alpha > 0 && o->alpha < 1))
+        return tb_errf(err, "%s %s: must be above 0 and below 1", flag, v);
+    return 0;
+}
+
+static int set_adjust(void *args, const char *flag, const char *v, tb_err *err)
+{
+    if (tb_compare_adjust_parse(v, &((opts *)args)->adjust) < 0)
+        return tb_errf(err, "%s %s: unknown (none, holm, bh)", flag, v);
+    return 0;
+}
+
+static const cli_flag compare_flags[] = {
+    CLI_STR("baseline", 0, opts, baseline, "X",
+            "the reference: an argument as given, a label, or a position\n"
+            "(1 = the first argument)"),
+    CLI_CALL("format", 0, set_format, "F", "text (default), markdown, csv or json"),
+    CLI_CALL("fail-if", 0, add_gate, "EXPR",
+             "a regression gate, repeatable: '<metric> <op> <ratio>' with op\n"
+             "<, <=, > or >=; fails when an environment's ratio to the\n"
+             "baseline satisfies it ('http.nginx.rps < 0.9'), or has none;\n"
+             "compared as printed (3.000x is not < 3)"),
+    CLI_CALL("alpha", 0, set_alpha, "A", "significance level of the test (default 0.05)"),
+    CLI_CALL("adjust", 0, set_adjust, "M",
+             "adjust p-values for testing many rows, per environment:\n"
+             "none (default), holm (family-wise error rate) or bh\n"
+             "(Benjamini-Hochberg: false discovery rate, the useful one at\n"
+             "a few samples per metric); verdicts then use the adjusted p"),
+    CLI_STR("db", 0, opts, db, "PATH",
+            "the results store that RUN ids and LABELs are looked up in"),
+    CLI_HELP(),
+    {0}};
+
+const cli_cmd cli_compare_cmd = {
+    .name = "compare", .flags = compare_flags, .usage = usage, .max_operands = -1, .col = 19};
+
 /* Parses the flags; returns -1 to go on, or an exit code. */
 static int parse_flags(int argc, char **argv, opts *o)
 {
-    static const struct option lo[] = {
-        {"baseline", required_argument, NULL, 'b'}, {"format", required_argument, NULL, 'f'},
-        {"fail-if", required_argument, NULL, 'g'},  {"alpha", required_argument, NULL, 'a'},
-        {"adjust", required_argument, NULL, 'j'},   {"db", required_argument, NULL, 'd'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
-    tb_err err = {{0}};
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
-        switch (c) {
-        case 'b':
-            o->baseline = optarg;
-            break;
-        case 'f':
-            if (tb_compare_format_parse(optarg, &o->format) < 0)
-                return cli_fail_code(2, "compare",
-                                     "--format %s: unknown (text, markdown, csv, json)", optarg);
-            break;
-        case 'g': {
-            tb_compare_gate *g = realloc(o->gates, (o->n_gates + 1) * sizeof *g);
-            if (!g)
-                return cli_fail("compare", "out of memory");
-            o->gates = g;
-            if (tb_compare_gate_parse(optarg, &o->gates[o->n_gates], &err) < 0)
-                return cli_fail_code(2, "compare", "--fail-if: %s", err.msg);
-            o->n_gates++;
-            break;
-        }
-        case 'a':
-            if (cli_opt_double("--alpha", optarg, 0, 1, &o->alpha, &err) < 0)
-                return cli_fail_code(2, "compare", "%s", err.msg);
-            if (!(o->alpha > 0 && o->alpha < 1))
-                return cli_fail_code(2, "compare", "--alpha %s: must be above 0 and below 1",
-                                     optarg);
-            break;
-        case 'j':
-            if (tb_compare_adjust_parse(optarg, &o->adjust) < 0)
-                return cli_fail_code(2, "compare", "--adjust %s: unknown (none, holm, bh)", optarg);
-            break;
-        case 'd':
-            o->db = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            return cli_bad_option("compare", c, argv);
-        }
-    }
+    int first, rc = cli_flags_parse(&cli_compare_cmd, argc, argv, o, &first);
+    if (rc != CLI_FLAGS_GO)
+        return rc;
     if (optind >= argc)
         return cli_fail_code(2, "compare",
                              "nothing to compare: give RUN ids, LABELs or result "

@@ -1,9 +1,9 @@
 /* cli/env: `teebench env [--json]` -- prints what this machine is, each fact with
  * where it came from (sys/env does the detection). */
 #include "cli/cli.h"
+#include "cli/flags.h"
 #include "cli/json.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,22 +11,37 @@
 #include "sys/env.h"
 #include "vm/vm.h"
 
-static void usage(FILE *f)
+typedef struct env_args {
+    int json;
+    const char *from, *record;
+} env_args;
+
+static void usage(FILE *f, const cli_cmd *c);
+
+static const cli_flag env_flags[] = {
+    CLI_BOOL("json", 0, env_args, json, "print the JSON document (the one results files embed)"),
+    CLI_STR("record", 0, env_args, record, "DIR",
+            "save this machine's inputs (cpuinfo, kernel log, CPUID leaves,\n"
+            "sysfs values, the VM types KVM offers, /dev/sev, ...) into\n"
+            "DIR, for a bug report or a test; DIR/vm/ gets what `teebench\n"
+            "vm check --from DIR` reads too: QEMU's answers to its probe\n"
+            "and the firmware's facts"),
+    CLI_STR("from", 0, env_args, from, "DIR",
+            "describe the machine recorded in DIR instead of this one"),
+    CLI_HELP(),
+    {0}};
+
+const cli_cmd cli_env_cmd = {.name = "env", .flags = env_flags, .usage = usage, .max_operands = 0};
+
+static void usage(FILE *f, const cli_cmd *c)
 {
     fprintf(f, "usage: teebench env [--json] [--from DIR | --record DIR]\n\n"
                "Tells what this machine is: bare metal, a VM (hypervisor vendor from CPUID\n"
                "0x40000000), a TDX guest, an SEV / SEV-ES / SEV-SNP guest; whether it can host\n"
                "TDs or SNP guests; CPU, cores, memory, kernel, clock source, vulnerability\n"
                "mitigations, /dev/kvm. Every fact says where it came from; a fact that could\n"
-               "not be read is \"unknown\".\n\n"
-               "  --json         print the JSON document (the one results files embed)\n"
-               "  --record DIR   save this machine's inputs (cpuinfo, kernel log, CPUID leaves,\n"
-               "                 sysfs values, the VM types KVM offers, /dev/sev, ...) into\n"
-               "                 DIR, for a bug report or a test; DIR/vm/ gets what `teebench\n"
-               "                 vm check --from DIR` reads too: QEMU's answers to its probe\n"
-               "                 and the firmware's facts\n"
-               "  --from DIR     describe the machine recorded in DIR instead of this one\n"
-               "  -h, --help     this text\n");
+               "not be read is \"unknown\".\n\n");
+    cli_flags_help(f, c);
 }
 
 static void print_value(const json_t *v)
@@ -93,35 +108,12 @@ static void print_text(const json_t *doc)
 
 int cmd_env(int argc, char **argv)
 {
-    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
-                                         {"from", required_argument, NULL, 'f'},
-                                         {"record", required_argument, NULL, 'r'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    int json = 0, c;
-    const char *from = NULL, *record = NULL;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            json = 1;
-            break;
-        case 'f':
-            from = optarg;
-            break;
-        case 'r':
-            record = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            return cli_bad_option("env", c, argv);
-        }
-    }
-    if (optind < argc)
-        return cli_fail_code(2, "env", "%s: unexpected argument", argv[optind]);
+    env_args a = {0};
+    int first, rc = cli_flags_parse(&cli_env_cmd, argc, argv, &a, &first);
+    if (rc != CLI_FLAGS_GO)
+        return rc;
+    const char *from = a.from, *record = a.record;
+    int json = a.json;
     if (from && record)
         return cli_fail_code(2, "env", "--from and --record: choose one");
     tb_err err = {{0}};

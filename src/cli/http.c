@@ -7,7 +7,6 @@
  * Global state: `interrupted`, the SIGINT flag (volatile sig_atomic_t, set by the
  * handler, read by the engine's threads every 100 ms). */
 #include <ctype.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <openssl/crypto.h>
 #include <math.h>
@@ -22,6 +21,7 @@
 #include "base/clock.h"
 #include "base/fdlimit.h"
 #include "cli/cli.h"
+#include "cli/flags.h"
 #include "cli/json.h"
 #include "cli/opt.h"
 #include "load/load.h"
@@ -69,72 +69,16 @@ struct http_opts {
     tb_url url;
 };
 
-static void usage(FILE *f)
+static void usage(FILE *f, const cli_cmd *c)
 {
-    fprintf(f,
-            "Usage: teebench http <options> <url>\n"
-            "  Options:\n"
-            "    -c, --connections <N>  Connections to keep open (default 10)\n"
-            "    -d, --duration    <T>  Duration of test (default 10s)\n"
-            "    -t, --threads     <N>  Number of threads to use (default 2)\n"
-            "\n"
-            "    -s, --script      <S>  Load Lua script file (wrk's scripting API)\n"
-            "    -H, --header      <H>  Add header to request (\"Name: value\"; a repeated\n"
-            "                           name: the last wins; malformed ones are ignored)\n"
-            "    -L, --latency          Print latency statistics\n"
-            "        --timeout     <T>  Socket/request timeout (default 2s)\n"
-            "    -v, --version          Print version details\n"
-            "\n"
-            "    -R, --rate        <N>  Constant rate: N requests/s in total (2k = 2000); latency\n"
-            "                           is measured from each request's intended send time\n"
-            "    -U, --u-latency        With -R: also print the uncorrected latency (wrk2's\n"
-            "                           --u_latency; implies --latency)\n"
-            "        --hdr-log     <F>  Write the latency histograms to F in HdrHistogram's\n"
-            "                           interval log format (.hlog)\n"
-            "        --json             Print one JSON document instead of text\n"
-            "        --server-name <S>  TLS server name (SNI and verified name)\n"
-            "        --cacert      <F>  Verify the server certificate against CA file F\n"
-            "        --connect  <H:P>   Connect to H:P instead of the URL's host and port\n"
-            "        --server-log  <F>  Compare the lines the server appends to its\n"
-            "                           access log F with the requests completed\n"
-            "\n"
-            "  Numeric arguments may include a SI unit (1k, 1M, 1G)\n"
-            "  Time arguments may include a time unit (2s, 2m, 2h, 500ms, 1.5s;\n"
-            "  none: seconds)\n");
+    fprintf(f, "Usage: teebench http <options> <url>\n"
+               "  Options:\n");
+    cli_flags_help(f, c);
+    fprintf(f, "\n"
+               "  Numeric arguments may include a SI unit (1k, 1M, 1G)\n"
+               "  Time arguments may include a time unit (2s, 2m, 2h, 500ms, 1.5s;\n"
+               "  none: seconds)\n");
 }
-
-enum {
-    OPT_LATENCY = 256,
-    OPT_TIMEOUT,
-    OPT_JSON,
-    OPT_SNI,
-    OPT_CACERT,
-    OPT_CONNECT,
-    OPT_SERVER_LOG,
-    OPT_HDR_LOG,
-};
-
-static const struct option longopts[] = {
-    {"connections", required_argument, NULL, 'c'},
-    {"duration", required_argument, NULL, 'd'},
-    {"threads", required_argument, NULL, 't'},
-    {"header", required_argument, NULL, 'H'},
-    {"latency", no_argument, NULL, OPT_LATENCY},
-    {"timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"version", no_argument, NULL, 'v'},
-    {"help", no_argument, NULL, 'h'},
-    {"rate", required_argument, NULL, 'R'},
-    {"u-latency", no_argument, NULL, 'U'},
-    {"u_latency", no_argument, NULL, 'U'},
-    {"script", required_argument, NULL, 's'},
-    {"hdr-log", required_argument, NULL, OPT_HDR_LOG},
-    {"json", no_argument, NULL, OPT_JSON},
-    {"server-name", required_argument, NULL, OPT_SNI},
-    {"cacert", required_argument, NULL, OPT_CACERT},
-    {"connect", required_argument, NULL, OPT_CONNECT},
-    {"server-log", required_argument, NULL, OPT_SERVER_LOG},
-    {NULL, 0, NULL, 0},
-};
 
 /* -H as wrk takes it: "Name: value" with exactly ": " after the name; anything else
  * is ignored (wrk drops it silently, teebench says so on stderr). A repeated name
@@ -183,6 +127,211 @@ static int scan_rate(const char *s, double *rate)
     return 0;
 }
 
+struct http_flags {
+    struct http_opts *o;
+    bool version;
+};
+
+static int set_threads(void *args, const char *flag, const char *v, tb_err *err)
+{
+    struct http_opts *o = ((struct http_flags *)args)->o;
+    (void)flag;
+    if (tb_scan_metric(v, &o->threads) < 0 || o->threads > 10000)
+        return tb_errf(err, "invalid thread count: %s", v);
+    return 0;
+}
+
+static int set_connections(void *args, const char *flag, const char *v, tb_err *err)
+{
+    struct http_opts *o = ((struct http_flags *)args)->o;
+    (void)flag;
+    if (tb_scan_metric(v, &o->connections) < 0 || o->connections > 1000000)
+        return tb_errf(err, "invalid connection count: %s", v);
+    return 0;
+}
+
+static int set_duration(void *args, const char *flag, const char *v, tb_err *err)
+{
+    double sec;
+    if (cli_opt_duration(flag, v, 0.001, 86400.0 * 7, &sec, err) < 0)
+        return -1;
+    ((struct http_flags *)args)->o->duration_ms = (uint64_t)llround(sec * 1000.0);
+    return 0;
+}
+
+static int set_timeout(void *args, const char *flag, const char *v, tb_err *err)
+{
+    double sec;
+    if (cli_opt_duration(flag, v, 0.001, 86400.0, &sec, err) < 0)
+        return -1;
+    ((struct http_flags *)args)->o->timeout_ms = (uint64_t)llround(sec * 1000.0);
+    return 0;
+}
+
+static int set_header(void *args, const char *flag, const char *v, tb_err *err)
+{
+    (void)flag;
+    if (add_header(((struct http_flags *)args)->o, v) < 0)
+        return tb_errf(err, "too many headers (at most %d)", MAX_HEADERS);
+    return 0;
+}
+
+static int set_rate(void *args, const char *flag, const char *v, tb_err *err)
+{
+    (void)flag;
+    if (scan_rate(v, &((struct http_flags *)args)->o->rate) < 0)
+        return tb_errf(err, "invalid rate (requests/s > 0, e.g. 2000 or 2k): %s", v);
+    return 0;
+}
+
+/* The string flags, each into its field of the options. */
+static int set_string(void *args, const char *flag, const char *v, tb_err *err)
+{
+    struct http_opts *o = ((struct http_flags *)args)->o;
+    (void)err;
+    const char **to = !strcmp(flag, "--script")        ? &o->script
+                      : !strcmp(flag, "--hdr-log")     ? &o->hdr_log
+                      : !strcmp(flag, "--server-name") ? &o->server_name
+                      : !strcmp(flag, "--cacert")      ? &o->cacert
+                      : !strcmp(flag, "--connect")     ? &o->connect
+                                                       : &o->server_log;
+    *to = v;
+    return 0;
+}
+
+/* The switches: -L, -U (wrk2: also the corrected latency, so implies -L), -v. */
+static int set_switch(void *args, const char *flag, const char *v, tb_err *err)
+{
+    struct http_flags *h = args;
+    (void)v, (void)err;
+    if (!strcmp(flag, "--version"))
+        h->version = true;
+    else if (!strcmp(flag, "--json"))
+        h->o->json = true;
+    else
+        h->o->latency = true;
+    if (!strcmp(flag, "--u-latency"))
+        h->o->u_latency = true;
+    return 0;
+}
+
+/* wrk's help layout: its own name column (the values' names aligned). */
+static const cli_flag http_flags[] = {
+    {.name = "connections",
+     .shortc = 'c',
+     .type = CLI_F_CALL,
+     .arg = "N",
+     .call = set_connections,
+     .label = "-c, --connections <N>",
+     .help = "Connections to keep open (default 10)"},
+    {.name = "duration",
+     .shortc = 'd',
+     .type = CLI_F_CALL,
+     .arg = "T",
+     .call = set_duration,
+     .label = "-d, --duration    <T>",
+     .help = "Duration of test (default 10s)"},
+    {.name = "threads",
+     .shortc = 't',
+     .type = CLI_F_CALL,
+     .arg = "N",
+     .call = set_threads,
+     .label = "-t, --threads     <N>",
+     .help = "Number of threads to use (default 2)"},
+    {.name = "script",
+     .shortc = 's',
+     .type = CLI_F_CALL,
+     .arg = "S",
+     .call = set_string,
+     .label = "-s, --script      <S>",
+     .help = "Load Lua script file (wrk's scripting API)",
+     .before = "\n"},
+    {.name = "header",
+     .shortc = 'H',
+     .type = CLI_F_CALL,
+     .arg = "H",
+     .call = set_header,
+     .label = "-H, --header      <H>",
+     .help = "Add header to request (\"Name: value\"; a repeated\n"
+             "name: the last wins; malformed ones are ignored)"},
+    {.name = "latency",
+     .shortc = 'L',
+     .type = CLI_F_CALL,
+     .call = set_switch,
+     .label = "-L, --latency",
+     .help = "Print latency statistics"},
+    {.name = "timeout",
+     .type = CLI_F_CALL,
+     .arg = "T",
+     .call = set_timeout,
+     .label = "    --timeout     <T>",
+     .help = "Socket/request timeout (default 2s)"},
+    {.name = "version",
+     .shortc = 'v',
+     .type = CLI_F_CALL,
+     .call = set_switch,
+     .label = "-v, --version",
+     .help = "Print version details"},
+    {.name = "rate",
+     .shortc = 'R',
+     .type = CLI_F_CALL,
+     .arg = "N",
+     .call = set_rate,
+     .label = "-R, --rate        <N>",
+     .help = "Constant rate: N requests/s in total (2k = 2000); latency\n"
+             "is measured from each request's intended send time",
+     .before = "\n"},
+    {.name = "u-latency",
+     .shortc = 'U',
+     .type = CLI_F_CALL,
+     .call = set_switch,
+     .label = "-U, --u-latency",
+     .help = "With -R: also print the uncorrected latency (wrk2's\n"
+             "--u_latency; implies --latency)"},
+    CLI_ALIAS("u_latency", "u-latency"),
+    {.name = "hdr-log",
+     .type = CLI_F_CALL,
+     .arg = "F",
+     .call = set_string,
+     .label = "    --hdr-log     <F>",
+     .help = "Write the latency histograms to F in HdrHistogram's\n"
+             "interval log format (.hlog)"},
+    {.name = "json",
+     .type = CLI_F_CALL,
+     .call = set_switch,
+     .label = "    --json",
+     .help = "Print one JSON document instead of text"},
+    {.name = "server-name",
+     .type = CLI_F_CALL,
+     .arg = "S",
+     .call = set_string,
+     .label = "    --server-name <S>",
+     .help = "TLS server name (SNI and verified name)"},
+    {.name = "cacert",
+     .type = CLI_F_CALL,
+     .arg = "F",
+     .call = set_string,
+     .label = "    --cacert      <F>",
+     .help = "Verify the server certificate against CA file F"},
+    {.name = "connect",
+     .type = CLI_F_CALL,
+     .arg = "H:P",
+     .call = set_string,
+     .label = "    --connect  <H:P>",
+     .help = "Connect to H:P instead of the URL's host and port"},
+    {.name = "server-log",
+     .type = CLI_F_CALL,
+     .arg = "F",
+     .call = set_string,
+     .label = "    --server-log  <F>",
+     .help = "Compare the lines the server appends to its\n"
+             "access log F with the requests completed"},
+    {.name = "help", .shortc = 'h', .type = CLI_F_HELP, .hidden = 1},
+    {0}};
+
+const cli_cmd cli_http_cmd = {
+    .name = CMD, .flags = http_flags, .usage = usage, .max_operands = -1, .col = 27, .indent = 4};
+
 /* Returns 0 to run, 1 to exit 0 (help/version), or an exit code > 1 after an error line. */
 static int parse(int argc, char **argv, struct http_opts *o)
 {
@@ -191,93 +340,26 @@ static int parse(int argc, char **argv, struct http_opts *o)
     o->connections = 10;
     o->duration_ms = 10000;
     o->timeout_ms = 2000;
-    bool version = false;
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, ":t:c:d:H:R:s:LUvh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 't':
-            if (tb_scan_metric(optarg, &o->threads) < 0 || o->threads > 10000)
-                return cli_fail_code(2, CMD, "invalid thread count: %s", optarg);
-            break;
-        case 'c':
-            if (tb_scan_metric(optarg, &o->connections) < 0 || o->connections > 1000000)
-                return cli_fail_code(2, CMD, "invalid connection count: %s", optarg);
-            break;
-        case 'd':
-        case OPT_TIMEOUT: {
-            double sec;
-            tb_err e;
-            if (cli_opt_duration(c == 'd' ? "--duration" : "--timeout", optarg, 0.001,
-                                 c == 'd' ? 86400.0 * 7 : 86400.0, &sec, &e) < 0)
-                return cli_fail_code(2, CMD, "%s", e.msg);
-            *(c == 'd' ? &o->duration_ms : &o->timeout_ms) = (uint64_t)llround(sec * 1000.0);
-            break;
-        }
-        case 'H':
-            if (add_header(o, optarg) < 0)
-                return cli_fail_code(2, CMD, "too many headers (at most %d)", MAX_HEADERS);
-            break;
-        case 'R':
-            if (scan_rate(optarg, &o->rate) < 0)
-                return cli_fail_code(2, CMD, "invalid rate (requests/s > 0, e.g. 2000 or 2k): %s",
-                                     optarg);
-            break;
-        case 's':
-            o->script = optarg;
-            break;
-        case OPT_HDR_LOG:
-            o->hdr_log = optarg;
-            break;
-        case 'L':
-        case OPT_LATENCY:
-            o->latency = true;
-            break;
-        case 'U': /* wrk2: -U prints the corrected latency too */
-            o->u_latency = true;
-            o->latency = true;
-            break;
-        case OPT_JSON:
-            o->json = true;
-            break;
-        case OPT_SNI:
-            o->server_name = optarg;
-            break;
-        case OPT_CACERT:
-            o->cacert = optarg;
-            break;
-        case OPT_CONNECT:
-            o->connect = optarg;
-            break;
-        case OPT_SERVER_LOG:
-            o->server_log = optarg;
-            break;
-        case 'v':
-            version = true;
-            break;
-        case 'h':
-            usage(stdout);
-            return 1;
-        default:
-            return cli_bad_option(CMD, c, argv);
-        }
-    }
+    struct http_flags h = {.o = o};
+    int first, rc = cli_flags_parse(&cli_http_cmd, argc, argv, &h, &first);
+    if (rc != CLI_FLAGS_GO)
+        return rc == 0 ? 1 : rc;
+    bool version = h.version;
     if (version) {
         printf("teebench http %s (wrk 4.x compatible) [epoll] %s\n", TEEBENCH_VERSION,
                OpenSSL_version(OPENSSL_VERSION));
-        if (optind == argc)
+        if (first == argc)
             return 1;
     }
-    if (optind == argc)
+    if (first == argc)
         return cli_fail_code(2, CMD, "missing URL (usage: teebench http <options> <url>)");
-    if (optind + 1 < argc && !o->script)
+    if (first + 1 < argc && !o->script)
         return cli_fail_code(2, CMD,
-                             "unexpected argument: %s (arguments after the URL go to a "
+                             "%s: unexpected argument (arguments after the URL go to a "
                              "-s script)",
-                             argv[optind + 1]);
-    o->args = (const char *const *)argv + optind; /* init(args): the URL, then the rest */
-    o->nargs = argc - optind;
+                             argv[first + 1]);
+    o->args = (const char *const *)argv + first; /* init(args): the URL, then the rest */
+    o->nargs = argc - first;
     if (o->threads == 0 || o->duration_ms == 0)
         return cli_fail_code(2, CMD, "threads and duration must be > 0");
     if (o->connections == 0 || o->connections < o->threads)
@@ -287,7 +369,7 @@ static int parse(int argc, char **argv, struct http_opts *o)
     if (o->hdr_log && !*o->hdr_log)
         return cli_fail_code(2, CMD, "--hdr-log: needs a file name");
     tb_err e;
-    o->url_text = argv[optind];
+    o->url_text = argv[first];
     if (tb_url_parse(o->url_text, &o->url, &e) < 0)
         return cli_fail_code(2, CMD, "%s", e.msg);
     if (!o->url.tls && (o->cacert || o->server_name))
@@ -514,6 +596,220 @@ __attribute__((format(printf, 2, 3))) static int fail(const struct http_opts *o,
     return cli_fail(CMD, "%s", msg);
 }
 
+/* What a run holds from its setup to its end; run_free frees it. */
+struct http_run {
+    tb_load_opts lo;
+    char target[80];
+    tb_buf req;
+    tb_script *script;
+    tb_tls_ctx *tls;
+    struct log_check lc;
+    char started[32];
+    double started_epoch;
+};
+
+static void run_free(struct http_run *h)
+{
+    tb_script_free(h->script);
+    tb_tls_ctx_free(h->tls);
+    tb_buf_clear(&h->req);
+    h->script = NULL;
+    h->tls = NULL;
+}
+
+/* Everything before the run: the target, the request, the script, TLS, the target
+ * reachable, the server log's length, the engine's options. 0, or -1 with e (what
+ * was made is in h). */
+static int prepare(const struct http_opts *o, struct http_run *h, tb_err *e)
+{
+    tb_load_opts *lo = &h->lo;
+    if (resolve_target(o, &lo->addr, e) < 0)
+        return -1;
+    tb_addr_format(&lo->addr, h->target, sizeof h->target);
+    const char *hl[MAX_HEADERS];
+    size_t nhl = header_lines(o, hl);
+    if (tb_wl_http_request(&o->url, hl, nhl, &h->req) < 0)
+        return tb_errf(e, "building the request: out of memory");
+    if (o->script) {
+        tb_script_target st = {.scheme = o->url.tls ? "https" : "http",
+                               .host = o->url.host,
+                               .port = o->url.port_explicit ? o->url.port : NULL,
+                               .path = o->url.path,
+                               .headers = hl,
+                               .nheaders = (int)nhl,
+                               .args = o->args,
+                               .nargs = o->nargs,
+                               .addr = h->target};
+        if (!(h->script = tb_script_new(o->script, (uint32_t)o->threads, &st, e)))
+            return -1;
+    }
+    if (o->url.tls && !(h->tls = tb_tls_client_ctx_new(o->cacert, e)))
+        return -1;
+    tb_fd_limit_raise(o->connections + o->threads * 2 + 256);
+    if (tb_sock_connect_wait(&lo->addr, o->timeout_ms > 5000 ? 5000 : (int)o->timeout_ms, e) < 0)
+        return -1;
+    h->lc.on = o->server_log != NULL;
+    if (h->lc.on && tb_log_count_lines(o->server_log, &h->lc.before, e) < 0)
+        return tb_err_wrap(e, "--server-log");
+    lo->tls = h->tls;
+    lo->sni = o->server_name ? o->server_name : o->url.host;
+    lo->request = h->req.p;
+    lo->request_len = h->req.len;
+    if (h->script) {
+        tb_script_first_request(h->script, &lo->request, &lo->request_len);
+        lo->pipeline = tb_script_pipeline(h->script);
+        lo->hooks = tb_script_hooks(h->script);
+    }
+    lo->threads = (uint32_t)o->threads;
+    lo->connections = (uint32_t)o->connections;
+    lo->duration_ns = o->duration_ms * 1000000ULL;
+    lo->timeout_ns = o->timeout_ms * 1000000ULL;
+    lo->drain_ns = lo->timeout_ns < 2000000000ULL ? lo->timeout_ns : 2000000000ULL;
+    lo->rate = o->rate;
+    lo->stop_flag = &interrupted;
+    return 0;
+}
+
+/* The start time, and wrk's first lines (text only). */
+static void start_banner(const struct http_opts *o, struct http_run *h)
+{
+    struct timespec started_ts;
+    clock_gettime(CLOCK_REALTIME, &started_ts);
+    h->started_epoch = (double)started_ts.tv_sec + (double)started_ts.tv_nsec / 1e9;
+    tb_utc_iso8601((int64_t)started_ts.tv_sec, h->started, sizeof h->started);
+    char dur[TB_UNITS_MAX];
+    if (o->duration_ms < 1000) /* wrk has no sub-second durations: say it exactly */
+        snprintf(dur, sizeof dur, "%llums", (unsigned long long)o->duration_ms);
+    else
+        tb_fmt_time_s((long double)o->duration_ms / 1000.0L, dur);
+    if (!o->json) {
+        printf("Running %s test @ %s\n", dur, o->url_text);
+        printf("  %llu threads and %llu connections\n", (unsigned long long)o->threads,
+               (unsigned long long)o->connections);
+        fflush(stdout);
+    }
+}
+
+/* The run, SIGINT ending it early; TLS and the request freed after it. 0 and *r
+ * (the caller clears it), or -1 with e. */
+static int run_load(struct http_run *h, tb_load_result *r, tb_err *e)
+{
+    struct sigaction sa = {.sa_handler = on_sigint};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    int rc = tb_load_run(&h->lo, r, e);
+    signal(SIGINT, SIG_DFL);
+    tb_tls_ctx_free(h->tls);
+    h->tls = NULL;
+    tb_buf_clear(&h->req);
+    if (rc == 0 && r->hook_failed) {
+        snprintf(e->msg, sizeof e->msg, "script: %s", tb_script_error(h->script));
+        tb_load_result_clear(r);
+        rc = -1;
+    }
+    return rc;
+}
+
+/* The run's verdict into why (empty: it passed; exit 1 after the report): no
+ * completed request (responses that only came in while draining do not count), any
+ * socket error (wrk's "Socket errors" line: connect, read, write, timeout), or a
+ * server log that disagrees. Non-2xx responses are answers and do not fail the run.
+ * setup: the note on a slow connection setup, or empty. */
+static void verdict(const struct http_opts *o, const tb_load_result *r, const struct log_check *lc,
+                    char *why, size_t wn, char *setup, size_t sn)
+{
+    why[0] = setup[0] = 0;
+    bool slow_setup = r->runtime_ns && !r->stopped_early && r->setup_ns * 10 >= r->runtime_ns;
+    if (slow_setup)
+        snprintf(setup, sn,
+                 "setting up the connections took %.2f s of the %.2f s run (%llu of %llu "
+                 "established)",
+                 (double)r->setup_ns / 1e9, (double)r->runtime_ns / 1e9,
+                 (unsigned long long)r->connections_up, (unsigned long long)o->connections);
+    if (r->completed == 0)
+        snprintf(why, wn, "no request completed%s%s%s%s%s",
+                 r->drained ? " (responses came only after the end of the run)" : "",
+                 r->first_error[0] ? ": " : "", r->first_error,
+                 slow_setup && !r->first_error[0] ? "; " : "",
+                 slow_setup && !r->first_error[0] ? setup : "");
+    else if (r->errors.connect || r->errors.read || r->errors.write || r->errors.timeout)
+        snprintf(why, wn, "socket errors: connect %llu, read %llu, write %llu, timeout %llu%s%s",
+                 (unsigned long long)r->errors.connect, (unsigned long long)r->errors.read,
+                 (unsigned long long)r->errors.write, (unsigned long long)r->errors.timeout,
+                 r->first_error[0] ? "; first: " : "", r->first_error);
+    else if (lc->on && !lc->ok)
+        snprintf(why, wn, "server log: %llu new lines for %llu completed requests",
+                 (unsigned long long)(lc->after - lc->before),
+                 (unsigned long long)(r->completed + r->drained));
+}
+
+/* The report: the JSON document, or wrk's text and then the script's done(). A
+ * failing done() becomes the verdict when there is none yet. 0, or -1. */
+static int report(const struct http_opts *o, struct http_run *h, tb_load_result *r,
+                  const tb_hist *raw, uint64_t interval, char *why, size_t wn)
+{
+    if (o->json)
+        return print_json(o, r, raw, interval, &h->lc, h->started, h->target, why[0] ? why : NULL);
+    print_text(o, r, &h->lc);
+    if (h->script && tb_script_has_done(h->script)) { /* wrk: after the report */
+        tb_script_summary sum = {.duration_us = r->runtime_ns / 1000,
+                                 .requests = r->completed,
+                                 .bytes = r->bytes,
+                                 .connect = r->errors.connect,
+                                 .read = r->errors.read,
+                                 .write = r->errors.write,
+                                 .status = r->errors.status,
+                                 .timeout = r->errors.timeout};
+        tb_err e;
+        fflush(stdout);
+        if (tb_script_done(h->script, &sum, &r->latency, &r->rate, &e) < 0 && !why[0])
+            snprintf(why, wn, "%s", e.msg);
+    }
+    fflush(stdout);
+    return 0;
+}
+
+/* After the run: wrk's closed-loop correction (see stats/hist.h; the raw copy kept
+ * for --json), the server log, --hdr-log, the report, the verdict. An exit code. */
+static int finish(const struct http_opts *o, struct http_run *h, tb_load_result *r)
+{
+    tb_err e;
+    tb_hist raw;
+    uint64_t interval = 0;
+    if (tb_hist_init(&raw, TB_HIST_DEFAULT_MAX, &e) < 0)
+        return fail(o, "%s", e.msg);
+    tb_hist_merge(&raw, &r->latency, NULL);
+    if (o->rate == 0)
+        interval = tb_wl_http_correct(r, o->connections);
+    struct log_check *lc = &h->lc;
+    int rc = 0;
+    if (lc->on) {
+        if (tb_wl_http_log_settled(o->server_log, &lc->after, &e) < 0)
+            rc = fail(o, "--server-log: %s", e.msg);
+        lc->ok = lc->after >= lc->before && lc->after - lc->before == r->completed + r->drained;
+    }
+    if (rc == 0 && o->hdr_log && write_hdr_log(o, r, &raw, h->started_epoch, &e) < 0)
+        rc = fail(o, "--hdr-log: %s", e.msg);
+    char why[TB_ERR_MAX + 300] = "", setup[160] = "";
+    if (rc == 0) {
+        verdict(o, r, lc, why, sizeof why, setup, sizeof setup);
+        rc = report(o, h, r, &raw, interval, why, sizeof why);
+    }
+    if (rc == 0 && why[0])
+        rc = cli_fail(CMD, "%s", why);
+    if (rc == 0 && r->unfinished > 0 && !o->json)
+        fprintf(stderr,
+                "teebench: http: note: %llu requests were still in flight %.1f s after "
+                "the end (not counted)\n",
+                (unsigned long long)r->unfinished, (double)h->lo.drain_ns / 1e9);
+    /* Setting up the connections is part of the run (as in wrk): say so when it took
+     * a noticeable share of it (a tenth or more). */
+    if (rc == 0 && !o->json && setup[0])
+        fprintf(stderr, "teebench: http: note: %s\n", setup);
+    tb_hist_free(&raw);
+    return rc;
+}
+
 int cmd_http(int argc, char **argv)
 {
     struct http_opts o;
@@ -523,191 +819,19 @@ int cmd_http(int argc, char **argv)
     if (rc != 0)
         return rc;
     tb_err e;
-    tb_load_opts lo = {0};
-    if (resolve_target(&o, &lo.addr, &e) < 0)
-        return fail(&o, "%s", e.msg);
-    char target[80];
-    tb_addr_format(&lo.addr, target, sizeof target);
-    tb_buf req = {0};
-    const char *hl[MAX_HEADERS];
-    size_t nhl = header_lines(&o, hl);
-    if (tb_wl_http_request(&o.url, hl, nhl, &req) < 0) {
-        tb_buf_clear(&req);
-        return fail(&o, "building the request: out of memory");
-    }
-    tb_script *script = NULL;
-    if (o.script) {
-        tb_script_target st = {.scheme = o.url.tls ? "https" : "http",
-                               .host = o.url.host,
-                               .port = o.url.port_explicit ? o.url.port : NULL,
-                               .path = o.url.path,
-                               .headers = hl,
-                               .nheaders = (int)nhl,
-                               .args = o.args,
-                               .nargs = o.nargs,
-                               .addr = target};
-        if (!(script = tb_script_new(o.script, (uint32_t)o.threads, &st, &e))) {
-            tb_buf_clear(&req);
-            return fail(&o, "%s", e.msg);
-        }
-    }
-    tb_tls_ctx *tls = NULL;
-    if (o.url.tls && !(tls = tb_tls_client_ctx_new(o.cacert, &e))) {
-        tb_script_free(script);
-        tb_buf_clear(&req);
-        return fail(&o, "%s", e.msg);
-    }
-    tb_fd_limit_raise(o.connections + o.threads * 2 + 256);
-    if (tb_sock_connect_wait(&lo.addr, o.timeout_ms > 5000 ? 5000 : (int)o.timeout_ms, &e) < 0) {
-        tb_script_free(script);
-        tb_tls_ctx_free(tls);
-        tb_buf_clear(&req);
-        return fail(&o, "%s", e.msg);
-    }
-    struct log_check lc = {.on = o.server_log != NULL};
-    if (lc.on && tb_log_count_lines(o.server_log, &lc.before, &e) < 0) {
-        tb_script_free(script);
-        tb_tls_ctx_free(tls);
-        tb_buf_clear(&req);
-        return fail(&o, "--server-log: %s", e.msg);
-    }
-    lo.tls = tls;
-    lo.sni = o.server_name ? o.server_name : o.url.host;
-    lo.request = req.p;
-    lo.request_len = req.len;
-    if (script) {
-        tb_script_first_request(script, &lo.request, &lo.request_len);
-        lo.pipeline = tb_script_pipeline(script);
-        lo.hooks = tb_script_hooks(script);
-    }
-    lo.threads = (uint32_t)o.threads;
-    lo.connections = (uint32_t)o.connections;
-    lo.duration_ns = o.duration_ms * 1000000ULL;
-    lo.timeout_ns = o.timeout_ms * 1000000ULL;
-    lo.drain_ns = lo.timeout_ns < 2000000000ULL ? lo.timeout_ns : 2000000000ULL;
-    lo.rate = o.rate;
-    lo.stop_flag = &interrupted;
-
-    char started[32];
-    struct timespec started_ts;
-    clock_gettime(CLOCK_REALTIME, &started_ts);
-    double started_epoch = (double)started_ts.tv_sec + (double)started_ts.tv_nsec / 1e9;
-    tb_utc_iso8601((int64_t)started_ts.tv_sec, started, sizeof started);
-    char dur[TB_UNITS_MAX];
-    if (o.duration_ms < 1000) /* wrk has no sub-second durations: say it exactly */
-        snprintf(dur, sizeof dur, "%llums", (unsigned long long)o.duration_ms);
-    else
-        tb_fmt_time_s((long double)o.duration_ms / 1000.0L, dur);
-    if (!o.json) {
-        printf("Running %s test @ %s\n", dur, o.url_text);
-        printf("  %llu threads and %llu connections\n", (unsigned long long)o.threads,
-               (unsigned long long)o.connections);
-        fflush(stdout);
-    }
-    struct sigaction sa = {.sa_handler = on_sigint};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
+    struct http_run h = {0};
     tb_load_result r;
-    rc = tb_load_run(&lo, &r, &e);
-    signal(SIGINT, SIG_DFL);
-    tb_tls_ctx_free(tls);
-    tb_buf_clear(&req);
-    if (rc == 0 && r.hook_failed) {
-        snprintf(e.msg, sizeof e.msg, "script: %s", tb_script_error(script));
-        tb_load_result_clear(&r);
-        rc = -1;
-    }
-    if (rc < 0) {
-        tb_script_free(script);
+    if (prepare(&o, &h, &e) < 0) {
+        run_free(&h);
         return fail(&o, "%s", e.msg);
     }
-
-    /* wrk's closed-loop correction (see stats/hist.h), keeping the raw copy for --json */
-    tb_hist raw;
-    uint64_t interval = 0;
-    if (tb_hist_init(&raw, TB_HIST_DEFAULT_MAX, &e) < 0) {
-        tb_load_result_clear(&r);
-        tb_script_free(script);
+    start_banner(&o, &h);
+    if (run_load(&h, &r, &e) < 0) {
+        run_free(&h);
         return fail(&o, "%s", e.msg);
     }
-    tb_hist_merge(&raw, &r.latency, NULL);
-    if (o.rate == 0)
-        interval = tb_wl_http_correct(&r, o.connections);
-    if (lc.on) {
-        if (tb_wl_http_log_settled(o.server_log, &lc.after, &e) < 0) {
-            tb_hist_free(&raw);
-            tb_load_result_clear(&r);
-            tb_script_free(script);
-            return fail(&o, "--server-log: %s", e.msg);
-        }
-        lc.ok = lc.after >= lc.before && lc.after - lc.before == r.completed + r.drained;
-    }
-    if (o.hdr_log && write_hdr_log(&o, &r, &raw, started_epoch, &e) < 0) {
-        tb_hist_free(&raw);
-        tb_load_result_clear(&r);
-        tb_script_free(script);
-        return fail(&o, "--hdr-log: %s", e.msg);
-    }
-    /* The run's verdict (exit 1 after the report): no completed request (responses
-     * that only came in while draining do not count), any socket error (wrk's
-     * "Socket errors" line: connect, read, write, timeout), or a server log that
-     * disagrees. Non-2xx responses are answers and do not fail the run. */
-    char why[TB_ERR_MAX + 300] = "", setup[160] = "";
-    bool slow_setup = r.runtime_ns && !r.stopped_early && r.setup_ns * 10 >= r.runtime_ns;
-    if (slow_setup)
-        snprintf(setup, sizeof setup,
-                 "setting up the connections took %.2f s of the %.2f s run (%llu of %llu "
-                 "established)",
-                 (double)r.setup_ns / 1e9, (double)r.runtime_ns / 1e9,
-                 (unsigned long long)r.connections_up, (unsigned long long)o.connections);
-    if (r.completed == 0)
-        snprintf(why, sizeof why, "no request completed%s%s%s%s%s",
-                 r.drained ? " (responses came only after the end of the run)" : "",
-                 r.first_error[0] ? ": " : "", r.first_error,
-                 slow_setup && !r.first_error[0] ? "; " : "",
-                 slow_setup && !r.first_error[0] ? setup : "");
-    else if (r.errors.connect || r.errors.read || r.errors.write || r.errors.timeout)
-        snprintf(why, sizeof why,
-                 "socket errors: connect %llu, read %llu, write %llu, timeout %llu%s%s",
-                 (unsigned long long)r.errors.connect, (unsigned long long)r.errors.read,
-                 (unsigned long long)r.errors.write, (unsigned long long)r.errors.timeout,
-                 r.first_error[0] ? "; first: " : "", r.first_error);
-    else if (lc.on && !lc.ok)
-        snprintf(why, sizeof why, "server log: %llu new lines for %llu completed requests",
-                 (unsigned long long)(lc.after - lc.before),
-                 (unsigned long long)(r.completed + r.drained));
-    if (o.json) {
-        rc = print_json(&o, &r, &raw, interval, &lc, started, target, why[0] ? why : NULL);
-    } else {
-        print_text(&o, &r, &lc);
-        if (script && tb_script_has_done(script)) { /* wrk: after the report */
-            tb_script_summary sum = {.duration_us = r.runtime_ns / 1000,
-                                     .requests = r.completed,
-                                     .bytes = r.bytes,
-                                     .connect = r.errors.connect,
-                                     .read = r.errors.read,
-                                     .write = r.errors.write,
-                                     .status = r.errors.status,
-                                     .timeout = r.errors.timeout};
-            fflush(stdout);
-            if (tb_script_done(script, &sum, &r.latency, &r.rate, &e) < 0 && !why[0])
-                snprintf(why, sizeof why, "%s", e.msg);
-        }
-        fflush(stdout);
-    }
-    if (rc == 0 && why[0])
-        rc = cli_fail(CMD, "%s", why);
-    if (rc == 0 && r.unfinished > 0 && !o.json)
-        fprintf(stderr,
-                "teebench: http: note: %llu requests were still in flight %.1f s after "
-                "the end (not counted)\n",
-                (unsigned long long)r.unfinished, (double)lo.drain_ns / 1e9);
-    /* Setting up the connections is part of the run (as in wrk): say so when it took
-     * a noticeable share of it (a tenth or more). */
-    if (rc == 0 && !o.json && slow_setup)
-        fprintf(stderr, "teebench: http: note: %s\n", setup);
-    tb_script_free(script);
-    tb_hist_free(&raw);
+    rc = finish(&o, &h, &r);
     tb_load_result_clear(&r);
+    run_free(&h);
     return rc;
 }

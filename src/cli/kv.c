@@ -12,9 +12,9 @@
  * Global state: `interrupted`, the SIGINT/SIGTERM flag (volatile sig_atomic_t, written only
  * by the handler): redis-benchmark's process group is killed, the server stopped, exit 130. */
 #include "cli/cli.h"
+#include "cli/flags.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,8 +38,10 @@ static void on_signal(int sig)
     interrupted = 1;
 }
 
-static void usage(FILE *f)
+/* kv's and kv serve's (told of in the text after the list). */
+static void usage(FILE *f, const cli_cmd *c)
 {
+    (void)c;
     fprintf(
         f,
         "usage: teebench kv [--transports plain,tls] [--requests N] [--clients N] [--pipeline N]\n"
@@ -52,90 +54,60 @@ static void usage(FILE *f)
         "latency percentiles p50, p95, p99 of SET and GET. TLS uses the fixture PKI: the\n"
         "server's certificate for test-server.io, signed by the fixture CA, which the client\n"
         "trusts alone (verified before redis-benchmark runs). Without --server/--tls-server a\n"
-        "redis-server is started on 127.0.0.1 (no persistence) and stopped afterwards.\n\n"
-        "  --transports L   plain and/or tls (default both)\n"
-        "  --requests N     requests per test (standard 200000)\n"
-        "  --clients N      connections (standard 50; seed 100, as CVM_eval's memtier)\n"
-        "  --pipeline N     requests in flight per connection (standard 16; seed 40)\n"
-        "  --threads N      redis-benchmark threads (standard 1)\n"
-        "  --data-size B    bytes of a SET's value (default 32)\n"
-        "  --keyspace N     random keys out of N (default 100000)\n"
-        "  --server H:P     a redis elsewhere (plain TCP) instead of starting one\n"
-        "  --tls-server H:P a redis elsewhere over TLS; --cacert: the CA of its certificate\n"
-        "  --profile P      the defaults of the suite's profile P (default standard)\n"
-        "  --json           print one JSON document (teebench-kv/1, with the env)\n"
-        "  -h, --help       this text\n\n"
-        "serve: exec redis-server on ADDR (default 127.0.0.1), port P (default 6379) and TLS\n"
-        "port P (default 6380; 0: no TLS) with DIR's fixture PKI (default $TEEBENCH_PKI or\n"
-        "./fixture-pki; made there when missing), no persistence, its log on stdout:\n"
-        "the server side of `teebench kv --server ADDR:P --tls-server ADDR:P --cacert\n"
-        "DIR/ca.pem` run elsewhere.\n");
+        "redis-server is started on 127.0.0.1 (no persistence) and stopped afterwards.\n\n");
+    cli_flags_help(f, &cli_kv_cmd);
+    fprintf(f,
+            "\n"
+            "serve: exec redis-server on ADDR (default 127.0.0.1), port P (default 6379) and TLS\n"
+            "port P (default 6380; 0: no TLS) with DIR's fixture PKI (default $TEEBENCH_PKI or\n"
+            "./fixture-pki; made there when missing), no persistence, its log on stdout:\n"
+            "the server side of `teebench kv --server ADDR:P --tls-server ADDR:P --cacert\n"
+            "DIR/ca.pem` run elsewhere.\n");
 }
-
-typedef struct setting {
-    const char *key, *value;
-} setting;
 
 typedef struct kv_args {
     const char *profile;
-    setting set[24];
-    size_t n_set;
+    cli_settings set;
     int json;
 } kv_args;
 
+#define KV_HIDDEN(n, a)                                                                            \
+    {                                                                                              \
+        .name = n, .type = CLI_F_SETTING, .arg = a, .off = CLI_OFF(kv_args, set, cli_settings),    \
+        .hidden = 1                                                                                \
+    }
+
+/* --cacert, --redis-server and --redis-benchmark are told of in the usage lines. */
+static const cli_flag kv_flags[] = {
+    CLI_SETTING("transports", kv_args, set, "L", "plain and/or tls (default both)"),
+    CLI_SETTING("requests", kv_args, set, "N", "requests per test (standard 200000)"),
+    CLI_SETTING("clients", kv_args, set, "N",
+                "connections (standard 50; seed 100, as CVM_eval's memtier)"),
+    CLI_SETTING("pipeline", kv_args, set, "N",
+                "requests in flight per connection (standard 16; seed 40)"),
+    CLI_SETTING("threads", kv_args, set, "N", "redis-benchmark threads (standard 1)"),
+    CLI_SETTING("data-size", kv_args, set, "B", "bytes of a SET's value (default 32)"),
+    CLI_SETTING("keyspace", kv_args, set, "N", "random keys out of N (default 100000)"),
+    CLI_SETTING("server", kv_args, set, "H:P",
+                "a redis elsewhere (plain TCP) instead of starting one"),
+    CLI_SETTING("tls-server", kv_args, set, "H:P",
+                "a redis elsewhere over TLS; --cacert: the CA of its certificate"),
+    KV_HIDDEN("cacert", "FILE"),
+    KV_HIDDEN("redis-server", "BIN"),
+    KV_HIDDEN("redis-benchmark", "BIN"),
+    CLI_STR("profile", 0, kv_args, profile, "P",
+            "the defaults of the suite's profile P (default standard)"),
+    CLI_BOOL("json", 0, kv_args, json, "print one JSON document (teebench-kv/1, with the env)"),
+    CLI_HELP(),
+    {0}};
+
+const cli_cmd cli_kv_cmd = {
+    .name = CMD, .flags = kv_flags, .usage = usage, .max_operands = 0, .col = 19};
+
 static int parse_args(int argc, char **argv, kv_args *a)
 {
-    static const struct option opts[] = {{"transports", required_argument, NULL, 't'},
-                                         {"requests", required_argument, NULL, 'n'},
-                                         {"clients", required_argument, NULL, 'c'},
-                                         {"pipeline", required_argument, NULL, 'P'},
-                                         {"threads", required_argument, NULL, 'T'},
-                                         {"data-size", required_argument, NULL, 'd'},
-                                         {"keyspace", required_argument, NULL, 'r'},
-                                         {"server", required_argument, NULL, 's'},
-                                         {"tls-server", required_argument, NULL, 'S'},
-                                         {"cacert", required_argument, NULL, 'C'},
-                                         {"redis-server", required_argument, NULL, 'X'},
-                                         {"redis-benchmark", required_argument, NULL, 'B'},
-                                         {"profile", required_argument, NULL, 'p'},
-                                         {"json", no_argument, NULL, 'J'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    static const struct {
-        int c;
-        const char *key;
-    } keys[] = {{'t', "transports"}, {'n', "requests"},     {'c', "clients"},
-                {'P', "pipeline"},   {'T', "threads"},      {'d', "data_size"},
-                {'r', "keyspace"},   {'s', "server"},       {'S', "tls_server"},
-                {'C', "cacert"},     {'X', "redis_server"}, {'B', "redis_benchmark"}};
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == 'h') {
-            usage(stdout);
-            return 0;
-        }
-        if (c == 'J') {
-            a->json = 1;
-            continue;
-        }
-        if (c == 'p') {
-            a->profile = optarg;
-            continue;
-        }
-        size_t k = 0;
-        while (k < sizeof keys / sizeof keys[0] && keys[k].c != c)
-            k++;
-        if (k == sizeof keys / sizeof keys[0])
-            return cli_bad_option(CMD, c, argv);
-        if (a->n_set == sizeof a->set / sizeof a->set[0])
-            return cli_fail_code(2, CMD, "too many options");
-        a->set[a->n_set++] = (setting){keys[k].key, optarg};
-    }
-    if (optind < argc)
-        return cli_fail_code(2, CMD, "%s: unexpected argument", argv[optind]);
-    return -1;
+    int first;
+    return cli_flags_parse(&cli_kv_cmd, argc, argv, a, &first);
 }
 
 static int fail(const kv_args *a, int code, const char *msg)
@@ -229,9 +201,9 @@ static int bench(int argc, char **argv)
     tb_err err = {{0}};
     if (tb_wl_params_init(&tb_wl_kv, &p, profile, &err) < 0)
         return fail(&a, 1, err.msg);
-    for (size_t i = 0; i < a.n_set; i++)
-        if (tb_wl_params_set(&tb_wl_kv, &p, a.set[i].key, a.set[i].value, NULL, &err) < 0)
-            return cli_fail_code(2, CMD, "%s", cli_setting_msg(CMD, a.set[i].key, err.msg));
+    for (size_t i = 0; i < a.set.n; i++)
+        if (tb_wl_params_set(&tb_wl_kv, &p, a.set.set[i].key, a.set.set[i].value, NULL, &err) < 0)
+            return cli_fail_code(2, CMD, "%s", cli_setting_msg(CMD, a.set.set[i].key, err.msg));
     if (p.tls && p.tls_server[0] && !p.cacert[0])
         return cli_fail_code(2, CMD,
                              "--tls-server needs --cacert (the CA that signed its "
@@ -293,60 +265,64 @@ static int bench(int argc, char **argv)
 
 /* ---- serve ---- */
 
-static int port_arg(const char *flag, const char *v, int zero_ok, int *out)
+typedef struct serve_args {
+    const char *addr, *pki, *bin;
+    int port, tls_port;
+} serve_args;
+
+static int port_arg(const char *flag, const char *v, int zero_ok, int *out, tb_err *err)
 {
     char *end;
     errno = 0;
     long x = strtol(v, &end, 10);
     if (end == v || *end || errno || x < (zero_ok ? 0 : 1) || x > 65535)
-        return cli_fail_code(2, CMD, "%s %s: want a port (%d-65535)", flag, v, zero_ok ? 0 : 1);
+        return tb_errf(err, "%s %s: want a port (%d-65535)", flag, v, zero_ok ? 0 : 1);
     *out = (int)x;
-    return -1;
+    return 0;
 }
+
+static int set_port(void *args, const char *flag, const char *v, tb_err *err)
+{
+    return port_arg(flag, v, 0, &((serve_args *)args)->port, err);
+}
+
+static int set_tls_port(void *args, const char *flag, const char *v, tb_err *err)
+{
+    return port_arg(flag, v, 1, &((serve_args *)args)->tls_port, err);
+}
+
+/* Told of in kv's usage (the text after its list). */
+static const cli_flag serve_flags[] = {
+    {.name = "addr",
+     .type = CLI_F_STR,
+     .arg = "ADDR",
+     .off = CLI_OFF(serve_args, addr, const char *)},
+    {.name = "port", .type = CLI_F_CALL, .arg = "P", .call = set_port},
+    {.name = "tls-port", .type = CLI_F_CALL, .arg = "P", .call = set_tls_port},
+    {.name = "pki", .type = CLI_F_STR, .arg = "DIR", .off = CLI_OFF(serve_args, pki, const char *)},
+    {.name = "redis-server",
+     .type = CLI_F_STR,
+     .arg = "BIN",
+     .off = CLI_OFF(serve_args, bin, const char *)},
+    CLI_HELP(),
+    {0}};
+
+const cli_cmd cli_kv_serve_cmd = {
+    .name = "kv serve", .flags = serve_flags, .usage = usage, .max_operands = 0, .col = 19};
 
 static int serve(int argc, char **argv)
 {
-    static const struct option opts[] = {{"addr", required_argument, NULL, 'a'},
-                                         {"port", required_argument, NULL, 'p'},
-                                         {"tls-port", required_argument, NULL, 't'},
-                                         {"pki", required_argument, NULL, 'k'},
-                                         {"redis-server", required_argument, NULL, 'X'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
     const char *env_pki = getenv("TEEBENCH_PKI");
-    const char *addr = "127.0.0.1", *pki = env_pki && *env_pki ? env_pki : "fixture-pki",
-               *bin = "redis-server";
-    int port = 6379, tls_port = 6380, c, rc;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'a':
-            addr = optarg;
-            break;
-        case 'p':
-            if ((rc = port_arg("--port", optarg, 0, &port)) >= 0)
-                return rc;
-            break;
-        case 't':
-            if ((rc = port_arg("--tls-port", optarg, 1, &tls_port)) >= 0)
-                return rc;
-            break;
-        case 'k':
-            pki = optarg;
-            break;
-        case 'X':
-            bin = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            return cli_bad_option("kv serve", c, argv);
-        }
-    }
-    if (optind < argc)
-        return cli_fail_code(2, CMD, "serve: %s: unexpected argument", argv[optind]);
+    serve_args sa = {.addr = "127.0.0.1",
+                     .pki = env_pki && *env_pki ? env_pki : "fixture-pki",
+                     .bin = "redis-server",
+                     .port = 6379,
+                     .tls_port = 6380};
+    int first, rc = cli_flags_parse(&cli_kv_serve_cmd, argc, argv, &sa, &first);
+    if (rc != CLI_FLAGS_GO)
+        return rc;
+    const char *addr = sa.addr, *pki = sa.pki, *bin = sa.bin;
+    int port = sa.port, tls_port = sa.tls_port;
     char path[PATH_MAX], cert[PATH_MAX];
     if (!tb_wl_find_tool(bin, path, sizeof path))
         return cli_fail(CMD,

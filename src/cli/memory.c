@@ -6,8 +6,8 @@
  * sig_atomic_t, as in cli/suite.c): the part running stops, what finished is printed,
  * exit 130. */
 #include "cli/cli.h"
+#include "cli/flags.h"
 
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,7 +27,7 @@ static void on_signal(int sig)
     interrupted = 1;
 }
 
-static void usage(FILE *f)
+static void usage(FILE *f, const cli_cmd *c)
 {
     fprintf(f,
             "usage: teebench memory [--parts LIST] [--array SIZE] [--threads LIST] [--passes N]\n"
@@ -42,21 +42,10 @@ static void usage(FILE *f)
             "  latency      a dependent pointer chase through one random cycle of 64-byte\n"
             "               lines per working set: ns per load (caches, then memory and TLBs)\n"
             "  first-touch  mmap(MAP_POPULATE) of a fresh region: ns per 4 KiB page (faults,\n"
-            "               zeroing; in a TD the acceptance of pages the guest never used)\n\n"
-            "  --parts LIST      bandwidth, latency, first-touch (default: all three)\n"
-            "  --array SIZE      bytes of each array, e.g. 1g (default auto: 4 x the\n"
-            "                    last-level cache, at least 64m)\n"
-            "  --threads LIST    thread counts, n = one per CPU online (default 1,n)\n"
-            "  --passes N        timed passes of the four kernels (default 2, seed 10)\n"
-            "  --sizes LIST      working sets of the chase (default 4k,16k,64k,256k,1m,4m,\n"
-            "                    16m,64m,256m,1g)\n"
-            "  --chase T         seconds of chasing per working set (default 100ms, seed\n"
-            "                    200ms)\n"
-            "  --first-touch SIZE  the region (default 1g)\n"
-            "  --profile P       the defaults of the suite's profile P (default standard; quick:\n"
-            "                    16m arrays, 4k..16m, a 64m region)\n"
-            "  --json            print one JSON document (includes `teebench env --json`)\n"
-            "  -h, --help        this text\n\n"
+            "               zeroing; in a TD the acceptance of pages the guest never used)\n\n");
+    cli_flags_help(f, c);
+    fprintf(f,
+            "\n"
             "Sizes take k, m, g (KiB, MiB, GiB). Nothing takes more than half of MemAvailable:\n"
             "arrays shrink and a working set that does not fit is left out, with a warning.\n"
             "The suite runs the same as its memory workload (suite run --set memory.array=...).\n");
@@ -79,72 +68,56 @@ typedef struct mem_args {
     int json;
 } mem_args;
 
+typedef struct mem_flags {
+    cli_settings set;
+    const char *profile;
+    int json;
+} mem_flags;
+
+static const cli_flag mem_flag_table[] = {
+    CLI_SETTING("parts", mem_flags, set, "LIST",
+                "bandwidth, latency, first-touch (default: all three)"),
+    CLI_SETTING("array", mem_flags, set, "SIZE",
+                "bytes of each array, e.g. 1g (default auto: 4 x the\n"
+                "last-level cache, at least 64m)"),
+    CLI_SETTING("threads", mem_flags, set, "LIST",
+                "thread counts, n = one per CPU online (default 1,n)"),
+    CLI_SETTING("passes", mem_flags, set, "N",
+                "timed passes of the four kernels (default 2, seed 10)"),
+    CLI_SETTING("sizes", mem_flags, set, "LIST",
+                "working sets of the chase (default 4k,16k,64k,256k,1m,4m,\n"
+                "16m,64m,256m,1g)"),
+    CLI_SETTING("chase", mem_flags, set, "T",
+                "seconds of chasing per working set (default 100ms, seed\n"
+                "200ms)"),
+    CLI_SETTING("first-touch", mem_flags, set, "SIZE", "the region (default 1g)"),
+    CLI_STR("profile", 0, mem_flags, profile, "P",
+            "the defaults of the suite's profile P (default standard; quick:\n"
+            "16m arrays, 4k..16m, a 64m region)"),
+    CLI_BOOL("json", 0, mem_flags, json,
+             "print one JSON document (includes `teebench env --json`)"),
+    CLI_HELP(),
+    {0}};
+
+const cli_cmd cli_memory_cmd = {
+    .name = CMD, .flags = mem_flag_table, .usage = usage, .max_operands = 0, .col = 20};
+
 static int parse_args(int argc, char **argv, mem_args *a)
 {
-    static const struct option opts[] = {{"parts", required_argument, NULL, 'P'},
-                                         {"array", required_argument, NULL, 'a'},
-                                         {"threads", required_argument, NULL, 't'},
-                                         {"passes", required_argument, NULL, 'n'},
-                                         {"sizes", required_argument, NULL, 's'},
-                                         {"chase", required_argument, NULL, 'c'},
-                                         {"first-touch", required_argument, NULL, 'f'},
-                                         {"profile", required_argument, NULL, 'p'},
-                                         {"json", no_argument, NULL, 'j'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    static const struct {
-        int c;
-        const char *flag, *key;
-    } map[] = {{'P', "--parts", "parts"},
-               {'a', "--array", "array"},
-               {'t', "--threads", "threads"},
-               {'n', "--passes", "passes"},
-               {'s', "--sizes", "sizes"},
-               {'c', "--chase", "chase"},
-               {'f', "--first-touch", "first_touch"}};
-    /* the flags in order, applied over the profile's defaults once all are read */
-    struct {
-        size_t k;
-        const char *v;
-    } set[32];
-    size_t n_set = 0;
-    const char *profile = "standard";
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == 'h') {
-            usage(stdout);
-            return 0;
-        }
-        if (c == 'j') {
-            a->json = 1;
-            continue;
-        }
-        if (c == 'p') {
-            profile = optarg;
-            continue;
-        }
-        size_t i = 0;
-        while (i < sizeof map / sizeof map[0] && map[i].c != c)
-            i++;
-        if (i == sizeof map / sizeof map[0])
-            return cli_bad_option(CMD, c, argv);
-        if (n_set == sizeof set / sizeof set[0])
-            return cli_fail_code(2, CMD, "too many options");
-        set[n_set].k = i;
-        set[n_set++].v = optarg;
-    }
-    if (optind < argc)
-        return cli_fail_code(2, CMD, "%s: unexpected argument", argv[optind]);
+    mem_flags fl = {.profile = "standard"};
+    int first, rc = cli_flags_parse(&cli_memory_cmd, argc, argv, &fl, &first);
+    if (rc != CLI_FLAGS_GO)
+        return rc;
+    a->json = fl.json;
+    const char *profile = fl.profile;
     int k = tb_wl_profile_parse(profile);
     if (k < 0)
         return cli_fail_code(2, CMD, "--profile %s: want quick, standard or seed", profile);
     tb_err e;
     if (tb_wl_params_init(&tb_wl_memory, &a->p, k, &e) < 0)
         return cli_fail(CMD, "%s", e.msg);
-    for (size_t j = 0; j < n_set; j++) {
-        int rc = set_param(&a->p, map[set[j].k].flag, map[set[j].k].key, set[j].v);
+    for (size_t j = 0; j < fl.set.n; j++) {
+        rc = set_param(&a->p, fl.set.set[j].flag, fl.set.set[j].key, fl.set.set[j].value);
         if (rc)
             return rc;
     }

@@ -11,11 +11,11 @@
  * Global state: `interrupted`, set by the SIGINT/SIGTERM handler (a volatile
  * sig_atomic_t, as in cli/suite.c). */
 #include "cli/cli.h"
+#include "cli/flags.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -51,8 +51,10 @@ static void catch_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-static void usage(FILE *f)
+/* network's and network serve's. */
+static void usage(FILE *f, const cli_cmd *c)
 {
+    (void)c;
     fprintf(
         f, "usage: teebench network [--tests LIST] [--duration S] [--streams LIST] [--procs N]\n"
            "                        [--udp-sizes LIST] [--udp-rate R] [--rtt T] [--iperf3 PATH]\n"
@@ -71,32 +73,13 @@ static void usage(FILE *f)
            "        datagrams lost (-b 0: as fast as the sender can)\n"
            "  rtt   8-byte requests and their echo over TCP and over UDP, one at a time: p50\n"
            "        and p99 of the round trip (netperf's TCP_RR/UDP_RR; not ICMP ping, which\n"
-           "        needs privileges and never wakes a process on the other side)\n\n"
-           "  --tests LIST      tcp, udp, rtt (default: all three)\n"
-           "  --duration S      seconds of each iperf3 run, whole (default 2, seed 10)\n"
-           "  --streams LIST    TCP stream counts (default 1,4)\n"
-           "  --procs N         iperf3 processes for N streams at most (default 0: one per CPU;\n"
-           "                    from iperf3 3.16 on one process, its threads)\n"
-           "  --udp-sizes LIST  UDP datagram bytes (default 64,1472: 1472 fills a 1500-byte\n"
-           "                    Ethernet frame with IPv4)\n"
-           "  --udp-rate R      iperf3 -b (default 0)\n"
-           "  --rtt T           seconds of round trips per protocol (default 1s, seed 5s)\n"
-           "  --iperf3 PATH     the iperf3 binary (default " TB_IPERF3_BIN ")\n"
-           "  --server H:P      `teebench network serve` runs there (default: servers here,\n"
-           "                    on 127.0.0.1, for the run)\n"
-           "  --profile P       the defaults of the suite's profile P (default standard;\n"
-           "                    quick: 1 s runs, 1 stream, 64-byte datagrams)\n"
-           "  --json            print one JSON document (includes `teebench env --json`)\n\n"
-           "serve:\n"
-           "  --addr A          listen on A (default 127.0.0.1; the address clients reach)\n"
-           "  --port P          the echo server's port (default 0: a free one)\n"
-           "  --procs N         iperf3 servers (default 2; 0: round trips only)\n"
-           "  --json            say where it listens as one JSON line (teebench-network-serve/1)\n"
-           "  --dir DIR         iperf3's logs there; with --daemon also serve.pid and serve.log:\n"
-           "                    the command returns once everything listens\n"
-           "  --stop            end the daemon of --dir DIR (and remove its files there)\n"
-           "  -h, --help        this text\n\n"
-           "A missing iperf3 skips tcp and udp with the package to install (iperf3); rtt runs.\n");
+           "        needs privileges and never wakes a process on the other side)\n\n");
+    cli_flags_help(f, &cli_network_cmd);
+    fprintf(f, "\nserve:\n");
+    cli_flags_help(f, &cli_network_serve_cmd);
+    fprintf(f,
+            "\n"
+            "A missing iperf3 skips tcp and udp with the package to install (iperf3); rtt runs.\n");
 }
 
 /* ---- teebench network ---- */
@@ -117,76 +100,62 @@ static int set_param(tb_wl_network_params *p, const char *flag, const char *key,
     return cli_fail_code(2, CMD, "%s %s: %s", flag, v, msg);
 }
 
+typedef struct net_flags {
+    cli_settings set;
+    const char *profile;
+    int json;
+} net_flags;
+
+static const cli_flag net_flag_table[] = {
+    CLI_SETTING("tests", net_flags, set, "LIST", "tcp, udp, rtt (default: all three)"),
+    CLI_SETTING("duration", net_flags, set, "S",
+                "seconds of each iperf3 run, whole (default 2, seed 10)"),
+    CLI_SETTING("streams", net_flags, set, "LIST", "TCP stream counts (default 1,4)"),
+    CLI_SETTING("procs", net_flags, set, "N",
+                "iperf3 processes for N streams at most (default 0: one per CPU;\n"
+                "from iperf3 3.16 on one process, its threads)"),
+    CLI_SETTING("udp-sizes", net_flags, set, "LIST",
+                "UDP datagram bytes (default 64,1472: 1472 fills a 1500-byte\n"
+                "Ethernet frame with IPv4)"),
+    CLI_SETTING("udp-rate", net_flags, set, "R", "iperf3 -b (default 0)"),
+    CLI_SETTING("rtt", net_flags, set, "T",
+                "seconds of round trips per protocol (default 1s, seed 5s)"),
+    {.name = "iperf3",
+     .type = CLI_F_SETTING,
+     .arg = "PATH",
+     .off = CLI_OFF(net_flags, set, cli_settings),
+     .key = "iperf3_bin",
+     .help = "the iperf3 binary (default " TB_IPERF3_BIN ")"},
+    CLI_SETTING("server", net_flags, set, "H:P",
+                "`teebench network serve` runs there (default: servers here,\n"
+                "on 127.0.0.1, for the run)"),
+    CLI_STR("profile", 0, net_flags, profile, "P",
+            "the defaults of the suite's profile P (default standard;\n"
+            "quick: 1 s runs, 1 stream, 64-byte datagrams)"),
+    CLI_BOOL("json", 0, net_flags, json,
+             "print one JSON document (includes `teebench env --json`)"),
+    {.name = "help", .shortc = 'h', .type = CLI_F_HELP, .hidden = 1}, /* in serve's list */
+    {0}};
+
+const cli_cmd cli_network_cmd = {
+    .name = CMD, .flags = net_flag_table, .usage = usage, .max_operands = 0, .col = 20};
+
 static int parse_args(int argc, char **argv, net_args *a)
 {
-    static const struct option opts[] = {{"tests", required_argument, NULL, 'T'},
-                                         {"duration", required_argument, NULL, 'd'},
-                                         {"streams", required_argument, NULL, 'P'},
-                                         {"procs", required_argument, NULL, 'k'},
-                                         {"udp-sizes", required_argument, NULL, 'l'},
-                                         {"udp-rate", required_argument, NULL, 'b'},
-                                         {"rtt", required_argument, NULL, 'r'},
-                                         {"iperf3", required_argument, NULL, 'i'},
-                                         {"server", required_argument, NULL, 's'},
-                                         {"profile", required_argument, NULL, 'p'},
-                                         {"json", no_argument, NULL, 'j'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    static const struct {
-        int c;
-        const char *flag, *key;
-    } map[] = {{'T', "--tests", "tests"},
-               {'d', "--duration", "duration"},
-               {'P', "--streams", "streams"},
-               {'k', "--procs", "procs"},
-               {'l', "--udp-sizes", "udp_sizes"},
-               {'b', "--udp-rate", "udp_rate"},
-               {'r', "--rtt", "rtt"},
-               {'i', "--iperf3", "iperf3_bin"},
-               {'s', "--server", "server"}};
-    /* the flags in order, applied over the profile's defaults once all are read */
-    struct {
-        size_t k;
-        const char *v;
-    } set[32];
-    size_t n_set = 0;
-    const char *profile = "standard";
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == 'h') {
-            usage(stdout);
-            return 0;
-        }
-        if (c == 'j') {
-            a->json = 1;
-            continue;
-        }
-        if (c == 'p') {
-            profile = optarg;
-            continue;
-        }
-        size_t i = 0;
-        while (i < sizeof map / sizeof map[0] && map[i].c != c)
-            i++;
-        if (i == sizeof map / sizeof map[0])
-            return cli_bad_option(CMD, c, argv);
-        if (n_set == sizeof set / sizeof set[0])
-            return cli_fail_code(2, CMD, "too many options");
-        set[n_set].k = i;
-        set[n_set++].v = optarg;
-    }
-    if (optind < argc)
-        return cli_fail_code(2, CMD, "%s: unexpected argument", argv[optind]);
+    net_flags fl = {.profile = "standard"};
+    int first, rc = cli_flags_parse(&cli_network_cmd, argc, argv, &fl, &first);
+    if (rc != CLI_FLAGS_GO)
+        return rc;
+    a->json = fl.json;
+    const char *profile = fl.profile;
     int k = tb_wl_profile_parse(profile);
     if (k < 0)
         return cli_fail_code(2, CMD, "--profile %s: want quick, standard or seed", profile);
     tb_err e;
     if (tb_wl_params_init(&tb_wl_network, &a->p, k, &e) < 0)
         return cli_fail(CMD, "%s", e.msg);
-    for (size_t j = 0; j < n_set; j++) {
-        int rc = set_param(&a->p, map[set[j].k].flag, map[set[j].k].key, set[j].v);
+    for (size_t j = 0; j < fl.set.n; j++) {
+        rc = set_param(&a->p, fl.set.set[j].flag, fl.set.set[j].key, fl.set.set[j].value);
         if (rc)
             return rc;
     }
@@ -388,61 +357,43 @@ typedef struct serve_args {
     int port, procs, json, daemon, stop;
 } serve_args;
 
+static int set_iperf3(void *args, const char *flag, const char *v, tb_err *err)
+{
+    if (v[0] != '/')
+        return tb_errf(err, "%s %s: not an absolute path", flag, v);
+    ((serve_args *)args)->iperf3 = v;
+    return 0;
+}
+
+/* --iperf3 and --daemon are told of in the usage lines and --dir's help. */
+static const cli_flag serve_flags[] = {
+    CLI_STR("addr", 0, serve_args, addr, "A",
+            "listen on A (default 127.0.0.1; the address clients reach)"),
+    CLI_INT("port", 0, serve_args, port, 0, 65535 - TB_WL_NET_MAX_PROCS, "P",
+            "the echo server's port (default 0: a free one)"),
+    CLI_INT("procs", 0, serve_args, procs, 0, TB_WL_NET_MAX_PROCS, "N",
+            "iperf3 servers (default 2; 0: round trips only)"),
+    {.name = "iperf3", .type = CLI_F_CALL, .arg = "PATH", .call = set_iperf3, .hidden = 1},
+    CLI_BOOL("json", 0, serve_args, json,
+             "say where it listens as one JSON line (teebench-network-serve/1)"),
+    CLI_STR("dir", 0, serve_args, dir, "DIR",
+            "iperf3's logs there; with --daemon also serve.pid and serve.log:\n"
+            "the command returns once everything listens"),
+    {.name = "daemon", .type = CLI_F_BOOL, .off = CLI_OFF(serve_args, daemon, int), .hidden = 1},
+    CLI_BOOL("stop", 0, serve_args, stop,
+             "end the daemon of --dir DIR (and remove its files there)"),
+    CLI_HELP(),
+    {0}};
+
+const cli_cmd cli_network_serve_cmd = {
+    .name = SCMD, .flags = serve_flags, .usage = usage, .max_operands = 0, .col = 20};
+
 static int serve_parse(int argc, char **argv, serve_args *a)
 {
-    static const struct option opts[] = {
-        {"addr", required_argument, NULL, 'a'},  {"port", required_argument, NULL, 'p'},
-        {"procs", required_argument, NULL, 'k'}, {"iperf3", required_argument, NULL, 'i'},
-        {"dir", required_argument, NULL, 'D'},   {"daemon", no_argument, NULL, 'd'},
-        {"stop", no_argument, NULL, 's'},        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
     *a = (serve_args){.addr = "127.0.0.1", .iperf3 = TB_IPERF3_BIN, .procs = 2};
-    int c;
-    long v;
-    tb_err e;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'a':
-            a->addr = optarg;
-            break;
-        case 'p':
-            if (cli_opt_long("--port", optarg, 0, 65535 - TB_WL_NET_MAX_PROCS, &v, &e) < 0)
-                return cli_fail_code(2, SCMD, "%s", e.msg);
-            a->port = (int)v;
-            break;
-        case 'k':
-            if (cli_opt_long("--procs", optarg, 0, TB_WL_NET_MAX_PROCS, &v, &e) < 0)
-                return cli_fail_code(2, SCMD, "%s", e.msg);
-            a->procs = (int)v;
-            break;
-        case 'i':
-            if (optarg[0] != '/')
-                return cli_fail_code(2, SCMD, "--iperf3 %s: not an absolute path", optarg);
-            a->iperf3 = optarg;
-            break;
-        case 'D':
-            a->dir = optarg;
-            break;
-        case 'd':
-            a->daemon = 1;
-            break;
-        case 's':
-            a->stop = 1;
-            break;
-        case 'j':
-            a->json = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            return cli_bad_option(SCMD, c, argv);
-        }
-    }
-    if (optind < argc)
-        return cli_fail_code(2, SCMD, "%s: unexpected argument", argv[optind]);
+    int first, rc = cli_flags_parse(&cli_network_serve_cmd, argc, argv, a, &first);
+    if (rc != CLI_FLAGS_GO)
+        return rc;
     if ((a->daemon || a->stop) && !a->dir)
         return cli_fail_code(2, SCMD, "--%s needs --dir DIR", a->stop ? "stop" : "daemon");
     return -1;

@@ -2,8 +2,8 @@
  * benchmark target, driven by serve/nginx (generated config in a run directory,
  * access log on). */
 #include "cli/cli.h"
+#include "cli/flags.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -22,7 +22,7 @@
 #define CMD "nginx"
 #define SCHEMA "teebench-nginx/1"
 
-static void usage(FILE *f)
+static void usage(FILE *f, const cli_cmd *c)
 {
     fprintf(f,
             "usage: teebench nginx start --port P [--addr A] [--root DIR] [--workers N]\n"
@@ -37,20 +37,9 @@ static void usage(FILE *f)
             "ours alone: an existing one owned by another user, writable by others or a\n"
             "symlink is refused; a new one is created 0700. The access log\n"
             "(RUNDIR/access.log) has one line per request. stop stops it and waits.\n"
-            "log-lines prints how many lines the access log has.\n\n"
-            "  --dir RUNDIR     run directory (default ./teebench-nginx)\n"
-            "  -p, --port P     port to listen on (required for start)\n"
-            "  --addr A         address to listen on (default 127.0.0.1)\n"
-            "  --root DIR       document root\n"
-            "  -w, --workers N  worker processes (default 1; auto: one per online CPU)\n"
-            "  --user USER      as root: the workers' user (default www-data, else nobody)\n"
-            "  --tls            listen with TLS, by default with the fixture PKI's server.pem\n"
-            "  --cert F, --key F  PEM certificate chain and key for --tls\n"
-            "  --pki DIR        fixture PKI directory (default $TEEBENCH_PKI or ./fixture-pki)\n"
-            "  --timeout T      time to wait for start/stop: 10, 10s, 500ms (default 10s)\n"
-            "  --json           print one JSON document (pid, URL, run dir / lines)\n"
-            "  -h, --help       this text\n",
+            "log-lines prints how many lines the access log has.\n\n",
             TB_NGINX_BIN);
+    cli_flags_help(f, c);
 }
 
 /* Makes p absolute (relative to the working directory) into out. */
@@ -80,138 +69,116 @@ __attribute__((format(printf, 2, 3))) static int fail(int json, const char *fmt,
     return json ? cli_json_fail(1, CMD, SCHEMA, "%s", msg) : cli_fail(CMD, "%s", msg);
 }
 
-static int parse_int(const char *s, int lo, int hi, int *out)
+typedef struct nginx_args {
+    tb_nginx_opts o;
+    const char *dir, *root, *cert, *key, *pki;
+    int timeout_ms, json;
+} nginx_args;
+
+static int set_workers(void *args, const char *flag, const char *v, tb_err *err)
 {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v < lo || v > hi)
+    nginx_args *a = args;
+    if (!strcmp(v, "auto")) { /* one per online CPU, as the suite's servers */
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        a->o.workers = n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+        return 0;
+    }
+    long n;
+    if (cli_opt_long(flag, v, 1, 1024, &n, err) < 0)
         return -1;
-    *out = (int)v;
+    a->o.workers = (int)n;
     return 0;
 }
 
-int cmd_nginx(int argc, char **argv)
+static int set_timeout(void *args, const char *flag, const char *v, tb_err *err)
 {
-    static const struct option longs[] = {
-        {"dir", required_argument, NULL, 'd'},     {"port", required_argument, NULL, 'p'},
-        {"addr", required_argument, NULL, 'a'},    {"root", required_argument, NULL, 'r'},
-        {"workers", required_argument, NULL, 'w'}, {"tls", no_argument, NULL, 'T'},
-        {"cert", required_argument, NULL, 'c'},    {"key", required_argument, NULL, 'k'},
-        {"pki", required_argument, NULL, 'P'},     {"timeout", required_argument, NULL, 't'},
-        {"json", no_argument, NULL, 'j'},          {"user", required_argument, NULL, 'u'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
-    const char *action = argv[1];
-    if (!strcmp(action, "-h") || !strcmp(action, "--help")) {
-        usage(stdout);
-        return 0;
-    }
-    static const char *const actions[] = {"start", "stop", "log-lines", NULL};
-    if (strcmp(action, "start") && strcmp(action, "stop") && strcmp(action, "log-lines"))
-        return cli_unknown_subcommand(CMD, action, actions);
-    const char *env_pki = getenv("TEEBENCH_PKI");
-    const char *dir = "teebench-nginx", *root = NULL, *cert = NULL, *key = NULL;
-    const char *pki = env_pki && *env_pki ? env_pki : "fixture-pki";
-    tb_nginx_opts o = {.addr = "127.0.0.1", .workers = 1};
-    int timeout_ms = 10000, c, json = 0;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc - 1, argv + 1, ":p:w:h", longs, NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            dir = optarg;
-            break;
-        case 'p':
-            if (parse_int(optarg, 1, 65535, &o.port) < 0)
-                return cli_fail_code(2, CMD, "--port %s: not a port number (1..65535)", optarg);
-            break;
-        case 'a':
-            o.addr = optarg;
-            break;
-        case 'r':
-            root = optarg;
-            break;
-        case 'w':
-            if (!strcmp(optarg, "auto")) { /* one per online CPU, as the suite's servers */
-                long n = sysconf(_SC_NPROCESSORS_ONLN);
-                o.workers = n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
-            } else if (parse_int(optarg, 1, 1024, &o.workers) < 0) {
-                return cli_fail_code(2, CMD, "--workers %s: not a number in 1..1024 or auto",
-                                     optarg);
-            }
-            break;
-        case 'T':
-            o.tls = 1;
-            break;
-        case 'c':
-            cert = optarg;
-            break;
-        case 'k':
-            key = optarg;
-            break;
-        case 'P':
-            pki = optarg;
-            break;
-        case 't': {
-            double sec;
-            tb_err e;
-            if (cli_opt_duration("--timeout", optarg, 0.001, 3600, &sec, &e) < 0)
-                return cli_fail_code(2, CMD, "%s", e.msg);
-            timeout_ms = (int)llround(sec * 1000.0);
-            break;
-        }
-        case 'j':
-            json = 1;
-            break;
-        case 'u':
-            o.user = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            return cli_bad_option(CMD, c, argv + 1);
-        }
-    }
-    if (optind + 1 < argc)
-        return cli_fail_code(2, CMD, "%s: unexpected argument", argv[optind + 1]);
-    char adir[PATH_MAX], aroot[PATH_MAX], acert[PATH_MAX], akey[PATH_MAX];
-    int rc;
-    if ((rc = absolute("--dir", dir, adir, sizeof adir)) != 0)
-        return rc;
-    o.dir = adir;
+    double sec;
+    if (cli_opt_duration(flag, v, 0.001, 3600, &sec, err) < 0)
+        return -1;
+    ((nginx_args *)args)->timeout_ms = (int)llround(sec * 1000.0);
+    return 0;
+}
+
+static const cli_flag nginx_flags[] = {
+    CLI_STR("dir", 0, nginx_args, dir, "RUNDIR", "run directory (default ./teebench-nginx)"),
+    CLI_INT("port", 'p', nginx_args, o.port, 1, 65535, "P",
+            "port to listen on (required for start)"),
+    CLI_STR("addr", 0, nginx_args, o.addr, "A", "address to listen on (default 127.0.0.1)"),
+    CLI_STR("root", 0, nginx_args, root, "DIR", "document root"),
+    CLI_CALL("workers", 'w', set_workers, "N",
+             "worker processes (default 1; auto: one per online CPU)"),
+    CLI_STR("user", 0, nginx_args, o.user, "USER",
+            "as root: the workers' user (default www-data, else nobody)"),
+    CLI_BOOL("tls", 0, nginx_args, o.tls,
+             "listen with TLS, by default with the fixture PKI's server.pem"),
+    {.name = "cert",
+     .type = CLI_F_STR,
+     .arg = "F",
+     .off = CLI_OFF(nginx_args, cert, const char *),
+     .label = "--cert F, --key F",
+     .help = "PEM certificate chain and key for --tls"},
+    {.name = "key",
+     .type = CLI_F_STR,
+     .arg = "F",
+     .off = CLI_OFF(nginx_args, key, const char *),
+     .hidden = 1},
+    CLI_STR("pki", 0, nginx_args, pki, "DIR",
+            "fixture PKI directory (default $TEEBENCH_PKI or ./fixture-pki)"),
+    CLI_CALL("timeout", 0, set_timeout, "T",
+             "time to wait for start/stop: 10, 10s, 500ms (default 10s)"),
+    CLI_BOOL("json", 0, nginx_args, json, "print one JSON document (pid, URL, run dir / lines)"),
+    CLI_HELP(),
+    {0}};
+
+/* Parsed after the action: argv[0] is the action. */
+const cli_cmd cli_nginx_cmd = {
+    .name = CMD, .flags = nginx_flags, .usage = usage, .max_operands = 0, .col = 19};
+
+/* nginx stop: stops the nginx of adir and waits. An exit code. */
+static int nginx_stop(const char *adir, int timeout_ms, int json)
+{
     tb_err err;
-    if (!strcmp(action, "stop")) {
-        pid_t pid = tb_nginx_pid(adir, &err);
-        if (pid < 0 || tb_nginx_stop(adir, timeout_ms, &err) < 0)
-            return fail(json, "stop: %s", err.msg);
-        if (json)
-            return cli_json_print(CMD,
-                                  cli_json_envelope(SCHEMA,
-                                                    json_pack("{s:s, s:i, s:s}", "action", "stop",
-                                                              "pid", (int)pid, "run_dir", adir),
-                                                    1));
-        printf("nginx stopped (pid %d, run dir %s)\n", (int)pid, adir);
-        return 0;
-    }
-    if (!strcmp(action, "log-lines")) {
-        char log[PATH_MAX];
-        uint64_t n;
-        if (tb_nginx_path(adir, "access.log", log, sizeof log, &err) < 0 ||
-            tb_log_count_lines(log, &n, &err) < 0)
-            return fail(json, "log-lines: %s", err.msg);
-        if (json)
-            return cli_json_print(
-                CMD, cli_json_envelope(SCHEMA,
-                                       json_pack("{s:s, s:s, s:I}", "action", "log-lines",
-                                                 "access_log", log, "lines", (json_int_t)n),
-                                       1));
-        printf("%s: %" PRIu64 " lines\n", log, n);
-        return 0;
-    }
+    pid_t pid = tb_nginx_pid(adir, &err);
+    if (pid < 0 || tb_nginx_stop(adir, timeout_ms, &err) < 0)
+        return fail(json, "stop: %s", err.msg);
+    if (json)
+        return cli_json_print(CMD, cli_json_envelope(SCHEMA,
+                                                     json_pack("{s:s, s:i, s:s}", "action", "stop",
+                                                               "pid", (int)pid, "run_dir", adir),
+                                                     1));
+    printf("nginx stopped (pid %d, run dir %s)\n", (int)pid, adir);
+    return 0;
+}
+
+/* nginx log-lines: the access log's line count. An exit code. */
+static int nginx_log_lines(const char *adir, int json)
+{
+    tb_err err;
+    char log[PATH_MAX];
+    uint64_t n;
+    if (tb_nginx_path(adir, "access.log", log, sizeof log, &err) < 0 ||
+        tb_log_count_lines(log, &n, &err) < 0)
+        return fail(json, "log-lines: %s", err.msg);
+    if (json)
+        return cli_json_print(
+            CMD, cli_json_envelope(SCHEMA,
+                                   json_pack("{s:s, s:s, s:I}", "action", "log-lines", "access_log",
+                                             log, "lines", (json_int_t)n),
+                                   1));
+    printf("%s: %" PRIu64 " lines\n", log, n);
+    return 0;
+}
+
+/* nginx start: the flags checked, the paths made absolute, nginx started in adir. An
+ * exit code. */
+static int nginx_start(const nginx_args *a, const char *adir)
+{
+    tb_nginx_opts o = a->o;
+    const char *root = a->root, *cert = a->cert, *key = a->key, *pki = a->pki;
+    int timeout_ms = a->timeout_ms, json = a->json, rc;
+    char aroot[PATH_MAX], acert[PATH_MAX], akey[PATH_MAX];
+    tb_err err;
+    o.dir = adir;
     if (!o.port)
         return cli_fail_code(2, CMD, "start: --port is required");
     if ((cert || key) && !o.tls)
@@ -261,4 +228,37 @@ int cmd_nginx(int argc, char **argv)
            o.tls ? "https" : "http", o.addr, o.port, o.workers, o.workers == 1 ? "" : "s");
     printf("run dir: %s\naccess log: %s/access.log\n", adir, adir);
     return 0;
+}
+
+int cmd_nginx(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr, &cli_nginx_cmd);
+        return 2;
+    }
+    const char *action = argv[1];
+    if (!strcmp(action, "-h") || !strcmp(action, "--help")) {
+        usage(stdout, &cli_nginx_cmd);
+        return 0;
+    }
+    static const char *const actions[] = {"start", "stop", "log-lines", NULL};
+    if (strcmp(action, "start") && strcmp(action, "stop") && strcmp(action, "log-lines"))
+        return cli_unknown_subcommand(CMD, action, actions);
+    const char *env_pki = getenv("TEEBENCH_PKI");
+    nginx_args a = {.o = {.addr = "127.0.0.1", .workers = 1},
+                    .dir = "teebench-nginx",
+                    .pki = env_pki && *env_pki ? env_pki : "fixture-pki",
+                    .timeout_ms = 10000};
+    int first, done = cli_flags_parse(&cli_nginx_cmd, argc - 1, argv + 1, &a, &first);
+    if (done != CLI_FLAGS_GO)
+        return done;
+    char adir[PATH_MAX];
+    int rc;
+    if ((rc = absolute("--dir", a.dir, adir, sizeof adir)) != 0)
+        return rc;
+    if (!strcmp(action, "stop"))
+        return nginx_stop(adir, a.timeout_ms, a.json);
+    if (!strcmp(action, "log-lines"))
+        return nginx_log_lines(adir, a.json);
+    return nginx_start(&a, adir);
 }

@@ -15,7 +15,6 @@
  * verification and its binding; TOTAL_E2E_MS the whole command after option
  * parsing (including loading trust stores and saving files). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,7 @@
 #include "base/file.h"
 #include "base/hex.h"
 #include "cli/cli.h"
+#include "cli/flags.h"
 #include "cli/json.h"
 #include "cli/opt.h"
 #include "notary/check.h"
@@ -37,42 +37,10 @@
 static const char *CMD = "notarize";
 static const char *SCHEMA = "teebench-notarize/1";
 
-static void usage(FILE *f)
+static void usage(FILE *f, const cli_cmd *c)
 {
-    fprintf(f,
-            "usage: teebench notarize [options]      (environment variable in brackets)\n"
-            "  --notary URL             notary base URL (default from the three below)\n"
-            "  --notary-scheme S        http or https [NOTARY_SCHEME, default http]\n"
-            "  --notary-host H          [NOTARY_HOST, default 127.0.0.1]\n"
-            "  --notary-port N          [NOTARY_PORT, default 7047]\n"
-            "  --notary-ca FILE         CA for an https notary [NOTARY_CA]\n"
-            "  --api-key-file FILE      the notary's API key, sent as Authorization: Bearer\n"
-            "                           (the file's one line) [NOTARY_API_KEY_FILE]\n"
-            "  --api-key KEY            the same from the command line (visible to other\n"
-            "                           users in ps: prefer the file) [NOTARY_API_KEY]\n"
-            "  --target-host H          address the notary connects to [TARGET_HOST, 127.0.0.1]\n"
-            "  --target-port N          [TARGET_PORT, default 4000]\n"
-            "  --server-name NAME       SNI, certificate name, Host [TARGET_SERVER_NAME,\n"
-            "                           default test-server.io]\n"
-            "  --uri URI                [TARGET_URI, default /formats/json?size=4]\n"
-            "  --max-sent BYTES         [MAX_SENT_DATA, default 4096]\n"
-            "  --max-recv BYTES         [MAX_RECV_DATA, default 16384]\n"
-            "  --use-fixture-ca BOOL    check the chain against the fixture CA [USE_FIXTURE_CA,\n"
-            "                           default true]; otherwise against the system store\n"
-            "  --fixture-ca FILE        the fixture CA certificate [FIXTURE_CA]\n"
-            "  --tee BOOL               ask for TEE attestation [ENABLE_TEE_ATTESTATION, false]\n"
-            "  --verify                 verify the quote and its binding [VERIFY_ATTESTATION]\n"
-            "  --collateral FILE        collateral for --verify (dcap-qvl JSON or PCS folder)\n"
-            "  --pccs URL               PCCS for --verify (collateral cached on disk)\n"
-            "  --certs DIR              SEV-SNP certificates for --verify (ark/ask/vcek/crl)\n"
-            "  --kds URL                AMD KDS for --verify of SEV-SNP (cached on disk)\n"
-            "  --sim-dir DIR            simulated TEE PKI (for SIMULATED quotes)\n"
-            "  --policy FILE            attestation policy JSON (default: UpToDate, no DEBUG)\n"
-            "  --root FILE              trusted root CA PEM (default: Intel's; sim: the sim root)\n"
-            "  --out PREFIX             save PREFIX.tbnd (document) and PREFIX.evidence.json\n"
-            "  --timeout MS             per notary request (default 30000)\n"
-            "  --json                   print one JSON document (the same figures, the session,\n"
-            "                           the files written) instead of the KEY=value lines\n");
+    fprintf(f, "usage: teebench notarize [options]      (environment variable in brackets)\n");
+    cli_flags_help(f, c);
 }
 
 static int parse_bool(const char *s, int *out)
@@ -103,37 +71,82 @@ static const char *env_or(const char *name, const char *dflt)
     return v && *v ? v : dflt;
 }
 
+static int set_verify(void *args, const char *flag, const char *v, tb_err *err)
+{
+    (void)flag, (void)v, (void)err;
+    ((opts *)args)->verify = "true";
+    return 0;
+}
+
+/* A flag wins over the environment: the key or its file, the other one dropped. */
+static int set_api_key(void *args, const char *flag, const char *v, tb_err *err)
+{
+    (void)flag, (void)err;
+    ((opts *)args)->api_key = v;
+    ((opts *)args)->api_key_file = NULL;
+    return 0;
+}
+
+static int set_api_key_file(void *args, const char *flag, const char *v, tb_err *err)
+{
+    (void)flag, (void)err;
+    ((opts *)args)->api_key_file = v;
+    ((opts *)args)->api_key = NULL;
+    return 0;
+}
+
+static const cli_flag notarize_flags[] = {
+    CLI_STR("notary", 0, opts, url, "URL", "notary base URL (default from the three below)"),
+    CLI_STR("notary-scheme", 0, opts, scheme, "S", "http or https [NOTARY_SCHEME, default http]"),
+    CLI_STR("notary-host", 0, opts, nhost, "H", "[NOTARY_HOST, default 127.0.0.1]"),
+    CLI_STR("notary-port", 0, opts, nport, "N", "[NOTARY_PORT, default 7047]"),
+    CLI_STR("notary-ca", 0, opts, notary_ca, "FILE", "CA for an https notary [NOTARY_CA]"),
+    CLI_CALL("api-key-file", 0, set_api_key_file, "FILE",
+             "the notary's API key, sent as Authorization: Bearer\n"
+             "(the file's one line) [NOTARY_API_KEY_FILE]"),
+    CLI_CALL("api-key", 0, set_api_key, "KEY",
+             "the same from the command line (visible to other\n"
+             "users in ps: prefer the file) [NOTARY_API_KEY]"),
+    CLI_STR("target-host", 0, opts, thost, "H",
+            "address the notary connects to [TARGET_HOST, 127.0.0.1]"),
+    CLI_STR("target-port", 0, opts, tport, "N", "[TARGET_PORT, default 4000]"),
+    CLI_STR("server-name", 0, opts, server_name, "NAME",
+            "SNI, certificate name, Host [TARGET_SERVER_NAME,\n"
+            "default test-server.io]"),
+    CLI_STR("uri", 0, opts, uri, "URI", "[TARGET_URI, default /formats/json?size=4]"),
+    CLI_STR("max-sent", 0, opts, max_sent, "BYTES", "[MAX_SENT_DATA, default 4096]"),
+    CLI_STR("max-recv", 0, opts, max_recv, "BYTES", "[MAX_RECV_DATA, default 16384]"),
+    CLI_STR("use-fixture-ca", 0, opts, use_fixture_ca, "BOOL",
+            "check the chain against the fixture CA [USE_FIXTURE_CA,\n"
+            "default true]; otherwise against the system store"),
+    CLI_STR("fixture-ca", 0, opts, fixture_ca, "FILE", "the fixture CA certificate [FIXTURE_CA]"),
+    CLI_STR("tee", 0, opts, tee, "BOOL", "ask for TEE attestation [ENABLE_TEE_ATTESTATION, false]"),
+    CLI_CALL("verify", 0, set_verify, NULL,
+             "verify the quote and its binding [VERIFY_ATTESTATION]"),
+    CLI_STR("collateral", 0, opts, vo.collateral, "FILE",
+            "collateral for --verify (dcap-qvl JSON or PCS folder)"),
+    CLI_STR("pccs", 0, opts, vo.pccs, "URL", "PCCS for --verify (collateral cached on disk)"),
+    CLI_STR("certs", 0, opts, vo.certs, "DIR",
+            "SEV-SNP certificates for --verify (ark/ask/vcek/crl)"),
+    CLI_STR("kds", 0, opts, vo.kds, "URL", "AMD KDS for --verify of SEV-SNP (cached on disk)"),
+    CLI_STR("sim-dir", 0, opts, vo.sim_dir, "DIR", "simulated TEE PKI (for SIMULATED quotes)"),
+    CLI_STR("policy", 0, opts, vo.policy, "FILE",
+            "attestation policy JSON (default: UpToDate, no DEBUG)"),
+    CLI_STR("root", 0, opts, vo.root, "FILE",
+            "trusted root CA PEM (default: Intel's; sim: the sim root)"),
+    CLI_STR("out", 0, opts, out, "PREFIX", "save PREFIX.tbnd (document) and PREFIX.evidence.json"),
+    CLI_STR("timeout", 0, opts, timeout, "MS", "per notary request (default 30000)"),
+    CLI_BOOL("json", 0, opts, json,
+             "print one JSON document (the same figures, the session,\n"
+             "the files written) instead of the KEY=value lines"),
+    {.name = "help", .shortc = 'h', .type = CLI_F_HELP, .hidden = 1},
+    {0}};
+
+const cli_cmd cli_notarize_cmd = {
+    .name = "notarize", .flags = notarize_flags, .usage = usage, .max_operands = 0, .col = 27};
+
 static int parse_opts(int argc, char **argv, opts *o)
 {
-    static const struct option lo[] = {{"notary", required_argument, 0, 'U'},
-                                       {"notary-scheme", required_argument, 0, 'm'},
-                                       {"notary-host", required_argument, 0, 'H'},
-                                       {"notary-port", required_argument, 0, 'P'},
-                                       {"notary-ca", required_argument, 0, 'N'},
-                                       {"target-host", required_argument, 0, 'a'},
-                                       {"target-port", required_argument, 0, 'p'},
-                                       {"server-name", required_argument, 0, 'n'},
-                                       {"uri", required_argument, 0, 'u'},
-                                       {"max-sent", required_argument, 0, 's'},
-                                       {"max-recv", required_argument, 0, 'r'},
-                                       {"use-fixture-ca", required_argument, 0, 'F'},
-                                       {"fixture-ca", required_argument, 0, 'f'},
-                                       {"tee", required_argument, 0, 't'},
-                                       {"verify", no_argument, 0, 'v'},
-                                       {"collateral", required_argument, 0, 'C'},
-                                       {"pccs", required_argument, 0, 'X'},
-                                       {"certs", required_argument, 0, 'D'},
-                                       {"kds", required_argument, 0, 'K'},
-                                       {"sim-dir", required_argument, 0, 'S'},
-                                       {"policy", required_argument, 0, 'Y'},
-                                       {"root", required_argument, 0, 'R'},
-                                       {"out", required_argument, 0, 'o'},
-                                       {"timeout", required_argument, 0, 'T'},
-                                       {"json", no_argument, 0, 'J'},
-                                       {"api-key", required_argument, 0, 'k'},
-                                       {"api-key-file", required_argument, 0, 'e'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->url = getenv("NOTARY_URL");
     o->scheme = env_or("NOTARY_SCHEME", "http");
@@ -153,104 +166,8 @@ static int parse_opts(int argc, char **argv, opts *o)
     o->timeout = "30000";
     o->api_key = env_or("NOTARY_API_KEY", NULL);
     o->api_key_file = env_or("NOTARY_API_KEY_FILE", NULL);
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
-        switch (c) {
-        case 'U':
-            o->url = optarg;
-            break;
-        case 'm':
-            o->scheme = optarg;
-            break;
-        case 'H':
-            o->nhost = optarg;
-            break;
-        case 'P':
-            o->nport = optarg;
-            break;
-        case 'N':
-            o->notary_ca = optarg;
-            break;
-        case 'a':
-            o->thost = optarg;
-            break;
-        case 'p':
-            o->tport = optarg;
-            break;
-        case 'n':
-            o->server_name = optarg;
-            break;
-        case 'u':
-            o->uri = optarg;
-            break;
-        case 's':
-            o->max_sent = optarg;
-            break;
-        case 'r':
-            o->max_recv = optarg;
-            break;
-        case 'F':
-            o->use_fixture_ca = optarg;
-            break;
-        case 'f':
-            o->fixture_ca = optarg;
-            break;
-        case 't':
-            o->tee = optarg;
-            break;
-        case 'v':
-            o->verify = "true";
-            break;
-        case 'C':
-            o->vo.collateral = optarg;
-            break;
-        case 'X':
-            o->vo.pccs = optarg;
-            break;
-        case 'D':
-            o->vo.certs = optarg;
-            break;
-        case 'K':
-            o->vo.kds = optarg;
-            break;
-        case 'S':
-            o->vo.sim_dir = optarg;
-            break;
-        case 'Y':
-            o->vo.policy = optarg;
-            break;
-        case 'R':
-            o->vo.root = optarg;
-            break;
-        case 'o':
-            o->out = optarg;
-            break;
-        case 'T':
-            o->timeout = optarg;
-            break;
-        case 'J':
-            o->json = 1;
-            break;
-        case 'k':
-            o->api_key = optarg;
-            o->api_key_file = NULL; /* a flag wins over the environment */
-            break;
-        case 'e':
-            o->api_key_file = optarg;
-            o->api_key = NULL;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            return cli_bad_option(CMD, c, argv);
-        }
-    }
-    if (optind < argc)
-        return cli_fail_code(2, CMD, "unexpected argument '%s'", argv[optind]);
-    return -1;
+    int first;
+    return cli_flags_parse(&cli_notarize_cmd, argc, argv, o, &first);
 }
 
 /* The API key from FILE: its one line (a final newline and surrounding blanks
@@ -337,6 +254,54 @@ static double ms_since(uint64_t t0)
     return (double)(tb_mono_ns() - t0) / 1e6;
 }
 
+/* The options that are strings (a flag or its environment variable), read. */
+typedef struct values {
+    int tee, verify, use_fixture;
+    uint64_t tport, max_sent, max_recv, timeout;
+    char url[1024]; /* the notary's, when built from scheme, host and port */
+} values;
+
+/* o's strings into v, and o->url from scheme, host and port unless given (then in
+ * v->url). -1 to go on, or exit code 2 after the message. */
+static int read_values(opts *o, values *v)
+{
+    uint64_t nport;
+    if (parse_bool(o->tee, &v->tee) < 0)
+        return cli_fail_code(
+            2, CMD, "ENABLE_TEE_ATTESTATION/--tee: want 1/0 or true/false, got '%s'", o->tee);
+    if (parse_bool(o->verify, &v->verify) < 0)
+        return cli_fail_code(2, CMD, "VERIFY_ATTESTATION: want 1/0 or true/false, got '%s'",
+                             o->verify);
+    if (parse_bool(o->use_fixture_ca, &v->use_fixture) < 0)
+        return cli_fail_code(2, CMD, "USE_FIXTURE_CA: want true or false, got '%s'",
+                             o->use_fixture_ca);
+    if (cli_opt_u64(o->tport, 1, 65535, &v->tport) < 0)
+        return cli_fail_code(2, CMD, "TARGET_PORT: want 1..65535, got '%s'", o->tport);
+    if (cli_opt_u64(o->max_sent, 1, TB_NOTARY_DOC_MAX_DATA, &v->max_sent) < 0 ||
+        cli_opt_u64(o->max_recv, 1, TB_NOTARY_DOC_MAX_DATA, &v->max_recv) < 0)
+        return cli_fail_code(2, CMD, "MAX_SENT_DATA/MAX_RECV_DATA: want 1..%u bytes",
+                             TB_NOTARY_DOC_MAX_DATA);
+    if (cli_opt_u64(o->timeout, 1, 3600000, &v->timeout) < 0)
+        return cli_fail_code(2, CMD, "--timeout: want milliseconds, got '%s'", o->timeout);
+    if (v->use_fixture && !o->fixture_ca)
+        return cli_fail_code(2, CMD,
+                             "USE_FIXTURE_CA is true: give --fixture-ca FILE (or "
+                             "FIXTURE_CA), or set USE_FIXTURE_CA=false");
+    if (!o->url) {
+        if (strcmp(o->scheme, "http") && strcmp(o->scheme, "https"))
+            return cli_fail_code(2, CMD, "NOTARY_SCHEME: want http or https, got '%s'", o->scheme);
+        if (cli_opt_u64(o->nport, 1, 65535, &nport) < 0)
+            return cli_fail_code(2, CMD, "NOTARY_PORT: want 1..65535, got '%s'", o->nport);
+        int v6 = strchr(o->nhost, ':') != NULL;
+        snprintf(v->url, sizeof v->url, "%s://%s%s%s:%llu", o->scheme, v6 ? "[" : "", o->nhost,
+                 v6 ? "]" : "", (unsigned long long)nport);
+        o->url = v->url;
+    }
+    if (v->verify && !v->tee)
+        v->verify = 0; /* nothing to verify without TEE attestation (as the source client) */
+    return -1;
+}
+
 int cmd_notarize(int argc, char **argv)
 {
     opts o;
@@ -344,42 +309,11 @@ int cmd_notarize(int argc, char **argv)
     if (prc >= 0)
         return prc;
     uint64_t t_start = tb_mono_ns();
-    int tee = 0, verify = 0, use_fixture = 0;
-    uint64_t tport, max_sent, max_recv, timeout, nport;
-    if (parse_bool(o.tee, &tee) < 0)
-        return cli_fail_code(
-            2, CMD, "ENABLE_TEE_ATTESTATION/--tee: want 1/0 or true/false, got '%s'", o.tee);
-    if (parse_bool(o.verify, &verify) < 0)
-        return cli_fail_code(2, CMD, "VERIFY_ATTESTATION: want 1/0 or true/false, got '%s'",
-                             o.verify);
-    if (parse_bool(o.use_fixture_ca, &use_fixture) < 0)
-        return cli_fail_code(2, CMD, "USE_FIXTURE_CA: want true or false, got '%s'",
-                             o.use_fixture_ca);
-    if (cli_opt_u64(o.tport, 1, 65535, &tport) < 0)
-        return cli_fail_code(2, CMD, "TARGET_PORT: want 1..65535, got '%s'", o.tport);
-    if (cli_opt_u64(o.max_sent, 1, TB_NOTARY_DOC_MAX_DATA, &max_sent) < 0 ||
-        cli_opt_u64(o.max_recv, 1, TB_NOTARY_DOC_MAX_DATA, &max_recv) < 0)
-        return cli_fail_code(2, CMD, "MAX_SENT_DATA/MAX_RECV_DATA: want 1..%u bytes",
-                             TB_NOTARY_DOC_MAX_DATA);
-    if (cli_opt_u64(o.timeout, 1, 3600000, &timeout) < 0)
-        return cli_fail_code(2, CMD, "--timeout: want milliseconds, got '%s'", o.timeout);
-    if (use_fixture && !o.fixture_ca)
-        return cli_fail_code(2, CMD,
-                             "USE_FIXTURE_CA is true: give --fixture-ca FILE (or "
-                             "FIXTURE_CA), or set USE_FIXTURE_CA=false");
-    char url[1024];
-    if (!o.url) {
-        if (strcmp(o.scheme, "http") && strcmp(o.scheme, "https"))
-            return cli_fail_code(2, CMD, "NOTARY_SCHEME: want http or https, got '%s'", o.scheme);
-        if (cli_opt_u64(o.nport, 1, 65535, &nport) < 0)
-            return cli_fail_code(2, CMD, "NOTARY_PORT: want 1..65535, got '%s'", o.nport);
-        int v6 = strchr(o.nhost, ':') != NULL;
-        snprintf(url, sizeof url, "%s://%s%s%s:%llu", o.scheme, v6 ? "[" : "", o.nhost,
-                 v6 ? "]" : "", (unsigned long long)nport);
-        o.url = url;
-    }
-    if (verify && !tee)
-        verify = 0; /* nothing to verify without TEE attestation (as the source client) */
+    values v;
+    if ((prc = read_values(&o, &v)) >= 0)
+        return prc;
+    int tee = v.tee, verify = v.verify, use_fixture = v.use_fixture;
+    uint64_t tport = v.tport, max_sent = v.max_sent, max_recv = v.max_recv, timeout = v.timeout;
 
     tb_err err;
     int rc = 1;

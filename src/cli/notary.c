@@ -5,7 +5,6 @@
  * SIGHUP reads --api-keys again (a bad file keeps the keys in use), the others
  * stop the notary. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -19,6 +18,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "cli/cli.h"
+#include "cli/flags.h"
 #include "cli/json.h"
 #include "cli/opt.h"
 #include "notary/auth.h"
@@ -34,55 +34,10 @@
 
 #define MAX_CA 16
 
-static void serve_usage(FILE *f)
+static void serve_usage(FILE *f, const cli_cmd *c)
 {
-    fprintf(f,
-            "usage: teebench notary serve [options]\n"
-            "  --addr ADDR            listen address (default 127.0.0.1)\n"
-            "  --port N               listen port (default 7047; 0 = any free port)\n"
-            "  --tee none|tdx|sim|snp|sim-snp\n"
-            "                         TEE evidence: none, configfs-tsm TDX quotes or SEV-SNP\n"
-            "                         reports, or SIMULATED ones (sim: TDX, sim-snp: SEV-SNP)\n"
-            "  --sim-dir DIR          simulated TEE state (default: the attest module's)\n"
-            "  --key FILE             PEM P-256 signing key (default: a fresh key each start)\n"
-            "  --save-key FILE        write the signing key used to FILE (PEM, mode 0600)\n"
-            "  --trust-ca FILE        CA certificates trusted for targets (repeatable)\n"
-            "  --no-system-ca         trust only --trust-ca, not the system store\n"
-            "  --allow-target SPEC    HOST:PORT or CIDR the notary may connect to (repeatable;\n"
-            "                         default: loopback only, 127.0.0.0/8 and ::1/128)\n"
-            "  --max-sent BYTES       largest request a session may send (default 4096)\n"
-            "  --max-recv BYTES       largest response a session may receive (default 16384)\n"
-            "  --concurrency N        notarization worker threads (default 64)\n"
-            "  --session-timeout S    seconds an unclaimed session stays valid (default 10)\n"
-            "  --api-keys FILE        require an API key (Authorization: Bearer KEY, or the bare\n"
-            "                         KEY) for POST /session and /notarize; FILE: one KEY or\n"
-            "                         NAME KEY a line, # comments; keys 16..256 visible\n"
-            "                         characters; SIGHUP reads it again (default: no keys)\n"
-            "  Quotas count a client by address and by network (IPv4 /24, IPv6 /64):\n"
-            "  --max-sessions N       open sessions at once (default 4096)\n"
-            "  --sessions-per-client N  open sessions per address (default 64; then 429)\n"
-            "  --sessions-per-prefix N  open sessions per network (default 4 x the above)\n"
-            "  --reserved-sessions N  the last N session slots go only to networks holding\n"
-            "                         fewer than --reserve-below sessions (default: a\n"
-            "                         quarter of --max-sessions; 0: no reserve)\n"
-            "  --reserve-below N      see --reserved-sessions (default 8)\n"
-            "  --notarizations-per-client N  notarizations queued or running per address\n"
-            "                         (default: half of --concurrency; then 429)\n"
-            "  --notarizations-per-prefix N  ... per network (default: as per address)\n"
-            "  --resolutions-per-client N  target names being resolved per address (default\n"
-            "                         4, a lookup the notary gave up on counts until it ends)\n"
-            "  --resolutions-per-prefix N  ... per network (default 2 x the above)\n"
-            "  --max-resolutions N    ... in all (default: half of --concurrency, so names\n"
-            "                         that never resolve cannot hold every worker; then 503)\n"
-            "  --max-connections N    client connections at once (default 4096)\n"
-            "  --io-timeout MS        budget to receive a request (TLS handshake included) and\n"
-            "                         to send a reply (default 5000)\n"
-            "  --target-timeout MS    one deadline for name resolution and the whole target\n"
-            "                         exchange: connect, TLS, request, response (default\n"
-            "                         10000; then 504)\n"
-            "  --tls-cert FILE        serve HTTPS with this PEM certificate chain\n"
-            "  --tls-key FILE         its PEM private key (default: in --tls-cert)\n"
-            "  --quiet                no per-request log lines on stderr\n");
+    fprintf(f, "usage: teebench notary serve [options]\n");
+    cli_flags_help(f, c);
 }
 
 static void log_line(void *ctx, const char *line)
@@ -108,40 +63,126 @@ typedef struct serve_opts {
     int reserved_given;
 } serve_opts;
 
+static int set_tee(void *args, const char *flag, const char *v, tb_err *err)
+{
+    if (tb_tee_parse(v, &((serve_opts *)args)->tee) < 0)
+        return tb_errf(err, "%s %s: unknown (none, tdx, sim, snp, sim-snp)", flag, v);
+    return 0;
+}
+
+static int add_ca(void *args, const char *flag, const char *v, tb_err *err)
+{
+    serve_opts *o = args;
+    if (o->n_ca == MAX_CA)
+        return tb_errf(err, "%s: at most %d files", flag, MAX_CA);
+    o->ca[o->n_ca++] = v;
+    return 0;
+}
+
+static int no_system_ca(void *args, const char *flag, const char *v, tb_err *err)
+{
+    (void)flag, (void)v, (void)err;
+    ((serve_opts *)args)->system_ca = 0;
+    return 0;
+}
+
+/* The first --allow-target replaces the default (loopback only). */
+static int add_allow(void *args, const char *flag, const char *v, tb_err *err)
+{
+    serve_opts *o = args;
+    (void)flag;
+    if (!o->allow_given)
+        memset(&o->allow, 0, sizeof o->allow);
+    o->allow_given = 1;
+    return tb_notary_allowlist_add(&o->allow, v, err);
+}
+
+#define U64(n, f, lo, hi, a, h) CLI_U64(n, 0, serve_opts, f, lo, hi, a, h)
+
+static const cli_flag serve_flags[] = {
+    CLI_STR("addr", 0, serve_opts, addr, "ADDR", "listen address (default 127.0.0.1)"),
+    U64("port", port, 0, 65535, "N", "listen port (default 7047; 0 = any free port)"),
+    CLI_CALL("tee", 0, set_tee, "none|tdx|sim|snp|sim-snp",
+             "\nTEE evidence: none, configfs-tsm TDX quotes or SEV-SNP\n"
+             "reports, or SIMULATED ones (sim: TDX, sim-snp: SEV-SNP)"),
+    CLI_STR("sim-dir", 0, serve_opts, sim_dir, "DIR",
+            "simulated TEE state (default: the attest module's)"),
+    CLI_STR("key", 0, serve_opts, key, "FILE",
+            "PEM P-256 signing key (default: a fresh key each start)"),
+    CLI_STR("save-key", 0, serve_opts, save_key, "FILE",
+            "write the signing key used to FILE (PEM, mode 0600)"),
+    CLI_CALL("trust-ca", 0, add_ca, "FILE", "CA certificates trusted for targets (repeatable)"),
+    CLI_CALL("no-system-ca", 0, no_system_ca, NULL, "trust only --trust-ca, not the system store"),
+    CLI_CALL("allow-target", 0, add_allow, "SPEC",
+             "HOST:PORT or CIDR the notary may connect to (repeatable;\n"
+             "default: loopback only, 127.0.0.0/8 and ::1/128)"),
+    U64("max-sent", max_sent, 1, TB_NOTARY_DOC_MAX_DATA, "BYTES",
+        "largest request a session may send (default 4096)"),
+    U64("max-recv", max_recv, 1, TB_NOTARY_DOC_MAX_DATA, "BYTES",
+        "largest response a session may receive (default 16384)"),
+    U64("concurrency", concurrency, 1, 1024, "N", "notarization worker threads (default 64)"),
+    U64("session-timeout", session_s, 1, 86400, "S",
+        "seconds an unclaimed session stays valid (default 10)"),
+    CLI_STR("api-keys", 0, serve_opts, api_keys, "FILE",
+            "require an API key (Authorization: Bearer KEY, or the bare\n"
+            "KEY) for POST /session and /notarize; FILE: one KEY or\n"
+            "NAME KEY a line, # comments; keys 16..256 visible\n"
+            "characters; SIGHUP reads it again (default: no keys)"),
+    {.name = "max-sessions",
+     .type = CLI_F_U64,
+     .arg = "N",
+     .off = CLI_OFF(serve_opts, max_sessions, uint64_t),
+     .lo = 1,
+     .hi = 1u << 20,
+     .before = "  Quotas count a client by address and by network (IPv4 /24, IPv6 /64):\n",
+     .help = "open sessions at once (default 4096)"},
+    U64("sessions-per-client", per_client, 1, 1u << 20, "N",
+        "open sessions per address (default 64; then 429)"),
+    U64("sessions-per-prefix", per_prefix, 1, 1u << 20, "N",
+        "open sessions per network (default 4 x the above)"),
+    U64("reserved-sessions", reserved, 0, 1u << 20, "N",
+        "the last N session slots go only to networks holding\n"
+        "fewer than --reserve-below sessions (default: a\n"
+        "quarter of --max-sessions; 0: no reserve)"),
+    U64("reserve-below", reserve_below, 1, 1u << 20, "N", "see --reserved-sessions (default 8)"),
+    U64("notarizations-per-client", inflight_per_client, 1, 1u << 20, "N",
+        "notarizations queued or running per address\n"
+        "(default: half of --concurrency; then 429)"),
+    U64("notarizations-per-prefix", inflight_per_prefix, 1, 1u << 20, "N",
+        "... per network (default: as per address)"),
+    U64("resolutions-per-client", lookups_per_client, 1, 4096, "N",
+        "target names being resolved per address (default\n"
+        "4, a lookup the notary gave up on counts until it ends)"),
+    U64("resolutions-per-prefix", lookups_per_prefix, 1, 4096, "N",
+        "... per network (default 2 x the above)"),
+    U64("max-resolutions", max_lookups, 1, 4096, "N",
+        "... in all (default: half of --concurrency, so names\n"
+        "that never resolve cannot hold every worker; then 503)"),
+    U64("max-connections", max_conns, 16, 1u << 20, "N",
+        "client connections at once (default 4096)"),
+    U64("io-timeout", io_ms, 10, 600000, "MS",
+        "budget to receive a request (TLS handshake included) and\n"
+        "to send a reply (default 5000)"),
+    U64("target-timeout", target_ms, 10, 600000, "MS",
+        "one deadline for name resolution and the whole target\n"
+        "exchange: connect, TLS, request, response (default\n"
+        "10000; then 504)"),
+    CLI_STR("tls-cert", 0, serve_opts, tls_cert, "FILE",
+            "serve HTTPS with this PEM certificate chain"),
+    CLI_STR("tls-key", 0, serve_opts, tls_key, "FILE",
+            "its PEM private key (default: in --tls-cert)"),
+    CLI_BOOL("quiet", 0, serve_opts, quiet, "no per-request log lines on stderr"),
+    {.name = "help", .shortc = 'h', .type = CLI_F_HELP, .hidden = 1},
+    {0}};
+
+const cli_cmd cli_notary_serve_cmd = {.name = "notary serve",
+                                      .flags = serve_flags,
+                                      .usage = serve_usage,
+                                      .max_operands = 0,
+                                      .col = 25};
+
 static int parse_serve(int argc, char **argv, serve_opts *o)
 {
-    static const struct option opts[] = {{"addr", required_argument, 0, 'a'},
-                                         {"port", required_argument, 0, 'p'},
-                                         {"tee", required_argument, 0, 't'},
-                                         {"sim-dir", required_argument, 0, 'S'},
-                                         {"key", required_argument, 0, 'k'},
-                                         {"save-key", required_argument, 0, 'K'},
-                                         {"trust-ca", required_argument, 0, 'c'},
-                                         {"no-system-ca", no_argument, 0, 'n'},
-                                         {"allow-target", required_argument, 0, 'A'},
-                                         {"max-sent", required_argument, 0, 's'},
-                                         {"max-recv", required_argument, 0, 'r'},
-                                         {"concurrency", required_argument, 0, 'j'},
-                                         {"session-timeout", required_argument, 0, 'T'},
-                                         {"io-timeout", required_argument, 0, 'i'},
-                                         {"target-timeout", required_argument, 0, 'o'},
-                                         {"sessions-per-client", required_argument, 0, 'Q'},
-                                         {"notarizations-per-client", required_argument, 0, 'F'},
-                                         {"max-connections", required_argument, 0, 'M'},
-                                         {"api-keys", required_argument, 0, 'y'},
-                                         {"max-sessions", required_argument, 0, 'm'},
-                                         {"sessions-per-prefix", required_argument, 0, 'P'},
-                                         {"reserved-sessions", required_argument, 0, 'R'},
-                                         {"reserve-below", required_argument, 0, 'B'},
-                                         {"notarizations-per-prefix", required_argument, 0, 'f'},
-                                         {"resolutions-per-client", required_argument, 0, 'l'},
-                                         {"resolutions-per-prefix", required_argument, 0, 'L'},
-                                         {"max-resolutions", required_argument, 0, 'X'},
-                                         {"quiet", no_argument, 0, 'q'},
-                                         {"tls-cert", required_argument, 0, 'C'},
-                                         {"tls-key", required_argument, 0, 'Y'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->addr = "127.0.0.1";
     o->tee = TB_TEE_NONE;
@@ -158,121 +199,11 @@ static int parse_serve(int argc, char **argv, serve_opts *o)
     o->lookups_per_client = 4;
     o->io_ms = 5000;
     o->target_ms = 10000;
-    tb_err err;
-    opterr = 0;
-    optind = 1;
-    int c, li = 0;
-    while ((c = getopt_long(argc, argv, ":h", opts, &li)) != -1) {
-        int bad = 0;
-        switch (c) {
-        case 'a':
-            o->addr = optarg;
-            break;
-        case 'p':
-            bad = cli_opt_u64(optarg, 0, 65535, &o->port);
-            break;
-        case 't':
-            bad = tb_tee_parse(optarg, &o->tee) < 0;
-            break;
-        case 'S':
-            o->sim_dir = optarg;
-            break;
-        case 'k':
-            o->key = optarg;
-            break;
-        case 'K':
-            o->save_key = optarg;
-            break;
-        case 'c':
-            if (o->n_ca == MAX_CA)
-                return cli_fail_code(2, "notary serve", "--trust-ca: at most %d files", MAX_CA);
-            o->ca[o->n_ca++] = optarg;
-            break;
-        case 'n':
-            o->system_ca = 0;
-            break;
-        case 'A':
-            if (!o->allow_given)
-                memset(&o->allow, 0, sizeof o->allow);
-            o->allow_given = 1;
-            if (tb_notary_allowlist_add(&o->allow, optarg, &err) < 0)
-                return cli_fail_code(2, "notary serve", "%s", err.msg);
-            break;
-        case 's':
-            bad = cli_opt_u64(optarg, 1, TB_NOTARY_DOC_MAX_DATA, &o->max_sent);
-            break;
-        case 'r':
-            bad = cli_opt_u64(optarg, 1, TB_NOTARY_DOC_MAX_DATA, &o->max_recv);
-            break;
-        case 'j':
-            bad = cli_opt_u64(optarg, 1, 1024, &o->concurrency);
-            break;
-        case 'T':
-            bad = cli_opt_u64(optarg, 1, 86400, &o->session_s);
-            break;
-        case 'i':
-            bad = cli_opt_u64(optarg, 10, 600000, &o->io_ms);
-            break;
-        case 'o':
-            bad = cli_opt_u64(optarg, 10, 600000, &o->target_ms);
-            break;
-        case 'Q':
-            bad = cli_opt_u64(optarg, 1, 1u << 20, &o->per_client);
-            break;
-        case 'F':
-            bad = cli_opt_u64(optarg, 1, 1u << 20, &o->inflight_per_client);
-            break;
-        case 'M':
-            bad = cli_opt_u64(optarg, 16, 1u << 20, &o->max_conns);
-            break;
-        case 'y':
-            o->api_keys = optarg;
-            break;
-        case 'm':
-            bad = cli_opt_u64(optarg, 1, 1u << 20, &o->max_sessions);
-            break;
-        case 'P':
-            bad = cli_opt_u64(optarg, 1, 1u << 20, &o->per_prefix);
-            break;
-        case 'R':
-            bad = cli_opt_u64(optarg, 0, 1u << 20, &o->reserved);
-            o->reserved_given = 1;
-            break;
-        case 'B':
-            bad = cli_opt_u64(optarg, 1, 1u << 20, &o->reserve_below);
-            break;
-        case 'f':
-            bad = cli_opt_u64(optarg, 1, 1u << 20, &o->inflight_per_prefix);
-            break;
-        case 'l':
-            bad = cli_opt_u64(optarg, 1, 4096, &o->lookups_per_client);
-            break;
-        case 'L':
-            bad = cli_opt_u64(optarg, 1, 4096, &o->lookups_per_prefix);
-            break;
-        case 'X':
-            bad = cli_opt_u64(optarg, 1, 4096, &o->max_lookups);
-            break;
-        case 'q':
-            o->quiet = 1;
-            break;
-        case 'C':
-            o->tls_cert = optarg;
-            break;
-        case 'Y':
-            o->tls_key = optarg;
-            break;
-        case 'h':
-            serve_usage(stdout);
-            return 0;
-        default:
-            return cli_bad_option("notary serve", c, argv);
-        }
-        if (bad)
-            return cli_fail_code(2, "notary serve", "--%s: bad value '%s'", opts[li].name, optarg);
-    }
-    if (optind < argc)
-        return cli_fail_code(2, "notary serve", "unexpected argument '%s'", argv[optind]);
+    o->reserved = UINT64_MAX; /* not given */
+    int first, rc = cli_flags_parse(&cli_notary_serve_cmd, argc, argv, o, &first);
+    if (rc != CLI_FLAGS_GO)
+        return rc;
+    o->reserved_given = o->reserved != UINT64_MAX;
     if (o->tls_key && !o->tls_cert)
         return cli_fail_code(2, "notary serve", "--tls-key needs --tls-cert");
     if (!o->allow_given)
@@ -429,24 +360,11 @@ out:
 
 /* ------------------------------------------------------------------ check */
 
-static void check_usage(FILE *f)
+static void check_usage(FILE *f, const cli_cmd *c)
 {
-    fprintf(f,
-            "usage: teebench notary check FILE [options]\n"
-            "  FILE                   a saved attestation document (teebench notarize --out)\n"
-            "  --ca FILE              also check the server chain leads to this CA\n"
-            "  --system-ca            also check the server chain against the system store\n"
-            "  --notary-key-sha256 H  require this notary key (hex SHA-256 of its SPKI)\n"
-            "  --evidence FILE        check the TEE evidence binds the document's key and nonce\n"
-            "  --verify               with --evidence: verify the quote too\n"
-            "  --collateral FILE      collateral for --verify (dcap-qvl JSON or PCS folder)\n"
-            "  --pccs URL             fetch collateral for --verify from a PCCS (cached)\n"
-            "  --certs DIR            SEV-SNP: ark.pem, ask.pem, vcek.der, crl.der for --verify\n"
-            "  --kds URL              SEV-SNP: fetch certificates from AMD's KDS (cached)\n"
-            "  --sim-dir DIR          simulated TEE PKI for SIMULATED evidence\n"
-            "  --policy FILE          attestation policy JSON (default: UpToDate, no DEBUG)\n"
-            "  --root FILE            trusted root CA PEM (default: Intel's; sim: the sim root)\n"
-            "  --json                 print one JSON document (the fields and what was checked)\n");
+    fprintf(f, "usage: teebench notary check FILE [options]\n"
+               "  FILE                   a saved attestation document (teebench notarize --out)\n");
+    cli_flags_help(f, c);
 }
 
 /* A document's fields as text, for print_doc and check_json: names, the session id, the
@@ -533,82 +451,61 @@ static json_t *check_json(const char *path, const tb_notary_doc *d, const char *
                      "notary_key_pinned", pinned, "evidence", evj);
 }
 
+typedef struct check_args {
+    const char *ca, *keyhex, *evpath;
+    tb_notary_verifier_opts vo;
+    int system_ca, verify, json;
+} check_args;
+
+static const cli_flag check_flags[] = {
+    CLI_STR("ca", 0, check_args, ca, "FILE", "also check the server chain leads to this CA"),
+    CLI_BOOL("system-ca", 0, check_args, system_ca,
+             "also check the server chain against the system store"),
+    CLI_STR("notary-key-sha256", 0, check_args, keyhex, "H",
+            "require this notary key (hex SHA-256 of its SPKI)"),
+    CLI_STR("evidence", 0, check_args, evpath, "FILE",
+            "check the TEE evidence binds the document's key and nonce"),
+    CLI_BOOL("verify", 0, check_args, verify, "with --evidence: verify the quote too"),
+    CLI_STR("collateral", 0, check_args, vo.collateral, "FILE",
+            "collateral for --verify (dcap-qvl JSON or PCS folder)"),
+    CLI_STR("pccs", 0, check_args, vo.pccs, "URL",
+            "fetch collateral for --verify from a PCCS (cached)"),
+    CLI_STR("certs", 0, check_args, vo.certs, "DIR",
+            "SEV-SNP: ark.pem, ask.pem, vcek.der, crl.der for --verify"),
+    CLI_STR("kds", 0, check_args, vo.kds, "URL",
+            "SEV-SNP: fetch certificates from AMD's KDS (cached)"),
+    CLI_STR("sim-dir", 0, check_args, vo.sim_dir, "DIR",
+            "simulated TEE PKI for SIMULATED evidence"),
+    CLI_STR("policy", 0, check_args, vo.policy, "FILE",
+            "attestation policy JSON (default: UpToDate, no DEBUG)"),
+    CLI_STR("root", 0, check_args, vo.root, "FILE",
+            "trusted root CA PEM (default: Intel's; sim: the sim root)"),
+    CLI_BOOL("json", 0, check_args, json,
+             "print one JSON document (the fields and what was checked)"),
+    {.name = "help", .shortc = 'h', .type = CLI_F_HELP, .hidden = 1},
+    {0}};
+
+const cli_cmd cli_notary_check_cmd = {.name = "notary check",
+                                      .flags = check_flags,
+                                      .usage = check_usage,
+                                      .max_operands = -1,
+                                      .col = 25};
+
 static int cmd_check(int argc, char **argv)
 {
-    static const struct option opts[] = {{"ca", required_argument, 0, 'c'},
-                                         {"system-ca", no_argument, 0, 's'},
-                                         {"notary-key-sha256", required_argument, 0, 'k'},
-                                         {"evidence", required_argument, 0, 'e'},
-                                         {"verify", no_argument, 0, 'v'},
-                                         {"collateral", required_argument, 0, 'C'},
-                                         {"pccs", required_argument, 0, 'P'},
-                                         {"certs", required_argument, 0, 'D'},
-                                         {"kds", required_argument, 0, 'K'},
-                                         {"sim-dir", required_argument, 0, 'S'},
-                                         {"policy", required_argument, 0, 'Y'},
-                                         {"root", required_argument, 0, 'R'},
-                                         {"json", no_argument, 0, 'j'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *cmd = "notary check", *ca = NULL, *keyhex = NULL, *evpath = NULL;
-    tb_notary_verifier_opts vo;
-    memset(&vo, 0, sizeof vo);
-    int system_ca = 0, verify = 0, json = 0, c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c':
-            ca = optarg;
-            break;
-        case 's':
-            system_ca = 1;
-            break;
-        case 'k':
-            keyhex = optarg;
-            break;
-        case 'e':
-            evpath = optarg;
-            break;
-        case 'v':
-            verify = 1;
-            break;
-        case 'C':
-            vo.collateral = optarg;
-            break;
-        case 'P':
-            vo.pccs = optarg;
-            break;
-        case 'D':
-            vo.certs = optarg;
-            break;
-        case 'K':
-            vo.kds = optarg;
-            break;
-        case 'S':
-            vo.sim_dir = optarg;
-            break;
-        case 'Y':
-            vo.policy = optarg;
-            break;
-        case 'R':
-            vo.root = optarg;
-            break;
-        case 'j':
-            json = 1;
-            break;
-        case 'h':
-            check_usage(stdout);
-            return 0;
-        default:
-            return cli_bad_option(cmd, c, argv);
-        }
-    }
-    if (optind + 1 != argc)
+    const char *cmd = "notary check";
+    check_args a = {0};
+    int first, done = cli_flags_parse(&cli_notary_check_cmd, argc, argv, &a, &first);
+    if (done != CLI_FLAGS_GO)
+        return done;
+    const char *ca = a.ca, *keyhex = a.keyhex, *evpath = a.evpath;
+    tb_notary_verifier_opts vo = a.vo;
+    int system_ca = a.system_ca, verify = a.verify, json = a.json;
+    if (first + 1 != argc)
         return cli_fail_code(2, cmd, "want exactly one document FILE (see --help)");
     if (verify && !evpath)
         return cli_fail_code(2, cmd, "--verify needs --evidence FILE");
-    const char *path = argv[optind];
+    const char *path = argv[first];
     tb_err err;
     tb_buf buf = {0};
     tb_notary_evidence ev;

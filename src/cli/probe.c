@@ -2,8 +2,8 @@
  * and prints a table (median and p99 per operation, in ns) or one JSON document (the
  * probe workload's, workloads/probe). */
 #include "cli/cli.h"
+#include "cli/flags.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +23,7 @@ typedef struct probe_args {
     int json;
 } probe_args;
 
-static void usage(FILE *f)
+static void usage(FILE *f, const cli_cmd *c)
 {
     size_t n;
     const tb_probe_info *all = tb_probe_all(&n);
@@ -34,85 +34,62 @@ static void usage(FILE *f)
                "time of one operation in ns.\n\nprobes:\n");
     for (size_t i = 0; i < n; i++)
         fprintf(f, "  %-14s %s\n", all[i].name, all[i].what);
-    fprintf(f, "\n  --probes LIST  comma-separated probe names (default: all)\n"
-               "  --reps N       samples per probe (default: per probe, 64..10000)\n"
-               "  --warmup N     warm-up operations (default: reps / 10, at least 10)\n"
-               "  --cpu N        CPU to pin to (default: the first allowed one)\n"
-               "  --json         print one JSON document (includes `teebench env --json`)\n"
-               "  -h, --help     this text\n");
+    fputc('\n', f);
+    cli_flags_help(f, c);
 }
 
-static int add_picks(probe_args *a, const char *list)
+/* --probes LIST: the named probes, appended to a->pick. */
+static int add_picks(void *args, const char *flag, const char *list, tb_err *err)
 {
+    probe_args *a = args;
     char *copy = strdup(list);
     if (!copy)
-        return cli_fail("probe", "out of memory");
-    int rc = -1;
+        return tb_errf(err, "out of memory");
+    int rc = 0;
+    size_t before = a->npick;
     char *save = NULL;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         const tb_probe_info *p = tb_probe_find(t);
         if (!p) {
-            rc = cli_fail_code(2, "probe", "--probes %s: unknown probe (teebench probe --help)", t);
+            rc = tb_errf(err, "%s %s: unknown probe (teebench probe --help)", flag, t);
             break;
         }
         if (a->npick == MAX_PICK) {
-            rc = cli_fail_code(2, "probe", "--probes: more than %d names", MAX_PICK);
+            rc = tb_errf(err, "%s: more than %d names", flag, MAX_PICK);
             break;
         }
         a->pick[a->npick++] = p;
     }
-    if (rc < 0 && a->npick == 0)
-        rc = cli_fail_code(2, "probe", "--probes '%s': no probe named", list);
+    if (rc == 0 && a->npick == before)
+        rc = tb_errf(err, "%s '%s': no probe named", flag, list);
     free(copy);
     return rc;
 }
 
+static const cli_flag probe_flags[] = {
+    CLI_CALL("probes", 0, add_picks, "LIST", "comma-separated probe names (default: all)"),
+    CLI_ALIAS("probe", "probes"),
+    CLI_UINT("reps", 0, probe_args, opts.reps, 1, 1000000, "N",
+             "samples per probe (default: per probe, 64..10000)"),
+    CLI_UINT("warmup", 0, probe_args, opts.warmup, 1, 1000000, "N",
+             "warm-up operations (default: reps / 10, at least 10)"),
+    CLI_INT("cpu", 0, probe_args, opts.cpu, 0, 65535, "N",
+            "CPU to pin to (default: the first allowed one)"),
+    CLI_BOOL("json", 0, probe_args, json,
+             "print one JSON document (includes `teebench env --json`)"),
+    CLI_HELP(),
+    {0}};
+
+const cli_cmd cli_probe_cmd = {
+    .name = "probe", .flags = probe_flags, .usage = usage, .max_operands = 0};
+
+/* Parses flags into a (all probes when --probes is not given); returns -1 when done
+ * (continue), or an exit code. */
 static int parse_args(int argc, char **argv, probe_args *a)
 {
-    static const struct option opts[] = {
-        {"probes", required_argument, NULL, 'P'}, {"probe", required_argument, NULL, 'P'},
-        {"reps", required_argument, NULL, 'r'},   {"warmup", required_argument, NULL, 'w'},
-        {"cpu", required_argument, NULL, 'C'},    {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
-    tb_err err = {{0}};
-    int c, rc;
-    long v;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        rc = 0;
-        switch (c) {
-        case 'P':
-            if ((rc = add_picks(a, optarg)) >= 0)
-                return rc;
-            rc = 0;
-            break;
-        case 'r':
-            rc = cli_opt_long("--reps", optarg, 1, 1000000, &v, &err);
-            a->opts.reps = (unsigned)v;
-            break;
-        case 'w':
-            rc = cli_opt_long("--warmup", optarg, 1, 1000000, &v, &err);
-            a->opts.warmup = (unsigned)v;
-            break;
-        case 'C':
-            rc = cli_opt_long("--cpu", optarg, 0, 65535, &v, &err);
-            a->opts.cpu = (int)v;
-            break;
-        case 'j':
-            a->json = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            return cli_bad_option("probe", c, argv);
-        }
-        if (rc < 0)
-            return cli_fail_code(2, "probe", "%s", err.msg);
-    }
-    if (optind < argc)
-        return cli_fail_code(2, "probe", "%s: unexpected argument", argv[optind]);
+    int first, rc = cli_flags_parse(&cli_probe_cmd, argc, argv, a, &first);
+    if (rc != CLI_FLAGS_GO)
+        return rc;
     if (a->npick == 0) {
         size_t n;
         const tb_probe_info *all = tb_probe_all(&n);

@@ -8,8 +8,9 @@
  * stored) or a run id / label / id prefix in the results store. Files are written
  * atomically (SVGs first, the page last), so a failed run leaves no half-written page. */
 #include "cli/cli.h"
+#include "cli/flags.h"
 
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,7 @@
 
 #define CMD "report"
 
-static void usage(FILE *f)
+static void usage(FILE *f, const cli_cmd *c)
 {
     fprintf(f, "usage: teebench report RUN|LABEL|FILE... [-o FILE] [--format html|markdown]\n"
                "                       [--baseline LABEL|#N] [--adjust none|holm|bh]\n"
@@ -41,19 +42,8 @@ static void usage(FILE *f)
                "                    latest run) in the results store, or a file: a result\n"
                "                    (teebench-result JSON), an http/syscall/probe --json\n"
                "                    output, a bench notary folder. The first is the\n"
-               "                    baseline unless --baseline says otherwise\n"
-               "  -o, --output FILE where to write (default report.html, or report.md for\n"
-               "                    markdown; '-' writes HTML to stdout)\n"
-               "  -f, --format FMT  html (default) or markdown: tables and links to SVG files\n"
-               "                    written beside it (<name>-throughput.svg, ...)\n"
-               "  -b, --baseline X  the baseline: a label, or #N for the N-th argument\n"
-               "      --adjust M    p-values adjusted for testing many metrics, per\n"
-               "                    environment: none (default), holm or bh (Benjamini-\n"
-               "                    Hochberg), as teebench compare --adjust\n"
-               "  -t, --title TEXT  the page title (default \"teebench report\")\n"
-               "      --db PATH     the results store (default $TEEBENCH_DB, else\n"
-               "                    ~/.local/share/teebench/results.db)\n"
-               "  -h, --help        this text\n");
+               "                    baseline unless --baseline says otherwise\n");
+    cli_flags_help(f, c);
 }
 
 /* The record an argument names (caller frees *out): the single place to teach
@@ -125,45 +115,54 @@ typedef struct report_args {
     int adjust; /* enum tb_stats_adjust */
 } report_args;
 
+static int set_format(void *args, const char *flag, const char *v, tb_err *err)
+{
+    if (tb_page_format_parse(v, &((report_args *)args)->fmt) < 0)
+        return tb_errf(err, "%s %s: expected html or markdown", flag, v);
+    return 0;
+}
+
+static int set_adjust(void *args, const char *flag, const char *v, tb_err *err)
+{
+    if (tb_compare_adjust_parse(v, &((report_args *)args)->adjust) < 0)
+        return tb_errf(err, "%s %s: unknown (none, holm, bh)", flag, v);
+    return 0;
+}
+
+static const cli_flag report_flags[] = {
+    CLI_STR("output", 'o', report_args, output, "FILE",
+            "where to write (default report.html, or report.md for\n"
+            "markdown; '-' writes HTML to stdout)"),
+    CLI_CALL("format", 'f', set_format, "FMT",
+             "html (default) or markdown: tables and links to SVG files\n"
+             "written beside it (<name>-throughput.svg, ...)"),
+    CLI_STR("baseline", 'b', report_args, baseline, "X",
+            "the baseline: a label, or #N for the N-th argument"),
+    CLI_CALL("adjust", 0, set_adjust, "M",
+             "p-values adjusted for testing many metrics, per\n"
+             "environment: none (default), holm or bh (Benjamini-\n"
+             "Hochberg), as teebench compare --adjust"),
+    CLI_STR("title", 't', report_args, title, "TEXT",
+            "the page title (default \"teebench report\")"),
+    CLI_STR("db", 0, report_args, db, "PATH",
+            "the results store (default $TEEBENCH_DB, else\n"
+            "~/.local/share/teebench/results.db)"),
+    CLI_HELP(),
+    {0}};
+
+const cli_cmd cli_report_cmd = {.name = CMD,
+                                .flags = report_flags,
+                                .usage = usage,
+                                .max_operands = -1,
+                                .col = 20,
+                                .align_long = 1};
+
+/* Parses flags into a; the operands start at optind. 0, -1 after --help, or an exit code. */
 static int parse_args(int argc, char **argv, report_args *a)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},   {"format", required_argument, NULL, 'f'},
-        {"baseline", required_argument, NULL, 'b'}, {"title", required_argument, NULL, 't'},
-        {"db", required_argument, NULL, 'd'},       {"adjust", required_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:f:b:t:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            a->output = optarg;
-            break;
-        case 'f':
-            if (tb_page_format_parse(optarg, &a->fmt) < 0)
-                return cli_fail_code(2, CMD, "--format %s: expected html or markdown", optarg);
-            break;
-        case 'b':
-            a->baseline = optarg;
-            break;
-        case 't':
-            a->title = optarg;
-            break;
-        case 'd':
-            a->db = optarg;
-            break;
-        case 'j':
-            if (tb_compare_adjust_parse(optarg, &a->adjust) < 0)
-                return cli_fail_code(2, CMD, "--adjust %s: unknown (none, holm, bh)", optarg);
-            break;
-        case 'h':
-            usage(stdout);
-            return -1;
-        default:
-            return cli_bad_option(CMD, c, argv);
-        }
-    }
+    int first, rc = cli_flags_parse(&cli_report_cmd, argc, argv, a, &first);
+    if (rc != CLI_FLAGS_GO)
+        return rc == 0 ? -1 : rc;
     if (optind >= argc)
         return cli_fail_code(2, CMD, "no RESULT given (teebench report --help)");
     if (!a->output)

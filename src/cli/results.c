@@ -8,8 +8,8 @@
  * when the store cannot be opened. Exit codes: 0; 1 when something failed (for
  * import: any file); 2 for bad flags or arguments. */
 #include "cli/cli.h"
+#include "cli/flags.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,7 +27,7 @@
 
 static const char *const CMD = "results";
 
-static void usage(FILE *f)
+static void usage(FILE *f, const cli_cmd *c)
 {
     fprintf(f,
             "usage: teebench results [--db FILE] list [--label LABEL] [--json]\n"
@@ -58,12 +58,8 @@ static void usage(FILE *f)
             "A label is 1..63 of A-Z a-z 0-9 _ . - and space, starting with a letter or digit,\n"
             "not ending with a space (tdx-guest, \"TDX VM\"); an imported file's label must be\n"
             "one too. Text from results (commands, facts, notes) is printed with control\n"
-            "characters escaped (ESC as \\x1b).\n\n"
-            "  --db FILE       the store to use\n"
-            "  --json          machine-readable output (list, show)\n"
-            "  --format F      json (default) or csv (export)\n"
-            "  -o, --output F  write the export to F (atomically) instead of stdout\n"
-            "  -h, --help      this text\n");
+            "characters escaped (ESC as \\x1b).\n\n");
+    cli_flags_help(f, c);
 }
 
 typedef struct opts {
@@ -473,87 +469,60 @@ static int do_rm(const opts *o)
 
 /* ---------- flags ---------- */
 
-/* Which subcommands accept which flag. */
-static int flag_ok(const char *sub, int c)
-{
-    switch (c) {
-    case 'j':
-        return !strcmp(sub, "list") || !strcmp(sub, "show");
-    case 'l':
-        return !strcmp(sub, "list") || !strcmp(sub, "import");
-    case 't':
-        return !strcmp(sub, "import");
-    case 'f':
-    case 'o':
-        return !strcmp(sub, "export");
-    }
-    return 1;
-}
+/* --label and --target are told of in the subcommands' lines above the list. */
+static const cli_flag results_flags[] = {
+    CLI_STR("db", 0, opts, db, "FILE", "the store to use"),
+    CLI_BOOL("json", 0, opts, json, "machine-readable output (list, show)"),
+    {.name = "label",
+     .type = CLI_F_STR,
+     .arg = "LABEL",
+     .off = CLI_OFF(opts, label, const char *),
+     .hidden = 1},
+    {.name = "target",
+     .type = CLI_F_STR,
+     .arg = "NAME",
+     .off = CLI_OFF(opts, target, const char *),
+     .hidden = 1},
+    CLI_STR("format", 0, opts, format, "F", "json (default) or csv (export)"),
+    CLI_STR("output", 'o', opts, output, "F",
+            "write the export to F (atomically) instead of stdout"),
+    CLI_HELP(),
+    {0}};
 
-static const char *flag_name(int c)
+const cli_cmd cli_results_cmd = {
+    .name = "results", .flags = results_flags, .usage = usage, .max_operands = -1, .col = 18};
+
+/* The flags given that sub does not take: the first one's name, or NULL. */
+static const char *foreign_flag(const opts *o, const char *sub)
 {
-    switch (c) {
-    case 'j':
+    int list = !strcmp(sub, "list"), show = !strcmp(sub, "show");
+    int export = !strcmp(sub, "export"), import = !strcmp(sub, "import");
+    if (o->json && !list && !show)
         return "--json";
-    case 'l':
+    if (o->label && !list && !import)
         return "--label";
-    case 't':
+    if (o->target && !import)
         return "--target";
-    case 'f':
+    if (o->format && !export)
         return "--format";
-    case 'o':
+    if (o->output && !export)
         return "--output";
-    }
-    return "?";
+    return NULL;
 }
 
 int cmd_results(int argc, char **argv)
 {
-    static const struct option lo[] = {
-        {"db", required_argument, NULL, 'd'},     {"json", no_argument, NULL, 'j'},
-        {"label", required_argument, NULL, 'l'},  {"target", required_argument, NULL, 't'},
-        {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
-    };
     opts o = {0};
-    int seen[128] = {0}, c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            o.db = optarg;
-            break;
-        case 'j':
-            o.json = 1;
-            break;
-        case 'l':
-            o.label = optarg;
-            break;
-        case 't':
-            o.target = optarg;
-            break;
-        case 'f':
-            o.format = optarg;
-            break;
-        case 'o':
-            o.output = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            return cli_bad_option(CMD, c, argv);
-        }
-        if (c > 0 && c < 128)
-            seen[c] = 1;
-    }
-    if (optind >= argc) {
-        usage(stderr);
+    int first, rc = cli_flags_parse(&cli_results_cmd, argc, argv, &o, &first);
+    if (rc != CLI_FLAGS_GO)
+        return rc;
+    if (first >= argc) {
+        usage(stderr, &cli_results_cmd);
         return 2;
     }
-    o.sub = argv[optind];
-    o.args = argv + optind + 1;
-    o.nargs = argc - optind - 1;
+    o.sub = argv[first];
+    o.args = argv + first + 1;
+    o.nargs = argc - first - 1;
     static const struct {
         const char *name;
         int (*run)(const opts *);
@@ -565,11 +534,9 @@ int cmd_results(int argc, char **argv)
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
         if (strcmp(o.sub, subs[i].name))
             continue;
-        const int flags[] = {'j', 'l', 't', 'f', 'o'};
-        for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
-            if (seen[flags[k]] && !flag_ok(o.sub, flags[k]))
-                return cli_fail_code(2, CMD, "%s: not an option of results %s", flag_name(flags[k]),
-                                     o.sub);
+        const char *foreign = foreign_flag(&o, o.sub);
+        if (foreign)
+            return cli_fail_code(2, CMD, "%s: not an option of results %s", foreign, o.sub);
         return subs[i].run(&o);
     }
     return cli_unknown_subcommand(

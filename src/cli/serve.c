@@ -5,9 +5,10 @@
  * threads start, and the main thread takes them with sigtimedwait, then stops
  * the server and prints what it served. No signal handler, no global state. */
 #include "cli/cli.h"
+#include "cli/flags.h"
+#include "cli/opt.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <pthread.h>
@@ -27,35 +28,20 @@
 
 #define CMD "serve"
 
-static void usage(FILE *f)
+static void usage(FILE *f, const cli_cmd *c)
 {
-    fprintf(
-        f,
-        "usage: teebench serve [options]\n"
-        "       teebench serve --gen-pki DIR [--tls ...]\n\n"
-        "The fixture server: HTTP/1.1 (keep-alive, pipelining) over TCP or TLS, one epoll\n"
-        "loop per thread, responses prebuilt at startup. Routes:\n"
-        "  /                          615-byte HTML page (the size of nginx's welcome page)\n"
-        "  /formats/json?size=1|4|8   fixture JSON documents, compact (size=4: 3111 bytes)\n"
-        "  /formats/html              the 4 KB fixture HTML document\n"
-        "  /bytes?size=N              N bytes of 'B' (400 above --bytes-cap)\n"
-        "anything else is 404. On SIGINT/SIGTERM it prints the requests it served by\n"
-        "route and status, then \"served: N requests\".\n\n"
-        "  --addr ADDR        address to listen on (default 127.0.0.1)\n"
-        "  -p, --port PORT    TCP port (default 8080; 0 picks a free one)\n"
-        "  -t, --threads N    threads, each with its own loop and listening socket (default 1)\n"
-        "  --tls              serve HTTPS\n"
-        "  --cert FILE        PEM certificate chain (default DIR/server.pem of --pki)\n"
-        "  --key FILE         PEM private key (default DIR/server-key.pem of --pki)\n"
-        "  --pki DIR          fixture PKI directory (default $TEEBENCH_PKI or ./fixture-pki)\n"
-        "  --gen-pki DIR      write a fixture CA and a test-server.io certificate into DIR\n"
-        "                     and exit (with --tls: then serve with them)\n"
-        "  --bytes-cap N      largest /bytes size in bytes (default %" PRIu64 ")\n"
-        "  --idle-timeout S   close connections without progress for S seconds\n"
-        "                     (default 60; 0 = never)\n"
-        "  --json             print the exit summary as JSON\n"
-        "  -h, --help         this text\n",
-        TB_BYTES_CAP_DEFAULT);
+    fprintf(f,
+            "usage: teebench serve [options]\n"
+            "       teebench serve --gen-pki DIR [--tls ...]\n\n"
+            "The fixture server: HTTP/1.1 (keep-alive, pipelining) over TCP or TLS, one epoll\n"
+            "loop per thread, responses prebuilt at startup. Routes:\n"
+            "  /                          615-byte HTML page (the size of nginx's welcome page)\n"
+            "  /formats/json?size=1|4|8   fixture JSON documents, compact (size=4: 3111 bytes)\n"
+            "  /formats/html              the 4 KB fixture HTML document\n"
+            "  /bytes?size=N              N bytes of 'B' (400 above --bytes-cap)\n"
+            "anything else is 404. On SIGINT/SIGTERM it prints the requests it served by\n"
+            "route and status, then \"served: N requests\".\n\n");
+    cli_flags_help(f, c);
 }
 
 struct opts {
@@ -64,36 +50,48 @@ struct opts {
     uint64_t bytes_cap;
 };
 
-static int parse_uint(const char *s, uint64_t max, uint64_t *out)
+/* The port stays a string (the server's address takes one); checked here. */
+static int set_port(void *args, const char *flag, const char *v, tb_err *err)
 {
-    if (!s || !*s)
+    long port;
+    if (cli_opt_long(flag, v, 0, 65535, &port, err) < 0)
         return -1;
-    uint64_t x = 0;
-    for (const char *p = s; *p; p++) {
-        if (*p < '0' || *p > '9' || x > (max - (uint64_t)(*p - '0')) / 10)
-            return -1;
-        x = x * 10 + (uint64_t)(*p - '0');
-    }
-    *out = x;
+    ((struct opts *)args)->port = v;
     return 0;
 }
+
+_Static_assert(TB_BYTES_CAP_DEFAULT == 16777216, "--bytes-cap's help names the default");
+
+static const cli_flag serve_flags[] = {
+    CLI_STR("addr", 0, struct opts, addr, "ADDR", "address to listen on (default 127.0.0.1)"),
+    CLI_CALL("port", 'p', set_port, "PORT", "TCP port (default 8080; 0 picks a free one)"),
+    CLI_INT("threads", 't', struct opts, threads, 1, TB_SERVER_MAX_THREADS, "N",
+            "threads, each with its own loop and listening socket (default 1)"),
+    CLI_BOOL("tls", 0, struct opts, tls, "serve HTTPS"),
+    CLI_STR("cert", 0, struct opts, cert, "FILE",
+            "PEM certificate chain (default DIR/server.pem of --pki)"),
+    CLI_STR("key", 0, struct opts, key, "FILE",
+            "PEM private key (default DIR/server-key.pem of --pki)"),
+    CLI_STR("pki", 0, struct opts, pki, "DIR",
+            "fixture PKI directory (default $TEEBENCH_PKI or ./fixture-pki)"),
+    CLI_STR("gen-pki", 0, struct opts, gen_pki, "DIR",
+            "write a fixture CA and a test-server.io certificate into DIR\n"
+            "and exit (with --tls: then serve with them)"),
+    CLI_U64("bytes-cap", 0, struct opts, bytes_cap, 0, 18446744073709551615.0, "N",
+            "largest /bytes size in bytes (default 16777216)"),
+    CLI_INT("idle-timeout", 0, struct opts, idle_timeout_s, 0, 86400, "S",
+            "close connections without progress for S seconds\n"
+            "(default 60; 0 = never)"),
+    CLI_BOOL("json", 0, struct opts, json, "print the exit summary as JSON"),
+    CLI_HELP(),
+    {0}};
+
+const cli_cmd cli_serve_cmd = {
+    .name = CMD, .flags = serve_flags, .usage = usage, .max_operands = 0, .col = 21};
 
 /* Returns 0, 1 for --help (done), or an exit code > 1 after printing the error. */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-    static const struct option longs[] = {{"addr", required_argument, NULL, 'a'},
-                                          {"port", required_argument, NULL, 'p'},
-                                          {"threads", required_argument, NULL, 't'},
-                                          {"tls", no_argument, NULL, 'T'},
-                                          {"cert", required_argument, NULL, 'c'},
-                                          {"key", required_argument, NULL, 'k'},
-                                          {"pki", required_argument, NULL, 'P'},
-                                          {"gen-pki", required_argument, NULL, 'G'},
-                                          {"bytes-cap", required_argument, NULL, 'B'},
-                                          {"json", no_argument, NULL, 'j'},
-                                          {"idle-timeout", required_argument, NULL, 'I'},
-                                          {"help", no_argument, NULL, 'h'},
-                                          {NULL, 0, NULL, 0}};
     const char *env_pki = getenv("TEEBENCH_PKI");
     *o = (struct opts){.addr = "127.0.0.1",
                        .port = "8080",
@@ -101,64 +99,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
                        .pki = env_pki && *env_pki ? env_pki : "fixture-pki",
                        .idle_timeout_s = 60,
                        .bytes_cap = TB_BYTES_CAP_DEFAULT};
-    uint64_t v;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":p:t:h", longs, NULL)) != -1) {
-        switch (c) {
-        case 'a':
-            o->addr = optarg;
-            break;
-        case 'p':
-            if (parse_uint(optarg, 65535, &v) < 0)
-                return cli_fail_code(2, CMD, "--port %s: not a port number (0..65535)", optarg);
-            o->port = optarg;
-            break;
-        case 't':
-            if (parse_uint(optarg, TB_SERVER_MAX_THREADS, &v) < 0 || v == 0)
-                return cli_fail_code(2, CMD, "--threads %s: not a number in 1..%d", optarg,
-                                     TB_SERVER_MAX_THREADS);
-            o->threads = (int)v;
-            break;
-        case 'T':
-            o->tls = 1;
-            break;
-        case 'c':
-            o->cert = optarg;
-            break;
-        case 'k':
-            o->key = optarg;
-            break;
-        case 'P':
-            o->pki = optarg;
-            break;
-        case 'G':
-            o->gen_pki = optarg;
-            break;
-        case 'B':
-            if (parse_uint(optarg, UINT64_MAX, &v) < 0)
-                return cli_fail_code(2, CMD, "--bytes-cap %s: not a number of bytes", optarg);
-            o->bytes_cap = v;
-            break;
-        case 'j':
-            o->json = 1;
-            break;
-        case 'I':
-            if (parse_uint(optarg, 86400, &v) < 0)
-                return cli_fail_code(
-                    2, CMD, "--idle-timeout %s: not a number of seconds (0..86400)", optarg);
-            o->idle_timeout_s = (int)v;
-            break;
-        case 'h':
-            usage(stdout);
-            return 1;
-        default:
-            return cli_bad_option(CMD, c, argv);
-        }
-    }
-    if (optind < argc)
-        return cli_fail_code(2, CMD, "%s: unexpected argument", argv[optind]);
+    int first, rc = cli_flags_parse(&cli_serve_cmd, argc, argv, o, &first);
+    if (rc != CLI_FLAGS_GO)
+        return rc == 0 ? 1 : rc;
     if ((o->cert || o->key) && !o->tls)
         return cli_fail_code(2, CMD, "--cert/--key: only with --tls");
     return 0;

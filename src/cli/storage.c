@@ -10,8 +10,8 @@
  * `interrupted`, the SIGINT/SIGTERM flag (volatile sig_atomic_t, written only by the
  * handler): fio's process group is killed, the test file removed, exit 130. */
 #include "cli/cli.h"
+#include "cli/flags.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,7 +34,7 @@ static void on_signal(int sig)
     interrupted = 1;
 }
 
-static void usage(FILE *f)
+static void usage(FILE *f, const cli_cmd *c)
 {
     fprintf(f,
             "usage: teebench storage [--dir DIR | --device DEV] [--size SIZE] [--runtime T]\n"
@@ -50,75 +50,41 @@ static void usage(FILE *f)
             "fio works on a new file (removed afterwards) in --dir, by default a private work\n"
             "directory in $TMPDIR, or on --device. A filesystem without direct I/O (ramfs),\n"
             "tmpfs (memory, not a disk), a directory others may write, too little free space\n"
-            "and a device in use (mounted, swap) are refused before anything is written.\n\n"
-            "  --dir DIR        directory of the test file (storage.dir)\n"
-            "  --device DEV     a block device instead: its first SIZE bytes are overwritten\n"
-            "  --size SIZE      bytes of the file or of the device used: 64M, 1G (standard 1G)\n"
-            "  --runtime T      measured seconds per job (standard 1s; seed: CVM_eval's 30s)\n"
-            "  --ramp T         seconds per job before the measurement (standard 500ms; seed 20s)\n"
-            "  --engines LIST   libaio and/or io_uring (CVM_eval's iou.fio: fixedbufs,\n"
-            "                   registerfiles) (standard libaio; seed both)\n"
-            "  --jobs LIST      the jobs above, comma-separated, or all (standard all)\n"
-            "  --profile P      the defaults of the suite's profile P (default standard)\n"
-            "  --fio BIN        the fio binary (default fio, looked up in PATH)\n"
-            "  --json           print one JSON document (teebench-storage/1, with the env)\n"
-            "  -h, --help       this text\n");
+            "and a device in use (mounted, swap) are refused before anything is written.\n\n");
+    cli_flags_help(f, c);
 }
-
-typedef struct setting {
-    const char *key, *value;
-} setting;
 
 typedef struct st_args {
     const char *profile;
-    setting set[16];
-    size_t n_set;
+    cli_settings set;
     int json;
 } st_args;
 
-static int parse_args(int argc, char **argv, st_args *a)
-{
-    static const struct option opts[] = {
-        {"dir", required_argument, NULL, 'D'},  {"device", required_argument, NULL, 'V'},
-        {"size", required_argument, NULL, 's'}, {"runtime", required_argument, NULL, 'r'},
-        {"ramp", required_argument, NULL, 'R'}, {"engines", required_argument, NULL, 'e'},
-        {"jobs", required_argument, NULL, 'j'}, {"profile", required_argument, NULL, 'p'},
-        {"fio", required_argument, NULL, 'F'},  {"json", no_argument, NULL, 'J'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0}};
-    static const struct {
-        int c;
-        const char *key;
-    } keys[] = {{'D', "dir"},  {'V', "device"},  {'s', "size"}, {'r', "runtime"},
-                {'R', "ramp"}, {'e', "engines"}, {'j', "jobs"}, {'F', "fio"}};
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == 'h') {
-            usage(stdout);
-            return 0;
-        }
-        if (c == 'J') {
-            a->json = 1;
-            continue;
-        }
-        if (c == 'p') {
-            a->profile = optarg;
-            continue;
-        }
-        size_t k = 0;
-        while (k < sizeof keys / sizeof keys[0] && keys[k].c != c)
-            k++;
-        if (k == sizeof keys / sizeof keys[0])
-            return cli_bad_option(CMD, c, argv);
-        if (a->n_set == sizeof a->set / sizeof a->set[0])
-            return cli_fail_code(2, CMD, "too many options");
-        a->set[a->n_set++] = (setting){keys[k].key, optarg};
-    }
-    if (optind < argc)
-        return cli_fail_code(2, CMD, "%s: unexpected argument", argv[optind]);
-    return -1;
-}
+static const cli_flag st_flags[] = {
+    CLI_SETTING("dir", st_args, set, "DIR", "directory of the test file (storage.dir)"),
+    CLI_SETTING("device", st_args, set, "DEV",
+                "a block device instead: its first SIZE bytes are overwritten"),
+    CLI_SETTING("size", st_args, set, "SIZE",
+                "bytes of the file or of the device used: 64M, 1G (standard 1G)"),
+    CLI_SETTING("runtime", st_args, set, "T",
+                "measured seconds per job (standard 1s; seed: CVM_eval's 30s)"),
+    CLI_SETTING("ramp", st_args, set, "T",
+                "seconds per job before the measurement (standard 500ms; seed 20s)"),
+    CLI_SETTING("engines", st_args, set, "LIST",
+                "libaio and/or io_uring (CVM_eval's iou.fio: fixedbufs,\n"
+                "registerfiles) (standard libaio; seed both)"),
+    CLI_SETTING("jobs", st_args, set, "LIST",
+                "the jobs above, comma-separated, or all (standard all)"),
+    CLI_STR("profile", 0, st_args, profile, "P",
+            "the defaults of the suite's profile P (default standard)"),
+    CLI_SETTING("fio", st_args, set, "BIN", "the fio binary (default fio, looked up in PATH)"),
+    CLI_BOOL("json", 0, st_args, json,
+             "print one JSON document (teebench-storage/1, with the env)"),
+    CLI_HELP(),
+    {0}};
+
+const cli_cmd cli_storage_cmd = {
+    .name = CMD, .flags = st_flags, .usage = usage, .max_operands = 0, .col = 19};
 
 static int fail(const st_args *a, int code, const char *msg)
 {
@@ -211,7 +177,7 @@ static int run_engines(const st_args *a, tb_wl_storage_place *st, tb_wl_sink *si
 int cmd_storage(int argc, char **argv)
 {
     st_args a = {.profile = "standard"};
-    int rc = parse_args(argc, argv, &a);
+    int first, rc = cli_flags_parse(&cli_storage_cmd, argc, argv, &a, &first);
     if (rc >= 0)
         return rc;
     int profile = tb_wl_profile_parse(a.profile);
@@ -221,9 +187,10 @@ int cmd_storage(int argc, char **argv)
     tb_err err = {{0}};
     if (tb_wl_params_init(&tb_wl_storage, &p, profile, &err) < 0)
         return fail(&a, 1, err.msg);
-    for (size_t i = 0; i < a.n_set; i++)
-        if (tb_wl_params_set(&tb_wl_storage, &p, a.set[i].key, a.set[i].value, NULL, &err) < 0)
-            return cli_fail_code(2, CMD, "%s", cli_setting_msg(CMD, a.set[i].key, err.msg));
+    for (size_t i = 0; i < a.set.n; i++)
+        if (tb_wl_params_set(&tb_wl_storage, &p, a.set.set[i].key, a.set.set[i].value, NULL, &err) <
+            0)
+            return cli_fail_code(2, CMD, "%s", cli_setting_msg(CMD, a.set.set[i].key, err.msg));
     char work[PATH_MAX];
     tb_wl_sink sink = {.dir_fd = -1, .stop = &interrupted};
     if (tb_wl_workdir_open(CMD, work, sizeof work, &sink, &err) < 0)

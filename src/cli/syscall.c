@@ -3,8 +3,8 @@
  * then UnixBench's result and index lines; --json prints one document (the
  * syscall workload's, workloads/syscall, with the env document embedded) at the end. */
 #include "cli/cli.h"
+#include "cli/flags.h"
 
-#include <getopt.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +25,7 @@ typedef struct sc_args {
     int json;
 } sc_args;
 
-static void usage(FILE *f)
+static void usage(FILE *f, const cli_cmd *c)
 {
     fprintf(f,
             "usage: teebench syscall [--mode mix|close|getpid|exec] [--duration T] [--passes N]\n"
@@ -34,16 +34,8 @@ static void usage(FILE *f)
             "counts loops per second (lps); the lowest third of the passes (by count) are\n"
             "dropped and the score is the geometric mean of the rest; index = score / 15000\n"
             "* 10 (15000 lps: UnixBench's baseline machine). Same as UnixBench 6's\n"
-            "`syscall S mode` under its Run script.\n\n"
-            "  --mode M       mix (default): close(dup(fd)); syscall(SYS_getpid); getuid();\n"
-            "                 umask(022);  close: close(dup(fd));  getpid:\n"
-            "                 syscall(SYS_getpid);  exec: fork, exec /bin/true, wait\n"
-            "  --duration T   time per pass: 10, 10s, 500ms, 1.5m (default 10s)\n"
-            "  --passes N     passes (default 10)\n"
-            "  --copies N     processes run at once per pass, counts summed (default 1);\n"
-            "                 auto: one per CPU this process may use (the multi-copy index)\n"
-            "  --json         print one JSON document (includes `teebench env --json`)\n"
-            "  -h, --help     this text\n");
+            "`syscall S mode` under its Run script.\n\n");
+    cli_flags_help(f, c);
 }
 
 /* --copies auto: one copy per CPU this process may run on (its affinity mask),
@@ -59,54 +51,39 @@ static long usable_cpus(void)
     return n < 1 ? 1 : n > 4096 ? 4096 : n;
 }
 
-/* Parses flags into a; returns -1 when done (continue), or an exit code. */
-static int parse_args(int argc, char **argv, sc_args *a)
+static int set_mode(void *args, const char *flag, const char *v, tb_err *err)
 {
-    static const struct option opts[] = {{"mode", required_argument, NULL, 'm'},
-                                         {"duration", required_argument, NULL, 'd'},
-                                         {"passes", required_argument, NULL, 'p'},
-                                         {"copies", required_argument, NULL, 'c'},
-                                         {"json", no_argument, NULL, 'j'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    tb_err err = {{0}};
-    int c, rc = 0;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":m:d:p:c:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'm':
-            rc = tb_sc_mode_parse(optarg, &a->mode, &err);
-            break;
-        case 'd':
-            rc = cli_opt_duration("--duration", optarg, 0.001, 86400, &a->duration, &err);
-            break;
-        case 'p':
-            rc = cli_opt_long("--passes", optarg, 1, 1000, &a->passes, &err);
-            break;
-        case 'c':
-            if (!strcmp(optarg, "auto")) {
-                a->copies = usable_cpus();
-                break;
-            }
-            rc = cli_opt_long("--copies", optarg, 1, 4096, &a->copies, &err);
-            break;
-        case 'j':
-            a->json = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            return cli_bad_option("syscall", c, argv);
-        }
-        if (rc < 0)
-            return cli_fail_code(2, "syscall", "%s", err.msg);
-    }
-    if (optind < argc)
-        return cli_fail_code(2, "syscall", "%s: unexpected argument", argv[optind]);
-    return -1;
+    (void)flag;
+    return tb_sc_mode_parse(v, &((sc_args *)args)->mode, err);
 }
+
+static int set_copies(void *args, const char *flag, const char *v, tb_err *err)
+{
+    sc_args *a = args;
+    if (!strcmp(v, "auto")) {
+        a->copies = usable_cpus();
+        return 0;
+    }
+    return cli_opt_long(flag, v, 1, 4096, &a->copies, err);
+}
+
+static const cli_flag sc_flags[] = {
+    CLI_CALL("mode", 'm', set_mode, "M",
+             "mix (default): close(dup(fd)); syscall(SYS_getpid); getuid();\n"
+             "umask(022);  close: close(dup(fd));  getpid:\n"
+             "syscall(SYS_getpid);  exec: fork, exec /bin/true, wait"),
+    CLI_SECONDS("duration", 'd', sc_args, duration, 0.001, 86400, "T",
+                "time per pass: 10, 10s, 500ms, 1.5m (default 10s)"),
+    CLI_LONG("passes", 'p', sc_args, passes, 1, 1000, "N", "passes (default 10)"),
+    CLI_CALL("copies", 'c', set_copies, "N",
+             "processes run at once per pass, counts summed (default 1);\n"
+             "auto: one per CPU this process may use (the multi-copy index)"),
+    CLI_BOOL("json", 0, sc_args, json, "print one JSON document (includes `teebench env --json`)"),
+    CLI_HELP(),
+    {0}};
+
+const cli_cmd cli_syscall_cmd = {
+    .name = "syscall", .flags = sc_flags, .usage = usage, .max_operands = 0, .hide_shorts = 1};
 
 static void print_pass(size_t i, const tb_sc_pass *p, long copies)
 {
@@ -165,7 +142,7 @@ static int print_json(const sc_args *a, const tb_sc_pass *passes, double score)
 int cmd_syscall(int argc, char **argv)
 {
     sc_args a = {TB_SC_MIX, 10.0, 10, 1, 0};
-    int rc = parse_args(argc, argv, &a);
+    int first, rc = cli_flags_parse(&cli_syscall_cmd, argc, argv, &a, &first);
     if (rc >= 0)
         return rc;
     rc = 0;

@@ -7,9 +7,9 @@
  * SIGINT/SIGTERM set `interrupted` (the one piece of static mutable state, written
  * only by the handler): the session stops its Chromium processes and fails. */
 #include "cli/cli.h"
+#include "cli/flags.h"
 
 #include <ftw.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -51,35 +51,16 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
     return 0;
 }
 
-static void usage_session(FILE *f)
+static void usage_session(FILE *f, const cli_cmd *c)
 {
     fprintf(f,
             "usage: teebench tlsn session [options]\n"
             "One TLSNotary session (tlsn-wasm %s): the prover and the verifier, each in its own\n"
             "headless Chromium, run MPC-TLS with the target through teebench's relay and\n"
             "WebSocket-to-TCP proxy, then the prover reveals the transcript and the verifier\n"
-            "verifies it. Prints KEY=value lines (the bench harness's client protocol).\n"
-            "  --mode no_tee|tee_no_verify|tee_verify   (no_tee)\n"
-            "  --target HOST:PORT        TCP target (127.0.0.1:4000)\n"
-            "  --server-name NAME        SNI and Host (test-server.io)\n"
-            "  --uri PATH                (/formats/json?size=4)\n"
-            "  --fixture-ca FILE         the target's CA: substituted for one root in the\n"
-            "                            wasm's compiled-in trust store (labelled)\n"
-            "  --threads N               threads per party (2)\n"
-            "  --max-sent-data N, --max-recv-data N  (4096, 16384)\n"
-            "  --tee sim|tdx             the TEE message's quote source (sim: SIMULATED)\n"
-            "  --sim-dir DIR             the SIMULATED provider's state\n"
-            "  --collateral FILE, --pccs URL   verifying a real quote (tee_verify, --tee tdx)\n"
-            "  --wasm DIR                the tlsn-wasm package (%s)\n"
-            "  --chromium PATH           (chromium)\n"
-            "  --work-dir DIR            profiles and Chromium logs (a new temporary one)\n"
-            "  --startup-timeout DUR     until a page asks for its configuration, and until\n"
-            "                            its peer connects to the relay (60s)\n"
-            "  --phase-timeout DUR       each phase (900s)\n"
-            "  --verifier-output FILE    the verifier's verify() output as JSON\n"
-            "  --env                     mode, target and limits from the harness's variables\n"
-            "  --verbose                 the relay's and the proxy's events on stderr\n",
-            TB_TLSN_WASM_VERSION, "~/.cache/teebench/tlsn-wasm/<version>/package");
+            "verifies it. Prints KEY=value lines (the bench harness's client protocol).\n",
+            TB_TLSN_WASM_VERSION);
+    cli_flags_help(f, c);
 }
 
 static int set_target(const char *v, tb_tlsn_session_config *c, tb_err *err)
@@ -209,152 +190,115 @@ static void print_result(const tb_tlsn_session_config *c, const tb_tlsn_session_
     }
 }
 
+typedef struct session_args {
+    tb_tlsn_session_config c;
+    const char *out_json, *work;
+    int env, verbose;
+} session_args;
+
+static int flag_mode(void *args, const char *flag, const char *v, tb_err *err)
+{
+    (void)flag;
+    return set_mode(v, &((session_args *)args)->c, err);
+}
+
+static int flag_target(void *args, const char *flag, const char *v, tb_err *err)
+{
+    (void)flag;
+    return set_target(v, &((session_args *)args)->c, err);
+}
+
+static int flag_uri(void *args, const char *flag, const char *v, tb_err *err)
+{
+    session_args *a = args;
+    if (v[0] != '/')
+        return tb_errf(err, "%s %s: a path starting with /", flag, v);
+    snprintf(a->c.uri, sizeof a->c.uri, "%s", v);
+    return 0;
+}
+
+static int flag_tee(void *args, const char *flag, const char *v, tb_err *err)
+{
+    session_args *a = args;
+    if (tb_tee_parse(v, &a->c.tee_kind) < 0 || tb_tee_family_of(a->c.tee_kind) != TB_TEE_FAMILY_TDX)
+        return tb_errf(err, "%s %s: sim or tdx", flag, v);
+    return 0;
+}
+
+/* The timeouts are whole seconds in the config. */
+static int flag_startup(void *args, const char *flag, const char *v, tb_err *err)
+{
+    double d;
+    if (cli_opt_duration(flag, v, 1, 3600, &d, err) < 0)
+        return -1;
+    ((session_args *)args)->c.startup_timeout_s = (int)d;
+    return 0;
+}
+
+static int flag_phase(void *args, const char *flag, const char *v, tb_err *err)
+{
+    double d;
+    if (cli_opt_duration(flag, v, 1, 86400, &d, err) < 0)
+        return -1;
+    ((session_args *)args)->c.phase_timeout_s = (int)d;
+    return 0;
+}
+
+static const cli_flag session_flags[] = {
+    CLI_CALL("mode", 0, flag_mode, "no_tee|tee_no_verify|tee_verify", "(no_tee)"),
+    CLI_CALL("target", 0, flag_target, "HOST:PORT", "TCP target (127.0.0.1:4000)"),
+    CLI_BUF("server-name", session_args, c.server_name, "NAME", "SNI and Host (test-server.io)"),
+    CLI_CALL("uri", 0, flag_uri, "PATH", "(/formats/json?size=4)"),
+    CLI_BUF("fixture-ca", session_args, c.fixture_ca, "FILE",
+            "the target's CA: substituted for one root in the\n"
+            "wasm's compiled-in trust store (labelled)"),
+    CLI_INT("threads", 0, session_args, c.threads, 1, 64, "N", "threads per party (2)"),
+    CLI_LONG("max-sent-data", 0, session_args, c.max_sent_data, 1, 1L << 30, "N", "(4096)"),
+    CLI_LONG("max-recv-data", 0, session_args, c.max_recv_data, 1, 1L << 30, "N", "(16384)"),
+    CLI_CALL("tee", 0, flag_tee, "sim|tdx", "the TEE message's quote source (sim: SIMULATED)"),
+    CLI_BUF("sim-dir", session_args, c.sim_dir, "DIR", "the SIMULATED provider's state"),
+    CLI_BUF("collateral", session_args, c.collateral, "FILE",
+            "verifying a real quote (tee_verify, --tee tdx)"),
+    CLI_BUF("pccs", session_args, c.pccs, "URL", "the same, from a PCCS"),
+    CLI_BUF("wasm", session_args, c.wasm_dir, "DIR",
+            "the tlsn-wasm package (~/.cache/teebench/tlsn-wasm/<version>/package)"),
+    CLI_BUF("chromium", session_args, c.chromium, "PATH", "(chromium)"),
+    CLI_STR("work-dir", 0, session_args, work, "DIR",
+            "profiles and Chromium logs (a new temporary one)"),
+    CLI_CALL("startup-timeout", 0, flag_startup, "DUR",
+             "until a page asks for its configuration, and until\n"
+             "its peer connects to the relay (60s)"),
+    CLI_CALL("phase-timeout", 0, flag_phase, "DUR", "each phase (900s)"),
+    CLI_STR("verifier-output", 0, session_args, out_json, "FILE",
+            "the verifier's verify() output as JSON"),
+    CLI_BOOL("env", 0, session_args, env, "mode, target and limits from the harness's variables"),
+    CLI_BOOL("verbose", 0, session_args, verbose, "the relay's and the proxy's events on stderr"),
+    {.name = "help", .shortc = 'h', .type = CLI_F_HELP, .hidden = 1},
+    {0}};
+
+const cli_cmd cli_tlsn_session_cmd = {.name = "tlsn session",
+                                      .flags = session_flags,
+                                      .usage = usage_session,
+                                      .max_operands = 0,
+                                      .col = 28};
+
 static int cmd_session(int argc, char **argv)
 {
-    tb_tlsn_session_config c;
-    tb_tlsn_session_config_defaults(&c);
+    session_args a = {0};
+    tb_tlsn_session_config_defaults(&a.c);
     tb_err err = {{0}};
-    const char *mode = NULL, *out_json = NULL, *work = NULL;
-    int env = 0, verbose = 0;
-    enum {
-        O_MODE = 256,
-        O_TARGET,
-        O_NAME,
-        O_URI,
-        O_CA,
-        O_THREADS,
-        O_SENT,
-        O_RECV,
-        O_TEE,
-        O_SIM,
-        O_COLL,
-        O_PCCS,
-        O_WASM,
-        O_CHROME,
-        O_WORK,
-        O_STARTUP,
-        O_PHASE,
-        O_OUT,
-        O_ENV,
-        O_VERBOSE
-    };
-    static const struct option lo[] = {
-        {"mode", required_argument, 0, O_MODE},
-        {"target", required_argument, 0, O_TARGET},
-        {"server-name", required_argument, 0, O_NAME},
-        {"uri", required_argument, 0, O_URI},
-        {"fixture-ca", required_argument, 0, O_CA},
-        {"threads", required_argument, 0, O_THREADS},
-        {"max-sent-data", required_argument, 0, O_SENT},
-        {"max-recv-data", required_argument, 0, O_RECV},
-        {"tee", required_argument, 0, O_TEE},
-        {"sim-dir", required_argument, 0, O_SIM},
-        {"collateral", required_argument, 0, O_COLL},
-        {"pccs", required_argument, 0, O_PCCS},
-        {"wasm", required_argument, 0, O_WASM},
-        {"chromium", required_argument, 0, O_CHROME},
-        {"work-dir", required_argument, 0, O_WORK},
-        {"startup-timeout", required_argument, 0, O_STARTUP},
-        {"phase-timeout", required_argument, 0, O_PHASE},
-        {"verifier-output", required_argument, 0, O_OUT},
-        {"env", no_argument, 0, O_ENV},
-        {"verbose", no_argument, 0, O_VERBOSE},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
     /* --env first: flags override the harness's variables */
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--env"))
-            env = 1;
-    if (env && from_env(&c, &err) < 0)
+            a.env = 1;
+    if (a.env && from_env(&a.c, &err) < 0)
         return cli_fail_code(2, "tlsn session", "%s", err.msg);
-    opterr = 0;
-    optind = 1;
-    int o;
-    long n;
-    double d;
-    while ((o = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
-        int bad = 0;
-        switch (o) {
-        case 'h':
-            usage_session(stdout);
-            return 0;
-        case O_MODE:
-            mode = optarg;
-            bad = set_mode(optarg, &c, &err);
-            break;
-        case O_TARGET:
-            bad = set_target(optarg, &c, &err);
-            break;
-        case O_NAME:
-            snprintf(c.server_name, sizeof c.server_name, "%s", optarg);
-            break;
-        case O_URI:
-            if (optarg[0] != '/')
-                bad = tb_errf(&err, "--uri %s: a path starting with /", optarg);
-            snprintf(c.uri, sizeof c.uri, "%s", optarg);
-            break;
-        case O_CA:
-            snprintf(c.fixture_ca, sizeof c.fixture_ca, "%s", optarg);
-            break;
-        case O_THREADS:
-            bad = cli_opt_long("--threads", optarg, 1, 64, &n, &err);
-            c.threads = (int)n;
-            break;
-        case O_SENT:
-            bad = cli_opt_long("--max-sent-data", optarg, 1, 1L << 30, &c.max_sent_data, &err);
-            break;
-        case O_RECV:
-            bad = cli_opt_long("--max-recv-data", optarg, 1, 1L << 30, &c.max_recv_data, &err);
-            break;
-        case O_TEE:
-            if (tb_tee_parse(optarg, &c.tee_kind) < 0 ||
-                tb_tee_family_of(c.tee_kind) != TB_TEE_FAMILY_TDX)
-                bad = tb_errf(&err, "--tee %s: sim or tdx", optarg);
-            break;
-        case O_SIM:
-            snprintf(c.sim_dir, sizeof c.sim_dir, "%s", optarg);
-            break;
-        case O_COLL:
-            snprintf(c.collateral, sizeof c.collateral, "%s", optarg);
-            break;
-        case O_PCCS:
-            snprintf(c.pccs, sizeof c.pccs, "%s", optarg);
-            break;
-        case O_WASM:
-            snprintf(c.wasm_dir, sizeof c.wasm_dir, "%s", optarg);
-            break;
-        case O_CHROME:
-            snprintf(c.chromium, sizeof c.chromium, "%s", optarg);
-            break;
-        case O_WORK:
-            work = optarg;
-            break;
-        case O_STARTUP:
-            bad = cli_opt_duration("--startup-timeout", optarg, 1, 3600, &d, &err);
-            c.startup_timeout_s = (int)d;
-            break;
-        case O_PHASE:
-            bad = cli_opt_duration("--phase-timeout", optarg, 1, 86400, &d, &err);
-            c.phase_timeout_s = (int)d;
-            break;
-        case O_OUT:
-            out_json = optarg;
-            break;
-        case O_ENV:
-            break;
-        case O_VERBOSE:
-            verbose = 1;
-            break;
-        default:
-            return cli_bad_option("tlsn session", o, argv);
-        }
-        if (bad)
-            return cli_fail_code(2, "tlsn session", "%s", err.msg);
-    }
-    if (optind < argc)
-        return cli_fail_code(2, "tlsn session", "%s: unexpected argument", argv[optind]);
-    (void)mode;
+    int first, done = cli_flags_parse(&cli_tlsn_session_cmd, argc, argv, &a, &first);
+    if (done != CLI_FLAGS_GO)
+        return done;
+    tb_tlsn_session_config c = a.c;
+    const char *out_json = a.out_json, *work = a.work;
+    int verbose = a.verbose;
     if (!c.wasm_dir[0] && tb_tlsn_wasm_default_dir(c.wasm_dir, sizeof c.wasm_dir, &err) < 0)
         return cli_fail("tlsn session", "%s", err.msg);
     char chromium[sizeof c.chromium];

@@ -3,9 +3,9 @@
  * handler while the build runs and read by it (a volatile sig_atomic_t, as in
  * cli/suite.c). */
 #include "cli/cli.h"
+#include "cli/flags.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,7 +30,7 @@ static void on_signal(int sig)
     stop_flag = 1;
 }
 
-static void usage(FILE *f)
+static void usage(FILE *f, const cli_cmd *c)
 {
     fprintf(f,
             "usage: teebench vm image [--suite S] [-o FILE] [--stock] [options]\n\n"
@@ -43,24 +43,10 @@ static void usage(FILE *f)
             "kept in the data directory, where `suite run --vm-kinds` without --image finds it.\n"
             "Needs root and access to the archive; takes a few minutes.\n\n"
             "options:\n"
-            "  --suite S            %s (default %s)\n"
-            "  --mirror URL         the archive (default: the distribution's)\n"
-            "  -o, --output FILE    the qcow2 to write (default $XDG_DATA_HOME/teebench/images/\n"
-            "                       SUITE.qcow2, SUITE-stock.qcow2 with --stock)\n"
-            "  --stock              as distributions ship cloud images: without teebench and the\n"
-            "                       libraries only it needs\n"
-            "  --include PKGS       more packages, comma-separated\n"
-            "  --authorized-key K.pub   authorize this key for root in the image itself\n"
-            "  --size SIZE          the disk's size (sparse), e.g. 4G (default 4G)\n"
-            "  --apt-cache DIR      keep downloaded packages in DIR and reuse them\n"
-            "  --force              rebuild an image that exists\n"
-            "  --print              print what would run as root (mmdebstrap's command line\n"
-            "                       and its customize hook) and exit\n"
-            "  -h, --help           this text\n",
+            "  --suite S            %s (default %s)\n",
             tb_vm_distro_names(), TB_VM_IMAGE_DEFAULT_SUITE);
+    cli_flags_help(f, c);
 }
-
-enum { O_SUITE = 300, O_MIRROR, O_STOCK, O_INCLUDE, O_KEY, O_SIZE, O_CACHE, O_FORCE, O_PRINT };
 
 /* This binary's path (copied into the image). */
 static int self_path(char *out, size_t len)
@@ -96,67 +82,62 @@ static int print_plan(tb_vm_image_recipe *r)
     return 0;
 }
 
+typedef struct image_args {
+    tb_vm_image_recipe r;
+    int force, print;
+} image_args;
+
+static int set_size(void *args, const char *flag, const char *v, tb_err *err)
+{
+    tb_err why;
+    if (tb_vm_parse_size(v, &((image_args *)args)->r.size, &why) < 0)
+        return tb_errf(err, "%s %s", flag, why.msg);
+    return 0;
+}
+
+/* --suite's line is the usage's own (it lists the suites known). */
+static const cli_flag image_flags[] = {
+    {.name = "suite",
+     .type = CLI_F_STR,
+     .arg = "S",
+     .off = CLI_OFF(image_args, r.suite, const char *),
+     .hidden = 1},
+    CLI_STR("mirror", 0, image_args, r.mirror, "URL", "the archive (default: the distribution's)"),
+    CLI_STR("output", 'o', image_args, r.output, "FILE",
+            "the qcow2 to write (default $XDG_DATA_HOME/teebench/images/\n"
+            "SUITE.qcow2, SUITE-stock.qcow2 with --stock)"),
+    CLI_BOOL("stock", 0, image_args, r.stock,
+             "as distributions ship cloud images: without teebench and the\n"
+             "libraries only it needs"),
+    CLI_STR("include", 0, image_args, r.extra, "PKGS", "more packages, comma-separated"),
+    {.name = "authorized-key",
+     .type = CLI_F_STR,
+     .arg = "K.pub",
+     .off = CLI_OFF(image_args, r.authorized_key, const char *),
+     .label = "--authorized-key K.pub ",
+     .help = "authorize this key for root in the image itself"},
+    CLI_CALL("size", 0, set_size, "SIZE", "the disk's size (sparse), e.g. 4G (default 4G)"),
+    CLI_STR("apt-cache", 0, image_args, r.apt_cache, "DIR",
+            "keep downloaded packages in DIR and reuse them"),
+    CLI_BOOL("force", 0, image_args, force, "rebuild an image that exists"),
+    CLI_BOOL("print", 0, image_args, print,
+             "print what would run as root (mmdebstrap's command line\n"
+             "and its customize hook) and exit"),
+    CLI_HELP(),
+    {0}};
+
+const cli_cmd cli_vm_image_cmd = {
+    .name = "vm image", .flags = image_flags, .usage = usage, .max_operands = 0, .col = 23};
+
 int cli_vm_image(int argc, char **argv)
 {
-    static const struct option longs[] = {{"suite", required_argument, NULL, O_SUITE},
-                                          {"mirror", required_argument, NULL, O_MIRROR},
-                                          {"output", required_argument, NULL, 'o'},
-                                          {"stock", no_argument, NULL, O_STOCK},
-                                          {"include", required_argument, NULL, O_INCLUDE},
-                                          {"authorized-key", required_argument, NULL, O_KEY},
-                                          {"size", required_argument, NULL, O_SIZE},
-                                          {"apt-cache", required_argument, NULL, O_CACHE},
-                                          {"force", no_argument, NULL, O_FORCE},
-                                          {"print", no_argument, NULL, O_PRINT},
-                                          {"help", no_argument, NULL, 'h'},
-                                          {NULL, 0, NULL, 0}};
-    tb_vm_image_recipe r = {.suite = TB_VM_IMAGE_DEFAULT_SUITE};
-    int force = 0, print = 0, c;
+    image_args a = {.r = {.suite = TB_VM_IMAGE_DEFAULT_SUITE}};
     tb_err e;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":ho:", longs, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            usage(stdout);
-            return 0;
-        case O_SUITE:
-            r.suite = optarg;
-            break;
-        case O_MIRROR:
-            r.mirror = optarg;
-            break;
-        case 'o':
-            r.output = optarg;
-            break;
-        case O_STOCK:
-            r.stock = 1;
-            break;
-        case O_INCLUDE:
-            r.extra = optarg;
-            break;
-        case O_KEY:
-            r.authorized_key = optarg;
-            break;
-        case O_SIZE:
-            if (tb_vm_parse_size(optarg, &r.size, &e) < 0)
-                return cli_fail_code(2, CMD, "image: --size %s", e.msg);
-            break;
-        case O_CACHE:
-            r.apt_cache = optarg;
-            break;
-        case O_FORCE:
-            force = 1;
-            break;
-        case O_PRINT:
-            print = 1;
-            break;
-        default:
-            return cli_bad_option(CMD, c, argv);
-        }
-    }
-    if (optind < argc)
-        return cli_fail_code(2, CMD, "image: unexpected argument '%s'", argv[optind]);
+    int first, done = cli_flags_parse(&cli_vm_image_cmd, argc, argv, &a, &first);
+    if (done != CLI_FLAGS_GO)
+        return done;
+    tb_vm_image_recipe r = a.r;
+    int force = a.force, print = a.print;
     const tb_vm_distro *d = tb_vm_distro_find(r.suite);
     if (!d)
         return cli_fail_code(2, CMD, "image: --suite %s: not a suite teebench knows (%s)", r.suite,
