@@ -18,7 +18,7 @@
 #include "workloads/syscall.h"
 
 typedef struct sc_args {
-    tb_sc_mode mode;
+    tb_syscall_bench_mode mode;
     double duration;
     long passes;
     long copies;
@@ -54,7 +54,7 @@ static long usable_cpus(void)
 static int set_mode(void *args, const char *flag, const char *v, tb_err *err)
 {
     (void)flag;
-    return tb_sc_mode_parse(v, &((sc_args *)args)->mode, err);
+    return tb_syscall_bench_mode_parse(v, &((sc_args *)args)->mode, err);
 }
 
 static int set_copies(void *args, const char *flag, const char *v, tb_err *err)
@@ -85,14 +85,14 @@ static const cli_flag sc_flags[] = {
 const cli_cmd cli_syscall_cmd = {
     .name = "syscall", .flags = sc_flags, .usage = usage, .max_operands = 0, .hide_shorts = 1};
 
-static void print_pass(size_t i, const tb_sc_pass *p, long copies)
+static void print_pass(size_t i, const tb_syscall_bench_pass *p, long copies)
 {
     printf("pass %2zu: %12llu loops in %7.3f s = %12.1f lps  (%.1f ns per loop)\n", i + 1,
            (unsigned long long)p->count, p->seconds, p->lps, tb_wl_syscall_ns_per_loop(p, copies));
     fflush(stdout);
 }
 
-static void print_text_result(const sc_args *a, const tb_sc_pass *passes, double score)
+static void print_text_result(const sc_args *a, const tb_syscall_bench_pass *passes, double score)
 {
     size_t kept = 0, dropped = 0;
     double tsum = 0;
@@ -113,24 +113,26 @@ static void print_text_result(const sc_args *a, const tb_sc_pass *passes, double
     printf("\n\n");
     const char *msg = "System Call Overhead";
     char label[64];
-    if (a->mode != TB_SC_MIX) {
-        snprintf(label, sizeof label, "System Call Overhead (%s)", tb_sc_mode_name(a->mode));
+    if (a->mode != TB_SYSCALL_BENCH_MIX) {
+        snprintf(label, sizeof label, "System Call Overhead (%s)",
+                 tb_syscall_bench_mode_name(a->mode));
         msg = label;
     }
     printf("%-40s %12.1f %-5s (%.1f s, %zu samples)\n\n", msg, score, "lps", tsum / (double)kept,
            kept);
     printf("%-40s %12s %12s %8s\n", "System Benchmarks Index Values", "BASELINE", "RESULT",
            "INDEX");
-    if (a->mode == TB_SC_MIX)
-        printf("%-40s %12.1f %12.1f %8.1f\n", msg, TB_SC_BASELINE_LPS, score, tb_sc_index(score));
+    if (a->mode == TB_SYSCALL_BENCH_MIX)
+        printf("%-40s %12.1f %12.1f %8.1f\n", msg, TB_SYSCALL_BENCH_BASELINE_LPS, score,
+               tb_syscall_bench_index(score));
     else
         printf("%-40s %12s %12.1f %8s\n", msg, "---", score, "---");
     printf("\nscore %.1f lps = %.1f ns per loop per copy (%ld %s); index baseline 15000 lps%s\n",
            score, 1e9 * (double)a->copies / score, a->copies, a->copies == 1 ? "copy" : "copies",
-           a->mode == TB_SC_MIX ? "" : " applies to mode mix only");
+           a->mode == TB_SYSCALL_BENCH_MIX ? "" : " applies to mode mix only");
 }
 
-static int print_json(const sc_args *a, const tb_sc_pass *passes, double score)
+static int print_json(const sc_args *a, const tb_syscall_bench_pass *passes, double score)
 {
     json_t *o =
         tb_wl_syscall_doc(a->mode, a->duration, a->copies, passes, (size_t)a->passes, score);
@@ -141,25 +143,26 @@ static int print_json(const sc_args *a, const tb_sc_pass *passes, double score)
 
 int cmd_syscall(int argc, char **argv)
 {
-    sc_args a = {TB_SC_MIX, 10.0, 10, 1, 0};
+    sc_args a = {TB_SYSCALL_BENCH_MIX, 10.0, 10, 1, 0};
     int first, rc = cli_flags_parse(&cli_syscall_cmd, argc, argv, &a, &first);
     if (rc >= 0)
         return rc;
     rc = 0;
-    tb_sc_pass *passes = calloc((size_t)a.passes, sizeof *passes);
+    tb_syscall_bench_pass *passes = calloc((size_t)a.passes, sizeof *passes);
     if (!passes)
         return cli_fail("syscall", "out of memory");
     if (!a.json) {
         printf("System Call Overhead, mode %s: %s\n%ld %s of %g s, %ld %s (UnixBench `syscall "
                "%g %s` semantics)\n",
-               tb_sc_mode_name(a.mode), tb_sc_mode_loop(a.mode), a.passes,
+               tb_syscall_bench_mode_name(a.mode), tb_syscall_bench_mode_loop(a.mode), a.passes,
                a.passes == 1 ? "pass" : "passes", a.duration, a.copies,
-               a.copies == 1 ? "copy" : "parallel copies", a.duration, tb_sc_mode_name(a.mode));
+               a.copies == 1 ? "copy" : "parallel copies", a.duration,
+               tb_syscall_bench_mode_name(a.mode));
         fflush(stdout);
     }
     tb_err err = {{0}};
     for (long i = 0; i < a.passes; i++) {
-        if (tb_sc_run_pass(a.mode, a.duration, (int)a.copies, &passes[i], &err) < 0) {
+        if (tb_syscall_bench_run_pass(a.mode, a.duration, (int)a.copies, &passes[i], &err) < 0) {
             free(passes);
             return cli_fail("syscall", "pass %ld: %s", i + 1, err.msg);
         }
@@ -167,7 +170,7 @@ int cmd_syscall(int argc, char **argv)
             print_pass((size_t)i, &passes[i], a.copies);
     }
     double score;
-    if (tb_sc_score(passes, (size_t)a.passes, &score, &err) < 0) {
+    if (tb_syscall_bench_score(passes, (size_t)a.passes, &score, &err) < 0) {
         free(passes);
         return cli_fail("syscall", "scoring: %s", err.msg);
     }

@@ -32,13 +32,15 @@ typedef struct copy_report {
     int32_t step; /* 0 none, 1 pipe, 2 fork, 3 exec/wait */
 } copy_report;
 
-int tb_sc_mode_parse(const char *name, tb_sc_mode *out, tb_err *err)
+int tb_syscall_bench_mode_parse(const char *name, tb_syscall_bench_mode *out, tb_err *err)
 {
     static const struct {
         const char *name;
-        tb_sc_mode mode;
-    } modes[] = {
-        {"mix", TB_SC_MIX}, {"close", TB_SC_CLOSE}, {"getpid", TB_SC_GETPID}, {"exec", TB_SC_EXEC}};
+        tb_syscall_bench_mode mode;
+    } modes[] = {{"mix", TB_SYSCALL_BENCH_MIX},
+                 {"close", TB_SYSCALL_BENCH_CLOSE},
+                 {"getpid", TB_SYSCALL_BENCH_GETPID},
+                 {"exec", TB_SYSCALL_BENCH_EXEC}};
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
         if (!strcmp(name, modes[i].name)) {
             *out = modes[i].mode;
@@ -47,31 +49,31 @@ int tb_sc_mode_parse(const char *name, tb_sc_mode *out, tb_err *err)
     return tb_errf(err, "%s: unknown mode (mix, close, getpid, exec)", name);
 }
 
-const char *tb_sc_mode_name(tb_sc_mode mode)
+const char *tb_syscall_bench_mode_name(tb_syscall_bench_mode mode)
 {
     switch (mode) {
-    case TB_SC_MIX:
+    case TB_SYSCALL_BENCH_MIX:
         return "mix";
-    case TB_SC_CLOSE:
+    case TB_SYSCALL_BENCH_CLOSE:
         return "close";
-    case TB_SC_GETPID:
+    case TB_SYSCALL_BENCH_GETPID:
         return "getpid";
-    case TB_SC_EXEC:
+    case TB_SYSCALL_BENCH_EXEC:
         return "exec";
     }
     return "?";
 }
 
-const char *tb_sc_mode_loop(tb_sc_mode mode)
+const char *tb_syscall_bench_mode_loop(tb_syscall_bench_mode mode)
 {
     switch (mode) {
-    case TB_SC_MIX:
+    case TB_SYSCALL_BENCH_MIX:
         return "close(dup(fd)); syscall(SYS_getpid); getuid(); umask(022);";
-    case TB_SC_CLOSE:
+    case TB_SYSCALL_BENCH_CLOSE:
         return "close(dup(fd));";
-    case TB_SC_GETPID:
+    case TB_SYSCALL_BENCH_GETPID:
         return "syscall(SYS_getpid);";
-    case TB_SC_EXEC:
+    case TB_SYSCALL_BENCH_EXEC:
         return "fork(); execl(\"" EXEC_PATH "\"); waitpid();";
     }
     return "?";
@@ -102,11 +104,11 @@ static int exec_once(void)
 
 /* The loops. Each inner chunk is the UnixBench loop body, unrolled by nothing
    but the loop itself; the clock is read between chunks. */
-static void run_loops(tb_sc_mode mode, int fd, uint64_t deadline, copy_report *r)
+static void run_loops(tb_syscall_bench_mode mode, int fd, uint64_t deadline, copy_report *r)
 {
     uint64_t iter = 0;
     switch (mode) {
-    case TB_SC_MIX:
+    case TB_SYSCALL_BENCH_MIX:
         do {
             for (int k = 0; k < 64; k++) {
                 close(dup(fd));
@@ -117,21 +119,21 @@ static void run_loops(tb_sc_mode mode, int fd, uint64_t deadline, copy_report *r
             iter += 64;
         } while (tb_mono_ns() < deadline);
         break;
-    case TB_SC_CLOSE:
+    case TB_SYSCALL_BENCH_CLOSE:
         do {
             for (int k = 0; k < 128; k++)
                 close(dup(fd));
             iter += 128;
         } while (tb_mono_ns() < deadline);
         break;
-    case TB_SC_GETPID:
+    case TB_SYSCALL_BENCH_GETPID:
         do {
             for (int k = 0; k < 256; k++)
                 syscall(SYS_getpid);
             iter += 256;
         } while (tb_mono_ns() < deadline);
         break;
-    case TB_SC_EXEC:
+    case TB_SYSCALL_BENCH_EXEC:
         do {
             int step = exec_once();
             if (step) {
@@ -160,11 +162,11 @@ static void write_all(int fd, const void *p, size_t n)
     }
 }
 
-static void copy_main(tb_sc_mode mode, uint64_t duration_ns, int go_fd, int out_fd)
+static void copy_main(tb_syscall_bench_mode mode, uint64_t duration_ns, int go_fd, int out_fd)
 {
     copy_report r = {0, 0, 0, 0};
     int fd = -1;
-    if (mode == TB_SC_MIX || mode == TB_SC_CLOSE) {
+    if (mode == TB_SYSCALL_BENCH_MIX || mode == TB_SYSCALL_BENCH_CLOSE) {
         int p[2] = {-1, -1};
         if (pipe(p) != 0 || close(p[1]) != 0) {
             r.err_no = errno;
@@ -202,7 +204,7 @@ static const char *step_name(int step)
 }
 
 /* Reads the copies' reports and waits for them; sums into out. */
-static int collect(int res_fd, pid_t *pids, int copies, tb_sc_pass *out, tb_err *err)
+static int collect(int res_fd, pid_t *pids, int copies, tb_syscall_bench_pass *out, tb_err *err)
 {
     int rc = 0, got = 0;
     double ns_sum = 0;
@@ -245,13 +247,14 @@ static int collect(int res_fd, pid_t *pids, int copies, tb_sc_pass *out, tb_err 
     return 0;
 }
 
-int tb_sc_run_pass(tb_sc_mode mode, double duration_s, int copies, tb_sc_pass *out, tb_err *err)
+int tb_syscall_bench_run_pass(tb_syscall_bench_mode mode, double duration_s, int copies,
+                              tb_syscall_bench_pass *out, tb_err *err)
 {
     if (!(duration_s > 0) || duration_s > 86400)
         return tb_errf(err, "duration %g s: must be > 0 and <= 86400", duration_s);
     if (copies < 1 || copies > 4096)
         return tb_errf(err, "copies %d: must be 1..4096", copies);
-    if (mode == TB_SC_EXEC && access(EXEC_PATH, X_OK) != 0)
+    if (mode == TB_SYSCALL_BENCH_EXEC && access(EXEC_PATH, X_OK) != 0)
         return tb_errno(err, "%s", EXEC_PATH);
     int go[2], res[2];
     if (pipe2(go, O_CLOEXEC) != 0)
@@ -304,7 +307,7 @@ int tb_sc_run_pass(tb_sc_mode mode, double duration_s, int copies, tb_sc_pass *o
 
 /* ---------- scoring ---------- */
 
-int tb_sc_score(tb_sc_pass *passes, size_t n, double *score, tb_err *err)
+int tb_syscall_bench_score(tb_syscall_bench_pass *passes, size_t n, double *score, tb_err *err)
 {
     if (n == 0)
         return tb_errf(err, "no passes to score");
@@ -328,7 +331,7 @@ int tb_sc_score(tb_sc_pass *passes, size_t n, double *score, tb_err *err)
     size_t drop = n / 3;
     double logsum = 0;
     for (size_t k = 0; k < n; k++) {
-        tb_sc_pass *p = &passes[order[k]];
+        tb_syscall_bench_pass *p = &passes[order[k]];
         p->lps = (double)p->count / p->seconds;
         p->kept = k >= drop;
         if (p->kept)
@@ -339,7 +342,7 @@ int tb_sc_score(tb_sc_pass *passes, size_t n, double *score, tb_err *err)
     return 0;
 }
 
-double tb_sc_index(double score_lps)
+double tb_syscall_bench_index(double score_lps)
 {
-    return score_lps / TB_SC_BASELINE_LPS * 10.0;
+    return score_lps / TB_SYSCALL_BENCH_BASELINE_LPS * 10.0;
 }

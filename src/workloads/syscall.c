@@ -129,13 +129,13 @@ static void describe(const void *params, const char *target, char *out, size_t n
 
 /* ---- the teebench-syscall/1 document ---- */
 
-double tb_wl_syscall_ns_per_loop(const tb_sc_pass *p, long copies)
+double tb_wl_syscall_ns_per_loop(const tb_syscall_bench_pass *p, long copies)
 {
     return p->seconds * 1e9 * (double)copies / (double)p->count;
 }
 
-json_t *tb_wl_syscall_doc(tb_sc_mode mode, double duration_s, long copies, const tb_sc_pass *passes,
-                          size_t n, double score)
+json_t *tb_wl_syscall_doc(tb_syscall_bench_mode mode, double duration_s, long copies,
+                          const tb_syscall_bench_pass *passes, size_t n, double score)
 {
     json_t *o = json_object(), *arr = json_array();
     if (!o || !arr) {
@@ -144,8 +144,8 @@ json_t *tb_wl_syscall_doc(tb_sc_mode mode, double duration_s, long copies, const
         return NULL;
     }
     json_object_set_new(o, "test", json_string("System Call Overhead"));
-    json_object_set_new(o, "mode", json_string(tb_sc_mode_name(mode)));
-    json_object_set_new(o, "loop", json_string(tb_sc_mode_loop(mode)));
+    json_object_set_new(o, "mode", json_string(tb_syscall_bench_mode_name(mode)));
+    json_object_set_new(o, "loop", json_string(tb_syscall_bench_mode_loop(mode)));
     json_object_set_new(o, "duration_s", json_real(duration_s));
     json_object_set_new(o, "copies", json_integer(copies));
     for (size_t i = 0; i < n; i++) {
@@ -161,9 +161,10 @@ json_t *tb_wl_syscall_doc(tb_sc_mode mode, double duration_s, long copies, const
     json_object_set_new(o, "passes", arr);
     json_object_set_new(o, "score_lps", json_real(score));
     json_object_set_new(o, "ns_per_loop", json_real(1e9 * (double)copies / score));
-    json_object_set_new(o, "baseline_lps", json_real(TB_SC_BASELINE_LPS));
+    json_object_set_new(o, "baseline_lps", json_real(TB_SYSCALL_BENCH_BASELINE_LPS));
     json_object_set_new(o, "index",
-                        mode == TB_SC_MIX ? json_real(tb_sc_index(score)) : json_null());
+                        mode == TB_SYSCALL_BENCH_MIX ? json_real(tb_syscall_bench_index(score))
+                                                     : json_null());
     return o;
 }
 
@@ -183,7 +184,7 @@ static int doc_read(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sin
         return tb_errf(err, "syscall JSON: \"copies\" must be an integer >= 1");
     long long nc = json_integer_value(copies);
     const char *cp = o && o->copies ? o->copies : nc == 1 ? "c1" : "cn";
-    double baseline = TB_SC_BASELINE_LPS;
+    double baseline = TB_SYSCALL_BENCH_BASELINE_LPS;
     const json_t *b = json_object_get(doc, "baseline_lps");
     if (json_is_number(b) && json_number_value(b) > 0 && isfinite(json_number_value(b)))
         baseline = json_number_value(b);

@@ -23,13 +23,13 @@ typedef struct tb_wl_syscall_params {
 extern const tb_workload tb_wl_syscall;
 
 /* ns of one loop of one copy in pass p run with copies processes. */
-double tb_wl_syscall_ns_per_loop(const tb_sc_pass *p, long copies);
+double tb_wl_syscall_ns_per_loop(const tb_syscall_bench_pass *p, long copies);
 
 /* The teebench-syscall/1 document's members (cli/json puts the envelope around them): the
    test, mode, loop, duration, copies, every pass (count, seconds, lps, ns per loop, kept),
    the score, UnixBench's baseline and the index (null for a mode other than mix). NULL when
    out of memory. */
-json_t *tb_wl_syscall_doc(tb_sc_mode mode, double duration_s, long copies, const tb_sc_pass *passes,
-                          size_t n, double score);
+json_t *tb_wl_syscall_doc(tb_syscall_bench_mode mode, double duration_s, long copies,
+                          const tb_syscall_bench_pass *passes, size_t n, double score);
 
 #endif

@@ -47,16 +47,16 @@ static int read_doc(const json_t *doc, const char *copies, kept *k, tb_err *e)
 }
 
 /* Three passes, the lowest dropped, scored as sys/syscall_bench does. */
-static json_t *doc_of(tb_sc_mode mode, long copies)
+static json_t *doc_of(tb_syscall_bench_mode mode, long copies)
 {
-    tb_sc_pass p[3] = {{.count = 1000, .seconds = 0.5},
-                       {.count = 900, .seconds = 0.5},
-                       {.count = 1100, .seconds = 0.5}};
+    tb_syscall_bench_pass p[3] = {{.count = 1000, .seconds = 0.5},
+                                  {.count = 900, .seconds = 0.5},
+                                  {.count = 1100, .seconds = 0.5}};
     for (int i = 0; i < 3; i++)
         p[i].lps = (double)p[i].count / p[i].seconds;
     double score;
     tb_err e;
-    assert_int_equal(tb_sc_score(p, 3, &score, &e), 0);
+    assert_int_equal(tb_syscall_bench_score(p, 3, &score, &e), 0);
     json_t *d = tb_wl_syscall_doc(mode, 0.5, copies, p, 3, score);
     assert_non_null(d);
     json_object_set_new(d, "schema", json_string(TB_WL_SYSCALL_SCHEMA));
@@ -68,7 +68,7 @@ static void test_round_trip(void **state)
     (void)state;
     tb_err e;
     kept k;
-    json_t *d = doc_of(TB_SC_MIX, 1);
+    json_t *d = doc_of(TB_SYSCALL_BENCH_MIX, 1);
     assert_false(json_is_true(json_object_get(json_array_get(json_object_get(d, "passes"), 1),
                                               "kept"))); /* 900 loops: dropped */
     assert_int_equal(read_doc(d, NULL, &k, &e), 0);
@@ -87,14 +87,14 @@ static void test_round_trip(void **state)
     assert_non_null(strstr(k.notes[1], "1 copy (the CPUs online)"));
     json_decref(d);
 
-    d = doc_of(TB_SC_MIX, 4);
+    d = doc_of(TB_SYSCALL_BENCH_MIX, 4);
     assert_int_equal(read_doc(d, NULL, &k, &e), 0);
     assert_string_equal(k.names[0], "syscall.cn.index");
     assert_non_null(strstr(k.notes[1], "4 copies, loops summed over the copies"));
     json_decref(d);
 
     /* another mode: no index, the mode in the name */
-    d = doc_of(TB_SC_GETPID, 1);
+    d = doc_of(TB_SYSCALL_BENCH_GETPID, 1);
     assert_true(json_is_null(json_object_get(d, "index")));
     assert_int_equal(read_doc(d, NULL, &k, &e), 0);
     assert_int_equal(k.n, 2);
@@ -118,7 +118,7 @@ static void test_refused(void **state)
         {"index", "\"9\"", "syscall JSON: \"index\" is not a number >= 0"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        json_t *d = doc_of(TB_SC_MIX, 1);
+        json_t *d = doc_of(TB_SYSCALL_BENCH_MIX, 1);
         if (bad[i].json)
             json_object_set_new(d, bad[i].member, json_loads(bad[i].json, JSON_DECODE_ANY, NULL));
         else
