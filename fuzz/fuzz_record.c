@@ -1,7 +1,7 @@
 /* libFuzzer target: tb_record_from_json over arbitrary bytes (json_loadb as
  * tb_record_read_file does, then the strict reader). A document that parses must
  * survive the round trip: its JSON text read again gives the same document; its TEE
- * (record/tee) is always described. The same bytes through tb_record_read_fd (the
+ * (record/tee_label) is always described. The same bytes through tb_record_read_fd (the
  * bounded reader of a remote's result, from a memfd) give the same record, or --
  * only when a limit is passed -- "too large for a result". */
 #include <stddef.h>

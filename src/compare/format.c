@@ -7,7 +7,7 @@
  * separators and at least 4 significant digits; every number has its unit (the
  * unit column, "x" for ratios, "%" for spreads). CSV and JSON carry every field
  * with 7 significant digits, so no float noise reaches a reader. When any record is a
- * TEE or has attestation evidence (record/tee), the legend starts with one line per
+ * TEE or has attestation evidence (record/tee_label), the legend starts with one line per
  * environment saying which, and the JSON's environments carry it ("tee"). Under
  * every text and markdown table, before the legend, each environment's
  * multiple-comparison line (tb_compare_summary); the JSON carries its figures

@@ -139,7 +139,7 @@ void tb_record_default_label(const json_t *env, char *out, size_t out_len);
 char *tb_record_dumps(const tb_record *r, int compact, size_t *len);
 
 /* Which TEE a record's environment is and what attestation evidence its run used
-   (record/tee.c; pure, from the record alone). */
+   (record/tee_label.c; pure, from the record alone). */
 typedef struct tb_record_tee_info {
     char kind[16];     /* from env's platform: "TDX", "SEV-SNP", "SEV-ES", "SEV", "none"
                           (bare metal, a VM), "unknown" (no env, another platform) */

@@ -2063,7 +2063,7 @@ static void env_table(ctx *x)
         if (k > 0)
             continue;
         /* after the platform: which TEE it is, and what evidence the run's
-           attest / notary workloads used (record/tee) */
+           attest / notary workloads used (record/tee_label) */
         for (size_t i = 0; i < c->n_records; i++)
             snprintf(vals[i], sizeof vals[i], "%s", x->tee[i].kind);
         env_row(x, "TEE", vals);

@@ -1,4 +1,4 @@
-/* record/tee: which TEE a stored run's environment is, and what attestation
+/* record/tee_label: which TEE a stored run's environment is, and what attestation
  * evidence the run used -- read from the record alone, so that every output
  * (compare, report, results show, the suite's summary) says it the same way.
  *
