@@ -1,7 +1,7 @@
 /* bench/internal: the harness's entry points that only its unit tests and fuzz
  * targets call (the lenient reader, the plain-path CSV creator, the row helpers, the
  * mode table). Other modules use bench/results.h, bench/run.h, bench/report.h and
- * bench/script.h; a name moves back there when another module needs it. */
+ * bench/script_summary.h; a name moves back there when another module needs it. */
 #ifndef TB_BENCH_INTERNAL_H
 #define TB_BENCH_INTERNAL_H
 

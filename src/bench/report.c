@@ -1,5 +1,5 @@
 /* report: summary.txt from results rows. See report.h for what it contains.
- * Layout: the source script's section (bench/script), then teebench's: header,
+ * Layout: the source script's section (bench/script_summary), then teebench's: header,
  * per-mode statistics, overheads, paired comparisons, outliers, flagged, failed
  * and retried runs, then the three headline lines. */
 #include "bench/report.h"
@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include "base/tee.h"
-#include "bench/script.h"
+#include "bench/script_summary.h"
 #include "stats/summary.h"
 
 #define BASE_MODE "no_tee"

@@ -1,6 +1,6 @@
 /* report: the text of summary.txt, computed from results.csv rows.
  *
- * First the source script's own summary section, key for key (bench/script.h), then
+ * First the source script's own summary section, key for key (bench/script_summary.h), then
  * teebench's. Over successful rows (tb_bench_result_ok) of each mode: n, mean, median and P90
  * (stats/summary.h definitions) of notarization_ms, of tdx_verify_ms where
  * present and of notarization_plus_verify_ms for modes that verify; overhead of
@@ -54,7 +54,7 @@ typedef struct tb_bench_headline {
 
 /* Appends the summary text to out; fills *head when head is not NULL; when json is
  * not NULL, *json is a new object with the same figures (unrounded; caller
- * json_decrefs): script (bench/script.h's figures), source, notary_tee, simulated, runs {rows,
+ * json_decrefs): script (bench/script_summary.h), source, notary_tee, simulated, runs {rows,
  * successful, failed, retried_attempts, damaged}, modes {MODE: {METRIC: {n, mean, median, p90, min,
  * max}}}, overhead[], paired[], outliers[], flagged_runs[], failed_runs[],
  * retried_attempts[], damaged_rows[] ({line, why}), headline {..._ms, ..._pct; null

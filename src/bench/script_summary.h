@@ -1,4 +1,4 @@
-/* script: the summary that the source document's benchmark-tee-impact.sh prints
+/* script_summary: the summary that the source document's benchmark-tee-impact.sh prints
  * (its embedded Python, tee'd into summary.txt), key for key and figure for figure,
  * so that scripts reading the original's summary.txt read teebench's.
  *
@@ -22,8 +22,8 @@
  * a pair whose base is 0 skipped), percentages (x - base) / base * 100.
  * Where the original would crash (a mean or median of 0 as a divisor) the figure
  * is "n/a". Pure: no I/O, no globals. */
-#ifndef TB_BENCH_SCRIPT_H
-#define TB_BENCH_SCRIPT_H
+#ifndef TB_BENCH_SCRIPT_SUMMARY_H
+#define TB_BENCH_SCRIPT_SUMMARY_H
 
 #include <jansson.h>
 

@@ -1,8 +1,8 @@
-/* script: benchmark-tee-impact.sh's summary section. See script.h for what it
+/* script_summary: benchmark-tee-impact.sh's summary section. See script_summary.h for what it
  * prints and how each figure is defined. The arithmetic follows the original's
  * Python operation for operation (double precision, the same order), so the
  * printed figures agree to the last digit; means of integer samples are exact. */
-#include "bench/script.h"
+#include "bench/script_summary.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* Unit tests for src/bench/script: the source script's summary section, key for
+/* Unit tests for src/bench/script_summary: the source script's summary section, key for
  * key, on hand-checked data (the expected lines are what benchmark-tee-impact.sh's
  * summary prints for the same results.csv; a few figures worked out in comments),
  * n/a where the original would divide by zero, pairing by iteration, the JSON
@@ -14,7 +14,7 @@
 
 #include "bench/internal.h"
 #include "bench/report.h"
-#include "bench/script.h"
+#include "bench/script_summary.h"
 
 static void parse_csv(const char *body, tb_bench_results *rs)
 {
