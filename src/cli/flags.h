@@ -166,10 +166,10 @@ struct cli_cmd {
         .name = n, .shortc = s, .type = CLI_F_CALL, .arg = a, .call = fn, .help = h                \
     }
 
-/* A callback given field f (of type type) of T rather than the whole args struct. */
-#define CLI_CALL_AT(n, s, T, f, type, fn, a, h)                                                    \
+/* A callback given field f (of type ft) of T rather than the whole args struct. */
+#define CLI_CALL_AT(n, s, T, f, ft, fn, a, h)                                                      \
     {                                                                                              \
-        .name = n, .shortc = s, .type = CLI_F_CALL, .arg = a, .off = CLI_OFF(T, f, type),          \
+        .name = n, .shortc = s, .type = CLI_F_CALL, .arg = a, .off = CLI_OFF(T, f, ft),            \
         .call = fn, .help = h                                                                      \
     }
 
