@@ -98,7 +98,8 @@ static void print_profiles(FILE *f)
     }
 }
 
-static void usage(FILE *f)
+/* usage(): the suite's own flags. */
+static void usage_own(FILE *f)
 {
     fprintf(
         f,
@@ -131,40 +132,53 @@ static void usage(FILE *f)
         "                     directory, removed unless a workload failed)\n"
         "  --json             (plan) print the plan as JSON\n"
         "  --db FILE          the results store (default: $TEEBENCH_DB, else\n"
-        "                     $XDG_DATA_HOME/teebench/results.db); --no-store: none\n\n"
-        "Other environments (each stored, then compared; the first is the baseline):\n"
-        "  --target NAME=ssh://[user@]host[:port]   run there through OpenSSH (repeatable;\n"
-        "                     NAME is a label, as --label; its result is stored under it):\n"
-        "                     BatchMode, a control master per target, your ssh config and\n"
-        "                     keys; this teebench is copied to ~/.cache/teebench there when\n"
-        "                     that host has none of this build; where it cannot run there\n"
-        "                     (a missing library, an older glibc) the self-contained\n"
-        "                     teebench-static beside it (make static) is copied instead\n"
-        "  --target NAME=vm:VM  a VM started by `teebench vm start VM`\n"
-        "  --target NAME=local  this machine\n"
-        "  --ssh-config FILE  ssh -F FILE\n"
-        "  --ssh-copy-id      first run ssh-copy-id for each ssh:// target on this terminal\n"
-        "                     (a host that takes only a password, such as a TD started by\n"
-        "                     hand: Canonical's image logs in tdx/123456); a target user that\n"
-        "                     is not root runs every workload but those needing root there\n"
-        "                     (attest and notary's TEE modes: configfs-tsm is root's)\n"
-        "  --http-client local|remote  where the load generator of http's nginx target\n"
-        "                     runs for ssh targets: remote (default: the whole suite there)\n"
-        "                     or local (this machine loads nginx there over the network, as\n"
-        "                     the source document measured a TD: its I/O path is part of\n"
-        "                     the cost)\n"
-        "  --net-client local|remote  where the network workload's clients (iperf3, the\n"
-        "                     round trips) run for ssh targets: remote (default: clients\n"
-        "                     and servers there, over its loopback) or local (the servers\n"
-        "                     there, `teebench network serve`, the clients here: its\n"
-        "                     network path, virtio and a TD's bounce buffers, in the\n"
-        "                     figures); only with ssh:// targets\n"
-        "  --remote-binary P  run P there instead of copying this teebench\n"
-        "  --guest-setup      before the suite, install nginx there if it is missing, with\n"
-        "                     apt-get or dnf, as root or through sudo -n (its system-wide\n"
-        "                     service is stopped again: the suite starts its own)\n"
-        "  --vm-dir DIR       where `teebench vm` keeps its VMs (vm:VM targets, --vm-kinds)\n"
-        "  with targets, -o DIR writes one result per target: DIR/NAME.json\n\n"
+        "                     $XDG_DATA_HOME/teebench/results.db); --no-store: none\n\n");
+}
+
+/* usage(): --target and the other environments' flags. */
+static void usage_targets(FILE *f)
+{
+    fprintf(f,
+            "Other environments (each stored, then compared; the first is the baseline):\n"
+            "  --target NAME=ssh://[user@]host[:port]   run there through OpenSSH (repeatable;\n"
+            "                     NAME is a label, as --label; its result is stored under it):\n"
+            "                     BatchMode, a control master per target, your ssh config and\n"
+            "                     keys; this teebench is copied to ~/.cache/teebench there when\n"
+            "                     that host has none of this build; where it cannot run there\n"
+            "                     (a missing library, an older glibc) the self-contained\n"
+            "                     teebench-static beside it (make static) is copied instead\n"
+            "  --target NAME=vm:VM  a VM started by `teebench vm start VM`\n"
+            "  --target NAME=local  this machine\n"
+            "  --ssh-config FILE  ssh -F FILE\n"
+            "  --ssh-copy-id      first run ssh-copy-id for each ssh:// target on this terminal\n"
+            "                     (a host that takes only a password, such as a TD started by\n"
+            "                     hand: Canonical's image logs in tdx/123456); a target user that\n"
+            "                     is not root runs every workload but those needing root there\n"
+            "                     (attest and notary's TEE modes: configfs-tsm is root's)\n"
+            "  --http-client local|remote  where the load generator of http's nginx target\n"
+            "                     runs for ssh targets: remote (default: the whole suite there)\n"
+            "                     or local (this machine loads nginx there over the network, as\n"
+            "                     the source document measured a TD: its I/O path is part of\n"
+            "                     the cost)\n"
+            "  --net-client local|remote  where the network workload's clients (iperf3, the\n"
+            "                     round trips) run for ssh targets: remote (default: clients\n"
+            "                     and servers there, over its loopback) or local (the servers\n"
+            "                     there, `teebench network serve`, the clients here: its\n"
+            "                     network path, virtio and a TD's bounce buffers, in the\n"
+            "                     figures); only with ssh:// targets\n"
+            "  --remote-binary P  run P there instead of copying this teebench\n"
+            "  --guest-setup      before the suite, install nginx there if it is missing, with\n"
+            "                     apt-get or dnf, as root or through sudo -n (its system-wide\n"
+            "                     service is stopped again: the suite starts its own)\n"
+            "  --vm-dir DIR       where `teebench vm` keeps its VMs (vm:VM targets, --vm-kinds)\n"
+            "  with targets, -o DIR writes one result per target: DIR/NAME.json\n\n");
+}
+
+/* usage(): --vm-kinds and the VMs' flags. */
+static void usage_vms(FILE *f)
+{
+    fprintf(
+        f,
         "This machine and VMs it starts, in one command (host, then each kind):\n"
         "  --vm-kinds LIST    e.g. regular,tdx (labels vm-regular, vm-tdx) or td=tdx,vm=regular:\n"
         "                     each VM is started from the same description, the suite runs\n"
@@ -191,6 +205,13 @@ static void usage(FILE *f)
         "  --vm-ssh-key K, --vm-ssh-user U, --qemu BIN, --cbitpos N, --reduced-phys-bits N,\n"
         "  --vm-snp-policy P  as for teebench vm start (--cpus, --memory, ... there)\n"
         "  -h, --help         this text\n\n");
+}
+
+static void usage(FILE *f)
+{
+    usage_own(f);
+    usage_targets(f);
+    usage_vms(f);
     print_profiles(f);
     fprintf(f,
             "\nkeys for --set and suite files (suite files nest them: workloads.http.duration):\n");
