@@ -93,6 +93,13 @@ static int store(const cli_flag *f, void *args, const char *v, tb_err *err)
                 return 0;
             }
         return bad_choice(flag, v, f->choices, err);
+    case CLI_F_INDEX:
+        for (int i = 0; f->choices[i]; i++)
+            if (!strcmp(v, f->choices[i])) {
+                *(int *)at = i;
+                return 0;
+            }
+        return bad_choice(flag, v, f->choices, err);
     case CLI_F_CALL:
         return f->call(at, flag, v, err);
     case CLI_F_SETTING: {

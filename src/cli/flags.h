@@ -39,6 +39,8 @@ typedef enum cli_flag_type {
     CLI_F_BUF,     /* char[size]: a copy of the value (cut at size - 1) */
     CLI_F_CHOICE,  /* const char * = one of choices (NULL-terminated), else
                       "<flag> <value>: unknown (a, b, c)" */
+    CLI_F_INDEX,   /* int = the value's index in choices (NULL-terminated), else the
+                      choice error */
     CLI_F_SETTING, /* a workload parameter: {key, value} appended to a cli_settings, key
                       the name with '_' for '-'; "too many options" past CLI_SETTINGS_MAX */
     CLI_F_ALIAS,   /* the flag named by help, under another name (hidden) */
@@ -156,6 +158,11 @@ struct cli_cmd {
     {                                                                                              \
         .name = n, .shortc = s, .type = CLI_F_CHOICE, .arg = a,                                    \
         .off = CLI_OFF(T, f, const char *), .choices = list, .help = h                             \
+    }
+#define CLI_INDEX(n, s, T, f, list, a, h)                                                          \
+    {                                                                                              \
+        .name = n, .shortc = s, .type = CLI_F_INDEX, .arg = a, .off = CLI_OFF(T, f, int),          \
+        .choices = list, .help = h                                                                 \
     }
 #define CLI_SETTING(n, T, f, a, h)                                                                 \
     {                                                                                              \

@@ -65,8 +65,8 @@ typedef struct suite_args {
     tb_vm_spec vm;           /* the VM flags' description (fleet->vm_spec once parsed) */
     const cli_flag *vm_flag; /* the first VM flag given, NULL: none */
     const char *ssh_config, *remote_binary, *vm_dir; /* into fleet->o once parsed */
-    int guest_setup;
-    int boot_memory; /* --vm-boot-memory given */
+    int guest_setup, http_local, net_local;          /* the *_client_local of fleet->o */
+    int boot_memory;                                 /* --vm-boot-memory given */
     int ssh_copy_id; /* --ssh-copy-id: ssh-copy-id to each ssh target first */
     const char *sets[64];
     int n_sets;
@@ -277,16 +277,8 @@ static int take_label(void *args, const char *flag, const char *v, tb_err *err)
     return 0;
 }
 
-static int take_progress(void *args, const char *flag, const char *v, tb_err *err)
-{
-    static const char *const modes[] = {"auto", "tty", "plain", "jsonl", "none"};
-    for (int i = 0; i < 5; i++)
-        if (!strcmp(v, modes[i])) {
-            ((suite_args *)args)->progress = i; /* PROG_AUTO.. in this order */
-            return 0;
-        }
-    return tb_errf(err, "%s %s: want auto, tty, plain, jsonl or none", flag, v);
-}
+/* --progress's modes, in PROG_* order. */
+static const char *const progress_modes[] = {"auto", "tty", "plain", "jsonl", "none", NULL};
 
 static int take_target(void *args, const char *flag, const char *v, tb_err *err)
 {
@@ -299,24 +291,8 @@ static int take_target(void *args, const char *flag, const char *v, tb_err *err)
     return 0;
 }
 
-/* --http-client, --net-client: local or remote. */
-static int local_or_remote(const char *flag, const char *v, int *local, tb_err *err)
-{
-    if (strcmp(v, "local") && strcmp(v, "remote"))
-        return tb_errf(err, "%s %s: want local or remote", flag, v);
-    *local = !strcmp(v, "local");
-    return 0;
-}
-
-static int take_http_client(void *args, const char *flag, const char *v, tb_err *err)
-{
-    return local_or_remote(flag, v, &((suite_args *)args)->fleet->o.http_client_local, err);
-}
-
-static int take_net_client(void *args, const char *flag, const char *v, tb_err *err)
-{
-    return local_or_remote(flag, v, &((suite_args *)args)->fleet->o.net_client_local, err);
-}
+/* --http-client, --net-client: remote 0, local 1. */
+static const char *const remote_local[] = {"remote", "local", NULL};
 
 /* cli/flags' seen(): notes the first VM flag (check_vms refuses it without --vm-kinds). */
 static void seen(void *args, const cli_flag *f)
@@ -341,7 +317,7 @@ static const cli_flag suite_flags[] = {
     CLI_CALL("set", 0, take_set, "KEY=VALUE", "one parameter (repeatable)"),
     CLI_CALL("label", 0, take_label, "NAME", "environment label"),
     CLI_STR("output", 'o', suite_args, output, "FILE", "write the result (JSON) to FILE"),
-    CLI_CALL("progress", 0, take_progress, "MODE", "auto, tty, plain, jsonl or none"),
+    CLI_INDEX("progress", 0, suite_args, progress, progress_modes, "MODE", "where progress goes"),
     CLI_STR("work-dir", 0, suite_args, work_dir, "DIR", "servers' files and logs in DIR"),
     CLI_BOOL("json", 0, suite_args, json, "(plan) print the plan as JSON"),
     CLI_STR("db", 0, suite_args, db, "FILE", "the results store"),
@@ -352,8 +328,10 @@ static const cli_flag suite_flags[] = {
     CLI_STR("vm-dir", 0, suite_args, vm_dir, "DIR", "where `teebench vm` keeps its VMs"),
     CLI_STR("vm-kinds", 0, suite_args, vm_kinds, "LIST", "VMs to start, e.g. regular,tdx"),
     CLI_CALL("vm-boot-memory", 0, take_boot_memory, "SIZE[,SIZE]", "boot again at each size"),
-    CLI_CALL("http-client", 0, take_http_client, "local|remote", "where http's load runs"),
-    CLI_CALL("net-client", 0, take_net_client, "local|remote", "where network's clients run"),
+    CLI_INDEX("http-client", 0, suite_args, http_local, remote_local, "local|remote",
+              "where http's load runs"),
+    CLI_INDEX("net-client", 0, suite_args, net_local, remote_local, "local|remote",
+              "where network's clients run"),
     CLI_BOOL("guest-setup", 0, suite_args, guest_setup, "install nginx there if missing"),
     CLI_BOOL("ssh-copy-id", 0, suite_args, ssh_copy_id, "ssh-copy-id to each ssh target"),
     CLI_VM_FLAGS_SUITE(suite_args, vm),
@@ -379,6 +357,8 @@ static int parse_args(int argc, char **argv, suite_args *a)
     fo->remote_binary = a->remote_binary;
     fo->vm_dir = a->vm_dir;
     fo->guest_setup = a->guest_setup;
+    fo->http_client_local = a->http_local;
+    fo->net_client_local = a->net_local;
     fo->host_label = a->label;
     fo->profile = a->profile;
     fo->workloads = a->workloads;

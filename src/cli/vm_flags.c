@@ -1,6 +1,8 @@
 /* cli/vm_flags: see vm_flags.h. */
 #include "cli/vm_flags.h"
 
+#include <stddef.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -71,7 +73,7 @@ int cli_vm_flag_accel(void *spec, const char *flag, const char *v, tb_err *err)
 {
     tb_vm_spec *s = spec;
     if (tb_vm_accel_parse(v, &s->accel) < 0)
-        return tb_errf(err, "%s %s: not auto, kvm or tcg", flag, v);
+        return tb_errf(err, "%s %s: unknown (auto, kvm, tcg)", flag, v);
     return 0;
 }
 
@@ -85,7 +87,7 @@ int cli_vm_flag_vsock(void *spec, const char *flag, const char *v, tb_err *err)
     else if (!strcmp(v, "off"))
         s->vsock = TB_VM_VSOCK_OFF;
     else
-        return tb_errf(err, "%s %s: not auto, on or off", flag, v);
+        return tb_errf(err, "%s %s: unknown (auto, on, off)", flag, v);
     return 0;
 }
 
@@ -135,17 +137,7 @@ int cli_vm_flag_cpu(void *spec, const char *flag, const char *v, tb_err *err)
     return 0;
 }
 
-int cli_vm_flag_seed(void *spec, const char *flag, const char *v, tb_err *err)
-{
-    tb_vm_spec *s = spec;
-    if (!strcmp(v, "on"))
-        s->seed = 1;
-    else if (!strcmp(v, "off"))
-        s->seed = 0;
-    else
-        return tb_errf(err, "%s %s: not on or off", flag, v);
-    return 0;
-}
+const char *const cli_vm_off_on[] = {"off", "on", NULL};
 
 int cli_vm_flag_no_snapshot(void *spec, const char *flag, const char *v, tb_err *err)
 {

@@ -31,7 +31,8 @@ int cli_vm_flag_policy(void *spec, const char *flag, const char *v, tb_err *err)
 int cli_vm_flag_boot_timeout(void *spec, const char *flag, const char *v, tb_err *err);
 int cli_vm_flag_qemu(void *spec, const char *flag, const char *v, tb_err *err);
 int cli_vm_flag_cpu(void *spec, const char *flag, const char *v, tb_err *err);
-int cli_vm_flag_seed(void *spec, const char *flag, const char *v, tb_err *err);
+/* --seed's values (off 0, on 1). */
+extern const char *const cli_vm_off_on[];
 int cli_vm_flag_no_snapshot(void *spec, const char *flag, const char *v, tb_err *err);
 
 /* One entry of each kind, named n, writing T's spec (a tb_vm_spec). */
@@ -48,6 +49,11 @@ int cli_vm_flag_no_snapshot(void *spec, const char *flag, const char *v, tb_err 
 #define CLI_VM_INT(n, T, s, f, l, u, a, h)                                                         \
     {                                                                                              \
         .name = n, .type = CLI_F_INT, .arg = a, .off = CLI_OFF(T, s.f, int), .lo = l, .hi = u,     \
+        .help = h, .group = CLI_VM_GROUP                                                           \
+    }
+#define CLI_VM_INDEX(n, T, s, f, list, a, h)                                                       \
+    {                                                                                              \
+        .name = n, .type = CLI_F_INDEX, .arg = a, .off = CLI_OFF(T, s.f, int), .choices = list,    \
         .help = h, .group = CLI_VM_GROUP                                                           \
     }
 #define CLI_VM_CALL(n, T, s, fn, a, h)                                                             \
@@ -92,7 +98,7 @@ int cli_vm_flag_no_snapshot(void *spec, const char *flag, const char *v, tb_err 
          .group = CLI_VM_GROUP},                                                                   \
         CLI_VM_CALL("policy", T, s, cli_vm_flag_policy, "P", "SNP guest policy"),                  \
         CLI_VM_CALL("cpu", T, s, cli_vm_flag_cpu, "MODEL", "-cpu model"),                          \
-        CLI_VM_CALL("seed", T, s, cli_vm_flag_seed, "on|off", "attach the cloud-init seed")
+        CLI_VM_INDEX("seed", T, s, seed, cli_vm_off_on, "on|off", "attach the cloud-init seed")
 
 /* `suite run`'s (the VMs of --vm-kinds). */
 #define CLI_VM_FLAGS_SUITE(T, s)                                                                   \
@@ -105,6 +111,6 @@ int cli_vm_flag_no_snapshot(void *spec, const char *flag, const char *v, tb_err 
         CLI_VM_CALL("no-snapshot", T, s, cli_vm_flag_no_snapshot, NULL,                            \
                     "the VMs write the image"),                                                    \
         CLI_VM_CALL("vm-cpu", T, s, cli_vm_flag_cpu, "MODEL", "-cpu model"),                       \
-        CLI_VM_CALL("vm-seed", T, s, cli_vm_flag_seed, "on|off", "attach the cloud-init seed")
+        CLI_VM_INDEX("vm-seed", T, s, seed, cli_vm_off_on, "on|off", "attach the cloud-init seed")
 
 #endif

@@ -157,20 +157,20 @@ static void test_mistakes(void **state)
     assert_int_equal(START("--firmware", "snp="), 2);
     assert_string_equal(err, "teebench: vm: --firmware snp=: no file\n");
     assert_int_equal(START("--vsock", "maybe"), 2);
-    assert_string_equal(err, "teebench: vm: --vsock maybe: not auto, on or off\n");
+    assert_string_equal(err, "teebench: vm: --vsock maybe: unknown (auto, on, off)\n");
     assert_int_equal(SUITE("--vm-snp-policy", "-1"), 2);
     assert_string_equal(err, "teebench: suite: --vm-snp-policy -1: not a 32-bit number\n");
     assert_int_equal(SUITE("--vm-cpu", "a b"), 2);
     assert_string_equal(err,
                         "teebench: suite: --vm-cpu 'a b': not a CPU model (e.g. host, EPYC-v4)\n");
     assert_int_equal(START("--seed", "yes"), 2);
-    assert_string_equal(err, "teebench: vm: --seed yes: not on or off\n");
+    assert_string_equal(err, "teebench: vm: --seed yes: unknown (off, on)\n");
     assert_int_equal(START("--boot-timeout", "0"), 2);
     assert_non_null(strstr(err, "teebench: vm: --boot-timeout 0: "));
     assert_int_equal(START("--cid", "2"), 2);
     assert_non_null(strstr(err, "teebench: vm: --cid 2: must be between 3 and "));
     assert_int_equal(START("--accel", "hvf"), 2);
-    assert_string_equal(err, "teebench: vm: --accel hvf: not auto, kvm or tcg\n");
+    assert_string_equal(err, "teebench: vm: --accel hvf: unknown (auto, kvm, tcg)\n");
     assert_int_equal(START("--memory", "lots"), 2);
     assert_non_null(strstr(err, "teebench: vm: --memory lots: "));
     assert_int_equal(START("--qemu", "tdx="), 2);
