@@ -170,25 +170,24 @@ static int notary_fail(int json, int code, const char *msg)
 }
 
 /* bench notary, and bench tlsn (tlsn: its options, cli/bench_tlsn.c) */
-static int bench_main(int argc, char **argv, cli_bench_tlsn *tlsn)
+/* bench notary|tlsn's configuration: defaults, the environment's, then argv's
+   (--NAME VALUE or --NAME=VALUE, tlsn's own flags, --json anywhere: errors are JSON
+   documents too). Returns -1 when the run goes on, else the exit code (said). */
+static int bench_config(int argc, char **argv, cli_bench_tlsn *tlsn, const char *cmdname,
+                        tb_bench_config *c, int *json)
 {
-    tb_bench_config c;
     tb_err err;
     char msg[sizeof err.msg + 256];
-    int json = 0;
-    const char *sub = tlsn ? "tlsn" : "notary";
-    char cmdname[32];
-    snprintf(cmdname, sizeof cmdname, "bench %s", sub);
-    for (int i = 1; i < argc; i++) /* --json anywhere: errors are JSON documents too */
-        json |= !strcmp(argv[i], "--json");
-    tb_bench_config_defaults(&c);
+    for (int i = 1; i < argc; i++)
+        *json |= !strcmp(argv[i], "--json");
+    tb_bench_config_defaults(c);
     if (tlsn)
-        cli_bench_tlsn_defaults(&c, tlsn);
+        cli_bench_tlsn_defaults(c, tlsn);
     for (const char *const *n = tb_bench_config_names; *n; n++) {
         const char *v = getenv(*n);
-        if (v && tb_bench_config_set(&c, *n, v, &err) < 0) {
+        if (v && tb_bench_config_set(c, *n, v, &err) < 0) {
             snprintf(msg, sizeof msg, "environment: %s", err.msg);
-            return notary_fail(json, 1, msg);
+            return notary_fail(*json, 1, msg);
         }
     }
     for (int i = 1; i < argc; i++) {
@@ -201,15 +200,15 @@ static int bench_main(int argc, char **argv, cli_bench_tlsn *tlsn)
         }
         if (tlsn) {
             int took = cli_bench_tlsn_flag(tlsn, argc, argv, &i, &err);
-            if (took < 0 && !json)
+            if (took < 0 && !*json)
                 return cli_fail_code(2, cmdname, "%s", err.msg);
             if (took < 0)
-                return notary_fail(json, 2, err.msg);
+                return notary_fail(*json, 2, err.msg);
             if (took)
                 continue;
         }
         if (!strcmp(argv[i], "--json")) {
-            json = 1;
+            *json = 1;
             continue;
         }
         const char *a = argv[i], *eq = strchr(a, '=');
@@ -221,28 +220,61 @@ static int bench_main(int argc, char **argv, cli_bench_tlsn *tlsn)
             if (strlen(flag) == alen && !strncmp(flag, a, alen))
                 name = *n;
         }
-        if (!name && !json)
+        if (!name && !*json)
             return cli_unknown_option(cmdname, a);
         if (!name) {
             snprintf(msg, sizeof msg, "%.*s: unknown option (teebench %s --help)", (int)alen, a,
                      cmdname);
-            return notary_fail(json, 2, msg);
+            return notary_fail(*json, 2, msg);
         }
         const char *v = eq ? eq + 1 : NULL;
         if (!v) {
-            if (i + 1 >= argc && !json)
+            if (i + 1 >= argc && !*json)
                 return cli_missing_value(cmdname, a);
             if (i + 1 >= argc) {
                 snprintf(msg, sizeof msg, "%s: needs a value", a);
-                return notary_fail(json, 2, msg);
+                return notary_fail(*json, 2, msg);
             }
             v = argv[++i];
         }
-        if (tb_bench_config_set(&c, name, v, &err) < 0)
-            return notary_fail(json, 2, err.msg);
+        if (tb_bench_config_set(c, name, v, &err) < 0)
+            return notary_fail(*json, 2, err.msg);
     }
-    if (tb_bench_config_check(&c, &err) < 0)
-        return notary_fail(json, 2, err.msg);
+    if (tb_bench_config_check(c, &err) < 0)
+        return notary_fail(*json, 2, err.msg);
+    return -1;
+}
+
+/* The run's results file and summary (and tlsn's phases), after a run with a run dir. */
+static void print_summary(const tb_bench_outcome *oc, const cli_bench_tlsn *tlsn)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/summary.txt", oc->run_dir);
+    FILE *f = fopen(path, "r");
+    /* The script's lines: a blank one, where the results are, then the summary. */
+    printf("\nresults written to %s/results.csv\n", oc->run_dir);
+    if (f) {
+        char line[1024];
+        while (fgets(line, sizeof line, f))
+            fputs(line, stdout);
+        fclose(f);
+    }
+    if (tlsn)
+        cli_bench_tlsn_print_phases(tlsn, oc->run_dir, stdout);
+    fflush(stdout);
+}
+
+static int bench_main(int argc, char **argv, cli_bench_tlsn *tlsn)
+{
+    tb_bench_config c;
+    tb_err err;
+    int json = 0;
+    const char *sub = tlsn ? "tlsn" : "notary";
+    char cmdname[32];
+    snprintf(cmdname, sizeof cmdname, "bench %s", sub);
+    int crc = bench_config(argc, argv, tlsn, cmdname, &c, &json);
+    if (crc >= 0)
+        return crc;
     ssize_t n = readlink("/proc/self/exe", c.self_exe, sizeof c.self_exe - 1);
     if (n <= 0)
         return cli_fail("bench", "cannot find the teebench binary (/proc/self/exe)");
@@ -267,22 +299,8 @@ static int bench_main(int argc, char **argv, cli_bench_tlsn *tlsn)
         if (prc)
             return prc;
     }
-    if (oc.run_dir[0] && !json) {
-        char path[PATH_MAX + 16];
-        snprintf(path, sizeof path, "%s/summary.txt", oc.run_dir);
-        FILE *f = fopen(path, "r");
-        /* The script's lines: a blank one, where the results are, then the summary. */
-        printf("\nresults written to %s/results.csv\n", oc.run_dir);
-        if (f) {
-            char line[1024];
-            while (fgets(line, sizeof line, f))
-                fputs(line, stdout);
-            fclose(f);
-        }
-        if (tlsn)
-            cli_bench_tlsn_print_phases(tlsn, oc.run_dir, stdout);
-        fflush(stdout);
-    }
+    if (oc.run_dir[0] && !json)
+        print_summary(&oc, tlsn);
     if (rc < 0)
         return cli_fail("bench", "%s: %s", sub, err.msg);
     if (oc.interrupted)

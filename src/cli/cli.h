@@ -53,6 +53,8 @@ extern const cli_cmd cli_bench_summarize_cmd;
 extern const cli_cmd cli_serve_cmd;
 extern const cli_cmd cli_http_cmd;
 extern const cli_cmd cli_nginx_cmd;
+extern const cli_cmd cli_suite_cmd;
+extern const cli_cmd cli_vm_cmd;
 extern const cli_cmd cli_vm_image_cmd;
 extern const cli_cmd cli_notary_serve_cmd;
 extern const cli_cmd cli_notary_check_cmd;

@@ -93,8 +93,15 @@ static int store(const cli_flag *f, void *args, const char *v, tb_err *err)
                 return 0;
             }
         return bad_choice(flag, v, f->choices, err);
+    case CLI_F_INDEX:
+        for (int i = 0; f->choices[i]; i++)
+            if (!strcmp(v, f->choices[i])) {
+                *(int *)at = i;
+                return 0;
+            }
+        return bad_choice(flag, v, f->choices, err);
     case CLI_F_CALL:
-        return f->call(args, flag, v, err);
+        return f->call(at, flag, v, err);
     case CLI_F_SETTING: {
         cli_settings *set = (cli_settings *)at;
         if (set->n == CLI_SETTINGS_MAX)
@@ -177,6 +184,8 @@ int cli_flags_parse(const cli_cmd *c, int argc, char **argv, void *args, int *fi
         }
         if (store(f, args, optarg, &err) < 0)
             return cli_fail_code(2, c->name, "%s", err.msg);
+        if (c->seen)
+            c->seen(args, f);
     }
     if (c->max_operands >= 0 && argc - optind > c->max_operands)
         return cli_fail_code(2, c->name, "%s: unexpected argument", argv[optind + c->max_operands]);

@@ -13,8 +13,8 @@
  *
  * Invariants: a table is static const data ending with {0}; each entry writes one
  * field of the command's args struct (its offset, type-checked by the CLI_* macros)
- * or calls its callback; nothing here keeps state between calls (getopt's optind is
- * libc's, reset on every parse). */
+ * or calls its callback (given the args struct, or one field of it); nothing here keeps state
+ * between calls (getopt's optind is libc's, reset on every parse). */
 #ifndef TB_CLI_FLAGS_H
 #define TB_CLI_FLAGS_H
 
@@ -39,10 +39,13 @@ typedef enum cli_flag_type {
     CLI_F_BUF,     /* char[size]: a copy of the value (cut at size - 1) */
     CLI_F_CHOICE,  /* const char * = one of choices (NULL-terminated), else
                       "<flag> <value>: unknown (a, b, c)" */
+    CLI_F_INDEX,   /* int = the value's index in choices (NULL-terminated), else the
+                      choice error */
     CLI_F_SETTING, /* a workload parameter: {key, value} appended to a cli_settings, key
                       the name with '_' for '-'; "too many options" past CLI_SETTINGS_MAX */
     CLI_F_ALIAS,   /* the flag named by help, under another name (hidden) */
-    CLI_F_CALL,    /* call(args, flag, value, err): value NULL for a flag without one */
+    CLI_F_CALL,    /* call(args + off, flag, value, err): value NULL for a flag without one
+                      (off 0: the args struct; CLI_CALL_AT: one of its fields) */
 } cli_flag_type;
 
 /* The workload parameters given as flags, in order (applied over the profile's
@@ -72,6 +75,8 @@ typedef struct cli_flag {
     const char *before; /* printed before its entry in --help (a blank line, a heading) */
     size_t size;        /* CLI_F_BUF: the array's size */
     const char *key;    /* CLI_F_SETTING: the parameter's key (NULL: the name, '_' for '-') */
+    int group;          /* a tag the command's seen() may test (0: none; cli/vm_flags' is
+                           CLI_VM_GROUP) */
 } cli_flag;
 
 typedef struct cli_cmd cli_cmd;
@@ -85,6 +90,8 @@ struct cli_cmd {
     int indent;          /* the help's indent (0: 2) */
     int align_long;      /* 1: a flag without a short letter is indented under the others' "--" */
     int hide_shorts;     /* 1: --help shows no short letter but -h's */
+    /* NULL, or called after each flag is stored (suite run: the first VM flag given) */
+    void (*seen)(void *args, const cli_flag *f);
 };
 
 /* The value of a field in T (type-checked: a mismatch is a compile error with -Werror). */
@@ -152,6 +159,11 @@ struct cli_cmd {
         .name = n, .shortc = s, .type = CLI_F_CHOICE, .arg = a,                                    \
         .off = CLI_OFF(T, f, const char *), .choices = list, .help = h                             \
     }
+#define CLI_INDEX(n, s, T, f, list, a, h)                                                          \
+    {                                                                                              \
+        .name = n, .shortc = s, .type = CLI_F_INDEX, .arg = a, .off = CLI_OFF(T, f, int),          \
+        .choices = list, .help = h                                                                 \
+    }
 #define CLI_SETTING(n, T, f, a, h)                                                                 \
     {                                                                                              \
         .name = n, .type = CLI_F_SETTING, .arg = a, .off = CLI_OFF(T, f, cli_settings), .help = h  \
@@ -159,6 +171,13 @@ struct cli_cmd {
 #define CLI_CALL(n, s, fn, a, h)                                                                   \
     {                                                                                              \
         .name = n, .shortc = s, .type = CLI_F_CALL, .arg = a, .call = fn, .help = h                \
+    }
+
+/* A callback given field f (of type ft) of T rather than the whole args struct. */
+#define CLI_CALL_AT(n, s, T, f, ft, fn, a, h)                                                      \
+    {                                                                                              \
+        .name = n, .shortc = s, .type = CLI_F_CALL, .arg = a, .off = CLI_OFF(T, f, ft),            \
+        .call = fn, .help = h                                                                      \
     }
 
 /* An old spelling of the flag before it (same type and field), not in --help. */

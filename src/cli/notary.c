@@ -248,6 +248,41 @@ static void reload_keys(const char *path, tb_notary_server *srv, tb_notary_keys 
     log_line(NULL, line);
 }
 
+/* The server's configuration from o; it borrows key, tee (NULL: none), target and
+   keys. */
+static void serve_config(const serve_opts *o, const tb_notary_key *key,
+                         const tb_notary_quote_source *tee, const tb_notary_target *target,
+                         tb_notary_keys *keys, tb_notary_config *cfg)
+{
+    *cfg = (tb_notary_config){
+        .addr = o->addr,
+        .port = (uint16_t)o->port,
+        .key = key,
+        .tee = tee,
+        .target = target,
+        .max_sent = o->max_sent,
+        .max_recv = o->max_recv,
+        .concurrency = (int)o->concurrency,
+        .session_ttl_ns = o->session_s * 1000000000ull,
+        .max_sessions = (size_t)o->max_sessions,
+        .sessions_per_client = (size_t)o->per_client,
+        .sessions_per_prefix = (size_t)o->per_prefix,
+        .reserved_sessions = (size_t)o->reserved,
+        .reserve_below = (size_t)o->reserve_below,
+        .notarizations_per_client = (size_t)o->inflight_per_client,
+        .notarizations_per_prefix = (size_t)o->inflight_per_prefix,
+        .resolutions_per_client = (size_t)o->lookups_per_client,
+        .resolutions_per_prefix = (size_t)o->lookups_per_prefix,
+        .max_resolutions = (size_t)o->max_lookups,
+        .keys = keys,
+        .max_connections = (size_t)o->max_conns,
+        .io_timeout_ms = (int)o->io_ms,
+        .log = o->quiet ? NULL : log_line,
+        .tls_cert = o->tls_cert,
+        .tls_key = o->tls_key,
+    };
+}
+
 static int cmd_serve_notary(int argc, char **argv)
 {
     serve_opts o;
@@ -284,33 +319,8 @@ static int cmd_serve_notary(int argc, char **argv)
         have_tee = 0;
         goto out;
     }
-    tb_notary_config cfg = {
-        .addr = o.addr,
-        .port = (uint16_t)o.port,
-        .key = &key,
-        .tee = have_tee ? &tee : NULL,
-        .target = &target,
-        .max_sent = o.max_sent,
-        .max_recv = o.max_recv,
-        .concurrency = (int)o.concurrency,
-        .session_ttl_ns = o.session_s * 1000000000ull,
-        .max_sessions = (size_t)o.max_sessions,
-        .sessions_per_client = (size_t)o.per_client,
-        .sessions_per_prefix = (size_t)o.per_prefix,
-        .reserved_sessions = (size_t)o.reserved,
-        .reserve_below = (size_t)o.reserve_below,
-        .notarizations_per_client = (size_t)o.inflight_per_client,
-        .notarizations_per_prefix = (size_t)o.inflight_per_prefix,
-        .resolutions_per_client = (size_t)o.lookups_per_client,
-        .resolutions_per_prefix = (size_t)o.lookups_per_prefix,
-        .max_resolutions = (size_t)o.max_lookups,
-        .keys = keys,
-        .max_connections = (size_t)o.max_conns,
-        .io_timeout_ms = (int)o.io_ms,
-        .log = o.quiet ? NULL : log_line,
-        .tls_cert = o.tls_cert,
-        .tls_key = o.tls_key,
-    };
+    tb_notary_config cfg;
+    serve_config(&o, &key, have_tee ? &tee : NULL, &target, keys, &cfg);
     /* every connection is an fd: the server sizes its connection cap from what this
      * reaches */
     tb_fd_limit_raise(o.max_conns + o.concurrency + 2 * o.max_lookups + 64);

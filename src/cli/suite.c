@@ -15,7 +15,6 @@
 #include "cli/cli.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -33,6 +32,7 @@
 #include "base/fdlimit.h"
 #include "base/file.h"
 #include "base/text.h"
+#include "cli/flags.h"
 #include "cli/vm_flags.h"
 #include "compare/compare.h"
 #include "fleet/fleet.h"
@@ -61,10 +61,13 @@ typedef struct suite_args {
        fleet->vm_spec), --ssh-config, --remote-binary, --vm-dir, --http-client,
        --net-client, --guest-setup go into it as they are parsed */
     tb_fleet *fleet;
-    const char *vm_kinds; /* --vm-kinds LIST */
-    int vm_flag;          /* the first VM flag given (a CLI_VM_* code), 0: none */
-    int boot_memory;      /* --vm-boot-memory given */
-    int ssh_copy_id;      /* --ssh-copy-id: ssh-copy-id to each ssh target first */
+    const char *vm_kinds;    /* --vm-kinds LIST */
+    tb_vm_spec vm;           /* the VM flags' description (fleet->vm_spec once parsed) */
+    const cli_flag *vm_flag; /* the first VM flag given, NULL: none */
+    const char *ssh_config, *remote_binary, *vm_dir; /* into fleet->o once parsed */
+    int guest_setup, http_local, net_local;          /* the *_client_local of fleet->o */
+    int boot_memory;                                 /* --vm-boot-memory given */
+    int ssh_copy_id; /* --ssh-copy-id: ssh-copy-id to each ssh target first */
     const char *sets[64];
     int n_sets;
     int progress;
@@ -95,7 +98,8 @@ static void print_profiles(FILE *f)
     }
 }
 
-static void usage(FILE *f)
+/* usage(): the suite's own flags. */
+static void usage_own(FILE *f)
 {
     fprintf(
         f,
@@ -128,40 +132,53 @@ static void usage(FILE *f)
         "                     directory, removed unless a workload failed)\n"
         "  --json             (plan) print the plan as JSON\n"
         "  --db FILE          the results store (default: $TEEBENCH_DB, else\n"
-        "                     $XDG_DATA_HOME/teebench/results.db); --no-store: none\n\n"
-        "Other environments (each stored, then compared; the first is the baseline):\n"
-        "  --target NAME=ssh://[user@]host[:port]   run there through OpenSSH (repeatable;\n"
-        "                     NAME is a label, as --label; its result is stored under it):\n"
-        "                     BatchMode, a control master per target, your ssh config and\n"
-        "                     keys; this teebench is copied to ~/.cache/teebench there when\n"
-        "                     that host has none of this build; where it cannot run there\n"
-        "                     (a missing library, an older glibc) the self-contained\n"
-        "                     teebench-static beside it (make static) is copied instead\n"
-        "  --target NAME=vm:VM  a VM started by `teebench vm start VM`\n"
-        "  --target NAME=local  this machine\n"
-        "  --ssh-config FILE  ssh -F FILE\n"
-        "  --ssh-copy-id      first run ssh-copy-id for each ssh:// target on this terminal\n"
-        "                     (a host that takes only a password, such as a TD started by\n"
-        "                     hand: Canonical's image logs in tdx/123456); a target user that\n"
-        "                     is not root runs every workload but those needing root there\n"
-        "                     (attest and notary's TEE modes: configfs-tsm is root's)\n"
-        "  --http-client local|remote  where the load generator of http's nginx target\n"
-        "                     runs for ssh targets: remote (default: the whole suite there)\n"
-        "                     or local (this machine loads nginx there over the network, as\n"
-        "                     the source document measured a TD: its I/O path is part of\n"
-        "                     the cost)\n"
-        "  --net-client local|remote  where the network workload's clients (iperf3, the\n"
-        "                     round trips) run for ssh targets: remote (default: clients\n"
-        "                     and servers there, over its loopback) or local (the servers\n"
-        "                     there, `teebench network serve`, the clients here: its\n"
-        "                     network path, virtio and a TD's bounce buffers, in the\n"
-        "                     figures); only with ssh:// targets\n"
-        "  --remote-binary P  run P there instead of copying this teebench\n"
-        "  --guest-setup      before the suite, install nginx there if it is missing, with\n"
-        "                     apt-get or dnf, as root or through sudo -n (its system-wide\n"
-        "                     service is stopped again: the suite starts its own)\n"
-        "  --vm-dir DIR       where `teebench vm` keeps its VMs (vm:VM targets, --vm-kinds)\n"
-        "  with targets, -o DIR writes one result per target: DIR/NAME.json\n\n"
+        "                     $XDG_DATA_HOME/teebench/results.db); --no-store: none\n\n");
+}
+
+/* usage(): --target and the other environments' flags. */
+static void usage_targets(FILE *f)
+{
+    fprintf(f,
+            "Other environments (each stored, then compared; the first is the baseline):\n"
+            "  --target NAME=ssh://[user@]host[:port]   run there through OpenSSH (repeatable;\n"
+            "                     NAME is a label, as --label; its result is stored under it):\n"
+            "                     BatchMode, a control master per target, your ssh config and\n"
+            "                     keys; this teebench is copied to ~/.cache/teebench there when\n"
+            "                     that host has none of this build; where it cannot run there\n"
+            "                     (a missing library, an older glibc) the self-contained\n"
+            "                     teebench-static beside it (make static) is copied instead\n"
+            "  --target NAME=vm:VM  a VM started by `teebench vm start VM`\n"
+            "  --target NAME=local  this machine\n"
+            "  --ssh-config FILE  ssh -F FILE\n"
+            "  --ssh-copy-id      first run ssh-copy-id for each ssh:// target on this terminal\n"
+            "                     (a host that takes only a password, such as a TD started by\n"
+            "                     hand: Canonical's image logs in tdx/123456); a target user that\n"
+            "                     is not root runs every workload but those needing root there\n"
+            "                     (attest and notary's TEE modes: configfs-tsm is root's)\n"
+            "  --http-client local|remote  where the load generator of http's nginx target\n"
+            "                     runs for ssh targets: remote (default: the whole suite there)\n"
+            "                     or local (this machine loads nginx there over the network, as\n"
+            "                     the source document measured a TD: its I/O path is part of\n"
+            "                     the cost)\n"
+            "  --net-client local|remote  where the network workload's clients (iperf3, the\n"
+            "                     round trips) run for ssh targets: remote (default: clients\n"
+            "                     and servers there, over its loopback) or local (the servers\n"
+            "                     there, `teebench network serve`, the clients here: its\n"
+            "                     network path, virtio and a TD's bounce buffers, in the\n"
+            "                     figures); only with ssh:// targets\n"
+            "  --remote-binary P  run P there instead of copying this teebench\n"
+            "  --guest-setup      before the suite, install nginx there if it is missing, with\n"
+            "                     apt-get or dnf, as root or through sudo -n (its system-wide\n"
+            "                     service is stopped again: the suite starts its own)\n"
+            "  --vm-dir DIR       where `teebench vm` keeps its VMs (vm:VM targets, --vm-kinds)\n"
+            "  with targets, -o DIR writes one result per target: DIR/NAME.json\n\n");
+}
+
+/* usage(): --vm-kinds and the VMs' flags. */
+static void usage_vms(FILE *f)
+{
+    fprintf(
+        f,
         "This machine and VMs it starts, in one command (host, then each kind):\n"
         "  --vm-kinds LIST    e.g. regular,tdx (labels vm-regular, vm-tdx) or td=tdx,vm=regular:\n"
         "                     each VM is started from the same description, the suite runs\n"
@@ -188,6 +205,13 @@ static void usage(FILE *f)
         "  --vm-ssh-key K, --vm-ssh-user U, --qemu BIN, --cbitpos N, --reduced-phys-bits N,\n"
         "  --vm-snp-policy P  as for teebench vm start (--cpus, --memory, ... there)\n"
         "  -h, --help         this text\n\n");
+}
+
+static void usage(FILE *f)
+{
+    usage_own(f);
+    usage_targets(f);
+    usage_vms(f);
     print_profiles(f);
     fprintf(f,
             "\nkeys for --set and suite files (suite files nest them: workloads.http.duration):\n");
@@ -203,10 +227,13 @@ static void usage(FILE *f)
 }
 
 /* --vm-boot-memory 512M,8G: the extra boots' sizes (distinct, at least 64 MiB), in
-   order. 0, or exit code 2 (said). */
-static int boot_memory(const char *list, tb_fleet_opts *o)
+   order, into a's fleet. 0, or -1 with err. */
+static int take_boot_memory(void *args, const char *flag, const char *list, tb_err *err)
 {
+    suite_args *a = args;
+    tb_fleet_opts *o = &a->fleet->o;
     o->n_boot_memory = 0;
+    a->boot_memory = 1;
     const char *p = list;
     for (;;) {
         size_t len = strcspn(p, ",");
@@ -214,20 +241,18 @@ static int boot_memory(const char *list, tb_fleet_opts *o)
         uint64_t v;
         tb_err e;
         if (!len || len >= sizeof one)
-            return cli_fail_code(2, CMD, "--vm-boot-memory %s: want SIZE[,SIZE...], e.g. 1G,8G",
-                                 list);
+            return tb_errf(err, "%s %s: want SIZE[,SIZE...], e.g. 1G,8G", flag, list);
         memcpy(one, p, len);
         one[len] = 0;
         if (tb_vm_parse_size(one, &v, &e) < 0)
-            return cli_fail_code(2, CMD, "--vm-boot-memory %s: %s", one, e.msg);
+            return tb_errf(err, "%s %s: %s", flag, one, e.msg);
         if (v < (64ull << 20))
-            return cli_fail_code(2, CMD, "--vm-boot-memory %s: at least 64M", one);
+            return tb_errf(err, "%s %s: at least 64M", flag, one);
         for (int i = 0; i < o->n_boot_memory; i++)
             if (o->boot_memory[i] == v)
-                return cli_fail_code(2, CMD, "--vm-boot-memory: %s twice", one);
+                return tb_errf(err, "%s: %s twice", flag, one);
         if (o->n_boot_memory == TB_FLEET_BOOT_SIZES)
-            return cli_fail_code(2, CMD, "--vm-boot-memory: at most %d sizes",
-                                 TB_FLEET_BOOT_SIZES);
+            return tb_errf(err, "%s: at most %d sizes", flag, TB_FLEET_BOOT_SIZES);
         o->boot_memory[o->n_boot_memory++] = v;
         if (!p[len])
             return 0;
@@ -235,184 +260,112 @@ static int boot_memory(const char *list, tb_fleet_opts *o)
     }
 }
 
+static int take_set(void *args, const char *flag, const char *v, tb_err *err)
+{
+    suite_args *a = args;
+    if (a->n_sets == (int)(sizeof a->sets / sizeof a->sets[0]))
+        return tb_errf(err, "%s: at most 64", flag);
+    a->sets[a->n_sets++] = v;
+    return 0;
+}
+
+static int take_label(void *args, const char *flag, const char *v, tb_err *err)
+{
+    if (!tb_record_label_valid(v))
+        return tb_errf(err, "%s %s: want " TB_RECORD_LABEL_RULE, flag, v);
+    ((suite_args *)args)->label = v;
+    return 0;
+}
+
+/* --progress's modes, in PROG_* order. */
+static const char *const progress_modes[] = {"auto", "tty", "plain", "jsonl", "none", NULL};
+
+static int take_target(void *args, const char *flag, const char *v, tb_err *err)
+{
+    tb_fleet *fl = ((suite_args *)args)->fleet;
+    tb_err e;
+    if (fl->n_targets == TB_FLEET_MAX_TARGETS)
+        return tb_errf(err, "%s: at most %d", flag, TB_FLEET_MAX_TARGETS);
+    if (tb_fleet_add_target(fl, v, &e) < 0)
+        return tb_errf(err, "%s %s", flag, e.msg);
+    return 0;
+}
+
+/* --http-client, --net-client: remote 0, local 1. */
+static const char *const remote_local[] = {"remote", "local", NULL};
+
+/* cli/flags' seen(): notes the first VM flag (check_vms refuses it without --vm-kinds). */
+static void seen(void *args, const cli_flag *f)
+{
+    suite_args *a = args;
+    if (f->group == CLI_VM_GROUP && !a->vm_flag)
+        a->vm_flag = f;
+}
+
+static void suite_usage(FILE *f, const cli_cmd *c)
+{
+    (void)c;
+    usage(f);
+}
+
+/* suite run|plan's flags (the help is usage()'s); the VMs' through cli/vm_flags. */
+static const cli_flag suite_flags[] = {
+    CLI_STR("profile", 0, suite_args, profile, "P", "quick, standard or seed"),
+    CLI_STR("workloads", 0, suite_args, workloads, "LIST", "comma-separated workloads"),
+    CLI_STR("repeat", 0, suite_args, repeat, "N", "rounds"),
+    CLI_STR("suite", 0, suite_args, suite_file, "FILE", "suite file"),
+    CLI_CALL("set", 0, take_set, "KEY=VALUE", "one parameter (repeatable)"),
+    CLI_CALL("label", 0, take_label, "NAME", "environment label"),
+    CLI_STR("output", 'o', suite_args, output, "FILE", "write the result (JSON) to FILE"),
+    CLI_INDEX("progress", 0, suite_args, progress, progress_modes, "MODE", "where progress goes"),
+    CLI_STR("work-dir", 0, suite_args, work_dir, "DIR", "servers' files and logs in DIR"),
+    CLI_BOOL("json", 0, suite_args, json, "(plan) print the plan as JSON"),
+    CLI_STR("db", 0, suite_args, db, "FILE", "the results store"),
+    CLI_BOOL("no-store", 0, suite_args, no_store, "store no result"),
+    CLI_CALL("target", 0, take_target, "NAME=URL", "another environment (repeatable)"),
+    CLI_STR("ssh-config", 0, suite_args, ssh_config, "FILE", "ssh -F FILE"),
+    CLI_STR("remote-binary", 0, suite_args, remote_binary, "P", "run P there"),
+    CLI_STR("vm-dir", 0, suite_args, vm_dir, "DIR", "where `teebench vm` keeps its VMs"),
+    CLI_STR("vm-kinds", 0, suite_args, vm_kinds, "LIST", "VMs to start, e.g. regular,tdx"),
+    CLI_CALL("vm-boot-memory", 0, take_boot_memory, "SIZE[,SIZE]", "boot again at each size"),
+    CLI_INDEX("http-client", 0, suite_args, http_local, remote_local, "local|remote",
+              "where http's load runs"),
+    CLI_INDEX("net-client", 0, suite_args, net_local, remote_local, "local|remote",
+              "where network's clients run"),
+    CLI_BOOL("guest-setup", 0, suite_args, guest_setup, "install nginx there if missing"),
+    CLI_BOOL("ssh-copy-id", 0, suite_args, ssh_copy_id, "ssh-copy-id to each ssh target"),
+    CLI_VM_FLAGS_SUITE(suite_args, vm),
+    CLI_HELP(),
+    {0}};
+
+const cli_cmd cli_suite_cmd = {
+    .name = CMD, .flags = suite_flags, .usage = suite_usage, .max_operands = 0, .seen = seen};
+
+/* Parses argv (argv[0] = run or plan) into a and a's fleet. Returns CLI_FLAGS_GO, or
+   the exit code. */
 static int parse_args(int argc, char **argv, suite_args *a)
 {
-    enum {
-        O_PROFILE = 256,
-        O_WORKLOADS,
-        O_REPEAT,
-        O_SUITE,
-        O_SET,
-        O_LABEL,
-        O_PROGRESS,
-        O_WORK,
-        O_JSON,
-        O_DB,
-        O_NO_STORE,
-        O_TARGET,
-        O_SSH_CONFIG,
-        O_REMOTE_BINARY,
-        O_VM_DIR,
-        O_VM_KINDS,
-        O_VM_BOOT_MEMORY,
-        O_HTTP_CLIENT,
-        O_NET_CLIENT,
-        O_GUEST_SETUP,
-        O_SSH_COPY_ID
-    };
-    static const struct option opts[] = {
-        {"profile", required_argument, NULL, O_PROFILE},
-        {"workloads", required_argument, NULL, O_WORKLOADS},
-        {"repeat", required_argument, NULL, O_REPEAT},
-        {"suite", required_argument, NULL, O_SUITE},
-        {"set", required_argument, NULL, O_SET},
-        {"label", required_argument, NULL, O_LABEL},
-        {"output", required_argument, NULL, 'o'},
-        {"progress", required_argument, NULL, O_PROGRESS},
-        {"work-dir", required_argument, NULL, O_WORK},
-        {"json", no_argument, NULL, O_JSON},
-        {"db", required_argument, NULL, O_DB},
-        {"no-store", no_argument, NULL, O_NO_STORE},
-        {"target", required_argument, NULL, O_TARGET},
-        {"ssh-config", required_argument, NULL, O_SSH_CONFIG},
-        {"remote-binary", required_argument, NULL, O_REMOTE_BINARY},
-        {"vm-dir", required_argument, NULL, O_VM_DIR},
-        {"vm-kinds", required_argument, NULL, O_VM_KINDS},
-        {"vm-boot-memory", required_argument, NULL, O_VM_BOOT_MEMORY},
-        {"http-client", required_argument, NULL, O_HTTP_CLIENT},
-        {"net-client", required_argument, NULL, O_NET_CLIENT},
-        {"guest-setup", no_argument, NULL, O_GUEST_SETUP},
-        {"ssh-copy-id", no_argument, NULL, O_SSH_COPY_ID},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
-    struct option all[64];
-    int n_all = 0, c;
-    if (cli_opt_append(all, &n_all, 64, opts) < 0 ||
-        cli_opt_append(all, &n_all, 64, cli_vm_flags_suite) < 0)
-        return cli_fail(CMD, "internal error: option table too small");
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":o:h", all, NULL)) != -1) {
-        if (cli_vm_flag_is(c)) {
-            if (!a->vm_flag)
-                a->vm_flag = c;
-            int rc = cli_vm_flag_take(CMD, cli_vm_flags_suite, c, optarg, &a->fleet->vm_spec);
-            if (rc)
-                return rc;
-            continue;
-        }
-        switch (c) {
-        case O_PROFILE:
-            a->profile = optarg;
-            break;
-        case O_WORKLOADS:
-            a->workloads = optarg;
-            break;
-        case O_REPEAT:
-            a->repeat = optarg;
-            break;
-        case O_SUITE:
-            a->suite_file = optarg;
-            break;
-        case O_SET:
-            if (a->n_sets == (int)(sizeof a->sets / sizeof a->sets[0]))
-                return cli_fail_code(2, CMD, "--set: at most 64");
-            a->sets[a->n_sets++] = optarg;
-            break;
-        case O_LABEL:
-            if (!tb_record_label_valid(optarg))
-                return cli_fail_code(2, CMD, "--label %s: want " TB_RECORD_LABEL_RULE, optarg);
-            a->label = optarg;
-            break;
-        case 'o':
-            a->output = optarg;
-            break;
-        case O_PROGRESS:
-            if (!strcmp(optarg, "auto"))
-                a->progress = PROG_AUTO;
-            else if (!strcmp(optarg, "tty"))
-                a->progress = PROG_TTY;
-            else if (!strcmp(optarg, "plain"))
-                a->progress = PROG_PLAIN;
-            else if (!strcmp(optarg, "jsonl"))
-                a->progress = PROG_JSONL;
-            else if (!strcmp(optarg, "none"))
-                a->progress = PROG_NONE;
-            else
-                return cli_fail_code(2, CMD, "--progress %s: want auto, tty, plain, jsonl or none",
-                                     optarg);
-            break;
-        case O_WORK:
-            a->work_dir = optarg;
-            break;
-        case O_JSON:
-            a->json = 1;
-            break;
-        case O_DB:
-            a->db = optarg;
-            break;
-        case O_NO_STORE:
-            a->no_store = 1;
-            break;
-        case O_TARGET: {
-            tb_err e;
-            if (a->fleet->n_targets == TB_FLEET_MAX_TARGETS)
-                return cli_fail_code(2, CMD, "--target: at most %d", TB_FLEET_MAX_TARGETS);
-            if (tb_fleet_add_target(a->fleet, optarg, &e) < 0)
-                return cli_fail_code(2, CMD, "--target %s", e.msg);
-            break;
-        }
-        case O_SSH_CONFIG:
-            a->fleet->o.ssh_config = optarg;
-            break;
-        case O_SSH_COPY_ID:
-            a->ssh_copy_id = 1;
-            break;
-        case O_REMOTE_BINARY:
-            a->fleet->o.remote_binary = optarg;
-            break;
-        case O_VM_DIR:
-            a->fleet->o.vm_dir = optarg;
-            break;
-        case O_VM_KINDS:
-            a->vm_kinds = optarg;
-            break;
-        case O_VM_BOOT_MEMORY:
-            if (boot_memory(optarg, &a->fleet->o) != 0)
-                return 2;
-            a->boot_memory = 1;
-            break;
-        case O_HTTP_CLIENT:
-            if (strcmp(optarg, "local") && strcmp(optarg, "remote"))
-                return cli_fail_code(2, CMD, "--http-client %s: want local or remote", optarg);
-            a->fleet->o.http_client_local = !strcmp(optarg, "local");
-            break;
-        case O_NET_CLIENT:
-            if (strcmp(optarg, "local") && strcmp(optarg, "remote"))
-                return cli_fail_code(2, CMD, "--net-client %s: want local or remote", optarg);
-            a->fleet->o.net_client_local = !strcmp(optarg, "local");
-            break;
-        case O_GUEST_SETUP:
-            a->fleet->o.guest_setup = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            return cli_bad_option(CMD, c, argv);
-        }
-    }
-    if (optind < argc)
-        return cli_fail_code(2, CMD, "%s: unexpected argument", argv[optind]);
+    int first;
+    a->vm = a->fleet->vm_spec;
+    int rc = cli_flags_parse(&cli_suite_cmd, argc, argv, a, &first);
+    if (rc != CLI_FLAGS_GO)
+        return rc;
     /* what a remote suite run gets, and this machine's name among VMs */
     tb_fleet_opts *fo = &a->fleet->o;
+    a->fleet->vm_spec = a->vm;
+    fo->ssh_config = a->ssh_config;
+    fo->remote_binary = a->remote_binary;
+    fo->vm_dir = a->vm_dir;
+    fo->guest_setup = a->guest_setup;
+    fo->http_client_local = a->http_local;
+    fo->net_client_local = a->net_local;
     fo->host_label = a->label;
     fo->profile = a->profile;
     fo->workloads = a->workloads;
     fo->repeat = a->repeat;
     fo->sets = a->sets;
     fo->n_sets = a->n_sets;
-    return -1;
+    return CLI_FLAGS_GO;
 }
 
 /* After the flags: the VMs of --vm-kinds (fleet/); VM flags without it refused. 0, or
@@ -424,11 +377,8 @@ static int check_vms(suite_args *a)
     if (!a->vm_kinds) {
         if (!a->vm_flag)
             return 0;
-        for (const struct option *o = cli_vm_flags_suite; o->name; o++)
-            if (o->val == a->vm_flag)
-                return cli_fail_code(2, CMD, "--%s: describes the VMs of --vm-kinds (none given)",
-                                     o->name);
-        return cli_fail_code(2, CMD, "VM flags need --vm-kinds");
+        return cli_fail_code(2, CMD, "--%s: describes the VMs of --vm-kinds (none given)",
+                             a->vm_flag->name);
     }
     tb_err e;
     if (tb_fleet_set_vm_kinds(a->fleet, a->vm_kinds, &e) < 0)
@@ -968,7 +918,7 @@ static int cmd_run(suite_args *a, tb_suite_plan *p, char **argv)
 static int suite_main(suite_args *a, const char *sub, int argc, char **argv)
 {
     int rc = parse_args(argc - 1, argv + 1, a);
-    if (rc >= 0)
+    if (rc != CLI_FLAGS_GO)
         return rc;
     if ((rc = check_vms(a)) != 0)
         return rc;

@@ -2,7 +2,7 @@
  * one line a table: "NAME<TAB>--flag -x ...". scripts/gen-docs.sh makes the bash
  * completion from it, so completion offers exactly the flags the parsers take.
  * The list below is the one place that names every table; a command without a
- * table (vm, suite, bench notary and tlsn: flags of their own) is not in it. */
+ * table (bench notary and tlsn: flags of their own) is not in it. */
 #include "cli/cli.h"
 #include "cli/flags.h"
 
@@ -35,8 +35,10 @@ static const cli_cmd *const tables[] = {
     &cli_results_cmd,
     &cli_serve_cmd,
     &cli_storage_cmd,
+    &cli_suite_cmd,
     &cli_syscall_cmd,
     &cli_tlsn_session_cmd,
+    &cli_vm_cmd,
     &cli_vm_image_cmd,
 };
 

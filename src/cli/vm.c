@@ -7,7 +7,6 @@
 #include "cli/json.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -17,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/flags.h"
 #include "cli/opt.h"
 #include "cli/vm_flags.h"
 #include "base/file.h"
@@ -118,8 +118,6 @@ static void usage(FILE *f)
         "from it means anything); tdx and snp never do.\n");
 }
 
-enum { O_DRY_RUN = 256, O_WHY, O_DIR, O_TIMEOUT, O_JSON, O_FROM, O_HOSTNAME };
-
 typedef struct vm_args {
     tb_vm_spec spec;
     const char *dir;
@@ -130,84 +128,48 @@ typedef struct vm_args {
     int nrest;
 } vm_args;
 
-/* A duration flag (cli/opt syntax: 60, 60s, 2m) in whole seconds, rounded up. */
-static int parse_seconds(const char *flag, const char *v, long lo, long hi, long *out)
+/* --timeout: a duration (cli/opt syntax: 60, 60s, 2m) in whole seconds, rounded up. */
+static int take_timeout(void *args, const char *flag, const char *v, tb_err *err)
 {
-    tb_err e;
     double sec;
-    if (cli_opt_duration(flag, v, (double)lo, (double)hi, &sec, &e) < 0)
-        return cli_fail_code(2, CMD, "%s", e.msg);
-    *out = (long)ceil(sec);
+    if (cli_opt_duration(flag, v, 1, 3600, &sec, err) < 0)
+        return -1;
+    ((vm_args *)args)->timeout_s = (int)ceil(sec);
     return 0;
 }
 
-/* One option of start/stop/show/list/ssh into a (the VM's description through
-   cli/vm_flags). Returns 0 or an exit code. */
-static int take_option(int c, const char *v, vm_args *a)
+static void vm_usage(FILE *f, const cli_cmd *c)
 {
-    long n = 0;
-    int rc = 0;
-    if (cli_vm_flag_is(c))
-        return cli_vm_flag_take(CMD, cli_vm_flags_start, c, v, &a->spec);
-    switch (c) {
-    case O_DRY_RUN:
-        a->dry_run = 1;
-        break;
-    case O_WHY:
-        a->why = 1;
-        break;
-    case O_DIR:
-        a->dir = v;
-        break;
-    case O_TIMEOUT:
-        if ((rc = parse_seconds("--timeout", v, 1, 3600, &n)) == 0)
-            a->timeout_s = (int)n;
-        break;
-    case O_JSON:
-        a->json = 1;
-        break;
-    case O_FROM:
-        a->from = v;
-        break;
-    case O_HOSTNAME:
-        a->hostname = v;
-        break;
-    }
-    return rc;
+    (void)c;
+    usage(f);
 }
 
-/* Parses argv (argv[0] = the action). Returns 0, an exit code, or -1 for --help. */
+/* The flags of every action (start's VM description through cli/vm_flags); the
+   help is usage()'s. */
+static const cli_flag vm_flags[] = {
+    CLI_VM_FLAGS_START(vm_args, spec),
+    CLI_BOOL("dry-run", 0, vm_args, dry_run, "print the QEMU command line"),
+    CLI_BOOL("why", 0, vm_args, why, "with --dry-run: the reason for every option"),
+    CLI_STR("dir", 0, vm_args, dir, "RUNDIR", "run directory"),
+    CLI_CALL("timeout", 0, take_timeout, "S", "stop: seconds for the guest to power off"),
+    CLI_BOOL("json", 0, vm_args, json, "show: the state document; check: the checks"),
+    CLI_STR("from", 0, vm_args, from, "DIR", "the host recorded in DIR"),
+    CLI_STR("hostname", 0, vm_args, hostname, "H", "seed: the guest's host name"),
+    CLI_HELP(),
+    {0}};
+
+const cli_cmd cli_vm_cmd = {.name = CMD, .flags = vm_flags, .usage = vm_usage, .max_operands = -1};
+
+/* Parses argv (argv[0] = the action). Returns CLI_FLAGS_GO, or the exit code. */
 static int parse_args(int argc, char **argv, vm_args *a)
 {
-    static const struct option own[] = {{"dry-run", no_argument, NULL, O_DRY_RUN},
-                                        {"why", no_argument, NULL, O_WHY},
-                                        {"dir", required_argument, NULL, O_DIR},
-                                        {"timeout", required_argument, NULL, O_TIMEOUT},
-                                        {"json", no_argument, NULL, O_JSON},
-                                        {"from", required_argument, NULL, O_FROM},
-                                        {"hostname", required_argument, NULL, O_HOSTNAME},
-                                        {"help", no_argument, NULL, 'h'},
-                                        {NULL, 0, NULL, 0}};
-    struct option longs[48];
-    int nlongs = 0;
-    if (cli_opt_append(longs, &nlongs, 48, cli_vm_flags_start) < 0 ||
-        cli_opt_append(longs, &nlongs, 48, own) < 0)
-        return cli_fail(CMD, "internal error: option table too small");
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
-        if (c == 'h')
-            return -1;
-        if (c == ':' || c == '?')
-            return cli_bad_option(CMD, c, argv);
-        int rc = take_option(c, optarg, a);
-        if (rc)
-            return rc;
-    }
-    a->rest = argv + optind;
-    a->nrest = argc - optind;
-    return 0;
+    int first;
+    int rc = cli_flags_parse(&cli_vm_cmd, argc, argv, a, &first);
+    if (rc != CLI_FLAGS_GO)
+        return rc;
+    a->rest = argv + first;
+    a->nrest = argc - first;
+    return CLI_FLAGS_GO;
 }
 
 static int base_dir(const vm_args *a, char *out, size_t len)
@@ -615,11 +577,7 @@ int cmd_vm(int argc, char **argv)
     vm_args a = {.timeout_s = 60};
     tb_vm_spec_init(&a.spec);
     int rc = parse_args(argc - 1, argv + 1, &a);
-    if (rc == -1) {
-        usage(stdout);
-        return 0;
-    }
-    if (rc)
+    if (rc != CLI_FLAGS_GO)
         return rc;
     if (!strcmp(action, "check"))
         return do_check(&a);

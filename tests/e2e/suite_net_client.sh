@@ -12,7 +12,7 @@ source "$(dirname "$0")/lib_hosts.sh"
 
 # 1. refusals: one line, exit 2, nothing runs (no host needed)
 expect_fail 2 "$TB" suite run --net-client sideways --no-store
-grep -q "^teebench: suite: --net-client sideways: want local or remote$" "$WORK/err" ||
+grep -q "^teebench: suite: --net-client sideways: unknown (remote, local)$" "$WORK/err" ||
   fail "bad value: $(cat "$WORK/err")"
 expect_fail 2 "$TB" suite run --profile quick --workloads network --target td=vm:td1 \
   --net-client local --no-store

@@ -265,7 +265,7 @@ grep -q -- '-drive file=/nonexistent/disk.img,if=none,id=disk0 ' "$WORK/out" || 
 grep -q 'seed.iso' "$WORK/out" && fail "--seed off still attaches the seed"
 grep -q -- '-fw_cfg name=opt/teebench/authorized_keys' "$WORK/out" || fail "--seed off dropped fw_cfg"
 expect_fail 2 "$TB" vm start s0 --kernel /k --seed maybe --dir "$RUN"
-grep -q -- "--seed maybe: not on or off" "$WORK/err" || fail "$(cat "$WORK/err")"
+grep -q -- "--seed maybe: unknown (off, on)" "$WORK/err" || fail "$(cat "$WORK/err")"
 pass "a missing image in a dry run; --seed off"
 
 # Images teebench refuses before QEMU runs, and one QEMU cannot read (its own message).

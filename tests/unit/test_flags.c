@@ -383,6 +383,72 @@ static void test_help(void **state)
     free(list);
 }
 
+/* CLI_CALL_AT: the callback gets its field, not the args struct; seen() is called
+ * after each flag is stored, with the entry (its group). */
+typedef struct inner {
+    int n;
+    const char *v;
+} inner;
+typedef struct at_args {
+    long pad[3];
+    inner in;
+    const cli_flag *first_tagged;
+    int seen;
+} at_args;
+
+static int on_inner(void *field, const char *flag, const char *value, tb_err *err)
+{
+    inner *in = field;
+    if (!strcmp(value, "bad"))
+        return tb_errf(err, "%s %s: not for inner", flag, value);
+    in->n++;
+    in->v = value;
+    return 0;
+}
+
+static void on_seen(void *args, const cli_flag *f)
+{
+    at_args *a = args;
+    a->seen++;
+    if (f->group == 5 && !a->first_tagged)
+        a->first_tagged = f;
+}
+
+static const cli_flag at_flags[] = {
+    CLI_CALL_AT("in", 0, at_args, in, inner, on_inner, "V", "into inner"),
+    {.name = "tagged",
+     .type = CLI_F_CALL,
+     .arg = "V",
+     .off = CLI_OFF(at_args, in, inner),
+     .call = on_inner,
+     .group = 5},
+    CLI_HELP(),
+    {0}};
+
+static const cli_cmd at_cmd = {
+    .name = "t", .flags = at_flags, .usage = usage, .max_operands = 0, .seen = on_seen};
+
+static void test_call_at_seen(void **state)
+{
+    (void)state;
+    at_args a = {.seen = 0};
+    int first;
+    char out[1024], err[512];
+    assert_int_equal(run(&at_cmd, &a, &first, out, err, sizeof out, "--in", "x", "--tagged", "y",
+                         "--in=z", (char *)NULL),
+                     CLI_FLAGS_GO);
+    assert_int_equal(a.in.n, 3);
+    assert_string_equal(a.in.v, "z");
+    assert_int_equal(a.pad[0] | a.pad[1] | a.pad[2], 0);
+    assert_int_equal(a.seen, 3);
+    assert_ptr_equal(a.first_tagged, &at_flags[1]);
+    at_args b = {.seen = 0};
+    assert_int_equal(
+        run(&at_cmd, &b, &first, out, err, sizeof out, "--tagged", "bad", (char *)NULL), 2);
+    assert_string_equal(err, "teebench: t: --tagged bad: not for inner\n");
+    assert_int_equal(b.seen, 0); /* not after a mistake */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -393,6 +459,7 @@ int main(void)
         cmocka_unit_test(test_uint_alias_hidden),
         cmocka_unit_test(test_wide_types_settings),
         cmocka_unit_test(test_help),
+        cmocka_unit_test(test_call_at_seen),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
