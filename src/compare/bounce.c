@@ -11,7 +11,9 @@
 
 #include "compare/compare.h"
 #include "stats/rank.h"
+#include "base/tee.h"
 #include "sys/env.h"
+#include "vm/vm.h"
 
 int tb_compare_bounce_category(tb_wl_category cat)
 {
@@ -161,16 +163,16 @@ static enum role role_of(const tb_record *r)
     const json_t *vm = json_object_get(r->extra, "vm");
     const char *kind = json_string_value(json_object_get(vm, "kind"));
     if (kind) {
-        if (!strcmp(kind, "tdx") || !strcmp(kind, "snp"))
+        tb_vm_kind k; /* the record's words read once, by vm/'s parser */
+        if (tb_vm_kind_parse(kind, &k) < 0)
+            return ROLE_NONE;
+        if (k != TB_VM_REGULAR)
             return ROLE_TD;
-        if (!strcmp(kind, "regular"))
-            return json_is_true(json_object_get(json_object_get(vm, "swiotlb"), "forced"))
-                       ? ROLE_BOUNCE
-                       : ROLE_VM;
-        return ROLE_NONE;
+        return json_is_true(json_object_get(json_object_get(vm, "swiotlb"), "forced"))
+                   ? ROLE_BOUNCE
+                   : ROLE_VM;
     }
-    const char *tee = tb_env_json_tee(r->env);
-    if (!strcmp(tee, "tdx") || !strcmp(tee, "snp"))
+    if (tb_tee_guest(tb_env_json_tee(r->env)) != TB_TEE_NONE) /* a TD or an SNP guest */
         return ROLE_TD;
     const char *platform =
         json_string_value(json_object_get(json_object_get(r->env, "platform"), "value"));
