@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job (`make run`): measures this machine with every workload (`teebench
-# suite run --profile quick`), stores the run in the results store, compares it with
+# The main job (`make run`): measures this machine with the quick profile's workloads
+# (`teebench suite run --profile quick`; storage, kv, memory, network and tlsn need
+# tools and minutes, and run with --profile standard or --workloads), stores the run in the results store, compares it with
 # the previous run stored on this machine, verifies the real TDX quotes of testdata,
 # and ends by writing one HTML report of the stored runs: its path is the last line.
 set -euo pipefail
@@ -15,8 +16,9 @@ echo "== teebench env: what this machine is"
 "$TB" env
 
 echo
-echo "== teebench suite run --profile quick: every workload (syscall, probe, http on nginx and"
-echo "   on teebench serve over HTTPS, attest, the notary's three modes), 3 rounds, stored"
+echo "== teebench suite run --profile quick: syscall, probe, http on nginx and on teebench"
+echo "   serve over HTTPS, attest, the notary's three modes; 3 rounds, stored (storage, kv,"
+echo "   memory, network and tlsn: --profile standard, or --workloads)"
 rdir=results/$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$rdir"
 rc=0
