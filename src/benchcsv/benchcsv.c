@@ -1,8 +1,8 @@
-/* results: results.csv / retries.csv rows and client output lines. See results.h.
+/* benchcsv: results.csv / retries.csv rows and client output lines. See benchcsv.h.
  * The CSV reader is a small RFC 4180 record splitter (quoted fields, "" escapes,
  * CRLF or LF) that never reads past len and bounds every field. */
-#include "bench/internal.h"
-#include "bench/results.h"
+#include "benchcsv/benchcsv.h"
+#include "benchcsv/internal.h"
 
 #include <ctype.h>
 #include <errno.h>
