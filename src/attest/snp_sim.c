@@ -503,7 +503,7 @@ int tb_attest_snp_sim_certs_cached(const char *dir, int64_t now, tb_attest_snp_c
     if (sim_path(dir, d, sizeof d, err) < 0 || tb_path_join(cd, sizeof cd, d, "certs", err) < 0)
         return -1;
     if (tb_attest_snp_certs_load(cd, out, &e) == 0) {
-        tb_attest_snp_crl crl;
+        tb_attest_crl crl;
         if (out->crl && tb_attest_snp_crl_parse(out->crl, out->crl_len, &crl, &e) == 0 &&
             crl.this_update <= now && now + 86400 < crl.next_update)
             return 0;
