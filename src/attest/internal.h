@@ -13,6 +13,7 @@
 
 #include "attest/attest.h"
 #include "attest/snp.h"
+#include "base/x509.h"
 
 struct tb_attest_root {
     X509 *cert;
@@ -314,6 +315,11 @@ typedef struct tb_attest_sim_quote_params {
 int tb_attest_sim_quote_custom(const char *dir, const uint8_t report_data[64],
                                const tb_attest_sim_quote_params *par, uint8_t **quote, size_t *len,
                                tb_err *err);
+/* What every certificate of the SIMULATED PKIs (TDX's in provider_sim.c, SEV-SNP's in
+   snp_sim.c) shares, for base/x509: subject name, key, issuer (NULL: self-signed) and
+   its key, valid from a day before now for 20 years. The caller adds the rest. */
+tb_x509_spec tb_attest_sim_cert_spec(const char *const *name, EVP_PKEY *key, X509 *issuer,
+                                     EVP_PKEY *issuer_key, int64_t now);
 /* The cache directory: override, else $XDG_CACHE_HOME/teebench, else ~/.cache/teebench
  * (base/paths' rule). */
 int tb_attest_cache_dir(const char *override, char *out, size_t outlen, tb_err *err);

@@ -172,6 +172,17 @@ out:
 
 /* ------------------------------------------------------------ PKI creation */
 
+tb_x509_spec tb_attest_sim_cert_spec(const char *const *name, EVP_PKEY *key, X509 *issuer,
+                                     EVP_PKEY *issuer_key, int64_t now)
+{
+    return (tb_x509_spec){.name = name,
+                          .key = key,
+                          .issuer = issuer,
+                          .issuer_key = issuer_key,
+                          .not_before = now - 86400,
+                          .not_after = now + 20LL * 365 * 86400};
+}
+
 /* A certificate of the SIMULATED TDX PKI (base/x509): P-256, ECDSA-SHA256, a random
    serial, valid from a day before now for 20 years; sgx_ext: the PCK's SGX extension. */
 static X509 *make_cert(const char *cn, EVP_PKEY *key, X509 *issuer, EVP_PKEY *issuer_key, int ca,
@@ -191,16 +202,11 @@ static X509 *make_cert(const char *cn, EVP_PKEY *key, X509 *issuer, EVP_PKEY *is
         return NULL;
     }
     const tb_x509_raw_ext raw = {"1.2.840.113741.1.13.1", d.p, d.len};
-    tb_x509_spec spec = {.name = name,
-                         .key = key,
-                         .issuer = issuer,
-                         .issuer_key = issuer_key,
-                         .not_before = now - 86400,
-                         .not_after = now + 20LL * 365 * 86400,
-                         .ext = ext,
-                         .n_ext = sizeof ext / sizeof ext[0],
-                         .raw = &raw,
-                         .n_raw = sgx_ext ? 1 : 0};
+    tb_x509_spec spec = tb_attest_sim_cert_spec(name, key, issuer, issuer_key, now);
+    spec.ext = ext;
+    spec.n_ext = sizeof ext / sizeof ext[0];
+    spec.raw = &raw;
+    spec.n_raw = sgx_ext ? 1 : 0;
     tb_err e;
     X509 *x = tb_x509_make(&spec, &e);
     tb_buf_clear(&d);

@@ -113,18 +113,13 @@ static X509 *make_cert(const char *cn, EVP_PKEY *key, X509 *issuer, EVP_PKEY *is
     EVP_MD_CTX *m = pss_ctx(issuer_key);
     if (!m)
         return NULL;
-    tb_x509_spec spec = {.name = name,
-                         .key = key,
-                         .issuer = issuer,
-                         .issuer_key = issuer_key,
-                         .serial = serial,
-                         .not_before = now - 86400,
-                         .not_after = now + 20LL * 365 * 86400,
-                         .ext = ext,
-                         .n_ext = sizeof ext / sizeof ext[0],
-                         .raw = raw,
-                         .n_raw = hwid ? sizeof raw / sizeof raw[0] : 0,
-                         .sign_ctx = m};
+    tb_x509_spec spec = tb_attest_sim_cert_spec(name, key, issuer, issuer_key, now);
+    spec.serial = serial;
+    spec.ext = ext;
+    spec.n_ext = sizeof ext / sizeof ext[0];
+    spec.raw = raw;
+    spec.n_raw = hwid ? sizeof raw / sizeof raw[0] : 0;
+    spec.sign_ctx = m;
     tb_err e;
     X509 *x = tb_x509_make(&spec, &e);
     EVP_MD_CTX_free(m);
