@@ -9,8 +9,9 @@
 #include <string.h>
 
 #include "bench/internal.h"
+#include "benchcsv/internal.h"
 #include "bench/report.h"
-#include "bench/results.h"
+#include "benchcsv/benchcsv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

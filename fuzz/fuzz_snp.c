@@ -116,13 +116,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     }
     default: { /* a CRL */
-        tb_attest_snp_crl c;
+        tb_attest_crl c;
         if (tb_attest_snp_crl_parse(p, n, &c, &e) == 0) {
             inside(p, n, c.tbs, c.tbs_len);
             inside(p, n, c.issuer, c.issuer_len);
             inside(p, n, c.revoked, c.revoked_len);
             uint8_t s[2] = {1, 2};
-            tb_attest_snp_crl_is_revoked(&c, s, 2);
+            tb_attest_crl_is_revoked(&c, s, 2);
         }
         break;
     }

@@ -10,8 +10,9 @@
  * ECDSA-with-SHA256 over P-256 (all DCAP certificates and CRLs are). Signatures are
  * checked with OpenSSL's ECDSA (SHA-256 + P-256 verify).
  * The structure of a certificate up to its key (tb_attest_cert_frame_read), the signed
- * envelope of a CRL (tb_attest_signed_read) and a CRL's body (tb_attest_crl_rest) are read
- * here once for both the PCK and the AMD (snp_cert.c) readers; each checks its own
+ * envelope of a certificate or CRL (tb_attest_signed_read) and a whole CRL
+ * (tb_attest_crl_read: the one CRL reader, given its signature algorithm) are read
+ * here once for both the PCK and the AMD (snp_x509.c) readers; each checks its own
  * algorithms, keys and extensions.
  * Invariant: a parsed tb_attest_cert's pointers point into the DER it was parsed from,
  * which the caller keeps alive; every length was checked against its container. */
@@ -339,9 +340,9 @@ int tb_attest_p256_verify_ctx(void *ctx, const uint8_t pub[65], const void *data
    same for the PCK CRLs and AMD's: issuer, thisUpdate, nextUpdate (required),
    revokedCertificates (every entry's shape checked; *revoked points at their SEQUENCE
    content, NULL when there are none) and crlExtensions; nothing may follow. */
-int tb_attest_crl_rest(tb_attest_der tbs, const uint8_t **issuer_p, size_t *issuer_len,
-                       int64_t *this_update, int64_t *next_update, const uint8_t **revoked,
-                       size_t *revoked_len, tb_err *err)
+static int crl_rest(tb_attest_der tbs, const uint8_t **issuer_p, size_t *issuer_len,
+                    int64_t *this_update, int64_t *next_update, const uint8_t **revoked,
+                    size_t *revoked_len, tb_err *err)
 {
     der issuer, tu, nu;
     int tag, t1, t2;
@@ -374,28 +375,29 @@ int tb_attest_crl_rest(tb_attest_der tbs, const uint8_t **issuer_p, size_t *issu
     return 0;
 }
 
-int tb_attest_crl_lists(const uint8_t *revoked, size_t revoked_len, const uint8_t *serial, size_t n)
+static int crl_lists(const uint8_t *revoked, size_t revoked_len, const uint8_t *serial, size_t n)
 {
     der walk = {revoked, revoked_len};
     while (walk.n) {
         der entry, s;
         if (tb_attest_der_expect(&walk, 0x30, &entry) < 0 ||
             tb_attest_der_expect(&entry, 0x02, &s) < 0)
-            return 1; /* cannot happen after tb_attest_crl_rest; fail closed */
+            return 1; /* cannot happen after crl_rest; fail closed */
         if (s.n == n && !memcmp(s.p, serial, n))
             return 1;
     }
     return 0;
 }
 
-int tb_attest_crl_parse(const uint8_t *p, size_t n, tb_attest_crl *c, tb_err *err)
+int tb_attest_crl_read(const uint8_t *p, size_t n, const tb_attest_crl_alg *a, tb_attest_crl *c,
+                       tb_err *err)
 {
     memset(c, 0, sizeof *c);
     der tbs_whole, alg, bits, tbs, t;
     if (tb_attest_signed_read(p, n, "CRL", &tbs_whole, &alg, &bits, err) < 0)
         return -1;
-    if (!alg_ecdsa_sha256(alg) || sig_to_raw(bits, c->sig) < 0)
-        return tb_errf(err, "CRL is not signed with ECDSA-SHA256");
+    if (!a->alg_ok(alg) || a->take_sig(bits, c) < 0)
+        return tb_errf(err, "CRL is not signed with %s", a->signed_name);
     c->tbs = tbs_whole.p;
     c->tbs_len = tbs_whole.n;
     der tw = tbs_whole, ver;
@@ -403,13 +405,26 @@ int tb_attest_crl_parse(const uint8_t *p, size_t n, tb_attest_crl *c, tb_err *er
     if (tbs.n && tbs.p[0] == 0x02 &&
         (tb_attest_der_next(&tbs, NULL, &ver, NULL) < 0 || tb_attest_der_int(ver) < 0))
         return tb_errf(err, "malformed CRL version");
-    if (tb_attest_der_expect(&tbs, 0x30, &t) < 0 || !alg_ecdsa_sha256(t))
-        return tb_errf(err, "CRL inner signature algorithm is not ECDSA-SHA256");
-    return tb_attest_crl_rest(tbs, &c->issuer, &c->issuer_len, &c->this_update, &c->next_update,
-                              &c->revoked, &c->revoked_len, err);
+    if (tb_attest_der_expect(&tbs, 0x30, &t) < 0 || !a->alg_ok(t))
+        return tb_errf(err, "CRL inner signature algorithm is not %s", a->inner_name);
+    return crl_rest(tbs, &c->issuer, &c->issuer_len, &c->this_update, &c->next_update, &c->revoked,
+                    &c->revoked_len, err);
+}
+
+static int ecdsa_take_sig(der bits, tb_attest_crl *c)
+{
+    return sig_to_raw(bits, c->sig);
+}
+
+static const tb_attest_crl_alg crl_ecdsa = {alg_ecdsa_sha256, ecdsa_take_sig, "ECDSA-SHA256",
+                                            "ECDSA-SHA256"};
+
+int tb_attest_crl_parse(const uint8_t *p, size_t n, tb_attest_crl *c, tb_err *err)
+{
+    return tb_attest_crl_read(p, n, &crl_ecdsa, c, err);
 }
 
 int tb_attest_crl_is_revoked(const tb_attest_crl *c, const uint8_t *serial, size_t n)
 {
-    return tb_attest_crl_lists(c->revoked, c->revoked_len, serial, n);
+    return crl_lists(c->revoked, c->revoked_len, serial, n);
 }

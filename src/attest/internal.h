@@ -13,6 +13,7 @@
 
 #include "attest/attest.h"
 #include "attest/snp.h"
+#include "base/x509.h"
 
 struct tb_attest_root {
     X509 *cert;
@@ -191,12 +192,30 @@ typedef struct tb_attest_cert {
     uint8_t sig[64]; /* r || s */
     int is_ca;
 } tb_attest_cert;
+/* A CRL, Intel's (PCK, ECDSA) or AMD's (RSA-PSS), read by the one CRL reader
+   (tb_attest_crl_read). Every pointer lies inside the caller's DER. */
 typedef struct tb_attest_crl {
     const uint8_t *tbs, *issuer, *revoked; /* revoked: the entries' SEQUENCE content */
     size_t tbs_len, issuer_len, revoked_len;
     int64_t this_update, next_update;
-    uint8_t sig[64];
+    uint8_t sig[64];        /* ECDSA: r || s */
+    const uint8_t *rsa_sig; /* RSA-PSS: the signature bytes */
+    size_t rsa_sig_len;
 } tb_attest_crl;
+/* The signature algorithm a CRL must carry (its issuer's family): alg_ok accepts the
+   AlgorithmIdentifier's contents (outer and inside the TBS), take_sig stores the
+   signature BIT STRING's content in the CRL (0 or -1); the names go in the errors
+   ("CRL is not signed with <signed_name>", "... is not <inner_name>"). */
+typedef struct tb_attest_crl_alg {
+    int (*alg_ok)(tb_attest_der alg);
+    int (*take_sig)(tb_attest_der bits, tb_attest_crl *c);
+    const char *signed_name, *inner_name;
+} tb_attest_crl_alg;
+/* The one CRL reader: the signed envelope, the optional version, the inner algorithm
+   (both as alg says), issuer, thisUpdate, nextUpdate (required), the revoked entries
+   (shape-checked) and crlExtensions; nothing may follow. 0 or -1 + err. */
+int tb_attest_crl_read(const uint8_t *der, size_t n, const tb_attest_crl_alg *alg, tb_attest_crl *c,
+                       tb_err *err);
 /* The signed envelope of a certificate or CRL, shared by the PCK and AMD readers:
    SEQUENCE { tbs SEQUENCE, signatureAlgorithm SEQUENCE, signature BIT STRING } and nothing
    after it. *tbs: the whole tbs TLV (what the signature covers); *alg, *bits: contents.
@@ -219,19 +238,11 @@ typedef struct tb_attest_cert_frame {
 } tb_attest_cert_frame;
 int tb_attest_cert_frame_read(const uint8_t *p, size_t n, tb_attest_cert_frame *f, tb_err *err);
 int tb_attest_cert_parse(const uint8_t *der, size_t n, tb_attest_cert *c, tb_err *err);
+/* A PCK CRL (ECDSA-SHA256): tb_attest_crl_read with that algorithm. */
 int tb_attest_crl_parse(const uint8_t *der, size_t n, tb_attest_crl *c, tb_err *err);
-/* 1 when the serial (INTEGER content bytes) is listed in the CRL. */
+/* 1 when the serial (INTEGER content bytes) is listed in the CRL (Intel's or AMD's; a
+   damaged list fails closed: 1). */
 int tb_attest_crl_is_revoked(const tb_attest_crl *c, const uint8_t *serial, size_t n);
-/* The rest of a TBSCertList after its inner signature algorithm, shared by the PCK and
-   AMD CRL parsers: issuer, this/next update, revoked entries (shape-checked; their
-   SEQUENCE content in *revoked, untouched when none) and extensions. 0 or -1 + err. */
-int tb_attest_crl_rest(tb_attest_der tbs, const uint8_t **issuer, size_t *issuer_len,
-                       int64_t *this_update, int64_t *next_update, const uint8_t **revoked,
-                       size_t *revoked_len, tb_err *err);
-/* 1 when serial (INTEGER content) is listed in a revoked-entries list read by
-   tb_attest_crl_rest (or the list is damaged: fail closed), else 0. */
-int tb_attest_crl_lists(const uint8_t *revoked, size_t revoked_len, const uint8_t *serial,
-                        size_t n);
 /* 1 when a common name of the DER Name (an issuer or subject) contains needle. */
 int tb_attest_name_cn_contains(const uint8_t *name, size_t n, const char *needle);
 /* A P-256 group (read-only once made; may be shared by threads) and a verification
@@ -304,11 +315,16 @@ typedef struct tb_attest_sim_quote_params {
 int tb_attest_sim_quote_custom(const char *dir, const uint8_t report_data[64],
                                const tb_attest_sim_quote_params *par, uint8_t **quote, size_t *len,
                                tb_err *err);
+/* What every certificate of the SIMULATED PKIs (TDX's in provider_sim.c, SEV-SNP's in
+   snp_sim.c) shares, for base/x509: subject name, key, issuer (NULL: self-signed) and
+   its key, valid from a day before now for 20 years. The caller adds the rest. */
+tb_x509_spec tb_attest_sim_cert_spec(const char *const *name, EVP_PKEY *key, X509 *issuer,
+                                     EVP_PKEY *issuer_key, int64_t now);
 /* The cache directory: override, else $XDG_CACHE_HOME/teebench, else ~/.cache/teebench
  * (base/paths' rule). */
 int tb_attest_cache_dir(const char *override, char *out, size_t outlen, tb_err *err);
 
-/* ------------------------------------------------------ snp_cert.c (SEV-SNP) */
+/* ------------------------------------------------------ snp_x509.c (SEV-SNP) */
 
 /* The AMD extensions of a VCEK / VLEK (1.3.6.1.4.1.3704.1.*). */
 typedef struct tb_attest_snp_ext {
@@ -338,13 +354,9 @@ typedef struct tb_attest_snp_cert {
     tb_attest_snp_ext ext;
 } tb_attest_snp_cert;
 int tb_attest_snp_cert_parse(const uint8_t *der, size_t n, tb_attest_snp_cert *c, tb_err *err);
-typedef struct tb_attest_snp_crl {
-    const uint8_t *tbs, *issuer, *sig, *revoked;
-    size_t tbs_len, issuer_len, sig_len, revoked_len;
-    int64_t this_update, next_update;
-} tb_attest_snp_crl;
-int tb_attest_snp_crl_parse(const uint8_t *der, size_t n, tb_attest_snp_crl *c, tb_err *err);
-int tb_attest_snp_crl_is_revoked(const tb_attest_snp_crl *c, const uint8_t *serial, size_t n);
+/* An AMD CRL (RSA-PSS SHA-384, salt 48): tb_attest_crl_read with that algorithm; the
+   signature in c->rsa_sig. Revocation: tb_attest_crl_is_revoked. */
+int tb_attest_snp_crl_parse(const uint8_t *der, size_t n, tb_attest_crl *c, tb_err *err);
 /* 1: sig is a valid RSASSA-PSS (SHA-384, MGF1 SHA-384, salt 48) signature of data by the
  * RSA key of signer; 0 otherwise. */
 int tb_attest_snp_pss_verify(const tb_attest_snp_cert *signer, const uint8_t *data, size_t n,

@@ -29,6 +29,7 @@
 #include <openssl/x509v3.h>
 
 #include "base/buf.h"
+#include "base/x509.h"
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/hex.h"
@@ -171,72 +172,45 @@ out:
 
 /* ------------------------------------------------------------ PKI creation */
 
-static int add_ext(X509 *x, X509 *issuer, int nid, const char *value)
+tb_x509_spec tb_attest_sim_cert_spec(const char *const *name, EVP_PKEY *key, X509 *issuer,
+                                     EVP_PKEY *issuer_key, int64_t now)
 {
-    X509V3_CTX ctx;
-    X509V3_set_ctx_nodb(&ctx);
-    X509V3_set_ctx(&ctx, issuer, x, NULL, NULL, 0);
-    X509_EXTENSION *e = X509V3_EXT_conf_nid(NULL, &ctx, nid, value);
-    int ok = e && X509_add_ext(x, e, -1);
-    X509_EXTENSION_free(e);
-    return ok ? 0 : -1;
+    return (tb_x509_spec){.name = name,
+                          .key = key,
+                          .issuer = issuer,
+                          .issuer_key = issuer_key,
+                          .not_before = now - 86400,
+                          .not_after = now + 20LL * 365 * 86400};
 }
 
+/* A certificate of the SIMULATED TDX PKI (base/x509): P-256, ECDSA-SHA256, a random
+   serial, valid from a day before now for 20 years; sgx_ext: the PCK's SGX extension. */
 static X509 *make_cert(const char *cn, EVP_PKEY *key, X509 *issuer, EVP_PKEY *issuer_key, int ca,
                        int64_t now, int sgx_ext)
 {
-    X509 *x = X509_new();
-    X509_NAME *name = X509_NAME_new();
-    uint8_t serial[16];
-    BIGNUM *bn = NULL;
-    if (!x || !name || RAND_bytes(serial, sizeof serial) != 1)
-        goto fail;
-    serial[0] &= 0x7f;
-    bn = BN_bin2bn(serial, sizeof serial, NULL);
-    if (!bn || !BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(x)))
-        goto fail;
-    X509_set_version(x, 2);
-    X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)cn, -1, -1, 0);
-    X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC,
-                               (const unsigned char *)"teebench SIMULATED TDX", -1, -1, 0);
-    X509_set_subject_name(x, name);
-    X509_set_issuer_name(x, issuer ? X509_get_subject_name(issuer) : name);
-    if (!ASN1_TIME_set(X509_getm_notBefore(x), (time_t)(now - 86400)) ||
-        !ASN1_TIME_set(X509_getm_notAfter(x), (time_t)(now + 20LL * 365 * 86400)))
-        goto fail;
-    X509_set_pubkey(x, key);
-    X509 *iss = issuer ? issuer : x;
-    if (add_ext(x, iss, NID_basic_constraints, ca ? "critical,CA:TRUE" : "critical,CA:FALSE") ||
-        add_ext(x, iss, NID_key_usage,
-                ca ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature,nonRepudiation") ||
-        add_ext(x, iss, NID_subject_key_identifier, "hash") ||
-        add_ext(x, iss, NID_authority_key_identifier, "keyid:always"))
-        goto fail;
-    if (sgx_ext) {
-        tb_buf d = {0};
-        ASN1_OBJECT *obj = OBJ_txt2obj("1.2.840.113741.1.13.1", 1);
-        ASN1_OCTET_STRING *os = ASN1_OCTET_STRING_new();
-        X509_EXTENSION *e = NULL;
-        int ok = obj && os && sgx_extension_der(&d) == 0 &&
-                 ASN1_OCTET_STRING_set(os, d.p, (int)d.len) &&
-                 (e = X509_EXTENSION_create_by_OBJ(NULL, obj, 0, os)) && X509_add_ext(x, e, -1);
-        X509_EXTENSION_free(e);
-        ASN1_OCTET_STRING_free(os);
-        ASN1_OBJECT_free(obj);
+    const char *const name[] = {"CN", cn, "O", "teebench SIMULATED TDX", NULL};
+    const tb_x509_ext ext[] = {
+        {NID_basic_constraints, ca ? "critical,CA:TRUE" : "critical,CA:FALSE"},
+        {NID_key_usage,
+         ca ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature,nonRepudiation"},
+        {NID_subject_key_identifier, "hash"},
+        {NID_authority_key_identifier, "keyid:always"},
+    };
+    tb_buf d = {0};
+    if (sgx_ext && sgx_extension_der(&d) < 0) {
         tb_buf_clear(&d);
-        if (!ok)
-            goto fail;
+        return NULL;
     }
-    if (!X509_sign(x, issuer_key, EVP_sha256()))
-        goto fail;
-    BN_free(bn);
-    X509_NAME_free(name);
+    const tb_x509_raw_ext raw = {"1.2.840.113741.1.13.1", d.p, d.len};
+    tb_x509_spec spec = tb_attest_sim_cert_spec(name, key, issuer, issuer_key, now);
+    spec.ext = ext;
+    spec.n_ext = sizeof ext / sizeof ext[0];
+    spec.raw = &raw;
+    spec.n_raw = sgx_ext ? 1 : 0;
+    tb_err e;
+    X509 *x = tb_x509_make(&spec, &e);
+    tb_buf_clear(&d);
     return x;
-fail:
-    BN_free(bn);
-    X509_NAME_free(name);
-    X509_free(x);
-    return NULL;
 }
 
 static int write_pem(const char *dir, const char *name, X509 *x, EVP_PKEY *k, tb_err *err)

@@ -5,12 +5,12 @@
  *   snp_report.c  bytes <-> struct: the 1184-byte ATTESTATION_REPORT (SEV-SNP firmware ABI,
  *                 versions 2, 3 and 5: 3 adds the CPUID family/model/stepping, 5 the
  *                 mitigation vectors), TCB versions per product, policy and platform bits.
- *   snp_cert.c    AMD certificates and CRLs with the module's DER walker (der.c): RSA-PSS
+ *   snp_x509.c    AMD certificates and CRLs with the module's DER walker (der.c): RSA-PSS
  *                 SHA-384 (ARK, ASK, CRL), P-384 keys (VCEK/VLEK), the AMD extensions
  *                 (1.3.6.1.4.1.3704.1.*: product, bl/tee/snp/ucode/fmc SPLs, hwID, CSP id).
  *   snp_roots.c   the built-in ARK and ASK (VCEK and VLEK) of Milan, Genoa and Turin.
  *   snp_verify.c  the PURE verifier: (report, certs, now, policy) -> verdict.
- *   snp_certs.c   certificates from a folder (ark.pem, ask.pem, vcek.der|pem, crl.der).
+ *   snp_certdir.c certificates from a folder (ark.pem, ask.pem, vcek.der|pem, crl.der).
  *   snp_kds.c     certificates from AMD's KDS (or a look-alike) through the cache.
  *   snp_sim.c     the SIMULATED SNP provider: own ARK/ASK/VCEK, reports with the real layout.
  * Errors: 0 / -1 with a tb_err; nothing prints. Exit codes of `attest verify` are TDX's. */

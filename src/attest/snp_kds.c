@@ -137,7 +137,7 @@ static int cache_get(const char *dir, const char *file, int kind, int64_t now, t
     if (kind == 0) {
         ok = cert_ok(out->p, out->len, now);
     } else if (kind == 2) {
-        tb_attest_snp_crl crl;
+        tb_attest_crl crl;
         ok = tb_attest_snp_crl_parse(out->p, out->len, &crl, &e) == 0 && now < crl.next_update;
     } else { /* the chain's signatures are checked by the verifier like a fetched one's */
         tb_attest_snp_certs t = {0};

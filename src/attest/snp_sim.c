@@ -29,6 +29,7 @@
 #include <openssl/sha.h>
 #include <openssl/x509v3.h>
 
+#include "base/x509.h"
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
@@ -66,90 +67,63 @@ static EVP_MD_CTX *pss_ctx(EVP_PKEY *key)
     return m;
 }
 
-static int add_ext(X509 *x, X509 *issuer, int nid, const char *value)
+/* An SPL extension's value: INTEGER v, DER (a sign byte when the top bit is set). */
+static size_t spl_der(uint8_t d[4], uint8_t v)
 {
-    X509V3_CTX ctx;
-    X509V3_set_ctx_nodb(&ctx);
-    X509V3_set_ctx(&ctx, issuer, x, NULL, NULL, 0);
-    X509_EXTENSION *e = X509V3_EXT_conf_nid(NULL, &ctx, nid, value);
-    int ok = e && X509_add_ext(x, e, -1);
-    X509_EXTENSION_free(e);
-    return ok;
-}
-
-/* An AMD extension 1.3.6.1.4.1.3704.1.<arc> whose value is the DER bytes d. */
-static int add_amd(X509 *x, const char *arc, const uint8_t *d, size_t n)
-{
-    char oid[64];
-    snprintf(oid, sizeof oid, "1.3.6.1.4.1.3704.1.%s", arc);
-    ASN1_OBJECT *obj = OBJ_txt2obj(oid, 1);
-    ASN1_OCTET_STRING *os = ASN1_OCTET_STRING_new();
-    X509_EXTENSION *e = NULL;
-    int ok = obj && os && ASN1_OCTET_STRING_set(os, d, (int)n) &&
-             (e = X509_EXTENSION_create_by_OBJ(NULL, obj, 0, os)) && X509_add_ext(x, e, -1);
-    X509_EXTENSION_free(e);
-    ASN1_OCTET_STRING_free(os);
-    ASN1_OBJECT_free(obj);
-    return ok;
-}
-
-static int add_spl(X509 *x, const char *arc, uint8_t v)
-{
-    uint8_t d[4] = {0x02, 0x01, v};
-    size_t n = 3;
-    if (v & 0x80) { /* a positive INTEGER needs a sign byte */
+    d[0] = 0x02;
+    if (v & 0x80) {
         d[1] = 2;
         d[2] = 0;
         d[3] = v;
-        n = 4;
+        return 4;
     }
-    return add_amd(x, arc, d, n);
+    d[1] = 1;
+    d[2] = v;
+    return 3;
 }
 
+/* A certificate of the SIMULATED SEV-SNP PKI (base/x509): RSA-PSS SHA-384 (salt 48) by
+   issuer_key, valid from a day before now for 20 years; hwid: the VCEK's AMD extensions
+   (structVersion, productName, the SPLs, hwID). */
 static X509 *make_cert(const char *cn, EVP_PKEY *key, X509 *issuer, EVP_PKEY *issuer_key, int ca,
                        long serial, int64_t now, const uint8_t *hwid)
 {
-    X509 *x = X509_new();
-    X509_NAME *name = X509_NAME_new();
-    EVP_MD_CTX *m = NULL;
-    if (!x || !name || !ASN1_INTEGER_set(X509_get_serialNumber(x), serial))
-        goto fail;
-    X509_set_version(x, 2);
-    X509_NAME_add_entry_by_txt(name, "OU", MBSTRING_ASC,
-                               (const unsigned char *)"teebench SIMULATED", -1, -1, 0);
-    X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC,
-                               (const unsigned char *)"teebench SIMULATED AMD", -1, -1, 0);
-    X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)cn, -1, -1, 0);
-    X509_set_subject_name(x, name);
-    X509_set_issuer_name(x, issuer ? X509_get_subject_name(issuer) : name);
-    if (!ASN1_TIME_set(X509_getm_notBefore(x), (time_t)(now - 86400)) ||
-        !ASN1_TIME_set(X509_getm_notAfter(x), (time_t)(now + 20LL * 365 * 86400)))
-        goto fail;
-    X509_set_pubkey(x, key);
-    X509 *iss = issuer ? issuer : x;
-    if (!add_ext(x, iss, NID_basic_constraints, ca ? "critical,CA:TRUE" : "CA:FALSE") ||
-        !add_ext(x, iss, NID_key_usage,
-                 ca ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature"))
-        goto fail;
-    if (hwid) {
-        static const uint8_t product[] = {0x16, 0x08, 'M', 'i', 'l', 'a', 'n', '-', 'B', '0'};
-        static const uint8_t ver[] = {0x02, 0x01, 0x00};
-        if (!add_amd(x, "1", ver, sizeof ver) || !add_amd(x, "2", product, sizeof product) ||
-            !add_spl(x, "3.1", SIM_TCB.bl) || !add_spl(x, "3.2", SIM_TCB.tee) ||
-            !add_spl(x, "3.3", SIM_TCB.snp) || !add_spl(x, "3.8", SIM_TCB.ucode) ||
-            !add_amd(x, "4", hwid, 64))
-            goto fail;
-    }
-    if (!(m = pss_ctx(issuer_key)) || X509_sign_ctx(x, m) <= 0)
-        goto fail;
+    static const uint8_t product[] = {0x16, 0x08, 'M', 'i', 'l', 'a', 'n', '-', 'B', '0'};
+    static const uint8_t ver[] = {0x02, 0x01, 0x00};
+    const char *const name[] = {"OU", "teebench SIMULATED", "O", "teebench SIMULATED AMD", "CN", cn,
+                                NULL};
+    const tb_x509_ext ext[] = {
+        {NID_basic_constraints, ca ? "critical,CA:TRUE" : "CA:FALSE"},
+        {NID_key_usage, ca ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature"},
+    };
+    uint8_t spl[4][4];
+    const uint8_t spl_v[4] = {SIM_TCB.bl, SIM_TCB.tee, SIM_TCB.snp, SIM_TCB.ucode};
+    size_t spl_n[4];
+    for (int i = 0; i < 4; i++)
+        spl_n[i] = spl_der(spl[i], spl_v[i]);
+    const tb_x509_raw_ext raw[] = {
+        {"1.3.6.1.4.1.3704.1.1", ver, sizeof ver},
+        {"1.3.6.1.4.1.3704.1.2", product, sizeof product},
+        {"1.3.6.1.4.1.3704.1.3.1", spl[0], spl_n[0]},
+        {"1.3.6.1.4.1.3704.1.3.2", spl[1], spl_n[1]},
+        {"1.3.6.1.4.1.3704.1.3.3", spl[2], spl_n[2]},
+        {"1.3.6.1.4.1.3704.1.3.8", spl[3], spl_n[3]},
+        {"1.3.6.1.4.1.3704.1.4", hwid, 64},
+    };
+    EVP_MD_CTX *m = pss_ctx(issuer_key);
+    if (!m)
+        return NULL;
+    tb_x509_spec spec = tb_attest_sim_cert_spec(name, key, issuer, issuer_key, now);
+    spec.serial = serial;
+    spec.ext = ext;
+    spec.n_ext = sizeof ext / sizeof ext[0];
+    spec.raw = raw;
+    spec.n_raw = hwid ? sizeof raw / sizeof raw[0] : 0;
+    spec.sign_ctx = m;
+    tb_err e;
+    X509 *x = tb_x509_make(&spec, &e);
     EVP_MD_CTX_free(m);
-    X509_NAME_free(name);
     return x;
-fail:
-    EVP_MD_CTX_free(m);
-    X509_NAME_free(name);
-    X509_free(x);
-    return NULL;
 }
 
 static int write_pem(const char *dir, const char *name, X509 *x, EVP_PKEY *k, int der, tb_err *err)
@@ -503,7 +477,7 @@ int tb_attest_snp_sim_certs_cached(const char *dir, int64_t now, tb_attest_snp_c
     if (sim_path(dir, d, sizeof d, err) < 0 || tb_path_join(cd, sizeof cd, d, "certs", err) < 0)
         return -1;
     if (tb_attest_snp_certs_load(cd, out, &e) == 0) {
-        tb_attest_snp_crl crl;
+        tb_attest_crl crl;
         if (out->crl && tb_attest_snp_crl_parse(out->crl, out->crl_len, &crl, &e) == 0 &&
             crl.this_update <= now && now + 86400 < crl.next_update)
             return 0;

@@ -255,12 +255,12 @@ static int check_chain(const tb_attest_snp_certs *certs, const tb_attest_snp_cer
 
     /* 4: the CRL */
     if (certs->crl) {
-        tb_attest_snp_crl crl;
+        tb_attest_crl crl;
         if (tb_attest_snp_crl_parse(certs->crl, certs->crl_len, &crl, &e) < 0)
             return fail(v, TB_ATTEST_SNP_STEP_CRL, "%s", e.msg);
         if (!same_name(crl.issuer, crl.issuer_len, ark.subject, ark.subject_len))
             return fail(v, TB_ATTEST_SNP_STEP_CRL, "the CRL was not issued by the ARK");
-        if (!tb_attest_snp_pss_verify(&ark, crl.tbs, crl.tbs_len, crl.sig, crl.sig_len))
+        if (!tb_attest_snp_pss_verify(&ark, crl.tbs, crl.tbs_len, crl.rsa_sig, crl.rsa_sig_len))
             return fail(v, TB_ATTEST_SNP_STEP_CRL, "the CRL's signature does not verify");
         if (now < crl.this_update)
             return fail(v, TB_ATTEST_SNP_STEP_CRL, "the CRL is not yet valid at %lld",
@@ -269,9 +269,9 @@ static int check_chain(const tb_attest_snp_certs *certs, const tb_attest_snp_cer
             v->expiration = crl.next_update;
             snprintf(v->expiration_what, sizeof v->expiration_what, "CRL");
         }
-        if (tb_attest_snp_crl_is_revoked(&crl, ask.serial, ask.serial_len))
+        if (tb_attest_crl_is_revoked(&crl, ask.serial, ask.serial_len))
             return fail(v, TB_ATTEST_SNP_STEP_CRL, "the %s is revoked", askname);
-        if (tb_attest_snp_crl_is_revoked(&crl, vcek->serial, vcek->serial_len))
+        if (tb_attest_crl_is_revoked(&crl, vcek->serial, vcek->serial_len))
             return fail(v, TB_ATTEST_SNP_STEP_CRL, "the %s is revoked", leaf);
         v->crl_checked = 1;
     }

@@ -29,7 +29,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
-#include "bench/results.h"
+#include "benchcsv/benchcsv.h"
 
 #define TB_BENCH_REPORT_SEED 0x7eeb3e9c2026ull
 #define TB_BENCH_REPORT_RESAMPLES 10000u

@@ -32,7 +32,7 @@
 #include <jansson.h>
 
 #include "base/err.h"
-#include "bench/results.h"
+#include "benchcsv/benchcsv.h"
 
 #define TB_BENCH_MAX_MODES 8
 #define TB_BENCH_STR 256
@@ -90,7 +90,6 @@ int tb_bench_config_check(const tb_bench_config *c, tb_err *err);
 
 /* Names accepted by tb_bench_config_set, NULL-terminated. */
 extern const char *const tb_bench_config_names[];
-
 
 /* Progress of one attempt (for the cli to print). */
 typedef struct tb_bench_event {

@@ -29,7 +29,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
-#include "bench/results.h"
+#include "benchcsv/benchcsv.h"
 
 /* Appends the section (starting with "summary from successful runs:\n") to out.
  * When json is not NULL it gets "modes" {MODE: {runs, avg_notarization_ms, ...}},

@@ -306,15 +306,16 @@ static int export_csv(tb_record **rs, size_t n, tb_buf *out)
             for (size_t j = 0; j < m->n && rc == 0; j++) {
                 char v[40];
                 fmt_num(m->samples[j], v, sizeof v);
-                rc = tb_buf_printf(out, "%s,", rs[i]->id);
-                rc = rc ? rc : tb_csv_text(out, rs[i]->label); /* '=...' as text */
-                rc = rc ? rc : tb_buf_puts(out, ",");
-                rc = rc ? rc : tb_csv_text(out, m->name);
-                rc = rc ? rc : tb_buf_puts(out, ",");
-                rc = rc ? rc : tb_csv_text(out, m->unit);
-                rc = rc ? rc
-                        : tb_buf_printf(out, ",%s,%zu,%s\n", m->better > 0 ? "higher" : "lower", j,
-                                        v);
+                tb_csv_row r;
+                tb_csv_row_begin(&r, out);
+                tb_csv_put_raw(&r, rs[i]->id);
+                tb_csv_put_text(&r, rs[i]->label); /* '=...' as text */
+                tb_csv_put_text(&r, m->name);
+                tb_csv_put_text(&r, m->unit);
+                tb_csv_put_raw(&r, m->better > 0 ? "higher" : "lower");
+                tb_csv_put_printf(&r, "%zu", j);
+                tb_csv_put_raw(&r, v);
+                rc = tb_csv_row_end(&r);
             }
         }
     return rc;

@@ -594,20 +594,6 @@ static const char *ci_why_name(const tb_compare_cell *cell)
                                                               : "";
 }
 
-/* A text cell (base/csv: quoted, and never a formula: a label "=HYPERLINK(...)" is
-   written '=HYPERLINK(...)), then its separator. */
-static int csv_str(tb_buf *out, const char *s, int last)
-{
-    return tb_csv_text(out, s) == 0 ? tb_buf_puts(out, last ? "\n" : ",") : -1;
-}
-
-static int csv_num(tb_buf *out, double v)
-{
-    if (isnan(v))
-        return tb_buf_puts(out, ",");
-    return tb_buf_printf(out, "%.7g,", v);
-}
-
 static int format_csv(const tb_compare *c, tb_buf *out)
 {
     int rc = tb_buf_puts(out, "metric,unit,better,workload,environment,position,baseline,"
@@ -620,24 +606,34 @@ static int format_csv(const tb_compare *c, tb_buf *out)
         for (size_t i = 0; i < c->n_records && rc == 0; i++) {
             const tb_compare_cell *cell = &row->cells[i];
             tb_compare_title(c, i, title, sizeof title);
-            rc = csv_str(out, row->name, 0);
-            rc = rc ? rc : csv_str(out, row->unit, 0);
-            rc = rc ? rc : csv_str(out, row->better == TB_BETTER_HIGHER ? "higher" : "lower", 0);
-            rc = rc ? rc : csv_str(out, row->workload, 0);
-            rc = rc ? rc : csv_str(out, title, 0);
-            rc = rc ? rc
-                    : tb_buf_printf(out, "%zu,%d,%d,%d,%zu,", i + 1, i == c->baseline,
-                                    cell->simulated, cell->present, cell->n);
-            const double nums[] = {cell->median,   cell->lo,     cell->hi,    cell->stdev,
-                                   cell->cv,       NAN,          cell->ratio, cell->ratio_lo,
-                                   cell->ratio_hi, cell->p_value};
-            for (size_t j = 0; j < sizeof nums / sizeof nums[0] && rc == 0; j++)
-                rc = j == 5 ? tb_buf_printf(out, "%d,", cell->noisy) : csv_num(out, nums[j]);
-            rc = rc ? rc
-                    : tb_buf_printf(out, "%d,%d,%s,", cell->significant, cell->too_few,
-                                    tb_compare_verdict_name(cell->verdict));
-            rc = rc ? rc : csv_num(out, cell->p_adjusted);
-            rc = rc ? rc : tb_buf_printf(out, "%s,%s\n", shift_name(cell), ci_why_name(cell));
+            /* text cells by base/csv: quoted, and never a formula (a label
+               "=HYPERLINK(...)" is written '=HYPERLINK(...)) */
+            tb_csv_row r;
+            tb_csv_row_begin(&r, out);
+            tb_csv_put_text(&r, row->name);
+            tb_csv_put_text(&r, row->unit);
+            tb_csv_put_text(&r, row->better == TB_BETTER_HIGHER ? "higher" : "lower");
+            tb_csv_put_text(&r, row->workload);
+            tb_csv_put_text(&r, title);
+            tb_csv_put_printf(&r, "%zu", i + 1);
+            tb_csv_put_printf(&r, "%d", i == c->baseline);
+            tb_csv_put_printf(&r, "%d", cell->simulated);
+            tb_csv_put_printf(&r, "%d", cell->present);
+            tb_csv_put_printf(&r, "%zu", cell->n);
+            const double nums[] = {cell->median, cell->lo, cell->hi, cell->stdev, cell->cv};
+            for (size_t j = 0; j < sizeof nums / sizeof nums[0]; j++)
+                tb_csv_put_num(&r, nums[j]);
+            tb_csv_put_printf(&r, "%d", cell->noisy);
+            const double ratios[] = {cell->ratio, cell->ratio_lo, cell->ratio_hi, cell->p_value};
+            for (size_t j = 0; j < sizeof ratios / sizeof ratios[0]; j++)
+                tb_csv_put_num(&r, ratios[j]);
+            tb_csv_put_printf(&r, "%d", cell->significant);
+            tb_csv_put_printf(&r, "%d", cell->too_few);
+            tb_csv_put_raw(&r, tb_compare_verdict_name(cell->verdict));
+            tb_csv_put_num(&r, cell->p_adjusted);
+            tb_csv_put_raw(&r, shift_name(cell));
+            tb_csv_put_raw(&r, ci_why_name(cell));
+            rc = tb_csv_row_end(&r);
         }
     }
     return rc;

@@ -31,7 +31,7 @@
 #include "base/file.h"
 #include "base/hex.h"
 #include "base/text.h"
-#include "bench/results.h"
+#include "benchcsv/benchcsv.h"
 #include "record/internal.h"
 #include "workloads/notary.h"
 #include "workloads/tlsn.h"

@@ -1,5 +1,5 @@
 /* pki: fixture CA and server certificate with the OpenSSL 3 APIs; see pki.h.
- * Certificates are built with X509_* and X509V3 extension strings (the same
+ * Certificates are built by base/x509 (X509V3 extension strings, the same
  * syntax as openssl.cnf), keys with EVP_EC_gen. PEM text goes to memory BIOs,
  * then to files via base/file's atomic write (0644 for certificates, 0600 for keys). */
 #include "serve/pki.h"
@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/bn.h>
@@ -18,6 +19,7 @@
 #include <openssl/x509v3.h>
 
 #include "base/file.h"
+#include "base/x509.h"
 
 #define VALID_DAYS 3650
 
@@ -29,79 +31,39 @@ int tb_pki_path(const char *dir, const char *file, char *out, size_t size, tb_er
     return 0;
 }
 
-static int add_ext(X509 *cert, X509 *issuer, int nid, const char *value, tb_err *err)
-{
-    X509V3_CTX ctx;
-    X509V3_set_ctx_nodb(&ctx);
-    X509V3_set_ctx(&ctx, issuer, cert, NULL, NULL, 0);
-    X509_EXTENSION *ext = X509V3_EXT_conf_nid(NULL, &ctx, nid, value);
-    if (!ext)
-        return tb_err_ssl(err, "certificate extension %s=%s", OBJ_nid2sn(nid), value);
-    int ok = X509_add_ext(cert, ext, -1);
-    X509_EXTENSION_free(ext);
-    return ok ? 0 : tb_err_ssl(err, "adding extension %s", OBJ_nid2sn(nid));
-}
-
-static int set_serial(X509 *cert, tb_err *err)
-{
-    BIGNUM *bn = BN_new();
-    int ok = bn && BN_rand(bn, 127, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY) &&
-             BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert));
-    BN_free(bn);
-    return ok ? 0 : tb_err_ssl(err, "certificate serial");
-}
-
-static int set_name(X509_NAME *name, const char *cn)
-{
-    return X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, (const unsigned char *)"teebench",
-                                      -1, -1, 0) &&
-           X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)cn, -1, -1,
-                                      0);
-}
-
-/* Makes a certificate for key (subject cn), signed by issuer_key; issuer NULL
- * makes it self-signed. Returns NULL with err on failure. */
+/* A certificate for key (subject O=teebench, CN=cn) by base/x509, signed by issuer_key
+   (ECDSA-SHA256); issuer NULL makes it self-signed. A random serial, valid from an hour
+   ago for VALID_DAYS. The CA: pathlen 0; the server: serverAuth for TB_PKI_SERVER_NAME,
+   localhost and 127.0.0.1. Returns NULL with err on failure. */
 static X509 *make_cert(EVP_PKEY *key, const char *cn, X509 *issuer, EVP_PKEY *issuer_key, int is_ca,
                        tb_err *err)
 {
-    X509 *c = X509_new();
-    if (!c) {
-        tb_err_ssl(err, "X509_new");
-        return NULL;
-    }
-    if (!X509_set_version(c, X509_VERSION_3) || set_serial(c, err) < 0)
-        goto fail;
-    if (!X509_gmtime_adj(X509_getm_notBefore(c), -3600) ||
-        !X509_time_adj_ex(X509_getm_notAfter(c), VALID_DAYS, 0, NULL) || !X509_set_pubkey(c, key) ||
-        !set_name(X509_get_subject_name(c), cn) ||
-        !X509_set_issuer_name(c, X509_get_subject_name(issuer ? issuer : c))) {
-        tb_err_ssl(err, "certificate %s", cn);
-        goto fail;
-    }
-    X509 *iss = issuer ? issuer : c;
-    if (add_ext(c, iss, NID_subject_key_identifier, "hash", err) < 0 ||
-        add_ext(c, iss, NID_authority_key_identifier, "keyid:always", err) < 0)
-        goto fail;
-    if (is_ca) {
-        if (add_ext(c, iss, NID_basic_constraints, "critical,CA:TRUE,pathlen:0", err) < 0 ||
-            add_ext(c, iss, NID_key_usage, "critical,keyCertSign,cRLSign", err) < 0)
-            goto fail;
-    } else {
-        if (add_ext(c, iss, NID_basic_constraints, "critical,CA:FALSE", err) < 0 ||
-            add_ext(c, iss, NID_key_usage, "critical,digitalSignature", err) < 0 ||
-            add_ext(c, iss, NID_ext_key_usage, "serverAuth", err) < 0 ||
-            add_ext(c, iss, NID_subject_alt_name,
-                    "DNS:" TB_PKI_SERVER_NAME ",DNS:localhost,IP:127.0.0.1", err) < 0)
-            goto fail;
-    }
-    if (!X509_sign(c, issuer_key, EVP_sha256())) {
-        tb_err_ssl(err, "signing certificate %s", cn);
-        goto fail;
-    }
-    return c;
-fail:
-    X509_free(c);
-    return NULL;
+    const char *const name[] = {"O", "teebench", "CN", cn, NULL};
+    static const tb_x509_ext ca_ext[] = {
+        {NID_subject_key_identifier, "hash"},
+        {NID_authority_key_identifier, "keyid:always"},
+        {NID_basic_constraints, "critical,CA:TRUE,pathlen:0"},
+        {NID_key_usage, "critical,keyCertSign,cRLSign"},
+    };
+    static const tb_x509_ext srv_ext[] = {
+        {NID_subject_key_identifier, "hash"},
+        {NID_authority_key_identifier, "keyid:always"},
+        {NID_basic_constraints, "critical,CA:FALSE"},
+        {NID_key_usage, "critical,digitalSignature"},
+        {NID_ext_key_usage, "serverAuth"},
+        {NID_subject_alt_name, "DNS:" TB_PKI_SERVER_NAME ",DNS:localhost,IP:127.0.0.1"},
+    };
+    int64_t now = (int64_t)time(NULL);
+    tb_x509_spec spec = {.name = name,
+                         .key = key,
+                         .issuer = issuer,
+                         .issuer_key = issuer_key,
+                         .not_before = now - 3600,
+                         .not_after = now + (int64_t)VALID_DAYS * 86400,
+                         .ext = is_ca ? ca_ext : srv_ext,
+                         .n_ext = is_ca ? sizeof ca_ext / sizeof ca_ext[0]
+                                        : sizeof srv_ext / sizeof srv_ext[0]};
+    return tb_x509_make(&spec, err);
 }
 
 /* Writes the PEM of a certificate (key NULL) or a private key to file in the

@@ -2,7 +2,7 @@
 #ifndef TB_WORKLOADS_NOTARY_H
 #define TB_WORKLOADS_NOTARY_H
 
-#include "bench/results.h"
+#include "benchcsv/benchcsv.h"
 #include "workloads/workload.h"
 
 typedef struct tb_wl_notary_params {

@@ -3,7 +3,7 @@
 #ifndef TB_WORKLOADS_TLSN_H
 #define TB_WORKLOADS_TLSN_H
 
-#include "bench/results.h"
+#include "benchcsv/benchcsv.h"
 #include "workloads/workload.h"
 
 typedef struct tb_wl_tlsn_params {

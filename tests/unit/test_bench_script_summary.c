@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bench/internal.h"
+#include "benchcsv/internal.h"
 #include "bench/report.h"
 #include "bench/script_summary.h"
 

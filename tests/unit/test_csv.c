@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "base/csv.h"
@@ -123,12 +124,49 @@ static void test_round_trip_exhaustive(void **state)
     assert_int_equal(total, 177156); /* 1 + 11 + ... + 11^5 */
 }
 
+/* The row writer: separators between cells only, text cells guarded and quoted,
+   raw cells as they are, NaN as an empty cell, one '\n' at the end. */
+static void test_row(void **state)
+{
+    (void)state;
+    tb_buf b = {0};
+    tb_csv_row r;
+    tb_csv_row_begin(&r, &b);
+    tb_csv_put_text(&r, "=SUM(A1)");
+    tb_csv_put_raw(&r, "42");
+    tb_csv_put_printf(&r, "%d", -3);
+    tb_csv_put_num(&r, 0.125);
+    tb_csv_put_num(&r, NAN);
+    tb_csv_put_raw(&r, NULL);
+    tb_csv_put_text(&r, "a,b");
+    assert_int_equal(tb_csv_row_end(&r), 0);
+    tb_csv_row_begin(&r, &b);
+    tb_csv_put_text(&r, "only");
+    assert_int_equal(tb_csv_row_end(&r), 0);
+    assert_int_equal(b.len, strlen("\"'=SUM(A1)\",42,-3,0.125,,,\"a,b\"\nonly\n"));
+    assert_memory_equal(b.p, "\"'=SUM(A1)\",42,-3,0.125,,,\"a,b\"\nonly\n", b.len);
+    tb_buf_clear(&b);
+}
+
+/* A raw cell too long for the printf buffer fails the row instead of cutting it. */
+static void test_row_printf_too_long(void **state)
+{
+    (void)state;
+    tb_buf b = {0};
+    tb_csv_row r;
+    tb_csv_row_begin(&r, &b);
+    tb_csv_put_printf(&r, "%0200d", 1);
+    tb_csv_put_raw(&r, "x");
+    assert_int_equal(tb_csv_row_end(&r), -1);
+    tb_buf_clear(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plain_and_quoted),
-        cmocka_unit_test(test_formula_guard),
-        cmocka_unit_test(test_round_trip_exhaustive),
+        cmocka_unit_test(test_plain_and_quoted),      cmocka_unit_test(test_formula_guard),
+        cmocka_unit_test(test_round_trip_exhaustive), cmocka_unit_test(test_row),
+        cmocka_unit_test(test_row_printf_too_long),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,7 +20,7 @@
 
 #include "base/buf.h"
 #include "base/file.h"
-#include "bench/results.h"
+#include "benchcsv/benchcsv.h"
 #include "record/import.h"
 #include "record/internal.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests for src/bench/results: CSV row format/parse round trips, strict
+/* Unit tests for src/benchcsv (results.csv, retries.csv): CSV row format/parse round trips, strict
  * parsing errors, retries.csv, client KEY=value output (last occurrence wins),
  * append-only writing. */
 #include <setjmp.h>
@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "base/file.h"
-#include "bench/internal.h"
-#include "bench/results.h"
+#include "benchcsv/internal.h"
+#include "benchcsv/benchcsv.h"
 
 static const char *H = TB_BENCH_RESULTS_HEADER "\n";
 

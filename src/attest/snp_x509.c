@@ -1,4 +1,4 @@
-/* attest/snp_cert: AMD's SEV-SNP certificates and CRLs, read with the module's one DER
+/* attest/snp_x509: AMD's SEV-SNP certificates and CRLs, read with the module's one DER
  * walker (der.c), and their signatures checked with OpenSSL.
  *
  * Why not d2i_X509: as for DCAP (cert.c), OpenSSL 3's X.509 decoding costs more than the
@@ -327,30 +327,17 @@ int tb_attest_snp_cert_parse(const uint8_t *p, size_t n, tb_attest_snp_cert *c, 
     return 0;
 }
 
-int tb_attest_snp_crl_parse(const uint8_t *p, size_t n, tb_attest_snp_crl *c, tb_err *err)
+static int pss_take_sig(der bits, tb_attest_crl *c)
 {
-    memset(c, 0, sizeof *c);
-    der tbs_whole, alg, bits, tbs, t;
-    if (tb_attest_signed_read(p, n, "CRL", &tbs_whole, &alg, &bits, err) < 0)
-        return -1;
-    if (!alg_pss384(alg) || bits_content(bits, &c->sig, &c->sig_len) < 0)
-        return tb_errf(err, "CRL is not signed with RSA-PSS SHA-384 (salt 48)");
-    c->tbs = tbs_whole.p;
-    c->tbs_len = tbs_whole.n;
-    der tw = tbs_whole, ver;
-    tb_attest_der_expect(&tw, 0x30, &tbs); /* cannot fail: read above */
-    if (tbs.n && tbs.p[0] == 0x02 &&
-        (tb_attest_der_next(&tbs, NULL, &ver, NULL) < 0 || tb_attest_der_int(ver) < 0))
-        return tb_errf(err, "malformed CRL version");
-    if (tb_attest_der_expect(&tbs, 0x30, &t) < 0 || !alg_pss384(t))
-        return tb_errf(err, "CRL inner signature algorithm is not RSA-PSS SHA-384");
-    return tb_attest_crl_rest(tbs, &c->issuer, &c->issuer_len, &c->this_update, &c->next_update,
-                              &c->revoked, &c->revoked_len, err);
+    return bits_content(bits, &c->rsa_sig, &c->rsa_sig_len);
 }
 
-int tb_attest_snp_crl_is_revoked(const tb_attest_snp_crl *c, const uint8_t *serial, size_t n)
+static const tb_attest_crl_alg crl_pss = {alg_pss384, pss_take_sig, "RSA-PSS SHA-384 (salt 48)",
+                                          "RSA-PSS SHA-384"};
+
+int tb_attest_snp_crl_parse(const uint8_t *p, size_t n, tb_attest_crl *c, tb_err *err)
 {
-    return tb_attest_crl_lists(c->revoked, c->revoked_len, serial, n);
+    return tb_attest_crl_read(p, n, &crl_pss, c, err);
 }
 
 int tb_attest_snp_pss_verify(const tb_attest_snp_cert *signer, const uint8_t *data, size_t n,

@@ -1,8 +1,8 @@
-/* results: results.csv / retries.csv rows and client output lines. See results.h.
+/* benchcsv: results.csv / retries.csv rows and client output lines. See benchcsv.h.
  * The CSV reader is a small RFC 4180 record splitter (quoted fields, "" escapes,
  * CRLF or LF) that never reads past len and bounds every field. */
-#include "bench/internal.h"
-#include "bench/results.h"
+#include "benchcsv/benchcsv.h"
+#include "benchcsv/internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -109,67 +109,49 @@ int tb_bench_format_ms(double ms, char *out, size_t n)
     return 0;
 }
 
-/* A number cell (as formatted: no quoting needed), then its separator. */
-static int put_field(tb_buf *out, const char *s, int last)
-{
-    int rc = tb_buf_puts(out, s);
-    rc |= tb_buf_puts(out, last ? "\n" : ",");
-    return rc ? -1 : 0;
-}
-
-/* A text cell (a mode, a log path: RESULTS_DIR is the user's), quoted by base/csv so
-   that no spreadsheet runs it as a formula; the reader undoes the guard
-   (tb_csv_text_value). */
-static int put_text(tb_buf *out, const char *s, int last)
-{
-    int rc = tb_csv_text(out, s);
-    rc |= tb_buf_puts(out, last ? "\n" : ",");
-    return rc ? -1 : 0;
-}
-
-static int put_ms(tb_buf *out, unsigned has, unsigned bit, double v)
+/* A milliseconds cell: empty when the run did not report it. */
+static void put_ms(tb_csv_row *row, unsigned has, unsigned bit, double v)
 {
     char s[64] = "";
     if ((has & bit) && tb_bench_format_ms(v, s, sizeof s) < 0)
-        return -1;
-    return put_field(out, s, 0);
+        row->rc = -1;
+    tb_csv_put_raw(row, s);
 }
 
+/* Text cells (a mode, a log path: RESULTS_DIR is the user's) are quoted by base/csv so
+   that no spreadsheet runs them as a formula; the reader undoes the guard
+   (tb_csv_text_value). */
 int tb_bench_results_format_row(const tb_bench_result_row *r, tb_buf *out)
 {
-    char s[64];
-    int rc = put_text(out, r->mode, 0);
-    snprintf(s, sizeof s, "%ld", r->iteration);
-    rc |= put_field(out, s, 0);
-    rc |= put_field(out, r->enable_tee ? "1" : "0", 0);
-    rc |= put_field(out, r->verify ? "1" : "0", 0);
-    snprintf(s, sizeof s, "%d", r->exit_code);
-    rc |= put_field(out, s, 0);
-    rc |= put_ms(out, r->has, TB_BENCH_HAS_NOTARIZATION, r->notarization_ms);
-    rc |= put_ms(out, r->has, TB_BENCH_HAS_TOTAL_E2E, r->total_e2e_ms);
-    rc |= put_ms(out, r->has, TB_BENCH_HAS_TDX_VERIFY, r->tdx_verify_ms);
-    rc |=
-        put_ms(out, r->has, TB_BENCH_HAS_NOTARIZATION_PLUS_VERIFY, r->notarization_plus_verify_ms);
-    rc |= put_ms(out, r->has, TB_BENCH_HAS_WALL, r->wall_ms);
-    rc |= put_text(out, r->stdout_log, 0);
-    rc |= put_text(out, r->stderr_log, 1);
-    return rc ? -1 : 0;
+    tb_csv_row row;
+    tb_csv_row_begin(&row, out);
+    tb_csv_put_text(&row, r->mode);
+    tb_csv_put_printf(&row, "%ld", r->iteration);
+    tb_csv_put_raw(&row, r->enable_tee ? "1" : "0");
+    tb_csv_put_raw(&row, r->verify ? "1" : "0");
+    tb_csv_put_printf(&row, "%d", r->exit_code);
+    put_ms(&row, r->has, TB_BENCH_HAS_NOTARIZATION, r->notarization_ms);
+    put_ms(&row, r->has, TB_BENCH_HAS_TOTAL_E2E, r->total_e2e_ms);
+    put_ms(&row, r->has, TB_BENCH_HAS_TDX_VERIFY, r->tdx_verify_ms);
+    put_ms(&row, r->has, TB_BENCH_HAS_NOTARIZATION_PLUS_VERIFY, r->notarization_plus_verify_ms);
+    put_ms(&row, r->has, TB_BENCH_HAS_WALL, r->wall_ms);
+    tb_csv_put_text(&row, r->stdout_log);
+    tb_csv_put_text(&row, r->stderr_log);
+    return tb_csv_row_end(&row);
 }
 
 int tb_bench_retries_format_row(const tb_bench_retry_row *r, tb_buf *out)
 {
-    char s[64];
-    int rc = put_text(out, r->mode, 0);
-    snprintf(s, sizeof s, "%ld", r->iteration);
-    rc |= put_field(out, s, 0);
-    snprintf(s, sizeof s, "%d", r->attempt);
-    rc |= put_field(out, s, 0);
-    snprintf(s, sizeof s, "%d", r->exit_code);
-    rc |= put_field(out, s, 0);
-    rc |= put_ms(out, TB_BENCH_HAS_WALL, TB_BENCH_HAS_WALL, r->wall_ms);
-    rc |= put_text(out, r->stdout_log, 0);
-    rc |= put_text(out, r->stderr_log, 1);
-    return rc ? -1 : 0;
+    tb_csv_row row;
+    tb_csv_row_begin(&row, out);
+    tb_csv_put_text(&row, r->mode);
+    tb_csv_put_printf(&row, "%ld", r->iteration);
+    tb_csv_put_printf(&row, "%d", r->attempt);
+    tb_csv_put_printf(&row, "%d", r->exit_code);
+    put_ms(&row, TB_BENCH_HAS_WALL, TB_BENCH_HAS_WALL, r->wall_ms);
+    tb_csv_put_text(&row, r->stdout_log);
+    tb_csv_put_text(&row, r->stderr_log);
+    return tb_csv_row_end(&row);
 }
 
 int tb_bench_csv_create(const char *path, const char *header, tb_err *err)

@@ -1,5 +1,8 @@
-/* results: the rows of a notarization benchmark's results.csv, and the
- * KEY=value lines a benchmark client prints.
+/* benchcsv: the CSV files of the notarization benchmark (`teebench bench notary`,
+ * benchmark-tee-impact.sh) -- the rows of results.csv and retries.csv -- and the
+ * KEY=value lines a benchmark client prints. A leaf (it uses base/ only): the
+ * harness (bench/run) writes these files, the importer (record/import), the
+ * summaries (bench/report, bench/script) and workloads/notary read them.
  *
  * results.csv has exactly the header TB_BENCH_RESULTS_HEADER (the source benchmark
  * script's), one row per (mode, iteration): the final attempt of that run.
@@ -21,15 +24,15 @@
  *
  * retries.csv (TB_BENCH_RETRIES_HEADER) lists each attempt that failed and was
  * retried: the superseded attempts, with their own logs. */
-#ifndef TB_BENCH_RESULTS_H
-#define TB_BENCH_RESULTS_H
+#ifndef TB_BENCHCSV_BENCHCSV_H
+#define TB_BENCHCSV_BENCHCSV_H
 
 #include <stddef.h>
 
 #include "base/buf.h"
 #include "base/err.h"
 
-#define TB_BENCH_RESULTS_HEADER                                                                    \
+#define TB_BENCH_RESULTS_HEADER                                                                \
     "mode,iteration,enable_tee,verify_attestation,exit_code,notarization_ms,total_e2e_ms,"         \
     "tdx_verify_ms,notarization_plus_verify_ms,wall_ms,stdout_log,stderr_log"
 #define TB_BENCH_RETRIES_HEADER "mode,iteration,attempt,exit_code,wall_ms,stdout_log,stderr_log"

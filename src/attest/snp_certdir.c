@@ -1,4 +1,4 @@
-/* attest/snp_certs: the certificates an SEV-SNP report is checked against, from a folder.
+/* attest/snp_certdir: the certificates an SEV-SNP report is checked against, from a folder.
  *
  *   ark.pem, ask.pem          the ARK and the ASK (or ASVK); each optional (built-in)
  *   cert_chain.pem            (or ask_ark.pem) the ASK then the ARK in one PEM file, as the
