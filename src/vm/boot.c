@@ -229,9 +229,12 @@ int tb_vm_boot_parse(const char *text, size_t len, tb_vm_boot_guest *g)
     return g->uptime_s >= 0;
 }
 
+/* Seconds to nanoseconds, saturating at 2^62 (about 146 years): a guest may say any
+   number, and the phases subtract these (fuzz_vm_boot found the overflow). */
 static int64_t ns_of(double s)
 {
-    return (int64_t)llround(s * 1e9);
+    const double max_s = (double)((int64_t)1 << 62) / 1e9;
+    return s >= max_s ? (int64_t)1 << 62 : (int64_t)llround(s * 1e9);
 }
 
 void tb_vm_boot_phases_make(uint64_t total_ns, uint64_t probe_end_ns, const tb_vm_boot_guest *g,

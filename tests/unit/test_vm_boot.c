@@ -166,6 +166,17 @@ static void test_unknown_phases(void **state)
     tb_vm_boot_phases_make(10 * S, 10 * S, &g, &p);
     assert_int_equal(p.ns[TB_VM_BOOT_FIRMWARE], -1);
     assert_non_null(strstr(p.note, "does not fit"));
+    /* an uptime of 15 digits (fuzz_vm_boot: the subtraction overflowed): does not fit */
+    parse_str("teebench-boot: uptime\n999999999999999.9 0\n", &g, 1);
+    tb_vm_boot_phases_make(10 * S, 12 * S, &g, &p);
+    assert_int_equal(p.ns[TB_VM_BOOT_FIRMWARE], -1);
+    assert_non_null(strstr(p.note, "does not fit"));
+    /* a first-process time and a systemd userspace just as large: unknown, no overflow */
+    parse_str("teebench-boot: uptime\n4.0 1\nteebench-boot: klog\n"
+              "[999999999999999.9] Run /init as init process\n",
+              &g, 1);
+    tb_vm_boot_phases_make(10 * S, 10 * S, &g, &p);
+    assert_int_equal(p.ns[TB_VM_BOOT_KERNEL], -1);
     /* dmesg refused (no root, no sudo) and no systemd: the firmware phase only */
     parse_str("teebench-boot: uptime\n4.0 1\nteebench-boot: klog\nteebench-boot: analyze\n", &g, 1);
     tb_vm_boot_phases_make(10 * S, 10 * S, &g, &p);
