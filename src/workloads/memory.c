@@ -93,35 +93,18 @@ void tb_wl_memory_size_name(uint64_t b, char *out, size_t n)
 
 /* ---- parameters ---- */
 
-static int part_token(void *ctx, const char *t, tb_err *err)
-{
-    tb_wl_memory_params *m = ctx;
-    for (int i = 0; i < TB_WL_MEM_PARTS; i++)
-        if (!strcmp(t, part_names[i]) || (i == TB_WL_MEM_FIRST_TOUCH && !strcmp(t, "first_touch")))
-            return m->part[i] = 1, 0;
-    if (!strcmp(t, "all")) {
-        for (int i = 0; i < TB_WL_MEM_PARTS; i++)
-            m->part[i] = 1;
-        return 0;
-    }
-    return tb_errf(err, "unknown part '%.40s' (bandwidth, latency, first-touch)", t);
-}
+/* memory.parts: "first_touch" is another spelling of first-touch */
+static const tb_wl_name_set part_set = {"part", part_names, TB_WL_MEM_PARTS, "first_touch",
+                                        TB_WL_MEM_FIRST_TOUCH};
 
 static int parse_parts(void *params, const char *key, const char *v, tb_err *err)
 {
-    tb_wl_memory_params *m = params;
-    memset(m->part, 0, sizeof m->part);
-    return tb_wl_each_token(key, v, part_token, m, err);
+    return tb_wl_name_set_parse(&part_set, key, v, ((tb_wl_memory_params *)params)->part, err);
 }
 
 static json_t *parts_json(const void *params)
 {
-    const tb_wl_memory_params *m = params;
-    json_t *a = json_array();
-    for (int i = 0; a && i < TB_WL_MEM_PARTS; i++)
-        if (m->part[i])
-            json_array_append_new(a, json_string(part_names[i]));
-    return a;
+    return tb_wl_name_set_json(&part_set, ((const tb_wl_memory_params *)params)->part);
 }
 
 static int parse_array(void *params, const char *key, const char *v, tb_err *err)

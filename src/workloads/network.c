@@ -45,35 +45,16 @@ static const char *const test_names[TB_WL_NET_TESTS] = {"tcp", "udp", "rtt"};
 
 /* ---- parameters ---- */
 
-static int test_token(void *ctx, const char *t, tb_err *err)
-{
-    tb_wl_network_params *n = ctx;
-    for (int i = 0; i < TB_WL_NET_TESTS; i++)
-        if (!strcmp(t, test_names[i]))
-            return n->test[i] = 1, 0;
-    if (!strcmp(t, "all")) {
-        for (int i = 0; i < TB_WL_NET_TESTS; i++)
-            n->test[i] = 1;
-        return 0;
-    }
-    return tb_errf(err, "unknown test '%.40s' (tcp, udp, rtt)", t);
-}
+static const tb_wl_name_set test_set = {"test", test_names, TB_WL_NET_TESTS, NULL, 0};
 
 static int parse_tests(void *params, const char *key, const char *v, tb_err *err)
 {
-    tb_wl_network_params *n = params;
-    memset(n->test, 0, sizeof n->test);
-    return tb_wl_each_token(key, v, test_token, n, err);
+    return tb_wl_name_set_parse(&test_set, key, v, ((tb_wl_network_params *)params)->test, err);
 }
 
 static json_t *tests_json(const void *params)
 {
-    const tb_wl_network_params *n = params;
-    json_t *a = json_array();
-    for (int i = 0; a && i < TB_WL_NET_TESTS; i++)
-        if (n->test[i])
-            json_array_append_new(a, json_string(test_names[i]));
-    return a;
+    return tb_wl_name_set_json(&test_set, ((const tb_wl_network_params *)params)->test);
 }
 
 /* A list of distinct integers in [lo, hi], in the order given. */

@@ -86,6 +86,48 @@ int tb_wl_each_token(const char *key, const char *v, int (*fn)(void *, const cha
     return 0;
 }
 
+typedef struct name_set_ctx {
+    const tb_wl_name_set *set;
+    int *on;
+} name_set_ctx;
+
+static int name_token(void *ctx, const char *t, tb_err *err)
+{
+    const name_set_ctx *c = ctx;
+    const tb_wl_name_set *s = c->set;
+    for (int i = 0; i < s->n; i++)
+        if (!strcmp(t, s->names[i]) || (s->alias && i == s->alias_of && !strcmp(t, s->alias)))
+            return c->on[i] = 1, 0;
+    if (!strcmp(t, "all")) {
+        for (int i = 0; i < s->n; i++)
+            c->on[i] = 1;
+        return 0;
+    }
+    char list[256] = "";
+    for (int i = 0; i < s->n; i++) {
+        size_t l = strlen(list);
+        snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", s->names[i]);
+    }
+    return tb_errf(err, "unknown %s '%.40s' (%s)", s->what, t, list);
+}
+
+int tb_wl_name_set_parse(const tb_wl_name_set *set, const char *key, const char *v, int *on,
+                         tb_err *err)
+{
+    memset(on, 0, sizeof *on * (size_t)set->n);
+    name_set_ctx c = {set, on};
+    return tb_wl_each_token(key, v, name_token, &c, err);
+}
+
+json_t *tb_wl_name_set_json(const tb_wl_name_set *set, const int *on)
+{
+    json_t *a = json_array();
+    for (int i = 0; a && i < set->n; i++)
+        if (on[i])
+            json_array_append_new(a, json_string(set->names[i]));
+    return a;
+}
+
 int tb_wl_check_http_url(const char *key, const char *v, tb_err *err)
 {
     if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8))

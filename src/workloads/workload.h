@@ -439,6 +439,20 @@ int tb_wl_parse_text(const char *key, const char *v, char *out, size_t n, tb_err
    a failing token is an error naming key. */
 int tb_wl_each_token(const char *key, const char *v, int (*fn)(void *, const char *, tb_err *),
                      void *ctx, tb_err *err);
+/* A list of names from names[0..n) (or "all") into on[0..n) (1: named; cleared first);
+   alias, when not NULL, is another spelling of names[alias_of]. A name not in the list
+   is refused as "unknown WHAT 'x' (names, ...)", naming key. */
+typedef struct tb_wl_name_set {
+    const char *what; /* "part", "test" */
+    const char *const *names;
+    int n;
+    const char *alias; /* or NULL */
+    int alias_of;
+} tb_wl_name_set;
+int tb_wl_name_set_parse(const tb_wl_name_set *set, const char *key, const char *v, int *on,
+                         tb_err *err);
+/* The names set in on[0..n), in the list's order (new reference). */
+json_t *tb_wl_name_set_json(const tb_wl_name_set *set, const int *on);
 /* Checks for TEXT parameters: an http:// or https:// URL; an absolute path; not empty. */
 int tb_wl_check_http_url(const char *key, const char *v, tb_err *err);
 int tb_wl_check_abs_path(const char *key, const char *v, tb_err *err);
