@@ -439,65 +439,42 @@ void tb_wl_kv_bench_version(const tb_wl_kv_params *p, tb_wl_sink *sink, char *ou
 
 /* ---- the server ---- */
 
-typedef struct words {
-    char **argv;
-    size_t n, max;
-    char *text;
-    size_t used, size;
-    int bad;
-} words;
-
-static void word(words *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void word(words *w, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(w->text + w->used, w->size - w->used, fmt, ap);
-    va_end(ap);
-    if (k < 0 || (size_t)k >= w->size - w->used || w->n + 1 >= w->max) {
-        w->bad = 1;
-        return;
-    }
-    w->argv[w->n++] = w->text + w->used;
-    w->used += (size_t)k + 1;
-}
-
 int tb_wl_kv_server_argv(const char *bin, const char *addr, int port, int tls_port, const char *pki,
                          const char *dir, char **argv, size_t n, char *text, size_t tn)
 {
-    words w = {argv, 0, n, text, 0, tn, 0};
-    word(&w, "%s", bin);
-    word(&w, "--port");
-    word(&w, "%d", port);
-    word(&w, "--bind");
-    word(&w, "%s", addr);
-    word(&w, "--save");
-    word(&w, "%s", "");
-    word(&w, "--appendonly");
-    word(&w, "no");
-    word(&w, "--daemonize");
-    word(&w, "no");
+    tb_wl_words w = {argv, 0, n, text, 0, tn, 0};
+    tb_wl_word(&w, "%s", bin);
+    tb_wl_word(&w, "--port");
+    tb_wl_word(&w, "%d", port);
+    tb_wl_word(&w, "--bind");
+    tb_wl_word(&w, "%s", addr);
+    tb_wl_word(&w, "--save");
+    tb_wl_word(&w, "%s", "");
+    tb_wl_word(&w, "--appendonly");
+    tb_wl_word(&w, "no");
+    tb_wl_word(&w, "--daemonize");
+    tb_wl_word(&w, "no");
     /* no password: clients from other hosts only with protected mode off (the fixture
        server of a split run is reached over the network) */
-    word(&w, "--protected-mode");
-    word(&w, "%s", strcmp(addr, "127.0.0.1") && strcmp(addr, "::1") ? "no" : "yes");
+    tb_wl_word(&w, "--protected-mode");
+    tb_wl_word(&w, "%s", strcmp(addr, "127.0.0.1") && strcmp(addr, "::1") ? "no" : "yes");
     if (dir) { /* else its log goes to stdout, and it writes no file */
-        word(&w, "--dir");
-        word(&w, "%s", dir);
-        word(&w, "--logfile");
-        word(&w, "%s/redis.log", dir);
+        tb_wl_word(&w, "--dir");
+        tb_wl_word(&w, "%s", dir);
+        tb_wl_word(&w, "--logfile");
+        tb_wl_word(&w, "%s/redis.log", dir);
     }
     if (pki && tls_port > 0) {
-        word(&w, "--tls-port");
-        word(&w, "%d", tls_port);
-        word(&w, "--tls-cert-file");
-        word(&w, "%s/%s", pki, TB_PKI_SERVER_CERT);
-        word(&w, "--tls-key-file");
-        word(&w, "%s/%s", pki, TB_PKI_SERVER_KEY);
-        word(&w, "--tls-ca-cert-file");
-        word(&w, "%s/%s", pki, TB_PKI_CA_CERT);
-        word(&w, "--tls-auth-clients");
-        word(&w, "no");
+        tb_wl_word(&w, "--tls-port");
+        tb_wl_word(&w, "%d", tls_port);
+        tb_wl_word(&w, "--tls-cert-file");
+        tb_wl_word(&w, "%s/%s", pki, TB_PKI_SERVER_CERT);
+        tb_wl_word(&w, "--tls-key-file");
+        tb_wl_word(&w, "%s/%s", pki, TB_PKI_SERVER_KEY);
+        tb_wl_word(&w, "--tls-ca-cert-file");
+        tb_wl_word(&w, "%s/%s", pki, TB_PKI_CA_CERT);
+        tb_wl_word(&w, "--tls-auth-clients");
+        tb_wl_word(&w, "no");
     }
     if (w.bad)
         return -1;
@@ -724,36 +701,36 @@ int tb_wl_kv_parse_csv(const char *text, size_t len, const char *transport, json
 static int bench_argv(const tb_wl_kv_params *p, const tb_wl_kv_target *t, const char *bin,
                       char **argv, size_t n, char *text, size_t tn)
 {
-    words w = {argv, 0, n, text, 0, tn, 0};
-    word(&w, "%s", bin);
-    word(&w, "-h");
-    word(&w, "%s", t->host);
-    word(&w, "-p");
-    word(&w, "%d", t->port);
-    word(&w, "-c");
-    word(&w, "%d", p->clients);
-    word(&w, "-n");
-    word(&w, "%d", p->requests);
-    word(&w, "-P");
-    word(&w, "%d", p->pipeline);
-    word(&w, "-d");
-    word(&w, "%d", p->data_size);
-    word(&w, "-r");
-    word(&w, "%d", p->keyspace);
-    word(&w, "-t");
-    word(&w, "set,get");
+    tb_wl_words w = {argv, 0, n, text, 0, tn, 0};
+    tb_wl_word(&w, "%s", bin);
+    tb_wl_word(&w, "-h");
+    tb_wl_word(&w, "%s", t->host);
+    tb_wl_word(&w, "-p");
+    tb_wl_word(&w, "%d", t->port);
+    tb_wl_word(&w, "-c");
+    tb_wl_word(&w, "%d", p->clients);
+    tb_wl_word(&w, "-n");
+    tb_wl_word(&w, "%d", p->requests);
+    tb_wl_word(&w, "-P");
+    tb_wl_word(&w, "%d", p->pipeline);
+    tb_wl_word(&w, "-d");
+    tb_wl_word(&w, "%d", p->data_size);
+    tb_wl_word(&w, "-r");
+    tb_wl_word(&w, "%d", p->keyspace);
+    tb_wl_word(&w, "-t");
+    tb_wl_word(&w, "set,get");
     if (p->threads > 1) {
-        word(&w, "--threads");
-        word(&w, "%d", p->threads);
+        tb_wl_word(&w, "--threads");
+        tb_wl_word(&w, "%d", p->threads);
     }
     if (t->tls) {
-        word(&w, "--tls");
-        word(&w, "--cacert");
-        word(&w, "%s", t->ca);
-        word(&w, "--sni");
-        word(&w, "%s", t->sni);
+        tb_wl_word(&w, "--tls");
+        tb_wl_word(&w, "--cacert");
+        tb_wl_word(&w, "%s", t->ca);
+        tb_wl_word(&w, "--sni");
+        tb_wl_word(&w, "%s", t->sni);
     }
-    word(&w, "--csv");
+    tb_wl_word(&w, "--csv");
     if (w.bad)
         return -1;
     argv[w.n] = NULL;

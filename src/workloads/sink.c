@@ -1,6 +1,7 @@
 /* workloads/sink: the calls a workload makes on its sink (workload.h), the files of
  * the run's work directory, the tools a workload runs (found in PATH or at a path), and
- * the private work directory of a workload's own command (outside the suite).
+ * the private work directory of a workload's own command (outside the suite), and the
+ * command lines of those tools built into the caller's arrays (tb_wl_word).
  *
  * Invariants: a sink function the sink does not have is a no-op (sample: an
  * error, so a reader never drops figures silently); files are made and read
@@ -205,4 +206,20 @@ void tb_wl_workdir_remove(tb_wl_sink *sink)
     sink->dir_fd = -1;
     if (sink->dir && sink->dir[0])
         nftw(sink->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void tb_wl_word(tb_wl_words *w, const char *fmt, ...)
+{
+    if (w->bad)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(w->text + w->used, w->size - w->used, fmt, ap);
+    va_end(ap);
+    if (k < 0 || (size_t)k >= w->size - w->used || w->n + 1 >= w->max) {
+        w->bad = 1;
+        return;
+    }
+    w->argv[w->n++] = w->text + w->used;
+    w->used += (size_t)k + 1;
 }

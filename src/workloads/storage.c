@@ -674,69 +674,46 @@ void tb_wl_storage_close(tb_wl_storage_place *st)
 
 /* ---- fio's command line ---- */
 
-typedef struct words {
-    char **argv;
-    size_t n, max;
-    char *text;
-    size_t used, size;
-    int bad;
-} words;
-
-static void word(words *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void word(words *w, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(w->text + w->used, w->size - w->used, fmt, ap);
-    va_end(ap);
-    if (k < 0 || (size_t)k >= w->size - w->used || w->n + 1 >= w->max) {
-        w->bad = 1;
-        return;
-    }
-    w->argv[w->n++] = w->text + w->used;
-    w->used += (size_t)k + 1;
-}
-
 int tb_wl_storage_argv(const tb_wl_storage_place *st, unsigned engine, const char *output,
                        char **argv, size_t n, char *text, size_t tn)
 {
-    words w = {argv, 0, n, text, 0, tn, 0};
+    tb_wl_words w = {argv, 0, n, text, 0, tn, 0};
     long long run_ms = llround(st->p.runtime_s * 1000), ramp_ms = llround(st->p.ramp_s * 1000);
     char fio[PATH_MAX];
     if (!tb_wl_find_tool(st->p.fio_bin, fio, sizeof fio))
         snprintf(fio, sizeof fio, "%s", st->p.fio_bin);
-    word(&w, "%s", fio);
-    word(&w, "--output-format=json");
-    word(&w, "--output=%s", output);
-    word(&w, "--filename=%s", st->path);
-    word(&w, "--size=%lld", st->size);
+    tb_wl_word(&w, "%s", fio);
+    tb_wl_word(&w, "--output-format=json");
+    tb_wl_word(&w, "--output=%s", output);
+    tb_wl_word(&w, "--filename=%s", st->path);
+    tb_wl_word(&w, "--size=%lld", st->size);
     if (!st->device)
-        word(&w, "--allow_file_create=0");
-    word(&w, "--direct=1");
-    word(&w, "--ioengine=%s", tb_wl_fio_engine_name(engine));
+        tb_wl_word(&w, "--allow_file_create=0");
+    tb_wl_word(&w, "--direct=1");
+    tb_wl_word(&w, "--ioengine=%s", tb_wl_fio_engine_name(engine));
     if (engine == TB_WL_FIO_IO_URING) {
-        word(&w, "--fixedbufs=1");
-        word(&w, "--registerfiles=1");
+        tb_wl_word(&w, "--fixedbufs=1");
+        tb_wl_word(&w, "--registerfiles=1");
     }
-    word(&w, "--thread=1");
-    word(&w, "--norandommap=1");
-    word(&w, "--randrepeat=0");
-    word(&w, "--time_based=1");
-    word(&w, "--runtime=%lldms", run_ms);
-    word(&w, "--ramp_time=%lldms", ramp_ms);
-    word(&w, "--group_reporting=1");
+    tb_wl_word(&w, "--thread=1");
+    tb_wl_word(&w, "--norandommap=1");
+    tb_wl_word(&w, "--randrepeat=0");
+    tb_wl_word(&w, "--time_based=1");
+    tb_wl_word(&w, "--runtime=%lldms", run_ms);
+    tb_wl_word(&w, "--ramp_time=%lldms", ramp_ms);
+    tb_wl_word(&w, "--group_reporting=1");
     for (size_t i = 0; i < TB_WL_FIO_JOBS; i++) {
         const tb_wl_fio_job *j = &tb_wl_fio_jobs[i];
         if (!(st->p.jobs & (1u << i)))
             continue;
-        word(&w, "--name=%s", j->name);
-        word(&w, "--stonewall");
-        word(&w, "--bs=%d", j->bs);
-        word(&w, "--rw=%s", j->rw);
-        word(&w, "--iodepth=%d", j->iodepth);
-        word(&w, "--numjobs=%d", j->numjobs);
+        tb_wl_word(&w, "--name=%s", j->name);
+        tb_wl_word(&w, "--stonewall");
+        tb_wl_word(&w, "--bs=%d", j->bs);
+        tb_wl_word(&w, "--rw=%s", j->rw);
+        tb_wl_word(&w, "--iodepth=%d", j->iodepth);
+        tb_wl_word(&w, "--numjobs=%d", j->numjobs);
         if (j->rwmixread)
-            word(&w, "--rwmixread=%d", j->rwmixread);
+            tb_wl_word(&w, "--rwmixread=%d", j->rwmixread);
     }
     if (w.bad)
         return -1;

@@ -439,6 +439,20 @@ int tb_wl_parse_text(const char *key, const char *v, char *out, size_t n, tb_err
    a failing token is an error naming key. */
 int tb_wl_each_token(const char *key, const char *v, int (*fn)(void *, const char *, tb_err *),
                      void *ctx, tb_err *err);
+/* A command line built into the caller's arrays: argv[0..max) and the text its words
+   point into, text[0..size). tb_wl_word appends one printf-formatted word; one that does
+   not fit (or a full argv, which keeps room for the closing NULL) sets bad and the rest
+   are ignored. Start with {argv, 0, max, text, 0, size, 0}; the caller ends argv with
+   argv[n] = NULL when !bad. */
+typedef struct tb_wl_words {
+    char **argv;
+    size_t n, max;
+    char *text;
+    size_t used, size;
+    int bad;
+} tb_wl_words;
+void tb_wl_word(tb_wl_words *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* A list of names from names[0..n) (or "all") into on[0..n) (1: named; cleared first);
    alias, when not NULL, is another spelling of names[alias_of]. A name not in the list
    is refused as "unknown WHAT 'x' (names, ...)", naming key. */
