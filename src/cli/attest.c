@@ -268,74 +268,94 @@ static void print_advisories(const tb_attest_verdict *v)
     }
 }
 
-static void print_verdict(const char *path, const tb_attest_quote *q, const tb_attest_verdict *v,
-                          const tb_attest_timing *t, const char *source, int json)
+/* The TCB statuses and dates of a verdict that reached them, into o. */
+static void json_set_tcb_status(json_t *o, const tb_attest_verdict *v)
 {
-    int sim = v->simulated || tb_attest_quote_is_simulated(q);
-    const char *how = t->from_cache ? "cache" : (!strncmp(source, "http", 4) ? "network" : "file");
-    if (json) {
-        json_t *o = json_object(), *adv = json_array();
-        json_object_set_new(o, "quote", json_string(path));
-        json_object_set_new(o, "simulated", json_boolean(sim));
-        json_object_set_new(o, "verdict", json_string(result_name(v->result)));
-        json_object_set_new(o, "step", json_string(tb_attest_step_name(v->step)));
-        json_object_set_new(
-            o, "step_number",
-            json_integer(v->step >= TB_ATTEST_STEP_HEADER && v->step <= TB_ATTEST_STEP_TCB_LEVEL
-                             ? v->step - TB_ATTEST_STEP_HEADER + 1
-                             : 0));
-        json_object_set_new(o, "reason", json_string(v->reason));
-        if (v->status_known) {
-            json_object_set_new(o, "tcb_status", json_string(tb_attest_tcb_status_name(v->status)));
-            json_object_set_new(o, "platform_tcb_status",
-                                json_string(tb_attest_tcb_status_name(v->platform_status)));
-            json_object_set_new(o, "tdx_module_tcb_status",
-                                json_string(tb_attest_tcb_status_name(v->module_status)));
-            json_object_set_new(o, "qe_tcb_status",
-                                json_string(tb_attest_tcb_status_name(v->qe_status)));
-            json_object_set_new(o, "tcb_date", json_string(v->tcb_date));
-            json_object_set_new(o, "qe_tcb_date", json_string(v->qe_tcb_date));
-            json_object_set_new(o, "tdx_module_tcb_date",
-                                v->module_tcb_date[0] ? json_string(v->module_tcb_date)
-                                                      : json_null());
-        }
-        if (v->collateral_expiration) {
-            char d[32];
-            tb_utc_iso8601(v->collateral_expiration, d, sizeof d);
-            json_object_set_new(o, "collateral_expiration", json_string(d));
-            json_object_set_new(o, "collateral_expiration_what",
-                                json_string(v->collateral_expiration_what));
-            json_object_set_new(o, "collateral_expired", json_boolean(v->collateral_expired));
-        }
-        json_t *from = json_array();
-        tb_buf sa = {0};
-        for (int i = 0; i < v->n_advisories; i++) {
-            const char *id = tb_attest_verdict_advisory(v, i);
-            json_array_append_new(adv, json_string(id));
-            json_t *levels = json_array();
-            for (unsigned bit = 1; bit <= TB_ATTEST_ADV_QE; bit <<= 1)
-                if (v->advisory_from[i] & bit)
-                    json_array_append_new(levels, json_string(tb_attest_adv_level_name(bit)));
-            json_array_append_new(from, json_pack("{s:s, s:o}", "id", id, "levels", levels));
-            if (v->advisory_from[i] & TB_ATTEST_ADV_PLATFORM)
-                tb_buf_printf(&sa, "%s%s", sa.len ? "," : "", id);
-        }
-        json_object_set_new(o, "advisory_ids", adv);
-        json_object_set_new(o, "advisories", from);
-        json_object_set_new(o, "advisories_cut", json_boolean(v->advisories_cut));
-        json_object_set_new(o, "sa_list", json_string(sa.len ? (char *)sa.p : ""));
-        tb_buf_clear(&sa);
-        json_object_set_new(o, "fmspc", json_string(v->fmspc));
-        json_object_set_new(o, "debug", json_boolean(v->debug));
-        json_object_set_new(o, "collateral_source", json_string(how));
-        json_object_set_new(o, "collateral_refetched", json_boolean(t->refetched));
-        json_object_set_new(o, "fetch_ms", json_real((double)t->fetch_ns / 1e6));
-        json_object_set_new(o, "verify_ms", json_real((double)t->verify_ns / 1e6));
-        cli_json_print("attest verify",
-                       cli_json_envelope("teebench-attest-verify/1", json_incref(o), 0));
-        json_decref(o);
+    if (!v->status_known)
         return;
+    json_object_set_new(o, "tcb_status", json_string(tb_attest_tcb_status_name(v->status)));
+    json_object_set_new(o, "platform_tcb_status",
+                        json_string(tb_attest_tcb_status_name(v->platform_status)));
+    json_object_set_new(o, "tdx_module_tcb_status",
+                        json_string(tb_attest_tcb_status_name(v->module_status)));
+    json_object_set_new(o, "qe_tcb_status", json_string(tb_attest_tcb_status_name(v->qe_status)));
+    json_object_set_new(o, "tcb_date", json_string(v->tcb_date));
+    json_object_set_new(o, "qe_tcb_date", json_string(v->qe_tcb_date));
+    json_object_set_new(o, "tdx_module_tcb_date",
+                        v->module_tcb_date[0] ? json_string(v->module_tcb_date) : json_null());
+}
+
+/* When the collateral expires (or expired), into o; nothing if unknown. */
+static void json_set_collateral_expiration(json_t *o, const tb_attest_verdict *v)
+{
+    if (!v->collateral_expiration)
+        return;
+    char d[32];
+    tb_utc_iso8601(v->collateral_expiration, d, sizeof d);
+    json_object_set_new(o, "collateral_expiration", json_string(d));
+    json_object_set_new(o, "collateral_expiration_what",
+                        json_string(v->collateral_expiration_what));
+    json_object_set_new(o, "collateral_expired", json_boolean(v->collateral_expired));
+}
+
+/* The advisory IDs, the TCB levels each came from, and the platform's SA list, into o. */
+static void json_set_advisories(json_t *o, const tb_attest_verdict *v)
+{
+    json_t *adv = json_array();
+    json_t *from = json_array();
+    tb_buf sa = {0};
+    for (int i = 0; i < v->n_advisories; i++) {
+        const char *id = tb_attest_verdict_advisory(v, i);
+        json_array_append_new(adv, json_string(id));
+        json_t *levels = json_array();
+        for (unsigned bit = 1; bit <= TB_ATTEST_ADV_QE; bit <<= 1)
+            if (v->advisory_from[i] & bit)
+                json_array_append_new(levels, json_string(tb_attest_adv_level_name(bit)));
+        json_array_append_new(from, json_pack("{s:s, s:o}", "id", id, "levels", levels));
+        if (v->advisory_from[i] & TB_ATTEST_ADV_PLATFORM)
+            tb_buf_printf(&sa, "%s%s", sa.len ? "," : "", id);
     }
+    json_object_set_new(o, "advisory_ids", adv);
+    json_object_set_new(o, "advisories", from);
+    json_object_set_new(o, "advisories_cut", json_boolean(v->advisories_cut));
+    json_object_set_new(o, "sa_list", json_string(sa.len ? (char *)sa.p : ""));
+    tb_buf_clear(&sa);
+}
+
+/* `attest verify --json`: the verdict, its TCB and collateral facts and the timing. */
+static void print_verdict_json(const char *path, const tb_attest_verdict *v,
+                               const tb_attest_timing *t, const char *how, int sim)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "quote", json_string(path));
+    json_object_set_new(o, "simulated", json_boolean(sim));
+    json_object_set_new(o, "verdict", json_string(result_name(v->result)));
+    json_object_set_new(o, "step", json_string(tb_attest_step_name(v->step)));
+    json_object_set_new(
+        o, "step_number",
+        json_integer(v->step >= TB_ATTEST_STEP_HEADER && v->step <= TB_ATTEST_STEP_TCB_LEVEL
+                         ? v->step - TB_ATTEST_STEP_HEADER + 1
+                         : 0));
+    json_object_set_new(o, "reason", json_string(v->reason));
+    json_set_tcb_status(o, v);
+    json_set_collateral_expiration(o, v);
+    json_set_advisories(o, v);
+    json_object_set_new(o, "fmspc", json_string(v->fmspc));
+    json_object_set_new(o, "debug", json_boolean(v->debug));
+    json_object_set_new(o, "collateral_source", json_string(how));
+    json_object_set_new(o, "collateral_refetched", json_boolean(t->refetched));
+    json_object_set_new(o, "fetch_ms", json_real((double)t->fetch_ns / 1e6));
+    json_object_set_new(o, "verify_ms", json_real((double)t->verify_ns / 1e6));
+    cli_json_print("attest verify",
+                   cli_json_envelope("teebench-attest-verify/1", json_incref(o), 0));
+    json_decref(o);
+}
+
+/* `attest verify`: the same facts as lines for a reader. */
+static void print_verdict_text(const char *path, const tb_attest_quote *q,
+                               const tb_attest_verdict *v, const tb_attest_timing *t,
+                               const char *how, int sim)
+{
     printf("quote:        %s (TDX v%u)%s\n", path, q->version,
            sim ? " [SIMULATED: teebench simulated provider/root, not Intel]" : "");
     printf("verdict:      %s\n", result_name(v->result));
@@ -369,6 +389,17 @@ static void print_verdict(const char *path, const tb_attest_quote *q, const tb_a
     printf("fetch time:   %.3f ms (collateral from %s%s)\n", (double)t->fetch_ns / 1e6, how,
            t->refetched ? "; the cached collateral failed and was fetched again" : "");
     printf("verify time:  %.3f ms\n", (double)t->verify_ns / 1e6);
+}
+
+static void print_verdict(const char *path, const tb_attest_quote *q, const tb_attest_verdict *v,
+                          const tb_attest_timing *t, const char *source, int json)
+{
+    int sim = v->simulated || tb_attest_quote_is_simulated(q);
+    const char *how = t->from_cache ? "cache" : (!strncmp(source, "http", 4) ? "network" : "file");
+    if (json)
+        print_verdict_json(path, v, t, how, sim);
+    else
+        print_verdict_text(path, q, v, t, how, sim);
 }
 
 /* The policy of `attest verify`, for both TEEs: --policy FILE (else the default) with
