@@ -1,10 +1,10 @@
 /* ws: WebSocket framing (see ws.h). Invariants: every read of buf is bounded by
  * len; a header is either fully decoded (TB_WS_DONE) or nothing is reported. */
+#include "net/http_field.h"
 #include "net/internal.h"
 #include "net/ws.h"
 
 #include <string.h>
-#include <strings.h>
 
 #include <openssl/evp.h>
 
@@ -125,25 +125,6 @@ void tb_ws_accept_key(const char *key, size_t key_len, char out[TB_WS_ACCEPT_LEN
     out[TB_WS_ACCEPT_LEN] = '\0';
 }
 
-/* 1 when the comma-separated list v contains token tok (case-insensitive). */
-static int list_has(const char *v, size_t n, const char *tok)
-{
-    size_t tl = strlen(tok), i = 0;
-    while (i < n) {
-        while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
-            i++;
-        size_t s = i;
-        while (i < n && v[i] != ',')
-            i++;
-        size_t e = i;
-        while (e > s && (v[e - 1] == ' ' || v[e - 1] == '\t'))
-            e--;
-        if (e - s == tl && !strncasecmp(v + s, tok, tl))
-            return 1;
-    }
-    return 0;
-}
-
 static int b64_char(int c)
 {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
@@ -159,9 +140,11 @@ int tb_ws_handshake_check(const tb_http_req *r, const uint8_t *buf,
         return tb_errf(err, "a WebSocket handshake must be a GET");
     if (r->minor != 1)
         return tb_errf(err, "a WebSocket handshake needs HTTP/1.1");
-    if (tb_http_req_header(r, buf, "Upgrade", &v, &n) != 1 || !list_has(v, n, "websocket"))
+    if (tb_http_req_header(r, buf, "Upgrade", &v, &n) != 1 ||
+        !tb_http_has_token(v, n, "websocket", false))
         return tb_errf(err, "no \"Upgrade: websocket\"");
-    if (tb_http_req_header(r, buf, "Connection", &v, &n) != 1 || !list_has(v, n, "upgrade"))
+    if (tb_http_req_header(r, buf, "Connection", &v, &n) != 1 ||
+        !tb_http_has_token(v, n, "upgrade", false))
         return tb_errf(err, "no \"Connection: Upgrade\"");
     if (tb_http_req_header(r, buf, "Sec-WebSocket-Version", &v, &n) != 1 || n != 2 ||
         memcmp(v, "13", 2))
