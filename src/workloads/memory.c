@@ -360,11 +360,17 @@ uint64_t tb_wl_memory_array_auto(const tb_wl_memory_params *p, uint64_t llc)
     return 4 * llc > 64 * MIB ? 4 * llc : 64 * MIB;
 }
 
+/* The last-level cache's bytes (0: unknown), read where p says. */
+static uint64_t llc_bytes(const tb_wl_memory_params *p)
+{
+    return tb_mem_llc_bytes(p->sysfs_cpu ? p->sysfs_cpu : "/sys/devices/system/cpu");
+}
+
 /* Seconds a part takes on a 2-CPU VM (~15 GB/s, chases built at ~100 ns a line). */
 static double part_estimate(const tb_wl_memory_params *m, int part)
 {
     if (part == TB_WL_MEM_BANDWIDTH) {
-        double a = (double)tb_wl_memory_array_auto(m, tb_mem_llc_bytes("/sys/devices/system/cpu"));
+        double a = (double)tb_wl_memory_array_auto(m, llc_bytes(m));
         /* the first touch of the 3 arrays at ~2 GB/s, then the warm-up and the timed
            passes, each moving 10 x an array's bytes (2 + 2 + 3 + 3) */
         return m->n_threads * (3 * a / 2e9 + (m->passes + 1) * 10 * a / 15e9);
@@ -464,7 +470,7 @@ json_t *tb_wl_memory_doc(const tb_wl_memory_params *p, int ncpu)
 {
     char thp[32];
     tb_mem_thp_mode(thp, sizeof thp);
-    uint64_t llc = tb_mem_llc_bytes("/sys/devices/system/cpu");
+    uint64_t llc = llc_bytes(p);
     json_t *opt = tb_wl_params_json(&tb_wl_memory, p);
     if (!opt)
         return NULL;
@@ -484,7 +490,7 @@ static int run_bandwidth(const tb_wl_memory_params *p, int ncpu, const volatile 
                          json_t *doc, int *stopped, tb_err *err)
 {
     uint64_t avail = mem_available();
-    uint64_t want = tb_wl_memory_array_auto(p, tb_mem_llc_bytes("/sys/devices/system/cpu"));
+    uint64_t want = tb_wl_memory_array_auto(p, llc_bytes(p));
     uint64_t a = want;
     char ws[32], as[32], ms[32];
     if (avail && 3 * a > avail / 2) {

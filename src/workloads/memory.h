@@ -33,6 +33,10 @@ typedef struct tb_wl_memory_params {
     uint64_t sizes[TB_WL_MEMORY_MAX_SIZES]; /* latency: the working sets, ascending */
     double chase_s;                         /* latency: seconds of chasing per working set */
     uint64_t touch_bytes;                   /* first touch: the region */
+    /* Not a parameter: where the last-level cache's size is read (borrowed; NULL:
+       /sys/devices/system/cpu). Tests point it at a recorded tree, so that an estimate or
+       an array size depends on the facts they give, not on this machine's cache. */
+    const char *sysfs_cpu;
 } tb_wl_memory_params;
 
 extern const tb_workload tb_wl_memory;
