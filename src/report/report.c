@@ -239,17 +239,6 @@ static int bars_rank(const tb_compare_row *r)
     return r->category == TB_CAT_THROUGHPUT ? 0 : r->category == TB_CAT_SYSCALL ? 1 : 2;
 }
 
-static double to_ns(double v, const char *unit)
-{
-    if (!strcmp(unit, "us"))
-        return v * 1e3;
-    if (!strcmp(unit, "ms"))
-        return v * 1e6;
-    if (!strcmp(unit, "s"))
-        return v * 1e9;
-    return v;
-}
-
 static void badge(ctx *x, const char *cls, const char *word)
 {
     if (html(x))
@@ -1734,9 +1723,9 @@ static void probes_section(ctx *x)
             if (!cell->present || !cell->n)
                 continue;
             d[nd].series = i;
-            d[nd].value = to_ns(cell->median, row->unit);
-            d[nd].lo = to_ns(cell->lo, row->unit);
-            d[nd].hi = to_ns(cell->hi, row->unit);
+            d[nd].value = tb_svg_to_ns(cell->median, row->unit);
+            d[nd].lo = tb_svg_to_ns(cell->lo, row->unit);
+            d[nd].hi = tb_svg_to_ns(cell->hi, row->unit);
             nd++;
         }
         rows[r].label = pooled(x, "%s", name);

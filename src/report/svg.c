@@ -264,7 +264,7 @@ void tb_svg_fmt_num(double v, char *out, size_t len)
     fmt_sig(v, 0, out, len);
 }
 
-static double to_ns(double v, const char *unit)
+double tb_svg_to_ns(double v, const char *unit)
 {
     if (!strcmp(unit, "us"))
         return v * 1e3;
@@ -283,7 +283,7 @@ static void fmt_time(double v, const char *unit, int strip, char *out, size_t le
         join3(out, len, num, unit && *unit ? " " : "", unit);
         return;
     }
-    double ns = to_ns(v, unit), a = fabs(ns);
+    double ns = tb_svg_to_ns(v, unit), a = fabs(ns);
     static const char *const shown[] = {"ns", "\xc2\xb5s", "ms", "s"};
     int u = 0;
     double div = 1;

@@ -110,6 +110,9 @@ const char *tb_svg_unit(const char *unit);
 /* 1 when unit is a time unit this module converts ("ns", "us", "ms", "s"). */
 int tb_svg_is_time(const char *unit);
 
+/* A value in time unit `unit` (ns, us, ms, s) in nanoseconds; any other unit unchanged. */
+double tb_svg_to_ns(double v, const char *unit);
+
 /* A size in bytes with a binary unit, 3 significant digits at most, trailing zeros
    dropped: "512 B", "4 KiB", "1.5 MiB", "64 GiB". */
 void tb_svg_fmt_bytes(double v, char *out, size_t len);
