@@ -27,6 +27,7 @@
 #include "suite/suite.h"
 #include "env_test_util.h"
 #include "sys/env.h"
+#include "sys/membench.h"
 #include "sys/probe.h"
 #include "workloads/attest.h"
 #include "workloads/http.h"
@@ -82,6 +83,7 @@ static void test_profiles(void **state)
     char cpu_dir[1024];
     const char *src = getenv("TEEBENCH_SOURCE_DIR");
     snprintf(cpu_dir, sizeof cpu_dir, "%s/tests/data/workloads/sysfs-cpu-2vcpu", src ? src : ".");
+    assert_int_equal(tb_mem_llc_bytes(cpu_dir), 32ull << 20); /* the recording is read */
     MEMORY(p)->sysfs_cpu = cpu_dir;
     /* within 10 minutes, but for the real TLSNotary protocol's 3 x 3 sessions (about a
        minute each, once per run), which issue 23 puts in the standard profile */
