@@ -97,12 +97,11 @@ static int var(tb_buf *b, const char *name, const char *value)
     return tb_buf_printf(b, "%s=", name) | sq(b, value ? value : "") | tb_buf_puts(b, "\n");
 }
 
-int tb_vm_image_script(const tb_vm_image_recipe *r, const char *workdir, tb_buf *out, tb_err *err)
+/* The hook's preamble: sh under set -eu, its root tree argument checked, and every
+ * value it uses single-quoted (workdir, the binary, the key, the label, the sizes). */
+static int script_header(const tb_vm_image_recipe *r, const char *workdir, uint64_t mib,
+                         tb_buf *out)
 {
-    uint64_t size = r->size ? r->size : TB_VM_IMAGE_DEFAULT_SIZE;
-    uint64_t mib = size >> 20;
-    if (size % (1ull << 20) || mib < ESP_MIB + 512)
-        return tb_errf(err, "--size: a whole number of MiB, at least %d MiB", ESP_MIB + 512);
     int rc = tb_buf_puts(out, "#!/bin/sh\n"
                               "# teebench vm image: mmdebstrap's customize hook ($1: the root "
                               "tree). Written by teebench.\n"
@@ -114,88 +113,117 @@ int tb_vm_image_script(const tb_vm_image_recipe *r, const char *workdir, tb_buf 
     rc |= var(out, "KEY", r->stock ? NULL : r->authorized_key);
     rc |= var(out, "LABEL", TB_VM_IMAGE_LABEL);
     rc |= tb_buf_printf(out, "DISK_MIB=%" PRIu64 "\nESP_MIB=%d\n", mib, ESP_MIB);
-    rc |= tb_buf_puts(
-        out,
-        "step() { echo \"teebench-image: $*\"; }\n"
-        "step 'configuring the tree'\n"
-        "echo localhost >\"$R/etc/hostname\"\n"
-        "[ -s \"$R/etc/hosts\" ] || printf '127.0.0.1 localhost\\n::1 localhost ip6-localhost "
-        "ip6-loopback\\n' >\"$R/etc/hosts\"\n"
+    return rc;
+}
 
-        "printf 'LABEL=%s / ext4 defaults,errors=remount-ro 0 1\\n' \"$LABEL\" "
-        ">\"$R/etc/fstab\"\n"
-        "# the suite starts the nginx it measures; the package's own service stays off\n"
-        "chroot \"$R\" systemctl disable nginx.service >/dev/null 2>&1 || true\n"
-        "rm -f \"$R/etc/machine-id\" && : >\"$R/etc/machine-id\"  # a new one on first boot\n"
-        "if [ -n \"$BIN\" ]; then install -m 0755 \"$BIN\" \"$R/usr/local/bin/teebench\"; fi\n"
-        "if [ -n \"$KEY\" ]; then\n"
-        "  install -d -m 0700 \"$R/root/.ssh\"\n"
-        "  install -m 0600 \"$KEY\" \"$R/root/.ssh/authorized_keys\"\n"
-        "fi\n"
-        "step 'the EFI system partition (systemd-boot, kernel, initramfs)'\n"
-        "K=$(ls \"$R\"/boot/vmlinuz-* | sort -V | tail -n 1)\n"
-        "I=\"$R/boot/initrd.img-${K##*/vmlinuz-}\"\n"
-        "EFI=\"$R/usr/lib/systemd/boot/efi/systemd-bootx64.efi\"\n"
-        "[ -f \"$K\" ] && [ -f \"$I\" ] && [ -f \"$EFI\" ] || "
-        "{ echo \"teebench-image: no kernel, initramfs or systemd-boot in the tree\" >&2; "
-        "exit 1; }\n"
-        "rm -f \"$W/esp.img\" \"$W/root.img\" \"$W/disk.raw\" \"$W/disk.qcow2\"\n"
-        "mkfs.vfat -C -n ESP \"$W/esp.img\" $((ESP_MIB * 1024)) >/dev/null\n"
-        "mmd -i \"$W/esp.img\" ::/EFI ::/EFI/BOOT ::/loader ::/loader/entries\n"
-        "printf 'timeout 0\\ndefault teebench.conf\\n' >\"$W/loader.conf\"\n"
-        "printf 'title Linux (teebench vm image)\\nlinux /vmlinuz\\ninitrd /initrd.img\\n"
-        "options root=LABEL=%s ro console=ttyS0,115200n8\\n' \"$LABEL\" >\"$W/entry.conf\"\n"
-        "mcopy -i \"$W/esp.img\" \"$EFI\" ::/EFI/BOOT/BOOTX64.EFI\n"
-        "mcopy -i \"$W/esp.img\" \"$K\" ::/vmlinuz\n"
-        "mcopy -i \"$W/esp.img\" \"$I\" ::/initrd.img\n"
-        "mcopy -i \"$W/esp.img\" \"$W/loader.conf\" ::/loader/loader.conf\n"
-        "mcopy -i \"$W/esp.img\" \"$W/entry.conf\" ::/loader/entries/teebench.conf\n"
-        "step 'the root filesystem (mkfs.ext4 -d)'\n"
-        "ROOT_MIB=$((DISK_MIB - ESP_MIB - 2))\n"
-        "# The image is made while mmdebstrap still runs: what it cleans after the hooks (apt's\n"
-        "# lists and cache, resolv.conf, its files in /tmp -- its apt configuration among them:\n"
-        "# deleting that made its last `apt-get update` empty the HOST's lists) is moved aside\n"
-        "# for mkfs and put back, never deleted; /proc, /sys and /dev, which it mounts for the\n"
-        "# hooks, are left out through a non-recursive bind mount of the tree.\n"
-        "H=\"$W/hidden\"\n"
-        "HIDE='tmp var/lib/apt/lists var/cache/apt etc/resolv.conf'\n"
-        "restore() {\n"
-        "  umount \"$W/tree\" 2>/dev/null || true\n"
-        "  for p in $HIDE; do\n"
-        "    if [ -e \"$H/$p\" ] || [ -L \"$H/$p\" ]; then\n"
-        "      rm -rf \"${R:?}/$p\" && mv \"$H/$p\" \"$R/$p\"\n"
-        "    fi\n"
-        "  done\n"
-        "}\n"
-        "trap restore EXIT\n"
-        "mkdir -p \"$H/var/lib/apt\" \"$H/var/cache\" \"$H/etc\" \"$W/tree\"\n"
-        "for p in $HIDE; do\n"
-        "  if [ -e \"$R/$p\" ] || [ -L \"$R/$p\" ]; then mv \"$R/$p\" \"$H/$p\"; fi\n"
-        "done\n"
-        "mkdir -m 1777 \"$R/tmp\"\n"
-        "mkdir -p \"$R/var/lib/apt/lists/partial\" \"$R/var/cache/apt/archives/partial\"\n"
-        "mount --bind \"$R\" \"$W/tree\"\n"
-        "mkfs.ext4 -q -L \"$LABEL\" -d \"$W/tree\" \"$W/root.img\" \"${ROOT_MIB}M\"\n"
-        "restore\n"
-        "trap - EXIT\n"
-        "rmdir \"$W/tree\"\n"
-        "rm -rf \"$H\"\n"
-        "step \"the GPT disk ($DISK_MIB MiB) and its qcow2\"\n"
-        "truncate -s \"${DISK_MIB}M\" \"$W/disk.raw\"\n"
-        "sfdisk -q \"$W/disk.raw\" <<EOF\n"
-        "label: gpt\n"
-        "start=1MiB, size=${ESP_MIB}MiB, type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B, "
-        "name=\"EFI System\"\n"
-        "start=$((1 + ESP_MIB))MiB, size=${ROOT_MIB}MiB, "
-        "type=4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709, name=root\n"
-        "EOF\n"
-        "dd if=\"$W/esp.img\" of=\"$W/disk.raw\" bs=1M seek=1 conv=notrunc,sparse status=none\n"
-        "dd if=\"$W/root.img\" of=\"$W/disk.raw\" bs=1M seek=$((1 + ESP_MIB)) "
-        "conv=notrunc,sparse status=none\n"
-        "rm -f \"$W/esp.img\" \"$W/root.img\"\n"
-        "qemu-img convert -f raw -O qcow2 \"$W/disk.raw\" \"$W/disk.qcow2\"\n"
-        "rm -f \"$W/disk.raw\"\n"
-        "step done\n");
+/* The hook's steps, in order; each announces itself with `step`. */
+
+/* The tree: hostname, hosts, fstab, nginx's own service off, a new machine-id on first
+ * boot, teebench and the authorized key (when given). */
+static const char script_tree[] =
+    "step() { echo \"teebench-image: $*\"; }\n"
+    "step 'configuring the tree'\n"
+    "echo localhost >\"$R/etc/hostname\"\n"
+    "[ -s \"$R/etc/hosts\" ] || printf '127.0.0.1 localhost\\n::1 localhost ip6-localhost "
+    "ip6-loopback\\n' >\"$R/etc/hosts\"\n"
+    "printf 'LABEL=%s / ext4 defaults,errors=remount-ro 0 1\\n' \"$LABEL\" "
+    ">\"$R/etc/fstab\"\n"
+    "# the suite starts the nginx it measures; the package's own service stays off\n"
+    "chroot \"$R\" systemctl disable nginx.service >/dev/null 2>&1 || true\n"
+    "rm -f \"$R/etc/machine-id\" && : >\"$R/etc/machine-id\"  # a new one on first boot\n"
+    "if [ -n \"$BIN\" ]; then install -m 0755 \"$BIN\" \"$R/usr/local/bin/teebench\"; fi\n"
+    "if [ -n \"$KEY\" ]; then\n"
+    "  install -d -m 0700 \"$R/root/.ssh\"\n"
+    "  install -m 0600 \"$KEY\" \"$R/root/.ssh/authorized_keys\"\n"
+    "fi\n";
+
+/* The EFI system partition: systemd-boot as the removable-media loader, the newest
+ * kernel and its initramfs, one loader entry booting root=LABEL. */
+static const char script_esp[] =
+    "step 'the EFI system partition (systemd-boot, kernel, initramfs)'\n"
+    "K=$(ls \"$R\"/boot/vmlinuz-* | sort -V | tail -n 1)\n"
+    "I=\"$R/boot/initrd.img-${K##*/vmlinuz-}\"\n"
+    "EFI=\"$R/usr/lib/systemd/boot/efi/systemd-bootx64.efi\"\n"
+    "[ -f \"$K\" ] && [ -f \"$I\" ] && [ -f \"$EFI\" ] || "
+    "{ echo \"teebench-image: no kernel, initramfs or systemd-boot in the tree\" >&2; "
+    "exit 1; }\n"
+    "rm -f \"$W/esp.img\" \"$W/root.img\" \"$W/disk.raw\" \"$W/disk.qcow2\"\n"
+    "mkfs.vfat -C -n ESP \"$W/esp.img\" $((ESP_MIB * 1024)) >/dev/null\n"
+    "mmd -i \"$W/esp.img\" ::/EFI ::/EFI/BOOT ::/loader ::/loader/entries\n"
+    "printf 'timeout 0\\ndefault teebench.conf\\n' >\"$W/loader.conf\"\n"
+    "printf 'title Linux (teebench vm image)\\nlinux /vmlinuz\\ninitrd /initrd.img\\n"
+    "options root=LABEL=%s ro console=ttyS0,115200n8\\n' \"$LABEL\" >\"$W/entry.conf\"\n"
+    "mcopy -i \"$W/esp.img\" \"$EFI\" ::/EFI/BOOT/BOOTX64.EFI\n"
+    "mcopy -i \"$W/esp.img\" \"$K\" ::/vmlinuz\n"
+    "mcopy -i \"$W/esp.img\" \"$I\" ::/initrd.img\n"
+    "mcopy -i \"$W/esp.img\" \"$W/loader.conf\" ::/loader/loader.conf\n"
+    "mcopy -i \"$W/esp.img\" \"$W/entry.conf\" ::/loader/entries/teebench.conf\n";
+
+/* The root filesystem: mkfs.ext4 -d from a non-recursive bind mount of the tree, with
+ * what mmdebstrap cleans after the hooks moved aside and put back (see the comment in
+ * the script). */
+static const char script_root[] =
+    "step 'the root filesystem (mkfs.ext4 -d)'\n"
+    "ROOT_MIB=$((DISK_MIB - ESP_MIB - 2))\n"
+    "# The image is made while mmdebstrap still runs: what it cleans after the hooks (apt's\n"
+    "# lists and cache, resolv.conf, its files in /tmp -- its apt configuration among them:\n"
+    "# deleting that made its last `apt-get update` empty the HOST's lists) is moved aside\n"
+    "# for mkfs and put back, never deleted; /proc, /sys and /dev, which it mounts for the\n"
+    "# hooks, are left out through a non-recursive bind mount of the tree.\n"
+    "H=\"$W/hidden\"\n"
+    "HIDE='tmp var/lib/apt/lists var/cache/apt etc/resolv.conf'\n"
+    "restore() {\n"
+    "  umount \"$W/tree\" 2>/dev/null || true\n"
+    "  for p in $HIDE; do\n"
+    "    if [ -e \"$H/$p\" ] || [ -L \"$H/$p\" ]; then\n"
+    "      rm -rf \"${R:?}/$p\" && mv \"$H/$p\" \"$R/$p\"\n"
+    "    fi\n"
+    "  done\n"
+    "}\n"
+    "trap restore EXIT\n"
+    "mkdir -p \"$H/var/lib/apt\" \"$H/var/cache\" \"$H/etc\" \"$W/tree\"\n"
+    "for p in $HIDE; do\n"
+    "  if [ -e \"$R/$p\" ] || [ -L \"$R/$p\" ]; then mv \"$R/$p\" \"$H/$p\"; fi\n"
+    "done\n"
+    "mkdir -m 1777 \"$R/tmp\"\n"
+    "mkdir -p \"$R/var/lib/apt/lists/partial\" \"$R/var/cache/apt/archives/partial\"\n"
+    "mount --bind \"$R\" \"$W/tree\"\n"
+    "mkfs.ext4 -q -L \"$LABEL\" -d \"$W/tree\" \"$W/root.img\" \"${ROOT_MIB}M\"\n"
+    "restore\n"
+    "trap - EXIT\n"
+    "rmdir \"$W/tree\"\n"
+    "rm -rf \"$H\"\n";
+
+/* The GPT disk of both partitions, converted to qcow2. */
+static const char script_disk[] =
+    "step \"the GPT disk ($DISK_MIB MiB) and its qcow2\"\n"
+    "truncate -s \"${DISK_MIB}M\" \"$W/disk.raw\"\n"
+    "sfdisk -q \"$W/disk.raw\" <<EOF\n"
+    "label: gpt\n"
+    "start=1MiB, size=${ESP_MIB}MiB, type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B, "
+    "name=\"EFI System\"\n"
+    "start=$((1 + ESP_MIB))MiB, size=${ROOT_MIB}MiB, "
+    "type=4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709, name=root\n"
+    "EOF\n"
+    "dd if=\"$W/esp.img\" of=\"$W/disk.raw\" bs=1M seek=1 conv=notrunc,sparse status=none\n"
+    "dd if=\"$W/root.img\" of=\"$W/disk.raw\" bs=1M seek=$((1 + ESP_MIB)) "
+    "conv=notrunc,sparse status=none\n"
+    "rm -f \"$W/esp.img\" \"$W/root.img\"\n"
+    "qemu-img convert -f raw -O qcow2 \"$W/disk.raw\" \"$W/disk.qcow2\"\n"
+    "rm -f \"$W/disk.raw\"\n"
+    "step done\n";
+
+int tb_vm_image_script(const tb_vm_image_recipe *r, const char *workdir, tb_buf *out, tb_err *err)
+{
+    uint64_t size = r->size ? r->size : TB_VM_IMAGE_DEFAULT_SIZE;
+    uint64_t mib = size >> 20;
+    if (size % (1ull << 20) || mib < ESP_MIB + 512)
+        return tb_errf(err, "--size: a whole number of MiB, at least %d MiB", ESP_MIB + 512);
+    int rc = script_header(r, workdir, mib, out);
+    rc |= tb_buf_puts(out, script_tree);
+    rc |= tb_buf_puts(out, script_esp);
+    rc |= tb_buf_puts(out, script_root);
+    rc |= tb_buf_puts(out, script_disk);
     return rc ? tb_errf(err, "out of memory") : 0;
 }
 
