@@ -830,93 +830,106 @@ static int extra_header(const tb_bench_config *c, char *out, size_t n)
     return k + 2 < n ? 0 : -1;
 }
 
-/* Runs the client once; fills row (logs under their final names). Returns -1
- * only when the client could not be started at all or cancellation hit. */
-static int run_once(run_state *s, const char *mode, long it, const volatile sig_atomic_t *cancel,
-                    tb_bench_result_row *row, int *cancelled, tb_err *err)
+/* The row of a run before it starts: mode, iteration, the mode's flags, the logs'
+ * names. */
+static void start_row(const run_state *s, const char *mode, long it, tb_bench_result_row *row)
 {
-    const tb_bench_config *c = s->c;
     memset(row, 0, sizeof *row);
     snprintf(row->mode, sizeof row->mode, "%s", mode);
     row->iteration = it;
     tb_bench_mode_flags(mode, &row->enable_tee, &row->verify);
     log_names(s, mode, it, 0, "stdout", row->stdout_log, sizeof row->stdout_log);
     log_names(s, mode, it, 0, "stderr", row->stderr_log, sizeof row->stderr_log);
-    const char *out = row->stdout_log, *errp = row->stderr_log;
+}
 
-    client_env *env = malloc(sizeof *env);
-    if (!env)
-        return tb_errf(err, "out of memory");
-    build_env(s, mode, it, row->enable_tee, row->verify, env);
-    char *argv[16];
+/* The client's command: CLIENT_CMD through /bin/sh -c, else `teebench notarize` with
+ * the verification flags of a verifying mode and the fixture CA. argv has room for 16
+ * (13 words and the NULL at most); its strings are s's, or static. */
+static void client_argv(const run_state *s, const tb_bench_result_row *row, char **argv)
+{
+    const tb_bench_config *c = s->c;
     int n = 0;
     if (c->client_cmd[0]) {
         argv[n++] = "/bin/sh";
         argv[n++] = "-c";
         argv[n++] = (char *)c->client_cmd;
-    } else {
-        argv[n++] = (char *)c->self_exe;
-        argv[n++] = "notarize";
-        if (row->verify) {
-            argv[n++] = "--verify";
-            if (c->pccs_url[0]) {
-                argv[n++] = "--pccs";
-                argv[n++] = (char *)c->pccs_url;
+        argv[n] = NULL;
+        return;
+    }
+    argv[n++] = (char *)c->self_exe;
+    argv[n++] = "notarize";
+    if (row->verify) {
+        const struct {
+            const char *flag, *value;
+        } opt[] = {{"--pccs", c->pccs_url},
+                   {"--collateral", c->collateral},
+                   {"--certs", c->snp_certs},
+                   {"--kds", c->kds_url}};
+        argv[n++] = "--verify";
+        for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++)
+            if (opt[i].value[0]) {
+                argv[n++] = (char *)opt[i].flag;
+                argv[n++] = (char *)opt[i].value;
             }
-            if (c->collateral[0]) {
-                argv[n++] = "--collateral";
-                argv[n++] = (char *)c->collateral;
-            }
-            if (c->snp_certs[0]) {
-                argv[n++] = "--certs";
-                argv[n++] = (char *)c->snp_certs;
-            }
-            if (c->kds_url[0]) {
-                argv[n++] = "--kds";
-                argv[n++] = (char *)c->kds_url;
-            }
-        }
-        if (c->use_fixture_ca && s->fixture_ca[0]) {
-            argv[n++] = "--fixture-ca";
-            argv[n++] = s->fixture_ca;
-        }
+    }
+    if (c->use_fixture_ca && s->fixture_ca[0]) {
+        argv[n++] = "--fixture-ca";
+        argv[n++] = (char *)s->fixture_ca;
     }
     argv[n] = NULL;
+}
+
+/* Starts the client of row with environment env, its output going to the row's logs;
+ * *t0 is when it was started. 0, or -1 with err. */
+static int spawn_client(run_state *s, const tb_bench_result_row *row, const client_env *env,
+                        tb_proc *p, uint64_t *t0, tb_err *err)
+{
+    char *argv[16];
+    client_argv(s, row, argv);
     int outfd, errfd;
-    if (open_logs_pair(s, log_base(out), log_base(errp), &outfd, &errfd, err) < 0) {
-        free(env);
-        return tb_err_wrap(err, "%s iteration %ld: client", mode, it);
-    }
-    tb_proc_opts o = {.argv = argv, .env_set = env->ptrs, .stdout_fd = outfd, .stderr_fd = errfd};
-    tb_proc p;
-    uint64_t t0 = tb_mono_ns();
-    int prc = tb_proc_spawn(&o, &p, err);
+    if (open_logs_pair(s, log_base(row->stdout_log), log_base(row->stderr_log), &outfd, &errfd,
+                       err) < 0)
+        return -1;
+    tb_proc_opts o = {
+        .argv = argv, .env_set = (char **)env->ptrs, .stdout_fd = outfd, .stderr_fd = errfd};
+    *t0 = tb_mono_ns();
+    int rc = tb_proc_spawn(&o, p, err);
     close(outfd);
     close(errfd);
-    free(env);
-    if (prc < 0)
-        return tb_err_wrap(err, "%s iteration %ld: client", mode, it);
-    int w = tb_proc_wait(&p, (int64_t)c->run_timeout_s * 1000, cancel, err);
+    return rc;
+}
+
+/* Waits for the client, at most RUN_TIMEOUT_SECONDS; then, as the script, SIGTERM to
+ * its process group, a grace period, and SIGKILL (tb_proc_kill), cancellation
+ * cutting the grace short. *cancelled when cancellation (or a failed wait) ended it.
+ * 1 when it timed out, else 0. */
+static int wait_client(const run_state *s, tb_proc *p, const char *stderr_log,
+                       const volatile sig_atomic_t *cancel, int *cancelled, tb_err *err)
+{
+    const tb_bench_config *c = s->c;
+    int w = tb_proc_wait(p, (int64_t)c->run_timeout_s * 1000, cancel, err);
     int timed_out = w == TB_PROC_TIMEDOUT;
     if (timed_out) {
-        /* As the script: SIGTERM to the client's process group, a grace period, then
-           SIGKILL (tb_proc_kill); cancellation cuts the grace short. */
-        kill(-p.pid, SIGTERM);
-        w = tb_proc_wait(&p, c->term_grace_ms, cancel, err);
+        kill(-p->pid, SIGTERM);
+        w = tb_proc_wait(p, c->term_grace_ms, cancel, err);
     }
     if (w != TB_PROC_EXITED)
-        tb_proc_kill(&p);
+        tb_proc_kill(p);
     *cancelled = w == TB_PROC_CANCELLED || w < 0;
     if (timed_out && !*cancelled)
-        note_timeout(s, errp, c->run_timeout_s);
-    row->exit_code = timed_out ? TB_PROC_TIMEOUT_CODE : p.code;
-    row->wall_ms = (double)(tb_mono_ns() - t0) / 1e6;
-    row->has |= TB_BENCH_HAS_WALL;
+        note_timeout(s, stderr_log, c->run_timeout_s);
+    return timed_out;
+}
+
+/* The figures the client printed on stdout, into row (and the extra CSV's row): an
+ * unreadable log leaves them absent. */
+static void read_client_output(run_state *s, tb_bench_result_row *row)
+{
     tb_buf b = {0};
     tb_err rerr;
     char logs[PATH_MAX];
     in_dir(s, logs, sizeof logs, "logs");
-    if (tb_file_read_at(s->logs_fd, logs, log_base(out), 64u << 20, &b, &rerr) == 0) {
+    if (tb_file_read_at(s->logs_fd, logs, log_base(row->stdout_log), 64u << 20, &b, &rerr) == 0) {
         tb_bench_client_output co;
         tb_bench_client_output_parse((const char *)b.p, b.len, &co);
         row->has |= co.has;
@@ -931,6 +944,29 @@ static int run_once(run_state *s, const char *mode, long it, const volatile sig_
     }
     extra_row(s, row, (const char *)b.p, b.len);
     tb_buf_clear(&b);
+}
+
+/* Runs the client once; fills row (logs under their final names). Returns -1
+ * only when the client could not be started at all or cancellation hit. */
+static int run_once(run_state *s, const char *mode, long it, const volatile sig_atomic_t *cancel,
+                    tb_bench_result_row *row, int *cancelled, tb_err *err)
+{
+    start_row(s, mode, it, row);
+    client_env *env = malloc(sizeof *env);
+    if (!env)
+        return tb_errf(err, "out of memory");
+    build_env(s, mode, it, row->enable_tee, row->verify, env);
+    tb_proc p;
+    uint64_t t0;
+    int prc = spawn_client(s, row, env, &p, &t0, err);
+    free(env);
+    if (prc < 0)
+        return tb_err_wrap(err, "%s iteration %ld: client", mode, it);
+    int timed_out = wait_client(s, &p, row->stderr_log, cancel, cancelled, err);
+    row->exit_code = timed_out ? TB_PROC_TIMEOUT_CODE : p.code;
+    row->wall_ms = (double)(tb_mono_ns() - t0) / 1e6;
+    row->has |= TB_BENCH_HAS_WALL;
+    read_client_output(s, row);
     return 0;
 }
 
