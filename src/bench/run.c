@@ -1110,37 +1110,166 @@ static int write_summary(run_state *s, tb_err *err)
     return rc;
 }
 
+/* A run about to start: the configuration's, nothing open, no child. */
+static void init_state(run_state *s, const tb_bench_config *c, tb_bench_progress progress,
+                       void *ctx)
+{
+    memset(s, 0, sizeof *s);
+    s->c = c;
+    s->dfd = s->logs_fd = s->results_fd = s->retries_fd = s->extra_fd = -1;
+    s->progress = progress;
+    s->ctx = ctx;
+    s->fixture.pid = s->notary.pid = -1;
+    s->fixture.pidfd = s->notary.pidfd = -1;
+    snprintf(s->fixture_ca, sizeof s->fixture_ca, "%s", c->fixture_ca);
+}
+
+/* The notary's TEE: as configured; for a notary the harness starts, auto-detected
+ * from env (tdx on a TDX guest, snp on an SEV-SNP guest, else sim); for an external
+ * one, unknown unless given. */
+static void choose_notary_tee(run_state *s, const json_t *env)
+{
+    const tb_bench_config *c = s->c;
+    const char *tee = c->notary_tee[0]   ? c->notary_tee
+                      : !c->start_notary ? "external"
+                                         : auto_tee(env);
+    snprintf(s->notary_tee, sizeof s->notary_tee, "%s", tee);
+    tb_tee kind;
+    s->simulated = tb_tee_parse(tee, &kind) == 0 && tb_tee_simulated(kind);
+}
+
+/* A fixed port of a server the harness starts that is already taken. */
+static int check_fixed_ports(const tb_bench_config *c, tb_err *err)
+{
+    if (c->start_fixture && c->fixture_port &&
+        port_taken("fixture", c->fixture_addr, c->fixture_port, "--fixture-port", err))
+        return -1;
+    if (c->start_notary && c->notary_port &&
+        port_taken("notary", c->notary_host, c->notary_port, "--notary-port", err))
+        return -1;
+    return 0;
+}
+
+/* The run's ports: a port 0 of a server the harness starts is a free one; the target
+ * is the fixture unless given; an external notary's default is its scheme's. */
+static int pick_ports(run_state *s, tb_err *err)
+{
+    const tb_bench_config *c = s->c;
+    s->fixture_port = c->fixture_port;
+    if (c->start_fixture && s->fixture_port == 0 && (s->fixture_port = tb_sock_free_port(err)) < 0)
+        return -1;
+    s->target_port = c->target_port ? c->target_port : s->fixture_port;
+    s->notary_port = c->notary_port;
+    /* Two picks in a row may return the same port: the notary's must differ. */
+    for (int k = 0; c->start_notary && c->notary_port == 0 && k < 20; k++) {
+        if ((s->notary_port = tb_sock_free_port(err)) < 0)
+            return -1;
+        if (s->notary_port != s->fixture_port)
+            break;
+    }
+    if (!c->start_notary && s->notary_port == 0)
+        s->notary_port = !strcmp(c->notary_scheme, "https") ? 443 : 7047;
+    return 0;
+}
+
+/* results.csv, retries.csv and the extra CSV (when configured), each with its header. */
+static int create_csvs(run_state *s, tb_err *err)
+{
+    const tb_bench_config *c = s->c;
+    if ((s->results_fd = tb_bench_csv_create_at(s->dfd, s->dir, "results.csv",
+                                                TB_BENCH_RESULTS_HEADER, err)) < 0 ||
+        (s->retries_fd = tb_bench_csv_create_at(s->dfd, s->dir, "retries.csv",
+                                                TB_BENCH_RETRIES_HEADER, err)) < 0)
+        return -1;
+    if (!c->extra_csv[0])
+        return 0;
+    char header[2048];
+    if (extra_header(c, header, sizeof header) < 0)
+        return tb_errf(err, "%s: too many columns", c->extra_csv);
+    s->extra_fd = tb_bench_csv_create_at(s->dfd, s->dir, c->extra_csv, header, err);
+    return s->extra_fd < 0 ? -1 : 0;
+}
+
+/* The run directory's files before the first run: env.json, run.json ("running"),
+ * the CSVs. */
+static int write_run_files(run_state *s, json_t *env, tb_err *err)
+{
+    if (write_json(s, "env.json", env, err) < 0 || write_run_json(s, "running", err) < 0)
+        return -1;
+    return create_csvs(s, err);
+}
+
+/* The fixture server and the notary, those the harness starts, each listening. */
+static int start_servers(run_state *s, const volatile sig_atomic_t *cancel, tb_err *err)
+{
+    const tb_bench_config *c = s->c;
+    if (c->start_fixture) {
+        info(s, "starting fixture server (teebench serve --tls) on %s:%d", c->fixture_addr,
+             s->fixture_port);
+        if (start_fixture(s, cancel, err) < 0)
+            return -1;
+    }
+    if (c->start_notary) {
+        info(s, "starting notary (teebench notary serve --tee %s%s) on %s:%d", s->notary_tee,
+             s->simulated ? ", SIMULATED TEE" : "", c->notary_host, s->notary_port);
+        if (start_notary(s, cancel, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The servers, then the matrix. Interrupted while a server was starting is not an
+ * error. */
+static int serve_and_run(run_state *s, const volatile sig_atomic_t *cancel, tb_bench_outcome *oc,
+                         tb_err *err)
+{
+    if (start_servers(s, cancel, err) < 0) {
+        if (!(cancel && *cancel))
+            return -1;
+        oc->interrupted = 1;
+        return 0;
+    }
+    info(s, "%d iterations x %d modes, timeout %d s per run, %d retries; results in %s",
+         s->c->iterations, s->c->n_modes, s->c->run_timeout_s, s->c->retries, s->dir);
+    return run_matrix(s, cancel, oc, err);
+}
+
+/* The end of a run whose directory exists: the servers stopped, the files closed; once
+ * the CSVs were made, run.json's final status and summary.txt (whose failure fails a
+ * run that had not failed). rc: the run's result so far; returns the run's result. */
+static int finish_run(run_state *s, int rc, const tb_bench_outcome *oc, tb_err *err)
+{
+    stop_servers(s);
+    if (s->results_fd >= 0)
+        close(s->results_fd);
+    if (s->retries_fd >= 0)
+        close(s->retries_fd);
+    if (s->extra_fd >= 0)
+        close(s->extra_fd);
+    tb_buf_clear(&s->extra_line);
+    if (s->dir[0] && s->results_fd >= 0) {
+        tb_err e2;
+        write_run_json(s, rc < 0 ? "failed" : oc->interrupted ? "interrupted" : "complete", &e2);
+        if (write_summary(s, &e2) < 0 && rc == 0) {
+            *err = e2;
+            rc = -1;
+        }
+    }
+    close(s->logs_fd);
+    close(s->dfd);
+    return rc;
+}
+
 int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
                  tb_bench_progress progress, void *ctx, tb_bench_outcome *oc, tb_err *err)
 {
     memset(oc, 0, sizeof *oc);
-    run_state s = {.c = c,
-                   .dfd = -1,
-                   .logs_fd = -1,
-                   .results_fd = -1,
-                   .retries_fd = -1,
-                   .extra_fd = -1,
-                   .progress = progress,
-                   .ctx = ctx};
-    s.fixture.pid = s.notary.pid = -1;
-    s.fixture.pidfd = s.notary.pidfd = -1;
-    /* The notary's TEE: as configured; for a notary the harness starts, auto-detected
-     * (tdx on a TDX guest, snp on an SEV-SNP guest, else sim); for an external one, unknown
-     * unless given. */
+    run_state s;
+    init_state(&s, c, progress, ctx);
     json_t *env = host_json();
-    const char *tee = c->notary_tee[0]   ? c->notary_tee
-                      : !c->start_notary ? "external"
-                                         : auto_tee(env);
-    snprintf(s.notary_tee, sizeof s.notary_tee, "%s", tee);
-    tb_tee kind;
-    s.simulated = tb_tee_parse(tee, &kind) == 0 && tb_tee_simulated(kind);
-    snprintf(s.fixture_ca, sizeof s.fixture_ca, "%s", c->fixture_ca);
+    choose_notary_tee(&s, env);
     /* A fixed port already taken fails now, before the run directory exists. */
-    if ((c->start_fixture && c->fixture_port &&
-         port_taken("fixture", c->fixture_addr, c->fixture_port, "--fixture-port", err)) ||
-        (c->start_notary && c->notary_port &&
-         port_taken("notary", c->notary_host, c->notary_port, "--notary-port", err)) ||
-        make_run_dir(&s, err) < 0) {
+    if (check_fixed_ports(c, err) < 0 || make_run_dir(&s, err) < 0) {
         json_decref(env);
         if (s.dfd >= 0)
             close(s.dfd);
@@ -1149,83 +1278,11 @@ int tb_bench_run(const tb_bench_config *c, const volatile sig_atomic_t *cancel,
     snprintf(oc->run_dir, sizeof oc->run_dir, "%s", s.dir);
     if (c->start_notary)
         snprintf(s.sim_env, sizeof s.sim_env, "TEEBENCH_SIM_DIR=%s/sim", s.dir);
-    int rc = -1;
-    s.fixture_port = c->fixture_port;
-    if (c->start_fixture && s.fixture_port == 0 && (s.fixture_port = tb_sock_free_port(err)) < 0)
-        goto out;
-    s.target_port = c->target_port ? c->target_port : s.fixture_port;
-    s.notary_port = c->notary_port;
-    /* Two picks in a row may return the same port: the notary's must differ. */
-    for (int k = 0; c->start_notary && c->notary_port == 0 && k < 20; k++) {
-        if ((s.notary_port = tb_sock_free_port(err)) < 0)
-            goto out;
-        if (s.notary_port != s.fixture_port)
-            break;
-    }
-    if (!c->start_notary && s.notary_port == 0)
-        s.notary_port = !strcmp(c->notary_scheme, "https") ? 443 : 7047;
-    rc = write_json(&s, "env.json", env, err);
-    if (rc < 0 || (rc = write_run_json(&s, "running", err)) < 0)
-        goto out;
-    rc = -1;
-    if ((s.results_fd = tb_bench_csv_create_at(s.dfd, s.dir, "results.csv", TB_BENCH_RESULTS_HEADER,
-                                               err)) < 0 ||
-        (s.retries_fd =
-             tb_bench_csv_create_at(s.dfd, s.dir, "retries.csv", TB_BENCH_RETRIES_HEADER, err)) < 0)
-        goto out;
-    if (c->extra_csv[0]) {
-        char header[2048];
-        if (extra_header(c, header, sizeof header) < 0) {
-            tb_errf(err, "%s: too many columns", c->extra_csv);
-            goto out;
-        }
-        if ((s.extra_fd = tb_bench_csv_create_at(s.dfd, s.dir, c->extra_csv, header, err)) < 0)
-            goto out;
-    }
-    if (c->start_fixture) {
-        info(&s, "starting fixture server (teebench serve --tls) on %s:%d", c->fixture_addr,
-             s.fixture_port);
-        if (start_fixture(&s, cancel, err) < 0)
-            goto start_failed;
-    }
-    if (c->start_notary) {
-        info(&s, "starting notary (teebench notary serve --tee %s%s) on %s:%d", s.notary_tee,
-             s.simulated ? ", SIMULATED TEE" : "", c->notary_host, s.notary_port);
-        if (start_notary(&s, cancel, err) < 0)
-            goto start_failed;
-    }
-    info(&s, "%d iterations x %d modes, timeout %d s per run, %d retries; results in %s",
-         c->iterations, c->n_modes, c->run_timeout_s, c->retries, s.dir);
-    if (run_matrix(&s, cancel, oc, err) < 0)
-        goto out;
-    rc = 0;
-    goto out;
-start_failed:
-    if (cancel && *cancel) { /* interrupted while a server was starting: not an error */
-        oc->interrupted = 1;
-        rc = 0;
-    }
-out:
+    int rc = pick_ports(&s, err) < 0 || write_run_files(&s, env, err) < 0
+                 ? -1
+                 : serve_and_run(&s, cancel, oc, err);
     json_decref(env);
-    stop_servers(&s);
-    if (s.results_fd >= 0)
-        close(s.results_fd);
-    if (s.retries_fd >= 0)
-        close(s.retries_fd);
-    if (s.extra_fd >= 0)
-        close(s.extra_fd);
-    tb_buf_clear(&s.extra_line);
-    if (s.dir[0] && s.results_fd >= 0) {
-        tb_err e2;
-        write_run_json(&s, rc < 0 ? "failed" : oc->interrupted ? "interrupted" : "complete", &e2);
-        if (write_summary(&s, &e2) < 0 && rc == 0) {
-            *err = e2;
-            rc = -1;
-        }
-    }
-    close(s.logs_fd);
-    close(s.dfd);
-    return rc;
+    return finish_run(&s, rc, oc, err);
 }
 
 /* ---- summarize ---- */
