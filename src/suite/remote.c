@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/argv.h"
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
@@ -156,84 +157,45 @@ int tb_remote_target_parse(const char *spec, tb_remote_target *out, tb_err *err)
 
 void tb_remote_argv_free(char **argv)
 {
-    if (!argv)
-        return;
-    for (char **a = argv; *a; a++)
-        free(*a);
-    free(argv);
-}
-
-typedef struct argv_b {
-    char **v;
-    size_t n, cap;
-    int oom;
-} argv_b;
-
-static void add(argv_b *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(argv_b *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    if (b->n + 2 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 32;
-        char **v = realloc(b->v, cap * sizeof *v);
-        if (!v) {
-            b->oom = 1;
-            return;
-        }
-        b->v = v;
-        b->cap = cap;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vasprintf(&b->v[b->n], fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->oom = 1;
-        return;
-    }
-    b->v[++b->n] = NULL;
+    tb_argv_free(argv);
 }
 
 /* ssh and its options, up to (not including) the host. */
-static void ssh_options(argv_b *b, const tb_remote_target *t, const tb_remote_opts *o)
+static void ssh_options(tb_argv *b, const tb_remote_target *t, const tb_remote_opts *o)
 {
-    add(b, "%s", o->ssh_program ? o->ssh_program : "ssh");
+    tb_argv_add(b, "%s", o->ssh_program ? o->ssh_program : "ssh");
     if (o->ssh_config)
-        add(b, "-F"), add(b, "%s", o->ssh_config);
-    add(b, "-o"), add(b, "BatchMode=yes");
-    add(b, "-o"), add(b, "ConnectTimeout=%d", o->connect_timeout_s > 0 ? o->connect_timeout_s : 10);
-    add(b, "-o"), add(b, "ServerAliveInterval=15");
+        tb_argv_add(b, "-F"), tb_argv_add(b, "%s", o->ssh_config);
+    tb_argv_add(b, "-o"), tb_argv_add(b, "BatchMode=yes");
+    tb_argv_add(b, "-o"),
+        tb_argv_add(b, "ConnectTimeout=%d", o->connect_timeout_s > 0 ? o->connect_timeout_s : 10);
+    tb_argv_add(b, "-o"), tb_argv_add(b, "ServerAliveInterval=15");
     if (o->control_dir) {
-        add(b, "-o"), add(b, "ControlMaster=auto");
-        add(b, "-o"), add(b, "ControlPath=%s/%%C", o->control_dir);
-        add(b, "-o"), add(b, "ControlPersist=60");
+        tb_argv_add(b, "-o"), tb_argv_add(b, "ControlMaster=auto");
+        tb_argv_add(b, "-o"), tb_argv_add(b, "ControlPath=%s/%%C", o->control_dir);
+        tb_argv_add(b, "-o"), tb_argv_add(b, "ControlPersist=60");
     }
     if (t->identity[0])
-        add(b, "-i"), add(b, "%s", t->identity), add(b, "-o"), add(b, "IdentitiesOnly=yes");
+        tb_argv_add(b, "-i"), tb_argv_add(b, "%s", t->identity), tb_argv_add(b, "-o"),
+            tb_argv_add(b, "IdentitiesOnly=yes");
     if (t->known_hosts[0]) {
-        add(b, "-o"), add(b, "UserKnownHostsFile=%s", t->known_hosts);
-        add(b, "-o"), add(b, "StrictHostKeyChecking=accept-new");
+        tb_argv_add(b, "-o"), tb_argv_add(b, "UserKnownHostsFile=%s", t->known_hosts);
+        tb_argv_add(b, "-o"), tb_argv_add(b, "StrictHostKeyChecking=accept-new");
     }
     if (t->port)
-        add(b, "-p"), add(b, "%d", t->port);
+        tb_argv_add(b, "-p"), tb_argv_add(b, "%d", t->port);
     if (t->user[0])
-        add(b, "-l"), add(b, "%s", t->user);
+        tb_argv_add(b, "-l"), tb_argv_add(b, "%s", t->user);
 }
 
 char **tb_remote_ssh_argv(const tb_remote_target *t, const tb_remote_opts *o, const char *cmd)
 {
-    argv_b b = {0};
+    tb_argv b = {0};
     ssh_options(&b, t, o);
-    add(&b, "--");
-    add(&b, "%s", t->host);
-    add(&b, "%s", cmd);
-    if (b.oom) {
-        b.v ? b.v[b.n] = NULL : 0;
-        tb_remote_argv_free(b.v);
-        return NULL;
-    }
-    return b.v;
+    tb_argv_add(&b, "--");
+    tb_argv_add(&b, "%s", t->host);
+    tb_argv_add(&b, "%s", cmd);
+    return tb_argv_take(&b);
 }
 
 /* ssh -O exit: closes the control master of t (errors ignored: there may be none). */
@@ -241,21 +203,20 @@ static void close_master(const tb_remote_target *t, const tb_remote_opts *o)
 {
     if (!o->control_dir)
         return;
-    argv_b b = {0};
+    tb_argv b = {0};
     ssh_options(&b, t, o);
-    add(&b, "-O");
-    add(&b, "exit");
-    add(&b, "--");
-    add(&b, "%s", t->host);
-    if (!b.oom) {
-        tb_proc_opts po = {.argv = b.v};
+    tb_argv_add(&b, "-O");
+    tb_argv_add(&b, "exit");
+    tb_argv_add(&b, "--");
+    tb_argv_add(&b, "%s", t->host);
+    char **argv = tb_argv_take(&b);
+    if (argv) {
+        tb_proc_opts po = {.argv = argv};
         tb_proc_result r;
         tb_err e;
         tb_proc_run(&po, 10000, NULL, &r, &e);
     }
-    if (b.v)
-        b.v[b.n] = NULL;
-    tb_remote_argv_free(b.v);
+    tb_argv_free(argv);
 }
 
 int tb_remote_shell_quote(const char *word, tb_buf *out)
@@ -348,20 +309,14 @@ int tb_remote_glibc_needed(const char *text, char *ver, size_t ver_len)
 
 char **tb_remote_copy_id_argv(const tb_remote_target *t, const char *ssh_config)
 {
-    argv_b b = {0};
-    add(&b, "ssh-copy-id");
+    tb_argv b = {0};
+    tb_argv_add(&b, "ssh-copy-id");
     if (ssh_config)
-        add(&b, "-F"), add(&b, "%s", ssh_config);
+        tb_argv_add(&b, "-F"), tb_argv_add(&b, "%s", ssh_config);
     if (t->port)
-        add(&b, "-p"), add(&b, "%d", t->port);
-    add(&b, "%s%s%s", t->user, t->user[0] ? "@" : "", t->host);
-    if (b.oom) {
-        if (b.v)
-            b.v[b.n] = NULL;
-        tb_remote_argv_free(b.v);
-        return NULL;
-    }
-    return b.v;
+        tb_argv_add(&b, "-p"), tb_argv_add(&b, "%d", t->port);
+    tb_argv_add(&b, "%s%s%s", t->user, t->user[0] ? "@" : "", t->host);
+    return tb_argv_take(&b);
 }
 
 int tb_remote_auth_hint(const tb_remote_target *t, const char *ssh_config, const char *text,
@@ -1004,22 +959,19 @@ int tb_remote_sh(const tb_remote_target *t, const tb_remote_opts *o, const char 
 int tb_remote_hostname(const tb_remote_target *t, const tb_remote_opts *o, char *out, size_t len,
                        tb_err *err)
 {
-    argv_b b = {0};
+    tb_argv b = {0};
     ssh_options(&b, t, o);
-    add(&b, "-G");
-    add(&b, "--");
-    add(&b, "%s", t->host);
-    if (b.oom) {
-        if (b.v)
-            b.v[b.n] = NULL;
-        tb_remote_argv_free(b.v);
+    tb_argv_add(&b, "-G");
+    tb_argv_add(&b, "--");
+    tb_argv_add(&b, "%s", t->host);
+    char **argv = tb_argv_take(&b);
+    if (!argv)
         return tb_errf(err, "out of memory");
-    }
     tb_buf res = {0}, errb = {0};
     static const uint8_t nothing[1];
     pump_io io = {.in = nothing, .in_len = 0, .out = &res, .err = &errb, .timeout_ms = 10000};
-    int code = -1, rc = pump(b.v, &io, &code, err);
-    tb_remote_argv_free(b.v);
+    int code = -1, rc = pump(argv, &io, &code, err);
+    tb_argv_free(argv);
     out[0] = 0;
     /* ssh -G prints the resolved configuration, one "keyword value" a line */
     for (const char *p = res.p ? (const char *)res.p : ""; rc == 0 && *p;) {

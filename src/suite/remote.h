@@ -83,6 +83,7 @@ typedef struct tb_remote_opts {
     const char *fallback_binary;
 } tb_remote_opts;
 
+/* Frees an argv of this module (base/argv's tb_argv_free). */
 void tb_remote_argv_free(char **argv);
 
 /* One word quoted for a POSIX shell (single quotes; ' as '\''), appended to out. */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/argv.h"
 #include "base/buf.h"
 
 #define REASON_TDX_DOC "QEMU docs/system/i386/tdx.rst"
@@ -547,11 +548,7 @@ fail:
 
 void tb_vm_argv_free(char **argv)
 {
-    if (!argv)
-        return;
-    for (char **p = argv; *p; p++)
-        free(*p);
-    free(argv);
+    tb_argv_free(argv);
 }
 
 static int shell_safe(const char *w)

@@ -7,13 +7,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/argv.h"
 #include "base/file.h"
 #include "base/paths.h"
 #include "base/proc.h"
@@ -227,38 +227,6 @@ int tb_vm_image_script(const tb_vm_image_recipe *r, const char *workdir, tb_buf 
     return rc ? tb_errf(err, "out of memory") : 0;
 }
 
-typedef struct argv_b {
-    char **v;
-    size_t n, cap;
-    int oom;
-} argv_b;
-
-static void add(argv_b *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(argv_b *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    if (b->n + 2 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 32;
-        char **v = realloc(b->v, cap * sizeof *v);
-        if (!v) {
-            b->oom = 1;
-            return;
-        }
-        b->v = v;
-        b->cap = cap;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vasprintf(&b->v[b->n], fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->oom = 1;
-        return;
-    }
-    b->v[++b->n] = NULL;
-}
-
 /* "http://deb.debian.org/debian" -> "http://deb.debian.org/debian-security". */
 static void security_mirror(const char *mirror, char *out, size_t len)
 {
@@ -289,35 +257,36 @@ char **tb_vm_image_argv(const tb_vm_image_recipe *r, const char *hook_path, tb_e
     tb_buf pk = {0};
     if (tb_vm_image_packages(r, d, &pk, err) < 0)
         return NULL;
-    argv_b b = {0};
-    add(&b, "mmdebstrap");
-    add(&b, "--mode=root");
-    add(&b, "--format=null");
-    add(&b, "--variant=apt");
-    add(&b, "--include=%s", (const char *)pk.p);
+    tb_argv b = {0};
+    tb_argv_add(&b, "mmdebstrap");
+    tb_argv_add(&b, "--mode=root");
+    tb_argv_add(&b, "--format=null");
+    tb_argv_add(&b, "--variant=apt");
+    tb_argv_add(&b, "--include=%s", (const char *)pk.p);
     tb_buf_clear(&pk);
     if (d->merged_usr_hook)
-        add(&b, "--hook-dir=/usr/share/mmdebstrap/hooks/merged-usr");
-    add(&b, "--hook-dir=/usr/share/mmdebstrap/hooks/eatmydata"); /* dpkg without fsync */
+        tb_argv_add(&b, "--hook-dir=/usr/share/mmdebstrap/hooks/merged-usr");
+    tb_argv_add(&b, "--hook-dir=/usr/share/mmdebstrap/hooks/eatmydata"); /* dpkg without fsync */
     /* an image for benchmarks: no manuals, documentation or translations */
-    add(&b, "--dpkgopt=path-exclude=/usr/share/man/*");
-    add(&b, "--dpkgopt=path-exclude=/usr/share/doc/*");
-    add(&b, "--dpkgopt=path-exclude=/usr/share/info/*");
-    add(&b, "--dpkgopt=path-exclude=/usr/share/locale/*");
-    add(&b, "--dpkgopt=path-include=/usr/share/locale/locale.alias");
+    tb_argv_add(&b, "--dpkgopt=path-exclude=/usr/share/man/*");
+    tb_argv_add(&b, "--dpkgopt=path-exclude=/usr/share/doc/*");
+    tb_argv_add(&b, "--dpkgopt=path-exclude=/usr/share/info/*");
+    tb_argv_add(&b, "--dpkgopt=path-exclude=/usr/share/locale/*");
+    tb_argv_add(&b, "--dpkgopt=path-include=/usr/share/locale/locale.alias");
     if (r->apt_cache) {
         /* reuse and refill a directory of downloaded packages */
         tb_buf q = {0};
         if (sq(&q, r->apt_cache) < 0) {
             b.oom = 1;
         } else {
-            add(&b,
-                "--setup-hook=mkdir -p \"$1/var/cache/apt/archives\" && "
-                "for f in %s/*.deb; do [ ! -e \"$f\" ] || cp \"$f\" "
-                "\"$1/var/cache/apt/archives/\"; done",
-                (const char *)q.p);
-            add(&b, "--skip=download/empty");
-            add(&b,
+            tb_argv_add(&b,
+                        "--setup-hook=mkdir -p \"$1/var/cache/apt/archives\" && "
+                        "for f in %s/*.deb; do [ ! -e \"$f\" ] || cp \"$f\" "
+                        "\"$1/var/cache/apt/archives/\"; done",
+                        (const char *)q.p);
+            tb_argv_add(&b, "--skip=download/empty");
+            tb_argv_add(
+                &b,
                 "--customize-hook=mkdir -p %s && for f in \"$1\"/var/cache/apt/archives/*.deb; "
                 "do [ ! -e \"$f\" ] || cp \"$f\" %s/; done; rm -f "
                 "\"$1\"/var/cache/apt/archives/*.deb",
@@ -325,31 +294,27 @@ char **tb_vm_image_argv(const tb_vm_image_recipe *r, const char *hook_path, tb_e
         }
         tb_buf_clear(&q);
     }
-    add(&b, "--customize-hook=sh %s \"$1\"", hook_path);
-    add(&b, "%s", suite);
-    add(&b, "/dev/null");
+    tb_argv_add(&b, "--customize-hook=sh %s \"$1\"", hook_path);
+    tb_argv_add(&b, "%s", suite);
+    tb_argv_add(&b, "/dev/null");
     const char *kr = d->keyring;
     char signed_by[256] = "";
     if (kr)
         snprintf(signed_by, sizeof signed_by, "[signed-by=%s] ", kr);
-    add(&b, "deb %s%s %s %s", signed_by, mirror, suite, d->components);
+    tb_argv_add(&b, "deb %s%s %s %s", signed_by, mirror, suite, d->components);
     if (d->updates)
-        add(&b, "deb %s%s %s-updates %s", signed_by, mirror, suite, d->components);
+        tb_argv_add(&b, "deb %s%s %s-updates %s", signed_by, mirror, suite, d->components);
     if (d->security && !strcmp(d->vendor, "debian") && !r->mirror) {
         char sec[600];
         security_mirror(mirror, sec, sizeof sec);
-        add(&b, "deb %s%s %s-security %s", signed_by, sec, suite, d->components);
+        tb_argv_add(&b, "deb %s%s %s-security %s", signed_by, sec, suite, d->components);
     } else if (d->security && !strcmp(d->vendor, "ubuntu")) {
-        add(&b, "deb %s%s %s-security %s", signed_by, mirror, suite, d->components);
+        tb_argv_add(&b, "deb %s%s %s-security %s", signed_by, mirror, suite, d->components);
     }
-    if (b.oom) {
-        if (b.v)
-            b.v[b.n] = NULL;
-        tb_vm_argv_free(b.v);
+    char **argv = tb_argv_take(&b);
+    if (!argv)
         tb_errf(err, "out of memory");
-        return NULL;
-    }
-    return b.v;
+    return argv;
 }
 
 int tb_vm_image_default_path(const char *suite, int stock, char *out, size_t len, tb_err *err)

@@ -336,6 +336,7 @@ int tb_vm_cmdline(const tb_vm_spec *s, const tb_vm_plan *p, const tb_vm_paths *p
 void tb_vm_cmd_free(tb_vm_cmd *cmd);
 /* A NULL-terminated argv (caller frees with tb_vm_argv_free). NULL when out of memory. */
 char **tb_vm_cmd_argv(const tb_vm_cmd *cmd);
+/* Frees an argv of this module (base/argv's tb_argv_free). */
 void tb_vm_argv_free(char **argv);
 /* argv as one shell line, each word quoted when needed, options on their own
  * continuation lines ("\\\n  "); NUL-terminated into a new string (caller frees). */
@@ -361,7 +362,7 @@ typedef struct tb_vm_state {
        how they were split */
     int64_t boot_phase_ns[TB_VM_BOOT_NPHASES];
     char boot_note[400];
-    char **argv;         /* QEMU's argv (owned, NULL-terminated) or NULL */
+    char **argv; /* QEMU's argv (owned, NULL-terminated) or NULL */
     /* what ran, for a result's environment facts ("" when unknown; optional in vm.json) */
     char qemu_path[1024], qemu_version[200], qemu_sha256[65];
     char firmware[1024], firmware_sha256[65]; /* firmware "": QEMU's own BIOS */

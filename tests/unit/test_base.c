@@ -1,4 +1,4 @@
-/* Unit tests for src/base: err, buf, file, clock. */
+/* Unit tests for src/base: err, buf, file, clock, argv. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "base/argv.h"
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/err.h"
@@ -482,6 +483,40 @@ static void test_clock(void **state)
     assert_string_equal(iso, "2025-02-13T04:00:32Z");
 }
 
+/* Words formatted one by one, past the first allocation; NULL-terminated at each
+   step; take hands the vector over and empties the builder; a builder that ran out
+   of memory (image.c sets oom when a quoted word fails) yields NULL. */
+static void test_argv_build(void **state)
+{
+    (void)state;
+    tb_argv b = {0};
+    assert_null(tb_argv_take(&b));
+    for (int i = 0; i < 70; i++) {
+        tb_argv_add(&b, "w%d=%s", i, i % 2 ? "odd" : "even");
+        assert_int_equal(b.n, (size_t)i + 1);
+        assert_null(b.v[b.n]);
+    }
+    tb_argv_add(&b, "%s", "");
+    char **v = tb_argv_take(&b);
+    assert_non_null(v);
+    assert_null(b.v);
+    assert_int_equal(b.n, 0);
+    assert_string_equal(v[0], "w0=even");
+    assert_string_equal(v[33], "w33=odd");
+    assert_string_equal(v[69], "w69=odd");
+    assert_string_equal(v[70], "");
+    assert_null(v[71]);
+    tb_argv_free(v);
+    tb_argv_free(NULL);
+
+    tb_argv_add(&b, "kept until");
+    b.oom = 1;
+    tb_argv_add(&b, "ignored");
+    assert_int_equal(b.n, 1);
+    assert_null(tb_argv_take(&b));
+    assert_int_equal(b.oom, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -497,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_file_write_special),
         cmocka_unit_test(test_file_at),
         cmocka_unit_test(test_clock),
+        cmocka_unit_test(test_argv_build),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
