@@ -81,3 +81,15 @@ void tb_buf_clear(tb_buf *b)
     b->p = NULL;
     b->len = b->cap = 0;
 }
+
+void tb_buf_last_line(const tb_buf *b, char *out, size_t len)
+{
+    const char *s = b->p ? (const char *)b->p : "";
+    size_t end = b->len;
+    while (end && (s[end - 1] == '\n' || s[end - 1] == '\r'))
+        end--;
+    size_t start = end;
+    while (start && s[start - 1] != '\n')
+        start--;
+    snprintf(out, len, "%.*s", (int)(end - start), s + start);
+}

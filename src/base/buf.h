@@ -27,7 +27,9 @@ void tb_buf_consume(tb_buf *b, size_t n);
 void tb_buf_reset(tb_buf *b);
 /* Frees the storage: b is {0} again. */
 void tb_buf_clear(tb_buf *b);
-/* The name before issue 12's rename, for code written before it (notary, attest);
- * remove once nothing uses it. */
+/* The last line of text in b that is not empty (the CRs and LFs that end the text
+ * dropped) into out, cut to len - 1 bytes; "" when there is none. For messages: a
+ * child's last word on stderr. */
+void tb_buf_last_line(const tb_buf *b, char *out, size_t len);
 
 #endif

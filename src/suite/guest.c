@@ -41,20 +41,6 @@ int tb_guest_setup_script(const char *nginx_bin, tb_buf *out)
         EXIT_STILL_ABSENT);
 }
 
-/* The last non-empty line of b, into out. */
-static void last_line(const tb_buf *b, char *out, size_t len)
-{
-    out[0] = 0;
-    const char *s = b->p ? (const char *)b->p : "";
-    size_t end = b->len;
-    while (end && (s[end - 1] == '\n' || s[end - 1] == '\r'))
-        end--;
-    size_t start = end;
-    while (start && s[start - 1] != '\n')
-        start--;
-    snprintf(out, len, "%.*s", (int)(end - start), s + start);
-}
-
 /* The value of the stdout line "key value", or "" (into out). */
 static void reported(const tb_buf *b, const char *key, char *out, size_t len)
 {
@@ -92,7 +78,7 @@ int tb_guest_setup(const tb_remote_target *t, const tb_remote_opts *o, const cha
                             : tb_remote_sh(t, o, (const char *)cmd.p, 15 * 60 * 1000, stop, &out,
                                            &errb, &code, err);
     char line[300], manager[16];
-    last_line(&errb, line, sizeof line);
+    tb_buf_last_line(&errb, line, sizeof line);
     reported(&out, "manager", manager, sizeof manager);
     if (rc == 0) {
         switch (code) {

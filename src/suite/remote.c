@@ -585,22 +585,6 @@ static int ssh_cmd(const tb_remote_target *t, const tb_remote_opts *o, const cha
     return rc;
 }
 
-/* The last non-empty line of text, for a message. */
-static void last_line(const tb_buf *b, char *out, size_t len)
-{
-    out[0] = 0;
-    if (!b->len)
-        return;
-    const char *s = (const char *)b->p;
-    size_t end = b->len;
-    while (end && (s[end - 1] == '\n' || s[end - 1] == '\r'))
-        end--;
-    size_t start = end;
-    while (start && s[start - 1] != '\n')
-        start--;
-    snprintf(out, len, "%.*s", (int)(end - start), s + start);
-}
-
 /* ---------- the steps ---------- */
 
 /* The shell expression of the remote binary's path. */
@@ -646,7 +630,7 @@ static int probe(const tb_remote_target *t, const tb_remote_opts *o, const char 
     if (rc == 0) {
         const char *v = out.p ? (const char *)out.p : "";
         snprintf(pr->version, sizeof pr->version, "%.*s", (int)strcspn(v, "\r\n"), v);
-        last_line(&errb, pr->line, sizeof pr->line);
+        tb_buf_last_line(&errb, pr->line, sizeof pr->line);
         const char *e = errb.p ? (const char *)errb.p : "";
         pr->pkg = tb_remote_package_of(e, pr->lib, sizeof pr->lib);
         tb_remote_glibc_needed(e, pr->glibc, sizeof pr->glibc);
@@ -680,7 +664,7 @@ static int upload(const tb_remote_target *t, const tb_remote_opts *o, const char
             ? tb_errf(err, "out of memory")
             : ssh_cmd(t, o, (const char *)cmd.p, &bin, NULL, &errb, 600000, stop, &code, err);
     char line[300];
-    last_line(&errb, line, sizeof line);
+    tb_buf_last_line(&errb, line, sizeof line);
     tb_buf_clear(&bin);
     tb_buf_clear(&cmd);
     tb_buf_clear(&errb);
@@ -890,7 +874,7 @@ int tb_remote_run(const tb_remote_target *t, const tb_remote_opts *o, tb_suite_h
     }
     if (rc == 0) {
         char line[300];
-        last_line(&errb, line, sizeof line);
+        tb_buf_last_line(&errb, line, sizeof line);
         off_t size = lseek(fd, 0, SEEK_END);
         tb_err e;
         if (size <= 0 || lseek(fd, 0, SEEK_SET) != 0) {
@@ -940,7 +924,7 @@ int tb_remote_teebench(const tb_remote_target *t, const tb_remote_opts *o, char 
         rc = ssh_cmd(t, o, (const char *)cmd.p, NULL, out, &errb, 120000, stop, &code, err);
     if (rc == 0 && code != 0) {
         char line[300];
-        last_line(&errb, line, sizeof line);
+        tb_buf_last_line(&errb, line, sizeof line);
         rc = tb_errf(err, "teebench %s on %s exited %d%s%s", args[0] ? args[0] : "", t->host, code,
                      line[0] ? ": " : "", line);
     }

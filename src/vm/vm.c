@@ -373,14 +373,7 @@ static void last_line_of(const char *path, char *out, size_t len)
     tb_err e;
     if (tb_file_read(path, 1 << 16, &b, &e) < 0)
         return;
-    const char *p = b.p ? (const char *)b.p : "";
-    size_t end = b.len;
-    while (end && (p[end - 1] == '\n' || p[end - 1] == '\r'))
-        end--;
-    size_t start = end;
-    while (start && p[start - 1] != '\n')
-        start--;
-    snprintf(out, len, "%.*s", (int)(end - start), p + start);
+    tb_buf_last_line(&b, out, len);
     tb_buf_clear(&b);
 }
 

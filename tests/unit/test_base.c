@@ -517,12 +517,38 @@ static void test_argv_build(void **state)
     assert_int_equal(b.oom, 0);
 }
 
+/* The last non-empty line: trailing CRs and LFs dropped, cut to the buffer. */
+static void test_buf_last_line(void **state)
+{
+    (void)state;
+    char out[16];
+    tb_buf b = {0};
+    strcpy(out, "stale");
+    tb_buf_last_line(&b, out, sizeof out);
+    assert_string_equal(out, "");
+    const struct {
+        const char *text, *want;
+    } cases[] = {{"only", "only"},   {"first\nE: broken pipe\r\n\n", "E: broken pipe"},
+                 {"x\n\n\r\n", "x"}, {"\n\r\n", ""},
+                 {"a\n  \n", "  "},  {"a\nsixteen bytes long!", "sixteen bytes l"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tb_buf_reset(&b);
+        assert_int_equal(tb_buf_puts(&b, cases[i].text), 0);
+        tb_buf_last_line(&b, out, sizeof out);
+        assert_string_equal(out, cases[i].want);
+    }
+    tb_buf_last_line(&b, out, 3);
+    assert_string_equal(out, "si");
+    tb_buf_clear(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_err_format_and_wrap),
         cmocka_unit_test(test_buf_append_printf_consume),
         cmocka_unit_test(test_buf_nul_after_reserve),
+        cmocka_unit_test(test_buf_last_line),
         cmocka_unit_test(test_file_atomic_roundtrip),
         cmocka_unit_test(test_path_join),
         cmocka_unit_test(test_file_atomic_mode),
