@@ -59,6 +59,26 @@ __attribute__((format(printf, 4, 5))) static int prop(tb_vm_opt *o, int tee, con
     return 0;
 }
 
+/* The two properties of every virtio device, for every kind: modern virtio only and
+   VIRTIO_F_ACCESS_PLATFORM, which QEMU forces on confidential guests -- set for every
+   kind so that the devices match. explain: the full reasons (the disk and the NIC);
+   else the reasons refer to those. */
+static int virtio_platform(tb_vm_opt *o, int explain)
+{
+    int rc = prop(o, 0,
+                  explain ? "modern virtio only: QEMU forces it on confidential guests "
+                            "(hw/core/machine.c); set for every kind so the devices match"
+                          : "modern virtio only, as the other devices",
+                  "disable-legacy=on");
+    rc |= prop(o, 0,
+               explain ? "VIRTIO_F_ACCESS_PLATFORM: the guest driver uses the DMA API (bounce "
+                         "buffers in shared memory in a TD or SNP guest); QEMU forces it on "
+                         "confidential guests, set for every kind"
+                       : "DMA API in the guest, as the other devices",
+               "iommu_platform=on");
+    return rc;
+}
+
 /* QEMU's QemuOpts escape: ',' inside a value is written ",,". Caller frees. */
 static char *qemu_escape(const char *s)
 {
@@ -346,15 +366,7 @@ static int add_boot(tb_vm_cmd *c, const tb_vm_spec *s, const tb_vm_plan *p)
         o = add_opt(c, "-device", NULL, 0);
         rc |= prop(o, 0, "the same paravirtual disk for every kind", "virtio-blk-pci");
         rc |= prop(o, 0, "the -drive above", "drive=disk0");
-        rc |= prop(o, 0,
-                   "modern virtio only: QEMU forces it on confidential guests "
-                   "(hw/core/machine.c); set for every kind so the devices match",
-                   "disable-legacy=on");
-        rc |= prop(o, 0,
-                   "VIRTIO_F_ACCESS_PLATFORM: the guest driver uses the DMA API (bounce buffers "
-                   "in shared memory in a TD or SNP guest); QEMU forces it on confidential "
-                   "guests, set for every kind",
-                   "iommu_platform=on");
+        rc |= virtio_platform(o, 1);
     }
     return rc;
 }
@@ -371,15 +383,7 @@ static int add_devices(tb_vm_cmd *c, const tb_vm_spec *s, const tb_vm_plan *p,
     o = add_opt(c, "-device", NULL, 0);
     rc |= prop(o, 0, "the same paravirtual NIC for every kind", "virtio-net-pci");
     rc |= prop(o, 0, "the -netdev above", "netdev=net0");
-    rc |= prop(o, 0,
-               "modern virtio only: QEMU forces it on confidential guests (hw/core/machine.c); "
-               "set for every kind so the devices match",
-               "disable-legacy=on");
-    rc |= prop(o, 0,
-               "VIRTIO_F_ACCESS_PLATFORM: the guest driver uses the DMA API (bounce buffers in "
-               "shared memory in a TD or SNP guest); QEMU forces it on confidential guests, set "
-               "for every kind",
-               "iommu_platform=on");
+    rc |= virtio_platform(o, 1);
     rc |= prop(o, 0, "no network boot ROM: nothing boots from the network", "romfile=");
     if (p->vsock) {
         o = add_opt(c, "-device", NULL, 0);
@@ -391,8 +395,7 @@ static int add_devices(tb_vm_cmd *c, const tb_vm_spec *s, const tb_vm_plan *p,
                                 : "the guest's vsock address: the SSH port, unique on this host "
                                   "as the port is (--cid to choose)",
                    "guest-cid=%u", cid);
-        rc |= prop(o, 0, "modern virtio only, as the other devices", "disable-legacy=on");
-        rc |= prop(o, 0, "DMA API in the guest, as the other devices", "iommu_platform=on");
+        rc |= virtio_platform(o, 0);
     }
     if (s->seed) {
         o = add_opt(c, "-drive", NULL, 0);
@@ -420,8 +423,7 @@ static int add_devices(tb_vm_cmd *c, const tb_vm_spec *s, const tb_vm_plan *p,
         o = add_opt(c, "-device", NULL, 0);
         rc |= prop(o, 0, "a paravirtual disk like the image's, for every kind", "virtio-blk-pci");
         rc |= prop(o, 0, "the seed's -drive above", "drive=seed0");
-        rc |= prop(o, 0, "modern virtio only, as the other devices", "disable-legacy=on");
-        rc |= prop(o, 0, "DMA API in the guest, as the other devices", "iommu_platform=on");
+        rc |= virtio_platform(o, 0);
     }
     const char *key = s->ssh_key ? s->ssh_key : paths->key;
     char pub[1200];
