@@ -443,6 +443,24 @@ static void plan_accel(const tb_vm_spec *s, const tb_vm_host *h, tb_vm_plan *p)
     }
 }
 
+/* A TEE object whose properties this QEMU did not show (not found, object not listed,
+   or its properties not listed): those of the upstream QEMU that has them (since:
+   "10.1 (doc)") are assumed, and the plan says so. */
+static void assume_props(tb_vm_plan *p, const tb_vm_qemu *q, int listed, const char *object,
+                         const char *since)
+{
+    char why[64];
+    if (!q->found)
+        snprintf(why, sizeof why, "was not found");
+    else if (!listed)
+        snprintf(why, sizeof why, "lists no %s", object);
+    else
+        snprintf(why, sizeof why, "did not list %s's properties", object);
+    p->props_assumed = 1;
+    note(p, "PROPERTIES ASSUMED: %s %s: the %s object shows the properties of upstream QEMU >= %s",
+         q->path[0] ? q->path : "QEMU", why, object, since);
+}
+
 static void plan_tee_props(const tb_vm_spec *s, const tb_vm_host *h, tb_vm_plan *p)
 {
     const tb_vm_qemu *q = &h->qemu[s->kind];
@@ -455,28 +473,15 @@ static void plan_tee_props(const tb_vm_spec *s, const tb_vm_host *h, tb_vm_plan 
                         "get quotes through TDVMCALL GetQuote");
         } else {
             p->tdx_qgs = p->tdx_sept = 1;
-            p->props_assumed = 1;
-            note(p,
-                 "PROPERTIES ASSUMED: %s %s: the tdx-guest object shows the properties of "
-                 "upstream QEMU >= 10.1 (docs/system/i386/tdx.rst)",
-                 q->path[0] ? q->path : "QEMU",
-                 !q->found       ? "was not found"
-                 : !q->tdx_guest ? "lists no tdx-guest"
-                                 : "did not list tdx-guest's properties");
+            assume_props(p, q, q->tdx_guest, "tdx-guest", "10.1 (docs/system/i386/tdx.rst)");
         }
     } else if (s->kind == TB_VM_SNP) {
         if (q->sev_snp_guest && q->snp_props_known) {
             p->snp_policy = tb_vm_qemu_has_prop(q->snp_props, "policy");
         } else {
             p->snp_policy = 1;
-            p->props_assumed = 1;
-            note(p,
-                 "PROPERTIES ASSUMED: %s %s: the sev-snp-guest object shows the properties "
-                 "of upstream QEMU >= 9.1 (docs/system/i386/amd-memory-encryption.rst)",
-                 q->path[0] ? q->path : "QEMU",
-                 !q->found           ? "was not found"
-                 : !q->sev_snp_guest ? "lists no sev-snp-guest"
-                                     : "did not list sev-snp-guest's properties");
+            assume_props(p, q, q->sev_snp_guest, "sev-snp-guest",
+                         "9.1 (docs/system/i386/amd-memory-encryption.rst)");
         }
     }
 }

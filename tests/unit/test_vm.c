@@ -506,6 +506,75 @@ static void test_plan_tee_hosts(void **state)
     assert_non_null(strstr(e.msg, "kvm-tdx missing"));
 }
 
+/* The note of a TEE object whose properties QEMU did not show, in its three wordings
+   (QEMU not found, the object not listed, its properties not listed), for both TEE
+   objects: the properties of upstream QEMU are assumed and the plan says which. */
+static void test_plan_props_assumed(void **state)
+{
+    (void)state;
+    static const struct {
+        tb_vm_kind kind;
+        int found, listed;
+        const char *note;
+    } cases[] = {
+        {TB_VM_TDX, 1, 1,
+         "PROPERTIES ASSUMED: /usr/bin/qemu-system-x86_64 did not list tdx-guest's properties: "
+         "the tdx-guest object shows the properties of upstream QEMU >= 10.1 "
+         "(docs/system/i386/tdx.rst)"},
+        {TB_VM_TDX, 1, 0,
+         "PROPERTIES ASSUMED: /usr/bin/qemu-system-x86_64 lists no tdx-guest: the tdx-guest "
+         "object shows the properties of upstream QEMU >= 10.1 (docs/system/i386/tdx.rst)"},
+        {TB_VM_TDX, 0, 0,
+         "PROPERTIES ASSUMED: QEMU was not found: the tdx-guest object shows the properties of "
+         "upstream QEMU >= 10.1 (docs/system/i386/tdx.rst)"},
+        {TB_VM_SNP, 1, 1,
+         "PROPERTIES ASSUMED: /usr/bin/qemu-system-x86_64 did not list sev-snp-guest's "
+         "properties: the sev-snp-guest object shows the properties of upstream QEMU >= 9.1 "
+         "(docs/system/i386/amd-memory-encryption.rst)"},
+        {TB_VM_SNP, 1, 0,
+         "PROPERTIES ASSUMED: /usr/bin/qemu-system-x86_64 lists no sev-snp-guest: the "
+         "sev-snp-guest object shows the properties of upstream QEMU >= 9.1 "
+         "(docs/system/i386/amd-memory-encryption.rst)"},
+        {TB_VM_SNP, 0, 0,
+         "PROPERTIES ASSUMED: QEMU was not found: the sev-snp-guest object shows the properties "
+         "of upstream QEMU >= 9.1 (docs/system/i386/amd-memory-encryption.rst)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tb_vm_host h;
+        tb_vm_spec s;
+        tb_vm_plan p;
+        tb_err e;
+        int tdx = cases[i].kind == TB_VM_TDX;
+        if (tdx)
+            host_tdx(&h);
+        else
+            host_snp(&h);
+        tb_vm_qemu *q = &h.qemu[cases[i].kind];
+        if (tdx) {
+            q->tdx_props_known = 0;
+            q->tdx_guest = cases[i].listed;
+        } else {
+            q->snp_props_known = 0;
+            q->sev_snp_guest = cases[i].listed;
+        }
+        if (!cases[i].found) {
+            q->found = 0;
+            q->path[0] = 0;
+        }
+        spec_kernel(&s, cases[i].kind);
+        if (tb_vm_plan_make(&s, &h, 1, &p, &e) < 0)
+            fail_msg("case %zu: %s", i, e.msg);
+        assert_int_equal(p.props_assumed, 1);
+        int seen = 0;
+        for (int k = 0; k < p.nnotes; k++)
+            seen |= !strcmp(p.notes[k], cases[i].note);
+        if (!seen)
+            fail_msg("case %zu: no note \"%s\" (first: \"%s\")", i, cases[i].note,
+                     p.nnotes ? p.notes[0] : "");
+        assert_int_equal(tdx ? p.tdx_qgs && p.tdx_sept : p.snp_policy, 1);
+    }
+}
+
 /* Capabilities decide, never version numbers: a QEMU 10.1 built without TDX is refused,
    a vendor's 8.2.2 with TDX on its pre-upstream KVM accepted (the old rule of "QEMU >=
    10.1" did the opposite of both). */
@@ -1461,6 +1530,7 @@ int main(void)
         cmocka_unit_test(test_host_from_env),
         cmocka_unit_test(test_plan_nested_host),
         cmocka_unit_test(test_plan_tee_hosts),
+        cmocka_unit_test(test_plan_props_assumed),
         cmocka_unit_test(test_capabilities_not_versions),
         cmocka_unit_test(test_properties_of_the_build),
         cmocka_unit_test(test_firmware_choice),
