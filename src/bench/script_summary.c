@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +108,40 @@ static void kv(ctx *c, json_t *obj, const char *key, int ok, double v, int first
         c->rc |= json_object_set_new(obj, key, ok ? json_real(v) : json_null());
 }
 
+/* A mode line's figures of one column, in the order the original prints them:
+ * "avg_<name>" (the mean, taken before median and p90 sort the values), then
+ * "median_<name>" and "p90_<name>" where asked. */
+enum { F_MEDIAN = 1, F_P90 = 2 };
+typedef struct mode_figure {
+    int col;
+    unsigned more; /* F_*: the figures besides the mean */
+    const char *name;
+} mode_figure;
+
+static const mode_figure mode_figures[] = {
+    {C_NOT, F_MEDIAN | F_P90, "notarization_ms"},
+    {C_TOTAL, 0, "total_e2e_ms"},
+    {C_TDX, F_MEDIAN, "tdx_verify_ms"},
+    {C_NPV, F_MEDIAN | F_P90, "notarization_plus_verify_ms"},
+    {C_WALL, 0, "wall_ms"},
+};
+
+static void column_figures(ctx *c, json_t *mj, const char *mode, const mode_figure *f)
+{
+    size_t n = values(c->rs, mode, f->col, c->a);
+    char key[64];
+    snprintf(key, sizeof key, "avg_%s", f->name);
+    kv(c, mj, key, n > 0, n ? mean(c->a, n) : 0, 0);
+    if (f->more & F_MEDIAN) {
+        snprintf(key, sizeof key, "median_%s", f->name);
+        kv(c, mj, key, n > 0, n ? median(c->a, n) : 0, 0);
+    }
+    if (f->more & F_P90) {
+        snprintf(key, sizeof key, "p90_%s", f->name);
+        kv(c, mj, key, n > 0, n ? p90(c->a, n) : 0, 0);
+    }
+}
+
 static void mode_line(ctx *c, const char *mode)
 {
     size_t runs = 0;
@@ -120,22 +155,8 @@ static void mode_line(ctx *c, const char *mode)
         c->rc |= json_object_set_new(json_object_get(c->j, "modes"), mode, mj);
     }
     c->rc |= tb_buf_printf(c->out, "%s: runs=%zu", mode, runs);
-    size_t n;
-    n = values(c->rs, mode, C_NOT, c->a);
-    kv(c, mj, "avg_notarization_ms", n > 0, n ? mean(c->a, n) : 0, 0);
-    kv(c, mj, "median_notarization_ms", n > 0, n ? median(c->a, n) : 0, 0);
-    kv(c, mj, "p90_notarization_ms", n > 0, n ? p90(c->a, n) : 0, 0);
-    n = values(c->rs, mode, C_TOTAL, c->a);
-    kv(c, mj, "avg_total_e2e_ms", n > 0, n ? mean(c->a, n) : 0, 0);
-    n = values(c->rs, mode, C_TDX, c->a);
-    kv(c, mj, "avg_tdx_verify_ms", n > 0, n ? mean(c->a, n) : 0, 0);
-    kv(c, mj, "median_tdx_verify_ms", n > 0, n ? median(c->a, n) : 0, 0);
-    n = values(c->rs, mode, C_NPV, c->a);
-    kv(c, mj, "avg_notarization_plus_verify_ms", n > 0, n ? mean(c->a, n) : 0, 0);
-    kv(c, mj, "median_notarization_plus_verify_ms", n > 0, n ? median(c->a, n) : 0, 0);
-    kv(c, mj, "p90_notarization_plus_verify_ms", n > 0, n ? p90(c->a, n) : 0, 0);
-    n = values(c->rs, mode, C_WALL, c->a);
-    kv(c, mj, "avg_wall_ms", n > 0, n ? mean(c->a, n) : 0, 0);
+    for (size_t f = 0; f < sizeof mode_figures / sizeof mode_figures[0]; f++)
+        column_figures(c, mj, mode, &mode_figures[f]);
     c->rc |= tb_buf_puts(c->out, "\n");
 }
 
