@@ -1979,114 +1979,135 @@ static void env_row(ctx *x, const char *name, char (*vals)[1024])
     put(x, " |\n");
 }
 
-static void env_table(ctx *x)
+static void env_head(ctx *x)
 {
     const tb_compare *c = x->c;
-    section_head(x, "environments", "Environments");
-    char(*vals)[1024] = scratch(x, c->n_records, sizeof *vals);
-    if (!vals)
-        return;
+    put(x, html(x) ? "<div class=\"tw\"><table class=\"env\"><thead><tr><th></th>" : "| fact |");
+    for (size_t i = 0; i < c->n_records; i++)
+        wrapped(x, x->titles[i], "<th>", "</th>", " ", " |");
     if (html(x)) {
-        put(x, "<div class=\"tw\"><table class=\"env\"><thead><tr><th></th>");
-        for (size_t i = 0; i < c->n_records; i++) {
-            put(x, "<th>");
-            text(x, x->titles[i]);
-            put(x, "</th>");
-        }
         put(x, "</tr></thead><tbody>\n");
-    } else {
-        put(x, "| fact |");
-        for (size_t i = 0; i < c->n_records; i++) {
-            put(x, " ");
-            md_text(x, x->titles[i]);
-            put(x, " |");
-        }
-        put(x, "\n|---|");
-        for (size_t i = 0; i < c->n_records; i++)
-            put(x, "---|");
-        put(x, "\n");
+        return;
     }
-    static const struct {
-        const char *key, *name;
-    } facts[] = {
-        {"platform", "platform"},   {"hypervisor", "hypervisor"}, {"tdx_module", "TDX module"},
-        {"sev_guest", "SEV guest"}, {"cpu_vendor", "CPU vendor"}, {"cpu_model", "CPU"},
-        {"cpus", "CPUs"},           {"kernel_release", "kernel"}, {"clocksource", "clock source"},
-    };
-    for (size_t k = 0; k < sizeof facts / sizeof facts[0]; k++) {
-        for (size_t i = 0; i < c->n_records; i++)
-            fact(c->records[i]->env, facts[k].key, vals[i], sizeof vals[i]);
-        env_row(x, facts[k].name, vals);
-        if (k > 0)
-            continue;
-        /* after the platform: which TEE it is, and what evidence the run's
-           attest / notary workloads used (record/tee_label) */
-        for (size_t i = 0; i < c->n_records; i++)
-            snprintf(vals[i], sizeof vals[i], "%s", x->tee[i].kind);
-        env_row(x, "TEE", vals);
-        for (size_t i = 0; i < c->n_records; i++)
-            snprintf(vals[i], sizeof vals[i], "%s",
-                     x->tee[i].evidence[0] ? x->tee[i].evidence : "none recorded");
-        env_row(x, "attest evidence", vals);
-    }
-    for (size_t i = 0; i < c->n_records; i++) {
-        char m[64];
-        fact(c->records[i]->env, "memory_bytes", m, sizeof m);
-        char *end = NULL;
-        double b = strtod(m, &end);
-        if (end != m && !*end && b > 0)
-            snprintf(vals[i], sizeof vals[i], "%.1f GiB", b / (1024.0 * 1024 * 1024));
-        else
-            snprintf(vals[i], sizeof vals[i], "unknown");
-    }
-    env_row(x, "memory", vals);
+    put(x, "\n|---|");
     for (size_t i = 0; i < c->n_records; i++)
-        fact(c->records[i]->env, "kernel_cmdline", vals[i], sizeof vals[i]);
-    env_row(x, "kernel command line", vals);
-    /* the bounce buffer: forced or not, its pool, and whether it ran out (sys/env) */
-    for (size_t i = 0; i < c->n_records; i++) {
-        const json_t *sw = json_object_get(json_object_get(c->records[i]->env, "swiotlb"), "value");
-        if (json_is_object(sw))
-            tb_env_swiotlb_text(sw, vals[i], sizeof vals[i]);
-        else
-            snprintf(vals[i], sizeof vals[i], "not recorded");
-        const json_t *grew = json_object_get(c->records[i]->extra, "swiotlb_full");
-        if (json_is_true(json_object_get(grew, "grew")))
-            snprintf(vals[i] + strlen(vals[i]), sizeof vals[i] - strlen(vals[i]),
-                     "; the pool ran out DURING the run (%lld more 'swiotlb buffer is full' "
-                     "lines)",
-                     (long long)(json_integer_value(json_object_get(grew, "end")) -
-                                 json_integer_value(json_object_get(grew, "start"))));
-    }
-    env_row(x, "swiotlb", vals);
-    for (size_t i = 0; i < c->n_records; i++)
-        mitigations(c->records[i]->env, vals[i], sizeof vals[i]);
-    env_row(x, "mitigations", vals);
-    /* the run itself */
-    for (size_t i = 0; i < c->n_records; i++) {
-        const tb_record *r = c->records[i];
-        snprintf(vals[i], sizeof vals[i], "%s%s%s", r->started, r->finished[0] ? " to " : "",
-                 r->finished);
-    }
-    env_row(x, "run", vals);
-    for (size_t i = 0; i < c->n_records; i++) {
-        const tb_record *r = c->records[i];
-        snprintf(vals[i], sizeof vals[i], "%s, profile %s", r->status ? r->status : "unknown",
-                 r->profile ? r->profile : "unknown");
-    }
-    env_row(x, "status", vals);
-    for (size_t i = 0; i < c->n_records; i++)
-        snprintf(vals[i], sizeof vals[i], "%s",
-                 c->records[i]->teebench_version ? c->records[i]->teebench_version : "unknown");
-    env_row(x, "teebench", vals);
-    for (size_t i = 0; i < c->n_records; i++)
-        snprintf(vals[i], sizeof vals[i], "%s", c->records[i]->id);
-    env_row(x, "run id", vals);
-    for (size_t i = 0; i < c->n_records; i++)
-        snprintf(vals[i], sizeof vals[i], "%s",
-                 c->records[i]->simulated ? "SIMULATED (no real TEE hardware)" : "no");
-    env_row(x, "simulated TEE", vals);
-    /* tool versions: the union of the records' keys, in first-seen order */
+        put(x, "---|");
+    put(x, "\n");
+}
+
+/* The values of the rows that are not a fact of the env document: record i's, as text
+   into out. */
+typedef void env_value(const ctx *x, size_t i, char *out, size_t len);
+
+/* Which TEE it is, and what evidence the run's attest / notary workloads used
+   (record/tee_label). */
+static void env_tee(const ctx *x, size_t i, char *out, size_t len)
+{
+    snprintf(out, len, "%s", x->tee[i].kind);
+}
+
+static void env_evidence(const ctx *x, size_t i, char *out, size_t len)
+{
+    snprintf(out, len, "%s", x->tee[i].evidence[0] ? x->tee[i].evidence : "none recorded");
+}
+
+static void env_memory(const ctx *x, size_t i, char *out, size_t len)
+{
+    char m[64];
+    fact(x->c->records[i]->env, "memory_bytes", m, sizeof m);
+    char *end = NULL;
+    double b = strtod(m, &end);
+    if (end != m && !*end && b > 0)
+        snprintf(out, len, "%.1f GiB", b / (1024.0 * 1024 * 1024));
+    else
+        snprintf(out, len, "unknown");
+}
+
+/* The bounce buffer: forced or not, its pool, and whether it ran out (sys/env). */
+static void env_swiotlb(const ctx *x, size_t i, char *out, size_t len)
+{
+    const tb_record *r = x->c->records[i];
+    const json_t *sw = json_object_get(json_object_get(r->env, "swiotlb"), "value");
+    if (json_is_object(sw))
+        tb_env_swiotlb_text(sw, out, len);
+    else
+        snprintf(out, len, "not recorded");
+    const json_t *grew = json_object_get(r->extra, "swiotlb_full");
+    if (json_is_true(json_object_get(grew, "grew")))
+        snprintf(out + strlen(out), len - strlen(out),
+                 "; the pool ran out DURING the run (%lld more 'swiotlb buffer is full' lines)",
+                 (long long)(json_integer_value(json_object_get(grew, "end")) -
+                             json_integer_value(json_object_get(grew, "start"))));
+}
+
+static void env_mitigations(const ctx *x, size_t i, char *out, size_t len)
+{
+    mitigations(x->c->records[i]->env, out, len);
+}
+
+/* The run itself: when, how it ended, by which teebench, its id. */
+static void env_run(const ctx *x, size_t i, char *out, size_t len)
+{
+    const tb_record *r = x->c->records[i];
+    snprintf(out, len, "%s%s%s", r->started, r->finished[0] ? " to " : "", r->finished);
+}
+
+static void env_status(const ctx *x, size_t i, char *out, size_t len)
+{
+    const tb_record *r = x->c->records[i];
+    snprintf(out, len, "%s, profile %s", r->status ? r->status : "unknown",
+             r->profile ? r->profile : "unknown");
+}
+
+static void env_teebench(const ctx *x, size_t i, char *out, size_t len)
+{
+    const tb_record *r = x->c->records[i];
+    snprintf(out, len, "%s", r->teebench_version ? r->teebench_version : "unknown");
+}
+
+static void env_id(const ctx *x, size_t i, char *out, size_t len)
+{
+    snprintf(out, len, "%s", x->c->records[i]->id);
+}
+
+static void env_simulated(const ctx *x, size_t i, char *out, size_t len)
+{
+    snprintf(out, len, "%s",
+             x->c->records[i]->simulated ? "SIMULATED (no real TEE hardware)" : "no");
+}
+
+/* The rows of the table in order: a fact of the env document (key), or a value. */
+static const struct env_fact {
+    const char *name;
+    const char *key;
+    env_value *value;
+} env_facts[] = {
+    {"platform", "platform", NULL},
+    {"TEE", NULL, env_tee},
+    {"attest evidence", NULL, env_evidence},
+    {"hypervisor", "hypervisor", NULL},
+    {"TDX module", "tdx_module", NULL},
+    {"SEV guest", "sev_guest", NULL},
+    {"CPU vendor", "cpu_vendor", NULL},
+    {"CPU", "cpu_model", NULL},
+    {"CPUs", "cpus", NULL},
+    {"kernel", "kernel_release", NULL},
+    {"clock source", "clocksource", NULL},
+    {"memory", NULL, env_memory},
+    {"kernel command line", "kernel_cmdline", NULL},
+    {"swiotlb", NULL, env_swiotlb},
+    {"mitigations", NULL, env_mitigations},
+    {"run", NULL, env_run},
+    {"status", NULL, env_status},
+    {"teebench", NULL, env_teebench},
+    {"run id", NULL, env_id},
+    {"simulated TEE", NULL, env_simulated},
+};
+
+/* A row per tool version: the union of the records' keys, in first-seen order. */
+static void env_versions(ctx *x, char (*vals)[1024])
+{
+    const tb_compare *c = x->c;
     for (size_t i = 0; i < c->n_records; i++) {
         const char *key;
         const json_t *v;
@@ -2107,6 +2128,26 @@ static void env_table(ctx *x)
             env_row(x, name, vals);
         }
     }
+}
+
+static void env_table(ctx *x)
+{
+    const tb_compare *c = x->c;
+    section_head(x, "environments", "Environments");
+    char(*vals)[1024] = scratch(x, c->n_records, sizeof *vals);
+    if (!vals)
+        return;
+    env_head(x);
+    for (size_t k = 0; k < sizeof env_facts / sizeof env_facts[0]; k++) {
+        const struct env_fact *f = &env_facts[k];
+        for (size_t i = 0; i < c->n_records; i++)
+            if (f->key)
+                fact(c->records[i]->env, f->key, vals[i], sizeof vals[i]);
+            else
+                f->value(x, i, vals[i], sizeof vals[i]);
+        env_row(x, f->name, vals);
+    }
+    env_versions(x, vals);
     put(x, html(x) ? "</tbody></table></div>\n" : "\n");
     section_end(x);
 }
