@@ -407,17 +407,27 @@ static void verdict_words(const tb_compare *c, const tb_compare_row *row, size_t
     }
 }
 
+/* A headline line of row's metric: its kind, the big number's exact value, no
+   percentage; SIMULATED and noisy as cell is. */
+static void line_start(hl_line *l, const tb_compare_row *row, const char *kind, double value,
+                       const tb_compare_cell *cell)
+{
+    memset(l, 0, sizeof *l);
+    l->metric = row->name;
+    l->kind = kind;
+    l->value = value;
+    l->pct = NAN;
+    l->simulated = cell->simulated;
+    l->noisy = cell->noisy;
+}
+
 /* "the host's nginx throughput": ratio of record i to the baseline. 0: no line. */
 static int ratio_line(ctx *x, const tb_compare_row *row, size_t i, const char *words, hl_line *l)
 {
     const tb_compare_cell *cell = &row->cells[i], *base = &row->cells[x->c->baseline];
     if (!cell->present || !base->present || !isfinite(cell->ratio))
         return 0;
-    memset(l, 0, sizeof *l);
-    l->metric = row->name;
-    l->kind = "ratio";
-    l->value = cell->ratio;
-    l->pct = NAN;
+    line_start(l, row, "ratio", cell->ratio, cell);
     char num[32], a[32], b[64];
     tb_svg_fmt_num(cell->ratio, num, sizeof num);
     snprintf(l->big, sizeof l->big, "%s\xc3\x97", num);
@@ -448,19 +458,13 @@ static int value_line(ctx *x, const tb_compare_row *row, size_t i, const char *w
     if (!cell->present || cell->n == 0)
         return 0;
     (void)x;
-    memset(l, 0, sizeof *l);
-    l->metric = row->name;
-    l->kind = "value";
-    l->value = cell->median;
-    l->pct = NAN;
+    line_start(l, row, "value", cell->median, cell);
     snprintf(l->lead, sizeof l->lead, "%s: ", words);
     tb_svg_fmt_value(cell->median, row->unit, l->big, sizeof l->big);
     fmt_interval(cell->lo, cell->hi, row->unit, 0, l->ci, sizeof l->ci);
     if (!l->ci[0])
         snprintf(l->ci, sizeof l->ci, "(too few samples for an interval)");
     snprintf(l->extra, sizeof l->extra, "(median of %zu)", cell->n);
-    l->simulated = cell->simulated;
-    l->noisy = cell->noisy;
     return 1;
 }
 
@@ -473,11 +477,7 @@ static int overhead_line(ctx *x, const tb_compare_row *row, const tb_compare_row
     if (!cell->present || cell->n == 0)
         return 0;
     (void)x;
-    memset(l, 0, sizeof *l);
-    l->metric = row->name;
-    l->kind = "overhead";
-    l->value = cell->median;
-    l->pct = NAN;
+    line_start(l, row, "overhead", cell->median, cell);
     if (of && of->cells[i].present && of->cells[i].median > 0 && !strcmp(of->unit, row->unit))
         l->pct = cell->median / of->cells[i].median * 100;
     fmt_signed(cell->median, row->unit, l->big, sizeof l->big);
@@ -499,8 +499,6 @@ static int overhead_line(ctx *x, const tb_compare_row *row, const tb_compare_row
         snprintf(l->verdict, sizeof l->verdict,
                  "no significant difference: its interval "
                  "includes 0");
-    l->simulated = cell->simulated;
-    l->noisy = cell->noisy;
     return 1;
 }
 
@@ -1171,16 +1169,27 @@ static void bounce_section(ctx *x)
 
 /* ------------------------------------------------------------------ charts */
 
+/* Opens section id of the rows placed in sec: their count, or 0 after saying that there
+   is none (none) and closing it. */
+static size_t section_rows(ctx *x, enum section sec, const char *id, const char *title,
+                           const char *none)
+{
+    section_head(x, id, title);
+    size_t n = count_placed(x, sec);
+    if (!n) {
+        note(x, none);
+        section_end(x);
+    }
+    return n;
+}
+
 static void bars_section(ctx *x)
 {
     const tb_compare *c = x->c;
-    section_head(x, "throughput", "Throughput, indices and times");
-    size_t n = count_placed(x, SEC_BARS);
-    if (!n) {
-        note(x, "No throughput, syscall or attestation metrics in these runs.");
-        section_end(x);
+    size_t n = section_rows(x, SEC_BARS, "throughput", "Throughput, indices and times",
+                            "No throughput, syscall or attestation metrics in these runs.");
+    if (!n)
         return;
-    }
     tb_svg_bar_group *g = scratch(x, n, sizeof *g);
     tb_svg_bar *bars = scratch(x, n * c->n_records, sizeof *bars);
     if (!g || !bars)
@@ -1237,6 +1246,19 @@ static int cmp_pct_row(const void *a, const void *b)
     if (p->uncorrected != q->uncorrected)
         return p->uncorrected - q->uncorrected;
     return (p->pct > q->pct) - (p->pct < q->pct);
+}
+
+/* A latency chart's file stem: latency-<target>, latency-<workload>-<target> when
+   another workload's chart took that name (taken); [a-z0-9_-] only. */
+static void latency_stem(const tb_workload *w, const char *target, int taken, char *out, size_t n)
+{
+    if (taken)
+        snprintf(out, n, "latency-%s-%s", w->name, target);
+    else
+        snprintf(out, n, "latency-%s", target);
+    for (char *p = out; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
+            *p = '_';
 }
 
 /* One chart of a workload's latency percentiles for one target; its file is
@@ -1300,13 +1322,7 @@ static void latency_chart(ctx *x, const tb_workload *w, const char *target, int 
                 "spreads the tail as HdrHistogram's plots do.");
     x->rc |= tb_svg_lines(&ch.svg, &ch.f, &ch.s, &lc);
     char stem[200];
-    if (taken)
-        snprintf(stem, sizeof stem, "latency-%s-%s", w->name, target);
-    else
-        snprintf(stem, sizeof stem, "latency-%s", target);
-    for (char *p = stem; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
-            *p = '_';
+    latency_stem(w, target, taken, stem, sizeof stem);
     subheading(x, target);
     chart_place(x, &ch, stem);
 }
@@ -1373,24 +1389,22 @@ static int cmp_sweep_pt(const void *a, const void *b)
     return (p > q) - (p < q);
 }
 
-/* A file stem of a family's chart: "<kind>-<workload>-<title>", [a-z0-9-] only. */
-static void family_stem(const char *kind, const tb_workload *w, const tb_wl_family *f, char *out,
-                        size_t n)
+/* Puts a family's chart under its heading ("<workload>: <family>"), in the file
+   "<kind>-<workload>-<family>" ([a-z0-9-] only) in markdown. */
+static void family_place(ctx *x, chart *ch, const char *kind, const tb_workload *w,
+                         const tb_wl_family *f)
 {
-    snprintf(out, n, "%s-%s-%s", kind, w->name, f->title ? f->title : "");
-    for (char *p = out; *p; p++) {
+    char stem[200], h[256];
+    snprintf(stem, sizeof stem, "%s-%s-%s", kind, w->name, f->title ? f->title : "");
+    for (char *p = stem; *p; p++) {
         if (*p >= 'A' && *p <= 'Z')
             *p = (char)(*p - 'A' + 'a');
         else if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
             *p = '-';
     }
-}
-
-static void family_heading(ctx *x, const tb_workload *w, const tb_wl_family *f)
-{
-    char h[256];
     snprintf(h, sizeof h, "%s: %s", w->title, f->title ? f->title : "");
     subheading(x, h);
+    chart_place(x, ch, stem);
 }
 
 /* One line chart of a sweep's points pts[0..n-1] (n >= 2): per environment the medians
@@ -1461,10 +1475,7 @@ static void sweep_chart(ctx *x, const tb_wl_family *f, sweep_pt *pts, size_t n)
                        "its 95 %% interval as a whisker.",
                        r0->spec.metric->name, f->axis ? f->axis : "setting"));
     x->rc |= tb_svg_lines(&ch.svg, &ch.f, &ch.s, &lc);
-    char stem[200];
-    family_stem("sweep", w, f, stem, sizeof stem);
-    family_heading(x, w, f);
-    chart_place(x, &ch, stem);
+    family_place(x, &ch, "sweep", w, f);
 }
 
 static void sweeps_section(ctx *x)
@@ -1571,10 +1582,7 @@ static void phases_chart(ctx *x, const tb_wl_family *f)
                 "One bar per environment: the median of each phase, stacked in order; the "
                 "bar's length is their sum.");
     x->rc |= tb_svg_stacks(&ch.svg, &ch.f, &ch.s, &sc);
-    char stem[200];
-    family_stem("phases", w, f, stem, sizeof stem);
-    family_heading(x, w, f);
-    chart_place(x, &ch, stem);
+    family_place(x, &ch, "phases", w, f);
 }
 
 static void phases_section(ctx *x)
@@ -1674,13 +1682,10 @@ static void notary_section(ctx *x)
 static void probes_section(ctx *x)
 {
     const tb_compare *c = x->c;
-    section_head(x, "probes", "Probes: where a confidential VM pays");
-    size_t n = count_placed(x, SEC_PROBE);
-    if (!n) {
-        note(x, "No probe metrics (probe.<name>.ns) in these runs.");
-        section_end(x);
+    size_t n = section_rows(x, SEC_PROBE, "probes", "Probes: where a confidential VM pays",
+                            "No probe metrics (probe.<name>.ns) in these runs.");
+    if (!n)
         return;
-    }
     tb_svg_dot_row *rows = scratch(x, n, sizeof *rows);
     tb_svg_dot *dots = scratch(x, n * c->n_records, sizeof *dots);
     if (!rows || !dots)
