@@ -28,57 +28,60 @@ static int set_msg(tb_err *e, const char *head, const char *why)
     return -1;
 }
 
-int tb_errf(tb_err *e, const char *fmt, ...)
+/* The one body of every tb_err* function: the head from fmt, then set_msg. A NULL e is
+   ignored. why must not point into e->msg (tb_err_wrap passes a copy). */
+static int vset_msg(tb_err *e, const char *why, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static int vset_msg(tb_err *e, const char *why, const char *fmt, va_list ap)
 {
     if (!e)
         return -1;
+    char head[TB_ERR_MAX];
+    vsnprintf(head, sizeof head, fmt, ap);
+    return set_msg(e, head, why);
+}
+
+int tb_errf(tb_err *e, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    int rc = vset_msg(e, NULL, fmt, ap);
     va_end(ap);
-    strip_newlines(e->msg);
-    return -1;
+    return rc;
 }
 
 int tb_errno(tb_err *e, const char *fmt, ...)
 {
-    int saved = errno;
-    if (!e)
-        return -1;
-    char head[TB_ERR_MAX];
+    const char *why = strerror(errno); /* errno as it was on entry */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(head, sizeof head, fmt, ap);
+    int rc = vset_msg(e, why, fmt, ap);
     va_end(ap);
-    return set_msg(e, head, strerror(saved));
+    return rc;
 }
 
 int tb_err_wrap(tb_err *e, const char *fmt, ...)
 {
-    if (!e)
-        return -1;
-    char head[TB_ERR_MAX], old[TB_ERR_MAX];
+    char old[TB_ERR_MAX] = "";
+    if (e)
+        memcpy(old, e->msg, sizeof old);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(head, sizeof head, fmt, ap);
+    int rc = vset_msg(e, old, fmt, ap);
     va_end(ap);
-    memcpy(old, e->msg, sizeof old);
-    return set_msg(e, head, old);
+    return rc;
 }
 
 int tb_err_ssl(tb_err *e, const char *fmt, ...)
 {
     unsigned long code = ERR_get_error();
     ERR_clear_error();
-    if (!e)
-        return -1;
-    char head[TB_ERR_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(head, sizeof head, fmt, ap);
-    va_end(ap);
     char why[256] = "";
     if (code)
         ERR_error_string_n(code, why, sizeof why);
-    return set_msg(e, head, code ? why : NULL);
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vset_msg(e, code ? why : NULL, fmt, ap);
+    va_end(ap);
+    return rc;
 }

@@ -1,8 +1,8 @@
 /* report: builds the page (see report.h) section by section into one buffer; charts
  * come from report/svg. In HTML they are inline; in markdown each is a standalone SVG
  * file of the tb_page and the text links to it. Appends are OR-ed into ctx.rc (any
- * -1 = out of memory), checked once at the end. Strings made for charts (labels) live
- * in a pool freed with the context. */
+ * -1 = out of memory), checked once at the end. Strings made for charts (labels) and
+ * the charts' arrays live in a pool freed with the context (pooled, scratch). */
 #include "report/report.h"
 
 #include <jansson.h>
@@ -33,7 +33,7 @@ typedef struct ctx {
                                   its family (a sweep with two points or more, a phase) */
     const tb_wl_family **fam;  /* per row: its sweep or phases family, or NULL */
     double *fx;                /* per row: a sweep's setting, or the phase's position */
-    char **pool;               /* strings made for charts */
+    void **pool;               /* strings and arrays made for charts (kept) */
     size_t n_pool, cap_pool;
     int charts;
     int rc;
@@ -139,31 +139,47 @@ static void md_text(ctx *x, const char *s)
     tb_buf_clear(&tmp);
 }
 
-/* A string that lives as long as the context. */
+/* Keeps p (malloc'ed) until the context is freed. NULL, or no room to keep it (p is
+   then freed): rc = -1 and NULL. */
+static void *kept(ctx *x, void *p)
+{
+    if (p && x->n_pool == x->cap_pool) {
+        size_t cap = x->cap_pool ? x->cap_pool * 2 : 64;
+        void **q = realloc(x->pool, cap * sizeof *q);
+        if (q) {
+            x->pool = q;
+            x->cap_pool = cap;
+        } else {
+            free(p);
+            p = NULL;
+        }
+    }
+    if (!p) {
+        x->rc = -1;
+        return NULL;
+    }
+    x->pool[x->n_pool++] = p;
+    return p;
+}
+
+/* A string that lives as long as the context ("" when out of memory). */
 static const char *pooled(ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static const char *pooled(ctx *x, const char *fmt, ...)
 {
-    if (x->n_pool == x->cap_pool) {
-        size_t cap = x->cap_pool ? x->cap_pool * 2 : 64;
-        char **p = realloc(x->pool, cap * sizeof *p);
-        if (!p) {
-            x->rc = -1;
-            return "";
-        }
-        x->pool = p;
-        x->cap_pool = cap;
-    }
     va_list ap;
     va_start(ap, fmt);
     char *s = NULL;
     int n = vasprintf(&s, fmt, ap);
     va_end(ap);
-    if (n < 0 || !s) {
-        x->rc = -1;
-        return "";
-    }
-    x->pool[x->n_pool++] = s;
-    return s;
+    const char *k = kept(x, n < 0 ? NULL : s);
+    return k ? k : "";
+}
+
+/* n zeroed elements of size bytes that live as long as the context; NULL when out of
+   memory (rc set). */
+static void *scratch(ctx *x, size_t n, size_t size)
+{
+    return kept(x, calloc(n ? n : 1, size));
 }
 
 static void fmt_signed(double v, const char *unit, char *out, size_t len)
@@ -247,9 +263,29 @@ static void badge(ctx *x, const char *cls, const char *word)
         putf(x, " **[%s]**", word);
 }
 
-/* Puts a chart: inline (HTML) or as a file beside the page with a link (markdown). */
-static void place_chart(ctx *x, const char *stem, const char *alt, tb_buf *svg)
+/* A chart being drawn: its frame (id "c<N>", numbered in page order), the series, and
+   its SVG until chart_place takes it. Not to be copied (f.id points into it). */
+typedef struct chart {
+    tb_svg_frame f;
+    char id[16];
+    tb_svg_series s;
+    tb_buf svg;
+} chart;
+
+static void chart_begin(ctx *x, chart *ch, const char *section, const char *title, const char *desc)
 {
+    snprintf(ch->id, sizeof ch->id, "c%d", ++x->charts);
+    ch->f = (tb_svg_frame){ch->id, section, title, desc, !html(x)};
+    ch->s = (tb_svg_series){x->title_ptrs, x->c->n_records};
+    memset(&ch->svg, 0, sizeof ch->svg);
+}
+
+/* Puts the chart drawn into ch->svg: inline (HTML) or as a file beside the page named
+   after stem, with a link whose alt text is the chart's title (markdown). */
+static void chart_place(ctx *x, chart *ch, const char *stem)
+{
+    tb_buf *svg = &ch->svg;
+    const char *alt = ch->f.title;
     if (html(x)) {
         put(x, "<figure>");
         x->rc |= tb_buf_append(x->out, svg->p, svg->len);
@@ -282,15 +318,18 @@ static void place_chart(ctx *x, const char *stem, const char *alt, tb_buf *svg)
     put(x, ")\n\n");
 }
 
-static void frame_for(ctx *x, tb_svg_frame *f, char *id, size_t id_len, const char *section,
-                      const char *title, const char *desc)
+/* s between html_open and html_close in HTML, md_open and md_close in markdown. */
+static void wrapped(ctx *x, const char *s, const char *html_open, const char *html_close,
+                    const char *md_open, const char *md_close)
 {
-    snprintf(id, id_len, "c%d", ++x->charts);
-    f->id = id;
-    f->section = section;
-    f->title = title;
-    f->desc = desc;
-    f->standalone = !html(x);
+    put(x, html(x) ? html_open : md_open);
+    md_text(x, s);
+    put(x, html(x) ? html_close : md_close);
+}
+
+static void subheading(ctx *x, const char *s)
+{
+    wrapped(x, s, "<h3>", "</h3>\n", "### ", "\n\n");
 }
 
 static void section_head(ctx *x, const char *id, const char *title)
@@ -309,21 +348,16 @@ static void section_end(ctx *x)
 
 static void note(ctx *x, const char *s)
 {
-    if (html(x)) {
-        put(x, "<p class=\"note\">");
-        text(x, s);
-        put(x, "</p>\n");
-    } else {
-        put(x, "_");
-        md_text(x, s);
-        put(x, "_\n\n");
-    }
+    wrapped(x, s, "<p class=\"note\">", "</p>\n", "_", "_\n\n");
 }
 
-static tb_svg_series series_of(const ctx *x)
+/* Rows placed in section sec. */
+static size_t count_placed(const ctx *x, enum section sec)
 {
-    tb_svg_series s = {x->title_ptrs, x->c->n_records};
-    return s;
+    size_t n = 0;
+    for (size_t k = 0; k < x->c->n_rows; k++)
+        n += place(x, &x->c->rows[k]) == sec;
+    return n;
 }
 
 /* ------------------------------------------------------------------ headline */
@@ -373,17 +407,27 @@ static void verdict_words(const tb_compare *c, const tb_compare_row *row, size_t
     }
 }
 
+/* A headline line of row's metric: its kind, the big number's exact value, no
+   percentage; SIMULATED and noisy as cell is. */
+static void line_start(hl_line *l, const tb_compare_row *row, const char *kind, double value,
+                       const tb_compare_cell *cell)
+{
+    memset(l, 0, sizeof *l);
+    l->metric = row->name;
+    l->kind = kind;
+    l->value = value;
+    l->pct = NAN;
+    l->simulated = cell->simulated;
+    l->noisy = cell->noisy;
+}
+
 /* "the host's nginx throughput": ratio of record i to the baseline. 0: no line. */
 static int ratio_line(ctx *x, const tb_compare_row *row, size_t i, const char *words, hl_line *l)
 {
     const tb_compare_cell *cell = &row->cells[i], *base = &row->cells[x->c->baseline];
     if (!cell->present || !base->present || !isfinite(cell->ratio))
         return 0;
-    memset(l, 0, sizeof *l);
-    l->metric = row->name;
-    l->kind = "ratio";
-    l->value = cell->ratio;
-    l->pct = NAN;
+    line_start(l, row, "ratio", cell->ratio, cell);
     char num[32], a[32], b[64];
     tb_svg_fmt_num(cell->ratio, num, sizeof num);
     snprintf(l->big, sizeof l->big, "%s\xc3\x97", num);
@@ -414,19 +458,13 @@ static int value_line(ctx *x, const tb_compare_row *row, size_t i, const char *w
     if (!cell->present || cell->n == 0)
         return 0;
     (void)x;
-    memset(l, 0, sizeof *l);
-    l->metric = row->name;
-    l->kind = "value";
-    l->value = cell->median;
-    l->pct = NAN;
+    line_start(l, row, "value", cell->median, cell);
     snprintf(l->lead, sizeof l->lead, "%s: ", words);
     tb_svg_fmt_value(cell->median, row->unit, l->big, sizeof l->big);
     fmt_interval(cell->lo, cell->hi, row->unit, 0, l->ci, sizeof l->ci);
     if (!l->ci[0])
         snprintf(l->ci, sizeof l->ci, "(too few samples for an interval)");
     snprintf(l->extra, sizeof l->extra, "(median of %zu)", cell->n);
-    l->simulated = cell->simulated;
-    l->noisy = cell->noisy;
     return 1;
 }
 
@@ -439,11 +477,7 @@ static int overhead_line(ctx *x, const tb_compare_row *row, const tb_compare_row
     if (!cell->present || cell->n == 0)
         return 0;
     (void)x;
-    memset(l, 0, sizeof *l);
-    l->metric = row->name;
-    l->kind = "overhead";
-    l->value = cell->median;
-    l->pct = NAN;
+    line_start(l, row, "overhead", cell->median, cell);
     if (of && of->cells[i].present && of->cells[i].median > 0 && !strcmp(of->unit, row->unit))
         l->pct = cell->median / of->cells[i].median * 100;
     fmt_signed(cell->median, row->unit, l->big, sizeof l->big);
@@ -465,8 +499,6 @@ static int overhead_line(ctx *x, const tb_compare_row *row, const tb_compare_row
         snprintf(l->verdict, sizeof l->verdict,
                  "no significant difference: its interval "
                  "includes 0");
-    l->simulated = cell->simulated;
-    l->noisy = cell->noisy;
     return 1;
 }
 
@@ -837,14 +869,10 @@ static void forest_section(ctx *x)
     /* rows: per category a heading, up to two means and its metrics */
     size_t cap = n_rows + 3 * TB_CAT_COUNT + 1,
            cap_m = (n_rows + 2 * TB_CAT_COUNT + 1) * c->n_records;
-    tb_svg_forest_row *rows = calloc(cap, sizeof *rows);
-    tb_svg_forest_mark *marks = calloc(cap_m, sizeof *marks);
-    if (!rows || !marks) {
-        free(rows);
-        free(marks);
-        x->rc = -1;
+    tb_svg_forest_row *rows = scratch(x, cap, sizeof *rows);
+    tb_svg_forest_mark *marks = scratch(x, cap_m, sizeof *marks);
+    if (!rows || !marks)
         return;
-    }
     size_t n = 0, used = 0;
     for (int k = 1; k <= TB_CAT_COUNT; k++) /* the categories in the tables' order, other last */
         n = forest_category(x, (tb_wl_category)(k % TB_CAT_COUNT), rows, n, marks, &used);
@@ -853,18 +881,15 @@ static void forest_section(ctx *x)
     } else {
         tb_svg_forest_chart fc = {pooled(x, "ratio to %s", x->names[c->baseline]), rows, n};
         const char *title = pooled(x, "Every metric against %s", x->names[c->baseline]);
-        tb_svg_frame f;
-        char id[16];
-        frame_for(x, &f, id, sizeof id, "overview", title,
-                  "A forest plot: one row per metric, grouped by category, with each "
-                  "environment's ratio of medians to the baseline and its 95 % interval on one "
-                  "log axis; the marker's colour is the rank test's verdict; per category, "
-                  "diamonds give the geometric mean of the ratios per direction with a t "
-                  "interval across the metrics.");
-        tb_buf svg = {0};
-        tb_svg_series s = series_of(x);
-        x->rc |= tb_svg_forest(&svg, &f, &s, &fc);
-        place_chart(x, "overview", title, &svg);
+        chart ch;
+        chart_begin(x, &ch, "overview", title,
+                    "A forest plot: one row per metric, grouped by category, with each "
+                    "environment's ratio of medians to the baseline and its 95 % interval on one "
+                    "log axis; the marker's colour is the rank test's verdict; per category, "
+                    "diamonds give the geometric mean of the ratios per direction with a t "
+                    "interval across the metrics.");
+        x->rc |= tb_svg_forest(&ch.svg, &ch.f, &ch.s, &fc);
+        chart_place(x, &ch, "overview");
         char words[1400];
         snprintf(words, sizeof words,
                  "Each row: one metric, the ratio of an environment's median to the baseline's "
@@ -893,8 +918,6 @@ static void forest_section(ctx *x)
             note(x, more);
         }
     }
-    free(rows);
-    free(marks);
     section_end(x);
 }
 
@@ -913,6 +936,198 @@ static void fmt_share(const tb_compare_bounce *b, char *out, size_t len)
         snprintf(out, len, "%.0f %%", 100 * b->share);
 }
 
+/* A panel of bars for row: its name, unit and direction. */
+static tb_svg_bar_group bar_group_of(const tb_compare_row *row, const tb_svg_bar *bars, size_t n)
+{
+    tb_svg_bar_group g = {row->name,
+                          row->unit,
+                          row->better == TB_BETTER_HIGHER ? "higher is better" : "lower is better",
+                          0,
+                          bars,
+                          n};
+    return g;
+}
+
+/* The roles of the three records of the split, in the order they are shown. */
+static const char *const bounce_role[3] = {"VM", "VM+bounce", "TD"};
+
+/* The split over the records rec (VM, VM+bounce, TD): per I/O metric measured in all
+   three, its row and its share (arrays of the context's pool). */
+typedef struct bounce {
+    size_t rec[3];
+    const tb_compare_row **rows;
+    tb_compare_bounce *sh;
+    size_t n;
+} bounce;
+
+/* Whether the split covers row: an I/O metric measured in all three records. */
+static int bounce_covers(const tb_compare_row *row, const size_t rec[3])
+{
+    int in_all = 1;
+    for (int j = 0; j < 3; j++)
+        in_all &= row->cells[rec[j]].present && row->cells[rec[j]].n > 0;
+    return tb_compare_bounce_category(row->category) && in_all;
+}
+
+/* With a bounced VM but not all three: which is missing, and how to run them. */
+static void bounce_missing(ctx *x, const tb_compare_bounce_roles *ro)
+{
+    note(x, pooled(x,
+                   "A regular VM booted with swiotlb=force is here (%s), but the split needs "
+                   "also %s%s%s: run them in the same suite (--vm-kinds "
+                   "regular,regular-swiotlb,tdx).",
+                   x->names[ro->bounce], ro->vm < 0 ? "a regular VM" : "",
+                   ro->vm < 0 && ro->td < 0 ? " and " : "",
+                   ro->td < 0 ? "a TD or SEV-SNP guest" : ""));
+}
+
+/* The rows the split covers (n of them) and their shares, bootstrapped from the three
+   records' samples. 0, or -1 (out of memory: rc set). */
+static int bounce_shares(ctx *x, bounce *b, size_t n)
+{
+    const tb_compare *c = x->c;
+    b->rows = scratch(x, n, sizeof *b->rows);
+    b->sh = scratch(x, n, sizeof *b->sh);
+    if (!b->rows || !b->sh)
+        return -1;
+    for (size_t k = 0; k < c->n_rows && b->n < n; k++) {
+        const tb_compare_row *row = &c->rows[k];
+        if (!bounce_covers(row, b->rec))
+            continue;
+        const tb_metric *m[3];
+        for (int j = 0; j < 3; j++)
+            m[j] = metric_of(c->records[b->rec[j]], row->name);
+        tb_err e;
+        if (tb_compare_bounce_share(m[0]->samples, m[0]->n, m[1]->samples, m[1]->n, m[2]->samples,
+                                    m[2]->n, row->better, TB_COMPARE_RESAMPLES, TB_COMPARE_SEED,
+                                    TB_COMPARE_LEVEL, &b->sh[b->n], &e) < 0) {
+            x->rc = -1;
+            return -1;
+        }
+        b->rows[b->n++] = row;
+    }
+    return 0;
+}
+
+/* The bars of metric i: the three records' medians with their intervals; after the
+   bounced VM's value the share it explains, after the TD's its cost over the VM. */
+static void bounce_bars(ctx *x, const bounce *b, size_t i, tb_svg_bar *bar)
+{
+    const tb_compare_bounce *sh = &b->sh[i];
+    char shr[64];
+    fmt_share(sh, shr, sizeof shr);
+    for (int j = 0; j < 3; j++) {
+        const tb_compare_cell *cell = &b->rows[i]->cells[b->rec[j]];
+        bar[j].series = b->rec[j];
+        bar[j].label = pooled(x, "%s (%s)", x->names[b->rec[j]], bounce_role[j]);
+        bar[j].value = cell->median;
+        bar[j].lo = cell->lo;
+        bar[j].hi = cell->hi;
+    }
+    bar[1].note =
+        isfinite(sh->share) ? pooled(x, "explains %s of the TD's extra", shr) : "no share";
+    bar[2].note = isfinite(sh->vm) && sh->vm != 0
+                      ? pooled(x, "%+.0f %% vs VM", 100 * (sh->td / sh->vm - 1))
+                      : NULL;
+}
+
+/* One panel per metric: VM, VM+bounce and TD side by side. */
+static void bounce_chart(ctx *x, const bounce *b)
+{
+    tb_svg_bar_group *g = scratch(x, b->n, sizeof *g);
+    tb_svg_bar *bars = scratch(x, 3 * b->n, sizeof *bars);
+    if (!g || !bars)
+        return;
+    for (size_t i = 0; i < b->n; i++) {
+        bounce_bars(x, b, i, bars + 3 * i);
+        g[i] = bar_group_of(b->rows[i], bars + 3 * i, 3);
+    }
+    chart ch;
+    chart_begin(x, &ch, "bounce", "VM, VM+bounce and TD per I/O metric",
+                "One panel per storage, network or key-value metric: the regular VM, the regular "
+                "VM booted with swiotlb=force and the TD (medians, 95 % intervals as whiskers); "
+                "after the bounced VM's value, the share of the TD's extra cost the bounce path "
+                "explains, with its 95 % bootstrap interval.");
+    x->rc |= tb_svg_bars(&ch.svg, &ch.f, &ch.s, g, b->n);
+    chart_place(x, &ch, "bounce");
+}
+
+static void bounce_table_head(ctx *x, const bounce *b)
+{
+    if (html(x))
+        put(x, "<div class=\"tw\"><table class=\"cmp bounce\"><thead><tr><th>metric</th>"
+               "<th>unit</th>");
+    else
+        put(x, "| metric | unit | ");
+    for (int j = 0; j < 3; j++) {
+        wrapped(x, x->names[b->rec[j]], "<th>", "", "", "");
+        putf(x, html(x) ? " (%s)</th>" : " (%s) | ", bounce_role[j]);
+    }
+    if (html(x))
+        put(x, "<th>share the bounce path explains (95 % interval)</th></tr></thead><tbody>\n");
+    else
+        put(x, "share the bounce path explains (95 % interval) |\n|---|---|---|---|---|---|\n");
+}
+
+/* A metric's row: the three medians and the share, with why there is none. */
+static void bounce_table_row(ctx *x, const tb_compare_row *row, const tb_compare_bounce *sh)
+{
+    char v[3][64], shr[64];
+    tb_svg_fmt_num(sh->vm, v[0], sizeof v[0]);
+    tb_svg_fmt_num(sh->bounce, v[1], sizeof v[1]);
+    tb_svg_fmt_num(sh->td, v[2], sizeof v[2]);
+    fmt_share(sh, shr, sizeof shr);
+    const char *why = tb_compare_bounce_why_text(sh->why);
+    if (!html(x)) {
+        put(x, "| ");
+        md_text(x, row->name);
+        putf(x, " | %s | %s | %s | %s | %s%s", tb_svg_unit(row->unit), v[0], v[1], v[2], shr,
+             why[0] ? " (" : "");
+        md_text(x, why);
+        put(x, why[0] ? ") |\n" : " |\n");
+        return;
+    }
+    put(x, "<tr data-metric=\"");
+    text(x, row->name);
+    putf(x, "\" data-why=\"%d\"", sh->why);
+    if (isfinite(sh->share))
+        putf(x, " data-share=\"%.17g\"", sh->share);
+    if (sh->why == TB_COMPARE_BOUNCE_OK)
+        putf(x, " data-lo=\"%.17g\" data-hi=\"%.17g\"", sh->lo, sh->hi);
+    put(x, "><td>");
+    text(x, row->name);
+    put(x, "</td><td>");
+    text(x, tb_svg_unit(row->unit));
+    putf(x, "</td><td>%s</td><td>%s</td><td>%s</td><td class=\"share\">%s", v[0], v[1], v[2], shr);
+    if (why[0])
+        wrapped(x, why, "<br><span class=\"ex\">", "</span>", "", "");
+    put(x, "</td></tr>\n");
+}
+
+static void bounce_table(ctx *x, const bounce *b)
+{
+    bounce_table_head(x, b);
+    for (size_t i = 0; i < b->n; i++)
+        bounce_table_row(x, b->rows[i], &b->sh[i]);
+    put(x, html(x) ? "</tbody></table></div>\n" : "\n");
+}
+
+/* What the VM+bounce environment is and how the share is computed. */
+static void bounce_method(ctx *x, const tb_compare_bounce_roles *ro)
+{
+    note(x, pooled(x,
+                   "The VM+bounce environment (%s) is the regular VM (%s) booted with "
+                   "swiotlb=<slabs>,force: every DMA of its virtio drivers is copied through a "
+                   "bounce buffer, as in a TD or SEV-SNP guest (%s), whose memory the host cannot "
+                   "read. Share = (median(VM+bounce) - median(VM)) / (median(TD) - median(VM)): "
+                   "the part of the TD's extra cost the copying explains; the rest is the TD's "
+                   "own (exits, private-shared page conversions). 95 %% percentile-bootstrap "
+                   "interval, each of the three sample sets resampled on its own. A share "
+                   "outside 0..100 %% means the bounced VM was faster than the VM or slower than "
+                   "the TD; none is given where the TD is not slower than the VM.",
+                   x->names[ro->bounce], x->names[ro->vm], x->names[ro->td]));
+}
+
 /* When the records hold a VM, a VM booted with swiotlb=force and a TD (compare/bounce:
    by their facts), the I/O metrics (storage, network, key-value) side by side -- VM,
    VM+bounce, TD -- and per metric the share of the TD's extra cost the bounce path
@@ -927,25 +1142,14 @@ static void bounce_section(ctx *x)
         return;
     section_head(x, "bounce", "Where a TD's I/O cost goes: the bounce buffer");
     if (!all) {
-        note(x, pooled(x,
-                       "A regular VM booted with swiotlb=force is here (%s), but the split needs "
-                       "also %s%s%s: run them in the same suite (--vm-kinds "
-                       "regular,regular-swiotlb,tdx).",
-                       x->names[ro.bounce], ro.vm < 0 ? "a regular VM" : "",
-                       ro.vm < 0 && ro.td < 0 ? " and " : "",
-                       ro.td < 0 ? "a TD or SEV-SNP guest" : ""));
+        bounce_missing(x, &ro);
         section_end(x);
         return;
     }
-    size_t rec[3] = {(size_t)ro.vm, (size_t)ro.bounce, (size_t)ro.td};
+    bounce b = {{(size_t)ro.vm, (size_t)ro.bounce, (size_t)ro.td}, NULL, NULL, 0};
     size_t n = 0;
-    for (size_t k = 0; k < c->n_rows; k++) {
-        const tb_compare_row *row = &c->rows[k];
-        int in_all = 1;
-        for (int j = 0; j < 3; j++)
-            in_all &= row->cells[rec[j]].present && row->cells[rec[j]].n > 0;
-        n += tb_compare_bounce_category(row->category) && in_all;
-    }
+    for (size_t k = 0; k < c->n_rows; k++)
+        n += bounce_covers(&c->rows[k], b.rec);
     if (!n) {
         note(x, pooled(x,
                        "No storage, network or key-value metric was measured in all three of "
@@ -955,171 +1159,41 @@ static void bounce_section(ctx *x)
         section_end(x);
         return;
     }
-    tb_svg_bar_group *g = calloc(n, sizeof *g);
-    tb_svg_bar *bars = calloc(3 * n, sizeof *bars);
-    tb_compare_bounce *sh = calloc(n, sizeof *sh);
-    const tb_compare_row **rows = calloc(n, sizeof *rows);
-    if (!g || !bars || !sh || !rows) {
-        free(g);
-        free(bars);
-        free(sh);
-        free(rows);
-        x->rc = -1;
+    if (bounce_shares(x, &b, n) < 0)
         return;
-    }
-    static const char *const role[3] = {"VM", "VM+bounce", "TD"};
-    size_t gi = 0;
-    for (size_t k = 0; k < c->n_rows && gi < n; k++) {
-        const tb_compare_row *row = &c->rows[k];
-        int in_all = 1;
-        for (int j = 0; j < 3; j++)
-            in_all &= row->cells[rec[j]].present && row->cells[rec[j]].n > 0;
-        if (!tb_compare_bounce_category(row->category) || !in_all)
-            continue;
-        const tb_metric *m[3];
-        for (int j = 0; j < 3; j++)
-            m[j] = metric_of(c->records[rec[j]], row->name);
-        tb_err e;
-        if (tb_compare_bounce_share(m[0]->samples, m[0]->n, m[1]->samples, m[1]->n, m[2]->samples,
-                                    m[2]->n, row->better, TB_COMPARE_RESAMPLES, TB_COMPARE_SEED,
-                                    TB_COMPARE_LEVEL, &sh[gi], &e) < 0) {
-            x->rc = -1;
-            break;
-        }
-        char shr[64];
-        fmt_share(&sh[gi], shr, sizeof shr);
-        tb_svg_bar *b = bars + 3 * gi;
-        for (int j = 0; j < 3; j++) {
-            const tb_compare_cell *cell = &row->cells[rec[j]];
-            b[j].series = rec[j];
-            b[j].label = pooled(x, "%s (%s)", x->names[rec[j]], role[j]);
-            b[j].value = cell->median;
-            b[j].lo = cell->lo;
-            b[j].hi = cell->hi;
-            if (j == 1)
-                b[j].note = isfinite(sh[gi].share) ? pooled(x, "explains %s of the TD's extra", shr)
-                                                   : "no share";
-            else if (j == 2)
-                b[j].note = isfinite(sh[gi].vm) && sh[gi].vm != 0
-                                ? pooled(x, "%+.0f %% vs VM", 100 * (sh[gi].td / sh[gi].vm - 1))
-                                : NULL;
-        }
-        g[gi].title = row->name;
-        g[gi].unit = row->unit;
-        g[gi].sub = row->better == TB_BETTER_HIGHER ? "higher is better" : "lower is better";
-        g[gi].bars = b;
-        g[gi].n = 3;
-        rows[gi] = row;
-        gi++;
-    }
-    tb_svg_frame f;
-    char id[16];
-    frame_for(x, &f, id, sizeof id, "bounce", "VM, VM+bounce and TD per I/O metric",
-              "One panel per storage, network or key-value metric: the regular VM, the regular "
-              "VM booted with swiotlb=force and the TD (medians, 95 % intervals as whiskers); "
-              "after the bounced VM's value, the share of the TD's extra cost the bounce path "
-              "explains, with its 95 % bootstrap interval.");
-    tb_buf svg = {0};
-    tb_svg_series s = series_of(x);
-    x->rc |= tb_svg_bars(&svg, &f, &s, g, gi);
-    place_chart(x, "bounce", "VM, VM+bounce and TD per I/O metric", &svg);
-    if (html(x)) {
-        put(x, "<div class=\"tw\"><table class=\"cmp bounce\"><thead><tr><th>metric</th>"
-               "<th>unit</th>");
-        for (int j = 0; j < 3; j++) {
-            put(x, "<th>");
-            text(x, x->names[rec[j]]);
-            putf(x, " (%s)</th>", role[j]);
-        }
-        put(x, "<th>share the bounce path explains (95 % interval)</th></tr></thead><tbody>\n");
-    } else {
-        put(x, "| metric | unit | ");
-        for (int j = 0; j < 3; j++) {
-            md_text(x, x->names[rec[j]]);
-            putf(x, " (%s) | ", role[j]);
-        }
-        put(x, "share the bounce path explains (95 % interval) |\n|---|---|---|---|---|---|\n");
-    }
-    for (size_t i = 0; i < gi; i++) {
-        char v[3][64], shr[64];
-        tb_svg_fmt_num(sh[i].vm, v[0], sizeof v[0]);
-        tb_svg_fmt_num(sh[i].bounce, v[1], sizeof v[1]);
-        tb_svg_fmt_num(sh[i].td, v[2], sizeof v[2]);
-        fmt_share(&sh[i], shr, sizeof shr);
-        const char *why = tb_compare_bounce_why_text(sh[i].why);
-        if (html(x)) {
-            put(x, "<tr data-metric=\"");
-            text(x, rows[i]->name);
-            putf(x, "\" data-why=\"%d\"", sh[i].why);
-            if (isfinite(sh[i].share))
-                putf(x, " data-share=\"%.17g\"", sh[i].share);
-            if (sh[i].why == TB_COMPARE_BOUNCE_OK)
-                putf(x, " data-lo=\"%.17g\" data-hi=\"%.17g\"", sh[i].lo, sh[i].hi);
-            put(x, "><td>");
-            text(x, rows[i]->name);
-            put(x, "</td><td>");
-            text(x, tb_svg_unit(rows[i]->unit));
-            putf(x, "</td><td>%s</td><td>%s</td><td>%s</td><td class=\"share\">%s", v[0], v[1],
-                 v[2], shr);
-            if (why[0]) {
-                put(x, "<br><span class=\"ex\">");
-                text(x, why);
-                put(x, "</span>");
-            }
-            put(x, "</td></tr>\n");
-        } else {
-            put(x, "| ");
-            md_text(x, rows[i]->name);
-            putf(x, " | %s | %s | %s | %s | %s%s", tb_svg_unit(rows[i]->unit), v[0], v[1], v[2],
-                 shr, why[0] ? " (" : "");
-            md_text(x, why);
-            put(x, why[0] ? ") |\n" : " |\n");
-        }
-    }
-    if (html(x))
-        put(x, "</tbody></table></div>\n");
-    else
-        put(x, "\n");
-    note(x, pooled(x,
-                   "The VM+bounce environment (%s) is the regular VM (%s) booted with "
-                   "swiotlb=<slabs>,force: every DMA of its virtio drivers is copied through a "
-                   "bounce buffer, as in a TD or SEV-SNP guest (%s), whose memory the host cannot "
-                   "read. Share = (median(VM+bounce) - median(VM)) / (median(TD) - median(VM)): "
-                   "the part of the TD's extra cost the copying explains; the rest is the TD's "
-                   "own (exits, private-shared page conversions). 95 %% percentile-bootstrap "
-                   "interval, each of the three sample sets resampled on its own. A share "
-                   "outside 0..100 %% means the bounced VM was faster than the VM or slower than "
-                   "the TD; none is given where the TD is not slower than the VM.",
-                   x->names[ro.bounce], x->names[ro.vm], x->names[ro.td]));
-    free(g);
-    free(bars);
-    free(sh);
-    free(rows);
+    bounce_chart(x, &b);
+    bounce_table(x, &b);
+    bounce_method(x, &ro);
     section_end(x);
 }
 
 /* ------------------------------------------------------------------ charts */
 
+/* Opens section id of the rows placed in sec: their count, or 0 after saying that there
+   is none (none) and closing it. */
+static size_t section_rows(ctx *x, enum section sec, const char *id, const char *title,
+                           const char *none)
+{
+    section_head(x, id, title);
+    size_t n = count_placed(x, sec);
+    if (!n) {
+        note(x, none);
+        section_end(x);
+    }
+    return n;
+}
+
 static void bars_section(ctx *x)
 {
     const tb_compare *c = x->c;
-    section_head(x, "throughput", "Throughput, indices and times");
-    size_t n = 0;
-    for (size_t k = 0; k < c->n_rows; k++)
-        n += place(x, &c->rows[k]) == SEC_BARS;
-    if (!n) {
-        note(x, "No throughput, syscall or attestation metrics in these runs.");
-        section_end(x);
+    size_t n = section_rows(x, SEC_BARS, "throughput", "Throughput, indices and times",
+                            "No throughput, syscall or attestation metrics in these runs.");
+    if (!n)
         return;
-    }
-    tb_svg_bar_group *g = calloc(n, sizeof *g);
-    tb_svg_bar *bars = calloc(n * c->n_records, sizeof *bars);
-    if (!g || !bars) {
-        free(g);
-        free(bars);
-        x->rc = -1;
+    tb_svg_bar_group *g = scratch(x, n, sizeof *g);
+    tb_svg_bar *bars = scratch(x, n * c->n_records, sizeof *bars);
+    if (!g || !bars)
         return;
-    }
     size_t gi = 0;
     /* the workloads people ask about first: HTTP, system calls, then the rest */
     for (int pass = 0; pass < 3; pass++)
@@ -1147,24 +1221,14 @@ static void bars_section(ctx *x)
                     pooled(x, "%s%s%s", r, cell->noisy ? (r[0] ? " noisy" : "noisy") : "",
                            cell->simulated && !x->c->records[i]->simulated ? " SIMULATED" : "");
             }
-            g[gi].title = row->name;
-            g[gi].unit = row->unit;
-            g[gi].sub = row->better == TB_BETTER_HIGHER ? "higher is better" : "lower is better";
-            g[gi].bars = b;
-            g[gi].n = c->n_records;
-            gi++;
+            g[gi++] = bar_group_of(row, b, c->n_records);
         }
-    tb_svg_frame f;
-    char id[16];
-    frame_for(x, &f, id, sizeof id, "throughput", "Medians per metric and environment",
-              "One panel per metric; one bar per environment (median) with its 95 % interval "
-              "as a whisker; ratios to the baseline after the values.");
-    tb_buf svg = {0};
-    tb_svg_series s = series_of(x);
-    x->rc |= tb_svg_bars(&svg, &f, &s, g, n);
-    free(g);
-    free(bars);
-    place_chart(x, "throughput", "Medians per metric and environment", &svg);
+    chart ch;
+    chart_begin(x, &ch, "throughput", "Medians per metric and environment",
+                "One panel per metric; one bar per environment (median) with its 95 % interval "
+                "as a whisker; ratios to the baseline after the values.");
+    x->rc |= tb_svg_bars(&ch.svg, &ch.f, &ch.s, g, n);
+    chart_place(x, &ch, "throughput");
     note(x, "Bars: medians; whiskers: 95 % intervals of the median; after each value, the "
             "ratio to the baseline (~: no significant difference).");
     section_end(x);
@@ -1184,6 +1248,19 @@ static int cmp_pct_row(const void *a, const void *b)
     return (p->pct > q->pct) - (p->pct < q->pct);
 }
 
+/* A latency chart's file stem: latency-<target>, latency-<workload>-<target> when
+   another workload's chart took that name (taken); [a-z0-9_-] only. */
+static void latency_stem(const tb_workload *w, const char *target, int taken, char *out, size_t n)
+{
+    if (taken)
+        snprintf(out, n, "latency-%s-%s", w->name, target);
+    else
+        snprintf(out, n, "latency-%s", target);
+    for (char *p = out; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
+            *p = '_';
+}
+
 /* One chart of a workload's latency percentiles for one target; its file is
    latency-<target>.svg, latency-<workload>-<target>.svg when another workload's chart
    took that name (taken). */
@@ -1196,15 +1273,11 @@ static void latency_chart(ctx *x, const tb_workload *w, const char *target, int 
     while (n_c < n && !rows[n_c].uncorrected)
         n_c++;
     size_t n_u = n - n_c, nr = c->n_records;
-    tb_svg_curve *cv = calloc(2 * nr, sizeof *cv);
-    double *xs = calloc(2 * nr * n + 1, sizeof *xs), *ys = calloc(2 * nr * n + 1, sizeof *ys);
-    if (!cv || !xs || !ys) {
-        free(cv);
-        free(xs);
-        free(ys);
-        x->rc = -1;
+    tb_svg_curve *cv = scratch(x, 2 * nr, sizeof *cv);
+    double *xs = scratch(x, 2 * nr * n + 1, sizeof *xs),
+           *ys = scratch(x, 2 * nr * n + 1, sizeof *ys);
+    if (!cv || !xs || !ys)
         return;
-    }
     size_t ncv = 0, used = 0;
     for (size_t i = 0; i < nr; i++) {
         for (int u = 0; u < 2; u++) {
@@ -1243,35 +1316,15 @@ static void latency_chart(ctx *x, const tb_workload *w, const char *target, int 
         .n = ncv,
     };
     const char *title = pooled(x, "%s latency by percentile: %s", w->title, target);
-    tb_svg_frame f;
-    char id[16];
-    frame_for(x, &f, id, sizeof id, "latency", title,
-              "Latency (median over runs) at each percentile, per environment; the x axis "
-              "spreads the tail as HdrHistogram's plots do.");
-    tb_buf svg = {0};
-    tb_svg_series s = series_of(x);
-    x->rc |= tb_svg_lines(&svg, &f, &s, &lc);
+    chart ch;
+    chart_begin(x, &ch, "latency", title,
+                "Latency (median over runs) at each percentile, per environment; the x axis "
+                "spreads the tail as HdrHistogram's plots do.");
+    x->rc |= tb_svg_lines(&ch.svg, &ch.f, &ch.s, &lc);
     char stem[200];
-    if (taken)
-        snprintf(stem, sizeof stem, "latency-%s-%s", w->name, target);
-    else
-        snprintf(stem, sizeof stem, "latency-%s", target);
-    for (char *p = stem; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
-            *p = '_';
-    if (html(x)) {
-        put(x, "<h3>");
-        text(x, target);
-        put(x, "</h3>\n");
-    } else {
-        put(x, "### ");
-        md_text(x, target);
-        put(x, "\n\n");
-    }
-    place_chart(x, stem, title, &svg);
-    free(cv);
-    free(xs);
-    free(ys);
+    latency_stem(w, target, taken, stem, sizeof stem);
+    subheading(x, target);
+    chart_place(x, &ch, stem);
 }
 
 /* Whether row is a latency percentile of group (the workload and what its "*" stands
@@ -1286,14 +1339,10 @@ static void latency_section(ctx *x)
 {
     const tb_compare *c = x->c;
     section_head(x, "latency", "HTTP latency percentiles");
-    pct_row *rows = calloc(c->n_rows + 1, sizeof *rows);
-    const tb_compare_row **done = calloc(c->n_rows + 1, sizeof *done);
-    if (!rows || !done) {
-        free(rows);
-        free(done);
-        x->rc = -1;
+    pct_row *rows = scratch(x, c->n_rows + 1, sizeof *rows);
+    const tb_compare_row **done = scratch(x, c->n_rows + 1, sizeof *done);
+    if (!rows || !done)
         return;
-    }
     size_t n_done = 0;
     for (size_t k = 0; k < c->n_rows; k++) {
         const tb_compare_row *g = &c->rows[k];
@@ -1324,8 +1373,6 @@ static void latency_section(ctx *x)
         note(x, "Each point is the median over runs of that percentile's latency. Solid "
                 "lines are corrected for coordinated omission where the run did so; dashed "
                 "lines are the uncorrected latencies.");
-    free(rows);
-    free(done);
     section_end(x);
 }
 
@@ -1342,32 +1389,22 @@ static int cmp_sweep_pt(const void *a, const void *b)
     return (p > q) - (p < q);
 }
 
-/* A file stem of a family's chart: "<kind>-<workload>-<title>", [a-z0-9-] only. */
-static void family_stem(const char *kind, const tb_workload *w, const tb_wl_family *f, char *out,
-                        size_t n)
+/* Puts a family's chart under its heading ("<workload>: <family>"), in the file
+   "<kind>-<workload>-<family>" ([a-z0-9-] only) in markdown. */
+static void family_place(ctx *x, chart *ch, const char *kind, const tb_workload *w,
+                         const tb_wl_family *f)
 {
-    snprintf(out, n, "%s-%s-%s", kind, w->name, f->title ? f->title : "");
-    for (char *p = out; *p; p++) {
+    char stem[200], h[256];
+    snprintf(stem, sizeof stem, "%s-%s-%s", kind, w->name, f->title ? f->title : "");
+    for (char *p = stem; *p; p++) {
         if (*p >= 'A' && *p <= 'Z')
             *p = (char)(*p - 'A' + 'a');
         else if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
             *p = '-';
     }
-}
-
-static void family_heading(ctx *x, const tb_workload *w, const tb_wl_family *f)
-{
-    char h[256];
     snprintf(h, sizeof h, "%s: %s", w->title, f->title ? f->title : "");
-    if (html(x)) {
-        put(x, "<h3>");
-        text(x, h);
-        put(x, "</h3>\n");
-    } else {
-        put(x, "### ");
-        md_text(x, h);
-        put(x, "\n\n");
-    }
+    subheading(x, h);
+    chart_place(x, ch, stem);
 }
 
 /* One line chart of a sweep's points pts[0..n-1] (n >= 2): per environment the medians
@@ -1378,16 +1415,11 @@ static void sweep_chart(ctx *x, const tb_wl_family *f, sweep_pt *pts, size_t n)
     const tb_workload *w = pts[0].row->spec.workload;
     qsort(pts, n, sizeof *pts, cmp_sweep_pt);
     size_t nr = c->n_records, nt = 0;
-    tb_svg_curve *cv = calloc(nr, sizeof *cv);
-    double *v = calloc(4 * nr * n, sizeof *v);
-    tb_svg_tick *t = calloc(n, sizeof *t);
-    if (!cv || !v || !t) {
-        free(cv);
-        free(v);
-        free(t);
-        x->rc = -1;
+    tb_svg_curve *cv = scratch(x, nr, sizeof *cv);
+    double *v = scratch(x, 4 * nr * n, sizeof *v);
+    tb_svg_tick *t = scratch(x, n, sizeof *t);
+    if (!cv || !v || !t)
         return;
-    }
     int bytes = f->unit && !strcmp(f->unit, "B");
     for (size_t k = 0; k < n && nt < 64; k++) {
         if (nt && t[nt - 1].v == pts[k].x)
@@ -1436,42 +1468,26 @@ static void sweep_chart(ctx *x, const tb_wl_family *f, sweep_pt *pts, size_t n)
     };
     const char *title =
         pooled(x, "%s: %s (%s)", w->title, f->title ? f->title : "", r0->spec.metric->name);
-    tb_svg_frame fr;
-    char id[16];
-    frame_for(x, &fr, id, sizeof id, "sweeps", title,
-              pooled(x,
-                     "The median over runs of %s at each %s, one line per environment, with "
-                     "its 95 %% interval as a whisker.",
-                     r0->spec.metric->name, f->axis ? f->axis : "setting"));
-    tb_buf svg = {0};
-    tb_svg_series s = series_of(x);
-    x->rc |= tb_svg_lines(&svg, &fr, &s, &lc);
-    char stem[200];
-    family_stem("sweep", w, f, stem, sizeof stem);
-    family_heading(x, w, f);
-    place_chart(x, stem, title, &svg);
-    free(cv);
-    free(v);
-    free(t);
+    chart ch;
+    chart_begin(x, &ch, "sweeps", title,
+                pooled(x,
+                       "The median over runs of %s at each %s, one line per environment, with "
+                       "its 95 %% interval as a whisker.",
+                       r0->spec.metric->name, f->axis ? f->axis : "setting"));
+    x->rc |= tb_svg_lines(&ch.svg, &ch.f, &ch.s, &lc);
+    family_place(x, &ch, "sweep", w, f);
 }
 
 static void sweeps_section(ctx *x)
 {
     const tb_compare *c = x->c;
-    size_t any = 0;
-    for (size_t k = 0; k < c->n_rows; k++)
-        any += x->sec[k] == SEC_SWEEP;
-    if (!any)
+    if (!count_placed(x, SEC_SWEEP))
         return; /* only workloads with sweeps have the section */
     section_head(x, "sweeps", "Sweeps: one setting varied");
-    sweep_pt *pts = calloc(c->n_rows, sizeof *pts);
-    const tb_wl_family **done = calloc(c->n_rows, sizeof *done);
-    if (!pts || !done) {
-        free(pts);
-        free(done);
-        x->rc = -1;
+    sweep_pt *pts = scratch(x, c->n_rows, sizeof *pts);
+    const tb_wl_family **done = scratch(x, c->n_rows, sizeof *done);
+    if (!pts || !done)
         return;
-    }
     size_t n_done = 0;
     for (size_t k = 0; k < c->n_rows; k++) {
         const tb_wl_family *f = x->fam[k];
@@ -1490,8 +1506,6 @@ static void sweeps_section(ctx *x)
     note(x, "Each point: the median over runs of the metric at that setting, with its 95 % "
             "interval as a whisker; one line per environment. Every point is also a row of the "
             "overview and of the table.");
-    free(pts);
-    free(done);
     section_end(x);
 }
 
@@ -1503,18 +1517,12 @@ static void phases_chart(ctx *x, const tb_wl_family *f)
     size_t np = tb_wl_phase_count(f), nr = c->n_records;
     if (np > 8)
         np = 8; /* colours and hatchings to tell them apart */
-    const char **parts = calloc(np + 1, sizeof *parts);
-    const char **groups = calloc(c->n_rows + 1, sizeof *groups);
-    tb_svg_stack *rows = calloc((c->n_rows + 1) * nr, sizeof *rows);
-    double *vals = calloc((c->n_rows + 1) * nr * (np + 1), sizeof *vals);
-    if (!parts || !groups || !rows || !vals) {
-        free(parts);
-        free(groups);
-        free(rows);
-        free(vals);
-        x->rc = -1;
+    const char **parts = scratch(x, np + 1, sizeof *parts);
+    const char **groups = scratch(x, c->n_rows + 1, sizeof *groups);
+    tb_svg_stack *rows = scratch(x, (c->n_rows + 1) * nr, sizeof *rows);
+    double *vals = scratch(x, (c->n_rows + 1) * nr * (np + 1), sizeof *vals);
+    if (!parts || !groups || !rows || !vals)
         return;
-    }
     const tb_workload *w = NULL;
     for (size_t p = 0; p < np; p++) {
         char l[128];
@@ -1569,32 +1577,20 @@ static void phases_chart(ctx *x, const tb_wl_family *f)
             any_row = &c->rows[k];
     tb_svg_stack_chart sc = {"median time", any_row ? any_row->unit : "s", parts, np, rows, n};
     const char *title = pooled(x, "%s: %s", w ? w->title : "", f->title ? f->title : "");
-    tb_svg_frame fr;
-    char id[16];
-    frame_for(x, &fr, id, sizeof id, "phases", title,
-              "One bar per environment: the median of each phase, stacked in order; the "
-              "bar's length is their sum.");
-    tb_buf svg = {0};
-    tb_svg_series s = series_of(x);
-    x->rc |= tb_svg_stacks(&svg, &fr, &s, &sc);
-    char stem[200];
-    family_stem("phases", w, f, stem, sizeof stem);
-    family_heading(x, w, f);
-    place_chart(x, stem, title, &svg);
-    free(parts);
-    free(groups);
-    free(rows);
-    free(vals);
+    chart ch;
+    chart_begin(x, &ch, "phases", title,
+                "One bar per environment: the median of each phase, stacked in order; the "
+                "bar's length is their sum.");
+    x->rc |= tb_svg_stacks(&ch.svg, &ch.f, &ch.s, &sc);
+    family_place(x, &ch, "phases", w, f);
 }
 
 static void phases_section(ctx *x)
 {
     const tb_compare *c = x->c;
-    const tb_wl_family **done = calloc(c->n_rows + 1, sizeof *done);
-    if (!done) {
-        x->rc = -1;
+    const tb_wl_family **done = scratch(x, c->n_rows + 1, sizeof *done);
+    if (!done)
         return;
-    }
     size_t n_done = 0;
     for (size_t k = 0; k < c->n_rows; k++) {
         int seen = x->sec[k] != SEC_PHASE;
@@ -1615,7 +1611,6 @@ static void phases_section(ctx *x)
              "too, its median follows (whole).");
         section_end(x);
     }
-    free(done);
 }
 
 /* The rows of one notary box group: every environment x every mode whose metric name
@@ -1647,11 +1642,9 @@ static void notary_section(ctx *x)
     const tb_compare *c = x->c;
     section_head(x, "notary", "Notary: TEE vs no TEE");
     size_t cap = c->n_records * (c->n_rows + 1);
-    tb_svg_dist *d = calloc(3 * cap + 1, sizeof *d);
-    if (!d) {
-        x->rc = -1;
+    tb_svg_dist *d = scratch(x, 3 * cap + 1, sizeof *d);
+    if (!d)
         return;
-    }
     static const struct {
         const char *suffix, *title;
     } kinds[] = {{".notarization_ms", "notarization"},
@@ -1673,43 +1666,30 @@ static void notary_section(ctx *x)
     if (!ng) {
         note(x, "No notary metrics (notary.<mode>.notarization_ms) in these runs.");
     } else {
-        tb_svg_frame f;
-        char id[16];
-        frame_for(x, &f, id, sizeof id, "notary", "Notary modes per environment",
-                  "Box plots (quartiles, median, whiskers to 1.5 IQR) with every run as a "
-                  "dot, per environment and mode.");
-        tb_buf svg = {0};
-        tb_svg_series s = series_of(x);
-        x->rc |= tb_svg_boxes(&svg, &f, &s, g, ng);
-        place_chart(x, "notary", "Notary modes per environment", &svg);
+        chart ch;
+        chart_begin(x, &ch, "notary", "Notary modes per environment",
+                    "Box plots (quartiles, median, whiskers to 1.5 IQR) with every run as a "
+                    "dot, per environment and mode.");
+        x->rc |= tb_svg_boxes(&ch.svg, &ch.f, &ch.s, g, ng);
+        chart_place(x, &ch, "notary");
         note(x, "Boxes: quartiles with the median as a thick line; whiskers reach the furthest "
                 "run within 1.5 IQR; dots: every run. Modes: no_tee (no attestation), "
                 "tee_no_verify (a TDX quote is made), tee_verify (the client also verifies it).");
     }
-    free(d);
     section_end(x);
 }
 
 static void probes_section(ctx *x)
 {
     const tb_compare *c = x->c;
-    section_head(x, "probes", "Probes: where a confidential VM pays");
-    size_t n = 0;
-    for (size_t k = 0; k < c->n_rows; k++)
-        n += place(x, &c->rows[k]) == SEC_PROBE;
-    if (!n) {
-        note(x, "No probe metrics (probe.<name>.ns) in these runs.");
-        section_end(x);
+    size_t n = section_rows(x, SEC_PROBE, "probes", "Probes: where a confidential VM pays",
+                            "No probe metrics (probe.<name>.ns) in these runs.");
+    if (!n)
         return;
-    }
-    tb_svg_dot_row *rows = calloc(n, sizeof *rows);
-    tb_svg_dot *dots = calloc(n * c->n_records, sizeof *dots);
-    if (!rows || !dots) {
-        free(rows);
-        free(dots);
-        x->rc = -1;
+    tb_svg_dot_row *rows = scratch(x, n, sizeof *rows);
+    tb_svg_dot *dots = scratch(x, n * c->n_records, sizeof *dots);
+    if (!rows || !dots)
         return;
-    }
     size_t r = 0;
     for (size_t k = 0; k < c->n_rows; k++) {
         const tb_compare_row *row = &c->rows[k];
@@ -1734,17 +1714,12 @@ static void probes_section(ctx *x)
         r++;
     }
     tb_svg_dot_chart dc = {"time per operation", "ns", 1, rows, n};
-    tb_svg_frame f;
-    char id[16];
-    frame_for(x, &f, id, sizeof id, "probes", "Probes: time per operation",
-              "One row per probe, one marker per environment (median, with its 95 % interval), "
-              "on a log time axis.");
-    tb_buf svg = {0};
-    tb_svg_series s = series_of(x);
-    x->rc |= tb_svg_dots(&svg, &f, &s, &dc);
-    place_chart(x, "probes", "Probes: time per operation", &svg);
-    free(rows);
-    free(dots);
+    chart ch;
+    chart_begin(x, &ch, "probes", "Probes: time per operation",
+                "One row per probe, one marker per environment (median, with its 95 % interval), "
+                "on a log time axis.");
+    x->rc |= tb_svg_dots(&ch.svg, &ch.f, &ch.s, &dc);
+    chart_place(x, &ch, "probes");
     /* why each probe matters in a TD */
     put(x, html(x) ? "<dl class=\"why\">\n" : "");
     for (size_t k = 0; k < c->n_rows; k++) {
@@ -2009,116 +1984,135 @@ static void env_row(ctx *x, const char *name, char (*vals)[1024])
     put(x, " |\n");
 }
 
-static void env_table(ctx *x)
+static void env_head(ctx *x)
 {
     const tb_compare *c = x->c;
-    section_head(x, "environments", "Environments");
-    char(*vals)[1024] = calloc(c->n_records, sizeof *vals);
-    if (!vals) {
-        x->rc = -1;
+    put(x, html(x) ? "<div class=\"tw\"><table class=\"env\"><thead><tr><th></th>" : "| fact |");
+    for (size_t i = 0; i < c->n_records; i++)
+        wrapped(x, x->titles[i], "<th>", "</th>", " ", " |");
+    if (html(x)) {
+        put(x, "</tr></thead><tbody>\n");
         return;
     }
-    if (html(x)) {
-        put(x, "<div class=\"tw\"><table class=\"env\"><thead><tr><th></th>");
-        for (size_t i = 0; i < c->n_records; i++) {
-            put(x, "<th>");
-            text(x, x->titles[i]);
-            put(x, "</th>");
-        }
-        put(x, "</tr></thead><tbody>\n");
-    } else {
-        put(x, "| fact |");
-        for (size_t i = 0; i < c->n_records; i++) {
-            put(x, " ");
-            md_text(x, x->titles[i]);
-            put(x, " |");
-        }
-        put(x, "\n|---|");
-        for (size_t i = 0; i < c->n_records; i++)
-            put(x, "---|");
-        put(x, "\n");
-    }
-    static const struct {
-        const char *key, *name;
-    } facts[] = {
-        {"platform", "platform"},   {"hypervisor", "hypervisor"}, {"tdx_module", "TDX module"},
-        {"sev_guest", "SEV guest"}, {"cpu_vendor", "CPU vendor"}, {"cpu_model", "CPU"},
-        {"cpus", "CPUs"},           {"kernel_release", "kernel"}, {"clocksource", "clock source"},
-    };
-    for (size_t k = 0; k < sizeof facts / sizeof facts[0]; k++) {
-        for (size_t i = 0; i < c->n_records; i++)
-            fact(c->records[i]->env, facts[k].key, vals[i], sizeof vals[i]);
-        env_row(x, facts[k].name, vals);
-        if (k > 0)
-            continue;
-        /* after the platform: which TEE it is, and what evidence the run's
-           attest / notary workloads used (record/tee_label) */
-        for (size_t i = 0; i < c->n_records; i++)
-            snprintf(vals[i], sizeof vals[i], "%s", x->tee[i].kind);
-        env_row(x, "TEE", vals);
-        for (size_t i = 0; i < c->n_records; i++)
-            snprintf(vals[i], sizeof vals[i], "%s",
-                     x->tee[i].evidence[0] ? x->tee[i].evidence : "none recorded");
-        env_row(x, "attest evidence", vals);
-    }
-    for (size_t i = 0; i < c->n_records; i++) {
-        char m[64];
-        fact(c->records[i]->env, "memory_bytes", m, sizeof m);
-        char *end = NULL;
-        double b = strtod(m, &end);
-        if (end != m && !*end && b > 0)
-            snprintf(vals[i], sizeof vals[i], "%.1f GiB", b / (1024.0 * 1024 * 1024));
-        else
-            snprintf(vals[i], sizeof vals[i], "unknown");
-    }
-    env_row(x, "memory", vals);
+    put(x, "\n|---|");
     for (size_t i = 0; i < c->n_records; i++)
-        fact(c->records[i]->env, "kernel_cmdline", vals[i], sizeof vals[i]);
-    env_row(x, "kernel command line", vals);
-    /* the bounce buffer: forced or not, its pool, and whether it ran out (sys/env) */
-    for (size_t i = 0; i < c->n_records; i++) {
-        const json_t *sw = json_object_get(json_object_get(c->records[i]->env, "swiotlb"), "value");
-        if (json_is_object(sw))
-            tb_env_swiotlb_text(sw, vals[i], sizeof vals[i]);
-        else
-            snprintf(vals[i], sizeof vals[i], "not recorded");
-        const json_t *grew = json_object_get(c->records[i]->extra, "swiotlb_full");
-        if (json_is_true(json_object_get(grew, "grew")))
-            snprintf(vals[i] + strlen(vals[i]), sizeof vals[i] - strlen(vals[i]),
-                     "; the pool ran out DURING the run (%lld more 'swiotlb buffer is full' "
-                     "lines)",
-                     (long long)(json_integer_value(json_object_get(grew, "end")) -
-                                 json_integer_value(json_object_get(grew, "start"))));
-    }
-    env_row(x, "swiotlb", vals);
-    for (size_t i = 0; i < c->n_records; i++)
-        mitigations(c->records[i]->env, vals[i], sizeof vals[i]);
-    env_row(x, "mitigations", vals);
-    /* the run itself */
-    for (size_t i = 0; i < c->n_records; i++) {
-        const tb_record *r = c->records[i];
-        snprintf(vals[i], sizeof vals[i], "%s%s%s", r->started, r->finished[0] ? " to " : "",
-                 r->finished);
-    }
-    env_row(x, "run", vals);
-    for (size_t i = 0; i < c->n_records; i++) {
-        const tb_record *r = c->records[i];
-        snprintf(vals[i], sizeof vals[i], "%s, profile %s", r->status ? r->status : "unknown",
-                 r->profile ? r->profile : "unknown");
-    }
-    env_row(x, "status", vals);
-    for (size_t i = 0; i < c->n_records; i++)
-        snprintf(vals[i], sizeof vals[i], "%s",
-                 c->records[i]->teebench_version ? c->records[i]->teebench_version : "unknown");
-    env_row(x, "teebench", vals);
-    for (size_t i = 0; i < c->n_records; i++)
-        snprintf(vals[i], sizeof vals[i], "%s", c->records[i]->id);
-    env_row(x, "run id", vals);
-    for (size_t i = 0; i < c->n_records; i++)
-        snprintf(vals[i], sizeof vals[i], "%s",
-                 c->records[i]->simulated ? "SIMULATED (no real TEE hardware)" : "no");
-    env_row(x, "simulated TEE", vals);
-    /* tool versions: the union of the records' keys, in first-seen order */
+        put(x, "---|");
+    put(x, "\n");
+}
+
+/* The values of the rows that are not a fact of the env document: record i's, as text
+   into out. */
+typedef void env_value(const ctx *x, size_t i, char *out, size_t len);
+
+/* Which TEE it is, and what evidence the run's attest / notary workloads used
+   (record/tee_label). */
+static void env_tee(const ctx *x, size_t i, char *out, size_t len)
+{
+    snprintf(out, len, "%s", x->tee[i].kind);
+}
+
+static void env_evidence(const ctx *x, size_t i, char *out, size_t len)
+{
+    snprintf(out, len, "%s", x->tee[i].evidence[0] ? x->tee[i].evidence : "none recorded");
+}
+
+static void env_memory(const ctx *x, size_t i, char *out, size_t len)
+{
+    char m[64];
+    fact(x->c->records[i]->env, "memory_bytes", m, sizeof m);
+    char *end = NULL;
+    double b = strtod(m, &end);
+    if (end != m && !*end && b > 0)
+        snprintf(out, len, "%.1f GiB", b / (1024.0 * 1024 * 1024));
+    else
+        snprintf(out, len, "unknown");
+}
+
+/* The bounce buffer: forced or not, its pool, and whether it ran out (sys/env). */
+static void env_swiotlb(const ctx *x, size_t i, char *out, size_t len)
+{
+    const tb_record *r = x->c->records[i];
+    const json_t *sw = json_object_get(json_object_get(r->env, "swiotlb"), "value");
+    if (json_is_object(sw))
+        tb_env_swiotlb_text(sw, out, len);
+    else
+        snprintf(out, len, "not recorded");
+    const json_t *grew = json_object_get(r->extra, "swiotlb_full");
+    if (json_is_true(json_object_get(grew, "grew")))
+        snprintf(out + strlen(out), len - strlen(out),
+                 "; the pool ran out DURING the run (%lld more 'swiotlb buffer is full' lines)",
+                 (long long)(json_integer_value(json_object_get(grew, "end")) -
+                             json_integer_value(json_object_get(grew, "start"))));
+}
+
+static void env_mitigations(const ctx *x, size_t i, char *out, size_t len)
+{
+    mitigations(x->c->records[i]->env, out, len);
+}
+
+/* The run itself: when, how it ended, by which teebench, its id. */
+static void env_run(const ctx *x, size_t i, char *out, size_t len)
+{
+    const tb_record *r = x->c->records[i];
+    snprintf(out, len, "%s%s%s", r->started, r->finished[0] ? " to " : "", r->finished);
+}
+
+static void env_status(const ctx *x, size_t i, char *out, size_t len)
+{
+    const tb_record *r = x->c->records[i];
+    snprintf(out, len, "%s, profile %s", r->status ? r->status : "unknown",
+             r->profile ? r->profile : "unknown");
+}
+
+static void env_teebench(const ctx *x, size_t i, char *out, size_t len)
+{
+    const tb_record *r = x->c->records[i];
+    snprintf(out, len, "%s", r->teebench_version ? r->teebench_version : "unknown");
+}
+
+static void env_id(const ctx *x, size_t i, char *out, size_t len)
+{
+    snprintf(out, len, "%s", x->c->records[i]->id);
+}
+
+static void env_simulated(const ctx *x, size_t i, char *out, size_t len)
+{
+    snprintf(out, len, "%s",
+             x->c->records[i]->simulated ? "SIMULATED (no real TEE hardware)" : "no");
+}
+
+/* The rows of the table in order: a fact of the env document (key), or a value. */
+static const struct env_fact {
+    const char *name;
+    const char *key;
+    env_value *value;
+} env_facts[] = {
+    {"platform", "platform", NULL},
+    {"TEE", NULL, env_tee},
+    {"attest evidence", NULL, env_evidence},
+    {"hypervisor", "hypervisor", NULL},
+    {"TDX module", "tdx_module", NULL},
+    {"SEV guest", "sev_guest", NULL},
+    {"CPU vendor", "cpu_vendor", NULL},
+    {"CPU", "cpu_model", NULL},
+    {"CPUs", "cpus", NULL},
+    {"kernel", "kernel_release", NULL},
+    {"clock source", "clocksource", NULL},
+    {"memory", NULL, env_memory},
+    {"kernel command line", "kernel_cmdline", NULL},
+    {"swiotlb", NULL, env_swiotlb},
+    {"mitigations", NULL, env_mitigations},
+    {"run", NULL, env_run},
+    {"status", NULL, env_status},
+    {"teebench", NULL, env_teebench},
+    {"run id", NULL, env_id},
+    {"simulated TEE", NULL, env_simulated},
+};
+
+/* A row per tool version: the union of the records' keys, in first-seen order. */
+static void env_versions(ctx *x, char (*vals)[1024])
+{
+    const tb_compare *c = x->c;
     for (size_t i = 0; i < c->n_records; i++) {
         const char *key;
         const json_t *v;
@@ -2139,7 +2133,26 @@ static void env_table(ctx *x)
             env_row(x, name, vals);
         }
     }
-    free(vals);
+}
+
+static void env_table(ctx *x)
+{
+    const tb_compare *c = x->c;
+    section_head(x, "environments", "Environments");
+    char(*vals)[1024] = scratch(x, c->n_records, sizeof *vals);
+    if (!vals)
+        return;
+    env_head(x);
+    for (size_t k = 0; k < sizeof env_facts / sizeof env_facts[0]; k++) {
+        const struct env_fact *f = &env_facts[k];
+        for (size_t i = 0; i < c->n_records; i++)
+            if (f->key)
+                fact(c->records[i]->env, f->key, vals[i], sizeof vals[i]);
+            else
+                f->value(x, i, vals[i], sizeof vals[i]);
+        env_row(x, f->name, vals);
+    }
+    env_versions(x, vals);
     put(x, html(x) ? "</tbody></table></div>\n" : "\n");
     section_end(x);
 }
@@ -2160,15 +2173,7 @@ static void commands(ctx *x)
     section_head(x, "commands", "Exact commands");
     for (size_t i = 0; i < c->n_records; i++) {
         const json_t *cmds = c->records[i]->commands;
-        if (html(x)) {
-            put(x, "<h3>");
-            text(x, x->titles[i]);
-            put(x, "</h3>\n");
-        } else {
-            put(x, "### ");
-            md_text(x, x->titles[i]);
-            put(x, "\n\n");
-        }
+        subheading(x, x->titles[i]);
         if (!json_is_array(cmds) || !json_array_size(cmds)) {
             note(x, "no commands recorded");
             continue;

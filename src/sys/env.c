@@ -828,6 +828,20 @@ static void fact_unknown(json_t *o, const char *key, const char *why)
     fact(o, key, NULL, why);
 }
 
+/* The fact key of a recording: its file (at most len - 1 bytes of it, trimmed) with the
+   file's path as the source; unknown, "not recorded", when absent or empty. */
+static void recorded_str(const env_src *s, json_t *o, const char *key, const char *file, size_t len)
+{
+    char path[4096], val[256];
+    tb_err e;
+    if (len > sizeof val)
+        len = sizeof val;
+    if (src_read_small(s, file, val, len, path, sizeof path, &e) < 0 || !val[0])
+        fact_unknown(o, key, "not recorded");
+    else
+        fact_str(o, key, val, path);
+}
+
 /* A kvm module parameter: true/false, false when the module or parameter is absent
    (this kernel cannot host such guests now), unknown when unreadable. */
 static void add_sysfs_bool(const env_src *s, json_t *o, const char *key, const char *module,
@@ -894,13 +908,7 @@ static void add_kvm(const env_src *s, json_t *o)
 {
     char val[64], why[4200];
     if (s->root) {
-        char path[4096];
-        tb_err e;
-        if (tb_path_join(path, sizeof path, s->root, "kvm", &e) < 0 ||
-            read_small(path, val, sizeof val, &e) < 0 || !val[0])
-            fact_unknown(o, "kvm", "not recorded");
-        else
-            fact_str(o, "kvm", val, path);
+        recorded_str(s, o, "kvm", "kvm", 64);
         return;
     }
     int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
@@ -931,8 +939,7 @@ static void add_kvm_vm_types(const env_src *s, json_t *o)
         tb_err e;
         char *end = NULL;
         long long x = -1;
-        if (tb_path_join(path, sizeof path, s->root, "kvm_vm_types", &e) == 0 &&
-            read_small(path, v, sizeof v, &e) == 0 && v[0])
+        if (src_read_small(s, "kvm_vm_types", v, sizeof v, path, sizeof path, &e) == 0 && v[0])
             x = strtoll(v, &end, 0);
         if (x < 0 || !end || *end || x > 0xffffffffLL)
             fact_unknown(o, "kvm_vm_types", "not recorded");
@@ -968,13 +975,7 @@ static void add_sev_device(const env_src *s, json_t *o)
 {
     char why[4200];
     if (s->root) {
-        char path[4096], v[256];
-        tb_err e;
-        if (tb_path_join(path, sizeof path, s->root, "dev_sev", &e) < 0 ||
-            read_small(path, v, sizeof v, &e) < 0 || !v[0])
-            fact_unknown(o, "sev_device", "not recorded");
-        else
-            fact_str(o, "sev_device", v, path);
+        recorded_str(s, o, "sev_device", "dev_sev", 256);
         return;
     }
     int fd = open("/dev/sev", O_RDWR | O_CLOEXEC);

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,19 @@ typedef struct run {
     tb_probe_result *out;
 } run;
 
+/* The probe cannot measure here: available 0, and why in its note. Returns 0 (a
+   probe's own verdict, not an error). */
+static int unavailable(run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int unavailable(run *r, const char *fmt, ...)
+{
+    r->out->available = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->out->note, sizeof r->out->note, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
 static int probe_cpuid(run *r, tb_err *err)
 {
 #if TB_X86
@@ -162,9 +176,7 @@ static int probe_cpuid(run *r, tb_err *err)
     (void)sink;
     return 0;
 #else
-    r->out->available = 0;
-    snprintf(r->out->note, sizeof r->out->note, "not an x86 CPU");
-    return 0;
+    return unavailable(r, "not an x86 CPU");
 #endif
 }
 
@@ -180,9 +192,7 @@ static int probe_rdtsc(run *r, int with_p, tb_err *err)
     (void)sink;
     return 0;
 #else
-    r->out->available = 0;
-    snprintf(r->out->note, sizeof r->out->note, "not an x86 CPU");
-    return 0;
+    return unavailable(r, "not an x86 CPU");
 #endif
 }
 
@@ -303,11 +313,8 @@ static int probe_page2m(run *r, tb_err *err)
     char mode[32];
     thp_mode(mode, sizeof mode);
     if (!strcmp(mode, "never")) {
-        r->out->available = 0;
-        snprintf(r->out->note, sizeof r->out->note,
-                 "transparent huge pages are disabled "
-                 "(/sys/kernel/mm/transparent_hugepage/enabled: never)");
-        return 0;
+        return unavailable(r, "transparent huge pages are disabled "
+                              "(/sys/kernel/mm/transparent_hugepage/enabled: never)");
     }
     size_t huge = 2 * MIB, n = r->reps;
     size_t len = (n + 1) * huge;
@@ -326,9 +333,8 @@ static int probe_page2m(run *r, tb_err *err)
     munmap(m, len);
     long got = kb < 0 ? -1 : kb / 2048;
     if (got == 0) {
-        r->out->available = 0;
-        snprintf(r->out->note, sizeof r->out->note,
-                 "no touch got a huge page (THP mode %s; memory fragmented or THP off)", mode);
+        unavailable(r, "no touch got a huge page (THP mode %s; memory fragmented or THP off)",
+                    mode);
     } else if (got < 0) {
         snprintf(r->out->note, sizeof r->out->note,
                  "THP mode %s; huge pages obtained: unknown (/proc/self/smaps unreadable)", mode);
@@ -420,22 +426,20 @@ static int probe_ioport(run *r, tb_err *err)
        A child takes the first IN, so that this process never does what kills it. */
     int sig = tb_probe_port_trial(PROBE_PORT, 1);
     if (sig > 0) {
-        r->out->available = 0;
-        snprintf(r->out->note, sizeof r->out->note,
-                 "IN from port 0x%x killed a test process with %s (a TD's kernel does not "
-                 "emulate port I/O from user space)",
-                 PROBE_PORT, strsignal(sig));
-        return 0;
+        return unavailable(
+            r,
+            "IN from port 0x%x killed a test process with %s (a TD's kernel does not "
+            "emulate port I/O from user space)",
+            PROBE_PORT, strsignal(sig));
     }
     if (ioperm(PROBE_PORT, 1, 1) != 0) {
         int e = errno;
-        r->out->available = 0;
-        snprintf(r->out->note, sizeof r->out->note, "ioperm(0x%x): %s", PROBE_PORT,
-                 e == EPERM    ? "not permitted (root only: CAP_SYS_RAWIO; refused under kernel "
-                                 "lockdown)"
-                 : e == ENOSYS ? "not in this kernel (built without CONFIG_X86_IOPL_IOPERM)"
-                               : strerror(e));
-        return 0;
+        return unavailable(
+            r, "ioperm(0x%x): %s", PROBE_PORT,
+            e == EPERM    ? "not permitted (root only: CAP_SYS_RAWIO; refused under kernel "
+                            "lockdown)"
+            : e == ENOSYS ? "not in this kernel (built without CONFIG_X86_IOPL_IOPERM)"
+                          : strerror(e));
     }
     volatile unsigned char sink = 0;
     SAMPLE(r->x, r->reps, r->p->batch, r->warmup, r->timer, sink += inb(PROBE_PORT));
@@ -445,9 +449,7 @@ static int probe_ioport(run *r, tb_err *err)
              PROBE_PORT);
     return 0;
 #else
-    r->out->available = 0;
-    snprintf(r->out->note, sizeof r->out->note, "not an x86 CPU (no port I/O)");
-    return 0;
+    return unavailable(r, "not an x86 CPU (no port I/O)");
 #endif
 }
 
@@ -461,33 +463,27 @@ static int probe_msr(run *r, const char *path_given, tb_err *err)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
-        r->out->available = 0;
-        snprintf(r->out->note, sizeof r->out->note, "%s: %s", path,
-                 e == ENOENT ? "absent (the msr driver is not loaded -- modprobe msr -- or not "
-                               "in this kernel)"
-                 : e == EACCES || e == EPERM ? "not permitted (root only: CAP_SYS_RAWIO)"
-                                             : strerror(e));
-        return 0;
+        return unavailable(r, "%s: %s", path,
+                           e == ENOENT
+                               ? "absent (the msr driver is not loaded -- modprobe msr -- or not "
+                                 "in this kernel)"
+                           : e == EACCES || e == EPERM ? "not permitted (root only: CAP_SYS_RAWIO)"
+                                                       : strerror(e));
     }
     uint64_t v;
     if (pread(fd, &v, sizeof v, PROBE_MSR) != (ssize_t)sizeof v) {
         int e = errno;
         close(fd);
-        r->out->available = 0;
-        snprintf(r->out->note, sizeof r->out->note, "%s: reading MSR 0x%x: %s", path, PROBE_MSR,
-                 e == EIO ? "refused (the CPU or the hypervisor has no such MSR)" : strerror(e));
-        return 0;
+        return unavailable(r, "%s: reading MSR 0x%x: %s", path, PROBE_MSR,
+                           e == EIO ? "refused (the CPU or the hypervisor has no such MSR)"
+                                    : strerror(e));
     }
     int failed = 0;
     SAMPLE(r->x, r->reps, r->p->batch, r->warmup, r->timer,
            failed |= pread(fd, &v, sizeof v, PROBE_MSR) != (ssize_t)sizeof v);
     close(fd);
-    if (failed) {
-        r->out->available = 0; /* some reads failed: no figure for what was not measured */
-        snprintf(r->out->note, sizeof r->out->note, "%s: a read of MSR 0x%x failed midway", path,
-                 PROBE_MSR);
-        return 0;
-    }
+    if (failed) /* some reads failed: no figure for what was not measured */
+        return unavailable(r, "%s: a read of MSR 0x%x failed midway", path, PROBE_MSR);
     snprintf(r->out->note, sizeof r->out->note, "MSR 0x%x through %s, pinned to CPU %d", PROBE_MSR,
              path, r->out->cpu);
     return 0;
