@@ -59,6 +59,15 @@ typedef struct cli_settings {
     size_t n;
 } cli_settings;
 
+/* The flags of a workload's command (cli/memory, network, storage, kv): --profile (its
+ * defaults; the caller sets "standard" before parsing), the workload's parameters (read
+ * by cli_setting_apply), --json. */
+typedef struct cli_wl_flags {
+    const char *profile;
+    cli_settings set;
+    int json;
+} cli_wl_flags;
+
 typedef struct cli_flag {
     const char *name; /* long name without "--" */
     char shortc;      /* short letter, or 0 */

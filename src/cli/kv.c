@@ -65,52 +65,47 @@ static void usage(FILE *f, const cli_cmd *c)
             "DIR/ca.pem` run elsewhere.\n");
 }
 
-typedef struct kv_args {
-    const char *profile;
-    cli_settings set;
-    int json;
-} kv_args;
-
 #define KV_HIDDEN(n, a)                                                                            \
     {                                                                                              \
-        .name = n, .type = CLI_F_SETTING, .arg = a, .off = CLI_OFF(kv_args, set, cli_settings),    \
-        .hidden = 1                                                                                \
+        .name = n, .type = CLI_F_SETTING, .arg = a,                                                \
+        .off = CLI_OFF(cli_wl_flags, set, cli_settings), .hidden = 1                               \
     }
 
 /* --cacert, --redis-server and --redis-benchmark are told of in the usage lines. */
 static const cli_flag kv_flags[] = {
-    CLI_SETTING("transports", kv_args, set, "L", "plain and/or tls (default both)"),
-    CLI_SETTING("requests", kv_args, set, "N", "requests per test (standard 200000)"),
-    CLI_SETTING("clients", kv_args, set, "N",
+    CLI_SETTING("transports", cli_wl_flags, set, "L", "plain and/or tls (default both)"),
+    CLI_SETTING("requests", cli_wl_flags, set, "N", "requests per test (standard 200000)"),
+    CLI_SETTING("clients", cli_wl_flags, set, "N",
                 "connections (standard 50; seed 100, as CVM_eval's memtier)"),
-    CLI_SETTING("pipeline", kv_args, set, "N",
+    CLI_SETTING("pipeline", cli_wl_flags, set, "N",
                 "requests in flight per connection (standard 16; seed 40)"),
-    CLI_SETTING("threads", kv_args, set, "N", "redis-benchmark threads (standard 1)"),
-    CLI_SETTING("data-size", kv_args, set, "B", "bytes of a SET's value (default 32)"),
-    CLI_SETTING("keyspace", kv_args, set, "N", "random keys out of N (default 100000)"),
-    CLI_SETTING("server", kv_args, set, "H:P",
+    CLI_SETTING("threads", cli_wl_flags, set, "N", "redis-benchmark threads (standard 1)"),
+    CLI_SETTING("data-size", cli_wl_flags, set, "B", "bytes of a SET's value (default 32)"),
+    CLI_SETTING("keyspace", cli_wl_flags, set, "N", "random keys out of N (default 100000)"),
+    CLI_SETTING("server", cli_wl_flags, set, "H:P",
                 "a redis elsewhere (plain TCP) instead of starting one"),
-    CLI_SETTING("tls-server", kv_args, set, "H:P",
+    CLI_SETTING("tls-server", cli_wl_flags, set, "H:P",
                 "a redis elsewhere over TLS; --cacert: the CA of its certificate"),
     KV_HIDDEN("cacert", "FILE"),
     KV_HIDDEN("redis-server", "BIN"),
     KV_HIDDEN("redis-benchmark", "BIN"),
-    CLI_STR("profile", 0, kv_args, profile, "P",
+    CLI_STR("profile", 0, cli_wl_flags, profile, "P",
             "the defaults of the suite's profile P (default standard)"),
-    CLI_BOOL("json", 0, kv_args, json, "print one JSON document (teebench-kv/1, with the env)"),
+    CLI_BOOL("json", 0, cli_wl_flags, json,
+             "print one JSON document (teebench-kv/1, with the env)"),
     CLI_HELP(),
     {0}};
 
 const cli_cmd cli_kv_cmd = {
     .name = CMD, .flags = kv_flags, .usage = usage, .max_operands = 0, .col = 19};
 
-static int parse_args(int argc, char **argv, kv_args *a)
+static int parse_args(int argc, char **argv, cli_wl_flags *a)
 {
     int first;
     return cli_flags_parse(&cli_kv_cmd, argc, argv, a, &first);
 }
 
-static int fail(const kv_args *a, int code, const char *msg)
+static int fail(const cli_wl_flags *a, int code, const char *msg)
 {
     if (a->json)
         return cli_json_fail(code, CMD, TB_WL_KV_SCHEMA, "%s", msg);
@@ -145,7 +140,7 @@ static void split(const char *v, char *host, size_t n, int *port)
 }
 
 /* Every transport; 0, or an exit code (the error printed). */
-static int run_all(const kv_args *a, const tb_wl_kv_params *p, const tb_wl_kv_server *srv,
+static int run_all(const cli_wl_flags *a, const tb_wl_kv_params *p, const tb_wl_kv_server *srv,
                    tb_wl_sink *sink, json_t *runs)
 {
     for (int tls = 0; tls < 2; tls++) {
@@ -190,20 +185,17 @@ static void now_iso(char *out, size_t n)
 
 static int bench(int argc, char **argv)
 {
-    kv_args a = {.profile = "standard"};
+    cli_wl_flags a = {.profile = "standard"};
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
-    int profile = tb_wl_profile_parse(a.profile);
-    if (profile < 0)
-        return cli_fail_code(2, CMD, "--profile %s: want quick, standard or seed", a.profile);
     tb_wl_kv_params p;
     tb_err err = {{0}};
-    if (tb_wl_params_init(&tb_wl_kv, &p, profile, &err) < 0)
+    rc = cli_setting_apply(CMD, &tb_wl_kv, &a, &p, &err);
+    if (rc < 0)
         return fail(&a, 1, err.msg);
-    for (size_t i = 0; i < a.set.n; i++)
-        if (tb_wl_params_set(&tb_wl_kv, &p, a.set.set[i].key, a.set.set[i].value, NULL, &err) < 0)
-            return cli_fail_code(2, CMD, "%s", cli_setting_msg(CMD, a.set.set[i].key, err.msg));
+    if (rc)
+        return rc;
     if (p.tls && p.tls_server[0] && !p.cacert[0])
         return cli_fail_code(2, CMD,
                              "--tls-server needs --cacert (the CA that signed its "

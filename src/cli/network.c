@@ -89,50 +89,33 @@ typedef struct net_args {
     int json;
 } net_args;
 
-static int set_param(tb_wl_network_params *p, const char *flag, const char *key, const char *v)
-{
-    tb_err e;
-    if (tb_wl_params_set(&tb_wl_network, p, key, v, NULL, &e) == 0)
-        return 0;
-    char prefix[64];
-    snprintf(prefix, sizeof prefix, "network.%s: ", key);
-    const char *msg = strncmp(e.msg, prefix, strlen(prefix)) ? e.msg : e.msg + strlen(prefix);
-    return cli_fail_code(2, CMD, "%s %s: %s", flag, v, msg);
-}
-
-typedef struct net_flags {
-    cli_settings set;
-    const char *profile;
-    int json;
-} net_flags;
-
 static const cli_flag net_flag_table[] = {
-    CLI_SETTING("tests", net_flags, set, "LIST", "tcp, udp, rtt (default: all three)"),
-    CLI_SETTING("duration", net_flags, set, "S",
+    CLI_SETTING("tests", cli_wl_flags, set, "LIST", "tcp, udp, rtt (default: all three)"),
+    CLI_SETTING("duration", cli_wl_flags, set, "S",
                 "seconds of each iperf3 run, whole (default 2, seed 10)"),
-    CLI_SETTING("streams", net_flags, set, "LIST", "TCP stream counts (default 1,4)"),
-    CLI_SETTING("procs", net_flags, set, "N",
+    CLI_SETTING("streams", cli_wl_flags, set, "LIST", "TCP stream counts (default 1,4)"),
+    CLI_SETTING("procs", cli_wl_flags, set, "N",
                 "iperf3 processes for N streams at most (default 0: one per CPU;\n"
                 "from iperf3 3.16 on one process, its threads)"),
-    CLI_SETTING("udp-sizes", net_flags, set, "LIST",
+    CLI_SETTING("udp-sizes", cli_wl_flags, set, "LIST",
                 "UDP datagram bytes (default 64,1472: 1472 fills a 1500-byte\n"
                 "Ethernet frame with IPv4)"),
-    CLI_SETTING("udp-rate", net_flags, set, "R", "iperf3 -b (default 0)"),
-    CLI_SETTING("rtt", net_flags, set, "T",
+    CLI_SETTING("udp-rate", cli_wl_flags, set, "R", "iperf3 -b (default 0)"),
+    CLI_SETTING("rtt", cli_wl_flags, set, "T",
                 "seconds of round trips per protocol (default 1s, seed 5s)"),
     {.name = "iperf3",
      .type = CLI_F_SETTING,
      .arg = "PATH",
-     .off = CLI_OFF(net_flags, set, cli_settings),
+     .off = CLI_OFF(cli_wl_flags, set, cli_settings),
      .key = "iperf3_bin",
      .help = "the iperf3 binary (default " TB_IPERF3_BIN ")"},
-    CLI_SETTING("server", net_flags, set, "H:P",
+    CLI_SETTING("server", cli_wl_flags, set, "H:P",
                 "`teebench network serve` runs there (default: servers here,\n"
                 "on 127.0.0.1, for the run)"),
-    CLI_STR("profile", 0, net_flags, profile, "P",
+    CLI_STR("profile", 0, cli_wl_flags, profile, "P",
             "the defaults of the suite's profile P (default standard;\n"
             "quick: 1 s runs, 1 stream, 64-byte datagrams)"),
-    CLI_BOOL("json", 0, net_flags, json,
+    CLI_BOOL("json", 0, cli_wl_flags, json,
              "print one JSON document (includes `teebench env --json`)"),
     {.name = "help", .shortc = 'h', .type = CLI_F_HELP, .hidden = 1}, /* in serve's list */
     {0}};
@@ -142,24 +125,16 @@ const cli_cmd cli_network_cmd = {
 
 static int parse_args(int argc, char **argv, net_args *a)
 {
-    net_flags fl = {.profile = "standard"};
+    cli_wl_flags fl = {.profile = "standard"};
     int first, rc = cli_flags_parse(&cli_network_cmd, argc, argv, &fl, &first);
     if (rc != CLI_FLAGS_GO)
         return rc;
     a->json = fl.json;
-    const char *profile = fl.profile;
-    int k = tb_wl_profile_parse(profile);
-    if (k < 0)
-        return cli_fail_code(2, CMD, "--profile %s: want quick, standard or seed", profile);
     tb_err e;
-    if (tb_wl_params_init(&tb_wl_network, &a->p, k, &e) < 0)
+    rc = cli_setting_apply(CMD, &tb_wl_network, &fl, &a->p, &e);
+    if (rc < 0)
         return cli_fail(CMD, "%s", e.msg);
-    for (size_t j = 0; j < fl.set.n; j++) {
-        rc = set_param(&a->p, fl.set.set[j].flag, fl.set.set[j].key, fl.set.set[j].value);
-        if (rc)
-            return rc;
-    }
-    return -1;
+    return rc ? rc : -1;
 }
 
 /* A private temporary directory for iperf3's outputs; its fd, or -1 with err. */

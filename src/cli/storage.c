@@ -54,31 +54,25 @@ static void usage(FILE *f, const cli_cmd *c)
     cli_flags_help(f, c);
 }
 
-typedef struct st_args {
-    const char *profile;
-    cli_settings set;
-    int json;
-} st_args;
-
 static const cli_flag st_flags[] = {
-    CLI_SETTING("dir", st_args, set, "DIR", "directory of the test file (storage.dir)"),
-    CLI_SETTING("device", st_args, set, "DEV",
+    CLI_SETTING("dir", cli_wl_flags, set, "DIR", "directory of the test file (storage.dir)"),
+    CLI_SETTING("device", cli_wl_flags, set, "DEV",
                 "a block device instead: its first SIZE bytes are overwritten"),
-    CLI_SETTING("size", st_args, set, "SIZE",
+    CLI_SETTING("size", cli_wl_flags, set, "SIZE",
                 "bytes of the file or of the device used: 64M, 1G (standard 1G)"),
-    CLI_SETTING("runtime", st_args, set, "T",
+    CLI_SETTING("runtime", cli_wl_flags, set, "T",
                 "measured seconds per job (standard 1s; seed: CVM_eval's 30s)"),
-    CLI_SETTING("ramp", st_args, set, "T",
+    CLI_SETTING("ramp", cli_wl_flags, set, "T",
                 "seconds per job before the measurement (standard 500ms; seed 20s)"),
-    CLI_SETTING("engines", st_args, set, "LIST",
+    CLI_SETTING("engines", cli_wl_flags, set, "LIST",
                 "libaio and/or io_uring (CVM_eval's iou.fio: fixedbufs,\n"
                 "registerfiles) (standard libaio; seed both)"),
-    CLI_SETTING("jobs", st_args, set, "LIST",
+    CLI_SETTING("jobs", cli_wl_flags, set, "LIST",
                 "the jobs above, comma-separated, or all (standard all)"),
-    CLI_STR("profile", 0, st_args, profile, "P",
+    CLI_STR("profile", 0, cli_wl_flags, profile, "P",
             "the defaults of the suite's profile P (default standard)"),
-    CLI_SETTING("fio", st_args, set, "BIN", "the fio binary (default fio, looked up in PATH)"),
-    CLI_BOOL("json", 0, st_args, json,
+    CLI_SETTING("fio", cli_wl_flags, set, "BIN", "the fio binary (default fio, looked up in PATH)"),
+    CLI_BOOL("json", 0, cli_wl_flags, json,
              "print one JSON document (teebench-storage/1, with the env)"),
     CLI_HELP(),
     {0}};
@@ -86,7 +80,7 @@ static const cli_flag st_flags[] = {
 const cli_cmd cli_storage_cmd = {
     .name = CMD, .flags = st_flags, .usage = usage, .max_operands = 0, .col = 19};
 
-static int fail(const st_args *a, int code, const char *msg)
+static int fail(const cli_wl_flags *a, int code, const char *msg)
 {
     if (a->json)
         return cli_json_fail(code, CMD, TB_WL_STORAGE_SCHEMA, "%s", msg);
@@ -149,7 +143,8 @@ static void now_iso(char *out, size_t n)
 }
 
 /* The runs, one per engine; 0, or an exit code (the error printed). */
-static int run_engines(const st_args *a, tb_wl_storage_place *st, tb_wl_sink *sink, json_t *runs)
+static int run_engines(const cli_wl_flags *a, tb_wl_storage_place *st, tb_wl_sink *sink,
+                       json_t *runs)
 {
     for (unsigned e = TB_WL_FIO_LIBAIO; e <= TB_WL_FIO_IO_URING; e <<= 1) {
         if (!(st->p.engines & e))
@@ -176,21 +171,17 @@ static int run_engines(const st_args *a, tb_wl_storage_place *st, tb_wl_sink *si
 
 int cmd_storage(int argc, char **argv)
 {
-    st_args a = {.profile = "standard"};
+    cli_wl_flags a = {.profile = "standard"};
     int first, rc = cli_flags_parse(&cli_storage_cmd, argc, argv, &a, &first);
     if (rc >= 0)
         return rc;
-    int profile = tb_wl_profile_parse(a.profile);
-    if (profile < 0)
-        return cli_fail_code(2, CMD, "--profile %s: want quick, standard or seed", a.profile);
     tb_wl_storage_params p;
     tb_err err = {{0}};
-    if (tb_wl_params_init(&tb_wl_storage, &p, profile, &err) < 0)
+    rc = cli_setting_apply(CMD, &tb_wl_storage, &a, &p, &err);
+    if (rc < 0)
         return fail(&a, 1, err.msg);
-    for (size_t i = 0; i < a.set.n; i++)
-        if (tb_wl_params_set(&tb_wl_storage, &p, a.set.set[i].key, a.set.set[i].value, NULL, &err) <
-            0)
-            return cli_fail_code(2, CMD, "%s", cli_setting_msg(CMD, a.set.set[i].key, err.msg));
+    if (rc)
+        return rc;
     char work[PATH_MAX];
     tb_wl_sink sink = {.dir_fd = -1, .stop = &interrupted};
     if (tb_wl_workdir_open(CMD, work, sizeof work, &sink, &err) < 0)
