@@ -46,6 +46,8 @@ typedef enum cli_flag_type {
     CLI_F_ALIAS,   /* the flag named by help, under another name (hidden) */
     CLI_F_CALL,    /* call(args + off, flag, value, err): value NULL for a flag without one
                       (off 0: the args struct; CLI_CALL_AT: one of its fields) */
+    CLI_F_NOTE,    /* no flag: an entry of --help alone (its label and help), e.g. another
+                      form of the flag before it; not parsed, not in `teebench __flags` */
 } cli_flag_type;
 
 /* The workload parameters given as flags, in order (applied over the profile's
@@ -189,6 +191,12 @@ struct cli_cmd {
         .call = fn, .help = h                                                                      \
     }
 
+/* A line of --help that is no flag of its own: label, then help as any entry's. */
+#define CLI_NOTE(l, h)                                                                             \
+    {                                                                                              \
+        .type = CLI_F_NOTE, .label = l, .help = h                                                  \
+    }
+
 /* An old spelling of the flag before it (same type and field), not in --help. */
 #define CLI_ALIAS(n, prev)                                                                         \
     {                                                                                              \
@@ -206,9 +214,10 @@ struct cli_cmd {
  * (printed, worded as above). */
 int cli_flags_parse(const cli_cmd *c, int argc, char **argv, void *args, int *first);
 
-/* The option list of c's --help: one entry a flag, "  [-x, ]--name[ ARG]" then its
- * help at column c->col (two spaces after a name that reaches it; on the next line
- * when the help starts with '\n'), continuation lines indented to that column. */
+/* The option list of c's --help: one entry a flag (or note), "  [-x, ]--name[ ARG]"
+ * (or its label) then its help at column c->col (two spaces after a name that reaches
+ * it; on the next line when the help starts with '\n'; nothing after it for an entry
+ * without help or default), continuation lines indented to that column. */
 void cli_flags_help(FILE *f, const cli_cmd *c);
 
 /* c's line of `teebench __flags`: its name, a tab, then every flag it takes (hidden
