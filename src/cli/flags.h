@@ -130,51 +130,34 @@ struct cli_cmd {
         .name = n, .type = CLI_F_BUF, .arg = a, .off = CLI_OFF_BUF(T, f),                          \
         .size = sizeof(((T *)0)->f), .help = h                                                     \
     }
-#define CLI_LONG(n, s, T, f, l, u, a, h)                                                           \
+
+/* The entry of a number in [l, u] of type ty (CLI_F_LONG ...) into field f, of C type
+   ct, of T: what the macros below share. */
+#define CLI_RANGED(n, s, ty, T, f, ct, l, u, a, h)                                                 \
     {                                                                                              \
-        .name = n, .shortc = s, .type = CLI_F_LONG, .arg = a, .off = CLI_OFF(T, f, long), .lo = l, \
-        .hi = u, .help = h                                                                         \
+        .name = n, .shortc = s, .type = ty, .arg = a, .off = CLI_OFF(T, f, ct), .lo = l, .hi = u,  \
+        .help = h                                                                                  \
     }
-#define CLI_I64(n, s, T, f, l, u, a, h)                                                            \
-    {                                                                                              \
-        .name = n, .shortc = s, .type = CLI_F_I64, .arg = a, .off = CLI_OFF(T, f, int64_t),        \
-        .lo = l, .hi = u, .help = h                                                                \
-    }
-#define CLI_INT(n, s, T, f, l, u, a, h)                                                            \
-    {                                                                                              \
-        .name = n, .shortc = s, .type = CLI_F_INT, .arg = a, .off = CLI_OFF(T, f, int), .lo = l,   \
-        .hi = u, .help = h                                                                         \
-    }
-#define CLI_UINT(n, s, T, f, l, u, a, h)                                                           \
-    {                                                                                              \
-        .name = n, .shortc = s, .type = CLI_F_UINT, .arg = a, .off = CLI_OFF(T, f, unsigned),      \
-        .lo = l, .hi = u, .help = h                                                                \
-    }
-#define CLI_U64(n, s, T, f, l, u, a, h)                                                            \
-    {                                                                                              \
-        .name = n, .shortc = s, .type = CLI_F_U64, .arg = a, .off = CLI_OFF(T, f, uint64_t),       \
-        .lo = l, .hi = u, .help = h                                                                \
-    }
-#define CLI_DOUBLE(n, s, T, f, l, u, a, h)                                                         \
-    {                                                                                              \
-        .name = n, .shortc = s, .type = CLI_F_DOUBLE, .arg = a, .off = CLI_OFF(T, f, double),      \
-        .lo = l, .hi = u, .help = h                                                                \
-    }
+#define CLI_LONG(n, s, T, f, l, u, a, h) CLI_RANGED(n, s, CLI_F_LONG, T, f, long, l, u, a, h)
+#define CLI_I64(n, s, T, f, l, u, a, h) CLI_RANGED(n, s, CLI_F_I64, T, f, int64_t, l, u, a, h)
+#define CLI_INT(n, s, T, f, l, u, a, h) CLI_RANGED(n, s, CLI_F_INT, T, f, int, l, u, a, h)
+#define CLI_UINT(n, s, T, f, l, u, a, h) CLI_RANGED(n, s, CLI_F_UINT, T, f, unsigned, l, u, a, h)
+#define CLI_U64(n, s, T, f, l, u, a, h) CLI_RANGED(n, s, CLI_F_U64, T, f, uint64_t, l, u, a, h)
+#define CLI_DOUBLE(n, s, T, f, l, u, a, h) CLI_RANGED(n, s, CLI_F_DOUBLE, T, f, double, l, u, a, h)
 #define CLI_SECONDS(n, s, T, f, l, u, a, h)                                                        \
+    CLI_RANGED(n, s, CLI_F_SECONDS, T, f, double, l, u, a, h)
+
+/* The entry of a value out of list (NULL-terminated) into field f, of C type ct, of T:
+   the value (CLI_CHOICE, a const char *) or its index (CLI_INDEX, an int). */
+#define CLI_CHOSEN(n, s, ty, T, f, ct, list, a, h)                                                 \
     {                                                                                              \
-        .name = n, .shortc = s, .type = CLI_F_SECONDS, .arg = a, .off = CLI_OFF(T, f, double),     \
-        .lo = l, .hi = u, .help = h                                                                \
+        .name = n, .shortc = s, .type = ty, .arg = a, .off = CLI_OFF(T, f, ct), .choices = list,   \
+        .help = h                                                                                  \
     }
 #define CLI_CHOICE(n, s, T, f, list, a, h)                                                         \
-    {                                                                                              \
-        .name = n, .shortc = s, .type = CLI_F_CHOICE, .arg = a,                                    \
-        .off = CLI_OFF(T, f, const char *), .choices = list, .help = h                             \
-    }
-#define CLI_INDEX(n, s, T, f, list, a, h)                                                          \
-    {                                                                                              \
-        .name = n, .shortc = s, .type = CLI_F_INDEX, .arg = a, .off = CLI_OFF(T, f, int),          \
-        .choices = list, .help = h                                                                 \
-    }
+    CLI_CHOSEN(n, s, CLI_F_CHOICE, T, f, const char *, list, a, h)
+#define CLI_INDEX(n, s, T, f, list, a, h) CLI_CHOSEN(n, s, CLI_F_INDEX, T, f, int, list, a, h)
+
 #define CLI_SETTING(n, T, f, a, h)                                                                 \
     {                                                                                              \
         .name = n, .type = CLI_F_SETTING, .arg = a, .off = CLI_OFF(T, f, cli_settings), .help = h  \

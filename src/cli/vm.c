@@ -400,12 +400,22 @@ static int do_start(const vm_args *a, const char *base)
     return 0;
 }
 
+/* VM name's state (the caller frees it) for action: 0, or exit code 1 with the line
+   "<action>: why". */
+static int load(const char *base, const char *name, const char *action, tb_vm_state *st)
+{
+    tb_err e;
+    if (tb_vm_load(base, name, st, &e) < 0)
+        return cli_fail(CMD, "%s: %s", action, e.msg);
+    return 0;
+}
+
 static int do_stop(const vm_args *a, const char *base, const char *name)
 {
     tb_vm_state st;
     tb_err e;
-    if (tb_vm_load(base, name, &st, &e) < 0)
-        return cli_fail(CMD, "stop: %s", e.msg);
+    if (load(base, name, "stop", &st))
+        return 1;
     pid_t pid = st.pid;
     tb_vm_stop_how how;
     int rc = tb_vm_stop(&st, a->timeout_s * 1000, &how, &e);
@@ -457,9 +467,8 @@ static int do_list(const char *base)
 static int do_show(const vm_args *a, const char *base, const char *name)
 {
     tb_vm_state st;
-    tb_err e;
-    if (tb_vm_load(base, name, &st, &e) < 0)
-        return cli_fail(CMD, "show: %s", e.msg);
+    if (load(base, name, "show", &st))
+        return 1;
     int alive = tb_vm_alive(&st);
     if (a->json) {
         json_t *o = tb_vm_state_json(&st);
@@ -509,9 +518,8 @@ static int do_ssh(const vm_args *a, const char *base)
     if (a->nrest < 1)
         return cli_fail_code(2, CMD, "ssh: needs a VM name (teebench vm ssh NAME [-- CMD])");
     tb_vm_state st;
-    tb_err e;
-    if (tb_vm_load(base, a->rest[0], &st, &e) < 0)
-        return cli_fail(CMD, "ssh: %s", e.msg);
+    if (load(base, a->rest[0], "ssh", &st))
+        return 1;
     if (!tb_vm_alive(&st)) {
         tb_vm_state_free(&st);
         return cli_fail(CMD, "ssh: VM %s is not running", a->rest[0]);
