@@ -3,7 +3,7 @@
 # help text, so they say exactly what `teebench --help` and `teebench help CMD` say,
 # and the completion's options from the flag tables the parsers run on (`teebench
 # __flags CMD`, cli/flags), with the ones a command's help names (the commands
-# whose flags have no table: vm, suite, bench notary/tlsn).
+# whose flags have no table: bench notary/tlsn).
 #   scripts/gen-docs.sh path/to/teebench OUTDIR
 # Writes OUTDIR/teebench.1 (roff) and OUTDIR/teebench.bash (bash completion).
 set -euo pipefail

@@ -83,10 +83,16 @@ int cli_bad_option(const char *cmd, int c, char **argv);
 /* "<word>: unknown subcommand (a, b, c)", plus "; did you mean 'b'?" when a name is
  * close to word (cli_suggest). names is NULL-terminated. Returns 2. */
 int cli_unknown_subcommand(const char *cmd, const char *word, const char *const *names);
-/* A workload parameter's message as its command's flag says it: "<workload>.<key>: ..."
- * (workloads/param's wording) becomes "--<key with '-' for '_'>: ..."; any other text is
- * returned as it is. The result lives in msg's buffer (rewritten in place). */
-const char *cli_setting_msg(const char *workload, const char *key, char *msg);
+/* The parameters of workload w (its params struct, params) for a workload command's
+ * flags (cli/flags' cli_wl_flags): --profile's defaults, then each setting given, in
+ * order. 0; 2 after a mistake on the command line, printed as cmd's in cli/flags'
+ * wording: "--profile P: want quick, standard or seed" or "<flag> <value>: <why>"
+ * (workloads/param's "<workload>.<key>: " dropped from why); -1 with err, not printed,
+ * when the profile's defaults do not hold (the caller says so as it says other failures). */
+typedef struct cli_wl_flags cli_wl_flags;
+typedef struct tb_workload tb_workload;
+int cli_setting_apply(const char *cmd, const tb_workload *w, const cli_wl_flags *fl, void *params,
+                      tb_err *err);
 /* The name in names (NULL-terminated) closest to word -- at most 2 edits, counting a
  * swap of neighbours as one, or word being a prefix of 3+ letters -- or NULL. */
 const char *cli_suggest(const char *word, const char *const *names);

@@ -3,6 +3,7 @@
  *   teebench: <cmd>: <option>: unknown option (teebench <cmd> --help)
  *   teebench: <cmd>: <option>: needs a value
  *   teebench: <cmd>: <word>: unknown subcommand (<a>, <b>, ...)[; did you mean '<a>'?]
+ *   teebench: <cmd>: <flag> <value>: <why>   (a workload parameter given as a flag)
  * (all exit 2). What a message holds is printed with control characters escaped
  * (base/text). */
 #include "cli/cli.h"
@@ -14,6 +15,8 @@
 #include <string.h>
 
 #include "base/text.h"
+#include "cli/flags.h"
+#include "workloads/workload.h"
 
 /* The line, with whatever its parts brought along from files, the store or a remote
    host (a control character, an escape sequence, a bidi control, a newline) escaped:
@@ -134,17 +137,23 @@ int cli_unknown_subcommand(const char *cmd, const char *word, const char *const 
     return cli_fail_code(2, cmd, "%s: unknown subcommand (%s)", word, list);
 }
 
-const char *cli_setting_msg(const char *workload, const char *key, char *msg)
+int cli_setting_apply(const char *cmd, const tb_workload *w, const cli_wl_flags *fl, void *params,
+                      tb_err *err)
 {
-    char prefix[128], flag[128], rest[TB_ERR_MAX];
-    int n = snprintf(prefix, sizeof prefix, "%s.%s", workload, key);
-    if (n < 0 || (size_t)n >= sizeof prefix || strncmp(msg, prefix, (size_t)n))
-        return msg;
-    snprintf(flag, sizeof flag, "--%s", key);
-    for (char *c = flag; *c; c++)
-        if (*c == '_')
-            *c = '-';
-    snprintf(rest, sizeof rest, "%s", msg + n);
-    snprintf(msg, TB_ERR_MAX, "%.100s%.400s", flag, rest);
-    return msg;
+    int k = tb_wl_profile_parse(fl->profile);
+    if (k < 0)
+        return cli_fail_code(2, cmd, "--profile %s: want quick, standard or seed", fl->profile);
+    if (tb_wl_params_init(w, params, k, err) < 0)
+        return -1;
+    for (size_t j = 0; j < fl->set.n; j++) {
+        const char *key = fl->set.set[j].key, *v = fl->set.set[j].value;
+        tb_err e;
+        if (tb_wl_params_set(w, params, key, v, NULL, &e) == 0)
+            continue;
+        char prefix[128];
+        int n = snprintf(prefix, sizeof prefix, "%s.%s: ", w->name, key);
+        const char *why = n > 0 && !strncmp(e.msg, prefix, (size_t)n) ? e.msg + n : e.msg;
+        return cli_fail_code(2, cmd, "%s %s: %s", fl->set.set[j].flag, v, why);
+    }
+    return 0;
 }

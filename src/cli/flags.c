@@ -117,6 +117,7 @@ static int store(const cli_flag *f, void *args, const char *v, tb_err *err)
     case CLI_F_END:
     case CLI_F_HELP:
     case CLI_F_ALIAS:
+    case CLI_F_NOTE:
         break;
     }
     return 0;
@@ -126,19 +127,22 @@ static int store(const cli_flag *f, void *args, const char *v, tb_err *err)
 static const cli_flag *resolve(const cli_flag *t, size_t n, const cli_flag *f)
 {
     for (size_t i = 0; f->type == CLI_F_ALIAS && i < n; i++)
-        if (t[i].type != CLI_F_ALIAS && !strcmp(t[i].name, f->help))
+        if (t[i].type != CLI_F_ALIAS && t[i].name && !strcmp(t[i].name, f->help))
             return &t[i];
     return f;
 }
 
-/* The getopt_long tables of c's flags into opts and shorts (sized by the caller). */
+/* The getopt_long tables of c's flags into opts and shorts (sized by the caller); a
+   note has none. */
 static void build(const cli_flag *t, size_t n, struct option *opts, char *shorts)
 {
-    size_t k = 0;
+    size_t k = 0, o = 0;
     shorts[k++] = ':'; /* a missing value is ':', not '?' */
     for (size_t i = 0; i < n; i++) {
+        if (t[i].type == CLI_F_NOTE)
+            continue;
         int has_arg = resolve(t, n, &t[i])->arg ? required_argument : no_argument;
-        opts[i] =
+        opts[o++] =
             (struct option){t[i].name, has_arg, NULL, t[i].shortc ? t[i].shortc : 256 + (int)i};
         if (t[i].shortc) {
             shorts[k++] = t[i].shortc;
@@ -146,7 +150,7 @@ static void build(const cli_flag *t, size_t n, struct option *opts, char *shorts
                 shorts[k++] = ':';
         }
     }
-    opts[n] = (struct option){NULL, 0, NULL, 0};
+    opts[o] = (struct option){NULL, 0, NULL, 0};
     shorts[k] = 0;
 }
 
@@ -210,14 +214,19 @@ void cli_flags_help(FILE *f, const cli_cmd *c)
     for (const cli_flag *fl = c->flags; fl->type != CLI_F_END; fl++) {
         if (fl->hidden || fl->type == CLI_F_ALIAS)
             continue;
-        char name[128];
-        if (fl->label)
-            snprintf(name, sizeof name, "%s", fl->label);
-        else
-            label(c, fl, name, sizeof name);
+        char buf[128];
+        const char *name = fl->label;
+        if (!name) {
+            label(c, fl, buf, sizeof buf);
+            name = buf;
+        }
         const char *h = fl->help ? fl->help : "";
         if (fl->before)
             fputs(fl->before, f);
+        if (!h[0] && !fl->def) {
+            fprintf(f, "%*s%s\n", ind, "", name);
+            continue;
+        }
         if (h[0] == '\n') {
             fprintf(f, "%*s%s\n%*s", ind, "", name, col, "");
             h++;
@@ -243,10 +252,12 @@ void cli_flags_help(FILE *f, const cli_cmd *c)
 void cli_flags_list(FILE *f, const cli_cmd *c)
 {
     fprintf(f, "%s\t", c->name);
+    const char *sep = "";
     for (const cli_flag *fl = c->flags; fl->type != CLI_F_END; fl++) {
-        if (fl->type == CLI_F_ALIAS)
+        if (fl->type == CLI_F_ALIAS || fl->type == CLI_F_NOTE)
             continue;
-        fprintf(f, "%s--%s", fl == c->flags ? "" : " ", fl->name);
+        fprintf(f, "%s--%s", sep, fl->name);
+        sep = " ";
         if (fl->shortc)
             fprintf(f, " -%c", fl->shortc);
     }

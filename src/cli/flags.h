@@ -46,6 +46,8 @@ typedef enum cli_flag_type {
     CLI_F_ALIAS,   /* the flag named by help, under another name (hidden) */
     CLI_F_CALL,    /* call(args + off, flag, value, err): value NULL for a flag without one
                       (off 0: the args struct; CLI_CALL_AT: one of its fields) */
+    CLI_F_NOTE,    /* no flag: an entry of --help alone (its label and help), e.g. another
+                      form of the flag before it; not parsed, not in `teebench __flags` */
 } cli_flag_type;
 
 /* The workload parameters given as flags, in order (applied over the profile's
@@ -58,6 +60,15 @@ typedef struct cli_settings {
     } set[CLI_SETTINGS_MAX];
     size_t n;
 } cli_settings;
+
+/* The flags of a workload's command (cli/memory, network, storage, kv): --profile (its
+ * defaults; the caller sets "standard" before parsing), the workload's parameters (read
+ * by cli_setting_apply), --json. */
+typedef struct cli_wl_flags {
+    const char *profile;
+    cli_settings set;
+    int json;
+} cli_wl_flags;
 
 typedef struct cli_flag {
     const char *name; /* long name without "--" */
@@ -119,51 +130,34 @@ struct cli_cmd {
         .name = n, .type = CLI_F_BUF, .arg = a, .off = CLI_OFF_BUF(T, f),                          \
         .size = sizeof(((T *)0)->f), .help = h                                                     \
     }
-#define CLI_LONG(n, s, T, f, l, u, a, h)                                                           \
+
+/* The entry of a number in [l, u] of type ty (CLI_F_LONG ...) into field f, of C type
+   ct, of T: what the macros below share. */
+#define CLI_RANGED(n, s, ty, T, f, ct, l, u, a, h)                                                 \
     {                                                                                              \
-        .name = n, .shortc = s, .type = CLI_F_LONG, .arg = a, .off = CLI_OFF(T, f, long), .lo = l, \
-        .hi = u, .help = h                                                                         \
+        .name = n, .shortc = s, .type = ty, .arg = a, .off = CLI_OFF(T, f, ct), .lo = l, .hi = u,  \
+        .help = h                                                                                  \
     }
-#define CLI_I64(n, s, T, f, l, u, a, h)                                                            \
-    {                                                                                              \
-        .name = n, .shortc = s, .type = CLI_F_I64, .arg = a, .off = CLI_OFF(T, f, int64_t),        \
-        .lo = l, .hi = u, .help = h                                                                \
-    }
-#define CLI_INT(n, s, T, f, l, u, a, h)                                                            \
-    {                                                                                              \
-        .name = n, .shortc = s, .type = CLI_F_INT, .arg = a, .off = CLI_OFF(T, f, int), .lo = l,   \
-        .hi = u, .help = h                                                                         \
-    }
-#define CLI_UINT(n, s, T, f, l, u, a, h)                                                           \
-    {                                                                                              \
-        .name = n, .shortc = s, .type = CLI_F_UINT, .arg = a, .off = CLI_OFF(T, f, unsigned),      \
-        .lo = l, .hi = u, .help = h                                                                \
-    }
-#define CLI_U64(n, s, T, f, l, u, a, h)                                                            \
-    {                                                                                              \
-        .name = n, .shortc = s, .type = CLI_F_U64, .arg = a, .off = CLI_OFF(T, f, uint64_t),       \
-        .lo = l, .hi = u, .help = h                                                                \
-    }
-#define CLI_DOUBLE(n, s, T, f, l, u, a, h)                                                         \
-    {                                                                                              \
-        .name = n, .shortc = s, .type = CLI_F_DOUBLE, .arg = a, .off = CLI_OFF(T, f, double),      \
-        .lo = l, .hi = u, .help = h                                                                \
-    }
+#define CLI_LONG(n, s, T, f, l, u, a, h) CLI_RANGED(n, s, CLI_F_LONG, T, f, long, l, u, a, h)
+#define CLI_I64(n, s, T, f, l, u, a, h) CLI_RANGED(n, s, CLI_F_I64, T, f, int64_t, l, u, a, h)
+#define CLI_INT(n, s, T, f, l, u, a, h) CLI_RANGED(n, s, CLI_F_INT, T, f, int, l, u, a, h)
+#define CLI_UINT(n, s, T, f, l, u, a, h) CLI_RANGED(n, s, CLI_F_UINT, T, f, unsigned, l, u, a, h)
+#define CLI_U64(n, s, T, f, l, u, a, h) CLI_RANGED(n, s, CLI_F_U64, T, f, uint64_t, l, u, a, h)
+#define CLI_DOUBLE(n, s, T, f, l, u, a, h) CLI_RANGED(n, s, CLI_F_DOUBLE, T, f, double, l, u, a, h)
 #define CLI_SECONDS(n, s, T, f, l, u, a, h)                                                        \
+    CLI_RANGED(n, s, CLI_F_SECONDS, T, f, double, l, u, a, h)
+
+/* The entry of a value out of list (NULL-terminated) into field f, of C type ct, of T:
+   the value (CLI_CHOICE, a const char *) or its index (CLI_INDEX, an int). */
+#define CLI_CHOSEN(n, s, ty, T, f, ct, list, a, h)                                                 \
     {                                                                                              \
-        .name = n, .shortc = s, .type = CLI_F_SECONDS, .arg = a, .off = CLI_OFF(T, f, double),     \
-        .lo = l, .hi = u, .help = h                                                                \
+        .name = n, .shortc = s, .type = ty, .arg = a, .off = CLI_OFF(T, f, ct), .choices = list,   \
+        .help = h                                                                                  \
     }
 #define CLI_CHOICE(n, s, T, f, list, a, h)                                                         \
-    {                                                                                              \
-        .name = n, .shortc = s, .type = CLI_F_CHOICE, .arg = a,                                    \
-        .off = CLI_OFF(T, f, const char *), .choices = list, .help = h                             \
-    }
-#define CLI_INDEX(n, s, T, f, list, a, h)                                                          \
-    {                                                                                              \
-        .name = n, .shortc = s, .type = CLI_F_INDEX, .arg = a, .off = CLI_OFF(T, f, int),          \
-        .choices = list, .help = h                                                                 \
-    }
+    CLI_CHOSEN(n, s, CLI_F_CHOICE, T, f, const char *, list, a, h)
+#define CLI_INDEX(n, s, T, f, list, a, h) CLI_CHOSEN(n, s, CLI_F_INDEX, T, f, int, list, a, h)
+
 #define CLI_SETTING(n, T, f, a, h)                                                                 \
     {                                                                                              \
         .name = n, .type = CLI_F_SETTING, .arg = a, .off = CLI_OFF(T, f, cli_settings), .help = h  \
@@ -178,6 +172,12 @@ struct cli_cmd {
     {                                                                                              \
         .name = n, .shortc = s, .type = CLI_F_CALL, .arg = a, .off = CLI_OFF(T, f, ft),            \
         .call = fn, .help = h                                                                      \
+    }
+
+/* A line of --help that is no flag of its own: label, then help as any entry's. */
+#define CLI_NOTE(l, h)                                                                             \
+    {                                                                                              \
+        .type = CLI_F_NOTE, .label = l, .help = h                                                  \
     }
 
 /* An old spelling of the flag before it (same type and field), not in --help. */
@@ -197,9 +197,10 @@ struct cli_cmd {
  * (printed, worded as above). */
 int cli_flags_parse(const cli_cmd *c, int argc, char **argv, void *args, int *first);
 
-/* The option list of c's --help: one entry a flag, "  [-x, ]--name[ ARG]" then its
- * help at column c->col (two spaces after a name that reaches it; on the next line
- * when the help starts with '\n'), continuation lines indented to that column. */
+/* The option list of c's --help: one entry a flag (or note), "  [-x, ]--name[ ARG]"
+ * (or its label) then its help at column c->col (two spaces after a name that reaches
+ * it; on the next line when the help starts with '\n'; nothing after it for an entry
+ * without help or default), continuation lines indented to that column. */
 void cli_flags_help(FILE *f, const cli_cmd *c);
 
 /* c's line of `teebench __flags`: its name, a tab, then every flag it takes (hidden

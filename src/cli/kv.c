@@ -9,34 +9,25 @@
  * Text output prints each transport's tests as redis-benchmark finishes; --json prints
  * one teebench-kv/1 document at the end (`teebench results import` reads it).
  *
- * Global state: `interrupted`, the SIGINT/SIGTERM flag (volatile sig_atomic_t, written only
- * by the handler): redis-benchmark's process group is killed, the server stopped, exit 130. */
+ * SIGINT/SIGTERM (cli/wl_run's stop flag): redis-benchmark's process group is killed, the
+ * server stopped, exit 130. */
 #include "cli/cli.h"
 #include "cli/flags.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/clock.h"
 #include "cli/json.h"
+#include "cli/wl_run.h"
 #include "serve/pki.h"
 #include "workloads/kv.h"
 
 #define CMD "kv"
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
 
 /* kv's and kv serve's (told of in the text after the list). */
 static void usage(FILE *f, const cli_cmd *c)
@@ -65,56 +56,44 @@ static void usage(FILE *f, const cli_cmd *c)
             "DIR/ca.pem` run elsewhere.\n");
 }
 
-typedef struct kv_args {
-    const char *profile;
-    cli_settings set;
-    int json;
-} kv_args;
-
 #define KV_HIDDEN(n, a)                                                                            \
     {                                                                                              \
-        .name = n, .type = CLI_F_SETTING, .arg = a, .off = CLI_OFF(kv_args, set, cli_settings),    \
-        .hidden = 1                                                                                \
+        .name = n, .type = CLI_F_SETTING, .arg = a,                                                \
+        .off = CLI_OFF(cli_wl_flags, set, cli_settings), .hidden = 1                               \
     }
 
 /* --cacert, --redis-server and --redis-benchmark are told of in the usage lines. */
 static const cli_flag kv_flags[] = {
-    CLI_SETTING("transports", kv_args, set, "L", "plain and/or tls (default both)"),
-    CLI_SETTING("requests", kv_args, set, "N", "requests per test (standard 200000)"),
-    CLI_SETTING("clients", kv_args, set, "N",
+    CLI_SETTING("transports", cli_wl_flags, set, "L", "plain and/or tls (default both)"),
+    CLI_SETTING("requests", cli_wl_flags, set, "N", "requests per test (standard 200000)"),
+    CLI_SETTING("clients", cli_wl_flags, set, "N",
                 "connections (standard 50; seed 100, as CVM_eval's memtier)"),
-    CLI_SETTING("pipeline", kv_args, set, "N",
+    CLI_SETTING("pipeline", cli_wl_flags, set, "N",
                 "requests in flight per connection (standard 16; seed 40)"),
-    CLI_SETTING("threads", kv_args, set, "N", "redis-benchmark threads (standard 1)"),
-    CLI_SETTING("data-size", kv_args, set, "B", "bytes of a SET's value (default 32)"),
-    CLI_SETTING("keyspace", kv_args, set, "N", "random keys out of N (default 100000)"),
-    CLI_SETTING("server", kv_args, set, "H:P",
+    CLI_SETTING("threads", cli_wl_flags, set, "N", "redis-benchmark threads (standard 1)"),
+    CLI_SETTING("data-size", cli_wl_flags, set, "B", "bytes of a SET's value (default 32)"),
+    CLI_SETTING("keyspace", cli_wl_flags, set, "N", "random keys out of N (default 100000)"),
+    CLI_SETTING("server", cli_wl_flags, set, "H:P",
                 "a redis elsewhere (plain TCP) instead of starting one"),
-    CLI_SETTING("tls-server", kv_args, set, "H:P",
+    CLI_SETTING("tls-server", cli_wl_flags, set, "H:P",
                 "a redis elsewhere over TLS; --cacert: the CA of its certificate"),
     KV_HIDDEN("cacert", "FILE"),
     KV_HIDDEN("redis-server", "BIN"),
     KV_HIDDEN("redis-benchmark", "BIN"),
-    CLI_STR("profile", 0, kv_args, profile, "P",
+    CLI_STR("profile", 0, cli_wl_flags, profile, "P",
             "the defaults of the suite's profile P (default standard)"),
-    CLI_BOOL("json", 0, kv_args, json, "print one JSON document (teebench-kv/1, with the env)"),
+    CLI_BOOL("json", 0, cli_wl_flags, json,
+             "print one JSON document (teebench-kv/1, with the env)"),
     CLI_HELP(),
     {0}};
 
 const cli_cmd cli_kv_cmd = {
     .name = CMD, .flags = kv_flags, .usage = usage, .max_operands = 0, .col = 19};
 
-static int parse_args(int argc, char **argv, kv_args *a)
+static int parse_args(int argc, char **argv, cli_wl_flags *a)
 {
     int first;
     return cli_flags_parse(&cli_kv_cmd, argc, argv, a, &first);
-}
-
-static int fail(const kv_args *a, int code, const char *msg)
-{
-    if (a->json)
-        return cli_json_fail(code, CMD, TB_WL_KV_SCHEMA, "%s", msg);
-    return cli_fail_code(code, CMD, "%s", msg);
 }
 
 static void print_run(const json_t *run)
@@ -145,7 +124,7 @@ static void split(const char *v, char *host, size_t n, int *port)
 }
 
 /* Every transport; 0, or an exit code (the error printed). */
-static int run_all(const kv_args *a, const tb_wl_kv_params *p, const tb_wl_kv_server *srv,
+static int run_all(const cli_wl_out *o, const tb_wl_kv_params *p, const tb_wl_kv_server *srv,
                    tb_wl_sink *sink, json_t *runs)
 {
     for (int tls = 0; tls < 2; tls++) {
@@ -159,7 +138,7 @@ static int run_all(const kv_args *a, const tb_wl_kv_params *p, const tb_wl_kv_se
             t.host = host;
             t.ca = p->cacert;
         } else if (tls && !srv->tls_port) {
-            if (!a->json)
+            if (!o->json)
                 printf("%-9s skipped: %s\n", "tls", srv->tls_why);
             continue;
         } else {
@@ -170,65 +149,49 @@ static int run_all(const kv_args *a, const tb_wl_kv_params *p, const tb_wl_kv_se
         json_t *run = NULL;
         tb_err err = {{0}};
         int rc = tb_wl_kv_bench(p, &t, sink, &run, &err);
-        if (rc == TB_WL_CANCELLED || interrupted)
-            return json_decref(run), fail(a, 130, "interrupted");
-        if (rc != TB_WL_OK)
-            return fail(a, 1, err.msg);
-        if (!a->json)
-            print_run(run);
-        json_array_append_new(runs, run);
+        rc = cli_wl_take(o, rc, run, &err, NULL, runs);
+        if (rc != CLI_WL_NEXT)
+            return rc;
     }
     if (json_array_size(runs) == 0)
-        return fail(a, 1, "no transport could run");
+        return cli_wl_fail(o, 1, "no transport could run");
     return 0;
-}
-
-static void now_iso(char *out, size_t n)
-{
-    tb_utc_iso8601((int64_t)(tb_wall_ns() / 1000000000ull), out, n);
 }
 
 static int bench(int argc, char **argv)
 {
-    kv_args a = {.profile = "standard"};
+    cli_wl_flags a = {.profile = "standard"};
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
-    int profile = tb_wl_profile_parse(a.profile);
-    if (profile < 0)
-        return cli_fail_code(2, CMD, "--profile %s: want quick, standard or seed", a.profile);
     tb_wl_kv_params p;
     tb_err err = {{0}};
-    if (tb_wl_params_init(&tb_wl_kv, &p, profile, &err) < 0)
-        return fail(&a, 1, err.msg);
-    for (size_t i = 0; i < a.set.n; i++)
-        if (tb_wl_params_set(&tb_wl_kv, &p, a.set.set[i].key, a.set.set[i].value, NULL, &err) < 0)
-            return cli_fail_code(2, CMD, "%s", cli_setting_msg(CMD, a.set.set[i].key, err.msg));
+    cli_wl_out o = {.cmd = CMD, .schema = TB_WL_KV_SCHEMA, .json = a.json, .print_run = print_run};
+    rc = cli_setting_apply(CMD, &tb_wl_kv, &a, &p, &err);
+    if (rc < 0)
+        return cli_wl_fail(&o, 1, err.msg);
+    if (rc)
+        return rc;
     if (p.tls && p.tls_server[0] && !p.cacert[0])
         return cli_fail_code(2, CMD,
                              "--tls-server needs --cacert (the CA that signed its "
                              "certificate)");
-    char work[PATH_MAX];
-    tb_wl_sink sink = {.dir_fd = -1, .stop = &interrupted};
-    if (tb_wl_workdir_open(CMD, work, sizeof work, &sink, &err) < 0)
-        return fail(&a, 1, err.msg);
-    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    char started[40], finished[40], bv[64];
-    now_iso(started, sizeof started);
+    cli_wl_run run;
+    if (cli_wl_run_begin(CMD, &run, &err) < 0)
+        return cli_wl_fail(&o, 1, err.msg);
+    char bv[64];
     tb_wl_kv_server srv;
     memset(&srv, 0, sizeof srv);
     srv.proc.pid = srv.proc.pidfd = -1;
     int local = (p.plain && !p.server[0]) || (p.tls && !p.tls_server[0]), skip = 0;
     json_t *runs = json_array();
-    tb_wl_kv_bench_version(&p, &sink, bv, sizeof bv);
+    tb_wl_kv_bench_version(&p, &run.sink, bv, sizeof bv);
     if (local &&
-        tb_wl_kv_server_start(&p, p.tls && !p.tls_server[0], &sink, &srv, &skip, &err) < 0) {
-        rc = fail(&a, interrupted ? 130 : 1, interrupted ? "interrupted" : err.msg);
+        tb_wl_kv_server_start(&p, p.tls && !p.tls_server[0], &run.sink, &srv, &skip, &err) < 0) {
+        int stopped = cli_wl_stopped();
+        rc = cli_wl_fail(&o, stopped ? 130 : 1, stopped ? "interrupted" : err.msg);
     } else {
-        if (!a.json) {
+        if (!o.json) {
             if (local)
                 printf("redis-server %s on 127.0.0.1:%d%s", srv.version, srv.port,
                        srv.tls_port ? "" : "\n");
@@ -244,22 +207,15 @@ static int bench(int argc, char **argv)
                    "p95", "p99", "server");
             fflush(stdout);
         }
-        rc = run_all(&a, &p, &srv, &sink, runs);
-        now_iso(finished, sizeof finished);
-        if (rc == 0 && a.json) {
-            json_t *body = tb_wl_kv_doc(&p, local ? srv.version : NULL, bv, json_incref(runs));
-            if (body) {
-                json_object_set_new(body, "started_at", json_string(started));
-                json_object_set_new(body, "finished_at", json_string(finished));
-            }
-            rc = cli_json_print(CMD, cli_json_envelope(TB_WL_KV_SCHEMA, body, 1));
-        }
+        rc = run_all(&o, &p, &srv, &run.sink, runs);
+        if (rc == 0 && o.json)
+            rc = cli_wl_run_print(
+                CMD, &run, TB_WL_KV_SCHEMA,
+                tb_wl_kv_doc(&p, local ? srv.version : NULL, bv, json_incref(runs)));
     }
     tb_wl_kv_server_stop(&srv);
     json_decref(runs);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    tb_wl_workdir_remove(&sink);
+    cli_wl_run_end(&run);
     return rc;
 }
 

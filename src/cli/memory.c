@@ -2,30 +2,21 @@
  * (workloads/memory runs sys/membench). Flags are the memory workload's parameters
  * (the suite's memory.* keys) with the standard profile's defaults; text output
  * prints each part as it ends, --json one teebench-memory/1 document at the end.
- * Global state: `interrupted`, set by the SIGINT/SIGTERM handler (a volatile
- * sig_atomic_t, as in cli/suite.c): the part running stops, what finished is printed,
- * exit 130. */
+ * SIGINT/SIGTERM (cli/wl_run's stop flag): the part running stops, what finished is
+ * printed, exit 130. */
 #include "cli/cli.h"
 #include "cli/flags.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/json.h"
+#include "cli/wl_run.h"
 #include "sys/membench.h"
 #include "workloads/memory.h"
 
 #define CMD "memory"
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
 
 static void usage(FILE *f, const cli_cmd *c)
 {
@@ -51,50 +42,32 @@ static void usage(FILE *f, const cli_cmd *c)
             "The suite runs the same as its memory workload (suite run --set memory.array=...).\n");
 }
 
-/* One flag into the workload's parameter key; its message names the flag. */
-static int set_param(tb_wl_memory_params *p, const char *flag, const char *key, const char *v)
-{
-    tb_err e;
-    if (tb_wl_params_set(&tb_wl_memory, p, key, v, NULL, &e) == 0)
-        return 0;
-    char prefix[64];
-    snprintf(prefix, sizeof prefix, "memory.%s: ", key);
-    const char *msg = strncmp(e.msg, prefix, strlen(prefix)) ? e.msg : e.msg + strlen(prefix);
-    return cli_fail_code(2, CMD, "%s %s: %s", flag, v, msg);
-}
-
 typedef struct mem_args {
     tb_wl_memory_params p;
     int json;
 } mem_args;
 
-typedef struct mem_flags {
-    cli_settings set;
-    const char *profile;
-    int json;
-} mem_flags;
-
 static const cli_flag mem_flag_table[] = {
-    CLI_SETTING("parts", mem_flags, set, "LIST",
+    CLI_SETTING("parts", cli_wl_flags, set, "LIST",
                 "bandwidth, latency, first-touch (default: all three)"),
-    CLI_SETTING("array", mem_flags, set, "SIZE",
+    CLI_SETTING("array", cli_wl_flags, set, "SIZE",
                 "bytes of each array, e.g. 1g (default auto: 4 x the\n"
                 "last-level cache, at least 64m)"),
-    CLI_SETTING("threads", mem_flags, set, "LIST",
+    CLI_SETTING("threads", cli_wl_flags, set, "LIST",
                 "thread counts, n = one per CPU online (default 1,n)"),
-    CLI_SETTING("passes", mem_flags, set, "N",
+    CLI_SETTING("passes", cli_wl_flags, set, "N",
                 "timed passes of the four kernels (default 2, seed 10)"),
-    CLI_SETTING("sizes", mem_flags, set, "LIST",
+    CLI_SETTING("sizes", cli_wl_flags, set, "LIST",
                 "working sets of the chase (default 4k,16k,64k,256k,1m,4m,\n"
                 "16m,64m,256m,1g)"),
-    CLI_SETTING("chase", mem_flags, set, "T",
+    CLI_SETTING("chase", cli_wl_flags, set, "T",
                 "seconds of chasing per working set (default 100ms, seed\n"
                 "200ms)"),
-    CLI_SETTING("first-touch", mem_flags, set, "SIZE", "the region (default 1g)"),
-    CLI_STR("profile", 0, mem_flags, profile, "P",
+    CLI_SETTING("first-touch", cli_wl_flags, set, "SIZE", "the region (default 1g)"),
+    CLI_STR("profile", 0, cli_wl_flags, profile, "P",
             "the defaults of the suite's profile P (default standard; quick:\n"
             "16m arrays, 4k..16m, a 64m region)"),
-    CLI_BOOL("json", 0, mem_flags, json,
+    CLI_BOOL("json", 0, cli_wl_flags, json,
              "print one JSON document (includes `teebench env --json`)"),
     CLI_HELP(),
     {0}};
@@ -104,24 +77,16 @@ const cli_cmd cli_memory_cmd = {
 
 static int parse_args(int argc, char **argv, mem_args *a)
 {
-    mem_flags fl = {.profile = "standard"};
+    cli_wl_flags fl = {.profile = "standard"};
     int first, rc = cli_flags_parse(&cli_memory_cmd, argc, argv, &fl, &first);
     if (rc != CLI_FLAGS_GO)
         return rc;
     a->json = fl.json;
-    const char *profile = fl.profile;
-    int k = tb_wl_profile_parse(profile);
-    if (k < 0)
-        return cli_fail_code(2, CMD, "--profile %s: want quick, standard or seed", profile);
     tb_err e;
-    if (tb_wl_params_init(&tb_wl_memory, &a->p, k, &e) < 0)
+    rc = cli_setting_apply(CMD, &tb_wl_memory, &fl, &a->p, &e);
+    if (rc < 0)
         return cli_fail(CMD, "%s", e.msg);
-    for (size_t j = 0; j < fl.set.n; j++) {
-        rc = set_param(&a->p, fl.set.set[j].flag, fl.set.set[j].key, fl.set.set[j].value);
-        if (rc)
-            return rc;
-    }
-    return -1;
+    return rc ? rc : -1;
 }
 
 /* ---- text ---- */
@@ -210,22 +175,19 @@ int cmd_memory(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    cli_wl_stop_catch(NULL, NULL);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     json_t *doc = tb_wl_memory_doc(&a.p, ncpu > 0 ? (int)ncpu : 1);
     if (!doc)
         return cli_fail(CMD, "out of memory");
     size_t warned = 0;
-    for (int part = 0; part < TB_WL_MEM_PARTS && !interrupted; part++) {
+    for (int part = 0; part < TB_WL_MEM_PARTS && !cli_wl_stopped(); part++) {
         if (!a.p.part[part])
             continue;
         tb_err e;
         int stopped = 0;
-        if (tb_wl_memory_run(&a.p, part, ncpu > 0 ? (int)ncpu : 1, &interrupted, doc, &stopped,
-                             &e) < 0) {
+        if (tb_wl_memory_run(&a.p, part, ncpu > 0 ? (int)ncpu : 1, cli_wl_stop_flag(), doc,
+                             &stopped, &e) < 0) {
             json_decref(doc);
             if (a.json)
                 return cli_json_fail(1, CMD, TB_WL_MEMORY_SCHEMA, "%s", e.msg);
@@ -238,7 +200,7 @@ int cmd_memory(int argc, char **argv)
             fprintf(stderr, "teebench: memory: warning: %s\n",
                     json_string_value(json_array_get(w, warned)));
     }
-    if (interrupted) {
+    if (cli_wl_stopped()) {
         json_decref(doc);
         return cli_fail_code(130, CMD, "interrupted");
     }

@@ -8,8 +8,7 @@
  *
  * Files: iperf3's --json outputs go to a private temporary directory, removed at the
  * end. A daemon keeps DIR/serve.pid and DIR/serve.log (DIR private: base/file's rule).
- * Global state: `interrupted`, set by the SIGINT/SIGTERM handler (a volatile
- * sig_atomic_t, as in cli/suite.c). */
+ * SIGINT/SIGTERM set cli/wl_run's stop flag: the client stops, the servers end. */
 #include "cli/cli.h"
 #include "cli/flags.h"
 
@@ -30,26 +29,11 @@
 #include "base/file.h"
 #include "cli/json.h"
 #include "cli/opt.h"
+#include "cli/wl_run.h"
 #include "workloads/network.h"
 
 #define CMD "network"
 #define SCMD "network serve" /* the errors of `teebench network serve` */
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
-
-static void catch_signals(void)
-{
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
 
 /* network's and network serve's. */
 static void usage(FILE *f, const cli_cmd *c)
@@ -89,50 +73,33 @@ typedef struct net_args {
     int json;
 } net_args;
 
-static int set_param(tb_wl_network_params *p, const char *flag, const char *key, const char *v)
-{
-    tb_err e;
-    if (tb_wl_params_set(&tb_wl_network, p, key, v, NULL, &e) == 0)
-        return 0;
-    char prefix[64];
-    snprintf(prefix, sizeof prefix, "network.%s: ", key);
-    const char *msg = strncmp(e.msg, prefix, strlen(prefix)) ? e.msg : e.msg + strlen(prefix);
-    return cli_fail_code(2, CMD, "%s %s: %s", flag, v, msg);
-}
-
-typedef struct net_flags {
-    cli_settings set;
-    const char *profile;
-    int json;
-} net_flags;
-
 static const cli_flag net_flag_table[] = {
-    CLI_SETTING("tests", net_flags, set, "LIST", "tcp, udp, rtt (default: all three)"),
-    CLI_SETTING("duration", net_flags, set, "S",
+    CLI_SETTING("tests", cli_wl_flags, set, "LIST", "tcp, udp, rtt (default: all three)"),
+    CLI_SETTING("duration", cli_wl_flags, set, "S",
                 "seconds of each iperf3 run, whole (default 2, seed 10)"),
-    CLI_SETTING("streams", net_flags, set, "LIST", "TCP stream counts (default 1,4)"),
-    CLI_SETTING("procs", net_flags, set, "N",
+    CLI_SETTING("streams", cli_wl_flags, set, "LIST", "TCP stream counts (default 1,4)"),
+    CLI_SETTING("procs", cli_wl_flags, set, "N",
                 "iperf3 processes for N streams at most (default 0: one per CPU;\n"
                 "from iperf3 3.16 on one process, its threads)"),
-    CLI_SETTING("udp-sizes", net_flags, set, "LIST",
+    CLI_SETTING("udp-sizes", cli_wl_flags, set, "LIST",
                 "UDP datagram bytes (default 64,1472: 1472 fills a 1500-byte\n"
                 "Ethernet frame with IPv4)"),
-    CLI_SETTING("udp-rate", net_flags, set, "R", "iperf3 -b (default 0)"),
-    CLI_SETTING("rtt", net_flags, set, "T",
+    CLI_SETTING("udp-rate", cli_wl_flags, set, "R", "iperf3 -b (default 0)"),
+    CLI_SETTING("rtt", cli_wl_flags, set, "T",
                 "seconds of round trips per protocol (default 1s, seed 5s)"),
     {.name = "iperf3",
      .type = CLI_F_SETTING,
      .arg = "PATH",
-     .off = CLI_OFF(net_flags, set, cli_settings),
+     .off = CLI_OFF(cli_wl_flags, set, cli_settings),
      .key = "iperf3_bin",
      .help = "the iperf3 binary (default " TB_IPERF3_BIN ")"},
-    CLI_SETTING("server", net_flags, set, "H:P",
+    CLI_SETTING("server", cli_wl_flags, set, "H:P",
                 "`teebench network serve` runs there (default: servers here,\n"
                 "on 127.0.0.1, for the run)"),
-    CLI_STR("profile", 0, net_flags, profile, "P",
+    CLI_STR("profile", 0, cli_wl_flags, profile, "P",
             "the defaults of the suite's profile P (default standard;\n"
             "quick: 1 s runs, 1 stream, 64-byte datagrams)"),
-    CLI_BOOL("json", 0, net_flags, json,
+    CLI_BOOL("json", 0, cli_wl_flags, json,
              "print one JSON document (includes `teebench env --json`)"),
     {.name = "help", .shortc = 'h', .type = CLI_F_HELP, .hidden = 1}, /* in serve's list */
     {0}};
@@ -142,24 +109,16 @@ const cli_cmd cli_network_cmd = {
 
 static int parse_args(int argc, char **argv, net_args *a)
 {
-    net_flags fl = {.profile = "standard"};
+    cli_wl_flags fl = {.profile = "standard"};
     int first, rc = cli_flags_parse(&cli_network_cmd, argc, argv, &fl, &first);
     if (rc != CLI_FLAGS_GO)
         return rc;
     a->json = fl.json;
-    const char *profile = fl.profile;
-    int k = tb_wl_profile_parse(profile);
-    if (k < 0)
-        return cli_fail_code(2, CMD, "--profile %s: want quick, standard or seed", profile);
     tb_err e;
-    if (tb_wl_params_init(&tb_wl_network, &a->p, k, &e) < 0)
+    rc = cli_setting_apply(CMD, &tb_wl_network, &fl, &a->p, &e);
+    if (rc < 0)
         return cli_fail(CMD, "%s", e.msg);
-    for (size_t j = 0; j < fl.set.n; j++) {
-        rc = set_param(&a->p, fl.set.set[j].flag, fl.set.set[j].key, fl.set.set[j].value);
-        if (rc)
-            return rc;
-    }
-    return -1;
+    return rc ? rc : -1;
 }
 
 /* A private temporary directory for iperf3's outputs; its fd, or -1 with err. */
@@ -246,8 +205,10 @@ typedef struct net_run {
 static int prepare(net_args *a, net_run *r, tb_err *err)
 {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    r->ctx = (tb_wl_net_ctx){
-        .host = r->host, .ncpu = ncpu > 0 ? (int)ncpu : 1, .stop = &interrupted, .dir = r->dir};
+    r->ctx = (tb_wl_net_ctx){.host = r->host,
+                             .ncpu = ncpu > 0 ? (int)ncpu : 1,
+                             .stop = cli_wl_stop_flag(),
+                             .dir = r->dir};
     if ((r->ctx.dir_fd = temp_dir(r->dir, sizeof r->dir, err)) < 0)
         return -1;
     int want = a->p.test[TB_WL_NET_TCP] || a->p.test[TB_WL_NET_UDP];
@@ -276,7 +237,7 @@ static int run_all(net_args *a, net_run *r, json_t *doc, int *measured, tb_err *
 {
     json_t *skipped = json_array();
     json_object_set_new(doc, "skipped", skipped);
-    for (int t = 0; t < TB_WL_NET_TESTS && !interrupted; t++) {
+    for (int t = 0; t < TB_WL_NET_TESTS && !cli_wl_stopped(); t++) {
         if (!a->p.test[t])
             continue;
         if (t != TB_WL_NET_RTT && !r->have_iperf3) {
@@ -289,7 +250,7 @@ static int run_all(net_args *a, net_run *r, json_t *doc, int *measured, tb_err *
             continue;
         }
         int cases = t == TB_WL_NET_TCP ? a->p.n_streams : t == TB_WL_NET_UDP ? a->p.n_udp : 2;
-        for (int i = 0; i < cases && !interrupted; i++) {
+        for (int i = 0; i < cases && !cli_wl_stopped(); i++) {
             int stopped = 0;
             if (tb_wl_network_run(&a->p, &r->ctx, t, i, doc, &stopped, err) < 0)
                 return -1;
@@ -310,7 +271,7 @@ static int client(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
-    catch_signals();
+    cli_wl_stop_catch(NULL, NULL);
     net_run r;
     memset(&r, 0, sizeof r);
     tb_err err;
@@ -333,13 +294,13 @@ static int client(int argc, char **argv)
         rc = tb_errf(&err, "%s", se.msg);
     if (r.dir[0])
         remove_temp(r.ctx.dir_fd, r.dir);
-    if (rc == 0 && interrupted)
+    if (rc == 0 && cli_wl_stopped())
         rc = tb_errf(&err, "interrupted");
     if (rc == 0 && !measured)
         rc = tb_errf(&err, "%s", r.iperf3_why.msg[0] ? r.iperf3_why.msg : "nothing measured");
     if (rc < 0) {
         json_decref(doc);
-        int code = interrupted ? 130 : 1;
+        int code = cli_wl_stopped() ? 130 : 1;
         return a.json ? cli_json_fail(code, CMD, TB_WL_NETWORK_SCHEMA, "%s", err.msg)
                       : cli_fail_code(code, CMD, "%s", err.msg);
     }
@@ -431,7 +392,7 @@ static int serve_here(const serve_args *a, int out, int *said)
         /* nobody listens for the line: serve anyway */
     }
     *said = 1;
-    int rc = tb_wl_net_server_serve(&s, &interrupted, &e);
+    int rc = tb_wl_net_server_serve(&s, cli_wl_stop_flag(), &e);
     tb_wl_net_server_stop(&s);
     if (rc < 0)
         return cli_fail(SCMD, "%s", e.msg);
@@ -488,7 +449,7 @@ static int serve_daemon(const serve_args *a)
         dup2(log, STDERR_FILENO);
         close(pfd[1]);
         close(null);
-        int rc = tb_wl_net_server_serve(&s, &interrupted, &e);
+        int rc = tb_wl_net_server_serve(&s, cli_wl_stop_flag(), &e);
         tb_wl_net_server_stop(&s);
         if (rc < 0)
             fprintf(stderr, "teebench: network: serve: %s\n", e.msg);
@@ -613,7 +574,7 @@ static int serve(int argc, char **argv)
         return rc;
     if (a.stop)
         return serve_stop(&a);
-    catch_signals();
+    cli_wl_stop_catch(NULL, NULL);
     if (a.daemon)
         return serve_daemon(&a);
     if (a.dir) {

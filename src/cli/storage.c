@@ -6,33 +6,23 @@
  * teebench-storage/1 document at the end (`teebench results import` reads it).
  *
  * Files: a private work directory in $TMPDIR (fio's JSON and logs; also the place of
- * the test file unless --dir or --device names one), removed at the end. Global state:
- * `interrupted`, the SIGINT/SIGTERM flag (volatile sig_atomic_t, written only by the
- * handler): fio's process group is killed, the test file removed, exit 130. */
+ * the test file unless --dir or --device names one), removed at the end (cli/wl_run).
+ * SIGINT/SIGTERM (cli/wl_run's stop flag): fio's process group is killed, the test file
+ * removed, exit 130. */
 #include "cli/cli.h"
 #include "cli/flags.h"
 
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "base/clock.h"
 #include "cli/json.h"
+#include "cli/wl_run.h"
 #include "stats/units.h"
 #include "workloads/storage.h"
 
 #define CMD "storage"
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
 
 static void usage(FILE *f, const cli_cmd *c)
 {
@@ -54,44 +44,31 @@ static void usage(FILE *f, const cli_cmd *c)
     cli_flags_help(f, c);
 }
 
-typedef struct st_args {
-    const char *profile;
-    cli_settings set;
-    int json;
-} st_args;
-
 static const cli_flag st_flags[] = {
-    CLI_SETTING("dir", st_args, set, "DIR", "directory of the test file (storage.dir)"),
-    CLI_SETTING("device", st_args, set, "DEV",
+    CLI_SETTING("dir", cli_wl_flags, set, "DIR", "directory of the test file (storage.dir)"),
+    CLI_SETTING("device", cli_wl_flags, set, "DEV",
                 "a block device instead: its first SIZE bytes are overwritten"),
-    CLI_SETTING("size", st_args, set, "SIZE",
+    CLI_SETTING("size", cli_wl_flags, set, "SIZE",
                 "bytes of the file or of the device used: 64M, 1G (standard 1G)"),
-    CLI_SETTING("runtime", st_args, set, "T",
+    CLI_SETTING("runtime", cli_wl_flags, set, "T",
                 "measured seconds per job (standard 1s; seed: CVM_eval's 30s)"),
-    CLI_SETTING("ramp", st_args, set, "T",
+    CLI_SETTING("ramp", cli_wl_flags, set, "T",
                 "seconds per job before the measurement (standard 500ms; seed 20s)"),
-    CLI_SETTING("engines", st_args, set, "LIST",
+    CLI_SETTING("engines", cli_wl_flags, set, "LIST",
                 "libaio and/or io_uring (CVM_eval's iou.fio: fixedbufs,\n"
                 "registerfiles) (standard libaio; seed both)"),
-    CLI_SETTING("jobs", st_args, set, "LIST",
+    CLI_SETTING("jobs", cli_wl_flags, set, "LIST",
                 "the jobs above, comma-separated, or all (standard all)"),
-    CLI_STR("profile", 0, st_args, profile, "P",
+    CLI_STR("profile", 0, cli_wl_flags, profile, "P",
             "the defaults of the suite's profile P (default standard)"),
-    CLI_SETTING("fio", st_args, set, "BIN", "the fio binary (default fio, looked up in PATH)"),
-    CLI_BOOL("json", 0, st_args, json,
+    CLI_SETTING("fio", cli_wl_flags, set, "BIN", "the fio binary (default fio, looked up in PATH)"),
+    CLI_BOOL("json", 0, cli_wl_flags, json,
              "print one JSON document (teebench-storage/1, with the env)"),
     CLI_HELP(),
     {0}};
 
 const cli_cmd cli_storage_cmd = {
     .name = CMD, .flags = st_flags, .usage = usage, .max_operands = 0, .col = 19};
-
-static int fail(const st_args *a, int code, const char *msg)
-{
-    if (a->json)
-        return cli_json_fail(code, CMD, TB_WL_STORAGE_SCHEMA, "%s", msg);
-    return cli_fail_code(code, CMD, "%s", msg);
-}
 
 static void print_head(const tb_wl_storage_place *st)
 {
@@ -143,13 +120,8 @@ static void print_run(const json_t *run)
     fflush(stdout);
 }
 
-static void now_iso(char *out, size_t n)
-{
-    tb_utc_iso8601((int64_t)(tb_wall_ns() / 1000000000ull), out, n);
-}
-
 /* The runs, one per engine; 0, or an exit code (the error printed). */
-static int run_engines(const st_args *a, tb_wl_storage_place *st, tb_wl_sink *sink, json_t *runs)
+static int run_engines(const cli_wl_out *o, tb_wl_storage_place *st, tb_wl_sink *sink, json_t *runs)
 {
     for (unsigned e = TB_WL_FIO_LIBAIO; e <= TB_WL_FIO_IO_URING; e <<= 1) {
         if (!(st->p.engines & e))
@@ -157,73 +129,49 @@ static int run_engines(const st_args *a, tb_wl_storage_place *st, tb_wl_sink *si
         json_t *run = NULL;
         tb_err err = {{0}};
         int rc = tb_wl_storage_run(st, e, sink, &run, &err);
-        if (rc == TB_WL_CANCELLED || interrupted)
-            return json_decref(run), fail(a, 130, "interrupted");
-        if (rc == TB_WL_SKIPPED && !a->json) {
-            printf("%-9s skipped: %s\n", tb_wl_fio_engine_name(e), err.msg);
-            continue;
-        }
-        if (rc != TB_WL_OK)
-            return fail(a, 1, err.msg);
-        if (!a->json)
-            print_run(run);
-        json_array_append_new(runs, run);
+        rc = cli_wl_take(o, rc, run, &err, tb_wl_fio_engine_name(e), runs);
+        if (rc != CLI_WL_NEXT)
+            return rc;
     }
     if (json_array_size(runs) == 0)
-        return fail(a, 1, "no engine could run");
+        return cli_wl_fail(o, 1, "no engine could run");
     return 0;
 }
 
 int cmd_storage(int argc, char **argv)
 {
-    st_args a = {.profile = "standard"};
+    cli_wl_flags a = {.profile = "standard"};
     int first, rc = cli_flags_parse(&cli_storage_cmd, argc, argv, &a, &first);
     if (rc >= 0)
         return rc;
-    int profile = tb_wl_profile_parse(a.profile);
-    if (profile < 0)
-        return cli_fail_code(2, CMD, "--profile %s: want quick, standard or seed", a.profile);
     tb_wl_storage_params p;
     tb_err err = {{0}};
-    if (tb_wl_params_init(&tb_wl_storage, &p, profile, &err) < 0)
-        return fail(&a, 1, err.msg);
-    for (size_t i = 0; i < a.set.n; i++)
-        if (tb_wl_params_set(&tb_wl_storage, &p, a.set.set[i].key, a.set.set[i].value, NULL, &err) <
-            0)
-            return cli_fail_code(2, CMD, "%s", cli_setting_msg(CMD, a.set.set[i].key, err.msg));
-    char work[PATH_MAX];
-    tb_wl_sink sink = {.dir_fd = -1, .stop = &interrupted};
-    if (tb_wl_workdir_open(CMD, work, sizeof work, &sink, &err) < 0)
-        return fail(&a, 1, err.msg);
-    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    char started[40], finished[40];
-    now_iso(started, sizeof started);
+    cli_wl_out o = {
+        .cmd = CMD, .schema = TB_WL_STORAGE_SCHEMA, .json = a.json, .print_run = print_run};
+    rc = cli_setting_apply(CMD, &tb_wl_storage, &a, &p, &err);
+    if (rc < 0)
+        return cli_wl_fail(&o, 1, err.msg);
+    if (rc)
+        return rc;
+    cli_wl_run run;
+    if (cli_wl_run_begin(CMD, &run, &err) < 0)
+        return cli_wl_fail(&o, 1, err.msg);
     tb_wl_storage_place st;
     int skip = 0;
     json_t *runs = json_array();
-    if (tb_wl_storage_open(&st, &p, &sink, &skip, &err) < 0) {
-        rc = fail(&a, interrupted ? 130 : 1, interrupted ? "interrupted" : err.msg);
+    if (tb_wl_storage_open(&st, &p, &run.sink, &skip, &err) < 0) {
+        int stopped = cli_wl_stopped();
+        rc = cli_wl_fail(&o, stopped ? 130 : 1, stopped ? "interrupted" : err.msg);
     } else {
-        if (!a.json)
+        if (!o.json)
             print_head(&st);
-        rc = run_engines(&a, &st, &sink, runs);
-        now_iso(finished, sizeof finished);
-        if (rc == 0 && a.json) {
-            json_t *body = tb_wl_storage_doc(&st, json_incref(runs));
-            if (body) {
-                json_object_set_new(body, "started_at", json_string(started));
-                json_object_set_new(body, "finished_at", json_string(finished));
-            }
-            rc = cli_json_print(CMD, cli_json_envelope(TB_WL_STORAGE_SCHEMA, body, 1));
-        }
+        rc = run_engines(&o, &st, &run.sink, runs);
+        if (rc == 0 && o.json)
+            rc = cli_wl_run_print(CMD, &run, TB_WL_STORAGE_SCHEMA,
+                                  tb_wl_storage_doc(&st, json_incref(runs)));
         tb_wl_storage_close(&st);
     }
     json_decref(runs);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    tb_wl_workdir_remove(&sink);
+    cli_wl_run_end(&run);
     return rc;
 }

@@ -98,120 +98,22 @@ static void print_profiles(FILE *f)
     }
 }
 
-/* usage(): the suite's own flags. */
-static void usage_own(FILE *f)
-{
-    fprintf(
-        f,
-        "usage: teebench suite run [options]     run every workload here, store one result\n"
-        "       teebench suite plan [options] [--json]   what run would do, and how long\n\n"
-        "Workloads: env (always), syscall (UnixBench System Call Overhead, 1 copy and one per\n"
-        "CPU), probe (TEE-sensitive microbenchmarks), http (load on nginx and on teebench\n"
-        "serve --tls), attest (quotes and their verification; SIMULATED outside a TD),\n"
-        "notary (bench notary: no_tee, tee_no_verify, tee_verify), storage (fio, CVM_eval's\n"
-        "jobs), kv (redis GET/SET, plain and TLS), memory (STREAM's kernels per thread count,\n"
-        "a pointer chase 4 KiB..1 GiB, first touch), network (iperf3 TCP and UDP, round\n"
-        "trips); storage, kv, memory and network not in quick unless named.\n"
-        "With --repeat N the suite runs N rounds, each running every workload once, so\n"
-        "each metric gets N samples (or more) measured interleaved with the others.\n\n"
-        "  --profile P        quick, standard (default) or seed\n"
-        "  --workloads LIST   comma-separated workloads (default: all)\n"
-        "  --repeat N         rounds\n"
-        "  --suite FILE       suite file: {\"profile\": P, \"repeat\": N, \"workloads\":\n"
-        "                     {\"http\": {\"duration\": \"5s\", ...}, ...}} (only the workloads\n"
-        "                     listed run)\n"
-        "  --set KEY=VALUE    one parameter (repeatable; keys below)\n"
-        "  --label NAME       environment label (default from teebench env: tdx-guest,\n"
-        "                     vm-kvm, bare-metal ...): 1..63 of A-Z a-z 0-9 _ . - and\n"
-        "                     space, starting with a letter or digit (\"TDX VM\")\n"
-        "  -o, --output FILE  write the result (JSON) to FILE; - writes it to stdout and\n"
-        "                     the summary to stderr\n"
-        "  --progress MODE    auto (a live line on a terminal, else plain lines), tty,\n"
-        "                     plain, jsonl (one JSON object per event) or none; on stderr\n"
-        "  --work-dir DIR     servers' files and logs in DIR, kept (default: a temporary\n"
-        "                     directory, removed unless a workload failed)\n"
-        "  --json             (plan) print the plan as JSON\n"
-        "  --db FILE          the results store (default: $TEEBENCH_DB, else\n"
-        "                     $XDG_DATA_HOME/teebench/results.db); --no-store: none\n\n");
-}
-
-/* usage(): --target and the other environments' flags. */
-static void usage_targets(FILE *f)
+static void usage(FILE *f, const cli_cmd *c)
 {
     fprintf(f,
-            "Other environments (each stored, then compared; the first is the baseline):\n"
-            "  --target NAME=ssh://[user@]host[:port]   run there through OpenSSH (repeatable;\n"
-            "                     NAME is a label, as --label; its result is stored under it):\n"
-            "                     BatchMode, a control master per target, your ssh config and\n"
-            "                     keys; this teebench is copied to ~/.cache/teebench there when\n"
-            "                     that host has none of this build; where it cannot run there\n"
-            "                     (a missing library, an older glibc) the self-contained\n"
-            "                     teebench-static beside it (make static) is copied instead\n"
-            "  --target NAME=vm:VM  a VM started by `teebench vm start VM`\n"
-            "  --target NAME=local  this machine\n"
-            "  --ssh-config FILE  ssh -F FILE\n"
-            "  --ssh-copy-id      first run ssh-copy-id for each ssh:// target on this terminal\n"
-            "                     (a host that takes only a password, such as a TD started by\n"
-            "                     hand: Canonical's image logs in tdx/123456); a target user that\n"
-            "                     is not root runs every workload but those needing root there\n"
-            "                     (attest and notary's TEE modes: configfs-tsm is root's)\n"
-            "  --http-client local|remote  where the load generator of http's nginx target\n"
-            "                     runs for ssh targets: remote (default: the whole suite there)\n"
-            "                     or local (this machine loads nginx there over the network, as\n"
-            "                     the source document measured a TD: its I/O path is part of\n"
-            "                     the cost)\n"
-            "  --net-client local|remote  where the network workload's clients (iperf3, the\n"
-            "                     round trips) run for ssh targets: remote (default: clients\n"
-            "                     and servers there, over its loopback) or local (the servers\n"
-            "                     there, `teebench network serve`, the clients here: its\n"
-            "                     network path, virtio and a TD's bounce buffers, in the\n"
-            "                     figures); only with ssh:// targets\n"
-            "  --remote-binary P  run P there instead of copying this teebench\n"
-            "  --guest-setup      before the suite, install nginx there if it is missing, with\n"
-            "                     apt-get or dnf, as root or through sudo -n (its system-wide\n"
-            "                     service is stopped again: the suite starts its own)\n"
-            "  --vm-dir DIR       where `teebench vm` keeps its VMs (vm:VM targets, --vm-kinds)\n"
-            "  with targets, -o DIR writes one result per target: DIR/NAME.json\n\n");
-}
-
-/* usage(): --vm-kinds and the VMs' flags. */
-static void usage_vms(FILE *f)
-{
-    fprintf(
-        f,
-        "This machine and VMs it starts, in one command (host, then each kind):\n"
-        "  --vm-kinds LIST    e.g. regular,tdx (labels vm-regular, vm-tdx) or td=tdx,vm=regular:\n"
-        "                     each VM is started from the same description, the suite runs\n"
-        "                     inside over SSH, the boot time (vm start to the first SSH login)\n"
-        "                     is the metric vm.boot.s, and the VM is stopped; a kind this host\n"
-        "                     cannot run is refused with one line and the others still run.\n"
-        "                     Under TCG emulation a label gets -tcg (no figure from it means\n"
-        "                     anything). --label names this machine (default host).\n"
-        "                     regular-swiotlb[:POOL]: the regular VM with forced bounce\n"
-        "                     buffers (label vm-regular-swiotlb), for the report's split of\n"
-        "                     a TD's I/O cost (see teebench vm start --help)\n"
-        "  --image DISK | --kernel K [--initrd I] [--append ARGS]   what the VMs boot;\n"
-        "                     neither: the image `teebench vm image` builds (built first when\n"
-        "                     it is not there yet: root, mmdebstrap and the archive needed)\n"
-        "  --no-snapshot      the VMs write to the image (default: each VM writes to a\n"
-        "                     temporary overlay, so every kind boots the same disk)\n"
-        "  --vm-seed on|off   the cloud-init seed with the VM's key (default on)\n"
-        "  --vm-boot-memory SIZE[,SIZE]   after each VM's suite, boot it again at each size\n"
-        "                     (boot only, then stopped): vm.boot.mem.<N>mib.s, with its own\n"
-        "                     size's boot, is boot time by guest memory (a TD accepts its\n"
-        "                     pages as it starts: its boot grows with memory)\n"
-        "  --vm-cpus N, --vm-memory SIZE, --vm-pin CPULIST, --prealloc,\n"
-        "  --accel auto|kvm|tcg, --firmware F, --vsock auto|on|off, --boot-timeout S,\n"
-        "  --vm-ssh-key K, --vm-ssh-user U, --qemu BIN, --cbitpos N, --reduced-phys-bits N,\n"
-        "  --vm-snp-policy P  as for teebench vm start (--cpus, --memory, ... there)\n"
-        "  -h, --help         this text\n\n");
-}
-
-static void usage(FILE *f)
-{
-    usage_own(f);
-    usage_targets(f);
-    usage_vms(f);
+            "usage: teebench suite run [options]     run every workload here, store one result\n"
+            "       teebench suite plan [options] [--json]   what run would do, and how long\n\n"
+            "Workloads: env (always), syscall (UnixBench System Call Overhead, 1 copy and one per\n"
+            "CPU), probe (TEE-sensitive microbenchmarks), http (load on nginx and on teebench\n"
+            "serve --tls), attest (quotes and their verification; SIMULATED outside a TD),\n"
+            "notary (bench notary: no_tee, tee_no_verify, tee_verify), storage (fio, CVM_eval's\n"
+            "jobs), kv (redis GET/SET, plain and TLS), memory (STREAM's kernels per thread count,\n"
+            "a pointer chase 4 KiB..1 GiB, first touch), network (iperf3 TCP and UDP, round\n"
+            "trips); storage, kv, memory and network not in quick unless named.\n"
+            "With --repeat N the suite runs N rounds, each running every workload once, so\n"
+            "each metric gets N samples (or more) measured interleaved with the others.\n\n");
+    cli_flags_help(f, c);
+    fputc('\n', f);
     print_profiles(f);
     fprintf(f,
             "\nkeys for --set and suite files (suite files nest them: workloads.http.duration):\n");
@@ -302,44 +204,150 @@ static void seen(void *args, const cli_flag *f)
         a->vm_flag = f;
 }
 
-static void suite_usage(FILE *f, const cli_cmd *c)
-{
-    (void)c;
-    usage(f);
-}
-
-/* suite run|plan's flags (the help is usage()'s); the VMs' through cli/vm_flags. */
+/* suite run|plan's flags, in the order --help lists them: the suite's own, the other
+   environments', the VMs' (through cli/vm_flags). A label ending in a space: three
+   before the help. */
 static const cli_flag suite_flags[] = {
-    CLI_STR("profile", 0, suite_args, profile, "P", "quick, standard or seed"),
-    CLI_STR("workloads", 0, suite_args, workloads, "LIST", "comma-separated workloads"),
+    CLI_STR("profile", 0, suite_args, profile, "P", "quick, standard (default) or seed"),
+    CLI_STR("workloads", 0, suite_args, workloads, "LIST",
+            "comma-separated workloads (default: all)"),
     CLI_STR("repeat", 0, suite_args, repeat, "N", "rounds"),
-    CLI_STR("suite", 0, suite_args, suite_file, "FILE", "suite file"),
-    CLI_CALL("set", 0, take_set, "KEY=VALUE", "one parameter (repeatable)"),
-    CLI_CALL("label", 0, take_label, "NAME", "environment label"),
-    CLI_STR("output", 'o', suite_args, output, "FILE", "write the result (JSON) to FILE"),
-    CLI_INDEX("progress", 0, suite_args, progress, progress_modes, "MODE", "where progress goes"),
-    CLI_STR("work-dir", 0, suite_args, work_dir, "DIR", "servers' files and logs in DIR"),
+    CLI_STR("suite", 0, suite_args, suite_file, "FILE",
+            "suite file: {\"profile\": P, \"repeat\": N, \"workloads\":\n"
+            "{\"http\": {\"duration\": \"5s\", ...}, ...}} (only the workloads\n"
+            "listed run)"),
+    CLI_CALL("set", 0, take_set, "KEY=VALUE", "one parameter (repeatable; keys below)"),
+    CLI_CALL("label", 0, take_label, "NAME",
+             "environment label (default from teebench env: tdx-guest,\n"
+             "vm-kvm, bare-metal ...): 1..63 of A-Z a-z 0-9 _ . - and\n"
+             "space, starting with a letter or digit (\"TDX VM\")"),
+    CLI_STR("output", 'o', suite_args, output, "FILE",
+            "write the result (JSON) to FILE; - writes it to stdout and\n"
+            "the summary to stderr"),
+    CLI_INDEX("progress", 0, suite_args, progress, progress_modes, "MODE",
+              "auto (a live line on a terminal, else plain lines), tty,\n"
+              "plain, jsonl (one JSON object per event) or none; on stderr"),
+    CLI_STR("work-dir", 0, suite_args, work_dir, "DIR",
+            "servers' files and logs in DIR, kept (default: a temporary\n"
+            "directory, removed unless a workload failed)"),
     CLI_BOOL("json", 0, suite_args, json, "(plan) print the plan as JSON"),
-    CLI_STR("db", 0, suite_args, db, "FILE", "the results store"),
-    CLI_BOOL("no-store", 0, suite_args, no_store, "store no result"),
-    CLI_CALL("target", 0, take_target, "NAME=URL", "another environment (repeatable)"),
+    CLI_STR("db", 0, suite_args, db, "FILE",
+            "the results store (default: $TEEBENCH_DB, else\n"
+            "$XDG_DATA_HOME/teebench/results.db); --no-store: none"),
+    {.name = "no-store",
+     .type = CLI_F_BOOL,
+     .off = CLI_OFF(suite_args, no_store, int),
+     .hidden = 1}, /* in --db's help */
+    {.name = "target",
+     .type = CLI_F_CALL,
+     .arg = "NAME=URL",
+     .call = take_target,
+     .before = "\nOther environments (each stored, then compared; the first is the baseline):\n",
+     .label = "--target NAME=ssh://[user@]host[:port] ",
+     .help = "run there through OpenSSH (repeatable;\n"
+             "NAME is a label, as --label; its result is stored under it):\n"
+             "BatchMode, a control master per target, your ssh config and\n"
+             "keys; this teebench is copied to ~/.cache/teebench there when\n"
+             "that host has none of this build; where it cannot run there\n"
+             "(a missing library, an older glibc) the self-contained\n"
+             "teebench-static beside it (make static) is copied instead"},
+    CLI_NOTE("--target NAME=vm:VM", "a VM started by `teebench vm start VM`"),
+    CLI_NOTE("--target NAME=local", "this machine"),
     CLI_STR("ssh-config", 0, suite_args, ssh_config, "FILE", "ssh -F FILE"),
-    CLI_STR("remote-binary", 0, suite_args, remote_binary, "P", "run P there"),
-    CLI_STR("vm-dir", 0, suite_args, vm_dir, "DIR", "where `teebench vm` keeps its VMs"),
-    CLI_STR("vm-kinds", 0, suite_args, vm_kinds, "LIST", "VMs to start, e.g. regular,tdx"),
-    CLI_CALL("vm-boot-memory", 0, take_boot_memory, "SIZE[,SIZE]", "boot again at each size"),
+    CLI_BOOL("ssh-copy-id", 0, suite_args, ssh_copy_id,
+             "first run ssh-copy-id for each ssh:// target on this terminal\n"
+             "(a host that takes only a password, such as a TD started by\n"
+             "hand: Canonical's image logs in tdx/123456); a target user that\n"
+             "is not root runs every workload but those needing root there\n"
+             "(attest and notary's TEE modes: configfs-tsm is root's)"),
     CLI_INDEX("http-client", 0, suite_args, http_local, remote_local, "local|remote",
-              "where http's load runs"),
+              "where the load generator of http's nginx target\n"
+              "runs for ssh targets: remote (default: the whole suite there)\n"
+              "or local (this machine loads nginx there over the network, as\n"
+              "the source document measured a TD: its I/O path is part of\n"
+              "the cost)"),
     CLI_INDEX("net-client", 0, suite_args, net_local, remote_local, "local|remote",
-              "where network's clients run"),
-    CLI_BOOL("guest-setup", 0, suite_args, guest_setup, "install nginx there if missing"),
-    CLI_BOOL("ssh-copy-id", 0, suite_args, ssh_copy_id, "ssh-copy-id to each ssh target"),
-    CLI_VM_FLAGS_SUITE(suite_args, vm),
+              "where the network workload's clients (iperf3, the\n"
+              "round trips) run for ssh targets: remote (default: clients\n"
+              "and servers there, over its loopback) or local (the servers\n"
+              "there, `teebench network serve`, the clients here: its\n"
+              "network path, virtio and a TD's bounce buffers, in the\n"
+              "figures); only with ssh:// targets"),
+    CLI_STR("remote-binary", 0, suite_args, remote_binary, "P",
+            "run P there instead of copying this teebench"),
+    CLI_BOOL("guest-setup", 0, suite_args, guest_setup,
+             "before the suite, install nginx there if it is missing, with\n"
+             "apt-get or dnf, as root or through sudo -n (its system-wide\n"
+             "service is stopped again: the suite starts its own)"),
+    CLI_STR("vm-dir", 0, suite_args, vm_dir, "DIR",
+            "where `teebench vm` keeps its VMs (vm:VM targets, --vm-kinds)"),
+    CLI_NOTE("with targets, -o DIR writes one result per target: DIR/NAME.json", NULL),
+    {.name = "vm-kinds",
+     .type = CLI_F_STR,
+     .arg = "LIST",
+     .off = CLI_OFF(suite_args, vm_kinds, const char *),
+     .before = "\nThis machine and VMs it starts, in one command (host, then each kind):\n",
+     .help = "e.g. regular,tdx (labels vm-regular, vm-tdx) or td=tdx,vm=regular:\n"
+             "each VM is started from the same description, the suite runs\n"
+             "inside over SSH, the boot time (vm start to the first SSH login)\n"
+             "is the metric vm.boot.s, and the VM is stopped; a kind this host\n"
+             "cannot run is refused with one line and the others still run.\n"
+             "Under TCG emulation a label gets -tcg (no figure from it means\n"
+             "anything). --label names this machine (default host).\n"
+             "regular-swiotlb[:POOL]: the regular VM with forced bounce\n"
+             "buffers (label vm-regular-swiotlb), for the report's split of\n"
+             "a TD's I/O cost (see teebench vm start --help)"},
+    {CLI_VM_IMAGE(suite_args, vm),
+     .label = "--image DISK | --kernel K [--initrd I] [--append ARGS] ",
+     .help = "what the VMs boot;\n"
+             "neither: the image `teebench vm image` builds (built first when\n"
+             "it is not there yet: root, mmdebstrap and the archive needed)"},
+    {CLI_VM_KERNEL(suite_args, vm), .hidden = 1},
+    {CLI_VM_INITRD(suite_args, vm), .hidden = 1},
+    {CLI_VM_APPEND(suite_args, vm), .hidden = 1},
+    {CLI_VM_NO_SNAPSHOT(suite_args, vm),
+     .help = "the VMs write to the image (default: each VM writes to a\n"
+             "temporary overlay, so every kind boots the same disk)"},
+    {CLI_VM_SEED("vm-seed", suite_args, vm),
+     .help = "the cloud-init seed with the VM's key (default on)"},
+    {.name = "vm-boot-memory",
+     .type = CLI_F_CALL,
+     .arg = "SIZE[,SIZE]",
+     .call = take_boot_memory,
+     .label = "--vm-boot-memory SIZE[,SIZE] ",
+     .help = "after each VM's suite, boot it again at each size\n"
+             "(boot only, then stopped): vm.boot.mem.<N>mib.s, with its own\n"
+             "size's boot, is boot time by guest memory (a TD accepts its\n"
+             "pages as it starts: its boot grows with memory)"},
+    /* one entry of --help for the flags vm start tells of */
+    {CLI_VM_CPUS("vm-cpus", suite_args, vm),
+     .label = "--vm-cpus N, --vm-memory SIZE, --vm-pin CPULIST, --prealloc,\n"
+              "  --accel auto|kvm|tcg, --firmware F, --vsock auto|on|off, --boot-timeout S,\n"
+              "  --vm-ssh-key K, --vm-ssh-user U, --qemu BIN, --cbitpos N, --reduced-phys-bits "
+              "N,\n"
+              "  --vm-snp-policy P",
+     .help = "as for teebench vm start (--cpus, --memory, ... there)"},
+    {CLI_VM_MEMORY("vm-memory", suite_args, vm), .hidden = 1},
+    {CLI_VM_PIN("vm-pin", suite_args, vm), .hidden = 1},
+    {CLI_VM_PREALLOC(suite_args, vm), .hidden = 1},
+    {CLI_VM_ACCEL(suite_args, vm), .hidden = 1},
+    {CLI_VM_FIRMWARE(suite_args, vm), .hidden = 1},
+    {CLI_VM_VSOCK(suite_args, vm), .hidden = 1},
+    {CLI_VM_BOOT_TIMEOUT(suite_args, vm), .hidden = 1},
+    {CLI_VM_SSH_KEY("vm-ssh-key", suite_args, vm), .hidden = 1},
+    {CLI_VM_SSH_USER("vm-ssh-user", suite_args, vm), .hidden = 1},
+    {CLI_VM_QEMU(suite_args, vm), .hidden = 1},
+    {CLI_VM_CBITPOS(suite_args, vm), .hidden = 1},
+    {CLI_VM_REDUCED_PHYS_BITS(suite_args, vm), .hidden = 1},
+    {CLI_VM_POLICY("vm-snp-policy", suite_args, vm), .hidden = 1},
+    /* not in --help */
+    {CLI_VM_SNAPSHOT(suite_args, vm), .hidden = 1},
+    {CLI_VM_CPU("vm-cpu", suite_args, vm), .hidden = 1},
     CLI_HELP(),
     {0}};
 
 const cli_cmd cli_suite_cmd = {
-    .name = CMD, .flags = suite_flags, .usage = suite_usage, .max_operands = 0, .seen = seen};
+    .name = CMD, .flags = suite_flags, .usage = usage, .max_operands = 0, .seen = seen, .col = 21};
 
 /* Parses argv (argv[0] = run or plan) into a and a's fleet. Returns CLI_FLAGS_GO, or
    the exit code. */
@@ -951,12 +959,12 @@ static int suite_main(suite_args *a, const char *sub, int argc, char **argv)
 int cmd_suite(int argc, char **argv)
 {
     if (argc < 2) {
-        usage(stderr);
+        usage(stderr, &cli_suite_cmd);
         return 2;
     }
     const char *sub = argv[1];
     if (!strcmp(sub, "-h") || !strcmp(sub, "--help") || !strcmp(sub, "help")) {
-        usage(stdout);
+        usage(stdout, &cli_suite_cmd);
         return 0;
     }
     static const char *const subs[] = {"run", "plan", NULL};

@@ -25,96 +25,6 @@
 
 #define CMD "vm"
 
-static void usage(FILE *f)
-{
-    fprintf(
-        f,
-        "usage: teebench vm start NAME --kind regular|regular-swiotlb[:POOL]|tdx|snp\n"
-        "                (--image DISK | --kernel K [--initrd I] [--append ARGS]) [options]\n"
-        "       teebench vm check [--kind regular|tdx|snp] [--qemu BIN] [--firmware F]\n"
-        "                [--from DIR] [--json]\n"
-        "       teebench vm stop NAME [--timeout S]\n"
-        "       teebench vm list\n"
-        "       teebench vm ssh NAME [-- CMD...]\n"
-        "       teebench vm show NAME [--json]\n"
-        "       teebench vm seed FILE --ssh-key K.pub [--ssh-user U] [--hostname H]\n"
-        "       teebench vm image [options]   (teebench vm image --help)\n\n"
-        "Starts a regular VM, a TDX trust domain or an SEV-SNP guest with QEMU from one\n"
-        "description: the three share every option except the TEE's own (same machine,\n"
-        "CPU model, irqchip, memory backend, devices, firmware, pinning). start checks the\n"
-        "host first (the checks of `vm check`; the first missing one refuses), waits until\n"
-        "a command runs over SSH (ssh ... true) and prints that boot time. Each VM lives in\n"
-        "RUNDIR/NAME/ (state vm.json, QMP socket, serial log, SSH key, known_hosts, the\n"
-        "cloud-init seed seed.iso).\n\n"
-        "check: one line per check -- ok or missing, what was found and where it was read:\n"
-        "KVM (/dev/kvm, kvm_intel tdx, kvm_amd sev_snp, the VM types KVM offers, /dev/sev),\n"
-        "QEMU's own word (-object help, the TEE object's properties through QMP), the\n"
-        "firmware's metadata. Exits 0 when the kind can start here. Capabilities decide,\n"
-        "never version numbers.\n\n"
-        "A stock cloud image boots as it is: its format is read from its content (qcow2,\n"
-        "raw, vmdk, vdi, vhdx, vpc, qed, ...; never from its name), and SSH access comes\n"
-        "through a cloud-init NoCloud seed teebench writes and attaches (an ISO 9660 disk\n"
-        "labelled cidata: user-data with the VM's public key for --ssh-user, meta-data).\n"
-        "The key is also offered through fw_cfg (opt/teebench/authorized_keys) for guests\n"
-        "that read it. An image that already has access: --ssh-key and --ssh-user.\n\n"
-        "start options:\n"
-        "  --kind K             regular, tdx or snp (default regular); regular-swiotlb[:POOL]:\n"
-        "                       the regular VM booted with swiotlb=<slabs>,force (bounce\n"
-        "                       buffers as in a TD; POOL default: a TD's, 6 %% of memory in\n"
-        "                       [64M, 1G]), set on -append, or from an image by the seed and\n"
-        "                       one reboot; the guest's /proc/cmdline must show it\n"
-        "  --image DISK         disk image, any format QEMU reads (told by its content)\n"
-        "  --kernel K, --initrd I, --append ARGS   direct kernel boot (console=ttyS0 is added)\n"
-        "  --cpus N             vCPUs (default 2)\n"
-        "  --memory SIZE        guest memory, e.g. 4G, 512M (default 4G)\n"
-        "  --cpu MODEL          -cpu model for every kind (default host; max under TCG); an\n"
-        "                       SEV-SNP guest's firmware validates CPUID: e.g. EPYC-v4\n"
-        "  --pin CPULIST        vCPU i runs only on the i-th listed host CPU (e.g. 2,3 or 4-7);\n"
-        "                       QEMU's other threads are kept off them\n"
-        "  --prealloc           allocate all guest memory before the guest starts (a TD's and\n"
-        "                       an SNP guest's private memory is allocated as they accept it)\n"
-        "  --ssh-port P         host port on 127.0.0.1 forwarded to the guest's 22 (default: "
-        "free)\n"
-        "  --ssh-user U         user to log in as (default root; another user is created by\n"
-        "                       cloud-init from the seed, with sudo)\n"
-        "  --ssh-key K          private key the guest accepts, K.pub beside it (default: a new\n"
-        "                       one in the run dir, offered through the seed and fw_cfg)\n"
-        "  --seed on|off        attach the cloud-init seed (default on)\n"
-        "  --firmware [KIND=]F  OVMF file, for every kind or one (default: the first of the\n"
-        "                       distributions' places whose file suits the kind: TDVF metadata\n"
-        "                       for tdx, SEV-SNP metadata for snp); 'none': QEMU's own BIOS\n"
-        "                       (--kind regular only)\n"
-        "  --accel A            auto (KVM, else TCG for regular), kvm or tcg (regular only)\n"
-        "  --vsock V            vhost-vsock-pci: auto (when /dev/vhost-vsock exists), on, off\n"
-        "  --cid N              guest vsock CID (default: the SSH port)\n"
-        "  --cbitpos N          SNP C-bit position (default: the host's CPUID 0x8000001F)\n"
-        "  --reduced-phys-bits N  SNP guest value (default 1, what AMD and QEMU prescribe)\n"
-        "  --policy P           SNP guest policy (default 0x30000)\n"
-        "  --snapshot           image writes go to a temporary overlay\n"
-        "  --boot-timeout S     seconds to wait for the first SSH login (default 300); a guest\n"
-        "                       whose sshd refuses the key for 60 s fails sooner, saying so\n"
-        "  --qemu [KIND=]BIN    QEMU binary (default: qemu-system-x86_64 in PATH, else\n"
-        "                       /usr/libexec/qemu-kvm)\n"
-        "  --dry-run            print the QEMU command line and exit (works on any host)\n"
-        "  --why                with --dry-run: the reason for every option\n"
-        "  --from DIR           check, start --dry-run: the host recorded in DIR\n"
-        "                       (`teebench env --record DIR`) instead of this one\n\n"
-        "common options:\n"
-        "  --dir RUNDIR         run directory (default $XDG_RUNTIME_DIR/teebench/vm, else\n"
-        "                       ~/.local/state/teebench/vm)\n"
-        "  --timeout S          stop: seconds for the guest to power off before QEMU is\n"
-        "                       told to quit, then killed (default 60)\n"
-        "  --json               show: the state document; check: the checks\n"
-        "  --hostname H         seed: the guest's host name (default: teebench)\n"
-        "  -h, --help           this text\n\n"
-        "A TD needs a KVM that hosts TDs (kvm_intel tdx=Y; upstream Linux >= 6.16 or a\n"
-        "vendor's TDX kernel, e.g. canonical/tdx's), a QEMU whose -object help lists\n"
-        "tdx-guest and TDVF firmware; an SEV-SNP guest kvm_amd sev_snp=Y, a writable\n"
-        "/dev/sev, a QEMU listing sev-snp-guest and OVMF with SEV-SNP metadata. Without\n"
-        "KVM, --kind regular runs under TCG emulation (said loudly; no performance figure\n"
-        "from it means anything); tdx and snp never do.\n");
-}
-
 typedef struct vm_args {
     tb_vm_spec spec;
     const char *dir;
@@ -135,27 +45,128 @@ static int take_timeout(void *args, const char *flag, const char *v, tb_err *err
     return 0;
 }
 
-static void vm_usage(FILE *f, const cli_cmd *c)
-{
-    (void)c;
-    usage(f);
-}
-
-/* The flags of every action (start's VM description through cli/vm_flags); the
-   help is usage()'s. */
+/* The flags of every action, in the order --help lists them: start's (the VM
+   description through cli/vm_flags), then the ones the other actions take too. */
 static const cli_flag vm_flags[] = {
-    CLI_VM_FLAGS_START(vm_args, spec),
-    CLI_BOOL("dry-run", 0, vm_args, dry_run, "print the QEMU command line"),
+    {CLI_VM_KIND(vm_args, spec), .before = "start options:\n",
+     .help = "regular, tdx or snp (default regular); regular-swiotlb[:POOL]:\n"
+             "the regular VM booted with swiotlb=<slabs>,force (bounce\n"
+             "buffers as in a TD; POOL default: a TD's, 6 % of memory in\n"
+             "[64M, 1G]), set on -append, or from an image by the seed and\n"
+             "one reboot; the guest's /proc/cmdline must show it"},
+    {CLI_VM_IMAGE(vm_args, spec),
+     .help = "disk image, any format QEMU reads (told by its content)"},
+    /* the label's space: three before the help, as "--image DISK | ..." in suite's */
+    {CLI_VM_KERNEL(vm_args, spec), .label = "--kernel K, --initrd I, --append ARGS ",
+     .help = "direct kernel boot (console=ttyS0 is added)"},
+    {CLI_VM_INITRD(vm_args, spec), .hidden = 1},
+    {CLI_VM_APPEND(vm_args, spec), .hidden = 1},
+    {CLI_VM_CPUS("cpus", vm_args, spec), .help = "vCPUs (default 2)"},
+    {CLI_VM_MEMORY("memory", vm_args, spec), .help = "guest memory, e.g. 4G, 512M (default 4G)"},
+    {CLI_VM_CPU("cpu", vm_args, spec),
+     .help = "-cpu model for every kind (default host; max under TCG); an\n"
+             "SEV-SNP guest's firmware validates CPUID: e.g. EPYC-v4"},
+    {CLI_VM_PIN("pin", vm_args, spec),
+     .help = "vCPU i runs only on the i-th listed host CPU (e.g. 2,3 or 4-7);\n"
+             "QEMU's other threads are kept off them"},
+    {CLI_VM_PREALLOC(vm_args, spec),
+     .help = "allocate all guest memory before the guest starts (a TD's and\n"
+             "an SNP guest's private memory is allocated as they accept it)"},
+    {CLI_VM_SSH_PORT(vm_args, spec),
+     .help = "host port on 127.0.0.1 forwarded to the guest's 22 (default: free)"},
+    {CLI_VM_SSH_USER("ssh-user", vm_args, spec),
+     .help = "user to log in as (default root; another user is created by\n"
+             "cloud-init from the seed, with sudo)"},
+    {CLI_VM_SSH_KEY("ssh-key", vm_args, spec),
+     .help = "private key the guest accepts, K.pub beside it (default: a new\n"
+             "one in the run dir, offered through the seed and fw_cfg)"},
+    {CLI_VM_SEED("seed", vm_args, spec), .help = "attach the cloud-init seed (default on)"},
+    {CLI_VM_FIRMWARE(vm_args, spec),
+     .help = "OVMF file, for every kind or one (default: the first of the\n"
+             "distributions' places whose file suits the kind: TDVF metadata\n"
+             "for tdx, SEV-SNP metadata for snp); 'none': QEMU's own BIOS\n"
+             "(--kind regular only)"},
+    {CLI_VM_ACCEL(vm_args, spec),
+     .help = "auto (KVM, else TCG for regular), kvm or tcg (regular only)"},
+    {CLI_VM_VSOCK(vm_args, spec),
+     .help = "vhost-vsock-pci: auto (when /dev/vhost-vsock exists), on, off"},
+    {CLI_VM_CID(vm_args, spec), .help = "guest vsock CID (default: the SSH port)"},
+    {CLI_VM_CBITPOS(vm_args, spec),
+     .help = "SNP C-bit position (default: the host's CPUID 0x8000001F)"},
+    {CLI_VM_REDUCED_PHYS_BITS(vm_args, spec),
+     .help = "SNP guest value (default 1, what AMD and QEMU prescribe)"},
+    {CLI_VM_POLICY("policy", vm_args, spec), .help = "SNP guest policy (default 0x30000)"},
+    {CLI_VM_SNAPSHOT(vm_args, spec), .help = "image writes go to a temporary overlay"},
+    {CLI_VM_BOOT_TIMEOUT(vm_args, spec),
+     .help = "seconds to wait for the first SSH login (default 300); a guest\n"
+             "whose sshd refuses the key for 60 s fails sooner, saying so"},
+    {CLI_VM_QEMU(vm_args, spec), .help = "QEMU binary (default: qemu-system-x86_64 in PATH, else\n"
+                                         "/usr/libexec/qemu-kvm)"},
+    CLI_BOOL("dry-run", 0, vm_args, dry_run,
+             "print the QEMU command line and exit (works on any host)"),
     CLI_BOOL("why", 0, vm_args, why, "with --dry-run: the reason for every option"),
-    CLI_STR("dir", 0, vm_args, dir, "RUNDIR", "run directory"),
-    CLI_CALL("timeout", 0, take_timeout, "S", "stop: seconds for the guest to power off"),
+    CLI_STR("from", 0, vm_args, from, "DIR",
+            "check, start --dry-run: the host recorded in DIR\n"
+            "(`teebench env --record DIR`) instead of this one"),
+    {.name = "dir",
+     .type = CLI_F_STR,
+     .arg = "RUNDIR",
+     .off = CLI_OFF(vm_args, dir, const char *),
+     .before = "\ncommon options:\n",
+     .help = "run directory (default $XDG_RUNTIME_DIR/teebench/vm, else\n"
+             "~/.local/state/teebench/vm)"},
+    CLI_CALL("timeout", 0, take_timeout, "S",
+             "stop: seconds for the guest to power off before QEMU is\n"
+             "told to quit, then killed (default 60)"),
     CLI_BOOL("json", 0, vm_args, json, "show: the state document; check: the checks"),
-    CLI_STR("from", 0, vm_args, from, "DIR", "the host recorded in DIR"),
-    CLI_STR("hostname", 0, vm_args, hostname, "H", "seed: the guest's host name"),
+    CLI_STR("hostname", 0, vm_args, hostname, "H",
+            "seed: the guest's host name (default: teebench)"),
     CLI_HELP(),
     {0}};
 
-const cli_cmd cli_vm_cmd = {.name = CMD, .flags = vm_flags, .usage = vm_usage, .max_operands = -1};
+static void usage(FILE *f, const cli_cmd *c)
+{
+    fprintf(f,
+            "usage: teebench vm start NAME --kind regular|regular-swiotlb[:POOL]|tdx|snp\n"
+            "                (--image DISK | --kernel K [--initrd I] [--append ARGS]) [options]\n"
+            "       teebench vm check [--kind regular|tdx|snp] [--qemu BIN] [--firmware F]\n"
+            "                [--from DIR] [--json]\n"
+            "       teebench vm stop NAME [--timeout S]\n"
+            "       teebench vm list\n"
+            "       teebench vm ssh NAME [-- CMD...]\n"
+            "       teebench vm show NAME [--json]\n"
+            "       teebench vm seed FILE --ssh-key K.pub [--ssh-user U] [--hostname H]\n"
+            "       teebench vm image [options]   (teebench vm image --help)\n\n"
+            "Starts a regular VM, a TDX trust domain or an SEV-SNP guest with QEMU from one\n"
+            "description: the three share every option except the TEE's own (same machine,\n"
+            "CPU model, irqchip, memory backend, devices, firmware, pinning). start checks the\n"
+            "host first (the checks of `vm check`; the first missing one refuses), waits until\n"
+            "a command runs over SSH (ssh ... true) and prints that boot time. Each VM lives in\n"
+            "RUNDIR/NAME/ (state vm.json, QMP socket, serial log, SSH key, known_hosts, the\n"
+            "cloud-init seed seed.iso).\n\n"
+            "check: one line per check -- ok or missing, what was found and where it was read:\n"
+            "KVM (/dev/kvm, kvm_intel tdx, kvm_amd sev_snp, the VM types KVM offers, /dev/sev),\n"
+            "QEMU's own word (-object help, the TEE object's properties through QMP), the\n"
+            "firmware's metadata. Exits 0 when the kind can start here. Capabilities decide,\n"
+            "never version numbers.\n\n"
+            "A stock cloud image boots as it is: its format is read from its content (qcow2,\n"
+            "raw, vmdk, vdi, vhdx, vpc, qed, ...; never from its name), and SSH access comes\n"
+            "through a cloud-init NoCloud seed teebench writes and attaches (an ISO 9660 disk\n"
+            "labelled cidata: user-data with the VM's public key for --ssh-user, meta-data).\n"
+            "The key is also offered through fw_cfg (opt/teebench/authorized_keys) for guests\n"
+            "that read it. An image that already has access: --ssh-key and --ssh-user.\n\n");
+    cli_flags_help(f, c);
+    fprintf(f, "\n"
+               "A TD needs a KVM that hosts TDs (kvm_intel tdx=Y; upstream Linux >= 6.16 or a\n"
+               "vendor's TDX kernel, e.g. canonical/tdx's), a QEMU whose -object help lists\n"
+               "tdx-guest and TDVF firmware; an SEV-SNP guest kvm_amd sev_snp=Y, a writable\n"
+               "/dev/sev, a QEMU listing sev-snp-guest and OVMF with SEV-SNP metadata. Without\n"
+               "KVM, --kind regular runs under TCG emulation (said loudly; no performance figure\n"
+               "from it means anything); tdx and snp never do.\n");
+}
+
+const cli_cmd cli_vm_cmd = {
+    .name = CMD, .flags = vm_flags, .usage = usage, .max_operands = -1, .col = 23};
 
 /* Parses argv (argv[0] = the action). Returns CLI_FLAGS_GO, or the exit code. */
 static int parse_args(int argc, char **argv, vm_args *a)
@@ -389,12 +400,22 @@ static int do_start(const vm_args *a, const char *base)
     return 0;
 }
 
+/* VM name's state (the caller frees it) for action: 0, or exit code 1 with the line
+   "<action>: why". */
+static int load(const char *base, const char *name, const char *action, tb_vm_state *st)
+{
+    tb_err e;
+    if (tb_vm_load(base, name, st, &e) < 0)
+        return cli_fail(CMD, "%s: %s", action, e.msg);
+    return 0;
+}
+
 static int do_stop(const vm_args *a, const char *base, const char *name)
 {
     tb_vm_state st;
     tb_err e;
-    if (tb_vm_load(base, name, &st, &e) < 0)
-        return cli_fail(CMD, "stop: %s", e.msg);
+    if (load(base, name, "stop", &st))
+        return 1;
     pid_t pid = st.pid;
     tb_vm_stop_how how;
     int rc = tb_vm_stop(&st, a->timeout_s * 1000, &how, &e);
@@ -446,9 +467,8 @@ static int do_list(const char *base)
 static int do_show(const vm_args *a, const char *base, const char *name)
 {
     tb_vm_state st;
-    tb_err e;
-    if (tb_vm_load(base, name, &st, &e) < 0)
-        return cli_fail(CMD, "show: %s", e.msg);
+    if (load(base, name, "show", &st))
+        return 1;
     int alive = tb_vm_alive(&st);
     if (a->json) {
         json_t *o = tb_vm_state_json(&st);
@@ -498,9 +518,8 @@ static int do_ssh(const vm_args *a, const char *base)
     if (a->nrest < 1)
         return cli_fail_code(2, CMD, "ssh: needs a VM name (teebench vm ssh NAME [-- CMD])");
     tb_vm_state st;
-    tb_err e;
-    if (tb_vm_load(base, a->rest[0], &st, &e) < 0)
-        return cli_fail(CMD, "ssh: %s", e.msg);
+    if (load(base, a->rest[0], "ssh", &st))
+        return 1;
     if (!tb_vm_alive(&st)) {
         tb_vm_state_free(&st);
         return cli_fail(CMD, "ssh: VM %s is not running", a->rest[0]);
@@ -555,12 +574,12 @@ static int do_seed(const vm_args *a)
 int cmd_vm(int argc, char **argv)
 {
     if (argc < 2) {
-        usage(stderr);
+        usage(stderr, &cli_vm_cmd);
         return 2;
     }
     const char *action = argv[1];
     if (!strcmp(action, "-h") || !strcmp(action, "--help")) {
-        usage(stdout);
+        usage(stdout, &cli_vm_cmd);
         return 0;
     }
     static const char *const actions[] = {"start", "stop", "list",  "ssh", "show",

@@ -63,7 +63,7 @@ grep -q "fio is not installed (fio not found in PATH): install the package fio" 
 expect_fail 1 "$TB" storage --dir "$D/none" "${FAST[@]}"
 grep -q "storage directory $D/none: No such file or directory" "$WORK/err" || fail "no dir: $(cat "$WORK/err")"
 expect_fail 2 "$TB" storage --dir relative/dir
-grep -q -- "--dir: 'relative/dir' is not an absolute path" "$WORK/err" || fail "relative: $(cat "$WORK/err")"
+grep -q -- "--dir relative/dir: 'relative/dir' is not an absolute path" "$WORK/err" || fail "relative: $(cat "$WORK/err")"
 expect_fail 2 "$TB" storage --dir "$D" --device /dev/null
 if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
   M="$WORK/mnt"

@@ -1,7 +1,8 @@
 /* Unit tests for cli/flags: every argument type into its field, the ranges, the one
  * wording of each mistake (unknown option, missing value, unexpected argument, bad
  * number, bad choice), --help and its exit code, operands (anywhere, or after the
- * first one for a command that stops there), and the generated option list. */
+ * first one for a command that stops there), the generated option list, and notes
+ * (lines of --help that are no flag). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -449,6 +450,71 @@ static void test_call_at_seen(void **state)
     assert_int_equal(b.seen, 0); /* not after a mistake */
 }
 
+/* CLI_F_NOTE: a line of --help alone -- not parsed (the flags after it still answer
+ * to their names, an old spelling past it still finds its flag), not in the list; a
+ * label as written, one ending in a space (three before the help) or running over
+ * lines; an entry without help is its name alone. */
+typedef struct n_args {
+    const char *target, *dir;
+    int quiet;
+} n_args;
+
+static const cli_flag n_flags[] = {
+    {.name = "target",
+     .type = CLI_F_STR,
+     .arg = "URL",
+     .off = CLI_OFF(n_args, target, const char *),
+     .label = "--target ssh://HOST ",
+     .help = "run there"},
+    CLI_NOTE("--target local", "here"),
+    CLI_NOTE("with targets, one result each", NULL),
+    {.name = "dir",
+     .type = CLI_F_STR,
+     .arg = "D",
+     .off = CLI_OFF(n_args, dir, const char *),
+     .label = "--dir D, --quiet,\n  --old-dir D",
+     .help = "as elsewhere"},
+    {.name = "quiet", .type = CLI_F_BOOL, .off = CLI_OFF(n_args, quiet, int), .hidden = 1},
+    CLI_ALIAS("old-dir", "dir"),
+    CLI_HELP(),
+    {0}};
+
+static const cli_cmd n_cmd = {
+    .name = "n", .flags = n_flags, .usage = usage, .max_operands = 0, .col = 12};
+
+static void test_notes(void **state)
+{
+    (void)state;
+    n_args a = {0};
+    int first;
+    char out[1024], err[512];
+    assert_int_equal(run(&n_cmd, &a, &first, out, err, sizeof out, "--target", "t", "--quiet",
+                         "--old-dir", "x", (char *)NULL),
+                     CLI_FLAGS_GO);
+    assert_string_equal(a.target, "t");
+    assert_string_equal(a.dir, "x");
+    assert_int_equal(a.quiet, 1);
+    assert_int_equal(run(&n_cmd, &a, &first, out, err, sizeof out, "--dir", "y", (char *)NULL),
+                     CLI_FLAGS_GO);
+    assert_string_equal(a.dir, "y");
+    assert_int_equal(run(&n_cmd, &a, &first, out, err, sizeof out, "--help", (char *)NULL), 0);
+    assert_string_equal(out, "usage: t\n"
+                             "  --target ssh://HOST   run there\n"
+                             "  --target local  here\n"
+                             "  with targets, one result each\n"
+                             "  --dir D, --quiet,\n"
+                             "  --old-dir D  as elsewhere\n"
+                             "  -h, --help  this text\n");
+    char *list = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&list, &len);
+    assert_non_null(f);
+    cli_flags_list(f, &n_cmd);
+    fclose(f);
+    assert_string_equal(list, "n\t--target --dir --quiet --help -h\n");
+    free(list);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -460,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_wide_types_settings),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_call_at_seen),
+        cmocka_unit_test(test_notes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-/* Unit tests for cli/vm_flags: the entries `vm start` and `suite run` include write
+/* Unit tests for cli/vm_flags: the entries `vm start` and `suite run` are made of write
  * the command's tb_vm_spec wherever it lies in the args struct (each flag into its
  * field, the per-kind --firmware/--qemu, --no-snapshot), every entry is tagged
  * CLI_VM_GROUP, and the mistakes are worded by cli/flags ("<flag> <value>: why",
@@ -30,8 +30,57 @@ static void usage(FILE *f, const cli_cmd *c)
     fprintf(f, "usage: t\n");
 }
 
-static const cli_flag start_flags[] = {CLI_VM_FLAGS_START(start_args, spec), CLI_HELP(), {0}};
-static const cli_flag suite_flags[] = {CLI_VM_FLAGS_SUITE(suite_args, vm), CLI_HELP(), {0}};
+/* The VM flags of vm start and of suite run, without their help. */
+static const cli_flag start_flags[] = {{CLI_VM_KIND(start_args, spec)},
+                                       {CLI_VM_IMAGE(start_args, spec)},
+                                       {CLI_VM_KERNEL(start_args, spec)},
+                                       {CLI_VM_INITRD(start_args, spec)},
+                                       {CLI_VM_APPEND(start_args, spec)},
+                                       {CLI_VM_PREALLOC(start_args, spec)},
+                                       {CLI_VM_FIRMWARE(start_args, spec)},
+                                       {CLI_VM_ACCEL(start_args, spec)},
+                                       {CLI_VM_VSOCK(start_args, spec)},
+                                       {CLI_VM_CBITPOS(start_args, spec)},
+                                       {CLI_VM_REDUCED_PHYS_BITS(start_args, spec)},
+                                       {CLI_VM_SNAPSHOT(start_args, spec)},
+                                       {CLI_VM_BOOT_TIMEOUT(start_args, spec)},
+                                       {CLI_VM_QEMU(start_args, spec)},
+                                       {CLI_VM_CPUS("cpus", start_args, spec)},
+                                       {CLI_VM_MEMORY("memory", start_args, spec)},
+                                       {CLI_VM_PIN("pin", start_args, spec)},
+                                       {CLI_VM_SSH_PORT(start_args, spec)},
+                                       {CLI_VM_SSH_USER("ssh-user", start_args, spec)},
+                                       {CLI_VM_SSH_KEY("ssh-key", start_args, spec)},
+                                       {CLI_VM_CID(start_args, spec)},
+                                       {CLI_VM_POLICY("policy", start_args, spec)},
+                                       {CLI_VM_CPU("cpu", start_args, spec)},
+                                       {CLI_VM_SEED("seed", start_args, spec)},
+                                       CLI_HELP(),
+                                       {0}};
+static const cli_flag suite_flags[] = {{CLI_VM_IMAGE(suite_args, vm)},
+                                       {CLI_VM_KERNEL(suite_args, vm)},
+                                       {CLI_VM_INITRD(suite_args, vm)},
+                                       {CLI_VM_APPEND(suite_args, vm)},
+                                       {CLI_VM_PREALLOC(suite_args, vm)},
+                                       {CLI_VM_FIRMWARE(suite_args, vm)},
+                                       {CLI_VM_ACCEL(suite_args, vm)},
+                                       {CLI_VM_VSOCK(suite_args, vm)},
+                                       {CLI_VM_CBITPOS(suite_args, vm)},
+                                       {CLI_VM_REDUCED_PHYS_BITS(suite_args, vm)},
+                                       {CLI_VM_SNAPSHOT(suite_args, vm)},
+                                       {CLI_VM_BOOT_TIMEOUT(suite_args, vm)},
+                                       {CLI_VM_QEMU(suite_args, vm)},
+                                       {CLI_VM_CPUS("vm-cpus", suite_args, vm)},
+                                       {CLI_VM_MEMORY("vm-memory", suite_args, vm)},
+                                       {CLI_VM_PIN("vm-pin", suite_args, vm)},
+                                       {CLI_VM_SSH_USER("vm-ssh-user", suite_args, vm)},
+                                       {CLI_VM_SSH_KEY("vm-ssh-key", suite_args, vm)},
+                                       {CLI_VM_POLICY("vm-snp-policy", suite_args, vm)},
+                                       {CLI_VM_NO_SNAPSHOT(suite_args, vm)},
+                                       {CLI_VM_CPU("vm-cpu", suite_args, vm)},
+                                       {CLI_VM_SEED("vm-seed", suite_args, vm)},
+                                       CLI_HELP(),
+                                       {0}};
 static const cli_cmd start_cmd = {
     .name = "vm", .flags = start_flags, .usage = usage, .max_operands = -1};
 static const cli_cmd suite_cmd = {
