@@ -478,19 +478,11 @@ static int ak_xy(EVP_PKEY *k, uint8_t xy[64])
     return 0;
 }
 
-static int build_quote(const sim *s, const uint8_t rd[64], int debug,
-                       const tb_attest_sim_quote_params *par, tb_buf *q, tb_err *err)
+/* The quote header: version 4 or 5, ECDSA P-256 key, TDX, the QE's and PCE's SVNs, Intel's
+   QE vendor ID and the SIMULATED marker as user data. */
+static void quote_header(int v5, uint16_t qe_isvsvn, uint8_t hdr[TB_ATTEST_HEADER_LEN])
 {
-    static const tb_attest_sim_quote_params defaults = {0};
-    if (!par)
-        par = &defaults;
-    int v5 = par->version == 5, td15 = par->body_type == 3;
-    if (td15 && !v5)
-        return tb_errf(err, "a TDX 1.5 body (type 3) needs a version 5 quote");
-    uint16_t qe_isvsvn = par->set_qe_isvsvn ? par->qe_isvsvn : SIM_QE_ISVSVN;
-    EVP_PKEY *pck_key = par->pck_key ? par->pck_key : s->pck_k;
-    uint8_t hdr[TB_ATTEST_HEADER_LEN] = {0}, body[TB_ATTEST_TD15_BODY_LEN] = {0};
-    size_t body_len = td15 ? TB_ATTEST_TD15_BODY_LEN : TB_ATTEST_TD10_BODY_LEN;
+    memset(hdr, 0, TB_ATTEST_HEADER_LEN);
     put16(hdr, v5 ? 5 : 4);
     put16(hdr + 2, 2);
     put32(hdr + 4, TB_ATTEST_TDX_TEE_TYPE);
@@ -498,7 +490,14 @@ static int build_quote(const sim *s, const uint8_t rd[64], int debug,
     put16(hdr + 10, SIM_PCESVN);
     memcpy(hdr + 12, INTEL_QE_VENDOR, 16);
     memcpy(hdr + 28, TB_ATTEST_SIM_MARKER, TB_ATTEST_SIM_MARKER_LEN);
-    /* TD report body (see tb_attest_td_report for the offsets). */
+}
+
+/* The TD report body (see tb_attest_td_report for the offsets): the simulated module and
+   TD measurements, report data rd, DEBUG when asked; td15: the TDX 1.5 fields. */
+static void td_body(const tb_attest_sim_quote_params *par, const uint8_t rd[64], int debug,
+                    int td15, uint8_t body[TB_ATTEST_TD15_BODY_LEN])
+{
+    memset(body, 0, TB_ATTEST_TD15_BODY_LEN);
     memcpy(body, par->set_tee_tcb_svn ? par->tee_tcb_svn : SIM_TEE_TCB_SVN, 16);
     digest(EVP_sha384(), "teebench SIMULATED TDX module", body + 16);
     /* mrsignerseam (64..112) stays zero; seam attributes (112..120) zero unless asked. */
@@ -515,38 +514,106 @@ static int build_quote(const sim *s, const uint8_t rd[64], int debug,
         digest(EVP_sha384(), label, body + 328 + 48 * i);
     }
     memcpy(body + 520, rd, 64);
+}
 
-    /* QE report. */
-    uint8_t qe[TB_ATTEST_SGX_REPORT_LEN] = {0}, ak[64], auth[32], qe_sig[64], sig[64];
-    memcpy(qe, SIM_SGX, 16);
-    qe[48] = 0x11;
-    digest(EVP_sha256(), "teebench SIMULATED QE enclave", qe + 64);
-    digest(EVP_sha256(), "teebench SIMULATED QE signer", qe + 128);
-    put32(qe + 16, par->qe_miscselect);
-    put16(qe + 256, 2);
-    put16(qe + 258, qe_isvsvn);
+/* The QE's part of the signature data: its report binding the attestation key ak and the
+   authentication data auth, signed by the PCK key. */
+typedef struct qe_part {
+    uint8_t report[TB_ATTEST_SGX_REPORT_LEN], sig[64], ak[64], auth[32];
+} qe_part;
+
+static int qe_report(const sim *s, const tb_attest_sim_quote_params *par, uint16_t qe_isvsvn,
+                     EVP_PKEY *pck_key, qe_part *qe, tb_err *err)
+{
+    uint8_t *r = qe->report;
+    memset(r, 0, sizeof qe->report);
+    memcpy(r, SIM_SGX, 16);
+    r[48] = 0x11;
+    digest(EVP_sha256(), "teebench SIMULATED QE enclave", r + 64);
+    digest(EVP_sha256(), "teebench SIMULATED QE signer", r + 128);
+    put32(r + 16, par->qe_miscselect);
+    put16(r + 256, 2);
+    put16(r + 258, qe_isvsvn);
     for (int i = 0; i < 32; i++)
-        auth[i] = (uint8_t)i;
-    if (ak_xy(s->ak, ak) < 0)
+        qe->auth[i] = (uint8_t)i;
+    if (ak_xy(s->ak, qe->ak) < 0)
         return tb_errf(err, "simulated attestation key is not P-256");
     uint8_t cat[96];
-    memcpy(cat, ak, 64);
-    memcpy(cat + 64, auth, 32);
+    memcpy(cat, qe->ak, 64);
+    memcpy(cat + 64, qe->auth, 32);
     unsigned hl = 0;
-    EVP_Digest(cat, sizeof cat, qe + 320, &hl, EVP_sha256(), NULL);
-    if (tb_attest_ecdsa_sign_raw(pck_key, qe, sizeof qe, qe_sig) < 0)
+    EVP_Digest(cat, sizeof cat, r + 320, &hl, EVP_sha256(), NULL);
+    if (tb_attest_ecdsa_sign_raw(pck_key, r, sizeof qe->report, qe->sig) < 0)
         return tb_err_ssl(err, "signing the simulated QE report");
+    return 0;
+}
 
+/* The PCK chain as PEM (the given one, else PCK, CA, root) with a trailing NUL, like real
+   quotes. */
+static int pck_chain(const sim *s, const tb_attest_sim_quote_params *par, tb_buf *chain)
+{
+    return (par->pck_chain_pem
+                ? tb_buf_append(chain, par->pck_chain_pem, strlen(par->pck_chain_pem)) < 0
+                : (pem_of(s->pck, chain) < 0 || pem_of(s->ca, chain) < 0 ||
+                   pem_of(s->root, chain) < 0)) ||
+                   tb_buf_append(chain, "", 1) < 0
+               ? -1
+               : 0;
+}
+
+/* After header || body: the signature data -- its length, the quote's signature sig, the
+   attestation key, then certification data type 6 (the QE report, its signature, the
+   authentication data, and certification data type 5: the PCK chain). */
+static int append_signature_data(tb_buf *q, const uint8_t sig[64], const qe_part *qe,
+                                 const tb_buf *chain)
+{
+    size_t inner = TB_ATTEST_SGX_REPORT_LEN + 64 + 2 + sizeof qe->auth + 6 + chain->len;
+    size_t sig_len = 64 + 64 + 6 + inner;
+    uint8_t b4[4], b2[2];
+    put32(b4, (uint32_t)sig_len);
+    if (tb_buf_append(q, b4, 4) < 0 || tb_buf_append(q, sig, 64) < 0 ||
+        tb_buf_append(q, qe->ak, 64) < 0)
+        return -1;
+    put16(b2, 6);
+    put32(b4, (uint32_t)inner);
+    if (tb_buf_append(q, b2, 2) < 0 || tb_buf_append(q, b4, 4) < 0 ||
+        tb_buf_append(q, qe->report, sizeof qe->report) < 0 || tb_buf_append(q, qe->sig, 64) < 0)
+        return -1;
+    put16(b2, sizeof qe->auth);
+    if (tb_buf_append(q, b2, 2) < 0 || tb_buf_append(q, qe->auth, sizeof qe->auth) < 0)
+        return -1;
+    put16(b2, 5);
+    put32(b4, (uint32_t)chain->len);
+    if (tb_buf_append(q, b2, 2) < 0 || tb_buf_append(q, b4, 4) < 0 ||
+        tb_buf_append(q, chain->p, chain->len) < 0)
+        return -1;
+    return 0;
+}
+
+/* A quote into q: header, body (version 5: with its type and length), signed by the
+   attestation key, then the signature data. */
+static int build_quote(const sim *s, const uint8_t rd[64], int debug,
+                       const tb_attest_sim_quote_params *par, tb_buf *q, tb_err *err)
+{
+    static const tb_attest_sim_quote_params defaults = {0};
+    if (!par)
+        par = &defaults;
+    int v5 = par->version == 5, td15 = par->body_type == 3;
+    if (td15 && !v5)
+        return tb_errf(err, "a TDX 1.5 body (type 3) needs a version 5 quote");
+    uint16_t qe_isvsvn = par->set_qe_isvsvn ? par->qe_isvsvn : SIM_QE_ISVSVN;
+    uint8_t hdr[TB_ATTEST_HEADER_LEN], body[TB_ATTEST_TD15_BODY_LEN], sig[64];
+    size_t body_len = td15 ? TB_ATTEST_TD15_BODY_LEN : TB_ATTEST_TD10_BODY_LEN;
+    quote_header(v5, qe_isvsvn, hdr);
+    td_body(par, rd, debug, td15, body);
+    qe_part qe;
+    if (qe_report(s, par, qe_isvsvn, par->pck_key ? par->pck_key : s->pck_k, &qe, err) < 0)
+        return -1;
     tb_buf chain = {0};
-    if ((par->pck_chain_pem
-             ? tb_buf_append(&chain, par->pck_chain_pem, strlen(par->pck_chain_pem)) < 0
-             : (pem_of(s->pck, &chain) < 0 || pem_of(s->ca, &chain) < 0 ||
-                pem_of(s->root, &chain) < 0)) ||
-        tb_buf_append(&chain, "", 1) < 0) { /* trailing NUL, like real quotes */
+    if (pck_chain(s, par, &chain) < 0) {
         tb_buf_clear(&chain);
         return tb_errf(err, "out of memory");
     }
-    /* header || body, then sign. */
     int rc = -1;
     uint8_t desc[6];
     put16(desc, td15 ? 3 : 2);
@@ -558,27 +625,7 @@ static int build_quote(const sim *s, const uint8_t rd[64], int debug,
         tb_err_ssl(err, "signing the simulated quote");
         goto out;
     }
-    size_t inner = TB_ATTEST_SGX_REPORT_LEN + 64 + 2 + sizeof auth + 6 + chain.len;
-    size_t sig_len = 64 + 64 + 6 + inner;
-    uint8_t b4[4], b2[2];
-    put32(b4, (uint32_t)sig_len);
-    if (tb_buf_append(q, b4, 4) < 0 || tb_buf_append(q, sig, 64) < 0 ||
-        tb_buf_append(q, ak, 64) < 0)
-        goto out;
-    put16(b2, 6);
-    put32(b4, (uint32_t)inner);
-    if (tb_buf_append(q, b2, 2) < 0 || tb_buf_append(q, b4, 4) < 0 ||
-        tb_buf_append(q, qe, sizeof qe) < 0 || tb_buf_append(q, qe_sig, 64) < 0)
-        goto out;
-    put16(b2, sizeof auth);
-    if (tb_buf_append(q, b2, 2) < 0 || tb_buf_append(q, auth, sizeof auth) < 0)
-        goto out;
-    put16(b2, 5);
-    put32(b4, (uint32_t)chain.len);
-    if (tb_buf_append(q, b2, 2) < 0 || tb_buf_append(q, b4, 4) < 0 ||
-        tb_buf_append(q, chain.p, chain.len) < 0)
-        goto out;
-    rc = 0;
+    rc = append_signature_data(q, sig, &qe, &chain);
 out:
     if (rc < 0 && err && !err->msg[0])
         tb_errf(err, "out of memory");
@@ -586,21 +633,17 @@ out:
     return rc;
 }
 
-int tb_attest_sim_quote_custom(const char *dir, const uint8_t rd[64],
-                               const tb_attest_sim_quote_params *par, uint8_t **quote, size_t *len,
-                               tb_err *err)
+/* A quote of the opened PKI s into *quote (malloc'd, caller frees). */
+static int sim_quote(const sim *s, const uint8_t rd[64], int debug,
+                     const tb_attest_sim_quote_params *par, uint8_t **quote, size_t *len,
+                     tb_err *err)
 {
     *quote = NULL;
     *len = 0;
-    sim s;
-    if (sim_open(dir, &s, err) < 0)
-        return -1;
     tb_buf q = {0};
     if (err)
         err->msg[0] = '\0';
-    int rc = build_quote(&s, rd, 0, par, &q, err);
-    sim_clear(&s);
-    if (rc < 0) {
+    if (build_quote(s, rd, debug, par, &q, err) < 0) {
         tb_buf_clear(&q);
         return tb_err_wrap(err, "simulated quote");
     }
@@ -609,26 +652,32 @@ int tb_attest_sim_quote_custom(const char *dir, const uint8_t rd[64],
     return 0;
 }
 
-int tb_attest_sim_get_quote(const char *dir, const uint8_t rd[64], int debug, uint8_t **quote,
-                            size_t *len, tb_err *err)
+/* A quote of the PKI in dir, opened for it. */
+static int dir_quote(const char *dir, const uint8_t rd[64], int debug,
+                     const tb_attest_sim_quote_params *par, uint8_t **quote, size_t *len,
+                     tb_err *err)
 {
     *quote = NULL;
     *len = 0;
     sim s;
     if (sim_open(dir, &s, err) < 0)
         return -1;
-    tb_buf q = {0};
-    if (err)
-        err->msg[0] = '\0';
-    int rc = build_quote(&s, rd, debug, NULL, &q, err);
+    int rc = sim_quote(&s, rd, debug, par, quote, len, err);
     sim_clear(&s);
-    if (rc < 0) {
-        tb_buf_clear(&q);
-        return tb_err_wrap(err, "simulated quote");
-    }
-    *quote = q.p;
-    *len = q.len;
-    return 0;
+    return rc;
+}
+
+int tb_attest_sim_quote_custom(const char *dir, const uint8_t rd[64],
+                               const tb_attest_sim_quote_params *par, uint8_t **quote, size_t *len,
+                               tb_err *err)
+{
+    return dir_quote(dir, rd, 0, par, quote, len, err);
+}
+
+int tb_attest_sim_get_quote(const char *dir, const uint8_t rd[64], int debug, uint8_t **quote,
+                            size_t *len, tb_err *err)
+{
+    return dir_quote(dir, rd, debug, NULL, quote, len, err);
 }
 
 /* tb_attest_sim: an opened simulated provider (see attest.h). */
@@ -653,16 +702,7 @@ int tb_attest_sim_open(const char *dir, tb_attest_sim **out, tb_err *err)
 int tb_attest_sim_quote(const tb_attest_sim *h, const uint8_t rd[64], int debug, uint8_t **quote,
                         size_t *len, tb_err *err)
 {
-    *quote = NULL;
-    *len = 0;
-    tb_buf q = {0};
-    if (build_quote(&h->s, rd, debug, NULL, &q, err) < 0) {
-        tb_buf_clear(&q);
-        return tb_err_wrap(err, "simulated quote");
-    }
-    *quote = q.p;
-    *len = q.len;
-    return 0;
+    return sim_quote(&h->s, rd, debug, NULL, quote, len, err);
 }
 
 void tb_attest_sim_close(tb_attest_sim *h)
