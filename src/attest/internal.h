@@ -184,10 +184,18 @@ typedef struct tb_attest_der_list {
 int tb_attest_pem_certs_to_der(const char *pem, size_t n, tb_attest_der_list *out, tb_err *err);
 void tb_attest_der_list_clear(tb_attest_der_list *l);
 /* A certificate read by cert.c (pointers into the caller's DER). */
-typedef struct tb_attest_cert {
-    const uint8_t *tbs, *issuer, *subject, *serial, *sgx_ext;
-    size_t tbs_len, issuer_len, subject_len, serial_len, sgx_ext_len;
+/* What every certificate reader keeps of a certificate's frame (tb_attest_cert_frame_id):
+   the whole tbsCertificate, the serial's INTEGER content, the issuer and subject Name TLVs
+   (pointers into the caller's DER), and the validity. */
+typedef struct tb_attest_cert_id {
+    const uint8_t *tbs, *issuer, *subject, *serial;
+    size_t tbs_len, issuer_len, subject_len, serial_len;
     int64_t not_before, not_after;
+} tb_attest_cert_id;
+typedef struct tb_attest_cert {
+    tb_attest_cert_id id;
+    const uint8_t *sgx_ext;
+    size_t sgx_ext_len;
     uint8_t pub[65]; /* uncompressed P-256 point */
     uint8_t sig[64]; /* r || s */
     int is_ca;
@@ -237,6 +245,8 @@ typedef struct tb_attest_cert_frame {
     tb_attest_der rest; /* the TBS after the SPKI: [1] issuerUID, [2] subjectUID, [3] */
 } tb_attest_cert_frame;
 int tb_attest_cert_frame_read(const uint8_t *p, size_t n, tb_attest_cert_frame *f, tb_err *err);
+/* The spans and validity of f that the certificate types keep. */
+tb_attest_cert_id tb_attest_cert_frame_id(const tb_attest_cert_frame *f);
 int tb_attest_cert_parse(const uint8_t *der, size_t n, tb_attest_cert *c, tb_err *err);
 /* A PCK CRL (ECDSA-SHA256): tb_attest_crl_read with that algorithm. */
 int tb_attest_crl_parse(const uint8_t *der, size_t n, tb_attest_crl *c, tb_err *err);
@@ -343,9 +353,9 @@ int tb_attest_snp_ext_parse(const uint8_t *p, size_t n, tb_attest_snp_ext *out, 
 
 /* An AMD certificate (RSA-PSS SHA-384 signed; RSA or P-384 key). Pointers into the DER. */
 typedef struct tb_attest_snp_cert {
-    const uint8_t *tbs, *issuer, *subject, *serial, *sig, *spki;
-    size_t tbs_len, issuer_len, subject_len, serial_len, sig_len, spki_len;
-    int64_t not_before, not_after;
+    tb_attest_cert_id id;
+    const uint8_t *sig, *spki;
+    size_t sig_len, spki_len;
     int key_rsa;                  /* 1: RSA key (n, e); 0: P-384 (ec) */
     const uint8_t *rsa_n, *rsa_e; /* INTEGER contents */
     size_t rsa_n_len, rsa_e_len;
