@@ -330,6 +330,18 @@ int tb_attest_sim_quote_custom(const char *dir, const uint8_t report_data[64],
    its key, valid from a day before now for 20 years. The caller adds the rest. */
 tb_x509_spec tb_attest_sim_cert_spec(const char *const *name, EVP_PKEY *key, X509 *issuer,
                                      EVP_PKEY *issuer_key, int64_t now);
+/* ... and every CRL of them: valid from an hour before now for 30 days. */
+tb_x509_crl_spec tb_attest_sim_crl_spec(X509 *issuer, EVP_PKEY *issuer_key, int64_t now,
+                                        X509 *revoked);
+/* The SIMULATED state folder dir, made when dir/probe does not exist: a temporary folder
+   next to it (its parent made first), filled by write (dfd: the folder, tmp: its path)
+   and SIMULATED.txt (note), then renamed into place -- a process that loses the race
+   uses the winner's. 0 when dir exists or was made (by anyone), or -1 with err. */
+int tb_attest_sim_state_make(const char *dir, const char *probe, const char *note,
+                             int (*write)(int dfd, const char *tmp, void *ctx, tb_err *err),
+                             void *ctx, tb_err *err);
+/* Removes every entry of the flat folder dir, then dir. */
+void tb_attest_sim_dir_remove(const char *dir);
 /* The cache directory: override, else $XDG_CACHE_HOME/teebench, else ~/.cache/teebench
  * (base/paths' rule). */
 int tb_attest_cache_dir(const char *override, char *out, size_t outlen, tb_err *err);

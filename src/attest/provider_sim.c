@@ -17,6 +17,7 @@
  * QE ISVSVN 4. The collateral lists it as UpToDate. */
 #include "attest/internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,23 +214,6 @@ static X509 *make_cert(const char *cn, EVP_PKEY *key, X509 *issuer, EVP_PKEY *is
     return x;
 }
 
-static int write_pem(const char *dir, const char *name, X509 *x, EVP_PKEY *k, tb_err *err)
-{
-    BIO *b = BIO_new(BIO_s_mem());
-    if (!b || (x && !PEM_write_bio_X509(b, x)) ||
-        (k && !PEM_write_bio_PrivateKey(b, k, NULL, NULL, 0, NULL, NULL))) {
-        BIO_free(b);
-        return tb_err_ssl(err, "cannot encode %s", name);
-    }
-    char *p;
-    long n = BIO_get_mem_data(b, &p);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    int rc = tb_file_write_atomic_mode(path, p, (size_t)n, k ? 0600 : 0644, err);
-    BIO_free(b);
-    return rc;
-}
-
 static int sim_generate(sim *s, int64_t now, tb_err *err)
 {
     s->root_k = EVP_EC_gen("P-256");
@@ -254,44 +238,35 @@ static int sim_generate(sim *s, int64_t now, tb_err *err)
     return 0;
 }
 
-static int sim_write(const sim *s, const char *dir, tb_err *err)
+/* The state's files, written into the new state folder dfd (tmp: its path) -- a
+   tb_attest_sim_state_make writer. */
+static int sim_generate_into(int dfd, const char *tmp, void *ctx, tb_err *err)
 {
-    static const char note[] = "teebench SIMULATED TDX attestation state: a local PKI, not "
-                               "Intel's. Quotes made with it verify only with sim-root.pem.\n";
-    char path[4096];
-    if (tb_path_join(path, sizeof path, dir, "SIMULATED.txt", err) < 0)
-        return -1;
-    if (write_pem(dir, "sim-root.pem", s->root, NULL, err) < 0 ||
-        write_pem(dir, "root.key", NULL, s->root_k, err) < 0 ||
-        write_pem(dir, "pck-ca.pem", s->ca, NULL, err) < 0 ||
-        write_pem(dir, "pck-ca.key", NULL, s->ca_k, err) < 0 ||
-        write_pem(dir, "pck.pem", s->pck, NULL, err) < 0 ||
-        write_pem(dir, "pck.key", NULL, s->pck_k, err) < 0 ||
-        write_pem(dir, "tcb-signing.pem", s->tcb, NULL, err) < 0 ||
-        write_pem(dir, "tcb-signing.key", NULL, s->tcb_k, err) < 0 ||
-        write_pem(dir, "attestation.key", NULL, s->ak, err) < 0 ||
-        tb_file_write_atomic(path, note, sizeof note - 1, err) < 0)
-        return -1;
-    return 0;
+    (void)ctx;
+    sim s = {0};
+    int rc = sim_generate(&s, (int64_t)(tb_wall_ns() / 1000000000ull), err) < 0 ||
+                     tb_x509_write_at(dfd, tmp, "sim-root.pem", s.root, NULL, 0, err) < 0 ||
+                     tb_x509_write_at(dfd, tmp, "root.key", NULL, s.root_k, 0, err) < 0 ||
+                     tb_x509_write_at(dfd, tmp, "pck-ca.pem", s.ca, NULL, 0, err) < 0 ||
+                     tb_x509_write_at(dfd, tmp, "pck-ca.key", NULL, s.ca_k, 0, err) < 0 ||
+                     tb_x509_write_at(dfd, tmp, "pck.pem", s.pck, NULL, 0, err) < 0 ||
+                     tb_x509_write_at(dfd, tmp, "pck.key", NULL, s.pck_k, 0, err) < 0 ||
+                     tb_x509_write_at(dfd, tmp, "tcb-signing.pem", s.tcb, NULL, 0, err) < 0 ||
+                     tb_x509_write_at(dfd, tmp, "tcb-signing.key", NULL, s.tcb_k, 0, err) < 0 ||
+                     tb_x509_write_at(dfd, tmp, "attestation.key", NULL, s.ak, 0, err) < 0
+                 ? -1
+                 : 0;
+    sim_clear(&s);
+    return rc;
 }
 
+/* name in dir: a certificate (x) or a key (k). */
 static int read_pem(const char *dir, const char *name, X509 **x, EVP_PKEY **k, tb_err *err)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    tb_buf b = {0};
-    if (tb_file_read(path, 1 << 16, &b, err) < 0)
+    char path[4200];
+    if (tb_path_join(path, sizeof path, dir, name, err) < 0)
         return -1;
-    BIO *bio = BIO_new_mem_buf(b.p, (int)b.len);
-    if (x)
-        *x = bio ? PEM_read_bio_X509(bio, NULL, NULL, NULL) : NULL;
-    if (k)
-        *k = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
-    BIO_free(bio);
-    tb_buf_clear(&b);
-    if ((x && !*x) || (k && !*k))
-        return tb_err_ssl(err, "%s: bad PEM", path);
-    return 0;
+    return tb_x509_read(path, x, k, err);
 }
 
 static int sim_read(sim *s, const char *dir, tb_err *err)
@@ -312,58 +287,71 @@ static int sim_read(sim *s, const char *dir, tb_err *err)
     return 0;
 }
 
-static void rm_tree_flat(const char *dir)
+/* Every entry of the flat folder dir, then dir (a state folder being given up). */
+void tb_attest_sim_dir_remove(const char *dir)
 {
-    static const char *const names[] = {
-        "sim-root.pem", "root.key",        "pck-ca.pem",      "pck-ca.key",      "pck.pem",
-        "pck.key",      "tcb-signing.pem", "tcb-signing.key", "attestation.key", "SIMULATED.txt"};
-    char path[4096];
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        tb_err e;
-        if (tb_path_join(path, sizeof path, dir, names[i], &e) == 0)
-            unlink(path);
-    }
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            unlinkat(dirfd(d), e->d_name, 0);
+    if (d)
+        closedir(d);
     rmdir(dir);
+}
+
+int tb_attest_sim_state_make(const char *dir, const char *probe, const char *note,
+                             int (*write)(int dfd, const char *tmp, void *ctx, tb_err *err),
+                             void *ctx, tb_err *err)
+{
+    char path[4200], tmp[4200];
+    struct stat st;
+    if (tb_path_join(path, sizeof path, dir, probe, err) < 0)
+        return -1;
+    if (stat(path, &st) == 0)
+        return 0;
+    snprintf(path, sizeof path, "%s", dir);
+    char *slash = strrchr(path, '/');
+    if (slash && slash != path) {
+        *slash = '\0';
+        if (tb_mkdirs(path, err) < 0)
+            return -1;
+    }
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%llu", dir, (long)getpid(),
+             (unsigned long long)tb_mono_ns());
+    if (mkdir(tmp, 0700) < 0)
+        return tb_errno(err, "%s", tmp);
+    int dfd = tb_dir_open_private(tmp, 0700, err);
+    int rc = dfd < 0 || write(dfd, tmp, ctx, err) < 0 ||
+                     tb_file_write_at(dfd, tmp, "SIMULATED.txt", note, strlen(note), 0644, err) < 0
+                 ? -1
+                 : 0;
+    if (dfd >= 0)
+        close(dfd);
+    if (rc < 0) {
+        tb_attest_sim_dir_remove(tmp);
+        return -1;
+    }
+    if (rename(tmp, dir) < 0) {
+        int e = errno;
+        tb_attest_sim_dir_remove(tmp);
+        if (e != EEXIST && e != ENOTEMPTY) {
+            errno = e;
+            return tb_errno(err, "creating %s", dir);
+        }
+        /* Another process won the race: use its state. */
+    }
+    return 0;
 }
 
 /* Loads the sim state, creating it (atomically) when the directory does not exist. */
 static int sim_open(const char *dir, sim *s, tb_err *err)
 {
+    static const char note[] = "teebench SIMULATED TDX attestation state: a local PKI, not "
+                               "Intel's. Quotes made with it verify only with sim-root.pem.\n";
     memset(s, 0, sizeof *s);
-    char root[4096];
-    snprintf(root, sizeof root, "%s/sim-root.pem", dir);
-    struct stat st;
-    if (stat(root, &st) == 0)
-        return sim_read(s, dir, err);
-    char parent[4096];
-    snprintf(parent, sizeof parent, "%s", dir);
-    char *slash = strrchr(parent, '/');
-    if (slash && slash != parent) {
-        *slash = '\0';
-        if (tb_mkdirs(parent, err) < 0)
-            return -1;
-    }
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%llu", dir, (long)getpid(),
-             (unsigned long long)tb_mono_ns());
-    if (mkdir(tmp, 0700) < 0)
-        return tb_errno(err, "%s", tmp);
-    int64_t now = (int64_t)(tb_wall_ns() / 1000000000ull);
-    if (sim_generate(s, now, err) < 0 || sim_write(s, tmp, err) < 0) {
-        sim_clear(s);
-        rm_tree_flat(tmp);
+    if (tb_attest_sim_state_make(dir, "sim-root.pem", note, sim_generate_into, NULL, err) < 0)
         return -1;
-    }
-    sim_clear(s);
-    if (rename(tmp, dir) < 0) {
-        int e = errno;
-        rm_tree_flat(tmp);
-        if (e != EEXIST && e != ENOTEMPTY) {
-            errno = e;
-            return tb_errno(err, "creating %s", dir);
-        }
-        /* Another process won the race: use its PKI. */
-    }
     return sim_read(s, dir, err);
 }
 
@@ -456,16 +444,7 @@ static void digest(const EVP_MD *md, const char *label, uint8_t *out)
 
 static int pem_of(X509 *x, tb_buf *out)
 {
-    BIO *b = BIO_new(BIO_s_mem());
-    if (!b || !PEM_write_bio_X509(b, x)) {
-        BIO_free(b);
-        return -1;
-    }
-    char *p;
-    long n = BIO_get_mem_data(b, &p);
-    int rc = tb_buf_append(out, p, (size_t)n);
-    BIO_free(b);
-    return rc;
+    return tb_x509_encode(x, NULL, 0, "a simulated certificate", out, NULL);
 }
 
 static int ak_xy(EVP_PKEY *k, uint8_t xy[64])
@@ -715,33 +694,14 @@ void tb_attest_sim_close(tb_attest_sim *h)
 
 /* ------------------------------------------------------------- collateral */
 
-static int make_crl(X509 *issuer, EVP_PKEY *key, int64_t now, X509 *revoked, uint8_t **der,
-                    size_t *len)
+tb_x509_crl_spec tb_attest_sim_crl_spec(X509 *issuer, EVP_PKEY *issuer_key, int64_t now,
+                                        X509 *revoked)
 {
-    X509_CRL *c = X509_CRL_new();
-    ASN1_TIME *t1 = ASN1_TIME_set(NULL, (time_t)(now - 3600));
-    ASN1_TIME *t2 = ASN1_TIME_set(NULL, (time_t)(now + 30LL * 86400));
-    int ok = c && t1 && t2 && X509_CRL_set_version(c, 1) &&
-             X509_CRL_set_issuer_name(c, X509_get_subject_name(issuer)) &&
-             X509_CRL_set1_lastUpdate(c, t1) && X509_CRL_set1_nextUpdate(c, t2);
-    if (ok && revoked) {
-        X509_REVOKED *r = X509_REVOKED_new();
-        ok = r && X509_REVOKED_set_serialNumber(r, X509_get_serialNumber(revoked)) &&
-             X509_REVOKED_set_revocationDate(r, t1) && X509_CRL_add0_revoked(c, r);
-        if (!ok)
-            X509_REVOKED_free(r);
-    }
-    ok = ok && X509_CRL_sort(c) && X509_CRL_sign(c, key, EVP_sha256());
-    unsigned char *out = NULL;
-    int n = ok ? i2d_X509_CRL(c, &out) : -1;
-    ASN1_TIME_free(t1);
-    ASN1_TIME_free(t2);
-    X509_CRL_free(c);
-    if (n <= 0)
-        return -1;
-    *der = out;
-    *len = (size_t)n;
-    return 0;
+    return (tb_x509_crl_spec){.issuer = issuer,
+                              .issuer_key = issuer_key,
+                              .this_update = now - 3600,
+                              .next_update = now + 30LL * 86400,
+                              .revoked = revoked};
 }
 
 static char *chain_pem(X509 *a, X509 *b)
@@ -833,9 +793,11 @@ int tb_attest_sim_collateral(const char *dir, int64_t now, int revoke_pck, tb_at
         return -1;
     tb_buf tcb = {0}, qe = {0};
     int rc = -1;
-    if (make_crl(s.root, s.root_k, now, NULL, &c->root_ca_crl, &c->root_ca_crl_len) < 0 ||
-        make_crl(s.ca, s.ca_k, now, revoke_pck ? s.pck : NULL, &c->pck_crl, &c->pck_crl_len) < 0) {
-        tb_err_ssl(err, "simulated CRLs");
+    tb_x509_crl_spec root_crl = tb_attest_sim_crl_spec(s.root, s.root_k, now, NULL);
+    tb_x509_crl_spec pck_crl = tb_attest_sim_crl_spec(s.ca, s.ca_k, now, revoke_pck ? s.pck : NULL);
+    if (tb_x509_crl_make(&root_crl, &c->root_ca_crl, &c->root_ca_crl_len, err) < 0 ||
+        tb_x509_crl_make(&pck_crl, &c->pck_crl, &c->pck_crl_len, err) < 0) {
+        tb_err_wrap(err, "simulated CRLs");
         goto out;
     }
     c->pck_crl_issuer_chain = chain_pem(s.ca, s.root);
