@@ -80,12 +80,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)tb_attest_pck_info_from_der(data, size, &pck, &e);
     tb_attest_cert c; /* ... and through the lean certificate / CRL reader */
     if (tb_attest_cert_parse(data, size, &c, &e) == 0) {
-        if (c.tbs < data || c.tbs + c.tbs_len > data + size)
+        if (c.id.tbs < data || c.id.tbs + c.id.tbs_len > data + size)
             abort();
         if (c.sgx_ext)
             (void)tb_attest_pck_info_from_ext(c.sgx_ext, c.sgx_ext_len, &pck, &e);
-        (void)tb_attest_name_cn_contains(c.subject, c.subject_len, "Platform");
-        (void)tb_attest_name_cn_contains(c.issuer, c.issuer_len, "Platform");
+        (void)tb_attest_name_cn_contains(c.id.subject, c.id.subject_len, "Platform");
+        (void)tb_attest_name_cn_contains(c.id.issuer, c.id.issuer_len, "Platform");
     }
     (void)tb_attest_pck_info_from_ext(data, size, &pck, &e); /* the input as an extension */
     walk(data, size, 0);

@@ -93,15 +93,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 1: { /* a certificate (and its extensions) */
         tb_attest_snp_cert c;
         if (tb_attest_snp_cert_parse(p, n, &c, &e) == 0) {
-            inside(p, n, c.tbs, c.tbs_len);
-            inside(p, n, c.issuer, c.issuer_len);
-            inside(p, n, c.subject, c.subject_len);
-            inside(p, n, c.serial, c.serial_len);
+            inside(p, n, c.id.tbs, c.id.tbs_len);
+            inside(p, n, c.id.issuer, c.id.issuer_len);
+            inside(p, n, c.id.subject, c.id.subject_len);
+            inside(p, n, c.id.serial, c.id.serial_len);
             inside(p, n, c.sig, c.sig_len);
             if (c.key_rsa) {
                 inside(p, n, c.rsa_n, c.rsa_n_len);
                 inside(p, n, c.rsa_e, c.rsa_e_len);
-                tb_attest_snp_pss_verify(&c, c.tbs, c.tbs_len, c.sig, c.sig_len);
+                tb_attest_snp_pss_verify(&c, c.id.tbs, c.id.tbs_len, c.sig, c.sig_len);
             } else {
                 tb_attest_snp_report_sig_ok(&c, real);
             }

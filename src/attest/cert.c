@@ -223,6 +223,20 @@ int tb_attest_cert_frame_read(const uint8_t *p, size_t n, tb_attest_cert_frame *
     return 0;
 }
 
+tb_attest_cert_id tb_attest_cert_frame_id(const tb_attest_cert_frame *f)
+{
+    return (tb_attest_cert_id){.tbs = f->tbs.p,
+                               .tbs_len = f->tbs.n,
+                               .serial = f->serial.p,
+                               .serial_len = f->serial.n,
+                               .issuer = f->issuer.p,
+                               .issuer_len = f->issuer.n,
+                               .subject = f->subject.p,
+                               .subject_len = f->subject.n,
+                               .not_before = f->not_before,
+                               .not_after = f->not_after};
+}
+
 int tb_attest_cert_parse(const uint8_t *p, size_t n, tb_attest_cert *c, tb_err *err)
 {
     memset(c, 0, sizeof *c);
@@ -233,16 +247,7 @@ int tb_attest_cert_parse(const uint8_t *p, size_t n, tb_attest_cert *c, tb_err *
         return tb_errf(err, "certificate is not signed with ECDSA-SHA256");
     if (!alg_ecdsa_sha256(f.inner_alg))
         return tb_errf(err, "inner signature algorithm is not ECDSA-SHA256");
-    c->tbs = f.tbs.p;
-    c->tbs_len = f.tbs.n;
-    c->serial = f.serial.p;
-    c->serial_len = f.serial.n;
-    c->issuer = f.issuer.p;
-    c->issuer_len = f.issuer.n;
-    c->subject = f.subject.p;
-    c->subject_len = f.subject.n;
-    c->not_before = f.not_before;
-    c->not_after = f.not_after;
+    c->id = tb_attest_cert_frame_id(&f);
     der spki;
     tb_attest_der_expect(&f.spki, 0x30, &spki); /* cannot fail: read as a SEQUENCE */
     if (parse_spki(spki, c->pub) < 0)

@@ -184,10 +184,18 @@ typedef struct tb_attest_der_list {
 int tb_attest_pem_certs_to_der(const char *pem, size_t n, tb_attest_der_list *out, tb_err *err);
 void tb_attest_der_list_clear(tb_attest_der_list *l);
 /* A certificate read by cert.c (pointers into the caller's DER). */
-typedef struct tb_attest_cert {
-    const uint8_t *tbs, *issuer, *subject, *serial, *sgx_ext;
-    size_t tbs_len, issuer_len, subject_len, serial_len, sgx_ext_len;
+/* What every certificate reader keeps of a certificate's frame (tb_attest_cert_frame_id):
+   the whole tbsCertificate, the serial's INTEGER content, the issuer and subject Name TLVs
+   (pointers into the caller's DER), and the validity. */
+typedef struct tb_attest_cert_id {
+    const uint8_t *tbs, *issuer, *subject, *serial;
+    size_t tbs_len, issuer_len, subject_len, serial_len;
     int64_t not_before, not_after;
+} tb_attest_cert_id;
+typedef struct tb_attest_cert {
+    tb_attest_cert_id id;
+    const uint8_t *sgx_ext;
+    size_t sgx_ext_len;
     uint8_t pub[65]; /* uncompressed P-256 point */
     uint8_t sig[64]; /* r || s */
     int is_ca;
@@ -237,6 +245,8 @@ typedef struct tb_attest_cert_frame {
     tb_attest_der rest; /* the TBS after the SPKI: [1] issuerUID, [2] subjectUID, [3] */
 } tb_attest_cert_frame;
 int tb_attest_cert_frame_read(const uint8_t *p, size_t n, tb_attest_cert_frame *f, tb_err *err);
+/* The spans and validity of f that the certificate types keep. */
+tb_attest_cert_id tb_attest_cert_frame_id(const tb_attest_cert_frame *f);
 int tb_attest_cert_parse(const uint8_t *der, size_t n, tb_attest_cert *c, tb_err *err);
 /* A PCK CRL (ECDSA-SHA256): tb_attest_crl_read with that algorithm. */
 int tb_attest_crl_parse(const uint8_t *der, size_t n, tb_attest_crl *c, tb_err *err);
@@ -320,6 +330,18 @@ int tb_attest_sim_quote_custom(const char *dir, const uint8_t report_data[64],
    its key, valid from a day before now for 20 years. The caller adds the rest. */
 tb_x509_spec tb_attest_sim_cert_spec(const char *const *name, EVP_PKEY *key, X509 *issuer,
                                      EVP_PKEY *issuer_key, int64_t now);
+/* ... and every CRL of them: valid from an hour before now for 30 days. */
+tb_x509_crl_spec tb_attest_sim_crl_spec(X509 *issuer, EVP_PKEY *issuer_key, int64_t now,
+                                        X509 *revoked);
+/* The SIMULATED state folder dir, made when dir/probe does not exist: a temporary folder
+   next to it (its parent made first), filled by write (dfd: the folder, tmp: its path)
+   and SIMULATED.txt (note), then renamed into place -- a process that loses the race
+   uses the winner's. 0 when dir exists or was made (by anyone), or -1 with err. */
+int tb_attest_sim_state_make(const char *dir, const char *probe, const char *note,
+                             int (*write)(int dfd, const char *tmp, void *ctx, tb_err *err),
+                             void *ctx, tb_err *err);
+/* Removes every entry of the flat folder dir, then dir. */
+void tb_attest_sim_dir_remove(const char *dir);
 /* The cache directory: override, else $XDG_CACHE_HOME/teebench, else ~/.cache/teebench
  * (base/paths' rule). */
 int tb_attest_cache_dir(const char *override, char *out, size_t outlen, tb_err *err);
@@ -343,9 +365,9 @@ int tb_attest_snp_ext_parse(const uint8_t *p, size_t n, tb_attest_snp_ext *out, 
 
 /* An AMD certificate (RSA-PSS SHA-384 signed; RSA or P-384 key). Pointers into the DER. */
 typedef struct tb_attest_snp_cert {
-    const uint8_t *tbs, *issuer, *subject, *serial, *sig, *spki;
-    size_t tbs_len, issuer_len, subject_len, serial_len, sig_len, spki_len;
-    int64_t not_before, not_after;
+    tb_attest_cert_id id;
+    const uint8_t *sig, *spki;
+    size_t sig_len, spki_len;
     int key_rsa;                  /* 1: RSA key (n, e); 0: P-384 (ec) */
     const uint8_t *rsa_n, *rsa_e; /* INTEGER contents */
     size_t rsa_n_len, rsa_e_len;

@@ -123,6 +123,6 @@ int tb_attest_pck_info_from_der(const uint8_t *dercert, size_t n, tb_attest_pck_
         return tb_errf(err, "PCK certificate has no SGX extension (1.2.840.113741.1.13.1)");
     if (tb_attest_pck_info_from_ext(c.sgx_ext, c.sgx_ext_len, out, err) < 0)
         return tb_err_wrap(err, "PCK certificate");
-    out->ca_platform = tb_attest_name_cn_contains(c.issuer, c.issuer_len, "Platform");
+    out->ca_platform = tb_attest_name_cn_contains(c.id.issuer, c.id.issuer_len, "Platform");
     return 0;
 }

@@ -17,6 +17,7 @@
  * QE ISVSVN 4. The collateral lists it as UpToDate. */
 #include "attest/internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,23 +214,6 @@ static X509 *make_cert(const char *cn, EVP_PKEY *key, X509 *issuer, EVP_PKEY *is
     return x;
 }
 
-static int write_pem(const char *dir, const char *name, X509 *x, EVP_PKEY *k, tb_err *err)
-{
-    BIO *b = BIO_new(BIO_s_mem());
-    if (!b || (x && !PEM_write_bio_X509(b, x)) ||
-        (k && !PEM_write_bio_PrivateKey(b, k, NULL, NULL, 0, NULL, NULL))) {
-        BIO_free(b);
-        return tb_err_ssl(err, "cannot encode %s", name);
-    }
-    char *p;
-    long n = BIO_get_mem_data(b, &p);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    int rc = tb_file_write_atomic_mode(path, p, (size_t)n, k ? 0600 : 0644, err);
-    BIO_free(b);
-    return rc;
-}
-
 static int sim_generate(sim *s, int64_t now, tb_err *err)
 {
     s->root_k = EVP_EC_gen("P-256");
@@ -254,44 +238,35 @@ static int sim_generate(sim *s, int64_t now, tb_err *err)
     return 0;
 }
 
-static int sim_write(const sim *s, const char *dir, tb_err *err)
+/* The state's files, written into the new state folder dfd (tmp: its path) -- a
+   tb_attest_sim_state_make writer. */
+static int sim_generate_into(int dfd, const char *tmp, void *ctx, tb_err *err)
 {
-    static const char note[] = "teebench SIMULATED TDX attestation state: a local PKI, not "
-                               "Intel's. Quotes made with it verify only with sim-root.pem.\n";
-    char path[4096];
-    if (tb_path_join(path, sizeof path, dir, "SIMULATED.txt", err) < 0)
-        return -1;
-    if (write_pem(dir, "sim-root.pem", s->root, NULL, err) < 0 ||
-        write_pem(dir, "root.key", NULL, s->root_k, err) < 0 ||
-        write_pem(dir, "pck-ca.pem", s->ca, NULL, err) < 0 ||
-        write_pem(dir, "pck-ca.key", NULL, s->ca_k, err) < 0 ||
-        write_pem(dir, "pck.pem", s->pck, NULL, err) < 0 ||
-        write_pem(dir, "pck.key", NULL, s->pck_k, err) < 0 ||
-        write_pem(dir, "tcb-signing.pem", s->tcb, NULL, err) < 0 ||
-        write_pem(dir, "tcb-signing.key", NULL, s->tcb_k, err) < 0 ||
-        write_pem(dir, "attestation.key", NULL, s->ak, err) < 0 ||
-        tb_file_write_atomic(path, note, sizeof note - 1, err) < 0)
-        return -1;
-    return 0;
+    (void)ctx;
+    sim s = {0};
+    int rc = sim_generate(&s, (int64_t)(tb_wall_ns() / 1000000000ull), err) < 0 ||
+                     tb_x509_write_at(dfd, tmp, "sim-root.pem", s.root, NULL, 0, err) < 0 ||
+                     tb_x509_write_at(dfd, tmp, "root.key", NULL, s.root_k, 0, err) < 0 ||
+                     tb_x509_write_at(dfd, tmp, "pck-ca.pem", s.ca, NULL, 0, err) < 0 ||
+                     tb_x509_write_at(dfd, tmp, "pck-ca.key", NULL, s.ca_k, 0, err) < 0 ||
+                     tb_x509_write_at(dfd, tmp, "pck.pem", s.pck, NULL, 0, err) < 0 ||
+                     tb_x509_write_at(dfd, tmp, "pck.key", NULL, s.pck_k, 0, err) < 0 ||
+                     tb_x509_write_at(dfd, tmp, "tcb-signing.pem", s.tcb, NULL, 0, err) < 0 ||
+                     tb_x509_write_at(dfd, tmp, "tcb-signing.key", NULL, s.tcb_k, 0, err) < 0 ||
+                     tb_x509_write_at(dfd, tmp, "attestation.key", NULL, s.ak, 0, err) < 0
+                 ? -1
+                 : 0;
+    sim_clear(&s);
+    return rc;
 }
 
+/* name in dir: a certificate (x) or a key (k). */
 static int read_pem(const char *dir, const char *name, X509 **x, EVP_PKEY **k, tb_err *err)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    tb_buf b = {0};
-    if (tb_file_read(path, 1 << 16, &b, err) < 0)
+    char path[4200];
+    if (tb_path_join(path, sizeof path, dir, name, err) < 0)
         return -1;
-    BIO *bio = BIO_new_mem_buf(b.p, (int)b.len);
-    if (x)
-        *x = bio ? PEM_read_bio_X509(bio, NULL, NULL, NULL) : NULL;
-    if (k)
-        *k = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
-    BIO_free(bio);
-    tb_buf_clear(&b);
-    if ((x && !*x) || (k && !*k))
-        return tb_err_ssl(err, "%s: bad PEM", path);
-    return 0;
+    return tb_x509_read(path, x, k, err);
 }
 
 static int sim_read(sim *s, const char *dir, tb_err *err)
@@ -312,58 +287,71 @@ static int sim_read(sim *s, const char *dir, tb_err *err)
     return 0;
 }
 
-static void rm_tree_flat(const char *dir)
+/* Every entry of the flat folder dir, then dir (a state folder being given up). */
+void tb_attest_sim_dir_remove(const char *dir)
 {
-    static const char *const names[] = {
-        "sim-root.pem", "root.key",        "pck-ca.pem",      "pck-ca.key",      "pck.pem",
-        "pck.key",      "tcb-signing.pem", "tcb-signing.key", "attestation.key", "SIMULATED.txt"};
-    char path[4096];
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        tb_err e;
-        if (tb_path_join(path, sizeof path, dir, names[i], &e) == 0)
-            unlink(path);
-    }
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            unlinkat(dirfd(d), e->d_name, 0);
+    if (d)
+        closedir(d);
     rmdir(dir);
+}
+
+int tb_attest_sim_state_make(const char *dir, const char *probe, const char *note,
+                             int (*write)(int dfd, const char *tmp, void *ctx, tb_err *err),
+                             void *ctx, tb_err *err)
+{
+    char path[4200], tmp[4200];
+    struct stat st;
+    if (tb_path_join(path, sizeof path, dir, probe, err) < 0)
+        return -1;
+    if (stat(path, &st) == 0)
+        return 0;
+    snprintf(path, sizeof path, "%s", dir);
+    char *slash = strrchr(path, '/');
+    if (slash && slash != path) {
+        *slash = '\0';
+        if (tb_mkdirs(path, err) < 0)
+            return -1;
+    }
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%llu", dir, (long)getpid(),
+             (unsigned long long)tb_mono_ns());
+    if (mkdir(tmp, 0700) < 0)
+        return tb_errno(err, "%s", tmp);
+    int dfd = tb_dir_open_private(tmp, 0700, err);
+    int rc = dfd < 0 || write(dfd, tmp, ctx, err) < 0 ||
+                     tb_file_write_at(dfd, tmp, "SIMULATED.txt", note, strlen(note), 0644, err) < 0
+                 ? -1
+                 : 0;
+    if (dfd >= 0)
+        close(dfd);
+    if (rc < 0) {
+        tb_attest_sim_dir_remove(tmp);
+        return -1;
+    }
+    if (rename(tmp, dir) < 0) {
+        int e = errno;
+        tb_attest_sim_dir_remove(tmp);
+        if (e != EEXIST && e != ENOTEMPTY) {
+            errno = e;
+            return tb_errno(err, "creating %s", dir);
+        }
+        /* Another process won the race: use its state. */
+    }
+    return 0;
 }
 
 /* Loads the sim state, creating it (atomically) when the directory does not exist. */
 static int sim_open(const char *dir, sim *s, tb_err *err)
 {
+    static const char note[] = "teebench SIMULATED TDX attestation state: a local PKI, not "
+                               "Intel's. Quotes made with it verify only with sim-root.pem.\n";
     memset(s, 0, sizeof *s);
-    char root[4096];
-    snprintf(root, sizeof root, "%s/sim-root.pem", dir);
-    struct stat st;
-    if (stat(root, &st) == 0)
-        return sim_read(s, dir, err);
-    char parent[4096];
-    snprintf(parent, sizeof parent, "%s", dir);
-    char *slash = strrchr(parent, '/');
-    if (slash && slash != parent) {
-        *slash = '\0';
-        if (tb_mkdirs(parent, err) < 0)
-            return -1;
-    }
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%llu", dir, (long)getpid(),
-             (unsigned long long)tb_mono_ns());
-    if (mkdir(tmp, 0700) < 0)
-        return tb_errno(err, "%s", tmp);
-    int64_t now = (int64_t)(tb_wall_ns() / 1000000000ull);
-    if (sim_generate(s, now, err) < 0 || sim_write(s, tmp, err) < 0) {
-        sim_clear(s);
-        rm_tree_flat(tmp);
+    if (tb_attest_sim_state_make(dir, "sim-root.pem", note, sim_generate_into, NULL, err) < 0)
         return -1;
-    }
-    sim_clear(s);
-    if (rename(tmp, dir) < 0) {
-        int e = errno;
-        rm_tree_flat(tmp);
-        if (e != EEXIST && e != ENOTEMPTY) {
-            errno = e;
-            return tb_errno(err, "creating %s", dir);
-        }
-        /* Another process won the race: use its PKI. */
-    }
     return sim_read(s, dir, err);
 }
 
@@ -456,16 +444,7 @@ static void digest(const EVP_MD *md, const char *label, uint8_t *out)
 
 static int pem_of(X509 *x, tb_buf *out)
 {
-    BIO *b = BIO_new(BIO_s_mem());
-    if (!b || !PEM_write_bio_X509(b, x)) {
-        BIO_free(b);
-        return -1;
-    }
-    char *p;
-    long n = BIO_get_mem_data(b, &p);
-    int rc = tb_buf_append(out, p, (size_t)n);
-    BIO_free(b);
-    return rc;
+    return tb_x509_encode(x, NULL, 0, "a simulated certificate", out, NULL);
 }
 
 static int ak_xy(EVP_PKEY *k, uint8_t xy[64])
@@ -478,19 +457,11 @@ static int ak_xy(EVP_PKEY *k, uint8_t xy[64])
     return 0;
 }
 
-static int build_quote(const sim *s, const uint8_t rd[64], int debug,
-                       const tb_attest_sim_quote_params *par, tb_buf *q, tb_err *err)
+/* The quote header: version 4 or 5, ECDSA P-256 key, TDX, the QE's and PCE's SVNs, Intel's
+   QE vendor ID and the SIMULATED marker as user data. */
+static void quote_header(int v5, uint16_t qe_isvsvn, uint8_t hdr[TB_ATTEST_HEADER_LEN])
 {
-    static const tb_attest_sim_quote_params defaults = {0};
-    if (!par)
-        par = &defaults;
-    int v5 = par->version == 5, td15 = par->body_type == 3;
-    if (td15 && !v5)
-        return tb_errf(err, "a TDX 1.5 body (type 3) needs a version 5 quote");
-    uint16_t qe_isvsvn = par->set_qe_isvsvn ? par->qe_isvsvn : SIM_QE_ISVSVN;
-    EVP_PKEY *pck_key = par->pck_key ? par->pck_key : s->pck_k;
-    uint8_t hdr[TB_ATTEST_HEADER_LEN] = {0}, body[TB_ATTEST_TD15_BODY_LEN] = {0};
-    size_t body_len = td15 ? TB_ATTEST_TD15_BODY_LEN : TB_ATTEST_TD10_BODY_LEN;
+    memset(hdr, 0, TB_ATTEST_HEADER_LEN);
     put16(hdr, v5 ? 5 : 4);
     put16(hdr + 2, 2);
     put32(hdr + 4, TB_ATTEST_TDX_TEE_TYPE);
@@ -498,7 +469,14 @@ static int build_quote(const sim *s, const uint8_t rd[64], int debug,
     put16(hdr + 10, SIM_PCESVN);
     memcpy(hdr + 12, INTEL_QE_VENDOR, 16);
     memcpy(hdr + 28, TB_ATTEST_SIM_MARKER, TB_ATTEST_SIM_MARKER_LEN);
-    /* TD report body (see tb_attest_td_report for the offsets). */
+}
+
+/* The TD report body (see tb_attest_td_report for the offsets): the simulated module and
+   TD measurements, report data rd, DEBUG when asked; td15: the TDX 1.5 fields. */
+static void td_body(const tb_attest_sim_quote_params *par, const uint8_t rd[64], int debug,
+                    int td15, uint8_t body[TB_ATTEST_TD15_BODY_LEN])
+{
+    memset(body, 0, TB_ATTEST_TD15_BODY_LEN);
     memcpy(body, par->set_tee_tcb_svn ? par->tee_tcb_svn : SIM_TEE_TCB_SVN, 16);
     digest(EVP_sha384(), "teebench SIMULATED TDX module", body + 16);
     /* mrsignerseam (64..112) stays zero; seam attributes (112..120) zero unless asked. */
@@ -515,38 +493,106 @@ static int build_quote(const sim *s, const uint8_t rd[64], int debug,
         digest(EVP_sha384(), label, body + 328 + 48 * i);
     }
     memcpy(body + 520, rd, 64);
+}
 
-    /* QE report. */
-    uint8_t qe[TB_ATTEST_SGX_REPORT_LEN] = {0}, ak[64], auth[32], qe_sig[64], sig[64];
-    memcpy(qe, SIM_SGX, 16);
-    qe[48] = 0x11;
-    digest(EVP_sha256(), "teebench SIMULATED QE enclave", qe + 64);
-    digest(EVP_sha256(), "teebench SIMULATED QE signer", qe + 128);
-    put32(qe + 16, par->qe_miscselect);
-    put16(qe + 256, 2);
-    put16(qe + 258, qe_isvsvn);
+/* The QE's part of the signature data: its report binding the attestation key ak and the
+   authentication data auth, signed by the PCK key. */
+typedef struct qe_part {
+    uint8_t report[TB_ATTEST_SGX_REPORT_LEN], sig[64], ak[64], auth[32];
+} qe_part;
+
+static int qe_report(const sim *s, const tb_attest_sim_quote_params *par, uint16_t qe_isvsvn,
+                     EVP_PKEY *pck_key, qe_part *qe, tb_err *err)
+{
+    uint8_t *r = qe->report;
+    memset(r, 0, sizeof qe->report);
+    memcpy(r, SIM_SGX, 16);
+    r[48] = 0x11;
+    digest(EVP_sha256(), "teebench SIMULATED QE enclave", r + 64);
+    digest(EVP_sha256(), "teebench SIMULATED QE signer", r + 128);
+    put32(r + 16, par->qe_miscselect);
+    put16(r + 256, 2);
+    put16(r + 258, qe_isvsvn);
     for (int i = 0; i < 32; i++)
-        auth[i] = (uint8_t)i;
-    if (ak_xy(s->ak, ak) < 0)
+        qe->auth[i] = (uint8_t)i;
+    if (ak_xy(s->ak, qe->ak) < 0)
         return tb_errf(err, "simulated attestation key is not P-256");
     uint8_t cat[96];
-    memcpy(cat, ak, 64);
-    memcpy(cat + 64, auth, 32);
+    memcpy(cat, qe->ak, 64);
+    memcpy(cat + 64, qe->auth, 32);
     unsigned hl = 0;
-    EVP_Digest(cat, sizeof cat, qe + 320, &hl, EVP_sha256(), NULL);
-    if (tb_attest_ecdsa_sign_raw(pck_key, qe, sizeof qe, qe_sig) < 0)
+    EVP_Digest(cat, sizeof cat, r + 320, &hl, EVP_sha256(), NULL);
+    if (tb_attest_ecdsa_sign_raw(pck_key, r, sizeof qe->report, qe->sig) < 0)
         return tb_err_ssl(err, "signing the simulated QE report");
+    return 0;
+}
 
+/* The PCK chain as PEM (the given one, else PCK, CA, root) with a trailing NUL, like real
+   quotes. */
+static int pck_chain(const sim *s, const tb_attest_sim_quote_params *par, tb_buf *chain)
+{
+    return (par->pck_chain_pem
+                ? tb_buf_append(chain, par->pck_chain_pem, strlen(par->pck_chain_pem)) < 0
+                : (pem_of(s->pck, chain) < 0 || pem_of(s->ca, chain) < 0 ||
+                   pem_of(s->root, chain) < 0)) ||
+                   tb_buf_append(chain, "", 1) < 0
+               ? -1
+               : 0;
+}
+
+/* After header || body: the signature data -- its length, the quote's signature sig, the
+   attestation key, then certification data type 6 (the QE report, its signature, the
+   authentication data, and certification data type 5: the PCK chain). */
+static int append_signature_data(tb_buf *q, const uint8_t sig[64], const qe_part *qe,
+                                 const tb_buf *chain)
+{
+    size_t inner = TB_ATTEST_SGX_REPORT_LEN + 64 + 2 + sizeof qe->auth + 6 + chain->len;
+    size_t sig_len = 64 + 64 + 6 + inner;
+    uint8_t b4[4], b2[2];
+    put32(b4, (uint32_t)sig_len);
+    if (tb_buf_append(q, b4, 4) < 0 || tb_buf_append(q, sig, 64) < 0 ||
+        tb_buf_append(q, qe->ak, 64) < 0)
+        return -1;
+    put16(b2, 6);
+    put32(b4, (uint32_t)inner);
+    if (tb_buf_append(q, b2, 2) < 0 || tb_buf_append(q, b4, 4) < 0 ||
+        tb_buf_append(q, qe->report, sizeof qe->report) < 0 || tb_buf_append(q, qe->sig, 64) < 0)
+        return -1;
+    put16(b2, sizeof qe->auth);
+    if (tb_buf_append(q, b2, 2) < 0 || tb_buf_append(q, qe->auth, sizeof qe->auth) < 0)
+        return -1;
+    put16(b2, 5);
+    put32(b4, (uint32_t)chain->len);
+    if (tb_buf_append(q, b2, 2) < 0 || tb_buf_append(q, b4, 4) < 0 ||
+        tb_buf_append(q, chain->p, chain->len) < 0)
+        return -1;
+    return 0;
+}
+
+/* A quote into q: header, body (version 5: with its type and length), signed by the
+   attestation key, then the signature data. */
+static int build_quote(const sim *s, const uint8_t rd[64], int debug,
+                       const tb_attest_sim_quote_params *par, tb_buf *q, tb_err *err)
+{
+    static const tb_attest_sim_quote_params defaults = {0};
+    if (!par)
+        par = &defaults;
+    int v5 = par->version == 5, td15 = par->body_type == 3;
+    if (td15 && !v5)
+        return tb_errf(err, "a TDX 1.5 body (type 3) needs a version 5 quote");
+    uint16_t qe_isvsvn = par->set_qe_isvsvn ? par->qe_isvsvn : SIM_QE_ISVSVN;
+    uint8_t hdr[TB_ATTEST_HEADER_LEN], body[TB_ATTEST_TD15_BODY_LEN], sig[64];
+    size_t body_len = td15 ? TB_ATTEST_TD15_BODY_LEN : TB_ATTEST_TD10_BODY_LEN;
+    quote_header(v5, qe_isvsvn, hdr);
+    td_body(par, rd, debug, td15, body);
+    qe_part qe;
+    if (qe_report(s, par, qe_isvsvn, par->pck_key ? par->pck_key : s->pck_k, &qe, err) < 0)
+        return -1;
     tb_buf chain = {0};
-    if ((par->pck_chain_pem
-             ? tb_buf_append(&chain, par->pck_chain_pem, strlen(par->pck_chain_pem)) < 0
-             : (pem_of(s->pck, &chain) < 0 || pem_of(s->ca, &chain) < 0 ||
-                pem_of(s->root, &chain) < 0)) ||
-        tb_buf_append(&chain, "", 1) < 0) { /* trailing NUL, like real quotes */
+    if (pck_chain(s, par, &chain) < 0) {
         tb_buf_clear(&chain);
         return tb_errf(err, "out of memory");
     }
-    /* header || body, then sign. */
     int rc = -1;
     uint8_t desc[6];
     put16(desc, td15 ? 3 : 2);
@@ -558,27 +604,7 @@ static int build_quote(const sim *s, const uint8_t rd[64], int debug,
         tb_err_ssl(err, "signing the simulated quote");
         goto out;
     }
-    size_t inner = TB_ATTEST_SGX_REPORT_LEN + 64 + 2 + sizeof auth + 6 + chain.len;
-    size_t sig_len = 64 + 64 + 6 + inner;
-    uint8_t b4[4], b2[2];
-    put32(b4, (uint32_t)sig_len);
-    if (tb_buf_append(q, b4, 4) < 0 || tb_buf_append(q, sig, 64) < 0 ||
-        tb_buf_append(q, ak, 64) < 0)
-        goto out;
-    put16(b2, 6);
-    put32(b4, (uint32_t)inner);
-    if (tb_buf_append(q, b2, 2) < 0 || tb_buf_append(q, b4, 4) < 0 ||
-        tb_buf_append(q, qe, sizeof qe) < 0 || tb_buf_append(q, qe_sig, 64) < 0)
-        goto out;
-    put16(b2, sizeof auth);
-    if (tb_buf_append(q, b2, 2) < 0 || tb_buf_append(q, auth, sizeof auth) < 0)
-        goto out;
-    put16(b2, 5);
-    put32(b4, (uint32_t)chain.len);
-    if (tb_buf_append(q, b2, 2) < 0 || tb_buf_append(q, b4, 4) < 0 ||
-        tb_buf_append(q, chain.p, chain.len) < 0)
-        goto out;
-    rc = 0;
+    rc = append_signature_data(q, sig, &qe, &chain);
 out:
     if (rc < 0 && err && !err->msg[0])
         tb_errf(err, "out of memory");
@@ -586,21 +612,17 @@ out:
     return rc;
 }
 
-int tb_attest_sim_quote_custom(const char *dir, const uint8_t rd[64],
-                               const tb_attest_sim_quote_params *par, uint8_t **quote, size_t *len,
-                               tb_err *err)
+/* A quote of the opened PKI s into *quote (malloc'd, caller frees). */
+static int sim_quote(const sim *s, const uint8_t rd[64], int debug,
+                     const tb_attest_sim_quote_params *par, uint8_t **quote, size_t *len,
+                     tb_err *err)
 {
     *quote = NULL;
     *len = 0;
-    sim s;
-    if (sim_open(dir, &s, err) < 0)
-        return -1;
     tb_buf q = {0};
     if (err)
         err->msg[0] = '\0';
-    int rc = build_quote(&s, rd, 0, par, &q, err);
-    sim_clear(&s);
-    if (rc < 0) {
+    if (build_quote(s, rd, debug, par, &q, err) < 0) {
         tb_buf_clear(&q);
         return tb_err_wrap(err, "simulated quote");
     }
@@ -609,26 +631,32 @@ int tb_attest_sim_quote_custom(const char *dir, const uint8_t rd[64],
     return 0;
 }
 
-int tb_attest_sim_get_quote(const char *dir, const uint8_t rd[64], int debug, uint8_t **quote,
-                            size_t *len, tb_err *err)
+/* A quote of the PKI in dir, opened for it. */
+static int dir_quote(const char *dir, const uint8_t rd[64], int debug,
+                     const tb_attest_sim_quote_params *par, uint8_t **quote, size_t *len,
+                     tb_err *err)
 {
     *quote = NULL;
     *len = 0;
     sim s;
     if (sim_open(dir, &s, err) < 0)
         return -1;
-    tb_buf q = {0};
-    if (err)
-        err->msg[0] = '\0';
-    int rc = build_quote(&s, rd, debug, NULL, &q, err);
+    int rc = sim_quote(&s, rd, debug, par, quote, len, err);
     sim_clear(&s);
-    if (rc < 0) {
-        tb_buf_clear(&q);
-        return tb_err_wrap(err, "simulated quote");
-    }
-    *quote = q.p;
-    *len = q.len;
-    return 0;
+    return rc;
+}
+
+int tb_attest_sim_quote_custom(const char *dir, const uint8_t rd[64],
+                               const tb_attest_sim_quote_params *par, uint8_t **quote, size_t *len,
+                               tb_err *err)
+{
+    return dir_quote(dir, rd, 0, par, quote, len, err);
+}
+
+int tb_attest_sim_get_quote(const char *dir, const uint8_t rd[64], int debug, uint8_t **quote,
+                            size_t *len, tb_err *err)
+{
+    return dir_quote(dir, rd, debug, NULL, quote, len, err);
 }
 
 /* tb_attest_sim: an opened simulated provider (see attest.h). */
@@ -653,16 +681,7 @@ int tb_attest_sim_open(const char *dir, tb_attest_sim **out, tb_err *err)
 int tb_attest_sim_quote(const tb_attest_sim *h, const uint8_t rd[64], int debug, uint8_t **quote,
                         size_t *len, tb_err *err)
 {
-    *quote = NULL;
-    *len = 0;
-    tb_buf q = {0};
-    if (build_quote(&h->s, rd, debug, NULL, &q, err) < 0) {
-        tb_buf_clear(&q);
-        return tb_err_wrap(err, "simulated quote");
-    }
-    *quote = q.p;
-    *len = q.len;
-    return 0;
+    return sim_quote(&h->s, rd, debug, NULL, quote, len, err);
 }
 
 void tb_attest_sim_close(tb_attest_sim *h)
@@ -675,33 +694,14 @@ void tb_attest_sim_close(tb_attest_sim *h)
 
 /* ------------------------------------------------------------- collateral */
 
-static int make_crl(X509 *issuer, EVP_PKEY *key, int64_t now, X509 *revoked, uint8_t **der,
-                    size_t *len)
+tb_x509_crl_spec tb_attest_sim_crl_spec(X509 *issuer, EVP_PKEY *issuer_key, int64_t now,
+                                        X509 *revoked)
 {
-    X509_CRL *c = X509_CRL_new();
-    ASN1_TIME *t1 = ASN1_TIME_set(NULL, (time_t)(now - 3600));
-    ASN1_TIME *t2 = ASN1_TIME_set(NULL, (time_t)(now + 30LL * 86400));
-    int ok = c && t1 && t2 && X509_CRL_set_version(c, 1) &&
-             X509_CRL_set_issuer_name(c, X509_get_subject_name(issuer)) &&
-             X509_CRL_set1_lastUpdate(c, t1) && X509_CRL_set1_nextUpdate(c, t2);
-    if (ok && revoked) {
-        X509_REVOKED *r = X509_REVOKED_new();
-        ok = r && X509_REVOKED_set_serialNumber(r, X509_get_serialNumber(revoked)) &&
-             X509_REVOKED_set_revocationDate(r, t1) && X509_CRL_add0_revoked(c, r);
-        if (!ok)
-            X509_REVOKED_free(r);
-    }
-    ok = ok && X509_CRL_sort(c) && X509_CRL_sign(c, key, EVP_sha256());
-    unsigned char *out = NULL;
-    int n = ok ? i2d_X509_CRL(c, &out) : -1;
-    ASN1_TIME_free(t1);
-    ASN1_TIME_free(t2);
-    X509_CRL_free(c);
-    if (n <= 0)
-        return -1;
-    *der = out;
-    *len = (size_t)n;
-    return 0;
+    return (tb_x509_crl_spec){.issuer = issuer,
+                              .issuer_key = issuer_key,
+                              .this_update = now - 3600,
+                              .next_update = now + 30LL * 86400,
+                              .revoked = revoked};
 }
 
 static char *chain_pem(X509 *a, X509 *b)
@@ -793,9 +793,11 @@ int tb_attest_sim_collateral(const char *dir, int64_t now, int revoke_pck, tb_at
         return -1;
     tb_buf tcb = {0}, qe = {0};
     int rc = -1;
-    if (make_crl(s.root, s.root_k, now, NULL, &c->root_ca_crl, &c->root_ca_crl_len) < 0 ||
-        make_crl(s.ca, s.ca_k, now, revoke_pck ? s.pck : NULL, &c->pck_crl, &c->pck_crl_len) < 0) {
-        tb_err_ssl(err, "simulated CRLs");
+    tb_x509_crl_spec root_crl = tb_attest_sim_crl_spec(s.root, s.root_k, now, NULL);
+    tb_x509_crl_spec pck_crl = tb_attest_sim_crl_spec(s.ca, s.ca_k, now, revoke_pck ? s.pck : NULL);
+    if (tb_x509_crl_make(&root_crl, &c->root_ca_crl, &c->root_ca_crl_len, err) < 0 ||
+        tb_x509_crl_make(&pck_crl, &c->pck_crl, &c->pck_crl_len, err) < 0) {
+        tb_err_wrap(err, "simulated CRLs");
         goto out;
     }
     c->pck_crl_issuer_chain = chain_pem(s.ca, s.root);

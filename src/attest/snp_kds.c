@@ -121,7 +121,8 @@ static int cert_ok(const uint8_t *d, size_t n, int64_t now)
 {
     tb_attest_snp_cert c;
     tb_err e;
-    return tb_attest_snp_cert_parse(d, n, &c, &e) == 0 && now >= c.not_before && now <= c.not_after;
+    return tb_attest_snp_cert_parse(d, n, &c, &e) == 0 && now >= c.id.not_before &&
+           now <= c.id.not_after;
 }
 
 /* A cached piece: 1 hit (*out malloc'd), 0 miss. kind: 0 cert, 1 chain (PEM), 2 CRL. */

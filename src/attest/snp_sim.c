@@ -126,36 +126,15 @@ static X509 *make_cert(const char *cn, EVP_PKEY *key, X509 *issuer, EVP_PKEY *is
     return x;
 }
 
-static int write_pem(const char *dir, const char *name, X509 *x, EVP_PKEY *k, int der, tb_err *err)
+/* The state's files, written into the new state folder dfd (tmp: its path) -- a
+   tb_attest_sim_state_make writer. */
+static int sim_generate_into(int dfd, const char *tmp, void *ctx, tb_err *err)
 {
-    BIO *b = BIO_new(BIO_s_mem());
-    if (!b || (x && !der && !PEM_write_bio_X509(b, x)) || (x && der && !i2d_X509_bio(b, x)) ||
-        (k && !PEM_write_bio_PrivateKey(b, k, NULL, NULL, 0, NULL, NULL))) {
-        BIO_free(b);
-        return tb_err_ssl(err, "cannot encode %s", name);
-    }
-    char *p;
-    long n = BIO_get_mem_data(b, &p);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    int rc = tb_file_write_atomic_mode(path, p, (size_t)n, k ? 0600 : 0644, err);
-    BIO_free(b);
-    return rc;
-}
-
-static const char *const FILES[] = {"ark.pem",  "ark.key",  "ask.pem",      "ask.key",
-                                    "vcek.der", "vcek.key", "SIMULATED.txt"};
-
-static int sim_generate_into(const char *dir, tb_err *err)
-{
-    static const char note[] =
-        "teebench SIMULATED SEV-SNP attestation state: a local ARK/ASK/VCEK, not AMD's. "
-        "Reports made with it verify only with --root ark.pem of this folder.\n";
+    (void)ctx;
     sim s = {0};
     int64_t now = (int64_t)(tb_wall_ns() / 1000000000ull);
     uint8_t hwid[64];
     int rc = -1;
-    char path[4096];
     if (RAND_bytes(hwid, sizeof hwid) != 1)
         return tb_err_ssl(err, "random chip id");
     s.ark_k = EVP_RSA_gen(4096);
@@ -174,14 +153,12 @@ static int sim_generate_into(const char *dir, tb_err *err)
         tb_err_ssl(err, "creating simulated SEV-SNP certificates");
         goto out;
     }
-    if (write_pem(dir, "ark.pem", s.ark, NULL, 0, err) < 0 ||
-        write_pem(dir, "ark.key", NULL, s.ark_k, 0, err) < 0 ||
-        write_pem(dir, "ask.pem", s.ask, NULL, 0, err) < 0 ||
-        write_pem(dir, "ask.key", NULL, s.ask_k, 0, err) < 0 ||
-        write_pem(dir, "vcek.der", s.vcek, NULL, 1, err) < 0 ||
-        write_pem(dir, "vcek.key", NULL, s.vcek_k, 0, err) < 0 ||
-        tb_path_join(path, sizeof path, dir, "SIMULATED.txt", err) < 0 ||
-        tb_file_write_atomic(path, note, sizeof note - 1, err) < 0)
+    if (tb_x509_write_at(dfd, tmp, "ark.pem", s.ark, NULL, 0, err) < 0 ||
+        tb_x509_write_at(dfd, tmp, "ark.key", NULL, s.ark_k, 0, err) < 0 ||
+        tb_x509_write_at(dfd, tmp, "ask.pem", s.ask, NULL, 0, err) < 0 ||
+        tb_x509_write_at(dfd, tmp, "ask.key", NULL, s.ask_k, 0, err) < 0 ||
+        tb_x509_write_at(dfd, tmp, "vcek.der", s.vcek, NULL, 1, err) < 0 ||
+        tb_x509_write_at(dfd, tmp, "vcek.key", NULL, s.vcek_k, 0, err) < 0)
         goto out;
     rc = 0;
 out:
@@ -189,62 +166,23 @@ out:
     return rc;
 }
 
-static void rm_flat(const char *dir)
-{
-    char path[4300];
-    for (size_t i = 0; i < sizeof FILES / sizeof FILES[0]; i++)
-        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, FILES[i]) < sizeof path)
-            unlink(path);
-    rmdir(dir);
-}
-
 /* <dir>/snp, created atomically when absent. */
 static int sim_path(const char *dir, char *out, size_t n, tb_err *err)
 {
+    static const char note[] =
+        "teebench SIMULATED SEV-SNP attestation state: a local ARK/ASK/VCEK, not AMD's. "
+        "Reports made with it verify only with --root ark.pem of this folder.\n";
     if ((size_t)snprintf(out, n, "%s/snp", dir) >= n)
         return tb_errf(err, "sim path too long");
-    char probe[4200];
-    struct stat st;
-    snprintf(probe, sizeof probe, "%s/vcek.key", out);
-    if (stat(probe, &st) == 0)
-        return 0;
-    if (tb_mkdirs(dir, err) < 0)
-        return -1;
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%llu", out, (long)getpid(),
-             (unsigned long long)tb_mono_ns());
-    if (mkdir(tmp, 0700) < 0)
-        return tb_errno(err, "%s", tmp);
-    if (sim_generate_into(tmp, err) < 0) {
-        rm_flat(tmp);
-        return -1;
-    }
-    if (rename(tmp, out) < 0) {
-        int e = errno;
-        rm_flat(tmp);
-        if (e != EEXIST && e != ENOTEMPTY) {
-            errno = e;
-            return tb_errno(err, "creating %s", out);
-        }
-    }
-    return 0;
+    return tb_attest_sim_state_make(out, "vcek.key", note, sim_generate_into, NULL, err);
 }
 
 static int read_cert(const char *dir, const char *name, X509 **x, EVP_PKEY **k, tb_err *err)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    BIO *b = BIO_new_file(path, "rb");
-    if (!b)
-        return tb_err_ssl(err, "%s", path);
-    int ok;
-    if (x)
-        ok = (*x = strstr(name, ".der") ? d2i_X509_bio(b, NULL)
-                                        : PEM_read_bio_X509(b, NULL, NULL, NULL)) != NULL;
-    else
-        ok = (*k = PEM_read_bio_PrivateKey(b, NULL, NULL, NULL)) != NULL;
-    BIO_free(b);
-    return ok ? 0 : tb_err_ssl(err, "%s: cannot read", path);
+    if (tb_path_join(path, sizeof path, dir, name, err) < 0)
+        return -1;
+    return tb_x509_read(path, x, k, err);
 }
 
 static int sim_open(const char *dir, sim *s, int need_ca_keys, tb_err *err)
@@ -388,54 +326,6 @@ int tb_attest_snp_sim_report(const char *dir, const uint8_t rd[64], int debug, u
     return rc;
 }
 
-static int make_crl(X509 *ark, EVP_PKEY *key, int64_t now, X509 *revoked, uint8_t **der,
-                    size_t *len)
-{
-    X509_CRL *c = X509_CRL_new();
-    ASN1_TIME *t1 = ASN1_TIME_set(NULL, (time_t)(now - 3600));
-    ASN1_TIME *t2 = ASN1_TIME_set(NULL, (time_t)(now + 30LL * 86400));
-    EVP_MD_CTX *m = NULL;
-    int ok = c && t1 && t2 && X509_CRL_set_version(c, 1) &&
-             X509_CRL_set_issuer_name(c, X509_get_subject_name(ark)) &&
-             X509_CRL_set1_lastUpdate(c, t1) && X509_CRL_set1_nextUpdate(c, t2);
-    if (ok && revoked) {
-        X509_REVOKED *r = X509_REVOKED_new();
-        ok = r && X509_REVOKED_set_serialNumber(r, X509_get_serialNumber(revoked)) &&
-             X509_REVOKED_set_revocationDate(r, t1) && X509_CRL_add0_revoked(c, r);
-        if (!ok)
-            X509_REVOKED_free(r);
-    }
-    ok = ok && X509_CRL_sort(c) && (m = pss_ctx(key)) && X509_CRL_sign_ctx(c, m) > 0;
-    unsigned char *out = NULL;
-    int n = ok ? i2d_X509_CRL(c, &out) : -1;
-    EVP_MD_CTX_free(m);
-    ASN1_TIME_free(t1);
-    ASN1_TIME_free(t2);
-    X509_CRL_free(c);
-    if (n <= 0)
-        return -1;
-    *der = out;
-    *len = (size_t)n;
-    return 0;
-}
-
-/* A certificate (DER or PEM) into name in the opened directory ofd (outdir: its
- * path, for messages). */
-static int write_cert_at(int ofd, const char *outdir, const char *name, X509 *x, int der,
-                         tb_err *err)
-{
-    BIO *b = BIO_new(BIO_s_mem());
-    if (!b || (!der && !PEM_write_bio_X509(b, x)) || (der && !i2d_X509_bio(b, x))) {
-        BIO_free(b);
-        return tb_err_ssl(err, "cannot encode %s", name);
-    }
-    char *p;
-    long n = BIO_get_mem_data(b, &p);
-    int rc = tb_file_write_at(ofd, outdir, name, p, (size_t)n, 0644, err);
-    BIO_free(b);
-    return rc;
-}
-
 int tb_attest_snp_sim_certs(const char *dir, const char *outdir, int64_t now, int revoke_vcek,
                             tb_err *err)
 {
@@ -451,13 +341,17 @@ int tb_attest_snp_sim_certs(const char *dir, const char *outdir, int64_t now, in
     uint8_t *crl = NULL;
     size_t crl_len = 0;
     int rc = -1;
-    if (make_crl(s.ark, s.ark_k, now, revoke_vcek ? s.vcek : NULL, &crl, &crl_len) < 0) {
-        tb_err_ssl(err, "making the simulated CRL");
+    tb_x509_crl_spec cs = tb_attest_sim_crl_spec(s.ark, s.ark_k, now, revoke_vcek ? s.vcek : NULL);
+    cs.sign_ctx = pss_ctx(s.ark_k);
+    if (!cs.sign_ctx || tb_x509_crl_make(&cs, &crl, &crl_len, err) < 0) {
+        EVP_MD_CTX_free(cs.sign_ctx);
+        tb_err_wrap(err, "making the simulated CRL");
         goto out;
     }
-    if (write_cert_at(ofd, outdir, "ark.pem", s.ark, 0, err) < 0 ||
-        write_cert_at(ofd, outdir, "ask.pem", s.ask, 0, err) < 0 ||
-        write_cert_at(ofd, outdir, "vcek.der", s.vcek, 1, err) < 0 ||
+    EVP_MD_CTX_free(cs.sign_ctx);
+    if (tb_x509_write_at(ofd, outdir, "ark.pem", s.ark, NULL, 0, err) < 0 ||
+        tb_x509_write_at(ofd, outdir, "ask.pem", s.ask, NULL, 0, err) < 0 ||
+        tb_x509_write_at(ofd, outdir, "vcek.der", s.vcek, NULL, 1, err) < 0 ||
         tb_file_write_at(ofd, outdir, "crl.der", crl, crl_len, 0644, err) < 0)
         goto out;
     rc = 0;
@@ -492,13 +386,7 @@ int tb_attest_snp_sim_certs_cached(const char *dir, int64_t now, tb_attest_snp_c
     int rc = tb_attest_snp_sim_certs(dir, tmp, now, 0, err);
     if (rc == 0)
         rc = tb_attest_snp_certs_load(tmp, out, err);
-    static const char *const names[] = {"ark.pem", "ask.pem", "vcek.der", "crl.der"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        char path[sizeof tmp + 16];
-        snprintf(path, sizeof path, "%s/%s", tmp, names[i]);
-        unlink(path);
-    }
-    rmdir(tmp);
+    tb_attest_sim_dir_remove(tmp);
     return rc;
 }
 

@@ -76,10 +76,10 @@ static int refuse(tb_attest_snp_verdict *v, const char *fmt, ...)
 static int not_yet_valid(const tb_attest_snp_cert *c, int64_t now, const char *what,
                          tb_attest_snp_verdict *v)
 {
-    if (now < c->not_before)
+    if (now < c->id.not_before)
         return 1;
-    if (!v->expiration || c->not_after < v->expiration) {
-        v->expiration = c->not_after;
+    if (!v->expiration || c->id.not_after < v->expiration) {
+        v->expiration = c->id.not_after;
         snprintf(v->expiration_what, sizeof v->expiration_what, "%s", what);
     }
     return 0;
@@ -214,11 +214,12 @@ static int check_chain(const tb_attest_snp_certs *certs, const tb_attest_snp_cer
                     builtin ? " of " : "", builtin ? tb_attest_snp_product_name(v->product) : "");
     if (tb_attest_snp_cert_parse(tark, tark_len, &ark, &e) < 0)
         return fail(v, TB_ATTEST_SNP_STEP_ARK, "ARK: %s", e.msg);
-    v->simulated = tb_attest_name_cn_contains(ark.subject, ark.subject_len, "SIMULATED");
+    v->simulated = tb_attest_name_cn_contains(ark.id.subject, ark.id.subject_len, "SIMULATED");
     if (!ark.key_rsa || !ark.is_ca ||
-        !same_name(ark.issuer, ark.issuer_len, ark.subject, ark.subject_len))
+        !same_name(ark.id.issuer, ark.id.issuer_len, ark.id.subject, ark.id.subject_len))
         return fail(v, TB_ATTEST_SNP_STEP_ARK, "the ARK is not a self-issued RSA CA certificate");
-    if (!builtin && !tb_attest_snp_pss_verify(&ark, ark.tbs, ark.tbs_len, ark.sig, ark.sig_len))
+    if (!builtin &&
+        !tb_attest_snp_pss_verify(&ark, ark.id.tbs, ark.id.tbs_len, ark.sig, ark.sig_len))
         return fail(v, TB_ATTEST_SNP_STEP_ARK,
                     "the ARK's self-signature does not verify (RSA-4096 RSA-PSS SHA-384)");
     if (not_yet_valid(&ark, now, "ARK", v))
@@ -232,9 +233,9 @@ static int check_chain(const tb_attest_snp_certs *certs, const tb_attest_snp_cer
         return fail(v, TB_ATTEST_SNP_STEP_ASK, "no %s certificate", askname);
     if (tb_attest_snp_cert_parse(askd, askn, &ask, &e) < 0)
         return fail(v, TB_ATTEST_SNP_STEP_ASK, "%s: %s", askname, e.msg);
-    if (!same_name(ask.issuer, ask.issuer_len, ark.subject, ark.subject_len))
+    if (!same_name(ask.id.issuer, ask.id.issuer_len, ark.id.subject, ark.id.subject_len))
         return fail(v, TB_ATTEST_SNP_STEP_ASK, "the %s was not issued by this ARK", askname);
-    if (!tb_attest_snp_pss_verify(&ark, ask.tbs, ask.tbs_len, ask.sig, ask.sig_len))
+    if (!tb_attest_snp_pss_verify(&ark, ask.id.tbs, ask.id.tbs_len, ask.sig, ask.sig_len))
         return fail(v, TB_ATTEST_SNP_STEP_ASK, "the %s's signature does not verify with the ARK",
                     askname);
     if (!ask.key_rsa || !ask.is_ca)
@@ -244,9 +245,9 @@ static int check_chain(const tb_attest_snp_certs *certs, const tb_attest_snp_cer
                     (long long)now);
 
     /* 3: the VCEK / VLEK */
-    if (!same_name(vcek->issuer, vcek->issuer_len, ask.subject, ask.subject_len))
+    if (!same_name(vcek->id.issuer, vcek->id.issuer_len, ask.id.subject, ask.id.subject_len))
         return fail(v, TB_ATTEST_SNP_STEP_VCEK, "the %s was not issued by this %s", leaf, askname);
-    if (!tb_attest_snp_pss_verify(&ask, vcek->tbs, vcek->tbs_len, vcek->sig, vcek->sig_len))
+    if (!tb_attest_snp_pss_verify(&ask, vcek->id.tbs, vcek->id.tbs_len, vcek->sig, vcek->sig_len))
         return fail(v, TB_ATTEST_SNP_STEP_VCEK, "the %s's signature does not verify with the %s",
                     leaf, askname);
     if (not_yet_valid(vcek, now, leaf, v))
@@ -258,7 +259,7 @@ static int check_chain(const tb_attest_snp_certs *certs, const tb_attest_snp_cer
         tb_attest_crl crl;
         if (tb_attest_snp_crl_parse(certs->crl, certs->crl_len, &crl, &e) < 0)
             return fail(v, TB_ATTEST_SNP_STEP_CRL, "%s", e.msg);
-        if (!same_name(crl.issuer, crl.issuer_len, ark.subject, ark.subject_len))
+        if (!same_name(crl.issuer, crl.issuer_len, ark.id.subject, ark.id.subject_len))
             return fail(v, TB_ATTEST_SNP_STEP_CRL, "the CRL was not issued by the ARK");
         if (!tb_attest_snp_pss_verify(&ark, crl.tbs, crl.tbs_len, crl.rsa_sig, crl.rsa_sig_len))
             return fail(v, TB_ATTEST_SNP_STEP_CRL, "the CRL's signature does not verify");
@@ -269,9 +270,9 @@ static int check_chain(const tb_attest_snp_certs *certs, const tb_attest_snp_cer
             v->expiration = crl.next_update;
             snprintf(v->expiration_what, sizeof v->expiration_what, "CRL");
         }
-        if (tb_attest_crl_is_revoked(&crl, ask.serial, ask.serial_len))
+        if (tb_attest_crl_is_revoked(&crl, ask.id.serial, ask.id.serial_len))
             return fail(v, TB_ATTEST_SNP_STEP_CRL, "the %s is revoked", askname);
-        if (tb_attest_crl_is_revoked(&crl, vcek->serial, vcek->serial_len))
+        if (tb_attest_crl_is_revoked(&crl, vcek->id.serial, vcek->id.serial_len))
             return fail(v, TB_ATTEST_SNP_STEP_CRL, "the %s is revoked", leaf);
         v->crl_checked = 1;
     }

@@ -298,18 +298,9 @@ int tb_attest_snp_cert_parse(const uint8_t *p, size_t n, tb_attest_snp_cert *c, 
         return tb_errf(err, "certificate is not signed with RSA-PSS SHA-384 (salt 48)");
     if (!alg_pss384(f.inner_alg))
         return tb_errf(err, "inner signature algorithm is not RSA-PSS SHA-384");
-    c->tbs = f.tbs.p;
-    c->tbs_len = f.tbs.n;
-    c->serial = f.serial.p;
-    c->serial_len = f.serial.n;
-    c->issuer = f.issuer.p;
-    c->issuer_len = f.issuer.n;
-    c->subject = f.subject.p;
-    c->subject_len = f.subject.n;
+    c->id = tb_attest_cert_frame_id(&f);
     c->spki = f.spki.p;
     c->spki_len = f.spki.n;
-    c->not_before = f.not_before;
-    c->not_after = f.not_after;
     der spki_in = f.spki, spki_c, tbs = f.rest;
     int tag;
     tb_attest_der_expect(&spki_in, 0x30, &spki_c); /* cannot fail: read as a SEQUENCE */

@@ -152,26 +152,26 @@ static void note_expiry(tb_attest_verdict *v, const window *w, tb_attest_step st
 
 static void cert_window(const tb_attest_cert *c, window *w, const char *what)
 {
-    win_add(w, c->not_before, c->not_after, what);
+    win_add(w, c->id.not_before, c->id.not_after, what);
 }
 
 static int is_revoked(const tb_attest_crl *crl, const tb_attest_cert *c)
 {
-    return tb_attest_crl_is_revoked(crl, c->serial, c->serial_len);
+    return tb_attest_crl_is_revoked(crl, c->id.serial, c->id.serial_len);
 }
 
 static int cn_has(const tb_attest_cert *c, const char *phrase)
 {
-    return tb_attest_name_cn_contains(c->subject, c->subject_len, phrase);
+    return tb_attest_name_cn_contains(c->id.subject, c->id.subject_len, phrase);
 }
 
 static int check_issued(void *ec, const tb_attest_cert *issuer, const tb_attest_cert *cert,
                         const char *what, tb_err *err)
 {
-    if (cert->issuer_len != issuer->subject_len ||
-        memcmp(cert->issuer, issuer->subject, cert->issuer_len))
+    if (cert->id.issuer_len != issuer->id.subject_len ||
+        memcmp(cert->id.issuer, issuer->id.subject, cert->id.issuer_len))
         return tb_errf(err, "%s: issuer name does not match its issuer's subject", what);
-    if (!tb_attest_p256_verify_ctx(ec, issuer->pub, cert->tbs, cert->tbs_len, cert->sig))
+    if (!tb_attest_p256_verify_ctx(ec, issuer->pub, cert->id.tbs, cert->id.tbs_len, cert->sig))
         return tb_errf(err, "%s: signature does not verify with its issuer's key", what);
     return 0;
 }
@@ -198,8 +198,8 @@ static int check_crl(void *ec, const uint8_t *der, size_t n, const tb_attest_cer
         return tb_errf(err, "out of memory");
     if (tb_attest_crl_parse(*keep, n, ci, err) < 0)
         return tb_err_wrap(err, "%s", what);
-    if (ci->issuer_len != issuer->subject_len ||
-        memcmp(ci->issuer, issuer->subject, ci->issuer_len))
+    if (ci->issuer_len != issuer->id.subject_len ||
+        memcmp(ci->issuer, issuer->id.subject, ci->issuer_len))
         return tb_errf(err, "%s: issuer is not its signing certificate's subject", what);
     if (!tb_attest_p256_verify_ctx(ec, issuer->pub, ci->tbs, ci->tbs_len, ci->sig))
         return tb_errf(err, "%s: signature does not verify", what);
@@ -523,8 +523,8 @@ static int step_pck_chain(void *ec, const tb_attest_quote *q, const tb_attest_pr
                           "Certificate\"; QVL: STATUS_SGX_PCK_MISSING)");
     if (check_issued(ec, ca, leaf, "PCK certificate", e) < 0)
         return -1;
-    if (p->pck_ci.issuer_len != ca->subject_len ||
-        memcmp(p->pck_ci.issuer, ca->subject, ca->subject_len))
+    if (p->pck_ci.issuer_len != ca->id.subject_len ||
+        memcmp(p->pck_ci.issuer, ca->id.subject, ca->id.subject_len))
         return tb_errf(e, "the PCK CRL is not issued by this quote's PCK CA (wrong CA kind?)");
     if (is_revoked(&p->pck_ci, leaf))
         return tb_errf(e, "PCK certificate is revoked (PCK CRL)");

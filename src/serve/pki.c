@@ -1,7 +1,7 @@
 /* pki: fixture CA and server certificate with the OpenSSL 3 APIs; see pki.h.
  * Certificates are built by base/x509 (X509V3 extension strings, the same
- * syntax as openssl.cnf), keys with EVP_EC_gen. PEM text goes to memory BIOs,
- * then to files via base/file's atomic write (0644 for certificates, 0600 for keys). */
+ * syntax as openssl.cnf), keys with EVP_EC_gen; base/x509 writes their PEM with
+ * base/file's atomic write (0644 for certificates, 0600 for keys). */
 #include "serve/pki.h"
 
 #include <errno.h>
@@ -66,25 +66,6 @@ static X509 *make_cert(EVP_PKEY *key, const char *cn, X509 *issuer, EVP_PKEY *is
     return tb_x509_make(&spec, err);
 }
 
-/* Writes the PEM of a certificate (key NULL) or a private key to file in the
- * directory dfd (dir: its path, for messages). */
-static int write_pem(int dfd, const char *dir, const char *file, X509 *cert, EVP_PKEY *key,
-                     tb_err *err)
-{
-    BIO *b = BIO_new(BIO_s_mem());
-    int ok = b && (cert ? PEM_write_bio_X509(b, cert)
-                        : PEM_write_bio_PrivateKey(b, key, NULL, NULL, 0, NULL, NULL));
-    if (!ok) {
-        BIO_free(b);
-        return tb_err_ssl(err, "%s/%s: PEM encoding", dir, file);
-    }
-    char *data;
-    long len = BIO_get_mem_data(b, &data);
-    int rc = tb_file_write_at(dfd, dir, file, data, (size_t)len, cert ? 0644 : 0600, err);
-    BIO_free(b);
-    return rc;
-}
-
 /* The four files into the opened directory dfd; closes dfd. */
 static int generate_in(int dfd, const char *dir, tb_err *err)
 {
@@ -100,10 +81,10 @@ static int generate_in(int dfd, const char *dir, tb_err *err)
     if (!(ca = make_cert(ca_key, TB_PKI_CA_NAME, NULL, ca_key, 1, err)) ||
         !(srv = make_cert(srv_key, TB_PKI_SERVER_NAME, ca, ca_key, 0, err)))
         goto out;
-    if (write_pem(dfd, dir, TB_PKI_CA_KEY, NULL, ca_key, err) < 0 ||
-        write_pem(dfd, dir, TB_PKI_CA_CERT, ca, NULL, err) < 0 ||
-        write_pem(dfd, dir, TB_PKI_SERVER_KEY, NULL, srv_key, err) < 0 ||
-        write_pem(dfd, dir, TB_PKI_SERVER_CERT, srv, NULL, err) < 0)
+    if (tb_x509_write_at(dfd, dir, TB_PKI_CA_KEY, NULL, ca_key, 0, err) < 0 ||
+        tb_x509_write_at(dfd, dir, TB_PKI_CA_CERT, ca, NULL, 0, err) < 0 ||
+        tb_x509_write_at(dfd, dir, TB_PKI_SERVER_KEY, NULL, srv_key, 0, err) < 0 ||
+        tb_x509_write_at(dfd, dir, TB_PKI_SERVER_CERT, srv, NULL, 0, err) < 0)
         goto out;
     rc = 0;
 out:

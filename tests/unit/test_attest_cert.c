@@ -35,9 +35,9 @@ static X509 *x509_of(const uint8_t *der, size_t n)
 static int signed_by(const tb_attest_cert *c, const tb_attest_cert *issuer)
 {
     void *g = tb_attest_p256_group_new(), *ctx = tb_attest_p256_ctx_from(g);
-    int ok = c->issuer_len == issuer->subject_len &&
-             !memcmp(c->issuer, issuer->subject, c->issuer_len) &&
-             tb_attest_p256_verify_ctx(ctx, issuer->pub, c->tbs, c->tbs_len, c->sig);
+    int ok = c->id.issuer_len == issuer->id.subject_len &&
+             !memcmp(c->id.issuer, issuer->id.subject, c->id.issuer_len) &&
+             tb_attest_p256_verify_ctx(ctx, issuer->pub, c->id.tbs, c->id.tbs_len, c->sig);
     tb_attest_p256_ctx_free(ctx);
     tb_attest_p256_group_free(g);
     return ok;
@@ -74,18 +74,18 @@ static void test_certs_agree_with_openssl(void **state)
         assert_int_equal(tb_attest_cert_parse(l.der[i], l.len[i], &c[i], &e), 0);
         X509 *x = x509_of(l.der[i], l.len[i]);
         assert_non_null(x);
-        assert_int_equal(c[i].not_before, asn1_unix(X509_get0_notBefore(x)));
-        assert_int_equal(c[i].not_after, asn1_unix(X509_get0_notAfter(x)));
+        assert_int_equal(c[i].id.not_before, asn1_unix(X509_get0_notBefore(x)));
+        assert_int_equal(c[i].id.not_after, asn1_unix(X509_get0_notAfter(x)));
         const ASN1_INTEGER *sn = X509_get0_serialNumber(x);
         unsigned char *sd0 = NULL;
         int sl0 = i2d_ASN1_INTEGER((ASN1_INTEGER *)sn, &sd0);
-        assert_int_equal((size_t)sl0 - 2, c[i].serial_len);
-        assert_memory_equal(sd0 + 2, c[i].serial, c[i].serial_len);
+        assert_int_equal((size_t)sl0 - 2, c[i].id.serial_len);
+        assert_memory_equal(sd0 + 2, c[i].id.serial, c[i].id.serial_len);
         OPENSSL_free(sd0);
         unsigned char *sd = NULL;
         int sl = i2d_X509_NAME(X509_get_subject_name(x), &sd);
-        assert_int_equal((size_t)sl, c[i].subject_len);
-        assert_memory_equal(sd, c[i].subject, c[i].subject_len);
+        assert_int_equal((size_t)sl, c[i].id.subject_len);
+        assert_memory_equal(sd, c[i].id.subject, c[i].id.subject_len);
         OPENSSL_free(sd);
         uint8_t pt[65];
         size_t pl = 0;
@@ -101,9 +101,9 @@ static void test_certs_agree_with_openssl(void **state)
     assert_true(signed_by(&c[1], &c[2]));
     assert_true(signed_by(&c[2], &c[2])); /* self-signed root */
     assert_false(signed_by(&c[0], &c[2]));
-    assert_true(tb_attest_name_cn_contains(c[1].subject, c[1].subject_len, "Platform"));
-    assert_false(tb_attest_name_cn_contains(c[1].subject, c[1].subject_len, "Processor"));
-    assert_true(tb_attest_name_cn_contains(c[0].issuer, c[0].issuer_len, "Platform"));
+    assert_true(tb_attest_name_cn_contains(c[1].id.subject, c[1].id.subject_len, "Platform"));
+    assert_false(tb_attest_name_cn_contains(c[1].id.subject, c[1].id.subject_len, "Processor"));
+    assert_true(tb_attest_name_cn_contains(c[0].id.issuer, c[0].id.issuer_len, "Platform"));
     /* A flipped byte in the signed part breaks the signature; truncation breaks parsing. */
     uint8_t *m = malloc(l.len[0]);
     memcpy(m, l.der[0], l.len[0]);

@@ -159,10 +159,10 @@ static void test_certs_and_roots(void **state)
             assert_int_equal(tb_attest_snp_cert_parse(ark, al, &a, &e), 0);
             assert_int_equal(tb_attest_snp_cert_parse(ask, sl, &s, &e), 0);
             assert_true(a.is_ca && s.is_ca && a.key_rsa && s.key_rsa);
-            assert_true(tb_attest_snp_pss_verify(&a, a.tbs, a.tbs_len, a.sig, a.sig_len));
-            assert_true(tb_attest_snp_pss_verify(&a, s.tbs, s.tbs_len, s.sig, s.sig_len));
-            assert_false(tb_attest_snp_pss_verify(&s, a.tbs, a.tbs_len, a.sig, a.sig_len));
-            assert_true(tb_attest_name_cn_contains(a.subject, a.subject_len,
+            assert_true(tb_attest_snp_pss_verify(&a, a.id.tbs, a.id.tbs_len, a.sig, a.sig_len));
+            assert_true(tb_attest_snp_pss_verify(&a, s.id.tbs, s.id.tbs_len, s.sig, s.sig_len));
+            assert_false(tb_attest_snp_pss_verify(&s, a.id.tbs, a.id.tbs_len, a.sig, a.sig_len));
+            assert_true(tb_attest_name_cn_contains(a.id.subject, a.id.subject_len,
                                                    tb_attest_snp_product_name(p)));
         }
     /* the testdata Milan ARK / ASK are the built-in ones */
