@@ -649,11 +649,9 @@ static int add_samples(const tb_wl_http_params *h, tb_wl_sink *sink, const char 
                         "bytes read per second (headers and bodies), wrk's Transfer/sec", err);
 }
 
-static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb_err *err)
+/* Whether target's server is there: TB_WL_OK, or SKIPPED / FAILED with the reason. */
+static int step_ready(const http_state *st, int tls, tb_err *err)
 {
-    http_state *st = state;
-    const tb_wl_http_params *h = st->h;
-    int tls = !strcmp(target, "serve-tls");
     if (!tls && !st->nginx_up) {
         tb_errf(err, "%s", st->nginx_reason);
         return st->nginx_skip ? TB_WL_SKIPPED : TB_WL_FAILED;
@@ -661,98 +659,152 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
     const tb_wl_fixture *fx = st->env->fixture;
     if (tls && !fx->up)
         return tb_errf(err, "%s", fx->reason), TB_WL_FAILED;
+    return TB_WL_OK;
+}
+
+/* The URL a step loads: the plan's http.nginx_url (remote), or the server started here --
+   nginx, or the fixture server for serve-tls. */
+static void step_url(const http_state *st, int tls, int remote, char *url, size_t n)
+{
+    if (remote)
+        snprintf(url, n, "%s", st->h->nginx_url);
+    else
+        snprintf(url, n, "%s://127.0.0.1:%d/", tls ? "https" : "http",
+                 tls ? st->env->fixture->port : st->nginx_port);
+}
+
+/* The load generator's options for u's server (its address, TLS against the fixture CA)
+   with the plan's threads, connections and timeouts; the request it sends into req
+   (caller clears). 0, or -1 with err. */
+static int load_opts(http_state *st, int tls, const tb_url *u, tb_wl_sink *sink, tb_buf *req,
+                     tb_load_opts *lo, tb_err *err)
+{
+    const tb_wl_http_params *h = st->h;
+    if (tb_addr_resolve(u->host, u->port, &lo->addr, err) < 0)
+        return -1;
+    if (tls && !st->tls && !(st->tls = tb_tls_client_ctx_new(st->env->fixture->ca, err)))
+        return -1;
+    if (tb_wl_http_request(u, NULL, 0, req) < 0)
+        return tb_errf(err, "http: the request: out of memory or a host too long");
+    lo->tls = tls ? st->tls : NULL;
+    lo->sni = TB_PKI_SERVER_NAME;
+    lo->request = req->p;
+    lo->request_len = req->len;
+    lo->threads = (uint32_t)h->threads;
+    lo->connections = (uint32_t)h->connections;
+    lo->timeout_ns = (uint64_t)(h->timeout_s * 1e9);
+    lo->drain_ns = lo->timeout_ns < 2000000000ull ? lo->timeout_ns : 2000000000ull;
+    lo->stop_flag = sink->stop;
+    return 0;
+}
+
+/* The plan's warm-up, once per kind of server (plain, TLS), before its first measured
+   run: TB_WL_OK, TB_WL_FAILED with err, or TB_WL_CANCELLED. */
+static int warm_up(http_state *st, int tls, tb_load_opts *lo, tb_wl_sink *sink, tb_err *err)
+{
+    const tb_wl_http_params *h = st->h;
+    if (!(h->warmup_s > 0) || st->warmed[tls])
+        return TB_WL_OK;
+    st->warmed[tls] = 1;
+    lo->duration_ns = (uint64_t)(h->warmup_s * 1e9);
+    tb_load_result r;
+    if (tb_load_run(lo, &r, err) < 0)
+        return TB_WL_FAILED;
+    tb_load_result_clear(&r);
+    return tb_wl_stopped(sink) ? TB_WL_CANCELLED : TB_WL_OK;
+}
+
+/* The requests that failed in a run, as a warning of target's round. */
+static void warn_errors(const tb_load_result *r, const char *target, int round, tb_wl_sink *sink)
+{
+    const tb_load_errors *e = &r->errors;
+    if (!(e->connect || e->read || e->write || e->timeout || e->status))
+        return;
+    char why[TB_ERR_MAX];
+    snprintf(why, sizeof why,
+             "errors: connect %llu, read %llu, write %llu, timeout %llu, status %llu%s%.200s",
+             (unsigned long long)e->connect, (unsigned long long)e->read,
+             (unsigned long long)e->write, (unsigned long long)e->timeout,
+             (unsigned long long)e->status, r->first_error[0] ? "; first: " : "", r->first_error);
+    tb_wl_problem(sink, TB_WL_WARN, target, round, why);
+}
+
+/* nginx's access log (logpath, before lines before the run) against the requests the run
+   completed and drained: a warning of target's round when they differ. */
+static void warn_access_log(const tb_load_result *r, const char *logpath, uint64_t before,
+                            const char *target, int round, tb_wl_sink *sink)
+{
+    tb_err le;
+    uint64_t after = 0;
+    if (tb_wl_http_log_settled(logpath, &after, &le) < 0 ||
+        after - before == r->completed + r->drained)
+        return;
+    char why[256];
+    snprintf(why, sizeof why, "nginx access log: %llu new lines for %llu completed requests",
+             (unsigned long long)(after - before), (unsigned long long)(r->completed + r->drained));
+    tb_wl_problem(sink, TB_WL_WARN, target, round, why);
+}
+
+/* The measured run of target (the access log checked for nginx started here): its
+   samples, and warnings for what makes them doubtful. TB_WL_OK, TB_WL_FAILED with err,
+   or TB_WL_CANCELLED. */
+static int measure(http_state *st, const char *target, int round, int tls, int remote,
+                   tb_load_opts *lo, tb_wl_sink *sink, tb_err *err)
+{
+    const tb_wl_http_params *h = st->h;
+    char logpath[PATH_MAX];
+    uint64_t before = 0;
+    int check_log = !tls && !remote &&
+                    tb_nginx_path(st->nginx_dir, "access.log", logpath, sizeof logpath, err) == 0 &&
+                    tb_wl_http_log_settled(logpath, &before, err) == 0;
+    lo->duration_ns = (uint64_t)(h->duration_s * 1e9);
+    tb_load_result r;
+    if (tb_load_run(lo, &r, err) < 0)
+        return TB_WL_FAILED;
+    int rc = TB_WL_OK;
+    if (tb_wl_stopped(sink) || r.stopped_early) {
+        rc = TB_WL_CANCELLED;
+    } else if (r.completed == 0) {
+        tb_errf(err, "no request completed%s%s", r.first_error[0] ? ": " : "", r.first_error);
+        rc = TB_WL_FAILED;
+    } else {
+        tb_wl_http_correct(&r, (uint64_t)h->connections); /* as teebench http applies it */
+        if (add_samples(h, sink, target,
+                        remote ? "on another machine than the server (over the network)"
+                               : "on the same machine",
+                        &r, err) < 0)
+            rc = TB_WL_FAILED;
+        if (rc == TB_WL_OK)
+            warn_errors(&r, target, round, sink);
+        if (rc == TB_WL_OK && check_log)
+            warn_access_log(&r, logpath, before, target, round, sink);
+    }
+    tb_load_result_clear(&r);
+    return rc;
+}
+
+static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb_err *err)
+{
+    http_state *st = state;
+    int tls = !strcmp(target, "serve-tls");
+    int rc = step_ready(st, tls, err);
+    if (rc != TB_WL_OK)
+        return rc;
     int remote = !tls && st->nginx_remote; /* the plan's http.nginx_url */
     char url[300];
-    if (remote)
-        snprintf(url, sizeof url, "%s", h->nginx_url);
-    else
-        snprintf(url, sizeof url, "%s://127.0.0.1:%d/", tls ? "https" : "http",
-                 tls ? fx->port : st->nginx_port);
+    step_url(st, tls, remote, url, sizeof url);
     tb_url u;
     if (tb_url_parse(url, &u, err) < 0)
         return TB_WL_FAILED;
     http_command(st, sink, tls, url);
     tb_load_opts lo = {0};
-    if (tb_addr_resolve(u.host, u.port, &lo.addr, err) < 0)
-        return TB_WL_FAILED;
-    if (tls && !st->tls && !(st->tls = tb_tls_client_ctx_new(fx->ca, err)))
-        return TB_WL_FAILED;
     tb_buf req = {0};
-    if (tb_wl_http_request(&u, NULL, 0, &req) < 0) {
-        tb_buf_clear(&req);
-        tb_errf(err, "http: the request: out of memory or a host too long");
-        return TB_WL_FAILED;
-    }
-    lo.tls = tls ? st->tls : NULL;
-    lo.sni = TB_PKI_SERVER_NAME;
-    lo.request = req.p;
-    lo.request_len = req.len;
-    lo.threads = (uint32_t)h->threads;
-    lo.connections = (uint32_t)h->connections;
-    lo.timeout_ns = (uint64_t)(h->timeout_s * 1e9);
-    lo.drain_ns = lo.timeout_ns < 2000000000ull ? lo.timeout_ns : 2000000000ull;
-    lo.stop_flag = sink->stop;
-    tb_load_result r;
-    int rc_st = TB_WL_OK;
-    if (h->warmup_s > 0 && !st->warmed[tls]) {
-        st->warmed[tls] = 1;
-        lo.duration_ns = (uint64_t)(h->warmup_s * 1e9);
-        if (tb_load_run(&lo, &r, err) < 0) {
-            tb_buf_clear(&req);
-            return TB_WL_FAILED;
-        }
-        tb_load_result_clear(&r);
-        if (tb_wl_stopped(sink)) {
-            tb_buf_clear(&req);
-            return TB_WL_CANCELLED;
-        }
-    }
-    char logpath[PATH_MAX];
-    uint64_t before = 0, after = 0;
-    int check_log = !tls && !remote &&
-                    tb_nginx_path(st->nginx_dir, "access.log", logpath, sizeof logpath, err) == 0 &&
-                    tb_wl_http_log_settled(logpath, &before, err) == 0;
-    lo.duration_ns = (uint64_t)(h->duration_s * 1e9);
-    int rc = tb_load_run(&lo, &r, err);
+    rc = load_opts(st, tls, &u, sink, &req, &lo, err) < 0 ? TB_WL_FAILED
+                                                          : warm_up(st, tls, &lo, sink, err);
+    if (rc == TB_WL_OK)
+        rc = measure(st, target, round, tls, remote, &lo, sink, err);
     tb_buf_clear(&req);
-    if (rc < 0)
-        return TB_WL_FAILED;
-    if (tb_wl_stopped(sink) || r.stopped_early) {
-        tb_load_result_clear(&r);
-        return TB_WL_CANCELLED;
-    }
-    if (r.completed == 0) {
-        tb_errf(err, "no request completed%s%s", r.first_error[0] ? ": " : "", r.first_error);
-        tb_load_result_clear(&r);
-        return TB_WL_FAILED;
-    }
-    tb_wl_http_correct(&r, (uint64_t)h->connections); /* as teebench http applies it */
-    if (add_samples(h, sink, target,
-                    remote ? "on another machine than the server (over the network)"
-                           : "on the same machine",
-                    &r, err) < 0)
-        rc_st = TB_WL_FAILED;
-    const tb_load_errors *e = &r.errors;
-    if (rc_st == TB_WL_OK && (e->connect || e->read || e->write || e->timeout || e->status)) {
-        char why[TB_ERR_MAX];
-        snprintf(why, sizeof why,
-                 "errors: connect %llu, read %llu, write %llu, timeout %llu, status %llu%s%.200s",
-                 (unsigned long long)e->connect, (unsigned long long)e->read,
-                 (unsigned long long)e->write, (unsigned long long)e->timeout,
-                 (unsigned long long)e->status, r.first_error[0] ? "; first: " : "", r.first_error);
-        tb_wl_problem(sink, TB_WL_WARN, target, round, why);
-    }
-    tb_err le;
-    if (rc_st == TB_WL_OK && check_log && tb_wl_http_log_settled(logpath, &after, &le) == 0 &&
-        after - before != r.completed + r.drained) {
-        char why[256];
-        snprintf(why, sizeof why, "nginx access log: %llu new lines for %llu completed requests",
-                 (unsigned long long)(after - before),
-                 (unsigned long long)(r.completed + r.drained));
-        tb_wl_problem(sink, TB_WL_WARN, target, round, why);
-    }
-    tb_load_result_clear(&r);
-    return rc_st;
+    return rc;
 }
 
 const tb_workload tb_wl_http = {

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "workloads/kv.h"
 #include "workloads/memory.h"
@@ -44,9 +45,12 @@ uint64_t tb_wl_memory_array_auto(const tb_wl_memory_params *p, uint64_t llc);
 int tb_wl_iperf3_parse(const char *text, size_t len, tb_wl_iperf3 *out, tb_err *err);
 /* "iperf 3.12 (cJSON 1.7.15)" (`iperf3 --version`'s first line) -> major, minor; 0, or -1. */
 int tb_wl_iperf3_version_parse(const char *text, int *major, int *minor);
-/* iperf3 runs each stream in a thread of its own from 3.16 on; before, one process is one
-   thread whatever -P says. */
-int tb_wl_iperf3_threaded(int major, int minor);
+/* Whether an iperf3 whose -P 2 client showed threads threads (tb_wl_network_iperf3_threads)
+   runs each stream in a thread of its own: more than one; a probe that failed (< 0) is one
+   thread a process, which is right for either kind. */
+int tb_wl_iperf3_threaded(int threads);
+/* The threads of process pid (its /proc/PID/task entries), or -1. */
+int tb_wl_network_task_count(pid_t pid);
 /* The iperf3 processes that carry N streams: 1 for a threaded iperf3; else procs (or,
    when 0, ncpu), at most N and TB_WL_NET_MAX_PROCS. */
 int tb_wl_network_procs(const tb_wl_network_params *p, int streams, int ncpu, int threaded);

@@ -363,47 +363,6 @@ static int ping(const char *host, int port, tb_tls_ctx *tls, const char *sni, in
 
 /* ---- tools ---- */
 
-/* Runs argv, stdout and stderr into the work directory's out and errname: 0 (*code), 1
-   when cancelled, -1 with err. */
-static int run_tool(tb_wl_sink *sink, char **argv, const char *out, const char *errname,
-                    int64_t timeout_ms, int *code, tb_err *err)
-{
-    int ofd = tb_wl_create(sink, out, err), efd = ofd < 0 ? -1 : tb_wl_create(sink, errname, err);
-    if (efd < 0) {
-        if (ofd >= 0)
-            close(ofd);
-        return -1;
-    }
-    tb_proc_opts o = {.argv = argv, .stdout_fd = ofd, .stderr_fd = efd};
-    tb_proc_result r;
-    int rc = tb_proc_run(&o, timeout_ms, sink->stop, &r, err);
-    close(ofd);
-    close(efd);
-    if (rc < 0)
-        return -1;
-    if (r.cancelled)
-        return 1;
-    *code = r.exit_code;
-    return 0;
-}
-
-/* The last non-empty line of the work directory's file name (a log), for messages. */
-static void last_line(tb_wl_sink *sink, const char *name, char *out, size_t n)
-{
-    tb_buf b = {0};
-    tb_err e;
-    out[0] = 0;
-    if (tb_wl_read(sink, name, 1 << 20, &b, &e) == 0 && b.p) {
-        char *s = (char *)b.p;
-        size_t len = b.len;
-        while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
-            s[--len] = 0;
-        char *l = memrchr(s, '\n', len);
-        snprintf(out, n, "%s", l ? l + 1 : s);
-    }
-    tb_buf_clear(&b);
-}
-
 /* The word after marker in the first line `bin --version` prints ("v=" of redis-server's,
    "redis-benchmark " of redis-benchmark's). */
 static void tool_version(const char *bin, const char *marker, tb_wl_sink *sink, const char *file,
@@ -417,7 +376,7 @@ static void tool_version(const char *bin, const char *marker, tb_wl_sink *sink, 
     int code = -1;
     tb_err e;
     snprintf(errf, sizeof errf, "%s.stderr.log", file);
-    if (run_tool(sink, argv, file, errf, 10000, &code, &e) != 0 || code != 0)
+    if (tb_wl_run_tool(sink, argv, file, errf, 10000, &code, &e) != 0 || code != 0)
         return;
     tb_buf b = {0};
     if (tb_wl_read(sink, file, 4096, &b, &e) == 0 && b.p) {
@@ -516,9 +475,9 @@ static int start_once(const tb_wl_kv_params *p, const char *bin, const char *pki
     for (uint64_t end = tb_mono_ns() + 10000000000ull; tb_mono_ns() < end;) { /* 10 s */
         if (!tb_proc_alive(&s->proc)) {
             char line[256];
-            last_line(sink, "kv/redis.log", line, sizeof line);
+            tb_wl_last_line(sink, "kv/redis.log", line, sizeof line);
             if (!line[0])
-                last_line(sink, "redis-server.stdout.log", line, sizeof line);
+                tb_wl_last_line(sink, "redis-server.stdout.log", line, sizeof line);
             return tb_errf(err, "redis-server exited with code %d%s%.200s", s->proc.code,
                            line[0] ? ": " : "", line);
         }
@@ -766,14 +725,14 @@ int tb_wl_kv_bench(const tb_wl_kv_params *p, const tb_wl_kv_target *t, tb_wl_sin
     /* 1000 requests per second at least; redis-benchmark waits forever on a server
        that stops answering */
     int64_t timeout_ms = 60000 + 2 * (int64_t)p->requests;
-    rc = run_tool(sink, argv, out, errname, timeout_ms, &code, err);
+    rc = tb_wl_run_tool(sink, argv, out, errname, timeout_ms, &code, err);
     if (rc < 0)
         return TB_WL_FAILED;
     if (rc > 0)
         return TB_WL_CANCELLED;
     if (code != 0) {
         char line[256];
-        last_line(sink, errname, line, sizeof line);
+        tb_wl_last_line(sink, errname, line, sizeof line);
         tb_errf(err, "redis-benchmark (%s) exited with code %d%s%s%s", tr, code,
                 code == TB_PROC_TIMEOUT_CODE ? " (timed out)" : "", line[0] ? ": " : "", line);
         return TB_WL_FAILED;

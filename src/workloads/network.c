@@ -9,9 +9,12 @@
  * the machine that drives the suite and the servers' machine is reached over the
  * network, so its I/O path -- virtio, a TD's bounce buffers -- is in the figures.
  *
- * iperf3 before 3.16 runs all of one process's streams in one thread: N streams go
- * to several client processes (and as many servers), each with its share of -P, and
- * their receivers' throughputs are summed; from 3.16 on one process carries them all.
+ * An iperf3 that runs all of one process's streams in one thread (Debian 12's 3.12) gets
+ * N streams spread over several client processes (and as many servers), each with its
+ * share of -P, and their receivers' throughputs are summed; one that runs each stream in
+ * a thread of its own carries them all in one process. Which of the two the iperf3 here
+ * is, is probed (a -P 2 client's threads, counted while it runs), never read from its
+ * version number; a probe that cannot run counts as one thread a process.
  *
  * Metrics (the sweeps' values in the names): network.tcp.p<N>.throughput (bit/s
  * received), network.udp.<SIZE>b.throughput (bit/s received) and .loss (% of the
@@ -22,6 +25,7 @@
 #include "workloads/internal.h"
 #include "workloads/network.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -184,7 +188,8 @@ static const tb_wl_param param_table[] = {
      .json = streams_json,
      .def = {"1", "1,4"}},
     {.key = "procs",
-     .help = "TCP: iperf3 processes for N streams at most (0: one per CPU; 1 from iperf3 3.16)",
+     .help = "TCP: iperf3 processes for N streams at most (0: one per CPU; 1 where iperf3 "
+             "runs its streams in threads)",
      .kind = TB_WLP_INT,
      P(procs),
      .lo = 0,
@@ -438,9 +443,9 @@ int tb_wl_iperf3_version_parse(const char *text, int *major, int *minor)
     return 0;
 }
 
-int tb_wl_iperf3_threaded(int major, int minor)
+int tb_wl_iperf3_threaded(int threads)
 {
-    return major > 3 || (major == 3 && minor >= 16);
+    return threads > 1;
 }
 
 int tb_wl_network_procs(const tb_wl_network_params *p, int streams, int ncpu, int threaded)
@@ -544,8 +549,9 @@ static void last_line(const char *path, char *out, size_t n)
     tb_buf_clear(&b);
 }
 
-/* Starts iperf3 -s on port and waits (5 s at most) until it listens. */
-static int start_iperf3(const char *addr, int port, const char *bin, const char *log_dir,
+/* Starts iperf3 -s on port (once: -1, it exits after one test) and waits (5 s at most)
+   until it listens. */
+static int start_iperf3(const char *addr, int port, int once, const char *bin, const char *log_dir,
                         tb_proc *pr, tb_err *err)
 {
     char ps[16], log[1024] = "";
@@ -553,7 +559,8 @@ static int start_iperf3(const char *addr, int port, const char *bin, const char 
     if (log_dir && snprintf(log, sizeof log, "%s/iperf3-%d.log", log_dir, port) >= (int)sizeof log)
         return tb_errf(err, "%s: path too long", log_dir);
     /* --idle-timeout: a client that vanished mid-test does not keep the server busy */
-    char *argv[] = {(char *)bin, "-s", "-p", ps, "-B", (char *)addr, "--idle-timeout", "60", NULL};
+    char *argv[] = {(char *)bin,        "-s", "-p", ps, "-B", (char *)addr, "--idle-timeout", "60",
+                    once ? "-1" : NULL, NULL};
     tb_proc_opts o = {
         .argv = argv, .stdout_path = log[0] ? log : NULL, .stderr_path = log[0] ? log : NULL};
     if (tb_proc_spawn(&o, pr, err) < 0)
@@ -592,7 +599,7 @@ static int server_try(const char *addr, int port, int procs, const char *bin, co
                            i + 1, procs);
         }
     for (int i = 0; i < procs; i++) {
-        if (start_iperf3(addr, s->port + 1 + i, bin, log_dir, &s->iperf[i], err) < 0) {
+        if (start_iperf3(addr, s->port + 1 + i, 0, bin, log_dir, &s->iperf[i], err) < 0) {
             tb_wl_net_server_stop(s);
             return -1;
         }
@@ -1077,12 +1084,72 @@ typedef struct network_state {
     char server_reason[TB_ERR_MAX]; /* the servers did not start: why */
 } network_state;
 
-int tb_wl_network_iperf3_version(const char *bin, int dir_fd, const char *dir, char *out, size_t n,
-                                 int *threaded)
+int tb_wl_network_task_count(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* Waits for the probe's client to exit (10 s at most), counting its threads every 10 ms:
+   the most seen, from the first count that shows more than one thread on (it is stopped
+   then: the answer is known). */
+static int watch_threads(tb_proc *client)
+{
+    int most = 0;
+    for (int i = 0; i < 1000 && most <= 1 && tb_proc_alive(client); i++) {
+        int k = tb_wl_network_task_count(client->pid);
+        most = k > most ? k : most;
+        tb_sleep_ns(10000000);
+    }
+    return most;
+}
+
+int tb_wl_network_iperf3_threads(const char *bin, const char *dir, tb_err *err)
+{
+    int port = tb_sock_free_port(err);
+    if (port < 0)
+        return -1;
+    tb_proc server;
+    if (start_iperf3("127.0.0.1", port, 1, bin, dir, &server, err) < 0)
+        return -1;
+    char ps[16], log[1024] = "";
+    snprintf(ps, sizeof ps, "%d", port);
+    if (dir && snprintf(log, sizeof log, "%s/iperf3-threads.log", dir) >= (int)sizeof log)
+        log[0] = 0;
+    char *argv[] = {(char *)bin, "-c", "127.0.0.1", "-p", ps, "-P", "2", "-t", "1", NULL};
+    tb_proc_opts o = {
+        .argv = argv, .stdout_path = log[0] ? log : NULL, .stderr_path = log[0] ? log : NULL};
+    tb_proc client;
+    if (tb_proc_spawn(&o, &client, err) < 0) {
+        tb_proc_stop(&server, 1000);
+        return tb_err_wrap(err, "iperf3 -c 127.0.0.1 -p %d -P 2", port);
+    }
+    int most = watch_threads(&client);
+    int failed = client.pid < 0 && client.code != 0; /* it ended on its own, badly */
+    if (client.pid > 0)
+        tb_proc_kill(&client);
+    tb_proc_stop(&server, 1000);
+    if (most > 1)
+        return most;
+    if (most < 1 || failed)
+        return tb_errf(err, "iperf3 -c 127.0.0.1 -p %d -P 2 -t 1 exited %d", port, client.code);
+    return most;
+}
+
+/* `bin --version` (its output in dir_fd's "iperf3-version.txt"): "3.12" into out. 0, or
+   -1 (out "": unknown). */
+static int iperf3_version(const char *bin, int dir_fd, const char *dir, char *out, size_t n)
 {
     tb_err e;
     out[0] = 0;
-    *threaded = 0;
     int fd = tb_file_create_at(dir_fd, dir, "iperf3-version.txt", 0, 0600, &e);
     if (fd < 0)
         return -1;
@@ -1094,14 +1161,20 @@ int tb_wl_network_iperf3_version(const char *bin, int dir_fd, const char *dir, c
     tb_buf b = {0};
     int major, minor;
     if (rc == 0 && tb_file_read_at(dir_fd, dir, "iperf3-version.txt", 4096, &b, &e) == 0 && b.p &&
-        tb_wl_iperf3_version_parse((const char *)b.p, &major, &minor) == 0) {
+        tb_wl_iperf3_version_parse((const char *)b.p, &major, &minor) == 0)
         snprintf(out, n, "%d.%d", major, minor);
-        *threaded = tb_wl_iperf3_threaded(major, minor);
-    } else {
+    else
         rc = -1;
-    }
     tb_buf_clear(&b);
     return rc < 0 ? -1 : 0;
+}
+
+int tb_wl_network_iperf3_version(const char *bin, int dir_fd, const char *dir, char *out, size_t n,
+                                 int *threaded)
+{
+    tb_err e;
+    *threaded = tb_wl_iperf3_threaded(tb_wl_network_iperf3_threads(bin, dir, &e));
+    return iperf3_version(bin, dir_fd, dir, out, n);
 }
 
 static int start_local(network_state *st, tb_wl_sink *sink, tb_err *err)
@@ -1113,6 +1186,21 @@ static int start_local(network_state *st, tb_wl_sink *sink, tb_err *err)
     snprintf(st->host, sizeof st->host, "127.0.0.1");
     st->ctx.port = tb_wl_net_local_server(st->local)->port;
     return 0;
+}
+
+/* Whether the iperf3 here runs streams in threads, into st->ctx.threaded; a probe that
+   cannot run is a warning (the streams are then spread over processes, which is right
+   for either kind of iperf3). */
+static void probe_threads(network_state *st, tb_wl_sink *sink)
+{
+    tb_err e;
+    int k = tb_wl_network_iperf3_threads(st->p->iperf3_bin, sink->dir, &e);
+    st->ctx.threaded = tb_wl_iperf3_threaded(k);
+    if (k < 0) {
+        char why[TB_ERR_MAX + 64];
+        snprintf(why, sizeof why, "iperf3's threads not probed (%s): one thread a process", e.msg);
+        tb_wl_problem(sink, TB_WL_WARN, "tcp", 0, why);
+    }
 }
 
 static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
@@ -1132,9 +1220,9 @@ static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, voi
     if (!st->have_iperf3 && (st->p->test[TB_WL_NET_TCP] || st->p->test[TB_WL_NET_UDP]))
         snprintf(st->iperf3_reason, sizeof st->iperf3_reason, "%s", e.msg);
     if (st->have_iperf3) {
-        tb_wl_network_iperf3_version(st->p->iperf3_bin, sink->dir_fd, sink->dir, st->version,
-                                     sizeof st->version, &st->ctx.threaded);
+        iperf3_version(st->p->iperf3_bin, sink->dir_fd, sink->dir, st->version, sizeof st->version);
         tb_wl_version(sink, "iperf3", st->version[0] ? st->version : "unknown");
+        probe_threads(st, sink);
     } else if (st->iperf3_reason[0]) {
         tb_wl_version(sink, "iperf3", "not installed");
     }

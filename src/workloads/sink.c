@@ -1,7 +1,9 @@
 /* workloads/sink: the calls a workload makes on its sink (workload.h), the files of
  * the run's work directory, the tools a workload runs (found in PATH or at a path), and
- * the private work directory of a workload's own command (outside the suite), and the
- * command lines of those tools built into the caller's arrays (tb_wl_word).
+ * the private work directory of a workload's own command (outside the suite), the
+ * command lines of those tools built into the caller's arrays (tb_wl_word), and the one
+ * way a workload runs a tool to its end (tb_wl_run_tool: outputs into the work
+ * directory, the sink's stop flag, a timeout) and quotes its logs.
  *
  * Invariants: a sink function the sink does not have is a no-op (sample: an
  * error, so a reader never drops figures silently); files are made and read
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/file.h"
+#include "base/proc.h"
 
 int tb_wl_sample(tb_wl_sink *s, const char *name, double value, int simulated, const char *note,
                  tb_err *err)
@@ -93,6 +96,59 @@ int tb_wl_read(const tb_wl_sink *s, const char *name, size_t max, tb_buf *out, t
     if (!s->dir || s->dir_fd < 0)
         return tb_errf(err, "%s: no work directory", name);
     return tb_file_read_at(s->dir_fd, s->dir, name, max, out, err);
+}
+
+int tb_wl_run_tool(const tb_wl_sink *s, char *const *argv, const char *out, const char *errname,
+                   int64_t timeout_ms, int *code, tb_err *err)
+{
+    int ofd = tb_wl_create(s, out, err), efd = ofd < 0 ? -1 : tb_wl_create(s, errname, err);
+    if (efd < 0) {
+        if (ofd >= 0)
+            close(ofd);
+        return -1;
+    }
+    tb_proc_opts o = {.argv = argv, .stdout_fd = ofd, .stderr_fd = efd};
+    tb_proc_result r;
+    int rc = tb_proc_run(&o, timeout_ms, s->stop, &r, err);
+    close(ofd);
+    close(efd);
+    if (rc < 0)
+        return -1;
+    if (r.cancelled)
+        return 1;
+    *code = r.exit_code;
+    return 0;
+}
+
+/* A line of the work directory's file name (at most max bytes): its first, or (last) its
+   last non-empty one, into out; "" when there is none. */
+static void log_line(const tb_wl_sink *s, const char *name, size_t max, int last, char *out,
+                     size_t n)
+{
+    tb_buf b = {0};
+    tb_err e;
+    out[0] = 0;
+    if (tb_wl_read(s, name, max, &b, &e) == 0 && b.p) {
+        char *t = (char *)b.p;
+        size_t len = b.len;
+        while (last && len && (t[len - 1] == '\n' || t[len - 1] == '\r'))
+            t[--len] = 0;
+        char *l = last ? memrchr(t, '\n', len) : NULL;
+        t = l ? l + 1 : t;
+        t[strcspn(t, "\n")] = 0;
+        snprintf(out, n, "%s", t);
+    }
+    tb_buf_clear(&b);
+}
+
+void tb_wl_first_line(const tb_wl_sink *s, const char *name, char *out, size_t n)
+{
+    log_line(s, name, 1 << 16, 0, out, n);
+}
+
+void tb_wl_last_line(const tb_wl_sink *s, const char *name, char *out, size_t n)
+{
+    log_line(s, name, 1 << 20, 1, out, n);
 }
 
 void tb_wl_fmt_duration(double s, char *out, size_t n)

@@ -551,52 +551,14 @@ static void probe_io_uring(tb_wl_storage_place *st)
              disabled[0] ? "; kernel.io_uring_disabled = " : "", disabled);
 }
 
-/* First line of the work directory's file name, for messages. */
-static void first_line(tb_wl_sink *sink, const char *name, char *out, size_t n)
-{
-    tb_buf b = {0};
-    tb_err e;
-    out[0] = 0;
-    if (tb_wl_read(sink, name, 1 << 16, &b, &e) == 0 && b.p) {
-        char *s = (char *)b.p;
-        s[strcspn(s, "\n")] = 0;
-        snprintf(out, n, "%s", s);
-    }
-    tb_buf_clear(&b);
-}
-
-/* Runs argv with stdout and stderr into the work directory's out and errname. 0 (the exit
-   code in *code), 1 when cancelled, or -1 with err. */
-static int run_tool(tb_wl_sink *sink, char **argv, const char *out, const char *errname,
-                    int64_t timeout_ms, int *code, tb_err *err)
-{
-    int ofd = tb_wl_create(sink, out, err), efd = ofd < 0 ? -1 : tb_wl_create(sink, errname, err);
-    if (efd < 0) {
-        if (ofd >= 0)
-            close(ofd);
-        return -1;
-    }
-    tb_proc_opts o = {.argv = argv, .stdout_fd = ofd, .stderr_fd = efd};
-    tb_proc_result r;
-    int rc = tb_proc_run(&o, timeout_ms, sink->stop, &r, err);
-    close(ofd);
-    close(efd);
-    if (rc < 0)
-        return -1;
-    if (r.cancelled)
-        return 1;
-    *code = r.exit_code;
-    return 0;
-}
-
 static int fio_version(tb_wl_storage_place *st, tb_wl_sink *sink, const char *fio, tb_err *err)
 {
     char *argv[] = {(char *)fio, "--version", NULL};
-    int code = 0,
-        rc = run_tool(sink, argv, "fio-version.txt", "fio-version.stderr.log", 10000, &code, err);
+    int code = 0, rc = tb_wl_run_tool(sink, argv, "fio-version.txt", "fio-version.stderr.log",
+                                      10000, &code, err);
     if (rc != 0)
         return rc < 0 ? -1 : tb_errf(err, "cancelled");
-    first_line(sink, "fio-version.txt", st->fio, sizeof st->fio);
+    tb_wl_first_line(sink, "fio-version.txt", st->fio, sizeof st->fio);
     if (code != 0 || strncmp(st->fio, "fio-", 4))
         return tb_errf(err, "%s --version: exit code %d, \"%.40s\"", fio, code, st->fio);
     return 0;
@@ -611,13 +573,13 @@ static int lay_out(tb_wl_storage_place *st, tb_wl_sink *sink, const char *fio, t
     char *argv[] = {(char *)fio, "--name=layout", fname, size, "--create_only=1", "--thread", NULL};
     int code = 0;
     int64_t timeout_ms = 120000 + st->size / 20000; /* 20 MB/s at least */
-    int rc =
-        run_tool(sink, argv, "fio-layout.log", "fio-layout.stderr.log", timeout_ms, &code, err);
+    int rc = tb_wl_run_tool(sink, argv, "fio-layout.log", "fio-layout.stderr.log", timeout_ms,
+                            &code, err);
     if (rc != 0)
         return rc < 0 ? -1 : tb_errf(err, "cancelled while fio laid out its file");
     if (code != 0) {
         char line[256];
-        first_line(sink, "fio-layout.stderr.log", line, sizeof line);
+        tb_wl_first_line(sink, "fio-layout.stderr.log", line, sizeof line);
         return tb_errf(err, "fio laying out %s: exit code %d%s%s", st->path, code,
                        line[0] ? ": " : "", line);
     }
@@ -864,14 +826,14 @@ int tb_wl_storage_run(tb_wl_storage_place *st, unsigned engine, tb_wl_sink *sink
     int code = 0;
     int64_t timeout_ms =
         (int64_t)(n_jobs(&st->p) * (st->p.runtime_s + st->p.ramp_s + 5) * 2000) + 120000;
-    int rc = run_tool(sink, argv, "fio-stdout.log", errname, timeout_ms, &code, err);
+    int rc = tb_wl_run_tool(sink, argv, "fio-stdout.log", errname, timeout_ms, &code, err);
     if (rc < 0)
         return TB_WL_FAILED;
     if (rc > 0)
         return TB_WL_CANCELLED;
     if (code != 0) {
         char line[256];
-        first_line(sink, errname, line, sizeof line);
+        tb_wl_first_line(sink, errname, line, sizeof line);
         tb_errf(err, "fio (%s) exited with code %d%s%s", e, code, line[0] ? ": " : "", line);
         return TB_WL_FAILED;
     }

@@ -271,20 +271,6 @@ static void cleanup(void *state, tb_wl_sink *sink)
     free(state);
 }
 
-/* First line of the work directory's file name (a child's stderr), for error messages. */
-static void first_line(tb_wl_sink *sink, const char *name, char *out, size_t n)
-{
-    tb_buf b = {0};
-    tb_err e;
-    out[0] = 0;
-    if (tb_wl_read(sink, name, 1 << 16, &b, &e) == 0 && b.p) {
-        char *s = (char *)b.p;
-        s[strcspn(s, "\n")] = 0;
-        snprintf(out, n, "%s", s);
-    }
-    tb_buf_clear(&b);
-}
-
 static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb_err *err)
 {
     const sys_state *st = state;
@@ -296,13 +282,6 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
     snprintf(ncopies, sizeof ncopies, "%d", copies);
     snprintf(out, sizeof out, "syscall-%s.json", target);
     snprintf(errp, sizeof errp, "syscall-%s.stderr.log", target);
-    int outfd = tb_wl_create(sink, out, err),
-        errfd = outfd < 0 ? -1 : tb_wl_create(sink, errp, err);
-    if (errfd < 0) {
-        if (outfd >= 0)
-            close(outfd);
-        return TB_WL_FAILED;
-    }
     char *argv[] = {(char *)st->env->exe,
                     "syscall",
                     "--json",
@@ -316,21 +295,14 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
                     ncopies,
                     NULL};
     tb_wl_command(sink, argv);
-    tb_proc_opts o = {.argv = argv, .stdout_fd = outfd, .stderr_fd = errfd};
-    tb_proc_result r;
     int64_t timeout_ms = (int64_t)(s->passes * s->duration_s * 2000) + 60000;
-    int ran = tb_proc_run(&o, timeout_ms, sink->stop, &r, err);
-    close(outfd);
-    close(errfd);
-    if (ran < 0)
-        return TB_WL_FAILED;
-    if (r.cancelled)
-        return TB_WL_CANCELLED;
-    if (r.exit_code != 0) {
+    int code = 0, ran = tb_wl_run_tool(sink, argv, out, errp, timeout_ms, &code, err);
+    if (ran != 0)
+        return ran < 0 ? TB_WL_FAILED : TB_WL_CANCELLED;
+    if (code != 0) {
         char line[256];
-        first_line(sink, errp, line, sizeof line);
-        tb_errf(err, "teebench syscall exited with code %d%s%s", r.exit_code, line[0] ? ": " : "",
-                line);
+        tb_wl_first_line(sink, errp, line, sizeof line);
+        tb_errf(err, "teebench syscall exited with code %d%s%s", code, line[0] ? ": " : "", line);
         return TB_WL_FAILED;
     }
     /* its document, read by the one reader of it */

@@ -30,6 +30,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/buf.h"
 #include "base/err.h"
@@ -244,6 +245,16 @@ int tb_wl_path(const tb_wl_sink *s, const char *rel, char *out, size_t n, tb_err
 int tb_wl_create(const tb_wl_sink *s, const char *name, tb_err *err);
 /* Reads the work directory's file name (not through a symlink), at most max bytes. */
 int tb_wl_read(const tb_wl_sink *s, const char *name, size_t max, tb_buf *out, tb_err *err);
+/* Runs argv (a tool) to its end, its stdout and stderr into the work directory's files out
+   and errname, killed after timeout_ms (< 0: never) or when the run is asked to stop. 0
+   and *code (its exit code: 124 when it timed out), 1 when the stop flag ended it, or -1
+   with err (the files or the program could not be made or started). */
+int tb_wl_run_tool(const tb_wl_sink *s, char *const *argv, const char *out, const char *errname,
+                   int64_t timeout_ms, int *code, tb_err *err);
+/* The first line (64 KiB files at most), or the last non-empty one (1 MiB), of the work
+   directory's file name (a log), for messages; "" when there is none. */
+void tb_wl_first_line(const tb_wl_sink *s, const char *name, char *out, size_t n);
+void tb_wl_last_line(const tb_wl_sink *s, const char *name, char *out, size_t n);
 /* A duration as teebench's flags take it: "10s", "250ms". */
 void tb_wl_fmt_duration(double s, char *out, size_t n);
 /* The program a workload runs (name: looked up in PATH, as execvp does; or a path

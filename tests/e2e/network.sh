@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `teebench network`: 1. here, over loopback -- the text (every test, its units) and the
-# teebench-network/1 document (iperf3's TCP streams split over processes before 3.16 and
-# summed, UDP throughput and loss, the round trips), `results import` of it (the suite's
+# teebench-network/1 document (iperf3's TCP streams split over processes where it is not
+# threaded and summed, UDP throughput and loss, the round trips), `results import` of it (the suite's
 # metric names and units); 2. `network serve` in a network namespace (198.18.0.0/15, as
 # lib_hosts.sh makes them), the clients here across the veth pair; 3. no iperf3: tcp and
 # udp skipped with the package to install, rtt measured, in the command and in the suite

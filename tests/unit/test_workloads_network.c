@@ -1,7 +1,8 @@
 /* Unit tests for src/workloads/network: iperf3 3.12's real --json outputs
  * (tests/data/iperf3/, made by running Debian's iperf3 here: see its README) read into
  * figures, the error document iperf3 exits 0 with, broken and older layouts; iperf3's
- * version and when it runs streams in threads; how streams go to processes; the
+ * version; threads counted and what a count says (and, where iperf3 is installed, the
+ * probe of its threads against a one-off server); how streams go to processes; the
  * parameters and their refusals; /proc/net/tcp's listening sockets; the metric names a
  * plan produces; the teebench-network/1 document read (names, notes, refusals); live
  * round trips against servers started here, and -- where iperf3 is installed -- a short
@@ -14,9 +15,12 @@
 
 #include <fcntl.h>
 #include <math.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -171,11 +175,15 @@ static void test_version_and_procs(void **state)
     assert_int_equal(tb_wl_iperf3_version_parse("iperf 3.12 (cJSON 1.7.15)\nLinux vm", &ma, &mi),
                      0);
     assert_true(ma == 3 && mi == 12);
-    assert_false(tb_wl_iperf3_threaded(ma, mi));
     assert_int_equal(tb_wl_iperf3_version_parse("iperf 3.16 (cJSON 1.7.15)", &ma, &mi), 0);
-    assert_true(tb_wl_iperf3_threaded(ma, mi));
-    assert_true(tb_wl_iperf3_threaded(4, 0));
-    assert_false(tb_wl_iperf3_threaded(3, 9));
+    assert_true(ma == 3 && mi == 16);
+    /* the probe's count decides: 1 thread (3.12's one loop), 3 (a main thread and one a
+       stream), and a probe that failed: one thread a process */
+    assert_false(tb_wl_iperf3_threaded(1));
+    assert_true(tb_wl_iperf3_threaded(2));
+    assert_true(tb_wl_iperf3_threaded(3));
+    assert_false(tb_wl_iperf3_threaded(0));
+    assert_false(tb_wl_iperf3_threaded(-1));
     assert_int_equal(tb_wl_iperf3_version_parse("iperf3: unknown option", &ma, &mi), -1);
     tb_wl_network_params p;
     tb_err e;
@@ -443,6 +451,130 @@ static void test_live_rtt(void **state)
     remove_dir(dfd, dir);
 }
 
+static void *park(void *arg)
+{
+    int *fd = arg;
+    char c;
+    (void)!read(*fd, &c, 1); /* until the test writes */
+    return NULL;
+}
+
+/* /proc/PID/task counted: this process with a thread more while it is parked; a pid that
+   is no process. */
+static void test_task_count(void **state)
+{
+    (void)state;
+    int before = tb_wl_network_task_count(getpid());
+    assert_true(before >= 1);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, park, &fds[0]), 0);
+    assert_int_equal(tb_wl_network_task_count(getpid()), before + 1);
+    assert_int_equal(write(fds[1], "x", 1), 1);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(tb_wl_network_task_count(getpid()), before);
+    close(fds[0]);
+    close(fds[1]);
+    assert_int_equal(tb_wl_network_task_count(-5), -1);
+}
+
+/* This test program as a stand-in iperf3 (the probe runs it as bin): "-s ... -p PORT"
+   listens on 127.0.0.1:PORT until it is stopped; "-c" runs for 1 s with
+   TB_TEST_IPERF3_STREAM_THREADS more threads (made 100 ms in, as iperf3 makes its streams'
+   once the test runs), then exits 0. */
+static int fake_iperf3(int argc, char **argv)
+{
+    if (!strcmp(argv[1], "-s")) {
+        int port = 0;
+        for (int i = 2; i + 1 < argc; i++)
+            if (!strcmp(argv[i], "-p"))
+                port = atoi(argv[i + 1]);
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in sa = {.sin_family = AF_INET,
+                                 .sin_port = htons((uint16_t)port),
+                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 1) < 0)
+            return 1;
+        sleep(20);
+        return 0;
+    }
+    const char *v = getenv("TB_TEST_IPERF3_STREAM_THREADS");
+    int n = v ? atoi(v) : 0, fds[2];
+    pthread_t t[4];
+    if (n < 0 || n > 4 || pipe(fds) < 0)
+        return 1;
+    usleep(100000);
+    for (int i = 0; i < n; i++)
+        if (pthread_create(&t[i], NULL, park, &fds[0]))
+            return 1;
+    usleep(900000);
+    for (int i = 0; i < n; i++)
+        if (write(fds[1], "x", 1) != 1 || pthread_join(t[i], NULL))
+            return 1;
+    return 0;
+}
+
+/* The threads probe with the stand-in: a client whose streams are threads is seen as
+   more than one thread (and stopped once seen), one without as one. */
+static void test_threads_probe_counts(void **state)
+{
+    (void)state;
+    char self[1024], dir[] = "/tmp/tb-test-net.XXXXXX";
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    assert_true(n > 0);
+    self[n] = 0;
+    int dfd = work_dir(dir);
+    tb_err e;
+    setenv("TB_TEST_IPERF3_STREAM_THREADS", "2", 1);
+    int k = tb_wl_network_iperf3_threads(self, dir, &e);
+    if (k < 0)
+        fail_msg("%s", e.msg);
+    assert_true(k == 2 || k == 3); /* the first count above one ends the probe */
+    assert_true(tb_wl_iperf3_threaded(k));
+    setenv("TB_TEST_IPERF3_STREAM_THREADS", "0", 1);
+    assert_int_equal(tb_wl_network_iperf3_threads(self, dir, &e), 1);
+    unsetenv("TB_TEST_IPERF3_STREAM_THREADS");
+    remove_dir(dfd, dir);
+}
+
+/* The threads probe with the iperf3 here (a one-off server on a free port, a -P 2 client
+   for 1 s): a count, and the one iperf3's own release notes give (3.16 made it
+   multi-threaded: three threads for two streams; one before); where iperf3 is not
+   installed, skipped with the package to install. */
+static void test_iperf3_threads_probe(void **state)
+{
+    (void)state;
+    tb_wl_network_params p;
+    tb_err e;
+    assert_int_equal(tb_wl_params_init(&tb_wl_network, &p, TB_WL_QUICK, &e), 0);
+    if (tb_wl_network_have_iperf3(p.iperf3_bin, &e) < 0) {
+        printf("skipped: %s\n", e.msg);
+        skip();
+    }
+    char dir[] = "/tmp/tb-test-net.XXXXXX";
+    int dfd = work_dir(dir);
+    int k = tb_wl_network_iperf3_threads(p.iperf3_bin, dir, &e);
+    if (k < 0)
+        fail_msg("%s", e.msg);
+    char version[32];
+    int threaded;
+    assert_int_equal(
+        tb_wl_network_iperf3_version(p.iperf3_bin, dfd, dir, version, sizeof version, &threaded),
+        0);
+    int ma, mi;
+    assert_int_equal(sscanf(version, "%d.%d", &ma, &mi), 2);
+    int documented = ma > 3 || (ma == 3 && mi >= 16);
+    assert_int_equal(tb_wl_iperf3_threaded(k), documented);
+    assert_int_equal(threaded, documented);
+    if (!documented)
+        assert_int_equal(k, 1);
+    /* a program that is no iperf3 client: the probe fails, and says how */
+    assert_int_equal(tb_wl_network_iperf3_threads("/bin/false", dir, &e), -1);
+    assert_true(e.msg[0] != 0);
+    remove_dir(dfd, dir);
+}
+
 /* TCP with 2 streams in 2 processes (and 2 servers) and UDP, for 1 s each, as the suite
    runs them; where iperf3 is not installed, skipped with the package to install. */
 static void test_live_iperf3(void **state)
@@ -511,14 +643,24 @@ static void test_sweep(void **state)
     assert_null(tb_wl_sweep_of(&m, &x));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && (!strcmp(argv[1], "-s") || !strcmp(argv[1], "-c")))
+        return fake_iperf3(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sweep),         cmocka_unit_test(test_iperf3_outputs),
-        cmocka_unit_test(test_iperf3_broken), cmocka_unit_test(test_version_and_procs),
-        cmocka_unit_test(test_params),        cmocka_unit_test(test_listening),
-        cmocka_unit_test(test_plan_metrics),  cmocka_unit_test(test_document),
-        cmocka_unit_test(test_live_rtt),      cmocka_unit_test(test_live_iperf3),
+        cmocka_unit_test(test_sweep),
+        cmocka_unit_test(test_iperf3_outputs),
+        cmocka_unit_test(test_iperf3_broken),
+        cmocka_unit_test(test_version_and_procs),
+        cmocka_unit_test(test_params),
+        cmocka_unit_test(test_listening),
+        cmocka_unit_test(test_plan_metrics),
+        cmocka_unit_test(test_document),
+        cmocka_unit_test(test_live_rtt),
+        cmocka_unit_test(test_live_iperf3),
+        cmocka_unit_test(test_task_count),
+        cmocka_unit_test(test_threads_probe_counts),
+        cmocka_unit_test(test_iperf3_threads_probe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,127 @@
+/* Unit tests for src/workloads/sink: a tool run to its end the one way the workloads run
+ * one (tb_wl_run_tool: its outputs in the work directory, its exit code, a timeout, the
+ * stop flag, a program that cannot start, no work directory) and the lines of a log it
+ * quotes in messages (tb_wl_first_line, tb_wl_last_line). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/proc.h"
+#include "workloads/workload.h"
+
+typedef struct sink_env {
+    tb_wl_sink sink;
+    char path[1024];
+} sink_env;
+
+static int sink_setup(void **state)
+{
+    static sink_env se;
+    memset(&se, 0, sizeof se);
+    se.sink.dir_fd = -1;
+    tb_err e;
+    if (tb_wl_workdir_open("test-sink", se.path, sizeof se.path, &se.sink, &e) < 0)
+        fail_msg("%s", e.msg);
+    *state = &se;
+    return 0;
+}
+
+static int sink_teardown(void **state)
+{
+    sink_env *se = *state;
+    tb_wl_workdir_remove(&se->sink);
+    return 0;
+}
+
+static void read_text(const tb_wl_sink *s, const char *name, char *out, size_t n)
+{
+    tb_buf b = {0};
+    tb_err e;
+    if (tb_wl_read(s, name, 4096, &b, &e) < 0)
+        fail_msg("%s", e.msg);
+    snprintf(out, n, "%.*s", (int)b.len, b.p ? (const char *)b.p : "");
+    tb_buf_clear(&b);
+}
+
+/* stdout and stderr each into its file, the exit code given back; then the lines of what
+   it wrote: the first, the last non-empty one (trailing blank lines and \r passed over). */
+static void test_run_and_lines(void **state)
+{
+    sink_env *se = *state;
+    tb_wl_sink *s = &se->sink;
+    char *argv[] = {"/bin/sh", "-c",
+                    "printf 'one\\ntwo\\n'; printf 'warn 1\\nwarn 2\\r\\n\\n\\n' >&2; exit 3",
+                    NULL};
+    int code = -1;
+    tb_err e;
+    assert_int_equal(tb_wl_run_tool(s, argv, "t.out", "t.err", 10000, &code, &e), 0);
+    assert_int_equal(code, 3);
+    char text[256], line[64];
+    read_text(s, "t.out", text, sizeof text);
+    assert_string_equal(text, "one\ntwo\n");
+    read_text(s, "t.err", text, sizeof text);
+    assert_string_equal(text, "warn 1\nwarn 2\r\n\n\n");
+    tb_wl_first_line(s, "t.out", line, sizeof line);
+    assert_string_equal(line, "one");
+    tb_wl_last_line(s, "t.out", line, sizeof line);
+    assert_string_equal(line, "two");
+    tb_wl_first_line(s, "t.err", line, sizeof line);
+    assert_string_equal(line, "warn 1");
+    tb_wl_last_line(s, "t.err", line, sizeof line);
+    assert_string_equal(line, "warn 2");
+    /* one line, no newline; an empty file; a file that is not there */
+    char *one[] = {"/bin/sh", "-c", "printf only", NULL};
+    assert_int_equal(tb_wl_run_tool(s, one, "o.out", "o.err", 10000, &code, &e), 0);
+    assert_int_equal(code, 0);
+    tb_wl_first_line(s, "o.out", line, sizeof line);
+    assert_string_equal(line, "only");
+    tb_wl_last_line(s, "o.out", line, sizeof line);
+    assert_string_equal(line, "only");
+    strcpy(line, "x");
+    tb_wl_last_line(s, "o.err", line, sizeof line);
+    assert_string_equal(line, "");
+    strcpy(line, "x");
+    tb_wl_first_line(s, "missing.log", line, sizeof line);
+    assert_string_equal(line, "");
+}
+
+/* A tool past its timeout is killed (timeout(1)'s 124); a raised stop flag ends it (1); a
+   program that is not there and a sink with no work directory are errors. */
+static void test_run_ends(void **state)
+{
+    sink_env *se = *state;
+    tb_wl_sink *s = &se->sink;
+    char *slow[] = {"/bin/sleep", "30", NULL};
+    int code = -1;
+    tb_err e;
+    assert_int_equal(tb_wl_run_tool(s, slow, "s.out", "s.err", 100, &code, &e), 0);
+    assert_int_equal(code, TB_PROC_TIMEOUT_CODE);
+    volatile sig_atomic_t stop = 1;
+    s->stop = &stop;
+    code = -1;
+    assert_int_equal(tb_wl_run_tool(s, slow, "s.out", "s.err", 10000, &code, &e), 1);
+    assert_int_equal(code, -1);
+    s->stop = NULL;
+    char *none[] = {"/nonexistent/tool", NULL};
+    assert_int_equal(tb_wl_run_tool(s, none, "n.out", "n.err", 10000, &code, &e), -1);
+    assert_true(e.msg[0] != 0);
+    tb_wl_sink nodir = {.dir_fd = -1};
+    assert_int_equal(tb_wl_run_tool(&nodir, slow, "s.out", "s.err", 10000, &code, &e), -1);
+    assert_string_equal(e.msg, "s.out: no work directory");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_run_and_lines, sink_setup, sink_teardown),
+        cmocka_unit_test_setup_teardown(test_run_ends, sink_setup, sink_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
