@@ -55,19 +55,20 @@ static void on_signal(int sig)
 enum { PROG_AUTO, PROG_TTY, PROG_PLAIN, PROG_JSONL, PROG_NONE };
 
 typedef struct suite_args {
-    const char *profile, *workloads, *suite_file, *label, *output, *work_dir, *repeat, *db;
+    const char *suite_file, *output, *work_dir, *db;
     int no_store;
-    /* the other environments (fleet/): --target, --vm-kinds, the VM flags (into
-       fleet->vm_spec), --ssh-config, --remote-binary, --vm-dir, --http-client,
-       --net-client, --guest-setup go into it as they are parsed */
+    /* the other environments (fleet/): --target goes into it as it is parsed */
     tb_fleet *fleet;
+    /* the fleet's options as the flags give them (fleet->o once parsed, which the run
+       adds to): --profile, --workloads, --repeat, --set, --label (host_label),
+       --ssh-config, --remote-binary, --vm-dir, --http-client, --net-client,
+       --guest-setup, --vm-boot-memory */
+    tb_fleet_opts fo;
     const char *vm_kinds;    /* --vm-kinds LIST */
     tb_vm_spec vm;           /* the VM flags' description (fleet->vm_spec once parsed) */
     const cli_flag *vm_flag; /* the first VM flag given, NULL: none */
-    const char *ssh_config, *remote_binary, *vm_dir; /* into fleet->o once parsed */
-    int guest_setup, http_local, net_local;          /* the *_client_local of fleet->o */
-    int boot_memory;                                 /* --vm-boot-memory given */
-    int ssh_copy_id; /* --ssh-copy-id: ssh-copy-id to each ssh target first */
+    int boot_memory;         /* --vm-boot-memory given */
+    int ssh_copy_id;         /* --ssh-copy-id: ssh-copy-id to each ssh target first */
     const char *sets[64];
     int n_sets;
     int progress;
@@ -129,11 +130,11 @@ static void usage(FILE *f, const cli_cmd *c)
 }
 
 /* --vm-boot-memory 512M,8G: the extra boots' sizes (distinct, at least 64 MiB), in
-   order, into a's fleet. 0, or -1 with err. */
+   order, into a's fleet options. 0, or -1 with err. */
 static int take_boot_memory(void *args, const char *flag, const char *list, tb_err *err)
 {
     suite_args *a = args;
-    tb_fleet_opts *o = &a->fleet->o;
+    tb_fleet_opts *o = &a->fo;
     o->n_boot_memory = 0;
     a->boot_memory = 1;
     const char *p = list;
@@ -175,7 +176,7 @@ static int take_label(void *args, const char *flag, const char *v, tb_err *err)
 {
     if (!tb_record_label_valid(v))
         return tb_errf(err, "%s %s: want " TB_RECORD_LABEL_RULE, flag, v);
-    ((suite_args *)args)->label = v;
+    ((suite_args *)args)->fo.host_label = v;
     return 0;
 }
 
@@ -208,10 +209,10 @@ static void seen(void *args, const cli_flag *f)
    environments', the VMs' (through cli/vm_flags). A label ending in a space: three
    before the help. */
 static const cli_flag suite_flags[] = {
-    CLI_STR("profile", 0, suite_args, profile, "P", "quick, standard (default) or seed"),
-    CLI_STR("workloads", 0, suite_args, workloads, "LIST",
+    CLI_STR("profile", 0, suite_args, fo.profile, "P", "quick, standard (default) or seed"),
+    CLI_STR("workloads", 0, suite_args, fo.workloads, "LIST",
             "comma-separated workloads (default: all)"),
-    CLI_STR("repeat", 0, suite_args, repeat, "N", "rounds"),
+    CLI_STR("repeat", 0, suite_args, fo.repeat, "N", "rounds"),
     CLI_STR("suite", 0, suite_args, suite_file, "FILE",
             "suite file: {\"profile\": P, \"repeat\": N, \"workloads\":\n"
             "{\"http\": {\"duration\": \"5s\", ...}, ...}} (only the workloads\n"
@@ -253,33 +254,33 @@ static const cli_flag suite_flags[] = {
              "teebench-static beside it (make static) is copied instead"},
     CLI_NOTE("--target NAME=vm:VM", "a VM started by `teebench vm start VM`"),
     CLI_NOTE("--target NAME=local", "this machine"),
-    CLI_STR("ssh-config", 0, suite_args, ssh_config, "FILE", "ssh -F FILE"),
+    CLI_STR("ssh-config", 0, suite_args, fo.ssh_config, "FILE", "ssh -F FILE"),
     CLI_BOOL("ssh-copy-id", 0, suite_args, ssh_copy_id,
              "first run ssh-copy-id for each ssh:// target on this terminal\n"
              "(a host that takes only a password, such as a TD started by\n"
              "hand: Canonical's image logs in tdx/123456); a target user that\n"
              "is not root runs every workload but those needing root there\n"
              "(attest and notary's TEE modes: configfs-tsm is root's)"),
-    CLI_INDEX("http-client", 0, suite_args, http_local, remote_local, "local|remote",
+    CLI_INDEX("http-client", 0, suite_args, fo.http_client_local, remote_local, "local|remote",
               "where the load generator of http's nginx target\n"
               "runs for ssh targets: remote (default: the whole suite there)\n"
               "or local (this machine loads nginx there over the network, as\n"
               "the source document measured a TD: its I/O path is part of\n"
               "the cost)"),
-    CLI_INDEX("net-client", 0, suite_args, net_local, remote_local, "local|remote",
+    CLI_INDEX("net-client", 0, suite_args, fo.net_client_local, remote_local, "local|remote",
               "where the network workload's clients (iperf3, the\n"
               "round trips) run for ssh targets: remote (default: clients\n"
               "and servers there, over its loopback) or local (the servers\n"
               "there, `teebench network serve`, the clients here: its\n"
               "network path, virtio and a TD's bounce buffers, in the\n"
               "figures); only with ssh:// targets"),
-    CLI_STR("remote-binary", 0, suite_args, remote_binary, "P",
+    CLI_STR("remote-binary", 0, suite_args, fo.remote_binary, "P",
             "run P there instead of copying this teebench"),
-    CLI_BOOL("guest-setup", 0, suite_args, guest_setup,
+    CLI_BOOL("guest-setup", 0, suite_args, fo.guest_setup,
              "before the suite, install nginx there if it is missing, with\n"
              "apt-get or dnf, as root or through sudo -n (its system-wide\n"
              "service is stopped again: the suite starts its own)"),
-    CLI_STR("vm-dir", 0, suite_args, vm_dir, "DIR",
+    CLI_STR("vm-dir", 0, suite_args, fo.vm_dir, "DIR",
             "where `teebench vm` keeps its VMs (vm:VM targets, --vm-kinds)"),
     CLI_NOTE("with targets, -o DIR writes one result per target: DIR/NAME.json", NULL),
     {.name = "vm-kinds",
@@ -354,25 +355,16 @@ const cli_cmd cli_suite_cmd = {
 static int parse_args(int argc, char **argv, suite_args *a)
 {
     int first;
+    a->fo = a->fleet->o;
     a->vm = a->fleet->vm_spec;
     int rc = cli_flags_parse(&cli_suite_cmd, argc, argv, a, &first);
     if (rc != CLI_FLAGS_GO)
         return rc;
     /* what a remote suite run gets, and this machine's name among VMs */
-    tb_fleet_opts *fo = &a->fleet->o;
+    a->fo.sets = a->sets;
+    a->fo.n_sets = a->n_sets;
+    a->fleet->o = a->fo;
     a->fleet->vm_spec = a->vm;
-    fo->ssh_config = a->ssh_config;
-    fo->remote_binary = a->remote_binary;
-    fo->vm_dir = a->vm_dir;
-    fo->guest_setup = a->guest_setup;
-    fo->http_client_local = a->http_local;
-    fo->net_client_local = a->net_local;
-    fo->host_label = a->label;
-    fo->profile = a->profile;
-    fo->workloads = a->workloads;
-    fo->repeat = a->repeat;
-    fo->sets = a->sets;
-    fo->n_sets = a->n_sets;
     return CLI_FLAGS_GO;
 }
 
@@ -403,10 +395,12 @@ static int build_plan(const suite_args *a, tb_suite_plan *p)
     if (a->suite_file &&
         tb_suite_plan_load_file(a->suite_file, &doc, file_profile, sizeof file_profile, &err) < 0)
         return cli_fail_code(2, CMD, "--suite %s", err.msg);
-    const char *profile = a->profile ? a->profile : file_profile[0] ? file_profile : "standard";
+    const char *profile = a->fo.profile     ? a->fo.profile
+                          : file_profile[0] ? file_profile
+                                            : "standard";
     if (tb_suite_plan_init(p, profile, &err) < 0) {
         json_decref(doc);
-        return cli_fail_code(2, CMD, "%s%s", a->profile ? "--profile: " : "--suite: ", err.msg);
+        return cli_fail_code(2, CMD, "%s%s", a->fo.profile ? "--profile: " : "--suite: ", err.msg);
     }
     int rc = doc ? tb_suite_plan_apply_json(p, doc, &err) : 0;
     json_decref(doc);
@@ -421,12 +415,12 @@ static int build_plan(const suite_args *a, tb_suite_plan *p)
         if (tb_suite_plan_set(p, key, eq + 1, &err) < 0)
             return cli_fail_code(2, CMD, "--set: %s", err.msg);
     }
-    if (a->repeat && tb_suite_plan_set(p, "repeat", a->repeat, &err) < 0)
+    if (a->fo.repeat && tb_suite_plan_set(p, "repeat", a->fo.repeat, &err) < 0)
         return cli_fail_code(2, CMD, "--repeat: %s", err.msg);
-    if (a->workloads && tb_suite_plan_select(p, a->workloads, &err) < 0)
+    if (a->fo.workloads && tb_suite_plan_select(p, a->fo.workloads, &err) < 0)
         return cli_fail_code(2, CMD, "--workloads: %s", err.msg);
-    if (a->label)
-        snprintf(p->label, sizeof p->label, "%s", a->label);
+    if (a->fo.host_label)
+        snprintf(p->label, sizeof p->label, "%s", a->fo.host_label);
     if (a->work_dir &&
         snprintf(p->work_dir, sizeof p->work_dir, "%s", a->work_dir) >= (int)sizeof p->work_dir)
         return cli_fail_code(2, CMD, "--work-dir: path too long");
@@ -946,7 +940,7 @@ static int suite_main(suite_args *a, const char *sub, int argc, char **argv)
         return cli_fail_code(2, CMD,
                              "--guest-setup: only with --target or --vm-kinds (it installs "
                              "nginx there; here, scripts/setup.sh does)");
-    if (n_targets && a->label && !n_vms)
+    if (n_targets && a->fo.host_label && !n_vms)
         return cli_fail_code(2, CMD,
                              "--label: with --target each environment is named by its target");
     if (a->ssh_copy_id && !n_targets)
