@@ -201,13 +201,20 @@ static int base_dir(const vm_args *a, char *out, size_t len)
     return 0;
 }
 
+/* An operand an action does not take, in the wording of every command's flag table
+   (cli/flags: "<word>: unexpected argument"), after the action's name. */
+static int extra_arg(const char *action, const char *word)
+{
+    return cli_fail_code(2, CMD, "%s: %s: unexpected argument", action, word);
+}
+
 /* The VM name (the one positional argument of start/stop/show). */
 static int one_name(const vm_args *a, const char *action, const char **name)
 {
     if (a->nrest < 1)
         return cli_fail_code(2, CMD, "%s: needs a VM name (teebench vm %s NAME)", action, action);
     if (a->nrest > 1)
-        return cli_fail_code(2, CMD, "%s: unexpected argument '%s'", action, a->rest[1]);
+        return extra_arg(action, a->rest[1]);
     *name = a->rest[0];
     return 0;
 }
@@ -319,7 +326,7 @@ static int do_check(const vm_args *a)
 {
     const tb_vm_spec *s = &a->spec;
     if (a->nrest)
-        return cli_fail_code(2, CMD, "check: unexpected argument '%s'", a->rest[0]);
+        return extra_arg("check", a->rest[0]);
     if (a->from && (s->qemu || s->qemu_kind[0] || s->qemu_kind[1] || s->qemu_kind[2]))
         return cli_fail_code(2, CMD,
                              "check: --qemu and --from: the recording holds that host's QEMU");
@@ -605,7 +612,7 @@ int cmd_vm(int argc, char **argv)
     const char *name = NULL;
     if (!strcmp(action, "list")) {
         if (a.nrest)
-            return cli_fail_code(2, CMD, "list: unexpected argument '%s'", a.rest[0]);
+            return extra_arg("list", a.rest[0]);
         return do_list(base);
     }
     if (!strcmp(action, "ssh"))

@@ -109,6 +109,14 @@ EOF
 chmod +x "$FAKEQ"
 K=$WORK/vmlinuz
 echo kernel >"$K"
+# An operand an action does not take: the flag tables' wording, after the action.
+for extra in "check extra" "list extra" "stop vmA extra"; do
+  read -r action _ <<<"$extra"
+  # shellcheck disable=SC2086
+  expect_fail 2 "$TB" vm $extra --dir "$RUN"
+  grep -qx "teebench: vm: $action: extra: unexpected argument" "$WORK/err" ||
+    fail "vm $extra: $(cat "$WORK/err")"
+done
 expect_fail 2 "$TB" vm start x --kind sgx --kernel "$K" --dir "$RUN"
 grep -q -- "--kind sgx: unknown kind" "$WORK/err" || fail "unknown kind: $(cat "$WORK/err")"
 expect_fail 2 "$TB" vm start x --dir "$RUN"
