@@ -968,6 +968,8 @@ int tb_svg_bars(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
 #define LINE_BOTTOM 52.0
 #define LINE_LEFT 74.0
 #define LINE_RIGHT 170.0
+#define LINE_X1 (TB_SVG_WIDTH - LINE_RIGHT) /* the plot's right end */
+#define LINE_Y0 (LINE_H - LINE_BOTTOM)      /* the plot's bottom */
 
 typedef struct end_label {
     double y;
@@ -1063,124 +1065,205 @@ static size_t thin_ticks(const tb_svg_scale *s, const tb_svg_tick *in, size_t n,
     return 0;
 }
 
-int tb_svg_lines(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
-                 const tb_svg_line_chart *c)
+/* Where a line chart's data lies: x over the points drawn (finite x and y), y over them
+   and their intervals; ypos, the smallest positive y. */
+typedef struct line_extent {
+    double xlo, xhi, ylo, yhi, ypos;
+} line_extent;
+
+/* Point k of a curve is drawn: its x and y are finite. */
+static int curve_pt(const tb_svg_curve *cv, size_t k)
 {
-    double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY, ypos = INFINITY;
+    return isfinite(cv->x[k]) && isfinite(cv->y[k]);
+}
+
+/* Point k of a curve has an interval to draw. */
+static int curve_ci(const tb_svg_curve *cv, size_t k)
+{
+    return cv->lo && cv->hi && isfinite(cv->lo[k]) && isfinite(cv->hi[k]);
+}
+
+static const char *curve_name(const tb_svg_series *s, const tb_svg_curve *cv)
+{
+    return cv->label ? cv->label : series_name(s, cv->series);
+}
+
+static void line_extent_of(const tb_svg_line_chart *c, line_extent *e)
+{
+    *e = (line_extent){INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY};
     for (size_t i = 0; i < c->n; i++) {
         const tb_svg_curve *cv = &c->curves[i];
         for (size_t k = 0; k < cv->n; k++) {
-            if (!isfinite(cv->x[k]) || !isfinite(cv->y[k]))
+            if (!curve_pt(cv, k))
                 continue;
-            xlo = fmin(xlo, cv->x[k]);
-            xhi = fmax(xhi, cv->x[k]);
+            e->xlo = fmin(e->xlo, cv->x[k]);
+            e->xhi = fmax(e->xhi, cv->x[k]);
             double v[3] = {cv->y[k], cv->lo ? cv->lo[k] : NAN, cv->hi ? cv->hi[k] : NAN};
             for (size_t j = 0; j < 3; j++) {
                 if (!isfinite(v[j]))
                     continue;
-                ylo = fmin(ylo, v[j]);
-                yhi = fmax(yhi, v[j]);
+                e->ylo = fmin(e->ylo, v[j]);
+                e->yhi = fmax(e->yhi, v[j]);
                 if (v[j] > 0)
-                    ypos = fmin(ypos, v[j]);
+                    e->ypos = fmin(e->ypos, v[j]);
             }
         }
     }
-    int ylog = c->ylog;
-    if (ylog < 0)
-        ylog = isfinite(ypos) && ylo > 0 && yhi / ypos > 30;
-    double px0 = LINE_LEFT, px1 = TB_SVG_WIDTH - LINE_RIGHT;
-    double py0 = LINE_H - LINE_BOTTOM, py1 = LINE_TOP;
+}
+
+/* A line chart's scales: x of the kind asked (a log x axis needs the caller's ticks and
+   positive x, else it is linear), over the points' span when the caller gives the ticks
+   (own_ticks); y linear or log (ylog: as asked, or log when max/min > 30). */
+typedef struct line_plot {
     tb_svg_scale xs, ys;
-    enum tb_svg_kind xkind = c->xkind;
-    if (xkind == TB_SVG_LOG && !(c->xticks && xlo > 0))
-        xkind = TB_SVG_LINEAR; /* a log x axis needs its ticks and positive x */
-    tb_svg_scale_fit(&xs, xkind == TB_SVG_LOG ? TB_SVG_LINEAR : xkind, xlo, xhi, 0, px0, px1);
-    if (c->xticks && c->n_xticks && xkind != TB_SVG_PCTL) {
-        xs.kind = xkind;
-        fit_to_points(&xs, xkind, xlo, xhi);
+    enum tb_svg_kind xkind;
+    int ylog, own_ticks;
+} line_plot;
+
+static void line_fit(const tb_svg_line_chart *c, line_plot *p)
+{
+    line_extent e;
+    line_extent_of(c, &e);
+    p->ylog = c->ylog;
+    if (p->ylog < 0)
+        p->ylog = isfinite(e.ypos) && e.ylo > 0 && e.yhi / e.ypos > 30;
+    p->xkind = c->xkind;
+    if (p->xkind == TB_SVG_LOG && !(c->xticks && e.xlo > 0))
+        p->xkind = TB_SVG_LINEAR;
+    tb_svg_scale_fit(&p->xs, p->xkind == TB_SVG_LOG ? TB_SVG_LINEAR : p->xkind, e.xlo, e.xhi, 0,
+                     LINE_LEFT, LINE_X1);
+    p->own_ticks = c->xticks && c->n_xticks && p->xkind != TB_SVG_PCTL;
+    if (p->own_ticks) {
+        p->xs.kind = p->xkind;
+        fit_to_points(&p->xs, p->xkind, e.xlo, e.xhi);
     }
-    tb_svg_scale_fit(&ys, ylog ? TB_SVG_LOG : TB_SVG_LINEAR, ylog ? ypos : ylo, yhi, 1, py0, py1);
+    tb_svg_scale_fit(&p->ys, p->ylog ? TB_SVG_LOG : TB_SVG_LINEAR, p->ylog ? e.ypos : e.ylo, e.yhi,
+                     1, LINE_Y0, LINE_TOP);
+}
+
+/* The y axis, then the x axis with the caller's ticks (thinned) or the scale's. */
+static int line_axes(tb_buf *out, const tb_svg_line_chart *c, const line_plot *p)
+{
+    char title[128];
+    axis_title(c->ytitle, c->yunit, p->ylog, title, sizeof title);
+    int rc = y_axis(out, &p->ys, c->yunit, LINE_LEFT, LINE_X1, title);
+    axis_title(c->xtitle, c->xunit, p->xs.kind == TB_SVG_LOG, title, sizeof title);
+    if (p->own_ticks) {
+        tb_svg_tick t[TB_SVG_TICK_MAX];
+        size_t nt = thin_ticks(&p->xs, c->xticks, c->n_xticks, t, TB_SVG_TICK_MAX);
+        rc |= x_axis_ticks(out, &p->xs, t, nt, LINE_TOP, LINE_Y0, title);
+    } else {
+        rc |= x_axis(out, &p->xs, c->xunit, LINE_TOP, LINE_Y0, title);
+    }
+    return rc ? -1 : 0;
+}
+
+/* A curve's line through its points drawn; *end_y: where its name goes (by its last
+   point), *drawn: whether it has a point. */
+static int curve_line(tb_buf *out, const tb_svg_curve *cv, const line_plot *p, double *end_y,
+                      int *drawn)
+{
+    int rc = tb_buf_printf(out, "<path class=\"tb-ln tb-s%zu%s\" d=\"", colour_of(cv->series),
+                           cv->dashed ? " tb-dash" : "");
+    *drawn = 0;
+    for (size_t k = 0; k < cv->n; k++) {
+        if (!curve_pt(cv, k))
+            continue;
+        double lx = tb_svg_scale_map(&p->xs, cv->x[k]), ly = tb_svg_scale_map(&p->ys, cv->y[k]);
+        rc |= tb_buf_printf(out, "%s%.1f,%.1f", *drawn ? "L" : "M", lx, ly);
+        *end_y = ly + 4;
+        *drawn = 1;
+    }
+    rc |= tb_buf_puts(out, "\"/>");
+    return rc ? -1 : 0;
+}
+
+/* A curve's intervals as vertical whiskers (drawn under its markers). */
+static int curve_whiskers(tb_buf *out, const tb_svg_curve *cv, const line_plot *p)
+{
+    int rc = 0;
+    for (size_t k = 0; k < cv->n; k++) {
+        if (!curve_pt(cv, k) || !curve_ci(cv, k))
+            continue;
+        double x = tb_svg_scale_map(&p->xs, cv->x[k]), a = tb_svg_scale_map(&p->ys, cv->lo[k]),
+               z = tb_svg_scale_map(&p->ys, cv->hi[k]);
+        rc |= tb_buf_printf(out,
+                            "<path class=\"tb-wk tb-s%zu\" d=\"M%.1f,%.1fV%.1fM%.1f,%.1fh6M%."
+                            "1f,%.1fh6\"/>",
+                            colour_of(cv->series), x, a, z, x - 3, a, x - 3, z);
+    }
+    return rc ? -1 : 0;
+}
+
+/* A marker per point drawn, its tip the point in words ("host: p99.9 = 1.2 ms [..]"). */
+static int curve_markers(tb_buf *out, const tb_svg_series *s, const tb_svg_line_chart *c,
+                         const line_plot *p, const tb_svg_curve *cv)
+{
+    int rc = 0;
+    for (size_t k = 0; k < cv->n; k++) {
+        if (!curve_pt(cv, k))
+            continue;
+        char xl[48], yl[64], tip[512], ci[112] = "";
+        x_label(c, cv->x[k], xl, sizeof xl);
+        tb_svg_fmt_value(cv->y[k], c->yunit, yl, sizeof yl);
+        if (curve_ci(cv, k)) {
+            char a[48], z[48];
+            tb_svg_fmt_num(cv->lo[k], a, sizeof a);
+            tb_svg_fmt_num(cv->hi[k], z, sizeof z);
+            snprintf(ci, sizeof ci, " [%s, %s]", a, z);
+        }
+        snprintf(tip, sizeof tip, "%s: %s = %s%s", curve_name(s, cv), xl, yl, ci);
+        rc |= marker(out, "tb-pt", cv->series, cv->dashed, tb_svg_scale_map(&p->xs, cv->x[k]),
+                     tb_svg_scale_map(&p->ys, cv->y[k]), 3.5, cv->y[k], tip);
+    }
+    return rc ? -1 : 0;
+}
+
+/* The curves' names right of the plot, spread so that they do not touch, each after its
+   series' marker (which ties the name to its curve without colour). */
+static int end_labels(tb_buf *out, const tb_svg_series *s, const tb_svg_line_chart *c,
+                      end_label *ends, size_t n)
+{
+    qsort(ends, n, sizeof *ends, cmp_end_label);
+    spread_labels(ends, n, 13, 12, LINE_H - 4);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tb_svg_curve *cv = &c->curves[ends[i].curve];
+        rc |= marker(out, "tb-key", cv->series, cv->dashed, LINE_X1 + 12, ends[i].y - 4, 3.5, NAN,
+                     curve_name(s, cv));
+        rc |= text_at(out, LINE_X1 + 20, ends[i].y, cv->dashed ? "tb-m" : "", "start",
+                      curve_name(s, cv), 22);
+    }
+    return rc ? -1 : 0;
+}
+
+int tb_svg_lines(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
+                 const tb_svg_line_chart *c)
+{
+    line_plot p;
+    line_fit(c, &p);
     int rc = frame_begin(out, f, LINE_H);
     if (c->dash_note)
-        rc |= text_at(out, px0, 18, "tb-m", "start", c->dash_note, 0);
+        rc |= text_at(out, LINE_LEFT, 18, "tb-m", "start", c->dash_note, 0);
     if (!c->n)
-        rc |= text_at(out, px0 + 8, (py0 + py1) / 2, "tb-m", "start", "no data", 0);
-    char title[128];
-    axis_title(c->ytitle, c->yunit, ylog, title, sizeof title);
-    rc |= y_axis(out, &ys, c->yunit, px0, px1, title);
-    axis_title(c->xtitle, c->xunit, xs.kind == TB_SVG_LOG, title, sizeof title);
-    if (c->xticks && c->n_xticks && xkind != TB_SVG_PCTL) {
-        tb_svg_tick t[TB_SVG_TICK_MAX];
-        size_t nt = thin_ticks(&xs, c->xticks, c->n_xticks, t, TB_SVG_TICK_MAX);
-        rc |= x_axis_ticks(out, &xs, t, nt, py1, py0, title);
-    } else {
-        rc |= x_axis(out, &xs, c->xunit, py1, py0, title);
-    }
+        rc |= text_at(out, LINE_LEFT + 8, (LINE_Y0 + LINE_TOP) / 2, "tb-m", "start", "no data", 0);
+    rc |= line_axes(out, c, &p);
     end_label *ends = calloc(c->n ? c->n : 1, sizeof *ends);
     if (!ends)
         return -1;
     size_t n_ends = 0;
     for (size_t i = 0; i < c->n; i++) {
         const tb_svg_curve *cv = &c->curves[i];
-        const char *name = cv->label ? cv->label : series_name(s, cv->series);
-        rc |= tb_buf_printf(out, "<path class=\"tb-ln tb-s%zu%s\" d=\"", colour_of(cv->series),
-                            cv->dashed ? " tb-dash" : "");
-        int first = 1;
-        double lx = 0, ly = 0;
-        for (size_t k = 0; k < cv->n; k++) {
-            if (!isfinite(cv->x[k]) || !isfinite(cv->y[k]))
-                continue;
-            lx = tb_svg_scale_map(&xs, cv->x[k]);
-            ly = tb_svg_scale_map(&ys, cv->y[k]);
-            rc |= tb_buf_printf(out, "%s%.1f,%.1f", first ? "M" : "L", lx, ly);
-            first = 0;
-        }
-        rc |= tb_buf_puts(out, "\"/>");
-        for (size_t k = 0; k < cv->n; k++) { /* whiskers under the markers */
-            if (!isfinite(cv->x[k]) || !isfinite(cv->y[k]) || !cv->lo || !cv->hi ||
-                !isfinite(cv->lo[k]) || !isfinite(cv->hi[k]))
-                continue;
-            double x = tb_svg_scale_map(&xs, cv->x[k]), a = tb_svg_scale_map(&ys, cv->lo[k]),
-                   z = tb_svg_scale_map(&ys, cv->hi[k]);
-            rc |= tb_buf_printf(out,
-                                "<path class=\"tb-wk tb-s%zu\" d=\"M%.1f,%.1fV%.1fM%.1f,%.1fh6M%."
-                                "1f,%.1fh6\"/>",
-                                colour_of(cv->series), x, a, z, x - 3, a, x - 3, z);
-        }
-        for (size_t k = 0; k < cv->n; k++) {
-            if (!isfinite(cv->x[k]) || !isfinite(cv->y[k]))
-                continue;
-            char xl[48], yl[64], tip[512], ci[112] = "";
-            x_label(c, cv->x[k], xl, sizeof xl);
-            tb_svg_fmt_value(cv->y[k], c->yunit, yl, sizeof yl);
-            if (cv->lo && cv->hi && isfinite(cv->lo[k]) && isfinite(cv->hi[k])) {
-                char a[48], z[48];
-                tb_svg_fmt_num(cv->lo[k], a, sizeof a);
-                tb_svg_fmt_num(cv->hi[k], z, sizeof z);
-                snprintf(ci, sizeof ci, " [%s, %s]", a, z);
-            }
-            snprintf(tip, sizeof tip, "%s: %s = %s%s", name, xl, yl, ci);
-            rc |= marker(out, "tb-pt", cv->series, cv->dashed, tb_svg_scale_map(&xs, cv->x[k]),
-                         tb_svg_scale_map(&ys, cv->y[k]), 3.5, cv->y[k], tip);
-        }
+        double end_y = 0;
+        int drawn = 0;
+        rc |= curve_line(out, cv, &p, &end_y, &drawn);
+        rc |= curve_whiskers(out, cv, &p);
+        rc |= curve_markers(out, s, c, &p, cv);
         rc |= tb_buf_puts(out, "\n");
-        if (!first) {
-            ends[n_ends].y = ly + 4;
-            ends[n_ends].curve = i;
-            n_ends++;
-            (void)lx;
-        }
+        if (drawn)
+            ends[n_ends++] = (end_label){end_y, i};
     }
-    qsort(ends, n_ends, sizeof *ends, cmp_end_label);
-    spread_labels(ends, n_ends, 13, 12, LINE_H - 4);
-    for (size_t i = 0; i < n_ends; i++) {
-        const tb_svg_curve *cv = &c->curves[ends[i].curve];
-        /* the series' marker before its name ties the name to its curve without colour */
-        rc |= marker(out, "tb-key", cv->series, cv->dashed, px1 + 12, ends[i].y - 4, 3.5, NAN,
-                     cv->label ? cv->label : series_name(s, cv->series));
-        rc |= text_at(out, px1 + 20, ends[i].y, cv->dashed ? "tb-m" : "", "start",
-                      cv->label ? cv->label : series_name(s, cv->series), 22);
-    }
+    rc |= end_labels(out, s, c, ends, n_ends);
     free(ends);
     rc |= frame_end(out);
     return rc ? -1 : 0;
