@@ -1806,14 +1806,24 @@ static int forest_mark(tb_buf *out, const tb_svg_series *s, const tb_svg_forest_
     return rc ? -1 : 0;
 }
 
-int tb_svg_forest(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
-                  const tb_svg_forest_chart *c)
+/* The forest's layout: the label column's right edge (lw), the plot's ends, the rows'
+   top and bottom, the ratio scale; keyed: several environments have marks, so each
+   mark's text starts with its shape. */
+typedef struct forest_plot {
+    double lw, px0, px1, top, bottom;
+    tb_svg_scale sc;
+    int keyed;
+} forest_plot;
+
+/* Over the rows that are not headings: which series have marks (used[series] = 1), the
+   ratios the axis must hold (*lo, *hi: the metrics' values and intervals, the summaries'
+   values -- their intervals may end beyond it) and the widest label (*label_w). */
+static void forest_extent(const tb_svg_forest_chart *c, size_t n_series, unsigned char *used,
+                          double *lo, double *hi, double *label_w)
 {
-    size_t n_series = s ? s->n : 0;
-    double lo = INFINITY, hi = -INFINITY, label_w = 0;
-    unsigned char *used = calloc(n_series ? n_series : 1, 1);
-    if (!used)
-        return -1;
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    *label_w = 0;
     for (size_t r = 0; r < c->n; r++) {
         const tb_svg_forest_row *row = &c->rows[r];
         if (row->kind == TB_SVG_FOREST_HEADING)
@@ -1823,49 +1833,51 @@ int tb_svg_forest(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
             k = LABEL_MAX_CHARS;
         /* summaries are bold: a tenth wider */
         double w = (double)k * CHAR_W * (row->kind == TB_SVG_FOREST_SUMMARY ? 1.12 : 1);
-        label_w = w > label_w ? w : label_w;
+        *label_w = w > *label_w ? w : *label_w;
         for (size_t i = 0; i < row->n; i++) {
             const tb_svg_forest_mark *m = &row->marks[i];
             if (m->series < n_series)
                 used[m->series] = 1;
-            /* the axis follows the metrics; summaries' intervals may end beyond it */
             double v[3] = {m->value, m->lo, m->hi};
             for (size_t j = 0; j < (row->kind == TB_SVG_FOREST_METRIC ? 3u : 1u); j++)
                 if (isfinite(v[j]) && v[j] > 0) {
-                    lo = fmin(lo, v[j]);
-                    hi = fmax(hi, v[j]);
+                    *lo = fmin(*lo, v[j]);
+                    *hi = fmax(*hi, v[j]);
                 }
         }
     }
-    size_t n_used = 0;
-    for (size_t i = 0; i < n_series; i++)
-        n_used += used[i];
-    int rc = 0;
-    double lw = fmax(90, 14 + label_w), px0 = lw + 8, px1 = TB_SVG_WIDTH - FOREST_RIGHT;
-    double key_end = forest_key(NULL, s, c, used, 24, &rc);
-    double top = key_end + 30; /* the upper tick labels above the rows */
-    double rows_h = 0;
+}
+
+static double forest_rows_h(const tb_svg_forest_chart *c)
+{
+    double h = 0;
     for (size_t r = 0; r < c->n; r++)
-        rows_h += forest_row_h(&c->rows[r]);
-    if (!c->n)
-        rows_h = FOREST_SUB_H + 2 * FOREST_PAD;
-    double bottom = top + rows_h, h = bottom + AXIS_H + 8;
-    tb_svg_scale sc;
-    tb_svg_ratio_fit(&sc, lo, hi, px0, px1);
+        h += forest_row_h(&c->rows[r]);
+    return c->n ? h : FOREST_SUB_H + 2 * FOREST_PAD;
+}
+
+/* The ratio axis under the rows, its tick labels above them too (a long plot). */
+static int forest_axis(tb_buf *out, const tb_svg_forest_chart *c, const forest_plot *p)
+{
     tb_svg_tick t[TB_SVG_TICK_MAX];
-    size_t nt = tb_svg_ratio_ticks(&sc, t, TB_SVG_TICK_MAX);
-    rc |= frame_begin(out, f, h);
-    forest_key(out, s, c, used, 24, &rc);
-    for (size_t i = 0; i < nt; i++) /* the ratios above the rows too: a long plot */
-        rc |=
-            text_at(out, tb_svg_scale_map(&sc, t[i].v), top - 6, "tb-sm", "middle", t[i].label, 0);
+    size_t nt = tb_svg_ratio_ticks(&p->sc, t, TB_SVG_TICK_MAX);
+    int rc = 0;
+    for (size_t i = 0; i < nt; i++)
+        rc |= text_at(out, tb_svg_scale_map(&p->sc, t[i].v), p->top - 6, "tb-sm", "middle",
+                      t[i].label, 0);
     char at[160];
     axis_title(c->xtitle, NULL, 1, at, sizeof at);
-    rc |= x_axis_ticks(out, &sc, t, nt, top, bottom, at);
+    rc |= x_axis_ticks(out, &p->sc, t, nt, p->top, p->bottom, at);
     if (!c->n)
-        rc |= text_at(out, px0 + 4, top + 16, "tb-m", "start", "no data", 0);
-    /* the better side of each metric's row, under everything else */
-    double x1 = tb_svg_scale_map(&sc, 1), y = top;
+        rc |= text_at(out, p->px0 + 4, p->top + 16, "tb-m", "start", "no data", 0);
+    return rc ? -1 : 0;
+}
+
+/* The better side of each metric's row, under everything else, then the line at 1. */
+static int forest_sides(tb_buf *out, const tb_svg_forest_chart *c, const forest_plot *p)
+{
+    double x1 = tb_svg_scale_map(&p->sc, 1), y = p->top;
+    int rc = 0;
     for (size_t r = 0; r < c->n; r++) {
         const tb_svg_forest_row *row = &c->rows[r];
         double rh = forest_row_h(row);
@@ -1873,46 +1885,82 @@ int tb_svg_forest(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
             rc |= tb_buf_printf(out,
                                 "<rect class=\"tb-side\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                                 "height=\"%.1f\"/>",
-                                row->better > 0 ? x1 : px0, y + 1,
-                                row->better > 0 ? px1 - x1 : x1 - px0, rh - 2);
+                                row->better > 0 ? x1 : p->px0, y + 1,
+                                row->better > 0 ? p->px1 - x1 : x1 - p->px0, rh - 2);
         y += rh;
     }
-    rc |= tb_buf_printf(out, "<path class=\"tb-one\" d=\"M%.1f,%.1fV%.1f\"/>\n", x1, top, bottom);
-    y = top;
-    for (size_t r = 0; r < c->n; r++) {
-        const tb_svg_forest_row *row = &c->rows[r];
-        double rh = forest_row_h(row);
-        static const char *const kinds[] = {"metric", "summary", "heading"};
-        rc |= tb_buf_printf(out, "<g class=\"tb-frow\" data-kind=\"%s\" data-label=\"",
-                            kinds[row->kind >= 0 && row->kind <= 2 ? row->kind : 0]);
-        rc |= tb_svg_escape(out, row->label);
-        rc |= tb_buf_puts(out, "\">");
-        if (row->kind == TB_SVG_FOREST_HEADING) {
-            if (r)
-                rc |= tb_buf_printf(out, "<path class=\"tb-ax\" d=\"M8,%.1fH%.1f\"/>", y + 4,
-                                    TB_SVG_WIDTH - 8);
-            rc |= text_at(out, 8, y + 21, "tb-t", "start", row->label, 80);
-            rc |= tb_buf_puts(out, "</g>\n");
-            y += rh;
-            continue;
-        }
-        if (r && c->rows[r - 1].kind != TB_SVG_FOREST_HEADING)
-            rc |= tb_buf_printf(out, "<path class=\"tb-gr\" d=\"M8,%.1fH%.1f\"/>", y, px1);
-        if (row->better) {
-            rc |= tb_buf_puts(out, "<title>");
-            rc |= tb_svg_escape(out, row->label);
-            rc |= tb_buf_puts(out, row->better > 0 ? ": higher is better" : ": lower is better");
-            rc |= tb_buf_puts(out, "</title>");
-        }
-        rc |= text_at(out, lw, y + rh / 2 + 4, row->kind == TB_SVG_FOREST_SUMMARY ? "tb-gm" : "",
-                      "end", row->label, LABEL_MAX_CHARS);
-        if (!row->n)
-            rc |= text_at(out, px0 + 6, y + rh / 2 + 4, "tb-m", "start", "no ratio", 0);
-        for (size_t i = 0; i < row->n; i++)
-            rc |= forest_mark(out, s, row, &row->marks[i], &sc,
-                              y + FOREST_PAD + ((double)i + 0.5) * FOREST_SUB_H, n_used > 1);
+    rc |= tb_buf_printf(out, "<path class=\"tb-one\" d=\"M%.1f,%.1fV%.1f\"/>\n", x1, p->top,
+                        p->bottom);
+    return rc ? -1 : 0;
+}
+
+/* Row r at y, a <g class="tb-frow">: a heading (a rule above it but for the first), or
+   a row's label (its direction on hover) and its marks. */
+static int forest_row(tb_buf *out, const tb_svg_series *s, const tb_svg_forest_chart *c, size_t r,
+                      const forest_plot *p, double y)
+{
+    const tb_svg_forest_row *row = &c->rows[r];
+    double rh = forest_row_h(row);
+    static const char *const kinds[] = {"metric", "summary", "heading"};
+    int rc = tb_buf_printf(out, "<g class=\"tb-frow\" data-kind=\"%s\" data-label=\"",
+                           kinds[row->kind >= 0 && row->kind <= 2 ? row->kind : 0]);
+    rc |= tb_svg_escape(out, row->label);
+    rc |= tb_buf_puts(out, "\">");
+    if (row->kind == TB_SVG_FOREST_HEADING) {
+        if (r)
+            rc |= tb_buf_printf(out, "<path class=\"tb-ax\" d=\"M8,%.1fH%.1f\"/>", y + 4,
+                                TB_SVG_WIDTH - 8);
+        rc |= text_at(out, 8, y + 21, "tb-t", "start", row->label, 80);
         rc |= tb_buf_puts(out, "</g>\n");
-        y += rh;
+        return rc ? -1 : 0;
+    }
+    if (r && c->rows[r - 1].kind != TB_SVG_FOREST_HEADING)
+        rc |= tb_buf_printf(out, "<path class=\"tb-gr\" d=\"M8,%.1fH%.1f\"/>", y, p->px1);
+    if (row->better) {
+        rc |= tb_buf_puts(out, "<title>");
+        rc |= tb_svg_escape(out, row->label);
+        rc |= tb_buf_puts(out, row->better > 0 ? ": higher is better" : ": lower is better");
+        rc |= tb_buf_puts(out, "</title>");
+    }
+    rc |= text_at(out, p->lw, y + rh / 2 + 4, row->kind == TB_SVG_FOREST_SUMMARY ? "tb-gm" : "",
+                  "end", row->label, LABEL_MAX_CHARS);
+    if (!row->n)
+        rc |= text_at(out, p->px0 + 6, y + rh / 2 + 4, "tb-m", "start", "no ratio", 0);
+    for (size_t i = 0; i < row->n; i++)
+        rc |= forest_mark(out, s, row, &row->marks[i], &p->sc,
+                          y + FOREST_PAD + ((double)i + 0.5) * FOREST_SUB_H, p->keyed);
+    rc |= tb_buf_puts(out, "</g>\n");
+    return rc ? -1 : 0;
+}
+
+int tb_svg_forest(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
+                  const tb_svg_forest_chart *c)
+{
+    size_t n_series = s ? s->n : 0, n_used = 0;
+    unsigned char *used = calloc(n_series ? n_series : 1, 1);
+    if (!used)
+        return -1;
+    double lo, hi, label_w;
+    forest_extent(c, n_series, used, &lo, &hi, &label_w);
+    for (size_t i = 0; i < n_series; i++)
+        n_used += used[i];
+    int rc = 0;
+    forest_plot p;
+    p.lw = fmax(90, 14 + label_w);
+    p.px0 = p.lw + 8;
+    p.px1 = TB_SVG_WIDTH - FOREST_RIGHT;
+    p.top = forest_key(NULL, s, c, used, 24, &rc) + 30; /* the upper tick labels above */
+    p.bottom = p.top + forest_rows_h(c);
+    p.keyed = n_used > 1;
+    tb_svg_ratio_fit(&p.sc, lo, hi, p.px0, p.px1);
+    rc |= frame_begin(out, f, p.bottom + AXIS_H + 8);
+    forest_key(out, s, c, used, 24, &rc);
+    rc |= forest_axis(out, c, &p);
+    rc |= forest_sides(out, c, &p);
+    double y = p.top;
+    for (size_t r = 0; r < c->n; r++) {
+        rc |= forest_row(out, s, c, r, &p, y);
+        y += forest_row_h(&c->rows[r]);
     }
     free(used);
     rc |= frame_end(out);
