@@ -1973,6 +1973,106 @@ int tb_svg_forest(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
 #define STACK_H 16.0
 #define STACK_RIGHT 210.0 /* the total, the parts missing, the measured whole */
 
+/* The parts' key from y0: a swatch (its colour and hatching) and the name per part, in
+   lines wrapping at the chart's width. out NULL: layout only. Returns the y of its last
+   line. */
+static double stack_key(tb_buf *out, const char *id, const tb_svg_stack_chart *c, size_t parts,
+                        double y0, int *rc)
+{
+    double x = 8, y = y0;
+    for (size_t p = 0; p < parts; p++) {
+        size_t k = tb_svg_strlen(c->parts[p]);
+        double w = 22 + CHAR_W * (double)(k > 24 ? 24 : k) + 14;
+        if (x + w > TB_SVG_WIDTH - 8 && x > 8) {
+            x = 8;
+            y += LEGEND_ROW_H;
+        }
+        if (out) {
+            *rc |= tb_buf_printf(out,
+                                 "<rect class=\"tb-key tb-s%zu\" x=\"%.1f\" y=\"%.1f\" "
+                                 "width=\"14\" height=\"12\" fill=\"url(#",
+                                 colour_of(p), x + 1, y - 10);
+            *rc |= tb_svg_escape(out, id);
+            *rc |= tb_buf_printf(out, "-p%zu)\"/>", p);
+            *rc |= text_at(out, x + 20, y, "", "start", c->parts[p], 24);
+        }
+        x += w;
+    }
+    return y;
+}
+
+static const char *stack_label(const tb_svg_series *s, const tb_svg_stack *row)
+{
+    return row->label ? row->label : series_name(s, row->series);
+}
+
+/* A row's segments at yc: one per part with a value (finite, > 0), end to end from the
+   axis' start. *sum: their total, *shown: how many, *end_x: where the last one ends. */
+static int stack_segments(tb_buf *out, const char *id, const tb_svg_stack_chart *c, size_t parts,
+                          const tb_svg_stack *row, const char *label, const tb_svg_scale *sc,
+                          double yc, double *sum, size_t *shown, double *end_x)
+{
+    int rc = 0;
+    *sum = 0;
+    *shown = 0;
+    *end_x = sc->r0;
+    for (size_t p = 0; p < parts; p++) {
+        double v = row->values[p];
+        if (!(isfinite(v) && v > 0))
+            continue;
+        double x0 = tb_svg_scale_map(sc, *sum), x1 = tb_svg_scale_map(sc, *sum + v);
+        *sum += v;
+        (*shown)++;
+        char val[64], tip[512];
+        tb_svg_fmt_value(v, c->unit, val, sizeof val);
+        snprintf(tip, sizeof tip, "%s: %s %s", label, c->parts[p], val);
+        rc |= tb_buf_printf(out,
+                            "<rect class=\"tb-seg\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                            "height=\"%.1f\" fill=\"url(#",
+                            x0, yc - STACK_H / 2, fmax(x1 - x0, 0.5), STACK_H);
+        rc |= tb_svg_escape(out, id);
+        rc |= tb_buf_printf(out,
+                            "-p%zu)\" data-series=\"%zu\" data-part=\"%zu\" "
+                            "data-value=\"%.17g\"><title>",
+                            p, row->series, p, v);
+        rc |= tb_svg_escape(out, tip);
+        rc |= tb_buf_puts(out, "</title></rect>");
+        *end_x = x1;
+    }
+    return rc ? -1 : 0;
+}
+
+/* Row r: its label, its segments, then its total ("(3 of 4)" when parts are missing)
+   and its note. */
+static int stack_row(tb_buf *out, const char *id, const tb_svg_series *s,
+                     const tb_svg_stack_chart *c, size_t parts, size_t r, const tb_svg_scale *sc,
+                     double top, double lw)
+{
+    const tb_svg_stack *row = &c->rows[r];
+    const char *label = stack_label(s, row);
+    double yc = top + ((double)r + 0.5) * STACK_ROW_H, sum, end_x;
+    size_t shown;
+    int rc = text_at(out, lw, yc + 4, "", "end", label, LABEL_MAX_CHARS);
+    rc |= stack_segments(out, id, c, parts, row, label, sc, yc, &sum, &shown, &end_x);
+    char total[64], right[256];
+    tb_svg_fmt_value(sum, c->unit, total, sizeof total);
+    if (!shown)
+        snprintf(right, sizeof right, "no data");
+    else if (shown < parts)
+        snprintf(right, sizeof right, "%s (%zu of %zu)", total, shown, parts);
+    else
+        snprintf(right, sizeof right, "%s", total);
+    rc |= tb_buf_printf(out, "<text x=\"%.1f\" y=\"%.1f\">", end_x + 6, yc + 4);
+    rc |= tb_svg_escape(out, right);
+    if (row->note) {
+        rc |= tb_buf_puts(out, " <tspan class=\"tb-m\">");
+        rc |= tb_svg_escape(out, row->note);
+        rc |= tb_buf_puts(out, "</tspan>");
+    }
+    rc |= tb_buf_puts(out, "</text>\n");
+    return rc ? -1 : 0;
+}
+
 int tb_svg_stacks(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
                   const tb_svg_stack_chart *c)
 {
@@ -1980,7 +2080,7 @@ int tb_svg_stacks(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
     double most = 0;
     for (size_t r = 0; r < c->n; r++) {
         const tb_svg_stack *row = &c->rows[r];
-        size_t k = tb_svg_strlen(row->label ? row->label : series_name(s, row->series));
+        size_t k = tb_svg_strlen(stack_label(s, row));
         chars = k > chars ? k : chars;
         double sum = 0;
         for (size_t p = 0; p < parts; p++)
@@ -1990,92 +2090,20 @@ int tb_svg_stacks(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
     }
     int rc = 0;
     double lw = label_col(chars), px0 = lw + 8, px1 = TB_SVG_WIDTH - STACK_RIGHT;
-    /* the key: the parts in order, each its swatch */
-    double x = 8, y = 24, key_y = 24;
-    for (size_t p = 0; p < parts; p++) {
-        size_t k = tb_svg_strlen(c->parts[p]);
-        double w = 22 + CHAR_W * (double)(k > 24 ? 24 : k) + 14;
-        if (x + w > TB_SVG_WIDTH - 8 && x > 8) {
-            x = 8;
-            y += LEGEND_ROW_H;
-        }
-        x += w;
-    }
-    double top = y + 14, rows_h = (c->n ? (double)c->n : 1) * STACK_ROW_H;
-    double h = top + rows_h + AXIS_H + 8;
+    double top = stack_key(NULL, f->id, c, parts, 24, &rc) + 14;
+    double rows_h = (c->n ? (double)c->n : 1) * STACK_ROW_H;
     tb_svg_scale sc;
     tb_svg_scale_fit(&sc, TB_SVG_LINEAR, 0, most > 0 ? most : 1, 1, px0, px1);
-    rc |= frame_begin(out, f, h);
+    rc |= frame_begin(out, f, top + rows_h + AXIS_H + 8);
     rc |= pattern_defs(out, f->id, parts);
-    x = 8;
-    y = key_y;
-    for (size_t p = 0; p < parts; p++) {
-        size_t k = tb_svg_strlen(c->parts[p]);
-        double w = 22 + CHAR_W * (double)(k > 24 ? 24 : k) + 14;
-        if (x + w > TB_SVG_WIDTH - 8 && x > 8) {
-            x = 8;
-            y += LEGEND_ROW_H;
-        }
-        rc |= tb_buf_printf(out,
-                            "<rect class=\"tb-key tb-s%zu\" x=\"%.1f\" y=\"%.1f\" width=\"14\" "
-                            "height=\"12\" fill=\"url(#",
-                            colour_of(p), x + 1, y - 10);
-        rc |= tb_svg_escape(out, f->id);
-        rc |= tb_buf_printf(out, "-p%zu)\"/>", p);
-        rc |= text_at(out, x + 20, y, "", "start", c->parts[p], 24);
-        x += w;
-    }
+    stack_key(out, f->id, c, parts, 24, &rc);
     char at[96];
     axis_title(c->xtitle, c->unit, 0, at, sizeof at);
     rc |= x_axis(out, &sc, c->unit, top, top + rows_h + 2, at);
     if (!c->n)
         rc |= text_at(out, px0 + 4, top + 16, "tb-m", "start", "no data", 0);
-    for (size_t r = 0; r < c->n; r++) {
-        const tb_svg_stack *row = &c->rows[r];
-        const char *label = row->label ? row->label : series_name(s, row->series);
-        double yc = top + ((double)r + 0.5) * STACK_ROW_H, at_x = sc.r0, sum = 0;
-        size_t shown = 0;
-        rc |= text_at(out, lw, yc + 4, "", "end", label, LABEL_MAX_CHARS);
-        for (size_t p = 0; p < parts; p++) {
-            double v = row->values[p];
-            if (!(isfinite(v) && v > 0))
-                continue;
-            double x0 = tb_svg_scale_map(&sc, sum), x1 = tb_svg_scale_map(&sc, sum + v);
-            sum += v;
-            shown++;
-            char val[64], tip[512];
-            tb_svg_fmt_value(v, c->unit, val, sizeof val);
-            snprintf(tip, sizeof tip, "%s: %s %s", label, c->parts[p], val);
-            rc |= tb_buf_printf(out,
-                                "<rect class=\"tb-seg\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-                                "height=\"%.1f\" fill=\"url(#",
-                                x0, yc - STACK_H / 2, fmax(x1 - x0, 0.5), STACK_H);
-            rc |= tb_svg_escape(out, f->id);
-            rc |= tb_buf_printf(out,
-                                "-p%zu)\" data-series=\"%zu\" data-part=\"%zu\" "
-                                "data-value=\"%.17g\"><title>",
-                                p, row->series, p, v);
-            rc |= tb_svg_escape(out, tip);
-            rc |= tb_buf_puts(out, "</title></rect>");
-            at_x = x1;
-        }
-        char total[64], right[256];
-        tb_svg_fmt_value(sum, c->unit, total, sizeof total);
-        if (!shown)
-            snprintf(right, sizeof right, "no data");
-        else if (shown < parts)
-            snprintf(right, sizeof right, "%s (%zu of %zu)", total, shown, parts);
-        else
-            snprintf(right, sizeof right, "%s", total);
-        rc |= tb_buf_printf(out, "<text x=\"%.1f\" y=\"%.1f\">", at_x + 6, yc + 4);
-        rc |= tb_svg_escape(out, right);
-        if (row->note) {
-            rc |= tb_buf_puts(out, " <tspan class=\"tb-m\">");
-            rc |= tb_svg_escape(out, row->note);
-            rc |= tb_buf_puts(out, "</tspan>");
-        }
-        rc |= tb_buf_puts(out, "</text>\n");
-    }
+    for (size_t r = 0; r < c->n; r++)
+        rc |= stack_row(out, f->id, s, c, parts, r, &sc, top, lw);
     rc |= frame_end(out);
     return rc ? -1 : 0;
 }
