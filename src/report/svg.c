@@ -846,6 +846,30 @@ static double label_col(size_t chars)
 #define GROUP_GAP 14.0
 #define RIGHT_TEXT_W 170.0
 
+/* Bars and boxes are drawn in panels, one per group: a title, n rows of row_h pixels
+   (room for "no data" when there is none), an x axis, a gap. */
+static double panel_h(size_t n, double row_h)
+{
+    return BAR_TITLE_H + (n ? (double)n : 1) * row_h + AXIS_H + GROUP_GAP;
+}
+
+/* The panel at y0 around its rows: its title, right of it what (NULL: nothing), the x
+   axis of sc under the rows (unit; log: a log scale), "no data" when n is 0. */
+static int panel_head(tb_buf *out, const tb_svg_scale *sc, const char *title, const char *what,
+                      const char *unit, int log, size_t n, double row_h, double y0)
+{
+    int rc = text_at(out, 8, y0 + 15, "tb-t", "start", title, 60);
+    if (what)
+        rc |= text_at(out, TB_SVG_WIDTH - 8, y0 + 15, "tb-m", "end", what, 0);
+    double top = y0 + BAR_TITLE_H, axis_y = top + (n ? (double)n : 1) * row_h + 2;
+    char at[96];
+    axis_title(NULL, unit, log, at, sizeof at);
+    rc |= x_axis(out, sc, unit, top, axis_y, at);
+    if (!n)
+        rc |= text_at(out, sc->r0 + 4, top + 15, "tb-m", "start", "no data", 0);
+    return rc ? -1 : 0;
+}
+
 static const char *bar_label(const tb_svg_series *s, const tb_svg_bar *b)
 {
     return b->label ? b->label : series_name(s, b->series);
@@ -868,20 +892,13 @@ static int bar_group(tb_buf *out, const char *id, const tb_svg_series *s, const 
     }
     tb_svg_scale sc;
     tb_svg_scale_fit(&sc, g->log ? TB_SVG_LOG : TB_SVG_LINEAR, lo, hi, 1, px0, px1);
-    int rc = text_at(out, 8, y0 + 15, "tb-t", "start", g->title, 60);
     char sub[160];
     snprintf(sub, sizeof sub, "%s%s%s", tb_svg_unit(g->unit),
              g->sub && *tb_svg_unit(g->unit) ? " \xc2\xb7 " : "", g->sub ? g->sub : "");
-    rc |= text_at(out, TB_SVG_WIDTH - 8, y0 + 15, "tb-m", "end", sub, 0);
-    double top = y0 + BAR_TITLE_H, rows = g->n ? (double)g->n : 1;
-    double axis_y = top + rows * BAR_ROW_H + 2;
-    char at[96];
-    axis_title(NULL, g->unit, g->log, at, sizeof at);
-    rc |= x_axis(out, &sc, g->unit, top, axis_y, at);
+    double top = y0 + BAR_TITLE_H;
+    int rc = panel_head(out, &sc, g->title, sub, g->unit, g->log, g->n, BAR_ROW_H, y0);
     double base = g->log ? sc.d0 : fmin(fmax(0, sc.d0), sc.d1);
     double xb = tb_svg_scale_map(&sc, base);
-    if (!g->n)
-        rc |= text_at(out, px0 + 4, top + 15, "tb-m", "start", "no data", 0);
     for (size_t i = 0; i < g->n; i++) {
         const tb_svg_bar *b = &g->bars[i];
         double ry = top + (double)i * BAR_ROW_H, yc = ry + BAR_ROW_H / 2;
@@ -934,7 +951,7 @@ static int bar_group(tb_buf *out, const char *id, const tb_svg_series *s, const 
 
 static double bar_group_h(const tb_svg_bar_group *g)
 {
-    return BAR_TITLE_H + (g->n ? (double)g->n : 1) * BAR_ROW_H + AXIS_H + GROUP_GAP;
+    return panel_h(g->n, BAR_ROW_H);
 }
 
 int tb_svg_bars(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
@@ -1364,7 +1381,7 @@ static int box_row(tb_buf *out, const tb_svg_series *s, const tb_svg_dist *d,
 
 static double dist_group_h(const tb_svg_dist_group *g)
 {
-    return BAR_TITLE_H + (g->n ? (double)g->n : 1) * BOX_ROW_H + AXIS_H + GROUP_GAP;
+    return panel_h(g->n, BOX_ROW_H);
 }
 
 int tb_svg_boxes(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
@@ -1397,13 +1414,8 @@ int tb_svg_boxes(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
                 }
         tb_svg_scale sc;
         tb_svg_scale_fit(&sc, TB_SVG_LINEAR, lo, hi, 0, lw + 8, TB_SVG_WIDTH - RIGHT_TEXT_W);
-        rc |= text_at(out, 8, y + 15, "tb-t", "start", g->title, 60);
-        double top = y + BAR_TITLE_H, axis_y = top + (g->n ? (double)g->n : 1) * BOX_ROW_H + 2;
-        char at[96];
-        axis_title(NULL, g->unit, 0, at, sizeof at);
-        rc |= x_axis(out, &sc, g->unit, top, axis_y, at);
-        if (!g->n)
-            rc |= text_at(out, sc.r0 + 4, top + 15, "tb-m", "start", "no data", 0);
+        double top = y + BAR_TITLE_H;
+        rc |= panel_head(out, &sc, g->title, NULL, g->unit, 0, g->n, BOX_ROW_H, y);
         for (size_t i = 0; i < g->n; i++)
             rc |= box_row(out, s, &g->rows[i], &sc, g->unit, top + (double)i * BOX_ROW_H, lw,
                           scratch);
