@@ -1,7 +1,9 @@
-/* svg: scales, ticks, escaping and the four chart kinds of the report (see svg.h).
+/* svg: scales, ticks, escaping and the six chart kinds of the report (see svg.h).
  * Layout is computed before anything is written (the <svg> element's height is in
  * its first line); coordinates are written with one decimal. Appends are OR-ed into
- * one status per chart: any -1 (out of memory) makes the chart's result -1. */
+ * one status per chart: any -1 (out of memory) makes the chart's result -1. Bars and
+ * boxes are drawn in panels of one shape (panel_h, panel_head); a key that wraps is laid
+ * out and drawn by one function called twice (out NULL: layout only). */
 #include "report/svg.h"
 
 #include <math.h>
