@@ -1183,46 +1183,60 @@ static size_t section_rows(ctx *x, enum section sec, const char *id, const char 
     return n;
 }
 
-static void bars_section(ctx *x)
+/* The bars of row, one per record: its median with its interval, and after it its ratio
+   to the baseline ("baseline", "1.05× ~"), noisy, SIMULATED where the record is not. */
+static void row_bars(ctx *x, const tb_compare_row *row, tb_svg_bar *b)
 {
     const tb_compare *c = x->c;
-    size_t n = section_rows(x, SEC_BARS, "throughput", "Throughput, indices and times",
-                            "No throughput, syscall or attestation metrics in these runs.");
-    if (!n)
-        return;
+    for (size_t i = 0; i < c->n_records; i++) {
+        const tb_compare_cell *cell = &row->cells[i];
+        b[i].series = i;
+        b[i].value = cell->present && cell->n ? cell->median : NAN;
+        b[i].lo = cell->lo;
+        b[i].hi = cell->hi;
+        char r[48] = "";
+        if (i == c->baseline && c->n_records > 1)
+            snprintf(r, sizeof r, "baseline");
+        else if (isfinite(cell->ratio)) {
+            tb_svg_fmt_num(cell->ratio, r, sizeof r - 8);
+            strcat(r, "\xc3\x97");
+            if (cell->verdict == TB_COMPARE_SAME)
+                strcat(r, " ~");
+        }
+        b[i].note = pooled(x, "%s%s%s", r, cell->noisy ? (r[0] ? " noisy" : "noisy") : "",
+                           cell->simulated && !c->records[i]->simulated ? " SIMULATED" : "");
+    }
+}
+
+/* The n panels of the bars section in order: the workloads people ask about first
+   (throughput, system calls), then the rest. NULL: out of memory. */
+static tb_svg_bar_group *bar_groups(ctx *x, size_t n)
+{
+    const tb_compare *c = x->c;
     tb_svg_bar_group *g = scratch(x, n, sizeof *g);
     tb_svg_bar *bars = scratch(x, n * c->n_records, sizeof *bars);
     if (!g || !bars)
-        return;
+        return NULL;
     size_t gi = 0;
-    /* the workloads people ask about first: HTTP, system calls, then the rest */
     for (int pass = 0; pass < 3; pass++)
         for (size_t k = 0; k < c->n_rows; k++) {
             const tb_compare_row *row = &c->rows[k];
             if (place(x, row) != SEC_BARS || bars_rank(row) != pass)
                 continue;
             tb_svg_bar *b = bars + gi * c->n_records;
-            for (size_t i = 0; i < c->n_records; i++) {
-                const tb_compare_cell *cell = &row->cells[i];
-                b[i].series = i;
-                b[i].value = cell->present && cell->n ? cell->median : NAN;
-                b[i].lo = cell->lo;
-                b[i].hi = cell->hi;
-                char r[48] = "";
-                if (i == c->baseline && c->n_records > 1)
-                    snprintf(r, sizeof r, "baseline");
-                else if (isfinite(cell->ratio)) {
-                    tb_svg_fmt_num(cell->ratio, r, sizeof r - 8);
-                    strcat(r, "\xc3\x97");
-                    if (cell->verdict == TB_COMPARE_SAME)
-                        strcat(r, " ~");
-                }
-                b[i].note =
-                    pooled(x, "%s%s%s", r, cell->noisy ? (r[0] ? " noisy" : "noisy") : "",
-                           cell->simulated && !x->c->records[i]->simulated ? " SIMULATED" : "");
-            }
+            row_bars(x, row, b);
             g[gi++] = bar_group_of(row, b, c->n_records);
         }
+    return g;
+}
+
+static void bars_section(ctx *x)
+{
+    size_t n = section_rows(x, SEC_BARS, "throughput", "Throughput, indices and times",
+                            "No throughput, syscall or attestation metrics in these runs.");
+    tb_svg_bar_group *g = n ? bar_groups(x, n) : NULL;
+    if (!g)
+        return;
     chart ch;
     chart_begin(x, &ch, "throughput", "Medians per metric and environment",
                 "One panel per metric; one bar per environment (median) with its 95 % interval "
@@ -1679,40 +1693,64 @@ static void notary_section(ctx *x)
     section_end(x);
 }
 
-static void probes_section(ctx *x)
+/* A probe's dots: per record that measured it, its median with its interval in ns.
+   Returns how many. */
+static size_t probe_dots(const ctx *x, const tb_compare_row *row, tb_svg_dot *d)
+{
+    size_t nd = 0;
+    for (size_t i = 0; i < x->c->n_records; i++) {
+        const tb_compare_cell *cell = &row->cells[i];
+        if (!cell->present || !cell->n)
+            continue;
+        d[nd].series = i;
+        d[nd].value = tb_svg_to_ns(cell->median, row->unit);
+        d[nd].lo = tb_svg_to_ns(cell->lo, row->unit);
+        d[nd].hi = tb_svg_to_ns(cell->hi, row->unit);
+        nd++;
+    }
+    return nd;
+}
+
+/* The n rows of the probes' dot plot, one per probe, each with its dots. NULL: out of
+   memory. */
+static tb_svg_dot_row *probe_rows(ctx *x, size_t n)
 {
     const tb_compare *c = x->c;
-    size_t n = section_rows(x, SEC_PROBE, "probes", "Probes: where a confidential VM pays",
-                            "No probe metrics (probe.<name>.ns) in these runs.");
-    if (!n)
-        return;
     tb_svg_dot_row *rows = scratch(x, n, sizeof *rows);
-    tb_svg_dot *dots = scratch(x, n * c->n_records, sizeof *dots);
-    if (!rows || !dots)
-        return;
-    size_t r = 0;
-    for (size_t k = 0; k < c->n_rows; k++) {
+    for (size_t k = 0, r = 0; rows && k < c->n_rows && r < n; k++) {
         const tb_compare_row *row = &c->rows[k];
         if (place(x, row) != SEC_PROBE)
             continue;
-        const char *name = row->spec.part;
-        tb_svg_dot *d = dots + r * c->n_records;
-        size_t nd = 0;
-        for (size_t i = 0; i < c->n_records; i++) {
-            const tb_compare_cell *cell = &row->cells[i];
-            if (!cell->present || !cell->n)
-                continue;
-            d[nd].series = i;
-            d[nd].value = tb_svg_to_ns(cell->median, row->unit);
-            d[nd].lo = tb_svg_to_ns(cell->lo, row->unit);
-            d[nd].hi = tb_svg_to_ns(cell->hi, row->unit);
-            nd++;
-        }
-        rows[r].label = pooled(x, "%s", name);
-        rows[r].dots = d;
-        rows[r].n = nd;
-        r++;
+        tb_svg_dot *d = scratch(x, c->n_records, sizeof *d);
+        if (!d)
+            return NULL;
+        rows[r++] = (tb_svg_dot_row){pooled(x, "%s", row->spec.part), d, probe_dots(x, row, d)};
     }
+    return rows;
+}
+
+/* Why each probe matters in a TD: its row's note, under its name. */
+static void probe_notes(ctx *x)
+{
+    const tb_compare *c = x->c;
+    put(x, html(x) ? "<dl class=\"why\">\n" : "");
+    for (size_t k = 0; k < c->n_rows; k++) {
+        const tb_compare_row *row = &c->rows[k];
+        if (place(x, row) != SEC_PROBE || !row->note || !row->note[0])
+            continue;
+        wrapped(x, row->spec.part, "<dt>", "</dt><dd>", "- **", "**: ");
+        wrapped(x, row->note, "", "</dd>\n", "", "\n");
+    }
+    put(x, html(x) ? "</dl>\n" : "\n");
+}
+
+static void probes_section(ctx *x)
+{
+    size_t n = section_rows(x, SEC_PROBE, "probes", "Probes: where a confidential VM pays",
+                            "No probe metrics (probe.<name>.ns) in these runs.");
+    tb_svg_dot_row *rows = n ? probe_rows(x, n) : NULL;
+    if (!rows)
+        return;
     tb_svg_dot_chart dc = {"time per operation", "ns", 1, rows, n};
     chart ch;
     chart_begin(x, &ch, "probes", "Probes: time per operation",
@@ -1720,28 +1758,7 @@ static void probes_section(ctx *x)
                 "on a log time axis.");
     x->rc |= tb_svg_dots(&ch.svg, &ch.f, &ch.s, &dc);
     chart_place(x, &ch, "probes");
-    /* why each probe matters in a TD */
-    put(x, html(x) ? "<dl class=\"why\">\n" : "");
-    for (size_t k = 0; k < c->n_rows; k++) {
-        const tb_compare_row *row = &c->rows[k];
-        if (place(x, row) != SEC_PROBE || !row->note || !row->note[0])
-            continue;
-        const char *name = row->spec.part;
-        if (html(x)) {
-            put(x, "<dt>");
-            text(x, name);
-            put(x, "</dt><dd>");
-            text(x, row->note);
-            put(x, "</dd>\n");
-        } else {
-            put(x, "- **");
-            md_text(x, name);
-            put(x, "**: ");
-            md_text(x, row->note);
-            put(x, "\n");
-        }
-    }
-    put(x, html(x) ? "</dl>\n" : "\n");
+    probe_notes(x);
     section_end(x);
 }
 
