@@ -502,6 +502,8 @@ static int overhead_line(ctx *x, const tb_compare_row *row, const tb_compare_row
     return 1;
 }
 
+/* A headline line: a list item with the metric's data attributes in HTML, a markdown
+   list item else; the same parts in the same order in both. */
 static void put_line(ctx *x, const hl_line *l)
 {
     if (html(x)) {
@@ -511,62 +513,24 @@ static void put_line(ctx *x, const hl_line *l)
         if (isfinite(l->pct))
             putf(x, " data-pct=\"%.17g\"", l->pct);
         put(x, ">");
-        text(x, l->lead);
-        put(x, "<b class=\"big\">");
-        text(x, l->big);
-        put(x, "</b>");
-        if (l->what[0]) {
-            put(x, " ");
-            text(x, l->what);
-        }
-        if (l->ci[0]) {
-            put(x, " <span class=\"ci\">");
-            text(x, l->ci);
-            put(x, "</span>");
-        }
-        if (l->extra[0]) {
-            put(x, " <span class=\"ex\">");
-            text(x, l->extra);
-            put(x, "</span>");
-        }
-        if (l->simulated)
-            badge(x, "sim", "SIMULATED");
-        if (l->noisy)
-            badge(x, "noisy", "noisy");
-        if (l->verdict[0]) {
-            put(x, "<span class=\"v\">");
-            text(x, l->verdict);
-            put(x, "</span>");
-        }
-        put(x, "</li>\n");
-        return;
+    } else {
+        put(x, "- ");
     }
-    put(x, "- ");
     md_text(x, l->lead);
-    put(x, "**");
-    md_text(x, l->big);
-    put(x, "**");
-    if (l->what[0]) {
-        put(x, " ");
-        md_text(x, l->what);
-    }
-    if (l->ci[0]) {
-        put(x, " ");
-        md_text(x, l->ci);
-    }
-    if (l->extra[0]) {
-        put(x, " ");
-        md_text(x, l->extra);
-    }
+    wrapped(x, l->big, "<b class=\"big\">", "</b>", "**", "**");
+    if (l->what[0])
+        wrapped(x, l->what, " ", "", " ", "");
+    if (l->ci[0])
+        wrapped(x, l->ci, " <span class=\"ci\">", "</span>", " ", "");
+    if (l->extra[0])
+        wrapped(x, l->extra, " <span class=\"ex\">", "</span>", " ", "");
     if (l->simulated)
         badge(x, "sim", "SIMULATED");
     if (l->noisy)
         badge(x, "noisy", "noisy");
-    if (l->verdict[0]) {
-        put(x, " \xe2\x80\x94 ");
-        md_text(x, l->verdict);
-    }
-    put(x, "\n");
+    if (l->verdict[0])
+        wrapped(x, l->verdict, "<span class=\"v\">", "</span>", " \xe2\x80\x94 ", "");
+    put(x, html(x) ? "</li>\n" : "\n");
 }
 
 /* The HTTP row of the headline: target nginx, else the first http.<t>.rps. */
@@ -1169,18 +1133,40 @@ static void bounce_section(ctx *x)
 
 /* ------------------------------------------------------------------ charts */
 
-/* Opens section id of the rows placed in sec: their count, or 0 after saying that there
-   is none (none) and closing it. */
-static size_t section_rows(ctx *x, enum section sec, const char *id, const char *title,
-                           const char *none)
+/* The words of a section with one chart: the section's id (also the chart's file stem),
+   its heading, what it says when it has nothing to show (none), the rows it shows (sec),
+   and its chart's title (also the alt text), description (<desc>) and legend (the note
+   under it; NULL: none). */
+typedef struct chart_words {
+    enum section sec;
+    const char *id, *heading, *none;
+    const char *title, *desc, *legend;
+} chart_words;
+
+/* Opens w's section: the number of rows placed in it, or 0 after saying that there is
+   none and closing it. */
+static size_t section_rows(ctx *x, const chart_words *w)
 {
-    section_head(x, id, title);
-    size_t n = count_placed(x, sec);
+    section_head(x, w->id, w->heading);
+    size_t n = count_placed(x, w->sec);
     if (!n) {
-        note(x, none);
+        note(x, w->none);
         section_end(x);
     }
     return n;
+}
+
+static void words_chart_begin(ctx *x, chart *ch, const chart_words *w)
+{
+    chart_begin(x, ch, w->id, w->title, w->desc);
+}
+
+/* Places the chart drawn, then its legend. */
+static void words_chart_end(ctx *x, chart *ch, const chart_words *w)
+{
+    chart_place(x, ch, w->id);
+    if (w->legend)
+        note(x, w->legend);
 }
 
 /* The bars of row, one per record: its median with its interval, and after it its ratio
@@ -1230,21 +1216,28 @@ static tb_svg_bar_group *bar_groups(ctx *x, size_t n)
     return g;
 }
 
+static const chart_words bars_words = {
+    SEC_BARS,
+    "throughput",
+    "Throughput, indices and times",
+    "No throughput, syscall or attestation metrics in these runs.",
+    "Medians per metric and environment",
+    "One panel per metric; one bar per environment (median) with its 95 % interval as a "
+    "whisker; ratios to the baseline after the values.",
+    "Bars: medians; whiskers: 95 % intervals of the median; after each value, the ratio to "
+    "the baseline (~: no significant difference).",
+};
+
 static void bars_section(ctx *x)
 {
-    size_t n = section_rows(x, SEC_BARS, "throughput", "Throughput, indices and times",
-                            "No throughput, syscall or attestation metrics in these runs.");
+    size_t n = section_rows(x, &bars_words);
     tb_svg_bar_group *g = n ? bar_groups(x, n) : NULL;
     if (!g)
         return;
     chart ch;
-    chart_begin(x, &ch, "throughput", "Medians per metric and environment",
-                "One panel per metric; one bar per environment (median) with its 95 % interval "
-                "as a whisker; ratios to the baseline after the values.");
+    words_chart_begin(x, &ch, &bars_words);
     x->rc |= tb_svg_bars(&ch.svg, &ch.f, &ch.s, g, n);
-    chart_place(x, &ch, "throughput");
-    note(x, "Bars: medians; whiskers: 95 % intervals of the median; after each value, the "
-            "ratio to the baseline (~: no significant difference).");
+    words_chart_end(x, &ch, &bars_words);
     section_end(x);
 }
 
@@ -1651,10 +1644,23 @@ static size_t notary_group(ctx *x, const char *suffix, tb_svg_dist *d)
     return n;
 }
 
+static const chart_words notary_words = {
+    SEC_NOTARY,
+    "notary",
+    "Notary: TEE vs no TEE",
+    "No notary metrics (notary.<mode>.notarization_ms) in these runs.",
+    "Notary modes per environment",
+    "Box plots (quartiles, median, whiskers to 1.5 IQR) with every run as a dot, per "
+    "environment and mode.",
+    "Boxes: quartiles with the median as a thick line; whiskers reach the furthest run within "
+    "1.5 IQR; dots: every run. Modes: no_tee (no attestation), tee_no_verify (a TDX quote is "
+    "made), tee_verify (the client also verifies it).",
+};
+
 static void notary_section(ctx *x)
 {
     const tb_compare *c = x->c;
-    section_head(x, "notary", "Notary: TEE vs no TEE");
+    section_head(x, notary_words.id, notary_words.heading);
     size_t cap = c->n_records * (c->n_rows + 1);
     tb_svg_dist *d = scratch(x, 3 * cap + 1, sizeof *d);
     if (!d)
@@ -1678,17 +1684,12 @@ static void notary_section(ctx *x)
         ng++;
     }
     if (!ng) {
-        note(x, "No notary metrics (notary.<mode>.notarization_ms) in these runs.");
+        note(x, notary_words.none);
     } else {
         chart ch;
-        chart_begin(x, &ch, "notary", "Notary modes per environment",
-                    "Box plots (quartiles, median, whiskers to 1.5 IQR) with every run as a "
-                    "dot, per environment and mode.");
+        words_chart_begin(x, &ch, &notary_words);
         x->rc |= tb_svg_boxes(&ch.svg, &ch.f, &ch.s, g, ng);
-        chart_place(x, &ch, "notary");
-        note(x, "Boxes: quartiles with the median as a thick line; whiskers reach the furthest "
-                "run within 1.5 IQR; dots: every run. Modes: no_tee (no attestation), "
-                "tee_no_verify (a TDX quote is made), tee_verify (the client also verifies it).");
+        words_chart_end(x, &ch, &notary_words);
     }
     section_end(x);
 }
@@ -1744,20 +1745,28 @@ static void probe_notes(ctx *x)
     put(x, html(x) ? "</dl>\n" : "\n");
 }
 
+static const chart_words probe_words = {
+    SEC_PROBE,
+    "probes",
+    "Probes: where a confidential VM pays",
+    "No probe metrics (probe.<name>.ns) in these runs.",
+    "Probes: time per operation",
+    "One row per probe, one marker per environment (median, with its 95 % interval), on a "
+    "log time axis.",
+    NULL,
+};
+
 static void probes_section(ctx *x)
 {
-    size_t n = section_rows(x, SEC_PROBE, "probes", "Probes: where a confidential VM pays",
-                            "No probe metrics (probe.<name>.ns) in these runs.");
+    size_t n = section_rows(x, &probe_words);
     tb_svg_dot_row *rows = n ? probe_rows(x, n) : NULL;
     if (!rows)
         return;
     tb_svg_dot_chart dc = {"time per operation", "ns", 1, rows, n};
     chart ch;
-    chart_begin(x, &ch, "probes", "Probes: time per operation",
-                "One row per probe, one marker per environment (median, with its 95 % interval), "
-                "on a log time axis.");
+    words_chart_begin(x, &ch, &probe_words);
     x->rc |= tb_svg_dots(&ch.svg, &ch.f, &ch.s, &dc);
-    chart_place(x, &ch, "probes");
+    words_chart_end(x, &ch, &probe_words);
     probe_notes(x);
     section_end(x);
 }
