@@ -502,6 +502,8 @@ static int overhead_line(ctx *x, const tb_compare_row *row, const tb_compare_row
     return 1;
 }
 
+/* A headline line: a list item with the metric's data attributes in HTML, a markdown
+   list item else; the same parts in the same order in both. */
 static void put_line(ctx *x, const hl_line *l)
 {
     if (html(x)) {
@@ -511,62 +513,24 @@ static void put_line(ctx *x, const hl_line *l)
         if (isfinite(l->pct))
             putf(x, " data-pct=\"%.17g\"", l->pct);
         put(x, ">");
-        text(x, l->lead);
-        put(x, "<b class=\"big\">");
-        text(x, l->big);
-        put(x, "</b>");
-        if (l->what[0]) {
-            put(x, " ");
-            text(x, l->what);
-        }
-        if (l->ci[0]) {
-            put(x, " <span class=\"ci\">");
-            text(x, l->ci);
-            put(x, "</span>");
-        }
-        if (l->extra[0]) {
-            put(x, " <span class=\"ex\">");
-            text(x, l->extra);
-            put(x, "</span>");
-        }
-        if (l->simulated)
-            badge(x, "sim", "SIMULATED");
-        if (l->noisy)
-            badge(x, "noisy", "noisy");
-        if (l->verdict[0]) {
-            put(x, "<span class=\"v\">");
-            text(x, l->verdict);
-            put(x, "</span>");
-        }
-        put(x, "</li>\n");
-        return;
+    } else {
+        put(x, "- ");
     }
-    put(x, "- ");
     md_text(x, l->lead);
-    put(x, "**");
-    md_text(x, l->big);
-    put(x, "**");
-    if (l->what[0]) {
-        put(x, " ");
-        md_text(x, l->what);
-    }
-    if (l->ci[0]) {
-        put(x, " ");
-        md_text(x, l->ci);
-    }
-    if (l->extra[0]) {
-        put(x, " ");
-        md_text(x, l->extra);
-    }
+    wrapped(x, l->big, "<b class=\"big\">", "</b>", "**", "**");
+    if (l->what[0])
+        wrapped(x, l->what, " ", "", " ", "");
+    if (l->ci[0])
+        wrapped(x, l->ci, " <span class=\"ci\">", "</span>", " ", "");
+    if (l->extra[0])
+        wrapped(x, l->extra, " <span class=\"ex\">", "</span>", " ", "");
     if (l->simulated)
         badge(x, "sim", "SIMULATED");
     if (l->noisy)
         badge(x, "noisy", "noisy");
-    if (l->verdict[0]) {
-        put(x, " \xe2\x80\x94 ");
-        md_text(x, l->verdict);
-    }
-    put(x, "\n");
+    if (l->verdict[0])
+        wrapped(x, l->verdict, "<span class=\"v\">", "</span>", " \xe2\x80\x94 ", "");
+    put(x, html(x) ? "</li>\n" : "\n");
 }
 
 /* The HTTP row of the headline: target nginx, else the first http.<t>.rps. */
@@ -1169,68 +1133,111 @@ static void bounce_section(ctx *x)
 
 /* ------------------------------------------------------------------ charts */
 
-/* Opens section id of the rows placed in sec: their count, or 0 after saying that there
-   is none (none) and closing it. */
-static size_t section_rows(ctx *x, enum section sec, const char *id, const char *title,
-                           const char *none)
+/* The words of a section with one chart: the section's id (also the chart's file stem),
+   its heading, what it says when it has nothing to show (none), the rows it shows (sec),
+   and its chart's title (also the alt text), description (<desc>) and legend (the note
+   under it; NULL: none). */
+typedef struct chart_words {
+    enum section sec;
+    const char *id, *heading, *none;
+    const char *title, *desc, *legend;
+} chart_words;
+
+/* Opens w's section: the number of rows placed in it, or 0 after saying that there is
+   none and closing it. */
+static size_t section_rows(ctx *x, const chart_words *w)
 {
-    section_head(x, id, title);
-    size_t n = count_placed(x, sec);
+    section_head(x, w->id, w->heading);
+    size_t n = count_placed(x, w->sec);
     if (!n) {
-        note(x, none);
+        note(x, w->none);
         section_end(x);
     }
     return n;
 }
 
-static void bars_section(ctx *x)
+static void words_chart_begin(ctx *x, chart *ch, const chart_words *w)
+{
+    chart_begin(x, ch, w->id, w->title, w->desc);
+}
+
+/* Places the chart drawn, then its legend. */
+static void words_chart_end(ctx *x, chart *ch, const chart_words *w)
+{
+    chart_place(x, ch, w->id);
+    if (w->legend)
+        note(x, w->legend);
+}
+
+/* The bars of row, one per record: its median with its interval, and after it its ratio
+   to the baseline ("baseline", "1.05× ~"), noisy, SIMULATED where the record is not. */
+static void row_bars(ctx *x, const tb_compare_row *row, tb_svg_bar *b)
 {
     const tb_compare *c = x->c;
-    size_t n = section_rows(x, SEC_BARS, "throughput", "Throughput, indices and times",
-                            "No throughput, syscall or attestation metrics in these runs.");
-    if (!n)
-        return;
+    for (size_t i = 0; i < c->n_records; i++) {
+        const tb_compare_cell *cell = &row->cells[i];
+        b[i].series = i;
+        b[i].value = cell->present && cell->n ? cell->median : NAN;
+        b[i].lo = cell->lo;
+        b[i].hi = cell->hi;
+        char r[48] = "";
+        if (i == c->baseline && c->n_records > 1)
+            snprintf(r, sizeof r, "baseline");
+        else if (isfinite(cell->ratio)) {
+            tb_svg_fmt_num(cell->ratio, r, sizeof r - 8);
+            strcat(r, "\xc3\x97");
+            if (cell->verdict == TB_COMPARE_SAME)
+                strcat(r, " ~");
+        }
+        b[i].note = pooled(x, "%s%s%s", r, cell->noisy ? (r[0] ? " noisy" : "noisy") : "",
+                           cell->simulated && !c->records[i]->simulated ? " SIMULATED" : "");
+    }
+}
+
+/* The n panels of the bars section in order: the workloads people ask about first
+   (throughput, system calls), then the rest. NULL: out of memory. */
+static tb_svg_bar_group *bar_groups(ctx *x, size_t n)
+{
+    const tb_compare *c = x->c;
     tb_svg_bar_group *g = scratch(x, n, sizeof *g);
     tb_svg_bar *bars = scratch(x, n * c->n_records, sizeof *bars);
     if (!g || !bars)
-        return;
+        return NULL;
     size_t gi = 0;
-    /* the workloads people ask about first: HTTP, system calls, then the rest */
     for (int pass = 0; pass < 3; pass++)
         for (size_t k = 0; k < c->n_rows; k++) {
             const tb_compare_row *row = &c->rows[k];
             if (place(x, row) != SEC_BARS || bars_rank(row) != pass)
                 continue;
             tb_svg_bar *b = bars + gi * c->n_records;
-            for (size_t i = 0; i < c->n_records; i++) {
-                const tb_compare_cell *cell = &row->cells[i];
-                b[i].series = i;
-                b[i].value = cell->present && cell->n ? cell->median : NAN;
-                b[i].lo = cell->lo;
-                b[i].hi = cell->hi;
-                char r[48] = "";
-                if (i == c->baseline && c->n_records > 1)
-                    snprintf(r, sizeof r, "baseline");
-                else if (isfinite(cell->ratio)) {
-                    tb_svg_fmt_num(cell->ratio, r, sizeof r - 8);
-                    strcat(r, "\xc3\x97");
-                    if (cell->verdict == TB_COMPARE_SAME)
-                        strcat(r, " ~");
-                }
-                b[i].note =
-                    pooled(x, "%s%s%s", r, cell->noisy ? (r[0] ? " noisy" : "noisy") : "",
-                           cell->simulated && !x->c->records[i]->simulated ? " SIMULATED" : "");
-            }
+            row_bars(x, row, b);
             g[gi++] = bar_group_of(row, b, c->n_records);
         }
+    return g;
+}
+
+static const chart_words bars_words = {
+    SEC_BARS,
+    "throughput",
+    "Throughput, indices and times",
+    "No throughput, syscall or attestation metrics in these runs.",
+    "Medians per metric and environment",
+    "One panel per metric; one bar per environment (median) with its 95 % interval as a "
+    "whisker; ratios to the baseline after the values.",
+    "Bars: medians; whiskers: 95 % intervals of the median; after each value, the ratio to "
+    "the baseline (~: no significant difference).",
+};
+
+static void bars_section(ctx *x)
+{
+    size_t n = section_rows(x, &bars_words);
+    tb_svg_bar_group *g = n ? bar_groups(x, n) : NULL;
+    if (!g)
+        return;
     chart ch;
-    chart_begin(x, &ch, "throughput", "Medians per metric and environment",
-                "One panel per metric; one bar per environment (median) with its 95 % interval "
-                "as a whisker; ratios to the baseline after the values.");
+    words_chart_begin(x, &ch, &bars_words);
     x->rc |= tb_svg_bars(&ch.svg, &ch.f, &ch.s, g, n);
-    chart_place(x, &ch, "throughput");
-    note(x, "Bars: medians; whiskers: 95 % intervals of the median; after each value, the "
-            "ratio to the baseline (~: no significant difference).");
+    words_chart_end(x, &ch, &bars_words);
     section_end(x);
 }
 
@@ -1637,10 +1644,23 @@ static size_t notary_group(ctx *x, const char *suffix, tb_svg_dist *d)
     return n;
 }
 
+static const chart_words notary_words = {
+    SEC_NOTARY,
+    "notary",
+    "Notary: TEE vs no TEE",
+    "No notary metrics (notary.<mode>.notarization_ms) in these runs.",
+    "Notary modes per environment",
+    "Box plots (quartiles, median, whiskers to 1.5 IQR) with every run as a dot, per "
+    "environment and mode.",
+    "Boxes: quartiles with the median as a thick line; whiskers reach the furthest run within "
+    "1.5 IQR; dots: every run. Modes: no_tee (no attestation), tee_no_verify (a TDX quote is "
+    "made), tee_verify (the client also verifies it).",
+};
+
 static void notary_section(ctx *x)
 {
     const tb_compare *c = x->c;
-    section_head(x, "notary", "Notary: TEE vs no TEE");
+    section_head(x, notary_words.id, notary_words.heading);
     size_t cap = c->n_records * (c->n_rows + 1);
     tb_svg_dist *d = scratch(x, 3 * cap + 1, sizeof *d);
     if (!d)
@@ -1664,84 +1684,90 @@ static void notary_section(ctx *x)
         ng++;
     }
     if (!ng) {
-        note(x, "No notary metrics (notary.<mode>.notarization_ms) in these runs.");
+        note(x, notary_words.none);
     } else {
         chart ch;
-        chart_begin(x, &ch, "notary", "Notary modes per environment",
-                    "Box plots (quartiles, median, whiskers to 1.5 IQR) with every run as a "
-                    "dot, per environment and mode.");
+        words_chart_begin(x, &ch, &notary_words);
         x->rc |= tb_svg_boxes(&ch.svg, &ch.f, &ch.s, g, ng);
-        chart_place(x, &ch, "notary");
-        note(x, "Boxes: quartiles with the median as a thick line; whiskers reach the furthest "
-                "run within 1.5 IQR; dots: every run. Modes: no_tee (no attestation), "
-                "tee_no_verify (a TDX quote is made), tee_verify (the client also verifies it).");
+        words_chart_end(x, &ch, &notary_words);
     }
     section_end(x);
 }
 
-static void probes_section(ctx *x)
+/* A probe's dots: per record that measured it, its median with its interval in ns.
+   Returns how many. */
+static size_t probe_dots(const ctx *x, const tb_compare_row *row, tb_svg_dot *d)
+{
+    size_t nd = 0;
+    for (size_t i = 0; i < x->c->n_records; i++) {
+        const tb_compare_cell *cell = &row->cells[i];
+        if (!cell->present || !cell->n)
+            continue;
+        d[nd].series = i;
+        d[nd].value = tb_svg_to_ns(cell->median, row->unit);
+        d[nd].lo = tb_svg_to_ns(cell->lo, row->unit);
+        d[nd].hi = tb_svg_to_ns(cell->hi, row->unit);
+        nd++;
+    }
+    return nd;
+}
+
+/* The n rows of the probes' dot plot, one per probe, each with its dots. NULL: out of
+   memory. */
+static tb_svg_dot_row *probe_rows(ctx *x, size_t n)
 {
     const tb_compare *c = x->c;
-    size_t n = section_rows(x, SEC_PROBE, "probes", "Probes: where a confidential VM pays",
-                            "No probe metrics (probe.<name>.ns) in these runs.");
-    if (!n)
-        return;
     tb_svg_dot_row *rows = scratch(x, n, sizeof *rows);
-    tb_svg_dot *dots = scratch(x, n * c->n_records, sizeof *dots);
-    if (!rows || !dots)
-        return;
-    size_t r = 0;
-    for (size_t k = 0; k < c->n_rows; k++) {
+    for (size_t k = 0, r = 0; rows && k < c->n_rows && r < n; k++) {
         const tb_compare_row *row = &c->rows[k];
         if (place(x, row) != SEC_PROBE)
             continue;
-        const char *name = row->spec.part;
-        tb_svg_dot *d = dots + r * c->n_records;
-        size_t nd = 0;
-        for (size_t i = 0; i < c->n_records; i++) {
-            const tb_compare_cell *cell = &row->cells[i];
-            if (!cell->present || !cell->n)
-                continue;
-            d[nd].series = i;
-            d[nd].value = tb_svg_to_ns(cell->median, row->unit);
-            d[nd].lo = tb_svg_to_ns(cell->lo, row->unit);
-            d[nd].hi = tb_svg_to_ns(cell->hi, row->unit);
-            nd++;
-        }
-        rows[r].label = pooled(x, "%s", name);
-        rows[r].dots = d;
-        rows[r].n = nd;
-        r++;
+        tb_svg_dot *d = scratch(x, c->n_records, sizeof *d);
+        if (!d)
+            return NULL;
+        rows[r++] = (tb_svg_dot_row){pooled(x, "%s", row->spec.part), d, probe_dots(x, row, d)};
     }
-    tb_svg_dot_chart dc = {"time per operation", "ns", 1, rows, n};
-    chart ch;
-    chart_begin(x, &ch, "probes", "Probes: time per operation",
-                "One row per probe, one marker per environment (median, with its 95 % interval), "
-                "on a log time axis.");
-    x->rc |= tb_svg_dots(&ch.svg, &ch.f, &ch.s, &dc);
-    chart_place(x, &ch, "probes");
-    /* why each probe matters in a TD */
+    return rows;
+}
+
+/* Why each probe matters in a TD: its row's note, under its name. */
+static void probe_notes(ctx *x)
+{
+    const tb_compare *c = x->c;
     put(x, html(x) ? "<dl class=\"why\">\n" : "");
     for (size_t k = 0; k < c->n_rows; k++) {
         const tb_compare_row *row = &c->rows[k];
         if (place(x, row) != SEC_PROBE || !row->note || !row->note[0])
             continue;
-        const char *name = row->spec.part;
-        if (html(x)) {
-            put(x, "<dt>");
-            text(x, name);
-            put(x, "</dt><dd>");
-            text(x, row->note);
-            put(x, "</dd>\n");
-        } else {
-            put(x, "- **");
-            md_text(x, name);
-            put(x, "**: ");
-            md_text(x, row->note);
-            put(x, "\n");
-        }
+        wrapped(x, row->spec.part, "<dt>", "</dt><dd>", "- **", "**: ");
+        wrapped(x, row->note, "", "</dd>\n", "", "\n");
     }
     put(x, html(x) ? "</dl>\n" : "\n");
+}
+
+static const chart_words probe_words = {
+    SEC_PROBE,
+    "probes",
+    "Probes: where a confidential VM pays",
+    "No probe metrics (probe.<name>.ns) in these runs.",
+    "Probes: time per operation",
+    "One row per probe, one marker per environment (median, with its 95 % interval), on a "
+    "log time axis.",
+    NULL,
+};
+
+static void probes_section(ctx *x)
+{
+    size_t n = section_rows(x, &probe_words);
+    tb_svg_dot_row *rows = n ? probe_rows(x, n) : NULL;
+    if (!rows)
+        return;
+    tb_svg_dot_chart dc = {"time per operation", "ns", 1, rows, n};
+    chart ch;
+    words_chart_begin(x, &ch, &probe_words);
+    x->rc |= tb_svg_dots(&ch.svg, &ch.f, &ch.s, &dc);
+    words_chart_end(x, &ch, &probe_words);
+    probe_notes(x);
     section_end(x);
 }
 

@@ -1,7 +1,9 @@
-/* svg: scales, ticks, escaping and the four chart kinds of the report (see svg.h).
+/* svg: scales, ticks, escaping and the six chart kinds of the report (see svg.h).
  * Layout is computed before anything is written (the <svg> element's height is in
  * its first line); coordinates are written with one decimal. Appends are OR-ed into
- * one status per chart: any -1 (out of memory) makes the chart's result -1. */
+ * one status per chart: any -1 (out of memory) makes the chart's result -1. Bars and
+ * boxes are drawn in panels of one shape (panel_h, panel_head); a key that wraps is laid
+ * out and drawn by one function called twice (out NULL: layout only). */
 #include "report/svg.h"
 
 #include <math.h>
@@ -846,6 +848,30 @@ static double label_col(size_t chars)
 #define GROUP_GAP 14.0
 #define RIGHT_TEXT_W 170.0
 
+/* Bars and boxes are drawn in panels, one per group: a title, n rows of row_h pixels
+   (room for "no data" when there is none), an x axis, a gap. */
+static double panel_h(size_t n, double row_h)
+{
+    return BAR_TITLE_H + (n ? (double)n : 1) * row_h + AXIS_H + GROUP_GAP;
+}
+
+/* The panel at y0 around its rows: its title, right of it what (NULL: nothing), the x
+   axis of sc under the rows (unit; log: a log scale), "no data" when n is 0. */
+static int panel_head(tb_buf *out, const tb_svg_scale *sc, const char *title, const char *what,
+                      const char *unit, int log, size_t n, double row_h, double y0)
+{
+    int rc = text_at(out, 8, y0 + 15, "tb-t", "start", title, 60);
+    if (what)
+        rc |= text_at(out, TB_SVG_WIDTH - 8, y0 + 15, "tb-m", "end", what, 0);
+    double top = y0 + BAR_TITLE_H, axis_y = top + (n ? (double)n : 1) * row_h + 2;
+    char at[96];
+    axis_title(NULL, unit, log, at, sizeof at);
+    rc |= x_axis(out, sc, unit, top, axis_y, at);
+    if (!n)
+        rc |= text_at(out, sc->r0 + 4, top + 15, "tb-m", "start", "no data", 0);
+    return rc ? -1 : 0;
+}
+
 static const char *bar_label(const tb_svg_series *s, const tb_svg_bar *b)
 {
     return b->label ? b->label : series_name(s, b->series);
@@ -868,20 +894,13 @@ static int bar_group(tb_buf *out, const char *id, const tb_svg_series *s, const 
     }
     tb_svg_scale sc;
     tb_svg_scale_fit(&sc, g->log ? TB_SVG_LOG : TB_SVG_LINEAR, lo, hi, 1, px0, px1);
-    int rc = text_at(out, 8, y0 + 15, "tb-t", "start", g->title, 60);
     char sub[160];
     snprintf(sub, sizeof sub, "%s%s%s", tb_svg_unit(g->unit),
              g->sub && *tb_svg_unit(g->unit) ? " \xc2\xb7 " : "", g->sub ? g->sub : "");
-    rc |= text_at(out, TB_SVG_WIDTH - 8, y0 + 15, "tb-m", "end", sub, 0);
-    double top = y0 + BAR_TITLE_H, rows = g->n ? (double)g->n : 1;
-    double axis_y = top + rows * BAR_ROW_H + 2;
-    char at[96];
-    axis_title(NULL, g->unit, g->log, at, sizeof at);
-    rc |= x_axis(out, &sc, g->unit, top, axis_y, at);
+    double top = y0 + BAR_TITLE_H;
+    int rc = panel_head(out, &sc, g->title, sub, g->unit, g->log, g->n, BAR_ROW_H, y0);
     double base = g->log ? sc.d0 : fmin(fmax(0, sc.d0), sc.d1);
     double xb = tb_svg_scale_map(&sc, base);
-    if (!g->n)
-        rc |= text_at(out, px0 + 4, top + 15, "tb-m", "start", "no data", 0);
     for (size_t i = 0; i < g->n; i++) {
         const tb_svg_bar *b = &g->bars[i];
         double ry = top + (double)i * BAR_ROW_H, yc = ry + BAR_ROW_H / 2;
@@ -934,7 +953,7 @@ static int bar_group(tb_buf *out, const char *id, const tb_svg_series *s, const 
 
 static double bar_group_h(const tb_svg_bar_group *g)
 {
-    return BAR_TITLE_H + (g->n ? (double)g->n : 1) * BAR_ROW_H + AXIS_H + GROUP_GAP;
+    return panel_h(g->n, BAR_ROW_H);
 }
 
 int tb_svg_bars(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
@@ -968,6 +987,8 @@ int tb_svg_bars(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
 #define LINE_BOTTOM 52.0
 #define LINE_LEFT 74.0
 #define LINE_RIGHT 170.0
+#define LINE_X1 (TB_SVG_WIDTH - LINE_RIGHT) /* the plot's right end */
+#define LINE_Y0 (LINE_H - LINE_BOTTOM)      /* the plot's bottom */
 
 typedef struct end_label {
     double y;
@@ -1063,124 +1084,205 @@ static size_t thin_ticks(const tb_svg_scale *s, const tb_svg_tick *in, size_t n,
     return 0;
 }
 
-int tb_svg_lines(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
-                 const tb_svg_line_chart *c)
+/* Where a line chart's data lies: x over the points drawn (finite x and y), y over them
+   and their intervals; ypos, the smallest positive y. */
+typedef struct line_extent {
+    double xlo, xhi, ylo, yhi, ypos;
+} line_extent;
+
+/* Point k of a curve is drawn: its x and y are finite. */
+static int curve_pt(const tb_svg_curve *cv, size_t k)
 {
-    double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY, ypos = INFINITY;
+    return isfinite(cv->x[k]) && isfinite(cv->y[k]);
+}
+
+/* Point k of a curve has an interval to draw. */
+static int curve_ci(const tb_svg_curve *cv, size_t k)
+{
+    return cv->lo && cv->hi && isfinite(cv->lo[k]) && isfinite(cv->hi[k]);
+}
+
+static const char *curve_name(const tb_svg_series *s, const tb_svg_curve *cv)
+{
+    return cv->label ? cv->label : series_name(s, cv->series);
+}
+
+static void line_extent_of(const tb_svg_line_chart *c, line_extent *e)
+{
+    *e = (line_extent){INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY};
     for (size_t i = 0; i < c->n; i++) {
         const tb_svg_curve *cv = &c->curves[i];
         for (size_t k = 0; k < cv->n; k++) {
-            if (!isfinite(cv->x[k]) || !isfinite(cv->y[k]))
+            if (!curve_pt(cv, k))
                 continue;
-            xlo = fmin(xlo, cv->x[k]);
-            xhi = fmax(xhi, cv->x[k]);
+            e->xlo = fmin(e->xlo, cv->x[k]);
+            e->xhi = fmax(e->xhi, cv->x[k]);
             double v[3] = {cv->y[k], cv->lo ? cv->lo[k] : NAN, cv->hi ? cv->hi[k] : NAN};
             for (size_t j = 0; j < 3; j++) {
                 if (!isfinite(v[j]))
                     continue;
-                ylo = fmin(ylo, v[j]);
-                yhi = fmax(yhi, v[j]);
+                e->ylo = fmin(e->ylo, v[j]);
+                e->yhi = fmax(e->yhi, v[j]);
                 if (v[j] > 0)
-                    ypos = fmin(ypos, v[j]);
+                    e->ypos = fmin(e->ypos, v[j]);
             }
         }
     }
-    int ylog = c->ylog;
-    if (ylog < 0)
-        ylog = isfinite(ypos) && ylo > 0 && yhi / ypos > 30;
-    double px0 = LINE_LEFT, px1 = TB_SVG_WIDTH - LINE_RIGHT;
-    double py0 = LINE_H - LINE_BOTTOM, py1 = LINE_TOP;
+}
+
+/* A line chart's scales: x of the kind asked (a log x axis needs the caller's ticks and
+   positive x, else it is linear), over the points' span when the caller gives the ticks
+   (own_ticks); y linear or log (ylog: as asked, or log when max/min > 30). */
+typedef struct line_plot {
     tb_svg_scale xs, ys;
-    enum tb_svg_kind xkind = c->xkind;
-    if (xkind == TB_SVG_LOG && !(c->xticks && xlo > 0))
-        xkind = TB_SVG_LINEAR; /* a log x axis needs its ticks and positive x */
-    tb_svg_scale_fit(&xs, xkind == TB_SVG_LOG ? TB_SVG_LINEAR : xkind, xlo, xhi, 0, px0, px1);
-    if (c->xticks && c->n_xticks && xkind != TB_SVG_PCTL) {
-        xs.kind = xkind;
-        fit_to_points(&xs, xkind, xlo, xhi);
+    enum tb_svg_kind xkind;
+    int ylog, own_ticks;
+} line_plot;
+
+static void line_fit(const tb_svg_line_chart *c, line_plot *p)
+{
+    line_extent e;
+    line_extent_of(c, &e);
+    p->ylog = c->ylog;
+    if (p->ylog < 0)
+        p->ylog = isfinite(e.ypos) && e.ylo > 0 && e.yhi / e.ypos > 30;
+    p->xkind = c->xkind;
+    if (p->xkind == TB_SVG_LOG && !(c->xticks && e.xlo > 0))
+        p->xkind = TB_SVG_LINEAR;
+    tb_svg_scale_fit(&p->xs, p->xkind == TB_SVG_LOG ? TB_SVG_LINEAR : p->xkind, e.xlo, e.xhi, 0,
+                     LINE_LEFT, LINE_X1);
+    p->own_ticks = c->xticks && c->n_xticks && p->xkind != TB_SVG_PCTL;
+    if (p->own_ticks) {
+        p->xs.kind = p->xkind;
+        fit_to_points(&p->xs, p->xkind, e.xlo, e.xhi);
     }
-    tb_svg_scale_fit(&ys, ylog ? TB_SVG_LOG : TB_SVG_LINEAR, ylog ? ypos : ylo, yhi, 1, py0, py1);
+    tb_svg_scale_fit(&p->ys, p->ylog ? TB_SVG_LOG : TB_SVG_LINEAR, p->ylog ? e.ypos : e.ylo, e.yhi,
+                     1, LINE_Y0, LINE_TOP);
+}
+
+/* The y axis, then the x axis with the caller's ticks (thinned) or the scale's. */
+static int line_axes(tb_buf *out, const tb_svg_line_chart *c, const line_plot *p)
+{
+    char title[128];
+    axis_title(c->ytitle, c->yunit, p->ylog, title, sizeof title);
+    int rc = y_axis(out, &p->ys, c->yunit, LINE_LEFT, LINE_X1, title);
+    axis_title(c->xtitle, c->xunit, p->xs.kind == TB_SVG_LOG, title, sizeof title);
+    if (p->own_ticks) {
+        tb_svg_tick t[TB_SVG_TICK_MAX];
+        size_t nt = thin_ticks(&p->xs, c->xticks, c->n_xticks, t, TB_SVG_TICK_MAX);
+        rc |= x_axis_ticks(out, &p->xs, t, nt, LINE_TOP, LINE_Y0, title);
+    } else {
+        rc |= x_axis(out, &p->xs, c->xunit, LINE_TOP, LINE_Y0, title);
+    }
+    return rc ? -1 : 0;
+}
+
+/* A curve's line through its points drawn; *end_y: where its name goes (by its last
+   point), *drawn: whether it has a point. */
+static int curve_line(tb_buf *out, const tb_svg_curve *cv, const line_plot *p, double *end_y,
+                      int *drawn)
+{
+    int rc = tb_buf_printf(out, "<path class=\"tb-ln tb-s%zu%s\" d=\"", colour_of(cv->series),
+                           cv->dashed ? " tb-dash" : "");
+    *drawn = 0;
+    for (size_t k = 0; k < cv->n; k++) {
+        if (!curve_pt(cv, k))
+            continue;
+        double lx = tb_svg_scale_map(&p->xs, cv->x[k]), ly = tb_svg_scale_map(&p->ys, cv->y[k]);
+        rc |= tb_buf_printf(out, "%s%.1f,%.1f", *drawn ? "L" : "M", lx, ly);
+        *end_y = ly + 4;
+        *drawn = 1;
+    }
+    rc |= tb_buf_puts(out, "\"/>");
+    return rc ? -1 : 0;
+}
+
+/* A curve's intervals as vertical whiskers (drawn under its markers). */
+static int curve_whiskers(tb_buf *out, const tb_svg_curve *cv, const line_plot *p)
+{
+    int rc = 0;
+    for (size_t k = 0; k < cv->n; k++) {
+        if (!curve_pt(cv, k) || !curve_ci(cv, k))
+            continue;
+        double x = tb_svg_scale_map(&p->xs, cv->x[k]), a = tb_svg_scale_map(&p->ys, cv->lo[k]),
+               z = tb_svg_scale_map(&p->ys, cv->hi[k]);
+        rc |= tb_buf_printf(out,
+                            "<path class=\"tb-wk tb-s%zu\" d=\"M%.1f,%.1fV%.1fM%.1f,%.1fh6M%."
+                            "1f,%.1fh6\"/>",
+                            colour_of(cv->series), x, a, z, x - 3, a, x - 3, z);
+    }
+    return rc ? -1 : 0;
+}
+
+/* A marker per point drawn, its tip the point in words ("host: p99.9 = 1.2 ms [..]"). */
+static int curve_markers(tb_buf *out, const tb_svg_series *s, const tb_svg_line_chart *c,
+                         const line_plot *p, const tb_svg_curve *cv)
+{
+    int rc = 0;
+    for (size_t k = 0; k < cv->n; k++) {
+        if (!curve_pt(cv, k))
+            continue;
+        char xl[48], yl[64], tip[512], ci[112] = "";
+        x_label(c, cv->x[k], xl, sizeof xl);
+        tb_svg_fmt_value(cv->y[k], c->yunit, yl, sizeof yl);
+        if (curve_ci(cv, k)) {
+            char a[48], z[48];
+            tb_svg_fmt_num(cv->lo[k], a, sizeof a);
+            tb_svg_fmt_num(cv->hi[k], z, sizeof z);
+            snprintf(ci, sizeof ci, " [%s, %s]", a, z);
+        }
+        snprintf(tip, sizeof tip, "%s: %s = %s%s", curve_name(s, cv), xl, yl, ci);
+        rc |= marker(out, "tb-pt", cv->series, cv->dashed, tb_svg_scale_map(&p->xs, cv->x[k]),
+                     tb_svg_scale_map(&p->ys, cv->y[k]), 3.5, cv->y[k], tip);
+    }
+    return rc ? -1 : 0;
+}
+
+/* The curves' names right of the plot, spread so that they do not touch, each after its
+   series' marker (which ties the name to its curve without colour). */
+static int end_labels(tb_buf *out, const tb_svg_series *s, const tb_svg_line_chart *c,
+                      end_label *ends, size_t n)
+{
+    qsort(ends, n, sizeof *ends, cmp_end_label);
+    spread_labels(ends, n, 13, 12, LINE_H - 4);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tb_svg_curve *cv = &c->curves[ends[i].curve];
+        rc |= marker(out, "tb-key", cv->series, cv->dashed, LINE_X1 + 12, ends[i].y - 4, 3.5, NAN,
+                     curve_name(s, cv));
+        rc |= text_at(out, LINE_X1 + 20, ends[i].y, cv->dashed ? "tb-m" : "", "start",
+                      curve_name(s, cv), 22);
+    }
+    return rc ? -1 : 0;
+}
+
+int tb_svg_lines(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
+                 const tb_svg_line_chart *c)
+{
+    line_plot p;
+    line_fit(c, &p);
     int rc = frame_begin(out, f, LINE_H);
     if (c->dash_note)
-        rc |= text_at(out, px0, 18, "tb-m", "start", c->dash_note, 0);
+        rc |= text_at(out, LINE_LEFT, 18, "tb-m", "start", c->dash_note, 0);
     if (!c->n)
-        rc |= text_at(out, px0 + 8, (py0 + py1) / 2, "tb-m", "start", "no data", 0);
-    char title[128];
-    axis_title(c->ytitle, c->yunit, ylog, title, sizeof title);
-    rc |= y_axis(out, &ys, c->yunit, px0, px1, title);
-    axis_title(c->xtitle, c->xunit, xs.kind == TB_SVG_LOG, title, sizeof title);
-    if (c->xticks && c->n_xticks && xkind != TB_SVG_PCTL) {
-        tb_svg_tick t[TB_SVG_TICK_MAX];
-        size_t nt = thin_ticks(&xs, c->xticks, c->n_xticks, t, TB_SVG_TICK_MAX);
-        rc |= x_axis_ticks(out, &xs, t, nt, py1, py0, title);
-    } else {
-        rc |= x_axis(out, &xs, c->xunit, py1, py0, title);
-    }
+        rc |= text_at(out, LINE_LEFT + 8, (LINE_Y0 + LINE_TOP) / 2, "tb-m", "start", "no data", 0);
+    rc |= line_axes(out, c, &p);
     end_label *ends = calloc(c->n ? c->n : 1, sizeof *ends);
     if (!ends)
         return -1;
     size_t n_ends = 0;
     for (size_t i = 0; i < c->n; i++) {
         const tb_svg_curve *cv = &c->curves[i];
-        const char *name = cv->label ? cv->label : series_name(s, cv->series);
-        rc |= tb_buf_printf(out, "<path class=\"tb-ln tb-s%zu%s\" d=\"", colour_of(cv->series),
-                            cv->dashed ? " tb-dash" : "");
-        int first = 1;
-        double lx = 0, ly = 0;
-        for (size_t k = 0; k < cv->n; k++) {
-            if (!isfinite(cv->x[k]) || !isfinite(cv->y[k]))
-                continue;
-            lx = tb_svg_scale_map(&xs, cv->x[k]);
-            ly = tb_svg_scale_map(&ys, cv->y[k]);
-            rc |= tb_buf_printf(out, "%s%.1f,%.1f", first ? "M" : "L", lx, ly);
-            first = 0;
-        }
-        rc |= tb_buf_puts(out, "\"/>");
-        for (size_t k = 0; k < cv->n; k++) { /* whiskers under the markers */
-            if (!isfinite(cv->x[k]) || !isfinite(cv->y[k]) || !cv->lo || !cv->hi ||
-                !isfinite(cv->lo[k]) || !isfinite(cv->hi[k]))
-                continue;
-            double x = tb_svg_scale_map(&xs, cv->x[k]), a = tb_svg_scale_map(&ys, cv->lo[k]),
-                   z = tb_svg_scale_map(&ys, cv->hi[k]);
-            rc |= tb_buf_printf(out,
-                                "<path class=\"tb-wk tb-s%zu\" d=\"M%.1f,%.1fV%.1fM%.1f,%.1fh6M%."
-                                "1f,%.1fh6\"/>",
-                                colour_of(cv->series), x, a, z, x - 3, a, x - 3, z);
-        }
-        for (size_t k = 0; k < cv->n; k++) {
-            if (!isfinite(cv->x[k]) || !isfinite(cv->y[k]))
-                continue;
-            char xl[48], yl[64], tip[512], ci[112] = "";
-            x_label(c, cv->x[k], xl, sizeof xl);
-            tb_svg_fmt_value(cv->y[k], c->yunit, yl, sizeof yl);
-            if (cv->lo && cv->hi && isfinite(cv->lo[k]) && isfinite(cv->hi[k])) {
-                char a[48], z[48];
-                tb_svg_fmt_num(cv->lo[k], a, sizeof a);
-                tb_svg_fmt_num(cv->hi[k], z, sizeof z);
-                snprintf(ci, sizeof ci, " [%s, %s]", a, z);
-            }
-            snprintf(tip, sizeof tip, "%s: %s = %s%s", name, xl, yl, ci);
-            rc |= marker(out, "tb-pt", cv->series, cv->dashed, tb_svg_scale_map(&xs, cv->x[k]),
-                         tb_svg_scale_map(&ys, cv->y[k]), 3.5, cv->y[k], tip);
-        }
+        double end_y = 0;
+        int drawn = 0;
+        rc |= curve_line(out, cv, &p, &end_y, &drawn);
+        rc |= curve_whiskers(out, cv, &p);
+        rc |= curve_markers(out, s, c, &p, cv);
         rc |= tb_buf_puts(out, "\n");
-        if (!first) {
-            ends[n_ends].y = ly + 4;
-            ends[n_ends].curve = i;
-            n_ends++;
-            (void)lx;
-        }
+        if (drawn)
+            ends[n_ends++] = (end_label){end_y, i};
     }
-    qsort(ends, n_ends, sizeof *ends, cmp_end_label);
-    spread_labels(ends, n_ends, 13, 12, LINE_H - 4);
-    for (size_t i = 0; i < n_ends; i++) {
-        const tb_svg_curve *cv = &c->curves[ends[i].curve];
-        /* the series' marker before its name ties the name to its curve without colour */
-        rc |= marker(out, "tb-key", cv->series, cv->dashed, px1 + 12, ends[i].y - 4, 3.5, NAN,
-                     cv->label ? cv->label : series_name(s, cv->series));
-        rc |= text_at(out, px1 + 20, ends[i].y, cv->dashed ? "tb-m" : "", "start",
-                      cv->label ? cv->label : series_name(s, cv->series), 22);
-    }
+    rc |= end_labels(out, s, c, ends, n_ends);
     free(ends);
     rc |= frame_end(out);
     return rc ? -1 : 0;
@@ -1281,7 +1383,7 @@ static int box_row(tb_buf *out, const tb_svg_series *s, const tb_svg_dist *d,
 
 static double dist_group_h(const tb_svg_dist_group *g)
 {
-    return BAR_TITLE_H + (g->n ? (double)g->n : 1) * BOX_ROW_H + AXIS_H + GROUP_GAP;
+    return panel_h(g->n, BOX_ROW_H);
 }
 
 int tb_svg_boxes(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
@@ -1314,13 +1416,8 @@ int tb_svg_boxes(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
                 }
         tb_svg_scale sc;
         tb_svg_scale_fit(&sc, TB_SVG_LINEAR, lo, hi, 0, lw + 8, TB_SVG_WIDTH - RIGHT_TEXT_W);
-        rc |= text_at(out, 8, y + 15, "tb-t", "start", g->title, 60);
-        double top = y + BAR_TITLE_H, axis_y = top + (g->n ? (double)g->n : 1) * BOX_ROW_H + 2;
-        char at[96];
-        axis_title(NULL, g->unit, 0, at, sizeof at);
-        rc |= x_axis(out, &sc, g->unit, top, axis_y, at);
-        if (!g->n)
-            rc |= text_at(out, sc.r0 + 4, top + 15, "tb-m", "start", "no data", 0);
+        double top = y + BAR_TITLE_H;
+        rc |= panel_head(out, &sc, g->title, NULL, g->unit, 0, g->n, BOX_ROW_H, y);
         for (size_t i = 0; i < g->n; i++)
             rc |= box_row(out, s, &g->rows[i], &sc, g->unit, top + (double)i * BOX_ROW_H, lw,
                           scratch);
@@ -1723,14 +1820,24 @@ static int forest_mark(tb_buf *out, const tb_svg_series *s, const tb_svg_forest_
     return rc ? -1 : 0;
 }
 
-int tb_svg_forest(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
-                  const tb_svg_forest_chart *c)
+/* The forest's layout: the label column's right edge (lw), the plot's ends, the rows'
+   top and bottom, the ratio scale; keyed: several environments have marks, so each
+   mark's text starts with its shape. */
+typedef struct forest_plot {
+    double lw, px0, px1, top, bottom;
+    tb_svg_scale sc;
+    int keyed;
+} forest_plot;
+
+/* Over the rows that are not headings: which series have marks (used[series] = 1), the
+   ratios the axis must hold (*lo, *hi: the metrics' values and intervals, the summaries'
+   values -- their intervals may end beyond it) and the widest label (*label_w). */
+static void forest_extent(const tb_svg_forest_chart *c, size_t n_series, unsigned char *used,
+                          double *lo, double *hi, double *label_w)
 {
-    size_t n_series = s ? s->n : 0;
-    double lo = INFINITY, hi = -INFINITY, label_w = 0;
-    unsigned char *used = calloc(n_series ? n_series : 1, 1);
-    if (!used)
-        return -1;
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    *label_w = 0;
     for (size_t r = 0; r < c->n; r++) {
         const tb_svg_forest_row *row = &c->rows[r];
         if (row->kind == TB_SVG_FOREST_HEADING)
@@ -1740,49 +1847,51 @@ int tb_svg_forest(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
             k = LABEL_MAX_CHARS;
         /* summaries are bold: a tenth wider */
         double w = (double)k * CHAR_W * (row->kind == TB_SVG_FOREST_SUMMARY ? 1.12 : 1);
-        label_w = w > label_w ? w : label_w;
+        *label_w = w > *label_w ? w : *label_w;
         for (size_t i = 0; i < row->n; i++) {
             const tb_svg_forest_mark *m = &row->marks[i];
             if (m->series < n_series)
                 used[m->series] = 1;
-            /* the axis follows the metrics; summaries' intervals may end beyond it */
             double v[3] = {m->value, m->lo, m->hi};
             for (size_t j = 0; j < (row->kind == TB_SVG_FOREST_METRIC ? 3u : 1u); j++)
                 if (isfinite(v[j]) && v[j] > 0) {
-                    lo = fmin(lo, v[j]);
-                    hi = fmax(hi, v[j]);
+                    *lo = fmin(*lo, v[j]);
+                    *hi = fmax(*hi, v[j]);
                 }
         }
     }
-    size_t n_used = 0;
-    for (size_t i = 0; i < n_series; i++)
-        n_used += used[i];
-    int rc = 0;
-    double lw = fmax(90, 14 + label_w), px0 = lw + 8, px1 = TB_SVG_WIDTH - FOREST_RIGHT;
-    double key_end = forest_key(NULL, s, c, used, 24, &rc);
-    double top = key_end + 30; /* the upper tick labels above the rows */
-    double rows_h = 0;
+}
+
+static double forest_rows_h(const tb_svg_forest_chart *c)
+{
+    double h = 0;
     for (size_t r = 0; r < c->n; r++)
-        rows_h += forest_row_h(&c->rows[r]);
-    if (!c->n)
-        rows_h = FOREST_SUB_H + 2 * FOREST_PAD;
-    double bottom = top + rows_h, h = bottom + AXIS_H + 8;
-    tb_svg_scale sc;
-    tb_svg_ratio_fit(&sc, lo, hi, px0, px1);
+        h += forest_row_h(&c->rows[r]);
+    return c->n ? h : FOREST_SUB_H + 2 * FOREST_PAD;
+}
+
+/* The ratio axis under the rows, its tick labels above them too (a long plot). */
+static int forest_axis(tb_buf *out, const tb_svg_forest_chart *c, const forest_plot *p)
+{
     tb_svg_tick t[TB_SVG_TICK_MAX];
-    size_t nt = tb_svg_ratio_ticks(&sc, t, TB_SVG_TICK_MAX);
-    rc |= frame_begin(out, f, h);
-    forest_key(out, s, c, used, 24, &rc);
-    for (size_t i = 0; i < nt; i++) /* the ratios above the rows too: a long plot */
-        rc |=
-            text_at(out, tb_svg_scale_map(&sc, t[i].v), top - 6, "tb-sm", "middle", t[i].label, 0);
+    size_t nt = tb_svg_ratio_ticks(&p->sc, t, TB_SVG_TICK_MAX);
+    int rc = 0;
+    for (size_t i = 0; i < nt; i++)
+        rc |= text_at(out, tb_svg_scale_map(&p->sc, t[i].v), p->top - 6, "tb-sm", "middle",
+                      t[i].label, 0);
     char at[160];
     axis_title(c->xtitle, NULL, 1, at, sizeof at);
-    rc |= x_axis_ticks(out, &sc, t, nt, top, bottom, at);
+    rc |= x_axis_ticks(out, &p->sc, t, nt, p->top, p->bottom, at);
     if (!c->n)
-        rc |= text_at(out, px0 + 4, top + 16, "tb-m", "start", "no data", 0);
-    /* the better side of each metric's row, under everything else */
-    double x1 = tb_svg_scale_map(&sc, 1), y = top;
+        rc |= text_at(out, p->px0 + 4, p->top + 16, "tb-m", "start", "no data", 0);
+    return rc ? -1 : 0;
+}
+
+/* The better side of each metric's row, under everything else, then the line at 1. */
+static int forest_sides(tb_buf *out, const tb_svg_forest_chart *c, const forest_plot *p)
+{
+    double x1 = tb_svg_scale_map(&p->sc, 1), y = p->top;
+    int rc = 0;
     for (size_t r = 0; r < c->n; r++) {
         const tb_svg_forest_row *row = &c->rows[r];
         double rh = forest_row_h(row);
@@ -1790,46 +1899,82 @@ int tb_svg_forest(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
             rc |= tb_buf_printf(out,
                                 "<rect class=\"tb-side\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                                 "height=\"%.1f\"/>",
-                                row->better > 0 ? x1 : px0, y + 1,
-                                row->better > 0 ? px1 - x1 : x1 - px0, rh - 2);
+                                row->better > 0 ? x1 : p->px0, y + 1,
+                                row->better > 0 ? p->px1 - x1 : x1 - p->px0, rh - 2);
         y += rh;
     }
-    rc |= tb_buf_printf(out, "<path class=\"tb-one\" d=\"M%.1f,%.1fV%.1f\"/>\n", x1, top, bottom);
-    y = top;
-    for (size_t r = 0; r < c->n; r++) {
-        const tb_svg_forest_row *row = &c->rows[r];
-        double rh = forest_row_h(row);
-        static const char *const kinds[] = {"metric", "summary", "heading"};
-        rc |= tb_buf_printf(out, "<g class=\"tb-frow\" data-kind=\"%s\" data-label=\"",
-                            kinds[row->kind >= 0 && row->kind <= 2 ? row->kind : 0]);
-        rc |= tb_svg_escape(out, row->label);
-        rc |= tb_buf_puts(out, "\">");
-        if (row->kind == TB_SVG_FOREST_HEADING) {
-            if (r)
-                rc |= tb_buf_printf(out, "<path class=\"tb-ax\" d=\"M8,%.1fH%.1f\"/>", y + 4,
-                                    TB_SVG_WIDTH - 8);
-            rc |= text_at(out, 8, y + 21, "tb-t", "start", row->label, 80);
-            rc |= tb_buf_puts(out, "</g>\n");
-            y += rh;
-            continue;
-        }
-        if (r && c->rows[r - 1].kind != TB_SVG_FOREST_HEADING)
-            rc |= tb_buf_printf(out, "<path class=\"tb-gr\" d=\"M8,%.1fH%.1f\"/>", y, px1);
-        if (row->better) {
-            rc |= tb_buf_puts(out, "<title>");
-            rc |= tb_svg_escape(out, row->label);
-            rc |= tb_buf_puts(out, row->better > 0 ? ": higher is better" : ": lower is better");
-            rc |= tb_buf_puts(out, "</title>");
-        }
-        rc |= text_at(out, lw, y + rh / 2 + 4, row->kind == TB_SVG_FOREST_SUMMARY ? "tb-gm" : "",
-                      "end", row->label, LABEL_MAX_CHARS);
-        if (!row->n)
-            rc |= text_at(out, px0 + 6, y + rh / 2 + 4, "tb-m", "start", "no ratio", 0);
-        for (size_t i = 0; i < row->n; i++)
-            rc |= forest_mark(out, s, row, &row->marks[i], &sc,
-                              y + FOREST_PAD + ((double)i + 0.5) * FOREST_SUB_H, n_used > 1);
+    rc |= tb_buf_printf(out, "<path class=\"tb-one\" d=\"M%.1f,%.1fV%.1f\"/>\n", x1, p->top,
+                        p->bottom);
+    return rc ? -1 : 0;
+}
+
+/* Row r at y, a <g class="tb-frow">: a heading (a rule above it but for the first), or
+   a row's label (its direction on hover) and its marks. */
+static int forest_row(tb_buf *out, const tb_svg_series *s, const tb_svg_forest_chart *c, size_t r,
+                      const forest_plot *p, double y)
+{
+    const tb_svg_forest_row *row = &c->rows[r];
+    double rh = forest_row_h(row);
+    static const char *const kinds[] = {"metric", "summary", "heading"};
+    int rc = tb_buf_printf(out, "<g class=\"tb-frow\" data-kind=\"%s\" data-label=\"",
+                           kinds[row->kind >= 0 && row->kind <= 2 ? row->kind : 0]);
+    rc |= tb_svg_escape(out, row->label);
+    rc |= tb_buf_puts(out, "\">");
+    if (row->kind == TB_SVG_FOREST_HEADING) {
+        if (r)
+            rc |= tb_buf_printf(out, "<path class=\"tb-ax\" d=\"M8,%.1fH%.1f\"/>", y + 4,
+                                TB_SVG_WIDTH - 8);
+        rc |= text_at(out, 8, y + 21, "tb-t", "start", row->label, 80);
         rc |= tb_buf_puts(out, "</g>\n");
-        y += rh;
+        return rc ? -1 : 0;
+    }
+    if (r && c->rows[r - 1].kind != TB_SVG_FOREST_HEADING)
+        rc |= tb_buf_printf(out, "<path class=\"tb-gr\" d=\"M8,%.1fH%.1f\"/>", y, p->px1);
+    if (row->better) {
+        rc |= tb_buf_puts(out, "<title>");
+        rc |= tb_svg_escape(out, row->label);
+        rc |= tb_buf_puts(out, row->better > 0 ? ": higher is better" : ": lower is better");
+        rc |= tb_buf_puts(out, "</title>");
+    }
+    rc |= text_at(out, p->lw, y + rh / 2 + 4, row->kind == TB_SVG_FOREST_SUMMARY ? "tb-gm" : "",
+                  "end", row->label, LABEL_MAX_CHARS);
+    if (!row->n)
+        rc |= text_at(out, p->px0 + 6, y + rh / 2 + 4, "tb-m", "start", "no ratio", 0);
+    for (size_t i = 0; i < row->n; i++)
+        rc |= forest_mark(out, s, row, &row->marks[i], &p->sc,
+                          y + FOREST_PAD + ((double)i + 0.5) * FOREST_SUB_H, p->keyed);
+    rc |= tb_buf_puts(out, "</g>\n");
+    return rc ? -1 : 0;
+}
+
+int tb_svg_forest(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
+                  const tb_svg_forest_chart *c)
+{
+    size_t n_series = s ? s->n : 0, n_used = 0;
+    unsigned char *used = calloc(n_series ? n_series : 1, 1);
+    if (!used)
+        return -1;
+    double lo, hi, label_w;
+    forest_extent(c, n_series, used, &lo, &hi, &label_w);
+    for (size_t i = 0; i < n_series; i++)
+        n_used += used[i];
+    int rc = 0;
+    forest_plot p;
+    p.lw = fmax(90, 14 + label_w);
+    p.px0 = p.lw + 8;
+    p.px1 = TB_SVG_WIDTH - FOREST_RIGHT;
+    p.top = forest_key(NULL, s, c, used, 24, &rc) + 30; /* the upper tick labels above */
+    p.bottom = p.top + forest_rows_h(c);
+    p.keyed = n_used > 1;
+    tb_svg_ratio_fit(&p.sc, lo, hi, p.px0, p.px1);
+    rc |= frame_begin(out, f, p.bottom + AXIS_H + 8);
+    forest_key(out, s, c, used, 24, &rc);
+    rc |= forest_axis(out, c, &p);
+    rc |= forest_sides(out, c, &p);
+    double y = p.top;
+    for (size_t r = 0; r < c->n; r++) {
+        rc |= forest_row(out, s, c, r, &p, y);
+        y += forest_row_h(&c->rows[r]);
     }
     free(used);
     rc |= frame_end(out);
@@ -1842,6 +1987,106 @@ int tb_svg_forest(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
 #define STACK_H 16.0
 #define STACK_RIGHT 210.0 /* the total, the parts missing, the measured whole */
 
+/* The parts' key from y0: a swatch (its colour and hatching) and the name per part, in
+   lines wrapping at the chart's width. out NULL: layout only. Returns the y of its last
+   line. */
+static double stack_key(tb_buf *out, const char *id, const tb_svg_stack_chart *c, size_t parts,
+                        double y0, int *rc)
+{
+    double x = 8, y = y0;
+    for (size_t p = 0; p < parts; p++) {
+        size_t k = tb_svg_strlen(c->parts[p]);
+        double w = 22 + CHAR_W * (double)(k > 24 ? 24 : k) + 14;
+        if (x + w > TB_SVG_WIDTH - 8 && x > 8) {
+            x = 8;
+            y += LEGEND_ROW_H;
+        }
+        if (out) {
+            *rc |= tb_buf_printf(out,
+                                 "<rect class=\"tb-key tb-s%zu\" x=\"%.1f\" y=\"%.1f\" "
+                                 "width=\"14\" height=\"12\" fill=\"url(#",
+                                 colour_of(p), x + 1, y - 10);
+            *rc |= tb_svg_escape(out, id);
+            *rc |= tb_buf_printf(out, "-p%zu)\"/>", p);
+            *rc |= text_at(out, x + 20, y, "", "start", c->parts[p], 24);
+        }
+        x += w;
+    }
+    return y;
+}
+
+static const char *stack_label(const tb_svg_series *s, const tb_svg_stack *row)
+{
+    return row->label ? row->label : series_name(s, row->series);
+}
+
+/* A row's segments at yc: one per part with a value (finite, > 0), end to end from the
+   axis' start. *sum: their total, *shown: how many, *end_x: where the last one ends. */
+static int stack_segments(tb_buf *out, const char *id, const tb_svg_stack_chart *c, size_t parts,
+                          const tb_svg_stack *row, const char *label, const tb_svg_scale *sc,
+                          double yc, double *sum, size_t *shown, double *end_x)
+{
+    int rc = 0;
+    *sum = 0;
+    *shown = 0;
+    *end_x = sc->r0;
+    for (size_t p = 0; p < parts; p++) {
+        double v = row->values[p];
+        if (!(isfinite(v) && v > 0))
+            continue;
+        double x0 = tb_svg_scale_map(sc, *sum), x1 = tb_svg_scale_map(sc, *sum + v);
+        *sum += v;
+        (*shown)++;
+        char val[64], tip[512];
+        tb_svg_fmt_value(v, c->unit, val, sizeof val);
+        snprintf(tip, sizeof tip, "%s: %s %s", label, c->parts[p], val);
+        rc |= tb_buf_printf(out,
+                            "<rect class=\"tb-seg\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                            "height=\"%.1f\" fill=\"url(#",
+                            x0, yc - STACK_H / 2, fmax(x1 - x0, 0.5), STACK_H);
+        rc |= tb_svg_escape(out, id);
+        rc |= tb_buf_printf(out,
+                            "-p%zu)\" data-series=\"%zu\" data-part=\"%zu\" "
+                            "data-value=\"%.17g\"><title>",
+                            p, row->series, p, v);
+        rc |= tb_svg_escape(out, tip);
+        rc |= tb_buf_puts(out, "</title></rect>");
+        *end_x = x1;
+    }
+    return rc ? -1 : 0;
+}
+
+/* Row r: its label, its segments, then its total ("(3 of 4)" when parts are missing)
+   and its note. */
+static int stack_row(tb_buf *out, const char *id, const tb_svg_series *s,
+                     const tb_svg_stack_chart *c, size_t parts, size_t r, const tb_svg_scale *sc,
+                     double top, double lw)
+{
+    const tb_svg_stack *row = &c->rows[r];
+    const char *label = stack_label(s, row);
+    double yc = top + ((double)r + 0.5) * STACK_ROW_H, sum, end_x;
+    size_t shown;
+    int rc = text_at(out, lw, yc + 4, "", "end", label, LABEL_MAX_CHARS);
+    rc |= stack_segments(out, id, c, parts, row, label, sc, yc, &sum, &shown, &end_x);
+    char total[64], right[256];
+    tb_svg_fmt_value(sum, c->unit, total, sizeof total);
+    if (!shown)
+        snprintf(right, sizeof right, "no data");
+    else if (shown < parts)
+        snprintf(right, sizeof right, "%s (%zu of %zu)", total, shown, parts);
+    else
+        snprintf(right, sizeof right, "%s", total);
+    rc |= tb_buf_printf(out, "<text x=\"%.1f\" y=\"%.1f\">", end_x + 6, yc + 4);
+    rc |= tb_svg_escape(out, right);
+    if (row->note) {
+        rc |= tb_buf_puts(out, " <tspan class=\"tb-m\">");
+        rc |= tb_svg_escape(out, row->note);
+        rc |= tb_buf_puts(out, "</tspan>");
+    }
+    rc |= tb_buf_puts(out, "</text>\n");
+    return rc ? -1 : 0;
+}
+
 int tb_svg_stacks(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
                   const tb_svg_stack_chart *c)
 {
@@ -1849,7 +2094,7 @@ int tb_svg_stacks(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
     double most = 0;
     for (size_t r = 0; r < c->n; r++) {
         const tb_svg_stack *row = &c->rows[r];
-        size_t k = tb_svg_strlen(row->label ? row->label : series_name(s, row->series));
+        size_t k = tb_svg_strlen(stack_label(s, row));
         chars = k > chars ? k : chars;
         double sum = 0;
         for (size_t p = 0; p < parts; p++)
@@ -1859,92 +2104,20 @@ int tb_svg_stacks(tb_buf *out, const tb_svg_frame *f, const tb_svg_series *s,
     }
     int rc = 0;
     double lw = label_col(chars), px0 = lw + 8, px1 = TB_SVG_WIDTH - STACK_RIGHT;
-    /* the key: the parts in order, each its swatch */
-    double x = 8, y = 24, key_y = 24;
-    for (size_t p = 0; p < parts; p++) {
-        size_t k = tb_svg_strlen(c->parts[p]);
-        double w = 22 + CHAR_W * (double)(k > 24 ? 24 : k) + 14;
-        if (x + w > TB_SVG_WIDTH - 8 && x > 8) {
-            x = 8;
-            y += LEGEND_ROW_H;
-        }
-        x += w;
-    }
-    double top = y + 14, rows_h = (c->n ? (double)c->n : 1) * STACK_ROW_H;
-    double h = top + rows_h + AXIS_H + 8;
+    double top = stack_key(NULL, f->id, c, parts, 24, &rc) + 14;
+    double rows_h = (c->n ? (double)c->n : 1) * STACK_ROW_H;
     tb_svg_scale sc;
     tb_svg_scale_fit(&sc, TB_SVG_LINEAR, 0, most > 0 ? most : 1, 1, px0, px1);
-    rc |= frame_begin(out, f, h);
+    rc |= frame_begin(out, f, top + rows_h + AXIS_H + 8);
     rc |= pattern_defs(out, f->id, parts);
-    x = 8;
-    y = key_y;
-    for (size_t p = 0; p < parts; p++) {
-        size_t k = tb_svg_strlen(c->parts[p]);
-        double w = 22 + CHAR_W * (double)(k > 24 ? 24 : k) + 14;
-        if (x + w > TB_SVG_WIDTH - 8 && x > 8) {
-            x = 8;
-            y += LEGEND_ROW_H;
-        }
-        rc |= tb_buf_printf(out,
-                            "<rect class=\"tb-key tb-s%zu\" x=\"%.1f\" y=\"%.1f\" width=\"14\" "
-                            "height=\"12\" fill=\"url(#",
-                            colour_of(p), x + 1, y - 10);
-        rc |= tb_svg_escape(out, f->id);
-        rc |= tb_buf_printf(out, "-p%zu)\"/>", p);
-        rc |= text_at(out, x + 20, y, "", "start", c->parts[p], 24);
-        x += w;
-    }
+    stack_key(out, f->id, c, parts, 24, &rc);
     char at[96];
     axis_title(c->xtitle, c->unit, 0, at, sizeof at);
     rc |= x_axis(out, &sc, c->unit, top, top + rows_h + 2, at);
     if (!c->n)
         rc |= text_at(out, px0 + 4, top + 16, "tb-m", "start", "no data", 0);
-    for (size_t r = 0; r < c->n; r++) {
-        const tb_svg_stack *row = &c->rows[r];
-        const char *label = row->label ? row->label : series_name(s, row->series);
-        double yc = top + ((double)r + 0.5) * STACK_ROW_H, at_x = sc.r0, sum = 0;
-        size_t shown = 0;
-        rc |= text_at(out, lw, yc + 4, "", "end", label, LABEL_MAX_CHARS);
-        for (size_t p = 0; p < parts; p++) {
-            double v = row->values[p];
-            if (!(isfinite(v) && v > 0))
-                continue;
-            double x0 = tb_svg_scale_map(&sc, sum), x1 = tb_svg_scale_map(&sc, sum + v);
-            sum += v;
-            shown++;
-            char val[64], tip[512];
-            tb_svg_fmt_value(v, c->unit, val, sizeof val);
-            snprintf(tip, sizeof tip, "%s: %s %s", label, c->parts[p], val);
-            rc |= tb_buf_printf(out,
-                                "<rect class=\"tb-seg\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-                                "height=\"%.1f\" fill=\"url(#",
-                                x0, yc - STACK_H / 2, fmax(x1 - x0, 0.5), STACK_H);
-            rc |= tb_svg_escape(out, f->id);
-            rc |= tb_buf_printf(out,
-                                "-p%zu)\" data-series=\"%zu\" data-part=\"%zu\" "
-                                "data-value=\"%.17g\"><title>",
-                                p, row->series, p, v);
-            rc |= tb_svg_escape(out, tip);
-            rc |= tb_buf_puts(out, "</title></rect>");
-            at_x = x1;
-        }
-        char total[64], right[256];
-        tb_svg_fmt_value(sum, c->unit, total, sizeof total);
-        if (!shown)
-            snprintf(right, sizeof right, "no data");
-        else if (shown < parts)
-            snprintf(right, sizeof right, "%s (%zu of %zu)", total, shown, parts);
-        else
-            snprintf(right, sizeof right, "%s", total);
-        rc |= tb_buf_printf(out, "<text x=\"%.1f\" y=\"%.1f\">", at_x + 6, yc + 4);
-        rc |= tb_svg_escape(out, right);
-        if (row->note) {
-            rc |= tb_buf_puts(out, " <tspan class=\"tb-m\">");
-            rc |= tb_svg_escape(out, row->note);
-            rc |= tb_buf_puts(out, "</tspan>");
-        }
-        rc |= tb_buf_puts(out, "</text>\n");
-    }
+    for (size_t r = 0; r < c->n; r++)
+        rc |= stack_row(out, f->id, s, c, parts, r, &sc, top, lw);
     rc |= frame_end(out);
     return rc ? -1 : 0;
 }
