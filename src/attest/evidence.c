@@ -160,7 +160,8 @@ static int snp_from_kds(const uint8_t *report, size_t len, const tb_attest_colla
     return 0;
 }
 
-/* SEV-SNP: certificates (a folder, the KDS, else the SIMULATED PKI's) and the trusted ARK. */
+/* SEV-SNP: certificates (a folder, the KDS -- never for SIMULATED reports --, else the
+   SIMULATED PKI's) and the trusted ARK. */
 static int snp_prepare(tb_tee kind, const uint8_t *report, size_t len,
                        const tb_attest_collateral_source *src, int64_t now,
                        tb_attest_evidence_collateral *c, tb_err *err)
@@ -175,7 +176,7 @@ static int snp_prepare(tb_tee kind, const uint8_t *report, size_t len,
         return -1;
     if (src->certs)
         return tb_attest_snp_certs_load(src->certs, &c->certs, err);
-    if (src->kds)
+    if (src->kds && !sim)
         return snp_from_kds(report, len, src, now, c, err);
     if (sim)
         return tb_attest_snp_sim_certs_cached(dir, now, &c->certs, err);
@@ -221,22 +222,23 @@ static int tdx_from_file(const char *path, tb_attest_evidence_collateral *c, tb_
     return 0;
 }
 
-/* TDX: collateral (a PCS/PCCS, a file or folder, else the SIMULATED PKI's) and the
-   trusted root; the JSON for timing. */
+/* TDX: collateral (a PCS/PCCS -- never for SIMULATED quotes --, a file or folder, else
+   the SIMULATED PKI's) and the trusted root; the JSON for timing. */
 static int tdx_prepare(tb_tee kind, const uint8_t *quote, size_t len,
                        const tb_attest_collateral_source *src, int64_t now,
                        tb_attest_evidence_collateral *c, tb_err *err)
 {
     tb_attest_root *simroot = NULL;
     int rc;
-    if (src->pccs) {
+    int sim = tb_tee_simulated(kind);
+    if (src->pccs && !sim) {
         rc = tdx_from_pccs(quote, len, src, now, c, err);
     } else if (src->collateral) {
         struct stat st;
         rc = stat(src->collateral, &st) == 0 && !S_ISDIR(st.st_mode)
                  ? tdx_from_file(src->collateral, c, err)
                  : tb_attest_collateral_load(src->collateral, &c->tdx, err);
-    } else if (tb_tee_simulated(kind)) {
+    } else if (sim) {
         char dir[4096];
         rc = tb_attest_sim_dir(src->sim_dir, dir, sizeof dir, err);
         if (rc == 0)
@@ -258,6 +260,18 @@ static int tdx_prepare(tb_tee kind, const uint8_t *quote, size_t len,
     return rc;
 }
 
+const char *tb_attest_evidence_source_name(tb_tee kind, const tb_attest_collateral_source *src)
+{
+    int sim = tb_tee_simulated(kind);
+    const char *url = sim                                           ? NULL
+                      : tb_tee_family_of(kind) == TB_TEE_FAMILY_SNP ? src->kds
+                                                                    : src->pccs;
+    const char *file = tb_tee_family_of(kind) == TB_TEE_FAMILY_SNP ? src->certs : src->collateral;
+    const char *given =
+        tb_tee_family_of(kind) == TB_TEE_FAMILY_SNP ? (file ? file : url) : (url ? url : file);
+    return given ? given : sim ? "the simulated PKI" : "nowhere";
+}
+
 int tb_attest_evidence_prepare(tb_tee kind, const uint8_t *evidence, size_t len,
                                const tb_attest_collateral_source *src, int64_t now,
                                tb_attest_evidence_collateral *out, tb_err *err)
@@ -274,6 +288,17 @@ int tb_attest_evidence_prepare(tb_tee kind, const uint8_t *evidence, size_t len,
 }
 
 /* ------------------------------------------------------------ verification */
+
+void tb_attest_evidence_timed_verdict(tb_tee kind, const tb_attest_timed *t,
+                                      tb_attest_evidence_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    v->family = tb_tee_family_of(kind);
+    v->tdx = t->tdx;
+    v->snp = t->snp;
+    v->result = v->family == TB_TEE_FAMILY_SNP ? t->snp.result : t->tdx.result;
+    v->simulated = v->family == TB_TEE_FAMILY_SNP ? t->snp.simulated : t->tdx.simulated;
+}
 
 const char *tb_attest_evidence_step(const tb_attest_evidence_verdict *v)
 {

@@ -61,8 +61,9 @@ int tb_attest_evidence_read(tb_tee kind, const uint8_t *evidence, size_t len, ui
 
 /* Where prepare gets the collateral (borrowed). TDX: collateral (a dcap-qvl JSON file or a
    folder of PCS responses) or pccs (a PCS/PCCS base URL); SEV-SNP: certs (a folder: ark.pem,
-   ask.pem, vcek.der, crl.der) or kds (AMD's KDS base URL); SIMULATED, when none of these is
-   given: the simulated PKI's in sim_dir (NULL: attest's default). root: the trusted
+   ask.pem, vcek.der, crl.der) or kds (AMD's KDS base URL); SIMULATED: a file or folder
+   given, else the simulated PKI's in sim_dir (NULL: attest's default) -- never Intel's or
+   AMD's servers (pccs and kds are not asked for SIMULATED evidence). root: the trusted
    root (TDX: a CA file; SEV-SNP: an ARK file); NULL: Intel's, AMD's built-in, or the
    simulated PKI's. */
 typedef struct tb_attest_collateral_source {
@@ -95,6 +96,9 @@ int tb_attest_evidence_prepare(tb_tee kind, const uint8_t *evidence, size_t len,
                                const tb_attest_collateral_source *src, int64_t now,
                                tb_attest_evidence_collateral *out, tb_err *err);
 void tb_attest_evidence_collateral_clear(tb_attest_evidence_collateral *c);
+/* The source prepare takes kind's collateral from (src's URL, folder or file, or "the
+   simulated PKI"), for messages. */
+const char *tb_attest_evidence_source_name(tb_tee kind, const tb_attest_collateral_source *src);
 
 /* A verdict of either family: result and simulated (verified against a SIMULATED root)
    of the family's verdict, which is kept whole. */
@@ -105,6 +109,9 @@ typedef struct tb_attest_evidence_verdict {
     tb_attest_verdict tdx;
     tb_attest_snp_verdict snp;
 } tb_attest_evidence_verdict;
+/* The verdict of kind's family in a timing result (attest/timing keeps both families'). */
+void tb_attest_evidence_timed_verdict(tb_tee kind, const tb_attest_timed *t,
+                                      tb_attest_evidence_verdict *v);
 /* The failed step's name and the reason ("" when ACCEPTED). */
 const char *tb_attest_evidence_step(const tb_attest_evidence_verdict *v);
 const char *tb_attest_evidence_reason(const tb_attest_evidence_verdict *v);
