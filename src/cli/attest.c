@@ -240,14 +240,6 @@ static int cmd_show(int argc, char **argv)
 
 /* ------------------------------------------------------------------ verify */
 
-static const char *result_name(tb_attest_result r)
-{
-    return r == TB_ATTEST_ACCEPTED  ? "ACCEPTED"
-           : r == TB_ATTEST_REFUSED ? "REFUSED"
-           : r == TB_ATTEST_EXPIRED ? "COLLATERAL EXPIRED"
-                                    : "INVALID";
-}
-
 /* advisories: the union, then each level's own (platform, TDX module, QE identity). */
 static void print_advisories(const tb_attest_verdict *v)
 {
@@ -330,7 +322,7 @@ static void print_verdict_json(const char *path, const tb_attest_verdict *v,
     json_t *o = json_object();
     json_object_set_new(o, "quote", json_string(path));
     json_object_set_new(o, "simulated", json_boolean(sim));
-    json_object_set_new(o, "verdict", json_string(result_name(v->result)));
+    json_object_set_new(o, "verdict", json_string(tb_attest_result_name(v->result)));
     json_object_set_new(o, "step", json_string(tb_attest_step_name(v->step)));
     json_object_set_new(
         o, "step_number",
@@ -359,7 +351,7 @@ static void print_verdict_text(const char *path, const tb_attest_quote *q,
 {
     printf("quote:        %s (TDX v%u)%s\n", path, q->version,
            sim ? " [SIMULATED: teebench simulated provider/root, not Intel]" : "");
-    printf("verdict:      %s\n", result_name(v->result));
+    printf("verdict:      %s\n", tb_attest_result_name(v->result));
     if (v->result != TB_ATTEST_ACCEPTED) {
         if (v->step >= TB_ATTEST_STEP_HEADER && v->step <= TB_ATTEST_STEP_TCB_LEVEL)
             printf("failed step:  %d (%s): %s\n", v->step - TB_ATTEST_STEP_HEADER + 1,
@@ -878,8 +870,8 @@ static int tdx_bench_print(const char *path, int sim, const tb_attest_timed *scr
         json_t *o = json_pack("{s:f, s:f, s:f, s:f, s:I, s:s, s:s, s:b}", "scratch_ms",
                               scratch->wall_ms, "prepared_ms", prepared->wall_ms, "scratch_cpu_ms",
                               scratch->cpu_ms, "prepared_cpu_ms", prepared->cpu_ms, "iterations",
-                              (json_int_t)iters, "verdict", result_name(v1.result), "status",
-                              v1.status_known ? tb_attest_tcb_status_name(v1.status) : "",
+                              (json_int_t)iters, "verdict", tb_attest_result_name(v1.result),
+                              "status", v1.status_known ? tb_attest_tcb_status_name(v1.status) : "",
                               "simulated", sim || v1.simulated);
         int jrc = cli_json_print(cmd, cli_json_envelope("teebench-attest-bench/1", o, 1));
         if (jrc)
@@ -888,8 +880,8 @@ static int tdx_bench_print(const char *path, int sim, const tb_attest_timed *scr
         printf("%s%s: from scratch %.4f ms/quote (CPU %.4f ms), prepared collateral %.4f "
                "ms/quote (CPU %.4f ms) (%lld iterations each; verdict %s: %s)\n",
                path, sim || v1.simulated ? " [SIMULATED]" : "", scratch->wall_ms, scratch->cpu_ms,
-               prepared->wall_ms, prepared->cpu_ms, (long long)iters, result_name(v1.result),
-               verdict);
+               prepared->wall_ms, prepared->cpu_ms, (long long)iters,
+               tb_attest_result_name(v1.result), verdict);
     if (v1.result != v2.result || strcmp(v1.reason, v2.reason))
         return cli_fail(cmd, "prepared and from-scratch verdicts differ: \"%s\" vs \"%s\"",
                         v1.reason, v2.reason);

@@ -169,14 +169,6 @@ int cli_attest_snp_show(const char *path, const uint8_t *b, size_t n, int json)
     return 0;
 }
 
-static const char *result_name(tb_attest_result r)
-{
-    return r == TB_ATTEST_ACCEPTED  ? "ACCEPTED"
-           : r == TB_ATTEST_REFUSED ? "REFUSED"
-           : r == TB_ATTEST_EXPIRED ? "COLLATERAL EXPIRED"
-                                    : "INVALID";
-}
-
 static int step_number(tb_attest_snp_step s)
 {
     return s >= TB_ATTEST_SNP_STEP_ARK && s <= TB_ATTEST_SNP_STEP_SIGNATURE
@@ -195,7 +187,7 @@ static void print_verdict(const char *path, const tb_attest_snp_report *r,
         json_object_set_new(o, "report", json_string(path));
         json_object_set_new(o, "tee", json_string("SEV-SNP"));
         json_object_set_new(o, "simulated", json_boolean(sim));
-        json_object_set_new(o, "verdict", json_string(result_name(v->result)));
+        json_object_set_new(o, "verdict", json_string(tb_attest_result_name(v->result)));
         json_object_set_new(o, "step", json_string(tb_attest_snp_step_name(v->step)));
         json_object_set_new(o, "step_number", json_integer(step_number(v->step)));
         json_object_set_new(o, "reason", json_string(v->reason));
@@ -226,7 +218,7 @@ static void print_verdict(const char *path, const tb_attest_snp_report *r,
     printf("report:       %s (SEV-SNP v%u, %s)%s\n", path, r->version,
            tb_attest_snp_product_name(v->product),
            sim ? " [SIMULATED: teebench simulated provider/ARK, not AMD]" : "");
-    printf("verdict:      %s\n", result_name(v->result));
+    printf("verdict:      %s\n", tb_attest_result_name(v->result));
     if (v->result != TB_ATTEST_ACCEPTED) {
         if (step_number(v->step))
             printf("failed step:  %d (%s): %s\n", step_number(v->step),
@@ -350,17 +342,18 @@ int cli_attest_snp_bench_print(const char *path, const tb_attest_timed *scratch,
                               json_pack("{s:s, s:f, s:f, s:o, s:i, s:s, s:b}", "tee", "SEV-SNP",
                                         "verify_ms", ms, "scratch_ms", ms, "prepared_ms",
                                         prc == 0 ? json_real(pms) : json_null(), "iterations", runs,
-                                        "verdict", result_name(v.result), "simulated", v.simulated),
+                                        "verdict", tb_attest_result_name(v.result), "simulated",
+                                        v.simulated),
                               1));
     if (prc == 0)
         printf("%s%s: SEV-SNP verify from scratch %.4f ms/report (certificates parsed and the "
                "chain checked every time), prepared %.4f ms/report (chain checked once) (%d "
                "iterations each; verdict %s%s%s)\n",
-               path, v.simulated ? " [SIMULATED]" : "", ms, pms, runs, result_name(v.result),
-               v.reason[0] ? ": " : "", v.reason);
+               path, v.simulated ? " [SIMULATED]" : "", ms, pms, runs,
+               tb_attest_result_name(v.result), v.reason[0] ? ": " : "", v.reason);
     else
         printf("%s%s: SEV-SNP verify from scratch %.4f ms/report (%d iterations; verdict %s%s%s)\n",
-               path, v.simulated ? " [SIMULATED]" : "", ms, runs, result_name(v.result),
+               path, v.simulated ? " [SIMULATED]" : "", ms, runs, tb_attest_result_name(v.result),
                v.reason[0] ? ": " : "", v.reason);
     return 0;
 }

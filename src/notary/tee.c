@@ -90,13 +90,6 @@ typedef struct ver_ctx {
     tb_attest_policy policy;
 } ver_ctx;
 
-static const char *result_words(tb_attest_result r)
-{
-    return r == TB_ATTEST_REFUSED   ? "REFUSED"
-           : r == TB_ATTEST_EXPIRED ? "COLLATERAL EXPIRED"
-                                    : "INVALID";
-}
-
 /* The evidence's SIMULATED marker must be the verifier's, and its report data the binding
  * (checked before any collateral is fetched); then attest's check with the binding in the
  * policy, and the root it verified against must again be the simulated one or not. */
@@ -133,7 +126,7 @@ static int verify(void *ctx, const uint8_t *ev, size_t len, const uint8_t report
                              w->root)
                    : tb_errf(err, "a SIMULATED %s where a real one was expected", w->evidence);
     if (rc < 0)
-        return tb_errf(err, "%s %s at step %s: %s", w->evidence, result_words(v.result),
+        return tb_errf(err, "%s %s at step %s: %s", w->evidence, tb_attest_result_name(v.result),
                        tb_attest_evidence_step(&v), tb_attest_evidence_reason(&v));
     return 0;
 }
