@@ -91,7 +91,9 @@ typedef struct tb_attest_evidence_collateral {
     tb_attest_snp_product product; /* kds: its product */
 } tb_attest_evidence_collateral;
 
-/* The collateral of kind's evidence from src at now. 0, or -1 with err (out cleared). */
+/* The collateral of kind's evidence from src at now. The evidence is read only for a PCCS
+   (its FMSPC and CA) or the KDS (its chip and TCB): NULL otherwise is fine (a SIMULATED
+   verifier's collateral made ahead). 0, or -1 with err (out cleared). */
 int tb_attest_evidence_prepare(tb_tee kind, const uint8_t *evidence, size_t len,
                                const tb_attest_collateral_source *src, int64_t now,
                                tb_attest_evidence_collateral *out, tb_err *err);
@@ -128,9 +130,10 @@ void tb_attest_evidence_keep(const tb_attest_evidence_collateral *c,
                              const tb_attest_collateral_source *src,
                              const tb_attest_evidence_verdict *v);
 /* prepare + verify + keep; collateral from the cache that gives INVALID or EXPIRED is
-   fetched again once (no_cache) and verified again. 0 when ACCEPTED; -1 with *v (the
-   collateral prepared) or, when preparing failed, with v->result INVALID, an empty
-   verdict and err. */
+   fetched again once (no_cache) and verified again (if that fetch fails, the cached
+   verdict stands, its reason saying so). *prepared: 1 when the collateral was prepared;
+   then 0 when ACCEPTED, else -1 with *v. 0 when preparing failed: -1 with err (and v
+   INVALID, empty). */
 int tb_attest_evidence_check(tb_tee kind, const uint8_t *evidence, size_t len,
                              const tb_attest_collateral_source *src, int64_t now,
                              const tb_attest_policy *policy, tb_attest_evidence_verdict *v,
