@@ -223,7 +223,7 @@ static int tdx_from_file(const char *path, tb_attest_evidence_collateral *c, tb_
 }
 
 /* TDX: collateral (a PCS/PCCS -- never for SIMULATED quotes --, a file or folder, else
-   the SIMULATED PKI's) and the trusted root; the JSON for timing. */
+   the SIMULATED PKI's) and the trusted root; a file's JSON kept as it is. */
 static int tdx_prepare(tb_tee kind, const uint8_t *quote, size_t len,
                        const tb_attest_collateral_source *src, int64_t now,
                        tb_attest_evidence_collateral *c, tb_err *err)
@@ -248,10 +248,6 @@ static int tdx_prepare(tb_tee kind, const uint8_t *quote, size_t len,
     } else {
         rc = tb_errf(err, "no collateral for the TDX quote (want a file, a folder or a PCCS URL)");
     }
-    if (rc == 0 && !c->json)
-        rc = tb_attest_collateral_to_json(&c->tdx, &c->json, err);
-    if (rc == 0 && c->json && !c->json_len)
-        c->json_len = strlen(c->json);
     if (rc == 0)
         rc = src->root ? tb_attest_root_load(src->root, &c->root, err)
              : simroot ? (c->root = simroot, simroot = NULL, 0)
@@ -391,15 +387,25 @@ int tb_attest_evidence_time(const tb_attest_evidence_collateral *c, const uint8_
                             size_t len, int64_t now, tb_attest_way way,
                             const tb_attest_timing_opts *o, tb_attest_timed *out, tb_err *err)
 {
-    tb_attest_timed_input in = {.family = tb_tee_family_of(c->kind),
+    tb_tee_family f = tb_tee_family_of(c->kind);
+    char *made = NULL; /* TDX collateral not read from a file: its JSON, made here, untimed */
+    if (f == TB_TEE_FAMILY_TDX && !c->json &&
+        tb_attest_collateral_to_json(&c->tdx, &made, err) < 0) {
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    const char *json = made ? made : c->json;
+    tb_attest_timed_input in = {.family = f,
                                 .evidence = evidence,
                                 .len = len,
                                 .now = now,
-                                .collateral_json = c->json,
-                                .collateral_len = c->json_len,
+                                .collateral_json = json,
+                                .collateral_len = made ? strlen(made) : c->json_len,
                                 .root = c->root,
                                 .certs = &c->certs,
                                 .ark = c->ark,
                                 .ark_len = c->ark_len};
-    return tb_attest_time_verify(&in, way, o, out, err);
+    int rc = tb_attest_time_verify(&in, way, o, out, err);
+    free(made);
+    return rc;
 }

@@ -76,7 +76,8 @@ typedef struct tb_attest_collateral_source {
 /* What verifying one piece of evidence needs, prepared (the caller's struct). */
 typedef struct tb_attest_evidence_collateral {
     tb_tee kind;
-    char *json; /* TDX: the collateral as dcap-qvl JSON (what from-scratch timing parses) */
+    char *json; /* TDX from a file: its dcap-qvl JSON as it is (what from-scratch timing
+                   parses; NULL: tb_attest_evidence_time makes it from tdx, untimed) */
     size_t json_len;
     tb_attest_collateral tdx;  /* TDX: the same, parsed */
     tb_attest_root *root;      /* TDX: the trusted root */
@@ -139,7 +140,8 @@ int tb_attest_evidence_check(tb_tee kind, const uint8_t *evidence, size_t len,
                              const tb_attest_policy *policy, tb_attest_evidence_verdict *v,
                              int *prepared, tb_err *err);
 
-/* attest/timing's loop (tb_attest_time_verify) over evidence with prepared collateral c. */
+/* attest/timing's loop (tb_attest_time_verify) over evidence with prepared collateral c
+   (TDX from scratch parses c's JSON, made once before the loop when c has none). */
 int tb_attest_evidence_time(const tb_attest_evidence_collateral *c, const uint8_t *evidence,
                             size_t len, int64_t now, tb_attest_way way,
                             const tb_attest_timing_opts *o, tb_attest_timed *out, tb_err *err);

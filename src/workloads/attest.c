@@ -227,15 +227,18 @@ static int sim_files(attest_state *c, const uint8_t *q, size_t len, tb_err *err)
         (dfd = tb_dir_open_at(c->sink->dir_fd, c->sink->dir, "attest", 0700, &e)) < 0)
         return 0;
     tb_buf root = {0};
-    int rc = tb_file_write_at(dfd, dir, "quote.bin", q, len, 0644, &e) < 0 ||
-                     tb_file_write_at(dfd, dir, "collateral.json", c->col.json, c->col.json_len,
-                                      0644, &e) < 0 ||
-                     tb_attest_sim_root_path(c->sim_dir, srcroot, sizeof srcroot, &e) < 0 ||
-                     tb_file_read(srcroot, 1 << 16, &root, &e) < 0 ||
-                     tb_file_write_at(dfd, dir, "sim-root.pem", root.p, root.len, 0644, &e) < 0
-                 ? -1
-                 : 0;
+    char *json = NULL;
+    int rc =
+        tb_file_write_at(dfd, dir, "quote.bin", q, len, 0644, &e) < 0 ||
+                tb_attest_collateral_to_json(&c->col.tdx, &json, &e) < 0 ||
+                tb_file_write_at(dfd, dir, "collateral.json", json, strlen(json), 0644, &e) < 0 ||
+                tb_attest_sim_root_path(c->sim_dir, srcroot, sizeof srcroot, &e) < 0 ||
+                tb_file_read(srcroot, 1 << 16, &root, &e) < 0 ||
+                tb_file_write_at(dfd, dir, "sim-root.pem", root.p, root.len, 0644, &e) < 0
+            ? -1
+            : 0;
     close(dfd);
+    free(json);
     tb_buf_clear(&root);
     if (rc == 0)
         sim_commands(c, "sim", qp, "sim-collateral", dir, "--collateral", cp, rp);
