@@ -1,16 +1,17 @@
-/* attest/attest: the one-call helpers other modules use (the notary): get a quote
- * from a provider, and verify a quote against a collateral file, a PCCS URL or the
- * simulated PKI; plus the quote's FMSPC, CA and chain subjects. They only glue the
- * layers: the clock and the network stay here and in pccs/cache, never in verify.c.
- * Invariant (the cache): collateral from a PCCS is put into the cache only after it
- * verified the quote, under that PCCS's URL; a cache hit that gives INVALID is fetched
- * again once, so a bad entry costs one fetch and is never served as valid. */
+/* attest/attest: the one-call helpers: get a quote from a provider (attest/evidence's,
+ * opened for one quote), and verify a quote against a collateral file, a PCCS URL or the
+ * simulated PKI (`attest verify`); plus the quote's FMSPC, CA and chain subjects. They only glue
+ * the layers: the clock and the network stay here and in pccs/cache, never in verify.c. Invariant
+ * (the cache): collateral from a PCCS is put into the cache only after it verified the quote, under
+ * that PCCS's URL; a cache hit that gives INVALID is fetched again once, so a bad entry costs one
+ * fetch and is never served as valid. */
 #include "attest/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "attest/evidence.h"
 #include "base/clock.h"
 #include "base/hex.h"
 
@@ -20,18 +21,12 @@ int tb_attest_get_quote(tb_tee kind, const uint8_t rd[64], const tb_attest_quote
     tb_attest_quote_opts def = {0};
     if (!opts)
         opts = &def;
-    if (kind == TB_TEE_TDX)
-        return tb_attest_tsm_get_quote(opts->tsm_root, rd, quote, len, err);
-    if (kind == TB_TEE_SNP)
-        return tb_attest_snp_tsm_report(opts->tsm_root, rd, quote, len, err);
-    if (!tb_tee_simulated(kind))
-        return tb_errf(err, "no evidence provider for TEE %s", tb_tee_name(kind));
-    char dir[4096];
-    if (tb_attest_sim_dir(opts->sim_dir, dir, sizeof dir, err) < 0)
+    tb_attest_evidence *ev;
+    if (tb_attest_evidence_open(kind, opts->sim_dir, opts->tsm_root, &ev, err) < 0)
         return -1;
-    if (kind == TB_TEE_SIM_SNP)
-        return tb_attest_snp_sim_report(dir, rd, opts->sim_debug, quote, len, err);
-    return tb_attest_sim_get_quote(dir, rd, opts->sim_debug, quote, len, err);
+    int rc = tb_attest_evidence_get_debug(ev, rd, opts->sim_debug, quote, len, err);
+    tb_attest_evidence_close(ev);
+    return rc;
 }
 
 int tb_attest_quote_fmspc_ca(const tb_attest_quote *q, char fmspc[13], const char **ca, tb_err *err)

@@ -249,6 +249,9 @@ typedef enum tb_attest_result {
                                allow_expired_collateral accepts it. `step` is the step whose
                                collateral expired first. */
 } tb_attest_result;
+/* The verdict's word, for both TEE families' output: "ACCEPTED", "REFUSED", "INVALID",
+   "COLLATERAL EXPIRED". */
+const char *tb_attest_result_name(tb_attest_result r);
 
 #define TB_ATTEST_ADVISORY_BYTES 4096
 /* Which TCB level listed an advisory ID (bits of tb_attest_verdict.advisory_from). */

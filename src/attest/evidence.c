@@ -1,14 +1,23 @@
-/* attest/evidence: the provider of every TEE kind behind one handle (see evidence.h).
+/* attest/evidence: every TEE kind behind one interface (see evidence.h): the provider,
+ * and the collateral and verifier of each family. The kinds are told apart here, once:
+ * by family (TDX, SEV-SNP) and by simulated or not.
  * Invariants: exactly the member of kind's provider is set (sim, snp_sim, or neither for
- * configfs-tsm); the mutex exists from open to close. */
+ * configfs-tsm); the mutex exists from open to close; prepared collateral holds the
+ * members of its family only, all freed by tb_attest_evidence_collateral_clear. */
 #include "attest/evidence.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "attest/attest.h"
+#include "attest/internal.h"
 #include "attest/snp.h"
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/file.h"
 
 struct tb_attest_evidence {
     tb_tee kind;
@@ -50,10 +59,16 @@ int tb_attest_evidence_open(tb_tee kind, const char *sim_dir, const char *tsm_ro
 int tb_attest_evidence_get(tb_attest_evidence *ev, const uint8_t rd[64], uint8_t **evidence,
                            size_t *len, tb_err *err)
 {
+    return tb_attest_evidence_get_debug(ev, rd, 0, evidence, len, err);
+}
+
+int tb_attest_evidence_get_debug(tb_attest_evidence *ev, const uint8_t rd[64], int debug,
+                                 uint8_t **evidence, size_t *len, tb_err *err)
+{
     if (ev->kind == TB_TEE_SIM)
-        return tb_attest_sim_quote(ev->sim, rd, 0, evidence, len, err);
+        return tb_attest_sim_quote(ev->sim, rd, debug, evidence, len, err);
     if (ev->kind == TB_TEE_SIM_SNP)
-        return tb_attest_snp_sim_quote(ev->snp_sim, rd, 0, evidence, len, err);
+        return tb_attest_snp_sim_quote(ev->snp_sim, rd, debug, evidence, len, err);
     const char *root = ev->tsm_root[0] ? ev->tsm_root : NULL;
     pthread_mutex_lock(&ev->mu);
     int rc = ev->kind == TB_TEE_SNP ? tb_attest_snp_tsm_report(root, rd, evidence, len, err)
@@ -80,4 +95,317 @@ void tb_attest_evidence_close(tb_attest_evidence *ev)
     tb_attest_snp_sim_close(ev->snp_sim);
     pthread_mutex_destroy(&ev->mu);
     free(ev);
+}
+
+/* ------------------------------------------------------------ reading */
+
+int tb_attest_evidence_read(tb_tee kind, const uint8_t *evidence, size_t len, uint8_t rd[64],
+                            int *simulated, tb_err *err)
+{
+    if (tb_tee_family_of(kind) == TB_TEE_FAMILY_SNP) {
+        tb_attest_snp_report r;
+        if (tb_attest_snp_parse(evidence, len, &r, err) < 0)
+            return -1;
+        memcpy(rd, r.report_data, 64);
+        *simulated = tb_attest_snp_is_simulated(&r);
+        return 0;
+    }
+    tb_attest_quote *q;
+    if (tb_attest_quote_parse(evidence, len, &q, err) < 0)
+        return -1;
+    memcpy(rd, q->td.reportdata, 64);
+    *simulated = tb_attest_quote_is_simulated(q);
+    tb_attest_quote_free(q);
+    return 0;
+}
+
+/* ------------------------------------------------------------ collateral */
+
+void tb_attest_evidence_collateral_clear(tb_attest_evidence_collateral *c)
+{
+    free(c->json);
+    tb_attest_collateral_clear(&c->tdx);
+    tb_attest_root_free(c->root);
+    tb_attest_snp_certs_clear(&c->certs);
+    free(c->ark);
+    memset(c, 0, sizeof *c);
+}
+
+static tb_attest_snp_kds_opts kds_opts(const tb_attest_collateral_source *src)
+{
+    return (tb_attest_snp_kds_opts){.timeout_ms = src->fetch.timeout_ms,
+                                    .cache_dir = src->fetch.cache_dir,
+                                    .no_cache = src->fetch.no_cache};
+}
+
+/* SEV-SNP: the KDS (through its cache) for the report's chip and TCB. */
+static int snp_from_kds(const uint8_t *report, size_t len, const tb_attest_collateral_source *src,
+                        int64_t now, tb_attest_evidence_collateral *c, tb_err *err)
+{
+    if (tb_attest_snp_parse(report, len, &c->report, err) < 0)
+        return tb_err_wrap(err, "the report");
+    c->product = tb_attest_snp_report_product(&c->report);
+    if (!c->product)
+        c->product = src->product;
+    if (!c->product)
+        return tb_errf(err,
+                       "a version %u report does not name its product (Milan, Genoa, Turin): "
+                       "the KDS cannot be asked for its VCEK",
+                       c->report.version);
+    tb_attest_snp_kds_opts o = kds_opts(src);
+    if (tb_attest_snp_kds_fetch(src->kds, &c->report, c->product, now, &o, &c->certs, &c->fetched,
+                                err) < 0)
+        return -1;
+    c->from_cache = !c->fetched;
+    return 0;
+}
+
+/* SEV-SNP: certificates (a folder, the KDS -- never for SIMULATED reports --, else the
+   SIMULATED PKI's) and the trusted ARK. */
+static int snp_prepare(tb_tee kind, const uint8_t *report, size_t len,
+                       const tb_attest_collateral_source *src, int64_t now,
+                       tb_attest_evidence_collateral *c, tb_err *err)
+{
+    char dir[4096];
+    int sim = tb_tee_simulated(kind);
+    if (sim && tb_attest_sim_dir(src->sim_dir, dir, sizeof dir, err) < 0)
+        return -1;
+    if (src->root ? tb_attest_snp_read_der(src->root, 0, &c->ark, &c->ark_len, err) < 0
+        : sim     ? tb_attest_snp_sim_ark(dir, &c->ark, &c->ark_len, err) < 0
+                  : 0)
+        return -1;
+    if (src->certs)
+        return tb_attest_snp_certs_load(src->certs, &c->certs, err);
+    if (src->kds && !sim)
+        return snp_from_kds(report, len, src, now, c, err);
+    if (sim)
+        return tb_attest_snp_sim_certs_cached(dir, now, &c->certs, err);
+    return tb_errf(err, "no certificates for the SEV-SNP report (want a folder or a KDS URL)");
+}
+
+/* TDX: a PCS/PCCS (through the cache) for the quote's FMSPC and CA. */
+static int tdx_from_pccs(const uint8_t *quote, size_t len, const tb_attest_collateral_source *src,
+                         int64_t now, tb_attest_evidence_collateral *c, tb_err *err)
+{
+    tb_attest_quote *q;
+    if (tb_attest_quote_parse(quote, len, &q, err) < 0)
+        return -1;
+    int rc = tb_attest_quote_fmspc_ca(q, c->fmspc, &c->ca, err);
+    tb_attest_quote_free(q);
+    if (rc < 0)
+        return -1;
+    char dir[4096];
+    tb_err ignored; /* a cache that cannot be read only costs time */
+    if (!src->fetch.no_cache &&
+        tb_attest_cache_dir(src->fetch.cache_dir, dir, sizeof dir, &ignored) == 0 &&
+        tb_attest_cache_get(dir, src->pccs, c->fmspc, c->ca, now, &c->tdx, &ignored) == 1) {
+        c->from_cache = 1;
+        return 0;
+    }
+    long timeout = src->fetch.timeout_ms ? src->fetch.timeout_ms : 10000;
+    if (tb_attest_pccs_fetch(src->pccs, c->fmspc, c->ca, timeout, &c->tdx, err) < 0)
+        return -1;
+    c->fetched = 1;
+    return 0;
+}
+
+/* TDX: a file's JSON as it is (what from-scratch timing parses), checked by parsing it. */
+static int tdx_from_file(const char *path, tb_attest_evidence_collateral *c, tb_err *err)
+{
+    tb_buf b = {0};
+    if (tb_file_read(path, 16u << 20, &b, err) < 0)
+        return -1;
+    c->json = (char *)b.p;
+    c->json_len = b.len;
+    if (tb_attest_collateral_parse_json(c->json, c->json_len, &c->tdx, err) < 0)
+        return tb_err_wrap(err, "%s", path);
+    return 0;
+}
+
+/* TDX: collateral (a PCS/PCCS -- never for SIMULATED quotes --, a file or folder, else
+   the SIMULATED PKI's) and the trusted root; a file's JSON kept as it is. */
+static int tdx_prepare(tb_tee kind, const uint8_t *quote, size_t len,
+                       const tb_attest_collateral_source *src, int64_t now,
+                       tb_attest_evidence_collateral *c, tb_err *err)
+{
+    tb_attest_root *simroot = NULL;
+    int rc;
+    int sim = tb_tee_simulated(kind);
+    if (src->pccs && !sim) {
+        rc = tdx_from_pccs(quote, len, src, now, c, err);
+    } else if (src->collateral) {
+        struct stat st;
+        rc = stat(src->collateral, &st) == 0 && !S_ISDIR(st.st_mode)
+                 ? tdx_from_file(src->collateral, c, err)
+                 : tb_attest_collateral_load(src->collateral, &c->tdx, err);
+    } else if (sim) {
+        char dir[4096];
+        rc = tb_attest_sim_dir(src->sim_dir, dir, sizeof dir, err);
+        if (rc == 0)
+            rc = src->fetch.no_cache
+                     ? tb_attest_sim_collateral(dir, now, 0, &c->tdx, &simroot, err)
+                     : tb_attest_sim_collateral_cached(dir, now, &c->tdx, &simroot, err);
+    } else {
+        rc = tb_errf(err, "no collateral for the TDX quote (want a file, a folder or a PCCS URL)");
+    }
+    if (rc == 0)
+        rc = src->root ? tb_attest_root_load(src->root, &c->root, err)
+             : simroot ? (c->root = simroot, simroot = NULL, 0)
+                       : tb_attest_root_intel(&c->root, err);
+    tb_attest_root_free(simroot);
+    return rc;
+}
+
+const char *tb_attest_evidence_source_name(tb_tee kind, const tb_attest_collateral_source *src)
+{
+    int sim = tb_tee_simulated(kind);
+    const char *url = sim                                           ? NULL
+                      : tb_tee_family_of(kind) == TB_TEE_FAMILY_SNP ? src->kds
+                                                                    : src->pccs;
+    const char *file = tb_tee_family_of(kind) == TB_TEE_FAMILY_SNP ? src->certs : src->collateral;
+    const char *given =
+        tb_tee_family_of(kind) == TB_TEE_FAMILY_SNP ? (file ? file : url) : (url ? url : file);
+    return given ? given : sim ? "the simulated PKI" : "nowhere";
+}
+
+int tb_attest_evidence_prepare(tb_tee kind, const uint8_t *evidence, size_t len,
+                               const tb_attest_collateral_source *src, int64_t now,
+                               tb_attest_evidence_collateral *out, tb_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = kind;
+    tb_tee_family f = tb_tee_family_of(kind);
+    int rc = f == TB_TEE_FAMILY_SNP   ? snp_prepare(kind, evidence, len, src, now, out, err)
+             : f == TB_TEE_FAMILY_TDX ? tdx_prepare(kind, evidence, len, src, now, out, err)
+                                      : tb_errf(err, "no verifier for evidence of no TEE");
+    if (rc < 0)
+        tb_attest_evidence_collateral_clear(out);
+    return rc;
+}
+
+/* ------------------------------------------------------------ verification */
+
+void tb_attest_evidence_timed_verdict(tb_tee kind, const tb_attest_timed *t,
+                                      tb_attest_evidence_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    v->family = tb_tee_family_of(kind);
+    v->tdx = t->tdx;
+    v->snp = t->snp;
+    v->result = v->family == TB_TEE_FAMILY_SNP ? t->snp.result : t->tdx.result;
+    v->simulated = v->family == TB_TEE_FAMILY_SNP ? t->snp.simulated : t->tdx.simulated;
+}
+
+const char *tb_attest_evidence_step(const tb_attest_evidence_verdict *v)
+{
+    return v->family == TB_TEE_FAMILY_SNP ? tb_attest_snp_step_name(v->snp.step)
+                                          : tb_attest_step_name(v->tdx.step);
+}
+
+const char *tb_attest_evidence_reason(const tb_attest_evidence_verdict *v)
+{
+    return v->family == TB_TEE_FAMILY_SNP ? v->snp.reason : v->tdx.reason;
+}
+
+int tb_attest_evidence_verify(const tb_attest_evidence_collateral *c, const uint8_t *evidence,
+                              size_t len, int64_t now, const tb_attest_policy *policy,
+                              tb_attest_evidence_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    v->family = tb_tee_family_of(c->kind);
+    if (v->family == TB_TEE_FAMILY_SNP) {
+        tb_attest_snp_verify(evidence, len, &c->certs, now, policy, c->ark, c->ark_len, &v->snp);
+        v->result = v->snp.result;
+        v->simulated = v->snp.simulated;
+    } else {
+        tb_attest_verify(evidence, len, &c->tdx, now, policy, c->root, &v->tdx);
+        v->result = v->tdx.result;
+        v->simulated = v->tdx.simulated;
+    }
+    return v->result == TB_ATTEST_ACCEPTED ? 0 : -1;
+}
+
+void tb_attest_evidence_keep(const tb_attest_evidence_collateral *c,
+                             const tb_attest_collateral_source *src,
+                             const tb_attest_evidence_verdict *v)
+{
+    if (!c->fetched)
+        return;
+    tb_err ignored; /* not kept: the next verifier fetches it again */
+    if (v->family == TB_TEE_FAMILY_SNP) {
+        tb_attest_snp_kds_opts o = kds_opts(src);
+        if (v->result != TB_ATTEST_INVALID)
+            tb_attest_snp_kds_cache_put(src->kds, &c->report, c->product, &o, &c->certs, &ignored);
+        return;
+    }
+    char dir[4096];
+    if ((v->result == TB_ATTEST_ACCEPTED || v->result == TB_ATTEST_REFUSED) &&
+        tb_attest_cache_dir(src->fetch.cache_dir, dir, sizeof dir, &ignored) == 0)
+        tb_attest_cache_put(dir, src->pccs, c->fmspc, c->ca, &c->tdx, &ignored);
+}
+
+int tb_attest_evidence_check(tb_tee kind, const uint8_t *evidence, size_t len,
+                             const tb_attest_collateral_source *src, int64_t now,
+                             const tb_attest_policy *policy, tb_attest_evidence_verdict *v,
+                             int *prepared, tb_err *err)
+{
+    memset(v, 0, sizeof *v);
+    v->result = TB_ATTEST_INVALID;
+    *prepared = 0;
+    tb_attest_evidence_collateral c;
+    if (tb_attest_evidence_prepare(kind, evidence, len, src, now, &c, err) < 0)
+        return -1;
+    *prepared = 1;
+    tb_attest_evidence_verify(&c, evidence, len, now, policy, v);
+    if (c.from_cache && (v->result == TB_ATTEST_INVALID || v->result == TB_ATTEST_EXPIRED)) {
+        /* stale or poisoned: fetched again once */
+        tb_attest_collateral_source again = *src;
+        again.fetch.no_cache = 1;
+        tb_attest_evidence_collateral fresh;
+        tb_err e;
+        if (tb_attest_evidence_prepare(kind, evidence, len, &again, now, &fresh, &e) == 0) {
+            tb_attest_evidence_collateral_clear(&c);
+            c = fresh;
+            tb_attest_evidence_verify(&c, evidence, len, now, policy, v);
+        } else { /* the cached verdict stands; say why */
+            char *r = v->family == TB_TEE_FAMILY_SNP ? v->snp.reason : v->tdx.reason;
+            size_t cap =
+                v->family == TB_TEE_FAMILY_SNP ? sizeof v->snp.reason : sizeof v->tdx.reason;
+            size_t k = strlen(r);
+            snprintf(r + k, cap - k, " (with cached collateral; fetching it again failed: %s)",
+                     e.msg);
+        }
+    }
+    tb_attest_evidence_keep(&c, src, v);
+    tb_attest_evidence_collateral_clear(&c);
+    return v->result == TB_ATTEST_ACCEPTED ? 0 : -1;
+}
+
+/* ------------------------------------------------------------ timing */
+
+int tb_attest_evidence_time(const tb_attest_evidence_collateral *c, const uint8_t *evidence,
+                            size_t len, int64_t now, tb_attest_way way,
+                            const tb_attest_timing_opts *o, tb_attest_timed *out, tb_err *err)
+{
+    tb_tee_family f = tb_tee_family_of(c->kind);
+    char *made = NULL; /* TDX collateral not read from a file: its JSON, made here, untimed */
+    if (f == TB_TEE_FAMILY_TDX && !c->json &&
+        tb_attest_collateral_to_json(&c->tdx, &made, err) < 0) {
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    const char *json = made ? made : c->json;
+    tb_attest_timed_input in = {.family = f,
+                                .evidence = evidence,
+                                .len = len,
+                                .now = now,
+                                .collateral_json = json,
+                                .collateral_len = made ? strlen(made) : c->json_len,
+                                .root = c->root,
+                                .certs = &c->certs,
+                                .ark = c->ark,
+                                .ark_len = c->ark_len};
+    int rc = tb_attest_time_verify(&in, way, o, out, err);
+    free(made);
+    return rc;
 }

@@ -1,20 +1,36 @@
-/* attest/evidence: one evidence provider for every TEE kind (base/tee) -- configfs-tsm in
- * a TDX or SEV-SNP guest, or the SIMULATED TDX or SEV-SNP provider -- opened once and
- * asked for evidence bound to 64 bytes of report data: a TDX quote, or an SEV-SNP report.
- * The notary's quote source (notary/tee) and the suite's attest workload get their
- * evidence through it instead of each switching over the kinds.
+/* attest/evidence: one evidence interface for every TEE kind (base/tee) -- configfs-tsm in
+ * a TDX or SEV-SNP guest, or the SIMULATED TDX or SEV-SNP provider:
+ *   open / get / kind / sim_dir / close  a provider, opened once, asked for evidence bound
+ *                        to 64 bytes of report data: a TDX quote, or an SEV-SNP report;
+ *   read                 the evidence's report data and SIMULATED marker (parse only);
+ *   prepare              what verifying the evidence needs, for its kind: TDX collateral
+ *                        (a file or folder, a PCS/PCCS through attest's cache, or the
+ *                        SIMULATED PKI's) and root; SEV-SNP certificates (a folder, the KDS
+ *                        through attest's cache, or the SIMULATED PKI's) and ARK;
+ *   verify               evidence + prepared collateral + policy -> verdict (the pure
+ *                        verifiers, tb_attest_verify and tb_attest_snp_verify);
+ *   keep                 fetched collateral into the cache, once it verified the evidence;
+ *   check                prepare, verify, keep -- a cached collateral that fails is fetched
+ *                        again once, never served as valid;
+ *   time                 attest/timing's loop (from scratch, prepared) on prepared collateral.
+ * The notary (notary/tee), the suite's attest workload and `attest quote|bench` go through
+ * it instead of each switching over the kinds.
  *
  * Invariants: a SIMULATED provider's state (its PKI) is read or made once, at open;
  * tb_attest_evidence_get may be called from many threads at once (configfs-tsm requests
  * are serialized by a mutex inside: a report entry is not safe for concurrent use);
- * nothing prints. Ownership: tb_attest_evidence_open allocates *out, freed by
- * tb_attest_evidence_close (NULL: nothing); evidence from get is malloc'd (caller frees). */
+ * verify is pure (no clock, network or files); nothing prints. Ownership:
+ * tb_attest_evidence_open allocates *out, freed by tb_attest_evidence_close (NULL:
+ * nothing); evidence from get is malloc'd (caller frees); prepared collateral is the
+ * caller's struct, its contents freed by tb_attest_evidence_collateral_clear. */
 #ifndef TB_ATTEST_EVIDENCE_H
 #define TB_ATTEST_EVIDENCE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attest/snp.h"
+#include "attest/timing.h"
 #include "base/err.h"
 #include "base/tee.h"
 
@@ -26,12 +42,108 @@ typedef struct tb_attest_evidence tb_attest_evidence;
    not such a guest fails at the first get. */
 int tb_attest_evidence_open(tb_tee kind, const char *sim_dir, const char *tsm_root,
                             tb_attest_evidence **out, tb_err *err);
-/* Evidence bound to report_data: *evidence malloc'd (caller frees). */
+/* Evidence bound to report_data: *evidence malloc'd (caller frees). debug: a SIMULATED
+   provider makes debug evidence (the TD's DEBUG attribute, the guest policy's DEBUG bit);
+   configfs-tsm ignores it: its evidence is what the guest is. */
 int tb_attest_evidence_get(tb_attest_evidence *ev, const uint8_t report_data[64],
                            uint8_t **evidence, size_t *len, tb_err *err);
+int tb_attest_evidence_get_debug(tb_attest_evidence *ev, const uint8_t report_data[64], int debug,
+                                 uint8_t **evidence, size_t *len, tb_err *err);
 tb_tee tb_attest_evidence_kind(const tb_attest_evidence *ev);
 /* The SIMULATED provider's state folder ("" for configfs-tsm). */
 const char *tb_attest_evidence_sim_dir(const tb_attest_evidence *ev);
 void tb_attest_evidence_close(tb_attest_evidence *ev);
+
+/* kind's evidence (kind: any but TB_TEE_NONE) parsed: its report data into rd and whether
+   it says SIMULATED. 0, or -1 with err (the parser's reason). */
+int tb_attest_evidence_read(tb_tee kind, const uint8_t *evidence, size_t len, uint8_t rd[64],
+                            int *simulated, tb_err *err);
+
+/* Where prepare gets the collateral (borrowed). TDX: collateral (a dcap-qvl JSON file or a
+   folder of PCS responses) or pccs (a PCS/PCCS base URL); SEV-SNP: certs (a folder: ark.pem,
+   ask.pem, vcek.der, crl.der) or kds (AMD's KDS base URL); SIMULATED: a file or folder
+   given, else the simulated PKI's in sim_dir (NULL: attest's default) -- never Intel's or
+   AMD's servers (pccs and kds are not asked for SIMULATED evidence). root: the trusted
+   root (TDX: a CA file; SEV-SNP: an ARK file); NULL: Intel's, AMD's built-in, or the
+   simulated PKI's. */
+typedef struct tb_attest_collateral_source {
+    const char *collateral, *pccs, *certs, *kds, *root, *sim_dir;
+    tb_attest_snp_product product; /* kds: for a report that does not name it (0: none) */
+    tb_attest_fetch_opts fetch;    /* pccs, kds: timeout, cache folder, no_cache (SIMULATED
+                                      TDX: no_cache makes the collateral fresh, kept nowhere) */
+} tb_attest_collateral_source;
+
+/* What verifying one piece of evidence needs, prepared (the caller's struct). */
+typedef struct tb_attest_evidence_collateral {
+    tb_tee kind;
+    char *json; /* TDX from a file: its dcap-qvl JSON as it is (what from-scratch timing
+                   parses; NULL: tb_attest_evidence_time makes it from tdx, untimed) */
+    size_t json_len;
+    tb_attest_collateral tdx;  /* TDX: the same, parsed */
+    tb_attest_root *root;      /* TDX: the trusted root */
+    tb_attest_snp_certs certs; /* SEV-SNP: ARK, ASK, VCEK, CRL */
+    uint8_t *ark;              /* SEV-SNP: the trusted ARK (DER); NULL: AMD's built-in */
+    size_t ark_len;
+    int fetched;                   /* pccs, kds: from the network (else the cache) */
+    int from_cache;                /* pccs, kds: from attest's cache */
+    char fmspc[13];                /* pccs: the cache's key */
+    const char *ca;                /* pccs: "processor" or "platform" */
+    tb_attest_snp_report report;   /* kds: the report the certificates are for */
+    tb_attest_snp_product product; /* kds: its product */
+} tb_attest_evidence_collateral;
+
+/* The collateral of kind's evidence from src at now. The evidence is read only for a PCCS
+   (its FMSPC and CA) or the KDS (its chip and TCB): NULL otherwise is fine (a SIMULATED
+   verifier's collateral made ahead). 0, or -1 with err (out cleared). */
+int tb_attest_evidence_prepare(tb_tee kind, const uint8_t *evidence, size_t len,
+                               const tb_attest_collateral_source *src, int64_t now,
+                               tb_attest_evidence_collateral *out, tb_err *err);
+void tb_attest_evidence_collateral_clear(tb_attest_evidence_collateral *c);
+/* The source prepare takes kind's collateral from (src's URL, folder or file, or "the
+   simulated PKI"), for messages. */
+const char *tb_attest_evidence_source_name(tb_tee kind, const tb_attest_collateral_source *src);
+
+/* A verdict of either family: result and simulated (verified against a SIMULATED root)
+   of the family's verdict, which is kept whole. */
+typedef struct tb_attest_evidence_verdict {
+    tb_tee_family family;
+    tb_attest_result result;
+    int simulated;
+    tb_attest_verdict tdx;
+    tb_attest_snp_verdict snp;
+} tb_attest_evidence_verdict;
+/* The verdict of kind's family in a timing result (attest/timing keeps both families'). */
+void tb_attest_evidence_timed_verdict(tb_tee kind, const tb_attest_timed *t,
+                                      tb_attest_evidence_verdict *v);
+/* The failed step's name and the reason ("" when ACCEPTED). */
+const char *tb_attest_evidence_step(const tb_attest_evidence_verdict *v);
+const char *tb_attest_evidence_reason(const tb_attest_evidence_verdict *v);
+
+/* Verifies evidence with prepared collateral c at now under policy (NULL: the default).
+   Always fills *v; 0 when ACCEPTED, -1 otherwise. Pure. */
+int tb_attest_evidence_verify(const tb_attest_evidence_collateral *c, const uint8_t *evidence,
+                              size_t len, int64_t now, const tb_attest_policy *policy,
+                              tb_attest_evidence_verdict *v);
+/* Fetched collateral (c->fetched) into attest's cache for src when v says it verified the
+   evidence (TDX: ACCEPTED or REFUSED; SEV-SNP: not INVALID); a cache that cannot be
+   written only costs the next verifier a fetch. */
+void tb_attest_evidence_keep(const tb_attest_evidence_collateral *c,
+                             const tb_attest_collateral_source *src,
+                             const tb_attest_evidence_verdict *v);
+/* prepare + verify + keep; collateral from the cache that gives INVALID or EXPIRED is
+   fetched again once (no_cache) and verified again (if that fetch fails, the cached
+   verdict stands, its reason saying so). *prepared: 1 when the collateral was prepared;
+   then 0 when ACCEPTED, else -1 with *v. 0 when preparing failed: -1 with err (and v
+   INVALID, empty). */
+int tb_attest_evidence_check(tb_tee kind, const uint8_t *evidence, size_t len,
+                             const tb_attest_collateral_source *src, int64_t now,
+                             const tb_attest_policy *policy, tb_attest_evidence_verdict *v,
+                             int *prepared, tb_err *err);
+
+/* attest/timing's loop (tb_attest_time_verify) over evidence with prepared collateral c
+   (TDX from scratch parses c's JSON, made once before the loop when c has none). */
+int tb_attest_evidence_time(const tb_attest_evidence_collateral *c, const uint8_t *evidence,
+                            size_t len, int64_t now, tb_attest_way way,
+                            const tb_attest_timing_opts *o, tb_attest_timed *out, tb_err *err);
 
 #endif

@@ -29,24 +29,50 @@ void tb_attest_snp_certs_clear(tb_attest_snp_certs *c)
     memset(c, 0, sizeof *c);
 }
 
+/* The file at path (at most 1 MiB) handed to from (ctx: its own); its error names path. */
+static int read_as(const char *path,
+                   int (*from)(const uint8_t *p, size_t n, void *ctx, tb_err *err), void *ctx,
+                   tb_err *err)
+{
+    tb_buf b = {0};
+    if (tb_file_read(path, 1 << 20, &b, err) < 0)
+        return -1;
+    int rc = from(b.p, b.len, ctx, err);
+    tb_buf_clear(&b);
+    return rc < 0 ? tb_err_wrap(err, "%s", path) : 0;
+}
+
+/* name in dir into path: 1 present, 0 absent, -1 error (too long). */
+static int present(const char *dir, const char *name, char path[4096], tb_err *err)
+{
+    struct stat st;
+    if (tb_path_join(path, 4096, dir, name, err) < 0)
+        return -1;
+    return stat(path, &st) == 0;
+}
+
+typedef struct der_out {
+    int crl;
+    uint8_t **der;
+    size_t *len;
+} der_out;
+
+static int der_from(const uint8_t *p, size_t n, void *ctx, tb_err *err)
+{
+    der_out *o = ctx;
+    return tb_attest_snp_to_der(p, n, o->crl, o->der, o->len, err);
+}
+
 /* 1 read, 0 absent, -1 error. */
 static int read_one(const char *dir, const char *name, int crl, uint8_t **der, size_t *len,
                     tb_err *err)
 {
     char path[4096];
-    struct stat st;
-    if (tb_path_join(path, sizeof path, dir, name, err) < 0)
-        return -1;
-    if (stat(path, &st) < 0)
-        return 0;
-    tb_buf b = {0};
-    if (tb_file_read(path, 1 << 20, &b, err) < 0)
-        return -1;
-    int rc = tb_attest_snp_to_der(b.p, b.len, crl, der, len, err);
-    tb_buf_clear(&b);
-    if (rc < 0)
-        return tb_err_wrap(err, "%s", path);
-    return 1;
+    int rc = present(dir, name, path, err);
+    if (rc <= 0)
+        return rc;
+    der_out o = {crl, der, len};
+    return read_as(path, der_from, &o, err) < 0 ? -1 : 1;
 }
 
 int tb_attest_snp_chain_from_pem(const uint8_t *p, size_t n, tb_attest_snp_certs *c, tb_err *err)
@@ -82,23 +108,19 @@ int tb_attest_snp_chain_from_pem(const uint8_t *p, size_t n, tb_attest_snp_certs
     return 0;
 }
 
+static int chain_from(const uint8_t *p, size_t n, void *ctx, tb_err *err)
+{
+    return tb_attest_snp_chain_from_pem(p, n, ctx, err);
+}
+
 /* The first two certificates of a PEM chain file (ASK, ARK). 1 read, 0 absent, -1 error. */
 static int read_chain(const char *dir, const char *name, tb_attest_snp_certs *c, tb_err *err)
 {
     char path[4096];
-    struct stat st;
-    if (tb_path_join(path, sizeof path, dir, name, err) < 0)
-        return -1;
-    if (stat(path, &st) < 0)
-        return 0;
-    tb_buf b = {0};
-    if (tb_file_read(path, 1 << 20, &b, err) < 0)
-        return -1;
-    int rc = tb_attest_snp_chain_from_pem(b.p, b.len, c, err);
-    tb_buf_clear(&b);
-    if (rc < 0)
-        return tb_err_wrap(err, "%s", path);
-    return 1;
+    int rc = present(dir, name, path, err);
+    if (rc <= 0)
+        return rc;
+    return read_as(path, chain_from, c, err) < 0 ? -1 : 1;
 }
 
 int tb_attest_snp_certs_load(const char *dir, tb_attest_snp_certs *c, tb_err *err)
@@ -133,14 +155,8 @@ int tb_attest_snp_certs_load(const char *dir, tb_attest_snp_certs *c, tb_err *er
 
 int tb_attest_snp_read_der(const char *path, int crl, uint8_t **der, size_t *len, tb_err *err)
 {
-    tb_buf b = {0};
     *der = NULL;
     *len = 0;
-    if (tb_file_read(path, 1 << 20, &b, err) < 0)
-        return -1;
-    int rc = tb_attest_snp_to_der(b.p, b.len, crl, der, len, err);
-    tb_buf_clear(&b);
-    if (rc < 0)
-        return tb_err_wrap(err, "%s", path);
-    return 0;
+    der_out o = {crl, der, len};
+    return read_as(path, der_from, &o, err);
 }

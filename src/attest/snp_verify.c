@@ -45,16 +45,26 @@ const char *tb_attest_snp_step_name(tb_attest_snp_step s)
     return (unsigned)s < sizeof STEPS / sizeof STEPS[0] ? STEPS[s] : "?";
 }
 
+/* The verdict: result at step, the reason formatted; -1. */
+static int set_verdict(tb_attest_snp_verdict *v, tb_attest_result result, tb_attest_snp_step step,
+                       const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
+static int set_verdict(tb_attest_snp_verdict *v, tb_attest_result result, tb_attest_snp_step step,
+                       const char *fmt, va_list ap)
+{
+    vsnprintf(v->reason, sizeof v->reason, fmt, ap);
+    v->result = result;
+    v->step = step;
+    return -1;
+}
+
 static int fail(tb_attest_snp_verdict *v, tb_attest_snp_step step, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int fail(tb_attest_snp_verdict *v, tb_attest_snp_step step, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(v->reason, sizeof v->reason, fmt, ap);
+    set_verdict(v, TB_ATTEST_INVALID, step, fmt, ap);
     va_end(ap);
-    v->result = TB_ATTEST_INVALID;
-    v->step = step;
     return -1;
 }
 
@@ -64,10 +74,8 @@ static int refuse(tb_attest_snp_verdict *v, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(v->reason, sizeof v->reason, fmt, ap);
+    set_verdict(v, TB_ATTEST_REFUSED, TB_ATTEST_SNP_STEP_POLICY, fmt, ap);
     va_end(ap);
-    v->result = TB_ATTEST_REFUSED;
-    v->step = TB_ATTEST_SNP_STEP_POLICY;
     return -1;
 }
 

@@ -105,6 +105,14 @@ const char *tb_attest_step_name(tb_attest_step s)
     return (unsigned)s <= TB_ATTEST_STEP_POLICY ? STEP_NAMES[s] : "unknown";
 }
 
+const char *tb_attest_result_name(tb_attest_result r)
+{
+    return r == TB_ATTEST_ACCEPTED  ? "ACCEPTED"
+           : r == TB_ATTEST_REFUSED ? "REFUSED"
+           : r == TB_ATTEST_EXPIRED ? "COLLATERAL EXPIRED"
+                                    : "INVALID";
+}
+
 static void win_init(window *w)
 {
     w->from = INT64_MIN;

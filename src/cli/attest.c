@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "attest/attest.h"
+#include "attest/evidence.h"
 #include "attest/timing.h"
 #include "base/buf.h"
 #include "base/clock.h"
@@ -239,14 +240,6 @@ static int cmd_show(int argc, char **argv)
 
 /* ------------------------------------------------------------------ verify */
 
-static const char *result_name(tb_attest_result r)
-{
-    return r == TB_ATTEST_ACCEPTED  ? "ACCEPTED"
-           : r == TB_ATTEST_REFUSED ? "REFUSED"
-           : r == TB_ATTEST_EXPIRED ? "COLLATERAL EXPIRED"
-                                    : "INVALID";
-}
-
 /* advisories: the union, then each level's own (platform, TDX module, QE identity). */
 static void print_advisories(const tb_attest_verdict *v)
 {
@@ -329,7 +322,7 @@ static void print_verdict_json(const char *path, const tb_attest_verdict *v,
     json_t *o = json_object();
     json_object_set_new(o, "quote", json_string(path));
     json_object_set_new(o, "simulated", json_boolean(sim));
-    json_object_set_new(o, "verdict", json_string(result_name(v->result)));
+    json_object_set_new(o, "verdict", json_string(tb_attest_result_name(v->result)));
     json_object_set_new(o, "step", json_string(tb_attest_step_name(v->step)));
     json_object_set_new(
         o, "step_number",
@@ -358,7 +351,7 @@ static void print_verdict_text(const char *path, const tb_attest_quote *q,
 {
     printf("quote:        %s (TDX v%u)%s\n", path, q->version,
            sim ? " [SIMULATED: teebench simulated provider/root, not Intel]" : "");
-    printf("verdict:      %s\n", result_name(v->result));
+    printf("verdict:      %s\n", tb_attest_result_name(v->result));
     if (v->result != TB_ATTEST_ACCEPTED) {
         if (v->step >= TB_ATTEST_STEP_HEADER && v->step <= TB_ATTEST_STEP_TCB_LEVEL)
             printf("failed step:  %d (%s): %s\n", v->step - TB_ATTEST_STEP_HEADER + 1,
@@ -698,16 +691,24 @@ static int cmd_quote(int argc, char **argv)
     }
     uint8_t *quote;
     size_t len;
+    /* the time includes opening the provider (a SIMULATED one reads its PKI) */
     uint64_t t0 = tb_mono_ns();
-    if (tb_attest_get_quote(kind, rd, &qo, &quote, &len, &e) < 0)
+    tb_attest_evidence *ev;
+    if (tb_attest_evidence_open(kind, qo.sim_dir, qo.tsm_root, &ev, &e) < 0)
+        return cli_fail(cmd, "%s", e.msg);
+    int rc = tb_attest_evidence_get_debug(ev, rd, qo.sim_debug, &quote, &len, &e);
+    tb_attest_evidence_close(ev);
+    if (rc < 0)
         return cli_fail(cmd, "%s", e.msg);
     uint64_t dt = tb_mono_ns() - t0;
-    const char *label = kind == TB_TEE_SIM ? "SIMULATED quote (teebench sim provider)"
-                        : kind == TB_TEE_SIM_SNP
-                            ? "SIMULATED SEV-SNP report (teebench sim-snp provider)"
-                        : kind == TB_TEE_SNP ? "SEV-SNP report (configfs-tsm)"
-                                             : "TDX quote (configfs-tsm)";
-    int rc = 0;
+    static const char *const LABEL[TB_TEE_COUNT] = {
+        [TB_TEE_TDX] = "TDX quote (configfs-tsm)",
+        [TB_TEE_SNP] = "SEV-SNP report (configfs-tsm)",
+        [TB_TEE_SIM] = "SIMULATED quote (teebench sim provider)",
+        [TB_TEE_SIM_SNP] = "SIMULATED SEV-SNP report (teebench sim-snp provider)",
+    };
+    const char *label = LABEL[kind];
+    rc = 0;
     if (out) {
         if (tb_file_write_atomic(out, quote, len, &e) < 0)
             rc = cli_fail(cmd, "%s", e.msg);
@@ -837,29 +838,6 @@ static int cmd_sim_snp_certs(int argc, char **argv)
 
 /* ------------------------------------------------------------------ bench */
 
-/* Median over 5 rounds of the mean time per quote (ms), wall and CPU time of this thread
- * (the latter is what `openssl speed` reports by default, and what a loaded machine does
- * not inflate), after 10 untimed: attest/timing's loop. */
-static int bench_mode(tb_attest_way way, const tb_buf *qb, const tb_buf *cb,
-                      const tb_attest_root *root, int64_t now, int iters, double *ms_per_quote,
-                      double *cpu_ms_per_quote, tb_attest_verdict *v, tb_err *e)
-{
-    tb_attest_timed_input in = {.family = TB_TEE_FAMILY_TDX,
-                                .evidence = qb->p,
-                                .len = qb->len,
-                                .now = now,
-                                .collateral_json = (const char *)cb->p,
-                                .collateral_len = cb->len,
-                                .root = root};
-    tb_attest_timing_opts o = {.batches = 5, .per = iters / 5 > 0 ? iters / 5 : 1, .warmup = 10};
-    tb_attest_timed t;
-    int rc = tb_attest_time_verify(&in, way, &o, &t, e);
-    *v = t.tdx;
-    *ms_per_quote = t.wall_ms;
-    *cpu_ms_per_quote = t.cpu_ms;
-    return rc;
-}
-
 typedef struct bench_args {
     const char *col, *rootp, *certs;
     int64_t now, iters;
@@ -878,6 +856,66 @@ static const cli_flag bench_flags[] = {
 const cli_cmd cli_attest_bench_cmd = {
     .name = "attest bench", .flags = bench_flags, .usage = attest_usage, .max_operands = -1};
 
+/* The TDX side of `attest bench`'s output. */
+static int tdx_bench_print(const char *path, int sim, const tb_attest_timed *scratch, int src,
+                           const tb_attest_timed *prepared, int prc, int64_t iters, int json,
+                           const tb_err *e)
+{
+    const char *cmd = "attest bench";
+    if (src < 0 || prc < 0)
+        return cli_fail(cmd, "%s", e->msg);
+    const tb_attest_verdict v1 = scratch->tdx, v2 = prepared->tdx;
+    const char *verdict = v1.status_known ? tb_attest_tcb_status_name(v1.status) : v1.reason;
+    if (json) {
+        json_t *o = json_pack("{s:f, s:f, s:f, s:f, s:I, s:s, s:s, s:b}", "scratch_ms",
+                              scratch->wall_ms, "prepared_ms", prepared->wall_ms, "scratch_cpu_ms",
+                              scratch->cpu_ms, "prepared_cpu_ms", prepared->cpu_ms, "iterations",
+                              (json_int_t)iters, "verdict", tb_attest_result_name(v1.result),
+                              "status", v1.status_known ? tb_attest_tcb_status_name(v1.status) : "",
+                              "simulated", sim || v1.simulated);
+        int jrc = cli_json_print(cmd, cli_json_envelope("teebench-attest-bench/1", o, 1));
+        if (jrc)
+            return jrc;
+    } else
+        printf("%s%s: from scratch %.4f ms/quote (CPU %.4f ms), prepared collateral %.4f "
+               "ms/quote (CPU %.4f ms) (%lld iterations each; verdict %s: %s)\n",
+               path, sim || v1.simulated ? " [SIMULATED]" : "", scratch->wall_ms, scratch->cpu_ms,
+               prepared->wall_ms, prepared->cpu_ms, (long long)iters,
+               tb_attest_result_name(v1.result), verdict);
+    if (v1.result != v2.result || strcmp(v1.reason, v2.reason))
+        return cli_fail(cmd, "prepared and from-scratch verdicts differ: \"%s\" vs \"%s\"",
+                        v1.reason, v2.reason);
+    return 0;
+}
+
+/* The evidence of `attest bench`: a TDX quote (any form tb_attest_quote_load reads; sim:
+   it says SIMULATED) or, for SEV-SNP, an SNP report. *b malloc'd; 0, or the exit code. */
+static int bench_evidence(tb_tee kind, const char *path, uint8_t **b, size_t *n, int *sim)
+{
+    const char *cmd = "attest bench";
+    tb_err e;
+    *sim = 0;
+    if (tb_tee_family_of(kind) == TB_TEE_FAMILY_SNP) {
+        if (tb_attest_quote_read(path, b, n, &e) < 0)
+            return cli_fail(cmd, "%s", e.msg);
+        if (tb_attest_snp_sniff(*b, *n))
+            return 0;
+        free(*b);
+        return cli_fail(cmd, "%s: not an SEV-SNP report", path);
+    }
+    tb_attest_quote *q;
+    if (tb_attest_quote_load(path, &q, &e) < 0)
+        return cli_fail(cmd, "%s", e.msg);
+    *sim = tb_attest_quote_is_simulated(q);
+    *b = malloc(q->raw_len);
+    if (*b) {
+        memcpy(*b, q->raw, q->raw_len);
+        *n = q->raw_len;
+    }
+    tb_attest_quote_free(q);
+    return *b ? 0 : cli_fail(cmd, "out of memory");
+}
+
 static int cmd_attest_bench(int argc, char **argv)
 {
     const char *cmd = "attest bench";
@@ -885,80 +923,42 @@ static int cmd_attest_bench(int argc, char **argv)
     int first, done = cli_flags_parse(&cli_attest_bench_cmd, argc, argv, &a, &first);
     if (done != CLI_FLAGS_GO)
         return done;
-    const char *col = a.col, *rootp = a.rootp, *certs = a.certs;
-    int64_t now = a.now, iters = a.iters;
-    int json = a.json;
-    if (optind != argc - 1 || !!col == !!certs)
+    if (optind != argc - 1 || !!a.col == !!a.certs)
         return usage_fail(cmd, "want QUOTE and --collateral FILE, or REPORT and --certs DIR");
-    if (now < 0)
-        now = wall_now();
-    tb_err e;
-    if (certs) {
-        uint8_t *b;
-        size_t n;
-        if (tb_attest_quote_read(argv[optind], &b, &n, &e) < 0)
-            return cli_fail(cmd, "%s", e.msg);
-        int rc = tb_attest_snp_sniff(b, n)
-                     ? cli_attest_snp_bench(argv[optind], b, n, certs, rootp, now, (int)iters, json)
-                     : cli_fail(cmd, "%s: not an SEV-SNP report", argv[optind]);
-        free(b);
+    int64_t now = a.now < 0 ? wall_now() : a.now;
+    /* verified as a real verifier does: against what is given (--root, else Intel's or
+       AMD's root), whatever the evidence says */
+    tb_tee kind = a.certs ? TB_TEE_SNP : TB_TEE_TDX;
+    const char *path = argv[optind];
+    uint8_t *b;
+    size_t n;
+    int sim, rc = bench_evidence(kind, path, &b, &n, &sim);
+    if (rc)
         return rc;
-    }
-    tb_attest_quote *q;
-    tb_buf cb = {0}, qb = {0};
-    tb_attest_root *root = NULL;
-    if (tb_attest_quote_load(argv[optind], &q, &e) < 0)
+    tb_attest_collateral_source src = {.collateral = a.col, .certs = a.certs, .root = a.rootp};
+    tb_attest_evidence_collateral c;
+    tb_err e;
+    if (tb_attest_evidence_prepare(kind, b, n, &src, now, &c, &e) < 0) {
+        free(b);
         return cli_fail(cmd, "%s", e.msg);
-    int rc = tb_buf_append(&qb, q->raw, q->raw_len);
-    int sim = tb_attest_quote_is_simulated(q);
-    tb_attest_quote_free(q);
-    tb_attest_collateral checked;
-    if (rc < 0 || tb_file_read(col, 16u << 20, &cb, &e) < 0 ||
-        (rootp ? tb_attest_root_load(rootp, &root, &e) : tb_attest_root_intel(&root, &e)) < 0) {
-        tb_buf_clear(&qb);
-        tb_buf_clear(&cb);
-        return cli_fail(cmd, "%s", rc < 0 ? "out of memory" : e.msg);
     }
-    if (tb_attest_collateral_parse_json((const char *)cb.p, cb.len, &checked, &e) < 0) {
-        tb_attest_root_free(root);
-        tb_buf_clear(&qb);
-        tb_buf_clear(&cb);
-        return cli_fail(cmd, "%s: %s", col, e.msg);
-    }
-    tb_attest_collateral_clear(&checked);
-    double scratch = 0, prepared = 0, scratch_cpu = 0, prepared_cpu = 0;
-    tb_attest_verdict v1, v2;
-    rc = bench_mode(TB_ATTEST_FROM_SCRATCH, &qb, &cb, root, now, (int)iters, &scratch, &scratch_cpu,
-                    &v1, &e) < 0 ||
-                 bench_mode(TB_ATTEST_PREPARED, &qb, &cb, root, now, (int)iters, &prepared,
-                            &prepared_cpu, &v2, &e) < 0
-             ? -1
-             : 0;
-    tb_attest_root_free(root);
-    tb_buf_clear(&qb);
-    tb_buf_clear(&cb);
-    if (rc < 0)
-        return cli_fail(cmd, "%s", e.msg);
-    const char *verdict = v1.status_known ? tb_attest_tcb_status_name(v1.status) : v1.reason;
-    if (json) {
-        json_t *o = json_pack("{s:f, s:f, s:f, s:f, s:I, s:s, s:s, s:b}", "scratch_ms", scratch,
-                              "prepared_ms", prepared, "scratch_cpu_ms", scratch_cpu,
-                              "prepared_cpu_ms", prepared_cpu, "iterations", (json_int_t)iters,
-                              "verdict", result_name(v1.result), "status",
-                              v1.status_known ? tb_attest_tcb_status_name(v1.status) : "",
-                              "simulated", sim || v1.simulated);
-        int prc = cli_json_print(cmd, cli_json_envelope("teebench-attest-bench/1", o, 1));
-        if (prc)
-            return prc;
-    } else
-        printf("%s%s: from scratch %.4f ms/quote (CPU %.4f ms), prepared collateral %.4f "
-               "ms/quote (CPU %.4f ms) (%lld iterations each; verdict %s: %s)\n",
-               argv[optind], sim || v1.simulated ? " [SIMULATED]" : "", scratch, scratch_cpu,
-               prepared, prepared_cpu, (long long)iters, result_name(v1.result), verdict);
-    if (v1.result != v2.result || strcmp(v1.reason, v2.reason))
-        return cli_fail(cmd, "prepared and from-scratch verdicts differ: \"%s\" vs \"%s\"",
-                        v1.reason, v2.reason);
-    return 0;
+    /* attest/timing's loop: 10 untimed, then the median of 5 rounds of the mean time per
+       piece of evidence, wall and CPU time of this thread (the latter is what `openssl
+       speed` reports by default, and what a loaded machine does not inflate); prepared:
+       the collateral or the chain checked once (not timed), then each verification */
+    int per = a.iters / 5 > 0 ? (int)(a.iters / 5) : 1;
+    tb_attest_timing_opts o = {.batches = 5, .per = per, .warmup = 10};
+    tb_attest_timed scratch, prepared;
+    int src_rc = tb_attest_evidence_time(&c, b, n, now, TB_ATTEST_FROM_SCRATCH, &o, &scratch, &e);
+    int prc = src_rc == 0
+                  ? tb_attest_evidence_time(&c, b, n, now, TB_ATTEST_PREPARED, &o, &prepared, &e)
+                  : 0;
+    tb_attest_evidence_collateral_clear(&c);
+    free(b);
+    return tb_tee_family_of(kind) == TB_TEE_FAMILY_SNP
+               ? cli_attest_snp_bench_print(path, &scratch, src_rc, &prepared, prc, per * 5, a.json,
+                                            &e)
+               : tdx_bench_print(path, sim, &scratch, src_rc, &prepared, prc, a.iters, a.json, &e);
 }
 
 int cmd_attest(int argc, char **argv)

@@ -12,7 +12,6 @@
 #include <jansson.h>
 
 #include "attest/snp.h"
-#include "attest/timing.h"
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
@@ -170,14 +169,6 @@ int cli_attest_snp_show(const char *path, const uint8_t *b, size_t n, int json)
     return 0;
 }
 
-static const char *result_name(tb_attest_result r)
-{
-    return r == TB_ATTEST_ACCEPTED  ? "ACCEPTED"
-           : r == TB_ATTEST_REFUSED ? "REFUSED"
-           : r == TB_ATTEST_EXPIRED ? "COLLATERAL EXPIRED"
-                                    : "INVALID";
-}
-
 static int step_number(tb_attest_snp_step s)
 {
     return s >= TB_ATTEST_SNP_STEP_ARK && s <= TB_ATTEST_SNP_STEP_SIGNATURE
@@ -196,7 +187,7 @@ static void print_verdict(const char *path, const tb_attest_snp_report *r,
         json_object_set_new(o, "report", json_string(path));
         json_object_set_new(o, "tee", json_string("SEV-SNP"));
         json_object_set_new(o, "simulated", json_boolean(sim));
-        json_object_set_new(o, "verdict", json_string(result_name(v->result)));
+        json_object_set_new(o, "verdict", json_string(tb_attest_result_name(v->result)));
         json_object_set_new(o, "step", json_string(tb_attest_snp_step_name(v->step)));
         json_object_set_new(o, "step_number", json_integer(step_number(v->step)));
         json_object_set_new(o, "reason", json_string(v->reason));
@@ -227,7 +218,7 @@ static void print_verdict(const char *path, const tb_attest_snp_report *r,
     printf("report:       %s (SEV-SNP v%u, %s)%s\n", path, r->version,
            tb_attest_snp_product_name(v->product),
            sim ? " [SIMULATED: teebench simulated provider/ARK, not AMD]" : "");
-    printf("verdict:      %s\n", result_name(v->result));
+    printf("verdict:      %s\n", tb_attest_result_name(v->result));
     if (v->result != TB_ATTEST_ACCEPTED) {
         if (step_number(v->step))
             printf("failed step:  %d (%s): %s\n", step_number(v->step),
@@ -332,61 +323,37 @@ int cli_attest_snp_verify(const cli_snp_verify_args *a)
                          sim ? " (SIMULATED)" : "", tb_attest_snp_step_name(v.step), v.reason);
 }
 
-int cli_attest_snp_bench(const char *path, const uint8_t *report, size_t len, const char *dir,
-                         const char *root_path, int64_t now, int iters, int json)
+int cli_attest_snp_bench_print(const char *path, const tb_attest_timed *scratch, int src,
+                               const tb_attest_timed *prepared, int prc, int runs, int json,
+                               const tb_err *e)
 {
     const char *cmd = "attest bench";
-    tb_attest_snp_certs certs;
-    tb_err e;
-    uint8_t *root = NULL;
-    size_t root_len = 0;
-    if (root_path && tb_attest_snp_read_der(root_path, 0, &root, &root_len, &e) < 0)
-        return cli_fail(cmd, "%s", e.msg);
-    if (tb_attest_snp_certs_load(dir, &certs, &e) < 0) {
-        free(root);
-        return cli_fail(cmd, "%s", e.msg);
-    }
-    /* attest/timing's loop: 10 untimed, then the median of 5 rounds; prepared: the chain
-       once (not timed), then each report */
-    int per = iters / 5 > 0 ? iters / 5 : 1;
-    tb_attest_timed_input in = {.family = TB_TEE_FAMILY_SNP,
-                                .evidence = report,
-                                .len = len,
-                                .now = now,
-                                .certs = &certs,
-                                .ark = root,
-                                .ark_len = root_len};
-    tb_attest_timing_opts o = {.batches = 5, .per = per, .warmup = 10};
-    tb_attest_timed scratch, prepared;
-    int src = tb_attest_time_verify(&in, TB_ATTEST_FROM_SCRATCH, &o, &scratch, &e);
-    int prc = src == 0 ? tb_attest_time_verify(&in, TB_ATTEST_PREPARED, &o, &prepared, &e) : 0;
-    tb_attest_snp_certs_clear(&certs);
-    free(root);
     if (src < 0)
-        return cli_fail(cmd, "%s", e.msg);
-    const tb_attest_snp_verdict v = scratch.snp, pv = prepared.snp;
-    double ms = scratch.wall_ms, pms = prc == 0 ? prepared.wall_ms : 0;
+        return cli_fail(cmd, "%s", e->msg);
+    const tb_attest_snp_verdict v = scratch->snp, pv = prepared->snp;
+    double ms = scratch->wall_ms, pms = prc == 0 ? prepared->wall_ms : 0;
     if (pv.result != v.result || strcmp(pv.reason, v.reason))
         return cli_fail(cmd, "prepared and from-scratch verdicts differ: \"%s\" vs \"%s\"",
                         pv.reason, v.reason);
     if (json)
         return cli_json_print(
-            cmd, cli_json_envelope("teebench-attest-bench/1",
-                                   json_pack("{s:s, s:f, s:f, s:o, s:i, s:s, s:b}", "tee",
-                                             "SEV-SNP", "verify_ms", ms, "scratch_ms", ms,
-                                             "prepared_ms", prc == 0 ? json_real(pms) : json_null(),
-                                             "iterations", per * 5, "verdict",
-                                             result_name(v.result), "simulated", v.simulated),
-                                   1));
+            cmd,
+            cli_json_envelope("teebench-attest-bench/1",
+                              json_pack("{s:s, s:f, s:f, s:o, s:i, s:s, s:b}", "tee", "SEV-SNP",
+                                        "verify_ms", ms, "scratch_ms", ms, "prepared_ms",
+                                        prc == 0 ? json_real(pms) : json_null(), "iterations", runs,
+                                        "verdict", tb_attest_result_name(v.result), "simulated",
+                                        v.simulated),
+                              1));
     if (prc == 0)
         printf("%s%s: SEV-SNP verify from scratch %.4f ms/report (certificates parsed and the "
                "chain checked every time), prepared %.4f ms/report (chain checked once) (%d "
                "iterations each; verdict %s%s%s)\n",
-               path, v.simulated ? " [SIMULATED]" : "", ms, pms, per * 5, result_name(v.result),
-               v.reason[0] ? ": " : "", v.reason);
+               path, v.simulated ? " [SIMULATED]" : "", ms, pms, runs,
+               tb_attest_result_name(v.result), v.reason[0] ? ": " : "", v.reason);
     else
         printf("%s%s: SEV-SNP verify from scratch %.4f ms/report (%d iterations; verdict %s%s%s)\n",
-               path, v.simulated ? " [SIMULATED]" : "", ms, per * 5, result_name(v.result),
+               path, v.simulated ? " [SIMULATED]" : "", ms, runs, tb_attest_result_name(v.result),
                v.reason[0] ? ": " : "", v.reason);
     return 0;
 }

@@ -1,5 +1,5 @@
-/* cli/attest_snp: the SEV-SNP side of `teebench attest show|verify` (cli/attest_snp.c);
- * cli/attest.c calls these when the input's bytes are an SNP report. */
+/* cli/attest_snp: the SEV-SNP side of `teebench attest show|verify|bench`
+ * (cli/attest_snp.c); cli/attest.c calls these when the input's bytes are an SNP report. */
 #ifndef TB_CLI_ATTEST_SNP_H
 #define TB_CLI_ATTEST_SNP_H
 
@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #include "attest/snp.h"
+#include "attest/timing.h"
+#include "base/err.h"
 
 /* Prints every field of the report (text or JSON); returns the exit code. */
 int cli_attest_snp_show(const char *path, const uint8_t *b, size_t n, int json);
@@ -27,9 +29,11 @@ typedef struct cli_snp_verify_args {
 /* Verifies and prints; returns the exit code (0, 3, 4, 1 or 2). */
 int cli_attest_snp_verify(const cli_snp_verify_args *a);
 
-/* `attest bench REPORT --certs DIR`: the median over 5 rounds of the in-process verify
- * time per report (certificates read once). Returns the exit code. */
-int cli_attest_snp_bench(const char *path, const uint8_t *report, size_t len, const char *dir,
-                         const char *root_path, int64_t now, int iters, int json);
+/* `attest bench REPORT --certs DIR`'s output: the times of both ways (cli/attest.c ran
+ * attest/evidence's timing on the prepared certificates: scratch_rc, prepared_rc its
+ * results; e: the error of the one that failed). Returns the exit code. */
+int cli_attest_snp_bench_print(const char *path, const tb_attest_timed *scratch, int scratch_rc,
+                               const tb_attest_timed *prepared, int prepared_rc, int runs, int json,
+                               const tb_err *e);
 
 #endif

@@ -1,9 +1,11 @@
-/* notary/tee: the quote source and the quote verifier over src/attest (see
- * tee.h). The source is attest/evidence's provider, opened once (a simulated
- * one's PKI read at start) and used from every worker thread; it serializes
- * configfs-tsm reports itself (a report entry is not safe for concurrent use).
- * Verification is one call to tb_attest_verify_quote: the collateral source,
- * cache and checks are the attest module's, not repeated here. */
+/* notary/tee: the quote source and the quote verifier over attest/evidence (see
+ * tee.h), one path for every TEE kind. The source is attest/evidence's provider, opened
+ * once (a simulated one's PKI read and its verifier's collateral made at start) and used
+ * from every worker thread; it serializes configfs-tsm reports itself (a report entry is
+ * not safe for concurrent use). Verification reads the evidence (its SIMULATED marker and
+ * the binding), then is one tb_attest_evidence_check: the collateral source, cache and
+ * checks are the attest module's, not repeated here; the words of the errors are the
+ * family's (WORDS). */
 #include "notary/tee.h"
 
 #include <errno.h>
@@ -27,21 +29,14 @@ static int get_evidence(void *ctx, const uint8_t rd[64], uint8_t **quote, size_t
 
 /* The verifier's collateral of a SIMULATED provider, made here once (as a real verifier
    has Intel's cached, or AMD's on disk or in its KDS cache). */
-static int sim_collateral(tb_tee kind, const char *dir, tb_err *err)
+static int sim_collateral(tb_attest_evidence *ev, tb_err *err)
 {
-    if (kind == TB_TEE_SIM_SNP) {
-        tb_attest_snp_certs certs;
-        if (tb_attest_snp_sim_certs_cached(dir, (int64_t)time(NULL), &certs, err) < 0)
-            return -1;
-        tb_attest_snp_certs_clear(&certs);
-        return 0;
-    }
-    tb_attest_collateral col;
-    tb_attest_root *root = NULL;
-    if (tb_attest_sim_collateral_cached(dir, (int64_t)time(NULL), &col, &root, err) < 0)
+    tb_attest_collateral_source src = {.sim_dir = tb_attest_evidence_sim_dir(ev)};
+    tb_attest_evidence_collateral c;
+    if (tb_attest_evidence_prepare(tb_attest_evidence_kind(ev), NULL, 0, &src, (int64_t)time(NULL),
+                                   &c, err) < 0)
         return -1;
-    tb_attest_collateral_clear(&col);
-    tb_attest_root_free(root);
+    tb_attest_evidence_collateral_clear(&c);
     return 0;
 }
 
@@ -49,12 +44,13 @@ int tb_notary_tee_open(tb_tee kind, const char *sim_dir, tb_notary_quote_source 
 {
     memset(out, 0, sizeof *out);
     tb_attest_evidence *ev = NULL;
-    const char *what = kind == TB_TEE_SIM_SNP ? "simulated SEV-SNP" : "simulated TEE";
+    int sim = tb_tee_simulated(kind);
+    const char *family = tb_tee_traits_of(kind)->family_name;
     if (tb_attest_evidence_open(kind, sim_dir, NULL, &ev, err) < 0)
-        return tb_tee_simulated(kind) ? tb_err_wrap(err, "%s", what) : -1;
-    if (tb_tee_simulated(kind) && sim_collateral(kind, tb_attest_evidence_sim_dir(ev), err) < 0) {
+        return sim ? tb_err_wrap(err, "simulated %s", family) : -1;
+    if (sim && sim_collateral(ev, err) < 0) {
         tb_attest_evidence_close(ev);
-        return tb_err_wrap(err, "%s", what);
+        return tb_err_wrap(err, "simulated %s", family);
     }
     out->tee = kind;
     out->ctx = ev;
@@ -70,144 +66,135 @@ void tb_notary_tee_close(tb_notary_quote_source *src)
 
 /* ----------------------------------------------------------------- verifier */
 
+/* The words a verifier's errors use for each family's evidence. */
+typedef struct words {
+    const char *evidence;   /* "the quote's REPORTDATA ..." */
+    const char *field;      /* the report data's name in the evidence */
+    const char *one;        /* "(a quote for another key or nonce)" */
+    const char *root;       /* "did not verify against the simulated root" */
+    const char *collateral; /* what prepare failed to get */
+} words;
+
+static const words WORDS[] = {
+    [TB_TEE_FAMILY_NONE] = {"quote", "REPORTDATA", "quote", "root", "collateral"},
+    [TB_TEE_FAMILY_TDX] = {"quote", "REPORTDATA", "quote", "root", "collateral"},
+    [TB_TEE_FAMILY_SNP] = {"SNP report", "REPORT_DATA", "report", "ARK", "SNP certificates"},
+};
+
 typedef struct ver_ctx {
-    char source[4200]; /* collateral file or folder, PCCS URL, or "sim:DIR" */
-    const char *root;
+    tb_tee kind; /* the evidence verified: its family, SIMULATED or not */
+    tb_attest_collateral_source src;
+    char source[4200]; /* src's collateral, pccs, certs or kds */
+    char root[4200];   /* src.root */
+    char sim_dir[4096];
     tb_attest_policy policy;
-    int simulated;
-    int snp;           /* SEV-SNP: source is the sim dir, a --certs folder or a KDS URL */
-    int kds;           /* snp: source is a KDS base URL */
-    uint8_t *snp_root; /* snp: the trusted ARK DER (NULL: AMD's built-in) */
-    size_t snp_root_len;
 } ver_ctx;
 
-/* The certificates an SNP report is checked against: the SIMULATED provider's own
- * (written to a private temporary folder and read back), a folder, or the KDS. */
-static int snp_certs(ver_ctx *c, const tb_attest_snp_report *r, tb_attest_snp_certs *out,
-                     int *fetched, tb_err *err)
-{
-    *fetched = 0;
-    if (c->kds) {
-        tb_attest_snp_product prod = tb_attest_snp_report_product(r);
-        if (!prod)
-            return tb_errf(err, "a version 2 SNP report does not name its product (use --certs)");
-        tb_attest_snp_kds_opts o = {0};
-        return tb_attest_snp_kds_fetch(c->source, r, prod, (int64_t)time(NULL), &o, out, fetched,
-                                       err);
-    }
-    if (!c->simulated)
-        return tb_attest_snp_certs_load(c->source, out, err);
-    return tb_attest_snp_sim_certs_cached(c->source, (int64_t)time(NULL), out, err);
-}
-
-/* An SEV-SNP report: attest's SNP verifier, and the report's REPORT_DATA must be the binding. */
-static int verify_snp(ver_ctx *c, const uint8_t *report, size_t len, const uint8_t report_data[64],
-                      tb_err *err)
-{
-    tb_attest_snp_report r;
-    if (tb_attest_snp_parse(report, len, &r, err) < 0)
-        return tb_err_wrap(err, "SNP report");
-    if (tb_attest_snp_is_simulated(&r) != c->simulated)
-        return tb_errf(err, c->simulated ? "the SNP report is not from the simulated provider"
-                                         : "a SIMULATED SNP report where a real one was expected");
-    if (CRYPTO_memcmp(r.report_data, report_data, 64))
-        return tb_errf(err, "the SNP report's REPORT_DATA does not bind this nonce and notary "
-                            "key (a report for another key or nonce)");
-    tb_attest_snp_certs certs;
-    int fetched = 0;
-    if (snp_certs(c, &r, &certs, &fetched, err) < 0)
-        return tb_err_wrap(err, "SNP certificates");
-    tb_attest_policy pol = c->policy;
-    memcpy(pol.report_data, report_data, 64);
-    pol.report_data_len = 64;
-    tb_attest_snp_verdict v;
-    int rc = tb_attest_snp_verify(report, len, &certs, (int64_t)time(NULL), &pol, c->snp_root,
-                                  c->snp_root_len, &v);
-    if (c->kds && fetched && v.result != TB_ATTEST_INVALID) {
-        tb_attest_snp_kds_opts o = {0};
-        tb_err e2;
-        tb_attest_snp_kds_cache_put(c->source, &r, tb_attest_snp_report_product(&r), &o, &certs,
-                                    &e2); /* a cache miss next time is only slower */
-    }
-    tb_attest_snp_certs_clear(&certs);
-    if (rc == 0 && v.simulated != c->simulated)
-        return tb_errf(err, c->simulated ? "the SNP report did not verify against the simulated ARK"
-                                         : "a SIMULATED SNP report where a real one was expected");
-    if (rc < 0)
-        return tb_errf(err, "SNP report %s at step %s: %s",
-                       v.result == TB_ATTEST_REFUSED   ? "REFUSED"
-                       : v.result == TB_ATTEST_EXPIRED ? "COLLATERAL EXPIRED"
-                                                       : "INVALID",
-                       tb_attest_snp_step_name(v.step), v.reason);
-    return 0;
-}
-
-/* One call to the attest module's entry point, which parses the quote once:
- * the binding is checked by the policy (REPORTDATA must equal report_data). */
-static int verify(void *ctx, const uint8_t *quote, size_t len, const uint8_t report_data[64],
+/* The evidence's SIMULATED marker must be the verifier's, and its report data the binding
+ * (checked before any collateral is fetched); then attest's check with the binding in the
+ * policy, and the root it verified against must again be the simulated one or not. */
+static int verify(void *ctx, const uint8_t *ev, size_t len, const uint8_t report_data[64],
                   tb_err *err)
 {
     ver_ctx *c = ctx;
-    if (c->snp)
-        return verify_snp(c, quote, len, report_data, err);
+    const words *w = &WORDS[tb_tee_family_of(c->kind)];
+    int simulated = tb_tee_simulated(c->kind), marked;
+    uint8_t rd[64];
+    if (tb_attest_evidence_read(c->kind, ev, len, rd, &marked, err) < 0)
+        return tb_err_wrap(err, "%s", w->evidence);
+    if (marked != simulated)
+        return simulated
+                   ? tb_errf(err, "the %s is not from the simulated provider", w->evidence)
+                   : tb_errf(err, "a SIMULATED %s where a real one was expected", w->evidence);
+    if (CRYPTO_memcmp(rd, report_data, 64))
+        return tb_errf(err,
+                       "the %s's %s does not bind this nonce and notary key (a %s for another key "
+                       "or nonce)",
+                       w->evidence, w->field, w->one);
     tb_attest_policy pol = c->policy;
     memcpy(pol.report_data, report_data, 64);
     pol.report_data_len = 64;
-    tb_attest_verdict v;
-    tb_attest_fetch_opts fetch = {0};
-    int rc = tb_attest_verify_quote(quote, len, c->source, c->root, (int64_t)time(NULL), &pol,
-                                    &fetch, &v, NULL, err);
-    if ((rc == 0 || v.step != TB_ATTEST_STEP_NONE) && v.simulated != c->simulated)
-        return tb_errf(err, c->simulated ? "the quote did not verify against the simulated root"
-                                         : "a SIMULATED quote where a real one was expected");
-    if (rc < 0 && v.result == TB_ATTEST_REFUSED && !strncmp(v.reason, "REPORTDATA", 10))
-        return tb_errf(err, "the quote's REPORTDATA does not bind this nonce and notary key "
-                            "(a quote for another key or nonce)");
-    return rc;
+    tb_attest_evidence_verdict v;
+    int prepared;
+    int rc = tb_attest_evidence_check(c->kind, ev, len, &c->src, (int64_t)time(NULL), &pol, &v,
+                                      &prepared, err);
+    if (!prepared)
+        return tb_err_wrap(err, "%s", w->collateral);
+    if (v.simulated != simulated)
+        return simulated
+                   ? tb_errf(err, "the %s did not verify against the simulated %s", w->evidence,
+                             w->root)
+                   : tb_errf(err, "a SIMULATED %s where a real one was expected", w->evidence);
+    if (rc < 0)
+        return tb_errf(err, "%s %s at step %s: %s", w->evidence, tb_attest_result_name(v.result),
+                       tb_attest_evidence_step(&v), tb_attest_evidence_reason(&v));
+    return 0;
 }
 
-static int open_snp(const tb_notary_verifier_opts *o, ver_ctx *c, tb_notary_quote_verifier *out,
-                    tb_err *err)
+static int fail(ver_ctx *c, tb_err *err, const char *msg)
 {
-    int rc = -1;
-    if (o->collateral || o->pccs) {
-        tb_errf(err, "--collateral/--pccs are for TDX quotes (SEV-SNP evidence needs --certs DIR "
-                     "or --kds URL)");
-        goto out;
-    }
+    free(c);
+    return tb_errf(err, "%s", msg);
+}
+
+/* The options of the evidence's family (the others refused) into c->src. */
+static int snp_source(const tb_notary_verifier_opts *o, ver_ctx *c, tb_err *err)
+{
+    if (o->collateral || o->pccs)
+        return fail(c, err,
+                    "--collateral/--pccs are for TDX quotes (SEV-SNP evidence needs --certs DIR "
+                    "or --kds URL)");
     if (o->simulated) {
-        if (o->certs || o->kds || o->root) {
-            tb_errf(err, "the evidence is SIMULATED: it verifies only against the simulated "
-                         "PKI (drop --certs/--kds/--root)");
-            goto out;
+        if (o->certs || o->kds || o->root)
+            return fail(c, err,
+                        "the evidence is SIMULATED: it verifies only against the simulated PKI "
+                        "(drop --certs/--kds/--root)");
+        uint8_t *ark = NULL;
+        size_t n;
+        if (tb_attest_sim_dir(o->sim_dir, c->sim_dir, sizeof c->sim_dir, err) < 0 ||
+            tb_attest_snp_sim_ark(c->sim_dir, &ark, &n, err) < 0) { /* made now, not at a check */
+            free(c);
+            return tb_err_wrap(err, "simulated SEV-SNP");
         }
-        if (tb_attest_sim_dir(o->sim_dir, c->source, sizeof c->source, err) < 0 ||
-            tb_attest_snp_sim_ark(c->source, &c->snp_root, &c->snp_root_len, err) < 0) {
-            tb_err_wrap(err, "simulated SEV-SNP");
-            goto out;
-        }
-    } else {
-        if (!o->certs == !o->kds) {
-            tb_errf(err, "verifying an SEV-SNP report needs --certs DIR or --kds URL");
-            goto out;
-        }
-        snprintf(c->source, sizeof c->source, "%s", o->certs ? o->certs : o->kds);
-        c->kds = o->kds != NULL;
-        if (o->root &&
-            tb_attest_snp_read_der(o->root, 0, &c->snp_root, &c->snp_root_len, err) < 0) {
-            tb_err_wrap(err, "--root");
-            goto out;
-        }
+        free(ark);
+        return 0;
     }
-    out->ctx = c;
-    out->verify = verify;
-    rc = 0;
-out:
-    if (rc < 0) {
-        free(c->snp_root);
+    if (!o->certs == !o->kds)
+        return fail(c, err, "verifying an SEV-SNP report needs --certs DIR or --kds URL");
+    snprintf(c->source, sizeof c->source, "%s", o->certs ? o->certs : o->kds);
+    *(o->certs ? &c->src.certs : &c->src.kds) = c->source;
+    uint8_t *ark = NULL;
+    size_t n;
+    if (o->root && tb_attest_snp_read_der(o->root, 0, &ark, &n, err) < 0) { /* named now */
         free(c);
+        return tb_err_wrap(err, "--root");
     }
-    return rc;
+    free(ark);
+    return 0;
+}
+
+static int tdx_source(const tb_notary_verifier_opts *o, ver_ctx *c, tb_err *err)
+{
+    if (o->certs || o->kds)
+        return fail(c, err,
+                    "--certs/--kds are for SEV-SNP evidence (a TDX quote needs --collateral or "
+                    "--pccs)");
+    if (o->simulated) {
+        if (o->collateral || o->pccs)
+            return fail(c, err,
+                        "the evidence is SIMULATED: it verifies only against the simulated PKI "
+                        "(drop --collateral/--pccs)");
+        if (tb_attest_sim_dir(o->sim_dir, c->sim_dir, sizeof c->sim_dir, err) < 0) {
+            free(c);
+            return tb_err_wrap(err, "simulated TDX");
+        }
+        return 0;
+    }
+    if (!o->collateral && !o->pccs)
+        return fail(c, err, "verifying a TDX quote needs --collateral FILE or --pccs URL");
+    snprintf(c->source, sizeof c->source, "%s", o->collateral ? o->collateral : o->pccs);
+    *(o->collateral ? &c->src.collateral : &c->src.pccs) = c->source;
+    return 0;
 }
 
 int tb_notary_verifier_open(const tb_notary_verifier_opts *o, tb_notary_quote_verifier *out,
@@ -222,36 +209,17 @@ int tb_notary_verifier_open(const tb_notary_verifier_opts *o, tb_notary_quote_ve
         free(c);
         return tb_err_wrap(err, "--policy");
     }
-    c->root = o->root;
-    c->simulated = o->simulated;
-    c->snp = tb_tee_family_of(o->tee) == TB_TEE_FAMILY_SNP;
-    if (c->snp)
-        return open_snp(o, c, out, err);
-    if (o->certs || o->kds) {
-        free(c);
-        return tb_errf(err, "--certs/--kds are for SEV-SNP evidence (a TDX quote needs "
-                            "--collateral or --pccs)");
+    int snp = tb_tee_family_of(o->tee) == TB_TEE_FAMILY_SNP;
+    c->kind = snp ? (o->simulated ? TB_TEE_SIM_SNP : TB_TEE_SNP)
+                  : (o->simulated ? TB_TEE_SIM : TB_TEE_TDX);
+    if ((snp ? snp_source(o, c, err) : tdx_source(o, c, err)) < 0)
+        return -1;
+    if (o->root) {
+        snprintf(c->root, sizeof c->root, "%s", o->root);
+        c->src.root = c->root;
     }
-    if (o->simulated) {
-        char dir[4096];
-        if (o->collateral || o->pccs) {
-            free(c);
-            return tb_errf(err, "the evidence is SIMULATED: it verifies only against the "
-                                "simulated PKI (drop --collateral/--pccs)");
-        }
-        if (tb_attest_sim_dir(o->sim_dir, dir, sizeof dir, err) < 0) {
-            free(c);
-            return tb_err_wrap(err, "simulated TEE");
-        }
-        snprintf(c->source, sizeof c->source, "sim:%s", dir);
-    } else if (o->collateral) {
-        snprintf(c->source, sizeof c->source, "%s", o->collateral);
-    } else if (o->pccs) {
-        snprintf(c->source, sizeof c->source, "%s", o->pccs);
-    } else {
-        free(c);
-        return tb_errf(err, "verifying a TDX quote needs --collateral FILE or --pccs URL");
-    }
+    if (c->sim_dir[0])
+        c->src.sim_dir = c->sim_dir;
     out->ctx = c;
     out->verify = verify;
     return 0;
@@ -259,9 +227,6 @@ int tb_notary_verifier_open(const tb_notary_verifier_opts *o, tb_notary_quote_ve
 
 void tb_notary_verifier_close(tb_notary_quote_verifier *v)
 {
-    ver_ctx *c = v->ctx;
-    if (c)
-        free(c->snp_root);
     free(v->ctx);
     memset(v, 0, sizeof *v);
 }

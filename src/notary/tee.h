@@ -4,22 +4,21 @@
  * configfs-tsm) or `--tee sim` (the attest module's SIMULATED provider, state
  * in sim_dir or its default), and for AMD SEV-SNP `--tee snp` (configfs-tsm,
  * provider sev_guest) or `--tee sim-snp` (the SIMULATED SNP provider): the
- * "quote" is then the SNP report, with the same REPORTDATA binding. SNP
- * evidence (opts.tee snp or sim-snp) is verified by tb_attest_snp_verify with
- * --certs DIR or --kds URL, or for sim-snp the simulated ARK/ASK/VCEK/CRL with
- * the simulated ARK as the only root; TDX options are refused for it and SNP
- * options for TDX. tb_notary_verifier_opts say how the client's
- * --verify checks a quote (notary/check.h uses them; the verifier itself is
- * internal): one call to the attest module's tb_attest_verify_quote with
- * collateral from a file (--collateral), a PCCS URL through attest's on-disk
- * cache (--pccs), or, for SIMULATED quotes, attest's simulated collateral
- * ("sim:DIR") and root. The binding is part of that call: the policy requires
- * REPORTDATA to equal the expected value, so the quote is parsed once. A
- * verifier accepts a quote only when the verdict is ACCEPTED. A SIMULATED
- * quote is verified only when the evidence says simulated, and then only
- * against the simulated root; a simulated root is never accepted for real
- * evidence. Ownership: tb_notary_tee_open allocates ctx; free with
- * tb_notary_tee_close. */
+ * "quote" is then the SNP report, with the same REPORTDATA binding.
+ * tb_notary_verifier_opts say how the client's --verify checks a quote
+ * (notary/check.h uses them; the verifier itself is internal): one path for both
+ * families over attest/evidence -- the evidence read (its SIMULATED marker must be the
+ * verifier's, its report data the binding), then one tb_attest_evidence_check with the
+ * binding in the policy. TDX: collateral from a file (--collateral), a PCCS URL
+ * through attest's on-disk cache (--pccs), or, for SIMULATED quotes, attest's
+ * simulated collateral and root; SEV-SNP (opts.tee snp or sim-snp): certificates
+ * from --certs DIR or --kds URL (through attest's cache), or for sim-snp the
+ * simulated ARK/ASK/VCEK/CRL with the simulated ARK as the only root. TDX options
+ * are refused for SNP evidence and SNP options for TDX. A verifier accepts a quote
+ * only when the verdict is ACCEPTED. A SIMULATED quote is verified only when the
+ * evidence says simulated, and then only against the simulated root; a simulated
+ * root is never accepted for real evidence. Ownership: tb_notary_tee_open allocates
+ * ctx; free with tb_notary_tee_close. */
 #ifndef TB_NOTARY_TEE_H
 #define TB_NOTARY_TEE_H
 

@@ -1,12 +1,15 @@
 /* workloads/attest: the attest workload -- get the TEE's evidence (TDX quotes or
  * SEV-SNP reports) and verify it.
  *
- * Evidence (tb_wl_attest_tee): configfs-tsm in a TDX guest (real quotes;
- * collateral from a PCS or PCCS through the attest cache, fetched once, not
- * timed) or in an SEV-SNP guest (real reports; the VCEK and chain from AMD's
- * KDS through the same cache, fetched once, not timed); elsewhere a SIMULATED
- * provider, TDX's by default or SEV-SNP's (sim-snp), with its own PKI made in
- * the work directory (nothing is read from testdata/). The metric names are
+ * Evidence (tb_wl_attest_tee) and its collateral come through attest/evidence,
+ * one path for every kind: configfs-tsm in a TDX guest (real quotes; collateral
+ * from a PCS or PCCS through the attest cache, prepared once, not timed) or in an
+ * SEV-SNP guest (real reports; the VCEK and chain from AMD's KDS through the same
+ * cache, or the folder attest.certs, prepared once, not timed); elsewhere a
+ * SIMULATED provider, TDX's by default or SEV-SNP's (sim-snp), with its own PKI
+ * made in the work directory (nothing is read from testdata/). What differs by
+ * kind is data: the words of its notes and failures (KINDS, FAMILY) and the files
+ * and commands that redo a SIMULATED setup by hand. The metric names are
  * the same for both TEEs, so that a TDX and an SEV-SNP environment line up
  * row by row in `compare`; each metric's note and the record's extra.attest
  * say which evidence it was. Per round: `quotes` evidence requests (one sample
@@ -139,15 +142,12 @@ typedef struct attest_state {
     tb_wl_sink *sink;  /* the current call's */
     tb_tee attest_tee; /* the evidence: tdx, snp (configfs-tsm), sim, sim-snp */
     int attest_sim;    /* attest_tee is a SIMULATED one */
-    int attest_snp;    /* attest_tee is SEV-SNP */
     char sim_dir[PATH_MAX];
-    tb_attest_evidence *ev; /* the provider, opened once */
-    char *collateral_json;  /* TDX; NULL: verification unavailable (verify_reason) */
+    char sim_certs[PATH_MAX];          /* sim-snp: the certificates written for the commands */
+    tb_attest_evidence *ev;            /* the provider, opened once */
+    tb_attest_evidence_collateral col; /* prepared once; have_col 0: none (verify_reason) */
+    int have_col;
     char verify_reason[TB_ERR_MAX];
-    tb_attest_root *root;
-    tb_attest_snp_certs snp_certs; /* SEV-SNP; vcek NULL: verification unavailable */
-    uint8_t *snp_root;             /* the trusted ARK (SIMULATED); NULL: built-in */
-    size_t snp_root_len;
     int attest_reported;
 } attest_state;
 
@@ -155,13 +155,8 @@ static void clear(attest_state *c)
 {
     tb_attest_evidence_close(c->ev);
     c->ev = NULL;
-    free(c->collateral_json);
-    c->collateral_json = NULL;
-    tb_attest_root_free(c->root);
-    c->root = NULL;
-    tb_attest_snp_certs_clear(&c->snp_certs);
-    free(c->snp_root);
-    c->snp_root = NULL;
+    tb_attest_evidence_collateral_clear(&c->col);
+    c->have_col = 0;
 }
 
 const char *tb_wl_attest_tee(const char *provider, const char *env_tee)
@@ -216,128 +211,138 @@ static void sim_commands(attest_state *c, const char *provider, const char *evid
     tb_wl_command(c->sink, bench);
 }
 
-/* Writes what the equivalent `teebench attest ...` commands read (quote.bin,
-   collateral.json, sim-root.pem in <work>/attest) and records those commands. */
-static void sim_files(attest_state *c, const uint8_t *q, size_t len)
+/* SIMULATED TDX, after the collateral is prepared: writes what the equivalent
+   `teebench attest ...` commands read (quote.bin, collateral.json, sim-root.pem in
+   <work>/attest) and records those commands. */
+static int sim_files(attest_state *c, const uint8_t *q, size_t len, tb_err *err)
 {
     char dir[PATH_MAX], qp[PATH_MAX], cp[PATH_MAX], rp[PATH_MAX], srcroot[PATH_MAX];
     tb_err e;
     int dfd = -1;
-    if (tb_wl_path(c->sink, "attest", dir, sizeof dir, &e) < 0 ||
+    (void)err; /* the files are for a reader: a work folder that refuses them costs nothing */
+    if (!c->have_col || tb_wl_path(c->sink, "attest", dir, sizeof dir, &e) < 0 ||
         snprintf(qp, sizeof qp, "%s/quote.bin", dir) >= (int)sizeof qp ||
         snprintf(cp, sizeof cp, "%s/collateral.json", dir) >= (int)sizeof cp ||
         snprintf(rp, sizeof rp, "%s/sim-root.pem", dir) >= (int)sizeof rp ||
         (dfd = tb_dir_open_at(c->sink->dir_fd, c->sink->dir, "attest", 0700, &e)) < 0)
-        return;
+        return 0;
     tb_buf root = {0};
-    int rc = tb_file_write_at(dfd, dir, "quote.bin", q, len, 0644, &e) < 0 ||
-                     tb_file_write_at(dfd, dir, "collateral.json", c->collateral_json,
-                                      strlen(c->collateral_json), 0644, &e) < 0 ||
-                     tb_attest_sim_root_path(c->sim_dir, srcroot, sizeof srcroot, &e) < 0 ||
-                     tb_file_read(srcroot, 1 << 16, &root, &e) < 0 ||
-                     tb_file_write_at(dfd, dir, "sim-root.pem", root.p, root.len, 0644, &e) < 0
-                 ? -1
-                 : 0;
+    char *json = NULL;
+    int rc =
+        tb_file_write_at(dfd, dir, "quote.bin", q, len, 0644, &e) < 0 ||
+                tb_attest_collateral_to_json(&c->col.tdx, &json, &e) < 0 ||
+                tb_file_write_at(dfd, dir, "collateral.json", json, strlen(json), 0644, &e) < 0 ||
+                tb_attest_sim_root_path(c->sim_dir, srcroot, sizeof srcroot, &e) < 0 ||
+                tb_file_read(srcroot, 1 << 16, &root, &e) < 0 ||
+                tb_file_write_at(dfd, dir, "sim-root.pem", root.p, root.len, 0644, &e) < 0
+            ? -1
+            : 0;
     close(dfd);
+    free(json);
     tb_buf_clear(&root);
-    if (rc < 0)
-        return;
-    sim_commands(c, "sim", qp, "sim-collateral", dir, "--collateral", cp, rp);
+    if (rc == 0)
+        sim_commands(c, "sim", qp, "sim-collateral", dir, "--collateral", cp, rp);
+    return 0;
 }
 
-/* Real quotes: the collateral of the quote's FMSPC from the PCS/PCCS. */
-static void tsm_collateral(attest_state *c, const uint8_t *q, size_t len)
-{
-    tb_err e;
-    tb_attest_quote *pq = NULL;
-    char fmspc[13];
-    const char *ca;
-    tb_attest_collateral col;
-    if (tb_attest_quote_parse(q, len, &pq, &e) < 0 ||
-        tb_attest_quote_fmspc_ca(pq, fmspc, &ca, &e) < 0 ||
-        tb_attest_pccs_fetch(c->a->pccs, fmspc, ca, 10000, &col, &e) < 0) {
-        snprintf(c->verify_reason, sizeof c->verify_reason,
-                 "no collateral for the quote from %.200s: %.200s", c->a->pccs, e.msg);
-        tb_attest_quote_free(pq);
-        return;
-    }
-    tb_attest_quote_free(pq);
-    if (tb_attest_collateral_to_json(&col, &c->collateral_json, &e) < 0 ||
-        tb_attest_root_intel(&c->root, &e) < 0)
-        snprintf(c->verify_reason, sizeof c->verify_reason, "collateral: %.300s", e.msg);
-    tb_attest_collateral_clear(&col);
-    char *argv[] = {(char *)c->env->exe, "attest", "quote", "--provider", "tsm",
-                    "--report-data",     "00",     NULL};
-    tb_wl_command(c->sink, argv);
-}
-
-/* SIMULATED SEV-SNP: the sim's certificates (<work>/attest/snp-certs) and ARK, the
+/* SIMULATED SEV-SNP, before the collateral is prepared: the sim's certificates in
+   <work>/attest/snp-certs (what prepare then reads, as `attest bench --certs` does), the
    first report in <work>/attest/report.bin, and the equivalent commands. */
-static int snp_sim_setup(attest_state *c, const uint8_t *q, size_t len, tb_err *err)
+static int snp_sim_files(attest_state *c, const uint8_t *q, size_t len, tb_err *err)
 {
-    char dir[PATH_MAX], certs[PATH_MAX], rp[PATH_MAX], ark[PATH_MAX];
+    char dir[PATH_MAX], rp[PATH_MAX], ark[PATH_MAX];
     if (tb_wl_path(c->sink, "attest", dir, sizeof dir, err) < 0)
         return -1;
-    if (snprintf(certs, sizeof certs, "%s/snp-certs", dir) >= (int)sizeof certs ||
+    if (snprintf(c->sim_certs, sizeof c->sim_certs, "%s/snp-certs", dir) >=
+            (int)sizeof c->sim_certs ||
         snprintf(rp, sizeof rp, "%s/report.bin", dir) >= (int)sizeof rp ||
-        snprintf(ark, sizeof ark, "%s/ark.pem", certs) >= (int)sizeof ark)
+        snprintf(ark, sizeof ark, "%s/ark.pem", c->sim_certs) >= (int)sizeof ark)
         return tb_errf(err, "work directory path too long");
     int dfd = tb_dir_open_at(c->sink->dir_fd, c->sink->dir, "attest", 0700, err);
     if (dfd < 0)
         return -1;
-    int rc = tb_attest_snp_sim_certs(c->sim_dir, certs, now_s(), 0, err) < 0 ||
-                     tb_attest_snp_certs_load(certs, &c->snp_certs, err) < 0 ||
-                     tb_attest_snp_sim_ark(c->sim_dir, &c->snp_root, &c->snp_root_len, err) < 0 ||
+    int rc = tb_attest_snp_sim_certs(c->sim_dir, c->sim_certs, now_s(), 0, err) < 0 ||
                      tb_file_write_at(dfd, dir, "report.bin", q, len, 0644, err) < 0
                  ? -1
                  : 0;
     close(dfd);
     if (rc < 0)
         return -1;
-    sim_commands(c, "sim-snp", rp, "sim-snp-certs", certs, "--certs", certs, ark);
+    sim_commands(c, "sim-snp", rp, "sim-snp-certs", c->sim_certs, "--certs", c->sim_certs, ark);
     return 0;
 }
 
-/* Real SEV-SNP reports: the VCEK and chain of the report's chip and TCB from the KDS
-   (through the attest cache), or from the folder attest.certs. Without them, verification
-   is skipped with the reason. */
-static void snp_kds_certs(attest_state *c, const uint8_t *q, size_t len)
+/* Real evidence: the command that gets one from configfs-tsm. */
+static int tsm_command(attest_state *c, const uint8_t *q, size_t len, tb_err *err)
 {
-    tb_err e;
-    tb_attest_snp_report r;
-    tb_attest_snp_kds_opts o = {.timeout_ms = 10000};
-    int fetched = 0;
-    tb_attest_snp_product prod;
-    char *argv[] = {(char *)c->env->exe, "attest", "quote", "--provider", "snp",
-                    "--report-data",     "00",     NULL};
+    (void)q, (void)len, (void)err;
+    char *argv[] = {(char *)c->env->exe,
+                    "attest",
+                    "quote",
+                    "--provider",
+                    (char *)tb_tee_traits_of(c->attest_tee)->provider,
+                    "--report-data",
+                    "00",
+                    NULL};
     tb_wl_command(c->sink, argv);
-    if (tb_attest_snp_parse(q, len, &r, &e) < 0) {
-        snprintf(c->verify_reason, sizeof c->verify_reason, "the report: %.300s", e.msg);
-        return;
-    }
-    if (c->a->certs[0]) { /* a folder given instead of the KDS */
-        if (tb_attest_snp_certs_load(c->a->certs, &c->snp_certs, &e) < 0)
-            snprintf(c->verify_reason, sizeof c->verify_reason, "attest.certs: %.300s", e.msg);
-        return;
-    }
-    if (!(prod = tb_attest_snp_report_product(&r))) {
+    return 0;
+}
+
+/* What each kind's setup says and does around its collateral: the words of its failure
+   (opening, preparing), the files and commands before and after the collateral is
+   prepared, where its evidence comes from, and what made it. */
+typedef struct kind_setup {
+    const char *open_what, *what;
+    int (*before)(attest_state *c, const uint8_t *q, size_t len, tb_err *err);
+    int (*after)(attest_state *c, const uint8_t *q, size_t len, tb_err *err);
+    const char *source;   /* the step's note */
+    const char *evidence; /* extra.attest and the notes */
+} kind_setup;
+
+static const kind_setup KINDS[TB_TEE_COUNT] = {
+    [TB_TEE_TDX] = {"configfs-tsm quote", "configfs-tsm quote", tsm_command, NULL,
+                    "configfs-tsm (the TD's quote through the host's quoting enclave)",
+                    "TDX quotes (configfs-tsm tdx_guest)"},
+    [TB_TEE_SNP] = {"configfs-tsm SEV-SNP report", "configfs-tsm SEV-SNP report", tsm_command, NULL,
+                    "configfs-tsm (the guest's report from the AMD secure processor)",
+                    "SEV-SNP reports (configfs-tsm sev_guest)"},
+    [TB_TEE_SIM] = {"SIMULATED provider", "SIMULATED collateral", NULL, sim_files,
+                    "SIMULATED TDX provider (local PKI, opened once as the notary does)",
+                    "SIMULATED TDX quotes (teebench sim provider)"},
+    [TB_TEE_SIM_SNP] = {"SIMULATED SEV-SNP provider", "SIMULATED SEV-SNP provider", snp_sim_files,
+                        NULL,
+                        "SIMULATED SEV-SNP provider (local PKI, opened once as the notary does)",
+                        "SIMULATED SEV-SNP reports (teebench sim-snp provider)"},
+};
+
+/* The collateral of the first evidence q, prepared once (not timed) from the workload's
+   sources, and kept in attest's cache once it verified q. Real evidence without it is
+   not verified (verify_reason says why); SIMULATED evidence without it fails setup. */
+static int prepare_collateral(attest_state *c, const uint8_t *q, size_t len, tb_err *err)
+{
+    tb_attest_collateral_source src = {.pccs = c->a->pccs,
+                                       .kds = c->a->kds,
+                                       .certs = c->sim_certs[0]  ? c->sim_certs
+                                                : c->a->certs[0] ? c->a->certs
+                                                                 : NULL,
+                                       .sim_dir = c->sim_dir,
+                                       .fetch = {.timeout_ms = 10000, .no_cache = c->attest_sim}};
+    tb_err e;
+    int64_t now = now_s();
+    if (tb_attest_evidence_prepare(c->attest_tee, q, len, &src, now, &c->col, &e) < 0) {
+        if (c->attest_sim)
+            return tb_errf(err, "%s", e.msg);
         snprintf(c->verify_reason, sizeof c->verify_reason,
-                 "a version %u report does not name its product (Milan, Genoa, Turin): the "
-                 "KDS cannot be asked for its VCEK",
-                 r.version);
-        return;
+                 "no collateral for the %s from %.200s: %.200s",
+                 tb_tee_traits_of(c->attest_tee)->evidence,
+                 tb_attest_evidence_source_name(c->attest_tee, &src), e.msg);
+        return 0;
     }
-    if (tb_attest_snp_kds_fetch(c->a->kds, &r, prod, now_s(), &o, &c->snp_certs, &fetched, &e) <
-        0) {
-        snprintf(c->verify_reason, sizeof c->verify_reason,
-                 "no certificates for the report from %.200s: %.200s", c->a->kds, e.msg);
-        tb_attest_snp_certs_clear(&c->snp_certs);
-        return;
-    }
-    tb_attest_snp_verdict v;
-    tb_attest_snp_verify(q, len, &c->snp_certs, now_s(), NULL, NULL, 0, &v);
-    if (fetched && v.result != TB_ATTEST_INVALID)
-        tb_attest_snp_kds_cache_put(c->a->kds, &r, prod, &o, &c->snp_certs, &e);
+    c->have_col = 1;
+    tb_attest_evidence_verdict v;
+    tb_attest_evidence_verify(&c->col, q, len, now, NULL, &v);
+    tb_attest_evidence_keep(&c->col, &src, &v);
+    return 0;
 }
 
 static int open_evidence(attest_state *c, tb_err *err)
@@ -345,93 +350,79 @@ static int open_evidence(attest_state *c, tb_err *err)
     tb_tee tee;
     if (tb_tee_parse(tb_wl_attest_tee(c->a->provider, c->env->tee), &tee) < 0)
         return tb_errf(err, "provider: '%s' is not auto, sim, sim-snp or tsm", c->a->provider);
+    const kind_setup *k = &KINDS[tee];
     c->attest_tee = tee;
     c->attest_sim = tb_tee_simulated(tee);
-    c->attest_snp = tb_tee_family_of(tee) == TB_TEE_FAMILY_SNP;
     uint8_t rd[64], *q = NULL;
     size_t len;
     report_data(0, 0, rd);
     if (c->attest_sim && tb_wl_path(c->sink, "sim", c->sim_dir, sizeof c->sim_dir, err) < 0)
         return -1;
-    /* what failed, as each kind's setup says it */
-    const char *what = tee == TB_TEE_SIM_SNP ? "SIMULATED SEV-SNP provider"
-                       : tee == TB_TEE_SNP   ? "configfs-tsm SEV-SNP report"
-                                             : "configfs-tsm quote";
     /* opening a SIMULATED provider makes its PKI (SEV-SNP's RSA-4096 keys: seconds, once;
        not timed) */
     if (tb_attest_evidence_open(tee, c->attest_sim ? c->sim_dir : NULL, NULL, &c->ev, err) < 0)
-        return tb_err_wrap(err, "%s", tee == TB_TEE_SIM ? "SIMULATED provider" : what);
-    int rc = 0;
-    if (tee == TB_TEE_SIM) {
-        tb_attest_collateral col;
-        what = "SIMULATED collateral";
-        rc = tb_attest_sim_collateral(c->sim_dir, now_s(), 0, &col, &c->root, err);
-        if (rc == 0) {
-            rc = tb_attest_collateral_to_json(&col, &c->collateral_json, err);
-            tb_attest_collateral_clear(&col);
-        }
-    }
+        return tb_err_wrap(err, "%s", k->open_what);
+    int rc = tb_attest_evidence_get(c->ev, rd, &q, &len, err);
+    if (rc == 0 && k->before)
+        rc = k->before(c, q, len, err);
     if (rc == 0)
-        rc = tb_attest_evidence_get(c->ev, rd, &q, &len, err);
-    if (rc == 0) {
-        switch (tee) {
-        case TB_TEE_SIM_SNP:
-            rc = snp_sim_setup(c, q, len, err);
-            break;
-        case TB_TEE_SIM:
-            sim_files(c, q, len);
-            break;
-        case TB_TEE_SNP:
-            snp_kds_certs(c, q, len);
-            break;
-        default:
-            tsm_collateral(c, q, len);
-        }
-    }
+        rc = prepare_collateral(c, q, len, err);
+    if (rc == 0 && k->after)
+        rc = k->after(c, q, len, err);
     free(q);
-    return rc < 0 ? tb_err_wrap(err, "%s", what) : 0;
+    return rc < 0 ? tb_err_wrap(err, "%s", k->what) : 0;
 }
 
-/* What made the evidence, for extra.attest and the notes. */
-static const char *evidence_name(const attest_state *c)
+static const char *tdx_fact(const tb_attest_evidence_verdict *v)
 {
-    switch (c->attest_tee) {
-    case TB_TEE_SIM:
-        return "SIMULATED TDX quotes (teebench sim provider)";
-    case TB_TEE_SIM_SNP:
-        return "SIMULATED SEV-SNP reports (teebench sim-snp provider)";
-    case TB_TEE_SNP:
-        return "SEV-SNP reports (configfs-tsm sev_guest)";
-    default:
-        return "TDX quotes (configfs-tsm tdx_guest)";
-    }
+    return v->tdx.status_known ? tb_attest_tcb_status_name(v->tdx.status) : "";
 }
 
-/* Where the step's quotes come from, for its note. */
-static const char *quote_source(tb_tee t)
+static const char *snp_fact(const tb_attest_evidence_verdict *v)
 {
-    switch (t) {
-    case TB_TEE_SIM:
-        return "SIMULATED TDX provider (local PKI, opened once as the notary does)";
-    case TB_TEE_SIM_SNP:
-        return "SIMULATED SEV-SNP provider (local PKI, opened once as the notary does)";
-    case TB_TEE_SNP:
-        return "configfs-tsm (the guest's report from the AMD secure processor)";
-    default:
-        return "configfs-tsm (the TD's quote through the host's quoting enclave)";
-    }
+    return tb_attest_snp_product_name(v->snp.product);
 }
+
+/* The words of one family's verification: its failure, the two ways' notes (", mean of
+   a batch of N" and the SIMULATED note follow), the SIMULATED note, the fact of
+   extra.attest (its key and value) and what a failure to prepare in the timing loop
+   is (TDX: the collateral's, named so; SEV-SNP: the report's, said by timing). */
+typedef struct family_words {
+    const char *failed, *prepared, *scratch, *sim_note;
+    const char *fact_key;
+    const char *(*fact)(const tb_attest_evidence_verdict *v);
+    const char *unprepared; /* NULL: timing's error as it is */
+} family_words;
+
+static const family_words FAMILY[] = {
+    [TB_TEE_FAMILY_TDX] = {"quote",
+                           "verification of one quote with collateral checked beforehand "
+                           "(tb_attest_prepare)",
+                           "verification of one quote from scratch: collateral JSON parsed and "
+                           "checked every time",
+                           " (SIMULATED quote and collateral)", "tcb_status", tdx_fact,
+                           "collateral"},
+    [TB_TEE_FAMILY_SNP] = {"SEV-SNP report",
+                           "verification of one SEV-SNP report with the certificate chain checked "
+                           "beforehand (tb_attest_snp_prepare)",
+                           "verification of one SEV-SNP report from scratch: certificates parsed, "
+                           "chain, CRL and report checked every time",
+                           " (SIMULATED SEV-SNP report and certificates)", "product", snp_fact,
+                           NULL},
+};
 
 /* extra.attest: {provider, tee, evidence, simulated, verdict, tcb_status | product}. */
-static void report_once(attest_state *c, int accepted, const char *key, const char *value)
+static void report_once(attest_state *c, const tb_attest_evidence_verdict *v)
 {
     if (c->attest_reported)
         return;
     c->attest_reported = 1;
-    json_t *o = json_pack("{s:s, s:s, s:s, s:b, s:s, s:s}", "provider",
-                          c->attest_sim ? "sim (SIMULATED)" : "tsm (configfs-tsm)", "tee",
-                          tb_tee_name(c->attest_tee), "evidence", evidence_name(c), "simulated",
-                          c->attest_sim, "verdict", accepted ? "ACCEPTED" : "REFUSED", key, value);
+    const family_words *w = &FAMILY[v->family];
+    json_t *o = json_pack(
+        "{s:s, s:s, s:s, s:b, s:s, s:s}", "provider",
+        c->attest_sim ? "sim (SIMULATED)" : "tsm (configfs-tsm)", "tee", tb_tee_name(c->attest_tee),
+        "evidence", KINDS[c->attest_tee].evidence, "simulated", c->attest_sim, "verdict",
+        v->result == TB_ATTEST_ACCEPTED ? "ACCEPTED" : "REFUSED", w->fact_key, w->fact(v));
     tb_wl_fact(c->sink, "attest", o);
 }
 
@@ -453,15 +444,13 @@ static int batch_sample(void *ctx, const tb_attest_timed *t, tb_err *err)
 {
     batch_ctx *b = ctx;
     attest_state *c = b->c;
-    int rc;
-    if (c->attest_snp && t->snp.result >= TB_ATTEST_INVALID)
-        rc = tb_errf(err, "SEV-SNP report verification failed at %s: %s",
-                     tb_attest_snp_step_name(t->snp.step), t->snp.reason);
-    else if (!c->attest_snp && t->tdx.result >= TB_ATTEST_INVALID)
-        rc = tb_errf(err, "quote verification failed at %s: %s", tb_attest_step_name(t->tdx.step),
-                     t->tdx.reason);
-    else
-        rc = tb_wl_sample(c->sink, b->metric, t->wall_ms * b->scale, c->attest_sim, b->note, err);
+    tb_attest_evidence_verdict v;
+    tb_attest_evidence_timed_verdict(c->attest_tee, t, &v);
+    int rc =
+        v.result >= TB_ATTEST_INVALID
+            ? tb_errf(err, "%s verification failed at %s: %s", FAMILY[v.family].failed,
+                      tb_attest_evidence_step(&v), tb_attest_evidence_reason(&v))
+            : tb_wl_sample(c->sink, b->metric, t->wall_ms * b->scale, c->attest_sim, b->note, err);
     b->refused = rc < 0;
     return rc;
 }
@@ -471,59 +460,27 @@ static int batch_sample(void *ctx, const tb_attest_timed *t, tb_err *err)
 static int verify_round(attest_state *c, const uint8_t *q, size_t len, tb_err *err)
 {
     int per = c->a->iterations / BATCHES > 0 ? c->a->iterations / BATCHES : 1;
-    const char *cj = c->collateral_json;
-    tb_attest_timed_input in = {.family = tb_tee_family_of(c->attest_tee),
-                                .evidence = q,
-                                .len = len,
-                                .now = now_s(),
-                                .collateral_json = cj,
-                                .collateral_len = cj ? strlen(cj) : 0,
-                                .root = c->root,
-                                .certs = &c->snp_certs,
-                                .ark = c->snp_root,
-                                .ark_len = c->snp_root_len};
-    const char *sim_note = !c->attest_sim  ? ""
-                           : c->attest_snp ? " (SIMULATED SEV-SNP report and certificates)"
-                                           : " (SIMULATED quote and collateral)";
+    const family_words *w = &FAMILY[tb_tee_family_of(c->attest_tee)];
+    const char *sim_note = c->attest_sim ? w->sim_note : "";
+    int64_t now = now_s();
     char note[256];
     batch_ctx b = {.c = c, .metric = "attest.verify_prepared.us", .note = note, .scale = 1e3};
     tb_attest_timing_opts o = {
         .batches = BATCHES, .per = per, .ctx = &b, .stop = batch_stopped, .batch = batch_sample};
     tb_attest_timed t;
-    if (c->attest_snp)
-        snprintf(note, sizeof note,
-                 "verification of one SEV-SNP report with the certificate chain checked "
-                 "beforehand (tb_attest_snp_prepare), mean of a batch of %d%s",
-                 per, sim_note);
-    else
-        snprintf(note, sizeof note,
-                 "verification of one quote with collateral checked beforehand "
-                 "(tb_attest_prepare), mean of a batch of %d%s",
-                 per, sim_note);
+    snprintf(note, sizeof note, "%s, mean of a batch of %d%s", w->prepared, per, sim_note);
     /* TDX: a collateral that does not parse or prepare is named so (SEV-SNP's failure to
        prepare says it is the report's) */
-    if (tb_attest_time_verify(&in, TB_ATTEST_PREPARED, &o, &t, err) < 0)
-        return c->attest_snp || b.refused ? -1 : tb_err_wrap(err, "collateral");
-    if (c->attest_snp)
-        report_once(c, t.snp.result == TB_ATTEST_ACCEPTED, "product",
-                    tb_attest_snp_product_name(t.snp.product));
-    else
-        report_once(c, t.tdx.result == TB_ATTEST_ACCEPTED, "tcb_status",
-                    t.tdx.status_known ? tb_attest_tcb_status_name(t.tdx.status) : "");
-    if (c->attest_snp)
-        snprintf(note, sizeof note,
-                 "verification of one SEV-SNP report from scratch: certificates parsed, chain, "
-                 "CRL and report checked every time, mean of a batch of %d%s",
-                 per, sim_note);
-    else
-        snprintf(note, sizeof note,
-                 "verification of one quote from scratch: collateral JSON parsed and checked "
-                 "every time, mean of a batch of %d%s",
-                 per, sim_note);
+    if (tb_attest_evidence_time(&c->col, q, len, now, TB_ATTEST_PREPARED, &o, &t, err) < 0)
+        return !w->unprepared || b.refused ? -1 : tb_err_wrap(err, "%s", w->unprepared);
+    tb_attest_evidence_verdict v;
+    tb_attest_evidence_timed_verdict(c->attest_tee, &t, &v);
+    report_once(c, &v);
+    snprintf(note, sizeof note, "%s, mean of a batch of %d%s", w->scratch, per, sim_note);
     b.metric = "attest.verify_scratch.ms";
     b.scale = 1;
-    if (tb_attest_time_verify(&in, TB_ATTEST_FROM_SCRATCH, &o, &t, err) < 0)
-        return c->attest_snp || b.refused ? -1 : tb_err_wrap(err, "collateral");
+    if (tb_attest_evidence_time(&c->col, q, len, now, TB_ATTEST_FROM_SCRATCH, &o, &t, err) < 0)
+        return !w->unprepared || b.refused ? -1 : tb_err_wrap(err, "%s", w->unprepared);
     return 0;
 }
 
@@ -534,7 +491,7 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
     c->sink = sink;
     char note[256];
     snprintf(note, sizeof note, "time to get one %s binding 64 bytes of report data: %s",
-             tb_tee_traits_of(c->attest_tee)->evidence, quote_source(c->attest_tee));
+             tb_tee_traits_of(c->attest_tee)->evidence, KINDS[c->attest_tee].source);
     uint8_t rd[64], *q = NULL, *last = NULL;
     size_t len = 0, last_len = 0;
     for (int i = 1; i <= c->a->quotes; i++) {
@@ -557,9 +514,7 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
             return TB_WL_FAILED;
         }
     }
-    int rc = c->attest_snp        ? (c->snp_certs.vcek ? verify_round(c, last, last_len, err) : 0)
-             : c->collateral_json ? verify_round(c, last, last_len, err)
-                                  : 0;
+    int rc = c->have_col ? verify_round(c, last, last_len, err) : 0;
     free(last);
     if (tb_wl_stopped(c->sink))
         return TB_WL_CANCELLED;
@@ -578,7 +533,7 @@ static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, voi
     c->sink = sink;
     if (open_evidence(c, err) < 0)
         return -1;
-    if (c->attest_snp ? !c->snp_certs.vcek : !c->collateral_json)
+    if (!c->have_col)
         tb_wl_problem(sink, TB_WL_SKIP, "verify", 0, c->verify_reason);
     return 0;
 }
