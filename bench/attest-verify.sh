@@ -3,7 +3,7 @@
 # collateral, same time, same machine, same run. For each case in testdata/tdx:
 #   teebench from scratch  collateral JSON parsed, its signatures/chains/CRLs checked,
 #                          then the quote verified -- every time
-#   teebench prepared      collateral checked once (tb_attest_prepare), then each quote verified
+#   teebench prepared      collateral checked once (tb_tdx_prepare), then each quote verified
 #   dcap-qvl               @phala/dcap-qvl verify() with the collateral parsed each time
 # the ECDSA floor (9 P-256 verifications -- what DCAP needs per quote from scratch -- times
 # one verification's cost, `openssl speed ecdsap256` in the same run) and the ratios

@@ -26,8 +26,8 @@
 # round, default 30), TEEBENCH (binary, default build/teebench).
 #
 # --callgrind: instead, instructions counted by valgrind's callgrind, which the machine's
-# load does not change: tb_attest_snp_verify (from scratch) and
-# tb_attest_snp_verify_prepared per call in `teebench attest bench`, against floor_once()
+# load does not change: tb_snp_verify (from scratch) and
+# tb_snp_verify_prepared per call in `teebench attest bench`, against floor_once()
 # of bench/snp-floor.c (the same three signatures checked with OpenSSL's EVP API and keys
 # loaded beforehand), compiled here with cc -O2 -lcrypto.
 set -euo pipefail
@@ -65,16 +65,16 @@ if [ "${1:-}" = --callgrind ]; then
   fl=$(ir floor_once "$TMP/snp-floor" "$TMP/ark.pem" "$TMP/ask.pem" "$TMP/vcek.der" \
     "$TMP/report.bin" $N)
   BENCH=("$TB" attest bench "$TMP/report.bin" --certs "$TMP" --now $NOW --iterations $N)
-  sc=$(ir tb_attest_snp_verify "${BENCH[@]}")
-  pr=$(ir tb_attest_snp_verify_prepared "${BENCH[@]}")
+  sc=$(ir tb_snp_verify "${BENCH[@]}")
+  pr=$(ir tb_snp_verify_prepared "${BENCH[@]}")
   python3 - "$fl" "$sc" "$pr" $N <<'PY'
 import sys
 fl, sc, pr, n = (int(x) for x in sys.argv[1:])
 f, s, p = fl / (n + 1), sc / (n + 10), pr / (n + 10)
 print("snp-verify (callgrind, instructions per report):")
 print("  floor (2 x RSA-PSS-4096 + 1 x ECDSA P-384, EVP)  %6.2f M" % (f / 1e6))
-print("  teebench from scratch (tb_attest_snp_verify)      %6.2f M = %.3fx the floor (target <= 1.2x)" % (s / 1e6, s / f))
-print("  teebench prepared (tb_attest_snp_verify_prepared) %6.2f M = %.3fx the floor" % (p / 1e6, p / f))
+print("  teebench from scratch (tb_snp_verify)      %6.2f M = %.3fx the floor (target <= 1.2x)" % (s / 1e6, s / f))
+print("  teebench prepared (tb_snp_verify_prepared) %6.2f M = %.3fx the floor" % (p / 1e6, p / f))
 PY
   exit 0
 fi

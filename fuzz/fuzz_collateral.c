@@ -1,6 +1,6 @@
 /* libFuzzer target: the collateral loaders -- the dcap-qvl JSON format, PCS response
  * bodies (exact value spans), TCB info / QE identity JSON, policy JSON -- and the
- * collateral checks of tb_attest_prepare (CRL and certificate parsing, signature checks),
+ * collateral checks of tb_tdx_prepare (CRL and certificate parsing, signature checks),
  * and the module's one JSON reader (jsontok) with its accessors and string decoder.
  * Invariants checked: no crash, no leak, no UB; spans stay inside the input; every document
  * jansson reads (nesting within the tokenizer's 32) tokenizes too; a decoded
@@ -33,37 +33,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *s = (const char *)data;
     tb_err e;
-    tb_attest_collateral c;
-    if (tb_attest_collateral_parse_json(s, size, &c, &e) == 0) {
-        tb_attest_prepared *p = NULL;
-        tb_attest_verdict v;
-        if (tb_attest_prepare(&c, 1752919234, root, &p, &v, &e) == 0)
-            tb_attest_prepared_free(p);
+    tb_tdx_collateral c;
+    if (tb_tdx_collateral_parse_json(s, size, &c, &e) == 0) {
+        tb_tdx_prepared *p = NULL;
+        tb_tdx_verdict v;
+        if (tb_tdx_prepare(&c, 1752919234, root, &p, &v, &e) == 0)
+            tb_tdx_prepared_free(p);
         char *json = NULL;
-        if (tb_attest_collateral_to_json(&c, &json, &e) < 0)
+        if (tb_tdx_collateral_to_json(&c, &json, &e) < 0)
             abort(); /* everything the reader accepts can be written back */
-        tb_attest_collateral r;
-        if (tb_attest_collateral_parse_json(json, strlen(json), &r, &e) < 0 ||
+        tb_tdx_collateral r;
+        if (tb_tdx_collateral_parse_json(json, strlen(json), &r, &e) < 0 ||
             r.tcb_info_len != c.tcb_info_len || memcmp(r.tcb_info, c.tcb_info, c.tcb_info_len) ||
             r.pck_crl_len != c.pck_crl_len || memcmp(r.pck_crl, c.pck_crl, c.pck_crl_len))
             abort();
-        tb_attest_collateral_clear(&r);
+        tb_tdx_collateral_clear(&r);
         free(json);
         int64_t next;
-        (void)tb_attest_collateral_next_update(&c, &next, &e);
-        tb_attest_collateral_clear(&c);
+        (void)tb_tdx_collateral_next_update(&c, &next, &e);
+        tb_tdx_collateral_clear(&c);
     }
     memset(&c, 0, sizeof c);
-    if (tb_attest_collateral_from_pcs(s, size, s, size, &c, &e) == 0 &&
+    if (tb_tdx_collateral_from_pcs(s, size, s, size, &c, &e) == 0 &&
         (c.tcb_info_len > size || !memmem(s, size, c.tcb_info, c.tcb_info_len)))
-        abort();                    /* the signed bytes are a span of the input */
-    tb_attest_collateral_clear(&c); /* frees what a partial parse left, too */
-    tb_attest_tcb_info t;
-    if (tb_attest_tcb_info_parse(s, size, &t, &e) == 0)
-        tb_attest_tcb_info_clear(&t);
-    tb_attest_qe_identity q;
-    if (tb_attest_qe_identity_parse(s, size, &q, &e) == 0)
-        tb_attest_qe_identity_clear(&q);
+        abort();                 /* the signed bytes are a span of the input */
+    tb_tdx_collateral_clear(&c); /* frees what a partial parse left, too */
+    tb_tdx_tcb_info t;
+    if (tb_tdx_tcb_info_parse(s, size, &t, &e) == 0)
+        tb_tdx_tcb_info_clear(&t);
+    tb_tdx_qe_identity q;
+    if (tb_tdx_qe_identity_parse(s, size, &q, &e) == 0)
+        tb_tdx_qe_identity_clear(&q);
     tb_buf c1 = {0}, c2 = {0};
     if (tb_attest_json_compact(s, size, &c1, &e) == 0) {
         if (tb_attest_json_compact((const char *)c1.p, c1.len, &c2, &e) < 0 || c1.len != c2.len ||

@@ -5,7 +5,7 @@
  * Invariants checked: no crash, no leak, no UB; serialize(parse(b)) == b for every
  * accepted report; a parsed certificate's spans lie inside its input; a fuzzed report is
  * never ACCEPTED unless its signed bytes are the real one's, and prepared certificates
- * (tb_attest_snp_prepare, once) give the scratch verdict (the first input byte selects
+ * (tb_snp_prepare, once) give the scratch verdict (the first input byte selects
  * the reader). */
 #include <stdint.h>
 #include <stdio.h>
@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include "attest/internal.h"
-#include "attest/snp.h"
+#include "attest/snp/snp.h"
 
-static tb_attest_snp_certs certs; /* fuzz harness state, built once */
-static uint8_t real[TB_ATTEST_SNP_REPORT_LEN];
-static tb_attest_snp_prepared *prep; /* the real report's chain, checked once */
+static tb_snp_certs certs; /* fuzz harness state, built once */
+static uint8_t real[TB_SNP_REPORT_LEN];
+static tb_snp_prepared *prep; /* the real report's chain, checked once */
 static const int64_t NOW = 1700000000;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -31,7 +31,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     uint8_t *b;
     size_t n;
     snprintf(path, sizeof path, "%s/vcek_milan.der", dir);
-    if (tb_attest_snp_read_der(path, 0, &certs.vcek, &certs.vcek_len, &e) < 0)
+    if (tb_snp_read_der(path, 0, &certs.vcek, &certs.vcek_len, &e) < 0)
         goto fail;
     snprintf(path, sizeof path, "%s/report_milan.hex", dir);
     if (tb_attest_quote_read(path, &b, &n, &e) < 0)
@@ -43,8 +43,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     }
     memcpy(real, b, n);
     free(b);
-    tb_attest_snp_verdict v;
-    if (tb_attest_snp_prepare(real, sizeof real, &certs, NOW, NULL, 0, &prep, &v) < 0) {
+    tb_snp_verdict v;
+    if (tb_snp_prepare(real, sizeof real, &certs, NOW, NULL, 0, &prep, &v) < 0) {
         snprintf(e.msg, sizeof e.msg, "prepare: %s", v.reason);
         goto fail;
     }
@@ -69,30 +69,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tb_err e;
     switch (data[0] % 4) {
     case 0: { /* a report: parse, round trip, verify */
-        tb_attest_snp_report r;
-        if (tb_attest_snp_parse(p, n, &r, &e) == 0) {
-            uint8_t again[TB_ATTEST_SNP_REPORT_LEN];
-            tb_attest_snp_serialize(&r, again);
+        tb_snp_report r;
+        if (tb_snp_parse(p, n, &r, &e) == 0) {
+            uint8_t again[TB_SNP_REPORT_LEN];
+            tb_snp_serialize(&r, again);
             if (memcmp(again, p, n))
                 abort();
         }
-        tb_attest_snp_verdict v;
-        int rc = tb_attest_snp_verify(p, n, &certs, NOW, NULL, NULL, 0, &v);
-        if (rc == 0 && (n != sizeof real || memcmp(p, real, TB_ATTEST_SNP_SIGNED_LEN)))
+        tb_snp_verdict v;
+        int rc = tb_snp_verify(p, n, &certs, NOW, NULL, NULL, 0, &v);
+        if (rc == 0 && (n != sizeof real || memcmp(p, real, TB_SNP_SIGNED_LEN)))
             abort(); /* only the real signed bytes verify with the real VCEK (the
                         signature itself may differ: ECDSA's (r, n - s) is valid too) */
         /* prepared certificates give the same verdict */
-        tb_attest_snp_verdict pv;
-        int prc = tb_attest_snp_verify_prepared(p, n, prep, NOW, NULL, &pv);
+        tb_snp_verdict pv;
+        int prc = tb_snp_verify_prepared(p, n, prep, NOW, NULL, &pv);
         if (prc != rc || pv.result != v.result ||
-            (v.step >= TB_ATTEST_SNP_STEP_TCB &&
-             (pv.step != v.step || strcmp(pv.reason, v.reason))))
+            (v.step >= TB_SNP_STEP_TCB && (pv.step != v.step || strcmp(pv.reason, v.reason))))
             abort();
         break;
     }
     case 1: { /* a certificate (and its extensions) */
-        tb_attest_snp_cert c;
-        if (tb_attest_snp_cert_parse(p, n, &c, &e) == 0) {
+        tb_snp_cert c;
+        if (tb_snp_cert_parse(p, n, &c, &e) == 0) {
             inside(p, n, c.id.tbs, c.id.tbs_len);
             inside(p, n, c.id.issuer, c.id.issuer_len);
             inside(p, n, c.id.subject, c.id.subject_len);
@@ -101,23 +100,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (c.key_rsa) {
                 inside(p, n, c.rsa_n, c.rsa_n_len);
                 inside(p, n, c.rsa_e, c.rsa_e_len);
-                tb_attest_snp_pss_verify(&c, c.id.tbs, c.id.tbs_len, c.sig, c.sig_len);
+                tb_snp_pss_verify(&c, c.id.tbs, c.id.tbs_len, c.sig, c.sig_len);
             } else {
-                tb_attest_snp_report_sig_ok(&c, real);
+                tb_snp_report_sig_ok(&c, real);
             }
         }
         break;
     }
     case 2: { /* the extension reader on its own */
-        tb_attest_snp_ext x;
+        tb_snp_ext x;
         int ca;
-        if (tb_attest_snp_ext_parse(p, n, &x, &ca, &e) == 0 && x.product[sizeof x.product - 1])
+        if (tb_snp_ext_parse(p, n, &x, &ca, &e) == 0 && x.product[sizeof x.product - 1])
             abort();
         break;
     }
     default: { /* a CRL */
         tb_attest_crl c;
-        if (tb_attest_snp_crl_parse(p, n, &c, &e) == 0) {
+        if (tb_snp_crl_parse(p, n, &c, &e) == 0) {
             inside(p, n, c.tbs, c.tbs_len);
             inside(p, n, c.issuer, c.issuer_len);
             inside(p, n, c.revoked, c.revoked_len);

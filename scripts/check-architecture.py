@@ -10,7 +10,7 @@ What it checks, each name once, in the order the document names them:
     (`src/cli/attest.c`, `tests/e2e/http.sh`, `src/attest/`): the file or directory
     exists (a path with a `<placeholder>` or a `*` glob is matched as a pattern);
   - a module's file named from its module, as the data-flow diagram and the prose do
-    (`cli/attest`, `attest/collateral|pccs|cache`, `sys/env's`, `load/script.c`): the
+    (`cli/attest`, `attest/tdx/collateral|pccs`, `sys/env's`, `load/script.c`): the
     first word a directory under src/, the rest a file there (any extension) or a
     directory; `bench/` may also be the top-level benchmark scripts folder;
   - a bare file name in backquotes (`plan.c`, `test_fleet.c`): some file of that name
@@ -115,7 +115,7 @@ class Tree:
 
 
 def expand(token):
-    """`attest/collateral|pccs|cache` -> each; `net/sock|tls` -> net/sock, net/tls."""
+    """`attest/tdx/collateral|pccs` -> each; `net/sock|tls` -> net/sock, net/tls."""
     head, _, last = token.rpartition("/")
     if "|" not in last or "|" in head:
         return [token]

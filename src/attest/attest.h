@@ -1,36 +1,19 @@
-/* attest: Intel TDX quotes -- the public API of the attest module: what the cli
- * (src/cli/attest.c) and the notary (src/notary/tee.c) use. Everything else, and the
- * entry points only tests and fuzz targets call, is in attest/internal.h.
+/* attest: what the attest module's TEEs share -- the public part common to TDX quotes
+ * (attest/tdx/tdx.h) and SEV-SNP reports (attest/snp/snp.h): trusted roots, the verifier's
+ * policy (one struct for both TEEs, fields shared where their meaning is), the TCB status
+ * names a policy accepts and the result of a verification.
  *
- * Layers (one file each, after go-tdx-guest's split):
- *   quote.c         bytes <-> structs: TDX quote v4/v5 (body types 2 and 3), the
- *                   ECDSA signature data, QE report, PCK chain; hex/base64 text input.
- *   der.c           the one DER walker (strict DER) for cert.c and pck.c.
- *   cert.c          lean X.509 / CRL reader and P-256 ECDSA checks for verify.c.
- *   pck.c           the SGX extension of a PCK certificate (FMSPC, PCE-ID, TCB).
- *   jsontok.c       the one JSON reader of collateral: a strict DOM-free tokenizer.
- *   collateral.c    collateral: the dcap-qvl JSON format, a folder of PCS responses,
- *                   the exact byte spans of tcbInfo / enclaveIdentity for signatures.
- *   tcbinfo.c       TCB info v3 (TDX) and QE identity v2 (TD_QE) JSON -> structs.
- *   verify.c        the PURE verifier: (quote, collateral, now, policy, root) -> verdict,
- *                   in Intel QVL's order and semantics; no network, clock or globals.
- *   policy.c        policy JSON (measurements, REPORTDATA, acceptable statuses).
- *   root.c          trusted roots: the built-in Intel SGX Root CA, PEM/DER files.
- *   provider_tsm.c  quotes from Linux configfs-tsm (a real TD).
- *   provider_sim.c  SIMULATED quotes and matching collateral from a local PKI.
- *   pccs.c          collateral from an Intel PCS / PCCS (v4 API) with libcurl.
- *   cache.c         on-disk cache of verified collateral, keyed by source, FMSPC and CA.
- *   attest.c        one-call helpers (get a quote, verify against a file / PCCS / sim).
+ * The module is three folders: attest/common (the DER walker and certificate/CRL readers,
+ * the strict JSON tokenizer, the HTTP fetch of collateral and its cache, roots, policy,
+ * configfs-tsm, the evidence interface and the verification-timing loop), attest/tdx
+ * (Intel TDX: quotes, DCAP collateral, PCS/PCCS, the SIMULATED TDX provider and the pure
+ * verifier; functions tb_tdx_*) and attest/snp (AMD SEV-SNP: reports, VCEK/VLEK chains,
+ * the KDS, the SIMULATED SEV-SNP provider and the pure verifier; functions tb_snp_*).
+ * What only the module's files and its tests share is in attest/internal.h.
  *
- * Ownership: every function that returns allocated memory says who frees it. A _free
- * function frees an object it was handed a pointer to; a _clear function releases what
- * a caller-owned struct holds and zeroes it (the struct itself is the caller's).
- * Errors: functions return 0 / -1 and fill a tb_err (base/err.h). Nothing prints.
- * Thread safety: no shared mutable state; distinct objects may be used from
- * distinct threads, and one tb_attest_prepared may be used by many threads at once.
- * Exit codes of `teebench attest verify` (cli): 0 accepted, 3 valid but refused by the
- * policy (TB_ATTEST_REFUSED), 4 invalid (TB_ATTEST_INVALID), 5 collateral expired
- * (TB_ATTEST_EXPIRED), 1 error, 2 usage. */
+ * Ownership: a _free function frees an object it was handed; a _clear function releases
+ * what a caller-owned struct holds and zeroes it. Errors: 0 / -1 and a tb_err (base/err.h).
+ * Nothing prints; no shared mutable state. */
 #ifndef TB_ATTEST_H
 #define TB_ATTEST_H
 
@@ -38,128 +21,6 @@
 #include <stdint.h>
 
 #include "base/err.h"
-#include "base/tee.h"
-
-/* ------------------------------------------------------------------ quote */
-
-#define TB_ATTEST_TDX_TEE_TYPE 0x81u
-#define TB_ATTEST_HEADER_LEN 48
-#define TB_ATTEST_TD10_BODY_LEN 584
-#define TB_ATTEST_TD15_BODY_LEN 648
-#define TB_ATTEST_SGX_REPORT_LEN 384
-
-/* The SGX enclave report body (here: the Quoting Enclave's report). */
-typedef struct tb_attest_sgx_report {
-    uint8_t cpusvn[16];
-    uint32_t miscselect;
-    uint8_t attributes[16];
-    uint8_t mrenclave[32];
-    uint8_t mrsigner[32];
-    uint16_t isvprodid;
-    uint16_t isvsvn;
-    uint8_t reportdata[64];
-} tb_attest_sgx_report;
-
-/* The TD report body (TDX 1.0 = body type 2; TDX 1.5 = type 3 adds the last two). */
-typedef struct tb_attest_td_report {
-    uint8_t tee_tcb_svn[16];
-    uint8_t mrseam[48];
-    uint8_t mrsignerseam[48];
-    uint8_t seam_attributes[8];
-    uint8_t td_attributes[8]; /* bit 0 of byte 0: DEBUG */
-    uint8_t xfam[8];
-    uint8_t mrtd[48];
-    uint8_t mrconfigid[48];
-    uint8_t mrowner[48];
-    uint8_t mrownerconfig[48];
-    uint8_t rtmr[4][48];
-    uint8_t reportdata[64];
-    uint8_t tee_tcb_svn2[16]; /* body type 3 only (else zero) */
-    uint8_t mrservicetd[48];  /* body type 3 only (else zero) */
-} tb_attest_td_report;
-
-/* A parsed quote. It owns `raw` (a copy of the input); every pointer below
- * points into raw. Free with tb_attest_quote_free. */
-typedef struct tb_attest_quote {
-    uint8_t *raw;
-    size_t raw_len;
-    /* header */
-    uint16_t version; /* 4 or 5 */
-    uint16_t att_key_type;
-    uint32_t tee_type;
-    uint16_t qe_svn, pce_svn;
-    uint8_t qe_vendor_id[16];
-    uint8_t user_data[20];
-    /* body */
-    uint16_t body_type; /* 2 (TDX 1.0) or 3 (TDX 1.5); v4 is always 2 */
-    uint32_t body_len;
-    tb_attest_td_report td;
-    size_t signed_len; /* raw[0..signed_len) is signed by the attestation key */
-    /* signature data */
-    uint32_t sig_data_len;
-    uint8_t signature[64];        /* r || s */
-    uint8_t att_key[64];          /* x || y (P-256) */
-    uint16_t cert_type;           /* outer certification data type: 6 */
-    const uint8_t *qe_report_raw; /* TB_ATTEST_SGX_REPORT_LEN bytes */
-    tb_attest_sgx_report qe_report;
-    uint8_t qe_report_sig[64];
-    const uint8_t *qe_auth;
-    uint16_t qe_auth_len;
-    uint16_t pck_cert_type; /* inner certification data type: 5 (PEM chain) */
-    const char *pck_chain;  /* PEM text, not NUL-terminated */
-    size_t pck_chain_len;
-    size_t trailing; /* bytes after the signature data (padding) */
-} tb_attest_quote;
-
-/* Parses a binary quote. On success *out is a new quote (free with tb_attest_quote_free). */
-int tb_attest_quote_parse(const uint8_t *p, size_t n, tb_attest_quote **out, tb_err *err);
-void tb_attest_quote_free(tb_attest_quote *q);
-/* Reads a quote file: binary, or hex / base64 text (decoded). *out is malloc'd (caller
- * frees). Fails only when the file cannot be read (the message names the path once). */
-int tb_attest_quote_read(const char *path, uint8_t **out, size_t *len, tb_err *err);
-/* tb_attest_quote_read + tb_attest_quote_parse; every message names the path once. */
-int tb_attest_quote_load(const char *path, tb_attest_quote **out, tb_err *err);
-/* Accessors. */
-const uint8_t *tb_attest_quote_report_data(const tb_attest_quote *q); /* 64 bytes */
-int tb_attest_quote_is_debug(const tb_attest_quote *q);
-/* 1 when the header's user data carries the marker the SIMULATED provider writes. */
-int tb_attest_quote_is_simulated(const tb_attest_quote *q);
-/* The FMSPC (hex, 13 bytes with NUL) and PCK CA ("processor"/"platform") of a quote,
- * from its PCK certificate's SGX extension and issuer. */
-int tb_attest_quote_fmspc_ca(const tb_attest_quote *q, char fmspc[13], const char **ca,
-                             tb_err *err);
-/* Subjects (one-line form) of the quote's PCK chain, leaf first; returns how many
- * (<= max) or -1. */
-int tb_attest_quote_pck_subjects(const tb_attest_quote *q, char subjects[][256], int max,
-                                 tb_err *err);
-
-/* ---------------------------------------------------------------- collateral */
-
-/* The four pieces of collateral, as Intel serves them (the dcap-qvl format's
- * fields). All fields are owned (malloc'd); release with tb_attest_collateral_clear. */
-typedef struct tb_attest_collateral {
-    char *pck_crl_issuer_chain; /* PEM */
-    uint8_t *root_ca_crl;       /* DER */
-    size_t root_ca_crl_len;
-    uint8_t *pck_crl; /* DER */
-    size_t pck_crl_len;
-    char *tcb_info_issuer_chain; /* PEM */
-    char *tcb_info;              /* the exact bytes of the tcbInfo value (signed) */
-    size_t tcb_info_len;
-    uint8_t tcb_info_sig[64];
-    char *qe_identity_issuer_chain; /* PEM */
-    char *qe_identity;              /* the exact bytes of the enclaveIdentity value */
-    size_t qe_identity_len;
-    uint8_t qe_identity_sig[64];
-} tb_attest_collateral;
-
-void tb_attest_collateral_clear(tb_attest_collateral *c);
-/* Parses the dcap-qvl collateral JSON (CRLs as hex DER, PEM or an array of byte values;
- * signatures hex). Strict JSON (jsontok.c); duplicate fields are refused. */
-int tb_attest_collateral_parse_json(const char *text, size_t n, tb_attest_collateral *out,
-                                    tb_err *err);
-/* Serializes to the dcap-qvl JSON format; *out is malloc'd (caller frees). */
-int tb_attest_collateral_to_json(const tb_attest_collateral *c, char **out, tb_err *err);
 
 /* --------------------------------------------------------------- trusted root */
 
@@ -199,7 +60,7 @@ typedef struct tb_attest_policy {
     uint8_t mrtd[48], mrconfigid[48], rtmr[4][48];
     size_t report_data_len; /* 0: any; 1..64: REPORTDATA must start with these */
     uint8_t report_data[64];
-    /* AMD SEV-SNP only (attest/snp.h). A TDX quote is refused when one of these is set,
+    /* AMD SEV-SNP only (attest/snp/snp.h). A TDX quote is refused when one of these is set,
      * an SNP report when one of the TDX-only ones is (mrtd, mrconfigid, rtmr*). */
     int want_measurement, want_host_data, want_min_tcb, want_vmpl, want_min_guest_svn;
     uint8_t measurement[48], host_data[32];
@@ -221,24 +82,7 @@ int tb_attest_policy_has_snp(const tb_attest_policy *p);
 int tb_attest_policy_has_tdx(const tb_attest_policy *p);
 int tb_attest_policy_load(const char *path, tb_attest_policy *p, tb_err *err);
 
-/* ------------------------------------------------------------------ verify */
-
-/* The steps, in Intel QVL's order. */
-typedef enum tb_attest_step {
-    TB_ATTEST_STEP_NONE = 0,
-    TB_ATTEST_STEP_PARSE,           /* the quote's bytes */
-    TB_ATTEST_STEP_HEADER,          /* 1 */
-    TB_ATTEST_STEP_PCK_CHAIN,       /* 2 */
-    TB_ATTEST_STEP_TCB_INFO,        /* 3 */
-    TB_ATTEST_STEP_QE_IDENTITY,     /* 4 */
-    TB_ATTEST_STEP_QE_REPORT,       /* 5 */
-    TB_ATTEST_STEP_QUOTE_SIGNATURE, /* 6 */
-    TB_ATTEST_STEP_TDX_MODULE,      /* 7 */
-    TB_ATTEST_STEP_TCB_LEVEL,       /* 8 */
-    TB_ATTEST_STEP_POLICY           /* the quote is valid; the policy refused it */
-} tb_attest_step;
-
-const char *tb_attest_step_name(tb_attest_step s);
+/* -------------------------------------------------------------- the result */
 
 typedef enum tb_attest_result {
     TB_ATTEST_ACCEPTED = 0, /* valid and the policy accepts it */
@@ -252,172 +96,5 @@ typedef enum tb_attest_result {
 /* The verdict's word, for both TEE families' output: "ACCEPTED", "REFUSED", "INVALID",
    "COLLATERAL EXPIRED". */
 const char *tb_attest_result_name(tb_attest_result r);
-
-#define TB_ATTEST_ADVISORY_BYTES 4096
-/* Which TCB level listed an advisory ID (bits of tb_attest_verdict.advisory_from). */
-enum {
-    TB_ATTEST_ADV_PLATFORM = 1,   /* the platform TCB level (TCB info tcbLevels) */
-    TB_ATTEST_ADV_TDX_MODULE = 2, /* the TDX module identity's TCB level */
-    TB_ATTEST_ADV_QE = 4          /* the QE identity's TCB level */
-};
-
-typedef struct tb_attest_verdict {
-    tb_attest_result result;
-    tb_attest_step step; /* failing step (INVALID), the expired collateral's step (EXPIRED)
-                            or TB_ATTEST_STEP_POLICY (REFUSED) */
-    char reason[TB_ERR_MAX];
-    int status_known;            /* status fields below are set (step 8 reached) */
-    tb_attest_tcb_status status; /* combined TCB status (Intel QVL's) */
-    tb_attest_tcb_status platform_status, qe_status, module_status;
-    /* Whose date is whose (as QvE's supplemental data): */
-    char tcb_date[32];        /* the platform TCB level's tcbDate in the TCB info
-                                 (QvE tcb_level_date_tag), "2024-03-13T00:00:00Z" */
-    char qe_tcb_date[32];     /* the QE identity's TCB level (qe_iden_tcb_level_date_tag) */
-    char module_tcb_date[32]; /* the TDX module identity's TCB level ("" if none applies) */
-    /* Advisory IDs: the union of the matched platform TCB level's, TDX module level's and
-     * QE identity level's, each ID once, in that order (a level's own order within it;
-     * an ID keeps the place of its first level). n_advisories NUL-terminated IDs back to
-     * back (read them with tb_attest_verdict_advisory); any length; advisories_cut is
-     * set when they did not all fit. advisory_from[i]: the TB_ATTEST_ADV_* levels that
-     * list ID i. Intel QvE's sa_list (the platform level's alone) is the IDs with
-     * TB_ATTEST_ADV_PLATFORM, in this order. */
-    int n_advisories, advisories_cut;
-    char advisory_ids[TB_ATTEST_ADVISORY_BYTES];
-    unsigned char advisory_from[TB_ATTEST_ADVISORY_BYTES / 2];
-    /* The collateral's validity: the earliest nextUpdate / notAfter of the CRLs, TCB info,
-     * QE identity and every certificate (QvE earliest_expiration_date), what it is, and
-     * whether `now` is past it. 0 / "" when verification stopped before it was known. */
-    int64_t collateral_expiration;
-    char collateral_expiration_what[64];
-    int collateral_expired;
-    char fmspc[13]; /* hex, from the PCK certificate (when step 2 passed) */
-    int simulated;  /* the trusted root is a teebench simulated root */
-    int debug;      /* the TD has the DEBUG attribute */
-} tb_attest_verdict;
-
-/* The i-th advisory ID of a verdict (0 <= i < n_advisories), or NULL. */
-const char *tb_attest_verdict_advisory(const tb_attest_verdict *v, int i);
-/* The name of one TB_ATTEST_ADV_* bit: "platform", "tdx_module", "qe" (NULL otherwise). */
-const char *tb_attest_adv_level_name(unsigned bit);
-
-/* Collateral checked once (signatures, chains, CRLs, parsed JSON), reusable for
- * many quotes of the same FMSPC while `now` stays inside its validity window. */
-typedef struct tb_attest_prepared tb_attest_prepared;
-
-/* Checks the collateral against the root at time now (steps 3-4's collateral
- * parts and the CRLs' signatures; collateral not yet valid at now fails, expired
- * collateral prepares and each verdict reports it). On failure returns -1, fills *v
- * (INVALID, step, reason) and err; on success *out is new (free with
- * tb_attest_prepared_free). */
-int tb_attest_prepare(const tb_attest_collateral *c, int64_t now, const tb_attest_root *root,
-                      tb_attest_prepared **out, tb_attest_verdict *v, tb_err *err);
-void tb_attest_prepared_free(tb_attest_prepared *p);
-/* Verifies a quote with prepared collateral at time now. Always fills *v;
- * returns 0 when the verdict is ACCEPTED, -1 otherwise. Pure. */
-int tb_attest_verify_prepared(const uint8_t *quote, size_t len, const tb_attest_prepared *pc,
-                              int64_t now, const tb_attest_policy *policy, tb_attest_verdict *v);
-/* The pure verifier: verify(quote, collateral, now, policy, root) -> verdict.
- * = tb_attest_prepare + tb_attest_verify_prepared. Returns 0 when ACCEPTED, -1 otherwise. */
-int tb_attest_verify(const uint8_t *quote, size_t len, const tb_attest_collateral *c, int64_t now,
-                     const tb_attest_policy *policy, const tb_attest_root *root,
-                     tb_attest_verdict *v);
-
-/* ---------------------------------------------------------------- providers */
-
-/* Options for getting a quote; a NULL pointer means all defaults. */
-typedef struct tb_attest_quote_opts {
-    const char *sim_dir;  /* sim state; NULL: $TEEBENCH_SIM_DIR, else
-                             $XDG_CACHE_HOME/teebench/sim, else ~/.cache/teebench/sim */
-    int sim_debug;        /* sim: set the DEBUG attribute in the TD report */
-    const char *tsm_root; /* tsm: NULL = /sys/kernel/config/tsm/report */
-} tb_attest_quote_opts;
-
-/* Gets a quote (an SEV-SNP report for the SEV-SNP kinds) binding 64 bytes of report
- * data from the provider of kind (base/tee.h: tdx and snp from configfs-tsm, sim and
- * sim-snp SIMULATED; `--provider` names: tb_tee_provider). TB_TEE_NONE is refused.
- * *quote is malloc'd (caller frees). */
-int tb_attest_get_quote(tb_tee kind, const uint8_t report_data[64],
-                        const tb_attest_quote_opts *opts, uint8_t **quote, size_t *len,
-                        tb_err *err);
-/* A quote from configfs-tsm under tsm_root (NULL: /sys/kernel/config/tsm/report). */
-int tb_attest_tsm_get_quote(const char *tsm_root, const uint8_t report_data[64], uint8_t **quote,
-                            size_t *len, tb_err *err);
-
-/* The simulated provider's state directory (resolved as in tb_attest_quote_opts).
- * Writes the path into out; returns 0 or -1 (no home / too long). */
-int tb_attest_sim_dir(const char *override, char *out, size_t outlen, tb_err *err);
-/* The SIMULATED provider opened once, for callers that make many quotes (the
- * notary makes one per notarization): it reads the PKI's nine PEM files once (creating
- * the PKI under dir on first use, atomically). *out is new (free with
- * tb_attest_sim_close); tb_attest_sim_quote may be called from many threads at once
- * (read-only keys). *quote is malloc'd (caller frees). */
-typedef struct tb_attest_sim tb_attest_sim;
-int tb_attest_sim_open(const char *dir, tb_attest_sim **out, tb_err *err);
-int tb_attest_sim_quote(const tb_attest_sim *s, const uint8_t report_data[64], int debug,
-                        uint8_t **quote, size_t *len, tb_err *err);
-void tb_attest_sim_close(tb_attest_sim *s);
-/* SIMULATED collateral matching the sim quotes, valid from now - 1 h to now + 30 days,
- * signed by the sim PKI; revoke_pck puts the sim PCK certificate in the PCK CRL.
- * *root (if non-NULL) receives the sim root (free with tb_attest_root_free). */
-int tb_attest_sim_collateral(const char *dir, int64_t now, int revoke_pck,
-                             tb_attest_collateral *out, tb_attest_root **root, tb_err *err);
-/* The same collateral as a verifier keeps it (always revoke_pck 0): read from dir's
- * collateral cache when it was made for a time at most 7 days before now (and not after),
- * else made as above and written there (best effort). So verifying a SIMULATED quote costs
- * what verifying a real one with cached collateral costs -- a JSON read and parse -- and
- * not four signatures with keys loaded from disk each time. *root as above (never NULL). */
-int tb_attest_sim_collateral_cached(const char *dir, int64_t now, tb_attest_collateral *out,
-                                    tb_attest_root **root, tb_err *err);
-/* Path of the sim root CA PEM inside dir (creating the PKI if needed). */
-int tb_attest_sim_root_path(const char *dir, char *out, size_t outlen, tb_err *err);
-
-/* ------------------------------------------------------------ PCCS and cache */
-
-typedef struct tb_attest_fetch_opts {
-    long timeout_ms;       /* per request; 0 = 10000 */
-    const char *cache_dir; /* NULL: $XDG_CACHE_HOME/teebench (or ~/.cache/teebench) */
-    int no_cache;          /* always fetch (verified collateral still refreshes the cache) */
-} tb_attest_fetch_opts;
-
-/* Fetches the four pieces for (fmspc hex, ca "processor"|"platform") from a PCS
- * or PCCS base URL with the v4 paths. Fills *out (release with tb_attest_collateral_clear). */
-int tb_attest_pccs_fetch(const char *base_url, const char *fmspc, const char *ca, long timeout_ms,
-                         tb_attest_collateral *out, tb_err *err);
-/* The collateral cache: <dir>/collateral/<FMSPC>-<ca>-<source hash>.json (dcap-qvl
- * format), keyed by where the collateral came from (source: a PCCS base URL, trailing
- * '/' ignored; "sim" for simulated collateral), the FMSPC (hex) and the PCK CA. Only
- * collateral that verified a quote may be put (tb_attest_verify_quote does so).
- * tb_attest_cache_get returns 1 (hit: *out filled) when the entry exists and every
- * nextUpdate is after now; 0 on a miss (absent, unreadable or stale); -1 on a bad key. */
-int tb_attest_cache_get(const char *dir, const char *source, const char *fmspc, const char *ca,
-                        int64_t now, tb_attest_collateral *out, tb_err *err);
-int tb_attest_cache_put(const char *dir, const char *source, const char *fmspc, const char *ca,
-                        const tb_attest_collateral *c, tb_err *err);
-
-/* ------------------------------------------------------------ one-call helper */
-
-typedef struct tb_attest_timing {
-    uint64_t fetch_ns;  /* loading / fetching collateral (0 when none) */
-    uint64_t verify_ns; /* the pure verification(s) */
-    int from_cache;     /* the verdict came from cached collateral */
-    int refetched;      /* cached collateral failed verification; it was fetched again */
-} tb_attest_timing;
-
-/* "Verify this quote against this collateral with this root at time now":
- * source is a collateral file or folder path, an "http://" / "https://" PCCS base
- * URL, or "sim" / "sim:DIR" (SIMULATED collateral generated in process from the sim
- * PKI; the root then defaults to the sim root). root_path NULL = built-in Intel root
- * (or sim root for "sim"). policy NULL = default policy. fetch NULL = defaults.
- * A PCCS source goes through the cache (keyed by the URL, the quote's FMSPC and CA):
- * a hit is verified like a fetch; when cached collateral gives an INVALID verdict it is
- * fetched again once and the fresh verdict counts; fetched collateral is cached only
- * after it verified the quote (ACCEPTED or REFUSED), never before.
- * Returns 0 when ACCEPTED; -1 otherwise: *v says why when verification ran (v->result
- * INVALID/REFUSED; bytes that are no quote: INVALID at TB_ATTEST_STEP_PARSE), else err
- * (collateral or root could not be loaded; then v->result is INVALID, step NONE). */
-int tb_attest_verify_quote(const uint8_t *quote, size_t len, const char *source,
-                           const char *root_path, int64_t now, const tb_attest_policy *policy,
-                           const tb_attest_fetch_opts *fetch, tb_attest_verdict *v,
-                           tb_attest_timing *t, tb_err *err);
 
 #endif

@@ -1,6 +1,6 @@
 /* attest/internal: what the attest module's files share, and the entry points only its
  * unit tests and fuzz targets call besides (not a public API: other modules include
- * attest/attest.h only). Ownership as stated per function; a _clear function releases
+ * attest/tdx/tdx.h only). Ownership as stated per function; a _clear function releases
  * what a caller-owned struct holds and zeroes it. */
 #ifndef TB_ATTEST_INTERNAL_H
 #define TB_ATTEST_INTERNAL_H
@@ -11,48 +11,48 @@
 #include <openssl/evp.h>
 #include <openssl/x509.h>
 
-#include "attest/attest.h"
-#include "attest/snp.h"
+#include "attest/tdx/tdx.h"
+#include "attest/snp/snp.h"
 #include "base/x509.h"
 
 struct tb_attest_root {
     X509 *cert;
     int simulated;
-    void *group; /* a P-256 group made once with the root: tb_attest_prepare dups it */
+    void *group; /* a P-256 group made once with the root: tb_tdx_prepare dups it */
 };
 
 /* A root owning x (freed on failure); simulated when its CN says SIMULATED. */
 int tb_attest_root_wrap(X509 *x, tb_attest_root **out, tb_err *err);
 
 /* The SIMULATED provider's marker: the first bytes of a simulated quote's header user
- * data (provider_sim.c writes it, tb_attest_quote_is_simulated reads it). */
-#define TB_ATTEST_SIM_MARKER "teebench SIMULATED"
-#define TB_ATTEST_SIM_MARKER_LEN (sizeof TB_ATTEST_SIM_MARKER - 1)
+ * data (provider_sim.c writes it, tb_tdx_quote_is_simulated reads it). */
+#define TB_TDX_SIM_MARKER "teebench SIMULATED"
+#define TB_TDX_SIM_MARKER_LEN (sizeof TB_TDX_SIM_MARKER - 1)
 
 /* ------------------------------------------------------------------ quote.c */
 
 /* When `in` is hex or base64 text (whitespace allowed), decodes it into *out
  * (malloc'd, caller frees) and returns 1; returns 0 when it is not text (binary
  * input: use as is), -1 on allocation failure. */
-int tb_attest_quote_decode_text(const uint8_t *in, size_t n, uint8_t **out, size_t *outlen,
-                                tb_err *err);
+int tb_tdx_quote_decode_text(const uint8_t *in, size_t n, uint8_t **out, size_t *outlen,
+                             tb_err *err);
 
 /* ---------------------------------------------------------------- tcbinfo.c */
 
 /* "2025-02-13T03:50:41Z" (fractional seconds allowed) -> unix seconds. */
-int tb_attest_iso8601_parse(const char *s, int64_t *out);
+int tb_tdx_iso8601_parse(const char *s, int64_t *out);
 /* Intel's spelling ("UpToDate", ...) -> status. Returns 0 or -1. */
 int tb_attest_tcb_status_parse(const char *s, tb_attest_tcb_status *out);
 
 /* A level's advisory IDs: n NUL-terminated strings back to back in ids (len bytes,
  * malloc'd; NULL when n == 0). Any number, any length (QVL accepts any strings). */
-typedef struct tb_attest_adv_list {
+typedef struct tb_tdx_adv_list {
     int n;
     char *ids;
     size_t len;
-} tb_attest_adv_list;
+} tb_tdx_adv_list;
 
-typedef struct tb_attest_tcb_level {
+typedef struct tb_tdx_tcb_level {
     uint8_t sgx[16];
     uint16_t pcesvn;
     uint8_t tdx[16];
@@ -61,35 +61,35 @@ typedef struct tb_attest_tcb_level {
     int status; /* a tb_attest_tcb_status; -1: a TDX module level's status that QVL does not
                    recognize (TCB_UNRECOGNIZED_STATUS if this level is the one matched) */
     char status_text[48]; /* tcbStatus as written (cut to fit), for messages */
-    tb_attest_adv_list adv;
-} tb_attest_tcb_level;
+    tb_tdx_adv_list adv;
+} tb_tdx_tcb_level;
 
-typedef struct tb_attest_module_identity {
+typedef struct tb_tdx_module_identity {
     char id[16];
     uint8_t mrsigner[48];
     uint8_t attributes[8], attributes_mask[8];
     int n_levels;
-    tb_attest_tcb_level *levels;
-} tb_attest_module_identity;
+    tb_tdx_tcb_level *levels;
+} tb_tdx_module_identity;
 
 /* Platform levels are sorted highest first by QVL's TcbLevel ordering and unique; each
  * identity's levels highest ISVSVN first and unique (tcbinfo.c). */
-typedef struct tb_attest_tcb_info {
+typedef struct tb_tdx_tcb_info {
     int version;
     uint32_t eval_number; /* tcbEvaluationDataNumber */
     int64_t issue, next;
     uint8_t fmspc[6];
     uint8_t pceid[2];
     int has_module;
-    tb_attest_module_identity module; /* tdxModule (no levels) */
+    tb_tdx_module_identity module; /* tdxModule (no levels) */
     int n_ids;
-    tb_attest_module_identity *ids; /* tdxModuleIdentities */
+    tb_tdx_module_identity *ids; /* tdxModuleIdentities */
     int n_levels;
-    tb_attest_tcb_level *levels;
-} tb_attest_tcb_info;
+    tb_tdx_tcb_level *levels;
+} tb_tdx_tcb_info;
 
 /* Levels in document order (QVL: first level with isvsvn <= the QE's wins). */
-typedef struct tb_attest_qe_identity {
+typedef struct tb_tdx_qe_identity {
     int version;
     uint32_t eval_number;
     int64_t issue, next;
@@ -98,15 +98,14 @@ typedef struct tb_attest_qe_identity {
     uint8_t mrsigner[32];
     uint16_t isvprodid;
     int n_levels;
-    tb_attest_tcb_level *levels;
-} tb_attest_qe_identity;
+    tb_tdx_tcb_level *levels;
+} tb_tdx_qe_identity;
 
 /* Parse the signed JSON bodies (the tcbInfo / enclaveIdentity values). */
-int tb_attest_tcb_info_parse(const char *text, size_t n, tb_attest_tcb_info *out, tb_err *err);
-void tb_attest_tcb_info_clear(tb_attest_tcb_info *t);
-int tb_attest_qe_identity_parse(const char *text, size_t n, tb_attest_qe_identity *out,
-                                tb_err *err);
-void tb_attest_qe_identity_clear(tb_attest_qe_identity *q);
+int tb_tdx_tcb_info_parse(const char *text, size_t n, tb_tdx_tcb_info *out, tb_err *err);
+void tb_tdx_tcb_info_clear(tb_tdx_tcb_info *t);
+int tb_tdx_qe_identity_parse(const char *text, size_t n, tb_tdx_qe_identity *out, tb_err *err);
+void tb_tdx_qe_identity_clear(tb_tdx_qe_identity *q);
 
 /* ---------------------------------------------------------------- jsontok.c */
 
@@ -274,42 +273,42 @@ const char *tb_attest_intel_root_pem(size_t *len);
 
 /* -------------------------------------------------------------------- pck.c */
 
-typedef struct tb_attest_pck_info {
+typedef struct tb_tdx_pck_info {
     uint8_t fmspc[6];
     uint8_t pceid[2];
     uint8_t sgx_comp[16]; /* SGX TCB components 1..16 */
     uint16_t pcesvn;
     uint8_t cpusvn[16];
     int ca_platform; /* 1: issued by the Platform CA, 0: the Processor CA */
-} tb_attest_pck_info;
+} tb_tdx_pck_info;
 /* The SGX extension's value (the OCTET STRING content) -> PCK info (ca_platform unset). */
-int tb_attest_pck_info_from_ext(const uint8_t *ext, size_t n, tb_attest_pck_info *out, tb_err *err);
+int tb_tdx_pck_info_from_ext(const uint8_t *ext, size_t n, tb_tdx_pck_info *out, tb_err *err);
 /* A DER PCK certificate (read by cert.c) -> PCK info, the CA kind from its issuer. */
-int tb_attest_pck_info_from_der(const uint8_t *der, size_t n, tb_attest_pck_info *out, tb_err *err);
+int tb_tdx_pck_info_from_der(const uint8_t *der, size_t n, tb_tdx_pck_info *out, tb_err *err);
 
 /* ------------------------------------------------------------- collateral.c */
 
 /* Loads a dcap-qvl JSON file, or a folder of PCS responses (see collateral.c). */
-int tb_attest_collateral_load(const char *path, tb_attest_collateral *out, tb_err *err);
+int tb_tdx_collateral_load(const char *path, tb_tdx_collateral *out, tb_err *err);
 /* Fills the TCB info and QE identity fields from two PCS response bodies
  * ({"tcbInfo": ..., "signature": ...} and {"enclaveIdentity": ..., "signature": ...}):
  * the exact bytes of the signed value and the signature. */
-int tb_attest_collateral_from_pcs(const char *tcb_resp, size_t tcb_len, const char *qe_resp,
-                                  size_t qe_len, tb_attest_collateral *c, tb_err *err);
+int tb_tdx_collateral_from_pcs(const char *tcb_resp, size_t tcb_len, const char *qe_resp,
+                               size_t qe_len, tb_tdx_collateral *c, tb_err *err);
 /* Earliest nextUpdate of TCB info, QE identity and both CRLs (unix seconds), for caching. */
-int tb_attest_collateral_next_update(const tb_attest_collateral *c, int64_t *next, tb_err *err);
+int tb_tdx_collateral_next_update(const tb_tdx_collateral *c, int64_t *next, tb_err *err);
 
 /* ---------------------------------------------------- policy.c, providers, cache */
 
 int tb_attest_policy_parse(const char *text, size_t n, tb_attest_policy *p, tb_err *err);
 /* A SIMULATED quote: opens the sim PKI under dir (creating it on first use), quotes, closes. */
-int tb_attest_sim_get_quote(const char *dir, const uint8_t report_data[64], int debug,
-                            uint8_t **quote, size_t *len, tb_err *err);
+int tb_tdx_sim_get_quote(const char *dir, const uint8_t report_data[64], int debug, uint8_t **quote,
+                         size_t *len, tb_err *err);
 /* A SIMULATED quote with what the QVL rule tests vary (all zero = the default sim quote):
  * quote version 5 with a TDX 1.5 body (TEE_TCB_SVN2), TEE_TCB_SVN, SEAMATTRIBUTES, the
  * QE's ISVSVN and MISCSELECT, and another PCK chain (PEM, leaf first) with the key of its
  * leaf that signs the QE report. */
-typedef struct tb_attest_sim_quote_params {
+typedef struct tb_tdx_sim_quote_params {
     int version;   /* 4 (0 = 4) or 5 */
     int body_type; /* 2 (0 = 2) or 3 (version 5 only) */
     int set_tee_tcb_svn;
@@ -321,10 +320,10 @@ typedef struct tb_attest_sim_quote_params {
     uint32_t qe_miscselect;
     const char *pck_chain_pem;
     EVP_PKEY *pck_key;
-} tb_attest_sim_quote_params;
-int tb_attest_sim_quote_custom(const char *dir, const uint8_t report_data[64],
-                               const tb_attest_sim_quote_params *par, uint8_t **quote, size_t *len,
-                               tb_err *err);
+} tb_tdx_sim_quote_params;
+int tb_tdx_sim_quote_custom(const char *dir, const uint8_t report_data[64],
+                            const tb_tdx_sim_quote_params *par, uint8_t **quote, size_t *len,
+                            tb_err *err);
 /* What every certificate of the SIMULATED PKIs (TDX's in provider_sim.c, SEV-SNP's in
    snp_sim.c) shares, for base/x509: subject name, key, issuer (NULL: self-signed) and
    its key, valid from a day before now for 20 years. The caller adds the rest. */
@@ -349,7 +348,7 @@ int tb_attest_cache_dir(const char *override, char *out, size_t outlen, tb_err *
 /* ------------------------------------------------------ snp_x509.c (SEV-SNP) */
 
 /* The AMD extensions of a VCEK / VLEK (1.3.6.1.4.1.3704.1.*). */
-typedef struct tb_attest_snp_ext {
+typedef struct tb_snp_ext {
     int has_tcb; /* bl, tee, snp and ucode SPLs all present */
     uint8_t bl, tee, snp, ucode, fmc;
     int has_fmc;      /* 1.3.9 (Turin) */
@@ -357,14 +356,13 @@ typedef struct tb_attest_snp_ext {
     uint8_t hwid[64]; /* 1.4 hwID (VCEK) */
     int has_hwid;
     int has_csp_id; /* 1.5 (VLEK) */
-} tb_attest_snp_ext;
+} tb_snp_ext;
 /* The [3] extensions content (the SEQUENCE OF Extension, with its tag) -> AMD extensions,
  * basicConstraints cA. Strict DER; unknown extensions skipped; duplicates refused. */
-int tb_attest_snp_ext_parse(const uint8_t *p, size_t n, tb_attest_snp_ext *out, int *is_ca,
-                            tb_err *err);
+int tb_snp_ext_parse(const uint8_t *p, size_t n, tb_snp_ext *out, int *is_ca, tb_err *err);
 
 /* An AMD certificate (RSA-PSS SHA-384 signed; RSA or P-384 key). Pointers into the DER. */
-typedef struct tb_attest_snp_cert {
+typedef struct tb_snp_cert {
     tb_attest_cert_id id;
     const uint8_t *sig, *spki;
     size_t sig_len, spki_len;
@@ -373,25 +371,24 @@ typedef struct tb_attest_snp_cert {
     size_t rsa_n_len, rsa_e_len;
     uint8_t ec[97]; /* uncompressed P-384 point */
     int is_ca;
-    tb_attest_snp_ext ext;
-} tb_attest_snp_cert;
-int tb_attest_snp_cert_parse(const uint8_t *der, size_t n, tb_attest_snp_cert *c, tb_err *err);
+    tb_snp_ext ext;
+} tb_snp_cert;
+int tb_snp_cert_parse(const uint8_t *der, size_t n, tb_snp_cert *c, tb_err *err);
 /* An AMD CRL (RSA-PSS SHA-384, salt 48): tb_attest_crl_read with that algorithm; the
    signature in c->rsa_sig. Revocation: tb_attest_crl_is_revoked. */
-int tb_attest_snp_crl_parse(const uint8_t *der, size_t n, tb_attest_crl *c, tb_err *err);
+int tb_snp_crl_parse(const uint8_t *der, size_t n, tb_attest_crl *c, tb_err *err);
 /* 1: sig is a valid RSASSA-PSS (SHA-384, MGF1 SHA-384, salt 48) signature of data by the
  * RSA key of signer; 0 otherwise. */
-int tb_attest_snp_pss_verify(const tb_attest_snp_cert *signer, const uint8_t *data, size_t n,
-                             const uint8_t *sig, size_t sig_len);
+int tb_snp_pss_verify(const tb_snp_cert *signer, const uint8_t *data, size_t n, const uint8_t *sig,
+                      size_t sig_len);
 /* 1: the report's signature (r, s little-endian, 72 bytes each, upper 24 bytes zero) over
  * SHA-384 of [0, 0x2A0) verifies with the P-384 key of the cert. */
-int tb_attest_snp_report_sig_ok(const tb_attest_snp_cert *vcek, const uint8_t *report);
+int tb_snp_report_sig_ok(const tb_snp_cert *vcek, const uint8_t *report);
 /* PEM (first certificate / CRL) or DER bytes -> DER (malloc'd). */
-int tb_attest_snp_to_der(const uint8_t *p, size_t n, int crl, uint8_t **der, size_t *len,
-                         tb_err *err);
+int tb_snp_to_der(const uint8_t *p, size_t n, int crl, uint8_t **der, size_t *len, tb_err *err);
 /* A PEM chain (ASK then ARK, as the KDS serves /cert_chain) -> c->ask, c->ark (DER). */
-int tb_attest_snp_chain_from_pem(const uint8_t *p, size_t n, tb_attest_snp_certs *c, tb_err *err);
+int tb_snp_chain_from_pem(const uint8_t *p, size_t n, tb_snp_certs *c, tb_err *err);
 /* The SIMULATED marker in FAMILY_ID. */
-#define TB_ATTEST_SNP_SIM_MARKER "teebench SIM SNP"
+#define TB_SNP_SIM_MARKER "teebench SIM SNP"
 
 #endif

@@ -1,5 +1,5 @@
 /* embed: the one way bytes from the source tree get into the binary -- the
- * trusted roots of data/roots/ (attest/root, attest/snp_roots) and the fixture
+ * trusted roots of data/roots/ (attest/common/root, attest/snp/roots) and the fixture
  * documents of testdata/fixture/ (serve/fixture).
  *
  * TB_EMBED(sym, "data/roots/x.der") at file scope has the assembler include the

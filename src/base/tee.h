@@ -27,8 +27,8 @@ typedef enum tb_tee {
 
 typedef enum tb_tee_family {
     TB_TEE_FAMILY_NONE = 0,
-    TB_TEE_FAMILY_TDX, /* the evidence is a TDX quote (attest/quote, attest/verify) */
-    TB_TEE_FAMILY_SNP  /* the evidence is an SEV-SNP report (attest/snp.h) */
+    TB_TEE_FAMILY_TDX, /* the evidence is a TDX quote (attest/tdx/quote, attest/tdx/verify) */
+    TB_TEE_FAMILY_SNP  /* the evidence is an SEV-SNP report (attest/snp/snp.h) */
 } tb_tee_family;
 
 typedef struct tb_tee_traits {

@@ -1,5 +1,5 @@
 /* x509: the one certificate and CRL builder, and the one certificate/key encoder, for teebench's
- * own PKIs -- the SIMULATED TDX and SEV-SNP PKIs (attest/provider_sim, attest/snp_sim) and the
+ * own PKIs -- the SIMULATED TDX and SEV-SNP PKIs (attest/tdx/provider_sim, attest/snp/sim) and the
  * fixture server's CA and certificate (serve/pki).
  *
  * A certificate is described by a tb_x509_spec (subject name entries in order, key,

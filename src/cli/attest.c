@@ -21,9 +21,9 @@
 
 #include <jansson.h>
 
-#include "attest/attest.h"
-#include "attest/evidence.h"
-#include "attest/timing.h"
+#include "attest/tdx/tdx.h"
+#include "attest/common/evidence.h"
+#include "attest/common/timing.h"
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
@@ -108,12 +108,12 @@ static json_t *hexj(const uint8_t *p, size_t n)
     return json_string(buf);
 }
 
-static void chain_info(const tb_attest_quote *q, json_t *o)
+static void chain_info(const tb_tdx_quote *q, json_t *o)
 {
     char fmspc[13];
     const char *ca;
     tb_err e;
-    if (tb_attest_quote_fmspc_ca(q, fmspc, &ca, &e) == 0) {
+    if (tb_tdx_quote_fmspc_ca(q, fmspc, &ca, &e) == 0) {
         json_object_set_new(o, "fmspc", json_string(fmspc));
         json_object_set_new(o, "pck_ca", json_string(ca));
     } else {
@@ -121,11 +121,11 @@ static void chain_info(const tb_attest_quote *q, json_t *o)
     }
 }
 
-static json_t *quote_json(const tb_attest_quote *q)
+static json_t *quote_json(const tb_tdx_quote *q)
 {
     json_t *o = json_object(), *h = json_object(), *b = json_object(), *s = json_object(),
            *r = json_object();
-    json_object_set_new(o, "simulated", json_boolean(tb_attest_quote_is_simulated(q)));
+    json_object_set_new(o, "simulated", json_boolean(tb_tdx_quote_is_simulated(q)));
     json_object_set_new(h, "version", json_integer(q->version));
     json_object_set_new(h, "att_key_type", json_integer(q->att_key_type));
     json_object_set_new(h, "tee_type", json_integer(q->tee_type));
@@ -134,14 +134,14 @@ static json_t *quote_json(const tb_attest_quote *q)
     json_object_set_new(h, "qe_vendor_id", hexj(q->qe_vendor_id, 16));
     json_object_set_new(h, "user_data", hexj(q->user_data, 20));
     json_object_set_new(o, "header", h);
-    const tb_attest_td_report *t = &q->td;
+    const tb_tdx_td_report *t = &q->td;
     json_object_set_new(b, "body_type", json_integer(q->body_type));
     json_object_set_new(b, "tee_tcb_svn", hexj(t->tee_tcb_svn, 16));
     json_object_set_new(b, "mrseam", hexj(t->mrseam, 48));
     json_object_set_new(b, "mrsignerseam", hexj(t->mrsignerseam, 48));
     json_object_set_new(b, "seam_attributes", hexj(t->seam_attributes, 8));
     json_object_set_new(b, "td_attributes", hexj(t->td_attributes, 8));
-    json_object_set_new(b, "debug", json_boolean(tb_attest_quote_is_debug(q)));
+    json_object_set_new(b, "debug", json_boolean(tb_tdx_quote_is_debug(q)));
     json_object_set_new(b, "xfam", hexj(t->xfam, 8));
     json_object_set_new(b, "mrtd", hexj(t->mrtd, 48));
     json_object_set_new(b, "mrconfigid", hexj(t->mrconfigid, 48));
@@ -162,7 +162,7 @@ static json_t *quote_json(const tb_attest_quote *q)
     json_object_set_new(s, "signature", hexj(q->signature, 64));
     json_object_set_new(s, "attestation_key", hexj(q->att_key, 64));
     json_object_set_new(s, "certification_data_type", json_integer(q->cert_type));
-    const tb_attest_sgx_report *e = &q->qe_report;
+    const tb_tdx_sgx_report *e = &q->qe_report;
     json_object_set_new(r, "cpusvn", hexj(e->cpusvn, 16));
     json_object_set_new(r, "miscselect", json_integer(e->miscselect));
     json_object_set_new(r, "attributes", hexj(e->attributes, 16));
@@ -179,7 +179,7 @@ static json_t *quote_json(const tb_attest_quote *q)
     json_t *subjects = json_array();
     char subj[4][256];
     tb_err err;
-    int n = tb_attest_quote_pck_subjects(q, subj, 4, &err);
+    int n = tb_tdx_quote_pck_subjects(q, subj, 4, &err);
     for (int i = 0; i < n; i++)
         json_array_append_new(subjects, json_string(subj[i]));
     json_object_set_new(s, "pck_subjects", subjects);
@@ -206,47 +206,46 @@ static int cmd_show(int argc, char **argv)
     int json = a.json;
     if (optind != argc - 1)
         return usage_fail("attest show", "want exactly one QUOTE file");
-    tb_attest_quote *q;
+    tb_tdx_quote *q;
     tb_err e;
     uint8_t *raw;
     size_t rawn;
     if (tb_attest_quote_read(argv[optind], &raw, &rawn, &e) < 0)
         return cli_fail("attest show", "%s", e.msg);
-    if (tb_attest_snp_sniff(raw, rawn)) {
+    if (tb_snp_sniff(raw, rawn)) {
         int rc = cli_attest_snp_show(argv[optind], raw, rawn, json);
         free(raw);
         return rc;
     }
     free(raw);
-    if (tb_attest_quote_load(argv[optind], &q, &e) < 0)
+    if (tb_tdx_quote_load(argv[optind], &q, &e) < 0)
         return cli_fail("attest show", "%s", e.msg);
     json_t *o = quote_json(q);
     if (json) {
         cli_json_print("attest show",
                        cli_json_envelope("teebench-attest-show/1", json_incref(o), 0));
     } else {
-        if (tb_attest_quote_is_simulated(q))
+        if (tb_tdx_quote_is_simulated(q))
             printf("SIMULATED quote (teebench simulated provider, not a real TDX module)\n");
         printf("TDX quote v%u, body type %u (%s), %zu bytes\n", q->version, q->body_type,
                q->body_type == 3 ? "TDX 1.5" : "TDX 1.0", q->raw_len);
-        printf("td_attributes debug: %s\n",
-               tb_attest_quote_is_debug(q) ? "DEBUG (bit 0 set)" : "off");
+        printf("td_attributes debug: %s\n", tb_tdx_quote_is_debug(q) ? "DEBUG (bit 0 set)" : "off");
         cli_json_print_text(o, 0, 22);
     }
     json_decref(o);
-    tb_attest_quote_free(q);
+    tb_tdx_quote_free(q);
     return 0;
 }
 
 /* ------------------------------------------------------------------ verify */
 
 /* advisories: the union, then each level's own (platform, TDX module, QE identity). */
-static void print_advisories(const tb_attest_verdict *v)
+static void print_advisories(const tb_tdx_verdict *v)
 {
     static const char *const label[] = {"  platform:   ", "  tdx module: ", "  qe:         "};
     printf("advisories:   ");
     for (int i = 0; i < v->n_advisories; i++)
-        printf("%s%s", i ? ", " : "", tb_attest_verdict_advisory(v, i));
+        printf("%s%s", i ? ", " : "", tb_tdx_verdict_advisory(v, i));
     printf("%s%s\n", v->n_advisories ? " (every matched TCB level's, each once)" : "none",
            v->advisories_cut ? " (more did not fit)" : "");
     if (!v->n_advisories)
@@ -256,13 +255,13 @@ static void print_advisories(const tb_attest_verdict *v)
         printf("%s", label[k]);
         for (int i = 0; i < v->n_advisories; i++)
             if (v->advisory_from[i] & (1u << k))
-                printf("%s%s", n++ ? ", " : "", tb_attest_verdict_advisory(v, i));
+                printf("%s%s", n++ ? ", " : "", tb_tdx_verdict_advisory(v, i));
         printf("%s\n", n ? "" : "none");
     }
 }
 
 /* The TCB statuses and dates of a verdict that reached them, into o. */
-static void json_set_tcb_status(json_t *o, const tb_attest_verdict *v)
+static void json_set_tcb_status(json_t *o, const tb_tdx_verdict *v)
 {
     if (!v->status_known)
         return;
@@ -279,7 +278,7 @@ static void json_set_tcb_status(json_t *o, const tb_attest_verdict *v)
 }
 
 /* When the collateral expires (or expired), into o; nothing if unknown. */
-static void json_set_collateral_expiration(json_t *o, const tb_attest_verdict *v)
+static void json_set_collateral_expiration(json_t *o, const tb_tdx_verdict *v)
 {
     if (!v->collateral_expiration)
         return;
@@ -292,20 +291,20 @@ static void json_set_collateral_expiration(json_t *o, const tb_attest_verdict *v
 }
 
 /* The advisory IDs, the TCB levels each came from, and the platform's SA list, into o. */
-static void json_set_advisories(json_t *o, const tb_attest_verdict *v)
+static void json_set_advisories(json_t *o, const tb_tdx_verdict *v)
 {
     json_t *adv = json_array();
     json_t *from = json_array();
     tb_buf sa = {0};
     for (int i = 0; i < v->n_advisories; i++) {
-        const char *id = tb_attest_verdict_advisory(v, i);
+        const char *id = tb_tdx_verdict_advisory(v, i);
         json_array_append_new(adv, json_string(id));
         json_t *levels = json_array();
-        for (unsigned bit = 1; bit <= TB_ATTEST_ADV_QE; bit <<= 1)
+        for (unsigned bit = 1; bit <= TB_TDX_ADV_QE; bit <<= 1)
             if (v->advisory_from[i] & bit)
-                json_array_append_new(levels, json_string(tb_attest_adv_level_name(bit)));
+                json_array_append_new(levels, json_string(tb_tdx_adv_level_name(bit)));
         json_array_append_new(from, json_pack("{s:s, s:o}", "id", id, "levels", levels));
-        if (v->advisory_from[i] & TB_ATTEST_ADV_PLATFORM)
+        if (v->advisory_from[i] & TB_TDX_ADV_PLATFORM)
             tb_buf_printf(&sa, "%s%s", sa.len ? "," : "", id);
     }
     json_object_set_new(o, "advisory_ids", adv);
@@ -316,18 +315,18 @@ static void json_set_advisories(json_t *o, const tb_attest_verdict *v)
 }
 
 /* `attest verify --json`: the verdict, its TCB and collateral facts and the timing. */
-static void print_verdict_json(const char *path, const tb_attest_verdict *v,
-                               const tb_attest_timing *t, const char *how, int sim)
+static void print_verdict_json(const char *path, const tb_tdx_verdict *v, const tb_tdx_timing *t,
+                               const char *how, int sim)
 {
     json_t *o = json_object();
     json_object_set_new(o, "quote", json_string(path));
     json_object_set_new(o, "simulated", json_boolean(sim));
     json_object_set_new(o, "verdict", json_string(tb_attest_result_name(v->result)));
-    json_object_set_new(o, "step", json_string(tb_attest_step_name(v->step)));
+    json_object_set_new(o, "step", json_string(tb_tdx_step_name(v->step)));
     json_object_set_new(
         o, "step_number",
-        json_integer(v->step >= TB_ATTEST_STEP_HEADER && v->step <= TB_ATTEST_STEP_TCB_LEVEL
-                         ? v->step - TB_ATTEST_STEP_HEADER + 1
+        json_integer(v->step >= TB_TDX_STEP_HEADER && v->step <= TB_TDX_STEP_TCB_LEVEL
+                         ? v->step - TB_TDX_STEP_HEADER + 1
                          : 0));
     json_object_set_new(o, "reason", json_string(v->reason));
     json_set_tcb_status(o, v);
@@ -345,19 +344,18 @@ static void print_verdict_json(const char *path, const tb_attest_verdict *v,
 }
 
 /* `attest verify`: the same facts as lines for a reader. */
-static void print_verdict_text(const char *path, const tb_attest_quote *q,
-                               const tb_attest_verdict *v, const tb_attest_timing *t,
-                               const char *how, int sim)
+static void print_verdict_text(const char *path, const tb_tdx_quote *q, const tb_tdx_verdict *v,
+                               const tb_tdx_timing *t, const char *how, int sim)
 {
     printf("quote:        %s (TDX v%u)%s\n", path, q->version,
            sim ? " [SIMULATED: teebench simulated provider/root, not Intel]" : "");
     printf("verdict:      %s\n", tb_attest_result_name(v->result));
     if (v->result != TB_ATTEST_ACCEPTED) {
-        if (v->step >= TB_ATTEST_STEP_HEADER && v->step <= TB_ATTEST_STEP_TCB_LEVEL)
-            printf("failed step:  %d (%s): %s\n", v->step - TB_ATTEST_STEP_HEADER + 1,
-                   tb_attest_step_name(v->step), v->reason);
+        if (v->step >= TB_TDX_STEP_HEADER && v->step <= TB_TDX_STEP_TCB_LEVEL)
+            printf("failed step:  %d (%s): %s\n", v->step - TB_TDX_STEP_HEADER + 1,
+                   tb_tdx_step_name(v->step), v->reason);
         else
-            printf("failed step:  %s: %s\n", tb_attest_step_name(v->step), v->reason);
+            printf("failed step:  %s: %s\n", tb_tdx_step_name(v->step), v->reason);
     }
     if (v->status_known) {
         printf("tcb status:   %s (platform %s, TDX module %s, QE %s)\n",
@@ -384,10 +382,10 @@ static void print_verdict_text(const char *path, const tb_attest_quote *q,
     printf("verify time:  %.3f ms\n", (double)t->verify_ns / 1e6);
 }
 
-static void print_verdict(const char *path, const tb_attest_quote *q, const tb_attest_verdict *v,
-                          const tb_attest_timing *t, const char *source, int json)
+static void print_verdict(const char *path, const tb_tdx_quote *q, const tb_tdx_verdict *v,
+                          const tb_tdx_timing *t, const char *source, int json)
 {
-    int sim = v->simulated || tb_attest_quote_is_simulated(q);
+    int sim = v->simulated || tb_tdx_quote_is_simulated(q);
     const char *how = t->from_cache ? "cache" : (!strncmp(source, "http", 4) ? "network" : "file");
     if (json)
         print_verdict_json(path, v, t, how, sim);
@@ -414,9 +412,8 @@ static int verify_policy(const char *cmd, const char *policy_path, int allow_deb
 
 /* An SEV-SNP report with --certs or --kds: reads it and hands over to cli/attest_snp.c. */
 static int verify_snp(const char *path, const char *certs, const char *kds, const char *root,
-                      tb_attest_snp_product product, int64_t now, const char *policy_path,
-                      int allow_debug, int allow_expired, int json, const tb_attest_fetch_opts *fo,
-                      int64_t timeout)
+                      tb_snp_product product, int64_t now, const char *policy_path, int allow_debug,
+                      int allow_expired, int json, const tb_tdx_fetch_opts *fo, int64_t timeout)
 {
     const char *cmd = "attest verify";
     tb_attest_policy pol;
@@ -428,7 +425,7 @@ static int verify_snp(const char *path, const char *certs, const char *kds, cons
     size_t n;
     if (tb_attest_quote_read(path, &b, &n, &e) < 0)
         return cli_fail(cmd, "%s", e.msg);
-    if (!tb_attest_snp_sniff(b, n)) {
+    if (!tb_snp_sniff(b, n)) {
         free(b);
         return cli_fail_code(EXIT_INVALID, cmd,
                              "%s: invalid: step parse: not an SEV-SNP report (%zu bytes; "
@@ -455,15 +452,15 @@ static int verify_snp(const char *path, const char *certs, const char *kds, cons
 
 typedef struct verify_args {
     const char *collateral, *pccs, *root, *policy_path, *certs, *kds;
-    tb_attest_snp_product product;
+    tb_snp_product product;
     int json, allow_debug, allow_expired;
     int64_t now, timeout;
-    tb_attest_fetch_opts fo;
+    tb_tdx_fetch_opts fo;
 } verify_args;
 
 static int set_product(void *args, const char *flag, const char *v, tb_err *err)
 {
-    if (tb_attest_snp_product_parse(v, &((verify_args *)args)->product) < 0)
+    if (tb_snp_product_parse(v, &((verify_args *)args)->product) < 0)
         return tb_errf(err, "%s wants milan, genoa or turin (teebench attest --help)", flag);
     return 0;
 }
@@ -491,16 +488,16 @@ const cli_cmd cli_attest_verify_cmd = {
 static int cmd_verify(int argc, char **argv)
 {
     const char *cmd = "attest verify";
-    verify_args a = {.product = TB_ATTEST_SNP_UNKNOWN, .now = -1, .timeout = 10000};
+    verify_args a = {.product = TB_SNP_UNKNOWN, .now = -1, .timeout = 10000};
     int first, done = cli_flags_parse(&cli_attest_verify_cmd, argc, argv, &a, &first);
     if (done != CLI_FLAGS_GO)
         return done;
     const char *collateral = a.collateral, *pccs = a.pccs, *root = a.root,
                *policy_path = a.policy_path, *certs = a.certs, *kds = a.kds;
-    tb_attest_snp_product product = a.product;
+    tb_snp_product product = a.product;
     int json = a.json, allow_debug = a.allow_debug, allow_expired = a.allow_expired;
     int64_t now = a.now, timeout = a.timeout;
-    tb_attest_fetch_opts fo = a.fo;
+    tb_tdx_fetch_opts fo = a.fo;
     if (optind != argc - 1)
         return usage_fail(cmd, "want exactly one QUOTE file");
     if (certs || kds) {
@@ -530,29 +527,29 @@ static int cmd_verify(int argc, char **argv)
     size_t qn;
     if (tb_attest_quote_read(path, &qb, &qn, &e) < 0)
         return cli_fail(cmd, "%s", e.msg); /* unreadable: an error, not an invalid quote */
-    if (tb_attest_snp_sniff(qb, qn)) {
+    if (tb_snp_sniff(qb, qn)) {
         free(qb);
         return usage_fail(cmd,
                           "this is an SEV-SNP report: verify it with --certs DIR or --kds URL");
     }
-    tb_attest_quote *q;
-    int rc = tb_attest_quote_parse(qb, qn, &q, &e);
+    tb_tdx_quote *q;
+    int rc = tb_tdx_quote_parse(qb, qn, &q, &e);
     free(qb);
     if (rc < 0) /* bytes that are no quote: invalid (the verifier's parse step) */
         return cli_fail_code(EXIT_INVALID, cmd, "%s: invalid: step %s: %s", path,
-                             tb_attest_step_name(TB_ATTEST_STEP_PARSE), e.msg);
-    tb_attest_verdict v;
-    tb_attest_timing t;
+                             tb_tdx_step_name(TB_TDX_STEP_PARSE), e.msg);
+    tb_tdx_verdict v;
+    tb_tdx_timing t;
     const char *source = collateral ? collateral : pccs;
-    rc = tb_attest_verify_quote(q->raw, q->raw_len, source, root, now, &pol, &fo, &v, &t, &e);
-    if (rc < 0 && v.step == TB_ATTEST_STEP_NONE && v.result == TB_ATTEST_INVALID) {
-        tb_attest_quote_free(q);
+    rc = tb_tdx_verify_quote(q->raw, q->raw_len, source, root, now, &pol, &fo, &v, &t, &e);
+    if (rc < 0 && v.step == TB_TDX_STEP_NONE && v.result == TB_ATTEST_INVALID) {
+        tb_tdx_quote_free(q);
         return cli_fail(cmd, "%s", v.reason); /* collateral / root not loadable */
     }
     print_verdict(path, q, &v, &t, source, json);
     fflush(stdout);
-    int sim = v.simulated || tb_attest_quote_is_simulated(q);
-    tb_attest_quote_free(q);
+    int sim = v.simulated || tb_tdx_quote_is_simulated(q);
+    tb_tdx_quote_free(q);
     if (v.result == TB_ATTEST_ACCEPTED)
         return 0;
     if (v.result == TB_ATTEST_REFUSED)
@@ -562,7 +559,7 @@ static int cmd_verify(int argc, char **argv)
         return cli_fail_code(EXIT_EXPIRED, cmd, "%s%s: %s", path, sim ? " (SIMULATED)" : "",
                              v.reason);
     return cli_fail_code(EXIT_INVALID, cmd, "%s%s: invalid: step %s: %s", path,
-                         sim ? " (SIMULATED)" : "", tb_attest_step_name(v.step), v.reason);
+                         sim ? " (SIMULATED)" : "", tb_tdx_step_name(v.step), v.reason);
 }
 
 /* --------------------------------------------------------------- collateral */
@@ -594,27 +591,27 @@ static int cmd_collateral(int argc, char **argv)
     int64_t timeout = a.timeout;
     if (optind != argc - 1 || !pccs)
         return usage_fail(cmd, "want QUOTE and --pccs URL");
-    tb_attest_quote *q;
+    tb_tdx_quote *q;
     tb_err e;
-    if (tb_attest_quote_load(argv[optind], &q, &e) < 0)
+    if (tb_tdx_quote_load(argv[optind], &q, &e) < 0)
         return cli_fail(cmd, "%s", e.msg);
     char fmspc[13];
     const char *ca;
-    int rc = tb_attest_quote_fmspc_ca(q, fmspc, &ca, &e);
-    tb_attest_quote_free(q);
+    int rc = tb_tdx_quote_fmspc_ca(q, fmspc, &ca, &e);
+    tb_tdx_quote_free(q);
     if (rc < 0)
         return cli_fail(cmd, "%s: %s", argv[optind], e.msg);
-    tb_attest_collateral col;
+    tb_tdx_collateral col;
     uint64_t t0 = tb_mono_ns();
-    if (tb_attest_pccs_fetch(pccs, fmspc, ca, (long)timeout, &col, &e) < 0)
+    if (tb_tdx_pccs_fetch(pccs, fmspc, ca, (long)timeout, &col, &e) < 0)
         return cli_fail(cmd, "%s", e.msg);
     uint64_t dt = tb_mono_ns() - t0;
     char *json;
-    if (tb_attest_collateral_to_json(&col, &json, &e) < 0) {
-        tb_attest_collateral_clear(&col);
+    if (tb_tdx_collateral_to_json(&col, &json, &e) < 0) {
+        tb_tdx_collateral_clear(&col);
         return cli_fail(cmd, "%s", e.msg);
     }
-    tb_attest_collateral_clear(&col);
+    tb_tdx_collateral_clear(&col);
     rc = 0;
     if (out) {
         if (tb_file_write_atomic(out, json, strlen(json), &e) < 0)
@@ -635,7 +632,7 @@ static int cmd_collateral(int argc, char **argv)
 
 typedef struct quote_args {
     const char *hex, *file, *out;
-    tb_attest_quote_opts qo;
+    tb_tdx_quote_opts qo;
     tb_tee kind;
 } quote_args;
 
@@ -666,7 +663,7 @@ static int cmd_quote(int argc, char **argv)
     if (done != CLI_FLAGS_GO)
         return done;
     const char *hex = a.hex, *file = a.file, *out = a.out;
-    tb_attest_quote_opts qo = a.qo;
+    tb_tdx_quote_opts qo = a.qo;
     tb_tee kind = a.kind;
     if (!!hex == !!file)
         return usage_fail(cmd, "want one of --report-data HEX or --report-data-file FILE");
@@ -790,16 +787,16 @@ static int cmd_sim_collateral(int argc, char **argv)
     if (tb_attest_sim_dir(a.simdir, dir, sizeof dir, &e) < 0 ||
         (ofd = tb_dir_open_private(outdir, 0700, &e)) < 0)
         return cli_fail(cmd, "%s", e.msg);
-    tb_attest_collateral col;
-    if (tb_attest_sim_collateral(dir, a.now, a.revoke, &col, NULL, &e) < 0) {
+    tb_tdx_collateral col;
+    if (tb_tdx_sim_collateral(dir, a.now, a.revoke, &col, NULL, &e) < 0) {
         close(ofd);
         return cli_fail(cmd, "%s", e.msg);
     }
     char *json = NULL, root[4096];
-    rc = tb_attest_collateral_to_json(&col, &json, &e);
-    tb_attest_collateral_clear(&col);
+    rc = tb_tdx_collateral_to_json(&col, &json, &e);
+    tb_tdx_collateral_clear(&col);
     if (rc == 0)
-        rc = tb_attest_sim_root_path(dir, root, sizeof root, &e);
+        rc = tb_tdx_sim_root_path(dir, root, sizeof root, &e);
     tb_buf rb = {0};
     if (rc == 0)
         rc = tb_file_read(root, 1 << 16, &rb, &e);
@@ -828,7 +825,7 @@ static int cmd_sim_snp_certs(int argc, char **argv)
     char dir[4096];
     tb_err e;
     if (tb_attest_sim_dir(a.simdir, dir, sizeof dir, &e) < 0 ||
-        tb_attest_snp_sim_certs(dir, a.outdir, a.now, a.revoke, &e) < 0)
+        tb_snp_sim_certs(dir, a.outdir, a.now, a.revoke, &e) < 0)
         return cli_fail(cmd, "%s", e.msg);
     printf("wrote SIMULATED SEV-SNP certificates %s/{ark.pem,ask.pem,vcek.der,crl.der} (sim PKI "
            "%s/snp%s); verify with --certs %s --root %s/ark.pem\n",
@@ -864,7 +861,7 @@ static int tdx_bench_print(const char *path, int sim, const tb_attest_timed *scr
     const char *cmd = "attest bench";
     if (src < 0 || prc < 0)
         return cli_fail(cmd, "%s", e->msg);
-    const tb_attest_verdict v1 = scratch->tdx, v2 = prepared->tdx;
+    const tb_tdx_verdict v1 = scratch->tdx, v2 = prepared->tdx;
     const char *verdict = v1.status_known ? tb_attest_tcb_status_name(v1.status) : v1.reason;
     if (json) {
         json_t *o = json_pack("{s:f, s:f, s:f, s:f, s:I, s:s, s:s, s:b}", "scratch_ms",
@@ -888,7 +885,7 @@ static int tdx_bench_print(const char *path, int sim, const tb_attest_timed *scr
     return 0;
 }
 
-/* The evidence of `attest bench`: a TDX quote (any form tb_attest_quote_load reads; sim:
+/* The evidence of `attest bench`: a TDX quote (any form tb_tdx_quote_load reads; sim:
    it says SIMULATED) or, for SEV-SNP, an SNP report. *b malloc'd; 0, or the exit code. */
 static int bench_evidence(tb_tee kind, const char *path, uint8_t **b, size_t *n, int *sim)
 {
@@ -898,21 +895,21 @@ static int bench_evidence(tb_tee kind, const char *path, uint8_t **b, size_t *n,
     if (tb_tee_family_of(kind) == TB_TEE_FAMILY_SNP) {
         if (tb_attest_quote_read(path, b, n, &e) < 0)
             return cli_fail(cmd, "%s", e.msg);
-        if (tb_attest_snp_sniff(*b, *n))
+        if (tb_snp_sniff(*b, *n))
             return 0;
         free(*b);
         return cli_fail(cmd, "%s: not an SEV-SNP report", path);
     }
-    tb_attest_quote *q;
-    if (tb_attest_quote_load(path, &q, &e) < 0)
+    tb_tdx_quote *q;
+    if (tb_tdx_quote_load(path, &q, &e) < 0)
         return cli_fail(cmd, "%s", e.msg);
-    *sim = tb_attest_quote_is_simulated(q);
+    *sim = tb_tdx_quote_is_simulated(q);
     *b = malloc(q->raw_len);
     if (*b) {
         memcpy(*b, q->raw, q->raw_len);
         *n = q->raw_len;
     }
-    tb_attest_quote_free(q);
+    tb_tdx_quote_free(q);
     return *b ? 0 : cli_fail(cmd, "out of memory");
 }
 
@@ -942,7 +939,7 @@ static int cmd_attest_bench(int argc, char **argv)
         free(b);
         return cli_fail(cmd, "%s", e.msg);
     }
-    /* attest/timing's loop: 10 untimed, then the median of 5 rounds of the mean time per
+    /* attest/common/timing's loop: 10 untimed, then the median of 5 rounds of the mean time per
        piece of evidence, wall and CPU time of this thread (the latter is what `openssl
        speed` reports by default, and what a loaded machine does not inflate); prepared:
        the collateral or the chain checked once (not timed), then each verification */

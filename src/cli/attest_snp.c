@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "attest/snp.h"
+#include "attest/snp/snp.h"
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
@@ -37,10 +37,10 @@ static json_t *hex64(uint64_t v)
     return json_string(b);
 }
 
-static json_t *tcb_json(uint64_t raw, tb_attest_snp_product p)
+static json_t *tcb_json(uint64_t raw, tb_snp_product p)
 {
-    tb_attest_snp_tcb t;
-    tb_attest_snp_tcb_decode(raw, p, &t);
+    tb_snp_tcb t;
+    tb_snp_tcb_decode(raw, p, &t);
     json_t *o = json_object();
     json_object_set_new(o, "raw", hex64(raw));
     if (t.has_fmc)
@@ -59,17 +59,17 @@ static json_t *version_json(uint8_t major, uint8_t minor, uint8_t build)
     return json_string(b);
 }
 
-static json_t *report_json(const tb_attest_snp_report *r)
+static json_t *report_json(const tb_snp_report *r)
 {
-    tb_attest_snp_product p = tb_attest_snp_report_product(r);
+    tb_snp_product p = tb_snp_report_product(r);
     json_t *o = json_object(), *pol = json_object(), *pi = json_object(), *si = json_object();
-    tb_attest_snp_bit bits[16];
+    tb_snp_bit bits[16];
     char b[96];
     json_object_set_new(o, "tee", json_string("SEV-SNP"));
-    json_object_set_new(o, "simulated", json_boolean(tb_attest_snp_is_simulated(r)));
+    json_object_set_new(o, "simulated", json_boolean(tb_snp_is_simulated(r)));
     json_object_set_new(o, "version", json_integer(r->version));
     if (p)
-        json_object_set_new(o, "product", json_string(tb_attest_snp_product_name(p)));
+        json_object_set_new(o, "product", json_string(tb_snp_product_name(p)));
     else
         json_object_set_new(o, "product",
                             json_string(r->version < 3 ? "unknown (a version 2 report has no "
@@ -79,7 +79,7 @@ static json_t *report_json(const tb_attest_snp_report *r)
     json_object_set_new(pol, "raw", hex64(r->policy));
     json_object_set_new(pol, "abi_major", json_integer((r->policy >> 8) & 0xff));
     json_object_set_new(pol, "abi_minor", json_integer(r->policy & 0xff));
-    int n = tb_attest_snp_policy_bits(r->policy, bits, 16);
+    int n = tb_snp_policy_bits(r->policy, bits, 16);
     for (int i = 0; i < n; i++)
         json_object_set_new(pol, bits[i].name, json_boolean(bits[i].set));
     json_object_set_new(o, "policy", pol);
@@ -91,11 +91,11 @@ static json_t *report_json(const tb_attest_snp_report *r)
     json_object_set_new(o, "signature_algo", json_string(b));
     json_object_set_new(o, "current_tcb", tcb_json(r->current_tcb, p));
     json_object_set_new(pi, "raw", hex64(r->platform_info));
-    n = tb_attest_snp_platform_bits(r->platform_info, bits, 16);
+    n = tb_snp_platform_bits(r->platform_info, bits, 16);
     for (int i = 0; i < n; i++)
         json_object_set_new(pi, bits[i].name, json_boolean(bits[i].set));
     json_object_set_new(o, "platform_info", pi);
-    unsigned key = tb_attest_snp_signing_key(r);
+    unsigned key = tb_snp_signing_key(r);
     json_object_set_new(si, "author_key_en", json_boolean(r->signer_info & 1));
     json_object_set_new(si, "mask_chip_key", json_boolean(r->signer_info & 2));
     json_object_set_new(si, "signing_key",
@@ -147,40 +147,38 @@ static json_t *report_json(const tb_attest_snp_report *r)
 
 int cli_attest_snp_show(const char *path, const uint8_t *b, size_t n, int json)
 {
-    tb_attest_snp_report r;
+    tb_snp_report r;
     tb_err e;
-    if (tb_attest_snp_parse(b, n, &r, &e) < 0)
+    if (tb_snp_parse(b, n, &r, &e) < 0)
         return cli_fail("attest show", "%s: not an SEV-SNP report: %s", path, e.msg);
     json_t *o = report_json(&r);
     if (json) {
         cli_json_print("attest show",
                        cli_json_envelope("teebench-attest-show/1", json_incref(o), 0));
     } else {
-        if (tb_attest_snp_is_simulated(&r))
+        if (tb_snp_is_simulated(&r))
             printf("SIMULATED SEV-SNP report (teebench simulated provider, not AMD firmware)\n");
-        tb_attest_snp_product p = tb_attest_snp_report_product(&r);
+        tb_snp_product p = tb_snp_report_product(&r);
         printf("SEV-SNP attestation report v%u, %s, %zu bytes\n", r.version,
-               p ? tb_attest_snp_product_name(p) : "product unknown", n);
+               p ? tb_snp_product_name(p) : "product unknown", n);
         printf("policy debug: %s\n",
-               r.policy & TB_ATTEST_SNP_POLICY_DEBUG ? "DEBUG allowed (bit 19 set)" : "off");
+               r.policy & TB_SNP_POLICY_DEBUG ? "DEBUG allowed (bit 19 set)" : "off");
         cli_json_print_text(o, 0, 28);
     }
     json_decref(o);
     return 0;
 }
 
-static int step_number(tb_attest_snp_step s)
+static int step_number(tb_snp_step s)
 {
-    return s >= TB_ATTEST_SNP_STEP_ARK && s <= TB_ATTEST_SNP_STEP_SIGNATURE
-               ? (int)s - TB_ATTEST_SNP_STEP_ARK + 1
-               : 0;
+    return s >= TB_SNP_STEP_ARK && s <= TB_SNP_STEP_SIGNATURE ? (int)s - TB_SNP_STEP_ARK + 1 : 0;
 }
 
-static void print_verdict(const char *path, const tb_attest_snp_report *r,
-                          const tb_attest_snp_verdict *v, const char *how, int refetch,
-                          uint64_t fetch_ns, uint64_t verify_ns, int json)
+static void print_verdict(const char *path, const tb_snp_report *r, const tb_snp_verdict *v,
+                          const char *how, int refetch, uint64_t fetch_ns, uint64_t verify_ns,
+                          int json)
 {
-    int sim = v->simulated || tb_attest_snp_is_simulated(r);
+    int sim = v->simulated || tb_snp_is_simulated(r);
     const char *leaf = v->vlek ? "VLEK" : "VCEK";
     if (json) {
         json_t *o = json_object();
@@ -188,10 +186,10 @@ static void print_verdict(const char *path, const tb_attest_snp_report *r,
         json_object_set_new(o, "tee", json_string("SEV-SNP"));
         json_object_set_new(o, "simulated", json_boolean(sim));
         json_object_set_new(o, "verdict", json_string(tb_attest_result_name(v->result)));
-        json_object_set_new(o, "step", json_string(tb_attest_snp_step_name(v->step)));
+        json_object_set_new(o, "step", json_string(tb_snp_step_name(v->step)));
         json_object_set_new(o, "step_number", json_integer(step_number(v->step)));
         json_object_set_new(o, "reason", json_string(v->reason));
-        json_object_set_new(o, "product", json_string(tb_attest_snp_product_name(v->product)));
+        json_object_set_new(o, "product", json_string(tb_snp_product_name(v->product)));
         json_object_set_new(o, "signing_key", json_string(leaf));
         json_t *t = json_object();
         json_object_set_new(t, "bootloader_spl", json_integer(v->reported.bl));
@@ -216,15 +214,15 @@ static void print_verdict(const char *path, const tb_attest_snp_report *r,
         return;
     }
     printf("report:       %s (SEV-SNP v%u, %s)%s\n", path, r->version,
-           tb_attest_snp_product_name(v->product),
+           tb_snp_product_name(v->product),
            sim ? " [SIMULATED: teebench simulated provider/ARK, not AMD]" : "");
     printf("verdict:      %s\n", tb_attest_result_name(v->result));
     if (v->result != TB_ATTEST_ACCEPTED) {
         if (step_number(v->step))
-            printf("failed step:  %d (%s): %s\n", step_number(v->step),
-                   tb_attest_snp_step_name(v->step), v->reason);
+            printf("failed step:  %d (%s): %s\n", step_number(v->step), tb_snp_step_name(v->step),
+                   v->reason);
         else
-            printf("failed step:  %s: %s\n", tb_attest_snp_step_name(v->step), v->reason);
+            printf("failed step:  %s: %s\n", tb_snp_step_name(v->step), v->reason);
     }
     printf("signed by:    %s\n", leaf);
     printf("reported tcb: bl %u, tee %u, snp %u, ucode %u", v->reported.bl, v->reported.tee,
@@ -232,10 +230,9 @@ static void print_verdict(const char *path, const tb_attest_snp_report *r,
     if (v->reported.has_fmc)
         printf(", fmc %u", v->reported.fmc);
     printf("\n");
-    printf("crl:          %s\n", v->crl_checked ? "checked (not revoked)"
-                                 : v->step == TB_ATTEST_SNP_STEP_CRL
-                                     ? "given, failed (above)"
-                                     : "not given (no revocation check)");
+    printf("crl:          %s\n", v->crl_checked               ? "checked (not revoked)"
+                                 : v->step == TB_SNP_STEP_CRL ? "given, failed (above)"
+                                                              : "not given (no revocation check)");
     if (v->expiration) {
         char d[32];
         tb_utc_iso8601(v->expiration, d, sizeof d);
@@ -251,19 +248,19 @@ static void print_verdict(const char *path, const tb_attest_snp_report *r,
 int cli_attest_snp_verify(const cli_snp_verify_args *a)
 {
     const char *cmd = "attest verify";
-    tb_attest_snp_report r;
+    tb_snp_report r;
     tb_err e;
-    if (tb_attest_snp_parse(a->report, a->len, &r, &e) < 0)
+    if (tb_snp_parse(a->report, a->len, &r, &e) < 0)
         return cli_fail_code(EXIT_INVALID, cmd, "%s: invalid: step parse: %s", a->path, e.msg);
     uint8_t *root = NULL;
     size_t root_len = 0;
-    if (a->root && tb_attest_snp_read_der(a->root, 0, &root, &root_len, &e) < 0)
+    if (a->root && tb_snp_read_der(a->root, 0, &root, &root_len, &e) < 0)
         return cli_fail(cmd, "%s", e.msg);
-    tb_attest_snp_certs certs;
+    tb_snp_certs certs;
     const char *how = "file";
     int fetched = 0, refetch = 0;
     uint64_t t0 = tb_mono_ns();
-    tb_attest_snp_product prod = tb_attest_snp_report_product(&r);
+    tb_snp_product prod = tb_snp_report_product(&r);
     if (a->kds) {
         if (!prod)
             prod = a->product;
@@ -274,43 +271,42 @@ int cli_attest_snp_verify(const cli_snp_verify_args *a)
                                  "--product milan|genoa|turin with --kds",
                                  a->path);
         }
-        if (tb_attest_snp_kds_fetch(a->kds, &r, prod, a->now, &a->kds_opts, &certs, &fetched, &e) <
-            0) {
+        if (tb_snp_kds_fetch(a->kds, &r, prod, a->now, &a->kds_opts, &certs, &fetched, &e) < 0) {
             free(root);
             return cli_fail(cmd, "%s", e.msg);
         }
         how = fetched ? "network" : "cache";
-    } else if (tb_attest_snp_certs_load(a->certs, &certs, &e) < 0) {
+    } else if (tb_snp_certs_load(a->certs, &certs, &e) < 0) {
         free(root);
         return cli_fail(cmd, "%s", e.msg);
     }
     uint64_t t1 = tb_mono_ns();
-    tb_attest_snp_verdict v;
-    tb_attest_snp_verify(a->report, a->len, &certs, a->now, a->policy, root, root_len, &v);
+    tb_snp_verdict v;
+    tb_snp_verify(a->report, a->len, &certs, a->now, a->policy, root, root_len, &v);
     uint64_t t2 = tb_mono_ns();
     if (a->kds && !fetched && v.result == TB_ATTEST_INVALID && !a->kds_opts.no_cache) {
         /* a cached piece that fails is fetched once more, never served as valid */
-        tb_attest_snp_kds_opts o = a->kds_opts;
+        tb_snp_kds_opts o = a->kds_opts;
         o.no_cache = 1;
-        tb_attest_snp_certs_clear(&certs);
-        if (tb_attest_snp_kds_fetch(a->kds, &r, prod, a->now, &o, &certs, &fetched, &e) < 0) {
+        tb_snp_certs_clear(&certs);
+        if (tb_snp_kds_fetch(a->kds, &r, prod, a->now, &o, &certs, &fetched, &e) < 0) {
             free(root);
             return cli_fail(cmd, "%s", e.msg);
         }
         t1 = tb_mono_ns();
-        tb_attest_snp_verify(a->report, a->len, &certs, a->now, a->policy, root, root_len, &v);
+        tb_snp_verify(a->report, a->len, &certs, a->now, a->policy, root, root_len, &v);
         t2 = tb_mono_ns();
         how = "network";
         refetch = 1;
     }
     if (a->kds && fetched && v.result != TB_ATTEST_INVALID &&
-        tb_attest_snp_kds_cache_put(a->kds, &r, prod, &a->kds_opts, &certs, &e) < 0)
+        tb_snp_kds_cache_put(a->kds, &r, prod, &a->kds_opts, &certs, &e) < 0)
         fprintf(stderr, "teebench: %s: warning: certificates not cached: %s\n", cmd, e.msg);
-    tb_attest_snp_certs_clear(&certs);
+    tb_snp_certs_clear(&certs);
     free(root);
     print_verdict(a->path, &r, &v, how, refetch, t1 - t0, t2 - t1, a->json);
     fflush(stdout);
-    int sim = v.simulated || tb_attest_snp_is_simulated(&r);
+    int sim = v.simulated || tb_snp_is_simulated(&r);
     if (v.result == TB_ATTEST_ACCEPTED)
         return 0;
     if (v.result == TB_ATTEST_REFUSED)
@@ -320,7 +316,7 @@ int cli_attest_snp_verify(const cli_snp_verify_args *a)
         return cli_fail_code(EXIT_EXPIRED, cmd, "%s%s: %s", a->path, sim ? " (SIMULATED)" : "",
                              v.reason);
     return cli_fail_code(EXIT_INVALID, cmd, "%s%s: invalid: step %s: %s", a->path,
-                         sim ? " (SIMULATED)" : "", tb_attest_snp_step_name(v.step), v.reason);
+                         sim ? " (SIMULATED)" : "", tb_snp_step_name(v.step), v.reason);
 }
 
 int cli_attest_snp_bench_print(const char *path, const tb_attest_timed *scratch, int src,
@@ -330,7 +326,7 @@ int cli_attest_snp_bench_print(const char *path, const tb_attest_timed *scratch,
     const char *cmd = "attest bench";
     if (src < 0)
         return cli_fail(cmd, "%s", e->msg);
-    const tb_attest_snp_verdict v = scratch->snp, pv = prepared->snp;
+    const tb_snp_verdict v = scratch->snp, pv = prepared->snp;
     double ms = scratch->wall_ms, pms = prc == 0 ? prepared->wall_ms : 0;
     if (pv.result != v.result || strcmp(pv.reason, v.reason))
         return cli_fail(cmd, "prepared and from-scratch verdicts differ: \"%s\" vs \"%s\"",

@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "attest/snp.h"
-#include "attest/timing.h"
+#include "attest/snp/snp.h"
+#include "attest/common/timing.h"
 #include "base/err.h"
 
 /* Prints every field of the report (text or JSON); returns the exit code. */
@@ -17,11 +17,11 @@ typedef struct cli_snp_verify_args {
     const char *path; /* for messages */
     const uint8_t *report;
     size_t len;
-    const char *certs;             /* a folder, or NULL */
-    const char *kds;               /* a KDS base URL, or NULL */
-    const char *root;              /* a trusted ARK file, or NULL (built-in) */
-    tb_attest_snp_product product; /* for a v2 report with --kds (0: unknown) */
-    tb_attest_snp_kds_opts kds_opts;
+    const char *certs;      /* a folder, or NULL */
+    const char *kds;        /* a KDS base URL, or NULL */
+    const char *root;       /* a trusted ARK file, or NULL (built-in) */
+    tb_snp_product product; /* for a v2 report with --kds (0: unknown) */
+    tb_snp_kds_opts kds_opts;
     int64_t now;
     const tb_attest_policy *policy;
     int json;
@@ -30,7 +30,7 @@ typedef struct cli_snp_verify_args {
 int cli_attest_snp_verify(const cli_snp_verify_args *a);
 
 /* `attest bench REPORT --certs DIR`'s output: the times of both ways (cli/attest.c ran
- * attest/evidence's timing on the prepared certificates: scratch_rc, prepared_rc its
+ * attest/common/evidence's timing on the prepared certificates: scratch_rc, prepared_rc its
  * results; e: the error of the one that failed). Returns the exit code. */
 int cli_attest_snp_bench_print(const char *path, const tb_attest_timed *scratch, int scratch_rc,
                                const tb_attest_timed *prepared, int prepared_rc, int runs, int json,

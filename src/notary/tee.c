@@ -1,5 +1,5 @@
-/* notary/tee: the quote source and the quote verifier over attest/evidence (see
- * tee.h), one path for every TEE kind. The source is attest/evidence's provider, opened
+/* notary/tee: the quote source and the quote verifier over attest/common/evidence (see
+ * tee.h), one path for every TEE kind. The source is attest/common/evidence's provider, opened
  * once (a simulated one's PKI read and its verifier's collateral made at start) and used
  * from every worker thread; it serializes configfs-tsm reports itself (a report entry is
  * not safe for concurrent use). Verification reads the evidence (its SIMULATED marker and
@@ -17,9 +17,9 @@
 
 #include <openssl/crypto.h>
 
-#include "attest/attest.h"
-#include "attest/evidence.h"
-#include "attest/snp.h"
+#include "attest/tdx/tdx.h"
+#include "attest/common/evidence.h"
+#include "attest/snp/snp.h"
 #include "notary/internal.h"
 
 static int get_evidence(void *ctx, const uint8_t rd[64], uint8_t **quote, size_t *len, tb_err *err)
@@ -152,7 +152,7 @@ static int snp_source(const tb_notary_verifier_opts *o, ver_ctx *c, tb_err *err)
         uint8_t *ark = NULL;
         size_t n;
         if (tb_attest_sim_dir(o->sim_dir, c->sim_dir, sizeof c->sim_dir, err) < 0 ||
-            tb_attest_snp_sim_ark(c->sim_dir, &ark, &n, err) < 0) { /* made now, not at a check */
+            tb_snp_sim_ark(c->sim_dir, &ark, &n, err) < 0) { /* made now, not at a check */
             free(c);
             return tb_err_wrap(err, "simulated SEV-SNP");
         }
@@ -165,7 +165,7 @@ static int snp_source(const tb_notary_verifier_opts *o, ver_ctx *c, tb_err *err)
     *(o->certs ? &c->src.certs : &c->src.kds) = c->source;
     uint8_t *ark = NULL;
     size_t n;
-    if (o->root && tb_attest_snp_read_der(o->root, 0, &ark, &n, err) < 0) { /* named now */
+    if (o->root && tb_snp_read_der(o->root, 0, &ark, &n, err) < 0) { /* named now */
         free(c);
         return tb_err_wrap(err, "--root");
     }

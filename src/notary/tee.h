@@ -7,7 +7,7 @@
  * "quote" is then the SNP report, with the same REPORTDATA binding.
  * tb_notary_verifier_opts say how the client's --verify checks a quote
  * (notary/check.h uses them; the verifier itself is internal): one path for both
- * families over attest/evidence -- the evidence read (its SIMULATED marker must be the
+ * families over attest/common/evidence -- the evidence read (its SIMULATED marker must be the
  * verifier's, its report data the binding), then one tb_attest_evidence_check with the
  * binding in the policy. TDX: collateral from a file (--collateral), a PCCS URL
  * through attest's on-disk cache (--pccs), or, for SIMULATED quotes, attest's

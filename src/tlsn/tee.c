@@ -9,7 +9,7 @@
 
 #include <openssl/evp.h>
 
-#include "attest/attest.h"
+#include "attest/tdx/tdx.h"
 #include "notary/tee.h"
 
 #define DOMAIN "teebench-tlsn-tee/1"
@@ -89,11 +89,11 @@ int tb_tlsn_tee_verify(const tb_tlsn_tee *t, const uint8_t *quote, size_t len,
     tb_attest_policy_default(&pol);
     memcpy(pol.report_data, report_data, 64);
     pol.report_data_len = 64;
-    tb_attest_verdict v;
-    tb_attest_fetch_opts fetch = {0};
-    int rc = tb_attest_verify_quote(quote, len, source, NULL, (int64_t)time(NULL), &pol, &fetch, &v,
-                                    NULL, err);
-    if ((rc == 0 || v.step != TB_ATTEST_STEP_NONE) && v.simulated != tb_tee_simulated(t->kind))
+    tb_tdx_verdict v;
+    tb_tdx_fetch_opts fetch = {0};
+    int rc = tb_tdx_verify_quote(quote, len, source, NULL, (int64_t)time(NULL), &pol, &fetch, &v,
+                                 NULL, err);
+    if ((rc == 0 || v.step != TB_TDX_STEP_NONE) && v.simulated != tb_tee_simulated(t->kind))
         return tb_errf(err, tb_tee_simulated(t->kind)
                                 ? "the quote did not verify against the simulated root"
                                 : "a SIMULATED quote where a real one was expected");

@@ -13,7 +13,7 @@
  *
  * Quotes come from the attest module through notary/tee's quote source: configfs-
  * tsm in a TD (kind "tdx"), or the SIMULATED provider elsewhere (kind "sim",
- * labelled SIMULATED). Checking is one call to attest's tb_attest_verify_quote
+ * labelled SIMULATED). Checking is one call to attest's tb_tdx_verify_quote
  * whose policy requires that REPORTDATA (SIMULATED quotes against the simulated
  * PKI only; real ones with collateral from a file or a PCCS).
  * This is the one place a later evidence interface replaces.

@@ -1,7 +1,7 @@
 /* workloads/attest: the attest workload -- get the TEE's evidence (TDX quotes or
  * SEV-SNP reports) and verify it.
  *
- * Evidence (tb_wl_attest_tee) and its collateral come through attest/evidence,
+ * Evidence (tb_wl_attest_tee) and its collateral come through attest/common/evidence,
  * one path for every kind: configfs-tsm in a TDX guest (real quotes; collateral
  * from a PCS or PCCS through the attest cache, prepared once, not timed) or in an
  * SEV-SNP guest (real reports; the VCEK and chain from AMD's KDS through the same
@@ -14,7 +14,7 @@
  * row by row in `compare`; each metric's note and the record's extra.attest
  * say which evidence it was. Per round: `quotes` evidence requests (one sample
  * each, ms), then `iterations` verifications with prepared collateral (TDX:
- * tb_attest_prepare; SNP: the certificate chain checked once) and as many from
+ * tb_tdx_prepare; SNP: the certificate chain checked once) and as many from
  * scratch (everything parsed and checked every time, as `teebench attest
  * bench` does), each in 5 batches whose mean is one sample. A verdict of
  * ACCEPTED or REFUSED (valid evidence the default policy refuses, e.g. an
@@ -30,10 +30,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attest/attest.h"
-#include "attest/evidence.h"
-#include "attest/snp.h"
-#include "attest/timing.h"
+#include "attest/tdx/tdx.h"
+#include "attest/common/evidence.h"
+#include "attest/snp/snp.h"
+#include "attest/common/timing.h"
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
@@ -230,9 +230,9 @@ static int sim_files(attest_state *c, const uint8_t *q, size_t len, tb_err *err)
     char *json = NULL;
     int rc =
         tb_file_write_at(dfd, dir, "quote.bin", q, len, 0644, &e) < 0 ||
-                tb_attest_collateral_to_json(&c->col.tdx, &json, &e) < 0 ||
+                tb_tdx_collateral_to_json(&c->col.tdx, &json, &e) < 0 ||
                 tb_file_write_at(dfd, dir, "collateral.json", json, strlen(json), 0644, &e) < 0 ||
-                tb_attest_sim_root_path(c->sim_dir, srcroot, sizeof srcroot, &e) < 0 ||
+                tb_tdx_sim_root_path(c->sim_dir, srcroot, sizeof srcroot, &e) < 0 ||
                 tb_file_read(srcroot, 1 << 16, &root, &e) < 0 ||
                 tb_file_write_at(dfd, dir, "sim-root.pem", root.p, root.len, 0644, &e) < 0
             ? -1
@@ -261,7 +261,7 @@ static int snp_sim_files(attest_state *c, const uint8_t *q, size_t len, tb_err *
     int dfd = tb_dir_open_at(c->sink->dir_fd, c->sink->dir, "attest", 0700, err);
     if (dfd < 0)
         return -1;
-    int rc = tb_attest_snp_sim_certs(c->sim_dir, c->sim_certs, now_s(), 0, err) < 0 ||
+    int rc = tb_snp_sim_certs(c->sim_dir, c->sim_certs, now_s(), 0, err) < 0 ||
                      tb_file_write_at(dfd, dir, "report.bin", q, len, 0644, err) < 0
                  ? -1
                  : 0;
@@ -380,7 +380,7 @@ static const char *tdx_fact(const tb_attest_evidence_verdict *v)
 
 static const char *snp_fact(const tb_attest_evidence_verdict *v)
 {
-    return tb_attest_snp_product_name(v->snp.product);
+    return tb_snp_product_name(v->snp.product);
 }
 
 /* The words of one family's verification: its failure, the two ways' notes (", mean of
@@ -397,14 +397,14 @@ typedef struct family_words {
 static const family_words FAMILY[] = {
     [TB_TEE_FAMILY_TDX] = {"quote",
                            "verification of one quote with collateral checked beforehand "
-                           "(tb_attest_prepare)",
+                           "(tb_tdx_prepare)",
                            "verification of one quote from scratch: collateral JSON parsed and "
                            "checked every time",
                            " (SIMULATED quote and collateral)", "tcb_status", tdx_fact,
                            "collateral"},
     [TB_TEE_FAMILY_SNP] = {"SEV-SNP report",
                            "verification of one SEV-SNP report with the certificate chain checked "
-                           "beforehand (tb_attest_snp_prepare)",
+                           "beforehand (tb_snp_prepare)",
                            "verification of one SEV-SNP report from scratch: certificates parsed, "
                            "chain, CRL and report checked every time",
                            " (SIMULATED SEV-SNP report and certificates)", "product", snp_fact,
@@ -426,7 +426,7 @@ static void report_once(attest_state *c, const tb_attest_evidence_verdict *v)
     tb_wl_fact(c->sink, "attest", o);
 }
 
-/* One batch of a round's verification (attest/timing's loop) becomes one sample. */
+/* One batch of a round's verification (attest/common/timing's loop) becomes one sample. */
 typedef struct batch_ctx {
     attest_state *c;
     const char *metric, *note;

@@ -35,50 +35,48 @@ static void test_verify_through_cache(void **state)
     snprintf(url, sizeof url, "http://127.0.0.1:%d", dead_port());
     snprintf(other, sizeof other, "http://127.0.0.1:%d", dead_port());
     snprintf(slash, sizeof slash, "%s/", url);
-    tb_attest_collateral c;
+    tb_tdx_collateral c;
     tb_err e;
     case_path("qvl-v4-uptodate", "collateral.json", p, sizeof p);
-    assert_int_equal(tb_attest_collateral_load(p, &c, &e), 0);
+    assert_int_equal(tb_tdx_collateral_load(p, &c, &e), 0);
     assert_int_equal(tb_attest_cache_put(dir, url, "b0c06f000000", "platform", &c, &e), 0);
-    tb_attest_fetch_opts fo = {.cache_dir = dir, .timeout_ms = 2000};
+    tb_tdx_fetch_opts fo = {.cache_dir = dir, .timeout_ms = 2000};
     long long now = case_now("qvl-v4-uptodate");
     case_path("qvl-v4-uptodate", "quote.bin", p, sizeof p);
     tb_buf q = read_all(p);
-    tb_attest_verdict v;
-    tb_attest_timing t;
+    tb_tdx_verdict v;
+    tb_tdx_timing t;
     /* A hit for this URL (with or without a trailing slash): accepted, no network. */
-    assert_int_equal(tb_attest_verify_quote(q.p, q.len, url, NULL, now, NULL, &fo, &v, &t, &e), 0);
+    assert_int_equal(tb_tdx_verify_quote(q.p, q.len, url, NULL, now, NULL, &fo, &v, &t, &e), 0);
     assert_true(t.from_cache);
     assert_false(t.refetched);
     assert_true(t.verify_ns > 0);
     assert_int_equal(v.result, TB_ATTEST_ACCEPTED);
-    assert_int_equal(tb_attest_verify_quote(q.p, q.len, slash, NULL, now, NULL, &fo, &v, &t, &e),
-                     0);
+    assert_int_equal(tb_tdx_verify_quote(q.p, q.len, slash, NULL, now, NULL, &fo, &v, &t, &e), 0);
     assert_true(t.from_cache);
     /* Another PCCS never gets this one's entry: it is fetched (and nothing listens). */
-    assert_int_equal(tb_attest_verify_quote(q.p, q.len, other, NULL, now, NULL, &fo, &v, &t, &e),
-                     -1);
-    assert_int_equal(v.step, TB_ATTEST_STEP_NONE);
+    assert_int_equal(tb_tdx_verify_quote(q.p, q.len, other, NULL, now, NULL, &fo, &v, &t, &e), -1);
+    assert_int_equal(v.step, TB_TDX_STEP_NONE);
     assert_false(t.from_cache);
     assert_non_null(strstr(v.reason, "collateral: GET http://127.0.0.1:"));
     /* --no-cache: the network, which fails. */
     fo.no_cache = 1;
-    assert_int_equal(tb_attest_verify_quote(q.p, q.len, url, NULL, now, NULL, &fo, &v, &t, &e), -1);
-    assert_int_equal(v.step, TB_ATTEST_STEP_NONE);
+    assert_int_equal(tb_tdx_verify_quote(q.p, q.len, url, NULL, now, NULL, &fo, &v, &t, &e), -1);
+    assert_int_equal(v.step, TB_TDX_STEP_NONE);
     fo.no_cache = 0;
     assert_int_equal(count_entries(dir), 1); /* failures stored nothing */
     /* Collateral from a file; a missing file is an error with no verdict step. */
     case_path("qvl-v4-uptodate", "collateral.json", p, sizeof p);
-    assert_int_equal(tb_attest_verify_quote(q.p, q.len, p, NULL, now, NULL, NULL, &v, &t, &e), 0);
+    assert_int_equal(tb_tdx_verify_quote(q.p, q.len, p, NULL, now, NULL, NULL, &v, &t, &e), 0);
     assert_false(t.from_cache);
     assert_int_equal(
-        tb_attest_verify_quote(q.p, q.len, "/nonexistent.json", NULL, now, NULL, NULL, &v, &t, &e),
+        tb_tdx_verify_quote(q.p, q.len, "/nonexistent.json", NULL, now, NULL, NULL, &v, &t, &e),
         -1);
-    assert_int_equal(v.step, TB_ATTEST_STEP_NONE);
+    assert_int_equal(v.step, TB_TDX_STEP_NONE);
     assert_int_equal(v.result, TB_ATTEST_INVALID);
     assert_non_null(strstr(v.reason, "collateral: /nonexistent.json"));
     tb_buf_clear(&q);
-    tb_attest_collateral_clear(&c);
+    tb_tdx_collateral_clear(&c);
     rm_rf(dir);
 }
 
@@ -92,30 +90,30 @@ static void test_forged_entry_is_not_trusted(void **state)
     char dir[256], p[1024], url[64];
     make_tmpdir(dir, sizeof dir);
     snprintf(url, sizeof url, "http://127.0.0.1:%d", dead_port());
-    tb_attest_collateral c;
+    tb_tdx_collateral c;
     tb_err e;
     case_path("qvl-v4-uptodate", "collateral.json", p, sizeof p);
-    assert_int_equal(tb_attest_collateral_load(p, &c, &e), 0);
+    assert_int_equal(tb_tdx_collateral_load(p, &c, &e), 0);
     char *nu = strstr(c.tcb_info, "\"nextUpdate\":\"");
     assert_non_null(nu);
     memcpy(nu + 14, "2099", 4);
     assert_int_equal(tb_attest_cache_put(dir, url, "b0c06f000000", "platform", &c, &e), 0);
-    tb_attest_fetch_opts fo = {.cache_dir = dir, .timeout_ms = 2000};
+    tb_tdx_fetch_opts fo = {.cache_dir = dir, .timeout_ms = 2000};
     long long now = case_now("qvl-v4-uptodate");
     case_path("qvl-v4-uptodate", "quote.bin", p, sizeof p);
     tb_buf q = read_all(p);
-    tb_attest_verdict v;
-    tb_attest_timing t;
-    assert_int_equal(tb_attest_verify_quote(q.p, q.len, url, NULL, now, NULL, &fo, &v, &t, &e), -1);
+    tb_tdx_verdict v;
+    tb_tdx_timing t;
+    assert_int_equal(tb_tdx_verify_quote(q.p, q.len, url, NULL, now, NULL, &fo, &v, &t, &e), -1);
     assert_int_equal(v.result, TB_ATTEST_INVALID);
-    assert_int_equal(v.step, TB_ATTEST_STEP_TCB_INFO);
+    assert_int_equal(v.step, TB_TDX_STEP_TCB_INFO);
     assert_non_null(strstr(v.reason, "signature does not verify"));
     assert_non_null(strstr(v.reason, "fetching it again failed: GET http://127.0.0.1:"));
     assert_true(t.from_cache);
     assert_false(t.refetched);
     assert_non_null(strstr(e.msg, "tcb-info: "));
     tb_buf_clear(&q);
-    tb_attest_collateral_clear(&c);
+    tb_tdx_collateral_clear(&c);
     rm_rf(dir);
 }
 
@@ -125,18 +123,17 @@ static void test_unparsable_quote(void **state)
     (void)state;
     char url[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%d", dead_port());
-    tb_attest_fetch_opts fo = {.no_cache = 1, .timeout_ms = 2000};
-    tb_attest_verdict v;
-    tb_attest_timing t;
+    tb_tdx_fetch_opts fo = {.no_cache = 1, .timeout_ms = 2000};
+    tb_tdx_verdict v;
+    tb_tdx_timing t;
     tb_err e;
     assert_int_equal(
-        tb_attest_verify_quote((const uint8_t *)"junk", 4, url, NULL, 0, NULL, &fo, &v, &t, &e),
-        -1);
+        tb_tdx_verify_quote((const uint8_t *)"junk", 4, url, NULL, 0, NULL, &fo, &v, &t, &e), -1);
     assert_int_equal(v.result, TB_ATTEST_INVALID);
-    assert_int_equal(v.step, TB_ATTEST_STEP_PARSE);
+    assert_int_equal(v.step, TB_TDX_STEP_PARSE);
     assert_true(t.fetch_ns == 0);
-    assert_int_equal(tb_attest_verify_quote((const uint8_t *)"junk", 4, "/nonexistent.json", NULL,
-                                            0, NULL, NULL, &v, NULL, NULL),
+    assert_int_equal(tb_tdx_verify_quote((const uint8_t *)"junk", 4, "/nonexistent.json", NULL, 0,
+                                         NULL, NULL, &v, NULL, NULL),
                      -1); /* NULL timing and error are allowed */
 }
 

@@ -1,4 +1,4 @@
-/* Unit tests for attest/cache: put/get, keys (source URL, FMSPC, CA), expiry at
+/* Unit tests for attest/common/cache: put/get, keys (source URL, FMSPC, CA), expiry at
  * nextUpdate, corrupt entries, the cache directory. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,10 +36,10 @@ static void test_cache_put_get_expiry(void **state)
     (void)state;
     char dir[256], p[1024];
     make_tmpdir(dir, sizeof dir);
-    tb_attest_collateral c, d;
+    tb_tdx_collateral c, d;
     tb_err e;
     case_path("qvl-v4-uptodate", "collateral.json", p, sizeof p);
-    assert_int_equal(tb_attest_collateral_load(p, &c, &e), 0);
+    assert_int_equal(tb_tdx_collateral_load(p, &c, &e), 0);
     long long now = case_now("qvl-v4-uptodate");
     assert_int_equal(tb_attest_cache_get(dir, URL, "b0c06f000000", "platform", now, &d, &e),
                      0); /* miss */
@@ -47,7 +47,7 @@ static void test_cache_put_get_expiry(void **state)
     assert_int_equal(tb_attest_cache_get(dir, URL, "B0C06F000000", "platform", now, &d, &e),
                      1); /* hit */
     assert_memory_equal(d.tcb_info, c.tcb_info, c.tcb_info_len);
-    tb_attest_collateral_clear(&d);
+    tb_tdx_collateral_clear(&d);
     /* The entry's name: FMSPC, CA and a hash of the source. */
     only_entry(dir, p, sizeof p);
     const char *base = strrchr(p, '/') + 1;
@@ -64,7 +64,7 @@ static void test_cache_put_get_expiry(void **state)
     assert_int_equal(tb_attest_cache_get(dir, URL, "b0c06f", "platform", now, &d, &e), -1);
     assert_int_equal(tb_attest_cache_put(dir, URL, "b0c06f000000", "../x", &c, &e), -1);
     assert_int_equal(tb_attest_cache_put(dir, NULL, "b0c06f000000", "platform", &c, &e), -1);
-    tb_attest_collateral_clear(&c);
+    tb_tdx_collateral_clear(&c);
     rm_rf(dir);
 }
 
@@ -73,16 +73,16 @@ static void test_cache_keyed_by_source(void **state)
     (void)state;
     char dir[256], p[1024];
     make_tmpdir(dir, sizeof dir);
-    tb_attest_collateral c, d;
+    tb_tdx_collateral c, d;
     tb_err e;
     case_path("qvl-v4-uptodate", "collateral.json", p, sizeof p);
-    assert_int_equal(tb_attest_collateral_load(p, &c, &e), 0);
+    assert_int_equal(tb_tdx_collateral_load(p, &c, &e), 0);
     long long now = case_now("qvl-v4-uptodate");
     assert_int_equal(tb_attest_cache_put(dir, URL, "b0c06f000000", "platform", &c, &e), 0);
     /* The same PCCS with trailing slashes is the same source ... */
     assert_int_equal(tb_attest_cache_get(dir, URL "//", "b0c06f000000", "platform", now, &d, &e),
                      1);
-    tb_attest_collateral_clear(&d);
+    tb_tdx_collateral_clear(&d);
     /* ... another PCCS (or the same host on another port or path) is not. */
     assert_int_equal(tb_attest_cache_get(dir, "https://pccs.example:8082", "b0c06f000000",
                                          "platform", now, &d, &e),
@@ -93,10 +93,10 @@ static void test_cache_keyed_by_source(void **state)
     /* Two sources side by side keep their own entries. */
     assert_int_equal(tb_attest_cache_put(dir, "sim", "b0c06f000000", "platform", &c, &e), 0);
     assert_int_equal(tb_attest_cache_get(dir, "sim", "b0c06f000000", "platform", now, &d, &e), 1);
-    tb_attest_collateral_clear(&d);
+    tb_tdx_collateral_clear(&d);
     assert_int_equal(tb_attest_cache_get(dir, URL, "b0c06f000000", "platform", now, &d, &e), 1);
-    tb_attest_collateral_clear(&d);
-    tb_attest_collateral_clear(&c);
+    tb_tdx_collateral_clear(&d);
+    tb_tdx_collateral_clear(&c);
     rm_rf(dir);
 }
 

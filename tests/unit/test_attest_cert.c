@@ -1,5 +1,5 @@
-/* Unit tests for attest/cert and attest/der, the lean X.509/CRL reader and the module's
- * one DER walker: it agrees with OpenSSL on the real certificates and CRLs of testdata
+/* Unit tests for attest/common/cert and attest/common/der, the lean X.509/CRL reader and the
+ * module's one DER walker: it agrees with OpenSSL on the real certificates and CRLs of testdata
  * (names, serials, times, keys, signatures, every CRL entry), rejects what is not
  * ECDSA-SHA256/P-256 or is malformed, and is strict DER: non-minimal lengths, the
  * indefinite form, trailing bytes, non-minimal INTEGERs and BER BOOLEANs are refused. */
@@ -50,10 +50,10 @@ static void real_chain(tb_attest_der_list *l)
     tb_err e;
     case_path("qvl-v4-uptodate", "quote.bin", p, sizeof p);
     tb_buf b = read_all(p);
-    tb_attest_quote *q;
-    assert_int_equal(tb_attest_quote_parse(b.p, b.len, &q, &e), 0);
+    tb_tdx_quote *q;
+    assert_int_equal(tb_tdx_quote_parse(b.p, b.len, &q, &e), 0);
     assert_int_equal(tb_attest_pem_certs_to_der(q->pck_chain, q->pck_chain_len, l, &e), 0);
-    tb_attest_quote_free(q);
+    tb_tdx_quote_free(q);
     tb_buf_clear(&b);
 }
 
@@ -64,8 +64,8 @@ static void test_certs_agree_with_openssl(void **state)
     tb_err e;
     case_path("qvl-v4-uptodate", "quote.bin", p, sizeof p);
     tb_buf b = read_all(p);
-    tb_attest_quote *q;
-    assert_int_equal(tb_attest_quote_parse(b.p, b.len, &q, &e), 0);
+    tb_tdx_quote *q;
+    assert_int_equal(tb_tdx_quote_parse(b.p, b.len, &q, &e), 0);
     tb_attest_der_list l;
     assert_int_equal(tb_attest_pem_certs_to_der(q->pck_chain, q->pck_chain_len, &l, &e), 0);
     assert_int_equal(l.n, 3);
@@ -115,7 +115,7 @@ static void test_certs_agree_with_openssl(void **state)
         assert_int_equal(tb_attest_cert_parse(l.der[0], n, &t, &e), -1);
     free(m);
     tb_attest_der_list_clear(&l);
-    tb_attest_quote_free(q);
+    tb_tdx_quote_free(q);
     tb_buf_clear(&b);
 }
 
@@ -123,10 +123,10 @@ static void test_crl_entries_agree_with_openssl(void **state)
 {
     (void)state;
     char p[1024];
-    tb_attest_collateral col;
+    tb_tdx_collateral col;
     tb_err e;
     case_path("dcaprs-v4-outofdate", "collateral.json", p, sizeof p);
-    assert_int_equal(tb_attest_collateral_load(p, &col, &e), 0);
+    assert_int_equal(tb_tdx_collateral_load(p, &col, &e), 0);
     tb_attest_crl ci;
     assert_int_equal(tb_attest_crl_parse(col.pck_crl, col.pck_crl_len, &ci, &e), 0);
     const unsigned char *d = col.pck_crl;
@@ -156,7 +156,7 @@ static void test_crl_entries_agree_with_openssl(void **state)
     X509_CRL_free(crl);
     for (size_t n = 0; n < col.pck_crl_len; n += 97)
         assert_int_equal(tb_attest_crl_parse(col.pck_crl, n, &ci, &e), -1);
-    tb_attest_collateral_clear(&col);
+    tb_tdx_collateral_clear(&col);
 }
 
 static void test_rejects_other_algorithms(void **state)
@@ -307,10 +307,10 @@ static void test_real_der_made_strict_fails(void **state)
     free(m);
     /* The same for a CRL. */
     char p[1024];
-    tb_attest_collateral col;
+    tb_tdx_collateral col;
     tb_attest_crl ci;
     case_path("qvl-v4-uptodate", "collateral.json", p, sizeof p);
-    assert_int_equal(tb_attest_collateral_load(p, &col, &e), 0);
+    assert_int_equal(tb_tdx_collateral_load(p, &col, &e), 0);
     assert_int_equal(tb_attest_crl_parse(col.pck_crl, col.pck_crl_len, &ci, &e), 0);
     m = stretch_length(col.pck_crl, col.pck_crl_len, 0, &mn);
     assert_int_equal(tb_attest_crl_parse(m, mn, &ci, &e), -1);
@@ -320,7 +320,7 @@ static void test_real_der_made_strict_fails(void **state)
     m[col.pck_crl_len] = 0;
     assert_int_equal(tb_attest_crl_parse(m, col.pck_crl_len + 1, &ci, &e), -1);
     free(m);
-    tb_attest_collateral_clear(&col);
+    tb_tdx_collateral_clear(&col);
     tb_attest_der_list_clear(&l);
 }
 

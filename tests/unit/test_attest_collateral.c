@@ -1,4 +1,4 @@
-/* Unit tests for attest/collateral: the dcap-qvl JSON format (round trip, every string
+/* Unit tests for attest/tdx/collateral: the dcap-qvl JSON format (round trip, every string
  * escape decoded by the one reader, strictness), PEM CRLs inside JSON strings, a folder
  * of PCS responses, exact value spans of PCS bodies. */
 #include <setjmp.h>
@@ -13,47 +13,47 @@
 
 #include <openssl/evp.h>
 
-static void load(const char *name, tb_attest_collateral *c)
+static void load(const char *name, tb_tdx_collateral *c)
 {
     char p[1024];
     tb_err e;
     case_path(name, "collateral.json", p, sizeof p);
-    assert_int_equal(tb_attest_collateral_load(p, c, &e), 0);
+    assert_int_equal(tb_tdx_collateral_load(p, c, &e), 0);
 }
 
 static void test_dcap_qvl_json_round_trip(void **state)
 {
     (void)state;
-    tb_attest_collateral c, d;
+    tb_tdx_collateral c, d;
     tb_err e;
     load("qvl-v4-uptodate", &c);
     assert_true(c.root_ca_crl_len > 100 && c.root_ca_crl[0] == 0x30); /* hex -> DER */
     assert_true(c.pck_crl_len > 1000 && c.pck_crl[0] == 0x30);
     assert_memory_equal(c.tcb_info, "{\"id\":\"TDX\"", 11);
     char *json;
-    assert_int_equal(tb_attest_collateral_to_json(&c, &json, &e), 0);
-    assert_int_equal(tb_attest_collateral_parse_json(json, strlen(json), &d, &e), 0);
+    assert_int_equal(tb_tdx_collateral_to_json(&c, &json, &e), 0);
+    assert_int_equal(tb_tdx_collateral_parse_json(json, strlen(json), &d, &e), 0);
     assert_int_equal(d.tcb_info_len, c.tcb_info_len);
     assert_memory_equal(d.tcb_info, c.tcb_info, c.tcb_info_len);
     assert_memory_equal(d.pck_crl, c.pck_crl, c.pck_crl_len);
     assert_memory_equal(d.qe_identity_sig, c.qe_identity_sig, 64);
     int64_t next;
-    assert_int_equal(tb_attest_collateral_next_update(&c, &next, &e), 0);
+    assert_int_equal(tb_tdx_collateral_next_update(&c, &next, &e), 0);
     assert_int_equal(next, 1752919235); /* the PCK CRL's nextUpdate, the earliest */
     free(json);
-    tb_attest_collateral_clear(&c);
-    tb_attest_collateral_clear(&d);
+    tb_tdx_collateral_clear(&c);
+    tb_tdx_collateral_clear(&d);
 }
 
 static void test_json_errors(void **state)
 {
     (void)state;
-    tb_attest_collateral c;
+    tb_tdx_collateral c;
     tb_err e;
-    assert_int_equal(tb_attest_collateral_parse_json("[]", 2, &c, &e), -1);
+    assert_int_equal(tb_tdx_collateral_parse_json("[]", 2, &c, &e), -1);
     assert_non_null(strstr(e.msg, "not a JSON object"));
     const char *missing = "{\"pck_crl_issuer_chain\": \"x\"}";
-    assert_int_equal(tb_attest_collateral_parse_json(missing, strlen(missing), &c, &e), -1);
+    assert_int_equal(tb_tdx_collateral_parse_json(missing, strlen(missing), &c, &e), -1);
     assert_non_null(strstr(e.msg, "root_ca_crl"));
 }
 
@@ -78,11 +78,11 @@ static void test_strings_and_escapes(void **state)
 {
     (void)state;
     char doc[2048];
-    tb_attest_collateral c;
+    tb_tdx_collateral c;
     tb_err e;
     /* Escapes, whitespace, an unknown field, a CRL as an array of byte values. */
     doc_with(doc, sizeof doc, "\"q\\/r\\t\\u0041\\u00e9\\ud83d\\ude00\"");
-    assert_int_equal(tb_attest_collateral_parse_json(doc, strlen(doc), &c, &e), 0);
+    assert_int_equal(tb_tdx_collateral_parse_json(doc, strlen(doc), &c, &e), 0);
     assert_string_equal(c.pck_crl_issuer_chain, "a\nb");
     assert_string_equal(c.tcb_info, "{\"id\":\\1}");
     assert_string_equal(c.qe_identity, "q/r\tA\xc3\xa9\xf0\x9f\x98\x80");
@@ -92,7 +92,7 @@ static void test_strings_and_escapes(void **state)
     assert_int_equal(c.pck_crl[1], 0x01);
     assert_int_equal(c.root_ca_crl_len, 2);
     assert_int_equal(c.tcb_info_sig[1], 0x11);
-    tb_attest_collateral_clear(&c);
+    tb_tdx_collateral_clear(&c);
     /* Refused: \u0000, lone surrogates, raw control characters, malformed UTF-8, a
      * non-string, a non-byte array element, a duplicate field, trailing garbage. */
     static const char *const bad_values[] = {
@@ -101,30 +101,30 @@ static void test_strings_and_escapes(void **state)
         "\"\"",          "\"\\x\""};
     for (size_t i = 0; i < sizeof bad_values / sizeof bad_values[0]; i++) {
         doc_with(doc, sizeof doc, bad_values[i]);
-        assert_int_equal(tb_attest_collateral_parse_json(doc, strlen(doc), &c, &e), -1);
+        assert_int_equal(tb_tdx_collateral_parse_json(doc, strlen(doc), &c, &e), -1);
     }
     doc_with(doc, sizeof doc, "\"q\"");
     char *arr = strstr(doc, "[48, 1]");
     memcpy(arr, "[48,-1]", 7);
-    assert_int_equal(tb_attest_collateral_parse_json(doc, strlen(doc), &c, &e), -1);
+    assert_int_equal(tb_tdx_collateral_parse_json(doc, strlen(doc), &c, &e), -1);
     assert_non_null(strstr(e.msg, "non-byte"));
     doc_with(doc, sizeof doc, "\"q\", \"pck_crl\": \"3001\"");
-    assert_int_equal(tb_attest_collateral_parse_json(doc, strlen(doc), &c, &e), -1);
+    assert_int_equal(tb_tdx_collateral_parse_json(doc, strlen(doc), &c, &e), -1);
     assert_non_null(strstr(e.msg, "duplicate \"pck_crl\""));
     doc_with(doc, sizeof doc, "\"q\"");
     size_t n = strlen(doc);
     doc[n - 1] = 'x';
-    assert_int_equal(tb_attest_collateral_parse_json(doc, n, &c, &e), -1);
+    assert_int_equal(tb_tdx_collateral_parse_json(doc, n, &c, &e), -1);
     assert_non_null(strstr(e.msg, "not well-formed JSON"));
     const char *bad = "{\"pck_crl_issuer_chain\": 1}";
-    assert_int_equal(tb_attest_collateral_parse_json(bad, strlen(bad), &c, &e), -1);
+    assert_int_equal(tb_tdx_collateral_parse_json(bad, strlen(bad), &c, &e), -1);
 }
 
 /* A CRL given as PEM inside a JSON string (its newlines escaped) is decoded first. */
 static void test_pem_crl_in_json(void **state)
 {
     (void)state;
-    tb_attest_collateral c, d;
+    tb_tdx_collateral c, d;
     tb_err e;
     load("qvl-v4-uptodate", &c);
     size_t b64n = 4 * ((c.pck_crl_len + 2) / 3);
@@ -136,17 +136,17 @@ static void test_pem_crl_in_json(void **state)
         tb_buf_printf(&pem, "%.*s\\n", (int)(b64n - i < 64 ? b64n - i : 64), b64 + i);
     tb_buf_puts(&pem, "-----END X509 CRL-----\\n");
     char *json;
-    assert_int_equal(tb_attest_collateral_to_json(&c, &json, &e), 0);
+    assert_int_equal(tb_tdx_collateral_to_json(&c, &json, &e), 0);
     char *v = strstr(json, "\"pck_crl\": \"") + 12;
     tb_buf doc = {0};
     tb_buf_append(&doc, json, (size_t)(v - json));
     tb_buf_append(&doc, pem.p, pem.len);
     tb_buf_puts(&doc, strchr(v, '"'));
-    assert_int_equal(tb_attest_collateral_parse_json((const char *)doc.p, doc.len, &d, &e), 0);
+    assert_int_equal(tb_tdx_collateral_parse_json((const char *)doc.p, doc.len, &d, &e), 0);
     assert_int_equal(d.pck_crl_len, c.pck_crl_len);
     assert_memory_equal(d.pck_crl, c.pck_crl, c.pck_crl_len);
-    tb_attest_collateral_clear(&d);
-    tb_attest_collateral_clear(&c);
+    tb_tdx_collateral_clear(&d);
+    tb_tdx_collateral_clear(&c);
     tb_buf_clear(&doc);
     tb_buf_clear(&pem);
     free(json);
@@ -161,14 +161,14 @@ static void test_pcs_body_span(void **state)
     const char *body = " { \"a\" : [1, {\"tcbInfo\": 2}], \"tcbInfo\" : {\"x\":\"}\\\"\"} ,"
                        " \"signature\": \"" SIG "\", \"b\":1}";
     const char *qe = "{\"enclaveIdentity\":{\"k\":[]},\"signature\":\"" SIG "\"}";
-    tb_attest_collateral c = {0};
+    tb_tdx_collateral c = {0};
     tb_err e;
-    assert_int_equal(tb_attest_collateral_from_pcs(body, strlen(body), qe, strlen(qe), &c, &e), 0);
+    assert_int_equal(tb_tdx_collateral_from_pcs(body, strlen(body), qe, strlen(qe), &c, &e), 0);
     assert_int_equal(c.tcb_info_len, strlen("{\"x\":\"}\\\"\"}"));
     assert_memory_equal(c.tcb_info, "{\"x\":\"}\\\"\"}", c.tcb_info_len);
     assert_string_equal(c.qe_identity, "{\"k\":[]}");
     assert_int_equal(c.qe_identity_sig[63], 0xff);
-    tb_attest_collateral_clear(&c);
+    tb_tdx_collateral_clear(&c);
     static const char *const bad[] = {
         "{\"tcbInfo\": {",                                                /* truncated */
         "{\"tcbInfo\": 2, \"signature\": \"" SIG "\"}",                   /* not an object */
@@ -180,10 +180,10 @@ static void test_pcs_body_span(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         memset(&c, 0, sizeof c);
-        assert_int_equal(
-            tb_attest_collateral_from_pcs(bad[i], strlen(bad[i]), qe, strlen(qe), &c, &e), -1);
+        assert_int_equal(tb_tdx_collateral_from_pcs(bad[i], strlen(bad[i]), qe, strlen(qe), &c, &e),
+                         -1);
         assert_non_null(strstr(e.msg, "TCB info response"));
-        tb_attest_collateral_clear(&c);
+        tb_tdx_collateral_clear(&c);
     }
 }
 
@@ -198,7 +198,7 @@ static void write_file(const char *dir, const char *name, const void *p, size_t 
 static void test_pcs_folder(void **state)
 {
     (void)state;
-    tb_attest_collateral c, f;
+    tb_tdx_collateral c, f;
     tb_err e;
     load("qvl-v4-uptodate", &c);
     char dir[256], sig[129], *hex = malloc(2 * c.root_ca_crl_len + 1);
@@ -223,7 +223,7 @@ static void test_pcs_folder(void **state)
                strlen(c.qe_identity_issuer_chain));
     write_file(dir, "pck_crl_issuer_chain.pem", c.pck_crl_issuer_chain,
                strlen(c.pck_crl_issuer_chain));
-    assert_int_equal(tb_attest_collateral_load(dir, &f, &e), 0);
+    assert_int_equal(tb_tdx_collateral_load(dir, &f, &e), 0);
     assert_int_equal(f.tcb_info_len, c.tcb_info_len);
     assert_memory_equal(f.tcb_info, c.tcb_info, c.tcb_info_len);
     assert_memory_equal(f.root_ca_crl, c.root_ca_crl, c.root_ca_crl_len);
@@ -232,22 +232,21 @@ static void test_pcs_folder(void **state)
     case_path("qvl-v4-uptodate", "quote.bin", qp, sizeof qp);
     tb_buf q = read_all(qp);
     tb_attest_root *root;
-    tb_attest_verdict v;
+    tb_tdx_verdict v;
     assert_int_equal(tb_attest_root_intel(&root, &e), 0);
-    assert_int_equal(tb_attest_verify(q.p, q.len, &f, case_now("qvl-v4-uptodate"), NULL, root, &v),
-                     0);
-    tb_attest_collateral_clear(&f);
+    assert_int_equal(tb_tdx_verify(q.p, q.len, &f, case_now("qvl-v4-uptodate"), NULL, root, &v), 0);
+    tb_tdx_collateral_clear(&f);
     /* A missing piece names the file. */
     char path[1024];
     snprintf(path, sizeof path, "%s/pck_crl.der", dir);
     unlink(path);
-    assert_int_equal(tb_attest_collateral_load(dir, &f, &e), -1);
+    assert_int_equal(tb_tdx_collateral_load(dir, &f, &e), -1);
     assert_non_null(strstr(e.msg, "pck_crl"));
     tb_attest_root_free(root);
     tb_buf_clear(&q);
     tb_buf_clear(&b);
     free(hex);
-    tb_attest_collateral_clear(&c);
+    tb_tdx_collateral_clear(&c);
     rm_rf(dir);
 }
 

@@ -1,4 +1,4 @@
-/* Unit tests for attest/evidence: one handle per TEE kind -- the SIMULATED TDX provider
+/* Unit tests for attest/common/evidence: one handle per TEE kind -- the SIMULATED TDX provider
  * (a fresh PKI) and the SIMULATED SEV-SNP one (the committed tests/data/snp-sim PKI,
  * copied) give evidence whose report data is the one asked for, from several threads;
  * configfs-tsm opens and then fails without a guest; no TEE is refused. The collateral
@@ -18,8 +18,8 @@
 
 #include "base/file.h"
 
-#include "attest/evidence.h"
-#include "attest/snp.h"
+#include "attest/common/evidence.h"
+#include "attest/snp/snp.h"
 #include "attest_test_util.h"
 
 static void rd_of(int i, uint8_t rd[64])
@@ -40,11 +40,11 @@ static void *get_one(void *arg)
     size_t n;
     tb_err e;
     rd_of(w->id, rd);
-    tb_attest_quote *qq = NULL;
+    tb_tdx_quote *qq = NULL;
     w->ok = tb_attest_evidence_get(w->ev, rd, &q, &n, &e) == 0 &&
-            tb_attest_quote_parse(q, n, &qq, &e) == 0 &&
-            !memcmp(tb_attest_quote_report_data(qq), rd, 64) && tb_attest_quote_is_simulated(qq);
-    tb_attest_quote_free(qq);
+            tb_tdx_quote_parse(q, n, &qq, &e) == 0 &&
+            !memcmp(tb_tdx_quote_report_data(qq), rd, 64) && tb_tdx_quote_is_simulated(qq);
+    tb_tdx_quote_free(qq);
     free(q);
     return NULL;
 }
@@ -87,11 +87,11 @@ static void test_sim_snp(void **state)
     size_t n;
     rd_of(7, rd);
     assert_int_equal(tb_attest_evidence_get(ev, rd, &q, &n, &e), 0);
-    assert_int_equal(n, TB_ATTEST_SNP_REPORT_LEN);
-    tb_attest_snp_report r;
-    assert_int_equal(tb_attest_snp_parse(q, n, &r, &e), 0);
+    assert_int_equal(n, TB_SNP_REPORT_LEN);
+    tb_snp_report r;
+    assert_int_equal(tb_snp_parse(q, n, &r, &e), 0);
     assert_memory_equal(r.report_data, rd, 64);
-    assert_true(tb_attest_snp_is_simulated(&r));
+    assert_true(tb_snp_is_simulated(&r));
     free(q);
     tb_attest_evidence_close(ev);
     rm_rf(dir);
@@ -198,13 +198,13 @@ static void test_collateral_and_verify(void **state)
         tb_attest_evidence_prepare(TB_TEE_SIM, NULL, 0, &fresh, (int64_t)time(NULL), &c, &e), 0);
     assert_null(c.json); /* made by timing when needed */
     char *json;
-    assert_int_equal(tb_attest_collateral_to_json(&c.tdx, &json, &e), 0);
+    assert_int_equal(tb_tdx_collateral_to_json(&c.tdx, &json, &e), 0);
     snprintf(file, sizeof file, "%s/collateral.json", dir);
     assert_int_equal(tb_file_write_atomic(file, json, strlen(json), &e), 0);
     free(json);
     tb_attest_evidence_collateral_clear(&c);
     char root[300];
-    assert_int_equal(tb_attest_sim_root_path(dir, root, sizeof root, &e), 0);
+    assert_int_equal(tb_tdx_sim_root_path(dir, root, sizeof root, &e), 0);
     tb_attest_collateral_source from_file = {.collateral = file, .root = root};
     tb_attest_evidence_close(ev);
     /* the file with the real kind's verifier: the root given makes it verify */
@@ -233,7 +233,7 @@ static void test_collateral_and_verify(void **state)
     tb_attest_collateral_source snp = {.sim_dir = dir};
     verify_both_ways(ev, &snp);
     snprintf(certs, sizeof certs, "%s/given-certs", dir);
-    assert_int_equal(tb_attest_snp_sim_certs(dir, certs, (int64_t)time(NULL), 0, &e), 0);
+    assert_int_equal(tb_snp_sim_certs(dir, certs, (int64_t)time(NULL), 0, &e), 0);
     tb_attest_collateral_source folder = {.sim_dir = dir, .certs = certs};
     verify_both_ways(ev, &folder);
     tb_attest_evidence_close(ev);

@@ -1,4 +1,4 @@
-/* Unit tests for attest/jsontok: well-formed documents and their tokens, every kind of
+/* Unit tests for attest/common/jsontok: well-formed documents and their tokens, every kind of
  * malformed input refused (UTF-8 too), duplicate keys, escaped strings and their decoding,
  * the accessors. */
 #include <setjmp.h>

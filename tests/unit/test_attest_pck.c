@@ -1,4 +1,4 @@
-/* Unit tests for attest/pck: the SGX extension of a real PCK certificate (FMSPC, TCB
+/* Unit tests for attest/tdx/pck: the SGX extension of a real PCK certificate (FMSPC, TCB
  * components, CA kind), truncated and non-certificate input, and the strict DER rules
  * on an extension built here: non-minimal lengths and INTEGERs, entries with extra
  * elements, trailing bytes. */
@@ -22,9 +22,9 @@ static void test_pck_extension(void **state)
     char p[1024];
     case_path("qvl-v5-notcb", "quote.bin", p, sizeof p);
     tb_buf b = read_all(p);
-    tb_attest_quote *q;
+    tb_tdx_quote *q;
     tb_err e;
-    assert_int_equal(tb_attest_quote_parse(b.p, b.len, &q, &e), 0);
+    assert_int_equal(tb_tdx_quote_parse(b.p, b.len, &q, &e), 0);
     /* The leaf's DER: decode the first PEM block with the quote's own reader. */
     const char *s = strstr(q->pck_chain, "-----BEGIN CERTIFICATE-----") + 27;
     const char *end = strstr(s, "-----END");
@@ -39,18 +39,18 @@ static void test_pck_extension(void **state)
         n--;
         k--;
     }
-    tb_attest_pck_info pck;
-    assert_int_equal(tb_attest_pck_info_from_der(der, (size_t)n, &pck, &e), 0);
+    tb_tdx_pck_info pck;
+    assert_int_equal(tb_tdx_pck_info_from_der(der, (size_t)n, &pck, &e), 0);
     assert_int_equal(pck.fmspc[0], 0x90);
     assert_int_equal(pck.fmspc[1], 0xc0);
     assert_int_equal(pck.sgx_comp[7], 3); /* component 8, as case.json notes */
     assert_true(pck.pcesvn > 0);
     assert_int_equal(pck.ca_platform, 1); /* issued by the Intel SGX PCK Platform CA */
-    assert_int_equal(tb_attest_pck_info_from_der(der, (size_t)n - 1, &pck, &e), -1);
-    assert_int_equal(tb_attest_pck_info_from_der((const uint8_t *)"junk", 4, &pck, &e), -1);
+    assert_int_equal(tb_tdx_pck_info_from_der(der, (size_t)n - 1, &pck, &e), -1);
+    assert_int_equal(tb_tdx_pck_info_from_der((const uint8_t *)"junk", 4, &pck, &e), -1);
     free(der);
     free(clean);
-    tb_attest_quote_free(q);
+    tb_tdx_quote_free(q);
     tb_buf_clear(&b);
 }
 
@@ -137,20 +137,20 @@ static void test_extension_strict_der(void **state)
 {
     (void)state;
     uint8_t ext[1400];
-    tb_attest_pck_info pck;
+    tb_tdx_pck_info pck;
     tb_err e;
     size_t n = sgx_ext(ext, 0);
-    assert_int_equal(tb_attest_pck_info_from_ext(ext, n, &pck, &e), 0);
+    assert_int_equal(tb_tdx_pck_info_from_ext(ext, n, &pck, &e), 0);
     assert_int_equal(pck.sgx_comp[4], 5);
     assert_int_equal(pck.sgx_comp[15], 16);
     assert_int_equal(pck.pcesvn, 300);
     assert_int_equal(pck.fmspc[1], 0x90);
     for (int variant = 1; variant <= 4; variant++) {
         n = sgx_ext(ext, variant);
-        assert_int_equal(tb_attest_pck_info_from_ext(ext, n, &pck, &e), -1);
+        assert_int_equal(tb_tdx_pck_info_from_ext(ext, n, &pck, &e), -1);
     }
     n = sgx_ext(ext, 0);
-    assert_int_equal(tb_attest_pck_info_from_ext(ext, n - 1, &pck, &e), -1); /* truncated */
+    assert_int_equal(tb_tdx_pck_info_from_ext(ext, n - 1, &pck, &e), -1); /* truncated */
 }
 
 int main(void)

@@ -1,4 +1,4 @@
-/* Unit tests for attest/policy: defaults, every field, malformed policies. */
+/* Unit tests for attest/common/policy: defaults, every field, malformed policies. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

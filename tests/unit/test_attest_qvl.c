@@ -1,9 +1,9 @@
-/* Unit tests for Intel QVL's rules in attest/verify and attest/tcbinfo, one test (or more)
+/* Unit tests for Intel QVL's rules in attest/tdx/verify and attest/tdx/tcbinfo, one test (or more)
  * per rule, named after the QVL file that states it (SGX-TDX-DCAP-QuoteVerificationLibrary,
  * Src/AttestationLibrary/src/... and Src/AttestationParsers/src/Json/...; QvE's qve.cpp in
  * SGXDataCenterAttestationPrimitives). Each builds its collateral as text, signs it with the
  * SIMULATED PKI (provider_sim.c, so every signature is valid and only the semantics differ)
- * and makes quotes with tb_attest_sim_quote_custom.
+ * and makes quotes with tb_tdx_sim_quote_custom.
  *
  * The simulated platform: SGX components {3,3,2,2,4,1,0,5,0...}, PCESVN 13, TEE_TCB_SVN
  * {5,1,3,0...} (TDX module TDX_01 at SVN 5), QE ISVSVN 4, FMSPC feeb00000000. */
@@ -31,7 +31,7 @@ typedef struct env {
     char tmp[256], dir[300];
     int64_t now;
     tb_attest_root *root;
-    tb_attest_collateral base; /* the sim collateral (valid, UpToDate) */
+    tb_tdx_collateral base; /* the sim collateral (valid, UpToDate) */
     EVP_PKEY *root_k, *ca_k, *pck_k, *tcb_k;
     X509 *root_x, *ca_x, *pck_x;
 } env;
@@ -67,7 +67,7 @@ static int setup(void **state)
     snprintf(e->dir, sizeof e->dir, "%s/sim", e->tmp);
     e->now = (int64_t)time(NULL);
     tb_err err;
-    assert_int_equal(tb_attest_sim_collateral(e->dir, e->now, 0, &e->base, &e->root, &err), 0);
+    assert_int_equal(tb_tdx_sim_collateral(e->dir, e->now, 0, &e->base, &e->root, &err), 0);
     e->root_k = read_key(e->dir, "root.key");
     e->ca_k = read_key(e->dir, "pck-ca.key");
     e->pck_k = read_key(e->dir, "pck.key");
@@ -82,7 +82,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     env *e = *state;
-    tb_attest_collateral_clear(&e->base);
+    tb_tdx_collateral_clear(&e->base);
     tb_attest_root_free(e->root);
     EVP_PKEY_free(e->root_k);
     EVP_PKEY_free(e->ca_k);
@@ -198,12 +198,12 @@ static char *qe_identity(const env *e, const char *miscselect, const char *level
 
 /* A copy of the sim collateral with this TCB info and QE identity (NULL: keep), signed
  * by the sim TCB signing key. Takes ownership of the texts. */
-static void collateral(const env *e, char *tcb, char *qe, tb_attest_collateral *c)
+static void collateral(const env *e, char *tcb, char *qe, tb_tdx_collateral *c)
 {
     char *json;
     tb_err err;
-    assert_int_equal(tb_attest_collateral_to_json(&e->base, &json, &err), 0);
-    assert_int_equal(tb_attest_collateral_parse_json(json, strlen(json), c, &err), 0);
+    assert_int_equal(tb_tdx_collateral_to_json(&e->base, &json, &err), 0);
+    assert_int_equal(tb_tdx_collateral_parse_json(json, strlen(json), c, &err), 0);
     free(json);
     if (tcb) {
         free(c->tcb_info);
@@ -220,50 +220,48 @@ static void collateral(const env *e, char *tcb, char *qe, tb_attest_collateral *
 }
 
 /* A sim quote with these parameters (NULL: the default sim quote). */
-static tb_buf quote(const env *e, const tb_attest_sim_quote_params *par)
+static tb_buf quote(const env *e, const tb_tdx_sim_quote_params *par)
 {
     uint8_t rd[64] = {0}, *q;
     size_t n;
     tb_err err;
-    tb_attest_sim_quote_params def = {0};
-    assert_int_equal(tb_attest_sim_quote_custom(e->dir, rd, par ? par : &def, &q, &n, &err), 0);
+    tb_tdx_sim_quote_params def = {0};
+    assert_int_equal(tb_tdx_sim_quote_custom(e->dir, rd, par ? par : &def, &q, &n, &err), 0);
     return (tb_buf){.p = q, .len = n, .cap = n};
 }
 
-static tb_attest_verdict verify_with(const env *e, const tb_buf *q, const tb_attest_collateral *c,
-                                     const tb_attest_policy *pol)
+static tb_tdx_verdict verify_with(const env *e, const tb_buf *q, const tb_tdx_collateral *c,
+                                  const tb_attest_policy *pol)
 {
-    tb_attest_verdict v, pv;
-    tb_attest_verify(q->p, q->len, c, e->now, pol, e->root, &v);
+    tb_tdx_verdict v, pv;
+    tb_tdx_verify(q->p, q->len, c, e->now, pol, e->root, &v);
     /* Prepared collateral gives the same verdict. */
-    tb_attest_prepared *p = NULL;
+    tb_tdx_prepared *p = NULL;
     tb_err err;
-    if (tb_attest_prepare(c, e->now, e->root, &p, &pv, &err) == 0) {
-        tb_attest_verify_prepared(q->p, q->len, p, e->now, pol, &pv);
-        tb_attest_prepared_free(p);
+    if (tb_tdx_prepare(c, e->now, e->root, &p, &pv, &err) == 0) {
+        tb_tdx_verify_prepared(q->p, q->len, p, e->now, pol, &pv);
+        tb_tdx_prepared_free(p);
     }
     assert_int_equal(pv.result, v.result);
     assert_string_equal(pv.reason, v.reason);
     if (v.result != TB_ATTEST_ACCEPTED && v.result != TB_ATTEST_REFUSED)
-        fprintf(stderr, "  (verdict %d at %s: %s)\n", v.result, tb_attest_step_name(v.step),
-                v.reason);
+        fprintf(stderr, "  (verdict %d at %s: %s)\n", v.result, tb_tdx_step_name(v.step), v.reason);
     return v;
 }
 
 /* Verifies the default sim quote against (tcb, qe) collateral. */
-static tb_attest_verdict verify_texts(const env *e, char *tcb, char *qe,
-                                      const tb_attest_policy *pol)
+static tb_tdx_verdict verify_texts(const env *e, char *tcb, char *qe, const tb_attest_policy *pol)
 {
-    tb_attest_collateral c;
+    tb_tdx_collateral c;
     collateral(e, tcb, qe, &c);
     tb_buf q = quote(e, NULL);
-    tb_attest_verdict v = verify_with(e, &q, &c, pol);
+    tb_tdx_verdict v = verify_with(e, &q, &c, pol);
     tb_buf_clear(&q);
-    tb_attest_collateral_clear(&c);
+    tb_tdx_collateral_clear(&c);
     return v;
 }
 
-static void expect_status(const tb_attest_verdict *v, tb_attest_tcb_status s)
+static void expect_status(const tb_tdx_verdict *v, tb_attest_tcb_status s)
 {
     assert_true(v->status_known);
     if (v->status != s)
@@ -272,11 +270,11 @@ static void expect_status(const tb_attest_verdict *v, tb_attest_tcb_status s)
     assert_int_equal(v->status, s);
 }
 
-static void expect_invalid(const tb_attest_verdict *v, tb_attest_step step, const char *part)
+static void expect_invalid(const tb_tdx_verdict *v, tb_tdx_step step, const char *part)
 {
     if (v->result != TB_ATTEST_INVALID || v->step != step || !strstr(v->reason, part))
         fprintf(stderr, "got %d at %s: \"%s\"; want INVALID at %s with \"%s\"\n", v->result,
-                tb_attest_step_name(v->step), v->reason, tb_attest_step_name(step), part);
+                tb_tdx_step_name(v->step), v->reason, tb_tdx_step_name(step), part);
     assert_int_equal(v->result, TB_ATTEST_INVALID);
     assert_int_equal(v->step, step);
     assert_non_null(strstr(v->reason, part));
@@ -304,7 +302,7 @@ static void test_qvl_TcbLevel_cpp_order_highest_first(void **state)
     /* SGX components differ: the lower one (component 0 = 2) first. */
     plat(&l, dec(SGX, 0), 13, TDX_SVN, "OutOfDate", "2023-01-01T00:00:00Z", NULL);
     plat(&l, SGX, 13, TDX_SVN, "UpToDate", "2024-05-01T00:00:00Z", NULL);
-    tb_attest_verdict v = verify_texts(e, tcb_info(e, NULL, NULL, (char *)l.p), NULL, NULL);
+    tb_tdx_verdict v = verify_texts(e, tcb_info(e, NULL, NULL, (char *)l.p), NULL, NULL);
     expect_status(&v, TB_ATTEST_TCB_UP_TO_DATE);
     assert_string_equal(v.tcb_date, "2024-05-01T00:00:00Z");
     /* Same SGX components: PCESVN next, then TDX components. */
@@ -325,8 +323,8 @@ static void test_qvl_TcbInfo_cpp_duplicate_levels_invalid(void **state)
     tb_buf l = {0};
     plat(&l, SGX, 13, TDX_SVN, "UpToDate", "2024-05-01T00:00:00Z", NULL);
     plat(&l, SGX, 13, TDX_SVN, "OutOfDate", "2023-01-01T00:00:00Z", NULL);
-    tb_attest_verdict v = verify_texts(e, tcb_info(e, NULL, NULL, (char *)l.p), NULL, NULL);
-    expect_invalid(&v, TB_ATTEST_STEP_TCB_INFO, "duplicate TCB levels");
+    tb_tdx_verdict v = verify_texts(e, tcb_info(e, NULL, NULL, (char *)l.p), NULL, NULL);
+    expect_invalid(&v, TB_TDX_STEP_TCB_INFO, "duplicate TCB levels");
     tb_buf ids = {0};
     module_id(&ids, "TDX_01", "0000000000000000", "FFFFFFFFFFFFFFFF",
               MOD_OK ",{\"tcb\":{\"isvsvn\":5},\"tcbDate\":\"2024-05-01T00:00:00Z\",\"tcbStatus\":"
@@ -334,7 +332,7 @@ static void test_qvl_TcbInfo_cpp_duplicate_levels_invalid(void **state)
     tb_buf_reset(&l);
     plat(&l, SGX, 13, TDX_SVN, "UpToDate", "2024-05-01T00:00:00Z", NULL);
     v = verify_texts(e, tcb_info(e, NULL, (char *)ids.p, (char *)l.p), NULL, NULL);
-    expect_invalid(&v, TB_ATTEST_STEP_TCB_INFO, "duplicate TDX module TCB levels");
+    expect_invalid(&v, TB_TDX_STEP_TCB_INFO, "duplicate TDX module TCB levels");
     tb_buf_clear(&l);
     tb_buf_clear(&ids);
 }
@@ -349,8 +347,7 @@ static void test_qvl_TdxModuleIdentity_cpp_levels_highest_first(void **state)
               "\"OutOfDate\"},{\"tcb\":{\"isvsvn\":5},\"tcbDate\":\"2024-05-01T00:00:00Z\","
               "\"tcbStatus\":\"UpToDate\"}");
     plat(&l, SGX, 13, TDX_SVN, "UpToDate", "2024-05-01T00:00:00Z", NULL);
-    tb_attest_verdict v =
-        verify_texts(e, tcb_info(e, NULL, (char *)ids.p, (char *)l.p), NULL, NULL);
+    tb_tdx_verdict v = verify_texts(e, tcb_info(e, NULL, (char *)ids.p, (char *)l.p), NULL, NULL);
     expect_status(&v, TB_ATTEST_TCB_UP_TO_DATE);
     assert_int_equal(v.module_status, TB_ATTEST_TCB_UP_TO_DATE);
     assert_string_equal(v.module_tcb_date, "2024-05-01T00:00:00Z");
@@ -371,14 +368,13 @@ static void test_qvl_TdxModuleCheck_cpp_identity_case_and_first_wins(void **stat
               "{\"tcb\":{\"isvsvn\":5},\"tcbDate\":\"2024-05-01T00:00:00Z\",\"tcbStatus\":"
               "\"Revoked\"}");
     plat(&l, SGX, 13, TDX_SVN, "UpToDate", "2024-05-01T00:00:00Z", NULL);
-    tb_attest_verdict v =
-        verify_texts(e, tcb_info(e, NULL, (char *)ids.p, (char *)l.p), NULL, NULL);
+    tb_tdx_verdict v = verify_texts(e, tcb_info(e, NULL, (char *)ids.p, (char *)l.p), NULL, NULL);
     expect_status(&v, TB_ATTEST_TCB_UP_TO_DATE); /* "tdx_01", first, not the Revoked one */
     /* No identity for major version 1: TDX_MODULE_MISMATCH. */
     tb_buf_reset(&ids);
     module_id(&ids, "TDX_02", "0000000000000000", "FFFFFFFFFFFFFFFF", MOD_OK);
     v = verify_texts(e, tcb_info(e, NULL, (char *)ids.p, (char *)l.p), NULL, NULL);
-    expect_invalid(&v, TB_ATTEST_STEP_TDX_MODULE, "TDX_MODULE_MISMATCH");
+    expect_invalid(&v, TB_TDX_STEP_TDX_MODULE, "TDX_MODULE_MISMATCH");
     tb_buf_clear(&ids);
     tb_buf_clear(&l);
 }
@@ -396,9 +392,8 @@ static void test_qvl_TdxModuleCheck_cpp_module_status_values(void **state)
     module_id(&ids, "TDX_01", "0000000000000000", "FFFFFFFFFFFFFFFF",
               "{\"tcb\":{\"isvsvn\":5},\"tcbDate\":\"2024-05-01T00:00:00Z\",\"tcbStatus\":"
               "\"ConfigurationNeeded\"}");
-    tb_attest_verdict v =
-        verify_texts(e, tcb_info(e, NULL, (char *)ids.p, (char *)l.p), NULL, NULL);
-    expect_invalid(&v, TB_ATTEST_STEP_TDX_MODULE, "TCB_UNRECOGNIZED_STATUS");
+    tb_tdx_verdict v = verify_texts(e, tcb_info(e, NULL, (char *)ids.p, (char *)l.p), NULL, NULL);
+    expect_invalid(&v, TB_TDX_STEP_TDX_MODULE, "TCB_UNRECOGNIZED_STATUS");
     assert_false(v.status_known);
     tb_buf_reset(&ids);
     module_id(&ids, "TDX_01", "0000000000000000", "FFFFFFFFFFFFFFFF",
@@ -431,25 +426,25 @@ static void test_qvl_QuoteVerifier_cpp_seamattributes_zero_unmasked(void **state
     plat(&l, SGX, 13, TDX_SVN, "UpToDate", "2024-05-01T00:00:00Z", NULL);
     /* Quote 01.., identity 01.. with mask 00..: a masked comparison would accept it. */
     module_id(&ids, "TDX_01", "0100000000000000", "0000000000000000", MOD_OK);
-    tb_attest_collateral c;
+    tb_tdx_collateral c;
     collateral(e, tcb_info(e, NULL, (char *)ids.p, (char *)l.p), NULL, &c);
-    tb_attest_sim_quote_params par = {.seam_attributes = {1}};
+    tb_tdx_sim_quote_params par = {.seam_attributes = {1}};
     tb_buf q = quote(e, &par);
-    tb_attest_verdict v = verify_with(e, &q, &c, NULL);
-    expect_invalid(&v, TB_ATTEST_STEP_TDX_MODULE, "SEAMATTRIBUTES");
+    tb_tdx_verdict v = verify_with(e, &q, &c, NULL);
+    expect_invalid(&v, TB_TDX_STEP_TDX_MODULE, "SEAMATTRIBUTES");
     /* The quote's zero SEAMATTRIBUTES against non-zero identity attributes: invalid too. */
     tb_buf_clear(&q);
     q = quote(e, NULL);
     v = verify_with(e, &q, &c, NULL);
-    expect_invalid(&v, TB_ATTEST_STEP_TDX_MODULE, "SEAMATTRIBUTES");
-    tb_attest_collateral_clear(&c);
+    expect_invalid(&v, TB_TDX_STEP_TDX_MODULE, "SEAMATTRIBUTES");
+    tb_tdx_collateral_clear(&c);
     /* Zero and zero, whatever the mask: valid. */
     tb_buf_reset(&ids);
     module_id(&ids, "TDX_01", "0000000000000000", "0000000000000000", MOD_OK);
     collateral(e, tcb_info(e, NULL, (char *)ids.p, (char *)l.p), NULL, &c);
     v = verify_with(e, &q, &c, NULL);
     expect_status(&v, TB_ATTEST_TCB_UP_TO_DATE);
-    tb_attest_collateral_clear(&c);
+    tb_tdx_collateral_clear(&c);
     tb_buf_clear(&q);
     tb_buf_clear(&ids);
     tb_buf_clear(&l);
@@ -474,13 +469,13 @@ static char *default_tcb(const env *e)
 static void test_qvl_EnclaveReportVerifier_cpp_qe_below_every_level_not_supported(void **state)
 {
     env *e = *state;
-    tb_attest_verdict v =
+    tb_tdx_verdict v =
         verify_texts(e, default_tcb(e),
                      qe_identity(e, "00000000",
                                  "{\"tcb\":{\"isvsvn\":6},\"tcbDate\":\"2024-06-01T00:00:00Z\","
                                  "\"tcbStatus\":\"UpToDate\"}"),
                      NULL);
-    expect_invalid(&v, TB_ATTEST_STEP_QE_IDENTITY, "TCB_NOT_SUPPORTED");
+    expect_invalid(&v, TB_TDX_STEP_QE_IDENTITY, "TCB_NOT_SUPPORTED");
 }
 
 /* EnclaveReportVerifier.cpp: a QE level that is not UpToDate or Revoked is OutOfDate;
@@ -488,7 +483,7 @@ static void test_qvl_EnclaveReportVerifier_cpp_qe_below_every_level_not_supporte
 static void test_qvl_EnclaveIdentityV2_cpp_qe_statuses(void **state)
 {
     env *e = *state;
-    tb_attest_verdict v =
+    tb_tdx_verdict v =
         verify_texts(e, default_tcb(e),
                      qe_identity(e, "00000000",
                                  "{\"tcb\":{\"isvsvn\":4},\"tcbDate\":\"2024-06-01T00:00:00Z\","
@@ -508,7 +503,7 @@ static void test_qvl_EnclaveIdentityV2_cpp_qe_statuses(void **state)
                                  "{\"tcb\":{\"isvsvn\":4},\"tcbDate\":\"2024-06-01T00:00:00Z\","
                                  "\"tcbStatus\":\"SWHardeningNeeded\"}"),
                      NULL);
-    expect_invalid(&v, TB_ATTEST_STEP_QE_IDENTITY, "not a QE identity status");
+    expect_invalid(&v, TB_TDX_STEP_QE_IDENTITY, "not a QE identity status");
     /* Document order: the first level with isvsvn <= 4 wins, not the highest. */
     v = verify_texts(e, default_tcb(e),
                      qe_identity(e, "00000000",
@@ -523,17 +518,17 @@ static void test_qvl_EnclaveIdentityV2_cpp_qe_statuses(void **state)
 static void test_qvl_EnclaveReportVerifier_cpp_miscselect_byte_order(void **state)
 {
     env *e = *state;
-    tb_attest_sim_quote_params par = {.qe_miscselect = 1};
+    tb_tdx_sim_quote_params par = {.qe_miscselect = 1};
     tb_buf q = quote(e, &par);
-    tb_attest_collateral c;
+    tb_tdx_collateral c;
     collateral(e, default_tcb(e), qe_identity(e, "01000000", QE_OK), &c);
-    tb_attest_verdict v = verify_with(e, &q, &c, NULL);
+    tb_tdx_verdict v = verify_with(e, &q, &c, NULL);
     expect_status(&v, TB_ATTEST_TCB_UP_TO_DATE);
-    tb_attest_collateral_clear(&c);
+    tb_tdx_collateral_clear(&c);
     collateral(e, default_tcb(e), qe_identity(e, "00000001", QE_OK), &c);
     v = verify_with(e, &q, &c, NULL);
-    expect_invalid(&v, TB_ATTEST_STEP_QE_IDENTITY, "MISCSELECT");
-    tb_attest_collateral_clear(&c);
+    expect_invalid(&v, TB_TDX_STEP_QE_IDENTITY, "MISCSELECT");
+    tb_tdx_collateral_clear(&c);
     tb_buf_clear(&q);
 }
 
@@ -593,15 +588,15 @@ static void test_qvl_TCBSigningChain_cpp_signer_role(void **state)
     pem_append(&chain, other);
     pem_append(&chain, e->root_x);
     tb_buf_append(&chain, "", 1);
-    tb_attest_collateral c;
+    tb_tdx_collateral c;
     collateral(e, NULL, NULL, &c);
     free(c.tcb_info_issuer_chain);
     c.tcb_info_issuer_chain = strdup((char *)chain.p);
     assert_int_equal(tb_attest_ecdsa_sign_raw(k, c.tcb_info, c.tcb_info_len, c.tcb_info_sig), 0);
     tb_buf q = quote(e, NULL);
-    tb_attest_verdict v = verify_with(e, &q, &c, NULL);
-    expect_invalid(&v, TB_ATTEST_STEP_TCB_INFO, "not a TCB signing certificate");
-    tb_attest_collateral_clear(&c);
+    tb_tdx_verdict v = verify_with(e, &q, &c, NULL);
+    expect_invalid(&v, TB_TDX_STEP_TCB_INFO, "not a TCB signing certificate");
+    tb_tdx_collateral_clear(&c);
     /* The QE identity's signer too. */
     collateral(e, NULL, NULL, &c);
     free(c.qe_identity_issuer_chain);
@@ -609,15 +604,15 @@ static void test_qvl_TCBSigningChain_cpp_signer_role(void **state)
     assert_int_equal(
         tb_attest_ecdsa_sign_raw(k, c.qe_identity, c.qe_identity_len, c.qe_identity_sig), 0);
     v = verify_with(e, &q, &c, NULL);
-    expect_invalid(&v, TB_ATTEST_STEP_QE_IDENTITY, "not a TCB signing certificate");
-    tb_attest_collateral_clear(&c);
+    expect_invalid(&v, TB_TDX_STEP_QE_IDENTITY, "not a TCB signing certificate");
+    tb_tdx_collateral_clear(&c);
     /* A chain of the signer alone (no root): QVL wants two certificates. */
     collateral(e, NULL, NULL, &c);
     char *end = strstr(c.tcb_info_issuer_chain, "-----END CERTIFICATE-----");
     end[strlen("-----END CERTIFICATE-----\n")] = '\0';
     v = verify_with(e, &q, &c, NULL);
-    expect_invalid(&v, TB_ATTEST_STEP_TCB_INFO, "1 certificate(s)");
-    tb_attest_collateral_clear(&c);
+    expect_invalid(&v, TB_TDX_STEP_TCB_INFO, "1 certificate(s)");
+    tb_tdx_collateral_clear(&c);
     tb_buf_clear(&q);
     tb_buf_clear(&chain);
     X509_free(other);
@@ -638,12 +633,12 @@ static void test_qvl_PckCertVerifier_cpp_pck_roles(void **state)
     pem_append(&chain, leaf);
     pem_append(&chain, e->ca_x);
     pem_append(&chain, e->root_x);
-    tb_attest_sim_quote_params par = {.pck_chain_pem = (char *)chain.p, .pck_key = k};
+    tb_tdx_sim_quote_params par = {.pck_chain_pem = (char *)chain.p, .pck_key = k};
     tb_buf_append(&chain, "", 1);
     par.pck_chain_pem = (char *)chain.p;
     tb_buf q = quote(e, &par);
-    tb_attest_verdict v = verify_with(e, &q, &e->base, NULL);
-    expect_invalid(&v, TB_ATTEST_STEP_PCK_CHAIN, "not a PCK certificate");
+    tb_tdx_verdict v = verify_with(e, &q, &e->base, NULL);
+    expect_invalid(&v, TB_TDX_STEP_PCK_CHAIN, "not a PCK certificate");
     tb_buf_clear(&q);
     /* An intermediate the root issued that is no PCK Platform/Processor CA. */
     EVP_PKEY *ik = EVP_EC_gen("P-256");
@@ -658,7 +653,7 @@ static void test_qvl_PckCertVerifier_cpp_pck_roles(void **state)
     par.pck_chain_pem = (char *)chain.p;
     q = quote(e, &par);
     v = verify_with(e, &q, &e->base, NULL);
-    expect_invalid(&v, TB_ATTEST_STEP_PCK_CHAIN, "not a PCK Platform or Processor CA");
+    expect_invalid(&v, TB_TDX_STEP_PCK_CHAIN, "not a PCK Platform or Processor CA");
     tb_buf_clear(&q);
     /* The default chain is fine; a chain without the root (two certificates) is not. */
     tb_buf_reset(&chain);
@@ -669,7 +664,7 @@ static void test_qvl_PckCertVerifier_cpp_pck_roles(void **state)
     par.pck_key = e->pck_k;
     q = quote(e, &par);
     v = verify_with(e, &q, &e->base, NULL);
-    expect_invalid(&v, TB_ATTEST_STEP_PCK_CHAIN, "2 certificate(s)");
+    expect_invalid(&v, TB_TDX_STEP_PCK_CHAIN, "2 certificate(s)");
     tb_buf_clear(&q);
     tb_buf_clear(&chain);
     X509_free(leaf);
@@ -704,21 +699,21 @@ static void test_qvl_TcbInfo_cpp_format(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char head[1024];
         snprintf(head, sizeof head, "%s%s", cases[i].head, cases[i].with_module ? mod : "");
-        tb_attest_verdict v =
+        tb_tdx_verdict v =
             verify_texts(e, tcb_info(e, head, cases[i].ids, (char *)l.p), NULL, NULL);
-        expect_invalid(&v, TB_ATTEST_STEP_TCB_INFO, cases[i].want);
+        expect_invalid(&v, TB_TDX_STEP_TCB_INFO, cases[i].want);
     }
     /* id and version; empty tcbLevels. */
     char *t = tcb_info(e, NULL, NULL, (char *)l.p);
     memcpy(strstr(t, "\"TDX\""), "\"SGX\"", 5);
-    tb_attest_verdict v = verify_texts(e, t, NULL, NULL);
-    expect_invalid(&v, TB_ATTEST_STEP_TCB_INFO, "id is not \"TDX\"");
+    tb_tdx_verdict v = verify_texts(e, t, NULL, NULL);
+    expect_invalid(&v, TB_TDX_STEP_TCB_INFO, "id is not \"TDX\"");
     t = tcb_info(e, NULL, NULL, (char *)l.p);
     memcpy(strstr(t, "\"version\":3"), "\"version\":2", 11);
     v = verify_texts(e, t, NULL, NULL);
-    expect_invalid(&v, TB_ATTEST_STEP_TCB_INFO, "version 2");
+    expect_invalid(&v, TB_TDX_STEP_TCB_INFO, "version 2");
     v = verify_texts(e, tcb_info(e, NULL, NULL, ""), NULL, NULL);
-    expect_invalid(&v, TB_ATTEST_STEP_TCB_INFO, "tcbLevels");
+    expect_invalid(&v, TB_TDX_STEP_TCB_INFO, "tcbLevels");
     tb_buf_clear(&l);
 }
 
@@ -733,16 +728,16 @@ static void test_qvl_TDRelaunchCheck_cpp_relaunch_advised(void **state)
     tb_buf ids = {0}, l = {0};
     module_id(&ids, "TDX_01", "0000000000000000", "FFFFFFFFFFFFFFFF", MOD_OK);
     plat(&l, SGX, 13, TDX_SVN, "UpToDate", "2024-05-01T00:00:00Z", NULL);
-    tb_attest_collateral c;
+    tb_tdx_collateral c;
     collateral(e, tcb_info(e, NULL, (char *)ids.p, (char *)l.p), NULL, &c);
     /* Module SVN 3: its level is OutOfDate (isvsvn 1), the platform level UpToDate. */
-    tb_attest_sim_quote_params par = {.version = 5,
-                                      .body_type = 3,
-                                      .set_tee_tcb_svn = 1,
-                                      .tee_tcb_svn = {3, 1, 3},
-                                      .tee_tcb_svn2 = {5, 1, 3}};
+    tb_tdx_sim_quote_params par = {.version = 5,
+                                   .body_type = 3,
+                                   .set_tee_tcb_svn = 1,
+                                   .tee_tcb_svn = {3, 1, 3},
+                                   .tee_tcb_svn2 = {5, 1, 3}};
     tb_buf q = quote(e, &par);
-    tb_attest_verdict v = verify_with(e, &q, &c, NULL);
+    tb_tdx_verdict v = verify_with(e, &q, &c, NULL);
     expect_status(&v, TB_ATTEST_TCB_TD_RELAUNCH_ADVISED);
     assert_int_equal(v.result, TB_ATTEST_REFUSED);
     tb_attest_policy pol;
@@ -765,21 +760,21 @@ static void test_qvl_TDRelaunchCheck_cpp_relaunch_advised(void **state)
     v = verify_with(e, &q, &c, NULL);
     expect_status(&v, TB_ATTEST_TCB_OUT_OF_DATE);
     tb_buf_clear(&q);
-    tb_attest_collateral_clear(&c);
+    tb_tdx_collateral_clear(&c);
     /* The platform level needs configuration: TDRelaunchAdvisedConfigurationNeeded. */
     tb_buf_reset(&l);
     plat(&l, SGX, 13, TDX_SVN, "ConfigurationNeeded", "2024-05-01T00:00:00Z", NULL);
     collateral(e, tcb_info(e, NULL, (char *)ids.p, (char *)l.p), NULL, &c);
-    par = (tb_attest_sim_quote_params){.version = 5,
-                                       .body_type = 3,
-                                       .set_tee_tcb_svn = 1,
-                                       .tee_tcb_svn = {3, 1, 3},
-                                       .tee_tcb_svn2 = {5, 1, 3}};
+    par = (tb_tdx_sim_quote_params){.version = 5,
+                                    .body_type = 3,
+                                    .set_tee_tcb_svn = 1,
+                                    .tee_tcb_svn = {3, 1, 3},
+                                    .tee_tcb_svn2 = {5, 1, 3}};
     q = quote(e, &par);
     v = verify_with(e, &q, &c, NULL);
     expect_status(&v, TB_ATTEST_TCB_TD_RELAUNCH_ADVISED_CONFIGURATION_NEEDED);
     tb_buf_clear(&q);
-    tb_attest_collateral_clear(&c);
+    tb_tdx_collateral_clear(&c);
     tb_buf_clear(&ids);
     tb_buf_clear(&l);
 }
@@ -800,11 +795,11 @@ static void test_qvl_TcbLevel_cpp_advisory_ids_any_length(void **state)
         tb_buf_printf(&adv, ",\"INTEL-SA-%05d\"", i);
     tb_buf_printf(&adv, "]");
     plat(&l, SGX, 13, TDX_SVN, "UpToDate", "2024-05-01T00:00:00Z", (char *)adv.p);
-    tb_attest_verdict v = verify_texts(e, tcb_info(e, NULL, NULL, (char *)l.p), NULL, NULL);
+    tb_tdx_verdict v = verify_texts(e, tcb_info(e, NULL, NULL, (char *)l.p), NULL, NULL);
     expect_status(&v, TB_ATTEST_TCB_UP_TO_DATE);
     assert_int_equal(v.n_advisories, 81);
-    assert_string_equal(tb_attest_verdict_advisory(&v, 0), long_id);
-    assert_string_equal(tb_attest_verdict_advisory(&v, 80), "INTEL-SA-00079");
+    assert_string_equal(tb_tdx_verdict_advisory(&v, 0), long_id);
+    assert_string_equal(tb_tdx_verdict_advisory(&v, 80), "INTEL-SA-00079");
     assert_false(v.advisories_cut);
     tb_buf_clear(&adv);
     tb_buf_clear(&l);
@@ -830,24 +825,24 @@ static void test_qvl_advisory_ids_union_of_three_levels(void **state)
                            "\"INTEL-SA-00001\",\"INTEL-SA-00004\"]},"
                            "{\"tcb\":{\"isvsvn\":1},\"tcbDate\":\"2023-06-01T00:00:00Z\","
                            "\"tcbStatus\":\"OutOfDate\",\"advisoryIDs\":[\"INTEL-SA-00008\"]}");
-    tb_attest_verdict v = verify_texts(e, tcb_info(e, NULL, (char *)ids.p, (char *)l.p), qe, NULL);
+    tb_tdx_verdict v = verify_texts(e, tcb_info(e, NULL, (char *)ids.p, (char *)l.p), qe, NULL);
     expect_status(&v, TB_ATTEST_TCB_UP_TO_DATE);
     static const char *const want[] = {"INTEL-SA-00001", "INTEL-SA-00002", "INTEL-SA-00003",
                                        "INTEL-SA-00004"};
-    static const unsigned from[] = {TB_ATTEST_ADV_PLATFORM | TB_ATTEST_ADV_QE,
-                                    TB_ATTEST_ADV_PLATFORM | TB_ATTEST_ADV_TDX_MODULE,
-                                    TB_ATTEST_ADV_TDX_MODULE, TB_ATTEST_ADV_QE};
+    static const unsigned from[] = {TB_TDX_ADV_PLATFORM | TB_TDX_ADV_QE,
+                                    TB_TDX_ADV_PLATFORM | TB_TDX_ADV_TDX_MODULE,
+                                    TB_TDX_ADV_TDX_MODULE, TB_TDX_ADV_QE};
     assert_int_equal(v.n_advisories, 4);
     for (int i = 0; i < 4; i++) {
-        assert_string_equal(tb_attest_verdict_advisory(&v, i), want[i]);
+        assert_string_equal(tb_tdx_verdict_advisory(&v, i), want[i]);
         assert_int_equal(v.advisory_from[i], from[i]);
     }
-    assert_null(tb_attest_verdict_advisory(&v, 4));
+    assert_null(tb_tdx_verdict_advisory(&v, 4));
     assert_false(v.advisories_cut);
-    assert_string_equal(tb_attest_adv_level_name(TB_ATTEST_ADV_PLATFORM), "platform");
-    assert_string_equal(tb_attest_adv_level_name(TB_ATTEST_ADV_TDX_MODULE), "tdx_module");
-    assert_string_equal(tb_attest_adv_level_name(TB_ATTEST_ADV_QE), "qe");
-    assert_null(tb_attest_adv_level_name(3));
+    assert_string_equal(tb_tdx_adv_level_name(TB_TDX_ADV_PLATFORM), "platform");
+    assert_string_equal(tb_tdx_adv_level_name(TB_TDX_ADV_TDX_MODULE), "tdx_module");
+    assert_string_equal(tb_tdx_adv_level_name(TB_TDX_ADV_QE), "qe");
+    assert_null(tb_tdx_adv_level_name(3));
     tb_buf_clear(&ids);
     tb_buf_clear(&l);
 }
@@ -857,13 +852,13 @@ static void test_qvl_advisory_ids_union_of_three_levels(void **state)
 static void test_qvl_qe_advisory_ids_must_be_strings(void **state)
 {
     env *e = *state;
-    tb_attest_verdict v =
+    tb_tdx_verdict v =
         verify_texts(e, default_tcb(e),
                      qe_identity(e, "00000000",
                                  "{\"tcb\":{\"isvsvn\":4},\"tcbDate\":\"2024-06-01T00:00:00Z\","
                                  "\"tcbStatus\":\"UpToDate\",\"advisoryIDs\":[7]}"),
                      NULL);
-    expect_invalid(&v, TB_ATTEST_STEP_QE_IDENTITY, "advisoryIDs[0] is not a string");
+    expect_invalid(&v, TB_TDX_STEP_QE_IDENTITY, "advisoryIDs[0] is not a string");
 }
 
 /* More IDs than the verdict holds: those that fit are kept, in order, and it says so. */
@@ -876,11 +871,11 @@ static void test_qvl_advisory_ids_cut_when_full(void **state)
         tb_buf_printf(&adv, "%s\"INTEL-SA-%05d\"", i ? "," : "", i);
     tb_buf_printf(&adv, "]");
     plat(&l, SGX, 13, TDX_SVN, "UpToDate", "2024-05-01T00:00:00Z", (char *)adv.p);
-    tb_attest_verdict v = verify_texts(e, tcb_info(e, NULL, NULL, (char *)l.p), NULL, NULL);
+    tb_tdx_verdict v = verify_texts(e, tcb_info(e, NULL, NULL, (char *)l.p), NULL, NULL);
     expect_status(&v, TB_ATTEST_TCB_UP_TO_DATE);
     assert_true(v.advisories_cut);
-    assert_int_equal(v.n_advisories, TB_ATTEST_ADVISORY_BYTES / 15); /* 14 bytes + NUL each */
-    assert_string_equal(tb_attest_verdict_advisory(&v, v.n_advisories - 1), "INTEL-SA-00272");
+    assert_int_equal(v.n_advisories, TB_TDX_ADVISORY_BYTES / 15); /* 14 bytes + NUL each */
+    assert_string_equal(tb_tdx_verdict_advisory(&v, v.n_advisories - 1), "INTEL-SA-00272");
     tb_buf_clear(&adv);
     tb_buf_clear(&l);
 }
@@ -892,7 +887,7 @@ static void test_qvl_advisory_ids_cut_when_full(void **state)
 static void test_qvl_TcbInfo_cpp_signed_json_compact_reserialization(void **state)
 {
     env *e = *state;
-    tb_attest_collateral c;
+    tb_tdx_collateral c;
     collateral(e, NULL, NULL, &c);
     /* Pretty-print the signed TCB info: spaces and newlines between tokens, "\/" for "/". */
     tb_buf pretty = {0};
@@ -912,15 +907,15 @@ static void test_qvl_TcbInfo_cpp_signed_json_compact_reserialization(void **stat
     c.tcb_info = (char *)pretty.p;
     c.tcb_info_len = pretty.len;
     tb_buf q = quote(e, NULL);
-    tb_attest_verdict v = verify_with(e, &q, &c, NULL);
+    tb_tdx_verdict v = verify_with(e, &q, &c, NULL);
     expect_status(&v, TB_ATTEST_TCB_UP_TO_DATE);
     /* A changed value still fails. */
     char *p = strstr(c.tcb_info, "\"tcbEvaluationDataNumber\": 1");
     p[strlen("\"tcbEvaluationDataNumber\": ")] = '2';
     v = verify_with(e, &q, &c, NULL);
-    expect_invalid(&v, TB_ATTEST_STEP_TCB_INFO, "signature does not verify");
+    expect_invalid(&v, TB_TDX_STEP_TCB_INFO, "signature does not verify");
     tb_buf_clear(&q);
-    tb_attest_collateral_clear(&c);
+    tb_tdx_collateral_clear(&c);
     /* The re-serialization itself, as rapidjson's Writer writes what its Reader read. */
     struct {
         const char *in, *out;
@@ -950,9 +945,9 @@ static void test_qvl_qve_cpp_collateral_expired(void **state)
 {
     env *e = *state;
     tb_buf q = quote(e, NULL);
-    tb_attest_verdict v;
+    tb_tdx_verdict v;
     int64_t later = e->now + 31LL * 86400;
-    assert_int_equal(tb_attest_verify(q.p, q.len, &e->base, later, NULL, e->root, &v), -1);
+    assert_int_equal(tb_tdx_verify(q.p, q.len, &e->base, later, NULL, e->root, &v), -1);
     assert_int_equal(v.result, TB_ATTEST_EXPIRED);
     assert_true(v.collateral_expired);
     assert_int_equal(v.collateral_expiration, e->now + 30LL * 86400);
@@ -961,23 +956,22 @@ static void test_qvl_qve_cpp_collateral_expired(void **state)
     tb_attest_policy pol;
     tb_attest_policy_default(&pol);
     pol.allow_expired_collateral = 1;
-    assert_int_equal(tb_attest_verify(q.p, q.len, &e->base, later, &pol, e->root, &v), 0);
+    assert_int_equal(tb_tdx_verify(q.p, q.len, &e->base, later, &pol, e->root, &v), 0);
     assert_true(v.collateral_expired);
     /* Prepared collateral: the same. */
-    tb_attest_prepared *p;
+    tb_tdx_prepared *p;
     tb_err err;
-    assert_int_equal(tb_attest_prepare(&e->base, later, e->root, &p, &v, &err), 0);
-    tb_attest_verify_prepared(q.p, q.len, p, later, NULL, &v);
+    assert_int_equal(tb_tdx_prepare(&e->base, later, e->root, &p, &v, &err), 0);
+    tb_tdx_verify_prepared(q.p, q.len, p, later, NULL, &v);
     assert_int_equal(v.result, TB_ATTEST_EXPIRED);
-    tb_attest_prepared_free(p);
+    tb_tdx_prepared_free(p);
     /* Before the TCB info's issueDate (but after the certificates' start): invalid. */
-    assert_int_equal(tb_attest_verify(q.p, q.len, &e->base, e->now - 3 * 3600, NULL, e->root, &v),
-                     -1);
+    assert_int_equal(tb_tdx_verify(q.p, q.len, &e->base, e->now - 3 * 3600, NULL, e->root, &v), -1);
     assert_int_equal(v.result, TB_ATTEST_INVALID);
     assert_non_null(strstr(v.reason, "not yet valid"));
     /* An invalid quote with expired collateral is invalid. */
     q.p[48 + 300] ^= 1;
-    assert_int_equal(tb_attest_verify(q.p, q.len, &e->base, later, NULL, e->root, &v), -1);
+    assert_int_equal(tb_tdx_verify(q.p, q.len, &e->base, later, NULL, e->root, &v), -1);
     assert_int_equal(v.result, TB_ATTEST_INVALID);
     tb_buf_clear(&q);
 }
@@ -992,8 +986,8 @@ static void test_qvl_qve_cpp_dates_say_whose(void **state)
               "{\"tcb\":{\"isvsvn\":5},\"tcbDate\":\"2024-02-02T00:00:00Z\",\"tcbStatus\":"
               "\"UpToDate\"}");
     plat(&l, SGX, 13, TDX_SVN, "UpToDate", "2024-05-01T00:00:00Z", NULL);
-    tb_attest_verdict v = verify_texts(e, tcb_info(e, NULL, (char *)ids.p, (char *)l.p),
-                                       qe_identity(e, "00000000", QE_OK), NULL);
+    tb_tdx_verdict v = verify_texts(e, tcb_info(e, NULL, (char *)ids.p, (char *)l.p),
+                                    qe_identity(e, "00000000", QE_OK), NULL);
     expect_status(&v, TB_ATTEST_TCB_UP_TO_DATE);
     assert_string_equal(v.tcb_date, "2024-05-01T00:00:00Z");
     assert_string_equal(v.qe_tcb_date, "2024-06-01T00:00:00Z");

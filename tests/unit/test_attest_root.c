@@ -1,4 +1,4 @@
-/* Unit tests for attest/root: the built-in Intel root, roots from PEM and DER files,
+/* Unit tests for attest/common/root: the built-in Intel root, roots from PEM and DER files,
  * bad files. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,7 +14,7 @@
 #include <openssl/sha.h>
 
 #include "attest_test_util.h"
-#include "attest/snp.h"
+#include "attest/snp/snp.h"
 #include "base/file.h"
 #include "base/hex.h"
 
@@ -69,21 +69,21 @@ static void test_embedded_roots(void **state)
     expect_embedded((const uint8_t *)pem, n, "intel-sgx-root-ca.pem",
                     "7d4e649fc0951bdd240240b83f59a41cd53015b331dc6264dfc0d07af3fcdfea");
     static const struct {
-        tb_attest_snp_product p;
+        tb_snp_product p;
         const char *ark, *ask, *asvk;
     } amd[] = {
-        {TB_ATTEST_SNP_MILAN, "69d063b45344d26a2e94e1f4210de49ef555308287d4c174445c95639a540bcd",
+        {TB_SNP_MILAN, "69d063b45344d26a2e94e1f4210de49ef555308287d4c174445c95639a540bcd",
          "67d303bd3905fd38db8b20e0793699870e7fa612eaad5dec358293fd8c0bac1b",
          "c5e081f59b7efab1fe2f8b505e159704e72f29cab7ef7cf628a05a42439082f5"},
-        {TB_ATTEST_SNP_GENOA, "4c6598d19c18719c5dfd4a7d335f674e5bfe1d8f800cea2cf270c10d103db2f1",
+        {TB_SNP_GENOA, "4c6598d19c18719c5dfd4a7d335f674e5bfe1d8f800cea2cf270c10d103db2f1",
          "5464738c1546aed5f2cecf1dc98c5c960a92e8913238a61711bc90ec6e828521",
          "197e610743a917d6b9bb982a5a9226ccc0a15b611be0619e626aca9151457372"},
-        {TB_ATTEST_SNP_TURIN, "1f084161a44bb6d93778a904877d4819cafa5d05ef4193b2ded9dd9c73dd3f6a",
+        {TB_SNP_TURIN, "1f084161a44bb6d93778a904877d4819cafa5d05ef4193b2ded9dd9c73dd3f6a",
          "5b77ef5fe7a7a004fd9032668fba9d0fda22f88c4442069a479636a6ae3b3185",
          "104e10a8bd060a3c20a434261a57d0588fd65a88915b4f65b08bdecaf8df1a3c"},
     };
     for (size_t i = 0; i < sizeof amd / sizeof amd[0]; i++) {
-        const char *name = tb_attest_snp_product_name(amd[i].p);
+        const char *name = tb_snp_product_name(amd[i].p);
         char lower[16], f[64];
         size_t k = 0;
         for (; name[k] && k + 1 < sizeof lower; k++)
@@ -91,12 +91,12 @@ static void test_embedded_roots(void **state)
         lower[k] = 0;
         const uint8_t *ark, *ask;
         size_t al, sl;
-        assert_int_equal(tb_attest_snp_builtin(amd[i].p, 0, &ark, &al, &ask, &sl), 0);
+        assert_int_equal(tb_snp_builtin(amd[i].p, 0, &ark, &al, &ask, &sl), 0);
         snprintf(f, sizeof f, "amd-%s-ark.der", lower);
         expect_embedded(ark, al, f, amd[i].ark);
         snprintf(f, sizeof f, "amd-%s-ask.der", lower);
         expect_embedded(ask, sl, f, amd[i].ask);
-        assert_int_equal(tb_attest_snp_builtin(amd[i].p, 1, &ark, &al, &ask, &sl), 0);
+        assert_int_equal(tb_snp_builtin(amd[i].p, 1, &ark, &al, &ask, &sl), 0);
         snprintf(f, sizeof f, "amd-%s-asvk.der", lower);
         expect_embedded(ask, sl, f, amd[i].asvk);
     }

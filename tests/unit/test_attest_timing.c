@@ -1,4 +1,4 @@
-/* Unit tests for attest/timing: the verification-timing loop over a real TDX quote
+/* Unit tests for attest/common/timing: the verification-timing loop over a real TDX quote
  * (dcap-qvl's sample, Intel's root) and a real SEV-SNP report (virtee's Milan report and
  * certificates): both ways give the verifier's verdict, the batches are counted and
  * reported in order, stop and a batch's error end the run, and the failures (collateral
@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#include "attest/timing.h"
+#include "attest/common/timing.h"
 #include "attest_test_util.h"
 
 #define SNP_NOW 1700000000 /* inside the Milan VCEK's validity (test_attest_snp) */
@@ -167,7 +167,7 @@ static uint8_t *snp_der(const char *file, size_t *len)
     tb_buf b = read_all(p);
     uint8_t *d;
     tb_err e;
-    assert_int_equal(tb_attest_snp_to_der(b.p, b.len, 0, &d, len, &e), 0);
+    assert_int_equal(tb_snp_to_der(b.p, b.len, 0, &d, len, &e), 0);
     tb_buf_clear(&b);
     return d;
 }
@@ -181,7 +181,7 @@ static void test_snp(void **state)
     size_t n;
     tb_err e;
     assert_int_equal(tb_attest_quote_read(p, &rep, &n, &e), 0);
-    tb_attest_snp_certs certs = {0};
+    tb_snp_certs certs = {0};
     certs.ark = snp_der("ark_milan.pem", &certs.ark_len);
     certs.ask = snp_der("ask_milan.pem", &certs.ask_len);
     certs.vcek = snp_der("vcek_milan.der", &certs.vcek_len);
@@ -193,7 +193,7 @@ static void test_snp(void **state)
     assert_int_equal(tb_attest_time_verify(&in, TB_ATTEST_PREPARED, &o, &pr, &e), 0);
     assert_int_equal(s.snp.result, TB_ATTEST_ACCEPTED);
     assert_int_equal(pr.snp.result, TB_ATTEST_ACCEPTED);
-    assert_int_equal(s.snp.product, TB_ATTEST_SNP_MILAN);
+    assert_int_equal(s.snp.product, TB_SNP_MILAN);
     assert_int_equal(s.batch, 2);
     assert_true(s.wall_ms > 0 && pr.wall_ms > 0);
     /* before the ARK's validity: from scratch times INVALID verdicts; preparing fails */
@@ -202,10 +202,10 @@ static void test_snp(void **state)
     assert_int_equal(s.snp.result, TB_ATTEST_INVALID);
     assert_int_equal(tb_attest_time_verify(&in, TB_ATTEST_PREPARED, &o, &pr, &e), -1);
     assert_int_equal(pr.snp.result, TB_ATTEST_INVALID);
-    assert_int_equal(pr.snp.step, TB_ATTEST_SNP_STEP_ARK);
+    assert_int_equal(pr.snp.step, TB_SNP_STEP_ARK);
     assert_non_null(strstr(e.msg, "SEV-SNP report verification failed at "));
     assert_int_equal(pr.batch, 0);
-    tb_attest_snp_certs_clear(&certs);
+    tb_snp_certs_clear(&certs);
     free(rep);
 }
 

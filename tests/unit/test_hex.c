@@ -1,5 +1,5 @@
 /* Unit tests for base/hex: digit values, lowercase encoding, exact-length and
- * up-to-capacity strict decoding (the tests that attest/quote and notary/codec
+ * up-to-capacity strict decoding (the tests that attest/tdx/quote and notary/codec
  * had for their own copies, now on the one codec). */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /* Unit tests for src/notary/tee over the attest module's SIMULATED provider:
  * a fresh quote carries the binding REPORTDATA, the verifier (one call to
- * tb_attest_verify_quote with "sim:DIR") accepts it, refuses it for other
+ * tb_tdx_verify_quote with "sim:DIR") accepts it, refuses it for other
  * report data and refuses another PKI's quote, a non-simulated verifier
  * refuses a simulated quote even with the sim root given as --root, and
  * configuration errors are named. The same for SEV-SNP (--tee sim-snp, with the
@@ -20,8 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "attest/attest.h"
-#include "attest/snp.h"
+#include "attest/tdx/tdx.h"
+#include "attest/snp/snp.h"
 #include "base/file.h"
 #include "notary/internal.h"
 #include "notary/evidence.h"
@@ -106,15 +106,15 @@ static void test_simulated_quote_is_not_real(void **state)
     assert_int_equal(tb_notary_evidence_make(&src, NULL, 0, k.spki_sha256, &ev, &err), 0);
     /* a verifier for real quotes, given the simulated collateral and root as if
      * they were real, must still not accept the simulated quote as real */
-    tb_attest_collateral c;
+    tb_tdx_collateral c;
     char *json = NULL, root[256];
-    assert_int_equal(tb_attest_sim_collateral(sim, (int64_t)time(NULL), 0, &c, NULL, &err), 0);
-    assert_int_equal(tb_attest_collateral_to_json(&c, &json, &err), 0);
+    assert_int_equal(tb_tdx_sim_collateral(sim, (int64_t)time(NULL), 0, &c, NULL, &err), 0);
+    assert_int_equal(tb_tdx_collateral_to_json(&c, &json, &err), 0);
     snprintf(col, sizeof col, "%s/collateral.json", dir);
     assert_int_equal(tb_file_write_atomic(col, json, strlen(json), &err), 0);
     free(json);
-    tb_attest_collateral_clear(&c);
-    assert_int_equal(tb_attest_sim_root_path(sim, root, sizeof root, &err), 0);
+    tb_tdx_collateral_clear(&c);
+    assert_int_equal(tb_tdx_sim_root_path(sim, root, sizeof root, &err), 0);
     tb_notary_verifier_opts vo = {.collateral = col, .root = root, .simulated = 0};
     tb_notary_quote_verifier qv;
     assert_int_equal(tb_notary_verifier_open(&vo, &qv, &err), 0);
@@ -151,11 +151,11 @@ static void test_sim_snp_evidence_roundtrip(void **state)
     assert_int_equal(tb_notary_evidence_make(&src, nonce, sizeof nonce, k.spki_sha256, &ev, &err),
                      0);
     /* the "quote" is an SNP report whose REPORT_DATA is the binding */
-    assert_int_equal(ev.quote.len, TB_ATTEST_SNP_REPORT_LEN);
-    tb_attest_snp_report r;
-    assert_int_equal(tb_attest_snp_parse(ev.quote.p, ev.quote.len, &r, &err), 0);
+    assert_int_equal(ev.quote.len, TB_SNP_REPORT_LEN);
+    tb_snp_report r;
+    assert_int_equal(tb_snp_parse(ev.quote.p, ev.quote.len, &r, &err), 0);
     assert_memory_equal(r.report_data, ev.report_data, 64);
-    assert_int_equal(tb_attest_snp_is_simulated(&r), 1);
+    assert_int_equal(tb_snp_is_simulated(&r), 1);
 
     /* evidence JSON round trip */
     tb_buf j = {0};
@@ -192,7 +192,7 @@ static void test_sim_snp_evidence_roundtrip(void **state)
     snprintf(certs, sizeof certs, "%s/snpcerts", dir);
     snprintf(ark, sizeof ark, "%s/ark.pem", certs);
     assert_int_equal(mkdir(certs, 0700), 0);
-    assert_int_equal(tb_attest_snp_sim_certs(SNP_SIM, certs, (int64_t)time(NULL), 0, &err), 0);
+    assert_int_equal(tb_snp_sim_certs(SNP_SIM, certs, (int64_t)time(NULL), 0, &err), 0);
     tb_notary_verifier_opts real = {.tee = TB_TEE_SNP, .certs = certs, .root = ark};
     assert_int_equal(tb_notary_verifier_open(&real, &qv, &err), 0);
     assert_int_equal(

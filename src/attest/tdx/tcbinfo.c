@@ -1,4 +1,4 @@
-/* attest/tcbinfo: Intel's TDX TCB info (v3) and TD QE identity (v2) JSON -> structs,
+/* attest/tdx/tcbinfo: Intel's TDX TCB info (v3) and TD QE identity (v2) JSON -> structs,
  * plus the time and status spellings they use. The JSON is read with jsontok.c (strict,
  * duplicate keys refused) rather than a DOM: this runs for every collateral check. Pure
  * parsing: no signature checks here (verify.c checks the signature first).
@@ -71,7 +71,7 @@ int tb_attest_tcb_status_parse(const char *s, tb_attest_tcb_status *out)
     return status_parse_n(s, TB_ATTEST_TCB_STATUS_COUNT, out);
 }
 
-int tb_attest_iso8601_parse(const char *s, int64_t *out)
+int tb_tdx_iso8601_parse(const char *s, int64_t *out)
 {
     int Y, M, D, h, m, sec, k = 0;
     if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &Y, &M, &D, &h, &m, &sec, &k) != 6 || k != 19)
@@ -140,7 +140,7 @@ static int get_hex(const tb_attest_jdoc *d, int obj, const char *key, uint8_t *o
 static int get_date(const tb_attest_jdoc *d, int obj, const char *key, int64_t *out, tb_err *err)
 {
     char buf[40];
-    if (get_str(d, obj, key, buf, sizeof buf, err) < 0 || tb_attest_iso8601_parse(buf, out) < 0)
+    if (get_str(d, obj, key, buf, sizeof buf, err) < 0 || tb_tdx_iso8601_parse(buf, out) < 0)
         return tb_errf(err, "missing or bad \"%s\"", key);
     return 0;
 }
@@ -188,7 +188,7 @@ static int parse_components(const tb_attest_jdoc *d, int arr, const char *key, u
 }
 
 /* advisoryIDs (optional): any number of strings of any length (QVL TcbLevel.cpp). */
-static int parse_advisories(const tb_attest_jdoc *d, int l, tb_attest_adv_list *out, tb_err *err)
+static int parse_advisories(const tb_attest_jdoc *d, int l, tb_tdx_adv_list *out, tb_err *err)
 {
     int adv = tb_attest_jobj_get(d, l, "advisoryIDs");
     if (adv == -2)
@@ -224,7 +224,7 @@ static int parse_advisories(const tb_attest_jdoc *d, int l, tb_attest_adv_list *
  * identity) one of the five QVL's TcbStatus.h parses; kind 1 (TDX module) any string,
  * recorded as -1 when it is not UpToDate, OutOfDate or Revoked (TdxModuleCheck.cpp's
  * VALID_MODULE_TCB_STATUSES: TCB_UNRECOGNIZED_STATUS when that level is the one matched). */
-static int parse_status(const tb_attest_jdoc *d, int l, int kind, tb_attest_tcb_level *out,
+static int parse_status(const tb_attest_jdoc *d, int l, int kind, tb_tdx_tcb_level *out,
                         tb_err *err)
 {
     char st[48];
@@ -259,8 +259,7 @@ static int parse_status(const tb_attest_jdoc *d, int l, int kind, tb_attest_tcb_
 
 /* One level: {"tcb": {...}, "tcbDate": ..., "tcbStatus": ..., "advisoryIDs": [...]}.
  * kind 0: platform level (sgx/tdx components, pcesvn); 1: TDX module level; 2: QE level. */
-static int parse_level(const tb_attest_jdoc *d, int l, int kind, tb_attest_tcb_level *out,
-                       tb_err *err)
+static int parse_level(const tb_attest_jdoc *d, int l, int kind, tb_tdx_tcb_level *out, tb_err *err)
 {
     int tcb = tb_attest_jobj_get(d, l, "tcb");
     if (tcb == -2)
@@ -283,7 +282,7 @@ static int parse_level(const tb_attest_jdoc *d, int l, int kind, tb_attest_tcb_l
     }
     int64_t t;
     if (get_str(d, l, "tcbDate", out->date, sizeof out->date, err) < 0 ||
-        tb_attest_iso8601_parse(out->date, &t) < 0)
+        tb_tdx_iso8601_parse(out->date, &t) < 0)
         return tb_errf(err, "missing or bad \"tcbDate\"");
     if (parse_status(d, l, kind, out, err) < 0)
         return -1;
@@ -296,7 +295,7 @@ static int parse_level(const tb_attest_jdoc *d, int l, int kind, tb_attest_tcb_l
  * operator>): SGX components (lexicographic), then PCESVN, then TDX components. */
 static int platform_cmp(const void *a, const void *b)
 {
-    const tb_attest_tcb_level *x = a, *y = b;
+    const tb_tdx_tcb_level *x = a, *y = b;
     int c = memcmp(x->sgx, y->sgx, 16);
     if (!c)
         c = (x->pcesvn > y->pcesvn) - (x->pcesvn < y->pcesvn);
@@ -308,19 +307,19 @@ static int platform_cmp(const void *a, const void *b)
 /* Highest ISVSVN first (TdxModuleTcbLevel.cpp operator>). */
 static int isvsvn_cmp(const void *a, const void *b)
 {
-    const tb_attest_tcb_level *x = a, *y = b;
+    const tb_tdx_tcb_level *x = a, *y = b;
     return (y->isvsvn > x->isvsvn) - (y->isvsvn < x->isvsvn);
 }
 
-static void levels_free(tb_attest_tcb_level *l, int n)
+static void levels_free(tb_tdx_tcb_level *l, int n)
 {
     for (int i = 0; l && i < n; i++)
         free(l[i].adv.ids);
     free(l);
 }
 
-static int parse_levels(const tb_attest_jdoc *d, int arr, int kind, tb_attest_tcb_level **out,
-                        int *n, tb_err *err)
+static int parse_levels(const tb_attest_jdoc *d, int arr, int kind, tb_tdx_tcb_level **out, int *n,
+                        tb_err *err)
 {
     if (arr == -2)
         return tb_errf(err, "duplicate \"tcbLevels\"");
@@ -352,7 +351,7 @@ static int parse_levels(const tb_attest_jdoc *d, int arr, int kind, tb_attest_tc
 }
 
 static int parse_module(const tb_attest_jdoc *d, int m, int with_levels,
-                        tb_attest_module_identity *out, tb_err *err)
+                        tb_tdx_module_identity *out, tb_err *err)
 {
     if (m < 0 || d->t[m].type != TB_ATTEST_JOBJ)
         return tb_errf(err, "not an object");
@@ -394,7 +393,7 @@ static int check_id_version(const tb_attest_jdoc *d, const char *want_id, long w
 
 /* ------------------------------------------------------------- TCB info */
 
-static int tcb_info_fill(const tb_attest_jdoc *d, tb_attest_tcb_info *t, tb_err *err)
+static int tcb_info_fill(const tb_attest_jdoc *d, tb_tdx_tcb_info *t, tb_err *err)
 {
     if (check_id_version(d, "TDX", 3, &t->version, err) < 0)
         return -1;
@@ -452,7 +451,7 @@ static int parse_doc(const char *text, size_t n, tb_attest_jdoc *d, const char *
     return 0;
 }
 
-int tb_attest_tcb_info_parse(const char *text, size_t n, tb_attest_tcb_info *t, tb_err *err)
+int tb_tdx_tcb_info_parse(const char *text, size_t n, tb_tdx_tcb_info *t, tb_err *err)
 {
     memset(t, 0, sizeof *t);
     tb_attest_jdoc d;
@@ -462,12 +461,12 @@ int tb_attest_tcb_info_parse(const char *text, size_t n, tb_attest_tcb_info *t, 
     tb_attest_json_clear(&d);
     if (rc < 0) {
         tb_err_wrap(err, "TCB info");
-        tb_attest_tcb_info_clear(t);
+        tb_tdx_tcb_info_clear(t);
     }
     return rc;
 }
 
-void tb_attest_tcb_info_clear(tb_attest_tcb_info *t)
+void tb_tdx_tcb_info_clear(tb_tdx_tcb_info *t)
 {
     if (!t)
         return;
@@ -480,7 +479,7 @@ void tb_attest_tcb_info_clear(tb_attest_tcb_info *t)
 
 /* ----------------------------------------------------------- QE identity */
 
-static int qe_identity_fill(const tb_attest_jdoc *d, tb_attest_qe_identity *q, tb_err *err)
+static int qe_identity_fill(const tb_attest_jdoc *d, tb_tdx_qe_identity *q, tb_err *err)
 {
     if (check_id_version(d, "TD_QE", 2, &q->version, err) < 0)
         return -1;
@@ -507,7 +506,7 @@ static int qe_identity_fill(const tb_attest_jdoc *d, tb_attest_qe_identity *q, t
     return parse_levels(d, tb_attest_jobj_get(d, 0, "tcbLevels"), 2, &q->levels, &q->n_levels, err);
 }
 
-int tb_attest_qe_identity_parse(const char *text, size_t n, tb_attest_qe_identity *q, tb_err *err)
+int tb_tdx_qe_identity_parse(const char *text, size_t n, tb_tdx_qe_identity *q, tb_err *err)
 {
     memset(q, 0, sizeof *q);
     tb_attest_jdoc d;
@@ -517,12 +516,12 @@ int tb_attest_qe_identity_parse(const char *text, size_t n, tb_attest_qe_identit
     tb_attest_json_clear(&d);
     if (rc < 0) {
         tb_err_wrap(err, "QE identity");
-        tb_attest_qe_identity_clear(q);
+        tb_tdx_qe_identity_clear(q);
     }
     return rc;
 }
 
-void tb_attest_qe_identity_clear(tb_attest_qe_identity *q)
+void tb_tdx_qe_identity_clear(tb_tdx_qe_identity *q)
 {
     if (!q)
         return;

@@ -1,8 +1,8 @@
-/* attest/timing: the verification-timing loop (see timing.h).
+/* attest/common/timing: the verification-timing loop (see timing.h).
  * Invariants: a prepared state made here is freed here on every path; the batch means
  * are kept in a fixed array of at most TIMING_MAX_BATCHES; nothing allocates per
  * verification beyond what the verifier itself does. */
-#include "attest/timing.h"
+#include "attest/common/timing.h"
 
 #include <string.h>
 
@@ -14,8 +14,8 @@
 typedef struct run {
     const tb_attest_timed_input *in;
     tb_attest_way way;
-    tb_attest_prepared *tdx;
-    tb_attest_snp_prepared *snp;
+    tb_tdx_prepared *tdx;
+    tb_snp_prepared *snp;
     tb_attest_timed *out;
 } run;
 
@@ -23,17 +23,17 @@ static int prepare(run *r, tb_err *err)
 {
     const tb_attest_timed_input *in = r->in;
     if (in->family == TB_TEE_FAMILY_SNP) {
-        if (tb_attest_snp_prepare(in->evidence, in->len, in->certs, in->now, in->ark, in->ark_len,
-                                  &r->snp, &r->out->snp) < 0)
+        if (tb_snp_prepare(in->evidence, in->len, in->certs, in->now, in->ark, in->ark_len, &r->snp,
+                           &r->out->snp) < 0)
             return tb_errf(err, "SEV-SNP report verification failed at %s: %s",
-                           tb_attest_snp_step_name(r->out->snp.step), r->out->snp.reason);
+                           tb_snp_step_name(r->out->snp.step), r->out->snp.reason);
         return 0;
     }
-    tb_attest_collateral c;
-    if (tb_attest_collateral_parse_json(in->collateral_json, in->collateral_len, &c, err) < 0)
+    tb_tdx_collateral c;
+    if (tb_tdx_collateral_parse_json(in->collateral_json, in->collateral_len, &c, err) < 0)
         return -1;
-    int rc = tb_attest_prepare(&c, in->now, in->root, &r->tdx, &r->out->tdx, err);
-    tb_attest_collateral_clear(&c);
+    int rc = tb_tdx_prepare(&c, in->now, in->root, &r->tdx, &r->out->tdx, err);
+    tb_tdx_collateral_clear(&c);
     return rc;
 }
 
@@ -44,21 +44,21 @@ static int verify_once(run *r, tb_err *err)
     tb_attest_timed *out = r->out;
     if (in->family == TB_TEE_FAMILY_SNP) {
         if (r->way == TB_ATTEST_PREPARED)
-            tb_attest_snp_verify_prepared(in->evidence, in->len, r->snp, in->now, NULL, &out->snp);
+            tb_snp_verify_prepared(in->evidence, in->len, r->snp, in->now, NULL, &out->snp);
         else
-            tb_attest_snp_verify(in->evidence, in->len, in->certs, in->now, NULL, in->ark,
-                                 in->ark_len, &out->snp);
+            tb_snp_verify(in->evidence, in->len, in->certs, in->now, NULL, in->ark, in->ark_len,
+                          &out->snp);
         return 0;
     }
     if (r->way == TB_ATTEST_PREPARED) {
-        tb_attest_verify_prepared(in->evidence, in->len, r->tdx, in->now, NULL, &out->tdx);
+        tb_tdx_verify_prepared(in->evidence, in->len, r->tdx, in->now, NULL, &out->tdx);
         return 0;
     }
-    tb_attest_collateral c;
-    if (tb_attest_collateral_parse_json(in->collateral_json, in->collateral_len, &c, err) < 0)
+    tb_tdx_collateral c;
+    if (tb_tdx_collateral_parse_json(in->collateral_json, in->collateral_len, &c, err) < 0)
         return -1;
-    tb_attest_verify(in->evidence, in->len, &c, in->now, NULL, in->root, &out->tdx);
-    tb_attest_collateral_clear(&c);
+    tb_tdx_verify(in->evidence, in->len, &c, in->now, NULL, in->root, &out->tdx);
+    tb_tdx_collateral_clear(&c);
     return 0;
 }
 
@@ -107,7 +107,7 @@ int tb_attest_time_verify(const tb_attest_timed_input *in, tb_attest_way way,
     int rc = way == TB_ATTEST_PREPARED ? prepare(&r, err) : 0;
     if (rc == 0)
         rc = batches(&r, o, err);
-    tb_attest_prepared_free(r.tdx);
-    tb_attest_snp_prepared_free(r.snp);
+    tb_tdx_prepared_free(r.tdx);
+    tb_snp_prepared_free(r.snp);
     return rc;
 }

@@ -1,4 +1,4 @@
-/* attest/pccs: collateral from an Intel PCS or a PCCS, with libcurl (v4 API).
+/* attest/tdx/pccs: collateral from an Intel PCS or a PCCS, with libcurl (v4 API).
  *
  *   GET <base>/sgx/certification/v4/pckcrl?ca=<processor|platform>&encoding=der
  *       body: the PCK CRL (DER; PEM or hex accepted), header SGX-PCK-CRL-Issuer-Chain
@@ -14,7 +14,7 @@
  * Issuer chains arrive URL-encoded (PEM). Any status other than 200, a missing
  * header, a timeout or a malformed body is an error naming the URL. */
 #include "attest/internal.h"
-#include "attest/http.h"
+#include "attest/common/http.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,8 +73,8 @@ static int valid_fmspc(const char *f)
     return f && strlen(f) == 12 && tb_hex_decode(f, 12, b, 6) == 0;
 }
 
-int tb_attest_pccs_fetch(const char *base_url, const char *fmspc, const char *ca, long timeout_ms,
-                         tb_attest_collateral *out, tb_err *err)
+int tb_tdx_pccs_fetch(const char *base_url, const char *fmspc, const char *ca, long timeout_ms,
+                      tb_tdx_collateral *out, tb_err *err)
 {
     memset(out, 0, sizeof *out);
     if (!valid_fmspc(fmspc))
@@ -122,8 +122,8 @@ int tb_attest_pccs_fetch(const char *base_url, const char *fmspc, const char *ca
         tb_buf_clear(&tcb);
         goto bad;
     }
-    int prc = tb_attest_collateral_from_pcs((const char *)tcb.p, tcb.len, (const char *)r.body.p,
-                                            r.body.len, out, err);
+    int prc = tb_tdx_collateral_from_pcs((const char *)tcb.p, tcb.len, (const char *)r.body.p,
+                                         r.body.len, out, err);
     tb_buf_clear(&tcb);
     if (prc < 0)
         goto bad;
@@ -149,6 +149,6 @@ out:
     tb_attest_http_clear(&r);
     curl_easy_cleanup(c);
     if (rc < 0)
-        tb_attest_collateral_clear(out);
+        tb_tdx_collateral_clear(out);
     return rc;
 }

@@ -1,4 +1,4 @@
-/* attest/der: the one DER walker of the attest module (cert.c reads certificates and
+/* attest/common/der: the one DER walker of the attest module (cert.c reads certificates and
  * CRLs with it, pck.c the SGX extension of a PCK certificate).
  *
  * Strict X.690 DER, as the signatures over these bytes require (a BER variant of signed

@@ -1,4 +1,4 @@
-/* attest/snp_roots: the built-in AMD SEV-SNP roots -- the ARK (AMD Root Key) and ASK (AMD
+/* attest/snp/roots: the built-in AMD SEV-SNP roots -- the ARK (AMD Root Key) and ASK (AMD
  * SEV Key; for VLEKs the ASVK) of Milan, Genoa and Turin, as AMD's KDS serves them at
  * /vcek/v1/{product}/cert_chain and /vlek/v1/{product}/cert_chain (public certificates,
  * DER): the files data/roots/amd-<product>-{ark,ask,asvk}.der, embedded at build time
@@ -6,7 +6,7 @@
  * RSA-PSS SHA-384; checked by tests/unit/test_attest_snp.c, which also pins their
  * SHA-256). Invariant: read-only data. */
 #include "attest/internal.h"
-#include "attest/snp.h"
+#include "attest/snp/snp.h"
 
 #include <stddef.h>
 
@@ -32,16 +32,16 @@ typedef struct root {
         {tb_snp_##P##_ark_start, tb_snp_##P##_ask_start, tb_snp_##P##_asvk_start},                 \
             {tb_snp_##P##_ark_end, tb_snp_##P##_ask_end, tb_snp_##P##_asvk_end},                   \
     }
-static const root ROOTS[TB_ATTEST_SNP_PRODUCT_COUNT] = {
-    [TB_ATTEST_SNP_MILAN] = ROOT(milan),
-    [TB_ATTEST_SNP_GENOA] = ROOT(genoa),
-    [TB_ATTEST_SNP_TURIN] = ROOT(turin),
+static const root ROOTS[TB_SNP_PRODUCT_COUNT] = {
+    [TB_SNP_MILAN] = ROOT(milan),
+    [TB_SNP_GENOA] = ROOT(genoa),
+    [TB_SNP_TURIN] = ROOT(turin),
 };
 
-int tb_attest_snp_builtin(tb_attest_snp_product p, int vlek, const uint8_t **ark, size_t *ark_len,
-                          const uint8_t **ask, size_t *ask_len)
+int tb_snp_builtin(tb_snp_product p, int vlek, const uint8_t **ark, size_t *ark_len,
+                   const uint8_t **ask, size_t *ask_len)
 {
-    if (p <= TB_ATTEST_SNP_UNKNOWN || p >= TB_ATTEST_SNP_PRODUCT_COUNT)
+    if (p <= TB_SNP_UNKNOWN || p >= TB_SNP_PRODUCT_COUNT)
         return -1;
     const root *r = &ROOTS[p];
     int k = vlek ? 2 : 1;

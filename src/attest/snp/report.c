@@ -1,4 +1,4 @@
-/* attest/snp_report: the SEV-SNP ATTESTATION_REPORT, bytes <-> struct (pure).
+/* attest/snp/report: the SEV-SNP ATTESTATION_REPORT, bytes <-> struct (pure).
  *
  * Layout (AMD SEV-SNP firmware ABI, Table "ATTESTATION_REPORT Structure"), 1184 bytes,
  * integers little-endian:
@@ -19,7 +19,7 @@
  * Invariants: parse accepts exactly 1184 bytes, known versions, every reserved byte and
  * bit zero (policy bit 17 one), so serialize(parse(b)) == b for every accepted b. */
 #include "attest/internal.h"
-#include "attest/snp.h"
+#include "attest/snp/snp.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -57,29 +57,29 @@ static int zero(const uint8_t *p, size_t a, size_t b)
 
 static const char *const PRODUCTS[] = {"unknown", "Milan", "Genoa", "Turin"};
 
-const char *tb_attest_snp_product_name(tb_attest_snp_product p)
+const char *tb_snp_product_name(tb_snp_product p)
 {
-    return (unsigned)p < TB_ATTEST_SNP_PRODUCT_COUNT ? PRODUCTS[p] : "unknown";
+    return (unsigned)p < TB_SNP_PRODUCT_COUNT ? PRODUCTS[p] : "unknown";
 }
 
-int tb_attest_snp_product_parse(const char *s, tb_attest_snp_product *out)
+int tb_snp_product_parse(const char *s, tb_snp_product *out)
 {
-    for (int i = 1; i < TB_ATTEST_SNP_PRODUCT_COUNT; i++) {
+    for (int i = 1; i < TB_SNP_PRODUCT_COUNT; i++) {
         size_t n = strlen(PRODUCTS[i]);
         if (!strncasecmp(s, PRODUCTS[i], n) && (s[n] == '\0' || s[n] == '-')) {
-            *out = (tb_attest_snp_product)i;
+            *out = (tb_snp_product)i;
             return 0;
         }
     }
     return -1;
 }
 
-void tb_attest_snp_tcb_decode(uint64_t raw, tb_attest_snp_product p, tb_attest_snp_tcb *t)
+void tb_snp_tcb_decode(uint64_t raw, tb_snp_product p, tb_snp_tcb *t)
 {
     uint8_t b[8];
     put64(b, raw);
     memset(t, 0, sizeof *t);
-    if (p == TB_ATTEST_SNP_TURIN) {
+    if (p == TB_SNP_TURIN) {
         t->fmc = b[0];
         t->bl = b[1];
         t->tee = b[2];
@@ -93,10 +93,10 @@ void tb_attest_snp_tcb_decode(uint64_t raw, tb_attest_snp_product p, tb_attest_s
     t->ucode = b[7];
 }
 
-uint64_t tb_attest_snp_tcb_encode(const tb_attest_snp_tcb *t, tb_attest_snp_product p)
+uint64_t tb_snp_tcb_encode(const tb_snp_tcb *t, tb_snp_product p)
 {
     uint8_t b[8] = {0};
-    if (p == TB_ATTEST_SNP_TURIN) {
+    if (p == TB_SNP_TURIN) {
         b[0] = t->fmc;
         b[1] = t->bl;
         b[2] = t->tee;
@@ -110,25 +110,25 @@ uint64_t tb_attest_snp_tcb_encode(const tb_attest_snp_tcb *t, tb_attest_snp_prod
     return le64(b);
 }
 
-int tb_attest_snp_sniff(const uint8_t *p, size_t n)
+int tb_snp_sniff(const uint8_t *p, size_t n)
 {
-    if (n != TB_ATTEST_SNP_REPORT_LEN)
+    if (n != TB_SNP_REPORT_LEN)
         return 0;
     uint32_t v = le32(p);
     return v >= 2 && v <= 5 && le32(p + 0x34) == 1;
 }
 
-int tb_attest_snp_parse(const uint8_t *p, size_t n, tb_attest_snp_report *r, tb_err *err)
+int tb_snp_parse(const uint8_t *p, size_t n, tb_snp_report *r, tb_err *err)
 {
     memset(r, 0, sizeof *r);
-    if (n != TB_ATTEST_SNP_REPORT_LEN)
-        return tb_errf(err, "an SNP report is %d bytes, not %zu", TB_ATTEST_SNP_REPORT_LEN, n);
+    if (n != TB_SNP_REPORT_LEN)
+        return tb_errf(err, "an SNP report is %d bytes, not %zu", TB_SNP_REPORT_LEN, n);
     r->version = le32(p);
     if (r->version != 2 && r->version != 3 && r->version != 5)
         return tb_errf(err, "unknown SNP report version %u (known: 2, 3, 5)", r->version);
     r->guest_svn = le32(p + 0x04);
     r->policy = le64(p + 0x08);
-    if (!(r->policy & TB_ATTEST_SNP_POLICY_RESERVED1))
+    if (!(r->policy & TB_SNP_POLICY_RESERVED1))
         return tb_errf(err, "guest policy bit 17 (reserved, must be 1) is 0");
     if (r->policy >> 26)
         return tb_errf(err, "guest policy has reserved bits 26-63 set (0x%llx)",
@@ -193,14 +193,14 @@ int tb_attest_snp_parse(const uint8_t *p, size_t n, tb_attest_snp_report *r, tb_
         return tb_errf(err, "reserved bytes 0x%zX-0x29F are not zero", lo);
     memcpy(r->sig_r, p + 0x2A0, 72);
     memcpy(r->sig_s, p + 0x2E8, 72);
-    if (!zero(p, 0x330, TB_ATTEST_SNP_REPORT_LEN))
+    if (!zero(p, 0x330, TB_SNP_REPORT_LEN))
         return tb_errf(err, "reserved signature bytes 0x330-0x49F are not zero");
     return 0;
 }
 
-void tb_attest_snp_serialize(const tb_attest_snp_report *r, uint8_t p[TB_ATTEST_SNP_REPORT_LEN])
+void tb_snp_serialize(const tb_snp_report *r, uint8_t p[TB_SNP_REPORT_LEN])
 {
-    memset(p, 0, TB_ATTEST_SNP_REPORT_LEN);
+    memset(p, 0, TB_SNP_REPORT_LEN);
     put32(p, r->version);
     put32(p + 0x04, r->guest_svn);
     put64(p + 0x08, r->policy);
@@ -243,31 +243,31 @@ void tb_attest_snp_serialize(const tb_attest_snp_report *r, uint8_t p[TB_ATTEST_
 
 /* AMD's KDS specification, "Determining the Product Name": family 19h models 0h-Fh are
  * Milan, 10h-1Fh and A0h-AFh Genoa (and its Bergamo/Siena siblings); family 1Ah is Turin. */
-tb_attest_snp_product tb_attest_snp_report_product(const tb_attest_snp_report *r)
+tb_snp_product tb_snp_report_product(const tb_snp_report *r)
 {
     if (r->version < 3)
-        return TB_ATTEST_SNP_UNKNOWN;
+        return TB_SNP_UNKNOWN;
     if (r->cpuid_fam == 0x19 && r->cpuid_mod <= 0x0f)
-        return TB_ATTEST_SNP_MILAN;
+        return TB_SNP_MILAN;
     if (r->cpuid_fam == 0x19 && ((r->cpuid_mod >= 0x10 && r->cpuid_mod <= 0x1f) ||
                                  (r->cpuid_mod >= 0xa0 && r->cpuid_mod <= 0xaf)))
-        return TB_ATTEST_SNP_GENOA;
+        return TB_SNP_GENOA;
     if (r->cpuid_fam == 0x1a && r->cpuid_mod <= 0x1f)
-        return TB_ATTEST_SNP_TURIN;
-    return TB_ATTEST_SNP_UNKNOWN;
+        return TB_SNP_TURIN;
+    return TB_SNP_UNKNOWN;
 }
 
-unsigned tb_attest_snp_signing_key(const tb_attest_snp_report *r)
+unsigned tb_snp_signing_key(const tb_snp_report *r)
 {
     return (r->signer_info >> 2) & 7;
 }
 
-int tb_attest_snp_is_simulated(const tb_attest_snp_report *r)
+int tb_snp_is_simulated(const tb_snp_report *r)
 {
-    return !memcmp(r->family_id, TB_ATTEST_SNP_SIM_MARKER, 16);
+    return !memcmp(r->family_id, TB_SNP_SIM_MARKER, 16);
 }
 
-int tb_attest_snp_policy_bits(uint64_t policy, tb_attest_snp_bit *out, int max)
+int tb_snp_policy_bits(uint64_t policy, tb_snp_bit *out, int max)
 {
     static const char *const names[] = {
         "smt_allowed",       "reserved_must_be_1", "migrate_ma",      "debug",
@@ -276,11 +276,11 @@ int tb_attest_snp_policy_bits(uint64_t policy, tb_attest_snp_bit *out, int max)
     int n = 0;
     for (int i = 0; i < 10 && n < max; i++)
         if (i != 1)
-            out[n++] = (tb_attest_snp_bit){names[i], (int)((policy >> (16 + i)) & 1)};
+            out[n++] = (tb_snp_bit){names[i], (int)((policy >> (16 + i)) & 1)};
     return n;
 }
 
-int tb_attest_snp_platform_bits(uint64_t info, tb_attest_snp_bit *out, int max)
+int tb_snp_platform_bits(uint64_t info, tb_snp_bit *out, int max)
 {
     static const char *const names[] = {"smt_enabled",
                                         "tsme_enabled",
@@ -293,6 +293,6 @@ int tb_attest_snp_platform_bits(uint64_t info, tb_attest_snp_bit *out, int max)
     int n = 0;
     for (int i = 0; i < 8 && n < max; i++)
         if (names[i])
-            out[n++] = (tb_attest_snp_bit){names[i], (int)((info >> i) & 1)};
+            out[n++] = (tb_snp_bit){names[i], (int)((info >> i) & 1)};
     return n;
 }

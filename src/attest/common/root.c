@@ -1,4 +1,4 @@
-/* attest/root: trusted roots (the built-in Intel SGX Root CA, PEM/DER files) and the
+/* attest/common/root: trusted roots (the built-in Intel SGX Root CA, PEM/DER files) and the
  * small helpers of the module: PEM chains (parsed, or as DER without parsing), CRL
  * encodings (DER, PEM, hex) and raw r||s ECDSA signing (the form Intel's quotes and
  * collateral use; the simulated provider signs with it).

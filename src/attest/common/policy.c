@@ -1,4 +1,4 @@
-/* attest/policy: what a verifier accepts beyond "the quote is genuine" (TDX quotes and
+/* attest/common/policy: what a verifier accepts beyond "the quote is genuine" (TDX quotes and
  * SEV-SNP reports: one file, fields shared where their meaning is the same).
  * Default: UpToDate only, DEBUG TDs / debuggable SNP guests refused, no measurement
  * requirements, SMT and a migration agent allowed.

@@ -1,10 +1,10 @@
-/* attest/evidence: every TEE kind behind one interface (see evidence.h): the provider,
+/* attest/common/evidence: every TEE kind behind one interface (see evidence.h): the provider,
  * and the collateral and verifier of each family. The kinds are told apart here, once:
  * by family (TDX, SEV-SNP) and by simulated or not.
  * Invariants: exactly the member of kind's provider is set (sim, snp_sim, or neither for
  * configfs-tsm); the mutex exists from open to close; prepared collateral holds the
  * members of its family only, all freed by tb_attest_evidence_collateral_clear. */
-#include "attest/evidence.h"
+#include "attest/common/evidence.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -12,20 +12,20 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "attest/attest.h"
+#include "attest/tdx/tdx.h"
 #include "attest/internal.h"
-#include "attest/snp.h"
+#include "attest/snp/snp.h"
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
 
 struct tb_attest_evidence {
     tb_tee kind;
-    tb_attest_sim *sim;         /* sim: opened once (thread-safe) */
-    tb_attest_snp_sim *snp_sim; /* sim-snp: the same */
-    char dir[4096];             /* sim, sim-snp: the state folder */
-    char tsm_root[4096];        /* tdx, snp: "" = configfs-tsm's default */
-    pthread_mutex_t mu;         /* tdx, snp: one configfs-tsm report at a time */
+    tb_tdx_sim *sim;     /* sim: opened once (thread-safe) */
+    tb_snp_sim *snp_sim; /* sim-snp: the same */
+    char dir[4096];      /* sim, sim-snp: the state folder */
+    char tsm_root[4096]; /* tdx, snp: "" = configfs-tsm's default */
+    pthread_mutex_t mu;  /* tdx, snp: one configfs-tsm report at a time */
 };
 
 int tb_attest_evidence_open(tb_tee kind, const char *sim_dir, const char *tsm_root,
@@ -44,8 +44,8 @@ int tb_attest_evidence_open(tb_tee kind, const char *sim_dir, const char *tsm_ro
     if (tb_tee_simulated(kind)) {
         rc = tb_attest_sim_dir(sim_dir, ev->dir, sizeof ev->dir, err);
         if (rc == 0)
-            rc = kind == TB_TEE_SIM_SNP ? tb_attest_snp_sim_open(ev->dir, &ev->snp_sim, err)
-                                        : tb_attest_sim_open(ev->dir, &ev->sim, err);
+            rc = kind == TB_TEE_SIM_SNP ? tb_snp_sim_open(ev->dir, &ev->snp_sim, err)
+                                        : tb_tdx_sim_open(ev->dir, &ev->sim, err);
     }
     if (rc < 0) {
         free(ev);
@@ -66,13 +66,13 @@ int tb_attest_evidence_get_debug(tb_attest_evidence *ev, const uint8_t rd[64], i
                                  uint8_t **evidence, size_t *len, tb_err *err)
 {
     if (ev->kind == TB_TEE_SIM)
-        return tb_attest_sim_quote(ev->sim, rd, debug, evidence, len, err);
+        return tb_tdx_sim_quote(ev->sim, rd, debug, evidence, len, err);
     if (ev->kind == TB_TEE_SIM_SNP)
-        return tb_attest_snp_sim_quote(ev->snp_sim, rd, debug, evidence, len, err);
+        return tb_snp_sim_quote(ev->snp_sim, rd, debug, evidence, len, err);
     const char *root = ev->tsm_root[0] ? ev->tsm_root : NULL;
     pthread_mutex_lock(&ev->mu);
-    int rc = ev->kind == TB_TEE_SNP ? tb_attest_snp_tsm_report(root, rd, evidence, len, err)
-                                    : tb_attest_tsm_get_quote(root, rd, evidence, len, err);
+    int rc = ev->kind == TB_TEE_SNP ? tb_snp_tsm_report(root, rd, evidence, len, err)
+                                    : tb_tdx_tsm_get_quote(root, rd, evidence, len, err);
     pthread_mutex_unlock(&ev->mu);
     return rc;
 }
@@ -91,8 +91,8 @@ void tb_attest_evidence_close(tb_attest_evidence *ev)
 {
     if (!ev)
         return;
-    tb_attest_sim_close(ev->sim);
-    tb_attest_snp_sim_close(ev->snp_sim);
+    tb_tdx_sim_close(ev->sim);
+    tb_snp_sim_close(ev->snp_sim);
     pthread_mutex_destroy(&ev->mu);
     free(ev);
 }
@@ -103,19 +103,19 @@ int tb_attest_evidence_read(tb_tee kind, const uint8_t *evidence, size_t len, ui
                             int *simulated, tb_err *err)
 {
     if (tb_tee_family_of(kind) == TB_TEE_FAMILY_SNP) {
-        tb_attest_snp_report r;
-        if (tb_attest_snp_parse(evidence, len, &r, err) < 0)
+        tb_snp_report r;
+        if (tb_snp_parse(evidence, len, &r, err) < 0)
             return -1;
         memcpy(rd, r.report_data, 64);
-        *simulated = tb_attest_snp_is_simulated(&r);
+        *simulated = tb_snp_is_simulated(&r);
         return 0;
     }
-    tb_attest_quote *q;
-    if (tb_attest_quote_parse(evidence, len, &q, err) < 0)
+    tb_tdx_quote *q;
+    if (tb_tdx_quote_parse(evidence, len, &q, err) < 0)
         return -1;
     memcpy(rd, q->td.reportdata, 64);
-    *simulated = tb_attest_quote_is_simulated(q);
-    tb_attest_quote_free(q);
+    *simulated = tb_tdx_quote_is_simulated(q);
+    tb_tdx_quote_free(q);
     return 0;
 }
 
@@ -124,27 +124,27 @@ int tb_attest_evidence_read(tb_tee kind, const uint8_t *evidence, size_t len, ui
 void tb_attest_evidence_collateral_clear(tb_attest_evidence_collateral *c)
 {
     free(c->json);
-    tb_attest_collateral_clear(&c->tdx);
+    tb_tdx_collateral_clear(&c->tdx);
     tb_attest_root_free(c->root);
-    tb_attest_snp_certs_clear(&c->certs);
+    tb_snp_certs_clear(&c->certs);
     free(c->ark);
     memset(c, 0, sizeof *c);
 }
 
-static tb_attest_snp_kds_opts kds_opts(const tb_attest_collateral_source *src)
+static tb_snp_kds_opts kds_opts(const tb_attest_collateral_source *src)
 {
-    return (tb_attest_snp_kds_opts){.timeout_ms = src->fetch.timeout_ms,
-                                    .cache_dir = src->fetch.cache_dir,
-                                    .no_cache = src->fetch.no_cache};
+    return (tb_snp_kds_opts){.timeout_ms = src->fetch.timeout_ms,
+                             .cache_dir = src->fetch.cache_dir,
+                             .no_cache = src->fetch.no_cache};
 }
 
 /* SEV-SNP: the KDS (through its cache) for the report's chip and TCB. */
 static int snp_from_kds(const uint8_t *report, size_t len, const tb_attest_collateral_source *src,
                         int64_t now, tb_attest_evidence_collateral *c, tb_err *err)
 {
-    if (tb_attest_snp_parse(report, len, &c->report, err) < 0)
+    if (tb_snp_parse(report, len, &c->report, err) < 0)
         return tb_err_wrap(err, "the report");
-    c->product = tb_attest_snp_report_product(&c->report);
+    c->product = tb_snp_report_product(&c->report);
     if (!c->product)
         c->product = src->product;
     if (!c->product)
@@ -152,9 +152,9 @@ static int snp_from_kds(const uint8_t *report, size_t len, const tb_attest_colla
                        "a version %u report does not name its product (Milan, Genoa, Turin): "
                        "the KDS cannot be asked for its VCEK",
                        c->report.version);
-    tb_attest_snp_kds_opts o = kds_opts(src);
-    if (tb_attest_snp_kds_fetch(src->kds, &c->report, c->product, now, &o, &c->certs, &c->fetched,
-                                err) < 0)
+    tb_snp_kds_opts o = kds_opts(src);
+    if (tb_snp_kds_fetch(src->kds, &c->report, c->product, now, &o, &c->certs, &c->fetched, err) <
+        0)
         return -1;
     c->from_cache = !c->fetched;
     return 0;
@@ -170,16 +170,16 @@ static int snp_prepare(tb_tee kind, const uint8_t *report, size_t len,
     int sim = tb_tee_simulated(kind);
     if (sim && tb_attest_sim_dir(src->sim_dir, dir, sizeof dir, err) < 0)
         return -1;
-    if (src->root ? tb_attest_snp_read_der(src->root, 0, &c->ark, &c->ark_len, err) < 0
-        : sim     ? tb_attest_snp_sim_ark(dir, &c->ark, &c->ark_len, err) < 0
+    if (src->root ? tb_snp_read_der(src->root, 0, &c->ark, &c->ark_len, err) < 0
+        : sim     ? tb_snp_sim_ark(dir, &c->ark, &c->ark_len, err) < 0
                   : 0)
         return -1;
     if (src->certs)
-        return tb_attest_snp_certs_load(src->certs, &c->certs, err);
+        return tb_snp_certs_load(src->certs, &c->certs, err);
     if (src->kds && !sim)
         return snp_from_kds(report, len, src, now, c, err);
     if (sim)
-        return tb_attest_snp_sim_certs_cached(dir, now, &c->certs, err);
+        return tb_snp_sim_certs_cached(dir, now, &c->certs, err);
     return tb_errf(err, "no certificates for the SEV-SNP report (want a folder or a KDS URL)");
 }
 
@@ -187,11 +187,11 @@ static int snp_prepare(tb_tee kind, const uint8_t *report, size_t len,
 static int tdx_from_pccs(const uint8_t *quote, size_t len, const tb_attest_collateral_source *src,
                          int64_t now, tb_attest_evidence_collateral *c, tb_err *err)
 {
-    tb_attest_quote *q;
-    if (tb_attest_quote_parse(quote, len, &q, err) < 0)
+    tb_tdx_quote *q;
+    if (tb_tdx_quote_parse(quote, len, &q, err) < 0)
         return -1;
-    int rc = tb_attest_quote_fmspc_ca(q, c->fmspc, &c->ca, err);
-    tb_attest_quote_free(q);
+    int rc = tb_tdx_quote_fmspc_ca(q, c->fmspc, &c->ca, err);
+    tb_tdx_quote_free(q);
     if (rc < 0)
         return -1;
     char dir[4096];
@@ -203,7 +203,7 @@ static int tdx_from_pccs(const uint8_t *quote, size_t len, const tb_attest_colla
         return 0;
     }
     long timeout = src->fetch.timeout_ms ? src->fetch.timeout_ms : 10000;
-    if (tb_attest_pccs_fetch(src->pccs, c->fmspc, c->ca, timeout, &c->tdx, err) < 0)
+    if (tb_tdx_pccs_fetch(src->pccs, c->fmspc, c->ca, timeout, &c->tdx, err) < 0)
         return -1;
     c->fetched = 1;
     return 0;
@@ -217,7 +217,7 @@ static int tdx_from_file(const char *path, tb_attest_evidence_collateral *c, tb_
         return -1;
     c->json = (char *)b.p;
     c->json_len = b.len;
-    if (tb_attest_collateral_parse_json(c->json, c->json_len, &c->tdx, err) < 0)
+    if (tb_tdx_collateral_parse_json(c->json, c->json_len, &c->tdx, err) < 0)
         return tb_err_wrap(err, "%s", path);
     return 0;
 }
@@ -237,14 +237,14 @@ static int tdx_prepare(tb_tee kind, const uint8_t *quote, size_t len,
         struct stat st;
         rc = stat(src->collateral, &st) == 0 && !S_ISDIR(st.st_mode)
                  ? tdx_from_file(src->collateral, c, err)
-                 : tb_attest_collateral_load(src->collateral, &c->tdx, err);
+                 : tb_tdx_collateral_load(src->collateral, &c->tdx, err);
     } else if (sim) {
         char dir[4096];
         rc = tb_attest_sim_dir(src->sim_dir, dir, sizeof dir, err);
         if (rc == 0)
             rc = src->fetch.no_cache
-                     ? tb_attest_sim_collateral(dir, now, 0, &c->tdx, &simroot, err)
-                     : tb_attest_sim_collateral_cached(dir, now, &c->tdx, &simroot, err);
+                     ? tb_tdx_sim_collateral(dir, now, 0, &c->tdx, &simroot, err)
+                     : tb_tdx_sim_collateral_cached(dir, now, &c->tdx, &simroot, err);
     } else {
         rc = tb_errf(err, "no collateral for the TDX quote (want a file, a folder or a PCCS URL)");
     }
@@ -298,8 +298,8 @@ void tb_attest_evidence_timed_verdict(tb_tee kind, const tb_attest_timed *t,
 
 const char *tb_attest_evidence_step(const tb_attest_evidence_verdict *v)
 {
-    return v->family == TB_TEE_FAMILY_SNP ? tb_attest_snp_step_name(v->snp.step)
-                                          : tb_attest_step_name(v->tdx.step);
+    return v->family == TB_TEE_FAMILY_SNP ? tb_snp_step_name(v->snp.step)
+                                          : tb_tdx_step_name(v->tdx.step);
 }
 
 const char *tb_attest_evidence_reason(const tb_attest_evidence_verdict *v)
@@ -314,11 +314,11 @@ int tb_attest_evidence_verify(const tb_attest_evidence_collateral *c, const uint
     memset(v, 0, sizeof *v);
     v->family = tb_tee_family_of(c->kind);
     if (v->family == TB_TEE_FAMILY_SNP) {
-        tb_attest_snp_verify(evidence, len, &c->certs, now, policy, c->ark, c->ark_len, &v->snp);
+        tb_snp_verify(evidence, len, &c->certs, now, policy, c->ark, c->ark_len, &v->snp);
         v->result = v->snp.result;
         v->simulated = v->snp.simulated;
     } else {
-        tb_attest_verify(evidence, len, &c->tdx, now, policy, c->root, &v->tdx);
+        tb_tdx_verify(evidence, len, &c->tdx, now, policy, c->root, &v->tdx);
         v->result = v->tdx.result;
         v->simulated = v->tdx.simulated;
     }
@@ -333,9 +333,9 @@ void tb_attest_evidence_keep(const tb_attest_evidence_collateral *c,
         return;
     tb_err ignored; /* not kept: the next verifier fetches it again */
     if (v->family == TB_TEE_FAMILY_SNP) {
-        tb_attest_snp_kds_opts o = kds_opts(src);
+        tb_snp_kds_opts o = kds_opts(src);
         if (v->result != TB_ATTEST_INVALID)
-            tb_attest_snp_kds_cache_put(src->kds, &c->report, c->product, &o, &c->certs, &ignored);
+            tb_snp_kds_cache_put(src->kds, &c->report, c->product, &o, &c->certs, &ignored);
         return;
     }
     char dir[4096];
@@ -389,8 +389,7 @@ int tb_attest_evidence_time(const tb_attest_evidence_collateral *c, const uint8_
 {
     tb_tee_family f = tb_tee_family_of(c->kind);
     char *made = NULL; /* TDX collateral not read from a file: its JSON, made here, untimed */
-    if (f == TB_TEE_FAMILY_TDX && !c->json &&
-        tb_attest_collateral_to_json(&c->tdx, &made, err) < 0) {
+    if (f == TB_TEE_FAMILY_TDX && !c->json && tb_tdx_collateral_to_json(&c->tdx, &made, err) < 0) {
         memset(out, 0, sizeof *out);
         return -1;
     }

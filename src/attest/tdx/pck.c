@@ -1,4 +1,4 @@
-/* attest/pck: the SGX extension of a PCK certificate (OID 1.2.840.113741.1.13.1).
+/* attest/tdx/pck: the SGX extension of a PCK certificate (OID 1.2.840.113741.1.13.1).
  *
  * The extension is a SEQUENCE of SEQUENCE { OID, value }. We read:
  *   .1.13.1.2  TCB: SEQUENCE of { .2.1 .. .2.16 INTEGER (SGX TCB components),
@@ -44,7 +44,7 @@ static int entry(der *seq, der *oid, int *tag, der *val)
                : 0;
 }
 
-static int parse_tcb(der seq, tb_attest_pck_info *out, unsigned *seen, tb_err *err)
+static int parse_tcb(der seq, tb_tdx_pck_info *out, unsigned *seen, tb_err *err)
 {
     while (seq.n) {
         int tag, arcs[2];
@@ -73,7 +73,7 @@ static int parse_tcb(der seq, tb_attest_pck_info *out, unsigned *seen, tb_err *e
     return 0;
 }
 
-int tb_attest_pck_info_from_ext(const uint8_t *ext, size_t n, tb_attest_pck_info *out, tb_err *err)
+int tb_tdx_pck_info_from_ext(const uint8_t *ext, size_t n, tb_tdx_pck_info *out, tb_err *err)
 {
     memset(out, 0, sizeof *out);
     der d = {ext, n}, seq;
@@ -112,8 +112,7 @@ int tb_attest_pck_info_from_ext(const uint8_t *ext, size_t n, tb_attest_pck_info
     return 0;
 }
 
-int tb_attest_pck_info_from_der(const uint8_t *dercert, size_t n, tb_attest_pck_info *out,
-                                tb_err *err)
+int tb_tdx_pck_info_from_der(const uint8_t *dercert, size_t n, tb_tdx_pck_info *out, tb_err *err)
 {
     memset(out, 0, sizeof *out);
     tb_attest_cert c;
@@ -121,7 +120,7 @@ int tb_attest_pck_info_from_der(const uint8_t *dercert, size_t n, tb_attest_pck_
         return tb_err_wrap(err, "PCK certificate");
     if (!c.sgx_ext)
         return tb_errf(err, "PCK certificate has no SGX extension (1.2.840.113741.1.13.1)");
-    if (tb_attest_pck_info_from_ext(c.sgx_ext, c.sgx_ext_len, out, err) < 0)
+    if (tb_tdx_pck_info_from_ext(c.sgx_ext, c.sgx_ext_len, out, err) < 0)
         return tb_err_wrap(err, "PCK certificate");
     out->ca_platform = tb_attest_name_cn_contains(c.id.issuer, c.id.issuer_len, "Platform");
     return 0;

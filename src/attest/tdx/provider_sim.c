@@ -1,4 +1,4 @@
-/* attest/provider_sim: SIMULATED TDX quotes, for machines without TDX.
+/* attest/tdx/provider_sim: SIMULATED TDX quotes, for machines without TDX.
  *
  * A simulated quote has the real v4 layout and passes every DCAP check, but it is
  * signed by a local PKI that teebench generates, never by Intel: it verifies with
@@ -9,7 +9,7 @@
  * State directory (tb_attest_sim_dir): root, PCK CA, PCK (with the SGX extension), TCB
  * signing certificates and their P-256 keys, plus the attestation key. It is created
  * on first use in a temporary directory that is renamed into place, so two
- * processes starting at once agree on one PKI. Collateral (tb_attest_sim_collateral) is
+ * processes starting at once agree on one PKI. Collateral (tb_tdx_sim_collateral) is
  * made fresh on demand: valid from now - 1 h to now + 30 days.
  *
  * The simulated platform: FMSPC feeb00000000, PCE-ID 0000, SGX TCB components
@@ -360,7 +360,7 @@ static int sim_open(const char *dir, sim *s, tb_err *err)
  * different writer than the other: any complete pair is valid collateral of this PKI. */
 #define SIM_CACHE_DAYS 7
 
-static int sim_cache_read(const char *dir, int64_t now, tb_attest_collateral *out,
+static int sim_cache_read(const char *dir, int64_t now, tb_tdx_collateral *out,
                           tb_attest_root **root)
 {
     char jp[4200], mp[4200], rp[4200];
@@ -376,12 +376,12 @@ static int sim_cache_read(const char *dir, int64_t now, tb_attest_collateral *ou
     ok = ok && end != (char *)b.p && made <= now && now < made + SIM_CACHE_DAYS * 86400LL;
     tb_buf_clear(&b);
     ok = ok && tb_file_read(jp, 16u << 20, &b, &e) == 0 &&
-         tb_attest_collateral_parse_json((const char *)b.p, b.len, out, &e) == 0;
+         tb_tdx_collateral_parse_json((const char *)b.p, b.len, out, &e) == 0;
     tb_buf_clear(&b);
     /* the root's file as is (the PKI exists: it made the cache), without opening the keys */
     if (ok && (tb_path_join(rp, sizeof rp, dir, "sim-root.pem", &e) < 0 ||
                tb_attest_root_load(rp, root, &e) < 0)) {
-        tb_attest_collateral_clear(out);
+        tb_tdx_collateral_clear(out);
         ok = 0;
     }
     if (ok)
@@ -389,20 +389,20 @@ static int sim_cache_read(const char *dir, int64_t now, tb_attest_collateral *ou
     return ok ? 0 : -1;
 }
 
-int tb_attest_sim_collateral_cached(const char *dir, int64_t now, tb_attest_collateral *out,
-                                    tb_attest_root **root, tb_err *err)
+int tb_tdx_sim_collateral_cached(const char *dir, int64_t now, tb_tdx_collateral *out,
+                                 tb_attest_root **root, tb_err *err)
 {
     memset(out, 0, sizeof *out);
     *root = NULL;
     if (sim_cache_read(dir, now, out, root) == 0)
         return 0;
-    if (tb_attest_sim_collateral(dir, now, 0, out, root, err) < 0)
+    if (tb_tdx_sim_collateral(dir, now, 0, out, root, err) < 0)
         return -1;
     /* kept for the next verifier; a folder we cannot write only costs the next one time */
     char jp[4200], mp[4200], made[32], *js = NULL;
     tb_err e;
     int n = snprintf(made, sizeof made, "%lld\n", (long long)now);
-    if (tb_attest_collateral_to_json(out, &js, &e) == 0 &&
+    if (tb_tdx_collateral_to_json(out, &js, &e) == 0 &&
         tb_path_join(jp, sizeof jp, dir, "collateral-cache.json", &e) == 0 &&
         tb_path_join(mp, sizeof mp, dir, "collateral-cache.made", &e) == 0 &&
         tb_file_write_atomic(jp, js, strlen(js), &e) == 0)
@@ -411,7 +411,7 @@ int tb_attest_sim_collateral_cached(const char *dir, int64_t now, tb_attest_coll
     return 0;
 }
 
-int tb_attest_sim_root_path(const char *dir, char *out, size_t outlen, tb_err *err)
+int tb_tdx_sim_root_path(const char *dir, char *out, size_t outlen, tb_err *err)
 {
     sim s;
     if (sim_open(dir, &s, err) < 0)
@@ -459,24 +459,24 @@ static int ak_xy(EVP_PKEY *k, uint8_t xy[64])
 
 /* The quote header: version 4 or 5, ECDSA P-256 key, TDX, the QE's and PCE's SVNs, Intel's
    QE vendor ID and the SIMULATED marker as user data. */
-static void quote_header(int v5, uint16_t qe_isvsvn, uint8_t hdr[TB_ATTEST_HEADER_LEN])
+static void quote_header(int v5, uint16_t qe_isvsvn, uint8_t hdr[TB_TDX_HEADER_LEN])
 {
-    memset(hdr, 0, TB_ATTEST_HEADER_LEN);
+    memset(hdr, 0, TB_TDX_HEADER_LEN);
     put16(hdr, v5 ? 5 : 4);
     put16(hdr + 2, 2);
-    put32(hdr + 4, TB_ATTEST_TDX_TEE_TYPE);
+    put32(hdr + 4, TB_TDX_TEE_TYPE);
     put16(hdr + 8, qe_isvsvn);
     put16(hdr + 10, SIM_PCESVN);
     memcpy(hdr + 12, INTEL_QE_VENDOR, 16);
-    memcpy(hdr + 28, TB_ATTEST_SIM_MARKER, TB_ATTEST_SIM_MARKER_LEN);
+    memcpy(hdr + 28, TB_TDX_SIM_MARKER, TB_TDX_SIM_MARKER_LEN);
 }
 
-/* The TD report body (see tb_attest_td_report for the offsets): the simulated module and
+/* The TD report body (see tb_tdx_td_report for the offsets): the simulated module and
    TD measurements, report data rd, DEBUG when asked; td15: the TDX 1.5 fields. */
-static void td_body(const tb_attest_sim_quote_params *par, const uint8_t rd[64], int debug,
-                    int td15, uint8_t body[TB_ATTEST_TD15_BODY_LEN])
+static void td_body(const tb_tdx_sim_quote_params *par, const uint8_t rd[64], int debug, int td15,
+                    uint8_t body[TB_TDX_TD15_BODY_LEN])
 {
-    memset(body, 0, TB_ATTEST_TD15_BODY_LEN);
+    memset(body, 0, TB_TDX_TD15_BODY_LEN);
     memcpy(body, par->set_tee_tcb_svn ? par->tee_tcb_svn : SIM_TEE_TCB_SVN, 16);
     digest(EVP_sha384(), "teebench SIMULATED TDX module", body + 16);
     /* mrsignerseam (64..112) stays zero; seam attributes (112..120) zero unless asked. */
@@ -498,10 +498,10 @@ static void td_body(const tb_attest_sim_quote_params *par, const uint8_t rd[64],
 /* The QE's part of the signature data: its report binding the attestation key ak and the
    authentication data auth, signed by the PCK key. */
 typedef struct qe_part {
-    uint8_t report[TB_ATTEST_SGX_REPORT_LEN], sig[64], ak[64], auth[32];
+    uint8_t report[TB_TDX_SGX_REPORT_LEN], sig[64], ak[64], auth[32];
 } qe_part;
 
-static int qe_report(const sim *s, const tb_attest_sim_quote_params *par, uint16_t qe_isvsvn,
+static int qe_report(const sim *s, const tb_tdx_sim_quote_params *par, uint16_t qe_isvsvn,
                      EVP_PKEY *pck_key, qe_part *qe, tb_err *err)
 {
     uint8_t *r = qe->report;
@@ -529,7 +529,7 @@ static int qe_report(const sim *s, const tb_attest_sim_quote_params *par, uint16
 
 /* The PCK chain as PEM (the given one, else PCK, CA, root) with a trailing NUL, like real
    quotes. */
-static int pck_chain(const sim *s, const tb_attest_sim_quote_params *par, tb_buf *chain)
+static int pck_chain(const sim *s, const tb_tdx_sim_quote_params *par, tb_buf *chain)
 {
     return (par->pck_chain_pem
                 ? tb_buf_append(chain, par->pck_chain_pem, strlen(par->pck_chain_pem)) < 0
@@ -546,7 +546,7 @@ static int pck_chain(const sim *s, const tb_attest_sim_quote_params *par, tb_buf
 static int append_signature_data(tb_buf *q, const uint8_t sig[64], const qe_part *qe,
                                  const tb_buf *chain)
 {
-    size_t inner = TB_ATTEST_SGX_REPORT_LEN + 64 + 2 + sizeof qe->auth + 6 + chain->len;
+    size_t inner = TB_TDX_SGX_REPORT_LEN + 64 + 2 + sizeof qe->auth + 6 + chain->len;
     size_t sig_len = 64 + 64 + 6 + inner;
     uint8_t b4[4], b2[2];
     put32(b4, (uint32_t)sig_len);
@@ -572,17 +572,17 @@ static int append_signature_data(tb_buf *q, const uint8_t sig[64], const qe_part
 /* A quote into q: header, body (version 5: with its type and length), signed by the
    attestation key, then the signature data. */
 static int build_quote(const sim *s, const uint8_t rd[64], int debug,
-                       const tb_attest_sim_quote_params *par, tb_buf *q, tb_err *err)
+                       const tb_tdx_sim_quote_params *par, tb_buf *q, tb_err *err)
 {
-    static const tb_attest_sim_quote_params defaults = {0};
+    static const tb_tdx_sim_quote_params defaults = {0};
     if (!par)
         par = &defaults;
     int v5 = par->version == 5, td15 = par->body_type == 3;
     if (td15 && !v5)
         return tb_errf(err, "a TDX 1.5 body (type 3) needs a version 5 quote");
     uint16_t qe_isvsvn = par->set_qe_isvsvn ? par->qe_isvsvn : SIM_QE_ISVSVN;
-    uint8_t hdr[TB_ATTEST_HEADER_LEN], body[TB_ATTEST_TD15_BODY_LEN], sig[64];
-    size_t body_len = td15 ? TB_ATTEST_TD15_BODY_LEN : TB_ATTEST_TD10_BODY_LEN;
+    uint8_t hdr[TB_TDX_HEADER_LEN], body[TB_TDX_TD15_BODY_LEN], sig[64];
+    size_t body_len = td15 ? TB_TDX_TD15_BODY_LEN : TB_TDX_TD10_BODY_LEN;
     quote_header(v5, qe_isvsvn, hdr);
     td_body(par, rd, debug, td15, body);
     qe_part qe;
@@ -614,8 +614,7 @@ out:
 
 /* A quote of the opened PKI s into *quote (malloc'd, caller frees). */
 static int sim_quote(const sim *s, const uint8_t rd[64], int debug,
-                     const tb_attest_sim_quote_params *par, uint8_t **quote, size_t *len,
-                     tb_err *err)
+                     const tb_tdx_sim_quote_params *par, uint8_t **quote, size_t *len, tb_err *err)
 {
     *quote = NULL;
     *len = 0;
@@ -633,8 +632,7 @@ static int sim_quote(const sim *s, const uint8_t rd[64], int debug,
 
 /* A quote of the PKI in dir, opened for it. */
 static int dir_quote(const char *dir, const uint8_t rd[64], int debug,
-                     const tb_attest_sim_quote_params *par, uint8_t **quote, size_t *len,
-                     tb_err *err)
+                     const tb_tdx_sim_quote_params *par, uint8_t **quote, size_t *len, tb_err *err)
 {
     *quote = NULL;
     *len = 0;
@@ -646,28 +644,28 @@ static int dir_quote(const char *dir, const uint8_t rd[64], int debug,
     return rc;
 }
 
-int tb_attest_sim_quote_custom(const char *dir, const uint8_t rd[64],
-                               const tb_attest_sim_quote_params *par, uint8_t **quote, size_t *len,
-                               tb_err *err)
+int tb_tdx_sim_quote_custom(const char *dir, const uint8_t rd[64],
+                            const tb_tdx_sim_quote_params *par, uint8_t **quote, size_t *len,
+                            tb_err *err)
 {
     return dir_quote(dir, rd, 0, par, quote, len, err);
 }
 
-int tb_attest_sim_get_quote(const char *dir, const uint8_t rd[64], int debug, uint8_t **quote,
-                            size_t *len, tb_err *err)
+int tb_tdx_sim_get_quote(const char *dir, const uint8_t rd[64], int debug, uint8_t **quote,
+                         size_t *len, tb_err *err)
 {
     return dir_quote(dir, rd, debug, NULL, quote, len, err);
 }
 
-/* tb_attest_sim: an opened simulated provider (see attest.h). */
-struct tb_attest_sim {
+/* tb_tdx_sim: an opened simulated provider (see attest.h). */
+struct tb_tdx_sim {
     sim s;
 };
 
-int tb_attest_sim_open(const char *dir, tb_attest_sim **out, tb_err *err)
+int tb_tdx_sim_open(const char *dir, tb_tdx_sim **out, tb_err *err)
 {
     *out = NULL;
-    tb_attest_sim *h = calloc(1, sizeof *h);
+    tb_tdx_sim *h = calloc(1, sizeof *h);
     if (!h)
         return tb_errf(err, "out of memory");
     if (sim_open(dir, &h->s, err) < 0) {
@@ -678,13 +676,13 @@ int tb_attest_sim_open(const char *dir, tb_attest_sim **out, tb_err *err)
     return 0;
 }
 
-int tb_attest_sim_quote(const tb_attest_sim *h, const uint8_t rd[64], int debug, uint8_t **quote,
-                        size_t *len, tb_err *err)
+int tb_tdx_sim_quote(const tb_tdx_sim *h, const uint8_t rd[64], int debug, uint8_t **quote,
+                     size_t *len, tb_err *err)
 {
     return sim_quote(&h->s, rd, debug, NULL, quote, len, err);
 }
 
-void tb_attest_sim_close(tb_attest_sim *h)
+void tb_tdx_sim_close(tb_tdx_sim *h)
 {
     if (!h)
         return;
@@ -782,8 +780,8 @@ static int sim_qe_identity(int64_t now, tb_buf *out)
         iss, nxt, signer, SIM_QE_ISVSVN, date, date);
 }
 
-int tb_attest_sim_collateral(const char *dir, int64_t now, int revoke_pck, tb_attest_collateral *c,
-                             tb_attest_root **root, tb_err *err)
+int tb_tdx_sim_collateral(const char *dir, int64_t now, int revoke_pck, tb_tdx_collateral *c,
+                          tb_attest_root **root, tb_err *err)
 {
     memset(c, 0, sizeof *c);
     if (root)
@@ -831,6 +829,6 @@ out:
     tb_buf_clear(&qe);
     sim_clear(&s);
     if (rc < 0)
-        tb_attest_collateral_clear(c);
+        tb_tdx_collateral_clear(c);
     return rc;
 }

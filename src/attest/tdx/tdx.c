@@ -1,4 +1,4 @@
-/* attest/attest: the one-call helpers: get a quote from a provider (attest/evidence's,
+/* attest/tdx/tdx: the one-call helpers: get a quote from a provider (attest/common/evidence's,
  * opened for one quote), and verify a quote against a collateral file, a PCCS URL or the
  * simulated PKI (`attest verify`); plus the quote's FMSPC, CA and chain subjects. They only glue
  * the layers: the clock and the network stay here and in pccs/cache, never in verify.c. Invariant
@@ -11,14 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attest/evidence.h"
+#include "attest/common/evidence.h"
 #include "base/clock.h"
 #include "base/hex.h"
 
-int tb_attest_get_quote(tb_tee kind, const uint8_t rd[64], const tb_attest_quote_opts *opts,
-                        uint8_t **quote, size_t *len, tb_err *err)
+int tb_tdx_get_quote(tb_tee kind, const uint8_t rd[64], const tb_tdx_quote_opts *opts,
+                     uint8_t **quote, size_t *len, tb_err *err)
 {
-    tb_attest_quote_opts def = {0};
+    tb_tdx_quote_opts def = {0};
     if (!opts)
         opts = &def;
     tb_attest_evidence *ev;
@@ -29,13 +29,13 @@ int tb_attest_get_quote(tb_tee kind, const uint8_t rd[64], const tb_attest_quote
     return rc;
 }
 
-int tb_attest_quote_fmspc_ca(const tb_attest_quote *q, char fmspc[13], const char **ca, tb_err *err)
+int tb_tdx_quote_fmspc_ca(const tb_tdx_quote *q, char fmspc[13], const char **ca, tb_err *err)
 {
     tb_attest_der_list l;
     if (tb_attest_pem_certs_to_der(q->pck_chain, q->pck_chain_len, &l, err) < 0)
         return tb_err_wrap(err, "quote's PCK chain");
-    tb_attest_pck_info pck;
-    int rc = tb_attest_pck_info_from_der(l.der[0], l.len[0], &pck, err);
+    tb_tdx_pck_info pck;
+    int rc = tb_tdx_pck_info_from_der(l.der[0], l.len[0], &pck, err);
     tb_attest_der_list_clear(&l);
     if (rc < 0)
         return -1;
@@ -44,8 +44,7 @@ int tb_attest_quote_fmspc_ca(const tb_attest_quote *q, char fmspc[13], const cha
     return 0;
 }
 
-int tb_attest_quote_pck_subjects(const tb_attest_quote *q, char subjects[][256], int max,
-                                 tb_err *err)
+int tb_tdx_quote_pck_subjects(const tb_tdx_quote *q, char subjects[][256], int max, tb_err *err)
 {
     tb_attest_der_list l;
     if (tb_attest_pem_certs_to_der(q->pck_chain, q->pck_chain_len, &l, err) < 0)
@@ -71,7 +70,7 @@ static int is_url(const char *s)
 }
 
 /* Sets an INVALID verdict at step (NONE: nothing was verified) with a reason. */
-static int invalid(tb_attest_verdict *v, tb_attest_step step, const char *what, const char *why)
+static int invalid(tb_tdx_verdict *v, tb_tdx_step step, const char *what, const char *why)
 {
     v->result = TB_ATTEST_INVALID;
     v->step = step;
@@ -94,12 +93,12 @@ static int load_root(const char *root_path, tb_attest_root **simroot, tb_attest_
     return tb_attest_root_intel(root, err);
 }
 
-static int timed_verify(const uint8_t *quote, size_t len, const tb_attest_collateral *c,
-                        int64_t now, const tb_attest_policy *policy, const tb_attest_root *root,
-                        tb_attest_verdict *v, tb_attest_timing *t)
+static int timed_verify(const uint8_t *quote, size_t len, const tb_tdx_collateral *c, int64_t now,
+                        const tb_attest_policy *policy, const tb_attest_root *root,
+                        tb_tdx_verdict *v, tb_tdx_timing *t)
 {
     uint64_t t0 = tb_mono_ns();
-    int rc = tb_attest_verify(quote, len, c, now, policy, root, v);
+    int rc = tb_tdx_verify(quote, len, c, now, policy, root, v);
     t->verify_ns += tb_mono_ns() - t0;
     return rc;
 }
@@ -109,21 +108,21 @@ static int timed_verify(const uint8_t *quote, size_t len, const tb_attest_collat
  * else); fetched collateral is cached only after it verified the quote. */
 static int verify_pccs(const uint8_t *quote, size_t len, const char *url,
                        const tb_attest_root *root, int64_t now, const tb_attest_policy *policy,
-                       const tb_attest_fetch_opts *fetch, tb_attest_verdict *v, tb_attest_timing *t,
+                       const tb_tdx_fetch_opts *fetch, tb_tdx_verdict *v, tb_tdx_timing *t,
                        tb_err *err)
 {
-    tb_attest_quote *q = NULL;
-    if (tb_attest_quote_parse(quote, len, &q, err) < 0)
-        return invalid(v, TB_ATTEST_STEP_PARSE, "", err->msg);
+    tb_tdx_quote *q = NULL;
+    if (tb_tdx_quote_parse(quote, len, &q, err) < 0)
+        return invalid(v, TB_TDX_STEP_PARSE, "", err->msg);
     char fmspc[13], dir[4096];
     const char *ca;
-    int rc = tb_attest_quote_fmspc_ca(q, fmspc, &ca, err);
-    tb_attest_quote_free(q);
+    int rc = tb_tdx_quote_fmspc_ca(q, fmspc, &ca, err);
+    tb_tdx_quote_free(q);
     if (rc < 0)
-        return invalid(v, TB_ATTEST_STEP_PCK_CHAIN, "", err->msg);
+        return invalid(v, TB_TDX_STEP_PCK_CHAIN, "", err->msg);
     tb_err ignored; /* a cache that cannot be read or written only costs time */
     int have_dir = tb_attest_cache_dir(fetch->cache_dir, dir, sizeof dir, &ignored) == 0;
-    tb_attest_collateral c;
+    tb_tdx_collateral c;
     uint64_t t0 = tb_mono_ns();
     int hit = have_dir && !fetch->no_cache &&
               tb_attest_cache_get(dir, url, fmspc, ca, now, &c, &ignored) == 1;
@@ -131,16 +130,16 @@ static int verify_pccs(const uint8_t *quote, size_t len, const char *url,
     if (hit) {
         t->from_cache = 1;
         rc = timed_verify(quote, len, &c, now, policy, root, v, t);
-        tb_attest_collateral_clear(&c);
+        tb_tdx_collateral_clear(&c);
         if (v->result == TB_ATTEST_ACCEPTED || v->result == TB_ATTEST_REFUSED)
             return rc; /* INVALID or EXPIRED: stale or poisoned, fetch again */
     }
     t0 = tb_mono_ns();
-    rc = tb_attest_pccs_fetch(url, fmspc, ca, fetch->timeout_ms, &c, err);
+    rc = tb_tdx_pccs_fetch(url, fmspc, ca, fetch->timeout_ms, &c, err);
     t->fetch_ns += tb_mono_ns() - t0;
     if (rc < 0) {
         if (!hit)
-            return invalid(v, TB_ATTEST_STEP_NONE, "collateral: ", err->msg);
+            return invalid(v, TB_TDX_STEP_NONE, "collateral: ", err->msg);
         size_t k = strlen(v->reason); /* the cached verdict stands; say why */
         snprintf(v->reason + k, sizeof v->reason - k,
                  " (with cached collateral; fetching it again failed: %s)", err->msg);
@@ -151,31 +150,30 @@ static int verify_pccs(const uint8_t *quote, size_t len, const char *url,
     rc = timed_verify(quote, len, &c, now, policy, root, v, t);
     if ((v->result == TB_ATTEST_ACCEPTED || v->result == TB_ATTEST_REFUSED) && have_dir)
         tb_attest_cache_put(dir, url, fmspc, ca, &c, &ignored);
-    tb_attest_collateral_clear(&c);
+    tb_tdx_collateral_clear(&c);
     return rc;
 }
 
-int tb_attest_verify_quote(const uint8_t *quote, size_t len, const char *source,
-                           const char *root_path, int64_t now, const tb_attest_policy *policy,
-                           const tb_attest_fetch_opts *fetch, tb_attest_verdict *v,
-                           tb_attest_timing *t, tb_err *err)
+int tb_tdx_verify_quote(const uint8_t *quote, size_t len, const char *source, const char *root_path,
+                        int64_t now, const tb_attest_policy *policy, const tb_tdx_fetch_opts *fetch,
+                        tb_tdx_verdict *v, tb_tdx_timing *t, tb_err *err)
 {
     tb_err local;
-    tb_attest_fetch_opts def = {0};
+    tb_tdx_fetch_opts def = {0};
     if (!err)
         err = &local;
     if (!fetch)
         fetch = &def;
-    tb_attest_timing tt = {0};
+    tb_tdx_timing tt = {0};
     memset(v, 0, sizeof *v);
     v->result = TB_ATTEST_INVALID;
-    tb_attest_collateral c = {0};
+    tb_tdx_collateral c = {0};
     tb_attest_root *simroot = NULL, *root = NULL;
     int rc;
     if (is_url(source)) {
         rc = load_root(root_path, &simroot, &root, err);
         if (rc < 0)
-            invalid(v, TB_ATTEST_STEP_NONE, "root: ", err->msg);
+            invalid(v, TB_TDX_STEP_NONE, "root: ", err->msg);
         else
             rc = verify_pccs(quote, len, source, root, now, policy, fetch, v, &tt, err);
     } else {
@@ -184,23 +182,23 @@ int tb_attest_verify_quote(const uint8_t *quote, size_t len, const char *source,
             char dir[4096];
             rc = tb_attest_sim_dir(source[3] ? source + 4 : NULL, dir, sizeof dir, err);
             if (rc == 0)
-                rc = tb_attest_sim_collateral_cached(dir, now, &c, &simroot, err);
+                rc = tb_tdx_sim_collateral_cached(dir, now, &c, &simroot, err);
         } else {
-            rc = tb_attest_collateral_load(source, &c, err);
+            rc = tb_tdx_collateral_load(source, &c, err);
         }
         tt.fetch_ns = tb_mono_ns() - t0;
         if (rc < 0)
-            invalid(v, TB_ATTEST_STEP_NONE, "collateral: ", err->msg);
+            invalid(v, TB_TDX_STEP_NONE, "collateral: ", err->msg);
         else if ((rc = load_root(root_path, &simroot, &root, err)) < 0)
-            invalid(v, TB_ATTEST_STEP_NONE, "root: ", err->msg);
+            invalid(v, TB_TDX_STEP_NONE, "root: ", err->msg);
         else
             rc = timed_verify(quote, len, &c, now, policy, root, v, &tt);
     }
-    if (rc < 0 && v->step != TB_ATTEST_STEP_NONE)
-        tb_errf(err, "%s: %s", tb_attest_step_name(v->step), v->reason);
+    if (rc < 0 && v->step != TB_TDX_STEP_NONE)
+        tb_errf(err, "%s: %s", tb_tdx_step_name(v->step), v->reason);
     tb_attest_root_free(root);
     tb_attest_root_free(simroot);
-    tb_attest_collateral_clear(&c);
+    tb_tdx_collateral_clear(&c);
     if (t)
         *t = tt;
     return rc;

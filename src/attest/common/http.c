@@ -1,5 +1,5 @@
-/* attest/http: one GET of collateral; see http.h for the invariants. */
-#include "attest/http.h"
+/* attest/common/http: one GET of collateral; see http.h for the invariants. */
+#include "attest/common/http.h"
 
 #include <stdlib.h>
 #include <string.h>

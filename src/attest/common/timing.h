@@ -1,11 +1,11 @@
-/* attest/timing: the one loop that times verification, from scratch or prepared, of a
+/* attest/common/timing: the one loop that times verification, from scratch or prepared, of a
  * TDX quote or an SEV-SNP report -- what `attest bench` (cli/attest, cli/attest_snp)
  * and the suite's attest workload measure.
  *
  * From scratch: TDX: the collateral JSON parsed and checked with the quote every time
- * (tb_attest_collateral_parse_json + tb_attest_verify); SEV-SNP: the certificates'
- * chain, CRL and the report checked every time (tb_attest_snp_verify). Prepared: the
- * collateral (tb_attest_prepare) or the chain (tb_attest_snp_prepare) checked once, not
+ * (tb_tdx_collateral_parse_json + tb_tdx_verify); SEV-SNP: the certificates'
+ * chain, CRL and the report checked every time (tb_snp_verify). Prepared: the
+ * collateral (tb_tdx_prepare) or the chain (tb_snp_prepare) checked once, not
  * timed, then each verification (tb_attest_*verify_prepared).
  *
  * A run is `warmup` untimed verifications, then `batches` timed batches of `per`
@@ -21,7 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "attest/snp.h"
+#include "attest/snp/snp.h"
+#include "attest/tdx/tdx.h"
 #include "base/tee.h"
 
 typedef enum tb_attest_way { TB_ATTEST_FROM_SCRATCH = 0, TB_ATTEST_PREPARED = 1 } tb_attest_way;
@@ -38,7 +39,7 @@ typedef struct tb_attest_timed_input {
     const char *collateral_json; /* TDX */
     size_t collateral_len;
     const tb_attest_root *root;
-    const tb_attest_snp_certs *certs; /* SEV-SNP */
+    const tb_snp_certs *certs; /* SEV-SNP */
     const uint8_t *ark;
     size_t ark_len;
 } tb_attest_timed_input;
@@ -46,11 +47,11 @@ typedef struct tb_attest_timed_input {
 /* One batch (to the batch callback), or the run (the result). */
 typedef struct tb_attest_timed {
     tb_attest_way way;
-    int batch;             /* callback: this batch's index; result: the batches done */
-    double wall_ms;        /* per verification: the batch's mean; result: the median of the means */
-    double cpu_ms;         /* the same for this thread's CPU time */
-    tb_attest_verdict tdx; /* the last verdict (family TDX) */
-    tb_attest_snp_verdict snp; /* the last verdict (family SNP) */
+    int batch;          /* callback: this batch's index; result: the batches done */
+    double wall_ms;     /* per verification: the batch's mean; result: the median of the means */
+    double cpu_ms;      /* the same for this thread's CPU time */
+    tb_tdx_verdict tdx; /* the last verdict (family TDX) */
+    tb_snp_verdict snp; /* the last verdict (family SNP) */
 } tb_attest_timed;
 
 typedef struct tb_attest_timing_opts {

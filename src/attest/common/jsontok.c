@@ -1,4 +1,4 @@
-/* attest/jsontok: the attest module's one JSON reader for collateral -- a strict JSON
+/* attest/common/jsontok: the attest module's one JSON reader for collateral -- a strict JSON
  * tokenizer without a DOM. It reads the dcap-qvl collateral file, the PCS response
  * bodies (whose signed values are byte spans of the input) and the signed TCB info and
  * QE identity bodies on the verifier's hot path (jansson builds a hash table per object:

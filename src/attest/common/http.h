@@ -1,4 +1,4 @@
-/* attest/http: the one HTTP GET of attestation collateral (Intel's PCCS/PCS and AMD's
+/* attest/common/http: the one HTTP GET of attestation collateral (Intel's PCCS/PCS and AMD's
  * KDS), over libcurl (loaded on first use: base/curl.h).
  *
  * Invariants: a body larger than the caller's limit is refused, never truncated; the

@@ -1,4 +1,4 @@
-/* attest/cert: a lean, strict X.509 / CRL reader for the DCAP verifier's hot path.
+/* attest/common/cert: a lean, strict X.509 / CRL reader for the DCAP verifier's hot path.
  *
  * Why: OpenSSL 3.0's d2i_X509 decodes the public key through its provider decoders and
  * costs ~100 us per certificate -- more than the ECDSA check it is parsed for. The

@@ -1,4 +1,4 @@
-/* attest/snp_sim: the SIMULATED SEV-SNP provider -- reports with the real v3 layout, signed
+/* attest/snp/sim: the SIMULATED SEV-SNP provider -- reports with the real v3 layout, signed
  * by a local PKI that mimics AMD's, so that the whole SNP path (report, chain, CRL,
  * TCB, policy, notary) runs on any machine. Not AMD: everything says SIMULATED.
  *
@@ -12,7 +12,7 @@
  * (the SIMULATED marker), REPORTED = CURRENT = COMMITTED = LAUNCH TCB = the VCEK's SPLs,
  * CHIP_ID = the VCEK's hwID, signed by the VCEK (ECDSA P-384, r and s little-endian). */
 #include "attest/internal.h"
-#include "attest/snp.h"
+#include "attest/snp/snp.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -34,7 +34,7 @@
 #include "base/clock.h"
 #include "base/file.h"
 
-static const tb_attest_snp_tcb SIM_TCB = {.bl = 3, .tee = 0, .snp = 8, .ucode = 115};
+static const tb_snp_tcb SIM_TCB = {.bl = 3, .tee = 0, .snp = 8, .ucode = 115};
 
 typedef struct sim {
     X509 *ark, *ask, *vcek;
@@ -205,7 +205,7 @@ static int sim_open(const char *dir, sim *s, int need_ca_keys, tb_err *err)
 static int sign_report(EVP_PKEY *k, uint8_t *rep, tb_err *err)
 {
     uint8_t h[48];
-    SHA384(rep, TB_ATTEST_SNP_SIGNED_LEN, h);
+    SHA384(rep, TB_SNP_SIGNED_LEN, h);
     EVP_PKEY_CTX *c = EVP_PKEY_CTX_new(k, NULL);
     unsigned char der[160];
     size_t dl = sizeof der;
@@ -225,23 +225,23 @@ static int sign_report(EVP_PKEY *k, uint8_t *rep, tb_err *err)
             return tb_err_ssl(err, "signing the simulated report");
         }
         for (int j = 0; j < 48; j++)
-            rep[TB_ATTEST_SNP_SIGNED_LEN + 72 * i + j] = be[47 - j];
+            rep[TB_SNP_SIGNED_LEN + 72 * i + j] = be[47 - j];
     }
     ECDSA_SIG_free(s);
     return 0;
 }
 
 /* An opened SIMULATED SEV-SNP provider: the VCEK's certificate and key, read once. */
-struct tb_attest_snp_sim {
+struct tb_snp_sim {
     sim s;
-    tb_attest_snp_tcb tcb; /* the VCEK's SPLs: the reports' TCB */
-    uint8_t hwid[64];      /* the VCEK's hwID: the reports' CHIP_ID */
+    tb_snp_tcb tcb;   /* the VCEK's SPLs: the reports' TCB */
+    uint8_t hwid[64]; /* the VCEK's hwID: the reports' CHIP_ID */
 };
 
-int tb_attest_snp_sim_open(const char *dir, tb_attest_snp_sim **out, tb_err *err)
+int tb_snp_sim_open(const char *dir, tb_snp_sim **out, tb_err *err)
 {
     *out = NULL;
-    tb_attest_snp_sim *h = calloc(1, sizeof *h);
+    tb_snp_sim *h = calloc(1, sizeof *h);
     if (!h)
         return tb_errf(err, "out of memory");
     if (sim_open(dir, &h->s, 0, err) < 0) {
@@ -250,20 +250,20 @@ int tb_attest_snp_sim_open(const char *dir, tb_attest_snp_sim **out, tb_err *err
     }
     unsigned char *der = NULL;
     int dl = i2d_X509(h->s.vcek, &der);
-    tb_attest_snp_cert vc;
-    if (dl <= 0 || tb_attest_snp_cert_parse(der, (size_t)dl, &vc, err) < 0 || !vc.ext.has_hwid) {
+    tb_snp_cert vc;
+    if (dl <= 0 || tb_snp_cert_parse(der, (size_t)dl, &vc, err) < 0 || !vc.ext.has_hwid) {
         OPENSSL_free(der);
-        tb_attest_snp_sim_close(h);
+        tb_snp_sim_close(h);
         return tb_errf(err, "the simulated VCEK is unreadable");
     }
-    h->tcb = (tb_attest_snp_tcb){vc.ext.bl, vc.ext.tee, vc.ext.snp, vc.ext.ucode, 0, 0};
+    h->tcb = (tb_snp_tcb){vc.ext.bl, vc.ext.tee, vc.ext.snp, vc.ext.ucode, 0, 0};
     memcpy(h->hwid, vc.ext.hwid, 64);
     OPENSSL_free(der);
     *out = h;
     return 0;
 }
 
-void tb_attest_snp_sim_close(tb_attest_snp_sim *h)
+void tb_snp_sim_close(tb_snp_sim *h)
 {
     if (!h)
         return;
@@ -271,21 +271,20 @@ void tb_attest_snp_sim_close(tb_attest_snp_sim *h)
     free(h);
 }
 
-int tb_attest_snp_sim_quote(const tb_attest_snp_sim *h, const uint8_t rd[64], int debug,
-                            uint8_t **report, size_t *len, tb_err *err)
+int tb_snp_sim_quote(const tb_snp_sim *h, const uint8_t rd[64], int debug, uint8_t **report,
+                     size_t *len, tb_err *err)
 {
     *report = NULL;
     *len = 0;
-    tb_attest_snp_report r;
+    tb_snp_report r;
     memset(&r, 0, sizeof r);
     r.version = 3;
-    r.policy = TB_ATTEST_SNP_POLICY_SMT | TB_ATTEST_SNP_POLICY_RESERVED1 |
-               (debug ? TB_ATTEST_SNP_POLICY_DEBUG : 0);
-    memcpy(r.family_id, TB_ATTEST_SNP_SIM_MARKER, 16);
+    r.policy = TB_SNP_POLICY_SMT | TB_SNP_POLICY_RESERVED1 | (debug ? TB_SNP_POLICY_DEBUG : 0);
+    memcpy(r.family_id, TB_SNP_SIM_MARKER, 16);
     memcpy(r.image_id, "SIMULATED image", 16);
     r.sig_algo = 1;
     r.current_tcb = r.reported_tcb = r.committed_tcb = r.launch_tcb =
-        tb_attest_snp_tcb_encode(&h->tcb, TB_ATTEST_SNP_MILAN);
+        tb_snp_tcb_encode(&h->tcb, TB_SNP_MILAN);
     r.platform_info = 1; /* SMT enabled */
     memcpy(r.report_data, rd, 64);
     SHA384((const unsigned char *)"teebench SIMULATED SEV-SNP launch measurement", 45,
@@ -300,34 +299,33 @@ int tb_attest_snp_sim_quote(const tb_attest_snp_sim *h, const uint8_t rd[64], in
     r.current_major = r.committed_major = 1;
     r.current_minor = r.committed_minor = 55;
     r.current_build = r.committed_build = 21;
-    uint8_t *out = malloc(TB_ATTEST_SNP_REPORT_LEN);
+    uint8_t *out = malloc(TB_SNP_REPORT_LEN);
     if (!out)
         return tb_errf(err, "out of memory");
-    tb_attest_snp_serialize(&r, out);
+    tb_snp_serialize(&r, out);
     if (sign_report(h->s.vcek_k, out, err) < 0) {
         free(out);
         return -1;
     }
     *report = out;
-    *len = TB_ATTEST_SNP_REPORT_LEN;
+    *len = TB_SNP_REPORT_LEN;
     return 0;
 }
 
-int tb_attest_snp_sim_report(const char *dir, const uint8_t rd[64], int debug, uint8_t **report,
-                             size_t *len, tb_err *err)
+int tb_snp_sim_report(const char *dir, const uint8_t rd[64], int debug, uint8_t **report,
+                      size_t *len, tb_err *err)
 {
-    tb_attest_snp_sim *h;
+    tb_snp_sim *h;
     *report = NULL;
     *len = 0;
-    if (tb_attest_snp_sim_open(dir, &h, err) < 0)
+    if (tb_snp_sim_open(dir, &h, err) < 0)
         return -1;
-    int rc = tb_attest_snp_sim_quote(h, rd, debug, report, len, err);
-    tb_attest_snp_sim_close(h);
+    int rc = tb_snp_sim_quote(h, rd, debug, report, len, err);
+    tb_snp_sim_close(h);
     return rc;
 }
 
-int tb_attest_snp_sim_certs(const char *dir, const char *outdir, int64_t now, int revoke_vcek,
-                            tb_err *err)
+int tb_snp_sim_certs(const char *dir, const char *outdir, int64_t now, int revoke_vcek, tb_err *err)
 {
     /* the output directory first: one that is refused costs no simulated key */
     int ofd = tb_dir_open_private(outdir, 0700, err);
@@ -362,39 +360,38 @@ out:
     return rc;
 }
 
-int tb_attest_snp_sim_certs_cached(const char *dir, int64_t now, tb_attest_snp_certs *out,
-                                   tb_err *err)
+int tb_snp_sim_certs_cached(const char *dir, int64_t now, tb_snp_certs *out, tb_err *err)
 {
     char d[4096], cd[4200];
     tb_err e;
     memset(out, 0, sizeof *out);
     if (sim_path(dir, d, sizeof d, err) < 0 || tb_path_join(cd, sizeof cd, d, "certs", err) < 0)
         return -1;
-    if (tb_attest_snp_certs_load(cd, out, &e) == 0) {
+    if (tb_snp_certs_load(cd, out, &e) == 0) {
         tb_attest_crl crl;
-        if (out->crl && tb_attest_snp_crl_parse(out->crl, out->crl_len, &crl, &e) == 0 &&
+        if (out->crl && tb_snp_crl_parse(out->crl, out->crl_len, &crl, &e) == 0 &&
             crl.this_update <= now && now + 86400 < crl.next_update)
             return 0;
-        tb_attest_snp_certs_clear(out);
+        tb_snp_certs_clear(out);
     }
-    if (tb_attest_snp_sim_certs(dir, cd, now, 0, &e) == 0)
-        return tb_attest_snp_certs_load(cd, out, err);
+    if (tb_snp_sim_certs(dir, cd, now, 0, &e) == 0)
+        return tb_snp_certs_load(cd, out, err);
     /* a sim folder we cannot write: made in a temporary folder, as if never kept */
     char tmp[] = "/tmp/teebench-snp-certs.XXXXXX";
     if (!mkdtemp(tmp))
         return tb_errno(err, "%s (and no temporary folder)", e.msg);
-    int rc = tb_attest_snp_sim_certs(dir, tmp, now, 0, err);
+    int rc = tb_snp_sim_certs(dir, tmp, now, 0, err);
     if (rc == 0)
-        rc = tb_attest_snp_certs_load(tmp, out, err);
+        rc = tb_snp_certs_load(tmp, out, err);
     tb_attest_sim_dir_remove(tmp);
     return rc;
 }
 
-int tb_attest_snp_sim_ark(const char *dir, uint8_t **der, size_t *len, tb_err *err)
+int tb_snp_sim_ark(const char *dir, uint8_t **der, size_t *len, tb_err *err)
 {
     char d[4096], path[4200];
     if (sim_path(dir, d, sizeof d, err) < 0)
         return -1;
     snprintf(path, sizeof path, "%s/ark.pem", d);
-    return tb_attest_snp_read_der(path, 0, der, len, err);
+    return tb_snp_read_der(path, 0, der, len, err);
 }

@@ -1,4 +1,4 @@
-/* attest/provider_tsm: TDX quotes and SEV-SNP reports from Linux configfs-tsm (one code
+/* attest/common/provider_tsm: TDX quotes and SEV-SNP reports from Linux configfs-tsm (one code
  * path; only the expected provider differs: tdx_guest or sev_guest).
  *
  * Protocol (Documentation/ABI/testing/configfs-tsm): mkdir <root>/<entry>; check that
@@ -6,8 +6,8 @@
  * `outblob` (the quote), read `generation` again (a change means another writer
  * raced us: error); rmdir the entry. The entry name is unique per process and
  * call, and it is always removed, also on errors. */
-#include "attest/attest.h"
-#include "attest/snp.h"
+#include "attest/tdx/tdx.h"
+#include "attest/snp/snp.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -94,14 +94,14 @@ static int tsm_run(const char *entry, const char *want, const uint8_t rd[64], ui
 static int tsm_get(const char *tsm_root, const char *want, const uint8_t rd[64], uint8_t **quote,
                    size_t *len, tb_err *err);
 
-int tb_attest_tsm_get_quote(const char *tsm_root, const uint8_t rd[64], uint8_t **quote,
-                            size_t *len, tb_err *err)
+int tb_tdx_tsm_get_quote(const char *tsm_root, const uint8_t rd[64], uint8_t **quote, size_t *len,
+                         tb_err *err)
 {
     return tsm_get(tsm_root, "tdx_guest", rd, quote, len, err);
 }
 
-int tb_attest_snp_tsm_report(const char *tsm_root, const uint8_t rd[64], uint8_t **report,
-                             size_t *len, tb_err *err)
+int tb_snp_tsm_report(const char *tsm_root, const uint8_t rd[64], uint8_t **report, size_t *len,
+                      tb_err *err)
 {
     return tsm_get(tsm_root, "sev_guest", rd, report, len, err);
 }

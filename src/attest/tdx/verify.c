@@ -1,4 +1,4 @@
-/* attest/verify: the pure DCAP verifier for TDX quotes.
+/* attest/tdx/verify: the pure DCAP verifier for TDX quotes.
  *
  *   verify(quote, collateral, now, policy, trusted root) -> verdict
  *
@@ -50,7 +50,7 @@
  *    re-serialization (rapidjson Writer) of the signed member; here the exact bytes are
  *    tried first and that re-serialization (jsontok.c) second.
  *
- * Collateral is "prepared" once (tb_attest_prepare: CRL and collateral signatures, chains,
+ * Collateral is "prepared" once (tb_tdx_prepare: CRL and collateral signatures, chains,
  * parsed JSON, validity windows) and checked against `now` per quote, so that a
  * prepared collateral gives the same verdict as verifying from scratch. A failure
  * found while preparing is recorded with its step and reported in step order. */
@@ -73,7 +73,7 @@ typedef struct window {
     char from_what[64], until_what[64];
 } window;
 
-struct tb_attest_prepared {
+struct tb_tdx_prepared {
     int simulated;
     uint8_t *root_der; /* the trusted root (root_c points into it) */
     size_t root_len;
@@ -86,12 +86,12 @@ struct tb_attest_prepared {
     uint8_t *signer_der[2]; /* [0] the TCB info signer, [1] the QE identity's if different */
     size_t signer_len[2];
     tb_attest_cert signer[2];
-    tb_attest_tcb_info tcb;
-    tb_attest_qe_identity qe;
+    tb_tdx_tcb_info tcb;
+    tb_tdx_qe_identity qe;
     window crl_win, tcb_win, qe_win;
-    tb_attest_step fail_step;
+    tb_tdx_step fail_step;
     char fail_reason[TB_ERR_MAX];
-    void *group; /* the P-256 group, shared read-only by tb_attest_verify_prepared calls */
+    void *group; /* the P-256 group, shared read-only by tb_tdx_verify_prepared calls */
     void *ec;    /* P-256 context, only while preparing */
 };
 
@@ -100,9 +100,9 @@ static const char *const STEP_NAMES[] = {
     "qe-report", "quote-signature", "tdx-module", "tcb-level", "policy",
 };
 
-const char *tb_attest_step_name(tb_attest_step s)
+const char *tb_tdx_step_name(tb_tdx_step s)
 {
-    return (unsigned)s <= TB_ATTEST_STEP_POLICY ? STEP_NAMES[s] : "unknown";
+    return (unsigned)s <= TB_TDX_STEP_POLICY ? STEP_NAMES[s] : "unknown";
 }
 
 const char *tb_attest_result_name(tb_attest_result r)
@@ -147,8 +147,7 @@ static int win_started(const window *w, int64_t now, const char *what, tb_err *e
 
 /* Keeps the earliest end of validity of all the collateral a verdict used (QvE's
  * earliest_expiration_date) and the step it belongs to. */
-static void note_expiry(tb_attest_verdict *v, const window *w, tb_attest_step step,
-                        tb_attest_step *exp_step)
+static void note_expiry(tb_tdx_verdict *v, const window *w, tb_tdx_step step, tb_tdx_step *exp_step)
 {
     if (w->until == INT64_MAX || (v->collateral_expiration && w->until >= v->collateral_expiration))
         return;
@@ -218,7 +217,7 @@ static int check_crl(void *ec, const uint8_t *der, size_t n, const tb_attest_cer
 /* A collateral signing chain (PEM: signer[, root]) checked against the root and the root
  * CA CRL. The TCB info's signer (slot 0) is reused for the QE identity when its DER is
  * the same; otherwise slot 1 holds the QE identity's. *signer points into p. */
-static int signer_chain(const char *pem, const char *what, tb_attest_prepared *p, window *w,
+static int signer_chain(const char *pem, const char *what, tb_tdx_prepared *p, window *w,
                         const tb_attest_cert **signer, tb_err *err)
 {
     tb_attest_der_list l;
@@ -276,7 +275,7 @@ out:
 }
 
 /* Step 2's collateral part: the two CRLs and the PCK CRL's issuer chain. */
-static int prep_crls(tb_attest_prepared *p, const tb_attest_collateral *c, tb_err *err)
+static int prep_crls(tb_tdx_prepared *p, const tb_tdx_collateral *c, tb_err *err)
 {
     win_init(&p->crl_win);
     if (check_crl(p->ec, c->root_ca_crl, c->root_ca_crl_len, &p->root_c, "root CA CRL", &p->crl_win,
@@ -323,7 +322,7 @@ out:
 }
 
 static int prep_signed(const char *pem, const char *what, const char *body, size_t len,
-                       const uint8_t sig[64], tb_attest_prepared *p, window *w, tb_err *err)
+                       const uint8_t sig[64], tb_tdx_prepared *p, window *w, tb_err *err)
 {
     const tb_attest_cert *signer = NULL;
     if (signer_chain(pem, what, p, w, &signer, err) < 0)
@@ -346,9 +345,9 @@ static int prep_signed(const char *pem, const char *what, const char *body, size
     return 0;
 }
 
-static tb_attest_prepared *prepare(const tb_attest_collateral *c, const tb_attest_root *root)
+static tb_tdx_prepared *prepare(const tb_tdx_collateral *c, const tb_attest_root *root)
 {
-    tb_attest_prepared *p = calloc(1, sizeof *p);
+    tb_tdx_prepared *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
     tb_err e;
@@ -366,37 +365,37 @@ static tb_attest_prepared *prepare(const tb_attest_collateral *c, const tb_attes
     int rl = i2d_X509(root->cert, &rd);
     if (rl <= 0 || !(p->root_der = dup_bytes(rd, (size_t)rl))) {
         OPENSSL_free(rd);
-        tb_attest_prepared_free(p);
+        tb_tdx_prepared_free(p);
         return NULL;
     }
     OPENSSL_free(rd);
     p->root_len = (size_t)rl;
     if (tb_attest_cert_parse(p->root_der, p->root_len, &p->root_c, &e) < 0) {
         tb_err_wrap(&e, "trusted root");
-        p->fail_step = TB_ATTEST_STEP_PCK_CHAIN;
+        p->fail_step = TB_TDX_STEP_PCK_CHAIN;
         goto fail;
     }
     if (!cn_has(&p->root_c, "SGX Root CA")) { /* QVL PckCertVerifier.cpp, TCBSigningChain.cpp */
         tb_errf(&e, "the trusted root is not an SGX root CA (its CN lacks \"SGX Root CA\"; "
                     "QVL: STATUS_SGX_ROOT_CA_MISSING)");
-        p->fail_step = TB_ATTEST_STEP_PCK_CHAIN;
+        p->fail_step = TB_TDX_STEP_PCK_CHAIN;
         goto fail;
     }
     if (prep_crls(p, c, &e) < 0) {
-        p->fail_step = TB_ATTEST_STEP_PCK_CHAIN;
+        p->fail_step = TB_TDX_STEP_PCK_CHAIN;
         goto fail;
     }
     if (prep_signed(c->tcb_info_issuer_chain, "TCB info", c->tcb_info, c->tcb_info_len,
                     c->tcb_info_sig, p, &p->tcb_win, &e) < 0 ||
-        tb_attest_tcb_info_parse(c->tcb_info, c->tcb_info_len, &p->tcb, &e) < 0) {
-        p->fail_step = TB_ATTEST_STEP_TCB_INFO;
+        tb_tdx_tcb_info_parse(c->tcb_info, c->tcb_info_len, &p->tcb, &e) < 0) {
+        p->fail_step = TB_TDX_STEP_TCB_INFO;
         goto fail;
     }
     win_add(&p->tcb_win, p->tcb.issue, p->tcb.next, "TCB info issueDate/nextUpdate");
     if (prep_signed(c->qe_identity_issuer_chain, "QE identity", c->qe_identity, c->qe_identity_len,
                     c->qe_identity_sig, p, &p->qe_win, &e) < 0 ||
-        tb_attest_qe_identity_parse(c->qe_identity, c->qe_identity_len, &p->qe, &e) < 0) {
-        p->fail_step = TB_ATTEST_STEP_QE_IDENTITY;
+        tb_tdx_qe_identity_parse(c->qe_identity, c->qe_identity_len, &p->qe, &e) < 0) {
+        p->fail_step = TB_TDX_STEP_QE_IDENTITY;
         goto fail;
     }
     win_add(&p->qe_win, p->qe.issue, p->qe.next, "QE identity issueDate/nextUpdate");
@@ -410,7 +409,7 @@ fail:
     return p;
 }
 
-void tb_attest_prepared_free(tb_attest_prepared *p)
+void tb_tdx_prepared_free(tb_tdx_prepared *p)
 {
     if (!p)
         return;
@@ -422,19 +421,19 @@ void tb_attest_prepared_free(tb_attest_prepared *p)
     free(p->pck_ca_der);
     free(p->signer_der[0]);
     free(p->signer_der[1]);
-    tb_attest_tcb_info_clear(&p->tcb);
-    tb_attest_qe_identity_clear(&p->qe);
+    tb_tdx_tcb_info_clear(&p->tcb);
+    tb_tdx_qe_identity_clear(&p->qe);
     free(p);
 }
 
-static void verdict_init(tb_attest_verdict *v, int simulated)
+static void verdict_init(tb_tdx_verdict *v, int simulated)
 {
     memset(v, 0, sizeof *v);
     v->result = TB_ATTEST_INVALID;
     v->simulated = simulated;
 }
 
-static int fail(tb_attest_verdict *v, tb_attest_step step, const char *reason)
+static int fail(tb_tdx_verdict *v, tb_tdx_step step, const char *reason)
 {
     v->result = TB_ATTEST_INVALID;
     v->step = step;
@@ -442,31 +441,31 @@ static int fail(tb_attest_verdict *v, tb_attest_step step, const char *reason)
     return -1;
 }
 
-int tb_attest_prepare(const tb_attest_collateral *c, int64_t now, const tb_attest_root *root,
-                      tb_attest_prepared **out, tb_attest_verdict *v, tb_err *err)
+int tb_tdx_prepare(const tb_tdx_collateral *c, int64_t now, const tb_attest_root *root,
+                   tb_tdx_prepared **out, tb_tdx_verdict *v, tb_err *err)
 {
     *out = NULL;
     verdict_init(v, root->simulated);
-    tb_attest_prepared *p = prepare(c, root);
+    tb_tdx_prepared *p = prepare(c, root);
     if (!p) {
-        fail(v, TB_ATTEST_STEP_NONE, "out of memory");
+        fail(v, TB_TDX_STEP_NONE, "out of memory");
         return tb_errf(err, "out of memory");
     }
     tb_err e = {{0}};
     if (p->fail_step) {
         fail(v, p->fail_step, p->fail_reason);
         tb_errf(err, "%s", p->fail_reason);
-        tb_attest_prepared_free(p);
+        tb_tdx_prepared_free(p);
         return -1;
     }
     /* Expired collateral still prepares: each verdict says so (TB_ATTEST_EXPIRED). */
-    tb_attest_step step = TB_ATTEST_STEP_PCK_CHAIN;
+    tb_tdx_step step = TB_TDX_STEP_PCK_CHAIN;
     if (win_started(&p->crl_win, now, "CRLs", &e) < 0 ||
-        (step = TB_ATTEST_STEP_TCB_INFO, win_started(&p->tcb_win, now, "TCB info", &e) < 0) ||
-        (step = TB_ATTEST_STEP_QE_IDENTITY, win_started(&p->qe_win, now, "QE identity", &e) < 0)) {
+        (step = TB_TDX_STEP_TCB_INFO, win_started(&p->tcb_win, now, "TCB info", &e) < 0) ||
+        (step = TB_TDX_STEP_QE_IDENTITY, win_started(&p->qe_win, now, "QE identity", &e) < 0)) {
         fail(v, step, e.msg);
         tb_errf(err, "%s", e.msg);
-        tb_attest_prepared_free(p);
+        tb_tdx_prepared_free(p);
         return -1;
     }
     *out = p;
@@ -475,14 +474,14 @@ int tb_attest_prepare(const tb_attest_collateral *c, int64_t now, const tb_attes
 
 /* ------------------------------------------------------------- the steps */
 
-static int step_header(const tb_attest_quote *q, tb_err *e)
+static int step_header(const tb_tdx_quote *q, tb_err *e)
 {
     if (q->version != 4 && q->version != 5)
         return tb_errf(e, "quote version %u (want 4 or 5)", q->version);
     if (q->att_key_type != 2)
         return tb_errf(e, "attestation key type %u (want 2, ECDSA-256 with P-256)",
                        q->att_key_type);
-    if (q->tee_type != TB_ATTEST_TDX_TEE_TYPE)
+    if (q->tee_type != TB_TDX_TEE_TYPE)
         return tb_errf(e, "TEE type 0x%x (want 0x81, TDX)", q->tee_type);
     if (memcmp(q->qe_vendor_id, INTEL_QE_VENDOR, 16))
         return tb_errf(e, "QE vendor ID is not Intel's (939a7233f79c4ca9940a0db3957f0607)");
@@ -491,11 +490,11 @@ static int step_header(const tb_attest_quote *q, tb_err *e)
 
 /* Step 2: the quote's PCK chain. *leaf points into *ders (caller frees the list).
  * The PCK CA is parsed and checked only when it is not the PCK CRL's issuer that
- * tb_attest_prepare already checked (compared as DER bytes). The chain's validity window
+ * tb_tdx_prepare already checked (compared as DER bytes). The chain's validity window
  * goes to *w (its start is checked here, its end by the caller). */
-static int step_pck_chain(void *ec, const tb_attest_quote *q, const tb_attest_prepared *p,
-                          int64_t now, tb_attest_der_list *l, tb_attest_cert *leaf,
-                          tb_attest_pck_info *pck, window *w, tb_err *e)
+static int step_pck_chain(void *ec, const tb_tdx_quote *q, const tb_tdx_prepared *p, int64_t now,
+                          tb_attest_der_list *l, tb_attest_cert *leaf, tb_tdx_pck_info *pck,
+                          window *w, tb_err *e)
 {
     if (tb_attest_pem_certs_to_der(q->pck_chain, q->pck_chain_len, l, e) < 0)
         return tb_err_wrap(e, "PCK certificate chain");
@@ -543,13 +542,13 @@ static int step_pck_chain(void *ec, const tb_attest_quote *q, const tb_attest_pr
         return -1;
     if (!leaf->sgx_ext)
         return tb_errf(e, "PCK certificate has no SGX extension (1.2.840.113741.1.13.1)");
-    if (tb_attest_pck_info_from_ext(leaf->sgx_ext, leaf->sgx_ext_len, pck, e) < 0)
+    if (tb_tdx_pck_info_from_ext(leaf->sgx_ext, leaf->sgx_ext_len, pck, e) < 0)
         return tb_err_wrap(e, "PCK certificate");
     pck->ca_platform = cn_has(ca, "Platform");
     return 0;
 }
 
-static int step_tcb_info(const tb_attest_prepared *p, const tb_attest_pck_info *pck, tb_err *e)
+static int step_tcb_info(const tb_tdx_prepared *p, const tb_tdx_pck_info *pck, tb_err *e)
 {
     char a[13], b[13];
     if (memcmp(p->tcb.fmspc, pck->fmspc, 6)) {
@@ -568,11 +567,11 @@ static int step_tcb_info(const tb_attest_prepared *p, const tb_attest_pck_info *
 /* Step 4 (QVL EnclaveReportVerifier.cpp): *lvl is the first QE identity level (document
  * order) with isvsvn <= the QE's, NULL when there is none (TCB_NOT_SUPPORTED, judged in
  * step 8 as QVL's TcbLevelCheck.cpp does). */
-static int step_qe_identity(const tb_attest_quote *q, const tb_attest_prepared *p,
-                            const tb_attest_tcb_level **lvl, tb_err *e)
+static int step_qe_identity(const tb_tdx_quote *q, const tb_tdx_prepared *p,
+                            const tb_tdx_tcb_level **lvl, tb_err *e)
 {
-    const tb_attest_sgx_report *r = &q->qe_report;
-    const tb_attest_qe_identity *id = &p->qe;
+    const tb_tdx_sgx_report *r = &q->qe_report;
+    const tb_tdx_qe_identity *id = &p->qe;
     if ((r->miscselect & id->miscselect_mask) != id->miscselect)
         return tb_errf(e, "QE MISCSELECT 0x%08x (masked) differs from the QE identity's 0x%08x",
                        r->miscselect & id->miscselect_mask, id->miscselect);
@@ -593,9 +592,9 @@ static int step_qe_identity(const tb_attest_quote *q, const tb_attest_prepared *
     return 0;
 }
 
-static int step_qe_report(void *ec, const tb_attest_quote *q, const tb_attest_cert *leaf, tb_err *e)
+static int step_qe_report(void *ec, const tb_tdx_quote *q, const tb_attest_cert *leaf, tb_err *e)
 {
-    if (!tb_attest_p256_verify_ctx(ec, leaf->pub, q->qe_report_raw, TB_ATTEST_SGX_REPORT_LEN,
+    if (!tb_attest_p256_verify_ctx(ec, leaf->pub, q->qe_report_raw, TB_TDX_SGX_REPORT_LEN,
                                    q->qe_report_sig))
         return tb_errf(e, "QE report signature does not verify with the PCK key");
     uint8_t h[32];
@@ -613,7 +612,7 @@ static int step_qe_report(void *ec, const tb_attest_quote *q, const tb_attest_ce
     return 0;
 }
 
-static int step_quote_sig(void *ec, const tb_attest_quote *q, tb_err *e)
+static int step_quote_sig(void *ec, const tb_tdx_quote *q, tb_err *e)
 {
     uint8_t pub[65];
     pub[0] = 0x04;
@@ -625,7 +624,7 @@ static int step_quote_sig(void *ec, const tb_attest_quote *q, tb_err *e)
 
 /* QVL TdxModuleCheck.cpp findTdxModuleIdentity: "TDX_" + the major version as two
  * upper-case hex digits, compared with each id upper-cased; the first match wins. */
-static const tb_attest_module_identity *find_identity(const tb_attest_tcb_info *t, uint8_t major)
+static const tb_tdx_module_identity *find_identity(const tb_tdx_tcb_info *t, uint8_t major)
 {
     char want[8];
     snprintf(want, sizeof want, "TDX_%02X", major);
@@ -646,8 +645,8 @@ static const tb_attest_module_identity *find_identity(const tb_attest_tcb_info *
 /* Step 7 (QVL QuoteVerifier.cpp 4.1.2.4.11): the module identity (*mid: the
  * tdxModuleIdentities entry, NULL when TEE_TCB_SVN[1] is 0 and tdxModule applies),
  * MRSIGNERSEAM equal to its mrsigner, SEAMATTRIBUTES zero and equal to its attributes. */
-static int step_module(const tb_attest_quote *q, const tb_attest_prepared *p,
-                       const tb_attest_module_identity **mid, tb_err *e)
+static int step_module(const tb_tdx_quote *q, const tb_tdx_prepared *p,
+                       const tb_tdx_module_identity **mid, tb_err *e)
 {
     uint8_t major = q->td.tee_tcb_svn[1];
     const uint8_t *mrsigner = p->tcb.module.mrsigner, *attributes = p->tcb.module.attributes;
@@ -674,7 +673,7 @@ static int step_module(const tb_attest_quote *q, const tb_attest_prepared *p,
 /* The QE status as QVL's EnclaveReportVerifier.cpp gives it. */
 enum { QE_OK, QE_OUT_OF_DATE, QE_REVOKED, QE_NOT_SUPPORTED };
 
-static int qe_class(const tb_attest_tcb_level *l)
+static int qe_class(const tb_tdx_tcb_level *l)
 {
     if (!l)
         return QE_NOT_SUPPORTED;
@@ -709,8 +708,8 @@ static int converge(int s, int other_out_of_date, int other_revoked)
 
 /* QVL TDRelaunchCheck.cpp checkForRelaunch (TDX 1.5 quotes). Returns the status, or -1
  * with *e set (TDX module identity of TEE_TCB_SVN2 missing: STATUS_TDX_MODULE_MISMATCH). */
-static int relaunch(const tb_attest_quote *q, const tb_attest_prepared *p, int sgx_status,
-                    int tdx_status, int module_status, int qe, tb_err *e)
+static int relaunch(const tb_tdx_quote *q, const tb_tdx_prepared *p, int sgx_status, int tdx_status,
+                    int module_status, int qe, tb_err *e)
 {
     const uint8_t *svn2 = q->td.tee_tcb_svn2;
     if (qe != QE_OK)
@@ -724,12 +723,12 @@ static int relaunch(const tb_attest_quote *q, const tb_attest_prepared *p, int s
         return tdx_status;
     if (module_status != TB_ATTEST_TCB_OUT_OF_DATE)
         return tdx_status;
-    const tb_attest_tcb_level *latest = &p->tcb.levels[0]; /* highest first */
+    const tb_tdx_tcb_level *latest = &p->tcb.levels[0]; /* highest first */
     int ok;
     if (svn2[1] == 0) {
         ok = svn2[0] >= latest->tdx[0] && svn2[2] >= latest->tdx[2];
     } else {
-        const tb_attest_module_identity *m2 = find_identity(&p->tcb, svn2[1]);
+        const tb_tdx_module_identity *m2 = find_identity(&p->tcb, svn2[1]);
         if (!m2)
             return tb_errf(e,
                            "TCB info has no tdxModuleIdentities entry TDX_%02X for TEE_TCB_SVN2 "
@@ -745,9 +744,9 @@ static int relaunch(const tb_attest_quote *q, const tb_attest_prepared *p, int s
 }
 
 /* Adds a level's advisory IDs to the verdict's union, each ID once: an ID already there
- * gains the level's bit. The union holds at most TB_ATTEST_ADVISORY_BYTES of IDs (any
+ * gains the level's bit. The union holds at most TB_TDX_ADVISORY_BYTES of IDs (any
  * number, any length: an ID is at least one byte and its NUL). */
-static void add_advisories(tb_attest_verdict *v, const tb_attest_adv_list *a, unsigned level)
+static void add_advisories(tb_tdx_verdict *v, const tb_tdx_adv_list *a, unsigned level)
 {
     const char *id = a->ids;
     size_t used = 0;
@@ -774,21 +773,21 @@ static void add_advisories(tb_attest_verdict *v, const tb_attest_adv_list *a, un
     }
 }
 
-const char *tb_attest_adv_level_name(unsigned bit)
+const char *tb_tdx_adv_level_name(unsigned bit)
 {
     switch (bit) {
-    case TB_ATTEST_ADV_PLATFORM:
+    case TB_TDX_ADV_PLATFORM:
         return "platform";
-    case TB_ATTEST_ADV_TDX_MODULE:
+    case TB_TDX_ADV_TDX_MODULE:
         return "tdx_module";
-    case TB_ATTEST_ADV_QE:
+    case TB_TDX_ADV_QE:
         return "qe";
     default:
         return NULL;
     }
 }
 
-const char *tb_attest_verdict_advisory(const tb_attest_verdict *v, int i)
+const char *tb_tdx_verdict_advisory(const tb_tdx_verdict *v, int i)
 {
     if (i < 0 || i >= v->n_advisories)
         return NULL;
@@ -800,17 +799,17 @@ const char *tb_attest_verdict_advisory(const tb_attest_verdict *v, int i)
 
 /* Step 8, QVL TcbLevelCheck.cpp checkTcbLevel (TDX path): fills the verdict's statuses,
  * dates and advisories; -1 with *step and *e on a failure. */
-static int step_tcb_level(const tb_attest_quote *q, const tb_attest_prepared *p,
-                          const tb_attest_pck_info *pck, const tb_attest_module_identity *mid,
-                          const tb_attest_tcb_level *qe_lvl, tb_attest_verdict *v,
-                          tb_attest_step *step, tb_err *e)
+static int step_tcb_level(const tb_tdx_quote *q, const tb_tdx_prepared *p,
+                          const tb_tdx_pck_info *pck, const tb_tdx_module_identity *mid,
+                          const tb_tdx_tcb_level *qe_lvl, tb_tdx_verdict *v, tb_tdx_step *step,
+                          tb_err *e)
 {
     const uint8_t *svn = q->td.tee_tcb_svn;
-    const tb_attest_tcb_level *sgx_lvl = NULL, *tdx_lvl = NULL;
+    const tb_tdx_tcb_level *sgx_lvl = NULL, *tdx_lvl = NULL;
     int start = svn[1] != 0 ? 2 : 0;
-    *step = TB_ATTEST_STEP_TCB_LEVEL;
+    *step = TB_TDX_STEP_TCB_LEVEL;
     for (int i = 0; i < p->tcb.n_levels && !tdx_lvl; i++) {
-        const tb_attest_tcb_level *l = &p->tcb.levels[i];
+        const tb_tdx_tcb_level *l = &p->tcb.levels[i];
         int ok = pck->pcesvn >= l->pcesvn;
         for (int k = 0; ok && k < 16; k++)
             ok = pck->sgx_comp[k] >= l->sgx[k];
@@ -828,13 +827,13 @@ static int step_tcb_level(const tb_attest_quote *q, const tb_attest_prepared *p,
     if (!tdx_lvl) /* the SGX components and PCESVN matched sgx_lvl; TEE_TCB_SVN matches none */
         return tb_errf(e, "no TCB level matches the platform (Intel: TCB_NOT_SUPPORTED)");
     /* The TDX module's TCB level (TdxModuleCheck.cpp checkTdxModuleTcbStatus). */
-    const tb_attest_tcb_level *mod_lvl = NULL;
+    const tb_tdx_tcb_level *mod_lvl = NULL;
     int module_status = TB_ATTEST_TCB_UP_TO_DATE;
     if (mid) {
         for (int i = 0; i < mid->n_levels && !mod_lvl; i++)
             if (mid->levels[i].isvsvn <= svn[0])
                 mod_lvl = &mid->levels[i];
-        *step = TB_ATTEST_STEP_TDX_MODULE;
+        *step = TB_TDX_STEP_TDX_MODULE;
         if (!mod_lvl)
             return tb_errf(e,
                            "TDX module SVN %u is below every TCB level of %s (Intel: "
@@ -847,7 +846,7 @@ static int step_tcb_level(const tb_attest_quote *q, const tb_attest_prepared *p,
                            "TCB_UNRECOGNIZED_STATUS)",
                            mod_lvl->isvsvn, mid->id, mod_lvl->status_text);
         module_status = mod_lvl->status;
-        *step = TB_ATTEST_STEP_TCB_LEVEL;
+        *step = TB_TDX_STEP_TCB_LEVEL;
     }
     int qe = qe_class(qe_lvl);
     int status = converge(tdx_lvl->status, module_status == TB_ATTEST_TCB_OUT_OF_DATE,
@@ -856,12 +855,12 @@ static int step_tcb_level(const tb_attest_quote *q, const tb_attest_prepared *p,
         if (q->body_type == 3) {
             status = relaunch(q, p, sgx_lvl->status, status, module_status, qe, e);
             if (status < 0) {
-                *step = TB_ATTEST_STEP_TDX_MODULE;
+                *step = TB_TDX_STEP_TDX_MODULE;
                 return -1;
             }
         }
         if (qe == QE_NOT_SUPPORTED) {
-            *step = TB_ATTEST_STEP_QE_IDENTITY;
+            *step = TB_TDX_STEP_QE_IDENTITY;
             return tb_errf(e,
                            "QE ISVSVN %u is below every QE identity TCB level (Intel: "
                            "TCB_NOT_SUPPORTED; QVL before mid-2023 said Revoked)",
@@ -881,16 +880,16 @@ static int step_tcb_level(const tb_attest_quote *q, const tb_attest_prepared *p,
         snprintf(v->qe_tcb_date, sizeof v->qe_tcb_date, "%s", qe_lvl->date);
     if (mod_lvl)
         snprintf(v->module_tcb_date, sizeof v->module_tcb_date, "%s", mod_lvl->date);
-    add_advisories(v, &tdx_lvl->adv, TB_ATTEST_ADV_PLATFORM);
+    add_advisories(v, &tdx_lvl->adv, TB_TDX_ADV_PLATFORM);
     if (mod_lvl)
-        add_advisories(v, &mod_lvl->adv, TB_ATTEST_ADV_TDX_MODULE);
+        add_advisories(v, &mod_lvl->adv, TB_TDX_ADV_TDX_MODULE);
     if (qe_lvl)
-        add_advisories(v, &qe_lvl->adv, TB_ATTEST_ADV_QE);
+        add_advisories(v, &qe_lvl->adv, TB_TDX_ADV_QE);
     return 0;
 }
 
-static int apply_policy(const tb_attest_quote *q, const tb_attest_policy *pol, int64_t now,
-                        tb_attest_step exp_step, tb_attest_verdict *v)
+static int apply_policy(const tb_tdx_quote *q, const tb_attest_policy *pol, int64_t now,
+                        tb_tdx_step exp_step, tb_tdx_verdict *v)
 {
     tb_attest_policy def;
     if (!pol) {
@@ -910,7 +909,7 @@ static int apply_policy(const tb_attest_quote *q, const tb_attest_policy *pol, i
                  a, v->collateral_expiration_what, b);
         return -1;
     }
-    const tb_attest_td_report *t = &q->td;
+    const tb_tdx_td_report *t = &q->td;
     char why[TB_ERR_MAX] = "";
     if (tb_attest_policy_has_snp(pol))
         snprintf(why, sizeof why, "the policy sets SEV-SNP requirements; this is a TDX quote");
@@ -937,78 +936,78 @@ static int apply_policy(const tb_attest_quote *q, const tb_attest_policy *pol, i
     }
     if (why[0]) {
         v->result = TB_ATTEST_REFUSED;
-        v->step = TB_ATTEST_STEP_POLICY;
+        v->step = TB_TDX_STEP_POLICY;
         snprintf(v->reason, sizeof v->reason, "%s", why);
         return -1;
     }
     v->result = TB_ATTEST_ACCEPTED;
-    v->step = TB_ATTEST_STEP_NONE;
+    v->step = TB_TDX_STEP_NONE;
     return 0;
 }
 
-static int verify_quote(const tb_attest_quote *q, const tb_attest_prepared *p, int64_t now,
-                        const tb_attest_policy *pol, tb_attest_verdict *v)
+static int verify_quote(const tb_tdx_quote *q, const tb_tdx_prepared *p, int64_t now,
+                        const tb_attest_policy *pol, tb_tdx_verdict *v)
 {
     tb_err e = {{0}};
-    tb_attest_step exp_step = TB_ATTEST_STEP_NONE, step;
-    v->debug = tb_attest_quote_is_debug(q);
+    tb_tdx_step exp_step = TB_TDX_STEP_NONE, step;
+    v->debug = tb_tdx_quote_is_debug(q);
     if (step_header(q, &e) < 0)
-        return fail(v, TB_ATTEST_STEP_HEADER, e.msg);
+        return fail(v, TB_TDX_STEP_HEADER, e.msg);
     /* 2 */
-    if (p->fail_step == TB_ATTEST_STEP_PCK_CHAIN)
-        return fail(v, TB_ATTEST_STEP_PCK_CHAIN, p->fail_reason);
+    if (p->fail_step == TB_TDX_STEP_PCK_CHAIN)
+        return fail(v, TB_TDX_STEP_PCK_CHAIN, p->fail_reason);
     if (win_started(&p->crl_win, now, "CRLs", &e) < 0)
-        return fail(v, TB_ATTEST_STEP_PCK_CHAIN, e.msg);
-    note_expiry(v, &p->crl_win, TB_ATTEST_STEP_PCK_CHAIN, &exp_step);
+        return fail(v, TB_TDX_STEP_PCK_CHAIN, e.msg);
+    note_expiry(v, &p->crl_win, TB_TDX_STEP_PCK_CHAIN, &exp_step);
     void *ec = tb_attest_p256_ctx_from(p->group);
     if (!ec)
-        return fail(v, TB_ATTEST_STEP_NONE, "out of memory");
+        return fail(v, TB_TDX_STEP_NONE, "out of memory");
     tb_attest_der_list chain = {0};
     tb_attest_cert leaf;
-    tb_attest_pck_info pck;
+    tb_tdx_pck_info pck;
     window w;
     if (step_pck_chain(ec, q, p, now, &chain, &leaf, &pck, &w, &e) < 0) {
         tb_attest_der_list_clear(&chain);
         tb_attest_p256_ctx_free(ec);
-        return fail(v, TB_ATTEST_STEP_PCK_CHAIN, e.msg);
+        return fail(v, TB_TDX_STEP_PCK_CHAIN, e.msg);
     }
-    note_expiry(v, &w, TB_ATTEST_STEP_PCK_CHAIN, &exp_step);
+    note_expiry(v, &w, TB_TDX_STEP_PCK_CHAIN, &exp_step);
     tb_hex_encode(pck.fmspc, 6, v->fmspc);
     int rc = -1;
-    const tb_attest_tcb_level *qe_lvl = NULL;
-    const tb_attest_module_identity *mid = NULL;
+    const tb_tdx_tcb_level *qe_lvl = NULL;
+    const tb_tdx_module_identity *mid = NULL;
     /* 3 */
-    if (p->fail_step == TB_ATTEST_STEP_TCB_INFO) {
-        fail(v, TB_ATTEST_STEP_TCB_INFO, p->fail_reason);
+    if (p->fail_step == TB_TDX_STEP_TCB_INFO) {
+        fail(v, TB_TDX_STEP_TCB_INFO, p->fail_reason);
         goto out;
     }
     if (win_started(&p->tcb_win, now, "TCB info", &e) < 0 || step_tcb_info(p, &pck, &e) < 0) {
-        fail(v, TB_ATTEST_STEP_TCB_INFO, e.msg);
+        fail(v, TB_TDX_STEP_TCB_INFO, e.msg);
         goto out;
     }
-    note_expiry(v, &p->tcb_win, TB_ATTEST_STEP_TCB_INFO, &exp_step);
+    note_expiry(v, &p->tcb_win, TB_TDX_STEP_TCB_INFO, &exp_step);
     /* 4 */
-    if (p->fail_step == TB_ATTEST_STEP_QE_IDENTITY) {
-        fail(v, TB_ATTEST_STEP_QE_IDENTITY, p->fail_reason);
+    if (p->fail_step == TB_TDX_STEP_QE_IDENTITY) {
+        fail(v, TB_TDX_STEP_QE_IDENTITY, p->fail_reason);
         goto out;
     }
     if (win_started(&p->qe_win, now, "QE identity", &e) < 0 ||
         step_qe_identity(q, p, &qe_lvl, &e) < 0) {
-        fail(v, TB_ATTEST_STEP_QE_IDENTITY, e.msg);
+        fail(v, TB_TDX_STEP_QE_IDENTITY, e.msg);
         goto out;
     }
-    note_expiry(v, &p->qe_win, TB_ATTEST_STEP_QE_IDENTITY, &exp_step);
+    note_expiry(v, &p->qe_win, TB_TDX_STEP_QE_IDENTITY, &exp_step);
     /* 5, 6, 7 */
     if (step_qe_report(ec, q, &leaf, &e) < 0) {
-        fail(v, TB_ATTEST_STEP_QE_REPORT, e.msg);
+        fail(v, TB_TDX_STEP_QE_REPORT, e.msg);
         goto out;
     }
     if (step_quote_sig(ec, q, &e) < 0) {
-        fail(v, TB_ATTEST_STEP_QUOTE_SIGNATURE, e.msg);
+        fail(v, TB_TDX_STEP_QUOTE_SIGNATURE, e.msg);
         goto out;
     }
     if (step_module(q, p, &mid, &e) < 0) {
-        fail(v, TB_ATTEST_STEP_TDX_MODULE, e.msg);
+        fail(v, TB_TDX_STEP_TDX_MODULE, e.msg);
         goto out;
     }
     /* 8 */
@@ -1024,42 +1023,41 @@ out:
     return rc;
 }
 
-int tb_attest_verify_prepared(const uint8_t *quote, size_t len, const tb_attest_prepared *p,
-                              int64_t now, const tb_attest_policy *policy, tb_attest_verdict *v)
+int tb_tdx_verify_prepared(const uint8_t *quote, size_t len, const tb_tdx_prepared *p, int64_t now,
+                           const tb_attest_policy *policy, tb_tdx_verdict *v)
 {
     verdict_init(v, p->simulated);
-    tb_attest_quote *q = NULL;
+    tb_tdx_quote *q = NULL;
     tb_err e = {{0}};
-    if (tb_attest_quote_parse(quote, len, &q, &e) < 0)
-        return fail(v, TB_ATTEST_STEP_PARSE, e.msg);
+    if (tb_tdx_quote_parse(quote, len, &q, &e) < 0)
+        return fail(v, TB_TDX_STEP_PARSE, e.msg);
     int rc = verify_quote(q, p, now, policy, v);
-    tb_attest_quote_free(q);
+    tb_tdx_quote_free(q);
     return rc;
 }
 
-int tb_attest_verify(const uint8_t *quote, size_t len, const tb_attest_collateral *c, int64_t now,
-                     const tb_attest_policy *policy, const tb_attest_root *root,
-                     tb_attest_verdict *v)
+int tb_tdx_verify(const uint8_t *quote, size_t len, const tb_tdx_collateral *c, int64_t now,
+                  const tb_attest_policy *policy, const tb_attest_root *root, tb_tdx_verdict *v)
 {
     verdict_init(v, root->simulated);
-    tb_attest_quote *q = NULL;
+    tb_tdx_quote *q = NULL;
     tb_err e = {{0}};
-    if (tb_attest_quote_parse(quote, len, &q, &e) < 0)
-        return fail(v, TB_ATTEST_STEP_PARSE, e.msg);
+    if (tb_tdx_quote_parse(quote, len, &q, &e) < 0)
+        return fail(v, TB_TDX_STEP_PARSE, e.msg);
     /* Step 1 before touching the collateral, as QVL does. */
     if (step_header(q, &e) < 0) {
-        tb_attest_quote_free(q);
-        return fail(v, TB_ATTEST_STEP_HEADER, e.msg);
+        tb_tdx_quote_free(q);
+        return fail(v, TB_TDX_STEP_HEADER, e.msg);
     }
-    tb_attest_prepared *p = prepare(c, root);
+    tb_tdx_prepared *p = prepare(c, root);
     int rc;
     if (!p) {
-        rc = fail(v, TB_ATTEST_STEP_NONE, "out of memory");
+        rc = fail(v, TB_TDX_STEP_NONE, "out of memory");
     } else {
         rc = verify_quote(q, p, now, policy, v);
         v->simulated = p->simulated;
     }
-    tb_attest_prepared_free(p);
-    tb_attest_quote_free(q);
+    tb_tdx_prepared_free(p);
+    tb_tdx_quote_free(q);
     return rc;
 }

@@ -1,4 +1,4 @@
-/* attest/snp_kds: SEV-SNP certificates from AMD's Key Distribution Service (or a look-alike)
+/* attest/snp/kds: SEV-SNP certificates from AMD's Key Distribution Service (or a look-alike)
  * with libcurl, through an on-disk cache.
  *
  *   GET <base>/vcek/v1/<Product>/<hwid>?blSPL=B&teeSPL=T&snpSPL=S&ucodeSPL=U[&fmcSPL=F]
@@ -12,11 +12,11 @@
  * <Product>-vcek-<hwid>-<bl>-<tee>-<snp>-<ucode>[-<fmc>].der, <Product>-cert_chain.pem and
  * <Product>-crl.der. A piece is used while it parses and is valid at now (the CRL: before
  * its nextUpdate); otherwise it is fetched. Invariant: nothing enters the cache before it
- * verified a report (tb_attest_snp_kds_cache_put is called by the verifier's caller after
+ * verified a report (tb_snp_kds_cache_put is called by the verifier's caller after
  * an ACCEPTED or REFUSED verdict), and writes are atomic. */
-#include "attest/http.h"
+#include "attest/common/http.h"
 #include "attest/internal.h"
-#include "attest/snp.h"
+#include "attest/snp/snp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,8 +51,8 @@ static long retry_after_s(const char *v)
     return end != v && s >= 0 ? s : -1;
 }
 
-static int get(CURL *c, const char *url, const tb_attest_snp_kds_opts *o, tb_attest_http *r,
-               int *requests, tb_err *err)
+static int get(CURL *c, const char *url, const tb_snp_kds_opts *o, tb_attest_http *r, int *requests,
+               tb_err *err)
 {
     int retries = o->max_retries > 0 ? o->max_retries : 3;
     long cap = o->max_retry_wait_ms > 0 ? o->max_retry_wait_ms : 10000;
@@ -77,8 +77,7 @@ static int get(CURL *c, const char *url, const tb_attest_snp_kds_opts *o, tb_att
     }
 }
 
-static int cache_dir(const char *base, const tb_attest_snp_kds_opts *o, char *out, size_t n,
-                     tb_err *err)
+static int cache_dir(const char *base, const tb_snp_kds_opts *o, char *out, size_t n, tb_err *err)
 {
     char root[4096], h[17];
     uint8_t md[SHA256_DIGEST_LENGTH];
@@ -95,15 +94,15 @@ static int cache_dir(const char *base, const tb_attest_snp_kds_opts *o, char *ou
 }
 
 /* The VCEK's path component: <hwid>?blSPL=.. (url) and its cache name. */
-static int vcek_names(const tb_attest_snp_report *r, tb_attest_snp_product p, char *url_tail,
-                      size_t un, char *file, size_t fn)
+static int vcek_names(const tb_snp_report *r, tb_snp_product p, char *url_tail, size_t un,
+                      char *file, size_t fn)
 {
-    tb_attest_snp_tcb t;
-    tb_attest_snp_tcb_decode(r->reported_tcb, p, &t);
+    tb_snp_tcb t;
+    tb_snp_tcb_decode(r->reported_tcb, p, &t);
     char hw[129];
-    size_t hl = p == TB_ATTEST_SNP_TURIN ? 8 : 64;
+    size_t hl = p == TB_SNP_TURIN ? 8 : 64;
     tb_hex_encode(r->chip_id, hl, hw);
-    const char *pn = tb_attest_snp_product_name(p);
+    const char *pn = tb_snp_product_name(p);
     if (t.has_fmc) {
         snprintf(url_tail, un, "%s?fmcSPL=%u&blSPL=%u&teeSPL=%u&snpSPL=%u&ucodeSPL=%u", hw, t.fmc,
                  t.bl, t.tee, t.snp, t.ucode);
@@ -119,10 +118,9 @@ static int vcek_names(const tb_attest_snp_report *r, tb_attest_snp_product p, ch
 
 static int cert_ok(const uint8_t *d, size_t n, int64_t now)
 {
-    tb_attest_snp_cert c;
+    tb_snp_cert c;
     tb_err e;
-    return tb_attest_snp_cert_parse(d, n, &c, &e) == 0 && now >= c.id.not_before &&
-           now <= c.id.not_after;
+    return tb_snp_cert_parse(d, n, &c, &e) == 0 && now >= c.id.not_before && now <= c.id.not_after;
 }
 
 /* A cached piece: 1 hit (*out malloc'd), 0 miss. kind: 0 cert, 1 chain (PEM), 2 CRL. */
@@ -139,11 +137,11 @@ static int cache_get(const char *dir, const char *file, int kind, int64_t now, t
         ok = cert_ok(out->p, out->len, now);
     } else if (kind == 2) {
         tb_attest_crl crl;
-        ok = tb_attest_snp_crl_parse(out->p, out->len, &crl, &e) == 0 && now < crl.next_update;
+        ok = tb_snp_crl_parse(out->p, out->len, &crl, &e) == 0 && now < crl.next_update;
     } else { /* the chain's signatures are checked by the verifier like a fetched one's */
-        tb_attest_snp_certs t = {0};
-        ok = tb_attest_snp_chain_from_pem(out->p, out->len, &t, &e) == 0;
-        tb_attest_snp_certs_clear(&t);
+        tb_snp_certs t = {0};
+        ok = tb_snp_chain_from_pem(out->p, out->len, &t, &e) == 0;
+        tb_snp_certs_clear(&t);
     }
     if (!ok)
         tb_buf_clear(out);
@@ -158,30 +156,29 @@ static int cache_put_one(const char *dir, const char *file, const void *p, size_
     return tb_file_write_atomic(path, p, n, err);
 }
 
-static int names(const char *base, const tb_attest_snp_report *r, tb_attest_snp_product p,
-                 const tb_attest_snp_kds_opts *o, char *dir, char *vtail, char *vfile, char *chain,
+static int names(const char *base, const tb_snp_report *r, tb_snp_product p,
+                 const tb_snp_kds_opts *o, char *dir, char *vtail, char *vfile, char *chain,
                  char *crl, tb_err *err)
 {
-    if (p <= TB_ATTEST_SNP_UNKNOWN || p >= TB_ATTEST_SNP_PRODUCT_COUNT)
+    if (p <= TB_SNP_UNKNOWN || p >= TB_SNP_PRODUCT_COUNT)
         return tb_errf(err, "unknown SEV-SNP product");
-    if (tb_attest_snp_signing_key(r) != 0)
+    if (tb_snp_signing_key(r) != 0)
         return tb_errf(err, "the report is signed by a VLEK: the KDS serves VLEKs only to "
                             "cloud providers (give --certs with vlek.der)");
     if (cache_dir(base, o, dir, 4096, err) < 0)
         return -1;
     vcek_names(r, p, vtail, 256, vfile, 256);
-    const char *pn = tb_attest_snp_product_name(p);
+    const char *pn = tb_snp_product_name(p);
     snprintf(chain, 64, "%s-cert_chain.pem", pn);
     snprintf(crl, 64, "%s-crl.der", pn);
     return 0;
 }
 
-int tb_attest_snp_kds_cache_put(const char *base, const tb_attest_snp_report *r,
-                                tb_attest_snp_product p, const tb_attest_snp_kds_opts *o,
-                                const tb_attest_snp_certs *c, tb_err *err)
+int tb_snp_kds_cache_put(const char *base, const tb_snp_report *r, tb_snp_product p,
+                         const tb_snp_kds_opts *o, const tb_snp_certs *c, tb_err *err)
 {
     char dir[4096], vtail[256], vfile[256], chain[64], crl[64];
-    tb_attest_snp_kds_opts def = {0};
+    tb_snp_kds_opts def = {0};
     if (!o)
         o = &def;
     if (names(base, r, p, o, dir, vtail, vfile, chain, crl, err) < 0 || tb_mkdirs(dir, err) < 0)
@@ -221,13 +218,12 @@ static int take(tb_buf *b, uint8_t **p, size_t *n)
     return 0;
 }
 
-int tb_attest_snp_kds_fetch(const char *base, const tb_attest_snp_report *r,
-                            tb_attest_snp_product p, int64_t now, const tb_attest_snp_kds_opts *o,
-                            tb_attest_snp_certs *out, int *requests, tb_err *err)
+int tb_snp_kds_fetch(const char *base, const tb_snp_report *r, tb_snp_product p, int64_t now,
+                     const tb_snp_kds_opts *o, tb_snp_certs *out, int *requests, tb_err *err)
 {
     memset(out, 0, sizeof *out);
     *requests = 0;
-    tb_attest_snp_kds_opts def = {0};
+    tb_snp_kds_opts def = {0};
     if (!o)
         o = &def;
     char dir[4096], vtail[256], vfile[256], chain[64], crl[64], url[2600];
@@ -238,7 +234,7 @@ int tb_attest_snp_kds_fetch(const char *base, const tb_attest_snp_report *r,
     size_t bl = strlen(base);
     while (bl && base[bl - 1] == '/')
         bl--;
-    const char *pn = tb_attest_snp_product_name(p);
+    const char *pn = tb_snp_product_name(p);
     tb_buf b = {0};
     CURL *c = NULL;
     tb_attest_http rs = {0};
@@ -264,7 +260,7 @@ int tb_attest_snp_kds_fetch(const char *base, const tb_attest_snp_report *r,
             take(&b, &out->vcek, &out->vcek_len);
         else if (piece[i].kind == 2)
             take(&b, &out->crl, &out->crl_len);
-        else if (tb_attest_snp_chain_from_pem(b.p, b.len, out, err) < 0) {
+        else if (tb_snp_chain_from_pem(b.p, b.len, out, err) < 0) {
             tb_err_wrap(err, "%.*s/vcek/v1/%s/cert_chain", (int)bl, base, pn);
             goto out;
         }
@@ -277,6 +273,6 @@ out:
     if (c)
         curl_easy_cleanup(c);
     if (rc < 0)
-        tb_attest_snp_certs_clear(out);
+        tb_snp_certs_clear(out);
     return rc;
 }

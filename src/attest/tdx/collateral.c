@@ -1,4 +1,4 @@
-/* attest/collateral: the four pieces of DCAP collateral, loaded and saved.
+/* attest/tdx/collateral: the four pieces of DCAP collateral, loaded and saved.
  * All JSON is read with jsontok.c (strict, duplicate fields refused); jansson only
  * writes the dcap-qvl format.
  *
@@ -14,7 +14,7 @@
  *      tcb_info_issuer_chain.pem, qe_identity_issuer_chain.pem, pck_crl_issuer_chain.pem
  *    The signed bytes are the exact byte span of the tcbInfo / enclaveIdentity value
  *    (a token's span in jsontok.c), never a re-serialization.
- * Invariant: a loaded tb_attest_collateral has every field set (non-NULL, non-empty). */
+ * Invariant: a loaded tb_tdx_collateral has every field set (non-NULL, non-empty). */
 #include "attest/internal.h"
 
 #include <stdio.h>
@@ -30,7 +30,7 @@
 
 #define COLLATERAL_MAX (8u << 20)
 
-void tb_attest_collateral_clear(tb_attest_collateral *c)
+void tb_tdx_collateral_clear(tb_tdx_collateral *c)
 {
     if (!c)
         return;
@@ -147,8 +147,7 @@ static int parse_doc(const char *text, size_t n, tb_attest_jdoc *d, tb_err *err)
     return 0;
 }
 
-int tb_attest_collateral_parse_json(const char *text, size_t n, tb_attest_collateral *c,
-                                    tb_err *err)
+int tb_tdx_collateral_parse_json(const char *text, size_t n, tb_tdx_collateral *c, tb_err *err)
 {
     memset(c, 0, sizeof *c);
     tb_attest_jdoc d;
@@ -170,11 +169,11 @@ int tb_attest_collateral_parse_json(const char *text, size_t n, tb_attest_collat
 out:
     tb_attest_json_clear(&d);
     if (rc < 0)
-        tb_attest_collateral_clear(c);
+        tb_tdx_collateral_clear(c);
     return rc;
 }
 
-int tb_attest_collateral_to_json(const tb_attest_collateral *c, char **out, tb_err *err)
+int tb_tdx_collateral_to_json(const tb_tdx_collateral *c, char **out, tb_err *err)
 {
     *out = NULL;
     char *rc_hex = malloc(2 * c->root_ca_crl_len + 1), *pc_hex = malloc(2 * c->pck_crl_len + 1);
@@ -230,8 +229,8 @@ static int pcs_body(const char *text, size_t n, const char *key, char **body, si
     return rc;
 }
 
-int tb_attest_collateral_from_pcs(const char *tcb_resp, size_t tcb_len, const char *qe_resp,
-                                  size_t qe_len, tb_attest_collateral *c, tb_err *err)
+int tb_tdx_collateral_from_pcs(const char *tcb_resp, size_t tcb_len, const char *qe_resp,
+                               size_t qe_len, tb_tdx_collateral *c, tb_err *err)
 {
     if (pcs_body(tcb_resp, tcb_len, "tcbInfo", &c->tcb_info, &c->tcb_info_len, c->tcb_info_sig,
                  err) < 0)
@@ -284,15 +283,15 @@ static int read_crl(const char *dir, const char *base, uint8_t **der, size_t *le
     return tb_errf(err, "%s: no %s.der, .pem or .hex", dir, base);
 }
 
-static int load_folder(const char *dir, tb_attest_collateral *c, tb_err *err)
+static int load_folder(const char *dir, tb_tdx_collateral *c, tb_err *err)
 {
     tb_buf tcb = {0}, qe = {0};
     int rc = -1;
     if (read_piece(dir, "tcb_info.json", &tcb, err) < 0 ||
         read_piece(dir, "qe_identity.json", &qe, err) < 0)
         goto out;
-    if (tb_attest_collateral_from_pcs((const char *)tcb.p, tcb.len, (const char *)qe.p, qe.len, c,
-                                      err) < 0)
+    if (tb_tdx_collateral_from_pcs((const char *)tcb.p, tcb.len, (const char *)qe.p, qe.len, c,
+                                   err) < 0)
         goto out;
     if (read_crl(dir, "pck_crl", &c->pck_crl, &c->pck_crl_len, err) < 0 ||
         read_crl(dir, "root_ca_crl", &c->root_ca_crl, &c->root_ca_crl_len, err) < 0 ||
@@ -307,7 +306,7 @@ out:
     return rc;
 }
 
-int tb_attest_collateral_load(const char *path, tb_attest_collateral *c, tb_err *err)
+int tb_tdx_collateral_load(const char *path, tb_tdx_collateral *c, tb_err *err)
 {
     memset(c, 0, sizeof *c);
     struct stat st;
@@ -315,7 +314,7 @@ int tb_attest_collateral_load(const char *path, tb_attest_collateral *c, tb_err 
         return tb_errno(err, "%s", path);
     if (S_ISDIR(st.st_mode)) {
         if (load_folder(path, c, err) < 0) {
-            tb_attest_collateral_clear(c);
+            tb_tdx_collateral_clear(c);
             return -1;
         }
         return 0;
@@ -323,7 +322,7 @@ int tb_attest_collateral_load(const char *path, tb_attest_collateral *c, tb_err 
     tb_buf b = {0};
     if (tb_file_read(path, COLLATERAL_MAX, &b, err) < 0)
         return -1;
-    int rc = tb_attest_collateral_parse_json((const char *)b.p, b.len, c, err);
+    int rc = tb_tdx_collateral_parse_json((const char *)b.p, b.len, c, err);
     tb_buf_clear(&b);
     if (rc < 0)
         tb_err_wrap(err, "%s", path);
@@ -353,13 +352,13 @@ static int json_next(const char *text, size_t n, int64_t *next)
         len < sizeof buf) {
         memcpy(buf, p, len);
         buf[len] = '\0';
-        rc = tb_attest_iso8601_parse(buf, next);
+        rc = tb_tdx_iso8601_parse(buf, next);
     }
     tb_attest_json_clear(&d);
     return rc;
 }
 
-int tb_attest_collateral_next_update(const tb_attest_collateral *c, int64_t *next, tb_err *err)
+int tb_tdx_collateral_next_update(const tb_tdx_collateral *c, int64_t *next, tb_err *err)
 {
     int64_t t[4];
     if (json_next(c->tcb_info, c->tcb_info_len, &t[0]) < 0 ||

@@ -1,4 +1,4 @@
-/* attest/quote: TDX quote bytes <-> structs.
+/* attest/tdx/quote: TDX quote bytes <-> structs.
  *
  * Layout (little-endian integers):
  *   header (48): version u16, att_key_type u16, tee_type u32, qe_svn u16, pce_svn u16,
@@ -51,9 +51,9 @@ static void take(rd *r, void *dst, size_t k)
     r->off += k;
 }
 
-static void parse_td_report(const uint8_t *b, int v15, tb_attest_td_report *t)
+static void parse_td_report(const uint8_t *b, int v15, tb_tdx_td_report *t)
 {
-    rd r = {b, v15 ? TB_ATTEST_TD15_BODY_LEN : TB_ATTEST_TD10_BODY_LEN, 0};
+    rd r = {b, v15 ? TB_TDX_TD15_BODY_LEN : TB_TDX_TD10_BODY_LEN, 0};
     take(&r, t->tee_tcb_svn, 16);
     take(&r, t->mrseam, 48);
     take(&r, t->mrsignerseam, 48);
@@ -73,7 +73,7 @@ static void parse_td_report(const uint8_t *b, int v15, tb_attest_td_report *t)
     }
 }
 
-static void parse_sgx_report(const uint8_t *b, tb_attest_sgx_report *s)
+static void parse_sgx_report(const uint8_t *b, tb_tdx_sgx_report *s)
 {
     memcpy(s->cpusvn, b, 16);
     s->miscselect = u32le(b + 16);
@@ -85,11 +85,11 @@ static void parse_sgx_report(const uint8_t *b, tb_attest_sgx_report *s)
     memcpy(s->reportdata, b + 320, 64);
 }
 
-static int parse_header_body(rd *r, tb_attest_quote *q, tb_err *err)
+static int parse_header_body(rd *r, tb_tdx_quote *q, tb_err *err)
 {
-    if (!need(r, TB_ATTEST_HEADER_LEN))
+    if (!need(r, TB_TDX_HEADER_LEN))
         return tb_errf(err, "truncated: %zu bytes, the header alone is %d", r->n,
-                       TB_ATTEST_HEADER_LEN);
+                       TB_TDX_HEADER_LEN);
     const uint8_t *h = r->p;
     q->version = u16le(h);
     q->att_key_type = u16le(h + 2);
@@ -98,22 +98,22 @@ static int parse_header_body(rd *r, tb_attest_quote *q, tb_err *err)
     q->pce_svn = u16le(h + 10);
     memcpy(q->qe_vendor_id, h + 12, 16);
     memcpy(q->user_data, h + 28, 20);
-    r->off = TB_ATTEST_HEADER_LEN;
+    r->off = TB_TDX_HEADER_LEN;
     if (q->version == 4) {
         q->body_type = 2;
-        q->body_len = TB_ATTEST_TD10_BODY_LEN;
+        q->body_len = TB_TDX_TD10_BODY_LEN;
     } else if (q->version == 5) {
         if (!need(r, 6))
             return tb_errf(err, "truncated: v5 body descriptor at offset %zu", r->off);
         q->body_type = u16le(r->p + r->off);
         q->body_len = u32le(r->p + r->off + 2);
         r->off += 6;
-        if (q->body_type == 2 && q->body_len != TB_ATTEST_TD10_BODY_LEN)
+        if (q->body_type == 2 && q->body_len != TB_TDX_TD10_BODY_LEN)
             return tb_errf(err, "body type 2 with size %u (want %d)", q->body_len,
-                           TB_ATTEST_TD10_BODY_LEN);
-        if (q->body_type == 3 && q->body_len != TB_ATTEST_TD15_BODY_LEN)
+                           TB_TDX_TD10_BODY_LEN);
+        if (q->body_type == 3 && q->body_len != TB_TDX_TD15_BODY_LEN)
             return tb_errf(err, "body type 3 with size %u (want %d)", q->body_len,
-                           TB_ATTEST_TD15_BODY_LEN);
+                           TB_TDX_TD15_BODY_LEN);
         if (q->body_type != 2 && q->body_type != 3)
             return tb_errf(err, "unsupported body type %u (TDX quotes have 2 or 3)", q->body_type);
     } else {
@@ -128,13 +128,13 @@ static int parse_header_body(rd *r, tb_attest_quote *q, tb_err *err)
     return 0;
 }
 
-static int parse_qe_cert_data(rd *r, size_t end, tb_attest_quote *q, tb_err *err)
+static int parse_qe_cert_data(rd *r, size_t end, tb_tdx_quote *q, tb_err *err)
 {
-    if (end - r->off < TB_ATTEST_SGX_REPORT_LEN + 64 + 2)
+    if (end - r->off < TB_TDX_SGX_REPORT_LEN + 64 + 2)
         return tb_errf(err, "truncated: QE report certification data at offset %zu", r->off);
     q->qe_report_raw = r->p + r->off;
     parse_sgx_report(q->qe_report_raw, &q->qe_report);
-    r->off += TB_ATTEST_SGX_REPORT_LEN;
+    r->off += TB_TDX_SGX_REPORT_LEN;
     take(r, q->qe_report_sig, 64);
     q->qe_auth_len = u16le(r->p + r->off);
     r->off += 2;
@@ -164,7 +164,7 @@ static int parse_qe_cert_data(rd *r, size_t end, tb_attest_quote *q, tb_err *err
     return 0;
 }
 
-static int parse_sig_data(rd *r, tb_attest_quote *q, tb_err *err)
+static int parse_sig_data(rd *r, tb_tdx_quote *q, tb_err *err)
 {
     if (!need(r, 4))
         return tb_errf(err, "truncated: no signature data length at offset %zu", r->off);
@@ -197,12 +197,12 @@ static int parse_sig_data(rd *r, tb_attest_quote *q, tb_err *err)
     return 0;
 }
 
-int tb_attest_quote_parse(const uint8_t *p, size_t n, tb_attest_quote **out, tb_err *err)
+int tb_tdx_quote_parse(const uint8_t *p, size_t n, tb_tdx_quote **out, tb_err *err)
 {
     *out = NULL;
     if (n > TB_QUOTE_MAX)
         return tb_errf(err, "quote too large (%zu bytes)", n);
-    tb_attest_quote *q = calloc(1, sizeof *q);
+    tb_tdx_quote *q = calloc(1, sizeof *q);
     if (!q)
         return tb_errf(err, "out of memory");
     q->raw = malloc(n ? n : 1);
@@ -215,14 +215,14 @@ int tb_attest_quote_parse(const uint8_t *p, size_t n, tb_attest_quote **out, tb_
     q->raw_len = n;
     rd r = {q->raw, n, 0};
     if (parse_header_body(&r, q, err) < 0 || parse_sig_data(&r, q, err) < 0) {
-        tb_attest_quote_free(q);
+        tb_tdx_quote_free(q);
         return -1;
     }
     *out = q;
     return 0;
 }
 
-void tb_attest_quote_free(tb_attest_quote *q)
+void tb_tdx_quote_free(tb_tdx_quote *q)
 {
     if (!q)
         return;
@@ -230,25 +230,25 @@ void tb_attest_quote_free(tb_attest_quote *q)
     free(q);
 }
 
-const uint8_t *tb_attest_quote_report_data(const tb_attest_quote *q)
+const uint8_t *tb_tdx_quote_report_data(const tb_tdx_quote *q)
 {
     return q->td.reportdata;
 }
 
-int tb_attest_quote_is_debug(const tb_attest_quote *q)
+int tb_tdx_quote_is_debug(const tb_tdx_quote *q)
 {
     return q->td.td_attributes[0] & 1;
 }
 
-int tb_attest_quote_is_simulated(const tb_attest_quote *q)
+int tb_tdx_quote_is_simulated(const tb_tdx_quote *q)
 {
-    return !memcmp(q->user_data, TB_ATTEST_SIM_MARKER, TB_ATTEST_SIM_MARKER_LEN);
+    return !memcmp(q->user_data, TB_TDX_SIM_MARKER, TB_TDX_SIM_MARKER_LEN);
 }
 
 /* ------------------------------------------------------------ text input */
 
-int tb_attest_quote_decode_text(const uint8_t *in, size_t n, uint8_t **out, size_t *outlen,
-                                tb_err *err)
+int tb_tdx_quote_decode_text(const uint8_t *in, size_t n, uint8_t **out, size_t *outlen,
+                             tb_err *err)
 {
     *out = NULL;
     *outlen = 0;
@@ -336,7 +336,7 @@ int tb_attest_quote_read(const char *path, uint8_t **out, size_t *len, tb_err *e
         return -1;
     uint8_t *dec = NULL;
     size_t declen = 0;
-    int rc = tb_attest_quote_decode_text(b.p, b.len, &dec, &declen, err);
+    int rc = tb_tdx_quote_decode_text(b.p, b.len, &dec, &declen, err);
     if (rc < 0) {
         tb_buf_clear(&b);
         return -1;
@@ -354,14 +354,14 @@ int tb_attest_quote_read(const char *path, uint8_t **out, size_t *len, tb_err *e
     return 0;
 }
 
-int tb_attest_quote_load(const char *path, tb_attest_quote **out, tb_err *err)
+int tb_tdx_quote_load(const char *path, tb_tdx_quote **out, tb_err *err)
 {
     uint8_t *b;
     size_t n;
     *out = NULL;
     if (tb_attest_quote_read(path, &b, &n, err) < 0)
         return -1;
-    int rc = tb_attest_quote_parse(b, n, out, err);
+    int rc = tb_tdx_quote_parse(b, n, out, err);
     free(b);
     if (rc < 0)
         tb_err_wrap(err, "%s", path);

@@ -1,4 +1,4 @@
-/* attest/snp_x509: AMD's SEV-SNP certificates and CRLs, read with the module's one DER
+/* attest/snp/x509: AMD's SEV-SNP certificates and CRLs, read with the module's one DER
  * walker (der.c), and their signatures checked with OpenSSL.
  *
  * Why not d2i_X509: as for DCAP (cert.c), OpenSSL 3's X.509 decoding costs more than the
@@ -15,7 +15,7 @@
  * caller keeps alive); every container is consumed exactly (strict DER, der.c). */
 #define OPENSSL_SUPPRESS_DEPRECATED /* RSA / EC_KEY: no provider fetch per verification */
 #include "attest/internal.h"
-#include "attest/snp.h"
+#include "attest/snp/snp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +116,7 @@ static der strip_sign(der v)
     return v;
 }
 
-static int parse_spki(der spki, tb_attest_snp_cert *c)
+static int parse_spki(der spki, tb_snp_cert *c)
 {
     der alg, oid, bits, x;
     if (tb_attest_der_expect(&spki, 0x30, &alg) < 0 ||
@@ -184,7 +184,7 @@ static int spl(der val, uint8_t *out)
 
 /* One AMD extension (oid: the arc after 3704.1). seen: a bit per extension, duplicates
  * refused. */
-static int amd_ext(der oid, der val, tb_attest_snp_ext *e, uint32_t *seen, tb_err *err)
+static int amd_ext(der oid, der val, tb_snp_ext *e, uint32_t *seen, tb_err *err)
 {
     der x;
     int tag, bit;
@@ -251,8 +251,7 @@ static int amd_ext(der oid, der val, tb_attest_snp_ext *e, uint32_t *seen, tb_er
     }
 }
 
-int tb_attest_snp_ext_parse(const uint8_t *p, size_t n, tb_attest_snp_ext *e, int *is_ca,
-                            tb_err *err)
+int tb_snp_ext_parse(const uint8_t *p, size_t n, tb_snp_ext *e, int *is_ca, tb_err *err)
 {
     memset(e, 0, sizeof *e);
     *is_ca = 0;
@@ -288,7 +287,7 @@ int tb_attest_snp_ext_parse(const uint8_t *p, size_t n, tb_attest_snp_ext *e, in
     return 0;
 }
 
-int tb_attest_snp_cert_parse(const uint8_t *p, size_t n, tb_attest_snp_cert *c, tb_err *err)
+int tb_snp_cert_parse(const uint8_t *p, size_t n, tb_snp_cert *c, tb_err *err)
 {
     memset(c, 0, sizeof *c);
     tb_attest_cert_frame f;
@@ -312,7 +311,7 @@ int tb_attest_snp_cert_parse(const uint8_t *p, size_t n, tb_attest_snp_cert *c, 
         if (tb_attest_der_next(&tbs, &tag, &x, NULL) < 0 || tag < 0xa1 || tag > 0xa3 || tag <= last)
             return tb_errf(err, "malformed certificate body");
         last = tag;
-        if (tag == 0xa3 && tb_attest_snp_ext_parse(x.p, x.n, &c->ext, &c->is_ca, err) < 0)
+        if (tag == 0xa3 && tb_snp_ext_parse(x.p, x.n, &c->ext, &c->is_ca, err) < 0)
             return -1;
     }
     return 0;
@@ -326,13 +325,13 @@ static int pss_take_sig(der bits, tb_attest_crl *c)
 static const tb_attest_crl_alg crl_pss = {alg_pss384, pss_take_sig, "RSA-PSS SHA-384 (salt 48)",
                                           "RSA-PSS SHA-384"};
 
-int tb_attest_snp_crl_parse(const uint8_t *p, size_t n, tb_attest_crl *c, tb_err *err)
+int tb_snp_crl_parse(const uint8_t *p, size_t n, tb_attest_crl *c, tb_err *err)
 {
     return tb_attest_crl_read(p, n, &crl_pss, c, err);
 }
 
-int tb_attest_snp_pss_verify(const tb_attest_snp_cert *signer, const uint8_t *data, size_t n,
-                             const uint8_t *sig, size_t sig_len)
+int tb_snp_pss_verify(const tb_snp_cert *signer, const uint8_t *data, size_t n, const uint8_t *sig,
+                      size_t sig_len)
 {
     /* AMD's ARK, ASK and ASVK are RSA-4096; nothing smaller is accepted. */
     if (!signer->key_rsa || signer->rsa_n_len != 512 || sig_len != 512 || signer->rsa_e_len > 8)
@@ -356,11 +355,11 @@ int tb_attest_snp_pss_verify(const tb_attest_snp_cert *signer, const uint8_t *da
     return ok;
 }
 
-int tb_attest_snp_report_sig_ok(const tb_attest_snp_cert *vcek, const uint8_t *report)
+int tb_snp_report_sig_ok(const tb_snp_cert *vcek, const uint8_t *report)
 {
     if (vcek->key_rsa)
         return 0;
-    const uint8_t *sig = report + TB_ATTEST_SNP_SIGNED_LEN;
+    const uint8_t *sig = report + TB_SNP_SIGNED_LEN;
     uint8_t rb[48], sb[48], h[48];
     for (int i = 48; i < 72; i++)
         if (sig[i] || sig[72 + i])
@@ -369,7 +368,7 @@ int tb_attest_snp_report_sig_ok(const tb_attest_snp_cert *vcek, const uint8_t *r
         rb[i] = sig[47 - i];
         sb[i] = sig[72 + 47 - i];
     }
-    SHA384(report, TB_ATTEST_SNP_SIGNED_LEN, h);
+    SHA384(report, TB_SNP_SIGNED_LEN, h);
     EC_KEY *k = EC_KEY_new_by_curve_name(NID_secp384r1);
     ECDSA_SIG *s = ECDSA_SIG_new();
     BIGNUM *r = BN_bin2bn(rb, 48, NULL), *ss = BN_bin2bn(sb, 48, NULL);
@@ -387,8 +386,7 @@ int tb_attest_snp_report_sig_ok(const tb_attest_snp_cert *vcek, const uint8_t *r
     return ok;
 }
 
-int tb_attest_snp_to_der(const uint8_t *p, size_t n, int crl, uint8_t **der_out, size_t *len,
-                         tb_err *err)
+int tb_snp_to_der(const uint8_t *p, size_t n, int crl, uint8_t **der_out, size_t *len, tb_err *err)
 {
     *der_out = NULL;
     *len = 0;

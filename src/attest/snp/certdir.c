@@ -1,4 +1,4 @@
-/* attest/snp_certdir: the certificates an SEV-SNP report is checked against, from a folder.
+/* attest/snp/certdir: the certificates an SEV-SNP report is checked against, from a folder.
  *
  *   ark.pem, ask.pem          the ARK and the ASK (or ASVK); each optional (built-in)
  *   cert_chain.pem            (or ask_ark.pem) the ASK then the ARK in one PEM file, as the
@@ -8,7 +8,7 @@
  * Each file may be PEM or DER. Nothing is verified here (snp_verify.c does that).
  * Invariant: on failure *out holds nothing (cleared); every message names the path. */
 #include "attest/internal.h"
-#include "attest/snp.h"
+#include "attest/snp/snp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +20,7 @@
 #include "base/buf.h"
 #include "base/file.h"
 
-void tb_attest_snp_certs_clear(tb_attest_snp_certs *c)
+void tb_snp_certs_clear(tb_snp_certs *c)
 {
     free(c->ark);
     free(c->ask);
@@ -60,7 +60,7 @@ typedef struct der_out {
 static int der_from(const uint8_t *p, size_t n, void *ctx, tb_err *err)
 {
     der_out *o = ctx;
-    return tb_attest_snp_to_der(p, n, o->crl, o->der, o->len, err);
+    return tb_snp_to_der(p, n, o->crl, o->der, o->len, err);
 }
 
 /* 1 read, 0 absent, -1 error. */
@@ -75,7 +75,7 @@ static int read_one(const char *dir, const char *name, int crl, uint8_t **der, s
     return read_as(path, der_from, &o, err) < 0 ? -1 : 1;
 }
 
-int tb_attest_snp_chain_from_pem(const uint8_t *p, size_t n, tb_attest_snp_certs *c, tb_err *err)
+int tb_snp_chain_from_pem(const uint8_t *p, size_t n, tb_snp_certs *c, tb_err *err)
 {
     BIO *bio = BIO_new_mem_buf(p, (int)n);
     int k = 0;
@@ -110,11 +110,11 @@ int tb_attest_snp_chain_from_pem(const uint8_t *p, size_t n, tb_attest_snp_certs
 
 static int chain_from(const uint8_t *p, size_t n, void *ctx, tb_err *err)
 {
-    return tb_attest_snp_chain_from_pem(p, n, ctx, err);
+    return tb_snp_chain_from_pem(p, n, ctx, err);
 }
 
 /* The first two certificates of a PEM chain file (ASK, ARK). 1 read, 0 absent, -1 error. */
-static int read_chain(const char *dir, const char *name, tb_attest_snp_certs *c, tb_err *err)
+static int read_chain(const char *dir, const char *name, tb_snp_certs *c, tb_err *err)
 {
     char path[4096];
     int rc = present(dir, name, path, err);
@@ -123,7 +123,7 @@ static int read_chain(const char *dir, const char *name, tb_attest_snp_certs *c,
     return read_as(path, chain_from, c, err) < 0 ? -1 : 1;
 }
 
-int tb_attest_snp_certs_load(const char *dir, tb_attest_snp_certs *c, tb_err *err)
+int tb_snp_certs_load(const char *dir, tb_snp_certs *c, tb_err *err)
 {
     memset(c, 0, sizeof *c);
     struct stat st;
@@ -147,13 +147,13 @@ int tb_attest_snp_certs_load(const char *dir, tb_attest_snp_certs *c, tb_err *er
     if (rc == 0 && !c->crl)
         rc = read_one(dir, "crl.pem", 1, &c->crl, &c->crl_len, err);
     if (rc < 0) {
-        tb_attest_snp_certs_clear(c);
+        tb_snp_certs_clear(c);
         return -1;
     }
     return 0;
 }
 
-int tb_attest_snp_read_der(const char *path, int crl, uint8_t **der, size_t *len, tb_err *err)
+int tb_snp_read_der(const char *path, int crl, uint8_t **der, size_t *len, tb_err *err)
 {
     *der = NULL;
     *len = 0;

@@ -1,4 +1,4 @@
-/* attest/evidence: one evidence interface for every TEE kind (base/tee) -- configfs-tsm in
+/* attest/common/evidence: one evidence interface for every TEE kind (base/tee) -- configfs-tsm in
  * a TDX or SEV-SNP guest, or the SIMULATED TDX or SEV-SNP provider:
  *   open / get / kind / sim_dir / close  a provider, opened once, asked for evidence bound
  *                        to 64 bytes of report data: a TDX quote, or an SEV-SNP report;
@@ -8,13 +8,13 @@
  *                        SIMULATED PKI's) and root; SEV-SNP certificates (a folder, the KDS
  *                        through attest's cache, or the SIMULATED PKI's) and ARK;
  *   verify               evidence + prepared collateral + policy -> verdict (the pure
- *                        verifiers, tb_attest_verify and tb_attest_snp_verify);
+ *                        verifiers, tb_tdx_verify and tb_snp_verify);
  *   keep                 fetched collateral into the cache, once it verified the evidence;
  *   check                prepare, verify, keep -- a cached collateral that fails is fetched
  *                        again once, never served as valid;
- *   time                 attest/timing's loop (from scratch, prepared) on prepared collateral.
- * The notary (notary/tee), the suite's attest workload and `attest quote|bench` go through
- * it instead of each switching over the kinds.
+ *   time                 attest/common/timing's loop (from scratch, prepared) on prepared
+ * collateral. The notary (notary/tee), the suite's attest workload and `attest quote|bench` go
+ * through it instead of each switching over the kinds.
  *
  * Invariants: a SIMULATED provider's state (its PKI) is read or made once, at open;
  * tb_attest_evidence_get may be called from many threads at once (configfs-tsm requests
@@ -29,8 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "attest/snp.h"
-#include "attest/timing.h"
+#include "attest/snp/snp.h"
+#include "attest/common/timing.h"
 #include "base/err.h"
 #include "base/tee.h"
 
@@ -68,9 +68,9 @@ int tb_attest_evidence_read(tb_tee kind, const uint8_t *evidence, size_t len, ui
    simulated PKI's. */
 typedef struct tb_attest_collateral_source {
     const char *collateral, *pccs, *certs, *kds, *root, *sim_dir;
-    tb_attest_snp_product product; /* kds: for a report that does not name it (0: none) */
-    tb_attest_fetch_opts fetch;    /* pccs, kds: timeout, cache folder, no_cache (SIMULATED
-                                      TDX: no_cache makes the collateral fresh, kept nowhere) */
+    tb_snp_product product;  /* kds: for a report that does not name it (0: none) */
+    tb_tdx_fetch_opts fetch; /* pccs, kds: timeout, cache folder, no_cache (SIMULATED
+                                   TDX: no_cache makes the collateral fresh, kept nowhere) */
 } tb_attest_collateral_source;
 
 /* What verifying one piece of evidence needs, prepared (the caller's struct). */
@@ -79,17 +79,17 @@ typedef struct tb_attest_evidence_collateral {
     char *json; /* TDX from a file: its dcap-qvl JSON as it is (what from-scratch timing
                    parses; NULL: tb_attest_evidence_time makes it from tdx, untimed) */
     size_t json_len;
-    tb_attest_collateral tdx;  /* TDX: the same, parsed */
-    tb_attest_root *root;      /* TDX: the trusted root */
-    tb_attest_snp_certs certs; /* SEV-SNP: ARK, ASK, VCEK, CRL */
-    uint8_t *ark;              /* SEV-SNP: the trusted ARK (DER); NULL: AMD's built-in */
+    tb_tdx_collateral tdx; /* TDX: the same, parsed */
+    tb_attest_root *root;  /* TDX: the trusted root */
+    tb_snp_certs certs;    /* SEV-SNP: ARK, ASK, VCEK, CRL */
+    uint8_t *ark;          /* SEV-SNP: the trusted ARK (DER); NULL: AMD's built-in */
     size_t ark_len;
-    int fetched;                   /* pccs, kds: from the network (else the cache) */
-    int from_cache;                /* pccs, kds: from attest's cache */
-    char fmspc[13];                /* pccs: the cache's key */
-    const char *ca;                /* pccs: "processor" or "platform" */
-    tb_attest_snp_report report;   /* kds: the report the certificates are for */
-    tb_attest_snp_product product; /* kds: its product */
+    int fetched;            /* pccs, kds: from the network (else the cache) */
+    int from_cache;         /* pccs, kds: from attest's cache */
+    char fmspc[13];         /* pccs: the cache's key */
+    const char *ca;         /* pccs: "processor" or "platform" */
+    tb_snp_report report;   /* kds: the report the certificates are for */
+    tb_snp_product product; /* kds: its product */
 } tb_attest_evidence_collateral;
 
 /* The collateral of kind's evidence from src at now. The evidence is read only for a PCCS
@@ -109,10 +109,10 @@ typedef struct tb_attest_evidence_verdict {
     tb_tee_family family;
     tb_attest_result result;
     int simulated;
-    tb_attest_verdict tdx;
-    tb_attest_snp_verdict snp;
+    tb_tdx_verdict tdx;
+    tb_snp_verdict snp;
 } tb_attest_evidence_verdict;
-/* The verdict of kind's family in a timing result (attest/timing keeps both families'). */
+/* The verdict of kind's family in a timing result (attest/common/timing keeps both families'). */
 void tb_attest_evidence_timed_verdict(tb_tee kind, const tb_attest_timed *t,
                                       tb_attest_evidence_verdict *v);
 /* The failed step's name and the reason ("" when ACCEPTED). */
@@ -140,7 +140,7 @@ int tb_attest_evidence_check(tb_tee kind, const uint8_t *evidence, size_t len,
                              const tb_attest_policy *policy, tb_attest_evidence_verdict *v,
                              int *prepared, tb_err *err);
 
-/* attest/timing's loop (tb_attest_time_verify) over evidence with prepared collateral c
+/* attest/common/timing's loop (tb_attest_time_verify) over evidence with prepared collateral c
    (TDX from scratch parses c's JSON, made once before the loop when c has none). */
 int tb_attest_evidence_time(const tb_attest_evidence_collateral *c, const uint8_t *evidence,
                             size_t len, int64_t now, tb_attest_way way,

@@ -1,4 +1,4 @@
-/* attest/cache: an on-disk cache of verified collateral.
+/* attest/common/cache: an on-disk cache of verified collateral.
  *
  * <dir>/collateral/<FMSPC>-<ca>-<source>.json in the dcap-qvl format, where dir is
  * $XDG_CACHE_HOME/teebench (else ~/.cache/teebench) unless overridden, and <source> is
@@ -7,7 +7,7 @@
  * never served as another's. An entry is used while `now` is before the earliest
  * nextUpdate of its TCB info, QE identity and both CRLs; after that it is fetched again.
  * Writes are atomic (a reader sees the old entry or the new one).
- * Invariants: the cache stores only what its caller verified (tb_attest_verify_quote
+ * Invariants: the cache stores only what its caller verified (tb_tdx_verify_quote
  * puts collateral after it verified a quote, never before), and a hit is never trusted
  * more than a fetch: the verifier checks cached collateral exactly as fetched
  * collateral, and a hit that fails is fetched again. */
@@ -63,7 +63,7 @@ static int entry_path(const char *dir, const char *source, const char *fmspc, co
 }
 
 int tb_attest_cache_get(const char *dir, const char *source, const char *fmspc, const char *ca,
-                        int64_t now, tb_attest_collateral *out, tb_err *err)
+                        int64_t now, tb_tdx_collateral *out, tb_err *err)
 {
     char path[4096];
     memset(out, 0, sizeof *out);
@@ -74,17 +74,17 @@ int tb_attest_cache_get(const char *dir, const char *source, const char *fmspc, 
         return 0;
     tb_err ignored;
     int64_t next;
-    if (tb_attest_collateral_load(path, out, &ignored) < 0) /* a corrupt entry is a miss */
+    if (tb_tdx_collateral_load(path, out, &ignored) < 0) /* a corrupt entry is a miss */
         return 0;
-    if (tb_attest_collateral_next_update(out, &next, &ignored) < 0 || now >= next) {
-        tb_attest_collateral_clear(out);
+    if (tb_tdx_collateral_next_update(out, &next, &ignored) < 0 || now >= next) {
+        tb_tdx_collateral_clear(out);
         return 0;
     }
     return 1;
 }
 
 int tb_attest_cache_put(const char *dir, const char *source, const char *fmspc, const char *ca,
-                        const tb_attest_collateral *c, tb_err *err)
+                        const tb_tdx_collateral *c, tb_err *err)
 {
     char path[4096], sub[4096];
     if (entry_path(dir, source, fmspc, ca, path, sizeof path, err) < 0)
@@ -92,7 +92,7 @@ int tb_attest_cache_put(const char *dir, const char *source, const char *fmspc, 
     if (tb_path_join(sub, sizeof sub, dir, "collateral", err) < 0 || tb_mkdirs(sub, err) < 0)
         return -1;
     char *json = NULL;
-    if (tb_attest_collateral_to_json(c, &json, err) < 0)
+    if (tb_tdx_collateral_to_json(c, &json, err) < 0)
         return -1;
     int rc = tb_file_write_atomic(path, json, strlen(json), err);
     free(json);
