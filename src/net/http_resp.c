@@ -4,8 +4,8 @@
  * bytes already fed). tb_http_resp_feed counts the header bytes and step
  * dispatches to the current state's handler (on_*), which takes the byte at the
  * cursor (or a run from it), moves the cursor past what it used and returns
- * TB_HTTP_MORE, _DONE or _ERROR. Every line end goes through line_end, on_lf
- * and end_line: after a CR the LF is awaited in the line's LF state; a bare LF
+ * TB_HTTP_MORE, _DONE or _ERROR. Every line end goes through line_end or on_lf,
+ * then end_line: after a CR the LF is awaited in the line's LF state; a bare LF
  * ends the line at once. */
 #include "net/http_resp.h"
 
@@ -168,7 +168,13 @@ static void value_run(tb_http_resp *p, const uint8_t *buf, size_t i, size_t j)
         p->f_val_end = off(p, j);
 }
 
-static int end_value(tb_http_resp *p)
+/* end_value and headers_done run once a line and once a response: NOINLINE keeps
+ * them out of the per-byte handlers (line_end is inlined in each), as the
+ * compilers laid out the one big switch this machine was before. */
+#define NOINLINE __attribute__((noinline))
+
+/* A header line ended: tell the sink, and read the value of a known header. */
+NOINLINE static int end_value(tb_http_resp *p)
 {
     if (p->sink && p->sink->field)
         p->sink->field(p->sink->ctx, p->f_name, p->f_name_end - p->f_name, p->f_val,
@@ -211,7 +217,7 @@ static int end_value(tb_http_resp *p)
 }
 
 /* Headers are complete: decide how the body is delimited. */
-static int headers_done(tb_http_resp *p)
+NOINLINE static int headers_done(tb_http_resp *p)
 {
     if (p->status == 101) { /* Switching Protocols: what follows is not HTTP */
         p->keep_alive = false;
@@ -298,33 +304,37 @@ static int chunk_size_done(tb_http_resp *p)
     return TB_HTTP_MORE;
 }
 
-/* The line whose LF state is lf ends at the LF under the cursor: take it (unless
- * what the line ends fails) and go where that line leads. */
-static inline int end_line(tb_http_resp *p, cursor *in, uint8_t lf)
+/* The line whose LF state is lf ended: go where that line leads. */
+static inline int end_line(tb_http_resp *p, uint8_t lf)
 {
-    int rc = TB_HTTP_MORE;
     switch (lf) {
     case S_LINE_LF: /* the status line */
         p->state = S_HDR_START;
-        break;
-    case S_VAL_LF: /* a header line */
-        if ((rc = end_value(p)) == TB_HTTP_MORE)
+        return TB_HTTP_MORE;
+    case S_VAL_LF: { /* a header line */
+        int rc = end_value(p);
+        if (rc == TB_HTTP_MORE)
             p->state = S_HDR_START;
-        break;
+        return rc;
+    }
     case S_END_LF: /* the blank line after the headers */
-        rc = headers_done(p);
-        break;
+        return headers_done(p);
     case S_CHUNK_SIZE_LF:
-        rc = chunk_size_done(p);
-        break;
+        return chunk_size_done(p);
     case S_CHUNK_DATA_LF: /* the line end after a chunk's data */
         p->state = S_CHUNK_SIZE;
-        break;
+        return TB_HTTP_MORE;
     default: /* S_TRAILER_END_LF: the blank line after the trailer */
         p->state = S_DONE;
-        rc = TB_HTTP_DONE;
-        break;
+        return TB_HTTP_DONE;
     }
+}
+
+/* The LF under the cursor ends a line whose LF state is lf: takes it, unless what
+ * the line ends fails. */
+static inline int take_lf(tb_http_resp *p, cursor *in, uint8_t lf)
+{
+    int rc = end_line(p, lf);
     if (rc != TB_HTTP_ERROR)
         in->i++;
     return rc;
@@ -335,18 +345,18 @@ static inline int end_line(tb_http_resp *p, cursor *in, uint8_t lf)
 static inline int line_end(tb_http_resp *p, cursor *in, uint8_t lf)
 {
     if (at(in) == '\n')
-        return end_line(p, in, lf);
+        return take_lf(p, in, lf);
     p->state = lf;
     in->i++;
     return TB_HTTP_MORE;
 }
 
-/* S_*_LF: a CR ended a line, the LF must follow. */
-static inline int on_lf(tb_http_resp *p, cursor *in)
+/* S_*_LF (the state lf): a CR ended a line, the LF must follow. */
+static inline int on_lf(tb_http_resp *p, cursor *in, uint8_t lf)
 {
     if (at(in) != '\n')
         return fail(p, "CR without LF");
-    return end_line(p, in, p->state);
+    return take_lf(p, in, lf);
 }
 
 /* "HTTP/1.x NNN" in one piece at the cursor: takes it whole. */
@@ -683,6 +693,8 @@ static int step(tb_http_resp *p, cursor *in)
         return on_code_end(p, in);
     case S_REASON:
         return on_reason(p, in);
+    case S_LINE_LF:
+        return on_lf(p, in, S_LINE_LF);
     case S_HDR_START:
         return on_line_start(p, in);
     case S_NAME:
@@ -693,13 +705,10 @@ static int step(tb_http_resp *p, cursor *in)
         /* fall through */
     case S_VAL:
         return on_value(p, in);
-    case S_LINE_LF:
     case S_VAL_LF:
+        return on_lf(p, in, S_VAL_LF);
     case S_END_LF:
-    case S_CHUNK_SIZE_LF:
-    case S_CHUNK_DATA_LF:
-    case S_TRAILER_END_LF:
-        return on_lf(p, in);
+        return on_lf(p, in, S_END_LF);
     case S_BODY_CL:
         return on_body_cl(p, in);
     case S_BODY_EOF:
@@ -710,14 +719,20 @@ static int step(tb_http_resp *p, cursor *in)
         return on_chunk_size_more(p, in);
     case S_CHUNK_EXT:
         return on_chunk_ext(p, in);
+    case S_CHUNK_SIZE_LF:
+        return on_lf(p, in, S_CHUNK_SIZE_LF);
     case S_CHUNK_DATA:
         return on_chunk_data(p, in);
     case S_CHUNK_DATA_CR:
         return on_chunk_data_end(p, in);
+    case S_CHUNK_DATA_LF:
+        return on_lf(p, in, S_CHUNK_DATA_LF);
     case S_TRAILER_START:
         return on_trailer_start(p, in);
     case S_TRAILER_LINE:
         return on_trailer_line(p, in);
+    case S_TRAILER_END_LF:
+        return on_lf(p, in, S_TRAILER_END_LF);
     default:
         return fail(p, "parser misuse");
     }
