@@ -71,24 +71,6 @@ static int fail(tb_http_resp *p, const char *why)
     return TB_HTTP_ERROR;
 }
 
-/* byte classes: 1 = token character (header names), 2 = text allowed in a
- * reason phrase or header value (HTAB, SP, VCHAR, obs-text). */
-static const uint8_t cls[256] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    2, 3, 2, 3, 3, 3, 3, 3, 2, 2, 3, 3, 2, 3, 3, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2,
-    2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 3, 3,
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 3, 2, 3, 0,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-};
-
-static bool is_tchar(uint8_t c)
-{
-    return cls[c] & 1;
-}
-
 /* The bytes of one tb_http_resp_feed call and how far the handlers have used them. */
 typedef struct cursor {
     const uint8_t *buf;
@@ -110,7 +92,7 @@ static inline bool is_eol(uint8_t c)
 static inline size_t run_end(const uint8_t *buf, size_t i, size_t len, size_t max, uint8_t k)
 {
     size_t end = len - i > max ? i + max : len;
-    while (i < end && (cls[buf[i]] & k))
+    while (i < end && (tb_http_cls[buf[i]] & k))
         i++;
     return i;
 }
@@ -444,8 +426,8 @@ static int on_code_end(tb_http_resp *p, cursor *in)
 static int on_reason(tb_http_resp *p, cursor *in)
 {
     uint8_t c = at(in);
-    if (cls[c] & 2) {
-        skip_run(p, in, 2);
+    if (tb_http_cls[c] & TB_HTTP_TEXT) {
+        skip_run(p, in, TB_HTTP_TEXT);
         return check_limit(p);
     }
     if (is_eol(c))
@@ -461,7 +443,7 @@ static int start_name(tb_http_resp *p, cursor *in, uint8_t c)
     p->val_overflow = false;
     p->hdr = H_NONE;
     p->f_name = off(p, in->i - 1);
-    size_t j = run_end(in->buf, in->i, in->len, 255, 1);
+    size_t j = run_end(in->buf, in->i, in->len, 255, TB_HTTP_TCHAR);
     if (j < in->len && in->buf[j] == ':') {
         p->f_name_end = off(p, j);
         p->hdr = known_header(in->buf + in->i - 1, j - in->i + 1);
@@ -486,7 +468,7 @@ static int on_line_start(tb_http_resp *p, cursor *in)
     if (is_eol(c))
         return line_end(p, in, S_END_LF);
     in->i++; /* used, even when it is not a token byte */
-    if (!is_tchar(c))
+    if (!tb_http_is_tchar(c))
         return fail(p, "bad header line");
     return start_name(p, in, c);
 }
@@ -502,10 +484,10 @@ static int on_name(tb_http_resp *p, cursor *in)
             if ((p->match & (1 << k)) && p->name_len == known_len[k])
                 p->hdr = (uint8_t)(1 << k);
         p->state = S_VAL_WS;
-    } else if (!is_tchar(c)) {
+    } else if (!tb_http_is_tchar(c)) {
         return fail(p, "bad header name");
     } else if (p->match == 0) { /* not a header we look at: skip the name */
-        skip_run(p, in, 1);
+        skip_run(p, in, TB_HTTP_TCHAR);
         return check_limit(p);
     } else {
         name_char(p, c);
@@ -518,16 +500,16 @@ static int on_name(tb_http_resp *p, cursor *in)
 static int on_value(tb_http_resp *p, cursor *in)
 {
     uint8_t c = at(in);
-    if (p->hdr == H_NONE && (cls[c] & 2)) {
+    if (p->hdr == H_NONE && (tb_http_cls[c] & TB_HTTP_TEXT)) {
         size_t from = in->i;
-        skip_run(p, in, 2);
+        skip_run(p, in, TB_HTTP_TEXT);
         if (p->sink)
             value_run(p, in->buf, from, in->i);
         return check_limit(p);
     }
     if (is_eol(c))
         return line_end(p, in, S_VAL_LF);
-    if (!(cls[c] & 2))
+    if (!(tb_http_cls[c] & TB_HTTP_TEXT))
         return fail(p, "control byte in header value");
     if (c != ' ' && c != '\t')
         p->f_val_end = off(p, in->i + 1);
