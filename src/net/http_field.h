@@ -4,23 +4,26 @@
  * Used by http_req (the fixture server's and the notary's requests), http_resp
  * (the load generator's and the notary's target responses) and serve/routes
  * (the /bytes?size=N query). Pure, allocation-free functions over caller-owned
- * bytes (not NUL-terminated). */
+ * bytes (not NUL-terminated), and the one byte-class table they and the parsers
+ * share (read-only). */
 #ifndef TB_NET_HTTP_FIELD_H
 #define TB_NET_HTTP_FIELD_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
-/* 1 when c is a tchar (RFC 9110 section 5.6.2: the bytes of a token such as a
- * method or a field name): ASCII letters, digits and !#$%&'*+-.^_`|~. Inline:
- * http_req calls it per byte. (http_resp classifies with its own byte table.) */
+/* The byte classes of field syntax: bits of tb_http_cls[c]. TB_HTTP_TCHAR: a
+ * tchar (RFC 9110 section 5.6.2: the bytes of a token such as a method or a field
+ * name): ASCII letters, digits and !#$%&'*+-.^_`|~. TB_HTTP_TEXT: a byte a reason
+ * phrase or a field value may hold: HTAB, SP, VCHAR, obs-text (0x80-0xff). */
+enum { TB_HTTP_TCHAR = 1, TB_HTTP_TEXT = 2 };
+extern const uint8_t tb_http_cls[256];
+
+/* 1 when c is a tchar. Inline: the parsers call it per byte. */
 static inline int tb_http_is_tchar(uint8_t c)
 {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
-        return 1;
-    return c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+    return tb_http_cls[c] & TB_HTTP_TCHAR;
 }
 
 /* 1 when p[0..n) equals want (a NUL-terminated ASCII string), ignoring case. */

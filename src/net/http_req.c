@@ -2,7 +2,9 @@
  * contract. One byte-at-a-time state machine whose whole state lives in the
  * tb_http_req struct, so a request split at any byte boundary parses exactly as
  * if it had arrived in one read. Tight inner loops cover the long runs (target,
- * header values) so the common case costs a few comparisons per byte. */
+ * header values) so the common case costs a few comparisons per byte. step
+ * dispatches each state to its handler (on_*: it moves r->pos past what it
+ * used); every line end goes through line_end, on_lf and end_line. */
 #include "net/http_req.h"
 
 #include <string.h>
@@ -143,138 +145,221 @@ static int end_request_line(tb_http_req *r)
     return 0;
 }
 
+/* The handlers of the states below: each is given the byte at buf[p] (p ==
+ * r->pos; the bytes it may use are buf[p..end), end = min(len, max_head)),
+ * moves r->pos past the bytes it used and returns 0 to go on, or a result. */
+
+/* The line whose LF state is lf ends at the LF at buf[p]: take it (unless what
+ * the line ends fails) and go where that line leads. */
+static int end_line(tb_http_req *r, const uint8_t *buf, size_t p, int lf)
+{
+    int rc;
+    if (lf == S_END_LF) { /* the blank line: the head is complete */
+        r->pos = p + 1;
+        r->state = S_FINISHED;
+        return finish(r);
+    }
+    if (lf == S_HDR_LF && (rc = end_header(r, buf)) != 0)
+        return rc;
+    r->state = S_LINE_START;
+    r->pos = p + 1;
+    return 0;
+}
+
+/* buf[p] is the CR or LF that ends a line whose LF state is lf: after a CR the
+ * LF must follow (state lf), a bare LF ends the line now. */
+static int line_end(tb_http_req *r, const uint8_t *buf, size_t p, int lf)
+{
+    if (buf[p] == '\n')
+        return end_line(r, buf, p, lf);
+    r->state = lf;
+    r->pos = p + 1;
+    return 0;
+}
+
+/* S_RL_LF, S_HDR_LF, S_END_LF: a CR ended a line, the LF must follow. */
+static int on_lf(tb_http_req *r, const uint8_t *buf, size_t p)
+{
+    if (buf[p] != '\n')
+        return TB_HREQ_BAD;
+    return end_line(r, buf, p, r->state);
+}
+
+/* S_START: empty lines before the request line, then the method's first byte. */
+static int on_start(tb_http_req *r, const uint8_t *buf, size_t p)
+{
+    if (buf[p] != '\r' && buf[p] != '\n') {
+        if (!tb_http_is_tchar(buf[p]))
+            return TB_HREQ_BAD;
+        r->method_off = (uint32_t)p;
+        r->method_len = 1;
+        r->state = S_METHOD;
+    }
+    r->pos = p + 1;
+    return 0;
+}
+
+static int on_method(tb_http_req *r, const uint8_t *buf, size_t p)
+{
+    if (buf[p] == ' ') {
+        set_method(r, buf);
+        r->state = S_TARGET_START;
+    } else if (!tb_http_is_tchar(buf[p]) || ++r->method_len > TB_HREQ_MAX_METHOD) {
+        return TB_HREQ_BAD;
+    }
+    r->pos = p + 1;
+    return 0;
+}
+
+static int on_target_start(tb_http_req *r, const uint8_t *buf, size_t p)
+{
+    if (!is_value_char(buf[p]))
+        return TB_HREQ_BAD;
+    r->target_off = (uint32_t)p;
+    r->target_len = 1;
+    r->state = S_TARGET;
+    r->pos = p + 1;
+    return 0;
+}
+
+/* S_TARGET: the rest of the target, as a run, up to the space before the version. */
+static int on_target(tb_http_req *r, const uint8_t *buf, size_t end, size_t p)
+{
+    while (p < end && is_value_char(buf[p]))
+        p++;
+    r->target_len = (uint32_t)(p - r->target_off);
+    if (p == end) {
+        r->pos = p;
+        return 0;
+    }
+    if (buf[p] != ' ')
+        return TB_HREQ_BAD;
+    r->name_len = 0;
+    r->minor = 0;
+    r->state = S_VERSION;
+    r->pos = p + 1;
+    return 0;
+}
+
+/* S_VERSION: "HTTP/1.x", then the request line's end. */
+static int on_version(tb_http_req *r, const uint8_t *buf, size_t p)
+{
+    int rc;
+    if (buf[p] == '\r' || buf[p] == '\n') {
+        if ((rc = end_request_line(r)) != 0)
+            return rc;
+        return line_end(r, buf, p, S_RL_LF);
+    }
+    if ((rc = version_byte(r, buf[p])) != 0)
+        return rc;
+    r->pos = p + 1;
+    return 0;
+}
+
+/* S_LINE_START: a header line, or the blank line that ends the head. */
+static int on_line_start(tb_http_req *r, const uint8_t *buf, size_t p)
+{
+    if (buf[p] == '\r' || buf[p] == '\n')
+        return line_end(r, buf, p, S_END_LF);
+    if (!tb_http_is_tchar(buf[p]))
+        return TB_HREQ_BAD; /* includes obs-fold (SP/HTAB) */
+    r->line_off = (uint32_t)p;
+    r->name_len = 1;
+    r->state = S_NAME;
+    r->pos = p + 1;
+    return 0;
+}
+
+/* S_NAME: the rest of the field name, as a run, up to the colon. */
+static int on_name(tb_http_req *r, const uint8_t *buf, size_t end, size_t p)
+{
+    while (p < end && buf[p] != ':' && tb_http_is_tchar(buf[p]))
+        p++;
+    r->name_len = (uint32_t)(p - r->line_off);
+    r->pos = p;
+    if (p == end)
+        return 0;
+    if (buf[p] != ':')
+        return TB_HREQ_BAD;
+    r->value_off = r->value_end = (uint32_t)(p + 1);
+    r->state = S_OWS;
+    r->pos = p + 1;
+    return 0;
+}
+
+/* S_OWS: the blanks before a value. True when the value starts at buf[p]
+ * (state S_VALUE: the byte is the value's). */
+static bool value_starts(tb_http_req *r, const uint8_t *buf, size_t p)
+{
+    if (buf[p] == ' ' || buf[p] == '\t') {
+        r->value_off = r->value_end = (uint32_t)(p + 1);
+        r->pos = p + 1;
+        return false;
+    }
+    r->state = S_VALUE;
+    return true;
+}
+
+/* S_VALUE: the value, as a run (value_end follows its last non-blank byte), up
+ * to the line's end. */
+static int on_value(tb_http_req *r, const uint8_t *buf, size_t end, size_t p)
+{
+    while (p < end && (is_value_char(buf[p]) || buf[p] == ' ' || buf[p] == '\t')) {
+        if (buf[p] != ' ' && buf[p] != '\t')
+            r->value_end = (uint32_t)(p + 1);
+        p++;
+    }
+    if (p == end) {
+        r->pos = p;
+        return 0;
+    }
+    if (buf[p] != '\r' && buf[p] != '\n')
+        return TB_HREQ_BAD;
+    return line_end(r, buf, p, S_HDR_LF);
+}
+
+/* One step of the state machine: the handler of the current state. */
+static int on_byte(tb_http_req *r, const uint8_t *buf, size_t end)
+{
+    size_t p = r->pos;
+    switch (r->state) {
+    case S_START:
+        return on_start(r, buf, p);
+    case S_METHOD:
+        return on_method(r, buf, p);
+    case S_TARGET_START:
+        return on_target_start(r, buf, p);
+    case S_TARGET:
+        return on_target(r, buf, end, p);
+    case S_VERSION:
+        return on_version(r, buf, p);
+    case S_RL_LF:
+    case S_HDR_LF:
+    case S_END_LF:
+        return on_lf(r, buf, p);
+    case S_LINE_START:
+        return on_line_start(r, buf, p);
+    case S_NAME:
+        return on_name(r, buf, end, p);
+    case S_OWS:
+        if (!value_starts(r, buf, p))
+            return 0;
+        /* fall through */
+    case S_VALUE:
+        return on_value(r, buf, end, p);
+    default:
+        return TB_HREQ_BAD;
+    }
+}
+
+/* Runs the machine over buf[r->pos..len), never past max_head. */
 static int step(tb_http_req *r, const uint8_t *buf, size_t len)
 {
-    while (r->pos < len) {
-        if (r->pos >= r->max_head)
-            return TB_HREQ_TOO_LARGE;
-        size_t p = r->pos;
-        uint8_t c = buf[p];
-        int rc = 0;
-        switch (r->state) {
-        case S_START:
-            if (c == '\r' || c == '\n')
-                break;
-            if (!tb_http_is_tchar(c))
-                return TB_HREQ_BAD;
-            r->method_off = (uint32_t)p;
-            r->method_len = 1;
-            r->state = S_METHOD;
-            break;
-        case S_METHOD:
-            if (c == ' ') {
-                set_method(r, buf);
-                r->state = S_TARGET_START;
-            } else if (!tb_http_is_tchar(c) || ++r->method_len > TB_HREQ_MAX_METHOD) {
-                return TB_HREQ_BAD;
-            }
-            break;
-        case S_TARGET_START:
-            if (!is_value_char(c))
-                return TB_HREQ_BAD;
-            r->target_off = (uint32_t)p;
-            r->target_len = 1;
-            r->state = S_TARGET;
-            break;
-        case S_TARGET: {
-            size_t end = len < r->max_head ? len : r->max_head;
-            while (p < end && is_value_char(buf[p]))
-                p++;
-            r->target_len = (uint32_t)(p - r->target_off);
-            if (p == end) {
-                r->pos = p;
-                continue;
-            }
-            if (buf[p] != ' ')
-                return TB_HREQ_BAD;
-            r->name_len = 0;
-            r->minor = 0;
-            r->state = S_VERSION;
-            r->pos = p + 1;
-            continue;
-        }
-        case S_VERSION:
-            if (c == '\r' || c == '\n') {
-                if ((rc = end_request_line(r)) != 0)
-                    return rc;
-                r->state = c == '\r' ? S_RL_LF : S_LINE_START;
-            } else if ((rc = version_byte(r, c)) != 0) {
-                return rc;
-            }
-            break;
-        case S_RL_LF:
-        case S_HDR_LF:
-            if (c != '\n')
-                return TB_HREQ_BAD;
-            if (r->state == S_HDR_LF && (rc = end_header(r, buf)) != 0)
-                return rc;
-            r->state = S_LINE_START;
-            break;
-        case S_LINE_START:
-            if (c == '\r') {
-                r->state = S_END_LF;
-            } else if (c == '\n') {
-                r->pos = p + 1;
-                r->state = S_FINISHED;
-                return finish(r);
-            } else if (tb_http_is_tchar(c)) {
-                r->line_off = (uint32_t)p;
-                r->name_len = 1;
-                r->state = S_NAME;
-            } else {
-                return TB_HREQ_BAD; /* includes obs-fold (SP/HTAB) */
-            }
-            break;
-        case S_NAME:
-            if (c == ':') {
-                r->value_off = r->value_end = (uint32_t)(p + 1);
-                r->state = S_OWS;
-            } else if (tb_http_is_tchar(c)) {
-                r->name_len++;
-            } else {
-                return TB_HREQ_BAD;
-            }
-            break;
-        case S_OWS:
-            if (c == ' ' || c == '\t') {
-                r->value_off = r->value_end = (uint32_t)(p + 1);
-                break;
-            }
-            r->state = S_VALUE;
-            continue; /* same byte, as a value byte */
-        case S_VALUE: {
-            size_t end = len < r->max_head ? len : r->max_head;
-            while (p < end && (is_value_char(buf[p]) || buf[p] == ' ' || buf[p] == '\t')) {
-                if (buf[p] != ' ' && buf[p] != '\t')
-                    r->value_end = (uint32_t)(p + 1);
-                p++;
-            }
-            if (p == end) {
-                r->pos = p;
-                continue;
-            }
-            if (buf[p] == '\r') {
-                r->state = S_HDR_LF;
-            } else if (buf[p] == '\n') {
-                if ((rc = end_header(r, buf)) != 0)
-                    return rc;
-                r->state = S_LINE_START;
-            } else {
-                return TB_HREQ_BAD;
-            }
-            r->pos = p + 1;
-            continue;
-        }
-        case S_END_LF:
-            if (c != '\n')
-                return TB_HREQ_BAD;
-            r->pos = p + 1;
-            r->state = S_FINISHED;
-            return finish(r);
-        default:
-            return TB_HREQ_BAD;
-        }
-        r->pos = p + 1;
+    size_t end = len < r->max_head ? len : r->max_head;
+    while (r->pos < end) {
+        int rc = on_byte(r, buf, end);
+        if (rc != 0)
+            return rc;
     }
     if (r->pos >= r->max_head)
         return TB_HREQ_TOO_LARGE;

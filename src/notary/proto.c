@@ -41,38 +41,46 @@ static int get_count(json_t *o, const char *key, uint64_t *out, tb_err *err)
     return 0;
 }
 
-int tb_notary_session_req_parse(const char *body, size_t len, tb_notary_session_req *out,
-                                tb_err *err)
+/* Parses body as a JSON object, has read fill out from it, and frees it.
+ * Returns read's result, or -1 when the body is not a JSON object. */
+static int read_body(const char *body, size_t len, int (*read)(json_t *o, void *out, tb_err *err),
+                     void *out, tb_err *err)
 {
-    memset(out, 0, sizeof *out);
     json_t *o = load_object(body, len, err);
     if (!o)
         return -1;
-    int rc = -1;
+    int rc = read(o, out, err);
+    json_decref(o);
+    return rc;
+}
+
+static int read_session_req(json_t *o, void *dst, tb_err *err)
+{
+    tb_notary_session_req *out = dst;
     if (get_count(o, "maxSentData", &out->max_sent, err) < 0 ||
         get_count(o, "maxRecvData", &out->max_recv, err) < 0)
-        goto out;
+        return -1;
     json_t *t = json_object_get(o, "teeAttestation");
-    if (t && !json_is_boolean(t)) {
-        tb_errf(err, "teeAttestation must be true or false");
-        goto out;
-    }
+    if (t && !json_is_boolean(t))
+        return tb_errf(err, "teeAttestation must be true or false");
     out->tee = t && json_is_true(t);
     json_t *n = json_object_get(o, "nonce");
     if (n) {
         const char *s = json_string_value(n);
         size_t sl = s ? json_string_length(n) : 0;
         long got = s && sl >= 2 ? tb_hex_decode_upto(s, sl, out->nonce, sizeof out->nonce) : -1;
-        if (got < 1) {
-            tb_errf(err, "nonce must be hex of 1 to 64 bytes");
-            goto out;
-        }
+        if (got < 1)
+            return tb_errf(err, "nonce must be hex of 1 to 64 bytes");
         out->nonce_len = (size_t)got;
     }
-    rc = 0;
-out:
-    json_decref(o);
-    return rc;
+    return 0;
+}
+
+int tb_notary_session_req_parse(const char *body, size_t len, tb_notary_session_req *out,
+                                tb_err *err)
+{
+    memset(out, 0, sizeof *out);
+    return read_body(body, len, read_session_req, out, err);
 }
 
 int tb_notary_dns_name_valid(const char *s)
@@ -111,38 +119,31 @@ static int get_str(json_t *o, const char *key, char *out, size_t cap, tb_err *er
     return 0;
 }
 
-int tb_notary_notarize_req_parse(const char *body, size_t len, tb_notary_notarize_req *out,
-                                 tb_err *err)
+static int read_notarize_req(json_t *o, void *dst, tb_err *err)
 {
-    memset(out, 0, sizeof *out);
-    json_t *o = load_object(body, len, err);
-    if (!o)
-        return -1;
-    int rc = -1;
+    tb_notary_notarize_req *out = dst;
     if (get_str(o, "host", out->host, sizeof out->host, err) < 0 ||
         get_str(o, "serverName", out->server_name, sizeof out->server_name, err) < 0)
-        goto out;
-    if (!tb_notary_dns_name_valid(out->server_name)) {
-        tb_errf(err, "serverName '%s' is not a DNS host name", out->server_name);
-        goto out;
-    }
+        return -1;
+    if (!tb_notary_dns_name_valid(out->server_name))
+        return tb_errf(err, "serverName '%s' is not a DNS host name", out->server_name);
     json_t *port = json_object_get(o, "port");
-    if (!json_is_integer(port) || json_integer_value(port) < 1 ||
-        json_integer_value(port) > 65535) {
-        tb_errf(err, "port must be an integer 1..65535");
-        goto out;
-    }
+    if (!json_is_integer(port) || json_integer_value(port) < 1 || json_integer_value(port) > 65535)
+        return tb_errf(err, "port must be an integer 1..65535");
     out->port = (uint16_t)json_integer_value(port);
     json_t *r = json_object_get(o, "request");
     const char *s = json_string_value(r);
     if (!s || json_string_length(r) == 0 ||
-        tb_notary_unb64_append(&out->request, s, json_string_length(r)) < 0) {
-        tb_errf(err, "request must be non-empty base64");
-        goto out;
-    }
-    rc = 0;
-out:
-    json_decref(o);
+        tb_notary_unb64_append(&out->request, s, json_string_length(r)) < 0)
+        return tb_errf(err, "request must be non-empty base64");
+    return 0;
+}
+
+int tb_notary_notarize_req_parse(const char *body, size_t len, tb_notary_notarize_req *out,
+                                 tb_err *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = read_body(body, len, read_notarize_req, out, err);
     if (rc < 0)
         tb_notary_notarize_req_clear(out);
     return rc;

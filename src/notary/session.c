@@ -6,6 +6,7 @@
  * array at most once, and never both open and in a tombstone. */
 #include "notary/internal.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,30 +139,33 @@ static tb_notary_claim find(tb_notary_session_table *t, const uint8_t id[16], ui
     return TB_NOTARY_CLAIM_UNKNOWN;
 }
 
-tb_notary_claim tb_notary_session_peek(tb_notary_session_table *t, const uint8_t id[16],
-                                       uint64_t now_ns, tb_notary_session *out)
-{
-    size_t i = 0;
-    pthread_mutex_lock(&t->mu);
-    tb_notary_claim r = find(t, id, now_ns, &i);
-    if (r == TB_NOTARY_CLAIM_OK)
-        *out = t->open[i];
-    pthread_mutex_unlock(&t->mu);
-    return r;
-}
-
-tb_notary_claim tb_notary_session_claim(tb_notary_session_table *t, const uint8_t id[16],
-                                        uint64_t now_ns, tb_notary_session *out)
+/* Looks id up under the lock: on TB_NOTARY_CLAIM_OK copies it to *out and, when
+ * take, frees its slot (the id is then buried as used). */
+static tb_notary_claim look_up(tb_notary_session_table *t, const uint8_t id[16], uint64_t now_ns,
+                               tb_notary_session *out, bool take)
 {
     size_t i = 0;
     pthread_mutex_lock(&t->mu);
     tb_notary_claim r = find(t, id, now_ns, &i);
     if (r == TB_NOTARY_CLAIM_OK) {
         *out = t->open[i];
-        remove_open(t, i, 0);
+        if (take)
+            remove_open(t, i, 0);
     }
     pthread_mutex_unlock(&t->mu);
     return r;
+}
+
+tb_notary_claim tb_notary_session_peek(tb_notary_session_table *t, const uint8_t id[16],
+                                       uint64_t now_ns, tb_notary_session *out)
+{
+    return look_up(t, id, now_ns, out, false);
+}
+
+tb_notary_claim tb_notary_session_claim(tb_notary_session_table *t, const uint8_t id[16],
+                                        uint64_t now_ns, tb_notary_session *out)
+{
+    return look_up(t, id, now_ns, out, true);
 }
 
 size_t tb_notary_session_count(tb_notary_session_table *t, uint64_t now_ns)

@@ -167,17 +167,27 @@ int tb_nginx_config(const tb_nginx_opts *o, tb_buf *b, tb_err *err)
     return ok ? 0 : tb_errf(err, "nginx.conf: out of memory");
 }
 
+/* Reads the start of /proc/<pid>/<name> into buf (cap bytes, NUL-terminated).
+ * Returns 0, or -1 when the file cannot be opened (no such process). */
+static int read_proc(pid_t pid, const char *name, char *buf, size_t cap)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return 0;
+}
+
 /* 1 if pid is a live (not zombie) nginx process. */
 static int is_live_nginx(pid_t pid)
 {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "re");
-    if (!f)
+    char buf[512];
+    if (read_proc(pid, "stat", buf, sizeof buf) < 0)
         return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
     /* "<pid> (<comm>) <state> ..." */
     char *open = strchr(buf, '('), *close = strrchr(buf, ')');
     if (!open || !close || close[1] != ' ')
@@ -192,17 +202,12 @@ static int is_our_master(pid_t pid, int dfd)
 {
     if (!is_live_nginx(pid))
         return 0;
-    char path[64], cmd[64] = {0};
-    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return 0;
-    size_t n = fread(cmd, 1, sizeof cmd - 1, f);
-    fclose(f);
-    cmd[n] = 0;
+    char cmd[64] = {0};
     static const char master[] = "nginx: master process";
-    if (strncmp(cmd, master, sizeof master - 1) != 0)
+    if (read_proc(pid, "cmdline", cmd, sizeof cmd) < 0 ||
+        strncmp(cmd, master, sizeof master - 1) != 0)
         return 0;
+    char path[64];
     struct stat cwd, dir;
     snprintf(path, sizeof path, "/proc/%d/cwd", (int)pid);
     return stat(path, &cwd) == 0 && fstat(dfd, &dir) == 0 && cwd.st_dev == dir.st_dev &&

@@ -24,28 +24,16 @@
 #include <openssl/rand.h>
 
 #include "base/clock.h"
+#include "base/embed.h"
 #include "base/hex.h"
 #include "base/proc.h"
 #include "tlsn/tee.h"
 #include "tlsn/wasm.h"
 
-#define PAGES_DIR TEEBENCH_SOURCE_DIR "/src/tlsn/pages/"
-
-#define TB_INCBIN(sym, file)                                                                       \
-    __asm__(".section .rodata\n"                                                                   \
-            ".balign 16\n"                                                                         \
-            ".globl " #sym "_start\n"                                                              \
-            ".hidden " #sym "_start\n" #sym "_start:\n"                                            \
-            ".incbin \"" file "\"\n"                                                               \
-            ".globl " #sym "_end\n"                                                                \
-            ".hidden " #sym "_end\n" #sym "_end:\n"                                                \
-            ".byte 0\n"                                                                            \
-            ".previous\n");                                                                        \
-    extern const uint8_t sym##_start[], sym##_end[]
-
-TB_INCBIN(tb_tlsn_party_js, PAGES_DIR "party.js");
-TB_INCBIN(tb_tlsn_prover_html, PAGES_DIR "prover.html");
-TB_INCBIN(tb_tlsn_verifier_html, PAGES_DIR "verifier.html");
+/* The pages: one page for both parties (served as /prover.html and /verifier.html)
+ * and the party's worker. */
+TB_EMBED(tb_tlsn_party_js, "src/tlsn/pages/party.js");
+TB_EMBED(tb_tlsn_party_html, "src/tlsn/pages/party.html");
 
 #define TICK_NS 200000000ull
 #define MAX_PHASE 32
@@ -211,6 +199,18 @@ static int role_of(json_t *body, tb_err *err)
     return tb_errf(err, "no role");
 }
 
+/* Puts j (NULL: it could not be built) into resp as compact JSON; frees j. */
+static int reply_json(tb_buf *resp, json_t *j, tb_err *err)
+{
+    char *txt = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    if (!txt)
+        return tb_errf(err, "out of memory");
+    tb_buf_puts(resp, txt);
+    free(txt);
+    return 0;
+}
+
 static int api_config(sess *s, json_t *body, tb_buf *resp, tb_err *err)
 {
     int role = role_of(body, err);
@@ -234,13 +234,7 @@ static int api_config(sess *s, json_t *body, tb_buf *resp, tb_err *err)
                           c->threads, "max_sent_data", (json_int_t)c->max_sent_data,
                           "max_recv_data", (json_int_t)c->max_recv_data, "tee", c->tee, "verify",
                           c->verify, "network", c->network, "log_level", c->log_level);
-    char *txt = j ? json_dumps(j, JSON_COMPACT) : NULL;
-    json_decref(j);
-    if (!txt)
-        return tb_errf(err, "out of memory");
-    tb_buf_puts(resp, txt);
-    free(txt);
-    return 0;
+    return reply_json(resp, j, err);
 }
 
 static void mark(party *p, const char *phase, int end)
@@ -374,13 +368,7 @@ static int api_quote(sess *s, json_t *body, tb_buf *resp, tb_err *err)
                               "simulated", tb_tee_simulated(s->tee.kind))
                   : NULL;
     free(b);
-    char *txt = j ? json_dumps(j, JSON_COMPACT) : NULL;
-    json_decref(j);
-    if (!txt)
-        return tb_errf(err, "out of memory");
-    tb_buf_puts(resp, txt);
-    free(txt);
-    return 0;
+    return reply_json(resp, j, err);
 }
 
 static int api_verify(sess *s, json_t *body, tb_buf *resp, tb_err *err)
@@ -608,14 +596,15 @@ static int64_t tick(tb_ev_loop *l, uint64_t id, void *data)
 static int add_files(sess *s, tb_tlsn_wasm *w, tb_err *err)
 {
     if (tb_tlsn_hub_add_file(s->hub, "party.js", NULL, tb_tlsn_party_js_start,
-                             (size_t)(tb_tlsn_party_js_end - tb_tlsn_party_js_start), err) < 0 ||
-        tb_tlsn_hub_add_file(s->hub, "prover.html", NULL, tb_tlsn_prover_html_start,
-                             (size_t)(tb_tlsn_prover_html_end - tb_tlsn_prover_html_start),
-                             err) < 0 ||
-        tb_tlsn_hub_add_file(s->hub, "verifier.html", NULL, tb_tlsn_verifier_html_start,
-                             (size_t)(tb_tlsn_verifier_html_end - tb_tlsn_verifier_html_start),
-                             err) < 0)
+                             TB_EMBED_LEN(tb_tlsn_party_js), err) < 0)
         return -1;
+    for (int role = 0; role < TB_TLSN_ROLES; role++) {
+        char page[32];
+        snprintf(page, sizeof page, "%s.html", role_name[role]);
+        if (tb_tlsn_hub_add_file(s->hub, page, NULL, tb_tlsn_party_html_start,
+                                 TB_EMBED_LEN(tb_tlsn_party_html), err) < 0)
+            return -1;
+    }
     for (int i = 0; i < TB_TLSN_WASM_FILES; i++) {
         char path[256];
         snprintf(path, sizeof path, "pkg/%s", w->files[i].path);

@@ -1,5 +1,6 @@
-/* Unit tests for net/http_field: token characters, case-insensitive names, 1*DIGIT lengths with a
- * digit limit, and comma-separated token lists (any element / last element). */
+/* Unit tests for net/http_field: token characters and the text class,
+ * case-insensitive names, 1*DIGIT lengths with a digit limit, and comma-separated
+ * token lists (any element / last element). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +27,25 @@ static void test_is_tchar(void **state)
     for (int c = 0; c < 256; c++)
         n += tb_http_is_tchar((uint8_t)c);
     assert_int_equal(n, 62 + 15);
+}
+
+/* TB_HTTP_TEXT: HTAB, SP, VCHAR and obs-text; every tchar is text too. */
+static void test_text_class(void **state)
+{
+    (void)state;
+    int n = 0;
+    for (int c = 0; c < 256; c++) {
+        int text = (tb_http_cls[c] & TB_HTTP_TEXT) != 0;
+        n += text;
+        if (tb_http_is_tchar((uint8_t)c))
+            assert_true(text);
+        if (c < 0x20 || c == 0x7f)
+            assert_int_equal(text, c == '\t');
+    }
+    assert_true(tb_http_cls[' '] & TB_HTTP_TEXT);
+    assert_true(tb_http_cls[0x80] & TB_HTTP_TEXT);
+    assert_true(tb_http_cls[0xff] & TB_HTTP_TEXT);
+    assert_int_equal(n, 1 + 95 + 128);
 }
 
 static int name(const char *s, const char *want)
@@ -115,9 +135,8 @@ static void test_has_token(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_is_tchar),
-        cmocka_unit_test(test_name_is),
-        cmocka_unit_test(test_digits),
+        cmocka_unit_test(test_is_tchar),  cmocka_unit_test(test_text_class),
+        cmocka_unit_test(test_name_is),   cmocka_unit_test(test_digits),
         cmocka_unit_test(test_has_token),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
