@@ -149,6 +149,11 @@ static void test_ranges_and_numbers(void **state)
     assert_int_equal(a.threads, 64);
     assert_int_equal(RUN("--passes", "12x"), 2);
     assert_string_equal(err, "teebench: t: --passes 12x: not an integer\n");
+    /* base/num's syntax: no leading blank (strtol alone skipped it), no hex float */
+    assert_int_equal(RUN("--passes", " 5"), 2);
+    assert_string_equal(err, "teebench: t: --passes  5: not an integer\n");
+    assert_int_equal(RUN("--alpha", "0x1p-2"), 2);
+    assert_string_equal(err, "teebench: t: --alpha 0x1p-2: not a number\n");
     assert_int_equal(RUN("--alpha", "nan"), 2);
     assert_string_equal(err, "teebench: t: --alpha nan: not a number\n");
     assert_int_equal(RUN("--alpha", "1.5"), 2);
