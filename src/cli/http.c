@@ -4,8 +4,8 @@
  * --cacert, --connect, --server-log), builds the request bytes once, checks that
  * the target accepts connections, runs the engine (load/load.h) and prints wrk
  * 4.x's text layout line for line, or one JSON document with --json.
- * Global state: `interrupted`, the SIGINT flag (volatile sig_atomic_t, set by the
- * handler, read by the engine's threads every 100 ms). */
+ * SIGINT (not SIGTERM, as wrk) sets the stop flag (cli/wl_run's), which the engine's
+ * threads read every 100 ms: the run ends early and is printed. */
 #include <ctype.h>
 #include <jansson.h>
 #include <openssl/crypto.h>
@@ -24,6 +24,7 @@
 #include "cli/flags.h"
 #include "cli/json.h"
 #include "cli/opt.h"
+#include "cli/wl_run.h"
 #include "load/load.h"
 #include "load/logcount.h"
 #include "load/script.h"
@@ -40,14 +41,6 @@
 #define CMD "http"
 #define SCHEMA TB_WL_HTTP_SCHEMA
 #define MAX_HEADERS 64
-
-static volatile sig_atomic_t interrupted;
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    __atomic_store_n(&interrupted, 1, __ATOMIC_RELAXED); /* load threads read it */
-}
 
 /* A -H header as wrk takes it: "Name: value" (a colon, then one space); the
  * name is line[0..name_len). */
@@ -666,7 +659,7 @@ static int prepare(const struct http_opts *o, struct http_run *h, tb_err *e)
     lo->timeout_ns = o->timeout_ms * 1000000ULL;
     lo->drain_ns = lo->timeout_ns < 2000000000ULL ? lo->timeout_ns : 2000000000ULL;
     lo->rate = o->rate;
-    lo->stop_flag = &interrupted;
+    lo->stop_flag = cli_wl_stop_flag();
     return 0;
 }
 
@@ -694,9 +687,7 @@ static void start_banner(const struct http_opts *o, struct http_run *h)
  * (the caller clears it), or -1 with e. */
 static int run_load(struct http_run *h, tb_load_result *r, tb_err *e)
 {
-    struct sigaction sa = {.sa_handler = on_sigint};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
+    cli_wl_stop_catch_sigint(NULL);
     int rc = tb_load_run(&h->lo, r, e);
     signal(SIGINT, SIG_DFL);
     tb_tls_ctx_free(h->tls);
