@@ -1,11 +1,12 @@
-/* num: strict numbers in a range (see num.h). strtol, strtoull and strtod do the
- * conversion; what they would also accept (leading blanks, hex, inf, nan, a '-'
- * that strtoull negates) is refused before they see it. Used by cli/opt (every
- * flag), workloads/param (every setting), bench/run (notary bench settings) and
- * benchcsv (results.csv's integer cells). */
+/* num: strict numbers in a range (see num.h). strtoull (an integer's digits, its
+ * sign read here) and strtod do the conversion; what they would also accept (leading
+ * blanks, hex, inf, nan, a '-' that strtoull negates) is refused before they see it.
+ * Used by cli/opt (every flag), workloads/param (every setting), bench/run's
+ * settings, benchcsv's cells, kv serve's ports and report's #N. */
 #include "base/num.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,22 +16,38 @@ static int is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
-/* An optional sign then a digit: what strtol's base 10 form starts with. */
-static int starts_integer(const char *s)
+/* s as an optional sign and decimal digits: *neg, and the digits' value in *mag
+   (strtoull reads them without the sign, which it would negate). TB_NUM_RANGE:
+   more digits than 64 bits hold. */
+static tb_num_status integer(const char *s, int *neg, uint64_t *mag)
 {
-    return is_digit(s[s[0] == '+' || s[0] == '-']);
+    *neg = s[0] == '-';
+    const char *d = s + (s[0] == '+' || s[0] == '-');
+    if (!is_digit(*d))
+        return TB_NUM_SYNTAX;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(d, &end, 10);
+    if (*end)
+        return TB_NUM_SYNTAX;
+    if (errno)
+        return TB_NUM_RANGE;
+    *mag = v;
+    return TB_NUM_OK;
 }
 
 tb_num_status tb_num_long(const char *s, long lo, long hi, long *out)
 {
-    if (!starts_integer(s))
-        return TB_NUM_SYNTAX;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*end)
-        return TB_NUM_SYNTAX;
-    if (errno || v < lo || v > hi) /* errno: ERANGE, digits beyond the type */
+    int neg;
+    uint64_t mag;
+    tb_num_status st = integer(s, &neg, &mag);
+    if (st != TB_NUM_OK)
+        return st;
+    if (mag > (uint64_t)LONG_MAX + (uint64_t)neg)
+        return TB_NUM_RANGE;
+    /* LONG_MIN's magnitude is no long */
+    long v = mag > (uint64_t)LONG_MAX ? LONG_MIN : neg ? -(long)mag : (long)mag;
+    if (v < lo || v > hi)
         return TB_NUM_RANGE;
     *out = v;
     return TB_NUM_OK;
@@ -38,14 +55,14 @@ tb_num_status tb_num_long(const char *s, long lo, long hi, long *out)
 
 tb_num_status tb_num_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-    if (s[0] == '-' || !starts_integer(s))
+    int neg;
+    uint64_t v;
+    if (s[0] == '-')
         return TB_NUM_SYNTAX;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end)
-        return TB_NUM_SYNTAX;
-    if (errno || v < lo || v > hi) /* errno: ERANGE, digits beyond the type */
+    tb_num_status st = integer(s, &neg, &v);
+    if (st != TB_NUM_OK)
+        return st;
+    if (v < lo || v > hi)
         return TB_NUM_RANGE;
     *out = v;
     return TB_NUM_OK;

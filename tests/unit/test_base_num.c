@@ -24,6 +24,10 @@ static void test_long(void **state)
     assert_int_equal(v, -3);
     assert_int_equal(tb_num_long("007", 0, 100, &v), TB_NUM_OK);
     assert_int_equal(v, 7);
+    assert_int_equal(tb_num_long("-0", -1, 1, &v), TB_NUM_OK);
+    assert_int_equal(v, 0);
+    assert_int_equal(tb_num_long("9223372036854775807", 0, LONG_MAX, &v), TB_NUM_OK);
+    assert_true(v == LONG_MAX);
     assert_int_equal(tb_num_long("-9223372036854775808", LONG_MIN, 0, &v), TB_NUM_OK);
     assert_true(v == LONG_MIN);
     v = 7;
