@@ -10,9 +10,11 @@
  *   scaled     digits with at most one '.' ("2", "1.5", ".5"; no sign, exponent,
  *              hex, inf or nan), then one of the caller's unit suffixes ("" for
  *              none): a duration "500ms", "1.5m"
+ *   sizes      decimal digits (no sign), then one of the caller's unit suffixes:
+ *              "4G", "512M", "1024" -- integers all the way, to 2^64 - 1
  * Each returns a tb_num_status and words nothing: the caller frames the message
  * ("<flag> <value>: not an integer", "<key>: '<value>' is not a duration") from it.
- * An integer with more digits than its type holds is out of range, a decimal that
+ * An integer or size with more digits than its type holds is out of range, a decimal that
  * overflows a double is not a number. Pure functions; *out is written only on
  * TB_NUM_OK. */
 #ifndef TB_BASE_NUM_H
@@ -34,6 +36,12 @@ typedef struct tb_num_unit {
     double mul, div;
 } tb_num_unit;
 
+/* A unit of a size: the number read times mul (not 0). */
+typedef struct tb_num_size_unit {
+    const char *suffix;
+    uint64_t mul;
+} tb_num_size_unit;
+
 /* A signed decimal integer in [lo, hi]. */
 tb_num_status tb_num_long(const char *s, long lo, long hi, long *out);
 /* An unsigned decimal integer in [lo, hi]. */
@@ -44,5 +52,9 @@ tb_num_status tb_num_double(const char *s, double lo, double hi, double *out);
  * in the base unit in [lo, hi]. */
 tb_num_status tb_num_scaled(const char *s, const tb_num_unit *units, size_t n, double lo, double hi,
                             double *out);
+/* A size with one of units[0..n) (suffixes compared exactly), its value in [lo, hi]
+ * (one that overflows 64 bits is out of range). */
+tb_num_status tb_num_size(const char *s, const tb_num_size_unit *units, size_t n, uint64_t lo,
+                          uint64_t hi, uint64_t *out);
 
 #endif

@@ -20,6 +20,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/fdlimit.h"
+#include "base/num.h"
 #include "cli/cli.h"
 #include "cli/flags.h"
 #include "cli/json.h"
@@ -394,9 +395,8 @@ static int resolve_target(const struct http_opts *o, tb_addr *a, tb_err *e)
         memmove(host, host + 1, hl - 2);
         host[hl - 2] = 0;
     }
-    char *end;
-    long port = strtol(colon + 1, &end, 10);
-    if (*end || port <= 0 || port > 65535)
+    long port;
+    if (tb_num_long(colon + 1, 1, 65535, &port) != TB_NUM_OK)
         return tb_errf(e, "--connect: bad port in %s", o->connect);
     return tb_addr_resolve(host, colon + 1, a, e);
 }

@@ -1,7 +1,8 @@
 /* Unit tests for src/base/num: the one number syntax -- what each form accepts, what
  * it refuses as not a number (leading blanks, hex, inf, nan, a sign where none may
  * be, trailing text) and what is a number out of range (the bounds themselves are
- * in; an integer beyond its type is out of range); *out untouched on a mistake. */
+ * in; an integer or size beyond its type is out of range); *out untouched on a
+ * mistake. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -125,13 +126,40 @@ static void test_scaled(void **state)
     assert_true(v == 60);
 }
 
+/* Sizes are integers to 2^64 - 1: no sign, no fraction; a product past 64 bits is
+   out of range. */
+static void test_size(void **state)
+{
+    (void)state;
+    static const tb_num_size_unit units[] = {
+        {"", 1}, {"k", 1024}, {"M", 1ull << 20}, {"T", 1ull << 40}};
+    const size_t n = sizeof units / sizeof units[0];
+    uint64_t v = 7;
+    assert_int_equal(tb_num_size("4k", units, n, 1, UINT64_MAX, &v), TB_NUM_OK);
+    assert_true(v == 4096);
+    assert_int_equal(tb_num_size("18446744073709551615", units, n, 1, UINT64_MAX, &v), TB_NUM_OK);
+    assert_true(v == UINT64_MAX);
+    assert_int_equal(tb_num_size("16777215T", units, n, 1, UINT64_MAX, &v), TB_NUM_OK);
+    assert_true(v == 16777215ull << 40);
+    v = 7;
+    static const char *const syntax[] = {"",   "k",   "+4k",  "-4k",  " 4k", "4 k",
+                                         "4K", "4kB", "1.5M", "0x10", "4k "};
+    for (size_t i = 0; i < sizeof syntax / sizeof syntax[0]; i++)
+        if (tb_num_size(syntax[i], units, n, 0, UINT64_MAX, &v) != TB_NUM_SYNTAX)
+            fail_msg("'%s' read as a size", syntax[i]);
+    assert_int_equal(tb_num_size("16777216T", units, n, 1, UINT64_MAX, &v), TB_NUM_RANGE);
+    assert_int_equal(tb_num_size("18446744073709551616", units, n, 1, UINT64_MAX, &v),
+                     TB_NUM_RANGE);
+    assert_int_equal(tb_num_size("0", units, n, 1, UINT64_MAX, &v), TB_NUM_RANGE);
+    assert_int_equal(tb_num_size("2M", units, n, 1, 1ull << 20, &v), TB_NUM_RANGE);
+    assert_true(v == 7);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_long),
-        cmocka_unit_test(test_u64),
-        cmocka_unit_test(test_double),
-        cmocka_unit_test(test_scaled),
+        cmocka_unit_test(test_long),   cmocka_unit_test(test_u64),  cmocka_unit_test(test_double),
+        cmocka_unit_test(test_scaled), cmocka_unit_test(test_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
