@@ -116,6 +116,8 @@ static void test_set(void **state)
         {"duration", "0", "http.duration: 0 is out of range (0.01 s .. 86400 s)"},
         {"threads", "1.5", "http.threads: '1.5' is not an integer"},
         {"threads", " 5", "http.threads: ' 5' is not an integer"},
+        {"threads", "99999999999999999999",
+         "http.threads: 99999999999999999999 is out of range (1 .. 1024)"},
         {"duration", "-5s", "http.duration: '-5s' is not a duration"},
         {"duration", "1e3", "http.duration: '1e3' is not a duration"},
         {"threads", "2000", "http.threads: 2000 is out of range (1 .. 1024)"},
