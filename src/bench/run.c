@@ -23,6 +23,7 @@
 
 #include "base/clock.h"
 #include "base/file.h"
+#include "base/num.h"
 #include "base/proc.h"
 #include "base/tee.h"
 #include "bench/report.h"
@@ -94,10 +95,8 @@ void tb_bench_config_defaults(tb_bench_config *c)
 
 static int set_long(const char *name, const char *v, long lo, long hi, long *out, tb_err *err)
 {
-    errno = 0;
-    char *end;
-    long x = strtol(v, &end, 10);
-    if (!*v || isspace((unsigned char)*v) || *end || errno || x < lo || x > hi)
+    long x;
+    if (tb_num_long(v, lo, hi, &x) != TB_NUM_OK)
         return tb_errf(err, "%s: '%s' is not an integer in [%ld, %ld]", name, v, lo, hi);
     *out = x;
     return 0;
@@ -105,7 +104,7 @@ static int set_long(const char *name, const char *v, long lo, long hi, long *out
 
 static int set_int(const char *name, const char *v, long lo, long hi, int *out, tb_err *err)
 {
-    long x;
+    long x = 0;
     if (set_long(name, v, lo, hi, &x, err) < 0)
         return -1;
     *out = (int)x;

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 
 #include "base/csv.h"
 #include "base/file.h"
+#include "base/num.h"
 
 #define CSV_MAX_FIELDS 12
 
@@ -323,15 +323,7 @@ static int check_header(csv_reader *r, const char *const *names, int count, cons
 
 static int parse_long(const char *s, long lo, long hi, long *out)
 {
-    if (!*s || isspace((unsigned char)*s))
-        return -1;
-    errno = 0;
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
+    return tb_num_long(s, lo, hi, out) == TB_NUM_OK ? 0 : -1;
 }
 
 static int parse_bool(const char *s, int *out)
@@ -349,18 +341,7 @@ static int parse_bool(const char *s, int *out)
  * TB_BENCH_MS_MAX, so that every value parsed can be written back (tb_bench_format_ms). */
 static int parse_ms(const char *s, double *out)
 {
-    if (!*s)
-        return -1;
-    for (const char *p = s; *p; p++)
-        if (!isdigit((unsigned char)*p) && !strchr(".eE+-", *p))
-            return -1;
-    errno = 0;
-    char *end;
-    double v = strtod(s, &end);
-    if (errno || *end || !isfinite(v) || v < 0 || v > TB_BENCH_MS_MAX)
-        return -1;
-    *out = v;
-    return 0;
+    return tb_num_double(s, 0, TB_BENCH_MS_MAX, out) == TB_NUM_OK ? 0 : -1;
 }
 
 static int valid_mode(const char *s)

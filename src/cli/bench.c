@@ -2,11 +2,9 @@
  * `teebench bench summarize DIR|results.csv`.
  * Options come from the environment (the source benchmark script's variable
  * names), overridden by flags (the same names, lower case, dashes: --iterations,
- * --benchmark-modes, ...). SIGINT/SIGTERM during a run set `interrupted` (the
- * one piece of mutable static state here, a volatile sig_atomic_t written only
- * by the handler): the current client is killed, the servers stopped, the rows
- * done so far stay in results.csv, the summary is written, and the exit code is
- * 130. */
+ * --benchmark-modes, ...). SIGINT/SIGTERM during a run set the stop flag
+ * (cli/wl_run's, the one of every command): the current client is killed, the servers stopped, the
+ * rows done so far stay in results.csv, the summary is written, and the exit code is 130. */
 #include "cli/cli.h"
 #include "cli/flags.h"
 
@@ -23,17 +21,10 @@
 #include "bench/run.h"
 #include "cli/bench_tlsn.h"
 #include "cli/json.h"
+#include "cli/wl_run.h"
 
 #define SCHEMA_NOTARY "teebench-bench-notary/1"
 #define SCHEMA_SUMMARY "teebench-bench-summary/1"
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
 
 static void usage_notary(FILE *f)
 {
@@ -282,18 +273,12 @@ static int bench_main(int argc, char **argv, cli_bench_tlsn *tlsn)
     if (tlsn && cli_bench_tlsn_prepare(&c, tlsn, &err) < 0)
         return notary_fail(json, 1, err.msg);
 
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal; /* no SA_RESTART: waits wake up */
-    sigemptyset(&sa.sa_mask);
-    interrupted = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    struct sigaction old_int, old_term;
+    cli_wl_stop_catch(&old_int, &old_term);
     tb_bench_outcome oc;
     progress_ctx pc = {.iterations = c.iterations, .f = json ? stderr : stdout};
-    int rc = tb_bench_run(&c, &interrupted, on_progress, &pc, &oc, &err);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    int rc = tb_bench_run(&c, cli_wl_stop_flag(), on_progress, &pc, &oc, &err);
+    cli_wl_stop_restore(&old_int, &old_term);
     if (json) {
         int prc = print_notary_json(&c, &oc, rc, &err);
         if (prc)

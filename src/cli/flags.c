@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "base/num.h"
 #include "cli/cli.h"
 #include "cli/opt.h"
 
@@ -72,9 +73,11 @@ static int store(const cli_flag *f, void *args, const char *v, tb_err *err)
     case CLI_F_U64: {
         uint64_t lo = (uint64_t)f->lo,
                  hi = f->hi >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)f->hi;
-        if (cli_opt_u64(v, lo, hi, (uint64_t *)at) == 0)
-            return 0;
-        if (v[0] && strspn(v, "0123456789") == strlen(v))
+        uint64_t u;
+        tb_num_status st = tb_num_u64(v, lo, hi, &u);
+        if (st == TB_NUM_OK)
+            return *(uint64_t *)at = u, 0;
+        if (st == TB_NUM_RANGE)
             return tb_errf(err, "%s %s: must be between %llu and %llu", flag, v,
                            (unsigned long long)lo, (unsigned long long)hi);
         return tb_errf(err, "%s %s: not an integer", flag, v);

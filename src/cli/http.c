@@ -4,8 +4,8 @@
  * --cacert, --connect, --server-log), builds the request bytes once, checks that
  * the target accepts connections, runs the engine (load/load.h) and prints wrk
  * 4.x's text layout line for line, or one JSON document with --json.
- * Global state: `interrupted`, the SIGINT flag (volatile sig_atomic_t, set by the
- * handler, read by the engine's threads every 100 ms). */
+ * SIGINT (not SIGTERM, as wrk) sets the stop flag (cli/wl_run's), which the engine's
+ * threads read every 100 ms: the run ends early and is printed. */
 #include <ctype.h>
 #include <jansson.h>
 #include <openssl/crypto.h>
@@ -20,10 +20,12 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/fdlimit.h"
+#include "base/num.h"
 #include "cli/cli.h"
 #include "cli/flags.h"
 #include "cli/json.h"
 #include "cli/opt.h"
+#include "cli/wl_run.h"
 #include "load/load.h"
 #include "load/logcount.h"
 #include "load/script.h"
@@ -40,14 +42,6 @@
 #define CMD "http"
 #define SCHEMA TB_WL_HTTP_SCHEMA
 #define MAX_HEADERS 64
-
-static volatile sig_atomic_t interrupted;
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    __atomic_store_n(&interrupted, 1, __ATOMIC_RELAXED); /* load threads read it */
-}
 
 /* A -H header as wrk takes it: "Name: value" (a colon, then one space); the
  * name is line[0..name_len). */
@@ -401,9 +395,8 @@ static int resolve_target(const struct http_opts *o, tb_addr *a, tb_err *e)
         memmove(host, host + 1, hl - 2);
         host[hl - 2] = 0;
     }
-    char *end;
-    long port = strtol(colon + 1, &end, 10);
-    if (*end || port <= 0 || port > 65535)
+    long port;
+    if (tb_num_long(colon + 1, 1, 65535, &port) != TB_NUM_OK)
         return tb_errf(e, "--connect: bad port in %s", o->connect);
     return tb_addr_resolve(host, colon + 1, a, e);
 }
@@ -666,7 +659,7 @@ static int prepare(const struct http_opts *o, struct http_run *h, tb_err *e)
     lo->timeout_ns = o->timeout_ms * 1000000ULL;
     lo->drain_ns = lo->timeout_ns < 2000000000ULL ? lo->timeout_ns : 2000000000ULL;
     lo->rate = o->rate;
-    lo->stop_flag = &interrupted;
+    lo->stop_flag = cli_wl_stop_flag();
     return 0;
 }
 
@@ -694,9 +687,7 @@ static void start_banner(const struct http_opts *o, struct http_run *h)
  * (the caller clears it), or -1 with e. */
 static int run_load(struct http_run *h, tb_load_result *r, tb_err *e)
 {
-    struct sigaction sa = {.sa_handler = on_sigint};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
+    cli_wl_stop_catch_sigint(NULL);
     int rc = tb_load_run(&h->lo, r, e);
     signal(SIGINT, SIG_DFL);
     tb_tls_ctx_free(h->tls);

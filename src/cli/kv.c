@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli/json.h"
+#include "base/num.h"
 #include "cli/wl_run.h"
 #include "serve/pki.h"
 #include "workloads/kv.h"
@@ -228,10 +229,8 @@ typedef struct serve_args {
 
 static int port_arg(const char *flag, const char *v, int zero_ok, int *out, tb_err *err)
 {
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (end == v || *end || errno || x < (zero_ok ? 0 : 1) || x > 65535)
+    long x;
+    if (tb_num_long(v, zero_ok ? 0 : 1, 65535, &x) != TB_NUM_OK)
         return tb_errf(err, "%s %s: want a port (%d-65535)", flag, v, zero_ok ? 0 : 1);
     *out = (int)x;
     return 0;

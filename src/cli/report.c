@@ -20,6 +20,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
+#include "base/num.h"
 #include "compare/compare.h"
 #include "record/record.h"
 #include "report/report.h"
@@ -56,9 +57,8 @@ static void usage(FILE *f, const cli_cmd *c)
 static long find_baseline(const char *spec, tb_record **r, size_t n)
 {
     if (spec[0] == '#') {
-        char *end = NULL;
-        long k = strtol(spec + 1, &end, 10);
-        if (end == spec + 1 || *end || k < 1 || (size_t)k > n)
+        long k;
+        if (tb_num_long(spec + 1, 1, (long)n, &k) != TB_NUM_OK)
             return -1;
         return k - 1;
     }

@@ -10,8 +10,8 @@
  * object per event (--progress=jsonl, for a remote caller). A remote target's
  * events and lines are its text: printed with control characters escaped
  * (base/text), as every line here is. The summary table goes to stdout, or to stderr when the
- * result JSON goes to stdout (-o -). Global state: `interrupted`, set by the SIGINT/SIGTERM handler
- * and read by the suite (a volatile sig_atomic_t, as in cli/bench.c). */
+ * result JSON goes to stdout (-o -). SIGINT/SIGTERM set the stop flag (cli/wl_run's), which
+ * the suite reads: the run ends "interrupted" and the command exits 130. */
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -34,6 +34,7 @@
 #include "base/text.h"
 #include "cli/flags.h"
 #include "cli/vm_flags.h"
+#include "cli/wl_run.h"
 #include "compare/compare.h"
 #include "fleet/fleet.h"
 #include "record/record.h"
@@ -43,14 +44,6 @@
 #include "workloads/network.h"
 
 #define CMD "suite"
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    __atomic_store_n(&interrupted, 1, __ATOMIC_RELAXED); /* load threads read it */
-}
 
 enum { PROG_AUTO, PROG_TTY, PROG_PLAIN, PROG_JSONL, PROG_NONE };
 
@@ -669,14 +662,8 @@ static void session_begin(session *ss, int progress)
     pthread_cond_init(&ss->pr.cv, &ca);
     pthread_condattr_destroy(&ca);
     ss->ticking = ss->pr.mode == PROG_TTY && pthread_create(&ss->tick, NULL, ticker, &ss->pr) == 0;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal; /* no SA_RESTART: waits wake up */
-    sigemptyset(&sa.sa_mask);
-    interrupted = 0;
-    sigaction(SIGINT, &sa, &ss->old_int);
-    sigaction(SIGTERM, &sa, &ss->old_term);
-    ss->hooks = (tb_suite_hooks){.progress = on_event, .ctx = &ss->pr, .stop = &interrupted};
+    cli_wl_stop_catch(&ss->old_int, &ss->old_term);
+    ss->hooks = (tb_suite_hooks){.progress = on_event, .ctx = &ss->pr, .stop = cli_wl_stop_flag()};
 }
 
 static void session_tag(session *ss, const char *name)
@@ -691,8 +678,7 @@ static void session_tag(session *ss, const char *name)
 
 static void session_end(session *ss)
 {
-    sigaction(SIGINT, &ss->old_int, NULL);
-    sigaction(SIGTERM, &ss->old_term, NULL);
+    cli_wl_stop_restore(&ss->old_int, &ss->old_term);
     if (ss->ticking) {
         pthread_mutex_lock(&ss->pr.mu);
         ss->pr.quit = 1;
@@ -849,7 +835,7 @@ static int run_targets(suite_args *a, tb_suite_plan *p, session *ss)
     int failed = fc.failed || res.failed;
     tb_fleet_result_clear(&res);
     code = fc.code;
-    if (interrupted && code != 130)
+    if (cli_wl_stopped() && code != 130)
         code = cli_fail_code(130, CMD, "interrupted");
     return code ? code : failed;
 }

@@ -4,8 +4,8 @@
  * With --env the mode, target and limits come from the harness's variables
  * (BENCHMARK_MODE, TARGET_HOST, TARGET_PORT, TARGET_SERVER_NAME, TARGET_URI,
  * MAX_SENT_DATA, MAX_RECV_DATA, USE_FIXTURE_CA, FIXTURE_CA); flags win.
- * SIGINT/SIGTERM set `interrupted` (the one piece of static mutable state, written
- * only by the handler): the session stops its Chromium processes and fails. */
+ * SIGINT/SIGTERM set the stop flag (cli/wl_run's): the session stops its Chromium
+ * processes and fails. */
 #include "cli/cli.h"
 #include "cli/flags.h"
 
@@ -22,16 +22,9 @@
 
 #include "base/file.h"
 #include "cli/opt.h"
+#include "cli/wl_run.h"
 #include "tlsn/session.h"
 #include "tlsn/wasm.h"
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
 
 /* The hub's notes go to stderr: the session's log (the harness keeps it per run). */
 static void log_line(void *ctx, const char *line)
@@ -317,15 +310,11 @@ static int cmd_session(int argc, char **argv)
             return cli_fail("tlsn session", "%s: cannot make a work directory", tmp);
         snprintf(c.work_dir, sizeof c.work_dir, "%s", tmp);
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    cli_wl_stop_catch(NULL, NULL);
     if (verbose)
         c.log = log_line;
     tb_tlsn_session_result r;
-    int rc = tb_tlsn_session_run(&c, &interrupted, &r, &err);
+    int rc = tb_tlsn_session_run(&c, cli_wl_stop_flag(), &r, &err);
     print_result(&c, &r);
     fflush(stdout);
     if (out_json && r.out[TB_TLSN_VERIFIER]) {

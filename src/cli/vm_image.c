@@ -1,7 +1,6 @@
 /* cli/vm_image: `teebench vm image` -- parses its flags, runs vm/image's build and
- * prints where the image is. Global state: `stop_flag`, set by the SIGINT/SIGTERM
- * handler while the build runs and read by it (a volatile sig_atomic_t, as in
- * cli/suite.c). */
+ * prints where the image is. SIGINT/SIGTERM while the build runs set the stop flag
+ * (cli/wl_run's), which the build reads: it stops, and the command exits 130. */
 #include "cli/cli.h"
 #include "cli/flags.h"
 
@@ -17,18 +16,11 @@
 
 #include "base/buf.h"
 #include "base/clock.h"
+#include "cli/wl_run.h"
 #include "vm/image.h"
 #include "vm/vm.h"
 
 #define CMD "vm"
-
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    stop_flag = 1;
-}
 
 static void usage(FILE *f, const cli_cmd *c)
 {
@@ -172,21 +164,15 @@ int cli_vm_image(int argc, char **argv)
     fprintf(stderr, "teebench: vm: building %s (%s%s, mmdebstrap): a few minutes\n", out, d->name,
             r.stock ? ", stock" : "");
     fflush(stderr);
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    stop_flag = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    struct sigaction old_int, old_term;
+    cli_wl_stop_catch(&old_int, &old_term);
     uint64_t t0 = tb_mono_ns();
     char log[1200];
-    int rc = tb_vm_image_build(&r, &stop_flag, log, sizeof log, &e);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    int rc = tb_vm_image_build(&r, cli_wl_stop_flag(), log, sizeof log, &e);
+    cli_wl_stop_restore(&old_int, &old_term);
     if (rc < 0)
-        return stop_flag ? (cli_fail(CMD, "image: %s", e.msg), 130)
-                         : cli_fail(CMD, "image: %s", e.msg);
+        return cli_wl_stopped() ? (cli_fail(CMD, "image: %s", e.msg), 130)
+                                : cli_fail(CMD, "image: %s", e.msg);
     if (stat(out, &sb) < 0)
         return cli_fail(CMD, "image: %s: %s", out, strerror(errno));
     printf("image %s: %s%s, %.0f MiB on disk (qcow2), built in %.0f s\n", out, d->name,

@@ -14,15 +14,34 @@ static volatile sig_atomic_t stop;
 static void on_signal(int sig)
 {
     (void)sig;
-    stop = 1;
+    __atomic_store_n(&stop, 1, __ATOMIC_RELAXED); /* other threads (http's, suite's) read it */
+}
+
+/* The flag cleared, then on_signal for sig (no SA_RESTART: a wait wakes up). */
+static void catch_one(int sig, struct sigaction *old)
+{
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, old);
 }
 
 void cli_wl_stop_catch(struct sigaction *old_int, struct sigaction *old_term)
 {
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, old_int);
-    sigaction(SIGTERM, &sa, old_term);
+    stop = 0;
+    catch_one(SIGINT, old_int);
+    catch_one(SIGTERM, old_term);
+}
+
+void cli_wl_stop_catch_sigint(struct sigaction *old_int)
+{
+    stop = 0;
+    catch_one(SIGINT, old_int);
+}
+
+void cli_wl_stop_restore(const struct sigaction *old_int, const struct sigaction *old_term)
+{
+    sigaction(SIGINT, old_int, NULL);
+    sigaction(SIGTERM, old_term, NULL);
 }
 
 const volatile sig_atomic_t *cli_wl_stop_flag(void)
@@ -92,7 +111,6 @@ int cli_wl_run_print(const char *cmd, const cli_wl_run *r, const char *schema, j
 
 void cli_wl_run_end(cli_wl_run *r)
 {
-    sigaction(SIGINT, &r->old_int, NULL);
-    sigaction(SIGTERM, &r->old_term, NULL);
+    cli_wl_stop_restore(&r->old_int, &r->old_term);
     tb_wl_workdir_remove(&r->sink);
 }

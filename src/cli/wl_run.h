@@ -1,15 +1,17 @@
 /* cli/wl_run: what a workload's command (cli/memory, network, storage, kv) holds
- * around the workload. All four: the stop flag, set by SIGINT and SIGTERM once
- * cli_wl_stop_catch has run (the workload polls it; the command then says
- * "interrupted" and exits 130). storage and kv, which run their workload's parts one
+ * around the workload. All four, and every other command that a signal stops
+ * (bench, http, suite, tlsn session, vm image): the one stop flag, set by SIGINT and
+ * SIGTERM once cli_wl_stop_catch has run -- by SIGINT alone for http, as wrk -- (the
+ * work polls it; the command then says "interrupted" and exits 130, or, for http,
+ * prints what it measured). storage and kv, which run their workload's parts one
  * after another in a private work directory: how they answer (cli_wl_out: a failure
  * as a line or, with --json, a document; each part's outcome, cli_wl_take) and a
  * cli_wl_run -- that directory (tb_wl_workdir, removed at the end), the handlers before
  * (put back at the end) and the start time for the --json document.
  *
- * Global state: the stop flag (a volatile sig_atomic_t written only by the handler,
- * as cli/suite.c's): a process runs one command. What prints: cli_wl_fail (stderr, or
- * the --json document on stdout), cli_wl_take (a part's text on stdout) and
+ * Global state: the stop flag (a volatile sig_atomic_t, cleared by the catch before
+ * its handler is set, then written only by the handler): a process runs one command. What prints:
+ * cli_wl_fail (stderr, or the --json document on stdout), cli_wl_take (a part's text on stdout) and
  * cli_wl_run_print (the document). */
 #ifndef TB_CLI_WL_RUN_H
 #define TB_CLI_WL_RUN_H
@@ -21,9 +23,14 @@
 #include "base/err.h"
 #include "workloads/workload.h"
 
-/* From now on SIGINT and SIGTERM set the stop flag; the handlers before go to
-   old_int and old_term (NULL: not kept). */
+/* The stop flag cleared, and from now on SIGINT and SIGTERM set it (no SA_RESTART:
+   a wait wakes up); the handlers before go to old_int and old_term (NULL: not
+   kept). */
 void cli_wl_stop_catch(struct sigaction *old_int, struct sigaction *old_term);
+/* The same for SIGINT alone (SIGTERM keeps its handler). */
+void cli_wl_stop_catch_sigint(struct sigaction *old_int);
+/* Puts back the handlers cli_wl_stop_catch kept. */
+void cli_wl_stop_restore(const struct sigaction *old_int, const struct sigaction *old_term);
 /* The stop flag, for a workload to poll. */
 const volatile sig_atomic_t *cli_wl_stop_flag(void);
 /* 1 once SIGINT or SIGTERM came, else 0. */

@@ -4,11 +4,12 @@
 #include "vm/vm.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/num.h"
 
 void tb_vm_spec_init(tb_vm_spec *s)
 {
@@ -132,45 +133,19 @@ int tb_vm_accel_parse(const char *s, tb_vm_accel *out)
 
 int tb_vm_parse_size(const char *s, uint64_t *out, tb_err *err)
 {
-    if (!s || !isdigit((unsigned char)s[0]))
-        return tb_errf(err, "%s: not a size (e.g. 4G, 512M)", s ? s : "");
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno)
-        return tb_errf(err, "%s: not a size (e.g. 4G, 512M)", s);
-    unsigned shift;
-    switch (*end) {
-    case 0:
-    case 'M':
-    case 'm':
-        shift = 20;
-        break;
-    case 'G':
-    case 'g':
-        shift = 30;
-        break;
-    case 'T':
-    case 't':
-        shift = 40;
-        break;
-    case 'K':
-    case 'k':
-        shift = 10;
-        break;
-    case 'B':
-    case 'b':
-        shift = 0;
-        break;
-    default:
-        return tb_errf(err, "%s: not a size (e.g. 4G, 512M)", s);
-    }
-    if (*end && end[1])
-        return tb_errf(err, "%s: not a size (e.g. 4G, 512M)", s);
-    if (v == 0 || v > (UINT64_MAX >> shift))
+    static const tb_num_size_unit units[] = {
+        {"", 1ull << 20},  {"M", 1ull << 20}, {"m", 1ull << 20}, {"G", 1ull << 30},
+        {"g", 1ull << 30}, {"T", 1ull << 40}, {"t", 1ull << 40}, {"K", 1ull << 10},
+        {"k", 1ull << 10}, {"B", 1},          {"b", 1}};
+    switch (s ? tb_num_size(s, units, sizeof units / sizeof units[0], 1, UINT64_MAX, out)
+              : TB_NUM_SYNTAX) {
+    case TB_NUM_OK:
+        return 0;
+    case TB_NUM_RANGE:
         return tb_errf(err, "%s: size out of range", s);
-    *out = (uint64_t)v << shift;
-    return 0;
+    default:
+        return tb_errf(err, "%s: not a size (e.g. 4G, 512M)", s ? s : "");
+    }
 }
 
 void tb_vm_size_text(uint64_t bytes, char *out, size_t len)

@@ -9,9 +9,8 @@
  * the user writes it: "<workload>.<key>". */
 #include "workloads/workload.h"
 
-#include <ctype.h>
-#include <errno.h>
-#include <math.h>
+#include "base/num.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,34 +27,29 @@ int tb_wl_profile_parse(const char *name)
 int tb_wl_parse_seconds(const char *key, const char *v, double lo, double hi, double *out,
                         tb_err *err)
 {
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (end == v || errno || !isfinite(x) || isspace((unsigned char)*v))
-        return tb_errf(err, "%s: '%.40s' is not a duration (e.g. 5s, 500ms)", key, v);
-    if (!strcmp(end, "ms"))
-        x /= 1000;
-    else if (!strcmp(end, "m"))
-        x *= 60;
-    else if (*end && strcmp(end, "s"))
-        return tb_errf(err, "%s: '%.40s' is not a duration (e.g. 5s, 500ms)", key, v);
-    if (!(x >= lo && x <= hi))
+    static const tb_num_unit units[] = {{"", 1, 1}, {"s", 1, 1}, {"ms", 1, 1000}, {"m", 60, 1}};
+    switch (tb_num_scaled(v, units, sizeof units / sizeof units[0], lo, hi, out)) {
+    case TB_NUM_OK:
+        return 0;
+    case TB_NUM_RANGE:
         return tb_errf(err, "%s: %.40s is out of range (%g s .. %g s)", key, v, lo, hi);
-    *out = x;
-    return 0;
+    default:
+        return tb_errf(err, "%s: '%.40s' is not a duration (e.g. 5s, 500ms)", key, v);
+    }
 }
 
 int tb_wl_parse_int(const char *key, const char *v, long lo, long hi, int *out, tb_err *err)
 {
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (end == v || *end || errno || isspace((unsigned char)*v))
+    long x;
+    switch (tb_num_long(v, lo, hi, &x)) {
+    case TB_NUM_OK:
+        *out = (int)x;
+        return 0;
+    case TB_NUM_RANGE:
+        return tb_errf(err, "%s: %.40s is out of range (%ld .. %ld)", key, v, lo, hi);
+    default:
         return tb_errf(err, "%s: '%.40s' is not an integer", key, v);
-    if (x < lo || x > hi)
-        return tb_errf(err, "%s: %ld is out of range (%ld .. %ld)", key, x, lo, hi);
-    *out = (int)x;
-    return 0;
+    }
 }
 
 int tb_wl_parse_text(const char *key, const char *v, char *out, size_t n, tb_err *err)

@@ -149,6 +149,15 @@ static void test_ranges_and_numbers(void **state)
     assert_int_equal(a.threads, 64);
     assert_int_equal(RUN("--passes", "12x"), 2);
     assert_string_equal(err, "teebench: t: --passes 12x: not an integer\n");
+    /* base/num's syntax: no leading blank (strtol alone skipped it), no hex float */
+    assert_int_equal(RUN("--passes", " 5"), 2);
+    assert_string_equal(err, "teebench: t: --passes  5: not an integer\n");
+    assert_int_equal(RUN("--alpha", "0x1p-2"), 2);
+    assert_string_equal(err, "teebench: t: --alpha 0x1p-2: not a number\n");
+    /* more digits than a long holds: out of range, as for the unsigned flags below */
+    assert_int_equal(RUN("--threads", "99999999999999999999"), 2);
+    assert_string_equal(err,
+                        "teebench: t: --threads 99999999999999999999: must be between 1 and 64\n");
     assert_int_equal(RUN("--alpha", "nan"), 2);
     assert_string_equal(err, "teebench: t: --alpha nan: not a number\n");
     assert_int_equal(RUN("--alpha", "1.5"), 2);
