@@ -43,35 +43,11 @@ _Static_assert(sizeof(tb_wl_http_params) <= TB_WL_PARAMS_MAX, "room in the plan"
 
 #define P(f) TB_WLP_FIELD(tb_wl_http_params, f)
 
-static int target(void *ctx, const char *t, tb_err *err)
-{
-    tb_wl_http_params *h = ctx;
-    if (!strcmp(t, "nginx"))
-        h->nginx = 1;
-    else if (!strcmp(t, "serve-tls"))
-        h->serve_tls = 1;
-    else
-        return tb_errf(err, "unknown target '%.40s' (nginx, serve-tls)", t);
-    return 0;
-}
-
-static int parse_targets(void *params, const char *key, const char *v, tb_err *err)
-{
-    tb_wl_http_params *h = params;
-    h->nginx = h->serve_tls = 0;
-    return tb_wl_each_token(key, v, target, h, err);
-}
-
-static json_t *targets_json(const void *params)
-{
-    const tb_wl_http_params *h = params;
-    json_t *a = json_array();
-    if (a && h->nginx)
-        json_array_append_new(a, json_string("nginx"));
-    if (a && h->serve_tls)
-        json_array_append_new(a, json_string("serve-tls"));
-    return a;
-}
+static const char *const target_names[] = {"nginx", "serve-tls"};
+static const size_t target_fields[] = {offsetof(tb_wl_http_params, nginx),
+                                       offsetof(tb_wl_http_params, serve_tls)};
+static const tb_wl_name_set target_set = {
+    .what = "target", .names = target_names, .n = 2, .no_all = 1, .fields = target_fields};
 
 /* "" (start nginx here) or an http:// URL of an nginx elsewhere. */
 static int check_nginx_url(const char *key, const char *v, tb_err *err)
@@ -131,9 +107,8 @@ static const tb_wl_param param_table[] = {
      .def = {"0"}},
     {.key = "targets",
      .help = "nginx and/or serve-tls",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_targets,
-     .json = targets_json,
+     .kind = TB_WLP_NAMES,
+     .names = &target_set,
      .def = {"nginx,serve-tls"}},
     {.key = "nginx_bin",
      .help = "the nginx binary (default " TB_NGINX_BIN ")",

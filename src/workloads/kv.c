@@ -50,35 +50,11 @@ _Static_assert(sizeof(tb_wl_kv_params) <= TB_WL_PARAMS_MAX, "room in the plan");
 
 /* ---- parameters ---- */
 
-static int transport(void *ctx, const char *t, tb_err *err)
-{
-    tb_wl_kv_params *k = ctx;
-    if (!strcmp(t, "plain"))
-        k->plain = 1;
-    else if (!strcmp(t, "tls"))
-        k->tls = 1;
-    else
-        return tb_errf(err, "unknown transport '%.40s' (plain, tls)", t);
-    return 0;
-}
-
-static int parse_transports(void *params, const char *key, const char *v, tb_err *err)
-{
-    tb_wl_kv_params *k = params;
-    k->plain = k->tls = 0;
-    return tb_wl_each_token(key, v, transport, k, err);
-}
-
-static json_t *transports_json(const void *params)
-{
-    const tb_wl_kv_params *k = params;
-    json_t *a = json_array();
-    if (a && k->plain)
-        json_array_append_new(a, json_string("plain"));
-    if (a && k->tls)
-        json_array_append_new(a, json_string("tls"));
-    return a;
-}
+static const char *const transport_names[] = {"plain", "tls"};
+static const size_t transport_fields[] = {offsetof(tb_wl_kv_params, plain),
+                                          offsetof(tb_wl_kv_params, tls)};
+static const tb_wl_name_set transport_set = {
+    .what = "transport", .names = transport_names, .n = 2, .no_all = 1, .fields = transport_fields};
 
 /* HOST:PORT ([v6]:PORT) into host and port; 0, or -1. */
 static int split_hostport(const char *v, char *host, size_t n, int *port)
@@ -174,9 +150,8 @@ static const tb_wl_param param_table[] = {
      .def = {"100000"}},
     {.key = "transports",
      .help = "plain and/or tls",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_transports,
-     .json = transports_json,
+     .kind = TB_WLP_NAMES,
+     .names = &transport_set,
      .def = {"plain,tls"}},
     {.key = "redis_server",
      .help = "the redis-server binary (a name looked up in PATH, or a path)",

@@ -94,18 +94,11 @@ void tb_wl_memory_size_name(uint64_t b, char *out, size_t n)
 /* ---- parameters ---- */
 
 /* memory.parts: "first_touch" is another spelling of first-touch */
-static const tb_wl_name_set part_set = {"part", part_names, TB_WL_MEM_PARTS, "first_touch",
-                                        TB_WL_MEM_FIRST_TOUCH};
-
-static int parse_parts(void *params, const char *key, const char *v, tb_err *err)
-{
-    return tb_wl_name_set_parse(&part_set, key, v, ((tb_wl_memory_params *)params)->part, err);
-}
-
-static json_t *parts_json(const void *params)
-{
-    return tb_wl_name_set_json(&part_set, ((const tb_wl_memory_params *)params)->part);
-}
+static const tb_wl_name_set part_set = {.what = "part",
+                                        .names = part_names,
+                                        .n = TB_WL_MEM_PARTS,
+                                        .alias = "first_touch",
+                                        .alias_of = TB_WL_MEM_FIRST_TOUCH};
 
 static int parse_array(void *params, const char *key, const char *v, tb_err *err)
 {
@@ -227,9 +220,9 @@ static json_t *touch_json(const void *params)
 static const tb_wl_param param_table[] = {
     {.key = "parts",
      .help = "bandwidth, latency and/or first-touch",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_parts,
-     .json = parts_json,
+     .kind = TB_WLP_NAMES,
+     P(part),
+     .names = &part_set,
      .def = {"bandwidth,latency,first-touch"}},
     {.key = "array",
      .help = "bandwidth: bytes of each of the 3 arrays (auto: 4 x the last-level cache)",

@@ -49,17 +49,7 @@ static const char *const test_names[TB_WL_NET_TESTS] = {"tcp", "udp", "rtt"};
 
 /* ---- parameters ---- */
 
-static const tb_wl_name_set test_set = {"test", test_names, TB_WL_NET_TESTS, NULL, 0};
-
-static int parse_tests(void *params, const char *key, const char *v, tb_err *err)
-{
-    return tb_wl_name_set_parse(&test_set, key, v, ((tb_wl_network_params *)params)->test, err);
-}
-
-static json_t *tests_json(const void *params)
-{
-    return tb_wl_name_set_json(&test_set, ((const tb_wl_network_params *)params)->test);
-}
+static const tb_wl_name_set test_set = {.what = "test", .names = test_names, .n = TB_WL_NET_TESTS};
 
 /* A list of distinct integers in [lo, hi], in the order given. */
 typedef struct int_list {
@@ -170,9 +160,9 @@ static int check_server(const char *key, const char *v, tb_err *err)
 static const tb_wl_param param_table[] = {
     {.key = "tests",
      .help = "tcp, udp and/or rtt",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_tests,
-     .json = tests_json,
+     .kind = TB_WLP_NAMES,
+     P(test),
+     .names = &test_set,
      .def = {"tcp,udp,rtt"}},
     {.key = "duration",
      .help = "seconds of each TCP and UDP run (iperf3 -t: whole seconds)",

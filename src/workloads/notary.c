@@ -65,21 +65,6 @@ static json_t *modes_json(const void *params)
     return a;
 }
 
-/* Seconds, rounded up to whole ones (the harness's unit). */
-static int parse_run_timeout(void *params, const char *key, const char *v, tb_err *err)
-{
-    double s;
-    if (tb_wl_parse_seconds(key, v, 1, 86400, &s, err) < 0)
-        return -1;
-    ((tb_wl_notary_params *)params)->run_timeout_s = (int)ceil(s);
-    return 0;
-}
-
-static json_t *run_timeout_json(const void *params)
-{
-    return json_integer(((const tb_wl_notary_params *)params)->run_timeout_s);
-}
-
 static const tb_wl_param param_table[] = {
     {.key = "iterations",
      .help = "notarizations per round and mode",
@@ -96,9 +81,10 @@ static const tb_wl_param param_table[] = {
      .def = {"no_tee,tee_no_verify,tee_verify"}},
     {.key = "run_timeout",
      .help = "seconds before a notarization run is killed",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_run_timeout,
-     .json = run_timeout_json,
+     .kind = TB_WLP_WHOLE_SECONDS,
+     P(run_timeout_s),
+     .lo = 1,
+     .hi = 86400,
      .def = {"60", "300"}},
     {.key = "retries",
      .help = "reruns of a failed notarization",

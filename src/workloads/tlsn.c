@@ -28,20 +28,6 @@ _Static_assert(sizeof(tb_wl_tlsn_params) <= TB_WL_PARAMS_MAX, "room in the plan"
 
 #define P(f) TB_WLP_FIELD(tb_wl_tlsn_params, f)
 
-static int parse_run_timeout(void *params, const char *key, const char *v, tb_err *err)
-{
-    double s;
-    if (tb_wl_parse_seconds(key, v, 1, 86400, &s, err) < 0)
-        return -1;
-    ((tb_wl_tlsn_params *)params)->run_timeout_s = (int)ceil(s);
-    return 0;
-}
-
-static json_t *run_timeout_json(const void *params)
-{
-    return json_integer(((const tb_wl_tlsn_params *)params)->run_timeout_s);
-}
-
 static const tb_wl_param param_table[] = {
     {.key = "iterations",
      .help = "sessions per mode, in round 1 (0: off; a session takes about a minute)",
@@ -59,9 +45,10 @@ static const tb_wl_param param_table[] = {
      .def = {"2"}},
     {.key = "run_timeout",
      .help = "seconds before a session is killed",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_run_timeout,
-     .json = run_timeout_json,
+     .kind = TB_WLP_WHOLE_SECONDS,
+     P(run_timeout_s),
+     .lo = 1,
+     .hi = 86400,
      .def = {"1800"}},
     {.key = "tee",
      .help = "the quote source: auto (tdx in a TD, else sim), sim, tdx",

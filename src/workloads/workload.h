@@ -134,8 +134,17 @@ typedef enum tb_wl_param_kind {
     TB_WLP_SECONDS, /* double: "5", "5s", "500ms", "1.5m", within [lo, hi] */
     TB_WLP_INT,     /* int, within [lo, hi] */
     TB_WLP_TEXT,    /* char[size]: no control characters; one of choices when given */
-    TB_WLP_CUSTOM   /* parse and json say (lists, values that set several fields) */
+    TB_WLP_CUSTOM,  /* parse and json say (lists, values that set several fields) */
+    /* int: a duration as SECONDS reads it, within [lo, hi] s, rounded up to whole seconds
+       (a harness's unit); whole seconds in the plan's JSON */
+    TB_WLP_WHOLE_SECONDS,
+    /* a list of names from *names (or "all", unless names->no_all) into int flags, 1 for
+       each named: an int on[names->n] at the field, or with names->fields one int field
+       a name; the names set, in the list's order, in the plan's JSON */
+    TB_WLP_NAMES
 } tb_wl_param_kind;
+
+typedef struct tb_wl_name_set tb_wl_name_set;
 
 /* tb_wl_param.flags */
 #define TB_WLP_PLACE                                                                               \
@@ -158,6 +167,7 @@ typedef struct tb_wl_param {
     int (*parse)(void *params, const char *key, const char *value, tb_err *err);
     /* CUSTOM: the value in the plan's JSON (a new reference) */
     json_t *(*json)(const void *params);
+    const tb_wl_name_set *names; /* NAMES: the list */
     /* the default per profile (TB_WL_QUICK ...), as a setting's text; NULL: the previous
        profile's; def[0] NULL: none (the field stays zero) */
     const char *def[TB_WL_PROFILES];
@@ -467,13 +477,16 @@ void tb_wl_word(tb_wl_words *w, const char *fmt, ...) __attribute__((format(prin
 /* A list of names from names[0..n) (or "all") into on[0..n) (1: named; cleared first);
    alias, when not NULL, is another spelling of names[alias_of]. A name not in the list
    is refused as "unknown WHAT 'x' (names, ...)", naming key. */
-typedef struct tb_wl_name_set {
+#define TB_WL_NAMES_MAX 32 /* names a tb_wl_name_set may have */
+struct tb_wl_name_set {
     const char *what; /* "part", "test" */
     const char *const *names;
-    int n;
+    int n;             /* <= TB_WL_NAMES_MAX */
     const char *alias; /* or NULL */
     int alias_of;
-} tb_wl_name_set;
+    int no_all;           /* "all" is not a word of this list */
+    const size_t *fields; /* TB_WLP_NAMES: the int field of each name (offsetof), or NULL */
+};
 int tb_wl_name_set_parse(const tb_wl_name_set *set, const char *key, const char *v, int *on,
                          tb_err *err);
 /* The names set in on[0..n), in the list's order (new reference). */
