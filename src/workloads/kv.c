@@ -696,22 +696,14 @@ int tb_wl_kv_bench(const tb_wl_kv_params *p, const tb_wl_kv_target *t, tb_wl_sin
     tb_wl_command(sink, argv);
     snprintf(out, sizeof out, "redis-benchmark-%s.csv", tr);
     snprintf(errname, sizeof errname, "redis-benchmark-%s.stderr.log", tr);
-    int code = 0;
     /* 1000 requests per second at least; redis-benchmark waits forever on a server
        that stops answering */
     int64_t timeout_ms = 60000 + 2 * (int64_t)p->requests;
-    rc = tb_wl_run_tool(sink, argv, out, errname, timeout_ms, &code, err);
-    if (rc < 0)
-        return TB_WL_FAILED;
-    if (rc > 0)
-        return TB_WL_CANCELLED;
-    if (code != 0) {
-        char line[256];
-        tb_wl_last_line(sink, errname, line, sizeof line);
-        tb_errf(err, "redis-benchmark (%s) exited with code %d%s%s%s", tr, code,
-                code == TB_PROC_TIMEOUT_CODE ? " (timed out)" : "", line[0] ? ": " : "", line);
-        return TB_WL_FAILED;
-    }
+    char what[64];
+    snprintf(what, sizeof what, "redis-benchmark (%s)", tr);
+    rc = tb_wl_tool_step(sink, argv, out, errname, timeout_ms, what, 1, err);
+    if (rc != TB_WL_OK)
+        return rc;
     tb_buf b = {0};
     if (tb_wl_read(sink, out, 16u << 20, &b, err) < 0)
         return TB_WL_FAILED;
@@ -736,18 +728,6 @@ json_t *tb_wl_kv_doc(const tb_wl_kv_params *p, const char *server_version,
         "redis_benchmark", bench_version ? bench_version : "", "options", "requests", p->requests,
         "clients", p->clients, "pipeline", p->pipeline, "threads", p->threads, "data_size",
         p->data_size, "keyspace", p->keyspace, "tests", "set", "get", "runs", runs);
-}
-
-static void iso_time(const json_t *v, char *out, size_t n)
-{
-    const char *s = json_string_value(v);
-    out[0] = 0;
-    if (!s || strlen(s) != 20 || s[4] != '-' || s[10] != 'T' || s[19] != 'Z')
-        return;
-    for (int i = 0; i < 19; i++)
-        if (i != 4 && i != 7 && i != 10 && i != 13 && i != 16 && (s[i] < '0' || s[i] > '9'))
-            return;
-    snprintf(out, n, "%s", s);
 }
 
 static int read_runs(const json_t *doc, const json_t *runs, int emit, tb_wl_sink *sink, tb_err *err)
@@ -811,9 +791,7 @@ static int doc_read(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sin
         return tb_errf(err, "kv JSON: \"runs\" must be a non-empty array");
     if (read_runs(doc, runs, 0, sink, err) < 0 || read_runs(doc, runs, 1, sink, err) < 0)
         return -1;
-    tb_wl_doc_envelope(doc, info);
-    iso_time(json_object_get(doc, "started_at"), info->started, sizeof info->started);
-    iso_time(json_object_get(doc, "finished_at"), info->finished, sizeof info->finished);
+    tb_wl_doc_envelope_times(doc, info);
     return 0;
 }
 

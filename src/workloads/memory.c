@@ -449,16 +449,6 @@ static void warn(json_t *doc, const char *fmt, ...)
 }
 
 /* The array member name of doc, created when missing. */
-static json_t *member_array(json_t *doc, const char *name)
-{
-    json_t *a = json_object_get(doc, name);
-    if (!json_is_array(a)) {
-        a = json_array();
-        json_object_set_new(doc, name, a);
-    }
-    return a;
-}
-
 json_t *tb_wl_memory_doc(const tb_wl_memory_params *p, int ncpu)
 {
     char thp[32];
@@ -498,7 +488,7 @@ static int run_bandwidth(const tb_wl_memory_params *p, int ncpu, const volatile 
         if (a < 64 * 1024)
             return tb_errf(err, "memory bandwidth: only %s of memory available", ms);
     }
-    json_t *list = member_array(doc, "bandwidth");
+    json_t *list = tb_wl_doc_array(doc, "bandwidth");
     for (int t = 0; t < p->n_threads; t++) {
         int threads = p->threads[t] ? p->threads[t] : (ncpu > 0 ? ncpu : 1);
         tb_mem_bw_opts o = {
@@ -529,7 +519,7 @@ static int run_latency(const tb_wl_memory_params *p, const volatile sig_atomic_t
                        int *stopped, tb_err *err)
 {
     uint64_t avail = mem_available();
-    json_t *list = member_array(doc, "latency");
+    json_t *list = tb_wl_doc_array(doc, "latency");
     for (int i = 0; i < p->n_sizes; i++) {
         char label[32], ms[32];
         tb_wl_memory_size_name(p->sizes[i], label, sizeof label);
@@ -710,10 +700,8 @@ static int doc_read(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sin
                     tb_wl_doc_info *info, tb_err *err)
 {
     (void)o;
-    if (!json_object_get(doc, "bandwidth") && !json_object_get(doc, "latency") &&
-        !json_object_get(doc, "first_touch"))
-        return tb_errf(err, "memory JSON: none of \"bandwidth\", \"latency\", \"first_touch\"");
-    if (doc_samples(doc, sink, err) < 0)
+    static const char *const parts[] = {"bandwidth", "latency", "first_touch"};
+    if (tb_wl_doc_has_one(doc, "memory JSON", parts, 3, err) < 0 || doc_samples(doc, sink, err) < 0)
         return -1;
     tb_wl_doc_envelope(doc, info);
     return 0;

@@ -665,16 +665,6 @@ json_t *tb_wl_network_doc(const tb_wl_network_params *p, const tb_wl_net_ctx *c,
                      iperf3_version ? iperf3_version : "", "threaded", c->threaded);
 }
 
-static json_t *member_array(json_t *doc, const char *name)
-{
-    json_t *a = json_object_get(doc, name);
-    if (!json_is_array(a)) {
-        a = json_array();
-        json_object_set_new(doc, name, a);
-    }
-    return a;
-}
-
 /* One iperf3 client's argv (strings in buf, which must outlive the run). */
 typedef struct client_argv {
     char *argv[24];
@@ -796,7 +786,7 @@ static int run_tcp(const tb_wl_network_params *p, const tb_wl_net_ctx *c, int st
                           "duration_s", p->duration_s, "throughput_bps", recv, "sent_bps", sent,
                           "runs", runs);
     json_object_set_new(e, "retransmits", have_retr ? json_real(retr) : json_null());
-    json_array_append_new(member_array(doc, "tcp"), e);
+    json_array_append_new(tb_wl_doc_array(doc, "tcp"), e);
     return 0;
 }
 
@@ -810,7 +800,7 @@ static int run_udp(const tb_wl_network_params *p, const tb_wl_net_ctx *c, int si
     snprintf(tag, sizeof tag, "udp-%db", size);
     if (run_clients(c, p, &a, 1, tag, &r, stopped, err) < 0 || *stopped)
         return *stopped ? 0 : -1;
-    json_array_append_new(member_array(doc, "udp"),
+    json_array_append_new(tb_wl_doc_array(doc, "udp"),
                           json_pack("{s:i, s:s, s:i, s:f, s:f, s:f, s:I, s:I, s:f, s:f}", "size",
                                     size, "rate", p->udp_rate, "duration_s", p->duration_s,
                                     "throughput_bps", r.received_bps, "sent_bps", r.sent_bps,
@@ -839,7 +829,7 @@ static int run_rtt(const tb_wl_network_params *p, const tb_wl_net_ctx *c, int ud
         tb_echo_result_clear(&r);
         return *stopped = 1, 0;
     }
-    json_array_append_new(member_array(doc, "rtt"),
+    json_array_append_new(tb_wl_doc_array(doc, "rtt"),
                           json_pack("{s:s, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f}", "protocol",
                                     udp ? "udp" : "tcp", "round_trips", (json_int_t)r.n, "lost",
                                     (json_int_t)r.lost, "seconds", r.seconds, "p50_us", r.p50_us,
@@ -997,10 +987,8 @@ static int doc_read(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sin
                     tb_wl_doc_info *info, tb_err *err)
 {
     (void)o;
-    if (!json_object_get(doc, "tcp") && !json_object_get(doc, "udp") &&
-        !json_object_get(doc, "rtt"))
-        return tb_errf(err, "network JSON: none of \"tcp\", \"udp\", \"rtt\"");
-    if (doc_samples(doc, sink, err) < 0)
+    if (tb_wl_doc_has_one(doc, "network JSON", test_names, TB_WL_NET_TESTS, err) < 0 ||
+        doc_samples(doc, sink, err) < 0)
         return -1;
     tb_wl_doc_envelope(doc, info);
     return 0;

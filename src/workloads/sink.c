@@ -173,6 +173,67 @@ void tb_wl_doc_envelope(const json_t *doc, tb_wl_doc_info *info)
     info->version = json_string_value(json_object_get(doc, "teebench"));
 }
 
+/* An ISO 8601 UTC time as teebench writes them ("2026-01-02T03:04:05Z") into out, or "". */
+static void iso_time(const json_t *v, char *out, size_t n)
+{
+    const char *s = json_string_value(v);
+    out[0] = 0;
+    if (!s || strlen(s) != 20 || s[4] != '-' || s[10] != 'T' || s[19] != 'Z')
+        return;
+    for (int i = 0; i < 19; i++)
+        if (i != 4 && i != 7 && i != 10 && i != 13 && i != 16 && (s[i] < '0' || s[i] > '9'))
+            return;
+    snprintf(out, n, "%s", s);
+}
+
+void tb_wl_doc_envelope_times(const json_t *doc, tb_wl_doc_info *info)
+{
+    tb_wl_doc_envelope(doc, info);
+    iso_time(json_object_get(doc, "started_at"), info->started, sizeof info->started);
+    iso_time(json_object_get(doc, "finished_at"), info->finished, sizeof info->finished);
+}
+
+int tb_wl_doc_has_one(const json_t *doc, const char *what, const char *const *members, size_t n,
+                      tb_err *err)
+{
+    char list[256] = "";
+    for (size_t i = 0; i < n; i++) {
+        if (json_object_get(doc, members[i]))
+            return 0;
+        size_t l = strlen(list);
+        snprintf(list + l, sizeof list - l, "%s\"%s\"", i ? ", " : "", members[i]);
+    }
+    return tb_errf(err, "%s: none of %s", what, list);
+}
+
+json_t *tb_wl_doc_array(json_t *doc, const char *name)
+{
+    json_t *a = json_object_get(doc, name);
+    if (!json_is_array(a)) {
+        a = json_array();
+        json_object_set_new(doc, name, a);
+    }
+    return a;
+}
+
+int tb_wl_tool_step(const tb_wl_sink *s, char *const *argv, const char *out, const char *errname,
+                    int64_t timeout_ms, const char *what, int last, tb_err *err)
+{
+    int code = 0, rc = tb_wl_run_tool(s, argv, out, errname, timeout_ms, &code, err);
+    if (rc != 0)
+        return rc < 0 ? TB_WL_FAILED : TB_WL_CANCELLED;
+    if (code == 0)
+        return TB_WL_OK;
+    char line[256];
+    if (last)
+        tb_wl_last_line(s, errname, line, sizeof line);
+    else
+        tb_wl_first_line(s, errname, line, sizeof line);
+    tb_errf(err, "%s exited with code %d%s%s%s", what, code,
+            code == TB_PROC_TIMEOUT_CODE ? " (timed out)" : "", line[0] ? ": " : "", line);
+    return TB_WL_FAILED;
+}
+
 int tb_wl_doc_number(const json_t *doc, const char *what, const char *k1, const char *k2,
                      double *out, tb_err *err)
 {

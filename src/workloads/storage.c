@@ -823,20 +823,13 @@ int tb_wl_storage_run(tb_wl_storage_place *st, unsigned engine, tb_wl_sink *sink
                            sizeof text) < 0)
         return tb_errf(err, "fio's command line is too long"), TB_WL_FAILED;
     tb_wl_command(sink, argv);
-    int code = 0;
     int64_t timeout_ms =
         (int64_t)(n_jobs(&st->p) * (st->p.runtime_s + st->p.ramp_s + 5) * 2000) + 120000;
-    int rc = tb_wl_run_tool(sink, argv, "fio-stdout.log", errname, timeout_ms, &code, err);
-    if (rc < 0)
-        return TB_WL_FAILED;
-    if (rc > 0)
-        return TB_WL_CANCELLED;
-    if (code != 0) {
-        char line[256];
-        tb_wl_first_line(sink, errname, line, sizeof line);
-        tb_errf(err, "fio (%s) exited with code %d%s%s", e, code, line[0] ? ": " : "", line);
-        return TB_WL_FAILED;
-    }
+    char what[80];
+    snprintf(what, sizeof what, "fio (%s)", e);
+    int rc = tb_wl_tool_step(sink, argv, "fio-stdout.log", errname, timeout_ms, what, 0, err);
+    if (rc != TB_WL_OK)
+        return rc;
     tb_buf b = {0};
     if (tb_wl_read(sink, out, 64u << 20, &b, err) < 0)
         return TB_WL_FAILED;
@@ -867,19 +860,6 @@ json_t *tb_wl_storage_doc(const tb_wl_storage_place *st, json_t *runs)
                      1, "runtime_s", st->p.runtime_s, "ramp_s", st->p.ramp_s, "engines", engines,
                      "jobs", jobs, "job_file",
                      "CVM_eval config/fio/libaio.fio (iou.fio for io_uring)", "runs", runs);
-}
-
-/* An ISO 8601 UTC time as teebench writes them ("2026-01-02T03:04:05Z"), or "". */
-static void iso_time(const json_t *v, char *out, size_t n)
-{
-    const char *s = json_string_value(v);
-    out[0] = 0;
-    if (!s || strlen(s) != 20 || s[4] != '-' || s[10] != 'T' || s[19] != 'Z')
-        return;
-    for (int i = 0; i < 19; i++)
-        if (i != 4 && i != 7 && i != 10 && i != 13 && i != 16 && (s[i] < '0' || s[i] > '9'))
-            return;
-    snprintf(out, n, "%s", s);
 }
 
 /* One direction's five samples (emit 0: only checked). */
@@ -969,9 +949,7 @@ static int doc_read(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sin
     const json_t *t = json_object_get(doc, "target");
     if (json_is_object(t))
         tb_wl_fact(sink, "storage_target", json_deep_copy(t));
-    tb_wl_doc_envelope(doc, info);
-    iso_time(json_object_get(doc, "started_at"), info->started, sizeof info->started);
-    iso_time(json_object_get(doc, "finished_at"), info->finished, sizeof info->finished);
+    tb_wl_doc_envelope_times(doc, info);
     return 0;
 }
 

@@ -296,15 +296,9 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
                     NULL};
     tb_wl_command(sink, argv);
     int64_t timeout_ms = (int64_t)(s->passes * s->duration_s * 2000) + 60000;
-    int code = 0, ran = tb_wl_run_tool(sink, argv, out, errp, timeout_ms, &code, err);
-    if (ran != 0)
-        return ran < 0 ? TB_WL_FAILED : TB_WL_CANCELLED;
-    if (code != 0) {
-        char line[256];
-        tb_wl_first_line(sink, errp, line, sizeof line);
-        tb_errf(err, "teebench syscall exited with code %d%s%s", code, line[0] ? ": " : "", line);
-        return TB_WL_FAILED;
-    }
+    int ran = tb_wl_tool_step(sink, argv, out, errp, timeout_ms, "teebench syscall", 0, err);
+    if (ran != TB_WL_OK)
+        return ran;
     /* its document, read by the one reader of it */
     json_error_t je = {.text = ""};
     tb_buf text = {0};

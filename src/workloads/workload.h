@@ -261,6 +261,12 @@ int tb_wl_read(const tb_wl_sink *s, const char *name, size_t max, tb_buf *out, t
    with err (the files or the program could not be made or started). */
 int tb_wl_run_tool(const tb_wl_sink *s, char *const *argv, const char *out, const char *errname,
                    int64_t timeout_ms, int *code, tb_err *err);
+/* A step's tool run to its end (tb_wl_run_tool): TB_WL_OK when it exited 0, TB_WL_CANCELLED
+   when the stop flag ended it, else TB_WL_FAILED with err -- "<what> exited with code N
+   [(timed out)]: <line>", the first line of its stderr's file errname (last: the last
+   non-empty one). */
+int tb_wl_tool_step(const tb_wl_sink *s, char *const *argv, const char *out, const char *errname,
+                    int64_t timeout_ms, const char *what, int last, tb_err *err);
 /* The first line (64 KiB files at most), or the last non-empty one (1 MiB), of the work
    directory's file name (a log), for messages; "" when there is none. */
 void tb_wl_first_line(const tb_wl_sink *s, const char *name, char *out, size_t n);
@@ -319,6 +325,16 @@ typedef struct tb_wl_doc_info {
 /* The envelope's members every teebench document has (cli/json: "env", "teebench") into
    info; started and finished emptied. */
 void tb_wl_doc_envelope(const json_t *doc, tb_wl_doc_info *info);
+/* tb_wl_doc_envelope, and the document's "started_at" and "finished_at" into info when
+   they are ISO 8601 UTC times as teebench writes them ("2026-01-02T03:04:05Z"). */
+void tb_wl_doc_envelope_times(const json_t *doc, tb_wl_doc_info *info);
+/* 0 when doc has at least one of members[0..n), else -1 with err: "<what>: none of "a",
+   "b", "c"". */
+int tb_wl_doc_has_one(const json_t *doc, const char *what, const char *const *members, size_t n,
+                      tb_err *err);
+/* doc's array member name, made (empty) when it has none (borrowed, or NULL when out of
+   memory). */
+json_t *tb_wl_doc_array(json_t *doc, const char *name);
 /* A finite number >= 0 at doc.k1 (.k2 when k2): 0 and *out, or -1 with err naming what
    ("http JSON") and the member. */
 int tb_wl_doc_number(const json_t *doc, const char *what, const char *k1, const char *k2,

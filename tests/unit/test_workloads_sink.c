@@ -1,7 +1,9 @@
 /* Unit tests for src/workloads/sink: a tool run to its end the one way the workloads run
  * one (tb_wl_run_tool: its outputs in the work directory, its exit code, a timeout, the
  * stop flag, a program that cannot start, no work directory) and the lines of a log it
- * quotes in messages (tb_wl_first_line, tb_wl_last_line). */
+ * quotes in messages (tb_wl_first_line, tb_wl_last_line); a step's tool and its failure
+ * message (tb_wl_tool_step); the document helpers the readers share (a member of
+ * several, an array member, the envelope with its times). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -117,11 +119,72 @@ static void test_run_ends(void **state)
     assert_string_equal(e.msg, "s.out: no work directory");
 }
 
+/* A step's tool: 0 exit is TB_WL_OK; another names the tool, its code and a line of its
+   stderr (the first, or the last); a timeout says so; the stop flag cancels. */
+static void test_tool_step(void **state)
+{
+    sink_env *se = *state;
+    tb_wl_sink *s = &se->sink;
+    tb_err e;
+    char *ok[] = {"/bin/sh", "-c", "echo fine", NULL};
+    assert_int_equal(tb_wl_tool_step(s, ok, "a.out", "a.err", 10000, "the tool", 0, &e), TB_WL_OK);
+    char *bad[] = {"/bin/sh", "-c", "printf 'first\\nlast\\n' >&2; exit 2", NULL};
+    assert_int_equal(tb_wl_tool_step(s, bad, "b.out", "b.err", 10000, "fio (libaio)", 0, &e),
+                     TB_WL_FAILED);
+    assert_string_equal(e.msg, "fio (libaio) exited with code 2: first");
+    assert_int_equal(tb_wl_tool_step(s, bad, "b.out", "b.err", 10000, "the tool", 1, &e),
+                     TB_WL_FAILED);
+    assert_string_equal(e.msg, "the tool exited with code 2: last");
+    char *quiet[] = {"/bin/sh", "-c", "exit 1", NULL};
+    assert_int_equal(tb_wl_tool_step(s, quiet, "q.out", "q.err", 10000, "the tool", 0, &e),
+                     TB_WL_FAILED);
+    assert_string_equal(e.msg, "the tool exited with code 1");
+    char *slow[] = {"/bin/sleep", "30", NULL};
+    assert_int_equal(tb_wl_tool_step(s, slow, "s.out", "s.err", 100, "the tool", 1, &e),
+                     TB_WL_FAILED);
+    assert_string_equal(e.msg, "the tool exited with code 124 (timed out)");
+    volatile sig_atomic_t stop = 1;
+    s->stop = &stop;
+    assert_int_equal(tb_wl_tool_step(s, slow, "s.out", "s.err", 10000, "the tool", 1, &e),
+                     TB_WL_CANCELLED);
+    s->stop = NULL;
+}
+
+/* A document's members: one of several there or a message naming them all; an array
+   member made when missing, kept when there; started_at / finished_at only in teebench's
+   own ISO 8601 form. */
+static void test_doc_helpers(void **state)
+{
+    (void)state;
+    tb_err e;
+    static const char *const parts[] = {"tcp", "udp", "rtt"};
+    json_t *doc = json_pack("{s:[], s:s, s:s, s:s}", "udp", "teebench", "0.9", "started_at",
+                            "2026-01-02T03:04:05Z", "finished_at", "2026-01-02 03:04:05");
+    assert_int_equal(tb_wl_doc_has_one(doc, "network JSON", parts, 3, &e), 0);
+    json_t *empty = json_object();
+    assert_int_equal(tb_wl_doc_has_one(empty, "network JSON", parts, 3, &e), -1);
+    assert_string_equal(e.msg, "network JSON: none of \"tcp\", \"udp\", \"rtt\"");
+    json_t *a = tb_wl_doc_array(empty, "tcp");
+    assert_true(json_is_array(a) && json_object_get(empty, "tcp") == a);
+    json_array_append_new(a, json_integer(1));
+    assert_ptr_equal(tb_wl_doc_array(empty, "tcp"), a);
+    assert_int_equal(json_array_size(a), 1);
+    tb_wl_doc_info info;
+    tb_wl_doc_envelope_times(doc, &info);
+    assert_string_equal(info.version, "0.9");
+    assert_string_equal(info.started, "2026-01-02T03:04:05Z");
+    assert_string_equal(info.finished, ""); /* not teebench's form */
+    json_decref(empty);
+    json_decref(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_run_and_lines, sink_setup, sink_teardown),
         cmocka_unit_test_setup_teardown(test_run_ends, sink_setup, sink_teardown),
+        cmocka_unit_test_setup_teardown(test_tool_step, sink_setup, sink_teardown),
+        cmocka_unit_test(test_doc_helpers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
