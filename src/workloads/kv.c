@@ -730,52 +730,44 @@ json_t *tb_wl_kv_doc(const tb_wl_kv_params *p, const char *server_version,
         p->data_size, "keyspace", p->keyspace, "tests", "set", "get", "runs", runs);
 }
 
-static int read_runs(const json_t *doc, const json_t *runs, int emit, tb_wl_sink *sink, tb_err *err)
+/* One run's tests (ctx: the document, whose options the notes name). */
+static int read_run(const void *ctx, size_t r, const char *label, const char *t,
+                    const json_t *tests, int emit, tb_wl_sink *sink, tb_err *err)
 {
-    const json_t *opt = json_object_get(doc, "options");
+    (void)label;
+    const json_t *opt = json_object_get(ctx, "options");
     const json_t *pl = json_object_get(opt, "pipeline"), *cl = json_object_get(opt, "clients");
-    size_t r;
-    const json_t *run;
-    json_array_foreach(runs, r, run)
+    size_t i;
+    const json_t *te;
+    json_array_foreach(tests, i, te)
     {
-        const char *tr = json_string_value(json_object_get(run, "transport"));
-        const json_t *tests = json_object_get(run, "tests");
-        if (!tr || !tr[0] || !json_is_array(tests))
-            return tb_errf(err, "kv JSON: runs[%zu] needs \"transport\" and \"tests\"", r);
-        char t[64];
-        tb_wl_name_part(tr, t, sizeof t);
-        size_t i;
-        const json_t *te;
-        json_array_foreach(tests, i, te)
-        {
-            const char *name = json_string_value(json_object_get(te, "test"));
-            if (!name || (strcasecmp(name, "SET") && strcasecmp(name, "GET")))
-                return tb_errf(err, "kv JSON: runs[%zu].tests[%zu]: a test that is not SET or GET",
-                               r, i);
-            const char *op = strcasecmp(name, "SET") ? "get" : "set";
-            static const struct {
-                const char *key, *name, *what;
-            } m[] = {
-                {"rps", "rps", "requests per second"},
-                {"p50_ms", "latency.p50", "median latency of a request"},
-                {"p95_ms", "latency.p95", "95th percentile of the latency of a request"},
-                {"p99_ms", "latency.p99", "99th percentile of the latency of a request"},
-            };
-            for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
-                double v;
-                if (tb_wl_doc_number(te, "kv JSON", m[k].key, NULL, &v, err) < 0)
-                    return tb_err_wrap(err, "runs[%zu].tests[%zu]", r, i);
-                if (!emit)
-                    continue;
-                char mname[160], note[256];
-                snprintf(mname, sizeof mname, "kv.%s.%s.%s", t, op, m[k].name);
-                snprintf(note, sizeof note,
-                         "redis-benchmark %s: %s, over %s, pipeline %lld, %lld connections", name,
-                         m[k].what, strcmp(t, "tls") ? "plain TCP" : "TLS",
-                         (long long)json_integer_value(pl), (long long)json_integer_value(cl));
-                if (tb_wl_sample(sink, mname, v, 0, note, err) < 0)
-                    return -1;
-            }
+        const char *name = json_string_value(json_object_get(te, "test"));
+        if (!name || (strcasecmp(name, "SET") && strcasecmp(name, "GET")))
+            return tb_errf(err, "kv JSON: runs[%zu].tests[%zu]: a test that is not SET or GET", r,
+                           i);
+        const char *op = strcasecmp(name, "SET") ? "get" : "set";
+        static const struct {
+            const char *key, *name, *what;
+        } m[] = {
+            {"rps", "rps", "requests per second"},
+            {"p50_ms", "latency.p50", "median latency of a request"},
+            {"p95_ms", "latency.p95", "95th percentile of the latency of a request"},
+            {"p99_ms", "latency.p99", "99th percentile of the latency of a request"},
+        };
+        for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
+            double v;
+            if (tb_wl_doc_number(te, "kv JSON", m[k].key, NULL, &v, err) < 0)
+                return tb_err_wrap(err, "runs[%zu].tests[%zu]", r, i);
+            if (!emit)
+                continue;
+            char mname[160], note[256];
+            snprintf(mname, sizeof mname, "kv.%s.%s.%s", t, op, m[k].name);
+            snprintf(note, sizeof note,
+                     "redis-benchmark %s: %s, over %s, pipeline %lld, %lld connections", name,
+                     m[k].what, strcmp(t, "tls") ? "plain TCP" : "TLS",
+                     (long long)json_integer_value(pl), (long long)json_integer_value(cl));
+            if (tb_wl_sample(sink, mname, v, 0, note, err) < 0)
+                return -1;
         }
     }
     return 0;
@@ -786,10 +778,8 @@ static int doc_read(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sin
                     tb_wl_doc_info *info, tb_err *err)
 {
     (void)o;
-    const json_t *runs = json_object_get(doc, "runs");
-    if (!json_is_array(runs) || json_array_size(runs) == 0)
-        return tb_errf(err, "kv JSON: \"runs\" must be a non-empty array");
-    if (read_runs(doc, runs, 0, sink, err) < 0 || read_runs(doc, runs, 1, sink, err) < 0)
+    static const tb_wl_doc_runs_spec runs = {"kv JSON", "transport", "tests", read_run};
+    if (tb_wl_doc_runs(doc, &runs, doc, sink, err) < 0)
         return -1;
     tb_wl_doc_envelope_times(doc, info);
     return 0;

@@ -435,17 +435,10 @@ static uint64_t mem_available(void)
 static void warn(json_t *doc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(json_t *doc, const char *fmt, ...)
 {
-    char text[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    json_array_append_new(tb_wl_doc_array(doc, "warnings"), json_vsprintf(fmt, ap));
     va_end(ap);
-    json_t *w = json_object_get(doc, "warnings");
-    if (!json_is_array(w)) {
-        w = json_array();
-        json_object_set_new(doc, "warnings", w);
-    }
-    json_array_append_new(w, json_string(text));
 }
 
 /* The array member name of doc, created when missing. */

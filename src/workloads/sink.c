@@ -216,6 +216,38 @@ json_t *tb_wl_doc_array(json_t *doc, const char *name)
     return a;
 }
 
+/* One pass of tb_wl_doc_runs. */
+static int runs_pass(const json_t *runs, const tb_wl_doc_runs_spec *sp, int emit, const void *ctx,
+                     tb_wl_sink *sink, tb_err *err)
+{
+    size_t r;
+    const json_t *run;
+    json_array_foreach(runs, r, run)
+    {
+        const char *label = json_string_value(json_object_get(run, sp->label));
+        const json_t *items = json_object_get(run, sp->items);
+        if (!label || !label[0] || !json_is_array(items))
+            return tb_errf(err, "%s: runs[%zu] needs \"%s\" and \"%s\"", sp->what, r, sp->label,
+                           sp->items);
+        char part[64];
+        tb_wl_name_part(label, part, sizeof part);
+        if (sp->run(ctx, r, label, part, items, emit, sink, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int tb_wl_doc_runs(const json_t *doc, const tb_wl_doc_runs_spec *sp, const void *ctx,
+                   tb_wl_sink *sink, tb_err *err)
+{
+    const json_t *runs = json_object_get(doc, "runs");
+    if (!json_is_array(runs) || json_array_size(runs) == 0)
+        return tb_errf(err, "%s: \"runs\" must be a non-empty array", sp->what);
+    if (runs_pass(runs, sp, 0, ctx, sink, err) < 0)
+        return -1;
+    return runs_pass(runs, sp, 1, ctx, sink, err);
+}
+
 int tb_wl_tool_step(const tb_wl_sink *s, char *const *argv, const char *out, const char *errname,
                     int64_t timeout_ms, const char *what, int last, tb_err *err)
 {

@@ -896,41 +896,33 @@ static int dir_samples(const json_t *d, const char *base, const tb_wl_fio_job *j
     return 0;
 }
 
-static int read_runs(const json_t *runs, int emit, tb_wl_sink *sink, tb_err *err)
+/* One run's jobs (label: its engine). */
+static int read_run(const void *ctx, size_t r, const char *engine, const char *e,
+                    const json_t *jobs, int emit, tb_wl_sink *sink, tb_err *err)
 {
-    size_t r;
-    const json_t *run;
-    json_array_foreach(runs, r, run)
+    (void)ctx;
+    size_t i;
+    const json_t *jo;
+    json_array_foreach(jobs, i, jo)
     {
-        const char *engine = json_string_value(json_object_get(run, "engine"));
-        const json_t *jobs = json_object_get(run, "jobs");
-        if (!engine || !engine[0] || !json_is_array(jobs))
-            return tb_errf(err, "storage JSON: runs[%zu] needs \"engine\" and \"jobs\"", r);
-        char e[64];
-        tb_wl_name_part(engine, e, sizeof e);
-        size_t i;
-        const json_t *jo;
-        json_array_foreach(jobs, i, jo)
-        {
-            const char *name = json_string_value(json_object_get(jo, "name"));
-            const tb_wl_fio_job *j = name ? tb_wl_fio_job_find(name) : NULL;
-            if (!j)
-                return tb_errf(err, "storage JSON: runs[%zu].jobs[%zu]: unknown job \"%.40s\"", r,
-                               i, name ? name : "");
-            static const char *const dirs[] = {"read", "write"};
-            for (int d = 0; d < 2; d++) {
-                if (d == 0 ? !tb_wl_fio_job_reads(j) : !tb_wl_fio_job_writes(j))
-                    continue;
-                const json_t *dj = json_object_get(jo, dirs[d]);
-                if (!json_is_object(dj))
-                    return tb_errf(err, "storage JSON: runs[%zu].jobs[%zu] (%s): no \"%s\"", r, i,
-                                   name, dirs[d]);
-                char base[160];
-                snprintf(base, sizeof base, "storage.%s.%s%s%s", e, j->name,
-                         job_mixed(j) ? "." : "", job_mixed(j) ? dirs[d] : "");
-                if (dir_samples(dj, base, j, dirs[d], engine, emit, sink, err) < 0)
-                    return -1;
-            }
+        const char *name = json_string_value(json_object_get(jo, "name"));
+        const tb_wl_fio_job *j = name ? tb_wl_fio_job_find(name) : NULL;
+        if (!j)
+            return tb_errf(err, "storage JSON: runs[%zu].jobs[%zu]: unknown job \"%.40s\"", r, i,
+                           name ? name : "");
+        static const char *const dirs[] = {"read", "write"};
+        for (int d = 0; d < 2; d++) {
+            if (d == 0 ? !tb_wl_fio_job_reads(j) : !tb_wl_fio_job_writes(j))
+                continue;
+            const json_t *dj = json_object_get(jo, dirs[d]);
+            if (!json_is_object(dj))
+                return tb_errf(err, "storage JSON: runs[%zu].jobs[%zu] (%s): no \"%s\"", r, i, name,
+                               dirs[d]);
+            char base[160];
+            snprintf(base, sizeof base, "storage.%s.%s%s%s", e, j->name, job_mixed(j) ? "." : "",
+                     job_mixed(j) ? dirs[d] : "");
+            if (dir_samples(dj, base, j, dirs[d], engine, emit, sink, err) < 0)
+                return -1;
         }
     }
     return 0;
@@ -941,10 +933,8 @@ static int doc_read(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sin
                     tb_wl_doc_info *info, tb_err *err)
 {
     (void)o;
-    const json_t *runs = json_object_get(doc, "runs");
-    if (!json_is_array(runs) || json_array_size(runs) == 0)
-        return tb_errf(err, "storage JSON: \"runs\" must be a non-empty array");
-    if (read_runs(runs, 0, sink, err) < 0 || read_runs(runs, 1, sink, err) < 0)
+    static const tb_wl_doc_runs_spec runs = {"storage JSON", "engine", "jobs", read_run};
+    if (tb_wl_doc_runs(doc, &runs, NULL, sink, err) < 0)
         return -1;
     const json_t *t = json_object_get(doc, "target");
     if (json_is_object(t))

@@ -335,6 +335,20 @@ int tb_wl_doc_has_one(const json_t *doc, const char *what, const char *const *me
 /* doc's array member name, made (empty) when it has none (borrowed, or NULL when out of
    memory). */
 json_t *tb_wl_doc_array(json_t *doc, const char *name);
+/* A document's "runs": a non-empty array, each run with a non-empty text member label
+   ("transport", "engine") and an array member items ("tests", "jobs"). */
+typedef struct tb_wl_doc_runs_spec {
+    const char *what; /* for messages: "kv JSON" */
+    const char *label, *items;
+    /* one run (index r): label's text and it as a metric-name segment (part); emit 0:
+       check every member only, 1: give the samples to sink. 0, or -1 with err. */
+    int (*run)(const void *ctx, size_t r, const char *label, const char *part, const json_t *items,
+               int emit, tb_wl_sink *sink, tb_err *err);
+} tb_wl_doc_runs_spec;
+/* Reads doc's runs twice through sp->run: every member checked first, then the samples --
+   so that a document with one bad member gives none. 0, or -1 with err. */
+int tb_wl_doc_runs(const json_t *doc, const tb_wl_doc_runs_spec *sp, const void *ctx,
+                   tb_wl_sink *sink, tb_err *err);
 /* A finite number >= 0 at doc.k1 (.k2 when k2): 0 and *out, or -1 with err naming what
    ("http JSON") and the member. */
 int tb_wl_doc_number(const json_t *doc, const char *what, const char *k1, const char *k2,

@@ -3,7 +3,7 @@
  * stop flag, a program that cannot start, no work directory) and the lines of a log it
  * quotes in messages (tb_wl_first_line, tb_wl_last_line); a step's tool and its failure
  * message (tb_wl_tool_step); the document helpers the readers share (a member of
- * several, an array member, the envelope with its times). */
+ * several, an array member, the envelope with its times, the runs read check-then-emit). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -178,6 +178,64 @@ static void test_doc_helpers(void **state)
     json_decref(doc);
 }
 
+static int count_sample(void *ctx, const char *name, double value, int simulated, const char *note,
+                        tb_err *err)
+{
+    (void)name, (void)value, (void)simulated, (void)note, (void)err;
+    (*(int *)ctx)++;
+    return 0;
+}
+
+/* Each run's items must be numbers: a sample each when emitting. */
+static int numbers_run(const void *ctx, size_t r, const char *label, const char *part,
+                       const json_t *items, int emit, tb_wl_sink *sink, tb_err *err)
+{
+    (void)ctx, (void)label;
+    size_t i;
+    const json_t *v;
+    json_array_foreach(items, i, v)
+    {
+        if (!json_is_number(v))
+            return tb_errf(err, "runs[%zu].items[%zu] is no number", r, i);
+        if (emit && tb_wl_sample(sink, part, json_number_value(v), 0, "", err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A document's runs: read through one function per run, all checked before the first
+   sample (a bad last run gives none); what a run must have, named. */
+static void test_doc_runs(void **state)
+{
+    (void)state;
+    int samples = 0;
+    tb_wl_sink sink = {.ctx = &samples, .sample = count_sample, .dir_fd = -1};
+    static const tb_wl_doc_runs_spec sp = {"x JSON", "label", "items", numbers_run};
+    tb_err e;
+    json_t *good = json_loads("{\"runs\": [{\"label\": \"A b\", \"items\": [1, 2]}, "
+                              "{\"label\": \"c\", \"items\": [3]}]}",
+                              0, NULL);
+    assert_int_equal(tb_wl_doc_runs(good, &sp, NULL, &sink, &e), 0);
+    assert_int_equal(samples, 3);
+    samples = 0;
+    json_t *bad = json_loads("{\"runs\": [{\"label\": \"a\", \"items\": [1, 2]}, "
+                             "{\"label\": \"c\", \"items\": [\"3\"]}]}",
+                             0, NULL);
+    assert_int_equal(tb_wl_doc_runs(bad, &sp, NULL, &sink, &e), -1);
+    assert_string_equal(e.msg, "runs[1].items[0] is no number");
+    assert_int_equal(samples, 0);
+    json_t *nolabel = json_loads("{\"runs\": [{\"items\": []}]}", 0, NULL);
+    assert_int_equal(tb_wl_doc_runs(nolabel, &sp, NULL, &sink, &e), -1);
+    assert_string_equal(e.msg, "x JSON: runs[0] needs \"label\" and \"items\"");
+    json_t *none = json_loads("{\"runs\": []}", 0, NULL);
+    assert_int_equal(tb_wl_doc_runs(none, &sp, NULL, &sink, &e), -1);
+    assert_string_equal(e.msg, "x JSON: \"runs\" must be a non-empty array");
+    json_decref(good);
+    json_decref(bad);
+    json_decref(nolabel);
+    json_decref(none);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +243,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_run_ends, sink_setup, sink_teardown),
         cmocka_unit_test_setup_teardown(test_tool_step, sink_setup, sink_teardown),
         cmocka_unit_test(test_doc_helpers),
+        cmocka_unit_test(test_doc_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
