@@ -142,23 +142,12 @@ static int thread_token(void *ctx, const char *t, tb_err *err)
     return 0;
 }
 
-static int parse_threads(void *params, const char *key, const char *v, tb_err *err)
-{
-    tb_wl_memory_params *m = params;
-    m->n_threads = 0;
-    return tb_wl_each_token(key, v, thread_token, m, err);
-}
-
-static json_t *threads_json(const void *params)
+static json_t *thread_item(const void *params, int i)
 {
     const tb_wl_memory_params *m = params;
-    json_t *a = json_array();
-    for (int i = 0; a && i < m->n_threads; i++) {
-        char s[16];
-        snprintf(s, sizeof s, "%d", m->threads[i]);
-        json_array_append_new(a, json_string(m->threads[i] ? s : "n"));
-    }
-    return a;
+    char s[16];
+    snprintf(s, sizeof s, "%d", m->threads[i]);
+    return json_string(m->threads[i] ? s : "n");
 }
 
 static int size_token(void *ctx, const char *t, tb_err *err)
@@ -184,20 +173,9 @@ static int size_token(void *ctx, const char *t, tb_err *err)
     return 0;
 }
 
-static int parse_sizes(void *params, const char *key, const char *v, tb_err *err)
+static json_t *size_item(const void *params, int i)
 {
-    tb_wl_memory_params *m = params;
-    m->n_sizes = 0;
-    return tb_wl_each_token(key, v, size_token, m, err);
-}
-
-static json_t *sizes_json(const void *params)
-{
-    const tb_wl_memory_params *m = params;
-    json_t *a = json_array();
-    for (int i = 0; a && i < m->n_sizes; i++)
-        json_array_append_new(a, size_json(m->sizes[i]));
-    return a;
+    return size_json(((const tb_wl_memory_params *)params)->sizes[i]);
 }
 
 static int parse_touch(void *params, const char *key, const char *v, tb_err *err)
@@ -239,15 +217,17 @@ static const tb_wl_param param_table[] = {
      .def = {"2", "2", "10"}},
     {.key = "threads",
      .help = "bandwidth: thread counts (n: one per CPU online)",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_threads,
-     .json = threads_json,
+     .kind = TB_WLP_LIST,
+     P(n_threads),
+     .token = thread_token,
+     .item = thread_item,
      .def = {"1", "1,n"}},
     {.key = "sizes",
      .help = "latency: the pointer chase's working sets (4k .. 64g)",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_sizes,
-     .json = sizes_json,
+     .kind = TB_WLP_LIST,
+     P(n_sizes),
+     .token = size_token,
+     .item = size_item,
      .def = {"4k,64k,1m,16m", "4k,16k,64k,256k,1m,4m,16m,64m,256m,1g"}},
     {.key = "chase",
      .help = "latency: seconds of chasing per working set",
@@ -392,13 +372,13 @@ static void describe(const void *params, const char *target, char *out, size_t n
     const tb_wl_memory_params *m = params;
     char a[32], lo[32], hi[32], t[32];
     if (!strcmp(target, "bandwidth")) {
-        json_t *j = threads_json(m);
-        size_t k = 0, i;
-        json_t *v;
         t[0] = 0;
-        json_array_foreach(j, i, v) k +=
-            (size_t)snprintf(t + k, sizeof t - k, "%s%s", i ? "," : "", json_string_value(v));
-        json_decref(j);
+        for (int i = 0; i < m->n_threads; i++) {
+            json_t *v = thread_item(m, i);
+            size_t k = strlen(t);
+            snprintf(t + k, sizeof t - k, "%s%s", i ? "," : "", json_string_value(v));
+            json_decref(v);
+        }
         if (m->array_bytes)
             tb_wl_memory_size_name(m->array_bytes, a, sizeof a);
         snprintf(out, n, "copy, scale, add, triad over 3 arrays of %s, %s thread(s), best of %d",

@@ -205,6 +205,18 @@ static json_t *names_json(const tb_wl_param *r, const void *params)
     return tb_wl_name_set_json(r->names, on);
 }
 
+static json_t *list_json(const tb_wl_param *r, const void *params)
+{
+    if (!r->item)
+        return r->json(params);
+    int n;
+    memcpy(&n, (const unsigned char *)params + r->offset, sizeof n);
+    json_t *a = json_array();
+    for (int i = 0; a && i < n; i++)
+        json_array_append_new(a, r->item(params, i));
+    return a;
+}
+
 static int set_whole_seconds(const tb_wl_param *r, int *field, const char *full, const char *value,
                              tb_err *err)
 {
@@ -237,6 +249,9 @@ static int set_row(const tb_wl_param *r, void *params, const char *full, const c
         return set_whole_seconds(r, (int *)field, full, value, err);
     case TB_WLP_NAMES:
         return set_names(r, params, full, value, err);
+    case TB_WLP_LIST:
+        memset(field, 0, r->size);
+        return tb_wl_each_token(full, value, r->token, params, err);
     }
     return tb_errf(err, "%s: a parameter of no kind", full);
 }
@@ -302,6 +317,7 @@ json_t *tb_wl_params_json(const tb_workload *w, const void *params)
                         ? json_integer(*(const int *)field)
                     : r->kind == TB_WLP_TEXT  ? json_string((const char *)field)
                     : r->kind == TB_WLP_NAMES ? names_json(r, params)
+                    : r->kind == TB_WLP_LIST  ? list_json(r, params)
                                               : r->json(params);
         if (!v || json_object_set_new(o, r->key, v) < 0) {
             json_decref(o);

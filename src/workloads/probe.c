@@ -45,13 +45,6 @@ static int probe_name(void *ctx, const char *t, tb_err *err)
     return 0;
 }
 
-static int parse_probes(void *params, const char *key, const char *v, tb_err *err)
-{
-    tb_wl_probe_params *pr = params;
-    pr->n = 0;
-    return tb_wl_each_token(key, v, probe_name, pr, err);
-}
-
 static json_t *probes_json(const void *params)
 {
     const tb_wl_probe_params *pr = params;
@@ -73,8 +66,9 @@ static const tb_wl_param param_table[] = {
      .def = {"300", "0"}},
     {.key = "probes",
      .help = "probe names (all: every probe)",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_probes,
+     .kind = TB_WLP_LIST,
+     P(n),
+     .token = probe_name,
      .json = probes_json,
      .def = {"all"}},
 };

@@ -166,13 +166,6 @@ static int engine(void *ctx, const char *t, tb_err *err)
     return 0;
 }
 
-static int parse_engines(void *params, const char *key, const char *v, tb_err *err)
-{
-    tb_wl_storage_params *s = params;
-    s->engines = 0;
-    return tb_wl_each_token(key, v, engine, s, err);
-}
-
 static json_t *engines_json(const void *params)
 {
     const tb_wl_storage_params *s = params;
@@ -198,13 +191,6 @@ static int job(void *ctx, const char *t, tb_err *err)
                        t);
     s->jobs |= 1u << (j - tb_wl_fio_jobs);
     return 0;
-}
-
-static int parse_jobs(void *params, const char *key, const char *v, tb_err *err)
-{
-    tb_wl_storage_params *s = params;
-    s->jobs = 0;
-    return tb_wl_each_token(key, v, job, s, err);
 }
 
 static json_t *jobs_json(const void *params)
@@ -268,14 +254,16 @@ static const tb_wl_param param_table[] = {
      .def = {"250ms", "500ms", "20"}},
     {.key = "engines",
      .help = "libaio and/or io_uring",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_engines,
+     .kind = TB_WLP_LIST,
+     P(engines),
+     .token = engine,
      .json = engines_json,
      .def = {"libaio", "libaio", "libaio,io_uring"}},
     {.key = "jobs",
      .help = "fio jobs (lat-randread, ..., iops-randrw; all)",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_jobs,
+     .kind = TB_WLP_LIST,
+     P(jobs),
+     .token = job,
      .json = jobs_json,
      .def = {"lat-randread,bw-read,iops-randwrite", "all"}},
     {.key = "fio",

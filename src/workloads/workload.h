@@ -141,7 +141,11 @@ typedef enum tb_wl_param_kind {
     /* a list of names from *names (or "all", unless names->no_all) into int flags, 1 for
        each named: an int on[names->n] at the field, or with names->fields one int field
        a name; the names set, in the list's order, in the plan's JSON */
-    TB_WLP_NAMES
+    TB_WLP_NAMES,
+    /* a comma- (or space-) separated list, token by token: the field (the list's count,
+       or a mask) zeroed, then token for each; in the plan's JSON item(params, i) for each
+       i below the count (an int field), or json's value when there is no item */
+    TB_WLP_LIST
 } tb_wl_param_kind;
 
 typedef struct tb_wl_name_set tb_wl_name_set;
@@ -168,6 +172,10 @@ typedef struct tb_wl_param {
     /* CUSTOM: the value in the plan's JSON (a new reference) */
     json_t *(*json)(const void *params);
     const tb_wl_name_set *names; /* NAMES: the list */
+    /* LIST: adds one token to params (a message that names the token, not the key) */
+    int (*token)(void *params, const char *t, tb_err *err);
+    /* LIST: element i of the list in the plan's JSON (a new reference), or NULL: json */
+    json_t *(*item)(const void *params, int i);
     /* the default per profile (TB_WL_QUICK ...), as a setting's text; NULL: the previous
        profile's; def[0] NULL: none (the field stays zero) */
     const char *def[TB_WL_PROFILES];

@@ -2,10 +2,10 @@
  * a help line, fields that fit the kind, defaults that parse in every profile and
  * read back from the JSON form), one setting from its text (durations, integers,
  * text with choices and checks, durations in whole seconds, lists of names into an
- * array or into fields of their own, custom lists), a refused setting leaving the
- * parameters as they were (a bad value, or a combination the workload's check
- * refuses), the messages that name "<workload>.<key>", and the helpers custom
- * parsers use. */
+ * array or into fields of their own, lists read token by token, custom lists), a
+ * refused setting leaving the parameters as they were (a bad value, or a combination
+ * the workload's check refuses), the messages that name "<workload>.<key>", and the
+ * helpers custom parsers use. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -52,6 +52,13 @@ static void test_tables(void **state)
             case TB_WLP_WHOLE_SECONDS:
                 assert_int_equal(r->size, sizeof(int));
                 assert_true(r->lo <= r->hi);
+                break;
+            case TB_WLP_LIST:
+                assert_non_null(r->token);
+                assert_true(r->item || r->json);
+                assert_true(r->size > 0);
+                if (r->item)
+                    assert_int_equal(r->size, sizeof(int)); /* the count */
                 break;
             case TB_WLP_NAMES:
                 assert_non_null(r->names);
