@@ -682,38 +682,23 @@ static int doc_read(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sin
 
 /* ---- the suite's steps ---- */
 
-typedef struct memory_state {
-    const tb_wl_memory_params *p;
-    const tb_wl_env *env;
-    int warned[TB_WL_MEM_PARTS]; /* its warnings were said (the first round) */
-} memory_state;
-
 static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
                  tb_err *err)
 {
-    memory_state *st = calloc(1, sizeof *st);
-    if (!st)
-        return tb_errf(err, "out of memory");
-    st->p = params;
-    st->env = env;
-    *state = st;
-    json_t *facts = tb_wl_memory_doc(st->p, env->ncpu);
+    if (tb_wl_plain_setup(params, env, sink, state, err) < 0)
+        return -1;
+    json_t *facts = tb_wl_memory_doc(params, env->ncpu);
     if (facts)
         json_object_del(facts, "options");
     tb_wl_fact(sink, "memory", facts);
     return 0;
 }
 
-static void cleanup(void *state, tb_wl_sink *sink)
-{
-    (void)sink;
-    free(state);
-}
-
 /* `teebench memory` for this part with the plan's parameters. */
-static void memory_command(const memory_state *st, int part, tb_wl_sink *sink)
+static void memory_command(const tb_wl_plain_state *st, int part, tb_wl_sink *sink)
 {
-    json_t *opt = tb_wl_params_json(&tb_wl_memory, st->p);
+    const tb_wl_memory_params *m = st->params;
+    json_t *opt = tb_wl_params_json(&tb_wl_memory, m);
     char v[5][256] = {{0}};
     static const char *const keys[] = {"array", "threads", "sizes", "first_touch"};
     for (int i = 0; i < 4; i++) {
@@ -727,8 +712,8 @@ static void memory_command(const memory_state *st, int part, tb_wl_sink *sink)
     }
     json_decref(opt);
     char passes[16], chase[24];
-    snprintf(passes, sizeof passes, "%d", st->p->passes);
-    tb_wl_fmt_duration(st->p->chase_s, chase, sizeof chase);
+    snprintf(passes, sizeof passes, "%d", m->passes);
+    tb_wl_fmt_duration(m->chase_s, chase, sizeof chase);
     char *exe = (char *)st->env->exe, *pn = (char *)part_names[part];
     char *bw[] = {exe,         "memory", "--parts",  pn,     "--array", v[0],
                   "--threads", v[1],     "--passes", passes, NULL};
@@ -739,7 +724,7 @@ static void memory_command(const memory_state *st, int part, tb_wl_sink *sink)
 
 static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb_err *err)
 {
-    memory_state *st = state;
+    tb_wl_plain_state *st = state; /* once: by part, its warnings were said (the first round) */
     int part = -1;
     for (int i = 0; i < TB_WL_MEM_PARTS; i++)
         if (!strcmp(target, part_names[i]))
@@ -751,7 +736,7 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
     if (!doc)
         return tb_errf(err, "out of memory"), TB_WL_FAILED;
     int stopped = 0, rc = TB_WL_OK;
-    if (tb_wl_memory_run(st->p, part, st->env->ncpu, sink->stop, doc, &stopped, err) < 0)
+    if (tb_wl_memory_run(st->params, part, st->env->ncpu, sink->stop, doc, &stopped, err) < 0)
         rc = TB_WL_FAILED;
     else if (stopped || tb_wl_stopped(sink))
         rc = TB_WL_CANCELLED;
@@ -762,10 +747,10 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
         tb_errf(err, "%s", json_string_value(json_array_get(w, 0))); /* the region's reason */
         rc = TB_WL_SKIPPED;
     }
-    if (rc == TB_WL_OK && !st->warned[part]) { /* said once, the first round */
+    if (rc == TB_WL_OK && !st->once[part]) { /* said once, the first round */
         json_array_foreach(w, i, x)
             tb_wl_problem(sink, TB_WL_WARN, target, round, json_string_value(x));
-        st->warned[part] = 1;
+        st->once[part] = 1;
     }
     if (rc == TB_WL_OK && doc_samples(doc, sink, err) < 0)
         rc = TB_WL_FAILED;
@@ -784,7 +769,7 @@ const tb_workload tb_wl_memory = {
     .describe = describe,
     .setup = setup,
     .step = step,
-    .cleanup = cleanup,
+    .cleanup = tb_wl_free_state,
     TB_WL_METRIC_TABLE(metrics),
     TB_WL_FAMILY_TABLE(families),
     .plan_metrics = plan_metrics,

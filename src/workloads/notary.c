@@ -488,12 +488,6 @@ static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, voi
     return 0;
 }
 
-static void cleanup(void *state, tb_wl_sink *sink)
-{
-    (void)sink;
-    free(state);
-}
-
 const tb_workload tb_wl_notary = {
     .name = "notary",
     .title = "Notary",
@@ -504,7 +498,7 @@ const tb_workload tb_wl_notary = {
     .describe = describe,
     .setup = setup,
     .step = step,
-    .cleanup = cleanup,
+    .cleanup = tb_wl_free_state,
     TB_WL_METRIC_TABLE(metrics),
     .plan_metrics = plan_metrics,
 };

@@ -199,31 +199,6 @@ static int doc_read(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sin
 
 /* ---- the suite's steps ---- */
 
-typedef struct probe_state {
-    const tb_wl_probe_params *pr;
-    const tb_wl_env *env;
-    unsigned char skip_seen[64]; /* by index in tb_probe_all: reported as skipped */
-} probe_state;
-
-static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
-                 tb_err *err)
-{
-    (void)sink;
-    probe_state *st = calloc(1, sizeof *st);
-    if (!st)
-        return tb_errf(err, "out of memory");
-    st->pr = params;
-    st->env = env;
-    *state = st;
-    return 0;
-}
-
-static void cleanup(void *state, tb_wl_sink *sink)
-{
-    (void)sink;
-    free(state);
-}
-
 /* The samples of probe p in this plan: its default, at most max_reps. */
 static unsigned reps_of(const tb_wl_probe_params *pr, const tb_probe_info *p)
 {
@@ -234,15 +209,16 @@ static unsigned reps_of(const tb_wl_probe_params *pr, const tb_probe_info *p)
 }
 
 /* The probe command lines: one per distinct sample count, as `teebench probe` takes one --reps. */
-static void probe_commands(const probe_state *st, tb_wl_sink *sink, const tb_probe_info *all,
+static void probe_commands(const tb_wl_plain_state *st, tb_wl_sink *sink, const tb_probe_info *all,
                            size_t n)
 {
+    const tb_wl_probe_params *pr = st->params;
     unsigned done[64];
     size_t nd = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!tb_wl_probe_selected(st->pr, all[i].name))
+        if (!tb_wl_probe_selected(pr, all[i].name))
             continue;
-        unsigned reps = reps_of(st->pr, &all[i]);
+        unsigned reps = reps_of(pr, &all[i]);
         int seen = 0;
         for (size_t k = 0; k < nd; k++)
             seen |= done[k] == reps;
@@ -251,7 +227,7 @@ static void probe_commands(const probe_state *st, tb_wl_sink *sink, const tb_pro
         done[nd++] = reps;
         tb_buf list = {0};
         for (size_t j = i; j < n; j++)
-            if (tb_wl_probe_selected(st->pr, all[j].name) && reps_of(st->pr, &all[j]) == reps)
+            if (tb_wl_probe_selected(pr, all[j].name) && reps_of(pr, &all[j]) == reps)
                 tb_buf_printf(&list, "%s%s", list.len ? "," : "", all[j].name);
         char rs[16];
         snprintf(rs, sizeof rs, "%u", reps);
@@ -269,18 +245,19 @@ static void probe_commands(const probe_state *st, tb_wl_sink *sink, const tb_pro
 
 static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb_err *err)
 {
-    probe_state *st = state;
+    tb_wl_plain_state *st = state; /* once: by index in tb_probe_all, reported as skipped */
+    const tb_wl_probe_params *pr = st->params;
     (void)target;
     size_t n;
     const tb_probe_info *all = tb_probe_all(&n);
     probe_commands(st, sink, all, n);
     int rc = TB_WL_OK;
     for (size_t i = 0; i < n; i++) {
-        if (!tb_wl_probe_selected(st->pr, all[i].name))
+        if (!tb_wl_probe_selected(pr, all[i].name))
             continue;
         if (tb_wl_stopped(sink))
             return TB_WL_CANCELLED;
-        tb_probe_opts o = {.reps = reps_of(st->pr, &all[i]), .cpu = -1};
+        tb_probe_opts o = {.reps = reps_of(pr, &all[i]), .cpu = -1};
         tb_probe_result res;
         tb_err e;
         if (tb_probe_run(&all[i], &o, &res, &e) < 0) {
@@ -290,8 +267,8 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
             continue;
         }
         if (!res.available) { /* reported once, the first round it happens */
-            if (i < sizeof st->skip_seen && !st->skip_seen[i]) {
-                st->skip_seen[i] = 1;
+            if (i < sizeof st->once && !st->once[i]) {
+                st->once[i] = 1;
                 tb_wl_problem(sink, TB_WL_SKIP, all[i].name, round,
                               res.note[0] ? res.note : "not measurable here");
             }
@@ -314,9 +291,9 @@ const tb_workload tb_wl_probe = {
     TB_WL_PARAM_TABLE(tb_wl_probe_params, param_table),
     .steps = steps,
     .describe = describe,
-    .setup = setup,
+    .setup = tb_wl_plain_setup,
     .step = step,
-    .cleanup = cleanup,
+    .cleanup = tb_wl_free_state,
     TB_WL_METRIC_TABLE(metrics),
     .plan_metrics = plan_metrics,
     .doc_schema = TB_WL_PROBE_SCHEMA,

@@ -160,6 +160,24 @@ void tb_wl_fmt_duration(double s, char *out, size_t n)
         snprintf(out, n, "%.0fms", ms);
 }
 
+int tb_wl_plain_setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
+                      tb_err *err)
+{
+    (void)sink;
+    tb_wl_plain_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return tb_errf(err, "out of memory");
+    *st = (tb_wl_plain_state){.params = params, .env = env};
+    *state = st;
+    return 0;
+}
+
+void tb_wl_free_state(void *state, tb_wl_sink *sink)
+{
+    (void)sink;
+    free(state);
+}
+
 const void *tb_wl_env_params(const tb_wl_env *env, const tb_workload *w)
 {
     int i = tb_workload_index(w);

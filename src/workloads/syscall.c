@@ -247,34 +247,10 @@ static int doc_read(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sin
 
 /* ---- the suite's steps ---- */
 
-typedef struct sys_state {
-    const tb_wl_syscall_params *s;
-    const tb_wl_env *env;
-} sys_state;
-
-static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
-                 tb_err *err)
-{
-    (void)sink;
-    sys_state *st = calloc(1, sizeof *st);
-    if (!st)
-        return tb_errf(err, "out of memory");
-    st->s = params;
-    st->env = env;
-    *state = st;
-    return 0;
-}
-
-static void cleanup(void *state, tb_wl_sink *sink)
-{
-    (void)sink;
-    free(state);
-}
-
 static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb_err *err)
 {
-    const sys_state *st = state;
-    const tb_wl_syscall_params *s = st->s;
+    const tb_wl_plain_state *st = state;
+    const tb_wl_syscall_params *s = st->params;
     int one = !strcmp(target, "c1"), copies = one ? 1 : st->env->ncpu;
     char dur[32], passes[16], ncopies[16], out[64], errp[64];
     snprintf(dur, sizeof dur, "%g", s->duration_s);
@@ -322,9 +298,9 @@ const tb_workload tb_wl_syscall = {
     TB_WL_PARAM_TABLE(tb_wl_syscall_params, param_table),
     .steps = steps,
     .describe = describe,
-    .setup = setup,
+    .setup = tb_wl_plain_setup,
     .step = step,
-    .cleanup = cleanup,
+    .cleanup = tb_wl_free_state,
     TB_WL_METRIC_TABLE(metrics),
     .plan_metrics = plan_metrics,
     .doc_schema = TB_WL_SYSCALL_SCHEMA,

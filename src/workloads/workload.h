@@ -314,6 +314,19 @@ typedef struct tb_wl_env {
 /* Another workload's parameters in the plan env runs (read only), or NULL. */
 const void *tb_wl_env_params(const tb_wl_env *env, const tb_workload *w);
 
+/* The state of a workload whose steps need nothing but the plan's parameters, the env
+   and a few flags of their own: tb_wl_plain_setup (a vtable's setup) makes it,
+   tb_wl_free_state (a vtable's cleanup, for any state that is one block of memory) frees
+   it. */
+typedef struct tb_wl_plain_state {
+    const void *params;
+    const tb_wl_env *env;
+    unsigned char once[64]; /* the steps' said-once flags (a warning, a skip), all 0 first */
+} tb_wl_plain_state;
+int tb_wl_plain_setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
+                      tb_err *err);
+void tb_wl_free_state(void *state, tb_wl_sink *sink);
+
 /* ---- a workload's document (its command's --json output) ---- */
 
 /* What a reader is told. */

@@ -3,7 +3,8 @@
  * stop flag, a program that cannot start, no work directory) and the lines of a log it
  * quotes in messages (tb_wl_first_line, tb_wl_last_line); a step's tool and its failure
  * message (tb_wl_tool_step); the document helpers the readers share (a member of
- * several, an array member, the envelope with its times, the runs read check-then-emit). */
+ * several, an array member, the envelope with its times, the runs read check-then-emit); the plain
+ * state a workload with nothing to set up uses. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -236,6 +237,22 @@ static void test_doc_runs(void **state)
     json_decref(none);
 }
 
+/* The plain state: setup's parameters and env kept, freed by tb_wl_free_state. */
+static void test_plain_state(void **state)
+{
+    (void)state;
+    int params = 7;
+    tb_wl_env env = {.ncpu = 3};
+    tb_wl_sink sink = {.dir_fd = -1};
+    void *st = NULL;
+    tb_err e;
+    assert_int_equal(tb_wl_plain_setup(&params, &env, &sink, &st, &e), 0);
+    const tb_wl_plain_state *p = st;
+    assert_ptr_equal(p->params, &params);
+    assert_ptr_equal(p->env, &env);
+    tb_wl_free_state(st, &sink);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -244,6 +261,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_tool_step, sink_setup, sink_teardown),
         cmocka_unit_test(test_doc_helpers),
         cmocka_unit_test(test_doc_runs),
+        cmocka_unit_test(test_plain_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
