@@ -348,6 +348,12 @@ static void collect(const tb_bench_event *ev, void *ctx)
     tb_bench_results_push(ctx, ev->row, &e);
 }
 
+int tb_wl_bench_rows(const tb_bench_config *bc, tb_wl_sink *sink, tb_bench_results *rows,
+                     tb_bench_outcome *oc, tb_err *err)
+{
+    return tb_bench_run(bc, sink->stop, collect, rows, oc, err);
+}
+
 static void notary_command(notary_state *c, const tb_bench_config *bc)
 {
     char it[16], port[16], to[16], rt[16], modes[64] = "";
@@ -442,7 +448,7 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
     notary_command(c, &bc);
     tb_bench_results rows = {0};
     tb_bench_outcome oc;
-    int rc = tb_bench_run(&bc, sink->stop, collect, &rows, &oc, err);
+    int rc = tb_wl_bench_rows(&bc, sink, &rows, &oc, err);
     int st = TB_WL_OK;
     if (rc < 0) {
         st = TB_WL_FAILED;

@@ -36,6 +36,14 @@ typedef struct tb_wl_notary_rows_opts {
 int tb_wl_notary_rows(const tb_bench_results *rs, const tb_wl_notary_rows_opts *o, tb_wl_sink *sink,
                       tb_err *err);
 
+/* Runs the harness (bench/run) with bc until it ends or the sink's stop flag is raised:
+   the last attempt of every run into rows (caller clears: tb_bench_results_clear), the
+   outcome into oc; what tb_bench_run returns. The notary's and tlsn's one way to run it. */
+struct tb_bench_config;  /* bench/run.h */
+struct tb_bench_outcome; /* bench/run.h */
+int tb_wl_bench_rows(const struct tb_bench_config *bc, tb_wl_sink *sink, tb_bench_results *rows,
+                     struct tb_bench_outcome *oc, tb_err *err);
+
 /* The notary's TEE from the notary.tee setting and the TEE the env facts name: auto is
    the guest's own TEE (tdx, snp), else sim; anything else is taken as given. */
 const char *tb_wl_notary_tee(const char *setting, const char *env_tee);

@@ -10,6 +10,7 @@
  * The TEE modes' samples are SIMULATED outside a TD. The prover's setup, request and
  * reveal are a phases family (the report stacks them per mode; notarization the whole). */
 #include "workloads/tlsn.h"
+#include "workloads/notary.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -294,14 +295,6 @@ typedef struct tlsn_state {
     tb_tee tee; /* TB_TEE_TDX or TB_TEE_SIM */
 } tlsn_state;
 
-static void collect(const tb_bench_event *ev, void *ctx)
-{
-    if (strcmp(ev->kind, "attempt") || ev->will_retry)
-        return;
-    tb_err e;
-    tb_bench_results_push(ctx, ev->row, &e);
-}
-
 static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb_err *err)
 {
     tlsn_state *c = state;
@@ -362,7 +355,7 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
     tb_wl_command(sink, argv);
     tb_bench_results rows = {0};
     tb_bench_outcome oc;
-    int rc = tb_bench_run(&bc, sink->stop, collect, &rows, &oc, err);
+    int rc = tb_wl_bench_rows(&bc, sink, &rows, &oc, err);
     int st = TB_WL_OK;
     if (rc < 0) {
         st = TB_WL_FAILED;
