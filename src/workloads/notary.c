@@ -348,10 +348,27 @@ static void collect(const tb_bench_event *ev, void *ctx)
     tb_bench_results_push(ctx, ev->row, &e);
 }
 
-int tb_wl_bench_rows(const tb_bench_config *bc, tb_wl_sink *sink, tb_bench_results *rows,
-                     tb_bench_outcome *oc, tb_err *err)
+int tb_wl_bench_step(const tb_bench_config *bc, tb_wl_sink *sink, tb_wl_bench_samples_fn samples,
+                     void *ctx, const char *runs, const char *detail, tb_err *err)
 {
-    return tb_bench_run(bc, sink->stop, collect, rows, oc, err);
+    tb_bench_results rows = {0};
+    tb_bench_outcome oc;
+    tb_err e;
+    int st = TB_WL_OK;
+    if (tb_bench_run(bc, sink->stop, collect, &rows, &oc, err) < 0) {
+        st = TB_WL_FAILED;
+    } else if (samples(ctx, &rows, &oc, sink, &e) < 0) {
+        *err = e;
+        st = TB_WL_FAILED;
+    } else if (oc.interrupted) {
+        st = TB_WL_CANCELLED;
+    } else if (oc.failed) {
+        tb_errf(err, "%d of %d %s failed%s (logs: %s/logs)", oc.failed, oc.completed, runs, detail,
+                oc.run_dir);
+        st = TB_WL_FAILED;
+    }
+    tb_bench_results_clear(&rows);
+    return st;
 }
 
 static void notary_command(notary_state *c, const tb_bench_config *bc)
@@ -406,6 +423,20 @@ const char *tb_wl_notary_tee(const char *setting, const char *env_tee)
     return tb_tee_name(guest != TB_TEE_NONE ? guest : TB_TEE_SIM);
 }
 
+/* A round's rows as samples (its TEE modes' overheads unless it was cut short). */
+static int round_samples(void *ctx, const tb_bench_results *rows, const tb_bench_outcome *oc,
+                         tb_wl_sink *sink, tb_err *err)
+{
+    const notary_state *c = ctx;
+    int sim = tb_tee_simulated(c->notary_tee);
+    tb_wl_notary_rows_opts ro = {.simulated = sim,
+                                 .tag = !sim || c->notary_tee == TB_TEE_SIM
+                                            ? " (SIMULATED TEE)"
+                                            : " (SIMULATED SEV-SNP TEE)",
+                                 .overheads = !oc->interrupted};
+    return tb_wl_notary_rows(rows, &ro, sink, err);
+}
+
 static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb_err *err)
 {
     notary_state *c = state;
@@ -446,34 +477,10 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
     if (tb_bench_config_check(&bc, err) < 0)
         return TB_WL_FAILED;
     notary_command(c, &bc);
-    tb_bench_results rows = {0};
-    tb_bench_outcome oc;
-    int rc = tb_wl_bench_rows(&bc, sink, &rows, &oc, err);
-    int st = TB_WL_OK;
-    if (rc < 0) {
-        st = TB_WL_FAILED;
-    } else {
-        tb_err e;
-        int sim = tb_tee_simulated(c->notary_tee);
-        tb_wl_notary_rows_opts ro = {.simulated = sim,
-                                     .tag = !sim || c->notary_tee == TB_TEE_SIM
-                                                ? " (SIMULATED TEE)"
-                                                : " (SIMULATED SEV-SNP TEE)",
-                                     .overheads = !oc.interrupted};
-        if (tb_wl_notary_rows(&rows, &ro, sink, &e) < 0) {
-            *err = e;
-            st = TB_WL_FAILED;
-        } else if (oc.interrupted) {
-            st = TB_WL_CANCELLED;
-        } else if (oc.failed) {
-            tb_errf(err, "%d of %d notarization runs failed after %d retries (logs: %s/logs)",
-                    oc.failed, oc.completed, n->retries, oc.run_dir);
-            st = TB_WL_FAILED;
-        }
-    }
-    tb_bench_results_clear(&rows);
+    char detail[48];
+    snprintf(detail, sizeof detail, " after %d retries", n->retries);
     (void)round;
-    return st;
+    return tb_wl_bench_step(&bc, sink, round_samples, c, "notarization runs", detail, err);
 }
 
 static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,

@@ -295,6 +295,22 @@ typedef struct tlsn_state {
     tb_tee tee; /* TB_TEE_TDX or TB_TEE_SIM */
 } tlsn_state;
 
+/* The sessions' rows and their phases (the run directory's phases.csv) as samples. */
+static int session_samples(void *ctx, const tb_bench_results *rows, const tb_bench_outcome *oc,
+                           tb_wl_sink *sink, tb_err *err)
+{
+    const tlsn_state *c = ctx;
+    tb_buf ph = {0};
+    char path[4200];
+    snprintf(path, sizeof path, "%s/phases.csv", oc->run_dir);
+    tb_err e;
+    int have = tb_file_read(path, 16u << 20, &ph, &e) == 0;
+    int rc = tb_wl_tlsn_rows(rows, have ? (const char *)ph.p : NULL, tb_tee_simulated(c->tee), sink,
+                             err);
+    tb_buf_clear(&ph);
+    return rc;
+}
+
 static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb_err *err)
 {
     tlsn_state *c = state;
@@ -353,33 +369,7 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
     char *argv[] = {(char *)c->env->exe, "bench", "tlsn",          "--iterations",          it,
                     "--start-fixture",   "0",     "--target-port", "(the suite's fixture)", NULL};
     tb_wl_command(sink, argv);
-    tb_bench_results rows = {0};
-    tb_bench_outcome oc;
-    int rc = tb_wl_bench_rows(&bc, sink, &rows, &oc, err);
-    int st = TB_WL_OK;
-    if (rc < 0) {
-        st = TB_WL_FAILED;
-    } else {
-        tb_buf ph = {0};
-        char path[4200];
-        snprintf(path, sizeof path, "%s/phases.csv", oc.run_dir);
-        tb_err e;
-        int have = tb_file_read(path, 16u << 20, &ph, &e) == 0;
-        if (tb_wl_tlsn_rows(&rows, have ? (const char *)ph.p : NULL, tb_tee_simulated(c->tee), sink,
-                            &e) < 0) {
-            *err = e;
-            st = TB_WL_FAILED;
-        } else if (oc.interrupted) {
-            st = TB_WL_CANCELLED;
-        } else if (oc.failed) {
-            tb_errf(err, "%d of %d TLSNotary sessions failed (logs: %s/logs)", oc.failed,
-                    oc.completed, oc.run_dir);
-            st = TB_WL_FAILED;
-        }
-        tb_buf_clear(&ph);
-    }
-    tb_bench_results_clear(&rows);
-    return st;
+    return tb_wl_bench_step(&bc, sink, session_samples, c, "TLSNotary sessions", "", err);
 }
 
 static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
@@ -400,12 +390,6 @@ static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, voi
     return 0;
 }
 
-static void cleanup(void *state, tb_wl_sink *sink)
-{
-    (void)sink;
-    free(state);
-}
-
 const tb_workload tb_wl_tlsn = {
     .name = "tlsn",
     .title = "TLSNotary",
@@ -418,7 +402,7 @@ const tb_workload tb_wl_tlsn = {
     .describe = describe,
     .setup = setup,
     .step = step,
-    .cleanup = cleanup,
+    .cleanup = tb_wl_free_state,
     TB_WL_METRIC_TABLE(metrics),
     TB_WL_FAMILY_TABLE(families),
     .plan_metrics = plan_metrics,
