@@ -57,20 +57,10 @@ static json_t *probes_json(const void *params)
 }
 
 static const tb_wl_param param_table[] = {
-    {.key = "max_reps",
-     .help = "samples per probe at most (0: each probe's default)",
-     .kind = TB_WLP_INT,
-     P(max_reps),
-     .lo = 0,
-     .hi = 1000000,
-     .def = {"300", "0"}},
-    {.key = "probes",
-     .help = "probe names (all: every probe)",
-     .kind = TB_WLP_LIST,
-     P(n),
-     .token = probe_name,
-     .json = probes_json,
-     .def = {"all"}},
+    {"max_reps", "samples per probe at most (0: each probe's default)", TB_WLP_INT, P(max_reps),
+     .lo = 0, .hi = 1000000, .def = {"300", "0"}},
+    {"probes", "probe names (all: every probe)", TB_WLP_LIST, P(n), .token = probe_name,
+     .json = probes_json, .def = {"all"}},
 };
 
 static const tb_wl_metric metrics[] = {

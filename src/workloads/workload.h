@@ -156,7 +156,9 @@ typedef struct tb_wl_name_set tb_wl_name_set;
                               keeps the plan's profile */
 #define TB_WLP_UNLISTED 2u /* left out of the plan's JSON */
 
-/* One parameter of a workload. */
+/* One parameter of a workload: a row of its table, its first three members given by
+   position and the rest by name --
+   {"passes", "timed passes", TB_WLP_INT, TB_WLP_FIELD(t, passes), .lo = 1, .def = {"3"}}. */
 typedef struct tb_wl_param {
     const char *key;  /* "duration": set as "http.duration", or "duration" in a suite file's
                          workloads.http */
