@@ -256,6 +256,27 @@ static int overheads(tb_wl_sink *sink, const tb_bench_results *rs, int simulated
     return rc;
 }
 
+/* The samples one row of results.csv gives, in order: the metric's last segment, the
+   row's column (a double), the TB_BENCH_HAS_* bit the row must have (0: every row has
+   it), whether only a run that verified the quote has it, and the note. */
+static const struct row_metric {
+    const char *name;
+    size_t field;
+    unsigned has;
+    int verified;
+    const char *note;
+} row_metrics[] = {
+    {"notarization_ms", offsetof(tb_bench_result_row, notarization_ms), 0, 0,
+     "notarization time the client reports (NOTARIZATION_MS), one sample per run"},
+    {"total_e2e_ms", offsetof(tb_bench_result_row, total_e2e_ms), TB_BENCH_HAS_TOTAL_E2E, 0,
+     "end-to-end time of one client run (TOTAL_E2E_MS), one sample per run"},
+    {"wall_ms", offsetof(tb_bench_result_row, wall_ms), TB_BENCH_HAS_WALL, 0,
+     "life of one client process as the harness saw it (results.csv wall_ms), one sample per "
+     "run"},
+    {"verify_ms", offsetof(tb_bench_result_row, tdx_verify_ms), TB_BENCH_HAS_TDX_VERIFY, 1,
+     "time the client spends verifying the notary's quote (TDX_VERIFY_MS)"},
+};
+
 int tb_wl_notary_rows(const tb_bench_results *rs, const tb_wl_notary_rows_opts *o, tb_wl_sink *sink,
                       tb_err *err)
 {
@@ -265,35 +286,17 @@ int tb_wl_notary_rows(const tb_bench_results *rs, const tb_wl_notary_rows_opts *
         if (!tb_bench_result_ok(r))
             continue;
         int sim = o->simulated && r->enable_tee;
-        const char *t = sim ? tag : "";
         char part[72], name[160], note[256];
         tb_wl_name_part(r->mode, part, sizeof part);
-        snprintf(name, sizeof name, "notary.%s.notarization_ms", part);
-        snprintf(note, sizeof note,
-                 "notarization time the client reports (NOTARIZATION_MS), one sample per run%s", t);
-        if (tb_wl_sample(sink, name, r->notarization_ms, sim, note, err) < 0)
-            return -1;
-        if (r->has & TB_BENCH_HAS_TOTAL_E2E) {
-            snprintf(name, sizeof name, "notary.%s.total_e2e_ms", part);
-            snprintf(note, sizeof note,
-                     "end-to-end time of one client run (TOTAL_E2E_MS), one sample per run%s", t);
-            if (tb_wl_sample(sink, name, r->total_e2e_ms, sim, note, err) < 0)
-                return -1;
-        }
-        if (r->has & TB_BENCH_HAS_WALL) {
-            snprintf(name, sizeof name, "notary.%s.wall_ms", part);
-            snprintf(note, sizeof note,
-                     "life of one client process as the harness saw it (results.csv wall_ms), "
-                     "one sample per run%s",
-                     t);
-            if (tb_wl_sample(sink, name, r->wall_ms, sim, note, err) < 0)
-                return -1;
-        }
-        if (r->verify && (r->has & TB_BENCH_HAS_TDX_VERIFY)) {
-            snprintf(name, sizeof name, "notary.%s.verify_ms", part);
-            snprintf(note, sizeof note,
-                     "time the client spends verifying the notary's quote (TDX_VERIFY_MS)%s", t);
-            if (tb_wl_sample(sink, name, r->tdx_verify_ms, sim, note, err) < 0)
+        for (size_t k = 0; k < sizeof row_metrics / sizeof row_metrics[0]; k++) {
+            const struct row_metric *m = &row_metrics[k];
+            if ((m->has && !(r->has & m->has)) || (m->verified && !r->verify))
+                continue;
+            double v;
+            memcpy(&v, (const unsigned char *)r + m->field, sizeof v);
+            snprintf(name, sizeof name, "notary.%s.%s", part, m->name);
+            snprintf(note, sizeof note, "%s%s", m->note, sim ? tag : "");
+            if (tb_wl_sample(sink, name, v, sim, note, err) < 0)
                 return -1;
         }
     }
