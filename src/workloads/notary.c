@@ -9,7 +9,9 @@
  * over the round's iterations of the paired difference to no_tee (same
  * iteration): notarization_ms for tee_no_verify, notarization_ms + verify_ms
  * for tee_verify (bench/report's headline quantities). Runs that still failed
- * after their retries fail the step; their logs stay in the work directory. */
+ * after their retries fail the step; their logs stay in the work directory. That step
+ * (tb_wl_bench_step: the harness run, its rows as samples, what the step did) is the
+ * tlsn workload's too. */
 #include "workloads/notary.h"
 
 #include <math.h>
