@@ -485,10 +485,9 @@ static int start_nginx(http_state *st, tb_wl_sink *sink, tb_err *err)
 static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
                  tb_err *err)
 {
-    http_state *st = calloc(1, sizeof *st);
+    http_state *st = tb_wl_state_new(sizeof *st, state, err);
     if (!st)
-        return tb_errf(err, "out of memory");
-    *state = st;
+        return -1;
     st->h = params;
     st->env = env;
     const tb_wl_http_params *h = st->h;

@@ -750,10 +750,9 @@ static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, voi
                  tb_err *err)
 {
     (void)env;
-    kv_state *s = calloc(1, sizeof *s);
+    kv_state *s = tb_wl_state_new(sizeof *s, state, err);
     if (!s)
-        return tb_errf(err, "out of memory");
-    *state = s;
+        return -1;
     s->p = params;
     s->server.proc.pid = s->server.proc.pidfd = -1;
     tb_wl_kv_bench_version(s->p, sink, s->bench, sizeof s->bench);

@@ -1145,10 +1145,9 @@ static void probe_threads(network_state *st, tb_wl_sink *sink)
 static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
                  tb_err *err)
 {
-    network_state *st = calloc(1, sizeof *st);
+    network_state *st = tb_wl_state_new(sizeof *st, state, err);
     if (!st)
-        return tb_errf(err, "out of memory");
-    *state = st;
+        return -1;
     st->p = params;
     st->env = env;
     st->ctx = (tb_wl_net_ctx){

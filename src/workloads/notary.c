@@ -463,10 +463,9 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
 static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
                  tb_err *err)
 {
-    notary_state *c = calloc(1, sizeof *c);
+    notary_state *c = tb_wl_state_new(sizeof *c, state, err);
     if (!c)
-        return tb_errf(err, "out of memory");
-    *state = c;
+        return -1;
     c->n = params;
     c->a = tb_wl_env_params(env, &tb_wl_attest);
     c->env = env;

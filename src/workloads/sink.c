@@ -160,15 +160,23 @@ void tb_wl_fmt_duration(double s, char *out, size_t n)
         snprintf(out, n, "%.0fms", ms);
 }
 
+void *tb_wl_state_new(size_t size, void **state, tb_err *err)
+{
+    void *st = calloc(1, size);
+    if (!st)
+        tb_errf(err, "out of memory");
+    *state = st;
+    return st;
+}
+
 int tb_wl_plain_setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
                       tb_err *err)
 {
     (void)sink;
-    tb_wl_plain_state *st = calloc(1, sizeof *st);
+    tb_wl_plain_state *st = tb_wl_state_new(sizeof *st, state, err);
     if (!st)
-        return tb_errf(err, "out of memory");
+        return -1;
     *st = (tb_wl_plain_state){.params = params, .env = env};
-    *state = st;
     return 0;
 }
 

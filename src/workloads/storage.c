@@ -908,10 +908,9 @@ static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, voi
 {
     (void)env;
     (void)err;
-    storage_state *s = calloc(1, sizeof *s);
+    storage_state *s = tb_wl_state_new(sizeof *s, state, err);
     if (!s)
-        return tb_errf(err, "out of memory");
-    *state = s;
+        return -1;
     tb_err e = {{0}};
     if (tb_wl_storage_open(&s->st, params, sink, &s->skip, &e) < 0) {
         snprintf(s->why, sizeof s->why, "%s", e.msg);

@@ -348,10 +348,9 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
 static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
                  tb_err *err)
 {
-    tlsn_state *c = calloc(1, sizeof *c);
+    tlsn_state *c = tb_wl_state_new(sizeof *c, state, err);
     if (!c)
-        return tb_errf(err, "out of memory");
-    *state = c;
+        return -1;
     c->t = params;
     c->env = env;
     /* the parameter is one of its choices (auto|sim|tdx): auto is tdx in a TD, else sim */

@@ -316,6 +316,9 @@ typedef struct tb_wl_env {
 /* Another workload's parameters in the plan env runs (read only), or NULL. */
 const void *tb_wl_env_params(const tb_wl_env *env, const tb_workload *w);
 
+/* For a setup: a new state of size bytes, zeroed and already in *state (so that cleanup
+   frees it whatever setup returns next); NULL with err when out of memory. */
+void *tb_wl_state_new(size_t size, void **state, tb_err *err);
 /* The state of a workload whose steps need nothing but the plan's parameters, the env
    and a few flags of their own: tb_wl_plain_setup (a vtable's setup) makes it,
    tb_wl_free_state (a vtable's cleanup, for any state that is one block of memory) frees

@@ -251,6 +251,14 @@ static void test_plain_state(void **state)
     assert_ptr_equal(p->params, &params);
     assert_ptr_equal(p->env, &env);
     tb_wl_free_state(st, &sink);
+    /* a setup's own state: zeroed, and in *state before setup goes on */
+    void *own = NULL;
+    unsigned char *b = tb_wl_state_new(100, &own, &e);
+    assert_non_null(b);
+    assert_ptr_equal(own, b);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(b[i], 0);
+    tb_wl_free_state(own, &sink);
 }
 
 int main(void)
