@@ -1,7 +1,8 @@
 /* workloads/param: a workload's parameters read and written through its table
  * (workload.h: tb_wl_param) -- defaults per profile, one setting from its text,
- * the plan's JSON form; durations in whole seconds and lists of names (TB_WLP_NAMES)
- * read by the table alone -- and the parsers a custom parameter builds on.
+ * the plan's JSON form; durations in whole seconds, lists of names (TB_WLP_NAMES) and
+ * lists read token by token (TB_WLP_LIST) done by the table alone -- and the parsers a
+ * custom parameter builds on.
  *
  * Invariants: a setting either succeeds whole or leaves the parameters as they
  * were (it works on a copy, which w->check must accept); defaults go through the
