@@ -1,9 +1,12 @@
 /* workloads/sink: the calls a workload makes on its sink (workload.h), the files of
- * the run's work directory, the tools a workload runs (found in PATH or at a path), and
- * the private work directory of a workload's own command (outside the suite), the
- * command lines of those tools built into the caller's arrays (tb_wl_word), and the one
- * way a workload runs a tool to its end (tb_wl_run_tool: outputs into the work
- * directory, the sink's stop flag, a timeout) and quotes its logs.
+ * the run's work directory, the tools a workload runs (found in PATH or at a path), the
+ * private work directory of a workload's own command (outside the suite), the command
+ * lines of those tools built into the caller's arrays (tb_wl_word), the one way a
+ * workload runs a tool to its end (tb_wl_run_tool, tb_wl_tool_step: outputs into the work
+ * directory, the sink's stop flag, a timeout) and quotes its logs, the pieces the
+ * documents' readers share (the envelope and its times, a member of several, an array
+ * member, the runs read check-then-emit), and the state a setup makes
+ * (tb_wl_state_new, tb_wl_plain_setup, tb_wl_free_state).
  *
  * Invariants: a sink function the sink does not have is a no-op (sample: an
  * error, so a reader never drops figures silently); files are made and read
