@@ -43,35 +43,11 @@ _Static_assert(sizeof(tb_wl_http_params) <= TB_WL_PARAMS_MAX, "room in the plan"
 
 #define P(f) TB_WLP_FIELD(tb_wl_http_params, f)
 
-static int target(void *ctx, const char *t, tb_err *err)
-{
-    tb_wl_http_params *h = ctx;
-    if (!strcmp(t, "nginx"))
-        h->nginx = 1;
-    else if (!strcmp(t, "serve-tls"))
-        h->serve_tls = 1;
-    else
-        return tb_errf(err, "unknown target '%.40s' (nginx, serve-tls)", t);
-    return 0;
-}
-
-static int parse_targets(void *params, const char *key, const char *v, tb_err *err)
-{
-    tb_wl_http_params *h = params;
-    h->nginx = h->serve_tls = 0;
-    return tb_wl_each_token(key, v, target, h, err);
-}
-
-static json_t *targets_json(const void *params)
-{
-    const tb_wl_http_params *h = params;
-    json_t *a = json_array();
-    if (a && h->nginx)
-        json_array_append_new(a, json_string("nginx"));
-    if (a && h->serve_tls)
-        json_array_append_new(a, json_string("serve-tls"));
-    return a;
-}
+static const char *const target_names[] = {"nginx", "serve-tls"};
+static const size_t target_fields[] = {offsetof(tb_wl_http_params, nginx),
+                                       offsetof(tb_wl_http_params, serve_tls)};
+static const tb_wl_name_set target_set = {
+    .what = "target", .names = target_names, .n = 2, .no_all = 1, .fields = target_fields};
 
 /* "" (start nginx here) or an http:// URL of an nginx elsewhere. */
 static int check_nginx_url(const char *key, const char *v, tb_err *err)
@@ -87,67 +63,24 @@ static int check_nginx_url(const char *key, const char *v, tb_err *err)
 }
 
 static const tb_wl_param param_table[] = {
-    {.key = "duration",
-     .help = "seconds per measured run and target",
-     .kind = TB_WLP_SECONDS,
-     P(duration_s),
-     .lo = 0.01,
-     .hi = 86400,
-     .def = {"1", "10", "30"}},
-    {.key = "warmup",
-     .help = "seconds of load per target before round 1 (0: none)",
-     .kind = TB_WLP_SECONDS,
-     P(warmup_s),
-     .lo = 0,
-     .hi = 3600,
-     .def = {"200ms", "1", "0"}},
-    {.key = "threads",
-     .help = "load generator threads",
-     .kind = TB_WLP_INT,
-     P(threads),
-     .lo = 1,
-     .hi = 1024,
+    {"duration", "seconds per measured run and target", TB_WLP_SECONDS, P(duration_s), .lo = 0.01,
+     .hi = 86400, .def = {"1", "10", "30"}},
+    {"warmup", "seconds of load per target before round 1 (0: none)", TB_WLP_SECONDS, P(warmup_s),
+     .lo = 0, .hi = 3600, .def = {"200ms", "1", "0"}},
+    {"threads", "load generator threads", TB_WLP_INT, P(threads), .lo = 1, .hi = 1024,
      .def = {"2", "2", "4"}},
-    {.key = "connections",
-     .help = "connections kept open (>= threads)",
-     .kind = TB_WLP_INT,
-     P(connections),
-     .lo = 1,
-     .hi = 100000,
-     .def = {"50", "100"}},
-    {.key = "timeout",
-     .help = "request timeout",
-     .kind = TB_WLP_SECONDS,
-     P(timeout_s),
-     .lo = 0.01,
-     .hi = 3600,
+    {"connections", "connections kept open (>= threads)", TB_WLP_INT, P(connections), .lo = 1,
+     .hi = 100000, .def = {"50", "100"}},
+    {"timeout", "request timeout", TB_WLP_SECONDS, P(timeout_s), .lo = 0.01, .hi = 3600,
      .def = {"2"}},
-    {.key = "server_threads",
-     .help = "nginx workers and fixture server threads (0: the CPUs online)",
-     .kind = TB_WLP_INT,
-     P(server_threads),
-     .lo = 0,
-     .hi = 256,
-     .def = {"0"}},
-    {.key = "targets",
-     .help = "nginx and/or serve-tls",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_targets,
-     .json = targets_json,
+    {"server_threads", "nginx workers and fixture server threads (0: the CPUs online)", TB_WLP_INT,
+     P(server_threads), .lo = 0, .hi = 256, .def = {"0"}},
+    {"targets", "nginx and/or serve-tls", TB_WLP_NAMES, .names = &target_set,
      .def = {"nginx,serve-tls"}},
-    {.key = "nginx_bin",
-     .help = "the nginx binary (default " TB_NGINX_BIN ")",
-     .kind = TB_WLP_TEXT,
-     P(nginx_bin),
-     .check = tb_wl_check_abs_path,
-     .def = {TB_NGINX_BIN},
-     .flags = TB_WLP_PLACE},
-    {.key = "nginx_url",
-     .help = "load an nginx elsewhere (http://HOST:PORT/) instead of starting one",
-     .kind = TB_WLP_TEXT,
-     P(nginx_url),
-     .check = check_nginx_url,
-     .flags = TB_WLP_PLACE | TB_WLP_UNLISTED},
+    {"nginx_bin", "the nginx binary (default " TB_NGINX_BIN ")", TB_WLP_TEXT, P(nginx_bin),
+     .check = tb_wl_check_abs_path, .def = {TB_NGINX_BIN}, .flags = TB_WLP_PLACE},
+    {"nginx_url", "load an nginx elsewhere (http://HOST:PORT/) instead of starting one",
+     TB_WLP_TEXT, P(nginx_url), .check = check_nginx_url, .flags = TB_WLP_PLACE | TB_WLP_UNLISTED},
 };
 
 static int check(const void *params, tb_err *err)
@@ -552,10 +485,9 @@ static int start_nginx(http_state *st, tb_wl_sink *sink, tb_err *err)
 static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
                  tb_err *err)
 {
-    http_state *st = calloc(1, sizeof *st);
+    http_state *st = tb_wl_state_new(sizeof *st, state, err);
     if (!st)
-        return tb_errf(err, "out of memory");
-    *state = st;
+        return -1;
     st->h = params;
     st->env = env;
     const tb_wl_http_params *h = st->h;

@@ -50,35 +50,11 @@ _Static_assert(sizeof(tb_wl_kv_params) <= TB_WL_PARAMS_MAX, "room in the plan");
 
 /* ---- parameters ---- */
 
-static int transport(void *ctx, const char *t, tb_err *err)
-{
-    tb_wl_kv_params *k = ctx;
-    if (!strcmp(t, "plain"))
-        k->plain = 1;
-    else if (!strcmp(t, "tls"))
-        k->tls = 1;
-    else
-        return tb_errf(err, "unknown transport '%.40s' (plain, tls)", t);
-    return 0;
-}
-
-static int parse_transports(void *params, const char *key, const char *v, tb_err *err)
-{
-    tb_wl_kv_params *k = params;
-    k->plain = k->tls = 0;
-    return tb_wl_each_token(key, v, transport, k, err);
-}
-
-static json_t *transports_json(const void *params)
-{
-    const tb_wl_kv_params *k = params;
-    json_t *a = json_array();
-    if (a && k->plain)
-        json_array_append_new(a, json_string("plain"));
-    if (a && k->tls)
-        json_array_append_new(a, json_string("tls"));
-    return a;
-}
+static const char *const transport_names[] = {"plain", "tls"};
+static const size_t transport_fields[] = {offsetof(tb_wl_kv_params, plain),
+                                          offsetof(tb_wl_kv_params, tls)};
+static const tb_wl_name_set transport_set = {
+    .what = "transport", .names = transport_names, .n = 2, .no_all = 1, .fields = transport_fields};
 
 /* HOST:PORT ([v6]:PORT) into host and port; 0, or -1. */
 static int split_hostport(const char *v, char *host, size_t n, int *port)
@@ -130,86 +106,30 @@ static int check_abs_or_empty(const char *key, const char *v, tb_err *err)
 }
 
 static const tb_wl_param param_table[] = {
-    {.key = "requests",
-     .help = "requests per test (SET, GET) and run",
-     .kind = TB_WLP_INT,
-     P(requests),
-     .lo = 100,
-     .hi = 100000000,
-     .def = {"20000", "200000", "2000000"}},
-    {.key = "clients",
-     .help = "connections redis-benchmark keeps open",
-     .kind = TB_WLP_INT,
-     P(clients),
-     .lo = 1,
-     .hi = 10000,
-     .def = {"10", "50", "100"}},
-    {.key = "pipeline",
-     .help = "requests in flight per connection (1: none)",
-     .kind = TB_WLP_INT,
-     P(pipeline),
-     .lo = 1,
-     .hi = 1000,
-     .def = {"16", "16", "40"}},
-    {.key = "threads",
-     .help = "redis-benchmark threads",
-     .kind = TB_WLP_INT,
-     P(threads),
-     .lo = 1,
-     .hi = 64,
+    {"requests", "requests per test (SET, GET) and run", TB_WLP_INT, P(requests), .lo = 100,
+     .hi = 100000000, .def = {"20000", "200000", "2000000"}},
+    {"clients", "connections redis-benchmark keeps open", TB_WLP_INT, P(clients), .lo = 1,
+     .hi = 10000, .def = {"10", "50", "100"}},
+    {"pipeline", "requests in flight per connection (1: none)", TB_WLP_INT, P(pipeline), .lo = 1,
+     .hi = 1000, .def = {"16", "16", "40"}},
+    {"threads", "redis-benchmark threads", TB_WLP_INT, P(threads), .lo = 1, .hi = 64,
      .def = {"1", "1", "2"}},
-    {.key = "data_size",
-     .help = "bytes of a SET's value",
-     .kind = TB_WLP_INT,
-     P(data_size),
-     .lo = 1,
-     .hi = 1 << 20,
+    {"data_size", "bytes of a SET's value", TB_WLP_INT, P(data_size), .lo = 1, .hi = 1 << 20,
      .def = {"32"}},
-    {.key = "keyspace",
-     .help = "random keys out of this many",
-     .kind = TB_WLP_INT,
-     P(keyspace),
-     .lo = 1,
-     .hi = 100000000,
+    {"keyspace", "random keys out of this many", TB_WLP_INT, P(keyspace), .lo = 1, .hi = 100000000,
      .def = {"100000"}},
-    {.key = "transports",
-     .help = "plain and/or tls",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_transports,
-     .json = transports_json,
-     .def = {"plain,tls"}},
-    {.key = "redis_server",
-     .help = "the redis-server binary (a name looked up in PATH, or a path)",
-     .kind = TB_WLP_TEXT,
-     P(server_bin),
-     .check = check_tool,
-     .def = {"redis-server"},
+    {"transports", "plain and/or tls", TB_WLP_NAMES, .names = &transport_set, .def = {"plain,tls"}},
+    {"redis_server", "the redis-server binary (a name looked up in PATH, or a path)", TB_WLP_TEXT,
+     P(server_bin), .check = check_tool, .def = {"redis-server"}, .flags = TB_WLP_PLACE},
+    {"redis_benchmark", "the redis-benchmark binary (a name looked up in PATH, or a path)",
+     TB_WLP_TEXT, P(bench_bin), .check = check_tool, .def = {"redis-benchmark"},
      .flags = TB_WLP_PLACE},
-    {.key = "redis_benchmark",
-     .help = "the redis-benchmark binary (a name looked up in PATH, or a path)",
-     .kind = TB_WLP_TEXT,
-     P(bench_bin),
-     .check = check_tool,
-     .def = {"redis-benchmark"},
-     .flags = TB_WLP_PLACE},
-    {.key = "server",
-     .help = "load a redis elsewhere (HOST:PORT, plain) instead of starting one",
-     .kind = TB_WLP_TEXT,
-     P(server),
-     .check = check_hostport,
-     .flags = TB_WLP_PLACE | TB_WLP_UNLISTED},
-    {.key = "tls_server",
-     .help = "load a redis elsewhere over TLS (HOST:PORT) instead of starting one",
-     .kind = TB_WLP_TEXT,
-     P(tls_server),
-     .check = check_hostport,
-     .flags = TB_WLP_PLACE | TB_WLP_UNLISTED},
-    {.key = "cacert",
-     .help = "the CA certificate of kv.tls_server (its fixture PKI's ca.pem)",
-     .kind = TB_WLP_TEXT,
-     P(cacert),
-     .check = check_abs_or_empty,
-     .flags = TB_WLP_PLACE | TB_WLP_UNLISTED},
+    {"server", "load a redis elsewhere (HOST:PORT, plain) instead of starting one", TB_WLP_TEXT,
+     P(server), .check = check_hostport, .flags = TB_WLP_PLACE | TB_WLP_UNLISTED},
+    {"tls_server", "load a redis elsewhere over TLS (HOST:PORT) instead of starting one",
+     TB_WLP_TEXT, P(tls_server), .check = check_hostport, .flags = TB_WLP_PLACE | TB_WLP_UNLISTED},
+    {"cacert", "the CA certificate of kv.tls_server (its fixture PKI's ca.pem)", TB_WLP_TEXT,
+     P(cacert), .check = check_abs_or_empty, .flags = TB_WLP_PLACE | TB_WLP_UNLISTED},
 };
 
 /* ---- metrics ---- */
@@ -721,22 +641,14 @@ int tb_wl_kv_bench(const tb_wl_kv_params *p, const tb_wl_kv_target *t, tb_wl_sin
     tb_wl_command(sink, argv);
     snprintf(out, sizeof out, "redis-benchmark-%s.csv", tr);
     snprintf(errname, sizeof errname, "redis-benchmark-%s.stderr.log", tr);
-    int code = 0;
     /* 1000 requests per second at least; redis-benchmark waits forever on a server
        that stops answering */
     int64_t timeout_ms = 60000 + 2 * (int64_t)p->requests;
-    rc = tb_wl_run_tool(sink, argv, out, errname, timeout_ms, &code, err);
-    if (rc < 0)
-        return TB_WL_FAILED;
-    if (rc > 0)
-        return TB_WL_CANCELLED;
-    if (code != 0) {
-        char line[256];
-        tb_wl_last_line(sink, errname, line, sizeof line);
-        tb_errf(err, "redis-benchmark (%s) exited with code %d%s%s%s", tr, code,
-                code == TB_PROC_TIMEOUT_CODE ? " (timed out)" : "", line[0] ? ": " : "", line);
-        return TB_WL_FAILED;
-    }
+    char what[64];
+    snprintf(what, sizeof what, "redis-benchmark (%s)", tr);
+    rc = tb_wl_tool_step(sink, argv, out, errname, timeout_ms, what, 1, err);
+    if (rc != TB_WL_OK)
+        return rc;
     tb_buf b = {0};
     if (tb_wl_read(sink, out, 16u << 20, &b, err) < 0)
         return TB_WL_FAILED;
@@ -763,64 +675,44 @@ json_t *tb_wl_kv_doc(const tb_wl_kv_params *p, const char *server_version,
         p->data_size, "keyspace", p->keyspace, "tests", "set", "get", "runs", runs);
 }
 
-static void iso_time(const json_t *v, char *out, size_t n)
+/* One run's tests (ctx: the document, whose options the notes name). */
+static int read_run(const void *ctx, size_t r, const char *label, const char *t,
+                    const json_t *tests, int emit, tb_wl_sink *sink, tb_err *err)
 {
-    const char *s = json_string_value(v);
-    out[0] = 0;
-    if (!s || strlen(s) != 20 || s[4] != '-' || s[10] != 'T' || s[19] != 'Z')
-        return;
-    for (int i = 0; i < 19; i++)
-        if (i != 4 && i != 7 && i != 10 && i != 13 && i != 16 && (s[i] < '0' || s[i] > '9'))
-            return;
-    snprintf(out, n, "%s", s);
-}
-
-static int read_runs(const json_t *doc, const json_t *runs, int emit, tb_wl_sink *sink, tb_err *err)
-{
-    const json_t *opt = json_object_get(doc, "options");
+    (void)label;
+    const json_t *opt = json_object_get(ctx, "options");
     const json_t *pl = json_object_get(opt, "pipeline"), *cl = json_object_get(opt, "clients");
-    size_t r;
-    const json_t *run;
-    json_array_foreach(runs, r, run)
+    size_t i;
+    const json_t *te;
+    json_array_foreach(tests, i, te)
     {
-        const char *tr = json_string_value(json_object_get(run, "transport"));
-        const json_t *tests = json_object_get(run, "tests");
-        if (!tr || !tr[0] || !json_is_array(tests))
-            return tb_errf(err, "kv JSON: runs[%zu] needs \"transport\" and \"tests\"", r);
-        char t[64];
-        tb_wl_name_part(tr, t, sizeof t);
-        size_t i;
-        const json_t *te;
-        json_array_foreach(tests, i, te)
-        {
-            const char *name = json_string_value(json_object_get(te, "test"));
-            if (!name || (strcasecmp(name, "SET") && strcasecmp(name, "GET")))
-                return tb_errf(err, "kv JSON: runs[%zu].tests[%zu]: a test that is not SET or GET",
-                               r, i);
-            const char *op = strcasecmp(name, "SET") ? "get" : "set";
-            static const struct {
-                const char *key, *name, *what;
-            } m[] = {
-                {"rps", "rps", "requests per second"},
-                {"p50_ms", "latency.p50", "median latency of a request"},
-                {"p95_ms", "latency.p95", "95th percentile of the latency of a request"},
-                {"p99_ms", "latency.p99", "99th percentile of the latency of a request"},
-            };
-            for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
-                double v;
-                if (tb_wl_doc_number(te, "kv JSON", m[k].key, NULL, &v, err) < 0)
-                    return tb_err_wrap(err, "runs[%zu].tests[%zu]", r, i);
-                if (!emit)
-                    continue;
-                char mname[160], note[256];
-                snprintf(mname, sizeof mname, "kv.%s.%s.%s", t, op, m[k].name);
-                snprintf(note, sizeof note,
-                         "redis-benchmark %s: %s, over %s, pipeline %lld, %lld connections", name,
-                         m[k].what, strcmp(t, "tls") ? "plain TCP" : "TLS",
-                         (long long)json_integer_value(pl), (long long)json_integer_value(cl));
-                if (tb_wl_sample(sink, mname, v, 0, note, err) < 0)
-                    return -1;
-            }
+        const char *name = json_string_value(json_object_get(te, "test"));
+        if (!name || (strcasecmp(name, "SET") && strcasecmp(name, "GET")))
+            return tb_errf(err, "kv JSON: runs[%zu].tests[%zu]: a test that is not SET or GET", r,
+                           i);
+        const char *op = strcasecmp(name, "SET") ? "get" : "set";
+        static const struct {
+            const char *key, *name, *what;
+        } m[] = {
+            {"rps", "rps", "requests per second"},
+            {"p50_ms", "latency.p50", "median latency of a request"},
+            {"p95_ms", "latency.p95", "95th percentile of the latency of a request"},
+            {"p99_ms", "latency.p99", "99th percentile of the latency of a request"},
+        };
+        for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
+            double v;
+            if (tb_wl_doc_number(te, "kv JSON", m[k].key, NULL, &v, err) < 0)
+                return tb_err_wrap(err, "runs[%zu].tests[%zu]", r, i);
+            if (!emit)
+                continue;
+            char mname[160], note[256];
+            snprintf(mname, sizeof mname, "kv.%s.%s.%s", t, op, m[k].name);
+            snprintf(note, sizeof note,
+                     "redis-benchmark %s: %s, over %s, pipeline %lld, %lld connections", name,
+                     m[k].what, strcmp(t, "tls") ? "plain TCP" : "TLS",
+                     (long long)json_integer_value(pl), (long long)json_integer_value(cl));
+            if (tb_wl_sample(sink, mname, v, 0, note, err) < 0)
+                return -1;
         }
     }
     return 0;
@@ -831,14 +723,10 @@ static int doc_read(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sin
                     tb_wl_doc_info *info, tb_err *err)
 {
     (void)o;
-    const json_t *runs = json_object_get(doc, "runs");
-    if (!json_is_array(runs) || json_array_size(runs) == 0)
-        return tb_errf(err, "kv JSON: \"runs\" must be a non-empty array");
-    if (read_runs(doc, runs, 0, sink, err) < 0 || read_runs(doc, runs, 1, sink, err) < 0)
+    static const tb_wl_doc_runs_spec runs = {"kv JSON", "transport", "tests", read_run};
+    if (tb_wl_doc_runs(doc, &runs, doc, sink, err) < 0)
         return -1;
-    tb_wl_doc_envelope(doc, info);
-    iso_time(json_object_get(doc, "started_at"), info->started, sizeof info->started);
-    iso_time(json_object_get(doc, "finished_at"), info->finished, sizeof info->finished);
+    tb_wl_doc_envelope_times(doc, info);
     return 0;
 }
 
@@ -862,10 +750,9 @@ static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, voi
                  tb_err *err)
 {
     (void)env;
-    kv_state *s = calloc(1, sizeof *s);
+    kv_state *s = tb_wl_state_new(sizeof *s, state, err);
     if (!s)
-        return tb_errf(err, "out of memory");
-    *state = s;
+        return -1;
     s->p = params;
     s->server.proc.pid = s->server.proc.pidfd = -1;
     tb_wl_kv_bench_version(s->p, sink, s->bench, sizeof s->bench);

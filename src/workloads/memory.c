@@ -94,18 +94,11 @@ void tb_wl_memory_size_name(uint64_t b, char *out, size_t n)
 /* ---- parameters ---- */
 
 /* memory.parts: "first_touch" is another spelling of first-touch */
-static const tb_wl_name_set part_set = {"part", part_names, TB_WL_MEM_PARTS, "first_touch",
-                                        TB_WL_MEM_FIRST_TOUCH};
-
-static int parse_parts(void *params, const char *key, const char *v, tb_err *err)
-{
-    return tb_wl_name_set_parse(&part_set, key, v, ((tb_wl_memory_params *)params)->part, err);
-}
-
-static json_t *parts_json(const void *params)
-{
-    return tb_wl_name_set_json(&part_set, ((const tb_wl_memory_params *)params)->part);
-}
+static const tb_wl_name_set part_set = {.what = "part",
+                                        .names = part_names,
+                                        .n = TB_WL_MEM_PARTS,
+                                        .alias = "first_touch",
+                                        .alias_of = TB_WL_MEM_FIRST_TOUCH};
 
 static int parse_array(void *params, const char *key, const char *v, tb_err *err)
 {
@@ -149,23 +142,12 @@ static int thread_token(void *ctx, const char *t, tb_err *err)
     return 0;
 }
 
-static int parse_threads(void *params, const char *key, const char *v, tb_err *err)
-{
-    tb_wl_memory_params *m = params;
-    m->n_threads = 0;
-    return tb_wl_each_token(key, v, thread_token, m, err);
-}
-
-static json_t *threads_json(const void *params)
+static json_t *thread_item(const void *params, int i)
 {
     const tb_wl_memory_params *m = params;
-    json_t *a = json_array();
-    for (int i = 0; a && i < m->n_threads; i++) {
-        char s[16];
-        snprintf(s, sizeof s, "%d", m->threads[i]);
-        json_array_append_new(a, json_string(m->threads[i] ? s : "n"));
-    }
-    return a;
+    char s[16];
+    snprintf(s, sizeof s, "%d", m->threads[i]);
+    return json_string(m->threads[i] ? s : "n");
 }
 
 static int size_token(void *ctx, const char *t, tb_err *err)
@@ -191,20 +173,9 @@ static int size_token(void *ctx, const char *t, tb_err *err)
     return 0;
 }
 
-static int parse_sizes(void *params, const char *key, const char *v, tb_err *err)
+static json_t *size_item(const void *params, int i)
 {
-    tb_wl_memory_params *m = params;
-    m->n_sizes = 0;
-    return tb_wl_each_token(key, v, size_token, m, err);
-}
-
-static json_t *sizes_json(const void *params)
-{
-    const tb_wl_memory_params *m = params;
-    json_t *a = json_array();
-    for (int i = 0; a && i < m->n_sizes; i++)
-        json_array_append_new(a, size_json(m->sizes[i]));
-    return a;
+    return size_json(((const tb_wl_memory_params *)params)->sizes[i]);
 }
 
 static int parse_touch(void *params, const char *key, const char *v, tb_err *err)
@@ -225,50 +196,21 @@ static json_t *touch_json(const void *params)
 }
 
 static const tb_wl_param param_table[] = {
-    {.key = "parts",
-     .help = "bandwidth, latency and/or first-touch",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_parts,
-     .json = parts_json,
+    {"parts", "bandwidth, latency and/or first-touch", TB_WLP_NAMES, P(part), .names = &part_set,
      .def = {"bandwidth,latency,first-touch"}},
-    {.key = "array",
-     .help = "bandwidth: bytes of each of the 3 arrays (auto: 4 x the last-level cache)",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_array,
-     .json = array_json,
-     .def = {"16m", "auto"}},
-    {.key = "passes",
-     .help = "bandwidth: timed passes of the 4 kernels (the best counts)",
-     .kind = TB_WLP_INT,
-     P(passes),
-     .lo = 1,
-     .hi = TB_MEM_PASSES_MAX,
-     .def = {"2", "2", "10"}},
-    {.key = "threads",
-     .help = "bandwidth: thread counts (n: one per CPU online)",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_threads,
-     .json = threads_json,
-     .def = {"1", "1,n"}},
-    {.key = "sizes",
-     .help = "latency: the pointer chase's working sets (4k .. 64g)",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_sizes,
-     .json = sizes_json,
+    {"array", "bandwidth: bytes of each of the 3 arrays (auto: 4 x the last-level cache)",
+     TB_WLP_CUSTOM, .parse = parse_array, .json = array_json, .def = {"16m", "auto"}},
+    {"passes", "bandwidth: timed passes of the 4 kernels (the best counts)", TB_WLP_INT, P(passes),
+     .lo = 1, .hi = TB_MEM_PASSES_MAX, .def = {"2", "2", "10"}},
+    {"threads", "bandwidth: thread counts (n: one per CPU online)", TB_WLP_LIST, P(n_threads),
+     .token = thread_token, .item = thread_item, .def = {"1", "1,n"}},
+    {"sizes", "latency: the pointer chase's working sets (4k .. 64g)", TB_WLP_LIST, P(n_sizes),
+     .token = size_token, .item = size_item,
      .def = {"4k,64k,1m,16m", "4k,16k,64k,256k,1m,4m,16m,64m,256m,1g"}},
-    {.key = "chase",
-     .help = "latency: seconds of chasing per working set",
-     .kind = TB_WLP_SECONDS,
-     P(chase_s),
-     .lo = 0.001,
-     .hi = 600,
-     .def = {"50ms", "100ms", "200ms"}},
-    {.key = "first_touch",
-     .help = "first touch: the region mapped with MAP_POPULATE",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_touch,
-     .json = touch_json,
-     .def = {"64m", "1g"}},
+    {"chase", "latency: seconds of chasing per working set", TB_WLP_SECONDS, P(chase_s),
+     .lo = 0.001, .hi = 600, .def = {"50ms", "100ms", "200ms"}},
+    {"first_touch", "first touch: the region mapped with MAP_POPULATE", TB_WLP_CUSTOM,
+     .parse = parse_touch, .json = touch_json, .def = {"64m", "1g"}},
 };
 
 static int check(const void *params, tb_err *err)
@@ -399,13 +341,13 @@ static void describe(const void *params, const char *target, char *out, size_t n
     const tb_wl_memory_params *m = params;
     char a[32], lo[32], hi[32], t[32];
     if (!strcmp(target, "bandwidth")) {
-        json_t *j = threads_json(m);
-        size_t k = 0, i;
-        json_t *v;
         t[0] = 0;
-        json_array_foreach(j, i, v) k +=
-            (size_t)snprintf(t + k, sizeof t - k, "%s%s", i ? "," : "", json_string_value(v));
-        json_decref(j);
+        for (int i = 0; i < m->n_threads; i++) {
+            json_t *v = thread_item(m, i);
+            size_t k = strlen(t);
+            snprintf(t + k, sizeof t - k, "%s%s", i ? "," : "", json_string_value(v));
+            json_decref(v);
+        }
         if (m->array_bytes)
             tb_wl_memory_size_name(m->array_bytes, a, sizeof a);
         snprintf(out, n, "copy, scale, add, triad over 3 arrays of %s, %s thread(s), best of %d",
@@ -442,30 +384,13 @@ static uint64_t mem_available(void)
 static void warn(json_t *doc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(json_t *doc, const char *fmt, ...)
 {
-    char text[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    json_array_append_new(tb_wl_doc_array(doc, "warnings"), json_vsprintf(fmt, ap));
     va_end(ap);
-    json_t *w = json_object_get(doc, "warnings");
-    if (!json_is_array(w)) {
-        w = json_array();
-        json_object_set_new(doc, "warnings", w);
-    }
-    json_array_append_new(w, json_string(text));
 }
 
 /* The array member name of doc, created when missing. */
-static json_t *member_array(json_t *doc, const char *name)
-{
-    json_t *a = json_object_get(doc, name);
-    if (!json_is_array(a)) {
-        a = json_array();
-        json_object_set_new(doc, name, a);
-    }
-    return a;
-}
-
 json_t *tb_wl_memory_doc(const tb_wl_memory_params *p, int ncpu)
 {
     char thp[32];
@@ -505,7 +430,7 @@ static int run_bandwidth(const tb_wl_memory_params *p, int ncpu, const volatile 
         if (a < 64 * 1024)
             return tb_errf(err, "memory bandwidth: only %s of memory available", ms);
     }
-    json_t *list = member_array(doc, "bandwidth");
+    json_t *list = tb_wl_doc_array(doc, "bandwidth");
     for (int t = 0; t < p->n_threads; t++) {
         int threads = p->threads[t] ? p->threads[t] : (ncpu > 0 ? ncpu : 1);
         tb_mem_bw_opts o = {
@@ -536,7 +461,7 @@ static int run_latency(const tb_wl_memory_params *p, const volatile sig_atomic_t
                        int *stopped, tb_err *err)
 {
     uint64_t avail = mem_available();
-    json_t *list = member_array(doc, "latency");
+    json_t *list = tb_wl_doc_array(doc, "latency");
     for (int i = 0; i < p->n_sizes; i++) {
         char label[32], ms[32];
         tb_wl_memory_size_name(p->sizes[i], label, sizeof label);
@@ -717,10 +642,8 @@ static int doc_read(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sin
                     tb_wl_doc_info *info, tb_err *err)
 {
     (void)o;
-    if (!json_object_get(doc, "bandwidth") && !json_object_get(doc, "latency") &&
-        !json_object_get(doc, "first_touch"))
-        return tb_errf(err, "memory JSON: none of \"bandwidth\", \"latency\", \"first_touch\"");
-    if (doc_samples(doc, sink, err) < 0)
+    static const char *const parts[] = {"bandwidth", "latency", "first_touch"};
+    if (tb_wl_doc_has_one(doc, "memory JSON", parts, 3, err) < 0 || doc_samples(doc, sink, err) < 0)
         return -1;
     tb_wl_doc_envelope(doc, info);
     return 0;
@@ -728,38 +651,23 @@ static int doc_read(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sin
 
 /* ---- the suite's steps ---- */
 
-typedef struct memory_state {
-    const tb_wl_memory_params *p;
-    const tb_wl_env *env;
-    int warned[TB_WL_MEM_PARTS]; /* its warnings were said (the first round) */
-} memory_state;
-
 static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
                  tb_err *err)
 {
-    memory_state *st = calloc(1, sizeof *st);
-    if (!st)
-        return tb_errf(err, "out of memory");
-    st->p = params;
-    st->env = env;
-    *state = st;
-    json_t *facts = tb_wl_memory_doc(st->p, env->ncpu);
+    if (tb_wl_plain_setup(params, env, sink, state, err) < 0)
+        return -1;
+    json_t *facts = tb_wl_memory_doc(params, env->ncpu);
     if (facts)
         json_object_del(facts, "options");
     tb_wl_fact(sink, "memory", facts);
     return 0;
 }
 
-static void cleanup(void *state, tb_wl_sink *sink)
-{
-    (void)sink;
-    free(state);
-}
-
 /* `teebench memory` for this part with the plan's parameters. */
-static void memory_command(const memory_state *st, int part, tb_wl_sink *sink)
+static void memory_command(const tb_wl_plain_state *st, int part, tb_wl_sink *sink)
 {
-    json_t *opt = tb_wl_params_json(&tb_wl_memory, st->p);
+    const tb_wl_memory_params *m = st->params;
+    json_t *opt = tb_wl_params_json(&tb_wl_memory, m);
     char v[5][256] = {{0}};
     static const char *const keys[] = {"array", "threads", "sizes", "first_touch"};
     for (int i = 0; i < 4; i++) {
@@ -773,8 +681,8 @@ static void memory_command(const memory_state *st, int part, tb_wl_sink *sink)
     }
     json_decref(opt);
     char passes[16], chase[24];
-    snprintf(passes, sizeof passes, "%d", st->p->passes);
-    tb_wl_fmt_duration(st->p->chase_s, chase, sizeof chase);
+    snprintf(passes, sizeof passes, "%d", m->passes);
+    tb_wl_fmt_duration(m->chase_s, chase, sizeof chase);
     char *exe = (char *)st->env->exe, *pn = (char *)part_names[part];
     char *bw[] = {exe,         "memory", "--parts",  pn,     "--array", v[0],
                   "--threads", v[1],     "--passes", passes, NULL};
@@ -785,7 +693,7 @@ static void memory_command(const memory_state *st, int part, tb_wl_sink *sink)
 
 static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb_err *err)
 {
-    memory_state *st = state;
+    tb_wl_plain_state *st = state; /* once: by part, its warnings were said (the first round) */
     int part = -1;
     for (int i = 0; i < TB_WL_MEM_PARTS; i++)
         if (!strcmp(target, part_names[i]))
@@ -797,7 +705,7 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
     if (!doc)
         return tb_errf(err, "out of memory"), TB_WL_FAILED;
     int stopped = 0, rc = TB_WL_OK;
-    if (tb_wl_memory_run(st->p, part, st->env->ncpu, sink->stop, doc, &stopped, err) < 0)
+    if (tb_wl_memory_run(st->params, part, st->env->ncpu, sink->stop, doc, &stopped, err) < 0)
         rc = TB_WL_FAILED;
     else if (stopped || tb_wl_stopped(sink))
         rc = TB_WL_CANCELLED;
@@ -808,10 +716,10 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
         tb_errf(err, "%s", json_string_value(json_array_get(w, 0))); /* the region's reason */
         rc = TB_WL_SKIPPED;
     }
-    if (rc == TB_WL_OK && !st->warned[part]) { /* said once, the first round */
+    if (rc == TB_WL_OK && !st->once[part]) { /* said once, the first round */
         json_array_foreach(w, i, x)
             tb_wl_problem(sink, TB_WL_WARN, target, round, json_string_value(x));
-        st->warned[part] = 1;
+        st->once[part] = 1;
     }
     if (rc == TB_WL_OK && doc_samples(doc, sink, err) < 0)
         rc = TB_WL_FAILED;
@@ -830,7 +738,7 @@ const tb_workload tb_wl_memory = {
     .describe = describe,
     .setup = setup,
     .step = step,
-    .cleanup = cleanup,
+    .cleanup = tb_wl_free_state,
     TB_WL_METRIC_TABLE(metrics),
     TB_WL_FAMILY_TABLE(families),
     .plan_metrics = plan_metrics,

@@ -49,17 +49,7 @@ static const char *const test_names[TB_WL_NET_TESTS] = {"tcp", "udp", "rtt"};
 
 /* ---- parameters ---- */
 
-static const tb_wl_name_set test_set = {"test", test_names, TB_WL_NET_TESTS, NULL, 0};
-
-static int parse_tests(void *params, const char *key, const char *v, tb_err *err)
-{
-    return tb_wl_name_set_parse(&test_set, key, v, ((tb_wl_network_params *)params)->test, err);
-}
-
-static json_t *tests_json(const void *params)
-{
-    return tb_wl_name_set_json(&test_set, ((const tb_wl_network_params *)params)->test);
-}
+static const tb_wl_name_set test_set = {.what = "test", .names = test_names, .n = TB_WL_NET_TESTS};
 
 /* A list of distinct integers in [lo, hi], in the order given. */
 typedef struct int_list {
@@ -168,65 +158,24 @@ static int check_server(const char *key, const char *v, tb_err *err)
 }
 
 static const tb_wl_param param_table[] = {
-    {.key = "tests",
-     .help = "tcp, udp and/or rtt",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_tests,
-     .json = tests_json,
+    {"tests", "tcp, udp and/or rtt", TB_WLP_NAMES, P(test), .names = &test_set,
      .def = {"tcp,udp,rtt"}},
-    {.key = "duration",
-     .help = "seconds of each TCP and UDP run (iperf3 -t: whole seconds)",
-     .kind = TB_WLP_INT,
-     P(duration_s),
-     .lo = 1,
-     .hi = 3600,
-     .def = {"1", "2", "10"}},
-    {.key = "streams",
-     .help = "TCP: parallel stream counts (iperf3 -P), one metric each",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_streams,
-     .json = streams_json,
-     .def = {"1", "1,4"}},
-    {.key = "procs",
-     .help = "TCP: iperf3 processes for N streams at most (0: one per CPU; 1 where iperf3 "
-             "runs its streams in threads)",
-     .kind = TB_WLP_INT,
-     P(procs),
-     .lo = 0,
-     .hi = TB_WL_NET_MAX_PROCS,
-     .def = {"0"}},
-    {.key = "udp_sizes",
-     .help = "UDP: datagram sizes in bytes (iperf3 -l), one metric pair each",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_udp,
-     .json = udp_json,
-     .def = {"64", "64,1472"}},
-    {.key = "udp_rate",
-     .help = "UDP: target bitrate (iperf3 -b; 0: as fast as the sender can)",
-     .kind = TB_WLP_TEXT,
-     P(udp_rate),
-     .check = check_rate,
-     .def = {"0"}},
-    {.key = "rtt",
-     .help = "round trips: seconds of 8-byte requests per protocol (TCP, UDP)",
-     .kind = TB_WLP_SECONDS,
-     P(rtt_s),
-     .lo = 0.01,
-     .hi = 3600,
-     .def = {"200ms", "1", "5"}},
-    {.key = "iperf3_bin",
-     .help = "the iperf3 binary (default " TB_IPERF3_BIN ")",
-     .kind = TB_WLP_TEXT,
-     P(iperf3_bin),
-     .check = tb_wl_check_abs_path,
-     .def = {TB_IPERF3_BIN},
-     .flags = TB_WLP_PLACE},
-    {.key = "server",
-     .help = "servers elsewhere (HOST:PORT of `teebench network serve`) instead of here",
-     .kind = TB_WLP_TEXT,
-     P(server),
-     .check = check_server,
-     .flags = TB_WLP_PLACE | TB_WLP_UNLISTED},
+    {"duration", "seconds of each TCP and UDP run (iperf3 -t: whole seconds)", TB_WLP_INT,
+     P(duration_s), .lo = 1, .hi = 3600, .def = {"1", "2", "10"}},
+    {"streams", "TCP: parallel stream counts (iperf3 -P), one metric each", TB_WLP_CUSTOM,
+     .parse = parse_streams, .json = streams_json, .def = {"1", "1,4"}},
+    {"procs", "TCP: iperf3 processes for N streams at most (0: one per CPU; 1: a threaded iperf3)",
+     TB_WLP_INT, P(procs), .lo = 0, .hi = TB_WL_NET_MAX_PROCS, .def = {"0"}},
+    {"udp_sizes", "UDP: datagram sizes in bytes (iperf3 -l), one metric pair each", TB_WLP_CUSTOM,
+     .parse = parse_udp, .json = udp_json, .def = {"64", "64,1472"}},
+    {"udp_rate", "UDP: target bitrate (iperf3 -b; 0: as fast as the sender can)", TB_WLP_TEXT,
+     P(udp_rate), .check = check_rate, .def = {"0"}},
+    {"rtt", "round trips: seconds of 8-byte requests per protocol (TCP, UDP)", TB_WLP_SECONDS,
+     P(rtt_s), .lo = 0.01, .hi = 3600, .def = {"200ms", "1", "5"}},
+    {"iperf3_bin", "the iperf3 binary (default " TB_IPERF3_BIN ")", TB_WLP_TEXT, P(iperf3_bin),
+     .check = tb_wl_check_abs_path, .def = {TB_IPERF3_BIN}, .flags = TB_WLP_PLACE},
+    {"server", "servers elsewhere (HOST:PORT of `teebench network serve`) instead of here",
+     TB_WLP_TEXT, P(server), .check = check_server, .flags = TB_WLP_PLACE | TB_WLP_UNLISTED},
 };
 
 static int check(const void *params, tb_err *err)
@@ -675,16 +624,6 @@ json_t *tb_wl_network_doc(const tb_wl_network_params *p, const tb_wl_net_ctx *c,
                      iperf3_version ? iperf3_version : "", "threaded", c->threaded);
 }
 
-static json_t *member_array(json_t *doc, const char *name)
-{
-    json_t *a = json_object_get(doc, name);
-    if (!json_is_array(a)) {
-        a = json_array();
-        json_object_set_new(doc, name, a);
-    }
-    return a;
-}
-
 /* One iperf3 client's argv (strings in buf, which must outlive the run). */
 typedef struct client_argv {
     char *argv[24];
@@ -806,7 +745,7 @@ static int run_tcp(const tb_wl_network_params *p, const tb_wl_net_ctx *c, int st
                           "duration_s", p->duration_s, "throughput_bps", recv, "sent_bps", sent,
                           "runs", runs);
     json_object_set_new(e, "retransmits", have_retr ? json_real(retr) : json_null());
-    json_array_append_new(member_array(doc, "tcp"), e);
+    json_array_append_new(tb_wl_doc_array(doc, "tcp"), e);
     return 0;
 }
 
@@ -820,7 +759,7 @@ static int run_udp(const tb_wl_network_params *p, const tb_wl_net_ctx *c, int si
     snprintf(tag, sizeof tag, "udp-%db", size);
     if (run_clients(c, p, &a, 1, tag, &r, stopped, err) < 0 || *stopped)
         return *stopped ? 0 : -1;
-    json_array_append_new(member_array(doc, "udp"),
+    json_array_append_new(tb_wl_doc_array(doc, "udp"),
                           json_pack("{s:i, s:s, s:i, s:f, s:f, s:f, s:I, s:I, s:f, s:f}", "size",
                                     size, "rate", p->udp_rate, "duration_s", p->duration_s,
                                     "throughput_bps", r.received_bps, "sent_bps", r.sent_bps,
@@ -849,7 +788,7 @@ static int run_rtt(const tb_wl_network_params *p, const tb_wl_net_ctx *c, int ud
         tb_echo_result_clear(&r);
         return *stopped = 1, 0;
     }
-    json_array_append_new(member_array(doc, "rtt"),
+    json_array_append_new(tb_wl_doc_array(doc, "rtt"),
                           json_pack("{s:s, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f}", "protocol",
                                     udp ? "udp" : "tcp", "round_trips", (json_int_t)r.n, "lost",
                                     (json_int_t)r.lost, "seconds", r.seconds, "p50_us", r.p50_us,
@@ -1007,10 +946,8 @@ static int doc_read(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sin
                     tb_wl_doc_info *info, tb_err *err)
 {
     (void)o;
-    if (!json_object_get(doc, "tcp") && !json_object_get(doc, "udp") &&
-        !json_object_get(doc, "rtt"))
-        return tb_errf(err, "network JSON: none of \"tcp\", \"udp\", \"rtt\"");
-    if (doc_samples(doc, sink, err) < 0)
+    if (tb_wl_doc_has_one(doc, "network JSON", test_names, TB_WL_NET_TESTS, err) < 0 ||
+        doc_samples(doc, sink, err) < 0)
         return -1;
     tb_wl_doc_envelope(doc, info);
     return 0;
@@ -1206,10 +1143,9 @@ static void probe_threads(network_state *st, tb_wl_sink *sink)
 static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
                  tb_err *err)
 {
-    network_state *st = calloc(1, sizeof *st);
+    network_state *st = tb_wl_state_new(sizeof *st, state, err);
     if (!st)
-        return tb_errf(err, "out of memory");
-    *state = st;
+        return -1;
     st->p = params;
     st->env = env;
     st->ctx = (tb_wl_net_ctx){

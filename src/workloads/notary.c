@@ -9,7 +9,9 @@
  * over the round's iterations of the paired difference to no_tee (same
  * iteration): notarization_ms for tee_no_verify, notarization_ms + verify_ms
  * for tee_verify (bench/report's headline quantities). Runs that still failed
- * after their retries fail the step; their logs stay in the work directory. */
+ * after their retries fail the step; their logs stay in the work directory. That step
+ * (tb_wl_bench_step: the harness run, its rows as samples, what the step did) is the
+ * tlsn workload's too. */
 #include "workloads/notary.h"
 
 #include <math.h>
@@ -65,61 +67,19 @@ static json_t *modes_json(const void *params)
     return a;
 }
 
-/* Seconds, rounded up to whole ones (the harness's unit). */
-static int parse_run_timeout(void *params, const char *key, const char *v, tb_err *err)
-{
-    double s;
-    if (tb_wl_parse_seconds(key, v, 1, 86400, &s, err) < 0)
-        return -1;
-    ((tb_wl_notary_params *)params)->run_timeout_s = (int)ceil(s);
-    return 0;
-}
-
-static json_t *run_timeout_json(const void *params)
-{
-    return json_integer(((const tb_wl_notary_params *)params)->run_timeout_s);
-}
-
 static const tb_wl_param param_table[] = {
-    {.key = "iterations",
-     .help = "notarizations per round and mode",
-     .kind = TB_WLP_INT,
-     P(iterations),
-     .lo = 1,
-     .hi = 100000,
-     .def = {"3", "10", "25"}},
-    {.key = "modes",
-     .help = "no_tee, tee_no_verify, tee_verify",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_modes,
-     .json = modes_json,
-     .def = {"no_tee,tee_no_verify,tee_verify"}},
-    {.key = "run_timeout",
-     .help = "seconds before a notarization run is killed",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_run_timeout,
-     .json = run_timeout_json,
-     .def = {"60", "300"}},
-    {.key = "retries",
-     .help = "reruns of a failed notarization",
-     .kind = TB_WLP_INT,
-     P(retries),
-     .lo = 0,
-     .hi = 100,
+    {"iterations", "notarizations per round and mode", TB_WLP_INT, P(iterations), .lo = 1,
+     .hi = 100000, .def = {"3", "10", "25"}},
+    {"modes", "no_tee, tee_no_verify, tee_verify", TB_WLP_CUSTOM, .parse = parse_modes,
+     .json = modes_json, .def = {"no_tee,tee_no_verify,tee_verify"}},
+    {"run_timeout", "seconds before a notarization run is killed", TB_WLP_WHOLE_SECONDS,
+     P(run_timeout_s), .lo = 1, .hi = 86400, .def = {"60", "300"}},
+    {"retries", "reruns of a failed notarization", TB_WLP_INT, P(retries), .lo = 0, .hi = 100,
      .def = {"1", "2"}},
-    {.key = "pccs",
-     .help = "PCS/PCCS base URL for tee_verify against a real TDX notary",
-     .kind = TB_WLP_TEXT,
-     P(pccs),
-     .check = tb_wl_check_http_url,
-     .def = {TB_WL_PCS_URL},
-     .flags = TB_WLP_PLACE},
-    {.key = "tee",
-     .help = "auto (tdx / snp in such a guest, else sim), sim, sim-snp, tdx or snp",
-     .kind = TB_WLP_TEXT,
-     P(tee),
-     .choices = "auto|sim|sim-snp|tdx|snp",
-     .def = {"auto"}},
+    {"pccs", "PCS/PCCS base URL for tee_verify against a real TDX notary", TB_WLP_TEXT, P(pccs),
+     .check = tb_wl_check_http_url, .def = {TB_WL_PCS_URL}, .flags = TB_WLP_PLACE},
+    {"tee", "auto (tdx / snp in such a guest, else sim), sim, sim-snp, tdx or snp", TB_WLP_TEXT,
+     P(tee), .choices = "auto|sim|sim-snp|tdx|snp", .def = {"auto"}},
 };
 
 #define NOTARY(q)                                                                                  \
@@ -298,6 +258,27 @@ static int overheads(tb_wl_sink *sink, const tb_bench_results *rs, int simulated
     return rc;
 }
 
+/* The samples one row of results.csv gives, in order: the metric's last segment, the
+   row's column (a double), the TB_BENCH_HAS_* bit the row must have (0: every row has
+   it), whether only a run that verified the quote has it, and the note. */
+static const struct row_metric {
+    const char *name;
+    size_t field;
+    unsigned has;
+    int verified;
+    const char *note;
+} row_metrics[] = {
+    {"notarization_ms", offsetof(tb_bench_result_row, notarization_ms), 0, 0,
+     "notarization time the client reports (NOTARIZATION_MS), one sample per run"},
+    {"total_e2e_ms", offsetof(tb_bench_result_row, total_e2e_ms), TB_BENCH_HAS_TOTAL_E2E, 0,
+     "end-to-end time of one client run (TOTAL_E2E_MS), one sample per run"},
+    {"wall_ms", offsetof(tb_bench_result_row, wall_ms), TB_BENCH_HAS_WALL, 0,
+     "life of one client process as the harness saw it (results.csv wall_ms), one sample per "
+     "run"},
+    {"verify_ms", offsetof(tb_bench_result_row, tdx_verify_ms), TB_BENCH_HAS_TDX_VERIFY, 1,
+     "time the client spends verifying the notary's quote (TDX_VERIFY_MS)"},
+};
+
 int tb_wl_notary_rows(const tb_bench_results *rs, const tb_wl_notary_rows_opts *o, tb_wl_sink *sink,
                       tb_err *err)
 {
@@ -307,35 +288,17 @@ int tb_wl_notary_rows(const tb_bench_results *rs, const tb_wl_notary_rows_opts *
         if (!tb_bench_result_ok(r))
             continue;
         int sim = o->simulated && r->enable_tee;
-        const char *t = sim ? tag : "";
         char part[72], name[160], note[256];
         tb_wl_name_part(r->mode, part, sizeof part);
-        snprintf(name, sizeof name, "notary.%s.notarization_ms", part);
-        snprintf(note, sizeof note,
-                 "notarization time the client reports (NOTARIZATION_MS), one sample per run%s", t);
-        if (tb_wl_sample(sink, name, r->notarization_ms, sim, note, err) < 0)
-            return -1;
-        if (r->has & TB_BENCH_HAS_TOTAL_E2E) {
-            snprintf(name, sizeof name, "notary.%s.total_e2e_ms", part);
-            snprintf(note, sizeof note,
-                     "end-to-end time of one client run (TOTAL_E2E_MS), one sample per run%s", t);
-            if (tb_wl_sample(sink, name, r->total_e2e_ms, sim, note, err) < 0)
-                return -1;
-        }
-        if (r->has & TB_BENCH_HAS_WALL) {
-            snprintf(name, sizeof name, "notary.%s.wall_ms", part);
-            snprintf(note, sizeof note,
-                     "life of one client process as the harness saw it (results.csv wall_ms), "
-                     "one sample per run%s",
-                     t);
-            if (tb_wl_sample(sink, name, r->wall_ms, sim, note, err) < 0)
-                return -1;
-        }
-        if (r->verify && (r->has & TB_BENCH_HAS_TDX_VERIFY)) {
-            snprintf(name, sizeof name, "notary.%s.verify_ms", part);
-            snprintf(note, sizeof note,
-                     "time the client spends verifying the notary's quote (TDX_VERIFY_MS)%s", t);
-            if (tb_wl_sample(sink, name, r->tdx_verify_ms, sim, note, err) < 0)
+        for (size_t k = 0; k < sizeof row_metrics / sizeof row_metrics[0]; k++) {
+            const struct row_metric *m = &row_metrics[k];
+            if ((m->has && !(r->has & m->has)) || (m->verified && !r->verify))
+                continue;
+            double v;
+            memcpy(&v, (const unsigned char *)r + m->field, sizeof v);
+            snprintf(name, sizeof name, "notary.%s.%s", part, m->name);
+            snprintf(note, sizeof note, "%s%s", m->note, sim ? tag : "");
+            if (tb_wl_sample(sink, name, v, sim, note, err) < 0)
                 return -1;
         }
     }
@@ -360,6 +323,29 @@ static void collect(const tb_bench_event *ev, void *ctx)
         return;
     tb_err e;
     tb_bench_results_push(ctx, ev->row, &e);
+}
+
+int tb_wl_bench_step(const tb_bench_config *bc, tb_wl_sink *sink, tb_wl_bench_samples_fn samples,
+                     void *ctx, const char *runs, const char *detail, tb_err *err)
+{
+    tb_bench_results rows = {0};
+    tb_bench_outcome oc;
+    tb_err e;
+    int st = TB_WL_OK;
+    if (tb_bench_run(bc, sink->stop, collect, &rows, &oc, err) < 0) {
+        st = TB_WL_FAILED;
+    } else if (samples(ctx, &rows, &oc, sink, &e) < 0) {
+        *err = e;
+        st = TB_WL_FAILED;
+    } else if (oc.interrupted) {
+        st = TB_WL_CANCELLED;
+    } else if (oc.failed) {
+        tb_errf(err, "%d of %d %s failed%s (logs: %s/logs)", oc.failed, oc.completed, runs, detail,
+                oc.run_dir);
+        st = TB_WL_FAILED;
+    }
+    tb_bench_results_clear(&rows);
+    return st;
 }
 
 static void notary_command(notary_state *c, const tb_bench_config *bc)
@@ -414,6 +400,20 @@ const char *tb_wl_notary_tee(const char *setting, const char *env_tee)
     return tb_tee_name(guest != TB_TEE_NONE ? guest : TB_TEE_SIM);
 }
 
+/* A round's rows as samples (its TEE modes' overheads unless it was cut short). */
+static int round_samples(void *ctx, const tb_bench_results *rows, const tb_bench_outcome *oc,
+                         tb_wl_sink *sink, tb_err *err)
+{
+    const notary_state *c = ctx;
+    int sim = tb_tee_simulated(c->notary_tee);
+    tb_wl_notary_rows_opts ro = {.simulated = sim,
+                                 .tag = !sim || c->notary_tee == TB_TEE_SIM
+                                            ? " (SIMULATED TEE)"
+                                            : " (SIMULATED SEV-SNP TEE)",
+                                 .overheads = !oc->interrupted};
+    return tb_wl_notary_rows(rows, &ro, sink, err);
+}
+
 static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb_err *err)
 {
     notary_state *c = state;
@@ -454,43 +454,18 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
     if (tb_bench_config_check(&bc, err) < 0)
         return TB_WL_FAILED;
     notary_command(c, &bc);
-    tb_bench_results rows = {0};
-    tb_bench_outcome oc;
-    int rc = tb_bench_run(&bc, sink->stop, collect, &rows, &oc, err);
-    int st = TB_WL_OK;
-    if (rc < 0) {
-        st = TB_WL_FAILED;
-    } else {
-        tb_err e;
-        int sim = tb_tee_simulated(c->notary_tee);
-        tb_wl_notary_rows_opts ro = {.simulated = sim,
-                                     .tag = !sim || c->notary_tee == TB_TEE_SIM
-                                                ? " (SIMULATED TEE)"
-                                                : " (SIMULATED SEV-SNP TEE)",
-                                     .overheads = !oc.interrupted};
-        if (tb_wl_notary_rows(&rows, &ro, sink, &e) < 0) {
-            *err = e;
-            st = TB_WL_FAILED;
-        } else if (oc.interrupted) {
-            st = TB_WL_CANCELLED;
-        } else if (oc.failed) {
-            tb_errf(err, "%d of %d notarization runs failed after %d retries (logs: %s/logs)",
-                    oc.failed, oc.completed, n->retries, oc.run_dir);
-            st = TB_WL_FAILED;
-        }
-    }
-    tb_bench_results_clear(&rows);
+    char detail[48];
+    snprintf(detail, sizeof detail, " after %d retries", n->retries);
     (void)round;
-    return st;
+    return tb_wl_bench_step(&bc, sink, round_samples, c, "notarization runs", detail, err);
 }
 
 static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
                  tb_err *err)
 {
-    notary_state *c = calloc(1, sizeof *c);
+    notary_state *c = tb_wl_state_new(sizeof *c, state, err);
     if (!c)
-        return tb_errf(err, "out of memory");
-    *state = c;
+        return -1;
     c->n = params;
     c->a = tb_wl_env_params(env, &tb_wl_attest);
     c->env = env;
@@ -500,12 +475,6 @@ static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, voi
         return tb_errf(err, "tee: '%s' is not auto, sim, sim-snp, tdx or snp", c->n->tee);
     tb_wl_fact(sink, "notary_tee", json_string(tb_tee_name(c->notary_tee)));
     return 0;
-}
-
-static void cleanup(void *state, tb_wl_sink *sink)
-{
-    (void)sink;
-    free(state);
 }
 
 const tb_workload tb_wl_notary = {
@@ -518,7 +487,7 @@ const tb_workload tb_wl_notary = {
     .describe = describe,
     .setup = setup,
     .step = step,
-    .cleanup = cleanup,
+    .cleanup = tb_wl_free_state,
     TB_WL_METRIC_TABLE(metrics),
     .plan_metrics = plan_metrics,
 };

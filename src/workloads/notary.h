@@ -36,6 +36,21 @@ typedef struct tb_wl_notary_rows_opts {
 int tb_wl_notary_rows(const tb_bench_results *rs, const tb_wl_notary_rows_opts *o, tb_wl_sink *sink,
                       tb_err *err);
 
+/* A step that runs the harness (bench/run) with bc -- the notary's and tlsn's: until it
+   ends or the sink's stop flag is raised, then samples(ctx, rows, oc, sink, err) with the
+   last attempt of every run. TB_WL_FAILED with err when the harness could not run or
+   samples failed; TB_WL_CANCELLED when it was interrupted; TB_WL_FAILED with "<failed>
+   of <completed> <runs> failed<detail> (logs: <run dir>/logs)" when runs failed; else
+   TB_WL_OK. */
+struct tb_bench_config;  /* bench/run.h */
+struct tb_bench_outcome; /* bench/run.h */
+typedef int (*tb_wl_bench_samples_fn)(void *ctx, const tb_bench_results *rows,
+                                      const struct tb_bench_outcome *oc, tb_wl_sink *sink,
+                                      tb_err *err);
+int tb_wl_bench_step(const struct tb_bench_config *bc, tb_wl_sink *sink,
+                     tb_wl_bench_samples_fn samples, void *ctx, const char *runs,
+                     const char *detail, tb_err *err);
+
 /* The notary's TEE from the notary.tee setting and the TEE the env facts name: auto is
    the guest's own TEE (tdx, snp), else sim; anything else is taken as given. */
 const char *tb_wl_notary_tee(const char *setting, const char *env_tee);

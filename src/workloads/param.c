@@ -1,6 +1,8 @@
 /* workloads/param: a workload's parameters read and written through its table
  * (workload.h: tb_wl_param) -- defaults per profile, one setting from its text,
- * the plan's JSON form -- and the parsers a custom parameter builds on.
+ * the plan's JSON form; durations in whole seconds, lists of names (TB_WLP_NAMES) and
+ * lists read token by token (TB_WLP_LIST) done by the table alone -- and the parsers a
+ * custom parameter builds on.
  *
  * Invariants: a setting either succeeds whole or leaves the parameters as they
  * were (it works on a copy, which w->check must accept); defaults go through the
@@ -92,7 +94,7 @@ static int name_token(void *ctx, const char *t, tb_err *err)
     for (int i = 0; i < s->n; i++)
         if (!strcmp(t, s->names[i]) || (s->alias && i == s->alias_of && !strcmp(t, s->alias)))
             return c->on[i] = 1, 0;
-    if (!strcmp(t, "all")) {
+    if (!s->no_all && !strcmp(t, "all")) {
         for (int i = 0; i < s->n; i++)
             c->on[i] = 1;
         return 0;
@@ -167,6 +169,59 @@ static int is_choice(const char *v, const char *choices)
     return 0;
 }
 
+/* Where a NAMES row keeps name i's flag in the parameters: its own int field, or
+   element i of the int array at the row's field. */
+static size_t name_offset(const tb_wl_param *r, int i)
+{
+    const tb_wl_name_set *s = r->names;
+    return s->fields ? s->fields[i] : r->offset + sizeof(int) * (size_t)i;
+}
+
+static int set_names(const tb_wl_param *r, void *params, const char *full, const char *value,
+                     tb_err *err)
+{
+    int on[TB_WL_NAMES_MAX];
+    if (r->names->n > TB_WL_NAMES_MAX)
+        return tb_errf(err, "%s: more than %d names", full, TB_WL_NAMES_MAX);
+    if (tb_wl_name_set_parse(r->names, full, value, on, err) < 0)
+        return -1;
+    for (int i = 0; i < r->names->n; i++)
+        memcpy((unsigned char *)params + name_offset(r, i), &on[i], sizeof(int));
+    return 0;
+}
+
+static json_t *names_json(const tb_wl_param *r, const void *params)
+{
+    int on[TB_WL_NAMES_MAX];
+    if (r->names->n > TB_WL_NAMES_MAX)
+        return NULL;
+    for (int i = 0; i < r->names->n; i++)
+        memcpy(&on[i], (const unsigned char *)params + name_offset(r, i), sizeof(int));
+    return tb_wl_name_set_json(r->names, on);
+}
+
+static json_t *list_json(const tb_wl_param *r, const void *params)
+{
+    if (!r->item)
+        return r->json(params);
+    int n;
+    memcpy(&n, (const unsigned char *)params + r->offset, sizeof n);
+    json_t *a = json_array();
+    for (int i = 0; a && i < n; i++)
+        json_array_append_new(a, r->item(params, i));
+    return a;
+}
+
+static int set_whole_seconds(const tb_wl_param *r, int *field, const char *full, const char *value,
+                             tb_err *err)
+{
+    double s;
+    if (tb_wl_parse_seconds(full, value, r->lo, r->hi, &s, err) < 0)
+        return -1;
+    *field = (int)ceil(s);
+    return 0;
+}
+
 /* Sets one row's field of params from value; full is "<workload>.<key>". */
 static int set_row(const tb_wl_param *r, void *params, const char *full, const char *value,
                    tb_err *err)
@@ -185,6 +240,13 @@ static int set_row(const tb_wl_param *r, void *params, const char *full, const c
         return tb_wl_parse_text(full, value, (char *)field, r->size, err);
     case TB_WLP_CUSTOM:
         return r->parse(params, full, value, err);
+    case TB_WLP_WHOLE_SECONDS:
+        return set_whole_seconds(r, (int *)field, full, value, err);
+    case TB_WLP_NAMES:
+        return set_names(r, params, full, value, err);
+    case TB_WLP_LIST:
+        memset(field, 0, r->size);
+        return tb_wl_each_token(full, value, r->token, params, err);
     }
     return tb_errf(err, "%s: a parameter of no kind", full);
 }
@@ -246,8 +308,11 @@ json_t *tb_wl_params_json(const tb_workload *w, const void *params)
             continue;
         const unsigned char *field = (const unsigned char *)params + r->offset;
         json_t *v = r->kind == TB_WLP_SECONDS ? json_real(*(const double *)field)
-                    : r->kind == TB_WLP_INT   ? json_integer(*(const int *)field)
+                    : r->kind == TB_WLP_INT || r->kind == TB_WLP_WHOLE_SECONDS
+                        ? json_integer(*(const int *)field)
                     : r->kind == TB_WLP_TEXT  ? json_string((const char *)field)
+                    : r->kind == TB_WLP_NAMES ? names_json(r, params)
+                    : r->kind == TB_WLP_LIST  ? list_json(r, params)
                                               : r->json(params);
         if (!v || json_object_set_new(o, r->key, v) < 0) {
             json_decref(o);

@@ -45,13 +45,6 @@ static int probe_name(void *ctx, const char *t, tb_err *err)
     return 0;
 }
 
-static int parse_probes(void *params, const char *key, const char *v, tb_err *err)
-{
-    tb_wl_probe_params *pr = params;
-    pr->n = 0;
-    return tb_wl_each_token(key, v, probe_name, pr, err);
-}
-
 static json_t *probes_json(const void *params)
 {
     const tb_wl_probe_params *pr = params;
@@ -64,19 +57,10 @@ static json_t *probes_json(const void *params)
 }
 
 static const tb_wl_param param_table[] = {
-    {.key = "max_reps",
-     .help = "samples per probe at most (0: each probe's default)",
-     .kind = TB_WLP_INT,
-     P(max_reps),
-     .lo = 0,
-     .hi = 1000000,
-     .def = {"300", "0"}},
-    {.key = "probes",
-     .help = "probe names (all: every probe)",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_probes,
-     .json = probes_json,
-     .def = {"all"}},
+    {"max_reps", "samples per probe at most (0: each probe's default)", TB_WLP_INT, P(max_reps),
+     .lo = 0, .hi = 1000000, .def = {"300", "0"}},
+    {"probes", "probe names (all: every probe)", TB_WLP_LIST, P(n), .token = probe_name,
+     .json = probes_json, .def = {"all"}},
 };
 
 static const tb_wl_metric metrics[] = {
@@ -205,31 +189,6 @@ static int doc_read(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sin
 
 /* ---- the suite's steps ---- */
 
-typedef struct probe_state {
-    const tb_wl_probe_params *pr;
-    const tb_wl_env *env;
-    unsigned char skip_seen[64]; /* by index in tb_probe_all: reported as skipped */
-} probe_state;
-
-static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
-                 tb_err *err)
-{
-    (void)sink;
-    probe_state *st = calloc(1, sizeof *st);
-    if (!st)
-        return tb_errf(err, "out of memory");
-    st->pr = params;
-    st->env = env;
-    *state = st;
-    return 0;
-}
-
-static void cleanup(void *state, tb_wl_sink *sink)
-{
-    (void)sink;
-    free(state);
-}
-
 /* The samples of probe p in this plan: its default, at most max_reps. */
 static unsigned reps_of(const tb_wl_probe_params *pr, const tb_probe_info *p)
 {
@@ -240,15 +199,16 @@ static unsigned reps_of(const tb_wl_probe_params *pr, const tb_probe_info *p)
 }
 
 /* The probe command lines: one per distinct sample count, as `teebench probe` takes one --reps. */
-static void probe_commands(const probe_state *st, tb_wl_sink *sink, const tb_probe_info *all,
+static void probe_commands(const tb_wl_plain_state *st, tb_wl_sink *sink, const tb_probe_info *all,
                            size_t n)
 {
+    const tb_wl_probe_params *pr = st->params;
     unsigned done[64];
     size_t nd = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!tb_wl_probe_selected(st->pr, all[i].name))
+        if (!tb_wl_probe_selected(pr, all[i].name))
             continue;
-        unsigned reps = reps_of(st->pr, &all[i]);
+        unsigned reps = reps_of(pr, &all[i]);
         int seen = 0;
         for (size_t k = 0; k < nd; k++)
             seen |= done[k] == reps;
@@ -257,7 +217,7 @@ static void probe_commands(const probe_state *st, tb_wl_sink *sink, const tb_pro
         done[nd++] = reps;
         tb_buf list = {0};
         for (size_t j = i; j < n; j++)
-            if (tb_wl_probe_selected(st->pr, all[j].name) && reps_of(st->pr, &all[j]) == reps)
+            if (tb_wl_probe_selected(pr, all[j].name) && reps_of(pr, &all[j]) == reps)
                 tb_buf_printf(&list, "%s%s", list.len ? "," : "", all[j].name);
         char rs[16];
         snprintf(rs, sizeof rs, "%u", reps);
@@ -275,18 +235,19 @@ static void probe_commands(const probe_state *st, tb_wl_sink *sink, const tb_pro
 
 static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb_err *err)
 {
-    probe_state *st = state;
+    tb_wl_plain_state *st = state; /* once: by index in tb_probe_all, reported as skipped */
+    const tb_wl_probe_params *pr = st->params;
     (void)target;
     size_t n;
     const tb_probe_info *all = tb_probe_all(&n);
     probe_commands(st, sink, all, n);
     int rc = TB_WL_OK;
     for (size_t i = 0; i < n; i++) {
-        if (!tb_wl_probe_selected(st->pr, all[i].name))
+        if (!tb_wl_probe_selected(pr, all[i].name))
             continue;
         if (tb_wl_stopped(sink))
             return TB_WL_CANCELLED;
-        tb_probe_opts o = {.reps = reps_of(st->pr, &all[i]), .cpu = -1};
+        tb_probe_opts o = {.reps = reps_of(pr, &all[i]), .cpu = -1};
         tb_probe_result res;
         tb_err e;
         if (tb_probe_run(&all[i], &o, &res, &e) < 0) {
@@ -296,8 +257,8 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
             continue;
         }
         if (!res.available) { /* reported once, the first round it happens */
-            if (i < sizeof st->skip_seen && !st->skip_seen[i]) {
-                st->skip_seen[i] = 1;
+            if (i < sizeof st->once && !st->once[i]) {
+                st->once[i] = 1;
                 tb_wl_problem(sink, TB_WL_SKIP, all[i].name, round,
                               res.note[0] ? res.note : "not measurable here");
             }
@@ -320,9 +281,9 @@ const tb_workload tb_wl_probe = {
     TB_WL_PARAM_TABLE(tb_wl_probe_params, param_table),
     .steps = steps,
     .describe = describe,
-    .setup = setup,
+    .setup = tb_wl_plain_setup,
     .step = step,
-    .cleanup = cleanup,
+    .cleanup = tb_wl_free_state,
     TB_WL_METRIC_TABLE(metrics),
     .plan_metrics = plan_metrics,
     .doc_schema = TB_WL_PROBE_SCHEMA,

@@ -1,9 +1,12 @@
 /* workloads/sink: the calls a workload makes on its sink (workload.h), the files of
- * the run's work directory, the tools a workload runs (found in PATH or at a path), and
- * the private work directory of a workload's own command (outside the suite), the
- * command lines of those tools built into the caller's arrays (tb_wl_word), and the one
- * way a workload runs a tool to its end (tb_wl_run_tool: outputs into the work
- * directory, the sink's stop flag, a timeout) and quotes its logs.
+ * the run's work directory, the tools a workload runs (found in PATH or at a path), the
+ * private work directory of a workload's own command (outside the suite), the command
+ * lines of those tools built into the caller's arrays (tb_wl_word), the one way a
+ * workload runs a tool to its end (tb_wl_run_tool, tb_wl_tool_step: outputs into the work
+ * directory, the sink's stop flag, a timeout) and quotes its logs, the pieces the
+ * documents' readers share (the envelope and its times, a member of several, an array
+ * member, the runs read check-then-emit), and the state a setup makes
+ * (tb_wl_state_new, tb_wl_plain_setup, tb_wl_free_state).
  *
  * Invariants: a sink function the sink does not have is a no-op (sample: an
  * error, so a reader never drops figures silently); files are made and read
@@ -160,6 +163,32 @@ void tb_wl_fmt_duration(double s, char *out, size_t n)
         snprintf(out, n, "%.0fms", ms);
 }
 
+void *tb_wl_state_new(size_t size, void **state, tb_err *err)
+{
+    void *st = calloc(1, size);
+    if (!st)
+        tb_errf(err, "out of memory");
+    *state = st;
+    return st;
+}
+
+int tb_wl_plain_setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
+                      tb_err *err)
+{
+    (void)sink;
+    tb_wl_plain_state *st = tb_wl_state_new(sizeof *st, state, err);
+    if (!st)
+        return -1;
+    *st = (tb_wl_plain_state){.params = params, .env = env};
+    return 0;
+}
+
+void tb_wl_free_state(void *state, tb_wl_sink *sink)
+{
+    (void)sink;
+    free(state);
+}
+
 const void *tb_wl_env_params(const tb_wl_env *env, const tb_workload *w)
 {
     int i = tb_workload_index(w);
@@ -171,6 +200,99 @@ void tb_wl_doc_envelope(const json_t *doc, tb_wl_doc_info *info)
     memset(info, 0, sizeof *info);
     info->env = json_object_get(doc, "env");
     info->version = json_string_value(json_object_get(doc, "teebench"));
+}
+
+/* An ISO 8601 UTC time as teebench writes them ("2026-01-02T03:04:05Z") into out, or "". */
+static void iso_time(const json_t *v, char *out, size_t n)
+{
+    const char *s = json_string_value(v);
+    out[0] = 0;
+    if (!s || strlen(s) != 20 || s[4] != '-' || s[10] != 'T' || s[19] != 'Z')
+        return;
+    for (int i = 0; i < 19; i++)
+        if (i != 4 && i != 7 && i != 10 && i != 13 && i != 16 && (s[i] < '0' || s[i] > '9'))
+            return;
+    snprintf(out, n, "%s", s);
+}
+
+void tb_wl_doc_envelope_times(const json_t *doc, tb_wl_doc_info *info)
+{
+    tb_wl_doc_envelope(doc, info);
+    iso_time(json_object_get(doc, "started_at"), info->started, sizeof info->started);
+    iso_time(json_object_get(doc, "finished_at"), info->finished, sizeof info->finished);
+}
+
+int tb_wl_doc_has_one(const json_t *doc, const char *what, const char *const *members, size_t n,
+                      tb_err *err)
+{
+    char list[256] = "";
+    for (size_t i = 0; i < n; i++) {
+        if (json_object_get(doc, members[i]))
+            return 0;
+        size_t l = strlen(list);
+        snprintf(list + l, sizeof list - l, "%s\"%s\"", i ? ", " : "", members[i]);
+    }
+    return tb_errf(err, "%s: none of %s", what, list);
+}
+
+json_t *tb_wl_doc_array(json_t *doc, const char *name)
+{
+    json_t *a = json_object_get(doc, name);
+    if (!json_is_array(a)) {
+        a = json_array();
+        json_object_set_new(doc, name, a);
+    }
+    return a;
+}
+
+/* One pass of tb_wl_doc_runs. */
+static int runs_pass(const json_t *runs, const tb_wl_doc_runs_spec *sp, int emit, const void *ctx,
+                     tb_wl_sink *sink, tb_err *err)
+{
+    size_t r;
+    const json_t *run;
+    json_array_foreach(runs, r, run)
+    {
+        const char *label = json_string_value(json_object_get(run, sp->label));
+        const json_t *items = json_object_get(run, sp->items);
+        if (!label || !label[0] || !json_is_array(items))
+            return tb_errf(err, "%s: runs[%zu] needs \"%s\" and \"%s\"", sp->what, r, sp->label,
+                           sp->items);
+        char part[64];
+        tb_wl_name_part(label, part, sizeof part);
+        if (sp->run(ctx, r, label, part, items, emit, sink, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int tb_wl_doc_runs(const json_t *doc, const tb_wl_doc_runs_spec *sp, const void *ctx,
+                   tb_wl_sink *sink, tb_err *err)
+{
+    const json_t *runs = json_object_get(doc, "runs");
+    if (!json_is_array(runs) || json_array_size(runs) == 0)
+        return tb_errf(err, "%s: \"runs\" must be a non-empty array", sp->what);
+    if (runs_pass(runs, sp, 0, ctx, sink, err) < 0)
+        return -1;
+    return runs_pass(runs, sp, 1, ctx, sink, err);
+}
+
+int tb_wl_tool_step(const tb_wl_sink *s, char *const *argv, const char *out, const char *errname,
+                    int64_t timeout_ms, const char *what, int last, tb_err *err)
+{
+    int code = 0, rc = tb_wl_run_tool(s, argv, out, errname, timeout_ms, &code, err);
+    if (rc != 0)
+        return rc < 0 ? TB_WL_FAILED : TB_WL_CANCELLED;
+    if (code == 0)
+        return TB_WL_OK;
+    char line[256];
+    if (last)
+        tb_wl_last_line(s, errname, line, sizeof line);
+    else
+        tb_wl_first_line(s, errname, line, sizeof line);
+    tb_errf(err, "%s exited with code %d%s%s%s", what, code,
+            code == TB_PROC_TIMEOUT_CODE ? " (timed out)" : "", line[0] ? ": " : "", line);
+    return TB_WL_FAILED;
 }
 
 int tb_wl_doc_number(const json_t *doc, const char *what, const char *k1, const char *k2,

@@ -166,13 +166,6 @@ static int engine(void *ctx, const char *t, tb_err *err)
     return 0;
 }
 
-static int parse_engines(void *params, const char *key, const char *v, tb_err *err)
-{
-    tb_wl_storage_params *s = params;
-    s->engines = 0;
-    return tb_wl_each_token(key, v, engine, s, err);
-}
-
 static json_t *engines_json(const void *params)
 {
     const tb_wl_storage_params *s = params;
@@ -198,13 +191,6 @@ static int job(void *ctx, const char *t, tb_err *err)
                        t);
     s->jobs |= 1u << (j - tb_wl_fio_jobs);
     return 0;
-}
-
-static int parse_jobs(void *params, const char *key, const char *v, tb_err *err)
-{
-    tb_wl_storage_params *s = params;
-    s->jobs = 0;
-    return tb_wl_each_token(key, v, job, s, err);
 }
 
 static json_t *jobs_json(const void *params)
@@ -234,57 +220,22 @@ static int check_tool(const char *key, const char *v, tb_err *err)
 }
 
 static const tb_wl_param param_table[] = {
-    {.key = "dir",
-     .help = "directory of fio's test file (made there, removed after; \"\": the work directory)",
-     .kind = TB_WLP_TEXT,
-     P(dir),
-     .check = check_dir,
-     .flags = TB_WLP_PLACE},
-    {.key = "device",
-     .help = "a block device instead of a file (its first storage.size bytes are overwritten)",
-     .kind = TB_WLP_TEXT,
-     P(device),
-     .check = check_dir,
-     .flags = TB_WLP_PLACE},
-    {.key = "size",
-     .help = "bytes of the test file, or of the device from its start (64M, 1G)",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_size,
-     .json = size_json,
-     .def = {"64M", "1G", "4G"}},
-    {.key = "runtime",
-     .help = "seconds measured per job",
-     .kind = TB_WLP_SECONDS,
-     P(runtime_s),
-     .lo = 0.1,
-     .hi = 86400,
+    {"dir", "directory of fio's test file (made there, removed after; \"\": the work directory)",
+     TB_WLP_TEXT, P(dir), .check = check_dir, .flags = TB_WLP_PLACE},
+    {"device", "a block device instead of a file (its first storage.size bytes are overwritten)",
+     TB_WLP_TEXT, P(device), .check = check_dir, .flags = TB_WLP_PLACE},
+    {"size", "bytes of the test file, or of the device from its start (64M, 1G)", TB_WLP_CUSTOM,
+     .parse = parse_size, .json = size_json, .def = {"64M", "1G", "4G"}},
+    {"runtime", "seconds measured per job", TB_WLP_SECONDS, P(runtime_s), .lo = 0.1, .hi = 86400,
      .def = {"1", "1", "30"}},
-    {.key = "ramp",
-     .help = "seconds per job before its measurement (fio's ramp_time)",
-     .kind = TB_WLP_SECONDS,
-     P(ramp_s),
-     .lo = 0,
-     .hi = 3600,
-     .def = {"250ms", "500ms", "20"}},
-    {.key = "engines",
-     .help = "libaio and/or io_uring",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_engines,
-     .json = engines_json,
-     .def = {"libaio", "libaio", "libaio,io_uring"}},
-    {.key = "jobs",
-     .help = "fio jobs (lat-randread, ..., iops-randrw; all)",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_jobs,
-     .json = jobs_json,
-     .def = {"lat-randread,bw-read,iops-randwrite", "all"}},
-    {.key = "fio",
-     .help = "the fio binary (a name looked up in PATH, or a path)",
-     .kind = TB_WLP_TEXT,
-     P(fio_bin),
-     .check = check_tool,
-     .def = {"fio"},
-     .flags = TB_WLP_PLACE},
+    {"ramp", "seconds per job before its measurement (fio's ramp_time)", TB_WLP_SECONDS, P(ramp_s),
+     .lo = 0, .hi = 3600, .def = {"250ms", "500ms", "20"}},
+    {"engines", "libaio and/or io_uring", TB_WLP_LIST, P(engines), .token = engine,
+     .json = engines_json, .def = {"libaio", "libaio", "libaio,io_uring"}},
+    {"jobs", "fio jobs (lat-randread, ..., iops-randrw; all)", TB_WLP_LIST, P(jobs), .token = job,
+     .json = jobs_json, .def = {"lat-randread,bw-read,iops-randwrite", "all"}},
+    {"fio", "the fio binary (a name looked up in PATH, or a path)", TB_WLP_TEXT, P(fio_bin),
+     .check = check_tool, .def = {"fio"}, .flags = TB_WLP_PLACE},
 };
 
 static int check(const void *params, tb_err *err)
@@ -823,20 +774,13 @@ int tb_wl_storage_run(tb_wl_storage_place *st, unsigned engine, tb_wl_sink *sink
                            sizeof text) < 0)
         return tb_errf(err, "fio's command line is too long"), TB_WL_FAILED;
     tb_wl_command(sink, argv);
-    int code = 0;
     int64_t timeout_ms =
         (int64_t)(n_jobs(&st->p) * (st->p.runtime_s + st->p.ramp_s + 5) * 2000) + 120000;
-    int rc = tb_wl_run_tool(sink, argv, "fio-stdout.log", errname, timeout_ms, &code, err);
-    if (rc < 0)
-        return TB_WL_FAILED;
-    if (rc > 0)
-        return TB_WL_CANCELLED;
-    if (code != 0) {
-        char line[256];
-        tb_wl_first_line(sink, errname, line, sizeof line);
-        tb_errf(err, "fio (%s) exited with code %d%s%s", e, code, line[0] ? ": " : "", line);
-        return TB_WL_FAILED;
-    }
+    char what[80];
+    snprintf(what, sizeof what, "fio (%s)", e);
+    int rc = tb_wl_tool_step(sink, argv, "fio-stdout.log", errname, timeout_ms, what, 0, err);
+    if (rc != TB_WL_OK)
+        return rc;
     tb_buf b = {0};
     if (tb_wl_read(sink, out, 64u << 20, &b, err) < 0)
         return TB_WL_FAILED;
@@ -867,19 +811,6 @@ json_t *tb_wl_storage_doc(const tb_wl_storage_place *st, json_t *runs)
                      1, "runtime_s", st->p.runtime_s, "ramp_s", st->p.ramp_s, "engines", engines,
                      "jobs", jobs, "job_file",
                      "CVM_eval config/fio/libaio.fio (iou.fio for io_uring)", "runs", runs);
-}
-
-/* An ISO 8601 UTC time as teebench writes them ("2026-01-02T03:04:05Z"), or "". */
-static void iso_time(const json_t *v, char *out, size_t n)
-{
-    const char *s = json_string_value(v);
-    out[0] = 0;
-    if (!s || strlen(s) != 20 || s[4] != '-' || s[10] != 'T' || s[19] != 'Z')
-        return;
-    for (int i = 0; i < 19; i++)
-        if (i != 4 && i != 7 && i != 10 && i != 13 && i != 16 && (s[i] < '0' || s[i] > '9'))
-            return;
-    snprintf(out, n, "%s", s);
 }
 
 /* One direction's five samples (emit 0: only checked). */
@@ -916,41 +847,33 @@ static int dir_samples(const json_t *d, const char *base, const tb_wl_fio_job *j
     return 0;
 }
 
-static int read_runs(const json_t *runs, int emit, tb_wl_sink *sink, tb_err *err)
+/* One run's jobs (label: its engine). */
+static int read_run(const void *ctx, size_t r, const char *engine, const char *e,
+                    const json_t *jobs, int emit, tb_wl_sink *sink, tb_err *err)
 {
-    size_t r;
-    const json_t *run;
-    json_array_foreach(runs, r, run)
+    (void)ctx;
+    size_t i;
+    const json_t *jo;
+    json_array_foreach(jobs, i, jo)
     {
-        const char *engine = json_string_value(json_object_get(run, "engine"));
-        const json_t *jobs = json_object_get(run, "jobs");
-        if (!engine || !engine[0] || !json_is_array(jobs))
-            return tb_errf(err, "storage JSON: runs[%zu] needs \"engine\" and \"jobs\"", r);
-        char e[64];
-        tb_wl_name_part(engine, e, sizeof e);
-        size_t i;
-        const json_t *jo;
-        json_array_foreach(jobs, i, jo)
-        {
-            const char *name = json_string_value(json_object_get(jo, "name"));
-            const tb_wl_fio_job *j = name ? tb_wl_fio_job_find(name) : NULL;
-            if (!j)
-                return tb_errf(err, "storage JSON: runs[%zu].jobs[%zu]: unknown job \"%.40s\"", r,
-                               i, name ? name : "");
-            static const char *const dirs[] = {"read", "write"};
-            for (int d = 0; d < 2; d++) {
-                if (d == 0 ? !tb_wl_fio_job_reads(j) : !tb_wl_fio_job_writes(j))
-                    continue;
-                const json_t *dj = json_object_get(jo, dirs[d]);
-                if (!json_is_object(dj))
-                    return tb_errf(err, "storage JSON: runs[%zu].jobs[%zu] (%s): no \"%s\"", r, i,
-                                   name, dirs[d]);
-                char base[160];
-                snprintf(base, sizeof base, "storage.%s.%s%s%s", e, j->name,
-                         job_mixed(j) ? "." : "", job_mixed(j) ? dirs[d] : "");
-                if (dir_samples(dj, base, j, dirs[d], engine, emit, sink, err) < 0)
-                    return -1;
-            }
+        const char *name = json_string_value(json_object_get(jo, "name"));
+        const tb_wl_fio_job *j = name ? tb_wl_fio_job_find(name) : NULL;
+        if (!j)
+            return tb_errf(err, "storage JSON: runs[%zu].jobs[%zu]: unknown job \"%.40s\"", r, i,
+                           name ? name : "");
+        static const char *const dirs[] = {"read", "write"};
+        for (int d = 0; d < 2; d++) {
+            if (d == 0 ? !tb_wl_fio_job_reads(j) : !tb_wl_fio_job_writes(j))
+                continue;
+            const json_t *dj = json_object_get(jo, dirs[d]);
+            if (!json_is_object(dj))
+                return tb_errf(err, "storage JSON: runs[%zu].jobs[%zu] (%s): no \"%s\"", r, i, name,
+                               dirs[d]);
+            char base[160];
+            snprintf(base, sizeof base, "storage.%s.%s%s%s", e, j->name, job_mixed(j) ? "." : "",
+                     job_mixed(j) ? dirs[d] : "");
+            if (dir_samples(dj, base, j, dirs[d], engine, emit, sink, err) < 0)
+                return -1;
         }
     }
     return 0;
@@ -961,17 +884,13 @@ static int doc_read(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sin
                     tb_wl_doc_info *info, tb_err *err)
 {
     (void)o;
-    const json_t *runs = json_object_get(doc, "runs");
-    if (!json_is_array(runs) || json_array_size(runs) == 0)
-        return tb_errf(err, "storage JSON: \"runs\" must be a non-empty array");
-    if (read_runs(runs, 0, sink, err) < 0 || read_runs(runs, 1, sink, err) < 0)
+    static const tb_wl_doc_runs_spec runs = {"storage JSON", "engine", "jobs", read_run};
+    if (tb_wl_doc_runs(doc, &runs, NULL, sink, err) < 0)
         return -1;
     const json_t *t = json_object_get(doc, "target");
     if (json_is_object(t))
         tb_wl_fact(sink, "storage_target", json_deep_copy(t));
-    tb_wl_doc_envelope(doc, info);
-    iso_time(json_object_get(doc, "started_at"), info->started, sizeof info->started);
-    iso_time(json_object_get(doc, "finished_at"), info->finished, sizeof info->finished);
+    tb_wl_doc_envelope_times(doc, info);
     return 0;
 }
 
@@ -989,10 +908,9 @@ static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, voi
 {
     (void)env;
     (void)err;
-    storage_state *s = calloc(1, sizeof *s);
+    storage_state *s = tb_wl_state_new(sizeof *s, state, err);
     if (!s)
-        return tb_errf(err, "out of memory");
-    *state = s;
+        return -1;
     tb_err e = {{0}};
     if (tb_wl_storage_open(&s->st, params, sink, &s->skip, &e) < 0) {
         snprintf(s->why, sizeof s->why, "%s", e.msg);

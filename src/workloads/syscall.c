@@ -56,32 +56,14 @@ static json_t *copies_json(const void *params)
 }
 
 static const tb_wl_param param_table[] = {
-    {.key = "mode",
-     .help = "mix (UnixBench's), close, getpid or exec",
-     .kind = TB_WLP_TEXT,
-     P(mode),
-     .choices = "mix|close|getpid|exec",
-     .def = {"mix"}},
-    {.key = "duration",
-     .help = "seconds per pass",
-     .kind = TB_WLP_SECONDS,
-     P(duration_s),
-     .lo = 0.01,
-     .hi = 3600,
+    {"mode", "mix (UnixBench's), close, getpid or exec", TB_WLP_TEXT, P(mode),
+     .choices = "mix|close|getpid|exec", .def = {"mix"}},
+    {"duration", "seconds per pass", TB_WLP_SECONDS, P(duration_s), .lo = 0.01, .hi = 3600,
      .def = {"250ms", "2", "10"}},
-    {.key = "passes",
-     .help = "passes per run (the lowest third is dropped)",
-     .kind = TB_WLP_INT,
-     P(passes),
-     .lo = 1,
-     .hi = 1000,
-     .def = {"3", "6", "10"}},
-    {.key = "copies",
-     .help = "1 and/or n (the CPUs online)",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_copies,
-     .json = copies_json,
-     .def = {"1,n"}},
+    {"passes", "passes per run (the lowest third is dropped)", TB_WLP_INT, P(passes), .lo = 1,
+     .hi = 1000, .def = {"3", "6", "10"}},
+    {"copies", "1 and/or n (the CPUs online)", TB_WLP_CUSTOM, .parse = parse_copies,
+     .json = copies_json, .def = {"1,n"}},
 };
 
 static const tb_wl_metric metrics[] = {
@@ -247,34 +229,10 @@ static int doc_read(const json_t *doc, const tb_wl_read_opts *o, tb_wl_sink *sin
 
 /* ---- the suite's steps ---- */
 
-typedef struct sys_state {
-    const tb_wl_syscall_params *s;
-    const tb_wl_env *env;
-} sys_state;
-
-static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
-                 tb_err *err)
-{
-    (void)sink;
-    sys_state *st = calloc(1, sizeof *st);
-    if (!st)
-        return tb_errf(err, "out of memory");
-    st->s = params;
-    st->env = env;
-    *state = st;
-    return 0;
-}
-
-static void cleanup(void *state, tb_wl_sink *sink)
-{
-    (void)sink;
-    free(state);
-}
-
 static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb_err *err)
 {
-    const sys_state *st = state;
-    const tb_wl_syscall_params *s = st->s;
+    const tb_wl_plain_state *st = state;
+    const tb_wl_syscall_params *s = st->params;
     int one = !strcmp(target, "c1"), copies = one ? 1 : st->env->ncpu;
     char dur[32], passes[16], ncopies[16], out[64], errp[64];
     snprintf(dur, sizeof dur, "%g", s->duration_s);
@@ -296,15 +254,9 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
                     NULL};
     tb_wl_command(sink, argv);
     int64_t timeout_ms = (int64_t)(s->passes * s->duration_s * 2000) + 60000;
-    int code = 0, ran = tb_wl_run_tool(sink, argv, out, errp, timeout_ms, &code, err);
-    if (ran != 0)
-        return ran < 0 ? TB_WL_FAILED : TB_WL_CANCELLED;
-    if (code != 0) {
-        char line[256];
-        tb_wl_first_line(sink, errp, line, sizeof line);
-        tb_errf(err, "teebench syscall exited with code %d%s%s", code, line[0] ? ": " : "", line);
-        return TB_WL_FAILED;
-    }
+    int ran = tb_wl_tool_step(sink, argv, out, errp, timeout_ms, "teebench syscall", 0, err);
+    if (ran != TB_WL_OK)
+        return ran;
     /* its document, read by the one reader of it */
     json_error_t je = {.text = ""};
     tb_buf text = {0};
@@ -328,9 +280,9 @@ const tb_workload tb_wl_syscall = {
     TB_WL_PARAM_TABLE(tb_wl_syscall_params, param_table),
     .steps = steps,
     .describe = describe,
-    .setup = setup,
+    .setup = tb_wl_plain_setup,
     .step = step,
-    .cleanup = cleanup,
+    .cleanup = tb_wl_free_state,
     TB_WL_METRIC_TABLE(metrics),
     .plan_metrics = plan_metrics,
     .doc_schema = TB_WL_SYSCALL_SCHEMA,

@@ -10,6 +10,7 @@
  * The TEE modes' samples are SIMULATED outside a TD. The prover's setup, request and
  * reveal are a phases family (the report stacks them per mode; notarization the whole). */
 #include "workloads/tlsn.h"
+#include "workloads/notary.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -28,59 +29,19 @@ _Static_assert(sizeof(tb_wl_tlsn_params) <= TB_WL_PARAMS_MAX, "room in the plan"
 
 #define P(f) TB_WLP_FIELD(tb_wl_tlsn_params, f)
 
-static int parse_run_timeout(void *params, const char *key, const char *v, tb_err *err)
-{
-    double s;
-    if (tb_wl_parse_seconds(key, v, 1, 86400, &s, err) < 0)
-        return -1;
-    ((tb_wl_tlsn_params *)params)->run_timeout_s = (int)ceil(s);
-    return 0;
-}
-
-static json_t *run_timeout_json(const void *params)
-{
-    return json_integer(((const tb_wl_tlsn_params *)params)->run_timeout_s);
-}
-
 static const tb_wl_param param_table[] = {
-    {.key = "iterations",
-     .help = "sessions per mode, in round 1 (0: off; a session takes about a minute)",
-     .kind = TB_WLP_INT,
-     P(iterations),
-     .lo = 0,
-     .hi = 10000,
-     .def = {"0", "3", "25"}},
-    {.key = "threads",
-     .help = "threads per party (tlsn-wasm's thread_count)",
-     .kind = TB_WLP_INT,
-     P(threads),
-     .lo = 1,
-     .hi = 64,
-     .def = {"2"}},
-    {.key = "run_timeout",
-     .help = "seconds before a session is killed",
-     .kind = TB_WLP_CUSTOM,
-     .parse = parse_run_timeout,
-     .json = run_timeout_json,
-     .def = {"1800"}},
-    {.key = "tee",
-     .help = "the quote source: auto (tdx in a TD, else sim), sim, tdx",
-     .kind = TB_WLP_TEXT,
-     P(tee),
-     .choices = "auto|sim|tdx",
-     .def = {"auto"}},
-    {.key = "wasm",
-     .help = "the tlsn-wasm package directory (\"\": where scripts/setup.sh --tlsn puts it)",
-     .kind = TB_WLP_TEXT,
-     P(wasm),
-     .def = {""},
-     .flags = TB_WLP_PLACE},
-    {.key = "chromium",
-     .help = "the browser (a name in PATH or a path)",
-     .kind = TB_WLP_TEXT,
-     P(chromium),
-     .def = {"chromium"},
-     .flags = TB_WLP_PLACE},
+    {"iterations", "sessions per mode, in round 1 (0: off; a session takes about a minute)",
+     TB_WLP_INT, P(iterations), .lo = 0, .hi = 10000, .def = {"0", "3", "25"}},
+    {"threads", "threads per party (tlsn-wasm's thread_count)", TB_WLP_INT, P(threads), .lo = 1,
+     .hi = 64, .def = {"2"}},
+    {"run_timeout", "seconds before a session is killed", TB_WLP_WHOLE_SECONDS, P(run_timeout_s),
+     .lo = 1, .hi = 86400, .def = {"1800"}},
+    {"tee", "the quote source: auto (tdx in a TD, else sim), sim, tdx", TB_WLP_TEXT, P(tee),
+     .choices = "auto|sim|tdx", .def = {"auto"}},
+    {"wasm", "the tlsn-wasm package directory (\"\": where scripts/setup.sh --tlsn puts it)",
+     TB_WLP_TEXT, P(wasm), .def = {""}, .flags = TB_WLP_PLACE},
+    {"chromium", "the browser (a name in PATH or a path)", TB_WLP_TEXT, P(chromium),
+     .def = {"chromium"}, .flags = TB_WLP_PLACE},
 };
 
 #define TLSN(q, u)                                                                                 \
@@ -307,12 +268,20 @@ typedef struct tlsn_state {
     tb_tee tee; /* TB_TEE_TDX or TB_TEE_SIM */
 } tlsn_state;
 
-static void collect(const tb_bench_event *ev, void *ctx)
+/* The sessions' rows and their phases (the run directory's phases.csv) as samples. */
+static int session_samples(void *ctx, const tb_bench_results *rows, const tb_bench_outcome *oc,
+                           tb_wl_sink *sink, tb_err *err)
 {
-    if (strcmp(ev->kind, "attempt") || ev->will_retry)
-        return;
+    const tlsn_state *c = ctx;
+    tb_buf ph = {0};
+    char path[4200];
+    snprintf(path, sizeof path, "%s/phases.csv", oc->run_dir);
     tb_err e;
-    tb_bench_results_push(ctx, ev->row, &e);
+    int have = tb_file_read(path, 16u << 20, &ph, &e) == 0;
+    int rc = tb_wl_tlsn_rows(rows, have ? (const char *)ph.p : NULL, tb_tee_simulated(c->tee), sink,
+                             err);
+    tb_buf_clear(&ph);
+    return rc;
 }
 
 static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb_err *err)
@@ -373,42 +342,15 @@ static int step(void *state, const char *target, int round, tb_wl_sink *sink, tb
     char *argv[] = {(char *)c->env->exe, "bench", "tlsn",          "--iterations",          it,
                     "--start-fixture",   "0",     "--target-port", "(the suite's fixture)", NULL};
     tb_wl_command(sink, argv);
-    tb_bench_results rows = {0};
-    tb_bench_outcome oc;
-    int rc = tb_bench_run(&bc, sink->stop, collect, &rows, &oc, err);
-    int st = TB_WL_OK;
-    if (rc < 0) {
-        st = TB_WL_FAILED;
-    } else {
-        tb_buf ph = {0};
-        char path[4200];
-        snprintf(path, sizeof path, "%s/phases.csv", oc.run_dir);
-        tb_err e;
-        int have = tb_file_read(path, 16u << 20, &ph, &e) == 0;
-        if (tb_wl_tlsn_rows(&rows, have ? (const char *)ph.p : NULL, tb_tee_simulated(c->tee), sink,
-                            &e) < 0) {
-            *err = e;
-            st = TB_WL_FAILED;
-        } else if (oc.interrupted) {
-            st = TB_WL_CANCELLED;
-        } else if (oc.failed) {
-            tb_errf(err, "%d of %d TLSNotary sessions failed (logs: %s/logs)", oc.failed,
-                    oc.completed, oc.run_dir);
-            st = TB_WL_FAILED;
-        }
-        tb_buf_clear(&ph);
-    }
-    tb_bench_results_clear(&rows);
-    return st;
+    return tb_wl_bench_step(&bc, sink, session_samples, c, "TLSNotary sessions", "", err);
 }
 
 static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
                  tb_err *err)
 {
-    tlsn_state *c = calloc(1, sizeof *c);
+    tlsn_state *c = tb_wl_state_new(sizeof *c, state, err);
     if (!c)
-        return tb_errf(err, "out of memory");
-    *state = c;
+        return -1;
     c->t = params;
     c->env = env;
     /* the parameter is one of its choices (auto|sim|tdx): auto is tdx in a TD, else sim */
@@ -418,12 +360,6 @@ static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, voi
     tb_wl_fact(sink, "tlsn_tee", json_string(tb_tee_name(c->tee)));
     tb_wl_version(sink, "tlsn-wasm", TB_TLSN_WASM_VERSION);
     return 0;
-}
-
-static void cleanup(void *state, tb_wl_sink *sink)
-{
-    (void)sink;
-    free(state);
 }
 
 const tb_workload tb_wl_tlsn = {
@@ -438,7 +374,7 @@ const tb_workload tb_wl_tlsn = {
     .describe = describe,
     .setup = setup,
     .step = step,
-    .cleanup = cleanup,
+    .cleanup = tb_wl_free_state,
     TB_WL_METRIC_TABLE(metrics),
     TB_WL_FAMILY_TABLE(families),
     .plan_metrics = plan_metrics,

@@ -134,8 +134,21 @@ typedef enum tb_wl_param_kind {
     TB_WLP_SECONDS, /* double: "5", "5s", "500ms", "1.5m", within [lo, hi] */
     TB_WLP_INT,     /* int, within [lo, hi] */
     TB_WLP_TEXT,    /* char[size]: no control characters; one of choices when given */
-    TB_WLP_CUSTOM   /* parse and json say (lists, values that set several fields) */
+    TB_WLP_CUSTOM,  /* parse and json say (lists, values that set several fields) */
+    /* int: a duration as SECONDS reads it, within [lo, hi] s, rounded up to whole seconds
+       (a harness's unit); whole seconds in the plan's JSON */
+    TB_WLP_WHOLE_SECONDS,
+    /* a list of names from *names (or "all", unless names->no_all) into int flags, 1 for
+       each named: an int on[names->n] at the field, or with names->fields one int field
+       a name; the names set, in the list's order, in the plan's JSON */
+    TB_WLP_NAMES,
+    /* a comma- (or space-) separated list, token by token: the field (the list's count,
+       or a mask) zeroed, then token for each; in the plan's JSON item(params, i) for each
+       i below the count (an int field), or json's value when there is no item */
+    TB_WLP_LIST
 } tb_wl_param_kind;
+
+typedef struct tb_wl_name_set tb_wl_name_set;
 
 /* tb_wl_param.flags */
 #define TB_WLP_PLACE                                                                               \
@@ -143,7 +156,9 @@ typedef enum tb_wl_param_kind {
                               keeps the plan's profile */
 #define TB_WLP_UNLISTED 2u /* left out of the plan's JSON */
 
-/* One parameter of a workload. */
+/* One parameter of a workload: a row of its table, its first three members given by
+   position and the rest by name --
+   {"passes", "timed passes", TB_WLP_INT, TB_WLP_FIELD(t, passes), .lo = 1, .def = {"3"}}. */
 typedef struct tb_wl_param {
     const char *key;  /* "duration": set as "http.duration", or "duration" in a suite file's
                          workloads.http */
@@ -158,6 +173,11 @@ typedef struct tb_wl_param {
     int (*parse)(void *params, const char *key, const char *value, tb_err *err);
     /* CUSTOM: the value in the plan's JSON (a new reference) */
     json_t *(*json)(const void *params);
+    const tb_wl_name_set *names; /* NAMES: the list */
+    /* LIST: adds one token to params (a message that names the token, not the key) */
+    int (*token)(void *params, const char *t, tb_err *err);
+    /* LIST: element i of the list in the plan's JSON (a new reference), or NULL: json */
+    json_t *(*item)(const void *params, int i);
     /* the default per profile (TB_WL_QUICK ...), as a setting's text; NULL: the previous
        profile's; def[0] NULL: none (the field stays zero) */
     const char *def[TB_WL_PROFILES];
@@ -251,6 +271,12 @@ int tb_wl_read(const tb_wl_sink *s, const char *name, size_t max, tb_buf *out, t
    with err (the files or the program could not be made or started). */
 int tb_wl_run_tool(const tb_wl_sink *s, char *const *argv, const char *out, const char *errname,
                    int64_t timeout_ms, int *code, tb_err *err);
+/* A step's tool run to its end (tb_wl_run_tool): TB_WL_OK when it exited 0, TB_WL_CANCELLED
+   when the stop flag ended it, else TB_WL_FAILED with err -- "<what> exited with code N
+   [(timed out)]: <line>", the first line of its stderr's file errname (last: the last
+   non-empty one). */
+int tb_wl_tool_step(const tb_wl_sink *s, char *const *argv, const char *out, const char *errname,
+                    int64_t timeout_ms, const char *what, int last, tb_err *err);
 /* The first line (64 KiB files at most), or the last non-empty one (1 MiB), of the work
    directory's file name (a log), for messages; "" when there is none. */
 void tb_wl_first_line(const tb_wl_sink *s, const char *name, char *out, size_t n);
@@ -290,6 +316,22 @@ typedef struct tb_wl_env {
 /* Another workload's parameters in the plan env runs (read only), or NULL. */
 const void *tb_wl_env_params(const tb_wl_env *env, const tb_workload *w);
 
+/* For a setup: a new state of size bytes, zeroed and already in *state (so that cleanup
+   frees it whatever setup returns next); NULL with err when out of memory. */
+void *tb_wl_state_new(size_t size, void **state, tb_err *err);
+/* The state of a workload whose steps need nothing but the plan's parameters, the env
+   and a few flags of their own: tb_wl_plain_setup (a vtable's setup) makes it,
+   tb_wl_free_state (a vtable's cleanup, for any state that is one block of memory) frees
+   it. */
+typedef struct tb_wl_plain_state {
+    const void *params;
+    const tb_wl_env *env;
+    unsigned char once[64]; /* the steps' said-once flags (a warning, a skip), all 0 first */
+} tb_wl_plain_state;
+int tb_wl_plain_setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, void **state,
+                      tb_err *err);
+void tb_wl_free_state(void *state, tb_wl_sink *sink);
+
 /* ---- a workload's document (its command's --json output) ---- */
 
 /* What a reader is told. */
@@ -309,6 +351,30 @@ typedef struct tb_wl_doc_info {
 /* The envelope's members every teebench document has (cli/json: "env", "teebench") into
    info; started and finished emptied. */
 void tb_wl_doc_envelope(const json_t *doc, tb_wl_doc_info *info);
+/* tb_wl_doc_envelope, and the document's "started_at" and "finished_at" into info when
+   they are ISO 8601 UTC times as teebench writes them ("2026-01-02T03:04:05Z"). */
+void tb_wl_doc_envelope_times(const json_t *doc, tb_wl_doc_info *info);
+/* 0 when doc has at least one of members[0..n), else -1 with err: "<what>: none of "a",
+   "b", "c"". */
+int tb_wl_doc_has_one(const json_t *doc, const char *what, const char *const *members, size_t n,
+                      tb_err *err);
+/* doc's array member name, made (empty) when it has none (borrowed, or NULL when out of
+   memory). */
+json_t *tb_wl_doc_array(json_t *doc, const char *name);
+/* A document's "runs": a non-empty array, each run with a non-empty text member label
+   ("transport", "engine") and an array member items ("tests", "jobs"). */
+typedef struct tb_wl_doc_runs_spec {
+    const char *what; /* for messages: "kv JSON" */
+    const char *label, *items;
+    /* one run (index r): label's text and it as a metric-name segment (part); emit 0:
+       check every member only, 1: give the samples to sink. 0, or -1 with err. */
+    int (*run)(const void *ctx, size_t r, const char *label, const char *part, const json_t *items,
+               int emit, tb_wl_sink *sink, tb_err *err);
+} tb_wl_doc_runs_spec;
+/* Reads doc's runs twice through sp->run: every member checked first, then the samples --
+   so that a document with one bad member gives none. 0, or -1 with err. */
+int tb_wl_doc_runs(const json_t *doc, const tb_wl_doc_runs_spec *sp, const void *ctx,
+                   tb_wl_sink *sink, tb_err *err);
 /* A finite number >= 0 at doc.k1 (.k2 when k2): 0 and *out, or -1 with err naming what
    ("http JSON") and the member. */
 int tb_wl_doc_number(const json_t *doc, const char *what, const char *k1, const char *k2,
@@ -467,13 +533,16 @@ void tb_wl_word(tb_wl_words *w, const char *fmt, ...) __attribute__((format(prin
 /* A list of names from names[0..n) (or "all") into on[0..n) (1: named; cleared first);
    alias, when not NULL, is another spelling of names[alias_of]. A name not in the list
    is refused as "unknown WHAT 'x' (names, ...)", naming key. */
-typedef struct tb_wl_name_set {
+#define TB_WL_NAMES_MAX 32 /* names a tb_wl_name_set may have */
+struct tb_wl_name_set {
     const char *what; /* "part", "test" */
     const char *const *names;
-    int n;
+    int n;             /* <= TB_WL_NAMES_MAX */
     const char *alias; /* or NULL */
     int alias_of;
-} tb_wl_name_set;
+    int no_all;           /* "all" is not a word of this list */
+    const size_t *fields; /* TB_WLP_NAMES: the int field of each name (offsetof), or NULL */
+};
 int tb_wl_name_set_parse(const tb_wl_name_set *set, const char *key, const char *v, int *on,
                          tb_err *err);
 /* The names set in on[0..n), in the list's order (new reference). */

@@ -1,10 +1,11 @@
 /* Unit tests for src/workloads/param: every workload's parameter table (unique keys,
  * a help line, fields that fit the kind, defaults that parse in every profile and
  * read back from the JSON form), one setting from its text (durations, integers,
- * text with choices and checks, custom lists), a refused setting leaving the
- * parameters as they were (a bad value, or a combination the workload's check
- * refuses), the messages that name "<workload>.<key>", and the helpers custom
- * parsers use. */
+ * text with choices and checks, durations in whole seconds, lists of names into an
+ * array or into fields of their own, lists read token by token, custom lists), a
+ * refused setting leaving the parameters as they were (a bad value, or a combination
+ * the workload's check refuses), the messages that name "<workload>.<key>", and the
+ * helpers custom parsers use. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -47,6 +48,25 @@ static void test_tables(void **state)
             case TB_WLP_CUSTOM:
                 assert_non_null(r->parse);
                 assert_non_null(r->json);
+                break;
+            case TB_WLP_WHOLE_SECONDS:
+                assert_int_equal(r->size, sizeof(int));
+                assert_true(r->lo <= r->hi);
+                break;
+            case TB_WLP_LIST:
+                assert_non_null(r->token);
+                assert_true(r->item || r->json);
+                assert_true(r->size > 0);
+                if (r->item)
+                    assert_int_equal(r->size, sizeof(int)); /* the count */
+                break;
+            case TB_WLP_NAMES:
+                assert_non_null(r->names);
+                assert_true(r->names->n > 0 && r->names->n <= TB_WL_NAMES_MAX);
+                if (!r->names->fields)
+                    assert_int_equal(r->size, sizeof(int) * (size_t)r->names->n);
+                for (int f = 0; r->names->fields && f < r->names->n; f++)
+                    assert_true(r->names->fields[f] + sizeof(int) <= w->params_size);
                 break;
             }
             if (r->kind != TB_WLP_CUSTOM)
@@ -108,6 +128,11 @@ static void test_set(void **state)
     assert_int_equal(place, 1); /* where nginx is, not how much is measured */
     assert_int_equal(tb_wl_params_set(&tb_wl_http, &h, "targets", "serve-tls", NULL, &e), 0);
     assert_true(!h.nginx && h.serve_tls);
+    json_t *hj = tb_wl_params_json(&tb_wl_http, &h);
+    json_t *tj = json_object_get(hj, "targets");
+    assert_int_equal(json_array_size(tj), 1);
+    assert_string_equal(json_string_value(json_array_get(tj, 0)), "serve-tls");
+    json_decref(hj);
     /* refused settings leave everything as it was */
     before = h;
     static const char *const bad[][3] = {
@@ -124,6 +149,7 @@ static void test_set(void **state)
         {"threads", "101", "http.connections (100) must be >= http.threads (101)"},
         {"targets", "nginx,apache", "http.targets: unknown target 'apache' (nginx, serve-tls)"},
         {"targets", " , ", "http.targets: empty list"},
+        {"targets", "all", "http.targets: unknown target 'all' (nginx, serve-tls)"},
         {"nginx_bin", "nginx", "http.nginx_bin: 'nginx' is not an absolute path"},
         {"nginx_url", "https://h/", "http.nginx_url: 'https://h/' is https"},
         {"nginx_url", "http://h/\x01", "http.nginx_url"},
@@ -151,6 +177,13 @@ static void test_set(void **state)
     assert_int_equal(n.run_timeout_s, 300);
     assert_int_equal(tb_wl_params_set(&tb_wl_notary, &n, "run_timeout", "1500ms", NULL, &e), 0);
     assert_int_equal(n.run_timeout_s, 2); /* whole seconds, rounded up */
+    json_t *nj = tb_wl_params_json(&tb_wl_notary, &n);
+    assert_true(json_is_integer(json_object_get(nj, "run_timeout")));
+    assert_int_equal(json_integer_value(json_object_get(nj, "run_timeout")), 2);
+    json_decref(nj);
+    assert_int_equal(tb_wl_params_set(&tb_wl_notary, &n, "run_timeout", "0.5s", NULL, &e), -1);
+    assert_string_equal(e.msg, "notary.run_timeout: 0.5s is out of range (1 s .. 86400 s)");
+    assert_int_equal(n.run_timeout_s, 2);
     /* modes run in the harness's order whatever the list's */
     assert_int_equal(tb_wl_params_set(&tb_wl_notary, &n, "modes", "tee_verify no_tee", NULL, &e),
                      0);
