@@ -335,15 +335,26 @@ static int parse_signed(const uint8_t *report, size_t len, tb_snp_report *r, tb_
     return 0;
 }
 
+/* The steps up to the certificates, shared by verify and prepare: the report's bytes, the
+   leaf (VCEK/VLEK) and its chain to the trusted ARK, with the CRL. The leaf is read first:
+   its productName names the product of a v2 report. Fills *r and *vcek on success. */
+static int check_certs(const uint8_t *report, size_t len, const tb_snp_certs *certs, int64_t now,
+                       const uint8_t *root_ark, size_t root_ark_len, tb_snp_report *r,
+                       tb_snp_cert *vcek, tb_snp_verdict *v)
+{
+    if (parse_signed(report, len, r, v) < 0 || check_leaf(r, certs, vcek, v) < 0 ||
+        check_chain(certs, vcek, now, root_ark, root_ark_len, v) < 0)
+        return -1;
+    return 0;
+}
+
 int tb_snp_verify(const uint8_t *report, size_t len, const tb_snp_certs *certs, int64_t now,
                   const tb_attest_policy *policy, const uint8_t *root_ark, size_t root_ark_len,
                   tb_snp_verdict *v)
 {
     tb_snp_report r;
     tb_snp_cert vcek;
-    /* The leaf is read first: its productName names the product of a v2 report. */
-    if (parse_signed(report, len, &r, v) < 0 || check_leaf(&r, certs, &vcek, v) < 0 ||
-        check_chain(certs, &vcek, now, root_ark, root_ark_len, v) < 0)
+    if (check_certs(report, len, certs, now, root_ark, root_ark_len, &r, &vcek, v) < 0)
         return -1;
     return check_report(&r, report, &vcek, now, policy, v);
 }
@@ -372,8 +383,7 @@ int tb_snp_prepare(const uint8_t *report, size_t len, const tb_snp_certs *certs,
     *out = NULL;
     tb_snp_report r;
     tb_snp_cert vcek;
-    if (parse_signed(report, len, &r, v) < 0 || check_leaf(&r, certs, &vcek, v) < 0 ||
-        check_chain(certs, &vcek, now, root_ark, root_ark_len, v) < 0)
+    if (check_certs(report, len, certs, now, root_ark, root_ark_len, &r, &vcek, v) < 0)
         return -1;
     tb_snp_prepared *p = calloc(1, sizeof *p);
     tb_err e;
