@@ -82,6 +82,13 @@ int tb_attest_policy_has_snp(const tb_attest_policy *p);
 int tb_attest_policy_has_tdx(const tb_attest_policy *p);
 int tb_attest_policy_load(const char *path, tb_attest_policy *p, tb_err *err);
 
+/* ------------------------------------------------------- SIMULATED state */
+
+/* The SIMULATED providers' state directory, TDX's and SEV-SNP's (attest/common/sim_state):
+ * override, else $TEEBENCH_SIM_DIR, else $XDG_CACHE_HOME/teebench/sim (~/.cache/...).
+ * Writes the path into out; returns 0 or -1 (no home / too long). */
+int tb_attest_sim_dir(const char *override, char *out, size_t outlen, tb_err *err);
+
 /* -------------------------------------------------------------- the result */
 
 typedef enum tb_attest_result {

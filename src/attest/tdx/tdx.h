@@ -262,9 +262,6 @@ int tb_tdx_get_quote(tb_tee kind, const uint8_t report_data[64], const tb_tdx_qu
 int tb_tdx_tsm_get_quote(const char *tsm_root, const uint8_t report_data[64], uint8_t **quote,
                          size_t *len, tb_err *err);
 
-/* The simulated provider's state directory (resolved as in tb_tdx_quote_opts).
- * Writes the path into out; returns 0 or -1 (no home / too long). */
-int tb_attest_sim_dir(const char *override, char *out, size_t outlen, tb_err *err);
 /* The SIMULATED provider opened once, for callers that make many quotes (the
  * notary makes one per notarization): it reads the PKI's nine PEM files once (creating
  * the PKI under dir on first use, atomically). *out is new (free with
