@@ -549,7 +549,7 @@ void tb_compare_title(const tb_compare *c, size_t i, char *out, size_t out_len)
         snprintf(pos, sizeof pos, " #%zu", i + 1);
     const char *kind = tb_record_tee_kind(c->records[i]->env);
     char tag[32] = "";
-    if (strcmp(kind, "none") && strcmp(kind, "unknown"))
+    if (tb_record_tee_kind_is_tee(kind))
         snprintf(tag, sizeof tag, " [%s]", kind);
     snprintf(out, out_len, "%s%s%s%s", label, pos, tag,
              c->records[i]->simulated ? " [SIMULATED]" : "");

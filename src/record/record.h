@@ -162,5 +162,7 @@ int tb_record_tee(const tb_record *r, tb_record_tee_info *out);
 const char *tb_record_tee_kind(const json_t *env);
 /* The same from a tee code of sys/env (tb_env_platform_tee: "tdx", "snp", ...). */
 const char *tb_record_tee_kind_name(const char *tee);
+/* 1 when a kind of these names a TEE ("TDX", "SEV-SNP", ...), 0 for "none" and "unknown". */
+int tb_record_tee_kind_is_tee(const char *kind);
 
 #endif

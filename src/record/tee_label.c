@@ -38,6 +38,11 @@ const char *tb_record_tee_kind_name(const char *tee)
     return "unknown";
 }
 
+int tb_record_tee_kind_is_tee(const char *kind)
+{
+    return strcmp(kind, "none") != 0 && strcmp(kind, "unknown") != 0;
+}
+
 const char *tb_record_tee_kind(const json_t *env)
 {
     return tb_record_tee_kind_name(json_is_object(env) ? tb_env_json_tee(env) : "unknown");
@@ -142,7 +147,7 @@ int tb_record_tee(const tb_record *r, tb_record_tee_info *out)
         snprintf(out->summary, sizeof out->summary, "%s", out->kind);
     else
         snprintf(out->summary, sizeof out->summary, "%s (%s)", out->kind, out->evidence);
-    out->known = strcmp(out->kind, "none") != 0 && strcmp(out->kind, "unknown") != 0;
+    out->known = tb_record_tee_kind_is_tee(out->kind);
     out->known |= out->evidence[0] != '\0';
     return out->known;
 }

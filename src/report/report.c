@@ -567,7 +567,7 @@ static void card(ctx *x, size_t i)
         md_text(x, x->names[i]);
     }
     const tb_record_tee_info *tee = &x->tee[i];
-    if (strcmp(tee->kind, "none") && strcmp(tee->kind, "unknown"))
+    if (tb_record_tee_kind_is_tee(tee->kind))
         badge(x, "tee", tee->kind);
     if (is_base && !single)
         badge(x, "base", "baseline");

@@ -1052,6 +1052,21 @@ static void test_tee(void **state)
     assert_string_equal(tb_record_tee_kind(NULL), "unknown");
 }
 
+/* A kind names a TEE unless it is "none" or "unknown" -- what the report's badge, the
+   comparison's tag and tb_record_tee_info.known all ask. */
+static void test_tee_kind_is_tee(void **state)
+{
+    (void)state;
+    static const char *const tees[] = {"TDX", "SEV-SNP", "SEV-ES", "SEV"};
+    for (size_t i = 0; i < sizeof tees / sizeof tees[0]; i++)
+        assert_int_equal(tb_record_tee_kind_is_tee(tees[i]), 1);
+    assert_int_equal(tb_record_tee_kind_is_tee("none"), 0);
+    assert_int_equal(tb_record_tee_kind_is_tee("unknown"), 0);
+    assert_int_equal(tb_record_tee_kind_is_tee(tb_record_tee_kind_name("snp")), 1);
+    assert_int_equal(tb_record_tee_kind_is_tee(tb_record_tee_kind_name("nonsense")), 0);
+    assert_int_equal(tb_record_tee_kind_is_tee(tb_record_tee_kind_name("none")), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1068,6 +1083,7 @@ int main(void)
         cmocka_unit_test(test_default_label),
         cmocka_unit_test(test_default_label_live),
         cmocka_unit_test(test_tee),
+        cmocka_unit_test(test_tee_kind_is_tee),
         cmocka_unit_test(test_many_metrics_linear),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
