@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -479,40 +480,39 @@ static void test_task_count(void **state)
     assert_int_equal(tb_wl_network_task_count(-5), -1);
 }
 
-/* This test program as a stand-in iperf3 (the probe runs it as bin): "-s ... -p PORT"
-   listens on 127.0.0.1:PORT until it is stopped; "-c" runs for 1 s with
+/* A stand-in iperf3 (the probe runs it as bin), a Python script: "-s ... -p PORT" listens
+   on 127.0.0.1:PORT until it is stopped; "-c" runs for 1 s with
    TB_TEST_IPERF3_STREAM_THREADS more threads (made 100 ms in, as iperf3 makes its streams'
-   once the test runs), then exits 0. */
-static int fake_iperf3(int argc, char **argv)
+   once the test runs), then exits 0. Not this test program: a sanitizer's runtime may
+   add threads of its own to an instrumented process (ThreadSanitizer does), and the
+   probe counts every thread. Writes dir/fake-iperf3 into path. */
+static void fake_iperf3(const char *dir, char *path, size_t len)
 {
-    if (!strcmp(argv[1], "-s")) {
-        int port = 0;
-        for (int i = 2; i + 1 < argc; i++)
-            if (!strcmp(argv[i], "-p"))
-                port = atoi(argv[i + 1]);
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in sa = {.sin_family = AF_INET,
-                                 .sin_port = htons((uint16_t)port),
-                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-        if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 1) < 0)
-            return 1;
-        sleep(20);
-        return 0;
-    }
-    const char *v = getenv("TB_TEST_IPERF3_STREAM_THREADS");
-    int n = v ? atoi(v) : 0, fds[2];
-    pthread_t t[4];
-    if (n < 0 || n > 4 || pipe(fds) < 0)
-        return 1;
-    usleep(100000);
-    for (int i = 0; i < n; i++)
-        if (pthread_create(&t[i], NULL, park, &fds[0]))
-            return 1;
-    usleep(900000);
-    for (int i = 0; i < n; i++)
-        if (write(fds[1], "x", 1) != 1 || pthread_join(t[i], NULL))
-            return 1;
-    return 0;
+    static const char script[] = "#!/usr/bin/python3\n"
+                                 "import os, socket, sys, threading, time\n"
+                                 "a = sys.argv[1:]\n"
+                                 "if a[0] == '-s':\n"
+                                 "    s = socket.socket()\n"
+                                 "    s.bind(('127.0.0.1', int(a[a.index('-p') + 1])))\n"
+                                 "    s.listen(1)\n"
+                                 "    time.sleep(20)\n"
+                                 "    sys.exit(0)\n"
+                                 "n = int(os.environ.get('TB_TEST_IPERF3_STREAM_THREADS', '0'))\n"
+                                 "time.sleep(0.1)\n"
+                                 "stop = threading.Event()\n"
+                                 "ts = [threading.Thread(target=stop.wait) for _ in range(n)]\n"
+                                 "for t in ts:\n"
+                                 "    t.start()\n"
+                                 "time.sleep(0.9)\n"
+                                 "stop.set()\n"
+                                 "for t in ts:\n"
+                                 "    t.join()\n";
+    snprintf(path, len, "%s/fake-iperf3", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fputs(script, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(chmod(path, 0755), 0);
 }
 
 /* The threads probe with the stand-in: a client whose streams are threads is seen as
@@ -521,10 +521,8 @@ static void test_threads_probe_counts(void **state)
 {
     (void)state;
     char self[1024], dir[] = "/tmp/tb-test-net.XXXXXX";
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    assert_true(n > 0);
-    self[n] = 0;
     int dfd = work_dir(dir);
+    fake_iperf3(dir, self, sizeof self);
     tb_err e;
     setenv("TB_TEST_IPERF3_STREAM_THREADS", "2", 1);
     int k = tb_wl_network_iperf3_threads(self, dir, &e);
@@ -643,10 +641,8 @@ static void test_sweep(void **state)
     assert_null(tb_wl_sweep_of(&m, &x));
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
-    if (argc > 1 && (!strcmp(argv[1], "-s") || !strcmp(argv[1], "-c")))
-        return fake_iperf3(argc, argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sweep),
         cmocka_unit_test(test_iperf3_outputs),
