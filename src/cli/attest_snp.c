@@ -1,8 +1,10 @@
 /* cli/attest_snp: the SEV-SNP side of `teebench attest show|verify` (cli/attest.c detects
  * an SNP report by its bytes and hands it here): printing a report's every field, and
- * verifying one against certificates from a folder or a KDS, printed like a TDX verdict
- * with the same words and exit codes (0 accepted, 3 refused, 4 invalid, 1 error).
- * Anything simulated says SIMULATED. */
+ * verifying one against certificates from a folder or a KDS -- one
+ * tb_attest_evidence_check_traced: the fetch, the cache and the refetch of cached
+ * certificates that fail are attest/common/evidence's --, printed like a TDX verdict with
+ * the same words and exit codes (0 accepted, 3 refused, 4 invalid, 5 expired, 1 error, 2 a
+ * v2 report with --kds and no --product). Anything simulated says SIMULATED. */
 #include "cli/attest_snp.h"
 
 #include <stdio.h>
@@ -11,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "attest/common/evidence.h"
 #include "attest/snp/snp.h"
 #include "base/buf.h"
 #include "base/clock.h"
@@ -245,6 +248,18 @@ static void print_verdict(const char *path, const tb_snp_report *r, const tb_snp
     printf("verify time:  %.3f ms\n", (double)verify_ns / 1e6);
 }
 
+/* a's certificate source, for attest/common/evidence. */
+static tb_attest_collateral_source snp_source(const cli_snp_verify_args *a)
+{
+    return (tb_attest_collateral_source){.certs = a->certs,
+                                         .kds = a->kds,
+                                         .root = a->root,
+                                         .product = a->product,
+                                         .fetch = {.timeout_ms = a->kds_opts.timeout_ms,
+                                                   .cache_dir = a->kds_opts.cache_dir,
+                                                   .no_cache = a->kds_opts.no_cache}};
+}
+
 int cli_attest_snp_verify(const cli_snp_verify_args *a)
 {
     const char *cmd = "attest verify";
@@ -252,59 +267,26 @@ int cli_attest_snp_verify(const cli_snp_verify_args *a)
     tb_err e;
     if (tb_snp_parse(a->report, a->len, &r, &e) < 0)
         return cli_fail_code(EXIT_INVALID, cmd, "%s: invalid: step parse: %s", a->path, e.msg);
-    uint8_t *root = NULL;
-    size_t root_len = 0;
-    if (a->root && tb_snp_read_der(a->root, 0, &root, &root_len, &e) < 0)
+    tb_attest_collateral_source src = snp_source(a);
+    tb_attest_evidence_verdict ev;
+    tb_attest_check_trace tr;
+    tb_attest_evidence_check_traced(TB_TEE_SNP, a->report, a->len, &src, a->now, a->policy, &ev,
+                                    &tr, &e);
+    if (tr.failed == TB_ATTEST_PREP_KEY)
+        return cli_fail_code(2, cmd,
+                             "%s: a version 2 report does not name its product: give "
+                             "--product milan|genoa|turin with --kds",
+                             a->path);
+    if (tr.failed)
         return cli_fail(cmd, "%s", e.msg);
-    tb_snp_certs certs;
-    const char *how = "file";
-    int fetched = 0, refetch = 0;
-    uint64_t t0 = tb_mono_ns();
-    tb_snp_product prod = tb_snp_report_product(&r);
-    if (a->kds) {
-        if (!prod)
-            prod = a->product;
-        if (!prod) {
-            free(root);
-            return cli_fail_code(2, cmd,
-                                 "%s: a version 2 report does not name its product: give "
-                                 "--product milan|genoa|turin with --kds",
-                                 a->path);
-        }
-        if (tb_snp_kds_fetch(a->kds, &r, prod, a->now, &a->kds_opts, &certs, &fetched, &e) < 0) {
-            free(root);
-            return cli_fail(cmd, "%s", e.msg);
-        }
-        how = fetched ? "network" : "cache";
-    } else if (tb_snp_certs_load(a->certs, &certs, &e) < 0) {
-        free(root);
-        return cli_fail(cmd, "%s", e.msg);
-    }
-    uint64_t t1 = tb_mono_ns();
-    tb_snp_verdict v;
-    tb_snp_verify(a->report, a->len, &certs, a->now, a->policy, root, root_len, &v);
-    uint64_t t2 = tb_mono_ns();
-    if (a->kds && !fetched && v.result == TB_ATTEST_INVALID && !a->kds_opts.no_cache) {
-        /* a cached piece that fails is fetched once more, never served as valid */
-        tb_snp_kds_opts o = a->kds_opts;
-        o.no_cache = 1;
-        tb_snp_certs_clear(&certs);
-        if (tb_snp_kds_fetch(a->kds, &r, prod, a->now, &o, &certs, &fetched, &e) < 0) {
-            free(root);
-            return cli_fail(cmd, "%s", e.msg);
-        }
-        t1 = tb_mono_ns();
-        tb_snp_verify(a->report, a->len, &certs, a->now, a->policy, root, root_len, &v);
-        t2 = tb_mono_ns();
-        how = "network";
-        refetch = 1;
-    }
-    if (a->kds && fetched && v.result != TB_ATTEST_INVALID &&
-        tb_snp_kds_cache_put(a->kds, &r, prod, &a->kds_opts, &certs, &e) < 0)
-        fprintf(stderr, "teebench: %s: warning: certificates not cached: %s\n", cmd, e.msg);
-    tb_snp_certs_clear(&certs);
-    free(root);
-    print_verdict(a->path, &r, &v, how, refetch, t1 - t0, t2 - t1, a->json);
+    if (tr.refetch_failed)
+        return cli_fail(cmd, "%s", tr.refetch_err.msg);
+    if (tr.not_kept)
+        fprintf(stderr, "teebench: %s: warning: certificates not cached: %s\n", cmd,
+                tr.not_kept_err.msg);
+    const tb_snp_verdict v = ev.snp;
+    const char *how = !a->kds ? "file" : tr.from_cache ? "cache" : "network";
+    print_verdict(a->path, &r, &v, how, tr.refetched, tr.fetch_ns, tr.verify_ns, a->json);
     fflush(stdout);
     int sim = v.simulated || tb_snp_is_simulated(&r);
     if (v.result == TB_ATTEST_ACCEPTED)

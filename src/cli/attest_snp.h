@@ -26,7 +26,8 @@ typedef struct cli_snp_verify_args {
     const tb_attest_policy *policy;
     int json;
 } cli_snp_verify_args;
-/* Verifies and prints; returns the exit code (0, 3, 4, 1 or 2). */
+/* Verifies (attest/common/evidence's check) and prints; returns the exit code (0, 3, 4, 5,
+   1 or 2). */
 int cli_attest_snp_verify(const cli_snp_verify_args *a);
 
 /* `attest bench REPORT --certs DIR`'s output: the times of both ways (cli/attest.c ran

@@ -5,7 +5,9 @@
  * and verifier of both families: the SIMULATED PKI's collateral (and a file of it, and a
  * folder of SEV-SNP certificates) verifies the evidence, REFUSED for other report data,
  * INVALID for a changed byte, through check and through timing alike; read gives the
- * report data and the SIMULATED marker; what cannot be prepared says why. */
+ * report data and the SIMULATED marker; what cannot be prepared says why, and
+ * check_traced says what failed (the evidence, its key, the collateral, the root -- the
+ * root before a PCCS is asked) and what it did (fetch and verify times, no cache). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -240,13 +242,61 @@ static void test_collateral_and_verify(void **state)
     rm_rf(dir);
 }
 
+/* check_traced: what preparing failed at, with the reason unwrapped; a verified check's
+   times; the root refused before a PCCS is asked (nothing listens at the URL, yet the
+   error is the root's). */
+static void test_check_traced(void **state)
+{
+    (void)state;
+    char url[64], p[1024];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", dead_port());
+    tb_attest_evidence_verdict v;
+    tb_attest_check_trace t;
+    tb_err e;
+    const uint8_t junk[] = "junk";
+    tb_attest_collateral_source pccs = {.pccs = url, .fetch = {.no_cache = 1, .timeout_ms = 2000}};
+    assert_int_equal(
+        tb_attest_evidence_check_traced(TB_TEE_TDX, junk, 4, &pccs, 0, NULL, &v, &t, &e), -1);
+    assert_int_equal(t.failed, TB_ATTEST_PREP_PARSE);
+    assert_int_equal(v.result, TB_ATTEST_INVALID);
+    assert_true(t.fetch_ns == 0 && t.verify_ns == 0);
+    pccs.root = "/nonexistent/root.pem";
+    assert_int_equal(
+        tb_attest_evidence_check_traced(TB_TEE_TDX, junk, 4, &pccs, 0, NULL, &v, &t, &e), -1);
+    assert_int_equal(t.failed, TB_ATTEST_PREP_ROOT);
+    assert_non_null(strstr(e.msg, "/nonexistent/root.pem"));
+    case_path("qvl-v4-uptodate", "quote.bin", p, sizeof p);
+    tb_buf q = read_all(p);
+    long long now = case_now("qvl-v4-uptodate");
+    pccs.root = NULL; /* the quote reads; the PCCS does not answer */
+    assert_int_equal(
+        tb_attest_evidence_check_traced(TB_TEE_TDX, q.p, q.len, &pccs, now, NULL, &v, &t, &e), -1);
+    assert_int_equal(t.failed, TB_ATTEST_PREP_COLLATERAL);
+    assert_non_null(strstr(e.msg, url));
+    assert_true(t.fetch_ns > 0);
+    case_path("qvl-v4-uptodate", "collateral.json", p, sizeof p);
+    tb_attest_collateral_source file = {.collateral = p};
+    assert_int_equal(
+        tb_attest_evidence_check_traced(TB_TEE_TDX, q.p, q.len, &file, now, NULL, &v, &t, &e), 0);
+    assert_int_equal(t.failed, TB_ATTEST_PREP_OK);
+    assert_true(t.fetch_ns > 0 && t.verify_ns > 0);
+    assert_false(t.from_cache || t.refetched || t.refetch_failed || t.not_kept);
+    assert_int_equal(
+        tb_attest_evidence_check_traced(TB_TEE_TDX, q.p, q.len, &file, now, NULL, &v, NULL, &e),
+        0); /* no trace asked for */
+    tb_buf_clear(&q);
+    tb_attest_collateral_source nothing = {.kds = url};
+    assert_int_equal(
+        tb_attest_evidence_check_traced(TB_TEE_SNP, junk, 4, &nothing, 0, NULL, &v, &t, &e), -1);
+    assert_int_equal(t.failed, TB_ATTEST_PREP_PARSE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sim_tdx),
-        cmocka_unit_test(test_sim_snp),
-        cmocka_unit_test(test_tsm_and_refusals),
-        cmocka_unit_test(test_collateral_and_verify),
+        cmocka_unit_test(test_sim_tdx),          cmocka_unit_test(test_sim_snp),
+        cmocka_unit_test(test_tsm_and_refusals), cmocka_unit_test(test_collateral_and_verify),
+        cmocka_unit_test(test_check_traced),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,7 @@
  * never served as another's. An entry is used while `now` is before the earliest
  * nextUpdate of its TCB info, QE identity and both CRLs; after that it is fetched again.
  * Writes are atomic (a reader sees the old entry or the new one).
- * Invariants: the cache stores only what its caller verified (tb_tdx_verify_quote
+ * Invariants: the cache stores only what its caller verified (attest/common/evidence
  * puts collateral after it verified a quote, never before), and a hit is never trusted
  * more than a fetch: the verifier checks cached collateral exactly as fetched
  * collateral, and a hit that fails is fetched again. */

@@ -3,7 +3,10 @@
  * by family (TDX, SEV-SNP) and by simulated or not.
  * Invariants: exactly the member of kind's provider is set (sim, snp_sim, or neither for
  * configfs-tsm); the mutex exists from open to close; prepared collateral holds the
- * members of its family only, all freed by tb_attest_evidence_collateral_clear. */
+ * members of its family only, all freed by tb_attest_evidence_collateral_clear. The cache
+ * (attest/common/cache, attest/snp/kds) gets collateral only after it verified the evidence,
+ * and a cached collateral that gives INVALID or EXPIRED is fetched again once -- here only
+ * (tb_attest_evidence_check_traced): every verifier of the tree goes through it. */
 #include "attest/common/evidence.h"
 
 #include <pthread.h>
@@ -131,6 +134,13 @@ void tb_attest_evidence_collateral_clear(tb_attest_evidence_collateral *c)
     memset(c, 0, sizeof *c);
 }
 
+/* Notes what preparing failed at; returns rc (-1). */
+static int failed(tb_attest_evidence_collateral *c, tb_attest_prep_fail what, int rc)
+{
+    c->failed = what;
+    return rc;
+}
+
 static tb_snp_kds_opts kds_opts(const tb_attest_collateral_source *src)
 {
     return (tb_snp_kds_opts){.timeout_ms = src->fetch.timeout_ms,
@@ -143,19 +153,24 @@ static int snp_from_kds(const uint8_t *report, size_t len, const tb_attest_colla
                         int64_t now, tb_attest_evidence_collateral *c, tb_err *err)
 {
     if (tb_snp_parse(report, len, &c->report, err) < 0)
-        return tb_err_wrap(err, "the report");
+        return failed(c, TB_ATTEST_PREP_PARSE, tb_err_wrap(err, "the report"));
     c->product = tb_snp_report_product(&c->report);
     if (!c->product)
         c->product = src->product;
     if (!c->product)
-        return tb_errf(err,
-                       "a version %u report does not name its product (Milan, Genoa, Turin): "
-                       "the KDS cannot be asked for its VCEK",
-                       c->report.version);
+        return failed(
+            c, TB_ATTEST_PREP_KEY,
+            tb_errf(err,
+                    "a version %u report does not name its product (Milan, Genoa, Turin): "
+                    "the KDS cannot be asked for its VCEK",
+                    c->report.version));
     tb_snp_kds_opts o = kds_opts(src);
-    if (tb_snp_kds_fetch(src->kds, &c->report, c->product, now, &o, &c->certs, &c->fetched, err) <
-        0)
-        return -1;
+    uint64_t t0 = tb_mono_ns();
+    int rc =
+        tb_snp_kds_fetch(src->kds, &c->report, c->product, now, &o, &c->certs, &c->fetched, err);
+    c->fetch_ns = tb_mono_ns() - t0;
+    if (rc < 0)
+        return failed(c, TB_ATTEST_PREP_COLLATERAL, -1);
     c->from_cache = !c->fetched;
     return 0;
 }
@@ -169,18 +184,20 @@ static int snp_prepare(tb_tee kind, const uint8_t *report, size_t len,
     char dir[4096];
     int sim = tb_tee_simulated(kind);
     if (sim && tb_attest_sim_dir(src->sim_dir, dir, sizeof dir, err) < 0)
-        return -1;
+        return failed(c, TB_ATTEST_PREP_COLLATERAL, -1);
     if (src->root ? tb_snp_read_der(src->root, 0, &c->ark, &c->ark_len, err) < 0
         : sim     ? tb_snp_sim_ark(dir, &c->ark, &c->ark_len, err) < 0
                   : 0)
-        return -1;
-    if (src->certs)
-        return tb_snp_certs_load(src->certs, &c->certs, err);
-    if (src->kds && !sim)
+        return failed(c, TB_ATTEST_PREP_ROOT, -1);
+    if (src->kds && !src->certs && !sim)
         return snp_from_kds(report, len, src, now, c, err);
-    if (sim)
-        return tb_snp_sim_certs_cached(dir, now, &c->certs, err);
-    return tb_errf(err, "no certificates for the SEV-SNP report (want a folder or a KDS URL)");
+    uint64_t t0 = tb_mono_ns();
+    int rc = src->certs ? tb_snp_certs_load(src->certs, &c->certs, err)
+             : sim      ? tb_snp_sim_certs_cached(dir, now, &c->certs, err)
+                        : tb_errf(err, "no certificates for the SEV-SNP report (want a folder or "
+                                            "a KDS URL)");
+    c->fetch_ns = tb_mono_ns() - t0;
+    return rc < 0 ? failed(c, TB_ATTEST_PREP_COLLATERAL, -1) : 0;
 }
 
 /* TDX: a PCS/PCCS (through the cache) for the quote's FMSPC and CA. */
@@ -189,23 +206,24 @@ static int tdx_from_pccs(const uint8_t *quote, size_t len, const tb_attest_colla
 {
     tb_tdx_quote *q;
     if (tb_tdx_quote_parse(quote, len, &q, err) < 0)
-        return -1;
+        return failed(c, TB_ATTEST_PREP_PARSE, -1);
     int rc = tb_tdx_quote_fmspc_ca(q, c->fmspc, &c->ca, err);
     tb_tdx_quote_free(q);
     if (rc < 0)
-        return -1;
+        return failed(c, TB_ATTEST_PREP_KEY, -1);
     char dir[4096];
     tb_err ignored; /* a cache that cannot be read only costs time */
-    if (!src->fetch.no_cache &&
-        tb_attest_cache_dir(src->fetch.cache_dir, dir, sizeof dir, &ignored) == 0 &&
-        tb_attest_cache_get(dir, src->pccs, c->fmspc, c->ca, now, &c->tdx, &ignored) == 1) {
-        c->from_cache = 1;
-        return 0;
-    }
+    int have_dir = tb_attest_cache_dir(src->fetch.cache_dir, dir, sizeof dir, &ignored) == 0;
+    uint64_t t0 = tb_mono_ns();
+    c->from_cache =
+        have_dir && !src->fetch.no_cache &&
+        tb_attest_cache_get(dir, src->pccs, c->fmspc, c->ca, now, &c->tdx, &ignored) == 1;
     long timeout = src->fetch.timeout_ms ? src->fetch.timeout_ms : 10000;
-    if (tb_tdx_pccs_fetch(src->pccs, c->fmspc, c->ca, timeout, &c->tdx, err) < 0)
-        return -1;
-    c->fetched = 1;
+    rc = c->from_cache ? 0 : tb_tdx_pccs_fetch(src->pccs, c->fmspc, c->ca, timeout, &c->tdx, err);
+    c->fetch_ns = tb_mono_ns() - t0;
+    if (rc < 0)
+        return failed(c, TB_ATTEST_PREP_COLLATERAL, -1);
+    c->fetched = !c->from_cache;
     return 0;
 }
 
@@ -222,36 +240,52 @@ static int tdx_from_file(const char *path, tb_attest_evidence_collateral *c, tb_
     return 0;
 }
 
-/* TDX: collateral (a PCS/PCCS -- never for SIMULATED quotes --, a file or folder, else
-   the SIMULATED PKI's) and the trusted root; a file's JSON kept as it is. */
+/* TDX: the trusted root -- src's, else the SIMULATED PKI's (taken over from *simroot), else
+   Intel's. */
+static int tdx_root(const tb_attest_collateral_source *src, tb_attest_root **simroot,
+                    tb_attest_evidence_collateral *c, tb_err *err)
+{
+    int rc = src->root  ? tb_attest_root_load(src->root, &c->root, err)
+             : *simroot ? (c->root = *simroot, *simroot = NULL, 0)
+                        : tb_attest_root_intel(&c->root, err);
+    return rc < 0 ? failed(c, TB_ATTEST_PREP_ROOT, -1) : 0;
+}
+
+/* TDX: collateral from a file or folder, else the SIMULATED PKI's (its root into *simroot). */
+static int tdx_local(int sim, const tb_attest_collateral_source *src, int64_t now,
+                     tb_attest_evidence_collateral *c, tb_attest_root **simroot, tb_err *err)
+{
+    if (src->collateral) {
+        struct stat st;
+        return stat(src->collateral, &st) == 0 && !S_ISDIR(st.st_mode)
+                   ? tdx_from_file(src->collateral, c, err)
+                   : tb_tdx_collateral_load(src->collateral, &c->tdx, err);
+    }
+    if (!sim)
+        return tb_errf(err,
+                       "no collateral for the TDX quote (want a file, a folder or a PCCS URL)");
+    char dir[4096];
+    if (tb_attest_sim_dir(src->sim_dir, dir, sizeof dir, err) < 0)
+        return -1;
+    return src->fetch.no_cache ? tb_tdx_sim_collateral(dir, now, 0, &c->tdx, simroot, err)
+                               : tb_tdx_sim_collateral_cached(dir, now, &c->tdx, simroot, err);
+}
+
+/* TDX: collateral (a PCS/PCCS -- never for SIMULATED quotes; the root loaded first --, a file
+   or folder, else the SIMULATED PKI's) and the trusted root; a file's JSON kept as it is. */
 static int tdx_prepare(tb_tee kind, const uint8_t *quote, size_t len,
                        const tb_attest_collateral_source *src, int64_t now,
                        tb_attest_evidence_collateral *c, tb_err *err)
 {
     tb_attest_root *simroot = NULL;
-    int rc;
     int sim = tb_tee_simulated(kind);
-    if (src->pccs && !sim) {
-        rc = tdx_from_pccs(quote, len, src, now, c, err);
-    } else if (src->collateral) {
-        struct stat st;
-        rc = stat(src->collateral, &st) == 0 && !S_ISDIR(st.st_mode)
-                 ? tdx_from_file(src->collateral, c, err)
-                 : tb_tdx_collateral_load(src->collateral, &c->tdx, err);
-    } else if (sim) {
-        char dir[4096];
-        rc = tb_attest_sim_dir(src->sim_dir, dir, sizeof dir, err);
-        if (rc == 0)
-            rc = src->fetch.no_cache
-                     ? tb_tdx_sim_collateral(dir, now, 0, &c->tdx, &simroot, err)
-                     : tb_tdx_sim_collateral_cached(dir, now, &c->tdx, &simroot, err);
-    } else {
-        rc = tb_errf(err, "no collateral for the TDX quote (want a file, a folder or a PCCS URL)");
-    }
-    if (rc == 0)
-        rc = src->root ? tb_attest_root_load(src->root, &c->root, err)
-             : simroot ? (c->root = simroot, simroot = NULL, 0)
-                       : tb_attest_root_intel(&c->root, err);
+    if (src->pccs && !sim)
+        return tdx_root(src, &simroot, c, err) < 0 ? -1
+                                                   : tdx_from_pccs(quote, len, src, now, c, err);
+    uint64_t t0 = tb_mono_ns();
+    int rc = tdx_local(sim, src, now, c, &simroot, err);
+    c->fetch_ns = tb_mono_ns() - t0;
+    rc = rc < 0 ? failed(c, TB_ATTEST_PREP_COLLATERAL, -1) : tdx_root(src, &simroot, c, err);
     tb_attest_root_free(simroot);
     return rc;
 }
@@ -277,9 +311,16 @@ int tb_attest_evidence_prepare(tb_tee kind, const uint8_t *evidence, size_t len,
     tb_tee_family f = tb_tee_family_of(kind);
     int rc = f == TB_TEE_FAMILY_SNP   ? snp_prepare(kind, evidence, len, src, now, out, err)
              : f == TB_TEE_FAMILY_TDX ? tdx_prepare(kind, evidence, len, src, now, out, err)
-                                      : tb_errf(err, "no verifier for evidence of no TEE");
-    if (rc < 0)
+                                      : failed(out, TB_ATTEST_PREP_COLLATERAL,
+                                               tb_errf(err, "no verifier for evidence of no TEE"));
+    if (rc < 0) { /* cleared, but for what failed and the time it took */
+        uint64_t ns = out->fetch_ns;
+        tb_attest_prep_fail what = out->failed;
         tb_attest_evidence_collateral_clear(out);
+        out->kind = kind;
+        out->fetch_ns = ns;
+        out->failed = what;
+    }
     return rc;
 }
 
@@ -325,23 +366,95 @@ int tb_attest_evidence_verify(const tb_attest_evidence_collateral *c, const uint
     return v->result == TB_ATTEST_ACCEPTED ? 0 : -1;
 }
 
+/* tb_attest_evidence_keep, saying when the cache could not be written. */
+static int keep(const tb_attest_evidence_collateral *c, const tb_attest_collateral_source *src,
+                const tb_attest_evidence_verdict *v, tb_err *err)
+{
+    if (!c->fetched)
+        return 0;
+    if (v->family == TB_TEE_FAMILY_SNP) {
+        tb_snp_kds_opts o = kds_opts(src);
+        return v->result == TB_ATTEST_INVALID
+                   ? 0
+                   : tb_snp_kds_cache_put(src->kds, &c->report, c->product, &o, &c->certs, err);
+    }
+    char dir[4096];
+    if (v->result != TB_ATTEST_ACCEPTED && v->result != TB_ATTEST_REFUSED)
+        return 0;
+    if (tb_attest_cache_dir(src->fetch.cache_dir, dir, sizeof dir, err) < 0)
+        return -1;
+    return tb_attest_cache_put(dir, src->pccs, c->fmspc, c->ca, &c->tdx, err);
+}
+
 void tb_attest_evidence_keep(const tb_attest_evidence_collateral *c,
                              const tb_attest_collateral_source *src,
                              const tb_attest_evidence_verdict *v)
 {
-    if (!c->fetched)
-        return;
     tb_err ignored; /* not kept: the next verifier fetches it again */
-    if (v->family == TB_TEE_FAMILY_SNP) {
-        tb_snp_kds_opts o = kds_opts(src);
-        if (v->result != TB_ATTEST_INVALID)
-            tb_snp_kds_cache_put(src->kds, &c->report, c->product, &o, &c->certs, &ignored);
+    keep(c, src, v, &ignored);
+}
+
+/* Verifies with c, the time it takes added to t->verify_ns. */
+static void timed_verify(const tb_attest_evidence_collateral *c, const uint8_t *evidence,
+                         size_t len, int64_t now, const tb_attest_policy *policy,
+                         tb_attest_evidence_verdict *v, tb_attest_check_trace *t)
+{
+    uint64_t t0 = tb_mono_ns();
+    tb_attest_evidence_verify(c, evidence, len, now, policy, v);
+    t->verify_ns += tb_mono_ns() - t0;
+}
+
+/* Cached collateral *c failed: fetched again (no_cache) into *c and verified again; if that
+   fetch fails, the cached verdict stands, its reason saying so. */
+static void refetch(tb_tee kind, const uint8_t *evidence, size_t len,
+                    const tb_attest_collateral_source *src, int64_t now,
+                    const tb_attest_policy *policy, tb_attest_evidence_collateral *c,
+                    tb_attest_evidence_verdict *v, tb_attest_check_trace *t)
+{
+    tb_attest_collateral_source again = *src;
+    again.fetch.no_cache = 1;
+    tb_attest_evidence_collateral fresh;
+    int rc = tb_attest_evidence_prepare(kind, evidence, len, &again, now, &fresh, &t->refetch_err);
+    t->fetch_ns += fresh.fetch_ns;
+    if (rc < 0) {
+        t->refetch_failed = 1;
+        char *r = v->family == TB_TEE_FAMILY_SNP ? v->snp.reason : v->tdx.reason;
+        size_t cap = v->family == TB_TEE_FAMILY_SNP ? sizeof v->snp.reason : sizeof v->tdx.reason;
+        size_t k = strlen(r);
+        snprintf(r + k, cap - k, " (with cached collateral; fetching it again failed: %s)",
+                 t->refetch_err.msg);
         return;
     }
-    char dir[4096];
-    if ((v->result == TB_ATTEST_ACCEPTED || v->result == TB_ATTEST_REFUSED) &&
-        tb_attest_cache_dir(src->fetch.cache_dir, dir, sizeof dir, &ignored) == 0)
-        tb_attest_cache_put(dir, src->pccs, c->fmspc, c->ca, &c->tdx, &ignored);
+    tb_attest_evidence_collateral_clear(c);
+    *c = fresh;
+    t->from_cache = 0;
+    t->refetched = 1;
+    timed_verify(c, evidence, len, now, policy, v, t);
+}
+
+int tb_attest_evidence_check_traced(tb_tee kind, const uint8_t *evidence, size_t len,
+                                    const tb_attest_collateral_source *src, int64_t now,
+                                    const tb_attest_policy *policy, tb_attest_evidence_verdict *v,
+                                    tb_attest_check_trace *trace, tb_err *err)
+{
+    tb_attest_check_trace local;
+    tb_attest_check_trace *t = trace ? trace : &local;
+    memset(t, 0, sizeof *t);
+    memset(v, 0, sizeof *v);
+    v->result = TB_ATTEST_INVALID;
+    tb_attest_evidence_collateral c;
+    int rc = tb_attest_evidence_prepare(kind, evidence, len, src, now, &c, err);
+    t->fetch_ns = c.fetch_ns;
+    t->failed = c.failed;
+    if (rc < 0)
+        return -1;
+    t->from_cache = c.from_cache;
+    timed_verify(&c, evidence, len, now, policy, v, t);
+    if (c.from_cache && (v->result == TB_ATTEST_INVALID || v->result == TB_ATTEST_EXPIRED))
+        refetch(kind, evidence, len, src, now, policy, &c, v, t); /* stale or poisoned */
+    t->not_kept = keep(&c, src, v, &t->not_kept_err) < 0;
+    tb_attest_evidence_collateral_clear(&c);
+    return v->result == TB_ATTEST_ACCEPTED ? 0 : -1;
 }
 
 int tb_attest_evidence_check(tb_tee kind, const uint8_t *evidence, size_t len,
@@ -349,36 +462,10 @@ int tb_attest_evidence_check(tb_tee kind, const uint8_t *evidence, size_t len,
                              const tb_attest_policy *policy, tb_attest_evidence_verdict *v,
                              int *prepared, tb_err *err)
 {
-    memset(v, 0, sizeof *v);
-    v->result = TB_ATTEST_INVALID;
-    *prepared = 0;
-    tb_attest_evidence_collateral c;
-    if (tb_attest_evidence_prepare(kind, evidence, len, src, now, &c, err) < 0)
-        return -1;
-    *prepared = 1;
-    tb_attest_evidence_verify(&c, evidence, len, now, policy, v);
-    if (c.from_cache && (v->result == TB_ATTEST_INVALID || v->result == TB_ATTEST_EXPIRED)) {
-        /* stale or poisoned: fetched again once */
-        tb_attest_collateral_source again = *src;
-        again.fetch.no_cache = 1;
-        tb_attest_evidence_collateral fresh;
-        tb_err e;
-        if (tb_attest_evidence_prepare(kind, evidence, len, &again, now, &fresh, &e) == 0) {
-            tb_attest_evidence_collateral_clear(&c);
-            c = fresh;
-            tb_attest_evidence_verify(&c, evidence, len, now, policy, v);
-        } else { /* the cached verdict stands; say why */
-            char *r = v->family == TB_TEE_FAMILY_SNP ? v->snp.reason : v->tdx.reason;
-            size_t cap =
-                v->family == TB_TEE_FAMILY_SNP ? sizeof v->snp.reason : sizeof v->tdx.reason;
-            size_t k = strlen(r);
-            snprintf(r + k, cap - k, " (with cached collateral; fetching it again failed: %s)",
-                     e.msg);
-        }
-    }
-    tb_attest_evidence_keep(&c, src, v);
-    tb_attest_evidence_collateral_clear(&c);
-    return v->result == TB_ATTEST_ACCEPTED ? 0 : -1;
+    tb_attest_check_trace t;
+    int rc = tb_attest_evidence_check_traced(kind, evidence, len, src, now, policy, v, &t, err);
+    *prepared = t.failed == TB_ATTEST_PREP_OK;
+    return rc;
 }
 
 /* ------------------------------------------------------------ timing */

@@ -5,16 +5,21 @@
  *   read                 the evidence's report data and SIMULATED marker (parse only);
  *   prepare              what verifying the evidence needs, for its kind: TDX collateral
  *                        (a file or folder, a PCS/PCCS through attest's cache, or the
- *                        SIMULATED PKI's) and root; SEV-SNP certificates (a folder, the KDS
+ *                        SIMULATED PKI's) and root (before a PCCS is asked: no round trip
+ *                        for a root that cannot be loaded); SEV-SNP certificates (a folder, the KDS
  *                        through attest's cache, or the SIMULATED PKI's) and ARK;
  *   verify               evidence + prepared collateral + policy -> verdict (the pure
  *                        verifiers, tb_tdx_verify and tb_snp_verify);
  *   keep                 fetched collateral into the cache, once it verified the evidence;
  *   check                prepare, verify, keep -- a cached collateral that fails is fetched
- *                        again once, never served as valid;
+ *                        again once, never served as valid; check_traced also says what it
+ *                        did (fetch and verify times, cache, refetch, what failed: the
+ *                        evidence, the collateral or the root);
  *   time                 attest/common/timing's loop (from scratch, prepared) on prepared
- * collateral. The notary (notary/tee), the suite's attest workload and `attest quote|bench` go
- * through it instead of each switching over the kinds.
+ * collateral. The notary (notary/tee), the suite's attest workload, `attest quote|bench`,
+ * `attest verify` (SEV-SNP: cli/attest_snp) and tb_tdx_verify_quote (`attest verify` for TDX,
+ * tlsn/tee) go through it instead of each switching over the kinds: the fetch, cache and
+ * refetch policy is here, once.
  *
  * Invariants: a SIMULATED provider's state (its PKI) is read or made once, at open;
  * tb_attest_evidence_get may be called from many threads at once (configfs-tsm requests
@@ -73,6 +78,18 @@ typedef struct tb_attest_collateral_source {
                                    TDX: no_cache makes the collateral fresh, kept nowhere) */
 } tb_attest_collateral_source;
 
+/* What preparing collateral failed at. */
+typedef enum tb_attest_prep_fail {
+    TB_ATTEST_PREP_OK = 0,
+    TB_ATTEST_PREP_PARSE,      /* the evidence, read for a PCCS's or the KDS's key: no quote
+                                  or report */
+    TB_ATTEST_PREP_KEY,        /* the evidence gives no key: a TDX quote's PCK chain no FMSPC
+                                  and CA, an SEV-SNP report no product */
+    TB_ATTEST_PREP_COLLATERAL, /* the collateral could not be loaded, made or fetched */
+    TB_ATTEST_PREP_ROOT,       /* the trusted root (TDX's CA, SEV-SNP's ARK) could not be
+                                  loaded */
+} tb_attest_prep_fail;
+
 /* What verifying one piece of evidence needs, prepared (the caller's struct). */
 typedef struct tb_attest_evidence_collateral {
     tb_tee kind;
@@ -84,12 +101,15 @@ typedef struct tb_attest_evidence_collateral {
     tb_snp_certs certs;    /* SEV-SNP: ARK, ASK, VCEK, CRL */
     uint8_t *ark;          /* SEV-SNP: the trusted ARK (DER); NULL: AMD's built-in */
     size_t ark_len;
-    int fetched;            /* pccs, kds: from the network (else the cache) */
-    int from_cache;         /* pccs, kds: from attest's cache */
-    char fmspc[13];         /* pccs: the cache's key */
-    const char *ca;         /* pccs: "processor" or "platform" */
-    tb_snp_report report;   /* kds: the report the certificates are for */
-    tb_snp_product product; /* kds: its product */
+    int fetched;                /* pccs, kds: from the network (else the cache) */
+    int from_cache;             /* pccs, kds: from attest's cache */
+    char fmspc[13];             /* pccs: the cache's key */
+    const char *ca;             /* pccs: "processor" or "platform" */
+    tb_snp_report report;       /* kds: the report the certificates are for */
+    tb_snp_product product;     /* kds: its product */
+    uint64_t fetch_ns;          /* getting the collateral (loading, making or fetching it; not
+                                   the root), also when that failed */
+    tb_attest_prep_fail failed; /* preparing failed: at what (kept when out is cleared) */
 } tb_attest_evidence_collateral;
 
 /* The collateral of kind's evidence from src at now. The evidence is read only for a PCCS
@@ -126,7 +146,7 @@ int tb_attest_evidence_verify(const tb_attest_evidence_collateral *c, const uint
                               tb_attest_evidence_verdict *v);
 /* Fetched collateral (c->fetched) into attest's cache for src when v says it verified the
    evidence (TDX: ACCEPTED or REFUSED; SEV-SNP: not INVALID); a cache that cannot be
-   written only costs the next verifier a fetch. */
+   written only costs the next verifier a fetch (check_traced says so, in not_kept). */
 void tb_attest_evidence_keep(const tb_attest_evidence_collateral *c,
                              const tb_attest_collateral_source *src,
                              const tb_attest_evidence_verdict *v);
@@ -139,6 +159,25 @@ int tb_attest_evidence_check(tb_tee kind, const uint8_t *evidence, size_t len,
                              const tb_attest_collateral_source *src, int64_t now,
                              const tb_attest_policy *policy, tb_attest_evidence_verdict *v,
                              int *prepared, tb_err *err);
+
+/* What a check did (tb_attest_evidence_check_traced). */
+typedef struct tb_attest_check_trace {
+    uint64_t fetch_ns;          /* getting the collateral, every try (not the root) */
+    uint64_t verify_ns;         /* the verification(s) */
+    int from_cache;             /* the verdict came from cached collateral */
+    int refetched;              /* cached collateral failed; fetched again, verified again */
+    tb_attest_prep_fail failed; /* preparing failed at (OK: prepared) */
+    int refetch_failed;         /* fetching it again failed: refetch_err says why */
+    tb_err refetch_err;
+    int not_kept; /* fetched, verified, not cached: not_kept_err says why */
+    tb_err not_kept_err;
+} tb_attest_check_trace;
+/* tb_attest_evidence_check, and what it did into *trace (NULL: nothing); when preparing
+   failed, err has the reason unwrapped and trace->failed what failed. */
+int tb_attest_evidence_check_traced(tb_tee kind, const uint8_t *evidence, size_t len,
+                                    const tb_attest_collateral_source *src, int64_t now,
+                                    const tb_attest_policy *policy, tb_attest_evidence_verdict *v,
+                                    tb_attest_check_trace *trace, tb_err *err);
 
 /* attest/common/timing's loop (tb_attest_time_verify) over evidence with prepared collateral c
    (TDX from scratch parses c's JSON, made once before the loop when c has none). */

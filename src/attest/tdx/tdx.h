@@ -302,7 +302,7 @@ int tb_tdx_pccs_fetch(const char *base_url, const char *fmspc, const char *ca, l
 /* The collateral cache: <dir>/collateral/<FMSPC>-<ca>-<source hash>.json (dcap-qvl
  * format), keyed by where the collateral came from (source: a PCCS base URL, trailing
  * '/' ignored; "sim" for simulated collateral), the FMSPC (hex) and the PCK CA. Only
- * collateral that verified a quote may be put (tb_tdx_verify_quote does so).
+ * collateral that verified a quote may be put (attest/common/evidence does so).
  * tb_attest_cache_get returns 1 (hit: *out filled) when the entry exists and every
  * nextUpdate is after now; 0 on a miss (absent, unreadable or stale); -1 on a bad key. */
 int tb_attest_cache_get(const char *dir, const char *source, const char *fmspc, const char *ca,
@@ -324,10 +324,12 @@ typedef struct tb_tdx_timing {
  * URL, or "sim" / "sim:DIR" (SIMULATED collateral generated in process from the sim
  * PKI; the root then defaults to the sim root). root_path NULL = built-in Intel root
  * (or sim root for "sim"). policy NULL = default policy. fetch NULL = defaults.
- * A PCCS source goes through the cache (keyed by the URL, the quote's FMSPC and CA):
- * a hit is verified like a fetch; when cached collateral gives an INVALID verdict it is
- * fetched again once and the fresh verdict counts; fetched collateral is cached only
- * after it verified the quote (ACCEPTED or REFUSED), never before.
+ * It is attest/common/evidence's check (tb_attest_evidence_check_traced): a PCCS source
+ * goes through the cache (keyed by the URL, the quote's FMSPC and CA): a hit is verified
+ * like a fetch; when cached collateral gives an INVALID or EXPIRED verdict it is fetched
+ * again once and the fresh verdict counts; fetched collateral is cached only after it
+ * verified the quote (ACCEPTED or REFUSED), never before; the root is loaded before a PCCS
+ * is asked. t (NULL: none): the collateral's fetch time (not the root's), the verify time.
  * Returns 0 when ACCEPTED; -1 otherwise: *v says why when verification ran (v->result
  * INVALID/REFUSED; bytes that are no quote: INVALID at TB_TDX_STEP_PARSE), else err
  * (collateral or root could not be loaded; then v->result is INVALID, step NONE). */
