@@ -632,7 +632,7 @@ static int cmd_collateral(int argc, char **argv)
 
 typedef struct quote_args {
     const char *hex, *file, *out;
-    tb_tdx_quote_opts qo;
+    tb_attest_get_opts qo;
     tb_tee kind;
 } quote_args;
 
@@ -663,7 +663,7 @@ static int cmd_quote(int argc, char **argv)
     if (done != CLI_FLAGS_GO)
         return done;
     const char *hex = a.hex, *file = a.file, *out = a.out;
-    tb_tdx_quote_opts qo = a.qo;
+    tb_attest_get_opts qo = a.qo;
     tb_tee kind = a.kind;
     if (!!hex == !!file)
         return usage_fail(cmd, "want one of --report-data HEX or --report-data-file FILE");

@@ -13,6 +13,7 @@
 
 #include <openssl/evp.h>
 
+#include "attest/common/evidence.h"
 #include "attest_test_util.h"
 #include "base/file.h"
 
@@ -81,11 +82,11 @@ static void test_sim_state_created_once(void **state)
     snprintf(intel, sizeof intel, "%s/tdx/intel-sgx-root-ca.pem", testdata());
     assert_int_equal(tb_tdx_verify_quote(q, n, src, intel, now, NULL, NULL, &v, &t, &e), -1);
     assert_int_equal(v.step, TB_TDX_STEP_PCK_CHAIN);
-    /* tb_tdx_get_quote with options. */
-    tb_tdx_quote_opts qo = {.sim_dir = sim, .sim_debug = 1};
+    /* tb_attest_get_evidence with options. */
+    tb_attest_get_opts qo = {.sim_dir = sim, .sim_debug = 1};
     uint8_t *q2;
     size_t n2;
-    assert_int_equal(tb_tdx_get_quote(TB_TEE_SIM, rd, &qo, &q2, &n2, &e), 0);
+    assert_int_equal(tb_attest_get_evidence(TB_TEE_SIM, rd, &qo, &q2, &n2, &e), 0);
     assert_int_equal(tb_tdx_quote_parse(q2, n2, &pq, &e), 0);
     assert_true(tb_tdx_quote_is_debug(pq));
     tb_tdx_quote_free(pq);

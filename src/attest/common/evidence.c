@@ -495,3 +495,17 @@ int tb_attest_evidence_time(const tb_attest_evidence_collateral *c, const uint8_
     free(made);
     return rc;
 }
+
+int tb_attest_get_evidence(tb_tee kind, const uint8_t rd[64], const tb_attest_get_opts *opts,
+                           uint8_t **quote, size_t *len, tb_err *err)
+{
+    tb_attest_get_opts def = {0};
+    if (!opts)
+        opts = &def;
+    tb_attest_evidence *ev;
+    if (tb_attest_evidence_open(kind, opts->sim_dir, opts->tsm_root, &ev, err) < 0)
+        return -1;
+    int rc = tb_attest_evidence_get_debug(ev, rd, opts->sim_debug, quote, len, err);
+    tb_attest_evidence_close(ev);
+    return rc;
+}

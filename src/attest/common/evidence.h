@@ -185,4 +185,20 @@ int tb_attest_evidence_time(const tb_attest_evidence_collateral *c, const uint8_
                             size_t len, int64_t now, tb_attest_way way,
                             const tb_attest_timing_opts *o, tb_attest_timed *out, tb_err *err);
 
+/* Options for getting one piece of evidence; a NULL pointer means all defaults. */
+typedef struct tb_attest_get_opts {
+    const char *sim_dir;  /* sim state; NULL: $TEEBENCH_SIM_DIR, else
+                             $XDG_CACHE_HOME/teebench/sim, else ~/.cache/teebench/sim */
+    int sim_debug;        /* sim: set the DEBUG attribute in the TD report */
+    const char *tsm_root; /* tsm: NULL = /sys/kernel/config/tsm/report */
+} tb_attest_get_opts;
+
+/* Gets one piece of evidence -- a TDX quote, or an SEV-SNP report for the SEV-SNP kinds --
+ * binding 64 bytes of report data, from the provider of kind opened for it (base/tee.h: tdx and snp
+ * from configfs-tsm, sim and sim-snp SIMULATED; `--provider` names: tb_tee_provider). TB_TEE_NONE
+ * is refused. *quote is malloc'd (caller frees). */
+int tb_attest_get_evidence(tb_tee kind, const uint8_t report_data[64],
+                           const tb_attest_get_opts *opts, uint8_t **quote, size_t *len,
+                           tb_err *err);
+
 #endif

@@ -1,5 +1,4 @@
-/* attest/tdx/tdx: the one-call helpers: get a quote from a provider (attest/common/evidence's,
- * opened for one quote), and verify a quote against a collateral file, a PCCS URL or the
+/* attest/tdx/tdx: the one-call helpers: verify a quote against a collateral file, a PCCS URL or the
  * simulated PKI (`attest verify`, tlsn/tee); plus the quote's FMSPC, CA and chain subjects.
  * They only glue the layers: tb_tdx_verify_quote is attest/common/evidence's check
  * (tb_attest_evidence_check_traced) with its source told apart by its syntax, and its answer
@@ -13,20 +12,6 @@
 
 #include "attest/common/evidence.h"
 #include "base/hex.h"
-
-int tb_tdx_get_quote(tb_tee kind, const uint8_t rd[64], const tb_tdx_quote_opts *opts,
-                     uint8_t **quote, size_t *len, tb_err *err)
-{
-    tb_tdx_quote_opts def = {0};
-    if (!opts)
-        opts = &def;
-    tb_attest_evidence *ev;
-    if (tb_attest_evidence_open(kind, opts->sim_dir, opts->tsm_root, &ev, err) < 0)
-        return -1;
-    int rc = tb_attest_evidence_get_debug(ev, rd, opts->sim_debug, quote, len, err);
-    tb_attest_evidence_close(ev);
-    return rc;
-}
 
 int tb_tdx_quote_fmspc_ca(const tb_tdx_quote *q, char fmspc[13], const char **ca, tb_err *err)
 {

@@ -244,20 +244,6 @@ int tb_tdx_verify(const uint8_t *quote, size_t len, const tb_tdx_collateral *c, 
 
 /* ---------------------------------------------------------------- providers */
 
-/* Options for getting a quote; a NULL pointer means all defaults. */
-typedef struct tb_tdx_quote_opts {
-    const char *sim_dir;  /* sim state; NULL: $TEEBENCH_SIM_DIR, else
-                             $XDG_CACHE_HOME/teebench/sim, else ~/.cache/teebench/sim */
-    int sim_debug;        /* sim: set the DEBUG attribute in the TD report */
-    const char *tsm_root; /* tsm: NULL = /sys/kernel/config/tsm/report */
-} tb_tdx_quote_opts;
-
-/* Gets a quote (an SEV-SNP report for the SEV-SNP kinds) binding 64 bytes of report
- * data from the provider of kind (base/tee.h: tdx and snp from configfs-tsm, sim and
- * sim-snp SIMULATED; `--provider` names: tb_tee_provider). TB_TEE_NONE is refused.
- * *quote is malloc'd (caller frees). */
-int tb_tdx_get_quote(tb_tee kind, const uint8_t report_data[64], const tb_tdx_quote_opts *opts,
-                     uint8_t **quote, size_t *len, tb_err *err);
 /* A quote from configfs-tsm under tsm_root (NULL: /sys/kernel/config/tsm/report). */
 int tb_tdx_tsm_get_quote(const char *tsm_root, const uint8_t report_data[64], uint8_t **quote,
                          size_t *len, tb_err *err);
