@@ -50,9 +50,9 @@ static void usage(FILE *f, const cli_cmd *c)
            "round trips. The servers run where the figures are wanted (the environment under\n"
            "test): the echo server on PORT (TCP and UDP), one `iperf3 -s` per client process on\n"
            "PORT+1, PORT+2, ...\n"
-           "  tcp   iperf3 -P N for each N of --streams: bits received per second; iperf3 before\n"
-           "        3.16 runs one process in one thread, so N streams go to up to one process\n"
-           "        per CPU (--procs), their receivers summed\n"
+           "  tcp   iperf3 -P N for each N of --streams: bits received per second; an iperf3\n"
+           "        that runs a process's streams in one thread (probed before the runs) gets\n"
+           "        N streams over up to one process per CPU (--procs), receivers summed\n"
            "  udp   iperf3 -u -b R -l SIZE for each size: bits received per second and the %% of\n"
            "        datagrams lost (-b 0: as fast as the sender can)\n"
            "  rtt   8-byte requests and their echo over TCP and over UDP, one at a time: p50\n"
@@ -80,7 +80,7 @@ static const cli_flag net_flag_table[] = {
     CLI_SETTING("streams", cli_wl_flags, set, "LIST", "TCP stream counts (default 1,4)"),
     CLI_SETTING("procs", cli_wl_flags, set, "N",
                 "iperf3 processes for N streams at most (default 0: one per CPU;\n"
-                "from iperf3 3.16 on one process, its threads)"),
+                "one when iperf3 is probed to run streams in threads)"),
     CLI_SETTING("udp-sizes", cli_wl_flags, set, "LIST",
                 "UDP datagram bytes (default 64,1472: 1472 fills a 1500-byte\n"
                 "Ethernet frame with IPv4)"),
