@@ -1,6 +1,7 @@
 /* embed: the one way bytes from the source tree get into the binary -- the
- * trusted roots of data/roots/ (attest/common/root, attest/snp/roots) and the fixture
- * documents of testdata/fixture/ (serve/fixture).
+ * trusted roots of data/roots/ (attest/common/root, attest/snp/roots), the fixture
+ * documents of testdata/fixture/ (serve/fixture) and the TLSNotary party's page and
+ * script of src/tlsn/pages/ (tlsn/session).
  *
  * TB_EMBED(sym, "data/roots/x.der") at file scope has the assembler include the
  * file byte for byte (.incbin, resolved against TEEBENCH_SOURCE_DIR at compile

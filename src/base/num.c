@@ -1,8 +1,10 @@
 /* num: strict numbers in a range (see num.h). strtoull (an integer's digits, its
  * sign read here) and strtod do the conversion; what they would also accept (leading
  * blanks, hex, inf, nan, a '-' that strtoull negates) is refused before they see it.
- * Used by cli/opt (every flag), workloads/param (every setting), bench/run's
- * settings, benchcsv's cells, kv serve's ports, report's #N and vm/spec's sizes. */
+ * Used by cli/opt (every flag), workloads/param (every setting, and the sizes of
+ * memory and storage), kv's HOST:PORT and redis-benchmark's cells, bench/run's
+ * settings, benchcsv's cells, kv serve's ports, report's #N and memory fact, and
+ * vm/spec's sizes. */
 #include "base/num.h"
 
 #include <errno.h>

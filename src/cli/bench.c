@@ -3,7 +3,7 @@
  * Options come from the environment (the source benchmark script's variable
  * names), overridden by flags (the same names, lower case, dashes: --iterations,
  * --benchmark-modes, ...). SIGINT/SIGTERM during a run set the stop flag
- * (cli/wl_run's, the one of every command): the current client is killed, the servers stopped, the
+ * (cli/stop's, the one of every command): the current client is killed, the servers stopped, the
  * rows done so far stay in results.csv, the summary is written, and the exit code is 130. */
 #include "cli/cli.h"
 #include "cli/flags.h"
@@ -21,7 +21,7 @@
 #include "bench/run.h"
 #include "cli/bench_tlsn.h"
 #include "cli/json.h"
-#include "cli/wl_run.h"
+#include "cli/stop.h"
 
 #define SCHEMA_NOTARY "teebench-bench-notary/1"
 #define SCHEMA_SUMMARY "teebench-bench-summary/1"
@@ -274,11 +274,11 @@ static int bench_main(int argc, char **argv, cli_bench_tlsn *tlsn)
         return notary_fail(json, 1, err.msg);
 
     struct sigaction old_int, old_term;
-    cli_wl_stop_catch(&old_int, &old_term);
+    cli_stop_catch(&old_int, &old_term);
     tb_bench_outcome oc;
     progress_ctx pc = {.iterations = c.iterations, .f = json ? stderr : stdout};
-    int rc = tb_bench_run(&c, cli_wl_stop_flag(), on_progress, &pc, &oc, &err);
-    cli_wl_stop_restore(&old_int, &old_term);
+    int rc = tb_bench_run(&c, cli_stop_flag(), on_progress, &pc, &oc, &err);
+    cli_stop_restore(&old_int, &old_term);
     if (json) {
         int prc = print_notary_json(&c, &oc, rc, &err);
         if (prc)

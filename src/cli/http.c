@@ -4,7 +4,7 @@
  * --cacert, --connect, --server-log), builds the request bytes once, checks that
  * the target accepts connections, runs the engine (load/load.h) and prints wrk
  * 4.x's text layout line for line, or one JSON document with --json.
- * SIGINT (not SIGTERM, as wrk) sets the stop flag (cli/wl_run's), which the engine's
+ * SIGINT (not SIGTERM, as wrk) sets the stop flag (cli/stop's), which the engine's
  * threads read every 100 ms: the run ends early and is printed. */
 #include <ctype.h>
 #include <jansson.h>
@@ -25,7 +25,7 @@
 #include "cli/flags.h"
 #include "cli/json.h"
 #include "cli/opt.h"
-#include "cli/wl_run.h"
+#include "cli/stop.h"
 #include "load/load.h"
 #include "load/logcount.h"
 #include "load/script.h"
@@ -659,7 +659,7 @@ static int prepare(const struct http_opts *o, struct http_run *h, tb_err *e)
     lo->timeout_ns = o->timeout_ms * 1000000ULL;
     lo->drain_ns = lo->timeout_ns < 2000000000ULL ? lo->timeout_ns : 2000000000ULL;
     lo->rate = o->rate;
-    lo->stop_flag = cli_wl_stop_flag();
+    lo->stop_flag = cli_stop_flag();
     return 0;
 }
 
@@ -687,7 +687,7 @@ static void start_banner(const struct http_opts *o, struct http_run *h)
  * (the caller clears it), or -1 with e. */
 static int run_load(struct http_run *h, tb_load_result *r, tb_err *e)
 {
-    cli_wl_stop_catch_sigint(NULL);
+    cli_stop_catch_sigint(NULL);
     int rc = tb_load_run(&h->lo, r, e);
     signal(SIGINT, SIG_DFL);
     tb_tls_ctx_free(h->tls);

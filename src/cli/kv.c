@@ -9,7 +9,7 @@
  * Text output prints each transport's tests as redis-benchmark finishes; --json prints
  * one teebench-kv/1 document at the end (`teebench results import` reads it).
  *
- * SIGINT/SIGTERM (cli/wl_run's stop flag): redis-benchmark's process group is killed, the
+ * SIGINT/SIGTERM (cli/stop's flag): redis-benchmark's process group is killed, the
  * server stopped, exit 130. */
 #include "cli/cli.h"
 #include "cli/flags.h"
@@ -24,6 +24,7 @@
 
 #include "cli/json.h"
 #include "base/num.h"
+#include "cli/stop.h"
 #include "cli/wl_run.h"
 #include "serve/pki.h"
 #include "workloads/kv.h"
@@ -189,7 +190,7 @@ static int bench(int argc, char **argv)
     tb_wl_kv_bench_version(&p, &run.sink, bv, sizeof bv);
     if (local &&
         tb_wl_kv_server_start(&p, p.tls && !p.tls_server[0], &run.sink, &srv, &skip, &err) < 0) {
-        int stopped = cli_wl_stopped();
+        int stopped = cli_stopped();
         rc = cli_wl_fail(&o, stopped ? 130 : 1, stopped ? "interrupted" : err.msg);
     } else {
         if (!o.json) {

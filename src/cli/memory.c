@@ -2,7 +2,7 @@
  * (workloads/memory runs sys/membench). Flags are the memory workload's parameters
  * (the suite's memory.* keys) with the standard profile's defaults; text output
  * prints each part as it ends, --json one teebench-memory/1 document at the end.
- * SIGINT/SIGTERM (cli/wl_run's stop flag): the part running stops, what finished is
+ * SIGINT/SIGTERM (cli/stop's flag): the part running stops, what finished is
  * printed, exit 130. */
 #include "cli/cli.h"
 #include "cli/flags.h"
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cli/json.h"
-#include "cli/wl_run.h"
+#include "cli/stop.h"
 #include "sys/membench.h"
 #include "workloads/memory.h"
 
@@ -175,19 +175,19 @@ int cmd_memory(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
-    cli_wl_stop_catch(NULL, NULL);
+    cli_stop_catch(NULL, NULL);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     json_t *doc = tb_wl_memory_doc(&a.p, ncpu > 0 ? (int)ncpu : 1);
     if (!doc)
         return cli_fail(CMD, "out of memory");
     size_t warned = 0;
-    for (int part = 0; part < TB_WL_MEM_PARTS && !cli_wl_stopped(); part++) {
+    for (int part = 0; part < TB_WL_MEM_PARTS && !cli_stopped(); part++) {
         if (!a.p.part[part])
             continue;
         tb_err e;
         int stopped = 0;
-        if (tb_wl_memory_run(&a.p, part, ncpu > 0 ? (int)ncpu : 1, cli_wl_stop_flag(), doc,
-                             &stopped, &e) < 0) {
+        if (tb_wl_memory_run(&a.p, part, ncpu > 0 ? (int)ncpu : 1, cli_stop_flag(), doc, &stopped,
+                             &e) < 0) {
             json_decref(doc);
             if (a.json)
                 return cli_json_fail(1, CMD, TB_WL_MEMORY_SCHEMA, "%s", e.msg);
@@ -200,7 +200,7 @@ int cmd_memory(int argc, char **argv)
             fprintf(stderr, "teebench: memory: warning: %s\n",
                     json_string_value(json_array_get(w, warned)));
     }
-    if (cli_wl_stopped()) {
+    if (cli_stopped()) {
         json_decref(doc);
         return cli_fail_code(130, CMD, "interrupted");
     }

@@ -8,7 +8,7 @@
  *
  * Files: iperf3's --json outputs go to a private temporary directory, removed at the
  * end. A daemon keeps DIR/serve.pid and DIR/serve.log (DIR private: base/file's rule).
- * SIGINT/SIGTERM set cli/wl_run's stop flag: the client stops, the servers end. */
+ * SIGINT/SIGTERM set cli/stop's flag: the client stops, the servers end. */
 #include "cli/cli.h"
 #include "cli/flags.h"
 
@@ -29,7 +29,7 @@
 #include "base/file.h"
 #include "cli/json.h"
 #include "cli/opt.h"
-#include "cli/wl_run.h"
+#include "cli/stop.h"
 #include "workloads/network.h"
 
 #define CMD "network"
@@ -50,9 +50,9 @@ static void usage(FILE *f, const cli_cmd *c)
            "round trips. The servers run where the figures are wanted (the environment under\n"
            "test): the echo server on PORT (TCP and UDP), one `iperf3 -s` per client process on\n"
            "PORT+1, PORT+2, ...\n"
-           "  tcp   iperf3 -P N for each N of --streams: bits received per second; iperf3 before\n"
-           "        3.16 runs one process in one thread, so N streams go to up to one process\n"
-           "        per CPU (--procs), their receivers summed\n"
+           "  tcp   iperf3 -P N for each N of --streams: bits received per second; an iperf3\n"
+           "        that runs a process's streams in one thread (probed before the runs) gets\n"
+           "        N streams over up to one process per CPU (--procs), receivers summed\n"
            "  udp   iperf3 -u -b R -l SIZE for each size: bits received per second and the %% of\n"
            "        datagrams lost (-b 0: as fast as the sender can)\n"
            "  rtt   8-byte requests and their echo over TCP and over UDP, one at a time: p50\n"
@@ -80,7 +80,7 @@ static const cli_flag net_flag_table[] = {
     CLI_SETTING("streams", cli_wl_flags, set, "LIST", "TCP stream counts (default 1,4)"),
     CLI_SETTING("procs", cli_wl_flags, set, "N",
                 "iperf3 processes for N streams at most (default 0: one per CPU;\n"
-                "from iperf3 3.16 on one process, its threads)"),
+                "one when iperf3 is probed to run streams in threads)"),
     CLI_SETTING("udp-sizes", cli_wl_flags, set, "LIST",
                 "UDP datagram bytes (default 64,1472: 1472 fills a 1500-byte\n"
                 "Ethernet frame with IPv4)"),
@@ -205,10 +205,8 @@ typedef struct net_run {
 static int prepare(net_args *a, net_run *r, tb_err *err)
 {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    r->ctx = (tb_wl_net_ctx){.host = r->host,
-                             .ncpu = ncpu > 0 ? (int)ncpu : 1,
-                             .stop = cli_wl_stop_flag(),
-                             .dir = r->dir};
+    r->ctx = (tb_wl_net_ctx){
+        .host = r->host, .ncpu = ncpu > 0 ? (int)ncpu : 1, .stop = cli_stop_flag(), .dir = r->dir};
     if ((r->ctx.dir_fd = temp_dir(r->dir, sizeof r->dir, err)) < 0)
         return -1;
     int want = a->p.test[TB_WL_NET_TCP] || a->p.test[TB_WL_NET_UDP];
@@ -237,7 +235,7 @@ static int run_all(net_args *a, net_run *r, json_t *doc, int *measured, tb_err *
 {
     json_t *skipped = json_array();
     json_object_set_new(doc, "skipped", skipped);
-    for (int t = 0; t < TB_WL_NET_TESTS && !cli_wl_stopped(); t++) {
+    for (int t = 0; t < TB_WL_NET_TESTS && !cli_stopped(); t++) {
         if (!a->p.test[t])
             continue;
         if (t != TB_WL_NET_RTT && !r->have_iperf3) {
@@ -250,7 +248,7 @@ static int run_all(net_args *a, net_run *r, json_t *doc, int *measured, tb_err *
             continue;
         }
         int cases = t == TB_WL_NET_TCP ? a->p.n_streams : t == TB_WL_NET_UDP ? a->p.n_udp : 2;
-        for (int i = 0; i < cases && !cli_wl_stopped(); i++) {
+        for (int i = 0; i < cases && !cli_stopped(); i++) {
             int stopped = 0;
             if (tb_wl_network_run(&a->p, &r->ctx, t, i, doc, &stopped, err) < 0)
                 return -1;
@@ -271,7 +269,7 @@ static int client(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0)
         return rc;
-    cli_wl_stop_catch(NULL, NULL);
+    cli_stop_catch(NULL, NULL);
     net_run r;
     memset(&r, 0, sizeof r);
     tb_err err;
@@ -294,13 +292,13 @@ static int client(int argc, char **argv)
         rc = tb_errf(&err, "%s", se.msg);
     if (r.dir[0])
         remove_temp(r.ctx.dir_fd, r.dir);
-    if (rc == 0 && cli_wl_stopped())
+    if (rc == 0 && cli_stopped())
         rc = tb_errf(&err, "interrupted");
     if (rc == 0 && !measured)
         rc = tb_errf(&err, "%s", r.iperf3_why.msg[0] ? r.iperf3_why.msg : "nothing measured");
     if (rc < 0) {
         json_decref(doc);
-        int code = cli_wl_stopped() ? 130 : 1;
+        int code = cli_stopped() ? 130 : 1;
         return a.json ? cli_json_fail(code, CMD, TB_WL_NETWORK_SCHEMA, "%s", err.msg)
                       : cli_fail_code(code, CMD, "%s", err.msg);
     }
@@ -392,7 +390,7 @@ static int serve_here(const serve_args *a, int out, int *said)
         /* nobody listens for the line: serve anyway */
     }
     *said = 1;
-    int rc = tb_wl_net_server_serve(&s, cli_wl_stop_flag(), &e);
+    int rc = tb_wl_net_server_serve(&s, cli_stop_flag(), &e);
     tb_wl_net_server_stop(&s);
     if (rc < 0)
         return cli_fail(SCMD, "%s", e.msg);
@@ -449,7 +447,7 @@ static int serve_daemon(const serve_args *a)
         dup2(log, STDERR_FILENO);
         close(pfd[1]);
         close(null);
-        int rc = tb_wl_net_server_serve(&s, cli_wl_stop_flag(), &e);
+        int rc = tb_wl_net_server_serve(&s, cli_stop_flag(), &e);
         tb_wl_net_server_stop(&s);
         if (rc < 0)
             fprintf(stderr, "teebench: network: serve: %s\n", e.msg);
@@ -574,7 +572,7 @@ static int serve(int argc, char **argv)
         return rc;
     if (a.stop)
         return serve_stop(&a);
-    cli_wl_stop_catch(NULL, NULL);
+    cli_stop_catch(NULL, NULL);
     if (a.daemon)
         return serve_daemon(&a);
     if (a.dir) {

@@ -4,9 +4,12 @@
  * (report/report): a self-contained HTML file, or markdown with its charts as SVG
  * files beside it. Prints the path it wrote.
  *
- * cli_resolve_ref() is the one place that turns an argument into a record: a file (read, not
- * stored) or a run id / label / id prefix in the results store. Files are written
- * atomically (SVGs first, the page last), so a failed run leaves no half-written page. */
+ * cli_resolve_ref() (cli/ref.c) is the one place that turns an argument into a record: a
+ * file (read, not stored) or a run id / label / id prefix in the results store. Files are
+ * written atomically (SVGs first, the page last), so a failed run leaves no half-written
+ * page. The page's date is SOURCE_DATE_EPOCH's when it is set and not empty (reproducible
+ * pages), now otherwise; a value that is not whole seconds since 1970 is refused before
+ * anything is read, as reproducible-builds.org's specification asks of a malformed one. */
 #include "cli/cli.h"
 #include "cli/flags.h"
 
@@ -47,12 +50,6 @@ static void usage(FILE *f, const cli_cmd *c)
     cli_flags_help(f, c);
 }
 
-/* The record an argument names (caller frees *out): the single place to teach
-   `report` new kinds of names. An existing path is read as a file (a result, an
-   http/syscall/probe --json output, a bench folder: record/import), without touching
-   any store; anything else is a run id, a label (its latest run) or a unique id
-   prefix in the results store (db: --db, else $TEEBENCH_DB, else the default path),
-   opened once on first need and never created by a report. 0, or -1 with err. */
 /* The index of the baseline named by spec among n records, or -1. */
 static long find_baseline(const char *spec, tb_record **r, size_t n)
 {
@@ -66,6 +63,23 @@ static long find_baseline(const char *spec, tb_record **r, size_t n)
         if (r[i]->label && !strcmp(r[i]->label, spec))
             return (long)i;
     return -1;
+}
+
+/* The latest date SOURCE_DATE_EPOCH may give: 9999-12-31T23:59:59Z, the last with a
+   four-digit year. */
+#define MAX_EPOCH 253402300799L
+
+/* The page's date into out (ISO 8601 UTC): SOURCE_DATE_EPOCH's (decimal seconds since
+   1970, 0 .. MAX_EPOCH) when it is set and not empty, else now. 0, or -1 when it is
+   set to anything else. */
+static int page_date(char *out, size_t n)
+{
+    const char *epoch = getenv("SOURCE_DATE_EPOCH");
+    long s = (long)time(NULL);
+    if (epoch && *epoch && tb_num_long(epoch, 0, MAX_EPOCH, &s) != TB_NUM_OK)
+        return -1;
+    tb_utc_iso8601(s, out, n);
+    return 0;
 }
 
 /* argv as one shell-readable line: arguments with other than [A-Za-z0-9_./=:,@%+-]
@@ -207,6 +221,12 @@ int cmd_report(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc)
         return rc < 0 ? 0 : rc;
+    char when[32];
+    if (page_date(when, sizeof when) < 0)
+        return cli_fail_code(2, CMD,
+                             "SOURCE_DATE_EPOCH '%.40s' is not whole seconds since 1970 "
+                             "(0 .. %ld)",
+                             getenv("SOURCE_DATE_EPOCH"), MAX_EPOCH);
     size_t n = (size_t)(argc - optind);
     tb_record **recs = calloc(n, sizeof *recs);
     tb_buf cmdline = {0};
@@ -232,10 +252,6 @@ int cmd_report(int argc, char **argv)
     if (!rc && command_line(argc, argv, &cmdline) < 0)
         rc = cli_fail(CMD, "out of memory");
     if (!rc) {
-        char when[32];
-        const char *epoch = getenv("SOURCE_DATE_EPOCH"); /* reproducible pages */
-        tb_utc_iso8601(epoch && *epoch ? strtoll(epoch, NULL, 10) : (int64_t)time(NULL), when,
-                       sizeof when);
         char dir[4096], stem[512];
         split_path(a.output, dir, sizeof dir, stem, sizeof stem);
         tb_page_opts o = {a.title, when, (const char *)cmdline.p, stem};

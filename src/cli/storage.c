@@ -7,7 +7,7 @@
  *
  * Files: a private work directory in $TMPDIR (fio's JSON and logs; also the place of
  * the test file unless --dir or --device names one), removed at the end (cli/wl_run).
- * SIGINT/SIGTERM (cli/wl_run's stop flag): fio's process group is killed, the test file
+ * SIGINT/SIGTERM (cli/stop's flag): fio's process group is killed, the test file
  * removed, exit 130. */
 #include "cli/cli.h"
 #include "cli/flags.h"
@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "cli/json.h"
+#include "cli/stop.h"
 #include "cli/wl_run.h"
 #include "stats/units.h"
 #include "workloads/storage.h"
@@ -160,7 +161,7 @@ int cmd_storage(int argc, char **argv)
     int skip = 0;
     json_t *runs = json_array();
     if (tb_wl_storage_open(&st, &p, &run.sink, &skip, &err) < 0) {
-        int stopped = cli_wl_stopped();
+        int stopped = cli_stopped();
         rc = cli_wl_fail(&o, stopped ? 130 : 1, stopped ? "interrupted" : err.msg);
     } else {
         if (!o.json)

@@ -10,7 +10,7 @@
  * object per event (--progress=jsonl, for a remote caller). A remote target's
  * events and lines are its text: printed with control characters escaped
  * (base/text), as every line here is. The summary table goes to stdout, or to stderr when the
- * result JSON goes to stdout (-o -). SIGINT/SIGTERM set the stop flag (cli/wl_run's), which
+ * result JSON goes to stdout (-o -). SIGINT/SIGTERM set the stop flag (cli/stop's), which
  * the suite reads: the run ends "interrupted" and the command exits 130. */
 #include "cli/cli.h"
 
@@ -34,7 +34,7 @@
 #include "base/text.h"
 #include "cli/flags.h"
 #include "cli/vm_flags.h"
-#include "cli/wl_run.h"
+#include "cli/stop.h"
 #include "compare/compare.h"
 #include "fleet/fleet.h"
 #include "record/record.h"
@@ -662,8 +662,8 @@ static void session_begin(session *ss, int progress)
     pthread_cond_init(&ss->pr.cv, &ca);
     pthread_condattr_destroy(&ca);
     ss->ticking = ss->pr.mode == PROG_TTY && pthread_create(&ss->tick, NULL, ticker, &ss->pr) == 0;
-    cli_wl_stop_catch(&ss->old_int, &ss->old_term);
-    ss->hooks = (tb_suite_hooks){.progress = on_event, .ctx = &ss->pr, .stop = cli_wl_stop_flag()};
+    cli_stop_catch(&ss->old_int, &ss->old_term);
+    ss->hooks = (tb_suite_hooks){.progress = on_event, .ctx = &ss->pr, .stop = cli_stop_flag()};
 }
 
 static void session_tag(session *ss, const char *name)
@@ -678,7 +678,7 @@ static void session_tag(session *ss, const char *name)
 
 static void session_end(session *ss)
 {
-    cli_wl_stop_restore(&ss->old_int, &ss->old_term);
+    cli_stop_restore(&ss->old_int, &ss->old_term);
     if (ss->ticking) {
         pthread_mutex_lock(&ss->pr.mu);
         ss->pr.quit = 1;
@@ -835,7 +835,7 @@ static int run_targets(suite_args *a, tb_suite_plan *p, session *ss)
     int failed = fc.failed || res.failed;
     tb_fleet_result_clear(&res);
     code = fc.code;
-    if (cli_wl_stopped() && code != 130)
+    if (cli_stopped() && code != 130)
         code = cli_fail_code(130, CMD, "interrupted");
     return code ? code : failed;
 }

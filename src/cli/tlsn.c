@@ -4,7 +4,7 @@
  * With --env the mode, target and limits come from the harness's variables
  * (BENCHMARK_MODE, TARGET_HOST, TARGET_PORT, TARGET_SERVER_NAME, TARGET_URI,
  * MAX_SENT_DATA, MAX_RECV_DATA, USE_FIXTURE_CA, FIXTURE_CA); flags win.
- * SIGINT/SIGTERM set the stop flag (cli/wl_run's): the session stops its Chromium
+ * SIGINT/SIGTERM set the stop flag (cli/stop's): the session stops its Chromium
  * processes and fails. */
 #include "cli/cli.h"
 #include "cli/flags.h"
@@ -22,7 +22,7 @@
 
 #include "base/file.h"
 #include "cli/opt.h"
-#include "cli/wl_run.h"
+#include "cli/stop.h"
 #include "tlsn/session.h"
 #include "tlsn/wasm.h"
 
@@ -310,11 +310,11 @@ static int cmd_session(int argc, char **argv)
             return cli_fail("tlsn session", "%s: cannot make a work directory", tmp);
         snprintf(c.work_dir, sizeof c.work_dir, "%s", tmp);
     }
-    cli_wl_stop_catch(NULL, NULL);
+    cli_stop_catch(NULL, NULL);
     if (verbose)
         c.log = log_line;
     tb_tlsn_session_result r;
-    int rc = tb_tlsn_session_run(&c, cli_wl_stop_flag(), &r, &err);
+    int rc = tb_tlsn_session_run(&c, cli_stop_flag(), &r, &err);
     print_result(&c, &r);
     fflush(stdout);
     if (out_json && r.out[TB_TLSN_VERIFIER]) {

@@ -1,6 +1,6 @@
 /* cli/vm_image: `teebench vm image` -- parses its flags, runs vm/image's build and
  * prints where the image is. SIGINT/SIGTERM while the build runs set the stop flag
- * (cli/wl_run's), which the build reads: it stops, and the command exits 130. */
+ * (cli/stop's), which the build reads: it stops, and the command exits 130. */
 #include "cli/cli.h"
 #include "cli/flags.h"
 
@@ -16,7 +16,7 @@
 
 #include "base/buf.h"
 #include "base/clock.h"
-#include "cli/wl_run.h"
+#include "cli/stop.h"
 #include "vm/image.h"
 #include "vm/vm.h"
 
@@ -165,14 +165,14 @@ int cli_vm_image(int argc, char **argv)
             r.stock ? ", stock" : "");
     fflush(stderr);
     struct sigaction old_int, old_term;
-    cli_wl_stop_catch(&old_int, &old_term);
+    cli_stop_catch(&old_int, &old_term);
     uint64_t t0 = tb_mono_ns();
     char log[1200];
-    int rc = tb_vm_image_build(&r, cli_wl_stop_flag(), log, sizeof log, &e);
-    cli_wl_stop_restore(&old_int, &old_term);
+    int rc = tb_vm_image_build(&r, cli_stop_flag(), log, sizeof log, &e);
+    cli_stop_restore(&old_int, &old_term);
     if (rc < 0)
-        return cli_wl_stopped() ? (cli_fail(CMD, "image: %s", e.msg), 130)
-                                : cli_fail(CMD, "image: %s", e.msg);
+        return cli_stopped() ? (cli_fail(CMD, "image: %s", e.msg), 130)
+                             : cli_fail(CMD, "image: %s", e.msg);
     if (stat(out, &sb) < 0)
         return cli_fail(CMD, "image: %s: %s", out, strerror(errno));
     printf("image %s: %s%s, %.0f MiB on disk (qcow2), built in %.0f s\n", out, d->name,

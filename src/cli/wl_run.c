@@ -8,51 +8,7 @@
 #include "base/clock.h"
 #include "cli/cli.h"
 #include "cli/json.h"
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    __atomic_store_n(&stop, 1, __ATOMIC_RELAXED); /* other threads (http's, suite's) read it */
-}
-
-/* The flag cleared, then on_signal for sig (no SA_RESTART: a wait wakes up). */
-static void catch_one(int sig, struct sigaction *old)
-{
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(sig, &sa, old);
-}
-
-void cli_wl_stop_catch(struct sigaction *old_int, struct sigaction *old_term)
-{
-    stop = 0;
-    catch_one(SIGINT, old_int);
-    catch_one(SIGTERM, old_term);
-}
-
-void cli_wl_stop_catch_sigint(struct sigaction *old_int)
-{
-    stop = 0;
-    catch_one(SIGINT, old_int);
-}
-
-void cli_wl_stop_restore(const struct sigaction *old_int, const struct sigaction *old_term)
-{
-    sigaction(SIGINT, old_int, NULL);
-    sigaction(SIGTERM, old_term, NULL);
-}
-
-const volatile sig_atomic_t *cli_wl_stop_flag(void)
-{
-    return &stop;
-}
-
-int cli_wl_stopped(void)
-{
-    return stop != 0;
-}
+#include "cli/stop.h"
 
 int cli_wl_fail(const cli_wl_out *o, int code, const char *msg)
 {
@@ -64,7 +20,7 @@ int cli_wl_fail(const cli_wl_out *o, int code, const char *msg)
 int cli_wl_take(const cli_wl_out *o, int rc, json_t *run, const tb_err *err, const char *skip_name,
                 json_t *runs)
 {
-    if (rc == TB_WL_CANCELLED || stop) {
+    if (rc == TB_WL_CANCELLED || cli_stopped()) {
         json_decref(run);
         return cli_wl_fail(o, 130, "interrupted");
     }
@@ -90,10 +46,10 @@ static void now_iso(char *out, size_t n)
 
 int cli_wl_run_begin(const char *cmd, cli_wl_run *r, tb_err *err)
 {
-    r->sink = (tb_wl_sink){.dir_fd = -1, .stop = &stop};
+    r->sink = (tb_wl_sink){.dir_fd = -1, .stop = cli_stop_flag()};
     if (tb_wl_workdir_open(cmd, r->work, sizeof r->work, &r->sink, err) < 0)
         return -1;
-    cli_wl_stop_catch(&r->old_int, &r->old_term);
+    cli_stop_catch(&r->old_int, &r->old_term);
     now_iso(r->started, sizeof r->started);
     return 0;
 }
@@ -111,6 +67,6 @@ int cli_wl_run_print(const char *cmd, const cli_wl_run *r, const char *schema, j
 
 void cli_wl_run_end(cli_wl_run *r)
 {
-    cli_wl_stop_restore(&r->old_int, &r->old_term);
+    cli_stop_restore(&r->old_int, &r->old_term);
     tb_wl_workdir_remove(&r->sink);
 }

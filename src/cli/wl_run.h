@@ -1,18 +1,13 @@
-/* cli/wl_run: what a workload's command (cli/memory, network, storage, kv) holds
- * around the workload. All four, and every other command that a signal stops
- * (bench, http, suite, tlsn session, vm image): the one stop flag, set by SIGINT and
- * SIGTERM once cli_wl_stop_catch has run -- by SIGINT alone for http, as wrk -- (the
- * work polls it; the command then says "interrupted" and exits 130, or, for http,
- * prints what it measured). storage and kv, which run their workload's parts one
- * after another in a private work directory: how they answer (cli_wl_out: a failure
- * as a line or, with --json, a document; each part's outcome, cli_wl_take) and a
- * cli_wl_run -- that directory (tb_wl_workdir, removed at the end), the handlers before
- * (put back at the end) and the start time for the --json document.
+/* cli/wl_run: what a workload's command holds around the workload. storage and kv,
+ * which run their workload's parts one after another in a private work directory: how
+ * they answer (cli_wl_out: a failure as a line or, with --json, a document; each part's
+ * outcome, cli_wl_take, "interrupted" and 130 once cli/stop's flag is set) and a
+ * cli_wl_run -- that directory (tb_wl_workdir, removed at the end), SIGINT and SIGTERM
+ * caught with cli/stop (the handlers before put back at the end) and the start time for
+ * the --json document.
  *
- * Global state: the stop flag (a volatile sig_atomic_t, cleared by the catch before
- * its handler is set, then written only by the handler): a process runs one command. What prints:
- * cli_wl_fail (stderr, or the --json document on stdout), cli_wl_take (a part's text on stdout) and
- * cli_wl_run_print (the document). */
+ * No state of its own. What prints: cli_wl_fail (stderr, or the --json document on
+ * stdout), cli_wl_take (a part's text on stdout) and cli_wl_run_print (the document). */
 #ifndef TB_CLI_WL_RUN_H
 #define TB_CLI_WL_RUN_H
 
@@ -22,19 +17,6 @@
 
 #include "base/err.h"
 #include "workloads/workload.h"
-
-/* The stop flag cleared, and from now on SIGINT and SIGTERM set it (no SA_RESTART:
-   a wait wakes up); the handlers before go to old_int and old_term (NULL: not
-   kept). */
-void cli_wl_stop_catch(struct sigaction *old_int, struct sigaction *old_term);
-/* The same for SIGINT alone (SIGTERM keeps its handler). */
-void cli_wl_stop_catch_sigint(struct sigaction *old_int);
-/* Puts back the handlers cli_wl_stop_catch kept. */
-void cli_wl_stop_restore(const struct sigaction *old_int, const struct sigaction *old_term);
-/* The stop flag, for a workload to poll. */
-const volatile sig_atomic_t *cli_wl_stop_flag(void);
-/* 1 once SIGINT or SIGTERM came, else 0. */
-int cli_wl_stopped(void);
 
 /* How a workload command answers: its name, its --json document's schema, --json
    given or not, and the text of one run's document (NULL: none). */
@@ -60,7 +42,7 @@ int cli_wl_take(const cli_wl_out *o, int rc, json_t *run, const tb_err *err, con
                 json_t *runs);
 
 typedef struct cli_wl_run {
-    tb_wl_sink sink;     /* dir_fd: the work directory; stop: the stop flag */
+    tb_wl_sink sink;     /* dir_fd: the work directory; stop: cli/stop's flag */
     char work[PATH_MAX]; /* the work directory's path */
     char started[40];    /* ISO 8601, UTC */
     struct sigaction old_int, old_term;

@@ -138,9 +138,10 @@ int fleet_network_from_here(const tb_suite_plan *p, const tb_remote_target *t,
     if (tb_remote_hostname(t, o, host, sizeof host, err) < 0)
         return -1;
     const tb_wl_network_params *np = tb_suite_plan_params(p, &tb_wl_network);
-    /* as many iperf3 servers as the clients here may use (an iperf3 before 3.16 carries a
-       process's streams in one thread; extra servers cost nothing); none when iperf3 is
-       missing here: tcp and udp are skipped then, and the host there needs none */
+    /* as many iperf3 servers as the clients here may use, counted as for an iperf3 that
+       carries a process's streams in one thread (the clients probe which kind theirs is
+       only later; extra servers cost nothing); none when iperf3 is missing here: tcp and
+       udp are skipped then, and the host there needs none */
     tb_err ie;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int k = tb_wl_network_have_iperf3(np->iperf3_bin, &ie) == 0

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/num.h"
 #include "report/svg.h"
 #include "sys/env.h"
 
@@ -2046,9 +2047,8 @@ static void env_memory(const ctx *x, size_t i, char *out, size_t len)
 {
     char m[64];
     fact(x->c->records[i]->env, "memory_bytes", m, sizeof m);
-    char *end = NULL;
-    double b = strtod(m, &end);
-    if (end != m && !*end && b > 0)
+    double b;
+    if (tb_num_double(m, 0, HUGE_VAL, &b) == TB_NUM_OK && b > 0)
         snprintf(out, len, "%.1f GiB", b / (1024.0 * 1024 * 1024));
     else
         snprintf(out, len, "unknown");

@@ -39,6 +39,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
+#include "base/num.h"
 #include "net/ev.h"
 #include "net/sock.h"
 #include "net/tls.h"
@@ -71,11 +72,9 @@ static int split_hostport(const char *v, char *host, size_t n, int *port)
     }
     if ((size_t)(he - h) >= n || he == h)
         return -1;
-    char *end;
-    errno = 0;
-    long p = strtol(colon + 1, &end, 10);
-    if (*end || errno || p < 1 || p > 65535 || colon[1] == '0' || colon[1] == '+' ||
-        colon[1] == '-')
+    long p;
+    /* a port starts with 1-9: no sign, no leading zero or blank */
+    if (colon[1] < '1' || colon[1] > '9' || tb_num_long(colon + 1, 1, 65535, &p) != TB_NUM_OK)
         return -1;
     memcpy(host, h, (size_t)(he - h));
     host[he - h] = 0;
@@ -541,10 +540,8 @@ int tb_wl_kv_parse_csv(const char *text, size_t len, const char *transport, json
                 json_object_set_new(t, keys[c], json_string(v));
                 continue;
             }
-            char *end;
-            errno = 0;
-            double x = strtod(v, &end);
-            if (end == v || *end || errno || !isfinite(x) || x < 0)
+            double x;
+            if (tb_num_double(v, 0, HUGE_VAL, &x) != TB_NUM_OK)
                 rc =
                     tb_errf(err, "redis-benchmark CSV: %s of %.20s is \"%.20s\", not a number >= 0",
                             cols[c], f[idx[0]], v);

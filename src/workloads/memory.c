@@ -16,8 +16,6 @@
 #include "workloads/internal.h"
 #include "workloads/memory.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -46,36 +44,13 @@ const char *tb_wl_memory_part_name(tb_wl_memory_part part)
 
 int tb_wl_memory_size_parse(const char *key, const char *v, uint64_t *out, tb_err *err)
 {
-    char *end;
-    errno = 0;
-    if (!isdigit((unsigned char)v[0]))
-        return tb_errf(err, "%s: '%.40s' is not a size (e.g. 4k, 64m, 1g)", key, v);
-    unsigned long long x = strtoull(v, &end, 10);
-    uint64_t mul = 1;
-    switch (tolower((unsigned char)*end)) {
-    case 'k':
-        mul = 1024;
-        break;
-    case 'm':
-        mul = MIB;
-        break;
-    case 'g':
-        mul = GIB;
-        break;
-    case 't':
-        mul = 1024 * GIB;
-        break;
-    }
-    if (mul > 1) {
-        end++;
-        if (!strcmp(end, "iB") || !strcmp(end, "ib") || !strcmp(end, "B") || !strcmp(end, "b"))
-            end += strlen(end);
-    }
-    if (errno || *end || x == 0)
-        return tb_errf(err, "%s: '%.40s' is not a size (e.g. 4k, 64m, 1g)", key, v);
-    if (x > UINT64_MAX / mul)
+    uint64_t x;
+    tb_num_status st = tb_wl_size(v, 0, UINT64_MAX, &x);
+    if (st == TB_NUM_RANGE)
         return tb_errf(err, "%s: %.40s is too large", key, v);
-    *out = (uint64_t)x * mul;
+    if (st != TB_NUM_OK || x == 0)
+        return tb_errf(err, "%s: '%.40s' is not a size (e.g. 4k, 64m, 1g)", key, v);
+    *out = x;
     return 0;
 }
 

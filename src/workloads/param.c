@@ -2,7 +2,7 @@
  * (workload.h: tb_wl_param) -- defaults per profile, one setting from its text,
  * the plan's JSON form; durations in whole seconds, lists of names (TB_WLP_NAMES) and
  * lists read token by token (TB_WLP_LIST) done by the table alone -- and the parsers a
- * custom parameter builds on.
+ * custom parameter builds on (seconds, integers, sizes in binary units, text).
  *
  * Invariants: a setting either succeeds whole or leaves the parameters as they
  * were (it works on a copy, which w->check must accept); defaults go through the
@@ -53,6 +53,28 @@ int tb_wl_parse_int(const char *key, const char *v, long lo, long hi, int *out, 
     default:
         return tb_errf(err, "%s: '%.40s' is not an integer", key, v);
     }
+}
+
+/* Each of the units k, m, g, t, bare or followed by iB, ib, B or b. */
+/* clang-format off */
+#define SIZE_UNIT(u, mul) {u, mul}, {u "iB", mul}, {u "ib", mul}, {u "B", mul}, {u "b", mul}
+/* clang-format on */
+
+static const tb_num_size_unit size_units[] = {
+    {"", 1},
+    SIZE_UNIT("k", 1ull << 10),
+    SIZE_UNIT("K", 1ull << 10),
+    SIZE_UNIT("m", 1ull << 20),
+    SIZE_UNIT("M", 1ull << 20),
+    SIZE_UNIT("g", 1ull << 30),
+    SIZE_UNIT("G", 1ull << 30),
+    SIZE_UNIT("t", 1ull << 40),
+    SIZE_UNIT("T", 1ull << 40),
+};
+
+tb_num_status tb_wl_size(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    return tb_num_size(v, size_units, sizeof size_units / sizeof size_units[0], lo, hi, out);
 }
 
 int tb_wl_parse_text(const char *key, const char *v, char *out, size_t n, tb_err *err)

@@ -100,28 +100,20 @@ const char *tb_wl_fio_engine_name(unsigned engine)
 int tb_wl_parse_size(const char *key, const char *v, long long lo, long long hi, long long *out,
                      tb_err *err)
 {
-    char *end;
-    errno = 0;
-    if (v[0] < '0' || v[0] > '9')
-        return tb_errf(err, "%s: '%.40s' is not a size (e.g. 64M, 1G)", key, v);
-    unsigned long long x = strtoull(v, &end, 10);
-    static const char units[] = "kmgt";
-    unsigned long long mul = 1;
-    if (*end) {
-        const char *u = strchr(units, end[0] | 0x20);
-        if (!u || (end[1] && strcmp(end + 1, "iB") && strcmp(end + 1, "B") &&
-                   strcmp(end + 1, "ib") && strcmp(end + 1, "b")))
-            return tb_errf(err, "%s: '%.40s' is not a size (e.g. 64M, 1G)", key, v);
-        mul = 1ull << (10 * (u - units + 1));
-    }
-    if (errno || x > (unsigned long long)hi / mul || (long long)(x * mul) < lo) {
+    uint64_t x;
+    switch (tb_wl_size(v, (uint64_t)lo, (uint64_t)hi, &x)) {
+    case TB_NUM_OK:
+        *out = (long long)x;
+        return 0;
+    case TB_NUM_RANGE: {
         char a[32], b[32];
         tb_wl_fmt_size(lo, a, sizeof a);
         tb_wl_fmt_size(hi, b, sizeof b);
         return tb_errf(err, "%s: %.40s is out of range (%s .. %s)", key, v, a, b);
     }
-    *out = (long long)(x * mul);
-    return 0;
+    default:
+        return tb_errf(err, "%s: '%.40s' is not a size (e.g. 64M, 1G)", key, v);
+    }
 }
 
 void tb_wl_fmt_size(long long bytes, char *out, size_t n)

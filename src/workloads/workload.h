@@ -34,6 +34,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/num.h"
 
 typedef struct tb_workload tb_workload;
 
@@ -510,6 +511,10 @@ json_t *tb_wl_params_json(const tb_workload *w, const void *params);
 int tb_wl_parse_seconds(const char *key, const char *v, double lo, double hi, double *out,
                         tb_err *err);
 int tb_wl_parse_int(const char *key, const char *v, long lo, long hi, int *out, tb_err *err);
+/* A size in binary units, as every size setting takes it: decimal digits, then nothing
+   or k, m, g, t in either case (1024 .. 1024^4), which iB, ib, B or b may follow ("4096",
+   "64K", "64KiB", "3mb"). tb_num_size's terms (base/num.h): the caller words the status. */
+tb_num_status tb_wl_size(const char *v, uint64_t lo, uint64_t hi, uint64_t *out);
 /* v into out (size n): no control character, shorter than n. */
 int tb_wl_parse_text(const char *key, const char *v, char *out, size_t n, tb_err *err);
 /* fn(ctx, token) for each token of a comma- (or space-) separated list; an empty list or

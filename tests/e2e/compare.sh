@@ -5,6 +5,7 @@
 # and an SEV-SNP guest (recorded env documents) side by side, each column naming its TEE;
 # issue 19's verdicts: the test's direction with equal medians, the multiple-comparison
 # line in every format and --adjust, why a ratio interval is missing, gates as printed.
+# And `teebench report`'s date from SOURCE_DATE_EPOCH (a malformed one refused).
 source "$(dirname "$0")/lib.sh"
 
 python3 - "$WORK" <<'PY'
@@ -281,3 +282,21 @@ expect_fail 1 "$TB" compare "$H" "$WORK/truncated.json"
 expect_fail 1 "$TB" compare "$H" "$WORK/missing.json"
 "$TB" compare --help | grep -q -- '--fail-if' || fail "--help lists --fail-if"
 pass compare
+
+# report's date from SOURCE_DATE_EPOCH: whole seconds since 1970 or empty (now); anything
+# else is one line, exit 2, before any file is read or written
+SOURCE_DATE_EPOCH=0 "$TB" report "$H" "$T" -o "$WORK/epoch.html" >/dev/null || fail "epoch 0"
+grep -q 'Made 1970-01-01T00:00:00Z by teebench' "$WORK/epoch.html" || fail "epoch 0: no 1970 date"
+SOURCE_DATE_EPOCH=253402300799 "$TB" report "$H" -o "$WORK/epoch.html" >/dev/null ||
+  fail "the last epoch"
+grep -q 'Made 9999-12-31T23:59:59Z by' "$WORK/epoch.html" || fail "no 9999 date"
+SOURCE_DATE_EPOCH= "$TB" report "$H" -o "$WORK/epoch.html" >/dev/null || fail "empty epoch"
+grep -q "Made $(date -u +%Y)-" "$WORK/epoch.html" || fail "empty epoch: not today's date"
+rm "$WORK/epoch.html"
+for bad in 1.5e9 -1 ' 5' 5x 0x10 253402300800 99999999999999999999; do
+  SOURCE_DATE_EPOCH=$bad expect_fail 2 "$TB" report "$H" -o "$WORK/epoch.html"
+  grep -qF "teebench: report: SOURCE_DATE_EPOCH '$bad' is not whole seconds since 1970 (0 .. 253402300799)" \
+    "$WORK/err" || fail "SOURCE_DATE_EPOCH=$bad: $(cat "$WORK/err")"
+  [ ! -e "$WORK/epoch.html" ] || fail "SOURCE_DATE_EPOCH=$bad left a page"
+done
+pass "report: SOURCE_DATE_EPOCH"

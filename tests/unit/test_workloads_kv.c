@@ -81,6 +81,8 @@ static void test_params(void **state)
         {"server", "h:0", "is not HOST:PORT"},
         {"server", "h:65536", "is not HOST:PORT"},
         {"server", "h:+80", "is not HOST:PORT"},
+        {"server", "h:080", "is not HOST:PORT"},
+        {"server", "h: 80", "is not HOST:PORT"}, /* base/num: strtol took the blank */
         {"server", "[::1:80", "is not HOST:PORT"},
         {"cacert", "ca.pem", "kv.cacert: 'ca.pem' is not an absolute path"},
         {"pipeline", "0", "kv.pipeline: 0 is out of range (1 .. 1000)"},
@@ -249,6 +251,11 @@ static void test_parse_bad(void **state)
     expect_csv_error(HEAD SET "\"GET\",\"fast\",\"0.2\",\"0.1\",\"0.2\",\"0.3\",\"0.4\",\"3.5\"\n",
                      "rps of GET is \"fast\", not a number >= 0");
     expect_csv_error(HEAD SET "\"GET\",\"-1\",\"0.2\",\"0.1\",\"0.2\",\"0.3\",\"0.4\",\"3.5\"\n",
+                     "not a number >= 0");
+    /* base/num's decimals: strtod took hex and leading blanks */
+    expect_csv_error(HEAD SET "\"GET\",\"0x10\",\"0.2\",\"0.1\",\"0.2\",\"0.3\",\"0.4\",\"3.5\"\n",
+                     "rps of GET is \"0x10\", not a number >= 0");
+    expect_csv_error(HEAD SET "\"GET\",\" 5\",\"0.2\",\"0.1\",\"0.2\",\"0.3\",\"0.4\",\"3.5\"\n",
                      "not a number >= 0");
     expect_csv_error(HEAD SET "\"GET\",\"1\"\n", "a row with 2 fields");
     expect_csv_error(HEAD SET GET "\"INCR\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\",\"1\"\n",

@@ -45,6 +45,13 @@ static void test_sizes(void **state)
         assert_int_equal(tb_wl_memory_size_parse("memory.array", bad[i], &b, &e), -1);
         assert_non_null(strstr(e.msg, "memory.array: "));
     }
+    /* more digits than 64 bits hold: too large, as a size that overflows (base/num) */
+    uint64_t b;
+    tb_err e;
+    assert_int_equal(tb_wl_memory_size_parse("k", "99999999999999999999g", &b, &e), -1);
+    assert_string_equal(e.msg, "k: 99999999999999999999g is too large");
+    assert_int_equal(tb_wl_memory_size_parse("k", "17179869184g", &b, &e), -1);
+    assert_string_equal(e.msg, "k: 17179869184g is too large");
 }
 
 static void test_params(void **state)
