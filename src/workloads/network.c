@@ -164,7 +164,9 @@ static const tb_wl_param param_table[] = {
      P(duration_s), .lo = 1, .hi = 3600, .def = {"1", "2", "10"}},
     {"streams", "TCP: parallel stream counts (iperf3 -P), one metric each", TB_WLP_CUSTOM,
      .parse = parse_streams, .json = streams_json, .def = {"1", "1,4"}},
-    {"procs", "TCP: iperf3 processes for N streams at most (0: one per CPU; 1: a threaded iperf3)",
+    {"procs",
+     "TCP: iperf3 processes for N streams at most (0: one per CPU) where iperf3 runs its "
+     "streams in one thread; one where it threads them (probed)",
      TB_WLP_INT, P(procs), .lo = 0, .hi = TB_WL_NET_MAX_PROCS, .def = {"0"}},
     {"udp_sizes", "UDP: datagram sizes in bytes (iperf3 -l), one metric pair each", TB_WLP_CUSTOM,
      .parse = parse_udp, .json = udp_json, .def = {"64", "64,1472"}},
