@@ -94,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)tb_attest_crl_is_revoked(&crl, data, size < 8 ? size : 8);
     uint8_t *dec = NULL;
     size_t n = 0;
-    if (tb_tdx_quote_decode_text(data, size, &dec, &n, &e) == 1) {
+    if (tb_attest_evidence_decode_text(data, size, &dec, &n, &e) == 1) {
         if (tb_tdx_quote_parse(dec, n, &q, &e) == 0)
             tb_tdx_quote_free(q);
         free(dec);

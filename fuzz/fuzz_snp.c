@@ -34,7 +34,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     if (tb_snp_read_der(path, 0, &certs.vcek, &certs.vcek_len, &e) < 0)
         goto fail;
     snprintf(path, sizeof path, "%s/report_milan.hex", dir);
-    if (tb_attest_quote_read(path, &b, &n, &e) < 0)
+    if (tb_attest_evidence_file_read(path, &b, &n, &e) < 0)
         goto fail;
     if (n != sizeof real) {
         free(b);

@@ -82,6 +82,13 @@ int tb_attest_policy_has_snp(const tb_attest_policy *p);
 int tb_attest_policy_has_tdx(const tb_attest_policy *p);
 int tb_attest_policy_load(const char *path, tb_attest_policy *p, tb_err *err);
 
+/* ------------------------------------------------------- evidence files */
+
+/* Reads an evidence file (a TDX quote or an SEV-SNP report; attest/common/evidence_file):
+ * binary, or hex / base64 text (decoded). *out is malloc'd (caller frees). Fails only when
+ * the file cannot be read (the message names the path once). */
+int tb_attest_evidence_file_read(const char *path, uint8_t **out, size_t *len, tb_err *err);
+
 /* ------------------------------------------------------- SIMULATED state */
 
 /* The SIMULATED providers' state directory, TDX's and SEV-SNP's (attest/common/sim_state):

@@ -29,12 +29,12 @@ int tb_attest_root_wrap(X509 *x, tb_attest_root **out, tb_err *err);
 #define TB_TDX_SIM_MARKER "teebench SIMULATED"
 #define TB_TDX_SIM_MARKER_LEN (sizeof TB_TDX_SIM_MARKER - 1)
 
-/* ------------------------------------------------------------------ quote.c */
+/* ------------------------------------------------------ common/evidence_file.c */
 
 /* When `in` is hex or base64 text (whitespace allowed), decodes it into *out
  * (malloc'd, caller frees) and returns 1; returns 0 when it is not text (binary
  * input: use as is), -1 on allocation failure. */
-int tb_tdx_quote_decode_text(const uint8_t *in, size_t n, uint8_t **out, size_t *outlen,
+int tb_attest_evidence_decode_text(const uint8_t *in, size_t n, uint8_t **out, size_t *outlen,
                              tb_err *err);
 
 /* ---------------------------------------------------------------- tcbinfo.c */

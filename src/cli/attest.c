@@ -210,7 +210,7 @@ static int cmd_show(int argc, char **argv)
     tb_err e;
     uint8_t *raw;
     size_t rawn;
-    if (tb_attest_quote_read(argv[optind], &raw, &rawn, &e) < 0)
+    if (tb_attest_evidence_file_read(argv[optind], &raw, &rawn, &e) < 0)
         return cli_fail("attest show", "%s", e.msg);
     if (tb_snp_sniff(raw, rawn)) {
         int rc = cli_attest_snp_show(argv[optind], raw, rawn, json);
@@ -423,7 +423,7 @@ static int verify_snp(const char *path, const char *certs, const char *kds, cons
         return prc;
     uint8_t *b;
     size_t n;
-    if (tb_attest_quote_read(path, &b, &n, &e) < 0)
+    if (tb_attest_evidence_file_read(path, &b, &n, &e) < 0)
         return cli_fail(cmd, "%s", e.msg);
     if (!tb_snp_sniff(b, n)) {
         free(b);
@@ -525,7 +525,7 @@ static int cmd_verify(int argc, char **argv)
     const char *path = argv[optind];
     uint8_t *qb;
     size_t qn;
-    if (tb_attest_quote_read(path, &qb, &qn, &e) < 0)
+    if (tb_attest_evidence_file_read(path, &qb, &qn, &e) < 0)
         return cli_fail(cmd, "%s", e.msg); /* unreadable: an error, not an invalid quote */
     if (tb_snp_sniff(qb, qn)) {
         free(qb);
@@ -893,7 +893,7 @@ static int bench_evidence(tb_tee kind, const char *path, uint8_t **b, size_t *n,
     tb_err e;
     *sim = 0;
     if (tb_tee_family_of(kind) == TB_TEE_FAMILY_SNP) {
-        if (tb_attest_quote_read(path, b, n, &e) < 0)
+        if (tb_attest_evidence_file_read(path, b, n, &e) < 0)
             return cli_fail(cmd, "%s", e.msg);
         if (tb_snp_sniff(*b, *n))
             return 0;

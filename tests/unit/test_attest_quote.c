@@ -154,19 +154,19 @@ static void test_text_input(void **state)
     uint8_t *out;
     size_t n;
     tb_err e;
-    assert_int_equal(tb_tdx_quote_decode_text(t.p, t.len, &out, &n, &e), 1);
+    assert_int_equal(tb_attest_evidence_decode_text(t.p, t.len, &out, &n, &e), 1);
     assert_int_equal(n, b.len);
     assert_memory_equal(out, b.p, n);
     free(out);
     /* Base64 (via OpenSSL's encoder). */
     unsigned char *b64 = malloc(b.len * 2 + 8);
     int bl = EVP_EncodeBlock(b64, b.p, (int)b.len);
-    assert_int_equal(tb_tdx_quote_decode_text(b64, (size_t)bl, &out, &n, &e), 1);
+    assert_int_equal(tb_attest_evidence_decode_text(b64, (size_t)bl, &out, &n, &e), 1);
     assert_int_equal(n, b.len);
     assert_memory_equal(out, b.p, n);
     free(out);
     /* Binary input is not text. */
-    assert_int_equal(tb_tdx_quote_decode_text(b.p, b.len, &out, &n, &e), 0);
+    assert_int_equal(tb_attest_evidence_decode_text(b.p, b.len, &out, &n, &e), 0);
     /* Files: binary, hex and base64 load the same quote. */
     char dir[256], path[512];
     make_tmpdir(dir, sizeof dir);
@@ -176,16 +176,16 @@ static void test_text_input(void **state)
     assert_int_equal(tb_tdx_quote_load(path, &q, &e), 0);
     assert_int_equal(q->raw_len, b.len);
     tb_tdx_quote_free(q);
-    /* tb_attest_quote_read: the decoded bytes; fails only when the file cannot be read. */
+    /* tb_attest_evidence_file_read: the decoded bytes; fails only when the file cannot be read. */
     uint8_t *rb;
     size_t rn;
-    assert_int_equal(tb_attest_quote_read(path, &rb, &rn, &e), 0);
+    assert_int_equal(tb_attest_evidence_file_read(path, &rb, &rn, &e), 0);
     assert_int_equal(rn, b.len);
     assert_memory_equal(rb, b.p, rn);
     free(rb);
     snprintf(path, sizeof path, "%s/junk", dir);
     assert_int_equal(tb_file_write_atomic(path, "\x01\x02junk", 6, &e), 0);
-    assert_int_equal(tb_attest_quote_read(path, &rb, &rn, &e), 0); /* readable, not a quote */
+    assert_int_equal(tb_attest_evidence_file_read(path, &rb, &rn, &e), 0); /* readable, not a quote */
     assert_int_equal(rn, 6);
     free(rb);
     /* Every message names the path exactly once. */
@@ -194,7 +194,7 @@ static void test_text_input(void **state)
     assert_null(strstr(strstr(e.msg, path) + strlen(path), path));
     assert_non_null(strstr(e.msg, "truncated"));
     snprintf(path, sizeof path, "%s/nope", dir);
-    assert_int_equal(tb_attest_quote_read(path, &rb, &rn, &e), -1);
+    assert_int_equal(tb_attest_evidence_file_read(path, &rb, &rn, &e), -1);
     assert_int_equal(tb_tdx_quote_load(path, &q, &e), -1);
     assert_non_null(strstr(e.msg, path));
     assert_null(strstr(strstr(e.msg, path) + strlen(path), path));

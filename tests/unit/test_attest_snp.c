@@ -30,7 +30,7 @@ static void load_report(const char *file, uint8_t out[TB_SNP_REPORT_LEN])
     uint8_t *b;
     size_t n;
     tb_err e;
-    assert_int_equal(tb_attest_quote_read(p, &b, &n, &e), 0);
+    assert_int_equal(tb_attest_evidence_file_read(p, &b, &n, &e), 0);
     assert_int_equal(n, TB_SNP_REPORT_LEN);
     memcpy(out, b, n);
     free(b);

@@ -180,7 +180,7 @@ static void test_snp(void **state)
     uint8_t *rep;
     size_t n;
     tb_err e;
-    assert_int_equal(tb_attest_quote_read(p, &rep, &n, &e), 0);
+    assert_int_equal(tb_attest_evidence_file_read(p, &rep, &n, &e), 0);
     tb_snp_certs certs = {0};
     certs.ark = snp_der("ark_milan.pem", &certs.ark_len);
     certs.ask = snp_der("ask_milan.pem", &certs.ask_len);

@@ -111,10 +111,7 @@ typedef struct tb_tdx_quote {
 /* Parses a binary quote. On success *out is a new quote (free with tb_tdx_quote_free). */
 int tb_tdx_quote_parse(const uint8_t *p, size_t n, tb_tdx_quote **out, tb_err *err);
 void tb_tdx_quote_free(tb_tdx_quote *q);
-/* Reads a quote file: binary, or hex / base64 text (decoded). *out is malloc'd (caller
- * frees). Fails only when the file cannot be read (the message names the path once). */
-int tb_attest_quote_read(const char *path, uint8_t **out, size_t *len, tb_err *err);
-/* tb_attest_quote_read + tb_tdx_quote_parse; every message names the path once. */
+/* tb_attest_evidence_file_read + tb_tdx_quote_parse; every message names the path once. */
 int tb_tdx_quote_load(const char *path, tb_tdx_quote **out, tb_err *err);
 /* Accessors. */
 const uint8_t *tb_tdx_quote_report_data(const tb_tdx_quote *q); /* 64 bytes */
