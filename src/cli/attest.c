@@ -546,6 +546,14 @@ static int cmd_verify(int argc, char **argv)
         tb_tdx_quote_free(q);
         return cli_fail(cmd, "%s", v.reason); /* collateral / root not loadable */
     }
+    if (t.refetch_failed) { /* the cached collateral failed, fresh collateral is not at hand:
+                               no verdict on the quote (as attest_snp's verify says too) */
+        tb_tdx_quote_free(q);
+        return cli_fail(cmd, "%s", t.refetch_err.msg);
+    }
+    if (t.not_kept)
+        fprintf(stderr, "teebench: %s: warning: collateral not cached: %s\n", cmd,
+                t.not_kept_err.msg);
     print_verdict(path, q, &v, &t, source, json);
     fflush(stdout);
     int sim = v.simulated || tb_tdx_quote_is_simulated(q);

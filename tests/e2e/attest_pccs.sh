@@ -95,6 +95,30 @@ grep -q 'collateral from cache)' "$WORK/out" || fail "after refetch: $(cat "$WOR
 [ "$(grep -c . "$LOG")" -eq 12 ] || fail "after refetch: requests"
 pass "cache: only verified collateral, keyed by URL, refetch once"
 
+# A cached entry that fails while its PCCS cannot be reached gives no verdict on the quote
+# (the cached collateral's INVALID is not the quote's): one error line, exit 1, as for an
+# SEV-SNP report whose cached certificates fail with the KDS down (attest_snp's verify).
+DEADURL=http://127.0.0.1:$(free_port)
+HD=$(python3 -c "import hashlib,sys;print(hashlib.sha256(sys.argv[1].encode()).hexdigest()[:16])" "$DEADURL")
+python3 - "$ENTRY" "$ENTRIES/B0C06F000000-platform-$HD.json" <<'PY' || fail "poisoning a dead PCCS's entry"
+import json, sys
+d = json.load(open(sys.argv[1]))
+nu = json.loads(d["tcb_info"])["nextUpdate"]
+d["tcb_info"] = d["tcb_info"].replace('"nextUpdate":"%s"' % nu, '"nextUpdate":"2099%s"' % nu[4:])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_fail 1 "$TB" attest verify "$CASE/quote.bin" --pccs "$DEADURL" --now "$NOW" --timeout 1000
+grep -q "$DEADURL" "$WORK/err" || fail "refetch failure names the PCCS: $(cat "$WORK/err")"
+[ ! -s "$WORK/out" ] || fail "a verdict was printed although fresh collateral was not at hand: $(cat "$WORK/out")"
+# Collateral that verified but cannot be cached: the verdict, and one warning that says so.
+: >"$WORK/not-a-dir"
+"$TB" attest verify "$CASE/quote.bin" --pccs "$URL" --now "$NOW" --cache-dir "$WORK/not-a-dir/c" \
+  >"$WORK/out" 2>"$WORK/err" || fail "uncachable collateral: $(cat "$WORK/err")"
+grep -q '^verdict: *ACCEPTED' "$WORK/out" || fail "uncachable collateral verdict: $(cat "$WORK/out")"
+grep -q '^teebench: attest verify: warning: collateral not cached: ' "$WORK/err" \
+  || fail "no warning that the collateral was not cached: $(cat "$WORK/err")"
+pass "refetch failure and an uncachable answer said as they are"
+
 # Unknown FMSPC: 404, one clear error line, exit 1.
 OTHER=$TESTDATA/tdx/qvl-v5-notcb
 expect_fail 1 "$TB" attest verify "$OTHER/quote.bin" --pccs "$URL" --no-cache

@@ -108,6 +108,10 @@ int tb_tdx_verify_quote(const uint8_t *quote, size_t len, const char *source, co
         *t = (tb_tdx_timing){.fetch_ns = tr.fetch_ns,
                              .verify_ns = tr.verify_ns,
                              .from_cache = tr.from_cache,
-                             .refetched = tr.refetched};
+                             .refetched = tr.refetched,
+                             .refetch_failed = tr.refetch_failed,
+                             .refetch_err = tr.refetch_err,
+                             .not_kept = tr.not_kept,
+                             .not_kept_err = tr.not_kept_err};
     return rc;
 }

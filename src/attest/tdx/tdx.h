@@ -300,6 +300,12 @@ typedef struct tb_tdx_timing {
     uint64_t verify_ns; /* the pure verification(s) */
     int from_cache;     /* the verdict came from cached collateral */
     int refetched;      /* cached collateral failed verification; it was fetched again */
+    int refetch_failed; /* ... and fetching it again failed (refetch_err: why); the verdict
+                           is the cached collateral's, which the caller must not take as the
+                           quote's (attest verify: an error, as for an SEV-SNP report) */
+    tb_err refetch_err;
+    int not_kept; /* fetched and verified, but not cached (not_kept_err: why) */
+    tb_err not_kept_err;
 } tb_tdx_timing;
 
 /* "Verify this quote against this collateral with this root at time now":
