@@ -11,6 +11,7 @@
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
 
+#include "base/bytes.h"
 #include "notary/internal.h"
 
 enum {
@@ -81,15 +82,9 @@ static int validate(const tb_notary_doc *d, tb_err *err)
 
 static int put_field(tb_buf *out, uint8_t tag, const void *p, size_t len)
 {
-    uint8_t h[5] = {tag, (uint8_t)(len >> 24), (uint8_t)(len >> 16), (uint8_t)(len >> 8),
-                    (uint8_t)len};
+    uint8_t h[5] = {tag};
+    tb_wr_be32(h + 1, (uint32_t)len);
     return tb_buf_append(out, h, 5) | tb_buf_append(out, p, len);
-}
-
-static void be64(uint64_t v, uint8_t o[8])
-{
-    for (int i = 0; i < 8; i++)
-        o[i] = (uint8_t)(v >> (56 - 8 * i));
 }
 
 int tb_notary_doc_encode_sign(const tb_notary_doc *d, const tb_notary_key *key, tb_buf *out,
@@ -100,9 +95,10 @@ int tb_notary_doc_encode_sign(const tb_notary_doc *d, const tb_notary_key *key, 
     if (d->notary_key.len != key->spki.len || memcmp(d->notary_key.p, key->spki.p, key->spki.len))
         return tb_errf(err, "attestation document: notary key field is not the signing key");
     size_t start = out->len;
-    uint8_t t[8], port[2] = {(uint8_t)(d->target_port >> 8), (uint8_t)d->target_port};
+    uint8_t t[8], port[2];
+    tb_wr_be16(port, d->target_port);
     uint8_t ver[2] = {0, TB_NOTARY_DOC_VERSION};
-    be64(d->time_ms, t);
+    tb_wr_be64(t, d->time_ms);
     int rc = tb_buf_append(out, TB_NOTARY_DOC_MAGIC, 4) | tb_buf_append(out, ver, 2) |
              put_field(out, T_SESSION, d->session_id, 16) | put_field(out, T_TIME, t, 8) |
              put_field(out, T_SERVER, d->server_name.p, d->server_name.len) |
@@ -145,7 +141,7 @@ static int get_field(rd *r, uint8_t want, size_t min, size_t max, tb_notary_view
     if (h[0] != want)
         return tb_errf(err, "expected the %s field (tag 0x%02x) at offset %zu, found tag 0x%02x",
                        what, want, r->off, h[0]);
-    size_t n = (size_t)h[1] << 24 | (size_t)h[2] << 16 | (size_t)h[3] << 8 | h[4];
+    size_t n = tb_rd_be32(h + 1);
     if (n < min || n > max)
         return tb_errf(err, "%s field: length %zu outside %zu..%zu", what, n, min, max);
     if (r->len - r->off - 5 < n)

@@ -10,6 +10,7 @@
 #include <openssl/evp.h>
 
 #include "attest/tdx/tdx.h"
+#include "base/bytes.h"
 #include "notary/tee.h"
 
 #define DOMAIN "teebench-tlsn-tee/1"
@@ -24,10 +25,7 @@ void tb_tlsn_tee_report_data(const uint8_t session[TB_TLSN_SESSION_ID_LEN],
     EVP_Digest(sent, sent_len, hs, &n, EVP_sha256(), NULL);
     EVP_Digest(recv, recv_len, hr, &n, EVP_sha256(), NULL);
     size_t sl = strlen(server_name);
-    len4[0] = (uint8_t)(sl >> 24);
-    len4[1] = (uint8_t)(sl >> 16);
-    len4[2] = (uint8_t)(sl >> 8);
-    len4[3] = (uint8_t)sl;
+    tb_wr_be32(len4, (uint32_t)sl);
     EVP_MD_CTX *c = EVP_MD_CTX_new();
     if (!c || !EVP_DigestInit_ex(c, EVP_sha512(), NULL) ||
         !EVP_DigestUpdate(c, DOMAIN, sizeof DOMAIN) || /* with its NUL: the 0x00 */

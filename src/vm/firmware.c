@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/bytes.h"
 #include "base/buf.h"
 #include "base/file.h"
 #include "base/hex.h"
@@ -47,21 +48,6 @@ static int in_bounds(uint64_t off, uint64_t len, size_t n)
     return off <= n && len <= n - off;
 }
 
-static uint16_t le16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-    return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
 /* The table: [start, end) of the entries in the file. 0 when there is none. */
 typedef struct table {
     size_t start, end;
@@ -72,7 +58,7 @@ static int find_table(const uint8_t *p, size_t n, table *t)
     if (n < FOOTER_FROM_END + 2 || memcmp(p + n - FOOTER_FROM_END, GUID_FOOTER, 16))
         return 0;
     size_t lenpos = n - FOOTER_FROM_END - 2;
-    uint16_t tot = le16(p + lenpos);
+    uint16_t tot = tb_rd_le16(p + lenpos);
     if (tot < ENTRY_HDR || (size_t)(tot - ENTRY_HDR) > lenpos)
         return 0;
     t->end = lenpos;
@@ -86,7 +72,7 @@ static int find_entry(const uint8_t *p, const table *t, const uint8_t guid[16], 
 {
     size_t ptr = t->end;
     while (ptr - t->start >= ENTRY_HDR) {
-        uint16_t l = le16(p + ptr - ENTRY_HDR);
+        uint16_t l = tb_rd_le16(p + ptr - ENTRY_HDR);
         if (l < ENTRY_HDR || l > ptr - t->start)
             return 0; /* corrupt: stop, as QEMU does */
         if (!memcmp(p + ptr - 16, guid, 16)) {
@@ -106,7 +92,7 @@ static int metadata_at(const uint8_t *p, size_t n, const table *t, const uint8_t
     size_t off, len;
     if (!find_entry(p, t, guid, &off, &len) || len < 4)
         return 0;
-    uint32_t back = le32(p + off);
+    uint32_t back = tb_rd_le32(p + off);
     if (back > n)
         return -1;
     *pos = n - back;
@@ -126,7 +112,7 @@ static void parse_tdx(const uint8_t *p, size_t n, const table *t, tb_vm_fw *f)
         return;
     }
     const uint8_t *m = p + pos;
-    uint32_t length = le32(m + 4), version = le32(m + 8), count = le32(m + 12);
+    uint32_t length = tb_rd_le32(m + 4), version = tb_rd_le32(m + 8), count = tb_rd_le32(m + 12);
     if (memcmp(m, "TDVF", 4)) {
         snprintf(f->tdx_why, sizeof f->tdx_why, "no TDVF signature at the TDX metadata offset");
         return;
@@ -145,8 +131,8 @@ static void parse_tdx(const uint8_t *p, size_t n, const table *t, tb_vm_fw *f)
     }
     for (uint32_t i = 0; i < count; i++) {
         const uint8_t *s = m + TDVF_HDR + (size_t)i * TDVF_SECTION;
-        uint32_t data_off = le32(s), raw = le32(s + 4), type = le32(s + 24);
-        uint64_t addr = le64(s + 8), size = le64(s + 16);
+        uint32_t data_off = tb_rd_le32(s), raw = tb_rd_le32(s + 4), type = tb_rd_le32(s + 24);
+        uint64_t addr = tb_rd_le64(s + 8), size = tb_rd_le64(s + 16);
         const char *bad = NULL;
         if (size < raw)
             bad = "memory size below its raw size";
@@ -182,7 +168,7 @@ static void parse_sev(const uint8_t *p, size_t n, const table *t, tb_vm_fw *f)
         return;
     }
     const uint8_t *m = p + pos;
-    uint32_t length = le32(m + 4), count = le32(m + 12);
+    uint32_t length = tb_rd_le32(m + 4), count = tb_rd_le32(m + 12);
     if ((uint64_t)length < SEV_HDR + (uint64_t)count * SEV_DESC || !in_bounds(pos, length, n)) {
         snprintf(f->snp_why, sizeof f->snp_why,
                  "SEV metadata length %" PRIu32 " does not hold its %" PRIu32 " descriptors",
@@ -193,7 +179,7 @@ static void parse_sev(const uint8_t *p, size_t n, const table *t, tb_vm_fw *f)
     f->sev_descs = (int)count;
     int secrets = 0, cpuid = 0;
     for (uint32_t i = 0; i < count; i++) {
-        uint32_t type = le32(m + SEV_HDR + (size_t)i * SEV_DESC + 8);
+        uint32_t type = tb_rd_le32(m + SEV_HDR + (size_t)i * SEV_DESC + 8);
         secrets |= type == 2;
         cpuid |= type == 3;
     }

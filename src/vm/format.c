@@ -30,17 +30,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/bytes.h"
+
 #define PROBE_BYTES 2048
-
-static uint32_t rd_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint32_t rd_le32(const uint8_t *p)
-{
-    return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
 
 /* "version=N" (N 1..3) as the first line that is neither a comment nor blank
    (lines of spaces only), as vmdk_probe reads a descriptor file. */
@@ -80,11 +72,11 @@ static int has(const uint8_t *b, size_t len, size_t off, const char *magic, size
 const char *tb_vm_image_format(const uint8_t *b, size_t len, tb_err *err)
 {
     if (has(b, len, 0, "QFI\xfb", 4) && len >= 8) {
-        uint32_t v = rd_be32(b + 4);
+        uint32_t v = tb_rd_be32(b + 4);
         if (v == 1)
             return "qcow";
         /* crypt_method (offset 32, big-endian): 1 AES, 2 LUKS */
-        if (len >= 36 && rd_be32(b + 32) != 0) {
+        if (len >= 36 && tb_rd_be32(b + 32) != 0) {
             tb_errf(err, "an encrypted qcow2 image: QEMU needs its key secret, which teebench "
                          "does not pass (qemu-img convert -O qcow2 it to a plain image)");
             return NULL;
@@ -95,7 +87,7 @@ const char *tb_vm_image_format(const uint8_t *b, size_t len, tb_err *err)
         return "qed";
     if (has(b, len, 0, "KDMV", 4) || has(b, len, 0, "COWD", 4) || vmdk_descriptor(b, len))
         return "vmdk";
-    if (len >= 68 && rd_le32(b + 64) == 0xbeda107fu)
+    if (len >= 68 && tb_rd_le32(b + 64) == 0xbeda107fu)
         return "vdi";
     if (has(b, len, 0, "vhdxfile", 8))
         return "vhdx";
@@ -103,11 +95,11 @@ const char *tb_vm_image_format(const uint8_t *b, size_t len, tb_err *err)
         return "vpc";
     if (len >= 64 &&
         (has(b, len, 0, "WithoutFreeSpace", 16) || has(b, len, 0, "WithouFreSpacExt", 16)) &&
-        rd_le32(b + 16) == 2)
+        tb_rd_le32(b + 16) == 2)
         return "parallels";
     if (len >= 512 && has(b, len, 0, "Bochs Virtual HD Image", 23) &&
         has(b, len, 32, "Redolog", 8) && has(b, len, 48, "Growing", 8) &&
-        (rd_le32(b + 64) == 0x00020000u || rd_le32(b + 64) == 0x00010000u))
+        (tb_rd_le32(b + 64) == 0x00020000u || tb_rd_le32(b + 64) == 0x00010000u))
         return "bochs";
     static const char cloop[] = "#!/bin/sh\n#V2.0 Format\n"
                                 "modprobe cloop file=$0 && mount -r -t iso9660 /dev/cloop $1\n";

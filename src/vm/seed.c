@@ -22,6 +22,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/bytes.h"
+
 #define SECTOR 2048u
 #define S_PVD 16u
 #define S_SVD 17u
@@ -46,35 +48,15 @@
 
 /* ---------- numbers in ECMA-119's byte orders ---------- */
 
-static void le16(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-static void be16(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-static void le32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static void be32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * (3 - i)));
-}
 static void both16(uint8_t *p, uint32_t v) /* 7.2.3 */
 {
-    le16(p, v);
-    be16(p + 2, v);
+    tb_wr_le16(p, v);
+    tb_wr_be16(p + 2, v);
 }
 static void both32(uint8_t *p, uint32_t v) /* 7.3.3 */
 {
-    le32(p, v);
-    be32(p + 4, v);
+    tb_wr_le32(p, v);
+    tb_wr_be32(p + 4, v);
 }
 
 /* ---------- names ---------- */
@@ -247,8 +229,8 @@ static void descriptor(uint8_t *p, int joliet, const char *volume, uint32_t sect
     both16(p + 124, 1);           /* volume sequence number */
     both16(p + 128, SECTOR);      /* logical block size */
     both32(p + 132, 10);          /* path table size: the root's entry */
-    le32(p + 140, lpath);
-    be32(p + 148, mpath);
+    tb_wr_le32(p + 140, lpath);
+    tb_wr_be32(p + 148, mpath);
     static const uint8_t root_id = 0;
     dir_rec(p + 156, root, SECTOR, 1, &root_id, 1, NULL, date);
     pad_field(p + 190, 128, "", joliet); /* volume set */
@@ -268,10 +250,10 @@ static void descriptor(uint8_t *p, int joliet, const char *volume, uint32_t sect
 static void path_table(uint8_t *lp, uint8_t *mp, uint32_t root)
 {
     lp[0] = mp[0] = 1; /* identifier length */
-    le32(lp + 2, root);
-    be32(mp + 2, root);
-    le16(lp + 6, 1); /* parent: the root itself */
-    be16(mp + 6, 1);
+    tb_wr_le32(lp + 2, root);
+    tb_wr_be32(mp + 2, root);
+    tb_wr_le16(lp + 6, 1); /* parent: the root itself */
+    tb_wr_be16(mp + 6, 1);
 }
 
 /* ---------- the image ---------- */

@@ -25,27 +25,7 @@
 #include <string.h>
 #include <strings.h>
 
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-    return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
+#include "base/bytes.h"
 
 static int zero(const uint8_t *p, size_t a, size_t b)
 {
@@ -77,7 +57,7 @@ int tb_snp_product_parse(const char *s, tb_snp_product *out)
 void tb_snp_tcb_decode(uint64_t raw, tb_snp_product p, tb_snp_tcb *t)
 {
     uint8_t b[8];
-    put64(b, raw);
+    tb_wr_le64(b, raw);
     memset(t, 0, sizeof *t);
     if (p == TB_SNP_TURIN) {
         t->fmc = b[0];
@@ -107,15 +87,15 @@ uint64_t tb_snp_tcb_encode(const tb_snp_tcb *t, tb_snp_product p)
         b[6] = t->snp;
     }
     b[7] = t->ucode;
-    return le64(b);
+    return tb_rd_le64(b);
 }
 
 int tb_snp_sniff(const uint8_t *p, size_t n)
 {
     if (n != TB_SNP_REPORT_LEN)
         return 0;
-    uint32_t v = le32(p);
-    return v >= 2 && v <= 5 && le32(p + 0x34) == 1;
+    uint32_t v = tb_rd_le32(p);
+    return v >= 2 && v <= 5 && tb_rd_le32(p + 0x34) == 1;
 }
 
 int tb_snp_parse(const uint8_t *p, size_t n, tb_snp_report *r, tb_err *err)
@@ -123,11 +103,11 @@ int tb_snp_parse(const uint8_t *p, size_t n, tb_snp_report *r, tb_err *err)
     memset(r, 0, sizeof *r);
     if (n != TB_SNP_REPORT_LEN)
         return tb_errf(err, "an SNP report is %d bytes, not %zu", TB_SNP_REPORT_LEN, n);
-    r->version = le32(p);
+    r->version = tb_rd_le32(p);
     if (r->version != 2 && r->version != 3 && r->version != 5)
         return tb_errf(err, "unknown SNP report version %u (known: 2, 3, 5)", r->version);
-    r->guest_svn = le32(p + 0x04);
-    r->policy = le64(p + 0x08);
+    r->guest_svn = tb_rd_le32(p + 0x04);
+    r->policy = tb_rd_le64(p + 0x08);
     if (!(r->policy & TB_SNP_POLICY_RESERVED1))
         return tb_errf(err, "guest policy bit 17 (reserved, must be 1) is 0");
     if (r->policy >> 26)
@@ -135,18 +115,18 @@ int tb_snp_parse(const uint8_t *p, size_t n, tb_snp_report *r, tb_err *err)
                        (unsigned long long)r->policy);
     memcpy(r->family_id, p + 0x10, 16);
     memcpy(r->image_id, p + 0x20, 16);
-    r->vmpl = le32(p + 0x30);
+    r->vmpl = tb_rd_le32(p + 0x30);
     if (r->vmpl > 3)
         return tb_errf(err, "VMPL %u is not 0..3", r->vmpl);
-    r->sig_algo = le32(p + 0x34);
+    r->sig_algo = tb_rd_le32(p + 0x34);
     if (r->sig_algo != 1)
         return tb_errf(err, "signature algorithm %u is not 1 (ECDSA P-384 SHA-384)", r->sig_algo);
-    r->current_tcb = le64(p + 0x38);
-    r->platform_info = le64(p + 0x40);
+    r->current_tcb = tb_rd_le64(p + 0x38);
+    r->platform_info = tb_rd_le64(p + 0x40);
     if (r->platform_info >> 8 || r->platform_info & (1u << 6))
         return tb_errf(err, "platform info has reserved bits set (0x%llx)",
                        (unsigned long long)r->platform_info);
-    r->signer_info = le32(p + 0x48);
+    r->signer_info = tb_rd_le32(p + 0x48);
     unsigned key = (r->signer_info >> 2) & 7;
     if (r->signer_info >> 5 || (key != 0 && key != 1 && key != 7))
         return tb_errf(err,
@@ -162,7 +142,7 @@ int tb_snp_parse(const uint8_t *p, size_t n, tb_snp_report *r, tb_err *err)
     memcpy(r->author_key_digest, p + 0x110, 48);
     memcpy(r->report_id, p + 0x140, 32);
     memcpy(r->report_id_ma, p + 0x160, 32);
-    r->reported_tcb = le64(p + 0x180);
+    r->reported_tcb = tb_rd_le64(p + 0x180);
     size_t lo = 0x188;
     if (r->version >= 3) {
         r->cpuid_fam = p[0x188];
@@ -173,7 +153,7 @@ int tb_snp_parse(const uint8_t *p, size_t n, tb_snp_report *r, tb_err *err)
     if (!zero(p, lo, 0x1A0))
         return tb_errf(err, "reserved bytes 0x%zX-0x19F are not zero", lo);
     memcpy(r->chip_id, p + 0x1A0, 64);
-    r->committed_tcb = le64(p + 0x1E0);
+    r->committed_tcb = tb_rd_le64(p + 0x1E0);
     r->current_build = p[0x1E8];
     r->current_minor = p[0x1E9];
     r->current_major = p[0x1EA];
@@ -182,11 +162,11 @@ int tb_snp_parse(const uint8_t *p, size_t n, tb_snp_report *r, tb_err *err)
     r->committed_major = p[0x1EE];
     if (p[0x1EB] || p[0x1EF])
         return tb_errf(err, "reserved bytes 0x1EB / 0x1EF are not zero");
-    r->launch_tcb = le64(p + 0x1F0);
+    r->launch_tcb = tb_rd_le64(p + 0x1F0);
     lo = 0x1F8;
     if (r->version >= 5) {
-        r->launch_mit_vector = le64(p + 0x1F8);
-        r->current_mit_vector = le64(p + 0x200);
+        r->launch_mit_vector = tb_rd_le64(p + 0x1F8);
+        r->current_mit_vector = tb_rd_le64(p + 0x200);
         lo = 0x208;
     }
     if (!zero(p, lo, 0x2A0))
@@ -201,16 +181,16 @@ int tb_snp_parse(const uint8_t *p, size_t n, tb_snp_report *r, tb_err *err)
 void tb_snp_serialize(const tb_snp_report *r, uint8_t p[TB_SNP_REPORT_LEN])
 {
     memset(p, 0, TB_SNP_REPORT_LEN);
-    put32(p, r->version);
-    put32(p + 0x04, r->guest_svn);
-    put64(p + 0x08, r->policy);
+    tb_wr_le32(p, r->version);
+    tb_wr_le32(p + 0x04, r->guest_svn);
+    tb_wr_le64(p + 0x08, r->policy);
     memcpy(p + 0x10, r->family_id, 16);
     memcpy(p + 0x20, r->image_id, 16);
-    put32(p + 0x30, r->vmpl);
-    put32(p + 0x34, r->sig_algo);
-    put64(p + 0x38, r->current_tcb);
-    put64(p + 0x40, r->platform_info);
-    put32(p + 0x48, r->signer_info);
+    tb_wr_le32(p + 0x30, r->vmpl);
+    tb_wr_le32(p + 0x34, r->sig_algo);
+    tb_wr_le64(p + 0x38, r->current_tcb);
+    tb_wr_le64(p + 0x40, r->platform_info);
+    tb_wr_le32(p + 0x48, r->signer_info);
     memcpy(p + 0x50, r->report_data, 64);
     memcpy(p + 0x90, r->measurement, 48);
     memcpy(p + 0xC0, r->host_data, 32);
@@ -218,24 +198,24 @@ void tb_snp_serialize(const tb_snp_report *r, uint8_t p[TB_SNP_REPORT_LEN])
     memcpy(p + 0x110, r->author_key_digest, 48);
     memcpy(p + 0x140, r->report_id, 32);
     memcpy(p + 0x160, r->report_id_ma, 32);
-    put64(p + 0x180, r->reported_tcb);
+    tb_wr_le64(p + 0x180, r->reported_tcb);
     if (r->version >= 3) {
         p[0x188] = r->cpuid_fam;
         p[0x189] = r->cpuid_mod;
         p[0x18A] = r->cpuid_step;
     }
     memcpy(p + 0x1A0, r->chip_id, 64);
-    put64(p + 0x1E0, r->committed_tcb);
+    tb_wr_le64(p + 0x1E0, r->committed_tcb);
     p[0x1E8] = r->current_build;
     p[0x1E9] = r->current_minor;
     p[0x1EA] = r->current_major;
     p[0x1EC] = r->committed_build;
     p[0x1ED] = r->committed_minor;
     p[0x1EE] = r->committed_major;
-    put64(p + 0x1F0, r->launch_tcb);
+    tb_wr_le64(p + 0x1F0, r->launch_tcb);
     if (r->version >= 5) {
-        put64(p + 0x1F8, r->launch_mit_vector);
-        put64(p + 0x200, r->current_mit_vector);
+        tb_wr_le64(p + 0x1F8, r->launch_mit_vector);
+        tb_wr_le64(p + 0x200, r->current_mit_vector);
     }
     memcpy(p + 0x2A0, r->sig_r, 72);
     memcpy(p + 0x2E8, r->sig_s, 72);

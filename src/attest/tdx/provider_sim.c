@@ -27,6 +27,7 @@
 #include <openssl/rand.h>
 #include <openssl/x509v3.h>
 
+#include "base/bytes.h"
 #include "base/buf.h"
 #include "base/x509.h"
 #include "base/clock.h"
@@ -339,18 +340,6 @@ int tb_tdx_sim_root_path(const char *dir, char *out, size_t outlen, tb_err *err)
 
 /* ---------------------------------------------------------------- quotes */
 
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
 static void digest(const EVP_MD *md, const char *label, uint8_t *out)
 {
     unsigned n = 0;
@@ -377,11 +366,11 @@ static int ak_xy(EVP_PKEY *k, uint8_t xy[64])
 static void quote_header(int v5, uint16_t qe_isvsvn, uint8_t hdr[TB_TDX_HEADER_LEN])
 {
     memset(hdr, 0, TB_TDX_HEADER_LEN);
-    put16(hdr, v5 ? 5 : 4);
-    put16(hdr + 2, 2);
-    put32(hdr + 4, TB_TDX_TEE_TYPE);
-    put16(hdr + 8, qe_isvsvn);
-    put16(hdr + 10, SIM_PCESVN);
+    tb_wr_le16(hdr, v5 ? 5 : 4);
+    tb_wr_le16(hdr + 2, 2);
+    tb_wr_le32(hdr + 4, TB_TDX_TEE_TYPE);
+    tb_wr_le16(hdr + 8, qe_isvsvn);
+    tb_wr_le16(hdr + 10, SIM_PCESVN);
     memcpy(hdr + 12, INTEL_QE_VENDOR, 16);
     memcpy(hdr + 28, TB_TDX_SIM_MARKER, TB_TDX_SIM_MARKER_LEN);
 }
@@ -425,9 +414,9 @@ static int qe_report(const sim *s, const tb_tdx_sim_quote_params *par, uint16_t 
     r[48] = 0x11;
     digest(EVP_sha256(), "teebench SIMULATED QE enclave", r + 64);
     digest(EVP_sha256(), "teebench SIMULATED QE signer", r + 128);
-    put32(r + 16, par->qe_miscselect);
-    put16(r + 256, 2);
-    put16(r + 258, qe_isvsvn);
+    tb_wr_le32(r + 16, par->qe_miscselect);
+    tb_wr_le16(r + 256, 2);
+    tb_wr_le16(r + 258, qe_isvsvn);
     for (int i = 0; i < 32; i++)
         qe->auth[i] = (uint8_t)i;
     if (ak_xy(s->ak, qe->ak) < 0)
@@ -464,20 +453,20 @@ static int append_signature_data(tb_buf *q, const uint8_t sig[64], const qe_part
     size_t inner = TB_TDX_SGX_REPORT_LEN + 64 + 2 + sizeof qe->auth + 6 + chain->len;
     size_t sig_len = 64 + 64 + 6 + inner;
     uint8_t b4[4], b2[2];
-    put32(b4, (uint32_t)sig_len);
+    tb_wr_le32(b4, (uint32_t)sig_len);
     if (tb_buf_append(q, b4, 4) < 0 || tb_buf_append(q, sig, 64) < 0 ||
         tb_buf_append(q, qe->ak, 64) < 0)
         return -1;
-    put16(b2, 6);
-    put32(b4, (uint32_t)inner);
+    tb_wr_le16(b2, 6);
+    tb_wr_le32(b4, (uint32_t)inner);
     if (tb_buf_append(q, b2, 2) < 0 || tb_buf_append(q, b4, 4) < 0 ||
         tb_buf_append(q, qe->report, sizeof qe->report) < 0 || tb_buf_append(q, qe->sig, 64) < 0)
         return -1;
-    put16(b2, sizeof qe->auth);
+    tb_wr_le16(b2, sizeof qe->auth);
     if (tb_buf_append(q, b2, 2) < 0 || tb_buf_append(q, qe->auth, sizeof qe->auth) < 0)
         return -1;
-    put16(b2, 5);
-    put32(b4, (uint32_t)chain->len);
+    tb_wr_le16(b2, 5);
+    tb_wr_le32(b4, (uint32_t)chain->len);
     if (tb_buf_append(q, b2, 2) < 0 || tb_buf_append(q, b4, 4) < 0 ||
         tb_buf_append(q, chain->p, chain->len) < 0)
         return -1;
@@ -510,8 +499,8 @@ static int build_quote(const sim *s, const uint8_t rd[64], int debug,
     }
     int rc = -1;
     uint8_t desc[6];
-    put16(desc, td15 ? 3 : 2);
-    put32(desc + 2, (uint32_t)body_len);
+    tb_wr_le16(desc, td15 ? 3 : 2);
+    tb_wr_le32(desc + 2, (uint32_t)body_len);
     if (tb_buf_append(q, hdr, sizeof hdr) < 0 || (v5 && tb_buf_append(q, desc, 6) < 0) ||
         tb_buf_append(q, body, body_len) < 0)
         goto out;

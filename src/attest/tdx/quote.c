@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-
+#include "base/bytes.h"
 #include "base/buf.h"
 #include "base/file.h"
 
@@ -30,16 +30,6 @@ typedef struct rd {
 static int need(rd *r, size_t k)
 {
     return r->n - r->off >= k;
-}
-
-static uint16_t u16le(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t u32le(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 static void take(rd *r, void *dst, size_t k)
@@ -73,12 +63,12 @@ static void parse_td_report(const uint8_t *b, int v15, tb_tdx_td_report *t)
 static void parse_sgx_report(const uint8_t *b, tb_tdx_sgx_report *s)
 {
     memcpy(s->cpusvn, b, 16);
-    s->miscselect = u32le(b + 16);
+    s->miscselect = tb_rd_le32(b + 16);
     memcpy(s->attributes, b + 48, 16);
     memcpy(s->mrenclave, b + 64, 32);
     memcpy(s->mrsigner, b + 128, 32);
-    s->isvprodid = u16le(b + 256);
-    s->isvsvn = u16le(b + 258);
+    s->isvprodid = tb_rd_le16(b + 256);
+    s->isvsvn = tb_rd_le16(b + 258);
     memcpy(s->reportdata, b + 320, 64);
 }
 
@@ -88,11 +78,11 @@ static int parse_header_body(rd *r, tb_tdx_quote *q, tb_err *err)
         return tb_errf(err, "truncated: %zu bytes, the header alone is %d", r->n,
                        TB_TDX_HEADER_LEN);
     const uint8_t *h = r->p;
-    q->version = u16le(h);
-    q->att_key_type = u16le(h + 2);
-    q->tee_type = u32le(h + 4);
-    q->qe_svn = u16le(h + 8);
-    q->pce_svn = u16le(h + 10);
+    q->version = tb_rd_le16(h);
+    q->att_key_type = tb_rd_le16(h + 2);
+    q->tee_type = tb_rd_le32(h + 4);
+    q->qe_svn = tb_rd_le16(h + 8);
+    q->pce_svn = tb_rd_le16(h + 10);
     memcpy(q->qe_vendor_id, h + 12, 16);
     memcpy(q->user_data, h + 28, 20);
     r->off = TB_TDX_HEADER_LEN;
@@ -102,8 +92,8 @@ static int parse_header_body(rd *r, tb_tdx_quote *q, tb_err *err)
     } else if (q->version == 5) {
         if (!need(r, 6))
             return tb_errf(err, "truncated: v5 body descriptor at offset %zu", r->off);
-        q->body_type = u16le(r->p + r->off);
-        q->body_len = u32le(r->p + r->off + 2);
+        q->body_type = tb_rd_le16(r->p + r->off);
+        q->body_len = tb_rd_le32(r->p + r->off + 2);
         r->off += 6;
         if (q->body_type == 2 && q->body_len != TB_TDX_TD10_BODY_LEN)
             return tb_errf(err, "body type 2 with size %u (want %d)", q->body_len,
@@ -133,7 +123,7 @@ static int parse_qe_cert_data(rd *r, size_t end, tb_tdx_quote *q, tb_err *err)
     parse_sgx_report(q->qe_report_raw, &q->qe_report);
     r->off += TB_TDX_SGX_REPORT_LEN;
     take(r, q->qe_report_sig, 64);
-    q->qe_auth_len = u16le(r->p + r->off);
+    q->qe_auth_len = tb_rd_le16(r->p + r->off);
     r->off += 2;
     if (end - r->off < q->qe_auth_len)
         return tb_errf(err, "truncated: QE auth data of %u bytes at offset %zu", q->qe_auth_len,
@@ -142,8 +132,8 @@ static int parse_qe_cert_data(rd *r, size_t end, tb_tdx_quote *q, tb_err *err)
     r->off += q->qe_auth_len;
     if (end - r->off < 6)
         return tb_errf(err, "truncated: PCK certification data header at offset %zu", r->off);
-    q->pck_cert_type = u16le(r->p + r->off);
-    uint32_t size = u32le(r->p + r->off + 2);
+    q->pck_cert_type = tb_rd_le16(r->p + r->off);
+    uint32_t size = tb_rd_le32(r->p + r->off + 2);
     r->off += 6;
     if (q->pck_cert_type != 5)
         return tb_errf(err,
@@ -165,7 +155,7 @@ static int parse_sig_data(rd *r, tb_tdx_quote *q, tb_err *err)
 {
     if (!need(r, 4))
         return tb_errf(err, "truncated: no signature data length at offset %zu", r->off);
-    q->sig_data_len = u32le(r->p + r->off);
+    q->sig_data_len = tb_rd_le32(r->p + r->off);
     r->off += 4;
     if (!need(r, q->sig_data_len))
         return tb_errf(err, "truncated: signature data of %u bytes at offset %zu, %zu left",
@@ -175,8 +165,8 @@ static int parse_sig_data(rd *r, tb_tdx_quote *q, tb_err *err)
         return tb_errf(err, "signature data too short (%u bytes)", q->sig_data_len);
     take(r, q->signature, 64);
     take(r, q->att_key, 64);
-    q->cert_type = u16le(r->p + r->off);
-    uint32_t size = u32le(r->p + r->off + 2);
+    q->cert_type = tb_rd_le16(r->p + r->off);
+    uint32_t size = tb_rd_le32(r->p + r->off + 2);
     r->off += 6;
     if (q->cert_type != 6)
         return tb_errf(err, "certification data type %u (want 6, QE report certification data)",

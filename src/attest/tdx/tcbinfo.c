@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "base/buf.h"
+#include "base/bytes.h"
 #include "base/hex.h"
 
 static const char *const STATUS_NAMES[TB_ATTEST_TCB_STATUS_COUNT] = {
@@ -500,9 +501,8 @@ static int qe_identity_fill(const tb_attest_jdoc *d, tb_tdx_qe_identity *q, tb_e
     q->eval_number = (uint32_t)v;
     /* The hex's bytes in memory order, read as the little-endian uint32 the QE report
      * holds: QVL EnclaveReportVerifier.cpp vectorToUint32 = swapBytes(toUint32(b0..b3)). */
-    q->miscselect = (uint32_t)ms[3] << 24 | (uint32_t)ms[2] << 16 | (uint32_t)ms[1] << 8 | ms[0];
-    q->miscselect_mask =
-        (uint32_t)mm[3] << 24 | (uint32_t)mm[2] << 16 | (uint32_t)mm[1] << 8 | mm[0];
+    q->miscselect = tb_rd_le32(ms);
+    q->miscselect_mask = tb_rd_le32(mm);
     return parse_levels(d, tb_attest_jobj_get(d, 0, "tcbLevels"), 2, &q->levels, &q->n_levels, err);
 }
 
