@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/bytes.h"
 #include "base/file.h"
 #include "vm/firmware.h"
 
@@ -30,24 +31,6 @@ static const uint8_t SEV_ES[16] = {0xde, 0x71, 0xf7, 0x00, 0x7e, 0x1a, 0xcb, 0x4
 #define TDVF_AT 0x1000 /* from the end */
 #define ASEV_AT 0x800
 
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    put32(p, (uint32_t)v);
-    put32(p + 4, (uint32_t)(v >> 32));
-}
-
 /* What an image carries. */
 typedef struct spec {
     int tdx, sev, sev_es;
@@ -61,7 +44,7 @@ static void entry(uint8_t *img, size_t *end, const uint8_t guid[16], const void 
     size_t len = n + 18;
     *end -= len;
     memcpy(img + *end, data, n);
-    put16(img + *end + n, (uint16_t)len);
+    tb_wr_le16(img + *end + n, (uint16_t)len);
     memcpy(img + *end + n + 2, guid, 16);
 }
 
@@ -74,43 +57,43 @@ static uint8_t *image(const spec *sp)
     size_t end = SIZE - 50, top = end;
     uint8_t off[4];
     if (sp->sev_es) {
-        put32(off, 0x80b004);
+        tb_wr_le32(off, 0x80b004);
         entry(img, &end, SEV_ES, off, 4);
     }
     if (sp->sev) {
-        put32(off, ASEV_AT);
+        tb_wr_le32(off, ASEV_AT);
         entry(img, &end, SEV, off, 4);
         uint8_t *m = img + SIZE - ASEV_AT;
         memcpy(m, "ASEV", 4);
-        put32(m + 4, 16 + 12 * (uint32_t)sp->nsev);
-        put32(m + 8, 1);
-        put32(m + 12, (uint32_t)sp->nsev);
+        tb_wr_le32(m + 4, 16 + 12 * (uint32_t)sp->nsev);
+        tb_wr_le32(m + 8, 1);
+        tb_wr_le32(m + 12, (uint32_t)sp->nsev);
         for (int i = 0; i < sp->nsev; i++) {
-            put32(m + 16 + 12 * i, 0x800000 + 0x1000 * (uint32_t)i);
-            put32(m + 20 + 12 * i, 0x1000);
-            put32(m + 24 + 12 * i, sp->sev_types[i]);
+            tb_wr_le32(m + 16 + 12 * i, 0x800000 + 0x1000 * (uint32_t)i);
+            tb_wr_le32(m + 20 + 12 * i, 0x1000);
+            tb_wr_le32(m + 24 + 12 * i, sp->sev_types[i]);
         }
     }
     if (sp->tdx) {
-        put32(off, TDVF_AT);
+        tb_wr_le32(off, TDVF_AT);
         entry(img, &end, TDX, off, 4);
         uint8_t *m = img + SIZE - TDVF_AT;
         memcpy(m, "TDVF", 4);
-        put32(m + 4, 16 + 32 * 2);
-        put32(m + 8, 1);
-        put32(m + 12, 2);
+        tb_wr_le32(m + 4, 16 + 32 * 2);
+        tb_wr_le32(m + 8, 1);
+        tb_wr_le32(m + 12, 2);
         uint8_t *bfv = m + 16, *hob = m + 48;
-        put32(bfv, 0);          /* data offset */
-        put32(bfv + 4, 0x8000); /* raw size */
-        put64(bfv + 8, 0xfff00000);
-        put64(bfv + 16, 0x8000);
-        put32(bfv + 24, 0); /* BFV */
-        put32(bfv + 28, 1);
-        put64(hob + 8, 0x809000);
-        put64(hob + 16, 0x2000);
-        put32(hob + 24, 2); /* TD_HOB */
+        tb_wr_le32(bfv, 0);          /* data offset */
+        tb_wr_le32(bfv + 4, 0x8000); /* raw size */
+        tb_wr_le64(bfv + 8, 0xfff00000);
+        tb_wr_le64(bfv + 16, 0x8000);
+        tb_wr_le32(bfv + 24, 0); /* BFV */
+        tb_wr_le32(bfv + 28, 1);
+        tb_wr_le64(hob + 8, 0x809000);
+        tb_wr_le64(hob + 16, 0x2000);
+        tb_wr_le32(hob + 24, 2); /* TD_HOB */
     }
-    put16(img + SIZE - 50, (uint16_t)(top - end + 18));
+    tb_wr_le16(img + SIZE - 50, (uint16_t)(top - end + 18));
     return img;
 }
 
@@ -188,10 +171,10 @@ static void test_corrupt_images(void **state)
 
     /* the table's length larger than what precedes it */
     uint8_t *img2 = image(&sp);
-    put16(img2 + SIZE - 50, 0xffff); /* more than the 64 KiB file holds before it */
+    tb_wr_le16(img2 + SIZE - 50, 0xffff); /* more than the 64 KiB file holds before it */
     parse(img2, SIZE, &f);
     assert_int_equal(f.ovmf, 0);
-    put16(img2 + SIZE - 50, 0x8000); /* fits, but reaches over zeros: entries still found */
+    tb_wr_le16(img2 + SIZE - 50, 0x8000); /* fits, but reaches over zeros: entries still found */
     parse(img2, SIZE, &f);
     assert_int_equal(f.ovmf, 1);
     assert_int_equal(f.tdx, 1);
@@ -201,7 +184,7 @@ static void test_corrupt_images(void **state)
 
     /* a zero-length entry: the walk stops instead of spinning */
     img2 = image(&sp);
-    put16(img2 + SIZE - 50 - 18, 0);
+    tb_wr_le16(img2 + SIZE - 50 - 18, 0);
     parse(img2, SIZE, &f);
     assert_int_equal(f.tdx, 0);
     assert_int_equal(f.sev, 0);
@@ -210,11 +193,11 @@ static void test_corrupt_images(void **state)
     /* the TDVF offset pointing beyond the start of the file */
     img2 = image(&sp);
     size_t tdx_entry = SIZE - 50 - 44; /* below the SEV entry: 22 bytes each */
-    put32(img2 + tdx_entry, SIZE + 1);
+    tb_wr_le32(img2 + tdx_entry, SIZE + 1);
     parse(img2, SIZE, &f);
     assert_int_equal(f.tdx, 0);
     assert_non_null(strstr(f.tdx_why, "outside the file"));
-    put32(img2 + tdx_entry, 4); /* 4 bytes before the end: no room for the header */
+    tb_wr_le32(img2 + tdx_entry, 4); /* 4 bytes before the end: no room for the header */
     parse(img2, SIZE, &f);
     assert_int_equal(f.tdx, 0);
     free(img2);
@@ -224,44 +207,44 @@ static void test_corrupt_images(void **state)
     parse(img, SIZE, &f);
     assert_non_null(strstr(f.tdx_why, "no TDVF signature"));
     memcpy(m, "TDVF", 4);
-    put32(m + 8, 2);
+    tb_wr_le32(m + 8, 2);
     parse(img, SIZE, &f);
     assert_non_null(strstr(f.tdx_why, "version 2"));
-    put32(m + 8, 1);
-    put32(m + 12, 1);
+    tb_wr_le32(m + 8, 1);
+    tb_wr_le32(m + 12, 1);
     parse(img, SIZE, &f);
     assert_int_equal(f.tdx, 0);
-    put32(m + 12, 0x10000000); /* a count whose sections would wrap 32 bits */
+    tb_wr_le32(m + 12, 0x10000000); /* a count whose sections would wrap 32 bits */
     parse(img, SIZE, &f);
     assert_int_equal(f.tdx, 0);
-    put32(m + 12, 2);
-    put32(m + 16 + 24, 9); /* BFV -> unknown type */
+    tb_wr_le32(m + 12, 2);
+    tb_wr_le32(m + 16 + 24, 9); /* BFV -> unknown type */
     parse(img, SIZE, &f);
     assert_non_null(strstr(f.tdx_why, "unknown type"));
-    put32(m + 16 + 24, 0);
-    put64(m + 16 + 8, 0xfff00010); /* not page aligned */
+    tb_wr_le32(m + 16 + 24, 0);
+    tb_wr_le64(m + 16 + 8, 0xfff00010); /* not page aligned */
     parse(img, SIZE, &f);
     assert_non_null(strstr(f.tdx_why, "not page aligned"));
-    put64(m + 16 + 8, 0xfff00000);
-    put32(m + 16, SIZE - 0x100); /* the BFV's data runs out of the file */
+    tb_wr_le64(m + 16 + 8, 0xfff00000);
+    tb_wr_le32(m + 16, SIZE - 0x100); /* the BFV's data runs out of the file */
     parse(img, SIZE, &f);
     assert_non_null(strstr(f.tdx_why, "not in the file"));
-    put32(m + 16, 0);
-    put32(m + 48 + 4, 0x1000); /* a TD_HOB with data */
+    tb_wr_le32(m + 16, 0);
+    tb_wr_le32(m + 48 + 4, 0x1000); /* a TD_HOB with data */
     parse(img, SIZE, &f);
     assert_non_null(strstr(f.tdx_why, "memory section with data"));
-    put32(m + 48 + 4, 0);
+    tb_wr_le32(m + 48 + 4, 0);
     parse(img, SIZE, &f);
     assert_int_equal(f.tdx, 1); /* restored */
 
     /* ASEV with a descriptor count its length cannot hold */
     uint8_t *a = img + SIZE - ASEV_AT;
-    put32(a + 12, 0xffffffffu);
+    tb_wr_le32(a + 12, 0xffffffffu);
     parse(img, SIZE, &f);
     assert_int_equal(f.sev, 0);
     assert_non_null(strstr(f.snp_why, "does not hold"));
-    put32(a + 12, 2);
-    put32(a + 4, ASEV_AT + 1); /* runs past the end of the file */
+    tb_wr_le32(a + 12, 2);
+    tb_wr_le32(a + 4, ASEV_AT + 1); /* runs past the end of the file */
     parse(img, SIZE, &f);
     assert_int_equal(f.sev, 0);
     free(img);

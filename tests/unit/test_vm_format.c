@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/bytes.h"
 #include "base/file.h"
 #include "vm/vm.h"
 
@@ -31,12 +32,6 @@ static void put_be32(uint8_t *p, uint32_t v)
     p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8),
     p[3] = (uint8_t)v;
 }
-static void put_le32(uint8_t *p, uint32_t v)
-{
-    p[3] = (uint8_t)(v >> 24), p[2] = (uint8_t)(v >> 16), p[1] = (uint8_t)(v >> 8),
-    p[0] = (uint8_t)v;
-}
-
 static void test_magics(void **state)
 {
     (void)state;
@@ -58,7 +53,7 @@ static void test_magics(void **state)
     memcpy(buf, "COWD", 4);
     assert_string_equal(fmt_of(), "vmdk");
     memset(buf, 0, sizeof buf);
-    put_le32(buf + 64, 0xbeda107f);
+    tb_wr_le32(buf + 64, 0xbeda107f);
     assert_string_equal(fmt_of(), "vdi");
     memset(buf, 0, sizeof buf);
     memcpy(buf, "vhdxfile", 8);
@@ -68,17 +63,17 @@ static void test_magics(void **state)
     assert_string_equal(fmt_of(), "vpc");
     memset(buf, 0, sizeof buf);
     memcpy(buf, "WithoutFreeSpace", 16);
-    put_le32(buf + 16, 2);
+    tb_wr_le32(buf + 16, 2);
     assert_string_equal(fmt_of(), "parallels");
     memcpy(buf, "WithouFreSpacExt", 16);
     assert_string_equal(fmt_of(), "parallels");
-    put_le32(buf + 16, 3); /* another version: not parallels to QEMU */
+    tb_wr_le32(buf + 16, 3); /* another version: not parallels to QEMU */
     assert_string_equal(fmt_of(), "raw");
     memset(buf, 0, sizeof buf);
     memcpy(buf, "Bochs Virtual HD Image", 23);
     memcpy(buf + 32, "Redolog", 8);
     memcpy(buf + 48, "Growing", 8);
-    put_le32(buf + 64, 0x00020000);
+    tb_wr_le32(buf + 64, 0x00020000);
     assert_string_equal(fmt_of(), "bochs");
     memcpy(buf + 48, "Undoable", 9);
     assert_string_equal(fmt_of(), "raw");

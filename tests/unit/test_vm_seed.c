@@ -14,22 +14,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/bytes.h"
 #include "vm/seed.h"
 
 #define SECTOR 2048u
 
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
-}
 static uint32_t both32(const uint8_t *p) /* asserts that both halves agree */
 {
-    assert_int_equal(le32(p), be32(p + 4));
-    return le32(p);
+    assert_int_equal(tb_rd_le32(p), tb_rd_be32(p + 4));
+    return tb_rd_le32(p);
 }
 static uint32_t both16(const uint8_t *p)
 {
@@ -134,8 +127,8 @@ static void test_descriptors(void **state)
     assert_int_equal(both16(pvd + 124), 1);
     assert_int_equal(both16(pvd + 128), SECTOR);
     assert_int_equal(both32(pvd + 132), 10);
-    assert_int_equal(le32(pvd + 140), 19);
-    assert_int_equal(be32(pvd + 148), 20);
+    assert_int_equal(tb_rd_le32(pvd + 140), 19);
+    assert_int_equal(tb_rd_be32(pvd + 148), 20);
     assert_int_equal(pvd[156], 34); /* the root's record */
     assert_int_equal(both32(pvd + 158), 23);
     assert_memory_equal(pvd + 813, "2023111422132000", 16); /* 1700000000 in UTC */
@@ -150,10 +143,10 @@ static void test_descriptors(void **state)
     assert_memory_equal(term + 1, "CD001", 5);
     /* path tables: one entry, the root, in each byte order */
     assert_int_equal(img.p[19 * SECTOR], 1);
-    assert_int_equal(le32(img.p + 19 * SECTOR + 2), 23);
-    assert_int_equal(be32(img.p + 20 * SECTOR + 2), 23);
-    assert_int_equal(le32(img.p + 21 * SECTOR + 2), 24);
-    assert_int_equal(be32(img.p + 22 * SECTOR + 2), 24);
+    assert_int_equal(tb_rd_le32(img.p + 19 * SECTOR + 2), 23);
+    assert_int_equal(tb_rd_be32(img.p + 20 * SECTOR + 2), 23);
+    assert_int_equal(tb_rd_le32(img.p + 21 * SECTOR + 2), 24);
+    assert_int_equal(tb_rd_be32(img.p + 22 * SECTOR + 2), 24);
     tb_buf_clear(&img);
 }
 
