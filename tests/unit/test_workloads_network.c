@@ -536,6 +536,18 @@ static void test_threads_probe_counts(void **state)
     remove_dir(dfd, dir);
 }
 
+/* The quick profile's params, where iperf3 is installed; else the test is skipped with the
+   package to install (cmocka's skip() leaves the test from here). */
+static void quick_with_iperf3(tb_wl_network_params *p)
+{
+    tb_err e;
+    assert_int_equal(tb_wl_params_init(&tb_wl_network, p, TB_WL_QUICK, &e), 0);
+    if (tb_wl_network_have_iperf3(p->iperf3_bin, &e) < 0) {
+        printf("skipped: %s\n", e.msg);
+        skip();
+    }
+}
+
 /* The threads probe with the iperf3 here (a one-off server on a free port, a -P 2 client
    for 1 s): a count, and the one iperf3's own release notes give (3.16 made it
    multi-threaded: three threads for two streams; one before); where iperf3 is not
@@ -545,11 +557,7 @@ static void test_iperf3_threads_probe(void **state)
     (void)state;
     tb_wl_network_params p;
     tb_err e;
-    assert_int_equal(tb_wl_params_init(&tb_wl_network, &p, TB_WL_QUICK, &e), 0);
-    if (tb_wl_network_have_iperf3(p.iperf3_bin, &e) < 0) {
-        printf("skipped: %s\n", e.msg);
-        skip();
-    }
+    quick_with_iperf3(&p);
     char dir[] = "/tmp/tb-test-net.XXXXXX";
     int dfd = work_dir(dir);
     int k = tb_wl_network_iperf3_threads(p.iperf3_bin, dir, &e);
@@ -580,11 +588,7 @@ static void test_live_iperf3(void **state)
     (void)state;
     tb_wl_network_params p;
     tb_err e;
-    assert_int_equal(tb_wl_params_init(&tb_wl_network, &p, TB_WL_QUICK, &e), 0);
-    if (tb_wl_network_have_iperf3(p.iperf3_bin, &e) < 0) {
-        printf("skipped: %s\n", e.msg);
-        skip();
-    }
+    quick_with_iperf3(&p);
     assert_int_equal(tb_wl_params_set(&tb_wl_network, &p, "streams", "2", NULL, &e), 0);
     char dir[] = "/tmp/tb-test-net.XXXXXX";
     int dfd = work_dir(dir);
