@@ -1083,9 +1083,7 @@ int tb_wl_network_iperf3_threads(const char *bin, const char *dir, tb_err *err)
     return most;
 }
 
-/* `bin --version` (its output in dir_fd's "iperf3-version.txt"): "3.12" into out. 0, or
-   -1 (out "": unknown). */
-static int iperf3_version(const char *bin, int dir_fd, const char *dir, char *out, size_t n)
+int tb_wl_network_iperf3_version(const char *bin, int dir_fd, const char *dir, char *out, size_t n)
 {
     tb_err e;
     out[0] = 0;
@@ -1108,14 +1106,6 @@ static int iperf3_version(const char *bin, int dir_fd, const char *dir, char *ou
     return rc < 0 ? -1 : 0;
 }
 
-int tb_wl_network_iperf3_version(const char *bin, int dir_fd, const char *dir, char *out, size_t n,
-                                 int *threaded)
-{
-    tb_err e;
-    *threaded = tb_wl_iperf3_threaded(tb_wl_network_iperf3_threads(bin, dir, &e));
-    return iperf3_version(bin, dir_fd, dir, out, n);
-}
-
 static int start_local(network_state *st, tb_wl_sink *sink, tb_err *err)
 {
     int procs =
@@ -1130,12 +1120,17 @@ static int start_local(network_state *st, tb_wl_sink *sink, tb_err *err)
 /* Whether the iperf3 here runs streams in threads, into st->ctx.threaded; a probe that
    cannot run is a warning (the streams are then spread over processes, which is right
    for either kind of iperf3). */
+int tb_wl_network_probe_threaded(const char *bin, const char *dir, int *threaded, tb_err *err)
+{
+    int k = tb_wl_network_iperf3_threads(bin, dir, err);
+    *threaded = tb_wl_iperf3_threaded(k);
+    return k < 0 ? -1 : 0;
+}
+
 static void probe_threads(network_state *st, tb_wl_sink *sink)
 {
     tb_err e;
-    int k = tb_wl_network_iperf3_threads(st->p->iperf3_bin, sink->dir, &e);
-    st->ctx.threaded = tb_wl_iperf3_threaded(k);
-    if (k < 0) {
+    if (tb_wl_network_probe_threaded(st->p->iperf3_bin, sink->dir, &st->ctx.threaded, &e) < 0) {
         char why[TB_ERR_MAX + 64];
         snprintf(why, sizeof why, "iperf3's threads not probed (%s): one thread a process", e.msg);
         tb_wl_problem(sink, TB_WL_WARN, "tcp", 0, why);
@@ -1158,7 +1153,8 @@ static int setup(const void *params, const tb_wl_env *env, tb_wl_sink *sink, voi
     if (!st->have_iperf3 && (st->p->test[TB_WL_NET_TCP] || st->p->test[TB_WL_NET_UDP]))
         snprintf(st->iperf3_reason, sizeof st->iperf3_reason, "%s", e.msg);
     if (st->have_iperf3) {
-        iperf3_version(st->p->iperf3_bin, sink->dir_fd, sink->dir, st->version, sizeof st->version);
+        tb_wl_network_iperf3_version(st->p->iperf3_bin, sink->dir_fd, sink->dir, st->version,
+                                     sizeof st->version);
         tb_wl_version(sink, "iperf3", st->version[0] ? st->version : "unknown");
         probe_threads(st, sink);
     } else if (st->iperf3_reason[0]) {

@@ -62,17 +62,20 @@ typedef struct tb_wl_iperf3 {
     double cpu_host, cpu_remote; /* end.cpu_utilization_percent: host_total, remote_total */
 } tb_wl_iperf3;
 
-/* Runs `bin --version` (its output in dir_fd's "iperf3-version.txt"): "3.12" into out;
-   and whether it runs streams in threads, from tb_wl_network_iperf3_threads (a probe that
-   cannot run: not threaded). 0, or -1 when the version is unknown (out ""). */
-int tb_wl_network_iperf3_version(const char *bin, int dir_fd, const char *dir, char *out, size_t n,
-                                 int *threaded);
+/* Runs `bin --version` (its output in dir_fd's "iperf3-version.txt"): "3.12" into out,
+   for the record only -- whether it runs streams in threads is probed
+   (tb_wl_network_iperf3_threads). 0, or -1 when the version is unknown (out ""). */
+int tb_wl_network_iperf3_version(const char *bin, int dir_fd, const char *dir, char *out, size_t n);
 
 /* What iperf3 does with -P: `bin -c 127.0.0.1 -P 2 -t 1` against a one-off `bin -s -1`
    on a free loopback port, the client's threads counted (/proc/PID/task) while it runs
    (its output in dir/iperf3-threads.log when dir). The most threads seen (1: its streams
    share one thread), or -1 with err when the probe could not run. About 1 s. */
 int tb_wl_network_iperf3_threads(const char *bin, const char *dir, tb_err *err);
+/* The probe's answer: *threaded 1 when the iperf3 here runs streams in threads, else 0 (also
+   when the probe could not run: then -1 with err, which callers warn of -- the streams
+   are spread over processes, right for either kind of iperf3); 0 otherwise. */
+int tb_wl_network_probe_threaded(const char *bin, const char *dir, int *threaded, tb_err *err);
 
 /* The iperf3 servers a plan's runs need: the most any of its TCP runs uses; 1 for UDP. */
 int tb_wl_network_server_procs(const tb_wl_network_params *p, int ncpu, int threaded);

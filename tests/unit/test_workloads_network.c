@@ -565,9 +565,9 @@ static void test_iperf3_threads_probe(void **state)
         fail_msg("%s", e.msg);
     char version[32];
     int threaded;
-    assert_int_equal(
-        tb_wl_network_iperf3_version(p.iperf3_bin, dfd, dir, version, sizeof version, &threaded),
-        0);
+    assert_int_equal(tb_wl_network_probe_threaded(p.iperf3_bin, dir, &threaded, &e), 0);
+    assert_int_equal(tb_wl_network_iperf3_version(p.iperf3_bin, dfd, dir, version, sizeof version),
+                     0);
     int ma, mi;
     assert_int_equal(sscanf(version, "%d.%d", &ma, &mi), 2);
     int documented = ma > 3 || (ma == 3 && mi >= 16);
@@ -578,6 +578,9 @@ static void test_iperf3_threads_probe(void **state)
     /* a program that is no iperf3 client: the probe fails, and says how */
     assert_int_equal(tb_wl_network_iperf3_threads("/bin/false", dir, &e), -1);
     assert_true(e.msg[0] != 0);
+    threaded = 1;
+    assert_int_equal(tb_wl_network_probe_threaded("/bin/false", dir, &threaded, &e), -1);
+    assert_int_equal(threaded, 0); /* a probe that could not run: streams over processes */
     remove_dir(dfd, dir);
 }
 
@@ -594,9 +597,9 @@ static void test_live_iperf3(void **state)
     int dfd = work_dir(dir);
     tb_wl_net_ctx c = {.host = "127.0.0.1", .ncpu = 2, .dir_fd = dfd, .dir = dir};
     char version[32];
-    assert_int_equal(
-        tb_wl_network_iperf3_version(p.iperf3_bin, dfd, dir, version, sizeof version, &c.threaded),
-        0);
+    assert_int_equal(tb_wl_network_probe_threaded(p.iperf3_bin, dir, &c.threaded, &e), 0);
+    assert_int_equal(tb_wl_network_iperf3_version(p.iperf3_bin, dfd, dir, version, sizeof version),
+                     0);
     assert_true(version[0] >= '3');
     int procs = tb_wl_network_server_procs(&p, 2, c.threaded);
     tb_wl_net_local *l = tb_wl_net_local_start(procs, p.iperf3_bin, dir, &e);
